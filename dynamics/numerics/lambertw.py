@@ -1,0 +1,129 @@
+"""Real Lambert W, branches 0 and -1, in numba (``W(x) e^{W(x)} = x``).
+
+Recipe of spec/starvation.md §5 (P0): Halley iteration
+``w <- w - f / (e^w (w+1) - (w+2) f / (2w+2))`` with ``f = w e^w - x`` from
+
+* near the branch point (x < -1/4) the series in ``p = sqrt(2e (x + 1/e))``,
+  ``W = -1 + σp - p²/3 + σ(11/72)p³ - (43/540)p⁴ + σ(769/17280)p⁵`` (σ = +1 on branch 0, -1 on branch -1),
+  returned directly when p < 1e-3, with x + 1/e formed from a two-word 1/e so that the double
+  nearest to -1/e maps to exactly -1 on both branches;
+* branch 0: ``log1p(x)`` on [-1/4, 1), linear between W(1) = Ω and W(e) = 1, ``log x - log log x`` above e;
+* branch -1: ``L - log(-L)`` with ``L = log(-x)``.
+
+For |x| beyond about 1e±300, ``w e^w`` leaves the float range, so Newton runs on the logarithmic
+residual ``w + log|w| - log|x|`` instead.
+
+:func:`lambertw` is the checked, vectorised public function; it is also callable from ``@njit`` code
+on scalars (an ``overload``), where a domain error raises ``ValueError`` too.
+"""
+import math
+
+import numba as nb
+import numpy as np
+from numba.extending import overload
+
+from .validation import as_finite_array, require_choice
+
+INV_E_HI = 0.36787944117144233
+INV_E_LO = -1.2428753672788363e-17
+OMEGA = 0.5671432904097838  # W(1)
+_EPS = 2.220446049250313e-16
+
+
+@nb.njit(cache=True)
+def _halley(x, w):
+    for _ in range(24):
+        ew = math.exp(w)
+        f = w * ew - x
+        denom = ew * (w + 1.0) - (w + 2.0) * f / (2.0 * w + 2.0)
+        if denom == 0.0 or not math.isfinite(denom):
+            break
+        dw = f / denom
+        w -= dw
+        if abs(dw) <= 4.0 * _EPS * (1.0 + abs(w)):
+            break
+    return w
+
+
+@nb.njit(cache=True)
+def _newton_log(log_abs_x, w):
+    """Solve w + log|w| = log|x| (the same equation as w e^w = x, for x far from 1)."""
+    for _ in range(50):
+        g = w + math.log(abs(w)) - log_abs_x
+        dw = g / (1.0 + 1.0 / w)
+        w -= dw
+        if abs(dw) <= 4.0 * _EPS * (1.0 + abs(w)):
+            break
+    return w
+
+
+@nb.njit(cache=True)
+def lambertw_kernel(x, branch):
+    """W_branch(x) for branch in {0, -1}; NaN outside the real domain (unchecked kernel)."""
+    if math.isnan(x) or x < -INV_E_HI or (branch == -1 and x >= 0.0) or (branch != 0 and branch != -1):
+        return math.nan
+    if branch == 0 and x == math.inf:
+        return math.inf
+    if x < -0.25:
+        q = (x + INV_E_HI) + INV_E_LO
+        if q <= 0.0:
+            return -1.0
+        p = math.sqrt(2.0 * math.e * q)
+        sigma = 1.0 if branch == 0 else -1.0
+        w = -1.0 + p * (sigma + p * (-1.0 / 3.0 + p * (sigma * 11.0 / 72.0
+                                                     + p * (-43.0 / 540.0 + p * sigma * 769.0 / 17280.0))))
+        if p < 1e-3:
+            return w
+        return _halley(x, w)
+    if branch == 0:
+        if x > 1e300:
+            log_x = math.log(x)
+            return _newton_log(log_x, log_x - math.log(log_x))
+        if x < 1.0:
+            w = math.log1p(x)
+        elif x <= math.e:
+            w = OMEGA + (x - 1.0) * (1.0 - OMEGA) / (math.e - 1.0)
+        else:
+            w = math.log(x) - math.log(math.log(x))
+        return _halley(x, w)
+    log_minus_x = math.log(-x)
+    w = log_minus_x - math.log(-log_minus_x)
+    if x > -1e-280:
+        return _newton_log(log_minus_x, w)
+    return _halley(x, w)
+
+
+@nb.njit(cache=True)
+def _lambertw_array(x, branch):
+    out = np.empty_like(x)
+    for i in range(x.size):
+        out.flat[i] = lambertw_kernel(x.flat[i], branch)
+    return out
+
+
+def lambertw(x, branch=0):
+    """Real Lambert W: the w with ``w e^w = x`` on ``branch`` 0 (x >= -1/e) or -1 (-1/e <= x < 0).
+
+    Vectorised over numpy arrays (a scalar gives a float); callable on scalars from numba code.
+    Raises ``ValueError`` outside the real domain of the branch.
+    """
+    require_choice("branch", branch, (0, -1))
+    arr = np.asarray(x, dtype=np.float64) if not isinstance(x, (str, bytes)) else None
+    if arr is None or (arr.size and np.isnan(arr).any()):
+        arr = as_finite_array("x", x)  # raises with the parameter named
+    if arr.size and np.min(arr) < -INV_E_HI:
+        raise ValueError(f"x must be >= -1/e = -{INV_E_HI!r} for real Lambert W, got {np.min(arr)!r}")
+    if branch == -1 and arr.size and (np.max(arr) >= 0.0 or np.isinf(arr).any()):
+        raise ValueError(f"x must be in [-1/e, 0) on branch -1, got {np.max(arr)!r}")
+    out = _lambertw_array(np.ascontiguousarray(arr.ravel()), branch).reshape(arr.shape)
+    return float(out) if out.ndim == 0 else out
+
+
+@overload(lambertw, jit_options={"cache": True})
+def _lambertw_numba(x, branch=0):
+    def impl(x, branch=0):
+        w = lambertw_kernel(x, branch)
+        if math.isnan(w):
+            raise ValueError("lambertw: x outside the real domain of the branch (x >= -1/e; x < 0 on branch -1)")
+        return w
+    return impl

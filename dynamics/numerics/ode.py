@@ -1,0 +1,414 @@
+"""Numba-compiled explicit Runge–Kutta integrators with error control and dense output.
+
+Methods (Hairer, Nørsett & Wanner, *Solving ODEs I*, Secs. II.4–II.6, II.10):
+
+* ``"dopri5"``: Dormand–Prince 5(4), FSAL, Shampine's 4th-order dense output;
+* ``"dop853"``: the 8(5,3) pair with its combined 5th/3rd-order error estimate and 7th-order
+  dense output (three extra stages, evaluated only in steps that contain an output time);
+* ``"rk4"``: the classical fixed-step 4th-order method, cubic Hermite dense output.
+
+Step-size control is the standard one: an RMS error norm scaled by ``atol + rtol * max(|y|, |y_new|)``,
+a safety factor 0.9, growth clamped to [0.2, 10], and Hairer's starting-step heuristic. Passing
+``step`` to the adaptive pairs switches off error control (fixed steps), which is how the empirical
+convergence order is measured.
+
+The right-hand side is a numba first-class function ``rhs(t, y, params) -> dydt`` of signature
+:data:`RHS_SIGNATURE`, so the integrator is compiled once for every right-hand side and cached on disk.
+"""
+import math
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+from numba import types
+from numba.core.registry import CPUDispatcher
+
+from . import _tableaux as tab
+from .validation import as_finite_array, require_choice, require_in_range, require_integer
+
+RHS_SIGNATURE = types.float64[::1](types.float64, types.float64[::1], types.float64[::1])
+_RHS = types.FunctionType(RHS_SIGNATURE)
+
+DOPRI5, DOP853, RK4 = 0, 1, 2
+METHODS = {"dopri5": DOPRI5, "dop853": DOP853, "rk4": RK4}
+_ERROR_ESTIMATOR_ORDER = (4, 7, 4)
+_STAGES = (6, tab.DOP853_STAGES, 4)
+
+SUCCESS, MAX_STEPS, STEP_TOO_SMALL, NON_FINITE = 0, 1, 2, 3
+MESSAGES = {
+    SUCCESS: "The solver successfully reached the end of the integration interval.",
+    MAX_STEPS: "The number of steps exceeded max_steps before the end of the interval.",
+    STEP_TOO_SMALL: "The step size fell below the spacing of floating-point numbers at t "
+                    "(stiff, singular or non-finite right-hand side).",
+    NON_FINITE: "The state became non-finite (the solution blows up or rhs returned inf/nan).",
+}
+
+_RK4_A = np.array([[0.0, 0.0, 0.0], [0.5, 0.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.0, 1.0]])
+_RK4_B = np.array([1 / 6, 1 / 3, 1 / 3, 1 / 6])
+_RK4_C = np.array([0.0, 0.5, 0.5, 1.0])
+_D5_A, _D5_B, _D5_C, _D5_E, _D5_P = tab.DOPRI5_A, tab.DOPRI5_B, tab.DOPRI5_C, tab.DOPRI5_E, tab.DOPRI5_P
+_D8_A, _D8_B, _D8_C = tab.DOP853_A, tab.DOP853_B, tab.DOP853_C
+_D8_E3, _D8_E5, _D8_D = tab.DOP853_E3, tab.DOP853_E5, tab.DOP853_D
+_D8_S, _D8_SX = tab.DOP853_STAGES, tab.DOP853_STAGES_EXTENDED
+
+
+@nb.njit(cache=True)
+def _stage(rhs, t, y, h, params, A, C, s, K, work):
+    """K[s] = rhs(t + C[s] h, y + h * sum_{j<s} A[s, j] K[j])."""
+    for i in range(y.shape[0]):
+        acc = 0.0
+        for j in range(s):
+            acc += A[s, j] * K[j, i]
+        work[i] = y[i] + h * acc
+    K[s, :] = rhs(t + C[s] * h, work, params)
+
+
+@nb.njit(cache=True)
+def _rms(v):
+    acc = 0.0
+    for x in v:
+        acc += x * x
+    return math.sqrt(acc / v.shape[0])
+
+
+@nb.njit(cache=True)
+def _all_finite(v):
+    for x in v:
+        if not math.isfinite(x):
+            return False
+    return True
+
+
+@nb.njit(cache=True)
+def _step(rhs, method, t, y, f, h, params, K, work, y_new):
+    """One step of `method`; fills K (with K[stages] = f(t+h, y_new)) and y_new. Returns nfev."""
+    n = y.shape[0]
+    if method == DOPRI5:
+        A, B, C, s_count = _D5_A, _D5_B, _D5_C, 6
+    elif method == DOP853:
+        A, B, C, s_count = _D8_A, _D8_B, _D8_C, _D8_S
+    else:
+        A, B, C, s_count = _RK4_A, _RK4_B, _RK4_C, 4
+    K[0, :] = f
+    for s in range(1, s_count):
+        _stage(rhs, t, y, h, params, A, C, s, K, work)
+    for i in range(n):
+        acc = 0.0
+        for j in range(s_count):
+            acc += B[j] * K[j, i]
+        y_new[i] = y[i] + h * acc
+    K[s_count, :] = rhs(t + h, y_new, params)
+    return s_count
+
+
+@nb.njit(cache=True)
+def _error_norm(method, h, y, y_new, K, atol, rtol):
+    n = y.shape[0]
+    if method == DOPRI5:
+        acc = 0.0
+        for i in range(n):
+            scale = atol[i] + rtol * max(abs(y[i]), abs(y_new[i]))
+            e = 0.0
+            for j in range(7):
+                e += _D5_E[j] * K[j, i]
+            acc += (h * e / scale) ** 2
+        return math.sqrt(acc / n)
+    e5 = 0.0
+    e3 = 0.0
+    for i in range(n):
+        scale = atol[i] + rtol * max(abs(y[i]), abs(y_new[i]))
+        a5 = 0.0
+        a3 = 0.0
+        for j in range(_D8_S + 1):
+            a5 += _D8_E5[j] * K[j, i]
+            a3 += _D8_E3[j] * K[j, i]
+        e5 += (a5 / scale) ** 2
+        e3 += (a3 / scale) ** 2
+    if e5 == 0.0 and e3 == 0.0:
+        return 0.0
+    return abs(h) * e5 / math.sqrt((e5 + 0.01 * e3) * n)
+
+
+@nb.njit(cache=True)
+def _prepare_dense(rhs, method, t, y, y_new, h, params, K, work, Q):
+    """Per-step interpolation coefficients Q; returns the extra function evaluations."""
+    n = y.shape[0]
+    if method == DOPRI5:
+        for i in range(n):
+            for k in range(4):
+                acc = 0.0
+                for j in range(7):
+                    acc += K[j, i] * _D5_P[j, k]
+                Q[k, i] = acc
+        return 0
+    if method == DOP853:
+        for s in range(_D8_S + 1, _D8_SX):
+            _stage(rhs, t, y, h, params, _D8_A, _D8_C, s, K, work)
+        for i in range(n):
+            dy = y_new[i] - y[i]
+            Q[0, i] = dy
+            Q[1, i] = h * K[0, i] - dy
+            Q[2, i] = 2.0 * dy - h * (K[_D8_S, i] + K[0, i])
+            for r in range(4):
+                acc = 0.0
+                for j in range(_D8_SX):
+                    acc += _D8_D[r, j] * K[j, i]
+                Q[3 + r, i] = h * acc
+        return _D8_SX - _D8_S - 1
+    return 0
+
+
+@nb.njit(cache=True)
+def _dense_value(method, x, y, y_new, h, K, Q, out):
+    """The interpolant at t + x h, x in [0, 1], written into out."""
+    n = y.shape[0]
+    if method == DOPRI5:
+        for i in range(n):
+            acc = 0.0
+            for k in range(3, -1, -1):
+                acc = (acc + Q[k, i]) * x
+            out[i] = y[i] + h * acc
+    elif method == DOP853:
+        for i in range(n):
+            acc = 0.0
+            for r in range(6, -1, -1):
+                acc += Q[r, i]
+                acc *= x if (6 - r) % 2 == 0 else 1.0 - x
+            out[i] = y[i] + acc
+    else:
+        h00 = (1.0 + 2.0 * x) * (1.0 - x) ** 2
+        h10 = x * (1.0 - x) ** 2
+        h01 = x * x * (3.0 - 2.0 * x)
+        h11 = x * x * (x - 1.0)
+        for i in range(n):
+            out[i] = h00 * y[i] + h10 * h * K[0, i] + h01 * y_new[i] + h11 * h * K[4, i]
+
+
+@nb.njit(cache=True)
+def _initial_step(rhs, t0, t1, y0, f0, params, order, rtol, atol):
+    """Hairer, Nørsett & Wanner, Sec. II.4: a starting step from two derivative evaluations."""
+    n = y0.shape[0]
+    scale = np.empty(n)
+    for i in range(n):
+        scale[i] = atol[i] + abs(y0[i]) * rtol
+    d0 = _rms(y0 / scale)
+    d1 = _rms(f0 / scale)
+    h0 = 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1
+    h0 = min(h0, t1 - t0)
+    f1 = rhs(t0 + h0, y0 + h0 * f0, params)
+    d2 = _rms((f1 - f0) / scale) / h0
+    if not math.isfinite(d2):
+        return h0 * 1e-3
+    if d1 <= 1e-15 and d2 <= 1e-15:
+        h1 = max(1e-6, h0 * 1e-3)
+    else:
+        h1 = (0.01 / max(d1, d2)) ** (1.0 / (order + 1))
+    return min(100.0 * h0, h1, t1 - t0)
+
+
+@nb.njit(types.Tuple((types.float64[::1], types.float64[:, ::1], types.int64, types.int64, types.int64))(
+    _RHS, types.float64, types.float64, types.float64[::1], types.float64[::1], types.boolean,
+    types.float64[::1], types.int64, types.float64, types.float64[::1], types.float64, types.int64),
+    cache=True)
+def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, max_steps):
+    """The integrator itself, callable from numba code (no argument checking: see :func:`solve_ode`).
+
+    ``dense=True`` returns the solution at ``t_eval`` (sorted, inside [t0, t1]); otherwise at every
+    accepted step. ``step > 0`` means fixed steps of about that size, ending exactly at ``t1``.
+    Returns ``(t, y, status, nfev, nsteps)`` with only the rows reached, ``status`` a key of MESSAGES.
+    """
+    n = y0.shape[0]
+    order = _ERROR_ESTIMATOR_ORDER[method]
+    K = np.empty((_D8_SX, n))
+    work = np.empty(n)
+    y = y0.copy()
+    y_new = np.empty(n)
+    Q = np.empty((7, n))
+    m = t_eval.shape[0] if dense else 64
+    ts = np.empty(m)
+    ys = np.empty((m, n))
+    k = 0
+    if dense:
+        while k < m and t_eval[k] <= t0:
+            ts[k] = t_eval[k]
+            ys[k, :] = y0
+            k += 1
+    else:
+        ts[0] = t0
+        ys[0, :] = y0
+        k = 1
+
+    f = rhs(t0, y, params)
+    nfev = 1
+    if not _all_finite(f):
+        return ts[:k], ys[:k], NON_FINITE, nfev, 0
+    fixed = step > 0.0
+    if fixed:
+        n_fixed = max(1, int(math.ceil((t1 - t0) / step - 1e-9)))
+        h_fixed = (t1 - t0) / n_fixed
+        h_abs = h_fixed
+    else:
+        n_fixed = 0
+        h_fixed = 0.0
+        h_abs = _initial_step(rhs, t0, t1, y0, f, params, order, rtol, atol)
+        nfev += 1
+
+    t = t0
+    status = SUCCESS
+    nsteps = 0
+    attempts = 0
+    exponent = -1.0 / (order + 1)
+    while t < t1:
+        if fixed:
+            h = h_fixed
+            t_new = t1 if nsteps + 1 == n_fixed else t0 + (nsteps + 1) * h_fixed
+            h = t_new - t
+            attempts += 1
+            if attempts > max_steps:
+                status = MAX_STEPS
+                break
+            nfev += _step(rhs, method, t, y, f, h, params, K, work, y_new)
+            if not (_all_finite(y_new) and _all_finite(K[_STAGES[method]])):
+                status = NON_FINITE
+                break
+        else:
+            rejected = False
+            while True:
+                attempts += 1
+                if attempts > max_steps:
+                    status = MAX_STEPS
+                    break
+                min_step = 10.0 * (np.nextafter(t, np.inf) - t)
+                if h_abs < min_step:
+                    status = STEP_TOO_SMALL
+                    break
+                t_new = t + h_abs
+                if t_new >= t1 or t1 - t_new < min_step:
+                    t_new = t1
+                h = t_new - t
+                nfev += _step(rhs, method, t, y, f, h, params, K, work, y_new)
+                err = _error_norm(method, h, y, y_new, K, atol, rtol)
+                if math.isfinite(err) and err < 1.0 and _all_finite(K[_STAGES[method]]):
+                    if err == 0.0:
+                        factor = 10.0
+                    else:
+                        factor = min(10.0, 0.9 * err ** exponent)
+                    if rejected:
+                        factor = min(1.0, factor)
+                    h_abs = h * factor
+                    break
+                factor = 0.2 if not math.isfinite(err) else max(0.2, 0.9 * err ** exponent)
+                h_abs = h * factor
+                rejected = True
+            if status != SUCCESS:
+                break
+
+        nsteps += 1
+        if dense:
+            if k < m and t_eval[k] <= t_new:
+                nfev += _prepare_dense(rhs, method, t, y, y_new, h, params, K, work, Q)
+            while k < m and t_eval[k] <= t_new:
+                ts[k] = t_eval[k]
+                if t_eval[k] == t_new:
+                    ys[k, :] = y_new
+                else:
+                    _dense_value(method, (t_eval[k] - t) / h, y, y_new, h, K, Q, work)
+                    ys[k, :] = work
+                if not _all_finite(ys[k]):
+                    status = NON_FINITE
+                    break
+                k += 1
+        else:
+            if k == ts.shape[0]:
+                ts2 = np.empty(2 * k)
+                ys2 = np.empty((2 * k, n))
+                ts2[:k] = ts
+                ys2[:k] = ys
+                ts, ys = ts2, ys2
+            ts[k] = t_new
+            ys[k, :] = y_new
+            k += 1
+        if status != SUCCESS:
+            break
+        t = t_new
+        y[:] = y_new
+        f = K[_STAGES[method]].copy()
+    return ts[:k].copy(), ys[:k].copy(), status, nfev, nsteps
+
+
+class IntegrationError(RuntimeError):
+    """Raised by :meth:`OdeResult.check` when an integration did not reach its end time."""
+
+
+@dataclass(frozen=True)
+class OdeResult:
+    """Solution of :func:`solve_ode`: the rows reached, and whether the whole interval was."""
+
+    t: np.ndarray
+    y: np.ndarray
+    success: bool
+    message: str
+    nfev: int
+    nsteps: int
+    method: str
+
+    def check(self):
+        """Return self, or raise :class:`IntegrationError` carrying the solver's message."""
+        if not self.success:
+            reached = self.t[-1] if self.t.size else float("nan")
+            raise IntegrationError(f"{self.method} failed at t = {reached:.6g}: {self.message}")
+        return self
+
+
+def solve_ode(rhs, t_span, y0, t_eval=None, params=None, method="dopri5", rtol=1e-6, atol=1e-9,
+              step=None, max_steps=100_000):
+    """Integrate ``dy/dt = rhs(t, y, params)`` over ``t_span = (t0, t1)``, t1 > t0.
+
+    ``rhs`` is an ``@numba.njit`` function returning a new float64 array; ``params`` a float64 array
+    (or None). ``method`` is "dopri5", "dop853" or "rk4"; "rk4" needs ``step``, and ``step`` given to
+    an adaptive method fixes its step (no error control). ``t_eval`` (sorted, inside t_span) selects
+    the output times (dense output); without it every accepted step is returned. ``atol`` is a
+    scalar or one value per state. Returns :class:`OdeResult`; call ``.check()`` to raise on failure.
+    """
+    if not isinstance(rhs, CPUDispatcher):
+        raise TypeError(f"rhs must be a numba.njit function rhs(t, y, params) -> dydt, got {type(rhs).__name__}")
+    require_choice("method", method, METHODS)
+    span = as_finite_array("t_span", t_span, ndim=1)
+    if span.shape != (2,) or not span[1] > span[0]:
+        raise ValueError(f"t_span must be (t0, t1) with finite t1 > t0, got {tuple(np.ravel(t_span))}")
+    t0, t1 = float(span[0]), float(span[1])
+    y0 = as_finite_array("y0", y0, ndim=1)
+    if y0.size == 0:
+        raise ValueError("y0 must have at least one component, got an empty array")
+    params = np.zeros(0) if params is None else as_finite_array("params", params, ndim=1)
+    rtol = require_in_range("rtol", rtol, 1e-15, 1.0)
+    atol = as_finite_array("atol", atol)
+    if atol.ndim > 1 or (atol.ndim == 1 and atol.shape != y0.shape) or np.any(atol <= 0):
+        raise ValueError(f"atol must be > 0, a scalar or one value per state ({y0.size}), got {atol}")
+    atol = np.array(np.broadcast_to(atol, y0.shape), dtype=np.float64)  # a writable copy
+    max_steps = require_integer("max_steps", max_steps, 1)
+    if step is None:
+        if method == "rk4":
+            raise ValueError("step must be given (a positive float) for the fixed-step method 'rk4'")
+        step = 0.0
+    else:
+        step = require_in_range("step", step, 0.0, np.inf, low_open=True)
+        if math.ceil((t1 - t0) / step - 1e-9) > max_steps:
+            raise ValueError(f"step={step:g} needs more than max_steps={max_steps} steps over {t_span}")
+    if t_eval is None:
+        t_out, dense = np.zeros(0), False
+    else:
+        t_out, dense = as_finite_array("t_eval", t_eval, ndim=1), True
+        if np.any(np.diff(t_out) < 0):
+            raise ValueError("t_eval must be sorted in increasing order")
+        if t_out.size and (t_out[0] < t0 or t_out[-1] > t1):
+            raise ValueError(f"t_eval must lie inside t_span=[{t0:g}, {t1:g}], got [{t_out[0]:g}, {t_out[-1]:g}]")
+    try:
+        f0 = rhs(t0, y0, params)
+    except Exception as exc:  # numba typing errors carry the useful text
+        raise TypeError(f"rhs(t0, y0, params) could not be evaluated: {exc}") from exc
+    if not isinstance(f0, np.ndarray) or f0.shape != y0.shape:
+        raise ValueError(f"rhs must return an array of shape {y0.shape}, got {getattr(f0, 'shape', type(f0))}")
+    t, y, status, nfev, nsteps = integrate(rhs, t0, t1, y0, t_out, dense, params, METHODS[method],
+                                           rtol, atol, step, max_steps)
+    return OdeResult(t, y, status == SUCCESS, MESSAGES[status], int(nfev), int(nsteps), method)

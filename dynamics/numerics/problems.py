@@ -1,0 +1,78 @@
+"""Reference ODE problems with closed-form solutions, for the integrators' claims, figure and benchmark.
+
+* Uncoupled logistic modes ``y_i' = r_i y_i (1 - y_i)``, ``y_i(t) = 1 / (1 + (1/y_i(0) - 1) e^{-r_i t})``:
+  the shape of Saxe's mode learning (spec/linear_networks.md Eq 2.2.11 with u = y).
+* The same modes in a rotated basis, ``y = Q z``: ``y' = Q diag(r) (z ∘ (1 - z))`` with ``z = Qᵀ y``.
+  Every state is coupled to every other through the nonlinearity, and ``Q z(t)`` is exact.
+
+:func:`fixed_step_errors` measures a method's global error on the logistic equation
+y' = y(1 - y), y(0) = 0.01 over [0, 10] (maximum over the step points, since a single end point can
+sit near a zero of the error constant); :func:`convergence_order` fits the empirical order of a fixed-step method (diffrax-style).
+"""
+import numba as nb
+import numpy as np
+
+from .ode import METHODS, solve_ode
+from .validation import require_choice, as_finite_array, require_array_in_range, require_integer, rng_from
+
+
+@nb.njit(cache=True)
+def logistic_rhs(t, y, rates):
+    return rates * y * (1.0 - y)
+
+
+def logistic_exact(t, y0, rates):
+    """Exact logistic modes at times ``t`` (shape (len(t), n)); y0 in (0, 1), rates finite."""
+    t = as_finite_array("t", t, ndim=1)
+    y0 = require_array_in_range("y0", y0, 0.0, 1.0, low_open=True, high_open=True, ndim=1)
+    rates = as_finite_array("rates", rates, ndim=1)
+    return 1.0 / (1.0 + (1.0 / y0 - 1.0) * np.exp(-np.outer(t, rates)))
+
+
+@nb.njit(cache=True)
+def rotated_logistic_rhs(t, y, params):
+    """params = [r_1..r_n, Q.ravel()] for n = len(y)."""
+    n = y.shape[0]
+    rates = params[:n]
+    q = params[n:].reshape((n, n))
+    z = q.T @ y
+    return q @ (rates * z * (1.0 - z))
+
+
+def rotated_logistic_problem(n, seed=0):
+    """(y0, params, exact(t)) for n rotated logistic modes with rates in [0.5, 2] and a Haar Q."""
+    n = require_integer("n", n, 1, 10_000)
+    rng = rng_from(seed)
+    rates = rng.uniform(0.5, 2.0, n)
+    z0 = rng.uniform(0.01, 0.2, n)
+    q, r = np.linalg.qr(rng.standard_normal((n, n)))
+    q *= np.sign(np.diag(r))
+    params = np.concatenate([rates, q.ravel()])
+
+    def exact(t):
+        return logistic_exact(t, z0, rates) @ q.T
+
+    return q @ z0, params, exact
+
+
+def convergence_order(step_sizes, errors):
+    """Least-squares slope of log(error) against log(step): the empirical order of convergence."""
+    h = require_array_in_range("step_sizes", step_sizes, 0.0, np.inf, low_open=True, ndim=1)
+    e = require_array_in_range("errors", errors, 0.0, np.inf, low_open=True, ndim=1)
+    if h.shape != e.shape or h.size < 2:
+        raise ValueError(f"step_sizes and errors must have the same length >= 2, got {h.size} and {e.size}")
+    return float(np.polyfit(np.log(h), np.log(e), 1)[0])
+
+
+def fixed_step_errors(method, step_counts):
+    """(step sizes, max global error over the step points) of fixed-step ``method`` on the logistic
+    equation y' = y(1 - y), y(0) = 0.01, t in [0, 10], for each number of steps in ``step_counts``."""
+    require_choice("method", method, METHODS)
+    counts = [require_integer("step_counts", n, 1, 10**6) for n in np.atleast_1d(step_counts)]
+    y0, rates, t_end = np.array([0.01]), np.array([1.0]), 10.0
+    steps = t_end / np.array(counts, dtype=float)
+    errors = []
+    for h in steps:
+        sol = solve_ode(logistic_rhs, (0.0, t_end), y0, params=rates, method=method, step=h).check()
+        errors.append(np.abs(sol.y - logistic_exact(sol.t, y0, rates)).max())
+    return steps, np.array(errors)

@@ -1,0 +1,181 @@
+"""Normal and binomial distribution helpers in numba, in the stable forms the specs ask for.
+
+* Normal: pdf, cdf ``Φ(x) = erfc(-x/√2)/2`` (never ``1 - Φ``: use ``normal_sf(x) = Φ(-x)``),
+  ``log Φ`` with its asymptotic series below -30, and the quantile ``Φ⁻¹`` (Acklam's rational
+  start plus one Halley step on ``erfc``, full double precision). Used by spec/and_mask.md §5.2–5.3.
+* Binomial: the log pmf from ``lgamma`` with ``log1p`` for ``log(1 - p)``, and upper/lower tails
+  ``P(X >= k)``, ``P(X <= k)`` summed in log space (log-sum-exp), exact for every n the specs use
+  (spec/and_mask.md Prop 2, spec/spurious.md).
+
+Every public function checks its arguments in Python; the ``*_kernel`` functions are the unchecked
+numba versions for use inside other compiled code.
+"""
+import math
+
+import numba as nb
+import numpy as np
+
+from .validation import as_finite_array, require_array_in_range, require_integer, require_in_range
+
+_SQRT2 = math.sqrt(2.0)
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+@nb.njit(cache=True)
+def normal_pdf_kernel(x):
+    return math.exp(-0.5 * x * x - _LOG_SQRT_2PI)
+
+
+@nb.njit(cache=True)
+def normal_cdf_kernel(x):
+    return 0.5 * math.erfc(-x / _SQRT2)
+
+
+@nb.njit(cache=True)
+def normal_logcdf_kernel(x):
+    if x > 0.0:
+        return math.log1p(-normal_cdf_kernel(-x))
+    if x > -30.0:
+        return math.log(normal_cdf_kernel(x))
+    # Φ(x) = φ(x)/|x| (1 - 1/x² + 3/x⁴ - 15/x⁶ + 105/x⁸ ...), truncation < 1e-12 for x <= -30.
+    z = 1.0 / (x * x)
+    series = 1.0 - z * (1.0 - 3.0 * z * (1.0 - 5.0 * z * (1.0 - 7.0 * z)))
+    return -0.5 * x * x - _LOG_SQRT_2PI - math.log(-x) + math.log(series)
+
+
+_ACKLAM_A = (-3.969683028665376e01, 2.209460984245205e02, -2.759285104469687e02,
+             1.383577518672690e02, -3.066479806614716e01, 2.506628277459239e00)
+_ACKLAM_B = (-5.447609879822406e01, 1.615858368580409e02, -1.556989798598866e02,
+             6.680131188771972e01, -1.328068155288572e01)
+_ACKLAM_C = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e00,
+             -2.549732539343734e00, 4.374664141464968e00, 2.938163982698783e00)
+_ACKLAM_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00, 3.754408661907416e00)
+
+
+@nb.njit(cache=True)
+def normal_ppf_kernel(q):
+    """Φ⁻¹(q) for q in (0, 1): Acklam's approximation (rel. 1e-9) refined by one Halley step."""
+    if q <= 0.0:
+        return -math.inf
+    if q >= 1.0:
+        return math.inf
+    a, b, c, d = _ACKLAM_A, _ACKLAM_B, _ACKLAM_C, _ACKLAM_D
+    if q < 0.02425:
+        r = math.sqrt(-2.0 * math.log(q))
+        x = (((((c[0] * r + c[1]) * r + c[2]) * r + c[3]) * r + c[4]) * r + c[5]) / \
+            ((((d[0] * r + d[1]) * r + d[2]) * r + d[3]) * r + 1.0)
+    elif q <= 1.0 - 0.02425:
+        r = q - 0.5
+        s = r * r
+        x = (((((a[0] * s + a[1]) * s + a[2]) * s + a[3]) * s + a[4]) * s + a[5]) * r / \
+            (((((b[0] * s + b[1]) * s + b[2]) * s + b[3]) * s + b[4]) * s + 1.0)
+    else:
+        r = math.sqrt(-2.0 * math.log1p(-q))
+        x = -(((((c[0] * r + c[1]) * r + c[2]) * r + c[3]) * r + c[4]) * r + c[5]) / \
+            ((((d[0] * r + d[1]) * r + d[2]) * r + d[3]) * r + 1.0)
+    # Halley on Φ(x) - q; the residual uses the tail that does not cancel.
+    for _ in range(2):
+        if x < 0.0:
+            e = normal_cdf_kernel(x) - q
+        else:
+            e = (1.0 - q) - normal_cdf_kernel(-x)
+        u = e / normal_pdf_kernel(x)
+        x = x - u / (1.0 + 0.5 * x * u)
+    return x
+
+
+@nb.njit(cache=True)
+def log_binom_pmf_kernel(k, n, p):
+    """log P(X = k), X ~ Binomial(n, p); -inf outside the support."""
+    if k < 0 or k > n:
+        return -math.inf
+    if p == 0.0:
+        return 0.0 if k == 0 else -math.inf
+    if p == 1.0:
+        return 0.0 if k == n else -math.inf
+    log_choose = math.lgamma(n + 1.0) - math.lgamma(k + 1.0) - math.lgamma(n - k + 1.0)
+    return log_choose + k * math.log(p) + (n - k) * math.log1p(-p)
+
+
+@nb.njit(cache=True)
+def log_binom_sf_kernel(k, n, p):
+    """log P(X >= k) by log-sum-exp over the pmf (exact summation, no cancellation)."""
+    if k <= 0:
+        return 0.0
+    if k > n:
+        return -math.inf
+    top = -math.inf
+    for j in range(k, n + 1):
+        top = max(top, log_binom_pmf_kernel(j, n, p))
+    if top == -math.inf:
+        return -math.inf
+    acc = 0.0
+    for j in range(k, n + 1):
+        acc += math.exp(log_binom_pmf_kernel(j, n, p) - top)
+    return top + math.log(acc)
+
+
+def _ufunc(kernel):
+    return nb.vectorize(["float64(float64)"], cache=True)(kernel.py_func)
+
+
+_NORMAL_PDF, _NORMAL_CDF, _NORMAL_LOGCDF, _NORMAL_PPF = map(
+    _ufunc, (normal_pdf_kernel, normal_cdf_kernel, normal_logcdf_kernel, normal_ppf_kernel))
+
+
+def _apply(ufunc, arr):
+    out = ufunc(arr)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def normal_pdf(x):
+    """Standard normal density φ(x)."""
+    return _apply(_NORMAL_PDF, as_finite_array("x", x))
+
+
+def normal_cdf(x):
+    """Standard normal Φ(x); for upper tails call ``normal_sf`` (or Φ(-x)), not ``1 - Φ(x)``."""
+    return _apply(_NORMAL_CDF, as_finite_array("x", x))
+
+
+def normal_sf(x):
+    """Upper tail ``1 - Φ(x) = Φ(-x)``, accurate for large x."""
+    return _apply(_NORMAL_CDF, -as_finite_array("x", x))
+
+
+def normal_logcdf(x):
+    """log Φ(x), finite for every finite x (asymptotic series deep in the lower tail)."""
+    return _apply(_NORMAL_LOGCDF, as_finite_array("x", x))
+
+
+def normal_ppf(q):
+    """Standard normal quantile Φ⁻¹(q) for q in (0, 1)."""
+    return _apply(_NORMAL_PPF, require_array_in_range("q", q, 0.0, 1.0, low_open=True, high_open=True))
+
+
+def _binom_args(k, n, p):
+    n = require_integer("n", n, 0)
+    k = require_integer("k", k)
+    p = require_in_range("p", p, 0.0, 1.0)
+    return k, n, p
+
+
+def log_binom_pmf(k, n, p):
+    """log P(X = k) for X ~ Binomial(n, p); -inf for k outside 0..n."""
+    return log_binom_pmf_kernel(*_binom_args(k, n, p))
+
+
+def binom_sf(k, n, p):
+    """P(X >= k) for X ~ Binomial(n, p), summed in log space."""
+    return math.exp(log_binom_sf_kernel(*_binom_args(k, n, p)))
+
+
+def log_binom_sf(k, n, p):
+    """log P(X >= k); stays finite where P underflows to 0."""
+    return log_binom_sf_kernel(*_binom_args(k, n, p))
+
+
+def binom_cdf(k, n, p):
+    """P(X <= k) = P(n - X >= n - k), the lower tail summed in log space."""
+    k, n, p = _binom_args(k, n, p)
+    return math.exp(log_binom_sf_kernel(n - k, n, 1.0 - p))

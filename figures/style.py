@@ -1,0 +1,49 @@
+"""The shared look of every figure, and the progress bar for long sweeps."""
+from contextlib import contextmanager
+
+import matplotlib
+from matplotlib.figure import Figure
+
+# A sequential palette for families of curves (darker = later / larger), and a qualitative one.
+SEQUENTIAL = "viridis"
+COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
+
+RC = {
+    "figure.dpi": 100,
+    "savefig.dpi": 150,
+    "font.size": 10,
+    "axes.titlesize": 10,
+    "axes.labelsize": 10,
+    "legend.fontsize": 8,
+    "legend.frameon": False,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.25,
+    "lines.linewidth": 1.6,
+    "axes.prop_cycle": matplotlib.cycler(color=COLORS),
+    "pdf.fonttype": 42,
+}
+
+
+@contextmanager
+def style_context():
+    with matplotlib.rc_context(RC):
+        yield
+
+
+def new_figure(nrows=1, ncols=1, width=None, height=None, **subplot_kw):
+    """A Figure (no pyplot state, no GUI backend) and its axes; 3.4 x 3 inches per panel by default."""
+    width = width or 3.4 * ncols
+    height = height or 3.0 * nrows
+    with style_context():
+        fig = Figure(figsize=(width, height), layout="constrained")
+        axes = fig.subplots(nrows, ncols, squeeze=True, **subplot_kw)
+    return fig, axes
+
+
+def progress(iterable, desc, total=None):
+    """A tqdm progress bar on stderr for a long sweep (silent when stderr is not a terminal)."""
+    from tqdm.auto import tqdm
+
+    return tqdm(iterable, desc=desc, total=total, leave=False, disable=None)

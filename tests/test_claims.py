@@ -1,0 +1,36 @@
+"""Every registered claim, run under pytest (slow ones carry the ``slow`` marker).
+
+A claim that needs a missing optional module (torch) is skipped outside CI and fails under CI.
+"""
+import pytest
+
+from verify import registry
+
+CLAIMS = sorted(registry.load_all().values(), key=lambda c: c.id)
+
+
+@pytest.mark.parametrize(
+    "claim", [pytest.param(c, id=c.id, marks=[pytest.mark.slow] if c.cost == "slow" else []) for c in CLAIMS])
+def test_claim(claim):
+    missing = registry.missing_needs(claim)
+    if missing and not registry.in_ci():
+        pytest.skip(f"needs {', '.join(missing)}")
+    result = registry.run_claim(claim)
+    assert result.passed, (f"{claim.id} [{result.verdict}] measured {result.measured:.3g} vs tolerance "
+                           f"{result.tolerance:.3g}: {result.detail}")
+
+
+def test_claim_metadata_is_complete():
+    for c in CLAIMS:
+        assert c.kind in registry.KINDS and c.cost in registry.COSTS, c.id
+        assert c.statement.strip() and c.source.strip(), c.id
+        assert c.id.split(".")[0] in {"numerics", "linear_networks", "double_descent", "starvation", "and_mask",
+                                      "spherical", "spurious"}, c.id
+        if c.kind == "crosscheck":
+            assert "torch" in c.needs, c.id
+
+
+def test_numerics_claims_required_by_the_foundation_are_registered():
+    ids = {c.id for c in CLAIMS}
+    assert {"numerics.dopri5_order", "numerics.dop853_order", "numerics.ode_matches_solve_ivp",
+            "numerics.lambertw_identity", "numerics.lambertw_vs_scipy"} <= ids

@@ -1,0 +1,199 @@
+"""Claims of the numerics core: integrator orders and accuracy, Lambert W, special functions,
+Marchenko–Pastur quadrature. References are independent routes: closed forms, SciPy, mpmath."""
+import math
+
+import mpmath
+import numpy as np
+from scipy import integrate, special, stats
+
+from dynamics import numerics as nx
+from .registry import Check, claim
+
+HNW = "Hairer–Nørsett–Wanner, Solving ODEs I"
+SEED_GS = "004_798f714b6ee27590.txt §5 P0"
+SEED_LN = "001_61c8f54ededf01e4.txt Eq 2.3.30"
+
+# Step counts over [0, 10] for which the fixed-step error on the logistic reference problem is in the
+# asymptotic regime and far above round-off.
+_LADDERS = {"dopri5": [40, 48, 56, 68, 80, 96], "dop853": [10, 12, 14, 17, 20, 24], "rk4": [40, 48, 56, 68, 80, 96]}
+
+
+def _order_claim(method, order):
+    steps, errors = nx.fixed_step_errors(method, _LADDERS[method])
+    measured = nx.convergence_order(steps, errors)
+    return Check(abs(measured - order), 0.3, detail=f"fitted order {measured:.3f} (errors {errors[0]:.1e}..{errors[-1]:.1e})")
+
+
+@claim("numerics.dopri5_order", f"{HNW} II.5 (Dormand–Prince 5(4))",
+       "With fixed steps, the dopri5 error on the logistic equation falls as h^5 (fitted order within 0.3 of 5).",
+       "limit")
+def dopri5_order():
+    return _order_claim("dopri5", 5)
+
+
+@claim("numerics.dop853_order", f"{HNW} II.10 (DOP853)",
+       "With fixed steps, the dop853 error on the logistic equation falls as h^8 (fitted order within 0.3 of 8).",
+       "limit")
+def dop853_order():
+    return _order_claim("dop853", 8)
+
+
+@claim("numerics.rk4_order", f"{HNW} II.1 (classical Runge–Kutta)",
+       "The fixed-step rk4 error on the logistic equation falls as h^4 (fitted order within 0.3 of 4).", "limit")
+def rk4_order():
+    return _order_claim("rk4", 4)
+
+
+@claim("numerics.ode_matches_solve_ivp", f"{HNW} II.4–II.10; scipy.integrate.solve_ivp",
+       "At rtol 1e-11, dopri5 and dop853 agree with solve_ivp (RK45, DOP853) on 20 coupled nonlinear "
+       "(rotated logistic) states, and both with the exact solution.", "identity")
+def ode_matches_solve_ivp():
+    y0, params, exact = nx.rotated_logistic_problem(20, seed=1)
+    t_eval = np.linspace(0.0, 8.0, 41)
+    reference = exact(t_eval)
+    checks = []
+    for ours, theirs in (("dopri5", "RK45"), ("dop853", "DOP853")):
+        sol = nx.solve_ode(nx.rotated_logistic_rhs, (0.0, 8.0), y0, t_eval=t_eval, params=params,
+                           method=ours, rtol=1e-11, atol=1e-13).check()
+        ivp = integrate.solve_ivp(lambda t, y: nx.rotated_logistic_rhs(t, y, params), (0.0, 8.0), y0,
+                                  method=theirs, t_eval=t_eval, rtol=1e-11, atol=1e-13)
+        gap = np.abs(sol.y - ivp.y.T).max()
+        checks.append(Check(gap, 1e-9, detail=f"{ours}: vs solve_ivp {gap:.1e}, "
+                                              f"vs exact {np.abs(sol.y - reference).max():.1e}"))
+        checks.append(Check(np.abs(sol.y - reference).max(), 1e-9))
+    return Check.all_of(checks, "; ".join(c.detail for c in checks if c.detail))
+
+
+@claim("numerics.dense_output_order", f"{HNW} II.6 (continuous extensions)",
+       "Dense output between steps is as accurate as the steps: at 500 interior times the dop853 and "
+       "dopri5 interpolants stay within 20x the error at the step points (tolerance-proportional).", "bound")
+def dense_output_order():
+    y0, params, exact = nx.rotated_logistic_problem(8, seed=2)
+    checks = []
+    for method in ("dopri5", "dop853"):
+        steps = nx.solve_ode(nx.rotated_logistic_rhs, (0.0, 10.0), y0, params=params, method=method,
+                             rtol=1e-8, atol=1e-10).check()
+        at_steps = np.abs(steps.y - exact(steps.t)).max()
+        t_eval = np.linspace(0.0, 10.0, 500)
+        dense = nx.solve_ode(nx.rotated_logistic_rhs, (0.0, 10.0), y0, params=params, method=method,
+                             t_eval=t_eval, rtol=1e-8, atol=1e-10).check()
+        between = np.abs(dense.y - exact(t_eval)).max()
+        checks.append(Check(between / at_steps, 20.0, detail=f"{method}: {between:.1e} between vs {at_steps:.1e} at steps"))
+    return Check.all_of(checks)
+
+
+def _lambert_grid():
+    branch0 = np.concatenate([-nx.INV_E_HI + np.geomspace(1e-16, 0.1, 300), np.linspace(-0.26, 1.0, 300),
+                              np.geomspace(1.0, 1e300, 600), [0.0, 1.7976931348623157e308]])
+    branch1 = np.concatenate([-nx.INV_E_HI + np.geomspace(1e-16, 0.1, 300), np.linspace(-0.26, -1e-3, 300),
+                              -np.geomspace(1e-300, 1e-3, 300)])
+    return {0: branch0, -1: branch1}
+
+
+@claim("numerics.lambertw_identity", SEED_GS,
+       "W(x) e^{W(x)} = x to a few ulps on branch 0 over [-1/e, 1e308] and branch -1 over (-1/e, 0) "
+       "(residual in log form, |W + log|W| - log|x||, where e^W leaves the float range).", "identity")
+def lambertw_identity():
+    worst = 0.0
+    for branch, x in _lambert_grid().items():
+        w = nx.lambertw(x, branch)
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            direct = np.abs(w * np.exp(w) - x) / np.maximum(np.abs(x), 1e-300)
+            log_form = np.abs(w + np.log(np.abs(w)) - np.log(np.abs(x)))
+        # A one-ulp error in W moves w e^w by a relative (1 + W) ulp, so the residual is measured in
+        # units of eps * max(1, |1 + W|): the ulps of W it corresponds to.
+        in_range = (np.abs(x) > 1e-280) & (np.abs(x) < 1e300) & (x != 0)
+        res = np.where(in_range, direct / np.maximum(1.0, np.abs(1.0 + w)),
+                       np.where(x == 0, np.abs(w), log_form / np.maximum(np.abs(w), 1.0)))
+        worst = max(worst, float(np.max(res)))
+    return Check(worst / np.finfo(float).eps, 4.0, detail="worst residual in ulps of W")
+
+
+@claim("numerics.lambertw_vs_scipy", SEED_GS,
+       "Relative error <= 1e-12 against scipy.special.lambertw over both real branches; within 1e-8 of -1/e, "
+       "where SciPy's branch -1 is wrong, against mpmath at 50 digits; exactly -1 at the double nearest -1/e.",
+       "identity")
+def lambertw_vs_scipy():
+    worst = 0.0
+    for branch, x in _lambert_grid().items():
+        x = x[np.isfinite(x) & (x < 1.7e308)]
+        near = x < -nx.INV_E_HI + 1e-8
+        ours = nx.lambertw(x, branch)
+        ref = special.lambertw(x, branch).real
+        with mpmath.workdps(50):
+            ref[near] = [float(mpmath.lambertw(mpmath.mpf(v), branch).real) for v in x[near]]
+        rel = np.abs(ours - ref) / np.maximum(np.abs(ref), 1e-300)
+        rel[ref == 0] = np.abs(ours[ref == 0])
+        worst = max(worst, float(np.max(rel)))
+    exact_point = max(abs(nx.lambertw(-nx.INV_E_HI, b) + 1.0) for b in (0, -1))
+    return Check.all_of([Check(worst, 1e-12), Check(exact_point, 0.0, detail=f"|W(-1/e) + 1| = {exact_point}")],
+                        detail=f"max relative error {worst:.2e}")
+
+
+@claim("numerics.normal_tails", "spec/and_mask.md §1 numerics (Φ(-s), never 1 - Φ(s))",
+       "Φ, the upper tail, log Φ and φ match mpmath at 40 digits to 5e-13 relative for |x| <= 37 (the limit set "
+       "by rounding x/√2, about x² eps), log Φ down to x = -1e3, and Φ⁻¹ matches scipy.stats.norm.ppf to 1e-13.",
+       "identity")
+def normal_tails():
+    def rel(a, b):
+        with np.errstate(all="ignore"):
+            return float(np.max(np.abs(a - b) / np.maximum(np.abs(b), 1e-300)))
+    x = np.concatenate([np.linspace(-37.0, 37.0, 297), [-50.0, -200.0, -1e3]])
+    with mpmath.workdps(40):
+        cdf = np.array([float(mpmath.ncdf(v)) for v in x[:-3]])
+        sf = np.array([float(mpmath.ncdf(-v)) for v in x[:-3]])
+        pdf = np.array([float(mpmath.npdf(v)) for v in x[:-3]])
+        logcdf = np.array([float(mpmath.log1p(-mpmath.ncdf(-v))) for v in x])  # no rounding of Φ to 1
+    errs = {"cdf": rel(nx.normal_cdf(x[:-3]), cdf), "sf": rel(nx.normal_sf(x[:-3]), sf),
+            "pdf": rel(nx.normal_pdf(x[:-3]), pdf), "logcdf": rel(nx.normal_logcdf(x), logcdf)}
+    q = np.concatenate([np.geomspace(1e-300, 0.5, 400), 1 - np.geomspace(1e-16, 0.5, 200)])
+    ppf = rel(nx.normal_ppf(q), stats.norm.ppf(q))
+    detail = ", ".join(f"{k} {v:.1e}" for k, v in errs.items()) + f", ppf {ppf:.1e}"
+    return Check.all_of([Check(max(errs.values()), 5e-13), Check(ppf, 1e-13)], detail)
+
+
+@claim("numerics.binomial_log_space", "spec/and_mask.md §5.2 (binomial keep probability)",
+       "Log-space binomial pmf and tails match scipy.stats.binom to 1e-10 relative (spec: d <= 2000) up to "
+       "n = 5000, sum to 1, and stay "
+       "finite (log) where the probability underflows.", "identity")
+def binomial_log_space():
+    errs = []
+    for n, p in ((1, 0.3), (16, 0.5), (100, 0.2), (2000, 0.01), (5000, 0.7)):
+        k = np.arange(0, n + 1)
+        pmf = np.exp([nx.log_binom_pmf(int(j), n, p) for j in k])
+        errs.append(abs(pmf.sum() - 1.0))
+        for j in k[:: max(1, n // 20)]:
+            sf = stats.binom.sf(j - 1, n, p)
+            if sf > 1e-300:
+                errs.append(abs(nx.binom_sf(int(j), n, p) - sf) / sf)
+            cdf = stats.binom.cdf(j, n, p)
+            if cdf > 1e-300:
+                errs.append(abs(nx.binom_cdf(int(j), n, p) - cdf) / cdf)
+    deep = nx.log_binom_sf(5000, 5000, 0.01)
+    errs.append(abs(deep - 5000 * math.log(0.01)) / abs(deep))
+    return Check(np.max(errs), 1e-10, detail=f"lgamma-limited at n = 5000; log P(X >= n) at n=5000, p=0.01: {deep:.1f}")
+
+
+@claim("numerics.mp_quadrature", SEED_LN,
+       "The Marchenko–Pastur quadrature gives bulk mass min(1, α) and mean α, and matches adaptive "
+       "quadrature (scipy quad) of ∫ρ(λ)(1 - e^{-λt})²/λ dλ for α in {0.5, 1, 2} and t up to 1e4.", "identity")
+def mp_quadrature():
+    errs = []
+    for alpha in (0.25, 0.5, 1.0, 2.0, 4.0):
+        errs.append(abs(nx.mp_integrate(np.ones_like, alpha) - min(1.0, alpha)))
+        errs.append(abs(nx.mp_integrate(lambda lam: lam, alpha) - alpha))
+    for alpha in (0.5, 1.0, 2.0):
+        lo, hi = nx.mp_edges(alpha)
+        for t in (0.1, 1.0, 100.0, 1e4):
+            f = lambda lam: np.expm1(-lam * t) ** 2 / np.where(lam > 0, lam, 1.0)  # f(0) = 0
+            ours = nx.mp_integrate(f, alpha)
+            # Independent route: adaptive quadrature in λ itself, with the singular edge weights.
+            g = lambda lam: f(np.array([lam]))[0] / (2 * np.pi * lam)
+            if lo > 0:
+                ref = integrate.quad(g, lo, hi, weight="alg", wvar=(0.5, 0.5), limit=400,
+                                     epsabs=0, epsrel=1e-12)[0]
+            else:  # α = 1: ρ(λ) = λ^{-1/2} (hi - λ)^{1/2} / 2π
+                ref = integrate.quad(lambda lam: f(np.array([lam]))[0] / (2 * np.pi), lo, hi, weight="alg",
+                                     wvar=(-0.5, 0.5), limit=400, epsabs=0, epsrel=1e-12)[0]
+            errs.append(abs(ours - ref) / abs(ref))
+    return Check(np.max(errs), 1e-9)
