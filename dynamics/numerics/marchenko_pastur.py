@@ -13,22 +13,26 @@ large t) accurate.
 """
 import numpy as np
 
-from .validation import as_finite_array, require_integer, require_positive
+from .validation import as_finite_array, require_in_range, require_integer
 
 _GRADING = 2.0 ** -np.arange(1, 28)  # panel edges at π·2^-k near each end, down to ~1e-8
 
 
+ALPHA_RANGE = (1e-8, 1e8)  # beyond it the bulk degenerates to a point (or its edges overflow)
+SCALE_RANGE = (1e-100, 1e100)
+
+
 def mp_edges(alpha, scale=1.0):
-    """(λ-, λ+) = scale (1 ∓ √α)² of the bulk; λ- = 0 at α = 1."""
-    alpha = require_positive("alpha", alpha)
-    scale = require_positive("scale", scale)
+    """(λ-, λ+) = scale (1 ∓ √α)² of the bulk; λ- = 0 at α = 1. α in [1e-8, 1e8], scale in [1e-100, 1e100]."""
+    alpha = require_in_range("alpha", alpha, *ALPHA_RANGE)
+    scale = require_in_range("scale", scale, *SCALE_RANGE)
     root = np.sqrt(alpha)
     return scale * (1.0 - root) ** 2, scale * (1.0 + root) ** 2
 
 
 def mp_atom(alpha):
     """Mass of the atom at λ = 0: 1 - α for α < 1, else 0."""
-    return max(0.0, 1.0 - require_positive("alpha", alpha))
+    return max(0.0, 1.0 - require_in_range("alpha", alpha, *ALPHA_RANGE))
 
 
 def mp_density(lam, alpha, scale=1.0):

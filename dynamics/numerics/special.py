@@ -23,6 +23,8 @@ _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 @nb.njit(cache=True)
 def normal_pdf_kernel(x):
+    if abs(x) > 40.0:  # underflows anyway; avoids x*x overflowing for huge x
+        return 0.0
     return math.exp(-0.5 * x * x - _LOG_SQRT_2PI)
 
 

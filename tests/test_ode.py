@@ -1,0 +1,136 @@
+"""The numba integrators: accuracy, dense output, failure reporting, argument checking, compilation."""
+import numba as nb
+import numpy as np
+import pytest
+from scipy import integrate
+
+from dynamics import numerics as nx
+from dynamics.numerics import ode
+
+
+@nb.njit(cache=True)
+def blow_up(t, y, p):  # y' = y², y(0) = 1: y = 1/(1 - t) blows up at t = 1
+    return y * y
+
+
+@nb.njit(cache=True)
+def returns_nan(t, y, p):
+    return y * np.nan
+
+
+@nb.njit(cache=True)
+def wrong_length(t, y, p):
+    return np.zeros(y.shape[0] + 1)
+
+
+@nb.njit(cache=True)
+def decay(t, y, p):
+    return -p * y
+
+
+@pytest.mark.parametrize("method", ["dopri5", "dop853"])
+def test_adaptive_meets_tolerance_on_exact_problem(method):
+    y0, params, exact = nx.rotated_logistic_problem(30, seed=4)
+    t_eval = np.linspace(0.0, 6.0, 13)
+    for rtol in (1e-4, 1e-8, 1e-11):
+        sol = nx.solve_ode(nx.rotated_logistic_rhs, (0.0, 6.0), y0, t_eval=t_eval, params=params,
+                           method=method, rtol=rtol, atol=rtol * 1e-2).check()
+        assert sol.success and sol.t.shape == t_eval.shape and sol.y.shape == (13, 30)
+        assert np.abs(sol.y - exact(t_eval)).max() < 50 * rtol
+
+
+@pytest.mark.parametrize("method", ["dopri5", "dop853"])
+def test_same_steps_as_solve_ivp(method):
+    """Same tableau, controller and starting step as SciPy: the step counts agree closely."""
+    y0, params, _ = nx.rotated_logistic_problem(10, seed=5)
+    sol = nx.solve_ode(nx.rotated_logistic_rhs, (0.0, 5.0), y0, params=params, method=method, rtol=1e-7, atol=1e-9)
+    ivp = integrate.solve_ivp(lambda t, y: nx.rotated_logistic_rhs(t, y, params), (0.0, 5.0), y0,
+                              method={"dopri5": "RK45", "dop853": "DOP853"}[method], rtol=1e-7, atol=1e-9)
+    assert abs(sol.nsteps - (len(ivp.t) - 1)) <= 2
+    assert np.abs(sol.y[-1] - ivp.y[:, -1]).max() < 1e-6
+
+
+def test_output_at_every_accepted_step_without_t_eval():
+    sol = nx.solve_ode(nx.logistic_rhs, (0.0, 10.0), [0.01, 0.5], params=np.array([1.0, 2.0]))
+    assert sol.t[0] == 0.0 and sol.t[-1] == 10.0 and np.all(np.diff(sol.t) > 0)
+    assert len(sol.t) == sol.nsteps + 1 and sol.y.shape == (len(sol.t), 2)
+
+
+def test_t_eval_endpoints_are_exact_and_repeated_times_allowed():
+    t_eval = [0.0, 0.0, 2.5, 2.5, 10.0]
+    sol = nx.solve_ode(decay, (0.0, 10.0), [1.0], t_eval=t_eval, params=np.array([0.5]), rtol=1e-10, atol=1e-12)
+    assert sol.y[0, 0] == 1.0 and sol.y[1, 0] == 1.0
+    assert sol.y[2, 0] == sol.y[3, 0]
+    assert np.allclose(sol.y[:, 0], np.exp(-0.5 * np.array(t_eval)), rtol=1e-9)
+
+
+def test_rk4_fixed_step_lands_on_end_and_counts_evaluations():
+    sol = nx.solve_ode(decay, (0.0, 1.0), [1.0], params=np.array([1.0]), method="rk4", step=0.3)
+    assert sol.t[-1] == 1.0 and sol.nsteps == 4 and sol.nfev == 1 + 4 * 4
+    assert abs(sol.y[-1, 0] - np.exp(-1.0)) < 1e-4
+
+
+def test_blow_up_is_reported_not_returned_as_nan():
+    sol = nx.solve_ode(blow_up, (0.0, 2.0), [1.0], t_eval=np.linspace(0, 2, 21))
+    assert not sol.success and ("step size" in sol.message or "non-finite" in sol.message)
+    # Like solve_ivp, it stops where the steps collapse, at the singularity (to within 1e-6).
+    assert np.all(np.isfinite(sol.y)) and sol.t[-1] < 1.0 + 1e-6
+    with pytest.raises(nx.IntegrationError, match="failed at t"):
+        sol.check()
+
+
+def test_nan_rhs_and_max_steps_are_reported():
+    sol = nx.solve_ode(returns_nan, (0.0, 1.0), [1.0])
+    assert not sol.success and "non-finite" in sol.message
+    sol = nx.solve_ode(nx.logistic_rhs, (0.0, 100.0), [0.01], params=np.array([1.0]), rtol=1e-12, max_steps=5)
+    assert not sol.success and "max_steps" in sol.message
+    sol = nx.solve_ode(blow_up, (0.0, 2.0), [1.0], method="rk4", step=0.01)
+    assert not sol.success and np.all(np.isfinite(sol.y))
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(y0=[np.nan]), "y0"), (dict(y0=[]), "y0"), (dict(y0=[[1.0]]), "y0"),
+    (dict(t_span=(1.0, 0.0)), "t_span"), (dict(t_span=(0.0, np.inf)), "t_span"), (dict(t_span=(0.0,)), "t_span"),
+    (dict(rtol=0.0), "rtol"), (dict(rtol=-1e-3), "rtol"), (dict(rtol=np.nan), "rtol"),
+    (dict(atol=0.0), "atol"), (dict(atol=[1e-9, 1e-9]), "atol"),
+    (dict(t_eval=[0.5, 0.2]), "t_eval"), (dict(t_eval=[0.0, 2.0]), "t_eval"), (dict(t_eval=[np.nan]), "t_eval"),
+    (dict(method="euler"), "method"), (dict(method="rk4"), "step"), (dict(step=-0.1), "step"),
+    (dict(step=1e-9), "max_steps"), (dict(max_steps=0), "max_steps"), (dict(params=[np.inf]), "params"),
+])
+def test_bad_input_names_the_parameter(kwargs, match):
+    args = dict(rhs=decay, t_span=(0.0, 1.0), y0=[1.0], params=np.array([1.0]))
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        nx.solve_ode(**args)
+
+
+def test_rhs_must_be_numba_with_matching_output():
+    with pytest.raises(TypeError, match="rhs"):
+        nx.solve_ode(lambda t, y, p: -y, (0.0, 1.0), [1.0])
+    with pytest.raises(ValueError, match="shape"):
+        nx.solve_ode(wrong_length, (0.0, 1.0), [1.0])
+    with pytest.raises(TypeError, match="max_steps"):
+        nx.solve_ode(decay, (0.0, 1.0), [1.0], params=np.array([1.0]), max_steps=2.5)
+
+
+def test_integrator_compiles_once_for_all_right_hand_sides():
+    before = len(ode.integrate.signatures)
+    for rhs, p in ((decay, [1.0]), (nx.logistic_rhs, [1.0]), (blow_up, [0.0])):
+        nx.solve_ode(rhs, (0.0, 0.5), [0.5], params=np.array(p))
+    assert len(ode.integrate.signatures) == before == 1
+
+
+@nb.njit  # not cached: a first-class function pointer in the body cannot be cached
+def _sweep_inside_numba(rates):
+    out = np.empty(rates.shape[0])
+    for i in range(rates.shape[0]):
+        t, y, status, nfev, nsteps = nx.integrate(decay, 0.0, 1.0, np.ones(1), np.array([1.0]), True,
+                                                  np.array([rates[i]]), nx.DOP853, 1e-10, np.full(1, 1e-12),
+                                                  0.0, 10_000)
+        out[i] = y[-1, 0] if status == 0 else np.nan
+    return out
+
+
+def test_integrate_is_callable_from_numba_code():
+    rates = np.linspace(0.1, 3.0, 5)
+    assert np.allclose(_sweep_inside_numba(rates), np.exp(-rates), rtol=1e-9)
