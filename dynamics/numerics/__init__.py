@@ -5,7 +5,7 @@ Theory packages import from here and from nowhere else in :mod:`dynamics`.
 """
 from .lambertw import INV_E_HI, OMEGA, lambertw, lambertw_kernel
 from .marchenko_pastur import mp_atom, mp_cdf, mp_density, mp_edges, mp_integrate, mp_quadrature
-from .problems import (convergence_order, fixed_step_errors, logistic_exact, logistic_rhs, rotated_logistic_problem,
+from .problems import (convergence_order, fixed_step_errors, givens_logistic_problem, givens_logistic_rhs, logistic_exact, logistic_rhs, rotated_logistic_problem,
                        rotated_logistic_rhs)
 from .ode import (DOP853, DOPRI5, METHODS, RHS_SIGNATURE, RK4, IntegrationError, OdeResult, integrate,
                   solve_ode)

@@ -17,14 +17,17 @@ The right-hand side is a numba first-class function ``rhs(t, y, params) -> dydt`
 """
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numba as nb
 import numpy as np
 from numba import types
 from numba.core.registry import CPUDispatcher
+from numba.core.typing.typeof import typeof_impl
+from numba.experimental.function_type import _get_wrapper_address
 
 from . import _tableaux as tab
-from .validation import as_finite_array, require_choice, require_in_range, require_integer
+from .validation import as_finite_array, as_float, require_choice, require_in_range, require_integer
 
 RHS_SIGNATURE = types.float64[::1](types.float64, types.float64[::1], types.float64[::1])
 _RHS = types.FunctionType(RHS_SIGNATURE)
@@ -44,23 +47,43 @@ MESSAGES = {
 }
 
 _RK4_A = np.array([[0.0, 0.0, 0.0], [0.5, 0.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.0, 1.0]])
-_RK4_B = np.array([1 / 6, 1 / 3, 1 / 3, 1 / 6])
+_RK4_B = np.array([[1 / 6, 1 / 3, 1 / 3, 1 / 6]])
 _RK4_C = np.array([0.0, 0.5, 0.5, 1.0])
-_D5_A, _D5_B, _D5_C, _D5_E, _D5_P = tab.DOPRI5_A, tab.DOPRI5_B, tab.DOPRI5_C, tab.DOPRI5_E, tab.DOPRI5_P
-_D8_A, _D8_B, _D8_C = tab.DOP853_A, tab.DOP853_B, tab.DOP853_C
-_D8_E3, _D8_E5, _D8_D = tab.DOP853_E3, tab.DOP853_E5, tab.DOP853_D
+_D5_A, _D5_C = tab.DOPRI5_A, tab.DOPRI5_C
+# Weight vectors stored as one-row matrices so that every tableau is read the same way.
+_D5_B, _D5_E = tab.DOPRI5_B[None, :].copy(), tab.DOPRI5_E[None, :].copy()
+_D5_P_T = np.ascontiguousarray(tab.DOPRI5_P.T)  # rows = powers of x, for contiguous accumulation
+_D8_A, _D8_C, _D8_D = tab.DOP853_A, tab.DOP853_C, tab.DOP853_D
+_D8_B, _D8_E3, _D8_E5 = (v[None, :].copy() for v in (tab.DOP853_B, tab.DOP853_E3, tab.DOP853_E5))
 _D8_S, _D8_SX = tab.DOP853_STAGES, tab.DOP853_STAGES_EXTENDED
+
+
+@nb.njit(cache=True)
+def _accumulate(h, coefficients, row, K, count, out):
+    """out += h * sum_{j<count} coefficients[row, j] K[j]. Plain index loops, no views or slice
+    assignments: those cost reference counting on every call, which dominates on small systems.
+    The inner loop runs along contiguous rows of K and vectorises; zero coefficients are skipped."""
+    n = out.shape[0]
+    for j in range(count):
+        c = h * coefficients[row, j]
+        if c != 0.0:
+            for i in range(n):
+                out[i] += c * K[j, i]
+
+
+@nb.njit(cache=True)
+def _copy_into(source, K, row):
+    for i in range(source.shape[0]):
+        K[row, i] = source[i]
 
 
 @nb.njit(cache=True)
 def _stage(rhs, t, y, h, params, A, C, s, K, work):
     """K[s] = rhs(t + C[s] h, y + h * sum_{j<s} A[s, j] K[j])."""
     for i in range(y.shape[0]):
-        acc = 0.0
-        for j in range(s):
-            acc += A[s, j] * K[j, i]
-        work[i] = y[i] + h * acc
-    K[s, :] = rhs(t + C[s] * h, work, params)
+        work[i] = y[i]
+    _accumulate(h, A, s, K, s, work)
+    _copy_into(rhs(t + C[s] * h, work, params), K, s)
 
 
 @nb.njit(cache=True)
@@ -80,8 +103,9 @@ def _all_finite(v):
 
 
 @nb.njit(cache=True)
-def _step(rhs, method, t, y, f, h, params, K, work, y_new):
-    """One step of `method`; fills K (with K[stages] = f(t+h, y_new)) and y_new. Returns nfev."""
+def _step(rhs, method, t, y, h, params, K, work, y_new):
+    """One step of `method` from K[0] = f(t, y); fills K (with K[stages] = f(t+h, y_new)) and y_new.
+    Returns the number of function evaluations."""
     n = y.shape[0]
     if method == DOPRI5:
         A, B, C, s_count = _D5_A, _D5_B, _D5_C, 6
@@ -89,41 +113,36 @@ def _step(rhs, method, t, y, f, h, params, K, work, y_new):
         A, B, C, s_count = _D8_A, _D8_B, _D8_C, _D8_S
     else:
         A, B, C, s_count = _RK4_A, _RK4_B, _RK4_C, 4
-    K[0, :] = f
     for s in range(1, s_count):
         _stage(rhs, t, y, h, params, A, C, s, K, work)
     for i in range(n):
-        acc = 0.0
-        for j in range(s_count):
-            acc += B[j] * K[j, i]
-        y_new[i] = y[i] + h * acc
-    K[s_count, :] = rhs(t + h, y_new, params)
+        y_new[i] = y[i]
+    _accumulate(h, B, 0, K, s_count, y_new)
+    _copy_into(rhs(t + h, y_new, params), K, s_count)
     return s_count
 
 
 @nb.njit(cache=True)
-def _error_norm(method, h, y, y_new, K, atol, rtol):
+def _error_norm(method, h, y, y_new, K, atol, rtol, work, work2):
+    """Scaled RMS norm of the embedded error estimate (DOP853: the combined 5th/3rd-order estimate)."""
     n = y.shape[0]
+    for i in range(n):
+        work[i] = 0.0
+        work2[i] = 0.0
     if method == DOPRI5:
+        _accumulate(h, _D5_E, 0, K, 7, work)
         acc = 0.0
         for i in range(n):
-            scale = atol[i] + rtol * max(abs(y[i]), abs(y_new[i]))
-            e = 0.0
-            for j in range(7):
-                e += _D5_E[j] * K[j, i]
-            acc += (h * e / scale) ** 2
+            acc += (work[i] / (atol[i] + rtol * max(abs(y[i]), abs(y_new[i])))) ** 2
         return math.sqrt(acc / n)
+    _accumulate(1.0, _D8_E5, 0, K, _D8_S + 1, work)
+    _accumulate(1.0, _D8_E3, 0, K, _D8_S + 1, work2)
     e5 = 0.0
     e3 = 0.0
     for i in range(n):
         scale = atol[i] + rtol * max(abs(y[i]), abs(y_new[i]))
-        a5 = 0.0
-        a3 = 0.0
-        for j in range(_D8_S + 1):
-            a5 += _D8_E5[j] * K[j, i]
-            a3 += _D8_E3[j] * K[j, i]
-        e5 += (a5 / scale) ** 2
-        e3 += (a3 / scale) ** 2
+        e5 += (work[i] / scale) ** 2
+        e3 += (work2[i] / scale) ** 2
     if e5 == 0.0 and e3 == 0.0:
         return 0.0
     return abs(h) * e5 / math.sqrt((e5 + 0.01 * e3) * n)
@@ -134,12 +153,9 @@ def _prepare_dense(rhs, method, t, y, y_new, h, params, K, work, Q):
     """Per-step interpolation coefficients Q; returns the extra function evaluations."""
     n = y.shape[0]
     if method == DOPRI5:
-        for i in range(n):
-            for k in range(4):
-                acc = 0.0
-                for j in range(7):
-                    acc += K[j, i] * _D5_P[j, k]
-                Q[k, i] = acc
+        Q[:4] = 0.0
+        for k in range(4):
+            _accumulate(1.0, _D5_P_T, k, K, 7, Q[k])
         return 0
     if method == DOP853:
         for s in range(_D8_S + 1, _D8_SX):
@@ -149,11 +165,9 @@ def _prepare_dense(rhs, method, t, y, y_new, h, params, K, work, Q):
             Q[0, i] = dy
             Q[1, i] = h * K[0, i] - dy
             Q[2, i] = 2.0 * dy - h * (K[_D8_S, i] + K[0, i])
-            for r in range(4):
-                acc = 0.0
-                for j in range(_D8_SX):
-                    acc += _D8_D[r, j] * K[j, i]
-                Q[3 + r, i] = h * acc
+        Q[3:] = 0.0
+        for r in range(4):
+            _accumulate(h, _D8_D, r, K, _D8_SX, Q[3 + r])
         return _D8_SX - _D8_S - 1
     return 0
 
@@ -221,6 +235,7 @@ def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, 
     order = _ERROR_ESTIMATOR_ORDER[method]
     K = np.empty((_D8_SX, n))
     work = np.empty(n)
+    work2 = np.empty(n)
     y = y0.copy()
     y_new = np.empty(n)
     Q = np.empty((7, n))
@@ -240,6 +255,7 @@ def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, 
 
     f = rhs(t0, y, params)
     nfev = 1
+    _copy_into(f, K, 0)  # K[0] holds f(t, y) at the start of every step (FSAL)
     if not _all_finite(f):
         return ts[:k], ys[:k], NON_FINITE, nfev, 0
     fixed = step > 0.0
@@ -267,7 +283,7 @@ def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, 
             if attempts > max_steps:
                 status = MAX_STEPS
                 break
-            nfev += _step(rhs, method, t, y, f, h, params, K, work, y_new)
+            nfev += _step(rhs, method, t, y, h, params, K, work, y_new)
             if not (_all_finite(y_new) and _all_finite(K[_STAGES[method]])):
                 status = NON_FINITE
                 break
@@ -286,8 +302,8 @@ def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, 
                 if t_new >= t1 or t1 - t_new < min_step:
                     t_new = t1
                 h = t_new - t
-                nfev += _step(rhs, method, t, y, f, h, params, K, work, y_new)
-                err = _error_norm(method, h, y, y_new, K, atol, rtol)
+                nfev += _step(rhs, method, t, y, h, params, K, work, y_new)
+                err = _error_norm(method, h, y, y_new, K, atol, rtol, work, work2)
                 if math.isfinite(err) and err < 1.0 and _all_finite(K[_STAGES[method]]):
                     if err == 0.0:
                         factor = 10.0
@@ -332,8 +348,48 @@ def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, 
             break
         t = t_new
         y[:] = y_new
-        f = K[_STAGES[method]].copy()
+        last = _STAGES[method]
+        for i in range(n):
+            K[0, i] = K[last, i]
     return ts[:k].copy(), ys[:k].copy(), status, nfev, nsteps
+
+
+class CompiledRhs:
+    """A right-hand side ready for :func:`integrate`, with its compiled entry point looked up once.
+
+    Passing a numba dispatcher as a first-class function makes numba look up two function addresses
+    on every call (tens of microseconds, more than a whole small solve); this object carries the
+    address, and its numba type is a constant (numba's wrapper-address protocol).
+    """
+
+    __slots__ = ("dispatcher", "address")
+
+    def __init__(self, dispatcher):
+        self.dispatcher = dispatcher
+        self.address = _get_wrapper_address(dispatcher, RHS_SIGNATURE)
+
+    def __wrapper_address__(self):
+        return self.address
+
+    def signature(self):
+        return RHS_SIGNATURE
+
+
+@typeof_impl.register(CompiledRhs)
+def _typeof_compiled_rhs(value, context):
+    return _RHS
+
+
+@lru_cache(maxsize=None)
+def compiled_rhs(rhs):
+    """The :class:`CompiledRhs` of an ``@njit`` function (compiled for RHS_SIGNATURE once)."""
+    if not isinstance(rhs, CPUDispatcher):
+        raise TypeError(f"rhs must be a numba.njit function rhs(t, y, params) -> dydt, got {type(rhs).__name__}")
+    try:
+        return CompiledRhs(rhs)
+    except Exception as exc:  # numba's typing errors carry the useful text
+        raise TypeError(f"rhs cannot be compiled as rhs(float64, float64[:], float64[:]) -> float64[:]: "
+                        f"{str(exc).splitlines()[0]}") from exc
 
 
 class IntegrationError(RuntimeError):
@@ -370,22 +426,23 @@ def solve_ode(rhs, t_span, y0, t_eval=None, params=None, method="dopri5", rtol=1
     the output times (dense output); without it every accepted step is returned. ``atol`` is a
     scalar or one value per state. Returns :class:`OdeResult`; call ``.check()`` to raise on failure.
     """
-    if not isinstance(rhs, CPUDispatcher):
-        raise TypeError(f"rhs must be a numba.njit function rhs(t, y, params) -> dydt, got {type(rhs).__name__}")
+    compiled = compiled_rhs(rhs)
     require_choice("method", method, METHODS)
-    span = as_finite_array("t_span", t_span, ndim=1)
-    if span.shape != (2,) or not span[1] > span[0]:
-        raise ValueError(f"t_span must be (t0, t1) with finite t1 > t0, got {tuple(np.ravel(t_span))}")
-    t0, t1 = float(span[0]), float(span[1])
+    try:
+        t0, t1 = (as_float("t_span", t) for t in t_span)
+    except (TypeError, ValueError):
+        raise ValueError(f"t_span must be (t0, t1) with finite t1 > t0, got {t_span!r}") from None
+    if not t1 > t0:
+        raise ValueError(f"t_span must be (t0, t1) with finite t1 > t0, got {t_span!r}")
     y0 = as_finite_array("y0", y0, ndim=1)
     if y0.size == 0:
         raise ValueError("y0 must have at least one component, got an empty array")
     params = np.zeros(0) if params is None else as_finite_array("params", params, ndim=1)
     rtol = require_in_range("rtol", rtol, 1e-15, 1.0)
     atol = as_finite_array("atol", atol)
-    if atol.ndim > 1 or (atol.ndim == 1 and atol.shape != y0.shape) or np.any(atol <= 0):
+    if atol.ndim > 1 or (atol.ndim == 1 and atol.shape != y0.shape) or (atol <= 0).any():
         raise ValueError(f"atol must be > 0, a scalar or one value per state ({y0.size}), got {atol}")
-    atol = np.array(np.broadcast_to(atol, y0.shape), dtype=np.float64)  # a writable copy
+    atol = np.full(y0.shape, atol) if atol.ndim == 0 else atol
     max_steps = require_integer("max_steps", max_steps, 1)
     if step is None:
         if method == "rk4":
@@ -399,7 +456,7 @@ def solve_ode(rhs, t_span, y0, t_eval=None, params=None, method="dopri5", rtol=1
         t_out, dense = np.zeros(0), False
     else:
         t_out, dense = as_finite_array("t_eval", t_eval, ndim=1), True
-        if np.any(np.diff(t_out) < 0):
+        if (t_out[1:] < t_out[:-1]).any():
             raise ValueError("t_eval must be sorted in increasing order")
         if t_out.size and (t_out[0] < t0 or t_out[-1] > t1):
             raise ValueError(f"t_eval must lie inside t_span=[{t0:g}, {t1:g}], got [{t_out[0]:g}, {t_out[-1]:g}]")
@@ -409,6 +466,6 @@ def solve_ode(rhs, t_span, y0, t_eval=None, params=None, method="dopri5", rtol=1
         raise TypeError(f"rhs(t0, y0, params) could not be evaluated: {exc}") from exc
     if not isinstance(f0, np.ndarray) or f0.shape != y0.shape:
         raise ValueError(f"rhs must return an array of shape {y0.shape}, got {getattr(f0, 'shape', type(f0))}")
-    t, y, status, nfev, nsteps = integrate(rhs, t0, t1, y0, t_out, dense, params, METHODS[method],
+    t, y, status, nfev, nsteps = integrate(compiled, t0, t1, y0, t_out, dense, params, METHODS[method],
                                            rtol, atol, step, max_steps)
     return OdeResult(t, y, status == SUCCESS, MESSAGES[status], int(nfev), int(nsteps), method)

@@ -3,7 +3,9 @@
 * Uncoupled logistic modes ``y_i' = r_i y_i (1 - y_i)``, ``y_i(t) = 1 / (1 + (1/y_i(0) - 1) e^{-r_i t})``:
   the shape of Saxe's mode learning (spec/linear_networks.md Eq 2.2.11 with u = y).
 * The same modes in a rotated basis, ``y = Q z``: ``y' = Q diag(r) (z ∘ (1 - z))`` with ``z = Qᵀ y``.
-  Every state is coupled to every other through the nonlinearity, and ``Q z(t)`` is exact.
+  Every state is coupled to every other through the nonlinearity, and ``Q z(t)`` is exact. With a
+  Haar ``Q`` the right-hand side costs O(n²); with ``Q`` a chain of adjacent Givens rotations
+  (:func:`givens_logistic_problem`) it costs O(n) and still couples every state to every other.
 
 :func:`fixed_step_errors` measures a method's global error on the logistic equation
 y' = y(1 - y), y(0) = 0.01 over [0, 10] (maximum over the step points, since a single end point can
@@ -48,6 +50,45 @@ def rotated_logistic_problem(n, seed=0):
     q, r = np.linalg.qr(rng.standard_normal((n, n)))
     q *= np.sign(np.diag(r))
     params = np.concatenate([rates, q.ravel()])
+
+    def exact(t):
+        return logistic_exact(t, z0, rates) @ q.T
+
+    return q @ z0, params, exact
+
+
+@nb.njit(cache=True)
+def _apply_givens(v, cos, sin, transpose):
+    """Q v (or Qᵀ v) for Q = G_0 G_1 ... G_{n-2}, G_k rotating coordinates (k, k+1)."""
+    out = v.copy()
+    n = v.shape[0]
+    for step in range(n - 1):
+        k = step if transpose else n - 2 - step
+        c, s = cos[k], (-sin[k] if transpose else sin[k])
+        a, b = out[k], out[k + 1]
+        out[k] = c * a - s * b
+        out[k + 1] = s * a + c * b
+    return out
+
+
+@nb.njit(cache=True)
+def givens_logistic_rhs(t, y, params):
+    """params = [r_1..r_n, cos θ_1..θ_{n-1}, sin θ_1..θ_{n-1}] for n = len(y)."""
+    n = y.shape[0]
+    rates, cos, sin = params[:n], params[n:2 * n - 1], params[2 * n - 1:]
+    z = _apply_givens(y, cos, sin, True)
+    return _apply_givens(rates * z * (1.0 - z), cos, sin, False)
+
+
+def givens_logistic_problem(n, seed=0):
+    """(y0, params, exact(t)) for n logistic modes rotated by a chain of n - 1 Givens rotations."""
+    n = require_integer("n", n, 2, 10**6)
+    rng = rng_from(seed)
+    rates = rng.uniform(0.5, 2.0, n)
+    z0 = rng.uniform(0.01, 0.2, n)
+    theta = rng.uniform(0.3, 1.2, n - 1)
+    params = np.concatenate([rates, np.cos(theta), np.sin(theta)])
+    q = np.stack([_apply_givens(e, params[n:2 * n - 1], params[2 * n - 1:], False) for e in np.eye(n)], axis=1)
 
     def exact(t):
         return logistic_exact(t, z0, rates) @ q.T

@@ -16,18 +16,18 @@ def _describe(value):
 
 
 def as_finite_array(name, value, ndim=None):
-    """``value`` as a float64 array with finite entries (and ``ndim`` dimensions when given)."""
+    """``value`` as a new C-contiguous float64 array with finite entries (and ``ndim`` dimensions)."""
     if isinstance(value, (str, bytes)) or value is None:
         raise TypeError(f"{name} must be a real number or array of real numbers, got {value!r}")
+    if getattr(value, "dtype", None) is not None and value.dtype.kind == "c" or isinstance(value, complex):
+        raise TypeError(f"{name} must be real, got a complex value")
     try:
         arr = np.array(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be a real number or array of real numbers, got {_describe(value)}") from exc
-    if np.iscomplexobj(value):
-        raise TypeError(f"{name} must be real, got a complex value")
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
+    if not np.isfinite(arr).all():
         raise ValueError(f"{name} must be finite, got {_describe(value)}")
     return arr  # np.array copies into a C-contiguous array
 

@@ -1,0 +1,108 @@
+"""Per-solve time of the numba integrators against scipy.integrate.solve_ivp (and CyRK if installed).
+
+Same method (dopri5 = RK45, dop853 = DOP853), same rtol/atol, same problem, same output times;
+accuracy is the max error against the exact solution. Problems:
+
+(a) 64 uncoupled logistic modes y_i' = r_i y_i (1 - y_i), closed form;
+(b) rotated logistic modes y = Q z (every state coupled to every other through the nonlinearity),
+    exact solution Q z(t): n = 20 with a Haar Q (O(n²) right-hand side) and n = 100 with Q a chain
+    of Givens rotations (O(n) right-hand side, so the solver and not a dense matrix product is timed).
+
+SciPy gets the same numba-compiled right-hand side, called from Python, which is the fastest way to
+use it. Times are medians over repeats after a warm-up (compilation excluded for every solver).
+Run: python benchmarks/ode_solvers.py [--quick]
+"""
+import argparse
+import importlib.util
+import time
+
+import numba as nb
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from dynamics import numerics as nx
+
+T_END = 10.0
+T_EVAL = np.linspace(0.0, T_END, 101)
+TOLERANCES = ((1e-6, 1e-9), (1e-10, 1e-12))
+PAIRS = (("dopri5", "RK45"), ("dop853", "DOP853"))
+
+
+def problem_a(n=64, seed=0):
+    rng = np.random.default_rng(seed)
+    rates, y0 = rng.uniform(0.5, 2.0, n), rng.uniform(0.01, 0.2, n)
+    return "(a) 64 logistic modes", nx.logistic_rhs, y0, rates, lambda t: nx.logistic_exact(t, y0, rates)
+
+
+def problem_b(n, givens=False):
+    if givens:
+        y0, params, exact = nx.givens_logistic_problem(n, seed=0)
+        return f"(b) {n} coupled (Givens)", nx.givens_logistic_rhs, y0, params, exact
+    y0, params, exact = nx.rotated_logistic_problem(n, seed=0)
+    return f"(b) {n} coupled (Haar)", nx.rotated_logistic_rhs, y0, params, exact
+
+
+def timed(fn, repeats):
+    fn()  # warm-up: compilation and caches
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times)), out
+
+
+def cyrk_solver(rhs, params, n):
+    """A CyRK C-callback wrapping the same right-hand side, or None without CyRK."""
+    if importlib.util.find_spec("CyRK") is None:
+        return None
+    from CyRK import nb_diffeq_addr, nbsolve2_ivp
+
+    n_params = params.size
+
+    @nb.njit
+    def diffeq(dy, t, y, args):
+        out = rhs(t, nb.carray(y, (n,)).copy(), nb.carray(args, (n_params,)).copy())
+        for i in range(n):
+            dy[i] = out[i]
+
+    address = nb_diffeq_addr(diffeq)
+
+    def solve(y0, method, rtol, atol):
+        res = nbsolve2_ivp(address, (0.0, T_END), y0, method=method, t_eval=T_EVAL, args=params, rtol=rtol, atol=atol)
+        return res.y.T
+
+    return solve
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    args = parser.parse_args()
+    repeats = 3 if args.quick else 15
+    header = f"{'problem':24s} {'method':7s} {'rtol':>6s} {'ours ms':>8s} {'scipy ms':>9s} {'speed-up':>9s} " \
+             f"{'err ours':>9s} {'err scipy':>9s}  cyrk (ms, speed-up of ours, err)"
+    print(header)
+    print("-" * len(header))
+    for name, rhs, y0, params, exact in (problem_a(), problem_b(20), problem_b(100, givens=True), problem_b(100)):
+        reference = exact(T_EVAL)
+        cyrk = cyrk_solver(rhs, params, y0.size)
+        for ours, theirs in PAIRS:
+            for rtol, atol in TOLERANCES:
+                t_ours, sol = timed(lambda: nx.solve_ode(rhs, (0.0, T_END), y0, t_eval=T_EVAL, params=params,
+                                                         method=ours, rtol=rtol, atol=atol).check(), repeats)
+                t_scipy, ivp = timed(lambda: solve_ivp(lambda t, y: rhs(t, y, params), (0.0, T_END), y0,
+                                                       method=theirs, t_eval=T_EVAL, rtol=rtol, atol=atol),
+                                     max(2, repeats // 3))
+                err_ours = np.abs(sol.y - reference).max()
+                err_scipy = np.abs(ivp.y.T - reference).max()
+                line = (f"{name:24s} {ours:7s} {rtol:6.0e} {1e3 * t_ours:8.3f} {1e3 * t_scipy:9.2f} "
+                        f"{t_scipy / t_ours:8.0f}x {err_ours:9.1e} {err_scipy:9.1e}")
+                if cyrk is not None:
+                    t_cyrk, y_cyrk = timed(lambda: cyrk(y0, theirs, rtol, atol), repeats)
+                    line += f"  {1e3 * t_cyrk:7.3f} {t_cyrk / t_ours:5.1f}x {np.abs(y_cyrk - reference).max():8.1e}"
+                print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()
