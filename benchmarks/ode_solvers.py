@@ -9,7 +9,8 @@ accuracy is the max error against the exact solution. Problems:
     of Givens rotations (O(n) right-hand side, so the solver and not a dense matrix product is timed).
 
 SciPy gets the same numba-compiled right-hand side, called from Python, which is the fastest way to
-use it. Times are medians over repeats after a warm-up (compilation excluded for every solver).
+use it. Times are the minimum over repeats after a warm-up (compilation excluded for every solver):
+the minimum is the least disturbed by other load on the machine.
 Run: python benchmarks/ode_solvers.py [--quick]
 """
 import argparse
@@ -49,7 +50,7 @@ def timed(fn, repeats):
         start = time.perf_counter()
         out = fn()
         times.append(time.perf_counter() - start)
-    return float(np.median(times)), out
+    return float(np.min(times)), out
 
 
 def cyrk_solver(rhs, params, n):

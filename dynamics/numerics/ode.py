@@ -36,6 +36,8 @@ DOPRI5, DOP853, RK4 = 0, 1, 2
 METHODS = {"dopri5": DOPRI5, "dop853": DOP853, "rk4": RK4}
 _ERROR_ESTIMATOR_ORDER = (4, 7, 4)
 _STAGES = (6, tab.DOP853_STAGES, 4)
+# error_model="numpy" lets divisions by zero give inf/nan (caught by the finiteness checks) instead of
+# raising, which removes a branch per division and lets the per-state loops vectorise.
 
 SUCCESS, MAX_STEPS, STEP_TOO_SMALL, NON_FINITE = 0, 1, 2, 3
 MESSAGES = {
@@ -58,7 +60,7 @@ _D8_B, _D8_E3, _D8_E5 = (v[None, :].copy() for v in (tab.DOP853_B, tab.DOP853_E3
 _D8_S, _D8_SX = tab.DOP853_STAGES, tab.DOP853_STAGES_EXTENDED
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _accumulate(h, coefficients, row, K, count, out):
     """out += h * sum_{j<count} coefficients[row, j] K[j]. Plain index loops, no views or slice
     assignments: those cost reference counting on every call, which dominates on small systems.
@@ -71,13 +73,13 @@ def _accumulate(h, coefficients, row, K, count, out):
                 out[i] += c * K[j, i]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _copy_into(source, K, row):
     for i in range(source.shape[0]):
         K[row, i] = source[i]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _stage(rhs, t, y, h, params, A, C, s, K, work):
     """K[s] = rhs(t + C[s] h, y + h * sum_{j<s} A[s, j] K[j])."""
     for i in range(y.shape[0]):
@@ -86,7 +88,7 @@ def _stage(rhs, t, y, h, params, A, C, s, K, work):
     _copy_into(rhs(t + C[s] * h, work, params), K, s)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _rms(v):
     acc = 0.0
     for x in v:
@@ -94,7 +96,7 @@ def _rms(v):
     return math.sqrt(acc / v.shape[0])
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _all_finite(v):
     for x in v:
         if not math.isfinite(x):
@@ -102,7 +104,7 @@ def _all_finite(v):
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _step(rhs, method, t, y, h, params, K, work, y_new):
     """One step of `method` from K[0] = f(t, y); fills K (with K[stages] = f(t+h, y_new)) and y_new.
     Returns the number of function evaluations."""
@@ -122,7 +124,7 @@ def _step(rhs, method, t, y, h, params, K, work, y_new):
     return s_count
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _error_norm(method, h, y, y_new, K, atol, rtol, work, work2):
     """Scaled RMS norm of the embedded error estimate (DOP853: the combined 5th/3rd-order estimate)."""
     n = y.shape[0]
@@ -148,7 +150,7 @@ def _error_norm(method, h, y, y_new, K, atol, rtol, work, work2):
     return abs(h) * e5 / math.sqrt((e5 + 0.01 * e3) * n)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _prepare_dense(rhs, method, t, y, y_new, h, params, K, work, Q):
     """Per-step interpolation coefficients Q; returns the extra function evaluations."""
     n = y.shape[0]
@@ -172,7 +174,7 @@ def _prepare_dense(rhs, method, t, y, y_new, h, params, K, work, Q):
     return 0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _dense_value(method, x, y, y_new, h, K, Q, out):
     """The interpolant at t + x h, x in [0, 1], written into out."""
     n = y.shape[0]
@@ -198,7 +200,7 @@ def _dense_value(method, x, y, y_new, h, K, Q, out):
             out[i] = h00 * y[i] + h10 * h * K[0, i] + h01 * y_new[i] + h11 * h * K[4, i]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _initial_step(rhs, t0, t1, y0, f0, params, order, rtol, atol):
     """Hairer, Nørsett & Wanner, Sec. II.4: a starting step from two derivative evaluations."""
     n = y0.shape[0]
@@ -223,7 +225,7 @@ def _initial_step(rhs, t0, t1, y0, f0, params, order, rtol, atol):
 @nb.njit(types.Tuple((types.float64[::1], types.float64[:, ::1], types.int64, types.int64, types.int64))(
     _RHS, types.float64, types.float64, types.float64[::1], types.float64[::1], types.boolean,
     types.float64[::1], types.int64, types.float64, types.float64[::1], types.float64, types.int64),
-    cache=True)
+    cache=True, error_model="numpy")
 def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, max_steps):
     """The integrator itself, callable from numba code (no argument checking: see :func:`solve_ode`).
 
