@@ -1,0 +1,33 @@
+"""Linear networks: mode learning (Saxe et al. 2013) and generalization dynamics (Advani & Saxe 2017).
+
+Source: 001_61c8f54ededf01e4.txt (M. Pezeshki's thesis), Sec. 2.2 Eqs (2.2.2)–(2.2.22) and Sec. 2.3
+Eqs (2.3.1)–(2.3.30), as rebuilt in spec/linear_networks.md (with its errata).
+
+Conventions, made explicit:
+
+* **Time.** τ = 1 and t = k·η for gradient descent with learning rate η on the loss as written:
+  (1/2)||y − W32 W21 X||_F² (2.2.2) and (1/2)||y − wX||² for the student, whose flow (2.3.5) absorbs
+  the 2 of (2.3.4) into τ. A loss scaled by c gives t = c·η·k (``gd_flow_time``); e.g. torch's
+  ``MSELoss(reduction="mean")`` over n entries is c = 2/n. Every result depends on t only through t/τ.
+* **Whitening.** X Xᵀ = I with the *sum* over examples (2.2.7): orthonormal rows of X (``whiten``,
+  ``whitened_inputs``). Saxe's mean convention (1/P) X Xᵀ = I corresponds to X/√P.
+* **Mode strength.** u = a·b, u0 is the initial *mode strength* (u0 = a0² for a balanced per-layer
+  weight a0), not a per-layer weight.
+* **Generalization error.** E_g = ||w̄ − w||²/N + σ_ε² (2.3.14, Advani–Saxe), test inputs x ~ N(0, I/N),
+  noise floor included, no 1/2; E_t = ||y − wX||² (2.3.4) and ``generalization_curve`` returns E_t/P.
+  The thesis variant (2.3.15) is kept only as ``generalization_error_thesis_variant`` (erratum).
+"""
+from ._high_dim import (SQRT_GROWTH_CONSTANT, asymptotic_errors, bayes_error, expected_mode_error,
+                        generalization_curve, mode_bayes_error, optimal_stopping_time, per_mode_stopping_time)
+from ._modes import (deep_chain_strength, deep_mode_strength, half_learning_time, learning_time, mode_strength,
+                     mode_strength_unbalanced, scalar_mode_flow, scalar_mode_velocity)
+from ._network import (conserved_gram, decoupled_init, effective_initial_strength, first_crossing_time,
+                       gd_flow_time, mode_map, mode_strengths, mode_task, network_flow, network_gd, network_loss,
+                       random_init, random_orthogonal, whiten, whitened_inputs)
+from ._student import (StudentInstance, draw_student, expected_generalization_error,
+                       finite_size_asymptotic_generalization_error, finite_size_asymptotic_training_error,
+                       generalization_error, generalization_error_thesis_variant, monte_carlo_generalization_error,
+                       student_flow, student_gd, student_instance, student_weights, student_weights_gd,
+                       training_error, training_error_direct)
+
+__all__ = [name for name in dir() if not name.startswith("_")]
