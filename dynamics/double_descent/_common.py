@@ -1,0 +1,77 @@
+"""Shared argument checks and result types of :mod:`dynamics.double_descent`.
+
+Conventions (spec §1): teacher ``y* = zᵀw`` with ``z ~ N(0, I/d)`` and ``‖w‖² = d``; student input ``x = Fᵀz``;
+bipartite ``F = U Σ Vᵀ`` with ``σ₁ = 1`` on the ``p`` fast directions and ``σ₂ = 1/κ`` on the ``d − p`` slow ones;
+sum-normalised loss ``½Σ(y − ŷ)² + (λ/2)‖ŵ‖²``; order parameters ``R = wᵀFŵ/d``, ``Q = ‖Fŵ‖²/d`` (Eq 4.2.7) and
+``L_G = ½(1 − 2R + Q)`` with noiseless test labels (Eq 4.2.6).
+"""
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from dynamics.numerics import require_choice, require_in_range, require_positive
+
+
+@dataclass(frozen=True)
+class OrderParameters:
+    """Per-group and total teacher–student overlaps and the generalisation error.
+
+    ``R1, R2, Q1, Q2`` are the fast/slow-group parts (None where the group split is not defined, e.g. for a
+    general modulation matrix). ``generalization_error`` is ½(1 − 2R + Q) (noiseless test labels; for a
+    single teacher draw ½(‖w‖²/d − 2R + Q)); ``noisy_generalization_error`` adds ½σ_ε² (noisy test labels).
+    """
+
+    R: np.ndarray
+    Q: np.ndarray
+    generalization_error: np.ndarray
+    noisy_generalization_error: np.ndarray
+    R1: Optional[np.ndarray] = None
+    R2: Optional[np.ndarray] = None
+    Q1: Optional[np.ndarray] = None
+    Q2: Optional[np.ndarray] = None
+
+
+def order_parameters(R, Q, noise, R1=None, R2=None, Q1=None, Q2=None, teacher_power=1.0):
+    """Assemble :class:`OrderParameters`; L_G = ½(teacher_power − 2R + Q) (Eq 4.2.6 / its single-draw form)."""
+    error = 0.5 * (teacher_power - 2.0 * R + Q)
+    return OrderParameters(R, Q, error, error + 0.5 * noise ** 2, R1, R2, Q1, Q2)
+
+
+def check_times(name, t, allow_zero=True):
+    """GD times as a float64 array: finite or +inf, >= 0 (> 0 unless ``allow_zero``)."""
+    if isinstance(t, (str, bytes)) or t is None:
+        raise TypeError(f"{name} must be a real number or array of real numbers, got {t!r}")
+    try:
+        arr = np.array(t, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a real number or array of real numbers, got {t!r}") from exc
+    if np.iscomplexobj(t):
+        raise TypeError(f"{name} must be real, got a complex value")
+    if np.any(np.isnan(arr)):
+        raise ValueError(f"{name} must not contain NaN")
+    bad = (arr < 0) if allow_zero else (arr <= 0)
+    if np.any(bad):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be {bound} (inf allowed), got {arr[bad].flat[0]:g}")
+    return arr
+
+
+def check_noise_ridge(noise, ridge):
+    return require_positive("noise", noise, allow_zero=True), require_positive("ridge", ridge, allow_zero=True)
+
+
+def check_bipartite(n, d, p, kappa):
+    """The bipartite set-up (σ₁ = 1, σ₂ = 1/κ): d > 0, 0 < p < d, κ >= 1, n > d (spec §2.5 Validity (1))."""
+    d = require_positive("d", d)
+    n = require_positive("n", n)
+    p = require_in_range("p", p, 0.0, d, low_open=True, high_open=True)
+    kappa = require_in_range("kappa", kappa, 1.0, np.inf)
+    if not n > d:
+        raise ValueError(f"n must be > d for the bipartite approximation, got n={n:g}, d={d:g}: for n <= d the "
+                         f"decoupled formulas count every sample in both groups and give negative Q")
+    return n, d, p, kappa
+
+
+def check_dynamics(dynamics):
+    return require_choice("dynamics", dynamics, ("gd", "flow"))
