@@ -155,9 +155,12 @@ def normal_ppf(q):
     return _apply(_NORMAL_PPF, require_array_in_range("q", q, 0.0, 1.0, low_open=True, high_open=True))
 
 
+MAX_TRIALS = 10**7  # the tails sum the pmf term by term
+
+
 def _binom_args(k, n, p):
-    n = require_integer("n", n, 0)
-    k = require_integer("k", k)
+    n = require_integer("n", n, 0, MAX_TRIALS)
+    k = require_integer("k", k, -(2**62), 2**62)
     p = require_in_range("p", p, 0.0, 1.0)
     return k, n, p
 
