@@ -105,6 +105,14 @@ def _all_finite(v):
 
 
 @nb.njit(cache=True, error_model="numpy")
+def _row_finite(M, row):
+    for i in range(M.shape[1]):
+        if not math.isfinite(M[row, i]):
+            return False
+    return True
+
+
+@nb.njit(cache=True, error_model="numpy")
 def _step(rhs, method, t, y, h, params, K, work, y_new):
     """One step of `method` from K[0] = f(t, y); fills K (with K[stages] = f(t+h, y_new)) and y_new.
     Returns the number of function evaluations."""
@@ -175,29 +183,29 @@ def _prepare_dense(rhs, method, t, y, y_new, h, params, K, work, Q):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _dense_value(method, x, y, y_new, h, K, Q, out):
-    """The interpolant at t + x h, x in [0, 1], written into out."""
+def _dense_value(method, x, y, y_new, h, K, Q, out, row):
+    """The interpolant at t + x h, x in [0, 1], written into out[row]."""
     n = y.shape[0]
     if method == DOPRI5:
         for i in range(n):
             acc = 0.0
             for k in range(3, -1, -1):
                 acc = (acc + Q[k, i]) * x
-            out[i] = y[i] + h * acc
+            out[row, i] = y[i] + h * acc
     elif method == DOP853:
         for i in range(n):
             acc = 0.0
             for r in range(6, -1, -1):
                 acc += Q[r, i]
                 acc *= x if (6 - r) % 2 == 0 else 1.0 - x
-            out[i] = y[i] + acc
+            out[row, i] = y[i] + acc
     else:
         h00 = (1.0 + 2.0 * x) * (1.0 - x) ** 2
         h10 = x * (1.0 - x) ** 2
         h01 = x * x * (3.0 - 2.0 * x)
         h11 = x * x * (x - 1.0)
         for i in range(n):
-            out[i] = h00 * y[i] + h10 * h * K[0, i] + h01 * y_new[i] + h11 * h * K[4, i]
+            out[row, i] = h00 * y[i] + h10 * h * K[0, i] + h01 * y_new[i] + h11 * h * K[4, i]
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -248,7 +256,7 @@ def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, 
     if dense:
         while k < m and t_eval[k] <= t0:
             ts[k] = t_eval[k]
-            ys[k, :] = y0
+            _copy_into(y0, ys, k)
             k += 1
     else:
         ts[0] = t0
@@ -286,7 +294,7 @@ def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, 
                 status = MAX_STEPS
                 break
             nfev += _step(rhs, method, t, y, h, params, K, work, y_new)
-            if not (_all_finite(y_new) and _all_finite(K[_STAGES[method]])):
+            if not (_all_finite(y_new) and _row_finite(K, _STAGES[method])):
                 status = NON_FINITE
                 break
         else:
@@ -306,7 +314,7 @@ def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, 
                 h = t_new - t
                 nfev += _step(rhs, method, t, y, h, params, K, work, y_new)
                 err = _error_norm(method, h, y, y_new, K, atol, rtol, work, work2)
-                if math.isfinite(err) and err < 1.0 and _all_finite(K[_STAGES[method]]):
+                if math.isfinite(err) and err < 1.0 and _row_finite(K, _STAGES[method]):
                     if err == 0.0:
                         factor = 10.0
                     else:
@@ -328,11 +336,10 @@ def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, 
             while k < m and t_eval[k] <= t_new:
                 ts[k] = t_eval[k]
                 if t_eval[k] == t_new:
-                    ys[k, :] = y_new
+                    _copy_into(y_new, ys, k)
                 else:
-                    _dense_value(method, (t_eval[k] - t) / h, y, y_new, h, K, Q, work)
-                    ys[k, :] = work
-                if not _all_finite(ys[k]):
+                    _dense_value(method, (t_eval[k] - t) / h, y, y_new, h, K, Q, ys, k)
+                if not _row_finite(ys, k):
                     status = NON_FINITE
                     break
                 k += 1
@@ -344,12 +351,13 @@ def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, 
                 ys2[:k] = ys
                 ts, ys = ts2, ys2
             ts[k] = t_new
-            ys[k, :] = y_new
+            _copy_into(y_new, ys, k)
             k += 1
         if status != SUCCESS:
             break
         t = t_new
-        y[:] = y_new
+        for i in range(n):
+            y[i] = y_new[i]
         last = _STAGES[method]
         for i in range(n):
             K[0, i] = K[last, i]

@@ -20,7 +20,10 @@ from .validation import require_choice, as_finite_array, require_array_in_range,
 
 @nb.njit(cache=True)
 def logistic_rhs(t, y, rates):
-    return rates * y * (1.0 - y)
+    out = np.empty_like(y)  # one allocation: the array expression would make three
+    for i in range(y.shape[0]):
+        out[i] = rates[i] * y[i] * (1.0 - y[i])
+    return out
 
 
 def logistic_exact(t, y0, rates):
@@ -59,25 +62,27 @@ def rotated_logistic_problem(n, seed=0):
 
 @nb.njit(cache=True)
 def _apply_givens(v, cos, sin, transpose):
-    """Q v (or Qᵀ v) for Q = G_0 G_1 ... G_{n-2}, G_k rotating coordinates (k, k+1)."""
-    out = v.copy()
+    """v <- Q v (or Qᵀ v) in place, for Q = G_0 G_1 ... G_{n-2}, G_k rotating coordinates (k, k+1)."""
     n = v.shape[0]
     for step in range(n - 1):
         k = step if transpose else n - 2 - step
         c, s = cos[k], (-sin[k] if transpose else sin[k])
-        a, b = out[k], out[k + 1]
-        out[k] = c * a - s * b
-        out[k + 1] = s * a + c * b
-    return out
+        a, b = v[k], v[k + 1]
+        v[k] = c * a - s * b
+        v[k + 1] = s * a + c * b
 
 
 @nb.njit(cache=True)
 def givens_logistic_rhs(t, y, params):
     """params = [r_1..r_n, cos θ_1..θ_{n-1}, sin θ_1..θ_{n-1}] for n = len(y)."""
     n = y.shape[0]
-    rates, cos, sin = params[:n], params[n:2 * n - 1], params[2 * n - 1:]
-    z = _apply_givens(y, cos, sin, True)
-    return _apply_givens(rates * z * (1.0 - z), cos, sin, False)
+    cos, sin = params[n:2 * n - 1], params[2 * n - 1:]
+    out = y.copy()
+    _apply_givens(out, cos, sin, True)
+    for i in range(n):
+        out[i] = params[i] * out[i] * (1.0 - out[i])
+    _apply_givens(out, cos, sin, False)
+    return out
 
 
 def givens_logistic_problem(n, seed=0):
@@ -88,7 +93,9 @@ def givens_logistic_problem(n, seed=0):
     z0 = rng.uniform(0.01, 0.2, n)
     theta = rng.uniform(0.3, 1.2, n - 1)
     params = np.concatenate([rates, np.cos(theta), np.sin(theta)])
-    q = np.stack([_apply_givens(e, params[n:2 * n - 1], params[2 * n - 1:], False) for e in np.eye(n)], axis=1)
+    q = np.eye(n)
+    for column in q.T:  # rows of the transpose are views of the columns
+        _apply_givens(column, params[n:2 * n - 1], params[2 * n - 1:], False)
 
     def exact(t):
         return logistic_exact(t, z0, rates) @ q.T

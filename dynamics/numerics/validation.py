@@ -34,6 +34,11 @@ def as_finite_array(name, value, ndim=None):
 
 def as_float(name, value):
     """``value`` as a finite Python float (rejecting bools, strings, arrays of size != 1)."""
+    if type(value) is float or type(value) is int:  # the common case, without numpy's overhead
+        x = float(value)
+        if not math.isfinite(x):
+            raise ValueError(f"{name} must be finite, got {x}")
+        return x
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.ndarray, np.generic)):
         raise TypeError(f"{name} must be a real number, got {value!r}")
     arr = np.asarray(value, dtype=np.float64)
