@@ -10,7 +10,7 @@ from typing import Optional
 
 import numpy as np
 
-from dynamics.numerics import require_choice, require_in_range, require_positive
+from dynamics.numerics import require_choice, require_in_range, require_positive, require_times
 
 
 @dataclass(frozen=True)
@@ -40,21 +40,7 @@ def order_parameters(R, Q, noise, R1=None, R2=None, Q1=None, Q2=None, teacher_po
 
 def check_times(name, t, allow_zero=True):
     """GD times as a float64 array: finite or +inf, >= 0 (> 0 unless ``allow_zero``)."""
-    if isinstance(t, (str, bytes)) or t is None:
-        raise TypeError(f"{name} must be a real number or array of real numbers, got {t!r}")
-    try:
-        arr = np.array(t, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a real number or array of real numbers, got {t!r}") from exc
-    if np.iscomplexobj(t):
-        raise TypeError(f"{name} must be real, got a complex value")
-    if np.any(np.isnan(arr)):
-        raise ValueError(f"{name} must not contain NaN")
-    bad = (arr < 0) if allow_zero else (arr <= 0)
-    if np.any(bad):
-        bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be {bound} (inf allowed), got {arr[bad].flat[0]:g}")
-    return arr
+    return require_times(name, t, allow_zero=allow_zero)
 
 
 def check_noise_ridge(noise, ridge):

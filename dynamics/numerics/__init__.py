@@ -14,6 +14,7 @@ from .special import (binom_cdf, binom_sf, log_binom_pmf, log_binom_pmf_kernel, 
                       normal_logcdf_kernel, normal_pdf, normal_pdf_kernel, normal_ppf,
                       normal_ppf_kernel, normal_sf)
 from .validation import (as_finite_array, as_float, require_array_in_range, require_choice,
-                         require_in_range, require_integer, require_positive, rng_from)
+                         require_in_range, require_integer, require_positive, require_times,
+                         rng_from)
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -32,6 +32,23 @@ def as_finite_array(name, value, ndim=None):
     return arr  # np.array copies into a C-contiguous array
 
 
+def require_times(name, value, allow_zero=True):
+    """Times as a float64 array with entries in [0, inf] ((0, inf] without ``allow_zero``): +inf is
+    the t -> inf limit that closed forms evaluate exactly; NaN is refused."""
+    if isinstance(value, (str, bytes)) or value is None:
+        raise TypeError(f"{name} must be a real number or array of real numbers, got {value!r}")
+    if getattr(value, "dtype", None) is not None and value.dtype.kind == "c" or isinstance(value, complex):
+        raise TypeError(f"{name} must be real, got a complex value")
+    try:
+        arr = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a real number or array of real numbers, got {_describe(value)}") from exc
+    bad = np.isnan(arr) | ((arr < 0) if allow_zero else (arr <= 0))
+    if bad.any():
+        raise ValueError(f"{name} must lie in {'[' if allow_zero else '('}0, inf], got {arr[bad].flat[0]:g}")
+    return arr
+
+
 def as_float(name, value):
     """``value`` as a finite Python float (rejecting bools, strings, arrays of size != 1)."""
     if type(value) is float or type(value) is int:  # the common case, without numpy's overhead

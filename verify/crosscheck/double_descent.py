@@ -13,17 +13,6 @@ SEED = "001_61c8f54ededf01e4.txt"
 def _torch_gd(ctx, X, y, eta, record, schedule=None):
     """Full-batch GD of ½Σ(y − Xŵ)² + (a_k/2)‖Xŵ‖² on a stack of designs, with autograd gradients."""
     torch = ctx.torch
-    threads = torch.get_num_threads()
-    if ctx.device.type == "cpu":
-        torch.set_num_threads(1)  # these small products gain nothing from threads and stall on a busy machine
-    try:
-        return _torch_gd_steps(ctx, X, y, eta, record, schedule)
-    finally:
-        torch.set_num_threads(threads)
-
-
-def _torch_gd_steps(ctx, X, y, eta, record, schedule):
-    torch = ctx.torch
     Xt, yt = ctx.tensor(X), ctx.tensor(y)
     eta_t = ctx.tensor(eta)[:, None]
     w = torch.zeros(X.shape[0], X.shape[2], dtype=ctx.dtype, device=ctx.device, requires_grad=True)

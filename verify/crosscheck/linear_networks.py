@@ -7,29 +7,14 @@ in torch, compared with the per-instance closed form (exactly) and the high-dime
 CPU sizes are small (CI); ``--device cuda`` runs the spec's sizes. Time convention: loss 0.5*sum,
 t = k·η (``gd_flow_time``).
 """
-from contextlib import contextmanager
-
 import numpy as np
 
 from dynamics import linear_networks as ln
-from . import crosscheck
+from . import crosscheck, single_thread_on_cpu
 from ..registry import Check
 
 SEED = "001_61c8f54ededf01e4.txt"
 SINGULAR_VALUES = np.array([4.0, 3.0, 2.0, 1.5, 1.0, 0.7, 0.5, 0.3])
-
-
-@contextmanager
-def _few_threads(ctx):
-    """One intra-op thread on CPU: these tensors are tiny, and thread hand-offs cost more than the
-    arithmetic (10x slower on a busy 2-core machine). The previous setting is restored."""
-    previous = ctx.torch.get_num_threads()
-    if not ctx.large:
-        ctx.torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        ctx.torch.set_num_threads(previous)
 
 
 def saxe_task(seed=0):
@@ -52,7 +37,7 @@ def train_two_layer(ctx, X, Y, W21, W32, learning_rate, n_steps, record_every=10
     optimizer = torch.optim.SGD(params, lr=learning_rate, momentum=0.0, weight_decay=0.0)
     inputs, targets = ctx.tensor(X.T), ctx.tensor(Y.T)  # torch is batch-first
     history21, history32 = [ctx.numpy(first.weight).copy()], [ctx.numpy(second.weight).copy()]
-    with _few_threads(ctx):
+    with single_thread_on_cpu(ctx):
         for k in range(1, n_steps + 1):
             optimizer.zero_grad(set_to_none=True)
             loss = 0.5 * ((targets - second(first(inputs))) ** 2).sum()
@@ -126,7 +111,7 @@ def train_students(ctx, instances, learning_rate, record_steps):
     optimizer = torch.optim.SGD([w], lr=learning_rate)
     record = set(int(k) for k in record_steps)
     out = {0: ctx.numpy(w)[:, 0].copy()}
-    with _few_threads(ctx):
+    with single_thread_on_cpu(ctx):
         for k in range(1, int(max(record_steps)) + 1):
             optimizer.zero_grad(set_to_none=True)
             loss = 0.5 * ((y - torch.einsum("sin,snp->sip", w, X)) ** 2).sum()  # batched w X
