@@ -81,7 +81,7 @@ def _copy_into(source, K, row):
 
 @nb.njit(cache=True, error_model="numpy")
 def _stage(rhs, t, y, h, params, A, C, s, K, work):
-    """K[s] = rhs(t + C[s] h, y + h * sum_{j<s} A[s, j] K[j])."""
+    """K[s] = rhs(t + C[s] h, y + h * sum_{j<s} A[s, j] K[j]) (the dense-output stages of DOP853)."""
     for i in range(y.shape[0]):
         work[i] = y[i]
     _accumulate(h, A, s, K, s, work)
@@ -123,12 +123,30 @@ def _step(rhs, method, t, y, h, params, K, work, y_new):
         A, B, C, s_count = _D8_A, _D8_B, _D8_C, _D8_S
     else:
         A, B, C, s_count = _RK4_A, _RK4_B, _RK4_C, 4
+    # The stages are written out here rather than in helper functions, and without aliasing arrays:
+    # a call between separately compiled numba functions, or an array assigned to a new name
+    # (reference counting), costs more than a whole stage of a small system.
     for s in range(1, s_count):
-        _stage(rhs, t, y, h, params, A, C, s, K, work)
+        for i in range(n):
+            work[i] = y[i]
+        for j in range(s):
+            c = h * A[s, j]
+            if c != 0.0:
+                for i in range(n):
+                    work[i] += c * K[j, i]
+        f = rhs(t + C[s] * h, work, params)
+        for i in range(n):
+            K[s, i] = f[i]
     for i in range(n):
         y_new[i] = y[i]
-    _accumulate(h, B, 0, K, s_count, y_new)
-    _copy_into(rhs(t + h, y_new, params), K, s_count)
+    for j in range(s_count):
+        c = h * B[0, j]
+        if c != 0.0:
+            for i in range(n):
+                y_new[i] += c * K[j, i]
+    f = rhs(t + h, y_new, params)
+    for i in range(n):
+        K[s_count, i] = f[i]
     return s_count
 
 
