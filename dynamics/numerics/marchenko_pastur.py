@@ -84,18 +84,23 @@ def mp_integrate(f, alpha, scale=1.0, order=16):
 
 
 def mp_cdf(lam, alpha, scale=1.0, order=16):
-    """P(eigenvalue <= λ), atom included: quadrature of ρ over [λ-, λ] in the θ variable."""
+    """P(eigenvalue <= λ), atom included: the bulk integrated over [λ-, λ] in the θ variable with the
+    graded panels of :func:`mp_quadrature` rescaled to [0, θ(λ)] (so λ >= λ+ gives the full mass)."""
     lo, hi = mp_edges(alpha, scale)
     lam = as_finite_array("lam", lam)
     flat = lam.ravel()
     half = (hi - lo) / 2
     theta_end = np.arccos(np.clip(1.0 - (np.clip(flat, lo, hi) - lo) / half, -1.0, 1.0))
-    x, w = np.polynomial.legendre.leggauss(require_integer("order", order, 2, 200) * 4)
-    theta = theta_end[:, None] * (x + 1) / 2
+    x, w = np.polynomial.legendre.leggauss(require_integer("order", order, 2, 200))
+    edges = _theta_panels() / np.pi  # panel edges on [0, 1], graded at both ends
+    a, b = edges[:-1, None], edges[1:, None]
+    unit = ((b - a) * x / 2 + (a + b) / 2).ravel()
+    unit_weights = ((b - a) * w / 2).ravel()
+    theta = theta_end[:, None] * unit
     inner = lo + 2.0 * half * np.sin(theta / 2) ** 2
     with np.errstate(invalid="ignore", divide="ignore"):
         integrand = np.where(inner > 0, half ** 2 * np.sin(theta) ** 2 / (2 * np.pi * scale * inner),
                              half / (np.pi * scale))  # the θ -> 0 limit at α = 1
-    bulk = (integrand * w).sum(axis=1) * theta_end / 2
+    bulk = (integrand * unit_weights).sum(axis=1) * theta_end
     out = (bulk + np.where(flat >= 0, mp_atom(alpha), 0.0)).reshape(lam.shape)
     return float(out) if out.ndim == 0 else out
