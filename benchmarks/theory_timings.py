@@ -1,0 +1,50 @@
+"""Wall time of the sweeps the theory issues set targets for (warm: compilation excluded).
+
+* linear_networks.generalization_curve on a 200-point time grid, one α (target: well under 1 s);
+* double_descent: the Fig 4.4 sweep (7 κ × 300 times) and the Fig 4.5 heat map (100 λ × 300 times)
+  of the bipartite theory (target: under 1 s each);
+* starvation: a 200 × 200 (s₁, δ) map of exact fixed points (target: a few seconds).
+
+Times are the minimum over repeats. Run: python benchmarks/theory_timings.py
+"""
+import time
+
+import numpy as np
+
+from dynamics import double_descent as dd
+from dynamics import linear_networks as ln
+from dynamics import starvation as sv
+
+
+def best_of(fn, repeats=5):
+    fn()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main():
+    t200 = np.linspace(0.0, 100.0, 200)
+    t300 = np.logspace(-3, 7, 300)
+    kappas = (1.0, 7.0, 12.0, 30.0, 100.0, 1e3, 1e5)
+    ridges = dd.code_ridge_to_api(10 ** -np.linspace(0.1, 8, 100))
+    s1, delta = np.linspace(0.5, 6.0, 200), np.linspace(-0.9, 0.9, 200)
+    cases = (
+        ("linear_networks.generalization_curve, 200 times, alpha = 0.5", lambda: ln.generalization_curve(t200, 0.5)),
+        ("linear_networks.generalization_curve, 200 times, alpha = 1", lambda: ln.generalization_curve(t200, 1.0)),
+        ("double_descent Fig 4.4 sweep, 7 kappa x 300 t",
+         lambda: [dd.bipartite_theory(t300, 110, 100, 70, k) for k in kappas]),
+        ("double_descent Fig 4.5 heat map, 100 lambda x 300 t",
+         lambda: dd.bipartite_theory(t300[:, None], 120, 100, 80, 40.0, noise=0.2, ridge=ridges[None, :])),
+        ("starvation 200 x 200 map of exact fixed points", lambda: sv.starvation_map(s1, delta, exact=True)),
+        ("starvation 200 x 200 map of Eq 10 fixed points", lambda: sv.starvation_map(s1, delta, exact=False)),
+    )
+    for name, fn in cases:
+        print(f"{name:58s} {1e3 * best_of(fn):9.2f} ms", flush=True)
+
+
+if __name__ == "__main__":
+    main()
