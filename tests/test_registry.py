@@ -23,6 +23,12 @@ def test_erratum_needs_printed_form_rejected_and_corrected_form_holding():
     assert not Check.erratum(printed_error=math.nan, corrected_error=1e-3, tolerance=1e-2).passed
 
 
+def test_numpy_verdicts_become_plain_bools_for_the_json_report():
+    import numpy as np
+
+    assert Check(np.float64(1.0), 2.0, np.bool_(True)).passed is True
+
+
 def test_all_of_reports_the_worst_and_fails_if_any_fails():
     combined = Check.all_of([Check(0.1, 1.0), Check(2.0, 1.0), Check(0.0, 0.0)])
     assert not combined.passed and combined.measured == 2.0

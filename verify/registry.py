@@ -35,6 +35,8 @@ class Check:
         if self.passed is None:
             ok = math.isfinite(measured) and measured <= tolerance
             object.__setattr__(self, "passed", bool(ok))
+        else:  # checks may hand over numpy booleans; the reports need plain ones
+            object.__setattr__(self, "passed", bool(self.passed))
 
     @classmethod
     def erratum(cls, printed_error, corrected_error, tolerance, reject_above=None, detail=""):
