@@ -36,12 +36,22 @@ def logistic_exact(t, y0, rates):
 
 @nb.njit(cache=True)
 def rotated_logistic_rhs(t, y, params):
-    """params = [r_1..r_n, Q.ravel()] for n = len(y)."""
+    """params = [r_1..r_n, Q.ravel()] for n = len(y). Plain loops: for these sizes a BLAS call costs
+    more than the product itself."""
     n = y.shape[0]
-    rates = params[:n]
-    q = params[n:].reshape((n, n))
-    z = q.T @ y
-    return q @ (rates * z * (1.0 - z))
+    z = np.zeros(n)
+    for i in range(n):
+        for j in range(n):
+            z[j] += params[n + i * n + j] * y[i]  # z = Qᵀ y
+    for j in range(n):
+        z[j] = params[j] * z[j] * (1.0 - z[j])
+    out = np.zeros(n)
+    for i in range(n):
+        acc = 0.0
+        for j in range(n):
+            acc += params[n + i * n + j] * z[j]  # out = Q g
+        out[i] = acc
+    return out
 
 
 def rotated_logistic_problem(n, seed=0):
