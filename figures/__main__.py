@@ -44,5 +44,14 @@ def main(argv=None):
     return 0
 
 
+def run():
+    """Console-script entry: main(), quietly ending when the reader of stdout goes away (| head)."""
+    try:
+        sys.exit(main())
+    except BrokenPipeError:
+        sys.stderr.close()
+        sys.exit(1)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()
