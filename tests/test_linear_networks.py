@@ -49,6 +49,25 @@ BAD_CALLS = [
     (ln.gd_flow_time, (10, 0.0), {}, "learning_rate"),
     (ln.expected_generalization_error, (1.0, [1.0, -0.5]), {}, "eigenvalues"),
     (ln.finite_size_asymptotic_generalization_error, (10, 11), {}, "n_examples"),
+    # audit additions: overflow, empty arrays, shapes and NaN in the helpers
+    (ln.mode_strength_unbalanced, (1.0, 1.0, 1e200, 1e-200), {}, "a0"),
+    (ln.mode_strength_unbalanced, (1.0, 1.0, 0.1, -1e200), {}, "b0"),
+    (ln.mode_strength_unbalanced, (1.0, 1e308, 1.0, 0.5), {}, "s, a0 or b0"),
+    (ln.generalization_curve, (1.0, 0.5), {"sigma_w2": 1e308, "sigma0": 1e200}, "sigma_w2"),
+    (ln.generalization_curve, (1.0, 0.5), {"sigma_w2": 1e308, "sigma_eps2": 1e308}, "sigma_w2, sigma_eps2"),
+    (ln.optimal_stopping_time, (0.5,), {"sigma_w2": 1e308, "sigma0": 1e200}, "sigma_w2"),
+    (ln.scalar_mode_flow, ([], 1.0, 0.1, 0.1), {}, "t"),
+    (ln.deep_mode_strength, ([], 1.0, 0.1, 3), {}, "t"),
+    (ln.expected_generalization_error, (1.0, []), {}, "eigenvalues"),
+    (ln.mode_map, (np.full((4, 3), np.nan), np.ones((2, 4)), np.eye(2), np.eye(3)), {}, "W21"),
+    (ln.mode_map, (np.ones((4, 3)), np.ones((2, 5)), np.eye(2), np.eye(3)), {}, "W32"),
+    (ln.mode_map, (np.ones((4, 3)), np.ones((2, 4)), np.eye(5), np.eye(3)), {}, "U"),
+    (ln.mode_strengths, (np.ones((4, 3)), np.ones((2, 4)), np.eye(2), np.full((3, 3), np.inf)), {}, "V"),
+    (ln.effective_initial_strength, (np.ones((4, 3)), np.full((2, 4), np.nan), np.eye(2), np.eye(3)), {}, "W32"),
+    (ln.conserved_gram, (np.ones((4, 3)), np.ones((2, 3))), {}, "W32"),
+    (ln.network_loss, (np.ones((4, 3)), np.ones((2, 4)), np.ones((3, 5)), np.ones((2, 6))), {}, "Y"),
+    (ln.network_gd, (0.1 * np.ones((4, 3)), 0.1 * np.ones((2, 4)), 100 * np.ones((2, 3))),
+     {"learning_rate": 1.0, "n_steps": 200}, "learning_rate"),
 ]
 
 
@@ -57,6 +76,29 @@ BAD_CALLS = [
 def test_bad_input_raises_value_error_naming_the_parameter(fn, args, kwargs, name):
     with pytest.raises(ValueError, match=name):
         fn(*args, **kwargs)
+
+
+def test_student_helpers_reject_bad_weights_and_divergence():
+    inst = ln.draw_student(10, 6, seed=0)
+    for fn in (ln.generalization_error, ln.generalization_error_thesis_variant, ln.training_error_direct):
+        with pytest.raises(ValueError, match="weights"):
+            fn(np.zeros(3), inst)
+        with pytest.raises(ValueError, match="weights"):
+            fn(np.full(10, np.nan), inst)
+    with pytest.raises(ValueError, match="learning_rate"):
+        ln.student_gd(inst, 100.0, 1000)
+    with pytest.raises(ValueError, match="t"):
+        ln.student_flow([], inst)
+
+
+def test_optimal_stopping_time_extreme_signal_to_noise():
+    # t_opt depends on the variances only through A/σ_ε² (P4), also where the bracket collapses
+    for ratio in (1e-300, 1e-30, 1e30, 1e290):
+        t_opt = ln.optimal_stopping_time(0.5, 1.0, 1.0 / ratio)
+        assert 0 < t_opt < math.inf
+        assert ln.optimal_stopping_time(0.5, 1e-5, 1e-5 / ratio) == pytest.approx(t_opt, rel=1e-8)
+        lo, hi = ln.per_mode_stopping_time(np.array([2.9142135623730954, 0.08578643762690485]), 1.0, 1.0 / ratio)
+        assert lo * (1 - 1e-12) <= t_opt <= hi * (1 + 1e-12)
 
 
 def test_string_input_is_a_type_error():

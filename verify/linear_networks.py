@@ -7,10 +7,11 @@ against Monte Carlo, against SciPy quadrature, or against sympy substitution.
 """
 import functools
 import math
+import warnings
 
 import numpy as np
 import sympy as sp
-from scipy import integrate, stats
+from scipy import integrate, optimize, stats
 
 from dynamics import linear_networks as ln
 from dynamics import numerics as nx
@@ -304,16 +305,27 @@ def loss_mode_decomposition():
 
 @claim("linear_networks.deep_mode_ode", "Saxe et al. 2013 (deep linear nets); spec A.4",
        "The deep balanced mode ODE τu' = D u^{2−2/D}(s − u) reproduces (2.2.22) at D = 2 (1e-9) and the product of "
-       "an integrated scalar chain a_1...a_D from a balanced start for D = 3, 4, 6 (1e-8 relative).", "identity")
+       "an integrated scalar chain a_1...a_D from a balanced start for D = 3, 4, 6 (1e-9 relative), through the "
+       "whole transition (every mode reaches 0.99 s).", "identity")
 def deep_mode_ode():
+    # rtol 1e-13 and an atol far below u0: the relative error of a mode that grows by 1e4 is then
+    # ~1e-12 (observed <= 6e-12); at the defaults (atol 1e-14 against u0 ~ 1e-6) it is ~1e-9.
+    tol = dict(rtol=1e-13, atol=1e-20)
     t = np.linspace(0.0, 40.0, 201)
-    checks = [Check(_rel(ln.deep_mode_strength(t, 2.0, 1e-4, 2), ln.mode_strength(t, 2.0, 1e-4)), 1e-9,
-                    detail="D = 2 vs sigmoid")]
-    for depth in (3, 4, 6):
-        u0 = 0.05 ** depth
-        chain = ln.deep_chain_strength(t, 1.5, np.full(depth, 0.05))
-        checks.append(Check(_rel(ln.deep_mode_strength(t, 1.5, u0, depth), chain), 1e-8, detail=f"D = {depth}"))
-    return Check.all_of(checks)
+    deep2 = ln.deep_mode_strength(t, 2.0, 1e-4, 2, **tol)
+    checks = [Check(_rel(deep2, ln.mode_strength(t, 2.0, 1e-4)), 1e-9, detail="D = 2 vs sigmoid")]
+    learned = [deep2[-1] / 2.0]
+    # Larger per-layer starts for deeper chains: the plateau lasts ~ u0^{2/D − 1}, so a0 = 0.05 at D = 6
+    # would never leave it within t = 40 and the comparison would only see the plateau.
+    for depth, a0 in ((3, 0.05), (4, 0.3), (6, 0.6)):
+        chain = ln.deep_chain_strength(t, 1.5, np.full(depth, a0), **tol)
+        deep = ln.deep_mode_strength(t, 1.5, a0 ** depth, depth, **tol)
+        checks.append(Check(_rel(deep, chain), 1e-9, detail=f"D = {depth}"))
+        learned.append(chain[-1] / 1.5)
+    out = Check.all_of(checks)
+    reached = min(learned) >= 0.99
+    return Check(out.measured, out.tolerance, out.passed and reached,
+                 detail=f"{out.detail}; u(40)/s = {np.round(learned, 4)}")
 
 
 @claim("linear_networks.sympy_sigmoid_solves_ode", f"{SEED} Eqs 2.2.18, 2.2.22, (A.gen)",
@@ -450,8 +462,9 @@ def _finite_size_average(alpha, n, seeds, t, sigma0=0.0, seed0=0):
 
 
 @claim("linear_networks.high_dim_vs_finite_size", f"{SEED} Eqs 2.3.13–2.3.14, 2.3.29–2.3.30 (spec B.5, B7)",
-       "The high-dimensional E_g(t) agrees within 3% (relative) and E_t(t)/P within 3% of E_t(0)/P with averages "
-       "of 40 simulated students (N = 400; realised teacher, noise and inputs) at α = 0.5 and 2, t from 0 to 100.",
+       "The high-dimensional E_g(t) and E_t(t)/P agree within 3% (relative) with averages of 40 simulated students "
+       "(N = 400; realised teacher, noise and inputs) at α = 0.5 and 2, t from 0 to 100 (at α = 0.5, once E_t has "
+       "fallen below 5% of E_t(0), within 3% of E_t(0)).",
        "theorem", cost="slow")
 def high_dim_vs_finite_size():
     t = np.array([0.0, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0])
@@ -460,9 +473,11 @@ def high_dim_vs_finite_size():
         eg_sim, et_sim = _finite_size_average(alpha, 400, 40, t, seed0=int(alpha * 1000))
         eg, et = ln.generalization_curve(t, alpha)
         checks.append(Check(_rel(eg_sim, eg), 0.03, detail=f"α = {alpha} E_g"))
-        # E_t/P decays to ~0 at α = 0.5, where its tail is set by the finite-size smallest eigenvalue:
-        # compare on the scale of the initial training error.
-        checks.append(Check(np.abs(et_sim - et).max() / et[0], 0.03, detail=f"α = {alpha} E_t/P"))
+        # At α = 0.5 E_t/P decays to 0 at a rate set by the smallest eigenvalue, which differs at finite N
+        # (edge fluctuations ~ N^{-2/3}): its relative error blows up in the tail, so the tail is compared
+        # on the scale of E_t(0). At α = 2 E_t/P tends to σ_ε²(1 − 1/α) > 0 and is compared relatively.
+        scale = np.maximum(et, 0.05 * et[0])
+        checks.append(Check(np.max(np.abs(et_sim - et) / scale), 0.03, detail=f"α = {alpha} E_t/P"))
     return Check.all_of(checks, "; ".join(f"{c.detail} {c.measured:.4f}" for c in checks))
 
 
@@ -628,3 +643,165 @@ def sympy_per_mode_solution():
     worst = max(abs(sp.N(residual)), abs(sp.N(initial)), abs(value - numeric) / numeric)
     return Check(float(worst), 1e-14, detail=f"residual {residual}, initial {initial}, expectation gap "
                                              f"{abs(value - numeric):.1e}")
+
+
+
+@claim("linear_networks.curve_quadrature_accuracy", f"{SEED} Eq 2.3.30 (spec B.5; Public API accuracy)",
+       "generalization_curve (graded Gauss–Legendre in θ) equals an adaptive scipy quad of the same E_g and E_t/P "
+       "integrals to 1e-6 relative for α in {0.5, 1, 2} and t/τ up to 1e5; optimal_stopping_time equals the root of "
+       "the quad-evaluated slope dE_g/dt to 1e-4, and E_g there to 1e-7.", "identity")
+def curve_quadrature_accuracy():
+    def bulk(alpha, f):
+        lo, hi = (1 - math.sqrt(alpha)) ** 2, (1 + math.sqrt(alpha)) ** 2
+        half = (hi - lo) / 2
+
+        def integrand(theta):
+            lam = lo + 2 * half * math.sin(theta / 2) ** 2
+            return 0.0 if lam <= 0 else half ** 2 * math.sin(theta) ** 2 / (2 * math.pi * lam) * f(lam)
+        # Break points graded towards both ends: at large t the integrand lives within ~1/t of λ−.
+        points = sorted({math.pi * 2.0 ** -k for k in range(1, 30)} | {math.pi * (1 - 2.0 ** -k) for k in range(1, 30)})
+        with warnings.catch_warnings():  # pieces whose integrand underflows warn of round-off at 1e-11
+            warnings.simplefilter("ignore", integrate.IntegrationWarning)
+            return sum(integrate.quad(integrand, a, b, epsabs=0, epsrel=1e-11, limit=200)[0]
+                       for a, b in zip([0.0] + points, points + [math.pi]))
+
+    signal, noise = 1.3, 0.25  # σ_w̄² = 1.0, σ_0 = √0.3
+    checks = []
+    for alpha in (0.5, 1.0, 2.0):
+        atom = max(0.0, 1 - alpha)
+        for t in (0.0, 0.7, 30.0, 1e3, 1e5):
+            eg = bulk(alpha, lambda lam: signal * math.exp(-2 * lam * t) + noise / lam * math.expm1(-lam * t) ** 2) \
+                + atom * signal + noise
+            et = bulk(alpha, lambda lam: (lam * signal + noise) * math.exp(-2 * lam * t)) / alpha \
+                + noise * max(0.0, 1 - 1 / alpha)
+            got_eg, got_et = ln.generalization_curve(t, alpha, 1.0, noise, math.sqrt(0.3))
+            checks.append(Check(abs(got_eg / eg - 1), 1e-6, detail=f"E_g α={alpha} t={t:g}"))
+            checks.append(Check(abs(got_et - et) / max(et, 1e-300), 1e-6, detail=f"E_t/P α={alpha} t={t:g}"))
+        slope = lambda t: bulk(alpha, lambda lam: 2 * math.exp(-lam * t) * (noise * -math.expm1(-lam * t)
+                                                                            - lam * signal * math.exp(-lam * t)))
+        reference = optimize.brentq(slope, 1e-3, 1e3, xtol=1e-12, rtol=1e-13)
+        t_opt = ln.optimal_stopping_time(alpha, 1.0, noise, math.sqrt(0.3))
+        eg_ref = bulk(alpha, lambda lam: signal * math.exp(-2 * lam * reference)
+                      + noise / lam * math.expm1(-lam * reference) ** 2) + atom * signal + noise
+        checks.append(Check(abs(t_opt / reference - 1), 1e-4, detail=f"t_opt α={alpha}"))
+        checks.append(Check(abs(ln.generalization_curve(t_opt, alpha, 1.0, noise, math.sqrt(0.3))[0] / eg_ref - 1),
+                            1e-7, detail=f"E_g(t_opt) α={alpha}"))
+    return Check.all_of(checks)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Public API derived properties (spec Part C, P1–P5)
+# ----------------------------------------------------------------------------------------------------
+
+@claim("linear_networks.api_unbalanced_reduces_to_balanced", f"{SEED} Eq 2.2.22 (spec A.3, P1)",
+       "mode_strength_unbalanced(t, s, a, a) equals mode_strength(t, s, a²) to 1e-12 relative (a ≠ 0, either sign), "
+       "and (t, s, a, −a) stays <= 0 and decays to 0, as the integrated flow from (a, −a) does.", "identity")
+def api_unbalanced_reduces_to_balanced():
+    t = np.concatenate([np.linspace(0.0, 20.0, 41), [np.inf]])
+    checks = []
+    for s, a in ((1.5, 1e-3), (1.5, 0.4), (0.7, -0.9), (0.0, 0.3), (2.0, 3.0)):
+        checks.append(Check(_rel(ln.mode_strength_unbalanced(t, s, a, a), ln.mode_strength(t, s, a * a)), 1e-12,
+                            detail=f"s={s}, a={a}"))
+    t_flow = t[:-1]
+    opposite = ln.mode_strength_unbalanced(t, 1.5, 0.3, -0.3)
+    a, b = ln.scalar_mode_flow(t_flow, 1.5, 0.3, -0.3)
+    checks.append(Check(np.abs(opposite[:-1] - a * b).max(), 1e-10, detail="(a, −a) vs integrated flow"))
+    never_positive = bool(np.all(opposite <= 0) and opposite[-1] == 0 and abs(opposite[-2]) < 1e-12)
+    out = Check.all_of(checks)
+    return Check(out.measured, out.tolerance, out.passed and never_positive,
+                 detail=f"{out.detail}; (a, −a) stays <= 0 and tends to 0: {never_positive}")
+
+
+@claim("linear_networks.api_curve_at_zero", f"{SEED} Eqs 2.3.14, 2.3.29–2.3.30 (spec B.5, P2)",
+       "generalization_curve(0, α) returns E_g = E_t/P = σ_w̄² + σ_0² + σ_ε² to 1e-8 for every α (the bulk mass "
+       "min(1, α) and mean α of the quadrature with the atom 1 − α), checked on α from 0.05 to 20 including 1.",
+       "identity")
+def api_curve_at_zero():
+    worst = 0.0
+    for alpha in np.concatenate([np.geomspace(0.05, 20.0, 15), [1.0]]):
+        for sw, se, s0 in ((1.0, 0.25, 0.0), (2.0, 0.1, 0.5), (0.3, 1.7, 1.2)):
+            eg, et = ln.generalization_curve(0.0, float(alpha), sw, se, s0)
+            expected = sw + s0 * s0 + se
+            worst = max(worst, abs(eg / expected - 1), abs(et / expected - 1))
+    return Check(worst, 1e-8)
+
+
+@claim("linear_networks.api_curve_scaling", f"{SEED} Sec 2.3.3 (spec B.5, P3)",
+       "generalization_curve is homogeneous: (k σ_w̄², k σ_ε², √k σ_0) multiplies E_g and E_t/P by k, and the result "
+       "at (t τ', tau = τ') does not depend on τ' (1e-12 relative, t up to 1e4 and inf).", "identity")
+def api_curve_scaling():
+    t = np.array([0.0, 0.3, 4.0, 50.0, 1e4, np.inf])
+    checks = []
+    for alpha in (0.3, 2.0, 1.0):
+        finite = t if alpha != 1.0 else t[:-1]  # E_g(∞) = inf at α = 1
+        eg, et = ln.generalization_curve(finite, alpha, 1.0, 0.25, 0.3)
+        for k in (3.0, 1e-4):
+            eg_k, et_k = ln.generalization_curve(finite, alpha, k, 0.25 * k, 0.3 * math.sqrt(k))
+            checks.append(Check(max(_rel(eg_k, k * eg), _rel(et_k, k * et)), 1e-12, detail=f"α={alpha} k={k:g}"))
+        for tau in (2.5, 0.01):
+            eg_tau, et_tau = ln.generalization_curve(finite * tau, alpha, 1.0, 0.25, 0.3, tau=tau)
+            checks.append(Check(max(_rel(eg_tau, eg), _rel(et_tau, et)), 1e-12, detail=f"α={alpha} τ'={tau:g}"))
+    return Check.all_of(checks)
+
+
+@claim("linear_networks.api_stopping_time_bracket", f"{SEED} Sec 2.3.3 (spec B.5, P4)",
+       "optimal_stopping_time lies in [t*(λ+), t*(λ−)] with t*(λ) = (τ/λ) ln(1 + λA/σ_ε²) computed here, is "
+       "unchanged by the joint variance scaling of P3 (1e-8) and proportional to tau (1e-8), for α in "
+       "{0.25, 0.5, 0.9, 1, 1.1, 2, 4}.", "identity")
+def api_stopping_time_bracket():
+    checks, inside = [], True
+    for alpha in (0.25, 0.5, 0.9, 1.0, 1.1, 2.0, 4.0):
+        t_opt = ln.optimal_stopping_time(alpha, 1.0, 0.25, 0.3)
+        A = 1.0 + 0.09
+        star = lambda lam: 4.0 * A if lam == 0 else math.log1p(lam * A / 0.25) / lam
+        lo, hi = (1 - math.sqrt(alpha)) ** 2, (1 + math.sqrt(alpha)) ** 2
+        inside &= star(hi) <= t_opt <= star(lo)
+        scaled = ln.optimal_stopping_time(alpha, 7.0, 1.75, 0.3 * math.sqrt(7.0))
+        slow = ln.optimal_stopping_time(alpha, 1.0, 0.25, 0.3, tau=3.7)
+        checks.append(Check(max(abs(scaled / t_opt - 1), abs(slow / (3.7 * t_opt) - 1)), 1e-8, detail=f"α={alpha}"))
+    out = Check.all_of(checks)
+    return Check(out.measured, out.tolerance, out.passed and inside, detail=f"{out.detail}; inside the bracket: {inside}")
+
+
+_P5_BAD_CALLS = [
+    ("mode_strength", lambda: ln.mode_strength(1.0, 1.0, 0.0), "u0"),
+    ("mode_strength", lambda: ln.mode_strength(1.0, 1.0, [1e-3, -1e-3]), "u0"),
+    ("mode_strength", lambda: ln.mode_strength(1.0, [1.0, -0.5], 1e-3), "s"),
+    ("mode_strength", lambda: ln.mode_strength([0.0, -1.0], 1.0, 1e-3), "t"),
+    ("mode_strength", lambda: ln.mode_strength(np.nan, 1.0, 1e-3), "t"),
+    ("mode_strength", lambda: ln.mode_strength(1.0, 1.0, 1e-3, tau=0.0), "tau"),
+    ("mode_strength_unbalanced", lambda: ln.mode_strength_unbalanced(1.0, -1.0, 0.1, 0.2), "s"),
+    ("mode_strength_unbalanced", lambda: ln.mode_strength_unbalanced(1.0, 1.0, 0.1, 0.2, tau=-1.0), "tau"),
+    ("half_learning_time", lambda: ln.half_learning_time(0.0, 1e-3), "s"),
+    ("half_learning_time", lambda: ln.half_learning_time(1.0, 0.0), "u0"),
+    ("half_learning_time", lambda: ln.half_learning_time([1.0, 1.0], [0.5, 1.0]), "u0"),
+    ("half_learning_time", lambda: ln.half_learning_time(1.0, 1e-3, tau=-1.0), "tau"),
+    ("generalization_curve", lambda: ln.generalization_curve(1.0, 0.0), "alpha"),
+    ("generalization_curve", lambda: ln.generalization_curve(1.0, 1.0, sigma_w2=-1.0), "sigma_w2"),
+    ("generalization_curve", lambda: ln.generalization_curve(1.0, 1.0, sigma_eps2=-0.1), "sigma_eps2"),
+    ("generalization_curve", lambda: ln.generalization_curve(1.0, 1.0, sigma0=-0.1), "sigma0"),
+    ("generalization_curve", lambda: ln.generalization_curve(1.0, 1.0, tau=0.0), "tau"),
+    ("generalization_curve", lambda: ln.generalization_curve([1.0, -1.0], 1.0), "t"),
+    ("generalization_curve", lambda: ln.generalization_curve([1.0, np.nan], 1.0), "t"),
+    ("optimal_stopping_time", lambda: ln.optimal_stopping_time(-1.0), "alpha"),
+    ("optimal_stopping_time", lambda: ln.optimal_stopping_time(1.0, sigma_w2=-1.0), "sigma_w2"),
+    ("optimal_stopping_time", lambda: ln.optimal_stopping_time(1.0, sigma_eps2=-1.0), "sigma_eps2"),
+    ("optimal_stopping_time", lambda: ln.optimal_stopping_time(1.0, sigma0=-1.0), "sigma0"),
+    ("optimal_stopping_time", lambda: ln.optimal_stopping_time(1.0, tau=0.0), "tau"),
+]
+
+
+@claim("linear_networks.api_bad_input_rejected", f"{SEED} (spec Public API, P5)",
+       "Every ValueError condition of the Public API section (u0 <= 0, s < 0, t < 0 or NaN, alpha <= 0, negative "
+       "variances, tau <= 0, u0 outside (0, s) for half_learning_time), anywhere in an array, raises ValueError "
+       "whose message names the parameter.", "theorem")
+def api_bad_input_rejected():
+    missed = []
+    for name, call, parameter in _P5_BAD_CALLS:
+        try:
+            call()
+            missed.append(f"{name}: no error for bad {parameter}")
+        except ValueError as exc:
+            if parameter not in str(exc):
+                missed.append(f"{name}: message {str(exc)!r} does not name {parameter}")
+    return Check(len(missed), 0, detail="; ".join(missed) or f"all {len(_P5_BAD_CALLS)} bad calls rejected")

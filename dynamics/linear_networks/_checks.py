@@ -25,3 +25,11 @@ def scalar_result(arr, *inputs):
 def real(name, value):
     """A finite real scalar (any sign)."""
     return as_float(name, value)
+
+
+def finite_result(arr, what, parameters):
+    """``arr`` unchanged if every entry is finite; otherwise a ValueError naming the ``parameters`` whose
+    size made ``what`` overflow float64 (no public function returns inf or NaN silently)."""
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{what} overflows float64 for these inputs; reduce {parameters}")
+    return arr

@@ -34,7 +34,10 @@ def _variances(sigma_w2, sigma_eps2, sigma0):
     sigma_w2 = require_positive("sigma_w2", sigma_w2, allow_zero=True)
     sigma_eps2 = require_positive("sigma_eps2", sigma_eps2, allow_zero=True)
     sigma0 = require_positive("sigma0", sigma0, allow_zero=True)
-    return sigma_w2 + sigma0 * sigma0, sigma_eps2
+    signal = sigma_w2 + sigma0 * sigma0
+    if not math.isfinite(signal):
+        raise ValueError(f"sigma_w2 + sigma0**2 must be finite, got sigma_w2={sigma_w2:g}, sigma0={sigma0:g}")
+    return signal, sigma_eps2
 
 
 def _mode_error(rate, lam, signal, noise):
@@ -118,9 +121,15 @@ def generalization_curve(t, alpha, sigma_w2=1.0, sigma_eps2=0.25, sigma0=0.0, ta
     atom = mp_atom(alpha)
     eg = np.empty(flat.shape)
     et = np.empty(flat.shape)
-    eg[finite] = _mode_error(rate, lam, signal, noise) @ weights + atom * signal + noise
-    et[finite] = (np.exp(-2.0 * rate) * (lam * signal + noise)) @ weights / alpha + noise * max(0.0, 1.0 - 1.0 / alpha)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported by finite_result below
+        eg[finite] = _mode_error(rate, lam, signal, noise) @ weights + atom * signal + noise
+        et[finite] = ((np.exp(-2.0 * rate) * (lam * signal + noise)) @ weights / alpha
+                      + noise * max(0.0, 1.0 - 1.0 / alpha))
     eg[~finite], et[~finite] = asymptotic_errors(alpha, sigma_w2, sigma_eps2, sigma0)
+    # E_g(∞) = inf at α = 1 with noise is the documented limit; anything else non-finite is an overflow.
+    _checks.finite_result(np.where(np.isposinf(eg) & ~finite & (alpha == 1.0), 0.0, eg), "generalization_curve",
+                          "sigma_w2, sigma_eps2 or sigma0 (the errors scale linearly with the variances)")
+    _checks.finite_result(et, "generalization_curve", "sigma_w2, sigma_eps2 or sigma0")
     if np.ndim(t) == 0:
         return float(eg[0]), float(et[0])
     return eg.reshape(t_arr.shape), et.reshape(t_arr.shape)
@@ -161,6 +170,15 @@ def optimal_stopping_time(alpha, sigma_w2=1.0, sigma_eps2=0.25, sigma0=0.0, tau=
     left = per_mode_stopping_time(high_edge, signal, noise, 0.0, 1.0)
     right = per_mode_stopping_time(low_edge, signal, noise, 0.0, 1.0)
     lam, weights = mp_quadrature(alpha, order=_QUADRATURE_ORDER)
-    t_opt = optimize.brentq(_error_slope, left, right, args=(lam, weights, signal, noise),
-                            xtol=1e-14 * right, rtol=4 * np.finfo(float).eps, maxiter=200)
+    # The slope depends on the variances only through A/σ_ε² (up to the factor σ_ε²), so it is
+    # evaluated at (A/σ_ε², 1): no overflow or underflow for extreme variances.
+    args = (lam, weights, signal / noise, 1.0)
+    f_left, f_right = _error_slope(left, *args), _error_slope(right, *args)
+    if f_left >= 0.0 or f_right <= 0.0 or right - left <= 4 * np.finfo(float).eps * right:
+        # The bracket is narrower than rounding can resolve (extreme A/σ_ε²): its ends agree with t_opt
+        # to that width, and the slope's sign there is rounding noise.
+        t_opt = left if f_left >= 0.0 else right if f_right <= 0.0 else 0.5 * (left + right)
+    else:
+        t_opt = optimize.brentq(_error_slope, left, right, args=args, xtol=1e-14 * right,
+                                rtol=4 * np.finfo(float).eps, maxiter=200)
     return float(t_opt * tau)

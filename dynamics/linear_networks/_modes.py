@@ -24,7 +24,8 @@ from . import _checks
 def _growth_factor(s, t, tau):
     """(g, e^{−2st/τ}) with g = (1 − e^{−2st/τ}) / s, its s = 0 limit 2t/τ and its t = inf limit 1/s."""
     positive = s > 0
-    x = np.where(positive, 2.0 * s * np.where(positive, t, 0.0) / tau, 0.0)  # no 0 * inf at s = 0
+    with np.errstate(over="ignore"):  # x = inf (huge s·t) is the exact t -> inf limit below
+        x = np.where(positive, 2.0 * s * np.where(positive, t, 0.0) / tau, 0.0)  # no 0 * inf at s = 0
     g = np.where(positive, -np.expm1(-x) / np.where(positive, s, 1.0), 2.0 * t / tau)
     return g, np.exp(-x)
 
@@ -94,6 +95,10 @@ def mode_strength_unbalanced(t, s, a0, b0, tau=1.0):
     t_arr = _checks.times("t", t)
     s = require_positive("s", s, allow_zero=True)
     a0, b0 = _checks.real("a0", a0), _checks.real("b0", b0)
+    for name, value in (("a0", a0), ("b0", b0)):
+        if abs(value) > 1e150:  # a0², b0² and a0·b0 must stay finite in float64
+            raise ValueError(f"{name} must satisfy |{name}| <= 1e150 (its square overflows float64 otherwise), "
+                             f"got {value:g}")
     u0 = a0 * b0
     c = abs(a0 * a0 - b0 * b0)
     # When 2|u0|/c overflows exp(asinh(.)) the hyperbola is numerically the c = 0 one.
@@ -118,6 +123,7 @@ def mode_strength_unbalanced(t, s, a0, b0, tau=1.0):
         decay = np.exp(-root * t_arr / tau)
         w = np.where(np.isinf(k), big, (big * k + small * decay) / (decay + k))
         u = 0.25 * w - 0.25 * c * (c / w)
+    _checks.finite_result(u, "mode_strength_unbalanced", "s, a0 or b0")
     return _checks.scalar_result(u, t)
 
 
@@ -145,7 +151,7 @@ def scalar_mode_rhs(t, y, params):
 def scalar_mode_flow(t, s, a0, b0, tau=1.0, rtol=1e-12, atol=1e-14):
     """Numerical integration (dop853) of (2.2.15–16); returns (a(t), b(t)) at the sorted times t."""
     tau = _checks.tau_of(tau)
-    t_eval = require_array_in_range("t", t, 0.0, ndim=1)
+    t_eval = _sorted_times(t)
     s = require_positive("s", s, allow_zero=True)
     y0 = np.array([_checks.real("a0", a0), _checks.real("b0", b0)])
     end = max(float(t_eval[-1]), 1e-12)
@@ -183,7 +189,10 @@ def deep_chain_rhs(t, y, params):
 
 
 def _sorted_times(t):
+    """A non-empty, finite, non-decreasing 1-D array of times >= 0 (the output times of an integration)."""
     t_eval = require_array_in_range("t", t, 0.0, ndim=1)
+    if t_eval.size == 0:
+        raise ValueError("t must hold at least one time, got an empty array")
     if np.any(np.diff(t_eval) < 0):
         raise ValueError("t must be sorted in increasing order")
     return t_eval

@@ -100,6 +100,25 @@ def random_init(n_inputs, n_hidden, n_outputs, sigma, seed):
     return W21, W32
 
 
+def _weights(W21, W32):
+    """Finite W21 (..., N2, N1) and W32 (..., N3, N2), one network or equally long stacks of them."""
+    W21, W32 = as_finite_array("W21", W21), as_finite_array("W32", W32)
+    if W21.ndim < 2 or W32.ndim < 2 or W21.ndim != W32.ndim or W32.shape[-1] != W21.shape[-2] \
+            or W21.shape[:-2] != W32.shape[:-2]:
+        raise ValueError(f"W21 must have shape (..., N2, N1) and W32 shape (..., N3, N2) with the same leading "
+                         f"axes, got {W21.shape} and {W32.shape}")
+    return W21, W32
+
+
+def _mode_bases(U, V, W21, W32):
+    """Finite square U (N3 × N3) and V (N1 × N1) that match the network."""
+    U, V = as_finite_array("U", U, ndim=2), as_finite_array("V", V, ndim=2)
+    if U.shape != (W32.shape[-2],) * 2 or V.shape != (W21.shape[-1],) * 2:
+        raise ValueError(f"U must be N3 × N3 = {W32.shape[-2]} × {W32.shape[-2]} and V N1 × N1 = "
+                         f"{W21.shape[-1]} × {W21.shape[-1]}, got {U.shape} and {V.shape}")
+    return U, V
+
+
 def mode_strengths(W21, W32, U, V):
     """diag(Uᵀ W32 W21 V) for one network or a stack (leading time axis) of networks."""
     return np.diagonal(mode_map(W21, W32, U, V), axis1=-2, axis2=-1).copy()
@@ -107,27 +126,38 @@ def mode_strengths(W21, W32, U, V):
 
 def mode_map(W21, W32, U, V):
     """Uᵀ W32 W21 V, the network map in the mode basis (stackable)."""
-    return U.T @ (np.asarray(W32, float) @ np.asarray(W21, float)) @ V
+    W21, W32 = _weights(W21, W32)
+    U, V = _mode_bases(U, V, W21, W32)
+    return U.T @ (W32 @ W21) @ V
 
 
 def effective_initial_strength(W21, W32, U, V):
     """u_eff,α = |a^α + b^α|²/4 from a^α = column α of W21 V and b^α = row α of Uᵀ W32 (A12): the
     balanced part of a random init, which is what grows along the sigmoid."""
-    a = (np.asarray(W21, float) @ V).T
-    b = U.T @ np.asarray(W32, float)
+    W21, W32 = _weights(W21, W32)
+    if W21.ndim != 2:
+        raise ValueError(f"W21 and W32 must be one network (2-dimensional), got shapes {W21.shape}, {W32.shape}")
+    U, V = _mode_bases(U, V, W21, W32)
+    a = (W21 @ V).T
+    b = U.T @ W32
     m = min(a.shape[0], b.shape[0])
     return np.sum((a[:m] + b[:m]) ** 2, axis=1) / 4.0
 
 
 def conserved_gram(W21, W32):
     """W21 W21ᵀ − W32ᵀ W32, constant along the flow (2.2.5–6) for any Σ11 (stackable)."""
-    W21, W32 = np.asarray(W21, float), np.asarray(W32, float)
+    W21, W32 = _weights(W21, W32)
     return W21 @ np.swapaxes(W21, -1, -2) - np.swapaxes(W32, -1, -2) @ W32
 
 
 def network_loss(W21, W32, X, Y):
     """(2.2.2) 1/2 ||Y − W32 W21 X||_F² (stackable over a leading axis of networks)."""
-    residual = np.asarray(Y, float) - np.asarray(W32, float) @ np.asarray(W21, float) @ np.asarray(X, float)
+    W21, W32 = _weights(W21, W32)
+    X, Y = as_finite_array("X", X, ndim=2), as_finite_array("Y", Y, ndim=2)
+    if X.shape[0] != W21.shape[-1] or Y.shape != (W32.shape[-2], X.shape[1]):
+        raise ValueError(f"X must be N1 × P with N1 = {W21.shape[-1]} and Y N3 × P with N3 = {W32.shape[-2]}, "
+                         f"got {X.shape} and {Y.shape}")
+    residual = Y - W32 @ W21 @ X
     return 0.5 * np.sum(residual ** 2, axis=(-2, -1))
 
 
@@ -199,7 +229,11 @@ def network_gd(W21, W32, sigma31, sigma11=None, learning_rate=1e-3, n_steps=1000
     eta = require_positive("learning_rate", learning_rate)
     n_steps = require_integer("n_steps", n_steps, 0, 10**9)
     every = require_integer("record_every", record_every, 1, max(n_steps, 1))
-    return _gd_loop(W21, W32, sigma31, sigma11, eta, n_steps, every)
+    out21, out32 = _gd_loop(W21, W32, sigma31, sigma11, eta, n_steps, every)
+    if not (np.all(np.isfinite(out21[-1])) and np.all(np.isfinite(out32[-1]))):
+        raise ValueError(f"gradient descent diverged (weights overflowed): learning_rate = {eta:g} is too large "
+                         f"for these correlations")
+    return out21, out32
 
 
 def first_crossing_time(t, values, level):

@@ -163,6 +163,8 @@ def student_flow(t, instance, tau=1.0, rtol=1e-12, atol=1e-14):
     instance = _instance(instance)
     tau = _checks.tau_of(tau)
     t_eval = require_array_in_range("t", t, 0.0, ndim=1)
+    if t_eval.size == 0 or np.any(np.diff(t_eval) < 0):
+        raise ValueError("t must be a non-empty increasing array of times")
     X, y = instance.inputs, instance.labels
     params = np.concatenate([[X.shape[0], tau], y @ X.T, (X @ X.T).ravel()])
     sol = solve_ode(student_rhs, (0.0, max(float(t_eval[-1]), 1e-12)), instance.initial_weights,
@@ -183,17 +185,30 @@ def student_gd(instance, learning_rate, n_steps, loss_scale=1.0, record_every=1)
     X, y = instance.inputs, instance.labels
     w = instance.initial_weights.copy()
     out = [w.copy()]
-    for k in range(1, n_steps + 1):
-        w = w + eta * scale * ((y - w @ X) @ X.T)
-        if k % every == 0:
-            out.append(w.copy())
-    return np.array(out)
+    with np.errstate(over="ignore", invalid="ignore"):  # divergence is reported below
+        for k in range(1, n_steps + 1):
+            w = w + eta * scale * ((y - w @ X) @ X.T)
+            if k % every == 0:
+                out.append(w.copy())
+    out = np.array(out)
+    if not np.all(np.isfinite(out[-1])):
+        raise ValueError(f"gradient descent diverged: learning_rate * loss_scale = {eta * scale:g} must be below "
+                         f"2/λ_max = {2.0 / instance.eigenvalues[0]:g}")
+    return out
+
+
+def _student_weights_arg(weights, instance):
+    """Finite weights of shape (..., N) for this instance."""
+    w = as_finite_array("weights", weights)
+    if w.ndim == 0 or w.shape[-1] != instance.n_features:
+        raise ValueError(f"weights must have shape (..., N) with N = {instance.n_features}, got {w.shape}")
+    return w
 
 
 def generalization_error(weights, instance):
     """(2.3.14) E_g = ||w̄ − w||²/N + σ_ε² (Advani–Saxe), for one w or a stack of them."""
     instance = _instance(instance)
-    w = as_finite_array("weights", weights)
+    w = _student_weights_arg(weights, instance)
     return np.sum((instance.teacher - w) ** 2, axis=-1) / instance.n_features + instance.sigma_eps2
 
 
@@ -202,7 +217,7 @@ def generalization_error_thesis_variant(weights, instance):
     counter-example of erratum F.9: it weights modes by the training covariance X Xᵀ instead of the
     test covariance I/N, and does not match a Monte Carlo test error."""
     instance = _instance(instance)
-    w = as_finite_array("weights", weights)
+    w = _student_weights_arg(weights, instance)
     gap = (instance.teacher - w) @ instance.input_modes
     return np.sum(instance.eigenvalues * gap ** 2, axis=-1) / instance.n_features + instance.sigma_eps2
 
@@ -252,7 +267,7 @@ def training_error(t, instance, tau=1.0):
 def training_error_direct(weights, instance):
     """(2.3.4) E_t = ||y − wX||² for one w or a stack."""
     instance = _instance(instance)
-    w = as_finite_array("weights", weights)
+    w = _student_weights_arg(weights, instance)
     return np.sum((instance.labels - w @ instance.inputs) ** 2, axis=-1)
 
 
@@ -261,6 +276,8 @@ def expected_generalization_error(t, eigenvalues, sigma_w2=1.0, sigma_eps2=0.25,
     (1/N) Σ_i [(σ_w̄² + σ_0²) e^{−2λ_i t/τ} + (σ_ε²/λ_i)(1 − e^{−λ_i t/τ})²] + σ_ε²
     (the bracket is σ_w̄² + σ_0² for λ_i = 0). Shape of t."""
     lam = require_array_in_range("eigenvalues", eigenvalues, 0.0, ndim=1)
+    if lam.size == 0:
+        raise ValueError("eigenvalues must hold at least one eigenvalue, got an empty array")
     t_arr = _checks.times("t", t)
     per_mode = expected_mode_error(np.multiply.outer(t_arr, np.ones_like(lam)), lam, sigma_w2, sigma_eps2,
                                    sigma0, tau)

@@ -123,44 +123,75 @@ def train_students(ctx, instances, learning_rate, record_steps):
 
 
 @crosscheck("linear_networks.torch_student_curves", f"{SEED} Eqs 2.3.13–2.3.14, 2.3.29–2.3.30 (spec D2)",
-            "Torch GD students (σ_ε² = 0.25; CPU N = 60, 30 seeds, η = 0.1, t <= 100; CUDA N = 200, 20 seeds, η = 0.05, "
-            "t <= 1000) at α = 0.5, 1, 2 equal the per-instance discrete closed form (1e-10 relative); their seed-averaged E_g follows the high-dimensional curve (10% CPU / 5% CUDA at α ≠ 1); the "
-            "α = 1 error grows like C σ_ε² √t; α = 0.5 memorises (E_t → 0) and leaves the frozen subspace untouched.")
+            "Torch GD students (σ_ε² = 0.25; CPU N = 60, 30 seeds (100 at α = 1), η = 0.1, t <= 100; CUDA N = 200, "
+            "20 seeds, η = 0.05, t <= 1000) at α = 0.5, 1, 2 (σ_0 = 0) and α = 0.5 with σ_0 = 0.5 equal the "
+            "per-instance discrete closed form (1e-10 relative); their seed-averaged E_g follows the high-dimensional "
+            "curve and its early-stopping minimum (10% CPU / 5% CUDA at α ≠ 1) and ends near the exact finite-size "
+            "E_g(∞), E_t(∞)/P; at α = 1 E_g grows like σ_ε²√t with the slope of the theory on the same window "
+            "(which tends to C); α = 0.5 memorises (E_t → 0) and leaves the frozen subspace untouched.")
 def torch_student_curves(ctx):
     ctx.seed(2)
     n, seeds, t_end, eta = ctx.size(cpu=(60, 30, 100.0, 0.1), cuda=(200, 20, 1000.0, 0.05))
     steps = np.unique(np.concatenate([[0], np.geomspace(1, t_end / eta, 40).astype(int)]))
     t = ln.gd_flow_time(steps, eta)
     tol = ctx.size(cpu=0.10, cuda=0.05)
+    noise = 0.25
     checks, notes = [], []
-    for alpha in (0.5, 1.0, 2.0):
-        instances = [ln.draw_student(n, int(round(alpha * n)), seed=1000 * int(alpha * 10) + s) for s in range(seeds)]
+    for alpha, sigma0 in ((0.5, 0.0), (1.0, 0.0), (2.0, 0.0), (0.5, 0.5)):
+        # α = 1 is heavy-tailed (ε̃²/λ over the smallest eigenvalues): more seeds where they are cheap.
+        count = ctx.size(cpu=100, cuda=seeds) if alpha == 1.0 else seeds
+        p = int(round(alpha * n))
+        instances = [ln.draw_student(n, p, sigma_eps2=noise, sigma0=sigma0,
+                                     seed=1000 * int(alpha * 10) + 100_000 * int(sigma0 > 0) + s)
+                     for s in range(count)]
+        label = f"α={alpha}" + (f", σ_0={sigma0}" if sigma0 else "")
         w_torch = train_students(ctx, instances, eta, steps)
         exact = np.stack([ln.student_weights_gd(steps, inst, eta) for inst in instances], axis=1)
         checks.append(Check(np.abs(w_torch - exact).max() / np.abs(exact).max(), 1e-10,
-                            detail=f"α={alpha} closed form (relative to max |w|)"))
-        eg = np.mean([ln.generalization_error(w_torch[:, i], inst) for i, inst in enumerate(instances)], axis=0)
-        theory, _ = ln.generalization_curve(t, alpha)
+                            detail=f"{label} closed form (relative to max |w|)"))
+        per_seed = np.array([ln.generalization_error(w_torch[:, i], inst) for i, inst in enumerate(instances)])
+        eg = per_seed.mean(axis=0)
+        theory, _ = ln.generalization_curve(t, alpha, 1.0, noise, sigma0)
         gap = np.abs(eg / theory - 1).max()
         if alpha != 1.0:
-            checks.append(Check(gap, tol, detail=f"α={alpha} E_g vs theory"))
-            best = ln.generalization_curve(ln.optimal_stopping_time(alpha), alpha)[0]
-            checks.append(Check(abs(eg.min() / best - 1), tol, detail=f"α={alpha} early-stopping minimum"))
-            notes.append(f"α={alpha}: E_g gap {gap:.3f}, min {eg.min():.4f} vs E_g(t_opt) {best:.4f}")
+            checks.append(Check(gap, tol, detail=f"{label} E_g vs theory"))
+            best = ln.generalization_curve(ln.optimal_stopping_time(alpha, 1.0, noise, sigma0), alpha, 1.0, noise,
+                                           sigma0)[0]
+            checks.append(Check(abs(eg.min() / best - 1), tol, detail=f"{label} early-stopping minimum"))
+            # By t_end every mode has relaxed (e^{−λ− t_end} < 2e-4 at both α), so the averages sit at the
+            # exact finite-size t → ∞ expectations of B.5.
+            eg_inf = ln.finite_size_asymptotic_generalization_error(n, p, 1.0, noise, sigma0)
+            et_final = np.mean([ln.training_error_direct(w_torch[-1, i], inst) for i, inst in enumerate(instances)]) / p
+            et_inf = ln.finite_size_asymptotic_training_error(n, p, noise)
+            checks.append(Check(abs(eg[-1] / eg_inf - 1), tol, detail=f"{label} E_g(T) vs finite-size E_g(∞)"))
+            checks.append(Check(abs(et_final - et_inf) / (1.0 + sigma0 ** 2 + noise), 0.01,
+                                detail=f"{label} E_t(T)/P vs finite-size E_t(∞)/P (on the scale of E_t(0)/P)"))
+            notes.append(f"{label}: E_g gap {gap:.3f}, min {eg.min():.4f} vs E_g(t_opt) {best:.4f}, "
+                         f"E_g(T) {eg[-1]:.4f} vs {eg_inf:.4f}")
         else:
+            # The fit window [t_end/4, t_end] sees the O(t^{-1/2}) correction to C σ_ε² √t (the theory's own
+            # slope there is 4.7% below C at t_end = 100, 0.5% at 1000), so the simulated slope is compared
+            # with the theory's slope on the same window; the theory's slope → C is claim sqrt_growth_alpha_one.
             late = t >= t_end / 4
-            growth = np.polyfit(np.sqrt(t[late]), eg[late], 1)[0] / 0.25
-            checks.append(Check(abs(growth / ln.SQRT_GROWTH_CONSTANT - 1), 2 * tol, detail="α=1 √t slope"))
-            notes.append(f"α=1: slope of E_g against σ_ε²√t {growth:.3f} vs C = {ln.SQRT_GROWTH_CONSTANT:.3f}")
-        if alpha == 0.5:
+            growth = np.polyfit(np.sqrt(t[late]), eg[late], 1)[0] / noise
+            expected = np.polyfit(np.sqrt(t[late]), theory[late], 1)[0] / noise
+            slopes = np.polyfit(np.sqrt(t[late]), per_seed[:, late].T, 1)[0] / noise
+            spread = slopes.std(ddof=1) / np.sqrt(count) / expected
+            checks.append(Check(abs(growth / expected - 1), 2 * tol, detail="α=1 √t slope vs theory's"))
+            notes.append(f"α=1: slope of E_g against σ_ε²√t {growth:.3f} (±{spread * expected:.3f} over seeds) vs "
+                         f"theory {expected:.3f} on the same window, C = {ln.SQRT_GROWTH_CONSTANT:.3f}")
+        if alpha == 0.5 and sigma0 == 0.0:
             final = w_torch[-1]
             et = [ln.training_error_direct(final[i], inst) / ln.training_error_direct(inst.initial_weights, inst)
                   for i, inst in enumerate(instances)]
-            frozen = max(np.abs((final[i] - inst.initial_weights) @ inst.input_modes[:, inst.n_examples:]).max()
-                         for i, inst in enumerate(instances))
             checks.append(Check(max(et), 1e-6, detail="α=0.5 memorisation E_t(T)/E_t(0)"))
-            checks.append(Check(frozen, 1e-10, detail="α=0.5 frozen subspace"))
-            notes.append(f"memorised to {max(et):.1e}, frozen drift {frozen:.1e}")
+            notes.append(f"memorised to {max(et):.1e}")
+        if alpha == 0.5 and sigma0 > 0:
+            frozen = max(np.abs((w_torch[:, i] - inst.initial_weights) @ inst.input_modes[:, p:]).max()
+                         for i, inst in enumerate(instances))
+            moved = max(np.abs(w_torch[-1, i] - inst.initial_weights).max() for i, inst in enumerate(instances))
+            checks.append(Check(frozen, 1e-10, detail="α=0.5 frozen subspace (σ_0 = 0.5)"))
+            notes.append(f"frozen drift {frozen:.1e} while weights moved {moved:.2f}")
     worst = Check.all_of(checks)
     return Check(worst.measured, worst.tolerance, worst.passed,
                  detail=f"N={n}, {seeds} seeds, t<= {t_end:g}; " + "; ".join(notes) + f"; worst: {worst.detail}")
