@@ -47,7 +47,7 @@ def test_bipartite_theory_type_errors():
     (lambda: dd.phase_points(100, 100, 50), "n"),
     (lambda: dd.phase_points(150, 100, 50, noise=-1), "noise"),
     (lambda: dd.ridge_oracle(-1.0, **CONFIG), "ridge"),
-    (lambda: dd.ridge_oracle(1.0, 90, 100, 70, 30.0), "n"),
+    (lambda: dd.ridge_oracle(1.0, 0, 100, 70, 30.0), "n"),  # n <= d is allowed (spec B.3), n <= 0 is not
     (lambda: dd.stable_root(0.0, 1.0), "alpha"),
     (lambda: dd.stable_root(1.0, -1.0), "lam"),
     (lambda: dd.printed_root(1.0, 0.0), "lam"),
@@ -237,3 +237,87 @@ def test_exact_gd_random_valid_inputs(n, d, kappa, noise, ridge, seed, flow):
     assert np.all(np.isfinite(r.R)) and np.all(np.isfinite(r.Q)) and np.all(r.Q >= -1e-12)
     w = dd.gd_weights(t, data.X[0], data.y[0], ridge=ridge, dynamics="flow" if flow else "gd")
     assert np.all(np.isfinite(w))
+
+
+# ------------------------------------------------------------------------------------------- audit additions
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: dd.bipartite_theory(1.0, 110, 100, 70, 1e200), "kappa"),       # κ² would overflow
+    (lambda: dd.bipartite_theory(1.0, **CONFIG, noise=1e200), "noise"),     # σ² would overflow
+    (lambda: dd.ridge_oracle(0.1, 110, 100, 70, 1e200), "kappa"),
+    (lambda: dd.ridge_oracle(0.0, 100, 100, 70, 30.0), "ridge"),            # n = d, λ = 0: interpolation threshold
+    (lambda: dd.ridge_oracle(0.1, 110, 100, 100, 30.0), "p"),
+    (lambda: dd.phase_points(150, 100, 50, noise=1e200), "noise"),
+    (lambda: dd.bipartite_from_roots(0.5, 3.0, 110, 100, 70), "a1"),       # below the larger root's floor
+    (lambda: dd.bipartite_from_roots(2.0, np.nan, 110, 100, 70), "a2"),
+    (lambda: dd.bipartite_from_roots(2.0, 3.0, 80, 100, 70), "n"),
+    (lambda: dd.bipartite_from_roots(2.0, 3.0, 110, 100, 170), "p"),
+    (lambda: dd.bipartite_from_roots(2.0, 3.0, 110, 100, 70, noise=-1.0), "noise"),
+    (lambda: dd.bipartite_from_roots([2.0, 2.0], [4.0, 4.0, 4.0], 110, 100, 70), "a1"),
+    (lambda: dd.largest_rise([]), "values"),
+    (lambda: dd.largest_drop([]), "values"),
+    (lambda: dd.spectral_filter([1.0], [], 0.1), "eigenvalues"),
+    (lambda: dd.scheduled_filter([1], [], 0.1, np.zeros(1)), "eigenvalues"),
+    (lambda: dd.draw_teacher_student(10, 10, 5, 1e200), "kappa"),
+    (lambda: dd.draw_teacher_student(10, 10, 5, 2.0, noise=1e200), "noise"),
+])
+def test_audit_rejects_bad_input(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
+
+
+def test_audit_type_errors(small):
+    with pytest.raises(TypeError, match="haar"):
+        dd.modulation_matrix(10, 5, 2.0, haar="no")
+    with pytest.raises(TypeError, match="normalized_teacher"):
+        dd.draw_teacher_student(10, 10, 5, 2.0, normalized_teacher="no")
+    with pytest.raises(TypeError, match="data"):
+        dd.test_error(np.ones((2, 20)), {"Z_test": small.Z_test})
+    with pytest.raises(TypeError, match="noise"):
+        dd.bipartite_from_roots(2.0, 3.0, 110, 100, 70, noise="x")
+    with pytest.raises(TypeError, match="num"):
+        dd.analytic_times(num=2.5)  # was silently truncated to 2
+
+
+def test_bipartite_from_roots_reproduces_the_closed_form():
+    t = np.logspace(-2, 6, 40)
+    a1, a2 = dd.bipartite_roots(t, **CONFIG)
+    direct = dd.bipartite_theory(t, **CONFIG)
+    again = dd.bipartite_from_roots(a1, a2, 110, 100, 70)
+    assert np.array_equal(direct.generalization_error, again.generalization_error)
+
+
+def test_extreme_but_valid_inputs_stay_finite():
+    # κ at its cap, huge ridge and times: every overlap finite, limits where expected
+    r = dd.bipartite_theory([0.0, 1.0, 1e300, np.inf], 110, 100, 70, 1e100, ridge=0.0)
+    assert np.all(np.isfinite(r.Q)) and r.R[-1] == pytest.approx(1.0)
+    o = dd.ridge_oracle([0.0, 1e-3, 1.0, 1e300], 110, 100, 70, 1e100)
+    assert np.all(np.isfinite(o.Q)) and o.generalization_error[-1] == pytest.approx(0.5)
+    assert o.generalization_error[0] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_ridge_oracle_below_the_interpolation_threshold():
+    # n < d: the ridgeless limit has k > 0 (spec B.3); it must be continuous in λ → 0 and bounded by the teacher
+    lam = np.array([0.0, 1e-12, 1e-8])
+    o = dd.ridge_oracle(lam, 80, 100, 50, 10.0, noise=0.3)
+    assert np.all(np.isfinite(o.Q)) and np.allclose(o.generalization_error, o.generalization_error[0], atol=1e-6)
+    assert np.all(o.R1 <= 0.5) and np.all(o.R2 <= 0.5) and np.all(o.R < 0.8 + 1e-12)
+    # F = I: the oracle is the Case-1 replica / Stieltjes result
+    single = dd.ridge_oracle([0.0, 0.3], 80, 100, 50, 1.0, noise=0.3)
+    case1 = dd.stieltjes_order_parameters(0.8, np.array([0.0, 0.3]), 1.0, 0.09)  # same λ: F = I, X = Z
+    assert np.allclose(single.R, case1.R, rtol=1e-9) and np.allclose(single.Q, case1.Q, rtol=1e-9)
+
+
+def test_case1_is_finite_and_consistent_at_the_interpolation_threshold():
+    # α = 1, λ → 0: a → 1 and Q ~ σ²/(2 sqrt λ); the stable forms keep the replica and RMT routes finite and equal
+    for lam in (1e-12, 1e-100, 1e-300):
+        a = dd.replica_saddle_point(1.0, lam, 1.0, 0.5)
+        b = dd.stieltjes_order_parameters(1.0, lam, 1.0, 0.5)
+        assert np.isfinite(a.Q) and np.isfinite(b.Q)
+        assert a.Q == pytest.approx(float(b.Q), rel=1e-6) and a.Q == pytest.approx(0.25 / np.sqrt(lam), rel=1e-5)
+
+
+def test_no_silent_non_finite_order_parameters():
+    from dynamics.double_descent._common import order_parameters
+    with pytest.raises(ValueError, match="not finite"):
+        order_parameters(np.array([0.1]), np.array([np.inf]), 0.0)

@@ -235,8 +235,9 @@ _CONFIGS = [(110, 100, 70, 30.0, 0.0), (150, 100, 50, 50.0, 0.0), (120, 100, 80,
 
 @claim("double_descent.limits_small_and_large_time", f"{SEED} §4.3.2, Eq 4.2.14–4.2.16",
        "t → 0: R = Q = 0 and L_G = ½ (+½σ² with noisy test labels); t → ∞ (n > d): R → 1, Q → 1 + σ²d/(n − d), for "
-       "the approximate theory and the exact ridge asymptotics (to 1e−9), and for exact GD at d = 200 (within 0.01).",
-       "limit")
+       "the approximate theory and the exact ridge asymptotics (to 1e−9), and for exact GD at d = 200 (mean of 8 "
+       "designs within 0.01; per design, Q(∞) − 1 = σ²Tr((ZᵀZ)⁻¹)/d to rel 1e−9, whose mean is the finite-n "
+       "σ²d/(n − d − 1) within 4 SE).", "limit")
 def limits_small_and_large_time():
     checks, worst_theory = [], 0.0
     for n, d, p, kappa, noise in _CONFIGS:
@@ -248,12 +249,25 @@ def limits_small_and_large_time():
                                abs(r.noisy_generalization_error[0] - 0.5 - 0.5 * noise ** 2),
                                abs(r.R[1] - C.R), abs(r.Q[1] - C.Q))
     checks.append(Check(worst_theory, 1e-9))
-    data = dd.draw_teacher_student(240, 200, 140, 30.0, noise=0.3, n_seeds=1, seed=51)
-    gd = dd.exact_gd_order_parameters([0.0, np.inf], data.modulation.seed(0), data.X[0], noise=0.3)
-    C = dd.phase_points(240, 200, 140, 0.3).C
-    gd_err = max(abs(gd.R[0]), abs(gd.Q[0]), abs(gd.R[1] - C.R), abs(gd.Q[1] - C.Q))
-    checks.append(Check(gd_err, 0.01))
-    return Check.all_of(checks, f"theories {worst_theory:.1e}; GD at d = 200: {gd_err:.1e}")
+    # Finite-d GD. At t = ∞ the teacher-averaged Q is 1 + σ²Tr((XᵀX)⁻¹FᵀF)/d = 1 + σ²Tr((ZᵀZ)⁻¹)/d whatever F is; its
+    # design mean is the inverse-Wishart 1 + σ²d/(n − d − 1), above point C by σ²d/((n − d)(n − d − 1)) (0.005 here),
+    # and a single design scatters by ~0.007 (n/d = 1.2, σ = 0.2, d = 200): so 8 designs are averaged.
+    n, d, p, kappa, noise, designs = 240, 200, 160, 40.0, 0.2, 8
+    data = dd.draw_teacher_student(n, d, p, kappa, noise=noise, n_seeds=designs, seed=51)
+    C = dd.phase_points(n, d, p, noise).C
+    gd = [dd.exact_gd_order_parameters([0.0, np.inf], data.modulation.seed(i), data.X[i], noise=noise)
+          for i in range(designs)]
+    start = max(max(abs(r.R[0]), abs(r.Q[0]), abs(r.generalization_error[0] - 0.5)) for r in gd)
+    late_R = max(abs(r.R[1] - C.R) for r in gd)
+    Q_inf = np.array([r.Q[1] for r in gd])
+    direct = 1.0 + noise ** 2 * np.array([np.trace(np.linalg.inv(Z.T @ Z)) for Z in data.Z]) / d
+    finite_n = 1.0 + noise ** 2 * d / (n - d - 1)
+    z = abs(Q_inf.mean() - finite_n) / (Q_inf.std(ddof=1) / np.sqrt(designs))
+    gd_err = max(start, late_R, abs(Q_inf.mean() - C.Q))
+    checks += [Check(gd_err, 0.01), Check(_rel(Q_inf, direct), 1e-9), Check(z, 4.0)]
+    return Check.all_of(checks, f"theories {worst_theory:.1e}; GD at d = 200: mean |Q(∞) − Q_C| "
+                                f"{abs(Q_inf.mean() - C.Q):.4f} (finite-n bias {finite_n - C.Q:.4f}, {z:.2f} SE from "
+                                f"it), t = 0 and R(∞) {max(start, late_R):.1e}")
 
 
 @claim("double_descent.order_parameter_bounds", f"{SEED} Eq 4.2.6–4.2.7, .2.41 (spec P6)",
@@ -309,8 +323,8 @@ def point_c_limit():
 
 @claim("double_descent.point_a_bayes_optimal", f"{SEED} Fig 4.4 (point A), Eq .2.33–.2.35",
        "Point A: the minimum over λ of L_G with the slow group frozen sits at λ_eff* = 1 − p/d + σ² where R = Q; the "
-       "closed form matches a numerical argmin (λ* to rel 1e−4, L to 1e−10), the Case-1 replica minimum, and "
-       "the first minimum in time of the κ = 1e5 curve at t_A = 1/(η λ_eff*) (rel 2e−3).", "theorem")
+       "closed form matches a numerical argmin (λ* to rel 1e−4, L to 1e−10, R = Q there to 1e−6), the Case-1 replica "
+       "minimum, and the first minimum in time of the κ = 1e5 curve at t_A = 1/(η λ_eff*) (rel 1e−5).", "theorem")
 def point_a_bayes_optimal():
     checks, notes = [], []
     for n, p, noise in ((110, 70, 0.0), (130, 70, 0.0), (150, 50, 0.3)):
@@ -321,15 +335,26 @@ def point_a_bayes_optimal():
                                              freeze_slow_at=0.0).generalization_error)
 
         best = optimize.minimize_scalar(frozen_error, bounds=(-8, 4), method="bounded", options={"xatol": 1e-10})
+        at_best = dd.bipartite_theory(np.inf, n, 100, p, 1.0, noise, ridge=np.exp(best.x), freeze_slow_at=0.0)
         P = p / 100
         replica = dd.replica_saddle_point(n / p, np.exp(best.x) / P, P, 1 - P + noise ** 2)
-        checks += [Check(abs(A.R - A.Q), 1e-12), Check(_rel(np.exp(best.x), A.lambda_eff), 1e-4),
+        # R = Q at the numerical minimum: first order in the argmin's error (~1e−8 relative for a quadratic minimum)
+        checks += [Check(abs(A.R - A.Q), 1e-12), Check(float(abs(at_best.R - at_best.Q)), 1e-6),
+                   Check(_rel(np.exp(best.x), A.lambda_eff), 1e-4),
                    Check(abs(best.fun - A.generalization_error), 1e-10),
                    Check(abs(0.5 * (1 - 2 * replica.R + replica.Q) - A.generalization_error), 1e-10)]
-        t = np.logspace(-1, 3, 4001)
+        t = np.logspace(-1, 3, 401)
         curve = dd.bipartite_theory(t, n, 100, p, 1e5, noise).generalization_error
-        t_min = t[dd.curve_extrema(curve).minima[0]]
-        checks.append(Check(_rel(t_min, A.time(dd.ANALYTIC_ETA)), 2e-3))
+        i = dd.curve_extrema(curve).minima[0]
+
+        def in_time(log_t):
+            return float(dd.bipartite_theory(np.exp(log_t), n, 100, p, 1e5, noise).generalization_error)
+
+        # refine the grid minimum; at t ~ t_A the slow group (λ̃₂ ~ 1e10) moves L by ~1e−10, far below 1e−5
+        refined = optimize.minimize_scalar(in_time, bounds=(np.log(t[i - 1]), np.log(t[i + 1])), method="bounded",
+                                           options={"xatol": 1e-12})
+        t_min = float(np.exp(refined.x))
+        checks.append(Check(_rel(t_min, A.time(dd.ANALYTIC_ETA)), 1e-5))
         notes.append(f"n={n},p={p}: λ* {np.exp(best.x):.6f} vs {A.lambda_eff:.6f}, t_min {t_min:.3f} vs "
                      f"{A.time():.3f}")
     return Check.all_of(checks, "; ".join(notes))
@@ -382,6 +407,27 @@ def double_descent_at_large_kappa():
         checks.append(Check(0.0 if growing else 1.0, 0.0))
         notes.append(f"{method} bumps {np.round(bumps, 4).tolist()}")
     return Check.all_of(checks, "; ".join(notes) + " (measured: 0 when the shape holds)")
+
+
+@claim("double_descent.critical_kappa_bracket", f"{SEED} Fig 4.4, §4.3.2 (spec P10, §3 Fig 4)",
+       "The threshold κ_c for double descent lies between 5 and 16 (n/d = 1.1, p/d = 0.7, σ = 0): the approximate "
+       "theory is monotone at κ = 7 and has an interior maximum at κ = 12 (as in Fig 4.4); exact GD at d = 200 is "
+       "monotone at κ = 5 and has an interior maximum at κ = 16. No common κ_c across methods is asserted.", "theorem")
+def critical_kappa_bracket():
+    checks, notes = [], []
+    for method, below, above in (("approximate", 7.0, 12.0), ("GD", 5.0, 16.0)):
+        for kappa, want_peak in ((below, False), (above, True)):
+            t, gd, eta = _fig4_gd(kappa)
+            curve = gd.generalization_error if method == "GD" else \
+                dd.bipartite_theory(t, **FIG4, kappa=kappa, eta=eta).generalization_error
+            rise = dd.largest_rise(curve)
+            peaks = dd.curve_extrema(curve, 1e-9).maxima.size
+            if want_peak:  # a genuine bump: one interior maximum and a rise far above round-off
+                checks += [Check(0.0 if peaks == 1 else 1.0, 0.0), Check(1e-4 - rise, 0.0)]
+            else:
+                checks.append(Check(rise, 1e-12))
+            notes.append(f"{method} κ={kappa:g}: {peaks} max, rise {rise:.1e}")
+    return Check.all_of(checks, "; ".join(notes))
 
 
 @claim("double_descent.single_u_with_noise", f"{SEED} §4.3.2, Fig 4.5d",
@@ -470,6 +516,32 @@ def decoupling_error_bound():
                    Check(gap.max(), 0.12), Check(max(0.0, -float(np.min(approx.R2 - exact.R2))), 1e-12)]
         notes.append(f"({n},{p},{kappa:g},{noise}): max {gap.max():.3f} at λ={lam[np.argmax(gap)]:.1e}")
     return Check.all_of(checks, "; ".join(notes))
+
+
+@claim("double_descent.ridge_oracle_matches_ridge_simulation", f"{SEED} Eq .2.14; spec §2.6 (B.3)",
+       "The exact large-d ridge oracle equals teacher-averaged ridge regression (XᵀX + λI)⁻¹Xᵀy at d = 400 (2 designs, "
+       "λ ∈ [1e−7, 10]) for n > d (n/d = 1.1, κ = 30; n/d = 1.2, κ = 40, σ = 0.2) and n < d (n/d = 0.8, κ = 10, "
+       "σ = 0.3): |ΔL_G| ≤ 0.014, |ΔR| ≤ 0.011, |ΔQ| ≤ 0.03.", "identity", cost="slow")
+def ridge_oracle_matches_ridge_simulation():
+    # Tolerances: spec §2.6 measured |ΔL_G| ≤ 0.014, |ΔR| ≤ 0.011, |ΔQ| ≤ 0.021 at d = 800 (noiseless); with label
+    # noise and λ → 0 the smallest eigenvalues of XᵀX make Q fluctuate more (up to 0.09 there), hence 0.03 for Q.
+    lams = np.logspace(-7, 1, 9)
+    d, designs = 400, 2
+    gaps = dict(generalization_error=0.0, R=0.0, Q=0.0)
+    for ratio, fraction, kappa, noise in ((1.1, 0.7, 30.0, 0.0), (1.2, 0.8, 40.0, 0.2), (0.8, 0.5, 10.0, 0.3)):
+        n, p = int(ratio * d), int(fraction * d)
+        oracle = dd.ridge_oracle(lams, n, d, p, kappa, noise)
+        data = dd.draw_teacher_student(n, d, p, kappa, noise=noise, n_seeds=designs, seed=141, haar=False)
+        averaged = []
+        for i in range(designs):
+            s, W = np.linalg.eigh(data.X[i].T @ data.X[i])
+            averaged.append([dd.exact_gd_order_parameters(np.inf, data.modulation.seed(i), eigenvalues=np.clip(s, 0, None),
+                                                          eigenvectors=W, ridge=lam, noise=noise) for lam in lams])
+        for name in gaps:
+            simulated = np.mean([[getattr(r, name)[0] for r in row] for row in averaged], axis=0)
+            gaps[name] = max(gaps[name], _abs(simulated, getattr(oracle, name)))
+    return Check.all_of([Check(gaps["generalization_error"], 0.014), Check(gaps["R"], 0.011), Check(gaps["Q"], 0.03)],
+                        ", ".join(f"max |Δ{k}| {v:.4f}" for k, v in gaps.items()))
 
 
 @claim("double_descent.finite_d_convergence", f"{SEED} Eq 4.2.9–4.2.10 (spec P14)",
@@ -639,7 +711,8 @@ def erratum_loss_is_a_sum():
     mean = dd.iterate_gd(X, y, [2000], 1.0 / (s_max / 40 + ridge), ridge=ridge, loss_normalization="mean")[0, -1]
     fixed_point = dd.ridge_weights(ridge, X, y)[0, 0]
     scale = np.abs(fixed_point).max()
-    return Check.erratum(_abs(mean, fixed_point) / scale, _abs(summed, fixed_point) / scale, 1e-10,
+    # the mean loss converges to (XᵀX + nλI)⁻¹Xᵀy: an O(1) relative miss, so demand more than 0.1
+    return Check.erratum(_abs(mean, fixed_point) / scale, _abs(summed, fixed_point) / scale, 1e-10, reject_above=0.1,
                          detail="relative max |ŵ_GD(∞) − (XᵀX + λI)⁻¹Xᵀy|")
 
 

@@ -24,8 +24,8 @@ import numba as nb
 import numpy as np
 
 from dynamics.numerics import (as_finite_array, require_array_in_range, require_choice, require_in_range,
-                               require_positive, solve_ode)
-from ._common import check_bipartite, check_noise_ridge, check_times, order_parameters
+                               require_integer, require_positive, solve_ode)
+from ._common import check_bipartite, check_noise, check_noise_ridge, check_times, order_parameters
 from ._replica import _stable_root
 
 ANALYTIC_ETA = 0.25
@@ -41,7 +41,7 @@ def effective_ridge(t, eta, ridge=0.0):
 
 def analytic_times(num=300, log10_min=-3.0, log10_max=8.0):
     """The authors' analytic time grid t = 10^linspace(−3, 8, 300); curves are plotted at x = t + 1."""
-    num = int(require_in_range("num", num, 2, 1e7))
+    num = require_integer("num", num, 2, 10_000_000)
     log10_min = require_in_range("log10_min", log10_min, -300, 300)
     log10_max = require_in_range("log10_max", log10_max, log10_min, 300, low_open=True)
     return np.logspace(log10_min, log10_max, num)
@@ -77,18 +77,32 @@ def bipartite_from_roots(a1, a2, n, d, p, noise=0.0, c_overlap="other"):
     """Eqs 4.2.14–4.2.16 from the roots a_i (a_i = inf: group i not yet learning).
 
     ``c_overlap="other"`` uses R_j (j ≠ i) in c_i, the corrected form (E13); ``"own"`` uses R_i as printed in
-    the source. Raises if 1 − b₁b₂ <= 0 (the approximation's validity condition, spec §2.5).
+    the source. a_i must be the larger root, a_i >= max(1, α_i) (or inf), and n > d, 0 < p < d. Raises if
+    1 − b₁b₂ <= 0 (the approximation's validity condition, spec §2.5).
     """
     require_choice("c_overlap", c_overlap, ("other", "own"))
-    n, d, p = float(n), float(d), float(p)
-    a = np.stack(np.broadcast_arrays(np.asarray(a1, float), np.asarray(a2, float)))
+    n, d, p, _ = check_bipartite(n, d, p, 1.0)
+    noise = check_noise(noise)
+    roots = []
+    for name, value, size in (("a1", a1, p), ("a2", a2, d - p)):
+        arr = check_times(name, value)  # real, no NaN, inf allowed (group not yet learning)
+        floor = max(1.0, n / size)
+        # the larger root of Eq 4.2.13 is >= max(1, α_i); allow round-off of the closed form or an ODE
+        if np.any(arr < floor * (1.0 - 1e-9)):
+            raise ValueError(f"{name} must be >= max(1, n/p_{name[1]}) = {floor:g} (the larger root of Eq 4.2.13), "
+                             f"got {np.min(arr):g}")
+        roots.append(arr)
+    try:
+        a = np.stack(np.broadcast_arrays(*roots))
+    except ValueError:
+        raise ValueError(f"a1 (shape {roots[0].shape}) and a2 (shape {roots[1].shape}) must broadcast") from None
     alpha = (n / np.array([p, d - p])).reshape((2,) + (1,) * (a.ndim - 1))
     R = n / (a * d)
     root_alpha = np.sqrt(alpha)
     with np.errstate(over="ignore"):  # a_i² overflows only where b_i = 0 (group not learning)
         b = alpha / ((a - root_alpha) * (a + root_alpha))
     overlap = R[::-1] if c_overlap == "other" else R
-    c = 1.0 + noise ** 2 - 2.0 * overlap - (2.0 / a - 1.0) * (n / d)
+    c = 1.0 + noise * noise - 2.0 * overlap - (2.0 / a - 1.0) * (n / d)
     coupling = 1.0 - b[0] * b[1]
     if np.any(~(coupling > 0)):
         raise ValueError(f"1 - b1*b2 must be > 0 for the bipartite approximation, got {np.min(coupling):.3g} "
@@ -126,7 +140,7 @@ def bipartite_theory(t, n, d, p, kappa, noise=0.0, ridge=0.0, eta=ANALYTIC_ETA, 
     single-feature curves). Returns :class:`OrderParameters` with arrays of the shape of ``t``.
     """
     t = check_times("t", t)
-    noise = require_positive("noise", noise, allow_zero=True)
+    noise = check_noise(noise)
     a1, a2 = bipartite_roots(t, n, d, p, kappa, ridge, eta, per_group_learning_rate)
     frozen = [freeze_fast_at, freeze_slow_at]
     for group, when in enumerate(frozen):
@@ -235,8 +249,8 @@ def phase_points(n, d, p, noise=0.0):
     """Closed-form points of the (R, Q) plane (spec §B.4, P7–P9): A, the Bayes-optimal first minimum
     (κ → ∞, λ̃₁* = (1 − P + σ²)/P); B, the κ → ∞ plateau; C, the t → ∞ limit for finite κ. P = p/d."""
     n, d, p, _ = check_bipartite(n, d, p, 1.0)
-    noise = require_positive("noise", noise, allow_zero=True)
-    P, s2 = p / d, noise ** 2
+    noise = check_noise(noise)
+    P, s2 = p / d, noise * noise
     lambda_eff = 1.0 - P + s2
     lam1 = lambda_eff / P
     alpha1 = n / p

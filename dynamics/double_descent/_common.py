@@ -33,9 +33,30 @@ class OrderParameters:
 
 
 def order_parameters(R, Q, noise, R1=None, R2=None, Q1=None, Q2=None, teacher_power=1.0):
-    """Assemble :class:`OrderParameters`; L_G = ½(teacher_power − 2R + Q) (Eq 4.2.6 / its single-draw form)."""
+    """Assemble :class:`OrderParameters`; L_G = ½(teacher_power − 2R + Q) (Eq 4.2.6 / its single-draw form).
+
+    Raises ``ValueError`` rather than hand back a non-finite overlap (the last guard of the package's
+    no-silent-NaN/inf contract; the argument checks should have refused such inputs first).
+    """
     error = 0.5 * (teacher_power - 2.0 * R + Q)
-    return OrderParameters(R, Q, error, error + 0.5 * noise ** 2, R1, R2, Q1, Q2)
+    result = OrderParameters(R, Q, error, error + 0.5 * noise * noise, R1, R2, Q1, Q2)
+    for name in ("R", "Q", "generalization_error", "noisy_generalization_error", "R1", "R2", "Q1", "Q2"):
+        value = getattr(result, name)
+        if value is not None and not np.all(np.isfinite(value)):
+            raise ValueError(f"the order parameter {name} is not finite: the inputs (noise={noise!r}, sizes, "
+                             f"kappa, ridge or times) overflow float64 or leave the theory's domain")
+    return result
+
+
+# Largest condition number and label-noise sd accepted: κ² and σ² then stay far from float64 overflow, and
+# the smallest singular value 1/κ far from underflow.
+MAX_KAPPA = 1e100
+MAX_NOISE = 1e100
+
+
+def check_noise(noise):
+    """Label-noise sd σ_ε in [0, 1e100]."""
+    return require_in_range("noise", noise, 0.0, MAX_NOISE)
 
 
 def check_times(name, t, allow_zero=True):
@@ -44,18 +65,24 @@ def check_times(name, t, allow_zero=True):
 
 
 def check_noise_ridge(noise, ridge):
-    return require_positive("noise", noise, allow_zero=True), require_positive("ridge", ridge, allow_zero=True)
+    return check_noise(noise), require_positive("ridge", ridge, allow_zero=True)
 
 
 def check_bipartite(n, d, p, kappa):
-    """The bipartite set-up (σ₁ = 1, σ₂ = 1/κ): d > 0, 0 < p < d, κ >= 1, n > d (spec §2.5 Validity (1))."""
-    d = require_positive("d", d)
-    n = require_positive("n", n)
-    p = require_in_range("p", p, 0.0, d, low_open=True, high_open=True)
-    kappa = require_in_range("kappa", kappa, 1.0, np.inf)
+    """The bipartite set-up (σ₁ = 1, σ₂ = 1/κ): d > 0, 0 < p < d, 1 <= κ <= 1e100, n > d (spec §2.5 Validity (1))."""
+    n, d, p, kappa = check_sizes(n, d, p, kappa)
     if not n > d:
         raise ValueError(f"n must be > d for the bipartite approximation, got n={n:g}, d={d:g}: for n <= d the "
                          f"decoupled formulas count every sample in both groups and give negative Q")
+    return n, d, p, kappa
+
+
+def check_sizes(n, d, p, kappa):
+    """n > 0, d > 0, 0 < p < d, 1 <= κ <= 1e100 (any n: the exact ridge oracle also covers n <= d)."""
+    d = require_positive("d", d)
+    n = require_positive("n", n)
+    p = require_in_range("p", p, 0.0, d, low_open=True, high_open=True)
+    kappa = require_in_range("kappa", kappa, 1.0, MAX_KAPPA)
     return n, d, p, kappa
 
 

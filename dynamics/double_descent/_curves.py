@@ -47,11 +47,18 @@ def curve_extrema(values, tolerance=1e-10):
 
 def largest_rise(values):
     """max over i <= j of y_j − y_i (0 for a non-increasing curve)."""
-    y = as_finite_array("values", values, ndim=1)
+    y = _curve(values)
     return float(np.max(y - np.minimum.accumulate(y)))
 
 
 def largest_drop(values):
     """max over i <= j of y_i − y_j (0 for a non-decreasing curve)."""
-    y = as_finite_array("values", values, ndim=1)
+    y = _curve(values)
     return float(np.max(np.maximum.accumulate(y) - y))
+
+
+def _curve(values):
+    y = as_finite_array("values", values, ndim=1)
+    if y.size == 0:
+        raise ValueError("values must hold at least one point, got an empty array")
+    return y

@@ -32,6 +32,18 @@ def _stable_root(alpha, lam):
         return 0.5 * (1.0 + alpha + lam + disc_root)
 
 
+def _root_offsets(alpha, lam):
+    """a − 1 and a − √α of the larger root without cancellation (a → 1 or √α at the threshold α = 1, λ → 0):
+    a − √α = ½[(1 − √α)² + λ + disc], and a − 1 = ½[α − 1 + λ + disc] or, when α − 1 + λ < 0, the equal
+    2λ/(1 − α − λ + disc) (from (a − 1)(a' − 1) = −λ with the smaller root a')."""
+    root_alpha = np.sqrt(alpha)
+    disc = np.sqrt((1.0 - root_alpha) ** 2 + lam) * np.sqrt((1.0 + root_alpha) ** 2 + lam)
+    shift = alpha - 1.0 + lam
+    with np.errstate(divide="ignore", invalid="ignore"):
+        minus_one = np.where(shift >= 0, 0.5 * (shift + disc), 2.0 * lam / np.where(shift < 0, disc - shift, 1.0))
+    return minus_one, 0.5 * ((1.0 - root_alpha) ** 2 + lam + disc)
+
+
 def printed_root(alpha, lam):
     """The source's printed form of the same root, Eq 4.2.13: 1 + 2λ/(1 − α − λ + sqrt((1 − α − λ)² + 4λ))."""
     alpha = require_array_in_range("alpha", alpha, 0.0, np.inf, low_open=True)
@@ -79,13 +91,20 @@ def replica_saddle_point(alpha, ridge, teacher_power=1.0, noise_variance=0.0):
     variance σ_eff² (G = T + σ_eff²). Returns :class:`SaddlePoint`; L_G = ½(T − 2R + Q)."""
     alpha, ridge, t_power, noise_var = _check_case1(alpha, ridge, teacher_power, noise_variance)
     a = _stable_root(alpha, ridge)
+    a_minus_one, a_minus_root = _root_offsets(alpha, ridge)
     R = alpha * t_power / a
-    root_alpha = np.sqrt(alpha)
-    b = alpha / ((a - root_alpha) * (a + root_alpha))
-    Q = b * (t_power + noise_var - (2.0 / a - 1.0) * alpha * t_power)
+    b = alpha / (a_minus_root * (a + np.sqrt(alpha)))
+    # G − ((2 − a)/a)αT = σ² + T[(1 + α)(a − 1) + (1 − α)]/a: exact at the threshold α = 1, where a → 1
+    Q = b * (noise_var + t_power * ((1.0 + alpha) * a_minus_one + (1.0 - alpha)) / a)
     with np.errstate(divide="ignore"):
-        susceptibility = 1.0 / (a - 1.0)  # a = 1 only at alpha <= 1, ridge = 0: x = inf, as in the MP limit
+        susceptibility = 1.0 / a_minus_one  # a = 1 only at alpha <= 1, ridge = 0: x = inf, as in the MP limit
+    _require_finite_overlaps(R, Q)
     return SaddlePoint(a, susceptibility, R, Q, 0.5 * (t_power - 2.0 * R + Q))
+
+
+def _require_finite_overlaps(R, Q):
+    if not (np.all(np.isfinite(R)) and np.all(np.isfinite(Q))):
+        raise ValueError("R or Q is not finite: alpha, ridge, teacher_power or noise_variance overflow float64")
 
 
 def mp_stieltjes(alpha, ridge):
@@ -98,7 +117,7 @@ def mp_stieltjes(alpha, ridge):
 
 def _stieltjes(alpha, lam):
     b = lam + alpha - 1.0
-    disc = np.sqrt(b * b + 4.0 * lam)
+    disc = np.hypot(b, 2.0 * np.sqrt(lam))  # sqrt(b² + 4λ) without overflow
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(b >= 0, 2.0 / (b + disc), (disc - b) / (2.0 * lam))
 
@@ -110,13 +129,19 @@ def stieltjes_order_parameters(alpha, ridge, teacher_power=1.0, noise_variance=0
     positive = ridge > 0
     lam = np.where(positive, ridge, 1.0)
     g = _stieltjes(alpha, lam)
-    g_prime = -(g * g + g) / (2.0 * lam * g + lam + alpha - 1.0)
-    R = np.where(positive, t_power * (1.0 - lam * g), 0.0)
-    Q = np.where(positive, t_power * (1.0 - 2.0 * lam * g - lam * lam * g_prime) + noise_var * (g + lam * g_prime), 0.0)
+    # λg' and λ²g' with g' = −(g² + g)/(2λg + λ + α − 1), written through λg so that g ~ λ^{-1/2} at α = 1
+    # does not overflow g²
+    lam_g = lam * g
+    denominator = 2.0 * lam_g + lam + (alpha - 1.0)
+    lam_g_prime = -lam_g * (g + 1.0) / denominator
+    lam2_g_prime = -lam_g * (lam_g + lam) / denominator
+    R = np.where(positive, t_power * (1.0 - lam_g), 0.0)
+    Q = np.where(positive, t_power * (1.0 - 2.0 * lam_g - lam2_g_prime) + noise_var * (g + lam_g_prime), 0.0)
     above = alpha > 1
     with np.errstate(divide="ignore", invalid="ignore"):
         R0 = np.where(above, t_power, alpha * t_power)
         Q0 = np.where(above, t_power + noise_var / np.abs(alpha - 1.0), alpha * t_power + noise_var * alpha / np.abs(1.0 - alpha))
         g0 = np.where(above, 1.0 / np.abs(alpha - 1.0), np.inf)
     R, Q, g = np.where(positive, R, R0), np.where(positive, Q, Q0), np.where(positive, g, g0)
+    _require_finite_overlaps(R, Q)
     return SaddlePoint(1.0 + 1.0 / g, g, R, Q, 0.5 * (t_power - 2.0 * R + Q))

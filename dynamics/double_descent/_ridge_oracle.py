@@ -11,12 +11,17 @@ and, with df₂ = Σ s²/(s + k)² and Bias = k² Σ β*² s/(s + k)²,
     R_i = Σ_{j∈i} β*² s²/(s + k),
     E_i = k² Σ_{j∈i} β*² s/(s + k)² + [(Bias + σ_ε²)/(n − df₂)] Σ_{j∈i} s²/(s + k)²,
     Q_i = E_i − p_i/d + 2R_i,    L_G = ½ Σ_i E_i.
+
+Since β*²s = 1/d on every direction, these are evaluated through the ratios u = s/(s + k) and v = k/(s + k) = 1 − u:
+R_i = (p_i/d)u_i, the bias part (p_i/d)v_i², df₂ = Σ p_i u_i², so that no s², k² or β*² is formed (no overflow
+for large ridge, no underflow for large κ). For n <= d the ridgeless limit has k > 0 (the positive root of
+1 = Σ p_i u_i/n); at n = d it is the interpolation threshold, where the error diverges, so ridge > 0 is required.
 """
 import numba as nb
 import numpy as np
 
 from dynamics.numerics import require_array_in_range
-from ._common import check_bipartite, check_noise_ridge, order_parameters
+from ._common import check_noise, check_sizes, order_parameters
 
 
 @nb.njit(cache=True)
@@ -63,23 +68,30 @@ def _effective_regularisation(lams, n, sizes, s):
 
 
 def ridge_oracle(ridge, n, d, p, kappa, noise=0.0):
-    """Exact large-d R_i, Q_i, L_G of ridge (XᵀX + λI)⁻¹Xᵀy for bipartite F (σ₁ = 1, σ₂ = 1/κ), n > d.
+    """Exact large-d R_i, Q_i, L_G of ridge (XᵀX + λI)⁻¹Xᵀy for bipartite F (σ₁ = 1, σ₂ = 1/κ).
 
-    ``ridge`` is λ of the sum-normalised loss (scalar or array, >= 0; 0 is the ridgeless limit). To compare with
-    GD time t, pass λ + 1/(ηt). Returns :class:`OrderParameters` of the shape of ``ridge``.
+    ``ridge`` is λ of the sum-normalised loss (scalar or array, >= 0; 0 is the ridgeless limit: k = 0 when n > d,
+    the positive root when n < d; n = d needs ridge > 0). To compare with GD time t, pass λ + 1/(ηt).
+    Returns :class:`OrderParameters` of the shape of ``ridge``.
     """
     ridge = require_array_in_range("ridge", ridge, 0.0, np.inf)
-    n, d, p, kappa = check_bipartite(n, d, p, kappa)
-    noise, _ = check_noise_ridge(noise, 0.0)
+    n, d, p, kappa = check_sizes(n, d, p, kappa)
+    noise = check_noise(noise)
+    if n == d and np.any(ridge == 0):
+        raise ValueError(f"ridge must be > 0 when n = d = {d:g}: the ridgeless estimator at the interpolation "
+                         f"threshold has infinite variance")
     sizes = np.array([p, d - p])
-    s = np.array([1.0, kappa ** -2]) / d
-    beta2 = 1.0 / (s * d)
+    s = np.array([1.0, (1.0 / kappa) ** 2]) / d
     k = _effective_regularisation(np.ravel(ridge) / n, float(n), sizes, s).reshape(ridge.shape)
     kk = k[None]
-    ss, pp, bb = (v.reshape((2,) + (1,) * ridge.ndim) for v in (s, sizes, beta2))
-    R = pp * bb * ss ** 2 / (ss + kk)
-    df2 = (pp * ss ** 2 / (ss + kk) ** 2).sum(0)
-    bias_terms = kk ** 2 * pp * bb * ss / (ss + kk) ** 2
-    E = bias_terms + (bias_terms.sum(0) + noise ** 2) / (n - df2) * pp * ss ** 2 / (ss + kk) ** 2
-    Q = E - pp / d + 2.0 * R
+    ss, pp = (v.reshape((2,) + (1,) * ridge.ndim) for v in (s, sizes))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        u = np.where(kk > 0, ss / (ss + kk), 1.0)  # k = 0 (ridgeless, n > d): every direction fully fitted
+    v = np.where(kk > 0, 1.0 - u, 0.0)
+    share = pp / d
+    R = share * u
+    df2 = (pp * u * u).sum(0)
+    bias_terms = share * v * v
+    E = bias_terms + (bias_terms.sum(0) + noise * noise) / (n - df2) * pp * u * u
+    Q = E - share + 2.0 * R
     return order_parameters(R[0] + R[1], Q[0] + Q[1], noise, R[0], R[1], Q[0], Q[1])

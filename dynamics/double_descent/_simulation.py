@@ -18,7 +18,7 @@ import numpy as np
 
 from dynamics.numerics import (as_finite_array, require_choice, require_in_range, require_integer, require_positive,
                                rng_from)
-from ._common import order_parameters
+from ._common import MAX_KAPPA, check_noise, order_parameters
 
 
 @dataclass(frozen=True)
@@ -66,13 +66,20 @@ def _check_sizes(n, d, p, kappa):
     d = require_integer("d", d, 2, 100_000)
     n = require_integer("n", n, 1, 10_000_000)
     p = require_integer("p", p, 1, d - 1)
-    kappa = require_in_range("kappa", kappa, 1.0, np.inf)
+    kappa = require_in_range("kappa", kappa, 1.0, MAX_KAPPA)
     return n, d, p, kappa
+
+
+def _require_bool(name, value):
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def modulation_matrix(d, p, kappa, haar=True, n_seeds=1, seed=0):
     """A stack of ``n_seeds`` bipartite modulations (σ₁ = 1 on p directions, σ₂ = 1/κ on d − p)."""
     _, d, p, kappa = _check_sizes(1, d, p, kappa)
+    haar = _require_bool("haar", haar)
     n_seeds = require_integer("n_seeds", n_seeds, 1, 100_000)
     rng = rng_from(seed)
     sigma = np.where(np.arange(d) < p, 1.0, 1.0 / kappa)
@@ -101,7 +108,9 @@ class TeacherStudentData:
 def draw_teacher_student(n, d, p, kappa, noise=0.0, n_seeds=1, seed=0, haar=True, normalized_teacher=True, n_test=0):
     """Draw ``n_seeds`` independent teacher–student problems (spec §1, §4); the same seed gives the same data."""
     n, d, p, kappa = _check_sizes(n, d, p, kappa)
-    noise = require_positive("noise", noise, allow_zero=True)
+    noise = check_noise(noise)
+    haar = _require_bool("haar", haar)
+    normalized_teacher = _require_bool("normalized_teacher", normalized_teacher)
     n_seeds = require_integer("n_seeds", n_seeds, 1, 100_000)
     n_test = require_integer("n_test", n_test, 0, 10_000_000)
     rng = rng_from(seed)
@@ -129,7 +138,7 @@ def measure_order_parameters(w_hat, w, modulation, noise=0.0):
     w = as_finite_array("w", w, ndim=2)
     if not isinstance(modulation, Modulation):
         raise TypeError(f"modulation must be a Modulation, got {type(modulation).__name__}")
-    noise = require_positive("noise", noise, allow_zero=True)
+    noise = check_noise(noise)
     S, d = w.shape
     if w_hat.ndim < 2 or w_hat.shape[0] != S or w_hat.shape[-1] != d:
         raise ValueError(f"w_hat must have shape ({S}, ..., {d}), got {w_hat.shape}")
@@ -152,6 +161,8 @@ def measure_order_parameters(w_hat, w, modulation, noise=0.0):
 
 def test_error(w_hat, data):
     """½ mean over the noiseless test set of (y* − ŷ)², ŷ = z_testᵀFŵ; shape of ``w_hat`` without its last axis."""
+    if not isinstance(data, TeacherStudentData):
+        raise TypeError(f"data must be a TeacherStudentData (from draw_teacher_student), got {type(data).__name__}")
     w_hat = as_finite_array("w_hat", w_hat)
     S, m, d = data.Z_test.shape
     if m == 0:

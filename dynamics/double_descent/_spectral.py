@@ -70,12 +70,19 @@ def _check_eta(eta, s_max, ridge, penalty, dynamics):
     return eta
 
 
+def _check_eigenvalues(eigenvalues):
+    s = as_finite_array("eigenvalues", eigenvalues, ndim=1)
+    if s.size == 0:
+        raise ValueError("eigenvalues must hold at least one eigenvalue of XᵀX, got an empty array")
+    if np.any(s < 0):
+        raise ValueError(f"eigenvalues must be >= 0, got {s[s < 0][0]:g}")
+    return s
+
+
 def spectral_filter(t, eigenvalues, eta, ridge=0.0, dynamics="gd", penalty=0.0):
     """The filter f_j(t) (shape (len(t), d)) with ŵ_t = W diag(f) WᵀXᵀy, for eigenvalues s_j >= 0 of XᵀX."""
     t = check_times("t", np.atleast_1d(t))
-    s = as_finite_array("eigenvalues", eigenvalues, ndim=1)
-    if np.any(s < 0):
-        raise ValueError(f"eigenvalues must be >= 0, got {s[s < 0][0]:g}")
+    s = _check_eigenvalues(eigenvalues)
     _, ridge = check_noise_ridge(0.0, ridge)
     check_dynamics(dynamics)
     penalty = require_positive("penalty", penalty, allow_zero=True)
@@ -290,9 +297,7 @@ def scheduled_filter(steps, eigenvalues, eta, schedule, ridge=0.0):
     """The filter f_j after each of the integer ``steps`` of GD whose step k uses the output penalty
     a_k = ``schedule[k−1]``: f ← (1 − η((1 + a_k)s_j + λ))f + η, f(0) = 0; shape (len(steps), d)."""
     steps, schedule = _check_record(steps, schedule)
-    s = as_finite_array("eigenvalues", eigenvalues, ndim=1)
-    if np.any(s < 0):
-        raise ValueError(f"eigenvalues must be >= 0, got {s[s < 0][0]:g}")
+    s = _check_eigenvalues(eigenvalues)
     _, ridge = check_noise_ridge(0.0, ridge)
     eta = _check_eta(eta, s.max(), ridge, float(schedule[:max(steps[-1], 1)].max()), "gd")
     null = s <= s.size * np.finfo(float).eps * s.max()
