@@ -45,6 +45,24 @@ BAD_CALLS = [
     ("Phi0", lambda: gs.features(np.ones((3, 2)), [1.0, 1.0, -1.0])),
     ("margin", lambda: gs.two_moons(margin=2.0)),
     ("loss", lambda: gs.primal_loss("logistic", 0.0)),
+    # float64 overflow is an error naming the input, not a silent NaN/inf
+    ("s and lam", lambda: gs.lambert_fixed_point([1e200], 0.1)),
+    ("s and lam", lambda: gs.lambert_fixed_point([1.0], 1e-320)),
+    ("s and lam", lambda: gs.exact_uncoupled_response([1e200], 0.1)),
+    ("s and lam", lambda: gs.dual_fixed_point(U_TOY, [1e200, 1.0], 0.1)),
+    ("s and lam", lambda: gs.lemma1_fixed_point(U_TOY, [1e200, 1.0], 0.1)),
+    ("s and lam", lambda: gs.first_order_response([1e200, 1.0], 0.1, 0.1)),
+    ("s and lam", lambda: gs.dz2_ds1sq([1e200, 1.0], 0.1, 0.1)),
+    ("s1 and lam", lambda: gs.starvation_map([1e200], [0.5])),
+    ("lam", lambda: gs.sd_margin(1e-320)),
+    ("lam", lambda: gs.sd_lambert_approx(1e-320)),
+    ("alpha", lambda: gs.jacobian(U_TOY, S_TOY, 0.01, [1e-320, 0.5])),
+    ("lr", lambda: gs.primal_gd_z(U_TOY, S_TOY, 0.01, 1e3, 1000)),
+    ("lr", lambda: gs.primal_gd_theta(np.eye(2), [1.0, 1.0], 0.01, 1e3, 1000)),
+    ("omega", lambda: gs.primal_loss("squared", 1e200)),
+    ("alpha", lambda: gs.dual_objective("squared", 1e200, 0.0)),
+    ("exact", lambda: gs.dual_fixed_point(U_TOY, S_TOY, 0.1, exact="yes")),
+    ("sd", lambda: gs.integrate_dual(U_TOY, S_TOY, 0.1, [1.0], sd=None)),
 ]
 
 
@@ -97,6 +115,8 @@ def test_primal_and_dual_gd_after_50_and_1000_updates():
     _, dual = gs.dual_gd(U_TOY, S_TOY, 0.01, 3e-6, 1000)
     np.testing.assert_allclose(primal[50], [6.38, 0.50], atol=0.01)
     np.testing.assert_allclose(dual[50], [4.45, 0.17], atol=0.01)
+    np.testing.assert_allclose(primal[51], [6.41, 0.51], atol=0.01)  # spec P19: "after 51 updates"
+    np.testing.assert_allclose(dual[51], [4.50, 0.17], atol=0.01)
     np.testing.assert_allclose(primal[1000], [9.16, 1.04], atol=0.01)
     np.testing.assert_allclose(dual[1000], [8.98, 1.10], atol=0.01)
 
@@ -147,6 +167,49 @@ def test_starvation_map_matches_pointwise_and_is_fast():
     for i, j in ((0, 0), (150, 37), (199, 199)):
         np.testing.assert_allclose(z[i, j], gs.feature_response(gs.coupling_matrix(deltas[i]), [s1[j], 2.0], 0.01),
                                    atol=1e-12)
+
+
+def test_newton_converges_when_a_coordinate_is_near_1e_16():
+    """Strong coupling drives α_2 to ~4e-16; a stopping test relative to max|α| used to stop Newton while α_2 was
+    still moving (residual 6e-8 for Eq 9, 2e-7 for Eq 10)."""
+    U = gs.coupling_matrix(-0.10171888) @ np.diag([1.0, -1.0])
+    s, lam = np.array([0.2313752, 7.73788186]), 0.00325976
+    for exact in (True, False):
+        alpha = gs.dual_fixed_point(U, s, lam, exact)
+        Q = gs.dual_matrix(U, s, lam, exact)
+        barrier = np.log1p(-alpha) - np.log(alpha) if exact else -np.log(alpha)
+        assert alpha[1] < 1e-15
+        assert np.abs(barrier - Q @ alpha).max() <= 1e-12
+
+
+def test_newton_on_random_problems_with_large_strength_ratios():
+    """1000 random problems (n = 2..4, s in [e^-3, e^3], λ in [1e-3, 10]); five of them used to raise: one by the
+    early stop above, four at the float64 floor of the residual (one ulp of α moves it by ~3e-12 when s²/λ ~ 1e5)."""
+    rng = np.random.default_rng(0)
+    for _ in range(1000):
+        n = int(rng.integers(2, 5))
+        q, r = np.linalg.qr(rng.standard_normal((n, n)))
+        U = q * np.sign(np.diag(r))
+        s, lam = np.exp(rng.uniform(-3.0, 3.0, n)), 10.0 ** rng.uniform(-3.0, 1.0)
+        for exact in (True, False):
+            alpha = gs.dual_fixed_point(U, s, lam, exact)
+            Q = gs.dual_matrix(U, s, lam, exact)
+            barrier = np.log1p(-alpha) - np.log(alpha) if exact else -np.log(alpha)
+            floor = 4 * np.finfo(float).eps * (np.abs(Q) @ alpha).max()
+            assert np.abs(barrier - Q @ alpha).max() <= max(1e-12, floor)
+            assert np.all(alpha > 0) and (not exact or np.all(alpha < 1))
+
+
+def test_exact_uncoupled_response_for_vanishing_strength():
+    alpha, z = gs.exact_uncoupled_response([1e-200, 2.0], 0.1)  # s² underflows to 0: z = 0, α = σ(0) = ½
+    assert alpha[0] == 0.5 and z[0] == 0.0
+    np.testing.assert_allclose(alpha[1], 0.1 * z[1] / 4.0, rtol=1e-14)  # α = λz/s² at the root
+
+
+def test_lambertw_is_the_numerics_core():
+    from dynamics import numerics
+
+    assert gs.lambertw is numerics.lambertw
 
 
 # ------------------------------------------------------------------ invariances

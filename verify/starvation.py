@@ -54,7 +54,9 @@ def lambertw_theory_range():
 
 @claim("starvation.legendre_cross_entropy", f"{P} Lemma 2, Eqs 19-28, Table 4",
        "max over α in (0,1) of H(α) - αω, found by Brent's method, equals log(1+e^{-ω}) to 1e-12 on ω in [-30, 30], "
-       "and the dual objective at the critical α = σ(-ω) attains it (1e-12).", "identity")
+       "the dual objective at the critical α = σ(-ω) attains it (1e-12), and σ(-ω) = -dL/dω (central difference, to its "
+       "truncation plus round-off error).",
+       "identity")
 def legendre_cross_entropy():
     value_errors, arg_errors = [], []
     for omega in np.linspace(-30.0, 30.0, 61):
@@ -65,8 +67,17 @@ def legendre_cross_entropy():
         value_errors.append(abs(-best.fun - loss))
         # the maximum is flat in α, so Brent's argmax is only good to ~sqrt(eps); the value at σ(-ω) is sharp
         arg_errors.append(abs(gs.dual_objective("cross_entropy", gs.dual_maximiser("cross_entropy", omega), omega) - loss))
+    # Lemma 2: the critical α is -dL/dω. A central difference against dual_maximiser checks the argmax itself,
+    # not only the flat maximum. Its error: truncation h²·max|d³L/dω³|/6 (|σ''| <= 0.1) plus round-off of the two
+    # loss values, 2ε·max L/(2h) (L reaches 30 at ω = -30).
+    omegas, h = np.linspace(-30.0, 30.0, 61), 1e-5
+    upper, lower = gs.primal_loss("cross_entropy", omegas + h), gs.primal_loss("cross_entropy", omegas - h)
+    slope = (upper - lower) / (2 * h)
+    argmax_error = np.abs(-slope - gs.dual_maximiser("cross_entropy", omegas)).max()
+    fd_tolerance = 0.1 * h * h / 6 + 2 * np.finfo(float).eps * np.abs(upper).max() / (2 * h)
     return Check.all_of([Check(max(value_errors), 1e-12, detail=f"max |Brent max - primal| {max(value_errors):.2g}"),
-                         Check(max(arg_errors), 1e-12, detail="dual objective at σ(-ω) vs primal")])
+                         Check(max(arg_errors), 1e-12, detail="dual objective at σ(-ω) vs primal"),
+                         Check(argmax_error, fd_tolerance, detail="argmax σ(-ω) vs -dL/dω (finite difference)")])
 
 
 @claim("starvation.legendre_hinge_squared", f"{P} Table 4 (supp. Table 2)",
@@ -159,7 +170,8 @@ def no_starvation_uncoupled():
 
 @claim("starvation.exact_vs_approx_gap", f"{P} Eq 10 vs Eq 9, §2.4 table",
        "Uncoupled, Eq 10 over-estimates α*: 0 < (α_10 - α_9)/α_9, shrinking with c = 1+s²/λ, below 1.1e-3 for c >= 30 "
-       "and 2.5e-6 for c >= 1000; the exact α_9 from z(1+e^z) = s²/λ matches Newton on Eq 9 (1e-12).", "bound")
+       "and 2.5e-6 for c >= 1000, but above 1e-2 for c <= 3 although λ < s² there (so App. C.4's 'λ < s²' must mean "
+       "λ ≪ s², spec §7 item 11); the exact α_9 from z(1+e^z) = s²/λ matches Newton on Eq 9 (1e-12).", "bound")
 def exact_vs_approx_gap():
     lam = 0.1
     c = np.geomspace(2.0, 1e4, 40)
@@ -173,6 +185,7 @@ def exact_vs_approx_gap():
         Check(0.0, 0.0, passed=bool(np.all(np.diff(gap) < 0)), detail="gap decreasing in c"),
         Check(gap[c >= 30].max(), 1.1e-3, detail="c >= 30"),
         Check(gap[c >= 1000].max(), 2.5e-6, detail="c >= 1000"),
+        Check(-gap[c <= 3].min(), -1e-2, detail=f"c <= 3 (λ <= s²/2): gap {gap[c <= 3].min():.2g} > 1e-2"),
         Check(_rel(newton9, alpha9), 1e-12, detail="margin root vs Newton")])
 
 
@@ -214,6 +227,54 @@ def theorem1_attractive():
                 final, _ = gs.integrate_dual(U, s, lam, [0.0, 40.0], alpha0=start, exact=exact)
                 checks.append(Check(np.abs(final[-1] - alpha).max(), 1e-8, detail="flow reaches the fixed point"))
     return Check.all_of(checks)
+
+
+def _eq10_root_outside_unit_cube():
+    """A strongly coupled n = 5 problem (λ = 1, s² spread over e^-8..e^10) whose Eq 10 root has one α_i ≈ 1.03 > 1
+    (spec P8: not guaranteed to stay in (0,1)); found by a random search, U re-orthogonalised by QR."""
+    M = np.array([[-0.336, -0.582, 0.303, 0.060, 0.673], [0.635, -0.513, -0.551, -0.113, 0.130],
+                  [-0.691, -0.122, -0.691, -0.111, -0.130], [-0.047, -0.234, 0.282, -0.888, -0.274],
+                  [0.061, 0.572, -0.218, -0.428, 0.662]])
+    q, r = np.linalg.qr(M)
+    return q * np.sign(np.diag(r)), np.exp(0.5 * np.array([-7.0, -5.5, 9.5, -8.0, 10.0])), 1.0
+
+
+@claim("starvation.theorem1_eq10_outside_unit_cube", f"{P} Theorem 1, Eq 10 (spec P8, §2.5)",
+       "For a strongly coupled U the Eq 10 root leaves (0,1)^n (max α_i > 1, not clipped); there the Jacobian "
+       "-(diag(1/α) + A) still has λ_max < -1 (A ⪰ I), matches finite differences of the flow (1e-6), and the Eq 10 flow "
+       "from α_0 = ½ reaches the Newton root (1e-8), while the Eq 9 root stays inside (0,1).", "theorem")
+def theorem1_eq10_outside_unit_cube():
+    U, s, lam = _eq10_root_outside_unit_cube()
+    alpha = gs.dual_fixed_point(U, s, lam, exact=False)
+    residual = np.abs(-np.log(alpha) - gs.dual_matrix(U, s, lam, exact=False) @ alpha).max()
+    J = gs.jacobian(U, s, lam, alpha, exact=False)
+    fd = _fd_jacobian(gs.dual_params(U, s, lam, exact=False), alpha)
+    top = np.linalg.eigvalsh(J).max()
+    flow, _ = gs.integrate_dual(U, s, lam, [0.0, 40.0], exact=False)
+    exact_root = gs.dual_fixed_point(U, s, lam, exact=True)
+    return Check.all_of([
+        Check(1.0 - alpha.max(), 0.0, passed=bool(alpha.max() > 1.0), detail=f"max α_10 = {alpha.max():.4f} > 1"),
+        Check(residual, 1e-12, detail="Eq 10 residual at the unclipped root"),
+        Check(top + 1.0, 0.0, passed=bool(top < -1.0), detail=f"λ_max {top:.3g} < -1"),
+        Check(np.abs(fd - J).max() / np.abs(J).max(), 1e-6, detail="J vs finite differences"),
+        Check(np.abs(flow[-1] - alpha).max(), 1e-8, detail="Eq 10 flow reaches the root"),
+        Check(exact_root.max() - 1.0, 0.0, passed=bool(exact_root.max() < 1.0), detail="Eq 9 root inside (0,1)")])
+
+
+@claim("starvation.erratum_theorem1_eta", f"{P} Theorem 1 proof, Eqs 36-38 / (.5.18)-(.5.20) (spec §7 item 5)",
+       "With learning rate η = 0.3 the OCR's Jacobian, η multiplying only the barrier term, misses the finite-difference "
+       "Jacobian of the field η(log((1-α)/α) - Kα), while η·(-diag(1/(α(1-α))) - K) matches it (relative 1e-6).",
+       "erratum")
+def erratum_theorem1_eta():
+    eta = 0.3
+    U, s, lam = gs.coupling_matrix(0.5), np.array([6.0, TOY_S2]), TOY_LAM
+    alpha = gs.dual_fixed_point(U, s, lam, exact=True)
+    fd = eta * _fd_jacobian(gs.dual_params(U, s, lam, exact=True), alpha)  # the field with rate η is η·dual_rhs
+    K = gs.dual_matrix(U, s, lam, exact=True)
+    printed = -eta * np.diag(1.0 / (alpha * (1.0 - alpha))) - K
+    corrected = eta * gs.jacobian(U, s, lam, alpha, exact=True)
+    scale = np.abs(fd).max()
+    return Check.erratum(np.abs(printed - fd).max() / scale, np.abs(corrected - fd).max() / scale, 1e-6)
 
 
 @claim("starvation.erratum_theorem1_jacobian", f"{P} Theorem 1 proof, Eqs 36-38 (spec §7 item 6)",
@@ -352,8 +413,11 @@ def sd_fixed_point():
     checks = []
     for lam in (TOY_LAM_SD, TOY_LAM):
         m_star = gs.sd_margin(lam)
-        reference = mpmath.findroot(lambda m: lam * m * (1 + mpmath.exp(m)) - 1, m_star)  # 30 digits
-        checks.append(Check(abs(m_star / float(reference) - 1.0), 1e-15, detail="m* vs mpmath root"))
+        with mpmath.workdps(30):  # bracketing solver from [0, log(1/λ)], not started at m*
+            lam_mp = mpmath.mpf(lam)
+            reference = mpmath.findroot(lambda m: lam_mp * m * (1 + mpmath.exp(m)) - 1,
+                                        (mpmath.mpf(0), mpmath.log(1 / lam_mp)), solver="anderson")
+        checks.append(Check(abs(m_star / float(reference) - 1.0), 1e-15, detail="m* vs mpmath root (30 digits)"))
         U, s = _random_orthogonal(rng, 3), rng.uniform(0.5, 4.0, 3)
         alpha, _ = gs.integrate_dual(U, s, lam, [0.0, 12.0], alpha0=rng.uniform(0.05, 0.95, 3), sd=True)
         checks.append(Check(np.abs(alpha[-1] - lam * m_star).max(), 1e-10, detail="Eq 18 flow"))
@@ -366,18 +430,19 @@ def sd_fixed_point():
 
 @claim("starvation.sd_decouples", f"{P} Eq 18 (SD claim, App. C.11)",
        "Under SD the primal optimum's response z = SVᵀθ* equals m*·Uᵀ1 and does not move as s_1 runs over [2, 6] "
-       "(spread < 1e-10), while under CE z_2* falls (δ = 0.5, λ_SD = 0.002).", "theorem")
+       "or s_2 over [0.5, 4] (spread < 1e-10), while under CE z_2* falls (δ = 0.5, λ_SD = 0.002).", "theorem")
 def sd_decouples():
     U = gs.coupling_matrix(0.5)
     V = _random_orthogonal(np.random.default_rng(2), 2)
     responses = []
-    for s1 in np.linspace(2.0, 6.0, 9):
-        S = np.diag([s1, TOY_S2])
+    strengths = [(s1, TOY_S2) for s1 in np.linspace(2.0, 6.0, 9)] + [(6.0, s2) for s2 in (0.5, 1.0, 4.0)]
+    for pair in strengths:
+        S = np.diag(pair)
         responses.append(S @ V.T @ gs.primal_optimum(U @ S @ V.T, np.ones(2), TOY_LAM_SD, sd=True))
     responses = np.array(responses)
     z_sd, _ = gs.sd_fixed_point(U, TOY_LAM_SD)
     ce = gs.starvation_map(np.array([2.0, 6.0]), [0.5], TOY_S2, TOY_LAM_SD)[0, :, 1]
-    return Check.all_of([Check(np.ptp(responses, axis=0).max(), 1e-10, detail="spread over s_1"),
+    return Check.all_of([Check(np.ptp(responses, axis=0).max(), 1e-10, detail="spread over s_1 and s_2"),
                          Check(np.abs(responses - z_sd).max(), 1e-10, detail="m*·Uᵀ1"),
                          Check(ce[1] - ce[0], 0.0, passed=bool(ce[1] < ce[0]), detail="CE starves z_2")])
 
@@ -417,8 +482,8 @@ def primal_gd_feature_coordinates():
 
 @claim("starvation.primal_dual_trajectories", f"{P} App. A remark, App. B.1 (Fig 6; spec P19)",
        "Toy (s_1 = 6, δ = 0.5, λ = 0.01): primal GD (lr 0.05) and the code's dual GD (α_0 = 1e-8, lr 3e-6) differ on the "
-       "way (|Δz| > 1 after 50 steps) yet both end at the Eq 9 fixed point: primal within 1e-8 after 50k steps, dual "
-       "within 1e-8.", "theorem")
+       "way (|Δz| > 1 after 50 steps) yet both end at the Eq 9 fixed point: primal within 3e-8 after 20k steps and 1e-8 "
+       "after 50k, dual within 1e-8.", "theorem")
 def primal_dual_trajectories():
     U, s = gs.coupling_matrix(0.5), np.array([6.0, TOY_S2])
     target = gs.feature_response(U, s, TOY_LAM)
@@ -426,6 +491,7 @@ def primal_dual_trajectories():
     _, dual = gs.dual_gd(U, s, TOY_LAM, 3e-6, 50_000)
     apart = np.abs(primal[50] - dual[50]).max()
     return Check.all_of([Check(-apart, -1.0, detail=f"trajectories apart at step 50 by {apart:.2f}"),
+                         Check(np.abs(primal[20_000] - target).max(), 3e-8, detail="primal after 20k steps"),
                          Check(np.abs(primal[-1] - target).max(), 1e-8, detail="primal end"),
                          Check(np.abs(dual[-1] - target).max(), 1e-8, detail="dual end")])
 

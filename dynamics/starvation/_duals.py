@@ -8,6 +8,7 @@ Table 4 / supp. Table 2). With ω = yŷ:
 import numpy as np
 
 from dynamics.numerics import as_finite_array, require_array_in_range, require_choice
+from ._validation import check_finite_result
 
 LOSSES = ("cross_entropy", "hinge", "squared")
 _ALPHA_DOMAIN = {"cross_entropy": (0.0, 1.0), "hinge": (0.0, 1.0), "squared": (-np.inf, np.inf)}
@@ -31,7 +32,9 @@ def primal_loss(loss, omega):
     elif loss == "hinge":
         out = np.maximum(0.0, 1.0 - w)
     else:
-        out = (1.0 - w) ** 2
+        with np.errstate(over="ignore"):
+            out = (1.0 - w) ** 2
+    check_finite_result(out, "omega", "(1 - ω)² overflows for |ω| > 1.3e154")
     return out if out.ndim else float(out)
 
 
@@ -46,7 +49,9 @@ def dual_objective(loss, alpha, omega):
     elif loss == "hinge":
         out = a - a * w
     else:
-        out = -0.25 * a * a + a - a * w
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = -0.25 * a * a + a - a * w
+    check_finite_result(out, "alpha and omega", "α² or αω overflows")
     return out if np.ndim(out) else float(out)
 
 

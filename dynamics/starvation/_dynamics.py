@@ -19,7 +19,8 @@ import numpy as np
 from dynamics.numerics import (IntegrationError, as_finite_array, require_choice, require_in_range, require_integer,
                                require_positive, solve_ode)
 from ._fixed_points import _cholesky_solve, dual_matrix
-from ._validation import check_alpha, check_bool, check_lambda, check_orthogonal, check_problem, check_times
+from ._validation import (check_alpha, check_bool, check_finite_result, check_lambda, check_orthogonal,
+                          check_problem, check_times)
 
 CE_EXACT, CE_APPROX, SD_EXACT, SD_APPROX = 0, 1, 2, 3
 INTEGRATORS = ("auto", "dop853", "rosenbrock")
@@ -95,8 +96,9 @@ def jacobian(U, s, lam, alpha, exact=True):
     """Theorem 1: J_9 = -(diag(1/(α(1-α))) + K) (exact) or J_10 = -(diag(1/α) + A), with η = 1."""
     Q = dual_matrix(U, s, lam, exact)
     alpha = check_alpha(alpha, Q.shape[0], bool(exact), name="alpha")
-    barrier = 1.0 / (alpha * (1.0 - alpha)) if exact else 1.0 / alpha
-    return -(np.diag(barrier) + Q)
+    with np.errstate(divide="ignore", over="ignore"):
+        barrier = 1.0 / (alpha * (1.0 - alpha)) if exact else 1.0 / alpha
+    return check_finite_result(-(np.diag(barrier) + Q), "alpha", "1/α overflows: α_i below ~5.6e-309")
 
 
 def _sigmoid(x):
@@ -130,7 +132,8 @@ def primal_gd_z(U, s, lam, lr, steps, z0=None, sd=False):
     z0 = np.zeros(U.shape[0]) if z0 is None else as_finite_array("z0", z0, ndim=1)
     if z0.shape != (U.shape[0],):
         raise ValueError(f"z0 must have shape ({U.shape[0]},), got {z0.shape}")
-    return _primal_z_steps(U, s * s, lam, lr, steps, z0, check_bool("sd", sd))
+    z = _primal_z_steps(U, s * s, lam, lr, steps, z0, check_bool("sd", sd))
+    return check_finite_result(z, "lr", f"gradient descent diverged: lr = {lr:g} exceeds 2/curvature")
 
 
 def dual_gd(U, s, lam, lr, steps, alpha0=1e-8, clamp=1e-50):
@@ -204,9 +207,12 @@ def primal_gd_theta(Phi0, y, lam, lr, steps, theta0=None, sd=False):
     sd = check_bool("sd", sd)
     out = np.empty((steps + 1, theta.size))
     out[0] = theta
-    for k in range(steps):
-        out[k + 1] = out[k] - lr * _primal_gradient(Phi0, y, lam, out[k], sd)
-    return out
+    with np.errstate(over="ignore", invalid="ignore"):
+        for k in range(steps):
+            out[k + 1] = out[k] - lr * _primal_gradient(Phi0, y, lam, out[k], sd)
+            if not np.all(np.isfinite(out[k + 1])):
+                break
+    return check_finite_result(out, "lr", f"gradient descent diverged: lr = {lr:g} exceeds 2/curvature")
 
 
 def primal_optimum(Phi0, y, lam, sd=False, tol=1e-13):

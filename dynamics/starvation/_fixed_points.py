@@ -19,8 +19,8 @@ import numba as nb
 import numpy as np
 
 from dynamics.numerics import lambertw, lambertw_kernel, require_array_in_range
-from ._validation import (check_bool, check_delta, check_lambda, check_orthogonal, check_problem,
-                          check_strengths)
+from ._validation import (check_bool, check_delta, check_finite_result, check_lambda, check_orthogonal,
+                          check_problem, check_ratio, check_strengths)
 
 RESIDUAL_TOLERANCE = 1e-12
 _MAX_NEWTON = 200
@@ -95,10 +95,24 @@ def _max_abs(v):
 
 
 @nb.njit(cache=True)
+def _roundoff_floor(Q, alpha):
+    """The smallest residual float64 can resolve at α: a one-ulp change of α_j moves residual i by
+    about |Q_ij|α_j·2^-52, so with max_i Σ_j|Q_ij|α_j ~ 1e5 (s²/λ ~ 1e5) no double α reaches 1e-12."""
+    floor = 0.0
+    for i in range(alpha.shape[0]):
+        acc = 0.0
+        for j in range(alpha.shape[0]):
+            acc += abs(Q[i, j]) * alpha[j]
+        floor = max(floor, acc)
+    return 4.0 * 2.220446049250313e-16 * floor
+
+
+@nb.njit(cache=True)
 def _newton_dual(Q, exact, tol):
     """Damped Newton for the Eq 9 (exact) or Eq 10 fixed point; returns (alpha, residual, status).
 
-    Starts from the uncoupled Lambert point W(c_i)/c_i with c_i = 1 + K_ii (in (0, Ω] ⊂ (0,1))."""
+    Starts from the uncoupled Lambert point W(c_i)/c_i with c_i = 1 + K_ii (in (0, Ω] ⊂ (0,1)).
+    Converged means residual <= max(tol, round-off floor of the residual at α, see _roundoff_floor)."""
     n = Q.shape[0]
     alpha = np.empty(n)
     for i in range(n):
@@ -108,7 +122,7 @@ def _newton_dual(Q, exact, tol):
     residual = _max_abs(g)
     value = _objective(Q, alpha, exact)
     for _ in range(_MAX_NEWTON):
-        if residual <= tol:
+        if residual <= max(tol, _roundoff_floor(Q, alpha)):
             return alpha, residual, CONVERGED
         curvature = Q.copy()
         for i in range(n):
@@ -131,11 +145,15 @@ def _newton_dual(Q, exact, tol):
             step *= 0.5
         if not accepted:
             break
-        moved = _max_abs(trial - alpha) / max(_max_abs(alpha), 1e-300)
+        # Element-wise relative move: a coordinate near 1e-16 (strong coupling) still converges
+        # after the large ones have stopped moving, so a move relative to max|α| would stop too early.
+        moved = 0.0
+        for i in range(n):
+            moved = max(moved, abs(trial[i] - alpha[i]) / alpha[i])
         alpha, g, value, residual = trial, trial_g, trial_value, trial_residual
         if moved <= 4e-16:
             break
-    return alpha, residual, CONVERGED if residual <= tol else NOT_CONVERGED
+    return alpha, residual, CONVERGED if residual <= max(tol, _roundoff_floor(Q, alpha)) else NOT_CONVERGED
 
 
 def dual_matrix(U, s, lam, exact=True):
@@ -149,15 +167,18 @@ def dual_matrix(U, s, lam, exact=True):
 def _solve(Q, exact, what):
     alpha, residual, status = _newton_dual(np.ascontiguousarray(Q), exact, RESIDUAL_TOLERANCE)
     if status != CONVERGED:
-        raise RuntimeError(f"{what}: damped Newton stopped at residual {residual:.3g} > {RESIDUAL_TOLERANCE:g}")
+        raise RuntimeError(f"{what}: damped Newton stopped at residual {residual:.3g} > {RESIDUAL_TOLERANCE:g} "
+                           f"(max diagonal of the dual matrix, ~ s²/λ: {np.max(np.diag(Q)):.3g})")
     return alpha
 
 
 def dual_fixed_point(U, s, lam, exact=True):
     """α*: the fixed point of Eq 9 (exact=True, α* ∈ (0,1)^n) or of Eq 10 (exact=False, α* ∈ (0,∞)^n).
 
-    Damped Newton in float64 until max|residual of the log-form equation| <= 1e-12. The Eq 10 root
-    is not clipped: for strongly coupled U it can leave (0,1) (spec P8)."""
+    Damped Newton in float64 until max|residual of the log-form equation| <= 1e-12, or, when s²/λ is
+    so large (~1e5) that one ulp of α moves the residual by more than that, to the round-off floor
+    4ε·max_i Σ_j|Q_ij|α_j. The Eq 10 root is not clipped: for strongly coupled U it can leave (0,1)
+    (spec P8)."""
     Q = dual_matrix(U, s, lam, exact)
     return _solve(Q, bool(exact), "dual_fixed_point")
 
@@ -176,7 +197,7 @@ def _any_shape_strengths(s):
 def lambert_fixed_point(s, lam):
     """Eq 13 (6.3.13): α_i = λW(1 + s_i²/λ)/(s_i² + λ), z_i = s_i²W(1 + s_i²/λ)/(s_i² + λ) (U = I)."""
     s, lam = _any_shape_strengths(s), check_lambda(lam)
-    c = 1.0 + s * s / lam
+    c = 1.0 + check_ratio(s, lam)
     w = lambertw(c)
     return w / c, (1.0 - 1.0 / c) * w
 
@@ -214,13 +235,22 @@ def exact_uncoupled_response(s, lam):
     """Exact (Eq 9) uncoupled response, U = I: z solves z(1 + e^z) = s²/λ; α = σ(-z) = λz/s².
     Returns (alpha, z) with the shape of s."""
     s, lam = _any_shape_strengths(s), check_lambda(lam)
-    z = np.array([_margin_root(x * x / lam) for x in s.ravel()]).reshape(s.shape)
-    return lam * z / (s * s), z
+    ratio = check_ratio(s, lam)
+    z = np.array([_margin_root(x) for x in ratio.ravel()]).reshape(s.shape)
+    # α = σ(-z) = exp(-softplus(z)) rather than λz/s², which is 0/0 when s² underflows (z = 0, α = ½)
+    return np.exp(-np.logaddexp(0.0, z)), z
+
+
+def _inverse_lambda(lam):
+    lam = check_lambda(lam)
+    if not math.isfinite(1.0 / lam):
+        raise ValueError(f"lam must be >= 1/1.8e308 so that 1/λ is finite in float64, got {lam:.3g}")
+    return 1.0 / lam
 
 
 def sd_margin(lam):
     """m* > 0 with λm(1 + e^m) = 1: the common training margin under Spectral Decoupling (Eq 18)."""
-    return float(_margin_root(1.0 / check_lambda(lam)))
+    return float(_margin_root(_inverse_lambda(lam)))
 
 
 def sd_fixed_point(U, lam):
@@ -232,8 +262,7 @@ def sd_fixed_point(U, lam):
 
 def sd_lambert_approx(lam):
     """The Eq-10-type approximation of the SD dual: α_SD ≈ λW(1 + 1/λ)/(1 + λ) (spec §2.10)."""
-    lam = check_lambda(lam)
-    c = 1.0 + 1.0 / lam
+    c = 1.0 + _inverse_lambda(lam)
     return float(lambertw(c) / c)
 
 
@@ -259,8 +288,9 @@ def coupling_matrix(delta):
 
 
 def _two_features(s, lam, delta):
-    s = check_strengths(s, 2)
-    return s * s, check_lambda(lam), check_delta(delta)
+    s, lam = check_strengths(s, 2), check_lambda(lam)
+    check_ratio(s, lam)
+    return s * s, lam, check_delta(delta)
 
 
 def first_order_response(s, lam, delta):
@@ -273,7 +303,7 @@ def first_order_response(s, lam, delta):
     cross = d[0] * d[1]
     z1 = sq[0] * w[0] / (lam + sq[0]) + delta * sq[0] * (1.0 + w[1]) * (lam + lam * math.exp(w[0]) + sq[1]) / cross
     z2 = sq[1] * w[1] / (lam + sq[1]) - delta * sq[1] * (1.0 + w[0]) * (lam + lam * math.exp(w[1]) + sq[0]) / cross
-    return np.array([z1, z2])
+    return check_finite_result(np.array([z1, z2]), "s", "s² so large that the products D_1·D_2 overflow")
 
 
 def dz2_ds1sq(s, lam, delta):
@@ -283,7 +313,9 @@ def dz2_ds1sq(s, lam, delta):
     w = lambertw(1.0 + sq / lam)
     e = np.exp(w)
     d = lam + lam * e + sq
-    return float(-delta * lam * sq[1] * (1.0 + w[0]) * (e[0] - e[1]) / (d[0] ** 2 * d[1]))
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = -delta * lam * sq[1] * (1.0 + w[0]) * (e[0] - e[1]) / (d[0] ** 2 * d[1])
+    return float(check_finite_result(value, "s", "s² so large that (λ + λe^{W_1} + s_1²)²(λ + λe^{W_2} + s_2²) overflows"))
 
 
 @nb.njit(cache=True, parallel=True)
@@ -317,6 +349,8 @@ def starvation_map(s1, delta, s2=2.0, lam=0.01, exact=True):
     delta = require_array_in_range("delta", delta, -1.0, 1.0, low_open=True, high_open=True, ndim=1)
     s2 = check_strengths([s2], name="s2")[0]
     lam = check_lambda(lam)
+    check_ratio(s1, lam, "s1")
+    check_ratio(s2, lam, "s2")
     z, status = _map_kernel(s1, delta, s2, lam, check_bool("exact", exact), RESIDUAL_TOLERANCE)
     if status.any():
         i, j = np.argwhere(status)[0]

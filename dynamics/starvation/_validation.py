@@ -44,9 +44,28 @@ def check_delta(delta, name="delta"):
     return require_in_range(name, delta, -1.0, 1.0, low_open=True, high_open=True)
 
 
+def check_ratio(s, lam, s_name="s"):
+    """s_j²/λ must not overflow float64: every closed form and the dual matrices are built from it."""
+    with np.errstate(over="ignore"):
+        ratio = np.square(s) / lam
+    if not np.all(np.isfinite(ratio)):
+        raise ValueError(f"{s_name} and lam: {s_name}_j²/λ must be finite in float64 (<= 1.8e308), got overflow "
+                         f"for max {s_name} = {np.max(s):.3g} with lam = {lam:.3g}")
+    return ratio
+
+
 def check_problem(U, s, lam):
     U = check_orthogonal(U)
-    return U, check_strengths(s, U.shape[0]), check_lambda(lam)
+    s, lam = check_strengths(s, U.shape[0]), check_lambda(lam)
+    check_ratio(s, lam)
+    return U, s, lam
+
+
+def check_finite_result(value, name, why):
+    """Raise ValueError naming the input ``name`` when a result is not finite (e.g. float64 overflow)."""
+    if not np.all(np.isfinite(value)):
+        raise ValueError(f"{name}: the result is not finite in float64 ({why})")
+    return value
 
 
 def check_alpha(alpha, n, exact, name="alpha0"):
