@@ -200,14 +200,14 @@ def stable_root():
     lam = np.logspace(-10, 4, 57)
     A, L = np.meshgrid(alphas, lam)
     vs_printed = _rel(dd.printed_root(A, L), dd.stable_root(A, L))
-    mpmath.mp.dps = 50
     exact_err = 0.0
-    for alpha in alphas:
-        for lam_val in np.logspace(-16, 8, 25):
-            a_, l_ = mpmath.mpf(float(alpha)), mpmath.mpf(float(lam_val))
-            s = 1 + a_ + l_
-            exact = (s + mpmath.sqrt(s * s - 4 * a_)) / 2
-            exact_err = max(exact_err, abs(float((dd.stable_root(alpha, lam_val) - exact) / exact)))
+    with mpmath.workdps(50):  # local precision: claims must not change global state
+        for alpha in alphas:
+            for lam_val in np.logspace(-16, 8, 25):
+                a_, l_ = mpmath.mpf(float(alpha)), mpmath.mpf(float(lam_val))
+                s = 1 + a_ + l_
+                exact = (s + mpmath.sqrt(s * s - 4 * a_)) / 2
+                exact_err = max(exact_err, abs(float((dd.stable_root(alpha, lam_val) - exact) / exact)))
     return Check.all_of([Check(vs_printed, 1e-5), Check(exact_err, 1e-14)],
                         f"printed vs stable rel {vs_printed:.1e}; stable vs mpmath rel {exact_err:.1e}")
 
@@ -217,14 +217,14 @@ def stable_root():
        "λ̃ (rel error > 1e−6 against mpmath for λ̃ ∈ [1e−15, 1e−8], α = 4); the stable form stays within 1e−14.",
        "erratum")
 def erratum_printed_root_cancels():
-    mpmath.mp.dps = 50
     printed_err = stable_err = 0.0
-    for lam_val in np.logspace(-15, -8, 15):
-        a_, l_ = mpmath.mpf(4.0), mpmath.mpf(float(lam_val))
-        s = 1 + a_ + l_
-        exact = (s + mpmath.sqrt(s * s - 4 * a_)) / 2
-        printed_err = max(printed_err, abs(float((dd.printed_root(4.0, lam_val) - exact) / exact)))
-        stable_err = max(stable_err, abs(float((dd.stable_root(4.0, lam_val) - exact) / exact)))
+    with mpmath.workdps(50):
+        for lam_val in np.logspace(-15, -8, 15):
+            a_, l_ = mpmath.mpf(4.0), mpmath.mpf(float(lam_val))
+            s = 1 + a_ + l_
+            exact = (s + mpmath.sqrt(s * s - 4 * a_)) / 2
+            printed_err = max(printed_err, abs(float((dd.printed_root(4.0, lam_val) - exact) / exact)))
+            stable_err = max(stable_err, abs(float((dd.stable_root(4.0, lam_val) - exact) / exact)))
     return Check.erratum(printed_err, stable_err, 1e-14, reject_above=1e-6)
 
 
