@@ -59,11 +59,9 @@ def _newton_log(log_abs_x, w):
 
 @nb.njit(cache=True)
 def lambertw_kernel(x, branch):
-    """W_branch(x) for branch in {0, -1}; NaN outside the real domain (unchecked kernel)."""
-    if math.isnan(x) or x < -INV_E_HI or (branch == -1 and x >= 0.0) or (branch != 0 and branch != -1):
+    """W_branch(x) for branch in {0, -1}; NaN outside the real domain or for non-finite x (unchecked kernel)."""
+    if not math.isfinite(x) or x < -INV_E_HI or (branch == -1 and x >= 0.0) or (branch != 0 and branch != -1):
         return math.nan
-    if branch == 0 and x == math.inf:
-        return math.inf
     if x < -0.25:
         q = (x + INV_E_HI) + INV_E_LO
         if q <= 0.0:
@@ -108,12 +106,10 @@ def lambertw(x, branch=0):
     Raises ``ValueError`` outside the real domain of the branch.
     """
     require_choice("branch", branch, (0, -1))
-    arr = np.asarray(x, dtype=np.float64) if not isinstance(x, (str, bytes)) else None
-    if arr is None or (arr.size and np.isnan(arr).any()):
-        arr = as_finite_array("x", x)  # raises with the parameter named
+    arr = as_finite_array("x", x)
     if arr.size and np.min(arr) < -INV_E_HI:
         raise ValueError(f"x must be >= -1/e = -{INV_E_HI!r} for real Lambert W, got {np.min(arr)!r}")
-    if branch == -1 and arr.size and (np.max(arr) >= 0.0 or np.isinf(arr).any()):
+    if branch == -1 and arr.size and np.max(arr) >= 0.0:
         raise ValueError(f"x must be in [-1/e, 0) on branch -1, got {np.max(arr)!r}")
     out = _lambertw_array(np.ascontiguousarray(arr.ravel()), branch).reshape(arr.shape)
     return float(out) if out.ndim == 0 else out
