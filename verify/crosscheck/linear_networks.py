@@ -56,7 +56,7 @@ def train_two_layer(ctx, X, Y, W21, W32, learning_rate, n_steps, record_every=10
 def torch_decoupled_modes(ctx):
     ctx.seed(0)
     X, Y, U, S, V = saxe_task(seed=71)
-    eta = ctx.size(cpu=2.5e-3, cuda=1e-3)
+    eta = ctx.size(cpu=1e-3, cuda=5e-4)  # CPU: the spec's D1 (25,000 steps); CUDA: finer steps
     steps = int(round(25.0 / eta))
     W21, W32 = ln.decoupled_init(U, V, n_hidden=32, a0=1e-3, seed=72)
     A, B = train_two_layer(ctx, X, Y, W21, W32, eta, steps, record_every=10)
@@ -80,8 +80,8 @@ def torch_decoupled_modes(ctx):
 def torch_random_init_half_times(ctx):
     ctx.seed(1)
     X, Y, U, S, V = saxe_task(seed=73)
-    eta = ctx.size(cpu=2e-3, cuda=1e-3)
-    seeds = ctx.size(cpu=1, cuda=5)
+    eta = ctx.size(cpu=1e-3, cuda=5e-4)  # CPU: the spec's D1a (η = 1e-3, 5 seeds)
+    seeds = ctx.size(cpu=5, cuda=20)
     delays = []
     for seed in range(seeds):
         W21, W32 = ln.random_init(16, 32, 12, 1e-3, seed=74 + seed)
@@ -123,23 +123,26 @@ def train_students(ctx, instances, learning_rate, record_steps):
 
 
 @crosscheck("linear_networks.torch_student_curves", f"{SEED} Eqs 2.3.13–2.3.14, 2.3.29–2.3.30 (spec D2)",
-            "Torch GD students (σ_ε² = 0.25; CPU N = 60, 30 seeds (100 at α = 1), η = 0.1, t <= 100; CUDA N = 200, "
-            "20 seeds, η = 0.05, t <= 1000) at α = 0.5, 1, 2 (σ_0 = 0) and α = 0.5 with σ_0 = 0.5 equal the "
-            "per-instance discrete closed form (1e-10 relative); their seed-averaged E_g follows the high-dimensional "
-            "curve and its early-stopping minimum (10% CPU / 5% CUDA at α ≠ 1) and ends near the exact finite-size "
+            "Torch GD students (σ_ε² = 0.25; CPU: the spec's N = 200, 20 seeds (60 at α = 1), η = 0.05, t <= 1000; "
+            "CUDA: N = 400, 40 seeds (120 at α = 1)) at α = 0.5, 1, 2 (σ_0 = 0) and α = 0.5 with σ_0 = 0.5 equal the "
+            "per-instance discrete closed form (to the round-off of k steps of length-N products, 10 k N eps); their "
+            "seed-averaged E_g follows the high-dimensional curve and its early-stopping minimum (5% at α ≠ 1) and "
+            "ends near the exact finite-size "
             "E_g(∞), E_t(∞)/P; at α = 1 E_g grows like σ_ε²√t with the slope of the theory on the same window "
             "(which tends to C); α = 0.5 memorises (E_t → 0) and leaves the frozen subspace untouched.")
 def torch_student_curves(ctx):
     ctx.seed(2)
-    n, seeds, t_end, eta = ctx.size(cpu=(60, 30, 100.0, 0.1), cuda=(200, 20, 1000.0, 0.05))
+    n, seeds, t_end, eta = ctx.size(cpu=(200, 20, 1000.0, 0.05), cuda=(400, 40, 1000.0, 0.05))
     steps = np.unique(np.concatenate([[0], np.geomspace(1, t_end / eta, 40).astype(int)]))
     t = ln.gd_flow_time(steps, eta)
-    tol = ctx.size(cpu=0.10, cuda=0.05)
+    tol = 0.05
+    # GD and the closed form differ by round-off: each of the k steps rounds length-N dot products.
+    roundoff = max(1e-12, 10 * steps[-1] * n * np.finfo(float).eps)
     noise = 0.25
     checks, notes = [], []
     for alpha, sigma0 in ((0.5, 0.0), (1.0, 0.0), (2.0, 0.0), (0.5, 0.5)):
         # α = 1 is heavy-tailed (ε̃²/λ over the smallest eigenvalues): more seeds where they are cheap.
-        count = ctx.size(cpu=100, cuda=seeds) if alpha == 1.0 else seeds
+        count = 3 * seeds if alpha == 1.0 else seeds
         p = int(round(alpha * n))
         instances = [ln.draw_student(n, p, sigma_eps2=noise, sigma0=sigma0,
                                      seed=1000 * int(alpha * 10) + 100_000 * int(sigma0 > 0) + s)
@@ -147,7 +150,7 @@ def torch_student_curves(ctx):
         label = f"α={alpha}" + (f", σ_0={sigma0}" if sigma0 else "")
         w_torch = train_students(ctx, instances, eta, steps)
         exact = np.stack([ln.student_weights_gd(steps, inst, eta) for inst in instances], axis=1)
-        checks.append(Check(np.abs(w_torch - exact).max() / np.abs(exact).max(), 1e-10,
+        checks.append(Check(np.abs(w_torch - exact).max() / np.abs(exact).max(), roundoff,
                             detail=f"{label} closed form (relative to max |w|)"))
         per_seed = np.array([ln.generalization_error(w_torch[:, i], inst) for i, inst in enumerate(instances)])
         eg = per_seed.mean(axis=0)
@@ -177,7 +180,9 @@ def torch_student_curves(ctx):
             expected = np.polyfit(np.sqrt(t[late]), theory[late], 1)[0] / noise
             slopes = np.polyfit(np.sqrt(t[late]), per_seed[:, late].T, 1)[0] / noise
             spread = slopes.std(ddof=1) / np.sqrt(count) / expected
-            checks.append(Check(abs(growth / expected - 1), 2 * tol, detail="α=1 √t slope vs theory's"))
+            # Held to 3 seed-standard-errors of the slope (about 13% with 60 seeds at N = 200).
+            checks.append(Check(abs(growth / expected - 1), max(2 * tol, 3 * spread),
+                                detail="α=1 √t slope vs theory's (3 SE)"))
             notes.append(f"α=1: slope of E_g against σ_ε²√t {growth:.3f} (±{spread * expected:.3f} over seeds) vs "
                          f"theory {expected:.3f} on the same window, C = {ln.SQRT_GROWTH_CONSTANT:.3f}")
         if alpha == 0.5 and sigma0 == 0.0:
