@@ -215,29 +215,40 @@ def _prepare_dense(rhs, method, t, y, y_new, h, params, K, work, Q):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _dense_value(method, x, y, y_new, h, K, Q, out, row):
-    """The interpolant at t + x h, x in [0, 1], written into out[row]."""
+def _dense_block(method, t, h, y, y_new, K, Q, t_eval, first, last, out):
+    """The interpolant at t_eval[first:last] (all inside (t, t + h]) into out[first:last]; one call per
+    step, not per point. Returns False if a value is not finite."""
     n = y.shape[0]
-    if method == DOPRI5:
+    finite = True
+    for row in range(first, last):
+        x = (t_eval[row] - t) / h
+        if x == 1.0:
+            for i in range(n):
+                out[row, i] = y_new[i]
+        elif method == DOPRI5:
+            for i in range(n):
+                out[row, i] = y[i] + h * x * (Q[0, i] + x * (Q[1, i] + x * (Q[2, i] + x * Q[3, i])))
+        elif method == DOP853:
+            xm = 1.0 - x
+            for i in range(n):
+                acc = Q[6, i] * x
+                acc = (acc + Q[5, i]) * xm
+                acc = (acc + Q[4, i]) * x
+                acc = (acc + Q[3, i]) * xm
+                acc = (acc + Q[2, i]) * x
+                acc = (acc + Q[1, i]) * xm
+                acc = (acc + Q[0, i]) * x
+                out[row, i] = y[i] + acc
+        else:
+            h00 = (1.0 + 2.0 * x) * (1.0 - x) ** 2
+            h10 = x * (1.0 - x) ** 2
+            h01 = x * x * (3.0 - 2.0 * x)
+            h11 = x * x * (x - 1.0)
+            for i in range(n):
+                out[row, i] = h00 * y[i] + h10 * h * K[0, i] + h01 * y_new[i] + h11 * h * K[4, i]
         for i in range(n):
-            acc = 0.0
-            for k in range(3, -1, -1):
-                acc = (acc + Q[k, i]) * x
-            out[row, i] = y[i] + h * acc
-    elif method == DOP853:
-        for i in range(n):
-            acc = 0.0
-            for r in range(6, -1, -1):
-                acc += Q[r, i]
-                acc *= x if (6 - r) % 2 == 0 else 1.0 - x
-            out[row, i] = y[i] + acc
-    else:
-        h00 = (1.0 + 2.0 * x) * (1.0 - x) ** 2
-        h10 = x * (1.0 - x) ** 2
-        h01 = x * x * (3.0 - 2.0 * x)
-        h11 = x * x * (x - 1.0)
-        for i in range(n):
-            out[row, i] = h00 * y[i] + h10 * h * K[0, i] + h01 * y_new[i] + h11 * h * K[4, i]
+            finite = finite and math.isfinite(out[row, i])
+    return finite
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -364,18 +375,19 @@ def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, 
 
         nsteps += 1
         if dense:
-            if k < m and t_eval[k] <= t_new:
+            last = k
+            while last < m and t_eval[last] <= t_new:
+                ts[last] = t_eval[last]
+                last += 1
+            if last > k:
                 nfev += _prepare_dense(rhs, method, t, y, y_new, h, params, K, work, Q)
-            while k < m and t_eval[k] <= t_new:
-                ts[k] = t_eval[k]
-                if t_eval[k] == t_new:
-                    _copy_into(y_new, ys, k)
-                else:
-                    _dense_value(method, (t_eval[k] - t) / h, y, y_new, h, K, Q, ys, k)
-                if not _row_finite(ys, k):
+                if not _dense_block(method, t, h, y, y_new, K, Q, t_eval, k, last, ys):
                     status = NON_FINITE
+                    # rows up to the first non-finite one are kept
+                    while k < last and _row_finite(ys, k):
+                        k += 1
                     break
-                k += 1
+                k = last
         else:
             if k == ts.shape[0]:
                 ts2 = np.empty(2 * k)
