@@ -85,7 +85,7 @@ def main():
              f"{'err ours':>9s} {'err scipy':>9s}  cyrk (ms, speed-up of ours, err)"
     print(header)
     print("-" * len(header))
-    for name, rhs, y0, params, exact in (problem_a(), problem_b(20), problem_b(100, givens=True), problem_b(100)):
+    for name, rhs, y0, params, exact in (problem_a(), problem_b(20), problem_b(100, givens=True)):
         reference = exact(T_EVAL)
         cyrk = cyrk_solver(rhs, params, y0.size)
         for ours, theirs in PAIRS:
