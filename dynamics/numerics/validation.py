@@ -15,34 +15,32 @@ def _describe(value):
     return repr(value) if arr.size <= 6 else f"array of shape {arr.shape}"
 
 
-def as_finite_array(name, value, ndim=None):
-    """``value`` as a new C-contiguous float64 array with finite entries (and ``ndim`` dimensions)."""
+def _as_float64_array(name, value):
+    """``value`` as a new float64 array; TypeError for strings, None, complex or non-numeric input."""
     if isinstance(value, (str, bytes)) or value is None:
         raise TypeError(f"{name} must be a real number or array of real numbers, got {value!r}")
     if getattr(value, "dtype", None) is not None and value.dtype.kind == "c" or isinstance(value, complex):
         raise TypeError(f"{name} must be real, got a complex value")
     try:
-        arr = np.array(value, dtype=np.float64)
+        return np.array(value, dtype=np.float64)  # a C-contiguous copy
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be a real number or array of real numbers, got {_describe(value)}") from exc
+
+
+def as_finite_array(name, value, ndim=None):
+    """``value`` as a new C-contiguous float64 array with finite entries (and ``ndim`` dimensions)."""
+    arr = _as_float64_array(name, value)
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}")
     if not np.isfinite(arr).all():
         raise ValueError(f"{name} must be finite, got {_describe(value)}")
-    return arr  # np.array copies into a C-contiguous array
+    return arr
 
 
 def require_times(name, value, allow_zero=True):
     """Times as a float64 array with entries in [0, inf] ((0, inf] without ``allow_zero``): +inf is
     the t -> inf limit that closed forms evaluate exactly; NaN is refused."""
-    if isinstance(value, (str, bytes)) or value is None:
-        raise TypeError(f"{name} must be a real number or array of real numbers, got {value!r}")
-    if getattr(value, "dtype", None) is not None and value.dtype.kind == "c" or isinstance(value, complex):
-        raise TypeError(f"{name} must be real, got a complex value")
-    try:
-        arr = np.array(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a real number or array of real numbers, got {_describe(value)}") from exc
+    arr = _as_float64_array(name, value)
     bad = np.isnan(arr) | ((arr < 0) if allow_zero else (arr <= 0))
     if bad.any():
         raise ValueError(f"{name} must lie in {'[' if allow_zero else '('}0, inf], got {arr[bad].flat[0]:g}")
