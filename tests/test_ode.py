@@ -5,7 +5,7 @@ import pytest
 from scipy import integrate
 
 from dynamics import numerics as nx
-from dynamics.numerics import ode
+from dynamics.numerics import reference_problems as rp
 
 
 @nb.njit(cache=True)
@@ -30,10 +30,10 @@ def decay(t, y, p):
 
 @pytest.mark.parametrize("method", ["dopri5", "dop853"])
 def test_adaptive_meets_tolerance_on_exact_problem(method):
-    y0, params, exact = nx.rotated_logistic_problem(30, seed=4)
+    y0, params, exact = rp.rotated_logistic_problem(30, seed=4)
     t_eval = np.linspace(0.0, 6.0, 13)
     for rtol in (1e-4, 1e-8, 1e-11):
-        sol = nx.solve_ode(nx.rotated_logistic_rhs, (0.0, 6.0), y0, t_eval=t_eval, params=params,
+        sol = nx.solve_ode(rp.rotated_logistic_rhs, (0.0, 6.0), y0, t_eval=t_eval, params=params,
                            method=method, rtol=rtol, atol=rtol * 1e-2).check()
         assert sol.success and sol.t.shape == t_eval.shape and sol.y.shape == (13, 30)
         assert np.abs(sol.y - exact(t_eval)).max() < 50 * rtol
@@ -42,16 +42,16 @@ def test_adaptive_meets_tolerance_on_exact_problem(method):
 @pytest.mark.parametrize("method", ["dopri5", "dop853"])
 def test_same_steps_as_solve_ivp(method):
     """Same tableau, controller and starting step as SciPy: the step counts agree closely."""
-    y0, params, _ = nx.rotated_logistic_problem(10, seed=5)
-    sol = nx.solve_ode(nx.rotated_logistic_rhs, (0.0, 5.0), y0, params=params, method=method, rtol=1e-7, atol=1e-9)
-    ivp = integrate.solve_ivp(lambda t, y: nx.rotated_logistic_rhs(t, y, params), (0.0, 5.0), y0,
+    y0, params, _ = rp.rotated_logistic_problem(10, seed=5)
+    sol = nx.solve_ode(rp.rotated_logistic_rhs, (0.0, 5.0), y0, params=params, method=method, rtol=1e-7, atol=1e-9)
+    ivp = integrate.solve_ivp(lambda t, y: rp.rotated_logistic_rhs(t, y, params), (0.0, 5.0), y0,
                               method={"dopri5": "RK45", "dop853": "DOP853"}[method], rtol=1e-7, atol=1e-9)
     assert abs(sol.nsteps - (len(ivp.t) - 1)) <= 2
     assert np.abs(sol.y[-1] - ivp.y[:, -1]).max() < 1e-6
 
 
 def test_output_at_every_accepted_step_without_t_eval():
-    sol = nx.solve_ode(nx.logistic_rhs, (0.0, 10.0), [0.01, 0.5], params=np.array([1.0, 2.0]))
+    sol = nx.solve_ode(rp.logistic_rhs, (0.0, 10.0), [0.01, 0.5], params=np.array([1.0, 2.0]))
     assert sol.t[0] == 0.0 and sol.t[-1] == 10.0 and np.all(np.diff(sol.t) > 0)
     assert len(sol.t) == sol.nsteps + 1 and sol.y.shape == (len(sol.t), 2)
 
@@ -82,7 +82,7 @@ def test_blow_up_is_reported_not_returned_as_nan():
 def test_nan_rhs_and_max_steps_are_reported():
     sol = nx.solve_ode(returns_nan, (0.0, 1.0), [1.0])
     assert not sol.success and "non-finite" in sol.message
-    sol = nx.solve_ode(nx.logistic_rhs, (0.0, 100.0), [0.01], params=np.array([1.0]), rtol=1e-12, max_steps=5)
+    sol = nx.solve_ode(rp.logistic_rhs, (0.0, 100.0), [0.01], params=np.array([1.0]), rtol=1e-12, max_steps=5)
     assert not sol.success and "max_steps" in sol.message
     sol = nx.solve_ode(blow_up, (0.0, 2.0), [1.0], method="rk4", step=0.01)
     assert not sol.success and np.all(np.isfinite(sol.y))
@@ -114,10 +114,69 @@ def test_rhs_must_be_numba_with_matching_output():
 
 
 def test_integrator_compiles_once_for_all_right_hand_sides():
-    before = len(ode.integrate.signatures)
-    for rhs, p in ((decay, [1.0]), (nx.logistic_rhs, [1.0]), (blow_up, [0.0])):
+    for rhs, p in ((decay, [1.0]), (rp.logistic_rhs, [1.0]), (blow_up, [0.0])):
         nx.solve_ode(rhs, (0.0, 0.5), [0.5], params=np.array(p))
-    assert len(ode.integrate.signatures) == before == 1
+        nx.solve_ode(rhs, (0.0, 0.5), [0.5], params=np.array(p), method="rosenbrock23")
+    assert len(nx.integrate.signatures) == 1 and len(nx.integrate_rosenbrock.signatures) == 1
+
+
+def test_importing_the_numerics_compiles_nothing():
+    import subprocess
+    import sys
+    code = ("import dynamics.numerics as nx; "
+            "print(len(nx.integrate.signatures) + len(nx.integrate_rosenbrock.signatures) + len(nx.lu_factor.signatures))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "0"
+
+
+@nb.njit(cache=True)
+def stiff(t, y, p):  # y' = -k(y - cos t), stiff for k = p[0] large
+    return -p[0] * (y - np.cos(t))
+
+
+@nb.njit(cache=True)
+def stiff_jacobian(t, y, p):
+    return np.full((1, 1), -p[0])
+
+
+@nb.njit(cache=True)
+def log_barrier(t, y, p):  # y' = -log y - c y: NaN for y <= 0; falls steeply to the root W(c)/c for large c
+    out = np.empty(1)
+    out[0] = -np.log(y[0]) - p[0] * y[0] if y[0] > 0 else np.nan
+    return out
+
+
+def test_rosenbrock_on_a_stiff_problem_with_and_without_jacobian():
+    k = 1e4
+    exact = lambda t: (k * k * np.cos(t) + k * np.sin(t) - k * k * np.exp(-k * t)) / (k * k + 1)
+    t_eval = np.linspace(0.0, 5.0, 11)
+    for jac in (stiff_jacobian, None):
+        sol = nx.solve_ode(stiff, (0.0, 5.0), [0.0], t_eval=t_eval, params=np.array([k]), method="rosenbrock23",
+                           jac=jac, rtol=1e-5, atol=1e-8).check()
+        assert np.abs(sol.y[:, 0] - exact(t_eval)).max() < 1e-4 and sol.nsteps < 2000
+
+
+def test_rosenbrock_bounds_hold_the_state_in_the_domain():
+    c = 5000.0
+    sol = nx.solve_ode(log_barrier, (0.0, 1.0), [0.9], t_eval=[0.0, 0.5, 1.0], params=np.array([c]),
+                       method="rosenbrock23", bounds=(1e-300, np.inf), rtol=1e-8, atol=1e-12).check()
+    assert np.all(sol.y >= 1e-300) and abs(sol.y[-1, 0] / (nx.lambertw(c) / c) - 1.0) < 1e-6
+    with pytest.raises(ValueError, match="bounds"):
+        nx.solve_ode(log_barrier, (0.0, 1.0), [0.5], params=np.array([c]), method="rosenbrock23", bounds=(1.0, 0.0))
+    with pytest.raises(ValueError, match="inside bounds"):
+        nx.solve_ode(log_barrier, (0.0, 1.0), [0.5], params=np.array([c]), method="rosenbrock23", bounds=(0.6, 2.0))
+    with pytest.raises(ValueError, match="rosenbrock23"):
+        nx.solve_ode(log_barrier, (0.0, 1.0), [0.5], params=np.array([c]), bounds=(0.0, 2.0))
+
+
+def test_rosenbrock_reports_failures_and_checks_the_jacobian():
+    sol = nx.solve_ode(blow_up, (0.0, 2.0), [1.0], method="rosenbrock23")
+    assert not sol.success and np.all(np.isfinite(sol.y)) and sol.t[-1] < 1.0 + 1e-3
+    with pytest.raises(ValueError, match="jac must return"):
+        nx.solve_ode(stiff, (0.0, 1.0), [0.0, 1.0], params=np.array([1.0]), method="rosenbrock23",
+                     jac=stiff_jacobian)
+    with pytest.raises(TypeError, match="jac"):
+        nx.solve_ode(stiff, (0.0, 1.0), [0.0], params=np.array([1.0]), method="rosenbrock23", jac=lambda t, y, p: y)
 
 
 @nb.njit  # not cached: a first-class function pointer in the body cannot be cached

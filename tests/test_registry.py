@@ -16,6 +16,21 @@ def test_check_verdicts():
     assert not Check(math.inf, math.inf).passed
 
 
+def test_constructors_say_what_is_compared():
+    assert Check.at_most(1.0, 1.0).passed and not Check.below(1.0, 1.0).passed
+    assert Check.at_least(2.0, 2.0).passed and not Check.above(2.0, 2.0).passed
+    assert Check.at_least(3.0, 2.0).comparison == ">="
+    assert Check.predicate(0.1).passed and not Check.predicate(0.0).passed and not Check.predicate(-1.0).passed
+    assert not Check.at_least(math.nan, 0.0).passed
+    with pytest.raises(TypeError, match="comparison"):
+        Check(1.0, 2.0, True)  # the old positional passed= override is refused
+
+
+def test_nan_is_said_in_the_detail():
+    assert "NaN" in Check(math.nan, 1.0).detail
+    assert "NaN" in Check.all_of([Check(0.1, 1.0), Check(math.nan, 1.0, detail="x")]).detail
+
+
 def test_erratum_needs_printed_form_rejected_and_corrected_form_holding():
     assert Check.erratum(printed_error=0.5, corrected_error=1e-3, tolerance=1e-2).passed
     assert not Check.erratum(printed_error=0.05, corrected_error=1e-3, tolerance=1e-2).passed  # printed not rejected
@@ -23,16 +38,43 @@ def test_erratum_needs_printed_form_rejected_and_corrected_form_holding():
     assert not Check.erratum(printed_error=math.nan, corrected_error=1e-3, tolerance=1e-2).passed
 
 
-def test_numpy_verdicts_become_plain_bools_for_the_json_report():
+def test_numpy_values_become_plain_numbers_for_the_json_report():
     import numpy as np
 
-    assert Check(np.float64(1.0), 2.0, np.bool_(True)).passed is True
+    check = Check.at_most(np.float64(1.0), np.float64(2.0))
+    assert check.passed is True and type(check.measured) is float
 
 
-def test_all_of_reports_the_worst_and_fails_if_any_fails():
+def test_all_of_reports_the_failing_check_and_fails_if_any_fails():
     combined = Check.all_of([Check(0.1, 1.0), Check(2.0, 1.0), Check(0.0, 0.0)])
     assert not combined.passed and combined.measured == 2.0
     assert Check.all_of([Check(0.1, 1.0), Check(0.0, 0.0)]).passed
+
+
+def test_all_of_reports_the_sub_check_nearest_its_limit():
+    """Regression (issue 9): a passing limit-0 or negative-limit sub-check used to be ranked as infinitely close
+    to failing, hiding the numeric check at 73% of its tolerance."""
+    sign = Check.at_most(-1.93, -1.0, "a sign margin")
+    zero = Check.at_most(0.0, 0.0, "no violations")
+    numeric = Check.at_most(2.19e-8, 3e-8, "20k-step error")
+    far = Check.at_least(5.0, 1.0, "a lower bound with room")
+    reported = Check.all_of([sign, zero, numeric, far])
+    assert reported.passed and reported.detail == "20k-step error" and reported.measured == 2.19e-8
+    assert Check.at_least(1.1, 1.0).use_of_limit == pytest.approx(1 / 1.1)
+    assert Check.at_most(-2.0, -1.0).use_of_limit == pytest.approx(0.5)
+
+
+def test_run_context_shifts_seeds():
+    run = registry.RunContext(seed_offset=3)
+    assert run.seed(7) == 10 and run.rng(7).integers(1000) == registry.RunContext().rng(10).integers(1000)
+
+
+def test_stochastic_claims_receive_the_run_context():
+    seen = []
+    c = Claim("numerics.zz_seeded", "s", "s", "theorem", lambda run: seen.append(run.seed(1)) or Check(0, 1),
+              stochastic=True)
+    registry.run_claim(c, registry.RunContext(seed_offset=5))
+    assert seen == [6]
 
 
 def test_crashing_claim_is_an_error_not_a_crash():
@@ -54,6 +96,10 @@ def test_missing_optional_dependency_skips_outside_ci_and_fails_in_ci(monkeypatc
 def test_claim_decorator_rejects_bad_metadata():
     with pytest.raises(ValueError, match="kind"):
         registry.claim("numerics.x", "s", "s", "guess")
+    with pytest.raises(ValueError, match="printed and corrected"):
+        registry.claim("numerics.x", "s", "s", "erratum")
+    with pytest.raises(ValueError, match="subject"):
+        registry.claim("numerics.x", "s", "s", "identity", subject="paper")
     with pytest.raises(ValueError, match="cost"):
         registry.claim("numerics.x", "s", "s", "identity", cost="medium")
     with pytest.raises(ValueError, match="id"):
@@ -68,7 +114,8 @@ def test_cli_runs_selected_claims_and_writes_reports(tmp_path, capsys):
     assert "numerics.lambertw_identity" in printed and "passed" in printed
     rows = json.loads(out_json.read_text())
     assert {r["id"] for r in rows} == {"numerics.lambertw_identity", "numerics.lambertw_vs_scipy"}
-    assert set(rows[0]) >= {"id", "source", "kind", "statement", "measured", "tolerance", "passed", "seconds"}
+    assert set(rows[0]) >= {"id", "source", "kind", "statement", "measured", "comparison", "tolerance", "passed",
+                            "seconds", "stochastic", "seed_offset", "subject"}
     assert all(r["passed"] is True for r in rows)
     assert "| `numerics.lambertw_identity` |" in out_md.read_text()
 
@@ -85,3 +132,27 @@ def test_cli_unknown_pattern_and_list(capsys):
     assert main(["--only", "no_such_claim_anywhere"]) == 1
     assert main(["--list", "--only", "numerics."]) == 0
     assert "numerics.dop853_order" in capsys.readouterr().out
+
+
+def test_seed_sweep_reports_the_worst_offset(monkeypatch, capsys):
+    def flaky(run):
+        return Check.at_most(1.0 if run.seed_offset == 2 else 0.1, 0.5)
+
+    c = Claim("numerics.zz_flaky", "s", "s", "theorem", flaky, stochastic=True)
+    monkeypatch.setitem(registry.REGISTRY, c.id, c)
+    monkeypatch.setattr(registry, "load_all", lambda: registry.REGISTRY)
+    assert main(["--only", "numerics.zz_flaky", "--seed-sweep", "4"]) == 1
+    out = capsys.readouterr().out
+    assert "seed offset 2" in out and "FAIL" in out
+    assert main(["--only", "numerics.zz_flaky", "--seed-offset", "1"]) == 0
+
+
+def test_errata_document_lists_printed_and_corrected_forms(monkeypatch, tmp_path):
+    c = Claim("numerics.zz_erratum", "paper Eq 1", "the printed sign is wrong", "erratum",
+              lambda: Check.erratum(0.5, 1e-12, 1e-9), printed="x = -a", corrected="x = a")
+    monkeypatch.setitem(registry.REGISTRY, c.id, c)
+    monkeypatch.setattr(registry, "load_all", lambda: registry.REGISTRY)
+    out = tmp_path / "errata.md"
+    assert main(["--only", "numerics.zz_erratum", "--errata", "--markdown", str(out)]) == 0
+    page = out.read_text()
+    assert "x = -a" in page and "x = a" in page and "paper Eq 1" in page and "0.5" in page and "confirmed" in page

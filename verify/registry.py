@@ -1,10 +1,14 @@
-"""The claim registry: the :class:`Claim` type, the :func:`claim` decorator, the runner and the
-report writers (table, JSON, Markdown).
+"""The claim registry: the :class:`Check` and :class:`Claim` types, the :func:`claim` decorator, the run
+context, the runner and the report writers (table, JSON, Markdown, errata).
 
-A claim's check function takes no argument and returns a :class:`Check`: the measured error (or
-margin violation) and the tolerance it is held to. Both sides of every comparison are computed by
-the check; a claim never states its own answer. ``Check.erratum`` encodes the two-sided verdict of
-an erratum: the printed form must fail and the corrected form must hold.
+A claim's check function computes both sides of a comparison and returns a :class:`Check`: the measured
+value, the limit it is held to and the comparison (``<=``, ``<``, ``>=``, ``>``), so that a report says
+what was compared. A claim never states its own answer.
+
+A stochastic claim (``stochastic=True``) and every torch cross-check receive a :class:`RunContext` and
+draw every seed through it (``run.seed(7)``, ``run.rng(7)``), so that ``python -m verify --seed-offset K``
+shifts all of them and ``--seed-sweep N`` repeats the claim under N offsets. Deterministic claims take
+no argument.
 """
 import importlib
 import math
@@ -12,53 +16,144 @@ import os
 import pkgutil
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 
 KINDS = ("identity", "bound", "limit", "theorem", "erratum", "crosscheck")
 COSTS = ("fast", "slow")
+SUBJECTS = ("library", "source")
+COMPARISONS = ("<=", "<", ">=", ">", "erratum")
+
+
+def _holds(measured, comparison, limit):
+    if not (math.isfinite(measured) and not math.isnan(limit)):
+        return False
+    return {"<=": measured <= limit, "<": measured < limit, ">=": measured >= limit, ">": measured > limit}[comparison]
+
+
+def _use_of_limit(check):
+    """How much of its allowance a passing check uses, in [0, 1] where a scale exists (0 where none does, e.g.
+    a limit of 0): measured/limit for an upper bound, limit/measured for a lower one."""
+    m, limit = check.measured, check.tolerance
+    if check.comparison in ("<=", "<", "erratum"):
+        if limit > 0:
+            return max(m / limit, 0.0)
+        if limit < 0 and m < 0:
+            return limit / m
+        return 0.0
+    if limit > 0 and m > 0:
+        return limit / m
+    if limit < 0 and m < 0:
+        return m / limit
+    return 0.0
 
 
 @dataclass(frozen=True)
 class Check:
-    """Outcome of a check: ``passed`` defaults to ``measured <= tolerance``."""
+    """The outcome of a check: ``measured`` compared with ``tolerance`` (the limit) by ``comparison``.
+
+    ``Check(measured, tolerance)`` means measured <= tolerance. Use the constructors to say what is
+    compared: :meth:`at_most`, :meth:`below`, :meth:`at_least`, :meth:`above`, :meth:`predicate`,
+    :meth:`erratum`, and :meth:`all_of` to combine. ``passed`` is derived; a NaN measured value never
+    passes, and the detail says so.
+    """
 
     measured: float
     tolerance: float
-    passed: bool = None
+    comparison: str = "<="
     detail: str = ""
+    printed_error: float = math.nan  # errata only: the printed form's error ...
+    reject_above: float = math.nan  # ... which must exceed this
+    passed: bool = field(init=False, default=False)
 
     def __post_init__(self):
+        if self.comparison not in COMPARISONS:
+            raise TypeError(f"comparison must be one of {COMPARISONS}, got {self.comparison!r}")
         measured, tolerance = float(self.measured), float(self.tolerance)
         object.__setattr__(self, "measured", measured)
         object.__setattr__(self, "tolerance", tolerance)
-        if self.passed is None:
-            ok = math.isfinite(measured) and measured <= tolerance
-            object.__setattr__(self, "passed", bool(ok))
-        else:  # checks may hand over numpy booleans; the reports need plain ones
-            object.__setattr__(self, "passed", bool(self.passed))
+        object.__setattr__(self, "printed_error", float(self.printed_error))
+        object.__setattr__(self, "reject_above", float(self.reject_above))
+        if self.comparison == "erratum":  # NaN rejects nothing
+            passed = measured <= tolerance and self.printed_error > self.reject_above
+        else:
+            passed = _holds(measured, self.comparison, tolerance)
+        object.__setattr__(self, "passed", bool(passed))
+        if math.isnan(measured):
+            note = "the measured value is NaN"
+            object.__setattr__(self, "detail", f"{note}; {self.detail}" if self.detail else note)
+
+    @classmethod
+    def at_most(cls, measured, limit, detail=""):
+        """Passes if measured <= limit (an error against its tolerance)."""
+        return cls(measured, limit, "<=", detail)
+
+    @classmethod
+    def below(cls, measured, limit, detail=""):
+        """Passes if measured < limit."""
+        return cls(measured, limit, "<", detail)
+
+    @classmethod
+    def at_least(cls, measured, limit, detail=""):
+        """Passes if measured >= limit (e.g. a rejection threshold an erroneous form must exceed)."""
+        return cls(measured, limit, ">=", detail)
+
+    @classmethod
+    def above(cls, measured, limit, detail=""):
+        """Passes if measured > limit."""
+        return cls(measured, limit, ">", detail)
+
+    @classmethod
+    def predicate(cls, margin, detail=""):
+        """A statement that holds when its ``margin`` is > 0: e.g. the smallest gap of an ordering, or the
+        smallest step of a sequence that must increase. The margin is reported."""
+        return cls(margin, 0.0, ">", detail)
 
     @classmethod
     def erratum(cls, printed_error, corrected_error, tolerance, reject_above=None, detail=""):
-        """The corrected form holds (error <= tolerance) and the printed form is rejected
-        (error > ``reject_above``, by default 10x the tolerance). ``measured`` is the corrected error."""
-        reject_above = 10 * tolerance if reject_above is None else reject_above
-        printed_error, corrected_error = float(printed_error), float(corrected_error)
-        passed = corrected_error <= tolerance and printed_error > reject_above  # NaN rejects nothing
-        note = f"printed form error {printed_error:.3g} (must exceed {reject_above:.3g})"
-        return cls(corrected_error, tolerance, passed, f"{note}; {detail}" if detail else note)
+        """The corrected form holds (error <= ``tolerance``) and the printed form is rejected (its error
+        > ``reject_above``, by default 10x the tolerance). ``measured`` is the corrected form's error."""
+        reject_above = 10 * tolerance if reject_above is None else float(reject_above)
+        note = f"printed form's error {float(printed_error):.3g} (must exceed {reject_above:.3g})"
+        return cls(corrected_error, tolerance, "erratum", f"{note}; {detail}" if detail else note, printed_error,
+                   reject_above)
 
     @classmethod
     def all_of(cls, checks, detail=""):
-        """Combine several checks: passes if all pass; reports the one with the largest ratio."""
+        """All must pass; reports the failing check, or else the one that uses most of its allowance."""
         checks = list(checks)
-        def ratio(c):
-            if c.tolerance > 0:
-                return c.measured / c.tolerance
-            return 0.0 if c.measured == 0 else math.inf
+        if not checks:
+            raise ValueError("checks must hold at least one Check")
+        reported = max(checks, key=lambda c: (not c.passed, _use_of_limit(c)))
+        combined = replace(reported, detail=detail or reported.detail)
+        object.__setattr__(combined, "passed", all(c.passed for c in checks))
+        return combined
 
-        worst = max(checks, key=lambda c: (not c.passed, ratio(c)))
-        return cls(worst.measured, worst.tolerance, all(c.passed for c in checks), detail or worst.detail)
+    @property
+    def use_of_limit(self):
+        """The fraction of its allowance this check uses (0 where the limit gives no scale)."""
+        return _use_of_limit(self)
+
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What a run passes to stochastic claims and cross-checks: the torch device and the seed offset.
+
+    ``seed(base)`` is the seed a claim uses where it would have written ``base``; ``rng(base)`` a numpy
+    Generator seeded with it.
+    """
+
+    device: str = "cpu"
+    seed_offset: int = 0
+
+    def seed(self, base):
+        return int(base) + self.seed_offset
+
+    def rng(self, base):
+        import numpy as np
+
+        return np.random.default_rng(self.seed(base))
 
 
 @dataclass(frozen=True)
@@ -70,10 +165,21 @@ class Claim:
     check: callable
     cost: str = "fast"
     needs: tuple = ()
+    stochastic: bool = False
+    subject: str = "library"
+    printed: str = ""
+    corrected: str = ""
 
     @property
     def theory(self):
         return self.id.split(".", 1)[0]
+
+    @property
+    def takes_context(self):
+        return self.stochastic or self.kind == "crosscheck"
+
+    def run_check(self, context):
+        return self.check(context) if self.takes_context else self.check()
 
 
 @dataclass
@@ -81,17 +187,26 @@ class ClaimResult:
     claim: Claim
     measured: float = math.nan
     tolerance: float = math.nan
+    comparison: str = "<="
     passed: bool = False
     verdict: str = "error"  # pass | FAIL | error | skipped
     seconds: float = 0.0
     detail: str = ""
+    seed_offset: int = 0
+    printed_error: float = math.nan
+    reject_above: float = math.nan
 
     def as_dict(self):
         c = self.claim
-        return {"id": c.id, "source": c.source, "kind": c.kind, "statement": c.statement,
-                "measured": _json_number(self.measured), "tolerance": _json_number(self.tolerance),
-                "passed": self.passed, "verdict": self.verdict, "seconds": round(self.seconds, 4),
-                "cost": c.cost, "detail": self.detail}
+        row = {"id": c.id, "source": c.source, "kind": c.kind, "statement": c.statement,
+               "measured": _json_number(self.measured), "comparison": self.comparison,
+               "tolerance": _json_number(self.tolerance), "passed": self.passed, "verdict": self.verdict,
+               "seconds": round(self.seconds, 4), "cost": c.cost, "stochastic": c.stochastic,
+               "seed_offset": self.seed_offset, "subject": c.subject, "detail": self.detail}
+        if c.kind == "erratum":
+            row.update(printed=c.printed, corrected=c.corrected, printed_error=_json_number(self.printed_error),
+                       reject_above=_json_number(self.reject_above))
+        return row
 
 
 def _json_number(x):
@@ -101,38 +216,57 @@ def _json_number(x):
 REGISTRY = {}
 
 
-def claim(id, source, statement, kind, cost="fast", needs=()):
-    """Register the decorated zero-argument function as the check of a claim."""
+def claim(id, source, statement, kind, cost="fast", needs=(), stochastic=False, subject="library", printed="",
+          corrected=""):
+    """Register the decorated function as the check of a claim.
+
+    A deterministic claim's function takes no argument; a ``stochastic`` one takes the :class:`RunContext`
+    and draws its seeds through it. ``subject="source"`` marks a claim that checks the source's
+    mathematics without calling :mod:`dynamics` (e.g. a sympy derivation). An erratum gives the
+    ``printed`` and ``corrected`` forms as text, for the errata document.
+    """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     if cost not in COSTS:
         raise ValueError(f"cost must be one of {COSTS}, got {cost!r}")
+    if subject not in SUBJECTS:
+        raise ValueError(f"subject must be one of {SUBJECTS}, got {subject!r}")
     if "." not in id or id != id.strip() or " " in id:
         raise ValueError(f"id must look like 'theory.short_name', got {id!r}")
+    if kind == "erratum" and not (printed.strip() and corrected.strip()):
+        raise ValueError(f"erratum claim {id!r} must give its printed and corrected forms")
 
     def register(fn):
         if id in REGISTRY and REGISTRY[id].check.__qualname__ != fn.__qualname__:
             raise ValueError(f"claim id {id!r} registered twice")
-        REGISTRY[id] = Claim(id, source, statement, kind, fn, cost, tuple(needs))
+        REGISTRY[id] = Claim(id, source, statement, kind, fn, cost, tuple(needs), bool(stochastic), subject,
+                             printed, corrected)
         return fn
 
     return register
 
 
 def load_all():
-    """Import every claim module of :mod:`verify` and :mod:`verify.crosscheck`; return the registry."""
-    import verify
-    import verify.crosscheck
+    """Import every claim module under :mod:`verify` (subpackages included); return the registry.
 
-    for package in (verify, verify.crosscheck):
-        for info in pkgutil.iter_modules(package.__path__):
-            if not info.name.startswith("_") and info.name not in ("registry", "crosscheck"):
-                importlib.import_module(f"{package.__name__}.{info.name}")
+    Modules whose name starts with ``_`` and the framework modules are skipped; discovery is generic, so
+    the registry knows nothing of :mod:`verify.crosscheck`."""
+    import verify
+
+    for info in pkgutil.walk_packages(verify.__path__, prefix="verify."):
+        last = info.name.rsplit(".", 1)[-1]
+        if not last.startswith("_") and last not in ("registry", "runner", "errata"):
+            importlib.import_module(info.name)
     return REGISTRY
 
 
+def theories():
+    """The theory prefixes of the registered claims, sorted."""
+    return sorted({c.theory for c in load_all().values()})
+
+
 def select(pattern=None, include_slow=False):
-    """Claims in id order; ``pattern`` is a glob (``starvation.*``) or a substring of the id."""
+    """Claims in id order; ``pattern`` is a glob (``starvation.*``) or a substring of the id (comma-separated)."""
     claims = sorted(load_all().values(), key=lambda c: c.id)
     if pattern:
         patterns = [p.strip() for p in pattern.split(",") if p.strip()]
@@ -158,42 +292,51 @@ def in_ci():
     return os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
 
 
-def run_claim(claim_):
-    """Run one claim; exceptions become an 'error' verdict with the traceback's last line."""
+def run_claim(claim_, context=None):
+    """Run one claim under ``context`` (a :class:`RunContext`; default CPU, offset 0); exceptions become an
+    'error' verdict with the traceback's last line."""
+    context = context or RunContext()
     missing = missing_needs(claim_)
     if missing:
         verdict = "error" if in_ci() else "skipped"
-        return ClaimResult(claim_, verdict=verdict, passed=False,
+        return ClaimResult(claim_, verdict=verdict, passed=False, seed_offset=context.seed_offset,
                            detail=f"needs {', '.join(missing)} (not installed)")
     start = time.perf_counter()
     try:
-        check = claim_.check()
+        check = claim_.run_check(context)
         if not isinstance(check, Check):
             raise TypeError(f"check of {claim_.id} returned {type(check).__name__}, expected Check")
         verdict = "pass" if check.passed else "FAIL"
-        result = ClaimResult(claim_, check.measured, check.tolerance, check.passed, verdict, 0.0, check.detail)
+        result = ClaimResult(claim_, check.measured, check.tolerance, check.comparison, check.passed, verdict, 0.0,
+                             check.detail, context.seed_offset, check.printed_error, check.reject_above)
     except Exception as exc:  # a crashing claim is reported, not fatal to the run
         last = traceback.format_exception_only(type(exc), exc)[-1].strip()
-        result = ClaimResult(claim_, detail=last)
+        result = ClaimResult(claim_, detail=last, seed_offset=context.seed_offset)
     result.seconds = time.perf_counter() - start
     return result
 
 
-def run_claims(claims, progress=None):
+def run_claims(claims, progress=None, context=None):
     results = []
     for c in claims:
-        results.append(run_claim(c))
+        results.append(run_claim(c, context))
         if progress:
             progress(results[-1])
     return results
 
 
-_COLUMNS = (("id", 40), ("source", 36), ("measured", 10), ("tolerance", 10), ("verdict", 7), ("seconds", 7))
+_COLUMNS = (("id", 44), ("source", 34), ("measured", 10), ("limit", 12), ("verdict", 7), ("seconds", 7))
+
+
+def _limit_text(result):
+    if result.comparison == "erratum":
+        return f"<= {_fmt(result.tolerance)}"
+    return f"{result.comparison} {_fmt(result.tolerance)}"
 
 
 def format_row(result):
     c = result.claim
-    cells = (c.id, c.source, _fmt(result.measured), _fmt(result.tolerance), result.verdict, f"{result.seconds:.2f}")
+    cells = (c.id, c.source, _fmt(result.measured), _limit_text(result), result.verdict, f"{result.seconds:.2f}")
     return "  ".join(_fit(cell, width) for cell, (_, width) in zip(cells, _COLUMNS))
 
 
@@ -226,13 +369,14 @@ def write_json(results, path):
 
 
 def write_markdown(results, path):
-    lines = ["| id | kind | source | statement | measured | tolerance | verdict | s |",
+    lines = ["| id | kind | source | statement | measured | limit | verdict | s |",
              "|---|---|---|---|---|---|---|---|"]
     for r in results:
         c = r.claim
         statement = c.statement.replace("|", "\\|")
-        lines.append(f"| `{c.id}` | {c.kind} | {c.source} | {statement} | {_fmt(r.measured)} | "
-                     f"{_fmt(r.tolerance)} | {r.verdict} | {r.seconds:.2f} |")
+        subject = " *(checks the source's mathematics)*" if c.subject == "source" else ""
+        lines.append(f"| `{c.id}` | {c.kind} | {c.source} | {statement}{subject} | {_fmt(r.measured)} | "
+                     f"{_limit_text(r).replace('<', '&lt;').replace('>', '&gt;')} | {r.verdict} | {r.seconds:.2f} |")
     lines.append("")
     lines.append(format_summary(results))
     with open(path, "w", encoding="utf-8") as fh:

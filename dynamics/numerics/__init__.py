@@ -1,20 +1,43 @@
-"""Shared numerical kernels: the numba ODE integrators, real Lambert W, normal and binomial helpers,
-the Marchenko–Pastur law and its quadrature, and argument checking.
+"""The numerics core shared by every theory: ODE integrators (explicit Runge–Kutta pairs and a stiff
+Rosenbrock method, in numba), real Lambert W, normal and binomial tails in stable forms, the
+Marchenko–Pastur law and its quadrature, small dense linear algebra for compiled loops, Haar random
+orthogonal matrices, and the argument checks every public function uses.
 
-Theory packages import from here and from nowhere else in :mod:`dynamics`.
+Theory packages import from here and from nowhere else in :mod:`dynamics`. Kernels compile on first use
+and are cached on disk (see :mod:`dynamics.warmup`). The reference ODE problems used by the claims,
+figures and benchmarks live in :mod:`dynamics.numerics.reference_problems`, outside this namespace.
 """
+from . import _compile  # noqa: F401  (the first-compile notice)
 from .lambertw import INV_E_HI, OMEGA, lambertw, lambertw_kernel
-from .marchenko_pastur import mp_atom, mp_cdf, mp_density, mp_edges, mp_integrate, mp_quadrature
-from .problems import (convergence_order, fixed_step_errors, givens_logistic_problem, givens_logistic_rhs, logistic_exact, logistic_rhs, rotated_logistic_problem,
-                       rotated_logistic_rhs)
-from .ode import (DOP853, DOPRI5, METHODS, RHS_SIGNATURE, RK4, CompiledRhs, IntegrationError, OdeResult,
-                  compiled_rhs, integrate, solve_ode)
-from .special import (binom_cdf, binom_sf, log_binom_pmf, log_binom_pmf_kernel, log_binom_sf,
-                      log_binom_sf_kernel, normal_cdf, normal_cdf_kernel, normal_logcdf,
-                      normal_logcdf_kernel, normal_pdf, normal_pdf_kernel, normal_ppf,
-                      normal_ppf_kernel, normal_sf)
-from .validation import (as_finite_array, as_float, require_array_in_range, require_choice,
-                         require_in_range, require_integer, require_positive, require_times,
-                         rng_from)
+from .linalg import cholesky_solve, lu_factor, lu_solve
+from .marchenko_pastur import (MPEdges, Quadrature, mp_atom, mp_cdf, mp_density, mp_edges, mp_integrate,
+                               mp_quadrature)
+from .ode import (DOP853, DOPRI5, JAC_SIGNATURE, RK4, METHODS, RHS_SIGNATURE, IntegrationError, OdeResult, compiled_function,
+                  integrate, integrate_rosenbrock, solve_ode)
+from .random import haar_orthogonal
+from .special import (binom_cdf, binom_sf, log_binom_pmf, log_binom_pmf_kernel, log_binom_sf, log_binom_sf_kernel,
+                      normal_cdf, normal_cdf_kernel, normal_logcdf, normal_logcdf_kernel, normal_pdf,
+                      normal_pdf_kernel, normal_ppf, normal_ppf_kernel, normal_sf)
+from .validation import (as_finite_array, as_float, format_value, require_array_in_range, require_bool,
+                         require_choice, require_finite_result, require_in_range, require_integer,
+                         require_orthogonal, require_output_times, require_positive, require_same_length,
+                         require_shape, require_times, rng_from)
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+__all__ = [
+    # ODEs
+    "solve_ode", "OdeResult", "IntegrationError", "METHODS", "integrate", "integrate_rosenbrock",
+    "compiled_function", "RHS_SIGNATURE", "JAC_SIGNATURE", "DOPRI5", "DOP853", "RK4",
+    # special functions
+    "lambertw", "lambertw_kernel", "INV_E_HI", "OMEGA",
+    "normal_pdf", "normal_cdf", "normal_sf", "normal_logcdf", "normal_ppf",
+    "normal_pdf_kernel", "normal_cdf_kernel", "normal_logcdf_kernel", "normal_ppf_kernel",
+    "log_binom_pmf", "log_binom_sf", "binom_sf", "binom_cdf", "log_binom_pmf_kernel", "log_binom_sf_kernel",
+    # Marchenko–Pastur
+    "mp_edges", "mp_atom", "mp_density", "mp_cdf", "mp_quadrature", "mp_integrate", "MPEdges", "Quadrature",
+    # linear algebra and random matrices
+    "cholesky_solve", "lu_factor", "lu_solve", "haar_orthogonal",
+    # argument checks
+    "as_finite_array", "as_float", "format_value", "require_array_in_range", "require_bool", "require_choice",
+    "require_finite_result", "require_in_range", "require_integer", "require_orthogonal", "require_output_times",
+    "require_positive", "require_same_length", "require_shape", "require_times", "rng_from",
+]

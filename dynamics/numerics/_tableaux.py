@@ -1,12 +1,23 @@
-"""Butcher tableaux of the explicit Runge–Kutta pairs used by :mod:`dynamics.numerics.ode`.
+"""Butcher tableaux of the Runge–Kutta methods used by :mod:`dynamics.numerics.ode`.
 
+* The classical fixed-step 4th-order method (Kutta 1901; Hairer, Nørsett & Wanner, *Solving ODEs I*, Sec. II.1).
 * Dormand–Prince 5(4) with Shampine's 4th-order continuous extension (dense output):
   J. R. Dormand, P. J. Prince, J. Comput. Appl. Math. 6 (1980); L. F. Shampine, Math. Comp. 46 (1986).
 * DOP853, the 8(5,3) pair of Hairer, Nørsett & Wanner, *Solving ODEs I*, Sec. II.10, with its three
   extra stages for 7th-order dense output. The constants are those of Hairer's Fortran code, in the
   transcription SciPy ships (BSD licence).
+* The modified Rosenbrock 2(3) pair of Shampine & Reichelt (the stiff method; its constants d and e32).
 """
 import numpy as np
+
+RK4_C = np.array([0.0, 0.5, 0.5, 1.0])
+RK4_A = np.array([[0.0, 0.0, 0.0], [0.5, 0.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.0, 1.0]])
+RK4_B = np.array([1 / 6, 1 / 3, 1 / 3, 1 / 6])
+
+# Shampine & Reichelt's modified Rosenbrock 2(3) (MATLAB's ode23s; SIAM J. Sci. Comput. 18, 1997, Sec. 2):
+# W = I - h d J with d = 1/(2 + sqrt 2); e32 = 6 + sqrt 2 weights the third-order error stage.
+ROSENBROCK23_D = 1.0 / (2.0 + np.sqrt(2.0))
+ROSENBROCK23_E32 = 6.0 + np.sqrt(2.0)
 
 DOPRI5_C = np.array([0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0])
 DOPRI5_A = np.array([

@@ -17,12 +17,15 @@ residual ``w + log|w| - log|x|`` instead.
 on scalars (an ``overload``), where a domain error raises ``ValueError`` too.
 """
 import math
+from typing import Union
 
 import numba as nb
 import numpy as np
 from numba.extending import overload
 
-from .validation import as_finite_array, require_choice
+from .validation import as_finite_array, format_value, require_choice
+
+__all__ = ["INV_E_HI", "OMEGA", "lambertw", "lambertw_kernel"]
 
 INV_E_HI = 0.36787944117144233
 INV_E_LO = -1.2428753672788363e-17
@@ -59,7 +62,10 @@ def _newton_log(log_abs_x, w):
 
 @nb.njit(cache=True)
 def lambertw_kernel(x, branch):
-    """W_branch(x) for branch in {0, -1}; NaN outside the real domain or for non-finite x (unchecked kernel)."""
+    """W_branch(x) for one float, branch 0 or −1; NaN outside the real domain or for non-finite x.
+
+    The unchecked kernel for compiled code; Python callers use :func:`lambertw`.
+    """
     if not math.isfinite(x) or x < -INV_E_HI or (branch == -1 and x >= 0.0) or (branch != 0 and branch != -1):
         return math.nan
     if x < -0.25:
@@ -99,18 +105,40 @@ def _lambertw_array(x, branch):
     return out
 
 
-def lambertw(x, branch=0):
-    """Real Lambert W: the w with ``w e^w = x`` on ``branch`` 0 (x >= -1/e) or -1 (-1/e <= x < 0).
+def lambertw(x, branch=0) -> Union[float, np.ndarray]:
+    """Real Lambert W: the w with w e^w = x (spec/starvation.md §5 P0).
 
-    Vectorised over numpy arrays (a scalar gives a float); callable on scalars from numba code.
-    Raises ``ValueError`` outside the real domain of the branch.
+    Callable on scalars from numba code as well (an ``overload``).
+
+    Parameters
+    ----------
+    x : float or array_like
+        Finite; x >= −1/e on branch 0, −1/e <= x < 0 on branch −1.
+    branch : {0, -1}
+        The principal branch (W >= −1) or the lower one (W <= −1).
+
+    Returns
+    -------
+    float or ndarray
+        W(x), of the shape of ``x``; exactly −1 at the double nearest −1/e.
+
+    Examples
+    --------
+    >>> lambertw(1.0)  # the omega constant
+    0.5671432904097838
+    >>> lambertw(-0.1, branch=-1)
+    -3.577152063957297
+    >>> lambertw(-1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: x must be >= -1/e = -0.36787944117144233 for real Lambert W, got -1
     """
     require_choice("branch", branch, (0, -1))
     arr = as_finite_array("x", x)
     if arr.size and np.min(arr) < -INV_E_HI:
-        raise ValueError(f"x must be >= -1/e = -{INV_E_HI!r} for real Lambert W, got {np.min(arr)!r}")
+        raise ValueError(f"x must be >= -1/e = -{INV_E_HI!r} for real Lambert W, got {format_value(np.min(arr))}")
     if branch == -1 and arr.size and np.max(arr) >= 0.0:
-        raise ValueError(f"x must be in [-1/e, 0) on branch -1, got {np.max(arr)!r}")
+        raise ValueError(f"x must be in [-1/e, 0) on branch -1, got {format_value(np.max(arr))}")
     out = _lambertw_array(np.ascontiguousarray(arr.ravel()), branch).reshape(arr.shape)
     return float(out) if out.ndim == 0 else out
 

@@ -11,11 +11,12 @@ Every public function checks its arguments in Python; the ``*_kernel`` functions
 numba versions for use inside other compiled code.
 """
 import math
+from typing import Union
 
 import numba as nb
 import numpy as np
 
-from .validation import as_finite_array, require_array_in_range, require_integer, require_in_range
+from .validation import as_finite_array, require_array_in_range, require_in_range, require_integer
 
 _SQRT2 = math.sqrt(2.0)
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
@@ -23,6 +24,7 @@ _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 @nb.njit(cache=True)
 def normal_pdf_kernel(x):
+    """φ(x) for one float (unchecked, for compiled code)."""
     if abs(x) > 40.0:  # underflows anyway; avoids x*x overflowing for huge x
         return 0.0
     return math.exp(-0.5 * x * x - _LOG_SQRT_2PI)
@@ -30,11 +32,13 @@ def normal_pdf_kernel(x):
 
 @nb.njit(cache=True)
 def normal_cdf_kernel(x):
+    """Φ(x) for one float (unchecked, for compiled code)."""
     return 0.5 * math.erfc(-x / _SQRT2)
 
 
 @nb.njit(cache=True)
 def normal_logcdf_kernel(x):
+    """log Φ(x) for one float (unchecked, for compiled code)."""
     if x > 0.0:
         return math.log1p(-normal_cdf_kernel(-x))
     if x > -30.0:
@@ -118,7 +122,8 @@ def log_binom_sf_kernel(k, n, p):
 
 
 def _ufunc(kernel):
-    return nb.vectorize(["float64(float64)"], cache=True)(kernel.py_func)
+    """A numpy ufunc of a scalar kernel, compiled on first call (not at import) and cached on disk."""
+    return nb.vectorize(cache=True)(kernel.py_func)
 
 
 _NORMAL_PDF, _NORMAL_CDF, _NORMAL_LOGCDF, _NORMAL_PPF = map(
@@ -130,28 +135,112 @@ def _apply(ufunc, arr):
     return float(out) if np.ndim(out) == 0 else out
 
 
-def normal_pdf(x):
-    """Standard normal density φ(x)."""
+def normal_pdf(x) -> Union[float, np.ndarray]:
+    """Standard normal density φ(x) = exp(−x²/2)/√(2π).
+
+    Parameters
+    ----------
+    x : float or array_like
+        Finite.
+
+    Returns
+    -------
+    float or ndarray
+        φ(x), of the shape of ``x`` (0 for |x| > 40, where it underflows).
+
+    Examples
+    --------
+    >>> round(normal_pdf(0.0), 12)
+    0.398942280401
+    """
     return _apply(_NORMAL_PDF, as_finite_array("x", x))
 
 
-def normal_cdf(x):
-    """Standard normal Φ(x); for upper tails call ``normal_sf`` (or Φ(-x)), not ``1 - Φ(x)``."""
+def normal_cdf(x) -> Union[float, np.ndarray]:
+    """Standard normal distribution function Φ(x) = erfc(−x/√2)/2.
+
+    For an upper tail use :func:`normal_sf` (Φ(−x)), never ``1 − Φ(x)``, which cancels.
+
+    Parameters
+    ----------
+    x : float or array_like
+        Finite.
+
+    Returns
+    -------
+    float or ndarray
+        Φ(x), of the shape of ``x``.
+
+    Examples
+    --------
+    >>> normal_cdf(0.0)
+    0.5
+    >>> f"{normal_cdf(-37.0):.10e}"  # no cancellation in the lower tail
+    '5.7255712225e-300'
+    """
     return _apply(_NORMAL_CDF, as_finite_array("x", x))
 
 
-def normal_sf(x):
-    """Upper tail ``1 - Φ(x) = Φ(-x)``, accurate for large x."""
+def normal_sf(x) -> Union[float, np.ndarray]:
+    """Upper tail 1 − Φ(x), computed as Φ(−x): accurate far into the tail.
+
+    Parameters
+    ----------
+    x : float or array_like
+        Finite.
+
+    Returns
+    -------
+    float or ndarray
+        1 − Φ(x), of the shape of ``x``.
+
+    Examples
+    --------
+    >>> f"{normal_sf(10.0):.6e}"
+    '7.619853e-24'
+    """
     return _apply(_NORMAL_CDF, -as_finite_array("x", x))
 
 
-def normal_logcdf(x):
-    """log Φ(x), finite for every finite x (asymptotic series deep in the lower tail)."""
+def normal_logcdf(x) -> Union[float, np.ndarray]:
+    """log Φ(x), finite for every finite x (an asymptotic series below x = −30).
+
+    Parameters
+    ----------
+    x : float or array_like
+        Finite.
+
+    Returns
+    -------
+    float or ndarray
+        log Φ(x), of the shape of ``x``.
+
+    Examples
+    --------
+    >>> round(normal_logcdf(-1000.0), 3)  # -x²/2 - log(√(2π)|x|)
+    -500007.827
+    """
     return _apply(_NORMAL_LOGCDF, as_finite_array("x", x))
 
 
-def normal_ppf(q):
-    """Standard normal quantile Φ⁻¹(q) for q in (0, 1)."""
+def normal_ppf(q) -> Union[float, np.ndarray]:
+    """Standard normal quantile Φ⁻¹(q).
+
+    Parameters
+    ----------
+    q : float or array_like
+        Probabilities in (0, 1).
+
+    Returns
+    -------
+    float or ndarray
+        x with Φ(x) = q (Acklam's approximation refined by Halley steps: full double precision).
+
+    Examples
+    --------
+    >>> round(normal_ppf(0.975), 10)
+    1.9599639845
+    """
     return _apply(_NORMAL_PPF, require_array_in_range("q", q, 0.0, 1.0, low_open=True, high_open=True))
 
 
@@ -165,22 +254,83 @@ def _binom_args(k, n, p):
     return k, n, p
 
 
-def log_binom_pmf(k, n, p):
-    """log P(X = k) for X ~ Binomial(n, p); -inf for k outside 0..n."""
-    return log_binom_pmf_kernel(*_binom_args(k, n, p))
+def log_binom_pmf(k, n, p) -> float:
+    """log P(X = k) for X ~ Binomial(n, p), from ``lgamma`` and ``log1p``.
+
+    Parameters
+    ----------
+    k : int
+        Number of successes (any integer; outside 0..n gives −inf).
+    n : int
+        Number of trials, 0 <= n <= 1e7.
+    p : float
+        Success probability in [0, 1].
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(log_binom_pmf(1, 2, 0.5), 12)  # log(1/2)
+    -0.69314718056
+    """
+    return float(log_binom_pmf_kernel(*_binom_args(k, n, p)))
 
 
-def binom_sf(k, n, p):
-    """P(X >= k) for X ~ Binomial(n, p), summed in log space."""
+def binom_sf(k, n, p) -> float:
+    """P(X >= k) for X ~ Binomial(n, p), summed in log space (no cancellation).
+
+    Parameters
+    ----------
+    k, n, p : as in :func:`log_binom_pmf`
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> binom_sf(2, 2, 0.5)
+    0.25
+    """
     return math.exp(log_binom_sf_kernel(*_binom_args(k, n, p)))
 
 
-def log_binom_sf(k, n, p):
-    """log P(X >= k); stays finite where P underflows to 0."""
-    return log_binom_sf_kernel(*_binom_args(k, n, p))
+def log_binom_sf(k, n, p) -> float:
+    """log P(X >= k) for X ~ Binomial(n, p); finite where the probability underflows to 0.
+
+    Parameters
+    ----------
+    k, n, p : as in :func:`log_binom_pmf`
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(log_binom_sf(2000, 2000, 0.5), 6)  # 2000 log(1/2): P = 2^-2000 underflows, its log does not
+    -1386.294361
+    """
+    return float(log_binom_sf_kernel(*_binom_args(k, n, p)))
 
 
-def binom_cdf(k, n, p):
-    """P(X <= k) = P(n - X >= n - k), the lower tail summed in log space."""
+def binom_cdf(k, n, p) -> float:
+    """P(X <= k) for X ~ Binomial(n, p), as the upper tail P(n − X >= n − k) summed in log space.
+
+    Parameters
+    ----------
+    k, n, p : as in :func:`log_binom_pmf`
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> binom_cdf(0, 2, 0.5)
+    0.25
+    """
     k, n, p = _binom_args(k, n, p)
     return math.exp(log_binom_sf_kernel(n - k, n, 1.0 - p))

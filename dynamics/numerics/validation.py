@@ -1,127 +1,372 @@
 """Argument checking shared by every public function of :mod:`dynamics`.
 
-Each helper returns the cleaned value or raises ``ValueError``/``TypeError`` whose message names
-the parameter, the value received and the allowed range, so that a caller's error reads
-``"s must be >= 0, got -1.0"`` wherever it comes from.
+Each helper returns the cleaned value or raises ``ValueError`` (or ``TypeError`` for a value of the
+wrong kind) whose message names the parameter, the value received and the allowed range, so that an
+error reads ``"s must be >= 0, got -1"`` wherever it comes from. Theory packages use these helpers
+and write no checks of their own for the ideas covered here (numbers, ranges, integers, booleans,
+choices, shapes, times, seeds, orthogonal matrices, finite results).
 """
 import math
 import numbers
 
 import numpy as np
 
+__all__ = ["as_finite_array", "as_float", "format_value", "require_array_in_range", "require_bool",
+           "require_choice", "require_finite_result", "require_in_range", "require_integer",
+           "require_orthogonal", "require_output_times", "require_positive", "require_same_length",
+           "require_shape", "require_times", "rng_from"]
 
-def _describe(value):
-    arr = np.asarray(value)
-    return repr(value) if arr.size <= 6 else f"array of shape {arr.shape}"
+
+def format_value(value) -> str:
+    """A short, plain rendering of ``value`` for error messages.
+
+    numpy scalars print as Python numbers (``-1`` rather than ``np.float64(-1.0)``), floats in
+    ``%g`` form without a ``+`` in the exponent, and arrays with more than six entries by their shape.
+
+    Examples
+    --------
+    >>> format_value(np.float64(-1.0)), format_value(1e100), format_value(np.zeros((3, 4)))
+    ('-1', '1e100', 'array of shape (3, 4)')
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return repr(bool(value))
+    if isinstance(value, (numbers.Integral, np.integer)):
+        return str(int(value))
+    if isinstance(value, (numbers.Real, np.floating)):
+        return f"{float(value):.6g}".replace("e+", "e")
+    if isinstance(value, (list, tuple, np.ndarray)):
+        try:
+            arr = np.asarray(value)
+        except Exception:  # ragged nested sequences
+            return repr(value)
+        if arr.size > 6:
+            return f"array of shape {arr.shape}"
+        if arr.dtype.kind in "biuf":
+            return "[" + ", ".join(format_value(x) for x in arr.ravel()) + "]" if arr.ndim else format_value(arr[()])
+    return repr(value)
+
+
+def _interval(low, high, low_open, high_open):
+    if low == -np.inf and high == np.inf:
+        return "finite"
+    if high == np.inf:
+        return f"{'>' if low_open else '>='} {format_value(low)}"
+    if low == -np.inf:
+        return f"{'<' if high_open else '<='} {format_value(high)}"
+    return f"in {'(' if low_open else '['}{format_value(low)}, {format_value(high)}{')' if high_open else ']'}"
 
 
 def _as_float64_array(name, value):
-    """``value`` as a new float64 array; TypeError for strings, None, complex or non-numeric input."""
-    if isinstance(value, (str, bytes)) or value is None:
-        raise TypeError(f"{name} must be a real number or array of real numbers, got {value!r}")
-    if getattr(value, "dtype", None) is not None and value.dtype.kind == "c" or isinstance(value, complex):
+    """``value`` as a new float64 array; TypeError for strings, None, booleans, complex or non-numeric input."""
+    if isinstance(value, (str, bytes)) or value is None or isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a real number or an array of real numbers, got {value!r}")
+    if isinstance(value, complex) or getattr(getattr(value, "dtype", None), "kind", "") == "c":
         raise TypeError(f"{name} must be real, got a complex value")
     try:
-        return np.array(value, dtype=np.float64)  # a C-contiguous copy
+        arr = np.array(value, dtype=np.float64)  # a C-contiguous copy
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a real number or array of real numbers, got {_describe(value)}") from exc
+        raise TypeError(f"{name} must be a real number or an array of real numbers, got "
+                        f"{format_value(value)}") from exc
+    return arr
 
 
-def as_finite_array(name, value, ndim=None):
-    """``value`` as a new C-contiguous float64 array with finite entries (and ``ndim`` dimensions)."""
+def as_finite_array(name, value, ndim=None) -> np.ndarray:
+    """``value`` as a new C-contiguous float64 array with finite entries (and ``ndim`` dimensions).
+
+    Examples
+    --------
+    >>> as_finite_array("x", [1, 2])
+    array([1., 2.])
+    >>> as_finite_array("x", [1.0, np.inf])
+    Traceback (most recent call last):
+    ...
+    ValueError: x must be finite, got [1, inf]
+    """
     arr = _as_float64_array(name, value)
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}")
     if not np.isfinite(arr).all():
-        raise ValueError(f"{name} must be finite, got {_describe(value)}")
+        raise ValueError(f"{name} must be finite, got {format_value(value)}")
     return arr
 
 
-def require_times(name, value, allow_zero=True):
-    """Times as a float64 array with entries in [0, inf] ((0, inf] without ``allow_zero``): +inf is
-    the t -> inf limit that closed forms evaluate exactly; NaN is refused."""
-    arr = _as_float64_array(name, value)
-    bad = np.isnan(arr) | ((arr < 0) if allow_zero else (arr <= 0))
-    if bad.any():
-        raise ValueError(f"{name} must lie in {'[' if allow_zero else '('}0, inf], got {arr[bad].flat[0]:g}")
-    return arr
+def as_float(name, value) -> float:
+    """``value`` as a finite Python float (rejecting booleans, strings and arrays of size other than 1).
 
-
-def as_float(name, value):
-    """``value`` as a finite Python float (rejecting bools, strings, arrays of size != 1)."""
+    Examples
+    --------
+    >>> as_float("eta", np.float64(0.5))
+    0.5
+    """
     if type(value) is float or type(value) is int:  # the common case, without numpy's overhead
         x = float(value)
-        if not math.isfinite(x):
-            raise ValueError(f"{name} must be finite, got {x}")
-        return x
-    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.ndarray, np.generic)):
-        raise TypeError(f"{name} must be a real number, got {value!r}")
-    arr = np.asarray(value, dtype=np.float64)
-    if arr.size != 1:
-        raise ValueError(f"{name} must be a scalar, got shape {arr.shape}")
-    x = float(arr.reshape(()))
+    else:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.ndarray, np.generic)):
+            raise TypeError(f"{name} must be a real number, got {value!r}")
+        arr = np.asarray(value, dtype=np.float64)
+        if arr.size != 1:
+            raise ValueError(f"{name} must be a scalar, got an array of shape {arr.shape}")
+        x = float(arr.reshape(()))
     if not math.isfinite(x):
-        raise ValueError(f"{name} must be finite, got {x}")
+        raise ValueError(f"{name} must be finite, got {format_value(x)}")
     return x
 
 
-def require_in_range(name, value, low=-np.inf, high=np.inf, low_open=False, high_open=False):
-    """A scalar float inside [low, high]; ``low_open``/``high_open`` exclude the end points."""
+def require_in_range(name, value, low=-np.inf, high=np.inf, low_open=False, high_open=False, why="") -> float:
+    """A finite scalar float inside [low, high]; ``low_open``/``high_open`` exclude the end points.
+
+    ``why`` is appended to the message (e.g. the reason for an upper limit that guards float64).
+
+    Examples
+    --------
+    >>> require_in_range("delta", 0.3, -1.0, 1.0, low_open=True, high_open=True)
+    0.3
+    >>> require_in_range("kappa", 1e200, 1.0, 1e100, why="kappa**2 must stay finite")
+    Traceback (most recent call last):
+    ...
+    ValueError: kappa must be in [1, 1e100], got 1e200 (kappa**2 must stay finite)
+    """
     x = as_float(name, value)
     below = x <= low if low_open else x < low
     above = x >= high if high_open else x > high
     if below or above:
-        lo = "(" if low_open else "["
-        hi = ")" if high_open else "]"
-        raise ValueError(f"{name} must be in {lo}{low:g}, {high:g}{hi}, got {x:g}")
+        reason = f" ({why})" if why else ""
+        raise ValueError(f"{name} must be {_interval(low, high, low_open, high_open)}, got {format_value(x)}{reason}")
     return x
 
 
-def require_positive(name, value, allow_zero=False):
-    """A finite scalar > 0 (or >= 0)."""
+def require_positive(name, value, allow_zero=False) -> float:
+    """A finite scalar > 0 (or >= 0 with ``allow_zero``).
+
+    Examples
+    --------
+    >>> require_positive("learning_rate", 0.1)
+    0.1
+    >>> require_positive("learning_rate", 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: learning_rate must be > 0, got 0
+    """
     return require_in_range(name, value, 0.0, np.inf, low_open=not allow_zero)
 
 
 def require_array_in_range(name, value, low=-np.inf, high=np.inf, low_open=False, high_open=False,
-                           ndim=None):
-    """A finite float64 array whose every entry lies in the interval; names the worst entry."""
+                           ndim=None) -> np.ndarray:
+    """A finite float64 array whose every entry lies in the interval; the message names the first bad entry.
+
+    Examples
+    --------
+    >>> require_array_in_range("s", [1.0, -2.0], 0.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: s must be >= 0, got -2 (entry 1)
+    """
     arr = as_finite_array(name, value, ndim=ndim)
     bad = (arr <= low if low_open else arr < low) | (arr >= high if high_open else arr > high)
     if np.any(bad):
-        lo = "(" if low_open else "["
-        hi = ")" if high_open else "]"
-        raise ValueError(f"{name} must lie in {lo}{low:g}, {high:g}{hi}, got {arr[bad].flat[0]:g}")
+        index = np.unravel_index(int(np.flatnonzero(bad)[0]), arr.shape) if arr.ndim else ()
+        where = f" (entry {index[0] if len(index) == 1 else index})" if arr.ndim else ""
+        raise ValueError(f"{name} must be {_interval(low, high, low_open, high_open)}, got "
+                         f"{format_value(arr[bad].flat[0])}{where}")
     return arr
 
 
-def require_integer(name, value, low=None, high=None):
-    """A Python int in [low, high] (bools and non-integral floats rejected)."""
-    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
-        if isinstance(value, (float, np.floating)) and float(value).is_integer():
+def require_integer(name, value, low=None, high=None) -> int:
+    """A Python int in [low, high] (either end may be None); booleans and non-integral floats are refused.
+
+    Examples
+    --------
+    >>> require_integer("n_steps", 10.0, 0)
+    10
+    >>> require_integer("n_samples", 300.5, 1)
+    Traceback (most recent call last):
+    ...
+    TypeError: n_samples must be an integer, got 300.5
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
+        if isinstance(value, (float, np.floating)) and math.isfinite(value) and float(value).is_integer():
             value = int(value)
         else:
-            raise TypeError(f"{name} must be an integer, got {value!r}")
+            raise TypeError(f"{name} must be an integer, got {format_value(value)}")
     value = int(value)
     if (low is not None and value < low) or (high is not None and value > high):
-        raise ValueError(f"{name} must be an integer in [{low}, {high}], got {value}")
+        if high is None:
+            allowed = f">= {low}"
+        elif low is None:
+            allowed = f"<= {high}"
+        else:
+            allowed = f"in [{low}, {high}]"
+        raise ValueError(f"{name} must be an integer {allowed}, got {value}")
     return value
+
+
+def require_bool(name, value) -> bool:
+    """``True`` or ``False`` (numpy booleans accepted); anything else, 0 and 1 included, is a TypeError.
+
+    Examples
+    --------
+    >>> require_bool("exact", np.True_)
+    True
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def require_choice(name, value, choices):
-    """``value`` must be one of ``choices`` (any container of allowed values)."""
+    """``value`` if it is one of ``choices``.
+
+    Examples
+    --------
+    >>> require_choice("method", "dop853", ("dopri5", "dop853"))
+    'dop853'
+    >>> require_choice("method", "euler", ("dopri5", "dop853"))
+    Traceback (most recent call last):
+    ...
+    ValueError: method must be one of 'dopri5', 'dop853', got 'euler'
+    """
     try:
-        ok = value in choices
-    except TypeError:
+        ok = bool(value in choices)  # an array raises (ambiguous truth value): not a choice
+    except (TypeError, ValueError):
         ok = False
+    if ok and isinstance(value, (bool, np.bool_)) and not any(isinstance(c, bool) for c in choices):
+        ok = False  # True == 1 would otherwise select the choice 1
     if not ok:
-        raise ValueError(f"{name} must be one of {sorted(map(repr, choices))}, got {value!r}")
+        listed = ", ".join(repr(c) for c in choices)
+        shown = repr(value) if isinstance(value, str) else format_value(value)
+        raise ValueError(f"{name} must be one of {listed}, got {shown}")
     return value
 
 
-def rng_from(seed):
-    """A ``numpy.random.Generator`` from an int seed, a SeedSequence or a Generator."""
+def require_shape(name, arr, shape) -> np.ndarray:
+    """``arr`` unchanged if its shape matches ``shape`` (None in ``shape`` matches any length).
+
+    Examples
+    --------
+    >>> require_shape("U", np.eye(2), (2, 2)).shape
+    (2, 2)
+    >>> require_shape("s", np.ones(3), (2,))
+    Traceback (most recent call last):
+    ...
+    ValueError: s must have shape (2,), got (3,)
+    """
+    arr = np.asarray(arr)
+    if arr.ndim != len(shape) or any(want is not None and got != want for got, want in zip(arr.shape, shape)):
+        shown = "(" + ", ".join("any" if s is None else str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+        raise ValueError(f"{name} must have shape {shown}, got {arr.shape}")
+    return arr
+
+
+def require_same_length(**arrays) -> int:
+    """The common length of the first axis of the named arrays, or a ValueError naming them.
+
+    Examples
+    --------
+    >>> require_same_length(t=np.zeros(3), values=np.zeros((3, 2)))
+    3
+    """
+    lengths = {name: np.shape(a)[0] if np.ndim(a) else None for name, a in arrays.items()}
+    if len(set(lengths.values())) != 1 or None in lengths.values():
+        described = ", ".join(f"{name} has {n if n is not None else 'no'} rows" for name, n in lengths.items())
+        raise ValueError(f"{' and '.join(lengths)} must have the same length along their first axis: {described}")
+    return next(iter(lengths.values()))
+
+
+def require_times(name, value, allow_zero=True) -> np.ndarray:
+    """Times for closed forms: a float64 array with entries in [0, inf] ((0, inf] without ``allow_zero``).
+
+    +inf is the t -> inf limit that closed forms evaluate exactly; NaN and negative times are refused.
+
+    Examples
+    --------
+    >>> require_times("t", [0.0, 1.0, np.inf])
+    array([ 0.,  1., inf])
+    """
+    arr = _as_float64_array(name, value)
+    bad = np.isnan(arr) | ((arr < 0) if allow_zero else (arr <= 0))
+    if bad.any():
+        raise ValueError(f"{name} must lie in {'[' if allow_zero else '('}0, inf], got {format_value(arr[bad].flat[0])}")
+    return arr
+
+
+def require_output_times(name, value, positive=False, strictly_increasing=False) -> np.ndarray:
+    """Output times of an integration or a recorded run: a non-empty, finite, 1-D, non-decreasing array of
+    times >= 0 (> 0 with ``positive``; strictly increasing with ``strictly_increasing``).
+
+    Examples
+    --------
+    >>> require_output_times("t", [0.0, 0.5, 2.0])
+    array([0. , 0.5, 2. ])
+    >>> require_output_times("t", [1.0, 0.5])
+    Traceback (most recent call last):
+    ...
+    ValueError: t must be increasing, got 0.5 after 1 (entry 1)
+    """
+    t = require_array_in_range(name, value, 0.0, np.inf, low_open=positive, ndim=1)
+    if t.size == 0:
+        raise ValueError(f"{name} must hold at least one time, got an empty array")
+    steps = np.diff(t)
+    bad = steps <= 0 if strictly_increasing else steps < 0
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0]) + 1
+        raise ValueError(f"{name} must be {'strictly ' if strictly_increasing else ''}increasing, got "
+                         f"{format_value(t[i])} after {format_value(t[i - 1])} (entry {i})")
+    return t
+
+
+def require_finite_result(value, what, hint):
+    """``value`` unchanged if every entry is finite; otherwise a ValueError saying which result left float64
+    (``what``) and what to change (``hint``): no public function returns inf or NaN silently.
+
+    Examples
+    --------
+    >>> require_finite_result(np.array([1.0, np.inf]), "mode_strength", "reduce t or s")
+    Traceback (most recent call last):
+    ...
+    ValueError: mode_strength is not finite in float64: reduce t or s
+    """
+    if not np.all(np.isfinite(value)):
+        raise ValueError(f"{what} is not finite in float64: {hint}")
+    return value
+
+
+ORTHOGONALITY_TOLERANCE = 1e-10
+
+
+def require_orthogonal(name, value) -> np.ndarray:
+    """A float64 square matrix Q with max|QᵀQ − I| <= 1e-10.
+
+    Examples
+    --------
+    >>> require_orthogonal("U", [[0.0, 1.0], [1.0, 0.0]])
+    array([[0., 1.],
+           [1., 0.]])
+    """
+    Q = as_finite_array(name, value, ndim=2)
+    n = Q.shape[0]
+    if Q.shape != (n, n) or n == 0:
+        raise ValueError(f"{name} must be a square (n, n) matrix with n >= 1, got shape {Q.shape}")
+    defect = float(np.abs(Q.T @ Q - np.eye(n)).max())
+    if defect > ORTHOGONALITY_TOLERANCE:
+        raise ValueError(f"{name} must be orthogonal (max|QᵀQ - I| <= {ORTHOGONALITY_TOLERANCE:g}), got "
+                         f"max|QᵀQ - I| = {defect:.3g}")
+    return Q
+
+
+def rng_from(seed) -> np.random.Generator:
+    """A ``numpy.random.Generator`` from ``seed``: None (fresh entropy), an int, a SeedSequence or a Generator
+    (returned as is, so that a caller's stream continues).
+
+    Examples
+    --------
+    >>> int(rng_from(3).integers(10)) == int(rng_from(3).integers(10))
+    True
+    """
     if isinstance(seed, np.random.Generator):
         return seed
-    if isinstance(seed, bool) or not isinstance(seed, (numbers.Integral, np.random.SeedSequence)):
-        raise TypeError(f"seed must be an int, a SeedSequence or a numpy Generator, got {seed!r}")
+    if seed is not None and (isinstance(seed, (bool, np.bool_))
+                             or not isinstance(seed, (numbers.Integral, np.random.SeedSequence))):
+        raise TypeError(f"seed must be None, an int, a SeedSequence or a numpy Generator, got {seed!r}")
+    if isinstance(seed, numbers.Integral) and seed < 0:
+        raise ValueError(f"seed must be >= 0, got {int(seed)}")
     return np.random.default_rng(seed)

@@ -1,11 +1,15 @@
-"""Torch cross-checks: small simulations of the theories' set-ups, compared with ``dynamics``.
+"""Torch cross-checks: small simulations of the theories' set-ups, compared with :mod:`dynamics`.
 
-Each cross-check is a function ``fn(ctx) -> Check`` registered with :func:`crosscheck`, which makes it
-a claim of kind ``crosscheck`` that needs torch. ``ctx`` (:class:`TorchContext`) carries the torch
-module, the device chosen with ``python -m verify --device cpu|cuda|auto``, float64, seeding, and
+Each cross-check is a function ``fn(ctx) -> Check`` registered with :func:`crosscheck`, which makes it a
+claim of kind ``crosscheck`` that needs torch. ``ctx`` (:class:`TorchContext`) carries the torch module,
+the device of the run (``python -m verify --device cpu|cuda|auto``, passed in the :class:`RunContext`,
+never through a module global), float64, seeding through the run's seed offset, and
 ``ctx.size(cpu=..., cuda=...)`` so that a CUDA run uses larger sizes; on CPU a cross-check runs with one
-torch thread. torch is an optional extra:
-without it the claims are skipped, except under CI (``CI=true``), where a missing torch is an error.
+torch thread. The torch simulations themselves live in the optional modules
+``dynamics.<theory>.torch_training``, which register nothing (the figures use them too).
+
+torch is an optional extra: without it the claims are skipped, except under CI (``CI=true``), where a
+missing torch is an error.
 """
 import importlib.util
 import random
@@ -14,18 +18,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..registry import claim
+from ..registry import RunContext, claim
 
 DEVICES = ("auto", "cpu", "cuda")
-_state = {"device": "cpu"}
 
 
 def torch_available():
     return importlib.util.find_spec("torch") is not None
 
 
-def set_device(name):
-    """Choose the device for the cross-checks: "cpu", "cuda" (must be visible) or "auto"."""
+def check_device(name):
+    """``name`` if it is a device this machine can run ("cpu", "cuda" with a visible GPU, or "auto")."""
     if name not in DEVICES:
         raise ValueError(f"device must be one of {DEVICES}, got {name!r}")
     if name == "cuda":
@@ -35,12 +38,12 @@ def set_device(name):
 
         if not torch.cuda.is_available():
             raise RuntimeError("--device cuda: torch sees no CUDA device")
-    _state["device"] = name
+    return name
 
 
-def resolve_device(name=None):
-    """The concrete device name ("cpu" or "cuda") for ``name`` (default: the one set)."""
-    name = name or _state["device"]
+def resolve_device(name):
+    """The concrete device name ("cpu" or "cuda") for "cpu", "cuda" or "auto"."""
+    check_device(name)
     if name == "auto":
         import torch
 
@@ -55,6 +58,7 @@ class TorchContext:
     torch: object
     device: object
     dtype: object
+    run: RunContext = RunContext()
 
     @property
     def large(self):
@@ -64,8 +68,10 @@ class TorchContext:
     def size(self, cpu, cuda):
         return cuda if self.large else cpu
 
-    def seed(self, seed):
-        """Seed torch, numpy's global state and random; return a numpy Generator with that seed."""
+    def seed(self, base):
+        """Seed torch, numpy's global state and random with the run's seed for ``base``; return a numpy
+        Generator with that seed."""
+        seed = self.run.seed(base)
         self.torch.manual_seed(seed)
         random.seed(seed)
         np.random.seed(seed % 2**32)
@@ -81,8 +87,8 @@ class TorchContext:
 
 @contextmanager
 def single_thread_on_cpu(ctx):
-    """One torch intra-op thread on CPU, restored afterwards: the cross-checks' tensors are small, and
-    thread hand-offs cost more than the arithmetic (10-20x slower measured on a busy 2-core machine)."""
+    """One torch intra-op thread on CPU, restored afterwards: the cross-checks' tensors are small, and thread
+    hand-offs cost more than the arithmetic (10-20x slower measured on a busy 2-core machine)."""
     previous = ctx.torch.get_num_threads()
     if ctx.device.type == "cpu":
         ctx.torch.set_num_threads(1)
@@ -92,23 +98,26 @@ def single_thread_on_cpu(ctx):
         ctx.torch.set_num_threads(previous)
 
 
-def context(device=None):
+def context(run=None):
+    """The :class:`TorchContext` of a run (default: CPU, seed offset 0)."""
     import torch
 
-    return TorchContext(torch, torch.device(resolve_device(device)), torch.float64)
+    run = run or RunContext()
+    return TorchContext(torch, torch.device(resolve_device(run.device)), torch.float64, run)
 
 
-def crosscheck(id, source, statement, cost="slow", needs=()):
+def crosscheck(id, source, statement, cost="slow", needs=(), stochastic=True):
     """Register ``fn(ctx) -> Check`` as a claim of kind "crosscheck" that needs torch."""
 
     def register(fn):
-        def check():
-            with single_thread_on_cpu(context()) as ctx:
+        def check(run):
+            with single_thread_on_cpu(context(run)) as ctx:
                 return fn(ctx)
 
         check.__qualname__ = fn.__qualname__
         check.__doc__ = fn.__doc__
-        claim(id, source, statement, "crosscheck", cost=cost, needs=("torch",) + tuple(needs))(check)
+        claim(id, source, statement, "crosscheck", cost=cost, needs=("torch",) + tuple(needs),
+              stochastic=stochastic)(check)
         return fn
 
     return register

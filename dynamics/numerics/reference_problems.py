@@ -1,5 +1,7 @@
 """Reference ODE problems with closed-form solutions, for the integrators' claims, figure and benchmark.
 
+Not part of the public surface of :mod:`dynamics.numerics` (import this module explicitly).
+
 * Uncoupled logistic modes ``y_i' = r_i y_i (1 - y_i)``, ``y_i(t) = 1 / (1 + (1/y_i(0) - 1) e^{-r_i t})``:
   the shape of Saxe's mode learning (spec/linear_networks.md Eq 2.2.11 with u = y).
 * The same modes in a rotated basis, ``y = Q z``: ``y' = Q diag(r) (z ∘ (1 - z))`` with ``z = Qᵀ y``.
@@ -11,23 +13,49 @@
 y' = y(1 - y), y(0) = 0.01 over [0, 10] (maximum over the step points, since a single end point can
 sit near a zero of the error constant); :func:`convergence_order` fits the empirical order of a fixed-step method (diffrax-style).
 """
+from typing import Callable, NamedTuple
+
 import numba as nb
 import numpy as np
 
 from .ode import METHODS, solve_ode
-from .validation import require_choice, as_finite_array, require_array_in_range, require_integer, rng_from
+from .random import haar_orthogonal
+from .validation import as_finite_array, require_array_in_range, require_choice, require_integer, rng_from
+
+
+class ReferenceProblem(NamedTuple):
+    """An initial state, the parameter array of the right-hand side, and the exact solution ``exact(t)``
+    (shape (len(t), n))."""
+
+    y0: np.ndarray
+    params: np.ndarray
+    exact: Callable[[np.ndarray], np.ndarray]
+
+
+class StepErrors(NamedTuple):
+    """Step sizes h and the maximum global error of a fixed-step method at each."""
+
+    step_sizes: np.ndarray
+    errors: np.ndarray
 
 
 @nb.njit(cache=True)
 def logistic_rhs(t, y, rates):
+    """y_i' = r_i y_i (1 - y_i) with ``rates`` r."""
     out = np.empty_like(y)  # one allocation: the array expression would make three
     for i in range(y.shape[0]):
         out[i] = rates[i] * y[i] * (1.0 - y[i])
     return out
 
 
-def logistic_exact(t, y0, rates):
-    """Exact logistic modes at times ``t`` (shape (len(t), n)); y0 in (0, 1), rates finite."""
+def logistic_exact(t, y0, rates) -> np.ndarray:
+    """Exact logistic modes at times ``t`` (shape (len(t), n)); y0 in (0, 1), rates finite.
+
+    Examples
+    --------
+    >>> logistic_exact([0.0], [0.25], [1.0])
+    array([[0.25]])
+    """
     t = as_finite_array("t", t, ndim=1)
     y0 = require_array_in_range("y0", y0, 0.0, 1.0, low_open=True, high_open=True, ndim=1)
     rates = as_finite_array("rates", rates, ndim=1)
@@ -54,20 +82,26 @@ def rotated_logistic_rhs(t, y, params):
     return out
 
 
-def rotated_logistic_problem(n, seed=0):
-    """(y0, params, exact(t)) for n rotated logistic modes with rates in [0.5, 2] and a Haar Q."""
+def rotated_logistic_problem(n, seed=0) -> ReferenceProblem:
+    """n logistic modes with rates in [0.5, 2], rotated by a Haar Q (right-hand side :func:`rotated_logistic_rhs`).
+
+    Examples
+    --------
+    >>> problem = rotated_logistic_problem(3, seed=1)
+    >>> problem.y0.shape, problem.exact([0.0, 1.0]).shape
+    ((3,), (2, 3))
+    """
     n = require_integer("n", n, 1, 10_000)
     rng = rng_from(seed)
     rates = rng.uniform(0.5, 2.0, n)
     z0 = rng.uniform(0.01, 0.2, n)
-    q, r = np.linalg.qr(rng.standard_normal((n, n)))
-    q *= np.sign(np.diag(r))
+    q = haar_orthogonal(n, seed=rng)
     params = np.concatenate([rates, q.ravel()])
 
     def exact(t):
         return logistic_exact(t, z0, rates) @ q.T
 
-    return q @ z0, params, exact
+    return ReferenceProblem(q @ z0, params, exact)
 
 
 @nb.njit(cache=True)
@@ -95,8 +129,14 @@ def givens_logistic_rhs(t, y, params):
     return out
 
 
-def givens_logistic_problem(n, seed=0):
-    """(y0, params, exact(t)) for n logistic modes rotated by a chain of n - 1 Givens rotations."""
+def givens_logistic_problem(n, seed=0) -> ReferenceProblem:
+    """n logistic modes rotated by a chain of n - 1 Givens rotations (right-hand side :func:`givens_logistic_rhs`).
+
+    Examples
+    --------
+    >>> givens_logistic_problem(4).params.shape
+    (10,)
+    """
     n = require_integer("n", n, 2, 10**6)
     rng = rng_from(seed)
     rates = rng.uniform(0.5, 2.0, n)
@@ -110,11 +150,17 @@ def givens_logistic_problem(n, seed=0):
     def exact(t):
         return logistic_exact(t, z0, rates) @ q.T
 
-    return q @ z0, params, exact
+    return ReferenceProblem(q @ z0, params, exact)
 
 
-def convergence_order(step_sizes, errors):
-    """Least-squares slope of log(error) against log(step): the empirical order of convergence."""
+def convergence_order(step_sizes, errors) -> float:
+    """Least-squares slope of log(error) against log(step): the empirical order of convergence.
+
+    Examples
+    --------
+    >>> round(convergence_order([0.1, 0.05], [1e-4, 6.25e-6]), 6)
+    4.0
+    """
     h = require_array_in_range("step_sizes", step_sizes, 0.0, np.inf, low_open=True, ndim=1)
     e = require_array_in_range("errors", errors, 0.0, np.inf, low_open=True, ndim=1)
     if h.shape != e.shape or h.size < 2:
@@ -122,9 +168,16 @@ def convergence_order(step_sizes, errors):
     return float(np.polyfit(np.log(h), np.log(e), 1)[0])
 
 
-def fixed_step_errors(method, step_counts):
-    """(step sizes, max global error over the step points) of fixed-step ``method`` on the logistic
-    equation y' = y(1 - y), y(0) = 0.01, t in [0, 10], for each number of steps in ``step_counts``."""
+def fixed_step_errors(method, step_counts) -> StepErrors:
+    """Step sizes and max global error over the step points of fixed-step ``method`` on the logistic
+    equation y' = y(1 - y), y(0) = 0.01, t in [0, 10], for each number of steps in ``step_counts``.
+
+    Examples
+    --------
+    >>> result = fixed_step_errors("rk4", [20, 40])
+    >>> bool(result.errors[1] < result.errors[0])
+    True
+    """
     require_choice("method", method, METHODS)
     counts = [require_integer("step_counts", n, 1, 10**6) for n in np.atleast_1d(step_counts)]
     y0, rates, t_end = np.array([0.01]), np.array([1.0]), 10.0
@@ -133,4 +186,4 @@ def fixed_step_errors(method, step_counts):
     for h in steps:
         sol = solve_ode(logistic_rhs, (0.0, t_end), y0, params=rates, method=method, step=h).check()
         errors.append(np.abs(sol.y - logistic_exact(sol.t, y0, rates)).max())
-    return steps, np.array(errors)
+    return StepErrors(steps, np.array(errors))

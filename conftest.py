@@ -1,0 +1,19 @@
+"""Test-session settings, for the tests and the doctests of ``dynamics`` alike.
+
+BLAS threads are pinned to one before numpy loads: the suite's matrices are small, and on a 2-core
+machine a multi-threaded BLAS competing with numba's thread pool and torch was measured 100x slower
+(eigh of 200x200: 0.6 s against 0.005 s). An explicit setting in the environment wins.
+
+The optional torch modules (``dynamics/*/torch_*.py``) are not collected for doctests when torch is
+missing, except under CI, where torch is required.
+"""
+import importlib.util
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+os.environ.setdefault("DYNAMICS_COMPILE_NOTICE", "0")
+
+collect_ignore_glob = ["figures/demos/*"]
+if importlib.util.find_spec("torch") is None and os.environ.get("CI", "").lower() in ("", "0", "false", "no"):
+    collect_ignore_glob.append("dynamics/*/torch_*.py")

@@ -1,0 +1,392 @@
+"""Explicit Runge–Kutta integrators in numba, with error control and dense output (the kernels behind
+:func:`dynamics.numerics.solve_ode`).
+
+Methods (Hairer, Nørsett & Wanner, *Solving ODEs I*, Secs. II.4–II.6, II.10):
+
+* ``"dopri5"``: Dormand–Prince 5(4), FSAL, Shampine's 4th-order dense output;
+* ``"dop853"``: the 8(5,3) pair with its combined 5th/3rd-order error estimate and 7th-order
+  dense output (three extra stages, evaluated only in steps that contain an output time);
+* ``"rk4"``: the classical fixed-step 4th-order method, cubic Hermite dense output.
+
+Step-size control is the standard one: an RMS error norm scaled by ``atol + rtol * max(|y|, |y_new|)``,
+a safety factor 0.9, growth clamped to [0.2, 10], and Hairer's starting-step heuristic. Passing
+``step`` to the adaptive pairs switches off error control (fixed steps), which is how the empirical
+convergence order is measured.
+
+The right-hand side is a numba first-class function ``rhs(t, y, params) -> dydt`` (see
+:mod:`dynamics.numerics.ode`), so the integrator is compiled once for every right-hand side, on first
+use, and cached on disk.
+"""
+import math
+
+import numba as nb
+import numpy as np
+
+from . import _tableaux as tab
+
+DOPRI5, DOP853, RK4 = 0, 1, 2
+_ERROR_ESTIMATOR_ORDER = (4, 7, 4)
+_STAGES = (6, tab.DOP853_STAGES, 4)
+# error_model="numpy" lets divisions by zero give inf/nan (caught by the finiteness checks) instead of
+# raising, which removes a branch per division and lets the per-state loops vectorise.
+
+SUCCESS, MAX_STEPS, STEP_TOO_SMALL, NON_FINITE = 0, 1, 2, 3
+
+_RK4_A, _RK4_C = tab.RK4_A, tab.RK4_C
+_RK4_B = tab.RK4_B[None, :].copy()
+_D5_A, _D5_C = tab.DOPRI5_A, tab.DOPRI5_C
+# Weight vectors stored as one-row matrices so that every tableau is read the same way.
+_D5_B, _D5_E = tab.DOPRI5_B[None, :].copy(), tab.DOPRI5_E[None, :].copy()
+_D5_P_T = np.ascontiguousarray(tab.DOPRI5_P.T)  # rows = powers of x, for contiguous accumulation
+_D8_A, _D8_C, _D8_D = tab.DOP853_A, tab.DOP853_C, tab.DOP853_D
+_D8_B, _D8_E3, _D8_E5 = (v[None, :].copy() for v in (tab.DOP853_B, tab.DOP853_E3, tab.DOP853_E5))
+_D8_S, _D8_SX = tab.DOP853_STAGES, tab.DOP853_STAGES_EXTENDED
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _accumulate(h, coefficients, row, K, count, out):
+    """out += h * sum_{j<count} coefficients[row, j] K[j]. Plain index loops, no views or slice
+    assignments: those cost reference counting on every call, which dominates on small systems.
+    The inner loop runs along contiguous rows of K and vectorises; zero coefficients are skipped."""
+    n = out.shape[0]
+    for j in range(count):
+        c = h * coefficients[row, j]
+        if c != 0.0:
+            for i in range(n):
+                out[i] += c * K[j, i]
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _copy_into(source, K, row):
+    for i in range(source.shape[0]):
+        K[row, i] = source[i]
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _stage(rhs, t, y, h, params, A, C, s, K, work):
+    """K[s] = rhs(t + C[s] h, y + h * sum_{j<s} A[s, j] K[j]) (the dense-output stages of DOP853)."""
+    for i in range(y.shape[0]):
+        work[i] = y[i]
+    _accumulate(h, A, s, K, s, work)
+    _copy_into(rhs(t + C[s] * h, work, params), K, s)
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _rms(v):
+    acc = 0.0
+    for x in v:
+        acc += x * x
+    return math.sqrt(acc / v.shape[0])
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _all_finite(v):
+    for x in v:
+        if not math.isfinite(x):
+            return False
+    return True
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _row_finite(M, row):
+    for i in range(M.shape[1]):
+        if not math.isfinite(M[row, i]):
+            return False
+    return True
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _step(rhs, method, t, y, h, params, K, work, y_new):
+    """One step of `method` from K[0] = f(t, y); fills K (with K[stages] = f(t+h, y_new)) and y_new.
+    Returns the number of function evaluations and whether y_new and f(t+h, y_new) are finite."""
+    n = y.shape[0]
+    if method == DOPRI5:
+        A, B, C, s_count = _D5_A, _D5_B, _D5_C, 6
+    elif method == DOP853:
+        A, B, C, s_count = _D8_A, _D8_B, _D8_C, _D8_S
+    else:
+        A, B, C, s_count = _RK4_A, _RK4_B, _RK4_C, 4
+    # The stages are written out here rather than in helper functions, and without aliasing arrays:
+    # a call between separately compiled numba functions, or an array assigned to a new name
+    # (reference counting), costs more than a whole stage of a small system.
+    for s in range(1, s_count):
+        for i in range(n):
+            work[i] = y[i]
+        for j in range(s):
+            c = h * A[s, j]
+            if c != 0.0:
+                for i in range(n):
+                    work[i] += c * K[j, i]
+        f = rhs(t + C[s] * h, work, params)
+        for i in range(n):
+            K[s, i] = f[i]
+    for i in range(n):
+        y_new[i] = y[i]
+    for j in range(s_count):
+        c = h * B[0, j]
+        if c != 0.0:
+            for i in range(n):
+                y_new[i] += c * K[j, i]
+    f = rhs(t + h, y_new, params)
+    finite = True
+    for i in range(n):
+        K[s_count, i] = f[i]
+        finite = finite and math.isfinite(f[i]) and math.isfinite(y_new[i])
+    return s_count, finite
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _spacing(t):
+    """The gap between t and the next larger double (numpy's spacing, without a ufunc call)."""
+    if t == 0.0:
+        return 5e-324
+    exponent = math.frexp(t)[1]
+    return math.ldexp(1.0, exponent - 53)
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _error_norm(method, h, y, y_new, K, atol, rtol):
+    """Scaled RMS norm of the embedded error estimate (DOP853: the combined 5th/3rd-order estimate).
+    The weighted sums are written out per state: no work arrays, no helper calls."""
+    n = y.shape[0]
+    if method == DOPRI5:
+        acc = 0.0
+        for i in range(n):
+            e = 0.0
+            for j in range(7):
+                e += _D5_E[0, j] * K[j, i]
+            acc += (h * e / (atol[i] + rtol * max(abs(y[i]), abs(y_new[i])))) ** 2
+        return math.sqrt(acc / n)
+    e5 = 0.0
+    e3 = 0.0
+    for i in range(n):
+        scale = atol[i] + rtol * max(abs(y[i]), abs(y_new[i]))
+        a5 = 0.0
+        a3 = 0.0
+        for j in range(_D8_S + 1):
+            a5 += _D8_E5[0, j] * K[j, i]
+            a3 += _D8_E3[0, j] * K[j, i]
+        e5 += (a5 / scale) ** 2
+        e3 += (a3 / scale) ** 2
+    if e5 == 0.0 and e3 == 0.0:
+        return 0.0
+    return abs(h) * e5 / math.sqrt((e5 + 0.01 * e3) * n)
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _prepare_dense(rhs, method, t, y, y_new, h, params, K, work, Q):
+    """Per-step interpolation coefficients Q; returns the extra function evaluations."""
+    n = y.shape[0]
+    if method == DOPRI5:
+        Q[:4] = 0.0
+        for k in range(4):
+            _accumulate(1.0, _D5_P_T, k, K, 7, Q[k])
+        return 0
+    if method == DOP853:
+        for s in range(_D8_S + 1, _D8_SX):
+            _stage(rhs, t, y, h, params, _D8_A, _D8_C, s, K, work)
+        for i in range(n):
+            dy = y_new[i] - y[i]
+            Q[0, i] = dy
+            Q[1, i] = h * K[0, i] - dy
+            Q[2, i] = 2.0 * dy - h * (K[_D8_S, i] + K[0, i])
+        Q[3:] = 0.0
+        for r in range(4):
+            _accumulate(h, _D8_D, r, K, _D8_SX, Q[3 + r])
+        return _D8_SX - _D8_S - 1
+    return 0
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _dense_block(method, t, h, y, y_new, K, Q, t_eval, first, last, out):
+    """The interpolant at t_eval[first:last] (all inside (t, t + h]) into out[first:last]; one call per
+    step, not per point. Returns False if a value is not finite."""
+    n = y.shape[0]
+    finite = True
+    for row in range(first, last):
+        x = (t_eval[row] - t) / h
+        if x == 1.0:
+            for i in range(n):
+                out[row, i] = y_new[i]
+        elif method == DOPRI5:
+            for i in range(n):
+                out[row, i] = y[i] + h * x * (Q[0, i] + x * (Q[1, i] + x * (Q[2, i] + x * Q[3, i])))
+        elif method == DOP853:
+            xm = 1.0 - x
+            for i in range(n):
+                acc = Q[6, i] * x
+                acc = (acc + Q[5, i]) * xm
+                acc = (acc + Q[4, i]) * x
+                acc = (acc + Q[3, i]) * xm
+                acc = (acc + Q[2, i]) * x
+                acc = (acc + Q[1, i]) * xm
+                acc = (acc + Q[0, i]) * x
+                out[row, i] = y[i] + acc
+        else:
+            h00 = (1.0 + 2.0 * x) * (1.0 - x) ** 2
+            h10 = x * (1.0 - x) ** 2
+            h01 = x * x * (3.0 - 2.0 * x)
+            h11 = x * x * (x - 1.0)
+            for i in range(n):
+                out[row, i] = h00 * y[i] + h10 * h * K[0, i] + h01 * y_new[i] + h11 * h * K[4, i]
+        for i in range(n):
+            finite = finite and math.isfinite(out[row, i])
+    return finite
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _initial_step(rhs, t0, t1, y0, f0, params, order, rtol, atol):
+    """Hairer, Nørsett & Wanner, Sec. II.4: a starting step from two derivative evaluations."""
+    n = y0.shape[0]
+    scale = np.empty(n)
+    for i in range(n):
+        scale[i] = atol[i] + abs(y0[i]) * rtol
+    d0 = _rms(y0 / scale)
+    d1 = _rms(f0 / scale)
+    h0 = 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1
+    h0 = min(h0, t1 - t0)
+    f1 = rhs(t0 + h0, y0 + h0 * f0, params)
+    d2 = _rms((f1 - f0) / scale) / h0
+    if not math.isfinite(d2):
+        return h0 * 1e-3
+    if d1 <= 1e-15 and d2 <= 1e-15:
+        h1 = max(1e-6, h0 * 1e-3)
+    else:
+        h1 = (0.01 / max(d1, d2)) ** (1.0 / (order + 1))
+    return min(100.0 * h0, h1, t1 - t0)
+
+
+@nb.njit(cache=True, error_model="numpy")
+def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, max_steps):
+    """The explicit integrator itself, callable from numba code (no argument checking: see
+    :func:`dynamics.numerics.solve_ode`, which documents the arguments).
+
+    ``rhs`` is a first-class function (a :class:`~dynamics.numerics.ode.CompiledFunction` from Python);
+    ``method`` is DOPRI5, DOP853 or RK4; ``dense=True`` returns the solution at ``t_eval`` (sorted,
+    inside [t0, t1]), otherwise at every accepted step; ``step > 0`` means fixed steps of about that
+    size, ending exactly at ``t1``. Returns ``(t, y, status, nfev, nsteps)`` with only the rows
+    reached; ``status`` is SUCCESS, MAX_STEPS, STEP_TOO_SMALL or NON_FINITE.
+    """
+    n = y0.shape[0]
+    order = _ERROR_ESTIMATOR_ORDER[method]
+    K = np.empty((_D8_SX, n))
+    work = np.empty(n)
+    y = y0.copy()
+    y_new = np.empty(n)
+    Q = np.empty((7, n))
+    m = t_eval.shape[0] if dense else 64
+    ts = np.empty(m)
+    ys = np.empty((m, n))
+    k = 0
+    if dense:
+        while k < m and t_eval[k] <= t0:
+            ts[k] = t_eval[k]
+            _copy_into(y0, ys, k)
+            k += 1
+    else:
+        ts[0] = t0
+        ys[0, :] = y0
+        k = 1
+
+    f = rhs(t0, y, params)
+    nfev = 1
+    _copy_into(f, K, 0)  # K[0] holds f(t, y) at the start of every step (FSAL)
+    if not _all_finite(f):
+        return ts[:k], ys[:k], NON_FINITE, nfev, 0
+    fixed = step > 0.0
+    if fixed:
+        n_fixed = max(1, int(math.ceil((t1 - t0) / step - 1e-9)))
+        h_fixed = (t1 - t0) / n_fixed
+        h_abs = h_fixed
+    else:
+        n_fixed = 0
+        h_fixed = 0.0
+        h_abs = _initial_step(rhs, t0, t1, y0, f, params, order, rtol, atol)
+        nfev += 1
+
+    t = t0
+    status = SUCCESS
+    nsteps = 0
+    attempts = 0
+    exponent = -1.0 / (order + 1)
+    while t < t1:
+        if fixed:
+            h = h_fixed
+            t_new = t1 if nsteps + 1 == n_fixed else t0 + (nsteps + 1) * h_fixed
+            h = t_new - t
+            attempts += 1
+            if attempts > max_steps:
+                status = MAX_STEPS
+                break
+            evaluations, finite = _step(rhs, method, t, y, h, params, K, work, y_new)
+            nfev += evaluations
+            if not finite:
+                status = NON_FINITE
+                break
+        else:
+            rejected = False
+            while True:
+                attempts += 1
+                if attempts > max_steps:
+                    status = MAX_STEPS
+                    break
+                min_step = 10.0 * _spacing(t)
+                if h_abs < min_step:
+                    status = STEP_TOO_SMALL
+                    break
+                t_new = t + h_abs
+                if t_new >= t1 or t1 - t_new < min_step:
+                    t_new = t1
+                h = t_new - t
+                evaluations, finite = _step(rhs, method, t, y, h, params, K, work, y_new)
+                nfev += evaluations
+                err = _error_norm(method, h, y, y_new, K, atol, rtol) if finite else math.inf
+                if err < 1.0:
+                    if err == 0.0:
+                        factor = 10.0
+                    else:
+                        factor = min(10.0, 0.9 * err ** exponent)
+                    if rejected:
+                        factor = min(1.0, factor)
+                    h_abs = h * factor
+                    break
+                factor = 0.2 if not math.isfinite(err) else max(0.2, 0.9 * err ** exponent)
+                h_abs = h * factor
+                rejected = True
+            if status != SUCCESS:
+                break
+
+        nsteps += 1
+        if dense:
+            last = k
+            while last < m and t_eval[last] <= t_new:
+                ts[last] = t_eval[last]
+                last += 1
+            if last > k:
+                nfev += _prepare_dense(rhs, method, t, y, y_new, h, params, K, work, Q)
+                if not _dense_block(method, t, h, y, y_new, K, Q, t_eval, k, last, ys):
+                    status = NON_FINITE
+                    # rows up to the first non-finite one are kept
+                    while k < last and _row_finite(ys, k):
+                        k += 1
+                    break
+                k = last
+        else:
+            if k == ts.shape[0]:
+                ts2 = np.empty(2 * k)
+                ys2 = np.empty((2 * k, n))
+                ts2[:k] = ts
+                ys2[:k] = ys
+                ts, ys = ts2, ys2
+            ts[k] = t_new
+            _copy_into(y_new, ys, k)
+            k += 1
+        if status != SUCCESS:
+            break
+        t = t_new
+        for i in range(n):
+            y[i] = y_new[i]
+        last = _STAGES[method]
+        for i in range(n):
+            K[0, i] = K[last, i]
+    return ts[:k].copy(), ys[:k].copy(), status, nfev, nsteps
