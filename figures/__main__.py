@@ -15,8 +15,17 @@ def main(argv=None):
     parser.add_argument("--out", default="figures_out", metavar="DIR", help="output folder (default figures_out)")
     parser.add_argument("--gallery", metavar="DIR",
                         help="render the selected figures (all if none given) into DIR with an index.html")
+    parser.add_argument("--demo", nargs="?", const="", metavar="NAME",
+                        help="serve the teaching notebook NAME as a web app (Voila) on localhost; without NAME, list them")
+    parser.add_argument("--port", type=int, default=None, help="port for --demo (default: a free one)")
+    parser.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+                        help="render in N worker processes (-1: one per core); the same files as a serial run")
     args = parser.parse_args(argv)
+    if args.jobs == 0 or args.jobs < -1:
+        parser.error("--jobs must be a positive number of workers, or -1 for one per core")
 
+    if args.demo is not None:
+        return demo(args.demo, args.port)
     specs = registry.load_all()
     if args.list:
         for spec in sorted(specs.values(), key=lambda s: s.id):
@@ -36,12 +45,34 @@ def main(argv=None):
     if not chosen:
         parser.error("name figure ids, or use --all, --gallery or --list")
     out = args.gallery or args.out
-    for spec in progress(chosen, desc="figures"):
-        paths, seconds = registry.render(spec, out)
-        print(f"{spec.id:40s} {seconds:6.1f} s  {paths[0]}", flush=True)
+    for spec_id, paths, seconds in registry.render_many([s.id for s in chosen], out, jobs=args.jobs,
+                                                        progress=lambda done: progress(done, desc="figures", total=len(chosen))):
+        print(f"{spec_id:40s} {seconds:6.1f} s  {paths[0]}", flush=True)
     if args.gallery:
         print(f"gallery: {registry.write_gallery(chosen, out)}")
     return 0
+
+
+def demo(name, port):
+    """List the demos, or serve one until interrupted."""
+    from . import interactive
+
+    if not name:
+        for demo_name in interactive.list_demos():
+            print(f"{demo_name:20s} python -m figures --demo {demo_name}")
+        return 0
+    try:
+        process, url = interactive.serve_demo(name, port, quiet=True)
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    print(f"demo {name}: {url}  (Ctrl-C stops it)", flush=True)
+    try:
+        return process.wait()
+    except KeyboardInterrupt:
+        process.terminate()
+        process.wait()
+        return 0
 
 
 def run():

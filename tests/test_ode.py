@@ -124,7 +124,7 @@ def test_importing_the_numerics_compiles_nothing():
     import subprocess
     import sys
     code = ("import dynamics.numerics as nx; "
-            "print(len(nx.integrate.signatures) + len(nx.integrate_rosenbrock.signatures) + len(nx.lu_factor.signatures))")
+            "print(len(nx.integrate.signatures) + len(nx.integrate_rosenbrock.signatures) + len(nx.linalg._lu_factor.signatures))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "0"
 
@@ -193,3 +193,32 @@ def _sweep_inside_numba(rates):
 def test_integrate_is_callable_from_numba_code():
     rates = np.linspace(0.1, 3.0, 5)
     assert np.allclose(_sweep_inside_numba(rates), np.exp(-rates), rtol=1e-9)
+
+
+@pytest.mark.parametrize("method", ["dopri5", "dop853", "rosenbrock23"])
+def test_batch_rows_equal_single_solves(method):
+    problem = rp.rotated_logistic_problem(4, seed=2)
+    rows = 7
+    rng = np.random.default_rng(3)
+    y0s = problem.y0 + 0.01 * rng.standard_normal((rows, 4))
+    t_eval = np.linspace(0.0, 3.0, 5)
+    batch = nx.solve_ode_batch(rp.rotated_logistic_rhs, (0.0, 3.0), y0s, t_eval, params=problem.params,
+                               method=method, rtol=1e-8, atol=1e-10).check()
+    assert batch.y.shape == (rows, 5, 4) and batch.success.all() and len(batch.message) == rows
+    for b in range(rows):
+        single = nx.solve_ode(rp.rotated_logistic_rhs, (0.0, 3.0), y0s[b], t_eval=t_eval, params=problem.params,
+                              method=method, rtol=1e-8, atol=1e-10)
+        assert np.array_equal(single.y, batch.y[b]) and single.nfev == batch.nfev[b]
+
+
+def test_batch_reports_failed_rows_and_checks_shapes():
+    t_eval = np.linspace(0.0, 2.0, 5)
+    sol = nx.solve_ode_batch(blow_up, (0.0, 2.0), [[0.1], [1.0]], t_eval)
+    assert list(sol.success) == [True, False] and sol.reached[1] < 5
+    assert np.all(np.isnan(sol.y[1, sol.reached[1]:])) and np.all(np.isfinite(sol.y[1, :sol.reached[1]]))
+    with pytest.raises(nx.IntegrationError, match="1 of 2 rows"):
+        sol.check()
+    with pytest.raises(ValueError, match="same number of rows"):
+        nx.solve_ode_batch(decay, (0.0, 1.0), np.ones((3, 1)), t_eval[:2], params=np.ones((2, 1)))
+    with pytest.raises(ValueError, match="t_eval"):
+        nx.solve_ode_batch(decay, (0.0, 1.0), np.ones((3, 1)), None, params=np.ones((3, 1)))

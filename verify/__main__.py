@@ -2,7 +2,7 @@
 import argparse
 import sys
 
-from . import errata, registry
+from . import errata, registry, runner
 
 
 def _parser():
@@ -24,6 +24,11 @@ def _parser():
     parser.add_argument("--json", metavar="FILE", help="write the results as a JSON list")
     parser.add_argument("--markdown", metavar="FILE", help="write the results (or the errata document) as Markdown")
     parser.add_argument("--list", action="store_true", help="list the selected claims without running them")
+    parser.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+                        help="run claims in N worker processes (-1: one per core); same verdicts, values and order")
+    parser.add_argument("--dask", metavar="ADDRESS",
+                        help="run claims on the Dask cluster whose scheduler is at ADDRESS (e.g. tcp://host:8786); "
+                             "its workers need this project installed")
     return parser
 
 
@@ -52,14 +57,25 @@ def main(argv=None):
             flags = ("stochastic " if c.takes_context else "") + ("source" if c.subject == "source" else "")
             print(f"{c.id:48s} {c.kind:10s} {c.cost:4s} {flags:17s} {c.source}")
         return 0
+    if args.jobs == 0 or args.jobs < -1:
+        parser.error("--jobs must be a positive number of workers, or -1 for one per core")
     offsets = range(args.seed_sweep) if args.seed_sweep else [args.seed_offset]
+    units = [(c, registry.RunContext(args.device, k)) for c in claims for k in (offsets if c.takes_context else [0])]
+    serial = args.jobs == 1 and not args.dask
     print(registry.format_header(), flush=True)
+    if serial and not args.seed_sweep:
+        progress = lambda r: print(registry.format_row(r), flush=True)  # noqa: E731 (rows as they come)
+    else:
+        progress = runner.progress_bar(len(units))
+    runs = runner.run_units(units, jobs=args.jobs, dask_address=args.dask, progress=progress)
+    if hasattr(progress, "close"):
+        progress.close()
     results = []
     for c in claims:
-        runs = [registry.run_claim(c, registry.RunContext(args.device, k)) for k in (offsets if c.takes_context else [0])]
-        result = worst_case(runs)
+        result = worst_case([r for r in runs if r.claim.id == c.id])
         results.append(result)
-        print(registry.format_row(result), flush=True)
+        if not (serial and not args.seed_sweep):
+            print(registry.format_row(result), flush=True)
     failures = [r for r in results if r.verdict in ("FAIL", "error")]
     for r in failures + [r for r in results if r.verdict == "skipped"]:
         print(f"{r.verdict}: {r.claim.id} (seed offset {r.seed_offset}): {r.detail}")

@@ -12,8 +12,8 @@ from .lambertw import INV_E_HI, OMEGA, lambertw, lambertw_kernel
 from .linalg import cholesky_solve, lu_factor, lu_solve
 from .marchenko_pastur import (MPEdges, Quadrature, mp_atom, mp_cdf, mp_density, mp_edges, mp_integrate,
                                mp_quadrature)
-from .ode import (DOP853, DOPRI5, JAC_SIGNATURE, RK4, METHODS, RHS_SIGNATURE, IntegrationError, OdeResult, compiled_function,
-                  integrate, integrate_rosenbrock, solve_ode)
+from .ode import (DOP853, DOPRI5, JAC_SIGNATURE, METHODS, RHS_SIGNATURE, RK4, BatchOdeResult, IntegrationError,
+                  OdeResult, compiled_function, integrate, integrate_rosenbrock, solve_ode, solve_ode_batch)
 from .random import haar_orthogonal
 from .special import (binom_cdf, binom_sf, log_binom_pmf, log_binom_pmf_kernel, log_binom_sf, log_binom_sf_kernel,
                       normal_cdf, normal_cdf_kernel, normal_logcdf, normal_logcdf_kernel, normal_pdf,
@@ -25,7 +25,7 @@ from .validation import (as_finite_array, as_float, format_value, require_array_
 
 __all__ = [
     # ODEs
-    "solve_ode", "OdeResult", "IntegrationError", "METHODS", "integrate", "integrate_rosenbrock",
+    "solve_ode", "solve_ode_batch", "OdeResult", "BatchOdeResult", "IntegrationError", "METHODS", "integrate", "integrate_rosenbrock",
     "compiled_function", "RHS_SIGNATURE", "JAC_SIGNATURE", "DOPRI5", "DOP853", "RK4",
     # special functions
     "lambertw", "lambertw_kernel", "INV_E_HI", "OMEGA",

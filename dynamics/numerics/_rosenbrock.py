@@ -26,7 +26,7 @@ import numpy as np
 
 from . import _tableaux as tab
 from ._explicit_rk import MAX_STEPS, NON_FINITE, STEP_TOO_SMALL, SUCCESS
-from .linalg import lu_factor, lu_solve
+from .linalg import _lu_factor as lu_factor, _lu_solve as lu_solve
 
 _D = tab.ROSENBROCK23_D
 _E32 = tab.ROSENBROCK23_E32

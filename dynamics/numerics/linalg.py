@@ -5,20 +5,30 @@ iterations, the Rosenbrock integrator) where a LAPACK call per solve costs more 
 * :func:`lu_factor` / :func:`lu_solve`: Gaussian elimination with partial pivoting (Alg. 3.4.1), so that
   one factorisation serves several right-hand sides.
 
-They are meant for n up to a few hundred; above that, ``numpy.linalg`` (LAPACK) is faster. Inputs are
-not checked (they run inside compiled code): a singular or indefinite matrix gives non-finite entries,
-which the caller tests.
+They are meant for n up to a few hundred; above that, ``numpy.linalg`` (LAPACK) is faster. Called from
+Python they check their arguments; called from numba code (an ``overload``) they run unchecked, and a
+singular or indefinite matrix gives non-finite entries, which the caller tests.
 """
 import math
 
 import numba as nb
 import numpy as np
+from numba.extending import overload
+
+from .validation import as_finite_array, require_finite_result
 
 __all__ = ["cholesky_solve", "lu_factor", "lu_solve"]
 
 
-@nb.njit(cache=True)
-def cholesky_solve(M, b):
+def _square_system(M, b):
+    M = as_finite_array("M", M, ndim=2)
+    b = as_finite_array("b", b, ndim=1)
+    if M.shape != (b.size, b.size) or b.size == 0:
+        raise ValueError(f"M must be square (n, n) and b of length n >= 1, got M {M.shape} and b {b.shape}")
+    return M, b
+
+
+def cholesky_solve(M, b) -> np.ndarray:
     """Solve M x = b for a symmetric positive definite M.
 
     Parameters
@@ -38,6 +48,12 @@ def cholesky_solve(M, b):
     >>> cholesky_solve(np.array([[4.0, 2.0], [2.0, 3.0]]), np.array([2.0, 1.0]))
     array([0.5, 0. ])
     """
+    M, b = _square_system(M, b)
+    return require_finite_result(_cholesky_solve(M, b), "cholesky_solve", "M must be symmetric positive definite")
+
+
+@nb.njit(cache=True)
+def _cholesky_solve(M, b):
     n = b.shape[0]
     L = np.zeros((n, n))
     for j in range(n):
@@ -65,8 +81,7 @@ def cholesky_solve(M, b):
     return x
 
 
-@nb.njit(cache=True)
-def lu_factor(A):
+def lu_factor(A) -> "tuple[np.ndarray, np.ndarray]":
     """LU factorisation with partial pivoting, P A = L U, packed in one matrix.
 
     Parameters
@@ -87,6 +102,16 @@ def lu_factor(A):
     >>> lu_solve(LU, pivots, np.array([5.0, 6.0]))
     array([-4. ,  4.5])
     """
+    A, _ = _square_system(A, np.zeros(np.shape(A)[0] if np.ndim(A) == 2 else 0))
+    LU, pivots = _lu_factor(A)
+    require_finite_result(LU, "lu_factor", "A must be invertible")
+    if np.any(np.diag(LU) == 0.0):
+        raise ValueError("A must be invertible: a zero pivot remained after partial pivoting")
+    return LU, pivots
+
+
+@nb.njit(cache=True)
+def _lu_factor(A):
     n = A.shape[0]
     LU = A.copy()
     pivots = np.empty(n, dtype=np.int64)
@@ -111,8 +136,7 @@ def lu_factor(A):
     return LU, pivots
 
 
-@nb.njit(cache=True)
-def lu_solve(LU, pivots, b):
+def lu_solve(LU, pivots, b) -> np.ndarray:
     """Solve A x = b from :func:`lu_factor`'s output.
 
     Parameters
@@ -129,9 +153,18 @@ def lu_solve(LU, pivots, b):
     >>> import numpy as np
     >>> A = np.array([[0.0, 2.0], [1.0, 1.0]])
     >>> LU, pivots = lu_factor(A)
-    >>> np.allclose(A @ lu_solve(LU, pivots, np.array([2.0, 3.0])), [2.0, 3.0])
+    >>> bool(np.allclose(A @ lu_solve(LU, pivots, np.array([2.0, 3.0])), [2.0, 3.0]))
     True
     """
+    LU, b = _square_system(LU, b)
+    pivots = np.asarray(pivots)
+    if pivots.shape != b.shape or pivots.dtype.kind not in "iu" or np.any(pivots < 0) or np.any(pivots >= b.size):
+        raise ValueError(f"pivots must be lu_factor's int array of length {b.size} with entries in [0, {b.size - 1}]")
+    return _lu_solve(LU, pivots.astype(np.int64), b)
+
+
+@nb.njit(cache=True)
+def _lu_solve(LU, pivots, b):
     n = b.shape[0]
     x = b.copy()
     for k in range(n):
@@ -149,3 +182,19 @@ def lu_solve(LU, pivots, b):
             acc -= LU[i, k] * x[k]
         x[i] = acc / LU[i, i]
     return x
+
+
+# Called from numba code, the public names run the unchecked kernels.
+@overload(cholesky_solve, jit_options={"cache": True})
+def _cholesky_solve_numba(M, b):
+    return lambda M, b: _cholesky_solve(M, b)
+
+
+@overload(lu_factor, jit_options={"cache": True})
+def _lu_factor_numba(A):
+    return lambda A: _lu_factor(A)
+
+
+@overload(lu_solve, jit_options={"cache": True})
+def _lu_solve_numba(LU, pivots, b):
+    return lambda LU, pivots, b: _lu_solve(LU, pivots, b)

@@ -20,7 +20,7 @@ its result (``success=False`` and a ``message``); ``result.check()`` raises :cla
 """
 import math
 from functools import lru_cache
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 import numba as nb
 import numpy as np
@@ -29,14 +29,15 @@ from numba.core.registry import CPUDispatcher
 from numba.core.typing.typeof import typeof_impl
 from numba.experimental.function_type import _get_wrapper_address
 
-from . import _explicit_rk, _rosenbrock
+from . import _batch, _explicit_rk, _rosenbrock
 from ._explicit_rk import DOP853, DOPRI5, RK4, integrate
 from ._rosenbrock import integrate_rosenbrock
 from .validation import (as_finite_array, as_float, format_value, require_choice, require_in_range,
                          require_integer)
 
-__all__ = ["DOP853", "DOPRI5", "IntegrationError", "JAC_SIGNATURE", "METHODS", "OdeResult", "RHS_SIGNATURE", "RK4",
-           "compiled_function", "integrate", "integrate_rosenbrock", "solve_ode"]
+__all__ = ["BatchOdeResult", "DOP853", "DOPRI5", "IntegrationError", "JAC_SIGNATURE", "METHODS", "OdeResult",
+           "RHS_SIGNATURE", "RK4", "compiled_function", "integrate", "integrate_rosenbrock", "solve_ode",
+           "solve_ode_batch"]
 
 RHS_SIGNATURE = types.float64[::1](types.float64, types.float64[::1], types.float64[::1])
 JAC_SIGNATURE = types.float64[:, ::1](types.float64, types.float64[::1], types.float64[::1])
@@ -63,12 +64,13 @@ class CompiledFunction:
     and its numba type is a constant (numba's wrapper-address protocol).
     """
 
-    __slots__ = ("dispatcher", "address", "_signature")
+    __slots__ = ("dispatcher", "address", "_signature", "numba_type")
 
     def __init__(self, dispatcher, signature):
         self.dispatcher = dispatcher
         self._signature = signature
         self.address = _get_wrapper_address(dispatcher, signature)
+        self.numba_type = types.FunctionType(signature)  # typeof() returns it: no per-call rendering
 
     def __wrapper_address__(self):
         return self.address
@@ -77,12 +79,9 @@ class CompiledFunction:
         return self._signature
 
 
-_FUNCTION_TYPES = {str(sig): types.FunctionType(sig) for sig in (RHS_SIGNATURE, JAC_SIGNATURE)}
-
-
 @typeof_impl.register(CompiledFunction)
 def _typeof_compiled_function(value, context):
-    return _FUNCTION_TYPES[str(value.signature())]
+    return value.numba_type
 
 
 @lru_cache(maxsize=None)
@@ -178,10 +177,108 @@ def _time_span(t_span):
 
 
 def _per_state(name, value, n, default):
-    arr = np.full(n, default) if value is None else np.array(value, dtype=np.float64)
+    if value is None or type(value) is float:  # the common cases, without broadcasting machinery
+        return np.full(n, default if value is None else value)
+    arr = np.array(value, dtype=np.float64)
     if arr.ndim > 1 or (arr.ndim == 1 and arr.shape != (n,)) or np.isnan(arr).any():
         raise ValueError(f"{name} must be a scalar or one value per state ({n}), got {format_value(value)}")
     return np.array(np.broadcast_to(arr, (n,)), dtype=np.float64)  # a writable copy: one numba type
+
+
+_NO_TIMES = np.zeros(0)
+_NO_PARAMS = np.zeros(0)
+
+
+class _Problem(NamedTuple):
+    """The checked arguments of a solve (one helper checks them for :func:`solve_ode` and the batch)."""
+
+    kernel: str
+    code: int
+    rhs: CompiledFunction
+    jac: CompiledFunction
+    has_jac: bool
+    t0: float
+    t1: float
+    t_eval: np.ndarray
+    dense: bool
+    rtol: float
+    atol: np.ndarray
+    step: float
+    max_steps: int
+    lower: Optional[np.ndarray]
+    upper: Optional[np.ndarray]
+
+
+def _clean_vector(name, value):
+    """A finite float64 C-contiguous writable 1-D array: ``value`` itself when it already is one (no copy; the
+    kernels never write to their inputs), else a checked copy."""
+    if (type(value) is np.ndarray and value.dtype == np.float64 and value.ndim == 1 and value.flags.c_contiguous
+            and value.flags.writeable and math.isfinite(np.add.reduce(value * 0.0))):
+        return value  # value * 0 is NaN exactly where value is not finite (no overflow, unlike a plain sum)
+    return as_finite_array(name, value, ndim=1)
+
+
+def _check_problem(rhs, t_span, y0s, t_eval, params, method, rtol, atol, step, max_steps, jac, bounds):
+    """Check everything but the shapes of y0 and params against each other; ``y0s``/``params`` are 2-D rows."""
+    require_choice("method", method, tuple(METHODS))
+    kernel, code, _ = METHODS[method]
+    compiled = compiled_function(rhs, "rhs")
+    t0, t1 = _time_span(t_span)
+    n = y0s.shape[1]
+    rtol = require_in_range("rtol", rtol, 1e-15, 1.0)
+    atol = _per_state("atol", atol, n, 0.0)
+    if not (np.isfinite(atol).all() and (atol > 0).all()):
+        raise ValueError(f"atol must be finite and > 0 (a scalar or one value per state), got {format_value(atol)}")
+    max_steps = require_integer("max_steps", max_steps, 1)
+    if step is None:
+        if method == "rk4":
+            raise ValueError("step must be given (a float > 0) for the fixed-step method 'rk4'")
+        step = 0.0
+    else:
+        step = require_in_range("step", step, 0.0, np.inf, low_open=True)
+        if math.ceil((t1 - t0) / step - 1e-9) > max_steps:
+            raise ValueError(f"step = {step:g} needs more than max_steps = {max_steps} steps over [{t0:g}, {t1:g}]")
+    if t_eval is None:
+        t_out, dense = _NO_TIMES, False
+    else:
+        t_out, dense = _clean_vector("t_eval", t_eval), True
+        if (t_out[1:] < t_out[:-1]).any():
+            raise ValueError("t_eval must be sorted in increasing order")
+        if t_out.size and (t_out[0] < t0 or t_out[-1] > t1):
+            raise ValueError(f"t_eval must lie inside t_span = [{t0:g}, {t1:g}], got [{t_out[0]:g}, {t_out[-1]:g}]")
+    if kernel == "explicit" and (jac is not None or bounds is not None):
+        raise ValueError(f"jac and bounds are used by method='rosenbrock23' only, not by {method!r}")
+    y0, p0 = y0s[0], params[0]
+    try:
+        f0 = rhs(t0, y0, p0)
+    except Exception as exc:  # numba typing errors carry the useful text
+        raise TypeError(f"rhs(t0, y0, params) could not be evaluated: {exc}") from exc
+    if not isinstance(f0, np.ndarray) or f0.shape != y0.shape:
+        raise ValueError(f"rhs must return an array of shape {y0.shape}, got {getattr(f0, 'shape', type(f0))}")
+    if jac is None:
+        compiled_jac, has_jac = compiled_function(_no_jacobian, "jac"), False
+    else:
+        compiled_jac, has_jac = compiled_function(jac, "jac"), True
+        J0 = jac(t0, y0, p0)
+        if not isinstance(J0, np.ndarray) or J0.shape != (n, n):
+            raise ValueError(f"jac must return an array of shape {(n, n)}, got {getattr(J0, 'shape', type(J0))}")
+    if kernel == "explicit":
+        lower = upper = None
+    elif bounds is None:
+        lower, upper = np.full(n, -np.inf), np.full(n, np.inf)
+    else:
+        try:
+            lower, upper = bounds
+        except (TypeError, ValueError):
+            raise ValueError(f"bounds must be a pair (lower, upper), got {format_value(bounds)}") from None
+        lower = _per_state("bounds[0]", lower, n, -np.inf)
+        upper = _per_state("bounds[1]", upper, n, np.inf)
+        if not (lower < upper).all():
+            raise ValueError("bounds must satisfy lower < upper for every state")
+        if ((y0s < lower) | (y0s > upper)).any():
+            raise ValueError("y0 must lie inside bounds")
+    return _Problem(kernel, code, compiled, compiled_jac, has_jac, t0, t1, t_out, dense, rtol, atol, step, max_steps,
+                    lower, upper)
 
 
 def solve_ode(rhs, t_span, y0, t_eval=None, params=None, method="dopri5", rtol=1e-6, atol=1e-9, step=None,
@@ -246,68 +343,125 @@ def solve_ode(rhs, t_span, y0, t_eval=None, params=None, method="dopri5", rtol=1
     >>> sol.nsteps < 300, solve_ode(stiff, (0.0, 10.0), [0.0], rtol=1e-3, atol=1e-6).nsteps > 2000
     (True, True)
     """
-    require_choice("method", method, tuple(METHODS))
-    kernel, code, _ = METHODS[method]
-    compiled = compiled_function(rhs, "rhs")
-    t0, t1 = _time_span(t_span)
-    y0 = as_finite_array("y0", y0, ndim=1)
+    y0 = _clean_vector("y0", y0)
     if y0.size == 0:
         raise ValueError("y0 must have at least one component, got an empty array")
-    n = y0.size
-    params = np.zeros(0) if params is None else as_finite_array("params", params, ndim=1)
-    rtol = require_in_range("rtol", rtol, 1e-15, 1.0)
-    atol = _per_state("atol", atol, n, 0.0)
-    if not (np.isfinite(atol).all() and (atol > 0).all()):
-        raise ValueError(f"atol must be finite and > 0 (a scalar or one value per state), got {format_value(atol)}")
-    max_steps = require_integer("max_steps", max_steps, 1)
-    if step is None:
-        if method == "rk4":
-            raise ValueError("step must be given (a float > 0) for the fixed-step method 'rk4'")
-        step = 0.0
+    params = _NO_PARAMS if params is None else _clean_vector("params", params)
+    p = _check_problem(rhs, t_span, y0[None, :], t_eval, params[None, :], method, rtol, atol, step, max_steps, jac,
+                       bounds)
+    if p.kernel == "explicit":
+        t, y, status, nfev, nsteps = integrate(p.rhs, p.t0, p.t1, y0, p.t_eval, p.dense, params, p.code, p.rtol,
+                                               p.atol, p.step, p.max_steps)
     else:
-        step = require_in_range("step", step, 0.0, np.inf, low_open=True)
-        if math.ceil((t1 - t0) / step - 1e-9) > max_steps:
-            raise ValueError(f"step = {step:g} needs more than max_steps = {max_steps} steps over [{t0:g}, {t1:g}]")
-    if t_eval is None:
-        t_out, dense = np.zeros(0), False
-    else:
-        t_out, dense = as_finite_array("t_eval", t_eval, ndim=1), True
-        if (t_out[1:] < t_out[:-1]).any():
-            raise ValueError("t_eval must be sorted in increasing order")
-        if t_out.size and (t_out[0] < t0 or t_out[-1] > t1):
-            raise ValueError(f"t_eval must lie inside t_span = [{t0:g}, {t1:g}], got [{t_out[0]:g}, {t_out[-1]:g}]")
-    if kernel == "explicit" and (jac is not None or bounds is not None):
-        raise ValueError(f"jac and bounds are used by method='rosenbrock23' only, not by {method!r}")
-    try:
-        f0 = rhs(t0, y0, params)
-    except Exception as exc:  # numba typing errors carry the useful text
-        raise TypeError(f"rhs(t0, y0, params) could not be evaluated: {exc}") from exc
-    if not isinstance(f0, np.ndarray) or f0.shape != y0.shape:
-        raise ValueError(f"rhs must return an array of shape {y0.shape}, got {getattr(f0, 'shape', type(f0))}")
-    if kernel == "explicit":
-        t, y, status, nfev, nsteps = integrate(compiled, t0, t1, y0, t_out, dense, params, code, rtol, atol, step,
-                                               max_steps)
-    else:
-        if jac is None:
-            compiled_jac, has_jac = compiled_function(_no_jacobian, "jac"), False
-        else:
-            compiled_jac, has_jac = compiled_function(jac, "jac"), True
-            J0 = jac(t0, y0, params)
-            if not isinstance(J0, np.ndarray) or J0.shape != (n, n):
-                raise ValueError(f"jac must return an array of shape {(n, n)}, got {getattr(J0, 'shape', type(J0))}")
-        if bounds is None:
-            lower, upper = np.full(n, -np.inf), np.full(n, np.inf)
-        else:
-            try:
-                lower, upper = bounds
-            except (TypeError, ValueError):
-                raise ValueError(f"bounds must be a pair (lower, upper), got {format_value(bounds)}") from None
-            lower = _per_state("bounds[0]", lower, n, -np.inf)
-            upper = _per_state("bounds[1]", upper, n, np.inf)
-            if not (lower < upper).all():
-                raise ValueError("bounds must satisfy lower < upper for every state")
-            if ((y0 < lower) | (y0 > upper)).any():
-                raise ValueError("y0 must lie inside bounds")
-        t, y, status, nfev, nsteps = integrate_rosenbrock(compiled, compiled_jac, has_jac, t0, t1, y0, t_out, dense,
-                                                          params, rtol, atol, lower, upper, step, max_steps)
+        t, y, status, nfev, nsteps = integrate_rosenbrock(p.rhs, p.jac, p.has_jac, p.t0, p.t1, y0, p.t_eval, p.dense,
+                                                          params, p.rtol, p.atol, p.lower, p.upper, p.step,
+                                                          p.max_steps)
     return OdeResult(t, y, status == _explicit_rk.SUCCESS, _MESSAGES[status], int(nfev), int(nsteps), method)
+
+
+class BatchOdeResult(NamedTuple):
+    """Solutions of :func:`solve_ode_batch`: one row per initial state / parameter row.
+
+    Attributes
+    ----------
+    t : ndarray, shape (m,)
+        The output times (``t_eval``).
+    y : ndarray, shape (B, m, n)
+        ``y[b]`` is row b's solution at ``t``; where row b failed, its outputs after ``reached[b]`` are NaN.
+    success : ndarray of bool, shape (B,)
+    message : tuple of str, length B
+        Why each row's solver stopped.
+    nfev, nsteps, reached : ndarray of int, shape (B,)
+        Right-hand-side evaluations, accepted steps, and output times reached, per row.
+    method : str
+    """
+
+    t: np.ndarray
+    y: np.ndarray
+    success: np.ndarray
+    message: tuple
+    nfev: np.ndarray
+    nsteps: np.ndarray
+    reached: np.ndarray
+    method: str
+
+    def check(self) -> "BatchOdeResult":
+        """Return self, or raise :class:`IntegrationError` naming the failed rows and the first one's message."""
+        failed = np.flatnonzero(~self.success)
+        if failed.size:
+            first = int(failed[0])
+            raise IntegrationError(f"{self.method} failed for {failed.size} of {self.success.size} rows (first: row "
+                                   f"{first}, after {int(self.reached[first])} output times): {self.message[first]}")
+        return self
+
+
+def _rows(name, value, width=None):
+    arr = as_finite_array(name, value)
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    if arr.ndim != 2 or (width is not None and arr.shape[1] != width):
+        raise ValueError(f"{name} must have shape (rows, {width if width is not None else 'k'}) or "
+                         f"({width if width is not None else 'k'},), got {np.shape(value)}")
+    return arr
+
+
+def solve_ode_batch(rhs, t_span, y0s, t_eval, params=None, method="dopri5", rtol=1e-6, atol=1e-9, step=None,
+                    max_steps=100_000, jac=None, bounds=None) -> BatchOdeResult:
+    """Integrate one ODE from many initial states and/or parameter rows in one compiled call (rows in parallel).
+
+    Row b solves ``dy/dt = rhs(t, y, params[b])`` from ``y0s[b]``; a single initial state or parameter row is
+    shared by every row. Each row is exactly the solve :func:`solve_ode` would do with the same arguments.
+
+    Parameters
+    ----------
+    rhs, t_span, method, rtol, atol, step, max_steps, jac, bounds :
+        As in :func:`solve_ode`.
+    y0s : array_like, shape (B, n) or (n,)
+        Initial states, finite.
+    t_eval : array_like, shape (m,)
+        Output times, sorted, inside ``t_span`` (required: every row reports at the same times).
+    params : array_like, shape (B, p) or (p,), optional
+        Parameter rows, finite.
+
+    Returns
+    -------
+    BatchOdeResult
+        ``(t, y, success, message, nfev, nsteps, reached, method)`` with ``y`` of shape (B, m, n);
+        ``.check()`` raises if any row failed.
+
+    Examples
+    --------
+    >>> import numba, numpy as np
+    >>> @numba.njit
+    ... def decay(t, y, params):
+    ...     return -params[0] * y
+    >>> rates = np.array([[0.5], [1.0], [2.0]])
+    >>> sol = solve_ode_batch(decay, (0.0, 1.0), [1.0], t_eval=[1.0], params=rates, rtol=1e-10, atol=1e-12)
+    >>> sol.y.shape, bool(np.allclose(sol.y[:, -1, 0], np.exp(-rates[:, 0]), rtol=1e-9)), bool(sol.success.all())
+    ((3, 1, 1), True, True)
+    """
+    y0s = _rows("y0s", y0s)
+    if y0s.shape[1] == 0:
+        raise ValueError("y0s must have at least one component per row, got rows of length 0")
+    params = np.zeros((1, 0)) if params is None else _rows("params", params)
+    rows = max(y0s.shape[0], params.shape[0])
+    for name, arr in (("y0s", y0s), ("params", params)):
+        if arr.shape[0] not in (1, rows):
+            raise ValueError(f"y0s and params must have the same number of rows (or one), got {y0s.shape[0]} and "
+                             f"{params.shape[0]}")
+    if t_eval is None:
+        raise ValueError("t_eval must be given for a batch: every row reports at the same output times")
+    p = _check_problem(rhs, t_span, y0s, t_eval, params, method, rtol, atol, step, max_steps, jac, bounds)
+    if p.t_eval.size == 0:
+        raise ValueError("t_eval must hold at least one time")
+    y0s = np.array(np.broadcast_to(y0s, (rows, y0s.shape[1])), order="C")  # writable C copies: one numba type
+    params = np.array(np.broadcast_to(params, (rows, params.shape[1])), order="C")
+    if p.kernel == "explicit":
+        y, status, nfev, nsteps, reached = _batch.batch_explicit(p.rhs, p.t0, p.t1, y0s, p.t_eval, params, p.code,
+                                                                 p.rtol, p.atol, p.step, p.max_steps)
+    else:
+        y, status, nfev, nsteps, reached = _batch.batch_rosenbrock(p.rhs, p.jac, p.has_jac, p.t0, p.t1, y0s, p.t_eval,
+                                                                   params, p.rtol, p.atol, p.lower, p.upper, p.step,
+                                                                   p.max_steps)
+    messages = tuple(_MESSAGES[int(s)] for s in status)
+    return BatchOdeResult(p.t_eval, y, status == _explicit_rk.SUCCESS, messages, nfev, nsteps, reached, method)

@@ -23,6 +23,14 @@ def format_value(value) -> str:
     numpy scalars print as Python numbers (``-1`` rather than ``np.float64(-1.0)``), floats in
     ``%g`` form without a ``+`` in the exponent, and arrays with more than six entries by their shape.
 
+    Parameters
+    ----------
+    value : object
+
+    Returns
+    -------
+    str
+
     Examples
     --------
     >>> format_value(np.float64(-1.0)), format_value(1e100), format_value(np.zeros((3, 4)))
@@ -73,6 +81,20 @@ def _as_float64_array(name, value):
 def as_finite_array(name, value, ndim=None) -> np.ndarray:
     """``value`` as a new C-contiguous float64 array with finite entries (and ``ndim`` dimensions).
 
+    Parameters
+    ----------
+    name : str
+        The parameter's name, used in the error message.
+    value : object
+        The argument as the caller gave it.
+    ndim : int, optional
+        The number of dimensions required.
+
+    Returns
+    -------
+    ndarray
+        A float64 copy.
+
     Examples
     --------
     >>> as_finite_array("x", [1, 2])
@@ -92,6 +114,17 @@ def as_finite_array(name, value, ndim=None) -> np.ndarray:
 
 def as_float(name, value) -> float:
     """``value`` as a finite Python float (rejecting booleans, strings and arrays of size other than 1).
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, used in the error message.
+    value : object
+        The argument as the caller gave it.
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -113,9 +146,24 @@ def as_float(name, value) -> float:
 
 
 def require_in_range(name, value, low=-np.inf, high=np.inf, low_open=False, high_open=False, why="") -> float:
-    """A finite scalar float inside [low, high]; ``low_open``/``high_open`` exclude the end points.
+    """A finite scalar float inside [low, high].
 
-    ``why`` is appended to the message (e.g. the reason for an upper limit that guards float64).
+    Parameters
+    ----------
+    name : str
+        The parameter's name, used in the error message.
+    value : object
+        The argument as the caller gave it.
+    low, high : float
+        The interval (±inf for none).
+    low_open, high_open : bool
+        Exclude the end point.
+    why : str
+        Appended to the message (e.g. the reason for an upper limit that guards float64).
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -138,6 +186,18 @@ def require_in_range(name, value, low=-np.inf, high=np.inf, low_open=False, high
 def require_positive(name, value, allow_zero=False) -> float:
     """A finite scalar > 0 (or >= 0 with ``allow_zero``).
 
+    Parameters
+    ----------
+    name : str
+        The parameter's name, used in the error message.
+    value : object
+        The argument as the caller gave it.
+    allow_zero : bool
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> require_positive("learning_rate", 0.1)
@@ -153,6 +213,21 @@ def require_positive(name, value, allow_zero=False) -> float:
 def require_array_in_range(name, value, low=-np.inf, high=np.inf, low_open=False, high_open=False,
                            ndim=None) -> np.ndarray:
     """A finite float64 array whose every entry lies in the interval; the message names the first bad entry.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, used in the error message.
+    value : object
+        The argument as the caller gave it.
+    low, high, low_open, high_open :
+        As in :func:`require_in_range`.
+    ndim : int, optional
+        The number of dimensions required.
+
+    Returns
+    -------
+    ndarray
 
     Examples
     --------
@@ -172,7 +247,20 @@ def require_array_in_range(name, value, low=-np.inf, high=np.inf, low_open=False
 
 
 def require_integer(name, value, low=None, high=None) -> int:
-    """A Python int in [low, high] (either end may be None); booleans and non-integral floats are refused.
+    """A Python int in [low, high]; booleans and non-integral floats are refused.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, used in the error message.
+    value : object
+        The argument as the caller gave it.
+    low, high : int or None
+        The allowed range (None: unbounded on that side).
+
+    Returns
+    -------
+    int
 
     Examples
     --------
@@ -203,6 +291,17 @@ def require_integer(name, value, low=None, high=None) -> int:
 def require_bool(name, value) -> bool:
     """``True`` or ``False`` (numpy booleans accepted); anything else, 0 and 1 included, is a TypeError.
 
+    Parameters
+    ----------
+    name : str
+        The parameter's name, used in the error message.
+    value : object
+        The argument as the caller gave it.
+
+    Returns
+    -------
+    bool
+
     Examples
     --------
     >>> require_bool("exact", np.True_)
@@ -213,8 +312,22 @@ def require_bool(name, value) -> bool:
     return bool(value)
 
 
-def require_choice(name, value, choices):
+def require_choice(name, value, choices) -> object:
     """``value`` if it is one of ``choices``.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, used in the error message.
+    value : object
+        The argument as the caller gave it.
+    choices : sequence
+        The allowed values.
+
+    Returns
+    -------
+    object
+        ``value``.
 
     Examples
     --------
@@ -241,6 +354,17 @@ def require_choice(name, value, choices):
 def require_shape(name, arr, shape) -> np.ndarray:
     """``arr`` unchanged if its shape matches ``shape`` (None in ``shape`` matches any length).
 
+    Parameters
+    ----------
+    name : str
+        The parameter's name, used in the error message.
+    arr : array_like
+    shape : tuple of int or None
+
+    Returns
+    -------
+    ndarray
+
     Examples
     --------
     >>> require_shape("U", np.eye(2), (2, 2)).shape
@@ -260,6 +384,15 @@ def require_shape(name, arr, shape) -> np.ndarray:
 def require_same_length(**arrays) -> int:
     """The common length of the first axis of the named arrays, or a ValueError naming them.
 
+    Parameters
+    ----------
+    **arrays : array_like
+        Parameter name -> array.
+
+    Returns
+    -------
+    int
+
     Examples
     --------
     >>> require_same_length(t=np.zeros(3), values=np.zeros((3, 2)))
@@ -277,6 +410,18 @@ def require_times(name, value, allow_zero=True) -> np.ndarray:
 
     +inf is the t -> inf limit that closed forms evaluate exactly; NaN and negative times are refused.
 
+    Parameters
+    ----------
+    name : str
+        The parameter's name, used in the error message.
+    value : object
+        The argument as the caller gave it.
+    allow_zero : bool
+
+    Returns
+    -------
+    ndarray
+
     Examples
     --------
     >>> require_times("t", [0.0, 1.0, np.inf])
@@ -290,8 +435,22 @@ def require_times(name, value, allow_zero=True) -> np.ndarray:
 
 
 def require_output_times(name, value, positive=False, strictly_increasing=False) -> np.ndarray:
-    """Output times of an integration or a recorded run: a non-empty, finite, 1-D, non-decreasing array of
-    times >= 0 (> 0 with ``positive``; strictly increasing with ``strictly_increasing``).
+    """Output times of an integration or a recorded run: a non-empty, finite, 1-D, non-decreasing array.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, used in the error message.
+    value : object
+        The argument as the caller gave it.
+    positive : bool
+        Require times > 0 (else >= 0).
+    strictly_increasing : bool
+        Refuse repeated times.
+
+    Returns
+    -------
+    ndarray
 
     Examples
     --------
@@ -314,9 +473,24 @@ def require_output_times(name, value, positive=False, strictly_increasing=False)
     return t
 
 
-def require_finite_result(value, what, hint):
-    """``value`` unchanged if every entry is finite; otherwise a ValueError saying which result left float64
-    (``what``) and what to change (``hint``): no public function returns inf or NaN silently.
+def require_finite_result(value, what, hint) -> object:
+    """``value`` unchanged if every entry is finite; otherwise a ValueError saying which result left float64.
+
+    No public function returns inf or NaN silently: this is the last guard.
+
+    Parameters
+    ----------
+    value : array_like
+        A computed result.
+    what : str
+        What the result is (e.g. the function's name).
+    hint : str
+        Which input to change, or which assumption failed.
+
+    Returns
+    -------
+    object
+        ``value``.
 
     Examples
     --------
@@ -336,6 +510,17 @@ ORTHOGONALITY_TOLERANCE = 1e-10
 def require_orthogonal(name, value) -> np.ndarray:
     """A float64 square matrix Q with max|QᵀQ − I| <= 1e-10.
 
+    Parameters
+    ----------
+    name : str
+        The parameter's name, used in the error message.
+    value : object
+        The argument as the caller gave it.
+
+    Returns
+    -------
+    ndarray
+
     Examples
     --------
     >>> require_orthogonal("U", [[0.0, 1.0], [1.0, 0.0]])
@@ -354,8 +539,16 @@ def require_orthogonal(name, value) -> np.ndarray:
 
 
 def rng_from(seed) -> np.random.Generator:
-    """A ``numpy.random.Generator`` from ``seed``: None (fresh entropy), an int, a SeedSequence or a Generator
-    (returned as is, so that a caller's stream continues).
+    """A ``numpy.random.Generator`` from ``seed``.
+
+    Parameters
+    ----------
+    seed : None, int >= 0, numpy.random.SeedSequence or numpy.random.Generator
+        None draws fresh entropy; a Generator is returned as is, so that the caller's stream continues.
+
+    Returns
+    -------
+    numpy.random.Generator
 
     Examples
     --------

@@ -1,0 +1,171 @@
+"""Interactive figures for the teaching notebooks (``figures/demos/``): sliders wired to a computation and a plot.
+
+A demo is two functions and a set of controls. ``compute(**values)`` calls :mod:`dynamics` only (it is timed: a
+slider move must recompute in under 50 ms once the kernels are compiled); ``plot(fig, data, **values)`` draws
+the result into a fresh matplotlib Figure in the project's style. The figure is shown as a PNG in an
+``ipywidgets.Image``, which Jupyter, JupyterLab, Voilà and Colab all display the same way. Input outside a
+theory's domain shows the library's ``ValueError`` message under the figure instead of breaking the demo.
+
+Examples
+--------
+>>> import numpy as np, ipywidgets as w
+>>> from figures.interactive import Demo
+>>> demo = Demo(compute=lambda slope: np.arange(5) * slope,
+...             plot=lambda fig, y, slope: fig.subplots().plot(y),
+...             controls={"slope": w.FloatSlider(value=1.0, min=0.0, max=2.0)})
+>>> demo.update(slope=2.0)
+>>> demo.values["slope"], len(demo.compute_seconds)
+(2.0, 2)
+"""
+import io
+import time
+from typing import Callable, Dict
+
+from matplotlib.figure import Figure
+
+from .style import style_context
+
+__all__ = ["Demo", "log_slider", "slider", "choice"]
+
+
+def slider(value, low, high, step=None, description=None, integer=False):
+    """A horizontal slider (ipywidgets FloatSlider or IntSlider) that updates on release."""
+    import ipywidgets as w
+
+    cls = w.IntSlider if integer else w.FloatSlider
+    kwargs = dict(value=value, min=low, max=high, continuous_update=False, description=description or "",
+                  style={"description_width": "initial"}, layout=w.Layout(width="340px"))
+    if step is not None:
+        kwargs["step"] = step
+    return cls(**kwargs)
+
+
+def log_slider(value, low_exponent, high_exponent, description=None, step=0.05):
+    """A slider over 10**low_exponent .. 10**high_exponent (ipywidgets FloatLogSlider), updating on release."""
+    import ipywidgets as w
+
+    return w.FloatLogSlider(value=value, base=10, min=low_exponent, max=high_exponent, step=step,
+                            continuous_update=False, description=description or "",
+                            style={"description_width": "initial"}, layout=w.Layout(width="340px"))
+
+
+def choice(options, value=None, description=None):
+    """A drop-down list of options (ipywidgets Dropdown)."""
+    import ipywidgets as w
+
+    options = list(options)
+    return w.Dropdown(options=options, value=options[0] if value is None else value, description=description or "",
+                      style={"description_width": "initial"})
+
+
+class Demo:
+    """Controls, a timed computation and a redrawn figure, as one ipywidgets box.
+
+    Parameters
+    ----------
+    compute : callable
+        ``compute(**values) -> data``, calling :mod:`dynamics` only; timed on every update.
+    plot : callable
+        ``plot(fig, data, **values)`` draws into the matplotlib Figure ``fig``.
+    controls : dict
+        Parameter name -> ipywidgets control; ``values`` passes each control's value under its name.
+    figsize : (float, float)
+        Figure size in inches.
+    dpi : int
+        Resolution of the PNG shown.
+    """
+
+    def __init__(self, compute: Callable, plot: Callable, controls: Dict, figsize=(8.0, 3.2), dpi=100):
+        import ipywidgets as w
+
+        self._compute, self._plot, self.controls = compute, plot, dict(controls)
+        self.figsize, self.dpi = figsize, dpi
+        self.compute_seconds = []
+        self.image = w.Image(format="png", layout=w.Layout(max_width="100%"))
+        self.message = w.HTML()
+        for control in self.controls.values():
+            control.observe(lambda _change: self.redraw(), names="value")
+        self.widget = w.VBox([w.HBox(list(self.controls.values()), layout=w.Layout(flex_flow="row wrap")),
+                              self.image, self.message])
+        self.redraw()
+
+    @property
+    def values(self) -> dict:
+        """The current value of every control, by parameter name."""
+        return {name: control.value for name, control in self.controls.items()}
+
+    def update(self, **values) -> None:
+        """Set controls programmatically (one redraw per changed control, as a user's moves would)."""
+        for name, value in values.items():
+            if name not in self.controls:
+                raise ValueError(f"values must name controls of this demo ({', '.join(self.controls)}), got {name!r}")
+            self.controls[name].value = value
+
+    def redraw(self) -> None:
+        """Recompute (timed) and redraw with the current values; a ValueError is shown, not raised."""
+        values = self.values
+        start = time.perf_counter()
+        try:
+            data = self._compute(**values)
+        except ValueError as exc:
+            self.compute_seconds.append(time.perf_counter() - start)
+            self.message.value = f"<span style='color:#b00'>{type(exc).__name__}: {exc}</span>"
+            return
+        self.compute_seconds.append(time.perf_counter() - start)
+        self.message.value = ""
+        with style_context():
+            fig = Figure(figsize=self.figsize, layout="constrained")
+            self._plot(fig, data, **values)
+            buffer = io.BytesIO()
+            fig.savefig(buffer, format="png", dpi=self.dpi)
+        self.image.value = buffer.getvalue()
+        self.figure = fig
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The notebooks and their web face
+
+def demo_dir():
+    """The folder of the teaching notebooks (``figures/demos``)."""
+    from pathlib import Path
+
+    return Path(__file__).resolve().parent / "demos"
+
+
+def list_demos() -> list:
+    """Names of the teaching notebooks (one per theory), sorted."""
+    return sorted(path.stem for path in demo_dir().glob("*.ipynb"))
+
+
+def free_port() -> int:
+    """A TCP port on localhost that nothing listens on now."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def serve_demo(name, port=None, quiet=False):
+    """Start Voilà serving the notebook ``name`` as a standalone web app on localhost.
+
+    Returns ``(process, url)``; the caller stops the process. Needs the ``demos`` extra (voila, ipywidgets).
+    """
+    import os
+    import subprocess
+    import sys
+
+    if name not in list_demos():
+        raise ValueError(f"name must be one of {', '.join(list_demos())}, got {name!r}")
+    port = port or free_port()
+    command = [sys.executable, "-m", "voila", str(demo_dir() / f"{name}.ipynb"), "--no-browser", f"--port={port}",
+               "--Voila.ip=127.0.0.1", "--Voila.tornado_settings={'allow_origin': '*'}"]
+    env = dict(os.environ, DYNAMICS_COMPILE_NOTICE="0")
+    output = subprocess.DEVNULL if quiet else None
+    process = subprocess.Popen(command, stdout=output, stderr=output, env=env)
+    return process, f"http://127.0.0.1:{port}/"
