@@ -4,10 +4,10 @@ Dask backend), with results identical to, and reported in the order of, a serial
 A unit of work is a claim id and a :class:`~verify.registry.RunContext`. A worker imports the claim modules,
 runs the claim and returns plain result fields; the parent rebuilds the :class:`~verify.registry.ClaimResult`
 around its own claim object, so that nothing unpicklable crosses a process boundary. Each worker is limited to
-one BLAS, OpenMP and numba thread (``inner_max_num_threads=1``): N workers use N cores, never N² threads.
+one BLAS, OpenMP and numba thread (``inner_max_num_threads=1`` for loky; applied in the worker function for
+Dask, whose workers should also be started with one thread each): N workers use N cores, never N² threads.
 numba's disk cache is shared by the workers (it writes each kernel atomically).
 """
-import os
 import sys
 from contextlib import contextmanager, nullcontext
 
@@ -18,11 +18,17 @@ _FIELDS = ("measured", "tolerance", "comparison", "passed", "verdict", "seconds"
 
 
 def _run_unit(claim_id, device, seed_offset):
-    """In a worker: run one claim and return its result fields (a dict of plain values)."""
-    for variable in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
-        os.environ.setdefault(variable, "1")
-    claims = registry.load_all()
-    result = registry.run_claim(claims[claim_id], registry.RunContext(device, seed_offset))
+    """In a worker: run one claim with one BLAS and numba thread; return its result fields (plain values).
+
+    loky workers start with the thread variables set (``inner_max_num_threads=1``); a Dask worker has already
+    imported numpy, so the limits are applied here as well (threadpoolctl for BLAS/OpenMP, numba's own)."""
+    import numba
+    from threadpoolctl import threadpool_limits
+
+    numba.set_num_threads(1)
+    with threadpool_limits(limits=1):
+        claims = registry.load_all()
+        result = registry.run_claim(claims[claim_id], registry.RunContext(device, seed_offset))
     return {name: getattr(result, name) for name in _FIELDS}
 
 
@@ -53,8 +59,9 @@ def run_units(units, jobs=1, dask_address=None, progress=None):
     from joblib import Parallel, delayed, parallel_config
 
     backend = _dask_backend(dask_address) if dask_address else nullcontext()
-    with backend, parallel_config(backend="dask" if dask_address else "loky",
-                                  n_jobs=-1 if dask_address else jobs, inner_max_num_threads=1):
+    settings = dict(backend="dask", n_jobs=-1) if dask_address else dict(backend="loky", n_jobs=jobs,
+                                                                           inner_max_num_threads=1)
+    with backend, parallel_config(**settings):
         tasks = (delayed(_indexed)(i, c.id, ctx.device, ctx.seed_offset) for i, (c, ctx) in enumerate(units))
         results = [None] * len(units)
         for index, fields in Parallel(return_as="generator_unordered")(tasks):
