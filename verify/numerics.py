@@ -14,7 +14,7 @@ from .registry import Check, claim
 
 HNW = "Hairer–Nørsett–Wanner, Solving ODEs I"
 SR97 = "Shampine & Reichelt, SIAM J. Sci. Comput. 18 (1997) (ode23s)"
-SEED_GS = "004_798f714b6ee27590.txt §5 P0"
+SEED_GS = "004_798f714b6ee27590.txt Eqs 12-13 (Lambert W)"
 SEED_LN = "001_61c8f54ededf01e4.txt Eq 2.3.30"
 
 # Step counts over [0, 10] for which the fixed-step error on the logistic reference problem is in the
@@ -221,7 +221,7 @@ def lambertw_vs_scipy():
                          Check.at_most(exact_point, 0.0, f"|W(-1/e) + 1| = {exact_point}")])
 
 
-@claim("numerics.normal_tails", "spec/and_mask.md §1 numerics (Φ(-s), never 1 - Φ(s))",
+@claim("numerics.normal_tails", "000_a211a717849e7605.txt Prop 2 (keep probabilities: Φ(-s), never 1 - Φ(s))",
        "Φ, the upper tail, log Φ and φ match mpmath at 40 digits to 5e-13 relative for |x| <= 37 (the limit set "
        "by rounding x/√2, about x² eps), log Φ down to x = -1e3, and Φ⁻¹ matches scipy.stats.norm.ppf to 1e-13.",
        "identity")
@@ -246,7 +246,7 @@ def normal_tails():
     return Check.all_of([Check.at_most(max(errs.values()), 5e-13), Check.at_most(ppf, 1e-13)], detail)
 
 
-@claim("numerics.binomial_log_space", "spec/and_mask.md §5.2 (binomial keep probability)",
+@claim("numerics.binomial_log_space", "000_a211a717849e7605.txt Prop 2 (binomial keep probability)",
        "Log-space binomial pmf and tails match scipy.stats.binom to 1e-10 relative (spec: d <= 2000) up to "
        "n = 5000, sum to 1, and stay "
        "finite (log) where the probability underflows.", "identity")
