@@ -1,0 +1,52 @@
+"""The spherical view of learning with normalisation layers (Roburin et al., Neurocomputing 2022; thesis
+003_88ab5e35ef08af19.txt Chapter 3, App. A-C.1; spec/spherical.md).
+
+A group of radially invariant weights x (a filter followed by BatchNorm, ...) is seen as a radius r = ‖x‖ and
+a direction u = x/r on the sphere S_{d−1}:
+
+* Lemma 1 (Eq 3.2): ⟨∇L(x), x⟩ = 0 and ∇L(x) = ρ∇L(ρx) — see the synthetic losses (§5.1);
+* Theorem 2 (Eqs 3.21-3.35): one step of any scheme x_{k+1} = x_k − η_k a_k ⊘ b_k is a step on the sphere with
+  the effective learning rate η_k^e = A_k/(1 − A_k⟨c_k,u_k⟩) — :func:`spherical_step`;
+* Table 3.1, Eq 3.42: the effective learning rates of SGD(-M)(+L2), Adam(+L2), AdamW, AdaGradG;
+* Eq 3.44 and its momentum version: L2 ≡ an exponential learning-rate schedule;
+* Eqs 3.46-3.48 and Theorem 4: Pythagorean growth, the order-2 radius and the AdaGradG equivalence;
+* the bounds and equilibria B1-B5 of the spec (Arora et al.'s k^{−1/2} rate, the SGD + L2 fixed point and
+  invariant interval, the SGD-M random-walk equilibrium, the radius law of Adam w/o (abc));
+* the optimizers SGD, SGD-M, Adam, AdamW, AdaGrad, AdaGradG, AdamG and the thesis's Adam w/o (a), (ab), (abc)
+  (AdamS, AdamST, AdamSRT, Eqs 3.56-3.81), on numpy vectors, and :func:`simulate`, a compiled loop that runs
+  them on the synthetic losses.
+
+torch.optim versions of the Adam variants are in the optional module :mod:`dynamics.spherical.torch_optim`
+(not imported here); the torch models of the cross-checks in :mod:`dynamics.spherical.torch_training`.
+"""
+from ._closed_forms import (AdaGradGParameters, EffectiveLRBounds, Equilibrium, GeometricSchedule,
+                            InvariantInterval, LiAroraEquivalent, RadiusSandwich, adam_nu, adam_nu_R,
+                            adam_srt_b5_radius, effective_lr_bounds_sgd, exponential_lr_schedule,
+                            li_arora_equivalent, sgd_l2_equilibrium, sgd_l2_invariant_interval, sgd_l2_radius_map,
+                            sgd_l2_relaxation, sgd_lambda0_sandwich, sgd_order2_radius4, sgd_radius_sequence,
+                            sgdm_l2_equilibrium, sgdm_l2_relaxation_steps, theorem4_adagradg_params)
+from ._geometry import (angle_between, exp_map, parallel_transport, rescale_R, tangential, transport_RT,
+                        transport_T)
+from ._losses import BNLinearProbe, RandomLinearLoss, RayleighLoss, WNLogistic
+from ._optimizers import (SGD, SGDM, SGDMRT, AdaGrad, AdaGradG, Adam, AdamG, AdamS, AdamSRT, AdamST, AdamW,
+                          GenericForm)
+from ._simulate import Trajectory, simulate
+from ._step import SphericalStep, spherical_step
+
+__all__ = [
+    # Theorem 2 and the geometry of the sphere
+    "SphericalStep", "spherical_step", "angle_between", "tangential", "exp_map", "parallel_transport",
+    "transport_T", "rescale_R", "transport_RT",
+    # closed forms: bounds, equilibria, radius dynamics, equivalences
+    "Equilibrium", "sgd_l2_equilibrium", "sgdm_l2_equilibrium", "sgdm_l2_relaxation_steps",
+    "EffectiveLRBounds", "effective_lr_bounds_sgd", "RadiusSandwich", "sgd_lambda0_sandwich",
+    "sgd_radius_sequence", "sgd_l2_radius_map", "InvariantInterval", "sgd_l2_invariant_interval",
+    "sgd_l2_relaxation", "sgd_order2_radius4", "adam_srt_b5_radius", "AdaGradGParameters",
+    "theorem4_adagradg_params", "GeometricSchedule", "exponential_lr_schedule", "LiAroraEquivalent",
+    "li_arora_equivalent", "adam_nu", "adam_nu_R",
+    # optimizers and runs
+    "GenericForm", "SGD", "SGDM", "SGDMRT", "Adam", "AdamW", "AdaGrad", "AdaGradG", "AdamS", "AdamST", "AdamSRT",
+    "AdamG", "Trajectory", "simulate",
+    # synthetic radially invariant losses
+    "RayleighLoss", "RandomLinearLoss", "BNLinearProbe", "WNLogistic",
+]

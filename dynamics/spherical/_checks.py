@@ -1,0 +1,120 @@
+"""Argument checks of :mod:`dynamics.spherical` that are specific to the theory (built on the core helpers).
+
+A radially invariant weight is a nonzero vector (at 0 it has no direction); a learning rate is a positive
+float or a schedule k -> η_k; ``betas`` are two numbers in [0, 1).
+"""
+import math
+import numbers
+
+import numpy as np
+
+from dynamics.numerics import as_finite_array, format_value, require_in_range, require_positive
+
+UNIT_TOLERANCE = 1e-10  # how far from 1 the norm of a vector said to be on the sphere may be
+
+
+def weight_vector(name, value) -> np.ndarray:
+    """A new 1-D float64 array with finite entries and a nonzero, finite norm."""
+    x = as_finite_array(name, value, ndim=1)
+    if x.size == 0:
+        raise ValueError(f"{name} must hold at least one entry, got an empty array")
+    norm = float(np.linalg.norm(x))
+    if norm == 0.0:
+        raise ValueError(f"{name} must be a nonzero vector (a radially invariant weight has no direction at 0), "
+                         f"got the zero vector")
+    if not math.isfinite(norm):
+        raise ValueError(f"{name} must have a finite norm in float64, got {format_value(norm)}")
+    return x
+
+
+def vector_like(name, value, like_name, like) -> np.ndarray:
+    """A new finite 1-D float64 array with the shape of ``like``."""
+    v = as_finite_array(name, value, ndim=1)
+    if v.shape != like.shape:
+        raise ValueError(f"{name} must have the shape of {like_name}, {like.shape}, got {v.shape}")
+    return v
+
+
+def unit_vector(name, value) -> np.ndarray:
+    """A 1-D vector whose norm is 1 within 1e-10 (returned as given, not renormalised)."""
+    u = weight_vector(name, value)
+    norm = float(np.linalg.norm(u))
+    if abs(norm - 1.0) > UNIT_TOLERANCE:
+        raise ValueError(f"{name} must be a unit vector (| ||{name}|| - 1 | <= {UNIT_TOLERANCE:g}), "
+                         f"got norm {norm:.17g}")
+    return u
+
+
+def learning_rate(value, name="learning_rate"):
+    """A positive float, or a callable schedule k -> η_k (checked when it is evaluated)."""
+    if callable(value) and not isinstance(value, (numbers.Real, np.ndarray, np.generic)):
+        return value
+    return require_positive(name, value)
+
+
+def evaluate_learning_rate(schedule, k, name="learning_rate") -> float:
+    """η_k of a float or a schedule, checked: a finite float > 0."""
+    if not callable(schedule):
+        return schedule
+    value = schedule(k)
+    try:
+        return require_positive(name, value)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name}({k}) must be a finite float > 0, got {format_value(value)}") from exc
+
+
+def learning_rates(schedule, n_steps, name="learning_rate") -> np.ndarray:
+    """η_0..η_{n-1} of a float or a schedule (called on an array of k first, then on each k)."""
+    if not callable(schedule):
+        return np.full(n_steps, float(schedule))
+    values = None
+    try:
+        trial = schedule(np.arange(n_steps))
+        if np.shape(trial) == (n_steps,):
+            values = np.asarray(trial, dtype=np.float64)
+    except Exception:  # a schedule written for scalars only
+        values = None
+    if values is None:
+        values = np.array([schedule(k) for k in range(n_steps)], dtype=np.float64)
+    bad = ~(np.isfinite(values) & (values > 0))
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{name}({k}) must be a finite float > 0, got {format_value(values[k])}")
+    return values
+
+
+def momentum(value, name="momentum") -> float:
+    return require_in_range(name, value, 0.0, 1.0, high_open=True)
+
+
+def weight_decay(value, name="weight_decay") -> float:
+    return require_positive(name, value, allow_zero=True)
+
+
+def betas(value, name="betas") -> tuple:
+    """Two coefficients (β₁, β₂) in [0, 1)."""
+    try:
+        first, second = value
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a pair (beta1, beta2), got {value!r}") from exc
+    return (require_in_range(f"{name}[0]", first, 0.0, 1.0, high_open=True),
+            require_in_range(f"{name}[1]", second, 0.0, 1.0, high_open=True))
+
+
+def decay_product(learning_rate_value, weight_decay_value, what):
+    """ηλ < 1: otherwise the decay factor 1 − ηλ is not positive and (H1) fails."""
+    product = learning_rate_value * weight_decay_value
+    if not product < 1.0:
+        raise ValueError(f"learning_rate * weight_decay must be < 1 for {what} (hypothesis H1: 1 - ηλ > 0), got "
+                         f"{format_value(learning_rate_value)} * {format_value(weight_decay_value)} = "
+                         f"{format_value(product)}")
+    return product
+
+
+def one_minus_power(beta, t):
+    """1 − β^t without cancellation for β near 1 (t > 0 an integer or array of integers)."""
+    t = np.asarray(t, dtype=np.float64)
+    if beta == 0.0:
+        return np.ones_like(t) if t.ndim else 1.0
+    value = -np.expm1(t * math.log(beta))
+    return value if t.ndim else float(value)

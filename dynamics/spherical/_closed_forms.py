@@ -1,0 +1,853 @@
+"""Closed forms of the spherical view (spec/spherical.md §2.4-2.8, B1-B5; thesis Eqs 3.42, 3.44, 3.46-3.48,
+Theorem 4, App. B.2).
+
+Notation: η = learning_rate, λ = weight_decay (the coefficient in the gradient, ∇L + λx), γ = momentum,
+G or g = ‖∇L(u)‖ the norm of the gradient on the sphere (tangent at u), r = ‖x‖, s = r², w = r⁴,
+ρ = (1 − ηλ)².
+
+* B1 (λ = 0): P_k = r₀⁴ + 2Σ_{i<k} η_i²g_i² <= r_k⁴ <= P_k + Σ_{i<k} η_i⁴g_i⁴/P_i, and the constant-η bounds on
+  η_k^e = η/r_k² (Arora et al.'s auto rate-tuning, η^e = Θ(k^{-1/2})).
+* B2 (SGD + L2): the exact map s_{k+1} = ρ s_k + η²g_k²/s_k, its fixed point r*⁴ = ηG²/(λ(2−ηλ)) with
+  cos θ* = 1 − ηλ, the invariant interval under bounded gradients, and the ODE relaxation
+  r_k⁴ ≈ r*⁴ + (r₀⁴ − r*⁴)e^{−4ηλk}.
+* B3 (SGD-M + L2, random-walk model): r*⁴ ≈ ηG²/(2λ(1−γ)), angle ≈ sqrt(2ηλ/(1+γ)), relaxation (1−γ)/(4ηλ).
+* B5 (Adam w/o (abc), β₁ = 0, λ = 0, ε = 0, constant G): r_k² = r₀² + η²dk.
+* Theorem 4: (β, η_AGG, v₀) = ((1−ηλ)⁴, (2β)^{−1/2}, r₀⁴/(2η²β^{1/2})) and the order-2 radius
+  w̃_{k+1} = ρ²w̃_k + 2ρη²g_k².
+* Eq 3.44 and its momentum version (Li & Arora 2020): L2 ≡ an exponentially growing learning rate.
+* Eq 3.42 (Adam's second moment on the sphere ν_k) and the corrected ν_k^R of Adam w/o (abc) (§2.8).
+"""
+import math
+from typing import NamedTuple, Union
+
+import numba as nb
+import numpy as np
+
+from dynamics.numerics import (require_array_in_range, require_finite_result, require_integer,
+                               require_positive)
+from . import _checks as checks
+
+__all__ = ["AdaGradGParameters", "EffectiveLRBounds", "Equilibrium", "GeometricSchedule", "InvariantInterval",
+           "LiAroraEquivalent", "RadiusSandwich", "adam_nu", "adam_nu_R", "adam_srt_b5_radius",
+           "effective_lr_bounds_sgd", "exponential_lr_schedule", "li_arora_equivalent", "sgd_l2_equilibrium",
+           "sgd_l2_invariant_interval", "sgd_l2_radius_map", "sgd_l2_relaxation", "sgd_lambda0_sandwich",
+           "sgd_order2_radius4", "sgd_radius_sequence", "sgdm_l2_equilibrium", "sgdm_l2_relaxation_steps",
+           "theorem4_adagradg_params"]
+
+ArrayOrFloat = Union[float, np.ndarray]
+
+
+class Equilibrium(NamedTuple):
+    """The equilibrium of one radially invariant group under SGD(-M) + L2.
+
+    Attributes
+    ----------
+    radius_fourth_power : float
+        r*⁴ = ‖x*‖⁴.
+    effective_learning_rate : float
+        η^e* at equilibrium.
+    angle : float
+        The angular update per step, in radians.
+
+    Examples
+    --------
+    >>> eq = Equilibrium(16.0, 0.1, 0.05)
+    >>> eq.radius, eq.angle
+    (2.0, 0.05)
+    """
+
+    radius_fourth_power: float
+    effective_learning_rate: float
+    angle: float
+
+    @property
+    def radius(self) -> float:
+        """r* = (r*⁴)^{1/4}."""
+        return self.radius_fourth_power ** 0.25
+
+
+class EffectiveLRBounds(NamedTuple):
+    """Lower and upper bounds on the effective learning rate η_k^e (floats, or arrays shaped like ``steps``).
+
+    Examples
+    --------
+    >>> lower, upper = effective_lr_bounds_sgd(0.1, 1.0, 0.5, 2.0, 0)
+    >>> lower == upper == 0.1
+    True
+    """
+
+    lower: ArrayOrFloat
+    upper: ArrayOrFloat
+
+
+class RadiusSandwich(NamedTuple):
+    """Bounds P_k <= r_k⁴ <= P_k + Σ_{i<k} η_i⁴g_i⁴/P_i of B1, arrays of shape (n_steps + 1,).
+
+    Examples
+    --------
+    >>> sgd_lambda0_sandwich(1.0, 0.1, [1.0]).upper.round(6).tolist()
+    [1.0, 1.0201]
+    """
+
+    lower: np.ndarray
+    upper: np.ndarray
+
+
+class InvariantInterval(NamedTuple):
+    """The invariant interval [L, U] of s = r² under SGD + L2 with g_min <= g_k <= g_max (B2), and the
+    bounds it puts on η_k^e.
+
+    Examples
+    --------
+    >>> interval = sgd_l2_invariant_interval(0.1, 1e-3, 1.0, 1.0)
+    >>> round(interval.min_effective_learning_rate, 6) == round(interval.max_effective_learning_rate, 6)
+    True
+    """
+
+    lower_squared_radius: float
+    upper_squared_radius: float
+    min_effective_learning_rate: float
+    max_effective_learning_rate: float
+
+
+class AdaGradGParameters(NamedTuple):
+    """The parameters (beta, learning_rate, v0) of the AdaGradG run that Theorem 4 pairs with SGD + L2.
+
+    Examples
+    --------
+    >>> beta, learning_rate, v0 = theorem4_adagradg_params(0.1, 0.0, 1.0)
+    >>> beta, round(v0, 6)
+    (1.0, 50.0)
+    """
+
+    beta: float
+    learning_rate: float
+    v0: float
+
+
+class GeometricSchedule(NamedTuple):
+    """A learning-rate schedule η_k = initial_learning_rate · ratio^k (k = 0, 1, ...); call it with k.
+
+    Evaluated as initial·exp(k·log(ratio)); a value that leaves float64 raises ValueError.
+
+    Examples
+    --------
+    >>> schedule = GeometricSchedule(0.5, 2.0)
+    >>> schedule(3), schedule(np.arange(3)).tolist()
+    (4.0, [0.5, 1.0, 2.0])
+    """
+
+    initial_learning_rate: float
+    ratio: float
+
+    def __call__(self, k) -> ArrayOrFloat:
+        k_array = np.asarray(k, dtype=np.float64)
+        if np.any(k_array < 0) or not np.all(np.isfinite(k_array)):
+            raise ValueError(f"k must be a finite step count >= 0, got {k!r}")
+        with np.errstate(over="ignore"):
+            value = self.initial_learning_rate * np.exp(k_array * math.log(self.ratio))
+        require_finite_result(value, "the scheduled learning rate",
+                              "the exponential schedule overflows float64 at this k; run fewer steps")
+        return float(value) if value.ndim == 0 else value
+
+
+class LiAroraEquivalent(NamedTuple):
+    """The SGD-M run without weight decay that reproduces SGD-M + L2 exactly (spec §2.4): x̃_k = α^{−k}x_k.
+
+    Attributes: ``alpha`` (float), ``schedule`` (a :class:`GeometricSchedule`) and ``initial_buffer`` (ndarray,
+    shape (d,)), to pass as ``SGD(schedule, momentum, initial_buffer=initial_buffer)``.
+
+    Examples
+    --------
+    >>> eq = li_arora_equivalent(0.1, 0.0, 0.9, [1.0, 0.0])
+    >>> eq.alpha, eq.initial_buffer.tolist()
+    (1.0, [-0.0, -0.0])
+    """
+
+    alpha: float
+    schedule: GeometricSchedule
+    initial_buffer: np.ndarray
+
+
+def _steps(steps):
+    """Step counts k >= 0: an int or an integer-valued array."""
+    if np.ndim(steps) == 0:
+        return require_integer("steps", steps, 0), True
+    k = require_array_in_range("steps", steps, 0.0)
+    if not np.all(k == np.round(k)):
+        raise ValueError("steps must hold integer step counts")
+    return k, False
+
+
+def sgd_l2_equilibrium(learning_rate, weight_decay, grad_norm) -> Equilibrium:
+    """The exact fixed point of SGD + L2 (no momentum) with a constant gradient norm on the sphere (B2).
+
+    r*⁴ = ηG²/(λ(2−ηλ)), η^e* = sqrt(ηλ(2−ηλ))/((1−ηλ)G) = η/((1−ηλ)r*²) and
+    θ* = atan2(sqrt(ηλ(2−ηλ)), 1−ηλ) = arccos(1−ηλ), the angular step per iteration (independent of G).
+
+    Parameters
+    ----------
+    learning_rate : float
+        η > 0.
+    weight_decay : float
+        λ > 0, with ηλ < 1 (hypothesis H1). At λ = 0 there is no equilibrium (B1).
+    grad_norm : float
+        G = ‖∇L(u)‖ > 0, the norm of the (tangent) gradient on the unit sphere.
+
+    Returns
+    -------
+    Equilibrium
+        ``(radius_fourth_power, effective_learning_rate, angle)``, exact closed forms.
+
+    Examples
+    --------
+    >>> eq = sgd_l2_equilibrium(0.1, 1e-3, 2.0)
+    >>> round(eq.radius_fourth_power, 6), round(eq.effective_learning_rate, 8), round(eq.angle, 8)
+    (200.010001, 0.0070716, 0.01414225)
+    """
+    eta = require_positive("learning_rate", learning_rate)
+    lam = require_positive("weight_decay", weight_decay)
+    g = require_positive("grad_norm", grad_norm)
+    product = checks.decay_product(eta, lam, "the SGD + L2 equilibrium")
+    q = product * (2.0 - product)
+    r4 = eta * g * g / (lam * (2.0 - product))
+    effective = math.sqrt(q) / ((1.0 - product) * g)
+    require_finite_result(np.array([r4, effective]), "the equilibrium", "learning_rate·grad_norm²/weight_decay "
+                          "or 1/grad_norm overflows float64")
+    return Equilibrium(r4, effective, math.atan2(math.sqrt(q), 1.0 - product))
+
+
+def sgdm_l2_equilibrium(learning_rate, weight_decay, momentum, grad_norm) -> Equilibrium:
+    """The leading-order equilibrium of SGD-M + L2 in the random-walk noise model (B3; Wan et al. 2021).
+
+    r*⁴ = ηG²/(2λ(1−γ)), η^e = η/r*² = sqrt(2ηλ(1−γ))/G, and the rms angular update sqrt(2ηλ/(1+γ)).
+    Leading order in ηλ: at γ = 0 it differs from :func:`sgd_l2_equilibrium` by O(ηλ) relative.
+
+    Parameters
+    ----------
+    learning_rate : float
+        η > 0.
+    weight_decay : float
+        λ > 0 with ηλ < 1.
+    momentum : float
+        γ in [0, 1) (heavy ball, dampening 0: m_k = γm_{k−1} + ∇L + λx).
+    grad_norm : float
+        G = sqrt(E‖∇L(u)‖²) > 0, the rms gradient norm on the sphere.
+
+    Returns
+    -------
+    Equilibrium
+        ``(radius_fourth_power, effective_learning_rate, angle)``.
+
+    Examples
+    --------
+    >>> eq = sgdm_l2_equilibrium(0.1, 1e-3, 0.9, 2.0)
+    >>> round(eq.radius_fourth_power, 6), round(eq.angle, 8)
+    (2000.0, 0.01025978)
+    """
+    eta = require_positive("learning_rate", learning_rate)
+    lam = require_positive("weight_decay", weight_decay)
+    gamma = checks.momentum(momentum)
+    g = require_positive("grad_norm", grad_norm)
+    checks.decay_product(eta, lam, "the SGD-M + L2 equilibrium")
+    r4 = eta * g * g / (2.0 * lam * (1.0 - gamma))
+    effective = math.sqrt(2.0 * eta * lam * (1.0 - gamma)) / g
+    require_finite_result(np.array([r4, effective]), "the equilibrium", "learning_rate·grad_norm²/weight_decay "
+                          "or 1/grad_norm overflows float64")
+    return Equilibrium(r4, effective, math.sqrt(2.0 * eta * lam / (1.0 + gamma)))
+
+
+def sgdm_l2_relaxation_steps(learning_rate, weight_decay, momentum) -> float:
+    """The number of steps (1−γ)/(4ηλ) over which SGD-M + L2 relaxes to its equilibrium (B3).
+
+    Parameters
+    ----------
+    learning_rate, weight_decay : float
+        η > 0 and λ > 0.
+    momentum : float
+        γ in [0, 1).
+
+    Returns
+    -------
+    float
+        The relaxation time in steps (r⁴ − r*⁴ ∝ exp(−k/time)).
+
+    Examples
+    --------
+    >>> sgdm_l2_relaxation_steps(0.1, 1e-3, 0.9)
+    250.0
+    """
+    eta = require_positive("learning_rate", learning_rate)
+    lam = require_positive("weight_decay", weight_decay)
+    gamma = checks.momentum(momentum)
+    return require_finite_result((1.0 - gamma) / (4.0 * eta * lam), "the relaxation time",
+                                 "learning_rate·weight_decay underflows")
+
+
+def effective_lr_bounds_sgd(learning_rate, r0, g_min, g_max, steps) -> EffectiveLRBounds:
+    """Bounds on η_k^e = η/r_k² for plain SGD (λ = 0, constant η) with g_min <= ‖∇L(u_i)‖ <= g_max (B1).
+
+    For k >= 1, with G = g_max,
+    η/sqrt(r₀⁴ + 2η²G²k + η⁴G⁴/r₀⁴ + (η²G⁴/(2g_min²))·ln(1 + 2η²g_min²(k−1)/r₀⁴)) <= η_k^e
+    <= η/sqrt(r₀⁴ + 2η²g_min²k); at k = 0 both equal η/r₀². So η_k^e = Θ(k^{−1/2}), asymptotically
+    independent of η.
+
+    Parameters
+    ----------
+    learning_rate : float
+        η > 0.
+    r0 : float
+        The initial radius ‖x₀‖ > 0.
+    g_min, g_max : float
+        0 < g_min <= g_max, bounds on the gradient norm on the sphere for all steps i < k.
+    steps : int or array_like of int
+        Step counts k >= 0 at which to bound η_k^e.
+
+    Returns
+    -------
+    EffectiveLRBounds
+        ``(lower, upper)``, floats for an int ``steps``, arrays shaped like ``steps`` otherwise.
+
+    Examples
+    --------
+    >>> bounds = effective_lr_bounds_sgd(0.1, 1.0, 0.5, 2.0, 100)
+    >>> round(bounds.lower, 6), round(bounds.upper, 6)
+    (0.033095, 0.08165)
+    >>> effective_lr_bounds_sgd(0.1, 1.0, 0.5, 2.0, 0)
+    EffectiveLRBounds(lower=0.1, upper=0.1)
+    """
+    eta = require_positive("learning_rate", learning_rate)
+    r0 = require_positive("r0", r0)
+    g_min = require_positive("g_min", g_min)
+    g_max = require_positive("g_max", g_max)
+    if g_min > g_max:
+        raise ValueError(f"g_min must be <= g_max, got g_min = {g_min:g} > g_max = {g_max:g}")
+    k, scalar = _steps(steps)
+    k = np.asarray(k, dtype=np.float64)
+    w0 = r0 ** 4
+    with np.errstate(over="ignore", invalid="ignore"):
+        upper_w = w0 + 2.0 * eta * eta * g_min * g_min * k
+        tail = (eta * eta * g_max ** 4 / (2.0 * g_min * g_min)) * np.log1p(
+            2.0 * eta * eta * g_min * g_min * np.maximum(k - 1.0, 0.0) / w0)
+        lower_w = w0 + 2.0 * eta * eta * g_max * g_max * k + eta ** 4 * g_max ** 4 / w0 + tail
+        lower_w = np.where(k == 0, w0, lower_w)
+        lower, upper = eta / np.sqrt(lower_w), eta / np.sqrt(upper_w)
+    require_finite_result(np.concatenate([np.ravel(lower), np.ravel(upper)]), "the effective learning rate bounds",
+                          "r0**4 or learning_rate·g_max overflows float64 (or underflows to 0); rescale the problem")
+    if np.any(np.ravel(lower) <= 0):
+        raise ValueError("the effective learning rate bounds underflow to 0 in float64: rescale the problem")
+    if scalar:
+        return EffectiveLRBounds(float(lower), float(upper))
+    return EffectiveLRBounds(lower, upper)
+
+
+def _rates(name, value, n):
+    """A learning rate (float) or n of them, as an array of length n, all > 0."""
+    if np.ndim(value) == 0:
+        return np.full(n, require_positive(name, value))
+    rates = require_array_in_range(name, value, 0.0, low_open=True, ndim=1)
+    if rates.shape != (n,):
+        raise ValueError(f"{name} must be a float or have shape ({n},) like grad_norms, got {rates.shape}")
+    return rates
+
+
+def _grad_norms(value):
+    g = require_array_in_range("grad_norms", value, 0.0, ndim=1)
+    return g
+
+
+def sgd_lambda0_sandwich(r0, learning_rates, grad_norms) -> RadiusSandwich:
+    """The B1 sandwich P_k <= r_k⁴ <= P_k + Σ_{i<k} η_i⁴g_i⁴/P_i for SGD without weight decay, any schedule.
+
+    P_k = r₀⁴ + 2Σ_{i<k} η_i²g_i² (the thesis's order-2 solution r_k² ≈ sqrt(P_k)); the exact recursion is
+    r_{k+1}⁴ = r_k⁴ + 2η_k²g_k² + η_k⁴g_k⁴/r_k⁴.
+
+    Parameters
+    ----------
+    r0 : float
+        ‖x₀‖ > 0.
+    learning_rates : float or array_like, shape (n_steps,)
+        η_i > 0 (one value for a constant learning rate).
+    grad_norms : array_like, shape (n_steps,)
+        g_i = ‖∇L(u_i)‖ >= 0, the gradient norms on the sphere along the run.
+
+    Returns
+    -------
+    RadiusSandwich
+        ``(lower, upper)``, bounds on r_k⁴ for k = 0..n_steps.
+
+    Examples
+    --------
+    >>> bounds = sgd_lambda0_sandwich(1.0, 0.1, [1.0, 1.0])
+    >>> bounds.lower.round(6).tolist(), bounds.upper.round(6).tolist()
+    ([1.0, 1.02, 1.04], [1.0, 1.0201, 1.040198])
+    """
+    r0 = require_positive("r0", r0)
+    g = _grad_norms(grad_norms)
+    eta = _rates("learning_rates", learning_rates, g.size)
+    increments = (eta * g) ** 2
+    with np.errstate(over="ignore"):
+        P = r0 ** 4 + 2.0 * np.concatenate([[0.0], np.cumsum(increments)])
+        upper = P + np.concatenate([[0.0], np.cumsum(increments ** 2 / P[:-1])])
+    require_finite_result(upper, "the radius bounds", "r0**4 or the increments overflow float64")
+    return RadiusSandwich(P, upper)
+
+
+@nb.njit(cache=True)
+def _radius_kernel(r0, eta, g, lam):
+    n = g.shape[0]
+    r = np.empty(n + 1)
+    s = r0 * r0
+    r[0] = r0
+    for k in range(n):
+        decay = 1.0 - eta[k] * lam
+        s = decay * decay * s + (eta[k] * g[k]) ** 2 / s
+        r[k + 1] = math.sqrt(s)
+    return r
+
+
+def sgd_radius_sequence(r0, learning_rate, grad_norms, weight_decay=0.0) -> np.ndarray:
+    """The exact radius of SGD (+ L2, no momentum) from the gradient norms on the sphere (Eqs 3.25, 3.46).
+
+    r_{k+1}² = (1−η_kλ)²r_k² + η_k²g_k²/r_k²: with λ = 0 this is Pythagorean growth
+    ‖x_{k+1}‖² = ‖x_k‖² + η_k²‖∇L(x_k)‖² (Lemma 1: ∇L(x) ⊥ x and ‖∇L(x)‖ = g/r). Compiled (numba).
+
+    Parameters
+    ----------
+    r0 : float
+        ‖x₀‖ > 0.
+    learning_rate : float or array_like, shape (n_steps,)
+        η_k > 0.
+    grad_norms : array_like, shape (n_steps,)
+        g_k = ‖∇L(u_k)‖ >= 0.
+    weight_decay : float
+        λ >= 0 with η_kλ < 1.
+
+    Returns
+    -------
+    ndarray, shape (n_steps + 1,)
+        r_0..r_{n_steps}.
+
+    Examples
+    --------
+    >>> sgd_radius_sequence(1.0, 0.5, [2.0, 0.0]).round(6).tolist()
+    [1.0, 1.414214, 1.414214]
+    """
+    r0 = require_positive("r0", r0)
+    g = _grad_norms(grad_norms)
+    eta = _rates("learning_rate", learning_rate, g.size)
+    lam = checks.weight_decay(weight_decay)
+    if g.size:
+        checks.decay_product(float(eta.max()), lam, "sgd_radius_sequence")
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        r = _radius_kernel(r0, eta, g, lam)
+    return require_finite_result(r, "the radius", "it overflows or collapses to 0 in float64")
+
+
+def sgd_l2_radius_map(s, learning_rate, weight_decay, grad_norm) -> ArrayOrFloat:
+    """One step of the exact squared-radius map of SGD + L2, s ↦ ρs + η²g²/s with ρ = (1−ηλ)² (B2).
+
+    Parameters
+    ----------
+    s : float or array_like
+        Squared radii r_k² > 0.
+    learning_rate : float
+        η > 0.
+    weight_decay : float
+        λ >= 0 with ηλ < 1.
+    grad_norm : float or array_like
+        g_k = ‖∇L(u_k)‖ >= 0 (broadcast against s).
+
+    Returns
+    -------
+    float or ndarray
+        r_{k+1}².
+
+    Examples
+    --------
+    >>> round(sgd_l2_radius_map(2.0, 0.1, 0.1, 1.0), 6)
+    1.9652
+    """
+    eta = require_positive("learning_rate", learning_rate)
+    lam = checks.weight_decay(weight_decay)
+    checks.decay_product(eta, lam, "sgd_l2_radius_map")
+    s_arr = require_array_in_range("s", s, 0.0, low_open=True)
+    g = require_array_in_range("grad_norm", grad_norm, 0.0)
+    with np.errstate(over="ignore"):
+        value = (1.0 - eta * lam) ** 2 * s_arr + (eta * g) ** 2 / s_arr
+    require_finite_result(value, "the squared radius", "it overflows float64")
+    return float(value) if value.ndim == 0 else value
+
+
+def sgd_l2_invariant_interval(learning_rate, weight_decay, g_min, g_max) -> InvariantInterval:
+    """The invariant interval of SGD + L2 with bounded gradient norms, and the η^e bounds it implies (B2).
+
+    With ρ = (1−ηλ)², L = ηg_min/sqrt(1−ρ) and U = ηg_max/sqrt(1−ρ): if (g_min/g_max)² >= (1−ρ)/ρ and
+    s₀ = r₀² ∈ [L, U], then s_k ∈ [L, U] for every k, so
+    sqrt(ηλ(2−ηλ))/((1−ηλ)g_max) <= η_k^e <= sqrt(ηλ(2−ηλ))/((1−ηλ)g_min).
+
+    Parameters
+    ----------
+    learning_rate : float
+        η > 0.
+    weight_decay : float
+        λ > 0 with ηλ < 1.
+    g_min, g_max : float
+        0 < g_min <= g_max, bounds on ‖∇L(u_k)‖, with (g_min/g_max)² >= (1−ρ)/ρ (≈ 2ηλ).
+
+    Returns
+    -------
+    InvariantInterval
+        ``(lower_squared_radius, upper_squared_radius, min_effective_learning_rate,
+        max_effective_learning_rate)``.
+
+    Examples
+    --------
+    >>> interval = sgd_l2_invariant_interval(0.1, 1e-3, 1.0, 2.0)
+    >>> round(interval.lower_squared_radius, 6), round(interval.max_effective_learning_rate, 6)
+    (7.071245, 0.014143)
+    """
+    eta = require_positive("learning_rate", learning_rate)
+    lam = require_positive("weight_decay", weight_decay)
+    g_min = require_positive("g_min", g_min)
+    g_max = require_positive("g_max", g_max)
+    if g_min > g_max:
+        raise ValueError(f"g_min must be <= g_max, got g_min = {g_min:g} > g_max = {g_max:g}")
+    product = checks.decay_product(eta, lam, "the invariant interval")
+    one_minus_rho = product * (2.0 - product)
+    rho = (1.0 - product) ** 2
+    if (g_min / g_max) ** 2 < one_minus_rho / rho:
+        raise ValueError(f"g_min and g_max: the invariant interval needs (g_min/g_max)² >= (1-ρ)/ρ = "
+                         f"{one_minus_rho / rho:.6g} (ρ = (1 - learning_rate·weight_decay)²), got "
+                         f"{(g_min / g_max) ** 2:.6g}")
+    root = math.sqrt(one_minus_rho)
+    values = np.array([eta * g_min / root, eta * g_max / root, root / ((1.0 - product) * g_max),
+                       root / ((1.0 - product) * g_min)])
+    require_finite_result(values, "the invariant interval", "the inputs overflow float64")
+    return InvariantInterval(*(float(v) for v in values))
+
+
+def sgd_l2_relaxation(r0, learning_rate, weight_decay, grad_norm, steps) -> ArrayOrFloat:
+    """The ODE (order-2) relaxation of SGD + L2 to equilibrium, r_k⁴ ≈ r*⁴ + (r₀⁴ − r*⁴)e^{−4ηλk} (B2).
+
+    Valid while tan²θ_k = η²g²/r_k⁴ ≪ 1 (it fails when the first step is huge); r*⁴ = ηG²/(λ(2−ηλ)).
+
+    Parameters
+    ----------
+    r0 : float
+        ‖x₀‖ > 0.
+    learning_rate, weight_decay : float
+        η > 0, λ > 0 with ηλ < 1.
+    grad_norm : float
+        The constant gradient norm on the sphere G > 0.
+    steps : int or array_like of int
+        Step counts k >= 0.
+
+    Returns
+    -------
+    float or ndarray
+        r_k⁴, shaped like ``steps``.
+
+    Examples
+    --------
+    >>> round(sgd_l2_relaxation(1.0, 0.1, 1e-3, 2.0, 1000), 4)
+    66.6096
+    """
+    r0 = require_positive("r0", r0)
+    equilibrium = sgd_l2_equilibrium(learning_rate, weight_decay, grad_norm)
+    k, scalar = _steps(steps)
+    w_star = equilibrium.radius_fourth_power
+    value = w_star + (r0 ** 4 - w_star) * np.exp(-4.0 * learning_rate * weight_decay * np.asarray(k, float))
+    require_finite_result(value, "r_k⁴", "r0**4 overflows float64")
+    return float(value) if scalar else value
+
+
+@nb.njit(cache=True)
+def _order2_kernel(w0, eta, g, lam):
+    n = g.shape[0]
+    w = np.empty(n + 1)
+    w[0] = w0
+    for k in range(n):
+        rho = (1.0 - eta[k] * lam) ** 2
+        w[k + 1] = rho * rho * w[k] + 2.0 * rho * (eta[k] * g[k]) ** 2
+    return w
+
+
+def sgd_order2_radius4(r0, learning_rate, grad_norms, weight_decay=0.0) -> np.ndarray:
+    """The order-2 radius of SGD + L2 behind Theorem 4: w̃_{k+1} = ρ²w̃_k + 2ρη_k²g_k², w̃₀ = r₀⁴ (spec §2.5).
+
+    It drops the term η⁴g⁴/w of the exact recursion w_{k+1} = ρ²w_k + 2ρη²g_k² + η⁴g_k⁴/w_k, so w̃_k <= r_k⁴;
+    with λ = 0 it is P_k of B1 (the thesis's r_k² ≈ sqrt(r₀⁴ + 2Σ η_i²g_i²)). Compiled (numba).
+
+    Parameters
+    ----------
+    r0 : float
+        ‖x₀‖ > 0.
+    learning_rate : float or array_like, shape (n_steps,)
+        η_k > 0.
+    grad_norms : array_like, shape (n_steps,)
+        g_k = ‖∇L(u_k)‖ >= 0.
+    weight_decay : float
+        λ >= 0 with η_kλ < 1 (ρ_k = (1−η_kλ)²).
+
+    Returns
+    -------
+    ndarray, shape (n_steps + 1,)
+        w̃_0..w̃_{n_steps}.
+
+    Examples
+    --------
+    >>> sgd_order2_radius4(1.0, 0.1, [1.0, 1.0]).round(6).tolist()
+    [1.0, 1.02, 1.04]
+    """
+    r0 = require_positive("r0", r0)
+    g = _grad_norms(grad_norms)
+    eta = _rates("learning_rate", learning_rate, g.size)
+    lam = checks.weight_decay(weight_decay)
+    if g.size:
+        checks.decay_product(float(eta.max()), lam, "sgd_order2_radius4")
+    with np.errstate(over="ignore"):
+        w = _order2_kernel(r0 ** 4, eta, g, lam)
+    return require_finite_result(w, "the order-2 radius", "r0**4 or the increments overflow float64")
+
+
+def adam_srt_b5_radius(r0, learning_rate, dimension, steps) -> ArrayOrFloat:
+    """The radius of Adam w/o (abc) with β₁ = 0, λ = 0, ε = 0 and a constant gradient norm: r_k² = r₀² + η²dk (B5).
+
+    Every step has ‖Δx_k‖ = η√d exactly and is orthogonal to x_k; the effective learning rate
+    η√d/(G·r_k) decays like k^{−1/2}, asymptotically independent of η and G.
+
+    Parameters
+    ----------
+    r0 : float
+        ‖x₀‖ > 0.
+    learning_rate : float
+        η > 0.
+    dimension : int
+        d >= 1, the size of the radially invariant group.
+    steps : int or array_like of int
+        Step counts k >= 0.
+
+    Returns
+    -------
+    float or ndarray
+        r_k, shaped like ``steps``.
+
+    Examples
+    --------
+    >>> round(adam_srt_b5_radius(1.0, 0.01, 64, 10000), 6)
+    8.062258
+    """
+    r0 = require_positive("r0", r0)
+    eta = require_positive("learning_rate", learning_rate)
+    d = require_integer("dimension", dimension, 1)
+    k, scalar = _steps(steps)
+    with np.errstate(over="ignore"):
+        value = np.sqrt(r0 * r0 + eta * eta * d * np.asarray(k, float))
+    require_finite_result(value, "the radius", "r0² or learning_rate²·dimension·steps overflows float64")
+    return float(value) if scalar else value
+
+
+def theorem4_adagradg_params(learning_rate, weight_decay, r0) -> AdaGradGParameters:
+    """The AdaGradG parameters of Theorem 4: β = (1−ηλ)⁴, η_AGG = (2β)^{−1/2}, v₀ = r₀⁴/(2η²β^{1/2}).
+
+    SGD + L2 (η, λ, no momentum) from x₀ = r₀u₀ and AdaGradG (β, η_AGG, v₀) from u₀ have the same effective
+    learning rate at order 2 in the step (exactly: AdaGradG's is η/((1−ηλ)sqrt(w̃_k)) with w̃ of
+    :func:`sgd_order2_radius4`, against SGD's η/((1−ηλ)r_k²)). Each group has its own r₀, hence its own v₀.
+
+    Parameters
+    ----------
+    learning_rate : float
+        The SGD learning rate η > 0.
+    weight_decay : float
+        λ >= 0 with ηλ < 1.
+    r0 : float
+        The group's initial radius ‖x₀‖ > 0.
+
+    Returns
+    -------
+    AdaGradGParameters
+        ``(beta, learning_rate, v0)``.
+
+    Examples
+    --------
+    >>> params = theorem4_adagradg_params(1e-2, 1e-3, 1.0)   # App. C.1's numbers
+    >>> round(params.beta, 5), round(params.learning_rate, 4)
+    (0.99996, 0.7071)
+    """
+    eta = require_positive("learning_rate", learning_rate)
+    lam = checks.weight_decay(weight_decay)
+    r0 = require_positive("r0", r0)
+    product = checks.decay_product(eta, lam, "Theorem 4")
+    beta = (1.0 - product) ** 4
+    v0 = r0 ** 4 / (2.0 * eta * eta * math.sqrt(beta))
+    require_finite_result(v0, "v0", "r0**4/learning_rate² overflows float64")
+    return AdaGradGParameters(beta, 1.0 / math.sqrt(2.0 * beta), v0)
+
+
+def exponential_lr_schedule(learning_rate, weight_decay) -> GeometricSchedule:
+    """The schedule η_k = η(1−ηλ)^{−2k−1} that makes SGD without L2 equivalent to SGD + L2 (Eq 3.44).
+
+    SGD(x₀, λ, η) and SGD(x₀, λ = 0, η_k) give the same directions u_k, with r_k(schedule) =
+    (1−ηλ)^{−k} r_k(L2) (spec §2.4: x_k := (1−ηλ)^{−k}x̃_k and Lemma 1).
+
+    Parameters
+    ----------
+    learning_rate : float
+        η > 0.
+    weight_decay : float
+        λ >= 0 with ηλ < 1.
+
+    Returns
+    -------
+    GeometricSchedule
+        A callable k ↦ η_k (ints or arrays of step counts).
+
+    Examples
+    --------
+    >>> schedule = exponential_lr_schedule(0.1, 0.5)
+    >>> [round(schedule(k), 6) for k in range(3)]
+    [0.105263, 0.116635, 0.129236]
+    """
+    eta = require_positive("learning_rate", learning_rate)
+    lam = checks.weight_decay(weight_decay)
+    product = checks.decay_product(eta, lam, "the exponential learning-rate schedule")
+    return GeometricSchedule(eta / (1.0 - product), (1.0 - product) ** -2)
+
+
+def li_arora_equivalent(learning_rate, weight_decay, momentum, x0) -> LiAroraEquivalent:
+    """The exact equivalent without weight decay of SGD-M + L2 (spec §2.4; Li & Arora 2020, Thm 1.1).
+
+    With α the larger root of α² − (1+γ−ηλ)α + γ = 0, SGD-M(η, λ, γ; x₀, m₋₁ = 0) and SGD-M(η̃_k = ηα^{−2k−1},
+    λ = 0, γ; x₀) started with the radial buffer m̃₋₁ = −(1−α)x₀/(ηα) satisfy x̃_k = α^{−k}x_k exactly.
+    At γ = 0, α = 1 − ηλ and this is Eq 3.44.
+
+    Parameters
+    ----------
+    learning_rate : float
+        η > 0.
+    weight_decay : float
+        λ >= 0 with ηλ <= (1 − √γ)² (real roots).
+    momentum : float
+        γ in [0, 1).
+    x0 : array_like, shape (d,)
+        The initial weights (nonzero).
+
+    Returns
+    -------
+    LiAroraEquivalent
+        ``(alpha, schedule, initial_buffer)``.
+
+    Examples
+    --------
+    >>> eq = li_arora_equivalent(0.05, 1e-3, 0.9, [1.0, 0.0])
+    >>> round(eq.alpha, 8), round(eq.schedule(0), 8), eq.initial_buffer.round(8).tolist()
+    (0.99949773, 0.05002513, [-0.01005048, -0.0])
+    """
+    eta = require_positive("learning_rate", learning_rate)
+    lam = checks.weight_decay(weight_decay)
+    gamma = checks.momentum(momentum)
+    x0 = checks.weight_vector("x0", x0)
+    product = eta * lam
+    if product > (1.0 - math.sqrt(gamma)) ** 2:
+        raise ValueError(f"learning_rate * weight_decay must be <= (1 - sqrt(momentum))² = "
+                         f"{(1.0 - math.sqrt(gamma)) ** 2:.6g} for a real equivalent (α² − (1+γ−ηλ)α + γ = 0 has "
+                         f"complex roots), got {product:.6g}")
+    b = 1.0 + gamma - product
+    discriminant = max((1.0 - gamma) ** 2 - product * (2.0 * (1.0 + gamma) - product), 0.0)
+    alpha = 0.5 * (b + math.sqrt(discriminant))
+    schedule = GeometricSchedule(eta / alpha, alpha ** -2)
+    return LiAroraEquivalent(alpha, schedule, -(1.0 - alpha) * x0 / (eta * alpha))
+
+
+def _nu_inputs(sphere_grad_norms, radii, dimension, betas, weight_decay):
+    g = _grad_norms(sphere_grad_norms)
+    r = require_array_in_range("radii", radii, 0.0, low_open=True, ndim=1)
+    if r.shape != g.shape:
+        raise ValueError(f"radii must have the shape of sphere_grad_norms, {g.shape}, got {r.shape}")
+    d = require_integer("dimension", dimension, 1)
+    beta1, beta2 = checks.betas(betas)
+    return g, r, d, beta1, beta2, checks.weight_decay(weight_decay)
+
+
+def _nu(terms, d, beta1, beta2):
+    n = terms.size
+    t = np.arange(1, n + 1, dtype=np.float64)
+    running = np.empty(n)
+    acc = 0.0
+    for k in range(n):  # Σ_{i<=k} β₂^{k−i}·term_i, accumulated forwards
+        acc = beta2 * acc + terms[k]
+        running[k] = acc
+    scale = (checks.one_minus_power(beta1, t) / (1.0 - beta1)) * np.sqrt((1.0 - beta2) / checks.one_minus_power(beta2, t))
+    return scale * np.sqrt(running / d)
+
+
+def adam_nu(sphere_grad_norms, radii, dimension, betas=(0.9, 0.999), weight_decay=0.0) -> np.ndarray:
+    """Adam's second-order moment on the sphere ν_k = r_k d^{−1/2}‖b_k‖ (Eq 3.42; ε = 0, v₋₁ = 0).
+
+    ν_k = d^{−1/2}((1−β₁^{k+1})/(1−β₁))((1−β₂)/(1−β₂^{k+1}))^{1/2}(Σ_{i<=k} β₂^{k−i}(r_k²/r_i²)‖g_i + λr_i²u_i‖²)^{1/2}
+    with ‖g_i + λr_i²u_i‖² = g_i² + λ²r_i⁴ (g_i ⊥ u_i). Adam's effective learning rate is
+    (η/(rν))(1 − η⟨c,u⟩/(rν))^{−1} (Eq 3.41).
+
+    Parameters
+    ----------
+    sphere_grad_norms : array_like, shape (n,)
+        g_i = ‖∇L(u_i)‖ along the run.
+    radii : array_like, shape (n,)
+        r_i = ‖x_i‖ > 0 at the same steps.
+    dimension : int
+        d, the size of the group.
+    betas : (float, float)
+        (β₁, β₂) in [0, 1).
+    weight_decay : float
+        λ >= 0 (coupled L2).
+
+    Returns
+    -------
+    ndarray, shape (n,)
+        ν_0..ν_{n−1}.
+
+    Examples
+    --------
+    >>> adam_nu([2.0], [3.0], 4).round(6).tolist()   # first step: ν₀ = d^{-1/2} g₀
+    [1.0]
+    """
+    g, r, d, beta1, beta2, lam = _nu_inputs(sphere_grad_norms, radii, dimension, betas, weight_decay)
+    terms = (g * g + (lam * r * r) ** 2) / (r * r)
+    return require_finite_result(r * _nu(terms, d, beta1, beta2), "ν", "the inputs overflow float64")
+
+
+def adam_nu_R(sphere_grad_norms, radii, dimension, betas=(0.9, 0.999), weight_decay=0.0) -> np.ndarray:
+    """The second-order moment on the sphere of Adam w/o (abc), ν_k^R (§2.8, corrected; Eqs 3.79-3.81).
+
+    ν_k^R = r_k(1−β₁^{k+1})/(1−β₁)·sqrt(v_k/(1−β₂^{k+1}))
+    = d^{−1/2}((1−β₁^{k+1})/(1−β₁))((1−β₂)/(1−β₂^{k+1}))^{1/2}(Σ_{i<=k} β₂^{k−i}‖∇L(u_i) + λr_i²u_i‖²)^{1/2}:
+    the R rescaling of v removes the radius ratios of Eq 3.42. The source prints ν^R = r_k v_k and λr_ir_k in the
+    sum (both wrong; spec §8). The effective learning rate of (ab) and (abc) is η/(r_kν_k − ηλr_k²).
+
+    Parameters
+    ----------
+    sphere_grad_norms : array_like, shape (n,)
+        g_i = ‖∇L(u_i)‖.
+    radii : array_like, shape (n,)
+        r_i > 0.
+    dimension : int
+        d >= 1.
+    betas : (float, float)
+        (β₁, β₂) in [0, 1).
+    weight_decay : float
+        λ >= 0.
+
+    Returns
+    -------
+    ndarray, shape (n,)
+        ν_0^R..ν_{n−1}^R.
+
+    Examples
+    --------
+    >>> adam_nu_R([2.0, 2.0], [3.0, 5.0], 4, betas=(0.0, 0.5)).round(6).tolist()
+    [1.0, 1.0]
+    """
+    g, r, d, beta1, beta2, lam = _nu_inputs(sphere_grad_norms, radii, dimension, betas, weight_decay)
+    terms = g * g + (lam * r * r) ** 2
+    return require_finite_result(_nu(terms, d, beta1, beta2), "ν^R", "the inputs overflow float64")

@@ -1,0 +1,238 @@
+"""Geometry of the unit sphere S_{d-1} (spec/spherical.md §0, §1.3, §2.8; thesis Eqs 3.34-3.36, 3.70, 3.73,
+3.76).
+
+* the angle between two directions in the stable atan2 form (§0): arccos loses ~1e-16/θ relative accuracy;
+* the tangential part q⊥ = q − ⟨q,u⟩u and the exponential map Exp_u(w) = cos‖w‖ u + sin‖w‖ w/‖w‖;
+* exact parallel transport along the geodesic p -> q, Γ_p^q(v) = v − ⟨q,v⟩/(1+⟨p,q⟩)·(p+q) (an isometry);
+* the thesis's transport T (3.70), rescaling R (3.73) and their composition RT (3.76), which act on a
+  momentum buffer after a step x_prev -> x_new.
+"""
+import math
+
+import numpy as np
+
+from dynamics.numerics import require_positive
+from ._checks import UNIT_TOLERANCE, unit_vector, vector_like, weight_vector
+
+__all__ = ["angle_between", "exp_map", "parallel_transport", "rescale_R", "tangential", "transport_RT",
+           "transport_T"]
+
+
+def _angle(x, y):
+    """Angle between the directions of x and y (both nonzero), atan2 form."""
+    u = x / np.linalg.norm(x)
+    v = y / np.linalg.norm(y)
+    cosine = float(u @ v)
+    return math.atan2(float(np.linalg.norm(v - cosine * u)), cosine)
+
+
+def angle_between(u, v) -> float:
+    """The angle between the directions of two nonzero vectors, θ = atan2(‖v̂ − ⟨v̂,û⟩û‖, ⟨v̂,û⟩) (spec §0).
+
+    Accurate for tiny angles, where arccos⟨û, v̂⟩ loses ~1e-16/θ relative accuracy; the geodesic distance
+    d_S(û, v̂) of Eq 3.35.
+
+    Parameters
+    ----------
+    u, v : array_like, shape (d,)
+        Nonzero vectors (they are normalised first).
+
+    Returns
+    -------
+    float
+        The angle in radians, in [0, π].
+
+    Examples
+    --------
+    >>> round(angle_between([1.0, 0.0], [1.0, 1.0]), 12)
+    0.785398163397
+    >>> angle_between([1.0, 0.0], [1.0, 1e-12]) > 0
+    True
+    """
+    u = weight_vector("u", u)
+    return _angle(u, vector_like("v", weight_vector("v", v), "u", u))
+
+
+def tangential(q, u) -> np.ndarray:
+    """The tangential part q⊥ = q − ⟨q,û⟩û of q at the direction û = u/‖u‖ (spec §0).
+
+    Parameters
+    ----------
+    q : array_like, shape (d,)
+        Any vector.
+    u : array_like, shape (d,)
+        A nonzero vector; only its direction is used.
+
+    Returns
+    -------
+    ndarray, shape (d,)
+        The component of q orthogonal to u.
+
+    Examples
+    --------
+    >>> tangential([1.0, 2.0], [0.0, 3.0])
+    array([1., 0.])
+    """
+    u = weight_vector("u", u)
+    q = vector_like("q", q, "u", u)
+    u = u / np.linalg.norm(u)
+    return q - (q @ u) * u
+
+
+def exp_map(u, w) -> np.ndarray:
+    """The exponential map of the sphere, Exp_u(w) = cos‖w‖ u + sin‖w‖ w/‖w‖ (spec §1.3, Eq 3.36).
+
+    Parameters
+    ----------
+    u : array_like, shape (d,)
+        A unit vector (norm 1 within 1e-10).
+    w : array_like, shape (d,)
+        A tangent vector at u: |⟨w,u⟩| <= 1e-10·max(‖w‖, 1).
+
+    Returns
+    -------
+    ndarray, shape (d,)
+        The point reached along the great circle through u with initial velocity w after unit time.
+
+    Examples
+    --------
+    >>> np.round(exp_map([1.0, 0.0], [0.0, np.pi / 2]), 12) + 0.0
+    array([0., 1.])
+    """
+    u = unit_vector("u", u)
+    w = vector_like("w", w, "u", u)
+    norm = float(np.linalg.norm(w))
+    if abs(float(w @ u)) > UNIT_TOLERANCE * max(norm, 1.0):
+        raise ValueError(f"w must be tangent at u (|<w,u>| <= {UNIT_TOLERANCE:g}·max(||w||, 1)), got <w,u> = "
+                         f"{float(w @ u):.3g}")
+    if norm == 0.0:
+        return u.copy()
+    return math.cos(norm) * u + (math.sin(norm) / norm) * w
+
+
+def parallel_transport(p, q, v) -> np.ndarray:
+    """Exact parallel transport Γ_p^q(v) = v − ⟨q,v⟩/(1+⟨p,q⟩)·(p+q) along the geodesic p -> q (spec §1.3).
+
+    Parameters
+    ----------
+    p, q : array_like, shape (d,)
+        Unit vectors (norm 1 within 1e-10), not antipodal (1 + ⟨p,q⟩ > 1e-12).
+    v : array_like, shape (d,)
+        A tangent vector at p (|⟨v,p⟩| <= 1e-10·max(‖v‖, 1)).
+
+    Returns
+    -------
+    ndarray, shape (d,)
+        A tangent vector at q with the norm of v (parallel transport is an isometry).
+
+    Examples
+    --------
+    >>> np.round(parallel_transport([1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 1.0, 0.0]), 12) + 0.0
+    array([-1.,  0.,  0.])
+    """
+    p = unit_vector("p", p)
+    q = vector_like("q", unit_vector("q", q), "p", p)
+    v = vector_like("v", v, "p", p)
+    if abs(float(v @ p)) > UNIT_TOLERANCE * max(float(np.linalg.norm(v)), 1.0):
+        raise ValueError(f"v must be tangent at p (|<v,p>| <= {UNIT_TOLERANCE:g}·max(||v||, 1)), got <v,p> = "
+                         f"{float(v @ p):.3g}")
+    denominator = 1.0 + float(p @ q)
+    if denominator <= 1e-12:
+        raise ValueError(f"p and q must not be antipodal (1 + <p,q> > 1e-12), got 1 + <p,q> = {denominator:.3g}")
+    return v - (float(q @ v) / denominator) * (p + q)
+
+
+def _transport_T(a, x_prev, x_new):
+    u_prev = x_prev / np.linalg.norm(x_prev)
+    u_new = x_new / np.linalg.norm(x_new)
+    return float(u_prev @ u_new) * a - float(a @ u_new) * u_prev
+
+
+def _transport_RT(a, x_prev, x_new, eps=0.0):
+    return (float(x_new @ x_prev) * a - float(x_new @ a) * x_prev) / (float(x_new @ x_new) + eps)
+
+
+def _three(a, x_prev, x_new):
+    x_prev = weight_vector("x_prev", x_prev)
+    x_new = vector_like("x_new", weight_vector("x_new", x_new), "x_prev", x_prev)
+    return vector_like("a", a, "x_prev", x_prev), x_prev, x_new
+
+
+def transport_T(a, x_prev, x_new) -> np.ndarray:
+    """The transport T(a) = ⟨u_prev,u_new⟩a − ⟨a,u_new⟩u_prev of Eq 3.70 (Adam w/o (b)).
+
+    It kills the radial direction u_prev and maps into the tangent space at u_new; on tangent vectors in
+    span(u_prev, u_new) it is exact parallel transport, and it shrinks the component orthogonal to that plane
+    by cos θ (spec §2.8), so it is not an isometry in general.
+
+    Parameters
+    ----------
+    a : array_like, shape (d,)
+        The vector to transport (a momentum buffer).
+    x_prev, x_new : array_like, shape (d,)
+        The weights before and after the step (nonzero; only their directions are used).
+
+    Returns
+    -------
+    ndarray, shape (d,)
+        T(a), with ⟨T(a), u_new⟩ = 0.
+
+    Examples
+    --------
+    >>> transport_T([0.0, 1.0], [1.0, 0.0], [1.0, 1.0]).round(12)
+    array([-0.707107,  0.707107])
+    """
+    a, x_prev, x_new = _three(a, x_prev, x_new)
+    return _transport_T(a, x_prev, x_new)
+
+
+def rescale_R(a, x_prev, x_new) -> np.ndarray:
+    """The rescaling R(a) = (r_prev/r_new)·a of Eq 3.73 (Adam w/o (c)).
+
+    Parameters
+    ----------
+    a : array_like, shape (d,)
+        The vector to rescale.
+    x_prev, x_new : array_like, shape (d,)
+        The weights before and after the step (nonzero).
+
+    Returns
+    -------
+    ndarray, shape (d,)
+        (‖x_prev‖/‖x_new‖)·a.
+
+    Examples
+    --------
+    >>> rescale_R([1.0, 2.0], [3.0, 0.0], [0.0, 6.0])
+    array([0.5, 1. ])
+    """
+    a, x_prev, x_new = _three(a, x_prev, x_new)
+    return (np.linalg.norm(x_prev) / np.linalg.norm(x_new)) * a
+
+
+def transport_RT(a, x_prev, x_new, eps=0.0) -> np.ndarray:
+    """RT(a) = (⟨x_new,x_prev⟩a − ⟨x_new,a⟩x_prev)/(⟨x_new,x_new⟩ + ε) of Eq 3.76 (Algorithm 1, line 10).
+
+    R and T commute and RT = R∘T (spec P18); ε = 0 is the thesis's form, ε > 0 the reference code's.
+
+    Parameters
+    ----------
+    a : array_like, shape (d,)
+        The vector to transport.
+    x_prev, x_new : array_like, shape (d,)
+        The weights before and after the step (nonzero).
+    eps : float
+        Added to the denominator, >= 0 (the reference code's ε; 0 in theory mode).
+
+    Returns
+    -------
+    ndarray, shape (d,)
+        RT(a).
+
+    Examples
+    --------
+    >>> transport_RT([0.0, 1.0], [1.0, 0.0], [1.0, 1.0])
+    array([-0.5,  0.5])
+    """
+    a, x_prev, x_new = _three(a, x_prev, x_new)
+    return _transport_RT(a, x_prev, x_new, require_positive("eps", eps, allow_zero=True))

@@ -1,0 +1,562 @@
+"""Optimizers on one radially invariant group, a 1-D float64 vector (spec/spherical.md API.2, §1.4, §2.5, §2.8).
+
+* SGD, SGD + L2 and SGD-M(+L2) (Eqs 3.14-3.15, PyTorch's convention with dampening 0);
+* Adam(+L2) (3.16-3.18), AdamW (decoupled weight decay, 2.21-2.23, PyTorch's order), AdaGrad (2.16-2.17);
+* AdaGradG (§2.5, Theorem 4): one scalar v per group, x kept on the sphere;
+* the thesis's variants: Adam w/o (a) = AdamS (3.67-3.69), Adam w/o (ab) = AdamST (S + T on m, inferred;
+  spec §7.3), Adam w/o (abc) = AdamSRT (Algorithm 1, 3.79-3.81);
+* the reference code's AdamG (scalar v without 1/d, T on m, renormalisation) and SGDMRT (SGD-M with RT momentum).
+
+``step(x, grad)`` takes the gradient of the loss *without* the L2 term and returns new weights. Every step
+records ``last_generic_form = (a, b, learning_rate, decay)`` with x_{k+1} = decay·(x_k − η a ⊘ b), so that
+:func:`spherical_step` reproduces it (Theorem 2). ε defaults to 0 (theory mode) and sits outside the square
+root, as in Algorithm 1, PyTorch and the reference code; Adam and AdamW accept ``eps_inside_sqrt=True`` (the
+thesis's Eqs 3.16-3.18). Bias corrections use t = k + 1 at step k.
+"""
+import copy
+import math
+from typing import NamedTuple, Union
+
+import numpy as np
+
+from dynamics.numerics import as_finite_array, require_bool, require_in_range, require_positive
+from . import _checks as checks
+from ._geometry import _transport_RT, _transport_T
+
+__all__ = ["AdaGrad", "AdaGradG", "Adam", "AdamG", "AdamS", "AdamSRT", "AdamST", "AdamW", "GenericForm", "SGD",
+           "SGDM", "SGDMRT"]
+
+SGD_KIND, ADAM_KIND, ADAGRAD_KIND, ADAGRADG_KIND, ADAMS_KIND, ADAMG_KIND = range(6)
+
+
+class GenericForm(NamedTuple):
+    """One step written in the generic form x_{k+1} = decay·(x_k − learning_rate·a ⊘ b) (Eq 3.12).
+
+    ``b`` is a positive float (b_k = b·1, no deformation) or a positive vector.
+
+    Examples
+    --------
+    >>> opt = SGD(0.5)
+    >>> x_next = opt.step(np.array([1.0, 0.0]), np.array([0.0, 2.0]))
+    >>> a, b, learning_rate, decay = opt.last_generic_form
+    >>> bool(np.allclose(decay * (np.array([1.0, 0.0]) - learning_rate * a / b), x_next))
+    True
+    """
+
+    a: np.ndarray
+    b: Union[float, np.ndarray]
+    learning_rate: float
+    decay: float
+
+
+class _Optimizer:
+    """Common part: the learning rate (float or schedule), the state dict, argument checks of a step."""
+
+    def __init__(self, learning_rate):
+        self.learning_rate = checks.learning_rate(learning_rate)
+        self.reset()
+
+    def reset(self) -> None:
+        """Clear the state (the step counter and the buffers)."""
+        self.state = {"step": 0}
+        self.last_generic_form = None
+
+    def copy(self):
+        """An independent copy, with its state."""
+        return copy.deepcopy(self)
+
+    def current_learning_rate(self) -> float:
+        """η_k for the next step k = state['step']."""
+        return checks.evaluate_learning_rate(self.learning_rate, self.state["step"])
+
+    def _check(self, x, grad):
+        x = checks.weight_vector("x", x)
+        grad = checks.vector_like("grad", grad, "x", x)
+        shape = self.state.get("shape")
+        if shape is not None and shape != x.shape:
+            raise ValueError(f"x has shape {x.shape} but the optimizer's state was built for {shape}; call reset()")
+        self.state["shape"] = x.shape
+        return x, grad
+
+    def step(self, x, grad) -> np.ndarray:
+        """One step from x = x_k with grad = ∇L(x_k) (without the L2 term); returns x_{k+1} (a new array)."""
+        x, grad = self._check(x, grad)
+        eta = self.current_learning_rate()
+        x_next = self._update(x, grad, eta)
+        norm = float(np.linalg.norm(x_next))
+        if not (math.isfinite(norm) and norm > 0.0):
+            raise ValueError(f"the step at k = {self.state['step']} leaves float64 or reaches x = 0 (learning_rate "
+                             f"{eta:g}); reduce learning_rate")
+        self.state["step"] += 1
+        return x_next
+
+    def _kernel_spec(self):
+        raise NotImplementedError
+
+    def __repr__(self):
+        fields = ", ".join(f"{k}={v!r}" for k, v in self._hyper().items())
+        return f"{type(self).__name__}({fields})"
+
+
+def _buffer(state, name, shape):
+    if name not in state:
+        state[name] = np.zeros(shape)
+    return state[name]
+
+
+class SGD(_Optimizer):
+    """SGD, SGD + L2 and SGD-M(+L2): m = γm_prev + ∇L(x) + λx, x_next = x − η_k m (Eqs 3.14-3.15).
+
+    Generic form a = m, b = 1. The heavy-ball convention is PyTorch's with dampening 0.
+
+    Parameters
+    ----------
+    learning_rate : float or callable
+        η > 0, or a schedule k ↦ η_k (k = completed steps).
+    momentum : float
+        γ in [0, 1).
+    weight_decay : float
+        λ >= 0 (coupled L2: the gradient gains λx).
+    initial_buffer : array_like, optional
+        m_{−1} (default 0): the radial buffer of the exponential-LR equivalence with momentum (spec §2.4).
+
+    Examples
+    --------
+    >>> opt = SGD(0.1, momentum=0.9, weight_decay=0.01)
+    >>> opt.step(np.array([1.0, 0.0]), np.array([0.0, 1.0])).tolist()
+    [0.999, -0.1]
+    >>> opt.state["momentum_buffer"].tolist()
+    [0.01, 1.0]
+    """
+
+    def __init__(self, learning_rate, momentum=0.0, weight_decay=0.0, initial_buffer=None):
+        self.momentum = checks.momentum(momentum)
+        self.weight_decay = checks.weight_decay(weight_decay)
+        self.initial_buffer = None if initial_buffer is None else as_finite_array("initial_buffer", initial_buffer,
+                                                                                  ndim=1)
+        super().__init__(learning_rate)
+
+    def _hyper(self):
+        return {"learning_rate": self.learning_rate, "momentum": self.momentum, "weight_decay": self.weight_decay}
+
+    def reset(self):
+        super().reset()
+        if getattr(self, "initial_buffer", None) is not None:
+            self.state["momentum_buffer"] = self.initial_buffer.copy()
+
+    def _update(self, x, grad, eta):
+        g = grad + self.weight_decay * x
+        previous = self.state.get("momentum_buffer")
+        if previous is not None and previous.shape != x.shape:
+            raise ValueError(f"initial_buffer must have the shape of x, {x.shape}, got {previous.shape}")
+        m = g if previous is None else self.momentum * previous + g
+        self.state["momentum_buffer"] = m
+        self.last_generic_form = GenericForm(m.copy(), 1.0, eta, 1.0)
+        return x - eta * m
+
+    def _kernel_spec(self):
+        return SGD_KIND, np.array([self.momentum, self.weight_decay, 0.0]), self.initial_buffer
+
+
+SGDM = SGD
+
+
+class SGDMRT(SGD):
+    """The reference code's SGD-M with RT momentum (not in the thesis): after each step m ← RT(m) (Eq 3.76).
+
+    Parameters
+    ----------
+    learning_rate : float or callable
+        η > 0 or a schedule.
+    momentum : float
+        γ in [0, 1).
+    weight_decay : float
+        λ >= 0 (coupled).
+
+    Examples
+    --------
+    >>> opt = SGDMRT(0.1, momentum=0.9)
+    >>> x = opt.step(np.array([1.0, 0.0]), np.array([0.0, 1.0]))
+    >>> round(float(opt.state["momentum_buffer"] @ x), 15)   # transported to the tangent space at x_{k+1}
+    0.0
+    """
+
+    def __init__(self, learning_rate, momentum=0.0, weight_decay=0.0):
+        super().__init__(learning_rate, momentum, weight_decay)
+
+    def _update(self, x, grad, eta):
+        x_next = super()._update(x, grad, eta)
+        self.state["momentum_buffer"] = _transport_RT(self.state["momentum_buffer"], x, x_next)
+        return x_next
+
+    def _kernel_spec(self):
+        return SGD_KIND, np.array([self.momentum, self.weight_decay, 1.0]), None
+
+
+class _AdamBase(_Optimizer):
+    def __init__(self, learning_rate, betas, eps, weight_decay):
+        self.betas = checks.betas(betas)
+        self.eps = require_positive("eps", eps, allow_zero=True)
+        self.weight_decay = checks.weight_decay(weight_decay)
+        super().__init__(learning_rate)
+
+    def _hyper(self):
+        return {"learning_rate": self.learning_rate, "betas": self.betas, "eps": self.eps,
+                "weight_decay": self.weight_decay}
+
+    def _corrections(self):
+        t = self.state["step"] + 1
+        beta1, beta2 = self.betas
+        return checks.one_minus_power(beta1, t), checks.one_minus_power(beta2, t)
+
+
+def _zero_second_moment(where):
+    raise ValueError(f"eps: with eps = 0 the second moment is 0 {where}, so the step divides 0 by 0; use eps > 0")
+
+
+class Adam(_AdamBase):
+    """Adam(+L2): m = β₁m + (1−β₁)g̃, v = β₂v + (1−β₂)g̃², x_next = x − η_k m̂ ⊘ (sqrt(v̂) + ε) (Eqs 3.16-3.18).
+
+    g̃ = ∇L(x) + λx; m̂ = m/(1−β₁^t), v̂ = v/(1−β₂^t), t = k + 1. Generic form a = m/(1−β₁),
+    b = ((1−β₁^t)/(1−β₁))(sqrt(v̂) + ε).
+
+    Parameters
+    ----------
+    learning_rate : float or callable
+        η > 0 or a schedule.
+    betas : (float, float)
+        (β₁, β₂) in [0, 1).
+    eps : float
+        ε >= 0 (0: theory mode; then a coordinate whose second moment is 0 raises ValueError).
+    weight_decay : float
+        λ >= 0 (coupled L2).
+    eps_inside_sqrt : bool
+        Use sqrt(v̂ + ε) (the thesis's equations) instead of sqrt(v̂) + ε.
+
+    Examples
+    --------
+    >>> opt = Adam(0.01)
+    >>> opt.step(np.array([1.0, 1.0]), np.array([0.3, -2.0])).tolist()   # the first step is −η sign(g)
+    [0.99, 1.01]
+    """
+
+    _decoupled = False
+
+    def __init__(self, learning_rate, betas=(0.9, 0.999), eps=0.0, weight_decay=0.0, eps_inside_sqrt=False):
+        self.eps_inside_sqrt = require_bool("eps_inside_sqrt", eps_inside_sqrt)
+        super().__init__(learning_rate, betas, eps, weight_decay)
+
+    def _hyper(self):
+        return {**super()._hyper(), "eps_inside_sqrt": self.eps_inside_sqrt}
+
+    def _update(self, x, grad, eta):
+        beta1, beta2 = self.betas
+        g = grad if self._decoupled else grad + self.weight_decay * x
+        m = beta1 * _buffer(self.state, "exp_avg", x.shape) + (1.0 - beta1) * g
+        v = beta2 * _buffer(self.state, "exp_avg_sq", x.shape) + (1.0 - beta2) * g * g
+        self.state["exp_avg"], self.state["exp_avg_sq"] = m, v
+        c1, c2 = self._corrections()
+        root = np.sqrt(v / c2 + self.eps) if self.eps_inside_sqrt else np.sqrt(v / c2) + self.eps
+        if not np.all(root > 0):
+            _zero_second_moment(f"in coordinate {int(np.argmin(root))}")
+        b = (c1 / (1.0 - beta1)) * root
+        decay = 1.0 - eta * self.weight_decay if self._decoupled else 1.0
+        if self._decoupled:
+            checks.decay_product(eta, self.weight_decay, "AdamW")
+        self.last_generic_form = GenericForm(m / (1.0 - beta1), b, eta / decay, decay)
+        step = (m / c1) / root
+        return decay * x - eta * step if self._decoupled else x - eta * step
+
+    def _kernel_spec(self):
+        beta1, beta2 = self.betas
+        return (ADAM_KIND, np.array([beta1, beta2, self.eps, self.weight_decay, float(self.eps_inside_sqrt),
+                                     float(self._decoupled)]), None)
+
+
+class AdamW(Adam):
+    """AdamW: x_next = (1 − η_kλ)x − η_k m̂ ⊘ (sqrt(v̂) + ε), moments from ∇L(x) alone (Eqs 2.21-2.23).
+
+    Decoupled weight decay in PyTorch's order (the decay multiplies x before the Adam step). Generic form:
+    a and b as in :class:`Adam`, learning rate η/(1−ηλ) and decay 1 − ηλ (spec §2.2).
+
+    Parameters
+    ----------
+    learning_rate : float or callable
+        η > 0 or a schedule, with η_kλ < 1.
+    betas : (float, float)
+        (β₁, β₂) in [0, 1).
+    eps : float
+        ε >= 0.
+    weight_decay : float
+        λ >= 0, the decoupled decay coefficient (the same name as torch's AdamW).
+    eps_inside_sqrt : bool
+        Use sqrt(v̂ + ε).
+
+    Examples
+    --------
+    >>> AdamW(0.01, weight_decay=0.1).step(np.array([1.0, 1.0]), np.array([0.3, -2.0])).tolist()
+    [0.989, 1.009]
+    """
+
+    _decoupled = True
+
+
+class AdaGrad(_Optimizer):
+    """Element-wise AdaGrad: v = v + g̃², x_next = x − η_k g̃ ⊘ (sqrt(v) + ε) (Eqs 2.16-2.17; ε outside).
+
+    Parameters
+    ----------
+    learning_rate : float or callable
+        η > 0 or a schedule.
+    eps : float
+        ε >= 0.
+    weight_decay : float
+        λ >= 0 (coupled).
+    initial_accumulator : float
+        v_{−1} >= 0 (PyTorch's ``initial_accumulator_value``).
+
+    Examples
+    --------
+    >>> AdaGrad(0.1).step(np.array([1.0, 1.0]), np.array([0.5, -2.0])).tolist()
+    [0.9, 1.1]
+    """
+
+    def __init__(self, learning_rate, eps=0.0, weight_decay=0.0, initial_accumulator=0.0):
+        self.eps = require_positive("eps", eps, allow_zero=True)
+        self.weight_decay = checks.weight_decay(weight_decay)
+        self.initial_accumulator = require_positive("initial_accumulator", initial_accumulator, allow_zero=True)
+        super().__init__(learning_rate)
+
+    def _hyper(self):
+        return {"learning_rate": self.learning_rate, "eps": self.eps, "weight_decay": self.weight_decay,
+                "initial_accumulator": self.initial_accumulator}
+
+    def _update(self, x, grad, eta):
+        g = grad + self.weight_decay * x
+        if "sum" not in self.state:
+            self.state["sum"] = np.full(x.shape, self.initial_accumulator)
+        v = self.state["sum"] + g * g
+        self.state["sum"] = v
+        root = np.sqrt(v) + self.eps
+        if not np.all(root > 0):
+            _zero_second_moment(f"in coordinate {int(np.argmin(root))}")
+        self.last_generic_form = GenericForm(g.copy(), root, eta, 1.0)
+        return x - eta * g / root
+
+    def _kernel_spec(self):
+        return ADAGRAD_KIND, np.array([self.eps, self.weight_decay, self.initial_accumulator]), None
+
+
+class AdaGradG(_Optimizer):
+    """AdaGradG (§2.5): x̂ = x − η_k∇L(x)/sqrt(v_k), x_next = x̂/‖x̂‖, v_{k+1} = βv_k + ‖∇L(x)‖².
+
+    Its effective learning rate is η_k/sqrt(v_k) (Eq 3.48); with the parameters of
+    :func:`theorem4_adagradg_params` it matches SGD + L2 at order 2 (Theorem 4). No bias correction, no ε,
+    no weight decay. The weights must stay on the unit sphere: the caller normalises x₀ = u₀.
+
+    Parameters
+    ----------
+    learning_rate : float or callable
+        η > 0 or a schedule.
+    beta : float
+        β in [0, 1] (β = 1: no decay, the λ = 0 case of Theorem 4).
+    v0 : float
+        The initial accumulator v₀ > 0.
+
+    Examples
+    --------
+    >>> opt = AdaGradG(0.5, beta=0.9, v0=4.0)
+    >>> opt.step(np.array([1.0, 0.0]), np.array([0.0, 2.0])).round(6).tolist(), opt.state["v"]
+    ([0.894427, -0.447214], 7.6)
+    """
+
+    def __init__(self, learning_rate, beta, v0):
+        self.beta = require_in_range("beta", beta, 0.0, 1.0)
+        self.v0 = require_positive("v0", v0)
+        super().__init__(learning_rate)
+
+    def _hyper(self):
+        return {"learning_rate": self.learning_rate, "beta": self.beta, "v0": self.v0}
+
+    def reset(self):
+        super().reset()
+        self.state["v"] = self.v0
+
+    def _update(self, x, grad, eta):
+        norm = float(np.linalg.norm(x))
+        if abs(norm - 1.0) > checks.UNIT_TOLERANCE:
+            raise ValueError(f"x must be a unit vector for AdaGradG (| ||x|| - 1 | <= {checks.UNIT_TOLERANCE:g}; "
+                             f"normalise x0), got norm {norm:.17g}")
+        v = self.state["v"]
+        root = math.sqrt(v)
+        x_hat = x - (eta / root) * grad
+        scale = 1.0 / float(np.linalg.norm(x_hat))
+        self.last_generic_form = GenericForm(grad.copy(), root, eta, scale)
+        self.state["v"] = self.beta * v + float(grad @ grad)
+        return x_hat * scale
+
+    def _kernel_spec(self):
+        return ADAGRADG_KIND, np.array([self.beta, self.v0]), None
+
+
+class AdamS(_AdamBase):
+    """Adam w/o (a) (Eqs 3.67-3.69): a scalar second moment v = β₂v + (1−β₂)‖g̃‖²/d per group.
+
+    x_next = x − η_k m̂/(sqrt(v̂) + ε): the Hadamard division becomes a scalar one (standardisation S), so
+    with β₁ = 0 the direction c_k = ∇L(u_k) is tangent (3.58). The reference code stores Σ_j g_j² and
+    multiplies the step by √d instead (the same update when ε_code = √d·ε).
+
+    Parameters
+    ----------
+    learning_rate : float or callable
+        η > 0 or a schedule.
+    betas : (float, float)
+        (β₁, β₂) in [0, 1).
+    eps : float
+        ε >= 0 (outside the square root).
+    weight_decay : float
+        λ >= 0 (coupled L2).
+
+    Examples
+    --------
+    >>> opt = AdamS(0.1)
+    >>> opt.step(np.array([1.0, 1.0]), np.array([1.0, -1.0])).tolist()
+    [0.9, 1.1]
+    """
+
+    _variant = 0  # 0: S, 1: S + T, 2: S + RT
+
+    def __init__(self, learning_rate, betas=(0.9, 0.999), eps=0.0, weight_decay=0.0):
+        super().__init__(learning_rate, betas, eps, weight_decay)
+
+    def _update(self, x, grad, eta):
+        beta1, beta2 = self.betas
+        g = grad + self.weight_decay * x
+        m = beta1 * _buffer(self.state, "exp_avg", x.shape) + (1.0 - beta1) * g
+        v = beta2 * self.state.get("exp_avg_sq", 0.0) + (1.0 - beta2) * float(g @ g) / g.size
+        c1, c2 = self._corrections()
+        root = math.sqrt(v / c2) + self.eps
+        if not root > 0:
+            _zero_second_moment("(the gradient and the weight decay term vanish)")
+        self.last_generic_form = GenericForm(m / (1.0 - beta1), (c1 / (1.0 - beta1)) * root, eta, 1.0)
+        x_next = x - (eta / (c1 * root)) * m
+        if self._variant == 1:
+            m = _transport_T(m, x, x_next)
+        elif self._variant == 2:
+            m = _transport_RT(m, x, x_next, self.eps)
+            v = v * float(x @ x) / (float(x_next @ x_next) + self.eps)
+        self.state["exp_avg"], self.state["exp_avg_sq"] = m, v
+        return x_next
+
+    def _kernel_spec(self):
+        beta1, beta2 = self.betas
+        return ADAMS_KIND, np.array([beta1, beta2, self.eps, self.weight_decay, float(self._variant)]), None
+
+
+class AdamST(AdamS):
+    """Adam w/o (ab): AdamS, then m ← T(m) = ⟨u_k,u_{k+1}⟩m − ⟨m,u_{k+1}⟩u_k after each step (Eq 3.70).
+
+    The thesis gives no explicit algorithm for this variant; the rule (S + T on m, v not rescaled) is the
+    spec's decision (§7.3). ``state['exp_avg']`` holds the transported buffer.
+
+    Parameters
+    ----------
+    learning_rate : float or callable
+        η > 0 or a schedule.
+    betas : (float, float)
+        (β₁, β₂) in [0, 1).
+    eps : float
+        ε >= 0.
+    weight_decay : float
+        λ >= 0 (coupled L2).
+
+    Examples
+    --------
+    >>> opt = AdamST(0.1)
+    >>> x = opt.step(np.array([1.0, 1.0]), np.array([1.0, -1.0]))
+    >>> round(float(opt.state["exp_avg"] @ x), 15)
+    0.0
+    """
+
+    _variant = 1
+
+
+class AdamSRT(AdamS):
+    """Adam w/o (abc) (Algorithm 1, Eqs 3.79-3.81): AdamS, then m ← RT(m) and v ← v·‖x_k‖²/‖x_{k+1}‖².
+
+    RT (Eq 3.76) transports and rescales the first moment; R rescales the second, so the effective learning
+    rate is η/(r_kν_k^R − ηλr_k²) with ν^R of :func:`adam_nu_R`. With ε > 0 both denominators gain +ε, as in
+    the reference code.
+
+    Parameters
+    ----------
+    learning_rate : float or callable
+        η > 0 or a schedule.
+    betas : (float, float)
+        (β₁, β₂) in [0, 1).
+    eps : float
+        ε >= 0.
+    weight_decay : float
+        λ >= 0 (coupled L2).
+
+    Examples
+    --------
+    >>> opt = AdamSRT(0.1, betas=(0.0, 0.999))
+    >>> x = np.array([1.0, 0.0])
+    >>> for _ in range(3):
+    ...     x = opt.step(x, np.array([0.0, 1.0]) - (x[1] / (x @ x)) * x)
+    >>> round(float(x @ x), 12)   # B5: r_k² = r_0² + η²dk
+    1.06
+    """
+
+    _variant = 2
+
+
+class AdamG(_AdamBase):
+    """The reference code's AdamG (spec §2.8, §7.4): scalar v = β₂v + (1−β₂)Σ_j g_j² (no 1/d), step
+    x̂ = x − η_k m̂/(sqrt(v̂) + ε), m ← T(m) with (x, x̂), then x_next = x̂/(‖x̂‖ + ε).
+
+    Weight decay is ignored on the sphere (as in the code). Labelled as the code's variant: the thesis
+    describes AdamG as Adam with a projection, and Cho & Lee's differs again.
+
+    Parameters
+    ----------
+    learning_rate : float or callable
+        η > 0 or a schedule.
+    betas : (float, float)
+        (β₁, β₂) in [0, 1).
+    eps : float
+        ε >= 0.
+
+    Examples
+    --------
+    >>> x = AdamG(0.1).step(np.array([1.0, 0.0]), np.array([0.0, 1.0]))
+    >>> round(float(np.linalg.norm(x)), 12)
+    1.0
+    """
+
+    def __init__(self, learning_rate, betas=(0.9, 0.999), eps=0.0):
+        super().__init__(learning_rate, betas, eps, 0.0)
+
+    def _hyper(self):
+        return {"learning_rate": self.learning_rate, "betas": self.betas, "eps": self.eps}
+
+    def _update(self, x, grad, eta):
+        beta1, beta2 = self.betas
+        m = beta1 * _buffer(self.state, "exp_avg", x.shape) + (1.0 - beta1) * grad
+        v = beta2 * self.state.get("exp_avg_sq", 0.0) + (1.0 - beta2) * float(grad @ grad)
+        c1, c2 = self._corrections()
+        root = math.sqrt(v / c2) + self.eps
+        if not root > 0:
+            _zero_second_moment("(the gradient vanishes)")
+        x_hat = x - (eta / (c1 * root)) * m
+        norm_hat = float(np.linalg.norm(x_hat))
+        scale = 1.0 / (norm_hat + self.eps)
+        self.last_generic_form = GenericForm(m / (1.0 - beta1), (c1 / (1.0 - beta1)) * root, eta, scale)
+        transported = (float(x_hat @ x) * m - float(x_hat @ m) * x) / (float(np.linalg.norm(x)) * norm_hat + self.eps)
+        self.state["exp_avg"], self.state["exp_avg_sq"] = transported, v
+        return x_hat * scale
+
+    def _kernel_spec(self):
+        beta1, beta2 = self.betas
+        return ADAMG_KIND, np.array([beta1, beta2, self.eps]), None

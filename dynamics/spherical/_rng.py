@@ -1,0 +1,57 @@
+"""A counter-based Gaussian stream: the k-th draw of a stream is a pure function of (key, k).
+
+Two optimizers run on a stochastic loss then see identical losses at step k without a pre-generated table
+(spec §5.1: "two schemes see identical losses"), and the numba and numpy paths share the draws. The hash is
+SplitMix64's finaliser (Steele, Lea & Flood, OOPSLA 2014) applied to (key, k, pair index); normals come from
+the Box–Muller transform of two 53-bit uniforms.
+"""
+import math
+
+import numba as nb
+import numpy as np
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MUL1 = np.uint64(0xBF58476D1CE4E5B9)
+_MUL2 = np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31, _S11 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(11)
+_TWO_POW_53 = 2.0 ** -53
+
+
+@nb.njit(cache=True)
+def _mix(z):
+    z = z + _GOLDEN
+    z = (z ^ (z >> _S30)) * _MUL1
+    z = (z ^ (z >> _S27)) * _MUL2
+    return z ^ (z >> _S31)
+
+
+@nb.njit(cache=True)
+def fill_normals(key, k, out):
+    """Fill ``out`` with the standard normals of draw k of stream ``key`` (uint64)."""
+    base = _mix(key ^ _mix(np.uint64(k)))
+    d = out.shape[0]
+    pair = 0
+    j = 0
+    while j < d:
+        a = _mix(base + np.uint64(2 * pair))
+        b = _mix(base + np.uint64(2 * pair + 1))
+        u1 = (np.float64(a >> _S11) + 1.0) * _TWO_POW_53  # in (0, 1]
+        u2 = np.float64(b >> _S11) * _TWO_POW_53
+        radius = math.sqrt(-2.0 * math.log(u1))
+        out[j] = radius * math.cos(2.0 * math.pi * u2)
+        if j + 1 < d:
+            out[j + 1] = radius * math.sin(2.0 * math.pi * u2)
+        j += 2
+        pair += 1
+
+
+def normals(key, k, d) -> np.ndarray:
+    """Draw k (an int >= 0) of stream ``key``: d standard normals."""
+    out = np.empty(d)
+    fill_normals(np.uint64(key), int(k), out)
+    return out
+
+
+def stream_key(rng) -> int:
+    """A stream key drawn from a numpy Generator."""
+    return int(rng.integers(0, 2 ** 63, dtype=np.int64))

@@ -1,0 +1,559 @@
+"""Torch models and training loops of the spherical cross-checks (spec/spherical.md §5.2, X1-X5).
+
+* M1: Linear(16 -> 8, no bias) -> BatchNorm1d(8, affine=False, ε = 0) -> ReLU -> Linear(8 -> 3), cross-entropy on
+  a Gaussian data set with 20% random labels; its radially invariant groups are the 8 rows of the first layer.
+* M2: Conv(3 -> 16, 3×3, no bias) -> BN2d -> ReLU -> Conv(16 -> 16, 3×3, no bias) -> BN2d -> ReLU -> global
+  average pool -> Linear(16 -> 10) on synthetic images; its groups are the conv filters (d = 27 and 144).
+
+Every function takes ``device=`` explicitly, works in float64 unless told otherwise, seeds torch from ``seed``
+and returns named results. This module imports torch and registers nothing; the claims that use it live in
+``verify/crosscheck/spherical.py``.
+"""
+import math
+from typing import NamedTuple
+
+import numpy as np
+import torch
+
+from dynamics.numerics import require_integer, require_positive, rng_from
+from . import _closed_forms as closed
+from ._step import spherical_step
+from .torch_optim import AdaGradG
+
+__all__ = ["AdamVariantsResult", "EquilibriumStatistics", "ExponentialLREquivalence", "PythagoreanResult",
+           "Theorem2Errors", "Theorem4Trajectories", "BatchNorm", "adam_variants_m2", "bn_mlp", "conv_bn_net",
+           "equilibrium_statistics", "exponential_lr_pair", "gaussian_classification", "pythagorean_sgd",
+           "synthetic_images", "theorem2_torch_optimizers", "theorem4_m2"]
+
+
+class ClassificationData(NamedTuple):
+    """Inputs (n_samples, ...) and integer labels (n_samples,) on one device."""
+
+    inputs: torch.Tensor
+    labels: torch.Tensor
+
+
+def _seed_int(seed) -> int:
+    """One integer seed from None, an int or a numpy Generator (a Generator's stream advances once), so that a
+    trainer builds its data, its identical model copies and its batch order from the same number."""
+    return int(rng_from(seed).integers(2 ** 62))
+
+
+def _generator(seed):
+    return torch.Generator().manual_seed(int(np.random.default_rng(seed).integers(2 ** 62)))
+
+
+def gaussian_classification(n_samples=2048, n_features=16, n_classes=3, label_noise=0.2, *, seed=None,
+                            device="cpu", dtype=torch.float64) -> ClassificationData:
+    """Gaussian inputs labelled by a random linear teacher, with a fraction of random labels (spec §5.2, M1).
+
+    Examples
+    --------
+    >>> data = gaussian_classification(64, seed=0)
+    >>> tuple(data.inputs.shape), int(data.labels.max()) <= 2
+    ((64, 16), True)
+    """
+    n_samples = require_integer("n_samples", n_samples, 2)
+    gen = _generator(seed)
+    x = torch.randn(n_samples, n_features, generator=gen, dtype=dtype)
+    teacher = torch.randn(n_features, n_classes, generator=gen, dtype=dtype)
+    labels = (x @ teacher).argmax(dim=1)
+    flip = torch.rand(n_samples, generator=gen, dtype=dtype) < label_noise
+    labels[flip] = torch.randint(0, n_classes, (int(flip.sum()),), generator=gen)
+    return ClassificationData(x.to(device), labels.to(device))
+
+
+def synthetic_images(n_samples=256, size=16, n_classes=10, *, seed=None, device="cpu",
+                     dtype=torch.float64) -> ClassificationData:
+    """Random 3×size×size images labelled by a random linear teacher on their pooled features (spec §5.2, M2).
+
+    Examples
+    --------
+    >>> tuple(synthetic_images(8, size=8, seed=0).inputs.shape)
+    (8, 3, 8, 8)
+    """
+    gen = _generator(seed)
+    x = torch.randn(n_samples, 3, size, size, generator=gen, dtype=dtype)
+    teacher = torch.randn(3 * 4, n_classes, generator=gen, dtype=dtype)
+    pooled = torch.nn.functional.adaptive_avg_pool2d(x, 2).reshape(n_samples, -1)
+    return ClassificationData(x.to(device), (pooled @ teacher).argmax(dim=1).to(device))
+
+
+class BatchNorm(torch.nn.Module):
+    """Training-mode batch normalisation over the batch (and spatial) dims with the biased variance and ε added
+    under the square root, ε = 0 allowed (torch's BatchNorm refuses ε = 0, and any ε > 0 breaks the exact radial
+    invariance by O(ε/σ²)); optional per-channel affine map. No running statistics: the theory is about training.
+
+    Examples
+    --------
+    >>> bn = BatchNorm(2)
+    >>> out = bn(torch.tensor([[1.0, 2.0], [3.0, 6.0]], dtype=torch.float64))
+    >>> out.tolist()
+    [[-1.0, -1.0], [1.0, 1.0]]
+    """
+
+    def __init__(self, num_features, eps=0.0, affine=False):
+        super().__init__()
+        self.num_features, self.eps = num_features, float(require_positive("eps", eps, allow_zero=True))
+        self.weight = torch.nn.Parameter(torch.ones(num_features)) if affine else None
+        self.bias = torch.nn.Parameter(torch.zeros(num_features)) if affine else None
+
+    def forward(self, x):
+        dims = [0] + list(range(2, x.dim()))
+        centred = x - x.mean(dim=dims, keepdim=True)
+        out = centred / ((centred ** 2).mean(dim=dims, keepdim=True) + self.eps).sqrt()
+        if self.weight is not None:
+            shape = [1, -1] + [1] * (x.dim() - 2)
+            out = out * self.weight.reshape(shape) + self.bias.reshape(shape)
+        return out
+
+    def extra_repr(self):
+        return f"{self.num_features}, eps={self.eps}, affine={self.weight is not None}"
+
+
+def bn_mlp(n_features=16, n_hidden=8, n_classes=3, bn_eps=0.0, *, seed=None, device="cpu",
+           dtype=torch.float64) -> torch.nn.Sequential:
+    """M1: Linear(no bias) -> BatchNorm(affine=False, eps=bn_eps) -> ReLU -> Linear.
+
+    With ``bn_eps = 0`` each row of the first layer is exactly radially invariant.
+
+    Examples
+    --------
+    >>> bn_mlp(seed=0)[1]
+    BatchNorm(8, eps=0.0, affine=False)
+    """
+    torch.manual_seed(int(np.random.default_rng(seed).integers(2 ** 62)))
+    model = torch.nn.Sequential(torch.nn.Linear(n_features, n_hidden, bias=False),
+                                BatchNorm(n_hidden, eps=bn_eps), torch.nn.ReLU(),
+                                torch.nn.Linear(n_hidden, n_classes))
+    return model.to(device=device, dtype=dtype)
+
+
+def conv_bn_net(width=16, n_classes=10, bn_eps=0.0, *, seed=None, device="cpu", dtype=torch.float64) -> torch.nn.Sequential:
+    """M2: Conv(3 -> width, 3×3) -> BN2d -> ReLU -> Conv(width -> width, 3×3) -> BN2d -> ReLU -> GAP -> Linear.
+
+    Examples
+    --------
+    >>> [tuple(p.shape) for p in conv_bn_net(seed=0).parameters()][:2]
+    [(16, 3, 3, 3), (16,)]
+    """
+    torch.manual_seed(int(np.random.default_rng(seed).integers(2 ** 62)))
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(3, width, 3, padding=1, bias=False), BatchNorm(width, bn_eps, affine=True), torch.nn.ReLU(),
+        torch.nn.Conv2d(width, width, 3, padding=1, bias=False), BatchNorm(width, bn_eps, affine=True),
+        torch.nn.ReLU(), torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(width, n_classes))
+    return model.to(device=device, dtype=dtype)
+
+
+def _conv_weights(model):
+    return [m.weight for m in model if isinstance(m, torch.nn.Conv2d)]
+
+
+def _batches(n_samples, batch_size, n_steps, gen):
+    for _ in range(n_steps):
+        yield torch.randint(0, n_samples, (batch_size,), generator=gen)
+
+
+class PythagoreanResult(NamedTuple):
+    """X1 (λ = 0): the worst |cos(∂L/∂w_j, w_j)|, the worst relative error of Δ‖w_j‖² = η²‖∂L/∂w_j‖², and per
+    row the radius⁴ r_k⁴ (n_steps + 1, n_rows) with its B1 sandwich from the recorded gradient norms."""
+
+    max_cosine: float
+    max_increment_error: float
+    radius_fourth_power: np.ndarray
+    sandwich_lower: np.ndarray
+    sandwich_upper: np.ndarray
+
+
+def pythagorean_sgd(learning_rate=0.5, n_steps=200, batch_size=256, *, seed=None, device="cpu") -> PythagoreanResult:
+    """X1: plain SGD on M1 (float64, BN ε = 0); gradient orthogonality and Pythagorean growth per row of W₁.
+
+    Examples
+    --------
+    >>> result = pythagorean_sgd(n_steps=5, seed=0)
+    >>> result.max_cosine < 1e-12, result.max_increment_error < 1e-9
+    (True, True)
+    """
+    seed = _seed_int(seed)
+    learning_rate = require_positive("learning_rate", learning_rate)
+    n_steps = require_integer("n_steps", n_steps, 1)
+    data = gaussian_classification(seed=seed, device=device)
+    model = bn_mlp(seed=seed, device=device)
+    weight = model[0].weight
+    optimizer = torch.optim.SGD(model.parameters(), lr=learning_rate, foreach=False)
+    gen = _generator(seed)
+    max_cos = max_err = 0.0
+    radii, grads = [weight.detach().norm(dim=1)], []
+    for idx in _batches(data.inputs.shape[0], batch_size, n_steps, gen):
+        optimizer.zero_grad()
+        torch.nn.functional.cross_entropy(model(data.inputs[idx]), data.labels[idx]).backward()
+        w, g = weight.detach().clone(), weight.grad.detach().clone()
+        cos = (w * g).sum(dim=1) / (w.norm(dim=1) * g.norm(dim=1))
+        optimizer.step()
+        increment = (weight.detach() ** 2).sum(dim=1) - (w ** 2).sum(dim=1)
+        expected = learning_rate ** 2 * (g ** 2).sum(dim=1)
+        max_cos = max(max_cos, float(cos.abs().max()))
+        max_err = max(max_err, float(((increment - expected).abs() / expected).max()))
+        radii.append(weight.detach().norm(dim=1))
+        grads.append((g.norm(dim=1) * w.norm(dim=1)))  # ‖∇L(u)‖ = r‖∇L(x)‖
+    r = torch.stack(radii).cpu().numpy()
+    g = torch.stack(grads).cpu().numpy()
+    lower, upper = zip(*(closed.sgd_lambda0_sandwich(r[0, j], learning_rate, g[:, j]) for j in range(r.shape[1])))
+    return PythagoreanResult(max_cos, max_err, r ** 4, np.array(lower).T, np.array(upper).T)
+
+
+class Theorem2Errors(NamedTuple):
+    """X1 (second part): per optimizer, the worst direction error and relative radius error of Theorem 2
+    (``spherical_step`` on the generic form read from the torch optimizer's state) over the rows of W₁."""
+
+    direction: dict
+    radius: dict
+
+
+def theorem2_torch_optimizers(n_steps=20, batch_size=256, learning_rates=(0.05, 0.01, 0.01), weight_decay=1e-3, *,
+                              seed=None, device="cpu") -> Theorem2Errors:
+    """X1: Theorem 2 for torch's SGD-M + L2, Adam + L2 and AdamW, with (a, b, η, decay) read from their state.
+
+    SGD: a = momentum_buffer, b = 1. Adam: a = exp_avg/(1−β₁), b = ((1−β₁^t)/(1−β₁))(sqrt(exp_avg_sq/(1−β₂^t)) + ε)
+    with ε = 1e-30 (avoids 0/0). AdamW: the same a, b with η/(1−ηλ) and decay 1 − ηλ.
+
+    Examples
+    --------
+    >>> errors = theorem2_torch_optimizers(n_steps=2, seed=0)
+    >>> max(errors.direction.values()) < 1e-12
+    True
+    """
+    seed = _seed_int(seed)
+    data = gaussian_classification(seed=seed, device=device)
+    direction, radius = {}, {}
+    betas, eps = (0.9, 0.999), 1e-30
+    for name, lr in zip(("SGD-M+L2", "Adam+L2", "AdamW"), learning_rates):
+        model = bn_mlp(seed=seed, device=device)
+        weight = model[0].weight
+        if name == "SGD-M+L2":
+            opt = torch.optim.SGD([weight], lr=lr, momentum=0.9, weight_decay=weight_decay, foreach=False)
+        elif name == "Adam+L2":
+            opt = torch.optim.Adam([weight], lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=False)
+        else:
+            opt = torch.optim.AdamW([weight], lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=False)
+        gen = _generator(seed)
+        du = dr = 0.0
+        for idx in _batches(data.inputs.shape[0], batch_size, n_steps, gen):
+            opt.zero_grad()
+            torch.nn.functional.cross_entropy(model(data.inputs[idx]), data.labels[idx]).backward()
+            before = weight.detach().cpu().numpy().copy()
+            opt.step()
+            after = weight.detach().cpu().numpy()
+            state = opt.state[weight]
+            decay, step_lr = 1.0, lr
+            if name == "SGD-M+L2":
+                a = state["momentum_buffer"].cpu().numpy()
+                b = np.ones_like(a)
+            else:
+                t = float(state["step"])
+                m, v = state["exp_avg"].cpu().numpy(), state["exp_avg_sq"].cpu().numpy()
+                c1, c2 = 1 - betas[0] ** t, 1 - betas[1] ** t
+                a = m / (1 - betas[0])
+                b = (c1 / (1 - betas[0])) * (np.sqrt(v) / math.sqrt(c2) + eps)
+                if name == "AdamW":
+                    decay = 1 - lr * weight_decay
+                    step_lr = lr / decay
+            for j in range(before.shape[0]):
+                step = spherical_step(before[j], a[j], b[j], step_lr, decay=decay)
+                r_next = np.linalg.norm(after[j])
+                du = max(du, float(np.abs(step.u_next - after[j] / r_next).max()))
+                dr = max(dr, abs(step.r_next / r_next - 1))
+        direction[name], radius[name] = du, dr
+    return Theorem2Errors(direction, radius)
+
+
+class ExponentialLREquivalence(NamedTuple):
+    """X2: the worst gaps between SGD-M + L2 and its exponential-learning-rate equivalent over the run."""
+
+    direction_gap: float
+    readout_gap: float
+    loss_gap: float
+    radius_ratio_error: float
+    alpha: float
+
+
+def exponential_lr_pair(n_steps=2000, learning_rate=0.05, momentum=0.9, weight_decay=1e-3, batch_size=128, *,
+                        seed=None, device="cpu") -> ExponentialLREquivalence:
+    """X2: two copies of M1 on identical batches; copy A trains W₁ by SGD-M + L2, copy B by SGD-M with
+    η_k = ηα^{−2k−1}, no L2 and the buffer initialised to −(1−α)W₁⁽⁰⁾/(ηα) (spec §2.4); the other parameters
+    use identical plain SGD in both. Then W₁(B) = α^{−k}W₁(A) and the functions agree.
+
+    Examples
+    --------
+    >>> result = exponential_lr_pair(n_steps=20, seed=0)
+    >>> result.direction_gap < 1e-12
+    True
+    """
+    seed = _seed_int(seed)
+    n_steps = require_integer("n_steps", n_steps, 1)
+    data = gaussian_classification(seed=seed, device=device)
+    models = [bn_mlp(seed=seed, device=device) for _ in range(2)]
+    x0 = models[0][0].weight.detach().cpu().numpy()
+    equivalent = closed.li_arora_equivalent(learning_rate, weight_decay, momentum, x0.ravel())
+    rest = lambda model: [p for p in model.parameters() if p is not model[0].weight]  # noqa: E731
+    opt_a = torch.optim.SGD([{"params": [models[0][0].weight], "momentum": momentum, "weight_decay": weight_decay},
+                             {"params": rest(models[0])}], lr=learning_rate, foreach=False)
+    opt_b = torch.optim.SGD([{"params": [models[1][0].weight], "momentum": momentum},
+                             {"params": rest(models[1])}], lr=learning_rate, foreach=False)
+    weight_b = models[1][0].weight
+    opt_b.state[weight_b]["momentum_buffer"] = torch.as_tensor(equivalent.initial_buffer.reshape(x0.shape),
+                                                               dtype=weight_b.dtype, device=device).clone()
+    gen = _generator(seed)
+    gaps = np.zeros(4)
+    for k, idx in enumerate(_batches(data.inputs.shape[0], batch_size, n_steps, gen)):
+        opt_b.param_groups[0]["lr"] = equivalent.schedule(k)
+        losses = []
+        for model, opt in zip(models, (opt_a, opt_b)):
+            opt.zero_grad()
+            loss = torch.nn.functional.cross_entropy(model(data.inputs[idx]), data.labels[idx])
+            loss.backward()
+            opt.step()
+            losses.append(float(loss.detach()))
+        wa, wb = models[0][0].weight.detach(), models[1][0].weight.detach()
+        ua, ub = wa / wa.norm(dim=1, keepdim=True), wb / wb.norm(dim=1, keepdim=True)
+        readout = max(float((pa - pb).detach().abs().max()) for pa, pb in zip(rest(models[0]), rest(models[1])))
+        ratio = wb.norm(dim=1) / (wa.norm(dim=1) * equivalent.alpha ** -(k + 1))
+        gaps = np.maximum(gaps, [float((ua - ub).abs().max()), readout, abs(losses[0] - losses[1]),
+                                 float((ratio - 1).abs().max())])
+    return ExponentialLREquivalence(*(float(g) for g in gaps), equivalent.alpha)
+
+
+class EquilibriumStatistics(NamedTuple):
+    """X3: per configuration, replica and row of W₁ (arrays (n_configs, n_replicas, n_rows)), the time averages
+    over the averaging window of r⁴, of G² = r²‖∂L/∂w‖² (= ‖∇L(u)‖²) and of the squared angle per step."""
+
+    configs: tuple
+    radius_fourth_power: np.ndarray
+    grad_norm_squared: np.ndarray
+    angle_squared: np.ndarray
+    n_steps: int
+
+
+def equilibrium_statistics(configs, n_replicas=1, n_warmup=300, relaxation_times=8.0, n_average=10000,
+                           batch_size=32, readout_learning_rate=0.05, *, seed=None,
+                           device="cpu") -> EquilibriumStatistics:
+    """X3: M1 under mini-batch noise with SGD(-M) + L2 on W₁ (PyTorch's heavy ball, dampening 0), one batched
+    model per (configuration, replica); configs are (learning_rate, weight_decay, momentum) triples.
+
+    After ``n_warmup`` steps every row is rescaled (the function is unchanged: radial invariance) to the radius
+    the equilibrium law predicts from the warm-up's mean G², the momentum is reset, and the run relaxes for
+    ``relaxation_times``·(1−γ)/(4ηλ) steps (the slowest configuration's) before averaging over ``n_average``
+    steps. The readout is trained by plain SGD without weight decay.
+
+    Examples
+    --------
+    >>> stats = equilibrium_statistics([(0.1, 1e-3, 0.9)], n_warmup=5, relaxation_times=0.0, n_average=5, seed=0)
+    >>> stats.radius_fourth_power.shape
+    (1, 1, 8)
+    """
+    seed = _seed_int(seed)
+    dtype = torch.float64
+    configs = tuple(tuple(float(v) for v in c) for c in configs)
+    n_replicas = require_integer("n_replicas", n_replicas, 1)
+    data = gaussian_classification(seed=seed, device=device)
+    n_classes = int(data.labels.max()) + 1
+    gen = _generator(seed)
+    P = len(configs) * n_replicas
+    per_model = [c for c in configs for _ in range(n_replicas)]
+    as_column = lambda values: torch.tensor(values, dtype=dtype, device=device)[:, None, None]  # noqa: E731
+    eta = as_column([c[0] for c in per_model])
+    lam = as_column([c[1] for c in per_model])
+    gamma = as_column([c[2] for c in per_model])
+    n_features, n_hidden = data.inputs.shape[1], 8
+    W1 = torch.randn(P, n_hidden, n_features, generator=gen, dtype=dtype).to(device).requires_grad_()
+    W2 = (0.3 * torch.randn(P, n_classes, n_hidden, generator=gen, dtype=dtype)).to(device).requires_grad_()
+    b2 = torch.zeros(P, n_classes, dtype=dtype, device=device).requires_grad_()
+    buffer = torch.zeros_like(W1)
+    relax = int(relaxation_times * max((1 - c[2]) / (4 * c[0] * c[1]) for c in configs))
+    total = n_warmup + relax + n_average
+    sums = torch.zeros(3, P, n_hidden, dtype=dtype, device=device)
+    warm_g2 = torch.zeros(P, n_hidden, dtype=dtype, device=device)
+    labels_all = data.labels
+    for k, idx in enumerate(_batches(data.inputs.shape[0], batch_size, total, gen)):
+        idx = idx.to(device)
+        x, y = data.inputs[idx], labels_all[idx]
+        h = torch.einsum("pij,bj->pbi", W1, x)
+        centred = h - h.mean(dim=1, keepdim=True)
+        normalised = centred / (centred ** 2).mean(dim=1, keepdim=True).sqrt()  # BatchNorm, ε = 0
+        logits = torch.einsum("pki,pbi->pbk", W2, torch.relu(normalised)) + b2[:, None, :]
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, n_classes), y.repeat(P), reduction="sum")
+        gW1, gW2, gb2 = torch.autograd.grad(loss / batch_size, (W1, W2, b2))
+        with torch.no_grad():
+            r2 = (W1 ** 2).sum(dim=2)
+            g2 = r2 * (gW1 ** 2).sum(dim=2)
+            old = W1.detach().clone()
+            buffer.mul_(gamma).add_(gW1 + lam * W1)
+            W1 -= eta * buffer
+            W2 -= readout_learning_rate * gW2
+            b2 -= readout_learning_rate * gb2
+            if k < n_warmup:
+                warm_g2 += g2
+                if k == n_warmup - 1:
+                    mean_g2 = warm_g2 / n_warmup
+                    e, l_, m = eta[:, :, 0], lam[:, :, 0], gamma[:, :, 0]
+                    target = torch.where(m > 0, e * mean_g2 / (2 * l_ * (1 - m)), e * mean_g2 / (l_ * (2 - e * l_)))
+                    W1 *= (target ** 0.25 / W1.norm(dim=2))[:, :, None]
+                    buffer.zero_()
+            elif k >= n_warmup + relax:
+                u_old = old / old.norm(dim=2, keepdim=True)
+                u_new = W1 / W1.norm(dim=2, keepdim=True)
+                cosine = (u_old * u_new).sum(dim=2)
+                sine = (u_new - cosine[:, :, None] * u_old).norm(dim=2)
+                sums += torch.stack([r2 ** 2, g2, torch.atan2(sine, cosine) ** 2])
+    means = (sums / n_average).cpu().numpy().reshape(3, len(configs), n_replicas, n_hidden)
+    return EquilibriumStatistics(configs, means[0], means[1], means[2], total)
+
+
+class Theorem4Trajectories(NamedTuple):
+    """X4: per fine-tuning step (n_steps + 1,), the largest angle (radians, atan2 form) over the conv filters
+    between SGD + L2 and AdaGradG (Theorem 4), and between SGD + L2 and element-wise AdaGrad. (An angle θ is a
+    cosine similarity of cos θ; the spec's 1 − 1e-6 is θ = 1.41e-3.)"""
+
+    steps: np.ndarray
+    angle_adagradg: np.ndarray
+    angle_adagrad: np.ndarray
+
+
+def theorem4_m2(n_steps=300, learning_rate=1e-2, weight_decay=1e-3, n_pretrain=100, image_size=8, batch_size=8,
+                width=16, *, seed=None, device="cpu", dtype=torch.float64) -> Theorem4Trajectories:
+    """X4 (Fig 3.4 in small): pre-train M2 with SGD-M, then fine-tune three copies on identical batches: (i) SGD + L2
+    on the conv filters (no momentum), (ii) AdaGradG on the normalised filters with Theorem 4's β = (1−ηλ)⁴,
+    η_AGG = (2β)^{−1/2} and per-filter v₀ = r₀⁴/(2η²√β), (iii) element-wise AdaGrad with its learning rate matched
+    to SGD's first step. The other parameters use the same plain SGD in all three. The defaults are App. C.1's
+    η = 1e-2, λ = 1e-3 (β ≈ 0.99996, η_AGG ≈ 0.7071).
+
+    Examples
+    --------
+    >>> run = theorem4_m2(n_steps=3, n_pretrain=2, seed=0)
+    >>> bool(run.angle_adagradg.max() < 1e-6)
+    True
+    """
+    seed = _seed_int(seed)
+    data = synthetic_images(512, image_size, seed=seed, device=device, dtype=dtype)
+    base = conv_bn_net(width, seed=seed, device=device, dtype=dtype)
+    gen = _generator(seed)
+    pretrain = torch.optim.SGD(base.parameters(), lr=0.05, momentum=0.9, foreach=False)
+    loss_of = lambda model, idx: torch.nn.functional.cross_entropy(model(data.inputs[idx]), data.labels[idx])  # noqa: E731
+    for idx in _batches(data.inputs.shape[0], batch_size, n_pretrain, gen):
+        pretrain.zero_grad()
+        loss_of(base, idx).backward()
+        pretrain.step()
+    copies = []
+    for _ in range(3):
+        model = conv_bn_net(width, seed=seed, device=device, dtype=dtype)
+        model.load_state_dict(base.state_dict())
+        copies.append(model)
+    filters = [_conv_weights(m) for m in copies]
+    others = [[p for p in m.parameters() if all(p is not w for w in fs)] for m, fs in zip(copies, filters)]
+    params = closed.theorem4_adagradg_params(learning_rate, weight_decay, 1.0)
+    v0 = []
+    with torch.no_grad():
+        for w in filters[1]:
+            r0 = w.reshape(w.shape[0], -1).norm(dim=1)
+            v0.append(r0 ** 4 / (2 * learning_rate ** 2 * math.sqrt(params.beta)))
+            w /= r0[:, None, None, None]
+    first_idx = next(_batches(data.inputs.shape[0], batch_size, 1, _generator(seed)))
+    copies[2].zero_grad()
+    loss_of(copies[2], first_idx).backward()
+    grad_norm = torch.cat([w.grad.reshape(-1) for w in filters[2]]).norm()
+    matched = learning_rate * float(grad_norm) / math.sqrt(sum(w.numel() for w in filters[2]))
+    optimizers = [
+        [torch.optim.SGD(filters[0], lr=learning_rate, weight_decay=weight_decay, foreach=False)],
+        [AdaGradG([{"params": [w], "v0": v} for w, v in zip(filters[1], v0)], params.learning_rate, params.beta, 1.0)],
+        [torch.optim.Adagrad(filters[2], lr=matched, weight_decay=weight_decay, eps=1e-30, foreach=False)]]
+    for group, rest in zip(optimizers, others):
+        group.append(torch.optim.SGD(rest, lr=learning_rate, foreach=False))
+
+    def worst_angle(a, b):
+        worst = 0.0
+        for wa, wb in zip(a, b):
+            x, y = wa.detach().reshape(wa.shape[0], -1), wb.detach().reshape(wb.shape[0], -1)
+            x, y = x / x.norm(dim=1, keepdim=True), y / y.norm(dim=1, keepdim=True)
+            cosine = (x * y).sum(dim=1)
+            sine = (y - cosine[:, None] * x).norm(dim=1)
+            worst = max(worst, float(torch.atan2(sine, cosine).max()))
+        return worst
+
+    angle_agg, angle_ag = [worst_angle(filters[0], filters[1])], [worst_angle(filters[0], filters[2])]
+    for idx in _batches(data.inputs.shape[0], batch_size, n_steps, _generator(seed)):
+        for model, opts in zip(copies, optimizers):
+            for opt in opts:
+                opt.zero_grad()
+            loss_of(model, idx).backward()
+            for opt in opts:
+                opt.step()
+        angle_agg.append(worst_angle(filters[0], filters[1]))
+        angle_ag.append(worst_angle(filters[0], filters[2]))
+    return Theorem4Trajectories(np.arange(n_steps + 1), np.array(angle_agg), np.array(angle_ag))
+
+
+class AdamVariantsResult(NamedTuple):
+    """X5: per variant, the worst relative gap between the torch optimizer's filters and the numpy optimizer run
+    per filter on the same gradients, the worst |⟨m_k, x_k⟩ − (1−β₁)λr_k²|/(‖m_k‖‖x_k‖) (P19), and the worst
+    |⟨m, x_{k+1}⟩|/(‖m‖‖x_{k+1}‖) of the transported buffer (tangency after T or RT)."""
+
+    numpy_gap: dict
+    radial_identity: dict
+    tangency: dict
+
+
+def adam_variants_m2(n_steps=20, learning_rate=0.01, weight_decay=0.05, image_size=8, batch_size=16, width=16, *,
+                     seed=None, device="cpu", dtype=torch.float64) -> AdamVariantsResult:
+    """X5: the torch AdamS, AdamST, AdamSRT and AdamG of :mod:`dynamics.spherical.torch_optim` on M2's conv
+    filters (``channel_wise=True``; element-wise Adam on the rest), against the numpy optimizers of
+    :mod:`dynamics.spherical` stepping each filter with the same gradients.
+
+    Examples
+    --------
+    >>> result = adam_variants_m2(n_steps=2, seed=0)
+    >>> max(result.numpy_gap.values()) < 1e-12
+    True
+    """
+    seed = _seed_int(seed)
+    from . import _optimizers as numpy_optim
+    from . import torch_optim
+
+    data = synthetic_images(256, image_size, seed=seed, device=device, dtype=dtype)
+    betas, eps = (0.9, 0.99), 1e-8
+    gap, radial, tangency = {}, {}, {}
+    for name in ("AdamS", "AdamST", "AdamSRT", "AdamG"):
+        model = conv_bn_net(width, seed=seed, device=device, dtype=dtype)
+        filters = _conv_weights(model)
+        rest = [p for p in model.parameters() if all(p is not w for w in filters)]
+        cls = getattr(torch_optim, name)
+        lam = 0.0 if name == "AdamG" else weight_decay
+        opt = cls([{"params": filters, "channel_wise": True}, {"params": rest}], learning_rate=learning_rate,
+                  betas=betas, eps=eps, weight_decay=lam)
+        numpy_cls = getattr(numpy_optim, name)
+        kwargs = {} if name == "AdamG" else {"weight_decay": lam}
+        mirrors = [[numpy_cls(learning_rate, betas=betas, eps=eps, **kwargs) for _ in range(w.shape[0])]
+                   for w in filters]
+        xs = [w.detach().reshape(w.shape[0], -1).cpu().numpy().copy() for w in filters]
+        worst_gap = worst_radial = worst_tangent = 0.0
+        for idx in _batches(data.inputs.shape[0], batch_size, n_steps, _generator(seed)):
+            opt.zero_grad()
+            torch.nn.functional.cross_entropy(model(data.inputs[idx]), data.labels[idx]).backward()
+            grads = [w.grad.detach().reshape(w.shape[0], -1).cpu().numpy().copy() for w in filters]
+            opt.step()
+            for layer, (w, mirror, x, g) in enumerate(zip(filters, mirrors, xs, grads)):
+                new = w.detach().reshape(w.shape[0], -1).cpu().numpy()
+                m_torch = opt.state[w]["exp_avg"].reshape(w.shape[0], -1).cpu().numpy()
+                for j in range(w.shape[0]):
+                    x_next = mirror[j].step(x[j], g[j])
+                    worst_gap = max(worst_gap, float(np.abs(new[j] - x_next).max() / np.abs(x_next).max()))
+                    m_used = mirror[j].last_generic_form.a * (1 - betas[0])
+                    radial_error = abs(m_used @ x[j] - (1 - betas[0]) * lam * (x[j] @ x[j]))
+                    worst_radial = max(worst_radial, radial_error / (np.linalg.norm(m_used) * np.linalg.norm(x[j])))
+                    if name != "AdamS":
+                        worst_tangent = max(worst_tangent, abs(m_torch[j] @ new[j]) /
+                                            (np.linalg.norm(m_torch[j]) * np.linalg.norm(new[j])))
+                xs[layer] = new.copy()
+        gap[name], tangency[name] = worst_gap, worst_tangent
+        if name in ("AdamST", "AdamSRT"):
+            radial[name] = worst_radial
+    return AdamVariantsResult(gap, radial, tangency)

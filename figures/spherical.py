@@ -1,0 +1,223 @@
+"""Figures of the spherical view of normalised networks (spec/spherical.md §3, B1-B5, Theorem 4): effective
+learning rates and norms of the optimizers with the bounds and equilibria overlaid, AdaGradG against SGD
+(Fig 3.4 in small), the relaxation to equilibrium, and the collapse/burst cycles of GD with weight decay."""
+import math
+
+import numpy as np
+from matplotlib.ticker import NullFormatter, ScalarFormatter
+
+from dynamics import spherical as sp
+from dynamics.numerics import haar_orthogonal
+from .registry import figure
+from .style import COLORS, new_figure
+
+T = "003_88ab5e35ef08af19.txt"
+SPEC = "spec/spherical.md"
+
+
+def _log_indices(n, count=400):
+    """About ``count`` log-spaced indices in [0, n) (all of them for short runs), for light plots."""
+    return np.unique(np.concatenate([[0], np.geomspace(1, n - 1, count).astype(int)])) if n > count else np.arange(n)
+
+
+def optimizer_runs(n_steps=100_000, dimension=64, grad_norm=1.0, learning_rate=0.1, adam_learning_rate=1e-3,
+                   weight_decay=1e-3, momentum=0.9, r0=1.0, seed=0):
+    """The runs of :func:`effective_lr_and_norm`: name -> (optimizer, Trajectory), all on the same random linear
+    loss with a constant gradient norm on the sphere."""
+    loss = sp.RandomLinearLoss.stream(dimension, grad_norm, seed=seed)
+    x0 = np.full(dimension, r0 / math.sqrt(dimension))
+    optimizers = {
+        "SGD": sp.SGD(learning_rate),
+        "SGD + L2": sp.SGD(learning_rate, weight_decay=weight_decay),
+        "SGD-M + L2": sp.SGD(learning_rate * (1 - momentum), momentum, weight_decay),
+        "Adam": sp.Adam(adam_learning_rate),
+        "Adam w/o (a)": sp.AdamS(adam_learning_rate),
+        "Adam w/o (ab)": sp.AdamST(adam_learning_rate),
+        "Adam w/o (abc), β₁ = 0": sp.AdamSRT(adam_learning_rate, betas=(0.0, 0.999)),
+    }
+    return {name: (opt, sp.simulate(opt, loss, x0, n_steps)) for name, opt in optimizers.items()}
+
+
+@figure("spherical.effective_lr_and_norm", f"{T} Table 3.1, Eqs 3.25, 3.41-3.46; {SPEC} B1-B3, B5",
+        "Effective learning rate η_k^e (left) and norm ‖x_k‖ (right) against the step for SGD (η = 0.1), SGD + L2 "
+        "(λ = 1e-3), SGD-M + L2 (γ = 0.9, η = 0.01, the same η/(1−γ)), Adam, Adam w/o (a), Adam w/o (ab) (η = 1e-3, "
+        "β = (0.9, 0.999), λ = 0) and Adam w/o (abc) (β₁ = 0), on one radially invariant group (d = 64) with "
+        "random-direction gradients of constant norm G = 1 on the sphere, from ‖x₀‖ = 1, 1e5 steps. Overlaid: the "
+        "B1 bounds for SGD (dotted; they pinch SGD's curve, ∝ k^{-1/2}, since g_min = g_max), the exact SGD + L2 "
+        "equilibrium (thin dashed) and its relaxation law (black dashed), the random-walk equilibrium of SGD-M + L2 "
+        "(dash-dot) and the B5 law r_k² = r₀² + η²dk of Adam w/o (abc) (black dash-dot-dot). Adam and Adam w/o (a) "
+        "nearly coincide on isotropic noise. Adam's effective learning rate falls like 1/r, SGD's like 1/r².")
+def effective_lr_and_norm(n_steps=100_000, dimension=64, grad_norm=1.0, learning_rate=0.1, adam_learning_rate=1e-3,
+                          weight_decay=1e-3, momentum=0.9, r0=1.0, seed=0):
+    runs = optimizer_runs(n_steps, dimension, grad_norm, learning_rate, adam_learning_rate, weight_decay, momentum,
+                          r0, seed)
+    fig, (left, right) = new_figure(1, 2, width=10.5, height=4.2)
+    idx = _log_indices(n_steps)
+    steps = idx + 1.0  # plotted at k + 1 on the log axis
+    styles = {"Adam w/o (a)": (0, (4, 2)), "Adam w/o (ab)": (0, (1, 1))}
+    for color, (name, (_, run)) in zip(COLORS, runs.items()):
+        style = styles.get(name, "-")
+        left.plot(steps, run.effective_learning_rate[idx], color=color, ls=style, label=name)
+        right.plot(steps, run.radius[idx], color=color, ls=style, label=name)
+    bounds = sp.effective_lr_bounds_sgd(learning_rate, r0, grad_norm, grad_norm, idx)
+    r4 = sp.sgd_lambda0_sandwich(r0, learning_rate, np.full(n_steps, grad_norm))
+    for i, (ax, low, high) in enumerate(((left, bounds.lower, bounds.upper),
+                                         (right, r4.lower[idx] ** 0.25, r4.upper[idx] ** 0.25))):
+        ax.plot(steps, low, ":", color="k", lw=1.2, label="B1 bounds (SGD)")
+        ax.plot(steps, high, ":", color="k", lw=1.2)
+    eq = sp.sgd_l2_equilibrium(learning_rate, weight_decay, grad_norm)
+    relaxed = sp.sgd_l2_relaxation(r0, learning_rate, weight_decay, grad_norm, idx)
+    left.plot(steps, learning_rate / ((1 - learning_rate * weight_decay) * np.sqrt(relaxed)), "--", color="k", lw=1,
+              label="SGD + L2: relaxation law")
+    right.plot(steps, relaxed ** 0.25, "--", color="k", lw=1)
+    left.axhline(eq.effective_learning_rate, color=COLORS[1], ls="--", lw=0.8, label="SGD + L2: equilibrium")
+    right.axhline(eq.radius, color=COLORS[1], ls="--", lw=0.8)
+    eq_m = sp.sgdm_l2_equilibrium(learning_rate * (1 - momentum), weight_decay, momentum, grad_norm)
+    left.axhline(eq_m.effective_learning_rate, color=COLORS[2], ls="-.", lw=0.8, label="SGD-M + L2: equilibrium")
+    right.axhline(eq_m.radius, color=COLORS[2], ls="-.", lw=0.8)
+    b5 = sp.adam_srt_b5_radius(r0, adam_learning_rate, dimension, idx)
+    b5_style = (0, (5, 1, 1, 1, 1, 1))
+    left.plot(steps, adam_learning_rate * math.sqrt(dimension) / (grad_norm * b5), ls=b5_style, color="k", lw=1,
+              label="B5 law (Adam w/o (abc))")
+    right.plot(steps, b5, ls=b5_style, color="k", lw=1)
+    left.set(xscale="log", yscale="log", xlabel="step k + 1", ylabel=r"effective learning rate $\eta^e_k$",
+             title="(a) effective learning rate")
+    right.set(xscale="log", yscale="log", xlabel="step k + 1", ylabel=r"norm $\|x_k\|$", title="(b) norm")
+    right.yaxis.set_major_formatter(ScalarFormatter())
+    right.yaxis.set_minor_formatter(NullFormatter())
+    right.set_yticks([1, 2, 3, 4, 6])
+    handles, labels = left.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside right center", fontsize=7.5)
+    return fig
+
+
+def theorem4_runs(n_steps=20_000, learning_rate=1e-2, weight_decay=1e-3, n_groups=3, dimension=27, batch_size=32,
+                  seed=0):
+    """The runs of :func:`adagradg_vs_sgd`: per group, the SGD + L2, AdaGradG and AdaGrad trajectories."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n_groups):
+        loss = sp.BNLinearProbe(rng.standard_normal((64, batch_size, dimension)),
+                                np.sign(rng.standard_normal((64, batch_size))), readout=2.0, bias=0.1)
+        x0 = rng.standard_normal(dimension)
+        r0 = float(np.linalg.norm(x0))
+        params = sp.theorem4_adagradg_params(learning_rate, weight_decay, r0)
+        g0 = loss.grad(x0, 0) + weight_decay * x0
+        matched = learning_rate * float(np.linalg.norm(g0)) / math.sqrt(dimension)
+        every = max(n_steps // 400, 1)
+        runs = (sp.simulate(sp.SGD(learning_rate, weight_decay=weight_decay), loss, x0, n_steps, record_every=every),
+                sp.simulate(sp.AdaGradG(params.learning_rate, params.beta, params.v0), loss, x0 / r0, n_steps,
+                            record_every=every),
+                sp.simulate(sp.AdaGrad(matched, weight_decay=weight_decay), loss, x0, n_steps, record_every=every))
+        out.append(runs)
+    return out
+
+
+@figure("spherical.adagradg_vs_sgd", f"{T} Fig 3.4 (in small), Theorem 4, App. C.1; {SPEC} P15",
+        "Theorem 4 in small: the angle between the direction of SGD + L2 (η = 1e-2, λ = 1e-3, as in App. C.1) and "
+        "that of AdaGradG with the Theorem-4 parameters (β = (1−ηλ)⁴ ≈ 0.99996, η_AGG = (2β)^{-1/2} ≈ 0.7071, "
+        "v₀ = r₀⁴/(2η²√β)), solid, and that of element-wise AdaGrad with its learning rate matched at the first step, "
+        "dashed, for three radially invariant groups (BatchNorm linear probes, d = 27, 64 mini-batches of 32, "
+        "2e4 steps, identical batches). AdaGradG follows SGD to better than 1e-9 rad; AdaGrad, whose division "
+        "deforms the gradient, leaves it at once. The dotted line is the spec's 1 − 1e-6 cosine-similarity level.")
+def adagradg_vs_sgd(n_steps=20_000, learning_rate=1e-2, weight_decay=1e-3, n_groups=3, dimension=27, seed=0):
+    fig, ax = new_figure(1, 1, width=6.0, height=3.8)
+    for color, (sgd, agg, ag) in zip(COLORS, theorem4_runs(n_steps, learning_rate, weight_decay, n_groups, dimension,
+                                                           seed=seed)):
+        steps = sgd.direction_steps
+        near = np.array([sp.angle_between(a, b) for a, b in zip(sgd.directions, agg.directions)])
+        far = np.array([sp.angle_between(a, b) for a, b in zip(sgd.directions, ag.directions)])
+        ax.plot(steps[1:], near[1:], color=color)
+        ax.plot(steps[1:], far[1:], "--", color=color)
+    ax.plot([], [], color="0.3", label="SGD + L2 vs AdaGradG (Theorem 4)")
+    ax.plot([], [], "--", color="0.3", label="SGD + L2 vs element-wise AdaGrad")
+    ax.axhline(math.acos(1 - 1e-6), color="k", ls=":", lw=1, label="cosine similarity 1 − 1e-6")
+    ax.set(xscale="log", yscale="log", xlabel="step k", ylabel="angle between the directions (rad)",
+           title=f"{n_groups} radially invariant groups (colours)")
+    ax.legend(loc="center right")
+    return fig
+
+
+@figure("spherical.relaxation", f"{SPEC} §2.6 B2-B3, P11-P12 (Li, Lyu & Arora 2020; Wan et al. 2021)",
+        "Relaxation to equilibrium. (a) SGD + L2 with a constant gradient norm G = 1 on the sphere (d = 32), "
+        "r_k⁴/r*⁴ against ηλk for (η, λ) in {(0.1, 1e-3), (0.5, 1e-3), (0.1, 5e-3)} from r₀⁴/r*⁴ in {0.1, 4} "
+        "(coloured; they collapse onto one curve in ηλk), with the ODE law r*⁴ + (r₀⁴ − r*⁴)e^{−4ηλk} (thin black) "
+        "and r* the exact fixed point. "
+        "(b) SGD-M + L2 (γ = 0.9, η = 0.1, λ = 1e-3) in the random-walk model: r_k⁴ of 20 seeds (thin) and their "
+        "mean (thick) against k/τ with τ = (1−γ)/(4ηλ), the leading-order equilibrium ηG²/(2λ(1−γ)) (dotted) and "
+        "the law r*⁴ + (r₀⁴ − r*⁴)e^{−k/τ} (dashed).")
+def relaxation(grad_norm=1.0, dimension=32, momentum=0.9, n_seeds=20, seed=0):
+    fig, (left, right) = new_figure(1, 2, width=10.0, height=3.8)
+    for color, style, (eta, lam) in zip(COLORS, ("-", (0, (5, 3)), (0, (1, 2))), ((0.1, 1e-3), (0.5, 1e-3), (0.1, 5e-3))):
+        eq = sp.sgd_l2_equilibrium(eta, lam, grad_norm)
+        n = int(2.0 / (eta * lam))
+        for i, ratio in enumerate((0.1, 4.0)):
+            r0 = (ratio * eq.radius_fourth_power) ** 0.25
+            x0 = np.full(dimension, r0 / math.sqrt(dimension))
+            run = sp.simulate(sp.SGD(eta, weight_decay=lam), sp.RandomLinearLoss.stream(dimension, grad_norm,
+                                                                                          seed=seed), x0, n)
+            k = np.arange(n + 1)
+            law = sp.sgd_l2_relaxation(r0, eta, lam, grad_norm, k)
+            label = f"η = {eta:g}, λ = {lam:g}" if i == 0 else None
+            left.plot(eta * lam * k, run.radius ** 4 / eq.radius_fourth_power, ls=style, color=color, lw=2.2,
+                      label=label)
+            left.plot(eta * lam * k, law / eq.radius_fourth_power, "-", color="k", lw=0.7,
+                      label="ODE law" if (i == 0 and color == COLORS[0]) else None)
+    left.set(xlabel=r"$\eta\lambda k$", ylabel=r"$r_k^4 / r_*^4$", yscale="log",
+             title="(a) SGD + L2: the curves collapse in ηλk")
+    left.legend(loc="upper right")
+    eta, lam = 0.1, 1e-3
+    eq = sp.sgdm_l2_equilibrium(eta, lam, momentum, grad_norm)
+    tau = sp.sgdm_l2_relaxation_steps(eta, lam, momentum)
+    n = int(6 * tau)
+    r0 = (0.1 * eq.radius_fourth_power) ** 0.25
+    x0 = np.full(dimension, r0 / math.sqrt(dimension))
+    rng = np.random.default_rng(seed)
+    runs = np.array([sp.simulate(sp.SGD(eta, momentum, lam), sp.RandomLinearLoss.stream(dimension, grad_norm, seed=rng),
+                                 x0, n).radius ** 4 for _ in range(n_seeds)])
+    k = np.arange(n + 1)
+    for run in runs:
+        right.plot(k / tau, run / eq.radius_fourth_power, color=COLORS[2], lw=0.4, alpha=0.5)
+    right.plot(k / tau, runs.mean(axis=0) / eq.radius_fourth_power, color=COLORS[2], lw=2, label=f"mean of {n_seeds}")
+    law = eq.radius_fourth_power + (r0 ** 4 - eq.radius_fourth_power) * np.exp(-k / tau)
+    right.plot(k / tau, law / eq.radius_fourth_power, "--", color="k", lw=1, label=r"$e^{-k/\tau}$ law")
+    right.axhline(1.0, color="k", ls=":", lw=1, label="equilibrium (B3)")
+    right.set(xlabel=r"$k/\tau$, $\tau = (1-\gamma)/(4\eta\lambda)$", ylabel=r"$r_k^4 / r_*^4$",
+              title=f"(b) SGD-M + L2, γ = {momentum:g}")
+    right.legend(loc="lower right")
+    return fig
+
+
+def collapse_run(n_steps=6000, dimension=8, learning_rate=0.1, weight_decay=0.01, seed=0):
+    """The run of :func:`periodic_collapse`: the loss and the trajectory."""
+    rng = np.random.default_rng(seed)
+    Q = haar_orthogonal(dimension, seed=rng)
+    loss = sp.RayleighLoss(Q @ np.diag(np.linspace(0.0, 1.0, dimension)) @ Q.T)
+    return loss, sp.simulate(sp.SGD(learning_rate, weight_decay=weight_decay), loss, rng.standard_normal(dimension),
+                             n_steps)
+
+
+@figure("spherical.periodic_collapse", f"{SPEC} §2.6 B4, P22 (Lobacheva et al. 2021)",
+        "Deterministic GD + L2 has no fixed-point equilibrium (η = 0.1, λ = 0.01, a rotated Rayleigh quotient with "
+        "eigenvalues 0..1, d = 8; 6000 steps): (a) the norm shrinks like (1−ηλ)^k (dashed guide) while the gradient on the sphere "
+        "(c) sits at round-off, so (b) the effective learning rate grows like (1−ηλ)^{-2k} until it crosses the "
+        "stability threshold 2/(λ_max − λ_min) of the minimum on the sphere (dotted); a gradient burst then "
+        "inflates the norm (Pythagorean growth) and the cycle repeats.")
+def periodic_collapse(n_steps=6000, dimension=8, learning_rate=0.1, weight_decay=0.01, seed=0):
+    loss, run = collapse_run(n_steps, dimension, learning_rate, weight_decay, seed)
+    fig, axes = new_figure(3, 1, width=7.0, height=6.6, sharex=True)
+    k = run.steps
+    axes[0].plot(k, run.radius, color=COLORS[0], label=r"$\|x_k\|$")
+    axes[0].plot(k, run.radius[0] * (1 - learning_rate * weight_decay) ** k, "--", color="k", lw=0.8,
+                 label=r"$\|x_0\|(1-\eta\lambda)^k$")
+    axes[0].set(yscale="log", ylabel=r"norm $\|x_k\|$", ylim=(0.5 * run.radius.min(), 2 * run.radius.max()),
+                title="(a) norm")
+    axes[0].legend(loc="upper right")
+    axes[1].plot(k[:-1], run.effective_learning_rate, color=COLORS[1], label=r"$\eta^e_k$")
+    axes[1].axhline(loss.stability_threshold, color="k", ls=":", lw=1,
+                    label=r"$2/(\lambda_{\max}-\lambda_{\min})$")
+    axes[1].set(yscale="log", ylabel=r"$\eta^e_k$", title="(b) effective learning rate")
+    axes[1].legend(loc="lower right")
+    axes[2].plot(k[:-1], run.sphere_grad_norm, color=COLORS[2])
+    axes[2].set(yscale="log", xlabel="step k", ylabel=r"$\|\nabla L(u_k)\|$", title="(c) gradient on the sphere")
+    return fig

@@ -1,0 +1,368 @@
+"""Tests of dynamics.spherical: bad input, limits, properties (hypothesis), the numba loop against the numpy
+reference, the figures' data, and the optional torch module."""
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dynamics import spherical as sp
+
+OPTIMIZER_FACTORIES = {
+    "SGD": lambda lr: sp.SGD(lr), "SGDM": lambda lr: sp.SGDM(lr, momentum=0.9), "SGDMRT": lambda lr: sp.SGDMRT(lr),
+    "Adam": lambda lr: sp.Adam(lr), "AdamW": lambda lr: sp.AdamW(lr), "AdaGrad": lambda lr: sp.AdaGrad(lr),
+    "AdaGradG": lambda lr: sp.AdaGradG(lr, 0.9, 1.0), "AdamS": lambda lr: sp.AdamS(lr),
+    "AdamST": lambda lr: sp.AdamST(lr), "AdamSRT": lambda lr: sp.AdamSRT(lr), "AdamG": lambda lr: sp.AdamG(lr)}
+
+
+def _losses(d=8, seed=0):
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((d, d))
+    return {"rayleigh": sp.RayleighLoss(A + A.T, noise_std=0.3, seed=1),
+            "linear": sp.RandomLinearLoss.stream(d, seed=2),
+            "linear table": sp.RandomLinearLoss(rng.standard_normal((5, d)), grad_norm=[1.0, 2.0]),
+            "bn": sp.BNLinearProbe(rng.standard_normal((2, 6, d)), np.sign(rng.standard_normal((2, 6)))),
+            "wn": sp.WNLogistic(rng.standard_normal((10, d)), np.sign(rng.standard_normal(10)), 2.0)}
+
+
+# ------------------------------------------------------------------ bad input names the parameter
+@pytest.mark.parametrize("name", sorted(OPTIMIZER_FACTORIES))
+@pytest.mark.parametrize("bad", [0.0, -0.1, math.inf, math.nan])
+def test_optimizers_reject_bad_learning_rate(name, bad):
+    with pytest.raises(ValueError, match="learning_rate"):
+        OPTIMIZER_FACTORIES[name](bad)
+
+
+@pytest.mark.parametrize("cls", [sp.SGD, sp.Adam, sp.AdamW, sp.AdaGrad, sp.AdamS, sp.AdamST, sp.AdamSRT])
+def test_optimizers_reject_negative_weight_decay(cls):
+    with pytest.raises(ValueError, match="weight_decay must be >= 0, got -0.01"):
+        cls(0.1, weight_decay=-0.01)
+
+
+@pytest.mark.parametrize("momentum", [-0.1, 1.0, 1.5])
+def test_momentum_outside_unit_interval(momentum):
+    for make in (lambda: sp.SGD(0.1, momentum=momentum), lambda: sp.SGDMRT(0.1, momentum=momentum),
+                 lambda: sp.sgdm_l2_equilibrium(0.1, 1e-3, momentum, 1.0),
+                 lambda: sp.sgdm_l2_relaxation_steps(0.1, 1e-3, momentum),
+                 lambda: sp.li_arora_equivalent(0.1, 1e-3, momentum, [1.0, 0.0])):
+        with pytest.raises(ValueError, match=r"momentum must be in \[0, 1\)"):
+            make()
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMIZER_FACTORIES))
+def test_zero_vector_is_not_a_radially_invariant_weight(name):
+    opt = OPTIMIZER_FACTORIES[name](0.1)
+    with pytest.raises(ValueError, match="x must be a nonzero vector"):
+        opt.step(np.zeros(3), np.ones(3))
+
+
+def test_zero_vector_everywhere():
+    zero = np.zeros(3)
+    for call in (lambda: sp.spherical_step(zero, np.ones(3), 1.0, 0.1), lambda: sp.angle_between(zero, np.ones(3)),
+                 lambda: sp.tangential(np.ones(3), zero), lambda: sp.transport_T(np.ones(3), zero, np.ones(3)),
+                 lambda: sp.transport_RT(np.ones(3), np.ones(3), zero),
+                 lambda: sp.li_arora_equivalent(0.1, 1e-3, 0.9, zero),
+                 lambda: sp.simulate(sp.SGD(0.1), sp.RandomLinearLoss.stream(3, seed=0), zero, 10)):
+        with pytest.raises(ValueError, match="must be a nonzero vector"):
+            call()
+    for loss in _losses(3).values():
+        with pytest.raises(ValueError, match="x must be a nonzero vector"):
+            loss.grad(zero)
+
+
+def test_closed_forms_reject_bad_parameters():
+    cases = [(lambda: sp.sgd_l2_equilibrium(0.0, 1e-3, 1.0), "learning_rate must be > 0"),
+             (lambda: sp.sgd_l2_equilibrium(0.1, -1e-3, 1.0), "weight_decay must be > 0"),
+             (lambda: sp.sgd_l2_equilibrium(0.1, 0.0, 1.0), "weight_decay must be > 0"),
+             (lambda: sp.sgd_l2_equilibrium(0.1, 1e-3, 0.0), "grad_norm must be > 0"),
+             (lambda: sp.sgd_l2_equilibrium(2.0, 0.6, 1.0), "learning_rate \\* weight_decay must be < 1"),
+             (lambda: sp.effective_lr_bounds_sgd(-0.1, 1.0, 0.5, 1.0, 3), "learning_rate must be > 0"),
+             (lambda: sp.effective_lr_bounds_sgd(0.1, 0.0, 0.5, 1.0, 3), "r0 must be > 0"),
+             (lambda: sp.effective_lr_bounds_sgd(0.1, 1.0, 2.0, 1.0, 3), "g_min must be <= g_max"),
+             (lambda: sp.effective_lr_bounds_sgd(0.1, 1.0, 0.5, 1.0, -1), "steps must be an integer >= 0"),
+             (lambda: sp.effective_lr_bounds_sgd(0.1, 1.0, 0.5, 1.0, [1.5]), "steps must hold integer"),
+             (lambda: sp.sgd_l2_invariant_interval(0.1, 1e-3, 1e-3, 1.0), "g_min and g_max"),
+             (lambda: sp.sgd_radius_sequence(1.0, 0.1, [1.0], weight_decay=-1.0), "weight_decay must be >= 0"),
+             (lambda: sp.sgd_lambda0_sandwich(1.0, [0.1, 0.2], [1.0]), "learning_rates must be a float or have shape"),
+             (lambda: sp.adam_nu([1.0], [1.0, 2.0], 4), "radii must have the shape"),
+             (lambda: sp.adam_nu([1.0], [1.0], 4, betas=(1.0, 0.9)), r"betas\[0\] must be in \[0, 1\)"),
+             (lambda: sp.theorem4_adagradg_params(0.1, 20.0, 1.0), "learning_rate \\* weight_decay must be < 1"),
+             (lambda: sp.li_arora_equivalent(0.5, 0.5, 0.9, [1.0]), "complex roots"),
+             (lambda: sp.exponential_lr_schedule(0.1, 1e-3)(10 ** 7), "overflows float64"),
+             (lambda: sp.adam_srt_b5_radius(1.0, 0.1, 0, 3), "dimension must be an integer >= 1")]
+    for call, message in cases:
+        with pytest.raises(ValueError, match=message):
+            call()
+
+
+def test_optimizer_specific_bad_input():
+    with pytest.raises(ValueError, match="eps must be >= 0"):
+        sp.Adam(0.1, eps=-1.0)
+    with pytest.raises(ValueError, match=r"betas\[1\] must be in \[0, 1\)"):
+        sp.AdamSRT(0.1, betas=(0.9, 1.0))
+    with pytest.raises(TypeError, match="betas must be a pair"):
+        sp.AdamS(0.1, betas=0.9)
+    with pytest.raises(ValueError, match="v0 must be > 0"):
+        sp.AdaGradG(0.1, 0.9, 0.0)
+    with pytest.raises(ValueError, match="x must be a unit vector for AdaGradG"):
+        sp.AdaGradG(0.1, 0.9, 1.0).step(np.array([2.0, 0.0]), np.array([0.0, 1.0]))
+    with pytest.raises(ValueError, match=r"learning_rate\(1\) must be a finite float > 0"):
+        opt = sp.SGD(lambda k: 0.1 if k == 0 else -1.0)
+        opt.step(opt.step(np.ones(2), np.array([1.0, -1.0])), np.array([1.0, -1.0]))
+    with pytest.raises(ValueError, match="grad must have the shape of x"):
+        sp.SGD(0.1).step(np.ones(3), np.ones(2))
+    with pytest.raises(ValueError, match="eps: with eps = 0 the second moment is 0"):
+        sp.Adam(0.1).step(np.array([1.0, 0.0]), np.array([0.0, 1.0]))
+    with pytest.raises(ValueError, match="learning_rate \\* weight_decay must be < 1 for AdamW"):
+        sp.AdamW(1.0, weight_decay=2.0, eps=1e-8).step(np.ones(2), np.array([1.0, -1.0]))
+    opt = sp.SGD(0.1, momentum=0.5)
+    opt.step(np.ones(3), np.ones(3))
+    with pytest.raises(ValueError, match="call reset"):
+        opt.step(np.ones(2), np.ones(2))
+
+
+def test_spherical_step_bad_input_and_h1():
+    x = np.array([1.0, 0.0])
+    with pytest.raises(ValueError, match="b must be strictly positive"):
+        sp.spherical_step(x, [1.0, 1.0], [1.0, 0.0], 0.1)
+    with pytest.raises(ValueError, match="b must be > 0"):
+        sp.spherical_step(x, [1.0, 1.0], -1.0, 0.1)
+    with pytest.raises(ValueError, match=r"\(H1\)"):
+        sp.spherical_step(x, [20.0, 0.0], 1.0, 0.1)  # the step overshoots the origin along u
+    with pytest.raises(ValueError, match="a must have the shape of x"):
+        sp.spherical_step(x, [1.0], 1.0, 0.1)
+
+
+def test_simulate_bad_input():
+    loss = sp.RandomLinearLoss.stream(4, seed=0)
+    with pytest.raises(ValueError, match="x0 must have shape"):
+        sp.simulate(sp.SGD(0.1), loss, np.ones(3), 5)
+    with pytest.raises(ValueError, match="n_steps must be an integer >= 0"):
+        sp.simulate(sp.SGD(0.1), loss, np.ones(4), -1)
+    with pytest.raises(ValueError, match="engine must be one of"):
+        sp.simulate(sp.SGD(0.1), loss, np.ones(4), 5, engine="jax")
+    with pytest.raises(TypeError, match="optimizer must be"):
+        sp.simulate(object(), loss, np.ones(4), 5)
+    with pytest.raises(ValueError, match=r"\(H1\)"):
+        sp.simulate(sp.SGD(10.0, weight_decay=0.5), loss, np.ones(4), 5)
+    with pytest.raises(ValueError, match="x0 must be a unit vector for AdaGradG"):
+        sp.simulate(sp.AdaGradG(0.1, 0.9, 1.0), loss, np.ones(4), 5)
+
+
+def test_losses_bad_input():
+    with pytest.raises(ValueError, match="H must be symmetric"):
+        sp.RayleighLoss([[1.0, 2.0], [0.0, 1.0]])
+    with pytest.raises(ValueError, match="noise_std must be >= 0"):
+        sp.RayleighLoss(np.eye(2), noise_std=-1.0)
+    with pytest.raises(ValueError, match="grad_norm must be > 0"):
+        sp.RandomLinearLoss(np.ones((2, 3)), grad_norm=0.0)
+    with pytest.raises(ValueError, match="targets must hold labels"):
+        sp.BNLinearProbe(np.ones((3, 2)), [1.0, 0.0, 1.0])
+    with pytest.raises(ValueError, match="the batch variance of S x is 0"):
+        sp.BNLinearProbe(np.ones((3, 2)), [1.0, -1.0, 1.0]).grad([1.0, 0.5])
+    with pytest.raises(ValueError, match="gamma must be > 0"):
+        sp.WNLogistic(np.ones((2, 2)), [1.0, -1.0], 0.0)
+    with pytest.raises(ValueError, match="k must be an integer >= 0"):
+        sp.RandomLinearLoss.stream(3, seed=0).grad(np.ones(3), k=-1)
+
+
+# ------------------------------------------------------------------ limits and special cases
+def test_bounds_at_step_zero_and_large_steps():
+    bounds = sp.effective_lr_bounds_sgd(0.3, 2.0, 0.5, 1.5, [0, 1, 10 ** 8])
+    assert bounds.lower[0] == bounds.upper[0] == pytest.approx(0.3 / 4.0, rel=1e-15)
+    assert np.all(bounds.lower <= bounds.upper)
+    k = 10 ** 8  # √k η^e within [1/(√2 G), 1/(√2 g_min)] asymptotically
+    assert math.sqrt(k) * bounds.lower[-1] == pytest.approx(1 / (math.sqrt(2) * 1.5), rel=1e-3)
+    assert math.sqrt(k) * bounds.upper[-1] == pytest.approx(1 / (math.sqrt(2) * 0.5), rel=1e-3)
+
+
+def test_sgdm_equilibrium_at_zero_momentum_is_the_leading_order_of_sgd():
+    for eta, lam in ((0.1, 1e-3), (0.5, 0.01), (1e-3, 1e-5)):
+        exact, leading = sp.sgd_l2_equilibrium(eta, lam, 2.0), sp.sgdm_l2_equilibrium(eta, lam, 0.0, 2.0)
+        for a, b in zip(exact, leading):
+            assert abs(a / b - 1) <= eta * lam  # they differ by O(ηλ)
+        assert exact.radius == pytest.approx(exact.radius_fourth_power ** 0.25)
+
+
+def test_relaxation_limits_and_map_fixed_point():
+    eq = sp.sgd_l2_equilibrium(0.1, 1e-3, 1.5)
+    assert sp.sgd_l2_relaxation(2.0, 0.1, 1e-3, 1.5, 0) == pytest.approx(16.0)
+    assert sp.sgd_l2_relaxation(2.0, 0.1, 1e-3, 1.5, 10 ** 7) == pytest.approx(eq.radius_fourth_power, rel=1e-12)
+    s_star = math.sqrt(eq.radius_fourth_power)
+    assert sp.sgd_l2_radius_map(s_star, 0.1, 1e-3, 1.5) == pytest.approx(s_star, rel=1e-14)
+    assert math.cos(eq.angle) == pytest.approx(1 - 0.1 * 1e-3, rel=1e-15)
+
+
+def test_equivalences_reduce_at_zero_momentum_and_zero_decay():
+    x0 = np.array([3.0, 4.0])
+    eq = sp.li_arora_equivalent(0.05, 1e-3, 0.0, x0)
+    schedule = sp.exponential_lr_schedule(0.05, 1e-3)
+    assert eq.alpha == pytest.approx(1 - 0.05 * 1e-3, rel=1e-15)
+    assert np.allclose(eq.schedule(np.arange(10)), schedule(np.arange(10)), rtol=1e-13)
+    assert np.allclose(eq.initial_buffer, -1e-3 * x0 / (1 - 0.05e-3), rtol=1e-12)  # −(1−α)x₀/(ηα) = −λx₀/(1−ηλ)
+    params = sp.theorem4_adagradg_params(0.1, 0.0, 2.0)
+    assert np.allclose(params, (1.0, 1 / math.sqrt(2), 16.0 / (2 * 0.01)), rtol=1e-14)
+    assert sp.exponential_lr_schedule(0.1, 0.0)(5) == 0.1
+
+
+def test_nu_reduces_to_the_first_step_and_R_form_without_radius_change():
+    g, r = np.array([2.0, 1.0, 3.0]), np.full(3, 1.7)
+    # with a constant radius the rescaled and the plain second moments coincide
+    assert np.allclose(sp.adam_nu(g, r, 5, weight_decay=0.2), sp.adam_nu_R(g, r, 5, weight_decay=0.2), rtol=1e-14)
+    assert sp.adam_nu([2.0], [3.0], 4)[0] == pytest.approx(1.0)
+
+
+def test_order2_radius_is_below_the_exact_radius():
+    rng = np.random.default_rng(0)
+    g = rng.uniform(0.1, 2.0, 500)
+    exact = sp.sgd_radius_sequence(1.3, 0.2, g, weight_decay=0.01) ** 4
+    order2 = sp.sgd_order2_radius4(1.3, 0.2, g, weight_decay=0.01)
+    assert np.all(order2 <= exact * (1 + 1e-14))
+    assert order2[0] == exact[0]
+
+
+# ------------------------------------------------------------------ properties (hypothesis)
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 12), st.integers(0, 2 ** 32 - 1), st.floats(1e-3, 0.5), st.booleans())
+def test_spherical_step_reproduces_any_step(d, seed, lr, scalar_b):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(d) * rng.uniform(0.2, 5.0)
+    a = rng.standard_normal(d)
+    b = float(rng.uniform(0.5, 2.0)) if scalar_b else rng.uniform(0.5, 2.0, d)
+    x_next = x - lr * a / b
+    scale = b if scalar_b else np.linalg.norm(b) / math.sqrt(d)
+    r = np.linalg.norm(x)
+    c = r * a if scalar_b else r * a * scale / b
+    if 1 - lr / (r * r * scale) * (c @ x / r) <= 0.05:
+        with pytest.raises(ValueError, match=r"\(H1\)") if 1 - lr / (r * r * scale) * (c @ x / r) <= 0 else _nothing():
+            sp.spherical_step(x, a, b, lr)
+        return
+    step = sp.spherical_step(x, a, b, lr)
+    assert np.allclose(step.r_next * step.u_next, x_next, rtol=1e-12, atol=1e-12 * np.linalg.norm(x))
+    assert abs(np.linalg.norm(step.u_next) - 1) < 1e-14
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 10), st.integers(0, 2 ** 32 - 1))
+def test_transport_properties(d, seed):
+    rng = np.random.default_rng(seed)
+    x_prev, x_new, a = rng.standard_normal(d), rng.standard_normal(d), rng.standard_normal(d)
+    u_new = x_new / np.linalg.norm(x_new)
+    T = sp.transport_T(a, x_prev, x_new)
+    assert abs(T @ u_new) <= 1e-13 * np.linalg.norm(a)
+    assert np.allclose(sp.rescale_R(T, x_prev, x_new), sp.transport_RT(a, x_prev, x_new), atol=1e-13 * np.linalg.norm(a))
+    # parallel transport is an isometry on tangent vectors
+    u_prev = x_prev / np.linalg.norm(x_prev)
+    v = sp.tangential(a, u_prev)
+    if 1 + u_prev @ u_new > 1e-6:
+        moved = sp.parallel_transport(u_prev, u_new, v)
+        assert np.linalg.norm(moved) == pytest.approx(np.linalg.norm(v), rel=1e-12, abs=1e-14)
+        assert abs(moved @ u_new) <= 1e-12 * max(np.linalg.norm(v), 1.0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(sorted(_losses())), st.floats(1e-3, 1e3), st.integers(0, 50), st.integers(0, 10 ** 6))
+def test_losses_are_radially_invariant(name, rho, k, seed):
+    loss = _losses()[name]
+    x = np.random.default_rng(seed).standard_normal(loss.dimension)
+    assert loss.value(rho * x, k) == pytest.approx(loss.value(x, k), rel=1e-13, abs=1e-14)
+    assert np.allclose(rho * loss.grad(rho * x, k), loss.grad(x, k), rtol=1e-12, atol=1e-14)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(1e-9, 3.0), st.integers(2, 8))
+def test_angle_between_is_accurate_and_symmetric(theta, d):
+    u = np.zeros(d)
+    u[0] = 1.0
+    v = np.zeros(d)
+    v[0], v[1] = math.cos(theta), math.sin(theta)
+    assert sp.angle_between(u, 3.0 * v) == pytest.approx(theta, rel=1e-14)
+    assert sp.angle_between(v, u) == pytest.approx(theta, rel=1e-14)
+
+
+# ------------------------------------------------------------------ the compiled loop mirrors the numpy reference
+@pytest.mark.parametrize("loss_name", sorted(_losses()))
+def test_numba_loop_matches_numpy_reference(loss_name):
+    loss = _losses()[loss_name]
+    x0 = np.random.default_rng(5).standard_normal(loss.dimension)
+    optimizers = [sp.SGD(0.05), sp.SGD(lambda k: 0.02 * (1 + 0.01 * k), 0.9, 0.1), sp.SGDMRT(0.02, 0.9, 0.1),
+                  sp.Adam(0.01, weight_decay=0.1), sp.Adam(0.01, eps=1e-8, eps_inside_sqrt=True), sp.AdamW(0.01, weight_decay=0.1),
+                  sp.AdaGrad(0.05, weight_decay=0.01, initial_accumulator=0.1), sp.AdaGradG(0.3, 0.99, 2.0),
+                  sp.AdamS(0.01, weight_decay=0.1), sp.AdamST(0.01, weight_decay=0.1),
+                  sp.AdamSRT(0.01, eps=1e-8, weight_decay=0.1), sp.AdamG(0.01, eps=1e-8)]
+    for opt in optimizers:
+        start = x0 / np.linalg.norm(x0) if isinstance(opt, sp.AdaGradG) else x0
+        compiled = sp.simulate(opt, loss, start, 60, record_every=7)
+        reference = sp.simulate(opt, loss, start, 60, record_every=7, engine="numpy")
+        for field in ("radius", "effective_learning_rate", "sphere_grad_norm", "loss"):
+            assert np.allclose(getattr(compiled, field), getattr(reference, field), rtol=1e-11, atol=1e-13), (opt, field)
+        assert np.allclose(compiled.angle, reference.angle, rtol=1e-9, atol=1e-14), opt
+        assert np.array_equal(compiled.direction_steps, reference.direction_steps)
+        assert np.allclose(compiled.directions, reference.directions, atol=1e-12), opt
+        assert opt.state["step"] == 0  # simulate leaves the optimizer's state alone
+
+
+def test_simulate_records_and_initial_buffer():
+    loss = sp.RandomLinearLoss.stream(5, seed=3)
+    run = sp.simulate(sp.SGD(0.1), loss, np.ones(5), 10, record_every=4)
+    assert run.direction_steps.tolist() == [0, 4, 8, 10]
+    assert run.radius.shape == (11,) and run.effective_learning_rate.shape == (10,)
+    assert np.allclose(run.final_x, sp.simulate(sp.SGD(0.1), loss, np.ones(5), 10, engine="numpy").final_x)
+    buffer = np.full(5, 0.3)
+    a = sp.simulate(sp.SGD(0.1, 0.9, initial_buffer=buffer), loss, np.ones(5), 10)
+    b = sp.simulate(sp.SGD(0.1, 0.9, initial_buffer=buffer), loss, np.ones(5), 10, engine="numpy")
+    c = sp.simulate(sp.SGD(0.1, 0.9), loss, np.ones(5), 10)
+    assert np.allclose(a.radius, b.radius, rtol=1e-13) and not np.allclose(a.radius, c.radius)
+
+
+def test_optimizer_state_names_and_reset():
+    x, g = np.array([1.0, 2.0]), np.array([2.0, -1.0])
+    for opt, keys in ((sp.SGD(0.1, 0.9), {"momentum_buffer"}), (sp.Adam(0.1), {"exp_avg", "exp_avg_sq"}),
+                      (sp.AdaGrad(0.1), {"sum"}), (sp.AdaGradG(0.1, 0.9, 1.0), {"v"})):
+        start = x / np.linalg.norm(x) if isinstance(opt, sp.AdaGradG) else x
+        out = opt.step(start, g)
+        assert keys <= set(opt.state) and opt.state["step"] == 1 and out is not start
+        opt.reset()
+        assert opt.state["step"] == 0 and "exp_avg" not in opt.state
+    assert x.tolist() == [1.0, 2.0] and g.tolist() == [2.0, -1.0]  # inputs untouched
+
+
+def test_random_linear_stream_is_shared_and_seeded():
+    a, b = sp.RandomLinearLoss.stream(6, seed=7), sp.RandomLinearLoss.stream(6, seed=7)
+    x = np.ones(6)
+    assert np.array_equal(a.grad(x, 12), b.grad(x, 12))
+    assert not np.array_equal(a.grad(x, 12), a.grad(x, 13))
+    draws = np.array([a.value(np.eye(6)[0], k) for k in range(4000)])  # w_k[0] ~ N(0, 1)
+    assert abs(draws.mean()) < 5 / math.sqrt(4000) and abs(draws.var() - 1) < 5 * math.sqrt(2 / 4000)
+
+
+# ------------------------------------------------------------------ import hygiene and the optional torch module
+def test_import_is_light_and_compiles_nothing():
+    """Importing the package (on top of the numerics core, which brings numba) takes < 1 s, compiles no kernel and
+    does not import torch."""
+    code = ("import sys, time; import dynamics.numerics; t = time.perf_counter(); import dynamics.spherical as sp; "
+            "elapsed = time.perf_counter() - t; import numba; "
+            "from dynamics.spherical import _kernels, _closed_forms, _rng; "
+            "compiled = [f for f in (_kernels.simulate_kernel, _kernels.loss_grad, _closed_forms._radius_kernel, "
+            "_rng.fill_normals) if f.signatures]; "
+            "print('torch' in sys.modules, compiled, elapsed < 1.0)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")[0]
+    assert out == "False [] True", out
+
+
+def test_torch_optim_without_torch_raises_a_clear_import_error():
+    code = ("import sys; sys.modules['torch'] = None\n"
+            "try:\n    import dynamics.spherical.torch_optim\nexcept ImportError as e:\n    print(e)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "dynamics.spherical.torch_optim needs torch" in out
