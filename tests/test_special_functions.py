@@ -107,3 +107,18 @@ def test_mp_integrate_checks_f():
         nx.mp_integrate(lambda lam: 1.0 / (lam - lam), 1.0)
     many = nx.mp_integrate(lambda lam: np.exp(-np.outer([0.0, 1.0], lam)), 0.5)
     assert many.shape == (2,) and many[0] == pytest.approx(0.5, rel=1e-13)
+
+
+def test_ufunc_and_kernel_caches_do_not_collide(tmp_path):
+    """Regression: the lazily compiled ufuncs were built from the kernels' own Python functions, so both wrote
+    the same disk-cache entry and a later process loaded the ufunc's code as the kernel's (a segfault)."""
+    import subprocess
+    import sys
+
+    env = dict(__import__("os").environ, NUMBA_CACHE_DIR=str(tmp_path))
+    first = "import numpy as np; from dynamics import numerics as nx; print(float(nx.normal_logcdf(np.array([-1.0]))[0]))"
+    second = "from dynamics import numerics as nx; print(nx.normal_logcdf_kernel(-1.0), nx.normal_cdf_kernel(0.0))"
+    outputs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+               for code in (first, second, first)]
+    assert all(out.returncode == 0 for out in outputs), [out.stderr[-300:] for out in outputs]
+    assert outputs[1].stdout.split() == [outputs[0].stdout.strip(), "0.5"]

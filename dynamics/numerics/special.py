@@ -121,13 +121,27 @@ def log_binom_sf_kernel(k, n, p):
     return top + math.log(acc)
 
 
-def _ufunc(kernel):
-    """A numpy ufunc of a scalar kernel, compiled on first call (not at import) and cached on disk."""
-    return nb.vectorize(cache=True)(kernel.py_func)
+# The ufuncs compile on first call (not at import) and are cached on disk. Each is its own Python function:
+# a ufunc compiled from a kernel's own py_func would share the kernel's cache entry (same qualified name and
+# line), and a later process could load the ufunc's machine code as the kernel's (a segfault, seen).
+@nb.vectorize(cache=True)
+def _NORMAL_PDF(x):
+    return normal_pdf_kernel(x)
 
 
-_NORMAL_PDF, _NORMAL_CDF, _NORMAL_LOGCDF, _NORMAL_PPF = map(
-    _ufunc, (normal_pdf_kernel, normal_cdf_kernel, normal_logcdf_kernel, normal_ppf_kernel))
+@nb.vectorize(cache=True)
+def _NORMAL_CDF(x):
+    return normal_cdf_kernel(x)
+
+
+@nb.vectorize(cache=True)
+def _NORMAL_LOGCDF(x):
+    return normal_logcdf_kernel(x)
+
+
+@nb.vectorize(cache=True)
+def _NORMAL_PPF(q):
+    return normal_ppf_kernel(q)
 
 
 def _apply(ufunc, arr):
