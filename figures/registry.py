@@ -90,9 +90,12 @@ def render_many(ids, out_dir, jobs=1, progress=None):
     ids = list(ids)
     wrap = progress or (lambda iterable: iterable)
     if jobs == 1:
-        for spec_id in wrap(ids):
-            paths, seconds = render(get(spec_id), out_dir)
-            yield spec_id, paths, seconds
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1):  # small matrices: a threaded BLAS only contends (as in the workers)
+            for spec_id in wrap(ids):
+                paths, seconds = render(get(spec_id), out_dir)
+                yield spec_id, paths, seconds
         return
     from joblib import Parallel, delayed, parallel_config
 

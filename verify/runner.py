@@ -17,16 +17,29 @@ _FIELDS = ("measured", "tolerance", "comparison", "passed", "verdict", "seconds"
            "printed_error", "reject_above")
 
 
-def _run_unit(claim_id, device, seed_offset):
-    """In a worker: run one claim with one BLAS and numba thread; return its result fields (plain values).
+@contextmanager
+def one_thread():
+    """One BLAS/OpenMP thread (threadpoolctl) and one numba thread inside the block, restored afterwards.
 
-    loky workers start with the thread variables set (``inner_max_num_threads=1``); a Dask worker has already
-    imported numpy, so the limits are applied here as well (threadpoolctl for BLAS/OpenMP, numba's own)."""
+    Every claim runs so, serially or in a worker: the claims' matrices are small (a threaded BLAS on a busy
+    machine was measured 100x slower on them), and a threaded reduction rounds differently, which would make
+    a parallel run's values differ from a serial run's."""
     import numba
     from threadpoolctl import threadpool_limits
 
+    previous = numba.get_num_threads()
     numba.set_num_threads(1)
-    with threadpool_limits(limits=1):
+    try:
+        with threadpool_limits(limits=1):
+            yield
+    finally:
+        numba.set_num_threads(previous)
+
+
+def _run_unit(claim_id, device, seed_offset):
+    """In a worker: run one claim with one thread; return its result fields (plain values). loky workers start
+    with the thread variables set; a Dask worker has numpy loaded already, hence :func:`one_thread` here too."""
+    with one_thread():
         claims = registry.load_all()
         result = registry.run_claim(claims[claim_id], registry.RunContext(device, seed_offset))
     return {name: getattr(result, name) for name in _FIELDS}
@@ -51,10 +64,11 @@ def run_units(units, jobs=1, dask_address=None, progress=None):
     units = list(units)
     if jobs == 1 and dask_address is None:
         results = []
-        for claim_, context in units:
-            results.append(registry.run_claim(claim_, context))
-            if progress:
-                progress(results[-1])
+        with one_thread():
+            for claim_, context in units:
+                results.append(registry.run_claim(claim_, context))
+                if progress:
+                    progress(results[-1])
         return results
     from joblib import Parallel, delayed, parallel_config
 
