@@ -1,166 +1,340 @@
 """The approximate bipartite closed form (Eqs 4.2.11–4.2.16, App. .2.37–.2.41), its fixed points A, B, C,
 and the log-time ODE for the roots a_i.
 
-Each group i (fast: p₁ = p, σ₁ = 1; slow: p₂ = d − p, σ₂ = 1/κ) is a Case-1 problem in its own units, the
-other group's unlearnt signal acting as noise (spec §2.5):
+Each group i (fast: p₁ = n_fast, σ₁ = 1; slow: p₂ = d − n_fast, σ₂ = 1/κ) is a Case-1 problem in its own units,
+the other group's unlearnt signal acting as noise (spec §2.5):
 
-    α_i = n/p_i,   λ_eff = λ + 1/(η_i t),   λ̃_i = (d/p_i) λ_eff/σ_i²                       (4.2.11–4.2.12)
+    α_i = n/p_i,   λ_eff,i = λ + 1/(η_i k),   λ̃_i = (d/p_i) λ_eff,i/σ_i²                   (4.2.11–4.2.12)
     a_i = ½[1 + α_i + λ̃_i + sqrt((1 + α_i + λ̃_i)² − 4α_i)]   (stable root, E12)           (4.2.13)
     R_i = n/(a_i d),   b_i = α_i/(a_i² − α_i)                                             (4.2.14)
     c_i = 1 + σ_ε² − 2R_j − ((2 − a_i)/a_i)(n/d),   j ≠ i   (R_j, not the printed R_i: E13) (4.2.16)
     Q₁ = (b₁b₂c₂ + b₁c₁)/(1 − b₁b₂),   Q₂ = (b₁b₂c₁ + b₂c₂)/(1 − b₁b₂)                  (4.2.15, .2.41)
 
-Time conventions (spec §3): ``t`` counts GD steps of learning rate η; λ_eff = λ + 1/(ηt) is the analytic
-time-to-ridge map (Eq 4.2.22). The authors' "analytic mode" is η = 1/4 (:data:`ANALYTIC_ETA`), plotted at x = t + 1;
-their ridge λ_c maps to ``ridge = λ_c/η``. Per-group learning rates η_i = η/σ_i² (preconditioning P = VΣ⁻²Vᵀ,
-spec P18) make both groups learn on the fast time scale.
+Time convention (spec §3): ``steps`` k counts GD steps of learning rate η (real values allowed); the analytic
+time-to-weight-decay map is λ_eff = λ + 1/(ηk) (Eq 4.2.22, :func:`effective_weight_decay`). The authors' "analytic
+mode" is η = 1/4 (:data:`ANALYTIC_LEARNING_RATE`) on the grid :func:`analytic_steps`, plotted at k + 1; their
+code's weight decay λ_c maps to ``weight_decay = λ_c/η`` (:func:`code_weight_decay_to_api`). Per-group learning
+rates η_i = η/σ_i² (preconditioning P = VΣ⁻²Vᵀ, spec P18) make both groups learn on the fast time scale.
 
-Log-time ODE (spec §2.5, P19): with τ = ln t, dλ̃_i/dτ = −(λ̃_i − λ̃_i(∞)) and
+Log-time ODE (spec §2.5, P19): with τ = ln k, dλ̃_i/dτ = −(λ̃_i − λ̃_i(∞)) and
 da_i/dτ = (dλ̃_i/dτ)·a_i/(2a_i − 1 − α_i − λ̃_i), started deep in the λ̃ ≫ 1 regime from the series of the root.
 """
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
 
-from dynamics.numerics import (as_finite_array, require_array_in_range, require_choice, require_in_range,
-                               require_integer, require_positive, solve_ode)
-from ._common import check_bipartite, check_noise, check_noise_ridge, check_times, order_parameters
+from dynamics.numerics import (require_array_in_range, require_bool, require_choice,
+                               require_finite_result, require_in_range, require_integer, require_output_times,
+                               require_positive, require_times, solve_ode)
+from ._common import OrderParameterCurve, OrderParameters, check_bipartite, check_noise_std, order_parameters
 from ._replica import _stable_root
 
-ANALYTIC_ETA = 0.25
+#: The learning rate of the authors' analytic mode (ησ₁² = 1/4: their s₁ = 0.5).
+ANALYTIC_LEARNING_RATE = 0.25
 
 
-def effective_ridge(t, eta, ridge=0.0):
-    """λ_eff = λ + 1/(ηt) (Eq 4.2.22): the ridge that the analytic theory assigns to GD time t (t = 0 gives inf)."""
-    t = check_times("t", t)
-    eta = require_positive("eta", eta)
-    ridge = require_positive("ridge", ridge, allow_zero=True)
-    return ridge + _inverse_time(t, eta)
+def effective_weight_decay(steps, learning_rate, weight_decay=0.0) -> np.ndarray:
+    """λ_eff = λ + 1/(ηk) (Eq 4.2.22): the weight decay that the analytic theory assigns to GD step k.
+
+    Parameters
+    ----------
+    steps : float or array_like
+        GD steps k >= 0 (0 gives inf, inf gives λ).
+    learning_rate : float
+        η > 0.
+    weight_decay : float
+        Explicit weight decay λ >= 0.
+
+    Returns
+    -------
+    ndarray
+        λ_eff, of the shape of ``steps``.
+
+    Examples
+    --------
+    >>> effective_weight_decay([0.0, 4.0, np.inf], 0.25, 0.1)
+    array([inf, 1.1, 0.1])
+    """
+    steps = require_times("steps", steps)
+    learning_rate = require_positive("learning_rate", learning_rate)
+    weight_decay = require_positive("weight_decay", weight_decay, allow_zero=True)
+    return weight_decay + _inverse_steps(steps, learning_rate)
 
 
-def analytic_times(num=300, log10_min=-3.0, log10_max=8.0):
-    """The authors' analytic time grid t = 10^linspace(−3, 8, 300); curves are plotted at x = t + 1."""
+def analytic_steps(num=300, log10_min=-3.0, log10_max=8.0) -> np.ndarray:
+    """The authors' analytic grid of GD steps k = 10^linspace(−3, 8, 300) (spec §3); curves are plotted at k + 1.
+
+    Parameters
+    ----------
+    num : int
+        Number of points, 2 <= num <= 1e7.
+    log10_min, log10_max : float
+        Decades of the first and last step, −300 <= log10_min < log10_max <= 300.
+
+    Returns
+    -------
+    ndarray
+        Shape (num,).
+
+    Examples
+    --------
+    >>> analytic_steps(3, -1, 1)
+    array([ 0.1,  1. , 10. ])
+    """
     num = require_integer("num", num, 2, 10_000_000)
     log10_min = require_in_range("log10_min", log10_min, -300, 300)
     log10_max = require_in_range("log10_max", log10_max, log10_min, 300, low_open=True)
     return np.logspace(log10_min, log10_max, num)
 
 
-def code_ridge_to_api(code_ridge, eta=ANALYTIC_ETA):
-    """The analytic code's ridge λ_c (λ_eff = λ_c + 1/t at ησ₁² = 1/4) as the API's ridge λ_c/η."""
-    code_ridge = np.asarray(as_finite_array("code_ridge", code_ridge))
-    if np.any(code_ridge < 0):
-        raise ValueError(f"code_ridge must be >= 0, got {code_ridge[code_ridge < 0].flat[0]:g}")
-    return code_ridge / require_positive("eta", eta)
+def code_weight_decay_to_api(code_weight_decay, learning_rate=ANALYTIC_LEARNING_RATE) -> np.ndarray:
+    """The analytic code's weight decay λ_c (λ_eff = λ_c + 1/k at ησ₁² = 1/4) as this API's ``weight_decay``
+    λ_c/η (spec B.1, Fig 4.5).
+
+    Parameters
+    ----------
+    code_weight_decay : float or array_like
+        λ_c >= 0.
+    learning_rate : float
+        η > 0 (default 1/4, the analytic mode).
+
+    Returns
+    -------
+    ndarray
+        λ_c/η; a ``ValueError`` if it leaves float64.
+
+    Examples
+    --------
+    >>> code_weight_decay_to_api([0.0, 0.1])
+    array([0. , 0.4])
+    """
+    code = require_array_in_range("code_weight_decay", code_weight_decay, 0.0, np.inf)
+    learning_rate = require_positive("learning_rate", learning_rate)
+    with np.errstate(over="ignore"):
+        api = code / learning_rate
+    return require_finite_result(api, "code_weight_decay/learning_rate",
+                                 "code_weight_decay is too large for this learning_rate")
 
 
-def _inverse_time(t, eta):
-    with np.errstate(divide="ignore", over="ignore"):  # t -> 0 is the λ_eff = inf limit
-        return np.where(t > 0, 1.0 / (eta * np.where(t > 0, t, 1.0)), np.inf)
+def _inverse_steps(steps, learning_rate):
+    with np.errstate(divide="ignore", over="ignore"):  # k -> 0 is the λ_eff = inf limit
+        return np.where(steps > 0, 1.0 / (learning_rate * np.where(steps > 0, steps, 1.0)), np.inf)
 
 
-def _group_setup(n, d, p, kappa, eta, per_group_learning_rate):
-    sizes = np.array([p, d - p])
+def _check_learning_rates(learning_rate):
+    """η as a pair (fast, slow): a scalar applies to both groups."""
+    if np.ndim(learning_rate) == 0:
+        eta = require_positive("learning_rate", learning_rate)
+        return np.array([eta, eta])
+    rates = require_array_in_range("learning_rate", learning_rate, 0.0, np.inf, low_open=True)
+    if rates.shape != (2,):
+        raise ValueError(f"learning_rate must be a scalar or a pair (fast, slow), got shape {rates.shape}")
+    return rates
+
+
+def _group_setup(n, d, p, kappa, learning_rate, per_group_learning_rate):
+    sizes = np.array([p, d - p], dtype=float)
     sigma2 = np.array([1.0, 1.0 / kappa ** 2])
-    etas = eta / sigma2 if per_group_learning_rate else np.array([eta, eta])
+    etas = _check_learning_rates(learning_rate)
+    if require_bool("per_group_learning_rate", per_group_learning_rate):
+        etas = etas / sigma2
     return n / sizes, sizes, sigma2, etas
 
 
-def _group_ridges(t, d, sizes, sigma2, etas, ridge):
-    """λ̃_i(t) for i = 1, 2, shape (2,) + t.shape."""
+def _group_weight_decays(steps, d, sizes, sigma2, etas, weight_decay):
+    """λ̃_i(k) for i = 1, 2, shape (2,) + broadcast shape."""
     with np.errstate(over="ignore", divide="ignore"):  # overflow to inf is the not-yet-learning limit a_i = inf
-        return np.stack([(d / sizes[i]) * (ridge + _inverse_time(t, etas[i])) / sigma2[i] for i in range(2)])
+        return np.stack(np.broadcast_arrays(*[(d / sizes[i]) * (weight_decay + _inverse_steps(steps, etas[i]))
+                                              / sigma2[i] for i in range(2)]))
 
 
-def bipartite_from_roots(a1, a2, n, d, p, noise=0.0, c_overlap="other"):
-    """Eqs 4.2.14–4.2.16 from the roots a_i (a_i = inf: group i not yet learning).
+class BipartiteRoots(NamedTuple):
+    """The roots a₁(k), a₂(k) of Eq 4.2.13 for the fast and slow groups along ``steps`` (arrays of the shape of
+    ``steps``, broadcast against ``weight_decay``); a_i = inf where group i has not started learning.
 
-    ``c_overlap="other"`` uses R_j (j ≠ i) in c_i, the corrected form (E13); ``"own"`` uses R_i as printed in
-    the source. a_i must be the larger root, a_i >= max(1, α_i) (or inf), and n > d, 0 < p < d. Raises if
-    1 − b₁b₂ <= 0 (the approximation's validity condition, spec §2.5).
+    Examples
+    --------
+    >>> bipartite_roots([0.0], 110, 100, 70, 30.0).a1.tolist()
+    [inf]
+    """
+
+    steps: np.ndarray
+    a1: np.ndarray
+    a2: np.ndarray
+
+
+def bipartite_from_roots(a1, a2, n_samples, n_features, n_fast, noise_std=0.0, c_overlap="other") -> OrderParameters:
+    """Eqs 4.2.14–4.2.16 from the roots a_i of Eq 4.2.13 (a_i = inf: group i not yet learning).
+
+    Parameters
+    ----------
+    a1, a2 : float or array_like
+        The larger roots, a_i >= max(1, n/p_i) or inf; they must broadcast against each other.
+    n_samples, n_features, n_fast : int
+        n > d >= 2 and 1 <= n_fast < d.
+    noise_std : float
+        Label-noise standard deviation σ_ε in [0, 1e100].
+    c_overlap : {"other", "own"}
+        "other" uses R_j (j ≠ i) in c_i, the corrected form (E13); "own" uses R_i as printed in the source.
+
+    Returns
+    -------
+    OrderParameters
+        R, Q, both generalisation errors and R1, R2, Q1, Q2, of the broadcast shape of the roots.
+
+    Raises
+    ------
+    ValueError
+        If 1 − b₁b₂ <= 0 (the approximation's validity condition, spec §2.5).
+
+    Examples
+    --------
+    >>> r = bipartite_from_roots(np.inf, np.inf, 110, 100, 70)   # no group learning yet
+    >>> float(r.R), float(r.Q), float(r.generalization_error)
+    (0.0, 0.0, 0.5)
     """
     require_choice("c_overlap", c_overlap, ("other", "own"))
-    n, d, p, _ = check_bipartite(n, d, p, 1.0)
-    noise = check_noise(noise)
+    n, d, p, _ = check_bipartite(n_samples, n_features, n_fast, 1.0)
+    noise_std = check_noise_std(noise_std)
     roots = []
     for name, value, size in (("a1", a1, p), ("a2", a2, d - p)):
-        arr = check_times(name, value)  # real, no NaN, inf allowed (group not yet learning)
+        arr = require_times(name, value)  # real, no NaN, +inf allowed (group not yet learning)
         floor = max(1.0, n / size)
         # the larger root of Eq 4.2.13 is >= max(1, α_i); allow round-off of the closed form or an ODE
         if np.any(arr < floor * (1.0 - 1e-9)):
-            raise ValueError(f"{name} must be >= max(1, n/p_{name[1]}) = {floor:g} (the larger root of Eq 4.2.13), "
-                             f"got {np.min(arr):g}")
+            raise ValueError(f"{name} must be >= max(1, n_samples/p_{name[1]}) = {floor:g} (the larger root of "
+                             f"Eq 4.2.13), got {np.min(arr):g}")
         roots.append(arr)
     try:
         a = np.stack(np.broadcast_arrays(*roots))
     except ValueError:
         raise ValueError(f"a1 (shape {roots[0].shape}) and a2 (shape {roots[1].shape}) must broadcast") from None
-    alpha = (n / np.array([p, d - p])).reshape((2,) + (1,) * (a.ndim - 1))
+    return _from_roots(a, n, d, p, noise_std, c_overlap)
+
+
+def _from_roots(a, n, d, p, noise_std, c_overlap, steps=None):
+    alpha = (n / np.array([p, d - p], dtype=float)).reshape((2,) + (1,) * (a.ndim - 1))
     R = n / (a * d)
     root_alpha = np.sqrt(alpha)
     with np.errstate(over="ignore"):  # a_i² overflows only where b_i = 0 (group not learning)
         b = alpha / ((a - root_alpha) * (a + root_alpha))
     overlap = R[::-1] if c_overlap == "other" else R
-    c = 1.0 + noise * noise - 2.0 * overlap - (2.0 / a - 1.0) * (n / d)
+    c = 1.0 + noise_std * noise_std - 2.0 * overlap - (2.0 / a - 1.0) * (n / d)
     coupling = 1.0 - b[0] * b[1]
     if np.any(~(coupling > 0)):
         raise ValueError(f"1 - b1*b2 must be > 0 for the bipartite approximation, got {np.min(coupling):.3g} "
-                         f"(n={n:g}, d={d:g}, p={p:g})")
+                         f"(n_samples={n}, n_features={d}, n_fast={p})")
     Q1 = (b[0] * b[1] * c[1] + b[0] * c[0]) / coupling
     Q2 = (b[0] * b[1] * c[0] + b[1] * c[1]) / coupling
-    return order_parameters(R[0] + R[1], Q1 + Q2, noise, R[0], R[1], Q1, Q2)
+    return order_parameters(R[0] + R[1], Q1 + Q2, noise_std, R[0], R[1], Q1, Q2, steps=steps)
 
 
-def bipartite_roots(t, n, d, p, kappa, ridge=0.0, eta=ANALYTIC_ETA, per_group_learning_rate=False):
-    """(a₁(t), a₂(t)) of Eq 4.2.13 (stable root) on the analytic time-to-ridge map."""
-    t = check_times("t", t)
-    n, d, p, kappa = check_bipartite(n, d, p, kappa)
-    ridge = require_array_in_range("ridge", ridge, 0.0, np.inf)
-    try:
-        np.broadcast_shapes(t.shape, ridge.shape)
-    except ValueError:
-        raise ValueError(f"ridge (shape {ridge.shape}) must broadcast against t (shape {t.shape})") from None
-    eta = require_positive("eta", eta)
-    alpha, sizes, sigma2, etas = _group_setup(n, d, p, kappa, eta, per_group_learning_rate)
-    lam = _group_ridges(t, d, sizes, sigma2, etas, ridge)
-    return _stable_root(alpha[0], lam[0]), _stable_root(alpha[1], lam[1])
+def bipartite_roots(steps, n_samples, n_features, n_fast, kappa, weight_decay=0.0,
+                    learning_rate=ANALYTIC_LEARNING_RATE, per_group_learning_rate=False) -> BipartiteRoots:
+    """The roots (a₁(k), a₂(k)) of Eq 4.2.13 (stable form, E12) on the analytic map λ_eff = λ + 1/(η_i k).
 
+    Parameters
+    ----------
+    steps, n_samples, n_features, n_fast, kappa, weight_decay, learning_rate, per_group_learning_rate
+        As in :func:`bipartite_theory`.
 
-def bipartite_theory(t, n, d, p, kappa, noise=0.0, ridge=0.0, eta=ANALYTIC_ETA, per_group_learning_rate=False,
-                     freeze_fast_at=None, freeze_slow_at=None, c_overlap="other"):
-    """Approximate closed form of Eqs 4.2.11–4.2.16 at GD times ``t`` (steps; 0 and inf allowed).
+    Returns
+    -------
+    BipartiteRoots
+        steps, a1, a2.
 
-    ``ridge`` may be an array broadcasting against ``t`` (e.g. a λ × t grid for Fig 4.5c).
-
-    n > d training samples, dimension d, fast-group size 0 < p < d, condition number κ >= 1 (σ₁ = 1,
-    σ₂ = 1/κ), label-noise sd ``noise``, ridge λ >= 0 of the sum-normalised loss, learning rate η
-    (default 1/4, the authors' analytic mode). ``per_group_learning_rate`` trains group i at η/σ_i².
-    ``freeze_fast_at`` / ``freeze_slow_at`` hold a_1 / a_2 at their value at that time (Fig 4.1's
-    single-feature curves). Returns :class:`OrderParameters` with arrays of the shape of ``t``.
+    Examples
+    --------
+    >>> roots = bipartite_roots([0.0, np.inf], 110, 100, 70, 30.0)
+    >>> [round(float(a), 12) for a in roots.a1], [round(float(a), 12) for a in roots.a2]
+    ([inf, 1.571428571429], [inf, 3.666666666667])
     """
-    t = check_times("t", t)
-    noise = check_noise(noise)
-    a1, a2 = bipartite_roots(t, n, d, p, kappa, ridge, eta, per_group_learning_rate)
-    frozen = [freeze_fast_at, freeze_slow_at]
-    for group, when in enumerate(frozen):
+    steps = require_times("steps", steps)
+    n, d, p, kappa = check_bipartite(n_samples, n_features, n_fast, kappa)
+    return _roots(steps, n, d, p, kappa, weight_decay, learning_rate, per_group_learning_rate)
+
+
+def _roots(steps, n, d, p, kappa, weight_decay, learning_rate, per_group_learning_rate):
+    weight_decay = require_array_in_range("weight_decay", weight_decay, 0.0, np.inf)
+    try:
+        np.broadcast_shapes(steps.shape, weight_decay.shape)
+    except ValueError:
+        raise ValueError(f"weight_decay (shape {weight_decay.shape}) must broadcast against steps "
+                         f"(shape {steps.shape})") from None
+    alpha, sizes, sigma2, etas = _group_setup(n, d, p, kappa, learning_rate, per_group_learning_rate)
+    lam = _group_weight_decays(steps, d, sizes, sigma2, etas, weight_decay)
+    return BipartiteRoots(steps, _stable_root(alpha[0], lam[0]), _stable_root(alpha[1], lam[1]))
+
+
+def bipartite_theory(steps, n_samples, n_features, n_fast, kappa, noise_std=0.0, weight_decay=0.0,
+                     learning_rate=ANALYTIC_LEARNING_RATE, per_group_learning_rate=False, freeze_fast_at=None,
+                     freeze_slow_at=None, c_overlap="other") -> OrderParameterCurve:
+    """Approximate closed form of Eqs 4.2.11–4.2.16 along GD steps (spec B.1).
+
+    Parameters
+    ----------
+    steps : float or array_like
+        GD steps k >= 0 (real values allowed; 0 is R = Q = 0, inf is λ_eff = weight_decay).
+    n_samples : int
+        n > n_features (the decoupled formulas fail for n <= d: spec §2.5 Validity (1)).
+    n_features : int
+        Input dimension d >= 2.
+    n_fast : int
+        Fast-group size p, 1 <= p <= d − 1 (σ₁ = 1; the slow group has σ₂ = 1/κ).
+    kappa : float
+        Condition number κ = σ₁/σ₂ in [1, 1e100].
+    noise_std : float
+        Label-noise standard deviation σ_ε in [0, 1e100].
+    weight_decay : float or array_like
+        λ >= 0 of the sum-normalised loss; an array broadcasts against ``steps`` (e.g. a λ × k grid, Fig 4.5c).
+    learning_rate : float or (float, float)
+        η > 0 (default 1/4, the analytic mode); a pair (fast, slow) gives each group its own η_i, as the authors'
+        Fig 4.3 code does (fast λ_eff = 2/k, slow 4/k: ``learning_rate=(0.5, 0.25)``).
+    per_group_learning_rate : bool
+        Train group i at η_i/σ_i² (preconditioning, spec P18): both groups then learn on the fast scale.
+    freeze_fast_at, freeze_slow_at : float, optional
+        Hold a₁ / a₂ at their value at this step (Fig 4.1's single-feature curves).
+    c_overlap : {"other", "own"}
+        The corrected c_i with R_j (default, E13) or the printed one with R_i.
+
+    Returns
+    -------
+    OrderParameterCurve
+        steps, R, Q, generalization_error (noiseless test, ½(1 − 2R + Q)), noisy_generalization_error (+½σ_ε²),
+        R1, R2, Q1, Q2, arrays of the shape of ``steps`` (broadcast against ``weight_decay``).
+
+    Examples
+    --------
+    >>> r = bipartite_theory([0.0, np.inf], 120, 100, 80, 40.0, noise_std=0.2)
+    >>> [round(float(x), 12) for x in r.generalization_error], round(float(r.noisy_generalization_error[1]), 12)
+    ([0.5, 0.1], 0.12)
+    >>> bipartite_theory(1.0, 300.5, 100, 70, 30.0)
+    Traceback (most recent call last):
+    ...
+    TypeError: n_samples must be an integer, got 300.5
+    """
+    steps = require_times("steps", steps)
+    n, d, p, kappa = check_bipartite(n_samples, n_features, n_fast, kappa)
+    noise_std = check_noise_std(noise_std)
+    require_choice("c_overlap", c_overlap, ("other", "own"))
+    roots = _roots(steps, n, d, p, kappa, weight_decay, learning_rate, per_group_learning_rate)
+    a = [roots.a1, roots.a2]
+    for group, (name, when) in enumerate((("freeze_fast_at", freeze_fast_at), ("freeze_slow_at", freeze_slow_at))):
         if when is not None:
-            when = check_times("freeze_fast_at" if group == 0 else "freeze_slow_at", when)
+            when = require_times(name, when)
             if when.ndim:
-                raise ValueError(f"{'freeze_fast_at' if group == 0 else 'freeze_slow_at'} must be a scalar time")
-            held = bipartite_roots(when, n, d, p, kappa, ridge, eta, per_group_learning_rate)[group]
-            if group == 0:
-                a1 = np.broadcast_to(held, a1.shape)
-            else:
-                a2 = np.broadcast_to(held, a2.shape)
-    return bipartite_from_roots(a1, a2, n, d, p, noise, c_overlap)
+                raise ValueError(f"{name} must be a scalar step, got shape {when.shape}")
+            held = _roots(when, n, d, p, kappa, weight_decay, learning_rate, per_group_learning_rate)[1 + group]
+            a[group] = np.broadcast_to(held, a[group].shape)
+    return _from_roots(np.stack(np.broadcast_arrays(*a)), n, d, p, noise_std, c_overlap, steps=steps)
 
 
 @nb.njit(cache=True)
-def log_time_rhs(tau, a, params):
-    """da/dτ for τ = ln t; params = [α, λ̃(∞), c] with λ̃(τ) = λ̃(∞) + c e^{−τ} (one group)."""
+def _log_time_rhs(log_step, a, params):
+    """da/dτ for τ = ln k; params = [α, λ̃(∞), c] with λ̃(τ) = λ̃(∞) + c e^{−τ} (one group)."""
     alpha, lam_inf, c = params[0], params[1], params[2]
-    decay = c * np.exp(-tau)
+    decay = c * np.exp(-log_step)
     out = np.empty(1)
     out[0] = -decay * a[0] / (2.0 * a[0] - 1.0 - alpha - lam_inf - decay)
     return out
@@ -185,72 +359,146 @@ def _root_series(alpha, lam):
 _ODE_START = 20.0
 
 
-def bipartite_theory_ode(t, n, d, p, kappa, noise=0.0, ridge=0.0, eta=ANALYTIC_ETA, per_group_learning_rate=False,
-                         rtol=1e-13):
-    """The bipartite theory with a_i(t) from the log-time ODE (spec §2.5) integrated by the numba DOP853 solver.
+def bipartite_theory_ode(steps, n_samples, n_features, n_fast, kappa, noise_std=0.0, weight_decay=0.0,
+                         learning_rate=ANALYTIC_LEARNING_RATE, per_group_learning_rate=False,
+                         rtol=1e-13) -> OrderParameterCurve:
+    """The bipartite theory with a_i(k) from the log-time ODE of Eq 4.2.13 (spec §2.5, P19), integrated by the
+    numba DOP853 solver: an independent route to :func:`bipartite_theory`.
 
-    ``t`` must be finite, > 0 and increasing. Each group's ODE starts where its λ̃_i = 20, from the series of the
-    root (which also gives a_i at earlier times, where λ̃_i > 20). Returns :class:`OrderParameters`.
+    Parameters
+    ----------
+    steps : array_like
+        1-D, finite, > 0 and strictly increasing GD steps.
+    n_samples, n_features, n_fast, kappa, noise_std, learning_rate, per_group_learning_rate
+        As in :func:`bipartite_theory`.
+    weight_decay : float
+        λ >= 0 (a scalar).
+    rtol : float
+        Relative tolerance of the solver, in [1e-14, 1e-3].
+
+    Returns
+    -------
+    OrderParameterCurve
+        As :func:`bipartite_theory`. Each group's ODE starts where its λ̃_i = 20, from the series of the root
+        (which also gives a_i at earlier steps).
+
+    Examples
+    --------
+    >>> k = np.logspace(0, 4, 5)
+    >>> ode = bipartite_theory_ode(k, 110, 100, 70, 30.0, rtol=1e-10)
+    >>> bool(np.allclose(ode.generalization_error, bipartite_theory(k, 110, 100, 70, 30.0).generalization_error,
+    ...                  atol=1e-7))
+    True
     """
-    t = check_times("t", t, allow_zero=False)
-    if t.ndim != 1 or not np.all(np.isfinite(t)) or np.any(np.diff(t) <= 0):
-        raise ValueError("t must be a 1-D array of finite, strictly increasing times > 0")
-    n, d, p, kappa = check_bipartite(n, d, p, kappa)
-    noise, ridge = check_noise_ridge(noise, ridge)
-    eta = require_positive("eta", eta)
+    steps = require_output_times("steps", steps, positive=True, strictly_increasing=True)
+    n, d, p, kappa = check_bipartite(n_samples, n_features, n_fast, kappa)
+    noise_std = check_noise_std(noise_std)
+    weight_decay = require_positive("weight_decay", weight_decay, allow_zero=True)
     rtol = require_in_range("rtol", rtol, 1e-14, 1e-3)
-    alpha, sizes, sigma2, etas = _group_setup(n, d, p, kappa, eta, per_group_learning_rate)
-    lam_inf = (d / sizes) * ridge / sigma2
-    rate = (d / sizes) / (etas * sigma2)          # λ̃_i(t) = λ̃_i(∞) + rate_i / t
+    alpha, sizes, sigma2, etas = _group_setup(n, d, p, kappa, learning_rate, per_group_learning_rate)
+    lam_inf = (d / sizes) * weight_decay / sigma2
+    rate = (d / sizes) / (etas * sigma2)          # λ̃_i(k) = λ̃_i(∞) + rate_i / k
     roots = []
     for i in range(2):
-        lam_t = lam_inf[i] + rate[i] / t
-        late = lam_t < _ODE_START
-        a = np.empty_like(t)
-        a[~late] = _root_series(alpha[i], lam_t[~late])
+        lam_k = lam_inf[i] + rate[i] / steps
+        late = lam_k < _ODE_START
+        a = np.empty_like(steps)
+        a[~late] = _root_series(alpha[i], lam_k[~late])
         if np.any(late):
-            t0 = rate[i] / (_ODE_START - lam_inf[i])
+            k0 = rate[i] / (_ODE_START - lam_inf[i])
             params = np.array([alpha[i], lam_inf[i], rate[i]])
             a0 = np.array([_root_series(alpha[i], _ODE_START)])
-            sol = solve_ode(log_time_rhs, (np.log(t0), np.log(t[-1]) + 1e-12), a0, t_eval=np.log(t[late]),
+            sol = solve_ode(_log_time_rhs, (np.log(k0), np.log(steps[-1]) + 1e-12), a0, t_eval=np.log(steps[late]),
                             params=params, method="dop853", rtol=rtol, atol=rtol * 1e-3).check()
             a[late] = sol.y[:, 0]
         roots.append(a)
-    return bipartite_from_roots(roots[0], roots[1], n, d, p, noise)
+    return _from_roots(np.stack(roots), n, d, p, noise_std, "other", steps=steps)
 
 
-@dataclass(frozen=True)
-class PhasePoint:
+class PhasePoint(NamedTuple):
+    """A point of the (R, Q) plane and its generalisation error ½(1 − 2R + Q) (noiseless test; Fig 4.4's B and C).
+
+    Examples
+    --------
+    >>> phase_points(110, 100, 70).C
+    PhasePoint(R=1.0, Q=1.0, generalization_error=0.0)
+    """
+
     R: float
     Q: float
     generalization_error: float
 
 
-@dataclass(frozen=True)
-class BayesPoint(PhasePoint):
-    """Point A: also the optimal effective ridge λ_eff* = 1 − p/d + σ² (σ₁ = 1) and λ̃₁* = λ_eff*·d/p."""
+class BayesPoint(NamedTuple):
+    """Point A, the Bayes-optimal first minimum: R = Q, L_G = ½(1 − R), the optimal effective weight decay
+    λ_eff* = 1 − p/d + σ_ε² (σ₁ = 1) and the fast group's rescaled weight decay λ̃₁* = λ_eff*·d/p there
+    (spec P9, Eqs .2.33–.2.35).
 
-    lambda_eff: float = 0.0
-    lambda_tilde: float = 0.0
+    Examples
+    --------
+    >>> A = phase_points(110, 100, 70).A
+    >>> round(A.effective_weight_decay, 12), round(A.R - A.Q, 12)
+    (0.3, 0.0)
+    """
 
-    def time(self, eta=ANALYTIC_ETA):
-        """t_A = 1/(η λ_eff*) (plotted at x_A = t_A + 1)."""
-        return 1.0 / (require_positive("eta", eta) * self.lambda_eff)
+    R: float
+    Q: float
+    generalization_error: float
+    effective_weight_decay: float
+    rescaled_weight_decay: float
+
+    def steps_at(self, learning_rate=ANALYTIC_LEARNING_RATE) -> float:
+        """The GD step of A, k_A = 1/(η λ_eff*) (spec P9; plotted at k_A + 1).
+
+        Examples
+        --------
+        >>> round(phase_points(110, 100, 70).A.steps_at(0.25), 6)
+        13.333333
+        """
+        return 1.0 / (require_positive("learning_rate", learning_rate) * self.effective_weight_decay)
 
 
-@dataclass(frozen=True)
-class PhasePoints:
+class PhasePoints(NamedTuple):
+    """The closed-form points A (:class:`BayesPoint`), B and C (:class:`PhasePoint`) of the (R, Q) plane (Fig 4.4).
+
+    Examples
+    --------
+    >>> phase_points(110, 100, 70)._fields
+    ('A', 'B', 'C')
+    """
+
     A: BayesPoint
     B: PhasePoint
     C: PhasePoint
 
 
-def phase_points(n, d, p, noise=0.0):
-    """Closed-form points of the (R, Q) plane (spec §B.4, P7–P9): A, the Bayes-optimal first minimum
-    (κ → ∞, λ̃₁* = (1 − P + σ²)/P); B, the κ → ∞ plateau; C, the t → ∞ limit for finite κ. P = p/d."""
-    n, d, p, _ = check_bipartite(n, d, p, 1.0)
-    noise = check_noise(noise)
-    P, s2 = p / d, noise * noise
+def phase_points(n_samples, n_features, n_fast, noise_std=0.0) -> PhasePoints:
+    """Closed-form points of the (R, Q) plane (spec §B.4, P7–P9; Fig 4.4), with P = p/d and σ₁ = 1.
+
+    A is the Bayes-optimal first minimum (κ → ∞, λ̃₁* = (1 − P + σ²)/P), B the κ → ∞ plateau
+    (R_B = P, Q_B = P + (1 − P + σ²)p/(n − p)), C the k → ∞ limit for finite κ (R_C = 1, Q_C = 1 + σ²d/(n − d)).
+
+    Parameters
+    ----------
+    n_samples, n_features, n_fast : int
+        n > d >= 2, 1 <= p <= d − 1.
+    noise_std : float
+        σ_ε in [0, 1e100].
+
+    Returns
+    -------
+    PhasePoints
+        A, B, C.
+
+    Examples
+    --------
+    >>> pts = phase_points(150, 100, 60)
+    >>> round(pts.B.generalization_error, 6), pts.C.R, round(pts.A.R - pts.A.Q, 12)
+    (0.333333, 1.0, 0.0)
+    """
+    n, d, p, _ = check_bipartite(n_samples, n_features, n_fast, 1.0)
+    noise_std = check_noise_std(noise_std)
+    P, s2 = p / d, noise_std * noise_std
     lambda_eff = 1.0 - P + s2
     lam1 = lambda_eff / P
     alpha1 = n / p

@@ -1,27 +1,52 @@
-"""Shape descriptors of a generalisation curve L_G(t): interior extrema, the largest rise and the largest drop.
+"""Shape descriptors of a generalisation curve L_G(k): interior extrema, the largest rise and the largest drop.
 
-Used to state double descent precisely (spec P10, P15, P18): a curve has double descent when it has an interior
-local maximum followed by a descent; it is monotone when its largest rise is zero to round-off.
+Used to state double descent precisely (spec P10, P15, P18; Figs 4.3–4.4): a curve has double descent when it
+has an interior local maximum followed by a descent; it is monotone when its largest rise is zero to round-off.
 """
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from dynamics.numerics import as_finite_array, require_positive
 
 
-@dataclass(frozen=True)
-class Extrema:
+class Extrema(NamedTuple):
+    """Indices (int arrays, increasing) of the interior strict local minima and maxima of a sampled curve.
+
+    Examples
+    --------
+    >>> curve_extrema([0.5, 0.2, 0.4, 0.1]).maxima.tolist()
+    [2]
+    """
+
     minima: np.ndarray
     maxima: np.ndarray
 
 
-def curve_extrema(values, tolerance=1e-10):
-    """Indices of the interior strict local minima and maxima of a sampled curve, ignoring wiggles whose
-    height is below ``tolerance`` (plateaus and round-off)."""
+def curve_extrema(values, tolerance=1e-10) -> Extrema:
+    """Interior strict local minima and maxima of a sampled curve (spec P10), ignoring wiggles whose height is
+    below ``tolerance`` (plateaus and round-off).
+
+    Parameters
+    ----------
+    values : array_like
+        Shape (m,), finite.
+    tolerance : float
+        Hysteresis >= 0: a turn counts once the curve has moved this far away from it.
+
+    Returns
+    -------
+    Extrema
+        minima, maxima (indices into ``values``).
+
+    Examples
+    --------
+    >>> ext = curve_extrema([1.0, 0.5, 0.7, 0.2, 0.2, 0.3])
+    >>> ext.minima.tolist(), ext.maxima.tolist()
+    ([1, 3], [2])
+    """
     y = as_finite_array("values", values, ndim=1)
     tolerance = require_positive("tolerance", tolerance, allow_zero=True)
-    # Track turning points with hysteresis: a turn counts once the curve has moved `tolerance` away from it.
     minima, maxima = [], []
     direction, extreme = 0, 0
     for i in range(1, y.size):
@@ -45,14 +70,44 @@ def curve_extrema(values, tolerance=1e-10):
     return Extrema(np.array(minima, dtype=int), np.array(maxima, dtype=int))
 
 
-def largest_rise(values):
-    """max over i <= j of y_j − y_i (0 for a non-increasing curve)."""
+def largest_rise(values) -> float:
+    """max over i <= j of y_j − y_i: 0 for a non-increasing curve (spec P10, P18).
+
+    Parameters
+    ----------
+    values : array_like
+        Shape (m,), m >= 1, finite.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(largest_rise([1.0, 0.5, 0.7, 0.2, 0.3]), 12)
+    0.2
+    """
     y = _curve(values)
     return float(np.max(y - np.minimum.accumulate(y)))
 
 
-def largest_drop(values):
-    """max over i <= j of y_i − y_j (0 for a non-decreasing curve)."""
+def largest_drop(values) -> float:
+    """max over i <= j of y_i − y_j: 0 for a non-decreasing curve (spec P10: no second descent).
+
+    Parameters
+    ----------
+    values : array_like
+        Shape (m,), m >= 1, finite.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(largest_drop([1.0, 0.5, 0.7, 0.2, 0.3]), 12)
+    0.8
+    """
     y = _curve(values)
     return float(np.max(np.maximum.accumulate(y) - y))
 

@@ -10,19 +10,65 @@
 * :func:`stieltjes_order_parameters`: the same quantities from random-matrix theory, via the
   Marchenko–Pastur Stieltjes transform ``g(λ) = Tr(ZᵀZ + λ)⁻¹/d`` solving ``λg² + (λ + α − 1)g − 1 = 0``:
   ``R = T(1 − λg)``, ``Q = T(1 − 2λg − λ²g′) + σ_eff²(g + λg′)`` (spec §2.4, "Case 1 = RMT").
+
+Why a noise *variance* here: the Case-1 problem's effective noise σ_eff² is a sum of powers, not the label
+noise alone — in the bipartite theory it is the other group's unlearnt signal power plus σ_ε² (App. .2.37–.2.38,
+e.g. 1 − p/d + σ_ε² at point A), as is the teacher power T = E[y*²]. Both are therefore passed as variances,
+``teacher_power`` and ``noise_variance``; the label-noise standard deviation of the other functions is
+``noise_std`` (σ_ε² = noise_std²).
 """
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
-from dynamics.numerics import require_array_in_range, require_positive
+from dynamics.numerics import require_array_in_range, require_positive, require_times
 
 
-def stable_root(alpha, lam):
-    """Larger root of a² − (1 + α + λ)a + α = 0 for α > 0, λ >= 0 (λ may be +inf). Elementwise."""
+class SaddlePoint(NamedTuple):
+    """Zero-temperature replica saddle point of Case 1 (arrays of the broadcast shape of alpha and weight_decay):
+    the root ``a = 1 + 1/x``, the susceptibility ``x = β(Q₀ − Q)``, the overlaps ``R`` and ``Q`` and the
+    generalisation error ½(T − 2R + Q) (App. .2.33–.2.36).
+
+    Examples
+    --------
+    >>> sp = replica_saddle_point(2.0, 0.5)
+    >>> round(float(sp.a - 1.0 - 1.0 / sp.susceptibility), 12)
+    0.0
+    """
+
+    a: np.ndarray
+    susceptibility: np.ndarray
+    R: np.ndarray
+    Q: np.ndarray
+    generalization_error: np.ndarray
+
+
+def stable_root(alpha, weight_decay) -> np.ndarray:
+    """Larger root of a² − (1 + α + λ)a + α = 0 (Eq 4.2.13 / .2.35 in the stable form of E12). Elementwise.
+
+    Parameters
+    ----------
+    alpha : float or array_like
+        Sample ratio α > 0 of the Case-1 problem (α_i = n/p_i for a group of the bipartite theory).
+    weight_decay : float or array_like
+        Its weight decay λ >= 0 in the problem's own units (λ̃_i for a group); +inf allowed (a = inf).
+
+    Returns
+    -------
+    ndarray
+        a >= max(1, α), of the broadcast shape.
+
+    Examples
+    --------
+    >>> round(float(stable_root(4.0, 0.0)), 12), round(float(stable_root(0.5, 0.0)), 12)
+    (4.0, 1.0)
+    >>> a = stable_root(2.0, 0.3)
+    >>> round(float(a * a - (1 + 2.0 + 0.3) * a + 2.0), 12)
+    0.0
+    """
     alpha = require_array_in_range("alpha", alpha, 0.0, np.inf, low_open=True)
-    lam = _nonnegative_or_inf("lam", lam)
-    return _stable_root(alpha, lam)
+    weight_decay = require_times("weight_decay", weight_decay)  # [0, inf]: +inf is the a = inf limit
+    return _stable_root(alpha, weight_decay)
 
 
 def _stable_root(alpha, lam):
@@ -44,75 +90,123 @@ def _root_offsets(alpha, lam):
     return minus_one, 0.5 * ((1.0 - root_alpha) ** 2 + lam + disc)
 
 
-def printed_root(alpha, lam):
-    """The source's printed form of the same root, Eq 4.2.13: 1 + 2λ/(1 − α − λ + sqrt((1 − α − λ)² + 4λ))."""
+def printed_root(alpha, weight_decay) -> np.ndarray:
+    """The source's printed form of the same root, Eq 4.2.13: 1 + 2λ/(1 − α − λ + sqrt((1 − α − λ)² + 4λ)).
+
+    Kept for the erratum E12: it cancels catastrophically for α > 1 and small λ; use :func:`stable_root`.
+
+    Parameters
+    ----------
+    alpha : float or array_like
+        α > 0.
+    weight_decay : float or array_like
+        λ > 0 (at λ = 0 the printed form is 0/0).
+
+    Returns
+    -------
+    ndarray
+        The printed root, of the broadcast shape.
+
+    Examples
+    --------
+    >>> round(float(printed_root(2.0, 0.3)), 12) == round(float(stable_root(2.0, 0.3)), 12)
+    True
+    """
     alpha = require_array_in_range("alpha", alpha, 0.0, np.inf, low_open=True)
-    lam = require_array_in_range("lam", lam, 0.0, np.inf, low_open=True)
+    lam = require_array_in_range("weight_decay", weight_decay, 0.0, np.inf, low_open=True)
     denominator = 1.0 - alpha - lam + np.sqrt((1.0 - alpha - lam) ** 2 + 4.0 * lam)
     if np.any(denominator <= 0):
         bad = np.broadcast_to(lam, np.shape(denominator))[np.asarray(denominator) <= 0].flat[0]
-        raise ValueError(f"the printed root cancels to 0 in its denominator at lam={bad:g}: use stable_root")
+        raise ValueError(f"the printed root cancels to 0 in its denominator at weight_decay={bad:g}: "
+                         f"use stable_root")
     return 1.0 + 2.0 * lam / denominator
 
 
-def _nonnegative_or_inf(name, value):
-    arr = np.array(value, dtype=np.float64)
-    if np.any(np.isnan(arr)) or np.any(arr < 0) or np.any(arr == -np.inf):
-        raise ValueError(f"{name} must be >= 0 (inf allowed), got {value!r}")
-    return arr
-
-
-@dataclass(frozen=True)
-class SaddlePoint:
-    """Zero-temperature replica saddle point of Case 1: a = 1 + 1/x, susceptibility x, overlaps R and Q."""
-
-    a: np.ndarray
-    susceptibility: np.ndarray
-    R: np.ndarray
-    Q: np.ndarray
-    generalization_error: np.ndarray
-
-
-def _check_case1(alpha, ridge, teacher_power, noise_variance):
+def _check_case1(alpha, weight_decay, teacher_power, noise_variance):
     alpha = require_array_in_range("alpha", alpha, 0.0, np.inf, low_open=True)
-    ridge = require_array_in_range("ridge", ridge, 0.0, np.inf)
+    weight_decay = require_array_in_range("weight_decay", weight_decay, 0.0, np.inf)
     teacher_power = require_positive("teacher_power", teacher_power)
     noise_variance = require_positive("noise_variance", noise_variance, allow_zero=True)
-    alpha, ridge = np.broadcast_arrays(alpha, ridge)
-    if np.any((ridge == 0) & (alpha == 1)):
-        raise ValueError("alpha = 1 with ridge = 0 is the interpolation threshold, where Q diverges; "
-                         "give ridge > 0 or alpha != 1")
-    return alpha, ridge, teacher_power, noise_variance
+    alpha, weight_decay = np.broadcast_arrays(alpha, weight_decay)
+    bad = (weight_decay == 0) & (alpha <= 1)
+    if np.any(bad):
+        raise ValueError(f"weight_decay must be > 0 where alpha <= 1, got weight_decay = 0 at alpha = "
+                         f"{float(alpha[bad].flat[0]):g}: with no more samples than dimensions and no weight decay, "
+                         f"ZᵀZ is singular, the energy is flat along its null space and the susceptibility "
+                         f"x = β(Q₀ − Q) = Tr(ZᵀZ)⁻¹/d is infinite (at alpha = 1, Q diverges too); R and Q have "
+                         f"finite limits as weight_decay -> 0+ for alpha < 1: evaluate at a small weight_decay > 0")
+    return alpha, weight_decay, teacher_power, noise_variance
 
 
-def replica_saddle_point(alpha, ridge, teacher_power=1.0, noise_variance=0.0):
-    """Stationary point of the zero-temperature free energy (spec §2.4, App. .2.33–.2.35) for sample ratio
-    α = n/d > 0, ridge λ >= 0 (sum-normalised loss), teacher power T = E[y*²] and effective label-noise
-    variance σ_eff² (G = T + σ_eff²). Returns :class:`SaddlePoint`; L_G = ½(T − 2R + Q)."""
-    alpha, ridge, t_power, noise_var = _check_case1(alpha, ridge, teacher_power, noise_variance)
+def replica_saddle_point(alpha, weight_decay, teacher_power=1.0, noise_variance=0.0) -> SaddlePoint:
+    """Stationary point of the zero-temperature replica free energy of Case 1 (spec §2.4, App. .2.33–.2.35).
+
+    Parameters
+    ----------
+    alpha : float or array_like
+        Sample ratio α = n/d > 0.
+    weight_decay : float or array_like
+        Weight decay λ >= 0 of the sum-normalised loss (> 0 where α <= 1: there the susceptibility diverges).
+    teacher_power : float
+        Teacher power T = E[y*²] > 0.
+    noise_variance : float
+        Effective label-noise variance σ_eff² >= 0 (G = T + σ_eff²); a variance because it is a sum of powers
+        (see the module docstring).
+
+    Returns
+    -------
+    SaddlePoint
+        a, susceptibility x = 1/(a − 1), R, Q and L_G = ½(T − 2R + Q), of the broadcast shape.
+
+    Examples
+    --------
+    >>> sp = replica_saddle_point(2.0, 0.0, 1.0, 0.5)   # ridgeless, alpha > 1: R = T, Q = T + σ²/(α − 1)
+    >>> round(float(sp.R), 12), round(float(sp.Q), 12)
+    (1.0, 1.5)
+    """
+    alpha, ridge, t_power, noise_var = _check_case1(alpha, weight_decay, teacher_power, noise_variance)
     a = _stable_root(alpha, ridge)
     a_minus_one, a_minus_root = _root_offsets(alpha, ridge)
     R = alpha * t_power / a
     b = alpha / (a_minus_root * (a + np.sqrt(alpha)))
     # G − ((2 − a)/a)αT = σ² + T[(1 + α)(a − 1) + (1 − α)]/a: exact at the threshold α = 1, where a → 1
     Q = b * (noise_var + t_power * ((1.0 + alpha) * a_minus_one + (1.0 - alpha)) / a)
-    with np.errstate(divide="ignore"):
-        susceptibility = 1.0 / a_minus_one  # a = 1 only at alpha <= 1, ridge = 0: x = inf, as in the MP limit
-    _require_finite_overlaps(R, Q)
+    susceptibility = 1.0 / a_minus_one
+    _require_finite_overlaps(R, Q, susceptibility)
     return SaddlePoint(a, susceptibility, R, Q, 0.5 * (t_power - 2.0 * R + Q))
 
 
-def _require_finite_overlaps(R, Q):
-    if not (np.all(np.isfinite(R)) and np.all(np.isfinite(Q))):
-        raise ValueError("R or Q is not finite: alpha, ridge, teacher_power or noise_variance overflow float64")
+def _require_finite_overlaps(R, Q, susceptibility):
+    if not (np.all(np.isfinite(R)) and np.all(np.isfinite(Q)) and np.all(np.isfinite(susceptibility))):
+        raise ValueError("R, Q or the susceptibility is not finite in float64: alpha, weight_decay, teacher_power "
+                         "or noise_variance overflow float64")
 
 
-def mp_stieltjes(alpha, ridge):
-    """g(λ) = lim Tr(ZᵀZ + λ)⁻¹/d for Z with iid N(0, 1/d) entries and n = αd rows (λ > 0):
-    the positive root of λg² + (λ + α − 1)g − 1 = 0, in the cancellation-free form."""
+def mp_stieltjes(alpha, weight_decay) -> np.ndarray:
+    """The Marchenko–Pastur Stieltjes transform g(λ) = lim Tr(ZᵀZ + λ)⁻¹/d (spec §2.4), Z with iid N(0, 1/d)
+    entries and n = αd rows: the positive root of λg² + (λ + α − 1)g − 1 = 0, in the cancellation-free form.
+
+    Parameters
+    ----------
+    alpha : float or array_like
+        α > 0.
+    weight_decay : float or array_like
+        λ > 0.
+
+    Returns
+    -------
+    ndarray
+        g(λ), of the broadcast shape.
+
+    Examples
+    --------
+    >>> g = float(mp_stieltjes(2.0, 0.5))
+    >>> round(0.5 * g * g + (0.5 + 2.0 - 1.0) * g - 1.0, 12)
+    0.0
+    """
     alpha = require_array_in_range("alpha", alpha, 0.0, np.inf, low_open=True)
-    ridge = require_array_in_range("ridge", ridge, 0.0, np.inf, low_open=True)
-    return _stieltjes(*np.broadcast_arrays(alpha, ridge))
+    lam = require_array_in_range("weight_decay", weight_decay, 0.0, np.inf, low_open=True)
+    return _stieltjes(*np.broadcast_arrays(alpha, lam))
 
 
 def _stieltjes(alpha, lam):
@@ -122,26 +216,44 @@ def _stieltjes(alpha, lam):
         return np.where(b >= 0, 2.0 / (b + disc), (disc - b) / (2.0 * lam))
 
 
-def stieltjes_order_parameters(alpha, ridge, teacher_power=1.0, noise_variance=0.0):
-    """R, Q and the susceptibility x = g of Case 1 from the Marchenko–Pastur Stieltjes transform (spec §2.4);
-    ridge = 0 is the ridgeless limit (α > 1: R = T, Q = T + σ²/(α − 1); α < 1: R = αT, Q = αT + σ²α/(1 − α))."""
-    alpha, ridge, t_power, noise_var = _check_case1(alpha, ridge, teacher_power, noise_variance)
+def stieltjes_order_parameters(alpha, weight_decay, teacher_power=1.0, noise_variance=0.0) -> SaddlePoint:
+    """R, Q and the susceptibility x = g of Case 1 from the Marchenko–Pastur Stieltjes transform (spec §2.4):
+    an independent route to :func:`replica_saddle_point`.
+
+    Parameters
+    ----------
+    alpha, weight_decay, teacher_power, noise_variance
+        As in :func:`replica_saddle_point`; weight_decay = 0 (with α > 1) is the ridgeless limit
+        R = T, Q = T + σ²/(α − 1).
+
+    Returns
+    -------
+    SaddlePoint
+        a = 1 + 1/g, susceptibility g, R, Q and L_G = ½(T − 2R + Q).
+
+    Examples
+    --------
+    >>> a, b = stieltjes_order_parameters(1.5, 0.2, 0.7, 0.3), replica_saddle_point(1.5, 0.2, 0.7, 0.3)
+    >>> bool(np.isclose(a.Q, b.Q, rtol=1e-12)), bool(np.isclose(a.R, b.R, rtol=1e-12))
+    (True, True)
+    """
+    alpha, ridge, t_power, noise_var = _check_case1(alpha, weight_decay, teacher_power, noise_variance)
     positive = ridge > 0
     lam = np.where(positive, ridge, 1.0)
     g = _stieltjes(alpha, lam)
-    # λg' and λ²g' with g' = −(g² + g)/(2λg + λ + α − 1), written through λg so that g ~ λ^{-1/2} at α = 1
-    # does not overflow g²
+    # g' = −(g² + g)/(2λg + λ + α − 1), and by the quadratic 2λg + λ + α − 1 = λg + 1/g > 0: written through λg
+    # and that positive denominator, nothing overflows (g ~ λ^{-1/2} at α = 1) and nothing cancels, also not
+    # g + λg' = (1 − λg)/(λg + 1/g), a difference of two numbers of size g ~ (1 − α)/λ for α < 1
     lam_g = lam * g
-    denominator = 2.0 * lam_g + lam + (alpha - 1.0)
-    lam_g_prime = -lam_g * (g + 1.0) / denominator
+    denominator = lam_g + 1.0 / g
     lam2_g_prime = -lam_g * (lam_g + lam) / denominator
     R = np.where(positive, t_power * (1.0 - lam_g), 0.0)
-    Q = np.where(positive, t_power * (1.0 - 2.0 * lam_g - lam2_g_prime) + noise_var * (g + lam_g_prime), 0.0)
-    above = alpha > 1
-    with np.errstate(divide="ignore", invalid="ignore"):
-        R0 = np.where(above, t_power, alpha * t_power)
-        Q0 = np.where(above, t_power + noise_var / np.abs(alpha - 1.0), alpha * t_power + noise_var * alpha / np.abs(1.0 - alpha))
-        g0 = np.where(above, 1.0 / np.abs(alpha - 1.0), np.inf)
+    Q = np.where(positive, t_power * (1.0 - 2.0 * lam_g - lam2_g_prime) + noise_var * (1.0 - lam_g) / denominator,
+                 0.0)
+    # λ = 0 occurs only with α > 1 (checked): the OLS limit
+    with np.errstate(divide="ignore"):
+        excess = np.where(positive, 1.0, alpha - 1.0)
+        R0, Q0, g0 = t_power, t_power + noise_var / excess, 1.0 / excess
     R, Q, g = np.where(positive, R, R0), np.where(positive, Q, Q0), np.where(positive, g, g0)
-    _require_finite_overlaps(R, Q)
+    _require_finite_overlaps(R, Q, g)
     return SaddlePoint(1.0 + 1.0 / g, g, R, Q, 0.5 * (t_power - 2.0 * R + Q))

@@ -21,7 +21,7 @@ import numba as nb
 import numpy as np
 
 from dynamics.numerics import require_array_in_range
-from ._common import check_noise, check_sizes, order_parameters
+from ._common import OrderParameters, check_noise_std, check_sizes, order_parameters
 
 
 @nb.njit(cache=True)
@@ -67,24 +67,47 @@ def _effective_regularisation(lams, n, sizes, s):
     return out
 
 
-def ridge_oracle(ridge, n, d, p, kappa, noise=0.0):
-    """Exact large-d R_i, Q_i, L_G of ridge (XᵀX + λI)⁻¹Xᵀy for bipartite F (σ₁ = 1, σ₂ = 1/κ).
+def ridge_oracle(weight_decay, n_samples, n_features, n_fast, kappa, noise_std=0.0) -> OrderParameters:
+    """Exact large-d R_i, Q_i, L_G of ridge regression (XᵀX + λI)⁻¹Xᵀy for bipartite F (spec §2.6, B.3; σ₁ = 1,
+    σ₂ = 1/κ): the reference solution against which the decoupled theory of Eqs 4.2.11–4.2.16 is measured.
 
-    ``ridge`` is λ of the sum-normalised loss (scalar or array, >= 0; 0 is the ridgeless limit: k = 0 when n > d,
-    the positive root when n < d; n = d needs ridge > 0). To compare with GD time t, pass λ + 1/(ηt).
-    Returns :class:`OrderParameters` of the shape of ``ridge``.
+    Parameters
+    ----------
+    weight_decay : float or array_like
+        λ >= 0 of the sum-normalised loss. 0 is the ridgeless limit: k = 0 when n > d, the positive root when
+        n < d; n = d needs λ > 0 (the interpolation threshold, where the error diverges). To compare with GD
+        step k, pass λ + 1/(ηk) (:func:`effective_weight_decay`).
+    n_samples : int
+        n >= 1 (n <= d allowed).
+    n_features, n_fast : int
+        d >= 2, 1 <= p <= d − 1.
+    kappa : float
+        κ in [1, 1e100].
+    noise_std : float
+        σ_ε in [0, 1e100].
+
+    Returns
+    -------
+    OrderParameters
+        R, Q, both generalisation errors and R1, R2, Q1, Q2, of the shape of ``weight_decay``.
+
+    Examples
+    --------
+    >>> o = ridge_oracle([1e14, 0.0], 110, 100, 70, 30.0, noise_std=0.3)
+    >>> [round(float(x), 9) for x in o.R], [round(float(x), 9) for x in o.Q]
+    ([0.0, 1.0], [0.0, 1.9])
     """
-    ridge = require_array_in_range("ridge", ridge, 0.0, np.inf)
-    n, d, p, kappa = check_sizes(n, d, p, kappa)
-    noise = check_noise(noise)
-    if n == d and np.any(ridge == 0):
-        raise ValueError(f"ridge must be > 0 when n = d = {d:g}: the ridgeless estimator at the interpolation "
-                         f"threshold has infinite variance")
-    sizes = np.array([p, d - p])
+    weight_decay = require_array_in_range("weight_decay", weight_decay, 0.0, np.inf)
+    n, d, p, kappa = check_sizes(n_samples, n_features, n_fast, kappa)
+    noise_std = check_noise_std(noise_std)
+    if n == d and np.any(weight_decay == 0):
+        raise ValueError(f"weight_decay must be > 0 when n_samples = n_features = {d}: the ridgeless estimator at "
+                         f"the interpolation threshold has infinite variance")
+    sizes = np.array([p, d - p], dtype=float)
     s = np.array([1.0, (1.0 / kappa) ** 2]) / d
-    k = _effective_regularisation(np.ravel(ridge) / n, float(n), sizes, s).reshape(ridge.shape)
+    k = _effective_regularisation(np.ravel(weight_decay) / n, float(n), sizes, s).reshape(weight_decay.shape)
     kk = k[None]
-    ss, pp = (v.reshape((2,) + (1,) * ridge.ndim) for v in (s, sizes))
+    ss, pp = (v.reshape((2,) + (1,) * weight_decay.ndim) for v in (s, sizes))
     with np.errstate(invalid="ignore", divide="ignore"):
         u = np.where(kk > 0, ss / (ss + kk), 1.0)  # k = 0 (ridgeless, n > d): every direction fully fitted
     v = np.where(kk > 0, 1.0 - u, 0.0)
@@ -92,6 +115,6 @@ def ridge_oracle(ridge, n, d, p, kappa, noise=0.0):
     R = share * u
     df2 = (pp * u * u).sum(0)
     bias_terms = share * v * v
-    E = bias_terms + (bias_terms.sum(0) + noise * noise) / (n - df2) * pp * u * u
+    E = bias_terms + (bias_terms.sum(0) + noise_std * noise_std) / (n - df2) * pp * u * u
     Q = E - share + 2.0 * R
-    return order_parameters(R[0] + R[1], Q[0] + Q[1], noise, R[0], R[1], Q[0], Q[1])
+    return order_parameters(R[0] + R[1], Q[0] + Q[1], noise_std, R[0], R[1], Q[0], Q[1])

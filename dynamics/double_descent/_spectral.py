@@ -2,29 +2,117 @@
 4.2.17–4.2.19; App. .2.12–.2.20).
 
 With XᵀX = W Λ Wᵀ (eigenvalues s_j, Eq 4.2.8) and b = WᵀXᵀy, GD from ŵ₀ = 0 on ½‖y − Xŵ‖² + (λ/2)‖ŵ‖²
-(plus the output penalty (a/2)‖Xŵ‖² of Lemma 4.3.1) is diagonal: ŵ_t = W diag(f(t)) b with the spectral filter
+(plus the output penalty (a/2)‖Xŵ‖² of Lemma 4.3.1) is diagonal: after k steps ŵ_k = W diag(f(k)) b with the
+spectral filter
 
-    f_j(t) = D_j(t)/(r_j),   r_j = (1 + a)s_j + λ,
-    D_j = 1 − |1 − η r_j|^t  (discrete GD, .2.16–.2.17)   or   1 − exp(−η r_j t)  (gradient flow),
+    f_j(k) = D_j(k)/r_j,   r_j = (1 + a)s_j + λ,
+    D_j = 1 − (1 − η r_j)^k  (discrete GD, .2.16–.2.17)   or   1 − exp(−η r_j k)  (gradient flow),
 
-evaluated as −expm1(t·log|1 − ηr|) so that early times keep full precision. Modes with s_j = 0 (n < d) never move
-and are set to zero. A step-dependent penalty a_t (Fig 4.6's schedule) is the recursion f ← (1 − η r_j(a_t)) f + η.
+evaluated as −expm1(k·log1p(−ηr)) so that early steps keep full precision (real k interpolates; a mode with
+ηr > 1 overshoots and needs whole k). Modes with s_j = 0 (n < d) never move and are set to zero. A
+step-dependent penalty a_k (Fig 4.6's schedule) is the recursion f ← (1 − η r_j(a_k)) f + η.
 
 Teacher- and noise-averaged order parameters (Eqs 4.2.9–4.2.10, .2.18–.2.20, with the corrections E6/E7): with
 K_j = f_j s_j and N_j = f_j √s_j,
 
-    R(t) = Tr K/d,   Q(t) = Tr[AᵀA]/d + σ_ε² Tr[BᵀB]/d,   A = F̃ K F̃⁻¹,  B = F̃ N,  F̃ = F W,
+    R(k) = Tr K/d,   Q(k) = Tr[AᵀA]/d + σ_ε² Tr[BᵀB]/d,   A = F̃ K F̃⁻¹,  B = F̃ N,  F̃ = F W,
 
-computed in O(d²) per time as Q = Kᵀ(G∘H)K/d + σ_ε² Σ_j N_j² G_jj/d with G = F̃ᵀF̃ and H = F̃⁻¹F̃⁻ᵀ. Given the
-left singular basis U of F and a fast-group size p, the same sums restricted to the rows of one group of UᵀF̃
-give R_i and Q_i.
+computed in O(d²) per step as Q = Kᵀ(G∘H)K/d + σ_ε² Σ_j N_j² G_jj/d with G = F̃ᵀF̃ and H = F̃⁻¹F̃⁻ᵀ (spec §2.2):
+the eigendecomposition once, then a numba loop over the steps in parallel. Given the left singular basis U of F
+and the fast-group size, the same sums restricted to the rows of one group of UᵀF̃ give R_i and Q_i.
 """
 import numba as nb
 import numpy as np
 
-from dynamics.numerics import as_finite_array, require_choice, require_in_range, require_positive, solve_ode
-from ._common import check_dynamics, check_noise_ridge, check_times, order_parameters
+from dynamics.numerics import (as_finite_array, require_array_in_range, require_choice, require_in_range,
+                               require_output_times, require_positive, require_times, solve_ode)
+from ._common import OrderParameterCurve, check_noise_std, check_step_record, order_parameters
 from ._simulation import Modulation
+
+_DYNAMICS = ("gd", "flow")
+
+
+@nb.njit(cache=True, parallel=True)
+def _filter_kernel(steps, s, eta, ridge, penalty, flow, null):
+    """f (B, T, d) for eigenvalues s (B, d), learning rates eta (B,) and steps (T,) (module docstring)."""
+    n_designs, d = s.shape
+    n_steps = steps.shape[0]
+    out = np.zeros((n_designs, n_steps, d))
+    for flat in nb.prange(n_designs * n_steps):
+        b = flat // n_steps
+        m = flat - b * n_steps
+        k = steps[m]
+        if k == 0.0:
+            continue
+        for j in range(d):
+            rate = (1.0 + penalty) * s[b, j] + ridge
+            if null[b, j] or rate <= 0.0:
+                continue
+            x = eta[b] * rate
+            if k == np.inf:
+                D = 1.0
+            elif flow:
+                D = -np.expm1(-k * x)
+            elif x < 1.0:
+                D = -np.expm1(k * np.log1p(-x))
+            elif x == 1.0:
+                D = 1.0
+            else:  # 1 < ηr < 2: (1 − ηr)^k alternates in sign (k whole, checked by the caller)
+                size = np.exp(k * np.log(x - 1.0))
+                D = 1.0 - size if k % 2.0 == 0.0 else 1.0 + size
+            out[b, m, j] = D / rate
+    return out
+
+
+_BLOCK = 4  # steps per block of the trace kernel: each load of M serves four steps
+
+
+# Reassociation lets numba vectorise the inner dot products (the sums then differ from a sequential loop by a few
+# ulps); nothing here is NaN or inf, so no other fast-math assumption is made.
+@nb.njit(cache=True, parallel=True, fastmath={"reassoc", "contract"})
+def _trace_kernel(K, N2, C, M, G_diag, noise_var):
+    """R_g and Q_g (g = groups) at each step, in parallel over blocks of four steps: R = Σ_j K_j C_g,j/d and
+    Q = (Kᵀ M_g K + σ² Σ_j N_j² G_g,jj)/d, with K = f s and N² = f² s of shape (T, d) and M_g = G_g∘H symmetric
+    (only its lower triangle is read)."""
+    n_steps, d = K.shape
+    n_groups = C.shape[0]
+    R = np.empty((n_groups, n_steps))
+    Q = np.empty((n_groups, n_steps))
+    n_blocks = (n_steps + _BLOCK - 1) // _BLOCK
+    for block in nb.prange(n_blocks):
+        first = block * _BLOCK
+        size = min(_BLOCK, n_steps - first)
+        Kb = np.zeros((_BLOCK, d))  # padded with zero rows: the quadratic forms of padding are 0
+        for b in range(size):
+            Kb[b] = K[first + b]
+        for g in range(n_groups):
+            quad = np.zeros(_BLOCK)
+            for i in range(d):
+                r0 = 0.0
+                r1 = 0.0
+                r2 = 0.0
+                r3 = 0.0
+                for j in range(i):
+                    mij = M[g, i, j]
+                    r0 += mij * Kb[0, j]
+                    r1 += mij * Kb[1, j]
+                    r2 += mij * Kb[2, j]
+                    r3 += mij * Kb[3, j]
+                mii = M[g, i, i]
+                quad[0] += Kb[0, i] * (2.0 * r0 + mii * Kb[0, i])
+                quad[1] += Kb[1, i] * (2.0 * r1 + mii * Kb[1, i])
+                quad[2] += Kb[2, i] * (2.0 * r2 + mii * Kb[2, i])
+                quad[3] += Kb[3, i] * (2.0 * r3 + mii * Kb[3, i])
+            for b in range(size):
+                m = first + b
+                r = 0.0
+                noise = 0.0
+                for i in range(d):
+                    r += K[m, i] * C[g, i]
+                    noise += N2[m, i] * G_diag[g, i]
+                R[g, m] = r / d
+                Q[g, m] = (quad[b] + noise_var * noise) / d
+    return R, Q
 
 
 def _eig(gram):
@@ -34,76 +122,93 @@ def _eig(gram):
     return s, W, null
 
 
-def _filter(t, s, eta, ridge, dynamics, penalty, null):
-    """f(t) of shape broadcast(t[..., None], s): the spectral filter of the module docstring."""
-    rate = (1.0 + penalty) * s + ridge
-    x = eta * rate
-    tt = t[..., None]
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        if dynamics == "gd":
-            log_factor = np.where(x < 1.0, np.log1p(-np.minimum(x, 1.0)), np.log(np.abs(x - 1.0)))
-            decay = np.where(tt > 0, tt * log_factor, 0.0)
-            # a mode with ηr > 1 overshoots: (1 − ηr)^t alternates in sign, defined for integer t only
-            over = np.broadcast_to(x > 1.0, np.broadcast_shapes(np.shape(x), tt.shape))
-            if np.any(over):
-                finite = np.isfinite(tt) & (tt > 0)
-                if np.any(finite & (tt != np.round(tt)) & np.any(x > 1.0)):
-                    raise ValueError("t must be whole GD steps when eta*((1+penalty)*s + ridge) > 1 for some mode "
-                                     "(the factor (1 - eta*r)^t is negative), or use eta <= 1/((1+penalty)*s_max + ridge)")
-                odd = finite & (np.mod(np.where(finite, tt, 0.0), 2.0) == 1.0)
-                D = np.where(over & odd, 1.0 + np.exp(decay), -np.expm1(decay))
-            else:
-                D = -np.expm1(decay)
-        else:
-            D = -np.expm1(np.where(tt > 0, -tt * x, 0.0))
-        f = np.where(rate > 0, D / np.where(rate > 0, rate, 1.0), 0.0)
-    return np.where(null, 0.0, f)
-
-
-def _check_eta(eta, s_max, ridge, penalty, dynamics):
-    if eta is None:
-        return 1.0 / (s_max + ridge)
-    eta = require_positive("eta", eta)
-    if dynamics == "gd" and eta * ((1.0 + penalty) * s_max + ridge) >= 2.0:
-        raise ValueError(f"eta must be < 2/((1+penalty)*lambda_max + ridge) = "
-                         f"{2.0 / ((1.0 + penalty) * s_max + ridge):.4g} for discrete GD to converge, got {eta:g}")
-    return eta
-
-
 def _check_eigenvalues(eigenvalues):
-    s = as_finite_array("eigenvalues", eigenvalues, ndim=1)
+    s = require_array_in_range("eigenvalues", eigenvalues, 0.0, np.inf, ndim=1)
     if s.size == 0:
         raise ValueError("eigenvalues must hold at least one eigenvalue of XᵀX, got an empty array")
-    if np.any(s < 0):
-        raise ValueError(f"eigenvalues must be >= 0, got {s[s < 0][0]:g}")
     return s
 
 
-def spectral_filter(t, eigenvalues, eta, ridge=0.0, dynamics="gd", penalty=0.0):
-    """The filter f_j(t) (shape (len(t), d)) with ŵ_t = W diag(f) WᵀXᵀy, for eigenvalues s_j >= 0 of XᵀX."""
-    t = check_times("t", np.atleast_1d(t))
+def _check_learning_rate(learning_rate, s_max, weight_decay, output_penalty, dynamics, steps):
+    """η (default 1/(λ_max + λ)); discrete GD needs η((1 + a)λ_max + λ) < 2 and whole steps where ηr > 1."""
+    if learning_rate is None:
+        eta = 1.0 / (s_max + weight_decay)
+    else:
+        eta = require_positive("learning_rate", learning_rate)
+    x_max = eta * ((1.0 + output_penalty) * s_max + weight_decay)
+    if dynamics == "gd":
+        if x_max >= 2.0:
+            raise ValueError(f"learning_rate must be < 2/((1+output_penalty)*lambda_max + weight_decay) = "
+                             f"{2.0 / ((1.0 + output_penalty) * s_max + weight_decay):.4g} for discrete GD to "
+                             f"converge, got {eta:g}")
+        finite = steps[np.isfinite(steps)]
+        if x_max > 1.0 and np.any(finite != np.round(finite)):
+            raise ValueError("steps must be whole GD steps when learning_rate*((1+output_penalty)*s + weight_decay) "
+                             "> 1 for some mode (the factor (1 - eta*r)^k is negative there), or use "
+                             "learning_rate <= 1/((1+output_penalty)*lambda_max + weight_decay)")
+    return eta
+
+
+def _check_common(steps, weight_decay, dynamics, output_penalty):
+    steps = require_times("steps", np.atleast_1d(steps))
+    if steps.ndim != 1:
+        raise ValueError(f"steps must be a scalar or 1-D, got shape {steps.shape}")
+    weight_decay = require_positive("weight_decay", weight_decay, allow_zero=True)
+    require_choice("dynamics", dynamics, _DYNAMICS)
+    output_penalty = require_positive("output_penalty", output_penalty, allow_zero=True)
+    return steps, weight_decay, output_penalty
+
+
+def spectral_filter(eigenvalues, steps, learning_rate, weight_decay=0.0, dynamics="gd",
+                    output_penalty=0.0) -> np.ndarray:
+    """The spectral filter f_j(k) of GD (Eqs .2.16–.2.17): ŵ_k = W diag(f(k)) WᵀXᵀy for XᵀX = WΛWᵀ.
+
+    Parameters
+    ----------
+    eigenvalues : array_like
+        s_j >= 0 of XᵀX, shape (d,).
+    steps : float or array_like
+        GD steps k >= 0 (real values interpolate; inf is the fixed point).
+    learning_rate : float or None
+        η > 0 (None: 1/(λ_max + λ)).
+    weight_decay : float
+        λ >= 0.
+    dynamics : {"gd", "flow"}
+        Discrete GD, D = 1 − (1 − ηr)^k, or gradient flow, D = 1 − exp(−ηrk).
+    output_penalty : float
+        Constant a >= 0 of the output penalty (a/2)‖Xŵ‖² (Lemma 4.3.1).
+
+    Returns
+    -------
+    ndarray
+        Shape (len(steps), d).
+
+    Examples
+    --------
+    >>> spectral_filter([1.0, 0.5], [0, 1, np.inf], 0.5).tolist()
+    [[0.0, 0.0], [0.5, 0.5], [1.0, 2.0]]
+    """
+    steps, weight_decay, output_penalty = _check_common(steps, weight_decay, dynamics, output_penalty)
     s = _check_eigenvalues(eigenvalues)
-    _, ridge = check_noise_ridge(0.0, ridge)
-    check_dynamics(dynamics)
-    penalty = require_positive("penalty", penalty, allow_zero=True)
-    eta = _check_eta(eta, s.max(), ridge, penalty, dynamics)
+    eta = _check_learning_rate(learning_rate, s.max(), weight_decay, output_penalty, dynamics, steps)
     null = s <= s.size * np.finfo(float).eps * s.max()
-    return _filter(t, s, eta, ridge, dynamics, penalty, null)
+    return _filter_kernel(steps, s[None], np.array([eta]), weight_decay, output_penalty, dynamics == "flow",
+                          null[None])[0]
 
 
-def _check_design(X, y=None):
+def _check_design(X, y):
     X = as_finite_array("X", X)
-    if X.ndim < 2:
-        raise ValueError(f"X must have shape (..., n, d), got {X.shape}")
-    if y is not None:
-        y = as_finite_array("y", y)
-        try:
-            np.broadcast_shapes(y.shape, X.shape[:-1])
-        except ValueError:
-            y = None
-        if y is None or y.shape[-1] != X.shape[-2]:
-            raise ValueError(f"y must have shape (..., {X.shape[-2]}) broadcasting against X's {X.shape[:-1]}, "
-                             f"got {np.shape(y) if y is not None else 'an incompatible shape'}")
+    if X.ndim < 2 or X.shape[-1] == 0 or X.shape[-2] == 0:
+        raise ValueError(f"X must have shape (..., n_samples, n_features) with n_samples, n_features >= 1, "
+                         f"got {X.shape}")
+    y = as_finite_array("y", y)
+    try:
+        ok = y.ndim >= 1 and y.shape[-1] == X.shape[-2] and np.broadcast_shapes(y.shape[:-1], X.shape[:-2]) is not None
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(f"y must have shape (..., {X.shape[-2]}): one label per row of X, with leading axes that "
+                         f"broadcast against X's {X.shape[:-2]}; got shape {y.shape}")
     return X, y
 
 
@@ -112,41 +217,96 @@ def _check_preconditioner(M, d):
         return None
     M = as_finite_array("preconditioner", M, ndim=2)
     if M.shape != (d, d) or np.linalg.cond(M) > 1e12:
-        raise ValueError(f"preconditioner must be an invertible ({d}, {d}) matrix, got shape {M.shape}")
+        raise ValueError(f"preconditioner must be an invertible ({d}, {d}) matrix (condition number <= 1e12), "
+                         f"got shape {M.shape}")
     return M
 
 
-def gd_weights(t, X, y, eta=None, ridge=0.0, dynamics="gd", penalty=0.0, preconditioner=None):
-    """Closed-form GD (or gradient-flow) weights ŵ_t (Eq .2.17), shape (..., len(t), d), for designs X (..., n, d)
-    and labels y (..., n): vectorised over any leading (seed) axes. ``eta`` defaults to 1/(λ_max + λ) per design.
-    ``penalty`` a adds (a/2)‖Xŵ‖² to the loss (Lemma 4.3.1); ``preconditioner`` M runs ŵ ← ŵ − ηMMᵀ∇L
-    (as GD on u = M⁻¹ŵ with design XM)."""
-    t = check_times("t", np.atleast_1d(t))
-    if t.ndim != 1:
-        raise ValueError(f"t must be a scalar or 1-D, got shape {t.shape}")
+def gd_weights(X, y, steps, learning_rate=None, weight_decay=0.0, dynamics="gd", output_penalty=0.0,
+               preconditioner=None) -> np.ndarray:
+    """Closed-form GD (or gradient-flow) weights ŵ_k = W(I − (I − ηΛ − ηλ)^k)Wᵀŵ_λ (Eq .2.17, Eq 4.2.19),
+    vectorised over any leading (draw) axes of the designs.
+
+    Parameters
+    ----------
+    X : array_like
+        Designs, shape (..., n, d).
+    y : array_like
+        Labels, shape (..., n), the leading axes broadcasting against X's (e.g. many teachers at one design).
+    steps : float or array_like
+        GD steps k >= 0, shape (T,) (real values interpolate; inf is the fixed point).
+    learning_rate : float, optional
+        η > 0; None: 1/(λ_max + λ) per design (the authors' code).
+    weight_decay : float
+        λ >= 0.
+    dynamics : {"gd", "flow"}
+        Discrete GD or gradient flow (module docstring).
+    output_penalty : float
+        Constant a >= 0 of (a/2)‖Xŵ‖² (Lemma 4.3.1).
+    preconditioner : array_like, optional
+        M (d, d): the update ŵ ← ŵ − η MMᵀ∇L (GD on u = M⁻¹ŵ with design XM).
+
+    Returns
+    -------
+    ndarray
+        Weights of shape (..., T, d).
+
+    Examples
+    --------
+    >>> X, y = np.array([[1.0, 0.0], [0.0, 2.0]]), np.array([1.0, 2.0])
+    >>> gd_weights(X, y, [1.0, np.inf], learning_rate=0.2).round(6)
+    array([[0.2, 0.8],
+           [1. , 1. ]])
+    """
+    steps, weight_decay, output_penalty = _check_common(steps, weight_decay, dynamics, output_penalty)
     X, y = _check_design(X, y)
-    _, ridge = check_noise_ridge(0.0, ridge)
-    check_dynamics(dynamics)
-    penalty = require_positive("penalty", penalty, allow_zero=True)
     M = _check_preconditioner(preconditioner, X.shape[-1])
     design = X if M is None else X @ M
     s, W, null = _eig(np.swapaxes(design, -1, -2) @ design)
-    s_max = s.max(axis=-1)
-    if eta is None:
-        eta_arr = 1.0 / (s_max + ridge)
+    batch = s.shape[:-1]
+    s2, null2 = s.reshape(-1, s.shape[-1]), null.reshape(-1, s.shape[-1])
+    s_max = s2.max(axis=-1)
+    if learning_rate is None:
+        etas = 1.0 / (s_max + weight_decay)
+        _check_learning_rate(None, float(s_max.max()), weight_decay, output_penalty, dynamics, steps)
     else:
-        eta_arr = np.full(s_max.shape, _check_eta(eta, float(np.max(s_max)), ridge, penalty, dynamics))
-    f = _filter(t, s[..., None, :], eta_arr[..., None, None], ridge, dynamics, penalty, null[..., None, :])
+        etas = np.full(s_max.shape, _check_learning_rate(learning_rate, float(s_max.max()), weight_decay,
+                                                         output_penalty, dynamics, steps))
+    f = _filter_kernel(steps, s2, etas, weight_decay, output_penalty, dynamics == "flow", null2)
+    f = f.reshape(batch + f.shape[1:])
     b = np.einsum("...ji,...j->...i", W, np.einsum("...nd,...n->...d", design, y))
     u = np.einsum("...ij,...tj->...ti", W, f * b[..., None, :])
     return u if M is None else u @ M.T
 
 
-def ridge_weights(ridge, X, y):
-    """Ridge solutions (XᵀX + λI)⁻¹Xᵀy (Eq .2.14), shape (..., len(ridge), d); λ = 0 is the minimum-norm solution."""
-    lam = np.atleast_1d(as_finite_array("ridge", ridge))
+def ridge_weights(X, y, weight_decay) -> np.ndarray:
+    """Ridge solutions (XᵀX + λI)⁻¹Xᵀy (Eq .2.14), the k → inf limit of GD with weight decay λ; λ = 0 is the
+    minimum-norm solution.
+
+    Parameters
+    ----------
+    X : array_like
+        Designs, shape (..., n, d).
+    y : array_like
+        Labels, shape (..., n).
+    weight_decay : float or array_like
+        λ >= 0, shape (L,) or scalar.
+
+    Returns
+    -------
+    ndarray
+        Shape (..., L, d).
+
+    Examples
+    --------
+    >>> X, y = np.array([[1.0, 0.0], [0.0, 2.0]]), np.array([1.0, 2.0])
+    >>> ridge_weights(X, y, [0.0, 1.0]).round(6)
+    array([[1. , 1. ],
+           [0.5, 0.8]])
+    """
+    lam = np.atleast_1d(as_finite_array("weight_decay", weight_decay))
     if lam.ndim != 1 or np.any(lam < 0):
-        raise ValueError(f"ridge must be a scalar or 1-D array of values >= 0, got {ridge!r}")
+        raise ValueError(f"weight_decay must be a scalar or 1-D array of values >= 0, got {weight_decay!r}")
     X, y = _check_design(X, y)
     s, W, null = _eig(np.swapaxes(X, -1, -2) @ X)
     rate = s[..., None, :] + lam[:, None]
@@ -157,53 +317,65 @@ def ridge_weights(ridge, X, y):
 
 
 class _TraceSetup:
-    """G_g, H and C_g of the module docstring for the groups g (all modes, or fast/slow rows of UᵀF̃)."""
+    """UᵀF̃ (``A``) and F̃⁻¹U (``B``) of the module docstring, and per group g (all rows, or the fast/slow rows of
+    UᵀF̃): C_g = diag(B A restricted to g), M_g = G_g∘H and diag G_g, with G_g = A[g]ᵀA[g], H = BBᵀ."""
 
-    def __init__(self, W, F, F_inv, U, p):
-        A = U.T @ F @ W
-        B = W.T @ F_inv @ U
+    def __init__(self, W, F, preconditioner):
+        if isinstance(F, Modulation) and preconditioner is None:
+            # F = UΣVᵀ: UᵀF̃ = ΣVᵀW and F̃⁻¹U = WᵀVΣ⁻¹, no inverse and no product with U needed
+            P = F.V.T @ W
+            A = F.singular_values[:, None] * P
+            B = P.T / F.singular_values[None, :]
+        else:
+            F_mat, F_inv, U = (F.matrix, F.inverse, F.U) if isinstance(F, Modulation) else (F, np.linalg.inv(F), None)
+            if preconditioner is not None:
+                F_mat, F_inv = F_mat @ preconditioner, np.linalg.solve(preconditioner, F_inv)
+            A = F_mat @ W if U is None else U.T @ F_mat @ W
+            B = W.T @ F_inv if U is None else W.T @ F_inv @ U
         d = W.shape[0]
-        groups = [np.arange(d)] if p is None else [np.arange(p), np.arange(p, d)]
+        groups = [slice(0, F.n_fast), slice(F.n_fast, d)] if isinstance(F, Modulation) else [slice(0, d)]
         self.A, self.B, self.groups = A, B, groups
-        self.C = [(A[g] * B[:, g].T).sum(0) for g in groups]
-        self.G = [A[g].T @ A[g] for g in groups]
         H = B @ B.T
-        self.M = [G * H for G in self.G]
+        G = [A[g].T @ A[g] for g in groups]
+        self.C = np.stack([(A[g] * B[:, g].T).sum(0) for g in groups])
+        self.M = np.stack([Gg * H for Gg in G])
+        self.G_diag = np.stack([np.diag(Gg).copy() for Gg in G])
 
-    def evaluate(self, K, N, noise):
-        d = K.shape[-1]
-        R = [K @ C / d for C in self.C]
-        Q = [((K @ M) * K).sum(-1) / d + noise ** 2 * (N * N) @ np.diag(G) / d for M, G in zip(self.M, self.G)]
-        return R, Q
+    def evaluate(self, f, s, noise_std):
+        K, N2 = np.ascontiguousarray(f * s), np.ascontiguousarray(f * f * s)
+        R, Q = _trace_kernel(K, N2, self.C, self.M, self.G_diag, noise_std * noise_std)
+        return list(R), list(Q)
 
-    def evaluate_matrix(self, K, N, noise):
-        """The direct O(d³) form: A_t = UᵀF̃ diag(K) F̃⁻¹U and B_t = UᵀF̃ diag(N), row blocks per group."""
+    def evaluate_matrix(self, f, s, noise_std):
+        """The direct O(d³)-per-step form: A_k = UᵀF̃ diag(K) F̃⁻¹U and B_k = UᵀF̃ diag(N), row blocks per group."""
+        K, N = f * s, f * np.sqrt(s)
         d = K.shape[-1]
+        idx = [np.arange(d)[g] for g in self.groups]
         R = [np.empty(K.shape[0]) for _ in self.groups]
         Q = [np.empty(K.shape[0]) for _ in self.groups]
         for m in range(K.shape[0]):
-            A_t = (self.A * K[m]) @ self.B
-            B_t = self.A * N[m]
-            for i, g in enumerate(self.groups):
-                R[i][m] = np.trace(A_t[np.ix_(g, g)]) / d
-                Q[i][m] = (np.sum(A_t[g] ** 2) + noise ** 2 * np.sum(B_t[g] ** 2)) / d
+            A_k = (self.A * K[m]) @ self.B
+            B_k = self.A * N[m]
+            for i, g in enumerate(idx):
+                R[i][m] = np.trace(A_k[np.ix_(g, g)]) / d
+                Q[i][m] = (np.sum(A_k[g] ** 2) + noise_std ** 2 * np.sum(B_k[g] ** 2)) / d
         return R, Q
 
 
-def _modulation_parts(F):
+def _check_modulation(F):
     if isinstance(F, Modulation):
         if F.U.ndim != 2:
-            raise ValueError("F must be a single modulation (select one seed with F.seed(i))")
-        return F.matrix, F.inverse, F.U, F.p
+            raise ValueError(f"F must be a single modulation (U of shape (d, d)), got a stack of {F.U.shape[0]}: "
+                             f"select one draw with F.draw(i)")
+        return F, F.U.shape[0]
     F = as_finite_array("F", F, ndim=2)
     if F.shape[0] != F.shape[1] or np.linalg.cond(F) > 1e14:
-        raise ValueError(f"F must be a square invertible matrix, got shape {F.shape}")
-    return F, np.linalg.inv(F), np.eye(F.shape[0]), None
+        raise ValueError(f"F must be a square invertible matrix (condition number <= 1e14), got shape {F.shape}")
+    return F, F.shape[0]
 
 
 def _spectral_inputs(F, X, eigenvalues, eigenvectors, preconditioner):
-    F_mat, F_inv, U, p = _modulation_parts(F)
-    d = F_mat.shape[0]
+    F, d = _check_modulation(F)
     M = _check_preconditioner(preconditioner, d)
     if X is not None:
         if eigenvalues is not None or eigenvectors is not None:
@@ -218,49 +390,79 @@ def _spectral_inputs(F, X, eigenvalues, eigenvectors, preconditioner):
             raise ValueError("give X, or both eigenvalues and eigenvectors of XᵀX")
         if M is not None:
             raise ValueError("preconditioner needs X (the spectrum of the preconditioned design is recomputed)")
-        s = as_finite_array("eigenvalues", eigenvalues, ndim=1)
+        s = _check_eigenvalues(eigenvalues)
         W = as_finite_array("eigenvectors", eigenvectors, ndim=2)
-        if s.shape != (d,) or W.shape != (d, d) or np.any(s < 0):
-            raise ValueError(f"eigenvalues must be ({d},) and >= 0, eigenvectors ({d}, {d}); got {s.shape}, {W.shape}")
+        if s.shape != (d,) or W.shape != (d, d):
+            raise ValueError(f"eigenvalues must have shape ({d},) and eigenvectors ({d}, {d}) to match F; got "
+                             f"{s.shape} and {W.shape}")
         if np.abs(W.T @ W - np.eye(d)).max() > 1e-8:
-            raise ValueError("eigenvectors must be orthonormal (columns of W with WᵀW = I)")
+            raise ValueError("eigenvectors must be orthonormal (columns of W with WᵀW = I to 1e-8)")
         null = s <= d * np.finfo(float).eps * s.max()
-    if M is not None:
-        F_mat, F_inv = F_mat @ M, np.linalg.solve(M, F_inv)
-    return s, W, null, F_mat, F_inv, U, p
+    return F, s, W, null, M
 
 
-def _assemble(R, Q, noise, grouped):
-    if not grouped:
-        return order_parameters(R[0], Q[0], noise)
-    return order_parameters(R[0] + R[1], Q[0] + Q[1], noise, R[0], R[1], Q[0], Q[1])
+def _assemble(steps, R, Q, noise_std):
+    if len(R) == 1:
+        return order_parameters(R[0], Q[0], noise_std, steps=steps)
+    return order_parameters(R[0] + R[1], Q[0] + Q[1], noise_std, R[0], R[1], Q[0], Q[1], steps=steps)
 
 
-def exact_gd_order_parameters(t, F, X=None, *, eigenvalues=None, eigenvectors=None, eta=None, ridge=0.0, noise=0.0,
-                              dynamics="gd", penalty=0.0, preconditioner=None, method="hadamard"):
-    """Teacher- and noise-averaged R(t), Q(t), L_G(t) of exact finite-d GD at fixed design (Eqs 4.2.9–4.2.10).
+def exact_gd_order_parameters(F, X, steps, *, eigenvalues=None, eigenvectors=None, learning_rate=None,
+                              weight_decay=0.0, noise_std=0.0, dynamics="gd", output_penalty=0.0,
+                              preconditioner=None, method="hadamard") -> OrderParameterCurve:
+    """Teacher- and noise-averaged R, Q and L_G of exact finite-d GD at a fixed design (Eqs 4.2.9–4.2.10,
+    .2.18–.2.20 with E6/E7; spec B.2), in O(d²) per step.
 
-    ``F``: the modulation, a :class:`Modulation` (then per-group R_i, Q_i are returned too) or an invertible
-    (d, d) array. Design: ``X`` (n, d), or the spectrum of XᵀX (``eigenvalues``, ``eigenvectors``). ``t``: GD
-    steps (real, >= 0, inf allowed); ``eta`` defaults to 1/(λ_max + λ); ``dynamics`` "gd" (|1 − ηr|^t) or "flow"
-    (exp(−ηrt)); ``penalty`` a is the constant output penalty of Lemma 4.3.1; ``preconditioner`` M gives the
-    update ŵ ← ŵ − η MMᵀ∇L (per-group learning rates: ``F.preconditioner_factor``). ``method`` "hadamard"
-    (O(d²) per time, G∘H) or "matrix" (the direct A/B traces, O(d³) per time).
+    Parameters
+    ----------
+    F : Modulation or array_like
+        One modulation (then the fast/slow parts R_i, Q_i are returned too) or an invertible (d, d) matrix.
+    X : array_like or None
+        The design, shape (n, d); or None, with the spectrum of XᵀX given instead (``eigenvalues``,
+        ``eigenvectors``).
+    steps : float or array_like
+        GD steps k >= 0, shape (T,) (real values interpolate; inf is the fixed point).
+    eigenvalues, eigenvectors : array_like, optional
+        s_j >= 0, shape (d,), and orthonormal W, shape (d, d), with XᵀX = W diag(s) Wᵀ.
+    learning_rate : float, optional
+        η > 0; None: 1/(λ_max + λ).
+    weight_decay : float
+        λ >= 0.
+    noise_std : float
+        Label-noise standard deviation σ_ε >= 0.
+    dynamics : {"gd", "flow"}
+        Discrete GD, D = 1 − (1 − ηr)^k, or gradient flow, D = 1 − exp(−ηrk).
+    output_penalty : float
+        Constant a >= 0 of (a/2)‖Xŵ‖² (Lemma 4.3.1).
+    preconditioner : array_like, optional
+        M (d, d): the update ŵ ← ŵ − η MMᵀ∇L (per-group learning rates: ``F.preconditioner_factor``).
+    method : {"hadamard", "matrix"}
+        The O(d²)-per-step G∘H form (numba, parallel over steps) or the direct A/B traces (O(d³) per step).
+
+    Returns
+    -------
+    OrderParameterCurve
+        steps and R, Q, generalization_error, noisy_generalization_error (and R1, R2, Q1, Q2 for a
+        :class:`Modulation`), each of shape (T,).
+
+    Examples
+    --------
+    >>> from dynamics.double_descent import draw_teacher_student
+    >>> data = draw_teacher_student(45, 30, 20, 10.0, n_seeds=1, seed=3)
+    >>> r = exact_gd_order_parameters(data.modulation.draw(0), data.X[0], [0.0, 10.0, np.inf], noise_std=0.2)
+    >>> [round(float(x), 6) for x in r.R], round(float(r.R1[2] + r.R2[2]), 12)
+    ([0.0, 0.597912, 1.0], 1.0)
     """
-    t = check_times("t", np.atleast_1d(t))
-    if t.ndim != 1:
-        raise ValueError(f"t must be a scalar or 1-D, got shape {t.shape}")
-    noise, ridge = check_noise_ridge(noise, ridge)
-    check_dynamics(dynamics)
+    steps, weight_decay, output_penalty = _check_common(steps, weight_decay, dynamics, output_penalty)
+    noise_std = check_noise_std(noise_std)
     require_choice("method", method, ("hadamard", "matrix"))
-    penalty = require_positive("penalty", penalty, allow_zero=True)
-    s, W, null, F_mat, F_inv, U, p = _spectral_inputs(F, X, eigenvalues, eigenvectors, preconditioner)
-    eta = _check_eta(eta, s.max(), ridge, penalty, dynamics)
-    f = _filter(t, s, eta, ridge, dynamics, penalty, null)
-    K, N = f * s, f * np.sqrt(s)
-    setup = _TraceSetup(W, F_mat, F_inv, U, p)
-    R, Q = (setup.evaluate if method == "hadamard" else setup.evaluate_matrix)(K, N, noise)
-    return _assemble(R, Q, noise, p is not None)
+    F, s, W, null, M = _spectral_inputs(F, X, eigenvalues, eigenvectors, preconditioner)
+    eta = _check_learning_rate(learning_rate, s.max(), weight_decay, output_penalty, dynamics, steps)
+    f = _filter_kernel(steps, s[None], np.array([eta]), weight_decay, output_penalty, dynamics == "flow",
+                       null[None])[0]
+    setup = _TraceSetup(W, F, M)
+    R, Q = (setup.evaluate if method == "hadamard" else setup.evaluate_matrix)(f, s, noise_std)
+    return _assemble(steps, R, Q, noise_std)
 
 
 @nb.njit(cache=True)
@@ -281,45 +483,96 @@ def _scheduled_filter(s, eta, ridge, schedule, record):
     return out
 
 
-def _check_record(steps, schedule):
-    steps = np.atleast_1d(np.asarray(steps))
-    if steps.ndim != 1 or steps.size == 0 or not np.issubdtype(steps.dtype, np.number) \
-            or np.any(steps != np.round(steps)) or np.any(steps < 0) or np.any(np.diff(steps) < 0):
-        raise ValueError(f"steps must be a non-empty sorted 1-D array of integers >= 0, got {steps!r}")
-    steps = steps.astype(np.int64)
-    schedule = as_finite_array("schedule", schedule, ndim=1)
+def _check_schedule(steps, output_penalty_schedule):
+    steps = check_step_record(steps)
+    schedule = as_finite_array("output_penalty_schedule", output_penalty_schedule, ndim=1)
     if schedule.size < steps[-1] or np.any(schedule < 0):
-        raise ValueError(f"schedule must hold one penalty >= 0 per step (at least {steps[-1]}), got {schedule.size}")
+        raise ValueError(f"output_penalty_schedule must hold one penalty >= 0 per step (at least {steps[-1]}), "
+                         f"got {schedule.size} values")
     return steps, schedule
 
 
-def scheduled_filter(steps, eigenvalues, eta, schedule, ridge=0.0):
-    """The filter f_j after each of the integer ``steps`` of GD whose step k uses the output penalty
-    a_k = ``schedule[k−1]``: f ← (1 − η((1 + a_k)s_j + λ))f + η, f(0) = 0; shape (len(steps), d)."""
-    steps, schedule = _check_record(steps, schedule)
+def scheduled_filter(eigenvalues, steps, learning_rate, output_penalty_schedule, weight_decay=0.0) -> np.ndarray:
+    """The filter f_j after each of the whole ``steps`` of GD whose step k uses the output penalty
+    a_k = ``output_penalty_schedule[k − 1]`` (Fig 4.6): f ← (1 − η((1 + a_k)s_j + λ))f + η, f(0) = 0.
+
+    Parameters
+    ----------
+    eigenvalues : array_like
+        s_j >= 0 of XᵀX, shape (d,).
+    steps : array_like of int
+        Sorted steps >= 0.
+    learning_rate : float or None
+        η > 0 (None: 1/(λ_max + λ)); η((1 + max a)λ_max + λ) < 2.
+    output_penalty_schedule : array_like
+        a_k >= 0, at least steps[-1] values.
+    weight_decay : float
+        λ >= 0.
+
+    Returns
+    -------
+    ndarray
+        Shape (len(steps), d).
+
+    Examples
+    --------
+    >>> scheduled_filter([1.0], [1, 2, 3], 0.5, [0.0, 1.0, 0.0]).ravel().tolist()   # step 2: η(1 + a)s = 1
+    [0.5, 0.5, 0.75]
+    """
+    steps, schedule = _check_schedule(steps, output_penalty_schedule)
     s = _check_eigenvalues(eigenvalues)
-    _, ridge = check_noise_ridge(0.0, ridge)
-    eta = _check_eta(eta, s.max(), ridge, float(schedule[:max(steps[-1], 1)].max()), "gd")
+    weight_decay = require_positive("weight_decay", weight_decay, allow_zero=True)
+    eta = _check_learning_rate(learning_rate, s.max(), weight_decay, float(schedule[:max(steps[-1], 1)].max()), "gd",
+                               steps.astype(float))
     null = s <= s.size * np.finfo(float).eps * s.max()
-    return np.where(null, 0.0, _scheduled_filter(s, eta, ridge, schedule, steps))
+    return np.where(null, 0.0, _scheduled_filter(s, eta, weight_decay, schedule, steps))
 
 
-def scheduled_gd_order_parameters(steps, F, X, schedule, eta=None, ridge=0.0, noise=0.0):
-    """Teacher-averaged R, Q, L_G of discrete GD whose step k uses the output penalty a_k = ``schedule[k−1]``
-    (Fig 4.6: gradient (1 + a_k)XᵀXŵ − Xᵀy + λŵ), at integer ``steps``. Other arguments as in
-    :func:`exact_gd_order_parameters`."""
-    steps, schedule = _check_record(steps, schedule)
-    noise, ridge = check_noise_ridge(noise, ridge)
-    s, W, null, F_mat, F_inv, U, p = _spectral_inputs(F, X, None, None, None)
-    eta = _check_eta(eta, s.max(), ridge, float(schedule[:max(steps[-1], 1)].max()), "gd")
-    f = np.where(null, 0.0, _scheduled_filter(s, eta, ridge, schedule, steps))
-    R, Q = _TraceSetup(W, F_mat, F_inv, U, p).evaluate(f * s, f * np.sqrt(s), noise)
-    return _assemble(R, Q, noise, p is not None)
+def scheduled_gd_order_parameters(F, X, steps, output_penalty_schedule, learning_rate=None, weight_decay=0.0,
+                                  noise_std=0.0) -> OrderParameterCurve:
+    """Teacher-averaged R, Q, L_G (Eqs 4.2.9–4.2.10) of discrete GD whose step k uses the output penalty
+    a_k = ``output_penalty_schedule[k − 1]`` (Fig 4.6: gradient (1 + a_k)XᵀXŵ − Xᵀy + λŵ).
+
+    Parameters
+    ----------
+    F, X : Modulation or array_like, array_like
+        As in :func:`exact_gd_order_parameters`.
+    steps : array_like of int
+        Sorted whole steps >= 0, shape (T,).
+    output_penalty_schedule : array_like
+        a_k >= 0, at least steps[-1] values (e.g. :func:`q_penalty_schedule`).
+    learning_rate, weight_decay, noise_std :
+        As in :func:`exact_gd_order_parameters`.
+
+    Returns
+    -------
+    OrderParameterCurve
+        Each field of shape (T,).
+
+    Examples
+    --------
+    >>> from dynamics.double_descent import draw_teacher_student
+    >>> data = draw_teacher_student(45, 30, 20, 10.0, n_seeds=1, seed=3)
+    >>> F, X = data.modulation.draw(0), data.X[0]
+    >>> a = scheduled_gd_order_parameters(F, X, [0, 5, 50], np.zeros(50))
+    >>> b = exact_gd_order_parameters(F, X, [0, 5, 50])
+    >>> bool(np.allclose(a.Q, b.Q, atol=1e-12))
+    True
+    """
+    steps, schedule = _check_schedule(steps, output_penalty_schedule)
+    noise_std = check_noise_std(noise_std)
+    weight_decay = require_positive("weight_decay", weight_decay, allow_zero=True)
+    F, s, W, null, _ = _spectral_inputs(F, X, None, None, None)
+    eta = _check_learning_rate(learning_rate, s.max(), weight_decay, float(schedule[:max(steps[-1], 1)].max()), "gd",
+                               steps.astype(float))
+    f = np.where(null, 0.0, _scheduled_filter(s, eta, weight_decay, schedule, steps))
+    R, Q = _TraceSetup(W, F, None).evaluate(f, s, noise_std)
+    return _assemble(steps, R, Q, noise_std)
 
 
 @nb.njit(cache=True)
-def gradient_flow_rhs(t, w, params):
-    """dŵ/dt = −η[(XᵀX + λ)ŵ − Xᵀy] in the original basis; params = [η, λ, Xᵀy (d), XᵀX.ravel() (d²)]."""
+def _gradient_flow_rhs(step, w, params):
+    """dŵ/dk = −η[(XᵀX + λ)ŵ − Xᵀy]; params = [η, λ, Xᵀy (d), XᵀX.ravel() (d²)]."""
     d = w.shape[0]
     eta, lam = params[0], params[1]
     rhs_b = params[2:2 + d]
@@ -327,20 +580,46 @@ def gradient_flow_rhs(t, w, params):
     return -eta * (gram @ w + lam * w - rhs_b)
 
 
-def gradient_flow_weights_ode(t, X, y, eta, ridge=0.0, rtol=1e-12):
-    """Gradient-flow weights ŵ(t) from integrating dŵ/dt = −η∇L with the numba DOP853 solver (no
-    eigendecomposition): an independent route to the closed form. t: sorted 1-D, > 0 and finite."""
-    t = check_times("t", t, allow_zero=False)
-    if t.ndim != 1 or not np.all(np.isfinite(t)) or np.any(np.diff(t) <= 0):
-        raise ValueError("t must be a 1-D array of finite, strictly increasing times > 0")
+def gradient_flow_weights_ode(X, y, steps, learning_rate, weight_decay=0.0, rtol=1e-12) -> np.ndarray:
+    """Gradient-flow weights ŵ(k) from integrating dŵ/dk = −η∇L (spec §2.2's per-mode ODE, in the original basis)
+    with the numba DOP853 solver, without an eigendecomposition: an independent route to the closed form.
+
+    Parameters
+    ----------
+    X : array_like
+        Design, shape (n, d).
+    y : array_like
+        Labels, shape (n,).
+    steps : array_like
+        1-D, finite, > 0 and strictly increasing (real GD steps; the flow time is ηk).
+    learning_rate : float
+        η > 0.
+    weight_decay : float
+        λ >= 0.
+    rtol : float
+        Relative tolerance in [1e-14, 1e-3].
+
+    Returns
+    -------
+    ndarray
+        Shape (len(steps), d).
+
+    Examples
+    --------
+    >>> X, y = np.array([[1.0, 0.0], [0.0, 2.0]]), np.array([1.0, 2.0])
+    >>> bool(np.allclose(gradient_flow_weights_ode(X, y, [1.0, 5.0], 0.2),
+    ...                  gd_weights(X, y, [1.0, 5.0], learning_rate=0.2, dynamics="flow"), atol=1e-10))
+    True
+    """
+    steps = require_output_times("steps", steps, positive=True, strictly_increasing=True)
     X = as_finite_array("X", X, ndim=2)
     y = as_finite_array("y", y, ndim=1)
     if y.shape != (X.shape[0],):
-        raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")
-    eta = require_positive("eta", eta)
-    _, ridge = check_noise_ridge(0.0, ridge)
+        raise ValueError(f"y must have shape ({X.shape[0]},) to match X {X.shape}, got {y.shape}")
+    eta = require_positive("learning_rate", learning_rate)
+    weight_decay = require_positive("weight_decay", weight_decay, allow_zero=True)
     rtol = require_in_range("rtol", rtol, 1e-14, 1e-3)
-    params = np.concatenate([[eta, ridge], X.T @ y, (X.T @ X).ravel()])
-    sol = solve_ode(gradient_flow_rhs, (0.0, float(t[-1])), np.zeros(X.shape[1]), t_eval=t, params=params,
+    params = np.concatenate([[eta, weight_decay], X.T @ y, (X.T @ X).ravel()])
+    sol = solve_ode(_gradient_flow_rhs, (0.0, float(steps[-1])), np.zeros(X.shape[1]), t_eval=steps, params=params,
                     method="dop853", rtol=rtol, atol=rtol * 1e-2).check()
     return sol.y
