@@ -222,3 +222,38 @@ def test_batch_reports_failed_rows_and_checks_shapes():
         nx.solve_ode_batch(decay, (0.0, 1.0), np.ones((3, 1)), t_eval[:2], params=np.ones((2, 1)))
     with pytest.raises(ValueError, match="t_eval"):
         nx.solve_ode_batch(decay, (0.0, 1.0), np.ones((3, 1)), None, params=np.ones((3, 1)))
+
+
+@nb.njit(cache=True)
+def logit_barrier(t, a, p):  # the exact dual flow of gradient starvation: a' = log((1 - a)/a) - K a, K = p (2x2)
+    K = p.reshape((2, 2))
+    out = np.empty(2)
+    for i in range(2):
+        out[i] = np.log1p(-a[i]) - np.log(a[i]) - (K[i, 0] * a[0] + K[i, 1] * a[1]) if 0 < a[i] < 1 else np.nan
+    return out
+
+
+@nb.njit(cache=True)
+def logit_barrier_jacobian(t, a, p):
+    J = -p.reshape((2, 2)).copy()
+    for i in range(2):
+        J[i, i] -= 1.0 / (a[i] * (1.0 - a[i]))
+    return J
+
+
+def test_rosenbrock_does_not_cycle_on_clipped_steps():
+    """Regression: with the states held at 1e-300, accepted steps that leaned on the clip cycled (55 000 steps
+    without reaching t = 1). The clipped amount now counts as error; the flow reaches its fixed point."""
+    delta, s, lam = 0.5, np.array([6.0, 2.0]), 0.01
+    c = np.sqrt(1 - delta ** 2)
+    U = np.array([[c, -delta], [delta, c]])
+    K = (U * s ** 2) @ U.T / lam
+    for autonomous in (False, True):
+        sol = nx.solve_ode(logit_barrier, (0.0, 30.0), [0.08990811, 0.20733267], t_eval=[30.0], params=K.ravel(),
+                           method="rosenbrock23", jac=logit_barrier_jacobian, bounds=(1e-300, 1 - 2.0 ** -53),
+                           rtol=1e-10, atol=1e-12, max_steps=200_000, autonomous=autonomous).check()
+        a = sol.y[-1]
+        residual = np.log1p(-a) - np.log(a) - K @ a
+        assert np.abs(residual).max() < 1e-7 and sol.nsteps < 20_000
+    with pytest.raises(ValueError, match="rosenbrock23"):
+        nx.solve_ode(decay, (0.0, 1.0), [1.0], params=np.array([1.0]), autonomous=True)

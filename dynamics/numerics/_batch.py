@@ -28,7 +28,8 @@ def batch_explicit(rhs, t0, t1, y0s, t_eval, params, method, rtol, atol, step, m
 
 
 @nb.njit(cache=True, parallel=True)
-def batch_rosenbrock(rhs, jac, has_jac, t0, t1, y0s, t_eval, params, rtol, atol, lower, upper, step, max_steps):
+def batch_rosenbrock(rhs, jac, has_jac, t0, t1, y0s, t_eval, params, rtol, atol, lower, upper, step, max_steps,
+                     autonomous):
     """As :func:`batch_explicit`, with the Rosenbrock kernel."""
     rows, n = y0s.shape
     m = t_eval.shape[0]
@@ -39,7 +40,7 @@ def batch_rosenbrock(rhs, jac, has_jac, t0, t1, y0s, t_eval, params, rtol, atol,
     reached = np.empty(rows, dtype=np.int64)
     for b in nb.prange(rows):
         _, y, s, f, k = integrate_rosenbrock(rhs, jac, has_jac, t0, t1, y0s[b], t_eval, True, params[b], rtol, atol,
-                                             lower, upper, step, max_steps)
+                                             lower, upper, step, max_steps, autonomous)
         y_out[b, :y.shape[0]] = y
         status[b], nfev[b], nsteps[b], reached[b] = s, f, k, y.shape[0]
     return y_out, status, nfev, nsteps, reached

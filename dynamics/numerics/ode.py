@@ -32,7 +32,7 @@ from numba.experimental.function_type import _get_wrapper_address
 from . import _batch, _explicit_rk, _rosenbrock
 from ._explicit_rk import DOP853, DOPRI5, RK4, integrate
 from ._rosenbrock import integrate_rosenbrock
-from .validation import (as_finite_array, as_float, format_value, require_choice, require_in_range,
+from .validation import (as_finite_array, as_float, format_value, require_bool, require_choice, require_in_range,
                          require_integer)
 
 __all__ = ["BatchOdeResult", "DOP853", "DOPRI5", "IntegrationError", "JAC_SIGNATURE", "METHODS", "OdeResult",
@@ -207,6 +207,7 @@ class _Problem(NamedTuple):
     max_steps: int
     lower: Optional[np.ndarray]
     upper: Optional[np.ndarray]
+    autonomous: bool
 
 
 def _clean_vector(name, value):
@@ -218,7 +219,8 @@ def _clean_vector(name, value):
     return as_finite_array(name, value, ndim=1)
 
 
-def _check_problem(rhs, t_span, y0s, t_eval, params, method, rtol, atol, step, max_steps, jac, bounds):
+def _check_problem(rhs, t_span, y0s, t_eval, params, method, rtol, atol, step, max_steps, jac, bounds,
+                   autonomous=False):
     """Check everything but the shapes of y0 and params against each other; ``y0s``/``params`` are 2-D rows."""
     require_choice("method", method, tuple(METHODS))
     kernel, code, _ = METHODS[method]
@@ -246,8 +248,9 @@ def _check_problem(rhs, t_span, y0s, t_eval, params, method, rtol, atol, step, m
             raise ValueError("t_eval must be sorted in increasing order")
         if t_out.size and (t_out[0] < t0 or t_out[-1] > t1):
             raise ValueError(f"t_eval must lie inside t_span = [{t0:g}, {t1:g}], got [{t_out[0]:g}, {t_out[-1]:g}]")
-    if kernel == "explicit" and (jac is not None or bounds is not None):
-        raise ValueError(f"jac and bounds are used by method='rosenbrock23' only, not by {method!r}")
+    if kernel == "explicit" and (jac is not None or bounds is not None or autonomous):
+        raise ValueError(f"jac, bounds and autonomous are used by method='rosenbrock23' only, not by {method!r}")
+    autonomous = require_bool("autonomous", autonomous)
     y0, p0 = y0s[0], params[0]
     try:
         f0 = rhs(t0, y0, p0)
@@ -278,11 +281,11 @@ def _check_problem(rhs, t_span, y0s, t_eval, params, method, rtol, atol, step, m
         if ((y0s < lower) | (y0s > upper)).any():
             raise ValueError("y0 must lie inside bounds")
     return _Problem(kernel, code, compiled, compiled_jac, has_jac, t0, t1, t_out, dense, rtol, atol, step, max_steps,
-                    lower, upper)
+                    lower, upper, autonomous)
 
 
 def solve_ode(rhs, t_span, y0, t_eval=None, params=None, method="dopri5", rtol=1e-6, atol=1e-9, step=None,
-              max_steps=100_000, jac=None, bounds=None) -> OdeResult:
+              max_steps=100_000, jac=None, bounds=None, autonomous=False) -> OdeResult:
     """Integrate ``dy/dt = rhs(t, y, params)`` over ``t_span = (t0, t1)``.
 
     Parameters
@@ -313,7 +316,11 @@ def solve_ode(rhs, t_span, y0, t_eval=None, params=None, method="dopri5", rtol=1
         without it).
     bounds : (lower, upper), optional
         "rosenbrock23" only: each state is held inside [lower, upper] (scalars or one value per state),
-        the domain of ``rhs``, at every stage and output (as MATLAB's ``NonNegative`` option).
+        the domain of ``rhs``, at every stage and output (as MATLAB's ``NonNegative`` option); the amount a
+        step is clipped counts in its error estimate.
+    autonomous : bool
+        "rosenbrock23" only: ``rhs`` does not depend on t, so ∂f/∂t = 0 is not estimated (one evaluation
+        fewer per step).
 
     Returns
     -------
@@ -348,14 +355,14 @@ def solve_ode(rhs, t_span, y0, t_eval=None, params=None, method="dopri5", rtol=1
         raise ValueError("y0 must have at least one component, got an empty array")
     params = _NO_PARAMS if params is None else _clean_vector("params", params)
     p = _check_problem(rhs, t_span, y0[None, :], t_eval, params[None, :], method, rtol, atol, step, max_steps, jac,
-                       bounds)
+                       bounds, autonomous)
     if p.kernel == "explicit":
         t, y, status, nfev, nsteps = integrate(p.rhs, p.t0, p.t1, y0, p.t_eval, p.dense, params, p.code, p.rtol,
                                                p.atol, p.step, p.max_steps)
     else:
         t, y, status, nfev, nsteps = integrate_rosenbrock(p.rhs, p.jac, p.has_jac, p.t0, p.t1, y0, p.t_eval, p.dense,
                                                           params, p.rtol, p.atol, p.lower, p.upper, p.step,
-                                                          p.max_steps)
+                                                          p.max_steps, p.autonomous)
     return OdeResult(t, y, status == _explicit_rk.SUCCESS, _MESSAGES[status], int(nfev), int(nsteps), method)
 
 
@@ -406,7 +413,7 @@ def _rows(name, value, width=None):
 
 
 def solve_ode_batch(rhs, t_span, y0s, t_eval, params=None, method="dopri5", rtol=1e-6, atol=1e-9, step=None,
-                    max_steps=100_000, jac=None, bounds=None) -> BatchOdeResult:
+                    max_steps=100_000, jac=None, bounds=None, autonomous=False) -> BatchOdeResult:
     """Integrate one ODE from many initial states and/or parameter rows in one compiled call (rows in parallel).
 
     Row b solves ``dy/dt = rhs(t, y, params[b])`` from ``y0s[b]``; a single initial state or parameter row is
@@ -414,7 +421,7 @@ def solve_ode_batch(rhs, t_span, y0s, t_eval, params=None, method="dopri5", rtol
 
     Parameters
     ----------
-    rhs, t_span, method, rtol, atol, step, max_steps, jac, bounds :
+    rhs, t_span, method, rtol, atol, step, max_steps, jac, bounds, autonomous :
         As in :func:`solve_ode`.
     y0s : array_like, shape (B, n) or (n,)
         Initial states, finite.
@@ -451,7 +458,8 @@ def solve_ode_batch(rhs, t_span, y0s, t_eval, params=None, method="dopri5", rtol
                              f"{params.shape[0]}")
     if t_eval is None:
         raise ValueError("t_eval must be given for a batch: every row reports at the same output times")
-    p = _check_problem(rhs, t_span, y0s, t_eval, params, method, rtol, atol, step, max_steps, jac, bounds)
+    p = _check_problem(rhs, t_span, y0s, t_eval, params, method, rtol, atol, step, max_steps, jac, bounds,
+                       autonomous)
     if p.t_eval.size == 0:
         raise ValueError("t_eval must hold at least one time")
     y0s = np.array(np.broadcast_to(y0s, (rows, y0s.shape[1])), order="C")  # writable C copies: one numba type
@@ -462,6 +470,6 @@ def solve_ode_batch(rhs, t_span, y0s, t_eval, params=None, method="dopri5", rtol
     else:
         y, status, nfev, nsteps, reached = _batch.batch_rosenbrock(p.rhs, p.jac, p.has_jac, p.t0, p.t1, y0s, p.t_eval,
                                                                    params, p.rtol, p.atol, p.lower, p.upper, p.step,
-                                                                   p.max_steps)
+                                                                   p.max_steps, p.autonomous)
     messages = tuple(_MESSAGES[int(s)] for s in status)
     return BatchOdeResult(p.t_eval, y, status == _explicit_rk.SUCCESS, messages, nfev, nsteps, reached, method)
