@@ -1,126 +1,163 @@
 """Figures of gradient starvation: the Fig 6 toy trajectories, the Legendre illustration (Fig 8), the
-starvation map of z_2* over (s_1, δ), and the two-moons boundaries of Fig 1 (from the torch cross-check)."""
+starvation map of z_2* over (s_1, δ), the accuracy of the Eq 10 and perturbative forms, and the two-moons
+boundaries of Fig 1 (from the torch simulations of :mod:`dynamics.starvation.torch_training`)."""
 import numpy as np
+from matplotlib.colors import SymLogNorm
+from matplotlib.lines import Line2D
 
 from dynamics import starvation as gs
 from .registry import figure
-from .style import COLORS, SEQUENTIAL, new_figure
+from .style import COLORS, new_figure
 
 P = "004_798f714b6ee27590.txt"
-TOY_DELTA, TOY_LAM, TOY_LAM_SD, TOY_S2 = 0.5, 0.01, 0.002, 2.0
+# Runs in the two-moons panel (d) are told apart by colours other than the classes' blue and orange.
+RUN_COLORS = ("#009E73", "#CC79A7", "#000000")
+RUN_MARKERS = ("s", "^", "o")
 
 
 @figure("starvation.toy_trajectories", f"{P} Fig 6 (thesis supp. Fig 1), App. B.1",
-        "The simple experiment: (|z_1|, |z_2|) trajectories of primal gradient descent (lr 0.05), the authors' dual "
-        "gradient descent (α_0 = 1e-8, lr 3e-6) and the SD primal (λ_SD = 0.002), 5000 steps each, for s_1 = 2..6 "
-        "(δ = 0.5 as in the code, λ = 0.01, s_2 = 2). Stars: fixed points of Eq 9 and Eq 18. As s_1 grows, z_1 "
-        "grows and z_2 is starved under CE; under SD every s_1 ends at the same point.")
-def toy_trajectories():
+        "The simple experiment: (|z_1|, |z_2|) trajectories of primal gradient descent (learning rate 0.05), the "
+        "authors' dual gradient ascent (α_0 = 1e-8, learning rate 3e-6) and the SD primal (a = 0.002), 5000 steps "
+        "each, for s_1 = 2..6 (δ = 0.5 as in the code, λ = 0.01, s_2 = 2). Stars: fixed points of Eq 9 and Eq 18. As "
+        "s_1 grows, z_1 grows and z_2 is starved under CE; under SD every s_1 ends at the same point.")
+def toy_trajectories(delta=0.5, weight_decay=0.01, output_penalty=0.002, s2=2.0, s1_values=(2.0, 3.0, 4.0, 5.0, 6.0),
+                     n_steps=5000, learning_rate=0.05, dual_learning_rate=3e-6):
     fig, axes = new_figure(1, 3, width=10.5, height=3.4)
-    U = gs.coupling_matrix(TOY_DELTA)
-    colors = [COLORS[i] for i in range(5)]
-    z_sd, _ = gs.sd_fixed_point(U, TOY_LAM_SD)
-    for color, s1 in zip(colors, (2.0, 3.0, 4.0, 5.0, 6.0)):
-        s = np.array([s1, TOY_S2])
-        primal = gs.primal_gd_z(U, s, TOY_LAM, 0.05, 5000)
-        _, dual = gs.dual_gd(U, s, TOY_LAM, 3e-6, 5000)
-        sd = gs.primal_gd_z(U, s, TOY_LAM_SD, 0.05, 5000, sd=True)
-        target = gs.feature_response(U, s, TOY_LAM)
+    U = gs.coupling_matrix(delta)
+    z_sd = gs.sd_fixed_point(U, output_penalty).z
+    for color, s1 in zip(COLORS, s1_values):
+        s = np.array([s1, s2])
+        primal = gs.primal_gd_z(U, s, n_steps, learning_rate=learning_rate, weight_decay=weight_decay).z
+        dual = gs.dual_gd(U, s, n_steps, learning_rate=dual_learning_rate, weight_decay=weight_decay).z
+        sd = gs.primal_gd_z(U, s, n_steps, learning_rate=learning_rate, output_penalty=output_penalty).z
+        target = gs.feature_response(U, s, weight_decay)
         for ax, path, end in ((axes[0], primal, target), (axes[1], dual, target), (axes[2], sd, z_sd)):
-            ax.plot(np.abs(path[:, 0]), np.abs(path[:, 1]), color=color, label=f"s₁ = {s1:g}")
+            ax.plot(np.abs(path[:, 0]), np.abs(path[:, 1]), color=color, label=f"$s_1 = {s1:g}$")
             ax.plot(*np.abs(end), "*", color=color, ms=9, mec="k", mew=0.5)
-    for ax, title in zip(axes, ("primal (CE + L2)", "dual (Eq 8, gradient ascent)", "spectral decoupling")):
-        ax.set(xlabel="|z₁|", ylabel="|z₂|", title=title, ylim=(0, 1.9))
-    axes[0].legend(loc="lower right")
+    titles = ("primal (CE + L2)", "dual (Eq 8, gradient ascent)", "spectral decoupling")
+    for ax, title in zip(axes, titles):
+        ax.set(xlabel="$|z_1|$", ylabel="$|z_2|$", title=title, ylim=(0, 1.9))
+    axes[0].legend(loc="upper left")
     return fig
 
 
 @figure("starvation.legendre", f"{P} Fig 8 (thesis supp. Fig 3), Lemma 2, Eqs 19-28",
-        "The Legendre transform of cross-entropy. Left: L(ω) = log(1+e^{-ω}) with tangent lines at three ω_0; each "
-        "intercept equals H(α) at α = σ(-ω_0) (dots). Right: H(α) - αω against α for the same ω; each maximum "
-        "(circle) sits at α = σ(-ω) and equals L(ω) (dashed).")
-def legendre():
-    fig, (left, right) = new_figure(1, 2, width=8.0, height=3.3)
+        "The Legendre transform of cross-entropy. Left: L(ω) = log(1+e^{-ω}) with its tangent lines (dashed) at "
+        "ω_0 = -2, 0.5, 2.5 (squares); each tangent's intercept at ω = 0 equals H(α) at α = σ(-ω_0) (dots). Right: "
+        "H(α) - αω against α for the same ω; each maximum (circle) sits at α = σ(-ω) and equals L(ω) (dotted line).")
+def legendre(omegas=(-2.0, 0.5, 2.5)):
+    fig, (left, right) = new_figure(1, 2, width=8.6, height=3.4)
     omega = np.linspace(-4.0, 4.0, 400)
     left.plot(omega, gs.primal_loss("cross_entropy", omega), color="k", label=r"$L(\omega) = \log(1+e^{-\omega})$")
     alpha = np.linspace(1e-6, 1.0 - 1e-6, 600)
-    for color, w0 in zip(COLORS, (-1.5, 0.0, 1.5)):
+    for color, w0 in zip(COLORS, omegas):
         a0 = gs.dual_maximiser("cross_entropy", w0)
         slope = -a0  # dL/dω = -σ(-ω)
-        left.plot(omega, gs.primal_loss("cross_entropy", w0) + slope * (omega - w0), "--", color=color, lw=1)
+        left.plot(omega, gs.primal_loss("cross_entropy", w0) + slope * (omega - w0), "--", color=color, lw=1,
+                  label=rf"tangent at $\omega_0 = {w0:g}$")
         left.plot(0.0, gs.binary_entropy(a0), "o", color=color, ms=5)
         left.plot(w0, gs.primal_loss("cross_entropy", w0), "s", color=color, ms=4)
-        right.plot(alpha, gs.dual_objective("cross_entropy", alpha, w0), color=color, label=f"ω = {w0:g}")
+        right.plot(alpha, gs.dual_objective("cross_entropy", alpha, w0), color=color, label=rf"$\omega = {w0:g}$")
         right.plot(a0, gs.dual_objective("cross_entropy", a0, w0), "o", color=color, ms=6, mfc="none")
         right.axhline(gs.primal_loss("cross_entropy", w0), color=color, ls=":", lw=0.8)
-    left.set(xlabel="ω = yŷ", ylabel="loss", title="tangents: intercept = H(α)", ylim=(-0.5, 5))
+    left.set(xlabel=r"$\omega = y\hat{y}$", ylabel="loss", title=r"tangents: intercept $= H(\alpha)$", ylim=(-0.5, 5))
+    left.plot([], [], "s", color="gray", ms=4, label=r"$(\omega_0, L(\omega_0))$")
+    left.plot([], [], "o", color="gray", ms=5, label=r"intercept $H(\sigma(-\omega_0))$")
     left.legend(loc="upper right")
-    right.set(xlabel="α", ylabel="H(α) - αω", title="dual: max over α = L(ω)")
+    right.plot([], [], ls=":", color="gray", lw=0.8, label=r"$L(\omega)$")
+    right.plot([], [], "o", color="gray", ms=6, mfc="none", label=r"max at $\alpha = \sigma(-\omega)$")
+    right.set(xlabel=r"$\alpha$", ylabel=r"$H(\alpha) - \alpha\omega$", title=r"dual: max over $\alpha$ = $L(\omega)$")
     right.legend(loc="lower left")
     return fig
 
 
 @figure("starvation.starvation_map", f"{P} Theorem 2, Eqs 15-16; App. B.1",
         "Left: the change |z_2*(s_1)| - |z_2*(s_1 = s_2)| of the exact (Eq 9) response of the weak feature (s_2 = 2, "
-        "λ = 0.01) over s_1 and the Eq 15 coupling δ, a 200 × 200 numba sweep (z_2* itself is dominated by its "
-        "δ-dependent scale, and changes sign at δ = 1/√2, hence |z|). For δ > 0 the change is negative on both sides of "
-        "the dashed line s_1 = s_2, where |z_2*| peaks: a stronger (or weaker) feature 1 starves feature 2; for δ < 0 the "
-        "sign flips (Theorem 2 needs δ > 0). Right: z_2*(s_1) for several δ, exact (solid) and Eq 10 (dashed, almost on "
-        "top), and the SD response (dotted, flat in s_1).")
-def starvation_map():
-    fig, (left, right) = new_figure(1, 2, width=9.0, height=3.6)
-    s1 = np.linspace(0.5, 6.0, 200)
-    deltas = np.linspace(-0.95, 0.95, 200)
-    z = gs.starvation_map(s1, deltas, TOY_S2, TOY_LAM)
-    at_equal = gs.starvation_map(np.array([TOY_S2]), deltas, TOY_S2, TOY_LAM)[:, 0, 1]
+        "λ = 0.01) over s_1 and the Eq 15 coupling δ, a 200 × 200 numba sweep, on a symmetric logarithmic colour scale "
+        "(linear within ±1e-3) so that the δ > 0 starvation is as visible as the larger δ < 0 changes. For δ > 0 the "
+        "change is negative on both sides of the dashed line s_1 = s_2, where |z_2*| peaks: a stronger (or weaker) "
+        "feature 1 starves feature 2; for δ < 0 the sign flips (Theorem 2 needs δ > 0). The change vanishes along the two "
+        "dotted lines: at δ = -1/√2 feature 2's weights u_2 ∝ (1, 1) align with the labels, the fixed point has α_1 = α_2 "
+        "and z_2* does not depend on s_1; at δ = +1/√2, z_2* changes sign (it is ≈ 0 for every s_1), which is why |z| is "
+        "plotted. Right: z_2*(s_1) "
+        "for several δ, exact Eq 9 (solid), Eq 10 (circles, on the solid curves: the approximation is within 1e-2) and "
+        "the SD response (dotted, flat in s_1; a = λ).")
+def starvation_map(s2=2.0, weight_decay=0.01, deltas=(-0.5, 0.1, 0.3, 0.5, 0.6), n_grid=200):
+    fig, (left, right) = new_figure(1, 2, width=10.5, height=3.9, gridspec_kw={"width_ratios": [1.0, 1.15]})
+    s1 = np.linspace(0.5, 6.0, n_grid)
+    delta_grid = np.linspace(-0.95, 0.95, n_grid)
+    z = gs.starvation_map(s1, delta_grid, s2, weight_decay)
+    at_equal = gs.starvation_map(np.array([s2]), delta_grid, s2, weight_decay)[:, 0, 1]
     change = np.abs(z[..., 1]) - np.abs(at_equal)[:, None]
     limit = np.abs(change).max()
-    image = left.pcolormesh(s1, deltas, change, cmap="RdBu_r", vmin=-limit, vmax=limit, shading="auto")
-    left.contour(s1, deltas, change, levels=np.linspace(-limit, limit, 13), colors="k", linewidths=0.3)
-    left.axvline(TOY_S2, color="k", ls="--", lw=1)
-    left.axhline(0.0, color="k", ls=":", lw=0.8)
-    fig.colorbar(image, ax=left, label="|z₂*(s₁)| - |z₂*(s₂)|")
-    left.set(xlabel="s₁ (strength of feature 1)", ylabel="coupling δ", title="change of |z₂*| (exact, Eq 9)")
-    for color, delta in zip(COLORS, (-0.5, 0.1, 0.3, 0.5, 0.6)):
-        exact = gs.starvation_map(s1, [delta], TOY_S2, TOY_LAM)[0, :, 1]
-        approx = gs.starvation_map(s1, [delta], TOY_S2, TOY_LAM, exact=False)[0, :, 1]
-        right.plot(s1, exact, color=color, label=f"δ = {delta:g}")
-        right.plot(s1, approx, "--", color=color, lw=1)
-        right.axhline(gs.sd_fixed_point(gs.coupling_matrix(delta), TOY_LAM)[0][1], color=color, ls=":", lw=1)
-    right.axvline(TOY_S2, color="gray", ls="--", lw=0.8)
-    right.set(xlabel="s₁", ylabel="z₂*", title="z₂*(s₁): exact, Eq 10, SD (λ_SD = λ)")
-    right.legend(loc="center right", bbox_to_anchor=(1.0, 0.72), ncol=2)
+    norm = SymLogNorm(linthresh=1e-3, vmin=-limit, vmax=limit, base=10)
+    image = left.pcolormesh(s1, delta_grid, change, cmap="RdBu_r", norm=norm, shading="auto")
+    left.axvline(s2, color="k", ls="--", lw=1)
+    left.axhline(0.0, color="k", ls="-", lw=0.6)
+    for line, note in ((1.0, r"$z_2^* = 0$ (sign change)"), (-1.0, r"$u_2 \propto (1, 1)$: $z_2^*$ flat in $s_1$")):
+        left.axhline(line / np.sqrt(2.0), color="k", ls=":", lw=1)
+        left.annotate(note, (s1[-1], line / np.sqrt(2.0)), xytext=(-2, 2), textcoords="offset points", ha="right",
+                      va="bottom", fontsize=7, bbox={"facecolor": "white", "alpha": 0.7, "lw": 0, "pad": 1})
+    fig.colorbar(image, ax=left, label=r"$|z_2^*(s_1)| - |z_2^*(s_2)|$ (symmetric log scale)")
+    left.set(xlabel=r"$s_1$ (strength of feature 1)", ylabel=r"coupling $\delta$",
+             title=r"change of $|z_2^*|$ (exact, Eq 9)")
+    for color, delta in zip(COLORS, deltas):
+        exact = gs.starvation_map(s1, [delta], s2, weight_decay)[0, :, 1]
+        approx = gs.starvation_map(s1, [delta], s2, weight_decay, exact=False)[0, :, 1]
+        right.plot(s1, exact, color=color, label=rf"$\delta = {delta:g}$")
+        right.plot(s1, approx, "o", color=color, ms=3.5, mfc="none", mew=0.8, markevery=max(1, n_grid // 12))
+        right.axhline(gs.sd_fixed_point(gs.coupling_matrix(delta), weight_decay).z[1], color=color, ls=":", lw=1)
+    right.axvline(s2, color="gray", ls="--", lw=0.8)
+    right.set(xlabel=r"$s_1$", ylabel=r"$z_2^*$", title=r"$z_2^*(s_1)$: exact, Eq 10, SD ($a = \lambda$)")
+    # one legend (layout-managed, outside the data): colour = coupling, then the line-style key
+    handles, _ = right.get_legend_handles_labels()
+    handles += [Line2D([], [], color="none", label=" "),
+                Line2D([], [], color="gray", label="exact (Eq 9)"),
+                Line2D([], [], color="gray", ls="", marker="o", mfc="none", label="Eq 10"),
+                Line2D([], [], color="gray", ls=":", label="SD (Eq 18)"),
+                Line2D([], [], color="gray", ls="--", lw=0.8, label=r"$s_1 = s_2$")]
+    right.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="colour: coupling")
     return fig
 
 
 @figure("starvation.two_moons", f"{P} Fig 1 a-d, App. B.2",
-        "Two moons, two-layer ReLU net (500 hidden), from the torch cross-check (SGD lr 1e-2, momentum 0.9, weight "
-        "decay 2e-4, 2000 full-batch steps, 3 seeds; panels a-c show seed 0). (a) Δ = -0.1, not separable: curved boundary; (b) Δ = +0.1, "
-        "separable by a small margin: the boundary runs along the horizontal feature only; (c) Δ = +0.1 with SD "
-        "(0.003·mean ŷ²): curved, larger margin. (d) |z_1| and |z_6| along the NTK-at-init eigen-directions during "
-        "training (seed means): separability inflates z_1 and starves z_6; SD reverses both.")
-def two_moons():
-    from verify.crosscheck import context
-    from verify.crosscheck.starvation import MOONS_RUNS, moons_logits, train_two_moons
+        "Two moons, two-layer ReLU net (500 hidden), trained by the torch simulation on CPU (SGD learning rate 1e-2, "
+        "momentum 0.9, weight decay 2e-4, 2000 full-batch steps, 3 seeds; panels a-c show seed 0, blue and orange "
+        "are the two classes). (a) Δ = -0.1, not separable: curved boundary; (b) Δ = +0.1, separable by a small "
+        "margin: the boundary runs along the horizontal feature only; (c) Δ = +0.1 with SD (0.003·mean ŷ²): curved, "
+        "larger margin. (d) |z_1| (solid) and |z_6| (dashed) along the NTK-at-init eigen-directions during training, "
+        "seed means, one colour and marker per run: separability inflates z_1 and starves z_6; SD reverses both.")
+def two_moons(n_steps=2000, seeds=(0, 1, 2), hidden=500, device="cpu"):
+    from dynamics.starvation.torch_training import MOONS_RUNS, train_two_moons
 
-    result = train_two_moons(context(), steps=2000, record_every=50)
-    fig, axes = new_figure(1, 4, width=13.0, height=3.3)
-    grid_h, grid_v = np.meshgrid(np.linspace(-2.0, 2.0, 200), np.linspace(-1.6, 1.6, 200))
+    result = train_two_moons(device=device, seeds=seeds, n_steps=n_steps, hidden=hidden, record_every=50)
+    fig, axes = new_figure(1, 4, width=14.0, height=3.6)
+    every_x = np.concatenate([d.X for d in result.data])
+    low, high = every_x.min(axis=0) - 0.15, every_x.max(axis=0) + 0.15
+    grid_h, grid_v = np.meshgrid(np.linspace(low[0], high[0], 200), np.linspace(low[1], high[1], 200))
     grid = np.column_stack([grid_h.ravel(), grid_v.ravel()])
-    n_seeds = len(result["seeds"])
-    for k, (ax, (label, _, _)) in enumerate(zip(axes[:3], MOONS_RUNS)):
-        X, y = result["data"][k * n_seeds]
-        logits = moons_logits(result["params"], k * n_seeds, grid).reshape(grid_h.shape)
+    n_seeds = len(result.seeds)
+    for k, (ax, run) in enumerate(zip(axes[:3], MOONS_RUNS)):
+        X, y = result.data[k * n_seeds]
+        logits = result.logits(k * n_seeds, grid).reshape(grid_h.shape)
         ax.contourf(grid_h, grid_v, logits > 0, levels=[-0.5, 0.5, 1.5], colors=["#f3d9c9", "#cfe0ef"], alpha=0.8)
         ax.contour(grid_h, grid_v, logits, levels=[0.0], colors="k", linewidths=1.2)
-        ax.scatter(X[:, 0], X[:, 1], c=np.where(y > 0, COLORS[0], COLORS[1]), s=6)
-        ax.set(title=f"({'abc'[k]}) {label}", xlabel="x_h", ylabel="x_v", xlim=(-2, 2), ylim=(-1.6, 1.6))
-    z = result["z"].mean(axis=2)  # (records, runs, n)
-    for color, (k, (label, _, _)) in zip(COLORS, enumerate(MOONS_RUNS)):
-        axes[3].plot(result["steps"], z[:, k, 1], color=color, label=f"|z₁| {label}")
-        axes[3].plot(result["steps"], z[:, k, 6], "--", color=color, label=f"|z₆| {label}")
-    axes[3].set(title="(d) feature responses", xlabel="step", ylabel="|z|", yscale="log")
-    axes[3].legend(fontsize=6, ncol=1)
+        for label_value, color in ((1.0, COLORS[0]), (-1.0, COLORS[1])):
+            chosen = y == label_value
+            ax.scatter(X[chosen, 0], X[chosen, 1], color=color, s=6, label=f"$y = {label_value:+.0f}$")
+        ax.set(title=f"({'abc'[k]}) {run.label}", xlabel="$x_h$", ylabel="$x_v$", xlim=(low[0], high[0]),
+               ylim=(low[1], high[1]))
+    axes[0].legend(loc="upper right", markerscale=2)
+    z = result.z.mean(axis=2)  # (records, runs, n)
+    marks = max(1, len(result.steps) // 8)
+    for color, marker, (k, run) in zip(RUN_COLORS, RUN_MARKERS, enumerate(MOONS_RUNS)):
+        axes[3].plot(result.steps, z[:, k, 1], color=color, marker=marker, ms=4, markevery=marks, label=run.label)
+        axes[3].plot(result.steps, z[:, k, 6], "--", color=color, marker=marker, ms=4, markevery=marks, mfc="none")
+    axes[3].set(title="(d) feature responses", xlabel="step", ylabel="$|z|$", yscale="log")
+    handles, _ = axes[3].get_legend_handles_labels()
+    handles += [Line2D([], [], color="none", label=" "), Line2D([], [], color="gray", label="$|z_1|$ (solid)"),
+                Line2D([], [], color="gray", ls="--", label="$|z_6|$ (dashed)")]
+    axes[3].legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="run", fontsize=8)
     return fig
 
 
@@ -129,28 +166,29 @@ def two_moons():
         "(α_10 - α_9)/α_9 against c = 1 + s²/λ; Eq 10 always over-estimates α*, by 6% at c = 2 and by 1e-3 at c = 30, so "
         "App. C.4's condition 'λ < s²' must be read as λ ≪ s². Right: with the Eq 15 coupling (S² = (9, 4), λ = 0.1), "
         "the max relative error of Lemma 1 (Eq 14) and the max absolute error of the first-order responses "
-        "(Eqs 63-64) against the Eq 10 fixed point, both O(δ²) (dotted: slope 2).")
-def approximation_error():
-    fig, (left, right) = new_figure(1, 2, width=8.0, height=3.3)
-    lam = 0.1
+        "(Eqs 63-64) against the Eq 10 fixed point, both O(δ²) (thin dashed line: slope 2, drawn above the data).")
+def approximation_error(weight_decay=0.1, coupled_s_squared=(9.0, 4.0)):
+    fig, (left, right) = new_figure(1, 2, width=8.6, height=3.4)
     c = np.geomspace(1.5, 1e5, 200)
-    s = np.sqrt((c - 1.0) * lam)
-    alpha10, _ = gs.lambert_fixed_point(s, lam)
-    alpha9, _ = gs.exact_uncoupled_response(s, lam)
+    s = np.sqrt((c - 1.0) * weight_decay)
+    alpha10 = gs.lambert_fixed_point(s, weight_decay).alpha
+    alpha9 = gs.exact_uncoupled_response(s, weight_decay).alpha
     left.loglog(c, (alpha10 - alpha9) / alpha9, color=COLORS[0])
-    left.set(xlabel="c = 1 + s²/λ", ylabel="(α₁₀ - α₉)/α₉", title="Eq 10 vs exact Eq 9 (uncoupled)")
-    sq = np.sqrt([9.0, 4.0])
+    left.set(xlabel=r"$c = 1 + s^2/\lambda$", ylabel=r"$(\alpha_{10} - \alpha_9)/\alpha_9$",
+             title="Eq 10 vs exact Eq 9 (uncoupled)")
+    strengths = np.sqrt(coupled_s_squared)
     deltas = np.geomspace(1e-3, 0.5, 30)
     lemma, first = [], []
     for delta in deltas:
         U = gs.coupling_matrix(delta)
-        reference = gs.dual_fixed_point(U, sq, lam, exact=False)
-        lemma.append(np.max(np.abs(gs.lemma1_fixed_point(U, sq, lam) - reference) / reference))
-        first.append(np.max(np.abs(gs.first_order_response(sq, lam, delta)
-                                   - gs.feature_response(U, sq, lam, exact=False))))
-    right.loglog(deltas, lemma, color=COLORS[1], label="Lemma 1 (Eq 14), rel. error in α")
-    right.loglog(deltas, first, color=COLORS[2], label="Eqs 63-64, abs. error in z")
-    right.loglog(deltas, first[0] * (deltas / deltas[0]) ** 2, ":", color="gray", label="∝ δ²")
-    right.set(xlabel="coupling δ", ylabel="error", title="perturbative forms, coupled case")
+        reference = gs.dual_fixed_point(U, strengths, weight_decay, exact=False)
+        lemma.append(np.max(np.abs(gs.lemma1_fixed_point(U, strengths, weight_decay).alpha - reference.alpha)
+                            / reference.alpha))
+        first.append(np.max(np.abs(gs.first_order_response(strengths, weight_decay, delta) - reference.z)))
+    right.loglog(deltas, lemma, color=COLORS[1], label=r"Lemma 1 (Eq 14), rel. error in $\alpha$")
+    right.loglog(deltas, first, color=COLORS[2], label="Eqs 63-64, abs. error in $z$")
+    reference_line = 4.0 * max(first[0], lemma[0]) * (deltas / deltas[0]) ** 2
+    right.loglog(deltas, reference_line, "--", color="gray", lw=0.8, label=r"$\propto \delta^2$ (reference)")
+    right.set(xlabel=r"coupling $\delta$", ylabel="error", title="perturbative forms, coupled case")
     right.legend(loc="upper left")
     return fig

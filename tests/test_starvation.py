@@ -1,4 +1,5 @@
-"""Unit and property tests of dynamics.starvation: bad input, limits, invariances, spec regression values."""
+"""Unit and property tests of dynamics.starvation: bad input, limits, invariances, spec regression values, the
+named results, the explicit penalty, and the learning-rate bound of primal gradient descent."""
 import math
 
 import numpy as np
@@ -6,63 +7,93 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from dynamics import starvation as gs
+from dynamics.numerics import haar_orthogonal
 
 U_TOY = gs.coupling_matrix(0.5)
 S_TOY = np.array([6.0, 2.0])
 
 
+def _dual_matrix(U, s, weight_decay, exact):
+    """K = λ⁻¹US²Uᵀ (+ I for Eq 10), written out here rather than taken from the library."""
+    U, s = np.asarray(U, dtype=float), np.asarray(s, dtype=float)
+    K = U @ np.diag(s * s) @ U.T / weight_decay
+    return K if exact else K + np.eye(len(s))
+
+
+def _residual(U, s, weight_decay, alpha, exact):
+    barrier = np.log1p(-alpha) - np.log(alpha) if exact else -np.log(alpha)
+    return np.abs(barrier - _dual_matrix(U, s, weight_decay, exact) @ alpha).max()
+
+
 # ------------------------------------------------------------------ bad input names the parameter
 BAD_CALLS = [
-    ("lam", lambda: gs.dual_fixed_point(U_TOY, S_TOY, 0.0)),
-    ("lam", lambda: gs.feature_response(U_TOY, S_TOY, -1.0)),
-    ("lam", lambda: gs.lambert_fixed_point([1.0], 0.0)),
-    ("lam", lambda: gs.sd_fixed_point(U_TOY, -0.1)),
-    ("lam", lambda: gs.sd_margin(float("nan"))),
-    ("lam", lambda: gs.integrate_dual(U_TOY, S_TOY, 0.0, [0.0, 1.0])),
-    ("lam", lambda: gs.exact_uncoupled_response([1.0], 0.0)),
+    ("weight_decay", lambda: gs.dual_fixed_point(U_TOY, S_TOY, 0.0)),
+    ("weight_decay", lambda: gs.feature_response(U_TOY, S_TOY, -1.0)),
+    ("weight_decay", lambda: gs.lambert_fixed_point([1.0], 0.0)),
+    ("output_penalty", lambda: gs.sd_fixed_point(U_TOY, -0.1)),
+    ("output_penalty", lambda: gs.sd_margin(float("nan"))),
+    ("weight_decay", lambda: gs.integrate_dual(U_TOY, S_TOY, [0.0, 1.0], weight_decay=0.0)),
+    ("output_penalty", lambda: gs.integrate_dual(U_TOY, S_TOY, [0.0, 1.0], output_penalty=-1.0)),
+    ("weight_decay", lambda: gs.exact_uncoupled_response([1.0], 0.0)),
     ("U", lambda: gs.dual_fixed_point(np.array([[1.0, 0.1], [0.0, 1.0]]), S_TOY, 0.1)),
     ("U", lambda: gs.feature_response(np.ones((2, 3)), S_TOY, 0.1)),
     ("U", lambda: gs.sd_fixed_point(2 * np.eye(2), 0.1)),
-    ("U", lambda: gs.integrate_dual(np.eye(2) * 1.1, S_TOY, 0.1, [1.0])),
+    ("U", lambda: gs.integrate_dual(np.eye(2) * 1.1, S_TOY, [1.0], weight_decay=0.1)),
     ("s", lambda: gs.dual_fixed_point(U_TOY, [0.0, 1.0], 0.1)),
     ("s", lambda: gs.feature_response(U_TOY, [-1.0, 1.0], 0.1)),
     ("s", lambda: gs.feature_response(U_TOY, [1.0, 1.0, 1.0], 0.1)),
     ("s", lambda: gs.lambert_fixed_point([1.0, 0.0], 0.1)),
     ("s", lambda: gs.first_order_response([1.0, -2.0], 0.1, 0.1)),
-    ("alpha0", lambda: gs.integrate_dual(U_TOY, S_TOY, 0.1, [1.0], alpha0=[0.5, 1.0])),
-    ("alpha0", lambda: gs.integrate_dual(U_TOY, S_TOY, 0.1, [1.0], alpha0=[0.0, 0.5], exact=False)),
-    ("alpha0", lambda: gs.dual_gd(U_TOY, S_TOY, 0.1, 1e-6, 10, alpha0=1.5)),
+    ("alpha0", lambda: gs.integrate_dual(U_TOY, S_TOY, [1.0], weight_decay=0.1, alpha0=[0.5, 1.0])),
+    ("alpha0", lambda: gs.integrate_dual(U_TOY, S_TOY, [1.0], weight_decay=0.1, alpha0=[0.0, 0.5], exact=False)),
+    ("alpha0", lambda: gs.integrate_dual(U_TOY, S_TOY, [1.0], weight_decay=0.1, alpha0=[0.5, 0.5, 0.5])),
+    ("alpha0", lambda: gs.dual_gd(U_TOY, S_TOY, 10, learning_rate=1e-6, weight_decay=0.1, alpha0=1.5)),
     ("delta", lambda: gs.coupling_matrix(1.0)),
     ("delta", lambda: gs.coupling_matrix(-1.5)),
     ("delta", lambda: gs.dz2_ds1sq(S_TOY, 0.1, 2.0)),
     ("delta", lambda: gs.starvation_map([1.0, 2.0], [0.5, 1.0])),
-    ("t_eval", lambda: gs.integrate_dual(U_TOY, S_TOY, 0.1, [1.0, 0.5])),
-    ("t_eval", lambda: gs.integrate_dual(U_TOY, S_TOY, 0.1, [-1.0, 0.5])),
+    ("t", lambda: gs.integrate_dual(U_TOY, S_TOY, [1.0, 0.5], weight_decay=0.1)),
+    ("t", lambda: gs.integrate_dual(U_TOY, S_TOY, [-1.0, 0.5], weight_decay=0.1)),
+    ("t", lambda: gs.integrate_dual(U_TOY, S_TOY, [], weight_decay=0.1)),
+    ("method", lambda: gs.integrate_dual(U_TOY, S_TOY, [1.0], weight_decay=0.1, method="rosenbrock")),
     ("x", lambda: gs.lambertw(-1.0)),
     ("branch", lambda: gs.lambertw(1.0, 2)),
-    ("lr", lambda: gs.primal_gd_z(U_TOY, S_TOY, 0.1, 0.0, 10)),
-    ("y", lambda: gs.primal_optimum(np.eye(2), [1.0, 0.5], 0.1)),
+    ("learning_rate", lambda: gs.primal_gd_z(U_TOY, S_TOY, 10, learning_rate=0.0, weight_decay=0.1)),
+    ("n_steps", lambda: gs.primal_gd_z(U_TOY, S_TOY, -1, learning_rate=0.01, weight_decay=0.1)),
+    ("n_steps", lambda: gs.dual_gd(U_TOY, S_TOY, 2.5, learning_rate=1e-6, weight_decay=0.1)),
+    ("z0", lambda: gs.primal_gd_z(U_TOY, S_TOY, 1, learning_rate=0.01, weight_decay=0.1, z0=[0.0, 0.0, 0.0])),
+    ("clamp", lambda: gs.dual_gd(U_TOY, S_TOY, 1, learning_rate=1e-6, weight_decay=0.1, clamp=0.5)),
+    ("y", lambda: gs.primal_optimum(np.eye(2), [1.0, 0.5], weight_decay=0.1)),
+    ("y", lambda: gs.primal_optimum(np.eye(2), [1.0, 1.0, 1.0], weight_decay=0.1)),
     ("Phi0", lambda: gs.features(np.ones((3, 2)), [1.0, 1.0, -1.0])),
+    ("Phi0", lambda: gs.features(np.ones((2, 3)), [1.0, -1.0])),  # rank 1
     ("margin", lambda: gs.two_moons(margin=2.0)),
+    ("noise_std", lambda: gs.make_moons(noise_std=-0.1)),
+    ("n_samples", lambda: gs.two_moons(1)),
+    ("n_samples", lambda: gs.make_moons(30.5)),
     ("loss", lambda: gs.primal_loss("logistic", 0.0)),
     # float64 overflow is an error naming the input, not a silent NaN/inf
-    ("s and lam", lambda: gs.lambert_fixed_point([1e200], 0.1)),
-    ("s and lam", lambda: gs.lambert_fixed_point([1.0], 1e-320)),
-    ("s and lam", lambda: gs.exact_uncoupled_response([1e200], 0.1)),
-    ("s and lam", lambda: gs.dual_fixed_point(U_TOY, [1e200, 1.0], 0.1)),
-    ("s and lam", lambda: gs.lemma1_fixed_point(U_TOY, [1e200, 1.0], 0.1)),
-    ("s and lam", lambda: gs.first_order_response([1e200, 1.0], 0.1, 0.1)),
-    ("s and lam", lambda: gs.dz2_ds1sq([1e200, 1.0], 0.1, 0.1)),
-    ("s1 and lam", lambda: gs.starvation_map([1e200], [0.5])),
-    ("lam", lambda: gs.sd_margin(1e-320)),
-    ("lam", lambda: gs.sd_lambert_approx(1e-320)),
-    ("alpha", lambda: gs.jacobian(U_TOY, S_TOY, 0.01, [1e-320, 0.5])),
-    ("lr", lambda: gs.primal_gd_z(U_TOY, S_TOY, 0.01, 1e3, 1000)),
-    ("lr", lambda: gs.primal_gd_theta(np.eye(2), [1.0, 1.0], 0.01, 1e3, 1000)),
+    ("s and weight_decay", lambda: gs.lambert_fixed_point([1e200], 0.1)),
+    ("s and weight_decay", lambda: gs.lambert_fixed_point([1.0], 1e-320)),
+    ("s and weight_decay", lambda: gs.exact_uncoupled_response([1e200], 0.1)),
+    ("s and weight_decay", lambda: gs.dual_fixed_point(U_TOY, [1e200, 1.0], 0.1)),
+    ("s and weight_decay", lambda: gs.lemma1_fixed_point(U_TOY, [1e200, 1.0], 0.1)),
+    ("s and weight_decay", lambda: gs.first_order_response([1e200, 1.0], 0.1, 0.1)),
+    ("s and weight_decay", lambda: gs.dz2_ds1sq([1e200, 1.0], 0.1, 0.1)),
+    ("s1 and weight_decay", lambda: gs.starvation_map([1e200], [0.5])),
+    ("output_penalty", lambda: gs.sd_margin(1e-320)),
+    ("output_penalty", lambda: gs.sd_lambert_approx(1e-320)),
+    ("alpha", lambda: gs.jacobian(U_TOY, S_TOY, [1e-320, 0.5], weight_decay=0.01)),
+    ("alpha", lambda: gs.jacobian(U_TOY, S_TOY, [0.5, 1.5], weight_decay=0.01)),
+    ("learning_rate", lambda: gs.primal_gd_z(U_TOY, S_TOY, 1000, learning_rate=1e3, weight_decay=0.01)),
+    ("learning_rate", lambda: gs.primal_gd_theta(np.eye(2), [1.0, 1.0], 1000, learning_rate=1e3, weight_decay=0.01)),
     ("omega", lambda: gs.primal_loss("squared", 1e200)),
     ("alpha", lambda: gs.dual_objective("squared", 1e200, 0.0)),
+    ("alpha", lambda: gs.binary_entropy(1.5)),
     ("exact", lambda: gs.dual_fixed_point(U_TOY, S_TOY, 0.1, exact="yes")),
-    ("sd", lambda: gs.integrate_dual(U_TOY, S_TOY, 0.1, [1.0], sd=None)),
+    ("exact", lambda: gs.integrate_dual(U_TOY, S_TOY, [1.0], weight_decay=0.1, exact=None)),
+    ("printed", lambda: gs.lemma1_fixed_point(U_TOY, S_TOY, 0.1, printed=1)),
+    ("seed", lambda: gs.two_moons(seed="zero")),
 ]
 
 
@@ -72,6 +103,151 @@ def test_bad_input_names_the_parameter(name, call):
         call()
 
 
+# ------------------------------------------------------------------ one of weight_decay / output_penalty
+PENALTY_FUNCTIONS = [
+    lambda **kw: gs.integrate_dual(U_TOY, S_TOY, [0.0, 1.0], **kw),
+    lambda **kw: gs.dual_params(U_TOY, S_TOY, **kw),
+    lambda **kw: gs.jacobian(U_TOY, S_TOY, [0.3, 0.4], **kw),
+    lambda **kw: gs.primal_gd_z(U_TOY, S_TOY, 3, learning_rate=0.01, **kw),
+    lambda **kw: gs.primal_gd_theta(np.eye(2), [1.0, -1.0], 3, learning_rate=0.01, **kw),
+    lambda **kw: gs.primal_optimum(np.eye(2), [1.0, -1.0], **kw),
+    lambda **kw: gs.learning_rate_bound(S_TOY, **kw),
+]
+
+
+@pytest.mark.parametrize("call", PENALTY_FUNCTIONS)
+def test_exactly_one_penalty(call):
+    for kwargs in ({}, {"weight_decay": 0.1, "output_penalty": 0.1}):
+        with pytest.raises(ValueError, match="exactly one of weight_decay .* and output_penalty"):
+            call(**kwargs)
+    call(weight_decay=0.1)
+    call(output_penalty=0.1)
+
+
+def test_old_positional_penalty_is_refused():
+    """The penalty of the functions that take either is keyword-only, so an old call (U, s, lam, t_eval) fails."""
+    with pytest.raises(TypeError):
+        gs.integrate_dual(U_TOY, S_TOY, 0.1, [0.0, 1.0])
+    with pytest.raises(TypeError):
+        gs.primal_gd_z(U_TOY, S_TOY, 0.1, 0.05, 100)
+
+
+def test_output_penalty_is_the_spectral_decoupling_flow():
+    """output_penalty = a selects Eq 18: its fixed point is α = a·m*, whatever s is."""
+    flow = gs.integrate_dual(U_TOY, [3.0, 2.0], [0.0, 12.0], output_penalty=0.05)
+    np.testing.assert_allclose(flow.alpha[-1], 0.05 * gs.sd_margin(0.05), atol=1e-10)
+    np.testing.assert_allclose(flow.z[-1], gs.sd_fixed_point(U_TOY, 0.05).z, atol=1e-8)
+
+
+# ------------------------------------------------------------------ named results
+def test_results_are_named_tuples_that_unpack():
+    point = gs.dual_fixed_point(U_TOY, S_TOY, 0.01)
+    assert isinstance(point, gs.FixedPoint) and point._fields == ("alpha", "z")
+    alpha, z = point
+    np.testing.assert_array_equal(z, gs.feature_response(U_TOY, S_TOY, 0.01))
+    np.testing.assert_allclose(z, S_TOY ** 2 * (U_TOY.T @ alpha) / 0.01, rtol=1e-14)
+    for result in (gs.lambert_fixed_point(S_TOY, 0.1), gs.exact_uncoupled_response(S_TOY, 0.1),
+                   gs.lemma1_fixed_point(U_TOY, S_TOY, 0.1)):
+        assert isinstance(result, gs.FixedPoint)
+    sd = gs.sd_fixed_point(U_TOY, 0.01)
+    assert isinstance(sd, gs.SpectralDecouplingPoint) and sd._fields == ("z", "margin")
+    assert isinstance(sd.margin, float)
+    flow = gs.integrate_dual(U_TOY, S_TOY, [0.0, 1.0, 2.0], weight_decay=0.1)
+    assert isinstance(flow, gs.DualTrajectory) and flow._fields == ("t", "alpha", "z")
+    np.testing.assert_array_equal(flow.t, [0.0, 1.0, 2.0])
+    run = gs.dual_gd(U_TOY, S_TOY, 5, learning_rate=1e-6, weight_decay=0.1)
+    assert isinstance(run, gs.DualGDTrajectory) and run.steps.tolist() == [0, 1, 2, 3, 4, 5]
+    primal = gs.primal_gd_z(U_TOY, S_TOY, 4, learning_rate=0.05, weight_decay=0.1)
+    assert isinstance(primal, gs.PrimalTrajectory) and primal.z.shape == (5, 2) and primal.steps[-1] == 4
+    theta = gs.primal_gd_theta(np.eye(2), [1.0, 1.0], 4, learning_rate=0.05, weight_decay=0.1)
+    assert isinstance(theta, gs.ParameterTrajectory) and theta.theta.shape == (5, 2)
+    assert isinstance(gs.features(np.eye(2), [1.0, -1.0]), gs.Features)
+    assert isinstance(gs.two_moons(10, seed=0), gs.Dataset) and isinstance(gs.make_moons(10, seed=0), gs.Dataset)
+
+
+def test_every_public_function_has_a_return_annotation():
+    import inspect
+
+    for name in gs.__all__:
+        obj = getattr(gs, name)
+        if inspect.isclass(obj) or not callable(obj):
+            continue
+        function = getattr(obj, "py_func", obj)  # numba dispatchers wrap the Python function
+        annotation = inspect.signature(function).return_annotation
+        if name == "lambertw":
+            continue  # the numerics core's
+        if name == "dual_rhs":
+            continue  # a numba kernel for solve_ode: rhs(t, y, params) -> ndarray by contract
+        assert annotation is not inspect.Signature.empty and annotation is not tuple, name
+
+
+# ------------------------------------------------------------------ the learning-rate bound of primal GD (P18)
+def test_learning_rate_above_the_bound_raises_with_the_bound():
+    """The reported divergence (issue 8): λ = 0.1, s = (6, 1), η = 100 returned 6.8e97; now it names the bound."""
+    bound = 2.0 / (0.1 + 36.0 / 4.0)
+    with pytest.raises(ValueError, match=f"learning_rate must be < 2/L = {bound:.6g}") as info:
+        gs.primal_gd_z(U_TOY, [6.0, 1.0], 100, learning_rate=100.0, weight_decay=0.1)
+    assert "got learning_rate = 100" in str(info.value)
+    assert gs.learning_rate_bound([6.0, 1.0], weight_decay=0.1) == pytest.approx(bound, rel=1e-15)
+    assert gs.learning_rate_bound([6.0, 1.0], output_penalty=0.1) == pytest.approx(2.0 / (36.0 * 0.35), rel=1e-15)
+    with pytest.raises(ValueError, match="learning_rate"):
+        gs.primal_gd_z(U_TOY, [6.0, 1.0], 10, learning_rate=bound, weight_decay=0.1)
+    gs.primal_gd_z(U_TOY, [6.0, 1.0], 10, learning_rate=0.999 * bound, weight_decay=0.1)
+
+
+def _primal_loss(Phi0, y, theta, weight_decay=None, output_penalty=None):
+    logits = Phi0 @ theta
+    ce = np.logaddexp(0.0, -y * logits).sum()
+    return ce + (0.5 * weight_decay * theta @ theta if weight_decay else 0.5 * output_penalty * logits @ logits)
+
+
+@pytest.mark.parametrize("penalty", [{"weight_decay": 0.05}, {"output_penalty": 0.05}])
+def test_learning_rate_bound_is_two_over_the_largest_curvature(penalty):
+    """L of the bound is the top eigenvalue of the loss's Hessian at θ = 0 (from finite differences of the
+    gradient, taken from one-step gradient descent) and bounds the Hessian everywhere; below 2/L the loss
+    falls at every step."""
+    rng = np.random.default_rng(5)
+    n, m = 3, 5
+    U, V = haar_orthogonal(n, seed=rng), haar_orthogonal(m, seed=rng)
+    s, y = np.array([3.0, 1.5, 0.5]), np.array([1.0, -1.0, 1.0])
+    S = np.zeros((n, m))
+    S[:, :n] = np.diag(s)
+    Phi0 = y[:, None] * (U @ S @ V.T)
+    bound = gs.learning_rate_bound(s, **penalty)
+    eta = 0.5 * bound
+
+    def gradient(theta):
+        return (theta - gs.primal_gd_theta(Phi0, y, 1, learning_rate=eta, theta0=theta, **penalty).theta[1]) / eta
+
+    def hessian_top(theta, h=1e-5):
+        H = np.array([(gradient(theta + h * e) - gradient(theta - h * e)) / (2 * h) for e in np.eye(m)])
+        return np.linalg.eigvalsh(0.5 * (H + H.T)).max()
+
+    assert hessian_top(np.zeros(m)) == pytest.approx(2.0 / bound, rel=1e-7)
+    for theta in rng.standard_normal((10, m)):
+        assert hessian_top(theta) <= 2.0 / bound * (1 + 1e-7)
+    theta_run = gs.primal_gd_theta(Phi0, y, 300, learning_rate=0.999 * bound, **penalty).theta
+    losses = np.array([_primal_loss(Phi0, y, th, **penalty) for th in theta_run])
+    assert np.all(np.diff(losses) <= 1e-12)
+
+
+def test_z_space_map_is_unstable_just_above_the_bound():
+    """At θ = 0 the z-space GD map's Jacobian I - η(λI + S²UᵀDU), D = I/4, has eigenvalue 1 - ηL: below -1 for
+    η > 2/L, so the bound is sharp (checked on the map's finite-difference Jacobian from one-step runs)."""
+    s, weight_decay = np.array([2.0, 0.5]), 0.1
+    bound = gs.learning_rate_bound(s, weight_decay=weight_decay)
+    eta, h = 0.9 * bound, 1e-6
+    def step(z0):
+        return gs.primal_gd_z(U_TOY, s, 1, learning_rate=eta, weight_decay=weight_decay, z0=z0).z[1]
+
+    J = np.array([(step(h * e) - step(-h * e)) / (2 * h) for e in np.eye(2)]).T
+    # the map's Jacobian is I - ηM with M's top eigenvalue L = 2/bound: at η = 1.01·bound it is 1 - 2.02 < -1
+    top = (1.0 - np.linalg.eigvals(J).real.min()) / eta
+    assert top == pytest.approx(2.0 / bound, rel=1e-6)
+    assert 1.0 - 1.01 * bound * top < -1.0
+
+
+# ------------------------------------------------------------------ numba callability of Lambert W
 def test_lambertw_callable_from_numba_and_raises():
     import numba
 
@@ -101,7 +277,7 @@ def test_toy_table_delta_half():
 def test_sd_regression_values():
     assert gs.sd_margin(0.002) == pytest.approx(4.6651204124, abs=1e-10)
     assert gs.sd_margin(0.01) == pytest.approx(3.3592750454, abs=1e-10)
-    np.testing.assert_allclose(gs.sd_fixed_point(U_TOY, 0.002)[0], [6.372673, 1.707553], atol=1e-6)
+    np.testing.assert_allclose(gs.sd_fixed_point(U_TOY, 0.002).z, [6.372673, 1.707553], atol=1e-6)
 
 
 def test_first_order_regression():
@@ -111,8 +287,8 @@ def test_first_order_regression():
 
 
 def test_primal_and_dual_gd_after_50_and_1000_updates():
-    primal = gs.primal_gd_z(U_TOY, S_TOY, 0.01, 0.05, 1000)
-    _, dual = gs.dual_gd(U_TOY, S_TOY, 0.01, 3e-6, 1000)
+    primal = gs.primal_gd_z(U_TOY, S_TOY, 1000, learning_rate=0.05, weight_decay=0.01).z
+    dual = gs.dual_gd(U_TOY, S_TOY, 1000, learning_rate=3e-6, weight_decay=0.01).z
     np.testing.assert_allclose(primal[50], [6.38, 0.50], atol=0.01)
     np.testing.assert_allclose(dual[50], [4.45, 0.17], atol=0.01)
     np.testing.assert_allclose(primal[51], [6.41, 0.51], atol=0.01)  # spec P19: "after 51 updates"
@@ -125,79 +301,104 @@ def test_primal_and_dual_gd_after_50_and_1000_updates():
 @pytest.mark.parametrize("exact, sd", [(True, False), (False, False), (True, True), (False, True)])
 def test_integrate_dual_limits(exact, sd):
     alpha0 = np.array([0.3, 0.6])
-    alpha, z = gs.integrate_dual(U_TOY, [3.0, 2.0], 0.1, [0.0, 0.0, 40.0], alpha0=alpha0, exact=exact, sd=sd)
-    np.testing.assert_array_equal(alpha[0], alpha0)
-    np.testing.assert_array_equal(alpha[1], alpha0)
+    penalty = {"output_penalty": 0.1} if sd else {"weight_decay": 0.1}
+    flow = gs.integrate_dual(U_TOY, [3.0, 2.0], [0.0, 0.0, 40.0], alpha0=alpha0, exact=exact, **penalty)
+    np.testing.assert_array_equal(flow.alpha[0], alpha0)
+    np.testing.assert_array_equal(flow.alpha[1], alpha0)
     if sd:
         expected = gs.sd_lambert_approx(0.1) if not exact else 0.1 * gs.sd_margin(0.1)
-        np.testing.assert_allclose(alpha[-1], expected, atol=1e-9)
+        np.testing.assert_allclose(flow.alpha[-1], expected, atol=1e-9)
     else:
-        np.testing.assert_allclose(alpha[-1], gs.dual_fixed_point(U_TOY, [3.0, 2.0], 0.1, exact), atol=1e-9)
-        np.testing.assert_allclose(z[-1], gs.feature_response(U_TOY, [3.0, 2.0], 0.1, exact), atol=1e-8)
+        point = gs.dual_fixed_point(U_TOY, [3.0, 2.0], 0.1, exact)
+        np.testing.assert_allclose(flow.alpha[-1], point.alpha, atol=1e-9)
+        np.testing.assert_allclose(flow.z[-1], point.z, atol=1e-8)
 
 
 def test_integrate_dual_only_zero_times():
-    alpha, z = gs.integrate_dual(U_TOY, S_TOY, 0.01, [0.0])
-    np.testing.assert_array_equal(alpha, [[0.5, 0.5]])
-    assert z.shape == (1, 2)
+    flow = gs.integrate_dual(U_TOY, S_TOY, [0.0], weight_decay=0.01)
+    np.testing.assert_array_equal(flow.alpha, [[0.5, 0.5]])
+    assert flow.z.shape == (1, 2)
 
 
 def test_stiff_default_start_stays_in_domain():
     """From α_0 = ½ with s²/λ = 3600 the exact α_1 dips below 1e-100; the stiff path handles it."""
-    alpha, z = gs.integrate_dual(U_TOY, S_TOY, 0.01, np.linspace(0.0, 10.0, 11))
-    assert np.all((alpha > 0) & (alpha < 1))
-    np.testing.assert_allclose(z[-1], gs.feature_response(U_TOY, S_TOY, 0.01), atol=1e-8)
+    flow = gs.integrate_dual(U_TOY, S_TOY, np.linspace(0.0, 10.0, 11), weight_decay=0.01)
+    assert np.all((flow.alpha > 0) & (flow.alpha < 1))
+    np.testing.assert_allclose(flow.z[-1], gs.feature_response(U_TOY, S_TOY, 0.01), atol=1e-8)
+
+
+@pytest.mark.parametrize("exact", [True, False])
+def test_rosenbrock_and_dop853_agree_on_a_nonstiff_flow(exact):
+    """Two integrators of the numerics core, one trajectory: the Rosenbrock path is the same flow as DOP853."""
+    U, s, t = gs.coupling_matrix(0.3), np.array([1.5, 1.0]), np.linspace(0.0, 3.0, 7)
+    explicit = gs.integrate_dual(U, s, t, weight_decay=1.0, exact=exact, method="dop853")
+    stiff = gs.integrate_dual(U, s, t, weight_decay=1.0, exact=exact, method="rosenbrock23", rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(stiff.alpha, explicit.alpha, atol=1e-6)
+
+
+def test_rosenbrock_reaches_a_fixed_point_far_below_the_explicit_step():
+    """Strong coupling (s²/λ up to e^10): the Eq 9 flow from ½ needs the stiff integrator; it reaches Newton's root."""
+    rng = np.random.default_rng(3)
+    U, s = haar_orthogonal(4, seed=rng), np.exp(rng.uniform(-2.0, 5.0, 4))
+    flow = gs.integrate_dual(U, s, [0.0, 30.0], weight_decay=1.0, method="rosenbrock23")
+    np.testing.assert_allclose(flow.alpha[-1], gs.dual_fixed_point(U, s, 1.0).alpha, atol=1e-8)
 
 
 def test_exact_fixed_point_inside_unit_cube_under_strong_coupling():
     rng = np.random.default_rng(0)
-    q, _ = np.linalg.qr(rng.standard_normal((6, 6)))
-    alpha = gs.dual_fixed_point(q, rng.uniform(0.1, 30.0, 6), 1e-3)
+    q = haar_orthogonal(6, seed=rng)
+    alpha = gs.dual_fixed_point(q, rng.uniform(0.1, 30.0, 6), 1e-3).alpha
     assert np.all((alpha > 0) & (alpha < 1))
 
 
-def test_starvation_map_matches_pointwise_and_is_fast():
+@pytest.mark.parametrize("exact", [True, False])
+def test_starvation_map_matches_pointwise_newton(exact):
+    s1, deltas = np.linspace(0.5, 6.0, 23), np.linspace(-0.95, 0.95, 17)
+    z = gs.starvation_map(s1, deltas, exact=exact)
+    for i, j in ((0, 0), (5, 11), (16, 22), (8, 3)):
+        np.testing.assert_allclose(z[i, j], gs.feature_response(gs.coupling_matrix(deltas[i]), [s1[j], 2.0], 0.01,
+                                                                exact), atol=1e-12)
+
+
+def test_starvation_map_is_fast():
     import time
 
     s1, deltas = np.linspace(0.5, 6.0, 200), np.linspace(-0.95, 0.95, 200)
     gs.starvation_map(s1[:2], deltas[:2])  # compile
     start = time.perf_counter()
-    z = gs.starvation_map(s1, deltas)
+    gs.starvation_map(s1, deltas)
     assert time.perf_counter() - start < 10.0
-    for i, j in ((0, 0), (150, 37), (199, 199)):
-        np.testing.assert_allclose(z[i, j], gs.feature_response(gs.coupling_matrix(deltas[i]), [s1[j], 2.0], 0.01),
-                                   atol=1e-12)
 
 
 def test_newton_converges_when_a_coordinate_is_near_1e_16():
     """Strong coupling drives α_2 to ~4e-16; a stopping test relative to max|α| used to stop Newton while α_2 was
     still moving (residual 6e-8 for Eq 9, 2e-7 for Eq 10)."""
     U = gs.coupling_matrix(-0.10171888) @ np.diag([1.0, -1.0])
-    s, lam = np.array([0.2313752, 7.73788186]), 0.00325976
+    s, weight_decay = np.array([0.2313752, 7.73788186]), 0.00325976
     for exact in (True, False):
-        alpha = gs.dual_fixed_point(U, s, lam, exact)
-        Q = gs.dual_matrix(U, s, lam, exact)
-        barrier = np.log1p(-alpha) - np.log(alpha) if exact else -np.log(alpha)
+        alpha = gs.dual_fixed_point(U, s, weight_decay, exact).alpha
         assert alpha[1] < 1e-15
-        assert np.abs(barrier - Q @ alpha).max() <= 1e-12
+        assert _residual(U, s, weight_decay, alpha, exact) <= 1e-12
 
 
 def test_newton_on_random_problems_with_large_strength_ratios():
     """1000 random problems (n = 2..4, s in [e^-3, e^3], λ in [1e-3, 10]); five of them used to raise: one by the
-    early stop above, four at the float64 floor of the residual (one ulp of α moves it by ~3e-12 when s²/λ ~ 1e5)."""
+    early stop above, four at the float64 floor of the residual (one ulp of α moves it by ~3e-12 when s²/λ ~ 1e5).
+    Every failure is collected, not only the first."""
     rng = np.random.default_rng(0)
-    for _ in range(1000):
+    failures = []
+    for k in range(1000):
         n = int(rng.integers(2, 5))
-        q, r = np.linalg.qr(rng.standard_normal((n, n)))
-        U = q * np.sign(np.diag(r))
-        s, lam = np.exp(rng.uniform(-3.0, 3.0, n)), 10.0 ** rng.uniform(-3.0, 1.0)
+        U = haar_orthogonal(n, seed=rng)
+        s, weight_decay = np.exp(rng.uniform(-3.0, 3.0, n)), 10.0 ** rng.uniform(-3.0, 1.0)
         for exact in (True, False):
-            alpha = gs.dual_fixed_point(U, s, lam, exact)
-            Q = gs.dual_matrix(U, s, lam, exact)
-            barrier = np.log1p(-alpha) - np.log(alpha) if exact else -np.log(alpha)
-            floor = 4 * np.finfo(float).eps * (np.abs(Q) @ alpha).max()
-            assert np.abs(barrier - Q @ alpha).max() <= max(1e-12, floor)
-            assert np.all(alpha > 0) and (not exact or np.all(alpha < 1))
+            alpha = gs.dual_fixed_point(U, s, weight_decay, exact).alpha
+            floor = 4 * np.finfo(float).eps * (np.abs(_dual_matrix(U, s, weight_decay, exact)) @ alpha).max()
+            residual = _residual(U, s, weight_decay, alpha, exact)
+            inside = np.all(alpha > 0) and (not exact or np.all(alpha < 1))
+            if residual > max(1e-12, floor) or not inside:
+                failures.append((k, exact, residual))
+    assert not failures
 
 
 def test_exact_uncoupled_response_for_vanishing_strength():
@@ -212,13 +413,23 @@ def test_lambertw_is_the_numerics_core():
     assert gs.lambertw is numerics.lambertw
 
 
+def test_local_numerics_are_gone():
+    """The Rosenbrock integrator and the Cholesky solver are the numerics core's (issue 8)."""
+    from dynamics.starvation import _dynamics, _fixed_points, _validation
+
+    assert not hasattr(_dynamics, "_rosenbrock23") and not hasattr(_fixed_points, "_cholesky_solve")
+    for name in ("check_bool", "check_orthogonal", "check_times", "check_finite_result"):
+        assert not hasattr(_validation, name)
+
+
 # ------------------------------------------------------------------ invariances
 def test_permutation_relabels_alpha_and_keeps_z():
-    s, lam = np.array([0.5, 2.0, 1.0]), 0.2
+    s, weight_decay = np.array([0.5, 2.0, 1.0]), 0.2
     perm = np.eye(3)[:, [2, 0, 1]]
-    alpha_closed, z_closed = gs.lambert_fixed_point(s, lam)
-    np.testing.assert_allclose(gs.dual_fixed_point(perm, s, lam, exact=False), perm @ alpha_closed, atol=1e-13)
-    np.testing.assert_allclose(gs.feature_response(perm, s, lam, exact=False), z_closed, atol=1e-13)
+    closed = gs.lambert_fixed_point(s, weight_decay)
+    np.testing.assert_allclose(gs.dual_fixed_point(perm, s, weight_decay, exact=False).alpha, perm @ closed.alpha,
+                               atol=1e-13)
+    np.testing.assert_allclose(gs.feature_response(perm, s, weight_decay, exact=False), closed.z, atol=1e-13)
 
 
 def test_sign_flip_of_a_feature_flips_its_response():
@@ -228,10 +439,11 @@ def test_sign_flip_of_a_feature_flips_its_response():
 
 
 def test_two_moons_margin_and_determinism():
-    X, y = gs.two_moons(300, 0.1, 0.1, seed=3)
+    X, y = gs.two_moons(300, noise_std=0.1, margin=0.1, seed=3)
     assert X.shape == (300, 2) and set(np.unique(y)) == {-1.0, 1.0}
     assert np.all(-y * X[:, 0] >= 0.1 - 1e-12)
-    np.testing.assert_array_equal(X, gs.two_moons(300, 0.1, 0.1, seed=3)[0])
+    np.testing.assert_array_equal(X, gs.two_moons(300, noise_std=0.1, margin=0.1, seed=3).X)
+    assert not np.array_equal(X, gs.two_moons(300, noise_std=0.1, margin=0.1, seed=4).X)
 
 
 def test_features_recover_the_svd():
@@ -239,25 +451,28 @@ def test_features_recover_the_svd():
     Phi0, y = rng.standard_normal((3, 5)), np.array([1.0, -1.0, 1.0])
     U, s, Vt = gs.features(Phi0, y)
     np.testing.assert_allclose((U * s) @ Vt, y[:, None] * Phi0, atol=1e-12)
+    assert np.all(np.diff(s) <= 0)
 
 
 # ------------------------------------------------------------------ property test
 @settings(max_examples=40, deadline=None)
-@given(n=st.integers(1, 4), seed=st.integers(0, 2**31 - 1), log_lam=st.floats(-3.0, 1.0),
+@given(n=st.integers(1, 4), seed=st.integers(0, 2**31 - 1), log_penalty=st.floats(-3.0, 1.0),
        exact=st.booleans(), sd=st.booleans())
-def test_random_valid_inputs_give_finite_results(n, seed, log_lam, exact, sd):
+def test_random_valid_inputs_give_finite_results(n, seed, log_penalty, exact, sd):
     rng = np.random.default_rng(seed)
-    q, r = np.linalg.qr(rng.standard_normal((n, n)))
-    U = q * np.sign(np.diag(r))
-    s, lam = rng.uniform(0.05, 5.0, n), 10.0 ** log_lam
-    alpha = gs.dual_fixed_point(U, s, lam, exact)
-    z = gs.feature_response(U, s, lam, exact)
+    U = haar_orthogonal(n, seed=rng)
+    s, penalty = rng.uniform(0.05, 5.0, n), 10.0 ** log_penalty
+    alpha, z = gs.dual_fixed_point(U, s, penalty, exact)
     assert np.all(np.isfinite(alpha)) and np.all(np.isfinite(z)) and np.all(alpha > 0)
+    assert _residual(U, s, penalty, alpha, exact) <= max(1e-12, 4e-16 * (np.abs(_dual_matrix(U, s, penalty, exact))
+                                                                          @ alpha).max())
     if exact:
         assert np.all(alpha < 1)
-    z_sd, m_star = gs.sd_fixed_point(U, lam)
+    z_sd, m_star = gs.sd_fixed_point(U, penalty)
     assert np.all(np.isfinite(z_sd)) and m_star > 0
-    a_t, z_t = gs.integrate_dual(U, s, lam, [0.0, 0.5, 2.0], exact=exact, sd=sd)
-    assert np.all(np.isfinite(a_t)) and np.all(np.isfinite(z_t)) and np.all(a_t > 0)
+    assert penalty * m_star * (1 + math.exp(m_star)) == pytest.approx(1.0, rel=1e-13)
+    flow = gs.integrate_dual(U, s, [0.0, 0.5, 2.0], exact=exact,
+                             **({"output_penalty": penalty} if sd else {"weight_decay": penalty}))
+    assert np.all(np.isfinite(flow.alpha)) and np.all(np.isfinite(flow.z)) and np.all(flow.alpha > 0)
     if exact:
-        assert np.all(a_t < 1)
+        assert np.all(flow.alpha < 1)

@@ -1,30 +1,69 @@
 """Legendre (Fenchel) duals of the scalar losses (spec §2.1; Lemma 2 / Lemma .5.1, Eqs 19-28 / .5.1-.5.10,
-Table 4 / supp. Table 2). With ω = yŷ:
+Table 4 / supp. Table 2). With the margin ω = yŷ:
 
 * cross-entropy: log(1 + e^{-ω}) = max_{0<α<1} [H(α) - αω], maximiser σ(-ω) (Eq 6 / 6.3.6);
 * hinge:         max(0, 1 - ω)   = max_{0≤α≤1} [α - αω];
 * squared error: (1 - ω)²        = max_α [-α²/4 + α - αω], maximiser 2(1 - ω).
 """
+from typing import Union
+
 import numpy as np
 
-from dynamics.numerics import as_finite_array, require_array_in_range, require_choice
-from ._validation import check_finite_result
+from dynamics.numerics import as_finite_array, require_array_in_range, require_choice, require_finite_result
 
 LOSSES = ("cross_entropy", "hinge", "squared")
 _ALPHA_DOMAIN = {"cross_entropy": (0.0, 1.0), "hinge": (0.0, 1.0), "squared": (-np.inf, np.inf)}
 
 
-def binary_entropy(alpha):
-    """H(α) = -α log α - (1-α) log(1-α) on [0, 1] (0 log 0 = 0)."""
+def _scalar_or_array(value):
+    value = np.asarray(value, dtype=np.float64)
+    return value if value.ndim else float(value)
+
+
+def binary_entropy(alpha) -> Union[float, np.ndarray]:
+    """The binary entropy H(α) = -α log α - (1-α) log(1-α) of the cross-entropy dual (Eq 6 / 6.3.6).
+
+    Parameters
+    ----------
+    alpha : float or array_like
+        Dual variables in [0, 1] (0 log 0 = 0).
+
+    Returns
+    -------
+    float or ndarray
+        H(α) in nats, with the shape of ``alpha``.
+
+    Examples
+    --------
+    >>> round(binary_entropy(0.5), 12), binary_entropy(0.0)
+    (0.693147180560, 0.0)
+    """
     a = require_array_in_range("alpha", alpha, 0.0, 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         h = -np.where(a > 0, a * np.log(np.where(a > 0, a, 1.0)), 0.0) \
             - np.where(a < 1, (1.0 - a) * np.log1p(-np.where(a < 1, a, 0.0)), 0.0)
-    return h if h.ndim else float(h)
+    return _scalar_or_array(h)
 
 
-def primal_loss(loss, omega):
-    """The scalar loss of the margin ω = yŷ: log(1+e^{-ω}), max(0, 1-ω) or (1-ω)²."""
+def primal_loss(loss, omega) -> Union[float, np.ndarray]:
+    """The scalar loss of the margin ω = yŷ (Table 4): log(1+e^{-ω}), max(0, 1-ω) or (1-ω)².
+
+    Parameters
+    ----------
+    loss : {"cross_entropy", "hinge", "squared"}
+    omega : float or array_like
+        Margins y·ŷ, finite.
+
+    Returns
+    -------
+    float or ndarray
+        The loss, with the shape of ``omega``.
+
+    Examples
+    --------
+    >>> round(primal_loss("cross_entropy", 0.0), 12), primal_loss("hinge", 0.25), primal_loss("squared", 3.0)
+    (0.69314718056, 0.75, 4.0)
+    """
     require_choice("loss", loss, LOSSES)
     w = as_finite_array("omega", omega)
     if loss == "cross_entropy":
@@ -34,12 +73,32 @@ def primal_loss(loss, omega):
     else:
         with np.errstate(over="ignore"):
             out = (1.0 - w) ** 2
-    check_finite_result(out, "omega", "(1 - ω)² overflows for |ω| > 1.3e154")
-    return out if out.ndim else float(out)
+    require_finite_result(out, "primal_loss", "omega: (1 - ω)² overflows for |ω| > 1.3e154")
+    return _scalar_or_array(out)
 
 
-def dual_objective(loss, alpha, omega):
-    """The function of α maximised in Table 4: H(α) - αω, α - αω, or -α²/4 + α - αω."""
+def dual_objective(loss, alpha, omega) -> Union[float, np.ndarray]:
+    """The function of α maximised in Table 4 (Eqs 19-28): H(α) - αω, α - αω, or -α²/4 + α - αω.
+
+    Parameters
+    ----------
+    loss : {"cross_entropy", "hinge", "squared"}
+    alpha : float or array_like
+        Dual variables: in [0, 1] for cross-entropy and hinge, any real for squared error.
+    omega : float or array_like
+        Margins ω = yŷ, broadcast against ``alpha``.
+
+    Returns
+    -------
+    float or ndarray
+        The dual objective; its maximum over α is :func:`primal_loss` (Lemma 2).
+
+    Examples
+    --------
+    >>> alpha = dual_maximiser("cross_entropy", 1.0)
+    >>> bool(abs(dual_objective("cross_entropy", alpha, 1.0) - primal_loss("cross_entropy", 1.0)) < 1e-15)
+    True
+    """
     require_choice("loss", loss, LOSSES)
     low, high = _ALPHA_DOMAIN[loss]
     a = require_array_in_range("alpha", alpha, low, high)
@@ -51,12 +110,29 @@ def dual_objective(loss, alpha, omega):
     else:
         with np.errstate(over="ignore", invalid="ignore"):
             out = -0.25 * a * a + a - a * w
-    check_finite_result(out, "alpha and omega", "α² or αω overflows")
-    return out if np.ndim(out) else float(out)
+    require_finite_result(out, "dual_objective", "alpha and omega: α² or αω overflows")
+    return _scalar_or_array(out)
 
 
-def dual_maximiser(loss, omega):
-    """The critical α of Table 4: σ(-ω) = -∂L/∂ω (CE), 1[ω < 1] (hinge), 2(1 - ω) (squared)."""
+def dual_maximiser(loss, omega) -> Union[float, np.ndarray]:
+    """The critical α of Table 4 (Lemma 2, Eq 6): σ(-ω) = -∂L/∂ω (CE), 1[ω < 1] (hinge), 2(1 - ω) (squared).
+
+    Parameters
+    ----------
+    loss : {"cross_entropy", "hinge", "squared"}
+    omega : float or array_like
+        Margins ω = yŷ, finite.
+
+    Returns
+    -------
+    float or ndarray
+        The maximiser of :func:`dual_objective` over α, with the shape of ``omega``.
+
+    Examples
+    --------
+    >>> dual_maximiser("cross_entropy", 0.0), dual_maximiser("hinge", 2.0), dual_maximiser("squared", 0.5)
+    (0.5, 0.0, 1.0)
+    """
     require_choice("loss", loss, LOSSES)
     w = as_finite_array("omega", omega)
     if loss == "cross_entropy":
@@ -65,4 +141,4 @@ def dual_maximiser(loss, omega):
         out = (w < 1.0).astype(np.float64)
     else:
         out = 2.0 * (1.0 - w)
-    return out if out.ndim else float(out)
+    return _scalar_or_array(out)

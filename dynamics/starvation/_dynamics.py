@@ -1,35 +1,70 @@
 """Dual and primal dynamics of the linearised (NTRF) model (spec/starvation.md §2.3-2.5, §2.10, P18-P19).
 
+λ is ``weight_decay`` (the L2 coefficient of Eq 5), a is ``output_penalty`` (Spectral Decoupling's
+(a/2)‖ŷ‖², Eq 17); the functions that describe either loss take exactly one of the two as a keyword.
+
 * Eq 9 (6.3.9):   α̇ = log((1-α)/α) - Kα,               K = λ⁻¹US²Uᵀ   (exact dual flow)
 * Eq 10 (6.3.10): α̇ = -log α - Aα,                      A = K + I       (approximate dual flow)
-* Eq 18 (6.3.18): α̇ = log((1-α)/α) - α/λ                                 (Spectral Decoupling)
-  and its Eq-10-type approximation α̇ = -log α - (1 + 1/λ)α (fixed point λW(1+1/λ)/(1+λ)).
+* Eq 18 (6.3.18): α̇ = log((1-α)/α) - α/a                                 (Spectral Decoupling)
+  and its Eq-10-type approximation α̇ = -log α - (1 + 1/a)α (fixed point aW(1+1/a)/(1+a)).
 * Theorem 1 (Eqs 36-38 / .5.18-.5.20): J_9 = -(diag(1/(α(1-α))) + K), J_10 = -(diag(1/α) + A).
-* z along a dual trajectory: z = λ⁻¹S²Uᵀα (Eq 11 map, CE) or z = λ⁻¹Uᵀα (SD, §2.10).
+* z along a dual trajectory: z = λ⁻¹S²Uᵀα (Eq 11 map, CE) or z = a⁻¹Uᵀα (SD, §2.10).
 * P18: primal gradient descent of Eq 5 (or Eq 17) written in feature coordinates z = SVᵀθ,
-  z ← z - η(λz - S²Uᵀσ(-Uz)) (CE) and z ← z + ηS²(Uᵀσ(-Uz) - λz) (SD); V drops out.
+  z ← z - η(λz - S²Uᵀσ(-Uz)) (CE) and z ← z + ηS²(Uᵀσ(-Uz) - az) (SD); V drops out.
 * The primal itself, Eq 5 (ridge logistic) and Eq 17 (SD), in θ: gradient descent and Newton's optimum.
-Time is in units of 1/η (η = 1).
+
+Time conventions: the dual flows run in dual-flow time ``t`` with η = 1 (the vector field is the
+gradient of the dual objective); gradient descent is indexed by its step count ``steps``. The stiff
+dual flows are integrated by the numerics core's ``solve_ode(method="rosenbrock23")``.
 """
 import math
 
 import numba as nb
 import numpy as np
 
-from dynamics.numerics import (IntegrationError, as_finite_array, require_choice, require_in_range, require_integer,
-                               require_positive, solve_ode)
-from ._fixed_points import _cholesky_solve, dual_matrix
-from ._validation import (check_alpha, check_bool, check_finite_result, check_lambda, check_orthogonal,
-                          check_problem, check_times)
+from dynamics.numerics import (IntegrationError, as_finite_array, require_bool, require_choice, require_finite_result,
+                               require_in_range, require_integer, require_output_times, require_positive,
+                               require_shape, solve_ode)
+from ._fixed_points import dual_matrix
+from ._results import DualGDTrajectory, DualTrajectory, Features, ParameterTrajectory, PrimalTrajectory
+from ._validation import check_alpha, check_problem, check_strengths, choose_penalty
 
 CE_EXACT, CE_APPROX, SD_EXACT, SD_APPROX = 0, 1, 2, 3
-INTEGRATORS = ("auto", "dop853", "rosenbrock")
+INTEGRATORS = ("auto", "dop853", "rosenbrock23")
+AUTO_EXPLICIT_STEPS = 5_000  # method="auto": DOP853 step attempts before the switch to rosenbrock23 (measured:
+# a stiffness-limited DOP853 run that needs more costs more than the Rosenbrock run it falls back to)
+ROSENBROCK_MAX_STEPS = 200_000  # successful stiff runs take ~1e4 steps: fail fast otherwise
+ALPHA_FLOOR = 1e-300  # below: the exact α_i ~ e^{-(Kα)_i} can underflow (e.g. e^{-2400}) in a transient
+ALPHA_CEILING = 1.0 - 2.0 ** -53  # the largest double below 1
 
 
 @nb.njit(cache=True)
 def dual_rhs(t, alpha, params):
-    """params = [mode, Q.ravel()] (CE modes, Q = K or A) or [mode, 1/λ] (SD modes); NaN outside the
-    domain so that the adaptive integrator rejects a step that leaves it."""
+    """The dual vector field of Eq 9, Eq 10, Eq 18 or the approximate SD flow, for :func:`solve_ode`.
+
+    NaN outside the domain ((0, 1)^n for Eqs 9 and 18, (0, ∞)^n for Eq 10), so that an adaptive
+    integrator rejects a step that leaves it.
+
+    Parameters
+    ----------
+    t : float
+        Dual-flow time (unused: the field is autonomous).
+    alpha : ndarray, shape (n,)
+        The dual variable.
+    params : ndarray
+        :func:`dual_params`'s array: [mode, Q.ravel()] (cross-entropy, Q = K or A) or [mode, 1/a] (SD).
+
+    Returns
+    -------
+    ndarray, shape (n,)
+        dα/dt.
+
+    Examples
+    --------
+    >>> params = dual_params(np.eye(2), [2.0, 1.0], weight_decay=0.5, exact=False)
+    >>> dual_rhs(0.0, np.array([0.1, 0.2]), params).round(6).tolist()
+    [1.402585, 1.009438]
+    """
     n = alpha.shape[0]
     mode = int(params[0])
     out = np.empty(n)
@@ -48,203 +83,8 @@ def dual_rhs(t, alpha, params):
     return out
 
 
-def dual_params(U, s, lam, exact=True, sd=False):
-    """The parameter array of :func:`dual_rhs` for the chosen flow."""
-    U, s, lam = check_problem(U, s, lam)
-    exact, sd = check_bool("exact", exact), check_bool("sd", sd)
-    if sd:
-        return np.array([SD_EXACT if exact else SD_APPROX, 1.0 / lam])
-    Q = dual_matrix(U, s, lam, exact)
-    return np.concatenate([[CE_EXACT if exact else CE_APPROX], Q.ravel()])
-
-
-def integrate_dual(U, s, lam, t_eval, alpha0=None, exact=True, sd=False, rtol=1e-10, atol=1e-12, method="auto"):
-    """The dual gradient flow (Eq 9, Eq 10, Eq 18 or its approximation) sampled at ``t_eval``.
-
-    Returns (alpha, z), each (len(t_eval), n); z = λ⁻¹S²Uᵀα (CE) or λ⁻¹Uᵀα (SD). ``alpha0=None`` is
-    α_0 = ½·1 (θ = 0). ``method``: "dop853" (the numerics core's explicit pair, rtol 1e-10, atol 1e-12),
-    "rosenbrock" (an L-stable Rosenbrock 2(3) for the stiff cases) or "auto" (dop853, then Rosenbrock
-    if dop853's step collapses, which happens when a coordinate α_i dips to ~e^{-(Kα)_i})."""
-    U, s, lam = check_problem(U, s, lam)
-    exact, sd = check_bool("exact", exact), check_bool("sd", sd)
-    t = check_times(t_eval)
-    n = U.shape[0]
-    alpha0 = np.full(n, 0.5) if alpha0 is None else check_alpha(alpha0, n, exact)
-    method = require_choice("method", method, INTEGRATORS)
-    rtol, atol = require_in_range("rtol", rtol, 1e-14, 1e-3), require_in_range("atol", atol, 1e-300, 1e-3)
-    params = dual_params(U, s, lam, exact, sd)
-    alpha = np.tile(alpha0, (t.size, 1))
-    if t[-1] > 0.0 and method in ("auto", "dop853"):
-        sol = solve_ode(dual_rhs, (0.0, t[-1]), alpha0, t_eval=t, params=params, method="dop853", rtol=rtol,
-                        atol=atol, max_steps=20_000 if method == "auto" else 2_000_000)
-        if sol.success:
-            alpha = sol.y
-        elif method == "dop853":
-            raise IntegrationError(f"integrate_dual: {sol.message} (reached t = {sol.t[-1] if sol.t.size else 0:g})")
-        else:
-            method = "rosenbrock"  # stiff (a tiny α_i): the explicit pair gave up
-    if t[-1] > 0.0 and method == "rosenbrock":
-        alpha, status, _ = _rosenbrock23(params, alpha0, t, rtol, atol, 10_000_000)
-        if status:
-            raise IntegrationError(f"integrate_dual: the Rosenbrock integrator stopped at row {len(alpha)} of {t.size} "
-                                   f"({'max_steps' if status == 1 else 'step size underflow'})")
-    z = (alpha @ U) / lam if sd else (alpha @ U) * (s * s) / lam
-    return alpha, z
-
-
-def jacobian(U, s, lam, alpha, exact=True):
-    """Theorem 1: J_9 = -(diag(1/(α(1-α))) + K) (exact) or J_10 = -(diag(1/α) + A), with η = 1."""
-    Q = dual_matrix(U, s, lam, exact)
-    alpha = check_alpha(alpha, Q.shape[0], bool(exact), name="alpha")
-    with np.errstate(divide="ignore", over="ignore"):
-        barrier = 1.0 / (alpha * (1.0 - alpha)) if exact else 1.0 / alpha
-    return check_finite_result(-(np.diag(barrier) + Q), "alpha", "1/α overflows: α_i below ~5.6e-309")
-
-
-def _sigmoid(x):
-    return 0.5 * (1.0 + np.tanh(0.5 * x))  # = 1/(1+e^{-x}), without overflow
-
-
 @nb.njit(cache=True)
-def _primal_z_steps(U, sq, lam, lr, steps, z0, sd):
-    n = z0.shape[0]
-    z = np.empty((steps + 1, n))
-    z[0] = z0
-    for k in range(steps):
-        margins = U @ z[k]
-        weights = np.empty(n)
-        for i in range(n):
-            weights[i] = 0.5 * (1.0 - math.tanh(0.5 * margins[i]))  # σ(-margin)
-        pull = sq * (U.T @ weights)
-        if sd:
-            z[k + 1] = z[k] + lr * (pull - lam * sq * z[k])
-        else:
-            z[k + 1] = (1.0 - lr * lam) * z[k] + lr * pull
-    return z
-
-
-def primal_gd_z(U, s, lam, lr, steps, z0=None, sd=False):
-    """P18: gradient descent of Eq 5 (sd=False) or Eq 17 (sd=True) written in z = SVᵀθ coordinates,
-    from z0 (default 0, i.e. θ = 0). Returns the (steps+1, n) trajectory."""
-    U, s, lam = check_problem(U, s, lam)
-    lr = require_positive("lr", lr)
-    steps = require_integer("steps", steps, 0, 10**8)
-    z0 = np.zeros(U.shape[0]) if z0 is None else as_finite_array("z0", z0, ndim=1)
-    if z0.shape != (U.shape[0],):
-        raise ValueError(f"z0 must have shape ({U.shape[0]},), got {z0.shape}")
-    z = _primal_z_steps(U, s * s, lam, lr, steps, z0, check_bool("sd", sd))
-    return check_finite_result(z, "lr", f"gradient descent diverged: lr = {lr:g} exceeds 2/curvature")
-
-
-def dual_gd(U, s, lam, lr, steps, alpha0=1e-8, clamp=1e-50):
-    """Discrete dual gradient ascent on Eq 8 as in the authors' toy code: α ← clip(α + lr(log((1-α)/α) - Kα)),
-    clipped to (clamp, 1 - clamp). Returns (alpha, z) trajectories of shape (steps+1, n), z = λ⁻¹S²Uᵀα."""
-    U, s, lam = check_problem(U, s, lam)
-    lr = require_positive("lr", lr)
-    steps = require_integer("steps", steps, 0, 10**8)
-    clamp = require_positive("clamp", clamp)
-    if clamp >= 0.5:
-        raise ValueError(f"clamp must be in (0, 0.5), got {clamp:g}")
-    n = U.shape[0]
-    start = np.broadcast_to(np.asarray(alpha0, dtype=np.float64), (n,))
-    start = check_alpha(start, n, True)
-    alpha = _dual_steps(dual_matrix(U, s, lam, True), start, lr, steps, clamp)
-    return alpha, (alpha @ U) * (s * s) / lam
-
-
-@nb.njit(cache=True)
-def _dual_steps(K, alpha0, lr, steps, clamp):
-    n = alpha0.shape[0]
-    alpha = np.empty((steps + 1, n))
-    alpha[0] = alpha0
-    for k in range(steps):
-        a = alpha[k]
-        grad = -(K @ a)
-        for i in range(n):
-            grad[i] += math.log1p(-a[i]) - math.log(a[i])
-            alpha[k + 1, i] = min(max(a[i] + lr * grad[i], clamp), 1.0 - clamp)
-    return alpha
-
-
-def features(Phi0, y):
-    """Definition 1 (6.3.1): the SVD YΦ_0 = USVᵀ; returns (U, s, Vt) with s the n singular values
-    (descending) and Vt the (n, m) top rows of Vᵀ. Requires m >= n and full row rank (s > 0)."""
-    Phi0, y = _check_primal_data(Phi0, y)
-    U, s, Vt = np.linalg.svd(y[:, None] * Phi0, full_matrices=False)
-    if s[-1] <= 1e-12 * s[0]:
-        raise ValueError(f"Phi0 must have full row rank (theory assumes every s_j > 0), got s_min/s_max = {s[-1] / s[0]:.3g}")
-    return U, s, Vt
-
-
-def _check_primal_data(Phi0, y):
-    Phi0 = as_finite_array("Phi0", Phi0, ndim=2)
-    y = as_finite_array("y", y, ndim=1)
-    if y.shape != (Phi0.shape[0],):
-        raise ValueError(f"y must have shape ({Phi0.shape[0]},) to match Phi0, got {y.shape}")
-    if not np.all(np.abs(y) == 1.0):
-        raise ValueError("y must hold labels in {-1, +1}")
-    if Phi0.shape[1] < Phi0.shape[0]:
-        raise ValueError(f"Phi0 must have at least as many columns (parameters) as rows (examples), got {Phi0.shape}")
-    return Phi0, y
-
-
-def _primal_gradient(Phi0, y, lam, theta, sd):
-    logits = Phi0 @ theta
-    weights = _sigmoid(-y * logits)
-    penalty = lam * (Phi0.T @ logits) if sd else lam * theta
-    return -Phi0.T @ (y * weights) + penalty
-
-
-def primal_gd_theta(Phi0, y, lam, lr, steps, theta0=None, sd=False):
-    """Gradient descent on Eq 5 (CE + (λ/2)‖θ‖²) or Eq 17 (CE + (λ/2)‖ŷ‖²) in parameter space, ŷ = Φ_0θ.
-    Returns the (steps+1, m) trajectory of θ."""
-    Phi0, y = _check_primal_data(Phi0, y)
-    lam, lr = check_lambda(lam), require_positive("lr", lr)
-    steps = require_integer("steps", steps, 0, 10**7)
-    theta = np.zeros(Phi0.shape[1]) if theta0 is None else as_finite_array("theta0", theta0, ndim=1)
-    if theta.shape != (Phi0.shape[1],):
-        raise ValueError(f"theta0 must have shape ({Phi0.shape[1]},), got {theta.shape}")
-    sd = check_bool("sd", sd)
-    out = np.empty((steps + 1, theta.size))
-    out[0] = theta
-    with np.errstate(over="ignore", invalid="ignore"):
-        for k in range(steps):
-            out[k + 1] = out[k] - lr * _primal_gradient(Phi0, y, lam, out[k], sd)
-            if not np.all(np.isfinite(out[k + 1])):
-                break
-    return check_finite_result(out, "lr", f"gradient descent diverged: lr = {lr:g} exceeds 2/curvature")
-
-
-def primal_optimum(Phi0, y, lam, sd=False, tol=1e-13):
-    """The minimiser θ* of Eq 5 (ridge logistic) or, with sd=True, the minimum-norm minimiser of Eq 17,
-    by Newton's method in θ with backtracking (used only to cross-check the dual theory)."""
-    Phi0, y = _check_primal_data(Phi0, y)
-    lam, sd = check_lambda(lam), check_bool("sd", sd)
-    m = Phi0.shape[1]
-    theta = np.zeros(m)
-
-    def loss(th):
-        logits = Phi0 @ th
-        ce = np.logaddexp(0.0, -y * logits).sum()
-        return ce + 0.5 * lam * (logits @ logits if sd else th @ th)
-
-    for _ in range(200):
-        grad = _primal_gradient(Phi0, y, lam, theta, sd)
-        if np.abs(grad).max() <= tol:
-            return theta
-        p = _sigmoid(y * (Phi0 @ theta))
-        curvature = (p * (1.0 - p) + (lam if sd else 0.0))
-        hessian = (Phi0.T * curvature) @ Phi0 + (0.0 if sd else lam * np.eye(m))
-        direction = -np.linalg.lstsq(hessian, grad, rcond=1e-14)[0]  # minimum norm when sd (rank n)
-        step, current = 1.0, loss(theta)
-        while loss(theta + step * direction) > current + 1e-4 * step * (grad @ direction) and step > 1e-12:
-            step *= 0.5
-        theta = theta + step * direction
-    raise RuntimeError(f"primal_optimum: Newton did not reach gradient {tol:g}; last {np.abs(grad).max():.3g}")
-
-
-@nb.njit(cache=True)
-def _dual_jacobian(alpha, params):
+def _dual_jacobian(t, alpha, params):
     """∂(dual_rhs)/∂α (Theorem 1): -(diag(1/(α(1-α))) + K), -(diag(1/α) + A), or the SD analogues."""
     n = alpha.shape[0]
     mode = int(params[0])
@@ -261,82 +101,509 @@ def _dual_jacobian(alpha, params):
     return J
 
 
-ALPHA_FLOOR = 1e-300  # below: the exact α_i ~ e^{-(Kα)_i} can underflow (e.g. e^{-2400}) in a transient
-ALPHA_CEILING = 1.0 - 2.0 ** -53  # the largest double below 1
+def _flow(U, s, weight_decay, output_penalty, exact):
+    """Validated (U, s, penalty, spectral_decoupling, exact) of a dual flow."""
+    penalty, name, sd = choose_penalty(weight_decay, output_penalty)
+    U, s, penalty = check_problem(U, s, penalty, penalty_name=name)
+    return U, s, penalty, sd, require_bool("exact", exact)
 
 
-@nb.njit(cache=True)
-def _into_float_range(alpha, exact):
-    """Hold each α_i in [1e-300, 1 - 2^-53] (Eqs 9, 18) or [1e-300, inf) (Eq 10). In a stiff transient the
-    exact α_i can be far below 1e-300 (or 1 - α_i below 2^-53); holding it there changes α by at most
-    1e-300 (or 1.1e-16) in absolute terms, i.e. z by round-off, and keeps the barrier log finite."""
-    out = alpha.copy()
-    for i in range(out.shape[0]):
-        if not (out[i] >= ALPHA_FLOOR):  # also catches NaN, which then fails the finiteness test below
-            out[i] = ALPHA_FLOOR if out[i] < ALPHA_FLOOR else out[i]
-        if exact and out[i] > ALPHA_CEILING:
-            out[i] = ALPHA_CEILING
-    return out
+def _params(U, s, penalty, sd, exact):
+    if sd:
+        return np.array([SD_EXACT if exact else SD_APPROX, 1.0 / penalty])
+    Q = dual_matrix(U, s, penalty, exact)
+    return np.concatenate([[CE_EXACT if exact else CE_APPROX], Q.ravel()])
 
 
-@nb.njit(cache=True)
-def _rosenbrock23(params, alpha0, t_eval, rtol, atol, max_steps):
-    """Shampine–Reichelt modified Rosenbrock 2(3) (MATLAB's ode23s; L-stable) for the stiff dual flows.
+def dual_params(U, s, *, weight_decay=None, output_penalty=None, exact=True) -> np.ndarray:
+    """The parameter array of :func:`dual_rhs` for the Eq 9/10 flow (``weight_decay``) or Eq 18 (``output_penalty``).
 
-    The exact flows are stiff where some α_i is tiny (the barrier's curvature 1/α_i), e.g. right after
-    α_0 = ½ when s²/λ is large: α_i dips to about e^{-(Kα)_i}, far below what an explicit method can
-    step over, and can even underflow (see :func:`_into_float_range`). Steps are clipped to land on
-    every output time. Returns (alpha rows, status, steps)."""
-    n = alpha0.shape[0]
-    mode = int(params[0])
-    exact = mode == CE_EXACT or mode == SD_EXACT
-    d = 1.0 / (2.0 + math.sqrt(2.0))
-    e32 = 6.0 + math.sqrt(2.0)
-    out = np.empty((t_eval.shape[0], n))
-    y = alpha0.copy()
-    t = 0.0
-    k = 0
-    while k < t_eval.shape[0] and t_eval[k] <= 0.0:
-        out[k] = y
-        k += 1
-    f0 = dual_rhs(t, y, params)
-    h = 1e-6
-    steps = 0
-    eye = np.eye(n)
-    while k < t_eval.shape[0]:
-        if steps >= max_steps:
-            return out[:k], 1, steps
-        target = t_eval[k]
-        h = min(h, target - t)
-        J = _dual_jacobian(y, params)
-        W = eye - h * d * J
-        k1 = _cholesky_solve(W, f0)
-        f1 = dual_rhs(t + 0.5 * h, _into_float_range(y + 0.5 * h * k1, exact), params)
-        k2 = _cholesky_solve(W, f1 - k1) + k1
-        y_new = _into_float_range(y + h * k2, exact)
-        f2 = dual_rhs(t + h, y_new, params)
-        k3 = _cholesky_solve(W, f2 - e32 * (k2 - f1) - 2.0 * (k1 - f0))
-        err = 0.0
-        finite = True
-        for i in range(n):
-            if not (math.isfinite(f1[i]) and math.isfinite(f2[i]) and math.isfinite(y_new[i])):
-                finite = False
-            scale = atol + rtol * max(abs(y[i]), abs(y_new[i]))
-            err += (h / 6.0 * (k1[i] - 2.0 * k2[i] + k3[i]) / scale) ** 2
-        err = math.sqrt(err / n) if finite else math.inf
-        steps += 1
-        if err <= 1.0:
-            t = target if h == target - t else t + h
-            y = y_new
-            f0 = f2
-            while k < t_eval.shape[0] and t_eval[k] <= t:
-                out[k] = y
-                k += 1
-            h = h * min(5.0, 0.9 * (max(err, 1e-10)) ** (-1.0 / 3.0))
+    Parameters
+    ----------
+    U : array_like, shape (n, n)
+        Orthogonal.
+    s : array_like, shape (n,)
+        Feature strengths, > 0 (validated but unused by the SD flows).
+    weight_decay, output_penalty : float
+        Exactly one, > 0: λ of (λ/2)‖θ‖² (Eqs 9, 10) or a of (a/2)‖ŷ‖² (Eq 18 and its approximation).
+    exact : bool
+        The exact flow (Eq 9 or 18) or its Eq-10-type approximation.
+
+    Returns
+    -------
+    ndarray
+        [mode, K.ravel()] or [mode, A.ravel()] (cross-entropy), [mode, 1/a] (SD).
+
+    Examples
+    --------
+    >>> dual_params(np.eye(1), [1.0], output_penalty=0.5)
+    array([2., 2.])
+    """
+    U, s, penalty, sd, exact = _flow(U, s, weight_decay, output_penalty, exact)
+    return _params(U, s, penalty, sd, exact)
+
+
+def integrate_dual(U, s, t, *, weight_decay=None, output_penalty=None, alpha0=None, exact=True, rtol=1e-10,
+                   atol=1e-12, method="auto") -> DualTrajectory:
+    """The dual gradient flow of Eq 9, Eq 10, Eq 18 or the approximate SD flow, sampled at dual-flow times ``t``.
+
+    Time is dual-flow time with η = 1: the vector field is the gradient of the dual objective, e.g.
+    α̇ = log((1-α)/α) - λ⁻¹US²Uᵀα for Eq 9 (see the module docstring for the others). The flows are
+    gradient flows of strongly concave functions: Eqs 9 and 18 contract at rate >= 4, Eq 10 at rate >= 1.
+
+    Parameters
+    ----------
+    U : array_like, shape (n, n)
+        Orthogonal.
+    s : array_like, shape (n,)
+        Feature strengths, > 0 (validated but unused by the SD flows).
+    t : array_like, shape (m,)
+        Output times, finite, >= 0, non-decreasing; rows at t = 0 are ``alpha0``.
+    weight_decay, output_penalty : float
+        Exactly one, > 0: λ of (λ/2)‖θ‖² (cross-entropy, Eqs 9 and 10) or a of (a/2)‖ŷ‖² (Spectral
+        Decoupling, Eq 18 and its approximation). ValueError if both or neither are given.
+    alpha0 : array_like, shape (n,), optional
+        Start, in (0, 1) (exact flows) or (0, ∞) (Eq 10); default ½·1, i.e. θ = 0.
+    exact : bool
+        The exact flow (Eq 9 or 18) or its Eq-10-type approximation.
+    rtol, atol : float
+        Tolerances of the integrator, rtol in [1e-14, 1e-3], atol in [1e-300, 1e-3].
+    method : {"auto", "dop853", "rosenbrock23"}
+        The numerics core's explicit DOP853 pair, its L-stable Rosenbrock 2(3) (with the analytic
+        Jacobian and α held inside [1e-300, 1 - 2^-53] (exact) or [1e-300, ∞) (Eq 10)), or "auto":
+        DOP853, then Rosenbrock if DOP853 has not finished within 5 000 step attempts. The flow is stiff where
+        some α_i is tiny (the barrier's curvature 1/α_i), e.g. when α_i dips to ~e^{-(Kα)_i} after
+        α_0 = ½ with s²/λ large. If a cycle of steps at the 1e-300 bound stops Rosenbrock, it runs again with the
+        domain as bounds (a step that overshoots the barrier is rejected), then with 10x tighter tolerances.
+
+    Returns
+    -------
+    DualTrajectory
+        ``t`` (m,); ``alpha`` (m, n); ``z`` (m, n) = λ⁻¹S²Uᵀα (cross-entropy) or a⁻¹Uᵀα (SD).
+
+    Raises
+    ------
+    IntegrationError
+        If the integrator does not reach the last time.
+
+    Examples
+    --------
+    >>> from dynamics.starvation import coupling_matrix, dual_fixed_point, sd_margin
+    >>> U, s = coupling_matrix(0.5), np.array([3.0, 2.0])
+    >>> flow = integrate_dual(U, s, [0.0, 40.0], weight_decay=0.1)
+    >>> bool(np.allclose(flow.alpha[-1], dual_fixed_point(U, s, 0.1).alpha, atol=1e-9))
+    True
+    >>> sd = integrate_dual(U, s, [0.0, 12.0], output_penalty=0.1)
+    >>> bool(abs(sd.alpha[-1, 0] - 0.1 * sd_margin(0.1)) < 1e-9)
+    True
+    """
+    U, s, penalty, sd, exact = _flow(U, s, weight_decay, output_penalty, exact)
+    t = require_output_times("t", t)
+    n = U.shape[0]
+    alpha0 = np.full(n, 0.5) if alpha0 is None else check_alpha(alpha0, n, exact)
+    method = require_choice("method", method, INTEGRATORS)
+    rtol, atol = require_in_range("rtol", rtol, 1e-14, 1e-3), require_in_range("atol", atol, 1e-300, 1e-3)
+    params = _params(U, s, penalty, sd, exact)
+    alpha = np.tile(alpha0, (t.size, 1))
+    if t[-1] > 0.0 and method in ("auto", "dop853"):
+        sol = solve_ode(dual_rhs, (0.0, t[-1]), alpha0, t_eval=t, params=params, method="dop853", rtol=rtol,
+                        atol=atol, max_steps=AUTO_EXPLICIT_STEPS if method == "auto" else 2_000_000)
+        if sol.success:
+            alpha = sol.y
+        elif method == "dop853":
+            raise IntegrationError(f"integrate_dual: {sol.message} (reached t = {sol.t[-1] if sol.t.size else 0:g})")
         else:
-            h = h * max(0.2, 0.9 * err ** (-1.0 / 3.0)) if math.isfinite(err) else 0.2 * h
-            # No "t + h == t" test: in the dip α_i falls through many decades in a time far below the
-            # spacing of doubles at t, so the state must be allowed to move while t does not.
-            if h <= 1e-300:
-                return out[:k], 2, steps
-    return out, 0, steps
+            method = "rosenbrock23"  # stiff (a tiny α_i): the explicit pair gave up
+    if t[-1] > 0.0 and method == "rosenbrock23":
+        # α is held inside [1e-300, 1 - 2^-53] (Eqs 9, 18) or [1e-300, inf) (Eq 10): the exact dip α_i ~ e^{-(Kα)_i} can
+        # leave float64, and holding α there changes it by at most 1e-300 (or 1.1e-16), z by round-off. In a deep dip
+        # the linearly implicit step can overshoot to that bound, where the barrier kicks it back, and lock into a
+        # cycle of accepted steps (about 1 flow in 150 on random problems); the run is then repeated with the domain
+        # itself as bounds, on which the field is NaN, so that a step overshooting the barrier is rejected (as MATLAB's
+        # NonNegative option does; it fails when the dip leaves float64), and last with 10x tighter tolerances.
+        domain = (0.0, 1.0 if exact else np.inf)
+        held = (ALPHA_FLOOR, ALPHA_CEILING if exact else np.inf)
+        runs = ((held, rtol, atol), (domain, rtol, atol), (held, rtol / 10, atol / 10))
+        for (lower, upper), rtol_run, atol_run in runs:
+            sol = solve_ode(dual_rhs, (0.0, t[-1]), np.clip(alpha0, lower, upper), t_eval=t, params=params,
+                            method="rosenbrock23", rtol=rtol_run, atol=atol_run, max_steps=ROSENBROCK_MAX_STEPS,
+                            jac=_dual_jacobian, bounds=(lower, upper), autonomous=True)
+            if sol.success:
+                break
+        else:
+            reached = sol.t[-1] if sol.t.size else 0.0
+            raise IntegrationError(f"integrate_dual: rosenbrock23 stopped at t = {reached:g} ({sol.message}), with α "
+                                   f"held in [1e-300, 1 - 2^-53], with the domain as bounds, and with 10x tighter "
+                                   f"tolerances")
+        alpha = sol.y
+        alpha[t == 0.0] = alpha0
+    z = (alpha @ U) / penalty if sd else (alpha @ U) * (s * s) / penalty
+    return DualTrajectory(t, alpha, z)
+
+
+def jacobian(U, s, alpha, *, weight_decay=None, output_penalty=None, exact=True) -> np.ndarray:
+    """The Jacobian of the dual flow at α (Theorem 1, Eqs 36-38 / .5.18-.5.20), with η = 1.
+
+    J_9 = -(diag(1/(α(1-α))) + K), J_10 = -(diag(1/α) + A); under SD (``output_penalty`` a)
+    -(diag(1/(α(1-α))) + I/a) and -(diag(1/α) + (1 + 1/a)I). Symmetric and negative definite: λ_max <= -4
+    for the exact flows, < -1 for Eq 10 (< -2 while α ∈ (0,1)^n).
+
+    Parameters
+    ----------
+    U : array_like, shape (n, n)
+        Orthogonal.
+    s : array_like, shape (n,)
+        Feature strengths, > 0.
+    alpha : array_like, shape (n,)
+        The point, in (0, 1) (exact flows) or (0, ∞) (Eq 10).
+    weight_decay, output_penalty : float
+        Exactly one, > 0 (see :func:`integrate_dual`).
+    exact : bool
+        The exact flow or its Eq-10-type approximation.
+
+    Returns
+    -------
+    ndarray, shape (n, n)
+
+    Examples
+    --------
+    >>> jacobian(np.eye(2), [2.0, 1.0], [0.5, 0.5], weight_decay=1.0) + 0.0  # + 0.0: no negative zeros
+    array([[-8.,  0.],
+           [ 0., -5.]])
+    """
+    U, s, penalty, sd, exact = _flow(U, s, weight_decay, output_penalty, exact)
+    alpha = check_alpha(alpha, U.shape[0], exact, name="alpha")
+    with np.errstate(divide="ignore", over="ignore"):
+        barrier = 1.0 / (alpha * (1.0 - alpha)) if exact else 1.0 / alpha
+    require_finite_result(barrier, "jacobian", "alpha: 1/α overflows for α_i below ~5.6e-309")
+    return _dual_jacobian(0.0, alpha, _params(U, s, penalty, sd, exact))
+
+
+def learning_rate_bound(s, *, weight_decay=None, output_penalty=None) -> float:
+    """The largest stable learning rate 2/L of primal gradient descent on Eq 5 or Eq 17 (spec P18).
+
+    The loss's Hessian in θ is λI + Φ_0ᵀDΦ_0 (Eq 5) or Φ_0ᵀ(D + aI)Φ_0 (Eq 17), with D = diag(σ'(y_iŷ_i))
+    and σ' <= 1/4 (equality at ŷ = 0, the start θ = 0). Its largest eigenvalue is therefore at most
+    L = λ + s_max²/4 (Eq 5) or L = s_max²(1/4 + a) (Eq 17), attained at θ = 0; gradient descent with
+    η < 2/L decreases the loss at every step and converges, and with η > 2/L the z-space map
+    z ← z - η∇ has an eigenvalue below -1 at the start (it oscillates, and diverges once ηλ > 2).
+
+    Parameters
+    ----------
+    s : array_like, shape (n,)
+        Feature strengths (singular values of YΦ_0), > 0.
+    weight_decay, output_penalty : float
+        Exactly one, > 0.
+
+    Returns
+    -------
+    float
+        2/L.
+
+    Examples
+    --------
+    >>> round(learning_rate_bound([6.0, 2.0], weight_decay=0.01), 6)
+    0.221976
+    """
+    penalty, name, sd = choose_penalty(weight_decay, output_penalty)
+    s = check_strengths(s)
+    top = float(np.max(s)) ** 2
+    curvature = top * (0.25 + penalty) if sd else penalty + 0.25 * top
+    if not math.isfinite(curvature):
+        raise ValueError(f"s and {name}: the curvature bound overflows float64 (max s = {np.max(s):.3g})")
+    return 2.0 / curvature
+
+
+def _check_learning_rate(learning_rate, s, weight_decay, output_penalty):
+    learning_rate = require_positive("learning_rate", learning_rate)
+    bound = learning_rate_bound(s, weight_decay=weight_decay, output_penalty=output_penalty)
+    if not learning_rate < bound:
+        curvature = "weight_decay + max(s)²/4" if output_penalty is None else "max(s)²(1/4 + output_penalty)"
+        raise ValueError(f"learning_rate must be < 2/L = {bound:.6g}, with L = {curvature} = {2.0 / bound:.6g} the "
+                         f"largest curvature of the loss (σ' <= 1/4); above it gradient descent oscillates or "
+                         f"diverges; got learning_rate = {learning_rate:.6g}")
+    return learning_rate
+
+
+@nb.njit(cache=True)
+def _primal_z_steps(U, sq, penalty, learning_rate, n_steps, z0, sd):
+    n = z0.shape[0]
+    z = np.empty((n_steps + 1, n))
+    z[0] = z0
+    for k in range(n_steps):
+        margins = U @ z[k]
+        weights = np.empty(n)
+        for i in range(n):
+            weights[i] = 0.5 * (1.0 - math.tanh(0.5 * margins[i]))  # σ(-margin)
+        pull = sq * (U.T @ weights)
+        if sd:
+            z[k + 1] = z[k] + learning_rate * (pull - penalty * sq * z[k])
+        else:
+            z[k + 1] = (1.0 - learning_rate * penalty) * z[k] + learning_rate * pull
+    return z
+
+
+def primal_gd_z(U, s, n_steps, *, learning_rate, weight_decay=None, output_penalty=None,
+                z0=None) -> PrimalTrajectory:
+    """Primal gradient descent of Eq 5 or Eq 17 written in feature coordinates z = SVᵀθ (spec P18).
+
+    z ← (1 - ηλ)z + ηS²Uᵀσ(-Uz) (Eq 5, ``weight_decay`` λ) or z ← z + ηS²(Uᵀσ(-Uz) - az) (Eq 17,
+    ``output_penalty`` a): θ-space gradient descent mapped through SVᵀ, in which V drops out.
+
+    Parameters
+    ----------
+    U : array_like, shape (n, n)
+        Orthogonal.
+    s : array_like, shape (n,)
+        Feature strengths, > 0.
+    n_steps : int
+        Number of gradient-descent steps, >= 0.
+    learning_rate : float
+        η in (0, 2/L) (:func:`learning_rate_bound`); a larger η raises ValueError.
+    weight_decay, output_penalty : float
+        Exactly one, > 0.
+    z0 : array_like, shape (n,), optional
+        Start (default 0, i.e. θ = 0).
+
+    Returns
+    -------
+    PrimalTrajectory
+        ``steps`` (n_steps + 1,) = 0..n_steps; ``z`` (n_steps + 1, n).
+
+    Examples
+    --------
+    >>> from dynamics.starvation import coupling_matrix
+    >>> run = primal_gd_z(coupling_matrix(0.5), [6.0, 2.0], 1000, learning_rate=0.05, weight_decay=0.01)
+    >>> run.z[1000].round(2).tolist()
+    [9.16, 1.04]
+    """
+    penalty, name, sd = choose_penalty(weight_decay, output_penalty)
+    U, s, penalty = check_problem(U, s, penalty, penalty_name=name)
+    n_steps = require_integer("n_steps", n_steps, 0, 10**8)
+    learning_rate = _check_learning_rate(learning_rate, s, weight_decay, output_penalty)
+    z0 = np.zeros(U.shape[0]) if z0 is None else require_shape("z0", as_finite_array("z0", z0, ndim=1), (U.shape[0],))
+    z = _primal_z_steps(U, s * s, penalty, learning_rate, n_steps, z0, sd)
+    require_finite_result(z, "primal_gd_z", "z0: the trajectory left float64")
+    return PrimalTrajectory(np.arange(n_steps + 1), z)
+
+
+@nb.njit(cache=True)
+def _dual_steps(K, alpha0, learning_rate, n_steps, clamp):
+    n = alpha0.shape[0]
+    alpha = np.empty((n_steps + 1, n))
+    alpha[0] = alpha0
+    for k in range(n_steps):
+        a = alpha[k]
+        grad = -(K @ a)
+        for i in range(n):
+            grad[i] += math.log1p(-a[i]) - math.log(a[i])
+            alpha[k + 1, i] = min(max(a[i] + learning_rate * grad[i], clamp), 1.0 - clamp)
+    return alpha
+
+
+def dual_gd(U, s, n_steps, *, learning_rate, weight_decay, alpha0=1e-8, clamp=1e-50) -> DualGDTrajectory:
+    """Discrete dual gradient ascent on Eq 8 (the Eq 9 field), as in the authors' toy code (App. B.1).
+
+    α ← clip(α + η(log((1-α)/α) - Kα), clamp, 1 - clamp), K = λ⁻¹US²Uᵀ. The clamp keeps α in the
+    domain, so no step size diverges; the code's η = 3e-6 follows the flow closely.
+
+    Parameters
+    ----------
+    U : array_like, shape (n, n)
+        Orthogonal.
+    s : array_like, shape (n,)
+        Feature strengths, > 0.
+    n_steps : int
+        Number of steps, >= 0.
+    learning_rate : float
+        η > 0.
+    weight_decay : float
+        λ > 0.
+    alpha0 : float or array_like, shape (n,)
+        Start in (0, 1) (the code's 1e-8).
+    clamp : float
+        In (0, 0.5): α is held in [clamp, 1 - clamp].
+
+    Returns
+    -------
+    DualGDTrajectory
+        ``steps`` (n_steps + 1,); ``alpha`` and ``z`` = λ⁻¹S²Uᵀα, each (n_steps + 1, n).
+
+    Examples
+    --------
+    >>> from dynamics.starvation import coupling_matrix
+    >>> run = dual_gd(coupling_matrix(0.5), [6.0, 2.0], 1000, learning_rate=3e-6, weight_decay=0.01)
+    >>> run.z[1000].round(2).tolist()
+    [8.98, 1.1]
+    """
+    U, s, weight_decay = check_problem(U, s, weight_decay)
+    learning_rate = require_positive("learning_rate", learning_rate)
+    n_steps = require_integer("n_steps", n_steps, 0, 10**8)
+    clamp = require_in_range("clamp", clamp, 0.0, 0.5, low_open=True, high_open=True)
+    n = U.shape[0]
+    start = np.broadcast_to(np.asarray(alpha0, dtype=np.float64), (n,)) if np.ndim(alpha0) == 0 else alpha0
+    start = check_alpha(start, n, True)
+    alpha = _dual_steps(dual_matrix(U, s, weight_decay, True), start, learning_rate, n_steps, clamp)
+    return DualGDTrajectory(np.arange(n_steps + 1), alpha, (alpha @ U) * (s * s) / weight_decay)
+
+
+def _check_primal_data(Phi0, y):
+    Phi0 = as_finite_array("Phi0", Phi0, ndim=2)
+    y = require_shape("y", as_finite_array("y", y, ndim=1), (Phi0.shape[0],))
+    if not np.all(np.abs(y) == 1.0):
+        raise ValueError("y must hold labels in {-1, +1}")
+    if Phi0.shape[1] < Phi0.shape[0]:
+        raise ValueError(f"Phi0 must have at least as many columns (parameters) as rows (examples), got {Phi0.shape}")
+    return Phi0, y
+
+
+def features(Phi0, y) -> Features:
+    """The features of Definition 1 (6.3.1, Eq 4): the SVD YΦ_0 = USVᵀ.
+
+    Parameters
+    ----------
+    Phi0 : array_like, shape (n, m)
+        The neural tangent random features Φ_0 (Eq 2), m >= n, full row rank.
+    y : array_like, shape (n,)
+        Labels in {-1, +1}.
+
+    Returns
+    -------
+    Features
+        ``U`` (n, n), ``s`` (n,) descending and > 0, ``Vt`` (n, m): the first n rows of Vᵀ.
+
+    Examples
+    --------
+    >>> U, s, Vt = features(np.diag([3.0, 1.0]), [1.0, -1.0])
+    >>> s
+    array([3., 1.])
+    """
+    Phi0, y = _check_primal_data(Phi0, y)
+    U, s, Vt = np.linalg.svd(y[:, None] * Phi0, full_matrices=False)
+    if s[-1] <= 1e-12 * s[0]:
+        raise ValueError(f"Phi0 must have full row rank (theory assumes every s_j > 0), got s_min/s_max = "
+                         f"{s[-1] / s[0]:.3g}")
+    return Features(U, s, Vt)
+
+
+def _sigmoid(x):
+    return 0.5 * (1.0 + np.tanh(0.5 * x))  # = 1/(1+e^{-x}), without overflow
+
+
+def _primal_gradient(Phi0, y, penalty, theta, sd):
+    logits = Phi0 @ theta
+    weights = _sigmoid(-y * logits)
+    regulariser = penalty * (Phi0.T @ logits) if sd else penalty * theta
+    return -Phi0.T @ (y * weights) + regulariser
+
+
+def primal_gd_theta(Phi0, y, n_steps, *, learning_rate, weight_decay=None, output_penalty=None,
+                    theta0=None) -> ParameterTrajectory:
+    """Gradient descent on Eq 5 (CE + (λ/2)‖θ‖²) or Eq 17 (CE + (a/2)‖ŷ‖²) in parameter space, ŷ = Φ_0θ.
+
+    Parameters
+    ----------
+    Phi0 : array_like, shape (n, m)
+        Φ_0, m >= n.
+    y : array_like, shape (n,)
+        Labels in {-1, +1}.
+    n_steps : int
+        Number of steps, >= 0.
+    learning_rate : float
+        η in (0, 2/L), L from the singular values of Φ_0 (:func:`learning_rate_bound`).
+    weight_decay, output_penalty : float
+        Exactly one, > 0.
+    theta0 : array_like, shape (m,), optional
+        Start (default 0).
+
+    Returns
+    -------
+    ParameterTrajectory
+        ``steps`` (n_steps + 1,); ``theta`` (n_steps + 1, m).
+
+    Examples
+    --------
+    >>> run = primal_gd_theta(np.eye(2), [1.0, -1.0], 3, learning_rate=0.5, weight_decay=0.1)
+    >>> run.theta.shape, run.theta[1].round(6).tolist()
+    ((4, 2), [0.25, -0.25])
+    """
+    Phi0, y = _check_primal_data(Phi0, y)
+    penalty, _, sd = choose_penalty(weight_decay, output_penalty)
+    n_steps = require_integer("n_steps", n_steps, 0, 10**7)
+    learning_rate = _check_learning_rate(learning_rate, np.linalg.svd(Phi0, compute_uv=False), weight_decay,
+                                         output_penalty)
+    theta = np.zeros(Phi0.shape[1]) if theta0 is None else require_shape(
+        "theta0", as_finite_array("theta0", theta0, ndim=1), (Phi0.shape[1],))
+    out = np.empty((n_steps + 1, theta.size))
+    out[0] = theta
+    for k in range(n_steps):
+        out[k + 1] = out[k] - learning_rate * _primal_gradient(Phi0, y, penalty, out[k], sd)
+    return ParameterTrajectory(np.arange(n_steps + 1), out)
+
+
+def primal_optimum(Phi0, y, *, weight_decay=None, output_penalty=None, tol=1e-13) -> np.ndarray:
+    """The minimiser θ* of Eq 5 (ridge logistic) or the minimum-norm minimiser of Eq 17 (Spectral Decoupling).
+
+    Newton's method in θ with backtracking (used to cross-check the dual theory: α* = σ(-Yŷ*) and
+    θ* = Φ_0ᵀYα*/λ at the Eq 9 fixed point).
+
+    Parameters
+    ----------
+    Phi0 : array_like, shape (n, m)
+        Φ_0, m >= n.
+    y : array_like, shape (n,)
+        Labels in {-1, +1}.
+    weight_decay, output_penalty : float
+        Exactly one, > 0: λ of (λ/2)‖θ‖² (Eq 5) or a of (a/2)‖ŷ‖² (Eq 17).
+    tol : float
+        Stop when max|∇| <= tol, in [1e-15, 1e-3].
+
+    Returns
+    -------
+    ndarray, shape (m,)
+        θ*.
+
+    Raises
+    ------
+    RuntimeError
+        If 200 Newton steps do not reach ``tol``.
+
+    Examples
+    --------
+    >>> from dynamics.starvation import sd_margin
+    >>> theta = primal_optimum(np.eye(2), [1.0, 1.0], output_penalty=0.01)
+    >>> bool(np.allclose(theta, sd_margin(0.01), atol=1e-10))
+    True
+    """
+    Phi0, y = _check_primal_data(Phi0, y)
+    penalty, _, sd = choose_penalty(weight_decay, output_penalty)
+    tol = require_in_range("tol", tol, 1e-15, 1e-3)
+    m = Phi0.shape[1]
+    theta = np.zeros(m)
+
+    def loss(th):
+        logits = Phi0 @ th
+        ce = np.logaddexp(0.0, -y * logits).sum()
+        return ce + 0.5 * penalty * (logits @ logits if sd else th @ th)
+
+    grad = _primal_gradient(Phi0, y, penalty, theta, sd)
+    for _ in range(200):
+        size = np.abs(grad).max()
+        if size <= tol:
+            return theta
+        p = _sigmoid(y * (Phi0 @ theta))
+        curvature = (p * (1.0 - p) + (penalty if sd else 0.0))
+        hessian = (Phi0.T * curvature) @ Phi0 + (0.0 if sd else penalty * np.eye(m))
+        direction = -np.linalg.lstsq(hessian, grad, rcond=1e-14)[0]  # minimum norm when sd (rank n)
+        step, current = 1.0, loss(theta)
+        while step > 1e-12:
+            trial = theta + step * direction
+            trial_grad = _primal_gradient(Phi0, y, penalty, trial, sd)
+            # Armijo decrease of the loss, or, where the loss's change is below its round-off, a smaller gradient
+            if loss(trial) <= current + 1e-4 * step * (grad @ direction) or np.abs(trial_grad).max() < size:
+                break
+            step *= 0.5
+        else:
+            break
+        theta, grad = trial, trial_grad
+    raise RuntimeError(f"primal_optimum: Newton did not reach gradient {tol:g}; last {np.abs(grad).max():.3g}")

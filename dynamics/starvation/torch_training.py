@@ -1,0 +1,467 @@
+"""Torch simulations of the gradient-starvation set-ups (spec/starvation.md §6), used by the cross-checks in
+:mod:`verify.crosscheck.starvation` and by the two-moons figure. Optional: needs torch; not imported by
+:mod:`dynamics.starvation`; registers nothing. Every function takes ``device=`` explicitly and computes in
+float64.
+
+* T1 :func:`train_toy`: the Fig 6 toy (App. B.1; linear model, n = 2) trained by torch SGD, three ways:
+  the primal ridge-logistic loss (Eq 5), Spectral Decoupling (Eq 17) and the authors' dual gradient
+  ascent on Eq 8; their responses z are compared with ``feature_response`` and ``sd_fixed_point``.
+* T2 :func:`ntk_net_error`: a wide two-layer ReLU net in NTK parameterisation trained by full-batch GD
+  on the centred output (Eq 3), against the exact dual (Eqs 8, 9, 11) with its empirical NTK.
+* T3 :func:`train_two_moons`: the two-moons nets of Fig 1 (App. B.2), with |z| along the NTK-at-init
+  eigen-directions over training and the vertical/horizontal input-gradient ratio.
+"""
+import functools
+import math
+from contextlib import contextmanager
+from typing import NamedTuple, Tuple
+
+import numpy as np
+import torch
+
+from dynamics.numerics import (as_finite_array, require_in_range, require_integer, require_positive, rng_from)
+from ._fixed_points import dual_fixed_point
+from ._moons import two_moons
+from ._results import Dataset
+
+__all__ = ["MOONS_RUNS", "MoonsRun", "ToyTraining", "TwoMoonsTraining", "WideNetComparison", "ntk_net_error",
+           "train_toy", "train_two_moons"]
+
+DTYPE = torch.float64
+
+
+def _device(device):
+    if not isinstance(device, (str, torch.device)):
+        raise TypeError(f"device must be a string or a torch.device, got {device!r}")
+    return torch.device(device)
+
+
+@contextmanager
+def _one_thread_on_cpu(device):
+    """One torch intra-op thread on CPU, restored afterwards: these tensors are small, and on a busy machine thread
+    hand-offs cost more than the arithmetic (the two-moons figure ran 3x slower with the default threads)."""
+    previous = torch.get_num_threads()
+    if device.type == "cpu":
+        torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
+
+
+def _on_device(function):
+    """Resolve the keyword ``device`` and run ``function`` with one torch thread on CPU."""
+
+    @functools.wraps(function)
+    def run(*args, device, **kwargs):
+        device = _device(device)
+        with _one_thread_on_cpu(device):
+            return function(*args, device=device, **kwargs)
+
+    return run
+
+
+def _generator(device, seed):
+    """A torch Generator on ``device`` seeded from ``seed`` (None, an int or a numpy Generator)."""
+    generator = torch.Generator(device=device)
+    generator.manual_seed(int(rng_from(seed).integers(2**62)))
+    return generator
+
+
+def _tensor(array, device):
+    return torch.as_tensor(np.asarray(array), dtype=DTYPE, device=device)
+
+
+def _numpy(tensor):
+    return tensor.detach().cpu().numpy()
+
+
+# ---------------------------------------------------------------- T1: the Fig 6 toy
+class ToyTraining(NamedTuple):
+    """The responses z reached by the three optimisations of :func:`train_toy`.
+
+    Attributes
+    ----------
+    primal : ndarray, shape (b, n)
+        z = SVᵀθ after primal SGD on Σ log(1+e^{-ŷ}) + (λ/2)‖θ‖² (Eq 5).
+    spectral_decoupling : ndarray, shape (b, n)
+        z = SVᵀθ after SGD on Σ log(1+e^{-ŷ}) + (a/2)‖ŷ‖² (Eq 17).
+    dual : ndarray, shape (b, n)
+        z = λ⁻¹S²Uᵀα after dual gradient descent on (1/(2λ))αKαᵀ - H(α) (Eq 8).
+
+    Examples
+    --------
+    >>> from dynamics.starvation import coupling_matrix
+    >>> U, s = coupling_matrix(0.5)[None], np.array([[6.0, 2.0]])
+    >>> train_toy(U, s, U * s[:, None, :], 10, device="cpu")._fields
+    ('primal', 'spectral_decoupling', 'dual')
+    """
+
+    primal: np.ndarray
+    spectral_decoupling: np.ndarray
+    dual: np.ndarray
+
+
+@_on_device
+def train_toy(U, s, Phi, n_steps, *, device, weight_decay=0.01, output_penalty=0.002, primal_learning_rate=0.05,
+              dual_learning_rate=3e-6, alpha0=1e-8, clamp=1e-50) -> ToyTraining:
+    """Train a batch of Fig 6 toys (App. B.1, y = 1) by torch SGD, primal (Eq 5), SD (Eq 17) and dual (Eq 8).
+
+    One ``torch.optim.SGD`` loop runs the three independent optimisations of every toy of the batch (summed
+    losses of independent problems), with the authors' settings: θ_0 = 0 and learning rate 0.05 for the
+    primals, α_0 = 1e-8, learning rate 3e-6 and α clamped to (1e-50, 1 - 1e-50) for the dual.
+
+    Parameters
+    ----------
+    U : array_like, shape (b, n, n)
+        Orthogonal matrices (e.g. the Eq 15 coupling).
+    s : array_like, shape (b, n)
+        Feature strengths, > 0.
+    Phi : array_like, shape (b, n, m)
+        Φ_0 = YUSVᵀ with y = 1 (so YΦ_0 = Φ_0), m >= n.
+    n_steps : int
+        Number of SGD steps, >= 0.
+    device : str or torch.device
+        Where to compute.
+    weight_decay : float
+        λ > 0 of Eq 5 (and of the dual's K = λ⁻¹US²Uᵀ).
+    output_penalty : float
+        a > 0 of Eq 17.
+    primal_learning_rate, dual_learning_rate : float
+        Step sizes, > 0.
+    alpha0 : float
+        The dual start, in (0, 1).
+    clamp : float
+        In (0, 0.5): the dual is held in [clamp, 1 - clamp].
+
+    Returns
+    -------
+    ToyTraining
+        ``primal``, ``spectral_decoupling``, ``dual``: the responses z, each (b, n).
+
+    Examples
+    --------
+    >>> from dynamics.starvation import coupling_matrix
+    >>> U, s = coupling_matrix(0.5)[None], np.array([[6.0, 2.0]])
+    >>> out = train_toy(U, s, U * s[:, None, :], 200, device="cpu")
+    >>> out.primal.shape, bool(np.all(np.isfinite(out.dual)))
+    ((1, 2), True)
+    """
+    U = as_finite_array("U", U, ndim=3)
+    s = as_finite_array("s", s, ndim=2)
+    Phi = as_finite_array("Phi", Phi, ndim=3)
+    if s.shape != U.shape[:2] or U.shape[1] != U.shape[2] or Phi.shape[:2] != s.shape:
+        raise ValueError(f"U (b, n, n), s (b, n) and Phi (b, n, m) must agree, got shapes {U.shape}, {s.shape}, "
+                         f"{Phi.shape}")
+    n_steps = require_integer("n_steps", n_steps, 0, 10**8)
+    weight_decay = require_positive("weight_decay", weight_decay)
+    output_penalty = require_positive("output_penalty", output_penalty)
+    primal_learning_rate = require_positive("primal_learning_rate", primal_learning_rate)
+    dual_learning_rate = require_positive("dual_learning_rate", dual_learning_rate)
+    alpha0 = require_in_range("alpha0", alpha0, 0.0, 1.0, low_open=True, high_open=True)
+    clamp = require_in_range("clamp", clamp, 0.0, 0.5, low_open=True, high_open=True)
+    Phi_t = _tensor(Phi, device)
+    K = _tensor(np.einsum("bij,bj,bkj->bik", U, s ** 2, U), device)
+    theta = torch.zeros(Phi.shape[0], Phi.shape[2], dtype=DTYPE, device=device, requires_grad=True)
+    theta_sd = torch.zeros_like(theta, requires_grad=True)
+    alpha = torch.full(s.shape, alpha0, dtype=DTYPE, device=device, requires_grad=True)
+    optimiser = torch.optim.SGD([{"params": [theta, theta_sd], "lr": primal_learning_rate},
+                                 {"params": [alpha], "lr": dual_learning_rate}])
+    softplus = torch.nn.functional.softplus
+    for _ in range(n_steps):
+        optimiser.zero_grad()
+        logits = torch.einsum("bij,bj->bi", Phi_t, theta)
+        logits_sd = torch.einsum("bij,bj->bi", Phi_t, theta_sd)
+        primal = softplus(-logits).sum() + 0.5 * weight_decay * (theta ** 2).sum()
+        sd = softplus(-logits_sd).sum() + 0.5 * output_penalty * (logits_sd ** 2).sum()
+        entropy = -(alpha * torch.log(alpha) + (1 - alpha) * torch.log1p(-alpha)).sum()
+        dual = 0.5 / weight_decay * torch.einsum("bi,bij,bj->", alpha, K, alpha) - entropy
+        (primal + sd + dual).backward()
+        optimiser.step()
+        with torch.no_grad():
+            alpha.clamp_(clamp, 1 - clamp)
+    to_z = lambda th: np.einsum("bij,bik,bk->bj", U, Phi, _numpy(th))  # noqa: E731  z = SVᵀθ = UᵀYΦθ, y = 1
+    z_dual = np.einsum("bij,bi->bj", U, _numpy(alpha)) * s ** 2 / weight_decay
+    return ToyTraining(to_z(theta), to_z(theta_sd), z_dual)
+
+
+# ---------------------------------------------------------------- T2: a wide net in the NTK regime
+class WideNetComparison(NamedTuple):
+    """A wide net trained on its centred output against the Eq 9 dual with its empirical NTK (spec T2).
+
+    Attributes
+    ----------
+    relative_error : float
+        ‖ŷ_net - ŷ*‖_∞ / ‖ŷ*‖_∞.
+    trained : ndarray, shape (n_samples,)
+        The net's centred output ŷ_net = f(·; θ) - f(·; θ_0) after training.
+    predicted : ndarray, shape (n_samples,)
+        The dual theory's ŷ* = λ⁻¹KYα*, with α* the Eq 9 fixed point for YKY/λ.
+    learning_rate : float
+        The gradient-descent step used (below 2/curvature).
+
+    Examples
+    --------
+    >>> ntk_net_error(16, device="cpu", seed=0, n_steps=5)._fields
+    ('relative_error', 'trained', 'predicted', 'learning_rate')
+    """
+
+    relative_error: float
+    trained: np.ndarray
+    predicted: np.ndarray
+    learning_rate: float
+
+
+@_on_device
+def ntk_net_error(width, *, device, seed=None, weight_decay=0.1, n_steps=800, n_samples=16) -> WideNetComparison:
+    """Train f = aᵀReLU(Wx)/√m (NTK parameterisation) and compare with the Eq 9 dual (Eqs 3, 8, 9, 11; spec T2).
+
+    Data: ``n_samples`` points x ~ N(0, I_2) plus a constant bias input, labels y = sign(x_1 + 0.3·noise).
+    The centred output g = f(·; θ) - f(·; θ_0) is trained by full-batch gradient descent on
+    Σ log(1 + e^{-y g}) + (λ/2)‖θ - θ_0‖² with W, a ~ N(0, 1) at θ_0. The prediction uses K = Φ_0Φ_0ᵀ from
+    ``torch.func.jacrev`` at θ_0: YKY = U S² Uᵀ, α* = ``dual_fixed_point(U, s, λ)``, ŷ* = λ⁻¹KYα*. The
+    error falls like m^{-1/2} (the NTK's fluctuation at init and its drift during training).
+
+    Parameters
+    ----------
+    width : int
+        Hidden width m, in [1, 10^6].
+    device : str or torch.device
+        Where to compute.
+    seed : None, int or numpy.random.Generator
+        Draws the data and the initial weights.
+    weight_decay : float
+        λ > 0.
+    n_steps : int
+        Gradient-descent steps, >= 1 (800 converge to round-off: the loss is λ-strongly convex).
+    n_samples : int
+        Number of training points, in [2, 1000].
+
+    Returns
+    -------
+    WideNetComparison
+        The relative max-norm error of ŷ, both outputs and the learning rate.
+
+    Examples
+    --------
+    >>> out = ntk_net_error(64, device="cpu", seed=0, n_steps=50)
+    >>> out.trained.shape, bool(out.relative_error > 0)
+    ((16,), True)
+    """
+    width = require_integer("width", width, 1, 10**6)
+    weight_decay = require_positive("weight_decay", weight_decay)
+    n_steps = require_integer("n_steps", n_steps, 1, 10**7)
+    n_samples = require_integer("n_samples", n_samples, 2, 1000)
+    rng = rng_from(seed)
+    x = rng.standard_normal((n_samples, 2))
+    y_np = np.sign(x[:, 0] + 0.3 * rng.standard_normal(n_samples))
+    y_np[y_np == 0] = 1.0
+    X, y = _tensor(np.column_stack([x, np.ones(n_samples)]), device), _tensor(y_np, device)
+    generator = _generator(device, rng)
+    W0 = torch.randn(width, X.shape[1], dtype=DTYPE, device=device, generator=generator)
+    a0 = torch.randn(width, dtype=DTYPE, device=device, generator=generator)
+
+    def net(W, a):
+        return torch.relu(X @ W.T) @ a / math.sqrt(width)
+
+    J = torch.func.jacrev(net, argnums=(0, 1))(W0, a0)
+    Phi0 = torch.cat([J[0].reshape(n_samples, -1), J[1]], dim=1)
+    K = _numpy(Phi0 @ Phi0.T)
+    eigenvalues, U = np.linalg.eigh(y_np[:, None] * K * y_np[None, :])
+    alpha = dual_fixed_point(U, np.sqrt(np.clip(eigenvalues, 1e-300, None)), weight_decay).alpha
+    predicted = K @ (y_np * alpha) / weight_decay
+    # The loss's curvature is at most λ + max eig(K)/4 (σ' <= 1/4): this step is below 2/curvature.
+    learning_rate = min(0.5, 1.0 / (eigenvalues.max() / 4.0 + weight_decay))
+    W, a = W0.clone().requires_grad_(True), a0.clone().requires_grad_(True)
+    f0 = net(W0, a0)
+    optimiser = torch.optim.SGD([W, a], lr=learning_rate)
+    for _ in range(n_steps):
+        optimiser.zero_grad()
+        g = net(W, a) - f0
+        penalty = ((W - W0) ** 2).sum() + ((a - a0) ** 2).sum()
+        (torch.nn.functional.softplus(-y * g).sum() + 0.5 * weight_decay * penalty).backward()
+        optimiser.step()
+    trained = _numpy(net(W, a) - f0)
+    error = float(np.abs(trained - predicted).max() / np.abs(predicted).max())
+    return WideNetComparison(error, trained, predicted, float(learning_rate))
+
+
+# ---------------------------------------------------------------- T3: two moons
+class MoonsRun(NamedTuple):
+    """One two-moons setting of Fig 1.
+
+    Attributes
+    ----------
+    label : str
+        A mathtext label for plots.
+    margin : float
+        Δ of :func:`~dynamics.starvation.two_moons` (separable with margin Δ > 0, overlapping for Δ < 0).
+    output_penalty : float
+        a >= 0 of the Spectral Decoupling term, added to the mean cross-entropy as (a/2)·mean(ŷ²); the
+        authors' 0.003·mean(ŷ²) is a = 0.006.
+
+    Examples
+    --------
+    >>> [run.margin for run in MOONS_RUNS]
+    [-0.1, 0.1, 0.1]
+    """
+
+    label: str
+    margin: float
+    output_penalty: float
+
+
+#: The three runs of Fig 1 (a)-(c): not separable, separable, separable with Spectral Decoupling.
+MOONS_RUNS = (MoonsRun(r"$\Delta = -0.1$", -0.1, 0.0), MoonsRun(r"$\Delta = +0.1$", 0.1, 0.0),
+              MoonsRun(r"$\Delta = +0.1$, SD", 0.1, 0.006))
+
+
+class TwoMoonsTraining(NamedTuple):
+    """The trained two-moons nets of :func:`train_two_moons`, run-major and seed-minor.
+
+    Attributes
+    ----------
+    runs : tuple of MoonsRun
+        The settings, in order.
+    seeds : tuple
+        The seeds, in order (a model's index is run_index · len(seeds) + seed_index).
+    data : tuple of Dataset
+        The training data of every model.
+    params : tuple of ndarray
+        The trained parameters (W1 (B, h, 2), b1 (B, h), w2 (B, h), b2 (B,)), B = len(runs)·len(seeds).
+    steps : ndarray of int, shape (r,)
+        The recorded step counts.
+    z : ndarray, shape (r, len(runs), len(seeds), n_samples)
+        |z| = |U_Kᵀŷ| along the eigenvectors of the NTK Gram matrix at init (descending), at each record.
+    gradient_ratio : ndarray, shape (len(runs), len(seeds))
+        mean|∂ŷ/∂x_v| / mean|∂ŷ/∂x_h| over the training points, after training.
+
+    Examples
+    --------
+    >>> out = train_two_moons(device="cpu", seeds=(0,), n_steps=1, hidden=4)
+    >>> len(out.data), out.gradient_ratio.shape
+    (3, (3, 1))
+    """
+
+    runs: Tuple[MoonsRun, ...]
+    seeds: tuple
+    data: Tuple[Dataset, ...]
+    params: Tuple[np.ndarray, ...]
+    steps: np.ndarray
+    z: np.ndarray
+    gradient_ratio: np.ndarray
+
+    def logits(self, index, grid) -> np.ndarray:
+        """ŷ of model ``index`` (run-major, seed-minor) on an (N, 2) grid of inputs (x_h, x_v), in numpy.
+
+        Examples
+        --------
+        >>> out = train_two_moons(device="cpu", seeds=(0,), n_steps=2, hidden=8)
+        >>> out.logits(0, np.zeros((3, 2))).shape
+        (3,)
+        """
+        index = require_integer("index", index, 0, self.params[0].shape[0] - 1)
+        grid = as_finite_array("grid", grid, ndim=2)
+        W1, b1, w2, b2 = (p[index] for p in self.params)
+        return np.maximum(grid @ W1.T + b1, 0.0) @ w2 + b2
+
+
+@_on_device
+def train_two_moons(*, device, seeds=(0, 1, 2), n_steps=10_000, hidden=500, record_every=100, runs=MOONS_RUNS,
+                    learning_rate=1e-2, momentum=0.9, weight_decay=2e-4) -> TwoMoonsTraining:
+    """Train the two-moons nets of Fig 1 (App. B.2; spec §4.1, T3), every (run, seed) in one batched loop.
+
+    Linear(2, hidden) → ReLU → Linear(hidden, 1) with PyTorch's default (uniform) initialisation, the same
+    initialisation for every run of one seed; full-batch SGD with momentum and weight decay on the mean
+    cross-entropy plus (a/2)·mean(ŷ²) (Spectral Decoupling, a = the run's ``output_penalty``).
+
+    Parameters
+    ----------
+    device : str or torch.device
+        Where to compute.
+    seeds : sequence of (int or numpy.random.Generator)
+        One model per seed and run; a seed draws its data (300 points, noise_std 0.1) and its initialisation.
+    n_steps : int
+        Full-batch steps, >= 0 (10 000 in the paper).
+    hidden : int
+        Hidden units, in [1, 10^5].
+    record_every : int
+        Record |z| every this many steps (and at the end), >= 1.
+    runs : sequence of MoonsRun
+        The settings (default: Fig 1's three).
+    learning_rate, momentum, weight_decay : float
+        SGD's step (> 0), heavy-ball momentum (in [0, 1)) and L2 coefficient (>= 0; torch's convention).
+
+    Returns
+    -------
+    TwoMoonsTraining
+
+    Examples
+    --------
+    >>> out = train_two_moons(device="cpu", seeds=(0,), n_steps=4, hidden=8, record_every=2)
+    >>> out.steps.tolist(), out.z.shape, out.gradient_ratio.shape
+    ([0, 2, 4], (3, 3, 1, 300), (3, 1))
+    """
+    seeds = tuple(seeds)
+    if not seeds:
+        raise ValueError("seeds must hold at least one seed, got an empty sequence")
+    runs = tuple(MoonsRun(*run) for run in runs)
+    if not runs:
+        raise ValueError("runs must hold at least one MoonsRun, got an empty sequence")
+    n_steps = require_integer("n_steps", n_steps, 0, 10**7)
+    hidden = require_integer("hidden", hidden, 1, 10**5)
+    record_every = require_integer("record_every", record_every, 1)
+    learning_rate = require_positive("learning_rate", learning_rate)
+    momentum = require_in_range("momentum", momentum, 0.0, 1.0, high_open=True)
+    weight_decay = require_positive("weight_decay", weight_decay, allow_zero=True)
+    for run in runs:
+        require_positive("output_penalty", run.output_penalty, allow_zero=True)
+    # One SeedSequence per seed, split into a data stream and an initialisation stream, each replayed for
+    # every run: the runs of one seed share their noise and their initial weights.
+    streams = [np.random.SeedSequence(int(rng_from(seed).integers(2**63 - 1))).spawn(2) for seed in seeds]
+    data = tuple(two_moons(300, noise_std=0.1, margin=run.margin, seed=np.random.default_rng(streams[k][0]))
+                 for run in runs for k in range(len(seeds)))
+    penalty = _tensor([run.output_penalty for run in runs for _ in seeds], device)
+    X = _tensor(np.array([d.X for d in data]), device)
+    y = _tensor(np.array([d.y for d in data]), device)
+    B = X.shape[0]
+    bound1, bound2 = 1.0 / math.sqrt(2.0), 1.0 / math.sqrt(hidden)
+    per_seed = []
+    for data_stream, init_stream in streams:
+        r = np.random.default_rng(init_stream)
+        per_seed.append((r.uniform(-bound1, bound1, (hidden, 2)), r.uniform(-bound1, bound1, hidden),
+                         r.uniform(-bound2, bound2, hidden), r.uniform(-bound2, bound2)))
+    params = [_tensor(np.array([per_seed[i % len(seeds)][k] for i in range(B)]), device).requires_grad_(True)
+              for k in range(4)]
+
+    def forward(Xb, W1, b1, w2, b2):
+        hidden_ = torch.relu(torch.bmm(Xb, W1.transpose(1, 2)) + b1[:, None, :])
+        return torch.bmm(hidden_, w2[:, :, None])[..., 0] + b2[:, None]
+
+    with torch.no_grad():  # the NTK Gram matrix at init: K = Σ_θ ∂ŷ/∂θ ∂ŷ/∂θᵀ, analytically for this net
+        W1, b1, w2, _ = params
+        pre = torch.einsum("bnk,bhk->bnh", X, W1) + b1[:, None, :]
+        act, gate = torch.relu(pre), (pre > 0).to(DTYPE) * w2[:, None, :]
+        K = act @ act.transpose(1, 2) + 1.0 + (gate @ gate.transpose(1, 2)) * (X @ X.transpose(1, 2) + 1.0)
+        _, eigenvectors = torch.linalg.eigh(K)
+        U = eigenvectors.flip(-1)  # descending
+    optimiser = torch.optim.SGD(params, lr=learning_rate, momentum=momentum, weight_decay=weight_decay)
+    steps, history = [], []
+    for step in range(n_steps + 1):
+        if step % record_every == 0 or step == n_steps:
+            with torch.no_grad():
+                steps.append(step)
+                history.append(_numpy(torch.einsum("bnj,bn->bj", U, forward(X, *params)).abs()))
+        if step == n_steps:
+            break
+        optimiser.zero_grad()
+        logits = forward(X, *params)
+        loss = torch.nn.functional.softplus(-y * logits).mean(dim=1) + 0.5 * penalty * (logits ** 2).mean(dim=1)
+        loss.sum().backward()
+        optimiser.step()
+    Xg = X.clone().requires_grad_(True)
+    grads = torch.autograd.grad(forward(Xg, *params).sum(), Xg)[0].abs().mean(dim=1)
+    shape = (len(runs), len(seeds))
+    return TwoMoonsTraining(runs, seeds, data, tuple(_numpy(p) for p in params), np.array(steps),
+                            np.array(history).reshape(len(steps), *shape, -1),
+                            _numpy(grads[:, 1] / grads[:, 0]).reshape(shape))

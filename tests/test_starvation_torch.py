@@ -1,0 +1,77 @@
+"""dynamics.starvation.torch_training: explicit device, float64, named results, seeds, and layering."""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from dynamics import starvation as gs  # noqa: E402
+from dynamics.starvation import torch_training as tt  # noqa: E402
+
+
+def test_the_theory_package_does_not_import_torch():
+    code = ("import sys, dynamics.starvation; "
+            "print('torch' in sys.modules, 'dynamics.starvation.torch_training' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "False"]
+
+
+def test_device_is_required_and_checked():
+    with pytest.raises(TypeError):
+        tt.ntk_net_error(16, seed=0)  # no device
+    with pytest.raises(TypeError, match="device"):
+        tt.ntk_net_error(16, device=3, seed=0)
+    with pytest.raises(ValueError, match="width"):
+        tt.ntk_net_error(0, device="cpu", seed=0)
+    with pytest.raises(ValueError, match="seeds"):
+        tt.train_two_moons(device="cpu", seeds=())
+    with pytest.raises(ValueError, match="U .* s .* Phi"):
+        tt.train_toy(np.eye(2)[None], np.ones((1, 3)), np.ones((1, 2, 2)), 1, device="cpu")
+
+
+def test_toy_training_follows_gradient_descent_in_feature_coordinates():
+    """torch SGD on the primal is primal_gd_z mapped through SVᵀ (V drops out): the same numbers to round-off."""
+    U, s = gs.coupling_matrix(0.5), np.array([6.0, 2.0])
+    V = gs.coupling_matrix(0.3)
+    Phi = (U * s) @ V.T
+    out = tt.train_toy(U[None], s[None], Phi[None], 200, device="cpu")
+    assert isinstance(out, tt.ToyTraining) and out.primal.dtype == np.float64
+    np.testing.assert_allclose(out.primal[0], gs.primal_gd_z(U, s, 200, learning_rate=0.05, weight_decay=0.01).z[-1],
+                               atol=1e-11)
+    np.testing.assert_allclose(out.spectral_decoupling[0],
+                               gs.primal_gd_z(U, s, 200, learning_rate=0.05, output_penalty=0.002).z[-1], atol=1e-11)
+    np.testing.assert_allclose(out.dual[0], gs.dual_gd(U, s, 200, learning_rate=3e-6, weight_decay=0.01).z[-1],
+                               rtol=1e-9)
+
+
+def test_ntk_net_error_is_seeded_and_named():
+    first = tt.ntk_net_error(32, device="cpu", seed=4, n_steps=20)
+    again = tt.ntk_net_error(32, device=torch.device("cpu"), seed=4, n_steps=20)
+    other = tt.ntk_net_error(32, device="cpu", seed=5, n_steps=20)
+    assert isinstance(first, tt.WideNetComparison)
+    assert first.relative_error == again.relative_error and first.relative_error != other.relative_error
+    assert first.trained.shape == first.predicted.shape == (16,)
+    assert first.relative_error == pytest.approx(np.abs(first.trained - first.predicted).max()
+                                                 / np.abs(first.predicted).max(), rel=1e-15)
+
+
+def test_two_moons_runs_of_one_seed_share_data_noise_and_initialisation():
+    out = tt.train_two_moons(device="cpu", seeds=(7, 8), n_steps=3, hidden=8, record_every=1)
+    assert isinstance(out, tt.TwoMoonsTraining) and out.steps.tolist() == [0, 1, 2, 3]
+    assert out.z.shape == (4, 3, 2, 300) and out.gradient_ratio.shape == (3, 2)
+    # run-major, seed-minor: models 0 and 2 are runs Δ = -0.1 and Δ = +0.1 of seed 7, model 1 is seed 8
+    before, after = out.data[0], out.data[2]
+    np.testing.assert_array_equal(before.y, after.y)
+    np.testing.assert_allclose(after.X[:, 1], before.X[:, 1], atol=1e-15)  # x_v: the same noise
+    np.testing.assert_allclose(after.X[:, 0] - before.X[:, 0], -0.2 * before.y, atol=1e-12)  # x_h: shifted by 2Δ
+    assert not np.array_equal(out.data[0].X, out.data[1].X)
+    W1 = out.params[0]
+    np.testing.assert_raises(AssertionError, np.testing.assert_array_equal, W1[0], W1[1])  # seeds differ
+    again = tt.train_two_moons(device="cpu", seeds=(7, 8), n_steps=3, hidden=8, record_every=1)
+    np.testing.assert_array_equal(out.z, again.z)
+    assert out.logits(0, before.X).shape == (300,)
+    # at step 0 every run of one seed has the same initial weights, hence the same NTK and |z| up to the data shift
+    initial = tt.train_two_moons(device="cpu", seeds=(7,), n_steps=0, hidden=8)
+    np.testing.assert_array_equal(initial.params[0][0], initial.params[0][1])
