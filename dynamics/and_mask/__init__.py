@@ -1,0 +1,68 @@
+"""The AND-mask and Invariant Learning Consistency (Parascandolo et al., "Learning explanations that are hard to
+vary", arXiv 2009.00329; spec/and_mask.md).
+
+* The mask (paper §2.3, public code ``get_grads``): :func:`and_mask` (τ-form, integer threshold, sign(0) = 0),
+  :func:`and_mask_t` (t-form), :func:`xor_mask` (Fig 7), :func:`masked_gradient` (inverse-sparsity rescaling and
+  the signed geometric mean), :func:`and_masked_gd`.
+* Exact sign statistics (Proposition 2, Eq 6; spec §5.2-§5.4): :func:`keep_probability` (binomial, pure noise and
+  Gaussian signal), :func:`keep_probability_rational`, :func:`masked_update_moments`, :func:`conditional_moments`,
+  the Poisson-binomial extension :func:`keep_probability_hetero` / :func:`masked_update_moments_hetero`,
+  :func:`expected_squared_norms` (Fig 4).
+* Rates and bounds: :func:`decay_rate` c(τ), :func:`threshold_snr` s*(τ), the corrected Proposition 2
+  (:func:`noise_masked_norm_bounds`, :func:`keep_probability_bounds`), Proposition 1
+  (:func:`proposition1_bound`), the corrected Proposition 3 (:func:`proposition3_bound`, :func:`amgm_ratio`).
+* Consistency of quadratic environments (Eq 2; §3.2-§3.3): :func:`consistency_quadratic`,
+  :func:`consistency_diagonal`, :func:`karcher_mean`.
+* Monte Carlo (numba, seeded, with standard errors): :func:`simulate_mask`, :func:`simulate_mask_hetero`,
+  :func:`simulate_temporal_mask` (Algorithm 1's sign EMA) and its closed form :func:`sign_ema_moments`.
+* Constructions and data: the Figure 1 landscape (:func:`fig1_losses`, :func:`fig1_gradients`,
+  :func:`fig1_descent`, :func:`fig1_basins`), the sigmoid patchwork (:func:`patchwork_losses`), the spiral
+  memorisation data (:func:`make_spiral_dataset`), the notebook's linear patchwork (:func:`make_notebook_patchwork`)
+  and the logistic shortcut task (:func:`make_logistic_shortcut`, :func:`train_logistic_shortcut`).
+
+The torch optimizer wrapper and the temporal AND-mask Adam live in :mod:`dynamics.and_mask.torch_optim`, the
+torch trainers of the cross-checks in :mod:`dynamics.and_mask.torch_training` (neither is imported here).
+"""
+from ._consistency import (amgm_ratio, consistency_diagonal, consistency_quadratic, karcher_mean, proposition1_bound,
+                           proposition3_bound)
+from ._datasets import (logistic_env_gradients, make_logistic_shortcut, make_notebook_patchwork, make_spiral_dataset,
+                        train_logistic_shortcut)
+from ._landscape import (FIG1_CONSISTENT_MINIMUM, FIG1_INCONSISTENT_MINIMUM, FIG1_METHODS, PATCHWORK_THETA_STAR,
+                         PATCHWORK_THETA_TILDE, fig1_basins, fig1_descent, fig1_gradients, fig1_losses,
+                         patchwork_losses, patchwork_model, patchwork_target)
+from ._mask import (and_mask, and_mask_t, and_masked_gd, effective_agreement, keep_set, masked_gradient,
+                    sign_threshold, xor_mask)
+from ._monte_carlo import simulate_mask, simulate_mask_hetero, simulate_temporal_mask
+from ._results import (BasinFractions, ConditionalEstimate, ConditionalMoments, EmaMoments, Fig1Descent, Fig1Losses,
+                       LinearPatchwork, MaskedDescent, MaskedMoments, MaskEstimate, MaskSimulation, NoiseNormBounds,
+                       PatchworkLosses, ProbabilityBounds, ShortcutDataset, ShortcutRun, SpiralDataset, SquaredNorms,
+                       TemporalMaskSimulation)
+from ._statistics import (conditional_moments, decay_rate, expected_squared_norms, keep_probability,
+                          keep_probability_bounds, keep_probability_hetero, keep_probability_rational,
+                          log_keep_probability, masked_update_moments, masked_update_moments_hetero,
+                          noise_masked_norm_bounds, sign_ema_moments, threshold_snr)
+
+__all__ = [
+    # the mask
+    "and_mask", "and_mask_t", "xor_mask", "masked_gradient", "and_masked_gd", "sign_threshold", "keep_set",
+    "effective_agreement",
+    # exact statistics, rates and bounds
+    "keep_probability", "log_keep_probability", "keep_probability_rational", "masked_update_moments",
+    "conditional_moments", "expected_squared_norms", "keep_probability_hetero", "masked_update_moments_hetero",
+    "decay_rate", "threshold_snr", "noise_masked_norm_bounds", "keep_probability_bounds", "sign_ema_moments",
+    "proposition1_bound", "proposition3_bound",
+    # consistency
+    "consistency_quadratic", "consistency_diagonal", "amgm_ratio", "karcher_mean",
+    # Monte Carlo
+    "simulate_mask", "simulate_mask_hetero", "simulate_temporal_mask",
+    # constructions and data
+    "fig1_losses", "fig1_gradients", "fig1_descent", "fig1_basins", "FIG1_CONSISTENT_MINIMUM",
+    "FIG1_INCONSISTENT_MINIMUM", "FIG1_METHODS", "patchwork_losses", "patchwork_model", "patchwork_target",
+    "PATCHWORK_THETA_STAR", "PATCHWORK_THETA_TILDE", "make_spiral_dataset", "make_notebook_patchwork",
+    "make_logistic_shortcut", "logistic_env_gradients", "train_logistic_shortcut",
+    # named results
+    "BasinFractions", "ConditionalEstimate", "ConditionalMoments", "EmaMoments", "Fig1Descent", "Fig1Losses",
+    "LinearPatchwork", "MaskedDescent", "MaskedMoments", "MaskEstimate", "MaskSimulation", "NoiseNormBounds",
+    "PatchworkLosses", "ProbabilityBounds", "ShortcutDataset", "ShortcutRun", "SpiralDataset", "SquaredNorms",
+    "TemporalMaskSimulation",
+]

@@ -1,0 +1,301 @@
+"""Consistency (ILC) of quadratic environments and the Propositions about it (spec/and_mask.md §3.2-§3.3, §5.1,
+§5.5; paper Eqs 2-4, Propositions 1 and 3, Fig 3).
+
+* −C^ε of Eq 2 for L_e = ½(θ−θ*)ᵀH_e(θ−θ*): ε(max_{e≠e'} λ_max(H_e⁻¹H_e') − 1), from generalised eigenvalues;
+  the Proposition 3 proof's simplified objective ε·max_{e≠e'} λ_max(H_e⁻¹H_e').
+* The diagonal two-environment forms −C_proof = ε max_i max(ρ_i, 1/ρ_i) and −C_Eq2 = −C_proof − ε, ρ_i = λ^B_i/λ^A_i.
+* R = det H_{A+B}/det H_{A∧B} (arithmetic over geometric mean of the Hessians) and the corrected Proposition 3
+  bound C^ε >= −4εR² (printed: −2εR², an erratum).
+* The two-matrix Karcher (geometric) mean A#B = A^{1/2}(A^{−1/2}BA^{−1/2})^{1/2}A^{1/2} (Ando–Li–Mathias 2004).
+* Proposition 1: min_{i<k} ‖m ⊙ ∇L(θ^i)‖² <= 2(L(θ⁰) − inf L)/(ηk) for AND-masked GD with η <= 1/L.
+"""
+import math
+
+import numpy as np
+
+from dynamics.numerics import (as_finite_array, require_array_in_range, require_choice, require_finite_result,
+                               require_integer, require_positive)
+
+__all__ = ["amgm_ratio", "consistency_diagonal", "consistency_quadratic", "karcher_mean", "proposition1_bound",
+           "proposition3_bound"]
+
+OBJECTIVES = ("eq2", "proof")
+_SYMMETRY_TOLERANCE = 1e-10
+_NULL_TOLERANCE = 1e-12
+
+
+def _check_eps(eps) -> float:
+    return require_positive("eps", eps)
+
+
+def _check_spd(name, matrix) -> np.ndarray:
+    """A symmetric positive definite (n, n) matrix, or a ValueError naming the parameter."""
+    m = as_finite_array(name, matrix, ndim=2)
+    n = m.shape[0]
+    if m.shape != (n, n) or n == 0:
+        raise ValueError(f"{name} must be a square (n, n) matrix with n >= 1, got shape {m.shape}")
+    scale = max(float(np.abs(m).max()), 1e-300)
+    if float(np.abs(m - m.T).max()) > _SYMMETRY_TOLERANCE * scale:
+        raise ValueError(f"{name} must be symmetric, got max|M - Mᵀ| = {float(np.abs(m - m.T).max()):.3g}")
+    try:
+        np.linalg.cholesky(m)
+    except np.linalg.LinAlgError:
+        raise ValueError(f"{name} must be positive definite (its Cholesky factorisation failed)") from None
+    return 0.5 * (m + m.T)
+
+
+def consistency_quadratic(hessians, eps, objective="eq2") -> float:
+    """−C^ε(θ*) of Eq 2 for quadratic environments with a common minimiser (spec §3.2; paper Eq 2).
+
+    L_e(θ) = ½(θ−θ*)ᵀH_e(θ−θ*); the ε-neighbourhood N^ε_e is the ellipsoid ½θᵀH_eθ <= ε, and
+    max over N^ε_e of |L_e' − L_e| = ε·max_i |λ_i(H_e⁻¹H_e') − 1|, so over ordered pairs
+    −C^ε = ε(max_{e≠e'} λ_max(H_e⁻¹H_e') − 1). With ``objective="proof"`` the Proposition 3 proof's simplified
+    objective (|L_e' − L_e| replaced by L_e'): ε·max_{e≠e'} λ_max(H_e⁻¹H_e') (ε for one environment).
+
+    Parameters
+    ----------
+    hessians : array_like, shape (n_envs, n, n)
+        Symmetric positive (semi-)definite Hessians H_e.
+    eps : float
+        The loss level ε > 0 of the neighbourhoods.
+    objective : {"eq2", "proof"}, default "eq2"
+
+    Returns
+    -------
+    float
+        −C^ε >= 0 (0: perfectly consistent; one environment or identical Hessians give 0 under Eq 2).
+        ``math.inf`` when some H_e has a null vector v with vᵀH_e'v > 0 (an unbounded sublevel set on which L_e'
+        grows without bound: C^ε = −∞, the tight case of Proposition 3).
+
+    Examples
+    --------
+    >>> H = [np.diag([0.01, 1.0]), np.diag([1.0, 0.01])]  # paper Fig 3
+    >>> round(consistency_quadratic(H, 1.0), 6), round(consistency_quadratic(H, 1.0, objective="proof"), 6)
+    (99.0, 100.0)
+    """
+    h = as_finite_array("hessians", hessians)
+    if h.ndim != 3 or h.shape[1] != h.shape[2] or h.shape[0] < 1 or h.shape[1] < 1:
+        raise ValueError(f"hessians must have shape (n_envs, n, n) with n_envs >= 1 and n >= 1, got {h.shape}")
+    eps = _check_eps(eps)
+    objective = require_choice("objective", objective, OBJECTIVES)
+    d = h.shape[0]
+    for e in range(d):
+        scale = max(float(np.abs(h[e]).max()), 1e-300)
+        if float(np.abs(h[e] - h[e].T).max()) > _SYMMETRY_TOLERANCE * scale:
+            raise ValueError(f"hessians[{e}] must be symmetric")
+    h = 0.5 * (h + np.transpose(h, (0, 2, 1)))
+    eigen = [np.linalg.eigh(h[e]) for e in range(d)]
+    for e, (w, _) in enumerate(eigen):
+        if w[0] < -_NULL_TOLERANCE * max(abs(w[-1]), 1e-300):
+            raise ValueError(f"hessians[{e}] must be positive semi-definite, got eigenvalue {w[0]:.3g}")
+    largest = 1.0 if (d == 1 and objective == "proof") else -math.inf
+    for e in range(d):
+        w, v = eigen[e]
+        null = w <= _NULL_TOLERANCE * max(w[-1], 1e-300)
+        if np.any(null):
+            vectors = v[:, null]
+            for other in range(d):
+                if other != e:
+                    curvature = np.abs(np.einsum("ij,ik,kj->j", vectors, h[other], vectors))
+                    if np.any(curvature > _NULL_TOLERANCE * max(np.abs(h[other]).max(), 1e-300)):
+                        return math.inf
+            raise ValueError(f"hessians[{e}] is singular along a direction on which every environment is flat: "
+                             "the sublevel sets are unbounded and Eq 2 is degenerate (add a small positive diagonal, "
+                             "as in the paper's footnote 8)")
+        for other in range(d):
+            if other != e:
+                from scipy import linalg  # deferred: keeps importing the package fast
+
+                largest = max(largest, float(linalg.eigh(h[other], h[e], eigvals_only=True)[-1]))
+    if d == 1 and objective == "eq2":
+        return 0.0
+    return eps * max(largest - 1.0, 0.0) if objective == "eq2" else eps * largest
+
+
+def _diagonal_pair(hessian_a, hessian_b):
+    a = require_array_in_range("hessian_a", hessian_a, 0.0, np.inf, ndim=1)
+    b = require_array_in_range("hessian_b", hessian_b, 0.0, np.inf, ndim=1)
+    if a.shape != b.shape or a.size == 0:
+        raise ValueError(f"hessian_a and hessian_b must be non-empty and of one shape, got {a.shape} and {b.shape}")
+    return a, b
+
+
+def consistency_diagonal(hessian_a, hessian_b, eps, objective="eq2") -> float:
+    """−C^ε for two diagonal quadratic environments (Proposition 3 setting; spec §5.5).
+
+    With ρ_i = λ^B_i/λ^A_i: −C_proof = ε·max_i max(ρ_i, 1/ρ_i) (the proof's simplified objective) and
+    −C_Eq2 = ε·(max_i max(ρ_i, 1/ρ_i) − 1) (Eq 2, with |L_e' − L_e|).
+
+    Parameters
+    ----------
+    hessian_a, hessian_b : array_like, shape (n,)
+        The eigenvalues λ^A_i, λ^B_i >= 0 (diagonals of H_A, H_B). A coordinate where both vanish is flat for both
+        and ignored; λ^A_i = 0 < λ^B_i gives ``math.inf`` (C = −∞).
+    eps : float
+        ε > 0.
+    objective : {"eq2", "proof"}, default "eq2"
+
+    Returns
+    -------
+    float
+        −C^ε >= 0.
+
+    Examples
+    --------
+    >>> consistency_diagonal([1.0], [100.0], 1.0), consistency_diagonal([1.0], [100.0], 1.0, objective="proof")
+    (99.0, 100.0)
+    """
+    a, b = _diagonal_pair(hessian_a, hessian_b)
+    eps = _check_eps(eps)
+    objective = require_choice("objective", objective, OBJECTIVES)
+    live = (a > 0) | (b > 0)
+    if not np.any(live):
+        raise ValueError("hessian_a and hessian_b must not both vanish in every coordinate (Eq 2 is degenerate)")
+    a, b = a[live], b[live]
+    if np.any((a == 0) | (b == 0)):
+        return math.inf
+    worst = float(np.max(np.maximum(b / a, a / b)))
+    return eps * (worst - 1.0) if objective == "eq2" else eps * worst
+
+
+def amgm_ratio(hessian_a, hessian_b) -> float:
+    """R = det H_{A+B} / det H_{A∧B}: arithmetic over geometric mean of two Hessians (paper §2.2, Prop 3; spec §5.5).
+
+    H_{A+B} = ½(H_A + H_B) and H_{A∧B} = H_A # H_B (Karcher mean), whose determinant is √(det H_A·det H_B). For
+    diagonal Hessians R = Π_i ½(λ^A_i + λ^B_i)/√(λ^A_i λ^B_i) >= 1. Computed in log space.
+
+    Parameters
+    ----------
+    hessian_a, hessian_b : array_like
+        Either the positive diagonals, shape (n,), or symmetric positive definite matrices, shape (n, n).
+
+    Returns
+    -------
+    float
+        R >= 1.
+
+    Examples
+    --------
+    >>> round(amgm_ratio([0.01, 1.0], [1.0, 0.01]), 6)  # Fig 3: 0.255025/0.01
+    25.5025
+    """
+    if np.ndim(hessian_a) == 2 or np.ndim(hessian_b) == 2:
+        a, b = _check_spd("hessian_a", hessian_a), _check_spd("hessian_b", hessian_b)
+        if a.shape != b.shape:
+            raise ValueError(f"hessian_a and hessian_b must have one shape, got {a.shape} and {b.shape}")
+        log_ratio = (np.linalg.slogdet(0.5 * (a + b))[1]
+                     - 0.5 * (np.linalg.slogdet(a)[1] + np.linalg.slogdet(b)[1]))
+    else:
+        a = require_array_in_range("hessian_a", hessian_a, 0.0, np.inf, low_open=True, ndim=1)
+        b = require_array_in_range("hessian_b", hessian_b, 0.0, np.inf, low_open=True, ndim=1)
+        if a.shape != b.shape or a.size == 0:
+            raise ValueError(f"hessian_a and hessian_b must be non-empty and of one shape, got {a.shape} and "
+                             f"{b.shape}")
+        log_ratio = float(np.sum(np.log(0.5 * (a + b)) - 0.5 * (np.log(a) + np.log(b))))
+    if log_ratio > 700.0:
+        raise ValueError(f"amgm_ratio overflows float64 (log R = {log_ratio:.4g}): the Hessians are too unequal")
+    return float(math.exp(log_ratio))
+
+
+def proposition3_bound(hessian_a, hessian_b, eps) -> float:
+    """The corrected Proposition 3 lower bound C^ε(θ*) >= −4εR² (spec §5.5; the paper prints −2εR²).
+
+    Valid for both the Eq 2 score and the proof's simplified objective; sharp (−C_proof/(εR²) → 4 in 1-D as
+    λ^B/λ^A → ∞).
+
+    Parameters
+    ----------
+    hessian_a, hessian_b : array_like
+        Positive diagonals (n,) or SPD matrices (n, n), as in :func:`amgm_ratio`.
+    eps : float
+        ε > 0.
+
+    Returns
+    -------
+    float
+        −4εR² (<= 0).
+
+    Examples
+    --------
+    >>> round(proposition3_bound([1.0], [100.0], 1.0), 2)  # R = 5.05; −C_Eq2 = 99 <= 102.01
+    -102.01
+    """
+    eps = _check_eps(eps)
+    bound = -4.0 * eps * amgm_ratio(hessian_a, hessian_b) ** 2
+    if not math.isfinite(bound):
+        raise ValueError("proposition3_bound overflows float64 (4εR² > 1e308): the Hessians are too unequal or eps "
+                         "too large")
+    return bound
+
+
+def karcher_mean(a, b) -> np.ndarray:
+    """The matrix geometric (Karcher) mean A#B = A^{1/2}(A^{−1/2} B A^{−1/2})^{1/2} A^{1/2} (paper §2.2; spec §3.3).
+
+    det(A#B) = √(det A det B), A#B ⪯ ½(A + B) and (A#B)A⁻¹(A#B) = B; for commuting (diagonal) matrices it is the
+    element-wise √(ab).
+
+    Parameters
+    ----------
+    a, b : array_like, shape (n, n)
+        Symmetric positive definite.
+
+    Returns
+    -------
+    ndarray, shape (n, n)
+        Symmetric positive definite.
+
+    Examples
+    --------
+    >>> karcher_mean(np.diag([0.01, 1.0]), np.diag([1.0, 0.01])).round(12).tolist()
+    [[0.1, 0.0], [0.0, 0.1]]
+    """
+    a, b = _check_spd("a", a), _check_spd("b", b)
+    if a.shape != b.shape:
+        raise ValueError(f"a and b must have one shape, got {a.shape} and {b.shape}")
+    w, u = np.linalg.eigh(a)
+    with np.errstate(all="ignore"):
+        root = (u * np.sqrt(w)) @ u.T
+        inv_root = (u / np.sqrt(w)) @ u.T
+        inner = inv_root @ b @ inv_root
+    require_finite_result(inner, "karcher_mean", "a and b are too ill-conditioned for A^(-1/2) B A^(-1/2) in float64")
+    wi, ui = np.linalg.eigh(0.5 * (inner + inner.T))
+    inner_root = (ui * np.sqrt(np.clip(wi, 0.0, None))) @ ui.T
+    with np.errstate(all="ignore"):
+        mean = root @ inner_root @ root
+    return require_finite_result(0.5 * (mean + mean.T), "karcher_mean",
+                                 "a and b are too ill-conditioned for their square roots in float64")
+
+
+def proposition1_bound(initial_loss, min_loss, learning_rate, n_steps) -> float:
+    """Proposition 1: min_{i<k} ‖m_t(θ^i) ⊙ ∇L(θ^i)‖² <= 2(L(θ⁰) − inf L)/(ηk) (paper §2.3; spec §5.1).
+
+    Holds for AND-masked gradient descent without rescaling when ∇L is L-Lipschitz and η <= 1/L (the paper states
+    it with inf L >= 0: 2L(θ⁰)/(ηk)).
+
+    Parameters
+    ----------
+    initial_loss : float
+        L(θ⁰).
+    min_loss : float
+        inf L (or any lower bound on it), <= initial_loss.
+    learning_rate : float
+        η > 0.
+    n_steps : int
+        k >= 1.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> proposition1_bound(2.0, 0.0, 0.5, 8)
+    1.0
+    """
+    l0 = float(as_finite_array("initial_loss", initial_loss, ndim=0))
+    lmin = float(as_finite_array("min_loss", min_loss, ndim=0))
+    if lmin > l0:
+        raise ValueError(f"min_loss must be <= initial_loss = {l0:g}, got {lmin:g}")
+    eta = require_positive("learning_rate", learning_rate)
+    k = require_integer("n_steps", n_steps, 1)
+    return 2.0 * (l0 - lmin) / (eta * k)

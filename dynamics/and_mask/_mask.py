@@ -1,0 +1,362 @@
+"""The AND-mask itself (spec/and_mask.md §1, §4.1-§4.2; paper §2.3, public code ``get_grads``).
+
+* τ-form (normative): m_j = 1[|S_j| >= T(d, τ)], S_j = Σ_e sign(g_ej) in integers with sign(0) = 0, and the
+  integer threshold T(d, τ) = ⌈τd − 1e-9⌉, so that exact-fraction edges (d = 25, τ = 0.28) do not flip.
+* t-form (paper): m_j = 1[max(P_j, N_j) >= t]; without exact zeros m_τ = m_t with t = ⌈(d + T)/2⌉.
+* XOR-mask (paper Fig 7, formula [AMBIGUOUS] in the source; the spec's proposal): 1[|S_j| <= ⌊(1−τ)d + 1e-9⌋].
+* The masked update u = m ⊙ b with b = ḡ (arithmetic mean) or, as in the public code's ``geom_mean``,
+  b = sign(ḡ) ⊙ exp(mean_e log(|g_e| + 1e-10)); with inverse-sparsity rescaling u/(1e-10 + ρ), ρ the kept
+  fraction of each parameter tensor.
+* AND-masked gradient descent θ ← θ − η·u(θ) (paper §2.3, Proposition 1).
+"""
+import math
+import numbers
+from typing import Callable, Optional
+
+import numpy as np
+
+from dynamics.numerics import (as_finite_array, require_bool, require_finite_result, require_in_range, require_integer,
+                               require_positive)
+from ._results import MaskedDescent
+
+__all__ = ["and_mask", "and_mask_t", "and_masked_gd", "effective_agreement", "keep_set", "masked_gradient",
+           "sign_threshold", "xor_mask"]
+
+#: Slack of the integer threshold: ⌈τd − 1e-9⌉ is exact for every τ·d within 1e-9 of an integer.
+THRESHOLD_SLACK = 1e-9
+#: The offsets of the public code: log(|g| + 1e-10) in ``geom_mean`` and 1/(1e-10 + ρ) in the rescaling.
+GEOM_MEAN_OFFSET = 1e-10
+RESCALE_OFFSET = 1e-10
+
+
+def _check_tau(tau) -> float:
+    return require_in_range("tau", tau, 0.0, 1.0)
+
+
+def _check_envs(n_envs) -> int:
+    return require_integer("n_envs", n_envs, 1)
+
+
+def _threshold(n_envs: int, tau: float) -> int:
+    return max(0, math.ceil(tau * n_envs - THRESHOLD_SLACK))
+
+
+def sign_threshold(n_envs, tau) -> int:
+    """The integer threshold T(d, τ) = ⌈τd − 10⁻⁹⌉ on |Σ_e sign(g_e)| (spec §1, §4.1).
+
+    Parameters
+    ----------
+    n_envs : int
+        Number of environments d >= 1.
+    tau : float
+        Agreement threshold τ in [0, 1].
+
+    Returns
+    -------
+    int
+        T in {0, ..., d}: a coordinate is kept when |S_j| >= T.
+
+    Examples
+    --------
+    >>> sign_threshold(25, 0.28)  # τd = 7.000000000000001 in float64: a naive ceil gives 8
+    7
+    >>> sign_threshold(4, 0.0), sign_threshold(4, 1.0)
+    (0, 4)
+    """
+    return _threshold(_check_envs(n_envs), _check_tau(tau))
+
+
+def keep_set(n_envs, tau) -> np.ndarray:
+    """The keep set K_τ(d) = {k in 0..d : |2k − d| >= T(d, τ)} of numbers of positive signs (spec §1).
+
+    Parameters
+    ----------
+    n_envs : int
+        Number of environments d >= 1.
+    tau : float
+        Agreement threshold τ in [0, 1].
+
+    Returns
+    -------
+    ndarray of int, shape (m,)
+        The counts k of positive signs (with no zero gradients) for which a coordinate is kept, ascending.
+
+    Examples
+    --------
+    >>> keep_set(4, 0.5).tolist(), keep_set(4, 0.6).tolist()
+    ([0, 1, 3, 4], [0, 4])
+    """
+    d = _check_envs(n_envs)
+    k = np.arange(d + 1)
+    return k[np.abs(2 * k - d) >= _threshold(d, _check_tau(tau))]
+
+
+def effective_agreement(n_envs, tau) -> int:
+    """The t-form threshold t_eff = ⌈(d + T(d, τ))/2⌉ equivalent to the τ-form without exact zeros (spec §4.1).
+
+    Computed from the integer T, never as ⌈d(1 + τ)/2⌉ in floating point (which is off by one at edges such as
+    d = 9, τ = |2·3/9 − 1|).
+
+    Parameters
+    ----------
+    n_envs : int
+        Number of environments d >= 1.
+    tau : float
+        Agreement threshold τ in [0, 1].
+
+    Returns
+    -------
+    int
+        t_eff in {⌈d/2⌉, ..., d}: keep j iff max(P_j, N_j) >= t_eff.
+
+    Examples
+    --------
+    >>> effective_agreement(9, abs(2 * 3 / 9 - 1)), effective_agreement(10, 0.6)
+    (6, 8)
+    """
+    d = _check_envs(n_envs)
+    return (d + _threshold(d, _check_tau(tau)) + 1) // 2
+
+
+def _check_grads(grads) -> np.ndarray:
+    g = as_finite_array("grads", grads)
+    if g.ndim != 2:
+        raise ValueError(f"grads must be 2-dimensional (n_envs, n_params), got shape {g.shape}")
+    if g.shape[0] < 1:
+        raise ValueError(f"grads must hold at least 1 environment (row), got shape {g.shape}")
+    if g.shape[1] < 1:
+        raise ValueError(f"grads must hold at least 1 parameter (column), got shape {g.shape}")
+    return g
+
+
+def _sign_sums(g: np.ndarray) -> np.ndarray:
+    """S_j = #positive − #negative, in int64 (sign(0) = 0)."""
+    return (g > 0).sum(axis=0, dtype=np.int64) - (g < 0).sum(axis=0, dtype=np.int64)
+
+
+def and_mask(grads, tau) -> np.ndarray:
+    """The AND-mask m_τ: keep j iff |Σ_e sign(g_ej)| >= ⌈τd − 1e-9⌉ (spec §1, §4.1; paper §2.3).
+
+    Parameters
+    ----------
+    grads : array_like, shape (n_envs, n_params)
+        Row e is the gradient g_e = ∇L_e(θ) of environment e; finite.
+    tau : float
+        Agreement threshold τ in [0, 1]. τ = 0 keeps everything (plain averaging); τ = 1 keeps j only if all d
+        entries are non-zero and share one sign.
+
+    Returns
+    -------
+    ndarray of bool, shape (n_params,)
+        The mask. A zero entry counts for neither sign (sign(0) = 0), so it lowers |S_j|.
+
+    Examples
+    --------
+    >>> g = [[1.0, -2.0, 0.5, 0.0], [3.0, 1.0, 0.2, 1.0]]
+    >>> and_mask(g, 1.0).tolist()
+    [True, False, True, False]
+    >>> and_mask(g, 0.0).tolist()
+    [True, True, True, True]
+    """
+    g = _check_grads(grads)
+    return np.abs(_sign_sums(g)) >= _threshold(g.shape[0], _check_tau(tau))
+
+
+def and_mask_t(grads, n_agree) -> np.ndarray:
+    """The paper's t-form AND-mask: keep j iff max(P_j, N_j) >= t agreeing signs (paper §2.3, spec §4.1).
+
+    Parameters
+    ----------
+    grads : array_like, shape (n_envs, n_params)
+        Per-environment gradients; finite.
+    n_agree : int
+        The number t of agreeing signs required, 0 <= t <= d (the paper uses t in {d/2 + 1, ..., d}).
+
+    Returns
+    -------
+    ndarray of bool, shape (n_params,)
+
+    Examples
+    --------
+    >>> g = [[1.0, -1.0, 1.0], [1.0, 1.0, 1.0], [1.0, 1.0, -1.0]]
+    >>> and_mask_t(g, 3).tolist(), and_mask_t(g, 2).tolist()
+    ([True, False, False], [True, True, True])
+    """
+    g = _check_grads(grads)
+    t = require_integer("n_agree", n_agree, 0, g.shape[0])
+    positive = (g > 0).sum(axis=0)
+    negative = (g < 0).sum(axis=0)
+    return np.maximum(positive, negative) >= t
+
+
+def xor_mask(grads, tau) -> np.ndarray:
+    """The XOR-mask of paper Fig 7: keep j iff |S_j| <= ⌊(1 − τ)d + 1e-9⌋ (spec §4.2, the [AMBIGUOUS] proposal).
+
+    It keeps the components on which the environments disagree; τ = 0 keeps everything and τ = 1 only the
+    perfectly split ones (S_j = 0).
+
+    Parameters
+    ----------
+    grads : array_like, shape (n_envs, n_params)
+        Per-environment gradients; finite.
+    tau : float
+        Threshold τ in [0, 1].
+
+    Returns
+    -------
+    ndarray of bool, shape (n_params,)
+
+    Examples
+    --------
+    >>> xor_mask([[1.0, 1.0], [-1.0, 1.0]], 1.0).tolist()
+    [True, False]
+    """
+    g = _check_grads(grads)
+    tau = _check_tau(tau)
+    limit = math.floor((1.0 - tau) * g.shape[0] + THRESHOLD_SLACK)
+    return np.abs(_sign_sums(g)) <= limit
+
+
+def _group_index(groups, n_params) -> np.ndarray:
+    """Segment ids 0..G-1 (shape (n_params,)) from an id array or a list of index arrays."""
+    if isinstance(groups, (list, tuple)) and groups and not isinstance(groups[0], numbers.Number):
+        index = np.full(n_params, -1, dtype=np.int64)
+        for i, members in enumerate(groups):
+            members = np.asarray(members)
+            if members.dtype.kind not in "iu":
+                raise TypeError(f"groups[{i}] must hold integer indices, got dtype {members.dtype}")
+            if members.size and (members.min() < -n_params or members.max() >= n_params):
+                raise ValueError(f"groups[{i}] must index 0..{n_params - 1}, got values outside that range")
+            if np.any(index[members] >= 0):
+                raise ValueError(f"groups must not overlap: groups[{i}] repeats an index")
+            index[members] = i
+        if np.any(index < 0):
+            raise ValueError(f"groups must cover every parameter: {int(np.sum(index < 0))} of {n_params} are in none")
+        return index
+    ids = np.asarray(groups)
+    if ids.shape != (n_params,):
+        raise ValueError(f"groups must have shape ({n_params},) (one segment id per parameter) or be a list of "
+                         f"index arrays, got shape {ids.shape}")
+    if ids.dtype.kind not in "iu":
+        raise TypeError(f"groups must hold integer segment ids, got dtype {ids.dtype}")
+    return np.unique(ids, return_inverse=True)[1].reshape(n_params)
+
+
+def masked_gradient(grads, tau, rescale=False, geom_mean=False, groups=None) -> np.ndarray:
+    """The AND-masked update u = m_τ ⊙ b, optionally rescaled by the inverse kept fraction (spec §1, §4.2).
+
+    b = ḡ = (1/d) Σ_e g_e, or with ``geom_mean`` the public code's signed geometric mean
+    b = sign(ḡ) ⊙ exp((1/d) Σ_e log(|g_e| + 1e-10)). With ``rescale`` (the public code's
+    ``scale_grad_inverse_sparsity``), u ← u/(1e-10 + ρ) with ρ the kept fraction of each group (the whole vector
+    by default); a group with nothing kept gets exactly 0.
+
+    Parameters
+    ----------
+    grads : array_like, shape (n_envs, n_params)
+        Per-environment gradients; finite.
+    tau : float
+        Agreement threshold τ in [0, 1].
+    rescale : bool, default False
+        Inverse-sparsity rescaling (not in the paper; the public code and DomainBed use it).
+    geom_mean : bool, default False
+        Use the signed geometric mean of the magnitudes instead of the arithmetic mean.
+    groups : None, array_like of int with shape (n_params,), or list of index arrays, optional
+        Parameter tensors for the rescaling: ρ is computed per group (the public code's layer-wise rescaling).
+
+    Returns
+    -------
+    ndarray, shape (n_params,)
+        τ = 0 without flags returns ḡ exactly (bitwise).
+
+    Examples
+    --------
+    >>> g = [[1.0, -2.0, 0.5, 3.0], [3.0, 1.0, 0.2, 1.0]]
+    >>> masked_gradient(g, 1.0).tolist()
+    [2.0, 0.0, 0.35, 2.0]
+    >>> [round(float(x), 6) for x in masked_gradient(g, 1.0, rescale=True)]  # 3 of 4 kept: times 4/3
+    [2.666667, 0.0, 0.466667, 2.666667]
+    >>> [round(float(x), 6) for x in masked_gradient(g, 1.0, geom_mean=True)]  # √(1·3), 0, √(0.5·0.2), √3
+    [1.732051, 0.0, 0.316228, 1.732051]
+    """
+    g = _check_grads(grads)
+    mask = np.abs(_sign_sums(g)) >= _threshold(g.shape[0], _check_tau(tau))
+    rescale, geom_mean = require_bool("rescale", rescale), require_bool("geom_mean", geom_mean)
+    with np.errstate(over="ignore"):
+        mean = np.mean(g, axis=0)
+    require_finite_result(mean, "the mean gradient", "grads are too large to average in float64")
+    if geom_mean:
+        base = np.sign(mean) * np.exp(np.mean(np.log(np.abs(g) + GEOM_MEAN_OFFSET), axis=0))
+    else:
+        base = mean
+    update = np.where(mask, base, 0.0)
+    if rescale:
+        if groups is None:
+            update = update / (RESCALE_OFFSET + np.mean(mask))
+        else:
+            index = _group_index(groups, g.shape[1])
+            kept = np.bincount(index, weights=mask.astype(np.float64)) / np.bincount(index)
+            update = update / (RESCALE_OFFSET + kept[index])
+    return update
+
+
+def and_masked_gd(env_gradients: Callable, theta0, tau, learning_rate, n_steps, rescale=False, geom_mean=False,
+                  loss: Optional[Callable] = None) -> MaskedDescent:
+    """AND-masked gradient descent θ ← θ − η·u(θ), u = :func:`masked_gradient` (paper §2.3, Proposition 1).
+
+    Parameters
+    ----------
+    env_gradients : callable
+        ``env_gradients(theta) -> array of shape (n_envs, n_params)``: the per-environment gradients at θ.
+    theta0 : array_like, shape (n_params,)
+        Starting point.
+    tau : float
+        Agreement threshold τ in [0, 1] (τ = 0: plain gradient descent on the pooled loss).
+    learning_rate : float
+        Step size η > 0 (Proposition 1 needs η <= 1/L for an L-Lipschitz ∇L, and rescale=False).
+    n_steps : int
+        Number of steps k >= 0.
+    rescale, geom_mean : bool
+        As in :func:`masked_gradient`.
+    loss : callable, optional
+        ``loss(theta) -> float``, the pooled loss; recorded at every iterate when given.
+
+    Returns
+    -------
+    MaskedDescent
+        ``thetas`` (n_steps + 1, n_params), ``losses`` (n_steps + 1,) or None, and ``masked_gradient_sq``
+        (n_steps,): ‖u(θ^i)‖² at each step.
+
+    Examples
+    --------
+    >>> H = np.array([[2.0, 0.0], [0.0, 1.0]])
+    >>> run = and_masked_gd(lambda th: np.stack([H @ th, H @ th - [0.0, 1.0]]), [1.0, 1.0], 1.0, 0.5, 3)
+    >>> run.thetas[-1].tolist()  # environment B's zero gradient masks coordinate 1 throughout
+    [0.0, 1.0]
+    """
+    if not callable(env_gradients):
+        raise TypeError(f"env_gradients must be callable, got {env_gradients!r}")
+    theta = as_finite_array("theta0", theta0, ndim=1)
+    tau = _check_tau(tau)
+    eta = require_positive("learning_rate", learning_rate)
+    n_steps = require_integer("n_steps", n_steps, 0)
+    thetas = np.empty((n_steps + 1, theta.size))
+    thetas[0] = theta
+    losses = None if loss is None else np.empty(n_steps + 1)
+    if losses is not None:
+        losses[0] = float(loss(theta))
+    norms = np.empty(n_steps)
+    for i in range(n_steps):
+        grads = np.asarray(env_gradients(theta), dtype=np.float64)
+        if grads.ndim != 2 or grads.shape[1] != theta.size:
+            raise ValueError(f"env_gradients must return shape (n_envs, {theta.size}), got {grads.shape}")
+        update = masked_gradient(grads, tau, rescale, geom_mean)
+        with np.errstate(over="ignore"):
+            norms[i] = float(update @ update)
+            theta = theta - eta * update
+        if not (np.all(np.isfinite(theta)) and math.isfinite(norms[i])):
+            raise ValueError(f"AND-masked gradient descent diverged at step {i + 1}: reduce learning_rate "
+                             f"(η <= 1/L for an L-Lipschitz gradient)")
+        thetas[i + 1] = theta
+        if losses is not None:
+            losses[i + 1] = float(loss(theta))
+    return MaskedDescent(thetas, losses, norms)

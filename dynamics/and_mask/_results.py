@@ -1,0 +1,423 @@
+"""The named results of :mod:`dynamics.and_mask` (spec/and_mask.md §1).
+
+Every public function that returns more than one value returns one of these ``typing.NamedTuple`` s: readable by
+attribute, and still unpackable (``first, second = masked_update_moments(4, 0.5, 1.0)``).
+"""
+import math
+from typing import NamedTuple, Optional
+
+import numpy as np
+
+__all__ = ["BasinFractions", "ConditionalEstimate", "ConditionalMoments", "EmaMoments", "Fig1Descent", "Fig1Losses", "LinearPatchwork",
+           "MaskEstimate", "MaskSimulation", "MaskedDescent", "MaskedMoments", "NoiseNormBounds", "PatchworkLosses",
+           "ProbabilityBounds", "ShortcutDataset", "ShortcutRun", "SpiralDataset", "SquaredNorms",
+           "TemporalMaskSimulation"]
+
+
+class MaskedMoments(NamedTuple):
+    """Exact moments of one masked coordinate (spec §5.3, §5.4).
+
+    Attributes
+    ----------
+    first_moment : float
+        E[m_τ ḡ], the expected masked update of the coordinate.
+    second_moment : float
+        E[m_τ ḡ²]; times n_params it is E‖m_τ ⊙ ḡ‖².
+    """
+
+    first_moment: float
+    second_moment: float
+
+
+class ConditionalMoments(NamedTuple):
+    """Moments of the mean gradient ḡ given the number k of positive signs (spec §5.2(c), §5.3).
+
+    Attributes
+    ----------
+    mean : float
+        E[ḡ | P = k].
+    second_moment : float
+        E[ḡ² | P = k].
+    """
+
+    mean: float
+    second_moment: float
+
+
+class SquaredNorms(NamedTuple):
+    """Expected squared norms of the masked and the plain mean gradient over n coordinates (paper Fig 4).
+
+    Attributes
+    ----------
+    masked : float
+        E‖m_τ ⊙ ḡ‖².
+    unmasked : float
+        E‖ḡ‖².
+    """
+
+    masked: float
+    unmasked: float
+
+
+class ProbabilityBounds(NamedTuple):
+    """Lower and upper bounds on a probability.
+
+    Attributes
+    ----------
+    lower, upper : float
+    """
+
+    lower: float
+    upper: float
+
+
+class NoiseNormBounds(NamedTuple):
+    """Upper bounds on E‖m_t ⊙ ḡ‖² for pure-noise gradients: the corrected Proposition 2 (spec §5.2(d)).
+
+    Attributes
+    ----------
+    paper_chain : float
+        nσ²(d − t + 1)C(d, t)2^{1−d}: the paper's chain with the corrected factor.
+    conditional : float
+        nσ²(2/π + (1 − 2/π)/d)·π₀(d, t), from E[ḡ² | P = k] <= E[ḡ² | P = d].
+    chernoff : float
+        2nσ²(2/π + (1 − 2/π)/d)·e^{−d·KL(t/d‖½)}.
+    exponential : float
+        2nσ²·e^{−d·KL(t/d‖½)}, which is 2nσ²·c(τ)^{−d} at t = d(1 + τ)/2.
+    """
+
+    paper_chain: float
+    conditional: float
+    chernoff: float
+    exponential: float
+
+
+class EmaMoments(NamedTuple):
+    """Mean and variance of the sign EMA of the temporal AND-mask (spec §4.3).
+
+    Attributes
+    ----------
+    mean, variance : float or ndarray
+        Of the shape of the requested steps.
+    """
+
+    mean: object
+    variance: object
+
+
+class MaskedDescent(NamedTuple):
+    """A run of AND-masked gradient descent (paper §2.3, Proposition 1).
+
+    Attributes
+    ----------
+    thetas : ndarray, shape (n_steps + 1, n_params)
+        The iterates θ^0, ..., θ^k.
+    losses : ndarray, shape (n_steps + 1,), or None
+        The pooled loss at each iterate, when a loss function was given.
+    masked_gradient_sq : ndarray, shape (n_steps,)
+        ‖u(θ^i)‖² of the update taken at step i (‖m ⊙ ∇L‖² without rescaling or geometric mean).
+    """
+
+    thetas: np.ndarray
+    losses: Optional[np.ndarray]
+    masked_gradient_sq: np.ndarray
+
+
+class MaskEstimate(NamedTuple):
+    """Monte Carlo estimates of a mask's statistics per coordinate, with their standard errors.
+
+    Attributes
+    ----------
+    keep_probability, keep_probability_se : float
+        Fraction of coordinates kept and its standard error √(p̂(1 − p̂)/N).
+    first_moment, first_moment_se : float
+        Mean of m·ḡ and its standard error.
+    second_moment, second_moment_se : float
+        Mean of m·ḡ² and its standard error (from the sample fourth moment).
+    n_samples : int
+        Number N of simulated coordinates.
+    """
+
+    keep_probability: float
+    keep_probability_se: float
+    first_moment: float
+    first_moment_se: float
+    second_moment: float
+    second_moment_se: float
+    n_samples: int
+
+
+class ConditionalEstimate(NamedTuple):
+    """A Monte Carlo conditional mean with its standard error.
+
+    Attributes
+    ----------
+    mean, standard_error : float
+    count : int
+        Number of samples it averages.
+    """
+
+    mean: float
+    standard_error: float
+    count: int
+
+
+class MaskSimulation(NamedTuple):
+    """Sufficient statistics of a Monte Carlo run of the mask: sums binned by the sign sum S = P − N.
+
+    Every τ-form statistic depends on τ only through the keep set {|S| >= T(d, τ)}, so one run answers every
+    threshold (:meth:`estimate`).
+
+    Attributes
+    ----------
+    n_envs : int
+        Number of environments d.
+    n_samples : int
+        Number N of simulated coordinates (each a column of d gradients).
+    counts : ndarray, shape (2d + 1,)
+        Number of coordinates with S = −d, ..., d (index S + d).
+    sums, sums_sq, sums_fourth : ndarray, shape (2d + 1,)
+        Σ ḡ, Σ ḡ² and Σ ḡ⁴ over those coordinates.
+    """
+
+    n_envs: int
+    n_samples: int
+    counts: np.ndarray
+    sums: np.ndarray
+    sums_sq: np.ndarray
+    sums_fourth: np.ndarray
+
+    @property
+    def sign_sums(self) -> np.ndarray:
+        """The sign sums S = −d, ..., d indexing the bins."""
+        return np.arange(-self.n_envs, self.n_envs + 1)
+
+    def estimate(self, tau) -> MaskEstimate:
+        """The statistics of the τ-form mask (keep |S| >= ⌈τd − 1e-9⌉), with standard errors.
+
+        Parameters
+        ----------
+        tau : float
+            Agreement threshold in [0, 1].
+
+        Returns
+        -------
+        MaskEstimate
+        """
+        from ._mask import _check_tau, _threshold
+
+        keep = np.abs(self.sign_sums) >= _threshold(self.n_envs, _check_tau(tau))
+        n = float(self.n_samples)
+        p = float(self.counts[keep].sum()) / n
+        first = float(self.sums[keep].sum()) / n
+        second = float(self.sums_sq[keep].sum()) / n
+        fourth = float(self.sums_fourth[keep].sum()) / n
+        return MaskEstimate(p, math.sqrt(max(p * (1.0 - p), 0.0) / n), first,
+                            math.sqrt(max(second - first * first, 0.0) / n), second,
+                            math.sqrt(max(fourth - second * second, 0.0) / n), int(self.n_samples))
+
+    def conditional_second_moment(self, sign_sum) -> "ConditionalEstimate":
+        """The sample mean of ḡ² among the coordinates with S = ``sign_sum``, with its standard error.
+
+        Parameters
+        ----------
+        sign_sum : int
+            S in [−d, d] (without exact zeros, S = 2k − d for k positive signs).
+
+        Returns
+        -------
+        ConditionalEstimate
+            NaN mean and standard error when no coordinate has that sign sum.
+        """
+        i = int(sign_sum) + self.n_envs
+        if not 0 <= i <= 2 * self.n_envs:
+            raise ValueError(f"sign_sum must be in [-{self.n_envs}, {self.n_envs}], got {sign_sum}")
+        count = int(self.counts[i])
+        if count == 0:
+            return ConditionalEstimate(math.nan, math.nan, 0)
+        mean = self.sums_sq[i] / count
+        variance = max(self.sums_fourth[i] / count - mean * mean, 0.0)
+        return ConditionalEstimate(float(mean), math.sqrt(variance / count), count)
+
+
+class TemporalMaskSimulation(NamedTuple):
+    """Monte Carlo of the temporal AND-mask's sign EMA (Algorithm 1; spec §4.3), per step.
+
+    Attributes
+    ----------
+    steps : ndarray of int, shape (n_steps,)
+        Step counts k = 1, ..., n_steps.
+    ema_mean, ema_mean_se : ndarray, shape (n_steps,)
+        Mean of a_k over the chains and its standard error.
+    ema_variance : ndarray, shape (n_steps,)
+        Sample variance of a_k over the chains (its standard error is ``ema_variance_se``).
+    ema_variance_se : ndarray, shape (n_steps,)
+        Standard error of the sample variance, from the sample fourth central moment.
+    keep_probability, keep_probability_se : ndarray, shape (n_steps,)
+        Fraction of chains with |a_k| >= τ and its standard error.
+    n_chains : int
+        Number of independent coordinates simulated.
+    """
+
+    steps: np.ndarray
+    ema_mean: np.ndarray
+    ema_mean_se: np.ndarray
+    ema_variance: np.ndarray
+    ema_variance_se: np.ndarray
+    keep_probability: np.ndarray
+    keep_probability_se: np.ndarray
+    n_chains: int
+
+
+class Fig1Losses(NamedTuple):
+    """The Figure 1 landscape at some points (spec §7).
+
+    Attributes
+    ----------
+    loss_a, loss_b : ndarray
+        L_A and L_B, of the shape of the points without the last axis.
+    pooled : ndarray
+        L = ½(L_A + L_B).
+    """
+
+    loss_a: np.ndarray
+    loss_b: np.ndarray
+    pooled: np.ndarray
+
+
+class Fig1Descent(NamedTuple):
+    """Gradient descent runs on the Figure 1 landscape (spec §7).
+
+    Attributes
+    ----------
+    final : ndarray, shape (m, 2)
+        The last iterate of each run.
+    paths : ndarray, shape (m, n_record, 2)
+        The iterates at ``recorded_steps``.
+    recorded_steps : ndarray of int, shape (n_record,)
+        Step counts of the recorded iterates (0 is the start).
+    """
+
+    final: np.ndarray
+    paths: np.ndarray
+    recorded_steps: np.ndarray
+
+
+class BasinFractions(NamedTuple):
+    """Where the runs of the Figure 1 basin protocol end (spec §7).
+
+    Attributes
+    ----------
+    consistent : float
+        Fraction ending within the tolerance of the shared minimum c = (−0.5, −0.5).
+    inconsistent : float
+        Fraction ending within the tolerance of s* = (0.8, 0.8).
+    other : float
+        The rest (for the AND-mask: stalled where m ⊙ ∇L = 0 but ∇L ≠ 0; for one environment: on its valley).
+    n_runs : int
+    """
+
+    consistent: float
+    inconsistent: float
+    other: float
+    n_runs: int
+
+
+class PatchworkLosses(NamedTuple):
+    """Losses of the 1-D sigmoid patchwork example on its two environments (spec §5.6).
+
+    Attributes
+    ----------
+    loss_a : float
+        Mean squared error on x in [0, 0.5).
+    loss_b : float
+        Mean squared error on x in [0.5, 1].
+    """
+
+    loss_a: float
+    loss_b: float
+
+
+class LinearPatchwork(NamedTuple):
+    """The authors' linear-regression patchwork data (spec §9.2): one example per environment.
+
+    Attributes
+    ----------
+    inputs : ndarray, shape (4, 5)
+        Row e: 3·[e_e | 0.1], a strong private feature e and a weak shared feature 5.
+    targets : ndarray, shape (4,)
+        All 1.
+    """
+
+    inputs: np.ndarray
+    targets: np.ndarray
+
+
+class SpiralDataset(NamedTuple):
+    """The synthetic memorisation data set (spec §6.1): spirals (mechanism) and per-environment shortcuts.
+
+    Attributes
+    ----------
+    train_inputs : ndarray, shape (n_envs, n_samples_per_env, 2 + dim_shortcut)
+        Mechanism columns (standardised) then shortcut columns, per environment.
+    train_labels : ndarray, shape (n_envs, n_samples_per_env)
+        Labels in {−1, +1}.
+    test_inputs : ndarray, shape (n_test, 2 + dim_shortcut)
+        The o.o.d. test set: shortcut entries drawn i.i.d. per example.
+    test_labels : ndarray, shape (n_test,)
+    """
+
+    train_inputs: np.ndarray
+    train_labels: np.ndarray
+    test_inputs: np.ndarray
+    test_labels: np.ndarray
+
+
+class ShortcutDataset(NamedTuple):
+    """The linearised shortcut task (spec §9.3): one invariant feature and per-environment shortcut features.
+
+    Attributes
+    ----------
+    train_inputs : ndarray, shape (n_envs, n_samples_per_env, 1 + dim_shortcut)
+        Column 0: x_M = a·y + N(0, 1); columns 1..: x_S = y·s_e.
+    train_labels : ndarray, shape (n_envs, n_samples_per_env)
+        Labels in {−1, +1}.
+    test_inputs : ndarray, shape (n_test, 1 + dim_shortcut)
+        o.o.d.: the same x_M law, x_S ~ N(0, σ_S² I) per example.
+    test_labels : ndarray, shape (n_test,)
+    shortcut_test_inputs : ndarray, shape (n_test, 1 + dim_shortcut)
+        The shortcut probe: x_M pure noise N(0, 1 + a²) carrying no label information, x_S = y·s_e of a random
+        training environment; accuracy on it measures reliance on the shortcut.
+    signal : float
+        a, the invariant feature's signal (Bayes accuracy on the o.o.d. set: Φ(a)).
+    """
+
+    train_inputs: np.ndarray
+    train_labels: np.ndarray
+    test_inputs: np.ndarray
+    test_labels: np.ndarray
+    shortcut_test_inputs: np.ndarray
+    signal: float
+
+
+class ShortcutRun(NamedTuple):
+    """Full-batch (masked) gradient descent on the logistic shortcut task (spec §9.3).
+
+    Attributes
+    ----------
+    weights : ndarray, shape (1 + dim_shortcut,)
+        The final weights w (w[0] on the invariant feature).
+    train_accuracy : float
+    test_accuracy : float
+        o.o.d. accuracy (the mechanism).
+    shortcut_accuracy : float
+        Accuracy on the shortcut probe (1 = decides by the shortcut, ½ = ignores it).
+    initial_mask : ndarray of bool, shape (1 + dim_shortcut,)
+        The AND-mask at the start (w = 0).
+    """
+
+    weights: np.ndarray
+    train_accuracy: float
+    test_accuracy: float
+    shortcut_accuracy: float
+    initial_mask: np.ndarray

@@ -1,0 +1,632 @@
+"""Exact sign statistics of the AND-mask (spec/and_mask.md §5.2-§5.4, §4.3; paper Proposition 2, Eq 6).
+
+* Keep probability π(d, τ, s) = Σ_{k∈K_τ(d)} Bin(k; d, Φ(s)) (Eq 6 for s = 0; §5.3 for signal), summed in log
+  space from log Φ(±s), so that relative accuracy holds down to 1e-300; the pure-noise value as an exact
+  rational; its logarithm (finite where the value underflows).
+* Exact moments of the masked update E[m_τ ḡ] (the Bin(d−1) closed form of §5.3) and E[m_τ ḡ²] (the sum of
+  conditional moments; §5.2(c) at s = 0), from truncated-normal pieces with Mills ratios taken in log space.
+* Heterogeneous environments (§5.4): the Poisson-binomial count of positive signs by dynamic programming on four
+  arrays (probability, first and second conditional sums, conditional variance).
+* Proposition 2 corrected (§5.2(d)): the bounds with the factor d − t + 1, the conditional bound, the
+  Chernoff–Hoeffding bound and the type-class lower bound; the decay rate c(τ) = (1+τ)^{(1+τ)/2}(1−τ)^{(1−τ)/2}.
+* Large-d threshold SNR s*(τ) = Φ⁻¹((1 + τ)/2) = √2 erfinv(τ) (§5.3).
+* The temporal (EMA) sign statistic of Algorithm 1 (§4.3): mean (2p − 1)(1 − β^k), variance
+  4p(1 − p)(1 − β)(1 − β^{2k})/(1 + β).
+"""
+import math
+from fractions import Fraction
+from typing import Union
+
+import numba as nb
+import numpy as np
+
+from dynamics.numerics import (as_finite_array, normal_logcdf_kernel, require_array_in_range, require_finite_result,
+                               require_in_range, require_integer, require_positive, require_same_length)
+from ._mask import _check_envs, _check_tau, _threshold
+from ._results import ConditionalMoments, EmaMoments, MaskedMoments, NoiseNormBounds, ProbabilityBounds, SquaredNorms
+
+__all__ = ["conditional_moments", "decay_rate", "expected_squared_norms", "keep_probability",
+           "keep_probability_bounds", "keep_probability_hetero", "keep_probability_rational",
+           "log_keep_probability", "masked_update_moments", "masked_update_moments_hetero", "noise_masked_norm_bounds",
+           "sign_ema_moments", "threshold_snr"]
+
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+#: |snr| beyond this is infinity for every quantity here (Φ(−s) < 1e-300 from s ≈ 37 on).
+MAX_SNR = 1e6
+
+
+def _xlogx(x):
+    """x log x with 0 log 0 = 0."""
+    return 0.0 if x == 0.0 else x * math.log(x)
+
+
+def _check_snr(snr):
+    return require_array_in_range("snr", snr, -MAX_SNR, MAX_SNR)
+
+
+# ------------------------------------------------------------------------------------------------ binomial kernels
+@nb.njit(cache=True)
+def _log_binomial_row(d, log_p, log_q):
+    """log Bin(k; d, p) for k = 0..d from log p and log(1 − p) (no 1 − p by subtraction)."""
+    out = np.empty(d + 1)
+    top = math.lgamma(d + 1.0)
+    for k in range(d + 1):
+        out[k] = top - math.lgamma(k + 1.0) - math.lgamma(d - k + 1.0)
+        if k > 0:
+            out[k] += k * log_p
+        if d - k > 0:
+            out[k] += (d - k) * log_q
+    return out
+
+
+@nb.njit(cache=True)
+def _log_keep(d, threshold, snr):
+    """log Σ_{k: |2k−d| >= T} Bin(k; d, Φ(s)) by log-sum-exp."""
+    log_p = normal_logcdf_kernel(snr)
+    log_q = normal_logcdf_kernel(-snr)
+    row = _log_binomial_row(d, log_p, log_q)
+    top = -math.inf
+    for k in range(d + 1):
+        if abs(2 * k - d) >= threshold and row[k] > top:
+            top = row[k]
+    if top == -math.inf:
+        return -math.inf
+    if threshold == 0:
+        return 0.0  # every k is kept
+    acc = 0.0
+    for k in range(d + 1):
+        if abs(2 * k - d) >= threshold:
+            acc += math.exp(row[k] - top)
+    return min(top + math.log(acc), 0.0)
+
+
+@nb.njit(cache=True)
+def _log_keep_many(d, threshold, snrs):
+    out = np.empty(snrs.size)
+    for i in range(snrs.size):
+        out[i] = _log_keep(d, threshold, snrs[i])
+    return out
+
+
+def _scalar_or_array(values, like):
+    return float(values[0]) if np.ndim(like) == 0 else values.reshape(np.shape(like))
+
+
+def log_keep_probability(n_envs, tau, snr=0.0) -> Union[float, np.ndarray]:
+    """log π(d, τ, s): the logarithm of :func:`keep_probability`, finite where π underflows (spec §5.2(b), §5.3).
+
+    Parameters
+    ----------
+    n_envs : int
+        Number of environments d >= 1.
+    tau : float
+        Agreement threshold τ in [0, 1].
+    snr : float or array_like, default 0
+        Per-environment signal-to-noise ratio s = μ/σ of the coordinate, |s| <= 1e6.
+
+    Returns
+    -------
+    float or ndarray
+        log π, of the shape of ``snr``.
+
+    Examples
+    --------
+    >>> round(log_keep_probability(2000, 1.0) / math.log(2.0), 9)  # π0 = 2^(1 - d)
+    -1999.0
+    """
+    d, tau = _check_envs(n_envs), _check_tau(tau)
+    s = _check_snr(snr)
+    return _scalar_or_array(_log_keep_many(d, _threshold(d, tau), s.reshape(-1)), snr)
+
+
+def keep_probability(n_envs, tau, snr=0.0) -> Union[float, np.ndarray]:
+    """Probability π(d, τ, s) that a coordinate passes the AND-mask (paper Eq 6; spec §5.2(b), §5.3).
+
+    The d per-environment gradients of the coordinate are i.i.d. N(μ, σ²) with s = μ/σ; π = Σ_{k∈K_τ(d)}
+    Bin(k; d, Φ(s)). At s = 0 this is the pure-noise value π₀(d, τ) of Proposition 2 (any sign-symmetric law).
+    Summed in log space from log Φ(±s): relative accuracy about 1e-11 for d <= 2000 down to values of 1e-300.
+    It is also the expected mask density.
+
+    Parameters
+    ----------
+    n_envs : int
+        Number of environments d >= 1.
+    tau : float
+        Agreement threshold τ in [0, 1].
+    snr : float or array_like, default 0
+        Per-environment signal-to-noise ratio s = μ/σ, |s| <= 1e6.
+
+    Returns
+    -------
+    float or ndarray
+        π in [0, 1], of the shape of ``snr``: even in s, non-decreasing in |s|, 1 at τ = 0, Φ(s)^d + Φ(−s)^d at τ = 1.
+
+    Examples
+    --------
+    >>> abs(keep_probability(8, 0.5) / (37 / 128) - 1.0) < 1e-14
+    True
+    >>> round(keep_probability(4, 0.2, snr=1.0), 4)
+    0.8931
+    """
+    log_value = log_keep_probability(n_envs, tau, snr)
+    return math.exp(log_value) if isinstance(log_value, float) else np.exp(log_value)
+
+
+def keep_probability_rational(n_envs, tau) -> Fraction:
+    """The pure-noise keep probability π₀(d, τ) = 2^{−d} Σ_{k∈K_τ(d)} C(d, k) as an exact fraction (spec §5.2(b)).
+
+    Parameters
+    ----------
+    n_envs : int
+        Number of environments d >= 1.
+    tau : float
+        Agreement threshold τ in [0, 1].
+
+    Returns
+    -------
+    fractions.Fraction
+
+    Examples
+    --------
+    >>> keep_probability_rational(8, 0.5), keep_probability_rational(4, 0.6)
+    (Fraction(37, 128), Fraction(1, 8))
+    """
+    d, tau = _check_envs(n_envs), _check_tau(tau)
+    threshold = _threshold(d, tau)
+    return Fraction(sum(math.comb(d, k) for k in range(d + 1) if abs(2 * k - d) >= threshold), 2 ** d)
+
+
+# ------------------------------------------------------------------------------------------------ moments
+@nb.njit(cache=True)
+def _pieces(snr):
+    """Truncated-normal pieces for σ = 1 and s >= -MAX: p, q, m₊, m₋, v₊, v₋ (Mills ratios in log space)."""
+    log_p = normal_logcdf_kernel(snr)
+    log_q = normal_logcdf_kernel(-snr)
+    log_phi = -0.5 * snr * snr - _LOG_SQRT_2PI
+    ratio_p = math.exp(log_phi - log_p)  # φ/p
+    ratio_q = math.exp(log_phi - log_q)  # φ/q
+    m_plus = snr + ratio_p
+    m_minus = snr - ratio_q
+    v_plus = max(0.0, 1.0 - snr * ratio_p - ratio_p * ratio_p)
+    v_minus = max(0.0, 1.0 + snr * ratio_q - ratio_q * ratio_q)
+    return log_p, log_q, m_plus, m_minus, v_plus, v_minus
+
+
+@nb.njit(cache=True)
+def _moments_kernel(d, threshold, snr):
+    """(E[m ḡ], E[m ḡ²]) for σ = 1, s >= 0: the Bin(d−1) closed form and the conditional sum of §5.3."""
+    log_p, log_q, m_plus, m_minus, v_plus, v_minus = _pieces(snr)
+    p = math.exp(log_p)
+    q = math.exp(log_q)
+    phi = math.exp(-0.5 * snr * snr - _LOG_SQRT_2PI)
+    row = _log_binomial_row(d - 1, log_p, log_q)
+    with_plus = 0.0  # Pr[1 + B' in K]
+    without = 0.0  # Pr[B' in K]
+    for j in range(d):
+        w = math.exp(row[j])
+        if abs(2 * (j + 1) - d) >= threshold:
+            with_plus += w
+        if abs(2 * j - d) >= threshold:
+            without += w
+    first = (snr * p + phi) * with_plus + (snr * q - phi) * without
+    full = _log_binomial_row(d, log_p, log_q)
+    second = 0.0
+    for k in range(d + 1):
+        if abs(2 * k - d) >= threshold:
+            mean_sum = k * m_plus + (d - k) * m_minus
+            second += math.exp(full[k]) * (k * v_plus + (d - k) * v_minus + mean_sum * mean_sum)
+    return first, second / (d * d)
+
+
+def masked_update_moments(n_envs, tau, snr, gradient_std=1.0) -> MaskedMoments:
+    """Exact moments (E[m_τ ḡ], E[m_τ ḡ²]) of one masked coordinate with i.i.d. N(μ, σ²) gradients (spec §5.3).
+
+    First moment: (μp + σφ)·Pr[1 + B' ∈ K_τ] + (μ(1−p) − σφ)·Pr[B' ∈ K_τ], B' ~ Bin(d − 1, p), p = Φ(s),
+    φ = φ(s). Second: Σ_{k∈K_τ} Bin(k; d, p)·E[ḡ² | P = k] from truncated-normal pieces (at s = 0 the §5.2(c) sum
+    (σ²/d²)[d(1 − 2/π) + (2/π)(2k − d)²]).
+
+    Parameters
+    ----------
+    n_envs : int
+        Number of environments d >= 1.
+    tau : float
+        Agreement threshold τ in [0, 1].
+    snr : float
+        s = μ/σ, |s| <= 1e6.
+    gradient_std : float, default 1
+        σ > 0, the standard deviation of one environment's gradient coordinate (the spec's ``sigma``).
+
+    Returns
+    -------
+    MaskedMoments
+        ``first_moment`` E[m ḡ] (odd in s, exactly 0 at s = 0, ∝ σ) and ``second_moment`` E[m ḡ²] (even in s,
+        ∝ σ²). τ = 0 gives (μ, μ² + σ²/d).
+
+    Examples
+    --------
+    >>> first, second = masked_update_moments(4, 0.2, 1.0)
+    >>> round(first, 4), round(second, 4)  # E[m ḡ]/μ = .9592 and E[m ḡ²] = 1.223 in the spec's d = 4 table
+    (0.9592, 1.2234)
+    >>> masked_update_moments(4, 0.6, 0.0).first_moment
+    0.0
+    """
+    d, tau = _check_envs(n_envs), _check_tau(tau)
+    s = require_in_range("snr", snr, -MAX_SNR, MAX_SNR)
+    sigma = require_positive("gradient_std", gradient_std)
+    first, second = _moments_kernel(d, _threshold(d, tau), abs(s))
+    first = 0.0 if s == 0.0 else math.copysign(first, s)
+    result = MaskedMoments(first * sigma, second * sigma * sigma)
+    require_finite_result(np.array(result), "masked_update_moments", "gradient_std is too large for σ² in float64")
+    return result
+
+
+def conditional_moments(n_envs, n_positive, snr=0.0, gradient_std=1.0) -> ConditionalMoments:
+    """E[ḡ | P = k] and E[ḡ² | P = k] given k positive signs among d i.i.d. N(μ, σ²) gradients (spec §5.2(c), §5.3).
+
+    Given the sign vector the entries are independent truncated normals, so E[ḡ | P = k] = (k m₊ + (d − k) m₋)/d
+    and E[ḡ² | P = k] = [k v₊ + (d − k) v₋ + (k m₊ + (d − k) m₋)²]/d². At s = 0:
+    (σ²/d²)[d(1 − 2/π) + (2/π)(2k − d)²], increasing in |2k − d| and at most σ²(2/π + (1 − 2/π)/d).
+
+    Parameters
+    ----------
+    n_envs : int
+        Number of environments d >= 1.
+    n_positive : int
+        Number k of positive gradients, 0 <= k <= d.
+    snr : float, default 0
+        s = μ/σ, |s| <= 1e6.
+    gradient_std : float, default 1
+        σ > 0.
+
+    Returns
+    -------
+    ConditionalMoments
+        ``mean`` and ``second_moment``.
+
+    Examples
+    --------
+    >>> round(conditional_moments(4, 4).second_moment, 6)  # 2/π + (1 − 2/π)/4
+    0.727465
+    """
+    d = _check_envs(n_envs)
+    k = require_integer("n_positive", n_positive, 0, d)
+    s = require_in_range("snr", snr, -MAX_SNR, MAX_SNR)
+    sigma = require_positive("gradient_std", gradient_std)
+    # the pieces of -s are those of s with the two sides swapped and negated means
+    _, _, m_plus, m_minus, v_plus, v_minus = _pieces(abs(s))
+    if s < 0:
+        m_plus, m_minus, v_plus, v_minus = -m_minus, -m_plus, v_minus, v_plus
+    mean_sum = k * m_plus + (d - k) * m_minus
+    result = ConditionalMoments(sigma * mean_sum / d,
+                                sigma * sigma * (k * v_plus + (d - k) * v_minus + mean_sum * mean_sum) / (d * d))
+    require_finite_result(np.array(result), "conditional_moments", "gradient_std is too large for σ² in float64")
+    return result
+
+
+def expected_squared_norms(n_envs, tau, n_params=1, snr=0.0, gradient_std=1.0) -> SquaredNorms:
+    """E‖m_τ ⊙ ḡ‖² and E‖ḡ‖² over n i.i.d. coordinates (Proposition 2; spec §5.2(a, c), paper Fig 4).
+
+    Parameters
+    ----------
+    n_envs : int
+        Number of environments d >= 1.
+    tau : float
+        Agreement threshold τ in [0, 1].
+    n_params : int, default 1
+        Number of coordinates n >= 1.
+    snr : float, default 0
+        s = μ/σ of every coordinate (0: Proposition 2's pure noise).
+    gradient_std : float, default 1
+        σ > 0.
+
+    Returns
+    -------
+    SquaredNorms
+        ``masked`` = n·E[m ḡ²] and ``unmasked`` = n(μ² + σ²/d).
+
+    Examples
+    --------
+    >>> norms = expected_squared_norms(8, 0.6, n_params=3000)  # spec §5.2(f): t = 7 of 8
+    >>> round(norms.masked, 2), norms.unmasked
+    (91.65, 375.0)
+    """
+    n = require_integer("n_params", n_params, 1)
+    moments = masked_update_moments(n_envs, tau, snr, gradient_std)
+    mu = float(snr) * float(gradient_std)
+    result = SquaredNorms(n * moments.second_moment, n * (mu * mu + float(gradient_std) ** 2 / int(n_envs)))
+    require_finite_result(np.array(result), "expected_squared_norms", "n_params·σ²·(1 + s²) overflows float64")
+    return result
+
+
+# ------------------------------------------------------------------------------------------------ heterogeneous
+@nb.njit(cache=True)
+def _hetero_kernel(means, stds, threshold):
+    """Poisson-binomial DP of §5.4 on (W, M1, M2, V); returns (keep probability, E[m ḡ], E[m ḡ²])."""
+    d = means.size
+    W = np.zeros(d + 1)
+    M1 = np.zeros(d + 1)
+    M2 = np.zeros(d + 1)
+    V = np.zeros(d + 1)
+    W[0] = 1.0
+    for e in range(d):
+        s = means[e] / stds[e]
+        sigma = stds[e]
+        log_p, log_q, m_plus, m_minus, v_plus, v_minus = _pieces(s)
+        W2 = np.zeros(d + 1)
+        M12 = np.zeros(d + 1)
+        M22 = np.zeros(d + 1)
+        V2 = np.zeros(d + 1)
+        for outcome in range(2):
+            if outcome == 1:
+                shift, weight, m, v = 1, math.exp(log_p), sigma * m_plus, sigma * sigma * v_plus
+            else:
+                shift, weight, m, v = 0, math.exp(log_q), sigma * m_minus, sigma * sigma * v_minus
+            if weight == 0.0:
+                continue
+            for k in range(e + 1):
+                j = k + shift
+                W2[j] += weight * W[k]
+                M12[j] += weight * (M1[k] + m * W[k])
+                M22[j] += weight * (M2[k] + 2.0 * m * M1[k] + m * m * W[k])
+                V2[j] += weight * (V[k] + v * W[k])
+        W, M1, M2, V = W2, M12, M22, V2
+    keep = 0.0
+    first = 0.0
+    second = 0.0
+    for k in range(d + 1):
+        if abs(2 * k - d) >= threshold:
+            keep += W[k]
+            first += M1[k]
+            second += V[k] + M2[k]
+    return keep, first / d, second / (d * d)
+
+
+def _hetero_args(gradient_means, gradient_stds, tau):
+    means = as_finite_array("gradient_means", gradient_means, ndim=1)
+    stds = require_array_in_range("gradient_stds", gradient_stds, 0.0, np.inf, low_open=True, ndim=1)
+    d = require_same_length(gradient_means=means, gradient_stds=stds)
+    if d < 1:
+        raise ValueError("gradient_means must hold at least 1 environment, got an empty array")
+    ratio = np.abs(means) / stds
+    if np.any(ratio > MAX_SNR):
+        raise ValueError(f"gradient_means/gradient_stds must be at most {MAX_SNR:g} in magnitude, got "
+                         f"{float(ratio.max()):.3g}")
+    return means, stds, _threshold(d, _check_tau(tau))
+
+
+def keep_probability_hetero(gradient_means, gradient_stds, tau) -> float:
+    """Keep probability with environment-dependent N(μ_e, σ_e²) gradients: a Poisson-binomial sum (spec §5.4).
+
+    The number of positive signs is Poisson-binomial with p_e = Φ(μ_e/σ_e); its pmf comes from the O(d²)
+    dynamic programme w'[k+1] += p_e w[k], w'[k] += (1 − p_e) w[k] (linear space: accuracy is absolute,
+    about 1e-16 per environment).
+
+    Parameters
+    ----------
+    gradient_means : array_like, shape (n_envs,)
+        μ_e, finite.
+    gradient_stds : array_like, shape (n_envs,)
+        σ_e > 0 (|μ_e|/σ_e <= 1e6).
+    tau : float
+        Agreement threshold τ in [0, 1].
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> keep_probability_hetero([0.0, 0.0, 0.0, 0.0], [1.0, 2.0, 3.0, 4.0], 0.6)  # pure noise: 1/8 for any σ_e
+    0.125
+    """
+    return float(_hetero_kernel(*_hetero_args(gradient_means, gradient_stds, tau))[0])  # a probability: finite
+
+
+def masked_update_moments_hetero(gradient_means, gradient_stds, tau) -> MaskedMoments:
+    """Exact (E[m_τ ḡ], E[m_τ ḡ²]) with environment-dependent N(μ_e, σ_e²) gradients (spec §5.4).
+
+    The dynamic programme of :func:`keep_probability_hetero` carried on four arrays indexed by the number of
+    positive signs k: probability W, first and second conditional sums M1 = E[1{P=k} Σm], M2 = E[1{P=k} (Σm)²] and
+    V = E[1{P=k} Σv] (truncated-normal means m and variances v of each environment's sign); then
+    E[m ḡ] = Σ_{K_τ} M1/d and E[m ḡ²] = Σ_{K_τ} (V + M2)/d².
+
+    Parameters
+    ----------
+    gradient_means : array_like, shape (n_envs,)
+        μ_e, finite.
+    gradient_stds : array_like, shape (n_envs,)
+        σ_e > 0.
+    tau : float
+        Agreement threshold τ in [0, 1].
+
+    Returns
+    -------
+    MaskedMoments
+
+    Examples
+    --------
+    >>> m = masked_update_moments_hetero([1.0] * 4, [1.0] * 4, 0.2)  # identical: the i.i.d. closed form
+    >>> round(m.first_moment, 4), round(m.second_moment, 4)
+    (0.9592, 1.2234)
+    """
+    _, first, second = _hetero_kernel(*_hetero_args(gradient_means, gradient_stds, tau))
+    require_finite_result(np.array([first, second]), "masked_update_moments_hetero",
+                          "gradient_means or gradient_stds are too large for their squares in float64")
+    return MaskedMoments(float(first), float(second))
+
+
+# ------------------------------------------------------------------------------------------------ rates and bounds
+def decay_rate(tau) -> float:
+    """c(τ) = (1+τ)^{(1+τ)/2}(1−τ)^{(1−τ)/2} = exp KL(Bern((1+τ)/2) ‖ Bern(½)) (corrected Proposition 2, spec §5.2(d)).
+
+    The pure-noise keep probability and masked norm decay like c(τ)^{−d} (the paper's printed rate
+    O(n/(2 − q)^d) is an erratum).
+
+    Parameters
+    ----------
+    tau : float
+        Agreement threshold τ in [0, 1].
+
+    Returns
+    -------
+    float
+        c in [1, 2]: c(0) = 1, c(1) = 2 (0⁰ = 1).
+
+    Examples
+    --------
+    >>> round(decay_rate(0.6), 5), decay_rate(1.0)
+    (1.21257, 2.0)
+    """
+    tau = _check_tau(tau)
+    return float(math.exp(0.5 * (_xlogx(1.0 + tau) + _xlogx(1.0 - tau))))
+
+
+def threshold_snr(tau) -> float:
+    """The large-d threshold SNR s*(τ) = Φ⁻¹((1 + τ)/2) = √2·erfinv(τ) (spec §5.3).
+
+    As d → ∞ a signal coordinate with SNR s is kept with probability → 1 if s > s*(τ) (2Φ(s) − 1 > τ) and → 0 if
+    s < s*(τ).
+
+    Parameters
+    ----------
+    tau : float
+        Agreement threshold τ in [0, 1].
+
+    Returns
+    -------
+    float
+        s* >= 0; τ = 1 returns ``math.inf`` (every finite-SNR coordinate is eventually masked).
+
+    Examples
+    --------
+    >>> round(threshold_snr(0.2), 4), threshold_snr(0.0), threshold_snr(1.0)
+    (0.2533, 0.0, inf)
+    """
+    tau = _check_tau(tau)
+    if tau == 1.0:
+        return math.inf
+    from scipy import special  # deferred: keeps importing the package fast
+
+    return float(math.sqrt(2.0) * special.erfinv(tau))
+
+
+def _t_form_args(n_envs, n_agree):
+    d = _check_envs(n_envs)
+    t = require_integer("n_agree", n_agree, 0, d)
+    if 2 * t <= d:
+        raise ValueError(f"n_agree must be > n_envs/2 = {d / 2:g} (the paper's t in {{d/2+1, ..., d}}), got {t}")
+    r = t / d
+    return d, t, math.log(2.0) + _xlogx(r) + _xlogx(1.0 - r)
+
+
+def keep_probability_bounds(n_envs, n_agree) -> ProbabilityBounds:
+    """Type-class and Chernoff–Hoeffding bounds on π₀(d, t) (corrected Proposition 2, spec §5.2(d), §8 test 9).
+
+    2e^{−d·KL(t/d‖½)}/(d + 1) <= π₀(d, t) <= 2e^{−d·KL(t/d‖½)}, with π₀(d, t) = Pr[max(P, N) >= t] for pure noise.
+
+    Parameters
+    ----------
+    n_envs : int
+        Number of environments d >= 1.
+    n_agree : int
+        The t-form threshold, d/2 < t <= d.
+
+    Returns
+    -------
+    ProbabilityBounds
+        ``lower`` and ``upper``.
+
+    Examples
+    --------
+    >>> b = keep_probability_bounds(8, 7)  # π0(8, 7) = 9/128 = 0.0703
+    >>> round(b.lower, 4), round(b.upper, 4)
+    (0.0177, 0.1592)
+    """
+    d, _, kl = _t_form_args(n_envs, n_agree)
+    upper = 2.0 * math.exp(-d * kl)
+    return ProbabilityBounds(upper / (d + 1), upper)
+
+
+def noise_masked_norm_bounds(n_envs, n_agree, n_params=1, gradient_std=1.0) -> NoiseNormBounds:
+    """The corrected bounds of Proposition 2 on E‖m_t ⊙ ḡ‖² for pure-noise gradients (spec §5.2(d)).
+
+    * ``paper_chain``: nσ²(d − t + 1)·C(d, t)·2^{1−d} (the paper's chain with the factor d − t + 1; printed d − t),
+    * ``conditional``: nσ²(2/π + (1 − 2/π)/d)·π₀(d, t) (equality at t = d),
+    * ``chernoff``: 2nσ²(2/π + (1 − 2/π)/d)·e^{−d·KL(t/d‖½)},
+    * ``exponential``: 2nσ²·e^{−d·KL(t/d‖½)} <= 2nσ²·c(τ)^{−d} = O(n/c^d).
+
+    Parameters
+    ----------
+    n_envs : int
+        Number of environments d >= 1.
+    n_agree : int
+        The t-form threshold, d/2 < t <= d.
+    n_params : int, default 1
+        Number of coordinates n >= 1.
+    gradient_std : float, default 1
+        σ > 0 of each environment's gradient entries.
+
+    Returns
+    -------
+    NoiseNormBounds
+
+    Examples
+    --------
+    >>> b = noise_masked_norm_bounds(2, 2, n_params=3000)  # exact value 1227.5 (spec §5.2(f))
+    >>> round(b.paper_chain, 1), round(b.conditional, 1)
+    (1500.0, 1227.5)
+    """
+    d, t, kl = _t_form_args(n_envs, n_agree)
+    n = require_integer("n_params", n_params, 1)
+    scale = n * require_positive("gradient_std", gradient_std) ** 2
+    log_choose = math.lgamma(d + 1.0) - math.lgamma(t + 1.0) - math.lgamma(d - t + 1.0)
+    chain = scale * (d - t + 1) * math.exp(log_choose + (1 - d) * math.log(2.0))
+    factor = 2.0 / math.pi + (1.0 - 2.0 / math.pi) / d
+    pi0 = math.exp(_log_keep(d, 2 * t - d, 0.0))
+    exponential = 2.0 * scale * math.exp(-d * kl)
+    result = NoiseNormBounds(chain, scale * factor * pi0, factor * exponential, exponential)
+    require_finite_result(np.array(result), "noise_masked_norm_bounds", "n_params·σ² overflows float64")
+    return result
+
+
+# ------------------------------------------------------------------------------------------------ temporal mask
+def sign_ema_moments(snr, sign_decay, steps) -> EmaMoments:
+    """Mean and variance of the sign EMA a_k of the temporal AND-mask (Algorithm 1; spec §4.3).
+
+    a_k = β a_{k−1} + (1 − β) sign(g_k), a_0 = 0, with i.i.d. g_k ~ N(μ, σ²), P(+) = p = Φ(s):
+    E[a_k] = (2p − 1)(1 − β^k) and Var(a_k) = 4p(1 − p)(1 − β)(1 − β^{2k})/(1 + β).
+
+    Parameters
+    ----------
+    snr : float
+        s = μ/σ, |s| <= 1e6.
+    sign_decay : float
+        β (β3 of Algorithm 1) in [0, 1).
+    steps : int or array_like of int
+        Step counts k >= 0; ``np.inf`` gives the stationary values.
+
+    Returns
+    -------
+    EmaMoments
+        ``mean`` and ``variance``, of the shape of ``steps``.
+
+    Examples
+    --------
+    >>> m = sign_ema_moments(0.0, 0.79, np.inf)
+    >>> round(math.sqrt(m.variance), 4)  # Table 3 row 1 (β3 = 0.79): std(a) = 0.342 for pure noise
+    0.3425
+    """
+    s = require_in_range("snr", snr, -MAX_SNR, MAX_SNR)
+    beta = require_in_range("sign_decay", sign_decay, 0.0, 1.0, high_open=True)
+    k = np.asarray(steps, dtype=np.float64)
+    if np.any(np.isnan(k)) or np.any(k < 0) or np.any((k != np.floor(k)) & np.isfinite(k)):
+        raise ValueError("steps must be integers >= 0 (or inf for the stationary values)")
+    drift = math.erf(s / math.sqrt(2.0))  # 2p − 1
+    four_pq = math.erfc(-s / math.sqrt(2.0)) * math.erfc(s / math.sqrt(2.0))  # 4Φ(s)Φ(−s), no 1 − Φ
+    with np.errstate(under="ignore"):
+        decay_k = np.where(np.isinf(k), 0.0, beta ** np.where(np.isinf(k), 0.0, k))
+    mean = drift * (1.0 - decay_k)
+    variance = four_pq * (1.0 - beta) * (1.0 - decay_k * decay_k) / (1.0 + beta)
+    if np.ndim(steps) == 0:
+        return EmaMoments(float(mean), float(variance))
+    return EmaMoments(mean, variance)

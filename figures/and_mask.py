@@ -1,0 +1,186 @@
+"""Figures of the AND-mask theory (spec/and_mask.md): the Figure 1 landscapes with GD and AND-masked GD paths, the
+Figure 3 arithmetic vs geometric mean ellipses, Figure 4 (masked vs unmasked gradient magnitude against the number of
+environments, theory and Monte Carlo), a keep-probability map over (d, SNR) with the threshold s*(τ), and the
+logistic shortcut task (AND-mask vs averaging). Everything plotted is computed by :mod:`dynamics.and_mask`."""
+import math
+
+import numpy as np
+from matplotlib.colors import Normalize
+
+from dynamics import and_mask as am
+from .registry import figure
+from .style import COLORS, SEQUENTIAL, new_figure
+
+P = "000_a211a717849e7605.txt"
+FIG1_STARTS = ((-1.3, 1.2), (1.25, -1.3), (0.05, 0.35), (1.3, 1.35), (-1.35, -0.1), (0.35, 0.6))
+
+
+@figure("and_mask.fig1_landscapes", f"{P} Fig 1 (spec §7 construction)",
+        "The pooled loss L = ½(L_A + L_B) (left) and the two environments' losses L_A (middle) and L_B (right), shown as "
+        "log10(L + 1e-3), "
+        "for the spec's soft-minimum construction: a shared bowl around c = (−0.5, −0.5) and one valley per "
+        "environment (θ₁ = 0.8 for A, θ₂ = 0.8 for B). The pooled loss has a second zero at s* = (0.8, 0.8) that neither "
+        "environment has. Left: plain GD (solid) and AND-masked GD (d = 2, τ = 1; dashed) from six starts (circles), "
+        "lr 0.02, 30000 steps; AND-masked GD stops where the environments disagree on every coordinate. Middle: GD on "
+        "L_A alone ends on its valley or at c, never at s*.")
+def fig1_landscapes(learning_rate=0.02, n_steps=30_000, starts=FIG1_STARTS, n_grid=241):
+    fig, axes = new_figure(1, 3, width=11.0, height=4.1)
+    axis = np.linspace(-1.5, 1.5, n_grid)
+    grid = np.stack(np.meshgrid(axis, axis, indexing="xy"), axis=-1)
+    losses = am.fig1_losses(grid)
+    norm = Normalize(-3.0, 0.5)
+    starts = np.asarray(starts, dtype=float)
+    every = max(n_steps // 300, 1)
+    pooled = am.fig1_descent(starts, "pooled", learning_rate, n_steps, record_every=every)
+    masked = am.fig1_descent(starts, "and_mask", learning_rate, n_steps, record_every=every)
+    alone = am.fig1_descent(starts, "env_a", learning_rate, n_steps, record_every=every)
+    panels = ((axes[0], losses.pooled, "pooled $L = (L_A + L_B)/2$"), (axes[1], losses.loss_a, "environment A: $L_A$"),
+              (axes[2], losses.loss_b, "environment B: $L_B$"))
+    for ax, values, title in panels:
+        image = ax.contourf(axis, axis, np.log10(values + 1e-3), levels=24, cmap=SEQUENTIAL, norm=norm)
+        ax.set(title=title, xlabel=r"$\theta_1$", ylabel=r"$\theta_2$", aspect="equal", xlim=(-1.5, 1.5),
+               ylim=(-1.5, 1.5))
+        ax.grid(False)
+    for i in range(len(starts)):
+        axes[0].plot(*pooled.paths[i].T, color="w", lw=1.3, label="GD on $L$ (left), on $L_A$ (middle)" if i == 0 else None)
+        axes[0].plot(*masked.paths[i].T, color=COLORS[1], lw=1.8, ls="--", label="AND-masked GD" if i == 0 else None)
+        axes[1].plot(*alone.paths[i].T, color="w", lw=1.3)
+    axes[0].plot(*masked.final.T, "s", color=COLORS[1], mec="k", ms=5, label="AND-masked GD: end")
+    for ax in axes[:2]:
+        ax.plot(*starts.T, "o", color="w", mec="k", ms=5, label="starts" if ax is axes[0] else None)
+    for ax in axes:
+        ax.plot(*am.FIG1_CONSISTENT_MINIMUM, "*", color=COLORS[2], mec="k", ms=12,
+                label="c: minimum of both" if ax is axes[0] else None)
+        ax.plot(*am.FIG1_INCONSISTENT_MINIMUM, "X", color=COLORS[3], mec="k", ms=10,
+                label="s*: pooled minimum only" if ax is axes[0] else None)
+    fig.legend(loc="outside lower center", ncol=5, fontsize=8, frameon=True, facecolor="0.75", edgecolor="0.75")
+    colorbar = fig.colorbar(image, ax=axes, shrink=0.85)
+    colorbar.set_label(r"$\log_{10}(\mathrm{loss} + 10^{-3})$")
+    return fig
+
+
+@figure("and_mask.fig3_ellipses", f"{P} Fig 3 (and Fig 12), §2.2",
+        "Level sets ½θᵀHθ = ε (ε = 0.005) of H_A = diag(0.01, 1) and H_B = diag(1, 0.01) (thin), with the arithmetic "
+        "mean H_{A+B} = ½(H_A + H_B) = 0.505·I (left, the pooled loss) and the geometric (Karcher) mean "
+        "H_{A∧B} = 0.1·I (right). The geometric mean keeps the determinant of H_A and H_B (0.01); the arithmetic mean "
+        "has a 25.5 times larger determinant (102 times for the sum H_A + H_B, the caption's '100 times').")
+def fig3_ellipses(hessian_a=(0.01, 1.0), hessian_b=(1.0, 0.01), eps=0.005):
+    fig, axes = new_figure(1, 2, width=7.4, height=3.6)
+    h_a, h_b = np.diag(hessian_a), np.diag(hessian_b)
+    means = {"arithmetic": 0.5 * (h_a + h_b), "geometric": am.karcher_mean(h_a, h_b)}
+    extent = 1.2 * math.sqrt(2 * eps / min(min(hessian_a), min(hessian_b)))
+    axis = np.linspace(-extent, extent, 401)
+    grid = np.stack(np.meshgrid(axis, axis, indexing="xy"), axis=-1)
+
+    def quadratic(h):
+        return 0.5 * np.einsum("...i,ij,...j->...", grid, h, grid)
+
+    ratio = am.amgm_ratio(np.diag(h_a), np.diag(h_b))
+    for ax, (name, h_mean) in zip(axes, means.items()):
+        ax.contour(axis, axis, quadratic(h_a), levels=[eps], colors=[COLORS[0]], linewidths=1.0)
+        ax.contour(axis, axis, quadratic(h_b), levels=[eps], colors=[COLORS[2]], linewidths=1.0)
+        ax.contour(axis, axis, quadratic(h_mean), levels=[eps], colors=[COLORS[1]], linewidths=2.2)
+        label = r"$H_{A+B} = (H_A + H_B)/2$" if name == "arithmetic" else r"$H_{A\wedge B} = H_A \# H_B$"
+        ax.plot([], [], color=COLORS[0], lw=1.0, label=r"$H_A$")
+        ax.plot([], [], color=COLORS[2], lw=1.0, label=r"$H_B$")
+        ax.plot([], [], color=COLORS[1], lw=2.2, label=label)
+        ax.set(aspect="equal", xlabel=r"$\theta_1$", ylabel=r"$\theta_2$",
+               title=f"{name} mean: det = {np.linalg.det(h_mean):.4g}")
+        ax.legend(loc="upper right", fontsize=7, frameon=True, framealpha=0.9)
+    axes[0].text(0.02, 0.02, f"det ratio R = {ratio:.4g}", transform=axes[0].transAxes, fontsize=8)
+    return fig
+
+
+@figure("and_mask.fig4_masked_norm", f"{P} Fig 4, Prop 2 (spec §5.2(f), corrected bound §5.2(d))",
+        "Squared norm of the mean gradient E‖ḡ‖² = nσ²/d (blue) and of the AND-masked gradient E‖m_t ⊙ ḡ‖² (orange; "
+        "t = ⌈0.8d⌉ agreeing signs) for pure-noise gradients, n = 3000 coordinates, σ = 1, against the number of "
+        "environments d. Lines: exact closed forms; points: Monte Carlo means over 200 independent 3000-coordinate "
+        "gradients (error bars: one standard error, smaller than the markers). Dashed: the corrected Proposition 2 "
+        "bound nσ²(d − t + 1)C(d, t)2^{1−d}; dotted: the exponential bound 2nσ²e^{−d·KL(t/d‖½)} = O(n/c^d). "
+        "The masked magnitude decays exponentially, the unmasked one like 1/d.")
+def fig4_masked_norm(n_params=3000, agreement=0.8, d_max=100, n_repeats=200, seed=4):
+    fig, ax = new_figure(1, 1, width=5.6, height=4.0)
+    ds = np.arange(2, d_max + 1)
+    taus = [(2 * math.ceil(agreement * d - 1e-9) - d) / d for d in ds]
+    norms = [am.expected_squared_norms(int(d), tau, n_params) for d, tau in zip(ds, taus)]
+    bounds = [am.noise_masked_norm_bounds(int(d), math.ceil(agreement * d - 1e-9), n_params) for d in ds]
+    ax.semilogy(ds, [x.unmasked for x in norms], color=COLORS[0], label=r"$E\|\bar g\|^2$ (exact)")
+    ax.semilogy(ds, [x.masked for x in norms], color=COLORS[1], label=r"$E\|m_t \odot \bar g\|^2$ (exact)")
+    ax.semilogy(ds, [b.paper_chain for b in bounds], "--", color=COLORS[1], lw=1.0,
+                label=r"corrected bound $n\sigma^2(d-t+1)\binom{d}{t}2^{1-d}$")
+    ax.semilogy(ds, [b.exponential for b in bounds], ":", color=COLORS[1], lw=1.2,
+                label=r"$2n\sigma^2 e^{-d\,\mathrm{KL}(t/d\,\|\,1/2)}$")
+    rng = np.random.default_rng(seed)
+    mc_ds = np.unique(np.round(np.geomspace(2, d_max, 12)).astype(int))
+    n_samples = n_params * n_repeats
+    for d in mc_ds:
+        tau = (2 * math.ceil(agreement * d - 1e-9) - d) / d
+        simulation = am.simulate_mask(int(d), n_samples, seed=rng)  # one run answers every threshold
+        for est, color in ((simulation.estimate(0.0), COLORS[0]), (simulation.estimate(tau), COLORS[1])):
+            if est.second_moment > 0:
+                ax.errorbar(d, n_params * est.second_moment, yerr=n_params * est.second_moment_se, fmt="o", ms=4,
+                            color=color, mec="k", mew=0.5, capsize=2)
+    ax.plot([], [], "o", color="0.6", mec="k", mew=0.5, ms=4, label="Monte Carlo")
+    ax.set(xlabel="number of environments $d$", ylabel="expected squared norm (σ = 1)", ylim=(1e-6, 5e3),
+           title=f"pure noise, n = {n_params}, t = ⌈{agreement:g}d⌉")
+    ax.legend(loc="lower left", fontsize=7)
+    return fig
+
+
+@figure("and_mask.keep_probability_map", f"{P} Eq 6 extended to signal (spec §5.3 phase transition)",
+        "Probability π(d, τ, s) that a coordinate passes the AND-mask when its d environment gradients are i.i.d. "
+        "N(μ, σ²) with SNR s = μ/σ, for τ = 0.2 (left) and τ = 0.6 (right). White: the contour π = ½; dashed: the "
+        "large-d threshold s*(τ) = Φ⁻¹((1 + τ)/2) (0.253 and 0.842), towards which the contour converges: above it "
+        "coordinates are kept with probability → 1, below it they are masked. At small d the map is striped: the "
+        "integer threshold ⌈τd⌉ and the parity of d change the kept set from one d to the next.")
+def keep_probability_map(taus=(0.2, 0.6), d_max=1024, snr_max=2.0):
+    fig, axes = new_figure(1, len(taus), width=4.0 * len(taus) + 0.9, height=4.0)
+    axes = np.atleast_1d(axes)
+    ds = np.unique(np.round(np.geomspace(1, d_max, 90)).astype(int))
+    snrs = np.linspace(0.0, snr_max, 121)
+    for ax, tau in zip(axes, taus):
+        values = np.array([am.keep_probability(int(d), tau, snrs) for d in ds]).T
+        mesh = ax.pcolormesh(ds, snrs, values, shading="nearest", cmap=SEQUENTIAL, vmin=0.0, vmax=1.0, rasterized=True)
+        ax.contour(ds, snrs, values, levels=[0.5], colors="w", linewidths=1.2)
+        ax.axhline(am.threshold_snr(tau), color="k", ls="--", lw=1.2)
+        ax.set(xscale="log", xlabel="number of environments $d$", ylabel="SNR $s = \\mu/\\sigma$", xlim=(1, d_max),
+               title=f"τ = {tau:g},  $s^*(\\tau)$ = {am.threshold_snr(tau):.3f}")
+        ax.grid(False)
+    axes[0].plot([], [], color="0.5", lw=1.2, label=r"contour $\pi = 1/2$ (white)")
+    axes[0].plot([], [], color="k", ls="--", lw=1.2, label=r"threshold $s^*(\tau) = \Phi^{-1}((1+\tau)/2)$")
+    fig.legend(loc="outside lower center", ncol=2, fontsize=8)
+    colorbar = fig.colorbar(mesh, ax=axes, shrink=0.9)
+    colorbar.set_label("keep probability π(d, τ, s)")
+    return fig
+
+
+@figure("and_mask.shortcut_task", f"{P} §3.1 (synthetic memorisation), spec §9.3 linearised task",
+        "The linearised memorisation task: logistic regression on an invariant feature x_M = a·y + N(0, 1) (a = 1) and "
+        "32 shortcut features x_S = y·s_e that separate each of 16 environments (256 examples each) perfectly. "
+        "Full-batch GD from w = 0 (lr 0.5, 500 steps) with the AND-mask at threshold τ (τ = 0: plain averaging). "
+        "Left: accuracy on the o.o.d. test set (shortcuts resampled per example: the mechanism); right: accuracy on a "
+        "shortcut probe (training-environment shortcuts, uninformative x_M). Mean ± one standard deviation over 5 "
+        "data sets. Dashed: the Bayes accuracy Φ(a) of the invariant feature; dotted: chance.")
+def shortcut_task(taus=(0.0, 0.5, 0.8, 1.0), n_seeds=5, learning_rate=0.5, n_steps=500, seed=0):
+    fig, axes = new_figure(1, 2, width=7.6, height=3.7)
+    test = np.empty((len(taus), n_seeds))
+    probe = np.empty((len(taus), n_seeds))
+    train = np.empty((len(taus), n_seeds))
+    for j in range(n_seeds):
+        data = am.make_logistic_shortcut(seed=seed + j)
+        for i, tau in enumerate(taus):
+            run = am.train_logistic_shortcut(data, tau, learning_rate, n_steps)
+            test[i, j], probe[i, j], train[i, j] = run.test_accuracy, run.shortcut_accuracy, run.train_accuracy
+    positions = np.arange(len(taus))
+    labels = ["averaging\n(τ = 0)" if t == 0 else f"AND\nτ = {t:g}" for t in taus]
+    bayes = float(0.5 * (1 + math.erf(data.signal / math.sqrt(2))))
+    for ax, values, title in ((axes[0], test, "o.o.d. accuracy (mechanism)"),
+                              (axes[1], probe, "shortcut probe accuracy")):
+        ax.bar(positions, values.mean(axis=1), yerr=values.std(axis=1), color=[COLORS[0]] + [COLORS[1]] * (len(taus) - 1),
+               capsize=3, width=0.6)
+        ax.axhline(0.5, color="0.3", ls=":", lw=1.0, label="chance")
+        ax.set(xticks=positions, xticklabels=labels, ylim=(0.0, 1.05), title=title, ylabel="accuracy")
+    axes[1].lines[-1].set_label(None)
+    axes[0].axhline(bayes, color="k", ls="--", lw=1.0, label=r"Bayes accuracy $\Phi(a)$")
+    fig.legend(loc="outside lower center", ncol=2, fontsize=8)
+    return fig

@@ -1,0 +1,63 @@
+"""Each AND-mask figure plots what dynamics.and_mask computes: its axes hold the data a fresh call returns (small
+parameters keep these fast; the registry renders the defaults)."""
+import math
+
+import numpy as np
+import pytest
+
+from dynamics import and_mask as am
+from figures import and_mask as figs
+
+
+def test_fig1_paths_are_the_descent_runs():
+    starts = ((-1.3, 1.2), (0.6, 0.7))
+    fig = figs.fig1_landscapes(n_steps=3000, starts=starts, n_grid=41)
+    left, middle = fig.axes[0], fig.axes[1]
+    pooled = am.fig1_descent(np.array(starts), "pooled", 0.02, 3000, record_every=10)
+    masked = am.fig1_descent(np.array(starts), "and_mask", 0.02, 3000, record_every=10)
+    alone = am.fig1_descent(np.array(starts), "env_a", 0.02, 3000, record_every=10)
+    assert np.allclose(left.lines[0].get_xydata(), pooled.paths[0])
+    assert np.allclose(left.lines[1].get_xydata(), masked.paths[0])
+    assert np.allclose(left.lines[3].get_xydata(), masked.paths[1])
+    assert np.allclose(middle.lines[1].get_xydata(), alone.paths[1])
+
+
+def test_fig3_mean_ellipses_are_level_sets_of_the_means():
+    eps = 0.005
+    fig = figs.fig3_ellipses(eps=eps)
+    for ax, h in zip(fig.axes[:2], (0.505 * np.eye(2), am.karcher_mean(np.diag([0.01, 1.0]), np.diag([1.0, 0.01])))):
+        contour = ax.collections[2]  # H_A, H_B, then the mean
+        points = np.concatenate([p.vertices for p in contour.get_paths()])
+        values = 0.5 * np.einsum("si,ij,sj->s", points, h, points)
+        assert np.allclose(values, eps, rtol=2e-2)
+
+
+def test_fig4_curves_are_the_closed_forms():
+    fig = figs.fig4_masked_norm(d_max=20, n_repeats=3)
+    ax = fig.axes[0]
+    ds = np.arange(2, 21)
+    norms = [am.expected_squared_norms(int(d), (2 * math.ceil(0.8 * d - 1e-9) - d) / d, 3000) for d in ds]
+    assert np.allclose(ax.lines[0].get_xdata(), ds)
+    assert np.allclose(ax.lines[0].get_ydata(), [n.unmasked for n in norms], rtol=1e-14)
+    assert np.allclose(ax.lines[1].get_ydata(), [n.masked for n in norms], rtol=1e-14)
+    bounds = [am.noise_masked_norm_bounds(int(d), math.ceil(0.8 * d - 1e-9), 3000).paper_chain for d in ds]
+    assert np.allclose(ax.lines[2].get_ydata(), bounds, rtol=1e-14)
+
+
+def test_keep_probability_map_holds_keep_probabilities():
+    fig = figs.keep_probability_map(taus=(0.3,), d_max=50, snr_max=1.0)
+    mesh = fig.axes[0].collections[0]
+    ds = np.unique(np.round(np.geomspace(1, 50, 90)).astype(int))
+    snrs = np.linspace(0.0, 1.0, 121)
+    expected = np.array([am.keep_probability(int(d), 0.3, snrs) for d in ds]).T
+    assert np.allclose(np.asarray(mesh.get_array()).reshape(expected.shape), expected, rtol=1e-14)
+    assert fig.axes[0].lines[0].get_ydata()[0] == pytest.approx(am.threshold_snr(0.3))
+
+
+def test_shortcut_task_bars_are_the_trained_accuracies():
+    taus = (0.0, 1.0)
+    fig = figs.shortcut_task(taus=taus, n_seeds=2, n_steps=30)
+    tests = [[am.train_logistic_shortcut(am.make_logistic_shortcut(seed=j), tau, 0.5, 30).test_accuracy
+              for j in range(2)] for tau in taus]
+    heights = [bar.get_height() for bar in fig.axes[0].patches]
+    assert np.allclose(heights, np.mean(tests, axis=1), rtol=1e-14)
