@@ -1,0 +1,325 @@
+"""Data balancing for worst-group accuracy (Idrissi et al., ``001_61c8f54ededf01e4.txt`` Chapter 8, §8.3 and
+§8.5.4; spec/spurious.md §8.3, §8.6), with the semantics of the public code (BalancingGroups, [code]):
+
+* groups g = n_attributes·y + a; SUBY/SUBG keep min_s n_s samples of every class/group, walking a random
+  permutation, fixed before training; their size is (number of strata)·min count;
+* RWY/RWG sample with replacement with P(i) ∝ 1/n_{s_i} (weights N/n_{s_i}), N draws per epoch;
+* the coverage of with-replacement draws, N(1 − (1 − 1/N)^k) unique items after k draws;
+* JTT duplication counts 1 + (λ_up − 1)·1[wrong];
+* the online group-DRO step q_g ← q_g e^{η L̂_g} (present groups), q ← q/Σq, loss Σ_g q_g L̂_g.
+"""
+from typing import NamedTuple
+
+import numpy as np
+from scipy.special import logsumexp
+
+from dynamics.numerics import (as_finite_array, require_array_in_range, require_integer, require_positive,
+                               rng_from)
+from ._checks import bool_mask, int_labels, nonempty_vector, same_length
+
+
+class GdroStep(NamedTuple):
+    """One online group-DRO step: the new log q (normalised, shape (n_groups,)) and the loss weights (q_g on the
+    groups present in the minibatch, 0 elsewhere)."""
+
+    log_q: np.ndarray
+    loss_weights: np.ndarray
+
+
+def group_index(labels, attributes, n_attributes) -> np.ndarray:
+    """Group index g = n_attributes·y + a of each sample (TH8 §8.1; the [code] ``nb_groups * y + g``).
+
+    Parameters
+    ----------
+    labels : array_like of int, shape (n_samples,)
+        Classes y >= 0.
+    attributes : array_like of int, shape (n_samples,)
+        Attributes a in [0, n_attributes).
+    n_attributes : int
+        Number of attribute values (>= 1).
+
+    Returns
+    -------
+    ndarray of int64, shape (n_samples,)
+
+    Examples
+    --------
+    >>> group_index([0, 0, 1, 1], [0, 1, 0, 1], 2).tolist()
+    [0, 1, 2, 3]
+    """
+    n_attributes = require_integer("n_attributes", n_attributes, 1)
+    y = int_labels("labels", labels)
+    a = int_labels("attributes", attributes, n_classes=n_attributes)
+    same_length(labels=y, attributes=a)
+    return n_attributes * y + a
+
+
+def group_counts(groups, n_groups=None) -> np.ndarray:
+    """Number of samples in each group (or class): ``bincount`` of the group index (TH8 Table 1; spec §8.2).
+
+    Parameters
+    ----------
+    groups : array_like of int, shape (n_samples,)
+        Group (or class) index of each sample, >= 0.
+    n_groups : int, optional
+        Length of the result (default: max index + 1); every index must be < n_groups.
+
+    Returns
+    -------
+    ndarray of int64, shape (n_groups,)
+
+    Examples
+    --------
+    >>> group_counts([0, 2, 2, 3], 4).tolist()
+    [1, 0, 2, 1]
+    """
+    if n_groups is not None:
+        n_groups = require_integer("n_groups", n_groups, 1)
+    g = int_labels("groups", groups, n_classes=n_groups)
+    return np.bincount(g, minlength=n_groups or 0).astype(np.int64)
+
+
+def subsample_to_smallest(strata, *, seed=None) -> np.ndarray:
+    """SUBY/SUBG: indices of a random subset with min_s n_s samples of every stratum (TH8 §8.3; [code]
+    ``GroupDataset.subsample_``).
+
+    Walks a random permutation and keeps the first min-count samples of each stratum present in ``strata``;
+    drawn once, without replacement, fixed before training. SUBY passes the class labels, SUBG the group
+    index.
+
+    Parameters
+    ----------
+    strata : array_like of int, shape (n_samples,)
+        Class or group of each sample.
+    seed : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    ndarray of int64
+        Sorted indices, (number of strata present)·min count of them.
+
+    Examples
+    --------
+    >>> idx = subsample_to_smallest([0, 0, 0, 1, 1, 2, 2, 2], seed=0)
+    >>> len(idx), np.bincount(np.array([0, 0, 0, 1, 1, 2, 2, 2])[idx]).tolist()
+    (6, [2, 2, 2])
+    """
+    s = int_labels("strata", strata)
+    rng = rng_from(seed)
+    _, inverse, counts = np.unique(s, return_inverse=True, return_counts=True)
+    smallest = counts.min()
+    perm = rng.permutation(s.size)
+    # rank of each permuted sample among the earlier ones of its stratum
+    order = np.argsort(inverse[perm], kind="stable")
+    ranks = np.empty(s.size, dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    ranks[order] = np.arange(s.size) - np.repeat(starts, counts)
+    return np.sort(perm[ranks < smallest])
+
+
+def subsampled_size(counts) -> int:
+    """Size of the subsampled training set, (number of strata)·min count (TH8 §8.3; spec §8.3 table).
+
+    Parameters
+    ----------
+    counts : array_like of int
+        Sample counts per stratum (any shape: a [class, attribute] table counts its cells as groups).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> subsampled_size([[71629, 66874], [22880, 1387]])  # CelebA SUBG
+    5548
+    """
+    c = np.asarray(counts)
+    flat = int_labels("counts", c.ravel() if c.ndim else c.reshape(1))
+    return int(flat.size * flat.min())
+
+
+def balanced_sampling_weights(strata) -> np.ndarray:
+    """RWY/RWG sampling weights w_i = N / n_{s_i} (TH8 §8.3; [code] ``wy``/``wg``).
+
+    With P(i) ∝ w_i every stratum has expected share 1/(number of strata) per minibatch.
+
+    Parameters
+    ----------
+    strata : array_like of int, shape (n_samples,)
+        Class (RWY) or group (RWG) of each sample.
+
+    Returns
+    -------
+    ndarray, shape (n_samples,)
+
+    Examples
+    --------
+    >>> balanced_sampling_weights([0, 0, 0, 1]).tolist()
+    [1.3333333333333333, 1.3333333333333333, 1.3333333333333333, 4.0]
+    """
+    s = int_labels("strata", strata)
+    counts = np.bincount(s)
+    return s.size / counts[s].astype(np.float64)
+
+
+def weighted_epoch_indices(weights, *, n_draws=None, seed=None) -> np.ndarray:
+    """One RWY/RWG epoch: ``n_draws`` indices drawn with replacement with P(i) ∝ w_i ([code]
+    ``WeightedRandomSampler(w, N, replacement=True)``).
+
+    Parameters
+    ----------
+    weights : array_like, shape (n_samples,)
+        Non-negative weights, not all 0.
+    n_draws : int, optional
+        Number of draws (default: n_samples, one epoch).
+    seed : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    ndarray of int64, shape (n_draws,)
+
+    Examples
+    --------
+    >>> idx = weighted_epoch_indices([1.0, 0.0, 3.0], n_draws=5, seed=0)
+    >>> idx.shape, bool(np.all(idx != 1))
+    ((5,), True)
+    """
+    w = nonempty_vector("weights", weights, 0.0)
+    total = w.sum()
+    if total <= 0:
+        raise ValueError("weights must not all be 0")
+    n_draws = w.size if n_draws is None else require_integer("n_draws", n_draws, 0)
+    rng = rng_from(seed)
+    return rng.choice(w.size, size=n_draws, replace=True, p=w / total).astype(np.int64)
+
+
+def expected_unique_fraction(population, draws):
+    """Expected fraction of distinct items after k with-replacement draws from N, 1 − (1 − 1/N)^k (TH8 §8.5.4).
+
+    Evaluated as −expm1(k·log1p(−1/N)). Multiplied by N it is the coverage formula of the thesis.
+
+    Parameters
+    ----------
+    population : int or array_like
+        N >= 1 items.
+    draws : float or array_like
+        k >= 0 draws (real k allowed; broadcast against ``population``).
+
+    Returns
+    -------
+    float or ndarray
+        In [0, 1].
+
+    Examples
+    --------
+    >>> round(expected_unique_fraction(71629, 162770 / 4), 4)  # CelebA not-blond/female after 1 RWG epoch
+    0.4334
+    """
+    n = as_finite_array("population", population)
+    if np.any(n < 1) or np.any(n != np.round(n)):
+        bad = n[(n < 1) | (n != np.round(n))].flat[0]
+        raise ValueError(f"population must hold integers >= 1, got {bad:g}")
+    k = require_array_in_range("draws", draws, 0.0)
+    try:
+        n, k = np.broadcast_arrays(n, k)
+    except ValueError as exc:
+        raise ValueError(f"population and draws must broadcast, got shapes {n.shape} and {k.shape}") from exc
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = -np.expm1(k * np.log1p(-1.0 / n))
+    out = np.where(n == 1, np.where(k > 0, 1.0, 0.0), out)  # 0^k with k > 0, and 0·(−inf)
+    return float(out) if out.ndim == 0 else out
+
+
+def jtt_duplication_counts(wrong, upweight) -> np.ndarray:
+    """JTT duplication counts 1 + (λ_up − 1)·1[wrong] (TH8 §8.3; [code] ``JTT.weights``).
+
+    Parameters
+    ----------
+    wrong : array_like of bool, shape (n_samples,)
+        Training points misclassified after the first stage (the error set).
+    upweight : int
+        λ_up >= 1.
+
+    Returns
+    -------
+    ndarray of int64, shape (n_samples,)
+
+    Examples
+    --------
+    >>> jtt_duplication_counts([False, True, False], 20).tolist()
+    [1, 20, 1]
+    """
+    upweight = require_integer("upweight", upweight, 1)
+    mask = bool_mask("wrong", wrong)
+    if mask.ndim != 1 or mask.size == 0:
+        raise ValueError(f"wrong must be a non-empty 1-D array, got shape {mask.shape}")
+    return 1 + (upweight - 1) * mask.astype(np.int64)
+
+
+def expand_by_counts(indices, counts) -> np.ndarray:
+    """The duplicated index list: each index repeated ``count`` times (JTT's upweighted set; [code] ``duplicate_``).
+
+    Parameters
+    ----------
+    indices : array_like of int, shape (n,)
+    counts : array_like of int, shape (n,)
+        Repetitions >= 0.
+
+    Returns
+    -------
+    ndarray of int64, shape (sum(counts),)
+
+    Examples
+    --------
+    >>> expand_by_counts([0, 1, 2], [1, 3, 1]).tolist()
+    [0, 1, 1, 1, 2]
+    """
+    idx = int_labels("indices", indices)
+    c = int_labels("counts", counts)
+    same_length(indices=idx, counts=c)
+    return np.repeat(idx, c)
+
+
+def gdro_update(log_q, group_losses, present, step_size=0.1) -> GdroStep:
+    """One online group-DRO step (Sagawa et al.; TH8 §8.3 [OCR] rebuilt with [code] ``GroupDRO``).
+
+    log q_g += η L̂_g for the groups present in the minibatch, then q is normalised over all groups (log space);
+    the loss weights are q_g on the present groups and 0 elsewhere (the minibatch loss is Σ_g q_g L̂_g). Start
+    from log q = 0 (all q_g = 1, as in [code]).
+
+    Parameters
+    ----------
+    log_q : array_like, shape (n_groups,)
+        Current log weights (finite).
+    group_losses : array_like, shape (n_groups,)
+        Mean minibatch loss L̂_g >= 0 of each group (entries of absent groups are ignored).
+    present : array_like of bool, shape (n_groups,)
+        Which groups have samples in the minibatch.
+    step_size : float
+        η > 0 (TH8 fixes 0.1).
+
+    Returns
+    -------
+    GdroStep
+        ``(log_q, loss_weights)``.
+
+    Examples
+    --------
+    >>> step = gdro_update(np.zeros(4), [1.0, 0.0, 0.0, 0.0], [True, True, False, True])
+    >>> np.exp(step.log_q).round(4).tolist(), step.loss_weights.round(4).tolist()
+    ([0.2692, 0.2436, 0.2436, 0.2436], [0.2692, 0.2436, 0.0, 0.2436])
+    """
+    lq = nonempty_vector("log_q", log_q)
+    try:
+        raw = np.array(group_losses, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"group_losses must be an array of real numbers, got {group_losses!r}") from exc
+    if raw.shape != lq.shape:
+        raise ValueError(f"group_losses must have shape {lq.shape} (that of log_q), got {raw.shape}")
+    mask = bool_mask("present", present, lq.shape)
+    require_array_in_range("group_losses", raw[mask], 0.0)  # absent groups may hold NaN (an empty mean)
+    eta = require_positive("step_size", step_size)
+    new = lq + eta * np.where(mask, raw, 0.0)
+    new = new - logsumexp(new)
+    return GdroStep(new, np.where(mask, np.exp(new), 0.0))

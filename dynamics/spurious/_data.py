@@ -1,0 +1,289 @@
+"""Seeded data of the two sources (spec/spurious.md §7.1, §8.2, §8.4):
+
+* the parity spurious-correlation task of LLR (``002_ec22b3cfca16aca5.txt`` Fig. 3, after Qiu et al.'s
+  ``SpuriousBooleanSampling``): y = Π x_c, b = y except with probability ρ, x_s uniform with Π x_s = b, noise bits;
+* the Chapter 8 linear toy of Idrissi et al. (``001_61c8f54ededf01e4.txt`` §8.4, Eq. 8.4.1, Ch. 8 Fig. 1),
+  rebuilt from the OCR-damaged text and the public code (``Toy.make_dataset``): x_core = y(1 + σZ̃₀),
+  x_spu = s·y(1 + σZ̃₁) with Z̃ the sample-centred Gaussian blob, exactly ⌊(1 − ρ_spu)n + 1e-9⌋ flipped spurious
+  signs, N(0, 1) noise in training and zero noise in validation/test; the closed form P(y x_core < 0) = Φ(−1/σ);
+* TH8 Table 1 group counts as data, with the Waterbirds row and column labels corrected (an erratum).
+"""
+import math
+from types import MappingProxyType
+from typing import NamedTuple, Tuple, Union
+
+import numpy as np
+
+from dynamics.numerics import (as_finite_array, normal_sf, require_array_in_range, require_choice, require_in_range,
+                               require_integer,
+                               require_positive, rng_from)
+
+TOY_GAMMAS = (4.0, 1.0, 2.0)
+"""(γ_spu, γ_core, γ_noise) of TH8 Ch. 8 Fig. 1 ([OCR] "45", "1", "20"; [code] 4.0, 1.0, 2.0)."""
+
+
+class SpuriousData(NamedTuple):
+    """A data set with a spurious attribute.
+
+    Attributes
+    ----------
+    x : ndarray, shape (n_samples, n_features)
+        Inputs (float64).
+    y : ndarray of int64, shape (n_samples,)
+        Class in {0, 1}.
+    b : ndarray of int64, shape (n_samples,)
+        Bias label (parity task: the parity of the spurious bits) or attribute (linear toy: 1 for the majority,
+        where the spurious feature agrees with the label, 0 for the minority).
+    group : ndarray of int64, shape (n_samples,)
+        Group index 2·y + b.
+    is_bias_conflicting : ndarray of bool, shape (n_samples,)
+        True for bias-conflicting samples: y != b for the parity task, the minority (b = 0) for the toy.
+    """
+
+    x: np.ndarray
+    y: np.ndarray
+    b: np.ndarray
+    group: np.ndarray
+    is_bias_conflicting: np.ndarray
+
+
+class GroupCountTable(NamedTuple):
+    """Training-set counts of a worst-group benchmark (TH8 Table 1): ``counts[class, attribute]``."""
+
+    classes: Tuple[str, ...]
+    attributes: Tuple[str, ...]
+    counts: np.ndarray
+
+
+def _pm_ones(rng, shape):
+    return (2 * rng.integers(0, 2, size=shape) - 1).astype(np.float64)
+
+
+def make_parity_task(n_samples, n_core=6, n_spurious=2, n_noise=12, bc_rate=0.1, *, seed=None) -> SpuriousData:
+    """The parity spurious-correlation task (LLR Fig. 3 after Qiu et al. 2024; spec §7.1), in ±1 coding.
+
+    1. x_c ~ Unif{±1}^C and y = Π x_c; 2. b = y, flipped to −y with probability ρ independently per sample;
+    3. x_s uniform on {Π x_s = b} (S uniform bits, bit 0 flipped if the parity is wrong); 4. noise bits
+    x_n ~ Unif{±1}^N; x = [x_c, x_s, x_n]. Labels y₀₁ = (y + 1)/2, b₀₁ = (b + 1)/2, group 2y₀₁ + b₀₁.
+    C = 6, S = 2, N = 12 are the spec's choices (LLR gives none, §12 item 1).
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of samples (>= 1).
+    n_core, n_spurious : int
+        C >= 1 core and S >= 1 spurious bits (C > S makes the spurious feature simpler).
+    n_noise : int
+        N >= 0 noise bits.
+    bc_rate : float
+        ρ ∈ [0, 1], the bias-conflicting rate (0.1 in training, 0.5 for the unbiased test set).
+    seed : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    SpuriousData
+        x of shape (n_samples, C + S + N) in {±1}.
+
+    Examples
+    --------
+    >>> data = make_parity_task(1000, seed=0)
+    >>> data.x.shape, bool(np.all(np.prod(data.x[:, 6:8], axis=1) == 2 * data.b - 1))
+    ((1000, 20), True)
+    """
+    n = require_integer("n_samples", n_samples, 1)
+    n_core = require_integer("n_core", n_core, 1)
+    n_spurious = require_integer("n_spurious", n_spurious, 1)
+    n_noise = require_integer("n_noise", n_noise, 0)
+    rho = require_in_range("bc_rate", bc_rate, 0.0, 1.0)
+    rng = rng_from(seed)
+    x_core = _pm_ones(rng, (n, n_core))
+    y = np.prod(x_core, axis=1)
+    conflicting = rng.random(n) < rho
+    b = np.where(conflicting, -y, y)
+    x_spurious = _pm_ones(rng, (n, n_spurious))
+    x_spurious[:, 0] *= np.prod(x_spurious, axis=1) * b  # flips bit 0 where the parity is wrong
+    x_noise = _pm_ones(rng, (n, n_noise))
+    y01 = ((y + 1) // 2).astype(np.int64)
+    b01 = ((b + 1) // 2).astype(np.int64)
+    return SpuriousData(np.hstack([x_core, x_spurious, x_noise]), y01, b01, 2 * y01 + b01, y01 != b01)
+
+
+def _flip_count(n, rho):
+    # ⌊(1 − ρ)n + 1e-9⌋: 200 for n = 1000 and ρ = 0.8, where the code's int((1 − 0.8)·1000) gives 199 (§8.4).
+    return int(math.floor((1.0 - rho) * n + 1e-9))
+
+
+def make_balancing_toy(n_samples, n_noise, split="train", rho_spurious=0.8, rho_core=1.0, feature_std=0.15, *,
+                       seed=None, sign="thesis") -> SpuriousData:
+    """The Chapter 8 linear toy of TH8 §8.4 (Eq. 8.4.1, Ch. 8 Fig. 1), with [code] semantics (spec §8.4).
+
+    y = −1 for the first n/2 samples and +1 for the rest; Z ~ N(0, I₂) centred on its sample mean;
+    x_core = y(1 + σZ̃₀) and x_spu = s·y(1 + σZ̃₁), with s = −1 on a uniformly random subset of exactly
+    ⌊(1 − ρ_spu)n + 1e-9⌋ samples (not stratified by class); ⌊(1 − ρ_core)n + 1e-9⌋ core signs are flipped
+    likewise. A sample flipped in either feature is minority (b = 0). Noise N(0, 1)^d (std 1, as in the code;
+    the thesis prints σ²I_d) in training, zero in validation and test. x = [x_spu, x_core, noise] (unscaled:
+    the model multiplies by :func:`toy_feature_scales`).
+
+    Parameters
+    ----------
+    n_samples : int
+        n, even, >= 2.
+    n_noise : int
+        d >= 0 noise features.
+    split : {"train", "val", "test"}
+        "val" and "test" have a zero noise block.
+    rho_spurious, rho_core : float
+        Agreement rates in [0, 1] of the spurious and core signs with the label (0.8 and 1.0).
+    feature_std : float
+        σ > 0 of the two blob features (0.15).
+    seed : None, int or numpy.random.Generator
+    sign : {"thesis", "code"}
+        "code" negates both features (the code's blob has mean −y; equivalent under w ↦ −w).
+
+    Returns
+    -------
+    SpuriousData
+        x of shape (n_samples, 2 + n_noise); b = 1 majority, 0 minority; group 2y₀₁ + b.
+
+    Examples
+    --------
+    >>> toy = make_balancing_toy(400, 600, seed=0)
+    >>> toy.x.shape, int(np.sum(toy.b == 0)), bool(np.all(toy.x[:, 1] * (2 * toy.y - 1) > 0))
+    ((400, 602), 80, True)
+    """
+    n = require_integer("n_samples", n_samples, 2)
+    if n % 2:
+        raise ValueError(f"n_samples must be even (n/2 samples per class), got {n}")
+    n_noise = require_integer("n_noise", n_noise, 0)
+    require_choice("split", split, ("train", "val", "test"))
+    rho_spurious = require_in_range("rho_spurious", rho_spurious, 0.0, 1.0)
+    rho_core = require_in_range("rho_core", rho_core, 0.0, 1.0)
+    sigma = require_positive("feature_std", feature_std)
+    require_choice("sign", sign, ("thesis", "code"))
+    rng = rng_from(seed)
+    y = np.repeat([-1.0, 1.0], n // 2)
+    z = rng.standard_normal((n, 2))
+    z -= z.mean(axis=0)
+    flip_spurious = np.zeros(n, dtype=bool)
+    flip_spurious[rng.permutation(n)[:_flip_count(n, rho_spurious)]] = True
+    flip_core = np.zeros(n, dtype=bool)
+    flip_core[rng.permutation(n)[:_flip_count(n, rho_core)]] = True
+    x_core = np.where(flip_core, -1.0, 1.0) * y * (1.0 + sigma * z[:, 0])
+    x_spurious = np.where(flip_spurious, -1.0, 1.0) * y * (1.0 + sigma * z[:, 1])
+    noise = rng.standard_normal((n, n_noise)) if split == "train" else np.zeros((n, n_noise))
+    features = np.column_stack([x_spurious, x_core])
+    if sign == "code":
+        features = -features
+    x = np.hstack([features, noise])
+    y01 = ((y + 1) // 2).astype(np.int64)
+    b = (~(flip_spurious | flip_core)).astype(np.int64)
+    return SpuriousData(x, y01, b, 2 * y01 + b, b == 0)
+
+
+class ToySplits(NamedTuple):
+    """Training, validation and test sets of the linear toy (each a :class:`SpuriousData`)."""
+
+    train: SpuriousData
+    val: SpuriousData
+    test: SpuriousData
+
+
+def make_balancing_toy_splits(n_samples, n_noise, *, seed=None, **options) -> ToySplits:
+    """Training, validation and test sets of the TH8 §8.4 toy, from independent streams of one seed.
+
+    Validation and test are fresh draws of the same generator (same n and ρ_spu, zero noise), as in [code].
+
+    Parameters
+    ----------
+    n_samples, n_noise : int
+        As in :func:`make_balancing_toy` (every split has n_samples samples).
+    seed : None, int or numpy.random.Generator
+        Spawns three independent streams.
+    **options
+        ``rho_spurious``, ``rho_core``, ``feature_std``, ``sign`` of :func:`make_balancing_toy`.
+
+    Returns
+    -------
+    ToySplits
+
+    Examples
+    --------
+    >>> splits = make_balancing_toy_splits(400, 600, seed=0)
+    >>> splits.train.x.shape, float(np.abs(splits.test.x[:, 2:]).max())
+    ((400, 602), 0.0)
+    """
+    rng = rng_from(seed)
+    # independent child streams (SeedSequence.spawn: Generator.spawn needs numpy >= 1.25)
+    streams = [np.random.default_rng(s) for s in np.random.SeedSequence(rng.integers(2**63, size=2)).spawn(3)]
+    return ToySplits(*(make_balancing_toy(n_samples, n_noise, split, seed=stream, **options)
+                       for split, stream in zip(("train", "val", "test"), streams)))
+
+
+def toy_feature_scales(n_noise, gammas=TOY_GAMMAS) -> np.ndarray:
+    """The per-feature scales γ = [γ_spu, γ_core, γ_noise·1_d] of the toy model f(x) = wᵀ(γ ⊙ x) (TH8 §8.4).
+
+    Parameters
+    ----------
+    n_noise : int
+        d >= 0.
+    gammas : sequence of 3 floats
+        (γ_spu, γ_core, γ_noise), each > 0.
+
+    Returns
+    -------
+    ndarray, shape (2 + n_noise,)
+
+    Examples
+    --------
+    >>> toy_feature_scales(3).tolist()
+    [4.0, 1.0, 2.0, 2.0, 2.0]
+    """
+    n_noise = require_integer("n_noise", n_noise, 0)
+    g = as_finite_array("gammas", gammas)
+    if g.shape != (3,):
+        raise ValueError(f"gammas must hold 3 values (γ_spu, γ_core, γ_noise), got shape {g.shape}")
+    if np.any(g <= 0):
+        raise ValueError(f"gammas must be > 0, got {g.tolist()}")
+    return np.concatenate([g[:2], np.full(n_noise, g[2])])
+
+
+def core_error_probability(feature_std) -> Union[float, np.ndarray]:
+    """P(y·x_core < 0) = Φ(−1/σ), the error of the core feature alone (TH8 §8.4 closed form).
+
+    Parameters
+    ----------
+    feature_std : float or array_like
+        σ > 0.
+
+    Returns
+    -------
+    float or ndarray
+        1.3084e-11 for σ = 0.15 ("10⁻¹¹" in the thesis).
+
+    Examples
+    --------
+    >>> f"{core_error_probability(0.15):.4e}"
+    '1.3084e-11'
+    """
+    sigma = require_array_in_range("feature_std", feature_std, 0.0, np.inf, low_open=True)
+    return normal_sf(1.0 / sigma)
+
+
+def _table(classes, attributes, counts):
+    arr = np.array(counts, dtype=np.int64)
+    arr.setflags(write=False)
+    return GroupCountTable(tuple(classes), tuple(attributes), arr)
+
+
+BENCHMARK_GROUP_COUNTS = MappingProxyType({
+    # target blond (y = 1), attribute male (a = 1)
+    "celeba": _table(("not blond", "blond"), ("female", "male"), [[71629, 66874], [22880, 1387]]),
+    # the standard Waterbirds training counts; TH8 Table 1 prints them with both the row and the column labels
+    # swapped (erratum spurious.waterbirds_labels_swapped)
+    "waterbirds": _table(("landbird", "waterbird"), ("land", "water"), [[3498, 184], [56, 1057]]),
+    # coarse groups: a = 0 if any identity is mentioned
+    "civilcomments": _table(("non-toxic", "toxic"), ("identity", "other"), [[90337, 148186], [17784, 12731]]),
+    "multinli": _table(("contradiction", "entailment", "neutral"), ("no negation", "negation"),
+                       [[57498, 11158], [67376, 1521], [66630, 1992]]),
+})
+"""TH8 Table 1 training-set counts: dataset -> ``GroupCountTable(classes, attributes, counts[class, attribute])``."""

@@ -1,0 +1,577 @@
+"""Representation, pruning and group metrics of Barsbey et al. (``002_ec22b3cfca16aca5.txt`` §3.2–3.3, §6,
+Figs 12 and 25; spec/spurious.md §6) and the worst-group accuracy of Idrissi et al. (``001_61c8f54ededf01e4.txt``
+§8.1).
+
+* §6.1 sparsity 1 − ‖z‖₀/d; §6.2 (q, κ)-compressibility 1 − ‖tail‖_q/‖z‖_q (Gribonval et al.);
+* §6.4 PQ-index 1 − d^{1/q−1/p}‖w‖_p/‖w‖_q with 0 < p < q (Diao et al.; LLR prints (p, q) = (2, 1), an
+  erratum: the literal form is <= 0);
+* §6.5 cosine class separation R² in O(N·d) through class means of unit-normalised rows;
+* §6.6 class- and bias-selectivity indices (CSI/BSI), ε = 1e-7;
+* §6.8 BC loss share Σ_BC ℓ / Σ ℓ (LLR's "BC loss ratio") and §5 item 8 BA/BC mean-loss ratio;
+* §6.3 κ-prunability as the *mean* of retention ratios over κ ∈ {0, 0.1, …, 0.9} (LLR says "sum", an erratum),
+  with per-layer neuron pruning masks and per-matrix magnitude pruning masks;
+* group and worst-group accuracy.
+"""
+import math
+from typing import List, Union
+
+import numpy as np
+
+from dynamics.numerics import (as_finite_array, require_array_in_range, require_choice, require_finite_result,
+                               require_in_range, require_integer, require_positive)
+from ._checks import bool_mask, fraction, int_labels, matrix, nonempty_vector, same_length
+
+PRUNE_FRACTIONS = tuple(round(0.1 * i, 1) for i in range(10))
+"""The pruning grid κ ∈ (0.0, 0.1, …, 0.9) of LLR §3.2 (spec API.3 ``PRUNING_KAPPAS``)."""
+
+CRITERIA = ("incoming_l2", "outgoing_l2", "in_out", "activation_out")
+_CEIL_SLACK = 1e-9  # ⌈κd − 1e-9⌉: 0.1·30 = 3.0000000000000004 keeps 3 entries, not 4
+
+
+def _along_last(name, z, axis):
+    arr = as_finite_array(name, z)
+    if arr.ndim == 0:
+        raise ValueError(f"{name} must be a vector or an array of vectors, got a scalar")
+    axis = require_integer("axis", axis, -arr.ndim, arr.ndim - 1)
+    arr = np.moveaxis(arr, axis, -1)
+    if arr.shape[-1] == 0:
+        raise ValueError(f"{name} must have at least one entry along axis {axis}, got shape {arr.shape}")
+    return arr
+
+
+def _scalar_if_0d(values):
+    return float(values) if np.ndim(values) == 0 else values
+
+
+def sparsity(z, axis=-1) -> Union[float, np.ndarray]:
+    """Sparsity 1 − ‖z‖₀/d of activation vectors, counting exact zeros (LLR §3.2; spec §6.1).
+
+    Parameters
+    ----------
+    z : array_like, shape (..., d) (d along ``axis``)
+        Activations, e.g. (n_samples, n_units) post-ReLU values.
+    axis : int
+        The axis holding the d entries of each vector.
+
+    Returns
+    -------
+    float or ndarray
+        One value per vector in [0, 1] (a float for a single vector).
+
+    Examples
+    --------
+    >>> sparsity([0, 0, 1, 2]), sparsity(np.zeros(3))
+    (0.5, 1.0)
+    """
+    arr = _along_last("z", z, axis)
+    return _scalar_if_0d(1.0 - np.count_nonzero(arr, axis=-1) / arr.shape[-1])
+
+
+def _sorted_powers(arr, q):
+    """|z|^q / max|z|^q per vector, sorted descending (scaled by the max so that no power overflows)."""
+    a = np.abs(arr)
+    top = a.max(axis=-1, keepdims=True)
+    scaled = np.divide(a, top, out=np.zeros_like(a), where=top > 0)
+    return -np.sort(-(scaled ** q), axis=-1), top[..., 0]
+
+
+def compressibility(z, q=2.0, keep_fraction=0.1, axis=-1) -> Union[float, np.ndarray]:
+    """(q, κ)-compressibility 1 − inf_{‖y‖₀ <= ⌈κd⌉} ‖z − y‖_q / ‖z‖_q (LLR §3.2 after Gribonval et al.; spec §6.2).
+
+    The infimum keeps the s = ⌈κd − 1e-9⌉ entries of largest |z_i|: the value is 1 − ‖tail‖_q/‖z‖_q. An
+    all-zero vector gives 1.0 (it is exactly representable).
+
+    Parameters
+    ----------
+    z : array_like, shape (..., d)
+        Activation vectors (``axis`` holds the d entries).
+    q : float
+        The norm exponent, q > 0 (LLR's example and the default: 2).
+    keep_fraction : float
+        κ ∈ [0, 1], the fraction of entries kept (LLR's κ; default 0.1).
+    axis : int
+        The axis holding the entries.
+
+    Returns
+    -------
+    float or ndarray
+        One value per vector, in [0, 1].
+
+    Examples
+    --------
+    >>> round(compressibility(np.ones(100), 2.0, 0.1), 10)  # 1 − sqrt(0.9)
+    0.0513167019
+    >>> compressibility([0.0, 3.0, 0.0, 0.0], 2.0, 0.25)
+    1.0
+    """
+    arr = _along_last("z", z, axis)
+    q = require_positive("q", q)
+    keep = fraction("keep_fraction", keep_fraction)
+    d = arr.shape[-1]
+    s = min(d, math.ceil(keep * d - _CEIL_SLACK))
+    powers, top = _sorted_powers(arr, q)
+    total = powers.sum(axis=-1)
+    tail = powers[..., s:].sum(axis=-1)
+    ratio = np.divide(tail, total, out=np.zeros_like(total), where=top > 0)
+    return _scalar_if_0d(1.0 - ratio ** (1.0 / q))
+
+
+def pq_index(w, p=1.0, q=2.0, axis=-1) -> Union[float, np.ndarray]:
+    """PQ-index I_{p,q}(w) = 1 − d^{1/q − 1/p} ‖w‖_p / ‖w‖_q, 0 < p < q (Diao et al., LLR Fig. 25; spec §6.4).
+
+    Larger means sparser; the range is [0, 1 − d^{1/q−1/p}]. LLR prints "p = 2, q = 1", which as written is
+    <= 0 (an erratum, see the claim ``spurious.pq_index_convention``): the intended instance is (1, 2).
+
+    Parameters
+    ----------
+    w : array_like, shape (..., d)
+        Vectors (``axis`` holds the d entries); an all-zero vector raises ValueError.
+    p, q : float
+        0 < p < q.
+    axis : int
+
+    Returns
+    -------
+    float or ndarray
+
+    Examples
+    --------
+    >>> pq_index(np.ones(16)), round(pq_index([0, 0, 0, 5.0]), 12)  # 1-sparse: 1 − d^{-1/2}
+    (0.0, 0.5)
+    """
+    arr = _along_last("w", w, axis)
+    p = require_positive("p", p)
+    q = require_in_range("q", q, p, np.inf, low_open=True, why="the PQ-index needs 0 < p < q")
+    d = arr.shape[-1]
+    a = np.abs(arr)
+    top = a.max(axis=-1)
+    if np.any(top == 0):
+        raise ValueError("w must not be an all-zero vector: the PQ-index is 0/0 there")
+    scaled = a / top[..., None]
+    norm_p = np.sum(scaled ** p, axis=-1) ** (1.0 / p)
+    norm_q = np.sum(scaled ** q, axis=-1) ** (1.0 / q)
+    value = 1.0 - d ** (1.0 / q - 1.0 / p) * norm_p / norm_q
+    value = np.where((value < 0) & (value > -1e-12), 0.0, value)  # round-off leaves -1e-16 on constant vectors
+    return _scalar_if_0d(value)
+
+
+def _classes(labels):
+    classes, inverse = np.unique(labels, return_inverse=True)
+    if classes.size < 2:
+        raise ValueError(f"labels must hold at least 2 classes, got only class {int(classes[0])}")
+    return classes, inverse
+
+
+def class_separation_r2(representations, labels, on_zero="raise") -> float:
+    """Cosine class separation R² = 1 − d̄_within / d̄_total (LLR §3.3 after Kornblith et al.; spec §6.5).
+
+    With unit-normalised rows u and class means ū_k (K classes present in ``labels``), exactly
+    d̄_within = (1/K) Σ_k (1 − ‖ū_k‖²) and d̄_total = 1 − ‖Σ_k ū_k‖²/K²: the O(N²) pair sums of the definition
+    (diagonal terms included, no centring) in O(N·d).
+
+    Parameters
+    ----------
+    representations : array_like, shape (n_samples, n_features)
+        Penultimate-layer representations.
+    labels : array_like of int, shape (n_samples,)
+        Class labels (at least 2 classes).
+    on_zero : {"raise", "drop"}
+        What to do with zero-norm rows (cosine undefined): raise ValueError, or drop them (ValueError if a class
+        is left empty).
+
+    Returns
+    -------
+    float
+        R² (1 for collinear within-class representations of distinct classes; about 0 for random labels).
+
+    Examples
+    --------
+    >>> x = [[1.0, 0.0], [2.0, 0.0], [0.0, 1.0], [0.0, 3.0]]
+    >>> class_separation_r2(x, [0, 0, 1, 1])
+    1.0
+    """
+    x = matrix("representations", representations)
+    y = int_labels("labels", labels)
+    same_length(representations=x, labels=y)
+    require_choice("on_zero", on_zero, ("raise", "drop"))
+    norms = np.linalg.norm(x, axis=1)
+    zero = norms == 0
+    if zero.any():
+        if on_zero == "raise":
+            raise ValueError(f"representations must have nonzero rows for cosine similarity, got a zero row at "
+                             f"entry {int(np.flatnonzero(zero)[0])} (pass on_zero='drop' to drop them)")
+        kept_classes = np.unique(y[~zero])
+        if kept_classes.size != np.unique(y).size:
+            raise ValueError("representations: dropping the zero rows leaves a class empty")
+        x, y, norms = x[~zero], y[~zero], norms[~zero]
+    classes, inverse = _classes(y)
+    u = x / norms[:, None]
+    counts = np.bincount(inverse, minlength=classes.size)
+    means = np.zeros((classes.size, u.shape[1]))
+    np.add.at(means, inverse, u)
+    means /= counts[:, None]
+    K = classes.size
+    within = np.mean(1.0 - np.sum(means * means, axis=1))
+    total = 1.0 - np.sum(means.sum(axis=0) ** 2) / K ** 2
+    if total <= 1e-15:
+        raise ValueError("representations: the total cosine dissimilarity is 0 (all rows point the same way), so "
+                         "R² is undefined")
+    return float(1.0 - within / total)
+
+
+def class_selectivity(activations, labels, eps=1e-7) -> np.ndarray:
+    """Per-unit class-selectivity index CSI = ρ_max (π_max − π_−max) / (π_max + π_−max + ε) (LLR §3.3; spec §6.6).
+
+    π_max is the largest class-conditional mean activation (ties: the smallest class), π_−max the mean of the
+    other classes' means, ρ_max the fraction of inputs of the argmax class on which the unit is > 0. The
+    bias-selectivity index BSI is the same call with the bias labels b. Meant for non-negative (post-ReLU)
+    activations, where CSI ∈ [0, 1].
+
+    Parameters
+    ----------
+    activations : array_like, shape (n_samples, n_units)
+    labels : array_like of int, shape (n_samples,)
+        Class (CSI) or bias (BSI) labels, at least 2 distinct values.
+    eps : float
+        ε > 0 (LLR does not give it; 1e-7).
+
+    Returns
+    -------
+    ndarray, shape (n_units,)
+
+    Examples
+    --------
+    >>> a = [[1.0, 1.0, 0.0], [2.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.0, 1.0, 0.0]]
+    >>> class_selectivity(a, [0, 0, 1, 1]).round(6)  # selective, equal means, dead
+    array([1., 0., 0.])
+    """
+    a = matrix("activations", activations)
+    y = int_labels("labels", labels)
+    same_length(activations=a, labels=y)
+    eps = require_positive("eps", eps)
+    classes, inverse = _classes(y)
+    K = classes.size
+    counts = np.bincount(inverse, minlength=K)
+    means = np.zeros((K, a.shape[1]))
+    np.add.at(means, inverse, a)
+    means /= counts[:, None]
+    top = np.argmax(means, axis=0)  # first maximum: ties go to the smallest class index
+    units = np.arange(a.shape[1])
+    pi_max = means[top, units]
+    pi_rest = (means.sum(axis=0) - pi_max) / (K - 1)
+    active = np.zeros((K, a.shape[1]))
+    np.add.at(active, inverse, (a > 0).astype(np.float64))
+    rho = active[top, units] / counts[top]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        csi = rho * (pi_max - pi_rest) / (pi_max + pi_rest + eps)
+    return require_finite_result(csi, "class_selectivity", "activations must be non-negative (post-ReLU)")
+
+
+def mean_class_selectivity(activations, labels, eps=1e-7) -> float:
+    """Mean CSI over units, LLR's network-level "core feature utilisation" (spec §6.6); BSI with bias labels.
+
+    Parameters
+    ----------
+    activations, labels, eps
+        As in :func:`class_selectivity`.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(mean_class_selectivity([[1.0, 1.0], [0.0, 1.0]], [0, 1]), 6)
+    0.5
+    """
+    return float(np.mean(class_selectivity(activations, labels, eps)))
+
+
+def _losses_and_mask(losses, is_bias_conflicting):
+    values = require_array_in_range("losses", losses, 0.0)
+    if values.ndim == 0 or values.shape[-1] == 0:
+        raise ValueError(f"losses must hold at least one value per row, got shape {values.shape}")
+    mask = bool_mask("is_bias_conflicting", is_bias_conflicting, values.shape)
+    return values, mask
+
+
+def bc_loss_share(losses, is_bias_conflicting) -> Union[float, np.ndarray]:
+    """BC loss share Σ_BC ℓ / Σ ℓ of a minibatch (LLR §6 "BC loss ratio", Fig. 12; spec §6.8).
+
+    Returns 0.0 when Σ_BC ℓ = 0, including when the total is 0 too (convention). For a model predicting by the
+    spurious rule the share is R/(1 + R) with R the Proposition 1 ratio.
+
+    Parameters
+    ----------
+    losses : array_like, shape (..., batch)
+        Per-sample losses >= 0; the last axis is one minibatch (rows of a 2-D array are minibatches).
+    is_bias_conflicting : array_like of bool, same shape
+        True for BC samples (y != b).
+
+    Returns
+    -------
+    float or ndarray
+        The share of each minibatch, in [0, 1].
+
+    Examples
+    --------
+    >>> bc_loss_share([1.0, 1.0, 1.0, 1.0], [True, False, False, False])
+    0.25
+    >>> bc_loss_share([[0.0, 0.0], [1.0, 3.0]], [[True, False], [False, True]]).tolist()
+    [0.0, 0.75]
+    """
+    values, mask = _losses_and_mask(losses, is_bias_conflicting)
+    bc = np.where(mask, values, 0.0).sum(axis=-1)
+    total = values.sum(axis=-1)
+    share = np.divide(bc, total, out=np.zeros_like(bc), where=bc > 0)
+    return _scalar_if_0d(share)
+
+
+def ba_bc_mean_loss_ratio(losses, is_bias_conflicting) -> float:
+    """Ratio of the mean BA loss to the mean BC loss, the uniform-margin diagnostic of LLR §6 (spec §5 item 8).
+
+    Parameters
+    ----------
+    losses : array_like, shape (n_samples,)
+        Per-sample losses >= 0.
+    is_bias_conflicting : array_like of bool, shape (n_samples,)
+        Both groups must be non-empty, and the mean BC loss > 0.
+
+    Returns
+    -------
+    float
+        mean_BA ℓ / mean_BC ℓ.
+
+    Examples
+    --------
+    >>> ba_bc_mean_loss_ratio([0.01, 0.03, 2.0], [False, False, True])
+    0.01
+    """
+    values, mask = _losses_and_mask(losses, is_bias_conflicting)
+    if values.ndim != 1:
+        raise ValueError(f"losses must be 1-dimensional, got shape {values.shape}")
+    if mask.all() or not mask.any():
+        raise ValueError(f"is_bias_conflicting must mark at least one BC and one BA sample, got {int(mask.sum())} "
+                         f"of {mask.size}")
+    mean_bc = values[mask].mean()
+    if mean_bc == 0:
+        raise ValueError("losses: the mean BC loss is 0, so the BA/BC ratio is undefined")
+    return float(values[~mask].mean() / mean_bc)
+
+
+def retention_ratios(pruned_accuracies, full_accuracy, chance=None) -> np.ndarray:
+    """κ-retention ratios Acc(f^(κ)) / Acc(f) (LLR §3.2; spec §6.3), or chance-corrected [ext].
+
+    Parameters
+    ----------
+    pruned_accuracies : array_like, shape (n_fractions,)
+        Accuracies in [0, 1] of the pruned models, usually at :data:`PRUNE_FRACTIONS`.
+    full_accuracy : float
+        Accuracy of the unpruned model, in (0, 1].
+    chance : float, optional
+        [ext] With chance = c the ratios are (acc_κ − c)/(acc_full − c); needs acc_full > c.
+
+    Returns
+    -------
+    ndarray, shape (n_fractions,)
+
+    Examples
+    --------
+    >>> retention_ratios([0.8, 0.6, 0.5], 0.8).tolist()
+    [1.0, 0.75, 0.625]
+    >>> retention_ratios([0.8, 0.6, 0.5], 0.8, chance=0.5).round(4).tolist()
+    [1.0, 0.3333, 0.0]
+    """
+    acc = nonempty_vector("pruned_accuracies", pruned_accuracies)
+    require_array_in_range("pruned_accuracies", acc, 0.0, 1.0)
+    full = require_in_range("full_accuracy", full_accuracy, 0.0, 1.0, low_open=True)
+    if chance is None:
+        return acc / full
+    c = require_in_range("chance", chance, 0.0, 1.0, high_open=True)
+    if full <= c:
+        raise ValueError(f"full_accuracy must exceed chance for the chance-corrected ratio, got {full:g} <= {c:g}")
+    return (acc - c) / (full - c)
+
+
+def prunability(pruned_accuracies, full_accuracy, chance=None) -> float:
+    """κ-prunability: the mean of the retention ratios over the κ grid (LLR §3.2 and Table 1; spec §6.3).
+
+    LLR calls it "the sum of these retention ratios over a range of κ (from 0 to 0.9)", but its Table 1 values
+    (0.195 to 1.029) are impossible for a sum over 10 values whose κ = 0 term is 1: it is the mean (erratum
+    ``spurious.prunability_is_mean``). It can exceed 1.
+
+    Parameters
+    ----------
+    pruned_accuracies, full_accuracy, chance
+        As in :func:`retention_ratios`.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(prunability([0.9] * 5 + [0.45] * 5, 0.9), 6)
+    0.75
+    """
+    return float(np.mean(retention_ratios(pruned_accuracies, full_accuracy, chance)))
+
+
+def _weight_list(weights):
+    if isinstance(weights, np.ndarray) or not isinstance(weights, (list, tuple)):
+        raise TypeError("weights must be a list of 2-D weight matrices in torch layout (out, in)")
+    if len(weights) < 1:
+        raise ValueError("weights must hold at least one matrix")
+    mats = [matrix(f"weights[{i}]", w) for i, w in enumerate(weights)]
+    for i in range(len(mats) - 1):
+        if mats[i + 1].shape[1] != mats[i].shape[0]:
+            raise ValueError(f"weights[{i + 1}] must have {mats[i].shape[0]} columns (the width of layer {i}), "
+                             f"got shape {mats[i + 1].shape}")
+    return mats
+
+
+def _n_pruned(prune_fraction, size):
+    return int(math.floor(prune_fraction * size + 0.5))
+
+
+def _keep_mask_smallest(scores, n_prune):
+    order = np.argsort(scores, kind="stable")  # ties: lowest index pruned first
+    keep = np.ones(scores.shape[0], dtype=bool)
+    keep[order[:n_prune]] = False
+    return keep
+
+
+def neuron_pruning_masks(weights, prune_fraction, criterion="incoming_l2", activations=None) -> List[np.ndarray]:
+    """Structured pruning: keep-masks of the hidden units of each layer (LLR §3.2; spec §6.3, API.3).
+
+    Hidden layer l is the output of matrix l (every matrix but the last). Exactly ⌊κ·width + 0.5⌋ units of each
+    hidden layer are pruned, those with the smallest criterion; ties are pruned lowest index first.
+
+    Parameters
+    ----------
+    weights : list of array_like
+        Weight matrices in torch layout (out, in), chained (weights[l+1] has weights[l].shape[0] columns).
+    prune_fraction : float
+        κ ∈ [0, 1], the fraction of units pruned in every hidden layer.
+    criterion : {"incoming_l2", "outgoing_l2", "in_out", "activation_out"}
+        Row norm of W_l; column norm of W_{l+1}; their product; mean activation × outgoing norm.
+    activations : list of array_like, optional
+        For "activation_out": one (n_samples, width_l) array per hidden layer.
+
+    Returns
+    -------
+    list of ndarray of bool
+        One keep-mask of shape (width_l,) per hidden layer.
+
+    Examples
+    --------
+    >>> W1 = np.array([[1.0, 0.0], [0.1, 0.0], [3.0, 0.0], [0.1, 0.0]])
+    >>> W2 = np.ones((1, 4))
+    >>> neuron_pruning_masks([W1, W2], 0.5)[0].tolist()
+    [True, False, True, False]
+    """
+    mats = _weight_list(weights)
+    if len(mats) < 2:
+        raise ValueError("weights must hold at least 2 matrices (a hidden layer) for neuron pruning")
+    kappa = fraction("prune_fraction", prune_fraction)
+    require_choice("criterion", criterion, CRITERIA)
+    if criterion == "activation_out":
+        if activations is None or not isinstance(activations, (list, tuple)) or len(activations) != len(mats) - 1:
+            raise ValueError(f"activations must be a list of {len(mats) - 1} arrays (one per hidden layer) for "
+                             f"criterion 'activation_out'")
+    masks = []
+    for layer in range(len(mats) - 1):
+        incoming = np.linalg.norm(mats[layer], axis=1)
+        outgoing = np.linalg.norm(mats[layer + 1], axis=0)
+        if criterion == "incoming_l2":
+            score = incoming
+        elif criterion == "outgoing_l2":
+            score = outgoing
+        elif criterion == "in_out":
+            score = incoming * outgoing
+        else:
+            act = matrix(f"activations[{layer}]", activations[layer])
+            if act.shape[1] != incoming.shape[0]:
+                raise ValueError(f"activations[{layer}] must have {incoming.shape[0]} columns, got shape {act.shape}")
+            score = act.mean(axis=0) * outgoing
+        masks.append(_keep_mask_smallest(score, _n_pruned(kappa, score.shape[0])))
+    return masks
+
+
+def magnitude_pruning_masks(weights, prune_fraction) -> List[np.ndarray]:
+    """Unstructured magnitude pruning: per matrix, prune the ⌊κ·size + 0.5⌋ entries of smallest |w| (LLR Fig. 21;
+    spec §6.3).
+
+    Parameters
+    ----------
+    weights : list of array_like
+        Weight matrices (out, in).
+    prune_fraction : float
+        κ ∈ [0, 1].
+
+    Returns
+    -------
+    list of ndarray of bool
+        Keep-masks shaped like the matrices (ties pruned lowest flat index first).
+
+    Examples
+    --------
+    >>> magnitude_pruning_masks([np.array([[0.5, -2.0], [0.1, 1.0]])], 0.5)[0].tolist()
+    [[False, True], [False, True]]
+    """
+    mats = _weight_list(weights)
+    kappa = fraction("prune_fraction", prune_fraction)
+    return [_keep_mask_smallest(np.abs(w).ravel(), _n_pruned(kappa, w.size)).reshape(w.shape) for w in mats]
+
+
+def group_accuracies(predictions, labels, groups, n_groups) -> np.ndarray:
+    """Accuracy within each group g = (y, a) (TH8 §8.1; spec API.3).
+
+    Parameters
+    ----------
+    predictions, labels : array_like of int, shape (n_samples,)
+        Predicted and true classes.
+    groups : array_like of int, shape (n_samples,)
+        Group index in [0, n_groups) (e.g. :func:`group_index`).
+    n_groups : int
+        Number of groups; every group must have samples.
+
+    Returns
+    -------
+    ndarray, shape (n_groups,)
+
+    Examples
+    --------
+    >>> group_accuracies([1, 0, 1, 1], [1, 1, 1, 0], [0, 0, 1, 1], 2).tolist()
+    [0.5, 0.5]
+    """
+    n_groups = require_integer("n_groups", n_groups, 1)
+    pred = int_labels("predictions", predictions)
+    y = int_labels("labels", labels)
+    g = int_labels("groups", groups, n_classes=n_groups)
+    same_length(predictions=pred, labels=y, groups=g)
+    counts = np.bincount(g, minlength=n_groups)
+    if np.any(counts == 0):
+        raise ValueError(f"groups must give every group at least one sample, got no sample in group "
+                         f"{int(np.flatnonzero(counts == 0)[0])}")
+    return np.bincount(g, weights=(pred == y).astype(np.float64), minlength=n_groups) / counts
+
+
+def worst_group_accuracy(predictions, labels, groups, n_groups) -> float:
+    """Worst-group accuracy min_g Acc_g (TH8 §8.1; spec §0).
+
+    Parameters
+    ----------
+    predictions, labels, groups, n_groups
+        As in :func:`group_accuracies`.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> worst_group_accuracy([1, 0, 1, 1], [1, 0, 1, 0], [0, 0, 1, 1], 2)
+    0.5
+    """
+    return float(group_accuracies(predictions, labels, groups, n_groups).min())

@@ -1,0 +1,378 @@
+"""Proposition 1 of Barsbey et al. (``002_ec22b3cfca16aca5.txt`` §6, Eq. 1, proof in supp. D.1): under logit
+scaling by k, bias-conflicting (BC) samples dominate the cross-entropy loss of a model that predicts by the
+spurious rule.
+
+With binary cross-entropy and logit margin m = f[y] − f[y'] the per-sample loss is softplus(−k m), so exactly
+(spec/spurious.md §3.2)
+
+    R(k) = Σ_{j ∈ BC} softplus(k β_j) / Σ_{i ∈ BA} softplus(−k α_i),
+
+with α_i > 0 the bias-aligned (BA) margins and β_j > 0 the BC mispredictions. This module evaluates R(k) in
+log space (finite for k·max(α, β) far beyond the float64 range of e^{kα}), its two-sided bound for every k > 0
+(§3.2(a), [derived]), its Θ(k e^{α_min k}) asymptote for heterogeneous margins (§3.2(c)) and the multi-class
+softmax version (§3.2(d)). LLR states the result as O(k e^{αk}); the bound shows it is a Θ.
+"""
+import math
+from typing import NamedTuple, Union
+
+import numpy as np
+from scipy.special import logsumexp
+
+from dynamics.numerics import as_finite_array, require_bool, require_finite_result, require_positive
+from ._checks import int_labels, logit_scale_array, matrix, positive_margins, same_length
+
+# Below this e^{-v}, log(log1p(e^{-v})) is evaluated as -v + log1p(-x/2 + x²/3) (x = e^{-v}): the series of
+# log(log1p(x)/x), whose next term is O(x³) < 1e-24, so the result is exact to float64 and never underflows.
+_SERIES_BELOW = 1e-8
+_TIE_RTOL = 1e-12
+_MAX_LOG = math.log(np.finfo(np.float64).max)
+
+
+class Prop1Bounds(NamedTuple):
+    """Lower and upper bounds on the Proposition 1 ratio R(k) (or on log R(k)), each a float or an array over k."""
+
+    lower: Union[float, np.ndarray]
+    upper: Union[float, np.ndarray]
+
+
+class Prop1Asymptote(NamedTuple):
+    """R(k) ~ constant · k · e^{rate·k} as k → ∞: ``rate`` = α_min, ``constant`` = Σβ_j / m_min."""
+
+    rate: float
+    constant: float
+
+
+def _scalar_or_array(values, like):
+    return float(values) if np.ndim(like) == 0 else values
+
+
+def log_softplus_of_negative(v):
+    """log softplus(−v) = log log1p(e^{−v}) for v >= 0, without underflow (−v + log1p(−x/2 + x²/3) once
+    x = e^{−v} < 1e-8). Private: used by both propositions."""
+    v = np.asarray(v, dtype=np.float64)
+    x = np.exp(-v)
+    small = x < _SERIES_BELOW
+    with np.errstate(divide="ignore"):
+        direct = np.log(np.log1p(np.where(small, 1.0, x)))
+    series = -v + np.log1p(-0.5 * x + x * x / 3.0)
+    return np.where(small, series, direct)
+
+
+def _log_ratio_grid(k, alpha, beta):
+    """log R(k) for an array k (any shape) and margin vectors alpha, beta."""
+    kk = k.reshape(-1, 1)
+    log_bc = np.log(np.logaddexp(0.0, kk * beta))  # softplus(kβ) >= log 2: no underflow
+    log_ba = log_softplus_of_negative(kk * alpha)
+    return (logsumexp(log_bc, axis=1) - logsumexp(log_ba, axis=1)).reshape(k.shape)
+
+
+def _finite_exp(log_values, what):
+    if np.any(log_values > _MAX_LOG):
+        raise ValueError(f"{what} exceeds the float64 range at this logit_scale (log value "
+                         f"{float(np.max(log_values)):.6g} > {_MAX_LOG:.6g}): pass log=True")
+    return np.exp(log_values)
+
+
+def scaled_binary_ce(margin, logit_scale) -> Union[float, np.ndarray]:
+    """Binary cross-entropy of logits scaled by k, ℓ = softplus(−k m) (spec/spurious.md §3.2, LLR Eq. 1).
+
+    Parameters
+    ----------
+    margin : float or array_like
+        Logit margin m = f[y] − f[y'] (any sign; > 0 means correctly predicted).
+    logit_scale : float or array_like
+        The logit-scaling factor k > 0 of LLR (broadcast against ``margin``).
+
+    Returns
+    -------
+    float or ndarray
+        softplus(−k m) = log(1 + e^{−k m}), evaluated by ``np.logaddexp(0, −k m)``.
+
+    Examples
+    --------
+    >>> round(scaled_binary_ce(0.0, 3.0), 12)  # log 2
+    0.693147180560
+    >>> scaled_binary_ce([1.0, -1.0], 10.0).round(7).tolist()
+    [4.54e-05, 10.0000454]
+    """
+    m = as_finite_array("margin", margin)
+    k = logit_scale_array(logit_scale)
+    try:
+        km = k * m
+    except ValueError as exc:
+        raise ValueError(f"margin and logit_scale must broadcast, got shapes {m.shape} and {k.shape}") from exc
+    out = require_finite_result(np.logaddexp(0.0, -km), "scaled_binary_ce", "reduce logit_scale or |margin|")
+    return float(out) if out.ndim == 0 else out
+
+
+def prop1_loss_ratio(logit_scale, ba_margins, bc_margins, log=False) -> Union[float, np.ndarray]:
+    """The exact Proposition 1 loss ratio R(k) = Σ_BC softplus(kβ_j) / Σ_BA softplus(−kα_i) (LLR Eq. 1; spec §3.2).
+
+    Parameters
+    ----------
+    logit_scale : float or array_like
+        k > 0 (a scalar or an array of values; the result has its shape).
+    ba_margins : array_like, shape (n_ba,)
+        Margins α_i > 0 of the bias-aligned samples (correctly predicted). Shared margins: a constant array.
+    bc_margins : array_like, shape (n_bc,)
+        Margins β_j > 0 by which the bias-conflicting samples are mispredicted.
+    log : bool
+        Return log R(k), finite and accurate to rel 1e-12 for k·max(α, β) up to 1e4 and beyond.
+
+    Returns
+    -------
+    float or ndarray
+        R(k) or log R(k). Without ``log``, a ratio beyond the float64 range raises ValueError.
+
+    Examples
+    --------
+    >>> round(prop1_loss_ratio(5.0, np.ones(90), np.ones(10)), 7)
+    82.8403331
+    >>> round(prop1_loss_ratio(1e4, np.ones(90), np.ones(10), log=True), 6)  # R = 1e4·e^{1e4}/9
+    10007.013116
+    """
+    k = logit_scale_array(logit_scale)
+    alpha = positive_margins("ba_margins", ba_margins)
+    beta = positive_margins("bc_margins", bc_margins)
+    log = require_bool("log", log)
+    log_ratio = _log_ratio_grid(k, alpha, beta)
+    out = log_ratio if log else _finite_exp(log_ratio, "R(k)")
+    return _scalar_or_array(out, k)
+
+
+def prop1_bounds(logit_scale, ba_margins, bc_margins, log=False) -> Prop1Bounds:
+    """Two-sided bound on the Proposition 1 ratio for every k > 0 (spec §3.2(a), [derived]).
+
+    lower = k Σβ_j / Σ e^{−kα_i} and upper = Σ(kβ_j + e^{−kβ_j}) / Σ(e^{−kα_i} − e^{−2kα_i}/2), from
+    softplus(kβ) ∈ [kβ, kβ + e^{−kβ}] and softplus(−kα) ∈ [e^{−kα} − e^{−2kα}/2, e^{−kα}].
+
+    Parameters
+    ----------
+    logit_scale : float or array_like
+        k > 0.
+    ba_margins, bc_margins : array_like
+        α_i > 0 and β_j > 0, as in :func:`prop1_loss_ratio`.
+    log : bool
+        Return the logs of the bounds.
+
+    Returns
+    -------
+    Prop1Bounds
+        ``(lower, upper)``, floats or arrays shaped like ``logit_scale``.
+
+    Examples
+    --------
+    >>> b = prop1_bounds(1.0, np.ones(90), np.ones(10))
+    >>> r = prop1_loss_ratio(1.0, np.ones(90), np.ones(10))
+    >>> bool(b.lower <= r <= b.upper), round(r * math.exp(-1) * 9, 5), round(b.upper * math.exp(-1) * 9, 5)
+    (True, 1.54223, 1.6762)
+    """
+    k = logit_scale_array(logit_scale)
+    alpha = positive_margins("ba_margins", ba_margins)
+    beta = positive_margins("bc_margins", bc_margins)
+    log = require_bool("log", log)
+    kk = k.reshape(-1, 1)
+    ka = kk * alpha
+    log_sum_exp_neg = logsumexp(-ka, axis=1)
+    log_lower = np.log(kk[:, 0] * beta.sum()) - log_sum_exp_neg
+    numerator = np.log(np.sum(kk * beta + np.exp(-kk * beta), axis=1))
+    # e^{-kα} − e^{-2kα}/2 = e^{-kα}(1 − e^{-kα}/2), summed in log space
+    log_denominator = logsumexp(-ka + np.log1p(-0.5 * np.exp(-ka)), axis=1)
+    log_upper = numerator - log_denominator
+    log_lower, log_upper = log_lower.reshape(k.shape), log_upper.reshape(k.shape)
+    if log:
+        return Prop1Bounds(_scalar_or_array(log_lower, k), _scalar_or_array(log_upper, k))
+    return Prop1Bounds(_scalar_or_array(_finite_exp(log_lower, "the lower bound"), k),
+                       _scalar_or_array(_finite_exp(log_upper, "the upper bound"), k))
+
+
+def _min_and_multiplicity(values):
+    low = float(values.min())
+    ties = np.abs(values - low) <= _TIE_RTOL * abs(low)
+    return low, int(np.count_nonzero(ties))
+
+
+def prop1_asymptote(ba_margins, bc_margins) -> Prop1Asymptote:
+    """The k → ∞ limit of Proposition 1 for heterogeneous margins (spec §3.2(c), [derived]).
+
+    R(k) ~ constant · k · e^{rate·k} with rate = α_min = min α_i and constant = Σ_j β_j / m_min, where m_min
+    counts the BA margins equal to α_min (ties within rtol 1e-12). For shared margins this is n_bc β / n_ba.
+
+    Parameters
+    ----------
+    ba_margins, bc_margins : array_like
+        α_i > 0 and β_j > 0.
+
+    Returns
+    -------
+    Prop1Asymptote
+        ``(rate, constant)``.
+
+    Examples
+    --------
+    >>> prop1_asymptote([0.5, 1.0, 2.0], [0.3, 1.5])
+    Prop1Asymptote(rate=0.5, constant=1.8)
+    """
+    alpha = positive_margins("ba_margins", ba_margins)
+    beta = positive_margins("bc_margins", bc_margins)
+    rate, multiplicity = _min_and_multiplicity(alpha)
+    return Prop1Asymptote(rate, float(beta.sum()) / multiplicity)
+
+
+def _logits_and_labels(logits, labels, name="labels"):
+    f = matrix("logits", logits)
+    if f.shape[1] < 2:
+        raise ValueError(f"logits must have at least 2 classes (columns), got shape {f.shape}")
+    y = int_labels(name, labels, n_classes=f.shape[1])
+    same_length(logits=f, **{name: y})
+    return f, y
+
+
+def _log_softmax_ce(k, f, y):
+    """log of the per-sample cross-entropy of k·f, stable for losses from e^{-1e4} to 1e4: with
+    d_j = k(f_j − f_y), j ≠ y, and M = max_j d_j, a mispredicted sample (M > 0) has ℓ = M + log(e^{−M} + Σe^{d_j−M})
+    and a correct one ℓ = log1p(S), S = Σ e^{d_j}, taken through log S (series below S = 1e-8)."""
+    n = f.shape[0]
+    d = k * (f - f[np.arange(n), y][:, None])
+    d[np.arange(n), y] = -np.inf
+    require_finite_result(np.where(np.isinf(d), 0.0, d), "k·(logit differences)", "reduce logit_scale")
+    top = d.max(axis=1)
+    log_sum = np.log(np.sum(np.exp(d - top[:, None]), axis=1))
+    wrong = top > 0
+    with np.errstate(over="ignore"):
+        loss_wrong = top + np.log(np.exp(-top) + np.exp(log_sum))
+    log_s = top + log_sum
+    with np.errstate(over="ignore"):
+        s = np.exp(log_s)  # inf only on mispredicted rows, which take the other branch
+    small = s < _SERIES_BELOW
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        log_loss_right = np.where(small, log_s + np.log1p(-0.5 * s + s * s / 3.0),
+                                  np.log(np.log1p(np.where(small, 1.0, s))))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(wrong, np.log(np.where(wrong, loss_wrong, 1.0)), log_loss_right)
+
+
+def softmax_ce(logits, labels, logit_scale=1.0) -> np.ndarray:
+    """Per-sample softmax cross-entropy of k·logits (spec §3.2(d)), computed stably from the logit differences.
+
+    Parameters
+    ----------
+    logits : array_like, shape (n_samples, n_classes)
+        Logits f, n_classes >= 2.
+    labels : array_like of int, shape (n_samples,)
+        Classes in [0, n_classes).
+    logit_scale : float
+        k > 0.
+
+    Returns
+    -------
+    ndarray, shape (n_samples,)
+        −log softmax(k f)[y], accurate to rel 1e-15 also for losses far below 1e-16 (no 1 − p cancellation).
+
+    Examples
+    --------
+    >>> softmax_ce([[2.0, 0.0], [0.0, 2.0]], [0, 0]).round(6)
+    array([0.126928, 2.126928])
+    >>> float(softmax_ce([[40.0, 0.0]], [0], logit_scale=1.0)[0])  # e^{-40}, not 0
+    4.248354255291589e-18
+    """
+    f, y = _logits_and_labels(logits, labels)
+    k = require_positive("logit_scale", logit_scale)
+    return np.exp(_log_softmax_ce(k, f, y))
+
+
+def _spurious_rule_split(f, y, b):
+    """BA / BC masks, after checking that the model predicts by the spurious rule (argmax f = b, strictly)."""
+    n = f.shape[0]
+    top = f[np.arange(n), b]
+    others = f.copy()
+    others[np.arange(n), b] = -np.inf
+    violating = np.flatnonzero(others.max(axis=1) >= top)
+    if violating.size:
+        i = int(violating[0])
+        raise ValueError(f"bias_labels must be the strict argmax of the logits on every sample (Proposition 1 "
+                         f"assumes the spurious decision rule), got argmax {int(np.argmax(f[i]))} != bias label "
+                         f"{int(b[i])} at sample {i}")
+    ba = y == b
+    if not ba.any() or ba.all():
+        raise ValueError(f"labels and bias_labels must give at least one bias-aligned (y = b) and one "
+                         f"bias-conflicting (y != b) sample, got {int(ba.sum())} aligned of {n}")
+    return ba, ~ba
+
+
+def prop1_loss_ratio_from_logits(logit_scale, logits, labels, bias_labels, log=False) -> Union[float, np.ndarray]:
+    """Multi-class Proposition 1 ratio Σ_BC CE(k f) / Σ_BA CE(k f) from logits (spec §3.2(d), API.1).
+
+    BA samples have y = b, BC samples y ≠ b. The model must predict by the spurious rule: argmax f = b on
+    every sample (the proposition's hypothesis); otherwise ValueError.
+
+    Parameters
+    ----------
+    logit_scale : float or array_like
+        k > 0.
+    logits : array_like, shape (n_samples, n_classes)
+    labels, bias_labels : array_like of int, shape (n_samples,)
+        True classes y and bias labels b in [0, n_classes).
+    log : bool
+        Return log R(k).
+
+    Returns
+    -------
+    float or ndarray
+        R(k) or log R(k), shaped like ``logit_scale``.
+
+    Examples
+    --------
+    >>> logits = [[2, 0, -1], [0, 1.5, 0.5], [-1, 0, 1], [1, 0, 0], [0, 0, 2]]
+    >>> y, b = [0, 1, 2, 1, 0], [0, 1, 2, 0, 2]
+    >>> round(prop1_loss_ratio_from_logits(5.0, logits, y, b), 5)
+    1067.00066
+    """
+    k = logit_scale_array(logit_scale)
+    f, y = _logits_and_labels(logits, labels)
+    _, b = _logits_and_labels(f, bias_labels, "bias_labels")
+    log = require_bool("log", log)
+    ba, bc = _spurious_rule_split(f, y, b)
+    flat = k.reshape(-1)
+    out = np.empty(flat.shape)
+    for i, kk in enumerate(flat):
+        log_loss = _log_softmax_ce(float(kk), f, y)
+        out[i] = logsumexp(log_loss[bc]) - logsumexp(log_loss[ba])
+    out = out.reshape(k.shape)
+    if not log:
+        out = _finite_exp(out, "R(k)")
+    return _scalar_or_array(out, k)
+
+
+def prop1_asymptote_from_logits(logits, labels, bias_labels) -> Prop1Asymptote:
+    """The k → ∞ limit of the multi-class Proposition 1 ratio (spec §3.2(d), [derived]).
+
+    rate = α_min, the smallest gap f_y − f_j over BA samples and wrong classes j; constant =
+    Σ_BC (max_l f_l − f_y) / m_min, with m_min the number of (sample, class) pairs attaining α_min (rtol 1e-12).
+
+    Parameters
+    ----------
+    logits : array_like, shape (n_samples, n_classes)
+    labels, bias_labels : array_like of int, shape (n_samples,)
+
+    Returns
+    -------
+    Prop1Asymptote
+        ``(rate, constant)``: R(k) ~ constant · k · e^{rate·k}.
+
+    Examples
+    --------
+    >>> logits = [[2, 0, -1], [0, 1.5, 0.5], [-1, 0, 1], [1, 0, 0], [0, 0, 2]]
+    >>> prop1_asymptote_from_logits(logits, [0, 1, 2, 1, 0], [0, 1, 2, 0, 2])
+    Prop1Asymptote(rate=1.0, constant=1.5)
+    """
+    f, y = _logits_and_labels(logits, labels)
+    _, b = _logits_and_labels(f, bias_labels, "bias_labels")
+    ba, bc = _spurious_rule_split(f, y, b)
+    fb = f[ba]
+    gaps = fb[np.arange(fb.shape[0]), y[ba]][:, None] - fb
+    gaps[np.arange(fb.shape[0]), y[ba]] = np.inf
+    rate, multiplicity = _min_and_multiplicity(gaps[np.isfinite(gaps)])
+    fc = f[bc]
+    beta = fc.max(axis=1) - fc[np.arange(fc.shape[0]), y[bc]]
+    return Prop1Asymptote(rate, float(beta.sum()) / multiplicity)

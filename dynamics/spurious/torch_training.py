@@ -1,0 +1,713 @@
+"""Torch simulations of the spurious-correlation theory (spec/spurious.md API.7), used by the cross-checks in
+``verify/crosscheck/spurious.py`` and by the figures. Optional: :mod:`dynamics.spurious` does not import it.
+
+* :func:`gradient_identity` (X1): per-sample autograd gradient norms of CE(k·f) and of the margin m for a
+  float64 MLP 10→32→32→2, whole parameter vector and per block (LLR Prop. 2, Eqs. 10–11; spec §4.3).
+* :func:`spurious_rule_logits` (X2): the logits of a float64 parity network early in training, on a subset of
+  training samples that it predicts by the spurious rule, with torch's cross-entropy sums at several k.
+* :func:`train_parity_mlp` / :func:`parity_lr_sweep` (X3; LLR Fig. 3, Table 1 parity row, Fig. 12; spec §9.1):
+  the parity task, FCN 20→200→200→2 (ReLU, no bias, PyTorch-default uniform init), plain SGD, batch 100,
+  trained to 100% training accuracy (cap 800 epochs), float32; every run records the metrics of spec API.7.
+  All seeds of one learning rate train as one batched model (stacked weights, ``bmm``, manual backpropagation),
+  each member leaving the stack at its own stopping epoch: on CUDA this fills the GPU, on CPU it saves the
+  per-step overhead.
+* :func:`replay_balancing_toy` (X4; TH8 §8.4): torch ``SGD(momentum, weight_decay)`` in float64 on the linear
+  toy, replaying the index orders and initialisation of :func:`dynamics.spurious.train_balancing_toy`.
+
+Every function takes ``device`` explicitly and returns named results. Runs on CPU use one torch thread
+(restored afterwards): the tensors are small and thread hand-offs cost more than the arithmetic.
+"""
+import math
+from contextlib import contextmanager
+from typing import NamedTuple, Tuple
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from dynamics.numerics import (require_choice, require_in_range, require_integer, require_positive, rng_from)
+from . import _metrics as metrics
+from ._data import TOY_GAMMAS, SpuriousData, make_parity_task, toy_feature_scales
+from ._toy_training import METHODS, N_GROUPS, ToyRun
+
+__all__ = ["GradientIdentity", "NetworkLogits", "ParityRun", "ParitySweep", "TorchToyRun", "gradient_identity",
+           "parity_lr_sweep", "replay_balancing_toy", "spurious_rule_logits", "train_parity_mlp"]
+
+PARITY_METRICS = ("unbiased_accuracy", "ba_accuracy", "bc_accuracy", "activation_sparsity",
+                  "activation_compressibility", "activation_pq_index", "class_separation", "class_selectivity",
+                  "bias_selectivity", "max_bc_loss_share", "mean_logit_gap", "epochs_to_fit", "node_prunability",
+                  "magnitude_prunability", "node_prunability_chance", "magnitude_prunability_chance")
+
+
+def _device(device):
+    if not isinstance(device, (str, torch.device)):
+        raise TypeError(f"device must be a string or a torch.device, got {device!r}")
+    return torch.device(device)
+
+
+@contextmanager
+def _threads_for(device):
+    """The resolved device, with one torch intra-op thread on CPU (restored afterwards)."""
+    device = _device(device)
+    previous = torch.get_num_threads()
+    if device.type == "cpu":
+        torch.set_num_threads(1)
+    try:
+        yield device
+    finally:
+        torch.set_num_threads(previous)
+
+
+def _uniform_init(rng, shape, dtype, device):
+    """PyTorch's default Linear weight init U(±1/√fan_in), drawn in numpy so that CPU and CUDA runs agree."""
+    bound = 1.0 / math.sqrt(shape[-1])
+    return torch.as_tensor(rng.uniform(-bound, bound, size=shape), dtype=dtype, device=device)
+
+
+# ---------------------------------------------------------------------------------------------------- X1
+class GradientIdentity(NamedTuple):
+    """Per-sample autograd norms for the gradient identity ‖∇ℓ‖ = kσ(−km)‖∇m‖ (spec §4.3).
+
+    Attributes
+    ----------
+    logit_scales : ndarray, shape (n_scales,)
+    margins : ndarray, shape (n_samples,)
+        m = f[y] − f[1 − y].
+    loss_grad_norms : ndarray, shape (n_scales, n_samples, 3)
+        ‖∇_θ CE(k f(x_i), y_i)‖ for θ = all parameters, the first layer, the remaining layers.
+    margin_grad_norms : ndarray, shape (n_samples, 3)
+        ‖∇_θ m_i‖ for the same blocks.
+    """
+
+    logit_scales: np.ndarray
+    margins: np.ndarray
+    loss_grad_norms: np.ndarray
+    margin_grad_norms: np.ndarray
+
+
+def gradient_identity(logit_scales=(0.5, 1.0, 5.0, 20.0), *, n_samples=16, seed=None, device="cpu") \
+        -> GradientIdentity:
+    """Autograd gradient norms of CE(k·f) and of the margin for a random float64 MLP 10→32→32→2 (spec X1).
+
+    Parameters
+    ----------
+    logit_scales : sequence of float
+        Values of k > 0.
+    n_samples : int
+        Random inputs N(0, I₁₀) with random labels.
+    seed : None, int or numpy.random.Generator
+    device : str or torch.device
+
+    Returns
+    -------
+    GradientIdentity
+
+    Examples
+    --------
+    >>> from dynamics.spurious import scaled_ce_grad_norm
+    >>> g = gradient_identity((1.0, 20.0), n_samples=4, seed=0, device="cpu")
+    >>> predicted = scaled_ce_grad_norm(g.logit_scales[:, None, None], g.margins[None, :, None], g.margin_grad_norms)
+    >>> bool(np.allclose(g.loss_grad_norms, predicted, rtol=1e-10))
+    True
+    """
+    scales = np.array([require_positive("logit_scales", k) for k in logit_scales])
+    n_samples = require_integer("n_samples", n_samples, 1)
+    rng = rng_from(seed)
+    with _threads_for(device) as dev:
+        torch.manual_seed(int(rng.integers(2**31)))
+        net = torch.nn.Sequential(torch.nn.Linear(10, 32), torch.nn.ReLU(), torch.nn.Linear(32, 32),
+                                  torch.nn.ReLU(), torch.nn.Linear(32, 2)).to(dtype=torch.float64, device=dev)
+        params = list(net.parameters())
+        first = params[:2]
+        x = torch.as_tensor(rng.standard_normal((n_samples, 10)), dtype=torch.float64, device=dev)
+        y = torch.as_tensor(rng.integers(0, 2, n_samples), device=dev)
+
+        def norms(scalar):
+            grads = torch.autograd.grad(scalar, params)
+            squares = [float((g ** 2).sum()) for g in grads]
+            head = sum(squares[:len(first)])
+            return math.sqrt(sum(squares)), math.sqrt(head), math.sqrt(sum(squares[len(first):]))
+
+        margins = np.empty(n_samples)
+        margin_norms = np.empty((n_samples, 3))
+        loss_norms = np.empty((scales.size, n_samples, 3))
+        for i in range(n_samples):
+            f = net(x[i:i + 1])[0]
+            m = f[y[i]] - f[1 - y[i]]
+            margins[i] = m.detach().item()
+            margin_norms[i] = norms(m)
+            for j, k in enumerate(scales):
+                loss = F.cross_entropy(k * net(x[i:i + 1]), y[i:i + 1])
+                loss_norms[j, i] = norms(loss)
+    return GradientIdentity(scales, margins, loss_norms, margin_norms)
+
+
+# ---------------------------------------------------------------------------------------------------- parity MLP
+class _ParityData(NamedTuple):
+    x_train: torch.Tensor  # (S, n, dim)
+    y_train: torch.Tensor  # (S, n)
+    b_train: torch.Tensor
+    x_test: torch.Tensor
+    y_test: torch.Tensor
+    b_test: torch.Tensor
+    test_subset: np.ndarray  # (S, n_activation_inputs) indices
+
+
+def _parity_seeds(seed):
+    """Independent streams of one run: train data, test data, initialisation, shuffling, metric subset."""
+    return [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(5)]
+
+
+def _forward(weights, x):
+    """Batched MLP without biases: weights[l] has shape (S, out, in), x (S, B, in). Returns (logits, hiddens)."""
+    hiddens = []
+    h = x
+    for W in weights[:-1]:
+        h = torch.relu(torch.bmm(h, W.transpose(1, 2)))
+        hiddens.append(h)
+    return torch.bmm(h, weights[-1].transpose(1, 2)), hiddens
+
+
+class ParityRun(NamedTuple):
+    """What one parity run records (spec API.7 X3), at the end of the first epoch with 100% training accuracy.
+
+    Accuracies are on the unbiased test set (ρ = 0.5), BA (y = b) and BC (y != b) groups; the activation
+    statistics are means over 1000 random test inputs of the penultimate (post-ReLU) layer (the PQ-index over the
+    inputs whose activation vector is not all zero); class separation R², CSI (class labels) and BSI (bias labels)
+    use the full test set; ``max_bc_loss_share`` is the largest per-minibatch BC loss share over training (before
+    each step); ``mean_logit_gap`` the mean |z₁ − z₀| on the training set at the stop (the logit scale reached);
+    prunabilities are means of the retention ratios over the κ grid for per-layer neuron pruning ("incoming_l2")
+    and per-matrix magnitude pruning, as ratios and chance-corrected (chance 0.5) [ext]; the chance-corrected values are NaN when the
+    full accuracy is at or below chance, and the PQ-index is NaN if every activation vector is zero.
+    ``bc_share_history`` has shape (epochs_to_fit, n_batches_per_epoch).
+    """
+
+    learning_rate: float
+    seed: int
+    fitted: bool
+    epochs_to_fit: int
+    unbiased_accuracy: float
+    ba_accuracy: float
+    bc_accuracy: float
+    activation_sparsity: float
+    activation_compressibility: float
+    activation_pq_index: float
+    class_separation: float
+    class_selectivity: float
+    bias_selectivity: float
+    max_bc_loss_share: float
+    mean_logit_gap: float
+    node_prunability: float
+    magnitude_prunability: float
+    node_prunability_chance: float
+    magnitude_prunability_chance: float
+    bc_share_history: np.ndarray
+
+
+class ParitySweep(NamedTuple):
+    """Parity runs over a learning-rate grid × seeds (spec X3). ``runs[i][j]`` is learning rate i, seed j."""
+
+    learning_rates: Tuple[float, ...]
+    seeds: Tuple[int, ...]
+    runs: Tuple[Tuple[ParityRun, ...], ...]
+
+    def metric(self, name) -> np.ndarray:
+        """The named :class:`ParityRun` field as an array of shape (n_learning_rates, n_seeds)."""
+        require_choice("name", name, PARITY_METRICS)
+        return np.array([[getattr(run, name) for run in row] for row in self.runs], dtype=np.float64)
+
+
+def _load_parity(seeds, n_train, n_test, n_core, n_spurious, n_noise, bc_rate, n_activation_inputs, dtype, dev):
+    xs, ys, bs, xt, yt, bt, subsets = [], [], [], [], [], [], []
+    for seed in seeds:
+        r_train, r_test, _, _, r_subset = _parity_seeds(seed)
+        train = make_parity_task(n_train, n_core, n_spurious, n_noise, bc_rate, seed=r_train)
+        test = make_parity_task(n_test, n_core, n_spurious, n_noise, 0.5, seed=r_test)
+        xs.append(train.x), ys.append(train.y), bs.append(train.b)
+        xt.append(test.x), yt.append(test.y), bt.append(test.b)
+        subsets.append(r_subset.choice(n_test, size=min(n_activation_inputs, n_test), replace=False))
+    as_t = lambda a, dt: torch.as_tensor(np.array(a), dtype=dt, device=dev)
+    return _ParityData(as_t(xs, dtype), as_t(ys, torch.long), as_t(bs, torch.long), as_t(xt, dtype),
+                       as_t(yt, torch.long), as_t(bt, torch.long), np.array(subsets))
+
+
+def _accuracy(logits, labels):
+    return (logits.argmax(dim=-1) == labels).to(torch.float64).mean(dim=-1)
+
+
+def _parity_metrics(weights, data, member, lr, seed, fitted, epochs, shares):
+    """Every recorded quantity of one member (index ``member`` of the stacked weights)."""
+    Ws = [W[member:member + 1] for W in weights]
+    with torch.no_grad():
+        logits, hiddens = _forward(Ws, data.x_test[member:member + 1])
+        train_logits, _ = _forward(Ws, data.x_train[member:member + 1])
+    logits, train_logits = logits[0], train_logits[0]
+    y = data.y_test[member].cpu().numpy()
+    b = data.b_test[member].cpu().numpy()
+    pred = logits.argmax(dim=-1).cpu().numpy()
+    correct = pred == y
+    aligned = y == b
+    full = float(correct.mean())
+    penultimate = hiddens[-1][0].to(torch.float64).cpu().numpy()
+    subset = penultimate[data.test_subset[member]]
+    nonzero = subset[np.any(subset != 0, axis=1)]
+    z = train_logits.to(torch.float64)
+    node, magnitude = [], []
+    mats = [W[0].to(torch.float64).cpu().numpy() for W in Ws]
+    for kappa in metrics.PRUNE_FRACTIONS:
+        keep = metrics.neuron_pruning_masks(mats, kappa, "incoming_l2")
+        pruned = [W.clone() for W in Ws]
+        for layer, mask in enumerate(keep):
+            m = torch.as_tensor(mask, dtype=Ws[0].dtype, device=Ws[0].device)
+            pruned[layer] = pruned[layer] * m[None, :, None]  # a pruned unit outputs 0 (ReLU(0) = 0)
+        node.append(float(_accuracy(_forward(pruned, data.x_test[member:member + 1])[0][0], data.y_test[member])))
+        masks = metrics.magnitude_pruning_masks(mats, kappa)
+        pruned = [W * torch.as_tensor(mk, dtype=W.dtype, device=W.device)[None] for W, mk in zip(Ws, masks)]
+        magnitude.append(float(_accuracy(_forward(pruned, data.x_test[member:member + 1])[0][0],
+                                         data.y_test[member])))
+    chance = 0.5
+    corrected = lambda accs: (metrics.prunability(accs, full, chance=chance) if full > chance else float("nan"))
+    history = np.array(shares, dtype=np.float64).reshape(len(shares), -1) if shares else np.zeros((0, 0))
+    return ParityRun(
+        learning_rate=float(lr), seed=int(seed), fitted=bool(fitted), epochs_to_fit=int(epochs),
+        unbiased_accuracy=full, ba_accuracy=float(correct[aligned].mean()), bc_accuracy=float(correct[~aligned].mean()),
+        activation_sparsity=float(np.mean(metrics.sparsity(subset))),
+        activation_compressibility=float(np.mean(metrics.compressibility(subset, 2.0, 0.1))),
+        activation_pq_index=float(np.mean(metrics.pq_index(nonzero, 1.0, 2.0))) if len(nonzero) else float("nan"),
+        class_separation=metrics.class_separation_r2(penultimate, y, on_zero="drop"),
+        class_selectivity=metrics.mean_class_selectivity(penultimate, y),
+        bias_selectivity=metrics.mean_class_selectivity(penultimate, b),
+        max_bc_loss_share=float(history.max()) if history.size else float("nan"),
+        mean_logit_gap=float((z[:, 1] - z[:, 0]).abs().mean()),
+        node_prunability=metrics.prunability(node, full), magnitude_prunability=metrics.prunability(magnitude, full),
+        node_prunability_chance=corrected(node), magnitude_prunability_chance=corrected(magnitude),
+        bc_share_history=history)
+
+
+def _sgd_step(weights, x, labels, learning_rate):
+    """One plain-SGD step on the mean cross-entropy of every member (manual backpropagation through the
+    bias-free ReLU MLP; checked against autograd in the tests). Returns the per-sample losses (S, B)."""
+    pre, h = [], x
+    for W in weights[:-1]:
+        a = torch.bmm(h, W.transpose(1, 2))
+        pre.append((a, h))
+        h = a.clamp_min(0)
+    z = torch.bmm(h, weights[-1].transpose(1, 2))
+    log_p = torch.log_softmax(z, dim=-1)
+    losses = -log_p.gather(-1, labels[..., None])[..., 0]
+    delta = log_p.exp()
+    delta.scatter_add_(-1, labels[..., None], -torch.ones_like(delta[..., :1]))
+    delta /= x.shape[1]
+    grads = [torch.bmm(delta.transpose(1, 2), h)]
+    for layer in range(len(weights) - 2, -1, -1):
+        a, below = pre[layer]
+        delta = torch.bmm(delta, weights[layer + 1]) * (a > 0)
+        grads.append(torch.bmm(delta.transpose(1, 2), below))
+    for W, g in zip(weights, reversed(grads)):
+        W.sub_(learning_rate * g)
+    return losses
+
+
+def _fits_training_set(weights, data, members, eval_order, chunk=1000):
+    """Whether each member classifies every training sample correctly (exactly: 100% training accuracy), evaluated
+    chunk by chunk in ``eval_order`` and stopped for a member at its first error."""
+    undecided = torch.ones(members.shape[0], dtype=torch.bool, device=members.device)
+    fits = torch.ones_like(undecided)
+    n = eval_order.shape[1]
+    for start in range(0, n, chunk):
+        rows = torch.nonzero(undecided)[:, 0]
+        if rows.numel() == 0:
+            break
+        m = members[rows]
+        idx = eval_order[m, start:start + chunk]
+        logits, _ = _forward([W[rows] for W in weights], data.x_train[m[:, None], idx])
+        wrong = (logits.argmax(dim=-1) != data.y_train[m[:, None], idx]).any(dim=1)
+        fits[rows[wrong]] = False
+        undecided[rows[wrong]] = False
+    return fits.cpu().numpy()
+
+
+def _train_parity_members(learning_rate, seeds, *, n_train, n_test, n_core, n_spurious, n_noise, bc_rate, width,
+                          depth, batch_size, epoch_cap, n_activation_inputs, dtype, device):
+    """Train len(seeds) independent networks as one stacked model; each stops (and leaves the stack) at the end of
+    its first epoch with 100% training accuracy, or at the cap."""
+    S = len(seeds)
+    data = _load_parity(seeds, n_train, n_test, n_core, n_spurious, n_noise, bc_rate, n_activation_inputs, dtype,
+                        device)
+    dim = data.x_train.shape[-1]
+    sizes = [dim] + [width] * depth + [2]
+    streams = [_parity_seeds(s) for s in seeds]
+    weights = [torch.stack([_uniform_init(st[2], (fan_out, fan_in), dtype, device) for st in streams])
+               for fan_in, fan_out in zip(sizes[:-1], sizes[1:])]
+    snapshots = [None] * S
+    epochs_to_fit = [epoch_cap] * S
+    fitted = [False] * S
+    histories = [[] for _ in range(S)]
+    n_batches = math.ceil(n_train / batch_size)
+    bc_train = data.y_train != data.b_train
+    active = list(range(S))  # members still training, in stack order
+    # BC samples first: they are the last to be fitted, so most epochs are decided by the first chunk
+    eval_order = torch.argsort((~bc_train).to(torch.int8), dim=1, stable=True)
+    for epoch in range(epoch_cap):
+        members = torch.as_tensor(active, device=device)[:, None]
+        order = torch.as_tensor(np.stack([streams[s][3].permutation(n_train) for s in active]), device=device)
+        losses_epoch = torch.zeros(len(active), n_batches, batch_size, dtype=dtype, device=device)
+        bc_epoch = torch.zeros(len(active), n_batches, batch_size, dtype=torch.bool, device=device)
+        for j in range(n_batches):
+            idx = order[:, j * batch_size:(j + 1) * batch_size]
+            losses = _sgd_step(weights, data.x_train[members, idx], data.y_train[members, idx], learning_rate)
+            losses_epoch[:, j, :idx.shape[1]] = losses
+            bc_epoch[:, j, :idx.shape[1]] = bc_train[members, idx]
+        shares = metrics.bc_loss_share(losses_epoch.to(torch.float64).cpu().numpy(), bc_epoch.cpu().numpy())
+        all_correct = _fits_training_set(weights, data, members[:, 0], eval_order)
+        keep = []
+        for position, s in enumerate(active):
+            histories[s].append(shares[position])
+            if all_correct[position] or epoch == epoch_cap - 1:
+                fitted[s] = bool(all_correct[position])
+                epochs_to_fit[s] = epoch + 1
+                snapshots[s] = [W[position:position + 1].clone() for W in weights]
+            else:
+                keep.append(position)
+        if not keep:
+            break
+        if len(keep) < len(active):
+            rows = torch.as_tensor(keep, device=device)
+            weights = [W[rows].contiguous() for W in weights]
+            active = [active[p] for p in keep]
+    stacked = [torch.cat([snap[layer] for snap in snapshots]) for layer in range(len(weights))]
+    return [_parity_metrics(stacked, data, s, learning_rate, seeds[s], fitted[s], epochs_to_fit[s], histories[s])
+            for s in range(S)]
+
+
+_PARITY_MEMO = {}
+
+
+def _parity_settings(n_train, n_test, n_core, n_spurious, n_noise, bc_rate, width, depth, batch_size, epoch_cap,
+                     n_activation_inputs, dtype):
+    return dict(n_train=require_integer("n_train", n_train, 1), n_test=require_integer("n_test", n_test, 1),
+                n_core=require_integer("n_core", n_core, 1), n_spurious=require_integer("n_spurious", n_spurious, 1),
+                n_noise=require_integer("n_noise", n_noise, 0), bc_rate=require_in_range("bc_rate", bc_rate, 0.0, 1.0),
+                width=require_integer("width", width, 1), depth=require_integer("depth", depth, 1),
+                batch_size=require_integer("batch_size", batch_size, 1),
+                epoch_cap=require_integer("epoch_cap", epoch_cap, 1),
+                n_activation_inputs=require_integer("n_activation_inputs", n_activation_inputs, 1),
+                dtype=require_choice("dtype", dtype, (torch.float32, torch.float64)))
+
+
+def train_parity_mlp(learning_rate, *, seed, n_train=10000, n_test=10000, n_core=6, n_spurious=2, n_noise=12,
+                     bc_rate=0.1, width=200, depth=2, batch_size=100, epoch_cap=800, n_activation_inputs=1000,
+                     dtype=torch.float32, device="cpu") -> ParityRun:
+    """One parity run of spec §9.1 (X3): train to 100% training accuracy with constant-LR SGD and record the metrics.
+
+    Parameters
+    ----------
+    learning_rate : float
+        Constant SGD step size η > 0.
+    seed : int
+        Drives the training and test data, the initialisation, the shuffling and the 1000-input metric subset
+        (independent streams); runs with the same seed and different η share all of them.
+    n_train, n_test : int
+        Training (ρ = ``bc_rate``) and unbiased test (ρ = 0.5) set sizes (10000 each).
+    n_core, n_spurious, n_noise : int
+        C, S, N bits (6, 2, 12).
+    bc_rate : float
+        Training BC rate ρ (0.1).
+    width, depth : int
+        Hidden width (200) and number of hidden layers (2).
+    batch_size : int
+        100.
+    epoch_cap : int
+        Stop after this many epochs if 100% training accuracy is never reached (800).
+    n_activation_inputs : int
+        Number of random test inputs for the activation statistics (1000).
+    dtype : torch.float32 or torch.float64
+        float32 as in the spec.
+    device : str or torch.device
+
+    Returns
+    -------
+    ParityRun
+
+    Examples
+    --------
+    >>> run = train_parity_mlp(0.5, seed=0, n_train=200, n_test=200, width=16, epoch_cap=3, n_activation_inputs=50)
+    >>> run.epochs_to_fit <= 3, run.bc_share_history.shape[1], bool(0.0 <= run.unbiased_accuracy <= 1.0)
+    (True, 2, True)
+    """
+    return parity_lr_sweep([learning_rate], [seed], n_train=n_train, n_test=n_test, n_core=n_core,
+                           n_spurious=n_spurious, n_noise=n_noise, bc_rate=bc_rate, width=width, depth=depth,
+                           batch_size=batch_size, epoch_cap=epoch_cap, n_activation_inputs=n_activation_inputs,
+                           dtype=dtype, device=device).runs[0][0]
+
+
+def parity_lr_sweep(learning_rates, seeds, *, n_train=10000, n_test=10000, n_core=6, n_spurious=2, n_noise=12,
+                    bc_rate=0.1, width=200, depth=2, batch_size=100, epoch_cap=800, n_activation_inputs=1000,
+                    dtype=torch.float32, device="cpu", batched=None) -> ParitySweep:
+    """The parity learning-rate sweep of spec X3 / §9.1 (LLR Fig. 3 and Table 1, parity row): every (η, seed) run.
+
+    Runs are memoised in this process by their settings and device, so that the claims and the figures share
+    them. With ``batched`` (the default) all seeds of one η train as one stacked model (``bmm`` over stacked
+    weights, manual backpropagation); a member leaves the stack at its own stopping epoch.
+
+    Parameters
+    ----------
+    learning_rates : sequence of float
+        The η grid (each > 0).
+    seeds : sequence of int
+        Run seeds (see :func:`train_parity_mlp`).
+    batched : bool, optional
+        Train the seeds of one η together as one stacked model (default True; False trains each run alone).
+    **settings
+        As in :func:`train_parity_mlp`.
+
+    Returns
+    -------
+    ParitySweep
+
+    Examples
+    --------
+    >>> sweep = parity_lr_sweep([0.1, 0.5], [0, 1], n_train=200, n_test=200, width=16, epoch_cap=3,
+    ...                         n_activation_inputs=50)
+    >>> sweep.metric("epochs_to_fit").shape
+    (2, 2)
+    """
+    lrs = tuple(require_positive("learning_rates", lr) for lr in learning_rates)
+    seeds = tuple(require_integer("seeds", s, 0) for s in seeds)
+    if not lrs or not seeds:
+        raise ValueError("learning_rates and seeds must each hold at least one value")
+    settings = _parity_settings(n_train, n_test, n_core, n_spurious, n_noise, bc_rate, width, depth, batch_size,
+                                epoch_cap, n_activation_inputs, dtype)
+    dev = torch.device(device)
+    batched = True if batched is None else bool(batched)
+    key_settings = tuple(sorted((k, str(v)) for k, v in settings.items())) + (str(dev), batched)
+    rows = []
+    with _threads_for(dev):
+        for lr in lrs:
+            missing = [s for s in seeds if (lr, s, key_settings) not in _PARITY_MEMO]
+            groups = [missing] if batched else [[s] for s in missing]
+            for group in groups:
+                if group:
+                    for run in _train_parity_members(lr, group, device=dev, **settings):
+                        _PARITY_MEMO[(lr, run.seed, key_settings)] = run
+            rows.append(tuple(_PARITY_MEMO[(lr, s, key_settings)] for s in seeds))
+    return ParitySweep(lrs, seeds, tuple(rows))
+
+
+# ---------------------------------------------------------------------------------------------------- X2
+class NetworkLogits(NamedTuple):
+    """Logits of a parity network on training samples it predicts by the spurious rule (spec X2).
+
+    Attributes
+    ----------
+    logits : ndarray, shape (n_subset, 2)
+    labels, bias_labels : ndarray of int, shape (n_subset,)
+    step : int
+        SGD steps taken when the logits were read.
+    logit_scales : ndarray, shape (n_scales,)
+    bc_loss_sums, ba_loss_sums : ndarray, shape (n_scales,)
+        torch ``cross_entropy(k·logits, labels, reduction="sum")`` over the BC and BA samples of the subset.
+    """
+
+    logits: np.ndarray
+    labels: np.ndarray
+    bias_labels: np.ndarray
+    step: int
+    logit_scales: np.ndarray
+    bc_loss_sums: np.ndarray
+    ba_loss_sums: np.ndarray
+
+
+def spurious_rule_logits(logit_scales=(1.0, 2.0, 5.0, 10.0, 20.0), *, learning_rate=0.1, n_aligned=100,
+                         n_conflicting=10, min_aligned_accuracy=0.9, eval_every=10, max_steps=5000, seed=None,
+                         n_train=10000, device="cpu") -> NetworkLogits:
+    """Train the X3 parity network in float64 until it predicts by the spurious rule, then read its logits (X2).
+
+    Plain SGD on minibatches of 100 drawn independently at each step. At the first evaluation (every
+    ``eval_every`` steps) where the training accuracy on BA samples
+    is at least ``min_aligned_accuracy`` and at least ``n_aligned`` BA and ``n_conflicting`` BC training samples
+    are predicted as their bias label b, the first such samples (in index order) form the subset.
+
+    Parameters
+    ----------
+    logit_scales : sequence of float
+        k values for the torch cross-entropy sums.
+    learning_rate : float
+    n_aligned, n_conflicting : int
+        Subset sizes (at least 50 and 5 in the spec).
+    min_aligned_accuracy : float
+    eval_every, max_steps : int
+    seed : None, int or numpy.random.Generator
+    n_train : int
+    device : str or torch.device
+
+    Returns
+    -------
+    NetworkLogits
+
+    Examples
+    --------
+    >>> from dynamics.spurious import prop1_loss_ratio_from_logits
+    >>> net = spurious_rule_logits((1.0, 5.0), n_aligned=50, n_conflicting=5, seed=0, n_train=2000, device="cpu")
+    >>> ours = prop1_loss_ratio_from_logits(net.logit_scales, net.logits, net.labels, net.bias_labels)
+    >>> bool(np.allclose(ours, net.bc_loss_sums / net.ba_loss_sums, rtol=1e-10))
+    True
+    """
+    scales = np.array([require_positive("logit_scales", k) for k in logit_scales])
+    learning_rate = require_positive("learning_rate", learning_rate)
+    n_aligned = require_integer("n_aligned", n_aligned, 1)
+    n_conflicting = require_integer("n_conflicting", n_conflicting, 1)
+    min_aligned_accuracy = require_in_range("min_aligned_accuracy", min_aligned_accuracy, 0.0, 1.0)
+    eval_every = require_integer("eval_every", eval_every, 1)
+    max_steps = require_integer("max_steps", max_steps, 1)
+    n_train = require_integer("n_train", n_train, 100)
+    rng = rng_from(seed)
+    data = make_parity_task(n_train, seed=rng)
+    dtype = torch.float64
+    with _threads_for(device) as dev:
+        x = torch.as_tensor(data.x, dtype=dtype, device=dev)[None]
+        y = torch.as_tensor(data.y, device=dev)
+        b = torch.as_tensor(data.b, device=dev)
+        sizes = [x.shape[-1], 200, 200, 2]
+        weights = [_uniform_init(rng, (o, i), dtype, dev)[None].requires_grad_(True)
+                   for i, o in zip(sizes[:-1], sizes[1:])]
+        aligned = (y == b).cpu().numpy()
+        for step in range(1, max_steps + 1):
+            idx = torch.as_tensor(rng.choice(n_train, 100, replace=False), device=dev)
+            logits, _ = _forward(weights, x[:, idx])
+            loss = F.cross_entropy(logits[0], y[idx])
+            grads = torch.autograd.grad(loss, weights)
+            with torch.no_grad():
+                for W, g in zip(weights, grads):
+                    W -= learning_rate * g
+            if step % eval_every:
+                continue
+            with torch.no_grad():
+                f = _forward(weights, x)[0][0]
+            f_np = f.cpu().numpy()
+            predicts_b = (f_np.argmax(axis=1) == data.b) & (f_np[:, 0] != f_np[:, 1])
+            ba_ok, bc_ok = np.flatnonzero(predicts_b & aligned), np.flatnonzero(predicts_b & ~aligned)
+            if (predicts_b[aligned].mean() >= min_aligned_accuracy and ba_ok.size >= n_aligned
+                    and bc_ok.size >= n_conflicting):
+                chosen = np.concatenate([ba_ok[:n_aligned], bc_ok[:n_conflicting]])
+                sub = f[torch.as_tensor(chosen, device=dev)]
+                ys = y[torch.as_tensor(chosen, device=dev)]
+                bc_mask = torch.as_tensor(~aligned[chosen], device=dev)
+                bc_sums, ba_sums = [], []
+                for k in scales:
+                    ce = F.cross_entropy(k * sub, ys, reduction="none")
+                    bc_sums.append(float(ce[bc_mask].sum()))
+                    ba_sums.append(float(ce[~bc_mask].sum()))
+                return NetworkLogits(sub.cpu().numpy(), data.y[chosen], data.b[chosen], step, scales,
+                                     np.array(bc_sums), np.array(ba_sums))
+    raise RuntimeError(f"the parity network did not reach the spurious rule within {max_steps} steps")
+
+
+# ---------------------------------------------------------------------------------------------------- X4
+class TorchToyRun(NamedTuple):
+    """A torch replay of a linear-toy run: final weights and the group accuracies after every epoch, each of shape
+    (n_epochs, 4)."""
+
+    weights: np.ndarray
+    val_group_acc: np.ndarray
+    test_group_acc: np.ndarray
+
+
+def _group_acc_torch(x, y, g, w):
+    pred = (x @ w > 0).long()
+    correct = (pred == y).to(torch.float64)
+    totals = torch.bincount(g, minlength=N_GROUPS).to(torch.float64)
+    return (torch.bincount(g, weights=correct, minlength=N_GROUPS) / totals).cpu().numpy()
+
+
+def replay_balancing_toy(train, val, test, run, method, *, learning_rate=1e-5, momentum=0.9, weight_decay=0.0,
+                         batch_size=100, gammas=TOY_GAMMAS, jtt_epochs=1, gdro_step_size=0.1,
+                         device="cpu") -> TorchToyRun:
+    """Replay a :func:`~dynamics.spurious.train_balancing_toy` run with torch ``SGD`` in float64 (spec X4(a)).
+
+    The model is [code] ``ToyNet`` (``Linear(x * γ)``, no bias) started from ``run.init``; every epoch takes the
+    index order ``run.orders[e]`` in consecutive batches; JTT re-initialises to ``run.jtt_init`` with a fresh
+    optimiser after its error-recording pass; gDRO takes the online step on every batch (q from all ones).
+
+    Parameters
+    ----------
+    train, val, test : SpuriousData
+    run : ToyRun
+        A numpy run made with ``return_orders=True`` and the same settings.
+    method : str
+        The run's method.
+    learning_rate, momentum, weight_decay, batch_size, gammas, jtt_epochs, gdro_step_size
+        The run's settings.
+    device : str or torch.device
+
+    Returns
+    -------
+    TorchToyRun
+
+    Examples
+    --------
+    >>> from dynamics.spurious import make_balancing_toy_splits, train_balancing_toy
+    >>> splits = make_balancing_toy_splits(40, 6, seed=0)
+    >>> run = train_balancing_toy(*splits, "rwg", n_epochs=5, batch_size=10, seed=0, return_orders=True)
+    >>> replay = replay_balancing_toy(*splits, run, "rwg", batch_size=10, device="cpu")
+    >>> bool(np.abs(replay.weights - run.weights).max() <= 1e-12 * np.abs(run.weights).max())
+    True
+    """
+    require_choice("method", method, METHODS)
+    if not isinstance(run, ToyRun) or run.orders is None:
+        raise ValueError("run must be a ToyRun made with return_orders=True")
+    for name, data in (("train", train), ("val", val), ("test", test)):
+        if not isinstance(data, SpuriousData):
+            raise TypeError(f"{name} must be a SpuriousData")
+    n_features = train.x.shape[1]
+    scales = toy_feature_scales(n_features - 2, gammas)
+    dtype = torch.float64
+    with _threads_for(device) as dev:
+        t = lambda a, dt=dtype: torch.as_tensor(np.asarray(a), dtype=dt, device=dev)
+        gam = t(scales)
+        x_train = t(train.x) * gam  # ToyNet's x * γ, taken once: the same products in the same order
+        y_train = t(train.y)
+        g_train = t(train.group, torch.long)
+        evals = []
+        for d in (val, test):
+            cols = np.flatnonzero(np.any(np.asarray(d.x) != 0, axis=0))  # zero columns add exactly 0
+            evals.append((t(np.asarray(d.x)[:, cols]) * gam[cols], torch.as_tensor(cols, device=dev),
+                          t(d.y, torch.long), t(d.group, torch.long)))
+        layer = torch.nn.Linear(n_features, 1, bias=False).to(dtype=dtype, device=dev)
+
+        def fresh(init):
+            with torch.no_grad():
+                layer.weight.copy_(t(init)[None])
+            return torch.optim.SGD(layer.parameters(), lr=learning_rate, momentum=momentum, weight_decay=weight_decay)
+
+        optimiser = fresh(run.init)
+        log_q = torch.zeros(N_GROUPS, dtype=dtype, device=dev)
+        n_epochs = len(run.orders)
+        accs = np.zeros((2, n_epochs, N_GROUPS))
+        for epoch, order in enumerate(run.orders):
+            if method == "jtt" and epoch == jtt_epochs + 1:
+                optimiser = fresh(run.jtt_init)
+            idx_all = torch.as_tensor(order, device=dev)
+            for start in range(0, len(order), batch_size):
+                idx = idx_all[start:start + batch_size]
+                logits = layer(x_train[idx]).squeeze(-1)
+                losses = F.binary_cross_entropy_with_logits(logits, y_train[idx], reduction="none")
+                if method == "gdro":
+                    g = g_train[idx]
+                    counts = torch.bincount(g, minlength=N_GROUPS).to(dtype)
+                    group_loss = torch.bincount(g, weights=losses.detach(), minlength=N_GROUPS) / counts.clamp(min=1)
+                    with torch.no_grad():
+                        log_q += gdro_step_size * torch.where(counts > 0, group_loss, torch.zeros_like(group_loss))
+                        log_q -= torch.logsumexp(log_q, 0)
+                    per_sample = torch.exp(log_q)[g] / counts[g]
+                    loss = (per_sample * losses).sum()
+                else:
+                    loss = losses.mean()
+                optimiser.zero_grad()
+                loss.backward()
+                optimiser.step()
+            with torch.no_grad():
+                w = layer.weight[0]
+                for j, (xe, cols, ye, ge) in enumerate(evals):
+                    accs[j, epoch] = _group_acc_torch(xe, ye, ge, w[cols])
+        return TorchToyRun(layer.weight[0].detach().cpu().numpy(), accs[0], accs[1])

@@ -1,0 +1,132 @@
+"""Tests of dynamics.spurious.torch_training (skipped without torch): the manual backpropagation of the parity
+MLP against autograd, stacked against one-by-one training, the exact early-exit fit test, the torch replay of
+every balancing method, the parity figures' data, and the D7 record (the reversed prunability trend)."""
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from dynamics import spurious as sp  # noqa: E402
+from dynamics.spurious import torch_training as tt  # noqa: E402
+
+TINY = dict(n_train=300, n_test=200, width=24, epoch_cap=6, n_activation_inputs=50)
+
+
+def test_manual_backprop_matches_autograd():
+    gen = torch.Generator().manual_seed(0)
+    weights = [torch.randn(3, 40, 20, generator=gen, dtype=torch.float64) * 0.3,
+               torch.randn(3, 40, 40, generator=gen, dtype=torch.float64) * 0.2,
+               torch.randn(3, 2, 40, generator=gen, dtype=torch.float64) * 0.2]
+    x = torch.randn(3, 17, 20, generator=gen, dtype=torch.float64)
+    y = torch.randint(0, 2, (3, 17), generator=gen)
+    leaves = [w.clone().requires_grad_(True) for w in weights]
+    logits, _ = tt._forward(leaves, x)
+    losses = torch.nn.functional.cross_entropy(logits.reshape(-1, 2), y.reshape(-1), reduction="none").reshape(3, -1)
+    grads = torch.autograd.grad(losses.mean(dim=1).sum(), leaves)
+    stepped = [w.clone() for w in weights]
+    returned = tt._sgd_step(stepped, x, y, 0.5)
+    assert torch.allclose(returned, losses.detach(), rtol=1e-13)
+    for w, s, g in zip(weights, stepped, grads):
+        assert torch.allclose(w - s, 0.5 * g, rtol=1e-12, atol=1e-15)
+
+
+def test_stacked_training_equals_one_by_one():
+    settings = dict(n_train=200, n_test=100, width=64, epoch_cap=40, n_activation_inputs=50, dtype=torch.float64)
+    stacked = tt.parity_lr_sweep([0.5], [0, 1, 2, 3], batched=True, **settings)
+    alone = tt.parity_lr_sweep([0.5], [0, 1, 2, 3], batched=False, **settings)
+    assert len({r.epochs_to_fit for r in stacked.runs[0]}) > 1  # members leave the stack at different epochs
+    assert all(r.fitted for r in stacked.runs[0])
+    for a, b in zip(stacked.runs[0], alone.runs[0]):
+        assert a.epochs_to_fit == b.epochs_to_fit and a.fitted == b.fitted
+        for name in tt.PARITY_METRICS:
+            assert getattr(a, name) == pytest.approx(getattr(b, name), rel=1e-9, abs=1e-12, nan_ok=True), name
+        assert np.allclose(a.bc_share_history, b.bc_share_history, rtol=1e-9)
+
+
+def test_sweep_is_memoised_and_seeds_share_data_across_learning_rates():
+    first = tt.parity_lr_sweep([0.2, 0.4], [3], **TINY)
+    again = tt.parity_lr_sweep([0.4], [3], **TINY)
+    assert again.runs[0][0] is first.runs[1][0]
+    assert first.runs[0][0].seed == first.runs[1][0].seed == 3
+    with pytest.raises(ValueError, match="name"):
+        first.metric("accuracy")
+
+
+def test_fit_test_is_exact():
+    data = tt._load_parity([0, 1, 2], 500, 50, 6, 2, 12, 0.1, 10, torch.float64, torch.device("cpu"))
+    gen = torch.Generator().manual_seed(1)
+    weights = [torch.randn(3, 30, 20, generator=gen, dtype=torch.float64),
+               torch.randn(3, 2, 30, generator=gen, dtype=torch.float64)]
+    predicted = tt._forward(weights, data.x_train)[0].argmax(-1)
+    order = torch.argsort(torch.rand(3, 500, generator=gen), dim=1)
+    labels = predicted.clone()  # member 0 fits; member 1 misses only the last sample of its order
+    labels[1, order[1, -1]] = 1 - labels[1, order[1, -1]]
+    data = data._replace(y_train=labels)  # member 2 keeps the predictions as labels except 20 random ones
+    flip = torch.randperm(500, generator=gen)[:20]
+    labels[2, flip] = 1 - labels[2, flip]
+    fits = tt._fits_training_set(weights, data, torch.arange(3), order, chunk=64)
+    assert fits.tolist() == [True, False, False]
+
+
+@pytest.mark.parametrize("method", sp.METHODS)
+def test_torch_replay_of_every_method(method):
+    splits = sp.make_balancing_toy_splits(60, 12, seed=4)
+    kwargs = dict(learning_rate=1e-3, momentum=0.9, weight_decay=0.05, batch_size=16)
+    run = sp.train_balancing_toy(*splits, method, n_epochs=12, jtt_epochs=2, jtt_upweight=4, seed=3,
+                                 return_orders=True, **kwargs)
+    replay = tt.replay_balancing_toy(*splits, run, method, jtt_epochs=2, device="cpu", **kwargs)
+    assert np.abs(run.weights - replay.weights).max() <= 1e-12 * np.abs(run.weights).max()
+    assert np.array_equal(run.test_group_acc, replay.test_group_acc)
+
+
+def test_replay_rejects_runs_without_orders():
+    splits = sp.make_balancing_toy_splits(40, 6, seed=0)
+    run = sp.train_balancing_toy(*splits, "erm", n_epochs=2, seed=0)
+    with pytest.raises(ValueError, match="return_orders"):
+        tt.replay_balancing_toy(*splits, run, "erm")
+    with pytest.raises(TypeError, match="device"):
+        tt.gradient_identity(device=3)
+
+
+def _synthetic_sweep():
+    rng = np.random.default_rng(0)
+    lrs, seeds = (0.03, 0.3, 0.75), (0, 1)
+    rows = []
+    for i, lr in enumerate(lrs):
+        row = []
+        for s in seeds:
+            values = {name: float(rng.uniform(0, 1) + i) for name in tt.PARITY_METRICS}
+            values.update(epochs_to_fit=10, learning_rate=lr, seed=s, fitted=True, bc_share_history=np.zeros((1, 1)))
+            row.append(tt.ParityRun(**values))
+        rows.append(tuple(row))
+    return tt.ParitySweep(lrs, seeds, tuple(rows))
+
+
+def test_parity_figures_plot_the_sweep():
+    import figures.spurious as fs
+
+    sweep = _synthetic_sweep()
+    fig = fs.parity_lr_sweep(sweep=sweep)
+    left = fig.axes[0]
+    accuracy = sweep.metric("unbiased_accuracy")
+    normalised = (accuracy - accuracy.min()) / (accuracy.max() - accuracy.min())
+    means = [line for line in left.lines if line.get_linestyle() == "-"]
+    assert np.allclose(means[0].get_ydata(), normalised.mean(axis=1))
+    assert np.allclose(means[0].get_xdata(), sweep.learning_rates)
+    right_means = [line for line in fig.axes[1].lines if line.get_linestyle() == "-"]
+    prunability = sweep.metric("node_prunability")
+    assert np.allclose(right_means[0].get_ydata(),
+                       ((prunability - prunability.min()) / np.ptp(prunability)).mean(axis=1))
+    scatter = fs.bc_share_vs_accuracy(sweep=sweep).axes[0].collections[0]
+    assert np.allclose(scatter.get_offsets(), np.column_stack([sweep.metric("max_bc_loss_share").ravel(),
+                                                               sweep.metric("unbiased_accuracy").ravel()]))
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=False, reason="LLR claim not reproduced on parity; see §9.1")
+def test_prunability_rises_with_learning_rate():
+    """LLR: prunability rises with η. On the parity task the ratio prunability falls (D7). Seeds 0-1 of the claims'
+    setting: memoised when the cross-checks ran in this process, about 40% of their sweep otherwise."""
+    sweep = tt.parity_lr_sweep((0.03, 0.75), range(2), epoch_cap=800)
+    node = sweep.metric("node_prunability")
+    assert node[1].mean() > node[0].mean()

@@ -1,0 +1,727 @@
+"""Claims of the spurious-correlation theory (spec/spurious.md §10.6): Propositions 1 and 2 of Barsbey et al.
+against 40-digit mpmath and independent limits, metric identities and errata of LLR, and the balancing
+statements of Idrissi et al. (TH8 Chapter 8) against Monte Carlo, the printed tables and the linear toy.
+
+The torch claims (the gradient identity, Proposition 1 on network logits, the parity learning-rate sweep and the
+toy replay) live in :mod:`verify.crosscheck.spurious`.
+"""
+import math
+
+import mpmath
+import numpy as np
+from scipy import stats
+
+from dynamics import spurious as sp
+from .registry import Check, claim
+
+LLR = "002_ec22b3cfca16aca5.txt"
+TH8 = "001_61c8f54ededf01e4.txt"
+# Family-wise level 1e-4, two-sided, Bonferroni over m comparisons.
+z_for = lambda m: float(stats.norm.isf(0.5e-4 / m))
+
+
+# ------------------------------------------------------------------------------------------- mpmath references
+def _mp_softplus(x):
+    return mpmath.log1p(mpmath.exp(x))
+
+
+def _mp_log_ratio(k, alpha, beta, dps=40):
+    """log R(k) = log Σ softplus(kβ_j) − log Σ softplus(−kα_i) at ``dps`` digits."""
+    with mpmath.workdps(dps):
+        k = mpmath.mpf(k)
+        num = mpmath.fsum(_mp_softplus(k * mpmath.mpf(b)) for b in beta)
+        den = mpmath.fsum(_mp_softplus(-k * mpmath.mpf(a)) for a in alpha)
+        return mpmath.log(num) - mpmath.log(den)
+
+
+def _mp_log_ratio_logits(k, logits, labels, bias, dps=50):
+    """The multi-class ratio from softmax cross-entropy sums at ``dps`` digits."""
+    with mpmath.workdps(dps):
+        k = mpmath.mpf(k)
+        bc = ba = mpmath.mpf(0)
+        for f, y, b in zip(logits, labels, bias):
+            # log1p of the wrong-class terms: log(1 + e^{-400}) is not 0 at 50 digits only through log1p
+            loss = mpmath.log1p(mpmath.fsum(mpmath.exp(k * (mpmath.mpf(fj) - mpmath.mpf(f[y])))
+                                            for j, fj in enumerate(f) if j != y))
+            if y == b:
+                ba += loss
+            else:
+                bc += loss
+        return mpmath.log(bc) - mpmath.log(ba)
+
+
+def _rel(ours, ref):
+    return abs(ours - float(ref)) / abs(float(ref))
+
+
+# ------------------------------------------------------------------------------------------- Proposition 1
+SHARED_ALPHA, SHARED_BETA = np.ones(90), np.ones(10)  # n_ba = 90, n_bc = 10, α = β = 1 (spec §3.2(a))
+HETERO_ALPHA, HETERO_BETA = np.array([0.5, 1.0, 2.0]), np.array([0.3, 1.5])  # spec §3.2(c)
+MULTI_LOGITS = np.array([[2.0, 0.0, -1.0], [0.0, 1.5, 0.5], [-1.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 0.0, 2.0]])
+MULTI_LABELS, MULTI_BIAS = np.array([0, 1, 2, 1, 0]), np.array([0, 1, 2, 0, 2])  # spec §3.2(d)
+
+
+@claim("spurious.prop1_exact_ratio", f"{LLR} Prop. 1 (Eq. 1), supp. D.1 (spec §3.2(a), A3, A6)",
+       "The float64 log-space R(k) = Σ_BC softplus(kβ)/Σ_BA softplus(−kα) equals a 40-digit mpmath evaluation to "
+       "1e-12 relative (of max(1, |log R|)) for k·max(α, β) from 1e-3 up to 1e4, on the spec's shared fixture "
+       "(n_bc = 10, n_ba = 90, α = β = 1, including its printed row k = 1..20 and R(5), R(10)) and on random "
+       "heterogeneous margins; R itself matches to 1e-12 where it fits in float64, and nothing overflows or is NaN.",
+       "identity")
+def prop1_exact_ratio():
+    rng = np.random.default_rng(20240)
+    fixtures = [(SHARED_ALPHA, SHARED_BETA), (HETERO_ALPHA, HETERO_BETA)]
+    fixtures += [(rng.uniform(0.05, 3.0, rng.integers(1, 30)), rng.uniform(0.05, 3.0, rng.integers(1, 10)))
+                 for _ in range(4)]
+    worst_log, worst_ratio, n_points = 0.0, 0.0, 0
+    for alpha, beta in fixtures:
+        top = max(alpha.max(), beta.max())
+        ks = np.geomspace(1e-3, 1e4, 25) / top
+        ours = sp.prop1_loss_ratio(ks, alpha, beta, log=True)
+        if not np.all(np.isfinite(ours)):
+            return Check.at_most(math.inf, 1e-12, "log R(k) is not finite somewhere")
+        for k, value in zip(ks, ours):
+            ref = _mp_log_ratio(k, alpha, beta)
+            worst_log = max(worst_log, abs(value - float(ref)) / max(1.0, abs(float(ref))))
+            n_points += 1
+            if float(ref) < 700:
+                worst_ratio = max(worst_ratio, _rel(sp.prop1_loss_ratio(k, alpha, beta), mpmath.exp(ref)))
+    # the printed reference row of §3.2(a): R(k) e^{-k}/k at k = 1, 2, 5, 10, 20 (limit 1/9), R(5), R(10)
+    row = [sp.prop1_loss_ratio(k, SHARED_ALPHA, SHARED_BETA) * math.exp(-k) / k for k in (1, 2, 5, 10, 20)]
+    printed = [0.171359031962, 0.125989353437, 0.111634754696, 0.111114137754, 0.111111111237]
+    printed_gap = max(abs(a - b) / b for a, b in zip(row, printed))
+    r5 = _rel(sp.prop1_loss_ratio(5.0, SHARED_ALPHA, SHARED_BETA), 82.8403330503)
+    r10 = _rel(sp.prop1_loss_ratio(10.0, SHARED_ALPHA, SHARED_BETA), 24474.5175456)
+    return Check.all_of([Check.at_most(worst_log, 1e-12), Check.at_most(worst_ratio, 1e-12),
+                         Check.at_most(max(printed_gap, r5, r10), 1e-9, "spec's printed values (12 digits)")],
+                        f"log R vs mpmath {worst_log:.1e} over {n_points} points; R {worst_ratio:.1e}; printed row, "
+                        f"R(5), R(10) within {max(printed_gap, r5, r10):.1e}")
+
+
+@claim("spurious.prop1_monotone", f"{LLR} Prop. 1 (spec §3.2(b), A1)",
+       "R(k) is strictly increasing in k (the BC numerator increases and the BA denominator decreases) on a 400-point "
+       "k-grid in [0.01, 50], for shared margins with n_bc, n_ba in {1, 10, 90} and α, β in {0.1, 1, 3}, and for "
+       "heterogeneous margins: the smallest step of log R along the grid is > 0.", "theorem")
+def prop1_monotone():
+    ks = np.geomspace(0.01, 50.0, 400)
+    smallest = math.inf
+    cases = [(np.full(n_ba, a), np.full(n_bc, b)) for n_ba in (1, 10, 90) for n_bc in (1, 10, 90)
+             for a in (0.1, 1.0, 3.0) for b in (0.1, 1.0, 3.0)]
+    cases.append((HETERO_ALPHA, HETERO_BETA))
+    for alpha, beta in cases:
+        smallest = min(smallest, float(np.diff(sp.prop1_loss_ratio(ks, alpha, beta, log=True)).min()))
+    return Check.predicate(smallest, f"smallest increase of log R between grid points: {smallest:.2e}")
+
+
+@claim("spurious.prop1_two_sided_bound", f"{LLR} Prop. 1, supp. D.1 (spec §3.2(a), A2)",
+       "For every k > 0 (400 random draws: α, β in [0.1, 3], n_bc, n_ba in 1..100, k in [0.01, 300/α]), "
+       "1 <= R(k)e^{−αk}/(k n_bc β/n_ba) <= (1 + e^{−kβ}/(kβ))/(1 − e^{−kα}/2), the O(k e^{αk}) of LLR being a Θ; "
+       "evaluated in log space with 1e-12 relative slack. On 200 heterogeneous draws prop1_bounds brackets R(k) and, "
+       "for shared margins, equals the bound above. The draws are random fixtures of an exact inequality.",
+       "bound", stochastic=True)
+def prop1_two_sided_bound(run):
+    rng = run.rng(31)
+    violation, shared_gap = 0.0, 0.0
+    for _ in range(400):
+        a, b = rng.uniform(0.1, 3.0, 2)
+        n_ba, n_bc = rng.integers(1, 101, 2)
+        k = float(np.exp(rng.uniform(np.log(0.01), np.log(300.0 / a))))
+        log_r = sp.prop1_loss_ratio(k, np.full(n_ba, a), np.full(n_bc, b), log=True)
+        normalised = log_r - a * k - math.log(k * n_bc * b / n_ba)  # log of R e^{-αk}/(kL)
+        upper = math.log1p(math.exp(-k * b) / (k * b)) - math.log1p(-0.5 * math.exp(-k * a))
+        slack = 1e-12 * max(1.0, abs(log_r))
+        violation = max(violation, -normalised - slack, normalised - upper - slack)
+        bounds = sp.prop1_bounds(k, np.full(n_ba, a), np.full(n_bc, b), log=True)
+        expected_lower = math.log(k * n_bc * b / n_ba) + a * k
+        shared_gap = max(shared_gap, abs(bounds.lower - expected_lower) / max(1.0, abs(expected_lower)),
+                         abs(bounds.upper - (expected_lower + upper)) / max(1.0, abs(expected_lower)))
+    for _ in range(200):
+        alpha = rng.uniform(0.1, 3.0, rng.integers(1, 20))
+        beta = rng.uniform(0.1, 3.0, rng.integers(1, 20))
+        k = float(np.exp(rng.uniform(np.log(0.01), np.log(300.0 / alpha.min()))))
+        log_r = sp.prop1_loss_ratio(k, alpha, beta, log=True)
+        lower, upper_h = sp.prop1_bounds(k, alpha, beta, log=True)
+        slack = 1e-12 * max(1.0, abs(log_r))
+        violation = max(violation, lower - log_r - slack, log_r - upper_h - slack)
+    return Check.all_of([Check.at_most(violation, 0.0, "largest bound violation beyond the slack"),
+                         Check.at_most(shared_gap, 1e-12, "prop1_bounds vs the shared-margin bound")],
+                        f"largest violation beyond slack {violation:.2e} (negative: inside); prop1_bounds vs the "
+                        f"closed form {shared_gap:.1e}")
+
+
+@claim("spurious.prop1_heterogeneous_limit", f"{LLR} Prop. 1 (spec §3.2(c), A4)",
+       "For α = {0.5, 1, 2}, β = {0.3, 1.5}: R(k)e^{−0.5k}/k equals 40-digit mpmath at k = 10, 20, 40 to 1e-12 "
+       "(and the spec's 1.79877139, 1.80008292, 1.80000015 to 1e-7), its distance to the limit shrinks, and "
+       "prop1_asymptote's rate α_min = 0.5 and constant Σβ/m_min = 1.8 equal mpmath's R(k)e^{−0.5k}/k at k = 400 "
+       "(corrections below e^{−200}) to 1e-12.", "limit")
+def prop1_heterogeneous_limit():
+    rate, constant = sp.prop1_asymptote(HETERO_ALPHA, HETERO_BETA)
+    ours, ref = [], []
+    for k in (10.0, 20.0, 40.0):
+        ours.append(sp.prop1_loss_ratio(k, HETERO_ALPHA, HETERO_BETA) * math.exp(-rate * k) / k)
+        with mpmath.workdps(40):
+            ref.append(mpmath.exp(_mp_log_ratio(k, HETERO_ALPHA, HETERO_BETA) - mpmath.mpf(rate) * k) / k)
+    with mpmath.workdps(40):
+        limit = mpmath.exp(_mp_log_ratio(400, HETERO_ALPHA, HETERO_BETA) - mpmath.mpf(400) * 0.5) / 400
+    values_err = max(_rel(a, b) for a, b in zip(ours, ref))
+    printed_err = max(_rel(a, b) for a, b in zip(ours, (1.79877139, 1.80008292, 1.80000015)))
+    gaps = [abs(v - constant) for v in ours]
+    return Check.all_of([Check.at_most(values_err, 1e-12), Check.at_most(printed_err, 1e-7, "spec's printed values"),
+                         Check.at_most(_rel(constant, limit), 1e-12, "constant vs mpmath at k = 400"),
+                         Check.at_most(abs(rate - 0.5), 0.0, "rate = min α"),
+                         Check.predicate(min(gaps[0] - gaps[1], gaps[1] - gaps[2]), "distance to the limit shrinks")],
+                        f"values vs mpmath {values_err:.1e}; gaps to 1.8: {', '.join(f'{g:.1e}' for g in gaps)}")
+
+
+def _random_multiclass_fixture(rng, n_classes):
+    """BA samples with top-2 gaps >= 0.2 and second-smallest gap >= α_min + 0.1; BC samples with β >= 0.2."""
+    n_ba, n_bc = rng.integers(3, 12), rng.integers(1, 6)
+    alpha_min = rng.uniform(0.2, 1.5)
+    logits, labels, bias = [], [], []
+    for i in range(n_ba):
+        y = rng.integers(n_classes)
+        gaps = alpha_min + 0.1 + rng.exponential(1.0, n_classes)
+        if i == 0:
+            gaps[(y + 1) % n_classes] = alpha_min
+        f = -gaps
+        f[y] = 0.0
+        logits.append(f), labels.append(y), bias.append(y)
+    for _ in range(n_bc):
+        b = rng.integers(n_classes)
+        y = (b + rng.integers(1, n_classes)) % n_classes
+        f = -rng.uniform(0.2, 3.0, n_classes)
+        f[b] = 0.0
+        f[y] = -rng.uniform(0.2, 3.0)
+        logits.append(f), labels.append(y), bias.append(b)
+    return np.array(logits), np.array(labels), np.array(bias)
+
+
+@claim("spurious.prop1_multiclass_limit", f"{LLR} Prop. 1 (spec §3.2(d), A5)",
+       "On the spec's K = 3 fixture the softmax ratio R(k)e^{−k}/k equals 50-digit mpmath at k = 5, 10, 20, 40 to "
+       "1e-12 (spec: 1.43787877570, 1.49493443891, 1.49996594938, 1.49999999845), and prop1_asymptote_from_logits "
+       "gives rate 1 and a constant equal to mpmath's R(k)e^{−k}/k at k = 400 (1.5) to 1e-12; on 60 random "
+       "K in {3, 10} fixtures (gaps as in the spec) the relative gap |R e^{−α_min k}/(k·constant) − 1| at k = 320 is "
+       "< 0.05 and smaller than at k = 20. The random fixtures exercise a deterministic limit.", "limit",
+       stochastic=True)
+def prop1_multiclass_limit(run):
+    rate, constant = sp.prop1_asymptote_from_logits(MULTI_LOGITS, MULTI_LABELS, MULTI_BIAS)
+    errs = []
+    for k, printed in zip((5.0, 10.0, 20.0, 40.0), (1.43787877570, 1.49493443891, 1.49996594938, 1.49999999845)):
+        ours = sp.prop1_loss_ratio_from_logits(k, MULTI_LOGITS, MULTI_LABELS, MULTI_BIAS) * math.exp(-rate * k) / k
+        with mpmath.workdps(50):
+            ref = mpmath.exp(_mp_log_ratio_logits(k, MULTI_LOGITS, MULTI_LABELS, MULTI_BIAS) - rate * k) / k
+        errs.append(max(_rel(ours, ref), 1e-3 * _rel(ours, printed)))  # printed values: 12 digits -> 1e-9
+    with mpmath.workdps(50):
+        limit = mpmath.exp(_mp_log_ratio_logits(400, MULTI_LOGITS, MULTI_LABELS, MULTI_BIAS) - 400 * rate) / 400
+    rng = run.rng(57)
+    worst, not_smaller = 0.0, 0
+    for i in range(60):
+        logits, labels, bias = _random_multiclass_fixture(rng, (3, 10)[i % 2])
+        a = sp.prop1_asymptote_from_logits(logits, labels, bias)
+        gap = [abs(math.exp(sp.prop1_loss_ratio_from_logits(k, logits, labels, bias, log=True) - a.rate * k
+                            - math.log(k * a.constant)) - 1.0) for k in (20.0, 320.0)]
+        worst = max(worst, gap[1])
+        not_smaller += gap[1] >= gap[0]
+    return Check.all_of([Check.at_most(max(errs), 1e-12, "fixture vs mpmath"),
+                         Check.at_most(abs(rate - 1.0) + _rel(constant, limit), 1e-12, "asymptote vs mpmath k = 400"),
+                         Check.below(worst, 0.05, "random fixtures at k = 320"),
+                         Check.at_most(not_smaller, 0, "random fixtures whose gap did not shrink from k = 20")],
+                        f"fixture {max(errs):.1e}; constant {constant:.15g} vs {float(limit):.15g}; random worst gap "
+                        f"at k = 320: {worst:.2e}, {not_smaller} not smaller than at k = 20")
+
+
+# ------------------------------------------------------------------------------------------- Proposition 2
+@claim("spurious.prop2_per_sample_scaling", f"{LLR} supp. D.2 Prop. 2, Eqs. 15-17 (spec §4.3, B2)",
+       "From the exact identity ‖∇ℓ‖ = kσ(−km)‖∇m‖ (scaled_ce_grad_norm), on a grid k in [0.1, 100], margins in "
+       "[0.01, 10]: a BC sample (m = −β) has 0 <= 1 − ‖∇ℓ‖/(k‖∇m‖) <= e^{−kβ} and a BA sample (m = α) has "
+       "‖∇ℓ‖ <= k e^{−kα}‖∇m‖, to 1e-12 relative slack; the identity itself matches 40-digit mpmath to 1e-14.",
+       "bound")
+def prop2_per_sample_scaling():
+    k = np.geomspace(0.1, 100.0, 60)[:, None]
+    margin = np.geomspace(0.01, 10.0, 60)[None, :]
+    norm = 1.7
+    bc = sp.scaled_ce_grad_norm(k, -margin, norm) / (k * norm)
+    ba = sp.scaled_ce_grad_norm(k, margin, norm)
+    bc_violation = max(float(np.max(-(1.0 - bc))), float(np.max((1.0 - bc) - np.exp(-k * margin) - 1e-12)))
+    bound = k * np.exp(-k * margin) * norm  # underflows to 0 with the gradient itself for k·m > 745
+    ba_violation = float(np.max((ba - bound * (1.0 + 1e-12)) / np.where(bound > 0, bound, 1.0)))
+    ident = 0.0
+    for kk, mm in ((0.5, 3.0), (5.0, -0.2), (20.0, 1.0), (100.0, -0.01)):
+        with mpmath.workdps(40):
+            ref = kk * norm / (1 + mpmath.exp(kk * mpmath.mpf(mm)))
+        ident = max(ident, _rel(sp.scaled_ce_grad_norm(kk, mm, norm), ref))
+    return Check.all_of([Check.at_most(max(bc_violation, ba_violation), 0.0, "largest violation beyond slack"),
+                         Check.at_most(ident, 1e-14, "identity vs mpmath")],
+                        f"BC violation {bc_violation:.1e}, BA violation {ba_violation:.1e}; identity {ident:.1e}")
+
+
+B3_MARGINS, B3_CORE, B3_SPURIOUS = sp.bias_decomposable_fixture()
+
+
+@claim("spurious.prop2_rate_converged_core", f"{LLR} supp. D.2 Prop. 2, Eq. 8 (spec §4.3, B3)",
+       "On the bias-decomposable fixture (BA margins {0.5, 1, 2, 1}, BC {−0.3, −1.5}, s_i = 1, c_i = 1 on BA and 0 "
+       "on BC), the slope of log(ratio) in k is within 2% of α_min = 0.5 on [10, 30] and [20, 40] (endpoints and a "
+       "201-point least-squares fit); ratio·e^{−0.5k} equals 40-digit mpmath at k = 20, 40 to 1e-12; and "
+       "prop2_asymptote's (rate, constant) = (0.5, 2) equals mpmath's ratio·e^{−0.5k} at k = 400 to 1e-12.", "limit")
+def prop2_rate_converged_core():
+    asym = sp.prop2_asymptote(B3_MARGINS, B3_CORE, B3_SPURIOUS)
+    log_ratio = lambda k: sp.prop2_gradient_ratio(k, B3_MARGINS, B3_CORE, B3_SPURIOUS, log=True)
+    slopes = []
+    for lo, hi in ((10.0, 30.0), (20.0, 40.0)):
+        slopes.append((log_ratio(hi) - log_ratio(lo)) / (hi - lo))
+        grid = np.linspace(lo, hi, 201)
+        slopes.append(float(np.polyfit(grid, log_ratio(grid), 1)[0]))
+    slope_err = max(abs(s / asym.rate - 1.0) for s in slopes)
+
+    def mp_scaled(k):
+        with mpmath.workdps(40):
+            sig = [1 / (1 + mpmath.exp(k * mpmath.mpf(m))) for m in B3_MARGINS]
+            ratio = (mpmath.fsum(s * c for s, c in zip(sig, B3_SPURIOUS))
+                     / mpmath.fsum(s * c for s, c in zip(sig, B3_CORE)))
+            return ratio * mpmath.exp(-mpmath.mpf(k) / 2)
+
+    values_err = max(_rel(sp.prop2_gradient_ratio(k, B3_MARGINS, B3_CORE, B3_SPURIOUS) * math.exp(-0.5 * k),
+                          mp_scaled(k)) for k in (20.0, 40.0))
+    limit_err = _rel(asym.constant, mp_scaled(400)) + abs(asym.rate - 0.5)
+    return Check.all_of([Check.at_most(slope_err, 0.02, "slope vs α_min"), Check.at_most(values_err, 1e-12),
+                         Check.at_most(limit_err, 1e-12, "asymptote vs mpmath at k = 400"),
+                         Check.at_most(int(not asym.converged_core), 0, "converged_core must be True")],
+                        f"slopes {', '.join(f'{s:.6f}' for s in slopes)}; values {values_err:.1e}; "
+                        f"limit {limit_err:.1e}")
+
+
+@claim("spurious.prop2_needs_converged_core", f"{LLR} supp. D.2 Def. 1 / Prop. 2 (spec §4.4, B4)",
+       "In a linear two-block model f = W_c x_c + W_s x_s (2 logits, 400 Gaussian samples, 10% BC, predictions by "
+       "the spurious rule, every |margin| >= 0.25), where ‖∇_{W_c} m‖ = √2‖x_c‖ never vanishes, the gradient-norm "
+       "ratio changes by < 1% between k = 20 and k = 40 and tends to Σ_BC s_i/Σ_BC c_i (to 1e-6 at k = 200); "
+       "prop2_asymptote reports converged_core = False and rate 0: the e^{α k} growth needs the converged core. The "
+       "1% is the spec's envelope; the data are a random fixture.", "theorem", stochastic=True)
+def prop2_needs_converged_core(run):
+    margins, core, spurious = sp.linear_two_block_fixture(400, 5, 0.1, 0.25, seed=run.seed(88))
+    r20, r40, r200 = (sp.prop2_gradient_ratio(k, margins, core, spurious) for k in (20.0, 40.0, 200.0))
+    bc = margins < 0
+    saturation = spurious[bc].sum() / core[bc].sum()
+    asym = sp.prop2_asymptote(margins, core, spurious)
+    return Check.all_of([Check.below(abs(r40 / r20 - 1.0), 0.01, "change from k = 20 to 40"),
+                         Check.at_most(abs(r200 / saturation - 1.0), 1e-6, "k = 200 vs Σ_BC s/Σ_BC c"),
+                         Check.at_most(abs(asym.constant / saturation - 1.0) + abs(asym.rate), 1e-12,
+                                       "prop2_asymptote vs the saturation constant"),
+                         Check.at_most(float(asym.converged_core), 0.0, "converged_core must be False")],
+                        f"{int(bc.sum())} BC of {len(margins)}; ratio {r20:.6f} (k = 20), {r40:.6f} (k = 40), "
+                        f"saturation "
+                        f"{saturation:.6f}")
+
+
+# ------------------------------------------------------------------------------------------- metrics
+@claim("spurious.pq_index_convention", f"{LLR} Fig. 25 (spec §6.4, §12 item 4)",
+       "The PQ-index 'with p = 2, q = 1' as printed, 1 − d^{1/2}‖w‖₂/‖w‖₁, is <= 0 for every w (it leaves the "
+       "index's range [0, 1 − d^{−1/2}] on random Gaussian and sparse vectors), while Diao's (p, q) = (1, 2), "
+       "pq_index, stays in that range to 1e-12 and is 0 on constant-magnitude and 1 − d^{−1/2} on 1-sparse vectors.",
+       "erratum", printed="I = 1 - d^(1/q - 1/p) ||w||_p / ||w||_q with p = 2, q = 1",
+       corrected="I = 1 - d^(1/2 - 1) ||w||_1 / ||w||_2 (p = 1, q = 2, 0 < p < q)", stochastic=True)
+def pq_index_convention(run):
+    rng = run.rng(5)
+    printed_error, corrected_error = math.inf, 0.0
+    for d in (10, 100, 1000):
+        vectors = [rng.standard_normal(d), rng.standard_normal(d) * (rng.random(d) < 0.1),
+                   rng.standard_t(2, d), np.exp(rng.standard_normal(d))]
+        vectors = [v for v in vectors if np.any(v)]
+        top = 1.0 - d ** -0.5
+        for w in vectors:
+            printed = 1.0 - d ** 0.5 * np.linalg.norm(w, 2) / np.linalg.norm(w, 1)
+            printed_error = min(printed_error, max(-printed, printed - top))  # distance outside the range
+            ours = sp.pq_index(w, 1.0, 2.0)
+            corrected_error = max(corrected_error, -ours, ours - top)
+        corrected_error = max(corrected_error, abs(sp.pq_index(np.full(d, -3.0))),
+                              abs(sp.pq_index(np.eye(d)[0] * 2.0) - top))
+    return Check.erratum(printed_error, max(corrected_error, 0.0), 1e-12, reject_above=0.01,
+                         detail="smallest distance of the printed form below 0 over the random vectors")
+
+
+TABLE1_PRUNABILITY = (  # LLR Table 1, "Prun." column (min, max) for each row, in table order
+    (0.93, 0.94), (0.326, 0.902), (0.311, 0.737), (0.378, 0.515), (0.418, 0.522), (0.344, 0.609), (0.935, 0.968),
+    (0.532, 0.931), (0.252, 0.771), (0.284, 0.489), (0.258, 0.559), (0.954, 0.971), (0.574, 0.847), (0.39, 0.861),
+    (0.267, 0.803), (0.391, 0.556), (0.399, 0.559), (0.986, 1.029), (0.383, 0.916), (0.285, 0.706), (0.228, 0.498),
+    (0.195, 0.508), (0.56, 0.782))
+
+
+@claim("spurious.prunability_is_mean", f"{LLR} §3.2 and Table 1 (spec §6.3, §12 item 2)",
+       "κ-prunability as printed, 'the sum of the retention ratios over κ from 0 to 0.9', is >= 1 for any model (its "
+       "κ = 0 term is exactly 1, the rest >= 0; computed with the library's ratios on a random ReLU network pruned "
+       "over the grid), yet Table 1 reports values down to 0.195; the mean over the 10 values is >= 0.1 for any "
+       "model and every Table 1 value (0.195 to 1.029) is feasible.", "erratum",
+       printed="prunability = sum over kappa in {0, 0.1, ..., 0.9} of Acc(f^kappa)/Acc(f)",
+       corrected="prunability = mean over kappa in {0, 0.1, ..., 0.9} of Acc(f^kappa)/Acc(f)")
+def prunability_is_mean():
+    rng = np.random.default_rng(3)
+    data = sp.make_parity_task(2000, seed=rng)
+    weights = [rng.standard_normal((64, 20)) / math.sqrt(20), rng.standard_normal((64, 64)) / 8.0,
+               rng.standard_normal((2, 64)) / 8.0]
+
+    def accuracy(ws):
+        h = data.x
+        for W in ws[:-1]:
+            h = np.maximum(h @ W.T, 0.0)
+        return float(np.mean(np.argmax(h @ ws[-1].T, axis=1) == data.y))
+
+    full = accuracy(weights)
+    pruned = []
+    for kappa in sp.PRUNE_FRACTIONS:
+        masks = sp.neuron_pruning_masks(weights, kappa)
+        pruned.append(accuracy([W * m[:, None] for W, m in zip(weights[:-1], masks)] + [weights[-1]]))
+    ratios = sp.retention_ratios(pruned, full)
+    if ratios[0] != 1.0 or np.any(ratios < 0):
+        return Check.at_most(math.inf, 0.0, f"retention at κ = 0 is {ratios[0]}, not 1")
+    # the worst model: full accuracy at κ = 0 (nothing pruned) and accuracy 0 at every other κ
+    worst_model = [full] + [0.0] * (len(sp.PRUNE_FRACTIONS) - 1)
+    smallest_sum = float(np.sum(sp.retention_ratios(worst_model, full)))
+    smallest_mean = sp.prunability(worst_model, full)
+    lowest = min(lo for lo, _ in TABLE1_PRUNABILITY)
+    printed_error = max(0.0, smallest_sum - lowest)
+    corrected_error = max(0.0, smallest_mean - lowest)
+    return Check.erratum(printed_error, corrected_error, 0.0, reject_above=0.1,
+                         detail=f"example network: sum of ratios {ratios.sum():.3f}, mean {ratios.mean():.3f}; "
+                                f"smallest feasible sum 1, mean {smallest_mean:.2f}; Table 1 minimum {lowest}")
+
+
+@claim("spurious.class_separation_identity", f"{LLR} §3.3 (spec §6.5, C5)",
+       "The O(N·d) class separation R² (class means of unit rows) equals the O(N²) pair-sum definition of Kornblith "
+       "et al. (diagonal terms included, no centring) to 1e-12 on Gaussian, ReLU'd and clustered representations "
+       "with 2, 3 and 10 classes of unequal sizes.", "identity")
+def class_separation_identity():
+    rng = np.random.default_rng(7)
+    worst = 0.0
+    for n_classes, relu, shift in ((2, False, 0.0), (3, True, 0.0), (10, True, 1.5), (2, False, 3.0)):
+        labels = rng.integers(0, n_classes, 240)
+        x = rng.standard_normal((240, 12)) + shift * np.eye(12)[labels % 12]
+        if relu:
+            x = np.maximum(x, 0.0) + 1e-3
+        u = x / np.linalg.norm(x, axis=1, keepdims=True)
+        sim = u @ u.T
+        classes = np.unique(labels)
+        within = np.mean([np.mean(1 - sim[np.ix_(labels == c, labels == c)]) for c in classes])
+        total = np.mean([[np.mean(1 - sim[np.ix_(labels == a, labels == c)]) for c in classes] for a in classes])
+        reference = 1.0 - within / total
+        worst = max(worst, abs(sp.class_separation_r2(x, labels) - reference))
+    return Check.at_most(worst, 1e-12, f"max |O(N d) − O(N²)| = {worst:.1e}")
+
+
+# ------------------------------------------------------------------------------------------- parity generator
+@claim("spurious.parity_generator", f"{LLR} Fig. 3, supp. C (Qiu et al. SpuriousBooleanSampling; spec §7.1, D1)",
+       "make_parity_task: the parity of the spurious bits equals b and that of the core bits y on every sample; the "
+       "BC fraction is within z·σ of ρ (binomial, ρ in {0.1, 0.5}); x_s is uniform given b, and the core and noise "
+       "bits are uniform (chi-square p-values above 1e-4/8); the same seed gives identical arrays. z is the "
+       "Bonferroni z at family-wise 1e-4 over 8 tests.", "identity", stochastic=True)
+def parity_generator(run):
+    m = 8
+    z = z_for(m)
+    checks, worst_p = [], 1.0
+    for rho, base in ((0.1, 1), (0.5, 2)):
+        seed = run.seed(base)
+        data = sp.make_parity_task(20000, bc_rate=rho, seed=seed)
+        again = sp.make_parity_task(20000, bc_rate=rho, seed=seed)
+        x = data.x
+        parity_spurious = (np.prod(x[:, 6:8], axis=1) + 1) // 2
+        parity_core = (np.prod(x[:, :6], axis=1) + 1) // 2
+        exact = int(np.sum(parity_spurious != data.b) + np.sum(parity_core != data.y))
+        checks.append(Check.at_most(exact, 0, "parity mismatches"))
+        checks.append(Check.at_most(float(np.abs(again.x - x).max()) + float(np.sum(again.b != data.b)), 0.0,
+                                    "same seed, same arrays"))
+        n = len(data.y)
+        frac = float(np.mean(data.is_bias_conflicting))
+        checks.append(Check.at_most(abs(frac - rho), z * math.sqrt(rho * (1 - rho) / n), "BC fraction"))
+        for bval in (0, 1):  # x_s uniform on the 2 patterns with parity b
+            rows = x[data.b == bval][:, 6:8]
+            codes = (rows[:, 0] > 0).astype(int)
+            worst_p = min(worst_p, stats.chisquare(np.bincount(codes, minlength=2)).pvalue)
+        for cols in (slice(0, 6), slice(8, 20)):
+            bits = (x[:, cols] > 0).ravel()
+            worst_p = min(worst_p, stats.chisquare(np.bincount(bits.astype(int), minlength=2)).pvalue)
+    checks.append(Check.at_least(worst_p, 1e-4 / m, "smallest chi-square p-value"))
+    return Check.all_of(checks, f"smallest chi-square p-value {worst_p:.2e} (limit {1e-4 / m:.1e})")
+
+
+# ------------------------------------------------------------------------------------------- TH8 balancing
+CELEBA = sp.BENCHMARK_GROUP_COUNTS["celeba"]
+
+
+def _expand(counts):
+    """Per-sample (class, attribute) arrays of a count table."""
+    cls, attr = np.indices(counts.shape)
+    reps = counts.ravel()
+    return np.repeat(cls.ravel(), reps), np.repeat(attr.ravel(), reps)
+
+
+@claim("spurious.balanced_sampler_shares", f"{TH8} §8.3 (RWY, RWG; spec E1)",
+       "With the RWG weights N/n_g on the CelebA training counts (162770 samples) the expected share of each group "
+       "is exactly 1/4 (to N·eps, the rounding of the sum), and 1e5 draws of weighted_epoch_indices give shares "
+       "within z·sqrt(p(1−p)/1e5) of "
+       "it; the same for classes under the RWY weights (1/2). z is the Bonferroni z at family-wise 1e-4 over the "
+       "6 shares.", "identity", stochastic=True)
+def balanced_sampler_shares(run):
+    y, a = _expand(CELEBA.counts)
+    groups = sp.group_index(y, a, 2)
+    z = z_for(6)
+    analytic, empirical = 0.0, 0.0
+    for strata, n_strata, base in ((groups, 4, 11), (y, 2, 12)):
+        w = sp.balanced_sampling_weights(strata)
+        shares = np.bincount(strata, weights=w) / w.sum()
+        analytic = max(analytic, float(np.abs(shares - 1.0 / n_strata).max()))
+        draws = sp.weighted_epoch_indices(w, n_draws=100_000, seed=run.seed(base))
+        observed = np.bincount(strata[draws], minlength=n_strata) / draws.size
+        p = 1.0 / n_strata
+        se = math.sqrt(p * (1 - p) / draws.size)
+        empirical = max(empirical, float(np.abs(observed - p).max()) / se)
+    rounding = len(y) * np.finfo(float).eps  # summing N weights
+    return Check.all_of([Check.at_most(analytic, rounding, "expected shares (N·eps: the rounding of N terms)"),
+                         Check.at_most(empirical, z, "largest |share − p| in standard errors")],
+                        f"expected shares off by {analytic:.1e}; empirical worst {empirical:.2f} SE (limit {z:.2f})")
+
+
+TH8_SIZES = {  # the spec's §8.3 table, derived from TH8 Table 1: (SUBG, SUBY, N)
+    "celeba": (5548, 48534, 162770), "waterbirds": (224, 2226, 4795), "multinli": (9126, 205866, 206175),
+    "civilcomments": (50924, 61030, 269038)}
+
+
+@claim("spurious.subsample_sizes", f"{TH8} §8.3, Table 1 (spec E2)",
+       "subsample_to_smallest on the per-sample Table 1 data keeps |G|·min_g n_g (SUBG) and |Y|·min_y n_y (SUBY) "
+       "samples, equal to subsampled_size and to the spec's table (CelebA 5548/48534, Waterbirds 224/2226, MultiNLI "
+       "9126/205866, CivilComments coarse 50924/61030); after SUBG every group has the same count, so P(y|a) is "
+       "equal across a.", "identity", stochastic=True)
+def subsample_sizes(run):
+    mismatches, dependence = [], 0.0
+    for i, (name, table) in enumerate(sp.BENCHMARK_GROUP_COUNTS.items()):
+        y, a = _expand(table.counts)
+        groups = sp.group_index(y, a, table.counts.shape[1])
+        kept_g = sp.subsample_to_smallest(groups, seed=run.seed(40 + i))
+        kept_y = sp.subsample_to_smallest(y, seed=run.seed(50 + i))
+        subg, suby, n = TH8_SIZES[name]
+        class_totals = table.counts.sum(axis=1)
+        got = (len(kept_g), len(kept_y), sp.subsampled_size(table.counts), sp.subsampled_size(class_totals), len(y))
+        want = (subg, suby, subg, suby, n)
+        if got != want:
+            mismatches.append(f"{name}: {got} != {want}")
+        counts = sp.group_counts(groups[kept_g], table.counts.size).reshape(table.counts.shape)
+        p_y_given_a = counts / counts.sum(axis=0, keepdims=True)
+        dependence = max(dependence, float(np.ptp(p_y_given_a, axis=1).max()))
+    return Check.all_of([Check.at_most(len(mismatches), 0, "; ".join(mismatches) or "sizes agree"),
+                         Check.at_most(dependence, 0.0, "spread of P(y|a) over a after SUBG")],
+                        "; ".join(mismatches) or f"all sizes agree; P(y|a) spread after SUBG {dependence:.1e}")
+
+
+# TH8 Table 1 as printed: rows (class label as printed, counts under (a1, a2), P(y|a1), P(y|a2), P(y)) in percent.
+# Waterbirds is printed with columns "Water / Land" and rows "Land bird" / "Water bird" (the erratum below).
+TABLE1_PRINTED = {
+    "celeba": [("Blond", 22880, 1387, 24.2, 2.0, 14.9), ("Not blond", 71629, 66874, 75.8, 98.0, 85.1)],
+    "waterbirds": [("Land bird", 56, 1057, 1.6, 85.2, 23.2), ("Water bird", 3498, 184, 98.4, 14.8, 76.8)],
+    "civilcomments": [("Non toxic", 90337, 148186, 83.6, 92.1, 88.7), ("Toxic", 17784, 12731, 16.4, 7.9, 11.3)],
+    "multinli": [("Contradiction", 57498, 11158, 30.0, 76.1, 33.3), ("Entailment", 67376, 1521, 35.2, 10.4, 33.4),
+                 ("Neutral", 66630, 1992, 34.8, 13.6, 33.3)],
+}
+# Printed row -> library class index, printed column -> library attribute index (Waterbirds with both swapped).
+TABLE1_MAP = {"celeba": ((1, 0), (0, 1)), "waterbirds": ((1, 0), (0, 1)), "civilcomments": ((0, 1), (0, 1)),
+              "multinli": ((0, 1, 2), (0, 1))}
+
+
+@claim("spurious.benchmark_percentages", f"{TH8} Table 1 (spec E3)",
+       "P(y|a) and P(y), recounted with group_index/group_counts from per-sample data built from "
+       "BENCHMARK_GROUP_COUNTS (Waterbirds with the corrected labels), match every printed percentage of TH8 Table 1 "
+       "to ±0.05 points (the printing's rounding), e.g. CelebA 24.2 / 2.0 / 14.9.", "identity")
+def benchmark_percentages():
+    worst, where = 0.0, ""
+    for name, rows in TABLE1_PRINTED.items():
+        table = sp.BENCHMARK_GROUP_COUNTS[name]
+        y, a = _expand(table.counts)
+        n_attr = table.counts.shape[1]
+        counts = sp.group_counts(sp.group_index(y, a, n_attr), table.counts.size).reshape(table.counts.shape)
+        p_y_given_a = 100.0 * counts / counts.sum(axis=0, keepdims=True)
+        p_y = 100.0 * counts.sum(axis=1) / counts.sum()
+        row_map, col_map = TABLE1_MAP[name]
+        for r, (_, c1, c2, pa1, pa2, py) in enumerate(rows):
+            cls = row_map[r]
+            for printed, ours in ((pa1, p_y_given_a[cls, col_map[0]]), (pa2, p_y_given_a[cls, col_map[1]]),
+                                  (py, p_y[cls])):
+                if abs(printed - ours) > worst:
+                    worst, where = abs(printed - ours), f"{name} row {r}: printed {printed}, recomputed {ours:.3f}"
+    return Check.at_most(worst, 0.05, f"largest gap {worst:.3f} points ({where})")
+
+
+WATERBIRDS_STANDARD = {("landbird", "land"): 3498, ("landbird", "water"): 184, ("waterbird", "land"): 56,
+                       ("waterbird", "water"): 1057}  # Sagawa et al. 2020 training split
+
+
+@claim("spurious.waterbirds_labels_swapped", f"{TH8} Table 1 (spec §8.2, §12 item 13)",
+       "Read as printed (rows 'Land bird', 'Water bird'; columns 'Water', 'Land'), TH8's Waterbirds counts disagree "
+       "with the standard training counts (landbird/land 3498, landbird/water 184, waterbird/land 56, "
+       "waterbird/water 1057); swapping both the row and the column labels makes every count agree, and "
+       "BENCHMARK_GROUP_COUNTS holds the standard assignment.", "erratum",
+       printed="Land bird: Water 56, Land 1057; Water bird: Water 3498, Land 184",
+       corrected="Water bird: Land 56, Water 1057; Land bird: Land 3498, Water 184")
+def waterbirds_labels_swapped():
+    rows = TABLE1_PRINTED["waterbirds"]
+    printed_rows, printed_cols = ("landbird", "waterbird"), ("water", "land")
+    swap = {"landbird": "waterbird", "waterbird": "landbird", "land": "water", "water": "land"}
+    as_printed = {(printed_rows[r], printed_cols[c]): rows[r][1 + c] for r in range(2) for c in range(2)}
+    swapped = {(swap[k[0]], swap[k[1]]): v for k, v in as_printed.items()}
+    printed_error = max(abs(as_printed[k] - v) for k, v in WATERBIRDS_STANDARD.items())
+    corrected_error = max(abs(swapped[k] - v) for k, v in WATERBIRDS_STANDARD.items())
+    table = sp.BENCHMARK_GROUP_COUNTS["waterbirds"]
+    library_error = max(abs(int(table.counts[table.classes.index(c), table.attributes.index(a)]) - v)
+                        for (c, a), v in WATERBIRDS_STANDARD.items())
+    return Check.erratum(printed_error, corrected_error + library_error, 0.0, reject_above=0.0,
+                         detail=f"largest count mismatch as printed {printed_error}; library table off by "
+                                f"{library_error}")
+
+
+def _celeba_rwg_coverage(epochs):
+    """Combined coverage of the two not-blond (majority) groups after ``epochs`` RWG epochs (N/4 draws per group
+    per epoch)."""
+    n_total = CELEBA.counts.sum()
+    sizes = CELEBA.counts[0]
+    fractions = sp.expected_unique_fraction(sizes, epochs * n_total / 4.0)
+    return float(np.sum(fractions * sizes) / sizes.sum()), fractions
+
+
+@claim("spurious.coverage_formula", f"{TH8} §8.5.4 (spec §8.6, E4)",
+       "The mean number of distinct items in k with-replacement draws from N (3000 Monte Carlo repetitions each, 200 "
+       "for N = 71629; N in {10, 1000, 71629}, k/N in {0.25, 1, 3}) is within z standard errors of N(1 − (1 − 1/N)^k) "
+       "(expected_unique_fraction; z Bonferroni at family-wise 1e-4 over 9 cases); the formula matches 40-digit "
+       "mpmath to 1e-13; and the CelebA not-blond groups under RWG reach 0.444 ± 0.001 after N/4 draws per group "
+       "and 0.828 ± 0.001 after 3N/4.", "identity", stochastic=True)
+def coverage_formula(run):
+    rng = run.rng(61)
+    cases = [(N, r) for N in (10, 1000, 71629) for r in (0.25, 1.0, 3.0)]
+    z = z_for(len(cases))
+    worst_z, worst_mp = 0.0, 0.0
+    for N, ratio in cases:
+        k = int(round(ratio * N))
+        reps = 3000 if N < 10_000 else 200
+        unique = np.array([np.count_nonzero(np.bincount(rng.integers(0, N, k), minlength=N))
+                           for _ in range(reps)], dtype=float)
+        predicted = N * sp.expected_unique_fraction(N, k)
+        se = unique.std(ddof=1) / math.sqrt(reps)
+        worst_z = max(worst_z, abs(unique.mean() - predicted) / max(se, 1e-12))
+        with mpmath.workdps(40):
+            ref = 1 - (1 - mpmath.mpf(1) / N) ** k
+        worst_mp = max(worst_mp, _rel(sp.expected_unique_fraction(N, k), ref))
+    one, _ = _celeba_rwg_coverage(1)
+    three, _ = _celeba_rwg_coverage(3)
+    return Check.all_of([Check.at_most(worst_z, z, "Monte Carlo, in standard errors"),
+                         Check.at_most(worst_mp, 1e-13, "vs mpmath"),
+                         Check.at_most(max(abs(one - 0.444), abs(three - 0.828)), 0.001, "CelebA coverage")],
+                        f"Monte Carlo worst {worst_z:.2f} SE (limit {z:.2f}); mpmath {worst_mp:.1e}; CelebA "
+                        f"{one:.4f} (1 epoch), {three:.4f} (3 epochs)")
+
+
+@claim("spurious.coverage_one_epoch_not_three", f"{TH8} §8.5.4 (spec §8.6, §12 item 15)",
+       "'The best RWG model stops after 3 epochs for CelebA, it observes only 44% of majority examples': with N/4 "
+       "group-balanced draws per epoch the not-blond groups' coverage is 0.828 after 3 epochs but 0.444 after 1 "
+       "(RWY, N/2 draws per epoch into the not-blond class, gives the same), so the 44% belongs to one epoch (within "
+       "the 0.005 of printing a whole percent).", "erratum",
+       printed="coverage after 3 epochs = 44%", corrected="coverage after 1 epoch = 44% (82.8% after 3)")
+def coverage_one_epoch_not_three():
+    one, _ = _celeba_rwg_coverage(1)
+    three, _ = _celeba_rwg_coverage(3)
+    not_blond = int(CELEBA.counts[0].sum())
+    rwy_one = sp.expected_unique_fraction(not_blond, CELEBA.counts.sum() / 2.0)
+    return Check.erratum(abs(three - 0.44), max(abs(one - 0.44), abs(rwy_one - 0.44)), 0.005, reject_above=0.05,
+                         detail=f"RWG coverage {one:.4f} after 1 epoch, {three:.4f} after 3; RWY {rwy_one:.4f}")
+
+
+@claim("spurious.toy_core_separable", f"{TH8} §8.4 (spec E5)",
+       "P(y·x_core < 0) = Φ(−1/σ) (core_error_probability) equals 40-digit mpmath to 1e-12 and the thesis's "
+       "1.3084e-11 at σ = 0.15 to 1e-4; in 10⁶ toy samples no core sign disagrees with y (thesis convention), an "
+       "event of probability 1 − (1 − 1.3e-11)^(10⁶) ≈ 1.3e-5 < 1e-4 for a correct generator.", "identity",
+       stochastic=True)
+def toy_core_separable(run):
+    p = sp.core_error_probability(0.15)
+    with mpmath.workdps(40):
+        ref = mpmath.ncdf(-1 / mpmath.mpf("0.15"))
+    data = sp.make_balancing_toy(1_000_000, 0, seed=run.seed(9))
+    disagreements = int(np.sum((2 * data.y - 1) * data.x[:, 1] < 0))
+    return Check.all_of([Check.at_most(_rel(p, ref), 1e-12, "vs mpmath"),
+                         Check.at_most(abs(p / 1.3084e-11 - 1.0), 1e-4, "vs the thesis"),
+                         Check.at_most(disagreements, 0, "core-sign disagreements in 1e6 samples")],
+                        f"Φ(−1/0.15) = {p:.6e}; {disagreements} disagreements")
+
+
+@claim("spurious.toy_generator", f"{TH8} §8.4 ([code] Toy.make_dataset; spec E6)",
+       "make_balancing_toy has exactly ⌊0.2n + 1e-9⌋ minority samples (200 for n = 1000, 80 for n = 400; the "
+       "code's float artifact gives 199), the core sign always agrees with y (thesis convention) and sign='code' "
+       "negates both features, the validation/test noise block is all zeros, and the blob (Z̃₀, Z̃₁) has sample "
+       "mean 0 to 1e-12.", "identity", stochastic=True)
+def toy_generator(run):
+    checks = []
+    for n, expected in ((1000, 200), (400, 80)):
+        seed = run.seed(70 + n)
+        thesis = sp.make_balancing_toy(n, 30, seed=seed)
+        code = sp.make_balancing_toy(n, 30, seed=seed, sign="code")
+        test = sp.make_balancing_toy(n, 30, split="test", seed=seed)
+        sign = 2.0 * thesis.y - 1.0
+        z_core = (thesis.x[:, 1] * sign - 1.0) / 0.15
+        flipped = thesis.b == 0
+        z_spu = (np.where(flipped, -1.0, 1.0) * thesis.x[:, 0] * sign - 1.0) / 0.15
+        checks += [Check.at_most(abs(int(np.sum(thesis.b == 0)) - expected), 0, f"minority count n = {n}"),
+                   Check.at_most(int(np.sum(thesis.x[:, 1] * sign <= 0)), 0, "core sign agrees with y"),
+                   Check.at_most(float(np.abs(code.x[:, :2] + thesis.x[:, :2]).max()), 0.0, "sign='code'"),
+                   Check.at_most(float(np.abs(test.x[:, 2:]).max()), 0.0, "zero test noise"),
+                   Check.at_most(max(abs(z_core.mean()), abs(z_spu.mean())), 1e-12, "centred blob")]
+    return Check.all_of(checks)
+
+
+TOY_SETTING = dict(n_samples=400, n_noise=600)  # spec E7: n = 400, d = 600, γ = (4, 1, 2)
+
+
+def toy_runs(run, methods=("erm", "subg", "rwg"), n_seeds=3, **train_kwargs):
+    """The E7 setting for seeds run.seed(0..n_seeds-1): {method: [(splits, ToyRun), ...]}; the data and the
+    training stream of a seed come from one SeedSequence."""
+    results = {m: [] for m in methods}
+    for s in range(n_seeds):
+        data_stream, train_stream = map(np.random.default_rng, np.random.SeedSequence(run.seed(s)).spawn(2))
+        splits = sp.make_balancing_toy_splits(TOY_SETTING["n_samples"], TOY_SETTING["n_noise"], seed=data_stream)
+        train_seed = int(train_stream.integers(2**63))
+        for m in methods:
+            results[m].append((splits, sp.train_balancing_toy(*splits, m, seed=train_seed, **train_kwargs)))
+    return results
+
+
+@claim("spurious.toy_balancing_outcomes", f"{TH8} §8.4, Ch. 8 Fig. 1 (spec E7, §9.2)",
+       "On the linear toy (n = 400, d = 600, γ = (4, 1, 2), lr 1e-5, momentum 0.9, batch 100, wd 0, 500 epochs, "
+       "3 seeds, numpy trainer): every seed has ERM final test WGA <= 0.1, SUBG final >= 0.95, RWG WGA >= 0.9 at "
+       "epoch 25 and RWG final <= SUBG final − 0.5; the validation-selected RWG test WGA averages >= 0.9 over the "
+       "seeds. Envelopes recalibrated on 40 seeds of this implementation (spec §10): epoch 25, not the spec's 10, "
+       "where 3 of 40 seeds are still learning the core feature (min 0.24; 1.0 on all 40 at epoch 25); selected RWG "
+       "per seed >= 0.85 there, so the mean over 3 seeds.", "theorem", cost="slow", stochastic=True)
+def toy_balancing_outcomes(run):
+    runs = toy_runs(run)
+    erm = [r.test_worst_group[-1] for _, r in runs["erm"]]
+    subg = [r.test_worst_group[-1] for _, r in runs["subg"]]
+    rwg_early = [r.test_worst_group[24] for _, r in runs["rwg"]]
+    rwg_final = [r.test_worst_group[-1] for _, r in runs["rwg"]]
+    selected = float(np.mean([r.selected_test_worst_group for _, r in runs["rwg"]]))
+    gap = min(s - f for s, f in zip(subg, rwg_final))
+    return Check.all_of([Check.at_most(max(erm), 0.1, "ERM final"), Check.at_least(min(subg), 0.95, "SUBG final"),
+                         Check.at_least(min(rwg_early), 0.9, "RWG at epoch 25"),
+                         Check.at_least(gap, 0.5, "SUBG final − RWG final"),
+                         Check.at_least(selected, 0.9, "validation-selected RWG, mean")],
+                        f"ERM {np.round(erm, 3).tolist()}, SUBG {np.round(subg, 3).tolist()}, RWG epoch 25 "
+                        f"{np.round(rwg_early, 3).tolist()}, final {np.round(rwg_final, 3).tolist()}, selected mean "
+                        f"{selected:.3f}")
+
+
+TABLE2 = {  # TH8 Table 2: CelebA, Waterbirds, MultiNLI, CivilComments, printed average
+    "ERM": (79.7, 85.5, 67.6, 61.3, 73.5), "JTT": (75.6, 85.6, 67.5, 67.8, 74.1), "RWY": (82.9, 86.1, 68.0, 67.5, 76.2),
+    "SUBY": (79.9, 82.4, 64.9, 51.2, 69.6), "RWG": (84.3, 87.6, 69.6, 72.0, 78.4),
+    "SUBG": (85.6, 89.1, 68.9, 71.8, 78.8), "gDRO": (86.9, 87.1, 78.0, 69.9, 80.5)}
+
+
+@claim("spurious.table2_averages", f"{TH8} Table 2, §8.5 (spec E9)",
+       "Every printed average of TH8 Table 2 is within 0.1 of the mean of its four cells (RWY 76.125 printed 76.2, "
+       "SUBG 78.85 printed 78.8), and the text's 'SUBG 1.7 below gDRO' and 'RWY 2.1 above JTT' recompute exactly "
+       "from the printed averages.", "identity", subject="source")
+def table2_averages():
+    worst = max(abs(np.mean(v[:4]) - v[4]) for v in TABLE2.values())
+    differences = max(abs((TABLE2["gDRO"][4] - TABLE2["SUBG"][4]) - 1.7),
+                      abs((TABLE2["RWY"][4] - TABLE2["JTT"][4]) - 2.1))
+    return Check.all_of([Check.at_most(worst, 0.1 + 1e-12, "averages"),
+                         Check.at_most(differences, 1e-9, "the text's differences")],
+                        f"largest |mean − printed| {worst:.3f}")
