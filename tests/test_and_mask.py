@@ -18,14 +18,14 @@ G = np.array([[1.0, -2.0, 0.5, 0.0], [3.0, 1.0, 0.2, 1.0]])
 # ------------------------------------------------------------------ bad input names the parameter
 BAD_CALLS = [
     # τ outside [0, 1]
-    ("tau", lambda: am.and_mask(G, 1.5)), ("tau", lambda: am.and_mask(G, -0.1)),
-    ("tau", lambda: am.masked_gradient(G, 2.0)), ("tau", lambda: am.xor_mask(G, -1.0)),
-    ("tau", lambda: am.keep_probability(4, 1.01)), ("tau", lambda: am.log_keep_probability(4, -0.5)),
-    ("tau", lambda: am.masked_update_moments(4, 1.2, 0.5)), ("tau", lambda: am.decay_rate(1.5)),
-    ("tau", lambda: am.threshold_snr(-0.2)), ("tau", lambda: am.keep_probability_hetero([0.0], [1.0], 3.0)),
-    ("tau", lambda: am.simulate_temporal_mask(0.0, 0.5, 1.5, 10, 10)), ("tau", lambda: am.sign_threshold(3, np.nan)),
-    ("tau", lambda: am.and_masked_gd(lambda t: np.ones((2, 1)), [0.0], 1.1, 0.1, 1)),
-    ("tau", lambda: am.keep_set(4, 2.0)), ("tau", lambda: am.effective_agreement(4, -1.0)),
+    ("agreement_threshold", lambda: am.and_mask(G, 1.5)), ("agreement_threshold", lambda: am.and_mask(G, -0.1)),
+    ("agreement_threshold", lambda: am.masked_gradient(G, 2.0)), ("agreement_threshold", lambda: am.xor_mask(G, -1.0)),
+    ("agreement_threshold", lambda: am.keep_probability(4, 1.01)), ("agreement_threshold", lambda: am.log_keep_probability(4, -0.5)),
+    ("agreement_threshold", lambda: am.masked_update_moments(4, 1.2, 0.5)), ("agreement_threshold", lambda: am.decay_rate(1.5)),
+    ("agreement_threshold", lambda: am.threshold_snr(-0.2)), ("agreement_threshold", lambda: am.keep_probability_hetero([0.0], [1.0], 3.0)),
+    ("agreement_threshold", lambda: am.simulate_temporal_mask(0.0, 0.5, 1.5, 10, 10)), ("agreement_threshold", lambda: am.sign_threshold(3, np.nan)),
+    ("agreement_threshold", lambda: am.and_masked_gd(lambda t: np.ones((2, 1)), [0.0], 1.1, 0.1, 1)),
+    ("agreement_threshold", lambda: am.keep_set(4, 2.0)), ("agreement_threshold", lambda: am.effective_agreement(4, -1.0)),
     # fewer than one environment
     ("n_envs", lambda: am.keep_probability(0, 0.5)), ("n_envs", lambda: am.masked_update_moments(0, 0.5, 0.0)),
     ("n_envs", lambda: am.simulate_mask(0, 10)), ("n_envs", lambda: am.sign_threshold(-1, 0.5)),

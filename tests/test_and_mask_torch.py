@@ -31,7 +31,7 @@ def test_wrapper_masks_per_tensor_and_steps():
     w = torch.zeros(3, dtype=torch.float64, requires_grad=True)
     b = torch.zeros(2, dtype=torch.float64, requires_grad=True)
     targets = [_t([1.0, 2.0, 0.0]), _t([1.0, -2.0, 1.0])]
-    masked = AndMask(torch.optim.SGD([w, b], lr=0.1), tau=1.0, rescale=True)
+    masked = AndMask(torch.optim.SGD([w, b], lr=0.1), agreement_threshold=1.0, rescale=True)
     info = masked.step([((w - x) ** 2).sum() / 2 + ((b - 1.0) ** 2).sum() / 2 for x in targets])
     assert [m.tolist() for m in info.masks] == [[True, False, False], [True, True]]
     assert w.tolist() == pytest.approx([0.1 * 3 / (1 + 3e-10), 0.0, 0.0])  # rescaled by 1/(1e-10 + 1/3)
@@ -52,7 +52,7 @@ def test_wrapper_from_precomputed_gradients_matches_autograd_path():
 
 def test_temporal_adam_first_step():
     w = torch.ones(2, dtype=torch.float64, requires_grad=True)
-    opt = TemporalAndMaskAdam([w], learning_rate=0.1, sign_decay=0.5, tau=0.6)
+    opt = TemporalAndMaskAdam([w], learning_rate=0.1, sign_decay=0.5, agreement_threshold=0.6)
     (w * _t([1.0, -1.0])).sum().backward()
     opt.step()
     assert w.tolist() == [1.0, 1.0]  # |a| = 0.5 < 0.6: everything masked on the first step
@@ -64,10 +64,10 @@ def test_patchwork_and_mask_keeps_private_weights_at_zero():
 
 
 @pytest.mark.parametrize("name, call", [
-    ("tau", lambda: and_mask_grad(_t(np.ones((2, 3))), 1.5)),
+    ("agreement_threshold", lambda: and_mask_grad(_t(np.ones((2, 3))), 1.5)),
     ("per_env_grads", lambda: and_mask_grad(_t(np.ones(3)), 0.5)),
     ("per_env_grads", lambda: and_mask_grad(_t([[1.0, np.nan], [1.0, 1.0]]), 0.5)),
-    ("tau", lambda: AndMask(torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1), -0.5)),
+    ("agreement_threshold", lambda: AndMask(torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1), -0.5)),
     ("env_losses", lambda: AndMask(torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1), 0.5).step([])),
     ("finite", lambda: AndMask(torch.optim.SGD([torch.zeros(1, dtype=torch.float64, requires_grad=True)], lr=0.1),
                                0.5).step_from_gradients([_t([[np.inf]])])),

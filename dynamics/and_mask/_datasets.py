@@ -193,7 +193,7 @@ def logistic_env_gradients(weights, inputs, labels) -> np.ndarray:
     return -np.einsum("en,en,enf->ef", sigmoid, labels, inputs) / inputs.shape[1]
 
 
-def train_logistic_shortcut(dataset, tau, learning_rate=0.5, n_steps=500, rescale=False) -> ShortcutRun:
+def train_logistic_shortcut(dataset, agreement_threshold, learning_rate=0.5, n_steps=500, rescale=False) -> ShortcutRun:
     """Full-batch AND-masked gradient descent on the logistic shortcut task, w₀ = 0 (spec §9.3).
 
     Each step: per-environment gradients (means over the environment's examples), then w ← w − η·u with
@@ -203,7 +203,7 @@ def train_logistic_shortcut(dataset, tau, learning_rate=0.5, n_steps=500, rescal
     ----------
     dataset : ShortcutDataset
         From :func:`make_logistic_shortcut`.
-    tau : float
+    agreement_threshold : float
         Agreement threshold τ in [0, 1].
     learning_rate : float, default 0.5
     n_steps : int, default 500
@@ -228,9 +228,9 @@ def train_logistic_shortcut(dataset, tau, learning_rate=0.5, n_steps=500, rescal
     rescale = require_bool("rescale", rescale)
     inputs, labels = dataset.train_inputs, dataset.train_labels
     weights = np.zeros(inputs.shape[2])
-    initial_mask = and_mask(logistic_env_gradients(weights, inputs, labels), tau)
+    initial_mask = and_mask(logistic_env_gradients(weights, inputs, labels), agreement_threshold)
     for _ in range(n_steps):
-        weights = weights - eta * masked_gradient(logistic_env_gradients(weights, inputs, labels), tau, rescale)
+        weights = weights - eta * masked_gradient(logistic_env_gradients(weights, inputs, labels), agreement_threshold, rescale)
     flat_inputs = inputs.reshape(-1, inputs.shape[2])
     return ShortcutRun(weights, _accuracy(weights, flat_inputs, labels.reshape(-1)),
                        _accuracy(weights, dataset.test_inputs, dataset.test_labels),

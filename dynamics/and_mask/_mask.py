@@ -29,26 +29,26 @@ GEOM_MEAN_OFFSET = 1e-10
 RESCALE_OFFSET = 1e-10
 
 
-def _check_tau(tau) -> float:
-    return require_in_range("tau", tau, 0.0, 1.0)
+def _check_agreement_threshold(agreement_threshold) -> float:
+    return require_in_range("agreement_threshold", agreement_threshold, 0.0, 1.0)
 
 
 def _check_envs(n_envs) -> int:
     return require_integer("n_envs", n_envs, 1)
 
 
-def _threshold(n_envs: int, tau: float) -> int:
-    return max(0, math.ceil(tau * n_envs - THRESHOLD_SLACK))
+def _threshold(n_envs: int, agreement_threshold: float) -> int:
+    return max(0, math.ceil(agreement_threshold * n_envs - THRESHOLD_SLACK))
 
 
-def sign_threshold(n_envs, tau) -> int:
+def sign_threshold(n_envs, agreement_threshold) -> int:
     """The integer threshold T(d, τ) = ⌈τd − 10⁻⁹⌉ on |Σ_e sign(g_e)| (spec §1, §4.1).
 
     Parameters
     ----------
     n_envs : int
         Number of environments d >= 1.
-    tau : float
+    agreement_threshold : float
         Agreement threshold τ in [0, 1].
 
     Returns
@@ -63,17 +63,17 @@ def sign_threshold(n_envs, tau) -> int:
     >>> sign_threshold(4, 0.0), sign_threshold(4, 1.0)
     (0, 4)
     """
-    return _threshold(_check_envs(n_envs), _check_tau(tau))
+    return _threshold(_check_envs(n_envs), _check_agreement_threshold(agreement_threshold))
 
 
-def keep_set(n_envs, tau) -> np.ndarray:
+def keep_set(n_envs, agreement_threshold) -> np.ndarray:
     """The keep set K_τ(d) = {k in 0..d : |2k − d| >= T(d, τ)} of numbers of positive signs (spec §1).
 
     Parameters
     ----------
     n_envs : int
         Number of environments d >= 1.
-    tau : float
+    agreement_threshold : float
         Agreement threshold τ in [0, 1].
 
     Returns
@@ -88,10 +88,10 @@ def keep_set(n_envs, tau) -> np.ndarray:
     """
     d = _check_envs(n_envs)
     k = np.arange(d + 1)
-    return k[np.abs(2 * k - d) >= _threshold(d, _check_tau(tau))]
+    return k[np.abs(2 * k - d) >= _threshold(d, _check_agreement_threshold(agreement_threshold))]
 
 
-def effective_agreement(n_envs, tau) -> int:
+def effective_agreement(n_envs, agreement_threshold) -> int:
     """The t-form threshold t_eff = ⌈(d + T(d, τ))/2⌉ equivalent to the τ-form without exact zeros (spec §4.1).
 
     Computed from the integer T, never as ⌈d(1 + τ)/2⌉ in floating point (which is off by one at edges such as
@@ -101,7 +101,7 @@ def effective_agreement(n_envs, tau) -> int:
     ----------
     n_envs : int
         Number of environments d >= 1.
-    tau : float
+    agreement_threshold : float
         Agreement threshold τ in [0, 1].
 
     Returns
@@ -115,7 +115,7 @@ def effective_agreement(n_envs, tau) -> int:
     (6, 8)
     """
     d = _check_envs(n_envs)
-    return (d + _threshold(d, _check_tau(tau)) + 1) // 2
+    return (d + _threshold(d, _check_agreement_threshold(agreement_threshold)) + 1) // 2
 
 
 def _check_grads(grads) -> np.ndarray:
@@ -134,14 +134,14 @@ def _sign_sums(g: np.ndarray) -> np.ndarray:
     return (g > 0).sum(axis=0, dtype=np.int64) - (g < 0).sum(axis=0, dtype=np.int64)
 
 
-def and_mask(grads, tau) -> np.ndarray:
+def and_mask(grads, agreement_threshold) -> np.ndarray:
     """The AND-mask m_τ: keep j iff |Σ_e sign(g_ej)| >= ⌈τd − 1e-9⌉ (spec §1, §4.1; paper §2.3).
 
     Parameters
     ----------
     grads : array_like, shape (n_envs, n_params)
         Row e is the gradient g_e = ∇L_e(θ) of environment e; finite.
-    tau : float
+    agreement_threshold : float
         Agreement threshold τ in [0, 1]. τ = 0 keeps everything (plain averaging); τ = 1 keeps j only if all d
         entries are non-zero and share one sign.
 
@@ -159,7 +159,7 @@ def and_mask(grads, tau) -> np.ndarray:
     [True, True, True, True]
     """
     g = _check_grads(grads)
-    return np.abs(_sign_sums(g)) >= _threshold(g.shape[0], _check_tau(tau))
+    return np.abs(_sign_sums(g)) >= _threshold(g.shape[0], _check_agreement_threshold(agreement_threshold))
 
 
 def and_mask_t(grads, n_agree) -> np.ndarray:
@@ -189,7 +189,7 @@ def and_mask_t(grads, n_agree) -> np.ndarray:
     return np.maximum(positive, negative) >= t
 
 
-def xor_mask(grads, tau) -> np.ndarray:
+def xor_mask(grads, agreement_threshold) -> np.ndarray:
     """The XOR-mask of paper Fig 7: keep j iff |S_j| <= ⌊(1 − τ)d + 1e-9⌋ (spec §4.2, the [AMBIGUOUS] proposal).
 
     It keeps the components on which the environments disagree; τ = 0 keeps everything and τ = 1 only the
@@ -199,7 +199,7 @@ def xor_mask(grads, tau) -> np.ndarray:
     ----------
     grads : array_like, shape (n_envs, n_params)
         Per-environment gradients; finite.
-    tau : float
+    agreement_threshold : float
         Threshold τ in [0, 1].
 
     Returns
@@ -212,8 +212,8 @@ def xor_mask(grads, tau) -> np.ndarray:
     [True, False]
     """
     g = _check_grads(grads)
-    tau = _check_tau(tau)
-    limit = math.floor((1.0 - tau) * g.shape[0] + THRESHOLD_SLACK)
+    agreement_threshold = _check_agreement_threshold(agreement_threshold)
+    limit = math.floor((1.0 - agreement_threshold) * g.shape[0] + THRESHOLD_SLACK)
     return np.abs(_sign_sums(g)) <= limit
 
 
@@ -242,7 +242,7 @@ def _group_index(groups, n_params) -> np.ndarray:
     return np.unique(ids, return_inverse=True)[1].reshape(n_params)
 
 
-def masked_gradient(grads, tau, rescale=False, geom_mean=False, groups=None) -> np.ndarray:
+def masked_gradient(grads, agreement_threshold, rescale=False, geom_mean=False, groups=None) -> np.ndarray:
     """The AND-masked update u = m_τ ⊙ b, optionally rescaled by the inverse kept fraction (spec §1, §4.2).
 
     b = ḡ = (1/d) Σ_e g_e, or with ``geom_mean`` the public code's signed geometric mean
@@ -254,7 +254,7 @@ def masked_gradient(grads, tau, rescale=False, geom_mean=False, groups=None) -> 
     ----------
     grads : array_like, shape (n_envs, n_params)
         Per-environment gradients; finite.
-    tau : float
+    agreement_threshold : float
         Agreement threshold τ in [0, 1].
     rescale : bool, default False
         Inverse-sparsity rescaling (not in the paper; the public code and DomainBed use it).
@@ -279,7 +279,7 @@ def masked_gradient(grads, tau, rescale=False, geom_mean=False, groups=None) -> 
     [1.732051, 0.0, 0.316228, 1.732051]
     """
     g = _check_grads(grads)
-    mask = np.abs(_sign_sums(g)) >= _threshold(g.shape[0], _check_tau(tau))
+    mask = np.abs(_sign_sums(g)) >= _threshold(g.shape[0], _check_agreement_threshold(agreement_threshold))
     rescale, geom_mean = require_bool("rescale", rescale), require_bool("geom_mean", geom_mean)
     with np.errstate(over="ignore"):
         mean = np.mean(g, axis=0)
@@ -299,7 +299,7 @@ def masked_gradient(grads, tau, rescale=False, geom_mean=False, groups=None) -> 
     return update
 
 
-def and_masked_gd(env_gradients: Callable, theta0, tau, learning_rate, n_steps, rescale=False, geom_mean=False,
+def and_masked_gd(env_gradients: Callable, theta0, agreement_threshold, learning_rate, n_steps, rescale=False, geom_mean=False,
                   loss: Optional[Callable] = None) -> MaskedDescent:
     """AND-masked gradient descent θ ← θ − η·u(θ), u = :func:`masked_gradient` (paper §2.3, Proposition 1).
 
@@ -309,7 +309,7 @@ def and_masked_gd(env_gradients: Callable, theta0, tau, learning_rate, n_steps, 
         ``env_gradients(theta) -> array of shape (n_envs, n_params)``: the per-environment gradients at θ.
     theta0 : array_like, shape (n_params,)
         Starting point.
-    tau : float
+    agreement_threshold : float
         Agreement threshold τ in [0, 1] (τ = 0: plain gradient descent on the pooled loss).
     learning_rate : float
         Step size η > 0 (Proposition 1 needs η <= 1/L for an L-Lipschitz ∇L, and rescale=False).
@@ -336,7 +336,7 @@ def and_masked_gd(env_gradients: Callable, theta0, tau, learning_rate, n_steps, 
     if not callable(env_gradients):
         raise TypeError(f"env_gradients must be callable, got {env_gradients!r}")
     theta = as_finite_array("theta0", theta0, ndim=1)
-    tau = _check_tau(tau)
+    agreement_threshold = _check_agreement_threshold(agreement_threshold)
     eta = require_positive("learning_rate", learning_rate)
     n_steps = require_integer("n_steps", n_steps, 0)
     thetas = np.empty((n_steps + 1, theta.size))
@@ -349,7 +349,7 @@ def and_masked_gd(env_gradients: Callable, theta0, tau, learning_rate, n_steps, 
         grads = np.asarray(env_gradients(theta), dtype=np.float64)
         if grads.ndim != 2 or grads.shape[1] != theta.size:
             raise ValueError(f"env_gradients must return shape (n_envs, {theta.size}), got {grads.shape}")
-        update = masked_gradient(grads, tau, rescale, geom_mean)
+        update = masked_gradient(grads, agreement_threshold, rescale, geom_mean)
         with np.errstate(over="ignore"):
             norms[i] = float(update @ update)
             theta = theta - eta * update

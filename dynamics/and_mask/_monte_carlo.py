@@ -119,7 +119,7 @@ def simulate_mask(n_envs, n_samples, snr=0.0, gradient_std=1.0, *, seed=None) ->
     Returns
     -------
     MaskSimulation
-        Sums binned by the sign sum S; ``.estimate(tau)`` gives a :class:`MaskEstimate` with standard errors.
+        Sums binned by the sign sum S; ``.estimate(agreement_threshold)`` gives a :class:`MaskEstimate` with standard errors.
 
     Examples
     --------
@@ -167,7 +167,7 @@ def simulate_mask_hetero(gradient_means, gradient_stds, n_samples, *, seed=None)
 
 
 @nb.njit(cache=True)
-def _temporal_chunk(local, start, stop, state, mean, std, beta, tau, ki, wi, fi):
+def _temporal_chunk(local, start, stop, state, mean, std, beta, agreement_threshold, ki, wi, fi):
     """Chains start..stop-1: add Σa, Σa², Σa³, Σa⁴ and Σ1[|a| >= τ] per step to local (shape (5, n_steps))."""
     s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
     ema = np.zeros(max(stop - start, 0))
@@ -186,7 +186,7 @@ def _temporal_chunk(local, start, stop, state, mean, std, beta, tau, ki, wi, fi)
             m2 += a2
             m3 += a2 * a
             m4 += a2 * a2
-            kept += np.float64(abs(a) >= tau)
+            kept += np.float64(abs(a) >= agreement_threshold)
         local[0, k] += m1
         local[1, k] += m2
         local[2, k] += m3
@@ -195,26 +195,26 @@ def _temporal_chunk(local, start, stop, state, mean, std, beta, tau, ki, wi, fi)
 
 
 @nb.njit(cache=True, parallel=True)
-def _temporal_parallel(mean, std, beta, tau, n_steps, n_chains, states, ki, wi, fi):
+def _temporal_parallel(mean, std, beta, agreement_threshold, n_steps, n_chains, states, ki, wi, fi):
     n_chunks = states.shape[0]
     sums = np.zeros((n_chunks, 5, n_steps))
     per = (n_chains + n_chunks - 1) // n_chunks
     for c in nb.prange(n_chunks):
-        _temporal_chunk(sums[c], c * per, min(n_chains, (c + 1) * per), states[c], mean, std, beta, tau, ki, wi, fi)
+        _temporal_chunk(sums[c], c * per, min(n_chains, (c + 1) * per), states[c], mean, std, beta, agreement_threshold, ki, wi, fi)
     return _reduce_chunks(sums)
 
 
 @nb.njit(cache=True)
-def _temporal_serial(mean, std, beta, tau, n_steps, n_chains, states, ki, wi, fi):
+def _temporal_serial(mean, std, beta, agreement_threshold, n_steps, n_chains, states, ki, wi, fi):
     n_chunks = states.shape[0]
     sums = np.zeros((n_chunks, 5, n_steps))
     per = (n_chains + n_chunks - 1) // n_chunks
     for c in range(n_chunks):
-        _temporal_chunk(sums[c], c * per, min(n_chains, (c + 1) * per), states[c], mean, std, beta, tau, ki, wi, fi)
+        _temporal_chunk(sums[c], c * per, min(n_chains, (c + 1) * per), states[c], mean, std, beta, agreement_threshold, ki, wi, fi)
     return _reduce_chunks(sums)
 
 
-def simulate_temporal_mask(snr, sign_decay, tau, n_steps, n_chains, *, seed=None) -> TemporalMaskSimulation:
+def simulate_temporal_mask(snr, sign_decay, agreement_threshold, n_steps, n_chains, *, seed=None) -> TemporalMaskSimulation:
     """Monte Carlo of the temporal AND-mask's sign EMA (Algorithm 1 of the paper, CoinRun; spec §4.3, §8 test 21).
 
     Each chain is one parameter coordinate receiving i.i.d. gradients g_k ~ N(μ, σ²), s = μ/σ; a_0 = 0,
@@ -226,7 +226,7 @@ def simulate_temporal_mask(snr, sign_decay, tau, n_steps, n_chains, *, seed=None
         s = μ/σ of the gradients.
     sign_decay : float
         β (β3 of Algorithm 1) in [0, 1).
-    tau : float
+    agreement_threshold : float
         Threshold τ in [0, 1] on |a_k|.
     n_steps : int
         Number of steps k >= 1 per chain.
@@ -248,14 +248,14 @@ def simulate_temporal_mask(snr, sign_decay, tau, n_steps, n_chains, *, seed=None
     """
     s = require_in_range("snr", snr, -MAX_SNR, MAX_SNR)
     beta = require_in_range("sign_decay", sign_decay, 0.0, 1.0, high_open=True)
-    tau = require_in_range("tau", tau, 0.0, 1.0)
+    agreement_threshold = require_in_range("agreement_threshold", agreement_threshold, 0.0, 1.0)
     n_steps = require_integer("n_steps", n_steps, 1)
     n_chains = require_integer("n_chains", n_chains, 1)
     if n_steps * n_chains > MAX_ENTRIES:
         raise ValueError(f"n_steps * n_chains must be at most {MAX_ENTRIES:.0e} gradient entries, got "
                          f"{n_steps * n_chains:.3g}")
     kernel = _temporal_serial if n_steps * n_chains < SERIAL_BELOW else _temporal_parallel
-    sums = kernel(s, 1.0, beta, tau, n_steps, n_chains, seed_states(seed), *ZIGGURAT) / n_chains
+    sums = kernel(s, 1.0, beta, agreement_threshold, n_steps, n_chains, seed_states(seed), *ZIGGURAT) / n_chains
     m1, m2, m3, m4, keep = sums
     variance = np.maximum(m2 - m1 * m1, 0.0)
     central4 = m4 - 4.0 * m3 * m1 + 6.0 * m2 * m1 * m1 - 3.0 * m1 ** 4

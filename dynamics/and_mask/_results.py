@@ -192,21 +192,21 @@ class MaskSimulation(NamedTuple):
         """The sign sums S = −d, ..., d indexing the bins."""
         return np.arange(-self.n_envs, self.n_envs + 1)
 
-    def estimate(self, tau) -> MaskEstimate:
+    def estimate(self, agreement_threshold) -> MaskEstimate:
         """The statistics of the τ-form mask (keep |S| >= ⌈τd − 1e-9⌉), with standard errors.
 
         Parameters
         ----------
-        tau : float
+        agreement_threshold : float
             Agreement threshold in [0, 1].
 
         Returns
         -------
         MaskEstimate
         """
-        from ._mask import _check_tau, _threshold
+        from ._mask import _check_agreement_threshold, _threshold
 
-        keep = np.abs(self.sign_sums) >= _threshold(self.n_envs, _check_tau(tau))
+        keep = np.abs(self.sign_sums) >= _threshold(self.n_envs, _check_agreement_threshold(agreement_threshold))
         n = float(self.n_samples)
         p = float(self.counts[keep].sum()) / n
         first = float(self.sums[keep].sum()) / n

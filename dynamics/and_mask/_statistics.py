@@ -22,7 +22,7 @@ import numpy as np
 
 from dynamics.numerics import (as_finite_array, normal_logcdf_kernel, require_array_in_range, require_finite_result,
                                require_in_range, require_integer, require_positive, require_same_length)
-from ._mask import _check_envs, _check_tau, _threshold
+from ._mask import _check_envs, _check_agreement_threshold, _threshold
 from ._results import ConditionalMoments, EmaMoments, MaskedMoments, NoiseNormBounds, ProbabilityBounds, SquaredNorms
 
 __all__ = ["conditional_moments", "decay_rate", "expected_squared_norms", "keep_probability",
@@ -92,14 +92,14 @@ def _scalar_or_array(values, like):
     return float(values[0]) if np.ndim(like) == 0 else values.reshape(np.shape(like))
 
 
-def log_keep_probability(n_envs, tau, snr=0.0) -> Union[float, np.ndarray]:
+def log_keep_probability(n_envs, agreement_threshold, snr=0.0) -> Union[float, np.ndarray]:
     """log π(d, τ, s): the logarithm of :func:`keep_probability`, finite where π underflows (spec §5.2(b), §5.3).
 
     Parameters
     ----------
     n_envs : int
         Number of environments d >= 1.
-    tau : float
+    agreement_threshold : float
         Agreement threshold τ in [0, 1].
     snr : float or array_like, default 0
         Per-environment signal-to-noise ratio s = μ/σ of the coordinate, |s| <= 1e6.
@@ -114,12 +114,12 @@ def log_keep_probability(n_envs, tau, snr=0.0) -> Union[float, np.ndarray]:
     >>> round(log_keep_probability(2000, 1.0) / math.log(2.0), 9)  # π0 = 2^(1 - d)
     -1999.0
     """
-    d, tau = _check_envs(n_envs), _check_tau(tau)
+    d, agreement_threshold = _check_envs(n_envs), _check_agreement_threshold(agreement_threshold)
     s = _check_snr(snr)
-    return _scalar_or_array(_log_keep_many(d, _threshold(d, tau), s.reshape(-1)), snr)
+    return _scalar_or_array(_log_keep_many(d, _threshold(d, agreement_threshold), s.reshape(-1)), snr)
 
 
-def keep_probability(n_envs, tau, snr=0.0) -> Union[float, np.ndarray]:
+def keep_probability(n_envs, agreement_threshold, snr=0.0) -> Union[float, np.ndarray]:
     """Probability π(d, τ, s) that a coordinate passes the AND-mask (paper Eq 6; spec §5.2(b), §5.3).
 
     The d per-environment gradients of the coordinate are i.i.d. N(μ, σ²) with s = μ/σ; π = Σ_{k∈K_τ(d)}
@@ -131,7 +131,7 @@ def keep_probability(n_envs, tau, snr=0.0) -> Union[float, np.ndarray]:
     ----------
     n_envs : int
         Number of environments d >= 1.
-    tau : float
+    agreement_threshold : float
         Agreement threshold τ in [0, 1].
     snr : float or array_like, default 0
         Per-environment signal-to-noise ratio s = μ/σ, |s| <= 1e6.
@@ -148,18 +148,18 @@ def keep_probability(n_envs, tau, snr=0.0) -> Union[float, np.ndarray]:
     >>> round(keep_probability(4, 0.2, snr=1.0), 4)
     0.8931
     """
-    log_value = log_keep_probability(n_envs, tau, snr)
+    log_value = log_keep_probability(n_envs, agreement_threshold, snr)
     return math.exp(log_value) if isinstance(log_value, float) else np.exp(log_value)
 
 
-def keep_probability_rational(n_envs, tau) -> Fraction:
+def keep_probability_rational(n_envs, agreement_threshold) -> Fraction:
     """The pure-noise keep probability π₀(d, τ) = 2^{−d} Σ_{k∈K_τ(d)} C(d, k) as an exact fraction (spec §5.2(b)).
 
     Parameters
     ----------
     n_envs : int
         Number of environments d >= 1.
-    tau : float
+    agreement_threshold : float
         Agreement threshold τ in [0, 1].
 
     Returns
@@ -171,8 +171,8 @@ def keep_probability_rational(n_envs, tau) -> Fraction:
     >>> keep_probability_rational(8, 0.5), keep_probability_rational(4, 0.6)
     (Fraction(37, 128), Fraction(1, 8))
     """
-    d, tau = _check_envs(n_envs), _check_tau(tau)
-    threshold = _threshold(d, tau)
+    d, agreement_threshold = _check_envs(n_envs), _check_agreement_threshold(agreement_threshold)
+    threshold = _threshold(d, agreement_threshold)
     return Fraction(sum(math.comb(d, k) for k in range(d + 1) if abs(2 * k - d) >= threshold), 2 ** d)
 
 
@@ -218,7 +218,7 @@ def _moments_kernel(d, threshold, snr):
     return first, second / (d * d)
 
 
-def masked_update_moments(n_envs, tau, snr, gradient_std=1.0) -> MaskedMoments:
+def masked_update_moments(n_envs, agreement_threshold, snr, gradient_std=1.0) -> MaskedMoments:
     """Exact moments (E[m_τ ḡ], E[m_τ ḡ²]) of one masked coordinate with i.i.d. N(μ, σ²) gradients (spec §5.3).
 
     First moment: (μp + σφ)·Pr[1 + B' ∈ K_τ] + (μ(1−p) − σφ)·Pr[B' ∈ K_τ], B' ~ Bin(d − 1, p), p = Φ(s),
@@ -229,7 +229,7 @@ def masked_update_moments(n_envs, tau, snr, gradient_std=1.0) -> MaskedMoments:
     ----------
     n_envs : int
         Number of environments d >= 1.
-    tau : float
+    agreement_threshold : float
         Agreement threshold τ in [0, 1].
     snr : float
         s = μ/σ, |s| <= 1e6.
@@ -250,10 +250,10 @@ def masked_update_moments(n_envs, tau, snr, gradient_std=1.0) -> MaskedMoments:
     >>> masked_update_moments(4, 0.6, 0.0).first_moment
     0.0
     """
-    d, tau = _check_envs(n_envs), _check_tau(tau)
+    d, agreement_threshold = _check_envs(n_envs), _check_agreement_threshold(agreement_threshold)
     s = require_in_range("snr", snr, -MAX_SNR, MAX_SNR)
     sigma = require_positive("gradient_std", gradient_std)
-    first, second = _moments_kernel(d, _threshold(d, tau), abs(s))
+    first, second = _moments_kernel(d, _threshold(d, agreement_threshold), abs(s))
     first = 0.0 if s == 0.0 else math.copysign(first, s)
     result = MaskedMoments(first * sigma, second * sigma * sigma)
     require_finite_result(np.array(result), "masked_update_moments", "gradient_std is too large for σ² in float64")
@@ -303,14 +303,14 @@ def conditional_moments(n_envs, n_positive, snr=0.0, gradient_std=1.0) -> Condit
     return result
 
 
-def expected_squared_norms(n_envs, tau, n_params=1, snr=0.0, gradient_std=1.0) -> SquaredNorms:
+def expected_squared_norms(n_envs, agreement_threshold, n_params=1, snr=0.0, gradient_std=1.0) -> SquaredNorms:
     """E‖m_τ ⊙ ḡ‖² and E‖ḡ‖² over n i.i.d. coordinates (Proposition 2; spec §5.2(a, c), paper Fig 4).
 
     Parameters
     ----------
     n_envs : int
         Number of environments d >= 1.
-    tau : float
+    agreement_threshold : float
         Agreement threshold τ in [0, 1].
     n_params : int, default 1
         Number of coordinates n >= 1.
@@ -331,7 +331,7 @@ def expected_squared_norms(n_envs, tau, n_params=1, snr=0.0, gradient_std=1.0) -
     (91.65, 375.0)
     """
     n = require_integer("n_params", n_params, 1)
-    moments = masked_update_moments(n_envs, tau, snr, gradient_std)
+    moments = masked_update_moments(n_envs, agreement_threshold, snr, gradient_std)
     mu = float(snr) * float(gradient_std)
     result = SquaredNorms(n * moments.second_moment, n * (mu * mu + float(gradient_std) ** 2 / int(n_envs)))
     require_finite_result(np.array(result), "expected_squared_norms", "n_params·σ²·(1 + s²) overflows float64")
@@ -381,7 +381,7 @@ def _hetero_kernel(means, stds, threshold):
     return keep, first / d, second / (d * d)
 
 
-def _hetero_args(gradient_means, gradient_stds, tau):
+def _hetero_args(gradient_means, gradient_stds, agreement_threshold):
     means = as_finite_array("gradient_means", gradient_means, ndim=1)
     stds = require_array_in_range("gradient_stds", gradient_stds, 0.0, np.inf, low_open=True, ndim=1)
     d = require_same_length(gradient_means=means, gradient_stds=stds)
@@ -391,10 +391,10 @@ def _hetero_args(gradient_means, gradient_stds, tau):
     if np.any(ratio > MAX_SNR):
         raise ValueError(f"gradient_means/gradient_stds must be at most {MAX_SNR:g} in magnitude, got "
                          f"{float(ratio.max()):.3g}")
-    return means, stds, _threshold(d, _check_tau(tau))
+    return means, stds, _threshold(d, _check_agreement_threshold(agreement_threshold))
 
 
-def keep_probability_hetero(gradient_means, gradient_stds, tau) -> float:
+def keep_probability_hetero(gradient_means, gradient_stds, agreement_threshold) -> float:
     """Keep probability with environment-dependent N(μ_e, σ_e²) gradients: a Poisson-binomial sum (spec §5.4).
 
     The number of positive signs is Poisson-binomial with p_e = Φ(μ_e/σ_e); its pmf comes from the O(d²)
@@ -407,7 +407,7 @@ def keep_probability_hetero(gradient_means, gradient_stds, tau) -> float:
         μ_e, finite.
     gradient_stds : array_like, shape (n_envs,)
         σ_e > 0 (|μ_e|/σ_e <= 1e6).
-    tau : float
+    agreement_threshold : float
         Agreement threshold τ in [0, 1].
 
     Returns
@@ -419,10 +419,10 @@ def keep_probability_hetero(gradient_means, gradient_stds, tau) -> float:
     >>> keep_probability_hetero([0.0, 0.0, 0.0, 0.0], [1.0, 2.0, 3.0, 4.0], 0.6)  # pure noise: 1/8 for any σ_e
     0.125
     """
-    return float(_hetero_kernel(*_hetero_args(gradient_means, gradient_stds, tau))[0])  # a probability: finite
+    return float(_hetero_kernel(*_hetero_args(gradient_means, gradient_stds, agreement_threshold))[0])  # a probability: finite
 
 
-def masked_update_moments_hetero(gradient_means, gradient_stds, tau) -> MaskedMoments:
+def masked_update_moments_hetero(gradient_means, gradient_stds, agreement_threshold) -> MaskedMoments:
     """Exact (E[m_τ ḡ], E[m_τ ḡ²]) with environment-dependent N(μ_e, σ_e²) gradients (spec §5.4).
 
     The dynamic programme of :func:`keep_probability_hetero` carried on four arrays indexed by the number of
@@ -436,7 +436,7 @@ def masked_update_moments_hetero(gradient_means, gradient_stds, tau) -> MaskedMo
         μ_e, finite.
     gradient_stds : array_like, shape (n_envs,)
         σ_e > 0.
-    tau : float
+    agreement_threshold : float
         Agreement threshold τ in [0, 1].
 
     Returns
@@ -449,14 +449,14 @@ def masked_update_moments_hetero(gradient_means, gradient_stds, tau) -> MaskedMo
     >>> round(m.first_moment, 4), round(m.second_moment, 4)
     (0.9592, 1.2234)
     """
-    _, first, second = _hetero_kernel(*_hetero_args(gradient_means, gradient_stds, tau))
+    _, first, second = _hetero_kernel(*_hetero_args(gradient_means, gradient_stds, agreement_threshold))
     require_finite_result(np.array([first, second]), "masked_update_moments_hetero",
                           "gradient_means or gradient_stds are too large for their squares in float64")
     return MaskedMoments(float(first), float(second))
 
 
 # ------------------------------------------------------------------------------------------------ rates and bounds
-def decay_rate(tau) -> float:
+def decay_rate(agreement_threshold) -> float:
     """c(τ) = (1+τ)^{(1+τ)/2}(1−τ)^{(1−τ)/2} = exp KL(Bern((1+τ)/2) ‖ Bern(½)) (corrected Proposition 2, spec §5.2(d)).
 
     The pure-noise keep probability and masked norm decay like c(τ)^{−d} (the paper's printed rate
@@ -464,7 +464,7 @@ def decay_rate(tau) -> float:
 
     Parameters
     ----------
-    tau : float
+    agreement_threshold : float
         Agreement threshold τ in [0, 1].
 
     Returns
@@ -477,11 +477,11 @@ def decay_rate(tau) -> float:
     >>> round(decay_rate(0.6), 5), decay_rate(1.0)
     (1.21257, 2.0)
     """
-    tau = _check_tau(tau)
-    return float(math.exp(0.5 * (_xlogx(1.0 + tau) + _xlogx(1.0 - tau))))
+    agreement_threshold = _check_agreement_threshold(agreement_threshold)
+    return float(math.exp(0.5 * (_xlogx(1.0 + agreement_threshold) + _xlogx(1.0 - agreement_threshold))))
 
 
-def threshold_snr(tau) -> float:
+def threshold_snr(agreement_threshold) -> float:
     """The large-d threshold SNR s*(τ) = Φ⁻¹((1 + τ)/2) = √2·erfinv(τ) (spec §5.3).
 
     As d → ∞ a signal coordinate with SNR s is kept with probability → 1 if s > s*(τ) (2Φ(s) − 1 > τ) and → 0 if
@@ -489,7 +489,7 @@ def threshold_snr(tau) -> float:
 
     Parameters
     ----------
-    tau : float
+    agreement_threshold : float
         Agreement threshold τ in [0, 1].
 
     Returns
@@ -502,12 +502,12 @@ def threshold_snr(tau) -> float:
     >>> round(threshold_snr(0.2), 4), threshold_snr(0.0), threshold_snr(1.0)
     (0.2533, 0.0, inf)
     """
-    tau = _check_tau(tau)
-    if tau == 1.0:
+    agreement_threshold = _check_agreement_threshold(agreement_threshold)
+    if agreement_threshold == 1.0:
         return math.inf
     from scipy import special  # deferred: keeps importing the package fast
 
-    return float(math.sqrt(2.0) * special.erfinv(tau))
+    return float(math.sqrt(2.0) * special.erfinv(agreement_threshold))
 
 
 def _t_form_args(n_envs, n_agree):

@@ -25,18 +25,18 @@ from ._mask import GEOM_MEAN_OFFSET, RESCALE_OFFSET, sign_threshold
 __all__ = ["AndMask", "AndMaskStep", "TemporalAndMaskAdam", "and_mask_grad"]
 
 
-def _check_tau(tau):
-    return require_in_range("tau", tau, 0.0, 1.0)
+def _check_agreement_threshold(agreement_threshold):
+    return require_in_range("agreement_threshold", agreement_threshold, 0.0, 1.0)
 
 
-def and_mask_grad(per_env_grads, tau, rescale=False, geom_mean=False) -> torch.Tensor:
+def and_mask_grad(per_env_grads, agreement_threshold, rescale=False, geom_mean=False) -> torch.Tensor:
     """The AND-masked gradient of one parameter tensor (spec §1, §4.2, §9; public code ``get_grads``).
 
     Parameters
     ----------
     per_env_grads : torch.Tensor, shape (n_envs, *param_shape)
         The gradients of each environment's loss with respect to the tensor; finite.
-    tau : float
+    agreement_threshold : float
         Agreement threshold τ in [0, 1].
     rescale : bool, default False
         Divide by 1e-10 + (kept fraction of this tensor) (``scale_grad_inverse_sparsity``).
@@ -62,7 +62,7 @@ def and_mask_grad(per_env_grads, tau, rescale=False, geom_mean=False) -> torch.T
     if not bool(torch.isfinite(per_env_grads).all()):
         raise ValueError("per_env_grads must be finite")
     rescale, geom_mean = require_bool("rescale", rescale), require_bool("geom_mean", geom_mean)
-    threshold = sign_threshold(per_env_grads.shape[0], _check_tau(tau))
+    threshold = sign_threshold(per_env_grads.shape[0], _check_agreement_threshold(agreement_threshold))
     return _masked(per_env_grads, threshold, rescale, geom_mean)[0]
 
 
@@ -103,7 +103,7 @@ class AndMask:
     optimizer : torch.optim.Optimizer
         The inner optimizer (SGD, Adam, ...) over the model's parameters; its weight decay acts after the mask, as
         in the public code.
-    tau : float
+    agreement_threshold : float
         Agreement threshold τ in [0, 1] (0: plain averaging of the environment gradients).
     rescale : bool, default False
         Per-tensor inverse-sparsity rescaling (the public code's ``scale_grad_inverse_sparsity``).
@@ -114,17 +114,17 @@ class AndMask:
     --------
     >>> w = torch.zeros(3, dtype=torch.float64, requires_grad=True)
     >>> x = torch.tensor([[1.0, 2.0, 0.0], [1.0, -2.0, 1.0]], dtype=torch.float64)
-    >>> masked = AndMask(torch.optim.SGD([w], lr=0.1), tau=1.0)
+    >>> masked = AndMask(torch.optim.SGD([w], lr=0.1), agreement_threshold=1.0)
     >>> info = masked.step([((w - row) ** 2).sum() / 2 for row in x])
     >>> w.tolist(), info.kept_fraction  # only coordinate 0 has agreeing (non-zero) gradients
     ([0.1, 0.0, 0.0], 0.3333333333333333)
     """
 
-    def __init__(self, optimizer, tau, rescale=False, geom_mean=False):
+    def __init__(self, optimizer, agreement_threshold, rescale=False, geom_mean=False):
         if not isinstance(optimizer, torch.optim.Optimizer):
             raise TypeError(f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}")
         self.optimizer = optimizer
-        self.tau = _check_tau(tau)
+        self.agreement_threshold = _check_agreement_threshold(agreement_threshold)
         self.rescale = require_bool("rescale", rescale)
         self.geom_mean = require_bool("geom_mean", geom_mean)
 
@@ -172,7 +172,7 @@ class AndMask:
         n_envs = env_grads[0].shape[0] if env_grads else 0
         if n_envs < 1:
             raise ValueError("env_grads must hold at least 1 environment")
-        threshold = sign_threshold(n_envs, self.tau)
+        threshold = sign_threshold(n_envs, self.agreement_threshold)
         masks = []
         for p, stacked in zip(params, env_grads):
             if tuple(stacked.shape) != (n_envs,) + tuple(p.shape):
@@ -218,7 +218,7 @@ class TemporalAndMaskAdam(torch.optim.Optimizer):
         (β1, β2) in [0, 1).
     sign_decay : float, default 0.79
         β3 in [0, 1) (Table 3, row 1).
-    tau : float, default 0.36
+    agreement_threshold : float, default 0.36
         Threshold τ in [0, 1] on |a| (Table 3, row 1).
     eps : float, default 1e-8
         ε > 0 inside the square root.
@@ -228,14 +228,14 @@ class TemporalAndMaskAdam(torch.optim.Optimizer):
     Examples
     --------
     >>> w = torch.ones(2, dtype=torch.float64, requires_grad=True)
-    >>> opt = TemporalAndMaskAdam([w], learning_rate=0.1, sign_decay=0.5, tau=0.4)
+    >>> opt = TemporalAndMaskAdam([w], learning_rate=0.1, sign_decay=0.5, agreement_threshold=0.4)
     >>> (w * torch.tensor([1.0, -1.0], dtype=torch.float64)).sum().backward()
     >>> opt.step()
     >>> [round(x, 4) for x in w.tolist()]  # |a| = 0.5 >= 0.4: both move by 0.1·0.1/√(0.001) = 0.3162
     [0.6838, 1.3162]
     """
 
-    def __init__(self, params, learning_rate=1e-3, betas=(0.9, 0.999), sign_decay=0.79, tau=0.36, eps=1e-8,
+    def __init__(self, params, learning_rate=1e-3, betas=(0.9, 0.999), sign_decay=0.79, agreement_threshold=0.36, eps=1e-8,
                  weight_decay=0.0):
         learning_rate = require_positive("learning_rate", learning_rate)
         if not (isinstance(betas, (tuple, list)) and len(betas) == 2):
@@ -243,10 +243,10 @@ class TemporalAndMaskAdam(torch.optim.Optimizer):
         beta1 = require_in_range("betas[0]", betas[0], 0.0, 1.0, high_open=True)
         beta2 = require_in_range("betas[1]", betas[1], 0.0, 1.0, high_open=True)
         sign_decay = require_in_range("sign_decay", sign_decay, 0.0, 1.0, high_open=True)
-        tau = _check_tau(tau)
+        agreement_threshold = _check_agreement_threshold(agreement_threshold)
         eps = require_positive("eps", eps)
         weight_decay = require_positive("weight_decay", weight_decay, allow_zero=True)
-        super().__init__(params, dict(lr=learning_rate, betas=(beta1, beta2), sign_decay=sign_decay, tau=tau, eps=eps,
+        super().__init__(params, dict(lr=learning_rate, betas=(beta1, beta2), sign_decay=sign_decay, agreement_threshold=agreement_threshold, eps=eps,
                                       weight_decay=weight_decay))
 
     @torch.no_grad()
@@ -257,7 +257,7 @@ class TemporalAndMaskAdam(torch.optim.Optimizer):
                 loss = closure()
         for group in self.param_groups:
             beta1, beta2 = group["betas"]
-            beta3, tau, lr = group["sign_decay"], group["tau"], group["lr"]
+            beta3, agreement_threshold, lr = group["sign_decay"], group["agreement_threshold"], group["lr"]
             for p in group["params"]:
                 if p.grad is None:
                     continue
@@ -271,7 +271,7 @@ class TemporalAndMaskAdam(torch.optim.Optimizer):
                 m.mul_(beta1).add_(g, alpha=1.0 - beta1)
                 v.mul_(beta2).addcmul_(g, g, value=1.0 - beta2)
                 a.mul_(beta3).add_(torch.sign(g), alpha=1.0 - beta3)
-                keep = (a.abs() >= tau).to(p.dtype)
+                keep = (a.abs() >= agreement_threshold).to(p.dtype)
                 p.addcdiv_(m * keep, torch.sqrt(v + group["eps"]), value=-lr)
                 if group["weight_decay"] != 0.0:
                     p.mul_(1.0 - lr * group["weight_decay"])

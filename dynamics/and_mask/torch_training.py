@@ -87,7 +87,7 @@ def train_linear_patchwork(method="and_mask", envs=(0, 1, 2, 3), theta0=None, le
     >>> run.theta.round(4).tolist()  # private weights stay 0; the shared weight goes to ≈ 3
     [[0.0, 0.0, 0.0, 0.0, 2.9994]]
     """
-    tau, geom = PATCHWORK_METHODS[require_choice("method", method, tuple(PATCHWORK_METHODS))]
+    agreement_threshold, geom = PATCHWORK_METHODS[require_choice("method", method, tuple(PATCHWORK_METHODS))]
     train = sorted({require_integer("envs", e, 0, 3) for e in envs})
     if not train:
         raise ValueError("envs must name at least 1 environment of 0..3")
@@ -106,7 +106,7 @@ def train_linear_patchwork(method="and_mask", envs=(0, 1, 2, 3), theta0=None, le
     y = torch.as_tensor(data.targets, dtype=torch.float64, device=device)
     theta = torch.as_tensor(start, dtype=torch.float64, device=device).clone().requires_grad_(True)
     sgd = torch.optim.SGD([theta], lr=eta)
-    masker = AndMask(sgd, tau, geom_mean=geom)
+    masker = AndMask(sgd, agreement_threshold, geom_mean=geom)
     rates = np.empty(n_iters + 1)
     lr = eta
     for i in range(n_iters + 1):
@@ -189,7 +189,7 @@ def logistic_init_gradients(datasets, *, device) -> np.ndarray:
     return torch.stack(grads, dim=1).cpu().numpy()
 
 
-def train_logistic_shortcut(datasets, tau, learning_rate=0.5, n_steps=500, rescale=False, *,
+def train_logistic_shortcut(datasets, agreement_threshold, learning_rate=0.5, n_steps=500, rescale=False, *,
                             device) -> List[ShortcutRun]:
     """Full-batch AND-masked GD (torch SGD + :class:`AndMask`) on the logistic shortcut task, w₀ = 0 (spec §9.3).
 
@@ -197,7 +197,7 @@ def train_logistic_shortcut(datasets, tau, learning_rate=0.5, n_steps=500, resca
     ----------
     datasets : ShortcutDataset or sequence of them (one shape)
         Trained side by side (independent problems).
-    tau : float
+    agreement_threshold : float
         Agreement threshold τ in [0, 1] (0: plain averaging).
     learning_rate : float, default 0.5
     n_steps : int, default 500
@@ -226,7 +226,7 @@ def train_logistic_shortcut(datasets, tau, learning_rate=0.5, n_steps=500, resca
     inputs = torch.as_tensor(np.stack([d.train_inputs for d in datasets]), dtype=torch.float64, device=device)
     labels = torch.as_tensor(np.stack([d.train_labels for d in datasets]), dtype=torch.float64, device=device)
     weights = torch.zeros(inputs.shape[0], inputs.shape[3], dtype=torch.float64, device=device, requires_grad=True)
-    masker = AndMask(torch.optim.SGD([weights], lr=eta), tau, rescale=rescale)
+    masker = AndMask(torch.optim.SGD([weights], lr=eta), agreement_threshold, rescale=rescale)
     initial_mask = None
     for _ in range(n_steps):
         with torch.no_grad():

@@ -202,7 +202,7 @@ def torch_temporal_adam(ctx):
     rows, worst = [], 0.0
     for s in (0.0, 0.4):
         theta = torch.zeros(n, dtype=ctx.dtype, device=ctx.device, requires_grad=True)
-        opt = TemporalAndMaskAdam([theta], learning_rate=lr, betas=betas, sign_decay=beta3, tau=tau, eps=eps,
+        opt = TemporalAndMaskAdam([theta], learning_rate=lr, betas=betas, sign_decay=beta3, agreement_threshold=tau, eps=eps,
                                   weight_decay=wd)
         ref_theta, m, v, a = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n)
         for k in range(1, 26):
