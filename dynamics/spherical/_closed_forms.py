@@ -444,19 +444,19 @@ def sgd_radius_sequence(r0, learning_rate, grad_norms, weight_decay=0.0) -> np.n
     return require_finite_result(r, "the radius", "it overflows or collapses to 0 in float64")
 
 
-def sgd_l2_radius_map(s, learning_rate, weight_decay, grad_norm) -> ArrayOrFloat:
+def sgd_l2_radius_map(radius_squared, learning_rate, weight_decay, grad_norm) -> ArrayOrFloat:
     """One step of the exact squared-radius map of SGD + L2, s ↦ ρs + η²g²/s with ρ = (1−ηλ)² (B2).
 
     Parameters
     ----------
-    s : float or array_like
-        Squared radii r_k² > 0.
+    radius_squared : float or array_like
+        Squared radii s = r_k² > 0.
     learning_rate : float
         η > 0.
     weight_decay : float
         λ >= 0 with ηλ < 1.
     grad_norm : float or array_like
-        g_k = ‖∇L(u_k)‖ >= 0 (broadcast against s).
+        g_k = ‖∇L(u_k)‖ >= 0 (broadcast against radius_squared).
 
     Returns
     -------
@@ -471,7 +471,7 @@ def sgd_l2_radius_map(s, learning_rate, weight_decay, grad_norm) -> ArrayOrFloat
     eta = require_positive("learning_rate", learning_rate)
     lam = checks.weight_decay(weight_decay)
     checks.decay_product(eta, lam, "sgd_l2_radius_map")
-    s_arr = require_array_in_range("s", s, 0.0, low_open=True)
+    s_arr = require_array_in_range("radius_squared", radius_squared, 0.0, low_open=True)
     g = require_array_in_range("grad_norm", grad_norm, 0.0)
     with np.errstate(over="ignore"):
         value = (1.0 - eta * lam) ** 2 * s_arr + (eta * g) ** 2 / s_arr

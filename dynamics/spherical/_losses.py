@@ -274,8 +274,8 @@ class WNLogistic(_Loss):
     ----------
     S : array_like, shape (n_samples, d)
         The inputs s_i.
-    t : array_like, shape (n_samples,)
-        Labels ±1.
+    labels : array_like, shape (n_samples,)
+        Labels t_i = ±1.
     gamma : float
         The fixed weight-norm magnitude γ > 0.
 
@@ -286,26 +286,26 @@ class WNLogistic(_Loss):
     (0.217622, 0.0)
     """
 
-    def __init__(self, S, t, gamma):
+    def __init__(self, S, labels, gamma):
         S = as_finite_array("S", S, ndim=2)
         if S.shape[0] < 1 or S.shape[1] < 1:
             raise ValueError(f"S must have shape (n_samples, d) with both >= 1, got {S.shape}")
-        t = as_finite_array("t", t, ndim=1)
-        if t.shape != (S.shape[0],):
-            raise ValueError(f"t must have shape ({S.shape[0]},) to match S, got {t.shape}")
-        if not np.all(np.abs(t) == 1.0):
-            raise ValueError("t must hold labels in {-1, +1}")
-        self.S, self.t, self.gamma = S, t, require_positive("gamma", gamma)
+        labels = as_finite_array("labels", labels, ndim=1)
+        if labels.shape != (S.shape[0],):
+            raise ValueError(f"labels must have shape ({S.shape[0]},) to match S, got {labels.shape}")
+        if not np.all(np.abs(labels) == 1.0):
+            raise ValueError("labels must be -1 or +1")
+        self.S, self.labels, self.gamma = S, labels, require_positive("gamma", gamma)
         self.dimension = S.shape[1]
 
     def _value(self, u, k):
-        margins = self.t * self.gamma * (self.S @ u)
+        margins = self.labels * self.gamma * (self.S @ u)
         return float(np.mean(np.logaddexp(0.0, -margins)))
 
     def _sphere_grad(self, u, k):
-        margins = self.t * self.gamma * (self.S @ u)
-        g = -(self.gamma / self.t.size) * (self.S.T @ (self.t * _sigmoid(-margins)))
+        margins = self.labels * self.gamma * (self.S @ u)
+        g = -(self.gamma / self.labels.size) * (self.S.T @ (self.labels * _sigmoid(-margins)))
         return g - float(g @ u) * u
 
     def _kernel_spec(self):
-        return WN_LOGISTIC, _EMPTY2, self.S, self.t, np.array([self.gamma]), 0
+        return WN_LOGISTIC, _EMPTY2, self.S, self.labels, np.array([self.gamma]), 0

@@ -541,7 +541,7 @@ def primal_gd_theta(Phi0, y, n_steps, *, learning_rate, weight_decay=None, outpu
     return ParameterTrajectory(np.arange(n_steps + 1), out)
 
 
-def primal_optimum(Phi0, y, *, weight_decay=None, output_penalty=None, tol=1e-13) -> np.ndarray:
+def primal_optimum(Phi0, y, *, weight_decay=None, output_penalty=None, tolerance=1e-13) -> np.ndarray:
     """The minimiser θ* of Eq 5 (ridge logistic) or the minimum-norm minimiser of Eq 17 (Spectral Decoupling).
 
     Newton's method in θ with backtracking (used to cross-check the dual theory: α* = σ(-Yŷ*) and
@@ -555,8 +555,8 @@ def primal_optimum(Phi0, y, *, weight_decay=None, output_penalty=None, tol=1e-13
         Labels in {-1, +1}.
     weight_decay, output_penalty : float
         Exactly one, > 0: λ of (λ/2)‖θ‖² (Eq 5) or a of (a/2)‖ŷ‖² (Eq 17).
-    tol : float
-        Stop when max|∇| <= tol, in [1e-15, 1e-3].
+    tolerance : float
+        Stop when max|∇| <= tolerance, in [1e-15, 1e-3].
 
     Returns
     -------
@@ -566,7 +566,7 @@ def primal_optimum(Phi0, y, *, weight_decay=None, output_penalty=None, tol=1e-13
     Raises
     ------
     RuntimeError
-        If 200 Newton steps do not reach ``tol``.
+        If 200 Newton steps do not reach ``tolerance``.
 
     Examples
     --------
@@ -577,7 +577,7 @@ def primal_optimum(Phi0, y, *, weight_decay=None, output_penalty=None, tol=1e-13
     """
     Phi0, y = _check_primal_data(Phi0, y)
     penalty, _, sd = choose_penalty(weight_decay, output_penalty)
-    tol = require_in_range("tol", tol, 1e-15, 1e-3)
+    tolerance = require_in_range("tolerance", tolerance, 1e-15, 1e-3)
     m = Phi0.shape[1]
     theta = np.zeros(m)
 
@@ -589,7 +589,7 @@ def primal_optimum(Phi0, y, *, weight_decay=None, output_penalty=None, tol=1e-13
     grad = _primal_gradient(Phi0, y, penalty, theta, sd)
     for _ in range(200):
         size = np.abs(grad).max()
-        if size <= tol:
+        if size <= tolerance:
             return theta
         p = _sigmoid(y * (Phi0 @ theta))
         curvature = (p * (1.0 - p) + (penalty if sd else 0.0))
@@ -606,4 +606,4 @@ def primal_optimum(Phi0, y, *, weight_decay=None, output_penalty=None, tol=1e-13
         else:
             break
         theta, grad = trial, trial_grad
-    raise RuntimeError(f"primal_optimum: Newton did not reach gradient {tol:g}; last {np.abs(grad).max():.3g}")
+    raise RuntimeError(f"primal_optimum: Newton did not reach gradient {tolerance:g}; last {np.abs(grad).max():.3g}")
