@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 from scipy import special, stats
 
 from dynamics import and_mask as am
-from dynamics.and_mask import _random
+from dynamics.numerics import random as _random
 
 G = np.array([[1.0, -2.0, 0.5, 0.0], [3.0, 1.0, 0.2, 1.0]])
 

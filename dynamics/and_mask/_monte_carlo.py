@@ -8,7 +8,7 @@
 * :func:`simulate_temporal_mask`: the sign EMA a_k = β a_{k−1} + (1 − β) sign(g_k) of Algorithm 1 over independent
   chains; mean, variance and keep frequency 1[|a_k| >= τ] per step, with standard errors.
 
-numba kernels, parallel over 64 fixed chunks (one xoshiro256++ stream each, see :mod:`._random`): a seed gives
+numba kernels, parallel over 64 fixed chunks (one xoshiro256++ stream each, see :mod:`dynamics.numerics.random`): a seed gives
 the same numbers with any number of threads.
 """
 import numba as nb
@@ -16,7 +16,7 @@ import numpy as np
 
 from dynamics.numerics import require_array_in_range, require_in_range, require_integer, require_same_length
 from ._mask import _check_envs
-from ._random import ZIGGURAT, next_u64, seed_states, ziggurat_fast, ziggurat_slow
+from dynamics.numerics.random import ZIGGURAT, next_u64, seed_states, ziggurat_fast, ziggurat_slow
 from ._results import MaskSimulation, TemporalMaskSimulation
 from ._statistics import MAX_SNR
 

@@ -1,14 +1,49 @@
-"""Random matrices shared by the theories.
+"""Random numbers shared by the theories.
 
-:func:`haar_orthogonal` draws from the Haar measure on O(n) by the QR decomposition of a Gaussian
-matrix with the signs of R's diagonal moved into Q (Mezzadri, *Notices of the AMS* 54, 2007, Sec. 5):
-without that sign fix the distribution is not Haar.
+* :func:`haar_orthogonal` draws from the Haar measure on O(n) by the QR decomposition of a Gaussian matrix with
+  the signs of R's diagonal moved into Q (Mezzadri, *Notices of the AMS* 54, 2007, Sec. 5): without that sign
+  fix the distribution is not Haar.
+* Gaussian streams for compiled loops, where numpy's Generator cannot be called: xoshiro256++ with a 256-layer
+  ziggurat for bulk draws in parallel chunks (:func:`normal_fill`; kernels ``next_u64``, ``ziggurat_fast``,
+  ``ziggurat_slow``, ``seed_states``, ``ZIGGURAT``), and a counter-based stream whose k-th draw is a pure function
+  of (key, k) for random access (:func:`counter_normals`; kernel ``fill_normals``, ``stream_key``).
 """
 import numpy as np
 
+from ._counter_rng import fill_normals, normals as _counter_normals, stream_key
+from ._ziggurat import N_CHUNKS, ZIGGURAT, next_u64, normal_fill, seed_states, ziggurat_fast, ziggurat_slow
 from .validation import require_integer, rng_from
 
-__all__ = ["haar_orthogonal"]
+__all__ = ["haar_orthogonal", "normal_fill", "counter_normals", "fill_normals", "stream_key", "N_CHUNKS", "ZIGGURAT",
+           "next_u64", "seed_states", "ziggurat_fast", "ziggurat_slow"]
+
+
+def counter_normals(key, k, d) -> np.ndarray:
+    """Draw ``k`` of the counter-based Gaussian stream ``key``: ``d`` standard normals, the same every time.
+
+    Parameters
+    ----------
+    key : int
+        The stream, 0 <= key < 2**64 (e.g. from ``stream_key(rng)``).
+    k : int
+        The draw index, >= 0.
+    d : int
+        Number of normals, >= 1.
+
+    Returns
+    -------
+    ndarray, shape (d,)
+
+    Examples
+    --------
+    >>> a, b = counter_normals(7, 3, 4), counter_normals(7, 3, 4)
+    >>> bool(np.array_equal(a, b)), bool(np.array_equal(a, counter_normals(7, 4, 4)))
+    (True, False)
+    """
+    key = require_integer("key", key, 0, 2**64 - 1)
+    k = require_integer("k", k, 0)
+    d = require_integer("d", d, 1)
+    return _counter_normals(key, k, d)
 
 
 def haar_orthogonal(n, seed=None, n_matrices=None) -> np.ndarray:

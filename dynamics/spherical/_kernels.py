@@ -11,7 +11,7 @@ import math
 import numba as nb
 import numpy as np
 
-from ._rng import fill_normals
+from dynamics.numerics.random import fill_normals
 
 RAYLEIGH, RANDOM_LINEAR, BN_PROBE, WN_LOGISTIC = 0, 1, 2, 3
 SGD_KIND, ADAM_KIND, ADAGRAD_KIND, ADAGRADG_KIND, ADAMS_KIND, ADAMG_KIND = range(6)

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from dynamics.numerics import (as_finite_array, require_array_in_range, require_integer, require_positive, rng_from)
-from . import _rng
+from dynamics.numerics.random import counter_normals, stream_key
 from ._checks import weight_vector
 
 __all__ = ["BNLinearProbe", "RandomLinearLoss", "RayleighLoss", "WNLogistic"]
@@ -90,7 +90,7 @@ class RayleighLoss(_Loss):
         self.H = 0.5 * (H + H.T)
         self.dimension = H.shape[0]
         self.noise_std = require_positive("noise_std", noise_std, allow_zero=True)
-        self.key = _rng.stream_key(rng_from(seed)) if self.noise_std > 0 else 0
+        self.key = stream_key(rng_from(seed)) if self.noise_std > 0 else 0
         self.eigenvalues = np.linalg.eigvalsh(self.H)
 
     @property
@@ -100,7 +100,7 @@ class RayleighLoss(_Loss):
         return math.inf if spread == 0 else 2.0 / spread
 
     def _noise(self, k):
-        return self.noise_std * _rng.normals(self.key, k, self.dimension)
+        return self.noise_std * counter_normals(self.key, k, self.dimension)
 
     def _value(self, u, k):
         value = 0.5 * float(u @ self.H @ u)
@@ -157,7 +157,7 @@ class RandomLinearLoss(_Loss):
         w_k is a function of (seed, k), so every optimizer sees the same w_k at step k)."""
         d = require_integer("dimension", dimension, 2)
         loss = cls.__new__(cls)
-        loss._setup(None, d, grad_norm, _rng.stream_key(rng_from(seed)))
+        loss._setup(None, d, grad_norm, stream_key(rng_from(seed)))
         return loss
 
     def _setup(self, W, d, grad_norm, key):
@@ -174,7 +174,7 @@ class RandomLinearLoss(_Loss):
     def _draw(self, k):
         if self.W is not None:
             return self.W[k % self.W.shape[0]]
-        return _rng.normals(self.key, k, self.dimension)
+        return counter_normals(self.key, k, self.dimension)
 
     def _value(self, u, k):
         return float(self._draw(k) @ u)

@@ -9,15 +9,15 @@
   test and the tail by Marsaglia's exponential method.
 
 Each parallel chunk of a kernel owns one generator state, seeded from a ``numpy.random.Generator``; results
-therefore depend on the seed and the number of chunks, never on the number of threads. This is a general method
-(spec and_mask §0; it belongs in ``dynamics.numerics.random`` once another theory needs it).
+therefore depend on the seed and the number of chunks, never on the number of threads. Used by the AND-mask
+Monte Carlo engine; re-exported by :mod:`dynamics.numerics.random`.
 """
 import math
 
 import numba as nb
 import numpy as np
 
-from dynamics.numerics import rng_from
+from .validation import rng_from
 
 __all__ = ["N_CHUNKS", "ZIGGURAT", "next_u64", "normal_fill", "seed_states", "ziggurat_fast", "ziggurat_slow"]
 
@@ -163,7 +163,18 @@ def _fill_kernel(out, states, ki, wi, fi):
 
 
 def normal_fill(n, seed=None) -> np.ndarray:
-    """``n`` standard normal variates from the kernels' generator (for testing the generator itself).
+    """``n`` standard normal variates from the compiled loops' generator (xoshiro256++ and the ziggurat).
+
+    Parameters
+    ----------
+    n : int
+        Number of variates, >= 0.
+    seed : None, int or numpy.random.Generator
+        Seeds the 64 chunk states; the result does not depend on the number of threads.
+
+    Returns
+    -------
+    ndarray, shape (n,)
 
     Examples
     --------
@@ -171,6 +182,8 @@ def normal_fill(n, seed=None) -> np.ndarray:
     >>> abs(float(x.mean())) < 0.02, abs(float(x.std()) - 1.0) < 0.02
     (True, True)
     """
-    out = np.empty(int(n))
+    from .validation import require_integer
+
+    out = np.empty(require_integer("n", n, 0, 10**10))
     _fill_kernel(out, seed_states(seed), *ZIGGURAT)
     return out

@@ -1,7 +1,8 @@
 """A counter-based Gaussian stream: the k-th draw of a stream is a pure function of (key, k).
 
 Two optimizers run on a stochastic loss then see identical losses at step k without a pre-generated table
-(spec §5.1: "two schemes see identical losses"), and the numba and numpy paths share the draws. The hash is
+(the spherical theory's synthetic losses: "two schemes see identical losses"), and numba and numpy code share
+the draws. Re-exported by :mod:`dynamics.numerics.random`. The hash is
 SplitMix64's finaliser (Steele, Lea & Flood, OOPSLA 2014) applied to (key, k, pair index); normals come from
 the Box–Muller transform of two 53-bit uniforms.
 """
