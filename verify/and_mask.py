@@ -815,8 +815,8 @@ def geom_mean_is_geometric_quadratic(run):
        "finite differences of fig1_losses are 2I (both, at c), diag(2, 0) and diag(0, 2) (at s*) within 1e-3; "
        "fig1_gradients matches finite differences of the losses (rel 1e-6) and, at (0.5, 0.5), the stated "
        "(−0.5457, 0.0037) and (0.0037, −0.5457) to 4 decimals, nearly orthogonal, with the pooled gradient on the "
-       "diagonal.", "identity")
-def fig1_construction():
+       "diagonal.", "identity", stochastic=True)
+def fig1_construction(run):
     c, s_star = am.FIG1_CONSISTENT_MINIMUM, am.FIG1_INCONSISTENT_MINIMUM
     zeros = _worst(float(np.abs(am.fig1_losses(np.array([c, s_star])).loss_a).max()),
                 float(np.abs(am.fig1_losses(np.array([c, s_star])).loss_b).max()))
@@ -835,7 +835,7 @@ def fig1_construction():
                      float(np.abs(hessian("loss_b", c) - 2 * np.eye(2)).max()),
                      float(np.abs(hessian("loss_a", s_star) - np.diag([2.0, 0.0])).max()),
                      float(np.abs(hessian("loss_b", s_star) - np.diag([0.0, 2.0])).max()))
-    rng = np.random.default_rng(1200)
+    rng = run.rng(1200)
     points = rng.uniform(-1.5, 1.5, (50, 2))
     grads = am.fig1_gradients(points)
     fd_error, step = 0.0, 1e-6

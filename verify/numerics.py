@@ -100,9 +100,9 @@ def rosenbrock23_stiff():
 @claim("numerics.ode_matches_solve_ivp", f"{HNW} II.4–II.10; scipy.integrate.solve_ivp",
        "At rtol 1e-11, dopri5 and dop853 agree with solve_ivp (RK45, DOP853) on 20 coupled nonlinear "
        "(rotated logistic) states, and both with the exact solution, to 1e-9 (100x rtol: the global error of "
-       "a tolerance-controlled run).", "identity")
-def ode_matches_solve_ivp():
-    problem = rp.rotated_logistic_problem(20, seed=1)
+       "a tolerance-controlled run).", "identity", stochastic=True)
+def ode_matches_solve_ivp(run):
+    problem = rp.rotated_logistic_problem(20, seed=run.seed(1))
     t_eval = np.linspace(0.0, 8.0, 41)
     reference = problem.exact(t_eval)
     checks = []
@@ -151,9 +151,9 @@ def dense_output_order():
 @claim("numerics.small_linear_algebra", "Golub & Van Loan, Matrix Computations, Algs. 3.4.1, 4.2.1",
        "The numba LU (partial pivoting) and Cholesky solves agree with LAPACK (numpy.linalg.solve) on random "
        "well-conditioned systems of size 1 to 60 to 1e-12 relative (a few ulps times the condition number), and "
-       "LU pivots where a zero pivot would break plain elimination.", "identity")
-def small_linear_algebra():
-    rng = np.random.default_rng(11)
+       "LU pivots where a zero pivot would break plain elimination.", "identity", stochastic=True)
+def small_linear_algebra(run):
+    rng = run.rng(11)
     worst_lu = worst_chol = 0.0
     for n in (1, 2, 3, 7, 20, 60):
         A = rng.standard_normal((n, n)) + n * np.eye(n)

@@ -66,9 +66,9 @@ MULTI_LABELS, MULTI_BIAS = np.array([0, 1, 2, 1, 0]), np.array([0, 1, 2, 0, 2]) 
        "1e-12 relative (of max(1, |log R|)) for k·max(α, β) from 1e-3 up to 1e4, on the spec's shared fixture "
        "(n_bc = 10, n_ba = 90, α = β = 1, including its printed row k = 1..20 and R(5), R(10)) and on random "
        "heterogeneous margins; R itself matches to 1e-12 where it fits in float64, and nothing overflows or is NaN.",
-       "identity")
-def prop1_exact_ratio():
-    rng = np.random.default_rng(20240)
+       "identity", stochastic=True)
+def prop1_exact_ratio(run):
+    rng = run.rng(20240)
     fixtures = [(SHARED_ALPHA, SHARED_BETA), (HETERO_ALPHA, HETERO_BETA)]
     fixtures += [(rng.uniform(0.05, 3.0, rng.integers(1, 30)), rng.uniform(0.05, 3.0, rng.integers(1, 10)))
                  for _ in range(4)]
@@ -350,9 +350,9 @@ TABLE1_PRUNABILITY = (  # LLR Table 1, "Prun." column (min, max) for each row, i
        "over the grid), yet Table 1 reports values down to 0.195; the mean over the 10 values is >= 0.1 for any "
        "model and every Table 1 value (0.195 to 1.029) is feasible.", "erratum",
        printed="prunability = sum over kappa in {0, 0.1, ..., 0.9} of Acc(f^kappa)/Acc(f)",
-       corrected="prunability = mean over kappa in {0, 0.1, ..., 0.9} of Acc(f^kappa)/Acc(f)")
-def prunability_is_mean():
-    rng = np.random.default_rng(3)
+       corrected="prunability = mean over kappa in {0, 0.1, ..., 0.9} of Acc(f^kappa)/Acc(f)", stochastic=True)
+def prunability_is_mean(run):
+    rng = run.rng(3)
     data = sp.make_parity_task(2000, seed=rng)
     weights = [rng.standard_normal((64, 20)) / math.sqrt(20), rng.standard_normal((64, 64)) / 8.0,
                rng.standard_normal((2, 64)) / 8.0]
@@ -386,9 +386,9 @@ def prunability_is_mean():
 @claim("spurious.class_separation_identity", f"{LLR} §3.3 (spec §6.5, C5)",
        "The O(N·d) class separation R² (class means of unit rows) equals the O(N²) pair-sum definition of Kornblith "
        "et al. (diagonal terms included, no centring) to 1e-12 on Gaussian, ReLU'd and clustered representations "
-       "with 2, 3 and 10 classes of unequal sizes.", "identity")
-def class_separation_identity():
-    rng = np.random.default_rng(7)
+       "with 2, 3 and 10 classes of unequal sizes.", "identity", stochastic=True)
+def class_separation_identity(run):
+    rng = run.rng(7)
     worst = 0.0
     for n_classes, relu, shift in ((2, False, 0.0), (3, True, 0.0), (10, True, 1.5), (2, False, 3.0)):
         labels = rng.integers(0, n_classes, 240)
