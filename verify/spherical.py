@@ -80,7 +80,7 @@ def _run(optimizer, loss, x0, n_steps):
 
 
 # ---------------------------------------------------------------- P1: Lemma 1 and its erratum
-@claim("spherical.lemma1_gradient_identities", f"{T} Lemma 1, Eq 3.2; App. A; {SPEC} §1.1, §5.1, P1",
+@claim("spherical.lemma1_gradient_identities", "003_88ab5e35ef08af19.txt Lemma 1, Eq 3.2; App. A",
        "On the four synthetic losses of §5.1 (d = 12, random data and points): the analytic gradient matches "
        "central finite differences of the loss (1e-6 relative, the truncation and round-off of the difference), "
        "|⟨∇L(x),x⟩| <= 1e-13‖∇L(x)‖‖x‖, ∇L(ρx) = ∇L(x)/ρ for ρ in {1e-3, 1, 1e3} (1e-13 relative), and the "
@@ -105,7 +105,7 @@ def lemma1_gradient_identities(run):
     return Check.all_of(checks)
 
 
-@claim("spherical.erratum_lemma1_appendix_a", f"{T} App. A, Eq A.1 ({SPEC} §8)",
+@claim("spherical.erratum_lemma1_appendix_a", "003_88ab5e35ef08af19.txt App. A, Eq A.1",
        "App. A's proof of Lemma 1 starts from ∇L(x) = ∇L(ρx) (A.1), which contradicts (A.2): with gradients "
        "taken by central finite differences of the loss values (independent of the analytic gradients), the "
        "printed relation misses by |1 − 1/ρ| (> 0.3 at ρ in {0.5, 2, 10}) on every synthetic loss, while the "
@@ -127,7 +127,7 @@ def erratum_lemma1_appendix_a(run):
 
 
 # ---------------------------------------------------------------- P2: Pythagorean growth
-@claim("spherical.pythagorean_growth", f"{T} Eqs 3.25, 3.29, 3.46; {SPEC} §2.5, P2",
+@claim("spherical.pythagorean_growth", "003_88ab5e35ef08af19.txt Eqs 3.25, 3.29, 3.46",
        "Plain SGD (λ = 0) with a random schedule η_k on the Rayleigh, BN-probe and WN-logistic losses, 300 steps: "
        "‖x_{k+1}‖² − ‖x_k‖² = η_k²‖∇L(x_k)‖² (to rtol 1e-12 plus the round-off 2ε(r_k² + r_{k+1}²) that the "
        "difference of the stored squared norms inherits), r is non-decreasing, r_k = r₀Π_{i<k} sec θ_i with the atan2 angles "
@@ -173,7 +173,7 @@ def _schemes():
             "AdaGradG": sp.AdaGradG(0.3, 0.99, 2.0), "AdamG": sp.AdamG(0.01, eps=1e-8)}
 
 
-@claim("spherical.theorem2_one_step", f"{T} Theorem 2, Eqs 3.21-3.35; {SPEC} §2.1, P3",
+@claim("spherical.theorem2_one_step", "003_88ab5e35ef08af19.txt Theorem 2, Eqs 3.21-3.35",
        "For 16 schemes (SGD, SGD+L2, SGD-M(+L2), SGD-M RT, Adam(+L2, ε inside √), AdamW, AdaGrad+L2, AdamS/ST/SRT "
        "(ε = 0 and ε > 0), AdaGradG, AdamG), 40 steps each on a Rayleigh loss with noise: the optimizer's x_{k+1} "
        "equals r_{k+1}u_{k+1} of spherical_step (Eqs 3.24-3.25) built from (A_k, c_k, η_k^e) of its generic form "
@@ -227,7 +227,7 @@ def _spherical_scheme(loss, x0, learning_rate, weight_decay, momentum, n_steps):
     return np.array(us), np.array(rs)
 
 
-@claim("spherical.sgd_equals_spherical_scheme", f"{T} Eqs 3.24-3.25, 3.52, Lemma 3 (3.43); {SPEC} P4",
+@claim("spherical.sgd_equals_spherical_scheme", "003_88ab5e35ef08af19.txt Eqs 3.24-3.25, 3.52, Lemma 3 (3.43)",
        "Euclidean SGD-M + L2 (η = 0.05, γ = 0.9, λ = 1e-3; compiled loop) and plain SGD (γ = 0, λ = 0) equal the "
        "scheme evolved on the sphere, (u, r) by Eqs 3.24-3.25 with c_k = γ(r_k/r_{k−1})c_{k−1} + ∇L(u_k) + λr_k²u_k, "
        "over 5000 steps of a Rayleigh loss with persistent noise (non-chaotic): max |Δu| and max |Δr|/r <= 1e-10.",
@@ -247,7 +247,7 @@ def sgd_equals_spherical_scheme(run):
 
 
 # ---------------------------------------------------------------- P5: Table 3.1 and Eq 3.42
-@claim("spherical.table31_closed_forms", f"{T} Table 3.1, Eqs 3.41-3.42, 3.48; {SPEC} §2.2, P5",
+@claim("spherical.table31_closed_forms", "003_88ab5e35ef08af19.txt Table 3.1, Eqs 3.41-3.42, 3.48",
        "Along runs on a Rayleigh loss with noise: SGD has c = ∇L(u) and η^e = η/r²; SGD+L2 has ⟨c,u⟩ = λr² and "
        "η^e = η/(r²(1−ηλ)); SGD-M(+L2) has c = r·m and η^e = (η/r²)(1 − η⟨c,u⟩/r²)^{−1}; AdaGradG has "
        "η^e = η_k/sqrt(v_k); and Adam+L2's ν_k = r_k d^{−1/2}‖b_k‖ read from its state equals Eq 3.42 (adam_nu) "
@@ -294,7 +294,7 @@ def table31_closed_forms(run):
 
 
 # ---------------------------------------------------------------- P6: scale equivariance
-@claim("spherical.scale_equivariance", f"{T} §3.3.3, Eq 3.41; {SPEC} §2.2 (scaling laws), P6",
+@claim("spherical.scale_equivariance", "003_88ab5e35ef08af19.txt §3.3.3, Eq 3.41",
        "Exact equivalences under x₀ -> ρx₀ (ρ in {0.3, 3.7}, 100 steps on a Rayleigh loss with noise): "
        "SGD-M(η, λ, γ; ρx₀) ≡ SGD-M(η/ρ², λρ², γ; x₀) and Adam(η, λ; ρx₀) ≡ Adam(η/ρ, λρ²; x₀) (ε = 0) in u, "
        "to 1e-12; so SGD's effective learning rate scales like 1/r² and Adam's like 1/r.", "identity",
@@ -317,7 +317,7 @@ def scale_equivariance(run):
 
 
 # ---------------------------------------------------------------- P7: L2 ≡ exponential learning rate
-@claim("spherical.exponential_lr_equivalence", f"{T} Eq 3.44, Lemma 3; {SPEC} §2.4 (Li & Arora 2020), P7",
+@claim("spherical.exponential_lr_equivalence", "003_88ab5e35ef08af19.txt Eq 3.44, Lemma 3",
        "SGD + L2 (η = 0.05, λ = 1e-3) and SGD with η_k = η(1−ηλ)^{−2k−1} and no L2 give the same directions, and "
        "SGD-M + L2 (γ = 0.9) equals SGD-M with η_k = ηα^{−2k−1}, no L2 and the radial initial buffer "
        "−(1−α)x₀/(ηα) (α the larger root of α² − (1+γ−ηλ)α + γ); over 3000 steps with persistent noise (random "
@@ -349,7 +349,7 @@ def exponential_lr_equivalence(run):
 
 
 # ---------------------------------------------------------------- P8: λ = 0 sandwich and k^{-1/2}
-@claim("spherical.lambda0_sandwich", f"{T} Eq 3.46, order-2 solution; {SPEC} §2.6 B1, P8",
+@claim("spherical.lambda0_sandwich", "003_88ab5e35ef08af19.txt Eq 3.46, order-2 solution",
        "SGD without weight decay on a random linear loss (natural gradient norms), 3000 steps: with a random "
        "schedule η_i in [0.02, 0.2], P_k <= r_k⁴ <= P_k + Σ η_i⁴g_i⁴/P_i at every step (sgd_lambda0_sandwich; "
        "exact, slack rtol 1e-12); with constant η, effective_lr_bounds_sgd(g_min, g_max of the run) brackets "
@@ -383,7 +383,7 @@ def lambda0_sandwich(run):
 
 
 # ---------------------------------------------------------------- P9: SGD + L2 equilibrium
-@claim("spherical.sgd_l2_equilibrium", f"{T} Eqs 3.25, 3.44 (Table 3.1, SGD+L2); {SPEC} §2.6 B2, P9",
+@claim("spherical.sgd_l2_equilibrium", "003_88ab5e35ef08af19.txt Eqs 3.25, 3.44 (Table 3.1, SGD+L2)",
        "SGD + L2 (γ = 0) with a constant gradient norm G on the sphere (random linear directions), after "
        "30/(ηλ) steps, for (η, λ, G) in {(0.1, 1e-3, 1), (0.5, 1e-2, 0.3), (0.02, 5e-3, 3)}: r⁴, η^e and the "
        "angle per step equal sgd_l2_equilibrium's r*⁴ = ηG²/(λ(2−ηλ)), η^e* and θ* = arccos(1−ηλ) to rtol 1e-9 "
@@ -405,7 +405,7 @@ def sgd_l2_equilibrium(run):
     return Check.all_of(checks)
 
 
-@claim("spherical.equilibrium_closed_forms_precision", f"{SPEC} API.1 (B2, B3)",
+@claim("spherical.equilibrium_closed_forms_precision", "003_88ab5e35ef08af19.txt Eqs 3.15, 3.25, 3.44 (equilibria derived here)",
        "sgd_l2_equilibrium and sgdm_l2_equilibrium equal their closed forms evaluated in 50-digit mpmath "
        "(r⁴ = ηG²/(λ(2−ηλ)), η^e = sqrt(ηλ(2−ηλ))/((1−ηλ)G), θ = atan2(sqrt(ηλ(2−ηλ)), 1−ηλ); ηG²/(2λ(1−γ)), "
        "sqrt(2ηλ(1−γ))/G, sqrt(2ηλ/(1+γ))) to rtol 1e-13 for ηλ from 1e-14 to 0.99, and cos θ* = 1 − ηλ.",
@@ -434,7 +434,7 @@ def equilibrium_closed_forms_precision():
 
 
 # ---------------------------------------------------------------- P10: invariant interval
-@claim("spherical.sgd_l2_invariant_interval", f"{SPEC} §2.6 B2 (invariant interval), P10",
+@claim("spherical.sgd_l2_invariant_interval", "003_88ab5e35ef08af19.txt Eq 3.25 (invariant interval derived here)",
        "SGD + L2 (η = 0.1, λ = 1e-3) with random gradient norms g_k uniform in [0.5, 2] (ratio condition "
        "(g_min/g_max)² >= (1−ρ)/ρ holds) started at a random s₀ in [L, U]: over 20000 steps s_k = r_k² stays in "
        "[L, U] and η_k^e in sgd_l2_invariant_interval's bounds (exact; slack rtol 1e-12).", "bound",
@@ -457,7 +457,7 @@ def sgd_l2_invariant_interval(run):
 
 
 # ---------------------------------------------------------------- P11: relaxation
-@claim("spherical.sgd_l2_relaxation", f"{SPEC} §2.6 B2 (ODE form), P11",
+@claim("spherical.sgd_l2_relaxation", "003_88ab5e35ef08af19.txt Eq 3.25 (relaxation law derived here)",
        "SGD + L2 (η = 0.1, λ = 1e-3, constant G = 1) from r₀ in {1, 1.5, 4} (tan²θ₀ <= 1e-2) relaxes as "
        "sgd_l2_relaxation's r*⁴ + (r₀⁴ − r*⁴)e^{−4ηλk}: max relative error over 3/(ηλ) steps <= 5e-3 (the "
        "spec's tolerance for the order-2 ODE approximation).", "limit", stochastic=True)
@@ -476,7 +476,7 @@ def sgd_l2_relaxation(run):
 
 
 # ---------------------------------------------------------------- P12: SGD-M random-walk equilibrium
-@claim("spherical.sgdm_l2_random_walk_equilibrium", f"{SPEC} §2.6 B3 (Wan et al. 2021), P12",
+@claim("spherical.sgdm_l2_random_walk_equilibrium", "003_88ab5e35ef08af19.txt Eq 3.15 (equilibrium derived here; Wan et al. 2021)",
        "SGD(-M) + L2 in the random-walk model (tangent gradients of constant norm G = 1 in fresh random directions), "
        "(η, λ, γ, d) in {(0.1, 1e-3, 0.9, 128), (0.1, 1e-3, 0, 32)}, 20/(ηλ) steps averaged over the "
        "last half: mean r⁴ and the rms angle per step equal sgdm_l2_equilibrium's ηG²/(2λ(1−γ)) and "
@@ -517,7 +517,7 @@ def sgdm_l2_random_walk_equilibrium(run):
 
 
 # ---------------------------------------------------------------- P13-P15: Theorem 4
-@claim("spherical.theorem4_identity", f"{T} Theorem 4, Eqs 3.47-3.48, App. C.1; {SPEC} §2.5, P13",
+@claim("spherical.theorem4_identity", "003_88ab5e35ef08af19.txt Theorem 4, Eqs 3.47-3.48, App. C.1",
        "AdaGradG with theorem4_adagradg_params(η, λ, r₀) (β = (1−ηλ)⁴, η_AGG = (2β)^{−1/2}, v₀ = r₀⁴/(2η²√β)), "
        "run on a noisy Rayleigh loss for 2000 steps, has η_k^e = η_AGG/sqrt(v_k) (its state) equal to "
        "η/((1−ηλ)sqrt(w̃_k)) with the order-2 radius w̃ of sgd_order2_radius4 fed its own gradient norms (rtol "
@@ -543,7 +543,7 @@ def theorem4_identity(run):
     return Check.all_of(checks)
 
 
-@claim("spherical.theorem4_one_sided_bound", f"{T} Theorem 4 (order 2); {SPEC} §2.5 (what Theorem 4 means), P14",
+@claim("spherical.theorem4_one_sided_bound", "003_88ab5e35ef08af19.txt Theorem 4 (order 2)",
        "On the SGD + L2 trajectory (η = 0.1, λ = 1e-3, random linear directions of constant norm G = 1, "
        "30/(ηλ) steps), the ratio of AdaGradG's effective learning rate (Theorem-4 parameters, same gradient "
        "norms) to SGD's, sqrt(r_k⁴/w̃_k), lies in [1, sqrt(1 + E_k/w̃_k)] with E_k <= Σ ρ^{2(k−1−i)}η⁴g_i⁴/w̃_i "
@@ -577,7 +577,7 @@ def theorem4_one_sided_bound(run):
         Check.at_most(abs(mismatch - 1), 0.01, f"(ratio − 1)/(ηλ/2) = {mismatch:.5f} at equilibrium")])
 
 
-@claim("spherical.theorem4_trajectories", f"{T} Theorem 4, Fig 3.4 (in small), App. C.1; {SPEC} P15",
+@claim("spherical.theorem4_trajectories", "003_88ab5e35ef08af19.txt Theorem 4, Fig 3.4 (in small), App. C.1",
        "SGD + L2 and AdaGradG with the Theorem-4 parameters, run on the same noisy Rayleigh loss sequence from the "
        "same direction u₀ (5000 steps), stay within 1e-3 rad of each other for (η, λ) in {(0.01, 5e-3), "
        "(0.01, 1e-3)} (ηλ <= 5e-5; every angular step <= 0.05 rad, checked), while element-wise AdaGrad with its "
@@ -607,7 +607,7 @@ def theorem4_trajectories(run):
 
 
 # ---------------------------------------------------------------- P16-P21: Adam and its variants
-@claim("spherical.adam_first_step", f"{T} §3.5.1 (a), Fig 3.5b; {SPEC} §2.7, P16",
+@claim("spherical.adam_first_step", "003_88ab5e35ef08af19.txt §3.5.1 (a), Fig 3.5b",
        "Adam's first step (ε = 0, v₋₁ = 0) on every synthetic loss is Δx₀ = −η sign(∇L(x₀) + λx₀) (λ in {0, 0.1}; "
        "to 1e-15·η plus the round-off 2ε‖x₀‖∞ of the stored x₁), and with λ = 0 its momentum on the sphere (spherical_step's c₀) is "
        "d^{−1/2}‖∇L(u₀)‖ sign(∇L(u₀)) (to 1e-15 relative): ⟨c₀,u₀⟩ ≠ 0 in general, the sign instability.",
@@ -635,7 +635,7 @@ def adam_first_step(run):
     return Check.all_of(checks)
 
 
-@claim("spherical.adam_s_tangent_and_pythagorean", f"{T} Eqs 3.58, 3.67-3.69; {SPEC} §2.8 (S), P17",
+@claim("spherical.adam_s_tangent_and_pythagorean", "003_88ab5e35ef08af19.txt Eqs 3.58, 3.67-3.69",
        "Adam w/o (a) (AdamS) with β₁ = 0 on a noisy Rayleigh loss: c_k = ∇L(u_k) = r_k∇L(x_k) (rtol 1e-12) is "
        "tangent (|⟨c_k,u_k⟩| <= 1e-14‖c_k‖), and with λ = 0 the norm grows purely by Pythagoras, "
        "r_{k+1}² = r_k² + (η/ŝ_k)²‖∇L(x_k)‖² with ŝ_k = sqrt(v̂_k) from its state (rtol 1e-12), over 300 steps.",
@@ -659,7 +659,7 @@ def adam_s_tangent_and_pythagorean(run):
                          Check.at_most(pythagoras, 1e-12, "Pythagorean growth")])
 
 
-@claim("spherical.transport_identities", f"{T} Eqs 3.70-3.78; {SPEC} §1.3, §2.8, P18",
+@claim("spherical.transport_identities", "003_88ab5e35ef08af19.txt Eqs 3.70-3.78",
        "For random x_{k−1}, x_k and vectors a (d = 9, 50 draws): ⟨T(a),u_k⟩ = 0; T equals exact parallel "
        "transport on tangent vectors in span(u_{k−1}, u_k); T shrinks the component orthogonal to that plane by "
        "⟨u_{k−1},u_k⟩ = cos θ; R∘T = T∘R = RT (Eq 3.76); all to 1e-14 (relative to ‖a‖).", "identity",
@@ -691,7 +691,7 @@ def transport_identities(run):
     return Check.all_of([Check.at_most(value, 1e-14, name) for name, value in worst.items()])
 
 
-@claim("spherical.radial_momentum_identity", f"{T} Eqs 3.72, 3.77-3.78; {SPEC} §2.8, P19",
+@claim("spherical.radial_momentum_identity", "003_88ab5e35ef08af19.txt Eqs 3.72, 3.77-3.78",
        "Along runs of Adam w/o (ab) (AdamST) and w/o (abc) (AdamSRT) on a noisy Rayleigh loss (λ in {0, 0.1}, "
        "β₁ = 0.9, 200 steps), the buffer used at step k satisfies ⟨m_k, x_k⟩ = (1−β₁)λr_k² and "
        "spherical_step's ⟨c_k,u_k⟩ = λr_k² (error <= 1e-12 relative to ‖m_k‖‖x_k‖, resp. ‖c_k‖).",
@@ -728,7 +728,7 @@ def _srt_run(rng, lam, n=150):
     return loss, xs, grads, forms, states, betas, d
 
 
-@claim("spherical.erratum_eq_3_75_rescaled_momentum", f"{T} Eqs 3.73-3.75; {SPEC} §2.8 (R), §8, P20",
+@claim("spherical.erratum_eq_3_75_rescaled_momentum", "003_88ab5e35ef08af19.txt Eqs 3.73-3.75",
        "Along a trajectory of Adam w/o (abc) (η = 0.1, λ = 0.1, 150 steps), the R-rescaled momentum a_k = βR(a_{k−1}) + "
        "∇L(x_k) + λx_k (β = 0.9, built with rescale_R) equals the corrected unrolled form "
        "(1/r_k)Σ_{i<=k}β^{k−i}(∇L(u_i) + λr_i²u_i) to rtol 1e-12; the printed summand (∇L(u_k) + λr_kr_iu_i) misses "
@@ -758,7 +758,7 @@ def erratum_eq_3_75_rescaled_momentum(run):
     return Check.erratum(printed_err, corrected_err, 1e-12, reject_above=1e-2)
 
 
-@claim("spherical.erratum_nu_rescaled", f"{T} §3.5.2 (scheduling with R), Eqs 3.79-3.81; {SPEC} §2.8, §8, P20",
+@claim("spherical.erratum_nu_rescaled", "003_88ab5e35ef08af19.txt §3.5.2 (scheduling with R), Eqs 3.79-3.81",
        "Adam w/o (abc)'s second moment on the sphere, ν_k^R = r_k((1−β₁^{k+1})/(1−β₁))sqrt(v_k/(1−β₂^{k+1})) read "
        "from its state along a run (η = 0.1, λ = 0.3, 150 steps), equals the corrected closed form with λr_i² in the sum "
        "(adam_nu_R) to rtol 1e-12; the printed sum with λr_ir_k misses by more than 1e-2 relative, and the "
@@ -790,7 +790,7 @@ def erratum_nu_rescaled(run):
                                 f"{_rel(printed_rv, nu_state):.2g}")
 
 
-@claim("spherical.adam_srt_b5_radius", f"{SPEC} §2.6 B5 (Adam w/o (abc), Algorithm 1), P21",
+@claim("spherical.adam_srt_b5_radius", "003_88ab5e35ef08af19.txt Algorithm 1 (Adam w/o (abc)); radius law derived here",
        "Adam w/o (abc) with β₁ = 0, λ = 0, ε = 0 on tangent gradients of constant norm G (random directions, "
        "d = 24, G in {0.5, 4}, 5000 steps): r_k² = r₀² + η²dk (adam_srt_b5_radius) and η_k^e = η√d/(G r_k), both "
        "to rtol 1e-12 (accumulated round-off over the steps).", "identity", stochastic=True)
@@ -809,7 +809,7 @@ def adam_srt_b5_radius(run):
 
 
 # ---------------------------------------------------------------- P22: periodic collapse of GD + WD
-@claim("spherical.periodic_collapse", f"{SPEC} §2.6 B4 (Lobacheva et al. 2021), P22",
+@claim("spherical.periodic_collapse", "003_88ab5e35ef08af19.txt Eq 3.25 with weight decay (Lobacheva et al. 2021; derived here)",
        "Deterministic GD + L2 (η = 0.1, λ = 0.01) on a rotated Rayleigh quotient (eigenvalues 0..1, d = 8) has no "
        "fixed-point equilibrium: over 30000 steps it shows at least 2 collapse/burst cycles; while the gradient "
        "on the sphere is below 1e-6 the radius shrinks by exactly 1 − ηλ per step (rtol 1e-9), so η^e grows "
@@ -835,7 +835,7 @@ def periodic_collapse(run):
 
 
 # ---------------------------------------------------------------- further errata of §8
-@claim("spherical.erratum_sgd_l2_sign", f"{T} §3.4.2 (SGD + L2 update), Table 3.1; {SPEC} §8",
+@claim("spherical.erratum_sgd_l2_sign", "003_88ab5e35ef08af19.txt §3.4.2 (SGD + L2 update), Table 3.1",
        "§3.4.2 prints the SGD + L2 update with ∇L − λx: its momentum on the sphere has ⟨c,u⟩ = −λr², contradicting "
        "Table 3.1's +λr² (relative miss 2), while SGD with weight_decay (∇L + λx) gives ⟨c,u⟩ = λr² to 1e-12 "
        "(spherical_step on both updates, random points of a Rayleigh loss).", "erratum", stochastic=True,
@@ -859,7 +859,7 @@ def erratum_sgd_l2_sign(run):
     return Check.erratum(printed, corrected, 1e-12, reject_above=1.0)
 
 
-@claim("spherical.erratum_theorem4_small_parameter", f"{T} Theorem 4 (order 2), Fig B.3; {SPEC} §2.5, §7.5, §8",
+@claim("spherical.erratum_theorem4_small_parameter", "003_88ab5e35ef08af19.txt Theorem 4 (order 2), Fig B.3",
        "Theorem 4's expansion drops η⁴g⁴/r_k⁴ from r_{k+1}⁴ = r_k⁴ + 2η²g² + η⁴g⁴/r_k⁴, which relative to the "
        "kept increment is tan²θ_k/2 exactly (recorded angles, rtol 1e-10); the small parameter (ηg)²/r_k⁴ = "
        "tan²θ_k is the same in the exactly equivalent runs SGD(η; ρx₀) and SGD(η/ρ², x₀) (ρ = 3, rtol 1e-10), "
@@ -886,7 +886,7 @@ def erratum_theorem4_small_parameter(run):
                          detail=f"tan²θ/2 identity {dropped:.1e}")
 
 
-@claim("spherical.erratum_fig35_deformation", f"{T} Fig 3.5 caption (b), §3.5.1 (a); {SPEC} §8",
+@claim("spherical.erratum_fig35_deformation", "003_88ab5e35ef08af19.txt Fig 3.5 caption (b), §3.5.1 (a)",
        "The Fig 3.5 caption's deformation uses the norm ‖∇L(u)‖ where the element-wise |∇L(u)| belongs: Adam's "
        "first-step momentum on the sphere (spherical_step's c₀, ε = 0) equals ψ(g) = g ⊘ (|g|/(d^{−1/2}‖g‖)) to "
        "1e-15 relative on every synthetic loss, while the printed g ⊘ (‖g‖/(d^{−1/2}‖g‖)) = g/√d misses by more "

@@ -61,7 +61,7 @@ MULTI_LOGITS = np.array([[2.0, 0.0, -1.0], [0.0, 1.5, 0.5], [-1.0, 0.0, 1.0], [1
 MULTI_LABELS, MULTI_BIAS = np.array([0, 1, 2, 1, 0]), np.array([0, 1, 2, 0, 2])  # spec §3.2(d)
 
 
-@claim("spurious.prop1_exact_ratio", f"{LLR} Prop. 1 (Eq. 1), supp. D.1 (spec §3.2(a), A3, A6)",
+@claim("spurious.prop1_exact_ratio", "002_ec22b3cfca16aca5.txt Prop. 1 (Eq. 1), supp. D.1",
        "The float64 log-space R(k) = Σ_BC softplus(kβ)/Σ_BA softplus(−kα) equals a 40-digit mpmath evaluation to "
        "1e-12 relative (of max(1, |log R|)) for k·max(α, β) from 1e-3 up to 1e4, on the spec's shared fixture "
        "(n_bc = 10, n_ba = 90, α = β = 1, including its printed row k = 1..20 and R(5), R(10)) and on random "
@@ -97,7 +97,7 @@ def prop1_exact_ratio(run):
                         f"R(5), R(10) within {max(printed_gap, r5, r10):.1e}")
 
 
-@claim("spurious.prop1_monotone", f"{LLR} Prop. 1 (spec §3.2(b), A1)",
+@claim("spurious.prop1_monotone", "002_ec22b3cfca16aca5.txt Prop. 1",
        "R(k) is strictly increasing in k (the BC numerator increases and the BA denominator decreases) on a 400-point "
        "k-grid in [0.01, 50], for shared margins with n_bc, n_ba in {1, 10, 90} and α, β in {0.1, 1, 3}, and for "
        "heterogeneous margins: the smallest step of log R along the grid is > 0.", "theorem")
@@ -112,7 +112,7 @@ def prop1_monotone():
     return Check.predicate(smallest, f"smallest increase of log R between grid points: {smallest:.2e}")
 
 
-@claim("spurious.prop1_two_sided_bound", f"{LLR} Prop. 1, supp. D.1 (spec §3.2(a), A2)",
+@claim("spurious.prop1_two_sided_bound", "002_ec22b3cfca16aca5.txt Prop. 1, supp. D.1",
        "For every k > 0 (400 random draws: α, β in [0.1, 3], n_bc, n_ba in 1..100, k in [0.01, 300/α]), "
        "1 <= R(k)e^{−αk}/(k n_bc β/n_ba) <= (1 + e^{−kβ}/(kβ))/(1 − e^{−kα}/2), the O(k e^{αk}) of LLR being a Θ; "
        "evaluated in log space with 1e-12 relative slack. On 200 heterogeneous draws prop1_bounds brackets R(k) and, "
@@ -148,7 +148,7 @@ def prop1_two_sided_bound(run):
                         f"closed form {shared_gap:.1e}")
 
 
-@claim("spurious.prop1_heterogeneous_limit", f"{LLR} Prop. 1 (spec §3.2(c), A4)",
+@claim("spurious.prop1_heterogeneous_limit", "002_ec22b3cfca16aca5.txt Prop. 1",
        "For α = {0.5, 1, 2}, β = {0.3, 1.5}: R(k)e^{−0.5k}/k equals 40-digit mpmath at k = 10, 20, 40 to 1e-12 "
        "(and the spec's 1.79877139, 1.80008292, 1.80000015 to 1e-7), its distance to the limit shrinks, and "
        "prop1_asymptote's rate α_min = 0.5 and constant Σβ/m_min = 1.8 equal mpmath's R(k)e^{−0.5k}/k at k = 400 "
@@ -195,7 +195,7 @@ def _random_multiclass_fixture(rng, n_classes):
     return np.array(logits), np.array(labels), np.array(bias)
 
 
-@claim("spurious.prop1_multiclass_limit", f"{LLR} Prop. 1 (spec §3.2(d), A5)",
+@claim("spurious.prop1_multiclass_limit", "002_ec22b3cfca16aca5.txt Prop. 1",
        "On the spec's K = 3 fixture the softmax ratio R(k)e^{−k}/k equals 50-digit mpmath at k = 5, 10, 20, 40 to "
        "1e-12 (spec: 1.43787877570, 1.49493443891, 1.49996594938, 1.49999999845), and prop1_asymptote_from_logits "
        "gives rate 1 and a constant equal to mpmath's R(k)e^{−k}/k at k = 400 (1.5) to 1e-12; on 60 random "
@@ -230,7 +230,7 @@ def prop1_multiclass_limit(run):
 
 
 # ------------------------------------------------------------------------------------------- Proposition 2
-@claim("spurious.prop2_per_sample_scaling", f"{LLR} supp. D.2 Prop. 2, Eqs. 15-17 (spec §4.3, B2)",
+@claim("spurious.prop2_per_sample_scaling", "002_ec22b3cfca16aca5.txt supp. D.2 Prop. 2, Eqs. 15-17",
        "From the exact identity ‖∇ℓ‖ = kσ(−km)‖∇m‖ (scaled_ce_grad_norm), on a grid k in [0.1, 100], margins in "
        "[0.01, 10]: a BC sample (m = −β) has 0 <= 1 − ‖∇ℓ‖/(k‖∇m‖) <= e^{−kβ} and a BA sample (m = α) has "
        "‖∇ℓ‖ <= k e^{−kα}‖∇m‖, to 1e-12 relative slack; the identity itself matches 40-digit mpmath to 1e-14.",
@@ -257,7 +257,7 @@ def prop2_per_sample_scaling():
 B3_MARGINS, B3_CORE, B3_SPURIOUS = sp.bias_decomposable_fixture()
 
 
-@claim("spurious.prop2_rate_converged_core", f"{LLR} supp. D.2 Prop. 2, Eq. 8 (spec §4.3, B3)",
+@claim("spurious.prop2_rate_converged_core", "002_ec22b3cfca16aca5.txt supp. D.2 Prop. 2, Eq. 8",
        "On the bias-decomposable fixture (BA margins {0.5, 1, 2, 1}, BC {−0.3, −1.5}, s_i = 1, c_i = 1 on BA and 0 "
        "on BC), the slope of log(ratio) in k is within 2% of α_min = 0.5 on [10, 30] and [20, 40] (endpoints and a "
        "201-point least-squares fit); ratio·e^{−0.5k} equals 40-digit mpmath at k = 20, 40 to 1e-12; and "
@@ -289,7 +289,7 @@ def prop2_rate_converged_core():
                         f"limit {limit_err:.1e}")
 
 
-@claim("spurious.prop2_needs_converged_core", f"{LLR} supp. D.2 Def. 1 / Prop. 2 (spec §4.4, B4)",
+@claim("spurious.prop2_needs_converged_core", "002_ec22b3cfca16aca5.txt supp. D.2 Def. 1 / Prop. 2",
        "In a linear two-block model f = W_c x_c + W_s x_s (2 logits, 400 Gaussian samples, 10% BC, predictions by "
        "the spurious rule, every |margin| >= 0.25), where ‖∇_{W_c} m‖ = √2‖x_c‖ never vanishes, the gradient-norm "
        "ratio changes by < 1% between k = 20 and k = 40 and tends to Σ_BC s_i/Σ_BC c_i (to 1e-6 at k = 200); "
@@ -312,7 +312,7 @@ def prop2_needs_converged_core(run):
 
 
 # ------------------------------------------------------------------------------------------- metrics
-@claim("spurious.pq_index_convention", f"{LLR} Fig. 25 (spec §6.4, §12 item 4)",
+@claim("spurious.pq_index_convention", "002_ec22b3cfca16aca5.txt Fig. 25",
        "The PQ-index 'with p = 2, q = 1' as printed, 1 − d^{1/2}‖w‖₂/‖w‖₁, is <= 0 for every w (it leaves the "
        "index's range [0, 1 − d^{−1/2}] on random Gaussian and sparse vectors), while Diao's (p, q) = (1, 2), "
        "pq_index, stays in that range to 1e-12 and is 0 on constant-magnitude and 1 − d^{−1/2} on 1-sparse vectors.",
@@ -344,7 +344,7 @@ TABLE1_PRUNABILITY = (  # LLR Table 1, "Prun." column (min, max) for each row, i
     (0.195, 0.508), (0.56, 0.782))
 
 
-@claim("spurious.prunability_is_mean", f"{LLR} §3.2 and Table 1 (spec §6.3, §12 item 2)",
+@claim("spurious.prunability_is_mean", "002_ec22b3cfca16aca5.txt §3.2 and Table 1",
        "κ-prunability as printed, 'the sum of the retention ratios over κ from 0 to 0.9', is >= 1 for any model (its "
        "κ = 0 term is exactly 1, the rest >= 0; computed with the library's ratios on a random ReLU network pruned "
        "over the grid), yet Table 1 reports values down to 0.195; the mean over the 10 values is >= 0.1 for any "
@@ -383,7 +383,7 @@ def prunability_is_mean(run):
                                 f"smallest feasible sum 1, mean {smallest_mean:.2f}; Table 1 minimum {lowest}")
 
 
-@claim("spurious.class_separation_identity", f"{LLR} §3.3 (spec §6.5, C5)",
+@claim("spurious.class_separation_identity", "002_ec22b3cfca16aca5.txt §3.3",
        "The O(N·d) class separation R² (class means of unit rows) equals the O(N²) pair-sum definition of Kornblith "
        "et al. (diagonal terms included, no centring) to 1e-12 on Gaussian, ReLU'd and clustered representations "
        "with 2, 3 and 10 classes of unequal sizes.", "identity", stochastic=True)
@@ -406,7 +406,7 @@ def class_separation_identity(run):
 
 
 # ------------------------------------------------------------------------------------------- parity generator
-@claim("spurious.parity_generator", f"{LLR} Fig. 3, supp. C (Qiu et al. SpuriousBooleanSampling; spec §7.1, D1)",
+@claim("spurious.parity_generator", "002_ec22b3cfca16aca5.txt Fig. 3, supp. C (Qiu et al. SpuriousBooleanSampling)",
        "make_parity_task: the parity of the spurious bits equals b and that of the core bits y on every sample; the "
        "BC fraction is within z·σ of ρ (binomial, ρ in {0.1, 0.5}); x_s is uniform given b, and the core and noise "
        "bits are uniform (chi-square p-values above 1e-4/8); the same seed gives identical arrays. z is the "
@@ -451,7 +451,7 @@ def _expand(counts):
     return np.repeat(cls.ravel(), reps), np.repeat(attr.ravel(), reps)
 
 
-@claim("spurious.balanced_sampler_shares", f"{TH8} §8.3 (RWY, RWG; spec E1)",
+@claim("spurious.balanced_sampler_shares", "001_61c8f54ededf01e4.txt §8.3 (RWY, RWG)",
        "With the RWG weights N/n_g on the CelebA training counts (162770 samples) the expected share of each group "
        "is exactly 1/4 (to N·eps, the rounding of the sum), and 1e5 draws of weighted_epoch_indices give shares "
        "within z·sqrt(p(1−p)/1e5) of "
@@ -482,7 +482,7 @@ TH8_SIZES = {  # the spec's §8.3 table, derived from TH8 Table 1: (SUBG, SUBY, 
     "civilcomments": (50924, 61030, 269038)}
 
 
-@claim("spurious.subsample_sizes", f"{TH8} §8.3, Table 1 (spec E2)",
+@claim("spurious.subsample_sizes", "001_61c8f54ededf01e4.txt §8.3, Table 1",
        "subsample_to_smallest on the per-sample Table 1 data keeps |G|·min_g n_g (SUBG) and |Y|·min_y n_y (SUBY) "
        "samples, equal to subsampled_size and to the spec's table (CelebA 5548/48534, Waterbirds 224/2226, MultiNLI "
        "9126/205866, CivilComments coarse 50924/61030); after SUBG every group has the same count, so P(y|a) is "
@@ -522,7 +522,7 @@ TABLE1_MAP = {"celeba": ((1, 0), (0, 1)), "waterbirds": ((1, 0), (0, 1)), "civil
               "multinli": ((0, 1, 2), (0, 1))}
 
 
-@claim("spurious.benchmark_percentages", f"{TH8} Table 1 (spec E3)",
+@claim("spurious.benchmark_percentages", "001_61c8f54ededf01e4.txt Table 1",
        "P(y|a) and P(y), recounted with group_index/group_counts from per-sample data built from "
        "BENCHMARK_GROUP_COUNTS (Waterbirds with the corrected labels), match every printed percentage of TH8 Table 1 "
        "to ±0.05 points (the printing's rounding), e.g. CelebA 24.2 / 2.0 / 14.9.", "identity")
@@ -549,7 +549,7 @@ WATERBIRDS_STANDARD = {("landbird", "land"): 3498, ("landbird", "water"): 184, (
                        ("waterbird", "water"): 1057}  # Sagawa et al. 2020 training split
 
 
-@claim("spurious.waterbirds_labels_swapped", f"{TH8} Table 1 (spec §8.2, §12 item 13)",
+@claim("spurious.waterbirds_labels_swapped", "001_61c8f54ededf01e4.txt Table 1",
        "Read as printed (rows 'Land bird', 'Water bird'; columns 'Water', 'Land'), TH8's Waterbirds counts disagree "
        "with the standard training counts (landbird/land 3498, landbird/water 184, waterbird/land 56, "
        "waterbird/water 1057); swapping both the row and the column labels makes every count agree, and "
@@ -581,7 +581,7 @@ def _celeba_rwg_coverage(epochs):
     return float(np.sum(fractions * sizes) / sizes.sum()), fractions
 
 
-@claim("spurious.coverage_formula", f"{TH8} §8.5.4 (spec §8.6, E4)",
+@claim("spurious.coverage_formula", "001_61c8f54ededf01e4.txt §8.5.4",
        "The mean number of distinct items in k with-replacement draws from N (3000 Monte Carlo repetitions each, 200 "
        "for N = 71629; N in {10, 1000, 71629}, k/N in {0.25, 1, 3}) is within z standard errors of N(1 − (1 − 1/N)^k) "
        "(expected_unique_fraction; z Bonferroni at family-wise 1e-4 over 9 cases); the formula matches 40-digit "
@@ -612,7 +612,7 @@ def coverage_formula(run):
                         f"{one:.4f} (1 epoch), {three:.4f} (3 epochs)")
 
 
-@claim("spurious.coverage_one_epoch_not_three", f"{TH8} §8.5.4 (spec §8.6, §12 item 15)",
+@claim("spurious.coverage_one_epoch_not_three", "001_61c8f54ededf01e4.txt §8.5.4",
        "'The best RWG model stops after 3 epochs for CelebA, it observes only 44% of majority examples': with N/4 "
        "group-balanced draws per epoch the not-blond groups' coverage is 0.828 after 3 epochs but 0.444 after 1 "
        "(RWY, N/2 draws per epoch into the not-blond class, gives the same), so the 44% belongs to one epoch (within "
@@ -627,7 +627,7 @@ def coverage_one_epoch_not_three():
                          detail=f"RWG coverage {one:.4f} after 1 epoch, {three:.4f} after 3; RWY {rwy_one:.4f}")
 
 
-@claim("spurious.toy_core_separable", f"{TH8} §8.4 (spec E5)",
+@claim("spurious.toy_core_separable", "001_61c8f54ededf01e4.txt §8.4",
        "P(y·x_core < 0) = Φ(−1/σ) (core_error_probability) equals 40-digit mpmath to 1e-12 and the thesis's "
        "1.3084e-11 at σ = 0.15 to 1e-4; in 10⁶ toy samples no core sign disagrees with y (thesis convention), an "
        "event of probability 1 − (1 − 1.3e-11)^(10⁶) ≈ 1.3e-5 < 1e-4 for a correct generator.", "identity",
@@ -644,7 +644,7 @@ def toy_core_separable(run):
                         f"Φ(−1/0.15) = {p:.6e}; {disagreements} disagreements")
 
 
-@claim("spurious.toy_generator", f"{TH8} §8.4 ([code] Toy.make_dataset; spec E6)",
+@claim("spurious.toy_generator", "001_61c8f54ededf01e4.txt §8.4 (the authors' code, Toy.make_dataset)",
        "make_balancing_toy has exactly ⌊0.2n + 1e-9⌋ minority samples (200 for n = 1000, 80 for n = 400; the "
        "code's float artifact gives 199), the core sign always agrees with y (thesis convention) and sign='code' "
        "negates both features, the validation/test noise block is all zeros, and the blob (Z̃₀, Z̃₁) has sample "
@@ -684,7 +684,7 @@ def toy_runs(run, methods=("erm", "subg", "rwg"), n_seeds=3, **train_kwargs):
     return results
 
 
-@claim("spurious.toy_balancing_outcomes", f"{TH8} §8.4, Ch. 8 Fig. 1 (spec E7, §9.2)",
+@claim("spurious.toy_balancing_outcomes", "001_61c8f54ededf01e4.txt §8.4, Ch. 8 Fig. 1",
        "On the linear toy (n = 400, d = 600, γ = (4, 1, 2), lr 1e-5, momentum 0.9, batch 100, wd 0, 500 epochs, "
        "3 seeds, numpy trainer): every seed has ERM final test WGA <= 0.1, SUBG final >= 0.95, RWG WGA >= 0.9 at "
        "epoch 25 and RWG final <= SUBG final − 0.5; the validation-selected RWG test WGA averages >= 0.9 over the "
@@ -714,7 +714,7 @@ TABLE2 = {  # TH8 Table 2: CelebA, Waterbirds, MultiNLI, CivilComments, printed 
     "SUBG": (85.6, 89.1, 68.9, 71.8, 78.8), "gDRO": (86.9, 87.1, 78.0, 69.9, 80.5)}
 
 
-@claim("spurious.table2_averages", f"{TH8} Table 2, §8.5 (spec E9)",
+@claim("spurious.table2_averages", "001_61c8f54ededf01e4.txt Table 2, §8.5",
        "Every printed average of TH8 Table 2 is within 0.1 of the mean of its four cells (RWY 76.125 printed 76.2, "
        "SUBG 78.85 printed 78.8), and the text's 'SUBG 1.7 below gDRO' and 'RWY 2.1 above JTT' recompute exactly "
        "from the printed averages.", "identity", subject="source")

@@ -21,7 +21,7 @@ def _t_limit(m, dof):
     return float(stats.t.isf(0.5e-4 / m, dof))
 
 
-@crosscheck("double_descent.torch_gd_matches_trace_formulas", f"{SEED} Eq 4.2.9–4.2.10, 4.2.14–4.2.16, Fig 4.3",
+@crosscheck("double_descent.torch_gd_matches_trace_formulas", "001_61c8f54ededf01e4.txt Eq 4.2.9–4.2.10, 4.2.14–4.2.16, Fig 4.3",
             f"Torch full-batch GD of the student (n = 1.3d, p = 0.7d, κ = 10, σ_ε = 0.2, Haar F, {_SEEDS} drawn "
             f"designs; d = 100 on CPU, 400 on CUDA) equals the closed-form GD weights' R and Q per design (1e−9, "
             f"round-off); its single-teacher L_G minus the teacher-averaged trace formula at the same design (a "
@@ -61,7 +61,7 @@ def _fig6_schedule(n_steps):
     return np.array([0.6 * math.log1p(math.exp(-k / 1000.0)) / math.log(2.0) for k in range(n_steps)])
 
 
-@crosscheck("double_descent.torch_q_penalty_schedule", f"{SEED} Fig 4.6 (left), Lemma 4.3.1",
+@crosscheck("double_descent.torch_q_penalty_schedule", "001_61c8f54ededf01e4.txt Fig 4.6 (left), Lemma 4.3.1",
             "Torch GD with the output penalty (a_k/2)‖Xŵ‖² on Fig 4.6's decaying schedule a_k = 0.6·log(1 + "
             "e^{−k/1000})"
             "/log 2 (computed here from the formula; n = 120, d = 100, p = 70, κ = 30, 4 drawn designs; d = 400 on "

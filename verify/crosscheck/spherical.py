@@ -21,7 +21,7 @@ def _training():
     return torch_training
 
 
-@crosscheck("spherical.torch_gradient_orthogonality", f"{T} Lemma 1, Eq 3.46; {SPEC} X1 (P1, P2, P8)",
+@crosscheck("spherical.torch_gradient_orthogonality", "003_88ab5e35ef08af19.txt Lemma 1, Eq 3.46",
             "torch plain SGD (η = 0.5, 200 steps, mini-batches of 256) on the BatchNorm MLP M1 (float64): every row "
             "w_j of the first layer has |cos(∂L/∂w_j, w_j)| < 1e-12, Δ‖w_j‖² = η²‖∂L/∂w_j‖² to rtol 1e-9, and r⁴ "
             "stays in the B1 sandwich [P_k, P_k + Σ η⁴g⁴/P_i] built by sgd_lambda0_sandwich from the recorded "
@@ -36,7 +36,7 @@ def torch_gradient_orthogonality(ctx):
                       "B1 sandwich: worst relative violation")])
 
 
-@crosscheck("spherical.torch_theorem2_optimizers", f"{T} Theorem 2, Eqs 3.19-3.25, 2.21; {SPEC} X1 (P3)",
+@crosscheck("spherical.torch_theorem2_optimizers", "003_88ab5e35ef08af19.txt Theorem 2, Eqs 3.19-3.25, 2.21",
             "For torch.optim's SGD-M + L2, Adam + L2 and AdamW on M1 (20 steps, foreach=False), the generic form "
             "(a, b, η, decay) read from each optimizer's state (momentum_buffer; exp_avg, exp_avg_sq, step) gives, "
             "through spherical_step, every row's next direction and radius to 1e-10 (Theorem 2's one-step identity).")
@@ -46,7 +46,7 @@ def torch_theorem2_optimizers(ctx):
                          (("direction", errors.direction), ("radius", errors.radius)) for name, value in table.items()])
 
 
-@crosscheck("spherical.torch_exponential_lr", f"{T} Eq 3.44; {SPEC} X2 (P7, Li & Arora 2020)",
+@crosscheck("spherical.torch_exponential_lr", "003_88ab5e35ef08af19.txt Eq 3.44",
             "Two copies of M1 on identical batches (2000 steps): W₁ trained by SGD-M(η = 0.05, γ = 0.9, λ = 1e-3) in "
             "one, and by SGD-M with η_k = ηα^{−2k−1}, no weight decay and the buffer set to −(1−α)W₁⁽⁰⁾/(ηα) "
             "(li_arora_equivalent) in the other, the rest by identical plain SGD: the row directions, the readout, "
@@ -64,7 +64,7 @@ _X3_CPU = ((0.1, 1e-3, 0.9),)
 _X3_CUDA = tuple((eta, lam, gamma) for gamma in (0.0, 0.9) for eta in (0.05, 0.1) for lam in (5e-4, 1e-3))
 
 
-@crosscheck("spherical.torch_equilibrium", f"{SPEC} X3 (P9, P12; B2, B3; Wan et al. 2021)",
+@crosscheck("spherical.torch_equilibrium", "003_88ab5e35ef08af19.txt Eqs 3.15, 3.25 (equilibria derived here; Wan et al. 2021)",
             "M1 under mini-batch noise (batches of 32) with SGD-M + L2 on W₁: after a warm start and 8 relaxation "
             "times (1−γ)/(4ηλ), the time-averaged r⁴ of every row over 5000 steps (CPU: η = 0.1, λ = 1e-3, γ = 0.9, "
             "2 replicas; CUDA: the spec's grid η in {0.05, 0.1}, λ in {5e-4, 1e-3}, γ in {0, 0.9}, 10000 steps) is "
@@ -88,7 +88,7 @@ def torch_equilibrium(ctx):
                          Check.at_most(worst_angle, 0.05, f"angle: worst relative error {worst_angle:.3f}")])
 
 
-@crosscheck("spherical.torch_theorem4_cnn", f"{T} Theorem 4, Fig 3.4, App. C.1; {SPEC} X4 (P15)",
+@crosscheck("spherical.torch_theorem4_cnn", "003_88ab5e35ef08af19.txt Theorem 4, Fig 3.4, App. C.1",
             "Fig 3.4 in small: M2 pre-trained by SGD-M, then three copies fine-tuned on identical batches with "
             "App. C.1's η = 1e-2, λ = 1e-3: SGD + L2 and AdaGradG (torch_optim.AdaGradG with Theorem 4's β, "
             "η_AGG and per-filter v₀, filters normalised) keep every filter within 1.41e-3 rad (cosine similarity "
@@ -103,7 +103,7 @@ def torch_theorem4_cnn(ctx):
                          Check.at_least(float(run.angle_adagrad.max()), 10 * bound, "SGD vs AdaGrad drifts")])
 
 
-@crosscheck("spherical.torch_adam_variants", f"{T} Eqs 3.67-3.81, Algorithm 1; {SPEC} X5 (P16-P21), API.3",
+@crosscheck("spherical.torch_adam_variants", "003_88ab5e35ef08af19.txt Eqs 3.67-3.81, Algorithm 1",
             "The torch AdamS, AdamST, AdamSRT and AdamG (per-filter inner products, channel_wise=True) on M2's conv "
             "filters (float64, λ = 0.05 coupled, ε = 1e-8; CPU: 20 steps, 8×8 images; CUDA: 50 steps, 16×16) equal "
             "the numpy optimizers stepped filter by filter on the same gradients (rtol 1e-12); along them "

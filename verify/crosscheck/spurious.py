@@ -52,7 +52,7 @@ def _recorded(sweep):
     return f"η = {'/'.join(f'{lr:g}' for lr in sweep.learning_rates)}: " + "; ".join(parts)
 
 
-@crosscheck("spurious.ce_gradient_identity", f"{LLR} supp. D.2 Prop. 2, Eqs. 10-11 (spec §4.3, X1, B1-B2)",
+@crosscheck("spurious.ce_gradient_identity", "002_ec22b3cfca16aca5.txt supp. D.2 Prop. 2, Eqs. 10-11",
             "For a random float64 MLP 10→32→32→2 (16 samples on CPU, 256 on CUDA, random labels) and k in "
             "{0.5, 1, 5, 20}, the autograd norm of ∇_θ CE(k f(x), y) equals scaled_ce_grad_norm = kσ(−km)‖∇_θ m‖ "
             "with m = f[y] − f[1−y] and ‖∇_θ m‖ also by autograd, to 1e-6 relative (float64 gives ~1e-13), for "
@@ -80,7 +80,7 @@ def ce_gradient_identity(ctx):
                         f"BA {ba_violation:.1e} ({int(bc[0].sum())} mispredicted of {ratio.shape[1]})")
 
 
-@crosscheck("spurious.prop1_on_network", f"{LLR} Prop. 1, Eq. 1 (spec X2)",
+@crosscheck("spurious.prop1_on_network", "002_ec22b3cfca16aca5.txt Prop. 1, Eq. 1",
             "On the logits of the parity network (X3 set-up, float64, lr 0.1) at the first evaluation where it "
             "predicts b on >= 90% of BA training samples, on 100 BA and 10 BC training samples it predicts as b: "
             "torch cross-entropy sums of k·logits, k in {1, 2, 5, 10, 20}, give the ratio "
@@ -120,7 +120,7 @@ def prop1_on_network(ctx):
 _D_SOURCE = f"{LLR} Fig. 3, Table 1 (parity row) (spec §9.1, X3"
 
 
-@crosscheck("spurious.parity_lr_accuracy", f"{_D_SOURCE}, D2)",
+@crosscheck("spurious.parity_lr_accuracy", "002_ec22b3cfca16aca5.txt Fig. 3, Table 1 (parity row)",
             "Parity task (C = 6, S = 2, N = 12, ρ = 0.1; FCN 20→200→200→2, no bias, SGD batch 100 to 100% train "
             "accuracy, float32; CPU: η in {0.03, 0.75}, seeds 0-4, cap 800; CUDA: 9 η, 32 seeds, cap 1000): the mean "
             "over seeds of the unbiased test accuracy gain acc(η = 0.75) − acc(η = 0.03) is >= 0.05 (the spec's "
@@ -133,7 +133,7 @@ def parity_lr_accuracy(ctx):
     return Check.at_least(gain, 0.05, f"per-seed gains {np.round(high - low, 3).tolist()}; {_recorded(sweep)}")
 
 
-@crosscheck("spurious.parity_lr_act_compressibility", f"{_D_SOURCE}, D3)",
+@crosscheck("spurious.parity_lr_act_compressibility", "002_ec22b3cfca16aca5.txt Fig. 3, Table 1 (parity row)",
             "On the parity sweep, every seed's penultimate-activation (2, 0.1)-compressibility (mean over 1000 random "
             "test inputs) is at least 0.2 higher at η = 0.75 than at η = 0.03 (the spec's floor).")
 def parity_lr_act_compressibility(ctx):
@@ -143,7 +143,7 @@ def parity_lr_act_compressibility(ctx):
                           f"{np.round(low, 3).tolist()})")
 
 
-@crosscheck("spurious.parity_lr_class_separation", f"{LLR} Fig. 5, Table 1 (spec §9.1, X3, D4)",
+@crosscheck("spurious.parity_lr_class_separation", "002_ec22b3cfca16aca5.txt Fig. 5, Table 1",
             "On the parity sweep, the seed mean of the cosine class separation R² of the penultimate layer (full "
             "unbiased test set) increases by at least 0.015 from η = 0.03 to η = 0.75 (the spec's floor).")
 def parity_lr_class_separation(ctx):
@@ -152,7 +152,7 @@ def parity_lr_class_separation(ctx):
                           f"R² at η = 0.03: {np.round(low, 4).tolist()}; at 0.75: {np.round(high, 4).tolist()}")
 
 
-@crosscheck("spurious.parity_bc_share", f"{LLR} Fig. 12, §6 (spec §9.1, X3, D5)",
+@crosscheck("spurious.parity_bc_share", "002_ec22b3cfca16aca5.txt Fig. 12, §6",
             "On the parity sweep, the seed mean of the maximum per-minibatch BC loss share rises by at least 0.02 "
             "from η = 0.03 to η = 0.75, and over all runs of the setting (10 on CPU) the Spearman correlation of "
             "unbiased accuracy with the maximum BC loss share is >= 0.3 (the spec's floors).")
@@ -168,7 +168,7 @@ def parity_bc_share(ctx):
                         f"Spearman {rho:.3f} over {sweep.metric('unbiased_accuracy').size} runs")
 
 
-@crosscheck("spurious.parity_epochs_to_fit", f"{LLR} §5 (norm growth, fast fitting) (spec §9.1, X3, D6)",
+@crosscheck("spurious.parity_epochs_to_fit", "002_ec22b3cfca16aca5.txt §5 (norm growth, fast fitting)",
             "On the parity sweep every run reaches 100% training accuracy before the cap, and the seed mean of the "
             "number of epochs to 100% strictly decreases along the η grid.")
 def parity_epochs_to_fit(ctx):
@@ -181,7 +181,7 @@ def parity_epochs_to_fit(ctx):
                         f"mean epochs to 100% per η: {np.round(means, 1).tolist()}")
 
 
-@crosscheck("spurious.toy_torch_agreement", f"{TH8} §8.4 (spec X4(a))",
+@crosscheck("spurious.toy_torch_agreement", "001_61c8f54ededf01e4.txt §8.4",
             "torch SGD(momentum 0.9, weight decay 0) in float64, from the numpy trainer's initialisation and replaying "
             "its index orders on the linear toy (n = 400, d = 600, 500 epochs; 1 seed on CPU, 3 on CUDA), ends at "
             "max|w_np − w_torch|/max|w_np| <= 1e-10 for ERM, SUBG and RWG, with identical group accuracies after "

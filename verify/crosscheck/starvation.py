@@ -36,7 +36,7 @@ def _toy_problems(rng):
     return Us, ss, np.einsum("bij,bj,kj->bik", Us, ss, V)
 
 
-@crosscheck("starvation.torch_toy_linear", f"{P} App. B.1 (Fig 6), Eqs 5, 8, 11, 17-18 (spec T1)",
+@crosscheck("starvation.torch_toy_linear", "004_798f714b6ee27590.txt App. B.1 (Fig 6), Eqs 5, 8, 11, 17-18",
             "torch SGD on the toy (δ in {0.5, 0.6}, s_1 in 2..6, λ = 0.01, a Haar-random V) reaches "
             "feature_response(exact) by the primal (learning rate 0.05) and the dual (learning rate 3e-6) routes, the SD "
             "primal (a = 0.002) reaches m*·Uᵀ1 for every s_1, and the trained CE z_2 falls with s_1. The tolerance is the "
@@ -70,7 +70,7 @@ NTK_MEAN_4096, NTK_SD_4096 = 0.0099, 0.0049
 NTK_SLOPE_LIMIT = -0.25
 
 
-@crosscheck("starvation.torch_ntk_wide_net", f"{P} Eqs 3, 8, 9, 11 (spec T2)",
+@crosscheck("starvation.torch_ntk_wide_net", "004_798f714b6ee27590.txt Eqs 3, 8, 9, 11",
             "A two-layer ReLU net in NTK parameterisation trained on the centred output (CE + L2 to θ_0, λ = 0.1, 800 "
             "GD steps) matches the Eq 9 dual with its empirical NTK, up to a finite-width error that vanishes with the "
             "width m. Over 8 seeds (widths 256, 1024, 4096 on CPU; up to 16384 on CUDA): the seed-mean relative error "
@@ -104,7 +104,7 @@ MOONS_SEEDS = 8
 MOONS_ORDERINGS = 5
 
 
-@crosscheck("starvation.torch_two_moons", f"{P} §2 Fig 1, App. B.2 (spec T3)",
+@crosscheck("starvation.torch_two_moons", "004_798f714b6ee27590.txt §2 Fig 1, App. B.2",
             "Two moons, 500 hidden ReLUs, 8 seeds: seed means satisfy |z_1|(Δ=+0.1) > |z_1|(Δ=-0.1) > |z_1|(SD), "
             "|z_6|(Δ=+0.1) < |z_6|(SD) and < |z_6|(Δ=-0.1), and the vertical/horizontal input-gradient ratio is larger "
             "under SD (CPU: 300 steps; CUDA: 10k as in the paper). Measured: the smallest paired t-statistic of the five "
