@@ -411,25 +411,25 @@ def sgd_l2_equilibrium(run):
        "sqrt(2ηλ(1−γ))/G, sqrt(2ηλ/(1+γ))) to rtol 1e-13 for ηλ from 1e-14 to 0.99, and cos θ* = 1 − ηλ.",
        "identity")
 def equilibrium_closed_forms_precision():
-    mpmath.mp.dps = 50
     worst = 0.0
-    for eta in (1e-7, 0.01, 0.3, 2.0):
-        for lam in (1e-7, 1e-3, 0.45):
-            if eta * lam >= 1:
-                continue
-            for G in (1e-3, 1.0, 7.0):
-                e, l_, g = mpmath.mpf(eta), mpmath.mpf(lam), mpmath.mpf(G)
-                p = e * l_
-                exact = (e * g ** 2 / (l_ * (2 - p)), mpmath.sqrt(p * (2 - p)) / ((1 - p) * g),
-                         mpmath.atan2(mpmath.sqrt(p * (2 - p)), 1 - p))
-                ours = sp.sgd_l2_equilibrium(eta, lam, G)
-                worst = max(worst, *(abs(float(o / x) - 1) for o, x in zip(ours, exact)))
-                worst = max(worst, abs(math.cos(ours.angle) - float(1 - p)) / float(1 - p))
-                gamma = mpmath.mpf("0.9")
-                exact_m = (e * g ** 2 / (2 * l_ * (1 - gamma)), mpmath.sqrt(2 * p * (1 - gamma)) / g,
-                           mpmath.sqrt(2 * p / (1 + gamma)))
-                ours_m = sp.sgdm_l2_equilibrium(eta, lam, 0.9, G)
-                worst = max(worst, *(abs(float(o / x) - 1) for o, x in zip(ours_m, exact_m)))
+    with mpmath.workdps(50):  # a local precision: mpmath's global setting is left alone
+        for eta in (1e-7, 0.01, 0.3, 2.0):
+            for lam in (1e-7, 1e-3, 0.45):
+                if eta * lam >= 1:
+                    continue
+                for G in (1e-3, 1.0, 7.0):
+                    e, l_, g = mpmath.mpf(eta), mpmath.mpf(lam), mpmath.mpf(G)
+                    p = e * l_
+                    exact = (e * g ** 2 / (l_ * (2 - p)), mpmath.sqrt(p * (2 - p)) / ((1 - p) * g),
+                             mpmath.atan2(mpmath.sqrt(p * (2 - p)), 1 - p))
+                    ours = sp.sgd_l2_equilibrium(eta, lam, G)
+                    worst = max(worst, *(abs(float(o / x) - 1) for o, x in zip(ours, exact)))
+                    worst = max(worst, abs(math.cos(ours.angle) - float(1 - p)) / float(1 - p))
+                    gamma = mpmath.mpf("0.9")
+                    exact_m = (e * g ** 2 / (2 * l_ * (1 - gamma)), mpmath.sqrt(2 * p * (1 - gamma)) / g,
+                               mpmath.sqrt(2 * p / (1 + gamma)))
+                    ours_m = sp.sgdm_l2_equilibrium(eta, lam, 0.9, G)
+                    worst = max(worst, *(abs(float(o / x) - 1) for o, x in zip(ours_m, exact_m)))
     return Check.at_most(worst, 1e-13, "worst relative error against mpmath")
 
 
