@@ -20,6 +20,14 @@ BAD_CALLS = [
     (ln.mode_strength, (np.nan, 1.0, 1e-3), {}, "t"),
     (ln.mode_strength, ([0.0, 1.0], [1.0, -2.0], 1e-3), {}, "s"),
     (ln.mode_strength, (1.0, 1.0, 1e-3), {"tau": 0.0}, "tau"),
+    # issue 8: a broadcasting failure names the parameters
+    (ln.mode_strength, (np.ones(3), np.ones(2), 0.01), {}, "t, s and u0"),
+    (ln.half_learning_time, (np.ones(3), np.full(2, 0.1)), {}, "s and u0"),
+    (ln.learning_time, (np.ones(3), np.full(2, 0.1), 0.5), {}, "s, u_start and u_end"),
+    (ln.scalar_mode_velocity, (np.ones(3), np.ones(2), 1.0), {}, "a and b"),
+    (ln.expected_mode_error, (np.ones(3), np.ones(2)), {}, "t and eigenvalue"),
+    (ln.decoupled_init, (np.eye(3), np.eye(3), 4, [0.1, 0.1], [0.1, 0.1, 0.1]), {}, "a0 and b0"),
+    (ln.first_crossing_time, ([0.0, 1.0], np.zeros((2, 3)), [0.5, 0.5]), {}, "level"),
     (ln.mode_strength_unbalanced, (1.0, -1.0, 0.1, 0.2), {}, "s"),
     (ln.mode_strength_unbalanced, (1.0, 1.0, 0.1, 0.2), {"tau": -1.0}, "tau"),
     (ln.mode_strength_unbalanced, (1.0, 1.0, np.nan, 0.2), {}, "a0"),
@@ -30,33 +38,40 @@ BAD_CALLS = [
     (ln.half_learning_time, (1.0, 1e-3), {"tau": 0.0}, "tau"),
     (ln.generalization_curve, (1.0, 0.0), {}, "alpha"),
     (ln.generalization_curve, (1.0, -1.0), {}, "alpha"),
-    (ln.generalization_curve, (1.0, 1.0), {"sigma_w2": -1.0}, "sigma_w2"),
-    (ln.generalization_curve, (1.0, 1.0), {"sigma_eps2": -0.1}, "sigma_eps2"),
-    (ln.generalization_curve, (1.0, 1.0), {"sigma0": -0.1}, "sigma0"),
+    (ln.generalization_curve, (1.0, 1.0), {"teacher_std": -1.0}, "teacher_std"),
+    (ln.generalization_curve, (1.0, 1.0), {"noise_std": -0.1}, "noise_std"),
+    (ln.generalization_curve, (1.0, 1.0), {"init_std": -0.1}, "init_std"),
     (ln.generalization_curve, (1.0, 1.0), {"tau": 0.0}, "tau"),
     (ln.generalization_curve, ([1.0, -1.0], 1.0), {}, "t"),
     (ln.generalization_curve, (np.nan, 1.0), {}, "t"),
     (ln.optimal_stopping_time, (0.0,), {}, "alpha"),
-    (ln.optimal_stopping_time, (1.0,), {"sigma_w2": -1.0}, "sigma_w2"),
-    (ln.optimal_stopping_time, (1.0,), {"sigma_eps2": -1.0}, "sigma_eps2"),
-    (ln.optimal_stopping_time, (1.0,), {"sigma0": -1.0}, "sigma0"),
+    (ln.optimal_stopping_time, (1.0,), {"teacher_std": -1.0}, "teacher_std"),
+    (ln.optimal_stopping_time, (1.0,), {"noise_std": -1.0}, "noise_std"),
+    (ln.optimal_stopping_time, (1.0,), {"init_std": -1.0}, "init_std"),
     (ln.optimal_stopping_time, (1.0,), {"tau": -2.0}, "tau"),
     (ln.learning_time, (1.0, 0.1, 1.5), {}, "u_end"),
     (ln.deep_mode_strength, ([0.0, 1.0], 1.0, 1e-3, 0), {}, "n_weight_layers"),
     (ln.per_mode_stopping_time, (-1.0,), {}, "eigenvalue"),
     (ln.bayes_error, (-0.5,), {}, "alpha"),
-    (ln.draw_student, (10, 20), {"sigma_w2": -1.0}, "sigma_w2"),
+    (ln.draw_student, (10, 20), {"teacher_std": -1.0}, "teacher_std"),
+    (ln.draw_student, (10, 0), {}, "n_samples"),
     (ln.gd_flow_time, (10, 0.0), {}, "learning_rate"),
+    (ln.gd_flow_time, (-1, 0.1), {}, "steps"),
     (ln.expected_generalization_error, (1.0, [1.0, -0.5]), {}, "eigenvalues"),
-    (ln.finite_size_asymptotic_generalization_error, (10, 11), {}, "n_examples"),
-    # audit additions: overflow, empty arrays, shapes and NaN in the helpers
+    (ln.finite_size_asymptotic_generalization_error, (10, 11), {}, "n_samples"),
+    (ln.whitened_inputs, (5, 3), {}, "n_samples"),
+    (ln.mode_task, ([3.0, 2.0, 1.0], 2, 4), {}, "singular_values"),
+    (ln.random_init, (3, 4, 2, -0.1), {}, "init_std"),
+    (ln.student_instance, (np.ones((3, 4)), np.ones(3), np.ones(5), np.ones(3), 0.5), {}, "noise"),
+    # overflow, empty arrays, shapes and NaN in the helpers
     (ln.mode_strength_unbalanced, (1.0, 1.0, 1e200, 1e-200), {}, "a0"),
     (ln.mode_strength_unbalanced, (1.0, 1.0, 0.1, -1e200), {}, "b0"),
     (ln.mode_strength_unbalanced, (1.0, 1e308, 1.0, 0.5), {}, "s, a0 or b0"),
-    (ln.generalization_curve, (1.0, 0.5), {"sigma_w2": 1e308, "sigma0": 1e200}, "sigma_w2"),
-    (ln.generalization_curve, (1.0, 0.5), {"sigma_w2": 1e308, "sigma_eps2": 1e308}, "sigma_w2, sigma_eps2"),
-    (ln.optimal_stopping_time, (0.5,), {"sigma_w2": 1e308, "sigma0": 1e200}, "sigma_w2"),
+    (ln.generalization_curve, (1.0, 0.5), {"teacher_std": 1e200}, "teacher_std"),
+    (ln.generalization_curve, (1e10, 1.0), {"noise_std": 1e150}, "teacher_std, noise_std"),
+    (ln.optimal_stopping_time, (0.5,), {"teacher_std": 1e150, "noise_std": 1e-160}, "noise_std"),
     (ln.scalar_mode_flow, ([], 1.0, 0.1, 0.1), {}, "t"),
+    (ln.scalar_mode_flow, ([1.0, 0.5], 1.0, 0.1, 0.1), {}, "t"),
     (ln.deep_mode_strength, ([], 1.0, 0.1, 3), {}, "t"),
     (ln.expected_generalization_error, (1.0, []), {}, "eigenvalues"),
     (ln.mode_map, (np.full((4, 3), np.nan), np.ones((2, 4)), np.eye(2), np.eye(3)), {}, "W21"),
@@ -66,9 +81,26 @@ BAD_CALLS = [
     (ln.effective_initial_strength, (np.ones((4, 3)), np.full((2, 4), np.nan), np.eye(2), np.eye(3)), {}, "W32"),
     (ln.conserved_gram, (np.ones((4, 3)), np.ones((2, 3))), {}, "W32"),
     (ln.network_loss, (np.ones((4, 3)), np.ones((2, 4)), np.ones((3, 5)), np.ones((2, 6))), {}, "Y"),
-    (ln.network_gd, (0.1 * np.ones((4, 3)), 0.1 * np.ones((2, 4)), 100 * np.ones((2, 3))),
-     {"learning_rate": 1.0, "n_steps": 200}, "learning_rate"),
+    (ln.network_flow, (np.ones((4, 3)), np.ones((2, 4)), np.ones((2, 5)), [0.0, 1.0]), {}, "sigma31"),
+    (ln.network_gd, (0.1 * np.ones((4, 3)), 0.1 * np.ones((2, 4)), 100 * np.ones((2, 3)), 200, 1.0), {},
+     "learning_rate"),
 ]
+
+# Sizes that are not whole numbers are a ValueError naming the parameter (the core's require_integer).
+NON_INTEGER_SIZES = [
+    (ln.draw_student, (10.5, 20), "n_features"),
+    (ln.draw_student, (10, 20.5), "n_samples"),
+    (ln.whitened_inputs, (3, 7.5), "n_samples"),
+    (ln.random_init, (3, 4.2, 2, 0.1), "n_hidden"),
+    (ln.mode_task, ([1.0], 2.5, 2), "n_features"),
+    (ln.network_gd, (np.eye(2), np.eye(2), np.eye(2), 10.5, 0.1), "n_steps"),
+]
+
+
+@pytest.mark.parametrize("fn, args, name", NON_INTEGER_SIZES, ids=[f"{c[0].__name__}-{c[2]}" for c in NON_INTEGER_SIZES])
+def test_non_integer_sizes_are_rejected(fn, args, name):
+    with pytest.raises(ValueError, match=name):
+        fn(*args)
 
 
 @pytest.mark.parametrize("fn, args, kwargs, name", BAD_CALLS,
@@ -82,22 +114,27 @@ def test_student_helpers_reject_bad_weights_and_divergence():
     inst = ln.draw_student(10, 6, seed=0)
     for fn in (ln.generalization_error, ln.generalization_error_thesis_variant, ln.training_error_direct):
         with pytest.raises(ValueError, match="weights"):
-            fn(np.zeros(3), inst)
+            fn(inst, np.zeros(3))
         with pytest.raises(ValueError, match="weights"):
-            fn(np.full(10, np.nan), inst)
+            fn(inst, np.full(10, np.nan))
     with pytest.raises(ValueError, match="learning_rate"):
-        ln.student_gd(inst, 100.0, 1000)
+        ln.student_gd(inst, 1000, 100.0)
+    with pytest.raises(ValueError, match="learning_rate"):
+        ln.student_weights_gd(inst, 10, 100.0)
+    with pytest.raises(ValueError, match="steps"):
+        ln.student_weights_gd(inst, [1.5], 0.1)
     with pytest.raises(ValueError, match="t"):
-        ln.student_flow([], inst)
+        ln.student_flow(inst, [])
 
 
 def test_optimal_stopping_time_extreme_signal_to_noise():
-    # t_opt depends on the variances only through A/σ_ε² (P4), also where the bracket collapses
+    # t_opt depends on the standard deviations only through (σ_w̄² + σ_0²)/σ_ε² (P4), also where the bracket collapses
     for ratio in (1e-300, 1e-30, 1e30, 1e290):
-        t_opt = ln.optimal_stopping_time(0.5, 1.0, 1.0 / ratio)
+        noise_std = math.sqrt(1.0 / ratio)
+        t_opt = ln.optimal_stopping_time(0.5, teacher_std=1.0, noise_std=noise_std)
         assert 0 < t_opt < math.inf
-        assert ln.optimal_stopping_time(0.5, 1e-5, 1e-5 / ratio) == pytest.approx(t_opt, rel=1e-8)
-        lo, hi = ln.per_mode_stopping_time(np.array([2.9142135623730954, 0.08578643762690485]), 1.0, 1.0 / ratio)
+        assert ln.optimal_stopping_time(0.5, teacher_std=1e-3, noise_std=1e-3 * noise_std) == pytest.approx(t_opt, rel=1e-8)
+        lo, hi = ln.per_mode_stopping_time(np.array([2.9142135623730954, 0.08578643762690485]), teacher_std=1.0, noise_std=noise_std)
         assert lo * (1 - 1e-12) <= t_opt <= hi * (1 + 1e-12)
 
 
@@ -105,7 +142,81 @@ def test_string_input_is_a_type_error():
     with pytest.raises(TypeError, match="t"):
         ln.mode_strength("soon", 1.0, 1e-3)
     with pytest.raises(TypeError, match="instance"):
-        ln.generalization_error(np.zeros(3), "not an instance")
+        ln.generalization_error("not an instance", np.zeros(3))
+    with pytest.raises(TypeError, match="seed"):
+        ln.draw_student(10, 20, seed="fixed")
+
+
+# ----------------------------------------------------------------------------------------------------
+# Issue 8: one result convention, keyword seeds, the core's Haar sampler
+# ----------------------------------------------------------------------------------------------------
+
+def test_every_public_function_has_a_return_annotation_and_a_docstring_example():
+    import inspect
+
+    for name in ln.__all__:
+        obj = getattr(ln, name)
+        if inspect.isfunction(obj):
+            annotation = inspect.signature(obj).return_annotation
+            assert annotation is not inspect.Signature.empty and annotation is not tuple, name
+            assert "Examples" in obj.__doc__ and "Parameters" in obj.__doc__, name
+        elif isinstance(obj, type):
+            assert issubclass(obj, tuple) and hasattr(obj, "_fields"), f"{name} must be a NamedTuple"
+
+
+def test_functions_that_draw_take_seed_as_a_keyword_defaulting_to_none():
+    import inspect
+
+    for fn in (ln.draw_student, ln.whitened_inputs, ln.mode_task, ln.random_init, ln.decoupled_init,
+               ln.monte_carlo_generalization_error):
+        parameter = inspect.signature(fn).parameters["seed"]
+        assert parameter.default is None, fn.__name__
+
+
+def test_results_are_named_tuples_with_their_time_axis():
+    curve = ln.generalization_curve([0.0, 1.0], 2.0)
+    assert isinstance(curve, ln.GeneralizationCurve) and curve.training_error.shape == (2,)
+    eg, et = curve  # still unpacks
+    assert ln.asymptotic_errors(2.0) == ln.AsymptoticErrors(0.5, 0.125)
+    task = ln.mode_task([2.0, 1.0], 3, 2, seed=1)
+    init = ln.decoupled_init(task.U, task.V, 3, 0.1, seed=2)
+    assert isinstance(task, ln.ModeTask) and isinstance(init, ln.NetworkWeights)
+    flow = ln.network_flow(*init, task.correlation, [0.0, 0.5, 1.0])
+    np.testing.assert_array_equal(flow.t, [0.0, 0.5, 1.0])
+    assert flow.W21.shape == (3, 3, 3) and flow.W32.shape == (3, 2, 3)
+    gd = ln.network_gd(*init, task.correlation, 10, 0.01, record_every=5)
+    np.testing.assert_array_equal(gd.steps, [0, 5, 10])
+    mode = ln.scalar_mode_flow([0.0, 1.0], 1.0, 0.3, 0.2)
+    np.testing.assert_allclose(mode.mode_strength, mode.a * mode.b)
+    inst = ln.draw_student(10, 15, seed=3)
+    assert inst.n_samples == 15 and inst.n_features == 10 and isinstance(inst, tuple)
+    est = ln.monte_carlo_generalization_error(inst, np.zeros((2, 10)), n_test_samples=100, seed=4)
+    assert isinstance(est, ln.MonteCarloEstimate) and est.standard_error.shape == (2,)
+    np.testing.assert_array_equal(ln.student_gd(inst, 6, 0.1, record_every=3).steps, [0, 3, 6])
+
+
+def test_random_draws_use_the_core_haar_sampler_with_the_same_stream():
+    from dynamics.numerics import haar_orthogonal
+
+    # whitened_inputs: the first rows of one Haar matrix (the stream of the former random_orthogonal)
+    np.testing.assert_array_equal(ln.whitened_inputs(3, 7, seed=5), haar_orthogonal(7, seed=5)[:3])
+    rng = np.random.default_rng(6)
+    U, V = haar_orthogonal(4, seed=rng), haar_orthogonal(5, seed=rng)
+    task = ln.mode_task([1.0], 5, 4, seed=6)
+    np.testing.assert_array_equal(task.U, U)
+    np.testing.assert_array_equal(task.V, V)
+    # seed=None draws fresh entropy
+    assert not np.array_equal(ln.whitened_inputs(3, 7), ln.whitened_inputs(3, 7))
+
+
+def test_draw_student_standard_deviations_scale_the_draws():
+    base = ln.draw_student(20, 30, teacher_std=1.0, noise_std=1.0, init_std=1.0, seed=7)
+    scaled = ln.draw_student(20, 30, teacher_std=2.0, noise_std=0.5, init_std=3.0, seed=7)
+    np.testing.assert_allclose(scaled.teacher, 2.0 * base.teacher)
+    np.testing.assert_allclose(scaled.noise, 0.5 * base.noise)
+    np.testing.assert_allclose(scaled.initial_weights, 3.0 * base.initial_weights)
+    assert scaled.noise_std == 0.5
+    assert ln.generalization_error(scaled, scaled.teacher) == pytest.approx(0.25)
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -124,6 +235,14 @@ def test_mode_strength_limits_and_types():
     t = np.linspace(0, 10, 50)
     u = ln.mode_strength(t, 1.0, 3.0)
     assert np.all(np.diff(u) < 0) and u[-1] > 1.0
+
+
+def test_mode_strength_matches_the_printed_sigmoid_where_that_is_accurate():
+    # (2.2.22) as printed, s e^{2st}/(e^{2st} − 1 + s/u0), is accurate for moderate s t
+    t = np.linspace(0.0, 6.0, 31)
+    for s, u0, tau in ((2.0, 1e-3, 1.0), (0.7, 0.05, 2.0), (1.5, 2.0, 0.5)):
+        e = np.exp(2 * s * t / tau)
+        np.testing.assert_allclose(ln.mode_strength(t, s, u0, tau), s * e / (e - 1 + s / u0), rtol=1e-12)
 
 
 def test_mode_strength_depends_on_t_over_tau():
@@ -153,31 +272,33 @@ def test_p1_unbalanced_reduces_to_balanced():
 
 def test_p2_generalization_curve_at_zero():
     for alpha in (0.1, 0.5, 1.0, 1.7, 4.0):
-        for sw, se, s0 in ((1.0, 0.25, 0.0), (2.0, 0.1, 0.5)):
-            eg, et = ln.generalization_curve(0.0, alpha, sw, se, s0)
-            assert eg == pytest.approx(sw + s0 ** 2 + se, rel=1e-8)
-            assert et == pytest.approx(sw + s0 ** 2 + se, rel=1e-8)
+        for teacher_std, noise_std, init_std in ((1.0, 0.5, 0.0), (math.sqrt(2.0), math.sqrt(0.1), 0.5)):
+            eg, et = ln.generalization_curve(0.0, alpha, teacher_std=teacher_std, noise_std=noise_std, init_std=init_std)
+            expected = teacher_std ** 2 + init_std ** 2 + noise_std ** 2
+            assert eg == pytest.approx(expected, rel=1e-8)
+            assert et == pytest.approx(expected, rel=1e-8)
 
 
 def test_p3_generalization_curve_scaling():
     t = np.array([0.0, 0.3, 4.0, 50.0, np.inf])
     for alpha in (0.5, 2.0):
-        eg, et = ln.generalization_curve(t, alpha, 1.0, 0.25, 0.3)
-        eg_k, et_k = ln.generalization_curve(t, alpha, 3.0, 0.75, 0.3 * math.sqrt(3))
+        eg, et = ln.generalization_curve(t, alpha, teacher_std=1.0, noise_std=0.5, init_std=0.3)
+        r = math.sqrt(3.0)
+        eg_k, et_k = ln.generalization_curve(t, alpha, teacher_std=r, noise_std=0.5 * r, init_std=0.3 * r)
         np.testing.assert_allclose(eg_k, 3 * eg, rtol=1e-12)
         np.testing.assert_allclose(et_k, 3 * et, rtol=1e-12)
         eg_tau, _ = ln.generalization_curve(t * 2.5, alpha, tau=2.5)
-        np.testing.assert_allclose(eg_tau, ln.generalization_curve(t, alpha)[0], rtol=1e-12)
+        np.testing.assert_allclose(eg_tau, ln.generalization_curve(t, alpha).generalization_error, rtol=1e-12)
 
 
 def test_generalization_curve_infinity_and_shapes():
     assert ln.generalization_curve(math.inf, 1.0) == (math.inf, 0.0)
-    assert ln.generalization_curve(math.inf, 1.0, sigma_eps2=0.0)[0] == 0.0
+    assert ln.generalization_curve(math.inf, 1.0, noise_std=0.0).generalization_error == 0.0
     eg, et = ln.generalization_curve(np.array([[0.0, 1.0], [10.0, np.inf]]), 2.0)
     assert eg.shape == (2, 2) and et.shape == (2, 2)
     assert eg[1, 1] == pytest.approx(0.25 * 2.0, rel=1e-15) and et[1, 1] == pytest.approx(0.125)
-    assert ln.generalization_curve(1e6, 2.0)[0] == pytest.approx(0.5, rel=1e-10)
-    assert isinstance(ln.generalization_curve(1.0, 0.5)[0], float)
+    assert ln.generalization_curve(1e6, 2.0).generalization_error == pytest.approx(0.5, rel=1e-10)
+    assert isinstance(ln.generalization_curve(1.0, 0.5).generalization_error, float)
 
 
 def test_p4_optimal_stopping_time_bracket_and_invariance():
@@ -185,25 +306,62 @@ def test_p4_optimal_stopping_time_bracket_and_invariance():
         t_opt = ln.optimal_stopping_time(alpha)
         lo, hi = (1 - math.sqrt(alpha)) ** 2, (1 + math.sqrt(alpha)) ** 2
         assert ln.per_mode_stopping_time(hi) <= t_opt <= ln.per_mode_stopping_time(lo)
-        assert ln.optimal_stopping_time(alpha, 3.0, 0.75, 0.0) == pytest.approx(t_opt, rel=1e-8)
+        r = math.sqrt(3.0)
+        assert ln.optimal_stopping_time(alpha, teacher_std=r, noise_std=0.5 * r, init_std=0.0) == pytest.approx(t_opt, rel=1e-8)
         assert ln.optimal_stopping_time(alpha, tau=4.0) == pytest.approx(4.0 * t_opt, rel=1e-8)
-    assert ln.optimal_stopping_time(0.5, sigma_eps2=0.0) == math.inf
-    assert ln.optimal_stopping_time(0.5, sigma_w2=0.0) == 0.0
+    assert ln.optimal_stopping_time(0.5, noise_std=0.0) == math.inf
+    assert ln.optimal_stopping_time(0.5, teacher_std=0.0) == 0.0
 
 
 def test_student_frozen_modes_and_t_zero():
-    inst = ln.draw_student(30, 12, sigma0=0.4, seed=3)
-    np.testing.assert_allclose(ln.student_weights(0.0, inst)[0], inst.initial_weights, atol=1e-13)
-    w_inf = ln.student_weights(math.inf, inst)[0]
+    inst = ln.draw_student(30, 12, init_std=0.4, seed=3)
+    np.testing.assert_allclose(ln.student_weights(inst, 0.0)[0], inst.initial_weights, atol=1e-13)
+    w_inf = ln.student_weights(inst, math.inf)[0]
     assert np.all(np.isfinite(w_inf))
     frozen = inst.input_modes[:, 12:]
     np.testing.assert_allclose(w_inf @ frozen, inst.initial_weights @ frozen, atol=1e-12)
-    assert ln.training_error(math.inf, inst)[0] == pytest.approx(0.0, abs=1e-10)  # memorisation for P < N
+    assert ln.training_error(inst, math.inf)[0] == pytest.approx(0.0, abs=1e-10)  # memorisation for P < N
 
 
-def test_gd_flow_time_convention():
+def test_student_instance_matches_the_eigendecomposition_of_x_xt():
+    for n, p in ((12, 20), (20, 12), (15, 15)):
+        inst = ln.draw_student(n, p, init_std=0.2, seed=n + p)
+        lam = np.sort(np.linalg.eigvalsh(inst.inputs @ inst.inputs.T))[::-1]
+        np.testing.assert_allclose(inst.eigenvalues[:min(n, p)], lam[:min(n, p)], rtol=1e-10)
+        np.testing.assert_array_equal(inst.eigenvalues[min(n, p):], 0.0)
+        V = inst.input_modes
+        np.testing.assert_allclose(V.T @ V, np.eye(n), atol=1e-12)
+        # ε̃_i = ε·u_i with u_i = Xᵀ v_i / √λ_i, and ||ε||² = Σ ε̃_i² + ||ε U^⊥||²
+        m = min(n, p)
+        u = inst.inputs.T @ V[:, :m] / np.sqrt(inst.eigenvalues[:m])
+        np.testing.assert_allclose(inst.rotated_noise, inst.noise @ u, atol=1e-12)
+        assert inst.noise @ inst.noise == pytest.approx(inst.rotated_noise @ inst.rotated_noise
+                                                        + inst.residual_noise, rel=1e-12)
+
+
+def test_gd_flow_time_counts_exactly_k_steps():
+    steps = np.arange(0, 7)
+    np.testing.assert_array_equal(ln.gd_flow_time(steps, 0.25), steps * 0.25)
+    np.testing.assert_array_equal(ln.gd_flow_time(steps, 0.25, loss_scale=2.0, tau=4.0), steps * 2.0)
     assert ln.gd_flow_time(100, 0.01) == pytest.approx(1.0)
-    assert ln.gd_flow_time(100, 0.01, loss_scale=2.0) == pytest.approx(2.0)
+    assert ln.gd_flow_time(0, 0.01) == 0.0
+    # one explicit GD step on a tiny-eigenvalue problem moves w as the flow does at t = gd_flow_time(1, η)
+    inst = ln.draw_student(20, 30, init_std=0.3, seed=8)
+    small = ln.student_instance(1e-3 * inst.inputs, inst.teacher, inst.noise, inst.initial_weights, inst.noise_std)
+    for k in (1, 2, 3):
+        moved_gd = ln.student_gd(small, k, 0.1).weights[-1] - small.initial_weights
+        moved_flow = ln.student_weights(small, ln.gd_flow_time(k, 0.1))[0] - small.initial_weights
+        np.testing.assert_allclose(moved_gd, moved_flow, rtol=1e-5, atol=0)
+
+
+def test_student_weights_gd_is_exact_for_small_eigenvalues():
+    # (1 − ηλ)^k is evaluated as exp(k log1p(−ηλ)): with ηλ ~ 1e-9, rounding 1 − ηλ would put an error of
+    # k eps |ε̃|/√λ ~ 1e-10 on w (the noise fixed point ε̃/√λ is large); explicit GD has no such error.
+    inst = ln.draw_student(20, 20, init_std=0.3, seed=9)
+    small = ln.student_instance(1e-4 * inst.inputs, inst.teacher, inst.noise, inst.initial_weights, inst.noise_std)
+    gd = ln.student_gd(small, 300, 0.1, record_every=100)
+    closed = ln.student_weights_gd(small, gd.steps, 0.1)
+    np.testing.assert_allclose(closed, gd.weights, rtol=0, atol=1e-13)
 
 
 def test_whiten_gives_sum_normalised_inputs():
@@ -239,22 +397,22 @@ def test_mode_strength_unbalanced_is_finite(t, s, a0, b0):
 
 
 @settings(max_examples=30, deadline=None)
-@given(t=times, alpha=st.floats(0.05, 20.0), sigma_w2=st.floats(0.0, 10.0), sigma_eps2=st.floats(0.0, 10.0),
-       sigma0=st.floats(0.0, 3.0), tau=st.floats(1e-2, 1e2))
-def test_generalization_curve_is_finite_and_ordered(t, alpha, sigma_w2, sigma_eps2, sigma0, tau):
-    eg, et = ln.generalization_curve(t, alpha, sigma_w2, sigma_eps2, sigma0, tau)
+@given(t=times, alpha=st.floats(0.05, 20.0), teacher_std=st.floats(0.0, 3.0), noise_std=st.floats(0.0, 3.0),
+       init_std=st.floats(0.0, 3.0), tau=st.floats(1e-2, 1e2))
+def test_generalization_curve_is_finite_and_ordered(t, alpha, teacher_std, noise_std, init_std, tau):
+    eg, et = ln.generalization_curve(t, alpha, teacher_std=teacher_std, noise_std=noise_std, init_std=init_std, tau=tau)
     assert not math.isnan(eg) and not math.isnan(et)
-    assert et >= 0 and eg >= sigma_eps2 * (1 - 1e-12)
+    assert et >= 0 and eg >= noise_std ** 2 * (1 - 1e-12)
     assert math.isfinite(eg) or (alpha == 1.0 and t == math.inf)
 
 
 @settings(max_examples=25, deadline=None)
-@given(alpha=st.floats(0.05, 20.0), sigma_w2=st.floats(1e-3, 10.0), sigma_eps2=st.floats(1e-3, 10.0),
-       sigma0=st.floats(0.0, 2.0))
-def test_optimal_stopping_time_beats_its_neighbours(alpha, sigma_w2, sigma_eps2, sigma0):
-    t_opt = ln.optimal_stopping_time(alpha, sigma_w2, sigma_eps2, sigma0)
+@given(alpha=st.floats(0.05, 20.0), teacher_std=st.floats(0.03, 3.0), noise_std=st.floats(0.03, 3.0),
+       init_std=st.floats(0.0, 1.5))
+def test_optimal_stopping_time_beats_its_neighbours(alpha, teacher_std, noise_std, init_std):
+    t_opt = ln.optimal_stopping_time(alpha, teacher_std=teacher_std, noise_std=noise_std, init_std=init_std)
     assert 0 < t_opt < math.inf
-    eg = ln.generalization_curve(np.array([0.8 * t_opt, t_opt, 1.25 * t_opt]), alpha, sigma_w2, sigma_eps2,
-                                 sigma0)[0]
+    eg = ln.generalization_curve(np.array([0.8 * t_opt, t_opt, 1.25 * t_opt]), alpha, teacher_std=teacher_std, noise_std=noise_std,
+                                 init_std=init_std).generalization_error
     assert eg[1] <= min(eg[0], eg[2]) * (1 + 1e-12)
-    assert ln.bayes_error(alpha, sigma_w2, sigma_eps2, sigma0) <= eg[1] * (1 + 1e-12)
+    assert ln.bayes_error(alpha, teacher_std=teacher_std, noise_std=noise_std, init_std=init_std) <= eg[1] * (1 + 1e-12)

@@ -9,25 +9,52 @@ Conventions, made explicit:
   (1/2)||y − W32 W21 X||_F² (2.2.2) and (1/2)||y − wX||² for the student, whose flow (2.3.5) absorbs
   the 2 of (2.3.4) into τ. A loss scaled by c gives t = c·η·k (``gd_flow_time``); e.g. torch's
   ``MSELoss(reduction="mean")`` over n entries is c = 2/n. Every result depends on t only through t/τ.
+  Results of simulators carry their time axis: ``t`` (flow time) or ``steps`` (GD step counts).
 * **Whitening.** X Xᵀ = I with the *sum* over examples (2.2.7): orthonormal rows of X (``whiten``,
   ``whitened_inputs``). Saxe's mean convention (1/P) X Xᵀ = I corresponds to X/√P.
 * **Mode strength.** u = a·b, u0 is the initial *mode strength* (u0 = a0² for a balanced per-layer
   weight a0), not a per-layer weight.
+* **Standard deviations.** ``teacher_std`` σ_w̄, ``noise_std`` σ_ε and ``init_std`` σ_0 are standard
+  deviations (the thesis's SNR 4 set-up σ_w̄² = 1, σ_ε² = 0.25 is teacher_std=1, noise_std=0.5).
 * **Generalization error.** E_g = ||w̄ − w||²/N + σ_ε² (2.3.14, Advani–Saxe), test inputs x ~ N(0, I/N),
-  noise floor included, no 1/2; E_t = ||y − wX||² (2.3.4) and ``generalization_curve`` returns E_t/P.
-  The thesis variant (2.3.15) is kept only as ``generalization_error_thesis_variant`` (erratum).
-"""
-from ._high_dim import (SQRT_GROWTH_CONSTANT, asymptotic_errors, bayes_error, expected_mode_error,
-                        generalization_curve, mode_bayes_error, optimal_stopping_time, per_mode_stopping_time)
-from ._modes import (deep_chain_strength, deep_mode_strength, half_learning_time, learning_time, mode_strength,
-                     mode_strength_unbalanced, scalar_mode_flow, scalar_mode_velocity)
-from ._network import (conserved_gram, decoupled_init, effective_initial_strength, first_crossing_time,
-                       gd_flow_time, mode_map, mode_strengths, mode_task, network_flow, network_gd, network_loss,
-                       random_init, random_orthogonal, whiten, whitened_inputs)
-from ._student import (StudentInstance, draw_student, expected_generalization_error,
-                       finite_size_asymptotic_generalization_error, finite_size_asymptotic_training_error,
-                       generalization_error, generalization_error_thesis_variant, monte_carlo_generalization_error,
-                       student_flow, student_gd, student_instance, student_weights, student_weights_gd,
-                       training_error, training_error_direct)
+  noise floor included, no 1/2; E_t = ||y − wX||² (2.3.4), and ``generalization_curve`` returns E_t/P as
+  its ``training_error``. The thesis variant (2.3.15) is kept only as ``generalization_error_thesis_variant``
+  (erratum).
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+The torch simulations of the same set-ups are in :mod:`dynamics.linear_networks.torch_training` (optional;
+not imported here).
+"""
+from ._high_dim import (SQRT_GROWTH_CONSTANT, AsymptoticErrors, GeneralizationCurve, asymptotic_errors, bayes_error,
+                        expected_mode_error, generalization_curve, mode_bayes_error, optimal_stopping_time,
+                        per_mode_stopping_time)
+from ._modes import (ModeVelocity, ScalarModeTrajectory, deep_chain_strength, deep_mode_strength, half_learning_time,
+                     learning_time, mode_strength, mode_strength_unbalanced, scalar_mode_flow, scalar_mode_velocity)
+from ._network import (ModeTask, NetworkGDTrajectory, NetworkTrajectory, NetworkWeights, conserved_gram,
+                       decoupled_init, effective_initial_strength, first_crossing_time, gd_flow_time, mode_map,
+                       mode_strengths, mode_task, network_flow, network_gd, network_loss, random_init, whiten,
+                       whitened_inputs)
+from ._student import (MonteCarloEstimate, StudentFlowTrajectory, StudentGDTrajectory, StudentInstance, draw_student,
+                       expected_generalization_error, finite_size_asymptotic_generalization_error,
+                       finite_size_asymptotic_training_error, generalization_error,
+                       generalization_error_thesis_variant, monte_carlo_generalization_error, student_flow,
+                       student_gd, student_instance, student_weights, student_weights_gd, training_error,
+                       training_error_direct)
+
+__all__ = [
+    # Part A: mode learning (Saxe)
+    "mode_strength", "mode_strength_unbalanced", "half_learning_time", "learning_time", "scalar_mode_velocity",
+    "scalar_mode_flow", "deep_mode_strength", "deep_chain_strength", "ModeVelocity", "ScalarModeTrajectory",
+    # two-weight-layer network simulators
+    "gd_flow_time", "whiten", "whitened_inputs", "mode_task", "decoupled_init", "random_init", "mode_map",
+    "mode_strengths", "effective_initial_strength", "conserved_gram", "network_loss", "network_flow", "network_gd",
+    "first_crossing_time", "ModeTask", "NetworkWeights", "NetworkTrajectory", "NetworkGDTrajectory",
+    # Part B: the Advani–Saxe student, per instance
+    "StudentInstance", "student_instance", "draw_student", "student_weights", "student_weights_gd", "student_flow",
+    "student_gd", "generalization_error", "generalization_error_thesis_variant", "monte_carlo_generalization_error",
+    "training_error", "training_error_direct", "expected_generalization_error",
+    "finite_size_asymptotic_generalization_error", "finite_size_asymptotic_training_error", "StudentFlowTrajectory",
+    "StudentGDTrajectory", "MonteCarloEstimate",
+    # Part B: high-dimensional theory
+    "generalization_curve", "asymptotic_errors", "optimal_stopping_time", "bayes_error", "expected_mode_error",
+    "per_mode_stopping_time", "mode_bayes_error", "SQRT_GROWTH_CONSTANT", "GeneralizationCurve", "AsymptoticErrors",
+]

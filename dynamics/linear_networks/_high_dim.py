@@ -1,6 +1,8 @@
 """High-dimensional generalization dynamics of the linear student (Advani & Saxe 2017; thesis Sec. 2.3.3).
 
-Equations (spec/linear_networks.md B.3, B.5), with signal variance A = σ_w̄² + σ_0² and noise σ_ε²:
+Equations (spec/linear_networks.md B.3, B.5), with signal variance A = σ_w̄² + σ_0² and noise variance σ_ε²
+(the public parameters are the standard deviations ``teacher_std`` = σ_w̄, ``noise_std`` = σ_ε and
+``init_std`` = σ_0):
 
 * per-mode expected error of (2.3.13)–(2.3.14): e(λ, t) = A e^{−2λt/τ} + (σ_ε²/λ)(1 − e^{−λt/τ})²
   (A at λ = 0, the frozen subspace);
@@ -18,26 +20,51 @@ Integrals over ρ_bulk use :func:`dynamics.numerics.mp_quadrature` (θ substitut
 robust at α = 1); 1 − e^{−x} is evaluated with expm1.
 """
 import math
+from typing import NamedTuple, Union
 
 import numpy as np
 from scipy import optimize
 
-from dynamics.numerics import mp_atom, mp_edges, mp_quadrature, require_array_in_range, require_positive
-from . import _checks
+from dynamics.numerics import (mp_atom, mp_edges, mp_quadrature, require_array_in_range, require_finite_result,
+                               require_positive, require_times)
+from ._arrays import bounded_std, broadcast, scalar_or_array
 
+__all__ = ["AsymptoticErrors", "GeneralizationCurve", "SQRT_GROWTH_CONSTANT", "asymptotic_errors", "bayes_error",
+           "expected_mode_error", "generalization_curve", "mode_bayes_error", "optimal_stopping_time",
+           "per_mode_stopping_time"]
+
+#: C = 2(2 − √2)/√π: E_g(t) ≈ C σ_ε² √(t/τ) at α = 1 for large t (spec B.5, B9).
 SQRT_GROWTH_CONSTANT = 2.0 * (2.0 - math.sqrt(2.0)) / math.sqrt(math.pi)
 _QUADRATURE_ORDER = 16
 
 
-def _variances(sigma_w2, sigma_eps2, sigma0):
-    """(A, σ_ε²) = (σ_w̄² + σ_0², σ_ε²) after checking every variance is >= 0."""
-    sigma_w2 = require_positive("sigma_w2", sigma_w2, allow_zero=True)
-    sigma_eps2 = require_positive("sigma_eps2", sigma_eps2, allow_zero=True)
-    sigma0 = require_positive("sigma0", sigma0, allow_zero=True)
-    signal = sigma_w2 + sigma0 * sigma0
-    if not math.isfinite(signal):
-        raise ValueError(f"sigma_w2 + sigma0**2 must be finite, got sigma_w2={sigma_w2:g}, sigma0={sigma0:g}")
-    return signal, sigma_eps2
+class GeneralizationCurve(NamedTuple):
+    """High-dimensional errors of the Advani–Saxe student at times t (arrays of the shape of t, floats for
+    scalar t).
+
+    ``generalization_error`` is E_g (2.3.14): the expected squared error on a fresh noisy label, noise floor
+    σ_ε² included, no factor 1/2. ``training_error`` is the training error **per sample**, E_t/P, with
+    E_t = ||y − wX||² summed over the P examples (2.3.4), no factor 1/2.
+    """
+
+    generalization_error: Union[float, np.ndarray]
+    training_error: Union[float, np.ndarray]
+
+
+class AsymptoticErrors(NamedTuple):
+    """The t → ∞ limits of :class:`GeneralizationCurve`: ``generalization_error`` E_g(∞) (inf at α = 1 with
+    noise) and ``training_error`` E_t(∞)/P (per sample)."""
+
+    generalization_error: float
+    training_error: float
+
+
+def _variances(teacher_std, noise_std, init_std):
+    """(A, σ_ε²) = (σ_w̄² + σ_0², σ_ε²) from the standard deviations, each checked in [0, 1e150]."""
+    teacher_std = bounded_std("teacher_std", teacher_std)
+    noise_std = bounded_std("noise_std", noise_std)
+    init_std = bounded_std("init_std", init_std)
+    return teacher_std * teacher_std + init_std * init_std, noise_std * noise_std
 
 
 def _mode_error(rate, lam, signal, noise):
@@ -48,72 +75,224 @@ def _mode_error(rate, lam, signal, noise):
     return signal * np.exp(-2.0 * rate) + noise * noise_term
 
 
-def expected_mode_error(t, eigenvalue, sigma_w2=1.0, sigma_eps2=0.25, sigma0=0.0, tau=1.0):
-    """Expected contribution of one mode with eigenvalue λ of X Xᵀ to N·(E_g − σ_ε²) at time t:
-    (σ_w̄² + σ_0²) e^{−2λt/τ} + (σ_ε²/λ)(1 − e^{−λt/τ})², from (2.3.13)–(2.3.14). Broadcasts t, λ."""
-    signal, noise = _variances(sigma_w2, sigma_eps2, sigma0)
-    tau = _checks.tau_of(tau)
-    t_arr = _checks.times("t", t)
+def expected_mode_error(t, eigenvalue, *, teacher_std=1.0, noise_std=0.5, init_std=0.0,
+                        tau=1.0) -> Union[float, np.ndarray]:
+    """Expected contribution of one mode to N·(E_g − σ_ε²) at time t, from Eqs (2.3.13)–(2.3.14):
+    (σ_w̄² + σ_0²) e^{−2λt/τ} + (σ_ε²/λ)(1 − e^{−λt/τ})².
+
+    Parameters
+    ----------
+    t : float or array_like
+        Flow time t >= 0 (+inf allowed), in units of tau.
+    eigenvalue : float or array_like
+        Eigenvalue λ >= 0 of X Xᵀ (λ = 0: a frozen mode, error σ_w̄² + σ_0² forever).
+    teacher_std, noise_std, init_std : float
+        Standard deviations σ_w̄, σ_ε, σ_0 of the teacher's weights, the label noise and the initial weights,
+        each in [0, 1e150].
+    tau : float
+        Time constant τ > 0.
+
+    Returns
+    -------
+    float or ndarray
+        Of the broadcast shape of t and eigenvalue.
+
+    Raises
+    ------
+    ValueError
+        For bad times, negative eigenvalues or standard deviations, tau <= 0, or t and eigenvalue that do
+        not broadcast.
+
+    Examples
+    --------
+    >>> expected_mode_error(0.0, 0.7)
+    1.0
+    >>> round(expected_mode_error(float("inf"), 0.5, noise_std=0.5), 12)
+    0.5
+    """
+    signal, noise = _variances(teacher_std, noise_std, init_std)
+    tau = require_positive("tau", tau)
+    t_arr = require_times("t", t)
     lam = require_array_in_range("eigenvalue", eigenvalue, 0.0)
-    t_b, lam_b = np.broadcast_arrays(t_arr, lam)
+    t_b, lam_b = broadcast(t=t_arr, eigenvalue=lam)
     with np.errstate(invalid="ignore"):
         rate = np.where(lam_b > 0, t_b * lam_b / tau, 0.0)
-    return _checks.scalar_result(_mode_error(rate, lam_b, signal, noise), t, eigenvalue)
+    return scalar_or_array(_mode_error(rate, lam_b, signal, noise), t, eigenvalue)
 
 
-def per_mode_stopping_time(eigenvalue, sigma_w2=1.0, sigma_eps2=0.25, sigma0=0.0, tau=1.0):
-    """t*(λ) = (τ/λ) ln(1 + λA/σ_ε²), the minimiser of ``expected_mode_error`` over t (τA/σ_ε² at
-    λ = 0; inf when σ_ε² = 0, where the error only decreases)."""
-    signal, noise = _variances(sigma_w2, sigma_eps2, sigma0)
-    tau = _checks.tau_of(tau)
+def per_mode_stopping_time(eigenvalue, *, teacher_std=1.0, noise_std=0.5, init_std=0.0,
+                           tau=1.0) -> Union[float, np.ndarray]:
+    """Per-mode optimal stopping time t*(λ) = (τ/λ) ln(1 + λA/σ_ε²), A = σ_w̄² + σ_0² (spec B.5, early stopping):
+    the minimiser of :func:`expected_mode_error` over t.
+
+    Parameters
+    ----------
+    eigenvalue : float or array_like
+        λ >= 0; at λ = 0 the limit τA/σ_ε².
+    teacher_std, noise_std, init_std : float
+        Standard deviations σ_w̄, σ_ε, σ_0, each in [0, 1e150].
+    tau : float
+        Time constant τ > 0.
+
+    Returns
+    -------
+    float or ndarray
+        t*, of the shape of eigenvalue; inf everywhere when noise_std = 0 (the error only decreases).
+
+    Raises
+    ------
+    ValueError
+        For negative eigenvalues or standard deviations, or tau <= 0.
+
+    Examples
+    --------
+    >>> round(per_mode_stopping_time(0.0), 12)
+    4.0
+    >>> per_mode_stopping_time(1.0, noise_std=0.0)
+    inf
+    """
+    signal, noise = _variances(teacher_std, noise_std, init_std)
+    tau = require_positive("tau", tau)
     lam = require_array_in_range("eigenvalue", eigenvalue, 0.0)
     if noise == 0.0:
-        return _checks.scalar_result(np.full(lam.shape, np.inf), eigenvalue)
+        return scalar_or_array(np.full(lam.shape, np.inf), eigenvalue)
     ratio = signal / noise
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.where(lam > 0, np.log1p(lam * ratio) / np.where(lam > 0, lam, 1.0), ratio) * tau
-    return _checks.scalar_result(out, eigenvalue)
+    return scalar_or_array(out, eigenvalue)
 
 
-def mode_bayes_error(eigenvalue, sigma_w2=1.0, sigma_eps2=0.25, sigma0=0.0):
-    """A σ_ε² / (σ_ε² + λA): the per-mode Bayes (optimal ridge) error, A = σ_w̄² + σ_0²."""
-    signal, noise = _variances(sigma_w2, sigma_eps2, sigma0)
+def mode_bayes_error(eigenvalue, *, teacher_std=1.0, noise_std=0.5, init_std=0.0) -> Union[float, np.ndarray]:
+    """Per-mode minimum error A σ_ε² / (σ_ε² + λA), A = σ_w̄² + σ_0² (spec B.5): the error of stopping the mode at
+    t*(λ); with σ_0 = 0 the Bayes (optimal ridge) error of the mode.
+
+    Parameters
+    ----------
+    eigenvalue : float or array_like
+        λ >= 0.
+    teacher_std, noise_std, init_std : float
+        Standard deviations σ_w̄, σ_ε, σ_0, each in [0, 1e150].
+
+    Returns
+    -------
+    float or ndarray
+        Of the shape of eigenvalue (0 where A σ_ε² = 0).
+
+    Raises
+    ------
+    ValueError
+        For negative eigenvalues or standard deviations.
+
+    Examples
+    --------
+    >>> round(mode_bayes_error(0.0), 12), round(mode_bayes_error(0.75), 12)
+    (1.0, 0.25)
+    """
+    signal, noise = _variances(teacher_std, noise_std, init_std)
     lam = require_array_in_range("eigenvalue", eigenvalue, 0.0)
     denominator = noise + lam * signal
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.where(denominator > 0, signal * noise / np.where(denominator > 0, denominator, 1.0), 0.0)
-    return _checks.scalar_result(out, eigenvalue)
+    return scalar_or_array(out, eigenvalue)
 
 
 def _alpha(alpha):
     return require_positive("alpha", alpha)
 
 
-def asymptotic_errors(alpha, sigma_w2=1.0, sigma_eps2=0.25, sigma0=0.0):
-    """(E_g(∞), E_t(∞)/P) of the infinite-size theory (B.5); E_g(∞) = inf at α = 1 with σ_ε² > 0."""
-    alpha = _alpha(alpha)
-    signal, noise = _variances(sigma_w2, sigma_eps2, sigma0)
-    training = noise * max(0.0, 1.0 - 1.0 / alpha)
-    if alpha > 1.0:
-        return noise * alpha / (alpha - 1.0), training
-    if alpha < 1.0:
-        return (1.0 - alpha) * signal + noise * alpha / (1.0 - alpha) + noise, training
-    return (math.inf if noise > 0 else 0.0), training
+def asymptotic_errors(alpha, *, teacher_std=1.0, noise_std=0.5, init_std=0.0) -> AsymptoticErrors:
+    """The t → ∞ limits of :func:`generalization_curve` (spec B.5): E_g(∞) = σ_ε² α/(α − 1) for α > 1,
+    (1 − α)A + σ_ε² α/(1 − α) + σ_ε² for α < 1 (A = σ_w̄² + σ_0²), inf at α = 1 with noise; E_t(∞)/P =
+    σ_ε² max(0, 1 − 1/α).
 
+    Parameters
+    ----------
+    alpha : float
+        α = P/N > 0.
+    teacher_std, noise_std, init_std : float
+        Standard deviations σ_w̄, σ_ε, σ_0, each in [0, 1e150].
 
-def generalization_curve(t, alpha, sigma_w2=1.0, sigma_eps2=0.25, sigma0=0.0, tau=1.0):
-    """(E_g(t), E_t(t)/P) of the Advani–Saxe student in the high-dimensional limit (B.5).
+    Returns
+    -------
+    AsymptoticErrors
+        ``(generalization_error, training_error)``, training_error being E_t(∞)/P.
 
-    E_g (2.3.14) is the expected squared error on a fresh noisy label for x ~ N(0, I/N), noise floor
-    σ_ε² included, no factor 1/2; E_t/P is ||y − wX||²/P (2.3.4). Averaged over teacher
-    (variance ``sigma_w2``), label noise (``sigma_eps2``), init (standard deviation ``sigma0``) and
-    inputs, for gradient flow (2.3.5) with time constant ``tau`` from w(0). ``t`` >= 0, inf allowed
-    (the exact asymptotes); both outputs have the shape of t.
+    Raises
+    ------
+    ValueError
+        For alpha <= 0 or negative standard deviations.
+
+    Examples
+    --------
+    >>> asymptotic_errors(2.0)
+    AsymptoticErrors(generalization_error=0.5, training_error=0.125)
+    >>> asymptotic_errors(1.0).generalization_error
+    inf
     """
     alpha = _alpha(alpha)
-    signal, noise = _variances(sigma_w2, sigma_eps2, sigma0)
-    tau = _checks.tau_of(tau)
-    t_arr = _checks.times("t", t)
+    signal, noise = _variances(teacher_std, noise_std, init_std)
+    training = noise * max(0.0, 1.0 - 1.0 / alpha)
+    if alpha > 1.0:
+        generalization = noise * alpha / (alpha - 1.0)
+    elif alpha < 1.0:
+        generalization = (1.0 - alpha) * signal + noise * alpha / (1.0 - alpha) + noise
+    else:
+        generalization = math.inf if noise > 0 else 0.0
+    if math.isinf(generalization) and alpha != 1.0:
+        raise ValueError(f"asymptotic_errors is not finite in float64 for alpha = {alpha:g}: reduce teacher_std, "
+                         f"noise_std or init_std, or move alpha away from 1")
+    return AsymptoticErrors(float(generalization), float(training))
+
+
+def generalization_curve(t, alpha, *, teacher_std=1.0, noise_std=0.5, init_std=0.0, tau=1.0) -> GeneralizationCurve:
+    """High-dimensional E_g(t) and E_t(t)/P of the Advani–Saxe student under gradient flow (2.3.5), from the
+    Marchenko–Pastur law (2.3.30) (spec B.5; the limit N, P → ∞ at fixed α = P/N).
+
+    E_g (2.3.14) is the expected squared error on a fresh noisy label for x ~ N(0, I/N), noise floor σ_ε²
+    included, no factor 1/2; E_t = ||y − wX||² (2.3.4) is returned per sample, E_t/P. Both are averaged over
+    teacher, label noise, initialisation and inputs. E_g(0) = E_t(0)/P = σ_w̄² + σ_0² + σ_ε² for every α.
+
+    Parameters
+    ----------
+    t : float or array_like
+        Flow times t >= 0 (+inf gives the exact asymptotes, E_g = inf at α = 1 with noise), in units of tau
+        (t = kη for GD with learning rate η on (1/2)||y − wX||²).
+    alpha : float
+        α = P/N > 0, in [1e-8, 1e8].
+    teacher_std : float
+        σ_w̄, standard deviation of the teacher's weights, in [0, 1e150].
+    noise_std : float
+        σ_ε, standard deviation of the label noise, in [0, 1e150] (0.5 is the thesis's SNR 4 set-up).
+    init_std : float
+        σ_0, standard deviation of the initial weights, in [0, 1e150].
+    tau : float
+        Time constant τ > 0.
+
+    Returns
+    -------
+    GeneralizationCurve
+        ``(generalization_error, training_error)`` of the shape of t (floats for scalar t);
+        training_error is E_t/P.
+
+    Raises
+    ------
+    ValueError
+        For alpha <= 0, negative standard deviations, tau <= 0, t < 0 or NaN, or errors that overflow float64.
+
+    Examples
+    --------
+    >>> curve = generalization_curve(0.0, 0.5)
+    >>> round(curve.generalization_error, 10), round(curve.training_error, 10)
+    (1.25, 1.25)
+    >>> generalization_curve(float("inf"), 2.0)
+    GeneralizationCurve(generalization_error=0.5, training_error=0.125)
+    >>> generalization_curve([1.0, 10.0], 2.0).generalization_error.shape
+    (2,)
+    """
+    alpha = _alpha(alpha)
+    signal, noise = _variances(teacher_std, noise_std, init_std)
+    tau = require_positive("tau", tau)
+    t_arr = require_times("t", t)
     flat = t_arr.ravel()
     finite = np.isfinite(flat)
     lam, weights = mp_quadrature(alpha, order=_QUADRATURE_ORDER)
@@ -121,28 +300,53 @@ def generalization_curve(t, alpha, sigma_w2=1.0, sigma_eps2=0.25, sigma0=0.0, ta
     atom = mp_atom(alpha)
     eg = np.empty(flat.shape)
     et = np.empty(flat.shape)
-    with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported by finite_result below
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported below
         eg[finite] = _mode_error(rate, lam, signal, noise) @ weights + atom * signal + noise
         et[finite] = ((np.exp(-2.0 * rate) * (lam * signal + noise)) @ weights / alpha
                       + noise * max(0.0, 1.0 - 1.0 / alpha))
-    eg[~finite], et[~finite] = asymptotic_errors(alpha, sigma_w2, sigma_eps2, sigma0)
+    if not finite.all():
+        eg[~finite], et[~finite] = asymptotic_errors(alpha, teacher_std=teacher_std, noise_std=noise_std, init_std=init_std)
+    hint = "reduce teacher_std, noise_std or init_std (the errors scale with their squares)"
     # E_g(∞) = inf at α = 1 with noise is the documented limit; anything else non-finite is an overflow.
-    _checks.finite_result(np.where(np.isposinf(eg) & ~finite & (alpha == 1.0), 0.0, eg), "generalization_curve",
-                          "sigma_w2, sigma_eps2 or sigma0 (the errors scale linearly with the variances)")
-    _checks.finite_result(et, "generalization_curve", "sigma_w2, sigma_eps2 or sigma0")
+    require_finite_result(np.where(np.isposinf(eg) & ~finite & (alpha == 1.0), 0.0, eg), "generalization_curve",
+                          hint)
+    require_finite_result(et, "generalization_curve", hint)
     if np.ndim(t) == 0:
-        return float(eg[0]), float(et[0])
-    return eg.reshape(t_arr.shape), et.reshape(t_arr.shape)
+        return GeneralizationCurve(float(eg[0]), float(et[0]))
+    return GeneralizationCurve(eg.reshape(t_arr.shape), et.reshape(t_arr.shape))
 
 
-def bayes_error(alpha, sigma_w2=1.0, sigma_eps2=0.25, sigma0=0.0):
-    """E_Bayes = ∫ ρ_bulk Aσ_ε²/(σ_ε² + λA) dλ + 1[α<1](1 − α)A + σ_ε²: the error of stopping every
-    mode at its own t*(λ); with σ_0 = 0 the Bayes / optimal-ridge error (B.5)."""
+def bayes_error(alpha, *, teacher_std=1.0, noise_std=0.5, init_std=0.0) -> float:
+    """E_Bayes = ∫ ρ_bulk Aσ_ε²/(σ_ε² + λA) dλ + 1[α<1](1 − α)A + σ_ε² (spec B.5): the error of stopping every
+    mode at its own t*(λ); with σ_0 = 0 the Bayes (optimal ridge) error.
+
+    Parameters
+    ----------
+    alpha : float
+        α = P/N > 0.
+    teacher_std, noise_std, init_std : float
+        Standard deviations σ_w̄, σ_ε, σ_0, each in [0, 1e150].
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        For alpha <= 0 or negative standard deviations.
+
+    Examples
+    --------
+    >>> bayes_error(2.0) < generalization_curve(optimal_stopping_time(2.0), 2.0).generalization_error
+    True
+    """
     alpha = _alpha(alpha)
-    signal, noise = _variances(sigma_w2, sigma_eps2, sigma0)
+    signal, noise = _variances(teacher_std, noise_std, init_std)
     lam, weights = mp_quadrature(alpha, order=_QUADRATURE_ORDER)
-    bulk = mode_bayes_error(lam, sigma_w2, sigma_eps2, sigma0) @ weights
-    return float(bulk + mp_atom(alpha) * signal + noise)
+    bulk = mode_bayes_error(lam, teacher_std=teacher_std, noise_std=noise_std, init_std=init_std) @ weights
+    return float(require_finite_result(bulk + mp_atom(alpha) * signal + noise, "bayes_error",
+                                       "reduce teacher_std, noise_std or init_std"))
 
 
 def _error_slope(t, lam, weights, signal, noise):
@@ -151,28 +355,60 @@ def _error_slope(t, lam, weights, signal, noise):
     return float((2.0 * decay * (noise * -np.expm1(-lam * t) - lam * signal * decay)) @ weights)
 
 
-def optimal_stopping_time(alpha, sigma_w2=1.0, sigma_eps2=0.25, sigma0=0.0, tau=1.0):
-    """t_opt = argmin over t in [0, inf] of E_g from ``generalization_curve`` (same parameters).
+def optimal_stopping_time(alpha, *, teacher_std=1.0, noise_std=0.5, init_std=0.0, tau=1.0) -> float:
+    """t_opt = argmin over t in [0, inf] of E_g from :func:`generalization_curve` with the same parameters
+    (spec Public API; B.5 early stopping).
 
-    inf when E_g never increases (σ_ε² = 0), 0 when it never decreases (A = σ_w̄² + σ_0² = 0).
-    Otherwise the root of dE_g/dt inside [t*(λ+), t*(λ−)]: every mode's expected error falls
-    before its own t*(λ) and rises after, and t*(λ) decreases in λ, so the slope is < 0 at the left
-    end and > 0 at the right end. Proportional to tau.
+    The root of dE_g/dt inside [t*(λ+), t*(λ−)]: every mode's expected error falls before its own t*(λ) and
+    rises after, and t*(λ) decreases in λ, so the slope is < 0 at the left end and > 0 at the right end.
+    Depends on the standard deviations only through (σ_w̄² + σ_0²)/σ_ε² and is proportional to tau.
+
+    Parameters
+    ----------
+    alpha : float
+        α = P/N > 0.
+    teacher_std, noise_std, init_std : float
+        Standard deviations σ_w̄, σ_ε, σ_0, each in [0, 1e150].
+    tau : float
+        Time constant τ > 0.
+
+    Returns
+    -------
+    float
+        t_opt; inf when E_g never increases (noise_std = 0), 0 when it never decreases
+        (teacher_std = init_std = 0 with noise).
+
+    Raises
+    ------
+    ValueError
+        Under the conditions of :func:`generalization_curve`.
+
+    Examples
+    --------
+    >>> t_opt = optimal_stopping_time(2.0)
+    >>> bool(per_mode_stopping_time((1 + 2 ** 0.5) ** 2) <= t_opt <= per_mode_stopping_time((1 - 2 ** 0.5) ** 2))
+    True
+    >>> optimal_stopping_time(0.5, noise_std=0.0)
+    inf
     """
     alpha = _alpha(alpha)
-    signal, noise = _variances(sigma_w2, sigma_eps2, sigma0)
-    tau = _checks.tau_of(tau)
+    signal, noise = _variances(teacher_std, noise_std, init_std)
+    tau = require_positive("tau", tau)
     if noise == 0.0:
         return math.inf
     if signal == 0.0:
         return 0.0
     low_edge, high_edge = mp_edges(alpha)
-    left = per_mode_stopping_time(high_edge, signal, noise, 0.0, 1.0)
-    right = per_mode_stopping_time(low_edge, signal, noise, 0.0, 1.0)
+    # The slope depends on the variances only through A/σ_ε² (up to the factor σ_ε²), so it is evaluated at
+    # (A/σ_ε², 1): no overflow or underflow for extreme variances.
+    ratio = signal / noise
+    if not math.isfinite(ratio):
+        raise ValueError("optimal_stopping_time is not finite in float64: (teacher_std² + init_std²)/noise_std² "
+                         "overflows; increase noise_std")
+    star = lambda lam: math.log1p(lam * ratio) / lam if lam > 0 else ratio  # noqa: E731 (t*(λ) at τ = 1)
+    left, right = star(high_edge), star(low_edge)
     lam, weights = mp_quadrature(alpha, order=_QUADRATURE_ORDER)
-    # The slope depends on the variances only through A/σ_ε² (up to the factor σ_ε²), so it is
-    # evaluated at (A/σ_ε², 1): no overflow or underflow for extreme variances.
-    args = (lam, weights, signal / noise, 1.0)
+    args = (lam, weights, ratio, 1.0)
     f_left, f_right = _error_slope(left, *args), _error_slope(right, *args)
     if f_left >= 0.0 or f_right <= 0.0 or right - left <= 4 * np.finfo(float).eps * right:
         # The bracket is narrower than rounding can resolve (extreme A/σ_ε²): its ends agree with t_opt

@@ -13,12 +13,40 @@ Equations of 001_61c8f54ededf01e4.txt, as rebuilt in spec/linear_networks.md Par
   layers of units), and the scalar chain a_1 ... a_D it reduces, both integrated numerically.
 """
 import math
+from typing import NamedTuple, Union
 
 import numba as nb
 import numpy as np
 
-from dynamics.numerics import require_array_in_range, require_integer, require_positive, solve_ode
-from . import _checks
+from dynamics.numerics import (as_float, require_array_in_range, require_finite_result, require_integer,
+                               require_output_times, require_positive, require_times, solve_ode)
+from ._arrays import broadcast, scalar_or_array
+
+__all__ = ["ModeVelocity", "ScalarModeTrajectory", "deep_chain_strength", "deep_mode_strength",
+           "half_learning_time", "learning_time", "mode_strength", "mode_strength_unbalanced", "scalar_mode_flow",
+           "scalar_mode_velocity"]
+
+
+class ModeVelocity(NamedTuple):
+    """The velocity (a', b') of the single-mode flow (2.2.15–16) at points (a, b); arrays of their broadcast
+    shape (floats for scalar input)."""
+
+    a_velocity: Union[float, np.ndarray]
+    b_velocity: Union[float, np.ndarray]
+
+
+class ScalarModeTrajectory(NamedTuple):
+    """A single-mode trajectory of (2.2.15–16): ``t`` (m,), ``a`` (m,) and ``b`` (m,); ``mode_strength`` is
+    u = a·b."""
+
+    t: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+
+    @property
+    def mode_strength(self) -> np.ndarray:
+        """u(t) = a(t) b(t), shape (m,)."""
+        return self.a * self.b
 
 
 def _growth_factor(s, t, tau):
@@ -30,49 +58,138 @@ def _growth_factor(s, t, tau):
     return g, np.exp(-x)
 
 
-def mode_strength(t, s, u0, tau=1.0):
-    """Mode strength u(t) = a(t) b(t) under the balanced decoupled init, Eq. (2.2.22).
+def mode_strength(t, s, u0, tau=1.0) -> Union[float, np.ndarray]:
+    """Mode strength u(t) = a(t) b(t) under the balanced decoupled init, Eq (2.2.22) of 001_61c8f54ededf01e4.txt.
 
-    ``u0`` is the initial mode strength (u0 = a0² for per-layer weight a0), ``s`` >= 0 the singular
-    value of the mode, ``t`` >= 0 (inf gives s). Broadcasts t, s, u0. u0 > s is allowed (u falls to s).
+    u(t) = s e^{2st/τ} / (e^{2st/τ} − 1 + s/u0), evaluated in a form that neither overflows at large t nor
+    cancels as s → 0, with the exact s = 0 limit u0 / (1 + 2 u0 t/τ).
+
+    Parameters
+    ----------
+    t : float or array_like
+        Flow time, t >= 0 (+inf gives the limit s); in units of ``tau`` (t = kη for GD).
+    s : float or array_like
+        Singular value of the mode, s >= 0.
+    u0 : float or array_like
+        Initial mode strength u(0) = a0·b0 > 0 (u0 = a0² for a balanced per-layer weight a0), not a
+        per-layer weight. u0 > s is allowed (u then falls to s).
+    tau : float
+        Time constant τ > 0.
+
+    Returns
+    -------
+    float or ndarray
+        u(t), of the broadcast shape of t, s and u0 (a float when all three are scalars).
+
+    Raises
+    ------
+    ValueError
+        For t < 0 or NaN, s < 0, u0 <= 0 (a balanced start with u0 < 0 never learns: see
+        :func:`mode_strength_unbalanced`), tau <= 0, or t, s, u0 that do not broadcast.
+
+    Examples
+    --------
+    >>> round(mode_strength(0.0, 2.0, 1e-3), 12), mode_strength(float("inf"), 2.0, 1e-3)
+    (0.001, 2.0)
+    >>> t_half = half_learning_time(2.0, 1e-3)
+    >>> round(mode_strength(t_half, 2.0, 1e-3), 12)
+    1.0
+    >>> mode_strength([0.0, 1.0], [1.0, 2.0], 1e-3).shape
+    (2,)
     """
-    tau = _checks.tau_of(tau)
-    t_arr = _checks.times("t", t)
+    tau = require_positive("tau", tau)
+    t_arr = require_times("t", t)
     s_arr = require_array_in_range("s", s, 0.0)
     u0_arr = require_array_in_range("u0", u0, 0.0, low_open=True)
-    t_b, s_b, u0_b = np.broadcast_arrays(t_arr, s_arr, u0_arr)
+    t_b, s_b, u0_b = broadcast(t=t_arr, s=s_arr, u0=u0_arr)
     g, decay = _growth_factor(s_b, t_b, tau)
     with np.errstate(divide="ignore"):
         u = 1.0 / (g + decay / u0_b)  # g = inf (s = 0, t = inf) gives the exact limit 0
-    return _checks.scalar_result(u, t, s, u0)
+    return scalar_or_array(u, t, s, u0)
 
 
-def half_learning_time(s, u0, tau=1.0):
-    """t_half = (τ/2s) ln(s/u0 − 1), the time at which ``mode_strength`` reaches s/2 (0 < u0 < s)."""
-    tau = _checks.tau_of(tau)
+def half_learning_time(s, u0, tau=1.0) -> Union[float, np.ndarray]:
+    """Half-learning time t_half = (τ/2s) ln(s/u0 − 1), where :func:`mode_strength` reaches s/2 (Eqs 2.2.19–22).
+
+    Parameters
+    ----------
+    s : float or array_like
+        Singular value, s > 0.
+    u0 : float or array_like
+        Initial mode strength, 0 < u0 < s. For s/2 < u0 < s the result is negative (the sigmoid passed s/2
+        before t = 0); for u0 = s/2 it is 0.
+    tau : float
+        Time constant τ > 0.
+
+    Returns
+    -------
+    float or ndarray
+        t_half, of the broadcast shape of s and u0, proportional to tau.
+
+    Raises
+    ------
+    ValueError
+        For s <= 0, u0 <= 0, u0 >= s, tau <= 0, or s and u0 that do not broadcast.
+
+    Examples
+    --------
+    >>> round(half_learning_time(1.0, 1e-6), 4)
+    6.9078
+    >>> half_learning_time(1.0, 0.5)
+    0.0
+    """
+    tau = require_positive("tau", tau)
     s_arr = require_array_in_range("s", s, 0.0, low_open=True)
     u0_arr = require_array_in_range("u0", u0, 0.0, low_open=True)
-    s_b, u0_b = np.broadcast_arrays(s_arr, u0_arr)
-    if np.any(u0_b >= s_b):
-        bad = np.flatnonzero((u0_b >= s_b).ravel())[0]
-        raise ValueError(f"u0 must lie in (0, s) for a half-learning time, got u0={u0_b.flat[bad]:g} "
-                         f"with s={s_b.flat[bad]:g}")
+    s_b, u0_b = broadcast(s=s_arr, u0=u0_arr)
+    bad = u0_b >= s_b
+    if np.any(bad):
+        raise ValueError(f"u0 must lie in (0, s) for a half-learning time, got u0={u0_b[bad].flat[0]:g} "
+                         f"with s={s_b[bad].flat[0]:g}")
     t_half = tau / (2.0 * s_b) * (np.log(s_b - u0_b) - np.log(u0_b))
-    return _checks.scalar_result(t_half, s, u0)
+    return scalar_or_array(t_half, s, u0)
 
 
-def learning_time(s, u_start, u_end, tau=1.0):
-    """Time for a balanced mode to go from u_start to u_end, Eq. (2.2.19–21); both in (0, s)."""
-    tau = _checks.tau_of(tau)
+def learning_time(s, u_start, u_end, tau=1.0) -> Union[float, np.ndarray]:
+    """Time for a balanced mode to grow from u_start to u_end, Eqs (2.2.19–21):
+    t = (τ/2s) ln[u_end (s − u_start) / (u_start (s − u_end))].
+
+    Parameters
+    ----------
+    s : float or array_like
+        Singular value, s > 0.
+    u_start, u_end : float or array_like
+        Mode strengths in (0, s); u_end < u_start gives a negative time.
+    tau : float
+        Time constant τ > 0.
+
+    Returns
+    -------
+    float or ndarray
+        The learning time, of the broadcast shape of s, u_start and u_end.
+
+    Raises
+    ------
+    ValueError
+        For s <= 0, u_start or u_end outside (0, s), tau <= 0, or arguments that do not broadcast.
+
+    Examples
+    --------
+    >>> s, eps = 2.0, 1e-3
+    >>> bool(abs(learning_time(s, eps, s - eps) - math.log((s - eps) / eps) / s) < 1e-12)
+    True
+    """
+    tau = require_positive("tau", tau)
     s_arr = require_array_in_range("s", s, 0.0, low_open=True)
     start = require_array_in_range("u_start", u_start, 0.0, low_open=True)
     end = require_array_in_range("u_end", u_end, 0.0, low_open=True)
-    s_b, start_b, end_b = np.broadcast_arrays(s_arr, start, end)
+    s_b, start_b, end_b = broadcast(s=s_arr, u_start=start, u_end=end)
     for name, value in (("u_start", start_b), ("u_end", end_b)):
         if np.any(value >= s_b):
-            raise ValueError(f"{name} must lie in (0, s), got {value[value >= s_b].flat[0]:g}")
+            raise ValueError(f"{name} must lie in (0, s), got {value[value >= s_b].flat[0]:g} "
+                             f"with s={s_b[value >= s_b].flat[0]:g}")
     ratio = np.log(end_b) + np.log(s_b - start_b) - np.log(start_b) - np.log(s_b - end_b)
-    return _checks.scalar_result(tau / (2.0 * s_b) * ratio, s, u_start, u_end)
+    return scalar_or_array(tau / (2.0 * s_b) * ratio, s, u_start, u_end)
 
 
 def _opposite_sign_strength(t, s, v0, tau):
@@ -83,18 +200,49 @@ def _opposite_sign_strength(t, s, v0, tau):
         return -decay / (1.0 / v0 + g)
 
 
-def mode_strength_unbalanced(t, s, a0, b0, tau=1.0):
-    """u(t) = a(t) b(t) of the single-mode system (2.2.15–16) from arbitrary real a(0), b(0).
+def mode_strength_unbalanced(t, s, a0, b0, tau=1.0) -> Union[float, np.ndarray]:
+    """u(t) = a(t) b(t) of the single-mode flow (2.2.15–16) from arbitrary real a(0), b(0) (spec A.3, A.gen).
 
-    Closed form (A.3) of spec/linear_networks.md: with c = |a0² − b0²| (a ↔ b is a symmetry),
-    D = sqrt(4s² + c²), w± = (2s ± D)/c, w0 = exp(asinh(2 a0 b0 / c)), K = (w0 − w−)/(w+ − w0),
-    w(t) = w+ − (w+ − w−) e^{−Dt/τ} / (e^{−Dt/τ} + K), u = (c/4)(w − 1/w). For c = 0 it is
-    ``mode_strength`` (a0 b0 > 0), the saddle u ≡ 0 (a0 = b0 = 0) or the non-learning a0 = −b0 branch.
+    With c = |a0² − b0²| (a ↔ b is a symmetry), D = sqrt(4s² + c²), w± = (2s ± D)/c,
+    w0 = exp(asinh(2 a0 b0 / c)), K = (w0 − w−)/(w+ − w0): w(t) = w+ − (w+ − w−) e^{−Dt/τ}/(e^{−Dt/τ} + K)
+    and u = (c/4)(w − 1/w), evaluated without overflow or cancellation. For c = 0 it is
+    :func:`mode_strength` (a0·b0 > 0), the saddle u ≡ 0 (a0 = b0 = 0), or the a0 = −b0 branch
+    u = −s/((s/v0 + 1) e^{2st/τ} − 1), v0 = a0², which decays to 0 and never learns.
+
+    Parameters
+    ----------
+    t : float or array_like
+        Flow times t >= 0 (+inf allowed), any shape.
+    s : float
+        Singular value, s >= 0.
+    a0, b0 : float
+        Initial per-layer weights (any sign), |a0|, |b0| <= 1e150.
+    tau : float
+        Time constant τ > 0.
+
+    Returns
+    -------
+    float or ndarray
+        u(t), of the shape of t (a float for scalar t).
+
+    Raises
+    ------
+    ValueError
+        For t < 0 or NaN, s < 0, non-finite or too large a0, b0, tau <= 0, or a result that leaves float64.
+
+    Examples
+    --------
+    >>> round(mode_strength_unbalanced(float("inf"), 1.0, 0.5, -0.2), 12)
+    1.0
+    >>> bool(mode_strength_unbalanced(3.0, 1.0, 0.3, 0.3) == mode_strength(3.0, 1.0, 0.09))
+    True
+    >>> mode_strength_unbalanced(50.0, 1.0, 0.4, -0.4) <= 0
+    True
     """
-    tau = _checks.tau_of(tau)
-    t_arr = _checks.times("t", t)
+    tau = require_positive("tau", tau)
+    t_arr = require_times("t", t)
     s = require_positive("s", s, allow_zero=True)
-    a0, b0 = _checks.real("a0", a0), _checks.real("b0", b0)
+    a0, b0 = as_float("a0", a0), as_float("b0", b0)
     for name, value in (("a0", a0), ("b0", b0)):
         if abs(value) > 1e150:  # a0², b0² and a0·b0 must stay finite in float64
             raise ValueError(f"{name} must satisfy |{name}| <= 1e150 (its square overflows float64 otherwise), "
@@ -109,7 +257,7 @@ def mode_strength_unbalanced(t, s, a0, b0, tau=1.0):
             u = np.zeros_like(t_arr)
         else:
             u = _opposite_sign_strength(t_arr, s, -u0, tau)
-        return _checks.scalar_result(u, t)
+        return scalar_or_array(u, t)
     # Work with W = c w, so that nothing overflows or cancels when c is tiny against s or u0:
     # W+ = 2s + D, W- = -c²/(2s + D), W0 = c e^{asinh(2u0/c)} = 2u0 + sqrt(c² + 4u0²) (u0 >= 0),
     # W(t) = (W+ K + W- e^{-Dt/τ}) / (e^{-Dt/τ} + K), u = W/4 - c²/(4W).
@@ -123,21 +271,46 @@ def mode_strength_unbalanced(t, s, a0, b0, tau=1.0):
         decay = np.exp(-root * t_arr / tau)
         w = np.where(np.isinf(k), big, (big * k + small * decay) / (decay + k))
         u = 0.25 * w - 0.25 * c * (c / w)
-    _checks.finite_result(u, "mode_strength_unbalanced", "s, a0 or b0")
-    return _checks.scalar_result(u, t)
+    require_finite_result(u, "mode_strength_unbalanced", "reduce s, a0 or b0")
+    return scalar_or_array(u, t)
 
 
-def scalar_mode_velocity(a, b, s, tau=1.0):
-    """(a', b') = (b(s − ab), a(s − ab))/τ of (2.2.15–16) at arrays of points (the Fig 2.3 right field)."""
-    tau = _checks.tau_of(tau)
+def scalar_mode_velocity(a, b, s, tau=1.0) -> ModeVelocity:
+    """Velocity of the single-mode gradient flow, (a', b') = (b(s − ab), a(s − ab))/τ, Eqs (2.2.15–16).
+
+    Parameters
+    ----------
+    a, b : float or array_like
+        Points of the (a, b) plane (finite; broadcast together), e.g. a meshgrid for a direction field.
+    s : float
+        Singular value, s >= 0.
+    tau : float
+        Time constant τ > 0.
+
+    Returns
+    -------
+    ModeVelocity
+        ``(a_velocity, b_velocity)``, of the broadcast shape of a and b (floats for scalar a and b).
+
+    Raises
+    ------
+    ValueError
+        For non-finite a or b, s < 0, tau <= 0, or a and b that do not broadcast.
+
+    Examples
+    --------
+    >>> scalar_mode_velocity(0.5, 1.0, 1.0)
+    ModeVelocity(a_velocity=0.5, b_velocity=0.25)
+    """
+    tau = require_positive("tau", tau)
     s = require_positive("s", s, allow_zero=True)
-    a, b = np.broadcast_arrays(require_array_in_range("a", a), require_array_in_range("b", b))
-    err = s - a * b
-    return b * err / tau, a * err / tau
+    a_b, b_b = broadcast(a=require_array_in_range("a", a), b=require_array_in_range("b", b))
+    err = s - a_b * b_b
+    return ModeVelocity(scalar_or_array(b_b * err / tau, a, b), scalar_or_array(a_b * err / tau, a, b))
 
 
 @nb.njit(cache=True)
-def scalar_mode_rhs(t, y, params):
+def _scalar_mode_rhs(t, y, params):
     """(2.2.15–16): y = (a, b), params = (s, tau)."""
     s, tau = params[0], params[1]
     a, b = y[0], y[1]
@@ -148,20 +321,52 @@ def scalar_mode_rhs(t, y, params):
     return out
 
 
-def scalar_mode_flow(t, s, a0, b0, tau=1.0, rtol=1e-12, atol=1e-14):
-    """Numerical integration (dop853) of (2.2.15–16); returns (a(t), b(t)) at the sorted times t."""
-    tau = _checks.tau_of(tau)
-    t_eval = _sorted_times(t)
+def scalar_mode_flow(t, s, a0, b0, tau=1.0, rtol=1e-12, atol=1e-14) -> ScalarModeTrajectory:
+    """Numerical integration (DOP853) of the single-mode flow (2.2.15–16) from (a0, b0).
+
+    Parameters
+    ----------
+    t : array_like, shape (m,)
+        Output times: finite, >= 0, non-decreasing (t[0] may be 0).
+    s : float
+        Singular value, s >= 0.
+    a0, b0 : float
+        Initial per-layer weights (any sign).
+    tau : float
+        Time constant τ > 0.
+    rtol, atol : float
+        Tolerances of :func:`dynamics.numerics.solve_ode`.
+
+    Returns
+    -------
+    ScalarModeTrajectory
+        ``(t, a, b)`` at the output times; ``.mode_strength`` is a·b.
+
+    Raises
+    ------
+    ValueError
+        For bad times, s < 0, non-finite a0 or b0, or tau <= 0.
+    dynamics.numerics.IntegrationError
+        If the integration does not reach the last time.
+
+    Examples
+    --------
+    >>> run = scalar_mode_flow([0.0, 5.0], 1.0, 0.5, -0.2)
+    >>> bool(abs(run.mode_strength[1] - mode_strength_unbalanced(5.0, 1.0, 0.5, -0.2)) < 1e-9)
+    True
+    """
+    tau = require_positive("tau", tau)
+    t_eval = require_output_times("t", t)
     s = require_positive("s", s, allow_zero=True)
-    y0 = np.array([_checks.real("a0", a0), _checks.real("b0", b0)])
+    y0 = np.array([as_float("a0", a0), as_float("b0", b0)])
     end = max(float(t_eval[-1]), 1e-12)
-    sol = solve_ode(scalar_mode_rhs, (0.0, end), y0, t_eval=t_eval, params=np.array([s, tau]),
+    sol = solve_ode(_scalar_mode_rhs, (0.0, end), y0, t_eval=t_eval, params=np.array([s, tau]),
                     method="dop853", rtol=rtol, atol=atol, max_steps=1_000_000).check()
-    return sol.y[:, 0], sol.y[:, 1]
+    return ScalarModeTrajectory(t_eval, sol.y[:, 0].copy(), sol.y[:, 1].copy())
 
 
 @nb.njit(cache=True)
-def deep_mode_rhs(t, y, params):
+def _deep_mode_rhs(t, y, params):
     """Saxe's deep balanced mode ODE τ u' = D u^{2−2/D}(s − u); params = (s, D, tau)."""
     s, depth, tau = params[0], params[1], params[2]
     u = y[0]
@@ -171,7 +376,7 @@ def deep_mode_rhs(t, y, params):
 
 
 @nb.njit(cache=True)
-def deep_chain_rhs(t, y, params):
+def _deep_chain_rhs(t, y, params):
     """Gradient flow of (1/2τ)(s − a_1 ... a_D)² over the scalar chain y = (a_1..a_D); params = (s, tau)."""
     s, tau = params[0], params[1]
     n = y.shape[0]
@@ -188,42 +393,97 @@ def deep_chain_rhs(t, y, params):
     return out
 
 
-def _sorted_times(t):
-    """A non-empty, finite, non-decreasing 1-D array of times >= 0 (the output times of an integration)."""
-    t_eval = require_array_in_range("t", t, 0.0, ndim=1)
-    if t_eval.size == 0:
-        raise ValueError("t must hold at least one time, got an empty array")
-    if np.any(np.diff(t_eval) < 0):
-        raise ValueError("t must be sorted in increasing order")
-    return t_eval
+def deep_mode_strength(t, s, u0, n_weight_layers, tau=1.0, rtol=1e-11, atol=1e-14) -> np.ndarray:
+    """Mode strength of a balanced decoupled deep linear net, τ u' = D u^{2−2/D}(s − u) (Saxe et al. 2013;
+    spec A.4), integrated with DOP853.
 
+    D = ``n_weight_layers`` weight matrices (N_l = D + 1 layers of units); D = 2 is Eq (2.2.18), whose
+    solution is :func:`mode_strength`.
 
-def deep_mode_strength(t, s, u0, n_weight_layers, tau=1.0, rtol=1e-11, atol=1e-14):
-    """Mode strength of a balanced decoupled deep linear net with D = ``n_weight_layers`` weight
-    matrices (Saxe 2013, τ u' = D u^{2−2/D}(s − u)); integrated with dop853 at the sorted times t.
-    D = 2 is the two-weight-layer case (2.2.18)."""
-    tau = _checks.tau_of(tau)
-    t_eval = _sorted_times(t)
+    Parameters
+    ----------
+    t : array_like, shape (m,)
+        Output times: finite, >= 0, non-decreasing.
+    s : float
+        Singular value, s >= 0.
+    u0 : float
+        Initial mode strength u0 > 0 (a0^D for a balanced per-layer weight a0).
+    n_weight_layers : int
+        D, in [1, 64].
+    tau : float
+        Time constant τ > 0.
+    rtol, atol : float
+        Tolerances of :func:`dynamics.numerics.solve_ode`.
+
+    Returns
+    -------
+    ndarray, shape (m,)
+        u at the output times.
+
+    Raises
+    ------
+    ValueError
+        For bad times, s < 0, u0 <= 0, n_weight_layers outside [1, 64], or tau <= 0.
+
+    Examples
+    --------
+    >>> u = deep_mode_strength([0.0, 4.0], 2.0, 1e-4, 2)
+    >>> bool(abs(u[1] - mode_strength(4.0, 2.0, 1e-4)) < 1e-8)
+    True
+    """
+    tau = require_positive("tau", tau)
+    t_eval = require_output_times("t", t)
     s = require_positive("s", s, allow_zero=True)
     u0 = require_positive("u0", u0)
     depth = require_integer("n_weight_layers", n_weight_layers, 1, 64)
     end = max(float(t_eval[-1]), 1e-12)
-    sol = solve_ode(deep_mode_rhs, (0.0, end), np.array([u0]), t_eval=t_eval,
+    sol = solve_ode(_deep_mode_rhs, (0.0, end), np.array([u0]), t_eval=t_eval,
                     params=np.array([s, float(depth), tau]), method="dop853", rtol=rtol, atol=atol,
                     max_steps=1_000_000).check()
-    return sol.y[:, 0]
+    return sol.y[:, 0].copy()
 
 
-def deep_chain_strength(t, s, weights0, tau=1.0, rtol=1e-11, atol=1e-14):
-    """Product a_1(t) ... a_D(t) of the scalar chain's gradient flow from ``weights0`` (one weight per
-    layer), integrated with dop853 at the sorted times t: the deep mode without the balanced reduction."""
-    tau = _checks.tau_of(tau)
-    t_eval = _sorted_times(t)
+def deep_chain_strength(t, s, weights0, tau=1.0, rtol=1e-11, atol=1e-14) -> np.ndarray:
+    """Product a_1(t) ... a_D(t) of the scalar chain's gradient flow on (1/2τ)(s − a_1 ... a_D)² (spec A.4):
+    the deep mode without the balanced reduction, integrated with DOP853.
+
+    Parameters
+    ----------
+    t : array_like, shape (m,)
+        Output times: finite, >= 0, non-decreasing.
+    s : float
+        Singular value, s >= 0.
+    weights0 : array_like, shape (D,)
+        Initial weight of each layer (finite, D >= 1).
+    tau : float
+        Time constant τ > 0.
+    rtol, atol : float
+        Tolerances of :func:`dynamics.numerics.solve_ode`.
+
+    Returns
+    -------
+    ndarray, shape (m,)
+        The product a_1 ... a_D at the output times.
+
+    Raises
+    ------
+    ValueError
+        For bad times, s < 0, empty or non-finite weights0, or tau <= 0.
+
+    Examples
+    --------
+    >>> chain = deep_chain_strength([0.0, 10.0], 1.5, [0.3, 0.3, 0.3])
+    >>> deep = deep_mode_strength([0.0, 10.0], 1.5, 0.3 ** 3, 3)
+    >>> bool(abs(chain[1] - deep[1]) < 1e-8)
+    True
+    """
+    tau = require_positive("tau", tau)
+    t_eval = require_output_times("t", t)
     s = require_positive("s", s, allow_zero=True)
     y0 = require_array_in_range("weights0", weights0, ndim=1)
     if y0.size < 1:
-        raise ValueError("weights0 must hold at least one weight")
+        raise ValueError("weights0 must hold at least one weight, got an empty array")
     end = max(float(t_eval[-1]), 1e-12)
-    sol = solve_ode(deep_chain_rhs, (0.0, end), y0, t_eval=t_eval, params=np.array([s, tau]),
+    sol = solve_ode(_deep_chain_rhs, (0.0, end), y0, t_eval=t_eval, params=np.array([s, tau]),
                     method="dop853", rtol=rtol, atol=atol, max_steps=1_000_000).check()
     return np.prod(sol.y, axis=1)

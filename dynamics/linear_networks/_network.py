@@ -7,40 +7,132 @@ Equations of 001_61c8f54ededf01e4.txt (spec/linear_networks.md A.1–A.3):
 * (2.2.5–6) the gradient flow τ W21' = W32ᵀ(Σ31 − W32 W21 Σ11), τ W32' = (Σ31 − W32 W21 Σ11) W21ᵀ,
   with the sums Σ31 = y Xᵀ and Σ11 = X Xᵀ;
 * (2.2.7–10) whitening X Xᵀ = I (sum-normalised: orthonormal rows of X), Σ31 = U S Vᵀ, and the mode
-  basis W̄21 = W21 V, W̄32 = Uᵀ W32 in which the network map is diag(U ᵀW32 W21 V) on the diagonal;
+  basis W̄21 = W21 V, W̄32 = Uᵀ W32 in which the network map is diag(Uᵀ W32 W21 V) on the diagonal;
 * (2.2.14) the decoupled initialisation a^α = a_α r^α, b^α = b_α r^α with orthonormal r^α.
 
 Time convention (spec A.2): one GD step of size η on ``loss_scale`` × (2.2.2) advances the flow by
 Δt = loss_scale·η·τ; the project uses τ = 1 and t = k·η for the loss as written (loss_scale = 1).
 torch's ``MSELoss(reduction="mean")`` over n entries is loss_scale = 2/n.
 """
+from typing import NamedTuple, Union
+
 import numba as nb
 import numpy as np
 
-from dynamics.numerics import (as_finite_array, require_array_in_range, require_integer,
-                               require_positive, rng_from, solve_ode)
-from . import _checks
+from dynamics.numerics import (as_finite_array, haar_orthogonal, require_array_in_range, require_in_range,
+                               require_integer, require_output_times, require_positive, rng_from, solve_ode)
+from ._arrays import broadcast, scalar_or_array
+
+__all__ = ["ModeTask", "NetworkGDTrajectory", "NetworkTrajectory", "NetworkWeights", "conserved_gram",
+           "decoupled_init", "effective_initial_strength", "first_crossing_time", "gd_flow_time", "mode_map",
+           "mode_strengths", "mode_task", "network_flow", "network_gd", "network_loss", "random_init", "whiten",
+           "whitened_inputs"]
 
 
-def gd_flow_time(n_steps, learning_rate, loss_scale=1.0, tau=1.0):
-    """Flow time t = k·c·η·τ reached by k GD steps of size η on c × (1/2)||·||² (spec A.2, B.2)."""
-    steps = require_array_in_range("n_steps", n_steps, 0.0)
+class ModeTask(NamedTuple):
+    """An input–output correlation Σ31 = U S Vᵀ (Eq 2.2.8): ``U`` (N3, N3) and ``V`` (N1, N1) orthogonal (output
+    and input modes in their columns), ``S`` (N3, N1) rectangular-diagonal with the singular values."""
+
+    U: np.ndarray
+    S: np.ndarray
+    V: np.ndarray
+
+    @property
+    def correlation(self) -> np.ndarray:
+        """Σ31 = U S Vᵀ, shape (N3, N1)."""
+        return self.U @ self.S @ self.V.T
+
+
+class NetworkWeights(NamedTuple):
+    """The weights of a two-weight-layer linear network: ``W21`` (N2, N1), input → hidden, and ``W32`` (N3, N2),
+    hidden → output."""
+
+    W21: np.ndarray
+    W32: np.ndarray
+
+
+class NetworkTrajectory(NamedTuple):
+    """Weights along the gradient flow (2.2.5–6): ``t`` (m,) flow times, ``W21`` (m, N2, N1), ``W32`` (m, N3, N2)."""
+
+    t: np.ndarray
+    W21: np.ndarray
+    W32: np.ndarray
+
+
+class NetworkGDTrajectory(NamedTuple):
+    """Weights along gradient descent (2.2.3–4): ``steps`` (m,) step counts k, ``W21`` (m, N2, N1),
+    ``W32`` (m, N3, N2). The flow time of step k is ``gd_flow_time(steps, learning_rate)``."""
+
+    steps: np.ndarray
+    W21: np.ndarray
+    W32: np.ndarray
+
+
+def gd_flow_time(steps, learning_rate, loss_scale=1.0, tau=1.0) -> Union[float, np.ndarray]:
+    """Flow time t = k·c·η·τ reached by k GD steps of size η on c × (1/2)||·||² (spec A.2, B.2; Eq 2.2.3–6).
+
+    Parameters
+    ----------
+    steps : int, float or array_like
+        Step counts k >= 0 (real values interpolate).
+    learning_rate : float
+        η > 0.
+    loss_scale : float
+        c > 0: the loss minimised is c times the loss as written (1/2 sum of squares); torch's
+        ``MSELoss(reduction="mean")`` over n entries is c = 2/n.
+    tau : float
+        Time constant τ > 0 of the flow.
+
+    Returns
+    -------
+    float or ndarray
+        t, of the shape of ``steps``.
+
+    Raises
+    ------
+    ValueError
+        For negative or non-finite steps, or learning_rate, loss_scale or tau <= 0.
+
+    Examples
+    --------
+    >>> gd_flow_time(100, 0.01)
+    1.0
+    >>> gd_flow_time([0, 1, 2], 0.5, loss_scale=2.0)
+    array([0., 1., 2.])
+    """
+    k = require_array_in_range("steps", steps, 0.0)
     eta = require_positive("learning_rate", learning_rate)
     scale = require_positive("loss_scale", loss_scale)
-    tau = _checks.tau_of(tau)
-    return _checks.scalar_result(steps * scale * eta * tau, n_steps)
+    tau = require_positive("tau", tau)
+    return scalar_or_array(k * (scale * eta * tau), steps)
 
 
-def random_orthogonal(n, seed):
-    """A Haar-distributed n×n orthogonal matrix."""
-    n = require_integer("n", n, 1, 100_000)
-    q, r = np.linalg.qr(rng_from(seed).standard_normal((n, n)))
-    return q * np.sign(np.diag(r))
+def whiten(X) -> np.ndarray:
+    """(X Xᵀ)^{-1/2} X: inputs with X Xᵀ = I, the sum-normalised whitening of Eq (2.2.7).
 
+    Saxe's mean convention (1/P) X Xᵀ = I is X/√P here (or τ rescaled by P).
 
-def whiten(X):
-    """(X Xᵀ)^{-1/2} X: inputs with X Xᵀ = I, the sum-normalised whitening (2.2.7) of this project.
-    (Saxe's mean convention (1/P) X Xᵀ = I is X/√P here, or τ rescaled by P.)"""
+    Parameters
+    ----------
+    X : array_like, shape (N1, P)
+        Inputs, one example per column, of full row rank (P >= N1).
+
+    Returns
+    -------
+    ndarray, shape (N1, P)
+        Whitened inputs with orthonormal rows.
+
+    Raises
+    ------
+    ValueError
+        For non-finite X, or X without full row rank.
+
+    Examples
+    --------
+    >>> X = whiten(np.random.default_rng(0).standard_normal((3, 10)))
+    >>> bool(np.allclose(X @ X.T, np.eye(3)))
+    True
+    """
     X = as_finite_array("X", X, ndim=2)
     lam, vec = np.linalg.eigh(X @ X.T)
     if lam[0] <= 1e-12 * max(lam[-1], 1e-300):
@@ -48,56 +140,175 @@ def whiten(X):
     return (vec / np.sqrt(lam)) @ vec.T @ X
 
 
-def whitened_inputs(n_inputs, n_examples, seed):
-    """X (n_inputs × n_examples) with orthonormal rows: the first rows of a Haar orthogonal matrix."""
-    n_inputs = require_integer("n_inputs", n_inputs, 1, 100_000)
-    n_examples = require_integer("n_examples", n_examples, n_inputs, 100_000)
-    return random_orthogonal(n_examples, seed)[:n_inputs]
+def whitened_inputs(n_features, n_samples, seed=None) -> np.ndarray:
+    """Random whitened inputs for Eq (2.2.7): the first ``n_features`` rows of a Haar orthogonal
+    ``n_samples`` × ``n_samples`` matrix, so X Xᵀ = I.
+
+    Parameters
+    ----------
+    n_features : int
+        N1, in [1, 100000].
+    n_samples : int
+        P, in [n_features, 100000].
+    seed : None, int or numpy.random.Generator
+        Source of randomness (a Generator's stream continues).
+
+    Returns
+    -------
+    ndarray, shape (n_features, n_samples)
+        X with orthonormal rows.
+
+    Raises
+    ------
+    ValueError
+        For sizes out of range (P < N1 cannot be whitened).
+
+    Examples
+    --------
+    >>> X = whitened_inputs(3, 8, seed=0)
+    >>> X.shape, bool(np.allclose(X @ X.T, np.eye(3)))
+    ((3, 8), True)
+    """
+    n_features = require_integer("n_features", n_features, 1, 100_000)
+    n_samples = require_integer("n_samples", n_samples, n_features, 100_000)
+    return haar_orthogonal(n_samples, seed=rng_from(seed))[:n_features]
 
 
-def mode_task(singular_values, n_inputs, n_outputs, seed):
-    """(U, S, V) with random orthogonal U (n_outputs²), V (n_inputs²) and the rectangular-diagonal S
-    (n_outputs × n_inputs) holding ``singular_values``: the input–output correlation Σ31 = U S Vᵀ."""
+def mode_task(singular_values, n_features, n_outputs, seed=None) -> ModeTask:
+    """A random input–output correlation Σ31 = U S Vᵀ with the given singular values, Eq (2.2.8).
+
+    Parameters
+    ----------
+    singular_values : array_like, shape (r,)
+        s_α >= 0, r <= min(n_features, n_outputs), in the order they are placed on S's diagonal.
+    n_features : int
+        N1 (input dimension), >= 1.
+    n_outputs : int
+        N3, >= 1.
+    seed : None, int or numpy.random.Generator
+        Source of randomness: U is drawn first, then V (Haar orthogonal).
+
+    Returns
+    -------
+    ModeTask
+        ``(U, S, V)``: U (N3, N3), S (N3, N1), V (N1, N1); ``.correlation`` is U S Vᵀ.
+
+    Raises
+    ------
+    ValueError
+        For negative or non-finite singular values, too many of them, or sizes out of range.
+
+    Examples
+    --------
+    >>> task = mode_task([3.0, 1.0], 4, 3, seed=0)
+    >>> [round(float(x), 12) for x in np.linalg.svd(task.correlation, compute_uv=False)]
+    [3.0, 1.0, 0.0]
+    """
     s = require_array_in_range("singular_values", singular_values, 0.0, ndim=1)
-    n_inputs = require_integer("n_inputs", n_inputs, 1, 100_000)
+    n_features = require_integer("n_features", n_features, 1, 100_000)
     n_outputs = require_integer("n_outputs", n_outputs, 1, 100_000)
-    if s.size > min(n_inputs, n_outputs):
-        raise ValueError(f"singular_values must hold at most min(n_inputs, n_outputs) = "
-                         f"{min(n_inputs, n_outputs)} values, got {s.size}")
+    if s.size > min(n_features, n_outputs):
+        raise ValueError(f"singular_values must hold at most min(n_features, n_outputs) = "
+                         f"{min(n_features, n_outputs)} values, got {s.size}")
     rng = rng_from(seed)
-    U, V = random_orthogonal(n_outputs, rng), random_orthogonal(n_inputs, rng)
-    S = np.zeros((n_outputs, n_inputs))
+    U, V = haar_orthogonal(n_outputs, seed=rng), haar_orthogonal(n_features, seed=rng)
+    S = np.zeros((n_outputs, n_features))
     S[np.arange(s.size), np.arange(s.size)] = s
-    return U, S, V
+    return ModeTask(U, S, V)
 
 
-def decoupled_init(U, V, n_hidden, a0, b0=None, seed=0):
-    """(W21, W32) on the decoupled manifold (2.2.14): W21 = R diag(a0) Vᵀ, W32 = U diag(b0) Rᵀ for
-    the first m modes, with R the first m columns of a random n_hidden × n_hidden orthogonal matrix.
-    ``a0``, ``b0`` are scalars or one value per mode (m = their length, else min(N1, N3));
-    b0 = a0 gives the balanced init with mode strengths u0 = a0·b0."""
+def decoupled_init(U, V, n_hidden, a0, b0=None, seed=None) -> NetworkWeights:
+    """Weights on the decoupled manifold (2.2.14): W21 = R diag(a0) Vᵀ, W32 = U diag(b0) Rᵀ over the first m modes.
+
+    R is the first m columns of a Haar orthogonal n_hidden × n_hidden matrix, so a^α = a0_α r^α and
+    b^α = b0_α r^α with orthonormal r^α (what the scalar reduction (2.2.15–16) needs).
+
+    Parameters
+    ----------
+    U : array_like, shape (N3, N3)
+        Output modes (columns).
+    V : array_like, shape (N1, N1)
+        Input modes (columns).
+    n_hidden : int
+        N2 >= m.
+    a0 : float or array_like, shape (m,)
+        Per-mode weights of the first layer; m is their length, or min(N1, N3) for scalars.
+    b0 : float or array_like, shape (m,), optional
+        Per-mode weights of the second layer; None gives the balanced init b0 = a0 (mode strengths
+        u0 = a0·b0).
+    seed : None, int or numpy.random.Generator
+        Source of randomness for R.
+
+    Returns
+    -------
+    NetworkWeights
+        ``(W21, W32)``: W21 (N2, N1), W32 (N3, N2).
+
+    Raises
+    ------
+    ValueError
+        For non-finite inputs, a0 and b0 that do not broadcast, or n_hidden < m.
+
+    Examples
+    --------
+    >>> task = mode_task([2.0, 1.0], 3, 2, seed=0)
+    >>> W21, W32 = decoupled_init(task.U, task.V, n_hidden=4, a0=1e-2, seed=1)
+    >>> [round(float(x), 12) for x in mode_strengths(W21, W32, task.U, task.V)]
+    [0.0001, 0.0001]
+    """
     U = as_finite_array("U", U, ndim=2)
     V = as_finite_array("V", V, ndim=2)
     n_modes = min(U.shape[1], V.shape[1])
     a0 = require_array_in_range("a0", a0)
     b0 = a0 if b0 is None else require_array_in_range("b0", b0)
+    if a0.ndim > 1 or b0.ndim > 1:
+        raise ValueError(f"a0 and b0 must be scalars or 1-D (one value per mode), got shapes {a0.shape}, {b0.shape}")
     if a0.ndim == 1 or b0.ndim == 1:
         n_modes = max(np.size(a0), np.size(b0))
-    a0 = np.broadcast_to(a0, (n_modes,))
-    b0 = np.broadcast_to(b0, (n_modes,))
+    a0, b0 = broadcast(a0=a0, b0=b0)
+    a0, b0 = np.broadcast_to(a0, (n_modes,)), np.broadcast_to(b0, (n_modes,))
+    if n_modes > min(U.shape[1], V.shape[1]):
+        raise ValueError(f"a0 and b0 hold {n_modes} modes, more than U ({U.shape}) and V ({V.shape}) have")
     n_hidden = require_integer("n_hidden", n_hidden, n_modes, 100_000)
-    R = random_orthogonal(n_hidden, seed)[:, :n_modes]
-    return (R * a0) @ V[:, :n_modes].T, (U[:, :n_modes] * b0) @ R.T
+    R = haar_orthogonal(n_hidden, seed=rng_from(seed))[:, :n_modes]
+    return NetworkWeights((R * a0) @ V[:, :n_modes].T, (U[:, :n_modes] * b0) @ R.T)
 
 
-def random_init(n_inputs, n_hidden, n_outputs, sigma, seed):
-    """(W21, W32) with i.i.d. N(0, σ²) entries (the small random init of A12)."""
+def random_init(n_features, n_hidden, n_outputs, init_std, seed=None) -> NetworkWeights:
+    """Small random initial weights with i.i.d. N(0, init_std²) entries (spec A12, D1a).
+
+    Parameters
+    ----------
+    n_features, n_hidden, n_outputs : int
+        N1, N2, N3 >= 1.
+    init_std : float
+        Standard deviation σ of every entry, >= 0.
+    seed : None, int or numpy.random.Generator
+        Source of randomness (W21 is drawn first, then W32).
+
+    Returns
+    -------
+    NetworkWeights
+        ``(W21, W32)``: W21 (N2, N1), W32 (N3, N2).
+
+    Raises
+    ------
+    ValueError
+        For sizes < 1 or a negative init_std.
+
+    Examples
+    --------
+    >>> W21, W32 = random_init(3, 5, 2, init_std=1e-3, seed=0)
+    >>> W21.shape, W32.shape
+    ((5, 3), (2, 5))
+    """
+    init_std = require_in_range("init_std", init_std, 0.0, 1e150, why="its square must stay finite in float64")
+    shape21 = (require_integer("n_hidden", n_hidden, 1, 100_000), require_integer("n_features", n_features, 1, 100_000))
+    shape32 = (require_integer("n_outputs", n_outputs, 1, 100_000), shape21[0])
     rng = rng_from(seed)
-    sigma = require_positive("sigma", sigma, allow_zero=True)
-    shape21 = (require_integer("n_hidden", n_hidden, 1), require_integer("n_inputs", n_inputs, 1))
-    W21 = sigma * rng.standard_normal(shape21)
-    W32 = sigma * rng.standard_normal((require_integer("n_outputs", n_outputs, 1), shape21[0]))
-    return W21, W32
+    W21 = init_std * rng.standard_normal(shape21)
+    W32 = init_std * rng.standard_normal(shape32)
+    return NetworkWeights(W21, W32)
 
 
 def _weights(W21, W32):
@@ -119,21 +330,92 @@ def _mode_bases(U, V, W21, W32):
     return U, V
 
 
-def mode_strengths(W21, W32, U, V):
-    """diag(Uᵀ W32 W21 V) for one network or a stack (leading time axis) of networks."""
-    return np.diagonal(mode_map(W21, W32, U, V), axis1=-2, axis2=-1).copy()
+def mode_map(W21, W32, U, V) -> np.ndarray:
+    """The network map in the mode basis, Uᵀ W32 W21 V = W̄32 W̄21 (Eqs 2.2.9–10); its (β, α) entry is b^β·a^α.
 
+    Parameters
+    ----------
+    W21 : array_like, shape (..., N2, N1)
+        First-layer weights (one network, or a stack such as a trajectory).
+    W32 : array_like, shape (..., N3, N2)
+        Second-layer weights, with the same leading axes.
+    U : array_like, shape (N3, N3)
+        Output modes.
+    V : array_like, shape (N1, N1)
+        Input modes.
 
-def mode_map(W21, W32, U, V):
-    """Uᵀ W32 W21 V, the network map in the mode basis (stackable)."""
+    Returns
+    -------
+    ndarray, shape (..., N3, N1)
+
+    Raises
+    ------
+    ValueError
+        For non-finite input or shapes that do not match (the message names the parameter).
+
+    Examples
+    --------
+    >>> mode_map(np.eye(2), np.diag([2.0, 3.0]), np.eye(2), np.eye(2))
+    array([[2., 0.],
+           [0., 3.]])
+    """
     W21, W32 = _weights(W21, W32)
     U, V = _mode_bases(U, V, W21, W32)
     return U.T @ (W32 @ W21) @ V
 
 
-def effective_initial_strength(W21, W32, U, V):
-    """u_eff,α = |a^α + b^α|²/4 from a^α = column α of W21 V and b^α = row α of Uᵀ W32 (A12): the
-    balanced part of a random init, which is what grows along the sigmoid."""
+def mode_strengths(W21, W32, U, V) -> np.ndarray:
+    """Mode strengths u_α = (Uᵀ W32 W21 V)_αα, the diagonal of :func:`mode_map` (Eq 2.2.22's u = a^α·b^α).
+
+    Parameters
+    ----------
+    W21, W32, U, V : array_like
+        As in :func:`mode_map` (stacks of networks allowed).
+
+    Returns
+    -------
+    ndarray, shape (..., min(N1, N3))
+
+    Raises
+    ------
+    ValueError
+        As :func:`mode_map`.
+
+    Examples
+    --------
+    >>> mode_strengths(np.eye(2), np.diag([2.0, 3.0]), np.eye(2), np.eye(2))
+    array([2., 3.])
+    """
+    return np.diagonal(mode_map(W21, W32, U, V), axis1=-2, axis2=-1).copy()
+
+
+def effective_initial_strength(W21, W32, U, V) -> np.ndarray:
+    """u_eff,α = |a^α + b^α|²/4 from a^α = column α of W21 V and b^α = row α of Uᵀ W32 (spec A12).
+
+    The balanced part of a random init, which is what grows along the sigmoid (2.2.22); the predicted half
+    time of mode α is ``half_learning_time(s_α, u_eff,α)``.
+
+    Parameters
+    ----------
+    W21 : array_like, shape (N2, N1)
+    W32 : array_like, shape (N3, N2)
+    U : array_like, shape (N3, N3)
+    V : array_like, shape (N1, N1)
+
+    Returns
+    -------
+    ndarray, shape (min(N1, N3),)
+
+    Raises
+    ------
+    ValueError
+        For stacks of networks, non-finite input or shapes that do not match.
+
+    Examples
+    --------
+    >>> effective_initial_strength(np.eye(2), 3 * np.eye(2), np.eye(2), np.eye(2))
+    array([4., 4.])
+    """
     W21, W32 = _weights(W21, W32)
     if W21.ndim != 2:
         raise ValueError(f"W21 and W32 must be one network (2-dimensional), got shapes {W21.shape}, {W32.shape}")
@@ -144,25 +426,72 @@ def effective_initial_strength(W21, W32, U, V):
     return np.sum((a[:m] + b[:m]) ** 2, axis=1) / 4.0
 
 
-def conserved_gram(W21, W32):
-    """W21 W21ᵀ − W32ᵀ W32, constant along the flow (2.2.5–6) for any Σ11 (stackable)."""
+def conserved_gram(W21, W32) -> np.ndarray:
+    """W21 W21ᵀ − W32ᵀ W32, constant along the flow (2.2.5–6) for any Σ11 (spec A3).
+
+    Parameters
+    ----------
+    W21 : array_like, shape (..., N2, N1)
+    W32 : array_like, shape (..., N3, N2)
+
+    Returns
+    -------
+    ndarray, shape (..., N2, N2)
+
+    Raises
+    ------
+    ValueError
+        For non-finite input or shapes that do not match.
+
+    Examples
+    --------
+    >>> conserved_gram(np.ones((2, 1)), np.ones((1, 2)))
+    array([[0., 0.],
+           [0., 0.]])
+    """
     W21, W32 = _weights(W21, W32)
     return W21 @ np.swapaxes(W21, -1, -2) - np.swapaxes(W32, -1, -2) @ W32
 
 
-def network_loss(W21, W32, X, Y):
-    """(2.2.2) 1/2 ||Y − W32 W21 X||_F² (stackable over a leading axis of networks)."""
+def network_loss(W21, W32, X, Y) -> Union[float, np.ndarray]:
+    """The loss (2.2.2), 1/2 ||Y − W32 W21 X||_F² summed over the P examples.
+
+    Parameters
+    ----------
+    W21 : array_like, shape (..., N2, N1)
+    W32 : array_like, shape (..., N3, N2)
+    X : array_like, shape (N1, P)
+        Inputs (one example per column).
+    Y : array_like, shape (N3, P)
+        Targets.
+
+    Returns
+    -------
+    float or ndarray, shape (...)
+        The loss of each network.
+
+    Raises
+    ------
+    ValueError
+        For non-finite input or shapes that do not match (the message names X or Y).
+
+    Examples
+    --------
+    >>> network_loss(np.eye(2), np.eye(2), np.eye(2), 2 * np.eye(2))
+    1.0
+    """
     W21, W32 = _weights(W21, W32)
     X, Y = as_finite_array("X", X, ndim=2), as_finite_array("Y", Y, ndim=2)
     if X.shape[0] != W21.shape[-1] or Y.shape != (W32.shape[-2], X.shape[1]):
         raise ValueError(f"X must be N1 × P with N1 = {W21.shape[-1]} and Y N3 × P with N3 = {W32.shape[-2]}, "
                          f"got {X.shape} and {Y.shape}")
     residual = Y - W32 @ W21 @ X
-    return 0.5 * np.sum(residual ** 2, axis=(-2, -1))
+    loss = 0.5 * np.sum(residual ** 2, axis=(-2, -1))
+    return float(loss) if np.ndim(loss) == 0 else loss
 
 
 @nb.njit(cache=True)
-def two_layer_rhs(t, y, params):
+def _two_layer_rhs(t, y, params):
     """(2.2.5–6) on y = [W21.ravel(), W32.ravel()]; params = [N1, N2, N3, tau, Σ31.ravel(), Σ11.ravel()]."""
     n1, n2, n3 = int(params[0]), int(params[1]), int(params[2])
     tau = params[3]
@@ -184,27 +513,68 @@ def _correlations(W21, W32, sigma31, sigma11):
     n2, n1 = W21.shape
     n3 = W32.shape[0]
     sigma11 = np.eye(n1) if sigma11 is None else as_finite_array("sigma11", sigma11, ndim=2)
-    if W32.shape[1] != n2 or sigma31.shape != (n3, n1) or sigma11.shape != (n1, n1):
-        raise ValueError(f"shapes must be W21 (N2, N1), W32 (N3, N2), sigma31 (N3, N1), sigma11 (N1, N1); "
-                         f"got {W21.shape}, {W32.shape}, {sigma31.shape}, {sigma11.shape}")
+    for name, arr, shape in (("W32", W32, (n3, n2)), ("sigma31", sigma31, (n3, n1)), ("sigma11", sigma11, (n1, n1))):
+        if arr.shape != shape:
+            raise ValueError(f"{name} must have shape {shape} (W21 is {W21.shape}, W32 {W32.shape}: W21 (N2, N1), "
+                             f"W32 (N3, N2), sigma31 (N3, N1), sigma11 (N1, N1)), got {arr.shape}")
     return W21, W32, sigma31, sigma11
 
 
-def network_flow(t, W21, W32, sigma31, sigma11=None, tau=1.0, rtol=1e-10, atol=1e-13, method="dop853"):
-    """Integrate the full-matrix gradient flow (2.2.5–6) from (W21, W32); ``sigma11`` defaults to I
-    (whitened). Returns (W21(t), W32(t)) stacked over the sorted times ``t`` (t[0] may be 0)."""
+def network_flow(W21, W32, sigma31, t, sigma11=None, tau=1.0, rtol=1e-10, atol=1e-13,
+                 method="dop853") -> NetworkTrajectory:
+    """Integrate the full-matrix gradient flow (2.2.5–6) from (W21, W32).
+
+    Parameters
+    ----------
+    W21 : array_like, shape (N2, N1)
+        Initial first-layer weights.
+    W32 : array_like, shape (N3, N2)
+        Initial second-layer weights.
+    sigma31 : array_like, shape (N3, N1)
+        Input–output correlation Σ31 = y Xᵀ (a sum over examples).
+    t : array_like, shape (m,)
+        Output times: finite, >= 0, non-decreasing (t[0] may be 0).
+    sigma11 : array_like, shape (N1, N1), optional
+        Input correlation Σ11 = X Xᵀ; None means whitened inputs (I).
+    tau : float
+        Time constant τ > 0.
+    rtol, atol : float
+        Tolerances of :func:`dynamics.numerics.solve_ode`.
+    method : str
+        An explicit method of :func:`dynamics.numerics.solve_ode`.
+
+    Returns
+    -------
+    NetworkTrajectory
+        ``(t, W21, W32)`` with W21 (m, N2, N1) and W32 (m, N3, N2).
+
+    Raises
+    ------
+    ValueError
+        For non-finite input, shapes that do not match (named), bad times or tau <= 0.
+    dynamics.numerics.IntegrationError
+        If the integration does not reach the last time.
+
+    Examples
+    --------
+    >>> from dynamics.linear_networks import mode_strength
+    >>> task = mode_task([2.0], 1, 1, seed=0)
+    >>> init = decoupled_init(task.U, task.V, n_hidden=1, a0=0.1, seed=1)
+    >>> run = network_flow(*init, task.correlation, [0.0, 3.0])
+    >>> u = mode_strengths(run.W21, run.W32, task.U, task.V)[:, 0]
+    >>> bool(abs(u[1] - mode_strength(3.0, 2.0, 0.01)) < 1e-8)
+    True
+    """
     W21, W32, sigma31, sigma11 = _correlations(W21, W32, sigma31, sigma11)
-    tau = _checks.tau_of(tau)
-    t_eval = require_array_in_range("t", t, 0.0, ndim=1)
-    if t_eval.size == 0 or np.any(np.diff(t_eval) < 0):
-        raise ValueError("t must be a non-empty increasing array of times")
+    tau = require_positive("tau", tau)
+    t_eval = require_output_times("t", t)
     n2, n1 = W21.shape
     n3 = W32.shape[0]
     params = np.concatenate([[n1, n2, n3, tau], sigma31.ravel(), sigma11.ravel()])
     y0 = np.concatenate([W21.ravel(), W32.ravel()])
-    sol = solve_ode(two_layer_rhs, (0.0, max(float(t_eval[-1]), 1e-12)), y0, t_eval=t_eval, params=params,
+    sol = solve_ode(_two_layer_rhs, (0.0, max(float(t_eval[-1]), 1e-12)), y0, t_eval=t_eval, params=params,
                     method=method, rtol=rtol, atol=atol, max_steps=2_000_000).check()
-    return sol.y[:, :n2 * n1].reshape(-1, n2, n1), sol.y[:, n2 * n1:].reshape(-1, n3, n2)
+    return NetworkTrajectory(t_eval, sol.y[:, :n2 * n1].reshape(-1, n2, n1), sol.y[:, n2 * n1:].reshape(-1, n3, n2))
 
 
 @nb.njit(cache=True)
@@ -222,9 +592,45 @@ def _gd_loop(W21, W32, sigma31, sigma11, eta, n_steps, every):
     return out21, out32
 
 
-def network_gd(W21, W32, sigma31, sigma11=None, learning_rate=1e-3, n_steps=1000, record_every=1):
-    """Full-batch gradient descent (2.2.3–4) on (2.2.2) from (W21, W32). Depends on the data only
-    through Σ31 = y Xᵀ and Σ11 = X Xᵀ (default I). Returns (W21_k, W32_k) for k = 0, r, 2r, ..."""
+def network_gd(W21, W32, sigma31, n_steps, learning_rate, sigma11=None, record_every=1) -> NetworkGDTrajectory:
+    """Full-batch gradient descent (2.2.3–4) on the loss (2.2.2) from (W21, W32), simultaneous updates.
+
+    The data enter only through Σ31 = y Xᵀ and Σ11 = X Xᵀ. Step k is at flow time
+    ``gd_flow_time(k, learning_rate)``.
+
+    Parameters
+    ----------
+    W21 : array_like, shape (N2, N1)
+    W32 : array_like, shape (N3, N2)
+    sigma31 : array_like, shape (N3, N1)
+        Input–output correlation Σ31 = y Xᵀ.
+    n_steps : int
+        Number of steps, in [0, 1e9].
+    learning_rate : float
+        η > 0.
+    sigma11 : array_like, shape (N1, N1), optional
+        Input correlation Σ11 = X Xᵀ; None means whitened inputs (I).
+    record_every : int
+        Record every r-th step (k = 0, r, 2r, ...), 1 <= r <= max(n_steps, 1).
+
+    Returns
+    -------
+    NetworkGDTrajectory
+        ``(steps, W21, W32)`` with steps (m,), W21 (m, N2, N1), W32 (m, N3, N2).
+
+    Raises
+    ------
+    ValueError
+        For non-finite input, shapes that do not match, bad step counts, learning_rate <= 0, or a run that
+        diverges (the message names learning_rate).
+
+    Examples
+    --------
+    >>> run = network_gd(0.1 * np.eye(2), 0.1 * np.eye(2), np.diag([2.0, 1.0]), n_steps=10, learning_rate=0.01,
+    ...                  record_every=5)
+    >>> run.steps
+    array([ 0,  5, 10])
+    """
     W21, W32, sigma31, sigma11 = _correlations(W21, W32, sigma31, sigma11)
     eta = require_positive("learning_rate", learning_rate)
     n_steps = require_integer("n_steps", n_steps, 0, 10**9)
@@ -233,19 +639,51 @@ def network_gd(W21, W32, sigma31, sigma11=None, learning_rate=1e-3, n_steps=1000
     if not (np.all(np.isfinite(out21[-1])) and np.all(np.isfinite(out32[-1]))):
         raise ValueError(f"gradient descent diverged (weights overflowed): learning_rate = {eta:g} is too large "
                          f"for these correlations")
-    return out21, out32
+    return NetworkGDTrajectory(np.arange(0, n_steps + 1, every), out21, out32)
 
 
-def first_crossing_time(t, values, level):
-    """First time at which ``values`` (sampled at increasing ``t``, one column per series) reaches
-    ``level`` (one per series), by linear interpolation between samples; inf where it never does."""
-    t = as_finite_array("t", t, ndim=1)
+def first_crossing_time(t, values, level) -> np.ndarray:
+    """First time at which each sampled series reaches its level, by linear interpolation between samples
+    (used to measure half-learning times, spec A12).
+
+    Parameters
+    ----------
+    t : array_like, shape (m,)
+        Sample times, finite and non-decreasing.
+    values : array_like, shape (m,) or (m, k)
+        One series per column.
+    level : float or array_like, shape (k,)
+        One level per series (broadcast against the series).
+
+    Returns
+    -------
+    ndarray, shape (k,)
+        The crossing times; t[0] if a series starts at or above its level, inf if it never reaches it.
+
+    Raises
+    ------
+    ValueError
+        For non-finite input, values whose first axis is not len(t), or a level that does not broadcast.
+
+    Examples
+    --------
+    >>> first_crossing_time([0.0, 1.0, 2.0], [[0.0], [1.0], [2.0]], 1.5)
+    array([1.5])
+    """
+    t = require_output_times("t", t)
     values = as_finite_array("values", values)
-    values = values.reshape(len(t), -1)
-    level = np.broadcast_to(as_finite_array("level", level), values.shape[1:])
+    if values.ndim == 0 or values.shape[0] != t.size:
+        raise ValueError(f"values must have shape (len(t), ...) = ({t.size}, ...), got {values.shape}")
+    values = values.reshape(t.size, -1)
+    level_arr = as_finite_array("level", level)
+    try:
+        level_b = np.broadcast_to(level_arr, values.shape[1:])
+    except ValueError:
+        raise ValueError(f"level must broadcast to one value per series, shape {values.shape[1:]}, got shape "
+                         f"{level_arr.shape}") from None
     out = np.full(values.shape[1], np.inf)
     for j in range(values.shape[1]):
-        above = np.flatnonzero(values[:, j] >= level[j])
+        above = np.flatnonzero(values[:, j] >= level_b[j])
         if above.size == 0:
             continue
         k = above[0]
@@ -253,5 +691,5 @@ def first_crossing_time(t, values, level):
             out[j] = t[0]
             continue
         v0, v1 = values[k - 1, j], values[k, j]
-        out[j] = t[k - 1] + (t[k] - t[k - 1]) * (level[j] - v0) / (v1 - v0)
+        out[j] = t[k - 1] + (t[k] - t[k - 1]) * (level_b[j] - v0) / (v1 - v0)
     return out

@@ -3,7 +3,8 @@
 Equations of 001_61c8f54ededf01e4.txt (spec/linear_networks.md B.1–B.4):
 
 * (2.3.1–2.3.3) teacher y = w̄ X + ε with w̄_j ~ N(0, σ_w̄²), ε_μ ~ N(0, σ_ε²), X_jμ ~ N(0, 1/N);
-  student ŷ = w X with w(0)_j ~ N(0, σ_0²);
+  student ŷ = w X with w(0)_j ~ N(0, σ_0²) (σ_w̄, σ_ε, σ_0 are the parameters ``teacher_std``,
+  ``noise_std``, ``init_std``: standard deviations);
 * (2.3.5) τ w' = y Xᵀ − w X Xᵀ (GD on (1/2)||y − wX||² with τ = 1, t = kη);
 * (2.3.6–2.3.11) X = V Λ^{1/2} Uᵀ, z = w V, z̄ = w̄ V, ε̃ = ε U;
 * (2.3.12) τ z_i' = λ_i (z̄_i − z_i) + √λ_i ε̃_i and its solution (2.3.13)
@@ -15,25 +16,48 @@ Equations of 001_61c8f54ededf01e4.txt (spec/linear_networks.md B.1–B.4):
 * the conditional expectation E[E_g(t) | X] over teacher, noise and init, and the exact finite-size
   t → ∞ expectations (B.5).
 """
-from dataclasses import dataclass
+from typing import NamedTuple, Union
 
 import numba as nb
 import numpy as np
 
-from dynamics.numerics import (as_finite_array, require_array_in_range, require_integer, require_positive,
-                               rng_from, solve_ode)
-from . import _checks
+from dynamics.numerics import (as_finite_array, require_array_in_range, require_integer, require_output_times,
+                               require_positive, require_times, rng_from, solve_ode)
+from ._arrays import bounded_std, scalar_or_array
 from ._high_dim import expected_mode_error
 
+__all__ = ["MonteCarloEstimate", "StudentFlowTrajectory", "StudentGDTrajectory", "StudentInstance", "draw_student",
+           "expected_generalization_error", "finite_size_asymptotic_generalization_error",
+           "finite_size_asymptotic_training_error", "generalization_error", "generalization_error_thesis_variant",
+           "monte_carlo_generalization_error", "student_flow", "student_gd", "student_instance", "student_weights",
+           "student_weights_gd", "training_error", "training_error_direct"]
 
-@dataclass(frozen=True)
-class StudentInstance:
-    """One draw of the teacher–student problem and its spectral decomposition.
 
-    ``inputs`` X (N × P), ``teacher`` w̄ (N), ``noise`` ε (P), ``initial_weights`` w(0) (N),
-    ``labels`` y = w̄X + ε (P), ``sigma_eps2`` σ_ε² (the test-label noise of E_g). ``eigenvalues`` λ
-    (N, decreasing, zeros for the frozen modes), ``input_modes`` V (N × N, columns v_i),
-    ``rotated_noise`` ε̃_i for the min(N, P) modes, ``residual_noise2`` = ||ε U^⊥||² (P > N).
+class StudentInstance(NamedTuple):
+    """One draw of the teacher–student problem (Eqs 2.3.1–2.3.3) and its spectral decomposition (2.3.6–2.3.11).
+
+    Attributes
+    ----------
+    inputs : ndarray, shape (N, P)
+        X, one example per column.
+    teacher : ndarray, shape (N,)
+        w̄.
+    noise : ndarray, shape (P,)
+        The realised label noise ε.
+    initial_weights : ndarray, shape (N,)
+        w(0).
+    labels : ndarray, shape (P,)
+        y = w̄X + ε.
+    noise_std : float
+        σ_ε, the standard deviation of the label noise (also that of a fresh test label in E_g).
+    eigenvalues : ndarray, shape (N,)
+        λ of X Xᵀ, decreasing, exactly 0 for the N − P frozen modes when P < N.
+    input_modes : ndarray, shape (N, N)
+        V, eigenvectors v_i of X Xᵀ in its columns.
+    rotated_noise : ndarray, shape (min(N, P),)
+        ε̃_i = (ε U)_i for the modes with λ_i > 0.
+    residual_noise : float
+        ||ε U^⊥||², the noise energy outside the span of X's rows (0 when P <= N).
     """
 
     inputs: np.ndarray
@@ -41,69 +65,157 @@ class StudentInstance:
     noise: np.ndarray
     initial_weights: np.ndarray
     labels: np.ndarray
-    sigma_eps2: float
+    noise_std: float
     eigenvalues: np.ndarray
     input_modes: np.ndarray
     rotated_noise: np.ndarray
-    residual_noise2: float
+    residual_noise: float
 
     @property
-    def n_features(self):
+    def n_features(self) -> int:
+        """N."""
         return self.inputs.shape[0]
 
     @property
-    def n_examples(self):
+    def n_samples(self) -> int:
+        """P."""
         return self.inputs.shape[1]
 
     @property
-    def teacher_modes(self):
-        """z̄ = w̄ V."""
+    def teacher_modes(self) -> np.ndarray:
+        """z̄ = w̄ V, shape (N,)."""
         return self.teacher @ self.input_modes
 
     @property
-    def initial_modes(self):
-        """z(0) = w(0) V."""
+    def initial_modes(self) -> np.ndarray:
+        """z(0) = w(0) V, shape (N,)."""
         return self.initial_weights @ self.input_modes
 
 
-def student_instance(inputs, teacher, noise, initial_weights, sigma_eps2):
-    """Build a :class:`StudentInstance` from given X, w̄, ε, w(0) (the SVD X = V Λ^{1/2} Uᵀ is taken here)."""
+class StudentFlowTrajectory(NamedTuple):
+    """Student weights along the integrated flow (2.3.5): ``t`` (m,) and ``weights`` (m, N)."""
+
+    t: np.ndarray
+    weights: np.ndarray
+
+
+class StudentGDTrajectory(NamedTuple):
+    """Student weights along gradient descent: ``steps`` (m,) step counts k and ``weights`` (m, N) (or
+    (m, batch, N) for a batch of students)."""
+
+    steps: np.ndarray
+    weights: np.ndarray
+
+
+class MonteCarloEstimate(NamedTuple):
+    """A Monte Carlo mean and its standard error (floats for one weight vector, arrays (k,) for k of them)."""
+
+    mean: Union[float, np.ndarray]
+    standard_error: Union[float, np.ndarray]
+
+
+def student_instance(inputs, teacher, noise, initial_weights, noise_std) -> StudentInstance:
+    """A :class:`StudentInstance` from given X, w̄, ε and w(0), with the decomposition X = V Λ^{1/2} Uᵀ of
+    Eqs (2.3.6–2.3.10) taken here.
+
+    Parameters
+    ----------
+    inputs : array_like, shape (N, P)
+        X, of full rank min(N, P).
+    teacher : array_like, shape (N,)
+    noise : array_like, shape (P,)
+        The realised label noise ε.
+    initial_weights : array_like, shape (N,)
+    noise_std : float
+        σ_ε >= 0, the label-noise standard deviation used by E_g for fresh test labels.
+
+    Returns
+    -------
+    StudentInstance
+
+    Raises
+    ------
+    ValueError
+        For non-finite input, lengths that do not match N or P, a rank-deficient X or a negative noise_std.
+
+    Examples
+    --------
+    >>> inst = student_instance(np.eye(2), [1.0, 2.0], [0.0, 0.5], [0.0, 0.0], noise_std=0.5)
+    >>> inst.labels, inst.eigenvalues
+    (array([1. , 2.5]), array([1., 1.]))
+    """
     X = as_finite_array("inputs", inputs, ndim=2)
     n, p = X.shape
     w_bar = as_finite_array("teacher", teacher, ndim=1)
     eps = as_finite_array("noise", noise, ndim=1)
     w0 = as_finite_array("initial_weights", initial_weights, ndim=1)
-    if w_bar.size != n or w0.size != n or eps.size != p:
-        raise ValueError(f"teacher and initial_weights need length N = {n} and noise length P = {p}, got "
-                         f"{w_bar.size}, {w0.size}, {eps.size}")
-    sigma_eps2 = require_positive("sigma_eps2", sigma_eps2, allow_zero=True)
-    # X Xᵀ = V Λ Vᵀ (N × N only); ε̃_i = (ε Xᵀ v_i)/√λ_i is the i-th entry of ε U without forming the
-    # P × P matrix U, and ||ε U^⊥||² = ||ε||² − Σ ε̃_i² is the noise outside the span of X's rows.
-    lam, V = np.linalg.eigh(X @ X.T)
-    lam, V = lam[::-1].copy(), V[:, ::-1].copy()
+    for name, arr, symbol, want in (("teacher", w_bar, "N", n), ("initial_weights", w0, "N", n),
+                                    ("noise", eps, "P", p)):
+        if arr.size != want:
+            raise ValueError(f"{name} must have length {symbol} = {want} (inputs has shape (N, P) = {X.shape}), "
+                             f"got {arr.size}")
+    noise_std = bounded_std("noise_std", noise_std)
+    # The SVD X = V Λ^{1/2} Uᵀ of X itself, not the eigendecomposition of X Xᵀ: a singular value σ_i is
+    # accurate to eps·σ_max absolutely, so λ_i = σ_i² is accurate to 2 eps √(λ_max/λ_i) relatively, where the
+    # eigenvalues of X Xᵀ are only accurate to eps·λ_max/λ_i (1e-8 relative for the smallest λ at α = 1,
+    # which the noise term ε̃_i/√λ_i of (2.3.13) amplifies). Only the first min(N, P) columns of U are
+    # formed (ε̃ = ε U on them); ||ε U^⊥||² = ||ε||² − Σ ε̃_i² is the noise outside the span of X's rows.
     m = min(n, p)
-    lam[m:] = 0.0  # the exact frozen subspace (rank of X is min(N, P) almost surely)
+    V, singular, Ut = np.linalg.svd(X, full_matrices=p < n)
+    lam = np.zeros(n)
+    lam[:m] = singular[:m] ** 2  # the exact frozen subspace: λ_i = 0 for i >= min(N, P)
     if np.any(lam[:m] <= 0):
-        raise ValueError("inputs must have full rank min(N, P)")
-    rotated = (eps @ X.T @ V[:, :m]) / np.sqrt(lam[:m])
+        raise ValueError(f"inputs must have full rank min(N, P) = {m}")
+    rotated = Ut[:m] @ eps
     residual = max(float(eps @ eps - rotated @ rotated), 0.0) if p > n else 0.0
-    return StudentInstance(X, w_bar, eps, w0, w_bar @ X + eps, sigma_eps2, lam, V, rotated, residual)
+    return StudentInstance(X, w_bar, eps, w0, w_bar @ X + eps, noise_std, lam, V, rotated, residual)
 
 
-def draw_student(n_features, n_examples, sigma_w2=1.0, sigma_eps2=0.25, sigma0=0.0, seed=0):
-    """A random instance of (2.3.1–2.3.3): X_jμ ~ N(0, 1/N), w̄ ~ N(0, σ_w̄² I), ε ~ N(0, σ_ε² I),
-    w(0) ~ N(0, σ_0² I) (``sigma0`` is the standard deviation)."""
+def draw_student(n_features, n_samples, *, teacher_std=1.0, noise_std=0.5, init_std=0.0, seed=None) -> StudentInstance:
+    """A random instance of Eqs (2.3.1–2.3.3): X_jμ ~ N(0, 1/N), w̄ ~ N(0, σ_w̄² I), ε ~ N(0, σ_ε² I),
+    w(0) ~ N(0, σ_0² I).
+
+    Parameters
+    ----------
+    n_features : int
+        N, in [1, 100000].
+    n_samples : int
+        P, in [1, 1000000].
+    teacher_std : float
+        σ_w̄, standard deviation of the teacher's weights, in [0, 1e150].
+    noise_std : float
+        σ_ε, standard deviation of the label noise, in [0, 1e150] (0.5: the thesis's SNR 4 with teacher_std 1).
+    init_std : float
+        σ_0, standard deviation of the initial weights, in [0, 1e150].
+    seed : None, int or numpy.random.Generator
+        Source of randomness; X, w̄, ε, w(0) are drawn in that order.
+
+    Returns
+    -------
+    StudentInstance
+
+    Raises
+    ------
+    ValueError
+        For sizes out of range or negative standard deviations.
+
+    Examples
+    --------
+    >>> inst = draw_student(30, 60, seed=0)
+    >>> inst.n_features, inst.n_samples, inst.noise_std
+    (30, 60, 0.5)
+    """
     n = require_integer("n_features", n_features, 1, 100_000)
-    p = require_integer("n_examples", n_examples, 1, 1_000_000)
-    sigma_w2 = require_positive("sigma_w2", sigma_w2, allow_zero=True)
-    sigma_eps2 = require_positive("sigma_eps2", sigma_eps2, allow_zero=True)
-    sigma0 = require_positive("sigma0", sigma0, allow_zero=True)
+    p = require_integer("n_samples", n_samples, 1, 1_000_000)
+    teacher_std = bounded_std("teacher_std", teacher_std)
+    noise_std = bounded_std("noise_std", noise_std)
+    init_std = bounded_std("init_std", init_std)
     rng = rng_from(seed)
     X = rng.standard_normal((n, p)) / np.sqrt(n)
-    w_bar = np.sqrt(sigma_w2) * rng.standard_normal(n)
-    eps = np.sqrt(sigma_eps2) * rng.standard_normal(p)
-    w0 = sigma0 * rng.standard_normal(n)
-    return student_instance(X, w_bar, eps, w0, sigma_eps2)
+    w_bar = teacher_std * rng.standard_normal(n)
+    eps = noise_std * rng.standard_normal(p)
+    w0 = init_std * rng.standard_normal(n)
+    return student_instance(X, w_bar, eps, w0, noise_std)
 
 
 def _instance(instance):
@@ -112,44 +224,100 @@ def _instance(instance):
     return instance
 
 
-def _mode_decay(instance, decay):
-    """w at mode decays d_i (shape (T, N)) via (2.3.13): z̄ − z = (z̄ − z0) d − (ε̃/√λ)(1 − d)."""
+def _mode_decay(instance, log_decay):
+    """w at mode decays d_i = exp(log_decay_i) (shape (T, N)) via (2.3.13):
+    z̄ − z = (z̄ − z0) d − (ε̃/√λ)(1 − d), with 1 − d = −expm1(log d) accurate where d is close to 1."""
     lam = instance.eigenvalues
     m = instance.rotated_noise.size
     moving = lam[:m] > 0
     noise_fixed_point = np.zeros(lam.size)
     noise_fixed_point[:m][moving] = instance.rotated_noise[moving] / np.sqrt(lam[:m][moving])
-    gap = (instance.teacher_modes - instance.initial_modes) * decay - noise_fixed_point * (1.0 - decay)
+    gap = (instance.teacher_modes - instance.initial_modes) * np.exp(log_decay) \
+        + noise_fixed_point * np.expm1(log_decay)
     return (instance.teacher_modes - gap) @ instance.input_modes.T
 
 
-def student_weights(t, instance, tau=1.0):
-    """w(t) of the gradient flow (2.3.5) from the per-mode solution (2.3.13); shape (len(t), N)."""
+def student_weights(instance, t, tau=1.0) -> np.ndarray:
+    """w(t) of the gradient flow (2.3.5) from the per-mode solution (2.3.13).
+
+    Parameters
+    ----------
+    instance : StudentInstance
+    t : float or array_like, shape (m,)
+        Flow times t >= 0 (+inf gives the fixed point: z̄_i + ε̃_i/√λ_i, frozen modes unchanged).
+    tau : float
+        Time constant τ > 0.
+
+    Returns
+    -------
+    ndarray, shape (m, N)
+        One row per time (m = 1 for scalar t).
+
+    Raises
+    ------
+    ValueError
+        For bad times or tau <= 0.
+    TypeError
+        If instance is not a StudentInstance.
+
+    Examples
+    --------
+    >>> inst = draw_student(20, 10, init_std=0.3, seed=1)
+    >>> bool(np.allclose(student_weights(inst, 0.0)[0], inst.initial_weights))
+    True
+    """
     instance = _instance(instance)
-    tau = _checks.tau_of(tau)
-    t = np.atleast_1d(_checks.times("t", t))
+    tau = require_positive("tau", tau)
+    t = np.atleast_1d(require_times("t", t)).ravel()
     with np.errstate(invalid="ignore"):
-        decay = np.exp(-np.outer(t, instance.eigenvalues) / tau)
-    decay[:, instance.eigenvalues == 0] = 1.0  # frozen modes, including t = inf
-    return _mode_decay(instance, decay)
+        log_decay = -np.outer(t, instance.eigenvalues) / tau
+    log_decay[:, instance.eigenvalues == 0] = 0.0  # frozen modes, including t = inf
+    return _mode_decay(instance, log_decay)
 
 
-def student_weights_gd(n_steps, instance, learning_rate):
-    """w after k full-batch GD steps on (1/2)||y − wX||², exact: e^{−λt/τ} → (1 − ηλ)^k (B.2)."""
+def student_weights_gd(instance, steps, learning_rate) -> np.ndarray:
+    """w after k full-batch GD steps on (1/2)||y − wX||², exactly: e^{−λt/τ} → (1 − ηλ)^k in (2.3.13) (spec B.2).
+
+    Parameters
+    ----------
+    instance : StudentInstance
+    steps : int or array_like, shape (m,)
+        Whole numbers of steps k >= 0.
+    learning_rate : float
+        η, in (0, 2/λ_max) so that GD converges.
+
+    Returns
+    -------
+    ndarray, shape (m, N)
+
+    Raises
+    ------
+    ValueError
+        For negative or fractional steps, or learning_rate outside (0, 2/λ_max).
+    TypeError
+        If instance is not a StudentInstance.
+
+    Examples
+    --------
+    >>> inst = draw_student(20, 30, init_std=0.3, seed=1)
+    >>> w = student_weights_gd(inst, [0, 50], 0.1)
+    >>> bool(np.allclose(w, student_gd(inst, 50, 0.1, record_every=50).weights))
+    True
+    """
     instance = _instance(instance)
     eta = require_positive("learning_rate", learning_rate)
-    steps = np.atleast_1d(require_array_in_range("n_steps", n_steps, 0.0))
-    if np.any(steps != np.round(steps)):
-        raise ValueError("n_steps must be whole numbers of steps")
+    k = np.atleast_1d(require_array_in_range("steps", steps, 0.0)).ravel()
+    if np.any(k != np.round(k)):
+        raise ValueError(f"steps must be whole numbers of steps, got {k[k != np.round(k)][0]:g}")
     if eta * instance.eigenvalues[0] >= 2.0:
         raise ValueError(f"learning_rate must be < 2/λ_max = {2.0 / instance.eigenvalues[0]:g} for GD to "
                          f"converge, got {eta:g}")
-    decay = (1.0 - eta * instance.eigenvalues)[None, :] ** steps[:, None]
-    return _mode_decay(instance, decay)
+    # (1 − ηλ)^k as exp(k log1p(−ηλ)): rounding 1 − ηλ would cost a relative eps/(ηλ) on the small modes
+    return _mode_decay(instance, k[:, None] * np.log1p(-eta * instance.eigenvalues)[None, :])
 
 
 @nb.njit(cache=True)
-def student_rhs(t, y, params):
+def _student_rhs(t, y, params):
     """(2.3.5) τ w' = Σyx − w Σxx on y = w; params = [N, tau, Σyx (N), Σxx.ravel() (N²)]."""
     n = int(params[0])
     tau = params[1]
@@ -158,29 +326,87 @@ def student_rhs(t, y, params):
     return (sigma_yx - sigma_xx @ y) / tau  # Σxx is symmetric
 
 
-def student_flow(t, instance, tau=1.0, rtol=1e-12, atol=1e-14):
-    """w(t) by numerical integration (dop853) of the matrix flow (2.3.5), at the sorted times t."""
+def student_flow(instance, t, tau=1.0, rtol=1e-12, atol=1e-14) -> StudentFlowTrajectory:
+    """w(t) by numerical integration (DOP853) of the matrix flow (2.3.5), τ w' = y Xᵀ − w X Xᵀ.
+
+    Parameters
+    ----------
+    instance : StudentInstance
+    t : array_like, shape (m,)
+        Output times: finite, >= 0, non-decreasing.
+    tau : float
+        Time constant τ > 0.
+    rtol, atol : float
+        Tolerances of :func:`dynamics.numerics.solve_ode`.
+
+    Returns
+    -------
+    StudentFlowTrajectory
+        ``(t, weights)``, weights of shape (m, N).
+
+    Raises
+    ------
+    ValueError
+        For bad times or tau <= 0.
+    TypeError
+        If instance is not a StudentInstance.
+
+    Examples
+    --------
+    >>> inst = draw_student(10, 15, seed=2)
+    >>> run = student_flow(inst, [0.0, 2.0])
+    >>> bool(np.abs(run.weights - student_weights(inst, run.t)).max() < 1e-9)
+    True
+    """
     instance = _instance(instance)
-    tau = _checks.tau_of(tau)
-    t_eval = require_array_in_range("t", t, 0.0, ndim=1)
-    if t_eval.size == 0 or np.any(np.diff(t_eval) < 0):
-        raise ValueError("t must be a non-empty increasing array of times")
+    tau = require_positive("tau", tau)
+    t_eval = require_output_times("t", t)
     X, y = instance.inputs, instance.labels
     params = np.concatenate([[X.shape[0], tau], y @ X.T, (X @ X.T).ravel()])
-    sol = solve_ode(student_rhs, (0.0, max(float(t_eval[-1]), 1e-12)), instance.initial_weights,
+    sol = solve_ode(_student_rhs, (0.0, max(float(t_eval[-1]), 1e-12)), instance.initial_weights,
                     t_eval=t_eval, params=params, method="dop853", rtol=rtol, atol=atol,
                     max_steps=1_000_000).check()
-    return sol.y
+    return StudentFlowTrajectory(t_eval, sol.y)
 
 
-def student_gd(instance, learning_rate, n_steps, loss_scale=1.0, record_every=1):
-    """Plain full-batch GD w ← w − η ∇[c (1/2)||y − wX||²] (c = ``loss_scale``), recorded every
-    ``record_every`` steps (k = 0, r, 2r, ...). Under the project's convention step k is at flow time
-    t = c·η·k (τ = 1)."""
+def student_gd(instance, n_steps, learning_rate, loss_scale=1.0, record_every=1) -> StudentGDTrajectory:
+    """Plain full-batch gradient descent w ← w − η ∇[c (1/2)||y − wX||²] (c = ``loss_scale``), Eq (2.3.5) in
+    discrete time; step k is at flow time ``gd_flow_time(k, learning_rate, loss_scale)``.
+
+    Parameters
+    ----------
+    instance : StudentInstance
+    n_steps : int
+        Number of steps, in [0, 1e8].
+    learning_rate : float
+        η > 0 (GD converges for c·η < 2/λ_max).
+    loss_scale : float
+        c > 0 (2 for the thesis's unhalved loss (2.3.4), 2/P for a per-sample mean).
+    record_every : int
+        Record every r-th step (k = 0, r, 2r, ...), 1 <= r <= max(n_steps, 1).
+
+    Returns
+    -------
+    StudentGDTrajectory
+        ``(steps, weights)``, weights of shape (m, N).
+
+    Raises
+    ------
+    ValueError
+        For bad step counts, learning_rate or loss_scale <= 0, or a run that diverges.
+    TypeError
+        If instance is not a StudentInstance.
+
+    Examples
+    --------
+    >>> inst = draw_student(10, 15, seed=2)
+    >>> student_gd(inst, 4, 0.1, record_every=2).steps
+    array([0, 2, 4])
+    """
     instance = _instance(instance)
+    n_steps = require_integer("n_steps", n_steps, 0, 10**8)
     eta = require_positive("learning_rate", learning_rate)
     scale = require_positive("loss_scale", loss_scale)
-    n_steps = require_integer("n_steps", n_steps, 0, 10**8)
     every = require_integer("record_every", record_every, 1, max(n_steps, 1))
     X, y = instance.inputs, instance.labels
     w = instance.initial_weights.copy()
@@ -194,7 +420,7 @@ def student_gd(instance, learning_rate, n_steps, loss_scale=1.0, record_every=1)
     if not np.all(np.isfinite(out[-1])):
         raise ValueError(f"gradient descent diverged: learning_rate * loss_scale = {eta * scale:g} must be below "
                          f"2/λ_max = {2.0 / instance.eigenvalues[0]:g}")
-    return out
+    return StudentGDTrajectory(np.arange(0, n_steps + 1, every), out)
 
 
 def _student_weights_arg(weights, instance):
@@ -205,106 +431,325 @@ def _student_weights_arg(weights, instance):
     return w
 
 
-def generalization_error(weights, instance):
-    """(2.3.14) E_g = ||w̄ − w||²/N + σ_ε² (Advani–Saxe), for one w or a stack of them."""
+def _per_weights(values, w):
+    return float(values) if w.ndim == 1 else values
+
+
+def generalization_error(instance, weights) -> Union[float, np.ndarray]:
+    """E_g = ||w̄ − w||²/N + σ_ε², Eq (2.3.14) (Advani–Saxe): the expected squared error on a fresh noisy label
+    for a test input x ~ N(0, I/N).
+
+    Parameters
+    ----------
+    instance : StudentInstance
+    weights : array_like, shape (..., N)
+        One weight vector or a stack of them.
+
+    Returns
+    -------
+    float or ndarray, shape (...)
+
+    Raises
+    ------
+    ValueError
+        For non-finite weights or a last axis other than N.
+    TypeError
+        If instance is not a StudentInstance.
+
+    Examples
+    --------
+    >>> inst = draw_student(10, 15, seed=2)
+    >>> round(generalization_error(inst, inst.teacher), 12)
+    0.25
+    """
     instance = _instance(instance)
     w = _student_weights_arg(weights, instance)
-    return np.sum((instance.teacher - w) ** 2, axis=-1) / instance.n_features + instance.sigma_eps2
+    values = np.sum((instance.teacher - w) ** 2, axis=-1) / instance.n_features + instance.noise_std ** 2
+    return _per_weights(values, w)
 
 
-def generalization_error_thesis_variant(weights, instance):
-    """(2.3.15) as printed in the thesis, (1/N) Σ λ_i (z̄_i − z_i)² + σ_ε². Kept only as the
-    counter-example of erratum F.9: it weights modes by the training covariance X Xᵀ instead of the
-    test covariance I/N, and does not match a Monte Carlo test error."""
+def generalization_error_thesis_variant(instance, weights) -> Union[float, np.ndarray]:
+    """The thesis's printed Eq (2.3.15), (1/N) Σ λ_i (z̄_i − z_i)² + σ_ε², kept only as the counter-example of
+    erratum F.9.
+
+    It weights the modes by the training covariance X Xᵀ instead of the test covariance I/N and does not match
+    a Monte Carlo test error; use :func:`generalization_error`.
+
+    Parameters
+    ----------
+    instance : StudentInstance
+    weights : array_like, shape (..., N)
+
+    Returns
+    -------
+    float or ndarray, shape (...)
+
+    Raises
+    ------
+    ValueError
+        For non-finite weights or a last axis other than N.
+    TypeError
+        If instance is not a StudentInstance.
+
+    Examples
+    --------
+    >>> inst = draw_student(10, 15, seed=2)
+    >>> round(generalization_error_thesis_variant(inst, inst.teacher), 12)
+    0.25
+    """
     instance = _instance(instance)
     w = _student_weights_arg(weights, instance)
     gap = (instance.teacher - w) @ instance.input_modes
-    return np.sum(instance.eigenvalues * gap ** 2, axis=-1) / instance.n_features + instance.sigma_eps2
+    values = np.sum(instance.eigenvalues * gap ** 2, axis=-1) / instance.n_features + instance.noise_std ** 2
+    return _per_weights(values, w)
 
 
-def monte_carlo_generalization_error(weights, instance, n_samples=100_000, seed=0, chunk=20_000):
-    """(mean, standard error) of (w̄x + ε − wx)² over fresh x ~ N(0, I/N) and ε ~ N(0, σ_ε²), for one w
-    (N,) or a stack of them (k, N) evaluated on the same test draws."""
+def monte_carlo_generalization_error(instance, weights, n_test_samples=100_000, seed=None,
+                                     chunk=20_000) -> MonteCarloEstimate:
+    """Monte Carlo estimate of E_x,ε[(w̄x + ε − wx)²] over fresh x ~ N(0, I/N) and ε ~ N(0, σ_ε²): the definition
+    that Eq (2.3.14) evaluates (spec B5).
+
+    Parameters
+    ----------
+    instance : StudentInstance
+    weights : array_like, shape (N,) or (k, N)
+        One weight vector or k of them, evaluated on the same test draws.
+    n_test_samples : int
+        Number of fresh test examples, in [2, 1e9].
+    seed : None, int or numpy.random.Generator
+        Source of randomness.
+    chunk : int
+        Test examples drawn at a time (memory), >= 1.
+
+    Returns
+    -------
+    MonteCarloEstimate
+        ``(mean, standard_error)``: floats for one weight vector, arrays (k,) for k.
+
+    Raises
+    ------
+    ValueError
+        For weights of the wrong shape or bad counts.
+    TypeError
+        If instance is not a StudentInstance.
+
+    Examples
+    --------
+    >>> inst = draw_student(10, 15, seed=2)
+    >>> est = monte_carlo_generalization_error(inst, inst.initial_weights, n_test_samples=20_000, seed=3)
+    >>> bool(abs(est.mean - generalization_error(inst, inst.initial_weights)) < 5 * est.standard_error)
+    True
+    """
     instance = _instance(instance)
     w = as_finite_array("weights", weights)
-    if w.shape[-1] != instance.n_features or w.ndim > 2:
+    if w.ndim not in (1, 2) or w.shape[-1] != instance.n_features:
         raise ValueError(f"weights must have shape (N,) or (k, N) with N = {instance.n_features}, got {w.shape}")
-    n_samples = require_integer("n_samples", n_samples, 2, 10**9)
+    n_test = require_integer("n_test_samples", n_test_samples, 2, 10**9)
+    chunk = require_integer("chunk", chunk, 1, 10**8)
     rng = rng_from(seed)
     diff = (instance.teacher - np.atleast_2d(w)).T
     total = np.zeros(diff.shape[1])
     total2 = np.zeros(diff.shape[1])
     done = 0
-    while done < n_samples:
-        m = min(chunk, n_samples - done)
+    while done < n_test:
+        m = min(chunk, n_test - done)
         x = rng.standard_normal((m, instance.n_features)) / np.sqrt(instance.n_features)
-        err = (x @ diff + np.sqrt(instance.sigma_eps2) * rng.standard_normal(m)[:, None]) ** 2
+        err = (x @ diff + instance.noise_std * rng.standard_normal(m)[:, None]) ** 2
         total += err.sum(axis=0)
         total2 += (err ** 2).sum(axis=0)
         done += m
-    mean = total / n_samples
-    var = np.maximum(total2 / n_samples - mean ** 2, 0.0) * n_samples / (n_samples - 1)
-    se = np.sqrt(var / n_samples)
+    mean = total / n_test
+    var = np.maximum(total2 / n_test - mean ** 2, 0.0) * n_test / (n_test - 1)
+    se = np.sqrt(var / n_test)
     if w.ndim == 1:
-        return float(mean[0]), float(se[0])
-    return mean, se
+        return MonteCarloEstimate(float(mean[0]), float(se[0]))
+    return MonteCarloEstimate(mean, se)
 
 
-def training_error(t, instance, tau=1.0):
-    """(2.3.29) E_t(t) = Σ_{λ_i>0} (√λ_i (z̄_i − z_i(0)) + ε̃_i)² e^{−2λ_i t/τ} + ||ε U^⊥||²."""
+def training_error(instance, t, tau=1.0) -> np.ndarray:
+    """E_t(t) = Σ_{λ_i>0} (√λ_i (z̄_i − z_i(0)) + ε̃_i)² e^{−2λ_i t/τ} + ||ε U^⊥||², Eq (2.3.29): the training error
+    ||y − wX||² (2.3.4), summed over the P examples, of the flow.
+
+    Parameters
+    ----------
+    instance : StudentInstance
+    t : float or array_like, shape (m,)
+        Flow times t >= 0 (+inf allowed).
+    tau : float
+        Time constant τ > 0.
+
+    Returns
+    -------
+    ndarray, shape (m,)
+
+    Raises
+    ------
+    ValueError
+        For bad times or tau <= 0.
+    TypeError
+        If instance is not a StudentInstance.
+
+    Examples
+    --------
+    >>> inst = draw_student(30, 12, seed=3)
+    >>> round(float(training_error(inst, float("inf"))[0]), 10)
+    0.0
+    """
     instance = _instance(instance)
-    tau = _checks.tau_of(tau)
-    t = np.atleast_1d(_checks.times("t", t))
+    tau = require_positive("tau", tau)
+    t = np.atleast_1d(require_times("t", t)).ravel()
     m = instance.rotated_noise.size
     lam = instance.eigenvalues[:m]
     amplitude = (np.sqrt(lam) * (instance.teacher_modes - instance.initial_modes)[:m] + instance.rotated_noise) ** 2
     with np.errstate(invalid="ignore"):
         decay = np.exp(-2.0 * np.outer(t, lam) / tau)
     decay[:, lam == 0] = 1.0
-    return decay @ amplitude + instance.residual_noise2
+    return decay @ amplitude + instance.residual_noise
 
 
-def training_error_direct(weights, instance):
-    """(2.3.4) E_t = ||y − wX||² for one w or a stack."""
+def training_error_direct(instance, weights) -> Union[float, np.ndarray]:
+    """E_t = ||y − wX||², Eq (2.3.4) (summed over the P examples, no factor 1/2), evaluated directly.
+
+    Parameters
+    ----------
+    instance : StudentInstance
+    weights : array_like, shape (..., N)
+
+    Returns
+    -------
+    float or ndarray, shape (...)
+
+    Raises
+    ------
+    ValueError
+        For non-finite weights or a last axis other than N.
+    TypeError
+        If instance is not a StudentInstance.
+
+    Examples
+    --------
+    >>> inst = draw_student(10, 15, noise_std=0.0, seed=2)
+    >>> training_error_direct(inst, inst.teacher)
+    0.0
+    """
     instance = _instance(instance)
     w = _student_weights_arg(weights, instance)
-    return np.sum((instance.labels - w @ instance.inputs) ** 2, axis=-1)
+    return _per_weights(np.sum((instance.labels - w @ instance.inputs) ** 2, axis=-1), w)
 
 
-def expected_generalization_error(t, eigenvalues, sigma_w2=1.0, sigma_eps2=0.25, sigma0=0.0, tau=1.0):
-    """E[E_g(t) | X] over teacher, noise and init for the spectrum λ_1..λ_N of X Xᵀ (B.3):
-    (1/N) Σ_i [(σ_w̄² + σ_0²) e^{−2λ_i t/τ} + (σ_ε²/λ_i)(1 − e^{−λ_i t/τ})²] + σ_ε²
-    (the bracket is σ_w̄² + σ_0² for λ_i = 0). Shape of t."""
+def expected_generalization_error(t, eigenvalues, *, teacher_std=1.0, noise_std=0.5, init_std=0.0,
+                                  tau=1.0) -> Union[float, np.ndarray]:
+    """E[E_g(t) | X] over teacher, label noise and initialisation for the spectrum λ_1..λ_N of X Xᵀ (spec B.3):
+    (1/N) Σ_i [(σ_w̄² + σ_0²) e^{−2λ_i t/τ} + (σ_ε²/λ_i)(1 − e^{−λ_i t/τ})²] + σ_ε² (the bracket is σ_w̄² + σ_0²
+    for λ_i = 0).
+
+    Parameters
+    ----------
+    t : float or array_like
+        Flow times t >= 0 (+inf allowed).
+    eigenvalues : array_like, shape (N,)
+        The N eigenvalues of X Xᵀ (>= 0; zeros for the frozen modes).
+    teacher_std, noise_std, init_std : float
+        Standard deviations σ_w̄, σ_ε, σ_0, each in [0, 1e150].
+    tau : float
+        Time constant τ > 0.
+
+    Returns
+    -------
+    float or ndarray
+        Of the shape of t.
+
+    Raises
+    ------
+    ValueError
+        For bad times, an empty or negative spectrum, negative standard deviations or tau <= 0.
+
+    Examples
+    --------
+    >>> expected_generalization_error(0.0, [0.5, 1.5])
+    1.25
+    """
     lam = require_array_in_range("eigenvalues", eigenvalues, 0.0, ndim=1)
     if lam.size == 0:
         raise ValueError("eigenvalues must hold at least one eigenvalue, got an empty array")
-    t_arr = _checks.times("t", t)
-    per_mode = expected_mode_error(np.multiply.outer(t_arr, np.ones_like(lam)), lam, sigma_w2, sigma_eps2,
-                                   sigma0, tau)
-    out = np.mean(per_mode, axis=-1) + sigma_eps2
-    return _checks.scalar_result(out, t)
+    t_arr = require_times("t", t)
+    per_mode = expected_mode_error(np.multiply.outer(t_arr, np.ones_like(lam)), lam, teacher_std=teacher_std, noise_std=noise_std,
+                                   init_std=init_std, tau=tau)
+    out = np.mean(per_mode, axis=-1) + bounded_std("noise_std", noise_std) ** 2
+    return scalar_or_array(out, t)
 
 
-def finite_size_asymptotic_generalization_error(n_features, n_examples, sigma_w2=1.0, sigma_eps2=0.25, sigma0=0.0):
-    """Exact E[E_g(∞)] at finite N, P (B.5), from E[tr (X Xᵀ)^{-1}] of an inverse Wishart matrix:
-    P > N + 1: σ_ε²(1 + N/(P − N − 1)); N > P + 1: (N − P)/N (σ_w̄² + σ_0²) + σ_ε² P/(N − P − 1) + σ_ε²."""
+def finite_size_asymptotic_generalization_error(n_features, n_samples, *, teacher_std=1.0, noise_std=0.5,
+                                                init_std=0.0) -> float:
+    """Exact E[E_g(∞)] at finite N, P (spec B.5), from the inverse-Wishart mean E[tr (X Xᵀ)^{-1}]:
+    σ_ε²(1 + N/(P − N − 1)) for P > N + 1; (N − P)/N (σ_w̄² + σ_0²) + σ_ε² P/(N − P − 1) + σ_ε² for N > P + 1.
+
+    Parameters
+    ----------
+    n_features : int
+        N >= 1.
+    n_samples : int
+        P >= 1, with |P − N| >= 2 (the inverse-Wishart mean is infinite otherwise).
+    teacher_std, noise_std, init_std : float
+        Standard deviations σ_w̄, σ_ε, σ_0, each in [0, 1e150].
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        For |P − N| < 2 (the message names n_samples), bad sizes or negative standard deviations.
+
+    Examples
+    --------
+    >>> round(finite_size_asymptotic_generalization_error(100, 201), 12)
+    0.5
+    """
     n = require_integer("n_features", n_features, 1)
-    p = require_integer("n_examples", n_examples, 1)
-    signal = require_positive("sigma_w2", sigma_w2, allow_zero=True) + require_positive("sigma0", sigma0,
-                                                                                       allow_zero=True) ** 2
-    noise = require_positive("sigma_eps2", sigma_eps2, allow_zero=True)
+    p = require_integer("n_samples", n_samples, 1)
+    teacher_std = bounded_std("teacher_std", teacher_std)
+    init_std = bounded_std("init_std", init_std)
+    noise = bounded_std("noise_std", noise_std) ** 2
+    signal = teacher_std ** 2 + init_std ** 2
     if p > n + 1:
         return noise * (1.0 + n / (p - n - 1))
     if n > p + 1:
         return (n - p) / n * signal + noise * p / (n - p - 1) + noise
-    raise ValueError(f"n_examples must differ from n_features by at least 2 (the inverse Wishart mean is "
-                     f"infinite otherwise), got N={n}, P={p}")
+    raise ValueError(f"n_samples must differ from n_features by at least 2 (the inverse Wishart mean is "
+                     f"infinite otherwise), got n_features={n}, n_samples={p}")
 
 
-def finite_size_asymptotic_training_error(n_features, n_examples, sigma_eps2=0.25):
-    """Exact E[E_t(∞)]/P at finite N, P: σ_ε² (P − N)/P for P > N (the noise outside the span of X),
-    0 for P <= N (memorisation)."""
+def finite_size_asymptotic_training_error(n_features, n_samples, *, noise_std=0.5) -> float:
+    """Exact E[E_t(∞)]/P at finite N, P (spec B.4–B.5): σ_ε² (P − N)/P for P > N (the noise outside the span of
+    X's rows), 0 for P <= N (memorisation).
+
+    Parameters
+    ----------
+    n_features : int
+        N >= 1.
+    n_samples : int
+        P >= 1.
+    noise_std : float
+        σ_ε, in [0, 1e150].
+
+    Returns
+    -------
+    float
+        The training error per sample.
+
+    Raises
+    ------
+    ValueError
+        For bad sizes or a negative noise_std.
+
+    Examples
+    --------
+    >>> finite_size_asymptotic_training_error(100, 200)
+    0.125
+    """
     n = require_integer("n_features", n_features, 1)
-    p = require_integer("n_examples", n_examples, 1)
-    noise = require_positive("sigma_eps2", sigma_eps2, allow_zero=True)
+    p = require_integer("n_samples", n_samples, 1)
+    noise = bounded_std("noise_std", noise_std) ** 2
     return noise * max(0, p - n) / p

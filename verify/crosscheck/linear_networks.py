@@ -1,202 +1,218 @@
 """Torch cross-checks of the linear-network theory (spec/linear_networks.md Part D).
 
-D1: a real 16 → 32 → 12 linear network (two ``nn.Linear`` layers, no bias) trained by full-batch SGD
-on whitened data, compared mode by mode with the sigmoid (2.2.22) from a decoupled init, and with the
-predicted half-times from a small random init. D2: Advani–Saxe linear students trained by full-batch GD
-in torch, compared with the per-instance closed form (exactly) and the high-dimensional curves.
-CPU sizes are small (CI); ``--device cuda`` runs the spec's sizes. Time convention: loss 0.5*sum,
-t = k·η (``gd_flow_time``).
+D1: a real 16 → 32 → 12 linear network (two ``nn.Linear`` layers, no bias) trained by full-batch gradient
+descent on whitened data, compared mode by mode with the sigmoid (2.2.22) from a decoupled init, and with the
+predicted half-times from a small random init. D2: Advani–Saxe linear students trained by full-batch GD in
+torch, compared with the per-instance closed form (exactly) and with the high-dimensional curves
+(statistically). The simulations are :mod:`dynamics.linear_networks.torch_training`; every random draw (tasks,
+inits, instances) goes through ``ctx.seed(base)``. CPU sizes are the spec's D1/D2 sizes; ``--device cuda``
+runs larger ones. Time convention: loss 0.5*sum, t = k·η (``gd_flow_time``).
 """
+import math
+
 import numpy as np
+from scipy import stats
 
 from dynamics import linear_networks as ln
-from . import crosscheck, single_thread_on_cpu
+from dynamics import numerics as nx
+from . import crosscheck
+from ..linear_networks import DELAY_ENVELOPE
 from ..registry import Check
 
 SEED = "001_61c8f54ededf01e4.txt"
 SINGULAR_VALUES = np.array([4.0, 3.0, 2.0, 1.5, 1.0, 0.7, 0.5, 0.3])
+FAMILY_LEVEL = 1e-4
 
 
-def saxe_task(seed=0):
-    """(X, Y, U, S, V) of D1: X = first 16 rows of a 64×64 Haar orthogonal matrix (X Xᵀ = I), Y = U S Vᵀ X."""
-    U, S, V = ln.mode_task(SINGULAR_VALUES, 16, 12, seed=seed)
-    X = ln.whitened_inputs(16, 64, seed=seed + 1)
-    return X, U @ S @ V.T @ X, U, S, V
+def _trainers():
+    from dynamics.linear_networks import torch_training
+
+    return torch_training
 
 
-def train_two_layer(ctx, X, Y, W21, W32, learning_rate, n_steps, record_every=10):
-    """Train ``nn.Linear(N1, N2) → nn.Linear(N2, N3)`` (no bias) from (W21, W32) by full-batch gradient
-    descent on 0.5 * sum((Y − W32 W21 X)²). Returns (W21_k, W32_k) as numpy stacks for k = 0, r, 2r, ..."""
-    torch = ctx.torch
-    first = torch.nn.Linear(W21.shape[1], W21.shape[0], bias=False).to(ctx.device, ctx.dtype)
-    second = torch.nn.Linear(W32.shape[1], W32.shape[0], bias=False).to(ctx.device, ctx.dtype)
-    with torch.no_grad():
-        first.weight.copy_(ctx.tensor(W21))
-        second.weight.copy_(ctx.tensor(W32))
-    params = [first.weight, second.weight]
-    optimizer = torch.optim.SGD(params, lr=learning_rate, momentum=0.0, weight_decay=0.0)
-    inputs, targets = ctx.tensor(X.T), ctx.tensor(Y.T)  # torch is batch-first
-    history21, history32 = [ctx.numpy(first.weight).copy()], [ctx.numpy(second.weight).copy()]
-    with single_thread_on_cpu(ctx):
-        for k in range(1, n_steps + 1):
-            optimizer.zero_grad(set_to_none=True)
-            loss = 0.5 * ((targets - second(first(inputs))) ** 2).sum()
-            loss.backward()
-            optimizer.step()
-            if k % record_every == 0:
-                history21.append(ctx.numpy(first.weight).copy())
-                history32.append(ctx.numpy(second.weight).copy())
-    return np.array(history21), np.array(history32)
+def saxe_task(rng):
+    """(X, Y, task) of D1: random U (12×12), V (16×16) and X = first 16 rows of a 64×64 Haar orthogonal matrix
+    (X Xᵀ = I), Y = U S Vᵀ X."""
+    task = ln.mode_task(SINGULAR_VALUES, 16, 12, seed=rng)
+    X = ln.whitened_inputs(16, 64, seed=rng)
+    return X, task.correlation @ X, task
 
 
-@crosscheck("linear_networks.torch_decoupled_modes", f"{SEED} Eqs 2.2.3–2.2.4, 2.2.22 (spec D1b)",
-            "A torch 16→32→12 linear net trained by full-batch SGD from a decoupled balanced init (a0 = 1e-3) follows "
-            "the sigmoid (2.2.22) mode by mode: max |u_torch − u(kη)|/s_max <= 5η s_max, off-diagonal couplings stay "
-            "< 1e-8 and W21W21ᵀ − W32ᵀW32 drifts O(η).")
+@crosscheck("linear_networks.torch_decoupled_modes", "001_61c8f54ededf01e4.txt Eqs 2.2.3–2.2.4, 2.2.22",
+            "A torch 16→32→12 linear net trained by full-batch GD on a random whitened task from a decoupled balanced "
+            "init (a0 = 1e-3) follows the sigmoid (2.2.22) mode by mode: max |u_torch − u(kη)|/s_max <= 5η s_max "
+            "(the spec D1 first-order envelope), off-diagonal couplings stay < 1e-8 (round-off) and "
+            "W21W21ᵀ − W32ᵀW32 drifts by at most the same first-order envelope (times s_max).")
 def torch_decoupled_modes(ctx):
-    ctx.seed(0)
-    X, Y, U, S, V = saxe_task(seed=71)
+    rng = ctx.seed(71)
+    X, Y, task = saxe_task(rng)
     eta = ctx.size(cpu=1e-3, cuda=5e-4)  # CPU: the spec's D1 (25,000 steps); CUDA: finer steps
     steps = int(round(25.0 / eta))
-    W21, W32 = ln.decoupled_init(U, V, n_hidden=32, a0=1e-3, seed=72)
-    A, B = train_two_layer(ctx, X, Y, W21, W32, eta, steps, record_every=10)
-    t = ln.gd_flow_time(np.arange(0, steps + 1, 10), eta)
-    M = ln.mode_map(A, B, U, V)[:, :, :12]
+    init = ln.decoupled_init(task.U, task.V, n_hidden=32, a0=1e-3, seed=rng)
+    run = _trainers().train_two_layer(*init, X, Y, steps, eta, record_every=10, device=ctx.device)
+    M = ln.mode_map(run.W21, run.W32, task.U, task.V)[:, :, :12]
     u = np.diagonal(M, axis1=1, axis2=2)[:, :SINGULAR_VALUES.size]
-    theory = ln.mode_strength(t[:, None], SINGULAR_VALUES, 1e-6)
+    theory = ln.mode_strength(ln.gd_flow_time(run.steps, eta)[:, None], SINGULAR_VALUES, 1e-6)
     error = np.abs(u - theory).max() / SINGULAR_VALUES.max()
     off = np.abs(M * (1 - np.eye(12))).max()
-    gram = ln.conserved_gram(A, B)
+    gram = ln.conserved_gram(run.W21, run.W32)
     drift = np.abs(gram[-1] - gram[0]).max() / SINGULAR_VALUES.max()
     bound = 5 * eta * SINGULAR_VALUES.max()
-    return Check(error, bound, passed=bool(error <= bound and off < 1e-8 and drift < bound),
-                 detail=f"η = {eta}, {steps} steps: mode error {error:.2e}, off-diagonal {off:.1e}, "
-                        f"gram drift/s_max {drift:.1e}")
+    return Check.all_of([Check.at_most(error, bound, "mode error / s_max"),
+                         Check.below(off, 1e-8, "off-diagonal couplings"),
+                         Check.at_most(drift, bound, "gram drift / s_max")],
+                        f"η = {eta}, {steps} steps: mode error {error:.2e} (limit {bound:.2e}), off-diagonal "
+                        f"{off:.1e}, gram drift/s_max {drift:.1e}")
 
 
-@crosscheck("linear_networks.torch_random_init_half_times", f"{SEED} Sec 2.2.3 (spec A12, D1a)",
-            "Torch 16→32→12 linear nets from small random inits (σ = 1e-3) learn the top 6 modes at the half-times "
-            "predicted from u_eff = |a+b|²/4, lagging them by 0 to 5% (plus the O(ηs) GD lag of the step size).")
+@crosscheck("linear_networks.torch_random_init_half_times", "001_61c8f54ededf01e4.txt Sec 2.2.3",
+            "Torch 16→32→12 linear nets from small random inits (σ = 1e-3) on a random whitened task learn the top 6 "
+            "modes at the half-times predicted from u_eff = |a+b|²/4, lagging them by −0.5% to 10% (the envelope of "
+            "claim small_random_init_delay: the spec's 5% is exceeded by 1.7% of random inits) once the O(ηs) lag "
+            "of a GD step (1 + 2ηs instead of e^{2ηs}) is taken off.")
 def torch_random_init_half_times(ctx):
-    ctx.seed(1)
-    X, Y, U, S, V = saxe_task(seed=73)
+    rng = ctx.seed(73)
+    X, Y, task = saxe_task(rng)
     eta = ctx.size(cpu=1e-3, cuda=5e-4)  # CPU: the spec's D1a (η = 1e-3, 5 seeds)
     seeds = ctx.size(cpu=5, cuda=20)
     delays = []
-    for seed in range(seeds):
-        W21, W32 = ln.random_init(16, 32, 12, 1e-3, seed=74 + seed)
-        predicted = ln.half_learning_time(SINGULAR_VALUES, ln.effective_initial_strength(W21, W32, U, V)[:8])
+    for _ in range(seeds):
+        init = ln.random_init(16, 32, 12, init_std=1e-3, seed=rng)
+        predicted = ln.half_learning_time(SINGULAR_VALUES, ln.effective_initial_strength(*init, task.U, task.V)[:8])
         steps = int(round(1.3 * predicted[:6].max() / eta))
-        A, B = train_two_layer(ctx, X, Y, W21, W32, eta, steps, record_every=5)
-        t = ln.gd_flow_time(np.arange(0, steps + 1, 5), eta)
-        u = ln.mode_strengths(A, B, U, V)[:, :6]
-        simulated = ln.first_crossing_time(t, u, SINGULAR_VALUES[:6] / 2)
+        run = _trainers().train_two_layer(*init, X, Y, steps, eta, record_every=5, device=ctx.device)
+        u = ln.mode_strengths(run.W21, run.W32, task.U, task.V)[:, :6]
+        simulated = ln.first_crossing_time(ln.gd_flow_time(run.steps, eta), u, SINGULAR_VALUES[:6] / 2)
         delays.append((simulated - predicted[:6]) / predicted[:6])
     delays = np.array(delays)
-    # A GD step multiplies a small mode by 1 + 2ηs instead of e^{2ηs}: a lag of about ηs relative.
     gd_lag = eta * SINGULAR_VALUES[:6]
     low, high = (delays - gd_lag).min(), (delays - gd_lag).max()
-    return Check(high, 0.05, passed=bool(low >= -0.005 and high <= 0.05),
-                 detail=f"η = {eta}, {seeds} seed(s): delays {np.round(delays.mean(axis=0), 4)}; minus ηs: "
+    return Check.all_of([Check.at_most(high, DELAY_ENVELOPE[1], "largest delay − ηs"),
+                         Check.at_least(low, DELAY_ENVELOPE[0], "smallest delay − ηs")],
+                        f"η = {eta}, {seeds} seed(s): delays {np.round(delays.mean(axis=0), 4)}; minus ηs: "
                         f"[{low:.4f}, {high:.4f}]")
 
 
-def train_students(ctx, instances, learning_rate, record_steps):
-    """Full-batch GD in torch of a batch of linear students (one per instance, batched) on
-    0.5 * sum((y − wX)²); returns the weights at ``record_steps`` (shape (len(steps), batch, N))."""
-    torch = ctx.torch
-    X = ctx.tensor(np.stack([inst.inputs for inst in instances]))
-    y = ctx.tensor(np.stack([inst.labels for inst in instances]))[:, None, :]
-    w = torch.nn.Parameter(ctx.tensor(np.stack([inst.initial_weights for inst in instances]))[:, None, :])
-    optimizer = torch.optim.SGD([w], lr=learning_rate)
-    record = set(int(k) for k in record_steps)
-    out = {0: ctx.numpy(w)[:, 0].copy()}
-    with single_thread_on_cpu(ctx):
-        for k in range(1, int(max(record_steps)) + 1):
-            optimizer.zero_grad(set_to_none=True)
-            loss = 0.5 * ((y - torch.einsum("sin,snp->sip", w, X)) ** 2).sum()  # batched w X
-            loss.backward()
-            optimizer.step()
-            if k in record:
-                out[k] = ctx.numpy(w)[:, 0].copy()
-    return np.array([out[int(k)] for k in record_steps])
+def _infinite_size_gd_gap(alpha, steps, eta, signal, noise):
+    """E_g of full-batch GD at step k minus E_g of the flow at t = kη, both in the infinite-size limit: the
+    finite-step bias of comparing GD students with ``generalization_curve`` (per mode, (1 − ηλ)^k replaces
+    e^{−ληk} in A d² + (σ_ε²/λ)(1 − d)²; Marchenko–Pastur quadrature of the numerics core)."""
+    lam, weights = nx.mp_quadrature(alpha)
+    k = np.asarray(steps, dtype=float)[:, None]
+
+    def per_mode(log_decay):
+        return signal * np.exp(2 * log_decay) + noise * np.expm1(log_decay) ** 2 / lam
+
+    return (per_mode(k * np.log1p(-eta * lam)) - per_mode(-eta * k * lam)) @ weights
 
 
-@crosscheck("linear_networks.torch_student_curves", f"{SEED} Eqs 2.3.13–2.3.14, 2.3.29–2.3.30 (spec D2)",
-            "Torch GD students (σ_ε² = 0.25; CPU: the spec's N = 200, 20 seeds (60 at α = 1), η = 0.05, t <= 1000; "
-            "CUDA: N = 400, 40 seeds (120 at α = 1)) at α = 0.5, 1, 2 (σ_0 = 0) and α = 0.5 with σ_0 = 0.5 equal the "
-            "per-instance discrete closed form (to the round-off of k steps of length-N products, 10 k N eps); their "
-            "seed-averaged E_g follows the high-dimensional curve and its early-stopping minimum (5% at α ≠ 1) and "
-            "ends near the exact finite-size "
-            "E_g(∞), E_t(∞)/P; at α = 1 E_g grows like σ_ε²√t with the slope of the theory on the same window "
-            "(which tends to C); α = 0.5 memorises (E_t → 0) and leaves the frozen subspace untouched.")
+# Finite-N bias of seed-averaged E_g (and E_t/P) against the infinite-size curve: measured with conditional
+# expectations over 400 random spectra at N = 400 (α = 0.5, 2): <= 0.62/N of E_g; held to 1.5/N. The √t slope at
+# α = 1 (window [T/4, T]): the conditional-expectation slope over 1500 spectra (N = 200) and 400 (N = 400) is
+# 0.3% ± 0.3% above the theory's; held to 2%.
+_FINITE_N_BIAS = 1.5
+_SLOPE_BIAS = 0.02
+
+
+@crosscheck("linear_networks.torch_student_curves", "001_61c8f54ededf01e4.txt Eqs 2.3.13–2.3.14, 2.3.29–2.3.30",
+            "Torch full-batch GD students (noise_std 0.5; CPU: the spec's N = 200, η = 0.05, t <= 1000, 30 random "
+            "instances per set-up and 90 at α = 1; CUDA: N = 400, 60 and 180) at α = 0.5, 1, 2 (init_std 0) and "
+            "α = 0.5 with init_std 0.5: (i) equal the per-instance discrete closed form to 1e-10 relative (spec D2(i); "
+            "observed ~1e-14); (ii) their seed-averaged E_g at t = 0.5 … 1000 and at t_opt (the early-stopping "
+            "minimum), and the √t slope of E_g at α = 1 on [T/4, T], follow the high-dimensional theory, and E_g(T), "
+            "E_t(T)/P the exact finite-size t → ∞ expectations, each within q·SE + b: q the Student-t Bonferroni "
+            "quantile at family-wise level 1e-4 over all these comparisons, SE the standard error over the "
+            "instances, b the separately bounded biases (finite N: 1.5/N of E_g, 2% of the slope; finite η: the "
+            "exact infinite-size GD-minus-flow difference); (iii) α = 0.5 memorises (E_t(T)/E_t(0) <= 1e-6) and "
+            "leaves the frozen subspace untouched (1e-10, round-off).")
 def torch_student_curves(ctx):
-    ctx.seed(2)
-    n, seeds, t_end, eta = ctx.size(cpu=(200, 20, 1000.0, 0.05), cuda=(400, 40, 1000.0, 0.05))
-    steps = np.unique(np.concatenate([[0], np.geomspace(1, t_end / eta, 40).astype(int)]))
-    t = ln.gd_flow_time(steps, eta)
-    tol = 0.05
-    # GD and the closed form differ by round-off: each of the k steps rounds length-N dot products.
-    roundoff = max(1e-12, 10 * steps[-1] * n * np.finfo(float).eps)
-    noise = 0.25
-    checks, notes = [], []
-    for alpha, sigma0 in ((0.5, 0.0), (1.0, 0.0), (2.0, 0.0), (0.5, 0.5)):
-        # α = 1 is heavy-tailed (ε̃²/λ over the smallest eigenvalues): more seeds where they are cheap.
+    rng = ctx.seed(2)
+    n, seeds, t_end, eta = ctx.size(cpu=(200, 30, 1000.0, 0.05), cuda=(400, 60, 1000.0, 0.05))
+    noise_std = 0.5
+    noise = noise_std ** 2
+    grid = np.unique(np.concatenate([[0], np.geomspace(1, t_end / eta, 40).astype(int)]))
+    compare_t = np.array([0.5, 2.0, 5.0, 20.0, 100.0, t_end])
+    configs = ((0.5, 0.0), (1.0, 0.0), (2.0, 0.0), (0.5, 0.5))
+    # Statistical comparisons: per α ≠ 1 set-up the curve times, t_opt and E_g(T) (and E_t(T)/P at α = 2); one
+    # slope at α = 1.
+    m = 3 * (compare_t.size + 2) + 1 + 1
+    closed, stat, exact, notes = [], [], [], []
+    for alpha, init_std in configs:
+        # α = 1 is heavy-tailed (ε̃²/λ over the smallest eigenvalues): more instances where they are cheap.
         count = 3 * seeds if alpha == 1.0 else seeds
+        q = float(stats.t.isf(0.5 * FAMILY_LEVEL / m, count - 1))
         p = int(round(alpha * n))
-        instances = [ln.draw_student(n, p, sigma_eps2=noise, sigma0=sigma0,
-                                     seed=1000 * int(alpha * 10) + 100_000 * int(sigma0 > 0) + s)
-                     for s in range(count)]
-        label = f"α={alpha}" + (f", σ_0={sigma0}" if sigma0 else "")
-        w_torch = train_students(ctx, instances, eta, steps)
-        exact = np.stack([ln.student_weights_gd(steps, inst, eta) for inst in instances], axis=1)
-        checks.append(Check(np.abs(w_torch - exact).max() / np.abs(exact).max(), roundoff,
-                            detail=f"{label} closed form (relative to max |w|)"))
-        per_seed = np.array([ln.generalization_error(w_torch[:, i], inst) for i, inst in enumerate(instances)])
-        eg = per_seed.mean(axis=0)
-        theory, _ = ln.generalization_curve(t, alpha, 1.0, noise, sigma0)
-        gap = np.abs(eg / theory - 1).max()
+        signal = 1.0 + init_std ** 2
+        label = f"α={alpha}" + (f", init_std={init_std}" if init_std else "")
+        t_opt = ln.optimal_stopping_time(alpha, teacher_std=1.0, noise_std=noise_std, init_std=init_std) if alpha != 1.0 else None
+        extra = [int(round(t / eta)) for t in compare_t] + ([int(round(t_opt / eta))] if t_opt else [])
+        steps = np.unique(np.concatenate([grid, extra]))
+        instances = [ln.draw_student(n, p, noise_std=noise_std, init_std=init_std, seed=rng) for _ in range(count)]
+        run = _trainers().train_students(instances, steps, eta, device=ctx.device)
+        w = run.weights  # (steps, instances, N)
+        reference = np.stack([ln.student_weights_gd(inst, steps, eta) for inst in instances], axis=1)
+        closed.append(Check.at_most(np.abs(w - reference).max() / np.abs(reference).max(), 1e-10,
+                                    f"{label}: torch vs per-instance closed form (relative to max |w|)"))
+        per_instance = np.array([ln.generalization_error(inst, w[:, i]) for i, inst in enumerate(instances)])
+        eg = per_instance.mean(axis=0)
+        se = per_instance.std(axis=0, ddof=1) / math.sqrt(count)
+        t = ln.gd_flow_time(steps, eta)
+        theory = ln.generalization_curve(t, alpha, teacher_std=1.0, noise_std=noise_std, init_std=init_std).generalization_error
+        gap = _infinite_size_gd_gap(alpha, steps, eta, signal, noise)
+
+        def compare(index, target, bias, what):
+            allowed = q * se[index] + bias
+            stat.append(Check.at_most(abs(eg[index] - target) / allowed, 1.0,
+                                      f"{label} {what}: |mean − theory| {abs(eg[index] - target):.2e} against "
+                                      f"q·SE + b = {q:.2f}·{se[index]:.1e} + {bias:.1e}"))
+
         if alpha != 1.0:
-            checks.append(Check(gap, tol, detail=f"{label} E_g vs theory"))
-            best = ln.generalization_curve(ln.optimal_stopping_time(alpha, 1.0, noise, sigma0), alpha, 1.0, noise,
-                                           sigma0)[0]
-            checks.append(Check(abs(eg.min() / best - 1), tol, detail=f"{label} early-stopping minimum"))
-            # By t_end every mode has relaxed (e^{−λ− t_end} < 2e-4 at both α), so the averages sit at the
-            # exact finite-size t → ∞ expectations of B.5.
-            eg_inf = ln.finite_size_asymptotic_generalization_error(n, p, 1.0, noise, sigma0)
-            et_final = np.mean([ln.training_error_direct(w_torch[-1, i], inst) for i, inst in enumerate(instances)]) / p
-            et_inf = ln.finite_size_asymptotic_training_error(n, p, noise)
-            checks.append(Check(abs(eg[-1] / eg_inf - 1), tol, detail=f"{label} E_g(T) vs finite-size E_g(∞)"))
-            checks.append(Check(abs(et_final - et_inf) / (1.0 + sigma0 ** 2 + noise), 0.01,
-                                detail=f"{label} E_t(T)/P vs finite-size E_t(∞)/P (on the scale of E_t(0)/P)"))
-            notes.append(f"{label}: E_g gap {gap:.3f}, min {eg.min():.4f} vs E_g(t_opt) {best:.4f}, "
-                         f"E_g(T) {eg[-1]:.4f} vs {eg_inf:.4f}")
+            best = ln.generalization_curve(t_opt, alpha, teacher_std=1.0, noise_std=noise_std, init_std=init_std).generalization_error
+            targets = [(f"E_g at t = {t_c:g}", t_c, None) for t_c in compare_t]
+            targets.append((f"E_g at t_opt = {t_opt:.3g} (the early-stopping minimum)", t_opt, best))
+            for what, t_c, target in targets:
+                i = int(np.flatnonzero(steps == int(round(t_c / eta)))[0])
+                compare(i, theory[i] if target is None else target, _FINITE_N_BIAS / n * theory[i] + abs(gap[i]),
+                        what)
+            # By T every mode has relaxed (e^{−λ_min T} < 1e-20 at α = 0.5, 2 for N >= 200), so the averages sit at
+            # the exact finite-size t → ∞ expectations of B.5: no bias term.
+            eg_inf = ln.finite_size_asymptotic_generalization_error(n, p, teacher_std=1.0, noise_std=noise_std, init_std=init_std)
+            compare(len(steps) - 1, eg_inf, 0.0, "E_g(T) vs finite-size E_g(∞)")
+            et_final = np.array([ln.training_error_direct(inst, w[-1, i]) for i, inst in enumerate(instances)]) / p
+            if alpha > 1.0:
+                et_inf = ln.finite_size_asymptotic_training_error(n, p, noise_std=noise_std)
+                et_se = et_final.std(ddof=1) / math.sqrt(count)
+                stat.append(Check.at_most(abs(et_final.mean() - et_inf) / (q * et_se), 1.0,
+                                          f"{label} E_t(T)/P vs finite-size E_t(∞)/P: {et_final.mean():.4f} vs "
+                                          f"{et_inf:.4f} (q·SE = {q * et_se:.1e})"))
+            notes.append(f"{label}: E_g(t_opt) {eg[steps == int(round(t_opt / eta))][0]:.4f} vs {best:.4f}, "
+                         f"E_g(T) {eg[-1]:.4f} vs finite-size {eg_inf:.4f}")
         else:
-            # The fit window [t_end/4, t_end] sees the O(t^{-1/2}) correction to C σ_ε² √t (the theory's own
-            # slope there is 4.7% below C at t_end = 100, 0.5% at 1000), so the simulated slope is compared
-            # with the theory's slope on the same window; the theory's slope → C is claim sqrt_growth_alpha_one.
+            # The fit window [T/4, T] sees the O(t^{-1/2}) correction to C σ_ε² √t (the theory's own slope there is
+            # 0.5% below C at T = 1000), so the simulated slope is compared with the theory's slope on the same
+            # window; the theory's slope → C is claim sqrt_growth_alpha_one.
             late = t >= t_end / 4
-            growth = np.polyfit(np.sqrt(t[late]), eg[late], 1)[0] / noise
-            expected = np.polyfit(np.sqrt(t[late]), theory[late], 1)[0] / noise
-            slopes = np.polyfit(np.sqrt(t[late]), per_seed[:, late].T, 1)[0] / noise
-            spread = slopes.std(ddof=1) / np.sqrt(count) / expected
-            # Held to 3 seed-standard-errors of the slope (about 13% with 60 seeds at N = 200).
-            checks.append(Check(abs(growth / expected - 1), max(2 * tol, 3 * spread),
-                                detail="α=1 √t slope vs theory's (3 SE)"))
-            notes.append(f"α=1: slope of E_g against σ_ε²√t {growth:.3f} (±{spread * expected:.3f} over seeds) vs "
-                         f"theory {expected:.3f} on the same window, C = {ln.SQRT_GROWTH_CONSTANT:.3f}")
-        if alpha == 0.5 and sigma0 == 0.0:
-            final = w_torch[-1]
-            et = [ln.training_error_direct(final[i], inst) / ln.training_error_direct(inst.initial_weights, inst)
-                  for i, inst in enumerate(instances)]
-            checks.append(Check(max(et), 1e-6, detail="α=0.5 memorisation E_t(T)/E_t(0)"))
-            notes.append(f"memorised to {max(et):.1e}")
-        if alpha == 0.5 and sigma0 > 0:
-            frozen = max(np.abs((w_torch[:, i] - inst.initial_weights) @ inst.input_modes[:, p:]).max()
+            root = np.sqrt(t[late])
+            slopes = np.polyfit(root, per_instance[:, late].T, 1)[0] / noise
+            expected = np.polyfit(root, theory[late], 1)[0] / noise
+            eta_bias = abs(np.polyfit(root, gap[late], 1)[0]) / noise
+            allowed = q * slopes.std(ddof=1) / math.sqrt(count) + _SLOPE_BIAS * expected + eta_bias
+            stat.append(Check.at_most(abs(slopes.mean() - expected) / allowed, 1.0,
+                                      f"α=1 √t slope {slopes.mean():.3f} vs theory's {expected:.3f} on the same "
+                                      f"window (allowed {allowed:.3f})"))
+            notes.append(f"α=1: slope of E_g against σ_ε²√t {slopes.mean():.3f} ± {slopes.std(ddof=1) / math.sqrt(count):.3f}"
+                         f" vs theory {expected:.3f}, C = {ln.SQRT_GROWTH_CONSTANT:.3f}")
+        if alpha == 0.5 and init_std == 0.0:
+            ratios = [ln.training_error_direct(inst, w[-1, i]) / ln.training_error_direct(inst, inst.initial_weights)
+                      for i, inst in enumerate(instances)]
+            exact.append(Check.at_most(max(ratios), 1e-6, "α=0.5 memorisation E_t(T)/E_t(0)"))
+        if alpha == 0.5 and init_std > 0:
+            frozen = max(np.abs((w[:, i] - inst.initial_weights) @ inst.input_modes[:, p:]).max()
                          for i, inst in enumerate(instances))
-            moved = max(np.abs(w_torch[-1, i] - inst.initial_weights).max() for i, inst in enumerate(instances))
-            checks.append(Check(frozen, 1e-10, detail="α=0.5 frozen subspace (σ_0 = 0.5)"))
-            notes.append(f"frozen drift {frozen:.1e} while weights moved {moved:.2f}")
-    worst = Check.all_of(checks)
-    return Check(worst.measured, worst.tolerance, worst.passed,
-                 detail=f"N={n}, {seeds} seeds, t<= {t_end:g}; " + "; ".join(notes) + f"; worst: {worst.detail}")
+            exact.append(Check.at_most(frozen, 1e-10, "α=0.5 frozen subspace (init_std 0.5)"))
+    if len(stat) != m:
+        raise RuntimeError(f"the Bonferroni count m = {m} does not match the {len(stat)} comparisons made")
+    worst = Check.all_of(closed + stat + exact)
+    return Check.all_of(closed + stat + exact,
+                        f"N={n}, {seeds} instances (x3 at α=1), m = {len(stat)} statistical comparisons; "
+                        + "; ".join(notes) + f"; worst: {worst.detail}")
