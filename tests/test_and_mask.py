@@ -81,7 +81,7 @@ def test_bad_input_names_the_parameter(name, call):
 
 @pytest.mark.parametrize("call", [
     lambda: am.masked_gradient(G, 0.5, rescale=1), lambda: am.masked_gradient(G, 0.5, geom_mean="yes"),
-    lambda: am.keep_probability(2.5, 0.5), lambda: am.and_mask("grads", 0.5), lambda: am.simulate_mask(4, 10, seed="x"),
+    lambda: am.keep_probability("4", 0.5), lambda: am.and_mask("grads", 0.5), lambda: am.simulate_mask(4, 10, seed="x"),
     lambda: am.and_masked_gd(None, [0.0], 0.5, 0.1, 1), lambda: am.train_logistic_shortcut(None, 0.5),
     lambda: am.masked_gradient(G, 1.0, rescale=True, groups=np.array([0.0, 1.0, 0.0, 1.0])),
 ])
@@ -256,3 +256,8 @@ def test_notebook_patchwork_and_logistic_trainer():
     assert plain.shortcut_accuracy > 0.9 and masked.test_accuracy > plain.test_accuracy
     if not masked.initial_mask[1:].any():
         assert np.all(masked.weights[1:] == 0.0)
+
+
+def test_a_non_integral_number_of_environments_is_a_value_error():
+    with pytest.raises(ValueError, match="n_envs must be an integer"):
+        am.keep_probability(2.5, 0.5)

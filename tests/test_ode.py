@@ -109,7 +109,7 @@ def test_rhs_must_be_numba_with_matching_output():
         nx.solve_ode(lambda t, y, p: -y, (0.0, 1.0), [1.0])
     with pytest.raises(ValueError, match="shape"):
         nx.solve_ode(wrong_length, (0.0, 1.0), [1.0])
-    with pytest.raises(TypeError, match="max_steps"):
+    with pytest.raises(ValueError, match="max_steps must be an integer"):
         nx.solve_ode(decay, (0.0, 1.0), [1.0], params=np.array([1.0]), max_steps=2.5)
 
 

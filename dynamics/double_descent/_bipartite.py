@@ -312,7 +312,7 @@ def bipartite_theory(steps, n_samples, n_features, n_fast, kappa, noise_std=0.0,
     >>> bipartite_theory(1.0, 300.5, 100, 70, 30.0)
     Traceback (most recent call last):
     ...
-    TypeError: n_samples must be an integer, got 300.5
+    ValueError: n_samples must be an integer >= 1, got 300.5
     """
     steps = require_times("steps", steps)
     n, d, p, kappa = check_bipartite(n_samples, n_features, n_fast, kappa)

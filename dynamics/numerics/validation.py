@@ -247,7 +247,7 @@ def require_array_in_range(name, value, low=-np.inf, high=np.inf, low_open=False
 
 
 def require_integer(name, value, low=None, high=None) -> int:
-    """A Python int in [low, high]; booleans and non-integral floats are refused.
+    """A Python int in [low, high]: a non-integral number is a ValueError, a boolean or non-number a TypeError.
 
     Parameters
     ----------
@@ -269,23 +269,29 @@ def require_integer(name, value, low=None, high=None) -> int:
     >>> require_integer("n_samples", 300.5, 1)
     Traceback (most recent call last):
     ...
-    TypeError: n_samples must be an integer, got 300.5
+    ValueError: n_samples must be an integer >= 1, got 300.5
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
         if isinstance(value, (float, np.floating)) and math.isfinite(value) and float(value).is_integer():
             value = int(value)
+        elif isinstance(value, (float, np.floating)):  # a number, but not a whole one: a bad value
+            raise ValueError(f"{name} must be an integer{_integer_range(low, high)}, got {format_value(value)}")
         else:
             raise TypeError(f"{name} must be an integer, got {format_value(value)}")
     value = int(value)
     if (low is not None and value < low) or (high is not None and value > high):
-        if high is None:
-            allowed = f">= {low}"
-        elif low is None:
-            allowed = f"<= {high}"
-        else:
-            allowed = f"in [{low}, {high}]"
-        raise ValueError(f"{name} must be an integer {allowed}, got {value}")
+        raise ValueError(f"{name} must be an integer{_integer_range(low, high)}, got {value}")
     return value
+
+
+def _integer_range(low, high):
+    if low is None and high is None:
+        return ""
+    if high is None:
+        return f" >= {low}"
+    if low is None:
+        return f" <= {high}"
+    return f" in [{low}, {high}]"
 
 
 def require_bool(name, value) -> bool:
