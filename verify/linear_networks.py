@@ -796,7 +796,7 @@ def curve_quadrature_accuracy():
                        for a, b in zip([0.0] + points, points + [math.pi]))
 
     signal, noise = 1.3, 0.25  # teacher_std 1, init_std √0.3, noise_std 0.5
-    stds = (1.0, 0.5, math.sqrt(0.3))
+    stds = dict(teacher_std=1.0, noise_std=0.5, init_std=math.sqrt(0.3))
     checks = []
     for alpha in (0.5, 1.0, 2.0):
         atom = max(0.0, 1 - alpha)
@@ -805,18 +805,18 @@ def curve_quadrature_accuracy():
                 + atom * signal + noise
             et = bulk(alpha, lambda lam: (lam * signal + noise) * math.exp(-2 * lam * t)) / alpha \
                 + noise * max(0.0, 1 - 1 / alpha)
-            got = ln.generalization_curve(t, alpha, *stds)
+            got = ln.generalization_curve(t, alpha, **stds)
             checks.append(Check.at_most(abs(got.generalization_error / eg - 1), 1e-6, f"E_g α={alpha} t={t:g}"))
             checks.append(Check.at_most(abs(got.training_error - et) / max(et, 1e-300), 1e-6,
                                         f"E_t/P α={alpha} t={t:g}"))
         slope = lambda t: bulk(alpha, lambda lam: 2 * math.exp(-lam * t) * (noise * -math.expm1(-lam * t)  # noqa: E731
                                                                             - lam * signal * math.exp(-lam * t)))
         reference = optimize.brentq(slope, 1e-3, 1e3, xtol=1e-12, rtol=1e-13)
-        t_opt = ln.optimal_stopping_time(alpha, *stds)
+        t_opt = ln.optimal_stopping_time(alpha, **stds)
         eg_ref = bulk(alpha, lambda lam: signal * math.exp(-2 * lam * reference)
                       + noise / lam * math.expm1(-lam * reference) ** 2) + atom * signal + noise
         checks.append(Check.at_most(abs(t_opt / reference - 1), 1e-4, f"t_opt α={alpha}"))
-        checks.append(Check.at_most(abs(ln.generalization_curve(t_opt, alpha, *stds).generalization_error / eg_ref - 1),
+        checks.append(Check.at_most(abs(ln.generalization_curve(t_opt, alpha, **stds).generalization_error / eg_ref - 1),
                                     1e-7, f"E_g(t_opt) α={alpha}"))
     return Check.all_of(checks)
 
