@@ -4,15 +4,21 @@ BLAS threads are pinned to one before numpy loads: the suite's matrices are smal
 machine a multi-threaded BLAS competing with numba's thread pool and torch was measured 100x slower
 (eigh of 200x200: 0.6 s against 0.005 s). An explicit setting in the environment wins.
 
+Results cached on disk go to ``.cache/dynamics`` in the repository.
+
 The optional torch modules (``dynamics/*/torch_*.py``) are not collected for doctests when torch is
 missing, except under CI, where torch is required.
 """
 import importlib.util
 import os
+from pathlib import Path
 
 for _var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 os.environ.setdefault("DYNAMICS_COMPILE_NOTICE", "0")
+# Expensive results (trained networks) are cached on disk by their arguments and code (dynamics.numerics.cache):
+# the tests use a folder of their own, shared by the xdist workers, so claims and figures train each run once.
+os.environ.setdefault("DYNAMICS_CACHE_DIR", str(Path(__file__).resolve().parent / ".cache" / "dynamics"))
 
 collect_ignore_glob = ["figures/demos/*"]
 if importlib.util.find_spec("torch") is None and os.environ.get("CI", "").lower() in ("", "0", "false", "no"):

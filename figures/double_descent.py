@@ -111,7 +111,7 @@ def gd_vs_theory(n_samples=150, n_features=100, n_fast=60, kappas=(1.0, 50.0, 1e
         "± ½ sd), dashed: its mean at every step. Left: the exact trace formulas (Eqs 4.2.9–4.2.10, design mean) "
         "follow GD. Right: the approximate theory (Eqs 4.2.14–4.2.16) at the text's map λ_eff = 1/(ηk) (η the mean GD "
         "learning rate) descends too early for κ = 100: each group counts all n samples, which over-estimates the slow "
-        "group's R₂ (spec §2.5, P13). Its first minimum is the Bayes-optimal point A, later and lower than GD's.")
+        "group's R₂. Its first minimum is the Bayes-optimal point A, later and lower than GD's.")
 def decoupling_error(n_samples=150, n_features=100, n_fast=70, kappas=(1.0, 100.0, 1e4), n_seeds=100, seed=2022):
     fig, (left, right) = new_figure(1, 2, width=8.6, height=3.6)
     steps = np.logspace(-3, 5, 90)

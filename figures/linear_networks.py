@@ -21,7 +21,7 @@ SEED = "001_61c8f54ededf01e4.txt"
         "Mode strength u = ab against time for singular values s = 0.5, 1, 2, 3 from the balanced decoupled init "
         "u0 = 1e-3, τ = 1 (Eq 2.2.22). Larger s is learned earlier and faster; dots mark the half-learning times "
         "(τ/2s) ln(s/u0 − 1), where u = s/2, and dotted lines the limits u = s. The thesis gives no parameters; "
-        "these are the spec's suggestion.")
+        "these are chosen here.")
 def mode_sigmoids(singular_values=(3.0, 2.0, 1.0, 0.5), u0=1e-3, tau=1.0, t_max=12.0):
     fig, ax = new_figure(1, 1, width=5.4, height=3.2)
     t = np.linspace(0.0, t_max, 600)
@@ -126,7 +126,7 @@ def mp_and_generalization(alphas=(0.5, 1.0, 2.0), times=(1.0, 10.0, 100.0, 1000.
     return fig
 
 
-@figure("linear_networks.theory_vs_simulation", f"{SEED} Eqs 2.2.22, 2.3.13–2.3.14 (spec Part D)",
+@figure("linear_networks.theory_vs_simulation", "001_61c8f54ededf01e4.txt Eqs 2.2.22, 2.3.13–2.3.14",
         "Left: mode strengths of a 16→32→12 linear network on whitened data from a decoupled init (u0 = 1e-6): the "
         "closed form (2.2.22) (lines), the integrated full-matrix flow (2.2.5–6) (circles) and torch full-batch "
         "gradient descent with η = 2.5e-3 at t/τ = kη (crosses; the numba GD of Eqs 2.2.3–4 when torch is absent). "

@@ -20,6 +20,7 @@ class FigureSpec:
     source: str
     caption: str
     build: callable
+    quick: dict = None  # cheaper keyword overrides for the test suite (the figure's code path, a smaller sweep)
 
     @property
     def filename(self):
@@ -29,15 +30,20 @@ class FigureSpec:
 REGISTRY = {}
 
 
-def figure(id, source, caption):
-    """Register the decorated zero-argument function, which returns a matplotlib Figure."""
+def figure(id, source, caption, quick=None):
+    """Register the decorated function, which returns a matplotlib Figure when called without arguments.
+
+    Its keyword parameters default to the source's values. ``quick`` names cheaper keyword overrides for a
+    figure whose full rendering trains many networks: the test suite renders ``build(**quick)`` (the same code
+    path on a smaller sweep); ``python -m figures`` always renders the full figure.
+    """
     if "." not in id or " " in id:
         raise ValueError(f"id must look like 'theory.short_name', got {id!r}")
 
     def register(fn):
         if id in REGISTRY and REGISTRY[id].build.__qualname__ != fn.__qualname__:
             raise ValueError(f"figure id {id!r} registered twice")
-        REGISTRY[id] = FigureSpec(id, source, caption, fn)
+        REGISTRY[id] = FigureSpec(id, source, caption, fn, dict(quick) if quick else None)
         return fn
 
     return register
@@ -60,13 +66,14 @@ def get(id):
     return specs[id]
 
 
-def render(spec, out_dir, formats=("png", "pdf"), dpi=150):
-    """Build one figure and save it as out_dir/<id with __ for dots>.<fmt>; return the paths."""
+def render(spec, out_dir, formats=("png", "pdf"), dpi=150, quick=False):
+    """Build one figure (with its ``quick`` overrides if asked) and save it as out_dir/<id with __ for
+    dots>.<fmt>; return the paths and the seconds taken."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     with style_context():
-        fig = spec.build()
+        fig = spec.build(**(spec.quick or {})) if quick else spec.build()
         paths = []
         for fmt in formats:
             path = out_dir / f"{spec.filename}.{fmt}"

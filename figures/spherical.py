@@ -12,7 +12,6 @@ from .registry import figure
 from .style import COLORS, new_figure
 
 T = "003_88ab5e35ef08af19.txt"
-SPEC = "spec/spherical.md"
 
 
 def _log_indices(n, count=400):
@@ -38,7 +37,7 @@ def optimizer_runs(n_steps=100_000, dimension=64, grad_norm=1.0, learning_rate=0
     return {name: (opt, sp.simulate(opt, loss, x0, n_steps)) for name, opt in optimizers.items()}
 
 
-@figure("spherical.effective_lr_and_norm", f"{T} Table 3.1, Eqs 3.25, 3.41-3.46; {SPEC} B1-B3, B5",
+@figure("spherical.effective_lr_and_norm", "003_88ab5e35ef08af19.txt Table 3.1, Eqs 3.25, 3.41-3.46",
         "Effective learning rate η_k^e (left) and norm ‖x_k‖ (right) against the step for SGD (η = 0.1), SGD + L2 "
         "(λ = 1e-3), SGD-M + L2 (γ = 0.9, η = 0.01, the same η/(1−γ)), Adam, Adam w/o (a), Adam w/o (ab) (η = 1e-3, "
         "β = (0.9, 0.999), λ = 0) and Adam w/o (abc) (β₁ = 0), on one radially invariant group (d = 64) with "
@@ -113,13 +112,13 @@ def theorem4_runs(n_steps=20_000, learning_rate=1e-2, weight_decay=1e-3, n_group
     return out
 
 
-@figure("spherical.adagradg_vs_sgd", f"{T} Fig 3.4 (in small), Theorem 4, App. C.1; {SPEC} P15",
+@figure("spherical.adagradg_vs_sgd", "003_88ab5e35ef08af19.txt Fig 3.4 (in small), Theorem 4, App. C.1",
         "Theorem 4 in small: the angle between the direction of SGD + L2 (η = 1e-2, λ = 1e-3, as in App. C.1) and "
         "that of AdaGradG with the Theorem-4 parameters (β = (1−ηλ)⁴ ≈ 0.99996, η_AGG = (2β)^{-1/2} ≈ 0.7071, "
         "v₀ = r₀⁴/(2η²√β)), solid, and that of element-wise AdaGrad with its learning rate matched at the first step, "
         "dashed, for three radially invariant groups (BatchNorm linear probes, d = 27, 64 mini-batches of 32, "
         "2e4 steps, identical batches). AdaGradG follows SGD to better than 1e-9 rad; AdaGrad, whose division "
-        "deforms the gradient, leaves it at once. The dotted line is the spec's 1 − 1e-6 cosine-similarity level.")
+        "deforms the gradient, leaves it at once. The dotted line is the 1 − 1e-6 cosine-similarity level.")
 def adagradg_vs_sgd(n_steps=20_000, learning_rate=1e-2, weight_decay=1e-3, n_groups=3, dimension=27, seed=0):
     fig, ax = new_figure(1, 1, width=6.0, height=3.8)
     for color, (sgd, agg, ag) in zip(COLORS, theorem4_runs(n_steps, learning_rate, weight_decay, n_groups, dimension,
@@ -138,7 +137,7 @@ def adagradg_vs_sgd(n_steps=20_000, learning_rate=1e-2, weight_decay=1e-3, n_gro
     return fig
 
 
-@figure("spherical.relaxation", f"{SPEC} §2.6 B2-B3, P11-P12 (Li, Lyu & Arora 2020; Wan et al. 2021)",
+@figure("spherical.relaxation", "003_88ab5e35ef08af19.txt Eqs 3.15, 3.25 (Li, Lyu & Arora 2020; Wan et al. 2021)",
         "Relaxation to equilibrium. (a) SGD + L2 with a constant gradient norm G = 1 on the sphere (d = 32), "
         "r_k⁴/r*⁴ against ηλk for (η, λ) in {(0.1, 1e-3), (0.5, 1e-3), (0.1, 5e-3)} from r₀⁴/r*⁴ in {0.1, 4} "
         "(coloured; they collapse onto one curve in ηλk), with the ODE law r*⁴ + (r₀⁴ − r*⁴)e^{−4ηλk} (thin black) "
@@ -197,7 +196,7 @@ def collapse_run(n_steps=6000, dimension=8, learning_rate=0.1, weight_decay=0.01
                              n_steps)
 
 
-@figure("spherical.periodic_collapse", f"{SPEC} §2.6 B4, P22 (Lobacheva et al. 2021)",
+@figure("spherical.periodic_collapse", "003_88ab5e35ef08af19.txt Eq 3.25 with weight decay (Lobacheva et al. 2021)",
         "Deterministic GD + L2 has no fixed-point equilibrium (η = 0.1, λ = 0.01, a rotated Rayleigh quotient with "
         "eigenvalues 0..1, d = 8; 6000 steps): (a) the norm shrinks like (1−ηλ)^k (dashed guide) while the gradient on the sphere "
         "(c) sits at round-off, so (b) the effective learning rate grows like (1−ηλ)^{-2k} until it crosses the "

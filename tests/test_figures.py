@@ -1,4 +1,6 @@
-"""Every registered figure renders to PNG and PDF; the CLI lists, renders and writes a gallery."""
+"""Every registered figure renders to PNG and PDF (with its ``quick`` overrides where a full rendering trains many
+networks); the CLI lists, renders and writes a gallery. That each figure plots the data its ``dynamics`` calls
+return is tested per theory (tests/test_<theory>_figures.py)."""
 import pytest
 
 from figures import registry
@@ -10,7 +12,7 @@ SPECS = sorted(registry.load_all().values(), key=lambda s: s.id)
 @pytest.mark.slow
 @pytest.mark.parametrize("spec", SPECS, ids=[s.id for s in SPECS])
 def test_figure_renders(spec, tmp_path):
-    paths, _ = registry.render(spec, tmp_path)
+    paths, _ = registry.render(spec, tmp_path, quick=True)
     for path in paths:
         assert path.stat().st_size > 1000, path
     assert spec.caption.strip() and spec.source.strip()

@@ -217,3 +217,16 @@ def test_fuzz_public_function(package, name, function):
         assert allowed or np.isfinite(out).all(), f"{package}.{name}{arguments} returned inf for finite input"
 
     run()
+
+
+def test_disk_cache_reuses_results_across_processes_and_invalidates_on_new_arguments(tmp_path, monkeypatch):
+    """A result computed in one process is loaded in another with the same arguments; new arguments recompute."""
+    env = dict(os.environ, DYNAMICS_CACHE_DIR=str(tmp_path))
+    code = ("import sys, dynamics.numerics as nx\n"
+            "calls = []\n"
+            "@nx.disk_cache()\n"
+            "def slow(x):\n    calls.append(x)\n    return x * 2\n"
+            "print(slow(int(sys.argv[1])), len(calls))")
+    runs = [subprocess.run([sys.executable, "-c", code, arg], capture_output=True, text=True, env=env, check=True)
+            .stdout.split() for arg in ("3", "3", "4")]
+    assert runs == [["6", "1"], ["6", "0"], ["8", "1"]]

@@ -8,6 +8,7 @@ and are cached on disk (see :mod:`dynamics.warmup`). The reference ODE problems 
 figures and benchmarks live in :mod:`dynamics.numerics.reference_problems`, outside this namespace.
 """
 from . import _compile  # noqa: F401  (the first-compile notice)
+from .cache import cache_dir, disk_cache
 from .lambertw import INV_E_HI, OMEGA, lambertw, lambertw_kernel
 from .linalg import cholesky_solve, lu_factor, lu_solve
 from .marchenko_pastur import (MPEdges, Quadrature, mp_atom, mp_cdf, mp_density, mp_edges, mp_integrate,
@@ -34,8 +35,8 @@ __all__ = [
     "log_binom_pmf", "log_binom_sf", "binom_sf", "binom_cdf", "log_binom_pmf_kernel", "log_binom_sf_kernel",
     # Marchenko–Pastur
     "mp_edges", "mp_atom", "mp_density", "mp_cdf", "mp_quadrature", "mp_integrate", "MPEdges", "Quadrature",
-    # linear algebra and random matrices
-    "cholesky_solve", "lu_factor", "lu_solve", "haar_orthogonal",
+    # linear algebra, random numbers, the disk cache of expensive results
+    "cholesky_solve", "lu_factor", "lu_solve", "haar_orthogonal", "disk_cache", "cache_dir",
     # argument checks
     "as_finite_array", "as_float", "format_value", "require_array_in_range", "require_bool", "require_choice",
     "require_finite_result", "require_in_range", "require_integer", "require_orthogonal", "require_output_times",

@@ -26,6 +26,7 @@ import torch
 import torch.nn.functional as F
 
 from dynamics.numerics import (require_choice, require_in_range, require_integer, require_positive, rng_from)
+from dynamics.numerics.cache import disk_cache
 from . import _metrics as metrics
 from ._data import TOY_GAMMAS, SpuriousData, make_parity_task, toy_feature_scales
 from ._toy_training import METHODS, N_GROUPS, ToyRun
@@ -327,10 +328,12 @@ def _fits_training_set(weights, data, members, eval_order, chunk=1000):
     return fits.cpu().numpy()
 
 
+@disk_cache(salt=torch.__version__)
 def _train_parity_members(learning_rate, seeds, *, n_train, n_test, n_core, n_spurious, n_noise, bc_rate, width,
                           depth, batch_size, epoch_cap, n_activation_inputs, dtype, device):
     """Train len(seeds) independent networks as one stacked model; each stops (and leaves the stack) at the end of
-    its first epoch with 100% training accuracy, or at the cap."""
+    its first epoch with 100% training accuracy, or at the cap. Cached on disk by its arguments (and the package's
+    source), so that claims, figures and test workers in other processes reuse the runs."""
     S = len(seeds)
     data = _load_parity(seeds, n_train, n_test, n_core, n_spurious, n_noise, bc_rate, n_activation_inputs, dtype,
                         device)
