@@ -416,3 +416,15 @@ def test_optimal_stopping_time_beats_its_neighbours(alpha, teacher_std, noise_st
                                  init_std=init_std).generalization_error
     assert eg[1] <= min(eg[0], eg[2]) * (1 + 1e-12)
     assert ln.bayes_error(alpha, teacher_std=teacher_std, noise_std=noise_std, init_std=init_std) <= eg[1] * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("rate", [0.3, 1.0, 1.5, 1.9])
+def test_discrete_closed_form_equals_gd_when_steps_overshoot(rate):
+    """Regression: for 1 < eta*lambda_max < 2 GD still converges, overshooting with alternating sign; the closed
+    form (1 - eta*lambda)^k was evaluated as exp(k log1p(-eta*lambda)) and returned NaN there."""
+    inst = ln.draw_student(4, 6, init_std=0.3, seed=1)
+    learning_rate = rate / inst.eigenvalues[0]
+    steps = [0, 1, 2, 3, 7, 40]
+    closed = ln.student_weights_gd(inst, steps, learning_rate)
+    explicit = ln.student_gd(inst, 40, learning_rate).weights[steps]
+    assert np.all(np.isfinite(closed)) and np.abs(closed - explicit).max() < 1e-12

@@ -75,7 +75,8 @@ def _stable_root(alpha, lam):
     root_alpha = np.sqrt(alpha)
     with np.errstate(invalid="ignore"):
         disc_root = np.sqrt((1.0 - root_alpha) ** 2 + lam) * np.sqrt((1.0 + root_alpha) ** 2 + lam)
-        return 0.5 * (1.0 + alpha + lam + disc_root)
+        # halves added, not the sum halved: a ≈ λ is a double up to λ = 1.8e308 even where 1 + α + λ + disc is not
+        return 0.5 * (1.0 + alpha + lam) + 0.5 * disc_root
 
 
 def _root_offsets(alpha, lam):
@@ -114,7 +115,11 @@ def printed_root(alpha, weight_decay) -> np.ndarray:
     """
     alpha = require_array_in_range("alpha", alpha, 0.0, np.inf, low_open=True)
     lam = require_array_in_range("weight_decay", weight_decay, 0.0, np.inf, low_open=True)
-    denominator = 1.0 - alpha - lam + np.sqrt((1.0 - alpha - lam) ** 2 + 4.0 * lam)
+    with np.errstate(over="ignore", invalid="ignore"):  # the printed form overflows where (1 − α − λ)² does
+        denominator = 1.0 - alpha - lam + np.sqrt((1.0 - alpha - lam) ** 2 + 4.0 * lam)
+    if not np.all(np.isfinite(denominator)):
+        raise ValueError("alpha and weight_decay: the printed root's (1 - alpha - weight_decay)**2 overflows float64 "
+                         "(weight_decay or alpha above about 1e154); use stable_root")
     if np.any(denominator <= 0):
         bad = np.broadcast_to(lam, np.shape(denominator))[np.asarray(denominator) <= 0].flat[0]
         raise ValueError(f"the printed root cancels to 0 in its denominator at weight_decay={bad:g}: "

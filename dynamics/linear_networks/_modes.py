@@ -305,8 +305,11 @@ def scalar_mode_velocity(a, b, s, tau=1.0) -> ModeVelocity:
     tau = require_positive("tau", tau)
     s = require_positive("s", s, allow_zero=True)
     a_b, b_b = broadcast(a=require_array_in_range("a", a), b=require_array_in_range("b", b))
-    err = s - a_b * b_b
-    return ModeVelocity(scalar_or_array(b_b * err / tau, a, b), scalar_or_array(a_b * err / tau, a, b))
+    with np.errstate(over="ignore", invalid="ignore"):
+        err = s - a_b * b_b
+        velocity = (b_b * err / tau, a_b * err / tau)
+    require_finite_result(velocity, "scalar_mode_velocity", "a·b·(s − ab) overflows float64: reduce a, b or s")
+    return ModeVelocity(scalar_or_array(velocity[0], a, b), scalar_or_array(velocity[1], a, b))
 
 
 @nb.njit(cache=True)

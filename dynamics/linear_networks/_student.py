@@ -224,16 +224,15 @@ def _instance(instance):
     return instance
 
 
-def _mode_decay(instance, log_decay):
-    """w at mode decays d_i = exp(log_decay_i) (shape (T, N)) via (2.3.13):
-    z̄ − z = (z̄ − z0) d − (ε̃/√λ)(1 − d), with 1 − d = −expm1(log d) accurate where d is close to 1."""
+def _mode_decay(instance, decay, rise):
+    """w at mode decays d_i (shape (T, N)) via (2.3.13): z̄ − z = (z̄ − z0) d − (ε̃/√λ)(1 − d); the caller gives
+    d and 1 − d (``rise``), each computed without cancellation."""
     lam = instance.eigenvalues
     m = instance.rotated_noise.size
     moving = lam[:m] > 0
     noise_fixed_point = np.zeros(lam.size)
     noise_fixed_point[:m][moving] = instance.rotated_noise[moving] / np.sqrt(lam[:m][moving])
-    gap = (instance.teacher_modes - instance.initial_modes) * np.exp(log_decay) \
-        + noise_fixed_point * np.expm1(log_decay)
+    gap = (instance.teacher_modes - instance.initial_modes) * decay - noise_fixed_point * rise
     return (instance.teacher_modes - gap) @ instance.input_modes.T
 
 
@@ -272,7 +271,7 @@ def student_weights(instance, t, tau=1.0) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         log_decay = -np.outer(t, instance.eigenvalues) / tau
     log_decay[:, instance.eigenvalues == 0] = 0.0  # frozen modes, including t = inf
-    return _mode_decay(instance, log_decay)
+    return _mode_decay(instance, np.exp(log_decay), -np.expm1(log_decay))
 
 
 def student_weights_gd(instance, steps, learning_rate) -> np.ndarray:
@@ -312,8 +311,17 @@ def student_weights_gd(instance, steps, learning_rate) -> np.ndarray:
     if eta * instance.eigenvalues[0] >= 2.0:
         raise ValueError(f"learning_rate must be < 2/λ_max = {2.0 / instance.eigenvalues[0]:g} for GD to "
                          f"converge, got {eta:g}")
-    # (1 − ηλ)^k as exp(k log1p(−ηλ)): rounding 1 − ηλ would cost a relative eps/(ηλ) on the small modes
-    return _mode_decay(instance, k[:, None] * np.log1p(-eta * instance.eigenvalues)[None, :])
+    # (1 − ηλ)^k as exp(k log1p(−ηλ)) where ηλ <= 1: rounding 1 − ηλ would cost a relative eps/(ηλ) on the small
+    # modes. A mode with 1 < ηλ < 2 overshoots: (1 − ηλ)^k = (−1)^k (ηλ − 1)^k, |·| < 1, no cancellation in 1 − d.
+    rate = eta * instance.eigenvalues[None, :]
+    steps_ = k[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):  # ηλ = 1: log 0 = −inf, decay 0 after one step, 1 at k = 0
+        log_decay = np.where(steps_ > 0, steps_ * np.log1p(-np.minimum(rate, 1.0)), 0.0)
+        overshoot = np.where(steps_ % 2 == 1, -1.0, 1.0) * np.exp(steps_ * np.log(np.maximum(rate - 1.0, 1e-300)))
+    overshooting = rate > 1.0
+    decay = np.where(overshooting, overshoot, np.exp(log_decay))
+    rise = np.where(overshooting, 1.0 - overshoot, -np.expm1(log_decay))
+    return _mode_decay(instance, decay, rise)
 
 
 @nb.njit(cache=True)

@@ -217,12 +217,12 @@ def normal_sf(x) -> Union[float, np.ndarray]:
 
 
 def normal_logcdf(x) -> Union[float, np.ndarray]:
-    """log Φ(x), finite for every finite x (an asymptotic series below x = −30).
+    """log Φ(x), finite for every finite x >= −1.8e154 (an asymptotic series below x = −30).
 
     Parameters
     ----------
     x : float or array_like
-        Finite.
+        Finite, >= −1.8e154 (below, log Φ(x) ≈ −x²/2 is not a double).
 
     Returns
     -------
@@ -234,7 +234,13 @@ def normal_logcdf(x) -> Union[float, np.ndarray]:
     >>> round(normal_logcdf(-1000.0), 3)  # -x²/2 - log(√(2π)|x|)
     -500007.827
     """
-    return _apply(_NORMAL_LOGCDF, as_finite_array("x", x))
+    arr = as_finite_array("x", x)
+    if arr.size and arr.min() < -LOGCDF_LOWEST:
+        raise ValueError(f"x must be >= -{LOGCDF_LOWEST:g}, got {arr.min():g} (log Φ(x) ≈ -x²/2 leaves float64 below)")
+    return _apply(_NORMAL_LOGCDF, arr)
+
+
+LOGCDF_LOWEST = 1.8e154  # -x²/2 > -1.7977e308 (the most negative double) for |x| < 1.8958e154
 
 
 def normal_ppf(q) -> Union[float, np.ndarray]:

@@ -102,12 +102,17 @@ def betas(value, name="betas") -> tuple:
 
 
 def decay_product(learning_rate_value, weight_decay_value, what):
-    """ηλ < 1: otherwise the decay factor 1 − ηλ is not positive and (H1) fails."""
+    """ηλ < 1: otherwise the decay factor 1 − ηλ is not positive and (H1) fails. A positive λ whose product with η
+    underflows to 0 is refused too (the closed forms divide by ηλ)."""
     product = learning_rate_value * weight_decay_value
     if not product < 1.0:
         raise ValueError(f"learning_rate * weight_decay must be < 1 for {what} (hypothesis H1: 1 - ηλ > 0), got "
                          f"{format_value(learning_rate_value)} * {format_value(weight_decay_value)} = "
                          f"{format_value(product)}")
+    if weight_decay_value > 0 and product == 0.0:
+        raise ValueError(f"learning_rate * weight_decay must be a positive double for {what}, got "
+                         f"{format_value(learning_rate_value)} * {format_value(weight_decay_value)}, which underflows "
+                         f"to 0")
     return product
 
 

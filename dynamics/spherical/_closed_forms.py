@@ -280,8 +280,9 @@ def sgdm_l2_relaxation_steps(learning_rate, weight_decay, momentum) -> float:
     eta = require_positive("learning_rate", learning_rate)
     lam = require_positive("weight_decay", weight_decay)
     gamma = checks.momentum(momentum)
-    return require_finite_result((1.0 - gamma) / (4.0 * eta * lam), "the relaxation time",
-                                 "learning_rate·weight_decay underflows")
+    product = checks.decay_product(eta, lam, "the SGD-M relaxation time")
+    return require_finite_result((1.0 - gamma) / (4.0 * product), "the relaxation time",
+                                 "learning_rate·weight_decay is too small")
 
 
 def effective_lr_bounds_sgd(learning_rate, r0, g_min, g_max, steps) -> EffectiveLRBounds:

@@ -8,7 +8,7 @@
 * JTT duplication counts 1 + (λ_up − 1)·1[wrong];
 * the online group-DRO step q_g ← q_g e^{η L̂_g} (present groups), q ← q/Σq, loss Σ_g q_g L̂_g.
 """
-from typing import NamedTuple
+from typing import NamedTuple, Union
 
 import numpy as np
 from scipy.special import logsumexp
@@ -194,7 +194,7 @@ def weighted_epoch_indices(weights, *, n_draws=None, seed=None) -> np.ndarray:
     return rng.choice(w.size, size=n_draws, replace=True, p=w / total).astype(np.int64)
 
 
-def expected_unique_fraction(population, draws):
+def expected_unique_fraction(population, draws) -> Union[float, np.ndarray]:
     """Expected fraction of distinct items after k with-replacement draws from N, 1 − (1 − 1/N)^k (TH8 §8.5.4).
 
     Evaluated as −expm1(k·log1p(−1/N)). Multiplied by N it is the coverage formula of the thesis.

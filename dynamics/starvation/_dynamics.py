@@ -39,7 +39,7 @@ ALPHA_CEILING = 1.0 - 2.0 ** -53  # the largest double below 1
 
 
 @nb.njit(cache=True)
-def dual_rhs(t, alpha, params):
+def dual_rhs(t, alpha, params) -> np.ndarray:
     """The dual vector field of Eq 9, Eq 10, Eq 18 or the approximate SD flow, for :func:`solve_ode`.
 
     NaN outside the domain ((0, 1)^n for Eqs 9 and 18, (0, ∞)^n for Eq 10), so that an adaptive
