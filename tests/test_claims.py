@@ -1,4 +1,6 @@
-"""Every registered claim, run under pytest (slow ones carry the ``slow`` marker).
+"""Every registered claim, run under pytest (slow ones carry the ``slow`` marker), and every stochastic claim
+again under other seeds: the fast ones at two further offsets, the slow ones once at a non-zero offset (a
+tolerance derived from the standard error must hold for any seed, not only for the default one).
 
 A claim that needs a missing optional module (torch) is skipped outside CI and fails under CI. The theories
 are derived from the packages of :mod:`dynamics`, not written out.
@@ -23,6 +25,21 @@ def test_claim(claim):
     result = registry.run_claim(claim)
     assert result.passed, (f"{claim.id} [{result.verdict}] measured {result.measured:.3g} vs {result.comparison} "
                            f"{result.tolerance:.3g}: {result.detail}")
+
+
+SWEEP = [pytest.param(c, offset, id=f"{c.id}@{offset}", marks=[pytest.mark.slow] if c.cost == "slow" else [])
+         for c in CLAIMS if c.takes_context for offset in ((3,) if c.cost == "slow" else (1, 2))]
+
+
+@pytest.mark.parametrize("claim, offset", SWEEP)
+def test_stochastic_claim_holds_for_other_seeds(claim, offset):
+    missing = registry.missing_needs(claim)
+    if missing and not registry.in_ci():
+        pytest.skip(f"needs {', '.join(missing)}")
+    result = registry.run_claim(claim, registry.RunContext(seed_offset=offset))
+    assert result.seed_offset == offset
+    assert result.passed, (f"{claim.id} at seed offset {offset} [{result.verdict}] measured {result.measured:.3g} "
+                           f"vs {result.comparison} {result.tolerance:.3g}: {result.detail}")
 
 
 def test_claim_metadata_is_complete():
