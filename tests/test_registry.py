@@ -64,6 +64,17 @@ def test_all_of_reports_the_sub_check_nearest_its_limit():
     assert Check.at_most(-2.0, -1.0).use_of_limit == pytest.approx(0.5)
 
 
+def test_all_of_reports_the_erratum_when_all_pass_and_the_failure_otherwise():
+    """The errata document quotes the reported check's printed and corrected errors: a passing library check
+    nearer its limit must not hide them."""
+    erratum = Check.erratum(0.9, 1e-14, 1e-12, reject_above=0.5)
+    library = Check.at_most(9e-13, 1e-12, "library vs exact")
+    reported = Check.all_of([library, erratum])
+    assert reported.passed and reported.comparison == "erratum" and reported.printed_error == 0.9
+    failing = Check.all_of([Check.at_most(2e-12, 1e-12, "library vs exact"), erratum])
+    assert not failing.passed and failing.detail == "library vs exact"
+
+
 def test_run_context_shifts_seeds():
     run = registry.RunContext(seed_offset=3)
     assert run.seed(7) == 10 and run.rng(7).integers(1000) == registry.RunContext().rng(10).integers(1000)

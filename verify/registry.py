@@ -120,11 +120,15 @@ class Check:
 
     @classmethod
     def all_of(cls, checks, detail=""):
-        """All must pass; reports the failing check, or else the one that uses most of its allowance."""
+        """All must pass; reports the failing check, or else the one that uses most of its allowance. When all
+        pass and some are errata, the erratum nearest its limit is reported: its printed and corrected errors are
+        the evidence the errata document quotes."""
         checks = list(checks)
         if not checks:
             raise ValueError("checks must hold at least one Check")
-        reported = max(checks, key=lambda c: (not c.passed, _use_of_limit(c)))
+        errata = [c for c in checks if c.comparison == "erratum"]
+        candidates = errata if errata and all(c.passed for c in checks) else checks
+        reported = max(candidates, key=lambda c: (not c.passed, _use_of_limit(c)))
         combined = replace(reported, detail=detail or reported.detail)
         object.__setattr__(combined, "passed", all(c.passed for c in checks))
         return combined
