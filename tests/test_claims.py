@@ -63,3 +63,13 @@ def test_numerics_claims_required_by_the_foundation_are_registered():
     assert {"numerics.dopri5_order", "numerics.dop853_order", "numerics.ode_matches_solve_ivp",
             "numerics.lambertw_identity", "numerics.lambertw_vs_scipy", "numerics.rosenbrock23_order",
             "numerics.rosenbrock23_stiff"} <= ids
+
+
+def test_errata_document_lists_every_erratum_claim():
+    """ERRATA.md is generated (python -m verify --errata --markdown ERRATA.md); regenerate it when an erratum
+    claim is added or renamed."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "ERRATA.md").read_text()
+    listed = {line.split("`")[1] for line in text.splitlines() if line.startswith("### `")}
+    assert listed == {c.id for c in CLAIMS if c.kind == "erratum"}
