@@ -50,11 +50,14 @@ def log_slider(value, low_exponent, high_exponent, description=None, step=0.05):
 
 
 def choice(options, value=None, description=None):
-    """A drop-down list of options (ipywidgets Dropdown)."""
+    """A drop-down list (ipywidgets Dropdown) of options, or of ``(label, value)`` pairs; the first is selected
+    unless ``value`` names another."""
     import ipywidgets as w
 
     options = list(options)
-    return w.Dropdown(options=options, value=options[0] if value is None else value, description=description or "",
+    if value is None:
+        value = options[0][1] if isinstance(options[0], tuple) else options[0]
+    return w.Dropdown(options=options, value=value, description=description or "",
                       style={"description_width": "initial"})
 
 

@@ -38,6 +38,12 @@ def test_there_is_a_demo_per_theory_with_a_lesson():
         assert "Try this" in text and ".txt" in text, f"{name}: a lesson names its source and has a 'Try this' prompt"
 
 
+def test_choice_takes_options_or_label_value_pairs():
+    assert interactive.choice(["a", "b"]).value == "a"
+    assert interactive.choice([("ERM", "erm"), ("SUBG", "subg")]).value == "erm"
+    assert interactive.choice([("ERM", "erm"), ("SUBG", "subg")], value="subg").label == "SUBG"
+
+
 @pytest.mark.parametrize("name", DEMOS)
 def test_notebook_is_stored_without_outputs(name):
     raw = json.loads((interactive.demo_dir() / f"{name}.ipynb").read_text())
@@ -99,9 +105,9 @@ def _positions(control):
         return [control.base ** (control.min + f * (control.max - control.min)) for f in (0.2, 0.45, 0.7, 0.95)]
     if isinstance(control.value, bool):
         return [not control.value, control.value]
-    low, high = control.min, control.max
-    values = [low + f * (high - low) for f in (0.2, 0.45, 0.7, 0.95)]
-    return [int(round(v)) for v in values] if isinstance(control.value, int) else values
+    low, high, step = control.min, control.max, control.step
+    values = [low + round(f * (high - low) / step) * step for f in (0.2, 0.45, 0.7, 0.95)]  # on the slider's grid
+    return [int(v) for v in values] if isinstance(control.value, int) else values
 
 
 @pytest.mark.slow
