@@ -1,0 +1,32 @@
+"""The README's Python examples run as written: every ```python block with ``>>>`` prompts is a doctest, the
+blocks sharing one namespace in order (as a reader pasting them into one session would)."""
+import doctest
+import re
+from pathlib import Path
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _python_blocks():
+    """(first line number, code) of every ```python block."""
+    text = README.read_text()
+    return [(text.count("\n", 0, m.start(1)), m.group(1)) for m in re.finditer(r"```python\n(.*?)```", text, re.S)]
+
+
+def test_readme_has_an_example_per_theory():
+    text = "\n".join(code for _, code in _python_blocks())
+    for theory in ("linear_networks", "double_descent", "starvation", "and_mask", "spherical", "spurious"):
+        assert f"from dynamics import {theory}" in text, theory
+
+
+def test_readme_examples_run_as_written():
+    parser = doctest.DocTestParser()
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
+    namespace = {}
+    for line, block in _python_blocks():
+        if ">>>" not in block:
+            continue
+        test = parser.get_doctest(block, namespace, f"README line {line + 1}", str(README), line)
+        runner.run(test, clear_globs=False)
+        namespace = test.globs
+    assert runner.failures == 0, f"{runner.failures} README example(s) failed (see the output above)"
