@@ -85,3 +85,30 @@ def test_marchenko_pastur_never_fails_silently(alpha, scale, lam):
     except (ValueError, TypeError):
         return
     assert _finite([lo, hi, *values]) and 0.0 <= values[1] <= 1.0 + 1e-12
+
+
+FINITE = st.one_of(st.floats(allow_nan=False, allow_infinity=False),
+                   st.sampled_from([0.0, 5e-324, 1e-300, 1e300, 1.7976931348623157e308, -1e-320]))
+
+
+@SETTINGS
+@given(factors=st.lists(FINITE, min_size=1, max_size=4), divisors=st.lists(FINITE.filter(lambda x: x != 0.0),
+                                                                         max_size=3))
+def test_require_finite_product_is_the_rounded_exact_product(factors, divisors):
+    """∏ factors / ∏ divisors through mantissas and exponents: the exact rational value rounded (to a few ulps, and
+    to the nearest subnormal below 2.2e-308), or a ValueError exactly when that value leaves float64."""
+    from fractions import Fraction
+    exact = Fraction(1)
+    for f in factors:
+        exact *= Fraction(f)
+    for d in divisors:
+        exact /= Fraction(d)
+    limit = Fraction(np.finfo(np.float64).max) * (1 + Fraction(1, 2 ** 50))
+    try:
+        value = nx.require_finite_product(factors, divisors)
+    except ValueError:
+        assert abs(exact) > Fraction(np.finfo(np.float64).max) * (1 - Fraction(1, 2 ** 50))
+        return
+    assert abs(exact) <= limit
+    assert math.isfinite(value)
+    assert abs(Fraction(value) - exact) <= abs(exact) * Fraction(1, 2 ** 49) + Fraction(2.0 ** -1074) * 2

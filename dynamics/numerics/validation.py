@@ -12,8 +12,8 @@ import numbers
 import numpy as np
 
 __all__ = ["as_finite_array", "as_float", "format_value", "require_array_in_range", "require_bool",
-           "require_choice", "require_finite_result", "require_in_range", "require_integer",
-           "require_orthogonal", "require_output_times", "require_positive", "require_same_length",
+           "require_choice", "require_finite_product", "require_finite_result", "require_in_range",
+           "require_integer", "require_orthogonal", "require_output_times", "require_positive", "require_same_length",
            "require_shape", "require_times", "rng_from"]
 
 
@@ -508,6 +508,59 @@ def require_finite_result(value, what, hint) -> object:
     if not np.all(np.isfinite(value)):
         raise ValueError(f"{what} is not finite in float64: {hint}")
     return value
+
+
+def require_finite_product(factors, divisors=(), what="the product", hint="") -> object:
+    """∏ factors / ∏ divisors (broadcast), with no intermediate overflow or underflow; ValueError if the true value
+    leaves float64.
+
+    Each operand is split into its mantissa and exponent (``frexp``): the mantissas are multiplied and divided
+    (the same roundings as the plain expression, which it equals wherever that stays inside float64) and the
+    exponents added, so that ``1e300 * 1e10 / 1e20`` is 1e290 rather than inf, and ``0 * 1e300 * 1e10`` is 0
+    rather than NaN. A true value below the smallest double underflows to 0 (or a subnormal), as it would
+    in exact arithmetic rounded to float64.
+
+    Parameters
+    ----------
+    factors : sequence of float or array_like
+        The numerator's factors, finite (broadcast together).
+    divisors : sequence of float or array_like
+        The denominator's factors, finite and nonzero.
+    what : str
+        What the result is (e.g. the function's name), for the error message.
+    hint : str
+        Which input to change, or which assumption failed.
+
+    Returns
+    -------
+    float or ndarray
+        A float when every operand is a scalar.
+
+    Examples
+    --------
+    >>> require_finite_product([1e300, 1e10], [1e20])
+    1e+290
+    >>> require_finite_product([0.0, 1e300, 1e10])
+    0.0
+    >>> require_finite_product([1e300, 1e10], what="t", hint="reduce steps")
+    Traceback (most recent call last):
+    ...
+    ValueError: t is not finite in float64: reduce steps
+    """
+    operands = [np.asarray(f, dtype=np.float64) for f in factors] + [np.asarray(d, dtype=np.float64) for d in divisors]
+    if not all(np.all(np.isfinite(x)) for x in operands) or any(np.any(np.asarray(d) == 0) for d in divisors):
+        raise ValueError(f"{what}: every factor must be finite and every divisor finite and nonzero")
+    mantissa, exponent = np.ones(()), np.zeros((), dtype=np.int64)
+    for index, operand in enumerate(operands):
+        m, e = np.frexp(operand)
+        mantissa = mantissa * m if index < len(factors) else mantissa / m
+        exponent = exponent + e if index < len(factors) else exponent - e
+        mantissa, e = np.frexp(mantissa)  # back to [0.5, 1): the next product neither overflows nor underflows
+        exponent = exponent + e
+    with np.errstate(over="ignore", under="ignore"):
+        value = np.ldexp(mantissa, np.clip(exponent, -4000, 4000).astype(np.int32))
+    require_finite_result(value, what, hint)
+    return float(value) if value.ndim == 0 else value
 
 
 ORTHOGONALITY_TOLERANCE = 1e-10
