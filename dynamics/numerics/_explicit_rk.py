@@ -23,6 +23,7 @@ import numba as nb
 import numpy as np
 
 from . import _tableaux as tab
+from ._function_address import rhs_from_address
 
 DOPRI5, DOP853, RK4 = 0, 1, 2
 _ERROR_ESTIMATOR_ORDER = (4, 7, 4)
@@ -31,6 +32,9 @@ _STAGES = (6, tab.DOP853_STAGES, 4)
 # raising, which removes a branch per division and lets the per-state loops vectorise.
 
 SUCCESS, MAX_STEPS, STEP_TOO_SMALL, NON_FINITE = 0, 1, 2, 3
+# Not failures of a solve but of its arguments, found inside the kernels (:func:`solve_explicit`): the caller
+# checks the arguments again in Python for the error message.
+RHS_SHAPE, INVALID_ARGUMENT = 4, 5
 
 _RK4_A, _RK4_C = tab.RK4_A, tab.RK4_C
 _RK4_B = tab.RK4_B[None, :].copy()
@@ -43,40 +47,81 @@ _D8_B, _D8_E3, _D8_E5 = (v[None, :].copy() for v in (tab.DOP853_B, tab.DOP853_E3
 _D8_S, _D8_SX = tab.DOP853_STAGES, tab.DOP853_STAGES_EXTENDED
 
 
+def _nonzero_columns(matrix):
+    """Per row of ``matrix``: its nonzero columns in increasing order (padded with 0), and how many."""
+    columns = np.zeros(matrix.shape, dtype=np.int64)
+    counts = np.zeros(matrix.shape[0], dtype=np.int64)
+    for r, row in enumerate(matrix):
+        nonzero = np.flatnonzero(row)
+        columns[r, :nonzero.size] = nonzero
+        counts[r] = nonzero.size
+    return columns, counts
+
+
+_RK4_A_COLS, _RK4_A_COUNT = _nonzero_columns(_RK4_A)
+_RK4_B_COLS, _RK4_B_COUNT = _nonzero_columns(_RK4_B)
+_D5_A_COLS, _D5_A_COUNT = _nonzero_columns(_D5_A)
+_D5_B_COLS, _D5_B_COUNT = _nonzero_columns(_D5_B)
+_D5_P_COLS, _D5_P_COUNT = _nonzero_columns(_D5_P_T)
+_D8_A_COLS, _D8_A_COUNT = _nonzero_columns(_D8_A)
+_D8_B_COLS, _D8_B_COUNT = _nonzero_columns(_D8_B)
+_D8_D_COLS, _D8_D_COUNT = _nonzero_columns(_D8_D)
+
+
 @nb.njit(cache=True, error_model="numpy")
-def _accumulate(h, coefficients, row, K, count, out):
-    """out += h * sum_{j<count} coefficients[row, j] K[j]. Plain index loops, no views or slice
-    assignments: those cost reference counting on every call, which dominates on small systems.
-    The inner loop runs along contiguous rows of K and vectorises; zero coefficients are skipped."""
+def _combine(out, base, h, coefficients, row, columns, counts, K):
+    """out = base + sum_j (h * coefficients[row, j]) K[j] over the nonzero coefficients, added in increasing j
+    (the same roundings as a loop of axpys), up to four terms per pass over the states. Plain index loops,
+    no views: each pass vectorises along the contiguous rows of K."""
     n = out.shape[0]
-    for j in range(count):
-        c = h * coefficients[row, j]
-        if c != 0.0:
+    count = counts[row]
+    take = min(count, 4)
+    last = max(take - 1, 0)  # indices past the last term repeat it (never read past the table)
+    j0, j1, j2, j3 = columns[row, 0], columns[row, min(1, last)], columns[row, min(2, last)], columns[row, min(3, last)]
+    c0, c1, c2, c3 = (h * coefficients[row, j0], h * coefficients[row, j1], h * coefficients[row, j2],
+                      h * coefficients[row, j3])
+    if take == 4:
+        for i in range(n):
+            out[i] = (((base[i] + c0 * K[j0, i]) + c1 * K[j1, i]) + c2 * K[j2, i]) + c3 * K[j3, i]
+    elif take == 3:
+        for i in range(n):
+            out[i] = ((base[i] + c0 * K[j0, i]) + c1 * K[j1, i]) + c2 * K[j2, i]
+    elif take == 2:
+        for i in range(n):
+            out[i] = (base[i] + c0 * K[j0, i]) + c1 * K[j1, i]
+    elif take == 1:
+        for i in range(n):
+            out[i] = base[i] + c0 * K[j0, i]
+    else:
+        for i in range(n):
+            out[i] = base[i]
+    done = take
+    while done < count:  # the remaining terms, in place (out is read and written at the same index)
+        take = min(count - done, 4)
+        last = take - 1
+        j0, j1, j2, j3 = (columns[row, done], columns[row, done + min(1, last)], columns[row, done + min(2, last)],
+                          columns[row, done + min(3, last)])
+        c0, c1, c2, c3 = (h * coefficients[row, j0], h * coefficients[row, j1], h * coefficients[row, j2],
+                          h * coefficients[row, j3])
+        if take == 4:
             for i in range(n):
-                out[i] += c * K[j, i]
+                out[i] = (((out[i] + c0 * K[j0, i]) + c1 * K[j1, i]) + c2 * K[j2, i]) + c3 * K[j3, i]
+        elif take == 3:
+            for i in range(n):
+                out[i] = ((out[i] + c0 * K[j0, i]) + c1 * K[j1, i]) + c2 * K[j2, i]
+        elif take == 2:
+            for i in range(n):
+                out[i] = (out[i] + c0 * K[j0, i]) + c1 * K[j1, i]
+        else:
+            for i in range(n):
+                out[i] = out[i] + c0 * K[j0, i]
+        done += take
 
 
 @nb.njit(cache=True, error_model="numpy")
 def _copy_into(source, K, row):
     for i in range(source.shape[0]):
         K[row, i] = source[i]
-
-
-@nb.njit(cache=True, error_model="numpy")
-def _stage(rhs, t, y, h, params, A, C, s, K, work):
-    """K[s] = rhs(t + C[s] h, y + h * sum_{j<s} A[s, j] K[j]) (the dense-output stages of DOP853)."""
-    for i in range(y.shape[0]):
-        work[i] = y[i]
-    _accumulate(h, A, s, K, s, work)
-    _copy_into(rhs(t + C[s] * h, work, params), K, s)
-
-
-@nb.njit(cache=True, error_model="numpy")
-def _rms(v):
-    acc = 0.0
-    for x in v:
-        acc += x * x
-    return math.sqrt(acc / v.shape[0])
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -101,38 +146,27 @@ def _step(rhs, method, t, y, h, params, K, work, y_new):
     Returns the number of function evaluations and whether y_new and f(t+h, y_new) are finite."""
     n = y.shape[0]
     if method == DOPRI5:
-        A, B, C, s_count = _D5_A, _D5_B, _D5_C, 6
+        A, A_cols, A_count, B, B_cols, B_count, C, s_count = (_D5_A, _D5_A_COLS, _D5_A_COUNT, _D5_B, _D5_B_COLS,
+                                                              _D5_B_COUNT, _D5_C, 6)
     elif method == DOP853:
-        A, B, C, s_count = _D8_A, _D8_B, _D8_C, _D8_S
+        A, A_cols, A_count, B, B_cols, B_count, C, s_count = (_D8_A, _D8_A_COLS, _D8_A_COUNT, _D8_B, _D8_B_COLS,
+                                                              _D8_B_COUNT, _D8_C, _D8_S)
     else:
-        A, B, C, s_count = _RK4_A, _RK4_B, _RK4_C, 4
-    # The stages are written out here rather than in helper functions, and without aliasing arrays:
-    # a call between separately compiled numba functions, or an array assigned to a new name
-    # (reference counting), costs more than a whole stage of a small system.
+        A, A_cols, A_count, B, B_cols, B_count, C, s_count = (_RK4_A, _RK4_A_COLS, _RK4_A_COUNT, _RK4_B, _RK4_B_COLS,
+                                                              _RK4_B_COUNT, _RK4_C, 4)
     for s in range(1, s_count):
-        for i in range(n):
-            work[i] = y[i]
-        for j in range(s):
-            c = h * A[s, j]
-            if c != 0.0:
-                for i in range(n):
-                    work[i] += c * K[j, i]
+        _combine(work, y, h, A, s, A_cols, A_count, K)
         f = rhs(t + C[s] * h, work, params)
         for i in range(n):
             K[s, i] = f[i]
-    for i in range(n):
-        y_new[i] = y[i]
-    for j in range(s_count):
-        c = h * B[0, j]
-        if c != 0.0:
-            for i in range(n):
-                y_new[i] += c * K[j, i]
+    _combine(y_new, y, h, B, 0, B_cols, B_count, K)
     f = rhs(t + h, y_new, params)
-    finite = True
+    # x - x is 0 for a finite x and NaN otherwise: a branch-free test, so that the loop vectorises
+    not_finite = False
     for i in range(n):
         K[s_count, i] = f[i]
-        finite = finite and math.isfinite(f[i]) and math.isfinite(y_new[i])
-    return s_count, finite
+        not_finite |= ((f[i] - f[i]) != 0.0) | ((y_new[i] - y_new[i]) != 0.0)
+    return s_count, not not_finite
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -145,20 +179,21 @@ def _spacing(t):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _error_norm(method, h, y, y_new, K, atol, rtol):
+def _error_norm(method, h, y, y_new, K, atol, rtol, terms):
     """Scaled RMS norm of the embedded error estimate (DOP853: the combined 5th/3rd-order estimate).
-    The weighted sums are written out per state: no work arrays, no helper calls."""
+    The squared scaled errors are computed per state in a loop that vectorises (into ``terms``, shape
+    (2, n)), then summed in order in a second loop, so the sum rounds exactly as one sequential loop."""
     n = y.shape[0]
     if method == DOPRI5:
-        acc = 0.0
         for i in range(n):
             e = 0.0
             for j in range(7):
                 e += _D5_E[0, j] * K[j, i]
-            acc += (h * e / (atol[i] + rtol * max(abs(y[i]), abs(y_new[i])))) ** 2
+            terms[0, i] = (h * e / (atol[i] + rtol * max(abs(y[i]), abs(y_new[i])))) ** 2
+        acc = 0.0
+        for i in range(n):
+            acc += terms[0, i]
         return math.sqrt(acc / n)
-    e5 = 0.0
-    e3 = 0.0
     for i in range(n):
         scale = atol[i] + rtol * max(abs(y[i]), abs(y_new[i]))
         a5 = 0.0
@@ -166,33 +201,37 @@ def _error_norm(method, h, y, y_new, K, atol, rtol):
         for j in range(_D8_S + 1):
             a5 += _D8_E5[0, j] * K[j, i]
             a3 += _D8_E3[0, j] * K[j, i]
-        e5 += (a5 / scale) ** 2
-        e3 += (a3 / scale) ** 2
+        terms[0, i] = (a5 / scale) ** 2
+        terms[1, i] = (a3 / scale) ** 2
+    e5 = 0.0
+    e3 = 0.0
+    for i in range(n):
+        e5 += terms[0, i]
+        e3 += terms[1, i]
     if e5 == 0.0 and e3 == 0.0:
         return 0.0
     return abs(h) * e5 / math.sqrt((e5 + 0.01 * e3) * n)
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _prepare_dense(rhs, method, t, y, y_new, h, params, K, work, Q):
-    """Per-step interpolation coefficients Q; returns the extra function evaluations."""
+def _prepare_dense(rhs, method, t, y, y_new, h, params, K, work, Q, zero):
+    """Per-step interpolation coefficients Q; returns the extra function evaluations. ``zero``: n zeros."""
     n = y.shape[0]
     if method == DOPRI5:
-        Q[:4] = 0.0
         for k in range(4):
-            _accumulate(1.0, _D5_P_T, k, K, 7, Q[k])
+            _combine(Q[k], zero, 1.0, _D5_P_T, k, _D5_P_COLS, _D5_P_COUNT, K)
         return 0
     if method == DOP853:
         for s in range(_D8_S + 1, _D8_SX):
-            _stage(rhs, t, y, h, params, _D8_A, _D8_C, s, K, work)
+            _combine(work, y, h, _D8_A, s, _D8_A_COLS, _D8_A_COUNT, K)
+            _copy_into(rhs(t + _D8_C[s] * h, work, params), K, s)
         for i in range(n):
             dy = y_new[i] - y[i]
             Q[0, i] = dy
             Q[1, i] = h * K[0, i] - dy
             Q[2, i] = 2.0 * dy - h * (K[_D8_S, i] + K[0, i])
-        Q[3:] = 0.0
         for r in range(4):
-            _accumulate(h, _D8_D, r, K, _D8_SX, Q[3 + r])
+            _combine(Q[3 + r], zero, h, _D8_D, r, _D8_D_COLS, _D8_D_COUNT, K)
         return _D8_SX - _D8_S - 1
     return 0
 
@@ -200,17 +239,20 @@ def _prepare_dense(rhs, method, t, y, y_new, h, params, K, work, Q):
 @nb.njit(cache=True, error_model="numpy")
 def _dense_block(method, t, h, y, y_new, K, Q, t_eval, first, last, out):
     """The interpolant at t_eval[first:last] (all inside (t, t + h]) into out[first:last]; one call per
-    step, not per point. Returns False if a value is not finite."""
+    step, not per point. Returns False if a value is not finite (tested without branches, as in _step)."""
     n = y.shape[0]
-    finite = True
+    not_finite = False
     for row in range(first, last):
         x = (t_eval[row] - t) / h
         if x == 1.0:
             for i in range(n):
                 out[row, i] = y_new[i]
+                not_finite |= (y_new[i] - y_new[i]) != 0.0
         elif method == DOPRI5:
             for i in range(n):
-                out[row, i] = y[i] + h * x * (Q[0, i] + x * (Q[1, i] + x * (Q[2, i] + x * Q[3, i])))
+                v = y[i] + h * x * (Q[0, i] + x * (Q[1, i] + x * (Q[2, i] + x * Q[3, i])))
+                out[row, i] = v
+                not_finite |= (v - v) != 0.0
         elif method == DOP853:
             xm = 1.0 - x
             for i in range(n):
@@ -221,32 +263,46 @@ def _dense_block(method, t, h, y, y_new, K, Q, t_eval, first, last, out):
                 acc = (acc + Q[2, i]) * x
                 acc = (acc + Q[1, i]) * xm
                 acc = (acc + Q[0, i]) * x
-                out[row, i] = y[i] + acc
+                v = y[i] + acc
+                out[row, i] = v
+                not_finite |= (v - v) != 0.0
         else:
             h00 = (1.0 + 2.0 * x) * (1.0 - x) ** 2
             h10 = x * (1.0 - x) ** 2
             h01 = x * x * (3.0 - 2.0 * x)
             h11 = x * x * (x - 1.0)
             for i in range(n):
-                out[row, i] = h00 * y[i] + h10 * h * K[0, i] + h01 * y_new[i] + h11 * h * K[4, i]
-        for i in range(n):
-            finite = finite and math.isfinite(out[row, i])
-    return finite
+                v = h00 * y[i] + h10 * h * K[0, i] + h01 * y_new[i] + h11 * h * K[4, i]
+                out[row, i] = v
+                not_finite |= (v - v) != 0.0
+    return not not_finite
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _initial_step(rhs, t0, t1, y0, f0, params, order, rtol, atol):
-    """Hairer, Nørsett & Wanner, Sec. II.4: a starting step from two derivative evaluations."""
+def _initial_step(rhs, t0, t1, y0, f0, params, order, rtol, atol, work):
+    """Hairer, Nørsett & Wanner, Sec. II.4: a starting step from two derivative evaluations (RMS norms
+    summed in order, in loops rather than array expressions: no temporaries)."""
     n = y0.shape[0]
-    scale = np.empty(n)
+    d0 = 0.0
+    d1 = 0.0
     for i in range(n):
-        scale[i] = atol[i] + abs(y0[i]) * rtol
-    d0 = _rms(y0 / scale)
-    d1 = _rms(f0 / scale)
+        scale = atol[i] + abs(y0[i]) * rtol
+        x = y0[i] / scale
+        d0 += x * x
+        x = f0[i] / scale
+        d1 += x * x
+    d0 = math.sqrt(d0 / n)
+    d1 = math.sqrt(d1 / n)
     h0 = 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1
     h0 = min(h0, t1 - t0)
-    f1 = rhs(t0 + h0, y0 + h0 * f0, params)
-    d2 = _rms((f1 - f0) / scale) / h0
+    for i in range(n):
+        work[i] = y0[i] + h0 * f0[i]
+    f1 = rhs(t0 + h0, work, params)
+    d2 = 0.0
+    for i in range(n):
+        x = (f1[i] - f0[i]) / (atol[i] + abs(y0[i]) * rtol)
+        d2 += x * x
+    d2 = math.sqrt(d2 / n) / h0
     if not math.isfinite(d2):
         return h0 * 1e-3
     if d1 <= 1e-15 and d2 <= 1e-15:
@@ -274,6 +330,8 @@ def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, 
     y = y0.copy()
     y_new = np.empty(n)
     Q = np.empty((7, n))
+    zero = np.zeros(n)
+    terms = np.empty((2, n))
     m = t_eval.shape[0] if dense else 64
     ts = np.empty(m)
     ys = np.empty((m, n))
@@ -290,6 +348,8 @@ def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, 
 
     f = rhs(t0, y, params)
     nfev = 1
+    if f.shape[0] != n:
+        return ts[:k], ys[:k], RHS_SHAPE, nfev, 0
     _copy_into(f, K, 0)  # K[0] holds f(t, y) at the start of every step (FSAL)
     if not _all_finite(f):
         return ts[:k], ys[:k], NON_FINITE, nfev, 0
@@ -301,7 +361,7 @@ def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, 
     else:
         n_fixed = 0
         h_fixed = 0.0
-        h_abs = _initial_step(rhs, t0, t1, y0, f, params, order, rtol, atol)
+        h_abs = _initial_step(rhs, t0, t1, y0, f, params, order, rtol, atol, work)
         nfev += 1
 
     t = t0
@@ -340,7 +400,7 @@ def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, 
                 h = t_new - t
                 evaluations, finite = _step(rhs, method, t, y, h, params, K, work, y_new)
                 nfev += evaluations
-                err = _error_norm(method, h, y, y_new, K, atol, rtol) if finite else math.inf
+                err = _error_norm(method, h, y, y_new, K, atol, rtol, terms) if finite else math.inf
                 if err < 1.0:
                     if err == 0.0:
                         factor = 10.0
@@ -363,7 +423,7 @@ def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, 
                 ts[last] = t_eval[last]
                 last += 1
             if last > k:
-                nfev += _prepare_dense(rhs, method, t, y, y_new, h, params, K, work, Q)
+                nfev += _prepare_dense(rhs, method, t, y, y_new, h, params, K, work, Q, zero)
                 if not _dense_block(method, t, h, y, y_new, K, Q, t_eval, k, last, ys):
                     status = NON_FINITE
                     # rows up to the first non-finite one are kept
@@ -389,4 +449,37 @@ def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, 
         last = _STAGES[method]
         for i in range(n):
             K[0, i] = K[last, i]
+    if k == ts.shape[0]:  # every output time reached: nothing to trim
+        return ts, ys, status, nfev, nsteps
     return ts[:k].copy(), ys[:k].copy(), status, nfev, nsteps
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _valid_arguments(t0, t1, y0, t_eval, params, atol):
+    """The value checks of :func:`dynamics.numerics.solve_ode` that need a pass over an array (finite y0,
+    params and atol > 0; t_eval sorted inside [t0, t1]), done here at no cost instead of in numpy calls."""
+    if not (_all_finite(y0) and _all_finite(params)):
+        return False
+    for i in range(atol.shape[0]):
+        if not (atol[i] > 0.0 and math.isfinite(atol[i])):
+            return False
+    for i in range(t_eval.shape[0]):
+        if not (t0 <= t_eval[i] <= t1) or (i > 0 and t_eval[i] < t_eval[i - 1]):
+            return False
+    return True
+
+
+@nb.njit(cache=True, error_model="numpy")
+def solve_explicit(rhs_address, t0, t1, y0, t_eval, dense, params, method, rtol, atol_value, atol, step,
+                   max_steps):
+    """:func:`integrate` for Python callers: ``rhs`` given by its jit address (an integer, unboxed in
+    nanoseconds; :mod:`dynamics.numerics._function_address`), ``atol`` either one value per state or, when
+    ``atol`` is empty, ``atol_value`` for every state. The array checks of the arguments are done here: status
+    INVALID_ARGUMENT (nothing integrated) if one fails, RHS_SHAPE if rhs returns the wrong shape."""
+    n = y0.shape[0]
+    if not _valid_arguments(t0, t1, y0, t_eval, params, atol):
+        return np.empty(0), np.empty((0, n)), INVALID_ARGUMENT, 0, 0
+    if atol.shape[0] == 0:
+        atol = np.full(n, atol_value)
+    return integrate(rhs_from_address(rhs_address), t0, t1, y0, t_eval, dense, params, method, rtol, atol, step,
+                     max_steps)

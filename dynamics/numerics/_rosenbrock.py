@@ -27,6 +27,7 @@ import numpy as np
 
 from . import _tableaux as tab
 from ._explicit_rk import MAX_STEPS, NON_FINITE, STEP_TOO_SMALL, SUCCESS
+from ._function_address import jac_from_address, rhs_from_address
 from .linalg import _lu_factor as lu_factor, _lu_solve as lu_solve
 
 _D = tab.ROSENBROCK23_D
@@ -210,3 +211,12 @@ def integrate_rosenbrock(rhs, jac, has_jac, t0, t1, y0, t_eval, dense, params, r
         if not fixed:
             h *= min(5.0, 0.9 * max(err, 1e-10) ** (-1.0 / 3.0))
     return ts[:k].copy(), ys[:k].copy(), status, nfev, nsteps
+
+
+@nb.njit(cache=True, error_model="numpy")
+def solve_rosenbrock(rhs_address, jac_address, has_jac, t0, t1, y0, t_eval, dense, params, rtol, atol, lower, upper,
+                     step, max_steps, autonomous):
+    """:func:`integrate_rosenbrock` for Python callers, ``rhs`` and ``jac`` given by their jit addresses
+    (:mod:`dynamics.numerics._function_address`; integers, unboxed in nanoseconds)."""
+    return integrate_rosenbrock(rhs_from_address(rhs_address), jac_from_address(jac_address), has_jac, t0, t1, y0,
+                                t_eval, dense, params, rtol, atol, lower, upper, step, max_steps, autonomous)

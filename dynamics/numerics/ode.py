@@ -19,6 +19,7 @@ first use, and cached on disk. Step-size control (adaptive methods): an RMS erro
 its result (``success=False`` and a ``message``); ``result.check()`` raises :class:`IntegrationError`.
 """
 import math
+import time
 from functools import lru_cache
 from typing import NamedTuple, Optional
 
@@ -27,20 +28,18 @@ import numpy as np
 from numba import types
 from numba.core.registry import CPUDispatcher
 from numba.core.typing.typeof import typeof_impl
-from numba.experimental.function_type import _get_wrapper_address
+from numba.experimental.function_type import _get_jit_address, _get_wrapper_address
 
 from . import _batch, _explicit_rk, _rosenbrock
-from ._explicit_rk import DOP853, DOPRI5, RK4, integrate
-from ._rosenbrock import integrate_rosenbrock
+from ._explicit_rk import DOP853, DOPRI5, RK4, integrate, solve_explicit
+from ._function_address import JAC_SIGNATURE, RHS_SIGNATURE
+from ._rosenbrock import integrate_rosenbrock, solve_rosenbrock
 from .validation import (as_finite_array, as_float, format_value, require_bool, require_choice, require_in_range,
                          require_integer)
 
 __all__ = ["BatchOdeResult", "DOP853", "DOPRI5", "IntegrationError", "JAC_SIGNATURE", "METHODS", "OdeResult",
            "RHS_SIGNATURE", "RK4", "compiled_function", "integrate", "integrate_rosenbrock", "solve_ode",
            "solve_ode_batch"]
-
-RHS_SIGNATURE = types.float64[::1](types.float64, types.float64[::1], types.float64[::1])
-JAC_SIGNATURE = types.float64[:, ::1](types.float64, types.float64[::1], types.float64[::1])
 
 #: The methods of :func:`solve_ode`: name -> (kernel, method code, order of the solution).
 METHODS = {"dopri5": ("explicit", _explicit_rk.DOPRI5, 5), "dop853": ("explicit", _explicit_rk.DOP853, 8),
@@ -53,6 +52,9 @@ _MESSAGES = {
                                  "singular or non-finite right-hand side; for a stiff problem use "
                                  "method='rosenbrock23').",
     _explicit_rk.NON_FINITE: "The state became non-finite (the solution blows up or rhs returned inf/nan).",
+    _explicit_rk.RHS_SHAPE: "rhs returned an array whose length is not that of y0.",
+    _explicit_rk.INVALID_ARGUMENT: "An argument failed its checks (non-finite y0 or params, atol <= 0, or t_eval "
+                                   "unsorted or outside t_span).",
 }
 
 
@@ -61,15 +63,18 @@ class CompiledFunction:
 
     Passing a numba dispatcher as a first-class function makes numba look up two function addresses on
     every call (tens of microseconds, more than a whole small solve); this object carries the address,
-    and its numba type is a constant (numba's wrapper-address protocol).
+    and its numba type is a constant (numba's wrapper-address protocol). Even so, numba's unboxing of a
+    first-class function calls back into Python (about 4 µs), so :func:`solve_ode` passes the kernels
+    ``jit_address`` instead, a plain integer (:mod:`dynamics.numerics._function_address`).
     """
 
-    __slots__ = ("dispatcher", "address", "_signature", "numba_type")
+    __slots__ = ("dispatcher", "address", "jit_address", "_signature", "numba_type")
 
     def __init__(self, dispatcher, signature):
         self.dispatcher = dispatcher
         self._signature = signature
         self.address = _get_wrapper_address(dispatcher, signature)
+        self.jit_address = _get_jit_address(dispatcher, signature)
         self.numba_type = types.FunctionType(signature)  # typeof() returns it: no per-call rendering
 
     def __wrapper_address__(self):
@@ -350,6 +355,72 @@ def solve_ode(rhs, t_span, y0, t_eval=None, params=None, method="dopri5", rtol=1
     >>> sol.nsteps < 300, solve_ode(stiff, (0.0, 10.0), [0.0], rtol=1e-3, atol=1e-6).nsteps > 2000
     (True, True)
     """
+    if step is None and jac is None and bounds is None and autonomous is False and type(method) is str:
+        code = _FAST_METHODS.get(method)
+        if code is not None:
+            result = _solve_plain(rhs, t_span, y0, t_eval, params, method, code, rtol, atol, max_steps)
+            if result is not None:
+                return result
+    return _solve_checked(rhs, t_span, y0, t_eval, params, method, rtol, atol, step, max_steps, jac, bounds,
+                          autonomous)
+
+
+_F64 = np.dtype(np.float64)
+_NO_ATOL = np.zeros(0)
+_FAST_METHODS = {"dopri5": DOPRI5, "dop853": DOP853}
+_REAL_TYPES = frozenset((float, int, np.float64, np.int64))
+
+
+def _plain_vector(value):
+    """Whether ``value`` is already what the kernels take (a float64 C-contiguous writable 1-D ndarray)."""
+    return (type(value) is np.ndarray and value.dtype is _F64 and value.ndim == 1 and value.flags.c_contiguous
+            and value.flags.writeable)
+
+
+def _solve_plain(rhs, t_span, y0, t_eval, params, method, code, rtol, atol, max_steps):
+    """:func:`solve_ode` for the common call (an adaptive explicit method, plain float64 arrays, float tolerances),
+    with the argument checks split so that a clean call costs a few microseconds: the type and shape checks
+    here, the passes over the arrays (finite values, sorted t_eval inside t_span, atol > 0) in the kernel. None
+    when an argument is not of the plain kind or fails a check: :func:`_solve_checked` then checks everything
+    again and says what is wrong."""
+    compiled = compiled_function(rhs, "rhs")
+    if type(t_span) is not tuple or len(t_span) != 2:
+        return None
+    t0, t1 = t_span
+    if type(t0) not in _REAL_TYPES or type(t1) not in _REAL_TYPES:
+        return None
+    t0, t1 = float(t0), float(t1)
+    if not (t0 < t1 and t1 - t0 < math.inf) or type(rtol) is not float or not 1e-15 <= rtol <= 1.0:
+        return None
+    if type(max_steps) is not int or not 1 <= max_steps < 2 ** 62 or not _plain_vector(y0) or y0.shape[0] == 0:
+        return None
+    if params is None:
+        params = _NO_PARAMS
+    elif not _plain_vector(params):
+        return None
+    if t_eval is None:
+        t_eval, dense = _NO_TIMES, False
+    elif _plain_vector(t_eval):
+        dense = True
+    else:
+        return None
+    if type(atol) is float:
+        if not 0.0 < atol < math.inf:
+            return None
+        atol_value, atol = atol, _NO_ATOL
+    elif _plain_vector(atol) and atol.shape[0] == y0.shape[0]:
+        atol_value = 0.0
+    else:
+        return None
+    t, y, status, nfev, nsteps = solve_explicit(compiled.jit_address, t0, t1, y0, t_eval, dense, params, code, rtol,
+                                                atol_value, atol, 0.0, max_steps)
+    if status >= _explicit_rk.RHS_SHAPE:
+        return None
+    return OdeResult(t, y, status == _explicit_rk.SUCCESS, _MESSAGES[status], nfev, nsteps, method)
+
+
+def _solve_checked(rhs, t_span, y0, t_eval, params, method, rtol, atol, step, max_steps, jac, bounds, autonomous):
+    """:func:`solve_ode` with every argument checked in Python (any method, any array-like argument)."""
     y0 = _clean_vector("y0", y0)
     if y0.size == 0:
         raise ValueError("y0 must have at least one component, got an empty array")
@@ -357,12 +428,12 @@ def solve_ode(rhs, t_span, y0, t_eval=None, params=None, method="dopri5", rtol=1
     p = _check_problem(rhs, t_span, y0[None, :], t_eval, params[None, :], method, rtol, atol, step, max_steps, jac,
                        bounds, autonomous)
     if p.kernel == "explicit":
-        t, y, status, nfev, nsteps = integrate(p.rhs, p.t0, p.t1, y0, p.t_eval, p.dense, params, p.code, p.rtol,
-                                               p.atol, p.step, p.max_steps)
+        t, y, status, nfev, nsteps = solve_explicit(p.rhs.jit_address, p.t0, p.t1, y0, p.t_eval, p.dense, params,
+                                                    p.code, p.rtol, 0.0, p.atol, p.step, p.max_steps)
     else:
-        t, y, status, nfev, nsteps = integrate_rosenbrock(p.rhs, p.jac, p.has_jac, p.t0, p.t1, y0, p.t_eval, p.dense,
-                                                          params, p.rtol, p.atol, p.lower, p.upper, p.step,
-                                                          p.max_steps, p.autonomous)
+        t, y, status, nfev, nsteps = solve_rosenbrock(p.rhs.jit_address, p.jac.jit_address, p.has_jac, p.t0, p.t1,
+                                                      y0, p.t_eval, p.dense, params, p.rtol, p.atol, p.lower, p.upper,
+                                                      p.step, p.max_steps, p.autonomous)
     return OdeResult(t, y, status == _explicit_rk.SUCCESS, _MESSAGES[status], int(nfev), int(nsteps), method)
 
 
@@ -400,6 +471,12 @@ class BatchOdeResult(NamedTuple):
             raise IntegrationError(f"{self.method} failed for {failed.size} of {self.success.size} rows (first: row "
                                    f"{first}, after {int(self.reached[first])} output times): {self.message[first]}")
         return self
+
+
+#: A batch runs its rows in parallel threads when the rows after the first would take longer than this on one
+#: thread (estimated from the first row): starting the threads and waiting for the slowest costs microseconds
+#: on an idle machine and milliseconds on a loaded one.
+PARALLEL_BATCH_SECONDS = 2e-3
 
 
 def _rows(name, value, width=None):
@@ -464,12 +541,23 @@ def solve_ode_batch(rhs, t_span, y0s, t_eval, params=None, method="dopri5", rtol
         raise ValueError("t_eval must hold at least one time")
     y0s = np.array(np.broadcast_to(y0s, (rows, y0s.shape[1])), order="C")  # writable C copies: one numba type
     params = np.array(np.broadcast_to(params, (rows, params.shape[1])), order="C")
+    y = np.full((rows, p.t_eval.size, y0s.shape[1]), np.nan)
+    status, nfev, nsteps, reached = (np.empty(rows, dtype=np.int64) for _ in range(4))
     if p.kernel == "explicit":
-        y, status, nfev, nsteps, reached = _batch.batch_explicit(p.rhs, p.t0, p.t1, y0s, p.t_eval, params, p.code,
-                                                                 p.rtol, p.atol, p.step, p.max_steps)
+        arguments = (p.rhs.jit_address, p.t0, p.t1, y0s, p.t_eval, params, p.code, p.rtol, p.atol, p.step,
+                     p.max_steps, y, status, nfev, nsteps, reached)
+        serial, parallel = _batch.explicit_rows, _batch.explicit_rows_parallel
     else:
-        y, status, nfev, nsteps, reached = _batch.batch_rosenbrock(p.rhs, p.jac, p.has_jac, p.t0, p.t1, y0s, p.t_eval,
-                                                                   params, p.rtol, p.atol, p.lower, p.upper, p.step,
-                                                                   p.max_steps, p.autonomous)
+        arguments = (p.rhs.jit_address, p.jac.jit_address, p.has_jac, p.t0, p.t1, y0s, p.t_eval, params, p.rtol,
+                     p.atol, p.lower, p.upper, p.step, p.max_steps, p.autonomous, y, status, nfev, nsteps, reached)
+        serial, parallel = _batch.rosenbrock_rows, _batch.rosenbrock_rows_parallel
+    # The first row, timed, says whether the rest is worth the threads' start-up (see dynamics.numerics._batch).
+    start = time.perf_counter()
+    serial(0, 1, *arguments)
+    rest = (rows - 1) * (time.perf_counter() - start)
+    if rows > 2 and rest > PARALLEL_BATCH_SECONDS and nb.get_num_threads() > 1:
+        parallel(1, rows, *arguments)
+    else:
+        serial(1, rows, *arguments)
     messages = tuple(_MESSAGES[int(s)] for s in status)
     return BatchOdeResult(p.t_eval, y, status == _explicit_rk.SUCCESS, messages, nfev, nsteps, reached, method)
