@@ -66,7 +66,13 @@ BAD_CALLS = [
     # overflow, empty arrays, shapes and NaN in the helpers
     (ln.mode_strength_unbalanced, (1.0, 1.0, 1e200, 1e-200), {}, "a0"),
     (ln.mode_strength_unbalanced, (1.0, 1.0, 0.1, -1e200), {}, "b0"),
-    (ln.mode_strength_unbalanced, (1.0, 1e308, 1.0, 0.5), {}, "s, a0 or b0"),
+    # the integrated flows: limits that keep the velocity finite, and t/tau in float64 (issue: fuzz findings)
+    (ln.scalar_mode_flow, ([0.0, 1.0], 1e201, 0.1, 0.1), {}, "s"),
+    (ln.scalar_mode_flow, ([0.0, 1.0], 1.0, 1e101, 0.1), {}, "a0"),
+    (ln.scalar_mode_flow, ([0.0, 1.0], 1.0, 0.1, 0.1), {"tau": 1e-310}, "tau"),
+    (ln.deep_mode_strength, ([0.0, 1.0], 1.0, 1e101, 3), {}, "u0"),
+    (ln.deep_chain_strength, ([0.0, 1.0], 1.0, [1e60, 1e60, 1e60, 1e60, 1e60, 1e60]), {}, "weights0"),
+    (ln.deep_chain_strength, ([0.0, 1.0], 1.0, [0.1, 0.2]), {"rtol": 0.0}, "rtol"),
     (ln.generalization_curve, (1.0, 0.5), {"teacher_std": 1e200}, "teacher_std"),
     (ln.generalization_curve, (1e10, 1.0), {"noise_std": 1e150}, "teacher_std, noise_std"),
     (ln.optimal_stopping_time, (0.5,), {"teacher_std": 1e150, "noise_std": 1e-160}, "noise_std"),
@@ -428,3 +434,114 @@ def test_discrete_closed_form_equals_gd_when_steps_overshoot(rate):
     closed = ln.student_weights_gd(inst, steps, learning_rate)
     explicit = ln.student_gd(inst, 40, learning_rate).weights[steps]
     assert np.all(np.isfinite(closed)) and np.abs(closed - explicit).max() < 1e-12
+
+
+# ----------------------------------------------------------------------------------------------------
+# Fuzz findings (tests/test_public_api.py): extreme inputs give the exact value where it is a double, or a
+# ValueError naming the input, never NaN, inf, ZeroDivisionError or an IntegrationError
+# ----------------------------------------------------------------------------------------------------
+
+HUGE = 1.7976931348623153e308
+
+
+def _exact_unbalanced(t, s, a0, b0, tau=1.0):
+    """u(t) of the unbalanced closed form in 800-digit arithmetic (the naive W/4 − c²/(4W) form)."""
+    import mpmath
+    with mpmath.workdps(800):
+        s, a0, b0, tau, t = (mpmath.mpf(v) for v in (s, a0, b0, tau, t))
+        u0, c = a0 * b0, abs(a0 * a0 - b0 * b0)
+        root = mpmath.sqrt(4 * s * s + c * c)
+        big, small, w0 = 2 * s + root, -c * c / (2 * s + root), 2 * u0 + mpmath.sqrt(c * c + 4 * u0 * u0)
+        k = (w0 - small) / (big - w0)
+        decay = mpmath.exp(-root * t / tau)
+        w = (big * k + small * decay) / (decay + k)
+        return float(w / 4 - c * c / (4 * w))
+
+
+EXTREME_VALUES = [
+    # (call, expected value, relative and absolute tolerances): was NaN (0·inf), inf, wrong by cancellation, or an
+    # escaping exception
+    (lambda: ln.gd_flow_time(0.0, 1.0, 179769314.0, 1e300), 0.0, 1e-12, 0.0),
+    (lambda: ln.gd_flow_time(1e-300, 1e150, 1e150, 1e100), 1e100, 1e-12, 0.0),
+    (lambda: ln.mode_strength(1.0, HUGE, 1.0), HUGE, 1e-12, 0.0),
+    (lambda: ln.mode_strength(0.0, 8.98846567431158e307, 1.0), 1.0, 1e-12, 0.0),
+    (lambda: ln.mode_strength(1e108, 2e200, 1.0, tau=1e308), math.exp(4.0), 1e-12, 0.0),  # s·t = inf, 2st/τ = 4
+    (lambda: ln.mode_strength_unbalanced(0.0, 8.98846567431158e307, 1.0, 1.0), 1.0, 1e-12, 0.0),
+    (lambda: ln.mode_strength_unbalanced(1.0, 1e308, 1.0, 0.5), 1e308, 1e-12, 0.0),
+    (lambda: ln.mode_strength_unbalanced(1.0, 1.0, 1e150, 0.5), 1.0, 1e-12, 0.0),
+    # c ≫ |u|: u = W/4 − c²/(4W) cancelled (relative error 1e-10, or the wrong sign and size)
+    (lambda: ln.mode_strength_unbalanced(20.0, 1e-6, 1.0, 0.3), _exact_unbalanced(20.0, 1e-6, 1.0, 0.3), 1e-12, 0.0),
+    (lambda: ln.mode_strength_unbalanced(1.68246929, 0.0, -0.0417558394, -5.5536136029, 0.2643749103),
+     _exact_unbalanced(1.68246929, 0.0, -0.0417558394, -5.5536136029, 0.2643749103), 1e-12, 0.0),
+    (lambda: ln.first_crossing_time([0.0, 1.0], [-1.7e308, 1.7e308], 0.0)[0], 0.5, 1e-12, 0.0),
+    (lambda: ln.deep_mode_strength([0.0], 0.0, 1.0, 1, tau=1.5e-68, rtol=6e-5)[0], 1.0, 1e-3, 0.0),
+    (lambda: ln.scalar_mode_flow([0.0], 3.2e18, 0.0, 1.0, rtol=3.4e-5).b[0], 1.0, 1e-3, 0.0),
+    (lambda: ln.deep_chain_strength([32.0], 1.0, [0.0, 4.0, 5.0], tau=2.0 ** -9, rtol=1e-4)[0], 1.0, 1e-3, 0.0),
+    (lambda: ln.scalar_mode_flow([34.0], 0.0, 1.0, 434.0, rtol=3.6e-5).mode_strength[0], 0.0, 1e-3, 1e-30),
+    # λt/τ = 1 at λ = τ = 5e-324: (1 − e^{−1})²/λ = inf, times σ_ε² = 0 (NaN) or 1e-300 (inf; the term is 8e22)
+    (lambda: ln.expected_generalization_error([1.0], [5e-324], noise_std=0.0, tau=5e-324)[0], math.exp(-2.0),
+     1e-12, 0.0),
+    # A σ_ε² = 1.8e308 and λA overflowed (inf, NaN): A σ_ε²/(σ_ε² + λA) = 1/(1/A + λ/σ_ε²)
+    (lambda: ln.mode_bayes_error(0.0, noise_std=2.375668978229577e51, init_std=5.643803094122362e102),
+     5.643803094122362e102 ** 2 + 1.0, 1e-12, 0.0),
+    (lambda: ln.mode_bayes_error(5.643803094122362e102, noise_std=2.375668978229577e51, init_std=5.643803094122362e102),
+     1.0 / (1.0 / (5.643803094122362e102 ** 2 + 1.0) + 5.643803094122362e102 / 2.375668978229577e51 ** 2), 1e-12, 0.0),
+    (lambda: ln.expected_mode_error(1.0, 5e-324, noise_std=1e-150, tau=5e-324),
+     math.exp(-2.0) + 1e-300 * (-math.expm1(-1.0)) ** 2 / 5e-324, 1e-12, 0.0),
+]
+
+
+@pytest.mark.parametrize("call, expected, relative, absolute", EXTREME_VALUES,
+                         ids=[str(k) for k in range(len(EXTREME_VALUES))])
+def test_extreme_inputs_give_the_exact_value(call, expected, relative, absolute):
+    value = call()
+    assert np.isfinite(value)
+    assert value == pytest.approx(expected, rel=relative, abs=absolute)
+
+
+EXTREME_ERRORS = [
+    # (call, the words the ValueError must contain)
+    (lambda: ln.gd_flow_time(1.0, 1.0, 179769314.0, 1e300), "flow time"),
+    (lambda: ln.scalar_mode_flow([1.0], 1.0, 0.5, 0.5, tau=1e-300), "tau"),
+    (lambda: ln.scalar_mode_flow([1.0], 1e200, 0.5, 0.5), "(a0² + b0² + 2s)"),
+    (lambda: ln.deep_mode_strength([1.0], 1.0, 1e101, 3), "u0"),
+    (lambda: ln.student_flow(ln.draw_student(2, 2, seed=0), [1.0], tau=1e-300), "tau"),
+    (lambda: ln.training_error_direct(ln.draw_student(4, 2, seed=0), [0.0, 0.0, 0.0, 1e160]), "weights"),
+    (lambda: ln.expected_generalization_error([1.0], [5e-324], noise_std=1.0, tau=5e-324), "noise_std"),
+]
+
+
+@pytest.mark.parametrize("call, words", EXTREME_ERRORS, ids=[str(k) for k in range(len(EXTREME_ERRORS))])
+def test_extreme_inputs_beyond_float64_raise_a_value_error(call, words):
+    with pytest.raises(ValueError) as info:
+        call()
+    assert words in str(info.value)
+
+
+def test_stiff_flows_switch_to_rosenbrock_and_stay_exact():
+    """A flow that DOP853 cannot finish (stiff: τ tiny against t, or a large weight) is integrated by rosenbrock23
+    and still matches the closed forms."""
+    inst = ln.draw_student(6, 9, seed=3)
+    t = np.array([0.0, 1e-9, 1e-6])
+    flow = ln.student_flow(inst, t, tau=1e-12, rtol=1e-10)
+    assert np.abs(flow.weights - ln.student_weights(inst, t, tau=1e-12)).max() < 1e-8
+    t = np.array([0.0, 1e-15, 1e-13, 1e-10])
+    u = ln.scalar_mode_flow(t, 1.0, 1.0, -1e7, rtol=1e-10, atol=1e-22).mode_strength  # |b| = 1e7: atol on a
+    assert np.allclose(u, ln.mode_strength_unbalanced(t, 1.0, 1.0, -1e7), rtol=1e-8, atol=1e-12)
+
+
+def test_squared_errors_of_huge_weights_are_exact_where_they_are_doubles():
+    """||w̄ − w||²/N is a double although ||w̄ − w||² is not (the sum was inf); beyond float64, a ValueError."""
+    from fractions import Fraction
+    inst = ln.draw_student(4, 2, seed=0)
+    w = np.full(4, 1e154)
+    gap = [Fraction(float(a)) - Fraction(float(b)) for a, b in zip(inst.teacher, w)]
+    exact = float(sum(g * g for g in gap) / 4) + inst.noise_std ** 2
+    assert ln.generalization_error(inst, w) == pytest.approx(exact, rel=1e-12)
+    assert np.isfinite(ln.generalization_error_thesis_variant(inst, w))
+    w = np.array([0.0, 0.0, 0.0, 1.6e154])
+    residual = [Fraction(float(y)) - sum(Fraction(float(wi)) * Fraction(float(x)) for wi, x in zip(w, column))
+                for y, column in zip(inst.labels, inst.inputs.T)]
+    assert ln.training_error_direct(inst, w) == pytest.approx(float(sum(r * r for r in residual)), rel=1e-12)
+    with pytest.raises(ValueError, match="reduce weights"):
+        ln.training_error_direct(inst, [0.0, 0.0, 0.0, 1.6638729356102322e154])  # the fuzz's input: 1.8e308

@@ -4,6 +4,8 @@ These are not argument checks of the kinds :mod:`dynamics.numerics.validation` o
 shapes, times); they make numpy's broadcasting failure name the parameters involved, and return a Python
 float when every array argument was a scalar (the spec's "a float when all arguments are scalars").
 """
+import math
+
 import numpy as np
 
 from dynamics.numerics import require_in_range
@@ -33,3 +35,15 @@ def bounded_std(name, value):
     """A standard deviation in [0, 1e150]: its square (the variance the formulas use) stays finite."""
     return require_in_range(name, value, 0.0, 1e150, why="its square must stay finite in float64")
 
+
+def rate_time(rate, t, tau):
+    """rate·t/τ for rate > 0, t >= 0 (arrays), +inf only where the true value overflows: where the product rate·t
+    alone overflows or underflows, the value is taken through logs (relative error ~1e-13)."""
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        product = rate * t
+        x = product / tau
+        spurious = (rate > 0) & (t > 0) & (t < np.inf) & (np.isinf(product) | (product == 0.0))
+        if np.any(spurious):
+            logs = np.log(np.where(spurious, rate, 1.0)) + np.log(np.where(spurious, t, 1.0)) - math.log(tau)
+            x = np.where(spurious, np.exp(logs), x)
+    return x

@@ -25,9 +25,9 @@ from typing import NamedTuple, Union
 import numpy as np
 from scipy import optimize
 
-from dynamics.numerics import (mp_atom, mp_edges, mp_quadrature, require_array_in_range, require_finite_result,
-                               require_positive, require_times)
-from ._arrays import bounded_std, broadcast, scalar_or_array
+from dynamics.numerics import (mp_atom, mp_edges, mp_quadrature, require_array_in_range, require_finite_product,
+                               require_finite_result, require_positive, require_times)
+from ._arrays import bounded_std, broadcast, rate_time, scalar_or_array
 
 __all__ = ["AsymptoticErrors", "GeneralizationCurve", "SQRT_GROWTH_CONSTANT", "asymptotic_errors", "bayes_error",
            "expected_mode_error", "generalization_curve", "mode_bayes_error", "optimal_stopping_time",
@@ -68,11 +68,19 @@ def _variances(teacher_std, noise_std, init_std):
 
 
 def _mode_error(rate, lam, signal, noise):
-    """e(λ, t) at rate = λt/τ (arrays broadcast); λ = 0 carries no noise term."""
+    """e(λ, t) at rate = λt/τ (arrays broadcast); λ = 0 carries no noise term. Where σ_ε²(1 − e^{−λt/τ})²/λ leaves
+    float64 (a tiny λ at a finite rate λt/τ) it is inf, for the caller to report; σ_ε = 0 gives 0 there, not NaN."""
     rise = -np.expm1(-rate)
     positive = lam > 0
-    noise_term = np.where(positive, rise * rise / np.where(positive, lam, 1.0), 0.0)
-    return signal * np.exp(-2.0 * rate) + noise * noise_term
+    with np.errstate(over="ignore", invalid="ignore"):
+        noise_term = noise * np.where(positive, rise * rise / np.where(positive, lam, 1.0), 0.0)
+        if not np.all(np.isfinite(noise_term)):  # rise²/λ = inf alone: mantissas and exponents apart
+            try:
+                noise_term = np.where(positive, require_finite_product([noise, rise, rise],
+                                                                       [np.where(positive, lam, 1.0)]), 0.0)
+            except ValueError:  # the term itself leaves float64
+                noise_term = np.where(np.isnan(noise_term), np.inf, noise_term)
+    return signal * np.exp(-2.0 * rate) + noise_term
 
 
 def expected_mode_error(t, eigenvalue, *, teacher_std=1.0, noise_std=0.5, init_std=0.0,
@@ -115,9 +123,11 @@ def expected_mode_error(t, eigenvalue, *, teacher_std=1.0, noise_std=0.5, init_s
     t_arr = require_times("t", t)
     lam = require_array_in_range("eigenvalue", eigenvalue, 0.0)
     t_b, lam_b = broadcast(t=t_arr, eigenvalue=lam)
-    with np.errstate(invalid="ignore"):
-        rate = np.where(lam_b > 0, t_b * lam_b / tau, 0.0)
-    return scalar_or_array(_mode_error(rate, lam_b, signal, noise), t, eigenvalue)
+    rate = np.where(lam_b > 0, rate_time(np.where(lam_b > 0, lam_b, 1.0), t_b, tau), 0.0)  # no 0·inf at λ = 0
+    error = require_finite_result(_mode_error(rate, lam_b, signal, noise), "expected_mode_error",
+                                  "the noise term σ_ε²(1 − e^(−λt/τ))²/λ leaves float64 for an eigenvalue this small at "
+                                  "a finite λt/tau; increase tau or reduce noise_std")
+    return scalar_or_array(error, t, eigenvalue)
 
 
 def per_mode_stopping_time(eigenvalue, *, teacher_std=1.0, noise_std=0.5, init_std=0.0,
@@ -190,9 +200,12 @@ def mode_bayes_error(eigenvalue, *, teacher_std=1.0, noise_std=0.5, init_std=0.0
     """
     signal, noise = _variances(teacher_std, noise_std, init_std)
     lam = require_array_in_range("eigenvalue", eigenvalue, 0.0)
-    denominator = noise + lam * signal
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        denominator = noise + lam * signal
         out = np.where(denominator > 0, signal * noise / np.where(denominator > 0, denominator, 1.0), 0.0)
+        # A σ_ε² or λA can overflow where A σ_ε²/(σ_ε² + λA) does not: there, the same as 1/(1/A + λ/σ_ε²)
+        if not np.all(np.isfinite(out)):
+            out = np.where(np.isfinite(out), out, 1.0 / (1.0 / signal + lam / noise))
     return scalar_or_array(out, eigenvalue)
 
 

@@ -18,9 +18,10 @@ from typing import NamedTuple, Union
 import numba as nb
 import numpy as np
 
-from dynamics.numerics import (as_float, require_array_in_range, require_finite_result, require_integer,
-                               require_output_times, require_positive, require_times, solve_ode)
-from ._arrays import broadcast, scalar_or_array
+from dynamics.numerics import (as_float, require_array_in_range, require_finite_result, require_in_range,
+                               require_integer, require_output_times, require_positive, require_times)
+from ._arrays import broadcast, rate_time, scalar_or_array
+from ._integrate import integrate_flow
 
 __all__ = ["ModeVelocity", "ScalarModeTrajectory", "deep_chain_strength", "deep_mode_strength",
            "half_learning_time", "learning_time", "mode_strength", "mode_strength_unbalanced", "scalar_mode_flow",
@@ -50,12 +51,15 @@ class ScalarModeTrajectory(NamedTuple):
 
 
 def _growth_factor(s, t, tau):
-    """(g, e^{−2st/τ}) with g = (1 − e^{−2st/τ}) / s, its s = 0 limit 2t/τ and its t = inf limit 1/s."""
+    """(g, e^{−2st/τ}, 1 − e^{−2st/τ}) with g = (1 − e^{−2st/τ}) / s, its s = 0 limit 2t/τ and its t = inf limit
+    1/s."""
     positive = s > 0
-    with np.errstate(over="ignore"):  # x = inf (huge s·t) is the exact t -> inf limit below
-        x = np.where(positive, 2.0 * s * np.where(positive, t, 0.0) / tau, 0.0)  # no 0 * inf at s = 0
-    g = np.where(positive, -np.expm1(-x) / np.where(positive, s, 1.0), 2.0 * t / tau)
-    return g, np.exp(-x)
+    s_safe = np.where(positive, s, 1.0)
+    with np.errstate(over="ignore"):  # x = inf (huge s·t/τ) is the exact t -> inf limit below
+        x = np.where(positive, 2.0 * rate_time(s_safe, np.where(positive, t, 0.0), tau), 0.0)  # no 0·inf at s = 0
+        rise = -np.expm1(-x)
+        g = np.where(positive, rise / s_safe, 2.0 * t / tau)
+    return g, np.exp(-x), rise
 
 
 def mode_strength(t, s, u0, tau=1.0) -> Union[float, np.ndarray]:
@@ -102,9 +106,14 @@ def mode_strength(t, s, u0, tau=1.0) -> Union[float, np.ndarray]:
     s_arr = require_array_in_range("s", s, 0.0)
     u0_arr = require_array_in_range("u0", u0, 0.0, low_open=True)
     t_b, s_b, u0_b = broadcast(t=t_arr, s=s_arr, u0=u0_arr)
-    g, decay = _growth_factor(s_b, t_b, tau)
-    with np.errstate(divide="ignore"):
+    g, decay, rise = _growth_factor(s_b, t_b, tau)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         u = 1.0 / (g + decay / u0_b)  # g = inf (s = 0, t = inf) gives the exact limit 0
+        # For s > 1, u = s / (1 − e^{−x} + s e^{−x}/u0): the same value without g = (1 − e^{−x})/s, which is
+        # subnormal (and so inexact, 1/g = inf) for s near the float64 maximum.
+        scaled = s_b * decay / u0_b
+        large = (s_b > 1.0) & np.isfinite(scaled)
+        u = np.where(large, s_b / (rise + scaled), u)
     return scalar_or_array(u, t, s, u0)
 
 
@@ -194,7 +203,7 @@ def learning_time(s, u_start, u_end, tau=1.0) -> Union[float, np.ndarray]:
 
 def _opposite_sign_strength(t, s, v0, tau):
     """u(t) for a0 = −b0 (c = 0, u0 = −v0 < 0): τ v' = −2v(s + v) for v = −u, so u → 0⁻."""
-    g, decay = _growth_factor(np.float64(s), t, tau)
+    g, decay, _ = _growth_factor(np.float64(s), t, tau)
     # −s e^{−x} / ((s/v0 + 1) − e^{−x}) rewritten without cancellation: −e^{−x} / (1/v0 + g).
     with np.errstate(divide="ignore"):
         return -decay / (1.0 / v0 + g)
@@ -260,17 +269,43 @@ def mode_strength_unbalanced(t, s, a0, b0, tau=1.0) -> Union[float, np.ndarray]:
         return scalar_or_array(u, t)
     # Work with W = c w, so that nothing overflows or cancels when c is tiny against s or u0:
     # W+ = 2s + D, W- = -c²/(2s + D), W0 = c e^{asinh(2u0/c)} = 2u0 + sqrt(c² + 4u0²) (u0 >= 0),
-    # W(t) = (W+ K + W- e^{-Dt/τ}) / (e^{-Dt/τ} + K), u = W/4 - c²/(4W).
-    root = math.hypot(2.0 * s, c)
-    big = 2.0 * s + root
-    small = -c * (c / big) if big > 0 else -c
-    spread = math.hypot(c, 2.0 * u0)
-    w0 = 2.0 * u0 + spread if u0 >= 0 else c * (c / (spread - 2.0 * u0))
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        k = (w0 - small) / (big - w0) if big != w0 else math.inf
-        decay = np.exp(-root * t_arr / tau)
-        w = np.where(np.isinf(k), big, (big * k + small * decay) / (decay + k))
-        u = 0.25 * w - 0.25 * c * (c / w)
+    # W(t) = (W+ K + W- e^{-Dt/τ}) / (e^{-Dt/τ} + K), K = (W0 - W-)/(W+ - W0), and u = (W - c)(W + c)/(4W) with
+    # W - c carried on its own: W ≈ c when c ≫ s, |u0|, where W/4 - c²/(4W) would cancel (u(inf) = s from
+    # W+ - c = 2s + 4s²/(D + c), all terms positive). For s near the float64 maximum (2s + D overflows) s, c and
+    # u0 are scaled by 1/8 (exact), and u with them.
+    scale = 0.125 if s > 2.0 ** 1000 else 1.0
+    s_, c_, u0_ = s * scale, c * scale, u0 * scale
+    two_s = 2.0 * s_
+    root = math.hypot(two_s, c_)
+    big = two_s + root
+    small = -c_ * (c_ / big)
+    big_minus_c = two_s + two_s * (two_s / (root + c_))
+    small_minus_c = small - c_
+    spread = math.hypot(c_, 2.0 * u0_)
+    excess = (2.0 * u0_) * (2.0 * u0_ / (spread + c_))  # sqrt(c² + 4u0²) - c
+    if u0_ >= 0:
+        w0, w0_minus_c = 2.0 * u0_ + spread, 2.0 * u0_ + excess
+    else:
+        w0 = c_ * (c_ / (spread - 2.0 * u0_))
+        w0_minus_c = -c_ * ((excess - 2.0 * u0_) / (spread - 2.0 * u0_))
+    gap = big_minus_c - w0_minus_c  # W+ - W0, < 0 when u0 > s (u falls to s)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore", under="ignore"):
+        decay = np.exp(-rate_time(np.full(t_arr.shape, root), t_arr, tau) / scale)
+        if gap == 0.0:  # W0 = W+: the fixed point
+            w, w_minus_c = np.full(t_arr.shape, big), np.full(t_arr.shape, big_minus_c)
+        elif w0 - small >= abs(gap):  # |K| >= 1: through 1/K, so that nothing overflows
+            weight = decay * (gap / (w0 - small))
+            w = (big + small * weight) / (1.0 + weight)
+            w_minus_c = (big_minus_c + small_minus_c * weight) / (1.0 + weight)
+        else:
+            k = (w0 - small) / gap
+            denominator = decay + k
+            w = np.where(denominator > 0, (big * k + small * decay) / denominator, big)
+            w_minus_c = np.where(denominator > 0, (big_minus_c * k + small_minus_c * decay) / denominator, big_minus_c)
+        u = w_minus_c * (0.25 * ((w + c_) / w)) / scale
+    # τu' = (a² + b²)(s − u): u moves monotonically from u0 to s, and stays between them also after rounding
+    # (u(inf) = s at the largest double would otherwise round past it).
+    u = np.clip(u, min(u0, s), max(u0, s))
     require_finite_result(u, "mode_strength_unbalanced", "reduce s, a0 or b0")
     return scalar_or_array(u, t)
 
@@ -324,17 +359,41 @@ def _scalar_mode_rhs(t, y, params):
     return out
 
 
+@nb.njit(cache=True)
+def _scalar_mode_jacobian(t, y, params):
+    """∂(a', b')/∂(a, b) of :func:`_scalar_mode_rhs`."""
+    s, tau = params[0], params[1]
+    a, b = y[0], y[1]
+    out = np.empty((2, 2))
+    out[0, 0] = -b * b / tau
+    out[0, 1] = (s - 2.0 * a * b) / tau
+    out[1, 0] = out[0, 1]
+    out[1, 1] = -a * a / tau
+    return out
+
+
+# Limits that keep the velocities of the integrated flows finite in float64 (the flows move u monotonically
+# between u0 and s, and conserve a² − b², so that the start bounds the whole trajectory).
+MAX_FLOW_WEIGHT = 1e100
+MAX_FLOW_STRENGTH = 1e200
+MAX_DEEP_STRENGTH = 1e100
+
+
 def scalar_mode_flow(t, s, a0, b0, tau=1.0, rtol=1e-12, atol=1e-14) -> ScalarModeTrajectory:
     """Numerical integration (DOP853) of the single-mode flow (2.2.15–16) from (a0, b0).
+
+    A stiff flow (a tiny τ against t, or a large s, a0 or b0), which DOP853 does not finish within 20 000 step
+    attempts, is integrated by the L-stable rosenbrock23 of :func:`dynamics.numerics.solve_ode` with the
+    Jacobian of the flow.
 
     Parameters
     ----------
     t : array_like, shape (m,)
-        Output times: finite, >= 0, non-decreasing (t[0] may be 0).
+        Output times: finite, >= 0, non-decreasing (t[0] may be 0), with t/tau <= 2^52.
     s : float
-        Singular value, s >= 0.
+        Singular value, 0 <= s <= 1e200.
     a0, b0 : float
-        Initial per-layer weights (any sign).
+        Initial per-layer weights (any sign), |a0|, |b0| <= 1e100 (so that b(s − ab) stays finite).
     tau : float
         Time constant τ > 0.
     rtol, atol : float
@@ -348,7 +407,7 @@ def scalar_mode_flow(t, s, a0, b0, tau=1.0, rtol=1e-12, atol=1e-14) -> ScalarMod
     Raises
     ------
     ValueError
-        For bad times, s < 0, non-finite a0 or b0, or tau <= 0.
+        For bad times, s outside [0, 1e200], a0 or b0 outside [-1e100, 1e100], tau <= 0, or t/tau above 2^52.
     dynamics.numerics.IntegrationError
         If the integration does not reach the last time.
 
@@ -360,12 +419,15 @@ def scalar_mode_flow(t, s, a0, b0, tau=1.0, rtol=1e-12, atol=1e-14) -> ScalarMod
     """
     tau = require_positive("tau", tau)
     t_eval = require_output_times("t", t)
-    s = require_positive("s", s, allow_zero=True)
-    y0 = np.array([as_float("a0", a0), as_float("b0", b0)])
-    end = max(float(t_eval[-1]), 1e-12)
-    sol = solve_ode(_scalar_mode_rhs, (0.0, end), y0, t_eval=t_eval, params=np.array([s, tau]),
-                    method="dop853", rtol=rtol, atol=atol, max_steps=1_000_000).check()
-    return ScalarModeTrajectory(t_eval, sol.y[:, 0].copy(), sol.y[:, 1].copy())
+    why = "the velocity b(s − ab) of the flow must stay finite in float64"
+    s = require_in_range("s", s, 0.0, MAX_FLOW_STRENGTH, why=why)
+    y0 = np.array([require_in_range(name, value, -MAX_FLOW_WEIGHT, MAX_FLOW_WEIGHT, why=why)
+                   for name, value in (("a0", a0), ("b0", b0))])
+    # a² + b² <= c + 2 max(|u|) <= a0² + b0² + 2s along the flow bounds its Jacobian (u = ab moves from u0 to s)
+    rate = y0[0] * y0[0] + y0[1] * y0[1] + 2.0 * s
+    y = integrate_flow(_scalar_mode_rhs, _scalar_mode_jacobian, y0, t_eval, tau, np.array([s, 1.0]), rtol, atol,
+                       "scalar_mode_flow", rate, "(a0² + b0² + 2s)")
+    return ScalarModeTrajectory(t_eval, y[:, 0].copy(), y[:, 1].copy())
 
 
 @nb.njit(cache=True)
@@ -375,6 +437,18 @@ def _deep_mode_rhs(t, y, params):
     u = y[0]
     out = np.empty(1)
     out[0] = depth * abs(u) ** (2.0 - 2.0 / depth) * (s - u) / tau
+    return out
+
+
+@nb.njit(cache=True)
+def _deep_mode_jacobian(t, y, params):
+    """∂u'/∂u of :func:`_deep_mode_rhs` (u stays between u0 > 0 and s >= 0)."""
+    s, depth, tau = params[0], params[1], params[2]
+    u = abs(y[0])
+    power = 2.0 - 2.0 / depth
+    out = np.empty((1, 1))
+    growth = power * u ** (power - 1.0) * (s - y[0]) if power > 0.0 and u > 0.0 else 0.0
+    out[0, 0] = depth * (growth - u ** power) / tau
     return out
 
 
@@ -396,9 +470,36 @@ def _deep_chain_rhs(t, y, params):
     return out
 
 
+@nb.njit(cache=True)
+def _deep_chain_jacobian(t, y, params):
+    """∂a_i'/∂a_k = [(s − P) Π_{j≠i,k} a_j − Π_{j≠k} a_j Π_{j≠i} a_j]/τ of :func:`_deep_chain_rhs` (P = Π a_j)."""
+    s, tau = params[0], params[1]
+    n = y.shape[0]
+    prod = 1.0
+    for i in range(n):
+        prod *= y[i]
+    others = np.empty(n)
+    for i in range(n):
+        others[i] = 1.0
+        for j in range(n):
+            if j != i:
+                others[i] *= y[j]
+    out = np.empty((n, n))
+    for i in range(n):
+        for k in range(n):
+            both = 0.0
+            if k != i:
+                both = 1.0
+                for j in range(n):
+                    if j != i and j != k:
+                        both *= y[j]
+            out[i, k] = ((s - prod) * both - others[k] * others[i]) / tau
+    return out
+
+
 def deep_mode_strength(t, s, u0, n_weight_layers, tau=1.0, rtol=1e-11, atol=1e-14) -> np.ndarray:
     """Mode strength of a balanced decoupled deep linear net, τ u' = D u^{2−2/D}(s − u) (Saxe et al. 2013;
-    spec A.4), integrated with DOP853.
+    spec A.4), integrated with DOP853 (rosenbrock23 where the flow is stiff, as in :func:`scalar_mode_flow`).
 
     D = ``n_weight_layers`` weight matrices (N_l = D + 1 layers of units); D = 2 is Eq (2.2.18), whose
     solution is :func:`mode_strength`.
@@ -406,11 +507,11 @@ def deep_mode_strength(t, s, u0, n_weight_layers, tau=1.0, rtol=1e-11, atol=1e-1
     Parameters
     ----------
     t : array_like, shape (m,)
-        Output times: finite, >= 0, non-decreasing.
+        Output times: finite, >= 0, non-decreasing, with t/tau <= 2^52.
     s : float
-        Singular value, s >= 0.
+        Singular value, 0 <= s <= 1e100.
     u0 : float
-        Initial mode strength u0 > 0 (a0^D for a balanced per-layer weight a0).
+        Initial mode strength 0 < u0 <= 1e100 (a0^D for a balanced per-layer weight a0).
     n_weight_layers : int
         D, in [1, 64].
     tau : float
@@ -426,7 +527,10 @@ def deep_mode_strength(t, s, u0, n_weight_layers, tau=1.0, rtol=1e-11, atol=1e-1
     Raises
     ------
     ValueError
-        For bad times, s < 0, u0 <= 0, n_weight_layers outside [1, 64], or tau <= 0.
+        For bad times, s outside [0, 1e100], u0 outside (0, 1e100], n_weight_layers outside [1, 64], tau <= 0,
+        or t/tau above 2^52.
+    dynamics.numerics.IntegrationError
+        If the integration does not reach the last time.
 
     Examples
     --------
@@ -436,24 +540,44 @@ def deep_mode_strength(t, s, u0, n_weight_layers, tau=1.0, rtol=1e-11, atol=1e-1
     """
     tau = require_positive("tau", tau)
     t_eval = require_output_times("t", t)
-    s = require_positive("s", s, allow_zero=True)
-    u0 = require_positive("u0", u0)
+    why = "the velocity D·u^(2 − 2/D)·(s − u) must stay finite in float64"
+    s = require_in_range("s", s, 0.0, MAX_DEEP_STRENGTH, why=why)
+    u0 = require_in_range("u0", u0, 0.0, MAX_DEEP_STRENGTH, low_open=True, why=why)
     depth = require_integer("n_weight_layers", n_weight_layers, 1, 64)
-    end = max(float(t_eval[-1]), 1e-12)
-    sol = solve_ode(_deep_mode_rhs, (0.0, end), np.array([u0]), t_eval=t_eval,
-                    params=np.array([s, float(depth), tau]), method="dop853", rtol=rtol, atol=atol,
-                    max_steps=1_000_000).check()
-    return sol.y[:, 0].copy()
+    # u stays between u0 and s: |∂u'/∂u| <= 3D·max(u0, s)^(2 − 2/D)
+    rate = 3.0 * depth * max(u0, s) ** (2.0 - 2.0 / depth)
+    y = integrate_flow(_deep_mode_rhs, _deep_mode_jacobian, np.array([u0]), t_eval, tau,
+                       np.array([s, float(depth), 1.0]), rtol, atol, "deep_mode_strength", rate,
+                       "3D·max(u0, s)^(2 − 2/D)")
+    return y[:, 0].copy()
+
+
+def _log_chain_bound(s, weights):
+    """(log of a bound on every velocity |(s − P)Π_{j≠i}a_j|, Jacobian entry and partial product along the chain's
+    flow, log of a bound on the Jacobian entries alone). P = Πa_j moves monotonically from P0 to s and every
+    a_i² − a_j² is conserved, so that |P| <= P_max = max(|P0|, s) and a_i² <= A² = max_j a_j(0)² + P_max^{2/D}."""
+    depth = weights.size
+    with np.errstate(divide="ignore"):
+        log_abs = np.log(np.abs(weights))
+        log_s = math.log(s) if s > 0 else -math.inf
+    log_p = max(float(np.sum(log_abs)), log_s)
+    if log_p == -math.inf and float(np.max(log_abs)) == -math.inf:
+        return -math.inf, (0.0 if depth == 1 else -math.inf)  # every weight 0 and s = 0: nothing moves
+    log_a = 0.5 * float(np.logaddexp(2.0 * float(np.max(log_abs)), 2.0 * log_p / depth))
+    log_error = float(np.logaddexp(log_s, log_p))  # log(s + P_max) >= log |s − P|
+    jacobian = [2 * (depth - 1) * log_a] + ([log_error + (depth - 2) * log_a] if depth >= 2 else [])
+    return max([depth * log_a, log_error + (depth - 1) * log_a] + jacobian), max(jacobian)
 
 
 def deep_chain_strength(t, s, weights0, tau=1.0, rtol=1e-11, atol=1e-14) -> np.ndarray:
     """Product a_1(t) ... a_D(t) of the scalar chain's gradient flow on (1/2τ)(s − a_1 ... a_D)² (spec A.4):
-    the deep mode without the balanced reduction, integrated with DOP853.
+    the deep mode without the balanced reduction, integrated with DOP853 (rosenbrock23 where the flow is stiff,
+    as in :func:`scalar_mode_flow`).
 
     Parameters
     ----------
     t : array_like, shape (m,)
-        Output times: finite, >= 0, non-decreasing.
+        Output times: finite, >= 0, non-decreasing, with t/tau <= 2^52.
     s : float
         Singular value, s >= 0.
     weights0 : array_like, shape (D,)
@@ -471,7 +595,10 @@ def deep_chain_strength(t, s, weights0, tau=1.0, rtol=1e-11, atol=1e-14) -> np.n
     Raises
     ------
     ValueError
-        For bad times, s < 0, empty or non-finite weights0, or tau <= 0.
+        For bad times, s < 0, empty or non-finite weights0, tau <= 0, t/tau above 2^52, or s and
+        weights0 so large that the velocity (s − Πa)·Π_{j≠i}a_j can leave float64 (above 1e300).
+    dynamics.numerics.IntegrationError
+        If the integration does not reach the last time.
 
     Examples
     --------
@@ -486,7 +613,11 @@ def deep_chain_strength(t, s, weights0, tau=1.0, rtol=1e-11, atol=1e-14) -> np.n
     y0 = require_array_in_range("weights0", weights0, ndim=1)
     if y0.size < 1:
         raise ValueError("weights0 must hold at least one weight, got an empty array")
-    end = max(float(t_eval[-1]), 1e-12)
-    sol = solve_ode(_deep_chain_rhs, (0.0, end), y0, t_eval=t_eval, params=np.array([s, tau]),
-                    method="dop853", rtol=rtol, atol=atol, max_steps=1_000_000).check()
-    return np.prod(sol.y, axis=1)
+    log_bound, log_rate = _log_chain_bound(s, y0)
+    if log_bound > math.log(1e300):
+        raise ValueError(f"weights0 and s must keep the velocity (s − Πa)·Π_(j≠i)a_j of the chain finite in float64: "
+                         f"along this flow it (or its Jacobian) can reach e^{log_bound:.6g} > 1e300; got s = {s:g} "
+                         f"and max|weights0| = {np.abs(y0).max():g} with D = {y0.size}")
+    y = integrate_flow(_deep_chain_rhs, _deep_chain_jacobian, y0, t_eval, tau, np.array([s, 1.0]), rtol, atol,
+                       "deep_chain_strength", y0.size * math.exp(log_rate), "D·max|∂a_i'/∂a_k|")
+    return np.prod(y, axis=1)

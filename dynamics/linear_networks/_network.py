@@ -19,9 +19,10 @@ from typing import NamedTuple, Union
 import numba as nb
 import numpy as np
 
-from dynamics.numerics import (as_finite_array, haar_orthogonal, require_array_in_range, require_in_range,
-                               require_integer, require_output_times, require_positive, rng_from, solve_ode)
+from dynamics.numerics import (as_finite_array, haar_orthogonal, require_array_in_range, require_finite_product,
+                               require_in_range, require_integer, require_output_times, require_positive, rng_from)
 from ._arrays import broadcast, scalar_or_array
+from ._integrate import integrate_flow
 
 __all__ = ["ModeTask", "NetworkGDTrajectory", "NetworkTrajectory", "NetworkWeights", "conserved_gram",
            "decoupled_init", "effective_initial_strength", "first_crossing_time", "gd_flow_time", "mode_map",
@@ -104,7 +105,10 @@ def gd_flow_time(steps, learning_rate, loss_scale=1.0, tau=1.0) -> Union[float, 
     eta = require_positive("learning_rate", learning_rate)
     scale = require_positive("loss_scale", loss_scale)
     tau = require_positive("tau", tau)
-    return scalar_or_array(k * (scale * eta * tau), steps)
+    # Mantissas and exponents apart: c·η·τ may overflow where k·c·η·τ does not (k = 0 gives 0, not 0·inf = NaN).
+    t = require_finite_product([k, scale, eta, tau], what="the flow time k·loss_scale·learning_rate·tau",
+                               hint="reduce steps, learning_rate, loss_scale or tau")
+    return scalar_or_array(t, steps)
 
 
 def whiten(X) -> np.ndarray:
@@ -533,7 +537,7 @@ def network_flow(W21, W32, sigma31, t, sigma11=None, tau=1.0, rtol=1e-10, atol=1
     sigma31 : array_like, shape (N3, N1)
         Input–output correlation Σ31 = y Xᵀ (a sum over examples).
     t : array_like, shape (m,)
-        Output times: finite, >= 0, non-decreasing (t[0] may be 0).
+        Output times: finite, >= 0, non-decreasing (t[0] may be 0), with t/tau <= 2^52.
     sigma11 : array_like, shape (N1, N1), optional
         Input correlation Σ11 = X Xᵀ; None means whitened inputs (I).
     tau : float
@@ -541,7 +545,8 @@ def network_flow(W21, W32, sigma31, t, sigma11=None, tau=1.0, rtol=1e-10, atol=1
     rtol, atol : float
         Tolerances of :func:`dynamics.numerics.solve_ode`.
     method : str
-        An explicit method of :func:`dynamics.numerics.solve_ode`.
+        An explicit method of :func:`dynamics.numerics.solve_ode`. A stiff flow (τ tiny against t) that it does
+        not finish within 20 000 step attempts is integrated again by the L-stable rosenbrock23.
 
     Returns
     -------
@@ -551,7 +556,7 @@ def network_flow(W21, W32, sigma31, t, sigma11=None, tau=1.0, rtol=1e-10, atol=1
     Raises
     ------
     ValueError
-        For non-finite input, shapes that do not match (named), bad times or tau <= 0.
+        For non-finite input, shapes that do not match (named), bad times, tau <= 0, or t/tau above 2^52.
     dynamics.numerics.IntegrationError
         If the integration does not reach the last time.
 
@@ -570,11 +575,15 @@ def network_flow(W21, W32, sigma31, t, sigma11=None, tau=1.0, rtol=1e-10, atol=1
     t_eval = require_output_times("t", t)
     n2, n1 = W21.shape
     n3 = W32.shape[0]
-    params = np.concatenate([[n1, n2, n3, tau], sigma31.ravel(), sigma11.ravel()])
+    params = np.concatenate([[n1, n2, n3, 1.0], sigma31.ravel(), sigma11.ravel()])
     y0 = np.concatenate([W21.ravel(), W32.ravel()])
-    sol = solve_ode(_two_layer_rhs, (0.0, max(float(t_eval[-1]), 1e-12)), y0, t_eval=t_eval, params=params,
-                    method=method, rtol=rtol, atol=atol, max_steps=2_000_000).check()
-    return NetworkTrajectory(t_eval, sol.y[:, :n2 * n1].reshape(-1, n2, n1), sol.y[:, n2 * n1:].reshape(-1, n3, n2))
+    # the Jacobian's scale at the start and at the fixed points (W32 W21 Σ11 = Σ31): squared weights and Σ31, times Σ11
+    scale = max(1.0, float(np.linalg.norm(sigma11, 2)))
+    with np.errstate(over="ignore"):
+        rate = (float(np.sum(W21 ** 2) + np.sum(W32 ** 2)) + 2.0 * float(np.linalg.norm(sigma31))) * scale
+    y = integrate_flow(_two_layer_rhs, None, y0, t_eval, tau, params, rtol, atol, "network_flow", rate,
+                       "(‖W21‖² + ‖W32‖² + 2‖Σ31‖)·max(1, ‖Σ11‖)", method=method)
+    return NetworkTrajectory(t_eval, y[:, :n2 * n1].reshape(-1, n2, n1), y[:, n2 * n1:].reshape(-1, n3, n2))
 
 
 @nb.njit(cache=True)
@@ -691,5 +700,7 @@ def first_crossing_time(t, values, level) -> np.ndarray:
             out[j] = t[0]
             continue
         v0, v1 = values[k - 1, j], values[k, j]
-        out[j] = t[k - 1] + (t[k] - t[k - 1]) * (level_b[j] - v0) / (v1 - v0)
+        # v0 < level <= v1; in halves, the differences cannot overflow (v1 − v0 up to 2·1.8e308)
+        fraction = (0.5 * level_b[j] - 0.5 * v0) / (0.5 * v1 - 0.5 * v0)
+        out[j] = t[k - 1] + (t[k] - t[k - 1]) * fraction
     return out

@@ -21,10 +21,12 @@ from typing import NamedTuple, Union
 import numba as nb
 import numpy as np
 
-from dynamics.numerics import (as_finite_array, require_array_in_range, require_integer, require_output_times,
-                               require_positive, require_times, rng_from, solve_ode)
+from dynamics.numerics import (as_finite_array, require_array_in_range, require_finite_product,
+                               require_finite_result, require_integer, require_output_times, require_positive,
+                               require_times, rng_from)
 from ._arrays import bounded_std, scalar_or_array
 from ._high_dim import expected_mode_error
+from ._integrate import integrate_flow
 
 __all__ = ["MonteCarloEstimate", "StudentFlowTrajectory", "StudentGDTrajectory", "StudentInstance", "draw_student",
            "expected_generalization_error", "finite_size_asymptotic_generalization_error",
@@ -334,14 +336,25 @@ def _student_rhs(t, y, params):
     return (sigma_yx - sigma_xx @ y) / tau  # Σxx is symmetric
 
 
+@nb.njit(cache=True)
+def _student_jacobian(t, y, params):
+    """−Σxx/τ, the constant Jacobian of :func:`_student_rhs`."""
+    n = int(params[0])
+    return -params[2 + n:2 + n + n * n].reshape((n, n)) / params[1]
+
+
 def student_flow(instance, t, tau=1.0, rtol=1e-12, atol=1e-14) -> StudentFlowTrajectory:
     """w(t) by numerical integration (DOP853) of the matrix flow (2.3.5), τ w' = y Xᵀ − w X Xᵀ.
+
+    A stiff flow (τ tiny against t, or a large spread of the eigenvalues of X Xᵀ), which DOP853 does not finish
+    within 20 000 step attempts, is integrated by the L-stable rosenbrock23 of :func:`dynamics.numerics.solve_ode`
+    with the Jacobian −X Xᵀ/τ.
 
     Parameters
     ----------
     instance : StudentInstance
     t : array_like, shape (m,)
-        Output times: finite, >= 0, non-decreasing.
+        Output times: finite, >= 0, non-decreasing, with t/tau <= 2^52.
     tau : float
         Time constant τ > 0.
     rtol, atol : float
@@ -355,9 +368,11 @@ def student_flow(instance, t, tau=1.0, rtol=1e-12, atol=1e-14) -> StudentFlowTra
     Raises
     ------
     ValueError
-        For bad times or tau <= 0.
+        For bad times, tau <= 0, or t/tau above 2^52.
     TypeError
         If instance is not a StudentInstance.
+    dynamics.numerics.IntegrationError
+        If the integration does not reach the last time.
 
     Examples
     --------
@@ -370,11 +385,10 @@ def student_flow(instance, t, tau=1.0, rtol=1e-12, atol=1e-14) -> StudentFlowTra
     tau = require_positive("tau", tau)
     t_eval = require_output_times("t", t)
     X, y = instance.inputs, instance.labels
-    params = np.concatenate([[X.shape[0], tau], y @ X.T, (X @ X.T).ravel()])
-    sol = solve_ode(_student_rhs, (0.0, max(float(t_eval[-1]), 1e-12)), instance.initial_weights,
-                    t_eval=t_eval, params=params, method="dop853", rtol=rtol, atol=atol,
-                    max_steps=1_000_000).check()
-    return StudentFlowTrajectory(t_eval, sol.y)
+    params = np.concatenate([[X.shape[0], 1.0], y @ X.T, (X @ X.T).ravel()])
+    weights = integrate_flow(_student_rhs, _student_jacobian, instance.initial_weights, t_eval, tau, params, rtol,
+                             atol, "student_flow", float(np.max(instance.eigenvalues)), "λ_max(X Xᵀ)")
+    return StudentFlowTrajectory(t_eval, weights)
 
 
 def student_gd(instance, n_steps, learning_rate, loss_scale=1.0, record_every=1) -> StudentGDTrajectory:
@@ -443,6 +457,20 @@ def _per_weights(values, w):
     return float(values) if w.ndim == 1 else values
 
 
+def _mean_square(residual, divisor, weights=1.0, what="", hint=""):
+    """Σ weights·residual² / divisor over the last axis; where the squares overflow although the result does not
+    (a residual beyond 1.3e154), through max|residual|² · Σ weights·(residual/max)², mantissas and exponents apart.
+    ValueError if the result itself leaves float64."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        direct = np.sum(weights * residual ** 2, axis=-1) / divisor
+    if np.all(np.isfinite(direct)):
+        return direct
+    scale = np.max(np.abs(residual), axis=-1)
+    safe = np.where(scale > 0, scale, 1.0)
+    reduced = np.sum(weights * (residual / safe[..., None]) ** 2, axis=-1)
+    return require_finite_product([safe, safe, reduced], [divisor], what=what, hint=hint)
+
+
 def generalization_error(instance, weights) -> Union[float, np.ndarray]:
     """E_g = ||w̄ − w||²/N + σ_ε², Eq (2.3.14) (Advani–Saxe): the expected squared error on a fresh noisy label
     for a test input x ~ N(0, I/N).
@@ -472,8 +500,9 @@ def generalization_error(instance, weights) -> Union[float, np.ndarray]:
     """
     instance = _instance(instance)
     w = _student_weights_arg(weights, instance)
-    values = np.sum((instance.teacher - w) ** 2, axis=-1) / instance.n_features + instance.noise_std ** 2
-    return _per_weights(values, w)
+    values = _mean_square(instance.teacher - w, instance.n_features, what="generalization_error",
+                          hint="||teacher − weights||²/N overflows float64; reduce weights") + instance.noise_std ** 2
+    return _per_weights(require_finite_result(values, "generalization_error", "reduce weights"), w)
 
 
 def generalization_error_thesis_variant(instance, weights) -> Union[float, np.ndarray]:
@@ -507,9 +536,12 @@ def generalization_error_thesis_variant(instance, weights) -> Union[float, np.nd
     """
     instance = _instance(instance)
     w = _student_weights_arg(weights, instance)
-    gap = (instance.teacher - w) @ instance.input_modes
-    values = np.sum(instance.eigenvalues * gap ** 2, axis=-1) / instance.n_features + instance.noise_std ** 2
-    return _per_weights(values, w)
+    with np.errstate(over="ignore", invalid="ignore"):
+        gap = (instance.teacher - w) @ instance.input_modes
+    require_finite_result(gap, "generalization_error_thesis_variant", "the rotated weights overflow; reduce weights")
+    values = _mean_square(gap, instance.n_features, instance.eigenvalues, what="generalization_error_thesis_variant",
+                          hint="Σλ_i gap_i²/N overflows float64; reduce weights") + instance.noise_std ** 2
+    return _per_weights(require_finite_result(values, "generalization_error_thesis_variant", "reduce weights"), w)
 
 
 def monte_carlo_generalization_error(instance, weights, n_test_samples=100_000, seed=None,
@@ -642,7 +674,11 @@ def training_error_direct(instance, weights) -> Union[float, np.ndarray]:
     """
     instance = _instance(instance)
     w = _student_weights_arg(weights, instance)
-    return _per_weights(np.sum((instance.labels - w @ instance.inputs) ** 2, axis=-1), w)
+    with np.errstate(over="ignore", invalid="ignore"):
+        residual = instance.labels - w @ instance.inputs
+    require_finite_result(residual, "training_error_direct", "w·X overflows float64; reduce weights")
+    return _per_weights(_mean_square(residual, 1.0, what="training_error_direct",
+                                     hint="||y − wX||² overflows float64; reduce weights"), w)
 
 
 def expected_generalization_error(t, eigenvalues, *, teacher_std=1.0, noise_std=0.5, init_std=0.0,

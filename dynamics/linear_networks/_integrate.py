@@ -1,0 +1,62 @@
+"""Numerical integration of this theory's gradient flows τ y' = f(y) (private).
+
+The flows are integrated in units of τ (time T = t/τ, params with τ = 1), so that a tiny τ neither overflows the
+velocity f/τ nor its Jacobian. DOP853 runs first; where it cannot finish within ``EXPLICIT_STEPS`` step attempts the
+flow has become stiff (its step size is held by stability, not accuracy: typically the approach to the fixed point
+after a fast transient, with a tiny τ against t or a large s or weight), and the numerics core's L-stable
+``rosenbrock23`` continues from the last state DOP853 reached, with the flow's Jacobian.
+
+The horizon is limited to 2^52 of the flow's fastest time scales (rate·T <= 2^52, with ``rate`` a bound on the
+Jacobian along the flow, in units of 1/τ): beyond it the stiff integration of the approach to a fixed point is no
+longer resolved in float64 (the flows are scale invariant, so this is one condition for every scale of s and
+the weights), and the request is refused with a ValueError naming the inputs.
+"""
+import numpy as np
+
+from dynamics.numerics import IntegrationError, require_in_range, solve_ode
+
+EXPLICIT_STEPS = 20_000  # DOP853 step attempts before the switch to rosenbrock23 (the claims' flows take < 5 000)
+STIFF_STEPS = 200_000
+MAX_HORIZON = 2.0 ** 52
+
+
+def integrate_flow(rhs, jac, y0, t, tau, params, rtol, atol, what, rate, rate_text, method="dop853") -> np.ndarray:
+    """The states (one row per time in ``t``) of τ y' = rhs(T, y, params) from y0, with ``rhs`` and ``jac`` in units
+    of τ (``jac`` None: forward differences); ``t`` is checked output times, ``tau`` > 0; ``rate`` a bound on the
+    flow's Jacobian in units of 1/τ (``rate_text`` says how it is formed from the inputs); ``method`` the first
+    method tried. ValueError if rate·t/τ exceeds 2^52; IntegrationError if the integrators do not reach the last
+    time."""
+    rtol = require_in_range("rtol", rtol, 1e-15, 1.0)
+    atol = require_in_range("atol", atol, 0.0, np.inf, low_open=True)
+    with np.errstate(over="ignore", under="ignore"):
+        flow_time = t / tau
+    with np.errstate(over="ignore"):
+        horizon = rate * flow_time[-1]
+    if not (np.isfinite(flow_time[-1]) and horizon <= MAX_HORIZON):
+        raise ValueError(f"t and tau: the flow can be integrated over at most 2^52 of its fastest time scales, "
+                         f"{rate_text}·t/tau <= 4.5e15, got {rate:.6g}·{t[-1]:g}/{tau:g} = {horizon:.6g} (beyond, float64 "
+                         f"does not resolve the stiff approach to the fixed point); reduce t or those inputs, or increase tau")
+    if flow_time[-1] == 0.0:  # nothing moves (also when t/τ underflows to 0)
+        return np.tile(y0, (t.size, 1))
+    span = (0.0, float(flow_time[-1]))
+    start, state, done, first = 0.0, y0, np.zeros((0, y0.size)), None
+    if method != "rosenbrock23":
+        first = solve_ode(rhs, span, y0, t_eval=flow_time, params=params, method=method, rtol=rtol, atol=atol,
+                          max_steps=EXPLICIT_STEPS)
+        if first.success:
+            return first.y
+        # the same run again, returning its accepted steps: rosenbrock23 continues from the last one
+        steps = solve_ode(rhs, span, y0, params=params, method=method, rtol=rtol, atol=atol, max_steps=EXPLICIT_STEPS)
+        if steps.t.size and np.all(np.isfinite(steps.y[-1])):
+            start, state = float(steps.t[-1]), steps.y[-1]
+            done = first.y[flow_time[:first.t.size] <= start]
+    remaining = flow_time[done.shape[0]:]
+    if start == span[1] or remaining.size == 0:
+        return np.vstack([done, np.tile(state, (remaining.size, 1))])
+    stiff = solve_ode(rhs, (start, span[1]), state, t_eval=remaining, params=params, method="rosenbrock23", jac=jac,
+                      rtol=rtol, atol=atol, max_steps=STIFF_STEPS, autonomous=True)
+    if stiff.success:
+        return np.vstack([done, stiff.y])
+    reached = (stiff.t[-1] if stiff.t.size else start) * tau
+    gave_up = f"{method} gave up ({first.message}) and " if first is not None else ""
+    raise IntegrationError(f"{what}: {gave_up}rosenbrock23 stopped at t = {reached:.6g} ({stiff.message})")
