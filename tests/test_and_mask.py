@@ -261,3 +261,53 @@ def test_notebook_patchwork_and_logistic_trainer():
 def test_a_non_integral_number_of_environments_is_a_value_error():
     with pytest.raises(ValueError, match="n_envs must be an integer"):
         am.keep_probability(2.5, 0.5)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Fuzz findings (tests/test_public_api.py): σ², R², L0 − inf L, a + b and qc·qa beyond float64 where the results
+# are doubles; the exact value there, else a ValueError naming the input
+# ----------------------------------------------------------------------------------------------------
+
+def _exact_chain(d, t, n, sigma):
+    """n σ² (d − t + 1) C(d, t) 2^{1−d}, exactly."""
+    return float(n * Fraction(sigma) ** 2 * (d - t + 1) * math.comb(d, t) * Fraction(2) ** (1 - d))
+
+
+AND_MASK_EXTREMES = [
+    # (call, expected value or the words of the ValueError)
+    (lambda: am.noise_masked_norm_bounds(1, 1, 1, 1.3407807929942597e154), "gradient_std"),  # was OverflowError
+    (lambda: am.noise_masked_norm_bounds(60, 60, 1, 1e160).paper_chain, _exact_chain(60, 60, 1, 1e160)),
+    (lambda: am.proposition1_bound(1.0, 0.0, 2.2250738585e-313, 1), "learning_rate"),        # was inf
+    (lambda: am.proposition1_bound(1.7e308, -1.7e308, 10.0, 1), 6.8e307),                     # L0 − inf L overflowed
+    (lambda: am.proposition3_bound([1.0, 2.8828188542312335e246], [9.977418496336546e62, 1.0], 1.0),
+     "proposition3_bound"),                                                                     # was OverflowError
+    (lambda: am.proposition3_bound([1.0, 2.8828188542312335e246], [9.977418496336546e62, 1.0], 1e-300),
+     -float(4 * Fraction(1e-300) * Fraction(am.amgm_ratio([1.0, 2.8828188542312335e246],
+                                                            [9.977418496336546e62, 1.0])) ** 2)),   # R² overflowed
+    (lambda: am.amgm_ratio([1.7e308], [1.7e308]), 1.0),                                         # a + b overflowed
+    (lambda: float(am.fig1_losses([0.0, 1.157920892373162e77]).loss_b),
+     float((lambda qc, qb: qc * qb / (qc + qb))(Fraction(0.5) ** 2 + (Fraction(1.157920892373162e77) + Fraction(0.5)) ** 2,
+                                               (Fraction(1.157920892373162e77) - Fraction(0.8)) ** 2))),
+    (lambda: am.make_spiral_dataset(n_revolutions=2.8611174857570283e307), "n_revolutions"),  # was NaN
+    (lambda: am.make_spiral_dataset(shortcut_std=7.731911140580778e307), "shortcut_std"),     # was inf
+]
+
+
+@pytest.mark.parametrize("call, expected", AND_MASK_EXTREMES, ids=[str(k) for k in range(len(AND_MASK_EXTREMES))])
+def test_extreme_inputs(call, expected):
+    if isinstance(expected, str):
+        with pytest.raises(ValueError) as info:
+            call()
+        assert expected in str(info.value)
+    else:
+        assert np.isfinite(call())
+        assert call() == pytest.approx(expected, rel=1e-12, abs=0.0)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_spiral_dataset_with_tiny_scales_is_finite(seed):
+    """n_revolutions = shortcut_std = 1e-300: the standardisation divided by a std whose squares underflowed (inf)."""
+    data = am.make_spiral_dataset(n_envs=8, n_samples_per_env=8, dim_shortcut=1, n_revolutions=1e-300,
+                                  shortcut_std=1e-300, n_test=8, seed=seed)
+    assert all(np.all(np.isfinite(part)) for part in data)
+    assert np.allclose(data.train_inputs[..., :2].std(axis=1), 1.0, rtol=1e-9)  # standardised per environment

@@ -449,3 +449,36 @@ def test_torch_trainer_follows_the_closed_form_and_the_schedule():
     assert np.allclose(run.weights, explicit.weights, atol=1e-12)
     with pytest.raises(ValueError, match="learning_rate"):
         torch_training.train_linear_student(data.X, data.y, [1], [0.1, 0.1, 0.1], device="cpu")
+
+
+# ----------------------------------------------------------------------------------------------------
+# Fuzz findings (tests/test_public_api.py): sums beyond float64 where the results are doubles, and g(λ) -> inf
+# ----------------------------------------------------------------------------------------------------
+
+def test_extreme_inputs_give_the_exact_value_or_a_value_error():
+    # g(λ) ≈ (1 − α)/λ overflows at α < 1 and a tiny λ: was inf, now a ValueError naming weight_decay
+    for lam in (5e-324, 2.2250738585e-313):
+        with pytest.raises(ValueError, match="weight_decay"):
+            dd.mp_stieltjes(0.5, lam)
+    assert float(dd.mp_stieltjes(0.5, 1e-300)) == pytest.approx(0.5e300, rel=1e-12)
+    # λ + α − 1 overflowed (inf warnings); in halves g = 1/(b/2 + hypot(b/2, √λ)) stays a double
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert float(dd.mp_stieltjes(1e308, 1.5e308)) == pytest.approx(1.0 / 2.5e308, rel=1e-6)
+    # 1 + α + λ overflowed although a ≈ α + λ is a double (was inf); beyond it, a ValueError
+    import mpmath
+    alpha, lam = 8.98846567431158e307, 8.988465674311577e307
+    with mpmath.workdps(50):
+        b = 1 + mpmath.mpf(alpha) + mpmath.mpf(lam)
+        exact = float((b + mpmath.sqrt(b * b - 4 * mpmath.mpf(alpha))) / 2)
+    assert float(dd.stable_root(alpha, lam)) == pytest.approx(exact, rel=1e-15)
+    with pytest.raises(ValueError, match="weight_decay"):
+        dd.stable_root(1.7e308, 1.7e308)
+    assert float(dd.stable_root(1.0, np.inf)) == np.inf  # the documented λ = inf limit
+    # L_G = ½(T − 2R + Q) with T near the float64 maximum: T − 2R + Q overflowed (was inf)
+    for solver in (dd.stieltjes_order_parameters, dd.replica_saddle_point):
+        point = solver(1.0, 1e-3, 9.277235676969297e307, 0.0)
+        scaled = solver(1.0, 1e-3, 1.0, 0.0)
+        assert float(point.generalization_error) == pytest.approx(9.277235676969297e307
+                                                                  * float(scaled.generalization_error), rel=1e-10)

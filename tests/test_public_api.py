@@ -147,6 +147,8 @@ MAY_RETURN_INF = {
     "linear_networks.optimal_stopping_time": "inf without label noise (E_g never increases)",
     "linear_networks.per_mode_stopping_time": "inf without label noise",
     "linear_networks.asymptotic_errors": "E_g(inf) = inf at alpha = 1 with label noise",
+    "linear_networks.first_crossing_time": "inf{t : value(t) >= level} = inf (the infimum of the empty set) for a "
+                                           "series that never reaches its level, as documented",
 }
 
 

@@ -366,3 +366,73 @@ def test_torch_optim_without_torch_raises_a_clear_import_error():
             "try:\n    import dynamics.spherical.torch_optim\nexcept ImportError as e:\n    print(e)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "dynamics.spherical.torch_optim needs torch" in out
+
+
+# ----------------------------------------------------------------------------------------------------
+# Fuzz findings (tests/test_public_api.py): r0**4, η² or η/α leave float64 where the result does not; the exact
+# value where it is a double, else a ValueError naming the input (never OverflowError or ZeroDivisionError)
+# ----------------------------------------------------------------------------------------------------
+
+def _exact_bounds(eta, r0, g_min, g_max, k):
+    """The B1 bounds of effective_lr_bounds_sgd in 60-digit arithmetic."""
+    import mpmath
+    with mpmath.workdps(60):
+        eta, r0, g_min, g_max, k = (mpmath.mpf(float(v)) for v in (eta, r0, g_min, g_max, k))
+        w0 = r0 ** 4
+        if k == 0:
+            return float(eta / r0 ** 2), float(eta / r0 ** 2)
+        upper = eta / mpmath.sqrt(w0 + 2 * eta ** 2 * g_min ** 2 * k)
+        tail = eta ** 2 * g_max ** 4 / (2 * g_min ** 2) * mpmath.log1p(2 * eta ** 2 * g_min ** 2 * (k - 1) / w0)
+        lower = eta / mpmath.sqrt(w0 + 2 * eta ** 2 * g_max ** 2 * k + eta ** 4 * g_max ** 4 / w0 + tail)
+        return float(lower), float(upper)
+
+
+@pytest.mark.parametrize("eta, r0, g_min, g_max", [
+    (1.157920892373162e77, 1.0, 1.0, 1.0),    # η⁴ overflowed (OverflowError)
+    (1.0, 1.157920892373162e77, 1.0, 1.0),    # r0⁴ overflowed
+    (1.0, 1.0, 1.0, 1.157920892373162e77),    # g_max⁴ overflowed
+    (1.0, 2.170407588580241e-91, 1.0, 1.0),   # r0⁴ underflowed to 0 (ZeroDivisionError)
+    (1.0, 1.0, 5e-324, 1.0),                  # 2g_min² underflowed to 0 (ZeroDivisionError)
+    (1e-300, 1e-300, 1e-300, 1e-200),
+    (1e-10, 1e100, 1e150, 1e160),
+])
+def test_effective_lr_bounds_at_extreme_scales_are_exact(eta, r0, g_min, g_max):
+    steps = np.array([0, 1, 2, 10, 1000])
+    bounds = sp.effective_lr_bounds_sgd(eta, r0, g_min, g_max, steps)
+    for k, lower, upper in zip(steps, bounds.lower, bounds.upper):
+        exact_lower, exact_upper = _exact_bounds(eta, r0, g_min, g_max, k)
+        assert lower == pytest.approx(exact_lower, rel=1e-12, abs=0.0)
+        assert upper == pytest.approx(exact_upper, rel=1e-12, abs=0.0)
+
+
+SPHERICAL_EXTREMES = [
+    # (call, expected value or the words of the ValueError)
+    (lambda: sp.sgd_radius_sequence(1e-300, 1.0, [1.0]).tolist(), [1e-300, 1e300]),
+    (lambda: sp.sgd_radius_sequence(5.976568871996041e-259, 1.0, [0.0]).tolist(), [5.976568871996041e-259] * 2),
+    (lambda: sp.sgd_radius_sequence(1e-310, 1.0, [1.0]), "radius"),
+    (lambda: sp.theorem4_adagradg_params(1.0, 0.0, 1.157920892373162e77).v0, 2.0 ** 1023),
+    (lambda: sp.theorem4_adagradg_params(1e-160, 0.0, 1e-100).v0, 5e-81),
+    (lambda: sp.theorem4_adagradg_params(3.654850781893221e-228, 0.0, 1.0), "v0"),
+    (lambda: sp.sgd_lambda0_sandwich(1.157920892373162e77, [], []), "r0"),
+    # (η²g²)² = 1e320 overflowed although (η²g²)²/P0 = 1e120 does not
+    (lambda: sp.sgd_lambda0_sandwich(1e50, 1.0, [1e80]).upper[-1], 1e200 + 2e160 + 1e120),
+    (lambda: sp.sgd_order2_radius4(1.157920892373162e77, 1.0, []), "r0"),
+    # (ηg)² = 1e320 overflowed although 2ρη²g² = 2e300 does not (ρ = (1 − ηλ)² = 1e-20)
+    (lambda: sp.sgd_order2_radius4(1.0, 1e200, [1e-40], weight_decay=(1.0 - 1e-10) / 1e200)[-1],
+     (lambda d: d ** 4 + 2.0 * (d * 1e160) ** 2)(1.0 - 1e200 * ((1.0 - 1e-10) / 1e200))),
+    (lambda: sp.sgd_l2_relaxation(1.157920892373162e77, 1.0, 0.5, 1.0, [1000]).tolist(), [4.0 / 3.0]),
+    (lambda: sp.sgd_l2_relaxation(1.157920892373162e77, 1.0, 0.5, 1.0, [0]), "r0"),
+    (lambda: sp.li_arora_equivalent(1e300, 1e-300, 0.0, [1.0]), "learning_rate * weight_decay"),
+    (lambda: sp.li_arora_equivalent(1e-300, 9.999999993175576e299, 0.0, [1.0]), "buffer"),
+]
+
+
+@pytest.mark.parametrize("call, expected", SPHERICAL_EXTREMES, ids=[str(k) for k in range(len(SPHERICAL_EXTREMES))])
+def test_closed_forms_at_extreme_inputs(call, expected):
+    if isinstance(expected, str):
+        with pytest.raises(ValueError) as info:
+            call()
+        assert expected in str(info.value)
+    else:
+        assert np.all(np.isfinite(call()))
+        assert call() == pytest.approx(expected, rel=1e-12, abs=0.0)

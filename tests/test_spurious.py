@@ -609,3 +609,71 @@ def test_figure_coverage_data():
     counts = sp.BENCHMARK_GROUP_COUNTS["celeba"].counts
     assert np.allclose(ax.lines[0].get_ydata(), sp.expected_unique_fraction(counts[0, 0], epochs * counts.sum() / 4))
     assert float(np.interp(1.0, epochs, ax.lines[2].get_ydata())) == pytest.approx(0.444, abs=1e-3)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Fuzz findings (tests/test_public_api.py): k·m, 2^{1/p}, sums and label-sized arrays beyond float64 or memory;
+# the exact value where it is a double, else a ValueError naming the input
+# ----------------------------------------------------------------------------------------------------
+
+def _exact_log_ratio(k, alpha, beta):
+    with mpmath.workdps(50):
+        k = mpmath.mpf(k)
+        bc = sum(mpmath.log1p(mpmath.exp(k * mpmath.mpf(b))) for b in beta)
+        ba = sum(mpmath.log1p(mpmath.exp(-k * mpmath.mpf(a))) for a in alpha)
+        return float(mpmath.log(bc) - mpmath.log(ba))
+
+
+SPURIOUS_EXTREMES = [
+    # (call, expected value or the words of the ValueError)
+    (lambda: sp.pq_index([1.0, 1.0], 1.2277122953678935e-149, 1.0), 0.0),           # was NaN (0 · inf)
+    (lambda: sp.pq_index([1.0, 2.0], 1e-300, 1.0), 1.0 - math.sqrt(0.5) / 0.75),   # p -> 0: the geometric mean
+    (lambda: sp.pq_index([0.0, 1.0, 2.0], 1e-300, 1e300), 1.0),
+    (lambda: sp.prop1_loss_ratio(179769314.0, 1.0, 1e300, log=True),
+     179769314.0 + math.log(179769314.0) + math.log(1e300)),                         # was inf (kβ overflowed)
+    (lambda: sp.prop1_loss_ratio(1e300, 1e10, 1.0, log=True), "logit_scale"),      # log R ~ 1e310
+    (lambda: sp.prop1_bounds(1.3407807929942597e154, 1.0, 1.3407807929942597e154, log=True).upper,
+     1.3407807929942597e154),                                                        # was inf
+    (lambda: sp.prop1_bounds([1e-300, 5e-324], [1.0, 2.0], [3.0, 4.0], log=True).upper.tolist(),
+     [math.log(2.0)] * 2),
+    (lambda: sp.scaled_ce_grad_norm(359538627.0, 0.0, 1e300), "margin_grad_norm"),  # was inf
+    (lambda: sp.prop2_gradient_ratio(179769314.0, 1e300, 1.0, 0.0), 0.0),           # was NaN (−inf − −inf)
+    (lambda: sp.prop2_gradient_ratio(1e8, [1e300, 2e300], [1.0, 1.0], [1.0, 0.0], log=True), 0.0),
+    (lambda: sp.prop2_gradient_ratio(1e8, [1e300, 2e300], [0.0, 1.0], [1.0, 0.0], log=True), 1e308),
+    (lambda: sp.prop2_gradient_ratio(1e9, [1e300, 2e300], [0.0, 1.0], [1.0, 0.0], log=True), "logit_scale"),
+    (lambda: sp.prop1_asymptote([1.0, 1.0], [1e308, 1e308]).constant, 1e308),       # Σβ overflowed, Σβ/2 does not
+    (lambda: sp.prop1_asymptote([1.0], [9.999999900163214e299, 1.797693124862316e308]), "bc_margins"),
+    (lambda: sp.prop2_asymptote([1.0, -1.0, -2.0], [1.0, 1e308, 1e308], [1.0, 1e308, 1e308]).constant, 1.0),
+    (lambda: sp.group_counts([3159562749.0]), "groups must be < 100000000"),         # was a 23.5 GiB bincount
+    (lambda: sp.group_counts([1e300]), "got 1e300"),                                 # was -9223372036854775808
+    (lambda: sp.balanced_sampling_weights([3159562749.0]), "strata"),
+    (lambda: sp.balanced_sampling_weights([0, 0, 0, 99_999_999]).tolist(), [4 / 3] * 3 + [4.0]),
+    (lambda: sp.expand_by_counts([0, 1], [6e7, 6e7]), "counts must sum to at most"),
+]
+
+
+@pytest.mark.parametrize("call, expected", SPURIOUS_EXTREMES, ids=[str(k) for k in range(len(SPURIOUS_EXTREMES))])
+def test_extreme_inputs(call, expected):
+    if isinstance(expected, str):
+        with pytest.raises(ValueError) as info:
+            call()
+        assert expected in str(info.value)
+    else:
+        assert np.all(np.isfinite(call()))
+        assert call() == pytest.approx(expected, rel=1e-12, abs=1e-300)
+
+
+@pytest.mark.parametrize("k", [1e-300, 0.5, 30.0, 1e3, 1e6])
+def test_prop1_log_ratio_matches_multiprecision(k):
+    alpha, beta = [0.5, 1.0, 2.0], [0.3, 1.5]
+    assert sp.prop1_loss_ratio(k, alpha, beta, log=True) == pytest.approx(_exact_log_ratio(k, alpha, beta), rel=1e-12)
+
+
+def test_pq_index_matches_the_power_means_for_tiny_p():
+    w = np.array([0.3, 1.0, 2.0, 0.0, 4.5])
+    for p, q in [(1e-12, 1.0), (1e-6, 2.0), (0.5, 1.0), (1.0, 2.0), (2.0, 1e3)]:
+        with mpmath.workdps(60):
+            nonzero = [mpmath.mpf(x) for x in w]
+            mean = lambda r: (sum(x ** r for x in nonzero) / len(nonzero)) ** (1 / mpmath.mpf(r))  # noqa: E731
+            exact = float(1 - mean(p) / mean(q))
+        assert sp.pq_index(w, p, q) == pytest.approx(exact, rel=1e-10, abs=1e-15)

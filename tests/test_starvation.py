@@ -476,3 +476,11 @@ def test_random_valid_inputs_give_finite_results(n, seed, log_penalty, exact, sd
     assert np.all(np.isfinite(flow.alpha)) and np.all(np.isfinite(flow.z)) and np.all(flow.alpha > 0)
     if exact:
         assert np.all(flow.alpha < 1)
+
+
+def test_moons_refuse_a_noise_whose_draws_leave_float64():
+    """Fuzz finding: noise_std = 7.7e307 gave inf coordinates (and NaN after two_moons' centring)."""
+    for make in (gs.make_moons, gs.two_moons):
+        with pytest.raises(ValueError, match="noise_std"):
+            make(8, noise_std=7.731911140580778e307, seed=0)
+        assert np.all(np.isfinite(make(8, noise_std=1e300, seed=0).X))

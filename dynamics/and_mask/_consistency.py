@@ -13,8 +13,8 @@ import math
 
 import numpy as np
 
-from dynamics.numerics import (as_finite_array, require_array_in_range, require_choice, require_finite_result,
-                               require_integer, require_positive)
+from dynamics.numerics import (as_finite_array, require_array_in_range, require_choice, require_finite_product,
+                               require_finite_result, require_integer, require_positive)
 
 __all__ = ["amgm_ratio", "consistency_diagonal", "consistency_quadratic", "karcher_mean", "proposition1_bound",
            "proposition3_bound"]
@@ -183,7 +183,7 @@ def amgm_ratio(hessian_a, hessian_b) -> float:
         a, b = _check_spd("hessian_a", hessian_a), _check_spd("hessian_b", hessian_b)
         if a.shape != b.shape:
             raise ValueError(f"hessian_a and hessian_b must have one shape, got {a.shape} and {b.shape}")
-        log_ratio = (np.linalg.slogdet(0.5 * (a + b))[1]
+        log_ratio = (np.linalg.slogdet(0.5 * a + 0.5 * b)[1]  # halves: a + b may overflow
                      - 0.5 * (np.linalg.slogdet(a)[1] + np.linalg.slogdet(b)[1]))
     else:
         a = require_array_in_range("hessian_a", hessian_a, 0.0, np.inf, low_open=True, ndim=1)
@@ -191,7 +191,7 @@ def amgm_ratio(hessian_a, hessian_b) -> float:
         if a.shape != b.shape or a.size == 0:
             raise ValueError(f"hessian_a and hessian_b must be non-empty and of one shape, got {a.shape} and "
                              f"{b.shape}")
-        log_ratio = float(np.sum(np.log(0.5 * (a + b)) - 0.5 * (np.log(a) + np.log(b))))
+        log_ratio = float(np.sum(np.log(0.5 * a + 0.5 * b) - 0.5 * (np.log(a) + np.log(b))))  # halves: no overflow
     if log_ratio > 700.0:
         raise ValueError(f"amgm_ratio overflows float64 (log R = {log_ratio:.4g}): the Hessians are too unequal")
     return float(math.exp(log_ratio))
@@ -221,11 +221,10 @@ def proposition3_bound(hessian_a, hessian_b, eps) -> float:
     -102.01
     """
     eps = _check_eps(eps)
-    bound = -4.0 * eps * amgm_ratio(hessian_a, hessian_b) ** 2
-    if not math.isfinite(bound):
-        raise ValueError("proposition3_bound overflows float64 (4εR² > 1e308): the Hessians are too unequal or eps "
-                         "too large")
-    return bound
+    ratio = amgm_ratio(hessian_a, hessian_b)
+    # mantissas and exponents apart: R² alone may overflow where 4εR² does not (tiny ε)
+    return -require_finite_product([4.0, eps, ratio, ratio], what="proposition3_bound (4εR²)",
+                                   hint="the Hessians are too unequal or eps too large")
 
 
 def karcher_mean(a, b) -> np.ndarray:
@@ -298,4 +297,7 @@ def proposition1_bound(initial_loss, min_loss, learning_rate, n_steps) -> float:
         raise ValueError(f"min_loss must be <= initial_loss = {l0:g}, got {lmin:g}")
     eta = require_positive("learning_rate", learning_rate)
     k = require_integer("n_steps", n_steps, 1)
-    return 2.0 * (l0 - lmin) / (eta * k)
+    # 4·((L0 − inf L)/2)/(η·k), mantissas and exponents apart: the halves cannot overflow, nor can η·k underflow
+    half_gap = 0.5 * l0 - 0.5 * lmin
+    return require_finite_product([4.0, half_gap], [eta, float(k)], what="the Proposition 1 bound 2(L0 − inf L)/(ηk)",
+                                  hint="increase learning_rate or n_steps")

@@ -25,7 +25,11 @@ def _spirals(rng, n, n_revolutions):
     angles = 2.0 * np.pi * n_revolutions * radii + np.pi * labels
     radii = radii + rng.uniform(-0.02, 0.02, n)
     points = np.stack([np.cos(angles) * radii, np.sin(angles) * radii], axis=1)
-    return points / points.std(axis=0), 2.0 * labels - 1.0
+    spread = points.std(axis=0)
+    if not np.all(spread > 1e-150):  # squared deviations underflow (a tiny n_revolutions): the same std, rescaled
+        scale = np.abs(points).max(axis=0)
+        spread = (points / scale).std(axis=0) * scale
+    return points / spread, 2.0 * labels - 1.0
 
 
 def make_spiral_dataset(n_envs=16, n_samples_per_env=1024, dim_shortcut=8, n_revolutions=3, shortcut_std=1.0,
@@ -45,9 +49,9 @@ def make_spiral_dataset(n_envs=16, n_samples_per_env=1024, dim_shortcut=8, n_rev
     dim_shortcut : int, default 8
         Dimension d_S >= 1 of the shortcut block.
     n_revolutions : float, default 3
-        Turns of each spiral (> 0).
+        Turns of each spiral, in (0, 1e9] (beyond, float64 angles no longer resolve the radii).
     shortcut_std : float, default 1
-        Standard deviation of the signature entries x_s (> 0).
+        Standard deviation of the signature entries x_s, in (0, 1e300].
     n_test : int, default 2000
         Size of the o.o.d. test set >= 2.
     seed : None, int or numpy.random.Generator
@@ -68,8 +72,11 @@ def make_spiral_dataset(n_envs=16, n_samples_per_env=1024, dim_shortcut=8, n_rev
     n_envs = require_integer("n_envs", n_envs, 1)
     n = require_integer("n_samples_per_env", n_samples_per_env, 2)
     dim = require_integer("dim_shortcut", dim_shortcut, 1)
-    turns = require_positive("n_revolutions", n_revolutions)
-    scale = require_positive("shortcut_std", shortcut_std)
+    turns = require_in_range("n_revolutions", n_revolutions, 0.0, 1e9, low_open=True,
+                             why="the angle 2π·n_revolutions·r must resolve the radii r in float64 (its rounding "
+                                 "stays below 1e-6 rad)")
+    scale = require_in_range("shortcut_std", shortcut_std, 0.0, 1e300, low_open=True,
+                             why="the shortcut entries shortcut_std·N(0, 1) must stay finite in float64")
     n_test = require_integer("n_test", n_test, 2)
     rng = rng_from(seed)
     signatures = scale * rng.standard_normal((n_envs, dim))

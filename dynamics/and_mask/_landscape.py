@@ -40,8 +40,8 @@ def _env_terms(x, y):
     qc = (x - _C) ** 2 + (y - _C) ** 2
     qa = (x - _S) ** 2
     qb = (y - _S) ** 2
-    la = qc * qa / (qc + qa)
-    lb = qc * qb / (qc + qb)
+    la = qc * (qa / (qc + qa))  # the quotient first: qc·qa alone overflows for |θ| near 1e77
+    lb = qc * (qb / (qc + qb))
     wa_c = (qa / (qc + qa)) ** 2
     wa_e = (qc / (qc + qa)) ** 2
     wb_c = (qb / (qc + qb)) ** 2

@@ -20,8 +20,9 @@ from typing import Union
 import numba as nb
 import numpy as np
 
-from dynamics.numerics import (as_finite_array, normal_logcdf_kernel, require_array_in_range, require_finite_result,
-                               require_in_range, require_integer, require_positive, require_same_length)
+from dynamics.numerics import (as_finite_array, normal_logcdf_kernel, require_array_in_range, require_finite_product,
+                               require_finite_result, require_in_range, require_integer, require_positive,
+                               require_same_length)
 from ._mask import _check_envs, _check_agreement_threshold, _threshold
 from ._results import ConditionalMoments, EmaMoments, MaskedMoments, NoiseNormBounds, ProbabilityBounds, SquaredNorms
 
@@ -578,15 +579,15 @@ def noise_masked_norm_bounds(n_envs, n_agree, n_params=1, gradient_std=1.0) -> N
     """
     d, t, kl = _t_form_args(n_envs, n_agree)
     n = require_integer("n_params", n_params, 1)
-    scale = n * require_positive("gradient_std", gradient_std) ** 2
+    sigma = require_positive("gradient_std", gradient_std)
     log_choose = math.lgamma(d + 1.0) - math.lgamma(t + 1.0) - math.lgamma(d - t + 1.0)
-    chain = scale * (d - t + 1) * math.exp(log_choose + (1 - d) * math.log(2.0))
     factor = 2.0 / math.pi + (1.0 - 2.0 / math.pi) / d
     pi0 = math.exp(_log_keep(d, 2 * t - d, 0.0))
-    exponential = 2.0 * scale * math.exp(-d * kl)
-    result = NoiseNormBounds(chain, scale * factor * pi0, factor * exponential, exponential)
-    require_finite_result(np.array(result), "noise_masked_norm_bounds", "n_params·σ² overflows float64")
-    return result
+    tail = 2.0 * math.exp(-d * kl)
+    # n·σ² times each factor (all <= 2(d + 1)), mantissas and exponents apart: σ² alone may leave float64
+    factors = ((d - t + 1) * math.exp(log_choose + (1 - d) * math.log(2.0)), factor * pi0, factor * tail, tail)
+    return NoiseNormBounds(*(require_finite_product([float(n), sigma, sigma, f], what="noise_masked_norm_bounds",
+                                                    hint="n_params·gradient_std² overflows float64") for f in factors))
 
 
 # ------------------------------------------------------------------------------------------------ temporal mask

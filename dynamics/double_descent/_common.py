@@ -71,6 +71,16 @@ class OrderParameterCurve(NamedTuple):
     Q2: Optional[np.ndarray] = None
 
 
+def generalization_error_of(teacher_power, R, Q):
+    """L_G = ½(T − 2R + Q) (Eq 4.2.6); where T − 2R + Q overflows although L_G does not (T or Q near the float64
+    maximum), as (T/2 + Q/2) − R."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        error = 0.5 * (teacher_power - 2.0 * R + Q)
+        if np.all(np.isfinite(error)):
+            return error
+        return np.where(np.isfinite(error), error, (0.5 * teacher_power + 0.5 * Q) - R)
+
+
 def order_parameters(R, Q, noise_std, R1=None, R2=None, Q1=None, Q2=None, teacher_power=1.0, steps=None):
     """:class:`OrderParameters` (or :class:`OrderParameterCurve` when ``steps`` is given) with
     L_G = ½(teacher_power − 2R + Q) (Eq 4.2.6, or its single-draw form).
@@ -78,7 +88,7 @@ def order_parameters(R, Q, noise_std, R1=None, R2=None, Q1=None, Q2=None, teache
     Raises ``ValueError`` rather than hand back a non-finite overlap: the last guard of the package's
     no-silent-NaN/inf contract (the argument checks refuse such inputs first).
     """
-    error = 0.5 * (teacher_power - 2.0 * R + Q)
+    error = generalization_error_of(teacher_power, R, Q)
     fields = (R, Q, error, error + 0.5 * noise_std * noise_std, R1, R2, Q1, Q2)
     names = ("R", "Q", "generalization_error", "noisy_generalization_error", "R1", "R2", "Q1", "Q2")
     for name, value in zip(names, fields):

@@ -21,7 +21,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from dynamics.numerics import require_array_in_range, require_positive, require_times
+from dynamics.numerics import require_array_in_range, require_finite_result, require_positive, require_times
+from ._common import generalization_error_of
 
 
 class SaddlePoint(NamedTuple):
@@ -68,15 +69,20 @@ def stable_root(alpha, weight_decay) -> np.ndarray:
     """
     alpha = require_array_in_range("alpha", alpha, 0.0, np.inf, low_open=True)
     weight_decay = require_times("weight_decay", weight_decay)  # [0, inf]: +inf is the a = inf limit
-    return _stable_root(alpha, weight_decay)
+    a = _stable_root(alpha, weight_decay)
+    if np.any(np.isinf(a) & np.isfinite(weight_decay)):
+        raise ValueError("alpha and weight_decay: the root a ≈ 1 + alpha + weight_decay overflows float64; reduce them")
+    return a
 
 
 def _stable_root(alpha, lam):
     root_alpha = np.sqrt(alpha)
-    with np.errstate(invalid="ignore"):
-        disc_root = np.sqrt((1.0 - root_alpha) ** 2 + lam) * np.sqrt((1.0 + root_alpha) ** 2 + lam)
-        # halves added, not the sum halved: a ≈ λ is a double up to λ = 1.8e308 even where 1 + α + λ + disc is not
-        return 0.5 * (1.0 + alpha + lam) + 0.5 * disc_root
+    with np.errstate(invalid="ignore", over="ignore"):
+        # ½·disc = 2·sqrt(((1 − √α)/2)² + λ/4)·sqrt(((1 + √α)/2)² + λ/4) (exact scalings of the plain form), and
+        # halves added, not the sum halved: a ≈ α + λ is a double up to 1.8e308 even where 1 + α + λ + disc is not
+        half_disc = 2.0 * (np.sqrt((0.5 - 0.5 * root_alpha) ** 2 + 0.25 * lam)
+                           * np.sqrt((0.5 + 0.5 * root_alpha) ** 2 + 0.25 * lam))
+        return (0.5 + 0.5 * alpha + 0.5 * lam) + half_disc
 
 
 def _root_offsets(alpha, lam):
@@ -178,7 +184,7 @@ def replica_saddle_point(alpha, weight_decay, teacher_power=1.0, noise_variance=
     Q = b * (noise_var + t_power * ((1.0 + alpha) * a_minus_one + (1.0 - alpha)) / a)
     susceptibility = 1.0 / a_minus_one
     _require_finite_overlaps(R, Q, susceptibility)
-    return SaddlePoint(a, susceptibility, R, Q, 0.5 * (t_power - 2.0 * R + Q))
+    return SaddlePoint(a, susceptibility, R, Q, generalization_error_of(t_power, R, Q))
 
 
 def _require_finite_overlaps(R, Q, susceptibility):
@@ -211,14 +217,17 @@ def mp_stieltjes(alpha, weight_decay) -> np.ndarray:
     """
     alpha = require_array_in_range("alpha", alpha, 0.0, np.inf, low_open=True)
     lam = require_array_in_range("weight_decay", weight_decay, 0.0, np.inf, low_open=True)
-    return _stieltjes(*np.broadcast_arrays(alpha, lam))
+    g = _stieltjes(*np.broadcast_arrays(alpha, lam))
+    return require_finite_result(g, "mp_stieltjes", "g(λ) -> (1 − α)/λ as λ -> 0 for α < 1 (the atom of ZᵀZ at 0), "
+                                 "which overflows float64 here; increase weight_decay")
 
 
 def _stieltjes(alpha, lam):
-    b = lam + alpha - 1.0
-    disc = np.hypot(b, 2.0 * np.sqrt(lam))  # sqrt(b² + 4λ) without overflow
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(b >= 0, 2.0 / (b + disc), (disc - b) / (2.0 * lam))
+    # in halves (exact scalings): b/2 = (λ + α − 1)/2 and sqrt(b² + 4λ)/2 = hypot(b/2, √λ) cannot overflow
+    half_b = 0.5 * lam + 0.5 * alpha - 0.5
+    half_disc = np.hypot(half_b, np.sqrt(lam))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return np.where(half_b >= 0, 1.0 / (half_b + half_disc), (half_disc - half_b) / lam)
 
 
 def stieltjes_order_parameters(alpha, weight_decay, teacher_power=1.0, noise_variance=0.0) -> SaddlePoint:
@@ -261,4 +270,4 @@ def stieltjes_order_parameters(alpha, weight_decay, teacher_power=1.0, noise_var
         R0, Q0, g0 = t_power, t_power + noise_var / excess, 1.0 / excess
     R, Q, g = np.where(positive, R, R0), np.where(positive, Q, Q0), np.where(positive, g, g0)
     _require_finite_overlaps(R, Q, g)
-    return SaddlePoint(1.0 + 1.0 / g, g, R, Q, 0.5 * (t_power - 2.0 * R + Q))
+    return SaddlePoint(1.0 + 1.0 / g, g, R, Q, generalization_error_of(t_power, R, Q))

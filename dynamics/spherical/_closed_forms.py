@@ -23,8 +23,8 @@ from typing import NamedTuple, Union
 import numba as nb
 import numpy as np
 
-from dynamics.numerics import (require_array_in_range, require_finite_result, require_integer,
-                               require_positive)
+from dynamics.numerics import (require_array_in_range, require_finite_product, require_finite_result,
+                               require_integer, require_positive)
 from . import _checks as checks
 
 __all__ = ["AdaGradGParameters", "EffectiveLRBounds", "Equilibrium", "GeometricSchedule", "InvariantInterval",
@@ -325,21 +325,48 @@ def effective_lr_bounds_sgd(learning_rate, r0, g_min, g_max, steps) -> Effective
         raise ValueError(f"g_min must be <= g_max, got g_min = {g_min:g} > g_max = {g_max:g}")
     k, scalar = _steps(steps)
     k = np.asarray(k, dtype=np.float64)
-    w0 = r0 ** 4
-    with np.errstate(over="ignore", invalid="ignore"):
-        upper_w = w0 + 2.0 * eta * eta * g_min * g_min * k
-        tail = (eta * eta * g_max ** 4 / (2.0 * g_min * g_min)) * np.log1p(
-            2.0 * eta * eta * g_min * g_min * np.maximum(k - 1.0, 0.0) / w0)
-        lower_w = w0 + 2.0 * eta * eta * g_max * g_max * k + eta ** 4 * g_max ** 4 / w0 + tail
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+        eta_, g_min_, g_max_ = np.float64(eta), np.float64(g_min), np.float64(g_max)  # inf, not OverflowError
+        w0 = np.float64(r0) ** 4
+        upper_w = w0 + 2.0 * eta_ * eta_ * g_min_ * g_min_ * k
+        tail = (eta_ * eta_ * g_max_ ** 4 / (2.0 * g_min_ * g_min_)) * np.log1p(
+            2.0 * eta_ * eta_ * g_min_ * g_min_ * np.maximum(k - 1.0, 0.0) / w0)
+        lower_w = w0 + 2.0 * eta_ * eta_ * g_max_ * g_max_ * k + eta_ ** 4 * g_max_ ** 4 / w0 + tail
         lower_w = np.where(k == 0, w0, lower_w)
-        lower, upper = eta / np.sqrt(lower_w), eta / np.sqrt(upper_w)
+        lower, upper = eta_ / np.sqrt(lower_w), eta_ / np.sqrt(upper_w)
+        # Where a power (r0⁴, η⁴G⁴, ...) leaves float64 although the bounds do not, the same sums in log space
+        # (relative error ~1e-13).
+        direct = np.isfinite(lower) & np.isfinite(upper) & (lower > 0) & (upper > 0) & np.isfinite(w0) & (w0 > 0)
+        if not np.all(direct):
+            log_lower, log_upper = _log_effective_lr_bounds(eta, r0, g_min, g_max, k)
+            lower, upper = np.where(direct, lower, np.exp(log_lower)), np.where(direct, upper, np.exp(log_upper))
     require_finite_result(np.concatenate([np.ravel(lower), np.ravel(upper)]), "the effective learning rate bounds",
-                          "r0**4 or learning_rate·g_max overflows float64 (or underflows to 0); rescale the problem")
+                          "learning_rate/r0² overflows float64 (the bound at k = 0); rescale the problem")
     if np.any(np.ravel(lower) <= 0):
         raise ValueError("the effective learning rate bounds underflow to 0 in float64: rescale the problem")
     if scalar:
         return EffectiveLRBounds(float(lower), float(upper))
     return EffectiveLRBounds(lower, upper)
+
+
+def _log_effective_lr_bounds(eta, r0, g_min, g_max, k):
+    """log of the B1 bounds of :func:`effective_lr_bounds_sgd`, each sum of squares through logsumexp."""
+    log_eta, log_r0, log_min, log_max = (math.log(v) for v in (eta, r0, g_min, g_max))
+    log2 = math.log(2.0)
+    with np.errstate(divide="ignore"):
+        log_k, log_k1 = np.log(k), np.log(np.maximum(k - 1.0, 0.0))
+    # log1p(y) with log y = log(2η²g_min²(k−1)/r0⁴), and its log (≈ log y for tiny y: log1p(y) = y(1 − y/2 + ...))
+    log_y = log2 + 2.0 * log_eta + 2.0 * log_min + log_k1 - 4.0 * log_r0
+    with np.errstate(divide="ignore"):
+        log_log1p = np.where(log_y < -30.0, log_y, np.log(np.logaddexp(0.0, log_y)))
+    upper_terms = [np.full(k.shape, 4.0 * log_r0), log2 + 2.0 * log_eta + 2.0 * log_min + log_k]
+    lower_terms = [np.full(k.shape, 4.0 * log_r0), log2 + 2.0 * log_eta + 2.0 * log_max + log_k,
+                   np.full(k.shape, 4.0 * (log_eta + log_max) - 4.0 * log_r0),
+                   2.0 * log_eta + 4.0 * log_max - log2 - 2.0 * log_min + log_log1p]
+    log_lower = log_eta - 0.5 * np.logaddexp.reduce(np.stack(lower_terms), axis=0)
+    log_upper = log_eta - 0.5 * np.logaddexp.reduce(np.stack(upper_terms), axis=0)
+    at_start = log_eta - 2.0 * log_r0  # k = 0: both are η/r0²
+    return np.where(k == 0, at_start, log_lower), np.where(k == 0, at_start, log_upper)
 
 
 def _rates(name, value, n):
@@ -386,24 +413,32 @@ def sgd_lambda0_sandwich(r0, learning_rates, grad_norms) -> RadiusSandwich:
     r0 = require_positive("r0", r0)
     g = _grad_norms(grad_norms)
     eta = _rates("learning_rates", learning_rates, g.size)
-    increments = (eta * g) ** 2
-    with np.errstate(over="ignore"):
-        P = r0 ** 4 + 2.0 * np.concatenate([[0.0], np.cumsum(increments)])
-        upper = P + np.concatenate([[0.0], np.cumsum(increments ** 2 / P[:-1])])
+    with np.errstate(over="ignore", under="ignore"):
+        increments = (eta * g) ** 2
+        P = np.float64(r0) ** 4 + 2.0 * np.concatenate([[0.0], np.cumsum(increments)])  # inf, not OverflowError
+        # (η²g²)²/P as η²g²·(η²g²/P): the square alone may overflow where the quotient does not
+        upper = P + np.concatenate([[0.0], np.cumsum(increments * (increments / P[:-1]))])
     require_finite_result(upper, "the radius bounds", "r0**4 or the increments overflow float64")
+    if P[0] == 0.0:
+        raise ValueError(f"r0 must be > 1.5e-81, got {r0:g} (r0**4 underflows to 0 in float64, and the bounds divide "
+                         f"by P_k >= r0**4)")
     return RadiusSandwich(P, upper)
 
 
 @nb.njit(cache=True)
 def _radius_kernel(r0, eta, g, lam):
+    """r_{k+1} = hypot((1 − η_kλ) r_k, η_k g_k / r_k): the map of r² without forming r² (which underflows or
+    overflows long before r does). A radius that reaches 0 (underflow) or inf stops the recursion there: the
+    caller refuses the result."""
     n = g.shape[0]
-    r = np.empty(n + 1)
-    s = r0 * r0
+    r = np.zeros(n + 1)
     r[0] = r0
     for k in range(n):
+        if not (r[k] > 0.0 and r[k] < np.inf):
+            r[k + 1:] = r[k]
+            break
         decay = 1.0 - eta[k] * lam
-        s = decay * decay * s + (eta[k] * g[k]) ** 2 / s
-        r[k + 1] = math.sqrt(s)
+        r[k + 1] = math.hypot(decay * r[k], eta[k] * g[k] / r[k])
     return r
 
 
@@ -440,9 +475,12 @@ def sgd_radius_sequence(r0, learning_rate, grad_norms, weight_decay=0.0) -> np.n
     lam = checks.weight_decay(weight_decay)
     if g.size:
         checks.decay_product(float(eta.max()), lam, "sgd_radius_sequence")
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        r = _radius_kernel(r0, eta, g, lam)
-    return require_finite_result(r, "the radius", "it overflows or collapses to 0 in float64")
+    r = _radius_kernel(r0, eta, g, lam)
+    require_finite_result(r, "the radius", "it overflows float64 (reduce learning_rate·grad_norms/r0)")
+    if np.any(r == 0.0):
+        raise ValueError("the radius collapses to 0 (underflows) in float64: (1 − learning_rate·weight_decay)^k·r0 "
+                         "leaves float64; run fewer steps or rescale r0")
+    return r
 
 
 def sgd_l2_radius_map(radius_squared, learning_rate, weight_decay, grad_norm) -> ArrayOrFloat:
@@ -558,8 +596,13 @@ def sgd_l2_relaxation(r0, learning_rate, weight_decay, grad_norm, steps) -> Arra
     equilibrium = sgd_l2_equilibrium(learning_rate, weight_decay, grad_norm)
     k, scalar = _steps(steps)
     w_star = equilibrium.radius_fourth_power
-    value = w_star + (r0 ** 4 - w_star) * np.exp(-4.0 * learning_rate * weight_decay * np.asarray(k, float))
-    require_finite_result(value, "r_k⁴", "r0**4 overflows float64")
+    rate = -4.0 * float(learning_rate) * float(weight_decay) * np.asarray(k, float)  # log e^{−4ηλk}
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = w_star + (np.float64(r0) ** 4 - w_star) * np.exp(rate)  # r0⁴ = inf, not OverflowError
+        # r0⁴ beyond float64 while r0⁴e^{−4ηλk} is not: w*(1 − e^{−4ηλk}) + e^{4 log r0 − 4ηλk}
+        fallback = w_star * -np.expm1(rate) + np.exp(4.0 * math.log(r0) + rate)
+        value = np.where(np.isfinite(value) | (rate == 0), value, fallback)  # k = 0: r0⁴ itself
+    require_finite_result(value, "r_k⁴", "r0⁴·e^(−4·learning_rate·weight_decay·k) overflows float64")
     return float(value) if scalar else value
 
 
@@ -569,8 +612,10 @@ def _order2_kernel(w0, eta, g, lam):
     w = np.empty(n + 1)
     w[0] = w0
     for k in range(n):
-        rho = (1.0 - eta[k] * lam) ** 2
-        w[k + 1] = rho * rho * w[k] + 2.0 * rho * (eta[k] * g[k]) ** 2
+        decay = 1.0 - eta[k] * lam
+        rho = decay * decay
+        step = decay * eta[k] * g[k]  # 2ρη²g² = 2((1 − ηλ)ηg)²: no overflow of (ηg)² where the product is finite
+        w[k + 1] = rho * rho * w[k] + 2.0 * step * step
     return w
 
 
@@ -608,8 +653,10 @@ def sgd_order2_radius4(r0, learning_rate, grad_norms, weight_decay=0.0) -> np.nd
     if g.size:
         checks.decay_product(float(eta.max()), lam, "sgd_order2_radius4")
     with np.errstate(over="ignore"):
-        w = _order2_kernel(r0 ** 4, eta, g, lam)
-    return require_finite_result(w, "the order-2 radius", "r0**4 or the increments overflow float64")
+        w0 = np.float64(r0) ** 4  # inf, not OverflowError
+    require_finite_result(w0, "r0**4", "r0 must be <= 1.1e77 for the order-2 radius r0⁴ to be a double")
+    w = _order2_kernel(float(w0), eta, g, lam)
+    return require_finite_result(w, "the order-2 radius", "the increments 2ρη²g² overflow float64")
 
 
 def adam_srt_b5_radius(r0, learning_rate, dimension, steps) -> ArrayOrFloat:
@@ -681,8 +728,12 @@ def theorem4_adagradg_params(learning_rate, weight_decay, r0) -> AdaGradGParamet
     r0 = require_positive("r0", r0)
     product = checks.decay_product(eta, lam, "Theorem 4")
     beta = (1.0 - product) ** 4
-    v0 = r0 ** 4 / (2.0 * eta * eta * math.sqrt(beta))
-    require_finite_result(v0, "v0", "r0**4/learning_rate² overflows float64")
+    # mantissas and exponents apart: r0⁴ or η² may leave float64 where their quotient does not
+    v0 = require_finite_product([r0, r0, r0, r0], [2.0, eta, eta, math.sqrt(beta)], what="v0",
+                                hint="r0**4/learning_rate² overflows float64")
+    if v0 == 0.0:
+        raise ValueError(f"v0 = r0**4/(2·learning_rate²·β^(1/2)) underflows to 0 in float64, got r0 = {r0:g} and "
+                         f"learning_rate = {eta:g}")
     return AdaGradGParameters(beta, 1.0 / math.sqrt(2.0 * beta), v0)
 
 
@@ -757,8 +808,16 @@ def li_arora_equivalent(learning_rate, weight_decay, momentum, x0) -> LiAroraEqu
     b = 1.0 + gamma - product
     discriminant = max((1.0 - gamma) ** 2 - product * (2.0 * (1.0 + gamma) - product), 0.0)
     alpha = 0.5 * (b + math.sqrt(discriminant))
-    schedule = GeometricSchedule(eta / alpha, alpha ** -2)
-    return LiAroraEquivalent(alpha, schedule, -(1.0 - alpha) * x0 / (eta * alpha))
+    if not alpha > 0.0:  # γ = 0 and ηλ = 1: α = 1 − ηλ = 0 (H1 fails)
+        raise ValueError(f"learning_rate * weight_decay must be < 1 at momentum 0 (α = 1 - ηλ must be > 0), got "
+                         f"{product:.6g}")
+    # mantissas and exponents apart: η·α or α² may underflow where the quotients are doubles
+    hint = (f"α = {alpha:.6g} is too small against learning_rate = {eta:g} (learning_rate·weight_decay close to "
+            f"(1 - sqrt(momentum))²)")
+    schedule = GeometricSchedule(require_finite_product([eta], [alpha], "the initial learning rate η/α", hint),
+                                 require_finite_product([1.0], [alpha, alpha], "the ratio α^(-2)", hint))
+    buffer = require_finite_product([-(1.0 - alpha), x0], [eta, alpha], "the initial buffer -(1 - α)x0/(ηα)", hint)
+    return LiAroraEquivalent(alpha, schedule, np.asarray(buffer, dtype=np.float64))
 
 
 def _nu_inputs(sphere_grad_norms, radii, dimension, betas, weight_decay):

@@ -15,7 +15,7 @@ from scipy.special import logsumexp
 
 from dynamics.numerics import (as_finite_array, require_array_in_range, require_integer, require_positive,
                                rng_from)
-from ._checks import bool_mask, int_labels, nonempty_vector, same_length
+from ._checks import MAX_LABEL, bool_mask, int_labels, nonempty_vector, same_length
 
 
 class GdroStep(NamedTuple):
@@ -32,11 +32,11 @@ def group_index(labels, attributes, n_attributes) -> np.ndarray:
     Parameters
     ----------
     labels : array_like of int, shape (n_samples,)
-        Classes y >= 0.
+        Classes y in [0, 1e8).
     attributes : array_like of int, shape (n_samples,)
         Attributes a in [0, n_attributes).
     n_attributes : int
-        Number of attribute values (>= 1).
+        Number of attribute values, in [1, 1e8].
 
     Returns
     -------
@@ -47,7 +47,7 @@ def group_index(labels, attributes, n_attributes) -> np.ndarray:
     >>> group_index([0, 0, 1, 1], [0, 1, 0, 1], 2).tolist()
     [0, 1, 2, 3]
     """
-    n_attributes = require_integer("n_attributes", n_attributes, 1)
+    n_attributes = require_integer("n_attributes", n_attributes, 1, MAX_LABEL)
     y = int_labels("labels", labels)
     a = int_labels("attributes", attributes, n_classes=n_attributes)
     same_length(labels=y, attributes=a)
@@ -60,9 +60,9 @@ def group_counts(groups, n_groups=None) -> np.ndarray:
     Parameters
     ----------
     groups : array_like of int, shape (n_samples,)
-        Group (or class) index of each sample, >= 0.
+        Group (or class) index of each sample, in [0, 1e8).
     n_groups : int, optional
-        Length of the result (default: max index + 1); every index must be < n_groups.
+        Length of the result, in [1, 1e8] (default: max index + 1); every index must be < n_groups.
 
     Returns
     -------
@@ -74,7 +74,7 @@ def group_counts(groups, n_groups=None) -> np.ndarray:
     [1, 0, 2, 1]
     """
     if n_groups is not None:
-        n_groups = require_integer("n_groups", n_groups, 1)
+        n_groups = require_integer("n_groups", n_groups, 1, MAX_LABEL)
     g = int_labels("groups", groups, n_classes=n_groups)
     return np.bincount(g, minlength=n_groups or 0).astype(np.int64)
 
@@ -159,8 +159,8 @@ def balanced_sampling_weights(strata) -> np.ndarray:
     [1.3333333333333333, 1.3333333333333333, 1.3333333333333333, 4.0]
     """
     s = int_labels("strata", strata)
-    counts = np.bincount(s)
-    return s.size / counts[s].astype(np.float64)
+    _, inverse, counts = np.unique(s, return_inverse=True, return_counts=True)  # no array as long as max(s)
+    return s.size / counts[inverse.reshape(s.shape)].astype(np.float64)
 
 
 def weighted_epoch_indices(weights, *, n_draws=None, seed=None) -> np.ndarray:
@@ -264,7 +264,7 @@ def expand_by_counts(indices, counts) -> np.ndarray:
     ----------
     indices : array_like of int, shape (n,)
     counts : array_like of int, shape (n,)
-        Repetitions >= 0.
+        Repetitions >= 0, summing to at most 1e8 (the length of the result).
 
     Returns
     -------
@@ -278,6 +278,8 @@ def expand_by_counts(indices, counts) -> np.ndarray:
     idx = int_labels("indices", indices)
     c = int_labels("counts", counts)
     same_length(indices=idx, counts=c)
+    if int(c.sum()) > MAX_LABEL:
+        raise ValueError(f"counts must sum to at most {MAX_LABEL} (the length of the result), got {int(c.sum())}")
     return np.repeat(idx, c)
 
 

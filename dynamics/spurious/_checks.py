@@ -29,9 +29,13 @@ def positive_margins(name, value):
     return nonempty_vector(name, value, 0.0, low_open=True)
 
 
+MAX_LABEL = 10**8  # labels, groups, indices and counts index (or size) arrays: one entry per value
+
+
 def int_labels(name, value, n_classes=None, ndim=1):
-    """Integer labels as an int64 array with entries >= 0 (< n_classes when given); floats with integral values
-    are accepted, booleans are not."""
+    """Integer labels as an int64 array with entries in [0, 1e8) (< n_classes when given); floats with integral
+    values are accepted, booleans are not. The upper limit keeps the arrays indexed by labels (bincounts, repeats)
+    inside memory, and floats inside the exact int64 range."""
     if isinstance(value, (str, bytes)) or value is None:
         raise TypeError(f"{name} must be an array of integer labels, got {value!r}")
     arr = np.asarray(value)
@@ -47,12 +51,13 @@ def int_labels(name, value, n_classes=None, ndim=1):
         if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
             bad = arr[~(np.isfinite(arr) & (arr == np.round(arr)))].flat[0]
             raise ValueError(f"{name} must hold integers, got {format_value(bad)}")
-    out = arr.astype(np.int64)
-    if np.any(out < 0):
-        raise ValueError(f"{name} must be >= 0, got {int(out[out < 0].flat[0])}")
-    if n_classes is not None and np.any(out >= n_classes):
-        raise ValueError(f"{name} must be < {n_classes}, got {int(out[out >= n_classes].flat[0])}")
-    return out
+    if np.any(arr < 0):  # compared before the cast: a float beyond int64 would wrap
+        raise ValueError(f"{name} must be >= 0, got {format_value(arr[arr < 0].flat[0])}")
+    high = MAX_LABEL if n_classes is None else min(n_classes, MAX_LABEL)
+    if np.any(arr >= high):
+        reason = "" if high == n_classes else " (one array entry per value: larger ones do not fit in memory)"
+        raise ValueError(f"{name} must be < {high}, got {format_value(arr[arr >= high].flat[0])}{reason}")
+    return arr.astype(np.int64)
 
 
 def bool_mask(name, value, shape=None):

@@ -19,7 +19,7 @@ import numpy as np
 
 from dynamics.numerics import (as_finite_array, require_array_in_range, require_choice, require_finite_result,
                                require_in_range, require_integer, require_positive)
-from ._checks import bool_mask, fraction, int_labels, matrix, nonempty_vector, same_length
+from ._checks import MAX_LABEL, bool_mask, fraction, int_labels, matrix, nonempty_vector, same_length
 
 PRUNE_FRACTIONS = tuple(round(0.1 * i, 1) for i in range(10))
 """The pruning grid κ ∈ (0.0, 0.1, …, 0.9) of LLR §3.2 (spec API.3 ``PRUNING_KAPPAS``)."""
@@ -148,9 +148,14 @@ def pq_index(w, p=1.0, q=2.0, axis=-1) -> Union[float, np.ndarray]:
     if np.any(top == 0):
         raise ValueError("w must not be an all-zero vector: the PQ-index is 0/0 there")
     scaled = a / top[..., None]
-    norm_p = np.sum(scaled ** p, axis=-1) ** (1.0 / p)
-    norm_q = np.sum(scaled ** q, axis=-1) ** (1.0 / q)
-    value = 1.0 - d ** (1.0 / q - 1.0 / p) * norm_p / norm_q
+    # d^{1/q − 1/p}‖w‖_p/‖w‖_q = M_p/M_q with the power means M_r = (mean w_i^r)^{1/r}, in logs:
+    # log M_r = log1p(mean(expm1(r log w_i)))/r, exact also where d^{1/p} or the p-norm leave float64 (tiny p:
+    # 2^{1/p} = inf) and where mean w^r is within rounding of 1 (M_r → the geometric mean as r → 0)
+    with np.errstate(divide="ignore", under="ignore"):
+        log_scaled = np.log(scaled)
+        log_mean_p = np.log1p(np.mean(np.expm1(p * log_scaled), axis=-1)) / p
+        log_mean_q = np.log1p(np.mean(np.expm1(q * log_scaled), axis=-1)) / q
+    value = -np.expm1(log_mean_p - log_mean_q) + 0.0  # + 0.0: no −0.0 on constant vectors
     value = np.where((value < 0) & (value > -1e-12), 0.0, value)  # round-off leaves -1e-16 on constant vectors
     return _scalar_if_0d(value)
 
@@ -534,7 +539,7 @@ def group_accuracies(predictions, labels, groups, n_groups) -> np.ndarray:
     groups : array_like of int, shape (n_samples,)
         Group index in [0, n_groups) (e.g. :func:`group_index`).
     n_groups : int
-        Number of groups; every group must have samples.
+        Number of groups, in [1, 1e8]; every group must have samples.
 
     Returns
     -------
@@ -545,7 +550,7 @@ def group_accuracies(predictions, labels, groups, n_groups) -> np.ndarray:
     >>> group_accuracies([1, 0, 1, 1], [1, 1, 1, 0], [0, 0, 1, 1], 2).tolist()
     [0.5, 0.5]
     """
-    n_groups = require_integer("n_groups", n_groups, 1)
+    n_groups = require_integer("n_groups", n_groups, 1, MAX_LABEL)
     pred = int_labels("predictions", predictions)
     y = int_labels("labels", labels)
     g = int_labels("groups", groups, n_classes=n_groups)

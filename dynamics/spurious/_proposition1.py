@@ -61,9 +61,16 @@ def log_softplus_of_negative(v):
 def _log_ratio_grid(k, alpha, beta):
     """log R(k) for an array k (any shape) and margin vectors alpha, beta."""
     kk = k.reshape(-1, 1)
-    log_bc = np.log(np.logaddexp(0.0, kk * beta))  # softplus(kβ) >= log 2: no underflow
-    log_ba = log_softplus_of_negative(kk * alpha)
+    with np.errstate(over="ignore"):
+        k_beta = kk * beta
+    # softplus(kβ) >= log 2: no underflow; where kβ overflows, log softplus(kβ) = log k + log β to float64
+    log_bc = np.where(np.isinf(k_beta), np.log(kk) + np.log(beta), np.log(np.logaddexp(0.0, k_beta)))
+    with np.errstate(over="ignore"):
+        log_ba = log_softplus_of_negative(kk * alpha)  # kα = inf: log softplus(−kα) = −inf (below float64)
     return (logsumexp(log_bc, axis=1) - logsumexp(log_ba, axis=1)).reshape(k.shape)
+
+
+_LOG_HINT = "log R(k) grows like k·min(ba_margins), which overflows float64 here; reduce logit_scale"
 
 
 def _finite_exp(log_values, what):
@@ -136,7 +143,7 @@ def prop1_loss_ratio(logit_scale, ba_margins, bc_margins, log=False) -> Union[fl
     beta = positive_margins("bc_margins", bc_margins)
     log = require_bool("log", log)
     log_ratio = _log_ratio_grid(k, alpha, beta)
-    out = log_ratio if log else _finite_exp(log_ratio, "R(k)")
+    out = require_finite_result(log_ratio, "log R(k)", _LOG_HINT) if log else _finite_exp(log_ratio, "R(k)")
     return _scalar_or_array(out, k)
 
 
@@ -172,14 +179,17 @@ def prop1_bounds(logit_scale, ba_margins, bc_margins, log=False) -> Prop1Bounds:
     beta = positive_margins("bc_margins", bc_margins)
     log = require_bool("log", log)
     kk = k.reshape(-1, 1)
-    ka = kk * alpha
+    with np.errstate(over="ignore"):  # kα or kβ = inf: e^{−kα} = 0 and log(kβ) = log k + log β below
+        ka, kb = kk * alpha, kk * beta
     log_sum_exp_neg = logsumexp(-ka, axis=1)
-    log_lower = np.log(kk[:, 0] * beta.sum()) - log_sum_exp_neg
-    numerator = np.log(np.sum(kk * beta + np.exp(-kk * beta), axis=1))
+    # log(kΣβ) and log Σ(kβ_j + e^{−kβ_j}) as sums of logs: no overflow of kβ
+    log_lower = np.log(kk[:, 0]) + logsumexp(np.log(beta)) - log_sum_exp_neg
+    numerator = logsumexp(np.logaddexp(np.log(kk) + np.log(beta), -kb), axis=1)
     # e^{-kα} − e^{-2kα}/2 = e^{-kα}(1 − e^{-kα}/2), summed in log space
     log_denominator = logsumexp(-ka + np.log1p(-0.5 * np.exp(-ka)), axis=1)
     log_upper = numerator - log_denominator
     log_lower, log_upper = log_lower.reshape(k.shape), log_upper.reshape(k.shape)
+    require_finite_result(np.array([log_lower, log_upper]), "the log bounds", _LOG_HINT)
     if log:
         return Prop1Bounds(_scalar_or_array(log_lower, k), _scalar_or_array(log_upper, k))
     return Prop1Bounds(_scalar_or_array(_finite_exp(log_lower, "the lower bound"), k),
@@ -216,7 +226,16 @@ def prop1_asymptote(ba_margins, bc_margins) -> Prop1Asymptote:
     alpha = positive_margins("ba_margins", ba_margins)
     beta = positive_margins("bc_margins", bc_margins)
     rate, multiplicity = _min_and_multiplicity(alpha)
-    return Prop1Asymptote(rate, float(beta.sum()) / multiplicity)
+    return Prop1Asymptote(rate, _sum_over(beta, multiplicity, "bc_margins"))
+
+
+def _sum_over(values, count, name):
+    """Σ values / count, finite: summed after the division where the plain sum overflows (values >= 0)."""
+    with np.errstate(over="ignore"):
+        total = float(values.sum()) / count
+        if not math.isfinite(total):
+            total = float(np.sum(values / count))
+    return require_finite_result(total, "the asymptotic constant", f"the sum of {name} overflows float64")
 
 
 def _logits_and_labels(logits, labels, name="labels"):
@@ -374,5 +393,7 @@ def prop1_asymptote_from_logits(logits, labels, bias_labels) -> Prop1Asymptote:
     gaps[np.arange(fb.shape[0]), y[ba]] = np.inf
     rate, multiplicity = _min_and_multiplicity(gaps[np.isfinite(gaps)])
     fc = f[bc]
-    beta = fc.max(axis=1) - fc[np.arange(fc.shape[0]), y[bc]]
-    return Prop1Asymptote(rate, float(beta.sum()) / multiplicity)
+    with np.errstate(over="ignore"):
+        beta = fc.max(axis=1) - fc[np.arange(fc.shape[0]), y[bc]]
+    require_finite_result(beta, "the margins max_l f_l − f_y", "the logits span more than float64; rescale them")
+    return Prop1Asymptote(rate, _sum_over(beta, multiplicity, "the margins max_l f_l − f_y"))

@@ -16,8 +16,8 @@ from typing import NamedTuple, Union
 import numpy as np
 from scipy.special import expit, logsumexp
 
-from dynamics.numerics import (as_finite_array, require_array_in_range, require_bool, require_in_range, require_integer,
-                               require_positive, rng_from)
+from dynamics.numerics import (as_finite_array, require_array_in_range, require_bool, require_finite_product,
+                               require_finite_result, require_in_range, require_integer, require_positive, rng_from)
 from ._checks import logit_scale_array, nonempty_vector, same_length
 from ._proposition1 import _finite_exp, _min_and_multiplicity, _scalar_or_array
 
@@ -62,10 +62,13 @@ def scaled_ce_grad_norm(logit_scale, margin, margin_grad_norm) -> Union[float, n
     m = as_finite_array("margin", margin)
     g = require_array_in_range("margin_grad_norm", margin_grad_norm, 0.0)
     try:
-        out = k * expit(-k * m) * g
+        with np.errstate(over="ignore"):  # k·m = ±inf is the exact σ = 0 or 1 limit
+            out = k * expit(-k * m) * g
     except ValueError as exc:
         raise ValueError(f"logit_scale, margin and margin_grad_norm must broadcast, got shapes {k.shape}, "
                          f"{m.shape} and {g.shape}") from exc
+    require_finite_result(out, "scaled_ce_grad_norm", "k·σ(−k·margin)·margin_grad_norm overflows float64; reduce "
+                          "logit_scale or margin_grad_norm")
     return float(out) if out.ndim == 0 else out
 
 
@@ -112,13 +115,33 @@ def prop2_gradient_ratio(logit_scale, margins, core_grad_norms, spurious_grad_no
     if log and not np.any(s > 0):
         raise ValueError("spurious_grad_norms must not all be 0 with log=True: the ratio is 0 and its log is -inf")
     kk = k.reshape(-1, 1)
-    log_sigma = -np.logaddexp(0.0, kk * m)  # log σ(−k m)
+    log_sigma = _relative_log_sigmoid(kk, m, (c > 0) | (s > 0))
     with np.errstate(divide="ignore"):
         log_c, log_s = np.log(c), np.log(s)
     numerator = logsumexp(log_sigma + log_s, axis=1) if np.any(s > 0) else np.full(kk.shape[0], -np.inf)
     log_ratio = (numerator - logsumexp(log_sigma + log_c, axis=1)).reshape(k.shape)
-    out = log_ratio if log else _finite_exp(log_ratio, "the gradient-norm ratio")
+    if log:
+        out = require_finite_result(log_ratio, "the log of the gradient-norm ratio", "k·(margin spread) overflows "
+                                    "float64: the ratio is beyond e^(±1.8e308); reduce logit_scale")
+    else:
+        out = _finite_exp(log_ratio, "the gradient-norm ratio")
     return _scalar_or_array(out, k)
+
+
+def _relative_log_sigmoid(k, m, used):
+    """log σ(−k m_i) − log σ(−k m_r) for each row of k (shape (K, 1)), with r the smallest margin among the ``used``
+    samples (the largest σ): the ratio of sums is unchanged by the common shift, which keeps every term a double where
+    σ(−k m_i) itself underflows (k·m_i up to and beyond the float64 range, e.g. every margin large). With
+    softplus(x) = max(x, 0) + log1p(e^{−|x|}), the shift is −k·(max(m_i, 0) − max(m_r, 0)) − log1p(e^{−|k m_i|})
+    + log1p(e^{−|k m_r|}): no k·m_i is formed where it would overflow, and a difference beyond float64 is −inf (σ_i
+    negligible against σ_r)."""
+    positive = np.maximum(m, 0.0)
+    reference = float(positive[used].min())
+    with np.errstate(over="ignore", invalid="ignore"):
+        spread = k * (positive - reference)  # >= 0; inf only where the true shift is below −1.8e308
+        corrections = np.log1p(np.exp(-np.abs(k * m)))  # k·m = ±inf gives log1p(0) = 0
+        corrections_at_reference = np.log1p(np.exp(-np.abs(k * m[used][np.argmin(positive[used])])))
+    return np.where(used, -spread - corrections + corrections_at_reference, -np.inf)  # unused: c_i = s_i = 0
 
 
 def prop2_asymptote(margins, core_grad_norms, spurious_grad_norms, atol=0.0) -> Prop2Asymptote:
@@ -165,8 +188,21 @@ def prop2_asymptote(margins, core_grad_norms, spurious_grad_norms, atol=0.0) -> 
                              "otherwise the denominator is identically 0")
         rate, _ = _min_and_multiplicity(m[useful])
         at_rate = useful & (np.abs(m - rate) <= 1e-12 * rate)
-        return Prop2Asymptote(rate, float(s[bc].sum() / c[at_rate].sum()), True)
-    return Prop2Asymptote(0.0, float(s[bc].sum() / c[bc].sum()), False)
+        return Prop2Asymptote(rate, _ratio_of_sums(s[bc], c[at_rate]), True)
+    return Prop2Asymptote(0.0, _ratio_of_sums(s[bc], c[bc]), False)
+
+
+def _ratio_of_sums(numerator, denominator):
+    """Σ numerator / Σ denominator (entries >= 0, Σ denominator > 0) without overflow of either sum: each sum as
+    max·Σ(x/max), the quotient with mantissas and exponents apart. ValueError if the ratio leaves float64."""
+    with np.errstate(over="ignore"):
+        sums = float(numerator.sum()), float(denominator.sum())
+    if np.isfinite(sums).all() and np.isfinite(sums[0] / sums[1]):
+        return sums[0] / sums[1]
+    top, bottom = float(numerator.max()), float(denominator.max())
+    return require_finite_product([top, float(np.sum(numerator / top))], [bottom, float(np.sum(denominator / bottom))],
+                                  what="the asymptotic constant", hint="Σ spurious_grad_norms / Σ core_grad_norms "
+                                  "overflows float64")
 
 
 class MarginGradients(NamedTuple):

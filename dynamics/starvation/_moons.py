@@ -9,7 +9,7 @@
 """
 import numpy as np
 
-from dynamics.numerics import require_in_range, require_integer, require_positive, rng_from
+from dynamics.numerics import require_in_range, require_integer, rng_from
 from ._results import Dataset
 
 
@@ -21,7 +21,7 @@ def make_moons(n_samples=300, *, noise_std=0.1, seed=None) -> Dataset:
     n_samples : int
         Number of points, in [2, 10^7]; the first ⌊n/2⌋ form the upper moon.
     noise_std : float
-        Standard deviation of the Gaussian noise added to every coordinate, >= 0.
+        Standard deviation of the Gaussian noise added to every coordinate, in [0, 1e300].
     seed : None, int or numpy.random.Generator
         Source of the noise.
 
@@ -37,7 +37,8 @@ def make_moons(n_samples=300, *, noise_std=0.1, seed=None) -> Dataset:
     ([[1.0, 0.0], [-1.0, 0.0], [0.0, 0.5], [2.0, 0.5]], [0.0, 0.0, 1.0, 1.0])
     """
     n_samples = require_integer("n_samples", n_samples, 2, 10**7)
-    noise_std = require_positive("noise_std", noise_std, allow_zero=True)
+    noise_std = require_in_range("noise_std", noise_std, 0.0, 1e300,
+                                 why="the noisy coordinates noise_std·N(0, 1) must stay finite in float64")
     rng = rng_from(seed)
     n_out = n_samples // 2
     n_in = n_samples - n_out
@@ -57,7 +58,7 @@ def two_moons(n_samples=300, *, noise_std=0.1, margin=0.1, seed=None) -> Dataset
     n_samples : int
         Number of points, in [2, 10^7].
     noise_std : float
-        Standard deviation of the Gaussian noise of :func:`make_moons`, >= 0.
+        Standard deviation of the Gaussian noise of :func:`make_moons`, in [0, 1e300].
     margin : float
         Δ in [-1, 1]: the classes are separable with margin Δ along x_h (Δ > 0) or overlap by 2|Δ| (Δ < 0).
     seed : None, int or numpy.random.Generator
