@@ -136,10 +136,13 @@ def parallel_transport(p, q, v) -> np.ndarray:
     if abs(float(v @ p)) > UNIT_TOLERANCE * max(float(np.linalg.norm(v)), 1.0):
         raise ValueError(f"v must be tangent at p (|<v,p>| <= {UNIT_TOLERANCE:g}·max(||v||, 1)), got <v,p> = "
                          f"{float(v @ p):.3g}")
-    denominator = 1.0 + float(p @ q)
+    # 1 + <p,q> = ||p + q||²/2 for unit p, q, without the cancellation of 1 + <p,q> near q = −p (relative error
+    # eps/||p + q|| instead of eps/||p + q||²); the transport stays an isometry in terms of the computed p + q.
+    both = p + q
+    denominator = 0.5 * float(both @ both)
     if denominator <= 1e-12:
         raise ValueError(f"p and q must not be antipodal (1 + <p,q> > 1e-12), got 1 + <p,q> = {denominator:.3g}")
-    return v - (float(q @ v) / denominator) * (p + q)
+    return v - (float(q @ v) / denominator) * both
 
 
 def _transport_T(a, x_prev, x_new):
