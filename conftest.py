@@ -6,6 +6,10 @@ machine a multi-threaded BLAS competing with numba's thread pool and torch was m
 
 Results cached on disk go to ``.cache/dynamics`` in the repository.
 
+Under CI every hypothesis test is derandomized (the ``ci`` profile): the same examples on every run, so that a
+red run is reproducible and not a draw; locally each run explores new examples (``HYPOTHESIS_PROFILE=ci`` to
+replay CI's).
+
 The optional torch modules (``dynamics/*/torch_*.py``) are not collected for doctests when torch is
 missing, except under CI, where torch is required.
 """
@@ -20,6 +24,12 @@ os.environ.setdefault("DYNAMICS_COMPILE_NOTICE", "0")
 # the tests use a folder of their own, shared by the xdist workers, so claims and figures train each run once.
 os.environ.setdefault("DYNAMICS_CACHE_DIR", str(Path(__file__).resolve().parent / ".cache" / "dynamics"))
 
+from hypothesis import settings as _hypothesis_settings
+
+_hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
+_CI = os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
+_hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if _CI else "default"))
+
 collect_ignore_glob = ["figures/demos/*"]
-if importlib.util.find_spec("torch") is None and os.environ.get("CI", "").lower() in ("", "0", "false", "no"):
+if importlib.util.find_spec("torch") is None and not _CI:
     collect_ignore_glob.append("dynamics/*/torch_*.py")
