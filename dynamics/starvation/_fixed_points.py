@@ -556,35 +556,46 @@ def dz2_ds1sq(s, weight_decay, delta) -> float:
                                                            "(λ + λe^{W_1} + s_1²)²(λ + λe^{W_2} + s_2²) overflows"))
 
 
+@nb.njit(cache=True)
+def _map_cell(flat, s1_values, delta_values, s2, weight_decay, exact, tol, z, status):
+    cols = s1_values.shape[0]
+    i, j = flat // cols, flat % cols
+    delta = delta_values[i]
+    c = math.sqrt((1.0 - delta) * (1.0 + delta))
+    U = np.array([[c, -delta], [delta, c]])
+    sq = np.array([s1_values[j] ** 2, s2 * s2])
+    K = (U * sq) @ U.T / weight_decay
+    Q = 0.5 * (K + K.T)
+    if not exact:
+        Q[0, 0] += 1.0
+        Q[1, 1] += 1.0
+    alpha, _, status[i, j] = _newton_dual(Q, exact, tol)
+    proj = U.T @ alpha
+    z[i, j, 0] = sq[0] * proj[0] / weight_decay
+    z[i, j, 1] = sq[1] * proj[1] / weight_decay
+
+
+@nb.njit(cache=True)
+def _map_serial(s1_values, delta_values, s2, weight_decay, exact, tol, z, status):
+    for flat in range(delta_values.shape[0] * s1_values.shape[0]):
+        _map_cell(flat, s1_values, delta_values, s2, weight_decay, exact, tol, z, status)
+
+
 @nb.njit(cache=True, parallel=True)
-def _map_kernel(s1_values, delta_values, s2, weight_decay, exact, tol):
-    rows, cols = delta_values.shape[0], s1_values.shape[0]
-    z = np.empty((rows, cols, 2))
-    status = np.zeros((rows, cols), dtype=np.int64)
-    for flat in nb.prange(rows * cols):
-        i, j = flat // cols, flat % cols
-        delta = delta_values[i]
-        c = math.sqrt((1.0 - delta) * (1.0 + delta))
-        U = np.array([[c, -delta], [delta, c]])
-        sq = np.array([s1_values[j] ** 2, s2 * s2])
-        K = (U * sq) @ U.T / weight_decay
-        Q = 0.5 * (K + K.T)
-        if not exact:
-            Q[0, 0] += 1.0
-            Q[1, 1] += 1.0
-        alpha, _, status[i, j] = _newton_dual(Q, exact, tol)
-        proj = U.T @ alpha
-        z[i, j, 0] = sq[0] * proj[0] / weight_decay
-        z[i, j, 1] = sq[1] * proj[1] / weight_decay
-    return z, status
+def _map_parallel(s1_values, delta_values, s2, weight_decay, exact, tol, z, status):
+    for flat in nb.prange(delta_values.shape[0] * s1_values.shape[0]):
+        _map_cell(flat, s1_values, delta_values, s2, weight_decay, exact, tol, z, status)
 
 
+#: Grids with fewer cells run on one thread: a cell takes about 10 µs, and starting the worker threads and
+#: waiting for the slowest costs from microseconds on an idle machine to tens of milliseconds on a busy one.
+PARALLEL_MAP_CELLS = 1024
 
 
 def starvation_map(s1, delta, s2=2.0, weight_decay=0.01, exact=True) -> np.ndarray:
     """The responses z* of the two-feature model with the Eq 15 coupling over an (s_1, δ) grid (Theorem 2).
 
-    A numba ``prange`` sweep of the Eq 9 (exact) or Eq 10 fixed point (the same damped Newton as
+    A numba sweep (``prange`` from 1024 cells on) of the Eq 9 (exact) or Eq 10 fixed point (the same damped Newton as
     :func:`dual_fixed_point`) followed by Eq 11; z[..., 1] is the starvation picture of the weak feature.
 
     Parameters
@@ -617,7 +628,9 @@ def starvation_map(s1, delta, s2=2.0, weight_decay=0.01, exact=True) -> np.ndarr
     weight_decay = require_positive("weight_decay", weight_decay)
     check_ratio(s1, weight_decay, "s1")
     check_ratio(s2, weight_decay, "s2")
-    z, status = _map_kernel(s1, delta, s2, weight_decay, require_bool("exact", exact), RESIDUAL_TOLERANCE)
+    z, status = np.empty((delta.size, s1.size, 2)), np.zeros((delta.size, s1.size), dtype=np.int64)
+    kernel = _map_parallel if delta.size * s1.size >= PARALLEL_MAP_CELLS else _map_serial
+    kernel(s1, delta, s2, weight_decay, require_bool("exact", exact), RESIDUAL_TOLERANCE, z, status)
     if status.any():
         i, j = np.argwhere(status)[0]
         raise RuntimeError(f"starvation_map: Newton did not converge at s1={s1[j]:g}, delta={delta[i]:g}")
