@@ -6,6 +6,8 @@ the worker threads and waiting for the slowest costs from microseconds on an idl
 loaded one, more than a small batch takes on one thread, so :func:`solve_ode_batch` times the first row and
 goes parallel only when the rest is long enough to pay for it.
 """
+import math
+
 import numba as nb
 
 from ._explicit_rk import integrate
@@ -19,14 +21,15 @@ def _explicit_row(b, rhs_address, t0, t1, y0s, t_eval, params, method, rtol, ato
     _, y, s, f, k = integrate(rhs_from_address(rhs_address), t0, t1, y0s[b], t_eval, True, params[b], method, rtol,
                               atol, step, max_steps)
     y_out[b, :y.shape[0]] = y
+    y_out[b, y.shape[0]:] = math.nan  # the outputs a failed solve did not reach
     status[b], nfev[b], nsteps[b], reached[b] = s, f, k, y.shape[0]
 
 
 @nb.njit(cache=True)
 def explicit_rows(first, last, rhs_address, t0, t1, y0s, t_eval, params, method, rtol, atol, step, max_steps, y_out,
                   status, nfev, nsteps, reached):
-    """Rows first:last of (y0s, params) integrated by the explicit kernel into y_out (B, m, n, NaN-filled: the
-    outputs a failed solve did not reach stay NaN), status, nfev, nsteps and reached, one after another."""
+    """Rows first:last of (y0s, params) integrated by the explicit kernel into y_out (B, m, n; the outputs a
+    failed solve did not reach are set to NaN), status, nfev, nsteps and reached, one after another."""
     for b in range(first, last):
         _explicit_row(b, rhs_address, t0, t1, y0s, t_eval, params, method, rtol, atol, step, max_steps, y_out,
                       status, nfev, nsteps, reached)
@@ -48,6 +51,7 @@ def _rosenbrock_row(b, rhs_address, jac_address, has_jac, t0, t1, y0s, t_eval, p
                                          t1, y0s[b], t_eval, True, params[b], rtol, atol, lower, upper, step,
                                          max_steps, autonomous)
     y_out[b, :y.shape[0]] = y
+    y_out[b, y.shape[0]:] = math.nan  # the outputs a failed solve did not reach
     status[b], nfev[b], nsteps[b], reached[b] = s, f, k, y.shape[0]
 
 

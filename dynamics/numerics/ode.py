@@ -541,7 +541,7 @@ def solve_ode_batch(rhs, t_span, y0s, t_eval, params=None, method="dopri5", rtol
         raise ValueError("t_eval must hold at least one time")
     y0s = np.array(np.broadcast_to(y0s, (rows, y0s.shape[1])), order="C")  # writable C copies: one numba type
     params = np.array(np.broadcast_to(params, (rows, params.shape[1])), order="C")
-    y = np.full((rows, p.t_eval.size, y0s.shape[1]), np.nan)
+    y = np.empty((rows, p.t_eval.size, y0s.shape[1]))  # every row written by the kernels (NaN past a failure)
     status, nfev, nsteps, reached = (np.empty(rows, dtype=np.int64) for _ in range(4))
     if p.kernel == "explicit":
         arguments = (p.rhs.jit_address, p.t0, p.t1, y0s, p.t_eval, params, p.code, p.rtol, p.atol, p.step,
