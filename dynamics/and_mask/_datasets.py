@@ -104,7 +104,7 @@ def make_notebook_patchwork() -> LinearPatchwork:
 
     Examples
     --------
-    >>> make_notebook_patchwork().inputs[1].tolist()
+    >>> make_notebook_patchwork().inputs[1].round(12).tolist()
     [0.0, 3.0, 0.0, 0.0, 0.3]
     """
     inputs = 3.0 * np.concatenate([np.eye(4), 0.1 * np.ones((4, 1))], axis=1)

@@ -437,7 +437,7 @@ class BayesPoint(NamedTuple):
     Examples
     --------
     >>> A = phase_points(110, 100, 70).A
-    >>> round(A.effective_weight_decay, 12), round(A.R - A.Q, 12)
+    >>> round(A.effective_weight_decay, 12), abs(round(A.R - A.Q, 12))
     (0.3, 0.0)
     """
 

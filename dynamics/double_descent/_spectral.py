@@ -185,7 +185,7 @@ def spectral_filter(eigenvalues, steps, learning_rate, weight_decay=0.0, dynamic
 
     Examples
     --------
-    >>> spectral_filter([1.0, 0.5], [0, 1, np.inf], 0.5).tolist()
+    >>> spectral_filter([1.0, 0.5], [0, 1, np.inf], 0.5).round(12).tolist()
     [[0.0, 0.0], [0.5, 0.5], [1.0, 2.0]]
     """
     steps, weight_decay, output_penalty = _check_common(steps, weight_decay, dynamics, output_penalty)

@@ -133,7 +133,7 @@ class GeometricSchedule(NamedTuple):
     Examples
     --------
     >>> schedule = GeometricSchedule(0.5, 2.0)
-    >>> schedule(3), schedule(np.arange(3)).tolist()
+    >>> round(schedule(3), 12), schedule(np.arange(3)).tolist()
     (4.0, [0.5, 1.0, 2.0])
     """
 
@@ -274,7 +274,7 @@ def sgdm_l2_relaxation_steps(learning_rate, weight_decay, momentum) -> float:
 
     Examples
     --------
-    >>> sgdm_l2_relaxation_steps(0.1, 1e-3, 0.9)
+    >>> round(sgdm_l2_relaxation_steps(0.1, 1e-3, 0.9), 9)
     250.0
     """
     eta = require_positive("learning_rate", learning_rate)

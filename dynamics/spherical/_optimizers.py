@@ -505,8 +505,8 @@ class AdamSRT(AdamS):
     >>> x = np.array([1.0, 0.0])
     >>> for _ in range(3):
     ...     x = opt.step(x, np.array([0.0, 1.0]) - (x[1] / (x @ x)) * x)
-    >>> round(float(x @ x), 12)   # B5: r_k² = r_0² + η²dk
-    1.06
+    >>> round(float(x @ x), 4)   # B5's approximation r_k² ≈ r_0² + η²dk = 1.06
+    1.0595
     """
 
     _variant = 2

@@ -382,7 +382,7 @@ def retention_ratios(pruned_accuracies, full_accuracy, chance=None) -> np.ndarra
 
     Examples
     --------
-    >>> retention_ratios([0.8, 0.6, 0.5], 0.8).tolist()
+    >>> retention_ratios([0.8, 0.6, 0.5], 0.8).round(12).tolist()
     [1.0, 0.75, 0.625]
     >>> retention_ratios([0.8, 0.6, 0.5], 0.8, chance=0.5).round(4).tolist()
     [1.0, 0.3333, 0.0]

@@ -98,7 +98,7 @@ def scaled_binary_ce(margin, logit_scale) -> Union[float, np.ndarray]:
     Examples
     --------
     >>> round(scaled_binary_ce(0.0, 3.0), 12)  # log 2
-    0.693147180560
+    0.69314718056
     >>> scaled_binary_ce([1.0, -1.0], 10.0).round(7).tolist()
     [4.54e-05, 10.0000454]
     """

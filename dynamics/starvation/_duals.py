@@ -36,7 +36,7 @@ def binary_entropy(alpha) -> Union[float, np.ndarray]:
     Examples
     --------
     >>> round(binary_entropy(0.5), 12), binary_entropy(0.0)
-    (0.693147180560, 0.0)
+    (0.69314718056, 0.0)
     """
     a = require_array_in_range("alpha", alpha, 0.0, 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
