@@ -453,27 +453,8 @@ def _deep_mode_jacobian(t, y, params):
 
 
 @nb.njit(cache=True)
-def _deep_chain_rhs(t, y, params):
-    """Gradient flow of (1/2τ)(s − a_1 ... a_D)² over the scalar chain y = (a_1..a_D); params = (s, tau)."""
-    s, tau = params[0], params[1]
-    n = y.shape[0]
-    prod = 1.0
-    for i in range(n):
-        prod *= y[i]
-    out = np.empty(n)
-    for i in range(n):
-        others = 1.0
-        for j in range(n):
-            if j != i:
-                others *= y[j]
-        out[i] = (s - prod) * others / tau
-    return out
-
-
-@nb.njit(cache=True)
-def _deep_chain_jacobian(t, y, params):
-    """∂a_i'/∂a_k = [(s − P) Π_{j≠i,k} a_j − Π_{j≠k} a_j Π_{j≠i} a_j]/τ of :func:`_deep_chain_rhs` (P = Π a_j)."""
-    s, tau = params[0], params[1]
+def _chain_products(y):
+    """(Π_j a_j, [Π_{j≠i} a_j for each i]) by plain products (no division: some a_j may be 0)."""
     n = y.shape[0]
     prod = 1.0
     for i in range(n):
@@ -484,6 +465,23 @@ def _deep_chain_jacobian(t, y, params):
         for j in range(n):
             if j != i:
                 others[i] *= y[j]
+    return prod, others
+
+
+@nb.njit(cache=True)
+def _deep_chain_rhs(t, y, params):
+    """Gradient flow of (1/2τ)(s − a_1 ... a_D)² over the scalar chain y = (a_1..a_D); params = (s, tau)."""
+    s, tau = params[0], params[1]
+    prod, others = _chain_products(y)
+    return (s - prod) * others / tau
+
+
+@nb.njit(cache=True)
+def _deep_chain_jacobian(t, y, params):
+    """∂a_i'/∂a_k = [(s − P) Π_{j≠i,k} a_j − Π_{j≠k} a_j Π_{j≠i} a_j]/τ of :func:`_deep_chain_rhs` (P = Π a_j)."""
+    s, tau = params[0], params[1]
+    n = y.shape[0]
+    prod, others = _chain_products(y)
     out = np.empty((n, n))
     for i in range(n):
         for k in range(n):
