@@ -3,6 +3,11 @@ uses, with a progress bar, so that a first interactive call does not wait.
 
 It runs the example of every public function (the numpydoc ``Examples``, which exercise each function as
 a user calls it), module by module, output discarded. The optional torch modules are skipped.
+
+``--clear`` first deletes the compiled kernels numba cached for :mod:`dynamics`. Numba keys each cache entry by
+the source file of the function compiled, not by the files of the functions it calls: after an edit to a kernel
+that other modules call (the integrators in ``dynamics/numerics``, say), their cached callers still hold the old
+code. Clear the cache after such an edit.
 """
 import argparse
 import doctest
@@ -10,11 +15,12 @@ import importlib
 import pkgutil
 import sys
 import time
+from pathlib import Path
 from typing import NamedTuple, Optional, Sequence
 
 import dynamics
 
-__all__ = ["WarmUpReport", "example_modules", "warm_up"]
+__all__ = ["WarmUpReport", "clear_kernel_cache", "example_modules", "warm_up"]
 
 
 class WarmUpReport(NamedTuple):
@@ -89,10 +95,35 @@ def warm_up(modules: Optional[Sequence[str]] = None, progress=True) -> WarmUpRep
     return WarmUpReport(time.perf_counter() - start, runner.tries, runner.raised)
 
 
+def clear_kernel_cache() -> int:
+    """Delete numba's cached kernels of :mod:`dynamics` (its ``*.nbi`` index and ``*.nbc`` object files: in the
+    package's ``__pycache__`` folders, and under ``NUMBA_CACHE_DIR`` when that is set, the entries whose path names
+    ``dynamics``); returns how many files it deleted. The next call of each kernel compiles it again.
+
+    Examples
+    --------
+    >>> from dynamics.warmup import clear_kernel_cache
+    >>> clear_kernel_cache()  # doctest: +SKIP
+    412
+    """
+    import numba
+
+    targets = list(Path(dynamics.__file__).resolve().parent.rglob("*.nb[ic]"))
+    if numba.config.CACHE_DIR:
+        targets += [path for path in Path(numba.config.CACHE_DIR).rglob("*.nb[ic]") if "dynamics" in str(path)]
+    for path in targets:
+        path.unlink(missing_ok=True)
+    return len(targets)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dynamics.warmup", description=warm_up.__doc__.splitlines()[0])
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--clear", action="store_true",
+                        help="delete the cached kernels first (after editing a kernel that other modules call)")
     args = parser.parse_args(argv)
+    if args.clear:
+        print(f"dynamics: {clear_kernel_cache()} cached kernel files deleted", file=sys.stderr)
     report = warm_up(progress=not args.quiet)
     print(f"dynamics: kernels ready in {report.seconds:.1f} s (cached on disk); {report.examples} examples run",
           file=sys.stderr)

@@ -16,3 +16,23 @@ def test_an_example_that_raises_is_counted(monkeypatch):
     monkeypatch.setitem(sys.modules, module.__name__, module)
     report = warmup.warm_up([module.__name__], progress=False)
     assert (report.examples, report.failed) == (1, 1)
+
+
+def test_clear_kernel_cache_deletes_numba_files_only(monkeypatch, tmp_path):
+    import types
+
+    from dynamics import warmup
+
+    package = tmp_path / "dynamics"
+    (package / "numerics" / "__pycache__").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    kept = [package / "numerics" / "__pycache__" / "ode.cpython-311.pyc", package / "numerics" / "ode.py"]
+    deleted = [package / "numerics" / "__pycache__" / name for name in ("ode.integrate-1.py311.nbi",
+                                                                         "ode.integrate-1.py311.1.nbc")]
+    for path in kept + deleted:
+        path.write_text("x")
+    monkeypatch.setattr(warmup, "dynamics", types.SimpleNamespace(__file__=str(package / "__init__.py")))
+    import numba
+    monkeypatch.setattr(numba.config, "CACHE_DIR", "")
+    assert warmup.clear_kernel_cache() == 2
+    assert all(path.exists() for path in kept) and not any(path.exists() for path in deleted)
