@@ -260,3 +260,21 @@ def test_rosenbrock_does_not_cycle_on_clipped_steps():
         assert np.abs(residual).max() < 1e-7 and sol.nsteps < 20_000
     with pytest.raises(ValueError, match="rosenbrock23"):
         nx.solve_ode(decay, (0.0, 1.0), [1.0], params=np.array([1.0]), autonomous=True)
+
+
+@pytest.mark.parametrize("method", ["dopri5", "dop853"])
+def test_dense_output_routes_agree(method):
+    """DOPRI5 evaluates steps with few output times directly from the stages and steps with many through
+    per-step coefficients (DOP853 always through coefficients): at shared times both give the same interpolant
+    to round-off, and the step sequence does not depend on the output times."""
+    from dynamics.numerics._explicit_rk import DIRECT_DENSE_ROWS
+    rates, y0 = np.array([0.7, 1.3, 2.0]), np.array([0.05, 0.1, 0.2])
+    fine = np.linspace(0.0, 8.0, 4001)  # ~100 output times per step: the coefficient route
+    sparse = fine[::400]                # one per several steps: the direct route
+    a = nx.solve_ode(rp.logistic_rhs, (0.0, 8.0), y0, t_eval=fine, params=rates, method=method, rtol=1e-9,
+                     atol=1e-12).check()
+    b = nx.solve_ode(rp.logistic_rhs, (0.0, 8.0), y0, t_eval=sparse, params=rates, method=method, rtol=1e-9,
+                     atol=1e-12).check()
+    assert a.nsteps == b.nsteps and fine.size / a.nsteps > DIRECT_DENSE_ROWS
+    assert np.abs(a.y[::400] - b.y).max() <= 8 * np.finfo(float).eps
+    assert np.abs(a.y - rp.logistic_exact(fine, y0, rates)).max() < 1e-8

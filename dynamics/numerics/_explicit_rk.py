@@ -62,10 +62,12 @@ _RK4_A_COLS, _RK4_A_COUNT = _nonzero_columns(_RK4_A)
 _RK4_B_COLS, _RK4_B_COUNT = _nonzero_columns(_RK4_B)
 _D5_A_COLS, _D5_A_COUNT = _nonzero_columns(_D5_A)
 _D5_B_COLS, _D5_B_COUNT = _nonzero_columns(_D5_B)
-_D5_P_COLS, _D5_P_COUNT = _nonzero_columns(_D5_P_T)
 _D8_A_COLS, _D8_A_COUNT = _nonzero_columns(_D8_A)
 _D8_B_COLS, _D8_B_COUNT = _nonzero_columns(_D8_B)
 _D8_D_COLS, _D8_D_COUNT = _nonzero_columns(_D8_D)
+# The four rows of DOP853's dense-output matrix use the same stages (0 and 5..15): one list for all of them.
+assert (_D8_D_COUNT == _D8_D_COUNT[0]).all() and (_D8_D_COLS == _D8_D_COLS[0]).all()
+_D8_D_SHARED = _D8_D_COLS[0, :_D8_D_COUNT[0]].copy()
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -214,12 +216,16 @@ def _error_norm(method, h, y, y_new, K, atol, rtol, terms):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _prepare_dense(rhs, method, t, y, y_new, h, params, K, work, Q, zero):
-    """Per-step interpolation coefficients Q; returns the extra function evaluations. ``zero``: n zeros."""
+def _prepare_dense(rhs, method, t, y, y_new, h, params, K, work, Q):
+    """Per-step interpolation coefficients Q; returns the extra function evaluations."""
     n = y.shape[0]
     if method == DOPRI5:
-        for k in range(4):
-            _combine(Q[k], zero, 1.0, _D5_P_T, k, _D5_P_COLS, _D5_P_COUNT, K)
+        # Q[k] = sum_j P[k, j] K[j] over the six nonzero columns (K[1] has none), all four rows in one pass
+        for i in range(n):
+            k0, k2, k3, k4, k5, k6 = K[0, i], K[2, i], K[3, i], K[4, i], K[5, i], K[6, i]
+            for k in range(4):
+                Q[k, i] = (_D5_P_T[k, 0] * k0 + _D5_P_T[k, 2] * k2 + _D5_P_T[k, 3] * k3 + _D5_P_T[k, 4] * k4
+                           + _D5_P_T[k, 5] * k5 + _D5_P_T[k, 6] * k6)
         return 0
     if method == DOP853:
         for s in range(_D8_S + 1, _D8_SX):
@@ -230,8 +236,23 @@ def _prepare_dense(rhs, method, t, y, y_new, h, params, K, work, Q, zero):
             Q[0, i] = dy
             Q[1, i] = h * K[0, i] - dy
             Q[2, i] = 2.0 * dy - h * (K[_D8_S, i] + K[0, i])
-        for r in range(4):
-            _combine(Q[3 + r], zero, h, _D8_D, r, _D8_D_COLS, _D8_D_COUNT, K)
+        # Q[3 + r] = h sum_j D[r, j] K[j] over the stages j all four rows use, the four rows in one pass
+        for i in range(n):
+            a0 = 0.0
+            a1 = 0.0
+            a2 = 0.0
+            a3 = 0.0
+            for c in range(_D8_D_SHARED.shape[0]):
+                j = _D8_D_SHARED[c]
+                k = K[j, i]
+                a0 += _D8_D[0, j] * k
+                a1 += _D8_D[1, j] * k
+                a2 += _D8_D[2, j] * k
+                a3 += _D8_D[3, j] * k
+            Q[3, i] = h * a0
+            Q[4, i] = h * a1
+            Q[5, i] = h * a2
+            Q[6, i] = h * a3
         return _D8_SX - _D8_S - 1
     return 0
 
@@ -275,6 +296,41 @@ def _dense_block(method, t, h, y, y_new, K, Q, t_eval, first, last, out):
                 v = h00 * y[i] + h10 * h * K[0, i] + h01 * y_new[i] + h11 * h * K[4, i]
                 out[row, i] = v
                 not_finite |= (v - v) != 0.0
+    return not not_finite
+
+
+#: DOPRI5 steps with at most this many output times evaluate the interpolant directly from the stages (six
+#: multiply-adds per value, no per-step coefficients); steps with more go through the coefficients Q (four per
+#: value after 24 per state per step). Measured at n = 64: 74 ns against 255 ns for a step with three outputs.
+DIRECT_DENSE_ROWS = 6
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def _dopri5_weight(h, x, j):
+    """h·b_j(x) = h·x·Σ_k P[k, j] x^k, the weight of stage j in the DOPRI5 interpolant."""
+    return h * x * (_D5_P_T[0, j] + x * (_D5_P_T[1, j] + x * (_D5_P_T[2, j] + x * _D5_P_T[3, j])))
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _dense_dopri5_direct(t, h, y, y_new, K, t_eval, first, last, out):
+    """The DOPRI5 interpolant y + h Σ_j b_j(x) K_j at t_eval[first:last] into out, with the weights
+    b_j(x) = x Σ_k P[k, j] x^k formed per output time. Returns False if a value is not finite."""
+    n = y.shape[0]
+    not_finite = False
+    for row in range(first, last):
+        x = (t_eval[row] - t) / h
+        if x == 1.0:
+            for i in range(n):
+                out[row, i] = y_new[i]
+                not_finite |= (y_new[i] - y_new[i]) != 0.0
+            continue
+        b0 = _dopri5_weight(h, x, 0)
+        b2, b3, b4, b5, b6 = (_dopri5_weight(h, x, 2), _dopri5_weight(h, x, 3), _dopri5_weight(h, x, 4),
+                              _dopri5_weight(h, x, 5), _dopri5_weight(h, x, 6))
+        for i in range(n):
+            v = y[i] + (b0 * K[0, i] + b2 * K[2, i] + b3 * K[3, i] + b4 * K[4, i] + b5 * K[5, i] + b6 * K[6, i])
+            out[row, i] = v
+            not_finite |= (v - v) != 0.0
     return not not_finite
 
 
@@ -330,7 +386,6 @@ def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, 
     y = y0.copy()
     y_new = np.empty(n)
     Q = np.empty((7, n))
-    zero = np.zeros(n)
     terms = np.empty((2, n))
     m = t_eval.shape[0] if dense else 64
     ts = np.empty(m)
@@ -423,8 +478,12 @@ def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, 
                 ts[last] = t_eval[last]
                 last += 1
             if last > k:
-                nfev += _prepare_dense(rhs, method, t, y, y_new, h, params, K, work, Q, zero)
-                if not _dense_block(method, t, h, y, y_new, K, Q, t_eval, k, last, ys):
+                if method == DOPRI5 and last - k <= DIRECT_DENSE_ROWS:
+                    finite = _dense_dopri5_direct(t, h, y, y_new, K, t_eval, k, last, ys)
+                else:
+                    nfev += _prepare_dense(rhs, method, t, y, y_new, h, params, K, work, Q)
+                    finite = _dense_block(method, t, h, y, y_new, K, Q, t_eval, k, last, ys)
+                if not finite:
                     status = NON_FINITE
                     # rows up to the first non-finite one are kept
                     while k < last and _row_finite(ys, k):
