@@ -9,8 +9,9 @@ goes parallel only when the rest is long enough to pay for it.
 import math
 
 import numba as nb
+import numpy as np
 
-from ._explicit_rk import integrate
+from ._explicit_rk import integrate_into
 from ._function_address import jac_from_address, rhs_from_address
 from ._rosenbrock import integrate_rosenbrock
 
@@ -18,11 +19,11 @@ from ._rosenbrock import integrate_rosenbrock
 @nb.njit(cache=True)
 def _explicit_row(b, rhs_address, t0, t1, y0s, t_eval, params, method, rtol, atol, step, max_steps, y_out, status,
                   nfev, nsteps, reached):
-    _, y, s, f, k = integrate(rhs_from_address(rhs_address), t0, t1, y0s[b], t_eval, True, params[b], method, rtol,
-                              atol, step, max_steps)
-    y_out[b, :y.shape[0]] = y
-    y_out[b, y.shape[0]:] = math.nan  # the outputs a failed solve did not reach
-    status[b], nfev[b], nsteps[b], reached[b] = s, f, k, y.shape[0]
+    # the solution is written straight into the batch's row (no copy)
+    _, _, k, s, f, steps = integrate_into(rhs_from_address(rhs_address), t0, t1, y0s[b], t_eval, True, params[b],
+                                          method, rtol, atol, step, max_steps, np.empty(t_eval.shape[0]), y_out[b])
+    y_out[b, k:] = math.nan  # the outputs a failed solve did not reach
+    status[b], nfev[b], nsteps[b], reached[b] = s, f, steps, k
 
 
 @nb.njit(cache=True)

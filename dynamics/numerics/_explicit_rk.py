@@ -379,7 +379,21 @@ def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, 
     size, ending exactly at ``t1``. Returns ``(t, y, status, nfev, nsteps)`` with only the rows
     reached; ``status`` is SUCCESS, MAX_STEPS, STEP_TOO_SMALL or NON_FINITE.
     """
+    m = t_eval.shape[0] if dense else 64
+    ts, ys, k, status, nfev, nsteps = integrate_into(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol,
+                                                     step, max_steps, np.empty(m), np.empty((m, y0.shape[0])))
+    if k == ts.shape[0]:  # every output time reached: nothing to trim
+        return ts, ys, status, nfev, nsteps
+    return ts[:k].copy(), ys[:k].copy(), status, nfev, nsteps
+
+
+@nb.njit(cache=True, error_model="numpy")
+def integrate_into(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, max_steps, ts, ys):
+    """:func:`integrate` writing into given outputs ``ts`` (m,) and ``ys`` (m, n), m = len(t_eval) for dense
+    output (a row of a batch's output array, say: no copy), any m >= 1 otherwise (grown as needed). Returns
+    ``(ts, ys, k, status, nfev, nsteps)``: rows ``:k`` hold the solution (ts and ys are new arrays if they grew)."""
     n = y0.shape[0]
+    m = ts.shape[0]
     order = _ERROR_ESTIMATOR_ORDER[method]
     K = np.empty((_D8_SX, n))
     work = np.empty(n)
@@ -387,9 +401,6 @@ def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, 
     y_new = np.empty(n)
     Q = np.empty((7, n))
     terms = np.empty((2, n))
-    m = t_eval.shape[0] if dense else 64
-    ts = np.empty(m)
-    ys = np.empty((m, n))
     k = 0
     if dense:
         while k < m and t_eval[k] <= t0:
@@ -404,10 +415,10 @@ def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, 
     f = rhs(t0, y, params)
     nfev = 1
     if f.shape[0] != n:
-        return ts[:k], ys[:k], RHS_SHAPE, nfev, 0
+        return ts, ys, k, RHS_SHAPE, nfev, 0
     _copy_into(f, K, 0)  # K[0] holds f(t, y) at the start of every step (FSAL)
     if not _all_finite(f):
-        return ts[:k], ys[:k], NON_FINITE, nfev, 0
+        return ts, ys, k, NON_FINITE, nfev, 0
     fixed = step > 0.0
     if fixed:
         n_fixed = max(1, int(math.ceil((t1 - t0) / step - 1e-9)))
@@ -508,9 +519,7 @@ def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, 
         last = _STAGES[method]
         for i in range(n):
             K[0, i] = K[last, i]
-    if k == ts.shape[0]:  # every output time reached: nothing to trim
-        return ts, ys, status, nfev, nsteps
-    return ts[:k].copy(), ys[:k].copy(), status, nfev, nsteps
+    return ts, ys, k, status, nfev, nsteps
 
 
 @nb.njit(cache=True, error_model="numpy")
