@@ -47,6 +47,11 @@ class _Runner(doctest.DocTestRunner):
 def example_modules() -> list:
     """Names of the :mod:`dynamics` modules whose examples the warm-up runs (torch modules excluded).
 
+    Returns
+    -------
+    list of str
+        Dotted module names, sorted.
+
     Examples
     --------
     >>> names = example_modules()
@@ -98,7 +103,12 @@ def warm_up(modules: Optional[Sequence[str]] = None, progress=True) -> WarmUpRep
 def clear_kernel_cache() -> int:
     """Delete numba's cached kernels of :mod:`dynamics` (its ``*.nbi`` index and ``*.nbc`` object files: in the
     package's ``__pycache__`` folders, and under ``NUMBA_CACHE_DIR`` when that is set, the entries whose path names
-    ``dynamics``); returns how many files it deleted. The next call of each kernel compiles it again.
+    ``dynamics``). The next call of each kernel compiles it again.
+
+    Returns
+    -------
+    int
+        How many files it deleted.
 
     Examples
     --------

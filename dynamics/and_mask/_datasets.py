@@ -101,6 +101,7 @@ def make_notebook_patchwork() -> LinearPatchwork:
     Returns
     -------
     LinearPatchwork
+        ``inputs`` (4, 5), row e being x_e, and ``targets`` (4,), all 1.
 
     Examples
     --------

@@ -4,7 +4,7 @@ The flows are integrated in units of τ (time T = t/τ, params with τ = 1), so 
 velocity f/τ nor its Jacobian. DOP853 runs first; where it cannot finish within ``EXPLICIT_STEPS`` step attempts the
 flow has become stiff (its step size is held by stability, not accuracy: typically the approach to the fixed point
 after a fast transient, with a tiny τ against t or a large s or weight), and the numerics core's L-stable
-``rosenbrock23`` continues from the last state DOP853 reached, with the flow's Jacobian.
+``rosenbrock23`` continues from the last output time DOP853 reached, with the flow's Jacobian.
 
 The horizon is limited to 2^52 of the flow's fastest time scales (rate·T <= 2^52, with ``rate`` a bound on the
 Jacobian along the flow, in units of 1/τ): beyond it the stiff integration of the approach to a fixed point is no
@@ -45,11 +45,9 @@ def integrate_flow(rhs, jac, y0, t, tau, params, rtol, atol, what, rate, rate_te
                           max_steps=EXPLICIT_STEPS)
         if first.success:
             return first.y
-        # the same run again, returning its accepted steps: rosenbrock23 continues from the last one
-        steps = solve_ode(rhs, span, y0, params=params, method=method, rtol=rtol, atol=atol, max_steps=EXPLICIT_STEPS)
-        if steps.t.size and np.all(np.isfinite(steps.y[-1])):
-            start, state = float(steps.t[-1]), steps.y[-1]
-            done = first.y[flow_time[:first.t.size] <= start]
+        # rosenbrock23 continues from the last output time DOP853 reached (its rows are finite)
+        if first.t.size:
+            start, state, done = float(first.t[-1]), first.y[-1], first.y[:-1]
     remaining = flow_time[done.shape[0]:]
     if start == span[1] or remaining.size == 0:
         return np.vstack([done, np.tile(state, (remaining.size, 1))])

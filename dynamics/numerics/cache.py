@@ -32,6 +32,7 @@ def cache_dir() -> Path:
     Returns
     -------
     pathlib.Path
+        The folder (not created here; :func:`disk_cache` creates it on first write).
 
     Examples
     --------

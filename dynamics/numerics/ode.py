@@ -90,7 +90,7 @@ def _typeof_compiled_function(value, context):
 
 
 @lru_cache(maxsize=None)
-def compiled_function(function, kind="rhs"):
+def compiled_function(function, kind="rhs") -> "CompiledFunction":
     """The :class:`CompiledFunction` of an ``@numba.njit`` right-hand side or Jacobian (compiled once).
 
     Parameters

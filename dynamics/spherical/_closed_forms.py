@@ -380,8 +380,19 @@ def _rates(name, value, n):
 
 
 def _grad_norms(value):
-    g = require_array_in_range("grad_norms", value, 0.0, ndim=1)
-    return g
+    return require_array_in_range("grad_norms", value, 0.0, ndim=1)
+
+
+def _radius_recursion_args(r0, learning_rate, grad_norms, weight_decay, what):
+    """(r0, g, η, λ) checked for an SGD radius recursion with weight decay: r0 > 0, g >= 0, η > 0 per step,
+    λ >= 0 with η_kλ < 1."""
+    r0 = require_positive("r0", r0)
+    g = _grad_norms(grad_norms)
+    eta = _rates("learning_rate", learning_rate, g.size)
+    lam = checks.weight_decay(weight_decay)
+    if g.size:
+        checks.decay_product(float(eta.max()), lam, what)
+    return r0, g, eta, lam
 
 
 def sgd_lambda0_sandwich(r0, learning_rates, grad_norms) -> RadiusSandwich:
@@ -469,12 +480,7 @@ def sgd_radius_sequence(r0, learning_rate, grad_norms, weight_decay=0.0) -> np.n
     >>> sgd_radius_sequence(1.0, 0.5, [2.0, 0.0]).round(6).tolist()
     [1.0, 1.414214, 1.414214]
     """
-    r0 = require_positive("r0", r0)
-    g = _grad_norms(grad_norms)
-    eta = _rates("learning_rate", learning_rate, g.size)
-    lam = checks.weight_decay(weight_decay)
-    if g.size:
-        checks.decay_product(float(eta.max()), lam, "sgd_radius_sequence")
+    r0, g, eta, lam = _radius_recursion_args(r0, learning_rate, grad_norms, weight_decay, "sgd_radius_sequence")
     r = _radius_kernel(r0, eta, g, lam)
     require_finite_result(r, "the radius", "it overflows float64 (reduce learning_rate·grad_norms/r0)")
     if np.any(r == 0.0):
@@ -646,12 +652,7 @@ def sgd_order2_radius4(r0, learning_rate, grad_norms, weight_decay=0.0) -> np.nd
     >>> sgd_order2_radius4(1.0, 0.1, [1.0, 1.0]).round(6).tolist()
     [1.0, 1.02, 1.04]
     """
-    r0 = require_positive("r0", r0)
-    g = _grad_norms(grad_norms)
-    eta = _rates("learning_rate", learning_rate, g.size)
-    lam = checks.weight_decay(weight_decay)
-    if g.size:
-        checks.decay_product(float(eta.max()), lam, "sgd_order2_radius4")
+    r0, g, eta, lam = _radius_recursion_args(r0, learning_rate, grad_norms, weight_decay, "sgd_order2_radius4")
     with np.errstate(over="ignore"):
         w0 = np.float64(r0) ** 4  # inf, not OverflowError
     require_finite_result(w0, "r0**4", "r0 must be <= 1.1e77 for the order-2 radius r0⁴ to be a double")

@@ -485,6 +485,13 @@ def _two_features(s, weight_decay, delta):
     return s * s, weight_decay, check_delta(delta)
 
 
+def _decoupled_terms(sq, lam):
+    """(W_i, e^{W_i}, D_i = λ + λe^{W_i} + s_i²) with W_i = W(1 + s_i²/λ), the decoupled (δ = 0) solution's terms."""
+    w = lambertw(1.0 + sq / lam)
+    e = np.exp(w)
+    return w, e, lam + lam * e + sq
+
+
 def first_order_response(s, weight_decay, delta) -> np.ndarray:
     """The responses to first order in δ for the Eq 15 coupling (Eqs 63-64 / .5.45-.5.46).
 
@@ -512,11 +519,10 @@ def first_order_response(s, weight_decay, delta) -> np.ndarray:
     [3.28004169, 2.64586958]
     """
     sq, lam, delta = _two_features(s, weight_decay, delta)
-    w = lambertw(1.0 + sq / lam)
-    d = lam + lam * np.exp(w) + sq
+    w, e, d = _decoupled_terms(sq, lam)
     cross = d[0] * d[1]
-    z1 = sq[0] * w[0] / (lam + sq[0]) + delta * sq[0] * (1.0 + w[1]) * (lam + lam * math.exp(w[0]) + sq[1]) / cross
-    z2 = sq[1] * w[1] / (lam + sq[1]) - delta * sq[1] * (1.0 + w[0]) * (lam + lam * math.exp(w[1]) + sq[0]) / cross
+    z1 = sq[0] * w[0] / (lam + sq[0]) + delta * sq[0] * (1.0 + w[1]) * (lam + lam * e[0] + sq[1]) / cross
+    z2 = sq[1] * w[1] / (lam + sq[1]) - delta * sq[1] * (1.0 + w[0]) * (lam + lam * e[1] + sq[0]) / cross
     return require_finite_result(np.array([z1, z2]), "first_order_response",
                                  "s and weight_decay: s² so large that the products D_1·D_2 overflow")
 
@@ -547,9 +553,7 @@ def dz2_ds1sq(s, weight_decay, delta) -> float:
     '-2.7094e-05'
     """
     sq, lam, delta = _two_features(s, weight_decay, delta)
-    w = lambertw(1.0 + sq / lam)
-    e = np.exp(w)
-    d = lam + lam * e + sq
+    w, e, d = _decoupled_terms(sq, lam)
     with np.errstate(over="ignore", invalid="ignore"):
         value = -delta * lam * sq[1] * (1.0 + w[0]) * (e[0] - e[1]) / (d[0] ** 2 * d[1])
     return float(require_finite_result(value, "dz2_ds1sq", "s and weight_decay: s² so large that "
