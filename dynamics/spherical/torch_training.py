@@ -47,11 +47,41 @@ def gaussian_classification(n_samples=2048, n_features=16, n_classes=3, label_no
                             device="cpu", dtype=torch.float64) -> ClassificationData:
     """Gaussian inputs labelled by a random linear teacher, with a fraction of random labels (spec §5.2, M1).
 
+    The inputs are i.i.d. N(0, 1); the label is the argmax of ``x @ teacher`` with a N(0, 1) teacher
+    (n_features, n_classes); each label is then, with probability ``label_noise``, replaced by a uniformly drawn
+    class (which may coincide with the teacher's). Everything is drawn on the CPU, then moved to ``device``.
+
+    Parameters
+    ----------
+    n_samples : int, optional
+        Number of samples, >= 2. Default 2048.
+    n_features : int, optional
+        Input dimension, >= 1. Default 16.
+    n_classes : int, optional
+        Number of classes, >= 1. Default 3.
+    label_noise : float, optional
+        Probability in [0, 1] that a label is redrawn uniformly at random. Default 0.2.
+    seed : None, int >= 0 or numpy.random.Generator, optional
+        Seeds the torch generator (through ``numpy.random.default_rng``; a Generator's stream advances once).
+        Default None: fresh entropy, not reproducible.
+    device : str or torch.device, optional
+        Where the returned tensors live. Default ``"cpu"``.
+    dtype : torch.dtype, optional
+        Floating dtype of the inputs. Default ``torch.float64``.
+
+    Returns
+    -------
+    ClassificationData
+        ``inputs``, a ``dtype`` tensor (n_samples, n_features), and ``labels``, an int64 tensor (n_samples,) with
+        values in [0, n_classes).
+
     Examples
     --------
     >>> data = gaussian_classification(64, seed=0)
     >>> tuple(data.inputs.shape), int(data.labels.max()) <= 2
     ((64, 16), True)
+    >>> data.inputs.dtype, data.labels.dtype
+    (torch.float64, torch.int64)
     """
     n_samples = require_integer("n_samples", n_samples, 2)
     gen = _generator(seed)
@@ -67,10 +97,38 @@ def synthetic_images(n_samples=256, size=16, n_classes=10, *, seed=None, device=
                      dtype=torch.float64) -> ClassificationData:
     """Random 3×size×size images labelled by a random linear teacher on their pooled features (spec §5.2, M2).
 
+    The pixels are i.i.d. N(0, 1); each image is average-pooled to 3×2×2 (``adaptive_avg_pool2d``) and labelled
+    by the argmax of these 12 features times a N(0, 1) teacher (12, n_classes). No label noise. Everything is
+    drawn on the CPU, then moved to ``device``.
+
+    Parameters
+    ----------
+    n_samples : int, optional
+        Number of images, >= 1. Default 256.
+    size : int, optional
+        Side of the square images in pixels, >= 1. Default 16.
+    n_classes : int, optional
+        Number of classes, >= 1. Default 10.
+    seed : None, int >= 0 or numpy.random.Generator, optional
+        Seeds the torch generator (through ``numpy.random.default_rng``; a Generator's stream advances once).
+        Default None: fresh entropy, not reproducible.
+    device : str or torch.device, optional
+        Where the returned tensors live. Default ``"cpu"``.
+    dtype : torch.dtype, optional
+        Floating dtype of the images. Default ``torch.float64``.
+
+    Returns
+    -------
+    ClassificationData
+        ``inputs``, a ``dtype`` tensor (n_samples, 3, size, size), and ``labels``, an int64 tensor (n_samples,)
+        with values in [0, n_classes).
+
     Examples
     --------
     >>> tuple(synthetic_images(8, size=8, seed=0).inputs.shape)
     (8, 3, 8, 8)
+    >>> int(synthetic_images(8, size=8, seed=0).labels.max()) <= 9
+    True
     """
     gen = _generator(seed)
     x = torch.randn(n_samples, 3, size, size, generator=gen, dtype=dtype)
@@ -117,10 +175,40 @@ def bn_mlp(n_features=16, n_hidden=8, n_classes=3, bn_eps=0.0, *, seed=None, dev
 
     With ``bn_eps = 0`` each row of the first layer is exactly radially invariant.
 
+    The layers get torch's default initialisation after ``torch.manual_seed`` (which reseeds torch's global
+    generator). The model expects inputs (batch, n_features) with batch >= 2 (batch normalisation over one
+    sample is 0/0 at ``bn_eps = 0``) and returns logits (batch, n_classes).
+
+    Parameters
+    ----------
+    n_features : int, optional
+        Input dimension, >= 1. Default 16.
+    n_hidden : int, optional
+        Width of the hidden layer (the number of radially invariant rows), >= 1. Default 8.
+    n_classes : int, optional
+        Number of outputs, >= 1. Default 3.
+    bn_eps : float, optional
+        ε >= 0 added to the batch variance under the square root. Default 0.0 (exact invariance).
+    seed : None, int >= 0 or numpy.random.Generator, optional
+        Seeds torch's global generator (through ``numpy.random.default_rng``; a Generator's stream advances
+        once). Default None: fresh entropy, not reproducible.
+    device : str or torch.device, optional
+        Where the parameters live. Default ``"cpu"``.
+    dtype : torch.dtype, optional
+        Floating dtype of the parameters. Default ``torch.float64``.
+
+    Returns
+    -------
+    torch.nn.Sequential
+        ``[0]`` Linear(n_features -> n_hidden, bias=False), ``[1]`` :class:`BatchNorm` (n_hidden, eps=bn_eps,
+        affine=False), ``[2]`` ReLU, ``[3]`` Linear(n_hidden -> n_classes).
+
     Examples
     --------
     >>> bn_mlp(seed=0)[1]
     BatchNorm(8, eps=0.0, affine=False)
+    >>> tuple(bn_mlp(seed=0)(torch.randn(4, 16, dtype=torch.float64)).shape)
+    (4, 3)
     """
     torch.manual_seed(int(np.random.default_rng(seed).integers(2 ** 62)))
     model = torch.nn.Sequential(torch.nn.Linear(n_features, n_hidden, bias=False),
@@ -129,13 +217,45 @@ def bn_mlp(n_features=16, n_hidden=8, n_classes=3, bn_eps=0.0, *, seed=None, dev
     return model.to(device=device, dtype=dtype)
 
 
-def conv_bn_net(width=16, n_classes=10, bn_eps=0.0, *, seed=None, device="cpu", dtype=torch.float64) -> torch.nn.Sequential:
+def conv_bn_net(width=16, n_classes=10, bn_eps=0.0, *, seed=None, device="cpu",
+                dtype=torch.float64) -> torch.nn.Sequential:
     """M2: Conv(3 -> width, 3×3) -> BN2d -> ReLU -> Conv(width -> width, 3×3) -> BN2d -> ReLU -> GAP -> Linear.
+
+    The convolutions have padding 1 and no bias, so each filter (d = 27, then 9·width) is radially invariant
+    at ``bn_eps = 0``; the batch normalisations carry a per-channel affine map. The layers get torch's default
+    initialisation after ``torch.manual_seed`` (which reseeds torch's global generator). The model maps images
+    (batch, 3, H, W), with batch·H·W >= 2, to logits (batch, n_classes).
+
+    Parameters
+    ----------
+    width : int, optional
+        Number of channels (filters) of both convolutions, >= 1. Default 16.
+    n_classes : int, optional
+        Number of outputs, >= 1. Default 10.
+    bn_eps : float, optional
+        ε >= 0 added to the batch variance under the square root. Default 0.0 (exact invariance).
+    seed : None, int >= 0 or numpy.random.Generator, optional
+        Seeds torch's global generator (through ``numpy.random.default_rng``; a Generator's stream advances
+        once). Default None: fresh entropy, not reproducible.
+    device : str or torch.device, optional
+        Where the parameters live. Default ``"cpu"``.
+    dtype : torch.dtype, optional
+        Floating dtype of the parameters. Default ``torch.float64``.
+
+    Returns
+    -------
+    torch.nn.Sequential
+        ``[0]`` Conv2d(3 -> width, 3×3, padding=1, bias=False), ``[1]`` :class:`BatchNorm` (width, bn_eps,
+        affine=True), ``[2]`` ReLU, ``[3]`` Conv2d(width -> width, 3×3, padding=1, bias=False), ``[4]``
+        :class:`BatchNorm` (width, bn_eps, affine=True), ``[5]`` ReLU, ``[6]`` AdaptiveAvgPool2d(1), ``[7]``
+        Flatten, ``[8]`` Linear(width -> n_classes).
 
     Examples
     --------
     >>> [tuple(p.shape) for p in conv_bn_net(seed=0).parameters()][:2]
     [(16, 3, 3, 3), (16,)]
+    >>> tuple(conv_bn_net(4, seed=0)(torch.randn(2, 3, 5, 5, dtype=torch.float64)).shape)
+    (2, 10)
     """
     torch.manual_seed(int(np.random.default_rng(seed).integers(2 ** 62)))
     model = torch.nn.Sequential(
@@ -168,11 +288,40 @@ class PythagoreanResult(NamedTuple):
 def pythagorean_sgd(learning_rate=0.5, n_steps=200, batch_size=256, *, seed=None, device="cpu") -> PythagoreanResult:
     """X1: plain SGD on M1 (float64, BN ε = 0); gradient orthogonality and Pythagorean growth per row of W₁.
 
+    M1 is :func:`bn_mlp` with its defaults, trained on :func:`gaussian_classification` with its defaults (2048
+    samples) by ``torch.optim.SGD`` on all parameters (no momentum, no weight decay) with the mean cross-entropy
+    of mini-batches drawn uniformly with replacement.
+
+    Parameters
+    ----------
+    learning_rate : float, optional
+        η > 0. Default 0.5.
+    n_steps : int, optional
+        Number of SGD steps, >= 1. Default 200.
+    batch_size : int, optional
+        Samples per mini-batch, >= 2 (batch normalisation with ε = 0 needs two distinct samples). Default 256.
+    seed : None, int >= 0 or numpy.random.Generator, optional
+        Seeds the data, the models and the batch order (one integer drawn from it; a Generator's stream
+        advances once). Default None: fresh entropy, not reproducible.
+    device : str or torch.device, optional
+        Where to compute. Default ``"cpu"``.
+
+    Returns
+    -------
+    PythagoreanResult
+        ``max_cosine`` (float): the worst |cos(∂L/∂w_j, w_j)| over steps and rows; ``max_increment_error``
+        (float): the worst |Δ‖w_j‖² − η²‖∂L/∂w_j‖²| / (η²‖∂L/∂w_j‖²); ``radius_fourth_power``, ``sandwich_lower``,
+        ``sandwich_upper``: ndarrays (n_steps + 1, 8), r_k⁴ per step and row and its bounds from
+        :func:`sgd_lambda0_sandwich` with the recorded g_k = r_k‖∂L/∂w_j‖.
+
     Examples
     --------
     >>> result = pythagorean_sgd(n_steps=5, seed=0)
     >>> result.max_cosine < 1e-12, result.max_increment_error < 1e-9
     (True, True)
+    >>> r4 = result.radius_fourth_power
+    >>> r4.shape, bool((result.sandwich_lower <= r4 * (1 + 1e-12)).all())
+    ((6, 8), True)
     """
     seed = _seed_int(seed)
     learning_rate = require_positive("learning_rate", learning_rate)
@@ -217,11 +366,40 @@ def theorem2_torch_optimizers(n_steps=20, batch_size=256, learning_rates=(0.05, 
     SGD: a = momentum_buffer, b = 1. Adam: a = exp_avg/(1−β₁), b = ((1−β₁^t)/(1−β₁))(sqrt(exp_avg_sq/(1−β₂^t)) + ε)
     with ε = 1e-30 (avoids 0/0). AdamW: the same a, b with η/(1−ηλ) and decay 1 − ηλ.
 
+    Each optimizer trains only W₁ of a fresh copy of M1 (:func:`bn_mlp`, same seed; the readout stays at its
+    initialisation) on :func:`gaussian_classification`'s default data, the same mini-batches for all three.
+    SGD has momentum 0.9; Adam and AdamW have betas (0.9, 0.999). After every step each row of W₁ is compared
+    with :func:`spherical_step` from the row before the step.
+
+    Parameters
+    ----------
+    n_steps : int, optional
+        Number of steps per optimizer, >= 1. Default 20.
+    batch_size : int, optional
+        Samples per mini-batch (drawn uniformly with replacement), >= 2. Default 256.
+    learning_rates : tuple of three floats, optional
+        η > 0 of SGD-M + L2, Adam + L2 and AdamW, in that order. Default (0.05, 0.01, 0.01).
+    weight_decay : float, optional
+        λ >= 0: the L2 coefficient of SGD-M and Adam, the decoupled decay of AdamW (with ηλ < 1). Default 1e-3.
+    seed : None, int >= 0 or numpy.random.Generator, optional
+        Seeds the data, the models and the batch order (one integer drawn from it; a Generator's stream
+        advances once). Default None: fresh entropy, not reproducible.
+    device : str or torch.device, optional
+        Where to compute. Default ``"cpu"``.
+
+    Returns
+    -------
+    Theorem2Errors
+        ``direction`` and ``radius``: dicts keyed ``"SGD-M+L2"``, ``"Adam+L2"``, ``"AdamW"`` of floats, the worst
+        max|u_pred − u_torch| of the unit rows and the worst |r_pred/r_torch − 1| over steps and rows.
+
     Examples
     --------
     >>> errors = theorem2_torch_optimizers(n_steps=2, seed=0)
     >>> max(errors.direction.values()) < 1e-12
     True
+    >>> list(errors.radius), bool(max(errors.radius.values()) < 1e-12)
+    (['SGD-M+L2', 'Adam+L2', 'AdamW'], True)
     """
     seed = _seed_int(seed)
     data = gaussian_classification(seed=seed, device=device)
@@ -283,11 +461,42 @@ def exponential_lr_pair(n_steps=2000, learning_rate=0.05, momentum=0.9, weight_d
     η_k = ηα^{−2k−1}, no L2 and the buffer initialised to −(1−α)W₁⁽⁰⁾/(ηα) (spec §2.4); the other parameters
     use identical plain SGD in both. Then W₁(B) = α^{−k}W₁(A) and the functions agree.
 
+    M1 is :func:`bn_mlp` with its defaults on :func:`gaussian_classification`'s default data; α and the
+    schedule come from :func:`li_arora_equivalent`. The gaps are measured after every step.
+
+    Parameters
+    ----------
+    n_steps : int, optional
+        Number of steps, >= 1. Default 2000.
+    learning_rate : float, optional
+        η > 0, for W₁ in copy A and for the other parameters of both copies. Default 0.05.
+    momentum : float, optional
+        γ in [0, 1), the heavy-ball momentum of W₁ in both copies. Default 0.9.
+    weight_decay : float, optional
+        λ >= 0 of copy A's W₁, with ηλ <= (1 − √γ)² (and ηλ < 1 at γ = 0). Default 1e-3.
+    batch_size : int, optional
+        Samples per mini-batch (drawn uniformly with replacement), >= 2. Default 128.
+    seed : None, int >= 0 or numpy.random.Generator, optional
+        Seeds the data, the models and the batch order (one integer drawn from it; a Generator's stream
+        advances once). Default None: fresh entropy, not reproducible.
+    device : str or torch.device, optional
+        Where to compute. Default ``"cpu"``.
+
+    Returns
+    -------
+    ExponentialLREquivalence
+        Floats over the run: ``direction_gap``, the worst max-abs difference of the unit rows of W₁;
+        ``readout_gap``, the worst max-abs difference of the other parameters; ``loss_gap``, the worst
+        |L_A − L_B| of the batch losses; ``radius_ratio_error``, the worst |‖w_j(B)‖/(α^{−k}‖w_j(A)‖) − 1|; and
+        ``alpha``, α.
+
     Examples
     --------
     >>> result = exponential_lr_pair(n_steps=20, seed=0)
     >>> result.direction_gap < 1e-12
     True
+    >>> round(result.alpha, 8), result.radius_ratio_error < 1e-10
+    (0.99949773, True)
     """
     seed = _seed_int(seed)
     n_steps = require_integer("n_steps", n_steps, 1)
@@ -345,11 +554,48 @@ def equilibrium_statistics(configs, n_replicas=1, n_warmup=300, relaxation_times
     ``relaxation_times``·(1−γ)/(4ηλ) steps (the slowest configuration's) before averaging over ``n_average``
     steps. The readout is trained by plain SGD without weight decay.
 
+    The data are :func:`gaussian_classification`'s defaults; each model is M1 with 8 hidden rows, W₁ ~ N(0, 1),
+    readout 0.3·N(0, 1) and zero bias (float64, its own draw per model), trained on the mean cross-entropy of
+    the same mini-batches (drawn uniformly with replacement) for every model. The equilibrium radius is
+    r⁴ = ηG²/(2λ(1−γ)) with momentum and ηG²/(λ(2−ηλ)) without.
+
+    Parameters
+    ----------
+    configs : sequence of (float, float, float)
+        Non-empty; each (learning_rate η > 0, weight_decay λ > 0, momentum γ in [0, 1)).
+    n_replicas : int, optional
+        Independent models per configuration, >= 1. Default 1.
+    n_warmup : int, optional
+        Steps before the rescaling, >= 1 (0 skips the rescaling). Default 300.
+    relaxation_times : float, optional
+        >= 0: the relaxation lasts ``int(relaxation_times · max (1−γ)/(4ηλ))`` steps over the configs. Default 8.0.
+    n_average : int, optional
+        Steps averaged over, >= 1. Default 10000.
+    batch_size : int, optional
+        Samples per mini-batch, >= 2. Default 32.
+    readout_learning_rate : float, optional
+        Learning rate >= 0 of the readout's plain SGD. Default 0.05.
+    seed : None, int >= 0 or numpy.random.Generator, optional
+        Seeds the data, the models and the batch order (one integer drawn from it; a Generator's stream
+        advances once). Default None: fresh entropy, not reproducible.
+    device : str or torch.device, optional
+        Where to compute. Default ``"cpu"``.
+
+    Returns
+    -------
+    EquilibriumStatistics
+        ``configs``, the configurations as tuples of floats; ``radius_fourth_power``, ``grad_norm_squared`` and
+        ``angle_squared``, ndarrays (n_configs, n_replicas, 8) of the averages over the last ``n_average`` steps
+        of r⁴ and G² = r²‖∂L/∂w‖² (both before the step) and of the squared angle between u before and after
+        the step; ``n_steps``, the total number of steps (int).
+
     Examples
     --------
     >>> stats = equilibrium_statistics([(0.1, 1e-3, 0.9)], n_warmup=5, relaxation_times=0.0, n_average=5, seed=0)
     >>> stats.radius_fourth_power.shape
     (1, 1, 8)
+    >>> stats.configs, stats.n_steps
+    (((0.1, 0.001, 0.9),), 10)
     """
     seed = _seed_int(seed)
     dtype = torch.float64
@@ -427,18 +673,56 @@ def theorem4_m2(n_steps=300, learning_rate=1e-2, weight_decay=1e-3, n_pretrain=1
     to SGD's first step. The other parameters use the same plain SGD in all three. The defaults are App. C.1's
     η = 1e-2, λ = 1e-3 (β ≈ 0.99996, η_AGG ≈ 0.7071).
 
+    M2 is :func:`conv_bn_net` on 512 :func:`synthetic_images` (10 classes); the pre-training is SGD with learning
+    rate 0.05 and momentum 0.9 on all parameters; the fine-tuning batches (drawn uniformly with replacement)
+    restart the pre-training's batch sequence. AdaGradG starts from the unit filters; AdaGrad has ε = 1e-30.
+
+    Parameters
+    ----------
+    n_steps : int, optional
+        Number of fine-tuning steps, >= 0. Default 300.
+    learning_rate : float, optional
+        η > 0 of SGD + L2 and of the other parameters' SGD. Default 1e-2.
+    weight_decay : float, optional
+        λ >= 0 with ηλ < 1, the L2 coefficient on the conv filters of SGD (i) and AdaGrad (iii). Default 1e-3.
+    n_pretrain : int, optional
+        Number of pre-training steps, >= 0. Default 100.
+    image_size : int, optional
+        Side of the images, >= 1. Default 8.
+    batch_size : int, optional
+        Images per mini-batch, >= 1 (with batch_size·image_size² >= 2). Default 8.
+    width : int, optional
+        Channels of both convolutions, >= 1. Default 16.
+    seed : None, int >= 0 or numpy.random.Generator, optional
+        Seeds the data, the models and the batch order (one integer drawn from it; a Generator's stream
+        advances once). Default None: fresh entropy, not reproducible.
+    device : str or torch.device, optional
+        Where to compute. Default ``"cpu"``.
+    dtype : torch.dtype, optional
+        Floating dtype of the data and models. Default ``torch.float64``.
+
+    Returns
+    -------
+    Theorem4Trajectories
+        ``steps``, int ndarray 0..n_steps; ``angle_adagradg`` and ``angle_adagrad``, float ndarrays
+        (n_steps + 1,): the largest angle in radians over the filters of both convolutions between SGD + L2 and
+        AdaGradG, and between SGD + L2 and AdaGrad, before fine-tuning and after each step.
+
     Examples
     --------
     >>> run = theorem4_m2(n_steps=3, n_pretrain=2, seed=0)
     >>> bool(run.angle_adagradg.max() < 1e-6)
     True
+    >>> run.steps.tolist(), run.angle_adagrad.shape, bool(run.angle_adagrad[0] < 1e-12)
+    ([0, 1, 2, 3], (4,), True)
     """
     seed = _seed_int(seed)
     data = synthetic_images(512, image_size, seed=seed, device=device, dtype=dtype)
     base = conv_bn_net(width, seed=seed, device=device, dtype=dtype)
     gen = _generator(seed)
     pretrain = torch.optim.SGD(base.parameters(), lr=0.05, momentum=0.9, foreach=False)
-    loss_of = lambda model, idx: torch.nn.functional.cross_entropy(model(data.inputs[idx]), data.labels[idx])  # noqa: E731
+    loss_of = lambda model, idx: torch.nn.functional.cross_entropy(  # noqa: E731
+        model(data.inputs[idx]), data.labels[idx])
     for idx in _batches(data.inputs.shape[0], batch_size, n_pretrain, gen):
         pretrain.zero_grad()
         loss_of(base, idx).backward()
@@ -508,11 +792,48 @@ def adam_variants_m2(n_steps=20, learning_rate=0.01, weight_decay=0.05, image_si
     filters (``channel_wise=True``; element-wise Adam on the rest), against the numpy optimizers of
     :mod:`dynamics.spherical` stepping each filter with the same gradients.
 
+    M2 is :func:`conv_bn_net` on 256 :func:`synthetic_images` (10 classes), a fresh copy (same seed) and the same
+    mini-batches (drawn uniformly with replacement) per variant; betas (0.9, 0.99), ε = 1e-8. Each numpy
+    optimizer keeps its own state but restarts every step from the torch filter, so the gap is per step.
+
+    Parameters
+    ----------
+    n_steps : int, optional
+        Number of steps per variant, >= 0. Default 20.
+    learning_rate : float, optional
+        η > 0. Default 0.01.
+    weight_decay : float, optional
+        λ >= 0 of AdamS, AdamST and AdamSRT (AdamG runs without weight decay). Default 0.05.
+    image_size : int, optional
+        Side of the images, >= 1. Default 8.
+    batch_size : int, optional
+        Images per mini-batch, >= 1 (with batch_size·image_size² >= 2). Default 16.
+    width : int, optional
+        Channels of both convolutions, >= 1. Default 16.
+    seed : None, int >= 0 or numpy.random.Generator, optional
+        Seeds the data, the models and the batch order (one integer drawn from it; a Generator's stream
+        advances once). Default None: fresh entropy, not reproducible.
+    device : str or torch.device, optional
+        Where to compute. Default ``"cpu"``.
+    dtype : torch.dtype, optional
+        Floating dtype of the data and model. Default ``torch.float64``.
+
+    Returns
+    -------
+    AdamVariantsResult
+        Dicts of floats, worst over steps and filters: ``numpy_gap`` (keys ``"AdamS"``, ``"AdamST"``,
+        ``"AdamSRT"``, ``"AdamG"``), max|x_torch − x_numpy| / max|x_numpy|; ``radial_identity`` (keys
+        ``"AdamST"``, ``"AdamSRT"``), |⟨m_k, x_k⟩ − (1−β₁)λr_k²|/(‖m_k‖‖x_k‖) with m_k the numpy optimizer's
+        first moment; ``tangency`` (all four keys, 0.0 for AdamS, which does not transport),
+        |⟨m, x_{k+1}⟩|/(‖m‖‖x_{k+1}‖) of torch's ``exp_avg``.
+
     Examples
     --------
     >>> result = adam_variants_m2(n_steps=2, seed=0)
     >>> max(result.numpy_gap.values()) < 1e-12
     True
+    >>> sorted(result.radial_identity), result.tangency["AdamS"]
+    (['AdamSRT', 'AdamST'], 0.0)
     """
     seed = _seed_int(seed)
     from . import _optimizers as numpy_optim
