@@ -122,3 +122,10 @@ def test_ufunc_and_kernel_caches_do_not_collide(tmp_path):
                for code in (first, second, first)]
     assert all(out.returncode == 0 for out in outputs), [out.stderr[-300:] for out in outputs]
     assert outputs[1].stdout.split() == [outputs[0].stdout.strip(), "0.5"]
+
+
+@pytest.mark.parametrize("A", [[[0.0, 0.0], [0.0, 0.0]], [[1.0, 2.0], [2.0, 4.0]], [[0.0, 1.0], [0.0, 1.0]]])
+def test_lu_factor_of_a_singular_matrix_is_a_value_error(A):
+    """A zero pivot is reported as a ValueError saying A must be invertible (the fuzz found a ZeroDivisionError)."""
+    with pytest.raises(ValueError, match="invertible"):
+        nx.lu_factor(np.array(A))

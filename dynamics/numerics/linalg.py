@@ -110,7 +110,7 @@ def lu_factor(A) -> "tuple[np.ndarray, np.ndarray]":
     return LU, pivots
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")  # a zero pivot divides to inf/nan (tested by the caller), not raises
 def _lu_factor(A):
     n = A.shape[0]
     LU = A.copy()
