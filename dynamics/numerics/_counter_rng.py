@@ -27,8 +27,32 @@ def _mix(z):
 
 
 @nb.njit(cache=True)
-def fill_normals(key, k, out):
-    """Fill ``out`` with the standard normals of draw k of stream ``key`` (uint64)."""
+def fill_normals(key, k, out) -> None:
+    """Fill ``out`` with the standard normals of draw k of stream ``key`` (uint64).
+
+    Parameters
+    ----------
+    key : numpy.uint64
+        The stream, e.g. ``np.uint64(stream_key(rng))``. Convert the key to uint64 before it enters numba
+        code: an int64 key compiles another specialisation whose draws differ from :func:`normals`'.
+    k : int
+        The draw index, >= 0.
+    out : ndarray, shape (d,), float64
+        Filled in place, d >= 0: the first d normals of draw k, so a shorter ``out`` gets a prefix of a
+        longer one's values.
+
+    Returns
+    -------
+    None
+        The normals are written into ``out``.
+
+    Examples
+    --------
+    >>> out = np.empty(3)
+    >>> fill_normals(np.uint64(7), 3, out)
+    >>> bool(np.array_equal(out, normals(7, 3, 3))), bool(np.array_equal(out[:2], normals(7, 3, 2)))
+    (True, True)
+    """
     base = _mix(key ^ _mix(np.uint64(k)))
     d = out.shape[0]
     pair = 0
@@ -54,5 +78,22 @@ def normals(key, k, d) -> np.ndarray:
 
 
 def stream_key(rng) -> int:
-    """A stream key drawn from a numpy Generator."""
+    """A stream key drawn from a numpy Generator.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Advanced by one draw.
+
+    Returns
+    -------
+    int
+        A key in [0, 2**63), for :func:`fill_normals` and :func:`dynamics.numerics.random.counter_normals`.
+
+    Examples
+    --------
+    >>> key = stream_key(np.random.default_rng(0))
+    >>> 0 <= key < 2 ** 63, key == stream_key(np.random.default_rng(0))
+    (True, True)
+    """
     return int(rng.integers(0, 2 ** 63, dtype=np.int64))

@@ -18,6 +18,7 @@ The right-hand side is a numba first-class function ``rhs(t, y, params) -> dydt`
 use, and cached on disk.
 """
 import math
+from typing import Tuple
 
 import numba as nb
 import numpy as np
@@ -369,7 +370,8 @@ def _initial_step(rhs, t0, t1, y0, f0, params, order, rtol, atol, work):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, max_steps):
+def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step,
+              max_steps) -> Tuple[np.ndarray, np.ndarray, int, int, int]:
     """The explicit integrator itself, callable from numba code (no argument checking: see
     :func:`dynamics.numerics.solve_ode`, which documents the arguments).
 
@@ -378,6 +380,62 @@ def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, 
     inside [t0, t1]), otherwise at every accepted step; ``step > 0`` means fixed steps of about that
     size, ending exactly at ``t1``. Returns ``(t, y, status, nfev, nsteps)`` with only the rows
     reached; ``status`` is SUCCESS, MAX_STEPS, STEP_TOO_SMALL or NON_FINITE.
+
+    Parameters
+    ----------
+    rhs : numba first-class function
+        ``rhs(t, y, params) -> dydt`` of type ``RHS_SIGNATURE`` (float64, float64[::1], float64[::1]) ->
+        float64[::1]: from Python ``compiled_function(f)`` of an ``@numba.njit`` function ``f``; in numba code
+        such an object, the dispatcher itself or ``rhs_from_address(address)``.
+    t0, t1 : float
+        Start and end times, finite, t1 > t0.
+    y0 : ndarray, shape (n,), float64
+        Initial state, C-contiguous, n >= 1; not modified.
+    t_eval : ndarray, shape (m,), float64
+        Output times, sorted, inside [t0, t1], read only when ``dense`` (pass an empty array otherwise).
+    dense : bool
+        True: the solution at ``t_eval`` (times <= t0 get y0); False: t0 and every accepted step.
+    params : ndarray, shape (p,), float64
+        Passed to ``rhs`` unchanged (may be empty).
+    method : int
+        ``DOPRI5`` (0), ``DOP853`` (1) or ``RK4`` (2); RK4 has no error estimate and needs ``step > 0``.
+    rtol : float
+        Relative tolerance, in [1e-15, 1]; unused with fixed steps.
+    atol : ndarray, shape (n,), float64
+        Absolute tolerance per state, finite and > 0; unused with fixed steps.
+    step : float
+        0 for adaptive steps; > 0 for ceil((t1 − t0)/step) equal steps ending exactly at t1, without error
+        control.
+    max_steps : int
+        Largest number of step attempts (rejected ones included), >= 1.
+
+    Returns
+    -------
+    Tuple[ndarray, ndarray, int, int, int]
+        ``(t, y, status, nfev, nsteps)``, a plain tuple for numba callers: the times reached, shape (k,), the
+        states there, shape (k, n) (rows up to the first non-finite one when a step fails), the status code
+        (SUCCESS 0, MAX_STEPS 1, STEP_TOO_SMALL 2, NON_FINITE 3; RHS_SHAPE 4 if ``rhs`` returns an array of
+        another length), the number of ``rhs`` evaluations and of accepted steps.
+
+    Examples
+    --------
+    >>> import numba
+    >>> from dynamics.numerics.ode import compiled_function
+    >>> @numba.njit
+    ... def decay(t, y, params):
+    ...     return -params[0] * y
+    >>> rhs = compiled_function(decay)
+    >>> t, y, status, nfev, nsteps = integrate(rhs, 0.0, 1.0, np.ones(1), np.array([0.5, 1.0]), True,
+    ...                                        np.array([2.0]), DOPRI5, 1e-10, np.full(1, 1e-12), 0.0, 10_000)
+    >>> status == SUCCESS, t.tolist(), bool(np.allclose(y[:, 0], np.exp(-2.0 * t), rtol=1e-9, atol=0.0))
+    (True, [0.5, 1.0], True)
+
+    Four fixed RK4 steps, the solution at every step (t0 included), 4 evaluations per step and one at t0:
+
+    >>> t, y, status, nfev, nsteps = integrate(rhs, 0.0, 1.0, np.ones(1), np.zeros(0), False, np.array([2.0]),
+    ...                                        RK4, 1e-6, np.full(1, 1e-9), 0.25, 10_000)
+    >>> t.tolist(), y.shape, status, nfev, nsteps
+    ([0.0, 0.25, 0.5, 0.75, 1.0], (5, 1), 0, 17, 4)
     """
     m = t_eval.shape[0] if dense else 64
     ts, ys, k, status, nfev, nsteps = integrate_into(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol,
@@ -388,10 +446,43 @@ def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, 
 
 
 @nb.njit(cache=True, error_model="numpy")
-def integrate_into(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, max_steps, ts, ys):
+def integrate_into(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, max_steps, ts,
+                   ys) -> Tuple[np.ndarray, np.ndarray, int, int, int, int]:
     """:func:`integrate` writing into given outputs ``ts`` (m,) and ``ys`` (m, n), m = len(t_eval) for dense
     output (a row of a batch's output array, say: no copy), any m >= 1 otherwise (grown as needed). Returns
-    ``(ts, ys, k, status, nfev, nsteps)``: rows ``:k`` hold the solution (ts and ys are new arrays if they grew)."""
+    ``(ts, ys, k, status, nfev, nsteps)``: rows ``:k`` hold the solution (ts and ys are new arrays if they grew).
+
+    Parameters
+    ----------
+    rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, max_steps
+        As in :func:`integrate`.
+    ts : ndarray, shape (m,), float64
+        Output times, written in place: m = len(t_eval) exactly for dense output (no bounds check), m >= 1
+        otherwise.
+    ys : ndarray, shape (m, n), float64
+        Output states, written in place, rows as ``ts``.
+
+    Returns
+    -------
+    Tuple[ndarray, ndarray, int, int, int, int]
+        ``(ts, ys, k, status, nfev, nsteps)``, a plain tuple for numba callers: the output arrays (``ts`` and
+        ``ys`` themselves unless they grew), the number k of rows that hold the solution, and status, nfev and
+        nsteps as in :func:`integrate`.
+
+    Examples
+    --------
+    >>> import numba
+    >>> from dynamics.numerics.ode import compiled_function
+    >>> @numba.njit
+    ... def decay(t, y, params):
+    ...     return -params[0] * y
+    >>> ts, ys = np.empty(2), np.empty((2, 1))
+    >>> out_t, out_y, k, status, nfev, nsteps = integrate_into(
+    ...     compiled_function(decay), 0.0, 1.0, np.ones(1), np.array([0.5, 1.0]), True, np.array([2.0]), DOPRI5,
+    ...     1e-10, np.full(1, 1e-12), 0.0, 10_000, ts, ys)
+    >>> out_y is ys, k, status, bool(np.allclose(ys[:, 0], np.exp([-1.0, -2.0]), rtol=1e-9, atol=0.0))
+    (True, 2, 0, True)
+    """
     n = y0.shape[0]
     m = ts.shape[0]
     order = _ERROR_ESTIMATOR_ORDER[method]
@@ -539,11 +630,47 @@ def _valid_arguments(t0, t1, y0, t_eval, params, atol):
 
 @nb.njit(cache=True, error_model="numpy")
 def solve_explicit(rhs_address, t0, t1, y0, t_eval, dense, params, method, rtol, atol_value, atol, step,
-                   max_steps):
+                   max_steps) -> Tuple[np.ndarray, np.ndarray, int, int, int]:
     """:func:`integrate` for Python callers: ``rhs`` given by its jit address (an integer, unboxed in
     nanoseconds; :mod:`dynamics.numerics._function_address`), ``atol`` either one value per state or, when
     ``atol`` is empty, ``atol_value`` for every state. The array checks of the arguments are done here: status
-    INVALID_ARGUMENT (nothing integrated) if one fails, RHS_SHAPE if rhs returns the wrong shape."""
+    INVALID_ARGUMENT (nothing integrated) if one fails, RHS_SHAPE if rhs returns the wrong shape.
+
+    Parameters
+    ----------
+    rhs_address : int
+        ``compiled_function(f).jit_address`` of an ``@numba.njit`` right-hand side ``f(t, y, params)``.
+    t0, t1, y0, t_eval, dense, params, method, rtol, step, max_steps
+        As in :func:`integrate`; y0, params and t_eval are checked here (finite; t_eval sorted inside
+        [t0, t1]), the scalars are not.
+    atol_value : float
+        The absolute tolerance of every state when ``atol`` is empty; ignored otherwise.
+    atol : ndarray, shape (n,) or (0,), float64
+        Absolute tolerance per state (finite, > 0: checked here), or empty to use ``atol_value``.
+
+    Returns
+    -------
+    Tuple[ndarray, ndarray, int, int, int]
+        ``(t, y, status, nfev, nsteps)`` as :func:`integrate` returns it, a plain tuple for numba callers; or
+        empty arrays of shapes (0,) and (0, n) with status INVALID_ARGUMENT (5) when a check fails.
+
+    Examples
+    --------
+    >>> import numba
+    >>> from dynamics.numerics.ode import compiled_function
+    >>> @numba.njit
+    ... def decay(t, y, params):
+    ...     return -params[0] * y
+    >>> address = compiled_function(decay).jit_address
+    >>> t, y, status, nfev, nsteps = solve_explicit(address, 0.0, 1.0, np.ones(1), np.array([0.5, 1.0]), True,
+    ...                                             np.array([2.0]), DOPRI5, 1e-10, 1e-12, np.zeros(0), 0.0, 10_000)
+    >>> status == SUCCESS, bool(np.allclose(y[:, 0], np.exp([-1.0, -2.0]), rtol=1e-9, atol=0.0))
+    (True, True)
+    >>> t, y, status, nfev, nsteps = solve_explicit(address, 0.0, 1.0, np.ones(1), np.array([0.5, 2.0]), True,
+    ...                                             np.array([2.0]), DOPRI5, 1e-10, 1e-12, np.zeros(0), 0.0, 10_000)
+    >>> status == INVALID_ARGUMENT, y.shape  # t_eval leaves [t0, t1]
+    (True, (0, 1))
+    """
     n = y0.shape[0]
     if not _valid_arguments(t0, t1, y0, t_eval, params, atol):
         return np.empty(0), np.empty((0, n)), INVALID_ARGUMENT, 0, 0

@@ -21,6 +21,7 @@ exactly, for an autonomous right-hand side).
 step is clipped is added to its error estimate, so a step is accepted only if the clip is within tolerance.
 """
 import math
+from typing import Tuple
 
 import numba as nb
 import numpy as np
@@ -83,11 +84,75 @@ def _rms_scaled(v, y, y_new, atol, rtol):
 
 @nb.njit(cache=True, error_model="numpy")
 def integrate_rosenbrock(rhs, jac, has_jac, t0, t1, y0, t_eval, dense, params, rtol, atol, lower, upper, step,
-                         max_steps, autonomous):
+                         max_steps, autonomous) -> Tuple[np.ndarray, np.ndarray, int, int, int]:
     """The Rosenbrock 2(3) integrator, callable from numba code (no argument checking: see
     :func:`dynamics.numerics.solve_ode`). ``jac`` is called only when ``has_jac``; ``lower``/``upper`` are
     per-state bounds (±inf for none); ``autonomous`` skips ∂f/∂t (zero). Returns ``(t, y, status, nfev,
-    nsteps)`` as the explicit integrator."""
+    nsteps)`` as the explicit integrator.
+
+    Parameters
+    ----------
+    rhs : numba first-class function
+        ``rhs(t, y, params) -> dydt`` of type ``RHS_SIGNATURE``, as for
+        :func:`dynamics.numerics._explicit_rk.integrate` (from Python: ``compiled_function(f)``).
+    jac : numba first-class function
+        ``jac(t, y, params) -> ∂rhs/∂y``, shape (n, n), C order, of type ``JAC_SIGNATURE`` (from Python:
+        ``compiled_function(f, "jac")``); any such function when ``has_jac`` is False, as it is not called.
+    has_jac : bool
+        Use ``jac``; False: forward differences of ``rhs`` (backward at an upper bound), n evaluations a step.
+    t0, t1 : float
+        Start and end times, finite, t1 > t0.
+    y0 : ndarray, shape (n,), float64
+        Initial state, n >= 1, inside [lower, upper] (it is clipped into them); not modified.
+    t_eval : ndarray, shape (m,), float64
+        Output times, sorted, inside [t0, t1], read only when ``dense`` (pass an empty array otherwise).
+    dense : bool
+        True: the solution at ``t_eval`` (the continuous extension); False: t0 and every accepted step.
+    params : ndarray, shape (p,), float64
+        Passed to ``rhs`` and ``jac`` unchanged (may be empty).
+    rtol : float
+        Relative tolerance, in [1e-15, 1]; unused with fixed steps.
+    atol : ndarray, shape (n,), float64
+        Absolute tolerance per state, finite and > 0.
+    lower, upper : ndarray, shape (n,), float64
+        Bounds per state, lower < upper (−inf and +inf for none): every stage state and output is held
+        inside them, and the amount a step is clipped counts in its error estimate.
+    step : float
+        0 for adaptive steps; > 0 for ceil((t1 − t0)/step) equal steps ending exactly at t1, without error
+        control.
+    max_steps : int
+        Largest number of step attempts (rejected ones included), >= 1.
+    autonomous : bool
+        ``rhs`` does not depend on t: ∂f/∂t is taken as 0 instead of estimated (one evaluation fewer a step).
+
+    Returns
+    -------
+    Tuple[ndarray, ndarray, int, int, int]
+        ``(t, y, status, nfev, nsteps)``, a plain tuple for numba callers: the times reached, shape (k,), the
+        states there, shape (k, n), the status code (SUCCESS 0, MAX_STEPS 1, STEP_TOO_SMALL 2, NON_FINITE 3),
+        the number of ``rhs`` evaluations (finite-difference Jacobians included) and of accepted steps.
+
+    Examples
+    --------
+    The stiff y' = −1000 (y − cos t), y(0) = 0, whose solution follows cos t within 1e-3 after a short
+    transient:
+
+    >>> import numba
+    >>> from dynamics.numerics.ode import compiled_function
+    >>> @numba.njit
+    ... def stiff(t, y, params):
+    ...     return -1000.0 * (y - np.cos(t))
+    >>> @numba.njit
+    ... def stiff_jacobian(t, y, params):
+    ...     return np.full((1, 1), -1000.0)
+    >>> rhs, jac = compiled_function(stiff), compiled_function(stiff_jacobian, "jac")
+    >>> no_bound = np.full(1, np.inf)
+    >>> t, y, status, nfev, nsteps = integrate_rosenbrock(
+    ...     rhs, jac, True, 0.0, 10.0, np.zeros(1), np.array([10.0]), True, np.zeros(0), 1e-3, np.full(1, 1e-6),
+    ...     -no_bound, no_bound, 0.0, 100_000, False)
+    >>> status == SUCCESS, nsteps < 300, bool(abs(y[0, 0] - np.cos(10.0)) < 1e-3)
+    (True, True, True)
+    """
     n = y0.shape[0]
     y = _clip(y0.copy(), lower, upper)
     m = t_eval.shape[0] if dense else 64
@@ -215,8 +280,41 @@ def integrate_rosenbrock(rhs, jac, has_jac, t0, t1, y0, t_eval, dense, params, r
 
 @nb.njit(cache=True, error_model="numpy")
 def solve_rosenbrock(rhs_address, jac_address, has_jac, t0, t1, y0, t_eval, dense, params, rtol, atol, lower, upper,
-                     step, max_steps, autonomous):
+                     step, max_steps, autonomous) -> Tuple[np.ndarray, np.ndarray, int, int, int]:
     """:func:`integrate_rosenbrock` for Python callers, ``rhs`` and ``jac`` given by their jit addresses
-    (:mod:`dynamics.numerics._function_address`; integers, unboxed in nanoseconds)."""
+    (:mod:`dynamics.numerics._function_address`; integers, unboxed in nanoseconds).
+
+    Parameters
+    ----------
+    rhs_address, jac_address : int
+        ``compiled_function(f).jit_address`` of the right-hand side and ``compiled_function(g, "jac")
+        .jit_address`` of a Jacobian (any Jacobian's when ``has_jac`` is False).
+    has_jac, t0, t1, y0, t_eval, dense, params, rtol, atol, lower, upper, step, max_steps, autonomous
+        As in :func:`integrate_rosenbrock` (nothing is checked here).
+
+    Returns
+    -------
+    Tuple[ndarray, ndarray, int, int, int]
+        ``(t, y, status, nfev, nsteps)`` as :func:`integrate_rosenbrock` returns it, a plain tuple for numba
+        callers.
+
+    Examples
+    --------
+    >>> import numba
+    >>> from dynamics.numerics.ode import compiled_function
+    >>> @numba.njit
+    ... def stiff(t, y, params):
+    ...     return -1000.0 * (y - np.cos(t))
+    >>> @numba.njit
+    ... def stiff_jacobian(t, y, params):
+    ...     return np.full((1, 1), -1000.0)
+    >>> rhs, jac = compiled_function(stiff), compiled_function(stiff_jacobian, "jac")
+    >>> no_bound = np.full(1, np.inf)
+    >>> t, y, status, nfev, nsteps = solve_rosenbrock(
+    ...     rhs.jit_address, jac.jit_address, True, 0.0, 10.0, np.zeros(1), np.array([10.0]), True, np.zeros(0),
+    ...     1e-3, np.full(1, 1e-6), -no_bound, no_bound, 0.0, 100_000, False)
+    >>> status == SUCCESS, t.tolist(), bool(abs(y[0, 0] - np.cos(10.0)) < 1e-3)
+    (True, [10.0], True)
+    """
     return integrate_rosenbrock(rhs_from_address(rhs_address), jac_from_address(jac_address), has_jac, t0, t1, y0,
                                 t_eval, dense, params, rtol, atol, lower, upper, step, max_steps, autonomous)

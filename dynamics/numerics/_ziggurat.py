@@ -13,6 +13,7 @@ therefore depend on the seed and the number of chunks, never on the number of th
 Monte Carlo engine; re-exported by :mod:`dynamics.numerics.random`.
 """
 import math
+from typing import Tuple
 
 import numba as nb
 import numpy as np
@@ -66,8 +67,30 @@ ZIGGURAT = _ziggurat_tables()
 
 
 @nb.njit(cache=True)
-def next_u64(s0, s1, s2, s3):
-    """One xoshiro256++ step: (output, new state)."""
+def next_u64(s0, s1, s2, s3) -> Tuple[np.uint64, np.uint64, np.uint64, np.uint64, np.uint64]:
+    """One xoshiro256++ step: (output, new state).
+
+    Parameters
+    ----------
+    s0, s1, s2, s3 : numpy.uint64
+        The four words of the generator state, not all zero (a row of :func:`seed_states`). Numba code keeps
+        them in local variables; called from Python, pass them as ``np.uint64`` (numba returns Python ints,
+        which numba types as int64 when passed back).
+
+    Returns
+    -------
+    Tuple[numpy.uint64, numpy.uint64, numpy.uint64, numpy.uint64, numpy.uint64]
+        ``(output, s0, s1, s2, s3)``: a 64-bit output, every bit of full quality, and the new state. A plain
+        tuple, for numba callers.
+
+    Examples
+    --------
+    >>> out, *state = next_u64(np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4))
+    >>> out  # rotl(s0 + s3, 23) + s0, as in the reference implementation
+    41943041
+    >>> state
+    [7, 0, 262146, 211106232532992]
+    """
     x = s0 + s3
     out = ((x << _U23) | (x >> _U41)) + s0
     t = s1 << _U17
@@ -113,10 +136,49 @@ def _normal_slow(r, idx, rabs, x, s0, s1, s2, s3, ki, wi, fi):
 
 
 @nb.njit(cache=True)
-def ziggurat_fast(r, ki, wi):
+def ziggurat_fast(r, ki, wi) -> Tuple[float, bool]:
     """The common branch of the ziggurat from one 64-bit draw r: (x, accepted). When not accepted, call
     :func:`ziggurat_slow` with the same r (kernels write ``if not ok: x, s0, s1, s2, s3 = ziggurat_slow(...)``;
-    one function holding both branches is not inlined by LLVM and costs 5x more per variate)."""
+    one function holding both branches is not inlined by LLVM and costs 5x more per variate).
+
+    Parameters
+    ----------
+    r : numpy.uint64
+        One output of :func:`next_u64`: its low 8 bits pick the layer, the next bit the sign and the 52 bits
+        above a magnitude.
+    ki : ndarray, shape (256,), uint64
+        Acceptance limits, ``ZIGGURAT[0]``.
+    wi : ndarray, shape (256,), float64
+        Layer widths / 2^52, ``ZIGGURAT[1]``.
+
+    Returns
+    -------
+    Tuple[float, bool]
+        ``(x, accepted)``: x is a standard normal variate if accepted (98.8% of draws); otherwise it must not
+        be used, and :func:`ziggurat_slow` gives the variate. A plain tuple, for numba callers.
+
+    Examples
+    --------
+    The loop every Monte Carlo kernel runs, one generator state per chunk:
+
+    >>> import numba
+    >>> @numba.njit
+    ... def normals(n, state, ki, wi, fi):
+    ...     s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
+    ...     out = np.empty(n)
+    ...     for i in range(n):
+    ...         r, s0, s1, s2, s3 = next_u64(s0, s1, s2, s3)
+    ...         x, ok = ziggurat_fast(r, ki, wi)
+    ...         if not ok:
+    ...             x, s0, s1, s2, s3 = ziggurat_slow(r, s0, s1, s2, s3, ki, wi, fi)
+    ...         out[i] = x
+    ...     return out
+    >>> x = normals(100_000, seed_states(1, 1)[0], *ZIGGURAT)
+    >>> abs(float(x.mean())) < 0.02, abs(float(x.std()) - 1.0) < 0.02
+    (True, True)
+    >>> ziggurat_fast(np.uint64(0), ZIGGURAT[0], ZIGGURAT[1])  # layer 0, magnitude 0: accepted
+    (0.0, True)
+    """
     idx = np.intp(r & _MASK8)
     r = r >> _U8
     rabs = (r >> _U1) & _MASK52
@@ -124,8 +186,39 @@ def ziggurat_fast(r, ki, wi):
 
 
 @nb.njit(cache=True)
-def ziggurat_slow(r, s0, s1, s2, s3, ki, wi, fi):
-    """The rare branches for a draw r that :func:`ziggurat_fast` did not accept: (x, new state)."""
+def ziggurat_slow(r, s0, s1, s2, s3, ki, wi, fi) -> Tuple[float, np.uint64, np.uint64, np.uint64, np.uint64]:
+    """The rare branches for a draw r that :func:`ziggurat_fast` did not accept: (x, new state).
+
+    Parameters
+    ----------
+    r : numpy.uint64
+        The draw that :func:`ziggurat_fast` rejected.
+    s0, s1, s2, s3 : numpy.uint64
+        The generator state after that draw (as :func:`next_u64` returned it); the tail and wedge tests and any
+        redraw advance it.
+    ki, wi, fi : ndarray, shape (256,)
+        The ziggurat tables ``ZIGGURAT`` (uint64 acceptance limits, float64 layer widths / 2^52, float64
+        densities at the layer edges).
+
+    Returns
+    -------
+    Tuple[float, numpy.uint64, numpy.uint64, numpy.uint64, numpy.uint64]
+        ``(x, s0, s1, s2, s3)``: a standard normal variate and the new state. A plain tuple, for numba callers.
+
+    Examples
+    --------
+    Layer 1 has no fast acceptance region: its draws always take this path (here a wedge test, one more draw).
+
+    >>> ki, wi, fi = ZIGGURAT
+    >>> r = np.uint64(41943041)  # layer r & 0xFF = 1
+    >>> x_fast, ok = ziggurat_fast(r, ki, wi)
+    >>> ok
+    False
+    >>> state = np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4)
+    >>> x, *new_state = ziggurat_slow(r, *state, ki, wi, fi)
+    >>> x == x_fast, new_state == list(next_u64(*state)[1:])
+    (True, True)
+    """
     idx = np.intp(r & _MASK8)
     r = r >> _U8
     rabs = (r >> _U1) & _MASK52
@@ -136,10 +229,27 @@ def ziggurat_slow(r, s0, s1, s2, s3, ki, wi, fi):
 def seed_states(seed, n_chunks=N_CHUNKS) -> np.ndarray:
     """``n_chunks`` independent xoshiro256++ states (shape (n_chunks, 4), uint64) drawn from ``seed``.
 
+    Parameters
+    ----------
+    seed : None, int >= 0, numpy.random.SeedSequence or numpy.random.Generator
+        As in :func:`dynamics.numerics.rng_from`; a Generator is advanced, so the caller's stream continues.
+    n_chunks : int
+        Number of states, >= 0 (not checked); the Monte Carlo kernels use ``N_CHUNKS`` = 64, one per parallel
+        chunk.
+
+    Returns
+    -------
+    ndarray, shape (n_chunks, 4), uint64
+        One generator state per row, for :func:`next_u64` (kernels take the array as an argument and unpack a
+        row into four local words); no row is all zero (the generator's only fixed point).
+
     Examples
     --------
     >>> seed_states(3, 2).shape
     (2, 4)
+    >>> states = seed_states(3)
+    >>> states.shape, states.dtype, bool(np.array_equal(states, seed_states(3)))
+    ((64, 4), dtype('uint64'), True)
     """
     rng = rng_from(seed)
     states = rng.integers(0, np.iinfo(np.uint64).max, size=(n_chunks, 4), dtype=np.uint64, endpoint=True)

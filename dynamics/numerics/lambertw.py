@@ -61,10 +61,34 @@ def _newton_log(log_abs_x, w):
 
 
 @nb.njit(cache=True)
-def lambertw_kernel(x, branch):
+def lambertw_kernel(x, branch) -> float:
     """W_branch(x) for one float, branch 0 or −1; NaN outside the real domain or for non-finite x.
 
     The unchecked kernel for compiled code; Python callers use :func:`lambertw`.
+
+    Parameters
+    ----------
+    x : float
+        Any float; the real domain is x >= −1/e on branch 0 and −1/e <= x < 0 on branch −1.
+    branch : int
+        0 (the principal branch, W >= −1) or −1 (the lower one, W <= −1); any other value gives NaN.
+
+    Returns
+    -------
+    float
+        W(x), the w with w e^w = x; exactly −1 at the double nearest −1/e; NaN for an x outside the
+        domain of the branch, a non-finite x or an invalid branch (no exception).
+
+    Examples
+    --------
+    >>> lambertw_kernel(1.0, 0)  # the omega constant
+    0.5671432904097838
+    >>> lambertw_kernel(-0.1, -1)
+    -3.577152063957297
+    >>> lambertw_kernel(-INV_E_HI, 0), lambertw_kernel(-INV_E_HI, -1)
+    (-1.0, -1.0)
+    >>> lambertw_kernel(-1.0, 0), lambertw_kernel(0.5, -1)
+    (nan, nan)
     """
     if not math.isfinite(x) or x < -INV_E_HI or (branch == -1 and x >= 0.0) or (branch != 0 and branch != -1):
         return math.nan

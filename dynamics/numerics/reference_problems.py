@@ -11,7 +11,8 @@ Not part of the public surface of :mod:`dynamics.numerics` (import this module e
 
 :func:`fixed_step_errors` measures a method's global error on the logistic equation
 y' = y(1 - y), y(0) = 0.01 over [0, 10] (maximum over the step points, since a single end point can
-sit near a zero of the error constant); :func:`convergence_order` fits the empirical order of a fixed-step method (diffrax-style).
+sit near a zero of the error constant); :func:`convergence_order` fits the empirical order of a fixed-step
+method (diffrax-style).
 """
 from typing import Callable, NamedTuple
 
@@ -40,8 +41,30 @@ class StepErrors(NamedTuple):
 
 
 @nb.njit(cache=True)
-def logistic_rhs(t, y, rates):
-    """y_i' = r_i y_i (1 - y_i) with ``rates`` r."""
+def logistic_rhs(t, y, rates) -> np.ndarray:
+    """y_i' = r_i y_i (1 - y_i) with ``rates`` r.
+
+    A numba right-hand side for :func:`dynamics.numerics.solve_ode` (``params=rates``); unchecked.
+
+    Parameters
+    ----------
+    t : float
+        Time (unused: the equation is autonomous).
+    y : ndarray, shape (n,), float64
+        State.
+    rates : ndarray, shape (n,), float64
+        The rates r_i.
+
+    Returns
+    -------
+    ndarray, shape (n,)
+        dy/dt, a new array.
+
+    Examples
+    --------
+    >>> logistic_rhs(0.0, np.array([0.5, 0.25]), np.array([1.0, 2.0])).tolist()
+    [0.25, 0.375]
+    """
     out = np.empty_like(y)  # one allocation: the array expression would make three
     for i in range(y.shape[0]):
         out[i] = rates[i] * y[i] * (1.0 - y[i])
@@ -51,10 +74,26 @@ def logistic_rhs(t, y, rates):
 def logistic_exact(t, y0, rates) -> np.ndarray:
     """Exact logistic modes at times ``t`` (shape (len(t), n)); y0 in (0, 1), rates finite.
 
+    Parameters
+    ----------
+    t : array_like, shape (m,)
+        Times, finite (any order, negative ones included).
+    y0 : array_like, shape (n,)
+        Initial states, each in the open interval (0, 1).
+    rates : array_like, shape (n,)
+        The rates r_i, finite (y0 and rates may also be of length 1, broadcast against the other).
+
+    Returns
+    -------
+    ndarray, shape (m, n)
+        y_i(t) = 1 / (1 + (1/y_i(0) − 1) e^{−r_i t}), one row per time.
+
     Examples
     --------
     >>> logistic_exact([0.0], [0.25], [1.0])
     array([[0.25]])
+    >>> logistic_exact([0.0, np.log(3.0)], [0.25, 0.5], [1.0, 0.0]).round(12).tolist()  # at t = log 3: 1/2, 1/2
+    [[0.25, 0.5], [0.5, 0.5]]
     """
     t = as_finite_array("t", t, ndim=1)
     y0 = require_array_in_range("y0", y0, 0.0, 1.0, low_open=True, high_open=True, ndim=1)
@@ -63,9 +102,35 @@ def logistic_exact(t, y0, rates) -> np.ndarray:
 
 
 @nb.njit(cache=True)
-def rotated_logistic_rhs(t, y, params):
+def rotated_logistic_rhs(t, y, params) -> np.ndarray:
     """params = [r_1..r_n, Q.ravel()] for n = len(y). Plain loops: for these sizes a BLAS call costs
-    more than the product itself."""
+    more than the product itself.
+
+    A numba right-hand side for :func:`dynamics.numerics.solve_ode`; unchecked.
+
+    Parameters
+    ----------
+    t : float
+        Time (unused: the equation is autonomous).
+    y : ndarray, shape (n,), float64
+        State.
+    params : ndarray, shape (n + n²,), float64
+        The rates r, then the orthogonal Q (n × n, C order) flattened, as :func:`rotated_logistic_problem`
+        builds them.
+
+    Returns
+    -------
+    ndarray, shape (n,)
+        dy/dt = Q diag(r) (z ∘ (1 − z)) with z = Qᵀ y, a new array.
+
+    Examples
+    --------
+    With Q = I the modes are the plain logistic ones:
+
+    >>> params = np.concatenate([[1.0, 2.0], np.eye(2).ravel()])
+    >>> rotated_logistic_rhs(0.0, np.array([0.5, 0.25]), params).tolist()
+    [0.25, 0.375]
+    """
     n = y.shape[0]
     z = np.zeros(n)
     for i in range(n):
@@ -84,6 +149,19 @@ def rotated_logistic_rhs(t, y, params):
 
 def rotated_logistic_problem(n, seed=0) -> ReferenceProblem:
     """n logistic modes with rates in [0.5, 2], rotated by a Haar Q (right-hand side :func:`rotated_logistic_rhs`).
+
+    Parameters
+    ----------
+    n : int
+        Number of states, 1 <= n <= 10 000.
+    seed : None, int >= 0, numpy.random.SeedSequence or numpy.random.Generator
+        Draws the rates, the initial modes z(0) in [0.01, 0.2] and Q.
+
+    Returns
+    -------
+    ReferenceProblem
+        ``y0 = Q z(0)``, shape (n,); ``params = [r, Q.ravel()]``, shape (n + n²,); ``exact(t)``, shape
+        (len(t), n).
 
     Examples
     --------
@@ -117,8 +195,34 @@ def _apply_givens(v, cos, sin, transpose):
 
 
 @nb.njit(cache=True)
-def givens_logistic_rhs(t, y, params):
-    """params = [r_1..r_n, cos θ_1..θ_{n-1}, sin θ_1..θ_{n-1}] for n = len(y)."""
+def givens_logistic_rhs(t, y, params) -> np.ndarray:
+    """params = [r_1..r_n, cos θ_1..θ_{n-1}, sin θ_1..θ_{n-1}] for n = len(y).
+
+    A numba right-hand side for :func:`dynamics.numerics.solve_ode`, O(n) per call; unchecked.
+
+    Parameters
+    ----------
+    t : float
+        Time (unused: the equation is autonomous).
+    y : ndarray, shape (n,), float64
+        State, n >= 2.
+    params : ndarray, shape (3n − 2,), float64
+        The rates, then the cosines and sines of the n − 1 rotation angles, as :func:`givens_logistic_problem`
+        builds them.
+
+    Returns
+    -------
+    ndarray, shape (n,)
+        dy/dt = Q diag(r) (z ∘ (1 − z)) with z = Qᵀ y and Q = G_0 G_1 ... G_{n−2}, a new array.
+
+    Examples
+    --------
+    With every angle 0 (Q = I) the modes are the plain logistic ones:
+
+    >>> params = np.array([1.0, 2.0, 1.0, 0.0])  # r = (1, 2), cos θ = 1, sin θ = 0
+    >>> givens_logistic_rhs(0.0, np.array([0.5, 0.25]), params).tolist()
+    [0.25, 0.375]
+    """
     n = y.shape[0]
     cos, sin = params[n:2 * n - 1], params[2 * n - 1:]
     out = y.copy()
@@ -131,6 +235,19 @@ def givens_logistic_rhs(t, y, params):
 
 def givens_logistic_problem(n, seed=0) -> ReferenceProblem:
     """n logistic modes rotated by a chain of n - 1 Givens rotations (right-hand side :func:`givens_logistic_rhs`).
+
+    Parameters
+    ----------
+    n : int
+        Number of states, 2 <= n <= 10⁶.
+    seed : None, int >= 0, numpy.random.SeedSequence or numpy.random.Generator
+        Draws the rates in [0.5, 2], the initial modes z(0) in [0.01, 0.2] and the angles in [0.3, 1.2].
+
+    Returns
+    -------
+    ReferenceProblem
+        ``y0 = Q z(0)``, shape (n,); ``params = [r, cos θ, sin θ]``, shape (3n − 2,); ``exact(t)``, shape
+        (len(t), n).
 
     Examples
     --------
@@ -156,6 +273,18 @@ def givens_logistic_problem(n, seed=0) -> ReferenceProblem:
 def convergence_order(step_sizes, errors) -> float:
     """Least-squares slope of log(error) against log(step): the empirical order of convergence.
 
+    Parameters
+    ----------
+    step_sizes : array_like, shape (m,)
+        Step sizes h, > 0 and finite, m >= 2.
+    errors : array_like, shape (m,)
+        The global error at each step size, > 0 and finite.
+
+    Returns
+    -------
+    float
+        The fitted order p of error ≈ C h^p.
+
     Examples
     --------
     >>> round(convergence_order([0.1, 0.05], [1e-4, 6.25e-6]), 6)
@@ -171,6 +300,20 @@ def convergence_order(step_sizes, errors) -> float:
 def fixed_step_errors(method, step_counts) -> StepErrors:
     """Step sizes and max global error over the step points of fixed-step ``method`` on the logistic
     equation y' = y(1 - y), y(0) = 0.01, t in [0, 10], for each number of steps in ``step_counts``.
+
+    Parameters
+    ----------
+    method : {"dopri5", "dop853", "rk4", "rosenbrock23"}
+        Any method of :func:`dynamics.numerics.solve_ode`, run with fixed steps (``step=``, no error control).
+    step_counts : int or sequence of int
+        Numbers of steps over [0, 10], each in [1, 10⁶].
+
+    Returns
+    -------
+    StepErrors
+        ``step_sizes`` = 10 / step_counts and the maximum global error over the step points for each, arrays
+        of the length of ``step_counts``. A solve that fails raises
+        :class:`~dynamics.numerics.IntegrationError`.
 
     Examples
     --------

@@ -23,22 +23,77 @@ _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
 @nb.njit(cache=True)
-def normal_pdf_kernel(x):
-    """φ(x) for one float (unchecked, for compiled code)."""
+def normal_pdf_kernel(x) -> float:
+    """φ(x) for one float (unchecked, for compiled code).
+
+    Parameters
+    ----------
+    x : float
+        Any float; no check is made (NaN gives NaN).
+
+    Returns
+    -------
+    float
+        φ(x) = exp(−x²/2)/√(2π); exactly 0 for |x| > 40, where it underflows.
+
+    Examples
+    --------
+    >>> round(normal_pdf_kernel(0.0), 12)
+    0.398942280401
+    >>> normal_pdf_kernel(50.0)
+    0.0
+    """
     if abs(x) > 40.0:  # underflows anyway; avoids x*x overflowing for huge x
         return 0.0
     return math.exp(-0.5 * x * x - _LOG_SQRT_2PI)
 
 
 @nb.njit(cache=True)
-def normal_cdf_kernel(x):
-    """Φ(x) for one float (unchecked, for compiled code)."""
+def normal_cdf_kernel(x) -> float:
+    """Φ(x) for one float (unchecked, for compiled code).
+
+    Parameters
+    ----------
+    x : float
+        Any float, ±inf included; no check is made. For an upper tail pass −x (Φ(−x)), never ``1 − Φ(x)``.
+
+    Returns
+    -------
+    float
+        Φ(x) = erfc(−x/√2)/2, in [0, 1].
+
+    Examples
+    --------
+    >>> normal_cdf_kernel(0.0)
+    0.5
+    >>> f"{normal_cdf_kernel(-37.0):.10e}"  # no cancellation in the lower tail
+    '5.7255712225e-300'
+    """
     return 0.5 * math.erfc(-x / _SQRT2)
 
 
 @nb.njit(cache=True)
-def normal_logcdf_kernel(x):
-    """log Φ(x) for one float (unchecked, for compiled code)."""
+def normal_logcdf_kernel(x) -> float:
+    """log Φ(x) for one float (unchecked, for compiled code).
+
+    Parameters
+    ----------
+    x : float
+        Finite for x >= −1.8e154 (an asymptotic series below x = −30); no check is made, and below −1.8e154
+        log Φ(x) ≈ −x²/2 is not a double (the checked :func:`normal_logcdf` refuses such x).
+
+    Returns
+    -------
+    float
+        log Φ(x), <= 0.
+
+    Examples
+    --------
+    >>> round(normal_logcdf_kernel(0.0), 12)  # log(1/2)
+    -0.69314718056
+    >>> round(normal_logcdf_kernel(-1000.0), 3)  # -x²/2 - log(√(2π)|x|), where Φ(x) underflows
+    -500007.827
+    """
     if x > 0.0:
         return math.log1p(-normal_cdf_kernel(-x))
     if x > -30.0:
@@ -59,8 +114,26 @@ _ACKLAM_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00,
 
 
 @nb.njit(cache=True)
-def normal_ppf_kernel(q):
-    """Φ⁻¹(q) for q in (0, 1): Acklam's approximation (rel. 1e-9) refined by one Halley step."""
+def normal_ppf_kernel(q) -> float:
+    """Φ⁻¹(q) for q in (0, 1): Acklam's approximation (rel. 1e-9) refined by one Halley step.
+
+    Parameters
+    ----------
+    q : float
+        A probability in (0, 1); no check is made: q <= 0 gives −inf and q >= 1 gives +inf.
+
+    Returns
+    -------
+    float
+        x with Φ(x) = q, to full double precision.
+
+    Examples
+    --------
+    >>> round(normal_ppf_kernel(0.975), 10)
+    1.9599639845
+    >>> normal_ppf_kernel(0.5), normal_ppf_kernel(0.0)
+    (0.0, -inf)
+    """
     if q <= 0.0:
         return -math.inf
     if q >= 1.0:
@@ -91,8 +164,30 @@ def normal_ppf_kernel(q):
 
 
 @nb.njit(cache=True)
-def log_binom_pmf_kernel(k, n, p):
-    """log P(X = k), X ~ Binomial(n, p); -inf outside the support."""
+def log_binom_pmf_kernel(k, n, p) -> float:
+    """log P(X = k), X ~ Binomial(n, p); -inf outside the support.
+
+    Parameters
+    ----------
+    k : int
+        Number of successes, any integer (outside 0..n gives −inf).
+    n : int
+        Number of trials, >= 0 (not checked; :func:`log_binom_pmf` allows n <= 1e7).
+    p : float
+        Success probability in [0, 1] (not checked).
+
+    Returns
+    -------
+    float
+        log P(X = k), from ``lgamma`` and ``log1p``; 0 or −inf at p = 0 and p = 1.
+
+    Examples
+    --------
+    >>> round(log_binom_pmf_kernel(1, 2, 0.5), 12)  # log(1/2)
+    -0.69314718056
+    >>> log_binom_pmf_kernel(3, 2, 0.5), log_binom_pmf_kernel(0, 2, 0.0)
+    (-inf, 0.0)
+    """
     if k < 0 or k > n:
         return -math.inf
     if p == 0.0:
@@ -104,8 +199,31 @@ def log_binom_pmf_kernel(k, n, p):
 
 
 @nb.njit(cache=True)
-def log_binom_sf_kernel(k, n, p):
-    """log P(X >= k) by log-sum-exp over the pmf (exact summation, no cancellation)."""
+def log_binom_sf_kernel(k, n, p) -> float:
+    """log P(X >= k) by log-sum-exp over the pmf (exact summation, no cancellation).
+
+    Parameters
+    ----------
+    k : int
+        Threshold, any integer: k <= 0 gives 0 (a sure event), k > n gives −inf.
+    n : int
+        Number of trials, >= 0 (not checked); the sum takes two passes over the n − k + 1 terms.
+    p : float
+        Success probability in [0, 1] (not checked).
+
+    Returns
+    -------
+    float
+        log P(X >= k), finite where P itself underflows to 0. For the lower tail P(X <= k), pass
+        (n − k, n, 1 − p).
+
+    Examples
+    --------
+    >>> round(log_binom_sf_kernel(2000, 2000, 0.5), 6)  # 2000 log(1/2): P = 2^-2000 underflows, its log does not
+    -1386.294361
+    >>> log_binom_sf_kernel(0, 5, 0.3), log_binom_sf_kernel(6, 5, 0.3)
+    (0.0, -inf)
+    """
     if k <= 0:
         return 0.0
     if k > n:
