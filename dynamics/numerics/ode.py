@@ -9,6 +9,9 @@ Methods (Hairer, Nørsett & Wanner, *Solving ODEs I* and *II*; Shampine & Reiche
 ``"dop853"``       DOP853 8(5,3), 7th-order dense output                         ``_explicit_rk``
 ``"rk4"``          classical fixed-step 4th order, cubic Hermite dense output    ``_explicit_rk``
 ``"rosenbrock23"`` modified Rosenbrock 2(3) (stiff; L-stable), optional Jacobian  ``_rosenbrock``
+``"auto"``         DOP853 first; where it cannot finish within ``stiff_after``    both
+                   step attempts the problem has turned stiff, and rosenbrock23
+                   continues from the last output time DOP853 reached
 =================  ==========================================================  ========================
 
 Contract shared by every method: the right-hand side is an ``@numba.njit`` function
@@ -290,7 +293,7 @@ def _check_problem(rhs, t_span, y0s, t_eval, params, method, rtol, atol, step, m
 
 
 def solve_ode(rhs, t_span, y0, t_eval=None, params=None, method="dopri5", rtol=1e-6, atol=1e-9, step=None,
-              max_steps=100_000, jac=None, bounds=None, autonomous=False) -> OdeResult:
+              max_steps=100_000, jac=None, bounds=None, autonomous=False, stiff_after=5_000) -> OdeResult:
     """Integrate ``dy/dt = rhs(t, y, params)`` over ``t_span = (t0, t1)``.
 
     Parameters
@@ -305,8 +308,9 @@ def solve_ode(rhs, t_span, y0, t_eval=None, params=None, method="dopri5", rtol=1
         Sorted output times inside ``t_span`` (dense output); without it every accepted step is returned.
     params : array_like, shape (p,), optional
         Parameters passed to ``rhs`` (and ``jac``), finite.
-    method : {"dopri5", "dop853", "rk4", "rosenbrock23"}
-        See the module docstring; "rk4" needs ``step``. Use "rosenbrock23" for stiff problems.
+    method : {"dopri5", "dop853", "rk4", "rosenbrock23", "auto"}
+        See the module docstring; "rk4" needs ``step``. Use "rosenbrock23" for stiff problems, and "auto" for a
+        problem that may turn stiff (DOP853 first, rosenbrock23 from where DOP853 gave up).
     rtol : float
         Relative tolerance, in [1e-15, 1].
     atol : float or array_like, shape (n,)
@@ -315,7 +319,7 @@ def solve_ode(rhs, t_span, y0, t_eval=None, params=None, method="dopri5", rtol=1
         Fixed step size (no error control): required by "rk4", and how the adaptive methods' convergence
         orders are measured.
     max_steps : int
-        Largest number of step attempts before giving up (``success=False``).
+        Largest number of step attempts before giving up (``success=False``); with "auto", of rosenbrock23.
     jac : numba.njit function, optional
         ``jac(t, y, params) -> ∂rhs/∂y`` (n × n, C order), used by "rosenbrock23" (forward differences
         without it).
@@ -326,11 +330,15 @@ def solve_ode(rhs, t_span, y0, t_eval=None, params=None, method="dopri5", rtol=1
     autonomous : bool
         "rosenbrock23" only: ``rhs`` does not depend on t, so ∂f/∂t = 0 is not estimated (one evaluation
         fewer per step).
+    stiff_after : int
+        "auto" only: DOP853's step attempts before the problem is taken to be stiff, >= 1.
 
     Returns
     -------
     OdeResult
-        ``(t, y, success, message, nfev, nsteps, method)``; ``.check()`` raises on failure.
+        ``(t, y, success, message, nfev, nsteps, method)``; ``.check()`` raises on failure. With "auto",
+        ``method`` says which integrators ran ("dop853" or "dop853+rosenbrock23") and ``nfev``/``nsteps`` add up
+        both.
 
     Examples
     --------
@@ -354,7 +362,17 @@ def solve_ode(rhs, t_span, y0, t_eval=None, params=None, method="dopri5", rtol=1
     >>> sol = solve_ode(stiff, (0.0, 10.0), [0.0], method="rosenbrock23", jac=stiff_jacobian, rtol=1e-3, atol=1e-6)
     >>> sol.nsteps < 300, solve_ode(stiff, (0.0, 10.0), [0.0], rtol=1e-3, atol=1e-6).nsteps > 2000
     (True, True)
+
+    "auto" lets DOP853 resolve the fast transient and hands the stiff remainder to rosenbrock23:
+
+    >>> sol = solve_ode(stiff, (0.0, 10.0), [0.0], t_eval=[1.0, 10.0], method="auto", jac=stiff_jacobian,
+    ...                 rtol=1e-6, atol=1e-9, stiff_after=100)
+    >>> sol.method, bool(np.allclose(sol.y[:, 0], np.cos(sol.t), atol=1e-3))
+    ('dop853+rosenbrock23', True)
     """
+    if method == "auto":
+        return _solve_auto(rhs, t_span, y0, t_eval, params, rtol, atol, max_steps, jac, bounds, autonomous,
+                           stiff_after)
     if step is None and jac is None and bounds is None and autonomous is False and type(method) is str:
         code = _FAST_METHODS.get(method)
         if code is not None:
@@ -363,6 +381,31 @@ def solve_ode(rhs, t_span, y0, t_eval=None, params=None, method="dopri5", rtol=1
                 return result
     return _solve_checked(rhs, t_span, y0, t_eval, params, method, rtol, atol, step, max_steps, jac, bounds,
                           autonomous)
+
+
+def _solve_auto(rhs, t_span, y0, t_eval, params, rtol, atol, max_steps, jac, bounds, autonomous, stiff_after):
+    """``method="auto"``: DOP853 for at most ``stiff_after`` step attempts; where it gives up, rosenbrock23 (with
+    ``jac``, ``bounds``, ``autonomous``) continues from the last output DOP853 reached (its rows are finite), so the
+    work already done is kept."""
+    stiff_after = require_integer("stiff_after", stiff_after, 1)
+    first = _solve_checked(rhs, t_span, y0, t_eval, params, "dop853", rtol, atol, None, stiff_after, None, None,
+                           False)
+    if first.success:
+        return first
+    t0, t1 = _time_span(t_span)
+    y0 = _clean_vector("y0", y0)
+    start, state, kept = t0, y0, 0
+    if first.t.size:  # the last row reached is recomputed as the stiff solve's first output
+        start, state, kept = float(first.t[-1]), first.y[-1], first.t.size - 1
+    if bounds is not None:  # DOP853 does not hold the bounds: its last state may sit a rounding outside them
+        lower, upper = bounds
+        state = np.clip(state, lower, upper)
+    remaining = None if t_eval is None else _clean_vector("t_eval", t_eval)[kept:]
+    stiff = _solve_checked(rhs, (start, t1), state, remaining, params, "rosenbrock23", rtol, atol, None, max_steps,
+                           jac, bounds, autonomous)
+    return OdeResult(np.concatenate([first.t[:kept], stiff.t]), np.vstack([first.y[:kept], stiff.y]),
+                     stiff.success, stiff.message, first.nfev + stiff.nfev, first.nsteps + stiff.nsteps,
+                     "dop853+rosenbrock23")
 
 
 _F64 = np.dtype(np.float64)

@@ -1,0 +1,222 @@
+"""What every torch module of the project needs, written once: the device, the thread policy on CPU, seeding and
+the conversions between numpy and torch (optional: imports torch; nothing analytic imports this module).
+
+The theories' torch layers (``dynamics/<theory>/torch_*.py``) build on these helpers:
+
+* :func:`torch_device` turns ``"cpu"``, ``"cuda"``, ``"cuda:1"`` or a ``torch.device`` into a ``torch.device``, and
+  refuses anything else by name;
+* :func:`one_thread_on_cpu` runs a block with one torch intra-op thread on CPU (restored afterwards): the project's
+  tensors are small, and on a busy 2-core machine thread hand-offs cost more than the arithmetic (a two-moons
+  figure ran 3x slower with torch's default threads); :func:`on_device` wraps a trainer in it;
+* :func:`seed_int` and :func:`torch_generator` seed torch from the project's seeds (None, an int or a
+  ``numpy.random.Generator``), so that the same seed gives the same numbers on every run;
+* :func:`as_tensor` and :func:`to_numpy` move arrays across, in float64 unless told otherwise, refusing tensors that
+  carry an autograd graph (a trainer must not silently differentiate through its caller's data).
+"""
+import functools
+from contextlib import contextmanager
+from typing import Iterator
+
+import numpy as np
+import torch
+
+from .validation import rng_from
+
+__all__ = ["DTYPE", "as_tensor", "on_device", "one_thread_on_cpu", "seed_int", "to_numpy", "torch_device",
+           "torch_generator"]
+
+DTYPE = torch.float64
+
+
+def torch_device(device) -> torch.device:
+    """The ``torch.device`` named by ``device``.
+
+    Parameters
+    ----------
+    device : str or torch.device
+        ``"cpu"``, ``"cuda"``, ``"cuda:0"``, ... or a ``torch.device``.
+
+    Returns
+    -------
+    torch.device
+
+    Raises
+    ------
+    TypeError
+        If ``device`` is neither a string nor a ``torch.device``.
+    ValueError
+        If the string names no torch device type.
+
+    Examples
+    --------
+    >>> torch_device("cpu")
+    device(type='cpu')
+    """
+    if isinstance(device, torch.device):
+        return device
+    if not isinstance(device, str):
+        raise TypeError(f"device must be a string such as 'cpu' or 'cuda', or a torch.device, got {device!r}")
+    try:
+        return torch.device(device)
+    except RuntimeError as exc:
+        raise ValueError(f"device must name a torch device such as 'cpu' or 'cuda', got {device!r}") from exc
+
+
+@contextmanager
+def one_thread_on_cpu(device) -> Iterator[torch.device]:
+    """Run the block with one torch intra-op thread when ``device`` is the CPU; restore the count afterwards.
+
+    Parameters
+    ----------
+    device : str or torch.device
+        The device the block computes on (other devices leave the thread count alone).
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        Yields the resolved ``torch.device``.
+
+    Examples
+    --------
+    >>> before = torch.get_num_threads()
+    >>> with one_thread_on_cpu("cpu") as device:
+    ...     device, torch.get_num_threads()
+    (device(type='cpu'), 1)
+    >>> torch.get_num_threads() == before
+    True
+    """
+    device = torch_device(device)
+    previous = torch.get_num_threads()
+    if device.type == "cpu":
+        torch.set_num_threads(1)
+    try:
+        yield device
+    finally:
+        torch.set_num_threads(previous)
+
+
+def on_device(function):
+    """Decorate a trainer whose keyword ``device`` is required: resolve it with :func:`torch_device` and run the
+    trainer under :func:`one_thread_on_cpu`.
+
+    Parameters
+    ----------
+    function : callable
+        Takes ``device=`` (a ``torch.device`` once resolved) among its keywords.
+
+    Returns
+    -------
+    callable
+        The wrapped function, with the same name and docstring.
+
+    Examples
+    --------
+    >>> @on_device
+    ... def threads(*, device):
+    ...     return device.type, torch.get_num_threads()
+    >>> threads(device="cpu")
+    ('cpu', 1)
+    """
+
+    @functools.wraps(function)
+    def run(*args, device, **kwargs):
+        with one_thread_on_cpu(device) as resolved:
+            return function(*args, device=resolved, **kwargs)
+
+    return run
+
+
+def seed_int(seed) -> int:
+    """One integer seed in [0, 2^62) drawn from ``seed``, for torch and for every copy a trainer seeds alike.
+
+    Parameters
+    ----------
+    seed : None, int or numpy.random.Generator
+        As everywhere in the project (a Generator's stream advances once).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> seed_int(3) == seed_int(3), 0 <= seed_int(3) < 2 ** 62
+    (True, True)
+    """
+    return int(rng_from(seed).integers(2 ** 62))
+
+
+def torch_generator(seed, device="cpu") -> torch.Generator:
+    """A ``torch.Generator`` on ``device`` seeded from ``seed`` (through :func:`seed_int`).
+
+    Parameters
+    ----------
+    seed : None, int or numpy.random.Generator
+    device : str or torch.device
+
+    Returns
+    -------
+    torch.Generator
+
+    Examples
+    --------
+    >>> a = torch.rand(2, generator=torch_generator(5)); b = torch.rand(2, generator=torch_generator(5))
+    >>> bool(torch.equal(a, b))
+    True
+    """
+    generator = torch.Generator(device=torch_device(device))
+    generator.manual_seed(seed_int(seed))
+    return generator
+
+
+def as_tensor(array, device="cpu", dtype=DTYPE, name="array") -> torch.Tensor:
+    """``array`` as a tensor of ``dtype`` on ``device`` (float64 by default).
+
+    Parameters
+    ----------
+    array : array_like or torch.Tensor
+        A tensor that requires grad is refused: detach it first.
+    device : str or torch.device
+    dtype : torch.dtype
+    name : str
+        The parameter's name in error messages.
+
+    Returns
+    -------
+    torch.Tensor
+
+    Raises
+    ------
+    ValueError
+        If ``array`` is a tensor that requires grad.
+
+    Examples
+    --------
+    >>> as_tensor([1, 2])
+    tensor([1., 2.], dtype=torch.float64)
+    """
+    if isinstance(array, torch.Tensor):
+        if array.requires_grad:
+            raise ValueError(f"{name} must not require grad (call .detach() first), got a tensor of shape "
+                             f"{tuple(array.shape)} with requires_grad=True")
+        return array.to(device=torch_device(device), dtype=dtype)
+    return torch.as_tensor(np.asarray(array), dtype=dtype, device=torch_device(device))
+
+
+def to_numpy(tensor) -> np.ndarray:
+    """A numpy copy of ``tensor`` (detached, on the CPU).
+
+    Parameters
+    ----------
+    tensor : torch.Tensor
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    >>> to_numpy(torch.ones(2, requires_grad=True) * 2)
+    array([2., 2.], dtype=float32)
+    """
+    return tensor.detach().cpu().numpy().copy()
