@@ -109,7 +109,7 @@ THEORIES: Tuple[Theory, ...] = (
 
 CORE = Theory("numerics", "The numerics core",
               "ODE integrators (explicit and stiff), Lambert W, normal/binomial tails, Marchenko–Pastur, damped Newton",
-              "num",
+              "nx",
               (Source("Hairer et al. 1993", "E. Hairer, S. P. Nørsett, G. Wanner", "1993",
                       "Solving Ordinary Differential Equations I: Nonstiff Problems (2nd ed.)", "Springer"),
                Source("Shampine & Reichelt 1997", "L. F. Shampine, M. W. Reichelt", "1997", "The MATLAB ODE Suite",

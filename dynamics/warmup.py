@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import NamedTuple, Optional, Sequence
 
 import dynamics
+from dynamics.theories import CORE, THEORIES
 
 __all__ = ["WarmUpReport", "clear_kernel_cache", "example_modules", "warm_up"]
 
@@ -59,10 +60,12 @@ def example_modules() -> list:
     (True, False)
     """
     names = []
-    for info in pkgutil.walk_packages(dynamics.__path__, prefix="dynamics."):
-        last = info.name.rsplit(".", 1)[-1]
-        if not last.startswith("torch") and info.name != "dynamics.warmup":
-            names.append(info.name)
+    for package in (CORE,) + THEORIES:  # the registry names the packages; their modules are found by walking them
+        root = importlib.import_module(package.package)
+        names.append(package.package)
+        for info in pkgutil.walk_packages(root.__path__, prefix=f"{package.package}."):
+            if not info.name.rsplit(".", 1)[-1].startswith("torch_"):
+                names.append(info.name)
     return sorted(names)
 
 

@@ -6,7 +6,7 @@ writes an HTML page of every figure with its caption.
 """
 import html
 import importlib
-import pkgutil
+import importlib.util
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +39,9 @@ def figure(id, source, caption, quick=None):
     """
     if "." not in id or " " in id:
         raise ValueError(f"id must look like 'theory.short_name', got {id!r}")
+    from dynamics.theories import theory
+
+    theory(id.split(".", 1)[0])  # the prefix names a registered theory (or the numerics core)
 
     def register(fn):
         if id in REGISTRY and REGISTRY[id].build.__qualname__ != fn.__qualname__:
@@ -49,13 +52,18 @@ def figure(id, source, caption, quick=None):
     return register
 
 
-def load_all():
-    """Import every figure module of :mod:`figures`; return the registry."""
-    import figures
+def figure_modules():
+    """The figures modules, read from the theory registry (:mod:`dynamics.theories`): ``figures.numerics`` for the
+    numerics core, then ``figures.<id>`` for each theory that has one."""
+    from dynamics.theories import CORE, THEORIES
 
-    for info in pkgutil.iter_modules(figures.__path__):
-        if not info.name.startswith("_") and info.name not in ("registry", "style", "interactive"):
-            importlib.import_module(f"figures.{info.name}")
+    return [f"figures.{t.id}" for t in (CORE,) + THEORIES if importlib.util.find_spec(f"figures.{t.id}") is not None]
+
+
+def load_all():
+    """Import every figures module of the registered theories (:func:`figure_modules`); return the registry."""
+    for name in figure_modules():
+        importlib.import_module(name)
     return REGISTRY
 
 

@@ -19,6 +19,7 @@ from typing import NamedTuple, Tuple
 
 import pytest
 
+from dynamics.theories import theory_ids
 from verify import registry
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,3 +92,9 @@ def test_claims_catch_a_planted_bug(mutation, tmp_path):
         pytest.fail(f"skipped under CI: {skipped}")
     assert not missed, f"{mutation.name}: passed on the mutated code: " + "; ".join(
         f"{row['id']} {row['measured']} {row['comparison']} {row['tolerance']}" for row in missed)
+
+
+def test_every_theory_has_a_planted_bug():
+    """Each registered theory carries at least one planted bug (the registry, not this file, lists the theories)."""
+    planted = {Path(m.path).parts[1] for m in MUTATIONS}
+    assert set(theory_ids()) <= planted, f"no planted bug in {sorted(set(theory_ids()) - planted)}"

@@ -4,6 +4,8 @@ import doctest
 import re
 from pathlib import Path
 
+from dynamics.theories import THEORIES, markdown_table
+
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
@@ -15,8 +17,14 @@ def _python_blocks():
 
 def test_readme_has_an_example_per_theory():
     text = "\n".join(code for _, code in _python_blocks())
-    for theory in ("linear_networks", "double_descent", "starvation", "and_mask", "spherical", "spurious"):
-        assert f"from dynamics import {theory}" in text, theory
+    for theory in THEORIES:
+        assert f"from dynamics import {theory.id}" in text, theory.id
+
+
+def test_readme_theory_table_is_the_registry():
+    """The table is generated from :mod:`dynamics.theories` (``python -m dynamics.theories``): regenerate it after
+    editing the registry."""
+    assert markdown_table() in README.read_text()
 
 
 def test_readme_examples_run_as_written():

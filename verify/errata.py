@@ -3,14 +3,9 @@ and the measured evidence (``python -m verify --errata [--markdown FILE]``)."""
 import math
 from itertools import groupby
 
-_THEORY_TITLES = {
-    "linear_networks": "Linear networks (Saxe; Advani & Saxe)",
-    "double_descent": "Epoch-wise double descent",
-    "starvation": "Gradient starvation",
-    "and_mask": "The AND-mask",
-    "spherical": "The spherical view of normalized networks",
-    "spurious": "Large learning rates, spurious correlations and data balancing",
-}
+from dynamics.theories import CORE, THEORIES
+from dynamics.theories import theory as _theory
+
 
 
 def _number(x):
@@ -23,9 +18,10 @@ def document(results) -> str:
              "Each entry is an executable claim of `python -m verify`: the printed formula is evaluated and shown to "
              "fail (its error exceeds the rejection threshold), and the corrected one is shown to hold (its error is "
              "within the tolerance). Regenerate with `python -m verify --errata --markdown ERRATA.md`.", ""]
-    errata = sorted((r for r in results if r.claim.kind == "erratum"), key=lambda r: r.claim.id)
+    order = {t.id: i for i, t in enumerate((CORE,) + THEORIES)}  # sections in the registry's order
+    errata = sorted((r for r in results if r.claim.kind == "erratum"), key=lambda r: (order[r.claim.theory], r.claim.id))
     for theory, group in groupby(errata, key=lambda r: r.claim.theory):
-        lines += [f"## {_THEORY_TITLES.get(theory, theory)}", ""]
+        lines += [f"## {_theory(theory).title}", ""]
         for r in group:
             c = r.claim
             verdict = {"pass": "confirmed", "FAIL": "NOT confirmed", "error": "error", "skipped": "skipped"}[r.verdict]

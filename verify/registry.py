@@ -11,9 +11,9 @@ shifts all of them and ``--seed-sweep N`` repeats the claim under N offsets. Det
 no argument.
 """
 import importlib
+import importlib.util
 import math
 import os
-import pkgutil
 import time
 import traceback
 from dataclasses import dataclass, field, replace
@@ -142,7 +142,8 @@ class Check:
 
 @dataclass(frozen=True)
 class RunContext:
-    """What a run passes to stochastic claims and cross-checks: the torch device and the seed offset.
+    """What a run passes to stochastic claims and cross-checks: the torch device, the seed offset, and whether the
+    cross-checks run their larger (CUDA) sizes whatever the device.
 
     ``seed(base)`` is the seed a claim uses where it would have written ``base``; ``rng(base)`` a numpy
     Generator seeded with it.
@@ -150,6 +151,7 @@ class RunContext:
 
     device: str = "cpu"
     seed_offset: int = 0
+    large_sizes: bool = False  # cross-checks run their CUDA sizes on any device (a CPU baseline for GPU timings)
 
     def seed(self, base):
         return int(base) + self.seed_offset
@@ -237,6 +239,9 @@ def claim(id, source, statement, kind, cost="fast", needs=(), stochastic=False, 
         raise ValueError(f"subject must be one of {SUBJECTS}, got {subject!r}")
     if "." not in id or id != id.strip() or " " in id:
         raise ValueError(f"id must look like 'theory.short_name', got {id!r}")
+    from dynamics.theories import theory
+
+    theory(id.split(".", 1)[0])  # the prefix names a registered theory (or the numerics core)
     if kind == "erratum" and not (printed.strip() and corrected.strip()):
         raise ValueError(f"erratum claim {id!r} must give its printed and corrected forms")
 
@@ -250,17 +255,23 @@ def claim(id, source, statement, kind, cost="fast", needs=(), stochastic=False, 
     return register
 
 
+def claim_modules():
+    """The claims modules, read from the theory registry (:mod:`dynamics.theories`): ``verify.numerics`` for the
+    numerics core, then for each theory ``verify.<id>`` and ``verify.crosscheck.<id>`` where they exist."""
+    from dynamics.theories import CORE, THEORIES
+
+    names = []
+    for t in (CORE,) + THEORIES:
+        for name in (f"verify.{t.id}", f"verify.crosscheck.{t.id}"):
+            if importlib.util.find_spec(name) is not None:
+                names.append(name)
+    return names
+
+
 def load_all():
-    """Import every claim module under :mod:`verify` (subpackages included); return the registry.
-
-    Modules whose name starts with ``_`` and the framework modules are skipped; discovery is generic, so
-    the registry knows nothing of :mod:`verify.crosscheck`."""
-    import verify
-
-    for info in pkgutil.walk_packages(verify.__path__, prefix="verify."):
-        last = info.name.rsplit(".", 1)[-1]
-        if not last.startswith("_") and last not in ("registry", "runner", "errata"):
-            importlib.import_module(info.name)
+    """Import every claims module of the registered theories (:func:`claim_modules`); return the registry."""
+    for name in claim_modules():
+        importlib.import_module(name)
     return REGISTRY
 
 
