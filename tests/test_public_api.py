@@ -1,19 +1,16 @@
-"""The public API as a whole (issue 8): every public function of every theory package and of the numerics core
-is documented (numpydoc with Parameters, Returns and a runnable Example) and annotated; importing a theory is
-fast and compiles nothing; the layering holds; and random input through every public function either raises a
-clean ValueError/TypeError or returns finite values.
+"""The public API as a whole: every public function of every registered theory package and of the numerics core
+is documented (numpydoc with Parameters, Returns and a runnable Example) and annotated; importing a theory compiles
+nothing and loads no torch; and random input through every public function either raises a clean
+ValueError/TypeError or returns finite values. (The layering is tested in tests/test_architecture.py.)
 
 The fuzz covers every public function automatically (``__all__`` of each package): arguments are drawn from a
 table keyed by parameter name (the glossary makes names mean the same thing everywhere). A public function with
 a parameter missing from the table fails ``test_fuzz_table_covers_every_parameter``: add a strategy, not an
 exception list.
 """
-import ast
 import importlib
 import inspect
-import math
 import os
-import pkgutil
 import subprocess
 import sys
 import tempfile
@@ -25,10 +22,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import dynamics
+from dynamics.theories import CORE, THEORIES
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = sorted(info.name for info in pkgutil.iter_modules(dynamics.__path__) if info.ispkg)
+PACKAGES = [t.id for t in (CORE,) + THEORIES]  # the registry's packages
 
 
 def _public(package):
@@ -74,46 +71,19 @@ def test_public_classes_are_documented(package):
 
 
 @pytest.mark.parametrize("package", PACKAGES)
-def test_import_is_fast_and_compiles_nothing(package):
-    """Under an empty numba cache, importing a theory takes under 1 s and compiles no kernel."""
-    code = ("import time; start = time.perf_counter(); import dynamics.{p} as m; took = time.perf_counter() - start; "
-            "import numba.core.registry as r; import gc; "
+def test_import_compiles_nothing_and_loads_no_torch(package):
+    """Under an empty numba cache, importing a package compiles no kernel and does not load torch (how long the import
+    takes is measured in benchmarks/, not asserted here)."""
+    code = ("import sys, gc; import dynamics.{p} as m; import numba.core.registry as r; "
             "n = sum(len(o.signatures) for o in gc.get_objects() if isinstance(o, r.CPUDispatcher) "
-            "and getattr(o.py_func, '__module__', '').startswith('dynamics')); print(took, n)").format(p=package)
-    best = math.inf
-    for _ in range(2):  # the minimum of two fresh processes: robust to a busy machine
-        with tempfile.TemporaryDirectory() as cache:
-            env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
-        took, compiled = out.stdout.split()
-        best = min(best, float(took))
-        assert int(compiled) == 0, f"importing dynamics.{package} compiled {compiled} kernels"
-    assert best < 1.0, f"import dynamics.{package} took {best:.2f} s"
-
-
-def _imports(path):
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            yield from (alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            yield node.module
-
-
-def test_layering():
-    """figures never imports verify; dynamics never imports verify, figures or (outside its optional torch_*
-    modules) torch; a theory package imports dynamics.numerics and no other theory."""
-    for path in (ROOT / "figures").rglob("*.py"):
-        assert not any(m == "verify" or m.startswith("verify.") for m in _imports(path)), path
-    for path in (ROOT / "dynamics").rglob("*.py"):
-        modules = list(_imports(path))
-        assert not any(m.split(".")[0] in ("verify", "figures") for m in modules), path
-        if not path.name.startswith("torch_"):
-            assert not any(m.split(".")[0] == "torch" for m in modules), path
-        parts = path.relative_to(ROOT / "dynamics").parts
-        if len(parts) > 1 and parts[0] != "numerics":
-            others = {f"dynamics.{p}" for p in PACKAGES} - {f"dynamics.{parts[0]}", "dynamics.numerics"}
-            assert not any(m == o or m.startswith(o + ".") for m in modules for o in others), path
+            "and getattr(o.py_func, '__module__', '').startswith('dynamics')); print(n, 'torch' in sys.modules)"
+            ).format(p=package)
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    compiled, torch_loaded = out.stdout.split()
+    assert int(compiled) == 0, f"importing dynamics.{package} compiled {compiled} kernels"
+    assert torch_loaded == "False", f"importing dynamics.{package} loaded torch"
 
 
 # --------------------------------------------------------------------------------------------------- fuzzing
