@@ -62,8 +62,8 @@ class TorchContext:
 
     @property
     def large(self):
-        """True on CUDA: run the larger problem sizes."""
-        return self.device.type == "cuda"
+        """True on CUDA, or when the run asks for the larger sizes on any device: run the larger problem sizes."""
+        return self.device.type == "cuda" or self.run.large_sizes
 
     def size(self, cpu, cuda):
         return cuda if self.large else cpu
@@ -87,15 +87,12 @@ class TorchContext:
 
 @contextmanager
 def single_thread_on_cpu(ctx):
-    """One torch intra-op thread on CPU, restored afterwards: the cross-checks' tensors are small, and thread
-    hand-offs cost more than the arithmetic (10-20x slower measured on a busy 2-core machine)."""
-    previous = ctx.torch.get_num_threads()
-    if ctx.device.type == "cpu":
-        ctx.torch.set_num_threads(1)
-    try:
+    """One torch intra-op thread on CPU, restored afterwards (:func:`dynamics.numerics.torch_tools.one_thread_on_cpu`):
+    the cross-checks' tensors are small, and thread hand-offs cost more than the arithmetic."""
+    from dynamics.numerics.torch_tools import one_thread_on_cpu
+
+    with one_thread_on_cpu(ctx.device):
         yield ctx
-    finally:
-        ctx.torch.set_num_threads(previous)
 
 
 def context(run=None):
