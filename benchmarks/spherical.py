@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from dynamics import spherical as sp
+import dynamics.spherical as sph
 
 D = 64
 
@@ -76,13 +76,13 @@ def main(argv=None):
     table = rng.standard_normal((4096, D))
     x0 = rng.standard_normal(D)
     cases = [
-        ("SGD-M + L2", "random linear (table), G = 1", sp.SGD(0.05, 0.9, 1e-3), sp.RandomLinearLoss(table, 1.0),
+        ("SGD-M + L2", "random linear (table), G = 1", sph.SGD(0.05, 0.9, 1e-3), sph.RandomLinearLoss(table, 1.0),
          lambda steps: _plain_sgdm_linear(table, x0, steps)),
-        ("SGD-M + L2", "random linear (fresh Gaussian draws)", sp.SGD(0.05, 0.9, 1e-3),
-         sp.RandomLinearLoss.stream(D, 1.0, seed=1), None),
-        ("AdamSRT", "Rayleigh quotient", sp.AdamSRT(1e-3), sp.RayleighLoss(H), lambda steps: _plain_adamsrt_rayleigh(H, x0, steps)),
-        ("Adam + L2", "WN logistic, 64 samples", sp.Adam(1e-3, weight_decay=1e-3),
-         sp.WNLogistic(rng.standard_normal((64, D)), np.sign(rng.standard_normal(64)), 2.0), None),
+        ("SGD-M + L2", "random linear (fresh Gaussian draws)", sph.SGD(0.05, 0.9, 1e-3),
+         sph.RandomLinearLoss.stream(D, 1.0, seed=1), None),
+        ("AdamSRT", "Rayleigh quotient", sph.AdamSRT(1e-3), sph.RayleighLoss(H), lambda steps: _plain_adamsrt_rayleigh(H, x0, steps)),
+        ("Adam + L2", "WN logistic, 64 samples", sph.Adam(1e-3, weight_decay=1e-3),
+         sph.WNLogistic(rng.standard_normal((64, D)), np.sign(rng.standard_normal(64)), 2.0), None),
     ]
     header = (f"{'optimizer':12s} {'loss (d = 64)':38s} {'numba ms':>9s} {'numpy engine ms':>16s} {'ratio':>7s} "
               f"{'plain numpy ms':>15s} {'ratio':>7s}")
@@ -90,9 +90,9 @@ def main(argv=None):
     print(header)
     print("-" * len(header))
     for name, loss_name, opt, loss, plain in cases:
-        sp.simulate(opt, loss, x0, 10)  # compile (or load from the cache)
-        compiled = _best(lambda: sp.simulate(opt, loss, x0, n), 3)
-        engine = _best(lambda: sp.simulate(opt, loss, x0, n_numpy, engine="numpy"), 1) * n / n_numpy
+        sph.simulate(opt, loss, x0, 10)  # compile (or load from the cache)
+        compiled = _best(lambda: sph.simulate(opt, loss, x0, n), 3)
+        engine = _best(lambda: sph.simulate(opt, loss, x0, n_numpy, engine="numpy"), 1) * n / n_numpy
         line = f"{name:12s} {loss_name:38s} {compiled * 1e3:9.1f} {engine * 1e3:16.0f} {engine / compiled:6.0f}x"
         if plain is not None:
             baseline = _best(lambda: plain(n_numpy), 2) * n / n_numpy

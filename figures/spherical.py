@@ -6,8 +6,7 @@ import math
 import numpy as np
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 
-from dynamics import spherical as sp
-from dynamics.numerics import haar_orthogonal
+import dynamics.spherical as sph
 from .registry import figure
 from .style import COLORS, new_figure
 
@@ -17,24 +16,6 @@ T = "003_88ab5e35ef08af19.txt"
 def _log_indices(n, count=400):
     """About ``count`` log-spaced indices in [0, n) (all of them for short runs), for light plots."""
     return np.unique(np.concatenate([[0], np.geomspace(1, n - 1, count).astype(int)])) if n > count else np.arange(n)
-
-
-def optimizer_runs(n_steps=100_000, dimension=64, grad_norm=1.0, learning_rate=0.1, adam_learning_rate=1e-3,
-                   weight_decay=1e-3, momentum=0.9, r0=1.0, seed=0):
-    """The runs of :func:`effective_lr_and_norm`: name -> (optimizer, Trajectory), all on the same random linear
-    loss with a constant gradient norm on the sphere."""
-    loss = sp.RandomLinearLoss.stream(dimension, grad_norm, seed=seed)
-    x0 = np.full(dimension, r0 / math.sqrt(dimension))
-    optimizers = {
-        "SGD": sp.SGD(learning_rate),
-        "SGD + L2": sp.SGD(learning_rate, weight_decay=weight_decay),
-        "SGD-M + L2": sp.SGD(learning_rate * (1 - momentum), momentum, weight_decay),
-        "Adam": sp.Adam(adam_learning_rate),
-        "Adam w/o (a)": sp.AdamS(adam_learning_rate),
-        "Adam w/o (ab)": sp.AdamST(adam_learning_rate),
-        "Adam w/o (abc), β₁ = 0": sp.AdamSRT(adam_learning_rate, betas=(0.0, 0.999)),
-    }
-    return {name: (opt, sp.simulate(opt, loss, x0, n_steps)) for name, opt in optimizers.items()}
 
 
 @figure("spherical.effective_lr_and_norm", "003_88ab5e35ef08af19.txt Table 3.1, Eqs 3.25, 3.41-3.46",
@@ -48,8 +29,8 @@ def optimizer_runs(n_steps=100_000, dimension=64, grad_norm=1.0, learning_rate=0
         "nearly coincide on isotropic noise. Adam's effective learning rate falls like 1/r, SGD's like 1/r².")
 def effective_lr_and_norm(n_steps=100_000, dimension=64, grad_norm=1.0, learning_rate=0.1, adam_learning_rate=1e-3,
                           weight_decay=1e-3, momentum=0.9, r0=1.0, seed=0):
-    runs = optimizer_runs(n_steps, dimension, grad_norm, learning_rate, adam_learning_rate, weight_decay, momentum,
-                          r0, seed)
+    runs = sph.optimizer_runs(n_steps, dimension, grad_norm, learning_rate, adam_learning_rate, weight_decay, momentum,
+                              r0, seed)
     fig, (left, right) = new_figure(1, 2, width=10.5, height=4.2)
     idx = _log_indices(n_steps)
     steps = idx + 1.0  # plotted at k + 1 on the log axis
@@ -58,27 +39,24 @@ def effective_lr_and_norm(n_steps=100_000, dimension=64, grad_norm=1.0, learning
         style = styles.get(name, "-")
         left.plot(steps, run.effective_learning_rate[idx], color=color, ls=style, label=name)
         right.plot(steps, run.radius[idx], color=color, ls=style, label=name)
-    bounds = sp.effective_lr_bounds_sgd(learning_rate, r0, grad_norm, grad_norm, idx)
-    r4 = sp.sgd_lambda0_sandwich(r0, learning_rate, np.full(n_steps, grad_norm))
-    for i, (ax, low, high) in enumerate(((left, bounds.lower, bounds.upper),
-                                         (right, r4.lower[idx] ** 0.25, r4.upper[idx] ** 0.25))):
+    bounds = sph.effective_lr_bounds_sgd(learning_rate, r0, grad_norm, grad_norm, idx)
+    r4 = sph.sgd_lambda0_sandwich(r0, learning_rate, np.full(n_steps, grad_norm))
+    for ax, low, high in ((left, bounds.lower, bounds.upper), (right, r4.lower_radius[idx], r4.upper_radius[idx])):
         ax.plot(steps, low, ":", color="k", lw=1.2, label="B1 bounds (SGD)")
         ax.plot(steps, high, ":", color="k", lw=1.2)
-    eq = sp.sgd_l2_equilibrium(learning_rate, weight_decay, grad_norm)
-    relaxed = sp.sgd_l2_relaxation(r0, learning_rate, weight_decay, grad_norm, idx)
-    left.plot(steps, learning_rate / ((1 - learning_rate * weight_decay) * np.sqrt(relaxed)), "--", color="k", lw=1,
-              label="SGD + L2: relaxation law")
-    right.plot(steps, relaxed ** 0.25, "--", color="k", lw=1)
+    eq = sph.sgd_l2_equilibrium(learning_rate, weight_decay, grad_norm)
+    relaxation = sph.sgd_l2_relaxation_law(r0, learning_rate, weight_decay, grad_norm, idx)
+    left.plot(steps, relaxation.effective_learning_rate, "--", color="k", lw=1, label="SGD + L2: relaxation law")
+    right.plot(steps, relaxation.radius, "--", color="k", lw=1)
     left.axhline(eq.effective_learning_rate, color=COLORS[1], ls="--", lw=0.8, label="SGD + L2: equilibrium")
     right.axhline(eq.radius, color=COLORS[1], ls="--", lw=0.8)
-    eq_m = sp.sgdm_l2_equilibrium(learning_rate * (1 - momentum), weight_decay, momentum, grad_norm)
+    eq_m = sph.sgdm_l2_equilibrium(learning_rate * (1 - momentum), weight_decay, momentum, grad_norm)
     left.axhline(eq_m.effective_learning_rate, color=COLORS[2], ls="-.", lw=0.8, label="SGD-M + L2: equilibrium")
     right.axhline(eq_m.radius, color=COLORS[2], ls="-.", lw=0.8)
-    b5 = sp.adam_srt_b5_radius(r0, adam_learning_rate, dimension, idx)
+    b5 = sph.adam_srt_radius_law(r0, adam_learning_rate, dimension, grad_norm, idx)
     b5_style = (0, (5, 1, 1, 1, 1, 1))
-    left.plot(steps, adam_learning_rate * math.sqrt(dimension) / (grad_norm * b5), ls=b5_style, color="k", lw=1,
-              label="B5 law (Adam w/o (abc))")
-    right.plot(steps, b5, ls=b5_style, color="k", lw=1)
+    left.plot(steps, b5.effective_learning_rate, ls=b5_style, color="k", lw=1, label="B5 law (Adam w/o (abc))")
+    right.plot(steps, b5.radius, ls=b5_style, color="k", lw=1)
     left.set(xscale="log", yscale="log", xlabel="step k + 1", ylabel=r"effective learning rate $\eta^e_k$",
              title="(a) effective learning rate")
     right.set(xscale="log", yscale="log", xlabel="step k + 1", ylabel=r"norm $\|x_k\|$", title="(b) norm")
@@ -90,28 +68,6 @@ def effective_lr_and_norm(n_steps=100_000, dimension=64, grad_norm=1.0, learning
     return fig
 
 
-def theorem4_runs(n_steps=20_000, learning_rate=1e-2, weight_decay=1e-3, n_groups=3, dimension=27, batch_size=32,
-                  seed=0):
-    """The runs of :func:`adagradg_vs_sgd`: per group, the SGD + L2, AdaGradG and AdaGrad trajectories."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(n_groups):
-        loss = sp.BNLinearProbe(rng.standard_normal((64, batch_size, dimension)),
-                                np.sign(rng.standard_normal((64, batch_size))), readout=2.0, bias=0.1)
-        x0 = rng.standard_normal(dimension)
-        r0 = float(np.linalg.norm(x0))
-        params = sp.theorem4_adagradg_params(learning_rate, weight_decay, r0)
-        g0 = loss.grad(x0, 0) + weight_decay * x0
-        matched = learning_rate * float(np.linalg.norm(g0)) / math.sqrt(dimension)
-        every = max(n_steps // 400, 1)
-        runs = (sp.simulate(sp.SGD(learning_rate, weight_decay=weight_decay), loss, x0, n_steps, record_every=every),
-                sp.simulate(sp.AdaGradG(params.learning_rate, params.beta, params.v0), loss, x0 / r0, n_steps,
-                            record_every=every),
-                sp.simulate(sp.AdaGrad(matched, weight_decay=weight_decay), loss, x0, n_steps, record_every=every))
-        out.append(runs)
-    return out
-
-
 @figure("spherical.adagradg_vs_sgd", "003_88ab5e35ef08af19.txt Fig 3.4 (in small), Theorem 4, App. C.1",
         "Theorem 4 in small: the angle between the direction of SGD + L2 (η = 1e-2, λ = 1e-3, as in App. C.1) and "
         "that of AdaGradG with the Theorem-4 parameters (β = (1−ηλ)⁴ ≈ 0.99996, η_AGG = (2β)^{-1/2} ≈ 0.7071, "
@@ -121,11 +77,11 @@ def theorem4_runs(n_steps=20_000, learning_rate=1e-2, weight_decay=1e-3, n_group
         "deforms the gradient, leaves it at once. The dotted line is the 1 − 1e-6 cosine-similarity level.")
 def adagradg_vs_sgd(n_steps=20_000, learning_rate=1e-2, weight_decay=1e-3, n_groups=3, dimension=27, seed=0):
     fig, ax = new_figure(1, 1, width=6.0, height=3.8)
-    for color, (sgd, agg, ag) in zip(COLORS, theorem4_runs(n_steps, learning_rate, weight_decay, n_groups, dimension,
-                                                           seed=seed)):
+    for color, (sgd, agg, ag) in zip(COLORS, sph.adagradg_vs_sgd_runs(n_steps, learning_rate, weight_decay, n_groups,
+                                                                      dimension, seed=seed)):
         steps = sgd.direction_steps
-        near = np.array([sp.angle_between(a, b) for a, b in zip(sgd.directions, agg.directions)])
-        far = np.array([sp.angle_between(a, b) for a, b in zip(sgd.directions, ag.directions)])
+        near = np.array([sph.angle_between(a, b) for a, b in zip(sgd.directions, agg.directions)])
+        far = np.array([sph.angle_between(a, b) for a, b in zip(sgd.directions, ag.directions)])
         ax.plot(steps[1:], near[1:], color=color)
         ax.plot(steps[1:], far[1:], "--", color=color)
     ax.plot([], [], color="0.3", label="SGD + L2 vs AdaGradG (Theorem 4)")
@@ -148,15 +104,15 @@ def adagradg_vs_sgd(n_steps=20_000, learning_rate=1e-2, weight_decay=1e-3, n_gro
 def relaxation(grad_norm=1.0, dimension=32, momentum=0.9, n_seeds=20, seed=0):
     fig, (left, right) = new_figure(1, 2, width=10.0, height=3.8)
     for color, style, (eta, lam) in zip(COLORS, ("-", (0, (5, 3)), (0, (1, 2))), ((0.1, 1e-3), (0.5, 1e-3), (0.1, 5e-3))):
-        eq = sp.sgd_l2_equilibrium(eta, lam, grad_norm)
+        eq = sph.sgd_l2_equilibrium(eta, lam, grad_norm)
         n = int(2.0 / (eta * lam))
         for i, ratio in enumerate((0.1, 4.0)):
             r0 = (ratio * eq.radius_fourth_power) ** 0.25
             x0 = np.full(dimension, r0 / math.sqrt(dimension))
-            run = sp.simulate(sp.SGD(eta, weight_decay=lam), sp.RandomLinearLoss.stream(dimension, grad_norm,
+            run = sph.simulate(sph.SGD(eta, weight_decay=lam), sph.RandomLinearLoss.stream(dimension, grad_norm,
                                                                                           seed=seed), x0, n)
             k = np.arange(n + 1)
-            law = sp.sgd_l2_relaxation(r0, eta, lam, grad_norm, k)
+            law = sph.sgd_l2_relaxation(r0, eta, lam, grad_norm, k)
             label = f"η = {eta:g}, λ = {lam:g}" if i == 0 else None
             left.plot(eta * lam * k, run.radius ** 4 / eq.radius_fourth_power, ls=style, color=color, lw=2.2,
                       label=label)
@@ -166,34 +122,25 @@ def relaxation(grad_norm=1.0, dimension=32, momentum=0.9, n_seeds=20, seed=0):
              title="(a) SGD + L2: the curves collapse in ηλk")
     left.legend(loc="upper right")
     eta, lam = 0.1, 1e-3
-    eq = sp.sgdm_l2_equilibrium(eta, lam, momentum, grad_norm)
-    tau = sp.sgdm_l2_relaxation_steps(eta, lam, momentum)
+    eq = sph.sgdm_l2_equilibrium(eta, lam, momentum, grad_norm)
+    tau = sph.sgdm_l2_relaxation_steps(eta, lam, momentum)
     n = int(6 * tau)
     r0 = (0.1 * eq.radius_fourth_power) ** 0.25
     x0 = np.full(dimension, r0 / math.sqrt(dimension))
     rng = np.random.default_rng(seed)
-    runs = np.array([sp.simulate(sp.SGD(eta, momentum, lam), sp.RandomLinearLoss.stream(dimension, grad_norm, seed=rng),
+    runs = np.array([sph.simulate(sph.SGD(eta, momentum, lam), sph.RandomLinearLoss.stream(dimension, grad_norm, seed=rng),
                                  x0, n).radius ** 4 for _ in range(n_seeds)])
     k = np.arange(n + 1)
     for run in runs:
         right.plot(k / tau, run / eq.radius_fourth_power, color=COLORS[2], lw=0.4, alpha=0.5)
     right.plot(k / tau, runs.mean(axis=0) / eq.radius_fourth_power, color=COLORS[2], lw=2, label=f"mean of {n_seeds}")
-    law = eq.radius_fourth_power + (r0 ** 4 - eq.radius_fourth_power) * np.exp(-k / tau)
+    law = sph.sgdm_l2_relaxation(r0, eta, lam, momentum, grad_norm, k)
     right.plot(k / tau, law / eq.radius_fourth_power, "--", color="k", lw=1, label=r"$e^{-k/\tau}$ law")
     right.axhline(1.0, color="k", ls=":", lw=1, label="equilibrium (B3)")
     right.set(xlabel=r"$k/\tau$, $\tau = (1-\gamma)/(4\eta\lambda)$", ylabel=r"$r_k^4 / r_*^4$",
               title=f"(b) SGD-M + L2, γ = {momentum:g}")
     right.legend(loc="lower right")
     return fig
-
-
-def collapse_run(n_steps=6000, dimension=8, learning_rate=0.1, weight_decay=0.01, seed=0):
-    """The run of :func:`periodic_collapse`: the loss and the trajectory."""
-    rng = np.random.default_rng(seed)
-    Q = haar_orthogonal(dimension, seed=rng)
-    loss = sp.RayleighLoss(Q @ np.diag(np.linspace(0.0, 1.0, dimension)) @ Q.T)
-    return loss, sp.simulate(sp.SGD(learning_rate, weight_decay=weight_decay), loss, rng.standard_normal(dimension),
-                             n_steps)
 
 
 @figure("spherical.periodic_collapse", "003_88ab5e35ef08af19.txt Eq 3.25 with weight decay (Lobacheva et al. 2021)",
@@ -203,11 +150,11 @@ def collapse_run(n_steps=6000, dimension=8, learning_rate=0.1, weight_decay=0.01
         "stability threshold 2/(λ_max − λ_min) of the minimum on the sphere (dotted); a gradient burst then "
         "inflates the norm (Pythagorean growth) and the cycle repeats.")
 def periodic_collapse(n_steps=6000, dimension=8, learning_rate=0.1, weight_decay=0.01, seed=0):
-    loss, run = collapse_run(n_steps, dimension, learning_rate, weight_decay, seed)
+    loss, run = sph.collapse_run(n_steps, dimension, learning_rate, weight_decay, seed)
     fig, axes = new_figure(3, 1, width=7.0, height=6.6, sharex=True)
     k = run.steps
     axes[0].plot(k, run.radius, color=COLORS[0], label=r"$\|x_k\|$")
-    axes[0].plot(k, run.radius[0] * (1 - learning_rate * weight_decay) ** k, "--", color="k", lw=0.8,
+    axes[0].plot(k, sph.sgd_l2_collapse_radius(run.radius[0], learning_rate, weight_decay, k), "--", color="k", lw=0.8,
                  label=r"$\|x_0\|(1-\eta\lambda)^k$")
     axes[0].set(yscale="log", ylabel=r"norm $\|x_k\|$", ylim=(0.5 * run.radius.min(), 2 * run.radius.max()),
                 title="(a) norm")

@@ -9,24 +9,25 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dynamics import spherical as sp
+import dynamics.spherical as sph
+from dynamics.numerics import haar_orthogonal
 from extremes import check_extreme_case  # tests/extremes.py (tests/ is on sys.path under pytest)
 
 OPTIMIZER_FACTORIES = {
-    "SGD": lambda lr: sp.SGD(lr), "SGDM": lambda lr: sp.SGDM(lr, momentum=0.9), "SGDMRT": lambda lr: sp.SGDMRT(lr),
-    "Adam": lambda lr: sp.Adam(lr), "AdamW": lambda lr: sp.AdamW(lr), "AdaGrad": lambda lr: sp.AdaGrad(lr),
-    "AdaGradG": lambda lr: sp.AdaGradG(lr, 0.9, 1.0), "AdamS": lambda lr: sp.AdamS(lr),
-    "AdamST": lambda lr: sp.AdamST(lr), "AdamSRT": lambda lr: sp.AdamSRT(lr), "AdamG": lambda lr: sp.AdamG(lr)}
+    "SGD": lambda lr: sph.SGD(lr), "SGDM": lambda lr: sph.SGDM(lr, momentum=0.9), "SGDMRT": lambda lr: sph.SGDMRT(lr),
+    "Adam": lambda lr: sph.Adam(lr), "AdamW": lambda lr: sph.AdamW(lr), "AdaGrad": lambda lr: sph.AdaGrad(lr),
+    "AdaGradG": lambda lr: sph.AdaGradG(lr, 0.9, 1.0), "AdamS": lambda lr: sph.AdamS(lr),
+    "AdamST": lambda lr: sph.AdamST(lr), "AdamSRT": lambda lr: sph.AdamSRT(lr), "AdamG": lambda lr: sph.AdamG(lr)}
 
 
 def _losses(d=8, seed=0):
     rng = np.random.default_rng(seed)
     A = rng.standard_normal((d, d))
-    return {"rayleigh": sp.RayleighLoss(A + A.T, noise_std=0.3, seed=1),
-            "linear": sp.RandomLinearLoss.stream(d, seed=2),
-            "linear table": sp.RandomLinearLoss(rng.standard_normal((5, d)), grad_norm=[1.0, 2.0]),
-            "bn": sp.BNLinearProbe(rng.standard_normal((2, 6, d)), np.sign(rng.standard_normal((2, 6)))),
-            "wn": sp.WNLogistic(rng.standard_normal((10, d)), np.sign(rng.standard_normal(10)), 2.0)}
+    return {"rayleigh": sph.RayleighLoss(A + A.T, noise_std=0.3, seed=1),
+            "linear": sph.RandomLinearLoss.stream(d, seed=2),
+            "linear table": sph.RandomLinearLoss(rng.standard_normal((5, d)), grad_norm=[1.0, 2.0]),
+            "bn": sph.BNLinearProbe(rng.standard_normal((2, 6, d)), np.sign(rng.standard_normal((2, 6)))),
+            "wn": sph.WNLogistic(rng.standard_normal((10, d)), np.sign(rng.standard_normal(10)), 2.0)}
 
 
 # ------------------------------------------------------------------ bad input names the parameter
@@ -37,7 +38,7 @@ def test_optimizers_reject_bad_learning_rate(name, bad):
         OPTIMIZER_FACTORIES[name](bad)
 
 
-@pytest.mark.parametrize("cls", [sp.SGD, sp.Adam, sp.AdamW, sp.AdaGrad, sp.AdamS, sp.AdamST, sp.AdamSRT])
+@pytest.mark.parametrize("cls", [sph.SGD, sph.Adam, sph.AdamW, sph.AdaGrad, sph.AdamS, sph.AdamST, sph.AdamSRT])
 def test_optimizers_reject_negative_weight_decay(cls):
     with pytest.raises(ValueError, match="weight_decay must be >= 0, got -0.01"):
         cls(0.1, weight_decay=-0.01)
@@ -45,10 +46,10 @@ def test_optimizers_reject_negative_weight_decay(cls):
 
 @pytest.mark.parametrize("momentum", [-0.1, 1.0, 1.5])
 def test_momentum_outside_unit_interval(momentum):
-    for make in (lambda: sp.SGD(0.1, momentum=momentum), lambda: sp.SGDMRT(0.1, momentum=momentum),
-                 lambda: sp.sgdm_l2_equilibrium(0.1, 1e-3, momentum, 1.0),
-                 lambda: sp.sgdm_l2_relaxation_steps(0.1, 1e-3, momentum),
-                 lambda: sp.li_arora_equivalent(0.1, 1e-3, momentum, [1.0, 0.0])):
+    for make in (lambda: sph.SGD(0.1, momentum=momentum), lambda: sph.SGDMRT(0.1, momentum=momentum),
+                 lambda: sph.sgdm_l2_equilibrium(0.1, 1e-3, momentum, 1.0),
+                 lambda: sph.sgdm_l2_relaxation_steps(0.1, 1e-3, momentum),
+                 lambda: sph.li_arora_equivalent(0.1, 1e-3, momentum, [1.0, 0.0])):
         with pytest.raises(ValueError, match=r"momentum must be in \[0, 1\)"):
             make()
 
@@ -62,11 +63,11 @@ def test_zero_vector_is_not_a_radially_invariant_weight(name):
 
 def test_zero_vector_everywhere():
     zero = np.zeros(3)
-    for call in (lambda: sp.spherical_step(zero, np.ones(3), 1.0, 0.1), lambda: sp.angle_between(zero, np.ones(3)),
-                 lambda: sp.tangential(np.ones(3), zero), lambda: sp.transport_T(np.ones(3), zero, np.ones(3)),
-                 lambda: sp.transport_RT(np.ones(3), np.ones(3), zero),
-                 lambda: sp.li_arora_equivalent(0.1, 1e-3, 0.9, zero),
-                 lambda: sp.simulate(sp.SGD(0.1), sp.RandomLinearLoss.stream(3, seed=0), zero, 10)):
+    for call in (lambda: sph.spherical_step(zero, np.ones(3), 1.0, 0.1), lambda: sph.angle_between(zero, np.ones(3)),
+                 lambda: sph.tangential(np.ones(3), zero), lambda: sph.transport_T(np.ones(3), zero, np.ones(3)),
+                 lambda: sph.transport_RT(np.ones(3), np.ones(3), zero),
+                 lambda: sph.li_arora_equivalent(0.1, 1e-3, 0.9, zero),
+                 lambda: sph.simulate(sph.SGD(0.1), sph.RandomLinearLoss.stream(3, seed=0), zero, 10)):
         with pytest.raises(ValueError, match="must be a nonzero vector"):
             call()
     for loss in _losses(3).values():
@@ -75,25 +76,38 @@ def test_zero_vector_everywhere():
 
 
 def test_closed_forms_reject_bad_parameters():
-    cases = [(lambda: sp.sgd_l2_equilibrium(0.0, 1e-3, 1.0), "learning_rate must be > 0"),
-             (lambda: sp.sgd_l2_equilibrium(0.1, -1e-3, 1.0), "weight_decay must be > 0"),
-             (lambda: sp.sgd_l2_equilibrium(0.1, 0.0, 1.0), "weight_decay must be > 0"),
-             (lambda: sp.sgd_l2_equilibrium(0.1, 1e-3, 0.0), "grad_norm must be > 0"),
-             (lambda: sp.sgd_l2_equilibrium(2.0, 0.6, 1.0), "learning_rate \\* weight_decay must be < 1"),
-             (lambda: sp.effective_lr_bounds_sgd(-0.1, 1.0, 0.5, 1.0, 3), "learning_rate must be > 0"),
-             (lambda: sp.effective_lr_bounds_sgd(0.1, 0.0, 0.5, 1.0, 3), "r0 must be > 0"),
-             (lambda: sp.effective_lr_bounds_sgd(0.1, 1.0, 2.0, 1.0, 3), "g_min must be <= g_max"),
-             (lambda: sp.effective_lr_bounds_sgd(0.1, 1.0, 0.5, 1.0, -1), "steps must be an integer >= 0"),
-             (lambda: sp.effective_lr_bounds_sgd(0.1, 1.0, 0.5, 1.0, [1.5]), "steps must hold integer"),
-             (lambda: sp.sgd_l2_invariant_interval(0.1, 1e-3, 1e-3, 1.0), "g_min and g_max"),
-             (lambda: sp.sgd_radius_sequence(1.0, 0.1, [1.0], weight_decay=-1.0), "weight_decay must be >= 0"),
-             (lambda: sp.sgd_lambda0_sandwich(1.0, [0.1, 0.2], [1.0]), "learning_rates must be a float or have shape"),
-             (lambda: sp.adam_nu([1.0], [1.0, 2.0], 4), "radii must have the shape"),
-             (lambda: sp.adam_nu([1.0], [1.0], 4, betas=(1.0, 0.9)), r"betas\[0\] must be in \[0, 1\)"),
-             (lambda: sp.theorem4_adagradg_params(0.1, 20.0, 1.0), "learning_rate \\* weight_decay must be < 1"),
-             (lambda: sp.li_arora_equivalent(0.5, 0.5, 0.9, [1.0]), "complex roots"),
-             (lambda: sp.exponential_lr_schedule(0.1, 1e-3)(10 ** 7), "overflows float64"),
-             (lambda: sp.adam_srt_b5_radius(1.0, 0.1, 0, 3), "dimension must be an integer >= 1")]
+    cases = [(lambda: sph.sgd_l2_equilibrium(0.0, 1e-3, 1.0), "learning_rate must be > 0"),
+             (lambda: sph.sgd_l2_equilibrium(0.1, -1e-3, 1.0), "weight_decay must be > 0"),
+             (lambda: sph.sgd_l2_equilibrium(0.1, 0.0, 1.0), "weight_decay must be > 0"),
+             (lambda: sph.sgd_l2_equilibrium(0.1, 1e-3, 0.0), "grad_norm must be > 0"),
+             (lambda: sph.sgd_l2_equilibrium(2.0, 0.6, 1.0), "learning_rate \\* weight_decay must be < 1"),
+             (lambda: sph.effective_lr_bounds_sgd(-0.1, 1.0, 0.5, 1.0, 3), "learning_rate must be > 0"),
+             (lambda: sph.effective_lr_bounds_sgd(0.1, 0.0, 0.5, 1.0, 3), "r0 must be > 0"),
+             (lambda: sph.effective_lr_bounds_sgd(0.1, 1.0, 2.0, 1.0, 3), "g_min must be <= g_max"),
+             (lambda: sph.effective_lr_bounds_sgd(0.1, 1.0, 0.5, 1.0, -1), "steps must be an integer >= 0"),
+             (lambda: sph.effective_lr_bounds_sgd(0.1, 1.0, 0.5, 1.0, [1.5]), "steps must hold integer"),
+             (lambda: sph.sgd_l2_invariant_interval(0.1, 1e-3, 1e-3, 1.0), "g_min and g_max"),
+             (lambda: sph.sgd_radius_sequence(1.0, 0.1, [1.0], weight_decay=-1.0), "weight_decay must be >= 0"),
+             (lambda: sph.sgd_lambda0_sandwich(1.0, [0.1, 0.2], [1.0]), "learning_rates must be a float or have shape"),
+             (lambda: sph.adam_nu([1.0], [1.0, 2.0], 4), "radii must have the shape"),
+             (lambda: sph.adam_nu([1.0], [1.0], 4, betas=(1.0, 0.9)), r"betas\[0\] must be in \[0, 1\)"),
+             (lambda: sph.adagradg_equivalent_params(0.1, 20.0, 1.0), "learning_rate \\* weight_decay must be < 1"),
+             (lambda: sph.li_arora_equivalent(0.5, 0.5, 0.9, [1.0]), "complex roots"),
+             (lambda: sph.exponential_lr_schedule(0.1, 1e-3)(10 ** 7), "overflows float64"),
+             (lambda: sph.adam_srt_radius(1.0, 0.1, 0, 3), "dimension must be an integer >= 1"),
+             (lambda: sph.adam_srt_radius_law(1.0, 0.1, 4, 0.0, 3), "grad_norm must be > 0"),
+             (lambda: sph.sgd_effective_lr(0.1, [1.0, 0.0]), "radius_fourth_power must be"),
+             (lambda: sph.sgd_effective_lr(2.0, 1.0, weight_decay=0.6), "learning_rate \\* weight_decay must be < 1"),
+             (lambda: sph.sgd_l2_relaxation_law(1.0, 0.1, 0.0, 1.0, 3), "weight_decay must be > 0"),
+             (lambda: sph.sgdm_l2_relaxation(1.0, 0.1, 1e-3, 1.0, 1.0, 3), r"momentum must be in \[0, 1\)"),
+             (lambda: sph.sgdm_l2_relaxation(0.0, 0.1, 1e-3, 0.9, 1.0, 3), "r0 must be > 0"),
+             (lambda: sph.sgd_l2_collapse_radius(1.0, 0.1, -1.0, 3), "weight_decay must be >= 0"),
+             (lambda: sph.sgd_l2_collapse_radius(1.0, 0.1, 1e-3, -1), "steps must be an integer >= 0"),
+             (lambda: sph.adagrad_matched_learning_rate(0.1, 0.0, 4), "grad_norm must be > 0"),
+             (lambda: sph.adagrad_matched_learning_rate(0.1, 1.0, 0), "dimension must be an integer >= 1"),
+             (lambda: sph.optimizer_runs(n_steps=2, r0=0.0), "r0 must be > 0"),
+             (lambda: sph.adagradg_vs_sgd_runs(n_steps=2, n_groups=0), "n_groups must be an integer >= 1"),
+             (lambda: sph.collapse_run(n_steps=2, dimension=0), "dimension must be an integer >= 1")]
     for call, message in cases:
         with pytest.raises(ValueError, match=message):
             call()
@@ -101,25 +115,25 @@ def test_closed_forms_reject_bad_parameters():
 
 def test_optimizer_specific_bad_input():
     with pytest.raises(ValueError, match="eps must be >= 0"):
-        sp.Adam(0.1, eps=-1.0)
+        sph.Adam(0.1, eps=-1.0)
     with pytest.raises(ValueError, match=r"betas\[1\] must be in \[0, 1\)"):
-        sp.AdamSRT(0.1, betas=(0.9, 1.0))
+        sph.AdamSRT(0.1, betas=(0.9, 1.0))
     with pytest.raises(TypeError, match="betas must be a pair"):
-        sp.AdamS(0.1, betas=0.9)
+        sph.AdamS(0.1, betas=0.9)
     with pytest.raises(ValueError, match="v0 must be > 0"):
-        sp.AdaGradG(0.1, 0.9, 0.0)
+        sph.AdaGradG(0.1, 0.9, 0.0)
     with pytest.raises(ValueError, match="x must be a unit vector for AdaGradG"):
-        sp.AdaGradG(0.1, 0.9, 1.0).step(np.array([2.0, 0.0]), np.array([0.0, 1.0]))
+        sph.AdaGradG(0.1, 0.9, 1.0).step(np.array([2.0, 0.0]), np.array([0.0, 1.0]))
     with pytest.raises(ValueError, match=r"learning_rate\(1\) must be a finite float > 0"):
-        opt = sp.SGD(lambda k: 0.1 if k == 0 else -1.0)
+        opt = sph.SGD(lambda k: 0.1 if k == 0 else -1.0)
         opt.step(opt.step(np.ones(2), np.array([1.0, -1.0])), np.array([1.0, -1.0]))
     with pytest.raises(ValueError, match="grad must have the shape of x"):
-        sp.SGD(0.1).step(np.ones(3), np.ones(2))
+        sph.SGD(0.1).step(np.ones(3), np.ones(2))
     with pytest.raises(ValueError, match="eps: with eps = 0 the second moment is 0"):
-        sp.Adam(0.1).step(np.array([1.0, 0.0]), np.array([0.0, 1.0]))
+        sph.Adam(0.1).step(np.array([1.0, 0.0]), np.array([0.0, 1.0]))
     with pytest.raises(ValueError, match="learning_rate \\* weight_decay must be < 1 for AdamW"):
-        sp.AdamW(1.0, weight_decay=2.0, eps=1e-8).step(np.ones(2), np.array([1.0, -1.0]))
-    opt = sp.SGD(0.1, momentum=0.5)
+        sph.AdamW(1.0, weight_decay=2.0, eps=1e-8).step(np.ones(2), np.array([1.0, -1.0]))
+    opt = sph.SGD(0.1, momentum=0.5)
     opt.step(np.ones(3), np.ones(3))
     with pytest.raises(ValueError, match="call reset"):
         opt.step(np.ones(2), np.ones(2))
@@ -128,51 +142,51 @@ def test_optimizer_specific_bad_input():
 def test_spherical_step_bad_input_and_h1():
     x = np.array([1.0, 0.0])
     with pytest.raises(ValueError, match="b must be strictly positive"):
-        sp.spherical_step(x, [1.0, 1.0], [1.0, 0.0], 0.1)
+        sph.spherical_step(x, [1.0, 1.0], [1.0, 0.0], 0.1)
     with pytest.raises(ValueError, match="b must be > 0"):
-        sp.spherical_step(x, [1.0, 1.0], -1.0, 0.1)
+        sph.spherical_step(x, [1.0, 1.0], -1.0, 0.1)
     with pytest.raises(ValueError, match=r"\(H1\)"):
-        sp.spherical_step(x, [20.0, 0.0], 1.0, 0.1)  # the step overshoots the origin along u
+        sph.spherical_step(x, [20.0, 0.0], 1.0, 0.1)  # the step overshoots the origin along u
     with pytest.raises(ValueError, match="a must have the shape of x"):
-        sp.spherical_step(x, [1.0], 1.0, 0.1)
+        sph.spherical_step(x, [1.0], 1.0, 0.1)
 
 
 def test_simulate_bad_input():
-    loss = sp.RandomLinearLoss.stream(4, seed=0)
+    loss = sph.RandomLinearLoss.stream(4, seed=0)
     with pytest.raises(ValueError, match="x0 must have shape"):
-        sp.simulate(sp.SGD(0.1), loss, np.ones(3), 5)
+        sph.simulate(sph.SGD(0.1), loss, np.ones(3), 5)
     with pytest.raises(ValueError, match="n_steps must be an integer >= 0"):
-        sp.simulate(sp.SGD(0.1), loss, np.ones(4), -1)
+        sph.simulate(sph.SGD(0.1), loss, np.ones(4), -1)
     with pytest.raises(ValueError, match="engine must be one of"):
-        sp.simulate(sp.SGD(0.1), loss, np.ones(4), 5, engine="jax")
+        sph.simulate(sph.SGD(0.1), loss, np.ones(4), 5, engine="jax")
     with pytest.raises(TypeError, match="optimizer must be"):
-        sp.simulate(object(), loss, np.ones(4), 5)
+        sph.simulate(object(), loss, np.ones(4), 5)
     with pytest.raises(ValueError, match=r"\(H1\)"):
-        sp.simulate(sp.SGD(10.0, weight_decay=0.5), loss, np.ones(4), 5)
+        sph.simulate(sph.SGD(10.0, weight_decay=0.5), loss, np.ones(4), 5)
     with pytest.raises(ValueError, match="x0 must be a unit vector for AdaGradG"):
-        sp.simulate(sp.AdaGradG(0.1, 0.9, 1.0), loss, np.ones(4), 5)
+        sph.simulate(sph.AdaGradG(0.1, 0.9, 1.0), loss, np.ones(4), 5)
 
 
 def test_losses_bad_input():
     with pytest.raises(ValueError, match="H must be symmetric"):
-        sp.RayleighLoss([[1.0, 2.0], [0.0, 1.0]])
+        sph.RayleighLoss([[1.0, 2.0], [0.0, 1.0]])
     with pytest.raises(ValueError, match="noise_std must be >= 0"):
-        sp.RayleighLoss(np.eye(2), noise_std=-1.0)
+        sph.RayleighLoss(np.eye(2), noise_std=-1.0)
     with pytest.raises(ValueError, match="grad_norm must be > 0"):
-        sp.RandomLinearLoss(np.ones((2, 3)), grad_norm=0.0)
+        sph.RandomLinearLoss(np.ones((2, 3)), grad_norm=0.0)
     with pytest.raises(ValueError, match="targets must hold labels"):
-        sp.BNLinearProbe(np.ones((3, 2)), [1.0, 0.0, 1.0])
+        sph.BNLinearProbe(np.ones((3, 2)), [1.0, 0.0, 1.0])
     with pytest.raises(ValueError, match="the batch variance of S x is 0"):
-        sp.BNLinearProbe(np.ones((3, 2)), [1.0, -1.0, 1.0]).grad([1.0, 0.5])
+        sph.BNLinearProbe(np.ones((3, 2)), [1.0, -1.0, 1.0]).grad([1.0, 0.5])
     with pytest.raises(ValueError, match="gamma must be > 0"):
-        sp.WNLogistic(np.ones((2, 2)), [1.0, -1.0], 0.0)
+        sph.WNLogistic(np.ones((2, 2)), [1.0, -1.0], 0.0)
     with pytest.raises(ValueError, match="k must be an integer >= 0"):
-        sp.RandomLinearLoss.stream(3, seed=0).grad(np.ones(3), k=-1)
+        sph.RandomLinearLoss.stream(3, seed=0).grad(np.ones(3), k=-1)
 
 
 # ------------------------------------------------------------------ limits and special cases
 def test_bounds_at_step_zero_and_large_steps():
-    bounds = sp.effective_lr_bounds_sgd(0.3, 2.0, 0.5, 1.5, [0, 1, 10 ** 8])
+    bounds = sph.effective_lr_bounds_sgd(0.3, 2.0, 0.5, 1.5, [0, 1, 10 ** 8])
     assert bounds.lower[0] == bounds.upper[0] == pytest.approx(0.3 / 4.0, rel=1e-15)
     assert np.all(bounds.lower <= bounds.upper)
     k = 10 ** 8  # √k η^e within [1/(√2 G), 1/(√2 g_min)] asymptotically
@@ -182,45 +196,84 @@ def test_bounds_at_step_zero_and_large_steps():
 
 def test_sgdm_equilibrium_at_zero_momentum_is_the_leading_order_of_sgd():
     for eta, lam in ((0.1, 1e-3), (0.5, 0.01), (1e-3, 1e-5)):
-        exact, leading = sp.sgd_l2_equilibrium(eta, lam, 2.0), sp.sgdm_l2_equilibrium(eta, lam, 0.0, 2.0)
+        exact, leading = sph.sgd_l2_equilibrium(eta, lam, 2.0), sph.sgdm_l2_equilibrium(eta, lam, 0.0, 2.0)
         for a, b in zip(exact, leading):
             assert abs(a / b - 1) <= eta * lam  # they differ by O(ηλ)
         assert exact.radius == pytest.approx(exact.radius_fourth_power ** 0.25)
 
 
 def test_relaxation_limits_and_map_fixed_point():
-    eq = sp.sgd_l2_equilibrium(0.1, 1e-3, 1.5)
-    assert sp.sgd_l2_relaxation(2.0, 0.1, 1e-3, 1.5, 0) == pytest.approx(16.0)
-    assert sp.sgd_l2_relaxation(2.0, 0.1, 1e-3, 1.5, 10 ** 7) == pytest.approx(eq.radius_fourth_power, rel=1e-12)
+    eq = sph.sgd_l2_equilibrium(0.1, 1e-3, 1.5)
+    assert sph.sgd_l2_relaxation(2.0, 0.1, 1e-3, 1.5, 0) == pytest.approx(16.0)
+    assert sph.sgd_l2_relaxation(2.0, 0.1, 1e-3, 1.5, 10 ** 7) == pytest.approx(eq.radius_fourth_power, rel=1e-12)
     s_star = math.sqrt(eq.radius_fourth_power)
-    assert sp.sgd_l2_radius_map(s_star, 0.1, 1e-3, 1.5) == pytest.approx(s_star, rel=1e-14)
+    assert sph.sgd_l2_radius_map(s_star, 0.1, 1e-3, 1.5) == pytest.approx(s_star, rel=1e-14)
     assert math.cos(eq.angle) == pytest.approx(1 - 0.1 * 1e-3, rel=1e-15)
 
 
 def test_equivalences_reduce_at_zero_momentum_and_zero_decay():
     x0 = np.array([3.0, 4.0])
-    eq = sp.li_arora_equivalent(0.05, 1e-3, 0.0, x0)
-    schedule = sp.exponential_lr_schedule(0.05, 1e-3)
+    eq = sph.li_arora_equivalent(0.05, 1e-3, 0.0, x0)
+    schedule = sph.exponential_lr_schedule(0.05, 1e-3)
     assert eq.alpha == pytest.approx(1 - 0.05 * 1e-3, rel=1e-15)
     assert np.allclose(eq.schedule(np.arange(10)), schedule(np.arange(10)), rtol=1e-13)
     assert np.allclose(eq.initial_buffer, -1e-3 * x0 / (1 - 0.05e-3), rtol=1e-12)  # −(1−α)x₀/(ηα) = −λx₀/(1−ηλ)
-    params = sp.theorem4_adagradg_params(0.1, 0.0, 2.0)
+    params = sph.adagradg_equivalent_params(0.1, 0.0, 2.0)
     assert np.allclose(params, (1.0, 1 / math.sqrt(2), 16.0 / (2 * 0.01)), rtol=1e-14)
-    assert sp.exponential_lr_schedule(0.1, 0.0)(5) == 0.1
+    assert sph.exponential_lr_schedule(0.1, 0.0)(5) == 0.1
 
 
 def test_nu_reduces_to_the_first_step_and_R_form_without_radius_change():
     g, r = np.array([2.0, 1.0, 3.0]), np.full(3, 1.7)
     # with a constant radius the rescaled and the plain second moments coincide
-    assert np.allclose(sp.adam_nu(g, r, 5, weight_decay=0.2), sp.adam_nu_R(g, r, 5, weight_decay=0.2), rtol=1e-14)
-    assert sp.adam_nu([2.0], [3.0], 4)[0] == pytest.approx(1.0)
+    assert np.allclose(sph.adam_nu(g, r, 5, weight_decay=0.2), sph.adam_nu_R(g, r, 5, weight_decay=0.2), rtol=1e-14)
+    assert sph.adam_nu([2.0], [3.0], 4)[0] == pytest.approx(1.0)
+
+
+def test_effective_learning_rate_laws_match_their_definitions():
+    """The radius laws give η^e from the radius they predict: η/((1−ηλ)r²) for SGD + L2 (Table 3.1), η√d/(G r) for
+    Adam w/o (abc) (B5); the collapse law is r₀(1−ηλ)^k; the SGD-M relaxation starts at r₀⁴ and ends at r*⁴."""
+    k = np.arange(0, 5000, 250)
+    law = sph.sgd_l2_relaxation_law(1.5, 0.1, 1e-3, 2.0, k)
+    assert np.allclose(law.radius ** 4, sph.sgd_l2_relaxation(1.5, 0.1, 1e-3, 2.0, k), rtol=1e-14)
+    assert np.allclose(law.effective_learning_rate, 0.1 / ((1 - 1e-4) * law.radius ** 2), rtol=1e-14)
+    assert sph.sgd_effective_lr(0.1, 16.0) == 0.1 / 4.0
+    eq = sph.sgd_l2_equilibrium(0.1, 1e-3, 2.0)
+    assert sph.sgd_effective_lr(0.1, eq.radius_fourth_power, 1e-3) == pytest.approx(eq.effective_learning_rate,
+                                                                                   rel=1e-14)
+    b5 = sph.adam_srt_radius_law(1.0, 0.01, 64, 2.0, k)
+    assert np.allclose(b5.radius, sph.adam_srt_radius(1.0, 0.01, 64, k), rtol=0)
+    assert np.allclose(b5.effective_learning_rate, 0.01 * 8 / (2.0 * b5.radius), rtol=1e-15)
+    assert np.allclose(sph.sgd_l2_collapse_radius(3.0, 0.1, 0.01, k), 3.0 * 0.999 ** k, rtol=1e-13)
+    eq_m = sph.sgdm_l2_equilibrium(0.1, 1e-3, 0.9, 2.0)
+    assert sph.sgdm_l2_relaxation(1.0, 0.1, 1e-3, 0.9, 2.0, 0) == pytest.approx(1.0, rel=1e-14)
+    assert sph.sgdm_l2_relaxation(1.0, 0.1, 1e-3, 0.9, 2.0, 10 ** 6) == pytest.approx(eq_m.radius_fourth_power,
+                                                                                     rel=1e-14)
+    assert sph.adagrad_matched_learning_rate(0.1, 3.0, 9) == pytest.approx(0.1, rel=1e-15)
+
+
+def test_setups_are_seeded_and_share_their_set_up():
+    runs = sph.optimizer_runs(n_steps=50, dimension=6, seed=3)
+    again = sph.optimizer_runs(n_steps=50, dimension=6, seed=3)
+    assert list(runs) == ["SGD", "SGD + L2", "SGD-M + L2", "Adam", "Adam w/o (a)", "Adam w/o (ab)",
+                          "Adam w/o (abc), β₁ = 0"]
+    assert all(np.array_equal(runs[name].trajectory.radius, again[name].trajectory.radius) for name in runs)
+    sgd, agg, ag = sph.adagradg_vs_sgd_runs(n_steps=400, n_groups=1, dimension=9, seed=1)[0]
+    assert max(sph.angle_between(a, b) for a, b in zip(sgd.directions, agg.directions)) < 1e-9
+    rng = np.random.default_rng(5)
+    loss, run = sph.collapse_run(n_steps=100, seed=rng)
+    rng = np.random.default_rng(5)
+    Q = haar_orthogonal(8, seed=rng)
+    reference = sph.simulate(sph.SGD(0.1, weight_decay=0.01), sph.RayleighLoss(Q @ np.diag(np.linspace(0, 1, 8)) @ Q.T),
+                             rng.standard_normal(8), 100)
+    assert np.array_equal(run.radius, reference.radius)
 
 
 def test_order2_radius_is_below_the_exact_radius():
     rng = np.random.default_rng(0)
     g = rng.uniform(0.1, 2.0, 500)
-    exact = sp.sgd_radius_sequence(1.3, 0.2, g, weight_decay=0.01) ** 4
-    order2 = sp.sgd_order2_radius4(1.3, 0.2, g, weight_decay=0.01)
+    exact = sph.sgd_radius_sequence(1.3, 0.2, g, weight_decay=0.01) ** 4
+    order2 = sph.sgd_order2_radius4(1.3, 0.2, g, weight_decay=0.01)
     assert np.all(order2 <= exact * (1 + 1e-14))
     assert order2[0] == exact[0]
 
@@ -247,9 +300,9 @@ def test_spherical_step_reproduces_any_step(d, seed, lr, scalar_b):
     c = r * a if scalar_b else r * a * scale / b
     if 1 - lr / (r * r * scale) * (c @ x / r) <= 0.05:
         with pytest.raises(ValueError, match=r"\(H1\)") if 1 - lr / (r * r * scale) * (c @ x / r) <= 0 else _nothing():
-            sp.spherical_step(x, a, b, lr)
+            sph.spherical_step(x, a, b, lr)
         return
-    step = sp.spherical_step(x, a, b, lr)
+    step = sph.spherical_step(x, a, b, lr)
     assert np.allclose(step.r_next * step.u_next, x_next, rtol=1e-12, atol=1e-12 * np.linalg.norm(x))
     assert abs(np.linalg.norm(step.u_next) - 1) < 1e-14
 
@@ -260,14 +313,14 @@ def test_transport_properties(d, seed):
     rng = np.random.default_rng(seed)
     x_prev, x_new, a = rng.standard_normal(d), rng.standard_normal(d), rng.standard_normal(d)
     u_new = x_new / np.linalg.norm(x_new)
-    T = sp.transport_T(a, x_prev, x_new)
+    T = sph.transport_T(a, x_prev, x_new)
     assert abs(T @ u_new) <= 1e-13 * np.linalg.norm(a)
-    assert np.allclose(sp.rescale_R(T, x_prev, x_new), sp.transport_RT(a, x_prev, x_new), atol=1e-13 * np.linalg.norm(a))
+    assert np.allclose(sph.rescale_R(T, x_prev, x_new), sph.transport_RT(a, x_prev, x_new), atol=1e-13 * np.linalg.norm(a))
     # parallel transport is an isometry on tangent vectors
     u_prev = x_prev / np.linalg.norm(x_prev)
-    v = sp.tangential(a, u_prev)
+    v = sph.tangential(a, u_prev)
     if 1 + u_prev @ u_new > 1e-6:
-        moved = sp.parallel_transport(u_prev, u_new, v)
+        moved = sph.parallel_transport(u_prev, u_new, v)
         assert np.linalg.norm(moved) == pytest.approx(np.linalg.norm(v), rel=1e-12, abs=1e-14)
         assert abs(moved @ u_new) <= 1e-12 * max(np.linalg.norm(v), 1.0)
 
@@ -288,8 +341,8 @@ def test_angle_between_is_accurate_and_symmetric(theta, d):
     u[0] = 1.0
     v = np.zeros(d)
     v[0], v[1] = math.cos(theta), math.sin(theta)
-    assert sp.angle_between(u, 3.0 * v) == pytest.approx(theta, rel=1e-14)
-    assert sp.angle_between(v, u) == pytest.approx(theta, rel=1e-14)
+    assert sph.angle_between(u, 3.0 * v) == pytest.approx(theta, rel=1e-14)
+    assert sph.angle_between(v, u) == pytest.approx(theta, rel=1e-14)
 
 
 # ------------------------------------------------------------------ the compiled loop mirrors the numpy reference
@@ -297,15 +350,15 @@ def test_angle_between_is_accurate_and_symmetric(theta, d):
 def test_numba_loop_matches_numpy_reference(loss_name):
     loss = _losses()[loss_name]
     x0 = np.random.default_rng(5).standard_normal(loss.dimension)
-    optimizers = [sp.SGD(0.05), sp.SGD(lambda k: 0.02 * (1 + 0.01 * k), 0.9, 0.1), sp.SGDMRT(0.02, 0.9, 0.1),
-                  sp.Adam(0.01, weight_decay=0.1), sp.Adam(0.01, eps=1e-8, eps_inside_sqrt=True), sp.AdamW(0.01, weight_decay=0.1),
-                  sp.AdaGrad(0.05, weight_decay=0.01, initial_accumulator=0.1), sp.AdaGradG(0.3, 0.99, 2.0),
-                  sp.AdamS(0.01, weight_decay=0.1), sp.AdamST(0.01, weight_decay=0.1),
-                  sp.AdamSRT(0.01, eps=1e-8, weight_decay=0.1), sp.AdamG(0.01, eps=1e-8)]
+    optimizers = [sph.SGD(0.05), sph.SGD(lambda k: 0.02 * (1 + 0.01 * k), 0.9, 0.1), sph.SGDMRT(0.02, 0.9, 0.1),
+                  sph.Adam(0.01, weight_decay=0.1), sph.Adam(0.01, eps=1e-8, eps_inside_sqrt=True), sph.AdamW(0.01, weight_decay=0.1),
+                  sph.AdaGrad(0.05, weight_decay=0.01, initial_accumulator=0.1), sph.AdaGradG(0.3, 0.99, 2.0),
+                  sph.AdamS(0.01, weight_decay=0.1), sph.AdamST(0.01, weight_decay=0.1),
+                  sph.AdamSRT(0.01, eps=1e-8, weight_decay=0.1), sph.AdamG(0.01, eps=1e-8)]
     for opt in optimizers:
-        start = x0 / np.linalg.norm(x0) if isinstance(opt, sp.AdaGradG) else x0
-        compiled = sp.simulate(opt, loss, start, 60, record_every=7)
-        reference = sp.simulate(opt, loss, start, 60, record_every=7, engine="numpy")
+        start = x0 / np.linalg.norm(x0) if isinstance(opt, sph.AdaGradG) else x0
+        compiled = sph.simulate(opt, loss, start, 60, record_every=7)
+        reference = sph.simulate(opt, loss, start, 60, record_every=7, engine="numpy")
         for field in ("radius", "effective_learning_rate", "sphere_grad_norm", "loss"):
             assert np.allclose(getattr(compiled, field), getattr(reference, field), rtol=1e-11, atol=1e-13), (opt, field)
         assert np.allclose(compiled.angle, reference.angle, rtol=1e-9, atol=1e-14), opt
@@ -315,23 +368,23 @@ def test_numba_loop_matches_numpy_reference(loss_name):
 
 
 def test_simulate_records_and_initial_buffer():
-    loss = sp.RandomLinearLoss.stream(5, seed=3)
-    run = sp.simulate(sp.SGD(0.1), loss, np.ones(5), 10, record_every=4)
+    loss = sph.RandomLinearLoss.stream(5, seed=3)
+    run = sph.simulate(sph.SGD(0.1), loss, np.ones(5), 10, record_every=4)
     assert run.direction_steps.tolist() == [0, 4, 8, 10]
     assert run.radius.shape == (11,) and run.effective_learning_rate.shape == (10,)
-    assert np.allclose(run.final_x, sp.simulate(sp.SGD(0.1), loss, np.ones(5), 10, engine="numpy").final_x)
+    assert np.allclose(run.final_x, sph.simulate(sph.SGD(0.1), loss, np.ones(5), 10, engine="numpy").final_x)
     buffer = np.full(5, 0.3)
-    a = sp.simulate(sp.SGD(0.1, 0.9, initial_buffer=buffer), loss, np.ones(5), 10)
-    b = sp.simulate(sp.SGD(0.1, 0.9, initial_buffer=buffer), loss, np.ones(5), 10, engine="numpy")
-    c = sp.simulate(sp.SGD(0.1, 0.9), loss, np.ones(5), 10)
+    a = sph.simulate(sph.SGD(0.1, 0.9, initial_buffer=buffer), loss, np.ones(5), 10)
+    b = sph.simulate(sph.SGD(0.1, 0.9, initial_buffer=buffer), loss, np.ones(5), 10, engine="numpy")
+    c = sph.simulate(sph.SGD(0.1, 0.9), loss, np.ones(5), 10)
     assert np.allclose(a.radius, b.radius, rtol=1e-13) and not np.allclose(a.radius, c.radius)
 
 
 def test_optimizer_state_names_and_reset():
     x, g = np.array([1.0, 2.0]), np.array([2.0, -1.0])
-    for opt, keys in ((sp.SGD(0.1, 0.9), {"momentum_buffer"}), (sp.Adam(0.1), {"exp_avg", "exp_avg_sq"}),
-                      (sp.AdaGrad(0.1), {"sum"}), (sp.AdaGradG(0.1, 0.9, 1.0), {"v"})):
-        start = x / np.linalg.norm(x) if isinstance(opt, sp.AdaGradG) else x
+    for opt, keys in ((sph.SGD(0.1, 0.9), {"momentum_buffer"}), (sph.Adam(0.1), {"exp_avg", "exp_avg_sq"}),
+                      (sph.AdaGrad(0.1), {"sum"}), (sph.AdaGradG(0.1, 0.9, 1.0), {"v"})):
+        start = x / np.linalg.norm(x) if isinstance(opt, sph.AdaGradG) else x
         out = opt.step(start, g)
         assert keys <= set(opt.state) and opt.state["step"] == 1 and out is not start
         opt.reset()
@@ -340,7 +393,7 @@ def test_optimizer_state_names_and_reset():
 
 
 def test_random_linear_stream_is_shared_and_seeded():
-    a, b = sp.RandomLinearLoss.stream(6, seed=7), sp.RandomLinearLoss.stream(6, seed=7)
+    a, b = sph.RandomLinearLoss.stream(6, seed=7), sph.RandomLinearLoss.stream(6, seed=7)
     x = np.ones(6)
     assert np.array_equal(a.grad(x, 12), b.grad(x, 12))
     assert not np.array_equal(a.grad(x, 12), a.grad(x, 13))
@@ -352,11 +405,11 @@ def test_random_linear_stream_is_shared_and_seeded():
 def test_import_is_light_and_compiles_nothing():
     """Importing the package (on top of the numerics core, which brings numba) takes < 1 s, compiles no kernel and
     does not import torch."""
-    code = ("import sys, time; import dynamics.numerics; t = time.perf_counter(); import dynamics.spherical as sp; "
+    code = ("import sys, time; import dynamics.numerics; t = time.perf_counter(); import dynamics.spherical as sph; "
             "elapsed = time.perf_counter() - t; import numba; "
-            "from dynamics.spherical import _kernels, _closed_forms; from dynamics.numerics.random import fill_normals; "
-            "compiled = [f for f in (_kernels.simulate_kernel, _kernels.loss_grad, _closed_forms._radius_kernel, "
-            "fill_normals) if f.signatures]; "
+            "from dynamics.spherical import _kernels; from dynamics.numerics.random import fill_normals; "
+            "compiled = [f for f in (_kernels.simulate_kernel, _kernels.loss_grad, _kernels.sgd_radius_kernel, "
+            "_kernels.sgd_order2_kernel, fill_normals) if f.signatures]; "
             "print('torch' in sys.modules, compiled, elapsed < 1.0)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")[0]
     assert out == "False [] True", out
@@ -399,7 +452,7 @@ def _exact_bounds(eta, r0, g_min, g_max, k):
 ])
 def test_effective_lr_bounds_at_extreme_scales_are_exact(eta, r0, g_min, g_max):
     steps = np.array([0, 1, 2, 10, 1000])
-    bounds = sp.effective_lr_bounds_sgd(eta, r0, g_min, g_max, steps)
+    bounds = sph.effective_lr_bounds_sgd(eta, r0, g_min, g_max, steps)
     for k, lower, upper in zip(steps, bounds.lower, bounds.upper):
         exact_lower, exact_upper = _exact_bounds(eta, r0, g_min, g_max, k)
         assert lower == pytest.approx(exact_lower, rel=1e-12, abs=0.0)
@@ -408,23 +461,23 @@ def test_effective_lr_bounds_at_extreme_scales_are_exact(eta, r0, g_min, g_max):
 
 SPHERICAL_EXTREMES = [
     # (call, expected value or the words of the ValueError)
-    (lambda: sp.sgd_radius_sequence(1e-300, 1.0, [1.0]).tolist(), [1e-300, 1e300]),
-    (lambda: sp.sgd_radius_sequence(5.976568871996041e-259, 1.0, [0.0]).tolist(), [5.976568871996041e-259] * 2),
-    (lambda: sp.sgd_radius_sequence(1e-310, 1.0, [1.0]), "radius"),
-    (lambda: sp.theorem4_adagradg_params(1.0, 0.0, 1.157920892373162e77).v0, 2.0 ** 1023),
-    (lambda: sp.theorem4_adagradg_params(1e-160, 0.0, 1e-100).v0, 5e-81),
-    (lambda: sp.theorem4_adagradg_params(3.654850781893221e-228, 0.0, 1.0), "v0"),
-    (lambda: sp.sgd_lambda0_sandwich(1.157920892373162e77, [], []), "r0"),
+    (lambda: sph.sgd_radius_sequence(1e-300, 1.0, [1.0]).tolist(), [1e-300, 1e300]),
+    (lambda: sph.sgd_radius_sequence(5.976568871996041e-259, 1.0, [0.0]).tolist(), [5.976568871996041e-259] * 2),
+    (lambda: sph.sgd_radius_sequence(1e-310, 1.0, [1.0]), "radius"),
+    (lambda: sph.adagradg_equivalent_params(1.0, 0.0, 1.157920892373162e77).v0, 2.0 ** 1023),
+    (lambda: sph.adagradg_equivalent_params(1e-160, 0.0, 1e-100).v0, 5e-81),
+    (lambda: sph.adagradg_equivalent_params(3.654850781893221e-228, 0.0, 1.0), "v0"),
+    (lambda: sph.sgd_lambda0_sandwich(1.157920892373162e77, [], []), "r0"),
     # (η²g²)² = 1e320 overflowed although (η²g²)²/P0 = 1e120 does not
-    (lambda: sp.sgd_lambda0_sandwich(1e50, 1.0, [1e80]).upper[-1], 1e200 + 2e160 + 1e120),
-    (lambda: sp.sgd_order2_radius4(1.157920892373162e77, 1.0, []), "r0"),
+    (lambda: sph.sgd_lambda0_sandwich(1e50, 1.0, [1e80]).upper[-1], 1e200 + 2e160 + 1e120),
+    (lambda: sph.sgd_order2_radius4(1.157920892373162e77, 1.0, []), "r0"),
     # (ηg)² = 1e320 overflowed although 2ρη²g² = 2e300 does not (ρ = (1 − ηλ)² = 1e-20)
-    (lambda: sp.sgd_order2_radius4(1.0, 1e200, [1e-40], weight_decay=(1.0 - 1e-10) / 1e200)[-1],
+    (lambda: sph.sgd_order2_radius4(1.0, 1e200, [1e-40], weight_decay=(1.0 - 1e-10) / 1e200)[-1],
      (lambda d: d ** 4 + 2.0 * (d * 1e160) ** 2)(1.0 - 1e200 * ((1.0 - 1e-10) / 1e200))),
-    (lambda: sp.sgd_l2_relaxation(1.157920892373162e77, 1.0, 0.5, 1.0, [1000]).tolist(), [4.0 / 3.0]),
-    (lambda: sp.sgd_l2_relaxation(1.157920892373162e77, 1.0, 0.5, 1.0, [0]), "r0"),
-    (lambda: sp.li_arora_equivalent(1e300, 1e-300, 0.0, [1.0]), "learning_rate * weight_decay"),
-    (lambda: sp.li_arora_equivalent(1e-300, 9.999999993175576e299, 0.0, [1.0]), "buffer"),
+    (lambda: sph.sgd_l2_relaxation(1.157920892373162e77, 1.0, 0.5, 1.0, [1000]).tolist(), [4.0 / 3.0]),
+    (lambda: sph.sgd_l2_relaxation(1.157920892373162e77, 1.0, 0.5, 1.0, [0]), "r0"),
+    (lambda: sph.li_arora_equivalent(1e300, 1e-300, 0.0, [1.0]), "learning_rate * weight_decay"),
+    (lambda: sph.li_arora_equivalent(1e-300, 9.999999993175576e299, 0.0, [1.0]), "buffer"),
 ]
 
 

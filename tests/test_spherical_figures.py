@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from dynamics import spherical as sp
+import dynamics.spherical as sph
 from dynamics.numerics import haar_orthogonal
 from figures import spherical as figs
 
@@ -20,22 +20,22 @@ def test_effective_lr_and_norm_plots_the_runs_and_closed_forms():
     n, d, G, eta, lam = 3000, 8, 1.0, 0.1, 1e-3
     fig = figs.effective_lr_and_norm(n_steps=n, dimension=d, grad_norm=G, learning_rate=eta, weight_decay=lam)
     left, right = fig.axes[:2]
-    loss = sp.RandomLinearLoss.stream(d, G, seed=0)
+    loss = sph.RandomLinearLoss.stream(d, G, seed=0)
     x0 = np.full(d, 1 / math.sqrt(d))
     line = _line(left, "SGD + L2")
     idx = np.round(line.get_xdata() - 1).astype(int)
-    run = sp.simulate(sp.SGD(eta, weight_decay=lam), loss, x0, n)
+    run = sph.simulate(sph.SGD(eta, weight_decay=lam), loss, x0, n)
     assert np.allclose(line.get_ydata(), run.effective_learning_rate[idx], rtol=1e-12)
     assert np.allclose(_line(right, "SGD + L2").get_ydata(), run.radius[idx], rtol=1e-12)
-    adam = sp.simulate(sp.AdamSRT(1e-3, betas=(0.0, 0.999)), loss, x0, n)
+    adam = sph.simulate(sph.AdamSRT(1e-3, betas=(0.0, 0.999)), loss, x0, n)
     assert np.allclose(_line(left, "Adam w/o (abc), β₁ = 0").get_ydata(), adam.effective_learning_rate[idx], rtol=1e-12)
-    bounds = sp.effective_lr_bounds_sgd(eta, 1.0, G, G, idx)
+    bounds = sph.effective_lr_bounds_sgd(eta, 1.0, G, G, idx)
     assert np.allclose(_line(left, "B1 bounds (SGD)").get_ydata(), bounds.lower, rtol=1e-12)
     assert np.allclose(_line(left, "B5 law (Adam w/o (abc))").get_ydata(),
-                       1e-3 * math.sqrt(d) / (G * sp.adam_srt_b5_radius(1.0, 1e-3, d, idx)), rtol=1e-12)
-    eq = sp.sgd_l2_equilibrium(eta, lam, G)
+                       1e-3 * math.sqrt(d) / (G * sph.adam_srt_radius(1.0, 1e-3, d, idx)), rtol=1e-12)
+    eq = sph.sgd_l2_equilibrium(eta, lam, G)
     assert _line(left, "SGD + L2: equilibrium").get_ydata()[0] == pytest.approx(eq.effective_learning_rate)
-    eq_m = sp.sgdm_l2_equilibrium(eta * 0.1, lam, 0.9, G)
+    eq_m = sph.sgdm_l2_equilibrium(eta * 0.1, lam, 0.9, G)
     assert _line(left, "SGD-M + L2: equilibrium").get_ydata()[0] == pytest.approx(eq_m.effective_learning_rate)
 
 
@@ -44,16 +44,16 @@ def test_adagradg_vs_sgd_plots_the_angles_between_the_runs():
     fig = figs.adagradg_vs_sgd(n_steps=n, n_groups=1, dimension=d)
     ax = fig.axes[0]
     rng = np.random.default_rng(0)
-    loss = sp.BNLinearProbe(rng.standard_normal((64, 32, d)), np.sign(rng.standard_normal((64, 32))), readout=2.0,
+    loss = sph.BNLinearProbe(rng.standard_normal((64, 32, d)), np.sign(rng.standard_normal((64, 32))), readout=2.0,
                             bias=0.1)
     x0 = rng.standard_normal(d)
     r0 = float(np.linalg.norm(x0))
-    p = sp.theorem4_adagradg_params(eta, lam, r0)
-    sgd = sp.simulate(sp.SGD(eta, weight_decay=lam), loss, x0, n, record_every=1)
-    agg = sp.simulate(sp.AdaGradG(p.learning_rate, p.beta, p.v0), loss, x0 / r0, n, record_every=1)
+    p = sph.adagradg_equivalent_params(eta, lam, r0)
+    sgd = sph.simulate(sph.SGD(eta, weight_decay=lam), loss, x0, n, record_every=1)
+    agg = sph.simulate(sph.AdaGradG(p.learning_rate, p.beta, p.v0), loss, x0 / r0, n, record_every=1)
     line = ax.lines[0]
     steps = np.asarray(line.get_xdata(), dtype=int)
-    expected = [sp.angle_between(sgd.directions[k], agg.directions[k]) for k in steps]
+    expected = [sph.angle_between(sgd.directions[k], agg.directions[k]) for k in steps]
     assert np.allclose(line.get_ydata(), expected, rtol=1e-9, atol=1e-17)
     assert _line(ax, "cosine similarity 1 − 1e-6").get_ydata()[0] == pytest.approx(math.acos(1 - 1e-6))
 
@@ -62,19 +62,19 @@ def test_relaxation_plots_the_runs_and_the_laws():
     fig = figs.relaxation(n_seeds=2, dimension=8)
     left, right = fig.axes[:2]
     eta, lam, G, d = 0.1, 1e-3, 1.0, 8
-    eq = sp.sgd_l2_equilibrium(eta, lam, G)
+    eq = sph.sgd_l2_equilibrium(eta, lam, G)
     r0 = (0.1 * eq.radius_fourth_power) ** 0.25
     n = int(2.0 / (eta * lam))
-    run = sp.simulate(sp.SGD(eta, weight_decay=lam), sp.RandomLinearLoss.stream(d, G, seed=0), np.full(d, r0 / math.sqrt(d)), n)
+    run = sph.simulate(sph.SGD(eta, weight_decay=lam), sph.RandomLinearLoss.stream(d, G, seed=0), np.full(d, r0 / math.sqrt(d)), n)
     line = _line(left, "η = 0.1, λ = 0.001")
     assert np.allclose(line.get_ydata(), run.radius ** 4 / eq.radius_fourth_power, rtol=1e-12)
     assert np.allclose(_line(left, "ODE law").get_ydata(),
-                       sp.sgd_l2_relaxation(r0, eta, lam, G, np.arange(n + 1)) / eq.radius_fourth_power, rtol=1e-12)
-    eq_m = sp.sgdm_l2_equilibrium(eta, lam, 0.9, G)
-    tau = sp.sgdm_l2_relaxation_steps(eta, lam, 0.9)
+                       sph.sgd_l2_relaxation(r0, eta, lam, G, np.arange(n + 1)) / eq.radius_fourth_power, rtol=1e-12)
+    eq_m = sph.sgdm_l2_equilibrium(eta, lam, 0.9, G)
+    tau = sph.sgdm_l2_relaxation_steps(eta, lam, 0.9)
     rng = np.random.default_rng(0)
     r0m = (0.1 * eq_m.radius_fourth_power) ** 0.25
-    runs = [sp.simulate(sp.SGD(eta, 0.9, lam), sp.RandomLinearLoss.stream(d, G, seed=rng), np.full(d, r0m / math.sqrt(d)),
+    runs = [sph.simulate(sph.SGD(eta, 0.9, lam), sph.RandomLinearLoss.stream(d, G, seed=rng), np.full(d, r0m / math.sqrt(d)),
                         int(6 * tau)).radius ** 4 for _ in range(2)]
     assert np.allclose(_line(right, "mean of 2").get_ydata(), np.mean(runs, axis=0) / eq_m.radius_fourth_power, rtol=1e-12)
 
@@ -84,8 +84,8 @@ def test_periodic_collapse_plots_the_run_and_the_threshold():
     fig = figs.periodic_collapse(n_steps=n)
     rng = np.random.default_rng(0)
     Q = haar_orthogonal(8, seed=rng)
-    loss = sp.RayleighLoss(Q @ np.diag(np.linspace(0.0, 1.0, 8)) @ Q.T)
-    run = sp.simulate(sp.SGD(0.1, weight_decay=0.01), loss, rng.standard_normal(8), n)
+    loss = sph.RayleighLoss(Q @ np.diag(np.linspace(0.0, 1.0, 8)) @ Q.T)
+    run = sph.simulate(sph.SGD(0.1, weight_decay=0.01), loss, rng.standard_normal(8), n)
     a, b, c = fig.axes[:3]
     assert np.allclose(a.lines[0].get_ydata(), run.radius, rtol=1e-12)
     assert np.allclose(b.lines[0].get_ydata(), run.effective_learning_rate, rtol=1e-12)

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from dynamics import spherical as sp
+import dynamics.spherical as sph
 
 torch = pytest.importorskip("torch")
 
@@ -44,7 +44,7 @@ def test_torch_variants_match_numpy_per_filter_with_channel_dims():
     w0 = rng.standard_normal((4, 3, 2))  # groups along dim 1 (channel_dims=[1]): 3 groups of d = 8
     w = torch.nn.Parameter(torch.tensor(w0))
     opt = torch_optim.AdamSRT([w], learning_rate=0.05, eps=1e-8, weight_decay=0.1, channel_dims=[1])
-    mirrors = [sp.AdamSRT(0.05, eps=1e-8, weight_decay=0.1) for _ in range(3)]
+    mirrors = [sph.AdamSRT(0.05, eps=1e-8, weight_decay=0.1) for _ in range(3)]
     xs = [w0[:, j, :].ravel() for j in range(3)]
     for _ in range(6):
         grad = rng.standard_normal((4, 3, 2))
@@ -63,7 +63,7 @@ def test_torch_adagradg_matches_numpy_and_checks_the_sphere():
     rows /= np.linalg.norm(rows, axis=1, keepdims=True)
     w = torch.nn.Parameter(torch.tensor(rows))
     opt = torch_optim.AdaGradG([w], learning_rate=0.4, beta=0.95, v0=torch.tensor([1.0, 2.0, 3.0]))
-    mirrors = [sp.AdaGradG(0.4, 0.95, v0) for v0 in (1.0, 2.0, 3.0)]
+    mirrors = [sph.AdaGradG(0.4, 0.95, v0) for v0 in (1.0, 2.0, 3.0)]
     xs = list(rows)
     for _ in range(5):
         grad = rng.standard_normal((3, 5))

@@ -13,8 +13,7 @@ import mpmath
 import numpy as np
 from scipy import stats
 
-from dynamics import spherical as sp
-from dynamics.numerics import haar_orthogonal
+import dynamics.spherical as sph
 from .registry import Check, claim
 
 T = "003_88ab5e35ef08af19.txt"  # the thesis (Roburin); equation numbers are the thesis's
@@ -46,11 +45,11 @@ def _symmetric(rng, d):
 
 def _losses(rng, d=12):
     """One of each synthetic loss (§5.1), with random data."""
-    return {"Rayleigh": sp.RayleighLoss(_symmetric(rng, d), noise_std=0.3, seed=rng),
-            "random linear": sp.RandomLinearLoss.stream(d, seed=rng),
-            "BN probe": sp.BNLinearProbe(rng.standard_normal((2, 16, d)), np.sign(rng.standard_normal((2, 16))),
+    return {"Rayleigh": sph.RayleighLoss(_symmetric(rng, d), noise_std=0.3, seed=rng),
+            "random linear": sph.RandomLinearLoss.stream(d, seed=rng),
+            "BN probe": sph.BNLinearProbe(rng.standard_normal((2, 16, d)), np.sign(rng.standard_normal((2, 16))),
                                          readout=1.5, bias=0.2),
-            "WN logistic": sp.WNLogistic(rng.standard_normal((40, d)), np.sign(rng.standard_normal(40)), 2.0)}
+            "WN logistic": sph.WNLogistic(rng.standard_normal((40, d)), np.sign(rng.standard_normal(40)), 2.0)}
 
 
 def _fd_grad(loss, x, k, h=1e-6):
@@ -141,7 +140,7 @@ def pythagorean_growth(run):
         loss = losses[name]
         x0 = rng.standard_normal(loss.dimension)
         rates = rng.uniform(0.05, 0.3, 300)
-        xs, grads, _, _ = _run(sp.SGD(lambda k: rates[k]), loss, x0, 300)
+        xs, grads, _, _ = _run(sph.SGD(lambda k: rates[k]), loss, x0, 300)
         r2 = np.sum(xs ** 2, axis=1)
         increments = rates ** 2 * np.sum(grads ** 2, axis=1)
         # the stored squared norms carry round-off ~2ε r², which the difference of two of them inherits
@@ -149,12 +148,12 @@ def pythagorean_growth(run):
         checks.append(Check.at_most(float(np.max(np.abs(np.diff(r2) - increments) / allowance)), 1.0,
                                     f"{name}: Pythagorean increments (error / allowance)"))
         checks.append(Check.at_least(float(np.diff(r2).min()), 0.0, f"{name}: r non-decreasing"))
-        thetas = np.array([sp.angle_between(a, b) for a, b in zip(xs[:-1], xs[1:])])
+        thetas = np.array([sph.angle_between(a, b) for a, b in zip(xs[:-1], xs[1:])])
         product = np.linalg.norm(x0) * np.concatenate([[1.0], np.cumprod(1.0 / np.cos(thetas))])
         checks.append(Check.at_most(_rel(product, np.sqrt(r2)), 1e-12, f"{name}: r_k = r_0 Π sec θ_i"))
         for lam in (0.0, 0.05):
-            trajectory = sp.simulate(sp.SGD(lambda k: rates[k], weight_decay=lam), loss, x0, 300)
-            recursion = sp.sgd_radius_sequence(np.linalg.norm(x0), rates, trajectory.sphere_grad_norm, lam)
+            trajectory = sph.simulate(sph.SGD(lambda k: rates[k], weight_decay=lam), loss, x0, 300)
+            recursion = sph.sgd_radius_sequence(np.linalg.norm(x0), rates, trajectory.sphere_grad_norm, lam)
             checks.append(Check.at_most(_rel(trajectory.radius, recursion), 1e-12,
                                         f"{name}: simulated radius vs the exact recursion, λ = {lam:g}"))
     return Check.all_of(checks)
@@ -162,15 +161,15 @@ def pythagorean_growth(run):
 
 # ---------------------------------------------------------------- P3: Theorem 2, one step, every scheme
 def _schemes():
-    return {"SGD": sp.SGD(0.05), "SGD+L2": sp.SGD(0.05, weight_decay=0.1),
-            "SGD-M": sp.SGD(0.02, momentum=0.9), "SGD-M+L2": sp.SGD(0.02, momentum=0.9, weight_decay=0.1),
-            "SGD-M RT": sp.SGDMRT(0.02, momentum=0.9, weight_decay=0.1),
-            "Adam": sp.Adam(0.01), "Adam+L2": sp.Adam(0.01, weight_decay=0.1),
-            "Adam (eps inside sqrt)": sp.Adam(0.01, eps=1e-10, eps_inside_sqrt=True, weight_decay=0.1),
-            "AdamW": sp.AdamW(0.01, weight_decay=0.1), "AdaGrad+L2": sp.AdaGrad(0.05, weight_decay=0.1),
-            "AdamS": sp.AdamS(0.01, weight_decay=0.1), "AdamST": sp.AdamST(0.01, weight_decay=0.1),
-            "AdamSRT": sp.AdamSRT(0.01, weight_decay=0.1), "AdamSRT (eps > 0)": sp.AdamSRT(0.01, eps=1e-3),
-            "AdaGradG": sp.AdaGradG(0.3, 0.99, 2.0), "AdamG": sp.AdamG(0.01, eps=1e-8)}
+    return {"SGD": sph.SGD(0.05), "SGD+L2": sph.SGD(0.05, weight_decay=0.1),
+            "SGD-M": sph.SGD(0.02, momentum=0.9), "SGD-M+L2": sph.SGD(0.02, momentum=0.9, weight_decay=0.1),
+            "SGD-M RT": sph.SGDMRT(0.02, momentum=0.9, weight_decay=0.1),
+            "Adam": sph.Adam(0.01), "Adam+L2": sph.Adam(0.01, weight_decay=0.1),
+            "Adam (eps inside sqrt)": sph.Adam(0.01, eps=1e-10, eps_inside_sqrt=True, weight_decay=0.1),
+            "AdamW": sph.AdamW(0.01, weight_decay=0.1), "AdaGrad+L2": sph.AdaGrad(0.05, weight_decay=0.1),
+            "AdamS": sph.AdamS(0.01, weight_decay=0.1), "AdamST": sph.AdamST(0.01, weight_decay=0.1),
+            "AdamSRT": sph.AdamSRT(0.01, weight_decay=0.1), "AdamSRT (eps > 0)": sph.AdamSRT(0.01, eps=1e-3),
+            "AdaGradG": sph.AdaGradG(0.3, 0.99, 2.0), "AdamG": sph.AdamG(0.01, eps=1e-8)}
 
 
 @claim("spherical.theorem2_one_step", "003_88ab5e35ef08af19.txt Theorem 2, Eqs 3.21-3.35",
@@ -182,7 +181,7 @@ def _schemes():
 def theorem2_one_step(run):
     rng = run.rng(104)
     d = 10
-    loss = sp.RayleighLoss(_symmetric(rng, d), noise_std=0.5, seed=rng)
+    loss = sph.RayleighLoss(_symmetric(rng, d), noise_std=0.5, seed=rng)
     x0 = rng.standard_normal(d)
     checks = []
     for name, opt in _schemes().items():
@@ -190,16 +189,16 @@ def theorem2_one_step(run):
         xs, _, forms, _ = _run(opt, loss, start, 40)
         du = dr = dangle = dexp = 0.0
         for x, x_next, form in zip(xs[:-1], xs[1:], forms):
-            step = sp.spherical_step(x, form.a, form.b, form.learning_rate, decay=form.decay)
+            step = sph.spherical_step(x, form.a, form.b, form.learning_rate, decay=form.decay)
             r_next = np.linalg.norm(x_next)
             du = max(du, np.abs(step.u_next - x_next / r_next).max())
             dr = max(dr, abs(step.r_next / r_next - 1))
             u = x / np.linalg.norm(x)
             c_perp = step.c - (step.c @ u) * u
             theta = math.atan(step.effective_learning_rate * np.linalg.norm(c_perp))
-            dangle = max(dangle, abs(theta - sp.angle_between(x, x_next)))
+            dangle = max(dangle, abs(theta - sph.angle_between(x, x_next)))
             direction = c_perp / np.linalg.norm(c_perp)
-            dexp = max(dexp, np.abs(sp.exp_map(u, -theta * direction) - x_next / r_next).max())
+            dexp = max(dexp, np.abs(sph.exp_map(u, -theta * direction) - x_next / r_next).max())
         checks += [Check.at_most(du, 1e-13, f"{name}: direction"), Check.at_most(dr, 1e-12, f"{name}: radius"),
                    Check.at_most(dangle, 1e-13, f"{name}: angle = arctan z"),
                    Check.at_most(dexp, 1e-13, f"{name}: exact exponential map")]
@@ -235,12 +234,12 @@ def _spherical_scheme(loss, x0, learning_rate, weight_decay, momentum, n_steps):
 def sgd_equals_spherical_scheme(run):
     rng = run.rng(105)
     d = 12
-    loss = sp.RayleighLoss(_symmetric(rng, d), noise_std=0.5, seed=rng)
+    loss = sph.RayleighLoss(_symmetric(rng, d), noise_std=0.5, seed=rng)
     x0 = rng.standard_normal(d)
     checks = []
     for momentum, lam in ((0.9, 1e-3), (0.0, 0.0)):
         us, rs = _spherical_scheme(loss, x0, 0.05, lam, momentum, 5000)
-        euclid = sp.simulate(sp.SGD(0.05, momentum, lam), loss, x0, 5000, record_every=1)
+        euclid = sph.simulate(sph.SGD(0.05, momentum, lam), loss, x0, 5000, record_every=1)
         checks += [Check.at_most(np.abs(us - euclid.directions).max(), 1e-10, f"γ = {momentum}: directions"),
                    Check.at_most(_rel(rs, euclid.radius), 1e-10, f"γ = {momentum}: radii")]
     return Check.all_of(checks)
@@ -256,17 +255,17 @@ def sgd_equals_spherical_scheme(run):
 def table31_closed_forms(run):
     rng = run.rng(106)
     d = 10
-    loss = sp.RayleighLoss(_symmetric(rng, d), noise_std=0.5, seed=rng)
+    loss = sph.RayleighLoss(_symmetric(rng, d), noise_std=0.5, seed=rng)
     x0 = rng.standard_normal(d) * 1.7
     eta, lam = 0.05, 0.1
     checks = []
-    for name, opt in (("SGD", sp.SGD(eta)), ("SGD+L2", sp.SGD(eta, weight_decay=lam)),
-                      ("SGD-M+L2", sp.SGD(eta, momentum=0.9, weight_decay=lam))):
+    for name, opt in (("SGD", sph.SGD(eta)), ("SGD+L2", sph.SGD(eta, weight_decay=lam)),
+                      ("SGD-M+L2", sph.SGD(eta, momentum=0.9, weight_decay=lam))):
         xs, grads, forms, _ = _run(opt, loss, x0, 60)
         for x, g, form in zip(xs[:-1], grads, forms):
             r = np.linalg.norm(x)
             u = x / r
-            step = sp.spherical_step(x, form.a, form.b, form.learning_rate)
+            step = sph.spherical_step(x, form.a, form.b, form.learning_rate)
             if name == "SGD":
                 checks += [Check.at_most(np.abs(step.c - r * g).max() / np.abs(r * g).max(), 1e-12, "SGD: c = ∇L(u)"),
                            Check.at_most(abs(step.effective_learning_rate * r * r / eta - 1), 1e-12, "SGD: η/r²")]
@@ -280,15 +279,15 @@ def table31_closed_forms(run):
                 checks.append(Check.at_most(abs(step.effective_learning_rate / expected - 1), 1e-12,
                                             "SGD-M: (η/r²)(1 − η<c,u>/r²)^{-1}"))
     u0 = x0 / np.linalg.norm(x0)
-    xs, _, forms, states = _run(sp.AdaGradG(0.3, 0.99, 2.0), loss, u0, 60)
-    checks.append(Check.at_most(max(abs(sp.spherical_step(x, f.a, f.b, f.learning_rate, f.decay).effective_learning_rate
+    xs, _, forms, states = _run(sph.AdaGradG(0.3, 0.99, 2.0), loss, u0, 60)
+    checks.append(Check.at_most(max(abs(sph.spherical_step(x, f.a, f.b, f.learning_rate, f.decay).effective_learning_rate
                                         * math.sqrt(s["v"]) / 0.3 - 1) for x, f, s in zip(xs, forms, states)), 1e-12,
                                 "AdaGradG: η_k/sqrt(v_k) (Eq 3.48)"))
     betas = (0.9, 0.99)
-    xs, grads, forms, _ = _run(sp.Adam(0.01, betas=betas, weight_decay=lam), loss, x0, 60)
+    xs, grads, forms, _ = _run(sph.Adam(0.01, betas=betas, weight_decay=lam), loss, x0, 60)
     radii = np.linalg.norm(xs[:-1], axis=1)
     nu_direct = radii * np.array([np.linalg.norm(f.b) / math.sqrt(d) for f in forms])
-    nu_closed = sp.adam_nu(radii * np.linalg.norm(grads, axis=1), radii, d, betas, lam)
+    nu_closed = sph.adam_nu(radii * np.linalg.norm(grads, axis=1), radii, d, betas, lam)
     checks.append(Check.at_most(_rel(nu_direct, nu_closed), 1e-12, "Adam: ν_k vs Eq 3.42"))
     return Check.all_of(checks)
 
@@ -302,16 +301,16 @@ def table31_closed_forms(run):
 def scale_equivariance(run):
     rng = run.rng(107)
     d = 10
-    loss = sp.RayleighLoss(_symmetric(rng, d), noise_std=0.3, seed=rng)
+    loss = sph.RayleighLoss(_symmetric(rng, d), noise_std=0.3, seed=rng)
     x0 = rng.standard_normal(d)
     eta, lam = 0.05, 0.02
     checks = []
     for rho in (0.3, 3.7):
-        pairs = {"SGD-M": (sp.SGD(eta, 0.9, lam), sp.SGD(eta / rho ** 2, 0.9, lam * rho ** 2)),
-                 "Adam": (sp.Adam(0.01, weight_decay=lam), sp.Adam(0.01 / rho, weight_decay=lam * rho ** 2))}
+        pairs = {"SGD-M": (sph.SGD(eta, 0.9, lam), sph.SGD(eta / rho ** 2, 0.9, lam * rho ** 2)),
+                 "Adam": (sph.Adam(0.01, weight_decay=lam), sph.Adam(0.01 / rho, weight_decay=lam * rho ** 2))}
         for name, (scaled, reference) in pairs.items():
-            a = sp.simulate(scaled, loss, rho * x0, 100, record_every=1)
-            b = sp.simulate(reference, loss, x0, 100, record_every=1)
+            a = sph.simulate(scaled, loss, rho * x0, 100, record_every=1)
+            b = sph.simulate(reference, loss, x0, 100, record_every=1)
             checks.append(Check.at_most(np.abs(a.directions - b.directions).max(), 1e-12, f"{name}, ρ = {rho}"))
     return Check.all_of(checks)
 
@@ -326,21 +325,21 @@ def scale_equivariance(run):
 def exponential_lr_equivalence(run):
     rng = run.rng(108)
     d = 16
-    losses = {"random linear": sp.RandomLinearLoss.stream(d, seed=rng),
-              "Rayleigh": sp.RayleighLoss(_symmetric(rng, d), noise_std=0.5, seed=rng)}
+    losses = {"random linear": sph.RandomLinearLoss.stream(d, seed=rng),
+              "Rayleigh": sph.RayleighLoss(_symmetric(rng, d), noise_std=0.5, seed=rng)}
     x0 = rng.standard_normal(d)
     eta, lam, n = 0.05, 1e-3, 3000
     checks = []
     for name, loss in losses.items():
-        a = sp.simulate(sp.SGD(eta, 0.0, lam), loss, x0, n, record_every=1)
-        b = sp.simulate(sp.SGD(sp.exponential_lr_schedule(eta, lam)), loss, x0, n, record_every=1)
+        a = sph.simulate(sph.SGD(eta, 0.0, lam), loss, x0, n, record_every=1)
+        b = sph.simulate(sph.SGD(sph.exponential_lr_schedule(eta, lam)), loss, x0, n, record_every=1)
         growth = (1 - eta * lam) ** -np.arange(n + 1.0)
         checks += [Check.at_most(np.abs(a.directions - b.directions).max(), 1e-10, f"{name}: Eq 3.44 directions"),
                    Check.at_most(_rel(b.radius, a.radius * growth), 1e-10, f"{name}: Eq 3.44 radii")]
         for momentum in (0.9,):
-            equivalent = sp.li_arora_equivalent(eta, lam, momentum, x0)
-            a = sp.simulate(sp.SGD(eta, momentum, lam), loss, x0, n, record_every=1)
-            b = sp.simulate(sp.SGD(equivalent.schedule, momentum, 0.0, initial_buffer=equivalent.initial_buffer),
+            equivalent = sph.li_arora_equivalent(eta, lam, momentum, x0)
+            a = sph.simulate(sph.SGD(eta, momentum, lam), loss, x0, n, record_every=1)
+            b = sph.simulate(sph.SGD(equivalent.schedule, momentum, 0.0, initial_buffer=equivalent.initial_buffer),
                             loss, x0, n, record_every=1)
             growth = equivalent.alpha ** -np.arange(n + 1.0)
             checks += [Check.at_most(np.abs(a.directions - b.directions).max(), 1e-10, f"{name}: momentum directions"),
@@ -358,25 +357,25 @@ def exponential_lr_equivalence(run):
 def lambda0_sandwich(run):
     rng = run.rng(109)
     d = 16
-    loss = sp.RandomLinearLoss.stream(d, seed=rng)
+    loss = sph.RandomLinearLoss.stream(d, seed=rng)
     x0 = rng.standard_normal(d) * 0.5
     r0 = float(np.linalg.norm(x0))
     rates = rng.uniform(0.02, 0.2, 3000)
-    trajectory = sp.simulate(sp.SGD(lambda k: rates[k]), loss, x0, 3000)
-    bounds = sp.sgd_lambda0_sandwich(r0, rates, trajectory.sphere_grad_norm)
+    trajectory = sph.simulate(sph.SGD(lambda k: rates[k]), loss, x0, 3000)
+    bounds = sph.sgd_lambda0_sandwich(r0, rates, trajectory.sphere_grad_norm)
     w = trajectory.radius ** 4
     checks = [_inside(w, bounds.lower, bounds.upper, 1e-12, "P_k <= r⁴ <= P_k + Σ η⁴g⁴/P_i")]
     eta = 0.1
-    trajectory = sp.simulate(sp.SGD(eta), loss, x0, 3000)
+    trajectory = sph.simulate(sph.SGD(eta), loss, x0, 3000)
     g = trajectory.sphere_grad_norm
     steps = np.arange(3000)
-    lr_bounds = sp.effective_lr_bounds_sgd(eta, r0, g.min(), g.max(), steps)
+    lr_bounds = sph.effective_lr_bounds_sgd(eta, r0, g.min(), g.max(), steps)
     effective = trajectory.effective_learning_rate
     checks.append(_inside(effective, lr_bounds.lower, lr_bounds.upper, 1e-12, "η^e within effective_lr_bounds_sgd"))
     G, n = 1.3, 20000
-    constant = sp.simulate(sp.SGD(eta), sp.RandomLinearLoss.stream(d, G, seed=rng), x0, n)
+    constant = sph.simulate(sph.SGD(eta), sph.RandomLinearLoss.stream(d, G, seed=rng), x0, n)
     scaled = math.sqrt(n - 1) * constant.effective_learning_rate[-1] * math.sqrt(2) * G
-    squeeze = sp.effective_lr_bounds_sgd(eta, r0, G, G, n - 1)
+    squeeze = sph.effective_lr_bounds_sgd(eta, r0, G, G, n - 1)
     low, high = (math.sqrt(n - 1) * b * math.sqrt(2) * G for b in squeeze)
     checks.append(_inside(scaled, low, high, 1e-12, f"√k η^e √2 G = {scaled:.6f} in [{low:.6f}, {high:.6f}]"))
     return Check.all_of(checks)
@@ -394,9 +393,9 @@ def sgd_l2_equilibrium(run):
     d = 16
     checks = []
     for eta, lam, G in ((0.1, 1e-3, 1.0), (0.5, 1e-2, 0.3), (0.02, 5e-3, 3.0)):
-        eq = sp.sgd_l2_equilibrium(eta, lam, G)
+        eq = sph.sgd_l2_equilibrium(eta, lam, G)
         n = int(30 / (eta * lam))
-        trajectory = sp.simulate(sp.SGD(eta, weight_decay=lam), sp.RandomLinearLoss.stream(d, G, seed=rng),
+        trajectory = sph.simulate(sph.SGD(eta, weight_decay=lam), sph.RandomLinearLoss.stream(d, G, seed=rng),
                                  rng.standard_normal(d), n)
         checks += [Check.at_most(abs(trajectory.radius[-1] ** 4 / eq.radius_fourth_power - 1), 1e-9, f"r⁴, η = {eta}"),
                    Check.at_most(abs(trajectory.effective_learning_rate[-1] / eq.effective_learning_rate - 1), 1e-9,
@@ -422,13 +421,13 @@ def equilibrium_closed_forms_precision():
                     p = e * l_
                     exact = (e * g ** 2 / (l_ * (2 - p)), mpmath.sqrt(p * (2 - p)) / ((1 - p) * g),
                              mpmath.atan2(mpmath.sqrt(p * (2 - p)), 1 - p))
-                    ours = sp.sgd_l2_equilibrium(eta, lam, G)
+                    ours = sph.sgd_l2_equilibrium(eta, lam, G)
                     worst = max(worst, *(abs(float(o / x) - 1) for o, x in zip(ours, exact)))
                     worst = max(worst, abs(math.cos(ours.angle) - float(1 - p)) / float(1 - p))
                     gamma = mpmath.mpf("0.9")
                     exact_m = (e * g ** 2 / (2 * l_ * (1 - gamma)), mpmath.sqrt(2 * p * (1 - gamma)) / g,
                                mpmath.sqrt(2 * p / (1 + gamma)))
-                    ours_m = sp.sgdm_l2_equilibrium(eta, lam, 0.9, G)
+                    ours_m = sph.sgdm_l2_equilibrium(eta, lam, 0.9, G)
                     worst = max(worst, *(abs(float(o / x) - 1) for o, x in zip(ours_m, exact_m)))
     return Check.at_most(worst, 1e-13, "worst relative error against mpmath")
 
@@ -442,12 +441,12 @@ def equilibrium_closed_forms_precision():
 def sgd_l2_invariant_interval(run):
     rng = run.rng(111)
     d, eta, lam, n = 16, 0.1, 1e-3, 20000
-    interval = sp.sgd_l2_invariant_interval(eta, lam, 0.5, 2.0)
+    interval = sph.sgd_l2_invariant_interval(eta, lam, 0.5, 2.0)
     s0 = rng.uniform(interval.lower_squared_radius, interval.upper_squared_radius)
     x0 = rng.standard_normal(d)
     x0 *= math.sqrt(s0) / np.linalg.norm(x0)
-    loss = sp.RandomLinearLoss.stream(d, grad_norm=rng.uniform(0.5, 2.0, n), seed=rng)
-    trajectory = sp.simulate(sp.SGD(eta, weight_decay=lam), loss, x0, n)
+    loss = sph.RandomLinearLoss.stream(d, grad_norm=rng.uniform(0.5, 2.0, n), seed=rng)
+    trajectory = sph.simulate(sph.SGD(eta, weight_decay=lam), loss, x0, n)
     s = trajectory.radius ** 2
     effective = trajectory.effective_learning_rate
     return Check.all_of([
@@ -469,8 +468,8 @@ def sgd_l2_relaxation(run):
     for r0 in (1.0, 1.5, 4.0):
         x0 = rng.standard_normal(d)
         x0 *= r0 / np.linalg.norm(x0)
-        trajectory = sp.simulate(sp.SGD(eta, weight_decay=lam), sp.RandomLinearLoss.stream(d, G, seed=rng), x0, n)
-        predicted = sp.sgd_l2_relaxation(r0, eta, lam, G, np.arange(n + 1))
+        trajectory = sph.simulate(sph.SGD(eta, weight_decay=lam), sph.RandomLinearLoss.stream(d, G, seed=rng), x0, n)
+        predicted = sph.sgd_l2_relaxation(r0, eta, lam, G, np.arange(n + 1))
         checks.append(Check.at_most(_rel(trajectory.radius ** 4, predicted), 5e-3, f"r₀ = {r0}"))
     return Check.all_of(checks)
 
@@ -492,11 +491,11 @@ def sgdm_l2_random_walk_equilibrium(run):
     z = float(stats.t.isf(0.5e-4 / (2 * len(configs)), n_batches - 1))
     checks = []
     for eta, lam, gamma, d in configs:
-        eq = sp.sgdm_l2_equilibrium(eta, lam, gamma, G)
+        eq = sph.sgdm_l2_equilibrium(eta, lam, gamma, G)
         n = int(20 / (eta * lam))
         x0 = rng.standard_normal(d)
         x0 *= eq.radius / np.linalg.norm(x0) * 0.5
-        trajectory = sp.simulate(sp.SGD(eta, gamma, lam), sp.RandomLinearLoss.stream(d, G, seed=rng), x0, n)
+        trajectory = sph.simulate(sph.SGD(eta, gamma, lam), sph.RandomLinearLoss.stream(d, G, seed=rng), x0, n)
         half = n // 2
         bias = eta * lam / (1 - gamma)
         for name, values, target, transform, spec_tol in (
@@ -518,7 +517,7 @@ def sgdm_l2_random_walk_equilibrium(run):
 
 # ---------------------------------------------------------------- P13-P15: Theorem 4
 @claim("spherical.theorem4_identity", "003_88ab5e35ef08af19.txt Theorem 4, Eqs 3.47-3.48, App. C.1",
-       "AdaGradG with theorem4_adagradg_params(η, λ, r₀) (β = (1−ηλ)⁴, η_AGG = (2β)^{−1/2}, v₀ = r₀⁴/(2η²√β)), "
+       "AdaGradG with adagradg_equivalent_params(η, λ, r₀) (β = (1−ηλ)⁴, η_AGG = (2β)^{−1/2}, v₀ = r₀⁴/(2η²√β)), "
        "run on a noisy Rayleigh loss for 2000 steps, has η_k^e = η_AGG/sqrt(v_k) (its state) equal to "
        "η/((1−ηλ)sqrt(w̃_k)) with the order-2 radius w̃ of sgd_order2_radius4 fed its own gradient norms (rtol "
        "1e-12), for (η, λ, r₀) in {(0.01, 1e-3, 1), (0.1, 0.05, 3), (0.05, 0, 0.5)}; App. C.1's η = 1e-2, "
@@ -526,18 +525,18 @@ def sgdm_l2_random_walk_equilibrium(run):
 def theorem4_identity(run):
     rng = run.rng(114)
     d = 12
-    loss = sp.RayleighLoss(_symmetric(rng, d), noise_std=0.5, seed=rng)
+    loss = sph.RayleighLoss(_symmetric(rng, d), noise_std=0.5, seed=rng)
     checks = []
     for eta, lam, r0 in ((0.01, 1e-3, 1.0), (0.1, 0.05, 3.0), (0.05, 0.0, 0.5)):
-        params = sp.theorem4_adagradg_params(eta, lam, r0)
+        params = sph.adagradg_equivalent_params(eta, lam, r0)
         u0 = rng.standard_normal(d)
         u0 /= np.linalg.norm(u0)
-        xs, grads, _, states = _run(sp.AdaGradG(params.learning_rate, params.beta, params.v0), loss, u0, 2000)
+        xs, grads, _, states = _run(sph.AdaGradG(params.learning_rate, params.beta, params.v0), loss, u0, 2000)
         adagradg = params.learning_rate / np.sqrt([s["v"] for s in states])
-        w_tilde = sp.sgd_order2_radius4(r0, eta, np.linalg.norm(grads, axis=1), lam)[:-1]
-        checks.append(Check.at_most(_rel(adagradg, eta / ((1 - eta * lam) * np.sqrt(w_tilde))), 1e-12,
+        w_tilde = sph.sgd_order2_radius4(r0, eta, np.linalg.norm(grads, axis=1), lam)[:-1]
+        checks.append(Check.at_most(_rel(adagradg, sph.sgd_effective_lr(eta, w_tilde, lam)), 1e-12,
                                     f"(η, λ, r₀) = ({eta}, {lam}, {r0})"))
-    c1 = sp.theorem4_adagradg_params(1e-2, 1e-3, 1.0)
+    c1 = sph.adagradg_equivalent_params(1e-2, 1e-3, 1.0)
     checks += [Check.at_most(abs(round(c1.beta, 5) - 0.99996), 0.0, f"β = {c1.beta:.8f}"),
                Check.at_most(abs(round(c1.learning_rate, 4) - 0.7071), 0.0, f"η_AGG = {c1.learning_rate:.6f}")]
     return Check.all_of(checks)
@@ -555,17 +554,17 @@ def theorem4_one_sided_bound(run):
     n = int(30 / (eta * lam))
     x0 = rng.standard_normal(d)
     r0 = float(np.linalg.norm(x0))
-    trajectory = sp.simulate(sp.SGD(eta, weight_decay=lam), sp.RandomLinearLoss.stream(d, G, seed=rng), x0, n)
+    trajectory = sph.simulate(sph.SGD(eta, weight_decay=lam), sph.RandomLinearLoss.stream(d, G, seed=rng), x0, n)
     g = trajectory.sphere_grad_norm
     w = trajectory.radius ** 4
-    w_tilde = sp.sgd_order2_radius4(r0, eta, g, lam)
-    params = sp.theorem4_adagradg_params(eta, lam, r0)
+    w_tilde = sph.sgd_order2_radius4(r0, eta, g, lam)
+    params = sph.adagradg_equivalent_params(eta, lam, r0)
     # AdaGradG's v_k for the same gradient norms: v_k = β^k v₀ + Σ_{i<k} β^{k−1−i} g_i² (Eq 3.48)
     v = np.empty(n + 1)
     v[0] = params.v0
     for k in range(n):
         v[k + 1] = params.beta * v[k] + g[k] ** 2
-    ratio = (params.learning_rate / np.sqrt(v)) / (eta / ((1 - eta * lam) * w ** 0.5))
+    ratio = (params.learning_rate / np.sqrt(v)) / sph.sgd_effective_lr(eta, w, lam)
     rho = (1 - eta * lam) ** 2
     E_bound = np.empty(n + 1)
     E_bound[0] = 0.0
@@ -586,22 +585,22 @@ def theorem4_one_sided_bound(run):
 def theorem4_trajectories(run):
     rng = run.rng(116)
     d = 16
-    loss = sp.RayleighLoss(_symmetric(rng, d), noise_std=0.3, seed=rng)
+    loss = sph.RayleighLoss(_symmetric(rng, d), noise_std=0.3, seed=rng)
     x0 = rng.standard_normal(d)
     r0 = float(np.linalg.norm(x0))
     checks = []
     for eta, lam in ((0.01, 5e-3), (0.01, 1e-3)):
-        sgd = sp.simulate(sp.SGD(eta, weight_decay=lam), loss, x0, 5000, record_every=10)
-        params = sp.theorem4_adagradg_params(eta, lam, r0)
-        agg = sp.simulate(sp.AdaGradG(params.learning_rate, params.beta, params.v0), loss, x0 / r0, 5000,
+        sgd = sph.simulate(sph.SGD(eta, weight_decay=lam), loss, x0, 5000, record_every=10)
+        params = sph.adagradg_equivalent_params(eta, lam, r0)
+        agg = sph.simulate(sph.AdaGradG(params.learning_rate, params.beta, params.v0), loss, x0 / r0, 5000,
                           record_every=10)
-        distance = max(sp.angle_between(a, b) for a, b in zip(sgd.directions, agg.directions))
+        distance = max(sph.angle_between(a, b) for a, b in zip(sgd.directions, agg.directions))
         checks += [Check.at_most(distance, 1e-3, f"(η, λ) = ({eta}, {lam}): max angle {distance:.2e}"),
                    Check.at_most(float(sgd.angle.max()), 0.05, "angular steps <= 0.05")]
     g0 = loss.grad(x0, 0) + 1e-3 * x0
-    matched = 0.01 * np.linalg.norm(g0) / math.sqrt(d)  # AdaGrad's first step is −η sign(g̃₀), of norm η√d
-    adagrad = sp.simulate(sp.AdaGrad(matched, weight_decay=1e-3), loss, x0, 5000, record_every=10)
-    drift = max(sp.angle_between(a, b) for a, b in zip(sgd.directions, adagrad.directions))
+    matched = sph.adagrad_matched_learning_rate(0.01, float(np.linalg.norm(g0)), d)  # first steps of equal length
+    adagrad = sph.simulate(sph.AdaGrad(matched, weight_decay=1e-3), loss, x0, 5000, record_every=10)
+    drift = max(sph.angle_between(a, b) for a, b in zip(sgd.directions, adagrad.directions))
     checks.append(Check.at_least(drift, 1e-2, f"AdaGrad drifts by {drift:.3f} rad"))
     return Check.all_of(checks)
 
@@ -619,7 +618,7 @@ def adam_first_step(run):
         x0 = rng.standard_normal(loss.dimension) * 2.0
         g = loss.grad(x0, 0)
         for lam in (0.0, 0.1):
-            opt = sp.Adam(0.01, weight_decay=lam)
+            opt = sph.Adam(0.01, weight_decay=lam)
             x1 = opt.step(x0, g)
             # x₁ − x₀ is known to the round-off of the stored x₁, 2ε‖x₀‖∞ (relative to η: 2ε‖x₀‖∞/η)
             allowance = 1e-15 + 2 * np.finfo(float).eps * np.abs(x0).max() / 0.01
@@ -627,7 +626,7 @@ def adam_first_step(run):
                                         f"{name}, λ = {lam}: Δx₀ = −η sign(g̃)"))
             if lam == 0.0:
                 form = opt.last_generic_form
-                c0 = sp.spherical_step(x0, form.a, form.b, form.learning_rate).c
+                c0 = sph.spherical_step(x0, form.a, form.b, form.learning_rate).c
                 g_u = np.linalg.norm(x0) * g
                 psi = np.linalg.norm(g_u) / math.sqrt(g_u.size) * np.sign(g_u)
                 checks.append(Check.at_most(np.abs(c0 - psi).max() / np.abs(psi).max(), 1e-15,
@@ -643,14 +642,14 @@ def adam_first_step(run):
 def adam_s_tangent_and_pythagorean(run):
     rng = run.rng(118)
     d, eta = 12, 0.05
-    loss = sp.RayleighLoss(_symmetric(rng, d), noise_std=0.5, seed=rng)
+    loss = sph.RayleighLoss(_symmetric(rng, d), noise_std=0.5, seed=rng)
     x0 = rng.standard_normal(d)
-    opt = sp.AdamS(eta, betas=(0.0, 0.99))
+    opt = sph.AdamS(eta, betas=(0.0, 0.99))
     xs, grads, forms, _ = _run(opt, loss, x0, 300)
     c_err = tangency = pythagoras = 0.0
     for k, (x, x_next, g, form) in enumerate(zip(xs[:-1], xs[1:], grads, forms)):
         r = np.linalg.norm(x)
-        c = sp.spherical_step(x, form.a, form.b, form.learning_rate).c
+        c = sph.spherical_step(x, form.a, form.b, form.learning_rate).c
         c_err = max(c_err, np.abs(c - r * g).max() / np.abs(r * g).max())
         tangency = max(tangency, abs(c @ x) / (r * np.linalg.norm(c)))
         s_hat = form.b  # b_k = ((1−β₁^t)/(1−β₁))·sqrt(v̂_k) = sqrt(v̂_k) for β₁ = 0
@@ -673,21 +672,21 @@ def transport_identities(run):
         x_prev, x_new, a = rng.standard_normal(d), rng.standard_normal(d) * 2, rng.standard_normal(d)
         u_prev, u_new = x_prev / np.linalg.norm(x_prev), x_new / np.linalg.norm(x_new)
         scale = np.linalg.norm(a)
-        T = sp.transport_T(a, x_prev, x_new)
+        T = sph.transport_T(a, x_prev, x_new)
         worst["<T(a),u_k>"] = max(worst["<T(a),u_k>"], abs(T @ u_new) / scale)
         # a tangent vector at u_prev inside span(u_prev, u_new)
         w = u_new - (u_new @ u_prev) * u_prev
         v = rng.standard_normal() * w / np.linalg.norm(w)
-        gap = np.abs(sp.transport_T(v, x_prev, x_new) - sp.parallel_transport(u_prev, u_new, v)).max()
+        gap = np.abs(sph.transport_T(v, x_prev, x_new) - sph.parallel_transport(u_prev, u_new, v)).max()
         worst["T = Γ on the plane"] = max(worst["T = Γ on the plane"], gap / np.linalg.norm(v))
         q, _ = np.linalg.qr(np.column_stack([u_prev, u_new]))
         off = a - q @ (q.T @ a)
-        shrink = sp.transport_T(off, x_prev, x_new) - (u_prev @ u_new) * off
+        shrink = sph.transport_T(off, x_prev, x_new) - (u_prev @ u_new) * off
         worst["off-plane shrink"] = max(worst["off-plane shrink"], np.abs(shrink).max() / scale)
-        RT = sp.transport_RT(a, x_prev, x_new)
-        worst["R∘T = RT"] = max(worst["R∘T = RT"], np.abs(sp.rescale_R(T, x_prev, x_new) - RT).max() / scale)
+        RT = sph.transport_RT(a, x_prev, x_new)
+        worst["R∘T = RT"] = max(worst["R∘T = RT"], np.abs(sph.rescale_R(T, x_prev, x_new) - RT).max() / scale)
         worst["T∘R = RT"] = max(worst["T∘R = RT"],
-                                np.abs(sp.transport_T(sp.rescale_R(a, x_prev, x_new), x_prev, x_new) - RT).max() / scale)
+                                np.abs(sph.transport_T(sph.rescale_R(a, x_prev, x_new), x_prev, x_new) - RT).max() / scale)
     return Check.all_of([Check.at_most(value, 1e-14, name) for name, value in worst.items()])
 
 
@@ -699,10 +698,10 @@ def transport_identities(run):
 def radial_momentum_identity(run):
     rng = run.rng(120)
     d = 12
-    loss = sp.RayleighLoss(_symmetric(rng, d), noise_std=0.5, seed=rng)
+    loss = sph.RayleighLoss(_symmetric(rng, d), noise_std=0.5, seed=rng)
     x0 = rng.standard_normal(d) * 1.5
     checks = []
-    for cls in (sp.AdamST, sp.AdamSRT):
+    for cls in (sph.AdamST, sph.AdamSRT):
         for lam in (0.0, 0.1):
             opt = cls(0.01, betas=(0.9, 0.999), weight_decay=lam)
             xs, _, forms, _ = _run(opt, loss, x0, 200)
@@ -711,7 +710,7 @@ def radial_momentum_identity(run):
                 m = form.a * (1 - 0.9)  # the buffer m_k (a = m/(1−β₁)), before its transport
                 r2 = x @ x
                 m_err = max(m_err, abs(m @ x - 0.1 * lam * r2) / (np.linalg.norm(m) * math.sqrt(r2)))
-                c = sp.spherical_step(x, form.a, form.b, form.learning_rate).c
+                c = sph.spherical_step(x, form.a, form.b, form.learning_rate).c
                 c_err = max(c_err, abs(c @ x / math.sqrt(r2) - lam * r2) / np.linalg.norm(c))
             checks += [Check.at_most(m_err, 1e-12, f"{cls.__name__}, λ = {lam}: <m,x>"),
                        Check.at_most(c_err, 1e-12, f"{cls.__name__}, λ = {lam}: <c,u>")]
@@ -720,10 +719,10 @@ def radial_momentum_identity(run):
 
 def _srt_run(rng, lam, n=150):
     d = 12
-    loss = sp.RayleighLoss(_symmetric(rng, d), noise_std=0.5, seed=rng)
+    loss = sph.RayleighLoss(_symmetric(rng, d), noise_std=0.5, seed=rng)
     x0 = rng.standard_normal(d) * 0.7
     betas = (0.9, 0.99)
-    opt = sp.AdamSRT(0.1, betas=betas, weight_decay=lam)
+    opt = sph.AdamSRT(0.1, betas=betas, weight_decay=lam)
     xs, grads, forms, states = _run(opt, loss, x0, n)
     return loss, xs, grads, forms, states, betas, d
 
@@ -746,7 +745,7 @@ def erratum_eq_3_75_rescaled_momentum(run):
     printed_err = corrected_err = 0.0
     for k in range(len(grads)):
         new = grads[k] + lam * xs[k]
-        a = new if a is None else beta * sp.rescale_R(a, xs[k - 1], xs[k]) + new
+        a = new if a is None else beta * sph.rescale_R(a, xs[k - 1], xs[k]) + new
         weights = beta ** (k - np.arange(k + 1.0))
         corrected = (weights[:, None] * (sphere_grads[:k + 1] + lam * (radii[:k + 1] ** 2)[:, None]
                                          * units[:k + 1])).sum(axis=0) / radii[k]
@@ -772,7 +771,7 @@ def erratum_nu_rescaled(run):
     radii = np.linalg.norm(xs[:-1], axis=1)
     g_sphere = np.linalg.norm(grads, axis=1) * radii
     nu_state = radii * np.array([f.b for f in forms])  # b_k = ((1−β₁^t)/(1−β₁))·sqrt(v̂_k), a scalar
-    corrected = sp.adam_nu_R(g_sphere, radii, d, betas, lam)
+    corrected = sph.adam_nu_R(g_sphere, radii, d, betas, lam)
     beta1, beta2 = betas
     printed = np.empty_like(corrected)
     for k in range(radii.size):  # the sum with ‖∇L(u_i) + λ r_i r_k u_i‖² = g_i² + λ²r_i²r_k²
@@ -792,7 +791,7 @@ def erratum_nu_rescaled(run):
 
 @claim("spherical.adam_srt_b5_radius", "003_88ab5e35ef08af19.txt Algorithm 1 (Adam w/o (abc)); radius law derived here",
        "Adam w/o (abc) with β₁ = 0, λ = 0, ε = 0 on tangent gradients of constant norm G (random directions, "
-       "d = 24, G in {0.5, 4}, 5000 steps): r_k² = r₀² + η²dk (adam_srt_b5_radius) and η_k^e = η√d/(G r_k), both "
+       "d = 24, G in {0.5, 4}, 5000 steps): r_k² = r₀² + η²dk and η_k^e = η√d/(G r_k) (adam_srt_radius_law), both "
        "to rtol 1e-12 (accumulated round-off over the steps).", "identity", stochastic=True)
 def adam_srt_b5_radius(run):
     rng = run.rng(123)
@@ -800,11 +799,11 @@ def adam_srt_b5_radius(run):
     checks = []
     for G in (0.5, 4.0):
         x0 = rng.standard_normal(d)
-        trajectory = sp.simulate(sp.AdamSRT(eta, betas=(0.0, 0.99)), sp.RandomLinearLoss.stream(d, G, seed=rng), x0, n)
-        radius = sp.adam_srt_b5_radius(np.linalg.norm(x0), eta, d, np.arange(n + 1))
-        checks += [Check.at_most(_rel(trajectory.radius, radius), 1e-12, f"G = {G}: radius"),
-                   Check.at_most(_rel(trajectory.effective_learning_rate, eta * math.sqrt(d) / (G * radius[:-1])),
-                                 1e-12, f"G = {G}: effective learning rate")]
+        trajectory = sph.simulate(sph.AdamSRT(eta, betas=(0.0, 0.99)), sph.RandomLinearLoss.stream(d, G, seed=rng), x0, n)
+        law = sph.adam_srt_radius_law(np.linalg.norm(x0), eta, d, G, np.arange(n + 1))
+        checks += [Check.at_most(_rel(trajectory.radius, law.radius), 1e-12, f"G = {G}: radius"),
+                   Check.at_most(_rel(trajectory.effective_learning_rate, law.effective_learning_rate[:-1]), 1e-12,
+                                 f"G = {G}: effective learning rate")]
     return Check.all_of(checks)
 
 
@@ -818,9 +817,7 @@ def adam_srt_b5_radius(run):
 def periodic_collapse(run):
     rng = run.rng(124)
     d, eta, lam = 8, 0.1, 0.01
-    Q = haar_orthogonal(d, seed=rng)
-    loss = sp.RayleighLoss(Q @ np.diag(np.linspace(0.0, 1.0, d)) @ Q.T)
-    trajectory = sp.simulate(sp.SGD(eta, weight_decay=lam), loss, rng.standard_normal(d), 30000)
+    loss, trajectory = sph.collapse_run(30000, d, eta, lam, seed=rng)
     ratio = trajectory.radius[1:] / trajectory.radius[:-1]
     quiet = trajectory.sphere_grad_norm < 1e-6
     growing = ratio > 1.0
@@ -843,17 +840,17 @@ def periodic_collapse(run):
 def erratum_sgd_l2_sign(run):
     rng = run.rng(125)
     d, eta, lam = 10, 0.05, 0.2
-    loss = sp.RayleighLoss(_symmetric(rng, d), noise_std=0.5, seed=rng)
+    loss = sph.RayleighLoss(_symmetric(rng, d), noise_std=0.5, seed=rng)
     printed = corrected = 0.0
     for k in range(20):
         x = rng.standard_normal(d) * rng.uniform(0.5, 2.0)
         r2 = x @ x
         g = loss.grad(x, k)
-        opt = sp.SGD(eta, weight_decay=lam)
+        opt = sph.SGD(eta, weight_decay=lam)
         opt.step(x, g)
         form = opt.last_generic_form
-        c_ok = sp.spherical_step(x, form.a, form.b, form.learning_rate).c
-        c_bad = sp.spherical_step(x, g - lam * x, 1.0, eta).c
+        c_ok = sph.spherical_step(x, form.a, form.b, form.learning_rate).c
+        c_bad = sph.spherical_step(x, g - lam * x, 1.0, eta).c
         corrected = max(corrected, abs(c_ok @ x / math.sqrt(r2) / (lam * r2) - 1))
         printed = max(printed, abs(c_bad @ x / math.sqrt(r2) / (lam * r2) - 1))
     return Check.erratum(printed, corrected, 1e-12, reject_above=1.0)
@@ -869,10 +866,10 @@ def erratum_sgd_l2_sign(run):
 def erratum_theorem4_small_parameter(run):
     rng = run.rng(126)
     d, eta, rho, n = 12, 0.05, 3.0, 500
-    loss = sp.RayleighLoss(_symmetric(rng, d), noise_std=0.5, seed=rng)
+    loss = sph.RayleighLoss(_symmetric(rng, d), noise_std=0.5, seed=rng)
     x0 = rng.standard_normal(d)
-    big = sp.simulate(sp.SGD(eta), loss, rho * x0, n)
-    small = sp.simulate(sp.SGD(eta / rho ** 2), loss, x0, n)
+    big = sph.simulate(sph.SGD(eta), loss, rho * x0, n)
+    small = sph.simulate(sph.SGD(eta / rho ** 2), loss, x0, n)
     parameters = []
     for trajectory, lr in ((big, eta), (small, eta / rho ** 2)):
         r = trajectory.radius[:-1]
@@ -899,10 +896,10 @@ def erratum_fig35_deformation(run):
     for loss in _losses(rng).values():
         x0 = rng.standard_normal(loss.dimension)
         g_x = loss.grad(x0, 0)
-        opt = sp.Adam(0.01)
+        opt = sph.Adam(0.01)
         opt.step(x0, g_x)
         form = opt.last_generic_form
-        c0 = sp.spherical_step(x0, form.a, form.b, form.learning_rate).c
+        c0 = sph.spherical_step(x0, form.a, form.b, form.learning_rate).c
         g = np.linalg.norm(x0) * g_x
         scale = np.linalg.norm(g) / math.sqrt(g.size)
         corrected = max(corrected, np.abs(c0 - g / (np.abs(g) / scale)).max() / np.abs(c0).max())

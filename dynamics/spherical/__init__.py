@@ -10,43 +10,51 @@ a direction u = x/r on the sphere S_{d−1}:
 * Table 3.1, Eq 3.42: the effective learning rates of SGD(-M)(+L2), Adam(+L2), AdamW, AdaGradG;
 * Eq 3.44 and its momentum version: L2 ≡ an exponential learning-rate schedule;
 * Eqs 3.46-3.48 and Theorem 4: Pythagorean growth, the order-2 radius and the AdaGradG equivalence;
-* the bounds and equilibria B1-B5 of the spec (Arora et al.'s k^{−1/2} rate, the SGD + L2 fixed point and
-  invariant interval, the SGD-M random-walk equilibrium, the radius law of Adam w/o (abc));
+* the bounds and equilibria B1-B5 of the spec (Arora et al.'s k^{−1/2} rate, the SGD + L2 fixed point, invariant
+  interval and relaxation, the SGD-M random-walk equilibrium and relaxation, the radius law of Adam w/o (abc));
 * the optimizers SGD, SGD-M, Adam, AdamW, AdaGrad, AdaGradG, AdamG and the thesis's Adam w/o (a), (ab), (abc)
   (AdamS, AdamST, AdamSRT, Eqs 3.56-3.81), on numpy vectors, and :func:`simulate`, a compiled loop that runs
-  them on the synthetic losses.
+  them on the synthetic losses;
+* the experiment drivers that the figures, claims and notebook share (:func:`optimizer_runs`,
+  :func:`adagradg_vs_sgd_runs`, :func:`collapse_run`).
 
 torch.optim versions of the Adam variants are in the optional module :mod:`dynamics.spherical.torch_optim`
 (not imported here); the torch models of the cross-checks in :mod:`dynamics.spherical.torch_training`.
 """
-from ._closed_forms import (AdaGradGParameters, EffectiveLRBounds, Equilibrium, GeometricSchedule,
-                            InvariantInterval, LiAroraEquivalent, RadiusSandwich, adam_nu, adam_nu_R,
-                            adam_srt_b5_radius, effective_lr_bounds_sgd, exponential_lr_schedule,
-                            li_arora_equivalent, sgd_l2_equilibrium, sgd_l2_invariant_interval, sgd_l2_radius_map,
-                            sgd_l2_relaxation, sgd_lambda0_sandwich, sgd_order2_radius4, sgd_radius_sequence,
-                            sgdm_l2_equilibrium, sgdm_l2_relaxation_steps, theorem4_adagradg_params)
+from ._closed_forms import (adagrad_matched_learning_rate, adagradg_equivalent_params, adam_nu, adam_nu_R,
+                            adam_srt_radius, adam_srt_radius_law, effective_lr_bounds_sgd, exponential_lr_schedule,
+                            li_arora_equivalent, sgd_effective_lr, sgd_l2_collapse_radius, sgd_l2_equilibrium,
+                            sgd_l2_invariant_interval, sgd_l2_radius_map, sgd_l2_relaxation, sgd_l2_relaxation_law,
+                            sgd_lambda0_sandwich, sgd_order2_radius4, sgd_radius_sequence, sgdm_l2_equilibrium,
+                            sgdm_l2_relaxation, sgdm_l2_relaxation_steps)
 from ._geometry import (angle_between, exp_map, parallel_transport, rescale_R, tangential, transport_RT,
                         transport_T)
 from ._losses import BNLinearProbe, RandomLinearLoss, RayleighLoss, WNLogistic
-from ._optimizers import (SGD, SGDM, SGDMRT, AdaGrad, AdaGradG, Adam, AdamG, AdamS, AdamSRT, AdamST, AdamW,
-                          GenericForm)
-from ._simulate import Trajectory, simulate
-from ._step import SphericalStep, spherical_step
+from ._optimizers import SGD, SGDM, SGDMRT, AdaGrad, AdaGradG, Adam, AdamG, AdamS, AdamSRT, AdamST, AdamW
+from ._results import (AdaGradGComparison, AdaGradGParameters, CollapseRun, EffectiveLRBounds, Equilibrium,
+                       GenericForm, GeometricSchedule, InvariantInterval, LiAroraEquivalent, OptimizerRun, RadiusLaw,
+                       RadiusSandwich, SphericalStep, Trajectory)
+from ._setups import adagradg_vs_sgd_runs, collapse_run, optimizer_runs
+from ._simulate import simulate
+from ._step import spherical_step
 
 __all__ = [
     # Theorem 2 and the geometry of the sphere
     "SphericalStep", "spherical_step", "angle_between", "tangential", "exp_map", "parallel_transport",
     "transport_T", "rescale_R", "transport_RT",
-    # closed forms: bounds, equilibria, radius dynamics, equivalences
-    "Equilibrium", "sgd_l2_equilibrium", "sgdm_l2_equilibrium", "sgdm_l2_relaxation_steps",
-    "EffectiveLRBounds", "effective_lr_bounds_sgd", "RadiusSandwich", "sgd_lambda0_sandwich",
+    # closed forms: effective learning rates, bounds, equilibria, radius dynamics, equivalences
+    "sgd_effective_lr", "Equilibrium", "sgd_l2_equilibrium", "sgdm_l2_equilibrium", "sgdm_l2_relaxation_steps",
+    "sgdm_l2_relaxation", "EffectiveLRBounds", "effective_lr_bounds_sgd", "RadiusSandwich", "sgd_lambda0_sandwich",
     "sgd_radius_sequence", "sgd_l2_radius_map", "InvariantInterval", "sgd_l2_invariant_interval",
-    "sgd_l2_relaxation", "sgd_order2_radius4", "adam_srt_b5_radius", "AdaGradGParameters",
-    "theorem4_adagradg_params", "GeometricSchedule", "exponential_lr_schedule", "LiAroraEquivalent",
+    "sgd_l2_relaxation", "RadiusLaw", "sgd_l2_relaxation_law", "sgd_l2_collapse_radius", "sgd_order2_radius4",
+    "adam_srt_radius", "adam_srt_radius_law", "AdaGradGParameters", "adagradg_equivalent_params",
+    "adagrad_matched_learning_rate", "GeometricSchedule", "exponential_lr_schedule", "LiAroraEquivalent",
     "li_arora_equivalent", "adam_nu", "adam_nu_R",
     # optimizers and runs
     "GenericForm", "SGD", "SGDM", "SGDMRT", "Adam", "AdamW", "AdaGrad", "AdaGradG", "AdamS", "AdamST", "AdamSRT",
     "AdamG", "Trajectory", "simulate",
     # synthetic radially invariant losses
     "RayleighLoss", "RandomLinearLoss", "BNLinearProbe", "WNLogistic",
+    # experiment drivers
+    "OptimizerRun", "optimizer_runs", "AdaGradGComparison", "adagradg_vs_sgd_runs", "CollapseRun", "collapse_run",
 ]

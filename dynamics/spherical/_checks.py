@@ -1,19 +1,21 @@
 """Argument checks of :mod:`dynamics.spherical` that are specific to the theory (built on the core helpers).
 
 A radially invariant weight is a nonzero vector (at 0 it has no direction); a learning rate is a positive
-float or a schedule k -> η_k; ``betas`` are two numbers in [0, 1).
+float or a schedule k -> η_k; ``betas`` are two numbers in [0, 1); step counts are integers >= 0; gradient norms
+on the sphere are >= 0.
 """
 import math
 import numbers
 
 import numpy as np
 
-from dynamics.numerics import as_finite_array, format_value, require_in_range, require_positive
+from dynamics.numerics import (as_finite_array, format_value, require_array_in_range, require_in_range,
+                               require_integer, require_positive)
 
 UNIT_TOLERANCE = 1e-10  # how far from 1 the norm of a vector said to be on the sphere may be
 
 
-def weight_vector(name, value) -> np.ndarray:
+def require_weight_vector(name, value) -> np.ndarray:
     """A new 1-D float64 array with finite entries and a nonzero, finite norm."""
     x = as_finite_array(name, value, ndim=1)
     if x.size == 0:
@@ -27,7 +29,7 @@ def weight_vector(name, value) -> np.ndarray:
     return x
 
 
-def vector_like(name, value, like_name, like) -> np.ndarray:
+def require_vector_like(name, value, like_name, like) -> np.ndarray:
     """A new finite 1-D float64 array with the shape of ``like``."""
     v = as_finite_array(name, value, ndim=1)
     if v.shape != like.shape:
@@ -35,9 +37,9 @@ def vector_like(name, value, like_name, like) -> np.ndarray:
     return v
 
 
-def unit_vector(name, value) -> np.ndarray:
+def require_unit_vector(name, value) -> np.ndarray:
     """A 1-D vector whose norm is 1 within 1e-10 (returned as given, not renormalised)."""
-    u = weight_vector(name, value)
+    u = require_weight_vector(name, value)
     norm = float(np.linalg.norm(u))
     if abs(norm - 1.0) > UNIT_TOLERANCE:
         raise ValueError(f"{name} must be a unit vector (| ||{name}|| - 1 | <= {UNIT_TOLERANCE:g}), "
@@ -45,14 +47,14 @@ def unit_vector(name, value) -> np.ndarray:
     return u
 
 
-def learning_rate(value, name="learning_rate"):
+def require_learning_rate(value, name="learning_rate"):
     """A positive float, or a callable schedule k -> η_k (checked when it is evaluated)."""
     if callable(value) and not isinstance(value, (numbers.Real, np.ndarray, np.generic)):
         return value
     return require_positive(name, value)
 
 
-def evaluate_learning_rate(schedule, k, name="learning_rate") -> float:
+def require_scheduled_learning_rate(schedule, k, name="learning_rate") -> float:
     """η_k of a float or a schedule, checked: a finite float > 0."""
     if not callable(schedule):
         return schedule
@@ -63,7 +65,7 @@ def evaluate_learning_rate(schedule, k, name="learning_rate") -> float:
         raise ValueError(f"{name}({k}) must be a finite float > 0, got {format_value(value)}") from exc
 
 
-def learning_rates(schedule, n_steps, name="learning_rate") -> np.ndarray:
+def require_learning_rates(schedule, n_steps, name="learning_rate") -> np.ndarray:
     """η_0..η_{n-1} of a float or a schedule (called on an array of k first, then on each k)."""
     if not callable(schedule):
         return np.full(n_steps, float(schedule))
@@ -83,15 +85,17 @@ def learning_rates(schedule, n_steps, name="learning_rate") -> np.ndarray:
     return values
 
 
-def momentum(value, name="momentum") -> float:
+def require_momentum(value, name="momentum") -> float:
+    """A heavy-ball coefficient γ in [0, 1)."""
     return require_in_range(name, value, 0.0, 1.0, high_open=True)
 
 
-def weight_decay(value, name="weight_decay") -> float:
+def require_weight_decay(value, name="weight_decay") -> float:
+    """A weight decay λ >= 0."""
     return require_positive(name, value, allow_zero=True)
 
 
-def betas(value, name="betas") -> tuple:
+def require_betas(value, name="betas") -> tuple:
     """Two coefficients (β₁, β₂) in [0, 1)."""
     try:
         first, second = value
@@ -101,7 +105,7 @@ def betas(value, name="betas") -> tuple:
             require_in_range(f"{name}[1]", second, 0.0, 1.0, high_open=True))
 
 
-def decay_product(learning_rate_value, weight_decay_value, what):
+def require_decay_product(learning_rate_value, weight_decay_value, what):
     """ηλ < 1: otherwise the decay factor 1 − ηλ is not positive and (H1) fails. A positive λ whose product with η
     underflows to 0 is refused too (the closed forms divide by ηλ)."""
     product = learning_rate_value * weight_decay_value
@@ -116,10 +120,50 @@ def decay_product(learning_rate_value, weight_decay_value, what):
     return product
 
 
-def one_minus_power(beta, t):
-    """1 − β^t without cancellation for β near 1 (t > 0 an integer or array of integers)."""
-    t = np.asarray(t, dtype=np.float64)
-    if beta == 0.0:
-        return np.ones_like(t) if t.ndim else 1.0
-    value = -np.expm1(t * math.log(beta))
-    return value if t.ndim else float(value)
+def require_steps(steps):
+    """Step counts k >= 0: an int, or an integer-valued array; returns (k, whether ``steps`` was a scalar)."""
+    if np.ndim(steps) == 0:
+        return require_integer("steps", steps, 0), True
+    k = require_array_in_range("steps", steps, 0.0)
+    if not np.all(k == np.round(k)):
+        raise ValueError("steps must hold integer step counts")
+    return k, False
+
+
+def require_rates(name, value, n):
+    """A learning rate (float) or n of them, as an array of length n, all > 0."""
+    if np.ndim(value) == 0:
+        return np.full(n, require_positive(name, value))
+    rates = require_array_in_range(name, value, 0.0, low_open=True, ndim=1)
+    if rates.shape != (n,):
+        raise ValueError(f"{name} must be a float or have shape ({n},) like grad_norms, got {rates.shape}")
+    return rates
+
+
+def require_grad_norms(value, name="grad_norms") -> np.ndarray:
+    """Gradient norms on the sphere: a 1-D array of entries >= 0."""
+    return require_array_in_range(name, value, 0.0, ndim=1)
+
+
+def require_radius_recursion_args(r0, learning_rate, grad_norms, weight_decay, what):
+    """(r0, g, η, λ) checked for an SGD radius recursion with weight decay: r0 > 0, g >= 0, η > 0 per step,
+    λ >= 0 with η_kλ < 1."""
+    r0 = require_positive("r0", r0)
+    g = require_grad_norms(grad_norms)
+    eta = require_rates("learning_rate", learning_rate, g.size)
+    lam = require_weight_decay(weight_decay)
+    if g.size:
+        require_decay_product(float(eta.max()), lam, what)
+    return r0, g, eta, lam
+
+
+def require_second_moment_args(sphere_grad_norms, radii, dimension, betas, weight_decay):
+    """(g, r, d, β₁, β₂, λ) checked for Adam's second moment on the sphere: g >= 0 and r > 0 of one shape,
+    d >= 1, betas in [0, 1), λ >= 0."""
+    g = require_grad_norms(sphere_grad_norms, "sphere_grad_norms")
+    r = require_array_in_range("radii", radii, 0.0, low_open=True, ndim=1)
+    if r.shape != g.shape:
+        raise ValueError(f"radii must have the shape of sphere_grad_norms, {g.shape}, got {r.shape}")
+    d = require_integer("dimension", dimension, 1)
+    beta1, beta2 = require_betas(betas)
+    return g, r, d, beta1, beta2, require_weight_decay(weight_decay)

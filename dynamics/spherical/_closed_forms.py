@@ -5,178 +5,40 @@ Notation: η = learning_rate, λ = weight_decay (the coefficient in the gradient
 G or g = ‖∇L(u)‖ the norm of the gradient on the sphere (tangent at u), r = ‖x‖, s = r², w = r⁴,
 ρ = (1 − ηλ)².
 
+* Table 3.1: the effective learning rate of SGD (+ L2) at radius r, η^e = η/((1−ηλ)r²).
 * B1 (λ = 0): P_k = r₀⁴ + 2Σ_{i<k} η_i²g_i² <= r_k⁴ <= P_k + Σ_{i<k} η_i⁴g_i⁴/P_i, and the constant-η bounds on
   η_k^e = η/r_k² (Arora et al.'s auto rate-tuning, η^e = Θ(k^{-1/2})).
 * B2 (SGD + L2): the exact map s_{k+1} = ρ s_k + η²g_k²/s_k, its fixed point r*⁴ = ηG²/(λ(2−ηλ)) with
   cos θ* = 1 − ηλ, the invariant interval under bounded gradients, and the ODE relaxation
-  r_k⁴ ≈ r*⁴ + (r₀⁴ − r*⁴)e^{−4ηλk}.
-* B3 (SGD-M + L2, random-walk model): r*⁴ ≈ ηG²/(2λ(1−γ)), angle ≈ sqrt(2ηλ/(1+γ)), relaxation (1−γ)/(4ηλ).
-* B5 (Adam w/o (abc), β₁ = 0, λ = 0, ε = 0, constant G): r_k² = r₀² + η²dk.
+  r_k⁴ ≈ r*⁴ + (r₀⁴ − r*⁴)e^{−4ηλk}; without gradient on the sphere, the collapse r_k = r₀(1−ηλ)^k.
+* B3 (SGD-M + L2, random-walk model): r*⁴ ≈ ηG²/(2λ(1−γ)), angle ≈ sqrt(2ηλ/(1+γ)), relaxation
+  r_k⁴ ≈ r*⁴ + (r₀⁴ − r*⁴)e^{−k/τ} with τ = (1−γ)/(4ηλ).
+* B5 (Adam w/o (abc), β₁ = 0, λ = 0, ε = 0, constant G): r_k² = r₀² + η²dk and η_k^e = η√d/(G r_k).
 * Theorem 4: (β, η_AGG, v₀) = ((1−ηλ)⁴, (2β)^{−1/2}, r₀⁴/(2η²β^{1/2})) and the order-2 radius
-  w̃_{k+1} = ρ²w̃_k + 2ρη²g_k².
+  w̃_{k+1} = ρ²w̃_k + 2ρη²g_k²; the learning rate of element-wise AdaGrad matched to SGD's first step.
 * Eq 3.44 and its momentum version (Li & Arora 2020): L2 ≡ an exponentially growing learning rate.
 * Eq 3.42 (Adam's second moment on the sphere ν_k) and the corrected ν_k^R of Adam w/o (abc) (§2.8).
 """
 import math
-from typing import NamedTuple, Union
 
-import numba as nb
 import numpy as np
 
 from dynamics.numerics import (require_array_in_range, require_finite_product, require_finite_result,
                                require_integer, require_positive)
-from . import _checks as checks
+from ._checks import (require_decay_product, require_grad_norms, require_momentum, require_radius_recursion_args,
+                      require_rates, require_second_moment_args, require_steps, require_weight_decay,
+                      require_weight_vector)
+from ._kernels import sgd_order2_kernel, sgd_radius_kernel
+from ._optimizers import _one_minus_power
+from ._results import (AdaGradGParameters, ArrayOrFloat, EffectiveLRBounds, Equilibrium, GeometricSchedule,
+                       InvariantInterval, LiAroraEquivalent, RadiusLaw, RadiusSandwich)
 
-__all__ = ["AdaGradGParameters", "EffectiveLRBounds", "Equilibrium", "GeometricSchedule", "InvariantInterval",
-           "LiAroraEquivalent", "RadiusSandwich", "adam_nu", "adam_nu_R", "adam_srt_b5_radius",
-           "effective_lr_bounds_sgd", "exponential_lr_schedule", "li_arora_equivalent", "sgd_l2_equilibrium",
-           "sgd_l2_invariant_interval", "sgd_l2_radius_map", "sgd_l2_relaxation", "sgd_lambda0_sandwich",
-           "sgd_order2_radius4", "sgd_radius_sequence", "sgdm_l2_equilibrium", "sgdm_l2_relaxation_steps",
-           "theorem4_adagradg_params"]
-
-ArrayOrFloat = Union[float, np.ndarray]
-
-
-class Equilibrium(NamedTuple):
-    """The equilibrium of one radially invariant group under SGD(-M) + L2.
-
-    Attributes
-    ----------
-    radius_fourth_power : float
-        r*⁴ = ‖x*‖⁴.
-    effective_learning_rate : float
-        η^e* at equilibrium.
-    angle : float
-        The angular update per step, in radians.
-
-    Examples
-    --------
-    >>> eq = Equilibrium(16.0, 0.1, 0.05)
-    >>> eq.radius, eq.angle
-    (2.0, 0.05)
-    """
-
-    radius_fourth_power: float
-    effective_learning_rate: float
-    angle: float
-
-    @property
-    def radius(self) -> float:
-        """r* = (r*⁴)^{1/4}."""
-        return self.radius_fourth_power ** 0.25
-
-
-class EffectiveLRBounds(NamedTuple):
-    """Lower and upper bounds on the effective learning rate η_k^e (floats, or arrays shaped like ``steps``).
-
-    Examples
-    --------
-    >>> lower, upper = effective_lr_bounds_sgd(0.1, 1.0, 0.5, 2.0, 0)
-    >>> lower == upper == 0.1
-    True
-    """
-
-    lower: ArrayOrFloat
-    upper: ArrayOrFloat
-
-
-class RadiusSandwich(NamedTuple):
-    """Bounds P_k <= r_k⁴ <= P_k + Σ_{i<k} η_i⁴g_i⁴/P_i of B1, arrays of shape (n_steps + 1,).
-
-    Examples
-    --------
-    >>> sgd_lambda0_sandwich(1.0, 0.1, [1.0]).upper.round(6).tolist()
-    [1.0, 1.0201]
-    """
-
-    lower: np.ndarray
-    upper: np.ndarray
-
-
-class InvariantInterval(NamedTuple):
-    """The invariant interval [L, U] of s = r² under SGD + L2 with g_min <= g_k <= g_max (B2), and the
-    bounds it puts on η_k^e.
-
-    Examples
-    --------
-    >>> interval = sgd_l2_invariant_interval(0.1, 1e-3, 1.0, 1.0)
-    >>> round(interval.min_effective_learning_rate, 6) == round(interval.max_effective_learning_rate, 6)
-    True
-    """
-
-    lower_squared_radius: float
-    upper_squared_radius: float
-    min_effective_learning_rate: float
-    max_effective_learning_rate: float
-
-
-class AdaGradGParameters(NamedTuple):
-    """The parameters (beta, learning_rate, v0) of the AdaGradG run that Theorem 4 pairs with SGD + L2.
-
-    Examples
-    --------
-    >>> beta, learning_rate, v0 = theorem4_adagradg_params(0.1, 0.0, 1.0)
-    >>> beta, round(v0, 6)
-    (1.0, 50.0)
-    """
-
-    beta: float
-    learning_rate: float
-    v0: float
-
-
-class GeometricSchedule(NamedTuple):
-    """A learning-rate schedule η_k = initial_learning_rate · ratio^k (k = 0, 1, ...); call it with k.
-
-    Evaluated as initial·exp(k·log(ratio)); a value that leaves float64 raises ValueError.
-
-    Examples
-    --------
-    >>> schedule = GeometricSchedule(0.5, 2.0)
-    >>> round(schedule(3), 12), schedule(np.arange(3)).tolist()
-    (4.0, [0.5, 1.0, 2.0])
-    """
-
-    initial_learning_rate: float
-    ratio: float
-
-    def __call__(self, k) -> ArrayOrFloat:
-        k_array = np.asarray(k, dtype=np.float64)
-        if np.any(k_array < 0) or not np.all(np.isfinite(k_array)):
-            raise ValueError(f"k must be a finite step count >= 0, got {k!r}")
-        with np.errstate(over="ignore"):
-            value = self.initial_learning_rate * np.exp(k_array * math.log(self.ratio))
-        require_finite_result(value, "the scheduled learning rate",
-                              "the exponential schedule overflows float64 at this k; run fewer steps")
-        return float(value) if value.ndim == 0 else value
-
-
-class LiAroraEquivalent(NamedTuple):
-    """The SGD-M run without weight decay that reproduces SGD-M + L2 exactly (spec §2.4): x̃_k = α^{−k}x_k.
-
-    Attributes: ``alpha`` (float), ``schedule`` (a :class:`GeometricSchedule`) and ``initial_buffer`` (ndarray,
-    shape (d,)), to pass as ``SGD(schedule, momentum, initial_buffer=initial_buffer)``.
-
-    Examples
-    --------
-    >>> eq = li_arora_equivalent(0.1, 0.0, 0.9, [1.0, 0.0])
-    >>> eq.alpha, eq.initial_buffer.tolist()
-    (1.0, [-0.0, -0.0])
-    """
-
-    alpha: float
-    schedule: GeometricSchedule
-    initial_buffer: np.ndarray
-
-
-def _steps(steps):
-    """Step counts k >= 0: an int or an integer-valued array."""
-    if np.ndim(steps) == 0:
-        return require_integer("steps", steps, 0), True
-    k = require_array_in_range("steps", steps, 0.0)
-    if not np.all(k == np.round(k)):
-        raise ValueError("steps must hold integer step counts")
-    return k, False
+__all__ = ["adagrad_matched_learning_rate", "adagradg_equivalent_params", "adam_nu", "adam_nu_R", "adam_srt_radius",
+           "adam_srt_radius_law", "effective_lr_bounds_sgd", "exponential_lr_schedule", "li_arora_equivalent",
+           "sgd_effective_lr", "sgd_l2_collapse_radius", "sgd_l2_equilibrium", "sgd_l2_invariant_interval",
+           "sgd_l2_radius_map", "sgd_l2_relaxation", "sgd_l2_relaxation_law", "sgd_lambda0_sandwich",
+           "sgd_order2_radius4", "sgd_radius_sequence", "sgdm_l2_equilibrium", "sgdm_l2_relaxation",
+           "sgdm_l2_relaxation_steps"]
 
 
 def sgd_l2_equilibrium(learning_rate, weight_decay, grad_norm) -> Equilibrium:
@@ -208,7 +70,7 @@ def sgd_l2_equilibrium(learning_rate, weight_decay, grad_norm) -> Equilibrium:
     eta = require_positive("learning_rate", learning_rate)
     lam = require_positive("weight_decay", weight_decay)
     g = require_positive("grad_norm", grad_norm)
-    product = checks.decay_product(eta, lam, "the SGD + L2 equilibrium")
+    product = require_decay_product(eta, lam, "the SGD + L2 equilibrium")
     q = product * (2.0 - product)
     r4 = eta * g * g / (lam * (2.0 - product))
     effective = math.sqrt(q) / ((1.0 - product) * g)
@@ -247,9 +109,9 @@ def sgdm_l2_equilibrium(learning_rate, weight_decay, momentum, grad_norm) -> Equ
     """
     eta = require_positive("learning_rate", learning_rate)
     lam = require_positive("weight_decay", weight_decay)
-    gamma = checks.momentum(momentum)
+    gamma = require_momentum(momentum)
     g = require_positive("grad_norm", grad_norm)
-    checks.decay_product(eta, lam, "the SGD-M + L2 equilibrium")
+    require_decay_product(eta, lam, "the SGD-M + L2 equilibrium")
     r4 = eta * g * g / (2.0 * lam * (1.0 - gamma))
     effective = math.sqrt(2.0 * eta * lam * (1.0 - gamma)) / g
     require_finite_result(np.array([r4, effective]), "the equilibrium", "learning_rate·grad_norm²/weight_decay "
@@ -279,10 +141,50 @@ def sgdm_l2_relaxation_steps(learning_rate, weight_decay, momentum) -> float:
     """
     eta = require_positive("learning_rate", learning_rate)
     lam = require_positive("weight_decay", weight_decay)
-    gamma = checks.momentum(momentum)
-    product = checks.decay_product(eta, lam, "the SGD-M relaxation time")
+    gamma = require_momentum(momentum)
+    product = require_decay_product(eta, lam, "the SGD-M relaxation time")
     return require_finite_result((1.0 - gamma) / (4.0 * product), "the relaxation time",
                                  "learning_rate·weight_decay is too small")
+
+
+def sgdm_l2_relaxation(r0, learning_rate, weight_decay, momentum, grad_norm, steps) -> ArrayOrFloat:
+    """The relaxation of SGD-M + L2 to its random-walk equilibrium, r_k⁴ ≈ r*⁴ + (r₀⁴ − r*⁴)e^{−k/τ} (B3).
+
+    r*⁴ = ηG²/(2λ(1−γ)) is :func:`sgdm_l2_equilibrium`'s leading-order equilibrium and τ = (1−γ)/(4ηλ)
+    :func:`sgdm_l2_relaxation_steps` (Wan et al. 2021); a law for the mean r_k⁴ under random-walk noise.
+
+    Parameters
+    ----------
+    r0 : float
+        ‖x₀‖ > 0.
+    learning_rate, weight_decay : float
+        η > 0, λ > 0 with ηλ < 1.
+    momentum : float
+        γ in [0, 1).
+    grad_norm : float
+        G > 0, the rms gradient norm on the sphere.
+    steps : int or array_like of int
+        Step counts k >= 0.
+
+    Returns
+    -------
+    float or ndarray
+        r_k⁴, shaped like ``steps``.
+
+    Examples
+    --------
+    >>> round(sgdm_l2_relaxation(1.0, 0.1, 1e-3, 0.9, 2.0, 250), 4)   # one relaxation time
+    1264.609
+    """
+    r0 = require_positive("r0", r0)
+    equilibrium = sgdm_l2_equilibrium(learning_rate, weight_decay, momentum, grad_norm)
+    tau = sgdm_l2_relaxation_steps(learning_rate, weight_decay, momentum)
+    k, scalar = require_steps(steps)
+    w_star = equilibrium.radius_fourth_power
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = w_star + (np.float64(r0) ** 4 - w_star) * np.exp(-np.asarray(k, float) / tau)
+    require_finite_result(value, "r_k⁴", "r0⁴ overflows float64")
+    return float(value) if scalar else value
 
 
 def effective_lr_bounds_sgd(learning_rate, r0, g_min, g_max, steps) -> EffectiveLRBounds:
@@ -323,7 +225,7 @@ def effective_lr_bounds_sgd(learning_rate, r0, g_min, g_max, steps) -> Effective
     g_max = require_positive("g_max", g_max)
     if g_min > g_max:
         raise ValueError(f"g_min must be <= g_max, got g_min = {g_min:g} > g_max = {g_max:g}")
-    k, scalar = _steps(steps)
+    k, scalar = require_steps(steps)
     k = np.asarray(k, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
         eta_, g_min_, g_max_ = np.float64(eta), np.float64(g_min), np.float64(g_max)  # inf, not OverflowError
@@ -369,32 +271,6 @@ def _log_effective_lr_bounds(eta, r0, g_min, g_max, k):
     return np.where(k == 0, at_start, log_lower), np.where(k == 0, at_start, log_upper)
 
 
-def _rates(name, value, n):
-    """A learning rate (float) or n of them, as an array of length n, all > 0."""
-    if np.ndim(value) == 0:
-        return np.full(n, require_positive(name, value))
-    rates = require_array_in_range(name, value, 0.0, low_open=True, ndim=1)
-    if rates.shape != (n,):
-        raise ValueError(f"{name} must be a float or have shape ({n},) like grad_norms, got {rates.shape}")
-    return rates
-
-
-def _grad_norms(value):
-    return require_array_in_range("grad_norms", value, 0.0, ndim=1)
-
-
-def _radius_recursion_args(r0, learning_rate, grad_norms, weight_decay, what):
-    """(r0, g, η, λ) checked for an SGD radius recursion with weight decay: r0 > 0, g >= 0, η > 0 per step,
-    λ >= 0 with η_kλ < 1."""
-    r0 = require_positive("r0", r0)
-    g = _grad_norms(grad_norms)
-    eta = _rates("learning_rate", learning_rate, g.size)
-    lam = checks.weight_decay(weight_decay)
-    if g.size:
-        checks.decay_product(float(eta.max()), lam, what)
-    return r0, g, eta, lam
-
-
 def sgd_lambda0_sandwich(r0, learning_rates, grad_norms) -> RadiusSandwich:
     """The B1 sandwich P_k <= r_k⁴ <= P_k + Σ_{i<k} η_i⁴g_i⁴/P_i for SGD without weight decay, any schedule.
 
@@ -422,8 +298,8 @@ def sgd_lambda0_sandwich(r0, learning_rates, grad_norms) -> RadiusSandwich:
     ([1.0, 1.02, 1.04], [1.0, 1.0201, 1.040198])
     """
     r0 = require_positive("r0", r0)
-    g = _grad_norms(grad_norms)
-    eta = _rates("learning_rates", learning_rates, g.size)
+    g = require_grad_norms(grad_norms)
+    eta = require_rates("learning_rates", learning_rates, g.size)
     with np.errstate(over="ignore", under="ignore"):
         increments = (eta * g) ** 2
         P = np.float64(r0) ** 4 + 2.0 * np.concatenate([[0.0], np.cumsum(increments)])  # inf, not OverflowError
@@ -434,23 +310,6 @@ def sgd_lambda0_sandwich(r0, learning_rates, grad_norms) -> RadiusSandwich:
         raise ValueError(f"r0 must be > 1.5e-81, got {r0:g} (r0**4 underflows to 0 in float64, and the bounds divide "
                          f"by P_k >= r0**4)")
     return RadiusSandwich(P, upper)
-
-
-@nb.njit(cache=True)
-def _radius_kernel(r0, eta, g, lam):
-    """r_{k+1} = hypot((1 − η_kλ) r_k, η_k g_k / r_k): the map of r² without forming r² (which underflows or
-    overflows long before r does). A radius that reaches 0 (underflow) or inf stops the recursion there: the
-    caller refuses the result."""
-    n = g.shape[0]
-    r = np.zeros(n + 1)
-    r[0] = r0
-    for k in range(n):
-        if not (r[k] > 0.0 and r[k] < np.inf):
-            r[k + 1:] = r[k]
-            break
-        decay = 1.0 - eta[k] * lam
-        r[k + 1] = math.hypot(decay * r[k], eta[k] * g[k] / r[k])
-    return r
 
 
 def sgd_radius_sequence(r0, learning_rate, grad_norms, weight_decay=0.0) -> np.ndarray:
@@ -480,13 +339,88 @@ def sgd_radius_sequence(r0, learning_rate, grad_norms, weight_decay=0.0) -> np.n
     >>> sgd_radius_sequence(1.0, 0.5, [2.0, 0.0]).round(6).tolist()
     [1.0, 1.414214, 1.414214]
     """
-    r0, g, eta, lam = _radius_recursion_args(r0, learning_rate, grad_norms, weight_decay, "sgd_radius_sequence")
-    r = _radius_kernel(r0, eta, g, lam)
+    r0, g, eta, lam = require_radius_recursion_args(r0, learning_rate, grad_norms, weight_decay, "sgd_radius_sequence")
+    r = sgd_radius_kernel(r0, eta, g, lam)
     require_finite_result(r, "the radius", "it overflows float64 (reduce learning_rate·grad_norms/r0)")
     if np.any(r == 0.0):
         raise ValueError("the radius collapses to 0 (underflows) in float64: (1 − learning_rate·weight_decay)^k·r0 "
                          "leaves float64; run fewer steps or rescale r0")
     return r
+
+
+def sgd_effective_lr(learning_rate, radius_fourth_power, weight_decay=0.0) -> ArrayOrFloat:
+    """The effective learning rate of SGD (+ L2, no momentum) at radius r, η^e = η/((1−ηλ)r²) (Table 3.1).
+
+    Given r⁴: with λ = 0 it is η/r² (Eq 3.46); with the order-2 radius w̃_k of :func:`sgd_order2_radius4` in
+    place of r_k⁴ it is the effective learning rate η_AGG/sqrt(v_k) of the matching AdaGradG run (Theorem 4).
+
+    Parameters
+    ----------
+    learning_rate : float
+        η > 0.
+    radius_fourth_power : float or array_like
+        r⁴ > 0.
+    weight_decay : float
+        λ >= 0 with ηλ < 1.
+
+    Returns
+    -------
+    float or ndarray
+        η^e, shaped like ``radius_fourth_power``.
+
+    Examples
+    --------
+    >>> sgd_effective_lr(0.1, 16.0)
+    0.025
+    >>> sgd_effective_lr(0.1, [1.0, 16.0], weight_decay=0.5).round(6).tolist()
+    [0.105263, 0.026316]
+    """
+    eta = require_positive("learning_rate", learning_rate)
+    lam = require_weight_decay(weight_decay)
+    product = require_decay_product(eta, lam, "the effective learning rate of SGD + L2")
+    w = require_array_in_range("radius_fourth_power", radius_fourth_power, 0.0, low_open=True)
+    with np.errstate(over="ignore"):
+        value = eta / ((1 - product) * np.sqrt(w))
+    require_finite_result(value, "the effective learning rate", "learning_rate/r² overflows float64")
+    return float(value) if value.ndim == 0 else value
+
+
+def sgd_l2_collapse_radius(r0, learning_rate, weight_decay, steps) -> ArrayOrFloat:
+    """The radius of SGD + L2 while the gradient on the sphere vanishes, r_k = r₀(1−ηλ)^k (Eq 3.25, g = 0).
+
+    Near a minimum on the sphere, deterministic GD + L2 shrinks the weights by 1 − ηλ per step, so its effective
+    learning rate η/((1−ηλ)r_k²) grows like (1−ηλ)^{−2k} until the minimum turns unstable: the collapse phase of
+    the periodic behaviour of GD with weight decay (Lobacheva et al. 2021).
+
+    Parameters
+    ----------
+    r0 : float
+        ‖x₀‖ > 0 at the start of the collapse.
+    learning_rate : float
+        η > 0.
+    weight_decay : float
+        λ >= 0 with ηλ < 1.
+    steps : int or array_like of int
+        Step counts k >= 0 from the start of the collapse.
+
+    Returns
+    -------
+    float or ndarray
+        r_k, shaped like ``steps``.
+
+    Examples
+    --------
+    >>> sgd_l2_collapse_radius(2.0, 0.1, 0.5, [0, 1, 2]).round(6).tolist()
+    [2.0, 1.9, 1.805]
+    """
+    r0 = require_positive("r0", r0)
+    eta = require_positive("learning_rate", learning_rate)
+    lam = require_weight_decay(weight_decay)
+    product = require_decay_product(eta, lam, "the collapse under weight decay")
+    k, scalar = require_steps(steps)
+    with np.errstate(under="ignore"):
+        value = r0 * (1 - product) ** np.asarray(k, float)
+    return float(value) if scalar else value
 
 
 def sgd_l2_radius_map(radius_squared, learning_rate, weight_decay, grad_norm) -> ArrayOrFloat:
@@ -514,8 +448,8 @@ def sgd_l2_radius_map(radius_squared, learning_rate, weight_decay, grad_norm) ->
     1.9652
     """
     eta = require_positive("learning_rate", learning_rate)
-    lam = checks.weight_decay(weight_decay)
-    checks.decay_product(eta, lam, "sgd_l2_radius_map")
+    lam = require_weight_decay(weight_decay)
+    require_decay_product(eta, lam, "sgd_l2_radius_map")
     s_arr = require_array_in_range("radius_squared", radius_squared, 0.0, low_open=True)
     g = require_array_in_range("grad_norm", grad_norm, 0.0)
     with np.errstate(over="ignore"):
@@ -558,7 +492,7 @@ def sgd_l2_invariant_interval(learning_rate, weight_decay, g_min, g_max) -> Inva
     g_max = require_positive("g_max", g_max)
     if g_min > g_max:
         raise ValueError(f"g_min must be <= g_max, got g_min = {g_min:g} > g_max = {g_max:g}")
-    product = checks.decay_product(eta, lam, "the invariant interval")
+    product = require_decay_product(eta, lam, "the invariant interval")
     one_minus_rho = product * (2.0 - product)
     rho = (1.0 - product) ** 2
     if (g_min / g_max) ** 2 < one_minus_rho / rho:
@@ -600,7 +534,7 @@ def sgd_l2_relaxation(r0, learning_rate, weight_decay, grad_norm, steps) -> Arra
     """
     r0 = require_positive("r0", r0)
     equilibrium = sgd_l2_equilibrium(learning_rate, weight_decay, grad_norm)
-    k, scalar = _steps(steps)
+    k, scalar = require_steps(steps)
     w_star = equilibrium.radius_fourth_power
     rate = -4.0 * float(learning_rate) * float(weight_decay) * np.asarray(k, float)  # log e^{−4ηλk}
     with np.errstate(over="ignore", invalid="ignore"):
@@ -612,17 +546,36 @@ def sgd_l2_relaxation(r0, learning_rate, weight_decay, grad_norm, steps) -> Arra
     return float(value) if scalar else value
 
 
-@nb.njit(cache=True)
-def _order2_kernel(w0, eta, g, lam):
-    n = g.shape[0]
-    w = np.empty(n + 1)
-    w[0] = w0
-    for k in range(n):
-        decay = 1.0 - eta[k] * lam
-        rho = decay * decay
-        step = decay * eta[k] * g[k]  # 2ρη²g² = 2((1 − ηλ)ηg)²: no overflow of (ηg)² where the product is finite
-        w[k + 1] = rho * rho * w[k] + 2.0 * step * step
-    return w
+def sgd_l2_relaxation_law(r0, learning_rate, weight_decay, grad_norm, steps) -> RadiusLaw:
+    """The radius and the effective learning rate of SGD + L2 along its ODE relaxation to equilibrium (B2).
+
+    r_k = (r_k⁴)^{1/4} with r_k⁴ of :func:`sgd_l2_relaxation`, and η_k^e = η/((1−ηλ)r_k²)
+    (:func:`sgd_effective_lr`, Table 3.1).
+
+    Parameters
+    ----------
+    r0 : float
+        ‖x₀‖ > 0.
+    learning_rate, weight_decay : float
+        η > 0, λ > 0 with ηλ < 1.
+    grad_norm : float
+        The constant gradient norm on the sphere G > 0.
+    steps : int or array_like of int
+        Step counts k >= 0.
+
+    Returns
+    -------
+    RadiusLaw
+        ``(radius, effective_learning_rate)``, shaped like ``steps``.
+
+    Examples
+    --------
+    >>> law = sgd_l2_relaxation_law(1.0, 0.1, 1e-3, 2.0, [0, 1000])
+    >>> law.radius.round(4).tolist(), law.effective_learning_rate.round(6).tolist()
+    ([1.0, 2.8568], [0.10001, 0.012254])
+    """
+    relaxed = sgd_l2_relaxation(r0, learning_rate, weight_decay, grad_norm, steps)
+    return RadiusLaw(relaxed ** 0.25, sgd_effective_lr(learning_rate, relaxed, weight_decay))
 
 
 def sgd_order2_radius4(r0, learning_rate, grad_norms, weight_decay=0.0) -> np.ndarray:
@@ -652,16 +605,17 @@ def sgd_order2_radius4(r0, learning_rate, grad_norms, weight_decay=0.0) -> np.nd
     >>> sgd_order2_radius4(1.0, 0.1, [1.0, 1.0]).round(6).tolist()
     [1.0, 1.02, 1.04]
     """
-    r0, g, eta, lam = _radius_recursion_args(r0, learning_rate, grad_norms, weight_decay, "sgd_order2_radius4")
+    r0, g, eta, lam = require_radius_recursion_args(r0, learning_rate, grad_norms, weight_decay, "sgd_order2_radius4")
     with np.errstate(over="ignore"):
         w0 = np.float64(r0) ** 4  # inf, not OverflowError
     require_finite_result(w0, "r0**4", "r0 must be <= 1.1e77 for the order-2 radius r0⁴ to be a double")
-    w = _order2_kernel(float(w0), eta, g, lam)
+    w = sgd_order2_kernel(float(w0), eta, g, lam)
     return require_finite_result(w, "the order-2 radius", "the increments 2ρη²g² overflow float64")
 
 
-def adam_srt_b5_radius(r0, learning_rate, dimension, steps) -> ArrayOrFloat:
-    """The radius of Adam w/o (abc) with β₁ = 0, λ = 0, ε = 0 and a constant gradient norm: r_k² = r₀² + η²dk (B5).
+def adam_srt_radius(r0, learning_rate, dimension, steps) -> ArrayOrFloat:
+    """The radius of Adam w/o (abc) with β₁ = 0, λ = 0, ε = 0 and a constant gradient norm: r_k² = r₀² + η²dk
+    (B5 of spec/spherical.md).
 
     Every step has ‖Δx_k‖ = η√d exactly and is orthogonal to x_k; the effective learning rate
     η√d/(G·r_k) decays like k^{−1/2}, asymptotically independent of η and G.
@@ -684,21 +638,61 @@ def adam_srt_b5_radius(r0, learning_rate, dimension, steps) -> ArrayOrFloat:
 
     Examples
     --------
-    >>> round(adam_srt_b5_radius(1.0, 0.01, 64, 10000), 6)
+    >>> round(adam_srt_radius(1.0, 0.01, 64, 10000), 6)
     8.062258
     """
     r0 = require_positive("r0", r0)
     eta = require_positive("learning_rate", learning_rate)
     d = require_integer("dimension", dimension, 1)
-    k, scalar = _steps(steps)
+    k, scalar = require_steps(steps)
     with np.errstate(over="ignore"):
         value = np.sqrt(r0 * r0 + eta * eta * d * np.asarray(k, float))
     require_finite_result(value, "the radius", "r0² or learning_rate²·dimension·steps overflows float64")
     return float(value) if scalar else value
 
 
-def theorem4_adagradg_params(learning_rate, weight_decay, r0) -> AdaGradGParameters:
-    """The AdaGradG parameters of Theorem 4: β = (1−ηλ)⁴, η_AGG = (2β)^{−1/2}, v₀ = r₀⁴/(2η²β^{1/2}).
+def adam_srt_radius_law(r0, learning_rate, dimension, grad_norm, steps) -> RadiusLaw:
+    """The radius r_k = sqrt(r₀² + η²dk) of Adam w/o (abc) (β₁ = 0, λ = 0, ε = 0, constant gradient norm G on the
+    sphere) and its effective learning rate η_k^e = η√d/(G r_k) (B5 of spec/spherical.md; thesis Algorithm 1).
+
+    Parameters
+    ----------
+    r0 : float
+        ‖x₀‖ > 0.
+    learning_rate : float
+        η > 0.
+    dimension : int
+        d >= 1, the size of the radially invariant group.
+    grad_norm : float
+        G > 0, the constant gradient norm on the sphere.
+    steps : int or array_like of int
+        Step counts k >= 0.
+
+    Returns
+    -------
+    RadiusLaw
+        ``(radius, effective_learning_rate)``, shaped like ``steps``.
+
+    Examples
+    --------
+    >>> law = adam_srt_radius_law(1.0, 0.01, 64, 2.0, 10000)
+    >>> round(law.radius, 6), round(law.effective_learning_rate, 6)
+    (8.062258, 0.004961)
+    """
+    radius = adam_srt_radius(r0, learning_rate, dimension, steps)
+    eta = require_positive("learning_rate", learning_rate)
+    d = require_integer("dimension", dimension, 1)
+    g = require_positive("grad_norm", grad_norm)
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        effective = eta * math.sqrt(d) / (g * np.asarray(radius))
+    require_finite_result(effective, "the effective learning rate", "learning_rate·sqrt(dimension)/(grad_norm·r0) "
+                          "leaves float64")
+    return RadiusLaw(radius, float(effective) if effective.ndim == 0 else effective)
+
+
+def adagradg_equivalent_params(learning_rate, weight_decay, r0) -> AdaGradGParameters:
+    """The AdaGradG parameters that match SGD + L2 (Theorem 4 of Roburin et al. 2022): β = (1−ηλ)⁴,
+    η_AGG = (2β)^{−1/2}, v₀ = r₀⁴/(2η²β^{1/2}).
 
     SGD + L2 (η, λ, no momentum) from x₀ = r₀u₀ and AdaGradG (β, η_AGG, v₀) from u₀ have the same effective
     learning rate at order 2 in the step (exactly: AdaGradG's is η/((1−ηλ)sqrt(w̃_k)) with w̃ of
@@ -720,14 +714,14 @@ def theorem4_adagradg_params(learning_rate, weight_decay, r0) -> AdaGradGParamet
 
     Examples
     --------
-    >>> params = theorem4_adagradg_params(1e-2, 1e-3, 1.0)   # App. C.1's numbers
+    >>> params = adagradg_equivalent_params(1e-2, 1e-3, 1.0)   # App. C.1's numbers
     >>> round(params.beta, 5), round(params.learning_rate, 4)
     (0.99996, 0.7071)
     """
     eta = require_positive("learning_rate", learning_rate)
-    lam = checks.weight_decay(weight_decay)
+    lam = require_weight_decay(weight_decay)
     r0 = require_positive("r0", r0)
-    product = checks.decay_product(eta, lam, "Theorem 4")
+    product = require_decay_product(eta, lam, "Theorem 4")
     beta = (1.0 - product) ** 4
     # mantissas and exponents apart: r0⁴ or η² may leave float64 where their quotient does not
     v0 = require_finite_product([r0, r0, r0, r0], [2.0, eta, eta, math.sqrt(beta)], what="v0",
@@ -736,6 +730,41 @@ def theorem4_adagradg_params(learning_rate, weight_decay, r0) -> AdaGradGParamet
         raise ValueError(f"v0 = r0**4/(2·learning_rate²·β^(1/2)) underflows to 0 in float64, got r0 = {r0:g} and "
                          f"learning_rate = {eta:g}")
     return AdaGradGParameters(beta, 1.0 / math.sqrt(2.0 * beta), v0)
+
+
+def adagrad_matched_learning_rate(learning_rate, grad_norm, dimension) -> float:
+    """The learning rate of element-wise AdaGrad whose first step has the length of SGD's, η‖g̃₀‖/√d.
+
+    From v₀ = 0 and ε = 0, AdaGrad's first step is −η_AG sign(g̃₀), of norm η_AG√d, and SGD's is −ηg̃₀, of norm
+    η‖g̃₀‖ (g̃₀ = ∇L(x₀) + λx₀): the baseline that Theorem 4's AdaGradG is compared with (thesis Fig 3.4).
+
+    Parameters
+    ----------
+    learning_rate : float
+        SGD's η > 0.
+    grad_norm : float
+        ‖g̃₀‖ > 0, the norm of the first (Euclidean) gradient, L2 term included.
+    dimension : int
+        d >= 1, the number of weights AdaGrad divides element-wise.
+
+    Returns
+    -------
+    float
+        η_AG = η‖g̃₀‖/√d.
+
+    Examples
+    --------
+    >>> adagrad_matched_learning_rate(0.01, 2.0, 16)
+    0.005
+    """
+    eta = require_positive("learning_rate", learning_rate)
+    g = require_positive("grad_norm", grad_norm)
+    d = require_integer("dimension", dimension, 1)
+    value = eta * g / math.sqrt(d)
+    if not (math.isfinite(value) and value > 0.0):
+        raise ValueError(f"learning_rate·grad_norm/sqrt(dimension) must be a positive double, got "
+                         f"{eta:g}·{g:g}/sqrt({d}) = {value:g}")
+    return value
 
 
 def exponential_lr_schedule(learning_rate, weight_decay) -> GeometricSchedule:
@@ -763,8 +792,8 @@ def exponential_lr_schedule(learning_rate, weight_decay) -> GeometricSchedule:
     [0.105263, 0.116635, 0.129236]
     """
     eta = require_positive("learning_rate", learning_rate)
-    lam = checks.weight_decay(weight_decay)
-    product = checks.decay_product(eta, lam, "the exponential learning-rate schedule")
+    lam = require_weight_decay(weight_decay)
+    product = require_decay_product(eta, lam, "the exponential learning-rate schedule")
     return GeometricSchedule(eta / (1.0 - product), (1.0 - product) ** -2)
 
 
@@ -798,9 +827,9 @@ def li_arora_equivalent(learning_rate, weight_decay, momentum, x0) -> LiAroraEqu
     (0.99949773, 0.05002513, [-0.01005048, -0.0])
     """
     eta = require_positive("learning_rate", learning_rate)
-    lam = checks.weight_decay(weight_decay)
-    gamma = checks.momentum(momentum)
-    x0 = checks.weight_vector("x0", x0)
+    lam = require_weight_decay(weight_decay)
+    gamma = require_momentum(momentum)
+    x0 = require_weight_vector("x0", x0)
     product = eta * lam
     if product > (1.0 - math.sqrt(gamma)) ** 2:
         raise ValueError(f"learning_rate * weight_decay must be <= (1 - sqrt(momentum))² = "
@@ -821,16 +850,6 @@ def li_arora_equivalent(learning_rate, weight_decay, momentum, x0) -> LiAroraEqu
     return LiAroraEquivalent(alpha, schedule, np.asarray(buffer, dtype=np.float64))
 
 
-def _nu_inputs(sphere_grad_norms, radii, dimension, betas, weight_decay):
-    g = _grad_norms(sphere_grad_norms)
-    r = require_array_in_range("radii", radii, 0.0, low_open=True, ndim=1)
-    if r.shape != g.shape:
-        raise ValueError(f"radii must have the shape of sphere_grad_norms, {g.shape}, got {r.shape}")
-    d = require_integer("dimension", dimension, 1)
-    beta1, beta2 = checks.betas(betas)
-    return g, r, d, beta1, beta2, checks.weight_decay(weight_decay)
-
-
 def _nu(terms, d, beta1, beta2):
     n = terms.size
     t = np.arange(1, n + 1, dtype=np.float64)
@@ -839,7 +858,7 @@ def _nu(terms, d, beta1, beta2):
     for k in range(n):  # Σ_{i<=k} β₂^{k−i}·term_i, accumulated forwards
         acc = beta2 * acc + terms[k]
         running[k] = acc
-    scale = (checks.one_minus_power(beta1, t) / (1.0 - beta1)) * np.sqrt((1.0 - beta2) / checks.one_minus_power(beta2, t))
+    scale = (_one_minus_power(beta1, t) / (1.0 - beta1)) * np.sqrt((1.0 - beta2) / _one_minus_power(beta2, t))
     return scale * np.sqrt(running / d)
 
 
@@ -873,7 +892,7 @@ def adam_nu(sphere_grad_norms, radii, dimension, betas=(0.9, 0.999), weight_deca
     >>> adam_nu([2.0], [3.0], 4).round(6).tolist()   # first step: ν₀ = d^{-1/2} g₀
     [1.0]
     """
-    g, r, d, beta1, beta2, lam = _nu_inputs(sphere_grad_norms, radii, dimension, betas, weight_decay)
+    g, r, d, beta1, beta2, lam = require_second_moment_args(sphere_grad_norms, radii, dimension, betas, weight_decay)
     terms = (g * g + (lam * r * r) ** 2) / (r * r)
     return require_finite_result(r * _nu(terms, d, beta1, beta2), "ν", "the inputs overflow float64")
 
@@ -909,6 +928,6 @@ def adam_nu_R(sphere_grad_norms, radii, dimension, betas=(0.9, 0.999), weight_de
     >>> adam_nu_R([2.0, 2.0], [3.0, 5.0], 4, betas=(0.0, 0.5)).round(6).tolist()
     [1.0, 1.0]
     """
-    g, r, d, beta1, beta2, lam = _nu_inputs(sphere_grad_norms, radii, dimension, betas, weight_decay)
+    g, r, d, beta1, beta2, lam = require_second_moment_args(sphere_grad_norms, radii, dimension, betas, weight_decay)
     terms = g * g + (lam * r * r) ** 2
     return require_finite_result(_nu(terms, d, beta1, beta2), "ν^R", "the inputs overflow float64")

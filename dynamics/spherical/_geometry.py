@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from dynamics.numerics import require_positive
-from ._checks import UNIT_TOLERANCE, unit_vector, vector_like, weight_vector
+from ._checks import UNIT_TOLERANCE, require_unit_vector, require_vector_like, require_weight_vector
 
 __all__ = ["angle_between", "exp_map", "parallel_transport", "rescale_R", "tangential", "transport_RT",
            "transport_T"]
@@ -49,8 +49,8 @@ def angle_between(u, v) -> float:
     >>> angle_between([1.0, 0.0], [1.0, 1e-12]) > 0
     True
     """
-    u = weight_vector("u", u)
-    return _angle(u, vector_like("v", weight_vector("v", v), "u", u))
+    u = require_weight_vector("u", u)
+    return _angle(u, require_vector_like("v", require_weight_vector("v", v), "u", u))
 
 
 def tangential(q, u) -> np.ndarray:
@@ -73,8 +73,8 @@ def tangential(q, u) -> np.ndarray:
     >>> tangential([1.0, 2.0], [0.0, 3.0])
     array([1., 0.])
     """
-    u = weight_vector("u", u)
-    q = vector_like("q", q, "u", u)
+    u = require_weight_vector("u", u)
+    q = require_vector_like("q", q, "u", u)
     u = u / np.linalg.norm(u)
     return q - (q @ u) * u
 
@@ -99,8 +99,8 @@ def exp_map(u, w) -> np.ndarray:
     >>> np.round(exp_map([1.0, 0.0], [0.0, np.pi / 2]), 12) + 0.0
     array([0., 1.])
     """
-    u = unit_vector("u", u)
-    w = vector_like("w", w, "u", u)
+    u = require_unit_vector("u", u)
+    w = require_vector_like("w", w, "u", u)
     norm = float(np.linalg.norm(w))
     if abs(float(w @ u)) > UNIT_TOLERANCE * max(norm, 1.0):
         raise ValueError(f"w must be tangent at u (|<w,u>| <= {UNIT_TOLERANCE:g}·max(||w||, 1)), got <w,u> = "
@@ -130,9 +130,9 @@ def parallel_transport(p, q, v) -> np.ndarray:
     >>> np.round(parallel_transport([1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 1.0, 0.0]), 12) + 0.0
     array([-1.,  0.,  0.])
     """
-    p = unit_vector("p", p)
-    q = vector_like("q", unit_vector("q", q), "p", p)
-    v = vector_like("v", v, "p", p)
+    p = require_unit_vector("p", p)
+    q = require_vector_like("q", require_unit_vector("q", q), "p", p)
+    v = require_vector_like("v", v, "p", p)
     if abs(float(v @ p)) > UNIT_TOLERANCE * max(float(np.linalg.norm(v)), 1.0):
         raise ValueError(f"v must be tangent at p (|<v,p>| <= {UNIT_TOLERANCE:g}·max(||v||, 1)), got <v,p> = "
                          f"{float(v @ p):.3g}")
@@ -156,9 +156,9 @@ def _transport_RT(a, x_prev, x_new, eps=0.0):
 
 
 def _three(a, x_prev, x_new):
-    x_prev = weight_vector("x_prev", x_prev)
-    x_new = vector_like("x_new", weight_vector("x_new", x_new), "x_prev", x_prev)
-    return vector_like("a", a, "x_prev", x_prev), x_prev, x_new
+    x_prev = require_weight_vector("x_prev", x_prev)
+    x_new = require_vector_like("x_new", require_weight_vector("x_new", x_new), "x_prev", x_prev)
+    return require_vector_like("a", a, "x_prev", x_prev), x_prev, x_new
 
 
 def transport_T(a, x_prev, x_new) -> np.ndarray:

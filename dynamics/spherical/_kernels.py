@@ -1,10 +1,13 @@
-"""numba kernels: the losses of §5.1 and the optimizers of API.2 in one compiled loop (spec §5.1, "numba kernels").
+"""Every numba kernel of :mod:`dynamics.spherical` (spec §5.1, "numba kernels").
 
-They mirror the numpy reference implementations (``_losses``, ``_optimizers``) operation for operation, and
-record per step the radius, the Theorem 2 effective learning rate A/(1 − A⟨c,u⟩) of the step's generic form,
-the angle between u_k and u_{k+1} (atan2 form), the gradient norm on the sphere r‖∇L(x)‖ and the loss.
-Status codes: 0 done, 1 (H1) fails, 2 the weights leave float64 or reach 0, 3 a zero second moment with ε = 0,
-4 a BatchNorm batch with zero variance, 5 a draw parallel to x under a controlled gradient norm.
+* ``loss_grad`` and ``simulate_kernel``: the losses of §5.1 and the optimizers of API.2 in one compiled loop.
+  They mirror the numpy reference implementations (``_losses``, ``_optimizers``) operation for operation, and
+  record per step the radius, the Theorem 2 effective learning rate A/(1 − A⟨c,u⟩) of the step's generic form,
+  the angle between u_k and u_{k+1} (atan2 form), the gradient norm on the sphere r‖∇L(x)‖ and the loss.
+  Status codes: 0 done, 1 (H1) fails, 2 the weights leave float64 or reach 0, 3 a zero second moment with ε = 0,
+  4 a BatchNorm batch with zero variance, 5 a draw parallel to x under a controlled gradient norm.
+* ``sgd_radius_kernel`` and ``sgd_order2_kernel``: the exact and the order-2 radius recursions of SGD (+ L2)
+  behind :func:`sgd_radius_sequence` and :func:`sgd_order2_radius4`.
 """
 import math
 
@@ -331,3 +334,34 @@ def simulate_kernel(opt_kind, hyper, buffer0, loss_kind, mat, table, vec, scal, 
         r = r_next
         radius[k + 1] = r
     return 0, n, radius, effective, angle, grad_norm, loss, record_steps, directions
+
+
+@nb.njit(cache=True)
+def sgd_radius_kernel(r0, eta, g, lam):
+    """r_{k+1} = hypot((1 − η_kλ) r_k, η_k g_k / r_k): the map of r² without forming r² (which underflows or
+    overflows long before r does). A radius that reaches 0 (underflow) or inf stops the recursion there: the
+    caller refuses the result."""
+    n = g.shape[0]
+    r = np.zeros(n + 1)
+    r[0] = r0
+    for k in range(n):
+        if not (r[k] > 0.0 and r[k] < np.inf):
+            r[k + 1:] = r[k]
+            break
+        decay = 1.0 - eta[k] * lam
+        r[k + 1] = math.hypot(decay * r[k], eta[k] * g[k] / r[k])
+    return r
+
+
+@nb.njit(cache=True)
+def sgd_order2_kernel(w0, eta, g, lam):
+    """w̃_{k+1} = ρ_k²w̃_k + 2ρ_kη_k²g_k², ρ_k = (1 − η_kλ)², from w̃_0 = w0 (the order-2 radius of Theorem 4)."""
+    n = g.shape[0]
+    w = np.empty(n + 1)
+    w[0] = w0
+    for k in range(n):
+        decay = 1.0 - eta[k] * lam
+        rho = decay * decay
+        step = decay * eta[k] * g[k]  # 2ρη²g² = 2((1 − ηλ)ηg)²: no overflow of (ηg)² where the product is finite
+        w[k + 1] = rho * rho * w[k] + 2.0 * step * step
+    return w

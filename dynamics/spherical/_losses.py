@@ -17,7 +17,7 @@ import numpy as np
 
 from dynamics.numerics import (as_finite_array, require_array_in_range, require_integer, require_positive, rng_from)
 from dynamics.numerics.random import counter_normals, stream_key
-from ._checks import weight_vector
+from ._checks import require_weight_vector
 
 __all__ = ["BNLinearProbe", "RandomLinearLoss", "RayleighLoss", "WNLogistic"]
 
@@ -40,7 +40,7 @@ class _Loss:
     dimension: int
 
     def _point(self, x):
-        x = weight_vector("x", x)
+        x = require_weight_vector("x", x)
         if x.shape != (self.dimension,):
             raise ValueError(f"x must have shape ({self.dimension},) for this loss, got {x.shape}")
         r = math.sqrt(float(x @ x))

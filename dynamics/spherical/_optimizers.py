@@ -15,45 +15,34 @@ thesis's Eqs 3.16-3.18). Bias corrections use t = k + 1 at step k.
 """
 import copy
 import math
-from typing import NamedTuple, Union
-
 import numpy as np
 
 from dynamics.numerics import as_finite_array, require_bool, require_in_range, require_positive
-from . import _checks as checks
+from ._checks import (UNIT_TOLERANCE, require_betas, require_decay_product, require_learning_rate, require_momentum,
+                      require_scheduled_learning_rate, require_vector_like, require_weight_decay,
+                      require_weight_vector)
 from ._geometry import _transport_RT, _transport_T
+from ._results import GenericForm
 
-__all__ = ["AdaGrad", "AdaGradG", "Adam", "AdamG", "AdamS", "AdamSRT", "AdamST", "AdamW", "GenericForm", "SGD",
-           "SGDM", "SGDMRT"]
+__all__ = ["AdaGrad", "AdaGradG", "Adam", "AdamG", "AdamS", "AdamSRT", "AdamST", "AdamW", "SGD", "SGDM", "SGDMRT"]
 
 SGD_KIND, ADAM_KIND, ADAGRAD_KIND, ADAGRADG_KIND, ADAMS_KIND, ADAMG_KIND = range(6)
 
 
-class GenericForm(NamedTuple):
-    """One step written in the generic form x_{k+1} = decay·(x_k − learning_rate·a ⊘ b) (Eq 3.12).
-
-    ``b`` is a positive float (b_k = b·1, no deformation) or a positive vector.
-
-    Examples
-    --------
-    >>> opt = SGD(0.5)
-    >>> x_next = opt.step(np.array([1.0, 0.0]), np.array([0.0, 2.0]))
-    >>> a, b, learning_rate, decay = opt.last_generic_form
-    >>> bool(np.allclose(decay * (np.array([1.0, 0.0]) - learning_rate * a / b), x_next))
-    True
-    """
-
-    a: np.ndarray
-    b: Union[float, np.ndarray]
-    learning_rate: float
-    decay: float
+def _one_minus_power(beta, t):
+    """1 − β^t without cancellation for β near 1 (t > 0 an integer or array of integers): Adam's bias correction."""
+    t = np.asarray(t, dtype=np.float64)
+    if beta == 0.0:
+        return np.ones_like(t) if t.ndim else 1.0
+    value = -np.expm1(t * math.log(beta))
+    return value if t.ndim else float(value)
 
 
 class _Optimizer:
     """Common part: the learning rate (float or schedule), the state dict, argument checks of a step."""
 
     def __init__(self, learning_rate):
-        self.learning_rate = checks.learning_rate(learning_rate)
+        self.learning_rate = require_learning_rate(learning_rate)
         self.reset()
 
     def reset(self) -> None:
@@ -67,11 +56,11 @@ class _Optimizer:
 
     def current_learning_rate(self) -> float:
         """η_k for the next step k = state['step']."""
-        return checks.evaluate_learning_rate(self.learning_rate, self.state["step"])
+        return require_scheduled_learning_rate(self.learning_rate, self.state["step"])
 
     def _check(self, x, grad):
-        x = checks.weight_vector("x", x)
-        grad = checks.vector_like("grad", grad, "x", x)
+        x = require_weight_vector("x", x)
+        grad = require_vector_like("grad", grad, "x", x)
         shape = self.state.get("shape")
         if shape is not None and shape != x.shape:
             raise ValueError(f"x has shape {x.shape} but the optimizer's state was built for {shape}; call reset()")
@@ -130,8 +119,8 @@ class SGD(_Optimizer):
     """
 
     def __init__(self, learning_rate, momentum=0.0, weight_decay=0.0, initial_buffer=None):
-        self.momentum = checks.momentum(momentum)
-        self.weight_decay = checks.weight_decay(weight_decay)
+        self.momentum = require_momentum(momentum)
+        self.weight_decay = require_weight_decay(weight_decay)
         self.initial_buffer = None if initial_buffer is None else as_finite_array("initial_buffer", initial_buffer,
                                                                                   ndim=1)
         super().__init__(learning_rate)
@@ -195,9 +184,9 @@ class SGDMRT(SGD):
 
 class _AdamBase(_Optimizer):
     def __init__(self, learning_rate, betas, eps, weight_decay):
-        self.betas = checks.betas(betas)
+        self.betas = require_betas(betas)
         self.eps = require_positive("eps", eps, allow_zero=True)
-        self.weight_decay = checks.weight_decay(weight_decay)
+        self.weight_decay = require_weight_decay(weight_decay)
         super().__init__(learning_rate)
 
     def _hyper(self):
@@ -207,7 +196,7 @@ class _AdamBase(_Optimizer):
     def _corrections(self):
         t = self.state["step"] + 1
         beta1, beta2 = self.betas
-        return checks.one_minus_power(beta1, t), checks.one_minus_power(beta2, t)
+        return _one_minus_power(beta1, t), _one_minus_power(beta2, t)
 
 
 def _zero_second_moment(where):
@@ -262,7 +251,7 @@ class Adam(_AdamBase):
         b = (c1 / (1.0 - beta1)) * root
         decay = 1.0 - eta * self.weight_decay if self._decoupled else 1.0
         if self._decoupled:
-            checks.decay_product(eta, self.weight_decay, "AdamW")
+            require_decay_product(eta, self.weight_decay, "AdamW")
         self.last_generic_form = GenericForm(m / (1.0 - beta1), b, eta / decay, decay)
         step = (m / c1) / root
         return decay * x - eta * step if self._decoupled else x - eta * step
@@ -323,7 +312,7 @@ class AdaGrad(_Optimizer):
 
     def __init__(self, learning_rate, eps=0.0, weight_decay=0.0, initial_accumulator=0.0):
         self.eps = require_positive("eps", eps, allow_zero=True)
-        self.weight_decay = checks.weight_decay(weight_decay)
+        self.weight_decay = require_weight_decay(weight_decay)
         self.initial_accumulator = require_positive("initial_accumulator", initial_accumulator, allow_zero=True)
         super().__init__(learning_rate)
 
@@ -351,7 +340,7 @@ class AdaGradG(_Optimizer):
     """AdaGradG (§2.5): x̂ = x − η_k∇L(x)/sqrt(v_k), x_next = x̂/‖x̂‖, v_{k+1} = βv_k + ‖∇L(x)‖².
 
     Its effective learning rate is η_k/sqrt(v_k) (Eq 3.48); with the parameters of
-    :func:`theorem4_adagradg_params` it matches SGD + L2 at order 2 (Theorem 4). No bias correction, no ε,
+    :func:`adagradg_equivalent_params` it matches SGD + L2 at order 2 (Theorem 4). No bias correction, no ε,
     no weight decay. The weights must stay on the unit sphere: the caller normalises x₀ = u₀.
 
     Parameters
@@ -384,8 +373,8 @@ class AdaGradG(_Optimizer):
 
     def _update(self, x, grad, eta):
         norm = float(np.linalg.norm(x))
-        if abs(norm - 1.0) > checks.UNIT_TOLERANCE:
-            raise ValueError(f"x must be a unit vector for AdaGradG (| ||x|| - 1 | <= {checks.UNIT_TOLERANCE:g}; "
+        if abs(norm - 1.0) > UNIT_TOLERANCE:
+            raise ValueError(f"x must be a unit vector for AdaGradG (| ||x|| - 1 | <= {UNIT_TOLERANCE:g}; "
                              f"normalise x0), got norm {norm:.17g}")
         v = self.state["v"]
         root = math.sqrt(v)

@@ -5,19 +5,18 @@ optimizer step, with the effective learning rate of each step from :func:`spheri
 The two agree to rounding (a test holds them to it).
 """
 import math
-from typing import NamedTuple
-
 import numpy as np
 
 from dynamics.numerics import require_choice, require_integer
-from . import _checks as checks
+from ._checks import UNIT_TOLERANCE, require_learning_rates, require_weight_vector
 from ._geometry import _angle
 from ._kernels import simulate_kernel
 from ._losses import _Loss
 from ._optimizers import _Optimizer
+from ._results import Trajectory
 from ._step import _decompose
 
-__all__ = ["Trajectory", "simulate"]
+__all__ = ["simulate"]
 
 ENGINES = ("numba", "numpy")
 _STATUS = {1: "hypothesis (H1) 1 - A<c,u> > 0 fails (the step overshoots the origin along u); reduce learning_rate",
@@ -25,51 +24,6 @@ _STATUS = {1: "hypothesis (H1) 1 - A<c,u> > 0 fails (the step overshoots the ori
            3: "eps: the second moment is 0 with eps = 0 (0/0); use eps > 0",
            4: "x: the batch variance of S x is 0, so BatchNorm (ε = 0) is undefined",
            5: "grad_norm: a draw w_k is parallel to x, so its tangential part cannot be rescaled"}
-
-
-class Trajectory(NamedTuple):
-    """A recorded run on one radially invariant group.
-
-    Attributes
-    ----------
-    steps : ndarray, shape (n_steps + 1,)
-        0..n_steps.
-    radius : ndarray, shape (n_steps + 1,)
-        r_k = ‖x_k‖.
-    effective_learning_rate : ndarray, shape (n_steps,)
-        η_k^e of step k (Theorem 2, Eq 3.23), at steps[:-1].
-    angle : ndarray, shape (n_steps,)
-        The angle between u_k and u_{k+1}, radians (atan2 form).
-    sphere_grad_norm : ndarray, shape (n_steps,)
-        ‖∇L(u_k)‖ = r_k‖∇L(x_k)‖, the gradient norm on the sphere.
-    loss : ndarray, shape (n_steps,)
-        L(x_k) for draw k.
-    direction_steps : ndarray of int, shape (n_records,)
-        The steps at which directions were recorded (every ``record_every`` steps, and the last).
-    directions : ndarray, shape (n_records, d)
-        u_k at those steps.
-
-    Examples
-    --------
-    >>> from dynamics.spherical import SGD, RandomLinearLoss
-    >>> run = simulate(SGD(0.1), RandomLinearLoss.stream(4, grad_norm=1.0, seed=0), np.ones(4), 3)
-    >>> run.radius.shape, run.effective_learning_rate.shape, run.direction_steps.tolist()
-    ((4,), (3,), [0, 3])
-    """
-
-    steps: np.ndarray
-    radius: np.ndarray
-    effective_learning_rate: np.ndarray
-    angle: np.ndarray
-    sphere_grad_norm: np.ndarray
-    loss: np.ndarray
-    direction_steps: np.ndarray
-    directions: np.ndarray
-
-    @property
-    def final_x(self) -> np.ndarray:
-        """x at the last step, r_n·u_n."""
-        return self.radius[-1] * self.directions[-1]
 
 
 def _record_plan(n_steps, record_every):
@@ -123,7 +77,7 @@ def simulate(optimizer, loss, x0, n_steps, *, record_every=None, engine="numba")
         raise TypeError(f"optimizer must be one of the optimizers of dynamics.spherical, got {type(optimizer).__name__}")
     if not isinstance(loss, _Loss):
         raise TypeError(f"loss must be one of the losses of dynamics.spherical, got {type(loss).__name__}")
-    x0 = checks.weight_vector("x0", x0)
+    x0 = require_weight_vector("x0", x0)
     if x0.shape != (loss.dimension,):
         raise ValueError(f"x0 must have shape ({loss.dimension},) for this loss, got {x0.shape}")
     n_steps = require_integer("n_steps", n_steps, 0)
@@ -132,12 +86,12 @@ def simulate(optimizer, loss, x0, n_steps, *, record_every=None, engine="numba")
     if engine == "numpy":
         return _simulate_numpy(optimizer, loss, x0, n_steps, every, n_records)
     kind, hyper, buffer0 = optimizer._kernel_spec()
-    if kind == 3 and abs(float(np.linalg.norm(x0)) - 1.0) > checks.UNIT_TOLERANCE:
+    if kind == 3 and abs(float(np.linalg.norm(x0)) - 1.0) > UNIT_TOLERANCE:
         raise ValueError(f"x0 must be a unit vector for AdaGradG (normalise it), got norm {np.linalg.norm(x0):.17g}")
     buffer0 = np.zeros(0) if buffer0 is None else buffer0
     if buffer0.size and buffer0.shape != x0.shape:
         raise ValueError(f"initial_buffer must have the shape of x0, {x0.shape}, got {buffer0.shape}")
-    lrs = checks.learning_rates(optimizer.learning_rate, n_steps)
+    lrs = require_learning_rates(optimizer.learning_rate, n_steps)
     loss_kind, mat, table, vec, scal, key = loss._kernel_spec()
     with np.errstate(all="ignore"):
         status, k, *arrays = simulate_kernel(kind, hyper, buffer0, loss_kind, mat, table, vec, scal, np.uint64(key),

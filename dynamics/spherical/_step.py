@@ -11,44 +11,13 @@ exact under (H1) 1 − A⟨c,u⟩ > 0 (the source drops the minus sign; spec §8
 is arctan z, so u_{k+1} = Exp_u(−arctan(z)·c⊥/‖c⊥‖) exactly (spec §2.1).
 """
 import math
-from typing import NamedTuple
-
 import numpy as np
 
 from dynamics.numerics import as_float, require_positive
-from ._checks import vector_like, weight_vector
+from ._checks import require_vector_like, require_weight_vector
+from ._results import SphericalStep
 
-__all__ = ["SphericalStep", "spherical_step"]
-
-
-class SphericalStep(NamedTuple):
-    """The Theorem 2 decomposition of one step.
-
-    Attributes
-    ----------
-    A : float
-        A_k = η_k/(r_k²d^{−1/2}‖b_k‖) (Eq 3.26).
-    c : ndarray, shape (d,)
-        c_k = r_k a_k ⊘ (b_k/(d^{−1/2}‖b_k‖)), the (deformed) momentum on the sphere (Eq 3.22).
-    effective_learning_rate : float
-        η_k^e = A_k/(1 − A_k⟨c_k,u_k⟩) (Eq 3.23).
-    u_next : ndarray, shape (d,)
-        u_{k+1}, a unit vector (Eq 3.24).
-    r_next : float
-        r_{k+1} (Eq 3.25, times ``decay``).
-
-    Examples
-    --------
-    >>> A, c, effective, u_next, r_next = spherical_step([2.0, 0.0], [0.0, 1.0], 1.0, 0.4)
-    >>> round(A, 6), round(effective, 6), round(r_next, 6)
-    (0.1, 0.1, 2.039608)
-    """
-
-    A: float
-    c: np.ndarray
-    effective_learning_rate: float
-    u_next: np.ndarray
-    r_next: float
+__all__ = ["spherical_step"]
 
 
 def _decompose(x, a, b, learning_rate, decay):
@@ -110,12 +79,12 @@ def spherical_step(x, a, b, learning_rate, decay=1.0) -> SphericalStep:
     >>> bool(np.allclose(step.r_next * step.u_next, x - 0.2 * grad))
     True
     """
-    x = weight_vector("x", x)
-    a = vector_like("a", a, "x", x)
+    x = require_weight_vector("x", x)
+    a = require_vector_like("a", a, "x", x)
     if np.ndim(b) == 0:
         b = require_positive("b", as_float("b", b))
     else:
-        b = vector_like("b", b, "x", x)
+        b = require_vector_like("b", b, "x", x)
         if not np.all(b > 0):
             raise ValueError(f"b must be strictly positive, got {float(b.min()):g} at entry {int(np.argmin(b))}")
     learning_rate = require_positive("learning_rate", learning_rate)

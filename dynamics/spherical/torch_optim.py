@@ -24,6 +24,7 @@ except ImportError as exc:  # pragma: no cover - exercised by a test that hides 
 import math
 
 from dynamics.numerics import require_in_range, require_integer, require_positive
+from ._checks import require_betas, require_weight_decay
 
 __all__ = ["AdaGradG", "AdamG", "AdamS", "AdamSRT", "AdamST"]
 
@@ -50,15 +51,8 @@ def _from_groups(matrix, shape, perm):
 
 
 def _check_common(learning_rate, betas, eps, weight_decay):
-    learning_rate = require_positive("learning_rate", learning_rate)
-    try:
-        beta1, beta2 = betas
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"betas must be a pair (beta1, beta2), got {betas!r}") from exc
-    betas = (require_in_range("betas[0]", beta1, 0.0, 1.0, high_open=True),
-             require_in_range("betas[1]", beta2, 0.0, 1.0, high_open=True))
-    return (learning_rate, betas, require_positive("eps", eps, allow_zero=True),
-            require_positive("weight_decay", weight_decay, allow_zero=True))
+    return (require_positive("learning_rate", learning_rate), require_betas(betas),
+            require_positive("eps", eps, allow_zero=True), require_weight_decay(weight_decay))
 
 
 class _SphericalAdam(torch.optim.Optimizer):

@@ -10,37 +10,23 @@ and returns named results. This module imports torch and registers nothing; the 
 ``verify/crosscheck/spherical.py``.
 """
 import math
-from typing import NamedTuple
 
 import numpy as np
 import torch
 
-from dynamics.numerics import require_integer, require_positive, rng_from
-from . import _closed_forms as closed
+from dynamics.numerics import require_integer, require_positive
+from dynamics.numerics.torch_tools import as_tensor, seed_int, to_numpy, torch_generator
+from ._closed_forms import (adagrad_matched_learning_rate, adagradg_equivalent_params, li_arora_equivalent,
+                            sgd_lambda0_sandwich)
+from ._results import (AdamVariantsResult, AnglesToSGD, ClassificationData, EquilibriumStatistics,
+                       ExponentialLREquivalence, PythagoreanResult, SphericalStepErrors)
 from ._step import spherical_step
 from .torch_optim import AdaGradG
 
-__all__ = ["AdamVariantsResult", "EquilibriumStatistics", "ExponentialLREquivalence", "PythagoreanResult",
-           "Theorem2Errors", "Theorem4Trajectories", "BatchNorm", "adam_variants_m2", "bn_mlp", "conv_bn_net",
-           "equilibrium_statistics", "exponential_lr_pair", "gaussian_classification", "pythagorean_sgd",
-           "synthetic_images", "theorem2_torch_optimizers", "theorem4_m2"]
-
-
-class ClassificationData(NamedTuple):
-    """Inputs (n_samples, ...) and integer labels (n_samples,) on one device."""
-
-    inputs: torch.Tensor
-    labels: torch.Tensor
-
-
-def _seed_int(seed) -> int:
-    """One integer seed from None, an int or a numpy Generator (a Generator's stream advances once), so that a
-    trainer builds its data, its identical model copies and its batch order from the same number."""
-    return int(rng_from(seed).integers(2 ** 62))
-
-
-def _generator(seed):
-    return torch.Generator().manual_seed(int(np.random.default_rng(seed).integers(2 ** 62)))
+__all__ = ["AdamVariantsResult", "AnglesToSGD", "ClassificationData", "EquilibriumStatistics",
+           "ExponentialLREquivalence", "PythagoreanResult", "SphericalStepErrors", "BatchNorm", "adagradg_vs_sgd_m2",
+           "adam_variants_m2", "bn_mlp", "conv_bn_net", "equilibrium_statistics", "exponential_lr_pair",
+           "gaussian_classification", "pythagorean_sgd", "spherical_step_vs_torch", "synthetic_images"]
 
 
 def gaussian_classification(n_samples=2048, n_features=16, n_classes=3, label_noise=0.2, *, seed=None,
@@ -84,7 +70,7 @@ def gaussian_classification(n_samples=2048, n_features=16, n_classes=3, label_no
     (torch.float64, torch.int64)
     """
     n_samples = require_integer("n_samples", n_samples, 2)
-    gen = _generator(seed)
+    gen = torch_generator(seed)
     x = torch.randn(n_samples, n_features, generator=gen, dtype=dtype)
     teacher = torch.randn(n_features, n_classes, generator=gen, dtype=dtype)
     labels = (x @ teacher).argmax(dim=1)
@@ -130,7 +116,7 @@ def synthetic_images(n_samples=256, size=16, n_classes=10, *, seed=None, device=
     >>> int(synthetic_images(8, size=8, seed=0).labels.max()) <= 9
     True
     """
-    gen = _generator(seed)
+    gen = torch_generator(seed)
     x = torch.randn(n_samples, 3, size, size, generator=gen, dtype=dtype)
     teacher = torch.randn(3 * 4, n_classes, generator=gen, dtype=dtype)
     pooled = torch.nn.functional.adaptive_avg_pool2d(x, 2).reshape(n_samples, -1)
@@ -210,7 +196,7 @@ def bn_mlp(n_features=16, n_hidden=8, n_classes=3, bn_eps=0.0, *, seed=None, dev
     >>> tuple(bn_mlp(seed=0)(torch.randn(4, 16, dtype=torch.float64)).shape)
     (4, 3)
     """
-    torch.manual_seed(int(np.random.default_rng(seed).integers(2 ** 62)))
+    torch.manual_seed(seed_int(seed))
     model = torch.nn.Sequential(torch.nn.Linear(n_features, n_hidden, bias=False),
                                 BatchNorm(n_hidden, eps=bn_eps), torch.nn.ReLU(),
                                 torch.nn.Linear(n_hidden, n_classes))
@@ -257,7 +243,7 @@ def conv_bn_net(width=16, n_classes=10, bn_eps=0.0, *, seed=None, device="cpu",
     >>> tuple(conv_bn_net(4, seed=0)(torch.randn(2, 3, 5, 5, dtype=torch.float64)).shape)
     (2, 10)
     """
-    torch.manual_seed(int(np.random.default_rng(seed).integers(2 ** 62)))
+    torch.manual_seed(seed_int(seed))
     model = torch.nn.Sequential(
         torch.nn.Conv2d(3, width, 3, padding=1, bias=False), BatchNorm(width, bn_eps, affine=True), torch.nn.ReLU(),
         torch.nn.Conv2d(width, width, 3, padding=1, bias=False), BatchNorm(width, bn_eps, affine=True),
@@ -272,17 +258,6 @@ def _conv_weights(model):
 def _batches(n_samples, batch_size, n_steps, gen):
     for _ in range(n_steps):
         yield torch.randint(0, n_samples, (batch_size,), generator=gen)
-
-
-class PythagoreanResult(NamedTuple):
-    """X1 (λ = 0): the worst |cos(∂L/∂w_j, w_j)|, the worst relative error of Δ‖w_j‖² = η²‖∂L/∂w_j‖², and per
-    row the radius⁴ r_k⁴ (n_steps + 1, n_rows) with its B1 sandwich from the recorded gradient norms."""
-
-    max_cosine: float
-    max_increment_error: float
-    radius_fourth_power: np.ndarray
-    sandwich_lower: np.ndarray
-    sandwich_upper: np.ndarray
 
 
 def pythagorean_sgd(learning_rate=0.5, n_steps=200, batch_size=256, *, seed=None, device="cpu") -> PythagoreanResult:
@@ -323,14 +298,14 @@ def pythagorean_sgd(learning_rate=0.5, n_steps=200, batch_size=256, *, seed=None
     >>> r4.shape, bool((result.sandwich_lower <= r4 * (1 + 1e-12)).all())
     ((6, 8), True)
     """
-    seed = _seed_int(seed)
+    seed = seed_int(seed)
     learning_rate = require_positive("learning_rate", learning_rate)
     n_steps = require_integer("n_steps", n_steps, 1)
     data = gaussian_classification(seed=seed, device=device)
     model = bn_mlp(seed=seed, device=device)
     weight = model[0].weight
     optimizer = torch.optim.SGD(model.parameters(), lr=learning_rate, foreach=False)
-    gen = _generator(seed)
+    gen = torch_generator(seed)
     max_cos = max_err = 0.0
     radii, grads = [weight.detach().norm(dim=1)], []
     for idx in _batches(data.inputs.shape[0], batch_size, n_steps, gen):
@@ -345,23 +320,16 @@ def pythagorean_sgd(learning_rate=0.5, n_steps=200, batch_size=256, *, seed=None
         max_err = max(max_err, float(((increment - expected).abs() / expected).max()))
         radii.append(weight.detach().norm(dim=1))
         grads.append((g.norm(dim=1) * w.norm(dim=1)))  # ‖∇L(u)‖ = r‖∇L(x)‖
-    r = torch.stack(radii).cpu().numpy()
-    g = torch.stack(grads).cpu().numpy()
-    lower, upper = zip(*(closed.sgd_lambda0_sandwich(r[0, j], learning_rate, g[:, j]) for j in range(r.shape[1])))
+    r = to_numpy(torch.stack(radii))
+    g = to_numpy(torch.stack(grads))
+    lower, upper = zip(*(sgd_lambda0_sandwich(r[0, j], learning_rate, g[:, j]) for j in range(r.shape[1])))
     return PythagoreanResult(max_cos, max_err, r ** 4, np.array(lower).T, np.array(upper).T)
 
 
-class Theorem2Errors(NamedTuple):
-    """X1 (second part): per optimizer, the worst direction error and relative radius error of Theorem 2
-    (``spherical_step`` on the generic form read from the torch optimizer's state) over the rows of W₁."""
-
-    direction: dict
-    radius: dict
-
-
-def theorem2_torch_optimizers(n_steps=20, batch_size=256, learning_rates=(0.05, 0.01, 0.01), weight_decay=1e-3, *,
-                              seed=None, device="cpu") -> Theorem2Errors:
-    """X1: Theorem 2 for torch's SGD-M + L2, Adam + L2 and AdamW, with (a, b, η, decay) read from their state.
+def spherical_step_vs_torch(n_steps=20, batch_size=256, learning_rates=(0.05, 0.01, 0.01), weight_decay=1e-3, *,
+                            seed=None, device="cpu") -> SphericalStepErrors:
+    """X1: :func:`spherical_step` (Theorem 2 of Roburin et al. 2022) against torch's SGD-M + L2, Adam + L2 and AdamW,
+    with (a, b, η, decay) read from their state.
 
     SGD: a = momentum_buffer, b = 1. Adam: a = exp_avg/(1−β₁), b = ((1−β₁^t)/(1−β₁))(sqrt(exp_avg_sq/(1−β₂^t)) + ε)
     with ε = 1e-30 (avoids 0/0). AdamW: the same a, b with η/(1−ηλ) and decay 1 − ηλ.
@@ -389,19 +357,19 @@ def theorem2_torch_optimizers(n_steps=20, batch_size=256, learning_rates=(0.05, 
 
     Returns
     -------
-    Theorem2Errors
+    SphericalStepErrors
         ``direction`` and ``radius``: dicts keyed ``"SGD-M+L2"``, ``"Adam+L2"``, ``"AdamW"`` of floats, the worst
         max|u_pred − u_torch| of the unit rows and the worst |r_pred/r_torch − 1| over steps and rows.
 
     Examples
     --------
-    >>> errors = theorem2_torch_optimizers(n_steps=2, seed=0)
+    >>> errors = spherical_step_vs_torch(n_steps=2, seed=0)
     >>> max(errors.direction.values()) < 1e-12
     True
     >>> list(errors.radius), bool(max(errors.radius.values()) < 1e-12)
     (['SGD-M+L2', 'Adam+L2', 'AdamW'], True)
     """
-    seed = _seed_int(seed)
+    seed = seed_int(seed)
     data = gaussian_classification(seed=seed, device=device)
     direction, radius = {}, {}
     betas, eps = (0.9, 0.999), 1e-30
@@ -414,22 +382,22 @@ def theorem2_torch_optimizers(n_steps=20, batch_size=256, learning_rates=(0.05, 
             opt = torch.optim.Adam([weight], lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=False)
         else:
             opt = torch.optim.AdamW([weight], lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=False)
-        gen = _generator(seed)
+        gen = torch_generator(seed)
         du = dr = 0.0
         for idx in _batches(data.inputs.shape[0], batch_size, n_steps, gen):
             opt.zero_grad()
             torch.nn.functional.cross_entropy(model(data.inputs[idx]), data.labels[idx]).backward()
-            before = weight.detach().cpu().numpy().copy()
+            before = to_numpy(weight)
             opt.step()
-            after = weight.detach().cpu().numpy()
+            after = to_numpy(weight)
             state = opt.state[weight]
             decay, step_lr = 1.0, lr
             if name == "SGD-M+L2":
-                a = state["momentum_buffer"].cpu().numpy()
+                a = to_numpy(state["momentum_buffer"])
                 b = np.ones_like(a)
             else:
                 t = float(state["step"])
-                m, v = state["exp_avg"].cpu().numpy(), state["exp_avg_sq"].cpu().numpy()
+                m, v = to_numpy(state["exp_avg"]), to_numpy(state["exp_avg_sq"])
                 c1, c2 = 1 - betas[0] ** t, 1 - betas[1] ** t
                 a = m / (1 - betas[0])
                 b = (c1 / (1 - betas[0])) * (np.sqrt(v) / math.sqrt(c2) + eps)
@@ -442,17 +410,7 @@ def theorem2_torch_optimizers(n_steps=20, batch_size=256, learning_rates=(0.05, 
                 du = max(du, float(np.abs(step.u_next - after[j] / r_next).max()))
                 dr = max(dr, abs(step.r_next / r_next - 1))
         direction[name], radius[name] = du, dr
-    return Theorem2Errors(direction, radius)
-
-
-class ExponentialLREquivalence(NamedTuple):
-    """X2: the worst gaps between SGD-M + L2 and its exponential-learning-rate equivalent over the run."""
-
-    direction_gap: float
-    readout_gap: float
-    loss_gap: float
-    radius_ratio_error: float
-    alpha: float
+    return SphericalStepErrors(direction, radius)
 
 
 def exponential_lr_pair(n_steps=2000, learning_rate=0.05, momentum=0.9, weight_decay=1e-3, batch_size=128, *,
@@ -498,21 +456,21 @@ def exponential_lr_pair(n_steps=2000, learning_rate=0.05, momentum=0.9, weight_d
     >>> round(result.alpha, 8), result.radius_ratio_error < 1e-10
     (0.99949773, True)
     """
-    seed = _seed_int(seed)
+    seed = seed_int(seed)
     n_steps = require_integer("n_steps", n_steps, 1)
     data = gaussian_classification(seed=seed, device=device)
     models = [bn_mlp(seed=seed, device=device) for _ in range(2)]
-    x0 = models[0][0].weight.detach().cpu().numpy()
-    equivalent = closed.li_arora_equivalent(learning_rate, weight_decay, momentum, x0.ravel())
+    x0 = to_numpy(models[0][0].weight)
+    equivalent = li_arora_equivalent(learning_rate, weight_decay, momentum, x0.ravel())
     rest = lambda model: [p for p in model.parameters() if p is not model[0].weight]  # noqa: E731
     opt_a = torch.optim.SGD([{"params": [models[0][0].weight], "momentum": momentum, "weight_decay": weight_decay},
                              {"params": rest(models[0])}], lr=learning_rate, foreach=False)
     opt_b = torch.optim.SGD([{"params": [models[1][0].weight], "momentum": momentum},
                              {"params": rest(models[1])}], lr=learning_rate, foreach=False)
     weight_b = models[1][0].weight
-    opt_b.state[weight_b]["momentum_buffer"] = torch.as_tensor(equivalent.initial_buffer.reshape(x0.shape),
-                                                               dtype=weight_b.dtype, device=device).clone()
-    gen = _generator(seed)
+    opt_b.state[weight_b]["momentum_buffer"] = as_tensor(equivalent.initial_buffer.reshape(x0.shape), device=device,
+                                                         dtype=weight_b.dtype, name="initial_buffer").clone()
+    gen = torch_generator(seed)
     gaps = np.zeros(4)
     for k, idx in enumerate(_batches(data.inputs.shape[0], batch_size, n_steps, gen)):
         opt_b.param_groups[0]["lr"] = equivalent.schedule(k)
@@ -530,17 +488,6 @@ def exponential_lr_pair(n_steps=2000, learning_rate=0.05, momentum=0.9, weight_d
         gaps = np.maximum(gaps, [float((ua - ub).abs().max()), readout, abs(losses[0] - losses[1]),
                                  float((ratio - 1).abs().max())])
     return ExponentialLREquivalence(*(float(g) for g in gaps), equivalent.alpha)
-
-
-class EquilibriumStatistics(NamedTuple):
-    """X3: per configuration, replica and row of W₁ (arrays (n_configs, n_replicas, n_rows)), the time averages
-    over the averaging window of r⁴, of G² = r²‖∂L/∂w‖² (= ‖∇L(u)‖²) and of the squared angle per step."""
-
-    configs: tuple
-    radius_fourth_power: np.ndarray
-    grad_norm_squared: np.ndarray
-    angle_squared: np.ndarray
-    n_steps: int
 
 
 def equilibrium_statistics(configs, n_replicas=1, n_warmup=300, relaxation_times=8.0, n_average=10000,
@@ -597,13 +544,13 @@ def equilibrium_statistics(configs, n_replicas=1, n_warmup=300, relaxation_times
     >>> stats.configs, stats.n_steps
     (((0.1, 0.001, 0.9),), 10)
     """
-    seed = _seed_int(seed)
+    seed = seed_int(seed)
     dtype = torch.float64
     configs = tuple(tuple(float(v) for v in c) for c in configs)
     n_replicas = require_integer("n_replicas", n_replicas, 1)
     data = gaussian_classification(seed=seed, device=device)
     n_classes = int(data.labels.max()) + 1
-    gen = _generator(seed)
+    gen = torch_generator(seed)
     P = len(configs) * n_replicas
     per_model = [c for c in configs for _ in range(n_replicas)]
     as_column = lambda values: torch.tensor(values, dtype=dtype, device=device)[:, None, None]  # noqa: E731
@@ -651,24 +598,15 @@ def equilibrium_statistics(configs, n_replicas=1, n_warmup=300, relaxation_times
                 cosine = (u_old * u_new).sum(dim=2)
                 sine = (u_new - cosine[:, :, None] * u_old).norm(dim=2)
                 sums += torch.stack([r2 ** 2, g2, torch.atan2(sine, cosine) ** 2])
-    means = (sums / n_average).cpu().numpy().reshape(3, len(configs), n_replicas, n_hidden)
+    means = to_numpy(sums / n_average).reshape(3, len(configs), n_replicas, n_hidden)
     return EquilibriumStatistics(configs, means[0], means[1], means[2], total)
 
 
-class Theorem4Trajectories(NamedTuple):
-    """X4: per fine-tuning step (n_steps + 1,), the largest angle (radians, atan2 form) over the conv filters
-    between SGD + L2 and AdaGradG (Theorem 4), and between SGD + L2 and element-wise AdaGrad. (An angle θ is a
-    cosine similarity of cos θ; the spec's 1 − 1e-6 is θ = 1.41e-3.)"""
-
-    steps: np.ndarray
-    angle_adagradg: np.ndarray
-    angle_adagrad: np.ndarray
-
-
-def theorem4_m2(n_steps=300, learning_rate=1e-2, weight_decay=1e-3, n_pretrain=100, image_size=8, batch_size=8,
-                width=16, *, seed=None, device="cpu", dtype=torch.float64) -> Theorem4Trajectories:
-    """X4 (Fig 3.4 in small): pre-train M2 with SGD-M, then fine-tune three copies on identical batches: (i) SGD + L2
-    on the conv filters (no momentum), (ii) AdaGradG on the normalised filters with Theorem 4's β = (1−ηλ)⁴,
+def adagradg_vs_sgd_m2(n_steps=300, learning_rate=1e-2, weight_decay=1e-3, n_pretrain=100, image_size=8, batch_size=8,
+                       width=16, *, seed=None, device="cpu", dtype=torch.float64) -> AnglesToSGD:
+    """X4 (Fig 3.4 in small; Theorem 4 of Roburin et al. 2022): pre-train M2 with SGD-M, then fine-tune three copies
+    on identical batches: (i) SGD + L2 on the conv filters (no momentum), (ii) AdaGradG on the normalised filters
+    with Theorem 4's β = (1−ηλ)⁴,
     η_AGG = (2β)^{−1/2} and per-filter v₀ = r₀⁴/(2η²√β), (iii) element-wise AdaGrad with its learning rate matched
     to SGD's first step. The other parameters use the same plain SGD in all three. The defaults are App. C.1's
     η = 1e-2, λ = 1e-3 (β ≈ 0.99996, η_AGG ≈ 0.7071).
@@ -703,23 +641,23 @@ def theorem4_m2(n_steps=300, learning_rate=1e-2, weight_decay=1e-3, n_pretrain=1
 
     Returns
     -------
-    Theorem4Trajectories
+    AnglesToSGD
         ``steps``, int ndarray 0..n_steps; ``angle_adagradg`` and ``angle_adagrad``, float ndarrays
         (n_steps + 1,): the largest angle in radians over the filters of both convolutions between SGD + L2 and
         AdaGradG, and between SGD + L2 and AdaGrad, before fine-tuning and after each step.
 
     Examples
     --------
-    >>> run = theorem4_m2(n_steps=3, n_pretrain=2, seed=0)
+    >>> run = adagradg_vs_sgd_m2(n_steps=3, n_pretrain=2, seed=0)
     >>> bool(run.angle_adagradg.max() < 1e-6)
     True
     >>> run.steps.tolist(), run.angle_adagrad.shape, bool(run.angle_adagrad[0] < 1e-12)
     ([0, 1, 2, 3], (4,), True)
     """
-    seed = _seed_int(seed)
+    seed = seed_int(seed)
     data = synthetic_images(512, image_size, seed=seed, device=device, dtype=dtype)
     base = conv_bn_net(width, seed=seed, device=device, dtype=dtype)
-    gen = _generator(seed)
+    gen = torch_generator(seed)
     pretrain = torch.optim.SGD(base.parameters(), lr=0.05, momentum=0.9, foreach=False)
     loss_of = lambda model, idx: torch.nn.functional.cross_entropy(  # noqa: E731
         model(data.inputs[idx]), data.labels[idx])
@@ -734,18 +672,18 @@ def theorem4_m2(n_steps=300, learning_rate=1e-2, weight_decay=1e-3, n_pretrain=1
         copies.append(model)
     filters = [_conv_weights(m) for m in copies]
     others = [[p for p in m.parameters() if all(p is not w for w in fs)] for m, fs in zip(copies, filters)]
-    params = closed.theorem4_adagradg_params(learning_rate, weight_decay, 1.0)
+    params = adagradg_equivalent_params(learning_rate, weight_decay, 1.0)
     v0 = []
     with torch.no_grad():
         for w in filters[1]:
             r0 = w.reshape(w.shape[0], -1).norm(dim=1)
             v0.append(r0 ** 4 / (2 * learning_rate ** 2 * math.sqrt(params.beta)))
             w /= r0[:, None, None, None]
-    first_idx = next(_batches(data.inputs.shape[0], batch_size, 1, _generator(seed)))
+    first_idx = next(_batches(data.inputs.shape[0], batch_size, 1, torch_generator(seed)))
     copies[2].zero_grad()
     loss_of(copies[2], first_idx).backward()
     grad_norm = torch.cat([w.grad.reshape(-1) for w in filters[2]]).norm()
-    matched = learning_rate * float(grad_norm) / math.sqrt(sum(w.numel() for w in filters[2]))
+    matched = adagrad_matched_learning_rate(learning_rate, float(grad_norm), sum(w.numel() for w in filters[2]))
     optimizers = [
         [torch.optim.SGD(filters[0], lr=learning_rate, weight_decay=weight_decay, foreach=False)],
         [AdaGradG([{"params": [w], "v0": v} for w, v in zip(filters[1], v0)], params.learning_rate, params.beta, 1.0)],
@@ -764,7 +702,7 @@ def theorem4_m2(n_steps=300, learning_rate=1e-2, weight_decay=1e-3, n_pretrain=1
         return worst
 
     angle_agg, angle_ag = [worst_angle(filters[0], filters[1])], [worst_angle(filters[0], filters[2])]
-    for idx in _batches(data.inputs.shape[0], batch_size, n_steps, _generator(seed)):
+    for idx in _batches(data.inputs.shape[0], batch_size, n_steps, torch_generator(seed)):
         for model, opts in zip(copies, optimizers):
             for opt in opts:
                 opt.zero_grad()
@@ -773,17 +711,7 @@ def theorem4_m2(n_steps=300, learning_rate=1e-2, weight_decay=1e-3, n_pretrain=1
                 opt.step()
         angle_agg.append(worst_angle(filters[0], filters[1]))
         angle_ag.append(worst_angle(filters[0], filters[2]))
-    return Theorem4Trajectories(np.arange(n_steps + 1), np.array(angle_agg), np.array(angle_ag))
-
-
-class AdamVariantsResult(NamedTuple):
-    """X5: per variant, the worst relative gap between the torch optimizer's filters and the numpy optimizer run
-    per filter on the same gradients, the worst |⟨m_k, x_k⟩ − (1−β₁)λr_k²|/(‖m_k‖‖x_k‖) (P19), and the worst
-    |⟨m, x_{k+1}⟩|/(‖m‖‖x_{k+1}‖) of the transported buffer (tangency after T or RT)."""
-
-    numpy_gap: dict
-    radial_identity: dict
-    tangency: dict
+    return AnglesToSGD(np.arange(n_steps + 1), np.array(angle_agg), np.array(angle_ag))
 
 
 def adam_variants_m2(n_steps=20, learning_rate=0.01, weight_decay=0.05, image_size=8, batch_size=16, width=16, *,
@@ -835,7 +763,7 @@ def adam_variants_m2(n_steps=20, learning_rate=0.01, weight_decay=0.05, image_si
     >>> sorted(result.radial_identity), result.tangency["AdamS"]
     (['AdamSRT', 'AdamST'], 0.0)
     """
-    seed = _seed_int(seed)
+    seed = seed_int(seed)
     from . import _optimizers as numpy_optim
     from . import torch_optim
 
@@ -854,16 +782,16 @@ def adam_variants_m2(n_steps=20, learning_rate=0.01, weight_decay=0.05, image_si
         kwargs = {} if name == "AdamG" else {"weight_decay": lam}
         mirrors = [[numpy_cls(learning_rate, betas=betas, eps=eps, **kwargs) for _ in range(w.shape[0])]
                    for w in filters]
-        xs = [w.detach().reshape(w.shape[0], -1).cpu().numpy().copy() for w in filters]
+        xs = [to_numpy(w.reshape(w.shape[0], -1)) for w in filters]
         worst_gap = worst_radial = worst_tangent = 0.0
-        for idx in _batches(data.inputs.shape[0], batch_size, n_steps, _generator(seed)):
+        for idx in _batches(data.inputs.shape[0], batch_size, n_steps, torch_generator(seed)):
             opt.zero_grad()
             torch.nn.functional.cross_entropy(model(data.inputs[idx]), data.labels[idx]).backward()
-            grads = [w.grad.detach().reshape(w.shape[0], -1).cpu().numpy().copy() for w in filters]
+            grads = [to_numpy(w.grad.reshape(w.shape[0], -1)) for w in filters]
             opt.step()
             for layer, (w, mirror, x, g) in enumerate(zip(filters, mirrors, xs, grads)):
-                new = w.detach().reshape(w.shape[0], -1).cpu().numpy()
-                m_torch = opt.state[w]["exp_avg"].reshape(w.shape[0], -1).cpu().numpy()
+                new = to_numpy(w.reshape(w.shape[0], -1))
+                m_torch = to_numpy(opt.state[w]["exp_avg"].reshape(w.shape[0], -1))
                 for j in range(w.shape[0]):
                     x_next = mirror[j].step(x[j], g[j])
                     worst_gap = max(worst_gap, float(np.abs(new[j] - x_next).max() / np.abs(x_next).max()))

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from dynamics import spherical as sp
+import dynamics.spherical as sph
 from . import crosscheck
 from ..registry import Check
 
@@ -41,7 +41,7 @@ def torch_gradient_orthogonality(ctx):
             "(a, b, η, decay) read from each optimizer's state (momentum_buffer; exp_avg, exp_avg_sq, step) gives, "
             "through spherical_step, every row's next direction and radius to 1e-10 (Theorem 2's one-step identity).")
 def torch_theorem2_optimizers(ctx):
-    errors = _training().theorem2_torch_optimizers(n_steps=20, seed=ctx.seed(202), device=ctx.device)
+    errors = _training().spherical_step_vs_torch(n_steps=20, seed=ctx.seed(202), device=ctx.device)
     return Check.all_of([Check.below(value, 1e-10, f"{name}: {kind}") for kind, table in
                          (("direction", errors.direction), ("radius", errors.radius)) for name, value in table.items()])
 
@@ -78,11 +78,11 @@ def torch_equilibrium(ctx):
     worst_r4 = worst_angle = 0.0
     for (eta, lam, gamma), r4, g2, a2 in zip(stats.configs, stats.radius_fourth_power, stats.grad_norm_squared,
                                              stats.angle_squared):
-        law = (lambda g: sp.sgd_l2_equilibrium(eta, lam, g)) if gamma == 0 else (
-            lambda g: sp.sgdm_l2_equilibrium(eta, lam, gamma, g))
+        law = (lambda g: sph.sgd_l2_equilibrium(eta, lam, g)) if gamma == 0 else (
+            lambda g: sph.sgdm_l2_equilibrium(eta, lam, gamma, g))
         predicted = np.vectorize(lambda g: law(math.sqrt(g)).radius_fourth_power)(g2)
         worst_r4 = max(worst_r4, float(np.max(np.abs(r4 / predicted - 1))))
-        angle = sp.sgdm_l2_equilibrium(eta, lam, gamma, 1.0).angle
+        angle = sph.sgdm_l2_equilibrium(eta, lam, gamma, 1.0).angle
         worst_angle = max(worst_angle, float(np.max(np.abs(np.sqrt(a2) / angle - 1))))
     return Check.all_of([Check.at_most(worst_r4, 0.2, f"r⁴: worst relative error {worst_r4:.3f}"),
                          Check.at_most(worst_angle, 0.05, f"angle: worst relative error {worst_angle:.3f}")])
@@ -96,8 +96,8 @@ def torch_equilibrium(ctx):
             "AdaGrad (learning rate matched at the first step) drifts more than 10 times further.")
 def torch_theorem4_cnn(ctx):
     n_steps, size, batch = ctx.size(cpu=(300, 8, 8), cuda=(3000, 16, 64))
-    run = _training().theorem4_m2(n_steps=n_steps, image_size=size, batch_size=batch, seed=ctx.seed(205),
-                                  device=ctx.device)
+    run = _training().adagradg_vs_sgd_m2(n_steps=n_steps, image_size=size, batch_size=batch, seed=ctx.seed(205),
+                                         device=ctx.device)
     bound = math.acos(1 - 1e-6)
     return Check.all_of([Check.at_most(float(run.angle_adagradg.max()), bound, "SGD vs AdaGradG"),
                          Check.at_least(float(run.angle_adagrad.max()), 10 * bound, "SGD vs AdaGrad drifts")])

@@ -1,0 +1,183 @@
+"""The experiment drivers of :mod:`dynamics.spherical` that figures, claims and notebooks share (spec/spherical.md
+§3; thesis Fig 3.4, Table 3.1, Eqs 3.25, 3.41-3.46).
+
+* :func:`optimizer_runs`: SGD, SGD + L2, SGD-M + L2, Adam and the thesis's Adam w/o (a), (ab), (abc) on one random
+  linear loss with a constant gradient norm on the sphere (the effective learning rates and norms of Table 3.1);
+* :func:`adagradg_vs_sgd_runs`: SGD + L2, AdaGradG with the matching parameters (Theorem 4 of Roburin et al.
+  2022) and element-wise AdaGrad on BatchNorm linear probes (Fig 3.4 in small);
+* :func:`collapse_run`: deterministic GD + L2 on a rotated Rayleigh quotient, whose norm collapses and bursts
+  periodically (Lobacheva et al. 2021).
+"""
+import math
+from typing import Dict, List
+
+import numpy as np
+
+from dynamics.numerics import haar_orthogonal, require_integer, require_positive, rng_from
+from ._closed_forms import adagrad_matched_learning_rate, adagradg_equivalent_params
+from ._losses import BNLinearProbe, RandomLinearLoss, RayleighLoss
+from ._optimizers import SGD, AdaGrad, AdaGradG, Adam, AdamS, AdamSRT, AdamST
+from ._results import AdaGradGComparison, CollapseRun, OptimizerRun
+from ._simulate import simulate
+
+__all__ = ["adagradg_vs_sgd_runs", "collapse_run", "optimizer_runs"]
+
+
+def optimizer_runs(n_steps=100_000, dimension=64, grad_norm=1.0, learning_rate=0.1, adam_learning_rate=1e-3,
+                   weight_decay=1e-3, momentum=0.9, r0=1.0, seed=0) -> Dict[str, OptimizerRun]:
+    """Seven optimizers on one random linear loss whose gradient on the sphere has the constant norm G, all from
+    x₀ = (r₀/√d)·1 (Table 3.1, Eqs 3.25, 3.41-3.46).
+
+    The runs, by name: ``"SGD"`` (η), ``"SGD + L2"`` (η, λ), ``"SGD-M + L2"`` (η(1−γ), γ, λ: the same η/(1−γ)),
+    ``"Adam"``, ``"Adam w/o (a)"`` (AdamS), ``"Adam w/o (ab)"`` (AdamST) with the Adam learning rate and
+    β = (0.9, 0.999), and ``"Adam w/o (abc), β₁ = 0"`` (AdamSRT with β = (0, 0.999)); the Adam family runs without
+    weight decay and with ε = 0.
+
+    Parameters
+    ----------
+    n_steps : int, optional
+        Steps per run, >= 0. Default 100000.
+    dimension : int, optional
+        d >= 1, the size of the radially invariant group. Default 64.
+    grad_norm : float, optional
+        G > 0. Default 1.0.
+    learning_rate : float, optional
+        η > 0 of the SGD runs. Default 0.1.
+    adam_learning_rate : float, optional
+        η > 0 of the Adam runs. Default 1e-3.
+    weight_decay : float, optional
+        λ >= 0 of the SGD + L2 runs, with ηλ < 1. Default 1e-3.
+    momentum : float, optional
+        γ in [0, 1) of SGD-M + L2. Default 0.9.
+    r0 : float, optional
+        ‖x₀‖ > 0. Default 1.0.
+    seed : None, int >= 0 or numpy.random.Generator, optional
+        Seeds the loss's stream of directions (shared by the seven runs). Default 0.
+
+    Returns
+    -------
+    dict of str to OptimizerRun
+        Name -> ``(optimizer, trajectory)``, in the order above.
+
+    Examples
+    --------
+    >>> runs = optimizer_runs(n_steps=100, dimension=8)
+    >>> list(runs)[:3]
+    ['SGD', 'SGD + L2', 'SGD-M + L2']
+    >>> round(float(runs["SGD"].trajectory.effective_learning_rate[0]), 6)   # η/r₀²
+    0.1
+    """
+    dimension = require_integer("dimension", dimension, 1)
+    r0 = require_positive("r0", r0)
+    loss = RandomLinearLoss.stream(dimension, grad_norm, seed=seed)
+    x0 = np.full(dimension, r0 / math.sqrt(dimension))
+    optimizers = {
+        "SGD": SGD(learning_rate),
+        "SGD + L2": SGD(learning_rate, weight_decay=weight_decay),
+        "SGD-M + L2": SGD(learning_rate * (1 - momentum), momentum, weight_decay),
+        "Adam": Adam(adam_learning_rate),
+        "Adam w/o (a)": AdamS(adam_learning_rate),
+        "Adam w/o (ab)": AdamST(adam_learning_rate),
+        "Adam w/o (abc), β₁ = 0": AdamSRT(adam_learning_rate, betas=(0.0, 0.999)),
+    }
+    return {name: OptimizerRun(opt, simulate(opt, loss, x0, n_steps)) for name, opt in optimizers.items()}
+
+
+def adagradg_vs_sgd_runs(n_steps=20_000, learning_rate=1e-2, weight_decay=1e-3, n_groups=3, dimension=27,
+                         batch_size=32, seed=0) -> List[AdaGradGComparison]:
+    """Theorem 4 of Roburin et al. 2022 in small (thesis Fig 3.4, App. C.1): per radially invariant group, SGD + L2,
+    AdaGradG with the matching parameters and element-wise AdaGrad, on identical batches.
+
+    Each group is a BatchNorm linear probe (64 mini-batches of ``batch_size`` Gaussian inputs of dimension d, random
+    ±1 targets, readout 2, bias 0.1) with x₀ ~ N(0, I_d). SGD + L2 runs from x₀; AdaGradG with
+    :func:`adagradg_equivalent_params` (η, λ, ‖x₀‖) from u₀ = x₀/‖x₀‖; AdaGrad + L2 from x₀ with the learning
+    rate of :func:`adagrad_matched_learning_rate` for the first gradient ∇L(x₀) + λx₀. Directions are recorded
+    every max(n_steps // 400, 1) steps.
+
+    Parameters
+    ----------
+    n_steps : int, optional
+        Steps per run, >= 0. Default 20000.
+    learning_rate : float, optional
+        SGD's η > 0. Default 1e-2 (App. C.1).
+    weight_decay : float, optional
+        λ >= 0 with ηλ < 1. Default 1e-3 (App. C.1).
+    n_groups : int, optional
+        Number of groups, >= 1 (each with its own data and x₀). Default 3.
+    dimension : int, optional
+        d >= 1. Default 27 (a 3×3×3 filter).
+    batch_size : int, optional
+        Samples per mini-batch, >= 2. Default 32.
+    seed : None, int >= 0 or numpy.random.Generator, optional
+        Seeds the data and the initial weights. Default 0.
+
+    Returns
+    -------
+    list of AdaGradGComparison
+        One ``(sgd, adagradg, adagrad)`` triple of trajectories per group.
+
+    Examples
+    --------
+    >>> from dynamics.spherical import angle_between
+    >>> sgd, adagradg, adagrad = adagradg_vs_sgd_runs(n_steps=200, n_groups=1)[0]
+    >>> bool(angle_between(sgd.directions[-1], adagradg.directions[-1]) < 1e-9)
+    True
+    """
+    n_steps = require_integer("n_steps", n_steps, 0)
+    n_groups = require_integer("n_groups", n_groups, 1)
+    rng = rng_from(seed)
+    out = []
+    for _ in range(n_groups):
+        loss = BNLinearProbe(rng.standard_normal((64, batch_size, dimension)),
+                             np.sign(rng.standard_normal((64, batch_size))), readout=2.0, bias=0.1)
+        x0 = rng.standard_normal(dimension)
+        r0 = float(np.linalg.norm(x0))
+        params = adagradg_equivalent_params(learning_rate, weight_decay, r0)
+        g0 = loss.grad(x0, 0) + weight_decay * x0
+        matched = adagrad_matched_learning_rate(learning_rate, float(np.linalg.norm(g0)), dimension)
+        every = max(n_steps // 400, 1)
+        out.append(AdaGradGComparison(
+            simulate(SGD(learning_rate, weight_decay=weight_decay), loss, x0, n_steps, record_every=every),
+            simulate(AdaGradG(params.learning_rate, params.beta, params.v0), loss, x0 / r0, n_steps,
+                     record_every=every),
+            simulate(AdaGrad(matched, weight_decay=weight_decay), loss, x0, n_steps, record_every=every)))
+    return out
+
+
+def collapse_run(n_steps=6000, dimension=8, learning_rate=0.1, weight_decay=0.01, seed=0) -> CollapseRun:
+    """Deterministic GD + L2 on a rotated Rayleigh quotient: no fixed-point equilibrium, but collapse/burst cycles
+    of the norm (Eq 3.25 with weight decay; Lobacheva et al. 2021).
+
+    The loss is ½xᵀHx/‖x‖² with H = Q diag(0, 1/(d−1), ..., 1) Qᵀ, Q a Haar-random rotation, and the run starts
+    from x₀ ~ N(0, I_d) (both drawn from ``seed``, in that order).
+
+    Parameters
+    ----------
+    n_steps : int, optional
+        Steps, >= 0. Default 6000.
+    dimension : int, optional
+        d >= 1. Default 8.
+    learning_rate : float, optional
+        η > 0. Default 0.1.
+    weight_decay : float, optional
+        λ >= 0 with ηλ < 1. Default 0.01.
+    seed : None, int >= 0 or numpy.random.Generator, optional
+        Seeds the rotation and x₀ (a Generator's stream continues). Default 0.
+
+    Returns
+    -------
+    CollapseRun
+        ``(loss, trajectory)``.
+
+    Examples
+    --------
+    >>> loss, run = collapse_run(n_steps=3000)
+    >>> round(loss.stability_threshold, 6), bool(run.effective_learning_rate.max() > loss.stability_threshold)
+    (2.0, True)
+    """
+    dimension = require_integer("dimension", dimension, 1)
+    rng = rng_from(seed)
+    Q = haar_orthogonal(dimension, seed=rng)
+    loss = RayleighLoss(Q @ np.diag(np.linspace(0.0, 1.0, dimension)) @ Q.T)
+    return CollapseRun(loss, simulate(SGD(learning_rate, weight_decay=weight_decay), loss,
+                                      rng.standard_normal(dimension), n_steps))
