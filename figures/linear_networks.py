@@ -139,8 +139,7 @@ def theory_vs_simulation(singular_values=(4.0, 3.0, 2.0, 1.5, 1.0, 0.7, 0.5, 0.3
     fig, (left, right) = new_figure(1, 2, width=9.0, height=3.6)
     s = np.asarray(singular_values, dtype=float)
     rng = np.random.default_rng(seed)
-    task = ln.mode_task(s, 16, 12, seed=rng)
-    X = ln.whitened_inputs(16, 64, seed=rng)
+    X, Y, task = ln.whitened_mode_task(s, 16, 12, 64, seed=rng)
     init = ln.decoupled_init(task.U, task.V, n_hidden=32, a0=a0, seed=rng)
     t_end = ln.gd_flow_time(n_steps, learning_rate)
     t_closed = np.linspace(0.0, t_end, 500)
@@ -149,7 +148,7 @@ def theory_vs_simulation(singular_values=(4.0, 3.0, 2.0, 1.5, 1.0, 0.7, 0.5, 0.3
     if importlib.util.find_spec("torch") is not None:
         from dynamics.linear_networks.torch_training import train_two_layer
 
-        gd = train_two_layer(*init, X, task.correlation @ X, n_steps, learning_rate, record_every=record, device="cpu")
+        gd = train_two_layer(*init, X, Y, n_steps, learning_rate, record_every=record, device="cpu")
         gd_label = "torch full-batch GD"
     else:
         gd = ln.network_gd(*init, task.correlation, n_steps, learning_rate, record_every=record)
@@ -170,15 +169,15 @@ def theory_vs_simulation(singular_values=(4.0, 3.0, 2.0, 1.5, 1.0, 0.7, 0.5, 0.3
 
     t_theory = np.geomspace(1e-2, 200.0, 300)
     steps = np.unique(np.geomspace(1, 200.0 / student_learning_rate, 25).astype(int))
+    t_students = ln.gd_flow_time(steps, student_learning_rate)
     for color, alpha in zip(COLORS, alphas):
         curve = ln.generalization_curve(t_theory, alpha, teacher_std=teacher_std, noise_std=noise_std)
         right.plot(t_theory, curve.generalization_error, color=color, label=rf"$\alpha = {alpha:g}$ theory",
                    gid=f"theory:{alpha:g}")
-        sims = []
-        for _ in range(n_students):
-            inst = ln.draw_student(n_features, int(round(alpha * n_features)), teacher_std=teacher_std, noise_std=noise_std, seed=rng)
-            sims.append(ln.generalization_error(inst, ln.student_weights_gd(inst, steps, student_learning_rate)))
-        right.plot(ln.gd_flow_time(steps, student_learning_rate), np.mean(sims, axis=0), "o", color=color, ms=3,
+        sims = ln.simulated_student_errors(alpha, n_features, n_students, t_students,
+                                           learning_rate=student_learning_rate, teacher_std=teacher_std,
+                                           noise_std=noise_std, seed=rng)
+        right.plot(sims.t, sims.generalization_error.mean(axis=0), "o", color=color, ms=3,
                    label=rf"$\alpha = {alpha:g}$ simulated", gid=f"simulated:{alpha:g}")
     right.set(xscale="log", xlabel=r"$t/\tau = k\eta$", ylabel="$E_g$", ylim=(0, 3.5),
               title="Advani–Saxe student")

@@ -174,7 +174,8 @@ def test_functions_that_draw_take_seed_as_a_keyword_defaulting_to_none():
     import inspect
 
     for fn in (ln.draw_student, ln.whitened_inputs, ln.mode_task, ln.random_init, ln.decoupled_init,
-               ln.monte_carlo_generalization_error):
+               ln.monte_carlo_generalization_error, ln.whitened_mode_task, ln.draw_input_spectrum,
+               ln.simulated_student_errors):
         parameter = inspect.signature(fn).parameters["seed"]
         assert parameter.default is None, fn.__name__
 
@@ -545,3 +546,110 @@ def test_squared_errors_of_huge_weights_are_exact_where_they_are_doubles():
     assert ln.training_error_direct(inst, w) == pytest.approx(float(sum(r * r for r in residual)), rel=1e-12)
     with pytest.raises(ValueError, match="reduce weights"):
         ln.training_error_direct(inst, [0.0, 0.0, 0.0, 1.6638729356102322e154])  # the fuzz's input: 1.8e308
+
+
+# ----------------------------------------------------------------------------------------------------
+# The shared set-ups and drivers (figures, claims, notebook and cross-checks call them)
+# ----------------------------------------------------------------------------------------------------
+
+def test_whitened_mode_task_draws_the_task_then_the_inputs():
+    X, Y, task = ln.whitened_mode_task([3.0, 1.0], 5, 4, 9, seed=7)
+    rng = np.random.default_rng(7)
+    expected = ln.mode_task([3.0, 1.0], 5, 4, seed=rng)
+    np.testing.assert_array_equal(task.U, expected.U)
+    np.testing.assert_array_equal(X, ln.whitened_inputs(5, 9, seed=rng))
+    np.testing.assert_array_equal(Y, task.correlation @ X)
+    np.testing.assert_allclose(X @ X.T, np.eye(5), atol=1e-12)
+    with pytest.raises(ValueError, match="n_samples"):
+        ln.whitened_mode_task([1.0], 5, 4, 3)
+
+
+def test_draw_input_spectrum_is_the_spectrum_of_draw_student_inputs():
+    for n, p in ((30, 12), (12, 30)):
+        lam = ln.draw_input_spectrum(n, p, seed=5)
+        inst = ln.draw_student(n, p, seed=5)  # X is drawn first, in the same way
+        np.testing.assert_allclose(lam, inst.eigenvalues, rtol=1e-12, atol=1e-14)
+        assert lam.shape == (n,) and np.all(lam[min(n, p):] == 0)
+
+
+def test_simulated_student_errors_average_trained_instances():
+    t = np.array([0.0, 0.5, 4.0])
+    run = ln.simulated_student_errors(1.5, 20, 3, t, init_std=0.2, seed=11)
+    rng = np.random.default_rng(11)
+    for i in range(3):
+        inst = ln.draw_student(20, 30, init_std=0.2, seed=rng)
+        np.testing.assert_array_equal(run.generalization_error[i], ln.generalization_error(inst, ln.student_weights(inst, t)))
+        np.testing.assert_array_equal(run.training_error[i], ln.training_error(inst, t) / 30)
+    steps = np.array([0, 10, 80])
+    gd = ln.simulated_student_errors(1.5, 20, 3, ln.gd_flow_time(steps, 0.05), learning_rate=0.05, seed=11)
+    rng = np.random.default_rng(11)
+    for i in range(3):
+        inst = ln.draw_student(20, 30, seed=rng)
+        w = ln.student_weights_gd(inst, steps, 0.05)
+        np.testing.assert_array_equal(gd.generalization_error[i], ln.generalization_error(inst, w))
+        np.testing.assert_allclose(gd.training_error[i], ln.training_error_direct(inst, w) / 30, rtol=1e-14)
+    with pytest.raises(ValueError, match="learning_rate"):
+        ln.simulated_student_errors(1.5, 20, 3, [0.0, 0.07], learning_rate=0.05)
+    with pytest.raises(ValueError, match="alpha"):
+        ln.simulated_student_errors(0.01, 20, 3, [0.0])
+
+
+def test_gd_discretization_error_matches_a_quadrature_of_the_per_mode_difference():
+    from scipy import integrate
+
+    from dynamics import numerics as nx
+
+    alpha, eta, signal, noise = 2.0, 0.05, 1.0 + 0.3 ** 2, 0.25
+    low, high = nx.mp_edges(alpha)
+    for k in (3, 40, 400):
+        def difference(lam):
+            gd, flow = (1 - eta * lam) ** k, np.exp(-eta * k * lam)
+            return nx.mp_density(lam, alpha) * (signal * (gd ** 2 - flow ** 2) + noise * ((1 - gd) ** 2 - (1 - flow) ** 2)
+                                                / lam)
+        reference = integrate.quad(difference, low, high, epsabs=1e-14, epsrel=1e-10, limit=200)[0]
+        got = ln.gd_discretization_error(k, alpha, eta, init_std=0.3)
+        assert got == pytest.approx(reference, rel=1e-7, abs=1e-13)
+    assert ln.gd_discretization_error(0, alpha, eta) == 0.0
+    # O(η): halving η at a fixed time t = kη about halves the difference
+    ratio = ln.gd_discretization_error(20, alpha, 0.05) / ln.gd_discretization_error(40, alpha, 0.025)
+    assert ratio == pytest.approx(2.0, rel=0.1)
+    with pytest.raises(ValueError, match="learning_rate"):
+        ln.gd_discretization_error(10, alpha, 0.5)
+
+
+def test_stds_at_snr_hold_the_label_variance_at_one():
+    teacher_std, noise_std = ln.stds_at_snr(4.0)
+    assert teacher_std ** 2 + noise_std ** 2 == pytest.approx(1.0, rel=1e-15)
+    assert teacher_std ** 2 / noise_std ** 2 == pytest.approx(4.0, rel=1e-14)
+    assert ln.stds_at_snr(0.0) == ln.SignalNoiseStds(0.0, 1.0)
+    for bad in (-1.0, np.inf, np.nan):
+        with pytest.raises(ValueError, match="snr"):
+            ln.stds_at_snr(bad)
+
+
+def test_deep_mode_curve_pieces_agree_with_one_integration():
+    t = np.concatenate([[0.0], np.geomspace(1e-2, 1e3, 121)])
+    for depth in (1, 3, 4):
+        curve = ln.deep_mode_curve(t, 1.5, 1e-3, depth)
+        whole = ln.deep_mode_strength(t, 1.5, 1e-3, depth, rtol=1e-11, atol=1e-16)
+        np.testing.assert_allclose(curve, whole, rtol=1e-5, atol=2e-6)
+    np.testing.assert_array_equal(ln.deep_mode_curve(t, 1.5, 1e-3, 2), ln.mode_strength(t, 1.5, 1e-3))
+    # a grid that does not start at 0: u0 is at t = 0 all the same
+    np.testing.assert_allclose(ln.deep_mode_curve(t[1:], 1.5, 1e-3, 3), ln.deep_mode_curve(t, 1.5, 1e-3, 3)[1:],
+                               rtol=1e-6)
+    # τ scales time
+    np.testing.assert_allclose(ln.deep_mode_curve(2.5 * t, 1.5, 1e-3, 3, tau=2.5), ln.deep_mode_curve(t, 1.5, 1e-3, 3),
+                               rtol=1e-6, atol=1e-9)
+    with pytest.raises(ValueError, match="n_weight_layers"):
+        ln.deep_mode_curve(t, 1.5, 1e-3, 0)
+
+
+def test_network_flow_methods_are_dop853_then_stiff_or_rosenbrock23():
+    task = ln.mode_task([2.0, 1.0], 3, 2, seed=1)
+    init = ln.decoupled_init(task.U, task.V, 3, 0.1, seed=2)
+    t = [0.0, 1.0, 4.0]
+    explicit = ln.network_flow(*init, task.correlation, t)
+    stiff = ln.network_flow(*init, task.correlation, t, method="rosenbrock23")
+    np.testing.assert_allclose(stiff.W32, explicit.W32, atol=1e-6)
+    with pytest.raises(ValueError, match="method"):
+        ln.network_flow(*init, task.correlation, t, method="dopri5")

@@ -525,23 +525,12 @@ def mp_spectrum_ks(run):
     n = 2000
     for alpha in (0.5, 2.0):
         p = int(alpha * n)
-        X = rng.standard_normal((n, p)) / math.sqrt(n)
-        eig = np.linalg.svd(X, compute_uv=False) ** 2  # the min(N, P) non-zero eigenvalues of X Xᵀ
+        eig = ln.draw_input_spectrum(n, p, seed=rng)[:min(n, p)]  # the min(N, P) non-zero eigenvalues of X Xᵀ
         atom = nx.mp_atom(alpha)
         bulk_cdf = lambda x: (nx.mp_cdf(x, alpha) - atom) / min(1.0, alpha)  # noqa: E731
         ks = stats.kstest(eig, bulk_cdf).statistic
         checks.append(Check.below(ks, 0.01, f"α = {alpha}: KS {ks:.4f}"))
     return Check.all_of(checks, "; ".join(c.detail for c in checks))
-
-
-def _realised_errors(alpha, n, count, t, rng, init_std=0.0):
-    """Realised E_g and E_t/P (rows: students, columns: times) of trained students (per-instance closed form)."""
-    eg, et = [], []
-    for _ in range(count):
-        inst = ln.draw_student(n, int(round(alpha * n)), init_std=init_std, seed=rng)
-        eg.append(ln.generalization_error(inst, ln.student_weights(inst, t)))
-        et.append(ln.training_error(inst, t) / inst.n_samples)
-    return np.array(eg), np.array(et)
 
 
 # Finite-N bias of the averages, bounded separately from the sampling noise: at N = 400 and α = 0.5, 2 (400 random
@@ -565,7 +554,7 @@ def high_dim_vs_finite_size(run):
     checks, notes = [], []
     rng = run.rng(1000)
     for alpha in (0.5, 2.0):
-        eg_sim, et_sim = _realised_errors(alpha, n, count, t, rng)
+        _, eg_sim, et_sim = ln.simulated_student_errors(alpha, n, count, t, seed=rng)
         curve = ln.generalization_curve(t, alpha)
         for label, sim, theory, scale in (("E_g", eg_sim, curve.generalization_error, curve.generalization_error),
                                           ("E_t/P", et_sim, curve.training_error, curve.training_error[0])):
@@ -602,9 +591,7 @@ def long_time_limits(run):
     for n, p in ((60, 120), (60, 30)):
         values = []
         for _ in range(count):
-            X = rng.standard_normal((n, p)) / math.sqrt(n)
-            lam = np.zeros(n)
-            lam[:min(n, p)] = np.linalg.svd(X, compute_uv=False) ** 2
+            lam = ln.draw_input_spectrum(n, p, seed=rng)
             values.append(ln.expected_generalization_error(np.inf, lam, init_std=0.3))
         mean, se = np.mean(values), np.std(values, ddof=1) / math.sqrt(count)
         exact = ln.finite_size_asymptotic_generalization_error(n, p, init_std=0.3)
@@ -697,10 +684,7 @@ def overtraining_peak(run):
         n, p = 200, int(round(alpha * 200))
         values = []
         for _ in range(8):
-            X = rng.standard_normal((n, p)) / math.sqrt(n)
-            lam = np.zeros(n)
-            lam[:min(n, p)] = np.linalg.svd(X, compute_uv=False) ** 2
-            values.append(ln.expected_generalization_error(1000.0, lam))
+            values.append(ln.expected_generalization_error(1000.0, ln.draw_input_spectrum(n, p, seed=rng)))
         simulated.append(np.mean(values))
     simulated = np.array(simulated)
     one = alphas == 1.0

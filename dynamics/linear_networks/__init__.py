@@ -23,38 +23,51 @@ Conventions, made explicit:
 
 The torch simulations of the same set-ups are in :mod:`dynamics.linear_networks.torch_training` (optional;
 not imported here).
+
+Modules (private): ``_modes`` (one mode, Part A closed forms and flows), ``_network`` (the two-weight-layer
+network), ``_student`` (the Advani–Saxe student on one instance), ``_high_dim`` (its high-dimensional theory),
+``_setups`` (tasks, inputs, initialisations, instances and the shared experiment drivers), ``_results`` (every
+named result), ``_checks`` (argument checks), ``_kernels`` (numba kernels) and ``_integrate`` (the flows'
+DOP853-then-rosenbrock23 integration).
 """
-from ._high_dim import (SQRT_GROWTH_CONSTANT, AsymptoticErrors, GeneralizationCurve, asymptotic_errors, bayes_error,
-                        expected_mode_error, generalization_curve, mode_bayes_error, optimal_stopping_time,
+from ._high_dim import (SQRT_GROWTH_CONSTANT, asymptotic_errors, bayes_error, expected_mode_error,
+                        gd_discretization_error, generalization_curve, mode_bayes_error, optimal_stopping_time,
                         per_mode_stopping_time)
-from ._modes import (ModeVelocity, ScalarModeTrajectory, deep_chain_strength, deep_mode_strength, half_learning_time,
-                     learning_time, mode_strength, mode_strength_unbalanced, scalar_mode_flow, scalar_mode_velocity)
-from ._network import (ModeTask, NetworkGDTrajectory, NetworkTrajectory, NetworkWeights, conserved_gram,
-                       decoupled_init, effective_initial_strength, first_crossing_time, gd_flow_time, mode_map,
-                       mode_strengths, mode_task, network_flow, network_gd, network_loss, random_init, whiten,
-                       whitened_inputs)
-from ._student import (MonteCarloEstimate, StudentFlowTrajectory, StudentGDTrajectory, StudentInstance, draw_student,
-                       expected_generalization_error, finite_size_asymptotic_generalization_error,
+from ._modes import (deep_chain_strength, deep_mode_curve, deep_mode_strength, half_learning_time, learning_time,
+                     mode_strength, mode_strength_unbalanced, scalar_mode_flow, scalar_mode_velocity)
+from ._network import (conserved_gram, effective_initial_strength, first_crossing_time, gd_flow_time, mode_map,
+                       mode_strengths, network_flow, network_gd, network_loss, whiten)
+from ._results import (AsymptoticErrors, GeneralizationCurve, ModeTask, ModeVelocity, MonteCarloEstimate,
+                       NetworkGDTrajectory, NetworkTrajectory, NetworkWeights, ScalarModeTrajectory, SignalNoiseStds,
+                       StudentErrors, StudentFlowTrajectory, StudentGDTrajectory, StudentInstance, WhitenedTask)
+from ._setups import (decoupled_init, draw_input_spectrum, draw_student, mode_task, random_init,
+                      simulated_student_errors, stds_at_snr, student_instance, whitened_inputs, whitened_mode_task)
+from ._student import (expected_generalization_error, finite_size_asymptotic_generalization_error,
                        finite_size_asymptotic_training_error, generalization_error,
                        generalization_error_thesis_variant, monte_carlo_generalization_error, student_flow,
-                       student_gd, student_instance, student_weights, student_weights_gd, training_error,
-                       training_error_direct)
+                       student_gd, student_weights, student_weights_gd, training_error, training_error_direct)
 
 __all__ = [
     # Part A: mode learning (Saxe)
     "mode_strength", "mode_strength_unbalanced", "half_learning_time", "learning_time", "scalar_mode_velocity",
-    "scalar_mode_flow", "deep_mode_strength", "deep_chain_strength", "ModeVelocity", "ScalarModeTrajectory",
+    "scalar_mode_flow", "deep_mode_strength", "deep_mode_curve", "deep_chain_strength", "ModeVelocity",
+    "ScalarModeTrajectory",
     # two-weight-layer network simulators
-    "gd_flow_time", "whiten", "whitened_inputs", "mode_task", "decoupled_init", "random_init", "mode_map",
-    "mode_strengths", "effective_initial_strength", "conserved_gram", "network_loss", "network_flow", "network_gd",
-    "first_crossing_time", "ModeTask", "NetworkWeights", "NetworkTrajectory", "NetworkGDTrajectory",
+    "gd_flow_time", "whiten", "mode_map", "mode_strengths", "effective_initial_strength", "conserved_gram",
+    "network_loss", "network_flow", "network_gd", "first_crossing_time", "NetworkTrajectory", "NetworkGDTrajectory",
+    # their set-ups
+    "whitened_inputs", "mode_task", "whitened_mode_task", "decoupled_init", "random_init", "ModeTask",
+    "WhitenedTask", "NetworkWeights",
     # Part B: the Advani–Saxe student, per instance
-    "StudentInstance", "student_instance", "draw_student", "student_weights", "student_weights_gd", "student_flow",
-    "student_gd", "generalization_error", "generalization_error_thesis_variant", "monte_carlo_generalization_error",
-    "training_error", "training_error_direct", "expected_generalization_error",
-    "finite_size_asymptotic_generalization_error", "finite_size_asymptotic_training_error", "StudentFlowTrajectory",
-    "StudentGDTrajectory", "MonteCarloEstimate",
+    "student_weights", "student_weights_gd", "student_flow", "student_gd", "generalization_error",
+    "generalization_error_thesis_variant", "monte_carlo_generalization_error", "training_error",
+    "training_error_direct", "expected_generalization_error", "finite_size_asymptotic_generalization_error",
+    "finite_size_asymptotic_training_error", "StudentFlowTrajectory", "StudentGDTrajectory", "MonteCarloEstimate",
+    # its set-ups and simulations
+    "StudentInstance", "student_instance", "draw_student", "draw_input_spectrum", "stds_at_snr",
+    "simulated_student_errors", "SignalNoiseStds", "StudentErrors",
     # Part B: high-dimensional theory
     "generalization_curve", "asymptotic_errors", "optimal_stopping_time", "bayes_error", "expected_mode_error",
-    "per_mode_stopping_time", "mode_bayes_error", "SQRT_GROWTH_CONSTANT", "GeneralizationCurve", "AsymptoticErrors",
+    "per_mode_stopping_time", "mode_bayes_error", "gd_discretization_error", "SQRT_GROWTH_CONSTANT",
+    "GeneralizationCurve", "AsymptoticErrors",
 ]

@@ -20,50 +20,30 @@ Integrals over ρ_bulk use :func:`dynamics.numerics.mp_quadrature` (θ substitut
 robust at α = 1); 1 − e^{−x} is evaluated with expm1.
 """
 import math
-from typing import NamedTuple, Union
+from typing import Union
 
 import numpy as np
 from scipy import optimize
 
 from dynamics.numerics import (mp_atom, mp_edges, mp_quadrature, require_array_in_range, require_finite_product,
                                require_finite_result, require_positive, require_times)
-from ._arrays import bounded_std, broadcast, rate_time, scalar_or_array
+from ._checks import require_alpha, require_broadcast, require_std, scalar_or_array
+from ._modes import rate_time
+from ._results import AsymptoticErrors, GeneralizationCurve
 
-__all__ = ["AsymptoticErrors", "GeneralizationCurve", "SQRT_GROWTH_CONSTANT", "asymptotic_errors", "bayes_error",
-           "expected_mode_error", "generalization_curve", "mode_bayes_error", "optimal_stopping_time",
-           "per_mode_stopping_time"]
+__all__ = ["SQRT_GROWTH_CONSTANT", "asymptotic_errors", "bayes_error", "expected_mode_error", "gd_discretization_error",
+           "generalization_curve", "mode_bayes_error", "optimal_stopping_time", "per_mode_stopping_time"]
 
 #: C = 2(2 − √2)/√π: E_g(t) ≈ C σ_ε² √(t/τ) at α = 1 for large t (spec B.5, B9).
 SQRT_GROWTH_CONSTANT = 2.0 * (2.0 - math.sqrt(2.0)) / math.sqrt(math.pi)
 _QUADRATURE_ORDER = 16
 
 
-class GeneralizationCurve(NamedTuple):
-    """High-dimensional errors of the Advani–Saxe student at times t (arrays of the shape of t, floats for
-    scalar t).
-
-    ``generalization_error`` is E_g (2.3.14): the expected squared error on a fresh noisy label, noise floor
-    σ_ε² included, no factor 1/2. ``training_error`` is the training error **per sample**, E_t/P, with
-    E_t = ||y − wX||² summed over the P examples (2.3.4), no factor 1/2.
-    """
-
-    generalization_error: Union[float, np.ndarray]
-    training_error: Union[float, np.ndarray]
-
-
-class AsymptoticErrors(NamedTuple):
-    """The t → ∞ limits of :class:`GeneralizationCurve`: ``generalization_error`` E_g(∞) (inf at α = 1 with
-    noise) and ``training_error`` E_t(∞)/P (per sample)."""
-
-    generalization_error: float
-    training_error: float
-
-
 def _variances(teacher_std, noise_std, init_std):
     """(A, σ_ε²) = (σ_w̄² + σ_0², σ_ε²) from the standard deviations, each checked in [0, 1e150]."""
-    teacher_std = bounded_std("teacher_std", teacher_std)
-    noise_std = bounded_std("noise_std", noise_std)
-    init_std = bounded_std("init_std", init_std)
+    teacher_std = require_std("teacher_std", teacher_std)
+    noise_std = require_std("noise_std", noise_std)
+    init_std = require_std("init_std", init_std)
     return teacher_std * teacher_std + init_std * init_std, noise_std * noise_std
 
 
@@ -122,7 +102,7 @@ def expected_mode_error(t, eigenvalue, *, teacher_std=1.0, noise_std=0.5, init_s
     tau = require_positive("tau", tau)
     t_arr = require_times("t", t)
     lam = require_array_in_range("eigenvalue", eigenvalue, 0.0)
-    t_b, lam_b = broadcast(t=t_arr, eigenvalue=lam)
+    t_b, lam_b = require_broadcast(t=t_arr, eigenvalue=lam)
     rate = np.where(lam_b > 0, rate_time(np.where(lam_b > 0, lam_b, 1.0), t_b, tau), 0.0)  # no 0·inf at λ = 0
     error = require_finite_result(_mode_error(rate, lam_b, signal, noise), "expected_mode_error",
                                   "the noise term σ_ε²(1 − e^(−λt/τ))²/λ leaves float64 for an eigenvalue this small at "
@@ -209,10 +189,6 @@ def mode_bayes_error(eigenvalue, *, teacher_std=1.0, noise_std=0.5, init_std=0.0
     return scalar_or_array(out, eigenvalue)
 
 
-def _alpha(alpha):
-    return require_positive("alpha", alpha)
-
-
 def asymptotic_errors(alpha, *, teacher_std=1.0, noise_std=0.5, init_std=0.0) -> AsymptoticErrors:
     """The t → ∞ limits of :func:`generalization_curve` (spec B.5): E_g(∞) = σ_ε² α/(α − 1) for α > 1,
     (1 − α)A + σ_ε² α/(1 − α) + σ_ε² for α < 1 (A = σ_w̄² + σ_0²), inf at α = 1 with noise; E_t(∞)/P =
@@ -242,7 +218,7 @@ def asymptotic_errors(alpha, *, teacher_std=1.0, noise_std=0.5, init_std=0.0) ->
     >>> asymptotic_errors(1.0).generalization_error
     inf
     """
-    alpha = _alpha(alpha)
+    alpha = require_alpha(alpha)
     signal, noise = _variances(teacher_std, noise_std, init_std)
     training = noise * max(0.0, 1.0 - 1.0 / alpha)
     if alpha > 1.0:
@@ -302,7 +278,7 @@ def generalization_curve(t, alpha, *, teacher_std=1.0, noise_std=0.5, init_std=0
     >>> generalization_curve([1.0, 10.0], 2.0).generalization_error.shape
     (2,)
     """
-    alpha = _alpha(alpha)
+    alpha = require_alpha(alpha)
     signal, noise = _variances(teacher_std, noise_std, init_std)
     tau = require_positive("tau", tau)
     t_arr = require_times("t", t)
@@ -354,7 +330,7 @@ def bayes_error(alpha, *, teacher_std=1.0, noise_std=0.5, init_std=0.0) -> float
     >>> bayes_error(2.0) < generalization_curve(optimal_stopping_time(2.0), 2.0).generalization_error
     True
     """
-    alpha = _alpha(alpha)
+    alpha = require_alpha(alpha)
     signal, noise = _variances(teacher_std, noise_std, init_std)
     lam, weights = mp_quadrature(alpha, order=_QUADRATURE_ORDER)
     bulk = mode_bayes_error(lam, teacher_std=teacher_std, noise_std=noise_std, init_std=init_std) @ weights
@@ -404,7 +380,7 @@ def optimal_stopping_time(alpha, *, teacher_std=1.0, noise_std=0.5, init_std=0.0
     >>> optimal_stopping_time(0.5, noise_std=0.0)
     inf
     """
-    alpha = _alpha(alpha)
+    alpha = require_alpha(alpha)
     signal, noise = _variances(teacher_std, noise_std, init_std)
     tau = require_positive("tau", tau)
     if noise == 0.0:
@@ -431,3 +407,63 @@ def optimal_stopping_time(alpha, *, teacher_std=1.0, noise_std=0.5, init_std=0.0
         t_opt = optimize.brentq(_error_slope, left, right, args=args, xtol=1e-14 * right,
                                 rtol=4 * np.finfo(float).eps, maxiter=200)
     return float(t_opt * tau)
+
+
+def gd_discretization_error(steps, alpha, learning_rate, *, teacher_std=1.0, noise_std=0.5,
+                            init_std=0.0) -> Union[float, np.ndarray]:
+    """E_g of full-batch gradient descent after k steps minus E_g of the gradient flow at t = kη, both in the
+    high-dimensional limit (spec B.2, B.5): the bias of comparing GD students with :func:`generalization_curve`.
+
+    Per mode, GD replaces e^{−λt/τ} by (1 − ηλ)^k in the expected error A d² + (σ_ε²/λ)(1 − d)² of Eqs
+    (2.3.13)–(2.3.14) (A = σ_w̄² + σ_0²); the difference is averaged over the Marchenko–Pastur bulk (2.3.30). The
+    frozen modes (atom at λ = 0, α < 1) are the same under both and cancel.
+
+    Parameters
+    ----------
+    steps : float or array_like
+        Step counts k >= 0 (finite; real values interpolate in k).
+    alpha : float
+        α = P/N > 0.
+    learning_rate : float
+        η > 0 on (1/2)||y − wX||², with η·λ+ <= 1 (λ+ = (1 + √α)², the largest eigenvalue): every mode then
+        decays without overshoot.
+    teacher_std, noise_std, init_std : float
+        Standard deviations σ_w̄, σ_ε, σ_0, each in [0, 1e150].
+
+    Returns
+    -------
+    float or ndarray
+        E_g(GD, k) − E_g(flow, kη), of the shape of ``steps`` (a float for scalar steps); 0 at k = 0.
+
+    Raises
+    ------
+    ValueError
+        For negative or non-finite steps, alpha <= 0, learning_rate <= 0 or above 1/λ+, or negative standard
+        deviations.
+
+    Examples
+    --------
+    >>> gd_discretization_error(0, 2.0, 0.05)
+    0.0
+    >>> gap = gd_discretization_error([10, 100, 1000], 2.0, 0.05)
+    >>> bool(np.all(np.abs(gap) < 0.01))
+    True
+    """
+    alpha = require_alpha(alpha)
+    signal, noise = _variances(teacher_std, noise_std, init_std)
+    eta = require_positive("learning_rate", learning_rate)
+    k_arr = require_array_in_range("steps", steps, 0.0)
+    high_edge = mp_edges(alpha)[1]
+    if eta * high_edge > 1.0:
+        raise ValueError(f"learning_rate must be <= 1/λ+ = {1.0 / high_edge:.6g} (λ+ = (1 + √alpha)², no mode "
+                         f"overshoots), got {eta:g}")
+    lam, weights = mp_quadrature(alpha, order=_QUADRATURE_ORDER)
+    k = k_arr.reshape(-1, 1)
+
+    def per_mode(log_decay):
+        return signal * np.exp(2 * log_decay) + noise * np.expm1(log_decay) ** 2 / lam
+
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported below
+        gap = (per_mode(k * np.log1p(-eta * lam)) - per_mode(-eta * k * lam)) @ weights
+    require_finite_result(gap, "gd_discretization_error", "reduce teacher_std, noise_std or init_std")
+    return scalar_or_array(gap.reshape(k_arr.shape), steps)

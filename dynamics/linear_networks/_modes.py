@@ -10,44 +10,37 @@ Equations of 001_61c8f54ededf01e4.txt, as rebuilt in spec/linear_networks.md Par
 * (2.2.19–21) the learning time t(u0 → uf) = (τ/2s) ln[uf(s − u0) / (u0(s − uf))] and the half time.
 * (A.gen)/(A.3) the unbalanced decoupled closed form through u = (c/2) sinh θ, τθ' = 2s − c sinh θ.
 * Saxe's deep balanced mode ODE τ u' = D u^{2 − 2/D}(s − u) for D weight matrices (N_l = D + 1
-  layers of units), and the scalar chain a_1 ... a_D it reduces, both integrated numerically.
+  layers of units), and the scalar chain a_1 ... a_D it reduces, both integrated numerically (also over
+  many decades of t, a decade at a time: :func:`deep_mode_curve`).
 """
 import math
-from typing import NamedTuple, Union
+from typing import Union
 
-import numba as nb
 import numpy as np
 
 from dynamics.numerics import (as_float, require_array_in_range, require_finite_result, require_in_range,
                                require_integer, require_output_times, require_positive, require_times)
-from ._arrays import broadcast, rate_time, scalar_or_array
+from ._checks import require_broadcast, scalar_or_array
 from ._integrate import integrate_flow
+from ._kernels import (deep_chain_jacobian, deep_chain_rhs, deep_mode_jacobian, deep_mode_rhs, scalar_mode_jacobian,
+                       scalar_mode_rhs)
+from ._results import ModeVelocity, ScalarModeTrajectory
 
-__all__ = ["ModeVelocity", "ScalarModeTrajectory", "deep_chain_strength", "deep_mode_strength",
-           "half_learning_time", "learning_time", "mode_strength", "mode_strength_unbalanced", "scalar_mode_flow",
-           "scalar_mode_velocity"]
-
-
-class ModeVelocity(NamedTuple):
-    """The velocity (a', b') of the single-mode flow (2.2.15–16) at points (a, b); arrays of their broadcast
-    shape (floats for scalar input)."""
-
-    a_velocity: Union[float, np.ndarray]
-    b_velocity: Union[float, np.ndarray]
+__all__ = ["deep_chain_strength", "deep_mode_curve", "deep_mode_strength", "half_learning_time", "learning_time",
+           "mode_strength", "mode_strength_unbalanced", "scalar_mode_flow", "scalar_mode_velocity"]
 
 
-class ScalarModeTrajectory(NamedTuple):
-    """A single-mode trajectory of (2.2.15–16): ``t`` (m,), ``a`` (m,) and ``b`` (m,); ``mode_strength`` is
-    u = a·b."""
-
-    t: np.ndarray
-    a: np.ndarray
-    b: np.ndarray
-
-    @property
-    def mode_strength(self) -> np.ndarray:
-        """u(t) = a(t) b(t), shape (m,)."""
-        return self.a * self.b
+def rate_time(rate, t, tau):
+    """rate·t/τ for rate > 0, t >= 0 (arrays), +inf only where the true value overflows: where the product rate·t
+    alone overflows or underflows, the value is taken through logs (relative error ~1e-13)."""
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        product = rate * t
+        x = product / tau
+        spurious = (rate > 0) & (t > 0) & (t < np.inf) & (np.isinf(product) | (product == 0.0))
+        if np.any(spurious):
+            logs = np.log(np.where(spurious, rate, 1.0)) + np.log(np.where(spurious, t, 1.0)) - math.log(tau)
+            x = np.where(spurious, np.exp(logs), x)
+    return x
 
 
 def _growth_factor(s, t, tau):
@@ -105,7 +98,7 @@ def mode_strength(t, s, u0, tau=1.0) -> Union[float, np.ndarray]:
     t_arr = require_times("t", t)
     s_arr = require_array_in_range("s", s, 0.0)
     u0_arr = require_array_in_range("u0", u0, 0.0, low_open=True)
-    t_b, s_b, u0_b = broadcast(t=t_arr, s=s_arr, u0=u0_arr)
+    t_b, s_b, u0_b = require_broadcast(t=t_arr, s=s_arr, u0=u0_arr)
     g, decay, rise = _growth_factor(s_b, t_b, tau)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         u = 1.0 / (g + decay / u0_b)  # g = inf (s = 0, t = inf) gives the exact limit 0
@@ -150,7 +143,7 @@ def half_learning_time(s, u0, tau=1.0) -> Union[float, np.ndarray]:
     tau = require_positive("tau", tau)
     s_arr = require_array_in_range("s", s, 0.0, low_open=True)
     u0_arr = require_array_in_range("u0", u0, 0.0, low_open=True)
-    s_b, u0_b = broadcast(s=s_arr, u0=u0_arr)
+    s_b, u0_b = require_broadcast(s=s_arr, u0=u0_arr)
     bad = u0_b >= s_b
     if np.any(bad):
         raise ValueError(f"u0 must lie in (0, s) for a half-learning time, got u0={u0_b[bad].flat[0]:g} "
@@ -192,7 +185,7 @@ def learning_time(s, u_start, u_end, tau=1.0) -> Union[float, np.ndarray]:
     s_arr = require_array_in_range("s", s, 0.0, low_open=True)
     start = require_array_in_range("u_start", u_start, 0.0, low_open=True)
     end = require_array_in_range("u_end", u_end, 0.0, low_open=True)
-    s_b, start_b, end_b = broadcast(s=s_arr, u_start=start, u_end=end)
+    s_b, start_b, end_b = require_broadcast(s=s_arr, u_start=start, u_end=end)
     for name, value in (("u_start", start_b), ("u_end", end_b)):
         if np.any(value >= s_b):
             raise ValueError(f"{name} must lie in (0, s), got {value[value >= s_b].flat[0]:g} "
@@ -339,37 +332,12 @@ def scalar_mode_velocity(a, b, s, tau=1.0) -> ModeVelocity:
     """
     tau = require_positive("tau", tau)
     s = require_positive("s", s, allow_zero=True)
-    a_b, b_b = broadcast(a=require_array_in_range("a", a), b=require_array_in_range("b", b))
+    a_b, b_b = require_broadcast(a=require_array_in_range("a", a), b=require_array_in_range("b", b))
     with np.errstate(over="ignore", invalid="ignore"):
         err = s - a_b * b_b
         velocity = (b_b * err / tau, a_b * err / tau)
     require_finite_result(velocity, "scalar_mode_velocity", "a·b·(s − ab) overflows float64: reduce a, b or s")
     return ModeVelocity(scalar_or_array(velocity[0], a, b), scalar_or_array(velocity[1], a, b))
-
-
-@nb.njit(cache=True)
-def _scalar_mode_rhs(t, y, params):
-    """(2.2.15–16): y = (a, b), params = (s, tau)."""
-    s, tau = params[0], params[1]
-    a, b = y[0], y[1]
-    err = s - a * b
-    out = np.empty(2)
-    out[0] = b * err / tau
-    out[1] = a * err / tau
-    return out
-
-
-@nb.njit(cache=True)
-def _scalar_mode_jacobian(t, y, params):
-    """∂(a', b')/∂(a, b) of :func:`_scalar_mode_rhs`."""
-    s, tau = params[0], params[1]
-    a, b = y[0], y[1]
-    out = np.empty((2, 2))
-    out[0, 0] = -b * b / tau
-    out[0, 1] = (s - 2.0 * a * b) / tau
-    out[1, 0] = out[0, 1]
-    out[1, 1] = -a * a / tau
-    return out
 
 
 # Limits that keep the velocities of the integrated flows finite in float64 (the flows move u monotonically
@@ -425,74 +393,9 @@ def scalar_mode_flow(t, s, a0, b0, tau=1.0, rtol=1e-12, atol=1e-14) -> ScalarMod
                    for name, value in (("a0", a0), ("b0", b0))])
     # a² + b² <= c + 2 max(|u|) <= a0² + b0² + 2s along the flow bounds its Jacobian (u = ab moves from u0 to s)
     rate = y0[0] * y0[0] + y0[1] * y0[1] + 2.0 * s
-    y = integrate_flow(_scalar_mode_rhs, _scalar_mode_jacobian, y0, t_eval, tau, np.array([s, 1.0]), rtol, atol,
+    y = integrate_flow(scalar_mode_rhs, scalar_mode_jacobian, y0, t_eval, tau, np.array([s, 1.0]), rtol, atol,
                        "scalar_mode_flow", rate, "(a0² + b0² + 2s)")
     return ScalarModeTrajectory(t_eval, y[:, 0].copy(), y[:, 1].copy())
-
-
-@nb.njit(cache=True)
-def _deep_mode_rhs(t, y, params):
-    """Saxe's deep balanced mode ODE τ u' = D u^{2−2/D}(s − u); params = (s, D, tau)."""
-    s, depth, tau = params[0], params[1], params[2]
-    u = y[0]
-    out = np.empty(1)
-    out[0] = depth * abs(u) ** (2.0 - 2.0 / depth) * (s - u) / tau
-    return out
-
-
-@nb.njit(cache=True)
-def _deep_mode_jacobian(t, y, params):
-    """∂u'/∂u of :func:`_deep_mode_rhs` (u stays between u0 > 0 and s >= 0)."""
-    s, depth, tau = params[0], params[1], params[2]
-    u = abs(y[0])
-    power = 2.0 - 2.0 / depth
-    out = np.empty((1, 1))
-    growth = power * u ** (power - 1.0) * (s - y[0]) if power > 0.0 and u > 0.0 else 0.0
-    out[0, 0] = depth * (growth - u ** power) / tau
-    return out
-
-
-@nb.njit(cache=True)
-def _chain_products(y):
-    """(Π_j a_j, [Π_{j≠i} a_j for each i]) by plain products (no division: some a_j may be 0)."""
-    n = y.shape[0]
-    prod = 1.0
-    for i in range(n):
-        prod *= y[i]
-    others = np.empty(n)
-    for i in range(n):
-        others[i] = 1.0
-        for j in range(n):
-            if j != i:
-                others[i] *= y[j]
-    return prod, others
-
-
-@nb.njit(cache=True)
-def _deep_chain_rhs(t, y, params):
-    """Gradient flow of (1/2τ)(s − a_1 ... a_D)² over the scalar chain y = (a_1..a_D); params = (s, tau)."""
-    s, tau = params[0], params[1]
-    prod, others = _chain_products(y)
-    return (s - prod) * others / tau
-
-
-@nb.njit(cache=True)
-def _deep_chain_jacobian(t, y, params):
-    """∂a_i'/∂a_k = [(s − P) Π_{j≠i,k} a_j − Π_{j≠k} a_j Π_{j≠i} a_j]/τ of :func:`_deep_chain_rhs` (P = Π a_j)."""
-    s, tau = params[0], params[1]
-    n = y.shape[0]
-    prod, others = _chain_products(y)
-    out = np.empty((n, n))
-    for i in range(n):
-        for k in range(n):
-            both = 0.0
-            if k != i:
-                both = 1.0
-                for j in range(n):
-                    if j != i and j != k:
-                        both *= y[j]
-            out[i, k] = ((s - prod) * both - others[k] * others[i]) / tau
-    return out
 
 
 def deep_mode_strength(t, s, u0, n_weight_layers, tau=1.0, rtol=1e-11, atol=1e-14) -> np.ndarray:
@@ -544,10 +447,87 @@ def deep_mode_strength(t, s, u0, n_weight_layers, tau=1.0, rtol=1e-11, atol=1e-1
     depth = require_integer("n_weight_layers", n_weight_layers, 1, 64)
     # u stays between u0 and s: |∂u'/∂u| <= 3D·max(u0, s)^(2 − 2/D)
     rate = 3.0 * depth * max(u0, s) ** (2.0 - 2.0 / depth)
-    y = integrate_flow(_deep_mode_rhs, _deep_mode_jacobian, np.array([u0]), t_eval, tau,
+    y = integrate_flow(deep_mode_rhs, deep_mode_jacobian, np.array([u0]), t_eval, tau,
                        np.array([s, float(depth), 1.0]), rtol, atol, "deep_mode_strength", rate,
                        "3D·max(u0, s)^(2 − 2/D)")
     return y[:, 0].copy()
+
+
+#: Held at its last value once within this fraction of s (:func:`deep_mode_curve`).
+CONVERGED = 1e-6
+
+
+def deep_mode_curve(t, s, u0, n_weight_layers, tau=1.0, rtol=1e-8, atol=1e-12) -> np.ndarray:
+    """Mode strength u(t) of a balanced decoupled linear network of D weight layers on a long time grid (Saxe et
+    al. 2013; spec A.4): the closed form (2.2.22) for D = 2, otherwise :func:`deep_mode_strength` integrated one
+    decade of t/τ at a time, each piece starting from the last value of the one before (the flow
+    τ u' = D u^{2−2/D}(s − u) does not depend on t), and held at its last value once it is within 1e-6·s of s.
+
+    Made for curves over many decades (log-spaced t up to 1e5 τ, at plotting tolerances): the pieces keep each
+    integration short, and the hold skips the long converged tail.
+
+    Parameters
+    ----------
+    t : array_like, shape (m,)
+        Output times: finite, >= 0, non-decreasing (the start u0 is at t = 0, which need not be among them).
+    s : float
+        Singular value, 0 <= s <= 1e100.
+    u0 : float
+        Initial mode strength 0 < u0 <= 1e100 (a0^D for a balanced per-layer weight a0).
+    n_weight_layers : int
+        D, in [1, 64]; D = 1 is linear regression, D = 2 Eq (2.2.22).
+    tau : float
+        Time constant τ > 0.
+    rtol, atol : float
+        Tolerances of each piece's integration (:func:`deep_mode_strength`); unused for D = 2.
+
+    Returns
+    -------
+    ndarray, shape (m,)
+        u at the output times.
+
+    Raises
+    ------
+    ValueError
+        For bad times, s outside [0, 1e100], u0 outside (0, 1e100], n_weight_layers outside [1, 64], tau <= 0,
+        or a piece that :func:`deep_mode_strength` refuses.
+    dynamics.numerics.IntegrationError
+        If an integration does not reach the end of its piece.
+
+    Examples
+    --------
+    >>> t = np.concatenate([[0.0], np.geomspace(1e-2, 1e3, 61)])
+    >>> u = deep_mode_curve(t, 2.0, 1e-3, 3)
+    >>> float(u[0]), bool(abs(u[-1] - 2.0) < 1e-5)
+    (0.001, True)
+    >>> bool(np.array_equal(deep_mode_curve(t, 2.0, 1e-3, 2), mode_strength(t, 2.0, 1e-3)))
+    True
+    """
+    tau = require_positive("tau", tau)
+    t_eval = require_output_times("t", t)
+    why = "the velocity D·u^(2 − 2/D)·(s − u) must stay finite in float64"
+    s = require_in_range("s", s, 0.0, MAX_DEEP_STRENGTH, why=why)
+    u0 = require_in_range("u0", u0, 0.0, MAX_DEEP_STRENGTH, low_open=True, why=why)
+    depth = require_integer("n_weight_layers", n_weight_layers, 1, 64)
+    if depth == 2:
+        return np.asarray(mode_strength(t_eval, s, u0, tau), dtype=np.float64)
+    prepend = t_eval[0] > 0.0
+    grid = np.concatenate([[0.0], t_eval]) if prepend else t_eval
+    with np.errstate(over="ignore", divide="ignore"):
+        span = grid[-1] / tau
+        last = int(min(math.ceil(math.log10(span)), 400)) if span > 0 else -1
+        bounds = tau * 10.0 ** np.arange(-1, max(last, -1) + 1)
+    ends = np.append(np.searchsorted(grid, bounds, side="right"), grid.size)
+    u, start = np.full(grid.size, u0), 0
+    for end in ends:
+        piece = grid[start:end] - grid[start]
+        if piece.size > 1:
+            u[start:end] = deep_mode_strength(piece, s, u[start], depth, tau, rtol=rtol, atol=atol)
+        start = max(end - 1, 0)
+        if abs(u[start] - s) < CONVERGED * s or u[start] == 0.0:  # converged (or decayed to 0 at s = 0)
+            u[start:] = u[start]
+            break
+    return u[1:] if prepend else u
 
 
 def _log_chain_bound(s, weights):
@@ -616,6 +596,6 @@ def deep_chain_strength(t, s, weights0, tau=1.0, rtol=1e-11, atol=1e-14) -> np.n
         raise ValueError(f"weights0 and s must keep the velocity (s − Πa)·Π_(j≠i)a_j of the chain finite in float64: "
                          f"along this flow it (or its Jacobian) can reach e^{log_bound:.6g} > 1e300; got s = {s:g} "
                          f"and max|weights0| = {np.abs(y0).max():g} with D = {y0.size}")
-    y = integrate_flow(_deep_chain_rhs, _deep_chain_jacobian, y0, t_eval, tau, np.array([s, 1.0]), rtol, atol,
+    y = integrate_flow(deep_chain_rhs, deep_chain_jacobian, y0, t_eval, tau, np.array([s, 1.0]), rtol, atol,
                        "deep_chain_strength", y0.size * math.exp(log_rate), "D·max|∂a_i'/∂a_k|")
     return np.prod(y, axis=1)

@@ -7,66 +7,28 @@ Equations of 001_61c8f54ededf01e4.txt (spec/linear_networks.md A.1–A.3):
 * (2.2.5–6) the gradient flow τ W21' = W32ᵀ(Σ31 − W32 W21 Σ11), τ W32' = (Σ31 − W32 W21 Σ11) W21ᵀ,
   with the sums Σ31 = y Xᵀ and Σ11 = X Xᵀ;
 * (2.2.7–10) whitening X Xᵀ = I (sum-normalised: orthonormal rows of X), Σ31 = U S Vᵀ, and the mode
-  basis W̄21 = W21 V, W̄32 = Uᵀ W32 in which the network map is diag(Uᵀ W32 W21 V) on the diagonal;
-* (2.2.14) the decoupled initialisation a^α = a_α r^α, b^α = b_α r^α with orthonormal r^α.
+  basis W̄21 = W21 V, W̄32 = Uᵀ W32 in which the network map is diag(Uᵀ W32 W21 V) on the diagonal.
+
+The random tasks, whitened inputs and initialisations (Eqs 2.2.7, 2.2.8, 2.2.14) are set-ups, in ``_setups.py``.
 
 Time convention (spec A.2): one GD step of size η on ``loss_scale`` × (2.2.2) advances the flow by
 Δt = loss_scale·η·τ; the project uses τ = 1 and t = k·η for the loss as written (loss_scale = 1).
 torch's ``MSELoss(reduction="mean")`` over n entries is loss_scale = 2/n.
 """
-from typing import NamedTuple, Union
+from typing import Union
 
-import numba as nb
 import numpy as np
 
-from dynamics.numerics import (as_finite_array, haar_orthogonal, require_array_in_range, require_finite_product,
-                               require_in_range, require_integer, require_output_times, require_positive, rng_from)
-from ._arrays import broadcast, scalar_or_array
+from dynamics.numerics import (as_finite_array, require_array_in_range, require_finite_product, require_integer,
+                               require_output_times, require_positive)
+from ._checks import (require_correlations, require_mode_bases, require_network_data, require_one_network,
+                      require_weights, scalar_or_array)
 from ._integrate import integrate_flow
+from ._kernels import two_layer_gd, two_layer_rhs
+from ._results import NetworkGDTrajectory, NetworkTrajectory
 
-__all__ = ["ModeTask", "NetworkGDTrajectory", "NetworkTrajectory", "NetworkWeights", "conserved_gram",
-           "decoupled_init", "effective_initial_strength", "first_crossing_time", "gd_flow_time", "mode_map",
-           "mode_strengths", "mode_task", "network_flow", "network_gd", "network_loss", "random_init", "whiten",
-           "whitened_inputs"]
-
-
-class ModeTask(NamedTuple):
-    """An input–output correlation Σ31 = U S Vᵀ (Eq 2.2.8): ``U`` (N3, N3) and ``V`` (N1, N1) orthogonal (output
-    and input modes in their columns), ``S`` (N3, N1) rectangular-diagonal with the singular values."""
-
-    U: np.ndarray
-    S: np.ndarray
-    V: np.ndarray
-
-    @property
-    def correlation(self) -> np.ndarray:
-        """Σ31 = U S Vᵀ, shape (N3, N1)."""
-        return self.U @ self.S @ self.V.T
-
-
-class NetworkWeights(NamedTuple):
-    """The weights of a two-weight-layer linear network: ``W21`` (N2, N1), input → hidden, and ``W32`` (N3, N2),
-    hidden → output."""
-
-    W21: np.ndarray
-    W32: np.ndarray
-
-
-class NetworkTrajectory(NamedTuple):
-    """Weights along the gradient flow (2.2.5–6): ``t`` (m,) flow times, ``W21`` (m, N2, N1), ``W32`` (m, N3, N2)."""
-
-    t: np.ndarray
-    W21: np.ndarray
-    W32: np.ndarray
-
-
-class NetworkGDTrajectory(NamedTuple):
-    """Weights along gradient descent (2.2.3–4): ``steps`` (m,) step counts k, ``W21`` (m, N2, N1),
-    ``W32`` (m, N3, N2). The flow time of step k is ``gd_flow_time(steps, learning_rate)``."""
-
-    steps: np.ndarray
-    W21: np.ndarray
-    W32: np.ndarray
+__all__ = ["conserved_gram", "effective_initial_strength", "first_crossing_time", "gd_flow_time", "mode_map",
+           "mode_strengths", "network_flow", "network_gd", "network_loss", "whiten"]
 
 
 def gd_flow_time(steps, learning_rate, loss_scale=1.0, tau=1.0) -> Union[float, np.ndarray]:
@@ -144,196 +106,6 @@ def whiten(X) -> np.ndarray:
     return (vec / np.sqrt(lam)) @ vec.T @ X
 
 
-def whitened_inputs(n_features, n_samples, seed=None) -> np.ndarray:
-    """Random whitened inputs for Eq (2.2.7): the first ``n_features`` rows of a Haar orthogonal
-    ``n_samples`` × ``n_samples`` matrix, so X Xᵀ = I.
-
-    Parameters
-    ----------
-    n_features : int
-        N1, in [1, 100000].
-    n_samples : int
-        P, in [n_features, 100000].
-    seed : None, int or numpy.random.Generator
-        Source of randomness (a Generator's stream continues).
-
-    Returns
-    -------
-    ndarray, shape (n_features, n_samples)
-        X with orthonormal rows.
-
-    Raises
-    ------
-    ValueError
-        For sizes out of range (P < N1 cannot be whitened).
-
-    Examples
-    --------
-    >>> X = whitened_inputs(3, 8, seed=0)
-    >>> X.shape, bool(np.allclose(X @ X.T, np.eye(3)))
-    ((3, 8), True)
-    """
-    n_features = require_integer("n_features", n_features, 1, 100_000)
-    n_samples = require_integer("n_samples", n_samples, n_features, 100_000)
-    return haar_orthogonal(n_samples, seed=rng_from(seed))[:n_features]
-
-
-def mode_task(singular_values, n_features, n_outputs, seed=None) -> ModeTask:
-    """A random input–output correlation Σ31 = U S Vᵀ with the given singular values, Eq (2.2.8).
-
-    Parameters
-    ----------
-    singular_values : array_like, shape (r,)
-        s_α >= 0, r <= min(n_features, n_outputs), in the order they are placed on S's diagonal.
-    n_features : int
-        N1 (input dimension), >= 1.
-    n_outputs : int
-        N3, >= 1.
-    seed : None, int or numpy.random.Generator
-        Source of randomness: U is drawn first, then V (Haar orthogonal).
-
-    Returns
-    -------
-    ModeTask
-        ``(U, S, V)``: U (N3, N3), S (N3, N1), V (N1, N1); ``.correlation`` is U S Vᵀ.
-
-    Raises
-    ------
-    ValueError
-        For negative or non-finite singular values, too many of them, or sizes out of range.
-
-    Examples
-    --------
-    >>> task = mode_task([3.0, 1.0], 4, 3, seed=0)
-    >>> [round(float(x), 12) for x in np.linalg.svd(task.correlation, compute_uv=False)]
-    [3.0, 1.0, 0.0]
-    """
-    s = require_array_in_range("singular_values", singular_values, 0.0, ndim=1)
-    n_features = require_integer("n_features", n_features, 1, 100_000)
-    n_outputs = require_integer("n_outputs", n_outputs, 1, 100_000)
-    if s.size > min(n_features, n_outputs):
-        raise ValueError(f"singular_values must hold at most min(n_features, n_outputs) = "
-                         f"{min(n_features, n_outputs)} values, got {s.size}")
-    rng = rng_from(seed)
-    U, V = haar_orthogonal(n_outputs, seed=rng), haar_orthogonal(n_features, seed=rng)
-    S = np.zeros((n_outputs, n_features))
-    S[np.arange(s.size), np.arange(s.size)] = s
-    return ModeTask(U, S, V)
-
-
-def decoupled_init(U, V, n_hidden, a0, b0=None, seed=None) -> NetworkWeights:
-    """Weights on the decoupled manifold (2.2.14): W21 = R diag(a0) Vᵀ, W32 = U diag(b0) Rᵀ over the first m modes.
-
-    R is the first m columns of a Haar orthogonal n_hidden × n_hidden matrix, so a^α = a0_α r^α and
-    b^α = b0_α r^α with orthonormal r^α (what the scalar reduction (2.2.15–16) needs).
-
-    Parameters
-    ----------
-    U : array_like, shape (N3, N3)
-        Output modes (columns).
-    V : array_like, shape (N1, N1)
-        Input modes (columns).
-    n_hidden : int
-        N2 >= m.
-    a0 : float or array_like, shape (m,)
-        Per-mode weights of the first layer; m is their length, or min(N1, N3) for scalars.
-    b0 : float or array_like, shape (m,), optional
-        Per-mode weights of the second layer; None gives the balanced init b0 = a0 (mode strengths
-        u0 = a0·b0).
-    seed : None, int or numpy.random.Generator
-        Source of randomness for R.
-
-    Returns
-    -------
-    NetworkWeights
-        ``(W21, W32)``: W21 (N2, N1), W32 (N3, N2).
-
-    Raises
-    ------
-    ValueError
-        For non-finite inputs, a0 and b0 that do not broadcast, or n_hidden < m.
-
-    Examples
-    --------
-    >>> task = mode_task([2.0, 1.0], 3, 2, seed=0)
-    >>> W21, W32 = decoupled_init(task.U, task.V, n_hidden=4, a0=1e-2, seed=1)
-    >>> [round(float(x), 12) for x in mode_strengths(W21, W32, task.U, task.V)]
-    [0.0001, 0.0001]
-    """
-    U = as_finite_array("U", U, ndim=2)
-    V = as_finite_array("V", V, ndim=2)
-    n_modes = min(U.shape[1], V.shape[1])
-    a0 = require_array_in_range("a0", a0)
-    b0 = a0 if b0 is None else require_array_in_range("b0", b0)
-    if a0.ndim > 1 or b0.ndim > 1:
-        raise ValueError(f"a0 and b0 must be scalars or 1-D (one value per mode), got shapes {a0.shape}, {b0.shape}")
-    if a0.ndim == 1 or b0.ndim == 1:
-        n_modes = max(np.size(a0), np.size(b0))
-    a0, b0 = broadcast(a0=a0, b0=b0)
-    a0, b0 = np.broadcast_to(a0, (n_modes,)), np.broadcast_to(b0, (n_modes,))
-    if n_modes > min(U.shape[1], V.shape[1]):
-        raise ValueError(f"a0 and b0 hold {n_modes} modes, more than U ({U.shape}) and V ({V.shape}) have")
-    n_hidden = require_integer("n_hidden", n_hidden, n_modes, 100_000)
-    R = haar_orthogonal(n_hidden, seed=rng_from(seed))[:, :n_modes]
-    return NetworkWeights((R * a0) @ V[:, :n_modes].T, (U[:, :n_modes] * b0) @ R.T)
-
-
-def random_init(n_features, n_hidden, n_outputs, init_std, seed=None) -> NetworkWeights:
-    """Small random initial weights with i.i.d. N(0, init_std²) entries (spec A12, D1a).
-
-    Parameters
-    ----------
-    n_features, n_hidden, n_outputs : int
-        N1, N2, N3 >= 1.
-    init_std : float
-        Standard deviation σ of every entry, >= 0.
-    seed : None, int or numpy.random.Generator
-        Source of randomness (W21 is drawn first, then W32).
-
-    Returns
-    -------
-    NetworkWeights
-        ``(W21, W32)``: W21 (N2, N1), W32 (N3, N2).
-
-    Raises
-    ------
-    ValueError
-        For sizes < 1 or a negative init_std.
-
-    Examples
-    --------
-    >>> W21, W32 = random_init(3, 5, 2, init_std=1e-3, seed=0)
-    >>> W21.shape, W32.shape
-    ((5, 3), (2, 5))
-    """
-    init_std = require_in_range("init_std", init_std, 0.0, 1e150, why="its square must stay finite in float64")
-    shape21 = (require_integer("n_hidden", n_hidden, 1, 100_000), require_integer("n_features", n_features, 1, 100_000))
-    shape32 = (require_integer("n_outputs", n_outputs, 1, 100_000), shape21[0])
-    rng = rng_from(seed)
-    W21 = init_std * rng.standard_normal(shape21)
-    W32 = init_std * rng.standard_normal(shape32)
-    return NetworkWeights(W21, W32)
-
-
-def _weights(W21, W32):
-    """Finite W21 (..., N2, N1) and W32 (..., N3, N2), one network or equally long stacks of them."""
-    W21, W32 = as_finite_array("W21", W21), as_finite_array("W32", W32)
-    if W21.ndim < 2 or W32.ndim < 2 or W21.ndim != W32.ndim or W32.shape[-1] != W21.shape[-2] \
-            or W21.shape[:-2] != W32.shape[:-2]:
-        raise ValueError(f"W21 must have shape (..., N2, N1) and W32 shape (..., N3, N2) with the same leading "
-                         f"axes, got {W21.shape} and {W32.shape}")
-    return W21, W32
-
-
-def _mode_bases(U, V, W21, W32):
-    """Finite square U (N3 × N3) and V (N1 × N1) that match the network."""
-    U, V = as_finite_array("U", U, ndim=2), as_finite_array("V", V, ndim=2)
-    if U.shape != (W32.shape[-2],) * 2 or V.shape != (W21.shape[-1],) * 2:
-        raise ValueError(f"U must be N3 × N3 = {W32.shape[-2]} × {W32.shape[-2]} and V N1 × N1 = "
-                         f"{W21.shape[-1]} × {W21.shape[-1]}, got {U.shape} and {V.shape}")
-    return U, V
-
-
 def mode_map(W21, W32, U, V) -> np.ndarray:
     """The network map in the mode basis, Uᵀ W32 W21 V = W̄32 W̄21 (Eqs 2.2.9–10); its (β, α) entry is b^β·a^α.
 
@@ -363,8 +135,8 @@ def mode_map(W21, W32, U, V) -> np.ndarray:
     array([[2., 0.],
            [0., 3.]])
     """
-    W21, W32 = _weights(W21, W32)
-    U, V = _mode_bases(U, V, W21, W32)
+    W21, W32 = require_weights(W21, W32)
+    U, V = require_mode_bases(U, V, W21, W32)
     return U.T @ (W32 @ W21) @ V
 
 
@@ -420,10 +192,8 @@ def effective_initial_strength(W21, W32, U, V) -> np.ndarray:
     >>> effective_initial_strength(np.eye(2), 3 * np.eye(2), np.eye(2), np.eye(2))
     array([4., 4.])
     """
-    W21, W32 = _weights(W21, W32)
-    if W21.ndim != 2:
-        raise ValueError(f"W21 and W32 must be one network (2-dimensional), got shapes {W21.shape}, {W32.shape}")
-    U, V = _mode_bases(U, V, W21, W32)
+    W21, W32 = require_one_network(W21, W32)
+    U, V = require_mode_bases(U, V, W21, W32)
     a = (W21 @ V).T
     b = U.T @ W32
     m = min(a.shape[0], b.shape[0])
@@ -453,7 +223,7 @@ def conserved_gram(W21, W32) -> np.ndarray:
     array([[0., 0.],
            [0., 0.]])
     """
-    W21, W32 = _weights(W21, W32)
+    W21, W32 = require_weights(W21, W32)
     return W21 @ np.swapaxes(W21, -1, -2) - np.swapaxes(W32, -1, -2) @ W32
 
 
@@ -484,44 +254,11 @@ def network_loss(W21, W32, X, Y) -> Union[float, np.ndarray]:
     >>> network_loss(np.eye(2), np.eye(2), np.eye(2), 2 * np.eye(2))
     1.0
     """
-    W21, W32 = _weights(W21, W32)
-    X, Y = as_finite_array("X", X, ndim=2), as_finite_array("Y", Y, ndim=2)
-    if X.shape[0] != W21.shape[-1] or Y.shape != (W32.shape[-2], X.shape[1]):
-        raise ValueError(f"X must be N1 × P with N1 = {W21.shape[-1]} and Y N3 × P with N3 = {W32.shape[-2]}, "
-                         f"got {X.shape} and {Y.shape}")
+    W21, W32 = require_weights(W21, W32)
+    X, Y = require_network_data(X, Y, W21, W32)
     residual = Y - W32 @ W21 @ X
     loss = 0.5 * np.sum(residual ** 2, axis=(-2, -1))
     return float(loss) if np.ndim(loss) == 0 else loss
-
-
-@nb.njit(cache=True)
-def _two_layer_rhs(t, y, params):
-    """(2.2.5–6) on y = [W21.ravel(), W32.ravel()]; params = [N1, N2, N3, tau, Σ31.ravel(), Σ11.ravel()]."""
-    n1, n2, n3 = int(params[0]), int(params[1]), int(params[2])
-    tau = params[3]
-    sigma31 = params[4:4 + n3 * n1].reshape((n3, n1))
-    sigma11 = params[4 + n3 * n1:4 + n3 * n1 + n1 * n1].reshape((n1, n1))
-    W21 = y[:n2 * n1].reshape((n2, n1))
-    W32 = y[n2 * n1:].reshape((n3, n2))
-    err = sigma31 - W32 @ (W21 @ sigma11)
-    out = np.empty(y.shape[0])
-    out[:n2 * n1] = (W32.T @ err).ravel() / tau
-    out[n2 * n1:] = (err @ W21.T).ravel() / tau
-    return out
-
-
-def _correlations(W21, W32, sigma31, sigma11):
-    W21 = as_finite_array("W21", W21, ndim=2)
-    W32 = as_finite_array("W32", W32, ndim=2)
-    sigma31 = as_finite_array("sigma31", sigma31, ndim=2)
-    n2, n1 = W21.shape
-    n3 = W32.shape[0]
-    sigma11 = np.eye(n1) if sigma11 is None else as_finite_array("sigma11", sigma11, ndim=2)
-    for name, arr, shape in (("W32", W32, (n3, n2)), ("sigma31", sigma31, (n3, n1)), ("sigma11", sigma11, (n1, n1))):
-        if arr.shape != shape:
-            raise ValueError(f"{name} must have shape {shape} (W21 is {W21.shape}, W32 {W32.shape}: W21 (N2, N1), "
-                             f"W32 (N3, N2), sigma31 (N3, N1), sigma11 (N1, N1)), got {arr.shape}")
-    return W21, W32, sigma31, sigma11
 
 
 def network_flow(W21, W32, sigma31, t, sigma11=None, tau=1.0, rtol=1e-10, atol=1e-13,
@@ -544,9 +281,10 @@ def network_flow(W21, W32, sigma31, t, sigma11=None, tau=1.0, rtol=1e-10, atol=1
         Time constant τ > 0.
     rtol, atol : float
         Tolerances of :func:`dynamics.numerics.solve_ode`.
-    method : str
-        An explicit method of :func:`dynamics.numerics.solve_ode`. A stiff flow (τ tiny against t) that it does
-        not finish within 20 000 step attempts is integrated again by the L-stable rosenbrock23.
+    method : {"dop853", "rosenbrock23"}
+        "dop853": DOP853, and where it does not finish within 20 000 step attempts (a stiff flow, τ tiny against
+        t) the L-stable rosenbrock23 from the last output time it reached (:func:`dynamics.numerics.solve_ode`'s
+        ``method="auto"``); "rosenbrock23": rosenbrock23 from the start.
 
     Returns
     -------
@@ -556,13 +294,14 @@ def network_flow(W21, W32, sigma31, t, sigma11=None, tau=1.0, rtol=1e-10, atol=1
     Raises
     ------
     ValueError
-        For non-finite input, shapes that do not match (named), bad times, tau <= 0, or t/tau above 2^52.
+        For non-finite input, shapes that do not match (named), bad times, tau <= 0, t/tau above 2^52, or a
+        method other than "dop853" and "rosenbrock23".
     dynamics.numerics.IntegrationError
         If the integration does not reach the last time.
 
     Examples
     --------
-    >>> from dynamics.linear_networks import mode_strength
+    >>> from dynamics.linear_networks import decoupled_init, mode_strength, mode_task
     >>> task = mode_task([2.0], 1, 1, seed=0)
     >>> init = decoupled_init(task.U, task.V, n_hidden=1, a0=0.1, seed=1)
     >>> run = network_flow(*init, task.correlation, [0.0, 3.0])
@@ -570,7 +309,7 @@ def network_flow(W21, W32, sigma31, t, sigma11=None, tau=1.0, rtol=1e-10, atol=1
     >>> bool(abs(u[1] - mode_strength(3.0, 2.0, 0.01)) < 1e-8)
     True
     """
-    W21, W32, sigma31, sigma11 = _correlations(W21, W32, sigma31, sigma11)
+    W21, W32, sigma31, sigma11 = require_correlations(W21, W32, sigma31, sigma11)
     tau = require_positive("tau", tau)
     t_eval = require_output_times("t", t)
     n2, n1 = W21.shape
@@ -581,24 +320,9 @@ def network_flow(W21, W32, sigma31, t, sigma11=None, tau=1.0, rtol=1e-10, atol=1
     scale = max(1.0, float(np.linalg.norm(sigma11, 2)))
     with np.errstate(over="ignore"):
         rate = (float(np.sum(W21 ** 2) + np.sum(W32 ** 2)) + 2.0 * float(np.linalg.norm(sigma31))) * scale
-    y = integrate_flow(_two_layer_rhs, None, y0, t_eval, tau, params, rtol, atol, "network_flow", rate,
+    y = integrate_flow(two_layer_rhs, None, y0, t_eval, tau, params, rtol, atol, "network_flow", rate,
                        "(‖W21‖² + ‖W32‖² + 2‖Σ31‖)·max(1, ‖Σ11‖)", method=method)
     return NetworkTrajectory(t_eval, y[:, :n2 * n1].reshape(-1, n2, n1), y[:, n2 * n1:].reshape(-1, n3, n2))
-
-
-@nb.njit(cache=True)
-def _gd_loop(W21, W32, sigma31, sigma11, eta, n_steps, every):
-    n_records = n_steps // every + 1
-    out21 = np.empty((n_records,) + W21.shape)
-    out32 = np.empty((n_records,) + W32.shape)
-    out21[0], out32[0] = W21, W32
-    for k in range(1, n_steps + 1):
-        err = sigma31 - W32 @ (W21 @ sigma11)
-        # Simultaneous update: both gradients use the weights of step k − 1 (2.2.3–4).
-        W21, W32 = W21 + eta * (W32.T @ err), W32 + eta * (err @ W21.T)
-        if k % every == 0:
-            out21[k // every], out32[k // every] = W21, W32
-    return out21, out32
 
 
 def network_gd(W21, W32, sigma31, n_steps, learning_rate, sigma11=None, record_every=1) -> NetworkGDTrajectory:
@@ -640,11 +364,11 @@ def network_gd(W21, W32, sigma31, n_steps, learning_rate, sigma11=None, record_e
     >>> run.steps
     array([ 0,  5, 10])
     """
-    W21, W32, sigma31, sigma11 = _correlations(W21, W32, sigma31, sigma11)
+    W21, W32, sigma31, sigma11 = require_correlations(W21, W32, sigma31, sigma11)
     eta = require_positive("learning_rate", learning_rate)
     n_steps = require_integer("n_steps", n_steps, 0, 10**9)
     every = require_integer("record_every", record_every, 1, max(n_steps, 1))
-    out21, out32 = _gd_loop(W21, W32, sigma31, sigma11, eta, n_steps, every)
+    out21, out32 = two_layer_gd(W21, W32, sigma31, sigma11, eta, n_steps, every)
     if not (np.all(np.isfinite(out21[-1])) and np.all(np.isfinite(out32[-1]))):
         raise ValueError(f"gradient descent diverged (weights overflowed): learning_rate = {eta:g} is too large "
                          f"for these correlations")

@@ -15,215 +15,26 @@ Equations of 001_61c8f54ededf01e4.txt (spec/linear_networks.md B.1–B.4):
 * (2.3.29) E_t = Σ_{λ_i>0} (√λ_i (z̄_i − z_i(0)) + ε̃_i)² e^{−2λ_i t/τ} + ||ε U^⊥||²;
 * the conditional expectation E[E_g(t) | X] over teacher, noise and init, and the exact finite-size
   t → ∞ expectations (B.5).
-"""
-from typing import NamedTuple, Union
 
-import numba as nb
+The instances themselves (:func:`student_instance`, :func:`draw_student`) are set-ups, in ``_setups.py``.
+"""
+from typing import Union
+
 import numpy as np
 
 from dynamics.numerics import (as_finite_array, require_array_in_range, require_finite_product,
                                require_finite_result, require_integer, require_output_times, require_positive,
                                require_times, rng_from)
-from ._arrays import bounded_std, scalar_or_array
+from ._checks import require_instance, require_std, require_student_weights, scalar_or_array
 from ._high_dim import expected_mode_error
 from ._integrate import integrate_flow
+from ._kernels import student_jacobian, student_rhs
+from ._results import MonteCarloEstimate, StudentFlowTrajectory, StudentGDTrajectory
 
-__all__ = ["MonteCarloEstimate", "StudentFlowTrajectory", "StudentGDTrajectory", "StudentInstance", "draw_student",
-           "expected_generalization_error", "finite_size_asymptotic_generalization_error",
+__all__ = ["expected_generalization_error", "finite_size_asymptotic_generalization_error",
            "finite_size_asymptotic_training_error", "generalization_error", "generalization_error_thesis_variant",
-           "monte_carlo_generalization_error", "student_flow", "student_gd", "student_instance", "student_weights",
-           "student_weights_gd", "training_error", "training_error_direct"]
-
-
-class StudentInstance(NamedTuple):
-    """One draw of the teacher–student problem (Eqs 2.3.1–2.3.3) and its spectral decomposition (2.3.6–2.3.11).
-
-    Attributes
-    ----------
-    inputs : ndarray, shape (N, P)
-        X, one example per column.
-    teacher : ndarray, shape (N,)
-        w̄.
-    noise : ndarray, shape (P,)
-        The realised label noise ε.
-    initial_weights : ndarray, shape (N,)
-        w(0).
-    labels : ndarray, shape (P,)
-        y = w̄X + ε.
-    noise_std : float
-        σ_ε, the standard deviation of the label noise (also that of a fresh test label in E_g).
-    eigenvalues : ndarray, shape (N,)
-        λ of X Xᵀ, decreasing, exactly 0 for the N − P frozen modes when P < N.
-    input_modes : ndarray, shape (N, N)
-        V, eigenvectors v_i of X Xᵀ in its columns.
-    rotated_noise : ndarray, shape (min(N, P),)
-        ε̃_i = (ε U)_i for the modes with λ_i > 0.
-    residual_noise : float
-        ||ε U^⊥||², the noise energy outside the span of X's rows (0 when P <= N).
-    """
-
-    inputs: np.ndarray
-    teacher: np.ndarray
-    noise: np.ndarray
-    initial_weights: np.ndarray
-    labels: np.ndarray
-    noise_std: float
-    eigenvalues: np.ndarray
-    input_modes: np.ndarray
-    rotated_noise: np.ndarray
-    residual_noise: float
-
-    @property
-    def n_features(self) -> int:
-        """N."""
-        return self.inputs.shape[0]
-
-    @property
-    def n_samples(self) -> int:
-        """P."""
-        return self.inputs.shape[1]
-
-    @property
-    def teacher_modes(self) -> np.ndarray:
-        """z̄ = w̄ V, shape (N,)."""
-        return self.teacher @ self.input_modes
-
-    @property
-    def initial_modes(self) -> np.ndarray:
-        """z(0) = w(0) V, shape (N,)."""
-        return self.initial_weights @ self.input_modes
-
-
-class StudentFlowTrajectory(NamedTuple):
-    """Student weights along the integrated flow (2.3.5): ``t`` (m,) and ``weights`` (m, N)."""
-
-    t: np.ndarray
-    weights: np.ndarray
-
-
-class StudentGDTrajectory(NamedTuple):
-    """Student weights along gradient descent: ``steps`` (m,) step counts k and ``weights`` (m, N) (or
-    (m, batch, N) for a batch of students)."""
-
-    steps: np.ndarray
-    weights: np.ndarray
-
-
-class MonteCarloEstimate(NamedTuple):
-    """A Monte Carlo mean and its standard error (floats for one weight vector, arrays (k,) for k of them)."""
-
-    mean: Union[float, np.ndarray]
-    standard_error: Union[float, np.ndarray]
-
-
-def student_instance(inputs, teacher, noise, initial_weights, noise_std) -> StudentInstance:
-    """A :class:`StudentInstance` from given X, w̄, ε and w(0), with the decomposition X = V Λ^{1/2} Uᵀ of
-    Eqs (2.3.6–2.3.10) taken here.
-
-    Parameters
-    ----------
-    inputs : array_like, shape (N, P)
-        X, of full rank min(N, P).
-    teacher : array_like, shape (N,)
-    noise : array_like, shape (P,)
-        The realised label noise ε.
-    initial_weights : array_like, shape (N,)
-    noise_std : float
-        σ_ε >= 0, the label-noise standard deviation used by E_g for fresh test labels.
-
-    Returns
-    -------
-    StudentInstance
-
-    Raises
-    ------
-    ValueError
-        For non-finite input, lengths that do not match N or P, a rank-deficient X or a negative noise_std.
-
-    Examples
-    --------
-    >>> inst = student_instance(np.eye(2), [1.0, 2.0], [0.0, 0.5], [0.0, 0.0], noise_std=0.5)
-    >>> inst.labels, inst.eigenvalues
-    (array([1. , 2.5]), array([1., 1.]))
-    """
-    X = as_finite_array("inputs", inputs, ndim=2)
-    n, p = X.shape
-    w_bar = as_finite_array("teacher", teacher, ndim=1)
-    eps = as_finite_array("noise", noise, ndim=1)
-    w0 = as_finite_array("initial_weights", initial_weights, ndim=1)
-    for name, arr, symbol, want in (("teacher", w_bar, "N", n), ("initial_weights", w0, "N", n),
-                                    ("noise", eps, "P", p)):
-        if arr.size != want:
-            raise ValueError(f"{name} must have length {symbol} = {want} (inputs has shape (N, P) = {X.shape}), "
-                             f"got {arr.size}")
-    noise_std = bounded_std("noise_std", noise_std)
-    # The SVD X = V Λ^{1/2} Uᵀ of X itself, not the eigendecomposition of X Xᵀ: a singular value σ_i is
-    # accurate to eps·σ_max absolutely, so λ_i = σ_i² is accurate to 2 eps √(λ_max/λ_i) relatively, where the
-    # eigenvalues of X Xᵀ are only accurate to eps·λ_max/λ_i (1e-8 relative for the smallest λ at α = 1,
-    # which the noise term ε̃_i/√λ_i of (2.3.13) amplifies). Only the first min(N, P) columns of U are
-    # formed (ε̃ = ε U on them); ||ε U^⊥||² = ||ε||² − Σ ε̃_i² is the noise outside the span of X's rows.
-    m = min(n, p)
-    V, singular, Ut = np.linalg.svd(X, full_matrices=p < n)
-    lam = np.zeros(n)
-    lam[:m] = singular[:m] ** 2  # the exact frozen subspace: λ_i = 0 for i >= min(N, P)
-    if np.any(lam[:m] <= 0):
-        raise ValueError(f"inputs must have full rank min(N, P) = {m}")
-    rotated = Ut[:m] @ eps
-    residual = max(float(eps @ eps - rotated @ rotated), 0.0) if p > n else 0.0
-    return StudentInstance(X, w_bar, eps, w0, w_bar @ X + eps, noise_std, lam, V, rotated, residual)
-
-
-def draw_student(n_features, n_samples, *, teacher_std=1.0, noise_std=0.5, init_std=0.0, seed=None) -> StudentInstance:
-    """A random instance of Eqs (2.3.1–2.3.3): X_jμ ~ N(0, 1/N), w̄ ~ N(0, σ_w̄² I), ε ~ N(0, σ_ε² I),
-    w(0) ~ N(0, σ_0² I).
-
-    Parameters
-    ----------
-    n_features : int
-        N, in [1, 100000].
-    n_samples : int
-        P, in [1, 1000000].
-    teacher_std : float
-        σ_w̄, standard deviation of the teacher's weights, in [0, 1e150].
-    noise_std : float
-        σ_ε, standard deviation of the label noise, in [0, 1e150] (0.5: the thesis's SNR 4 with teacher_std 1).
-    init_std : float
-        σ_0, standard deviation of the initial weights, in [0, 1e150].
-    seed : None, int or numpy.random.Generator
-        Source of randomness; X, w̄, ε, w(0) are drawn in that order.
-
-    Returns
-    -------
-    StudentInstance
-
-    Raises
-    ------
-    ValueError
-        For sizes out of range or negative standard deviations.
-
-    Examples
-    --------
-    >>> inst = draw_student(30, 60, seed=0)
-    >>> inst.n_features, inst.n_samples, inst.noise_std
-    (30, 60, 0.5)
-    """
-    n = require_integer("n_features", n_features, 1, 100_000)
-    p = require_integer("n_samples", n_samples, 1, 1_000_000)
-    teacher_std = bounded_std("teacher_std", teacher_std)
-    noise_std = bounded_std("noise_std", noise_std)
-    init_std = bounded_std("init_std", init_std)
-    rng = rng_from(seed)
-    X = rng.standard_normal((n, p)) / np.sqrt(n)
-    w_bar = teacher_std * rng.standard_normal(n)
-    eps = noise_std * rng.standard_normal(p)
-    w0 = init_std * rng.standard_normal(n)
-    return student_instance(X, w_bar, eps, w0, noise_std)
-
-
-def _instance(instance):
-    if not isinstance(instance, StudentInstance):
-        raise TypeError(f"instance must be a StudentInstance (see draw_student), got {type(instance).__name__}")
-    return instance
+           "monte_carlo_generalization_error", "student_flow", "student_gd", "student_weights", "student_weights_gd",
+           "training_error", "training_error_direct"]
 
 
 def _mode_decay(instance, decay, rise):
@@ -263,11 +74,12 @@ def student_weights(instance, t, tau=1.0) -> np.ndarray:
 
     Examples
     --------
+    >>> from dynamics.linear_networks import draw_student
     >>> inst = draw_student(20, 10, init_std=0.3, seed=1)
     >>> bool(np.allclose(student_weights(inst, 0.0)[0], inst.initial_weights))
     True
     """
-    instance = _instance(instance)
+    instance = require_instance(instance)
     tau = require_positive("tau", tau)
     t = np.atleast_1d(require_times("t", t)).ravel()
     with np.errstate(invalid="ignore"):
@@ -300,12 +112,13 @@ def student_weights_gd(instance, steps, learning_rate) -> np.ndarray:
 
     Examples
     --------
+    >>> from dynamics.linear_networks import draw_student
     >>> inst = draw_student(20, 30, init_std=0.3, seed=1)
     >>> w = student_weights_gd(inst, [0, 50], 0.1)
     >>> bool(np.allclose(w, student_gd(inst, 50, 0.1, record_every=50).weights))
     True
     """
-    instance = _instance(instance)
+    instance = require_instance(instance)
     eta = require_positive("learning_rate", learning_rate)
     k = np.atleast_1d(require_array_in_range("steps", steps, 0.0)).ravel()
     if np.any(k != np.round(k)):
@@ -324,23 +137,6 @@ def student_weights_gd(instance, steps, learning_rate) -> np.ndarray:
     decay = np.where(overshooting, overshoot, np.exp(log_decay))
     rise = np.where(overshooting, 1.0 - overshoot, -np.expm1(log_decay))
     return _mode_decay(instance, decay, rise)
-
-
-@nb.njit(cache=True)
-def _student_rhs(t, y, params):
-    """(2.3.5) τ w' = Σyx − w Σxx on y = w; params = [N, tau, Σyx (N), Σxx.ravel() (N²)]."""
-    n = int(params[0])
-    tau = params[1]
-    sigma_yx = params[2:2 + n]
-    sigma_xx = params[2 + n:2 + n + n * n].reshape((n, n))
-    return (sigma_yx - sigma_xx @ y) / tau  # Σxx is symmetric
-
-
-@nb.njit(cache=True)
-def _student_jacobian(t, y, params):
-    """−Σxx/τ, the constant Jacobian of :func:`_student_rhs`."""
-    n = int(params[0])
-    return -params[2 + n:2 + n + n * n].reshape((n, n)) / params[1]
 
 
 def student_flow(instance, t, tau=1.0, rtol=1e-12, atol=1e-14) -> StudentFlowTrajectory:
@@ -376,17 +172,18 @@ def student_flow(instance, t, tau=1.0, rtol=1e-12, atol=1e-14) -> StudentFlowTra
 
     Examples
     --------
+    >>> from dynamics.linear_networks import draw_student
     >>> inst = draw_student(10, 15, seed=2)
     >>> run = student_flow(inst, [0.0, 2.0])
     >>> bool(np.abs(run.weights - student_weights(inst, run.t)).max() < 1e-9)
     True
     """
-    instance = _instance(instance)
+    instance = require_instance(instance)
     tau = require_positive("tau", tau)
     t_eval = require_output_times("t", t)
     X, y = instance.inputs, instance.labels
     params = np.concatenate([[X.shape[0], 1.0], y @ X.T, (X @ X.T).ravel()])
-    weights = integrate_flow(_student_rhs, _student_jacobian, instance.initial_weights, t_eval, tau, params, rtol,
+    weights = integrate_flow(student_rhs, student_jacobian, instance.initial_weights, t_eval, tau, params, rtol,
                              atol, "student_flow", float(np.max(instance.eigenvalues)), "λ_max(X Xᵀ)")
     return StudentFlowTrajectory(t_eval, weights)
 
@@ -421,11 +218,12 @@ def student_gd(instance, n_steps, learning_rate, loss_scale=1.0, record_every=1)
 
     Examples
     --------
+    >>> from dynamics.linear_networks import draw_student
     >>> inst = draw_student(10, 15, seed=2)
     >>> student_gd(inst, 4, 0.1, record_every=2).steps
     array([0, 2, 4])
     """
-    instance = _instance(instance)
+    instance = require_instance(instance)
     n_steps = require_integer("n_steps", n_steps, 0, 10**8)
     eta = require_positive("learning_rate", learning_rate)
     scale = require_positive("loss_scale", loss_scale)
@@ -443,14 +241,6 @@ def student_gd(instance, n_steps, learning_rate, loss_scale=1.0, record_every=1)
         raise ValueError(f"gradient descent diverged: learning_rate * loss_scale = {eta * scale:g} must be below "
                          f"2/λ_max = {2.0 / instance.eigenvalues[0]:g}")
     return StudentGDTrajectory(np.arange(0, n_steps + 1, every), out)
-
-
-def _student_weights_arg(weights, instance):
-    """Finite weights of shape (..., N) for this instance."""
-    w = as_finite_array("weights", weights)
-    if w.ndim == 0 or w.shape[-1] != instance.n_features:
-        raise ValueError(f"weights must have shape (..., N) with N = {instance.n_features}, got {w.shape}")
-    return w
 
 
 def _per_weights(values, w):
@@ -494,12 +284,13 @@ def generalization_error(instance, weights) -> Union[float, np.ndarray]:
 
     Examples
     --------
+    >>> from dynamics.linear_networks import draw_student
     >>> inst = draw_student(10, 15, seed=2)
     >>> round(generalization_error(inst, inst.teacher), 12)
     0.25
     """
-    instance = _instance(instance)
-    w = _student_weights_arg(weights, instance)
+    instance = require_instance(instance)
+    w = require_student_weights(weights, instance)
     values = _mean_square(instance.teacher - w, instance.n_features, what="generalization_error",
                           hint="||teacher − weights||²/N overflows float64; reduce weights") + instance.noise_std ** 2
     return _per_weights(require_finite_result(values, "generalization_error", "reduce weights"), w)
@@ -530,12 +321,13 @@ def generalization_error_thesis_variant(instance, weights) -> Union[float, np.nd
 
     Examples
     --------
+    >>> from dynamics.linear_networks import draw_student
     >>> inst = draw_student(10, 15, seed=2)
     >>> round(generalization_error_thesis_variant(inst, inst.teacher), 12)
     0.25
     """
-    instance = _instance(instance)
-    w = _student_weights_arg(weights, instance)
+    instance = require_instance(instance)
+    w = require_student_weights(weights, instance)
     with np.errstate(over="ignore", invalid="ignore"):
         gap = (instance.teacher - w) @ instance.input_modes
     require_finite_result(gap, "generalization_error_thesis_variant", "the rotated weights overflow; reduce weights")
@@ -575,12 +367,13 @@ def monte_carlo_generalization_error(instance, weights, n_test_samples=100_000, 
 
     Examples
     --------
+    >>> from dynamics.linear_networks import draw_student
     >>> inst = draw_student(10, 15, seed=2)
     >>> est = monte_carlo_generalization_error(inst, inst.initial_weights, n_test_samples=20_000, seed=3)
     >>> bool(abs(est.mean - generalization_error(inst, inst.initial_weights)) < 5 * est.standard_error)
     True
     """
-    instance = _instance(instance)
+    instance = require_instance(instance)
     w = as_finite_array("weights", weights)
     if w.ndim not in (1, 2) or w.shape[-1] != instance.n_features:
         raise ValueError(f"weights must have shape (N,) or (k, N) with N = {instance.n_features}, got {w.shape}")
@@ -631,11 +424,12 @@ def training_error(instance, t, tau=1.0) -> np.ndarray:
 
     Examples
     --------
+    >>> from dynamics.linear_networks import draw_student
     >>> inst = draw_student(30, 12, seed=3)
     >>> round(float(training_error(inst, float("inf"))[0]), 10)
     0.0
     """
-    instance = _instance(instance)
+    instance = require_instance(instance)
     tau = require_positive("tau", tau)
     t = np.atleast_1d(require_times("t", t)).ravel()
     m = instance.rotated_noise.size
@@ -668,12 +462,13 @@ def training_error_direct(instance, weights) -> Union[float, np.ndarray]:
 
     Examples
     --------
+    >>> from dynamics.linear_networks import draw_student
     >>> inst = draw_student(10, 15, noise_std=0.0, seed=2)
     >>> training_error_direct(inst, inst.teacher)
     0.0
     """
-    instance = _instance(instance)
-    w = _student_weights_arg(weights, instance)
+    instance = require_instance(instance)
+    w = require_student_weights(weights, instance)
     with np.errstate(over="ignore", invalid="ignore"):
         residual = instance.labels - w @ instance.inputs
     require_finite_result(residual, "training_error_direct", "w·X overflows float64; reduce weights")
@@ -719,7 +514,7 @@ def expected_generalization_error(t, eigenvalues, *, teacher_std=1.0, noise_std=
     t_arr = require_times("t", t)
     per_mode = expected_mode_error(np.multiply.outer(t_arr, np.ones_like(lam)), lam, teacher_std=teacher_std, noise_std=noise_std,
                                    init_std=init_std, tau=tau)
-    out = np.mean(per_mode, axis=-1) + bounded_std("noise_std", noise_std) ** 2
+    out = np.mean(per_mode, axis=-1) + require_std("noise_std", noise_std) ** 2
     return scalar_or_array(out, t)
 
 
@@ -753,9 +548,9 @@ def finite_size_asymptotic_generalization_error(n_features, n_samples, *, teache
     """
     n = require_integer("n_features", n_features, 1)
     p = require_integer("n_samples", n_samples, 1)
-    teacher_std = bounded_std("teacher_std", teacher_std)
-    init_std = bounded_std("init_std", init_std)
-    noise = bounded_std("noise_std", noise_std) ** 2
+    teacher_std = require_std("teacher_std", teacher_std)
+    init_std = require_std("init_std", init_std)
+    noise = require_std("noise_std", noise_std) ** 2
     signal = teacher_std ** 2 + init_std ** 2
     if p > n + 1:
         return noise * (1.0 + n / (p - n - 1))
@@ -795,5 +590,5 @@ def finite_size_asymptotic_training_error(n_features, n_samples, *, noise_std=0.
     """
     n = require_integer("n_features", n_features, 1)
     p = require_integer("n_samples", n_samples, 1)
-    noise = bounded_std("noise_std", noise_std) ** 2
+    noise = require_std("noise_std", noise_std) ** 2
     return noise * max(0, p - n) / p

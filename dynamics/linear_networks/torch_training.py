@@ -9,53 +9,21 @@
 Time convention: step k is at flow time t = kη (``dynamics.linear_networks.gd_flow_time``). The trainers are
 deterministic given their initial weights (no random draws). They take ``device`` explicitly (a string such
 as ``"cpu"``/``"cuda"`` or a ``torch.device``); on CPU they run with one torch thread (the tensors are small
-and thread hand-offs cost more than the arithmetic), restoring the previous setting afterwards.
+and thread hand-offs cost more than the arithmetic), restoring the previous setting afterwards: the device,
+thread and conversion helpers are those of :mod:`dynamics.numerics.torch_tools`.
 
 This module imports torch; :mod:`dynamics.linear_networks` does not import it, and it registers nothing
 (the verifier's cross-checks and the figures both call it).
 """
-from contextlib import contextmanager
-
 import numpy as np
 import torch
 
-from dynamics.numerics import as_finite_array, require_integer, require_output_times, require_positive
-from ._network import NetworkGDTrajectory, _weights
-from ._student import StudentGDTrajectory, StudentInstance
+from dynamics.numerics import require_integer, require_output_times, require_positive
+from dynamics.numerics.torch_tools import DTYPE, as_tensor, one_thread_on_cpu, to_numpy, torch_device
+from ._checks import require_network_data, require_one_network
+from ._results import NetworkGDTrajectory, StudentGDTrajectory, StudentInstance
 
 __all__ = ["train_two_layer", "train_students"]
-
-DTYPE = torch.float64
-
-
-def _device(device):
-    if isinstance(device, torch.device):
-        return device
-    if not isinstance(device, str):
-        raise TypeError(f"device must be a string such as 'cpu' or 'cuda', or a torch.device, got {device!r}")
-    try:
-        return torch.device(device)
-    except RuntimeError as exc:
-        raise ValueError(f"device must name a torch device such as 'cpu' or 'cuda', got {device!r}") from exc
-
-
-@contextmanager
-def _one_thread_on_cpu(device):
-    previous = torch.get_num_threads()
-    if device.type == "cpu":
-        torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(previous)
-
-
-def _tensor(array, device):
-    return torch.as_tensor(np.asarray(array), dtype=DTYPE, device=device)
-
-
-def _numpy(tensor):
-    return tensor.detach().cpu().numpy().copy()
 
 
 def train_two_layer(W21, W32, X, Y, n_steps, learning_rate, record_every=10, *, device) -> NetworkGDTrajectory:
@@ -99,34 +67,29 @@ def train_two_layer(W21, W32, X, Y, n_steps, learning_rate, record_every=10, *, 
     >>> run.steps, bool(np.allclose(run.W32, ref.W32, rtol=1e-12, atol=1e-14))
     (array([ 0, 10, 20]), True)
     """
-    W21, W32 = _weights(W21, W32)
-    if W21.ndim != 2:
-        raise ValueError(f"W21 and W32 must be one network (2-dimensional), got shapes {W21.shape}, {W32.shape}")
-    X, Y = as_finite_array("X", X, ndim=2), as_finite_array("Y", Y, ndim=2)
-    if X.shape[0] != W21.shape[1] or Y.shape != (W32.shape[0], X.shape[1]):
-        raise ValueError(f"X must be N1 × P with N1 = {W21.shape[1]} and Y N3 × P with N3 = {W32.shape[0]}, "
-                         f"got {X.shape} and {Y.shape}")
+    W21, W32 = require_one_network(W21, W32)
+    X, Y = require_network_data(X, Y, W21, W32)
     n_steps = require_integer("n_steps", n_steps, 0, 10**9)
     eta = require_positive("learning_rate", learning_rate)
     every = require_integer("record_every", record_every, 1, max(n_steps, 1))
-    device = _device(device)
+    device = torch_device(device)
     first = torch.nn.Linear(W21.shape[1], W21.shape[0], bias=False).to(device, DTYPE)
     second = torch.nn.Linear(W32.shape[1], W32.shape[0], bias=False).to(device, DTYPE)
     with torch.no_grad():
-        first.weight.copy_(_tensor(W21, device))
-        second.weight.copy_(_tensor(W32, device))
+        first.weight.copy_(as_tensor(W21, device))
+        second.weight.copy_(as_tensor(W32, device))
     optimizer = torch.optim.SGD([first.weight, second.weight], lr=eta, momentum=0.0, weight_decay=0.0)
-    inputs, targets = _tensor(X.T, device), _tensor(Y.T, device)  # torch is batch-first
-    history21, history32 = [_numpy(first.weight)], [_numpy(second.weight)]
-    with _one_thread_on_cpu(device):
+    inputs, targets = as_tensor(X.T, device), as_tensor(Y.T, device)  # torch is batch-first
+    history21, history32 = [to_numpy(first.weight)], [to_numpy(second.weight)]
+    with one_thread_on_cpu(device):
         for k in range(1, n_steps + 1):
             optimizer.zero_grad(set_to_none=True)
             loss = 0.5 * ((targets - second(first(inputs))) ** 2).sum()
             loss.backward()
             optimizer.step()
             if k % every == 0:
-                history21.append(_numpy(first.weight))
-                history32.append(_numpy(second.weight))
+                history21.append(to_numpy(first.weight))
+                history32.append(to_numpy(second.weight))
     out21, out32 = np.array(history21), np.array(history32)
     if not (np.all(np.isfinite(out21[-1])) and np.all(np.isfinite(out32[-1]))):
         raise ValueError(f"gradient descent diverged: learning_rate = {eta:g} is too large for this data")
@@ -187,21 +150,21 @@ def train_students(instances, steps, learning_rate, *, device) -> StudentGDTraje
         raise ValueError(f"steps must be <= 1e9, got {k[-1]:g}")
     k = k.astype(np.int64)
     eta = require_positive("learning_rate", learning_rate)
-    device = _device(device)
-    X = _tensor(np.stack([inst.inputs for inst in instances]), device)
-    y = _tensor(np.stack([inst.labels for inst in instances]), device)[:, None, :]
-    w = torch.nn.Parameter(_tensor(np.stack([inst.initial_weights for inst in instances]), device)[:, None, :])
+    device = torch_device(device)
+    X = as_tensor(np.stack([inst.inputs for inst in instances]), device)
+    y = as_tensor(np.stack([inst.labels for inst in instances]), device)[:, None, :]
+    w = torch.nn.Parameter(as_tensor(np.stack([inst.initial_weights for inst in instances]), device)[:, None, :])
     optimizer = torch.optim.SGD([w], lr=eta, momentum=0.0, weight_decay=0.0)
     wanted = set(int(x) for x in k)
-    recorded = {0: _numpy(w)[:, 0]}
-    with _one_thread_on_cpu(device):
+    recorded = {0: to_numpy(w)[:, 0]}
+    with one_thread_on_cpu(device):
         for step in range(1, int(k[-1]) + 1):
             optimizer.zero_grad(set_to_none=True)
             loss = 0.5 * ((y - torch.einsum("sin,snp->sip", w, X)) ** 2).sum()  # batched w X
             loss.backward()
             optimizer.step()
             if step in wanted:
-                recorded[step] = _numpy(w)[:, 0]
+                recorded[step] = to_numpy(w)[:, 0]
     weights = np.array([recorded[int(x)] for x in k])
     if not np.all(np.isfinite(weights[-1])):
         raise ValueError(f"gradient descent diverged: learning_rate = {eta:g} must be below 2/λ_max")

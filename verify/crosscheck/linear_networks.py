@@ -14,7 +14,6 @@ import numpy as np
 from scipy import stats
 
 from dynamics import linear_networks as ln
-from dynamics import numerics as nx
 from . import crosscheck
 from ..linear_networks import DELAY_ENVELOPE
 from ..registry import Check
@@ -30,14 +29,6 @@ def _trainers():
     return torch_training
 
 
-def saxe_task(rng):
-    """(X, Y, task) of D1: random U (12×12), V (16×16) and X = first 16 rows of a 64×64 Haar orthogonal matrix
-    (X Xᵀ = I), Y = U S Vᵀ X."""
-    task = ln.mode_task(SINGULAR_VALUES, 16, 12, seed=rng)
-    X = ln.whitened_inputs(16, 64, seed=rng)
-    return X, task.correlation @ X, task
-
-
 @crosscheck("linear_networks.torch_decoupled_modes", "001_61c8f54ededf01e4.txt Eqs 2.2.3–2.2.4, 2.2.22",
             "A torch 16→32→12 linear net trained by full-batch GD on a random whitened task from a decoupled balanced "
             "init (a0 = 1e-3) follows the sigmoid (2.2.22) mode by mode: max |u_torch − u(kη)|/s_max <= 5η s_max "
@@ -45,7 +36,7 @@ def saxe_task(rng):
             "W21W21ᵀ − W32ᵀW32 drifts by at most the same first-order envelope (times s_max).")
 def torch_decoupled_modes(ctx):
     rng = ctx.seed(71)
-    X, Y, task = saxe_task(rng)
+    X, Y, task = ln.whitened_mode_task(SINGULAR_VALUES, 16, 12, 64, seed=rng)  # D1: 16 → 32 → 12, P = 64
     eta = ctx.size(cpu=1e-3, cuda=5e-4)  # CPU: the spec's D1 (25,000 steps); CUDA: finer steps
     steps = int(round(25.0 / eta))
     init = ln.decoupled_init(task.U, task.V, n_hidden=32, a0=1e-3, seed=rng)
@@ -72,7 +63,7 @@ def torch_decoupled_modes(ctx):
             "of a GD step (1 + 2ηs instead of e^{2ηs}) is taken off.")
 def torch_random_init_half_times(ctx):
     rng = ctx.seed(73)
-    X, Y, task = saxe_task(rng)
+    X, Y, task = ln.whitened_mode_task(SINGULAR_VALUES, 16, 12, 64, seed=rng)  # D1: 16 → 32 → 12, P = 64
     eta = ctx.size(cpu=1e-3, cuda=5e-4)  # CPU: the spec's D1a (η = 1e-3, 5 seeds)
     seeds = ctx.size(cpu=5, cuda=20)
     delays = []
@@ -91,19 +82,6 @@ def torch_random_init_half_times(ctx):
                          Check.at_least(low, DELAY_ENVELOPE[0], "smallest delay − ηs")],
                         f"η = {eta}, {seeds} seed(s): delays {np.round(delays.mean(axis=0), 4)}; minus ηs: "
                         f"[{low:.4f}, {high:.4f}]")
-
-
-def _infinite_size_gd_gap(alpha, steps, eta, signal, noise):
-    """E_g of full-batch GD at step k minus E_g of the flow at t = kη, both in the infinite-size limit: the
-    finite-step bias of comparing GD students with ``generalization_curve`` (per mode, (1 − ηλ)^k replaces
-    e^{−ληk} in A d² + (σ_ε²/λ)(1 − d)²; Marchenko–Pastur quadrature of the numerics core)."""
-    lam, weights = nx.mp_quadrature(alpha)
-    k = np.asarray(steps, dtype=float)[:, None]
-
-    def per_mode(log_decay):
-        return signal * np.exp(2 * log_decay) + noise * np.expm1(log_decay) ** 2 / lam
-
-    return (per_mode(k * np.log1p(-eta * lam)) - per_mode(-eta * k * lam)) @ weights
 
 
 # Finite-N bias of seed-averaged E_g (and E_t/P) against the infinite-size curve: measured with conditional
@@ -147,7 +125,6 @@ def torch_student_curves(ctx):
         count = 3 * seeds if alpha == 1.0 else seeds
         q = float(stats.t.isf(0.5 * FAMILY_LEVEL / m, count - 1))
         p = int(round(alpha * n))
-        signal = 1.0 + init_std ** 2
         label = f"α={alpha}" + (f", init_std={init_std}" if init_std else "")
         t_opt = ln.optimal_stopping_time(alpha, teacher_std=1.0, noise_std=noise_std, init_std=init_std) if alpha != 1.0 else None
         extra = [int(round(t / eta)) for t in compare_t] + ([int(round(t_opt / eta))] if t_opt else [])
@@ -167,7 +144,8 @@ def torch_student_curves(ctx):
         se = per_instance.std(axis=0, ddof=1) / math.sqrt(count)
         t = ln.gd_flow_time(steps, eta)
         theory = ln.generalization_curve(t, alpha, teacher_std=1.0, noise_std=noise_std, init_std=init_std).generalization_error
-        gap = _infinite_size_gd_gap(alpha, steps, eta, signal, noise)
+        # the finite-η bias: E_g of GD at step k minus E_g of the flow at t = kη, both at infinite size
+        gap = ln.gd_discretization_error(steps, alpha, eta, teacher_std=1.0, noise_std=noise_std, init_std=init_std)
 
         def compare(index, target, bias, what):
             allowed = q * se[index] + bias

@@ -1,0 +1,107 @@
+"""Argument checks of the linear-network theory, on top of the general ones of :mod:`dynamics.numerics` (ranges,
+integers, times, finite arrays): named broadcasting, standard deviations, network weights and the correlations
+they are trained on, student instances and their weights; and the output side of the same convention
+(:func:`scalar_or_array`: a Python float when every array argument was a scalar, the spec's "a float when all
+arguments are scalars").
+"""
+import numpy as np
+
+from dynamics.numerics import as_finite_array, require_in_range, require_positive
+from ._results import StudentInstance
+
+
+def require_broadcast(**arrays):
+    """The named arrays broadcast against each other, in the order given; a ValueError naming them (and
+    their shapes) if they do not broadcast, instead of numpy's message without names."""
+    try:
+        return np.broadcast_arrays(*arrays.values())
+    except ValueError:
+        names = list(arrays)
+        listed = ", ".join(names[:-1]) + f" and {names[-1]}"
+        shapes = ", ".join(f"{name} {np.shape(value)}" for name, value in arrays.items())
+        raise ValueError(f"{listed} must broadcast to one shape (numpy broadcasting), got shapes {shapes}") from None
+
+
+def scalar_or_array(values, *inputs):
+    """``values`` as a Python float when every input was a scalar, else as a float64 array."""
+    values = np.asarray(values, dtype=np.float64)
+    if all(np.ndim(x) == 0 for x in inputs):
+        return float(values.reshape(()))
+    return values
+
+
+def require_std(name, value):
+    """A standard deviation in [0, 1e150]: its square (the variance the formulas use) stays finite."""
+    return require_in_range(name, value, 0.0, 1e150, why="its square must stay finite in float64")
+
+
+def require_alpha(alpha):
+    """α = P/N > 0."""
+    return require_positive("alpha", alpha)
+
+
+def require_weights(W21, W32):
+    """Finite W21 (..., N2, N1) and W32 (..., N3, N2), one network or equally long stacks of them."""
+    W21, W32 = as_finite_array("W21", W21), as_finite_array("W32", W32)
+    if W21.ndim < 2 or W32.ndim < 2 or W21.ndim != W32.ndim or W32.shape[-1] != W21.shape[-2] \
+            or W21.shape[:-2] != W32.shape[:-2]:
+        raise ValueError(f"W21 must have shape (..., N2, N1) and W32 shape (..., N3, N2) with the same leading "
+                         f"axes, got {W21.shape} and {W32.shape}")
+    return W21, W32
+
+
+def require_one_network(W21, W32):
+    """Finite W21 (N2, N1) and W32 (N3, N2) of one network (no stack)."""
+    W21, W32 = require_weights(W21, W32)
+    if W21.ndim != 2:
+        raise ValueError(f"W21 and W32 must be one network (2-dimensional), got shapes {W21.shape}, {W32.shape}")
+    return W21, W32
+
+
+def require_mode_bases(U, V, W21, W32):
+    """Finite square U (N3 × N3) and V (N1 × N1) that match the network (checked) W21, W32."""
+    U, V = as_finite_array("U", U, ndim=2), as_finite_array("V", V, ndim=2)
+    if U.shape != (W32.shape[-2],) * 2 or V.shape != (W21.shape[-1],) * 2:
+        raise ValueError(f"U must be N3 × N3 = {W32.shape[-2]} × {W32.shape[-2]} and V N1 × N1 = "
+                         f"{W21.shape[-1]} × {W21.shape[-1]}, got {U.shape} and {V.shape}")
+    return U, V
+
+
+def require_network_data(X, Y, W21, W32):
+    """Finite inputs X (N1, P) and targets Y (N3, P) for the network (checked) W21, W32."""
+    X, Y = as_finite_array("X", X, ndim=2), as_finite_array("Y", Y, ndim=2)
+    if X.shape[0] != W21.shape[-1] or Y.shape != (W32.shape[-2], X.shape[1]):
+        raise ValueError(f"X must be N1 × P with N1 = {W21.shape[-1]} and Y N3 × P with N3 = {W32.shape[-2]}, "
+                         f"got {X.shape} and {Y.shape}")
+    return X, Y
+
+
+def require_correlations(W21, W32, sigma31, sigma11):
+    """One network W21 (N2, N1), W32 (N3, N2) and its correlations Σ31 (N3, N1), Σ11 (N1, N1) (None: I), finite and
+    of matching shapes."""
+    W21 = as_finite_array("W21", W21, ndim=2)
+    W32 = as_finite_array("W32", W32, ndim=2)
+    sigma31 = as_finite_array("sigma31", sigma31, ndim=2)
+    n2, n1 = W21.shape
+    n3 = W32.shape[0]
+    sigma11 = np.eye(n1) if sigma11 is None else as_finite_array("sigma11", sigma11, ndim=2)
+    for name, arr, shape in (("W32", W32, (n3, n2)), ("sigma31", sigma31, (n3, n1)), ("sigma11", sigma11, (n1, n1))):
+        if arr.shape != shape:
+            raise ValueError(f"{name} must have shape {shape} (W21 is {W21.shape}, W32 {W32.shape}: W21 (N2, N1), "
+                             f"W32 (N3, N2), sigma31 (N3, N1), sigma11 (N1, N1)), got {arr.shape}")
+    return W21, W32, sigma31, sigma11
+
+
+def require_instance(instance):
+    """A :class:`StudentInstance` (TypeError otherwise)."""
+    if not isinstance(instance, StudentInstance):
+        raise TypeError(f"instance must be a StudentInstance (see draw_student), got {type(instance).__name__}")
+    return instance
+
+
+def require_student_weights(weights, instance):
+    """Finite student weights of shape (..., N) for this instance."""
+    w = as_finite_array("weights", weights)
+    if w.ndim == 0 or w.shape[-1] != instance.n_features:
+        raise ValueError(f"weights must have shape (..., N) with N = {instance.n_features}, got {w.shape}")
+    return w
