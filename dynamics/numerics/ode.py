@@ -403,8 +403,9 @@ def _solve_auto(rhs, t_span, y0, t_eval, params, rtol, atol, max_steps, jac, bou
     remaining = None if t_eval is None else _clean_vector("t_eval", t_eval)[kept:]
     stiff = _solve_checked(rhs, (start, t1), state, remaining, params, "rosenbrock23", rtol, atol, None, max_steps,
                            jac, bounds, autonomous)
+    message = stiff.message if stiff.success else f"{stiff.message} (dop853 had given up first: {first.message})"
     return OdeResult(np.concatenate([first.t[:kept], stiff.t]), np.vstack([first.y[:kept], stiff.y]),
-                     stiff.success, stiff.message, first.nfev + stiff.nfev, first.nsteps + stiff.nsteps,
+                     stiff.success, message, first.nfev + stiff.nfev, first.nsteps + stiff.nsteps,
                      "dop853+rosenbrock23")
 
 
