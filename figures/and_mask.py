@@ -27,13 +27,13 @@ def fig1_landscapes(learning_rate=0.02, n_steps=30_000, starts=FIG1_STARTS, n_gr
     fig, axes = new_figure(1, 3, width=11.0, height=4.1)
     axis = np.linspace(-1.5, 1.5, n_grid)
     grid = np.stack(np.meshgrid(axis, axis, indexing="xy"), axis=-1)
-    losses = am.fig1_losses(grid)
+    losses = am.two_valley_losses(grid)
     norm = Normalize(-3.0, 0.5)
     starts = np.asarray(starts, dtype=float)
     every = max(n_steps // 300, 1)
-    pooled = am.fig1_descent(starts, "pooled", learning_rate, n_steps, record_every=every)
-    masked = am.fig1_descent(starts, "and_mask", learning_rate, n_steps, record_every=every)
-    alone = am.fig1_descent(starts, "env_a", learning_rate, n_steps, record_every=every)
+    pooled = am.two_valley_descent(starts, "pooled", learning_rate, n_steps, record_every=every)
+    masked = am.two_valley_descent(starts, "and_mask", learning_rate, n_steps, record_every=every)
+    alone = am.two_valley_descent(starts, "env_a", learning_rate, n_steps, record_every=every)
     panels = ((axes[0], losses.pooled, "pooled $L = (L_A + L_B)/2$"), (axes[1], losses.loss_a, "environment A: $L_A$"),
               (axes[2], losses.loss_b, "environment B: $L_B$"))
     for ax, values, title in panels:
@@ -49,9 +49,9 @@ def fig1_landscapes(learning_rate=0.02, n_steps=30_000, starts=FIG1_STARTS, n_gr
     for ax in axes[:2]:
         ax.plot(*starts.T, "o", color="w", mec="k", ms=5, label="starts" if ax is axes[0] else None)
     for ax in axes:
-        ax.plot(*am.FIG1_CONSISTENT_MINIMUM, "*", color=COLORS[2], mec="k", ms=12,
+        ax.plot(*am.TWO_VALLEY_CONSISTENT_MINIMUM, "*", color=COLORS[2], mec="k", ms=12,
                 label="c: minimum of both" if ax is axes[0] else None)
-        ax.plot(*am.FIG1_INCONSISTENT_MINIMUM, "X", color=COLORS[3], mec="k", ms=10,
+        ax.plot(*am.TWO_VALLEY_INCONSISTENT_MINIMUM, "X", color=COLORS[3], mec="k", ms=10,
                 label="s*: pooled minimum only" if ax is axes[0] else None)
     fig.legend(loc="outside lower center", ncol=5, fontsize=8, frameon=True, facecolor="0.75", edgecolor="0.75")
     colorbar = fig.colorbar(image, ax=axes, shrink=0.85)
@@ -100,26 +100,21 @@ def fig3_ellipses(hessian_a=(0.01, 1.0), hessian_b=(1.0, 0.01), eps=0.005):
         "The masked magnitude decays exponentially, the unmasked one like 1/d.")
 def fig4_masked_norm(n_params=3000, agreement=0.8, d_max=100, n_repeats=200, seed=4):
     fig, ax = new_figure(1, 1, width=5.6, height=4.0)
-    ds = np.arange(2, d_max + 1)
-    taus = [(2 * math.ceil(agreement * d - 1e-9) - d) / d for d in ds]
-    norms = [am.expected_squared_norms(int(d), tau, n_params) for d, tau in zip(ds, taus)]
-    bounds = [am.noise_masked_norm_bounds(int(d), math.ceil(agreement * d - 1e-9), n_params) for d in ds]
-    ax.semilogy(ds, [x.unmasked for x in norms], color=COLORS[0], label=r"$E\|\bar g\|^2$ (exact)")
-    ax.semilogy(ds, [x.masked for x in norms], color=COLORS[1], label=r"$E\|m_t \odot \bar g\|^2$ (exact)")
-    ax.semilogy(ds, [b.paper_chain for b in bounds], "--", color=COLORS[1], lw=1.0,
+    curves = am.masked_norm_curves(np.arange(2, d_max + 1), agreement, n_params)
+    ds = curves.n_envs
+    ax.semilogy(ds, curves.unmasked, color=COLORS[0], label=r"$E\|\bar g\|^2$ (exact)")
+    ax.semilogy(ds, curves.masked, color=COLORS[1], label=r"$E\|m_t \odot \bar g\|^2$ (exact)")
+    ax.semilogy(ds, curves.paper_chain, "--", color=COLORS[1], lw=1.0,
                 label=r"corrected bound $n\sigma^2(d-t+1)\binom{d}{t}2^{1-d}$")
-    ax.semilogy(ds, [b.exponential for b in bounds], ":", color=COLORS[1], lw=1.2,
+    ax.semilogy(ds, curves.exponential, ":", color=COLORS[1], lw=1.2,
                 label=r"$2n\sigma^2 e^{-d\,\mathrm{KL}(t/d\,\|\,1/2)}$")
-    rng = np.random.default_rng(seed)
     mc_ds = np.unique(np.round(np.geomspace(2, d_max, 12)).astype(int))
-    n_samples = n_params * n_repeats
-    for d in mc_ds:
-        tau = (2 * math.ceil(agreement * d - 1e-9) - d) / d
-        simulation = am.simulate_mask(int(d), n_samples, seed=rng)  # one run answers every threshold
-        for est, color in ((simulation.estimate(0.0), COLORS[0]), (simulation.estimate(tau), COLORS[1])):
-            if est.second_moment > 0:
-                ax.errorbar(d, n_params * est.second_moment, yerr=n_params * est.second_moment_se, fmt="o", ms=4,
-                            color=color, mec="k", mew=0.5, capsize=2)
+    samples = am.masked_norm_samples(mc_ds, agreement, n_params, n_params * n_repeats, seed=seed)
+    for i, d in enumerate(samples.n_envs):
+        for value, error, color in ((samples.unmasked[i], samples.unmasked_se[i], COLORS[0]),
+                                    (samples.masked[i], samples.masked_se[i], COLORS[1])):
+            if value > 0:
+                ax.errorbar(d, value, yerr=error, fmt="o", ms=4, color=color, mec="k", mew=0.5, capsize=2)
     ax.plot([], [], "o", color="0.6", mec="k", mew=0.5, ms=4, label="Monte Carlo")
     ax.set(xlabel="number of environments $d$", ylabel="expected squared norm (σ = 1)", ylim=(1e-6, 5e3),
            title=f"pure noise, n = {n_params}, t = ⌈{agreement:g}d⌉")
@@ -163,24 +158,16 @@ def keep_probability_map(taus=(0.2, 0.6), d_max=1024, snr_max=2.0):
         "data sets. Dashed: the Bayes accuracy Φ(a) of the invariant feature; dotted: chance.")
 def shortcut_task(taus=(0.0, 0.5, 0.8, 1.0), n_seeds=5, learning_rate=0.5, n_steps=500, seed=0):
     fig, axes = new_figure(1, 2, width=7.6, height=3.7)
-    test = np.empty((len(taus), n_seeds))
-    probe = np.empty((len(taus), n_seeds))
-    train = np.empty((len(taus), n_seeds))
-    for j in range(n_seeds):
-        data = am.make_logistic_shortcut(seed=seed + j)
-        for i, tau in enumerate(taus):
-            run = am.train_logistic_shortcut(data, tau, learning_rate, n_steps)
-            test[i, j], probe[i, j], train[i, j] = run.test_accuracy, run.shortcut_accuracy, run.train_accuracy
+    sweep = am.shortcut_threshold_sweep(taus, n_seeds, learning_rate, n_steps, seed=seed)
     positions = np.arange(len(taus))
     labels = ["averaging\n(τ = 0)" if t == 0 else f"AND\nτ = {t:g}" for t in taus]
-    bayes = float(0.5 * (1 + math.erf(data.signal / math.sqrt(2))))
-    for ax, values, title in ((axes[0], test, "o.o.d. accuracy (mechanism)"),
-                              (axes[1], probe, "shortcut probe accuracy")):
+    for ax, values, title in ((axes[0], sweep.test_accuracy, "o.o.d. accuracy (mechanism)"),
+                              (axes[1], sweep.shortcut_accuracy, "shortcut probe accuracy")):
         ax.bar(positions, values.mean(axis=1), yerr=values.std(axis=1), color=[COLORS[0]] + [COLORS[1]] * (len(taus) - 1),
                capsize=3, width=0.6)
         ax.axhline(0.5, color="0.3", ls=":", lw=1.0, label="chance")
         ax.set(xticks=positions, xticklabels=labels, ylim=(0.0, 1.05), title=title, ylabel="accuracy")
     axes[1].lines[-1].set_label(None)
-    axes[0].axhline(bayes, color="k", ls="--", lw=1.0, label=r"Bayes accuracy $\Phi(a)$")
+    axes[0].axhline(sweep.bayes_accuracy, color="k", ls="--", lw=1.0, label=r"Bayes accuracy $\Phi(a)$")
     fig.legend(loc="outside lower center", ncol=2, fontsize=8)
     return fig

@@ -60,17 +60,27 @@ BAD_CALLS = [
     ("hessian_a and hessian_b", lambda: am.amgm_ratio([1.0, 2.0], [1.0])),
     ("hessian_b", lambda: am.amgm_ratio([1.0], [0.0])),
     ("a", lambda: am.karcher_mean(np.array([[1.0, 0.0], [0.0, -1.0]]), np.eye(2))),
-    ("min_loss", lambda: am.proposition1_bound(1.0, 2.0, 0.1, 3)),
-    ("learning_rate", lambda: am.proposition1_bound(1.0, 0.0, 0.0, 3)),
-    ("learning_rate", lambda: am.fig1_descent([0.0, 0.0], learning_rate=-1.0)),
-    ("method", lambda: am.fig1_descent([0.0, 0.0], method="sgd")),
-    ("starts", lambda: am.fig1_descent([0.0, 0.0, 0.0])), ("points", lambda: am.fig1_losses([1.0, 2.0, 3.0])),
+    ("min_loss", lambda: am.masked_descent_bound(1.0, 2.0, 0.1, 3)),
+    ("learning_rate", lambda: am.masked_descent_bound(1.0, 0.0, 0.0, 3)),
+    ("learning_rate", lambda: am.two_valley_descent([0.0, 0.0], learning_rate=-1.0)),
+    ("method", lambda: am.two_valley_descent([0.0, 0.0], method="sgd")),
+    ("starts", lambda: am.two_valley_descent([0.0, 0.0, 0.0])), ("points", lambda: am.two_valley_losses([1.0, 2.0, 3.0])),
     ("theta", lambda: am.patchwork_model([0.5], [1.0, 2.0])), ("n_points", lambda: am.patchwork_losses(am.PATCHWORK_THETA_STAR, 1)),
     ("groups", lambda: am.masked_gradient(G, 1.0, rescale=True, groups=[0, 1])),
     ("groups", lambda: am.masked_gradient(G, 1.0, rescale=True, groups=[np.array([0, 1]), np.array([1, 2, 3])])),
     ("groups", lambda: am.masked_gradient(G, 1.0, rescale=True, groups=[np.array([0, 1]), np.array([2])])),
     ("n_envs", lambda: am.make_logistic_shortcut(n_envs=0)), ("shortcut_std", lambda: am.make_spiral_dataset(shortcut_std=0.0)),
     ("seed", lambda: am.simulate_mask(4, 10, seed=-3)),
+    ("agreement_threshold", lambda: am.estimate_from_simulation(am.simulate_mask(2, 10, seed=0), 1.5)),
+    ("agreement_fraction", lambda: am.masked_norm_curves([2, 3], 0.5)),
+    ("agreement_fraction", lambda: am.masked_norm_curves([2, 3], 0.5 + 1e-12)),  # t = 1 of 2: no majority
+    ("n_envs", lambda: am.masked_norm_samples([0, 2], 0.8, 10, 10)),
+    ("snr", lambda: am.threshold_sweep(4, 0.0)), ("snr", lambda: am.masked_update_curves(4, 0.5, [0.0, np.nan])),
+    ("agreement_threshold", lambda: am.threshold_sweep_samples(4, 1.0, [0.5, 1.2], 10)),
+    ("agreement_threshold", lambda: am.shortcut_threshold_sweep([0.0, -0.1], 1, n_steps=1)),
+    ("signal", lambda: am.shortcut_bayes_accuracy(-1.0)),
+    ("private_weights", lambda: am.patchwork_masked_shared_weight([[[1.0]]])),
+    ("weight_decay", lambda: am.patchwork_masked_shared_weight([0.0], -0.1)),
 ]
 
 
@@ -84,6 +94,7 @@ def test_bad_input_names_the_parameter(name, call):
     lambda: am.masked_gradient(G, 0.5, rescale=1), lambda: am.masked_gradient(G, 0.5, geom_mean="yes"),
     lambda: am.keep_probability("4", 0.5), lambda: am.and_mask("grads", 0.5), lambda: am.simulate_mask(4, 10, seed="x"),
     lambda: am.and_masked_gd(None, [0.0], 0.5, 0.1, 1), lambda: am.train_logistic_shortcut(None, 0.5),
+    lambda: am.estimate_from_simulation(None, 0.5), lambda: am.masked_update_samples(4, 0.5, 1.0, 10, seed="x"),
     lambda: am.masked_gradient(G, 1.0, rescale=True, groups=np.array([0.0, 1.0, 0.0, 1.0])),
 ])
 def test_wrong_kind_is_a_type_error(call):
@@ -148,7 +159,7 @@ def test_results_are_named_and_unpack():
     moments = am.masked_update_moments(4, 0.5, 1.0)
     first, second = moments
     assert (first, second) == (moments.first_moment, moments.second_moment)
-    est = am.simulate_mask(3, 1000, seed=1).estimate(0.5)
+    est = am.estimate_from_simulation(am.simulate_mask(3, 1000, seed=1), 0.5)
     assert est._fields[:2] == ("keep_probability", "keep_probability_se")
 
 
@@ -259,6 +270,63 @@ def test_notebook_patchwork_and_logistic_trainer():
         assert np.all(masked.weights[1:] == 0.0)
 
 
+def test_logistic_trainer_is_and_masked_gd():
+    """train_logistic_shortcut is and_masked_gd on the logistic environment gradients: the same weights as the
+    explicit loop w ← w − η·masked_gradient(g_e(w)), bitwise."""
+    task = am.make_logistic_shortcut(n_envs=6, n_samples_per_env=32, dim_shortcut=5, seed=4)
+    for tau, rescale in ((0.0, False), (0.5, True), (1.0, False)):
+        weights = np.zeros(6)
+        for _ in range(40):
+            grads = am.logistic_env_gradients(weights, task.train_inputs, task.train_labels)
+            weights = weights - 0.5 * am.masked_gradient(grads, tau, rescale)
+        run = am.train_logistic_shortcut(task, tau, 0.5, 40, rescale)
+        assert np.array_equal(run.weights, weights)
+
+
+def test_a_diverging_shortcut_run_raises_as_and_masked_gd_does():
+    """Shortcut entries of 1e300 make the first averaged step η·u overflow: the run stops with and_masked_gd's
+    ValueError (the old inline loop went on with infinite weights)."""
+    task = am.make_logistic_shortcut(n_envs=4, n_samples_per_env=16, dim_shortcut=3, shortcut_std=1e300, seed=0)
+    with pytest.raises(ValueError, match="diverged at step 1: reduce learning_rate") as shortcut:
+        am.train_logistic_shortcut(task, 0.0, learning_rate=1e10, n_steps=3)
+    with pytest.raises(ValueError, match="diverged at step") as direct:
+        am.and_masked_gd(lambda w: am.logistic_env_gradients(w, task.train_inputs, task.train_labels), np.zeros(4),
+                         0.0, 1e10, 3)
+    assert str(shortcut.value) == str(direct.value)
+
+
+def test_estimate_from_simulation_answers_every_threshold():
+    sim = am.simulate_mask(6, 30_000, snr=0.4, seed=5)
+    for tau in (0.0, 0.3, 1.0):
+        est = am.estimate_from_simulation(sim, tau)
+        kept = np.abs(sim.sign_sums) >= am.sign_threshold(6, tau)
+        assert est.keep_probability == sim.counts[kept].sum() / 30_000 and est.n_samples == 30_000
+        assert est.first_moment == pytest.approx(sim.sums[kept].sum() / 30_000, rel=1e-15)
+    assert am.estimate_from_simulation(sim, 0.0).keep_probability == 1.0
+
+
+def test_experiment_drivers():
+    curves = am.masked_norm_curves(np.arange(2, 9), 0.8, 100)
+    assert curves.n_agree.tolist() == [math.ceil(0.8 * d - 1e-9) for d in range(2, 9)]
+    norms = am.expected_squared_norms(5, curves.agreement_threshold[3], 100)
+    assert (curves.masked[3], curves.unmasked[3]) == (norms.masked, norms.unmasked)
+    samples = am.masked_norm_samples([3, 6], 0.8, 100, 50_000, seed=1)
+    exact = am.masked_norm_curves([3, 6], 0.8, 100)
+    assert np.all(np.abs(samples.masked - exact.masked) < 5 * samples.masked_se)
+    assert np.all(np.abs(samples.unmasked - exact.unmasked) < 5 * samples.unmasked_se)
+    sweep = am.threshold_sweep(5, 0.7)
+    assert sweep.agreement_threshold.size == 6 and sweep.noise_power_kept[0] == pytest.approx(1.0, rel=1e-14)
+    assert sweep.mean_kept[0] == pytest.approx(1.0, rel=1e-13)  # τ = 0: E[m ḡ] = μ
+    mc = am.threshold_sweep_samples(5, 0.7, sweep.agreement_threshold, 40_000, seed=2)
+    assert np.all(np.abs(mc.noise_keep_probability - sweep.noise_keep_probability)
+                  <= 5 * mc.noise_keep_probability_se + 1e-12)
+    update = am.masked_update_curves(5, 0.4, [0.0, 0.5, 2.0])
+    assert update.mean[0] == 0.0 and np.all(np.diff(update.keep_probability) > 0)
+    assert am.patchwork_masked_shared_weight([[0.1, -0.1], [0.0, 0.0]], 0.01).tolist() == pytest.approx(
+        [0.3 / 0.1, 0.3 / 0.1])
+    assert am.shortcut_bayes_accuracy(0.0) == 0.5
+
+
 def test_a_non_integral_number_of_environments_is_a_value_error():
     with pytest.raises(ValueError, match="n_envs must be an integer"):
         am.keep_probability(2.5, 0.5)
@@ -278,15 +346,15 @@ AND_MASK_EXTREMES = [
     # (call, expected value or the words of the ValueError)
     (lambda: am.noise_masked_norm_bounds(1, 1, 1, 1.3407807929942597e154), "gradient_std"),  # was OverflowError
     (lambda: am.noise_masked_norm_bounds(60, 60, 1, 1e160).paper_chain, _exact_chain(60, 60, 1, 1e160)),
-    (lambda: am.proposition1_bound(1.0, 0.0, 2.2250738585e-313, 1), "learning_rate"),        # was inf
-    (lambda: am.proposition1_bound(1.7e308, -1.7e308, 10.0, 1), 6.8e307),                     # L0 − inf L overflowed
-    (lambda: am.proposition3_bound([1.0, 2.8828188542312335e246], [9.977418496336546e62, 1.0], 1.0),
-     "proposition3_bound"),                                                                     # was OverflowError
-    (lambda: am.proposition3_bound([1.0, 2.8828188542312335e246], [9.977418496336546e62, 1.0], 1e-300),
+    (lambda: am.masked_descent_bound(1.0, 0.0, 2.2250738585e-313, 1), "learning_rate"),        # was inf
+    (lambda: am.masked_descent_bound(1.7e308, -1.7e308, 10.0, 1), 6.8e307),                     # L0 − inf L overflowed
+    (lambda: am.consistency_lower_bound([1.0, 2.8828188542312335e246], [9.977418496336546e62, 1.0], 1.0),
+     "consistency_lower_bound"),                                                                     # was OverflowError
+    (lambda: am.consistency_lower_bound([1.0, 2.8828188542312335e246], [9.977418496336546e62, 1.0], 1e-300),
      -float(4 * Fraction(1e-300) * Fraction(am.amgm_ratio([1.0, 2.8828188542312335e246],
                                                             [9.977418496336546e62, 1.0])) ** 2)),   # R² overflowed
     (lambda: am.amgm_ratio([1.7e308], [1.7e308]), 1.0),                                         # a + b overflowed
-    (lambda: float(am.fig1_losses([0.0, 1.157920892373162e77]).loss_b),
+    (lambda: float(am.two_valley_losses([0.0, 1.157920892373162e77]).loss_b),
      float((lambda qc, qb: qc * qb / (qc + qb))(Fraction(0.5) ** 2 + (Fraction(1.157920892373162e77) + Fraction(0.5)) ** 2,
                                                (Fraction(1.157920892373162e77) - Fraction(0.8)) ** 2))),
     (lambda: am.make_spiral_dataset(n_revolutions=2.8611174857570283e307), "n_revolutions"),  # was NaN

@@ -13,9 +13,9 @@ def test_fig1_paths_are_the_descent_runs():
     starts = ((-1.3, 1.2), (0.6, 0.7))
     fig = figs.fig1_landscapes(n_steps=3000, starts=starts, n_grid=41)
     left, middle = fig.axes[0], fig.axes[1]
-    pooled = am.fig1_descent(np.array(starts), "pooled", 0.02, 3000, record_every=10)
-    masked = am.fig1_descent(np.array(starts), "and_mask", 0.02, 3000, record_every=10)
-    alone = am.fig1_descent(np.array(starts), "env_a", 0.02, 3000, record_every=10)
+    pooled = am.two_valley_descent(np.array(starts), "pooled", 0.02, 3000, record_every=10)
+    masked = am.two_valley_descent(np.array(starts), "and_mask", 0.02, 3000, record_every=10)
+    alone = am.two_valley_descent(np.array(starts), "env_a", 0.02, 3000, record_every=10)
     assert np.allclose(left.lines[0].get_xydata(), pooled.paths[0])
     assert np.allclose(left.lines[1].get_xydata(), masked.paths[0])
     assert np.allclose(left.lines[3].get_xydata(), masked.paths[1])

@@ -58,6 +58,18 @@ def test_temporal_adam_first_step():
     assert w.tolist() == [1.0, 1.0]  # |a| = 0.5 < 0.6: everything masked on the first step
 
 
+def test_torch_layer_results_and_device_helpers():
+    from dynamics.and_mask import torch_optim, torch_training
+
+    assert torch_optim.AndMaskStep is am.AndMaskStep and torch_training.LinearPatchworkRun is am.LinearPatchworkRun
+    assert torch_training.PATCHWORK_METHODS is am.PATCHWORK_METHODS
+    before = torch.get_num_threads()
+    run = train_linear_patchwork("arithmetic", (0, 1), n_iters=3, device=torch.device("cpu"))
+    assert isinstance(run, am.LinearPatchworkRun) and torch.get_num_threads() == before
+    with pytest.raises(TypeError, match="device"):
+        train_linear_patchwork("and_mask", device=3)
+
+
 def test_patchwork_and_mask_keeps_private_weights_at_zero():
     run = train_linear_patchwork("and_mask", (0, 1), n_iters=50, device="cpu")
     assert np.all(run.theta[0, :4] == 0.0) and run.theta[0, 4] > 0.5
@@ -76,6 +88,7 @@ def test_patchwork_and_mask_keeps_private_weights_at_zero():
     ("sign_decay", lambda: TemporalAndMaskAdam([torch.zeros(1, requires_grad=True)], sign_decay=1.0)),
     ("learning_rate", lambda: TemporalAndMaskAdam([torch.zeros(1, requires_grad=True)], learning_rate=0.0)),
     ("method", lambda: train_linear_patchwork("sum", device="cpu")),
+    ("device", lambda: train_linear_patchwork("and_mask", device="no_such_device")),
 ])
 def test_bad_input_names_the_parameter(name, call):
     with pytest.raises(ValueError, match=name):

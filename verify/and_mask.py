@@ -221,8 +221,8 @@ def noise_keep_probability_mc(run):
         for tau in (0.2, 0.5, 0.6, 1.0):
             exact = float(_pi0_exact(d, _threshold_exact(d, Fraction(str(tau)))))
             if n * exact >= 50 and exact < 1.0:
-                rows.append((sim.estimate(tau).keep_probability, exact, math.sqrt(exact * (1 - exact) / n),
-                             f"Gaussian d={d} τ={tau}"))
+                rows.append((am.estimate_from_simulation(sim, tau).keep_probability, exact,
+                             math.sqrt(exact * (1 - exact) / n), f"Gaussian d={d} τ={tau}"))
     rng = run.rng(299)
     n_other = 100_000
     for name, draw in (("Laplace", lambda shape: rng.laplace(size=shape)),
@@ -254,7 +254,7 @@ def noise_masked_second_moment_mc(run):
             library = am.masked_update_moments(d, tau, 0.0, gradient_std=sigma).second_moment
             exact_errors = _worst(exact_errors, abs(library / exact - 1.0))
             if n * float(_pi0_exact(d, threshold)) >= 50:
-                est = sim.estimate(tau)
+                est = am.estimate_from_simulation(sim, tau)
                 rows.append((est.second_moment, library, est.second_moment_se, f"d={d} τ={tau}"))
         closed = sigma ** 2 * 2.0 ** (1 - d) * (TWO_OVER_PI + (1 - TWO_OVER_PI) / d)
         exact_errors = _worst(exact_errors, abs(am.masked_update_moments(d, 1.0, 0.0, sigma).second_moment / closed - 1))
@@ -435,8 +435,8 @@ def signal_keep_probability_mc(run):
             for tau in (0.2, 0.5, 1.0):
                 exact = am.keep_probability(d, tau, s)
                 if n * exact >= 50 and exact < 1.0:
-                    rows.append((sim.estimate(tau).keep_probability, exact, math.sqrt(exact * (1 - exact) / n),
-                                 f"d={d} s={s} τ={tau}"))
+                    rows.append((am.estimate_from_simulation(sim, tau).keep_probability, exact,
+                                 math.sqrt(exact * (1 - exact) / n), f"d={d} s={s} τ={tau}"))
     enumeration_error = 0.0
     with mpmath.workdps(30):
         for d in range(1, 10):
@@ -502,7 +502,7 @@ def signal_moments_mc(run):
             sim = am.simulate_mask(d, 300_000, snr=s, gradient_std=sigma, seed=run.seed(600 + 10 * d + int(10 * s)))
             for tau in (0.0, 0.2, 0.6, 1.0):
                 moments = am.masked_update_moments(d, tau, s, sigma)
-                est = sim.estimate(tau)
+                est = am.estimate_from_simulation(sim, tau)
                 rows.append((est.first_moment, moments.first_moment, est.first_moment_se, f"E[mḡ] d={d} s={s} τ={tau}"))
                 rows.append((est.second_moment, moments.second_moment, est.second_moment_se,
                              f"E[mḡ²] d={d} s={s} τ={tau}"))
@@ -608,7 +608,7 @@ def proposition1_descent(run):
             worst_step = _worst(worst_step, float(np.max(excess / np.maximum(1.0, losses[:-1]))))
             running_min = np.minimum.accumulate(result.masked_gradient_sq)
             for k in range(1, 151):
-                bound = am.proposition1_bound(losses[0], l_star, eta, k)
+                bound = am.masked_descent_bound(losses[0], l_star, eta, k)
                 worst_min = _worst(worst_min, running_min[k - 1] - bound)
     return Check.all_of([Check.at_most(worst_step, 1e-12, f"largest descent-lemma excess {worst_step:.1e}"),
                          Check.at_most(worst_min, 1e-12, f"largest excess over 2(L0 − L*)/(ηk) {worst_min:.1e}")])
@@ -629,16 +629,16 @@ def proposition3_constant(run):
     for _ in range(trials):
         n = int(rng.integers(1, 4))
         a, b = 10.0 ** rng.uniform(-3, 3, n), 10.0 ** rng.uniform(-3, 3, n)
-        bound = am.proposition3_bound(a, b, eps)  # −4εR²
+        bound = am.consistency_lower_bound(a, b, eps)  # −4εR²
         for objective in ("eq2", "proof"):
             minus_c = am.consistency_diagonal(a, b, eps, objective)
             corrected = _worst(corrected, (minus_c + bound) / -bound)
         printed_failures += am.consistency_diagonal(a, b, eps, "eq2") > -bound / 2
     minus_c = am.consistency_diagonal([1.0], [100.0], eps)
-    printed_error = (minus_c + am.proposition3_bound([1.0], [100.0], eps) / 2) / (-am.proposition3_bound([1.0], [100.0], eps) / 2)
+    printed_error = (minus_c + am.consistency_lower_bound([1.0], [100.0], eps) / 2) / (-am.consistency_lower_bound([1.0], [100.0], eps) / 2)
     return Check.erratum(printed_error, max(corrected, 0.0), 1e-12, reject_above=0.5,
                          detail=f"counterexample: −C_Eq2 = {minus_c / eps:.3f}ε vs 2εR² = "
-                                f"{-am.proposition3_bound([1.0], [100.0], eps) / 2 / eps:.3f}ε; the printed constant fails "
+                                f"{-am.consistency_lower_bound([1.0], [100.0], eps) / 2 / eps:.3f}ε; the printed constant fails "
                                 f"on {printed_failures / trials:.0%} of the random pairs")
 
 
@@ -812,18 +812,18 @@ def geom_mean_is_geometric_quadratic(run):
 # ------------------------------------------------------------------------------------------------ Figure 1
 @claim("and_mask.fig1_construction", "000_a211a717849e7605.txt Fig 1, footnote 6",
        "The Figure 1 construction has L_A = L_B = 0 at c = (−0.5, −0.5) and s* = (0.8, 0.8); its Hessians by central "
-       "finite differences of fig1_losses are 2I (both, at c), diag(2, 0) and diag(0, 2) (at s*) within 1e-3; "
-       "fig1_gradients matches finite differences of the losses (rel 1e-6) and, at (0.5, 0.5), the stated "
+       "finite differences of two_valley_losses are 2I (both, at c), diag(2, 0) and diag(0, 2) (at s*) within "
+       "1e-3; two_valley_gradients matches finite differences of the losses (rel 1e-6) and, at (0.5, 0.5), the stated "
        "(−0.5457, 0.0037) and (0.0037, −0.5457) to 4 decimals, nearly orthogonal, with the pooled gradient on the "
        "diagonal.", "identity", stochastic=True)
 def fig1_construction(run):
-    c, s_star = am.FIG1_CONSISTENT_MINIMUM, am.FIG1_INCONSISTENT_MINIMUM
-    zeros = _worst(float(np.abs(am.fig1_losses(np.array([c, s_star])).loss_a).max()),
-                float(np.abs(am.fig1_losses(np.array([c, s_star])).loss_b).max()))
+    c, s_star = am.TWO_VALLEY_CONSISTENT_MINIMUM, am.TWO_VALLEY_INCONSISTENT_MINIMUM
+    zeros = _worst(float(np.abs(am.two_valley_losses(np.array([c, s_star])).loss_a).max()),
+                float(np.abs(am.two_valley_losses(np.array([c, s_star])).loss_b).max()))
     h = 1e-4
 
     def hessian(which, point):
-        f = lambda p: float(getattr(am.fig1_losses(p), which))  # noqa: E731
+        f = lambda p: float(getattr(am.two_valley_losses(p), which))  # noqa: E731
         out = np.empty((2, 2))
         for i in range(2):
             for j in range(2):
@@ -837,14 +837,14 @@ def fig1_construction(run):
                      float(np.abs(hessian("loss_b", s_star) - np.diag([0.0, 2.0])).max()))
     rng = run.rng(1200)
     points = rng.uniform(-1.5, 1.5, (50, 2))
-    grads = am.fig1_gradients(points)
+    grads = am.two_valley_gradients(points)
     fd_error, step = 0.0, 1e-6
     for i, which in enumerate(("loss_a", "loss_b")):
         for j in range(2):
             e = np.eye(2)[j] * step
-            fd = (getattr(am.fig1_losses(points + e), which) - getattr(am.fig1_losses(points - e), which)) / (2 * step)
+            fd = (getattr(am.two_valley_losses(points + e), which) - getattr(am.two_valley_losses(points - e), which)) / (2 * step)
             fd_error = _worst(fd_error, float(np.max(np.abs(fd - grads[i, :, j]) / np.maximum(np.abs(fd), 1e-3))))
-    at_half = am.fig1_gradients([0.5, 0.5])
+    at_half = am.two_valley_gradients([0.5, 0.5])
     stated = np.array([[-0.5457, 0.0037], [0.0037, -0.5457]])
     stated_error = float(np.abs(at_half - stated).max())
     pooled = at_half.mean(axis=0)
@@ -864,14 +864,14 @@ def fig1_construction(run):
        "starts inside (−0.5, 0.8)², reaches s* less than half as often as pooled GD. (10% and one half are "
        "qualitative envelopes; the fractions are in the detail.)", "theorem", cost="slow")
 def fig1_basins():
-    pooled = am.fig1_basins("pooled")
-    masked = am.fig1_basins("and_mask")
-    pooled_inside = am.fig1_basins("pooled", between_minima=True)
-    masked_inside = am.fig1_basins("and_mask", between_minima=True)
+    pooled = am.two_valley_basins("pooled")
+    masked = am.two_valley_basins("and_mask")
+    pooled_inside = am.two_valley_basins("pooled", between_minima=True)
+    masked_inside = am.two_valley_basins("and_mask", between_minima=True)
     axis = np.linspace(-1.5, 1.5, 41)
     starts = np.stack(np.meshgrid(axis, axis, indexing="ij"), axis=-1).reshape(-1, 2)
-    alone = am.fig1_descent(starts, "env_a", n_steps=100_000).final
-    nearest = float(np.min(np.linalg.norm(alone - am.FIG1_INCONSISTENT_MINIMUM, axis=1)))
+    alone = am.two_valley_descent(starts, "env_a", n_steps=100_000).final
+    nearest = float(np.min(np.linalg.norm(alone - am.TWO_VALLEY_INCONSISTENT_MINIMUM, axis=1)))
     detail = (f"pooled c {pooled.consistent:.3f} s* {pooled.inconsistent:.3f}; AND c {masked.consistent:.3f} s* "
               f"{masked.inconsistent:.3f} stalled {masked.other:.3f}; inside (−0.5, 0.8)²: pooled s* "
               f"{pooled_inside.inconsistent:.3f}, AND s* {masked_inside.inconsistent:.3f}; L_A alone: closest end to "
@@ -1012,7 +1012,7 @@ def hetero_poisson_binomial(run):
         means, stds = rng.normal(0, 0.8, d), rng.uniform(0.5, 2.0, d)
         sim = am.simulate_mask_hetero(means, stds, 300_000, seed=run.seed(1500 + d))
         for tau in (0.3, 0.7, 1.0):
-            est = sim.estimate(tau)
+            est = am.estimate_from_simulation(sim, tau)
             exact_keep = am.keep_probability_hetero(means, stds, tau)
             moments = am.masked_update_moments_hetero(means, stds, tau)
             if est.n_samples * exact_keep >= 50:

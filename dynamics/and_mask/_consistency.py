@@ -5,9 +5,10 @@
   the Proposition 3 proof's simplified objective ε·max_{e≠e'} λ_max(H_e⁻¹H_e').
 * The diagonal two-environment forms −C_proof = ε max_i max(ρ_i, 1/ρ_i) and −C_Eq2 = −C_proof − ε, ρ_i = λ^B_i/λ^A_i.
 * R = det H_{A+B}/det H_{A∧B} (arithmetic over geometric mean of the Hessians) and the corrected Proposition 3
-  bound C^ε >= −4εR² (printed: −2εR², an erratum).
+  bound C^ε >= −4εR² (printed: −2εR², an erratum): :func:`consistency_lower_bound`.
 * The two-matrix Karcher (geometric) mean A#B = A^{1/2}(A^{−1/2}BA^{−1/2})^{1/2}A^{1/2} (Ando–Li–Mathias 2004).
-* Proposition 1: min_{i<k} ‖m ⊙ ∇L(θ^i)‖² <= 2(L(θ⁰) − inf L)/(ηk) for AND-masked GD with η <= 1/L.
+* Proposition 1: min_{i<k} ‖m ⊙ ∇L(θ^i)‖² <= 2(L(θ⁰) − inf L)/(ηk) for AND-masked GD with η <= 1/L:
+  :func:`masked_descent_bound`.
 """
 import math
 
@@ -15,33 +16,12 @@ import numpy as np
 
 from dynamics.numerics import (as_finite_array, require_array_in_range, require_choice, require_finite_product,
                                require_finite_result, require_integer, require_positive)
+from ._checks import NULL_TOLERANCE, SYMMETRY_TOLERANCE, require_diagonal_hessians, require_eps, require_spd
 
-__all__ = ["amgm_ratio", "consistency_diagonal", "consistency_quadratic", "karcher_mean", "proposition1_bound",
-           "proposition3_bound"]
+__all__ = ["amgm_ratio", "consistency_diagonal", "consistency_lower_bound", "consistency_quadratic", "karcher_mean",
+           "masked_descent_bound"]
 
 OBJECTIVES = ("eq2", "proof")
-_SYMMETRY_TOLERANCE = 1e-10
-_NULL_TOLERANCE = 1e-12
-
-
-def _check_eps(eps) -> float:
-    return require_positive("eps", eps)
-
-
-def _check_spd(name, matrix) -> np.ndarray:
-    """A symmetric positive definite (n, n) matrix, or a ValueError naming the parameter."""
-    m = as_finite_array(name, matrix, ndim=2)
-    n = m.shape[0]
-    if m.shape != (n, n) or n == 0:
-        raise ValueError(f"{name} must be a square (n, n) matrix with n >= 1, got shape {m.shape}")
-    scale = max(float(np.abs(m).max()), 1e-300)
-    if float(np.abs(m - m.T).max()) > _SYMMETRY_TOLERANCE * scale:
-        raise ValueError(f"{name} must be symmetric, got max|M - Mᵀ| = {float(np.abs(m - m.T).max()):.3g}")
-    try:
-        np.linalg.cholesky(m)
-    except np.linalg.LinAlgError:
-        raise ValueError(f"{name} must be positive definite (its Cholesky factorisation failed)") from None
-    return 0.5 * (m + m.T)
 
 
 def consistency_quadratic(hessians, eps, objective="eq2") -> float:
@@ -76,28 +56,28 @@ def consistency_quadratic(hessians, eps, objective="eq2") -> float:
     h = as_finite_array("hessians", hessians)
     if h.ndim != 3 or h.shape[1] != h.shape[2] or h.shape[0] < 1 or h.shape[1] < 1:
         raise ValueError(f"hessians must have shape (n_envs, n, n) with n_envs >= 1 and n >= 1, got {h.shape}")
-    eps = _check_eps(eps)
+    eps = require_eps(eps)
     objective = require_choice("objective", objective, OBJECTIVES)
     d = h.shape[0]
     for e in range(d):
         scale = max(float(np.abs(h[e]).max()), 1e-300)
-        if float(np.abs(h[e] - h[e].T).max()) > _SYMMETRY_TOLERANCE * scale:
+        if float(np.abs(h[e] - h[e].T).max()) > SYMMETRY_TOLERANCE * scale:
             raise ValueError(f"hessians[{e}] must be symmetric")
     h = 0.5 * (h + np.transpose(h, (0, 2, 1)))
     eigen = [np.linalg.eigh(h[e]) for e in range(d)]
     for e, (w, _) in enumerate(eigen):
-        if w[0] < -_NULL_TOLERANCE * max(abs(w[-1]), 1e-300):
+        if w[0] < -NULL_TOLERANCE * max(abs(w[-1]), 1e-300):
             raise ValueError(f"hessians[{e}] must be positive semi-definite, got eigenvalue {w[0]:.3g}")
     largest = 1.0 if (d == 1 and objective == "proof") else -math.inf
     for e in range(d):
         w, v = eigen[e]
-        null = w <= _NULL_TOLERANCE * max(w[-1], 1e-300)
+        null = w <= NULL_TOLERANCE * max(w[-1], 1e-300)
         if np.any(null):
             vectors = v[:, null]
             for other in range(d):
                 if other != e:
                     curvature = np.abs(np.einsum("ij,ik,kj->j", vectors, h[other], vectors))
-                    if np.any(curvature > _NULL_TOLERANCE * max(np.abs(h[other]).max(), 1e-300)):
+                    if np.any(curvature > NULL_TOLERANCE * max(np.abs(h[other]).max(), 1e-300)):
                         return math.inf
             raise ValueError(f"hessians[{e}] is singular along a direction on which every environment is flat: "
                              "the sublevel sets are unbounded and Eq 2 is degenerate (add a small positive diagonal, "
@@ -110,14 +90,6 @@ def consistency_quadratic(hessians, eps, objective="eq2") -> float:
     if d == 1 and objective == "eq2":
         return 0.0
     return eps * max(largest - 1.0, 0.0) if objective == "eq2" else eps * largest
-
-
-def _diagonal_pair(hessian_a, hessian_b):
-    a = require_array_in_range("hessian_a", hessian_a, 0.0, np.inf, ndim=1)
-    b = require_array_in_range("hessian_b", hessian_b, 0.0, np.inf, ndim=1)
-    if a.shape != b.shape or a.size == 0:
-        raise ValueError(f"hessian_a and hessian_b must be non-empty and of one shape, got {a.shape} and {b.shape}")
-    return a, b
 
 
 def consistency_diagonal(hessian_a, hessian_b, eps, objective="eq2") -> float:
@@ -145,8 +117,8 @@ def consistency_diagonal(hessian_a, hessian_b, eps, objective="eq2") -> float:
     >>> consistency_diagonal([1.0], [100.0], 1.0), consistency_diagonal([1.0], [100.0], 1.0, objective="proof")
     (99.0, 100.0)
     """
-    a, b = _diagonal_pair(hessian_a, hessian_b)
-    eps = _check_eps(eps)
+    a, b = require_diagonal_hessians(hessian_a, hessian_b)
+    eps = require_eps(eps)
     objective = require_choice("objective", objective, OBJECTIVES)
     live = (a > 0) | (b > 0)
     if not np.any(live):
@@ -180,7 +152,7 @@ def amgm_ratio(hessian_a, hessian_b) -> float:
     25.5025
     """
     if np.ndim(hessian_a) == 2 or np.ndim(hessian_b) == 2:
-        a, b = _check_spd("hessian_a", hessian_a), _check_spd("hessian_b", hessian_b)
+        a, b = require_spd("hessian_a", hessian_a), require_spd("hessian_b", hessian_b)
         if a.shape != b.shape:
             raise ValueError(f"hessian_a and hessian_b must have one shape, got {a.shape} and {b.shape}")
         log_ratio = (np.linalg.slogdet(0.5 * a + 0.5 * b)[1]  # halves: a + b may overflow
@@ -197,8 +169,9 @@ def amgm_ratio(hessian_a, hessian_b) -> float:
     return float(math.exp(log_ratio))
 
 
-def proposition3_bound(hessian_a, hessian_b, eps) -> float:
-    """The corrected Proposition 3 lower bound C^ε(θ*) >= −4εR² (spec §5.5; the paper prints −2εR²).
+def consistency_lower_bound(hessian_a, hessian_b, eps) -> float:
+    """The lower bound C^ε(θ*) >= −4εR² on the consistency of two quadratic environments: Proposition 3 of
+    Parascandolo et al. 2021, corrected (spec §5.5; the paper prints −2εR²).
 
     Valid for both the Eq 2 score and the proof's simplified objective; sharp (−C_proof/(εR²) → 4 in 1-D as
     λ^B/λ^A → ∞).
@@ -217,13 +190,13 @@ def proposition3_bound(hessian_a, hessian_b, eps) -> float:
 
     Examples
     --------
-    >>> round(proposition3_bound([1.0], [100.0], 1.0), 2)  # R = 5.05; −C_Eq2 = 99 <= 102.01
+    >>> round(consistency_lower_bound([1.0], [100.0], 1.0), 2)  # R = 5.05; −C_Eq2 = 99 <= 102.01
     -102.01
     """
-    eps = _check_eps(eps)
+    eps = require_eps(eps)
     ratio = amgm_ratio(hessian_a, hessian_b)
     # mantissas and exponents apart: R² alone may overflow where 4εR² does not (tiny ε)
-    return -require_finite_product([4.0, eps, ratio, ratio], what="proposition3_bound (4εR²)",
+    return -require_finite_product([4.0, eps, ratio, ratio], what="consistency_lower_bound (4εR²)",
                                    hint="the Hessians are too unequal or eps too large")
 
 
@@ -248,7 +221,7 @@ def karcher_mean(a, b) -> np.ndarray:
     >>> karcher_mean(np.diag([0.01, 1.0]), np.diag([1.0, 0.01])).round(12).tolist()
     [[0.1, 0.0], [0.0, 0.1]]
     """
-    a, b = _check_spd("a", a), _check_spd("b", b)
+    a, b = require_spd("a", a), require_spd("b", b)
     if a.shape != b.shape:
         raise ValueError(f"a and b must have one shape, got {a.shape} and {b.shape}")
     w, u = np.linalg.eigh(a)
@@ -265,8 +238,9 @@ def karcher_mean(a, b) -> np.ndarray:
                                  "a and b are too ill-conditioned for their square roots in float64")
 
 
-def proposition1_bound(initial_loss, min_loss, learning_rate, n_steps) -> float:
-    """Proposition 1: min_{i<k} ‖m_t(θ^i) ⊙ ∇L(θ^i)‖² <= 2(L(θ⁰) − inf L)/(ηk) (paper §2.3; spec §5.1).
+def masked_descent_bound(initial_loss, min_loss, learning_rate, n_steps) -> float:
+    """The bound min_{i<k} ‖m_t(θ^i) ⊙ ∇L(θ^i)‖² <= 2(L(θ⁰) − inf L)/(ηk) of AND-masked gradient descent:
+    Proposition 1 of Parascandolo et al. 2021 (paper §2.3; spec §5.1).
 
     Holds for AND-masked gradient descent without rescaling when ∇L is L-Lipschitz and η <= 1/L (the paper states
     it with inf L >= 0: 2L(θ⁰)/(ηk)).
@@ -288,7 +262,7 @@ def proposition1_bound(initial_loss, min_loss, learning_rate, n_steps) -> float:
 
     Examples
     --------
-    >>> proposition1_bound(2.0, 0.0, 0.5, 8)
+    >>> masked_descent_bound(2.0, 0.0, 0.5, 8)
     1.0
     """
     l0 = float(as_finite_array("initial_loss", initial_loss, ndim=0))

@@ -1,112 +1,41 @@
-"""Constructed landscapes of the paper: the Figure 1 two-environment landscape and the 1-D sigmoid patchwork
+"""Constructed landscapes of the paper: the two-valley landscape of Fig 1 and the 1-D sigmoid patchwork
 (spec/and_mask.md §7, §5.6; paper Fig 1, footnote 6, appendix "Section 2.1").
 
-* Figure 1 (the paper gives no formula; the spec's normative construction): a soft minimum of a shared bowl
+* The two-valley landscape (Fig 1 of Parascandolo et al. 2021; the paper gives no formula, this is the spec's
+  normative construction): a soft minimum of a shared bowl
   q_c = ‖θ − c‖², c = (−0.5, −0.5), and an environment valley q_A = (θ₁ − 0.8)², q_B = (θ₂ − 0.8)²:
   L_e = q_c q_e/(q_c + q_e), ∇L_e = (q_e/(q_c+q_e))²∇q_c + (q_c/(q_c+q_e))²∇q_e, L = ½(L_A + L_B). The pooled
   loss has exactly two zeros, c (consistent: H_A = H_B = 2I) and s* = (0.8, 0.8) (H_A = diag(2, 0),
   H_B = diag(0, 2): C^ε = −∞).
-* Gradient descent on it (pooled, one environment, or AND-masked with d = 2, τ = 1) in numba, and the basin
-  statistics of the §7 protocol.
+* Gradient descent on it (pooled, one environment, or AND-masked with d = 2, τ = 1; the numba kernels are in
+  :mod:`._kernels`), and the basin statistics of the §7 protocol.
 * The sigmoid patchwork f_θ(x) = θ₅σ(θ₁x + θ₂) + θ₆σ(θ₃x + θ₄) against the piecewise-linear target, with
   environments A = [0, 0.5) and B = [0.5, 1].
 """
-import math
-
-import numba as nb
 import numpy as np
 
 from dynamics.numerics import (as_finite_array, require_array_in_range, require_choice, require_finite_result,
                                require_in_range, require_integer, require_positive)
-from ._results import BasinFractions, Fig1Descent, Fig1Losses, PatchworkLosses
+from ._checks import MAX_COORDINATE, require_points
+from ._kernels import CONSISTENT_CENTRE, VALLEY, two_valley_descent_kernel, two_valley_terms_many
+from ._results import BasinFractions, PatchworkLosses, TwoValleyDescent, TwoValleyLosses
 
-__all__ = ["FIG1_CONSISTENT_MINIMUM", "FIG1_INCONSISTENT_MINIMUM", "FIG1_METHODS", "PATCHWORK_THETA_STAR",
-           "PATCHWORK_THETA_TILDE", "fig1_basins", "fig1_descent", "fig1_gradients", "fig1_losses", "patchwork_losses",
-           "patchwork_model", "patchwork_target"]
+__all__ = ["PATCHWORK_THETA_STAR", "PATCHWORK_THETA_TILDE", "TWO_VALLEY_CONSISTENT_MINIMUM",
+           "TWO_VALLEY_INCONSISTENT_MINIMUM", "TWO_VALLEY_METHODS", "patchwork_losses", "patchwork_model",
+           "patchwork_target", "two_valley_basins", "two_valley_descent", "two_valley_gradients", "two_valley_losses"]
 
-#: The minimum shared by both environments, c (consistent).
-FIG1_CONSISTENT_MINIMUM = np.array([-0.5, -0.5])
-#: The pooled minimum s* that neither environment alone can reach (inconsistent).
-FIG1_INCONSISTENT_MINIMUM = np.array([0.8, 0.8])
-#: Descent methods of :func:`fig1_descent`: pooled GD, GD on one environment, AND-masked GD (d = 2, τ = 1).
-FIG1_METHODS = ("pooled", "env_a", "env_b", "and_mask")
-
-_C, _S = -0.5, 0.8
-
-
-@nb.njit(cache=True)
-def _env_terms(x, y):
-    """(L_A, L_B, ∇L_A, ∇L_B) at one point."""
-    qc = (x - _C) ** 2 + (y - _C) ** 2
-    qa = (x - _S) ** 2
-    qb = (y - _S) ** 2
-    la = qc * (qa / (qc + qa))  # the quotient first: qc·qa alone overflows for |θ| near 1e77
-    lb = qc * (qb / (qc + qb))
-    wa_c = (qa / (qc + qa)) ** 2
-    wa_e = (qc / (qc + qa)) ** 2
-    wb_c = (qb / (qc + qb)) ** 2
-    wb_e = (qc / (qc + qb)) ** 2
-    gax = wa_c * 2.0 * (x - _C) + wa_e * 2.0 * (x - _S)
-    gay = wa_c * 2.0 * (y - _C)
-    gbx = wb_c * 2.0 * (x - _C)
-    gby = wb_c * 2.0 * (y - _C) + wb_e * 2.0 * (y - _S)
-    return la, lb, gax, gay, gbx, gby
+#: The minimum c shared by both environments of the two-valley landscape (consistent; Fig 1 of Parascandolo et al.
+#: 2021).
+TWO_VALLEY_CONSISTENT_MINIMUM = np.array([CONSISTENT_CENTRE, CONSISTENT_CENTRE])
+#: The pooled minimum s* of the two-valley landscape that neither environment alone can reach (inconsistent).
+TWO_VALLEY_INCONSISTENT_MINIMUM = np.array([VALLEY, VALLEY])
+#: Descent methods of :func:`two_valley_descent`: pooled GD, GD on one environment, AND-masked GD (d = 2, τ = 1).
+TWO_VALLEY_METHODS = ("pooled", "env_a", "env_b", "and_mask")
 
 
-@nb.njit(cache=True)
-def _sign(v):
-    return (v > 0.0) - (v < 0.0)
-
-
-@nb.njit(cache=True, parallel=True)
-def _descent_kernel(starts, method, learning_rate, n_steps, record_every):
-    m = starts.shape[0]
-    n_record = n_steps // record_every + 1
-    paths = np.empty((m, n_record, 2))
-    final = np.empty((m, 2))
-    for i in nb.prange(m):
-        x, y = starts[i, 0], starts[i, 1]
-        paths[i, 0, 0], paths[i, 0, 1] = x, y
-        for k in range(1, n_steps + 1):
-            _, _, gax, gay, gbx, gby = _env_terms(x, y)
-            if method == 0:
-                ux, uy = 0.5 * (gax + gbx), 0.5 * (gay + gby)
-            elif method == 1:
-                ux, uy = gax, gay
-            elif method == 2:
-                ux, uy = gbx, gby
-            else:  # AND-mask, d = 2, τ = 1: keep a coordinate iff both signs agree and are non-zero
-                ux = 0.5 * (gax + gbx) if abs(_sign(gax) + _sign(gbx)) == 2 else 0.0
-                uy = 0.5 * (gay + gby) if abs(_sign(gay) + _sign(gby)) == 2 else 0.0
-            x -= learning_rate * ux
-            y -= learning_rate * uy
-            if k % record_every == 0:
-                paths[i, k // record_every, 0], paths[i, k // record_every, 1] = x, y
-        final[i, 0], final[i, 1] = x, y
-    return final, paths
-
-
-@nb.njit(cache=True)
-def _terms_many(points):
-    out = np.empty((points.shape[0], 6))
-    for i in range(points.shape[0]):
-        out[i] = _env_terms(points[i, 0], points[i, 1])
-    return out
-
-
-#: Largest |θ| accepted by the landscape functions (squares must stay finite).
-MAX_COORDINATE = 1e100
-
-
-def _points(points):
-    p = require_array_in_range("points", points, -MAX_COORDINATE, MAX_COORDINATE)
-    if p.ndim < 1 or p.shape[-1] != 2:
-        raise ValueError(f"points must have shape (..., 2), got {p.shape}")
-    return p, p.reshape(-1, 2)
-
-
-def fig1_losses(points) -> Fig1Losses:
-    """L_A, L_B and the pooled L = ½(L_A + L_B) of the Figure 1 construction (spec §7; paper Fig 1).
+def two_valley_losses(points) -> TwoValleyLosses:
+    """L_A, L_B and the pooled L = ½(L_A + L_B) of the two-valley landscape: the consistent/inconsistent
+    construction of Fig 1 of Parascandolo et al. 2021 (spec §7).
 
     Parameters
     ----------
@@ -115,24 +44,25 @@ def fig1_losses(points) -> Fig1Losses:
 
     Returns
     -------
-    Fig1Losses
+    TwoValleyLosses
         Each of the shape of ``points`` without its last axis.
 
     Examples
     --------
-    >>> losses = fig1_losses([[-0.5, -0.5], [0.8, 0.8], [0.0, 0.0]])
+    >>> losses = two_valley_losses([[-0.5, -0.5], [0.8, 0.8], [0.0, 0.0]])
     >>> losses.pooled[:2].tolist(), round(float(losses.pooled[2]), 6)
     ([0.0, 0.0], 0.280702)
     """
-    p, flat = _points(points)
-    terms = _terms_many(flat)
+    p = require_points("points", points)
+    terms = two_valley_terms_many(p.reshape(-1, 2))
     shape = p.shape[:-1]
     la, lb = terms[:, 0].reshape(shape), terms[:, 1].reshape(shape)
-    return Fig1Losses(la, lb, 0.5 * (la + lb))
+    return TwoValleyLosses(la, lb, 0.5 * (la + lb))
 
 
-def fig1_gradients(points) -> np.ndarray:
-    """Per-environment gradients ∇L_A, ∇L_B of the Figure 1 construction (spec §7).
+def two_valley_gradients(points) -> np.ndarray:
+    """Per-environment gradients ∇L_A, ∇L_B of the two-valley landscape (Fig 1 of Parascandolo et al. 2021;
+    spec §7).
 
     Parameters
     ----------
@@ -145,16 +75,17 @@ def fig1_gradients(points) -> np.ndarray:
 
     Examples
     --------
-    >>> fig1_gradients([0.5, 0.5]).round(4).tolist()  # footnote 6: nearly orthogonal
+    >>> two_valley_gradients([0.5, 0.5]).round(4).tolist()  # footnote 6: nearly orthogonal
     [[-0.5457, 0.0037], [0.0037, -0.5457]]
     """
-    p, flat = _points(points)
-    terms = _terms_many(flat)
+    p = require_points("points", points)
+    terms = two_valley_terms_many(p.reshape(-1, 2))
     return np.stack([terms[:, 2:4].reshape(p.shape), terms[:, 4:6].reshape(p.shape)])
 
 
-def fig1_descent(starts, method="pooled", learning_rate=0.02, n_steps=30_000, record_every=None) -> Fig1Descent:
-    """Gradient descent on the Figure 1 landscape from many starts (spec §7; paper Fig 1).
+def two_valley_descent(starts, method="pooled", learning_rate=0.02, n_steps=30_000,
+                       record_every=None) -> TwoValleyDescent:
+    """Gradient descent on the two-valley landscape from many starts (Fig 1 of Parascandolo et al. 2021; spec §7).
 
     Parameters
     ----------
@@ -171,15 +102,15 @@ def fig1_descent(starts, method="pooled", learning_rate=0.02, n_steps=30_000, re
 
     Returns
     -------
-    Fig1Descent
+    TwoValleyDescent
         ``final`` (m, 2), ``paths`` (m, n_record, 2) and ``recorded_steps``.
 
     Examples
     --------
     >>> starts = [[-1.0, 0.0], [0.6, 0.7]]
-    >>> fig1_descent(starts, "pooled", n_steps=5000).final.round(3).tolist()
+    >>> two_valley_descent(starts, "pooled", n_steps=5000).final.round(3).tolist()
     [[-0.5, -0.5], [0.8, 0.8]]
-    >>> fig1_descent(starts, "and_mask", n_steps=5000).final.round(3).tolist()  # the second start is stuck
+    >>> two_valley_descent(starts, "and_mask", n_steps=5000).final.round(3).tolist()  # the second start is stuck
     [[-0.5, -0.5], [0.6, 0.7]]
     """
     s = require_array_in_range("starts", starts, -MAX_COORDINATE, MAX_COORDINATE)
@@ -187,19 +118,20 @@ def fig1_descent(starts, method="pooled", learning_rate=0.02, n_steps=30_000, re
         s = s.reshape(1, -1)
     if s.ndim != 2 or s.shape[1] != 2 or s.shape[0] < 1:
         raise ValueError(f"starts must have shape (m, 2) with m >= 1, got {np.shape(starts)}")
-    code = FIG1_METHODS.index(require_choice("method", method, FIG1_METHODS))
+    code = TWO_VALLEY_METHODS.index(require_choice("method", method, TWO_VALLEY_METHODS))
     eta = require_positive("learning_rate", learning_rate)
     n_steps = require_integer("n_steps", n_steps, 0, 10**9)
     every = max(n_steps, 1) if record_every is None else require_integer("record_every", record_every, 1)
-    final, paths = _descent_kernel(s, code, eta, n_steps, every)
+    final, paths = two_valley_descent_kernel(s, code, eta, n_steps, every)
     if not np.all(np.isfinite(final)):
-        raise ValueError("gradient descent on the Figure 1 landscape diverged: reduce learning_rate")
-    return Fig1Descent(final, paths, np.arange(paths.shape[1]) * every)
+        raise ValueError("gradient descent on the two-valley landscape diverged: reduce learning_rate")
+    return TwoValleyDescent(final, paths, np.arange(paths.shape[1]) * every)
 
 
-def fig1_basins(method="pooled", learning_rate=0.02, n_steps=30_000, n_grid=41, tolerance=1e-2,
-                between_minima=False) -> BasinFractions:
-    """The basin protocol of spec §7: where GD from a grid of starts over [−1.5, 1.5]² ends.
+def two_valley_basins(method="pooled", learning_rate=0.02, n_steps=30_000, n_grid=41, tolerance=1e-2,
+                      between_minima=False) -> BasinFractions:
+    """The basin protocol of spec §7 on the two-valley landscape (Fig 1 of Parascandolo et al. 2021): where GD
+    from a grid of starts over [−1.5, 1.5]² ends.
 
     Parameters
     ----------
@@ -219,7 +151,7 @@ def fig1_basins(method="pooled", learning_rate=0.02, n_steps=30_000, n_grid=41, 
 
     Examples
     --------
-    >>> f = fig1_basins("and_mask", n_steps=2000, n_grid=11)
+    >>> f = two_valley_basins("and_mask", n_steps=2000, n_grid=11)
     >>> round(f.consistent + f.inconsistent + f.other, 12), f.n_runs
     (1.0, 121)
     """
@@ -228,13 +160,13 @@ def fig1_basins(method="pooled", learning_rate=0.02, n_steps=30_000, n_grid=41, 
     axis = np.linspace(-1.5, 1.5, n_grid)
     starts = np.stack(np.meshgrid(axis, axis, indexing="ij"), axis=-1).reshape(-1, 2)
     if between_minima:
-        inside = np.all((starts > _C) & (starts < _S), axis=1)
+        inside = np.all((starts > CONSISTENT_CENTRE) & (starts < VALLEY), axis=1)
         starts = starts[inside]
         if starts.shape[0] == 0:
             raise ValueError(f"n_grid = {n_grid} puts no start strictly inside (-0.5, 0.8)^2")
-    final = fig1_descent(starts, method, learning_rate, n_steps).final
-    to_c = np.linalg.norm(final - FIG1_CONSISTENT_MINIMUM, axis=1) <= tolerance
-    to_s = np.linalg.norm(final - FIG1_INCONSISTENT_MINIMUM, axis=1) <= tolerance
+    final = two_valley_descent(starts, method, learning_rate, n_steps).final
+    to_c = np.linalg.norm(final - TWO_VALLEY_CONSISTENT_MINIMUM, axis=1) <= tolerance
+    to_s = np.linalg.norm(final - TWO_VALLEY_INCONSISTENT_MINIMUM, axis=1) <= tolerance
     m = starts.shape[0]
     return BasinFractions(float(to_c.sum()) / m, float(to_s.sum()) / m, float((~to_c & ~to_s).sum()) / m, m)
 

@@ -10,13 +10,12 @@
 * AND-masked gradient descent θ ← θ − η·u(θ) (paper §2.3, Proposition 1).
 """
 import math
-import numbers
 from typing import Callable, Optional
 
 import numpy as np
 
-from dynamics.numerics import (as_finite_array, require_bool, require_finite_result, require_in_range, require_integer,
-                               require_positive)
+from dynamics.numerics import as_finite_array, require_bool, require_finite_result, require_integer, require_positive
+from ._checks import require_agreement_threshold, require_grads, require_groups, require_n_envs
 from ._results import MaskedDescent
 
 __all__ = ["and_mask", "and_mask_t", "and_masked_gd", "effective_agreement", "keep_set", "masked_gradient",
@@ -29,15 +28,8 @@ GEOM_MEAN_OFFSET = 1e-10
 RESCALE_OFFSET = 1e-10
 
 
-def _check_agreement_threshold(agreement_threshold) -> float:
-    return require_in_range("agreement_threshold", agreement_threshold, 0.0, 1.0)
-
-
-def _check_envs(n_envs) -> int:
-    return require_integer("n_envs", n_envs, 1)
-
-
-def _threshold(n_envs: int, agreement_threshold: float) -> int:
+def integer_threshold(n_envs: int, agreement_threshold: float) -> int:
+    """T(d, τ) = ⌈τd − 1e-9⌉ (at least 0) for checked arguments: the one place the threshold is computed."""
     return max(0, math.ceil(agreement_threshold * n_envs - THRESHOLD_SLACK))
 
 
@@ -63,7 +55,7 @@ def sign_threshold(n_envs, agreement_threshold) -> int:
     >>> sign_threshold(4, 0.0), sign_threshold(4, 1.0)
     (0, 4)
     """
-    return _threshold(_check_envs(n_envs), _check_agreement_threshold(agreement_threshold))
+    return integer_threshold(require_n_envs(n_envs), require_agreement_threshold(agreement_threshold))
 
 
 def keep_set(n_envs, agreement_threshold) -> np.ndarray:
@@ -86,9 +78,9 @@ def keep_set(n_envs, agreement_threshold) -> np.ndarray:
     >>> keep_set(4, 0.5).tolist(), keep_set(4, 0.6).tolist()
     ([0, 1, 3, 4], [0, 4])
     """
-    d = _check_envs(n_envs)
+    d = require_n_envs(n_envs)
     k = np.arange(d + 1)
-    return k[np.abs(2 * k - d) >= _threshold(d, _check_agreement_threshold(agreement_threshold))]
+    return k[np.abs(2 * k - d) >= integer_threshold(d, require_agreement_threshold(agreement_threshold))]
 
 
 def effective_agreement(n_envs, agreement_threshold) -> int:
@@ -114,19 +106,8 @@ def effective_agreement(n_envs, agreement_threshold) -> int:
     >>> effective_agreement(9, abs(2 * 3 / 9 - 1)), effective_agreement(10, 0.6)
     (6, 8)
     """
-    d = _check_envs(n_envs)
-    return (d + _threshold(d, _check_agreement_threshold(agreement_threshold)) + 1) // 2
-
-
-def _check_grads(grads) -> np.ndarray:
-    g = as_finite_array("grads", grads)
-    if g.ndim != 2:
-        raise ValueError(f"grads must be 2-dimensional (n_envs, n_params), got shape {g.shape}")
-    if g.shape[0] < 1:
-        raise ValueError(f"grads must hold at least 1 environment (row), got shape {g.shape}")
-    if g.shape[1] < 1:
-        raise ValueError(f"grads must hold at least 1 parameter (column), got shape {g.shape}")
-    return g
+    d = require_n_envs(n_envs)
+    return (d + integer_threshold(d, require_agreement_threshold(agreement_threshold)) + 1) // 2
 
 
 def _sign_sums(g: np.ndarray) -> np.ndarray:
@@ -158,8 +139,8 @@ def and_mask(grads, agreement_threshold) -> np.ndarray:
     >>> and_mask(g, 0.0).tolist()
     [True, True, True, True]
     """
-    g = _check_grads(grads)
-    return np.abs(_sign_sums(g)) >= _threshold(g.shape[0], _check_agreement_threshold(agreement_threshold))
+    g = require_grads(grads)
+    return np.abs(_sign_sums(g)) >= integer_threshold(g.shape[0], require_agreement_threshold(agreement_threshold))
 
 
 def and_mask_t(grads, n_agree) -> np.ndarray:
@@ -182,7 +163,7 @@ def and_mask_t(grads, n_agree) -> np.ndarray:
     >>> and_mask_t(g, 3).tolist(), and_mask_t(g, 2).tolist()
     ([True, False, False], [True, True, True])
     """
-    g = _check_grads(grads)
+    g = require_grads(grads)
     t = require_integer("n_agree", n_agree, 0, g.shape[0])
     positive = (g > 0).sum(axis=0)
     negative = (g < 0).sum(axis=0)
@@ -211,35 +192,10 @@ def xor_mask(grads, agreement_threshold) -> np.ndarray:
     >>> xor_mask([[1.0, 1.0], [-1.0, 1.0]], 1.0).tolist()
     [True, False]
     """
-    g = _check_grads(grads)
-    agreement_threshold = _check_agreement_threshold(agreement_threshold)
+    g = require_grads(grads)
+    agreement_threshold = require_agreement_threshold(agreement_threshold)
     limit = math.floor((1.0 - agreement_threshold) * g.shape[0] + THRESHOLD_SLACK)
     return np.abs(_sign_sums(g)) <= limit
-
-
-def _group_index(groups, n_params) -> np.ndarray:
-    """Segment ids 0..G-1 (shape (n_params,)) from an id array or a list of index arrays."""
-    if isinstance(groups, (list, tuple)) and groups and not isinstance(groups[0], numbers.Number):
-        index = np.full(n_params, -1, dtype=np.int64)
-        for i, members in enumerate(groups):
-            members = np.asarray(members)
-            if members.dtype.kind not in "iu":
-                raise TypeError(f"groups[{i}] must hold integer indices, got dtype {members.dtype}")
-            if members.size and (members.min() < -n_params or members.max() >= n_params):
-                raise ValueError(f"groups[{i}] must index 0..{n_params - 1}, got values outside that range")
-            if np.any(index[members] >= 0):
-                raise ValueError(f"groups must not overlap: groups[{i}] repeats an index")
-            index[members] = i
-        if np.any(index < 0):
-            raise ValueError(f"groups must cover every parameter: {int(np.sum(index < 0))} of {n_params} are in none")
-        return index
-    ids = np.asarray(groups)
-    if ids.shape != (n_params,):
-        raise ValueError(f"groups must have shape ({n_params},) (one segment id per parameter) or be a list of "
-                         f"index arrays, got shape {ids.shape}")
-    if ids.dtype.kind not in "iu":
-        raise TypeError(f"groups must hold integer segment ids, got dtype {ids.dtype}")
-    return np.unique(ids, return_inverse=True)[1].reshape(n_params)
 
 
 def masked_gradient(grads, agreement_threshold, rescale=False, geom_mean=False, groups=None) -> np.ndarray:
@@ -278,8 +234,8 @@ def masked_gradient(grads, agreement_threshold, rescale=False, geom_mean=False, 
     >>> [round(float(x), 6) for x in masked_gradient(g, 1.0, geom_mean=True)]  # √(1·3), 0, √(0.5·0.2), √3
     [1.732051, 0.0, 0.316228, 1.732051]
     """
-    g = _check_grads(grads)
-    mask = np.abs(_sign_sums(g)) >= _threshold(g.shape[0], _check_agreement_threshold(agreement_threshold))
+    g = require_grads(grads)
+    mask = np.abs(_sign_sums(g)) >= integer_threshold(g.shape[0], require_agreement_threshold(agreement_threshold))
     rescale, geom_mean = require_bool("rescale", rescale), require_bool("geom_mean", geom_mean)
     with np.errstate(over="ignore"):
         mean = np.mean(g, axis=0)
@@ -293,7 +249,7 @@ def masked_gradient(grads, agreement_threshold, rescale=False, geom_mean=False, 
         if groups is None:
             update = update / (RESCALE_OFFSET + np.mean(mask))
         else:
-            index = _group_index(groups, g.shape[1])
+            index = require_groups(groups, g.shape[1])
             kept = np.bincount(index, weights=mask.astype(np.float64)) / np.bincount(index)
             update = update / (RESCALE_OFFSET + kept[index])
     return update
@@ -336,7 +292,7 @@ def and_masked_gd(env_gradients: Callable, theta0, agreement_threshold, learning
     if not callable(env_gradients):
         raise TypeError(f"env_gradients must be callable, got {env_gradients!r}")
     theta = as_finite_array("theta0", theta0, ndim=1)
-    agreement_threshold = _check_agreement_threshold(agreement_threshold)
+    agreement_threshold = require_agreement_threshold(agreement_threshold)
     eta = require_positive("learning_rate", learning_rate)
     n_steps = require_integer("n_steps", n_steps, 0)
     thetas = np.empty((n_steps + 1, theta.size))

@@ -3,24 +3,26 @@
 * :func:`simulate_mask`, :func:`simulate_mask_hetero`: N independent coordinates, each a column of d Gaussian
   gradients N(μ_e, σ_e²); per coordinate the integer sign sum S = #positive − #negative (sign(0) = 0) and the mean
   ḡ. The kernel bins Σ1, Σḡ, Σḡ², Σḡ⁴ by S, which are sufficient for the τ-form mask at every τ (keep iff
-  |S| >= T(d, τ)): :meth:`MaskSimulation.estimate` returns the keep probability and E[m ḡ], E[m ḡ²] with standard
+  |S| >= T(d, τ)): :func:`estimate_from_simulation` returns the keep probability and E[m ḡ], E[m ḡ²] with standard
   errors, and :meth:`MaskSimulation.conditional_second_moment` E[ḡ² | S].
 * :func:`simulate_temporal_mask`: the sign EMA a_k = β a_{k−1} + (1 − β) sign(g_k) of Algorithm 1 over independent
   chains; mean, variance and keep frequency 1[|a_k| >= τ] per step, with standard errors.
 
-numba kernels, parallel over 64 fixed chunks (one xoshiro256++ stream each, see :mod:`dynamics.numerics.random`): a seed gives
-the same numbers with any number of threads.
+The numba kernels (in :mod:`._kernels`) run over 64 fixed chunks (one xoshiro256++ stream each, see
+:mod:`dynamics.numerics.random`): a seed gives the same numbers with any number of threads.
 """
-import numba as nb
+import math
+
 import numpy as np
 
 from dynamics.numerics import require_array_in_range, require_in_range, require_integer, require_same_length
-from ._mask import _check_envs
-from dynamics.numerics.random import ZIGGURAT, next_u64, seed_states, ziggurat_fast, ziggurat_slow
-from ._results import MaskSimulation, TemporalMaskSimulation
-from ._statistics import MAX_SNR
+from dynamics.numerics.random import ZIGGURAT, seed_states
+from ._checks import MAX_SNR, require_agreement_threshold, require_n_envs
+from ._kernels import mask_parallel, mask_serial, temporal_parallel, temporal_serial
+from ._mask import integer_threshold
+from ._results import MaskEstimate, MaskSimulation, TemporalMaskSimulation
 
-__all__ = ["simulate_mask", "simulate_mask_hetero", "simulate_temporal_mask"]
+__all__ = ["estimate_from_simulation", "simulate_mask", "simulate_mask_hetero", "simulate_temporal_mask"]
 
 #: At most this many simulated gradient entries per call (about a minute of one core).
 MAX_ENTRIES = 10**11
@@ -33,66 +35,12 @@ MAX_SCALE = 1e50
 SERIAL_BELOW = 4_000_000
 
 
-@nb.njit(cache=True)
-def _mask_chunk(local, start, stop, state, means, stds, ki, wi, fi):
-    """Simulate coordinates start..stop-1 with one generator state; add Σ1, Σḡ, Σḡ², Σḡ⁴ by sign sum to local."""
-    d = means.size
-    inv_d = 1.0 / d
-    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
-    for _ in range(start, stop):
-        total = 0.0
-        sign_sum = 0
-        for e in range(d):
-            r, s0, s1, s2, s3 = next_u64(s0, s1, s2, s3)
-            x, ok = ziggurat_fast(r, ki, wi)
-            if not ok:
-                x, s0, s1, s2, s3 = ziggurat_slow(r, s0, s1, s2, s3, ki, wi, fi)
-            g = means[e] + stds[e] * x
-            total += g
-            sign_sum += np.int64(g > 0.0) - np.int64(g < 0.0)
-        mean = total * inv_d
-        b = sign_sum + d
-        sq = mean * mean
-        local[0, b] += 1.0
-        local[1, b] += mean
-        local[2, b] += sq
-        local[3, b] += sq * sq
-
-
-@nb.njit(cache=True)
-def _reduce_chunks(bins):
-    out = np.zeros(bins.shape[1:])
-    for c in range(bins.shape[0]):  # fixed order: the same sums with any number of threads
-        out += bins[c]
-    return out
-
-
-@nb.njit(cache=True, parallel=True)
-def _mask_parallel(means, stds, n_samples, states, ki, wi, fi):
-    n_chunks = states.shape[0]
-    bins = np.zeros((n_chunks, 4, 2 * means.size + 1))
-    per = (n_samples + n_chunks - 1) // n_chunks
-    for c in nb.prange(n_chunks):
-        _mask_chunk(bins[c], c * per, min(n_samples, (c + 1) * per), states[c], means, stds, ki, wi, fi)
-    return _reduce_chunks(bins)
-
-
-@nb.njit(cache=True)
-def _mask_serial(means, stds, n_samples, states, ki, wi, fi):
-    n_chunks = states.shape[0]
-    bins = np.zeros((n_chunks, 4, 2 * means.size + 1))
-    per = (n_samples + n_chunks - 1) // n_chunks
-    for c in range(n_chunks):
-        _mask_chunk(bins[c], c * per, min(n_samples, (c + 1) * per), states[c], means, stds, ki, wi, fi)
-    return _reduce_chunks(bins)
-
-
 def _run_mask(means, stds, n_samples, seed):
     n = require_integer("n_samples", n_samples, 1)
     if n * means.size > MAX_ENTRIES:
         raise ValueError(f"n_samples * n_envs must be at most {MAX_ENTRIES:.0e} gradient entries, got "
                          f"{n * means.size:.3g}")
-    kernel = _mask_serial if n * means.size < SERIAL_BELOW else _mask_parallel
+    kernel = mask_serial if n * means.size < SERIAL_BELOW else mask_parallel
     bins = kernel(means, stds, n, seed_states(seed), *ZIGGURAT)
     return MaskSimulation(int(means.size), n, bins[0].astype(np.int64), bins[1], bins[2], bins[3])
 
@@ -101,7 +49,7 @@ def simulate_mask(n_envs, n_samples, snr=0.0, gradient_std=1.0, *, seed=None) ->
     """Monte Carlo of the AND-mask on n_samples coordinates with i.i.d. N(μ, σ²) gradients in d environments.
 
     The reference for :func:`keep_probability` and :func:`masked_update_moments` (spec §8 tests 3, 5-7, 11-12):
-    one run answers every τ through :meth:`MaskSimulation.estimate`.
+    one run answers every τ through :func:`estimate_from_simulation`.
 
     Parameters
     ----------
@@ -119,16 +67,17 @@ def simulate_mask(n_envs, n_samples, snr=0.0, gradient_std=1.0, *, seed=None) ->
     Returns
     -------
     MaskSimulation
-        Sums binned by the sign sum S; ``.estimate(agreement_threshold)`` gives a :class:`MaskEstimate` with standard errors.
+        Sums binned by the sign sum S; ``estimate_from_simulation(simulation, agreement_threshold)`` gives a
+        :class:`MaskEstimate` with standard errors.
 
     Examples
     --------
     >>> sim = simulate_mask(8, 200_000, seed=1)
-    >>> est = sim.estimate(0.5)  # exact π0 = 37/128 = 0.2891
+    >>> est = estimate_from_simulation(sim, 0.5)  # exact π0 = 37/128 = 0.2891
     >>> abs(est.keep_probability - 37 / 128) < 4 * est.keep_probability_se
     True
     """
-    d = _check_envs(n_envs)
+    d = require_n_envs(n_envs)
     s = require_in_range("snr", snr, -MAX_SNR, MAX_SNR)
     sigma = require_in_range("gradient_std", gradient_std, 0.0, MAX_SCALE / (1.0 + abs(s)), low_open=True,
                              why="the sums of mean gradient**4 must stay finite")
@@ -166,52 +115,44 @@ def simulate_mask_hetero(gradient_means, gradient_stds, n_samples, *, seed=None)
     return _run_mask(means, stds, n_samples, seed)
 
 
-@nb.njit(cache=True)
-def _temporal_chunk(local, start, stop, state, mean, std, beta, agreement_threshold, ki, wi, fi):
-    """Chains start..stop-1: add Σa, Σa², Σa³, Σa⁴ and Σ1[|a| >= τ] per step to local (shape (5, n_steps))."""
-    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
-    ema = np.zeros(max(stop - start, 0))
-    for k in range(local.shape[1]):  # steps outside, chains inside: the step's sums stay in registers
-        m1 = m2 = m3 = m4 = kept = 0.0
-        for j in range(ema.size):
-            r, s0, s1, s2, s3 = next_u64(s0, s1, s2, s3)
-            x, ok = ziggurat_fast(r, ki, wi)
-            if not ok:
-                x, s0, s1, s2, s3 = ziggurat_slow(r, s0, s1, s2, s3, ki, wi, fi)
-            g = mean + std * x
-            a = beta * ema[j] + (1.0 - beta) * (np.float64(g > 0.0) - np.float64(g < 0.0))
-            ema[j] = a
-            a2 = a * a
-            m1 += a
-            m2 += a2
-            m3 += a2 * a
-            m4 += a2 * a2
-            kept += np.float64(abs(a) >= agreement_threshold)
-        local[0, k] += m1
-        local[1, k] += m2
-        local[2, k] += m3
-        local[3, k] += m4
-        local[4, k] += kept
+def estimate_from_simulation(simulation, agreement_threshold) -> MaskEstimate:
+    """The statistics of the τ-form mask (keep |S| >= ⌈τd − 1e-9⌉) from one Monte Carlo run, with standard errors
+    (spec §8): the keep probability, E[m ḡ] and E[m ḡ²] per coordinate.
 
+    Every τ-form statistic depends on τ only through the keep set {|S| >= T(d, τ)}, so one run of
+    :func:`simulate_mask` or :func:`simulate_mask_hetero` answers every threshold.
 
-@nb.njit(cache=True, parallel=True)
-def _temporal_parallel(mean, std, beta, agreement_threshold, n_steps, n_chains, states, ki, wi, fi):
-    n_chunks = states.shape[0]
-    sums = np.zeros((n_chunks, 5, n_steps))
-    per = (n_chains + n_chunks - 1) // n_chunks
-    for c in nb.prange(n_chunks):
-        _temporal_chunk(sums[c], c * per, min(n_chains, (c + 1) * per), states[c], mean, std, beta, agreement_threshold, ki, wi, fi)
-    return _reduce_chunks(sums)
+    Parameters
+    ----------
+    simulation : MaskSimulation
+        From :func:`simulate_mask` or :func:`simulate_mask_hetero`.
+    agreement_threshold : float
+        Agreement threshold τ in [0, 1].
 
+    Returns
+    -------
+    MaskEstimate
+        Keep probability (standard error √(p̂(1 − p̂)/N)), mean of m·ḡ and of m·ḡ² with their sample standard
+        errors, and N.
 
-@nb.njit(cache=True)
-def _temporal_serial(mean, std, beta, agreement_threshold, n_steps, n_chains, states, ki, wi, fi):
-    n_chunks = states.shape[0]
-    sums = np.zeros((n_chunks, 5, n_steps))
-    per = (n_chains + n_chunks - 1) // n_chunks
-    for c in range(n_chunks):
-        _temporal_chunk(sums[c], c * per, min(n_chains, (c + 1) * per), states[c], mean, std, beta, agreement_threshold, ki, wi, fi)
-    return _reduce_chunks(sums)
+    Examples
+    --------
+    >>> sim = simulate_mask(4, 50_000, seed=0)
+    >>> [round(estimate_from_simulation(sim, tau).keep_probability, 2) for tau in (0.0, 0.5, 1.0)]  # 1, 5/8, 1/8
+    [1.0, 0.62, 0.13]
+    """
+    if not isinstance(simulation, MaskSimulation):
+        raise TypeError(f"simulation must be a MaskSimulation (simulate_mask), got {type(simulation).__name__}")
+    threshold = integer_threshold(simulation.n_envs, require_agreement_threshold(agreement_threshold))
+    keep = np.abs(simulation.sign_sums) >= threshold
+    n = float(simulation.n_samples)
+    p = float(simulation.counts[keep].sum()) / n
+    first = float(simulation.sums[keep].sum()) / n
+    second = float(simulation.sums_sq[keep].sum()) / n
+    fourth = float(simulation.sums_fourth[keep].sum()) / n
+    return MaskEstimate(p, math.sqrt(max(p * (1.0 - p), 0.0) / n), first,
+                        math.sqrt(max(second - first * first, 0.0) / n), second,
+                        math.sqrt(max(fourth - second * second, 0.0) / n), int(simulation.n_samples))
 
 
 def simulate_temporal_mask(snr, sign_decay, agreement_threshold, n_steps, n_chains, *, seed=None) -> TemporalMaskSimulation:
@@ -248,13 +189,13 @@ def simulate_temporal_mask(snr, sign_decay, agreement_threshold, n_steps, n_chai
     """
     s = require_in_range("snr", snr, -MAX_SNR, MAX_SNR)
     beta = require_in_range("sign_decay", sign_decay, 0.0, 1.0, high_open=True)
-    agreement_threshold = require_in_range("agreement_threshold", agreement_threshold, 0.0, 1.0)
+    agreement_threshold = require_agreement_threshold(agreement_threshold)
     n_steps = require_integer("n_steps", n_steps, 1)
     n_chains = require_integer("n_chains", n_chains, 1)
     if n_steps * n_chains > MAX_ENTRIES:
         raise ValueError(f"n_steps * n_chains must be at most {MAX_ENTRIES:.0e} gradient entries, got "
                          f"{n_steps * n_chains:.3g}")
-    kernel = _temporal_serial if n_steps * n_chains < SERIAL_BELOW else _temporal_parallel
+    kernel = temporal_serial if n_steps * n_chains < SERIAL_BELOW else temporal_parallel
     sums = kernel(s, 1.0, beta, agreement_threshold, n_steps, n_chains, seed_states(seed), *ZIGGURAT) / n_chains
     m1, m2, m3, m4, keep = sums
     variance = np.maximum(m2 - m1 * m1, 0.0)

@@ -1,17 +1,20 @@
-"""The named results of :mod:`dynamics.and_mask` (spec/and_mask.md §1).
+"""The named results of :mod:`dynamics.and_mask` (spec/and_mask.md §1), the torch layer's included.
 
 Every public function that returns more than one value returns one of these ``typing.NamedTuple`` s: readable by
-attribute, and still unpackable (``first, second = masked_update_moments(4, 0.5, 1.0)``).
+attribute, and still unpackable (``first, second = masked_update_moments(4, 0.5, 1.0)``). This module imports no
+formula module of the package and not torch (the torch layer's fields are annotated by name).
 """
 import math
-from typing import NamedTuple, Optional
+from typing import List, NamedTuple, Optional
 
 import numpy as np
 
-__all__ = ["BasinFractions", "ConditionalEstimate", "ConditionalMoments", "EmaMoments", "Fig1Descent", "Fig1Losses", "LinearPatchwork",
-           "MaskEstimate", "MaskSimulation", "MaskedDescent", "MaskedMoments", "NoiseNormBounds", "PatchworkLosses",
-           "ProbabilityBounds", "ShortcutDataset", "ShortcutRun", "SpiralDataset", "SquaredNorms",
-           "TemporalMaskSimulation"]
+__all__ = ["AndMaskStep", "BasinFractions", "ConditionalEstimate", "ConditionalMoments", "EmaMoments",
+           "LinearPatchwork", "LinearPatchworkRun", "MaskEstimate", "MaskSimulation", "MaskedDescent", "MaskedMoments",
+           "MaskedNormCurves", "MaskedNormSamples", "MaskedUpdateCurves", "MaskedUpdateSamples", "NoiseNormBounds",
+           "PatchworkLosses", "ProbabilityBounds", "ShortcutDataset", "ShortcutRun", "ShortcutSweep", "SpiralDataset",
+           "SquaredNorms", "TemporalMaskSimulation", "ThresholdSweep", "ThresholdSweepSamples", "TwoValleyDescent",
+           "TwoValleyLosses"]
 
 
 class MaskedMoments(NamedTuple):
@@ -166,7 +169,7 @@ class MaskSimulation(NamedTuple):
     """Sufficient statistics of a Monte Carlo run of the mask: sums binned by the sign sum S = P − N.
 
     Every τ-form statistic depends on τ only through the keep set {|S| >= T(d, τ)}, so one run answers every
-    threshold (:meth:`estimate`).
+    threshold (:func:`~dynamics.and_mask.estimate_from_simulation`).
 
     Attributes
     ----------
@@ -191,30 +194,6 @@ class MaskSimulation(NamedTuple):
     def sign_sums(self) -> np.ndarray:
         """The sign sums S = −d, ..., d indexing the bins."""
         return np.arange(-self.n_envs, self.n_envs + 1)
-
-    def estimate(self, agreement_threshold) -> MaskEstimate:
-        """The statistics of the τ-form mask (keep |S| >= ⌈τd − 1e-9⌉), with standard errors.
-
-        Parameters
-        ----------
-        agreement_threshold : float
-            Agreement threshold in [0, 1].
-
-        Returns
-        -------
-        MaskEstimate
-        """
-        from ._mask import _check_agreement_threshold, _threshold
-
-        keep = np.abs(self.sign_sums) >= _threshold(self.n_envs, _check_agreement_threshold(agreement_threshold))
-        n = float(self.n_samples)
-        p = float(self.counts[keep].sum()) / n
-        first = float(self.sums[keep].sum()) / n
-        second = float(self.sums_sq[keep].sum()) / n
-        fourth = float(self.sums_fourth[keep].sum()) / n
-        return MaskEstimate(p, math.sqrt(max(p * (1.0 - p), 0.0) / n), first,
-                            math.sqrt(max(second - first * first, 0.0) / n), second,
-                            math.sqrt(max(fourth - second * second, 0.0) / n), int(self.n_samples))
 
     def conditional_second_moment(self, sign_sum) -> "ConditionalEstimate":
         """The sample mean of ḡ² among the coordinates with S = ``sign_sum``, with its standard error.
@@ -269,8 +248,9 @@ class TemporalMaskSimulation(NamedTuple):
     n_chains: int
 
 
-class Fig1Losses(NamedTuple):
-    """The Figure 1 landscape at some points (spec §7).
+class TwoValleyLosses(NamedTuple):
+    """The two-valley landscape at some points: the consistent/inconsistent construction of Fig 1 of Parascandolo
+    et al. 2021 (spec §7).
 
     Attributes
     ----------
@@ -285,8 +265,8 @@ class Fig1Losses(NamedTuple):
     pooled: np.ndarray
 
 
-class Fig1Descent(NamedTuple):
-    """Gradient descent runs on the Figure 1 landscape (spec §7).
+class TwoValleyDescent(NamedTuple):
+    """Gradient descent runs on the two-valley landscape of Fig 1 of Parascandolo et al. 2021 (spec §7).
 
     Attributes
     ----------
@@ -304,7 +284,8 @@ class Fig1Descent(NamedTuple):
 
 
 class BasinFractions(NamedTuple):
-    """Where the runs of the Figure 1 basin protocol end (spec §7).
+    """Where the runs of the basin protocol on the two-valley landscape (Fig 1 of Parascandolo et al. 2021) end
+    (spec §7).
 
     Attributes
     ----------
@@ -421,3 +402,209 @@ class ShortcutRun(NamedTuple):
     test_accuracy: float
     shortcut_accuracy: float
     initial_mask: np.ndarray
+
+
+class ShortcutSweep(NamedTuple):
+    """Accuracies of the logistic shortcut task (spec §9.3) over agreement thresholds and data sets.
+
+    Attributes
+    ----------
+    agreement_threshold : ndarray, shape (n_thresholds,)
+        The thresholds τ (0: plain averaging).
+    test_accuracy, shortcut_accuracy, train_accuracy : ndarray, shape (n_thresholds, n_seeds)
+        o.o.d. accuracy (the mechanism), accuracy on the shortcut probe, and training accuracy of each run.
+    bayes_accuracy : float
+        Φ(a), the Bayes accuracy of the invariant feature alone.
+    """
+
+    agreement_threshold: np.ndarray
+    test_accuracy: np.ndarray
+    shortcut_accuracy: np.ndarray
+    train_accuracy: np.ndarray
+    bayes_accuracy: float
+
+
+class MaskedNormCurves(NamedTuple):
+    """Expected squared norms of the masked and plain mean gradient for pure noise against the number of
+    environments, with t = ⌈ρd⌉ agreeing signs, and the corrected Proposition 2 bounds (paper Fig 4; spec §5.2).
+
+    Attributes
+    ----------
+    n_envs : ndarray of int, shape (m,)
+        The numbers of environments d.
+    n_agree : ndarray of int, shape (m,)
+        t = ⌈ρd − 1e-9⌉.
+    agreement_threshold : ndarray, shape (m,)
+        The equivalent τ = (2t − d)/d.
+    masked, unmasked : ndarray, shape (m,)
+        E‖m_t ⊙ ḡ‖² and E‖ḡ‖² = nσ²/d.
+    paper_chain, exponential : ndarray, shape (m,)
+        The bounds nσ²(d − t + 1)C(d, t)2^{1−d} and 2nσ²e^{−d·KL(t/d‖½)} of :class:`NoiseNormBounds`.
+    """
+
+    n_envs: np.ndarray
+    n_agree: np.ndarray
+    agreement_threshold: np.ndarray
+    masked: np.ndarray
+    unmasked: np.ndarray
+    paper_chain: np.ndarray
+    exponential: np.ndarray
+
+
+class MaskedNormSamples(NamedTuple):
+    """Monte Carlo estimates of E‖m_t ⊙ ḡ‖² and E‖ḡ‖² for pure noise (σ = 1), with t = ⌈ρd⌉ (paper Fig 4).
+
+    Attributes
+    ----------
+    n_envs : ndarray of int, shape (m,)
+    masked, masked_se : ndarray, shape (m,)
+        n·(mean of m ḡ²) and its standard error.
+    unmasked, unmasked_se : ndarray, shape (m,)
+        n·(mean of ḡ²) and its standard error.
+    """
+
+    n_envs: np.ndarray
+    masked: np.ndarray
+    masked_se: np.ndarray
+    unmasked: np.ndarray
+    unmasked_se: np.ndarray
+
+
+class MaskedUpdateCurves(NamedTuple):
+    """Exact statistics of one masked coordinate with i.i.d. N(μ, σ²) gradients against the SNR s = μ/σ
+    (spec §5.3), in units of σ.
+
+    Attributes
+    ----------
+    snr : ndarray, shape (m,)
+    keep_probability : ndarray, shape (m,)
+        π(d, τ, s).
+    mean : ndarray, shape (m,)
+        E[m ḡ]/σ.
+    std : ndarray, shape (m,)
+        The standard deviation of m ḡ over σ, √(E[m ḡ²] − E[m ḡ]²)/σ.
+    """
+
+    snr: np.ndarray
+    keep_probability: np.ndarray
+    mean: np.ndarray
+    std: np.ndarray
+
+
+class MaskedUpdateSamples(NamedTuple):
+    """Monte Carlo estimates of the statistics of :class:`MaskedUpdateCurves` (σ = 1), one run per SNR.
+
+    Attributes
+    ----------
+    snr : ndarray, shape (m,)
+    kept : ndarray, shape (m,)
+        Number of simulated coordinates that passed the mask.
+    keep_probability, keep_probability_se : ndarray, shape (m,)
+    mean, mean_se : ndarray, shape (m,)
+        Sample mean of m ḡ and its standard error.
+    std : ndarray, shape (m,)
+        Sample standard deviation of m ḡ.
+    """
+
+    snr: np.ndarray
+    kept: np.ndarray
+    keep_probability: np.ndarray
+    keep_probability_se: np.ndarray
+    mean: np.ndarray
+    mean_se: np.ndarray
+    std: np.ndarray
+
+
+class ThresholdSweep(NamedTuple):
+    """A signal coordinate (SNR s) and a pure-noise coordinate against the agreement threshold τ = k/d, exactly
+    (spec §5.2-§5.3): the mask only changes just after each k/d.
+
+    Attributes
+    ----------
+    agreement_threshold : ndarray, shape (d + 1,)
+        τ = k/d, k = 0..d.
+    keep_probability : ndarray, shape (d + 1,)
+        π(d, τ, s) of the signal coordinate.
+    noise_keep_probability : ndarray, shape (d + 1,)
+        π₀(d, τ).
+    mean_kept : ndarray, shape (d + 1,)
+        E[m ḡ]/μ: the fraction of the signal's mean that the masked update keeps.
+    noise_power_kept : ndarray, shape (d + 1,)
+        E‖m ⊙ ḡ‖²/E‖ḡ‖² for pure noise (Proposition 2).
+    """
+
+    agreement_threshold: np.ndarray
+    keep_probability: np.ndarray
+    noise_keep_probability: np.ndarray
+    mean_kept: np.ndarray
+    noise_power_kept: np.ndarray
+
+
+class ThresholdSweepSamples(NamedTuple):
+    """Monte Carlo estimates of the statistics of :class:`ThresholdSweep` (σ = 1), one signal run and one
+    pure-noise run answering every threshold.
+
+    Attributes
+    ----------
+    agreement_threshold : ndarray, shape (m,)
+    kept, noise_kept : ndarray, shape (m,)
+        Numbers of simulated signal and noise coordinates that passed the mask.
+    keep_probability, keep_probability_se : ndarray, shape (m,)
+    noise_keep_probability, noise_keep_probability_se : ndarray, shape (m,)
+    mean_kept, mean_kept_se : ndarray, shape (m,)
+        Sample mean of m ḡ over μ and its standard error.
+    noise_power_kept, noise_power_kept_se : ndarray, shape (m,)
+        Sample mean of m ḡ² over E[ḡ²] = σ²/d (noise run) and its standard error.
+    """
+
+    agreement_threshold: np.ndarray
+    kept: np.ndarray
+    noise_kept: np.ndarray
+    keep_probability: np.ndarray
+    keep_probability_se: np.ndarray
+    noise_keep_probability: np.ndarray
+    noise_keep_probability_se: np.ndarray
+    mean_kept: np.ndarray
+    mean_kept_se: np.ndarray
+    noise_power_kept: np.ndarray
+    noise_power_kept_se: np.ndarray
+
+
+# ------------------------------------------------------------------------------------------------ torch layer
+class AndMaskStep(NamedTuple):
+    """What one :meth:`~dynamics.and_mask.torch_optim.AndMask.step` did.
+
+    Attributes
+    ----------
+    mean_loss : float
+        The mean of the environment losses.
+    kept_fraction : float
+        Fraction of all parameter entries that passed the mask.
+    masks : list of torch.Tensor
+        The boolean mask of each parameter tensor, in optimizer order.
+    """
+
+    mean_loss: float
+    kept_fraction: float
+    masks: List["torch.Tensor"]  # noqa: F821  (annotated by name: this module does not import torch)
+
+
+class LinearPatchworkRun(NamedTuple):
+    """Runs of the notebook's linear patchwork (spec §9.2), one row per initial point.
+
+    Attributes
+    ----------
+    theta : ndarray, shape (n_runs, 5)
+        Final parameters.
+    train_loss : ndarray, shape (n_runs,)
+        Mean of ½(x_e·θ − 1)² over the training environments.
+    heldout_loss : ndarray, shape (n_runs,), or None
+        The same over the other environments (None when all four were trained on).
+    learning_rates : ndarray, shape (n_iters + 1,)
+        The learning rate of each step (lr₀·0.9995^(i+1)).
+    """
+
+    theta: np.ndarray
+    train_loss: np.ndarray
+    heldout_loss: Optional[np.ndarray]
+    learning_rates: np.ndarray

@@ -17,13 +17,14 @@ import math
 from fractions import Fraction
 from typing import Union
 
-import numba as nb
 import numpy as np
 
-from dynamics.numerics import (as_finite_array, normal_logcdf_kernel, require_array_in_range, require_finite_product,
-                               require_finite_result, require_in_range, require_integer, require_positive,
-                               require_same_length)
-from ._mask import _check_envs, _check_agreement_threshold, _threshold
+from dynamics.numerics import (require_finite_product, require_finite_result, require_in_range, require_integer,
+                               require_positive)
+from ._checks import (MAX_SNR, require_agreement_threshold, require_gradient_laws, require_majority_agreement,
+                      require_n_envs, require_snr)
+from ._kernels import log_keep, log_keep_many, masked_moments_kernel, poisson_binomial_kernel, truncated_normal_pieces
+from ._mask import integer_threshold
 from ._results import ConditionalMoments, EmaMoments, MaskedMoments, NoiseNormBounds, ProbabilityBounds, SquaredNorms
 
 __all__ = ["conditional_moments", "decay_rate", "expected_squared_norms", "keep_probability",
@@ -31,64 +32,13 @@ __all__ = ["conditional_moments", "decay_rate", "expected_squared_norms", "keep_
            "log_keep_probability", "masked_update_moments", "masked_update_moments_hetero", "noise_masked_norm_bounds",
            "sign_ema_moments", "threshold_snr"]
 
-_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
-#: |snr| beyond this is infinity for every quantity here (Φ(−s) < 1e-300 from s ≈ 37 on).
-MAX_SNR = 1e6
-
 
 def _xlogx(x):
     """x log x with 0 log 0 = 0."""
     return 0.0 if x == 0.0 else x * math.log(x)
 
 
-def _check_snr(snr):
-    return require_array_in_range("snr", snr, -MAX_SNR, MAX_SNR)
-
-
-# ------------------------------------------------------------------------------------------------ binomial kernels
-@nb.njit(cache=True)
-def _log_binomial_row(d, log_p, log_q):
-    """log Bin(k; d, p) for k = 0..d from log p and log(1 − p) (no 1 − p by subtraction)."""
-    out = np.empty(d + 1)
-    top = math.lgamma(d + 1.0)
-    for k in range(d + 1):
-        out[k] = top - math.lgamma(k + 1.0) - math.lgamma(d - k + 1.0)
-        if k > 0:
-            out[k] += k * log_p
-        if d - k > 0:
-            out[k] += (d - k) * log_q
-    return out
-
-
-@nb.njit(cache=True)
-def _log_keep(d, threshold, snr):
-    """log Σ_{k: |2k−d| >= T} Bin(k; d, Φ(s)) by log-sum-exp."""
-    log_p = normal_logcdf_kernel(snr)
-    log_q = normal_logcdf_kernel(-snr)
-    row = _log_binomial_row(d, log_p, log_q)
-    top = -math.inf
-    for k in range(d + 1):
-        if abs(2 * k - d) >= threshold and row[k] > top:
-            top = row[k]
-    if top == -math.inf:
-        return -math.inf
-    if threshold == 0:
-        return 0.0  # every k is kept
-    acc = 0.0
-    for k in range(d + 1):
-        if abs(2 * k - d) >= threshold:
-            acc += math.exp(row[k] - top)
-    return min(top + math.log(acc), 0.0)
-
-
-@nb.njit(cache=True)
-def _log_keep_many(d, threshold, snrs):
-    out = np.empty(snrs.size)
-    for i in range(snrs.size):
-        out[i] = _log_keep(d, threshold, snrs[i])
-    return out
-
-
+# ------------------------------------------------------------------------------------------------ keep probability
 def _scalar_or_array(values, like):
     return float(values[0]) if np.ndim(like) == 0 else values.reshape(np.shape(like))
 
@@ -115,9 +65,9 @@ def log_keep_probability(n_envs, agreement_threshold, snr=0.0) -> Union[float, n
     >>> round(log_keep_probability(2000, 1.0) / math.log(2.0), 9)  # π0 = 2^(1 - d)
     -1999.0
     """
-    d, agreement_threshold = _check_envs(n_envs), _check_agreement_threshold(agreement_threshold)
-    s = _check_snr(snr)
-    return _scalar_or_array(_log_keep_many(d, _threshold(d, agreement_threshold), s.reshape(-1)), snr)
+    d, agreement_threshold = require_n_envs(n_envs), require_agreement_threshold(agreement_threshold)
+    s = require_snr(snr)
+    return _scalar_or_array(log_keep_many(d, integer_threshold(d, agreement_threshold), s.reshape(-1)), snr)
 
 
 def keep_probability(n_envs, agreement_threshold, snr=0.0) -> Union[float, np.ndarray]:
@@ -172,53 +122,12 @@ def keep_probability_rational(n_envs, agreement_threshold) -> Fraction:
     >>> keep_probability_rational(8, 0.5), keep_probability_rational(4, 0.6)
     (Fraction(37, 128), Fraction(1, 8))
     """
-    d, agreement_threshold = _check_envs(n_envs), _check_agreement_threshold(agreement_threshold)
-    threshold = _threshold(d, agreement_threshold)
+    d, agreement_threshold = require_n_envs(n_envs), require_agreement_threshold(agreement_threshold)
+    threshold = integer_threshold(d, agreement_threshold)
     return Fraction(sum(math.comb(d, k) for k in range(d + 1) if abs(2 * k - d) >= threshold), 2 ** d)
 
 
 # ------------------------------------------------------------------------------------------------ moments
-@nb.njit(cache=True)
-def _pieces(snr):
-    """Truncated-normal pieces for σ = 1 and s >= -MAX: p, q, m₊, m₋, v₊, v₋ (Mills ratios in log space)."""
-    log_p = normal_logcdf_kernel(snr)
-    log_q = normal_logcdf_kernel(-snr)
-    log_phi = -0.5 * snr * snr - _LOG_SQRT_2PI
-    ratio_p = math.exp(log_phi - log_p)  # φ/p
-    ratio_q = math.exp(log_phi - log_q)  # φ/q
-    m_plus = snr + ratio_p
-    m_minus = snr - ratio_q
-    v_plus = max(0.0, 1.0 - snr * ratio_p - ratio_p * ratio_p)
-    v_minus = max(0.0, 1.0 + snr * ratio_q - ratio_q * ratio_q)
-    return log_p, log_q, m_plus, m_minus, v_plus, v_minus
-
-
-@nb.njit(cache=True)
-def _moments_kernel(d, threshold, snr):
-    """(E[m ḡ], E[m ḡ²]) for σ = 1, s >= 0: the Bin(d−1) closed form and the conditional sum of §5.3."""
-    log_p, log_q, m_plus, m_minus, v_plus, v_minus = _pieces(snr)
-    p = math.exp(log_p)
-    q = math.exp(log_q)
-    phi = math.exp(-0.5 * snr * snr - _LOG_SQRT_2PI)
-    row = _log_binomial_row(d - 1, log_p, log_q)
-    with_plus = 0.0  # Pr[1 + B' in K]
-    without = 0.0  # Pr[B' in K]
-    for j in range(d):
-        w = math.exp(row[j])
-        if abs(2 * (j + 1) - d) >= threshold:
-            with_plus += w
-        if abs(2 * j - d) >= threshold:
-            without += w
-    first = (snr * p + phi) * with_plus + (snr * q - phi) * without
-    full = _log_binomial_row(d, log_p, log_q)
-    second = 0.0
-    for k in range(d + 1):
-        if abs(2 * k - d) >= threshold:
-            mean_sum = k * m_plus + (d - k) * m_minus
-            second += math.exp(full[k]) * (k * v_plus + (d - k) * v_minus + mean_sum * mean_sum)
-    return first, second / (d * d)
-
-
 def masked_update_moments(n_envs, agreement_threshold, snr, gradient_std=1.0) -> MaskedMoments:
     """Exact moments (E[m_τ ḡ], E[m_τ ḡ²]) of one masked coordinate with i.i.d. N(μ, σ²) gradients (spec §5.3).
 
@@ -251,10 +160,10 @@ def masked_update_moments(n_envs, agreement_threshold, snr, gradient_std=1.0) ->
     >>> masked_update_moments(4, 0.6, 0.0).first_moment
     0.0
     """
-    d, agreement_threshold = _check_envs(n_envs), _check_agreement_threshold(agreement_threshold)
+    d, agreement_threshold = require_n_envs(n_envs), require_agreement_threshold(agreement_threshold)
     s = require_in_range("snr", snr, -MAX_SNR, MAX_SNR)
     sigma = require_positive("gradient_std", gradient_std)
-    first, second = _moments_kernel(d, _threshold(d, agreement_threshold), abs(s))
+    first, second = masked_moments_kernel(d, integer_threshold(d, agreement_threshold), abs(s))
     first = 0.0 if s == 0.0 else math.copysign(first, s)
     result = MaskedMoments(first * sigma, second * sigma * sigma)
     require_finite_result(np.array(result), "masked_update_moments", "gradient_std is too large for σ² in float64")
@@ -289,12 +198,12 @@ def conditional_moments(n_envs, n_positive, snr=0.0, gradient_std=1.0) -> Condit
     >>> round(conditional_moments(4, 4).second_moment, 6)  # 2/π + (1 − 2/π)/4
     0.727465
     """
-    d = _check_envs(n_envs)
+    d = require_n_envs(n_envs)
     k = require_integer("n_positive", n_positive, 0, d)
     s = require_in_range("snr", snr, -MAX_SNR, MAX_SNR)
     sigma = require_positive("gradient_std", gradient_std)
     # the pieces of -s are those of s with the two sides swapped and negated means
-    _, _, m_plus, m_minus, v_plus, v_minus = _pieces(abs(s))
+    _, _, m_plus, m_minus, v_plus, v_minus = truncated_normal_pieces(abs(s))
     if s < 0:
         m_plus, m_minus, v_plus, v_minus = -m_minus, -m_plus, v_minus, v_plus
     mean_sum = k * m_plus + (d - k) * m_minus
@@ -340,59 +249,9 @@ def expected_squared_norms(n_envs, agreement_threshold, n_params=1, snr=0.0, gra
 
 
 # ------------------------------------------------------------------------------------------------ heterogeneous
-@nb.njit(cache=True)
-def _hetero_kernel(means, stds, threshold):
-    """Poisson-binomial DP of §5.4 on (W, M1, M2, V); returns (keep probability, E[m ḡ], E[m ḡ²])."""
-    d = means.size
-    W = np.zeros(d + 1)
-    M1 = np.zeros(d + 1)
-    M2 = np.zeros(d + 1)
-    V = np.zeros(d + 1)
-    W[0] = 1.0
-    for e in range(d):
-        s = means[e] / stds[e]
-        sigma = stds[e]
-        log_p, log_q, m_plus, m_minus, v_plus, v_minus = _pieces(s)
-        W2 = np.zeros(d + 1)
-        M12 = np.zeros(d + 1)
-        M22 = np.zeros(d + 1)
-        V2 = np.zeros(d + 1)
-        for outcome in range(2):
-            if outcome == 1:
-                shift, weight, m, v = 1, math.exp(log_p), sigma * m_plus, sigma * sigma * v_plus
-            else:
-                shift, weight, m, v = 0, math.exp(log_q), sigma * m_minus, sigma * sigma * v_minus
-            if weight == 0.0:
-                continue
-            for k in range(e + 1):
-                j = k + shift
-                W2[j] += weight * W[k]
-                M12[j] += weight * (M1[k] + m * W[k])
-                M22[j] += weight * (M2[k] + 2.0 * m * M1[k] + m * m * W[k])
-                V2[j] += weight * (V[k] + v * W[k])
-        W, M1, M2, V = W2, M12, M22, V2
-    keep = 0.0
-    first = 0.0
-    second = 0.0
-    for k in range(d + 1):
-        if abs(2 * k - d) >= threshold:
-            keep += W[k]
-            first += M1[k]
-            second += V[k] + M2[k]
-    return keep, first / d, second / (d * d)
-
-
 def _hetero_args(gradient_means, gradient_stds, agreement_threshold):
-    means = as_finite_array("gradient_means", gradient_means, ndim=1)
-    stds = require_array_in_range("gradient_stds", gradient_stds, 0.0, np.inf, low_open=True, ndim=1)
-    d = require_same_length(gradient_means=means, gradient_stds=stds)
-    if d < 1:
-        raise ValueError("gradient_means must hold at least 1 environment, got an empty array")
-    ratio = np.abs(means) / stds
-    if np.any(ratio > MAX_SNR):
-        raise ValueError(f"gradient_means/gradient_stds must be at most {MAX_SNR:g} in magnitude, got "
-                         f"{float(ratio.max()):.3g}")
-    return means, stds, _threshold(d, _check_agreement_threshold(agreement_threshold))
+    means, stds = require_gradient_laws(gradient_means, gradient_stds)
+    return means, stds, integer_threshold(means.size, require_agreement_threshold(agreement_threshold))
 
 
 def keep_probability_hetero(gradient_means, gradient_stds, agreement_threshold) -> float:
@@ -420,7 +279,7 @@ def keep_probability_hetero(gradient_means, gradient_stds, agreement_threshold) 
     >>> keep_probability_hetero([0.0, 0.0, 0.0, 0.0], [1.0, 2.0, 3.0, 4.0], 0.6)  # pure noise: 1/8 for any σ_e
     0.125
     """
-    return float(_hetero_kernel(*_hetero_args(gradient_means, gradient_stds, agreement_threshold))[0])  # a probability: finite
+    return float(poisson_binomial_kernel(*_hetero_args(gradient_means, gradient_stds, agreement_threshold))[0])  # a probability: finite
 
 
 def masked_update_moments_hetero(gradient_means, gradient_stds, agreement_threshold) -> MaskedMoments:
@@ -450,7 +309,7 @@ def masked_update_moments_hetero(gradient_means, gradient_stds, agreement_thresh
     >>> round(m.first_moment, 4), round(m.second_moment, 4)
     (0.9592, 1.2234)
     """
-    _, first, second = _hetero_kernel(*_hetero_args(gradient_means, gradient_stds, agreement_threshold))
+    _, first, second = poisson_binomial_kernel(*_hetero_args(gradient_means, gradient_stds, agreement_threshold))
     require_finite_result(np.array([first, second]), "masked_update_moments_hetero",
                           "gradient_means or gradient_stds are too large for their squares in float64")
     return MaskedMoments(float(first), float(second))
@@ -478,7 +337,7 @@ def decay_rate(agreement_threshold) -> float:
     >>> round(decay_rate(0.6), 5), decay_rate(1.0)
     (1.21257, 2.0)
     """
-    agreement_threshold = _check_agreement_threshold(agreement_threshold)
+    agreement_threshold = require_agreement_threshold(agreement_threshold)
     return float(math.exp(0.5 * (_xlogx(1.0 + agreement_threshold) + _xlogx(1.0 - agreement_threshold))))
 
 
@@ -503,7 +362,7 @@ def threshold_snr(agreement_threshold) -> float:
     >>> round(threshold_snr(0.2), 4), threshold_snr(0.0), threshold_snr(1.0)
     (0.2533, 0.0, inf)
     """
-    agreement_threshold = _check_agreement_threshold(agreement_threshold)
+    agreement_threshold = require_agreement_threshold(agreement_threshold)
     if agreement_threshold == 1.0:
         return math.inf
     from scipy import special  # deferred: keeps importing the package fast
@@ -512,10 +371,7 @@ def threshold_snr(agreement_threshold) -> float:
 
 
 def _t_form_args(n_envs, n_agree):
-    d = _check_envs(n_envs)
-    t = require_integer("n_agree", n_agree, 0, d)
-    if 2 * t <= d:
-        raise ValueError(f"n_agree must be > n_envs/2 = {d / 2:g} (the paper's t in {{d/2+1, ..., d}}), got {t}")
+    d, t = require_majority_agreement(n_envs, n_agree)
     r = t / d
     return d, t, math.log(2.0) + _xlogx(r) + _xlogx(1.0 - r)
 
@@ -582,7 +438,7 @@ def noise_masked_norm_bounds(n_envs, n_agree, n_params=1, gradient_std=1.0) -> N
     sigma = require_positive("gradient_std", gradient_std)
     log_choose = math.lgamma(d + 1.0) - math.lgamma(t + 1.0) - math.lgamma(d - t + 1.0)
     factor = 2.0 / math.pi + (1.0 - 2.0 / math.pi) / d
-    pi0 = math.exp(_log_keep(d, 2 * t - d, 0.0))
+    pi0 = math.exp(log_keep(d, 2 * t - d, 0.0))
     tail = 2.0 * math.exp(-d * kl)
     # n·σ² times each factor (all <= 2(d + 1)), mantissas and exponents apart: σ² alone may leave float64
     factors = ((d - t + 1) * math.exp(log_choose + (1 - d) * math.log(2.0)), factor * pi0, factor * tail, tail)

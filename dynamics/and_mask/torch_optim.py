@@ -13,20 +13,19 @@
   masked where |a| < τ; no bias correction and ε inside the square root, as printed; decoupled weight decay as a
   second update after the masked step.
 
-Imports torch at module level; :mod:`dynamics.and_mask` does not import this module.
+Imports torch at module level; :mod:`dynamics.and_mask` does not import this module. The step record
+:class:`~dynamics.and_mask.AndMaskStep` lives with the package's named results.
 """
-from typing import List, NamedTuple, Sequence
+from typing import List, Sequence
 
 import torch
 
 from dynamics.numerics import require_bool, require_in_range, require_positive
+from ._checks import require_agreement_threshold
 from ._mask import GEOM_MEAN_OFFSET, RESCALE_OFFSET, sign_threshold
+from ._results import AndMaskStep
 
 __all__ = ["AndMask", "AndMaskStep", "TemporalAndMaskAdam", "and_mask_grad"]
-
-
-def _check_agreement_threshold(agreement_threshold):
-    return require_in_range("agreement_threshold", agreement_threshold, 0.0, 1.0)
 
 
 def and_mask_grad(per_env_grads, agreement_threshold, rescale=False, geom_mean=False) -> torch.Tensor:
@@ -62,7 +61,7 @@ def and_mask_grad(per_env_grads, agreement_threshold, rescale=False, geom_mean=F
     if not bool(torch.isfinite(per_env_grads).all()):
         raise ValueError("per_env_grads must be finite")
     rescale, geom_mean = require_bool("rescale", rescale), require_bool("geom_mean", geom_mean)
-    threshold = sign_threshold(per_env_grads.shape[0], _check_agreement_threshold(agreement_threshold))
+    threshold = sign_threshold(per_env_grads.shape[0], require_agreement_threshold(agreement_threshold))
     return _masked(per_env_grads, threshold, rescale, geom_mean)[0]
 
 
@@ -75,24 +74,6 @@ def _masked(g, threshold, rescale, geom_mean):
     if rescale:
         update = update / (RESCALE_OFFSET + mask.to(g.dtype).mean())
     return update, mask
-
-
-class AndMaskStep(NamedTuple):
-    """What one :meth:`AndMask.step` did.
-
-    Attributes
-    ----------
-    mean_loss : float
-        The mean of the environment losses.
-    kept_fraction : float
-        Fraction of all parameter entries that passed the mask.
-    masks : list of torch.Tensor
-        The boolean mask of each parameter tensor, in optimizer order.
-    """
-
-    mean_loss: float
-    kept_fraction: float
-    masks: List[torch.Tensor]
 
 
 class AndMask:
@@ -124,7 +105,7 @@ class AndMask:
         if not isinstance(optimizer, torch.optim.Optimizer):
             raise TypeError(f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}")
         self.optimizer = optimizer
-        self.agreement_threshold = _check_agreement_threshold(agreement_threshold)
+        self.agreement_threshold = require_agreement_threshold(agreement_threshold)
         self.rescale = require_bool("rescale", rescale)
         self.geom_mean = require_bool("geom_mean", geom_mean)
 
@@ -243,7 +224,7 @@ class TemporalAndMaskAdam(torch.optim.Optimizer):
         beta1 = require_in_range("betas[0]", betas[0], 0.0, 1.0, high_open=True)
         beta2 = require_in_range("betas[1]", betas[1], 0.0, 1.0, high_open=True)
         sign_decay = require_in_range("sign_decay", sign_decay, 0.0, 1.0, high_open=True)
-        agreement_threshold = _check_agreement_threshold(agreement_threshold)
+        agreement_threshold = require_agreement_threshold(agreement_threshold)
         eps = require_positive("eps", eps)
         weight_decay = require_positive("weight_decay", weight_decay, allow_zero=True)
         super().__init__(params, dict(lr=learning_rate, betas=(beta1, beta2), sign_decay=sign_decay, agreement_threshold=agreement_threshold, eps=eps,

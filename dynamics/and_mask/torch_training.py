@@ -11,50 +11,26 @@
 
 Several independent problems of one shape (seeds) are trained in one torch computation: their parameters are the
 rows of one tensor and their losses are summed, so each row's gradient is its own problem's, and the AND-mask acts
-entry-wise (no rescaling across rows). Imports torch at module level; float64; ``device=`` is explicit.
+entry-wise (no rescaling across rows). Imports torch at module level; float64; ``device=`` is explicit, resolved
+by :func:`dynamics.numerics.torch_tools.on_device` (one torch thread on the CPU).
 """
-from typing import List, NamedTuple, Optional, Sequence
+from typing import List
 
 import numpy as np
 import torch
 
 from dynamics.numerics import as_finite_array, require_choice, require_integer, require_positive
-from ._datasets import make_notebook_patchwork
-from ._results import ShortcutDataset, ShortcutRun
+from dynamics.numerics.torch_tools import as_tensor, on_device, to_numpy
+from ._checks import require_shortcut_datasets
+from ._results import LinearPatchworkRun, ShortcutRun
+from ._setups import PATCHWORK_METHODS, make_notebook_patchwork
 from .torch_optim import AndMask
 
 __all__ = ["LinearPatchworkRun", "PATCHWORK_METHODS", "logistic_init_gradients", "train_linear_patchwork",
            "train_logistic_shortcut"]
 
-#: Methods of the notebook: name -> (τ, geom_mean).
-PATCHWORK_METHODS = {"arithmetic": (0.0, False), "and_mask": (1.0, False), "geom_mean": (1.0, True)}
 
-
-class LinearPatchworkRun(NamedTuple):
-    """Runs of the notebook's linear patchwork, one row per initial point.
-
-    Attributes
-    ----------
-    theta : ndarray, shape (n_runs, 5)
-        Final parameters.
-    train_loss : ndarray, shape (n_runs,)
-        Mean of ½(x_e·θ − 1)² over the training environments.
-    heldout_loss : ndarray, shape (n_runs,), or None
-        The same over the other environments (None when all four were trained on).
-    learning_rates : ndarray, shape (n_iters + 1,)
-        The learning rate of each step (lr₀·0.9995^(i+1)).
-    """
-
-    theta: np.ndarray
-    train_loss: np.ndarray
-    heldout_loss: Optional[np.ndarray]
-    learning_rates: np.ndarray
-
-
-def _device(device):
-    return torch.device(device)
-
-
+@on_device
 def train_linear_patchwork(method="and_mask", envs=(0, 1, 2, 3), theta0=None, learning_rate=0.3, lr_decay=0.9995,
                            weight_decay=0.01, n_iters=1000, *, device) -> LinearPatchworkRun:
     """The authors' linear-regression patchwork, trained with the torch AND-mask (spec §9.2).
@@ -100,11 +76,10 @@ def train_linear_patchwork(method="and_mask", envs=(0, 1, 2, 3), theta0=None, le
     start = start.reshape(1, 5) if start.shape == (5,) else start
     if start.ndim != 2 or start.shape[1] != 5:
         raise ValueError(f"theta0 must have shape (5,) or (n_runs, 5), got {np.shape(theta0)}")
-    device = _device(device)
     data = make_notebook_patchwork()
-    x = torch.as_tensor(data.inputs, dtype=torch.float64, device=device)
-    y = torch.as_tensor(data.targets, dtype=torch.float64, device=device)
-    theta = torch.as_tensor(start, dtype=torch.float64, device=device).clone().requires_grad_(True)
+    x = as_tensor(data.inputs, device)
+    y = as_tensor(data.targets, device)
+    theta = as_tensor(start, device).clone().requires_grad_(True)
     sgd = torch.optim.SGD([theta], lr=eta)
     masker = AndMask(sgd, agreement_threshold, geom_mean=geom)
     rates = np.empty(n_iters + 1)
@@ -117,23 +92,10 @@ def train_linear_patchwork(method="and_mask", envs=(0, 1, 2, 3), theta0=None, le
         with torch.no_grad():
             theta.mul_(1.0 - wd * lr)
     with torch.no_grad():
-        losses = 0.5 * (theta @ x.T - y) ** 2  # (n_runs, 4)
-        losses = losses.cpu().numpy()
-    final = theta.detach().cpu().numpy()
+        losses = to_numpy(0.5 * (theta @ x.T - y) ** 2)  # (n_runs, 4)
+    final = to_numpy(theta)
     return LinearPatchworkRun(final, losses[:, train].mean(axis=1),
                               losses[:, heldout].mean(axis=1) if heldout else None, rates)
-
-
-def _stack_datasets(datasets):
-    if isinstance(datasets, ShortcutDataset):
-        datasets = [datasets]
-    datasets = list(datasets)
-    if not datasets or not all(isinstance(d, ShortcutDataset) for d in datasets):
-        raise TypeError("datasets must be a ShortcutDataset or a non-empty sequence of them (make_logistic_shortcut)")
-    shapes = {d.train_inputs.shape for d in datasets}
-    if len(shapes) != 1:
-        raise ValueError(f"datasets must share one shape, got {sorted(shapes)}")
-    return datasets
 
 
 def _env_loss(weights, inputs, labels):
@@ -158,6 +120,7 @@ def _env_gradients(weights, inputs, labels):
         return torch.autograd.grad(total, copies)[0]
 
 
+@on_device
 def logistic_init_gradients(datasets, *, device) -> np.ndarray:
     """Per-environment gradients of the mean logistic loss at w = 0, by autograd (spec §9.3(a, c)).
 
@@ -179,16 +142,16 @@ def logistic_init_gradients(datasets, *, device) -> np.ndarray:
     >>> bool(np.allclose(g[:, 1:], -shortcut / 2))  # at w = 0 the shortcut gradient is -s_e/2
     True
     """
-    datasets = _stack_datasets(datasets)
-    device = _device(device)
-    inputs = torch.as_tensor(np.stack([d.train_inputs for d in datasets]), dtype=torch.float64, device=device)
-    labels = torch.as_tensor(np.stack([d.train_labels for d in datasets]), dtype=torch.float64, device=device)
+    datasets = require_shortcut_datasets(datasets)
+    inputs = as_tensor(np.stack([d.train_inputs for d in datasets]), device)
+    labels = as_tensor(np.stack([d.train_labels for d in datasets]), device)
     weights = torch.zeros(inputs.shape[0], inputs.shape[3], dtype=torch.float64, device=device, requires_grad=True)
     losses = _env_losses(weights, inputs, labels)
     grads = [torch.autograd.grad(loss, weights, retain_graph=True)[0] for loss in losses]
-    return torch.stack(grads, dim=1).cpu().numpy()
+    return to_numpy(torch.stack(grads, dim=1))
 
 
+@on_device
 def train_logistic_shortcut(datasets, agreement_threshold, learning_rate=0.5, n_steps=500, rescale=False, *,
                             device) -> List[ShortcutRun]:
     """Full-batch AND-masked GD (torch SGD + :class:`AndMask`) on the logistic shortcut task, w₀ = 0 (spec §9.3).
@@ -219,12 +182,11 @@ def train_logistic_shortcut(datasets, agreement_threshold, learning_rate=0.5, n_
     >>> run.test_accuracy > 0.7
     True
     """
-    datasets = _stack_datasets(datasets)
+    datasets = require_shortcut_datasets(datasets)
     eta = require_positive("learning_rate", learning_rate)
     n_steps = require_integer("n_steps", n_steps, 0)
-    device = _device(device)
-    inputs = torch.as_tensor(np.stack([d.train_inputs for d in datasets]), dtype=torch.float64, device=device)
-    labels = torch.as_tensor(np.stack([d.train_labels for d in datasets]), dtype=torch.float64, device=device)
+    inputs = as_tensor(np.stack([d.train_inputs for d in datasets]), device)
+    labels = as_tensor(np.stack([d.train_labels for d in datasets]), device)
     weights = torch.zeros(inputs.shape[0], inputs.shape[3], dtype=torch.float64, device=device, requires_grad=True)
     masker = AndMask(torch.optim.SGD([weights], lr=eta), agreement_threshold, rescale=rescale)
     initial_mask = None
@@ -233,11 +195,11 @@ def train_logistic_shortcut(datasets, agreement_threshold, learning_rate=0.5, n_
             grads = _env_gradients(weights, inputs, labels)
         info = masker.step_from_gradients([grads])
         if initial_mask is None:
-            initial_mask = info.masks[0].cpu().numpy()
+            initial_mask = to_numpy(info.masks[0])
     if initial_mask is None:
         with torch.no_grad():
-            initial_mask = masker.masked_from_gradients([_env_gradients(weights, inputs, labels)]).masks[0].cpu().numpy()
-    final = weights.detach().cpu().numpy()
+            initial_mask = to_numpy(masker.masked_from_gradients([_env_gradients(weights, inputs, labels)]).masks[0])
+    final = to_numpy(weights)
     runs = []
     for i, data in enumerate(datasets):
         w = final[i]

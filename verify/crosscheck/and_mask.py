@@ -111,8 +111,8 @@ def torch_linear_patchwork(ctx):
     private = pair_and.theta[1:, :2]
     checks.append(Check.at_most(float(np.abs(private / (starts[1:, :2] * shrink) - 1).max()), 1e-12,
                                 "private weights = θ_j,0·Π(1 − wd·lr)"))
-    m_bar = private.mean(axis=1)
-    checks.append(Check.below(float(np.abs(pair_and.theta[1:, 4] - 0.3 * (1 - 3 * m_bar) / 0.1).max()), 0.03,
+    fixed_point = am.patchwork_masked_shared_weight(private, weight_decay=0.01)
+    checks.append(Check.below(float(np.abs(pair_and.theta[1:, 4] - fixed_point).max()), 0.03,
                               "θ₅ at the masked fixed point"))
     checks.append(Check.below(float(np.abs(pair_and.theta[1:, 4] - 3.0).max()), 0.3, "θ₅ near 3"))
     checks.append(Check.below(float(np.abs(pair_and.theta[1:, 2:4]).max()), 0.05, "held-out private weights"))
@@ -138,7 +138,7 @@ def torch_logistic_shortcut(ctx):
     data = [am.make_logistic_shortcut(seed=ctx.run.seed(2300) * 100 + j) for j in range(n_seeds)]
     averaging = train_logistic_shortcut(data, 0.0, device=ctx.device)
     masked = train_logistic_shortcut(data, 1.0, device=ctx.device)
-    bayes = 0.5 * (1 + math.erf(1.0 / math.sqrt(2)))
+    bayes = am.shortcut_bayes_accuracy(data[0].signal)
     gaps = [m.test_accuracy - a.test_accuracy for m, a in zip(masked, averaging)]
     mean_masked = float(np.mean([m.test_accuracy for m in masked]))
     zero_shortcut = [float(np.abs(m.weights[1:]).max()) for m in masked if not m.initial_mask[1:].any()]
