@@ -10,12 +10,14 @@ from matplotlib import colormaps
 from matplotlib import colors as mcolors
 from matplotlib.lines import Line2D
 
-from dynamics import double_descent as dd
+import dynamics.double_descent as dd
 from .registry import figure
 from .style import COLORS, SEQUENTIAL, new_figure, progress
 
 SEED = "001_61c8f54ededf01e4.txt"
 MSE_LABEL = "MSE generalization error $L_G$"
+PHASE = dd.PHASE_DIAGRAM_SIZES  # Fig 4.4's n, d, p
+PENALTY = dd.OUTPUT_PENALTY_SETUP  # Fig 4.6's n, d, p, κ
 
 
 def _step_axes(ax, xmax, ylabel=MSE_LABEL, ymax=0.5, xlabel="training steps $k$ (plotted at $k + 1$)"):
@@ -53,17 +55,6 @@ def fast_slow_features(n_samples=130, n_features=100, n_fast=70, kappa=100.0):
     return fig
 
 
-def _teacher_student_runs(n_samples, n_features, n_fast, kappa, n_seeds, seed, steps, n_test=1000):
-    """GD test errors (n_seeds, T) on a noiseless test set, and the teacher-averaged trace formulas of the same
-    designs (n_seeds, T), for GD at η = 1/λ_max per design."""
-    data = dd.draw_teacher_student(n_samples, n_features, n_fast, kappa, n_seeds=n_seeds, seed=seed, n_test=n_test)
-    gd = dd.test_error(dd.gd_weights(data.X, data.y, steps), data)
-    trace = np.array([dd.exact_gd_order_parameters(data.modulation.draw(i), data.X[i], steps).generalization_error
-                      for i in progress(range(n_seeds), f"trace formulas κ={kappa:g}")])
-    eta = 1.0 / np.linalg.eigvalsh(np.swapaxes(data.X, 1, 2) @ data.X).max(-1)
-    return data, gd, trace, eta
-
-
 @figure("double_descent.gd_vs_theory", f"{SEED} Fig 4.3",
         "n = 150, d = 100, p = 60 (the authors' code; the text says p = 50, E16), σ_ε = 0, κ ∈ {1, 50, 1e5}, 100 drawn "
         "designs, normalised teachers, Haar F. Left: exact GD (closed form, η = 1/λ_max per design) with the test MSE "
@@ -81,8 +72,9 @@ def gd_vs_theory(n_samples=150, n_features=100, n_fast=60, kappas=(1.0, 50.0, 1e
     fig, (left, right) = new_figure(1, 2, width=8.6, height=3.6)
     steps = np.logspace(-3, 6, 100)
     inverse_ridge = steps  # the right panel's x = 1/λ on the same grid
-    for color, kappa in zip(COLORS, kappas):
-        data, gd, trace, _ = _teacher_student_runs(n_samples, n_features, n_fast, kappa, n_seeds, seed, steps)
+    for color, kappa in progress(list(zip(COLORS, kappas)), "Fig 4.3"):
+        runs = dd.teacher_student_gd_runs(steps, n_samples, n_features, n_fast, kappa, n_seeds=n_seeds, seed=seed)
+        data, gd, trace = runs.data, runs.test_errors, runs.trace_errors
         ridge = dd.test_error(dd.ridge_weights(data.X, data.y, 2.0 / inverse_ridge), data)
         approx = dd.bipartite_theory(inverse_ridge, n_samples, n_features, n_fast, kappa,
                                      learning_rate=(0.5, 0.25)).generalization_error
@@ -116,10 +108,11 @@ def decoupling_error(n_samples=150, n_features=100, n_fast=70, kappas=(1.0, 100.
     fig, (left, right) = new_figure(1, 2, width=8.6, height=3.6)
     steps = np.logspace(-3, 5, 90)
     marked = np.arange(4, steps.size, 5)
-    for color, kappa in zip(COLORS, kappas):
-        _, gd, trace, eta = _teacher_student_runs(n_samples, n_features, n_fast, kappa, n_seeds, seed, steps)
+    for color, kappa in progress(list(zip(COLORS, kappas)), "emp_vs_analytic"):
+        runs = dd.teacher_student_gd_runs(steps, n_samples, n_features, n_fast, kappa, n_seeds=n_seeds, seed=seed)
+        gd, trace = runs.test_errors, runs.trace_errors
         approx = dd.bipartite_theory(steps, n_samples, n_features, n_fast, kappa,
-                                     learning_rate=float(eta.mean())).generalization_error
+                                     learning_rate=float(runs.learning_rates.mean())).generalization_error
         mean, sd = gd.mean(0), gd.std(0)
         for ax, theory, theory_name in ((left, trace.mean(0), "trace"), (right, approx, "approximate")):
             ax.plot(steps + 1, theory, color=color, label=f"_{theory_name} kappa={kappa:g}")
@@ -137,9 +130,6 @@ def decoupling_error(n_samples=150, n_features=100, n_fast=70, kappas=(1.0, 100.
     return fig
 
 
-FIG4_KAPPAS = (1.0, 7.0, 12.0, 30.0, 100.0, 1e3, 1e5)
-
-
 @figure("double_descent.phase_diagram", f"{SEED} Fig 4.4",
         "n = 110, d = 100, p = 70, σ_ε = 0, λ = 0, analytic mode (η = 1/4, k = 10^linspace(−3, 8, 300)), "
         "κ ∈ {1, 7, 12, 30, 100, 1e3, 1e5}. Left: heat map of 1 − 2R + Q (= 2L_G) over the code's grid R ∈ [0, 1.05], "
@@ -147,10 +137,12 @@ FIG4_KAPPAS = (1.0, 7.0, 12.0, 30.0, 100.0, 1e3, 1e5)
         "and "
         "the closed-form points A (Bayes-optimal, R = Q), B (κ → ∞ plateau) and C (k → ∞). Right: L_G at k + 1; "
         "large κ first heads for B, then bends towards C (the second descent); κ = 1e5 stays at L_B ≈ 0.41 (dashed).")
-def phase_diagram(n_samples=110, n_features=100, n_fast=70, kappas=FIG4_KAPPAS):
+def phase_diagram(n_samples=PHASE["n_samples"], n_features=PHASE["n_features"], n_fast=PHASE["n_fast"],
+                  kappas=dd.PHASE_DIAGRAM_KAPPAS):
     fig, (left, right) = new_figure(1, 2, width=10.0, height=3.4)
     R, Q = np.meshgrid(np.linspace(0, 1.05, 300), np.linspace(0, 1.3, 300))
-    mesh = left.pcolormesh(R, Q, 1 - 2 * R + Q, cmap=SEQUENTIAL, vmin=0, vmax=2.5, shading="auto", rasterized=True)
+    mesh = left.pcolormesh(R, Q, 2.0 * dd.generalization_error(R, Q), cmap=SEQUENTIAL, vmin=0, vmax=2.5,
+                           shading="auto", rasterized=True)
     fig.colorbar(mesh, ax=left, label="$1 - 2R + Q$")
     steps = dd.analytic_steps()
     palette = [mcolors.to_hex(c) for c in colormaps["plasma"](np.linspace(0.05, 0.85, len(kappas)))]
@@ -211,16 +203,12 @@ def ridge_time_heatmap(n_samples=120, n_features=100, n_fast=80, kappa=40.0, noi
         "Without regularization: first minimum, a pronounced peak, late second descent. With the output (Q) penalty "
         "of Lemma 4.3.1 on the schedule a_k = 0.6·log(1 + e^{−k/1000})/log 2 (dotted, right axis): the peak is "
         "diminished (not removed) and the final error is the same.")
-def q_penalty_schedule(n_samples=120, n_features=100, n_fast=70, kappa=30.0, n_seeds=20, seed=6, n_steps=100_000):
+def q_penalty_schedule(n_samples=PENALTY["n_samples"], n_features=PENALTY["n_features"], n_fast=PENALTY["n_fast"],
+                       kappa=PENALTY["kappa"], n_seeds=20, seed=6, n_steps=100_000):
     fig, ax = new_figure(1, 1, width=4.8, height=3.3)
     steps = np.unique(np.round(np.logspace(0, np.log10(n_steps), 300)).astype(int))
-    schedule = dd.q_penalty_schedule(int(steps[-1]))
-    data = dd.draw_teacher_student(n_samples, n_features, n_fast, kappa, n_seeds=n_seeds, seed=seed)
-    with_penalty, without = [], []
-    for i in progress(range(n_seeds), "Fig 4.6"):
-        F, X = data.modulation.draw(i), data.X[i]
-        without.append(dd.exact_gd_order_parameters(F, X, steps).generalization_error)
-        with_penalty.append(dd.scheduled_gd_order_parameters(F, X, steps, schedule).generalization_error)
+    runs = dd.output_penalty_runs(steps, n_samples, n_features, n_fast, kappa, n_seeds=n_seeds, seed=seed)
+    schedule, without, with_penalty = runs.schedule, runs.without, runs.with_penalty
     ax.plot(steps, np.mean(without, 0), color=COLORS[0], label="without regularization")
     ax.plot(steps, np.mean(with_penalty, 0), color=COLORS[1], label="with Q regularization")
     ax.set(xscale="log", xlim=(1, steps[-1]), ylim=(0, 0.5), xlabel="training step $k$", ylabel=MSE_LABEL,

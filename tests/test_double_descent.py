@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dynamics import double_descent as dd
+import dynamics.double_descent as dd
 
 CONFIG = dict(n_samples=110, n_features=100, n_fast=70, kappa=30.0)
 
@@ -34,7 +34,8 @@ def test_every_public_function_has_a_named_return_annotation():
 
 def test_results_are_named_tuples():
     for cls in (dd.OrderParameters, dd.OrderParameterCurve, dd.BipartiteRoots, dd.PhasePoint, dd.BayesPoint,
-                dd.PhasePoints, dd.SaddlePoint, dd.Modulation, dd.TeacherStudentData, dd.WeightTrajectory, dd.Extrema):
+                dd.PhasePoints, dd.SaddlePoint, dd.Modulation, dd.TeacherStudentData, dd.WeightTrajectory, dd.Extrema,
+                dd.DesignRuns, dd.OutputPenaltyRuns):
         assert issubclass(cls, tuple) and hasattr(cls, "_fields"), cls
     r = dd.bipartite_theory([1.0, 2.0], **CONFIG)
     steps, R, Q, *_ = r  # still unpacks
@@ -42,8 +43,16 @@ def test_results_are_named_tuples():
     assert dd.phase_points(110, 100, 70).A._fields[-2:] == ("effective_weight_decay", "rescaled_weight_decay")
 
 
+def test_point_a_steps_default_to_the_analytic_mode():
+    """BayesPoint (in _results, which imports no formula module) spells the analytic mode's η as a literal."""
+    default = inspect.signature(dd.BayesPoint.steps_at).parameters["learning_rate"].default
+    assert default == dd.ANALYTIC_LEARNING_RATE
+    A = dd.phase_points(110, 100, 70).A
+    assert A.steps_at() == A.steps_at(dd.ANALYTIC_LEARNING_RATE)
+
+
 def test_functions_that_draw_take_seed_as_a_keyword():
-    for fn in (dd.draw_teacher_student, dd.modulation_matrix):
+    for fn in (dd.draw_teacher_student, dd.modulation_matrix, dd.teacher_student_gd_runs, dd.output_penalty_runs):
         parameter = inspect.signature(fn).parameters["seed"]
         assert parameter.kind is inspect.Parameter.KEYWORD_ONLY and parameter.default is None
 
@@ -156,6 +165,25 @@ def test_bipartite_theory_type_errors():
     (lambda: dd.bipartite_from_roots([2.0, 2.0], [4.0, 4.0, 4.0], 110, 100, 70), "a1"),
     (lambda: dd.draw_teacher_student(10, 10, 5, 1e200), "kappa"),
     (lambda: dd.draw_teacher_student(10, 10, 5, 2.0, noise_std=1e200), "noise_std"),
+    (lambda: dd.generalization_error(0.5, -0.1), "Q"),
+    (lambda: dd.generalization_error([0.5, 0.2], [0.1, 0.2, 0.3]), "R"),
+    (lambda: dd.generalization_error(np.nan, 0.1), "R"),
+    (lambda: dd.generalization_error(0.5, 0.1, teacher_power=0.0), "teacher_power"),
+    (lambda: dd.generalization_error(-1.7e308, 1.7e308), "R or Q"),
+    (lambda: dd.inverse_max_eigenvalue_learning_rate(np.ones(3)), "X"),
+    (lambda: dd.inverse_max_eigenvalue_learning_rate(np.ones((3, 2)), factor=2.0), "factor"),
+    (lambda: dd.inverse_max_eigenvalue_learning_rate(np.ones((3, 2)), factor=0.0), "factor"),
+    (lambda: dd.inverse_max_eigenvalue_learning_rate(np.ones((3, 2)), weight_decay=-1.0), "weight_decay"),
+    (lambda: dd.inverse_max_eigenvalue_learning_rate(np.ones((3, 2)), loss_normalization="max"),
+     "loss_normalization"),
+    (lambda: dd.inverse_max_eigenvalue_learning_rate(np.zeros((3, 2))), "weight_decay"),
+    (lambda: dd.inverse_max_eigenvalue_learning_rate(np.full((3, 2), 1e160)), "X"),
+    (lambda: dd.inverse_max_eigenvalue_learning_rate(np.full((3, 2), 1e-170)), "zero"),
+    (lambda: dd.inverse_max_eigenvalue_learning_rate(np.full((3, 2), 1e-160)), "lambda_max"),
+    (lambda: dd.output_penalty_runs([2, 1], 30, 20, 14, 10.0, seed=0), "steps"),
+    (lambda: dd.output_penalty_runs([1.5], 30, 20, 14, 10.0, seed=0), "steps"),
+    (lambda: dd.teacher_student_gd_runs([1.0], 30, 20, 14, 10.0, seed=0, n_test=0), "n_test"),
+    (lambda: dd.teacher_student_gd_runs([-1.0], 30, 20, 14, 10.0, seed=0), "steps"),
 ])
 def test_public_functions_reject_bad_input(call, name):
     with pytest.raises(ValueError, match=name):
@@ -185,6 +213,11 @@ def test_simulation_functions_reject_bad_input(small):
         (lambda: dd.iterate_gd(X, y, [5], 0.1, output_penalty_schedule=np.ones(2)), "output_penalty_schedule"),
         (lambda: dd.iterate_gd(X, y, [5], 10.0), "learning_rate"),
         (lambda: dd.scheduled_gd_order_parameters(F, X, [5], np.ones(3)), "output_penalty_schedule"),
+        (lambda: dd.scheduled_gd_weights(X, y, [5], np.ones(3)), "output_penalty_schedule"),
+        (lambda: dd.scheduled_gd_weights(X, y, [5], np.ones(5), learning_rate=10.0), "learning_rate"),
+        (lambda: dd.scheduled_gd_weights(X, y[:5], [5], np.ones(5)), "y"),
+        (lambda: dd.design_order_parameters(small, [1.0], learning_rate=[0.01, 0.01, 0.01]), "learning_rate"),
+        (lambda: dd.design_order_parameters(small, [1.0], noise_std=-1.0), "noise_std"),
         (lambda: dd.scheduled_filter([1.0, -1.0], [1, 2], 0.1, np.zeros(2)), "eigenvalues"),
         (lambda: dd.measure_order_parameters(np.ones((2, 5)), small.w, small.modulation), "w_hat"),
         (lambda: dd.test_error(np.ones((2, 5)), small), "w_hat"),
@@ -205,6 +238,8 @@ def test_simulation_functions_reject_bad_input(small):
         dd.draw_teacher_student(10, 10, 5, 2.0, normalized_teacher="no")
     with pytest.raises(TypeError, match="data"):
         dd.test_error(np.ones((2, 20)), {"Z_test": small.Z_test})
+    with pytest.raises(TypeError, match="data"):
+        dd.design_order_parameters({"X": small.X}, [1.0])
     with pytest.raises(ValueError, match="num"):
         dd.analytic_steps(num=2.5)
     no_test = dd.draw_teacher_student(30, 20, 14, 10.0, n_seeds=2, seed=1)
@@ -315,6 +350,89 @@ def test_same_seed_same_data_and_vectorised_weights(small):
     assert np.allclose(batched[1], single, atol=1e-13)
     many_teachers = dd.gd_weights(small.X[0], small.y, [3.0])  # labels broadcast against one design
     assert many_teachers.shape == (2, 1, 20)
+
+
+# ------------------------------------------------------------------------------------------- learning rate, drivers
+
+def test_inverse_max_eigenvalue_learning_rate(small):
+    top = np.linalg.eigvalsh(np.swapaxes(small.X, 1, 2) @ small.X).max(-1)
+    assert np.array_equal(dd.inverse_max_eigenvalue_learning_rate(small.X), 1.0 / top)
+    single = dd.inverse_max_eigenvalue_learning_rate(small.X[1], weight_decay=0.1, factor=0.9)
+    assert isinstance(single, float) and single == 0.9 / (top[1] + 0.1)
+    mean = dd.inverse_max_eigenvalue_learning_rate(small.X[0], weight_decay=0.5, loss_normalization="mean")
+    assert mean == 1.0 / (top[0] / small.X.shape[1] + 0.5)
+    # GD on ½‖Xŵ − y‖² is stable below 2/λ_max: iterate_gd accepts factor 1.99 and refuses 2
+    X, y = small.X[0], small.y[0]
+    eta = dd.inverse_max_eigenvalue_learning_rate(X, factor=1.99)
+    assert np.all(np.isfinite(dd.iterate_gd(X, y, [50], eta).weights))
+    with pytest.raises(ValueError, match="learning_rate"):
+        dd.iterate_gd(X, y, [50], 2.0 * dd.inverse_max_eigenvalue_learning_rate(X))
+    # the default of the closed forms is the same η
+    assert np.allclose(dd.gd_weights(X, y, [3.0]), dd.gd_weights(X, y, [3.0], learning_rate=1.0 / top[0]),
+                       atol=1e-13)
+
+
+def test_generalization_error_is_the_order_parameters_field(small):
+    r = dd.exact_gd_order_parameters(small.modulation.draw(0), small.X[0], [0.0, 3.0, 30.0, np.inf], noise_std=0.2)
+    assert np.array_equal(dd.generalization_error(r.R, r.Q), r.generalization_error)
+    R, Q = np.meshgrid(np.linspace(0, 1.05, 5), np.linspace(0, 1.3, 4))
+    assert np.array_equal(2.0 * dd.generalization_error(R, Q), 1 - 2 * R + Q)
+    assert float(dd.generalization_error(0.2, 0.3, teacher_power=2.0)) == pytest.approx(0.95)
+
+
+def test_design_order_parameters_stack_the_per_design_trace_formulas(small):
+    steps = [0.0, 2.0, 40.0, np.inf]
+    curves = dd.design_order_parameters(small, steps, weight_decay=0.05)
+    eta = dd.inverse_max_eigenvalue_learning_rate(small.X)
+    given = dd.design_order_parameters(small, steps, learning_rate=eta, noise_std=0.0)
+    for i in range(2):
+        one = dd.exact_gd_order_parameters(small.modulation.draw(i), small.X[i], steps, weight_decay=0.05,
+                                           noise_std=small.noise_std)
+        other = dd.exact_gd_order_parameters(small.modulation.draw(i), small.X[i], steps, learning_rate=eta[i])
+        for name in ("R", "Q", "generalization_error", "noisy_generalization_error", "R1", "R2", "Q1", "Q2"):
+            assert np.array_equal(getattr(curves, name)[i], getattr(one, name)), name
+            assert np.array_equal(getattr(given, name)[i], getattr(other, name)), name
+    assert np.array_equal(curves.steps, steps)
+
+
+def test_scheduled_gd_weights_follow_explicit_gd(small):
+    schedule = dd.q_penalty_schedule(60)
+    record = [0, 1, 7, 60]
+    eta = 0.5 * dd.inverse_max_eigenvalue_learning_rate(small.X).min()
+    closed = dd.scheduled_gd_weights(small.X, small.y, record, schedule, learning_rate=eta)
+    explicit = dd.iterate_gd(small.X, small.y, record, eta, output_penalty_schedule=schedule).weights
+    assert closed.shape == (2, 4, 20) and np.allclose(closed, explicit, atol=1e-12)
+    single = dd.scheduled_gd_weights(small.X[1], small.y[1], record, schedule)
+    s, W = np.linalg.eigh(small.X[1].T @ small.X[1])
+    filt = dd.scheduled_filter(s, record, None, schedule)
+    assert np.allclose(single, (filt * (W.T @ (small.X[1].T @ small.y[1]))) @ W.T, atol=1e-12)
+
+
+def test_experiment_drivers_equal_their_parts():
+    steps = np.array([0.0, 1.0, 30.0, 1e4])
+    runs = dd.teacher_student_gd_runs(steps, 30, 20, 14, 10.0, n_seeds=2, seed=4, n_test=40)
+    data = dd.draw_teacher_student(30, 20, 14, 10.0, n_seeds=2, seed=4, n_test=40)
+    assert np.array_equal(runs.data.X, data.X) and np.array_equal(runs.steps, steps)
+    assert np.array_equal(runs.test_errors, dd.test_error(dd.gd_weights(data.X, data.y, steps), data))
+    assert np.array_equal(runs.trace_errors, dd.design_order_parameters(data, steps).generalization_error)
+    assert np.array_equal(runs.learning_rates, dd.inverse_max_eigenvalue_learning_rate(data.X))
+    record = np.array([0, 5, 500])
+    penalty = dd.output_penalty_runs(record, **dd.OUTPUT_PENALTY_SETUP, n_seeds=2, seed=6)
+    data = dd.draw_teacher_student(**dd.OUTPUT_PENALTY_SETUP, n_seeds=2, seed=6)
+    schedule = dd.q_penalty_schedule(500)
+    assert np.array_equal(penalty.schedule, schedule) and np.array_equal(penalty.steps, record)
+    for i in range(2):
+        F, X = data.modulation.draw(i), data.X[i]
+        assert np.array_equal(penalty.without[i], dd.exact_gd_order_parameters(F, X, record).generalization_error)
+        assert np.array_equal(penalty.with_penalty[i],
+                              dd.scheduled_gd_order_parameters(F, X, record, schedule).generalization_error)
+
+
+def test_the_sources_configurations_are_read_only():
+    assert dict(dd.PHASE_DIAGRAM_SIZES) == dict(n_samples=110, n_features=100, n_fast=70)
+    assert dd.PHASE_DIAGRAM_KAPPAS[0] == 1.0 and dd.OUTPUT_PENALTY_SETUP["kappa"] == 30.0
+    with pytest.raises(TypeError):
+        dd.PHASE_DIAGRAM_SIZES["n_samples"] = 120
 
 
 def test_haar_draws_follow_the_core_sampler():
@@ -429,7 +547,7 @@ def test_case1_is_finite_and_consistent_at_the_interpolation_threshold():
 
 
 def test_no_silent_non_finite_order_parameters():
-    from dynamics.double_descent._common import order_parameters
+    from dynamics.double_descent._order_parameters import order_parameters
     with pytest.raises(ValueError, match="not finite"):
         order_parameters(np.array([0.1]), np.array([np.inf]), 0.0)
 
@@ -439,7 +557,7 @@ def test_no_silent_non_finite_order_parameters():
 def test_torch_trainer_follows_the_closed_form_and_the_schedule():
     torch_training = pytest.importorskip("dynamics.double_descent.torch_training")
     data = dd.draw_teacher_student(30, 20, 14, 10.0, noise_std=0.2, n_seeds=2, seed=4)
-    eta = 1.0 / np.linalg.eigvalsh(np.swapaxes(data.X, 1, 2) @ data.X).max(-1)
+    eta = dd.inverse_max_eigenvalue_learning_rate(data.X)
     run = torch_training.train_linear_student(data.X, data.y, [0, 3, 40], eta, device="cpu")
     closed = np.stack([dd.gd_weights(data.X[i], data.y[i], [0, 3, 40], learning_rate=eta[i]) for i in range(2)])
     assert run.steps.tolist() == [0, 3, 40] and np.allclose(run.weights, closed, atol=1e-12)

@@ -3,7 +3,7 @@ where it draws) and compares the data on its axes with a fresh call of the dynam
 import numpy as np
 import pytest
 
-from dynamics import double_descent as dd
+import dynamics.double_descent as dd
 from figures import double_descent as figs
 
 
@@ -61,7 +61,7 @@ def test_decoupling_error_plots_gd_against_exact_and_approximate_theory():
     gd = dd.test_error(dd.gd_weights(data.X, data.y, steps), data).mean(0)
     trace = np.mean([dd.exact_gd_order_parameters(data.modulation.draw(i), data.X[i], steps).generalization_error
                      for i in range(3)], axis=0)
-    eta = 1.0 / np.linalg.eigvalsh(np.swapaxes(data.X, 1, 2) @ data.X).max(-1)
+    eta = dd.inverse_max_eigenvalue_learning_rate(data.X)
     approx = dd.bipartite_theory(steps, 150, 100, 70, 100.0, learning_rate=float(eta.mean())).generalization_error
     for ax in (left, right):
         _same(_line(ax, "_gd kappa=100"), steps + 1, gd, rtol=1e-9)
@@ -77,6 +77,9 @@ def test_phase_diagram_plots_trajectories_and_points():
         r = dd.bipartite_theory(steps, 110, 100, 70, kappa)
         _same(_line(left, f"_trajectory kappa={kappa:g}"), r.R, r.Q)
         _same(_line(right, figs._kappa_label(kappa)), steps + 1, r.generalization_error)
+    R, Q = np.meshgrid(np.linspace(0, 1.05, 300), np.linspace(0, 1.3, 300))
+    heat = np.asarray(left.collections[0].get_array()).reshape(R.shape)
+    assert np.array_equal(heat, 1 - 2 * R + Q)  # the heat map is 2 L_G = 1 - 2R + Q
     points = dd.phase_points(110, 100, 70)
     for name in "ABC":
         point = getattr(points, name)

@@ -21,12 +21,12 @@ import numpy as np
 import sympy as sp
 from scipy import optimize, stats
 
-from dynamics import double_descent as dd
+import dynamics.double_descent as dd
 from dynamics import numerics as nx
 from .registry import Check, claim
 
 SEED = "001_61c8f54ededf01e4.txt"
-FIG4 = dict(n_samples=110, n_features=100, n_fast=70)  # Fig 4.4 configuration (n/d = 1.1, p/d = 0.7)
+PHASE = dd.PHASE_DIAGRAM_SIZES  # Fig 4.4 configuration (n/d = 1.1, p/d = 0.7)
 FAMILY_WISE = 1e-4
 
 
@@ -47,10 +47,6 @@ def _rel(a, b):
 
 def _abs(a, b):
     return float(np.max(np.abs(np.asarray(a, float) - np.asarray(b, float))))
-
-
-def _eta(X):
-    return 1.0 / np.linalg.eigvalsh(X.T @ X).max()
 
 
 # ---------------------------------------------------------------------------------------------------- P1, P2, P3
@@ -84,7 +80,7 @@ def closed_form_equals_iterated_gd(run):
     data = dd.draw_teacher_student(60, 40, 28, 10.0, noise_std=0.4, n_seeds=3, seed=run.seed(21))
     steps = np.array([0, 1, 2, 7, 40, 150, 600])
     weight_decay = 0.1
-    eta = 0.9 / (np.linalg.eigvalsh(np.swapaxes(data.X, 1, 2) @ data.X).max() + weight_decay)
+    eta = dd.inverse_max_eigenvalue_learning_rate(data.X, weight_decay, factor=0.9).min()  # stable for all 3
     closed = dd.gd_weights(data.X, data.y, steps, learning_rate=eta, weight_decay=weight_decay)
     iterated = dd.iterate_gd(data.X, data.y, steps, eta, weight_decay=weight_decay).weights
     return Check.at_most(_abs(closed, iterated), 1e-10, f"max |ŵ| = {np.abs(iterated).max():.2f}")
@@ -101,7 +97,7 @@ def _teacher_monte_carlo(design_seed, teacher_seed):
     w = rng.standard_normal((draws, d))
     y = w @ Z.T + noise_std * rng.standard_normal((draws, n))
     steps = np.array([1.0, 10.0, 100.0, 5000.0])
-    eta = 1.0 / (np.linalg.eigvalsh(X.T @ X).max() + weight_decay)
+    eta = dd.inverse_max_eigenvalue_learning_rate(X, weight_decay)
     w_hat = dd.gd_weights(X, y, steps, learning_rate=eta, weight_decay=weight_decay)
     sample = dd.measure_order_parameters(w_hat, w, F)
     moments = {name: (getattr(sample, name).mean(0), getattr(sample, name).std(0, ddof=1) / np.sqrt(draws))
@@ -428,7 +424,7 @@ def _fig4_gd(kappa, seed, noise_std=0.0, d=200):
     data = dd.draw_teacher_student(n, d, p, kappa, noise_std=noise_std, n_seeds=1, seed=seed)
     steps = np.logspace(-1, 10, 331)
     return steps, dd.exact_gd_order_parameters(data.modulation.draw(0), data.X[0], steps, noise_std=noise_std), \
-        _eta(data.X[0])
+        dd.inverse_max_eigenvalue_learning_rate(data.X[0])
 
 
 @claim("double_descent.no_double_descent_at_kappa_one", "001_61c8f54ededf01e4.txt Fig 4.3 (κ = 1), §4.3.2",
@@ -437,8 +433,8 @@ def _fig4_gd(kappa, seed, noise_std=0.0, d=200):
        stochastic=True)
 def no_double_descent_at_kappa_one(run):
     steps, gd, eta = _fig4_gd(1.0, run.seed(61))
-    curves = {"approximate": dd.bipartite_theory(steps, **FIG4, kappa=1.0, learning_rate=eta).generalization_error,
-              "ridge": dd.ridge_oracle(1.0 / (eta * steps), **FIG4, kappa=1.0).generalization_error,
+    curves = {"approximate": dd.bipartite_theory(steps, **PHASE, kappa=1.0, learning_rate=eta).generalization_error,
+              "ridge": dd.ridge_oracle(dd.effective_weight_decay(steps, eta), **PHASE, kappa=1.0).generalization_error,
               "GD": gd.generalization_error}
     rises = {k: dd.largest_rise(v) for k, v in curves.items()}
     return Check.at_most(max(rises.values()), 1e-12, ", ".join(f"{k} {v:.1e}" for k, v in rises.items()))
@@ -456,7 +452,7 @@ def double_descent_at_large_kappa(run):
         for kappa in (30.0, 100.0, 1000.0):
             steps, gd, eta = _fig4_gd(kappa, run.seed(61))
             curve = gd.generalization_error if method == "GD" else \
-                dd.bipartite_theory(steps, **FIG4, kappa=kappa, learning_rate=eta).generalization_error
+                dd.bipartite_theory(steps, **PHASE, kappa=kappa, learning_rate=eta).generalization_error
             ext = dd.curve_extrema(curve, 1e-9)
             if ext.maxima.size == 1 and ext.minima.size == 1:
                 peak = ext.maxima[0]
@@ -484,7 +480,7 @@ def critical_kappa_bracket(run):
         for kappa, want_peak in ((below, False), (above, True)):
             steps, gd, eta = _fig4_gd(kappa, run.seed(61))
             curve = gd.generalization_error if method == "GD" else \
-                dd.bipartite_theory(steps, **FIG4, kappa=kappa, learning_rate=eta).generalization_error
+                dd.bipartite_theory(steps, **PHASE, kappa=kappa, learning_rate=eta).generalization_error
             rise = dd.largest_rise(curve)
             peaks = dd.curve_extrema(curve, 1e-9).maxima.size
             label = f"{method} κ={kappa:g}: {peaks} maxima, rise {rise:.1e}"
@@ -502,9 +498,9 @@ def critical_kappa_bracket(run):
        "GD at d = 200 (a drawn design).", "theorem", stochastic=True)
 def single_u_with_noise(run):
     steps, gd, eta = _fig4_gd(1.0, run.seed(61), noise_std=0.5)
-    curves = {"approximate": dd.bipartite_theory(steps, **FIG4, kappa=1.0, noise_std=0.5,
+    curves = {"approximate": dd.bipartite_theory(steps, **PHASE, kappa=1.0, noise_std=0.5,
                                                  learning_rate=eta).generalization_error,
-              "ridge": dd.ridge_oracle(1.0 / (eta * steps), **FIG4, kappa=1.0, noise_std=0.5).generalization_error,
+              "ridge": dd.ridge_oracle(dd.effective_weight_decay(steps, eta), **PHASE, kappa=1.0, noise_std=0.5).generalization_error,
               "GD": gd.generalization_error}
     checks, notes = [], []
     for name, curve in curves.items():
@@ -549,10 +545,10 @@ def gd_versus_ridge_map(run):
     checks, notes = [], []
     for kappa in (1.0, 30.0, 100.0, 1e5):
         steps, gd, eta = _fig4_gd(kappa, run.seed(61))
-        start = dd.ridge_oracle(1e12, **FIG4, kappa=kappa).generalization_error
+        start = dd.ridge_oracle(1e12, **PHASE, kappa=kappa).generalization_error
         checks.append(Check.at_most(abs(float(start) - 0.5), 1e-9, "k → 0"))
-        ridge = dd.ridge_oracle(1.0 / (eta * steps), **FIG4, kappa=kappa).generalization_error
-        approx = dd.bipartite_theory(steps, **FIG4, kappa=kappa, learning_rate=eta).generalization_error
+        ridge = dd.ridge_oracle(dd.effective_weight_decay(steps, eta), **PHASE, kappa=kappa).generalization_error
+        approx = dd.bipartite_theory(steps, **PHASE, kappa=kappa, learning_rate=eta).generalization_error
         curve = gd.generalization_error
         gap = max(_abs(curve, ridge), _abs(curve, approx))
         checks.append(Check.at_most(gap, 0.12, f"κ={kappa:g}: max |ΔL_G|"))
@@ -569,12 +565,11 @@ def gd_versus_ridge_map(run):
             for name, c in (("GD", curve[window]), ("ridge", ridge[window])):
                 minimum = int(np.argmin(c))
                 checks.append(Check.at_most(dd.largest_drop(c[minimum:]), 1e-3, f"{name}: no second descent"))
-            L_B = dd.phase_points(**FIG4).B.generalization_error
+            L_B = dd.phase_points(**PHASE).B.generalization_error
             checks.append(Check.at_most(abs(ridge[window][-1] - L_B), 1e-3, "ridge map: risen to L_B"))
             n, d, p = 220, 200, 140
             data = dd.draw_teacher_student(n, d, p, kappa, n_seeds=_PLATEAU_DESIGNS, seed=run.seed(62))
-            plateau = np.array([dd.exact_gd_order_parameters(data.modulation.draw(i), data.X[i], 1e6)
-                                .generalization_error[0] for i in range(_PLATEAU_DESIGNS)])
+            plateau = dd.design_order_parameters(data, 1e6).generalization_error[:, 0]
             finite_n = 0.5 * (1 - p / d) * (1 + p / (n - p - 1))
             se = plateau.std(ddof=1) / np.sqrt(_PLATEAU_DESIGNS)
             excess = abs(plateau.mean() - finite_n) - _t_limit(1, _PLATEAU_DESIGNS - 1) * se
@@ -672,16 +667,14 @@ def finite_d_convergence(run):
     curves = []
     for d in (200, 400):
         data = dd.draw_teacher_student(int(1.1 * d), d, int(0.7 * d), 30.0, n_seeds=designs, seed=run.seed(71 + d))
-        curves.append(np.array([dd.exact_gd_order_parameters(data.modulation.draw(i), data.X[i], steps)
-                                .generalization_error for i in range(designs)]))
+        curves.append(dd.design_order_parameters(data, steps).generalization_error)
     gap = np.abs(curves[0].mean(0) - curves[1].mean(0))
     se = np.sqrt(sum(c.var(0, ddof=1) for c in curves) / designs)
     excess = float(np.max(gap - _t_limit(steps.size, designs - 1) * se))
     data = dd.draw_teacher_student(110, 100, 70, 30.0, n_seeds=20, seed=run.seed(72))
     k_sim = np.array([3.0, 30.0, 300.0, 3000.0])
     sim = dd.measure_order_parameters(dd.gd_weights(data.X, data.y, k_sim), data.w, data.modulation)
-    trace = np.array([dd.exact_gd_order_parameters(data.modulation.draw(i), data.X[i], k_sim).generalization_error
-                      for i in range(20)])
+    trace = dd.design_order_parameters(data, k_sim).generalization_error
     diff = sim.generalization_error - trace
     z = np.abs(diff.mean(0)) / (diff.std(0, ddof=1) / np.sqrt(20))
     return Check.all_of([Check.at_most(excess, 0.01), Check.at_most(float(z.max()), _t_limit(4, 19))],
@@ -700,7 +693,7 @@ def q_penalty_exact_mapping(run):
     data = dd.draw_teacher_student(60, 40, 28, 20.0, n_seeds=1, seed=run.seed(81))
     F, X = data.modulation.draw(0), data.X[0]
     steps = np.logspace(-1, 5, 61)
-    eta = 0.5 * _eta(X)
+    eta = dd.inverse_max_eigenvalue_learning_rate(X, factor=0.5)
     checks = []
     for a in (0.3, 2.0):
         pen = dd.exact_gd_order_parameters(F, X, steps, learning_rate=eta, output_penalty=a, dynamics="flow")
@@ -732,14 +725,11 @@ def _fig6_schedule(n_steps):
        "equals explicit penalised GD (1e−10, round-off).", "theorem", stochastic=True)
 def q_penalty_schedule(run):
     steps = np.unique(np.concatenate([[0], np.round(np.logspace(0, 5, 200)).astype(int)]))
-    schedule = dd.q_penalty_schedule(int(steps[-1]))
+    runs = dd.output_penalty_runs(steps, **dd.OUTPUT_PENALTY_SETUP, n_seeds=4, seed=run.seed(91))
+    schedule, data = runs.schedule, runs.data
     formula = _fig6_schedule(int(steps[-1]))
     schedule_err = float(np.max(np.abs(schedule - formula) / formula))
-    data = dd.draw_teacher_student(120, 100, 70, 30.0, n_seeds=4, seed=run.seed(91))
-    with_pen = np.mean([dd.scheduled_gd_order_parameters(data.modulation.draw(i), data.X[i], steps, schedule)
-                        .generalization_error for i in range(4)], axis=0)
-    without = np.mean([dd.exact_gd_order_parameters(data.modulation.draw(i), data.X[i], steps).generalization_error
-                       for i in range(4)], axis=0)
+    with_pen, without = runs.with_penalty.mean(0), runs.without.mean(0)
 
     def bump(curve):
         first_min = dd.curve_extrema(curve, 1e-9).minima[0]
@@ -747,9 +737,9 @@ def q_penalty_schedule(run):
 
     bump_with, bump_without = bump(with_pen), bump(without)
     small = np.array([0, 1, 3, 10, 60, 300])
-    eta = _eta(data.X[0])
+    eta = dd.inverse_max_eigenvalue_learning_rate(data.X[0])
     explicit = dd.iterate_gd(data.X[0], data.y[0], small, eta, output_penalty_schedule=schedule[:300]).weights
-    closed = _scheduled_single_draw(small, data.X[0], data.y[0], schedule, eta)
+    closed = dd.scheduled_gd_weights(data.X[0], data.y[0], small, schedule, learning_rate=eta)
     return Check.all_of([Check.at_most(schedule_err, 1e-12, "schedule vs its formula"),
                          Check.below(bump_with / bump_without, 0.5, "bump ratio"),
                          Check.at_most(abs(with_pen[-1] - without[-1]), 1e-3, "final errors"),
@@ -757,13 +747,6 @@ def q_penalty_schedule(run):
                         f"schedule vs formula {schedule_err:.1e}; bump {bump_without:.4f} → {bump_with:.4f} (ratio "
                         f"{bump_with / bump_without:.3f}); final {without[-1]:.2e} vs {with_pen[-1]:.2e}; explicit vs "
                         f"recursion {_abs(explicit, closed):.1e}")
-
-
-def _scheduled_single_draw(steps, X, y, schedule, eta):
-    """ŵ after each recorded step from the scheduled filter of dynamics (single design and labels)."""
-    s, W = np.linalg.eigh(X.T @ X)
-    filt = dd.scheduled_filter(s, steps, eta, schedule)
-    return (W @ (filt * (W.T @ (X.T @ y))).T).T
 
 
 @claim("double_descent.per_group_learning_rates_remove_double_descent", "001_61c8f54ededf01e4.txt §4.3.3",
@@ -781,13 +764,13 @@ def per_group_learning_rates_remove_double_descent(run):
     small = dd.draw_teacher_student(60, 40, 28, 30.0, n_seeds=2, seed=run.seed(102))
     record = np.array([0, 1, 4, 20, 100])
     Ms = small.modulation.preconditioner_factor
-    eta = 1.0 / max(np.linalg.eigvalsh((small.X[i] @ Ms[i]).T @ (small.X[i] @ Ms[i])).max() for i in range(2))
+    eta = dd.inverse_max_eigenvalue_learning_rate(small.X @ Ms).min()  # of the preconditioned designs XM
     explicit = dd.iterate_gd(small.X, small.y, record, eta, preconditioner=small.modulation.preconditioner).weights
     closed = np.stack([dd.gd_weights(small.X[i], small.y[i], record, learning_rate=eta, preconditioner=Ms[i])
                        for i in range(2)])
     grid = dd.analytic_steps()
-    theory_gap = _abs(dd.bipartite_theory(grid, **FIG4, kappa=30.0, per_group_learning_rate=True).generalization_error,
-                      dd.bipartite_theory(grid, **FIG4, kappa=1.0).generalization_error)
+    theory_gap = _abs(dd.bipartite_theory(grid, **PHASE, kappa=30.0, per_group_learning_rate=True).generalization_error,
+                      dd.bipartite_theory(grid, **PHASE, kappa=1.0).generalization_error)
     rise, bump = dd.largest_rise(pre), dd.largest_rise(plain)
     return Check.all_of([Check.at_most(rise, 1e-12, "rise with per-group rates"),
                          Check.at_least(bump, 0.02, "bump without"),
@@ -813,7 +796,7 @@ def log_time_ode_equals_closed_form(run):
             worst = max(worst, *(_abs(getattr(ode, k), getattr(closed, k)) for k in ("R1", "R2", "Q1", "Q2")))
     data = dd.draw_teacher_student(50, 30, 20, 10.0, noise_std=0.3, n_seeds=1, seed=run.seed(111))
     X, y = data.X[0], data.y[0]
-    eta = _eta(X)
+    eta = dd.inverse_max_eigenvalue_learning_rate(X)
     k_flow = np.array([0.5, 3.0, 20.0, 150.0, 1000.0])
     flow = dd.gradient_flow_weights_ode(X, y, k_flow, eta, weight_decay=0.05, rtol=1e-13)
     closed = dd.gd_weights(X, y, k_flow, learning_rate=eta, weight_decay=0.05, dynamics="flow")
@@ -854,10 +837,11 @@ def erratum_c_uses_other_group():
 def erratum_loss_is_a_sum(run):
     data = dd.draw_teacher_student(40, 20, 14, 3.0, noise_std=0.3, n_seeds=1, seed=run.seed(121))
     X, y, weight_decay = data.X, data.y, 0.5
-    s_max = np.linalg.eigvalsh(X[0].T @ X[0]).max()
-    summed = dd.iterate_gd(X, y, [2000], 1.0 / (s_max + weight_decay), weight_decay=weight_decay).weights[0, -1]
-    mean = dd.iterate_gd(X, y, [2000], 1.0 / (s_max / 40 + weight_decay), weight_decay=weight_decay,
-                         loss_normalization="mean").weights[0, -1]
+    summed = dd.iterate_gd(X, y, [2000], dd.inverse_max_eigenvalue_learning_rate(X[0], weight_decay),
+                           weight_decay=weight_decay).weights[0, -1]
+    mean = dd.iterate_gd(X, y, [2000], dd.inverse_max_eigenvalue_learning_rate(X[0], weight_decay,
+                                                                               loss_normalization="mean"),
+                         weight_decay=weight_decay, loss_normalization="mean").weights[0, -1]
     fixed_point = dd.ridge_weights(X, y, weight_decay)[0, 0]
     scale = np.abs(fixed_point).max()
     return Check.erratum(_abs(mean, fixed_point) / scale, _abs(summed, fixed_point) / scale, 1e-10, reject_above=0.1,

@@ -1,13 +1,20 @@
 """Epoch-wise double descent from multi-scale features: the teacher–student R/Q theory of
 Pezeshki, Mitra, Bengio & Lajoie (ICML 2022), thesis Chapter 4 (seed 001_61c8f54ededf01e4.txt; spec/double_descent.md).
 
+* Order parameters R, Q and the generalisation error L_G = ½(1 − 2R + Q), Eqs 4.2.5–4.2.7
+  (:func:`generalization_error`).
 * Approximate bipartite closed form, Eqs 4.2.11–4.2.16 (:func:`bipartite_theory`), its log-time ODE
-  (:func:`bipartite_theory_ode`) and the phase-plane points A, B, C (:func:`phase_points`).
+  (:func:`bipartite_theory_ode`) and the phase-plane points A, B, C of Fig 4.4 (:func:`phase_points`).
 * Exact finite-d GD / gradient flow, Eqs 4.2.8–4.2.10 and .2.12–.2.20 (:func:`exact_gd_order_parameters`,
-  :func:`gd_weights`, :func:`scheduled_gd_order_parameters`), and the exact large-d ridge oracle (:func:`ridge_oracle`).
+  :func:`design_order_parameters`, :func:`gd_weights`, :func:`scheduled_gd_order_parameters`,
+  :func:`scheduled_gd_weights`), the learning rate η = 1/λ_max of the authors' code
+  (:func:`inverse_max_eigenvalue_learning_rate`), and the exact large-d ridge oracle (:func:`ridge_oracle`).
 * Case 1 (F = I): the zero-temperature replica saddle point .2.33–.2.35 and its random-matrix equivalent.
-* Simulation: teacher, modulation matrix F, data, explicit GD vectorised over draws; Lemma 4.3.1's output
-  penalty and per-group learning rates.
+* Simulation: explicit GD vectorised over draws (:func:`iterate_gd`) with Lemma 4.3.1's output penalty and
+  per-group learning rates, and the measured order parameters (:func:`measure_order_parameters`).
+* Set-ups: the teacher, modulation matrix F and data of Eqs 4.2.1–4.2.2 (:func:`draw_teacher_student`), Fig 4.6's
+  penalty schedule, the sources' configurations (:data:`PHASE_DIAGRAM_SIZES`, :data:`OUTPUT_PENALTY_SETUP`) and the
+  experiment drivers of Figs 4.3 and 4.6 (:func:`teacher_student_gd_runs`, :func:`output_penalty_runs`).
 
 Time convention: ``steps`` counts GD steps of learning rate η (real values interpolate the gradient flow);
 results along a time axis carry it as ``steps``. The analytic theory maps step k to the weight decay
@@ -17,34 +24,44 @@ results along a time axis carry it as ``steps``. The analytic theory maps step k
 The torch simulations of the same set-ups live in :mod:`dynamics.double_descent.torch_training` (optional;
 not imported here).
 """
-from ._bipartite import (ANALYTIC_LEARNING_RATE, BayesPoint, BipartiteRoots, PhasePoint, PhasePoints, analytic_steps,
-                         bipartite_from_roots, bipartite_roots, bipartite_theory, bipartite_theory_ode,
-                         code_weight_decay_to_api, effective_weight_decay, phase_points)
-from ._common import OrderParameterCurve, OrderParameters
-from ._curves import Extrema, curve_extrema, largest_drop, largest_rise
-from ._replica import (SaddlePoint, mp_stieltjes, printed_root, replica_saddle_point, stable_root,
-                       stieltjes_order_parameters)
+from ._bipartite import (ANALYTIC_LEARNING_RATE, analytic_steps, bipartite_from_roots, bipartite_roots,
+                         bipartite_theory, bipartite_theory_ode, code_weight_decay_to_api, effective_weight_decay,
+                         phase_points)
+from ._curves import curve_extrema, largest_drop, largest_rise
+from ._order_parameters import generalization_error
+from ._replica import mp_stieltjes, printed_root, replica_saddle_point, stable_root, stieltjes_order_parameters
+from ._results import (BayesPoint, BipartiteRoots, DesignRuns, Extrema, Modulation, OrderParameterCurve,
+                       OrderParameters, OutputPenaltyRuns, PhasePoint, PhasePoints, SaddlePoint, TeacherStudentData,
+                       WeightTrajectory)
 from ._ridge_oracle import ridge_oracle
-from ._simulation import (Modulation, TeacherStudentData, WeightTrajectory, draw_teacher_student, iterate_gd,
-                          measure_order_parameters, modulation_matrix, q_penalty_schedule, test_error)
-from ._spectral import (exact_gd_order_parameters, gd_weights, gradient_flow_weights_ode, ridge_weights,
-                        scheduled_filter, scheduled_gd_order_parameters, spectral_filter)
+from ._setups import (OUTPUT_PENALTY_SETUP, PHASE_DIAGRAM_KAPPAS, PHASE_DIAGRAM_SIZES, draw_teacher_student,
+                      modulation_matrix, output_penalty_runs, q_penalty_schedule, teacher_student_gd_runs)
+from ._simulation import iterate_gd, measure_order_parameters, test_error
+from ._spectral import (design_order_parameters, exact_gd_order_parameters, gd_weights, gradient_flow_weights_ode,
+                        inverse_max_eigenvalue_learning_rate, ridge_weights, scheduled_filter,
+                        scheduled_gd_order_parameters, scheduled_gd_weights, spectral_filter)
 
 __all__ = [
+    # order parameters
+    "generalization_error",
     # approximate bipartite theory and its fixed points
     "bipartite_theory", "bipartite_theory_ode", "bipartite_roots", "bipartite_from_roots", "phase_points",
     "effective_weight_decay", "analytic_steps", "code_weight_decay_to_api", "ANALYTIC_LEARNING_RATE",
     # exact finite-d GD and the large-d ridge oracle
-    "exact_gd_order_parameters", "scheduled_gd_order_parameters", "gd_weights", "ridge_weights", "spectral_filter",
-    "scheduled_filter", "gradient_flow_weights_ode", "ridge_oracle",
+    "exact_gd_order_parameters", "design_order_parameters", "scheduled_gd_order_parameters", "gd_weights",
+    "scheduled_gd_weights", "ridge_weights", "spectral_filter", "scheduled_filter", "gradient_flow_weights_ode",
+    "inverse_max_eigenvalue_learning_rate", "ridge_oracle",
     # Case 1: replica saddle point and random-matrix theory
     "replica_saddle_point", "stieltjes_order_parameters", "mp_stieltjes", "stable_root", "printed_root",
     # simulation
-    "modulation_matrix", "draw_teacher_student", "iterate_gd", "measure_order_parameters", "test_error",
-    "q_penalty_schedule",
+    "iterate_gd", "measure_order_parameters", "test_error",
+    # set-ups: data, the sources' configurations, experiment drivers
+    "modulation_matrix", "draw_teacher_student", "q_penalty_schedule", "PHASE_DIAGRAM_SIZES",
+    "PHASE_DIAGRAM_KAPPAS", "OUTPUT_PENALTY_SETUP", "teacher_student_gd_runs", "output_penalty_runs",
     # curve shape
     "curve_extrema", "largest_rise", "largest_drop",
     # results
     "OrderParameters", "OrderParameterCurve", "BipartiteRoots", "PhasePoint", "BayesPoint", "PhasePoints",
-    "SaddlePoint", "Modulation", "TeacherStudentData", "WeightTrajectory", "Extrema",
+    "SaddlePoint", "Modulation", "TeacherStudentData", "WeightTrajectory", "DesignRuns", "OutputPenaltyRuns",
+    "Extrema",
 ]

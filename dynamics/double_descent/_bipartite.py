@@ -19,16 +19,16 @@ rates η_i = η/σ_i² (preconditioning P = VΣ⁻²Vᵀ, spec P18) make both gr
 Log-time ODE (spec §2.5, P19): with τ = ln k, dλ̃_i/dτ = −(λ̃_i − λ̃_i(∞)) and
 da_i/dτ = (dλ̃_i/dτ)·a_i/(2a_i − 1 − α_i − λ̃_i), started deep in the λ̃ ≫ 1 regime from the series of the root.
 """
-from typing import NamedTuple
-
-import numba as nb
 import numpy as np
 
-from dynamics.numerics import (require_array_in_range, require_bool, require_choice,
-                               require_finite_result, require_in_range, require_integer, require_output_times,
-                               require_positive, require_times, solve_ode)
-from ._common import OrderParameterCurve, OrderParameters, check_bipartite, check_noise_std, order_parameters
+from dynamics.numerics import (require_array_in_range, require_bool, require_choice, require_finite_result,
+                               require_in_range, require_integer, require_output_times, require_positive,
+                               require_times, solve_ode)
+from ._checks import require_bipartite_sizes, require_group_learning_rates, require_noise_std
+from ._kernels import log_time_rhs
+from ._order_parameters import order_parameters
 from ._replica import _stable_root
+from ._results import BayesPoint, BipartiteRoots, OrderParameterCurve, OrderParameters, PhasePoint, PhasePoints
 
 #: The learning rate of the authors' analytic mode (ησ₁² = 1/4: their s₁ = 0.5).
 ANALYTIC_LEARNING_RATE = 0.25
@@ -122,21 +122,10 @@ def _inverse_steps(steps, learning_rate):
         return np.where(steps > 0, 1.0 / (learning_rate * np.where(steps > 0, steps, 1.0)), np.inf)
 
 
-def _check_learning_rates(learning_rate):
-    """η as a pair (fast, slow): a scalar applies to both groups."""
-    if np.ndim(learning_rate) == 0:
-        eta = require_positive("learning_rate", learning_rate)
-        return np.array([eta, eta])
-    rates = require_array_in_range("learning_rate", learning_rate, 0.0, np.inf, low_open=True)
-    if rates.shape != (2,):
-        raise ValueError(f"learning_rate must be a scalar or a pair (fast, slow), got shape {rates.shape}")
-    return rates
-
-
 def _group_setup(n, d, p, kappa, learning_rate, per_group_learning_rate):
     sizes = np.array([p, d - p], dtype=float)
     sigma2 = np.array([1.0, 1.0 / kappa ** 2])
-    etas = _check_learning_rates(learning_rate)
+    etas = require_group_learning_rates(learning_rate)
     if require_bool("per_group_learning_rate", per_group_learning_rate):
         etas = etas / sigma2
     return n / sizes, sizes, sigma2, etas
@@ -147,21 +136,6 @@ def _group_weight_decays(steps, d, sizes, sigma2, etas, weight_decay):
     with np.errstate(over="ignore", divide="ignore"):  # overflow to inf is the not-yet-learning limit a_i = inf
         return np.stack(np.broadcast_arrays(*[(d / sizes[i]) * (weight_decay + _inverse_steps(steps, etas[i]))
                                               / sigma2[i] for i in range(2)]))
-
-
-class BipartiteRoots(NamedTuple):
-    """The roots a₁(k), a₂(k) of Eq 4.2.13 for the fast and slow groups along ``steps`` (arrays of the shape of
-    ``steps``, broadcast against ``weight_decay``); a_i = inf where group i has not started learning.
-
-    Examples
-    --------
-    >>> bipartite_roots([0.0], 110, 100, 70, 30.0).a1.tolist()
-    [inf]
-    """
-
-    steps: np.ndarray
-    a1: np.ndarray
-    a2: np.ndarray
 
 
 def bipartite_from_roots(a1, a2, n_samples, n_features, n_fast, noise_std=0.0, c_overlap="other") -> OrderParameters:
@@ -195,8 +169,8 @@ def bipartite_from_roots(a1, a2, n_samples, n_features, n_fast, noise_std=0.0, c
     (0.0, 0.0, 0.5)
     """
     require_choice("c_overlap", c_overlap, ("other", "own"))
-    n, d, p, _ = check_bipartite(n_samples, n_features, n_fast, 1.0)
-    noise_std = check_noise_std(noise_std)
+    n, d, p, _ = require_bipartite_sizes(n_samples, n_features, n_fast, 1.0)
+    noise_std = require_noise_std(noise_std)
     roots = []
     for name, value, size in (("a1", a1, p), ("a2", a2, d - p)):
         arr = require_times(name, value)  # real, no NaN, +inf allowed (group not yet learning)
@@ -251,7 +225,7 @@ def bipartite_roots(steps, n_samples, n_features, n_fast, kappa, weight_decay=0.
     ([inf, 1.571428571429], [inf, 3.666666666667])
     """
     steps = require_times("steps", steps)
-    n, d, p, kappa = check_bipartite(n_samples, n_features, n_fast, kappa)
+    n, d, p, kappa = require_bipartite_sizes(n_samples, n_features, n_fast, kappa)
     return _roots(steps, n, d, p, kappa, weight_decay, learning_rate, per_group_learning_rate)
 
 
@@ -315,8 +289,8 @@ def bipartite_theory(steps, n_samples, n_features, n_fast, kappa, noise_std=0.0,
     ValueError: n_samples must be an integer >= 1, got 300.5
     """
     steps = require_times("steps", steps)
-    n, d, p, kappa = check_bipartite(n_samples, n_features, n_fast, kappa)
-    noise_std = check_noise_std(noise_std)
+    n, d, p, kappa = require_bipartite_sizes(n_samples, n_features, n_fast, kappa)
+    noise_std = require_noise_std(noise_std)
     require_choice("c_overlap", c_overlap, ("other", "own"))
     roots = _roots(steps, n, d, p, kappa, weight_decay, learning_rate, per_group_learning_rate)
     a = [roots.a1, roots.a2]
@@ -328,16 +302,6 @@ def bipartite_theory(steps, n_samples, n_features, n_fast, kappa, noise_std=0.0,
             held = _roots(when, n, d, p, kappa, weight_decay, learning_rate, per_group_learning_rate)[1 + group]
             a[group] = np.broadcast_to(held, a[group].shape)
     return _from_roots(np.stack(np.broadcast_arrays(*a)), n, d, p, noise_std, c_overlap, steps=steps)
-
-
-@nb.njit(cache=True)
-def _log_time_rhs(log_step, a, params):
-    """da/dτ for τ = ln k; params = [α, λ̃(∞), c] with λ̃(τ) = λ̃(∞) + c e^{−τ} (one group)."""
-    alpha, lam_inf, c = params[0], params[1], params[2]
-    decay = c * np.exp(-log_step)
-    out = np.empty(1)
-    out[0] = -decay * a[0] / (2.0 * a[0] - 1.0 - alpha - lam_inf - decay)
-    return out
 
 
 def _root_series(alpha, lam):
@@ -391,8 +355,8 @@ def bipartite_theory_ode(steps, n_samples, n_features, n_fast, kappa, noise_std=
     True
     """
     steps = require_output_times("steps", steps, positive=True, strictly_increasing=True)
-    n, d, p, kappa = check_bipartite(n_samples, n_features, n_fast, kappa)
-    noise_std = check_noise_std(noise_std)
+    n, d, p, kappa = require_bipartite_sizes(n_samples, n_features, n_fast, kappa)
+    noise_std = require_noise_std(noise_std)
     weight_decay = require_positive("weight_decay", weight_decay, allow_zero=True)
     rtol = require_in_range("rtol", rtol, 1e-14, 1e-3)
     alpha, sizes, sigma2, etas = _group_setup(n, d, p, kappa, learning_rate, per_group_learning_rate)
@@ -408,68 +372,11 @@ def bipartite_theory_ode(steps, n_samples, n_features, n_fast, kappa, noise_std=
             k0 = rate[i] / (_ODE_START - lam_inf[i])
             params = np.array([alpha[i], lam_inf[i], rate[i]])
             a0 = np.array([_root_series(alpha[i], _ODE_START)])
-            sol = solve_ode(_log_time_rhs, (np.log(k0), np.log(steps[-1]) + 1e-12), a0, t_eval=np.log(steps[late]),
+            sol = solve_ode(log_time_rhs, (np.log(k0), np.log(steps[-1]) + 1e-12), a0, t_eval=np.log(steps[late]),
                             params=params, method="dop853", rtol=rtol, atol=rtol * 1e-3).check()
             a[late] = sol.y[:, 0]
         roots.append(a)
     return _from_roots(np.stack(roots), n, d, p, noise_std, "other", steps=steps)
-
-
-class PhasePoint(NamedTuple):
-    """A point of the (R, Q) plane and its generalisation error ½(1 − 2R + Q) (noiseless test; Fig 4.4's B and C).
-
-    Examples
-    --------
-    >>> phase_points(110, 100, 70).C
-    PhasePoint(R=1.0, Q=1.0, generalization_error=0.0)
-    """
-
-    R: float
-    Q: float
-    generalization_error: float
-
-
-class BayesPoint(NamedTuple):
-    """Point A, the Bayes-optimal first minimum: R = Q, L_G = ½(1 − R), the optimal effective weight decay
-    λ_eff* = 1 − p/d + σ_ε² (σ₁ = 1) and the fast group's rescaled weight decay λ̃₁* = λ_eff*·d/p there
-    (spec P9, Eqs .2.33–.2.35).
-
-    Examples
-    --------
-    >>> A = phase_points(110, 100, 70).A
-    >>> round(A.effective_weight_decay, 12), abs(round(A.R - A.Q, 12))
-    (0.3, 0.0)
-    """
-
-    R: float
-    Q: float
-    generalization_error: float
-    effective_weight_decay: float
-    rescaled_weight_decay: float
-
-    def steps_at(self, learning_rate=ANALYTIC_LEARNING_RATE) -> float:
-        """The GD step of A, k_A = 1/(η λ_eff*) (spec P9; plotted at k_A + 1).
-
-        Examples
-        --------
-        >>> round(phase_points(110, 100, 70).A.steps_at(0.25), 6)
-        13.333333
-        """
-        return 1.0 / (require_positive("learning_rate", learning_rate) * self.effective_weight_decay)
-
-
-class PhasePoints(NamedTuple):
-    """The closed-form points A (:class:`BayesPoint`), B and C (:class:`PhasePoint`) of the (R, Q) plane (Fig 4.4).
-
-    Examples
-    --------
-    >>> phase_points(110, 100, 70)._fields
-    ('A', 'B', 'C')
-    """
-
-    A: BayesPoint
-    B: PhasePoint
-    C: PhasePoint
 
 
 def phase_points(n_samples, n_features, n_fast, noise_std=0.0) -> PhasePoints:
@@ -496,8 +403,8 @@ def phase_points(n_samples, n_features, n_fast, noise_std=0.0) -> PhasePoints:
     >>> round(pts.B.generalization_error, 6), pts.C.R, round(pts.A.R - pts.A.Q, 12)
     (0.333333, 1.0, 0.0)
     """
-    n, d, p, _ = check_bipartite(n_samples, n_features, n_fast, 1.0)
-    noise_std = check_noise_std(noise_std)
+    n, d, p, _ = require_bipartite_sizes(n_samples, n_features, n_fast, 1.0)
+    noise_std = require_noise_std(noise_std)
     P, s2 = p / d, noise_std * noise_std
     lambda_eff = 1.0 - P + s2
     lam1 = lambda_eff / P

@@ -3,24 +3,11 @@
 Used to state double descent precisely (spec P10, P15, P18; Figs 4.3–4.4): a curve has double descent when it
 has an interior local maximum followed by a descent; it is monotone when its largest rise is zero to round-off.
 """
-from typing import NamedTuple
-
 import numpy as np
 
 from dynamics.numerics import as_finite_array, require_positive
-
-
-class Extrema(NamedTuple):
-    """Indices (int arrays, increasing) of the interior strict local minima and maxima of a sampled curve.
-
-    Examples
-    --------
-    >>> curve_extrema([0.5, 0.2, 0.4, 0.1]).maxima.tolist()
-    [2]
-    """
-
-    minima: np.ndarray
-    maxima: np.ndarray
+from ._checks import require_curve
+from ._results import Extrema
 
 
 def curve_extrema(values, tolerance=1e-10) -> Extrema:
@@ -87,7 +74,7 @@ def largest_rise(values) -> float:
     >>> round(largest_rise([1.0, 0.5, 0.7, 0.2, 0.3]), 12)
     0.2
     """
-    y = _curve(values)
+    y = require_curve(values)
     return float(np.max(y - np.minimum.accumulate(y)))
 
 
@@ -108,12 +95,6 @@ def largest_drop(values) -> float:
     >>> round(largest_drop([1.0, 0.5, 0.7, 0.2, 0.3]), 12)
     0.8
     """
-    y = _curve(values)
+    y = require_curve(values)
     return float(np.max(np.maximum.accumulate(y) - y))
 
-
-def _curve(values):
-    y = as_finite_array("values", values, ndim=1)
-    if y.size == 0:
-        raise ValueError("values must hold at least one point, got an empty array")
-    return y

@@ -17,31 +17,12 @@ e.g. 1 − p/d + σ_ε² at point A), as is the teacher power T = E[y*²]. Both 
 ``teacher_power`` and ``noise_variance``; the label-noise standard deviation of the other functions is
 ``noise_std`` (σ_ε² = noise_std²).
 """
-from typing import NamedTuple
-
 import numpy as np
 
-from dynamics.numerics import require_array_in_range, require_finite_result, require_positive, require_times
-from ._common import generalization_error_of
-
-
-class SaddlePoint(NamedTuple):
-    """Zero-temperature replica saddle point of Case 1 (arrays of the broadcast shape of alpha and weight_decay):
-    the root ``a = 1 + 1/x``, the susceptibility ``x = β(Q₀ − Q)``, the overlaps ``R`` and ``Q`` and the
-    generalisation error ½(T − 2R + Q) (App. .2.33–.2.36).
-
-    Examples
-    --------
-    >>> sp = replica_saddle_point(2.0, 0.5)
-    >>> round(float(sp.a - 1.0 - 1.0 / sp.susceptibility), 12)
-    0.0
-    """
-
-    a: np.ndarray
-    susceptibility: np.ndarray
-    R: np.ndarray
-    Q: np.ndarray
-    generalization_error: np.ndarray
+from dynamics.numerics import require_array_in_range, require_finite_result, require_times
+from ._checks import require_case1_inputs, require_finite_overlaps
+from ._order_parameters import generalization_error_of
+from ._results import SaddlePoint
 
 
 def stable_root(alpha, weight_decay) -> np.ndarray:
@@ -133,22 +114,6 @@ def printed_root(alpha, weight_decay) -> np.ndarray:
     return 1.0 + 2.0 * lam / denominator
 
 
-def _check_case1(alpha, weight_decay, teacher_power, noise_variance):
-    alpha = require_array_in_range("alpha", alpha, 0.0, np.inf, low_open=True)
-    weight_decay = require_array_in_range("weight_decay", weight_decay, 0.0, np.inf)
-    teacher_power = require_positive("teacher_power", teacher_power)
-    noise_variance = require_positive("noise_variance", noise_variance, allow_zero=True)
-    alpha, weight_decay = np.broadcast_arrays(alpha, weight_decay)
-    bad = (weight_decay == 0) & (alpha <= 1)
-    if np.any(bad):
-        raise ValueError(f"weight_decay must be > 0 where alpha <= 1, got weight_decay = 0 at alpha = "
-                         f"{float(alpha[bad].flat[0]):g}: with no more samples than dimensions and no weight decay, "
-                         f"ZᵀZ is singular, the energy is flat along its null space and the susceptibility "
-                         f"x = β(Q₀ − Q) = Tr(ZᵀZ)⁻¹/d is infinite (at alpha = 1, Q diverges too); R and Q have "
-                         f"finite limits as weight_decay -> 0+ for alpha < 1: evaluate at a small weight_decay > 0")
-    return alpha, weight_decay, teacher_power, noise_variance
-
-
 def replica_saddle_point(alpha, weight_decay, teacher_power=1.0, noise_variance=0.0) -> SaddlePoint:
     """Stationary point of the zero-temperature replica free energy of Case 1 (spec §2.4, App. .2.33–.2.35).
 
@@ -175,7 +140,7 @@ def replica_saddle_point(alpha, weight_decay, teacher_power=1.0, noise_variance=
     >>> round(float(sp.R), 12), round(float(sp.Q), 12)
     (1.0, 1.5)
     """
-    alpha, ridge, t_power, noise_var = _check_case1(alpha, weight_decay, teacher_power, noise_variance)
+    alpha, ridge, t_power, noise_var = require_case1_inputs(alpha, weight_decay, teacher_power, noise_variance)
     a = _stable_root(alpha, ridge)
     a_minus_one, a_minus_root = _root_offsets(alpha, ridge)
     R = alpha * t_power / a
@@ -183,14 +148,8 @@ def replica_saddle_point(alpha, weight_decay, teacher_power=1.0, noise_variance=
     # G − ((2 − a)/a)αT = σ² + T[(1 + α)(a − 1) + (1 − α)]/a: exact at the threshold α = 1, where a → 1
     Q = b * (noise_var + t_power * ((1.0 + alpha) * a_minus_one + (1.0 - alpha)) / a)
     susceptibility = 1.0 / a_minus_one
-    _require_finite_overlaps(R, Q, susceptibility)
+    require_finite_overlaps(R, Q, susceptibility)
     return SaddlePoint(a, susceptibility, R, Q, generalization_error_of(t_power, R, Q))
-
-
-def _require_finite_overlaps(R, Q, susceptibility):
-    if not (np.all(np.isfinite(R)) and np.all(np.isfinite(Q)) and np.all(np.isfinite(susceptibility))):
-        raise ValueError("R, Q or the susceptibility is not finite in float64: alpha, weight_decay, teacher_power "
-                         "or noise_variance overflow float64")
 
 
 def mp_stieltjes(alpha, weight_decay) -> np.ndarray:
@@ -251,7 +210,7 @@ def stieltjes_order_parameters(alpha, weight_decay, teacher_power=1.0, noise_var
     >>> bool(np.isclose(a.Q, b.Q, rtol=1e-12)), bool(np.isclose(a.R, b.R, rtol=1e-12))
     (True, True)
     """
-    alpha, ridge, t_power, noise_var = _check_case1(alpha, weight_decay, teacher_power, noise_variance)
+    alpha, ridge, t_power, noise_var = require_case1_inputs(alpha, weight_decay, teacher_power, noise_variance)
     positive = ridge > 0
     lam = np.where(positive, ridge, 1.0)
     g = _stieltjes(alpha, lam)
@@ -269,5 +228,5 @@ def stieltjes_order_parameters(alpha, weight_decay, teacher_power=1.0, noise_var
         excess = np.where(positive, 1.0, alpha - 1.0)
         R0, Q0, g0 = t_power, t_power + noise_var / excess, 1.0 / excess
     R, Q, g = np.where(positive, R, R0), np.where(positive, Q, Q0), np.where(positive, g, g0)
-    _require_finite_overlaps(R, Q, g)
+    require_finite_overlaps(R, Q, g)
     return SaddlePoint(1.0 + 1.0 / g, g, R, Q, generalization_error_of(t_power, R, Q))

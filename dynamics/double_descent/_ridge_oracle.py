@@ -17,54 +17,13 @@ R_i = (p_i/d)u_i, the bias part (p_i/d)v_i², df₂ = Σ p_i u_i², so that no s
 for large ridge, no underflow for large κ). For n <= d the ridgeless limit has k > 0 (the positive root of
 1 = Σ p_i u_i/n); at n = d it is the interpolation threshold, where the error diverges, so ridge > 0 is required.
 """
-import numba as nb
 import numpy as np
 
 from dynamics.numerics import require_array_in_range
-from ._common import OrderParameters, check_noise_std, check_sizes, order_parameters
-
-
-@nb.njit(cache=True)
-def _balance(k, lam, n, sizes, s):
-    """1 − λ'/k − (1/n) Σ p_i s_i/(s_i + k): increasing in k > 0, zero at the effective regularisation."""
-    total = 0.0
-    for i in range(sizes.shape[0]):
-        total += sizes[i] * s[i] / (s[i] + k)
-    return 1.0 - lam / k - total / n
-
-
-@nb.njit(cache=True, parallel=True)
-def _effective_regularisation(lams, n, sizes, s):
-    out = np.empty(lams.shape[0])
-    dim = sizes.sum()
-    trace = (sizes * s).sum()
-    for m in nb.prange(lams.shape[0]):
-        lam = lams[m]
-        if lam == 0.0 and n > dim:
-            out[m] = 0.0
-            continue
-        lo = lam if lam > 0.0 else 1e-300
-        hi = lam + trace / n
-        # bisection in log k (the root can sit anywhere from 1e-300 to O(1)), then Newton polish
-        log_lo, log_hi = np.log(lo), np.log(hi)
-        for _ in range(200):
-            mid = 0.5 * (log_lo + log_hi)
-            if _balance(np.exp(mid), lam, n, sizes, s) < 0.0:
-                log_lo = mid
-            else:
-                log_hi = mid
-            if log_hi - log_lo < 1e-15:
-                break
-        k = np.exp(0.5 * (log_lo + log_hi))
-        for _ in range(3):
-            slope = lam / (k * k)
-            for i in range(sizes.shape[0]):
-                slope += sizes[i] * s[i] / ((s[i] + k) ** 2 * n)
-            step = _balance(k, lam, n, sizes, s) / slope
-            if abs(step) < 0.5 * k:
-                k -= step
-        out[m] = k
-    return out
+from ._checks import require_noise_std, require_sizes
+from ._kernels import effective_regularisation
+from ._order_parameters import order_parameters
+from ._results import OrderParameters
 
 
 def ridge_oracle(weight_decay, n_samples, n_features, n_fast, kappa, noise_std=0.0) -> OrderParameters:
@@ -98,14 +57,14 @@ def ridge_oracle(weight_decay, n_samples, n_features, n_fast, kappa, noise_std=0
     ([0.0, 1.0], [0.0, 1.9])
     """
     weight_decay = require_array_in_range("weight_decay", weight_decay, 0.0, np.inf)
-    n, d, p, kappa = check_sizes(n_samples, n_features, n_fast, kappa)
-    noise_std = check_noise_std(noise_std)
+    n, d, p, kappa = require_sizes(n_samples, n_features, n_fast, kappa)
+    noise_std = require_noise_std(noise_std)
     if n == d and np.any(weight_decay == 0):
         raise ValueError(f"weight_decay must be > 0 when n_samples = n_features = {d}: the ridgeless estimator at "
                          f"the interpolation threshold has infinite variance")
     sizes = np.array([p, d - p], dtype=float)
     s = np.array([1.0, (1.0 / kappa) ** 2]) / d
-    k = _effective_regularisation(np.ravel(weight_decay) / n, float(n), sizes, s).reshape(weight_decay.shape)
+    k = effective_regularisation(np.ravel(weight_decay) / n, float(n), sizes, s).reshape(weight_decay.shape)
     kk = k[None]
     ss, pp = (v.reshape((2,) + (1,) * weight_decay.ndim) for v in (s, sizes))
     with np.errstate(invalid="ignore", divide="ignore"):

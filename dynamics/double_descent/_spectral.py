@@ -21,98 +21,18 @@ computed in O(d²) per step as Q = Kᵀ(G∘H)K/d + σ_ε² Σ_j N_j² G_jj/d wi
 the eigendecomposition once, then a numba loop over the steps in parallel. Given the left singular basis U of F
 and the fast-group size, the same sums restricted to the rows of one group of UᵀF̃ give R_i and Q_i.
 """
-import numba as nb
+from typing import Union
+
 import numpy as np
 
-from dynamics.numerics import (as_finite_array, require_array_in_range, require_choice, require_in_range,
-                               require_output_times, require_positive, require_times, solve_ode)
-from ._common import OrderParameterCurve, check_noise_std, check_step_record, order_parameters
-from ._simulation import Modulation
-
-_DYNAMICS = ("gd", "flow")
-
-
-@nb.njit(cache=True, parallel=True)
-def _filter_kernel(steps, s, eta, ridge, penalty, flow, null):
-    """f (B, T, d) for eigenvalues s (B, d), learning rates eta (B,) and steps (T,) (module docstring)."""
-    n_designs, d = s.shape
-    n_steps = steps.shape[0]
-    out = np.zeros((n_designs, n_steps, d))
-    for flat in nb.prange(n_designs * n_steps):
-        b = flat // n_steps
-        m = flat - b * n_steps
-        k = steps[m]
-        if k == 0.0:
-            continue
-        for j in range(d):
-            rate = (1.0 + penalty) * s[b, j] + ridge
-            if null[b, j] or rate <= 0.0:
-                continue
-            x = eta[b] * rate
-            if k == np.inf:
-                D = 1.0
-            elif flow:
-                D = -np.expm1(-k * x)
-            elif x < 1.0:
-                D = -np.expm1(k * np.log1p(-x))
-            elif x == 1.0:
-                D = 1.0
-            else:  # 1 < ηr < 2: (1 − ηr)^k alternates in sign (k whole, checked by the caller)
-                size = np.exp(k * np.log(x - 1.0))
-                D = 1.0 - size if k % 2.0 == 0.0 else 1.0 + size
-            out[b, m, j] = D / rate
-    return out
-
-
-_BLOCK = 4  # steps per block of the trace kernel: each load of M serves four steps
-
-
-# Reassociation lets numba vectorise the inner dot products (the sums then differ from a sequential loop by a few
-# ulps); nothing here is NaN or inf, so no other fast-math assumption is made.
-@nb.njit(cache=True, parallel=True, fastmath={"reassoc", "contract"})
-def _trace_kernel(K, N2, C, M, G_diag, noise_var):
-    """R_g and Q_g (g = groups) at each step, in parallel over blocks of four steps: R = Σ_j K_j C_g,j/d and
-    Q = (Kᵀ M_g K + σ² Σ_j N_j² G_g,jj)/d, with K = f s and N² = f² s of shape (T, d) and M_g = G_g∘H symmetric
-    (only its lower triangle is read)."""
-    n_steps, d = K.shape
-    n_groups = C.shape[0]
-    R = np.empty((n_groups, n_steps))
-    Q = np.empty((n_groups, n_steps))
-    n_blocks = (n_steps + _BLOCK - 1) // _BLOCK
-    for block in nb.prange(n_blocks):
-        first = block * _BLOCK
-        size = min(_BLOCK, n_steps - first)
-        Kb = np.zeros((_BLOCK, d))  # padded with zero rows: the quadratic forms of padding are 0
-        for b in range(size):
-            Kb[b] = K[first + b]
-        for g in range(n_groups):
-            quad = np.zeros(_BLOCK)
-            for i in range(d):
-                r0 = 0.0
-                r1 = 0.0
-                r2 = 0.0
-                r3 = 0.0
-                for j in range(i):
-                    mij = M[g, i, j]
-                    r0 += mij * Kb[0, j]
-                    r1 += mij * Kb[1, j]
-                    r2 += mij * Kb[2, j]
-                    r3 += mij * Kb[3, j]
-                mii = M[g, i, i]
-                quad[0] += Kb[0, i] * (2.0 * r0 + mii * Kb[0, i])
-                quad[1] += Kb[1, i] * (2.0 * r1 + mii * Kb[1, i])
-                quad[2] += Kb[2, i] * (2.0 * r2 + mii * Kb[2, i])
-                quad[3] += Kb[3, i] * (2.0 * r3 + mii * Kb[3, i])
-            for b in range(size):
-                m = first + b
-                r = 0.0
-                noise = 0.0
-                for i in range(d):
-                    r += K[m, i] * C[g, i]
-                    noise += N2[m, i] * G_diag[g, i]
-                R[g, m] = r / d
-                Q[g, m] = (quad[b] + noise_var * noise) / d
-    return R, Q
+from dynamics.numerics import (as_finite_array, require_choice, require_finite_result, require_in_range,
+                               require_output_times, require_positive, solve_ode)
+from ._checks import (require_data, require_design, require_designs, require_eigenvalues, require_gd_options,
+                      require_noise_std, require_penalty_schedule, require_preconditioner, require_single_modulation,
+                      require_stable_gd)
+from ._kernels import filter_kernel, gradient_flow_rhs, scheduled_filter_kernel, trace_kernel
+from ._order_parameters import order_parameters
+from ._results import Modulation, OrderParameterCurve
 
 
 def _eig(gram):
@@ -122,41 +42,80 @@ def _eig(gram):
     return s, W, null
 
 
-def _check_eigenvalues(eigenvalues):
-    s = require_array_in_range("eigenvalues", eigenvalues, 0.0, np.inf, ndim=1)
-    if s.size == 0:
-        raise ValueError("eigenvalues must hold at least one eigenvalue of XᵀX, got an empty array")
-    return s
+def _inverse_max_eigenvalue(s_max, weight_decay):
+    """η = 1/(λ_max + λ): the learning rate of the authors' code (:func:`inverse_max_eigenvalue_learning_rate`)."""
+    return 1.0 / (s_max + weight_decay)
 
 
-def _check_learning_rate(learning_rate, s_max, weight_decay, output_penalty, dynamics, steps):
-    """η (default 1/(λ_max + λ)); discrete GD needs η((1 + a)λ_max + λ) < 2 and whole steps where ηr > 1."""
+def _learning_rate(learning_rate, s_max, weight_decay, output_penalty, dynamics, steps):
+    """η (default 1/(λ_max + λ)), checked for stability (:func:`require_stable_gd`)."""
     if learning_rate is None:
-        eta = 1.0 / (s_max + weight_decay)
+        eta = _inverse_max_eigenvalue(s_max, weight_decay)
     else:
         eta = require_positive("learning_rate", learning_rate)
-    x_max = eta * ((1.0 + output_penalty) * s_max + weight_decay)
-    if dynamics == "gd":
-        if x_max >= 2.0:
-            raise ValueError(f"learning_rate must be < 2/((1+output_penalty)*lambda_max + weight_decay) = "
-                             f"{2.0 / ((1.0 + output_penalty) * s_max + weight_decay):.4g} for discrete GD to "
-                             f"converge, got {eta:g}")
-        finite = steps[np.isfinite(steps)]
-        if x_max > 1.0 and np.any(finite != np.round(finite)):
-            raise ValueError("steps must be whole GD steps when learning_rate*((1+output_penalty)*s + weight_decay) "
-                             "> 1 for some mode (the factor (1 - eta*r)^k is negative there), or use "
-                             "learning_rate <= 1/((1+output_penalty)*lambda_max + weight_decay)")
+    require_stable_gd(eta, s_max, weight_decay, output_penalty, dynamics, steps)
     return eta
 
 
-def _check_common(steps, weight_decay, dynamics, output_penalty):
-    steps = require_times("steps", np.atleast_1d(steps))
-    if steps.ndim != 1:
-        raise ValueError(f"steps must be a scalar or 1-D, got shape {steps.shape}")
+def inverse_max_eigenvalue_learning_rate(X, weight_decay=0.0, factor=1.0,
+                                         loss_normalization="sum") -> Union[float, np.ndarray]:
+    """The learning rate η = factor/(λ_max + λ) of GD on a design, λ_max the largest eigenvalue of XᵀX: the
+    curvature of the loss ½‖Xŵ − y‖² + (λ/2)‖ŵ‖² (Eq 4.2.3, summed as corrected in E3) along its stiffest direction.
+
+    GD on this quadratic loss converges iff η(λ_max + λ) < 2 (each eigen-mode contracts by |1 − η(s_j + λ)|,
+    App. .2.16–.2.17), so ``factor`` must lie in (0, 2). The authors' code, the figures and the claims use
+    factor = 1, η = 1/λ_max (the default of :func:`gd_weights` and :func:`exact_gd_order_parameters`): the stiffest
+    mode is fitted in one step and no mode overshoots.
+
+    Parameters
+    ----------
+    X : array_like
+        One design, shape (n, d), or a stack of designs, shape (..., n, d).
+    weight_decay : float
+        λ >= 0 (it adds λ to every eigenvalue of the Hessian).
+    factor : float
+        η as a multiple of 1/(λ_max + λ), in (0, 2).
+    loss_normalization : {"sum", "mean"}
+        The loss of :func:`iterate_gd`: the summed ½Σ (Hessian XᵀX + λ) or the printed 1/(2n) mean
+        (Hessian XᵀX/n + λ).
+
+    Returns
+    -------
+    float or ndarray
+        η, a float for one design, else an array of the stack's leading shape (one η per design; the smallest is
+        stable for all of them).
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [0.0, 2.0]])   # XᵀX = diag(1, 4)
+    >>> inverse_max_eigenvalue_learning_rate(X), inverse_max_eigenvalue_learning_rate(X, 1.0, factor=0.5)
+    (0.25, 0.1)
+    >>> inverse_max_eigenvalue_learning_rate(np.stack([X, 2.0 * X])).tolist()
+    [0.25, 0.0625]
+    """
+    X = require_designs(X)
     weight_decay = require_positive("weight_decay", weight_decay, allow_zero=True)
-    require_choice("dynamics", dynamics, _DYNAMICS)
-    output_penalty = require_positive("output_penalty", output_penalty, allow_zero=True)
-    return steps, weight_decay, output_penalty
+    factor = require_in_range("factor", factor, 0.0, 2.0, low_open=True, high_open=True,
+                              why="GD on a quadratic loss is stable for eta < 2/lambda_max")
+    require_choice("loss_normalization", loss_normalization, ("sum", "mean"))
+    with np.errstate(over="ignore", invalid="ignore"):
+        gram = np.swapaxes(X, -1, -2) @ X
+    gram = require_finite_result(gram, "XᵀX", "X is too large: its Gram matrix overflows float64")
+    s_max = np.linalg.eigvalsh(gram).max(-1)
+    if loss_normalization == "mean":
+        s_max = s_max / X.shape[-2]
+    curvature = s_max + weight_decay
+    if np.any(curvature <= 0):
+        raise ValueError("X and weight_decay: XᵀX is zero in float64 and weight_decay = 0, so the loss is flat and "
+                         "every learning rate is stable; give weight_decay > 0 or a non-zero design")
+    with np.errstate(over="ignore"):
+        eta = factor / curvature
+    eta = require_finite_result(eta, "factor/(lambda_max + weight_decay)",
+                                "lambda_max + weight_decay is too small for float64; scale X up")
+    if np.any(eta <= 0):
+        raise ValueError(f"factor: factor/(lambda_max + weight_decay) underflows to 0 (lambda_max + weight_decay = "
+                         f"{float(np.max(curvature)):.3g}); scale X down")
+    return float(eta) if np.ndim(eta) == 0 else eta
 
 
 def spectral_filter(eigenvalues, steps, learning_rate, weight_decay=0.0, dynamics="gd",
@@ -188,38 +147,12 @@ def spectral_filter(eigenvalues, steps, learning_rate, weight_decay=0.0, dynamic
     >>> spectral_filter([1.0, 0.5], [0, 1, np.inf], 0.5).round(12).tolist()
     [[0.0, 0.0], [0.5, 0.5], [1.0, 2.0]]
     """
-    steps, weight_decay, output_penalty = _check_common(steps, weight_decay, dynamics, output_penalty)
-    s = _check_eigenvalues(eigenvalues)
-    eta = _check_learning_rate(learning_rate, s.max(), weight_decay, output_penalty, dynamics, steps)
+    steps, weight_decay, output_penalty = require_gd_options(steps, weight_decay, dynamics, output_penalty)
+    s = require_eigenvalues(eigenvalues)
+    eta = _learning_rate(learning_rate, s.max(), weight_decay, output_penalty, dynamics, steps)
     null = s <= s.size * np.finfo(float).eps * s.max()
-    return _filter_kernel(steps, s[None], np.array([eta]), weight_decay, output_penalty, dynamics == "flow",
-                          null[None])[0]
-
-
-def _check_design(X, y):
-    X = as_finite_array("X", X)
-    if X.ndim < 2 or X.shape[-1] == 0 or X.shape[-2] == 0:
-        raise ValueError(f"X must have shape (..., n_samples, n_features) with n_samples, n_features >= 1, "
-                         f"got {X.shape}")
-    y = as_finite_array("y", y)
-    try:
-        ok = y.ndim >= 1 and y.shape[-1] == X.shape[-2] and np.broadcast_shapes(y.shape[:-1], X.shape[:-2]) is not None
-    except ValueError:
-        ok = False
-    if not ok:
-        raise ValueError(f"y must have shape (..., {X.shape[-2]}): one label per row of X, with leading axes that "
-                         f"broadcast against X's {X.shape[:-2]}; got shape {y.shape}")
-    return X, y
-
-
-def _check_preconditioner(M, d):
-    if M is None:
-        return None
-    M = as_finite_array("preconditioner", M, ndim=2)
-    if M.shape != (d, d) or np.linalg.cond(M) > 1e12:
-        raise ValueError(f"preconditioner must be an invertible ({d}, {d}) matrix (condition number <= 1e12), "
-                         f"got shape {M.shape}")
-    return M
+    return filter_kernel(steps, s[None], np.array([eta]), weight_decay, output_penalty, dynamics == "flow",
+                         null[None])[0]
 
 
 def gd_weights(X, y, steps, learning_rate=None, weight_decay=0.0, dynamics="gd", output_penalty=0.0,
@@ -258,21 +191,21 @@ def gd_weights(X, y, steps, learning_rate=None, weight_decay=0.0, dynamics="gd",
     array([[0.2, 0.8],
            [1. , 1. ]])
     """
-    steps, weight_decay, output_penalty = _check_common(steps, weight_decay, dynamics, output_penalty)
-    X, y = _check_design(X, y)
-    M = _check_preconditioner(preconditioner, X.shape[-1])
+    steps, weight_decay, output_penalty = require_gd_options(steps, weight_decay, dynamics, output_penalty)
+    X, y = require_design(X, y)
+    M = require_preconditioner(preconditioner, X.shape[-1])
     design = X if M is None else X @ M
     s, W, null = _eig(np.swapaxes(design, -1, -2) @ design)
     batch = s.shape[:-1]
     s2, null2 = s.reshape(-1, s.shape[-1]), null.reshape(-1, s.shape[-1])
     s_max = s2.max(axis=-1)
     if learning_rate is None:
-        etas = 1.0 / (s_max + weight_decay)
-        _check_learning_rate(None, float(s_max.max()), weight_decay, output_penalty, dynamics, steps)
+        etas = _inverse_max_eigenvalue(s_max, weight_decay)
+        _learning_rate(None, float(s_max.max()), weight_decay, output_penalty, dynamics, steps)
     else:
-        etas = np.full(s_max.shape, _check_learning_rate(learning_rate, float(s_max.max()), weight_decay,
-                                                         output_penalty, dynamics, steps))
-    f = _filter_kernel(steps, s2, etas, weight_decay, output_penalty, dynamics == "flow", null2)
+        etas = np.full(s_max.shape, _learning_rate(learning_rate, float(s_max.max()), weight_decay,
+                                                   output_penalty, dynamics, steps))
+    f = filter_kernel(steps, s2, etas, weight_decay, output_penalty, dynamics == "flow", null2)
     f = f.reshape(batch + f.shape[1:])
     b = np.einsum("...ji,...j->...i", W, np.einsum("...nd,...n->...d", design, y))
     u = np.einsum("...ij,...tj->...ti", W, f * b[..., None, :])
@@ -307,7 +240,7 @@ def ridge_weights(X, y, weight_decay) -> np.ndarray:
     lam = np.atleast_1d(as_finite_array("weight_decay", weight_decay))
     if lam.ndim != 1 or np.any(lam < 0):
         raise ValueError(f"weight_decay must be a scalar or 1-D array of values >= 0, got {weight_decay!r}")
-    X, y = _check_design(X, y)
+    X, y = require_design(X, y)
     s, W, null = _eig(np.swapaxes(X, -1, -2) @ X)
     rate = s[..., None, :] + lam[:, None]
     with np.errstate(divide="ignore"):
@@ -343,7 +276,7 @@ class _TraceSetup:
 
     def evaluate(self, f, s, noise_std):
         K, N2 = np.ascontiguousarray(f * s), np.ascontiguousarray(f * f * s)
-        R, Q = _trace_kernel(K, N2, self.C, self.M, self.G_diag, noise_std * noise_std)
+        R, Q = trace_kernel(K, N2, self.C, self.M, self.G_diag, noise_std * noise_std)
         return list(R), list(Q)
 
     def evaluate_matrix(self, f, s, noise_std):
@@ -362,21 +295,9 @@ class _TraceSetup:
         return R, Q
 
 
-def _check_modulation(F):
-    if isinstance(F, Modulation):
-        if F.U.ndim != 2:
-            raise ValueError(f"F must be a single modulation (U of shape (d, d)), got a stack of {F.U.shape[0]}: "
-                             f"select one draw with F.draw(i)")
-        return F, F.U.shape[0]
-    F = as_finite_array("F", F, ndim=2)
-    if F.shape[0] != F.shape[1] or np.linalg.cond(F) > 1e14:
-        raise ValueError(f"F must be a square invertible matrix (condition number <= 1e14), got shape {F.shape}")
-    return F, F.shape[0]
-
-
 def _spectral_inputs(F, X, eigenvalues, eigenvectors, preconditioner):
-    F, d = _check_modulation(F)
-    M = _check_preconditioner(preconditioner, d)
+    F, d = require_single_modulation(F)
+    M = require_preconditioner(preconditioner, d)
     if X is not None:
         if eigenvalues is not None or eigenvectors is not None:
             raise ValueError("give either X or (eigenvalues, eigenvectors), not both")
@@ -390,7 +311,7 @@ def _spectral_inputs(F, X, eigenvalues, eigenvectors, preconditioner):
             raise ValueError("give X, or both eigenvalues and eigenvectors of XᵀX")
         if M is not None:
             raise ValueError("preconditioner needs X (the spectrum of the preconditioned design is recomputed)")
-        s = _check_eigenvalues(eigenvalues)
+        s = require_eigenvalues(eigenvalues)
         W = as_finite_array("eigenvectors", eigenvectors, ndim=2)
         if s.shape != (d,) or W.shape != (d, d):
             raise ValueError(f"eigenvalues must have shape ({d},) and eigenvectors ({d}, {d}) to match F; got "
@@ -453,44 +374,66 @@ def exact_gd_order_parameters(F, X, steps, *, eigenvalues=None, eigenvectors=Non
     >>> [round(float(x), 6) for x in r.R], round(float(r.R1[2] + r.R2[2]), 12)
     ([0.0, 0.597912, 1.0], 1.0)
     """
-    steps, weight_decay, output_penalty = _check_common(steps, weight_decay, dynamics, output_penalty)
-    noise_std = check_noise_std(noise_std)
+    steps, weight_decay, output_penalty = require_gd_options(steps, weight_decay, dynamics, output_penalty)
+    noise_std = require_noise_std(noise_std)
     require_choice("method", method, ("hadamard", "matrix"))
     F, s, W, null, M = _spectral_inputs(F, X, eigenvalues, eigenvectors, preconditioner)
-    eta = _check_learning_rate(learning_rate, s.max(), weight_decay, output_penalty, dynamics, steps)
-    f = _filter_kernel(steps, s[None], np.array([eta]), weight_decay, output_penalty, dynamics == "flow",
-                       null[None])[0]
+    eta = _learning_rate(learning_rate, s.max(), weight_decay, output_penalty, dynamics, steps)
+    f = filter_kernel(steps, s[None], np.array([eta]), weight_decay, output_penalty, dynamics == "flow",
+                      null[None])[0]
     setup = _TraceSetup(W, F, M)
     R, Q = (setup.evaluate if method == "hadamard" else setup.evaluate_matrix)(f, s, noise_std)
     return _assemble(steps, R, Q, noise_std)
 
 
-@nb.njit(cache=True)
-def _scheduled_filter(s, eta, ridge, schedule, record):
-    """f after each recorded step of f ← (1 − η((1 + a_k)s + λ)) f + η, f(0) = 0."""
-    out = np.zeros((record.shape[0], s.shape[0]))
-    f = np.zeros(s.shape[0])
-    r = 0
-    while r < record.shape[0] and record[r] == 0:
-        r += 1
-    for step in range(1, record[-1] + 1):
-        a = schedule[step - 1]
-        for j in range(s.shape[0]):
-            f[j] = (1.0 - eta * ((1.0 + a) * s[j] + ridge)) * f[j] + eta
-        while r < record.shape[0] and record[r] == step:
-            out[r] = f
-            r += 1
-    return out
 
+def design_order_parameters(data, steps, learning_rate=None, weight_decay=0.0,
+                            noise_std=None) -> OrderParameterCurve:
+    """The teacher- and noise-averaged R, Q and L_G of exact GD (Eqs 4.2.9–4.2.10, the trace formulas of
+    :func:`exact_gd_order_parameters`) at each of the S drawn designs of ``data``: the theory of the GD runs on
+    those designs, averaged over the teachers that one draw samples once.
 
-def _check_schedule(steps, output_penalty_schedule):
-    steps = check_step_record(steps)
-    schedule = as_finite_array("output_penalty_schedule", output_penalty_schedule, ndim=1)
-    if schedule.size < steps[-1] or np.any(schedule < 0):
-        raise ValueError(f"output_penalty_schedule must hold one penalty >= 0 per step (at least {steps[-1]}), "
-                         f"got {schedule.size} values")
-    return steps, schedule
+    Parameters
+    ----------
+    data : TeacherStudentData
+        From :func:`draw_teacher_student`.
+    steps : float or array_like
+        GD steps k >= 0, shape (T,) (real values interpolate; inf is the fixed point).
+    learning_rate : float or array_like, optional
+        η > 0, one for all designs or one per design (shape (S,)); None: 1/(λ_max + λ) per design.
+    weight_decay : float
+        λ >= 0.
+    noise_std : float, optional
+        Label-noise standard deviation σ_ε >= 0; None: the data's own.
 
+    Returns
+    -------
+    OrderParameterCurve
+        steps (T,) and R, Q, generalization_error, noisy_generalization_error, R1, R2, Q1, Q2, each of shape (S, T).
+
+    Examples
+    --------
+    >>> from dynamics.double_descent import draw_teacher_student
+    >>> data = draw_teacher_student(45, 30, 20, 10.0, n_seeds=2, seed=3)
+    >>> curves = design_order_parameters(data, [0.0, 10.0, np.inf])
+    >>> curves.R.shape, bool(np.allclose(curves.R[:, -1], 1.0))
+    ((2, 3), True)
+    """
+    data = require_data(data)
+    n_designs = data.X.shape[0]
+    if learning_rate is None:
+        rates = [None] * n_designs
+    else:
+        rates = np.atleast_1d(np.asarray(learning_rate))
+        if rates.ndim != 1 or rates.size not in (1, n_designs):
+            raise ValueError(f"learning_rate must be a scalar or have shape ({n_designs},) (one per design), got "
+                             f"shape {rates.shape}")
+        rates = list(np.broadcast_to(rates, (n_designs,)))
+    noise_std = data.noise_std if noise_std is None else noise_std
+    curves = [exact_gd_order_parameters(data.modulation.draw(i), data.X[i], steps, learning_rate=rates[i],
+                                        weight_decay=weight_decay, noise_std=noise_std) for i in range(n_designs)]
+    return OrderParameterCurve(curves[0].steps, *(np.stack([getattr(c, name) for c in curves])
+                                                  for name in OrderParameterCurve._fields[1:]))
 
 def scheduled_filter(eigenvalues, steps, learning_rate, output_penalty_schedule, weight_decay=0.0) -> np.ndarray:
     """The filter f_j after each of the whole ``steps`` of GD whose step k uses the output penalty
@@ -519,14 +462,68 @@ def scheduled_filter(eigenvalues, steps, learning_rate, output_penalty_schedule,
     >>> scheduled_filter([1.0], [1, 2, 3], 0.5, [0.0, 1.0, 0.0]).ravel().tolist()   # step 2: η(1 + a)s = 1
     [0.5, 0.5, 0.75]
     """
-    steps, schedule = _check_schedule(steps, output_penalty_schedule)
-    s = _check_eigenvalues(eigenvalues)
+    steps, schedule = require_penalty_schedule(steps, output_penalty_schedule)
+    s = require_eigenvalues(eigenvalues)
     weight_decay = require_positive("weight_decay", weight_decay, allow_zero=True)
-    eta = _check_learning_rate(learning_rate, s.max(), weight_decay, float(schedule[:max(steps[-1], 1)].max()), "gd",
-                               steps.astype(float))
+    eta = _learning_rate(learning_rate, s.max(), weight_decay, float(schedule[:max(steps[-1], 1)].max()), "gd",
+                         steps.astype(float))
     null = s <= s.size * np.finfo(float).eps * s.max()
-    return np.where(null, 0.0, _scheduled_filter(s, eta, weight_decay, schedule, steps))
+    return np.where(null, 0.0, scheduled_filter_kernel(s, eta, weight_decay, schedule, steps))
 
+
+
+def scheduled_gd_weights(X, y, steps, output_penalty_schedule, learning_rate=None,
+                         weight_decay=0.0) -> np.ndarray:
+    """Closed-form weights of discrete GD whose step k uses the output penalty a_k =
+    ``output_penalty_schedule[k − 1]`` (Fig 4.6, Lemma 4.3.1: gradient (1 + a_k)XᵀXŵ − Xᵀy + λŵ) from ŵ₀ = 0:
+    ŵ_k = W diag(f(k)) WᵀXᵀy with the filter of :func:`scheduled_filter`, vectorised over leading (draw) axes.
+
+    Parameters
+    ----------
+    X : array_like
+        Designs, shape (..., n, d).
+    y : array_like
+        Labels, shape (..., n), the leading axes broadcasting against X's.
+    steps : array_like of int
+        Sorted whole steps >= 0, shape (T,).
+    output_penalty_schedule : array_like
+        a_k >= 0, at least steps[-1] values (e.g. :func:`q_penalty_schedule`).
+    learning_rate : float, optional
+        η > 0 with η((1 + max a)λ_max + λ) < 2; None: 1/(λ_max + λ) per design.
+    weight_decay : float
+        λ >= 0.
+
+    Returns
+    -------
+    ndarray
+        Weights of shape (..., T, d).
+
+    Examples
+    --------
+    >>> X, y = np.array([[1.0, 0.0], [0.0, 2.0]]), np.array([1.0, 2.0])
+    >>> bool(np.allclose(scheduled_gd_weights(X, y, [0, 3, 40], np.full(40, 0.5), learning_rate=0.1),
+    ...                  gd_weights(X, y, [0, 3, 40], learning_rate=0.1, output_penalty=0.5), atol=1e-14))
+    True
+    """
+    steps, schedule = require_penalty_schedule(steps, output_penalty_schedule)
+    weight_decay = require_positive("weight_decay", weight_decay, allow_zero=True)
+    X, y = require_design(X, y)
+    s, W, null = _eig(np.swapaxes(X, -1, -2) @ X)
+    batch = s.shape[:-1]
+    s2, null2 = s.reshape(-1, s.shape[-1]), null.reshape(-1, s.shape[-1])
+    s_max = s2.max(axis=-1)
+    top = float(schedule[:max(steps[-1], 1)].max())
+    if learning_rate is None:
+        etas = _inverse_max_eigenvalue(s_max, weight_decay)
+        _learning_rate(None, float(s_max.max()), weight_decay, top, "gd", steps.astype(float))
+    else:
+        etas = np.full(s_max.shape, _learning_rate(learning_rate, float(s_max.max()), weight_decay, top, "gd",
+                                                   steps.astype(float)))
+    f = np.stack([np.where(null2[b], 0.0, scheduled_filter_kernel(s2[b], etas[b], weight_decay, schedule, steps))
+                  for b in range(s2.shape[0])])
+    f = f.reshape(batch + f.shape[1:])
+    b = np.einsum("...ji,...j->...i", W, np.einsum("...nd,...n->...d", X, y))
+    return np.einsum("...ij,...tj->...ti", W, f * b[..., None, :])
 
 def scheduled_gd_order_parameters(F, X, steps, output_penalty_schedule, learning_rate=None, weight_decay=0.0,
                                   noise_std=0.0) -> OrderParameterCurve:
@@ -559,25 +556,15 @@ def scheduled_gd_order_parameters(F, X, steps, output_penalty_schedule, learning
     >>> bool(np.allclose(a.Q, b.Q, atol=1e-12))
     True
     """
-    steps, schedule = _check_schedule(steps, output_penalty_schedule)
-    noise_std = check_noise_std(noise_std)
+    steps, schedule = require_penalty_schedule(steps, output_penalty_schedule)
+    noise_std = require_noise_std(noise_std)
     weight_decay = require_positive("weight_decay", weight_decay, allow_zero=True)
     F, s, W, null, _ = _spectral_inputs(F, X, None, None, None)
-    eta = _check_learning_rate(learning_rate, s.max(), weight_decay, float(schedule[:max(steps[-1], 1)].max()), "gd",
-                               steps.astype(float))
-    f = np.where(null, 0.0, _scheduled_filter(s, eta, weight_decay, schedule, steps))
+    eta = _learning_rate(learning_rate, s.max(), weight_decay, float(schedule[:max(steps[-1], 1)].max()), "gd",
+                         steps.astype(float))
+    f = np.where(null, 0.0, scheduled_filter_kernel(s, eta, weight_decay, schedule, steps))
     R, Q = _TraceSetup(W, F, None).evaluate(f, s, noise_std)
     return _assemble(steps, R, Q, noise_std)
-
-
-@nb.njit(cache=True)
-def _gradient_flow_rhs(step, w, params):
-    """dŵ/dk = −η[(XᵀX + λ)ŵ − Xᵀy]; params = [η, λ, Xᵀy (d), XᵀX.ravel() (d²)]."""
-    d = w.shape[0]
-    eta, lam = params[0], params[1]
-    rhs_b = params[2:2 + d]
-    gram = params[2 + d:].reshape((d, d))
-    return -eta * (gram @ w + lam * w - rhs_b)
 
 
 def gradient_flow_weights_ode(X, y, steps, learning_rate, weight_decay=0.0, rtol=1e-12) -> np.ndarray:
@@ -620,6 +607,6 @@ def gradient_flow_weights_ode(X, y, steps, learning_rate, weight_decay=0.0, rtol
     weight_decay = require_positive("weight_decay", weight_decay, allow_zero=True)
     rtol = require_in_range("rtol", rtol, 1e-14, 1e-3)
     params = np.concatenate([[eta, weight_decay], X.T @ y, (X.T @ X).ravel()])
-    sol = solve_ode(_gradient_flow_rhs, (0.0, float(steps[-1])), np.zeros(X.shape[1]), t_eval=steps, params=params,
+    sol = solve_ode(gradient_flow_rhs, (0.0, float(steps[-1])), np.zeros(X.shape[1]), t_eval=steps, params=params,
                     method="dop853", rtol=rtol, atol=rtol * 1e-2).check()
     return sol.y

@@ -3,19 +3,22 @@ gradient descent of the linear student on a stack of teacher–student designs, 
 (an independent route to the closed forms of :mod:`dynamics.double_descent`).
 
 Optional: this module imports torch, is not imported by :mod:`dynamics.double_descent`, registers nothing, works
-in float64 and takes the device explicitly. The cross-checks (:mod:`verify.crosscheck.double_descent`) and the
-figures call it.
+in float64 and takes the device explicitly (on the CPU with one torch thread,
+:func:`dynamics.numerics.torch_tools.one_thread_on_cpu`). The cross-checks (:mod:`verify.crosscheck.double_descent`)
+call it.
 """
 import numpy as np
 import torch
 
 from dynamics.numerics import as_finite_array, require_array_in_range
-from ._common import check_step_record
-from ._simulation import WeightTrajectory
+from dynamics.numerics.torch_tools import DTYPE, as_tensor, on_device, to_numpy
+from ._checks import require_step_record
+from ._results import WeightTrajectory
 
 __all__ = ["train_linear_student"]
 
 
+@on_device
 def train_linear_student(X, y, steps, learning_rate, output_penalty_schedule=None, *, device) -> WeightTrajectory:
     """Full-batch GD of the summed loss ½Σ_μ(y^μ − x^μ·ŵ)² + (a_k/2)‖Xŵ‖² (Eq 4.2.3 as corrected in E3, with the
     output penalty of Lemma 4.3.1 at step k) from ŵ = 0, one independent run per design, gradients by autograd.
@@ -51,7 +54,7 @@ def train_linear_student(X, y, steps, learning_rate, output_penalty_schedule=Non
     y = as_finite_array("y", y, ndim=2)
     if y.shape != X.shape[:2]:
         raise ValueError(f"y must have shape {X.shape[:2]} to match X {X.shape}, got {y.shape}")
-    record = check_step_record(steps)
+    record = require_step_record(steps)
     eta = require_array_in_range("learning_rate", learning_rate, 0.0, np.inf, low_open=True)
     if eta.ndim > 1 or (eta.ndim == 1 and eta.shape != (X.shape[0],)):
         raise ValueError(f"learning_rate must be a scalar or have shape ({X.shape[0]},) (one per design), got "
@@ -65,11 +68,10 @@ def train_linear_student(X, y, steps, learning_rate, output_penalty_schedule=Non
         if schedule.size < n_steps:
             raise ValueError(f"output_penalty_schedule must hold one value per step (at least {n_steps}), got "
                              f"{schedule.size}")
-    device = torch.device(device)
-    X_t = torch.as_tensor(X, dtype=torch.float64, device=device)
-    y_t = torch.as_tensor(y, dtype=torch.float64, device=device)
-    eta_t = torch.as_tensor(eta, dtype=torch.float64, device=device)[:, None]
-    w = torch.zeros(X.shape[0], X.shape[2], dtype=torch.float64, device=device, requires_grad=True)
+    X_t = as_tensor(X, device, name="X")
+    y_t = as_tensor(y, device, name="y")
+    eta_t = as_tensor(eta, device, name="learning_rate")[:, None]
+    w = torch.zeros(X.shape[0], X.shape[2], dtype=DTYPE, device=device, requires_grad=True)
     out = np.empty((X.shape[0], record.size, X.shape[2]))
     r = 0
     while r < record.size and record[r] == 0:
@@ -82,7 +84,7 @@ def train_linear_student(X, y, steps, learning_rate, output_penalty_schedule=Non
         with torch.no_grad():
             w -= eta_t * grad
         while r < record.size and record[r] == step:
-            out[:, r] = w.detach().cpu().numpy()
+            out[:, r] = to_numpy(w)
             r += 1
     if not np.all(np.isfinite(out)):
         raise ValueError("the GD weights left float64: learning_rate is too large for these designs "

@@ -7,7 +7,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from dynamics import double_descent as dd
+import dynamics.double_descent as dd
 from dynamics.double_descent.torch_training import train_linear_student
 from ..registry import Check
 from . import crosscheck
@@ -34,15 +34,14 @@ def torch_gd_matches_trace_formulas(ctx):
     n, p, kappa, noise_std, seeds = int(1.3 * d), int(0.7 * d), 10.0, 0.2, _SEEDS
     rng = ctx.seed(2022)
     data = dd.draw_teacher_student(n, d, p, kappa, noise_std=noise_std, n_seeds=seeds, seed=rng)
-    eta = 1.0 / np.linalg.eigvalsh(np.swapaxes(data.X, 1, 2) @ data.X).max(-1)
+    eta = dd.inverse_max_eigenvalue_learning_rate(data.X)
     record = np.unique(np.round(np.logspace(0, np.log10(ctx.size(cpu=2000, cuda=20000)), _RECORDED)).astype(int))
     run = train_linear_student(data.X, data.y, record, eta, device=ctx.device)
     sim = dd.measure_order_parameters(run.weights, data.w, data.modulation, noise_std)
     closed = np.stack([dd.gd_weights(data.X[i], data.y[i], record, learning_rate=eta[i]) for i in range(seeds)])
     exact = dd.measure_order_parameters(closed, data.w, data.modulation, noise_std)
     weight_gap = max(float(np.abs(sim.R - exact.R).max()), float(np.abs(sim.Q - exact.Q).max()))
-    trace = np.stack([dd.exact_gd_order_parameters(data.modulation.draw(i), data.X[i], record, learning_rate=eta[i],
-                                                   noise_std=noise_std).generalization_error for i in range(seeds)])
+    trace = dd.design_order_parameters(data, record, learning_rate=eta, noise_std=noise_std).generalization_error
     diff = sim.generalization_error - trace
     z = np.abs(diff.mean(0)) / (diff.std(0, ddof=1) / np.sqrt(seeds))
     theory = dd.bipartite_theory(record, n, d, p, kappa, noise_std,
@@ -70,17 +69,15 @@ def _fig6_schedule(n_steps):
             "(round-off) over 2000 steps (20000 on CUDA).")
 def torch_q_penalty_schedule(ctx):
     d = ctx.size(cpu=100, cuda=400)
-    n, p, seeds = int(1.2 * d), int(0.7 * d), 4
+    setup, seeds = dd.OUTPUT_PENALTY_SETUP, 4  # Fig 4.6's n/d = 1.2, p/d = 0.7 and κ = 30, at this d
+    n, p = int(setup["n_samples"] / setup["n_features"] * d), int(setup["n_fast"] / setup["n_features"] * d)
     rng = ctx.seed(6)
-    data = dd.draw_teacher_student(n, d, p, 30.0, n_seeds=seeds, seed=rng)
-    eta = 1.0 / np.linalg.eigvalsh(np.swapaxes(data.X, 1, 2) @ data.X).max(-1)
+    data = dd.draw_teacher_student(n, d, p, setup["kappa"], n_seeds=seeds, seed=rng)
+    eta = dd.inverse_max_eigenvalue_learning_rate(data.X)
     record = np.unique(np.round(np.logspace(0, np.log10(ctx.size(cpu=2000, cuda=20000)), 20)).astype(int))
     run = train_linear_student(data.X, data.y, record, eta, _fig6_schedule(int(record[-1])), device=ctx.device)
     schedule = dd.q_penalty_schedule(int(record[-1]))
-    gap = 0.0
-    for i in range(seeds):
-        s, W = np.linalg.eigh(data.X[i].T @ data.X[i])
-        filt = dd.scheduled_filter(s, record, eta[i], schedule)
-        closed = (filt * (W.T @ (data.X[i].T @ data.y[i]))) @ W.T
-        gap = max(gap, float(np.abs(run.weights[i] - closed).max()))
+    closed = np.stack([dd.scheduled_gd_weights(data.X[i], data.y[i], record, schedule, learning_rate=eta[i])
+                       for i in range(seeds)])
+    gap = float(np.abs(run.weights - closed).max())
     return Check.at_most(gap, 1e-9, f"d = {d}: max |ŵ_torch − ŵ_recursion| over {record[-1]} steps")

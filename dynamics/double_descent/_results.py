@@ -1,0 +1,327 @@
+"""Every named result of :mod:`dynamics.double_descent`, the torch layer's included (this module imports no torch and
+nothing else of the package).
+
+* order parameters (Eqs 4.2.6–4.2.7): :class:`OrderParameters`, :class:`OrderParameterCurve`;
+* the approximate bipartite theory (Eqs 4.2.11–4.2.16, Fig 4.4): :class:`BipartiteRoots`, :class:`PhasePoint`,
+  :class:`BayesPoint`, :class:`PhasePoints`;
+* Case 1 (F = I, App. .2.33–.2.35): :class:`SaddlePoint`;
+* the teacher–student data and GD runs (Eqs 4.2.1–4.2.4): :class:`Modulation`, :class:`TeacherStudentData`,
+  :class:`WeightTrajectory` (also what the torch trainer returns), and the experiment drivers' results
+  :class:`DesignRuns`, :class:`OutputPenaltyRuns`;
+* curve shape: :class:`Extrema`.
+"""
+from typing import NamedTuple, Optional
+
+import numpy as np
+
+from dynamics.numerics import require_integer, require_positive
+
+
+# ---------------------------------------------------------------------------------------------------- order parameters
+class OrderParameters(NamedTuple):
+    """Teacher–student overlaps and the generalisation error (Eqs 4.2.6–4.2.7), without a time axis.
+
+    Every field is a float array of one common shape (that of the argument the result is evaluated over, e.g.
+    ``weight_decay``). ``R1, R2, Q1, Q2`` are the fast and slow groups' parts (``None`` where the group split
+    is not defined, e.g. for a general modulation matrix). ``generalization_error`` is ½(1 − 2R + Q)
+    (noiseless test labels; for a single teacher draw ½(‖w‖²/d − 2R + Q)); ``noisy_generalization_error`` adds
+    ½σ_ε² (noisy test labels, App. .2.9).
+
+    Examples
+    --------
+    >>> from dynamics.double_descent import ridge_oracle
+    >>> r = ridge_oracle(0.0, 110, 100, 70, 30.0)   # ridgeless, n > d: point C
+    >>> r._fields[:3], round(float(r.R), 12), round(float(r.generalization_error), 12)
+    (('R', 'Q', 'generalization_error'), 1.0, 0.0)
+    """
+
+    R: np.ndarray
+    Q: np.ndarray
+    generalization_error: np.ndarray
+    noisy_generalization_error: np.ndarray
+    R1: Optional[np.ndarray] = None
+    R2: Optional[np.ndarray] = None
+    Q1: Optional[np.ndarray] = None
+    Q2: Optional[np.ndarray] = None
+
+
+class OrderParameterCurve(NamedTuple):
+    """:class:`OrderParameters` along a time axis: ``steps`` (GD steps, real values interpolate the gradient
+    flow; shape (T,) or the shape of the ``steps`` argument) and the fields of :class:`OrderParameters`, each of
+    the shape of ``steps`` (or of ``steps`` broadcast against ``weight_decay`` where that is an array; (S, T) for
+    the S drawn designs of :func:`~dynamics.double_descent.design_order_parameters`).
+
+    Examples
+    --------
+    >>> from dynamics.double_descent import bipartite_theory
+    >>> curve = bipartite_theory([0.0, 10.0], 110, 100, 70, 30.0)
+    >>> curve.steps.tolist(), float(curve.generalization_error[0])
+    ([0.0, 10.0], 0.5)
+    """
+
+    steps: np.ndarray
+    R: np.ndarray
+    Q: np.ndarray
+    generalization_error: np.ndarray
+    noisy_generalization_error: np.ndarray
+    R1: Optional[np.ndarray] = None
+    R2: Optional[np.ndarray] = None
+    Q1: Optional[np.ndarray] = None
+    Q2: Optional[np.ndarray] = None
+
+
+# ---------------------------------------------------------------------------------------------------- bipartite theory
+class BipartiteRoots(NamedTuple):
+    """The roots a₁(k), a₂(k) of Eq 4.2.13 for the fast and slow groups along ``steps`` (arrays of the shape of
+    ``steps``, broadcast against ``weight_decay``); a_i = inf where group i has not started learning.
+
+    Examples
+    --------
+    >>> from dynamics.double_descent import bipartite_roots
+    >>> bipartite_roots([0.0], 110, 100, 70, 30.0).a1.tolist()
+    [inf]
+    """
+
+    steps: np.ndarray
+    a1: np.ndarray
+    a2: np.ndarray
+
+
+class PhasePoint(NamedTuple):
+    """A point of the (R, Q) plane and its generalisation error ½(1 − 2R + Q) (noiseless test; Fig 4.4's B and C).
+
+    Examples
+    --------
+    >>> from dynamics.double_descent import phase_points
+    >>> phase_points(110, 100, 70).C
+    PhasePoint(R=1.0, Q=1.0, generalization_error=0.0)
+    """
+
+    R: float
+    Q: float
+    generalization_error: float
+
+
+class BayesPoint(NamedTuple):
+    """Point A, the Bayes-optimal first minimum: R = Q, L_G = ½(1 − R), the optimal effective weight decay
+    λ_eff* = 1 − p/d + σ_ε² (σ₁ = 1) and the fast group's rescaled weight decay λ̃₁* = λ_eff*·d/p there
+    (spec P9, Eqs .2.33–.2.35).
+
+    Examples
+    --------
+    >>> from dynamics.double_descent import phase_points
+    >>> A = phase_points(110, 100, 70).A
+    >>> round(A.effective_weight_decay, 12), abs(round(A.R - A.Q, 12))
+    (0.3, 0.0)
+    """
+
+    R: float
+    Q: float
+    generalization_error: float
+    effective_weight_decay: float
+    rescaled_weight_decay: float
+
+    # The default is ANALYTIC_LEARNING_RATE of dynamics.double_descent (this module imports no formula module;
+    # tests/test_double_descent.py checks that the two agree).
+    def steps_at(self, learning_rate=0.25) -> float:
+        """The GD step of A, k_A = 1/(η λ_eff*) (spec P9; plotted at k_A + 1); η defaults to the analytic mode's
+        1/4 (:data:`~dynamics.double_descent.ANALYTIC_LEARNING_RATE`).
+
+        Examples
+        --------
+        >>> from dynamics.double_descent import phase_points
+        >>> round(phase_points(110, 100, 70).A.steps_at(0.25), 6)
+        13.333333
+        """
+        return 1.0 / (require_positive("learning_rate", learning_rate) * self.effective_weight_decay)
+
+
+class PhasePoints(NamedTuple):
+    """The closed-form points A (:class:`BayesPoint`), B and C (:class:`PhasePoint`) of the (R, Q) plane (Fig 4.4).
+
+    Examples
+    --------
+    >>> from dynamics.double_descent import phase_points
+    >>> phase_points(110, 100, 70)._fields
+    ('A', 'B', 'C')
+    """
+
+    A: BayesPoint
+    B: PhasePoint
+    C: PhasePoint
+
+
+# ---------------------------------------------------------------------------------------------------- Case 1
+class SaddlePoint(NamedTuple):
+    """Zero-temperature replica saddle point of Case 1 (arrays of the broadcast shape of alpha and weight_decay):
+    the root ``a = 1 + 1/x``, the susceptibility ``x = β(Q₀ − Q)``, the overlaps ``R`` and ``Q`` and the
+    generalisation error ½(T − 2R + Q) (App. .2.33–.2.36).
+
+    Examples
+    --------
+    >>> from dynamics.double_descent import replica_saddle_point
+    >>> sp = replica_saddle_point(2.0, 0.5)
+    >>> round(float(sp.a - 1.0 - 1.0 / sp.susceptibility), 12)
+    0.0
+    """
+
+    a: np.ndarray
+    susceptibility: np.ndarray
+    R: np.ndarray
+    Q: np.ndarray
+    generalization_error: np.ndarray
+
+
+# ---------------------------------------------------------------------------------------------------- data and runs
+class Modulation(NamedTuple):
+    """The modulation matrix F = U diag(σ) Vᵀ (Eq 4.2.2): ``U``, ``V`` of shape (S, d, d) for a stack of S draws
+    or (d, d) for one, ``singular_values`` σ of shape (d,), the first ``n_fast`` directions fast (σ = 1), the
+    others slow (σ = 1/κ).
+
+    Examples
+    --------
+    >>> from dynamics.double_descent import modulation_matrix
+    >>> F = modulation_matrix(3, 1, 2.0, seed=0).draw(0)
+    >>> bool(np.allclose(F.matrix @ F.inverse, np.eye(3)))
+    True
+    """
+
+    U: np.ndarray
+    singular_values: np.ndarray
+    V: np.ndarray
+    n_fast: int
+
+    @property
+    def matrix(self) -> np.ndarray:
+        """F = U diag(σ) Vᵀ, shape (..., d, d)."""
+        return (self.U * self.singular_values) @ np.swapaxes(self.V, -1, -2)
+
+    @property
+    def inverse(self) -> np.ndarray:
+        """F⁻¹ = V diag(1/σ) Uᵀ, shape (..., d, d)."""
+        return (self.V / self.singular_values) @ np.swapaxes(self.U, -1, -2)
+
+    @property
+    def preconditioner_factor(self) -> np.ndarray:
+        """M = VΣ⁻¹: the update ŵ ← ŵ − η MMᵀ∇L has per-group learning rates η/σ_i² (P = VΣ⁻²Vᵀ, spec P18)."""
+        return self.V / self.singular_values
+
+    @property
+    def preconditioner(self) -> np.ndarray:
+        """P = MMᵀ = VΣ⁻²Vᵀ, shape (..., d, d)."""
+        M = self.preconditioner_factor
+        return M @ np.swapaxes(M, -1, -2)
+
+    def draw(self, index) -> "Modulation":
+        """The modulation of draw ``index`` of a stack (U, V of shape (d, d)).
+
+        Examples
+        --------
+        >>> from dynamics.double_descent import modulation_matrix
+        >>> F = modulation_matrix(4, 2, 10.0, n_seeds=3, seed=0)
+        >>> F.U.shape, F.draw(1).U.shape
+        ((3, 4, 4), (4, 4))
+        """
+        if self.U.ndim == 2:
+            raise ValueError("this modulation holds a single draw (U of shape (d, d)): there is no index to select")
+        index = require_integer("index", index, 0, self.U.shape[0] - 1)
+        return Modulation(self.U[index], self.singular_values, self.V[index], self.n_fast)
+
+
+class TeacherStudentData(NamedTuple):
+    """Draws of the teacher–student problem, each array with a leading axis of S draws: latent inputs ``Z`` and
+    student inputs ``X = ZF`` (S, n, d), teachers ``w`` (S, d), ``label_noise`` and labels ``y`` (S, n), the
+    noiseless test set ``Z_test`` (S, m, d) and ``y_test`` (S, m), the ``modulation`` and the label-noise
+    standard deviation ``noise_std`` (spec §1, Eqs 4.2.1–4.2.2).
+
+    Examples
+    --------
+    >>> from dynamics.double_descent import draw_teacher_student
+    >>> data = draw_teacher_student(12, 8, 4, 3.0, noise_std=0.1, seed=0)
+    >>> data.Z.shape, data.noise_std
+    ((1, 12, 8), 0.1)
+    """
+
+    modulation: Modulation
+    Z: np.ndarray
+    X: np.ndarray
+    w: np.ndarray
+    label_noise: np.ndarray
+    y: np.ndarray
+    Z_test: np.ndarray
+    y_test: np.ndarray
+    noise_std: float
+
+
+class WeightTrajectory(NamedTuple):
+    """Weights recorded during a GD run (Eq 4.2.4): ``steps`` (int, shape (T,)) and ``weights`` of shape (..., T, d).
+    Also what the torch trainer (:mod:`dynamics.double_descent.torch_training`) returns, as numpy arrays.
+
+    Examples
+    --------
+    >>> from dynamics.double_descent import iterate_gd
+    >>> run = iterate_gd(np.eye(2), np.ones(2), [0, 5], 0.5)
+    >>> run.steps.tolist(), run.weights.shape
+    ([0, 5], (2, 2))
+    """
+
+    steps: np.ndarray
+    weights: np.ndarray
+
+
+class DesignRuns(NamedTuple):
+    """GD on S drawn teacher–student designs against the exact theory of each design
+    (:func:`~dynamics.double_descent.teacher_student_gd_runs`; Fig 4.3 and the authors' emp_vs_analytic.png):
+    the ``data``, the GD ``steps`` (T,), the ``learning_rates`` η = 1/λ_max(XᵀX) of each design (S,), the GD
+    students' ``test_errors`` (half the MSE on the noiseless test set, (S, T)) and the teacher-averaged
+    ``trace_errors`` L_G of the trace formulas Eqs 4.2.9–4.2.10 at the same designs (S, T).
+
+    Examples
+    --------
+    >>> from dynamics.double_descent import teacher_student_gd_runs
+    >>> runs = teacher_student_gd_runs([1.0, 100.0], 30, 20, 14, 10.0, n_seeds=2, seed=0, n_test=50)
+    >>> runs.test_errors.shape, runs.trace_errors.shape, runs.learning_rates.shape
+    ((2, 2), (2, 2), (2,))
+    """
+
+    data: TeacherStudentData
+    steps: np.ndarray
+    learning_rates: np.ndarray
+    test_errors: np.ndarray
+    trace_errors: np.ndarray
+
+
+class OutputPenaltyRuns(NamedTuple):
+    """Exact GD on S drawn designs with and without a decaying output penalty
+    (:func:`~dynamics.double_descent.output_penalty_runs`; Fig 4.6 left, Lemma 4.3.1): the ``data``, the whole
+    GD ``steps`` (T,), the penalty ``schedule`` a_k (one value per step), and the teacher-averaged L_G of each
+    design ``without`` the penalty and ``with_penalty`` (S, T).
+
+    Examples
+    --------
+    >>> from dynamics.double_descent import output_penalty_runs
+    >>> runs = output_penalty_runs([0, 10, 100], 30, 20, 14, 10.0, n_seeds=2, seed=0)
+    >>> runs.without.shape, runs.with_penalty.shape, runs.schedule.size
+    ((2, 3), (2, 3), 100)
+    """
+
+    data: TeacherStudentData
+    steps: np.ndarray
+    schedule: np.ndarray
+    without: np.ndarray
+    with_penalty: np.ndarray
+
+
+# ---------------------------------------------------------------------------------------------------- curve shape
+class Extrema(NamedTuple):
+    """Indices (int arrays, increasing) of the interior strict local minima and maxima of a sampled curve.
+
+    Examples
+    --------
+    >>> from dynamics.double_descent import curve_extrema
+    >>> curve_extrema([0.5, 0.2, 0.4, 0.1]).maxima.tolist()
+    [2]
+    """
+
+    minima: np.ndarray
+    maxima: np.ndarray

@@ -1,0 +1,226 @@
+"""The reusable set-ups of the double-descent theory (spec §1, §4; Eqs 4.2.1–4.2.2, Assumption 4.2.1): the data
+generators, the sources' named configurations and the experiment drivers that figures, claims, notebooks and
+cross-checks share.
+
+* :func:`modulation_matrix`: F = U Σ Vᵀ with Σ = diag(1 × p, 1/κ × (d − p)) (Assumption 4.2.1) and U, V Haar
+  (the authors' code) or identity (exact in distribution, spec §1.2);
+* :func:`draw_teacher_student`: latent inputs Z with iid N(0, 1/d) entries (Eq 4.2.1, E1), teacher w with
+  ‖w‖² = d (project convention, E2; ``normalized_teacher=False`` gives the code's w ~ N(0, I)), labels
+  y = Zw + σ_ε ε, student inputs X = ZF (Eq 4.2.2), optional noiseless test set;
+* :func:`q_penalty_schedule`: Fig 4.6's a_k = 0.6·log(1 + e^{−k/1000})/log 2 (the authors' code);
+* the sources' configurations: :data:`PHASE_DIAGRAM_SIZES` and :data:`PHASE_DIAGRAM_KAPPAS` (Fig 4.4),
+  :data:`OUTPUT_PENALTY_SETUP` (Fig 4.6);
+* the experiment drivers: :func:`teacher_student_gd_runs` (GD on drawn designs against the exact theory of each
+  design, Fig 4.3) and :func:`output_penalty_runs` (exact GD with and without the decaying output penalty,
+  Fig 4.6).
+"""
+from types import MappingProxyType
+
+import numpy as np
+
+from dynamics.numerics import haar_orthogonal, require_bool, require_integer, require_positive, rng_from
+from ._checks import require_noise_std, require_simulation_sizes, require_step_record
+from ._results import DesignRuns, Modulation, OutputPenaltyRuns, TeacherStudentData
+from ._simulation import test_error
+from ._spectral import (design_order_parameters, gd_weights, inverse_max_eigenvalue_learning_rate,
+                        scheduled_gd_order_parameters)
+
+PHASE_DIAGRAM_SIZES = MappingProxyType(dict(n_samples=110, n_features=100, n_fast=70))
+"""The sizes of the phase diagram, Fig 4.4 (n/d = 1.1, p/d = 0.7, σ_ε = 0): the configuration of the
+double-descent, critical-κ and per-group learning-rate claims, at every κ."""
+
+PHASE_DIAGRAM_KAPPAS = (1.0, 7.0, 12.0, 30.0, 100.0, 1e3, 1e5)
+"""The condition numbers κ of Fig 4.4's trajectories (monotone up to κ ≈ 7, double descent from κ ≈ 12)."""
+
+OUTPUT_PENALTY_SETUP = MappingProxyType(dict(n_samples=120, n_features=100, n_fast=70, kappa=30.0))
+"""The teacher–student problem of Fig 4.6 (left), the decaying output (Q) penalty of Lemma 4.3.1 (the authors'
+code; σ_ε = 0, λ = 0)."""
+
+
+def modulation_matrix(n_features, n_fast, kappa, haar=True, n_seeds=1, *, seed=None) -> Modulation:
+    """A stack of ``n_seeds`` bipartite modulations F = UΣVᵀ (Assumption 4.2.1; σ₁ = 1 on ``n_fast`` directions,
+    σ₂ = 1/κ on the other d − p).
+
+    Parameters
+    ----------
+    n_features : int
+        d, 2 <= d <= 1e5.
+    n_fast : int
+        p, 1 <= p <= d − 1.
+    kappa : float
+        κ in [1, 1e100].
+    haar : bool
+        Haar-random U and V (the authors' code) or U = V = I (equal in distribution for the teacher–student
+        problem, spec §1.2).
+    n_seeds : int
+        Number of independent draws S >= 1.
+    seed : None, int or numpy.random.Generator
+        Source of randomness.
+
+    Returns
+    -------
+    Modulation
+        U, V of shape (S, d, d).
+
+    Examples
+    --------
+    >>> F = modulation_matrix(3, 1, 4.0, seed=0)
+    >>> F.singular_values.tolist(), bool(np.allclose(F.U[0].T @ F.U[0], np.eye(3)))
+    ([1.0, 0.25, 0.25], True)
+    """
+    _, d, p, kappa = require_simulation_sizes(1, n_features, n_fast, kappa)
+    haar = require_bool("haar", haar)
+    n_seeds = require_integer("n_seeds", n_seeds, 1, 100_000)
+    rng = rng_from(seed)
+    sigma = np.where(np.arange(d) < p, 1.0, 1.0 / kappa)
+    if haar:
+        U = haar_orthogonal(d, seed=rng, n_matrices=n_seeds)
+        V = haar_orthogonal(d, seed=rng, n_matrices=n_seeds)
+    else:
+        U = V = np.broadcast_to(np.eye(d), (n_seeds, d, d)).copy()
+    return Modulation(U, sigma, V, p)
+
+
+def draw_teacher_student(n_samples, n_features, n_fast, kappa, noise_std=0.0, n_seeds=1, *, seed=None, haar=True,
+                         normalized_teacher=True, n_test=0) -> TeacherStudentData:
+    """Draw ``n_seeds`` independent teacher–student problems (spec §1, §4; Eqs 4.2.1–4.2.2).
+
+    Parameters
+    ----------
+    n_samples : int
+        n, 1 <= n <= 1e7.
+    n_features, n_fast, kappa, haar
+        As in :func:`modulation_matrix`.
+    noise_std : float
+        Label-noise standard deviation σ_ε in [0, 1e100].
+    n_seeds : int
+        Number of independent draws S >= 1.
+    seed : None, int or numpy.random.Generator
+        Source of randomness; the same seed gives the same data.
+    normalized_teacher : bool
+        ‖w‖² = d (the project convention, E2) or w ~ N(0, I) (the authors' code).
+    n_test : int
+        Number of noiseless test inputs per draw (0: none).
+
+    Returns
+    -------
+    TeacherStudentData
+
+    Examples
+    --------
+    >>> data = draw_teacher_student(30, 20, 14, 10.0, noise_std=0.2, n_seeds=2, seed=1, n_test=5)
+    >>> data.X.shape, data.y.shape, data.Z_test.shape, bool(np.allclose((data.w ** 2).sum(-1), 20.0))
+    ((2, 30, 20), (2, 30), (2, 5, 20), True)
+    """
+    n, d, p, kappa = require_simulation_sizes(n_samples, n_features, n_fast, kappa)
+    noise_std = require_noise_std(noise_std)
+    haar = require_bool("haar", haar)
+    normalized_teacher = require_bool("normalized_teacher", normalized_teacher)
+    n_seeds = require_integer("n_seeds", n_seeds, 1, 100_000)
+    n_test = require_integer("n_test", n_test, 0, 10_000_000)
+    rng = rng_from(seed)
+    F = modulation_matrix(d, p, kappa, haar, n_seeds, seed=rng)
+    Z = rng.standard_normal((n_seeds, n, d)) / np.sqrt(d)
+    g = rng.standard_normal((n_seeds, d))
+    w = np.sqrt(d) * g / np.linalg.norm(g, axis=-1, keepdims=True) if normalized_teacher else g
+    eps = noise_std * rng.standard_normal((n_seeds, n))
+    y = np.einsum("snd,sd->sn", Z, w) + eps
+    Z_test = rng.standard_normal((n_seeds, n_test, d)) / np.sqrt(d)
+    y_test = np.einsum("snd,sd->sn", Z_test, w)
+    return TeacherStudentData(F, Z, Z @ F.matrix, w, eps, y, Z_test, y_test, noise_std)
+
+
+def q_penalty_schedule(n_steps, strength=0.6, decay=1e-3) -> np.ndarray:
+    """The decaying output-penalty schedule of Fig 4.6 (the authors' code): a_k = strength·log(1 + e^{−decay·k})/log 2
+    for k = 0, ..., n_steps − 1 (0.6 → 0.27 at k = 1e3 → 4e−5 at k = 1e4).
+
+    Parameters
+    ----------
+    n_steps : int
+        Number of GD steps, 1 <= n_steps <= 1e8.
+    strength : float
+        a_0 >= 0.
+    decay : float
+        Decay rate > 0 per step.
+
+    Returns
+    -------
+    ndarray
+        Shape (n_steps,): a_k is the output penalty of step k + 1.
+
+    Examples
+    --------
+    >>> [round(float(a), 6) for a in q_penalty_schedule(2001)[[0, 1000, 2000]]]
+    [0.6, 0.271165, 0.109871]
+    """
+    n_steps = require_integer("n_steps", n_steps, 1, 100_000_000)
+    strength = require_positive("strength", strength, allow_zero=True)
+    decay = require_positive("decay", decay)
+    k = np.arange(n_steps, dtype=float)
+    return strength * np.log1p(np.exp(-decay * k)) / np.log(2.0)
+
+
+def teacher_student_gd_runs(steps, n_samples, n_features, n_fast, kappa, noise_std=0.0, n_seeds=1, *, seed=None,
+                            n_test=1000) -> DesignRuns:
+    """GD on ``n_seeds`` drawn teacher–student designs against the exact theory of each design (Fig 4.3 left; the
+    authors' extra_experiments/emp_vs_analytic.png): closed-form GD from ŵ₀ = 0 at η = 1/λ_max per design
+    (:func:`inverse_max_eigenvalue_learning_rate`, the authors' code), its test error on a noiseless test set,
+    and the teacher-averaged trace formulas (Eqs 4.2.9–4.2.10) at the same designs and η.
+
+    Parameters
+    ----------
+    steps : float or array_like
+        GD steps k >= 0, shape (T,) (real values interpolate; inf is the fixed point).
+    n_samples, n_features, n_fast, kappa, noise_std, n_seeds, seed
+        As in :func:`draw_teacher_student` (Haar F, normalised teachers).
+    n_test : int
+        Noiseless test inputs per design, >= 1 (0 is a ``ValueError``: the test error needs a test set).
+
+    Returns
+    -------
+    DesignRuns
+        data, steps, learning_rates (S,), test_errors (S, T), trace_errors (S, T).
+
+    Examples
+    --------
+    >>> runs = teacher_student_gd_runs([0.0, 10.0, np.inf], 45, 30, 20, 10.0, n_seeds=2, seed=3, n_test=2000)
+    >>> runs.trace_errors[:, 0].tolist(), bool(np.all(runs.trace_errors[:, -1] < 1e-12))
+    ([0.5, 0.5], True)
+    """
+    data = draw_teacher_student(n_samples, n_features, n_fast, kappa, noise_std, n_seeds, seed=seed, n_test=n_test)
+    test_errors = test_error(gd_weights(data.X, data.y, steps), data)
+    trace = design_order_parameters(data, steps)
+    learning_rates = np.atleast_1d(inverse_max_eigenvalue_learning_rate(data.X))
+    return DesignRuns(data, trace.steps, learning_rates, test_errors, trace.generalization_error)
+
+
+def output_penalty_runs(steps, n_samples, n_features, n_fast, kappa, n_seeds=1, *, seed=None) -> OutputPenaltyRuns:
+    """Exact GD (the teacher-averaged trace formulas, Eqs 4.2.9–4.2.10, at η = 1/λ_max) on ``n_seeds`` drawn designs,
+    without and with the decaying output penalty (a_k/2)‖Xŵ‖² of Lemma 4.3.1 on the authors' schedule
+    :func:`q_penalty_schedule` (Fig 4.6 left: the penalty diminishes the peak and leaves the final error alone).
+
+    Parameters
+    ----------
+    steps : array_like of int
+        Sorted whole GD steps >= 0 at which the errors are recorded, shape (T,).
+    n_samples, n_features, n_fast, kappa, n_seeds, seed
+        As in :func:`draw_teacher_student` (σ_ε = 0, Haar F, normalised teachers).
+
+    Returns
+    -------
+    OutputPenaltyRuns
+        data, steps, schedule (max(steps[-1], 1) values), without (S, T), with_penalty (S, T).
+
+    Examples
+    --------
+    >>> runs = output_penalty_runs([0, 100, 10_000], 45, 30, 20, 10.0, n_seeds=2, seed=3)
+    >>> runs.without[:, 0].tolist(), bool(np.allclose(runs.with_penalty[:, -1], runs.without[:, -1], atol=1e-3))
+    ([0.5, 0.5], True)
+    """
+    steps = require_step_record(steps)
+    schedule = q_penalty_schedule(max(int(steps[-1]), 1))
+    data = draw_teacher_student(n_samples, n_features, n_fast, kappa, n_seeds=n_seeds, seed=seed)
+    without = design_order_parameters(data, steps).generalization_error
+    with_penalty = np.stack([scheduled_gd_order_parameters(data.modulation.draw(i), data.X[i], steps, schedule)
+                             .generalization_error for i in range(data.X.shape[0])])
+    return OutputPenaltyRuns(data, steps, schedule, without, with_penalty)
