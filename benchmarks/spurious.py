@@ -4,7 +4,7 @@
   on validation and test after every epoch): the numba trainer against a plain numpy loop doing the same
   arithmetic (vectorised per minibatch, the same index orders) and, when torch is installed, against the torch
   ``SGD`` replay of the cross-check. Target: one 500-epoch run well under a second.
-* Proposition 1 in log space: ``prop1_loss_ratio(log=True)`` on 1000 values of k against a 40-digit mpmath
+* Proposition 1 in log space: ``bc_ba_loss_ratio(log=True)`` on 1000 values of k against a 40-digit mpmath
   evaluation of the same ratio (the reference of the claims), per k.
 
 Times are the minimum over repeats. Run: python benchmarks/spurious.py
@@ -19,7 +19,7 @@ import mpmath  # noqa: E402
 import numpy as np  # noqa: E402
 from scipy.special import expit  # noqa: E402
 
-from dynamics import spurious as sp  # noqa: E402
+from dynamics import spurious as spur  # noqa: E402
 
 
 def best_of(fn, repeats=5):
@@ -35,7 +35,7 @@ def best_of(fn, repeats=5):
 def numpy_trainer(splits, run, learning_rate=1e-5, momentum=0.9, batch_size=100):
     """The same SGD and per-epoch group accuracies in plain numpy, replaying ``run``'s orders (ERM/RWG)."""
     train, val, test = splits
-    gam = sp.toy_feature_scales(train.x.shape[1] - 2)
+    gam = spur.toy_feature_scales(train.x.shape[1] - 2)
     xs, xv, xt = train.x * gam, val.x * gam, test.x * gam
     w, v = run.init.copy(), None
     accs = np.empty((2, len(run.orders), 4))
@@ -46,12 +46,12 @@ def numpy_trainer(splits, run, learning_rate=1e-5, momentum=0.9, batch_size=100)
             v = g if v is None else momentum * v + g
             w = w - learning_rate * v
         for j, (x, d) in enumerate(((xv, val), (xt, test))):
-            accs[j, epoch] = sp.group_accuracies((x @ w > 0).astype(int), d.y, d.group, 4)
+            accs[j, epoch] = spur.group_accuracies((x @ w > 0).astype(int), d.y, d.group, 4)
     return w, accs
 
 
 def main():
-    splits = sp.make_balancing_toy_splits(400, 600, seed=0)
+    splits = spur.make_balancing_toy_splits(400, 600, seed=0)
     print("linear toy, n = 400, d = 600, batch 100, 500 epochs (one run)")
     print(f"{'method':8s} {'numba ms':>10s} {'numpy ms':>10s} {'speed-up':>9s} {'torch ms':>10s} {'speed-up':>9s} "
           f"{'max |Δw|/max|w|':>16s}")
@@ -60,8 +60,8 @@ def main():
     except ImportError:
         tt = None
     for method in ("erm", "rwg"):
-        run = sp.train_balancing_toy(*splits, method, seed=1, return_orders=True)
-        ours = best_of(lambda: sp.train_balancing_toy(*splits, method, seed=1))
+        run = spur.train_balancing_toy(*splits, method, seed=1, return_orders=True)
+        ours = best_of(lambda: spur.train_balancing_toy(*splits, method, seed=1))
         w, _ = numpy_trainer(splits, run)
         plain = best_of(lambda: numpy_trainer(splits, run), repeats=2)
         gap = np.abs(w - run.weights).max() / np.abs(run.weights).max()
@@ -75,7 +75,7 @@ def main():
     alpha = np.random.default_rng(0).uniform(0.1, 2.0, 90)
     beta = np.random.default_rng(1).uniform(0.1, 2.0, 10)
     ks = np.geomspace(1e-2, 1e4 / 2.0, 1000)
-    ours = best_of(lambda: sp.prop1_loss_ratio(ks, alpha, beta, log=True)) / ks.size
+    ours = best_of(lambda: spur.bc_ba_loss_ratio(ks, alpha, beta, log=True)) / ks.size
 
     def reference(k):
         with mpmath.workdps(40):

@@ -6,7 +6,7 @@ import importlib.util
 import numpy as np
 from matplotlib.colors import LogNorm
 
-from dynamics import spurious as sp
+from dynamics import spurious as spur
 from .registry import figure
 from .style import COLORS, SEQUENTIAL, new_figure
 
@@ -25,9 +25,9 @@ def prop1_ratio(n_bc=10, n_ba=90, alpha=1.0, beta=1.0, hetero_alpha=(0.5, 1.0, 2
     k = np.geomspace(0.1, 40.0, 300)
     ba, bc = np.full(n_ba, alpha), np.full(n_bc, beta)
     scale = -alpha * k - np.log(k)
-    ratio = np.exp(sp.prop1_loss_ratio(k, ba, bc, log=True) + scale)
-    lower, upper = (np.exp(b + scale) for b in sp.prop1_bounds(k, ba, bc, log=True))
-    limit = sp.prop1_asymptote(ba, bc).constant
+    ratio = np.exp(spur.bc_ba_loss_ratio(k, ba, bc, log=True) + scale)
+    lower, upper = (np.exp(b + scale) for b in spur.bc_ba_loss_ratio_bounds(k, ba, bc, log=True))
+    limit = spur.bc_ba_loss_ratio_asymptote(ba, bc).constant
     ax.plot(k, ratio, color=COLORS[0], label=r"$R(k)\,e^{-\alpha k}/k$")
     ax.plot(k, upper, ":", color=COLORS[2], lw=2, label="upper bound")
     # with shared margins the normalised lower bound k n_bc β e^{αk}/(n_ba k e^{αk}) is the limit itself
@@ -37,9 +37,9 @@ def prop1_ratio(n_bc=10, n_ba=90, alpha=1.0, beta=1.0, hetero_alpha=(0.5, 1.0, 2
     ax.legend(loc="center right", bbox_to_anchor=(1.0, 0.3))
     inset = ax.inset_axes([0.55, 0.55, 0.42, 0.4])
     ha, hb = np.asarray(hetero_alpha, float), np.asarray(hetero_beta, float)
-    asym = sp.prop1_asymptote(ha, hb)
+    asym = spur.bc_ba_loss_ratio_asymptote(ha, hb)
     k2 = np.linspace(1.0, 40.0, 200)
-    inset.plot(k2, np.exp(sp.prop1_loss_ratio(k2, ha, hb, log=True) - asym.rate * k2 - np.log(k2)), color=COLORS[0])
+    inset.plot(k2, np.exp(spur.bc_ba_loss_ratio(k2, ha, hb, log=True) - asym.rate * k2 - np.log(k2)), color=COLORS[0])
     inset.axhline(asym.constant, color="0.5", lw=1)
     inset.set_xlabel(r"$k$", fontsize=8, labelpad=1)
     inset.set_ylabel(r"$R\,e^{-\alpha_{\min} k}/k$", fontsize=8, labelpad=1)
@@ -57,14 +57,16 @@ def prop1_ratio(n_bc=10, n_ba=90, alpha=1.0, beta=1.0, hetero_alpha=(0.5, 1.0, 2
 def prop2_ratio(k_max=40.0, seed=0):
     fig, ax = new_figure(1, 1, width=5.0, height=3.6)
     k = np.linspace(0.1, k_max, 300)
-    fixture = sp.bias_decomposable_fixture()
-    asym = sp.prop2_asymptote(*fixture)
-    ax.plot(k, sp.prop2_gradient_ratio(k, *fixture, log=True), color=COLORS[0], label="bias-decomposable fixture")
+    fixture = spur.bias_decomposable_fixture()
+    asym = spur.spurious_core_gradient_ratio_asymptote(*fixture)
+    ax.plot(k, spur.spurious_core_gradient_ratio(k, *fixture, log=True), color=COLORS[0],
+            label="bias-decomposable fixture")
     ax.plot(k, np.log(asym.constant) + asym.rate * k, "--", color=COLORS[0], lw=1,
             label=rf"asymptote: slope $\alpha_{{\min}} = {asym.rate:g}$")
-    control = sp.linear_two_block_fixture(seed=seed)
-    saturation = sp.prop2_asymptote(*control)
-    ax.plot(k, sp.prop2_gradient_ratio(k, *control, log=True), color=COLORS[1], label="linear two-block model")
+    control = spur.linear_two_block_fixture(seed=seed)
+    saturation = spur.spurious_core_gradient_ratio_asymptote(*control)
+    ax.plot(k, spur.spurious_core_gradient_ratio(k, *control, log=True), color=COLORS[1],
+            label="linear two-block model")
     ax.axhline(np.log(saturation.constant), ls=":", color=COLORS[1], lw=1.5,
                label=r"saturation $\Sigma_{BC}\,s_i / \Sigma_{BC}\,c_i$")
     ax.set(xlabel=r"logit scale $k$", ylabel=r"$\log\; \Sigma\|\nabla_s \ell\| \,/\, \Sigma\|\nabla_c \ell\|$")
@@ -169,16 +171,11 @@ def toy_worst_group_curves(n_samples=400, n_noise=600, learning_rate=1e-5, batch
                            n_seeds=3, methods=("erm", "subg", "rwg")):
     fig, ax = new_figure(1, 1, width=5.6, height=3.6)
     labels = {"erm": "ERM", "suby": "SUBY", "subg": "SUBG", "rwy": "RWY", "rwg": "RWG", "jtt": "JTT", "gdro": "gDRO"}
-    runs = {m: [] for m in methods}
-    for seed in range(n_seeds):
-        data_stream, train_stream = map(np.random.default_rng, np.random.SeedSequence(seed).spawn(2))
-        splits = sp.make_balancing_toy_splits(n_samples, n_noise, seed=data_stream)
-        train_seed = int(train_stream.integers(2**63))
-        for m in methods:
-            runs[m].append(sp.train_balancing_toy(*splits, m, learning_rate=learning_rate, batch_size=batch_size,
-                                                  n_epochs=n_epochs, seed=train_seed))
+    toy = spur.balancing_toy_runs(range(n_seeds), methods, n_samples, n_noise, learning_rate=learning_rate,
+                                  batch_size=batch_size, n_epochs=n_epochs)
+    runs = toy.runs
     for color, m in zip(COLORS, methods):
-        curves = np.array([r.test_worst_group for r in runs[m]])
+        curves = toy.test_worst_group_curves(m)
         epochs = runs[m][0].epochs
         ax.fill_between(epochs, curves.min(axis=0), curves.max(axis=0), color=color, alpha=0.2, lw=0)
         ax.plot(epochs, curves.mean(axis=0), color=color, label=labels[m])
@@ -198,16 +195,15 @@ def toy_worst_group_curves(n_samples=400, n_noise=600, learning_rate=1e-5, batch
         "after one epoch and 0.828 after three: the thesis's '44% after 3 epochs' belongs to one epoch.")
 def reweighting_coverage(max_epochs=6.0):
     fig, ax = new_figure(1, 1, width=5.2, height=3.6)
-    table = sp.BENCHMARK_GROUP_COUNTS["celeba"]
-    n_total = int(table.counts.sum())
+    table = spur.BENCHMARK_GROUP_COUNTS["celeba"]
     sizes = table.counts[0]
     epochs = np.linspace(0.0, max_epochs, 400)
-    fractions = [sp.expected_unique_fraction(size, epochs * n_total / 4.0) for size in sizes]
-    for color, size, attribute, fraction in zip(COLORS, sizes, table.attributes, fractions):
+    rwg = spur.reweighting_coverage(table.counts, epochs, balance="group")
+    for color, size, attribute, fraction in zip(COLORS, sizes, table.attributes, rwg.stratum_fractions[0]):
         ax.plot(epochs, fraction, color=color, label=f"RWG, not blond / {attribute} (N = {size})")
-    combined = (fractions[0] * sizes[0] + fractions[1] * sizes[1]) / sizes.sum()
+    combined = rwg.class_fractions[0]
     ax.plot(epochs, combined, color="k", lw=2, label="RWG, both majority groups")
-    rwy = sp.expected_unique_fraction(int(sizes.sum()), epochs * n_total / 2.0)
+    rwy = spur.reweighting_coverage(table.counts, epochs, balance="class").class_fractions[0]
     ax.plot(epochs, rwy, "--", color=COLORS[2], label=f"RWY, not-blond class (N = {int(sizes.sum())})")
     for e in (1, 3):
         value = float(np.interp(e, epochs, combined))

@@ -6,7 +6,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from dynamics import spurious as sp  # noqa: E402
+from dynamics import spurious as spur  # noqa: E402
 from dynamics.spurious import torch_training as tt  # noqa: E402
 
 TINY = dict(n_train=300, n_test=200, width=24, epoch_cap=6, n_activation_inputs=50)
@@ -68,11 +68,11 @@ def test_fit_test_is_exact():
     assert fits.tolist() == [True, False, False]
 
 
-@pytest.mark.parametrize("method", sp.METHODS)
+@pytest.mark.parametrize("method", spur.METHODS)
 def test_torch_replay_of_every_method(method):
-    splits = sp.make_balancing_toy_splits(60, 12, seed=4)
+    splits = spur.make_balancing_toy_splits(60, 12, seed=4)
     kwargs = dict(learning_rate=1e-3, momentum=0.9, weight_decay=0.05, batch_size=16)
-    run = sp.train_balancing_toy(*splits, method, n_epochs=12, jtt_epochs=2, jtt_upweight=4, seed=3,
+    run = spur.train_balancing_toy(*splits, method, n_epochs=12, jtt_epochs=2, jtt_upweight=4, seed=3,
                                  return_orders=True, **kwargs)
     replay = tt.replay_balancing_toy(*splits, run, method, jtt_epochs=2, device="cpu", **kwargs)
     assert np.abs(run.weights - replay.weights).max() <= 1e-12 * np.abs(run.weights).max()
@@ -80,8 +80,8 @@ def test_torch_replay_of_every_method(method):
 
 
 def test_replay_rejects_runs_without_orders():
-    splits = sp.make_balancing_toy_splits(40, 6, seed=0)
-    run = sp.train_balancing_toy(*splits, "erm", n_epochs=2, seed=0)
+    splits = spur.make_balancing_toy_splits(40, 6, seed=0)
+    run = spur.train_balancing_toy(*splits, "erm", n_epochs=2, seed=0)
     with pytest.raises(ValueError, match="return_orders"):
         tt.replay_balancing_toy(*splits, run, "erm")
     with pytest.raises(TypeError, match="device"):

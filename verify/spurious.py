@@ -11,7 +11,7 @@ import mpmath
 import numpy as np
 from scipy import stats
 
-from dynamics import spurious as sp
+from dynamics import spurious as spur
 from .registry import Check, claim
 
 LLR = "002_ec22b3cfca16aca5.txt"
@@ -76,7 +76,7 @@ def prop1_exact_ratio(run):
     for alpha, beta in fixtures:
         top = max(alpha.max(), beta.max())
         ks = np.geomspace(1e-3, 1e4, 25) / top
-        ours = sp.prop1_loss_ratio(ks, alpha, beta, log=True)
+        ours = spur.bc_ba_loss_ratio(ks, alpha, beta, log=True)
         if not np.all(np.isfinite(ours)):
             return Check.at_most(math.inf, 1e-12, "log R(k) is not finite somewhere")
         for k, value in zip(ks, ours):
@@ -84,13 +84,13 @@ def prop1_exact_ratio(run):
             worst_log = max(worst_log, abs(value - float(ref)) / max(1.0, abs(float(ref))))
             n_points += 1
             if float(ref) < 700:
-                worst_ratio = max(worst_ratio, _rel(sp.prop1_loss_ratio(k, alpha, beta), mpmath.exp(ref)))
+                worst_ratio = max(worst_ratio, _rel(spur.bc_ba_loss_ratio(k, alpha, beta), mpmath.exp(ref)))
     # the printed reference row of §3.2(a): R(k) e^{-k}/k at k = 1, 2, 5, 10, 20 (limit 1/9), R(5), R(10)
-    row = [sp.prop1_loss_ratio(k, SHARED_ALPHA, SHARED_BETA) * math.exp(-k) / k for k in (1, 2, 5, 10, 20)]
+    row = [spur.bc_ba_loss_ratio(k, SHARED_ALPHA, SHARED_BETA) * math.exp(-k) / k for k in (1, 2, 5, 10, 20)]
     printed = [0.171359031962, 0.125989353437, 0.111634754696, 0.111114137754, 0.111111111237]
     printed_gap = max(abs(a - b) / b for a, b in zip(row, printed))
-    r5 = _rel(sp.prop1_loss_ratio(5.0, SHARED_ALPHA, SHARED_BETA), 82.8403330503)
-    r10 = _rel(sp.prop1_loss_ratio(10.0, SHARED_ALPHA, SHARED_BETA), 24474.5175456)
+    r5 = _rel(spur.bc_ba_loss_ratio(5.0, SHARED_ALPHA, SHARED_BETA), 82.8403330503)
+    r10 = _rel(spur.bc_ba_loss_ratio(10.0, SHARED_ALPHA, SHARED_BETA), 24474.5175456)
     return Check.all_of([Check.at_most(worst_log, 1e-12), Check.at_most(worst_ratio, 1e-12),
                          Check.at_most(max(printed_gap, r5, r10), 1e-9, "spec's printed values (12 digits)")],
                         f"log R vs mpmath {worst_log:.1e} over {n_points} points; R {worst_ratio:.1e}; printed row, "
@@ -108,15 +108,16 @@ def prop1_monotone():
              for a in (0.1, 1.0, 3.0) for b in (0.1, 1.0, 3.0)]
     cases.append((HETERO_ALPHA, HETERO_BETA))
     for alpha, beta in cases:
-        smallest = min(smallest, float(np.diff(sp.prop1_loss_ratio(ks, alpha, beta, log=True)).min()))
+        smallest = min(smallest, float(np.diff(spur.bc_ba_loss_ratio(ks, alpha, beta, log=True)).min()))
     return Check.predicate(smallest, f"smallest increase of log R between grid points: {smallest:.2e}")
 
 
 @claim("spurious.prop1_two_sided_bound", "002_ec22b3cfca16aca5.txt Prop. 1, supp. D.1",
        "For every k > 0 (400 random draws: α, β in [0.1, 3], n_bc, n_ba in 1..100, k in [0.01, 300/α]), "
        "1 <= R(k)e^{−αk}/(k n_bc β/n_ba) <= (1 + e^{−kβ}/(kβ))/(1 − e^{−kα}/2), the O(k e^{αk}) of LLR being a Θ; "
-       "evaluated in log space with 1e-12 relative slack. On 200 heterogeneous draws prop1_bounds brackets R(k) and, "
-       "for shared margins, equals the bound above. The draws are random fixtures of an exact inequality.",
+       "evaluated in log space with 1e-12 relative slack. On 200 heterogeneous draws bc_ba_loss_ratio_bounds "
+       "brackets R(k) and, for shared margins, equals the bound above. The draws are random fixtures of an exact "
+       "inequality.",
        "bound", stochastic=True)
 def prop1_two_sided_bound(run):
     rng = run.rng(31)
@@ -125,12 +126,12 @@ def prop1_two_sided_bound(run):
         a, b = rng.uniform(0.1, 3.0, 2)
         n_ba, n_bc = rng.integers(1, 101, 2)
         k = float(np.exp(rng.uniform(np.log(0.01), np.log(300.0 / a))))
-        log_r = sp.prop1_loss_ratio(k, np.full(n_ba, a), np.full(n_bc, b), log=True)
+        log_r = spur.bc_ba_loss_ratio(k, np.full(n_ba, a), np.full(n_bc, b), log=True)
         normalised = log_r - a * k - math.log(k * n_bc * b / n_ba)  # log of R e^{-αk}/(kL)
         upper = math.log1p(math.exp(-k * b) / (k * b)) - math.log1p(-0.5 * math.exp(-k * a))
         slack = 1e-12 * max(1.0, abs(log_r))
         violation = max(violation, -normalised - slack, normalised - upper - slack)
-        bounds = sp.prop1_bounds(k, np.full(n_ba, a), np.full(n_bc, b), log=True)
+        bounds = spur.bc_ba_loss_ratio_bounds(k, np.full(n_ba, a), np.full(n_bc, b), log=True)
         expected_lower = math.log(k * n_bc * b / n_ba) + a * k
         shared_gap = max(shared_gap, abs(bounds.lower - expected_lower) / max(1.0, abs(expected_lower)),
                          abs(bounds.upper - (expected_lower + upper)) / max(1.0, abs(expected_lower)))
@@ -138,26 +139,26 @@ def prop1_two_sided_bound(run):
         alpha = rng.uniform(0.1, 3.0, rng.integers(1, 20))
         beta = rng.uniform(0.1, 3.0, rng.integers(1, 20))
         k = float(np.exp(rng.uniform(np.log(0.01), np.log(300.0 / alpha.min()))))
-        log_r = sp.prop1_loss_ratio(k, alpha, beta, log=True)
-        lower, upper_h = sp.prop1_bounds(k, alpha, beta, log=True)
+        log_r = spur.bc_ba_loss_ratio(k, alpha, beta, log=True)
+        lower, upper_h = spur.bc_ba_loss_ratio_bounds(k, alpha, beta, log=True)
         slack = 1e-12 * max(1.0, abs(log_r))
         violation = max(violation, lower - log_r - slack, log_r - upper_h - slack)
     return Check.all_of([Check.at_most(violation, 0.0, "largest bound violation beyond the slack"),
-                         Check.at_most(shared_gap, 1e-12, "prop1_bounds vs the shared-margin bound")],
-                        f"largest violation beyond slack {violation:.2e} (negative: inside); prop1_bounds vs the "
-                        f"closed form {shared_gap:.1e}")
+                         Check.at_most(shared_gap, 1e-12, "bc_ba_loss_ratio_bounds vs the shared-margin bound")],
+                        f"largest violation beyond slack {violation:.2e} (negative: inside); bc_ba_loss_ratio_bounds "
+                        f"vs the closed form {shared_gap:.1e}")
 
 
 @claim("spurious.prop1_heterogeneous_limit", "002_ec22b3cfca16aca5.txt Prop. 1",
        "For α = {0.5, 1, 2}, β = {0.3, 1.5}: R(k)e^{−0.5k}/k equals 40-digit mpmath at k = 10, 20, 40 to 1e-12 "
        "(and the spec's 1.79877139, 1.80008292, 1.80000015 to 1e-7), its distance to the limit shrinks, and "
-       "prop1_asymptote's rate α_min = 0.5 and constant Σβ/m_min = 1.8 equal mpmath's R(k)e^{−0.5k}/k at k = 400 "
-       "(corrections below e^{−200}) to 1e-12.", "limit")
+       "bc_ba_loss_ratio_asymptote's rate α_min = 0.5 and constant Σβ/m_min = 1.8 equal mpmath's R(k)e^{−0.5k}/k at "
+       "k = 400 (corrections below e^{−200}) to 1e-12.", "limit")
 def prop1_heterogeneous_limit():
-    rate, constant = sp.prop1_asymptote(HETERO_ALPHA, HETERO_BETA)
+    rate, constant = spur.bc_ba_loss_ratio_asymptote(HETERO_ALPHA, HETERO_BETA)
     ours, ref = [], []
     for k in (10.0, 20.0, 40.0):
-        ours.append(sp.prop1_loss_ratio(k, HETERO_ALPHA, HETERO_BETA) * math.exp(-rate * k) / k)
+        ours.append(spur.bc_ba_loss_ratio(k, HETERO_ALPHA, HETERO_BETA) * math.exp(-rate * k) / k)
         with mpmath.workdps(40):
             ref.append(mpmath.exp(_mp_log_ratio(k, HETERO_ALPHA, HETERO_BETA) - mpmath.mpf(rate) * k) / k)
     with mpmath.workdps(40):
@@ -197,16 +198,17 @@ def _random_multiclass_fixture(rng, n_classes):
 
 @claim("spurious.prop1_multiclass_limit", "002_ec22b3cfca16aca5.txt Prop. 1",
        "On the spec's K = 3 fixture the softmax ratio R(k)e^{−k}/k equals 50-digit mpmath at k = 5, 10, 20, 40 to "
-       "1e-12 (spec: 1.43787877570, 1.49493443891, 1.49996594938, 1.49999999845), and prop1_asymptote_from_logits "
-       "gives rate 1 and a constant equal to mpmath's R(k)e^{−k}/k at k = 400 (1.5) to 1e-12; on 60 random "
-       "K in {3, 10} fixtures (gaps as in the spec) the relative gap |R e^{−α_min k}/(k·constant) − 1| at k = 320 is "
-       "< 0.05 and smaller than at k = 20. The random fixtures exercise a deterministic limit.", "limit",
+       "1e-12 (spec: 1.43787877570, 1.49493443891, 1.49996594938, 1.49999999845), and "
+       "bc_ba_loss_ratio_asymptote_from_logits gives rate 1 and a constant equal to mpmath's R(k)e^{−k}/k at "
+       "k = 400 (1.5) to 1e-12; on 60 random K in {3, 10} fixtures (gaps as in the spec) the relative gap "
+       "|R e^{−α_min k}/(k·constant) − 1| at k = 320 is < 0.05 and smaller than at k = 20. The random fixtures "
+       "exercise a deterministic limit.", "limit",
        stochastic=True)
 def prop1_multiclass_limit(run):
-    rate, constant = sp.prop1_asymptote_from_logits(MULTI_LOGITS, MULTI_LABELS, MULTI_BIAS)
+    rate, constant = spur.bc_ba_loss_ratio_asymptote_from_logits(MULTI_LOGITS, MULTI_LABELS, MULTI_BIAS)
     errs = []
     for k, printed in zip((5.0, 10.0, 20.0, 40.0), (1.43787877570, 1.49493443891, 1.49996594938, 1.49999999845)):
-        ours = sp.prop1_loss_ratio_from_logits(k, MULTI_LOGITS, MULTI_LABELS, MULTI_BIAS) * math.exp(-rate * k) / k
+        ours = spur.bc_ba_loss_ratio_from_logits(k, MULTI_LOGITS, MULTI_LABELS, MULTI_BIAS) * math.exp(-rate * k) / k
         with mpmath.workdps(50):
             ref = mpmath.exp(_mp_log_ratio_logits(k, MULTI_LOGITS, MULTI_LABELS, MULTI_BIAS) - rate * k) / k
         errs.append(max(_rel(ours, ref), 1e-3 * _rel(ours, printed)))  # printed values: 12 digits -> 1e-9
@@ -216,8 +218,8 @@ def prop1_multiclass_limit(run):
     worst, not_smaller = 0.0, 0
     for i in range(60):
         logits, labels, bias = _random_multiclass_fixture(rng, (3, 10)[i % 2])
-        a = sp.prop1_asymptote_from_logits(logits, labels, bias)
-        gap = [abs(math.exp(sp.prop1_loss_ratio_from_logits(k, logits, labels, bias, log=True) - a.rate * k
+        a = spur.bc_ba_loss_ratio_asymptote_from_logits(logits, labels, bias)
+        gap = [abs(math.exp(spur.bc_ba_loss_ratio_from_logits(k, logits, labels, bias, log=True) - a.rate * k
                             - math.log(k * a.constant)) - 1.0) for k in (20.0, 320.0)]
         worst = max(worst, gap[1])
         not_smaller += gap[1] >= gap[0]
@@ -239,8 +241,8 @@ def prop2_per_sample_scaling():
     k = np.geomspace(0.1, 100.0, 60)[:, None]
     margin = np.geomspace(0.01, 10.0, 60)[None, :]
     norm = 1.7
-    bc = sp.scaled_ce_grad_norm(k, -margin, norm) / (k * norm)
-    ba = sp.scaled_ce_grad_norm(k, margin, norm)
+    bc = spur.scaled_ce_grad_norm(k, -margin, norm) / (k * norm)
+    ba = spur.scaled_ce_grad_norm(k, margin, norm)
     bc_violation = max(float(np.max(-(1.0 - bc))), float(np.max((1.0 - bc) - np.exp(-k * margin) - 1e-12)))
     bound = k * np.exp(-k * margin) * norm  # underflows to 0 with the gradient itself for k·m > 745
     ba_violation = float(np.max((ba - bound * (1.0 + 1e-12)) / np.where(bound > 0, bound, 1.0)))
@@ -248,23 +250,24 @@ def prop2_per_sample_scaling():
     for kk, mm in ((0.5, 3.0), (5.0, -0.2), (20.0, 1.0), (100.0, -0.01)):
         with mpmath.workdps(40):
             ref = kk * norm / (1 + mpmath.exp(kk * mpmath.mpf(mm)))
-        ident = max(ident, _rel(sp.scaled_ce_grad_norm(kk, mm, norm), ref))
+        ident = max(ident, _rel(spur.scaled_ce_grad_norm(kk, mm, norm), ref))
     return Check.all_of([Check.at_most(max(bc_violation, ba_violation), 0.0, "largest violation beyond slack"),
                          Check.at_most(ident, 1e-14, "identity vs mpmath")],
                         f"BC violation {bc_violation:.1e}, BA violation {ba_violation:.1e}; identity {ident:.1e}")
 
 
-B3_MARGINS, B3_CORE, B3_SPURIOUS = sp.bias_decomposable_fixture()
+B3_MARGINS, B3_CORE, B3_SPURIOUS = spur.bias_decomposable_fixture()
 
 
 @claim("spurious.prop2_rate_converged_core", "002_ec22b3cfca16aca5.txt supp. D.2 Prop. 2, Eq. 8",
        "On the bias-decomposable fixture (BA margins {0.5, 1, 2, 1}, BC {−0.3, −1.5}, s_i = 1, c_i = 1 on BA and 0 "
        "on BC), the slope of log(ratio) in k is within 2% of α_min = 0.5 on [10, 30] and [20, 40] (endpoints and a "
        "201-point least-squares fit); ratio·e^{−0.5k} equals 40-digit mpmath at k = 20, 40 to 1e-12; and "
-       "prop2_asymptote's (rate, constant) = (0.5, 2) equals mpmath's ratio·e^{−0.5k} at k = 400 to 1e-12.", "limit")
+       "spurious_core_gradient_ratio_asymptote's (rate, constant) = (0.5, 2) equals mpmath's ratio·e^{−0.5k} at "
+       "k = 400 to 1e-12.", "limit")
 def prop2_rate_converged_core():
-    asym = sp.prop2_asymptote(B3_MARGINS, B3_CORE, B3_SPURIOUS)
-    log_ratio = lambda k: sp.prop2_gradient_ratio(k, B3_MARGINS, B3_CORE, B3_SPURIOUS, log=True)
+    asym = spur.spurious_core_gradient_ratio_asymptote(B3_MARGINS, B3_CORE, B3_SPURIOUS)
+    log_ratio = lambda k: spur.spurious_core_gradient_ratio(k, B3_MARGINS, B3_CORE, B3_SPURIOUS, log=True)
     slopes = []
     for lo, hi in ((10.0, 30.0), (20.0, 40.0)):
         slopes.append((log_ratio(hi) - log_ratio(lo)) / (hi - lo))
@@ -279,7 +282,7 @@ def prop2_rate_converged_core():
                      / mpmath.fsum(s * c for s, c in zip(sig, B3_CORE)))
             return ratio * mpmath.exp(-mpmath.mpf(k) / 2)
 
-    values_err = max(_rel(sp.prop2_gradient_ratio(k, B3_MARGINS, B3_CORE, B3_SPURIOUS) * math.exp(-0.5 * k),
+    values_err = max(_rel(spur.spurious_core_gradient_ratio(k, B3_MARGINS, B3_CORE, B3_SPURIOUS) * math.exp(-0.5 * k),
                           mp_scaled(k)) for k in (20.0, 40.0))
     limit_err = _rel(asym.constant, mp_scaled(400)) + abs(asym.rate - 0.5)
     return Check.all_of([Check.at_most(slope_err, 0.02, "slope vs α_min"), Check.at_most(values_err, 1e-12),
@@ -293,18 +296,19 @@ def prop2_rate_converged_core():
        "In a linear two-block model f = W_c x_c + W_s x_s (2 logits, 400 Gaussian samples, 10% BC, predictions by "
        "the spurious rule, every |margin| >= 0.25), where ‖∇_{W_c} m‖ = √2‖x_c‖ never vanishes, the gradient-norm "
        "ratio changes by < 1% between k = 20 and k = 40 and tends to Σ_BC s_i/Σ_BC c_i (to 1e-6 at k = 200); "
-       "prop2_asymptote reports converged_core = False and rate 0: the e^{α k} growth needs the converged core. The "
-       "1% is the spec's envelope; the data are a random fixture.", "theorem", stochastic=True)
+       "spurious_core_gradient_ratio_asymptote reports converged_core = False and rate 0: the e^{α k} growth needs "
+       "the converged core. The 1% is the spec's envelope; the data are a random fixture.", "theorem",
+       stochastic=True)
 def prop2_needs_converged_core(run):
-    margins, core, spurious = sp.linear_two_block_fixture(400, 5, 0.1, 0.25, seed=run.seed(88))
-    r20, r40, r200 = (sp.prop2_gradient_ratio(k, margins, core, spurious) for k in (20.0, 40.0, 200.0))
+    margins, core, spurious = spur.linear_two_block_fixture(400, 5, 0.1, 0.25, seed=run.seed(88))
+    r20, r40, r200 = (spur.spurious_core_gradient_ratio(k, margins, core, spurious) for k in (20.0, 40.0, 200.0))
     bc = margins < 0
     saturation = spurious[bc].sum() / core[bc].sum()
-    asym = sp.prop2_asymptote(margins, core, spurious)
+    asym = spur.spurious_core_gradient_ratio_asymptote(margins, core, spurious)
     return Check.all_of([Check.below(abs(r40 / r20 - 1.0), 0.01, "change from k = 20 to 40"),
                          Check.at_most(abs(r200 / saturation - 1.0), 1e-6, "k = 200 vs Σ_BC s/Σ_BC c"),
                          Check.at_most(abs(asym.constant / saturation - 1.0) + abs(asym.rate), 1e-12,
-                                       "prop2_asymptote vs the saturation constant"),
+                                       "spurious_core_gradient_ratio_asymptote vs the saturation constant"),
                          Check.at_most(float(asym.converged_core), 0.0, "converged_core must be False")],
                         f"{int(bc.sum())} BC of {len(margins)}; ratio {r20:.6f} (k = 20), {r40:.6f} (k = 40), "
                         f"saturation "
@@ -329,10 +333,10 @@ def pq_index_convention(run):
         for w in vectors:
             printed = 1.0 - d ** 0.5 * np.linalg.norm(w, 2) / np.linalg.norm(w, 1)
             printed_error = min(printed_error, max(-printed, printed - top))  # distance outside the range
-            ours = sp.pq_index(w, 1.0, 2.0)
+            ours = spur.pq_index(w, 1.0, 2.0)
             corrected_error = max(corrected_error, -ours, ours - top)
-        corrected_error = max(corrected_error, abs(sp.pq_index(np.full(d, -3.0))),
-                              abs(sp.pq_index(np.eye(d)[0] * 2.0) - top))
+        corrected_error = max(corrected_error, abs(spur.pq_index(np.full(d, -3.0))),
+                              abs(spur.pq_index(np.eye(d)[0] * 2.0) - top))
     return Check.erratum(printed_error, max(corrected_error, 0.0), 1e-12, reject_above=0.01,
                          detail="smallest distance of the printed form below 0 over the random vectors")
 
@@ -353,28 +357,19 @@ TABLE1_PRUNABILITY = (  # LLR Table 1, "Prun." column (min, max) for each row, i
        corrected="prunability = mean over kappa in {0, 0.1, ..., 0.9} of Acc(f^kappa)/Acc(f)", stochastic=True)
 def prunability_is_mean(run):
     rng = run.rng(3)
-    data = sp.make_parity_task(2000, seed=rng)
+    data = spur.make_parity_task(2000, seed=rng)
     weights = [rng.standard_normal((64, 20)) / math.sqrt(20), rng.standard_normal((64, 64)) / 8.0,
                rng.standard_normal((2, 64)) / 8.0]
 
-    def accuracy(ws):
-        h = data.x
-        for W in ws[:-1]:
-            h = np.maximum(h @ W.T, 0.0)
-        return float(np.mean(np.argmax(h @ ws[-1].T, axis=1) == data.y))
-
-    full = accuracy(weights)
-    pruned = []
-    for kappa in sp.PRUNE_FRACTIONS:
-        masks = sp.neuron_pruning_masks(weights, kappa)
-        pruned.append(accuracy([W * m[:, None] for W, m in zip(weights[:-1], masks)] + [weights[-1]]))
-    ratios = sp.retention_ratios(pruned, full)
+    full = float(spur.neuron_pruned_accuracies(weights, data.x, data.y, [0.0])[0])
+    pruned = spur.neuron_pruned_accuracies(weights, data.x, data.y, spur.PRUNE_FRACTIONS)
+    ratios = spur.retention_ratios(pruned, full)
     if ratios[0] != 1.0 or np.any(ratios < 0):
         return Check.at_most(math.inf, 0.0, f"retention at κ = 0 is {ratios[0]}, not 1")
     # the worst model: full accuracy at κ = 0 (nothing pruned) and accuracy 0 at every other κ
-    worst_model = [full] + [0.0] * (len(sp.PRUNE_FRACTIONS) - 1)
-    smallest_sum = float(np.sum(sp.retention_ratios(worst_model, full)))
-    smallest_mean = sp.prunability(worst_model, full)
+    worst_model = [full] + [0.0] * (len(spur.PRUNE_FRACTIONS) - 1)
+    smallest_sum = float(np.sum(spur.retention_ratios(worst_model, full)))
+    smallest_mean = spur.prunability(worst_model, full)
     lowest = min(lo for lo, _ in TABLE1_PRUNABILITY)
     printed_error = max(0.0, smallest_sum - lowest)
     corrected_error = max(0.0, smallest_mean - lowest)
@@ -401,7 +396,7 @@ def class_separation_identity(run):
         within = np.mean([np.mean(1 - sim[np.ix_(labels == c, labels == c)]) for c in classes])
         total = np.mean([[np.mean(1 - sim[np.ix_(labels == a, labels == c)]) for c in classes] for a in classes])
         reference = 1.0 - within / total
-        worst = max(worst, abs(sp.class_separation_r2(x, labels) - reference))
+        worst = max(worst, abs(spur.class_separation_r2(x, labels) - reference))
     return Check.at_most(worst, 1e-12, f"max |O(N d) − O(N²)| = {worst:.1e}")
 
 
@@ -417,8 +412,8 @@ def parity_generator(run):
     checks, worst_p = [], 1.0
     for rho, base in ((0.1, 1), (0.5, 2)):
         seed = run.seed(base)
-        data = sp.make_parity_task(20000, bc_rate=rho, seed=seed)
-        again = sp.make_parity_task(20000, bc_rate=rho, seed=seed)
+        data = spur.make_parity_task(20000, bc_rate=rho, seed=seed)
+        again = spur.make_parity_task(20000, bc_rate=rho, seed=seed)
         x = data.x
         parity_spurious = (np.prod(x[:, 6:8], axis=1) + 1) // 2
         parity_core = (np.prod(x[:, :6], axis=1) + 1) // 2
@@ -441,7 +436,7 @@ def parity_generator(run):
 
 
 # ------------------------------------------------------------------------------------------- TH8 balancing
-CELEBA = sp.BENCHMARK_GROUP_COUNTS["celeba"]
+CELEBA = spur.BENCHMARK_GROUP_COUNTS["celeba"]
 
 
 def _expand(counts):
@@ -459,14 +454,14 @@ def _expand(counts):
        "6 shares.", "identity", stochastic=True)
 def balanced_sampler_shares(run):
     y, a = _expand(CELEBA.counts)
-    groups = sp.group_index(y, a, 2)
+    groups = spur.group_index(y, a, 2)
     z = z_for(6)
     analytic, empirical = 0.0, 0.0
     for strata, n_strata, base in ((groups, 4, 11), (y, 2, 12)):
-        w = sp.balanced_sampling_weights(strata)
+        w = spur.balanced_sampling_weights(strata)
         shares = np.bincount(strata, weights=w) / w.sum()
         analytic = max(analytic, float(np.abs(shares - 1.0 / n_strata).max()))
-        draws = sp.weighted_epoch_indices(w, n_draws=100_000, seed=run.seed(base))
+        draws = spur.weighted_epoch_indices(w, n_draws=100_000, seed=run.seed(base))
         observed = np.bincount(strata[draws], minlength=n_strata) / draws.size
         p = 1.0 / n_strata
         se = math.sqrt(p * (1 - p) / draws.size)
@@ -489,18 +484,18 @@ TH8_SIZES = {  # the spec's §8.3 table, derived from TH8 Table 1: (SUBG, SUBY, 
        "equal across a.", "identity", stochastic=True)
 def subsample_sizes(run):
     mismatches, dependence = [], 0.0
-    for i, (name, table) in enumerate(sp.BENCHMARK_GROUP_COUNTS.items()):
+    for i, (name, table) in enumerate(spur.BENCHMARK_GROUP_COUNTS.items()):
         y, a = _expand(table.counts)
-        groups = sp.group_index(y, a, table.counts.shape[1])
-        kept_g = sp.subsample_to_smallest(groups, seed=run.seed(40 + i))
-        kept_y = sp.subsample_to_smallest(y, seed=run.seed(50 + i))
+        groups = spur.group_index(y, a, table.counts.shape[1])
+        kept_g = spur.subsample_to_smallest(groups, seed=run.seed(40 + i))
+        kept_y = spur.subsample_to_smallest(y, seed=run.seed(50 + i))
         subg, suby, n = TH8_SIZES[name]
         class_totals = table.counts.sum(axis=1)
-        got = (len(kept_g), len(kept_y), sp.subsampled_size(table.counts), sp.subsampled_size(class_totals), len(y))
+        got = (len(kept_g), len(kept_y), spur.subsampled_size(table.counts), spur.subsampled_size(class_totals), len(y))
         want = (subg, suby, subg, suby, n)
         if got != want:
             mismatches.append(f"{name}: {got} != {want}")
-        counts = sp.group_counts(groups[kept_g], table.counts.size).reshape(table.counts.shape)
+        counts = spur.group_counts(groups[kept_g], table.counts.size).reshape(table.counts.shape)
         p_y_given_a = counts / counts.sum(axis=0, keepdims=True)
         dependence = max(dependence, float(np.ptp(p_y_given_a, axis=1).max()))
     return Check.all_of([Check.at_most(len(mismatches), 0, "; ".join(mismatches) or "sizes agree"),
@@ -529,10 +524,10 @@ TABLE1_MAP = {"celeba": ((1, 0), (0, 1)), "waterbirds": ((1, 0), (0, 1)), "civil
 def benchmark_percentages():
     worst, where = 0.0, ""
     for name, rows in TABLE1_PRINTED.items():
-        table = sp.BENCHMARK_GROUP_COUNTS[name]
+        table = spur.BENCHMARK_GROUP_COUNTS[name]
         y, a = _expand(table.counts)
         n_attr = table.counts.shape[1]
-        counts = sp.group_counts(sp.group_index(y, a, n_attr), table.counts.size).reshape(table.counts.shape)
+        counts = spur.group_counts(spur.group_index(y, a, n_attr), table.counts.size).reshape(table.counts.shape)
         p_y_given_a = 100.0 * counts / counts.sum(axis=0, keepdims=True)
         p_y = 100.0 * counts.sum(axis=1) / counts.sum()
         row_map, col_map = TABLE1_MAP[name]
@@ -564,7 +559,7 @@ def waterbirds_labels_swapped():
     swapped = {(swap[k[0]], swap[k[1]]): v for k, v in as_printed.items()}
     printed_error = max(abs(as_printed[k] - v) for k, v in WATERBIRDS_STANDARD.items())
     corrected_error = max(abs(swapped[k] - v) for k, v in WATERBIRDS_STANDARD.items())
-    table = sp.BENCHMARK_GROUP_COUNTS["waterbirds"]
+    table = spur.BENCHMARK_GROUP_COUNTS["waterbirds"]
     library_error = max(abs(int(table.counts[table.classes.index(c), table.attributes.index(a)]) - v)
                         for (c, a), v in WATERBIRDS_STANDARD.items())
     return Check.erratum(printed_error, corrected_error + library_error, 0.0, reject_above=0.0,
@@ -575,10 +570,7 @@ def waterbirds_labels_swapped():
 def _celeba_rwg_coverage(epochs):
     """Combined coverage of the two not-blond (majority) groups after ``epochs`` RWG epochs (N/4 draws per group
     per epoch)."""
-    n_total = CELEBA.counts.sum()
-    sizes = CELEBA.counts[0]
-    fractions = sp.expected_unique_fraction(sizes, epochs * n_total / 4.0)
-    return float(np.sum(fractions * sizes) / sizes.sum()), fractions
+    return float(spur.reweighting_coverage(CELEBA.counts, epochs).class_fractions[0])
 
 
 @claim("spurious.coverage_formula", "001_61c8f54ededf01e4.txt §8.5.4",
@@ -597,14 +589,13 @@ def coverage_formula(run):
         reps = 3000 if N < 10_000 else 200
         unique = np.array([np.count_nonzero(np.bincount(rng.integers(0, N, k), minlength=N))
                            for _ in range(reps)], dtype=float)
-        predicted = N * sp.expected_unique_fraction(N, k)
+        predicted = N * spur.expected_unique_fraction(N, k)
         se = unique.std(ddof=1) / math.sqrt(reps)
         worst_z = max(worst_z, abs(unique.mean() - predicted) / max(se, 1e-12))
         with mpmath.workdps(40):
             ref = 1 - (1 - mpmath.mpf(1) / N) ** k
-        worst_mp = max(worst_mp, _rel(sp.expected_unique_fraction(N, k), ref))
-    one, _ = _celeba_rwg_coverage(1)
-    three, _ = _celeba_rwg_coverage(3)
+        worst_mp = max(worst_mp, _rel(spur.expected_unique_fraction(N, k), ref))
+    one, three = _celeba_rwg_coverage(1), _celeba_rwg_coverage(3)
     return Check.all_of([Check.at_most(worst_z, z, "Monte Carlo, in standard errors"),
                          Check.at_most(worst_mp, 1e-13, "vs mpmath"),
                          Check.at_most(max(abs(one - 0.444), abs(three - 0.828)), 0.001, "CelebA coverage")],
@@ -619,10 +610,8 @@ def coverage_formula(run):
        "the 0.005 of printing a whole percent).", "erratum",
        printed="coverage after 3 epochs = 44%", corrected="coverage after 1 epoch = 44% (82.8% after 3)")
 def coverage_one_epoch_not_three():
-    one, _ = _celeba_rwg_coverage(1)
-    three, _ = _celeba_rwg_coverage(3)
-    not_blond = int(CELEBA.counts[0].sum())
-    rwy_one = sp.expected_unique_fraction(not_blond, CELEBA.counts.sum() / 2.0)
+    one, three = _celeba_rwg_coverage(1), _celeba_rwg_coverage(3)
+    rwy_one = float(spur.reweighting_coverage(CELEBA.counts, 1, balance="class").class_fractions[0])
     return Check.erratum(abs(three - 0.44), max(abs(one - 0.44), abs(rwy_one - 0.44)), 0.005, reject_above=0.05,
                          detail=f"RWG coverage {one:.4f} after 1 epoch, {three:.4f} after 3; RWY {rwy_one:.4f}")
 
@@ -633,10 +622,10 @@ def coverage_one_epoch_not_three():
        "event of probability 1 − (1 − 1.3e-11)^(10⁶) ≈ 1.3e-5 < 1e-4 for a correct generator.", "identity",
        stochastic=True)
 def toy_core_separable(run):
-    p = sp.core_error_probability(0.15)
+    p = spur.core_error_probability(0.15)
     with mpmath.workdps(40):
         ref = mpmath.ncdf(-1 / mpmath.mpf("0.15"))
-    data = sp.make_balancing_toy(1_000_000, 0, seed=run.seed(9))
+    data = spur.make_balancing_toy(1_000_000, 0, seed=run.seed(9))
     disagreements = int(np.sum((2 * data.y - 1) * data.x[:, 1] < 0))
     return Check.all_of([Check.at_most(_rel(p, ref), 1e-12, "vs mpmath"),
                          Check.at_most(abs(p / 1.3084e-11 - 1.0), 1e-4, "vs the thesis"),
@@ -653,9 +642,9 @@ def toy_generator(run):
     checks = []
     for n, expected in ((1000, 200), (400, 80)):
         seed = run.seed(70 + n)
-        thesis = sp.make_balancing_toy(n, 30, seed=seed)
-        code = sp.make_balancing_toy(n, 30, seed=seed, sign="code")
-        test = sp.make_balancing_toy(n, 30, split="test", seed=seed)
+        thesis = spur.make_balancing_toy(n, 30, seed=seed)
+        code = spur.make_balancing_toy(n, 30, seed=seed, sign="code")
+        test = spur.make_balancing_toy(n, 30, split="test", seed=seed)
         sign = 2.0 * thesis.y - 1.0
         z_core = (thesis.x[:, 1] * sign - 1.0) / 0.15
         flipped = thesis.b == 0
@@ -668,22 +657,6 @@ def toy_generator(run):
     return Check.all_of(checks)
 
 
-TOY_SETTING = dict(n_samples=400, n_noise=600)  # spec E7: n = 400, d = 600, γ = (4, 1, 2)
-
-
-def toy_runs(run, methods=("erm", "subg", "rwg"), n_seeds=3, **train_kwargs):
-    """The E7 setting for seeds run.seed(0..n_seeds-1): {method: [(splits, ToyRun), ...]}; the data and the
-    training stream of a seed come from one SeedSequence."""
-    results = {m: [] for m in methods}
-    for s in range(n_seeds):
-        data_stream, train_stream = map(np.random.default_rng, np.random.SeedSequence(run.seed(s)).spawn(2))
-        splits = sp.make_balancing_toy_splits(TOY_SETTING["n_samples"], TOY_SETTING["n_noise"], seed=data_stream)
-        train_seed = int(train_stream.integers(2**63))
-        for m in methods:
-            results[m].append((splits, sp.train_balancing_toy(*splits, m, seed=train_seed, **train_kwargs)))
-    return results
-
-
 @claim("spurious.toy_balancing_outcomes", "001_61c8f54ededf01e4.txt §8.4, Ch. 8 Fig. 1",
        "On the linear toy (n = 400, d = 600, γ = (4, 1, 2), lr 1e-5, momentum 0.9, batch 100, wd 0, 500 epochs, "
        "3 seeds, numpy trainer): every seed has ERM final test WGA <= 0.1, SUBG final >= 0.95, RWG WGA >= 0.9 at "
@@ -692,12 +665,12 @@ def toy_runs(run, methods=("erm", "subg", "rwg"), n_seeds=3, **train_kwargs):
        "where 3 of 40 seeds are still learning the core feature (min 0.24; 1.0 on all 40 at epoch 25); selected RWG "
        "per seed >= 0.85 there, so the mean over 3 seeds.", "theorem", cost="slow", stochastic=True)
 def toy_balancing_outcomes(run):
-    runs = toy_runs(run)
-    erm = [r.test_worst_group[-1] for _, r in runs["erm"]]
-    subg = [r.test_worst_group[-1] for _, r in runs["subg"]]
-    rwg_early = [r.test_worst_group[24] for _, r in runs["rwg"]]
-    rwg_final = [r.test_worst_group[-1] for _, r in runs["rwg"]]
-    selected = float(np.mean([r.selected_test_worst_group for _, r in runs["rwg"]]))
+    runs = spur.balancing_toy_runs([run.seed(s) for s in range(3)], ("erm", "subg", "rwg")).runs
+    erm = [r.test_worst_group[-1] for r in runs["erm"]]
+    subg = [r.test_worst_group[-1] for r in runs["subg"]]
+    rwg_early = [r.test_worst_group[24] for r in runs["rwg"]]
+    rwg_final = [r.test_worst_group[-1] for r in runs["rwg"]]
+    selected = float(np.mean([r.selected_test_worst_group for r in runs["rwg"]]))
     gap = min(s - f for s, f in zip(subg, rwg_final))
     return Check.all_of([Check.at_most(max(erm), 0.1, "ERM final"), Check.at_least(min(subg), 0.95, "SUBG final"),
                          Check.at_least(min(rwg_early), 0.9, "RWG at epoch 25"),

@@ -1,54 +1,62 @@
-"""Large learning rates vs spurious correlations (Barsbey et al., ``002_ec22b3cfca16aca5.txt``) and simple data
-balancing for worst-group accuracy (Idrissi et al., ``001_61c8f54ededf01e4.txt`` Chapters 7–9); spec/spurious.md.
+"""Large learning rates vs spurious correlations (Barsbey et al. 2025, ``002_ec22b3cfca16aca5.txt``) and simple data
+balancing for worst-group accuracy (Idrissi et al. 2022, ``001_61c8f54ededf01e4.txt`` Chapters 7–9); spec/spurious.md.
 
-* Proposition 1 (LLR Eq. 1, supp. D.1): the exact finite-k BC/BA loss ratio in log space, its two-sided bound
-  and its Θ(k e^{α_min k}) asymptote, for shared, heterogeneous and multi-class margins;
-* Proposition 2 (LLR Eqs. 8, 10–20): the exact scaled-CE gradient identity ‖∇ℓ‖ = kσ(−km)‖∇m‖, the
-  spurious/core gradient-norm ratio and its asymptote, including the saturating case (§4.4);
+* Proposition 1 of Barsbey et al. 2025 (LLR Eq. 1, supp. D.1): the exact finite-k BC/BA loss ratio (bias-conflicting
+  over bias-aligned cross-entropy) in log space, its two-sided bound and its Θ(k e^{α_min k}) asymptote, for
+  shared, heterogeneous and multi-class margins (:func:`bc_ba_loss_ratio` and its relatives);
+* Proposition 2 of Barsbey et al. 2025 (LLR Eqs. 8, 10–20): the exact scaled-CE gradient identity
+  ‖∇ℓ‖ = kσ(−km)‖∇m‖, the spurious/core gradient-norm ratio and its asymptote, including the saturating case
+  (§4.4) (:func:`spurious_core_gradient_ratio`);
 * the metrics of LLR §3.2–3.3 (sparsity, compressibility, PQ-index, class separation, CSI/BSI, BC loss share,
   prunability and pruning masks) and group / worst-group accuracy;
-* the balancing tools of TH8 §8.3 (group counts, SUBY/SUBG, RWY/RWG, JTT, online gDRO, coverage formula);
-* seeded data (the parity task, the Chapter 8 linear toy, TH8 Table 1 counts) and a numba reference trainer
-  of the linear toy with all seven methods.
+* the balancing tools of TH8 §8.3 (group counts, SUBY/SUBG, RWY/RWG, JTT, online gDRO) and the coverage of
+  reweighted sampling (§8.5.4);
+* the set-ups: seeded data (the parity task, the Chapter 8 linear toy, TH8 Table 1 counts, the Proposition 2
+  fixtures), a numba reference trainer of the linear toy with all seven methods, and the toy's experiment over
+  seeds and methods (:func:`balancing_toy_runs`).
 
 The torch simulations (parity learning-rate sweep, gradient identity, toy replay) live in the optional module
 :mod:`dynamics.spurious.torch_training`, which this package does not import.
 """
-from ._balancing import (GdroStep, balanced_sampling_weights, expand_by_counts, expected_unique_fraction,
-                         gdro_update, group_counts, group_index, jtt_duplication_counts, subsample_to_smallest,
-                         subsampled_size, weighted_epoch_indices)
-from ._data import (BENCHMARK_GROUP_COUNTS, TOY_GAMMAS, GroupCountTable, SpuriousData, ToySplits,
-                    core_error_probability, make_balancing_toy, make_balancing_toy_splits, make_parity_task,
-                    toy_feature_scales)
+from ._balancing import (balanced_sampling_weights, expand_by_counts, expected_unique_fraction, gdro_update,
+                         group_counts, group_index, jtt_duplication_counts, reweighting_coverage,
+                         subsample_to_smallest, subsampled_size, weighted_epoch_indices)
 from ._metrics import (PRUNE_FRACTIONS, ba_bc_mean_loss_ratio, bc_loss_share, class_selectivity,
                        class_separation_r2, compressibility, group_accuracies, magnitude_pruning_masks,
-                       mean_class_selectivity, neuron_pruning_masks, pq_index, prunability, retention_ratios,
-                       sparsity, worst_group_accuracy)
-from ._proposition1 import (Prop1Asymptote, Prop1Bounds, prop1_asymptote, prop1_asymptote_from_logits, prop1_bounds,
-                            prop1_loss_ratio, prop1_loss_ratio_from_logits, scaled_binary_ce, softmax_ce)
-from ._proposition2 import (MarginGradients, Prop2Asymptote, bias_decomposable_fixture, linear_two_block_fixture,
-                            prop2_asymptote, prop2_gradient_ratio, scaled_ce_grad_norm)
-from ._toy_training import METHODS, ToyRun, train_balancing_toy
+                       mean_class_selectivity, neuron_pruned_accuracies, neuron_pruning_masks, pq_index, prunability,
+                       retention_ratios, sparsity, worst_group_accuracy)
+from ._proposition1 import (bc_ba_loss_ratio, bc_ba_loss_ratio_asymptote, bc_ba_loss_ratio_asymptote_from_logits,
+                            bc_ba_loss_ratio_bounds, bc_ba_loss_ratio_from_logits, scaled_binary_ce, softmax_ce)
+from ._proposition2 import scaled_ce_grad_norm, spurious_core_gradient_ratio, spurious_core_gradient_ratio_asymptote
+from ._results import (BalancingToyRuns, GdroStep, GradientRatioAsymptote, GroupCountTable, LossRatioAsymptote,
+                       LossRatioBounds, MarginGradients, ReweightingCoverage, SpuriousData, ToyRun, ToySplits)
+from ._setups import (BALANCING_TOY_SIZE, BENCHMARK_GROUP_COUNTS, balancing_toy_runs, bias_decomposable_fixture,
+                      core_error_probability, linear_two_block_fixture, make_balancing_toy, make_balancing_toy_splits,
+                      make_parity_task)
+from ._toy_training import METHODS, TOY_GAMMAS, toy_feature_scales, train_balancing_toy
 
 __all__ = [
-    # Proposition 1
-    "scaled_binary_ce", "prop1_loss_ratio", "prop1_bounds", "prop1_asymptote", "softmax_ce",
-    "prop1_loss_ratio_from_logits", "prop1_asymptote_from_logits", "Prop1Bounds", "Prop1Asymptote",
-    # Proposition 2
-    "scaled_ce_grad_norm", "prop2_gradient_ratio", "prop2_asymptote", "Prop2Asymptote", "MarginGradients",
-    "bias_decomposable_fixture", "linear_two_block_fixture",
+    # Proposition 1: the BC/BA loss ratio
+    "scaled_binary_ce", "bc_ba_loss_ratio", "bc_ba_loss_ratio_bounds", "bc_ba_loss_ratio_asymptote", "softmax_ce",
+    "bc_ba_loss_ratio_from_logits", "bc_ba_loss_ratio_asymptote_from_logits", "LossRatioBounds",
+    "LossRatioAsymptote",
+    # Proposition 2: the spurious/core gradient-norm ratio
+    "scaled_ce_grad_norm", "spurious_core_gradient_ratio", "spurious_core_gradient_ratio_asymptote",
+    "GradientRatioAsymptote", "MarginGradients",
     # metrics
     "sparsity", "compressibility", "pq_index", "class_separation_r2", "class_selectivity", "mean_class_selectivity",
     "bc_loss_share", "ba_bc_mean_loss_ratio", "PRUNE_FRACTIONS", "retention_ratios", "prunability",
-    "neuron_pruning_masks", "magnitude_pruning_masks", "group_accuracies", "worst_group_accuracy",
+    "neuron_pruning_masks", "neuron_pruned_accuracies", "magnitude_pruning_masks", "group_accuracies",
+    "worst_group_accuracy",
     # balancing
     "group_index", "group_counts", "subsample_to_smallest", "subsampled_size", "balanced_sampling_weights",
-    "weighted_epoch_indices", "expected_unique_fraction", "jtt_duplication_counts", "expand_by_counts",
-    "gdro_update", "GdroStep",
-    # data
+    "weighted_epoch_indices", "expected_unique_fraction", "reweighting_coverage", "ReweightingCoverage",
+    "jtt_duplication_counts", "expand_by_counts", "gdro_update", "GdroStep",
+    # set-ups: data, fixtures and the linear-toy experiment
     "SpuriousData", "make_parity_task", "make_balancing_toy", "make_balancing_toy_splits", "ToySplits", "TOY_GAMMAS",
-    "toy_feature_scales",
-    "core_error_probability", "BENCHMARK_GROUP_COUNTS", "GroupCountTable",
+    "toy_feature_scales", "core_error_probability", "BENCHMARK_GROUP_COUNTS", "GroupCountTable",
+    "bias_decomposable_fixture", "linear_two_block_fixture", "balancing_toy_runs", "BalancingToyRuns",
+    "BALANCING_TOY_SIZE",
     # linear-toy trainer
     "train_balancing_toy", "ToyRun", "METHODS",
 ]

@@ -1,18 +1,18 @@
 """Argument checks specific to the spurious-correlation theory, built on the core helpers of
-:mod:`dynamics.numerics.validation` (labels, non-empty margin arrays, logit scales, fractions)."""
-import numbers
-
+:mod:`dynamics.numerics.validation` (labels, masks, non-empty margin arrays, logit scales, matrices, linear-toy
+splits); the general ones (ranges, integers, equal lengths) come from :mod:`dynamics.numerics` itself."""
 import numpy as np
 
-from dynamics.numerics import as_finite_array, format_value, require_array_in_range, require_in_range
+from dynamics.numerics import as_finite_array, format_value, require_array_in_range
+from ._results import SpuriousData
 
 
-def logit_scale_array(value, name="logit_scale"):
+def require_logit_scale(value, name="logit_scale"):
     """The logit scale k > 0 as a float64 array (0-d for a scalar), every entry finite and > 0."""
     return require_array_in_range(name, value, 0.0, np.inf, low_open=True)
 
 
-def nonempty_vector(name, value, low=-np.inf, low_open=False):
+def require_nonempty_vector(name, value, low=-np.inf, low_open=False):
     """A non-empty 1-D finite float64 array whose entries are >= low (> low with ``low_open``)."""
     arr = require_array_in_range(name, value, low, np.inf, low_open=low_open)
     if arr.ndim == 0:
@@ -24,15 +24,15 @@ def nonempty_vector(name, value, low=-np.inf, low_open=False):
     return arr
 
 
-def positive_margins(name, value):
+def require_positive_margins(name, value):
     """Margins of one kind (BA α_i or BC β_j): a non-empty 1-D array of entries > 0."""
-    return nonempty_vector(name, value, 0.0, low_open=True)
+    return require_nonempty_vector(name, value, 0.0, low_open=True)
 
 
 MAX_LABEL = 10**8  # labels, groups, indices and counts index (or size) arrays: one entry per value
 
 
-def int_labels(name, value, n_classes=None, ndim=1):
+def require_labels(name, value, n_classes=None, ndim=1):
     """Integer labels as an int64 array with entries in [0, 1e8) (< n_classes when given); floats with integral
     values are accepted, booleans are not. The upper limit keeps the arrays indexed by labels (bincounts, repeats)
     inside memory, and floats inside the exact int64 range."""
@@ -60,7 +60,7 @@ def int_labels(name, value, n_classes=None, ndim=1):
     return arr.astype(np.int64)
 
 
-def bool_mask(name, value, shape=None):
+def require_bool_mask(name, value, shape=None):
     """A boolean array (0/1 integers accepted) of the given shape."""
     arr = np.asarray(value)
     if arr.dtype.kind == "b":
@@ -74,21 +74,7 @@ def bool_mask(name, value, shape=None):
     return out
 
 
-def fraction(name, value):
-    """A fraction in [0, 1]."""
-    return require_in_range(name, value, 0.0, 1.0)
-
-
-def same_length(**arrays):
-    """The common length of the named 1-D arrays, or a ValueError naming them and their lengths."""
-    lengths = {name: len(a) for name, a in arrays.items()}
-    if len(set(lengths.values())) != 1:
-        described = ", ".join(f"{name} has {n}" for name, n in lengths.items())
-        raise ValueError(f"{' and '.join(lengths)} must have the same length: {described}")
-    return next(iter(lengths.values()))
-
-
-def matrix(name, value, min_rows=1, min_cols=1):
+def require_matrix(name, value, min_rows=1, min_cols=1):
     """A finite 2-D float64 array with at least the given numbers of rows and columns."""
     arr = as_finite_array(name, value)
     if arr.ndim != 2:
@@ -98,5 +84,22 @@ def matrix(name, value, min_rows=1, min_cols=1):
     return arr
 
 
-def is_integer(value):
-    return isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, (bool, np.bool_))
+def require_toy_split(name, data, n_features=None, n_groups=4):
+    """A split of the linear toy: its x (finite, 2-D, >= 2 columns, ``n_features`` of them when given), y as
+    float64 in {0, 1} and group as int64 in [0, n_groups)."""
+    if not isinstance(data, SpuriousData):
+        raise TypeError(f"{name} must be a SpuriousData (e.g. from make_balancing_toy), got {type(data).__name__}")
+    x = as_finite_array(f"{name}.x", data.x, ndim=2)
+    if x.shape[0] == 0:
+        raise ValueError(f"{name}.x must hold at least one sample, got shape {x.shape}")
+    if n_features is not None and x.shape[1] != n_features:
+        raise ValueError(f"{name}.x must have {n_features} columns (those of train.x), got shape {x.shape}")
+    if x.shape[1] < 2:
+        raise ValueError(f"{name}.x must have at least the 2 toy features, got shape {x.shape}")
+    y = np.asarray(data.y)
+    g = np.asarray(data.group)
+    if y.shape != (x.shape[0],) or g.shape != (x.shape[0],):
+        raise ValueError(f"{name}.y and {name}.group must have shape ({x.shape[0]},), got {y.shape} and {g.shape}")
+    if not (np.all((y == 0) | (y == 1)) and np.all((g >= 0) & (g < n_groups))):
+        raise ValueError(f"{name}.y must be in {{0, 1}} and {name}.group in [0, {n_groups})")
+    return x, y.astype(np.float64), g.astype(np.int64)

@@ -18,8 +18,8 @@ from typing import List, Union
 import numpy as np
 
 from dynamics.numerics import (as_finite_array, require_array_in_range, require_choice, require_finite_result,
-                               require_in_range, require_integer, require_positive)
-from ._checks import MAX_LABEL, bool_mask, fraction, int_labels, matrix, nonempty_vector, same_length
+                               require_in_range, require_integer, require_positive, require_same_length)
+from ._checks import MAX_LABEL, require_bool_mask, require_labels, require_matrix, require_nonempty_vector
 
 PRUNE_FRACTIONS = tuple(round(0.1 * i, 1) for i in range(10))
 """The pruning grid κ ∈ (0.0, 0.1, …, 0.9) of LLR §3.2 (spec API.3 ``PRUNING_KAPPAS``)."""
@@ -106,7 +106,7 @@ def compressibility(z, q=2.0, keep_fraction=0.1, axis=-1) -> Union[float, np.nda
     """
     arr = _along_last("z", z, axis)
     q = require_positive("q", q)
-    keep = fraction("keep_fraction", keep_fraction)
+    keep = require_in_range("keep_fraction", keep_fraction, 0.0, 1.0)
     d = arr.shape[-1]
     s = min(d, math.ceil(keep * d - _CEIL_SLACK))
     powers, top = _sorted_powers(arr, q)
@@ -195,9 +195,9 @@ def class_separation_r2(representations, labels, on_zero="raise") -> float:
     >>> class_separation_r2(x, [0, 0, 1, 1])
     1.0
     """
-    x = matrix("representations", representations)
-    y = int_labels("labels", labels)
-    same_length(representations=x, labels=y)
+    x = require_matrix("representations", representations)
+    y = require_labels("labels", labels)
+    require_same_length(representations=x, labels=y)
     require_choice("on_zero", on_zero, ("raise", "drop"))
     norms = np.linalg.norm(x, axis=1)
     zero = norms == 0
@@ -250,9 +250,9 @@ def class_selectivity(activations, labels, eps=1e-7) -> np.ndarray:
     >>> class_selectivity(a, [0, 0, 1, 1]).round(6)  # selective, equal means, dead
     array([1., 0., 0.])
     """
-    a = matrix("activations", activations)
-    y = int_labels("labels", labels)
-    same_length(activations=a, labels=y)
+    a = require_matrix("activations", activations)
+    y = require_labels("labels", labels)
+    require_same_length(activations=a, labels=y)
     eps = require_positive("eps", eps)
     classes, inverse = _classes(y)
     K = classes.size
@@ -296,7 +296,7 @@ def _losses_and_mask(losses, is_bias_conflicting):
     values = require_array_in_range("losses", losses, 0.0)
     if values.ndim == 0 or values.shape[-1] == 0:
         raise ValueError(f"losses must hold at least one value per row, got shape {values.shape}")
-    mask = bool_mask("is_bias_conflicting", is_bias_conflicting, values.shape)
+    mask = require_bool_mask("is_bias_conflicting", is_bias_conflicting, values.shape)
     return values, mask
 
 
@@ -387,7 +387,7 @@ def retention_ratios(pruned_accuracies, full_accuracy, chance=None) -> np.ndarra
     >>> retention_ratios([0.8, 0.6, 0.5], 0.8, chance=0.5).round(4).tolist()
     [1.0, 0.3333, 0.0]
     """
-    acc = nonempty_vector("pruned_accuracies", pruned_accuracies)
+    acc = require_nonempty_vector("pruned_accuracies", pruned_accuracies)
     require_array_in_range("pruned_accuracies", acc, 0.0, 1.0)
     full = require_in_range("full_accuracy", full_accuracy, 0.0, 1.0, low_open=True)
     if chance is None:
@@ -427,7 +427,7 @@ def _weight_list(weights):
         raise TypeError("weights must be a list of 2-D weight matrices in torch layout (out, in)")
     if len(weights) < 1:
         raise ValueError("weights must hold at least one matrix")
-    mats = [matrix(f"weights[{i}]", w) for i, w in enumerate(weights)]
+    mats = [require_matrix(f"weights[{i}]", w) for i, w in enumerate(weights)]
     for i in range(len(mats) - 1):
         if mats[i + 1].shape[1] != mats[i].shape[0]:
             raise ValueError(f"weights[{i + 1}] must have {mats[i].shape[0]} columns (the width of layer {i}), "
@@ -478,7 +478,7 @@ def neuron_pruning_masks(weights, prune_fraction, criterion="incoming_l2", activ
     mats = _weight_list(weights)
     if len(mats) < 2:
         raise ValueError("weights must hold at least 2 matrices (a hidden layer) for neuron pruning")
-    kappa = fraction("prune_fraction", prune_fraction)
+    kappa = require_in_range("prune_fraction", prune_fraction, 0.0, 1.0)
     require_choice("criterion", criterion, CRITERIA)
     if criterion == "activation_out":
         if activations is None or not isinstance(activations, (list, tuple)) or len(activations) != len(mats) - 1:
@@ -495,12 +495,76 @@ def neuron_pruning_masks(weights, prune_fraction, criterion="incoming_l2", activ
         elif criterion == "in_out":
             score = incoming * outgoing
         else:
-            act = matrix(f"activations[{layer}]", activations[layer])
+            act = require_matrix(f"activations[{layer}]", activations[layer])
             if act.shape[1] != incoming.shape[0]:
                 raise ValueError(f"activations[{layer}] must have {incoming.shape[0]} columns, got shape {act.shape}")
             score = act.mean(axis=0) * outgoing
         masks.append(_keep_mask_smallest(score, _n_pruned(kappa, score.shape[0])))
     return masks
+
+
+def _relu_network(mats, x):
+    """The hidden activations and the outputs of the bias-free ReLU network ``mats`` on the rows of ``x``."""
+    hidden, h = [], x
+    for W in mats[:-1]:
+        h = np.maximum(h @ W.T, 0.0)
+        hidden.append(h)
+    return hidden, h @ mats[-1].T
+
+
+def neuron_pruned_accuracies(weights, inputs, labels, prune_fractions=PRUNE_FRACTIONS, criterion="incoming_l2") \
+        -> np.ndarray:
+    """Accuracies Acc(f^(κ)) of a bias-free ReLU network after structured pruning of a fraction κ of the units of
+    every hidden layer (LLR §3.2; spec §6.3): the numerators of :func:`retention_ratios` and :func:`prunability`.
+
+    The network is f(x) = W_L relu(W_{L−1} … relu(W_1 x)) (weights in torch layout (out, in), as the parity FCN);
+    at each κ the units dropped by :func:`neuron_pruning_masks` output 0, and the prediction is argmax f(x). With
+    ``criterion="activation_out"`` the activations ranking the units are those of the unpruned network on
+    ``inputs``.
+
+    Parameters
+    ----------
+    weights : list of array_like
+        At least 2 chained weight matrices (out, in), the last one with one row per class.
+    inputs : array_like, shape (n_samples, weights[0].shape[1])
+    labels : array_like of int, shape (n_samples,)
+        Classes in [0, n_classes).
+    prune_fractions : sequence of float
+        The κ grid, each in [0, 1] (default :data:`PRUNE_FRACTIONS`, 0 to 0.9).
+    criterion : {"incoming_l2", "outgoing_l2", "in_out", "activation_out"}
+        As in :func:`neuron_pruning_masks`.
+
+    Returns
+    -------
+    ndarray, shape (n_fractions,)
+        The accuracy in [0, 1] at each κ (at κ = 0 that of the unpruned network).
+
+    Examples
+    --------
+    >>> W1 = np.array([[1.0, 0.0], [0.0, 1.0], [0.1, 0.1]])  # unit 2 is weak
+    >>> W2 = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    >>> x, y = [[2.0, 1.0], [1.0, 3.0], [0.5, 0.0]], [0, 1, 0]
+    >>> neuron_pruned_accuracies([W1, W2], x, y, [0.0, 0.3, 0.6]).tolist()
+    [1.0, 1.0, 0.6666666666666666]
+    """
+    mats = _weight_list(weights)
+    if len(mats) < 2:
+        raise ValueError("weights must hold at least 2 matrices (a hidden layer) for neuron pruning")
+    x = require_matrix("inputs", inputs)
+    if x.shape[1] != mats[0].shape[1]:
+        raise ValueError(f"inputs must have {mats[0].shape[1]} columns (those of weights[0]), got shape {x.shape}")
+    y = require_labels("labels", labels, n_classes=mats[-1].shape[0])
+    require_same_length(inputs=x, labels=y)
+    fractions = require_nonempty_vector("prune_fractions", prune_fractions)
+    require_array_in_range("prune_fractions", fractions, 0.0, 1.0)
+    require_choice("criterion", criterion, CRITERIA)
+    activations = _relu_network(mats, x)[0] if criterion == "activation_out" else None
+    accuracies = []
+    for kappa in fractions:
+        masks = neuron_pruning_masks(mats, float(kappa), criterion, activations)
+        pruned = [W * m[:, None] for W, m in zip(mats[:-1], masks)] + [mats[-1]]
+        accuracies.append(float(np.mean(np.argmax(_relu_network(pruned, x)[1], axis=1) == y)))
+    return np.array(accuracies)
 
 
 def magnitude_pruning_masks(weights, prune_fraction) -> List[np.ndarray]:
@@ -525,7 +589,7 @@ def magnitude_pruning_masks(weights, prune_fraction) -> List[np.ndarray]:
     [[False, True], [False, True]]
     """
     mats = _weight_list(weights)
-    kappa = fraction("prune_fraction", prune_fraction)
+    kappa = require_in_range("prune_fraction", prune_fraction, 0.0, 1.0)
     return [_keep_mask_smallest(np.abs(w).ravel(), _n_pruned(kappa, w.size)).reshape(w.shape) for w in mats]
 
 
@@ -551,10 +615,10 @@ def group_accuracies(predictions, labels, groups, n_groups) -> np.ndarray:
     [0.5, 0.5]
     """
     n_groups = require_integer("n_groups", n_groups, 1, MAX_LABEL)
-    pred = int_labels("predictions", predictions)
-    y = int_labels("labels", labels)
-    g = int_labels("groups", groups, n_classes=n_groups)
-    same_length(predictions=pred, labels=y, groups=g)
+    pred = require_labels("predictions", predictions)
+    y = require_labels("labels", labels)
+    g = require_labels("groups", groups, n_classes=n_groups)
+    require_same_length(predictions=pred, labels=y, groups=g)
     counts = np.bincount(g, minlength=n_groups)
     if np.any(counts == 0):
         raise ValueError(f"groups must give every group at least one sample, got no sample in group "

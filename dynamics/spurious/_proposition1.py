@@ -13,33 +13,21 @@ log space (finite for k·max(α, β) far beyond the float64 range of e^{kα}), i
 softmax version (§3.2(d)). LLR states the result as O(k e^{αk}); the bound shows it is a Θ.
 """
 import math
-from typing import NamedTuple, Union
+from typing import Union
 
 import numpy as np
 from scipy.special import logsumexp
 
-from dynamics.numerics import as_finite_array, require_bool, require_finite_result, require_positive
-from ._checks import int_labels, logit_scale_array, matrix, positive_margins, same_length
+from dynamics.numerics import (as_finite_array, require_bool, require_finite_result, require_positive,
+                               require_same_length)
+from ._checks import require_labels, require_logit_scale, require_matrix, require_positive_margins
+from ._results import LossRatioAsymptote, LossRatioBounds
 
 # Below this e^{-v}, log(log1p(e^{-v})) is evaluated as -v + log1p(-x/2 + x²/3) (x = e^{-v}): the series of
 # log(log1p(x)/x), whose next term is O(x³) < 1e-24, so the result is exact to float64 and never underflows.
 _SERIES_BELOW = 1e-8
 _TIE_RTOL = 1e-12
 _MAX_LOG = math.log(np.finfo(np.float64).max)
-
-
-class Prop1Bounds(NamedTuple):
-    """Lower and upper bounds on the Proposition 1 ratio R(k) (or on log R(k)), each a float or an array over k."""
-
-    lower: Union[float, np.ndarray]
-    upper: Union[float, np.ndarray]
-
-
-class Prop1Asymptote(NamedTuple):
-    """R(k) ~ constant · k · e^{rate·k} as k → ∞: ``rate`` = α_min, ``constant`` = Σβ_j / m_min."""
-
-    rate: float
-    constant: float
 
 
 def _scalar_or_array(values, like):
@@ -103,7 +91,7 @@ def scaled_binary_ce(margin, logit_scale) -> Union[float, np.ndarray]:
     [4.54e-05, 10.0000454]
     """
     m = as_finite_array("margin", margin)
-    k = logit_scale_array(logit_scale)
+    k = require_logit_scale(logit_scale)
     try:
         km = k * m
     except ValueError as exc:
@@ -112,8 +100,11 @@ def scaled_binary_ce(margin, logit_scale) -> Union[float, np.ndarray]:
     return float(out) if out.ndim == 0 else out
 
 
-def prop1_loss_ratio(logit_scale, ba_margins, bc_margins, log=False) -> Union[float, np.ndarray]:
-    """The exact Proposition 1 loss ratio R(k) = Σ_BC softplus(kβ_j) / Σ_BA softplus(−kα_i) (LLR Eq. 1; spec §3.2).
+def bc_ba_loss_ratio(logit_scale, ba_margins, bc_margins, log=False) -> Union[float, np.ndarray]:
+    """The BC/BA loss ratio: total cross-entropy of the bias-conflicting over that of the bias-aligned samples,
+    R(k) = Σ_BC softplus(kβ_j) / Σ_BA softplus(−kα_i), exactly, for logits scaled by k.
+
+    Proposition 1 of Barsbey et al. 2025 (LLR Eq. 1; spec §3.2).
 
     Parameters
     ----------
@@ -133,22 +124,23 @@ def prop1_loss_ratio(logit_scale, ba_margins, bc_margins, log=False) -> Union[fl
 
     Examples
     --------
-    >>> round(prop1_loss_ratio(5.0, np.ones(90), np.ones(10)), 7)
+    >>> round(bc_ba_loss_ratio(5.0, np.ones(90), np.ones(10)), 7)
     82.8403331
-    >>> round(prop1_loss_ratio(1e4, np.ones(90), np.ones(10), log=True), 6)  # R = 1e4·e^{1e4}/9
+    >>> round(bc_ba_loss_ratio(1e4, np.ones(90), np.ones(10), log=True), 6)  # R = 1e4·e^{1e4}/9
     10007.013116
     """
-    k = logit_scale_array(logit_scale)
-    alpha = positive_margins("ba_margins", ba_margins)
-    beta = positive_margins("bc_margins", bc_margins)
+    k = require_logit_scale(logit_scale)
+    alpha = require_positive_margins("ba_margins", ba_margins)
+    beta = require_positive_margins("bc_margins", bc_margins)
     log = require_bool("log", log)
     log_ratio = _log_ratio_grid(k, alpha, beta)
     out = require_finite_result(log_ratio, "log R(k)", _LOG_HINT) if log else _finite_exp(log_ratio, "R(k)")
     return _scalar_or_array(out, k)
 
 
-def prop1_bounds(logit_scale, ba_margins, bc_margins, log=False) -> Prop1Bounds:
-    """Two-sided bound on the Proposition 1 ratio for every k > 0 (spec §3.2(a), [derived]).
+def bc_ba_loss_ratio_bounds(logit_scale, ba_margins, bc_margins, log=False) -> LossRatioBounds:
+    """Two-sided bound on the BC/BA loss ratio R(k) for every k > 0 (Proposition 1 of Barsbey et al. 2025, LLR
+    Eq. 1, supp. D.1; spec §3.2(a), [derived]).
 
     lower = k Σβ_j / Σ e^{−kα_i} and upper = Σ(kβ_j + e^{−kβ_j}) / Σ(e^{−kα_i} − e^{−2kα_i}/2), from
     softplus(kβ) ∈ [kβ, kβ + e^{−kβ}] and softplus(−kα) ∈ [e^{−kα} − e^{−2kα}/2, e^{−kα}].
@@ -158,25 +150,25 @@ def prop1_bounds(logit_scale, ba_margins, bc_margins, log=False) -> Prop1Bounds:
     logit_scale : float or array_like
         k > 0.
     ba_margins, bc_margins : array_like
-        α_i > 0 and β_j > 0, as in :func:`prop1_loss_ratio`.
+        α_i > 0 and β_j > 0, as in :func:`bc_ba_loss_ratio`.
     log : bool
         Return the logs of the bounds.
 
     Returns
     -------
-    Prop1Bounds
+    LossRatioBounds
         ``(lower, upper)``, floats or arrays shaped like ``logit_scale``.
 
     Examples
     --------
-    >>> b = prop1_bounds(1.0, np.ones(90), np.ones(10))
-    >>> r = prop1_loss_ratio(1.0, np.ones(90), np.ones(10))
+    >>> b = bc_ba_loss_ratio_bounds(1.0, np.ones(90), np.ones(10))
+    >>> r = bc_ba_loss_ratio(1.0, np.ones(90), np.ones(10))
     >>> bool(b.lower <= r <= b.upper), round(r * math.exp(-1) * 9, 5), round(b.upper * math.exp(-1) * 9, 5)
     (True, 1.54223, 1.6762)
     """
-    k = logit_scale_array(logit_scale)
-    alpha = positive_margins("ba_margins", ba_margins)
-    beta = positive_margins("bc_margins", bc_margins)
+    k = require_logit_scale(logit_scale)
+    alpha = require_positive_margins("ba_margins", ba_margins)
+    beta = require_positive_margins("bc_margins", bc_margins)
     log = require_bool("log", log)
     kk = k.reshape(-1, 1)
     with np.errstate(over="ignore"):  # kα or kβ = inf: e^{−kα} = 0 and log(kβ) = log k + log β below
@@ -191,8 +183,8 @@ def prop1_bounds(logit_scale, ba_margins, bc_margins, log=False) -> Prop1Bounds:
     log_lower, log_upper = log_lower.reshape(k.shape), log_upper.reshape(k.shape)
     require_finite_result(np.array([log_lower, log_upper]), "the log bounds", _LOG_HINT)
     if log:
-        return Prop1Bounds(_scalar_or_array(log_lower, k), _scalar_or_array(log_upper, k))
-    return Prop1Bounds(_scalar_or_array(_finite_exp(log_lower, "the lower bound"), k),
+        return LossRatioBounds(_scalar_or_array(log_lower, k), _scalar_or_array(log_upper, k))
+    return LossRatioBounds(_scalar_or_array(_finite_exp(log_lower, "the lower bound"), k),
                        _scalar_or_array(_finite_exp(log_upper, "the upper bound"), k))
 
 
@@ -202,8 +194,9 @@ def _min_and_multiplicity(values):
     return low, int(np.count_nonzero(ties))
 
 
-def prop1_asymptote(ba_margins, bc_margins) -> Prop1Asymptote:
-    """The k → ∞ limit of Proposition 1 for heterogeneous margins (spec §3.2(c), [derived]).
+def bc_ba_loss_ratio_asymptote(ba_margins, bc_margins) -> LossRatioAsymptote:
+    """The k → ∞ limit of the BC/BA loss ratio for heterogeneous margins (Proposition 1 of Barsbey et al. 2025;
+    spec §3.2(c), [derived]).
 
     R(k) ~ constant · k · e^{rate·k} with rate = α_min = min α_i and constant = Σ_j β_j / m_min, where m_min
     counts the BA margins equal to α_min (ties within rtol 1e-12). For shared margins this is n_bc β / n_ba.
@@ -215,18 +208,18 @@ def prop1_asymptote(ba_margins, bc_margins) -> Prop1Asymptote:
 
     Returns
     -------
-    Prop1Asymptote
+    LossRatioAsymptote
         ``(rate, constant)``.
 
     Examples
     --------
-    >>> prop1_asymptote([0.5, 1.0, 2.0], [0.3, 1.5])
-    Prop1Asymptote(rate=0.5, constant=1.8)
+    >>> bc_ba_loss_ratio_asymptote([0.5, 1.0, 2.0], [0.3, 1.5])
+    LossRatioAsymptote(rate=0.5, constant=1.8)
     """
-    alpha = positive_margins("ba_margins", ba_margins)
-    beta = positive_margins("bc_margins", bc_margins)
+    alpha = require_positive_margins("ba_margins", ba_margins)
+    beta = require_positive_margins("bc_margins", bc_margins)
     rate, multiplicity = _min_and_multiplicity(alpha)
-    return Prop1Asymptote(rate, _sum_over(beta, multiplicity, "bc_margins"))
+    return LossRatioAsymptote(rate, _sum_over(beta, multiplicity, "bc_margins"))
 
 
 def _sum_over(values, count, name):
@@ -239,11 +232,11 @@ def _sum_over(values, count, name):
 
 
 def _logits_and_labels(logits, labels, name="labels"):
-    f = matrix("logits", logits)
+    f = require_matrix("logits", logits)
     if f.shape[1] < 2:
         raise ValueError(f"logits must have at least 2 classes (columns), got shape {f.shape}")
-    y = int_labels(name, labels, n_classes=f.shape[1])
-    same_length(logits=f, **{name: y})
+    y = require_labels(name, labels, n_classes=f.shape[1])
+    require_same_length(logits=f, **{name: y})
     return f, y
 
 
@@ -319,8 +312,9 @@ def _spurious_rule_split(f, y, b):
     return ba, ~ba
 
 
-def prop1_loss_ratio_from_logits(logit_scale, logits, labels, bias_labels, log=False) -> Union[float, np.ndarray]:
-    """Multi-class Proposition 1 ratio Σ_BC CE(k f) / Σ_BA CE(k f) from logits (spec §3.2(d), API.1).
+def bc_ba_loss_ratio_from_logits(logit_scale, logits, labels, bias_labels, log=False) -> Union[float, np.ndarray]:
+    """The multi-class BC/BA loss ratio Σ_BC CE(k f) / Σ_BA CE(k f) from logits (Proposition 1 of Barsbey et al.
+    2025; spec §3.2(d), API.1).
 
     BA samples have y = b, BC samples y ≠ b. The model must predict by the spurious rule: argmax f = b on
     every sample (the proposition's hypothesis); otherwise ValueError.
@@ -344,10 +338,10 @@ def prop1_loss_ratio_from_logits(logit_scale, logits, labels, bias_labels, log=F
     --------
     >>> logits = [[2, 0, -1], [0, 1.5, 0.5], [-1, 0, 1], [1, 0, 0], [0, 0, 2]]
     >>> y, b = [0, 1, 2, 1, 0], [0, 1, 2, 0, 2]
-    >>> round(prop1_loss_ratio_from_logits(5.0, logits, y, b), 5)
+    >>> round(bc_ba_loss_ratio_from_logits(5.0, logits, y, b), 5)
     1067.00066
     """
-    k = logit_scale_array(logit_scale)
+    k = require_logit_scale(logit_scale)
     f, y = _logits_and_labels(logits, labels)
     _, b = _logits_and_labels(f, bias_labels, "bias_labels")
     log = require_bool("log", log)
@@ -363,8 +357,9 @@ def prop1_loss_ratio_from_logits(logit_scale, logits, labels, bias_labels, log=F
     return _scalar_or_array(out, k)
 
 
-def prop1_asymptote_from_logits(logits, labels, bias_labels) -> Prop1Asymptote:
-    """The k → ∞ limit of the multi-class Proposition 1 ratio (spec §3.2(d), [derived]).
+def bc_ba_loss_ratio_asymptote_from_logits(logits, labels, bias_labels) -> LossRatioAsymptote:
+    """The k → ∞ limit of the multi-class BC/BA loss ratio from logits (Proposition 1 of Barsbey et al. 2025;
+    spec §3.2(d), [derived]).
 
     rate = α_min, the smallest gap f_y − f_j over BA samples and wrong classes j; constant =
     Σ_BC (max_l f_l − f_y) / m_min, with m_min the number of (sample, class) pairs attaining α_min (rtol 1e-12).
@@ -376,14 +371,14 @@ def prop1_asymptote_from_logits(logits, labels, bias_labels) -> Prop1Asymptote:
 
     Returns
     -------
-    Prop1Asymptote
+    LossRatioAsymptote
         ``(rate, constant)``: R(k) ~ constant · k · e^{rate·k}.
 
     Examples
     --------
     >>> logits = [[2, 0, -1], [0, 1.5, 0.5], [-1, 0, 1], [1, 0, 0], [0, 0, 2]]
-    >>> prop1_asymptote_from_logits(logits, [0, 1, 2, 1, 0], [0, 1, 2, 0, 2])
-    Prop1Asymptote(rate=1.0, constant=1.5)
+    >>> bc_ba_loss_ratio_asymptote_from_logits(logits, [0, 1, 2, 1, 0], [0, 1, 2, 0, 2])
+    LossRatioAsymptote(rate=1.0, constant=1.5)
     """
     f, y = _logits_and_labels(logits, labels)
     _, b = _logits_and_labels(f, bias_labels, "bias_labels")
@@ -396,4 +391,4 @@ def prop1_asymptote_from_logits(logits, labels, bias_labels) -> Prop1Asymptote:
     with np.errstate(over="ignore"):
         beta = fc.max(axis=1) - fc[np.arange(fc.shape[0]), y[bc]]
     require_finite_result(beta, "the margins max_l f_l − f_y", "the logits span more than float64; rescale them")
-    return Prop1Asymptote(rate, _sum_over(beta, multiplicity, "the margins max_l f_l − f_y"))
+    return LossRatioAsymptote(rate, _sum_over(beta, multiplicity, "the margins max_l f_l − f_y"))

@@ -11,25 +11,16 @@ s_i = ‖∇_s m_i‖ (spurious block), the ratio of LLR Eq. 8 (a ratio of sums 
 Its growth as e^{α_min k} needs the "converged core" hypothesis c_i = 0 on BC samples; without it the
 ratio saturates at Σ_BC s_i / Σ_BC c_i (§4.4, the caveat this package documents).
 """
-from typing import NamedTuple, Union
+from typing import Union
 
 import numpy as np
 from scipy.special import expit, logsumexp
 
 from dynamics.numerics import (as_finite_array, require_array_in_range, require_bool, require_finite_product,
-                               require_finite_result, require_in_range, require_integer, require_positive, rng_from)
-from ._checks import logit_scale_array, nonempty_vector, same_length
+                               require_finite_result, require_positive, require_same_length)
+from ._checks import require_logit_scale, require_nonempty_vector
 from ._proposition1 import _finite_exp, _min_and_multiplicity, _scalar_or_array
-
-
-class Prop2Asymptote(NamedTuple):
-    """k → ∞ behaviour of the Proposition 2 ratio: ratio ~ constant · e^{rate·k}. ``converged_core`` says whether
-    the core margin gradients vanish on every BC sample (then rate = α_min > 0); otherwise the ratio saturates
-    (rate = 0)."""
-
-    rate: float
-    constant: float
-    converged_core: bool
+from ._results import GradientRatioAsymptote
 
 
 def scaled_ce_grad_norm(logit_scale, margin, margin_grad_norm) -> Union[float, np.ndarray]:
@@ -58,7 +49,7 @@ def scaled_ce_grad_norm(logit_scale, margin, margin_grad_norm) -> Union[float, n
     >>> bool(scaled_ce_grad_norm(20.0, 1.0, 1.0) <= 20.0 * np.exp(-20.0))  # BA: <= k e^{-kα}
     True
     """
-    k = logit_scale_array(logit_scale)
+    k = require_logit_scale(logit_scale)
     m = as_finite_array("margin", margin)
     g = require_array_in_range("margin_grad_norm", margin_grad_norm, 0.0)
     try:
@@ -73,16 +64,19 @@ def scaled_ce_grad_norm(logit_scale, margin, margin_grad_norm) -> Union[float, n
 
 
 def _margins_and_norms(margins, core_grad_norms, spurious_grad_norms):
-    m = nonempty_vector("margins", margins)
-    c = nonempty_vector("core_grad_norms", core_grad_norms, 0.0)
-    s = nonempty_vector("spurious_grad_norms", spurious_grad_norms, 0.0)
-    same_length(margins=m, core_grad_norms=c, spurious_grad_norms=s)
+    m = require_nonempty_vector("margins", margins)
+    c = require_nonempty_vector("core_grad_norms", core_grad_norms, 0.0)
+    s = require_nonempty_vector("spurious_grad_norms", spurious_grad_norms, 0.0)
+    require_same_length(margins=m, core_grad_norms=c, spurious_grad_norms=s)
     return m, c, s
 
 
-def prop2_gradient_ratio(logit_scale, margins, core_grad_norms, spurious_grad_norms, log=False) \
+def spurious_core_gradient_ratio(logit_scale, margins, core_grad_norms, spurious_grad_norms, log=False) \
         -> Union[float, np.ndarray]:
-    """The Proposition 2 ratio Σ‖∇_s ℓ_i‖ / Σ‖∇_c ℓ_i‖ = Σσ(−k m_i) s_i / Σσ(−k m_i) c_i (LLR Eq. 8; spec §4.3).
+    """The spurious/core gradient-norm ratio Σ‖∇_s ℓ_i‖ / Σ‖∇_c ℓ_i‖ = Σσ(−k m_i) s_i / Σσ(−k m_i) c_i of the
+    cross-entropy of logits scaled by k: how much more the spurious than the core subnetwork is pushed.
+
+    Proposition 2 of Barsbey et al. 2025 (LLR Eq. 8, supp. D.2; spec §4.3).
 
     Parameters
     ----------
@@ -104,10 +98,10 @@ def prop2_gradient_ratio(logit_scale, margins, core_grad_norms, spurious_grad_no
     Examples
     --------
     >>> m, c, s = [0.5, 1.0, 2.0, 1.0, -0.3, -1.5], [1, 1, 1, 1, 0, 0], [1, 1, 1, 1, 1, 1]
-    >>> round(float(prop2_gradient_ratio(20.0, m, c, s) * np.exp(-0.5 * 20)), 9)
+    >>> round(float(spurious_core_gradient_ratio(20.0, m, c, s) * np.exp(-0.5 * 20)), 9)
     1.997482089
     """
-    k = logit_scale_array(logit_scale)
+    k = require_logit_scale(logit_scale)
     m, c, s = _margins_and_norms(margins, core_grad_norms, spurious_grad_norms)
     log = require_bool("log", log)
     if not np.any(c > 0):
@@ -144,8 +138,10 @@ def _relative_log_sigmoid(k, m, used):
     return np.where(used, -spread - corrections + corrections_at_reference, -np.inf)  # unused: c_i = s_i = 0
 
 
-def prop2_asymptote(margins, core_grad_norms, spurious_grad_norms, atol=0.0) -> Prop2Asymptote:
-    """Rate and constant of the Proposition 2 ratio as k → ∞, including the saturating case (spec §4.3–4.4).
+def spurious_core_gradient_ratio_asymptote(margins, core_grad_norms, spurious_grad_norms, atol=0.0) \
+        -> GradientRatioAsymptote:
+    """Rate and constant of the spurious/core gradient-norm ratio as k → ∞, including the saturating case
+    (Proposition 2 of Barsbey et al. 2025, supp. D.2; spec §4.3–4.4).
 
     If c_i <= atol on every BC sample (the "converged core" hypothesis): rate = α_min, the smallest BA margin
     among samples with c_i > 0, and constant = Σ_BC s_i / Σ_{i: m_i = α_min} c_i. Otherwise the ratio saturates:
@@ -162,15 +158,16 @@ def prop2_asymptote(margins, core_grad_norms, spurious_grad_norms, atol=0.0) -> 
 
     Returns
     -------
-    Prop2Asymptote
+    GradientRatioAsymptote
         ``(rate, constant, converged_core)``: ratio ~ constant · e^{rate·k}.
 
     Examples
     --------
-    >>> prop2_asymptote([0.5, 1.0, 2.0, 1.0, -0.3, -1.5], [1, 1, 1, 1, 0, 0], [1, 1, 1, 1, 1, 1])
-    Prop2Asymptote(rate=0.5, constant=2.0, converged_core=True)
-    >>> prop2_asymptote([1.0, -1.0], [1.0, 2.0], [1.0, 3.0])
-    Prop2Asymptote(rate=0.0, constant=1.5, converged_core=False)
+    >>> m, c, s = [0.5, 1.0, 2.0, 1.0, -0.3, -1.5], [1, 1, 1, 1, 0, 0], [1, 1, 1, 1, 1, 1]
+    >>> spurious_core_gradient_ratio_asymptote(m, c, s)
+    GradientRatioAsymptote(rate=0.5, constant=2.0, converged_core=True)
+    >>> spurious_core_gradient_ratio_asymptote([1.0, -1.0], [1.0, 2.0], [1.0, 3.0])
+    GradientRatioAsymptote(rate=0.0, constant=1.5, converged_core=False)
     """
     m, c, s = _margins_and_norms(margins, core_grad_norms, spurious_grad_norms)
     atol = require_positive("atol", atol, allow_zero=True)
@@ -188,8 +185,8 @@ def prop2_asymptote(margins, core_grad_norms, spurious_grad_norms, atol=0.0) -> 
                              "otherwise the denominator is identically 0")
         rate, _ = _min_and_multiplicity(m[useful])
         at_rate = useful & (np.abs(m - rate) <= 1e-12 * rate)
-        return Prop2Asymptote(rate, _ratio_of_sums(s[bc], c[at_rate]), True)
-    return Prop2Asymptote(0.0, _ratio_of_sums(s[bc], c[bc]), False)
+        return GradientRatioAsymptote(rate, _ratio_of_sums(s[bc], c[at_rate]), True)
+    return GradientRatioAsymptote(0.0, _ratio_of_sums(s[bc], c[bc]), False)
 
 
 def _ratio_of_sums(numerator, denominator):
@@ -203,86 +200,3 @@ def _ratio_of_sums(numerator, denominator):
     return require_finite_product([top, float(np.sum(numerator / top))], [bottom, float(np.sum(denominator / bottom))],
                                   what="the asymptotic constant", hint="Σ spurious_grad_norms / Σ core_grad_norms "
                                   "overflows float64")
-
-
-class MarginGradients(NamedTuple):
-    """Per-sample signed margins and margin-gradient norms of the core and spurious blocks, each of shape
-    (n_samples,): the inputs of :func:`prop2_gradient_ratio` and :func:`prop2_asymptote`."""
-
-    margins: np.ndarray
-    core_grad_norms: np.ndarray
-    spurious_grad_norms: np.ndarray
-
-
-def bias_decomposable_fixture() -> MarginGradients:
-    """The bias-decomposable test fixture of spec §4.4 / B3 (a fixture, not a trained model).
-
-    BA margins {0.5, 1, 2, 1}, BC margins {−0.3, −1.5}; s_i = 1 everywhere; c_i = 1 on BA and 0 on BC (a core
-    block whose margin gradient vanishes on BC samples: the "converged core" of LLR Def. 1 / Prop. 2).
-
-    Returns
-    -------
-    MarginGradients
-
-    Examples
-    --------
-    >>> fixture = bias_decomposable_fixture()
-    >>> prop2_asymptote(*fixture)
-    Prop2Asymptote(rate=0.5, constant=2.0, converged_core=True)
-    """
-    return MarginGradients(np.array([0.5, 1.0, 2.0, 1.0, -0.3, -1.5]), np.array([1.0, 1.0, 1.0, 1.0, 0.0, 0.0]),
-                           np.ones(6))
-
-
-def linear_two_block_fixture(n_samples=400, n_features=5, bc_rate=0.1, min_margin=0.25, *, seed=None) \
-        -> MarginGradients:
-    """The negative control of spec §4.4 / B4: a linear two-block model f = W_c x_c + W_s x_s with 2 logits.
-
-    x_c, x_s ~ N(0, I_d); b uniform in {0, 1} and y = b except with probability ``bc_rate``; the first spurious
-    coordinate is (2b − 1)(1 + |N(0, 1)|) and W_s reads it (±1 on the two logits), W_c = 0.05·N(0, 1), so the
-    model predicts by the spurious rule. Samples whose |margin| < ``min_margin`` are dropped. The margin
-    gradients are ∇_{W_c} m = x_c(e_y − e_{y'})ᵀ and ∇_{W_s} m = x_s(e_y − e_{y'})ᵀ, with Frobenius norms
-    √2‖x_c‖ and √2‖x_s‖: the core gradient never vanishes on BC samples, so the ratio saturates.
-
-    Parameters
-    ----------
-    n_samples : int
-        Samples drawn before dropping small margins (>= 2).
-    n_features : int
-        d >= 1 features per block.
-    bc_rate : float
-        In [0, 1).
-    min_margin : float
-        >= 0.
-    seed : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    MarginGradients
-
-    Examples
-    --------
-    >>> fixture = linear_two_block_fixture(seed=0)
-    >>> prop2_asymptote(*fixture).converged_core
-    False
-    """
-    n = require_integer("n_samples", n_samples, 2)
-    d = require_integer("n_features", n_features, 1)
-    rho = require_in_range("bc_rate", bc_rate, 0.0, 1.0, high_open=True)
-    min_margin = require_positive("min_margin", min_margin, allow_zero=True)
-    rng = rng_from(seed)
-    b = rng.integers(0, 2, n)
-    y = np.where(rng.random(n) < rho, 1 - b, b)
-    x_core = rng.standard_normal((n, d))
-    x_spurious = rng.standard_normal((n, d))
-    x_spurious[:, 0] = (2 * b - 1) * (1.0 + np.abs(x_spurious[:, 0]))
-    W_core = 0.05 * rng.standard_normal((2, d))
-    W_spurious = np.zeros((2, d))
-    W_spurious[1, 0], W_spurious[0, 0] = 1.0, -1.0
-    f = x_core @ W_core.T + x_spurious @ W_spurious.T
-    rows = np.arange(n)
-    margins = f[rows, y] - f[rows, 1 - y]
-    keep = (np.argmax(f, axis=1) == b) & (np.abs(margins) >= min_margin)
-    root2 = np.sqrt(2.0)
-    return MarginGradients(margins[keep], root2 * np.linalg.norm(x_core[keep], axis=1),
-                           root2 * np.linalg.norm(x_spurious[keep], axis=1))

@@ -16,189 +16,54 @@ Group accuracies on validation and test are recorded after every epoch; the sele
 validation worst-group accuracy, ties going to the later epoch ([code] ``>=``).
 """
 import math
-from typing import NamedTuple, Optional, Tuple
 
-import numba as nb
 import numpy as np
 
 from dynamics.numerics import (as_finite_array, require_bool, require_choice, require_in_range, require_integer,
                                require_positive, rng_from)
 from ._balancing import (balanced_sampling_weights, expand_by_counts, jtt_duplication_counts,
                          subsample_to_smallest, weighted_epoch_indices)
-from ._data import TOY_GAMMAS, SpuriousData, toy_feature_scales
+from ._checks import require_toy_split
+from ._kernels import train_epochs
+from ._results import ToyRun
+
+TOY_GAMMAS = (4.0, 1.0, 2.0)
+"""(γ_spu, γ_core, γ_noise) of TH8 Ch. 8 Fig. 1 ([OCR] "45", "1", "20"; [code] 4.0, 1.0, 2.0)."""
 
 METHODS = ("erm", "suby", "subg", "rwy", "rwg", "jtt", "gdro")
 N_GROUPS = 4  # 2 classes × 2 attribute values: group = 2y + b
 
 
-class ToyRun(NamedTuple):
-    """One run of the linear-toy trainer.
+def toy_feature_scales(n_noise, gammas=TOY_GAMMAS) -> np.ndarray:
+    """The per-feature scales γ = [γ_spu, γ_core, γ_noise·1_d] of the toy model f(x) = wᵀ(γ ⊙ x) (TH8 §8.4).
 
-    Attributes
+    Parameters
     ----------
-    epochs : ndarray of int, shape (n_epochs,)
-        Epoch numbers 1..n_epochs; row e − 1 of the accuracy arrays is evaluated after epoch e.
-    val_group_acc, test_group_acc : ndarray, shape (n_epochs, 4)
-        Accuracy of each group 2y + b after every epoch.
-    selected_epoch : int
-        The epoch (1-based) of maximal validation worst-group accuracy (ties: the later epoch).
-    weights : ndarray, shape (2 + n_noise,)
-        Final w (the model is f(x) = wᵀ(γ ⊙ x)).
-    selected_weights : ndarray, shape (2 + n_noise,)
-        w after the selected epoch.
-    init : ndarray, shape (2 + n_noise,)
-        The initial w.
-    jtt_init : ndarray or None
-        JTT's re-initialisation of the second stage (None for other methods).
-    orders : tuple of ndarray or None
-        With ``return_orders``: the training indices of every epoch in the order used (consecutive batches of
-        ``batch_size``; empty for JTT's error-recording pass), for a replay in torch.
+    n_noise : int
+        d >= 0.
+    gammas : sequence of 3 floats
+        (γ_spu, γ_core, γ_noise), each > 0.
+
+    Returns
+    -------
+    ndarray, shape (2 + n_noise,)
+
+    Examples
+    --------
+    >>> toy_feature_scales(3).tolist()
+    [4.0, 1.0, 2.0, 2.0, 2.0]
     """
-
-    epochs: np.ndarray
-    val_group_acc: np.ndarray
-    test_group_acc: np.ndarray
-    selected_epoch: int
-    weights: np.ndarray
-    selected_weights: np.ndarray
-    init: np.ndarray
-    jtt_init: Optional[np.ndarray]
-    orders: Optional[Tuple[np.ndarray, ...]]
-
-    @property
-    def val_worst_group(self) -> np.ndarray:
-        """Validation worst-group accuracy per epoch, shape (n_epochs,)."""
-        return self.val_group_acc.min(axis=1)
-
-    @property
-    def test_worst_group(self) -> np.ndarray:
-        """Test worst-group accuracy per epoch, shape (n_epochs,)."""
-        return self.test_group_acc.min(axis=1)
-
-    @property
-    def selected_test_worst_group(self) -> float:
-        """Test worst-group accuracy at the validation-selected epoch."""
-        return float(self.test_worst_group[self.selected_epoch - 1])
-
-
-@nb.njit(cache=True)
-def _sigmoid(f):
-    if f >= 0.0:
-        return 1.0 / (1.0 + math.exp(-f))
-    e = math.exp(f)
-    return e / (1.0 + e)
-
-
-@nb.njit(cache=True)
-def _bce(f, y):
-    """softplus(f) − y f, stably."""
-    return max(f, 0.0) - y * f + math.log1p(math.exp(-abs(f)))
-
-
-@nb.njit(cache=True)
-def _group_accuracy(x_eval, cols, y, groups, counts, w, out):
-    """Group accuracies of f = Σ_j x_eval[i, j] w[cols[j]] (x_eval holds only the columns ``cols``)."""
-    correct = np.zeros(counts.shape[0])
-    for i in range(x_eval.shape[0]):
-        f = 0.0
-        for j in range(cols.shape[0]):
-            f += x_eval[i, j] * w[cols[j]]
-        pred = 1 if f > 0.0 else 0
-        if pred == y[i]:
-            correct[groups[i]] += 1.0
-    for g in range(counts.shape[0]):
-        out[g] = correct[g] / counts[g]
-
-
-@nb.njit(cache=True)
-def _train_epochs(xs, y, groups, w, v, has_velocity, order, offsets, batch_size, learning_rate, momentum,
-                  weight_decay, use_gdro, log_q, step_size, x_val, val_cols, val_y, val_g, val_counts, x_test,
-                  test_cols, test_y, test_g, test_counts, val_acc, test_acc, best, best_w, first_row):
-    """Train the epochs whose index orders are order[offsets[e]:offsets[e+1]], recording group accuracies in rows
-    first_row + e. ``has_velocity[0]`` carries torch's first-step rule; ``best[0]`` the best validation WGA so
-    far (its weights in best_w)."""
-    n_features = xs.shape[1]
-    grad = np.empty(n_features)
-    residual = np.empty(batch_size)
-    group_loss = np.zeros(log_q.shape[0])
-    group_count = np.zeros(log_q.shape[0])
-    for e in range(offsets.shape[0] - 1):
-        start, stop = offsets[e], offsets[e + 1]
-        for b0 in range(start, stop, batch_size):
-            b1 = min(b0 + batch_size, stop)
-            nb_ = b1 - b0
-            for t in range(nb_):
-                i = order[b0 + t]
-                f = np.dot(xs[i], w)
-                residual[t] = _sigmoid(f) - y[i]
-                if use_gdro:
-                    g = groups[i]
-                    group_loss[g] += _bce(f, y[i])
-                    group_count[g] += 1.0
-            if use_gdro:
-                for g in range(log_q.shape[0]):
-                    if group_count[g] > 0:
-                        log_q[g] += step_size * group_loss[g] / group_count[g]
-                top = log_q.max()
-                total = 0.0
-                for g in range(log_q.shape[0]):
-                    total += math.exp(log_q[g] - top)
-                norm = top + math.log(total)
-                for g in range(log_q.shape[0]):
-                    log_q[g] -= norm
-                for t in range(nb_):
-                    g = groups[order[b0 + t]]
-                    residual[t] *= math.exp(log_q[g]) / group_count[g]
-                group_loss[:] = 0.0
-                group_count[:] = 0.0
-            else:
-                for t in range(nb_):
-                    residual[t] /= nb_
-            for j in range(n_features):
-                grad[j] = weight_decay * w[j]
-            for t in range(nb_):
-                row = xs[order[b0 + t]]
-                r = residual[t]
-                for j in range(n_features):
-                    grad[j] += r * row[j]
-            if has_velocity[0]:
-                for j in range(n_features):
-                    v[j] = momentum * v[j] + grad[j]
-            else:
-                v[:] = grad
-                has_velocity[0] = True
-            for j in range(n_features):
-                w[j] -= learning_rate * v[j]
-        row_index = first_row + e
-        _group_accuracy(x_val, val_cols, val_y, val_g, val_counts, w, val_acc[row_index])
-        _group_accuracy(x_test, test_cols, test_y, test_g, test_counts, w, test_acc[row_index])
-        worst = val_acc[row_index].min()
-        if worst >= best[0]:
-            best[0] = worst
-            best_w[:] = w
-
-
-def _check_split(name, data, n_features=None):
-    if not isinstance(data, SpuriousData):
-        raise TypeError(f"{name} must be a SpuriousData (e.g. from make_balancing_toy), got {type(data).__name__}")
-    x = as_finite_array(f"{name}.x", data.x, ndim=2)
-    if x.shape[0] == 0:
-        raise ValueError(f"{name}.x must hold at least one sample, got shape {x.shape}")
-    if n_features is not None and x.shape[1] != n_features:
-        raise ValueError(f"{name}.x must have {n_features} columns (those of train.x), got shape {x.shape}")
-    if x.shape[1] < 2:
-        raise ValueError(f"{name}.x must have at least the 2 toy features, got shape {x.shape}")
-    y = np.asarray(data.y)
-    g = np.asarray(data.group)
-    if y.shape != (x.shape[0],) or g.shape != (x.shape[0],):
-        raise ValueError(f"{name}.y and {name}.group must have shape ({x.shape[0]},), got {y.shape} and {g.shape}")
-    if not (np.all((y == 0) | (y == 1)) and np.all((g >= 0) & (g < N_GROUPS))):
-        raise ValueError(f"{name}.y must be in {{0, 1}} and {name}.group in [0, {N_GROUPS})")
-    return x, y.astype(np.float64), g.astype(np.int64)
+    n_noise = require_integer("n_noise", n_noise, 0)
+    g = as_finite_array("gammas", gammas)
+    if g.shape != (3,):
+        raise ValueError(f"gammas must hold 3 values (γ_spu, γ_core, γ_noise), got shape {g.shape}")
+    if np.any(g <= 0):
+        raise ValueError(f"gammas must be > 0, got {g.tolist()}")
+    return np.concatenate([g[:2], np.full(n_noise, g[2])])
 
 
 def _eval_set(name, data, n_features, scales):
-    x, y, g = _check_split(name, data, n_features)
+    x, y, g = require_toy_split(name, data, n_features, N_GROUPS)
     counts = np.bincount(g, minlength=N_GROUPS).astype(np.float64)
     if np.any(counts == 0):
         raise ValueError(f"{name} must have samples in every group 2y + b, got none in group "
@@ -264,7 +129,7 @@ def train_balancing_toy(train, val, test, method, *, learning_rate=1e-5, momentu
     >>> run.test_group_acc.shape, round(float(run.test_worst_group[-1]), 2)
     ((50, 4), 1.0)
     """
-    x, y, groups = _check_split("train", train)
+    x, y, groups = require_toy_split("train", train, n_groups=N_GROUPS)
     n, n_features = x.shape
     method = require_choice("method", method, METHODS)
     learning_rate = require_positive("learning_rate", learning_rate)
@@ -309,7 +174,7 @@ def train_balancing_toy(train, val, test, method, *, learning_rate=1e-5, momentu
 
     def run(orders, first_row, use_gdro=False):
         flat, offsets = _flatten(orders)
-        _train_epochs(xs, y, groups, w, v, has_velocity, flat, offsets, batch_size, learning_rate, momentum,
+        train_epochs(xs, y, groups, w, v, has_velocity, flat, offsets, batch_size, learning_rate, momentum,
                       weight_decay, use_gdro, log_q, gdro_step_size, *evals[0], *evals[1], val_acc, test_acc,
                       best, best_w, first_row)
         if return_orders:

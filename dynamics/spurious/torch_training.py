@@ -14,78 +14,37 @@
 * :func:`replay_balancing_toy` (X4; TH8 §8.4): torch ``SGD(momentum, weight_decay)`` in float64 on the linear
   toy, replaying the index orders and initialisation of :func:`dynamics.spurious.train_balancing_toy`.
 
-Every function takes ``device`` explicitly and returns named results. Runs on CPU use one torch thread
-(restored afterwards): the tensors are small and thread hand-offs cost more than the arithmetic.
+Every function takes ``device`` explicitly and returns named results (:mod:`dynamics.spurious._results`). Runs on CPU
+use one torch thread (restored afterwards; :func:`dynamics.numerics.torch_tools.one_thread_on_cpu`): the tensors are
+small and thread hand-offs cost more than the arithmetic.
 """
 import math
-from contextlib import contextmanager
-from typing import NamedTuple, Tuple
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-from dynamics.numerics import (require_choice, require_in_range, require_integer, require_positive, rng_from)
+from dynamics.numerics import require_choice, require_in_range, require_integer, require_positive, rng_from
 from dynamics.numerics.cache import disk_cache
+from dynamics.numerics.torch_tools import DTYPE, as_tensor, one_thread_on_cpu, to_numpy, torch_device
 from . import _metrics as metrics
-from ._data import TOY_GAMMAS, SpuriousData, make_parity_task, toy_feature_scales
-from ._toy_training import METHODS, N_GROUPS, ToyRun
+from ._results import (PARITY_METRICS, GradientIdentity, NetworkLogits, ParityData, ParityRun, ParitySweep,
+                       SpuriousData, ToyRun, TorchToyRun)
+from ._setups import make_parity_task
+from ._toy_training import METHODS, N_GROUPS, TOY_GAMMAS, toy_feature_scales
 
-__all__ = ["GradientIdentity", "NetworkLogits", "ParityRun", "ParitySweep", "TorchToyRun", "gradient_identity",
-           "parity_lr_sweep", "replay_balancing_toy", "spurious_rule_logits", "train_parity_mlp"]
-
-PARITY_METRICS = ("unbiased_accuracy", "ba_accuracy", "bc_accuracy", "activation_sparsity",
-                  "activation_compressibility", "activation_pq_index", "class_separation", "class_selectivity",
-                  "bias_selectivity", "max_bc_loss_share", "mean_logit_gap", "epochs_to_fit", "node_prunability",
-                  "magnitude_prunability", "node_prunability_chance", "magnitude_prunability_chance")
-
-
-def _device(device):
-    if not isinstance(device, (str, torch.device)):
-        raise TypeError(f"device must be a string or a torch.device, got {device!r}")
-    return torch.device(device)
-
-
-@contextmanager
-def _threads_for(device):
-    """The resolved device, with one torch intra-op thread on CPU (restored afterwards)."""
-    device = _device(device)
-    previous = torch.get_num_threads()
-    if device.type == "cpu":
-        torch.set_num_threads(1)
-    try:
-        yield device
-    finally:
-        torch.set_num_threads(previous)
+__all__ = ["GradientIdentity", "NetworkLogits", "PARITY_METRICS", "ParityRun", "ParitySweep", "TorchToyRun",
+           "gradient_identity", "parity_lr_sweep", "replay_balancing_toy", "spurious_rule_logits",
+           "train_parity_mlp"]
 
 
 def _uniform_init(rng, shape, dtype, device):
     """PyTorch's default Linear weight init U(±1/√fan_in), drawn in numpy so that CPU and CUDA runs agree."""
     bound = 1.0 / math.sqrt(shape[-1])
-    return torch.as_tensor(rng.uniform(-bound, bound, size=shape), dtype=dtype, device=device)
+    return as_tensor(rng.uniform(-bound, bound, size=shape), device, dtype)
 
 
 # ---------------------------------------------------------------------------------------------------- X1
-class GradientIdentity(NamedTuple):
-    """Per-sample autograd norms for the gradient identity ‖∇ℓ‖ = kσ(−km)‖∇m‖ (spec §4.3).
-
-    Attributes
-    ----------
-    logit_scales : ndarray, shape (n_scales,)
-    margins : ndarray, shape (n_samples,)
-        m = f[y] − f[1 − y].
-    loss_grad_norms : ndarray, shape (n_scales, n_samples, 3)
-        ‖∇_θ CE(k f(x_i), y_i)‖ for θ = all parameters, the first layer, the remaining layers.
-    margin_grad_norms : ndarray, shape (n_samples, 3)
-        ‖∇_θ m_i‖ for the same blocks.
-    """
-
-    logit_scales: np.ndarray
-    margins: np.ndarray
-    loss_grad_norms: np.ndarray
-    margin_grad_norms: np.ndarray
-
-
 def gradient_identity(logit_scales=(0.5, 1.0, 5.0, 20.0), *, n_samples=16, seed=None, device="cpu") \
         -> GradientIdentity:
     """Autograd gradient norms of CE(k·f) and of the margin for a random float64 MLP 10→32→32→2 (spec X1).
@@ -114,14 +73,14 @@ def gradient_identity(logit_scales=(0.5, 1.0, 5.0, 20.0), *, n_samples=16, seed=
     scales = np.array([require_positive("logit_scales", k) for k in logit_scales])
     n_samples = require_integer("n_samples", n_samples, 1)
     rng = rng_from(seed)
-    with _threads_for(device) as dev:
+    with one_thread_on_cpu(device) as dev:
         torch.manual_seed(int(rng.integers(2**31)))
         net = torch.nn.Sequential(torch.nn.Linear(10, 32), torch.nn.ReLU(), torch.nn.Linear(32, 32),
-                                  torch.nn.ReLU(), torch.nn.Linear(32, 2)).to(dtype=torch.float64, device=dev)
+                                  torch.nn.ReLU(), torch.nn.Linear(32, 2)).to(dtype=DTYPE, device=dev)
         params = list(net.parameters())
         first = params[:2]
-        x = torch.as_tensor(rng.standard_normal((n_samples, 10)), dtype=torch.float64, device=dev)
-        y = torch.as_tensor(rng.integers(0, 2, n_samples), device=dev)
+        x = as_tensor(rng.standard_normal((n_samples, 10)), dev)
+        y = as_tensor(rng.integers(0, 2, n_samples), dev, torch.long)
 
         def norms(scalar):
             grads = torch.autograd.grad(scalar, params)
@@ -144,16 +103,6 @@ def gradient_identity(logit_scales=(0.5, 1.0, 5.0, 20.0), *, n_samples=16, seed=
 
 
 # ---------------------------------------------------------------------------------------------------- parity MLP
-class _ParityData(NamedTuple):
-    x_train: torch.Tensor  # (S, n, dim)
-    y_train: torch.Tensor  # (S, n)
-    b_train: torch.Tensor
-    x_test: torch.Tensor
-    y_test: torch.Tensor
-    b_test: torch.Tensor
-    test_subset: np.ndarray  # (S, n_activation_inputs) indices
-
-
 def _parity_seeds(seed):
     """Independent streams of one run: train data, test data, initialisation, shuffling, metric subset."""
     return [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(5)]
@@ -169,55 +118,6 @@ def _forward(weights, x):
     return torch.bmm(h, weights[-1].transpose(1, 2)), hiddens
 
 
-class ParityRun(NamedTuple):
-    """What one parity run records (spec API.7 X3), at the end of the first epoch with 100% training accuracy.
-
-    Accuracies are on the unbiased test set (ρ = 0.5), BA (y = b) and BC (y != b) groups; the activation
-    statistics are means over 1000 random test inputs of the penultimate (post-ReLU) layer (the PQ-index over the
-    inputs whose activation vector is not all zero); class separation R², CSI (class labels) and BSI (bias labels)
-    use the full test set; ``max_bc_loss_share`` is the largest per-minibatch BC loss share over training (before
-    each step); ``mean_logit_gap`` the mean |z₁ − z₀| on the training set at the stop (the logit scale reached);
-    prunabilities are means of the retention ratios over the κ grid for per-layer neuron pruning ("incoming_l2")
-    and per-matrix magnitude pruning, as ratios and chance-corrected (chance 0.5) [ext]; the chance-corrected values are NaN when the
-    full accuracy is at or below chance, and the PQ-index is NaN if every activation vector is zero.
-    ``bc_share_history`` has shape (epochs_to_fit, n_batches_per_epoch).
-    """
-
-    learning_rate: float
-    seed: int
-    fitted: bool
-    epochs_to_fit: int
-    unbiased_accuracy: float
-    ba_accuracy: float
-    bc_accuracy: float
-    activation_sparsity: float
-    activation_compressibility: float
-    activation_pq_index: float
-    class_separation: float
-    class_selectivity: float
-    bias_selectivity: float
-    max_bc_loss_share: float
-    mean_logit_gap: float
-    node_prunability: float
-    magnitude_prunability: float
-    node_prunability_chance: float
-    magnitude_prunability_chance: float
-    bc_share_history: np.ndarray
-
-
-class ParitySweep(NamedTuple):
-    """Parity runs over a learning-rate grid × seeds (spec X3). ``runs[i][j]`` is learning rate i, seed j."""
-
-    learning_rates: Tuple[float, ...]
-    seeds: Tuple[int, ...]
-    runs: Tuple[Tuple[ParityRun, ...], ...]
-
-    def metric(self, name) -> np.ndarray:
-        """The named :class:`ParityRun` field as an array of shape (n_learning_rates, n_seeds)."""
-        require_choice("name", name, PARITY_METRICS)
-        return np.array([[getattr(run, name) for run in row] for row in self.runs], dtype=np.float64)
-
-
 def _load_parity(seeds, n_train, n_test, n_core, n_spurious, n_noise, bc_rate, n_activation_inputs, dtype, dev):
     xs, ys, bs, xt, yt, bt, subsets = [], [], [], [], [], [], []
     for seed in seeds:
@@ -227,13 +127,13 @@ def _load_parity(seeds, n_train, n_test, n_core, n_spurious, n_noise, bc_rate, n
         xs.append(train.x), ys.append(train.y), bs.append(train.b)
         xt.append(test.x), yt.append(test.y), bt.append(test.b)
         subsets.append(r_subset.choice(n_test, size=min(n_activation_inputs, n_test), replace=False))
-    as_t = lambda a, dt: torch.as_tensor(np.array(a), dtype=dt, device=dev)
-    return _ParityData(as_t(xs, dtype), as_t(ys, torch.long), as_t(bs, torch.long), as_t(xt, dtype),
+    as_t = lambda a, dt: as_tensor(np.array(a), dev, dt)
+    return ParityData(as_t(xs, dtype), as_t(ys, torch.long), as_t(bs, torch.long), as_t(xt, dtype),
                        as_t(yt, torch.long), as_t(bt, torch.long), np.array(subsets))
 
 
 def _accuracy(logits, labels):
-    return (logits.argmax(dim=-1) == labels).to(torch.float64).mean(dim=-1)
+    return (logits.argmax(dim=-1) == labels).to(DTYPE).mean(dim=-1)
 
 
 def _parity_metrics(weights, data, member, lr, seed, fitted, epochs, shares):
@@ -243,18 +143,18 @@ def _parity_metrics(weights, data, member, lr, seed, fitted, epochs, shares):
         logits, hiddens = _forward(Ws, data.x_test[member:member + 1])
         train_logits, _ = _forward(Ws, data.x_train[member:member + 1])
     logits, train_logits = logits[0], train_logits[0]
-    y = data.y_test[member].cpu().numpy()
-    b = data.b_test[member].cpu().numpy()
-    pred = logits.argmax(dim=-1).cpu().numpy()
+    y = to_numpy(data.y_test[member])
+    b = to_numpy(data.b_test[member])
+    pred = to_numpy(logits.argmax(dim=-1))
     correct = pred == y
     aligned = y == b
     full = float(correct.mean())
-    penultimate = hiddens[-1][0].to(torch.float64).cpu().numpy()
+    penultimate = to_numpy(hiddens[-1][0].to(DTYPE))
     subset = penultimate[data.test_subset[member]]
     nonzero = subset[np.any(subset != 0, axis=1)]
-    z = train_logits.to(torch.float64)
+    z = train_logits.to(DTYPE)
     node, magnitude = [], []
-    mats = [W[0].to(torch.float64).cpu().numpy() for W in Ws]
+    mats = [to_numpy(W[0].to(DTYPE)) for W in Ws]
     for kappa in metrics.PRUNE_FRACTIONS:
         keep = metrics.neuron_pruning_masks(mats, kappa, "incoming_l2")
         pruned = [W.clone() for W in Ws]
@@ -325,7 +225,7 @@ def _fits_training_set(weights, data, members, eval_order, chunk=1000):
         wrong = (logits.argmax(dim=-1) != data.y_train[m[:, None], idx]).any(dim=1)
         fits[rows[wrong]] = False
         undecided[rows[wrong]] = False
-    return fits.cpu().numpy()
+    return to_numpy(fits)
 
 
 @disk_cache(salt=torch.__version__)
@@ -361,7 +261,7 @@ def _train_parity_members(learning_rate, seeds, *, n_train, n_test, n_core, n_sp
             losses = _sgd_step(weights, data.x_train[members, idx], data.y_train[members, idx], learning_rate)
             losses_epoch[:, j, :idx.shape[1]] = losses
             bc_epoch[:, j, :idx.shape[1]] = bc_train[members, idx]
-        shares = metrics.bc_loss_share(losses_epoch.to(torch.float64).cpu().numpy(), bc_epoch.cpu().numpy())
+        shares = metrics.bc_loss_share(to_numpy(losses_epoch.to(DTYPE)), to_numpy(bc_epoch))
         all_correct = _fits_training_set(weights, data, members[:, 0], eval_order)
         keep = []
         for position, s in enumerate(active):
@@ -481,11 +381,11 @@ def parity_lr_sweep(learning_rates, seeds, *, n_train=10000, n_test=10000, n_cor
         raise ValueError("learning_rates and seeds must each hold at least one value")
     settings = _parity_settings(n_train, n_test, n_core, n_spurious, n_noise, bc_rate, width, depth, batch_size,
                                 epoch_cap, n_activation_inputs, dtype)
-    dev = torch.device(device)
+    dev = torch_device(device)
     batched = True if batched is None else bool(batched)
     key_settings = tuple(sorted((k, str(v)) for k, v in settings.items())) + (str(dev), batched)
     rows = []
-    with _threads_for(dev):
+    with one_thread_on_cpu(dev):
         for lr in lrs:
             missing = [s for s in seeds if (lr, s, key_settings) not in _PARITY_MEMO]
             groups = [missing] if batched else [[s] for s in missing]
@@ -498,29 +398,6 @@ def parity_lr_sweep(learning_rates, seeds, *, n_train=10000, n_test=10000, n_cor
 
 
 # ---------------------------------------------------------------------------------------------------- X2
-class NetworkLogits(NamedTuple):
-    """Logits of a parity network on training samples it predicts by the spurious rule (spec X2).
-
-    Attributes
-    ----------
-    logits : ndarray, shape (n_subset, 2)
-    labels, bias_labels : ndarray of int, shape (n_subset,)
-    step : int
-        SGD steps taken when the logits were read.
-    logit_scales : ndarray, shape (n_scales,)
-    bc_loss_sums, ba_loss_sums : ndarray, shape (n_scales,)
-        torch ``cross_entropy(k·logits, labels, reduction="sum")`` over the BC and BA samples of the subset.
-    """
-
-    logits: np.ndarray
-    labels: np.ndarray
-    bias_labels: np.ndarray
-    step: int
-    logit_scales: np.ndarray
-    bc_loss_sums: np.ndarray
-    ba_loss_sums: np.ndarray
-
-
 def spurious_rule_logits(logit_scales=(1.0, 2.0, 5.0, 10.0, 20.0), *, learning_rate=0.1, n_aligned=100,
                          n_conflicting=10, min_aligned_accuracy=0.9, eval_every=10, max_steps=5000, seed=None,
                          n_train=10000, device="cpu") -> NetworkLogits:
@@ -550,9 +427,9 @@ def spurious_rule_logits(logit_scales=(1.0, 2.0, 5.0, 10.0, 20.0), *, learning_r
 
     Examples
     --------
-    >>> from dynamics.spurious import prop1_loss_ratio_from_logits
+    >>> from dynamics.spurious import bc_ba_loss_ratio_from_logits
     >>> net = spurious_rule_logits((1.0, 5.0), n_aligned=50, n_conflicting=5, seed=0, n_train=2000, device="cpu")
-    >>> ours = prop1_loss_ratio_from_logits(net.logit_scales, net.logits, net.labels, net.bias_labels)
+    >>> ours = bc_ba_loss_ratio_from_logits(net.logit_scales, net.logits, net.labels, net.bias_labels)
     >>> bool(np.allclose(ours, net.bc_loss_sums / net.ba_loss_sums, rtol=1e-10))
     True
     """
@@ -566,15 +443,15 @@ def spurious_rule_logits(logit_scales=(1.0, 2.0, 5.0, 10.0, 20.0), *, learning_r
     n_train = require_integer("n_train", n_train, 100)
     rng = rng_from(seed)
     data = make_parity_task(n_train, seed=rng)
-    dtype = torch.float64
-    with _threads_for(device) as dev:
-        x = torch.as_tensor(data.x, dtype=dtype, device=dev)[None]
-        y = torch.as_tensor(data.y, device=dev)
-        b = torch.as_tensor(data.b, device=dev)
+    dtype = DTYPE
+    with one_thread_on_cpu(device) as dev:
+        x = as_tensor(data.x, dev, dtype)[None]
+        y = as_tensor(data.y, dev, torch.long)
+        b = as_tensor(data.b, dev, torch.long)
         sizes = [x.shape[-1], 200, 200, 2]
         weights = [_uniform_init(rng, (o, i), dtype, dev)[None].requires_grad_(True)
                    for i, o in zip(sizes[:-1], sizes[1:])]
-        aligned = (y == b).cpu().numpy()
+        aligned = to_numpy(y == b)
         for step in range(1, max_steps + 1):
             idx = torch.as_tensor(rng.choice(n_train, 100, replace=False), device=dev)
             logits, _ = _forward(weights, x[:, idx])
@@ -587,7 +464,7 @@ def spurious_rule_logits(logit_scales=(1.0, 2.0, 5.0, 10.0, 20.0), *, learning_r
                 continue
             with torch.no_grad():
                 f = _forward(weights, x)[0][0]
-            f_np = f.cpu().numpy()
+            f_np = to_numpy(f)
             predicts_b = (f_np.argmax(axis=1) == data.b) & (f_np[:, 0] != f_np[:, 1])
             ba_ok, bc_ok = np.flatnonzero(predicts_b & aligned), np.flatnonzero(predicts_b & ~aligned)
             if (predicts_b[aligned].mean() >= min_aligned_accuracy and ba_ok.size >= n_aligned
@@ -601,26 +478,17 @@ def spurious_rule_logits(logit_scales=(1.0, 2.0, 5.0, 10.0, 20.0), *, learning_r
                     ce = F.cross_entropy(k * sub, ys, reduction="none")
                     bc_sums.append(float(ce[bc_mask].sum()))
                     ba_sums.append(float(ce[~bc_mask].sum()))
-                return NetworkLogits(sub.cpu().numpy(), data.y[chosen], data.b[chosen], step, scales,
+                return NetworkLogits(to_numpy(sub), data.y[chosen], data.b[chosen], step, scales,
                                      np.array(bc_sums), np.array(ba_sums))
     raise RuntimeError(f"the parity network did not reach the spurious rule within {max_steps} steps")
 
 
 # ---------------------------------------------------------------------------------------------------- X4
-class TorchToyRun(NamedTuple):
-    """A torch replay of a linear-toy run: final weights and the group accuracies after every epoch, each of shape
-    (n_epochs, 4)."""
-
-    weights: np.ndarray
-    val_group_acc: np.ndarray
-    test_group_acc: np.ndarray
-
-
 def _group_acc_torch(x, y, g, w):
     pred = (x @ w > 0).long()
-    correct = (pred == y).to(torch.float64)
-    totals = torch.bincount(g, minlength=N_GROUPS).to(torch.float64)
-    return (torch.bincount(g, weights=correct, minlength=N_GROUPS) / totals).cpu().numpy()
+    correct = (pred == y).to(DTYPE)
+    totals = torch.bincount(g, minlength=N_GROUPS).to(DTYPE)
+    return to_numpy(torch.bincount(g, weights=correct, minlength=N_GROUPS) / totals)
 
 
 def replay_balancing_toy(train, val, test, run, method, *, learning_rate=1e-5, momentum=0.9, weight_decay=0.0,
@@ -664,9 +532,9 @@ def replay_balancing_toy(train, val, test, run, method, *, learning_rate=1e-5, m
             raise TypeError(f"{name} must be a SpuriousData")
     n_features = train.x.shape[1]
     scales = toy_feature_scales(n_features - 2, gammas)
-    dtype = torch.float64
-    with _threads_for(device) as dev:
-        t = lambda a, dt=dtype: torch.as_tensor(np.asarray(a), dtype=dt, device=dev)
+    dtype = DTYPE
+    with one_thread_on_cpu(device) as dev:
+        t = lambda a, dt=dtype: as_tensor(a, dev, dt)
         gam = t(scales)
         x_train = t(train.x) * gam  # ToyNet's x * γ, taken once: the same products in the same order
         y_train = t(train.y)
@@ -713,4 +581,4 @@ def replay_balancing_toy(train, val, test, run, method, *, learning_rate=1e-5, m
                 w = layer.weight[0]
                 for j, (xe, cols, ye, ge) in enumerate(evals):
                     accs[j, epoch] = _group_acc_torch(xe, ye, ge, w[cols])
-        return TorchToyRun(layer.weight[0].detach().cpu().numpy(), accs[0], accs[1])
+        return TorchToyRun(to_numpy(layer.weight[0]), accs[0], accs[1])

@@ -3,7 +3,7 @@
 * X1 ``spurious.ce_gradient_identity``: autograd ‖∇_θ CE(k f)‖ = kσ(−km)‖∇_θ m‖ on a float64 MLP, whole θ and
   per block, and the per-sample scalings of Proposition 2 (B1, B2).
 * X2 ``spurious.prop1_on_network``: torch cross-entropy sums on the logits of a parity network that predicts by the
-  spurious rule equal ``prop1_loss_ratio_from_logits``; the ratio grows with k towards the asymptote.
+  spurious rule equal ``bc_ba_loss_ratio_from_logits``; the ratio grows with k towards the asymptote.
 * X3 (D2–D6): the parity learning-rate sweep (LLR Fig. 3, Fig. 12, Table 1 parity row), one sweep shared by five
   claims (memoised in :mod:`dynamics.spurious.torch_training`); prunability and CSI are recorded, not asserted
   (D7: not reproduced, spec §9.1).
@@ -17,10 +17,10 @@ import math
 import numpy as np
 from scipy import stats
 
-from dynamics import spurious as sp
+from dynamics import spurious as spur
 from . import crosscheck
 from ..registry import Check
-from ..spurious import LLR, TH8, toy_runs
+from ..spurious import LLR, TH8
 
 PARITY_CPU = dict(learning_rates=(0.03, 0.75), n_seeds=5, epoch_cap=800)
 PARITY_CUDA = dict(learning_rates=(0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75), n_seeds=32, epoch_cap=1000)
@@ -64,7 +64,7 @@ def ce_gradient_identity(ctx):
     result = tt.gradient_identity(n_samples=ctx.size(cpu=16, cuda=256), seed=ctx.run.seed(101), device=ctx.device)
     k = result.logit_scales[:, None, None]
     m = result.margins[None, :, None]
-    predicted = sp.scaled_ce_grad_norm(k, m, result.margin_grad_norms[None])
+    predicted = spur.scaled_ce_grad_norm(k, m, result.margin_grad_norms[None])
     rel = float(np.max(np.abs(result.loss_grad_norms - predicted) / predicted))
     ratio = result.loss_grad_norms[..., 0] / (k[..., 0] * result.margin_grad_norms[None, :, 0])
     kk, mm = k[..., 0], m[..., 0]
@@ -84,18 +84,18 @@ def ce_gradient_identity(ctx):
             "On the logits of the parity network (X3 set-up, float64, lr 0.1) at the first evaluation where it "
             "predicts b on >= 90% of BA training samples, on 100 BA and 10 BC training samples it predicts as b: "
             "torch cross-entropy sums of k·logits, k in {1, 2, 5, 10, 20}, give the ratio "
-            "prop1_loss_ratio_from_logits to 1e-10 relative; the ratio increases in k; and "
-            "|log R(k) − rate·k − log k − log constant| (prop1_asymptote_from_logits) shrinks from k = 20 to below "
-            "1e-9 at k·min(α_min, α₂ − α_min, β_min) = 50 (the corrections are e^{−kα_min}/2, e^{−k(α₂−α_min)}, "
-            "e^{−kβ_min}).")
+            "bc_ba_loss_ratio_from_logits to 1e-10 relative; the ratio increases in k; and "
+            "|log R(k) − rate·k − log k − log constant| (bc_ba_loss_ratio_asymptote_from_logits) shrinks from "
+            "k = 20 to below 1e-9 at k·min(α_min, α₂ − α_min, β_min) = 50 (the corrections are e^{−kα_min}/2, "
+            "e^{−k(α₂−α_min)}, e^{−kβ_min}).")
 def prop1_on_network(ctx):
     from dynamics.spurious import torch_training as tt
 
     net = tt.spurious_rule_logits(seed=ctx.run.seed(202), device=ctx.device)
-    ours = sp.prop1_loss_ratio_from_logits(net.logit_scales, net.logits, net.labels, net.bias_labels)
+    ours = spur.bc_ba_loss_ratio_from_logits(net.logit_scales, net.logits, net.labels, net.bias_labels)
     torch_ratio = net.bc_loss_sums / net.ba_loss_sums
     rel = float(np.max(np.abs(ours - torch_ratio) / ours))
-    rate, constant = sp.prop1_asymptote_from_logits(net.logits, net.labels, net.bias_labels)
+    rate, constant = spur.bc_ba_loss_ratio_asymptote_from_logits(net.logits, net.labels, net.bias_labels)
     ba = net.labels == net.bias_labels
     alpha = np.sort(np.abs(net.logits[ba, 1] - net.logits[ba, 0]))
     distinct = alpha[alpha > rate * (1 + 1e-12)]
@@ -105,7 +105,7 @@ def prop1_on_network(ctx):
     k_far = 50.0 / spacing
 
     def gap(k):
-        return abs(sp.prop1_loss_ratio_from_logits(k, net.logits, net.labels, net.bias_labels, log=True)
+        return abs(spur.bc_ba_loss_ratio_from_logits(k, net.logits, net.labels, net.bias_labels, log=True)
                    - rate * k - math.log(k) - math.log(constant))
 
     gaps = (gap(20.0), gap(k_far))
@@ -189,10 +189,11 @@ def parity_epochs_to_fit(ctx):
 def toy_torch_agreement(ctx):
     from dynamics.spurious import torch_training as tt
 
-    runs = toy_runs(ctx.run, n_seeds=ctx.size(cpu=1, cuda=3), return_orders=True)
+    seeds = [ctx.run.seed(s) for s in range(ctx.size(cpu=1, cuda=3))]
+    toy = spur.balancing_toy_runs(seeds, ("erm", "subg", "rwg"), return_orders=True)
     weight_gap, accuracy_gap = 0.0, 0.0
-    for method, items in runs.items():
-        for splits, run in items:
+    for method, runs in toy.runs.items():
+        for splits, run in zip(toy.splits, runs):
             replay = tt.replay_balancing_toy(*splits, run, method, device=ctx.device)
             weight_gap = max(weight_gap, float(np.abs(run.weights - replay.weights).max() / np.abs(run.weights).max()))
             accuracy_gap = max(accuracy_gap, float(np.abs(run.val_group_acc - replay.val_group_acc).max()),

@@ -1,4 +1,6 @@
-"""Seeded data of the two sources (spec/spurious.md §7.1, §8.2, §8.4):
+"""The reusable set-ups of the spurious-correlation theory (spec/spurious.md §4.4, §7.1, §8.2, §8.4): seeded data
+generators, the sources' named configurations and the experiment driver that claims, figures, notebooks and
+cross-checks share.
 
 * the parity spurious-correlation task of LLR (``002_ec22b3cfca16aca5.txt`` Fig. 3, after Qiu et al.'s
   ``SpuriousBooleanSampling``): y = Π x_c, b = y except with probability ρ, x_s uniform with Π x_s = b, noise bits;
@@ -6,53 +8,26 @@
   rebuilt from the OCR-damaged text and the public code (``Toy.make_dataset``): x_core = y(1 + σZ̃₀),
   x_spu = s·y(1 + σZ̃₁) with Z̃ the sample-centred Gaussian blob, exactly ⌊(1 − ρ_spu)n + 1e-9⌋ flipped spurious
   signs, N(0, 1) noise in training and zero noise in validation/test; the closed form P(y x_core < 0) = Φ(−1/σ);
-* TH8 Table 1 group counts as data, with the Waterbirds row and column labels corrected (an erratum).
+* the toy's experiment of TH8 Ch. 8 Fig. 1 (spec E7: n = 400, d = 600), every balancing method on the same data
+  per seed (:func:`balancing_toy_runs`);
+* TH8 Table 1 group counts as data, with the Waterbirds row and column labels corrected (an erratum);
+* the two margin-gradient fixtures of Proposition 2 (spec §4.4, B3 and B4): the bias-decomposable fixture and the
+  linear two-block model.
 """
 import math
 from types import MappingProxyType
-from typing import NamedTuple, Tuple, Union
+from typing import Union
 
 import numpy as np
 
-from dynamics.numerics import (as_finite_array, normal_sf, require_array_in_range, require_choice, require_in_range,
-                               require_integer,
+from dynamics.numerics import (normal_sf, require_array_in_range, require_choice, require_in_range, require_integer,
                                require_positive, rng_from)
+from ._results import BalancingToyRuns, GroupCountTable, MarginGradients, SpuriousData, ToySplits
+from ._toy_training import METHODS, train_balancing_toy
 
-TOY_GAMMAS = (4.0, 1.0, 2.0)
-"""(γ_spu, γ_core, γ_noise) of TH8 Ch. 8 Fig. 1 ([OCR] "45", "1", "20"; [code] 4.0, 1.0, 2.0)."""
-
-
-class SpuriousData(NamedTuple):
-    """A data set with a spurious attribute.
-
-    Attributes
-    ----------
-    x : ndarray, shape (n_samples, n_features)
-        Inputs (float64).
-    y : ndarray of int64, shape (n_samples,)
-        Class in {0, 1}.
-    b : ndarray of int64, shape (n_samples,)
-        Bias label (parity task: the parity of the spurious bits) or attribute (linear toy: 1 for the majority,
-        where the spurious feature agrees with the label, 0 for the minority).
-    group : ndarray of int64, shape (n_samples,)
-        Group index 2·y + b.
-    is_bias_conflicting : ndarray of bool, shape (n_samples,)
-        True for bias-conflicting samples: y != b for the parity task, the minority (b = 0) for the toy.
-    """
-
-    x: np.ndarray
-    y: np.ndarray
-    b: np.ndarray
-    group: np.ndarray
-    is_bias_conflicting: np.ndarray
-
-
-class GroupCountTable(NamedTuple):
-    """Training-set counts of a worst-group benchmark (TH8 Table 1): ``counts[class, attribute]``."""
-
-    classes: Tuple[str, ...]
-    attributes: Tuple[str, ...]
-    counts: np.ndarray
+BALANCING_TOY_SIZE = (400, 600)
+"""(n_samples, n_noise) of the linear-toy experiment (spec E7, the CPU setting of TH8 Ch. 8 Fig. 1; the code uses
+n = 1000)."""
 
 
 def _pm_ones(rng, shape):
@@ -180,14 +155,6 @@ def make_balancing_toy(n_samples, n_noise, split="train", rho_spurious=0.8, rho_
     return SpuriousData(x, y01, b, 2 * y01 + b, b == 0)
 
 
-class ToySplits(NamedTuple):
-    """Training, validation and test sets of the linear toy (each a :class:`SpuriousData`)."""
-
-    train: SpuriousData
-    val: SpuriousData
-    test: SpuriousData
-
-
 def make_balancing_toy_splits(n_samples, n_noise, *, seed=None, **options) -> ToySplits:
     """Training, validation and test sets of the TH8 §8.4 toy, from independent streams of one seed.
 
@@ -219,32 +186,61 @@ def make_balancing_toy_splits(n_samples, n_noise, *, seed=None, **options) -> To
                        for split, stream in zip(("train", "val", "test"), streams)))
 
 
-def toy_feature_scales(n_noise, gammas=TOY_GAMMAS) -> np.ndarray:
-    """The per-feature scales γ = [γ_spu, γ_core, γ_noise·1_d] of the toy model f(x) = wᵀ(γ ⊙ x) (TH8 §8.4).
+def balancing_toy_runs(seeds, methods=("erm", "subg", "rwg"), n_samples=BALANCING_TOY_SIZE[0],
+                       n_noise=BALANCING_TOY_SIZE[1], **train_options) -> BalancingToyRuns:
+    """The linear-toy experiment of TH8 §8.4 (Ch. 8 Fig. 1; spec E7): every balancing method on the same data, seed
+    by seed.
+
+    Each seed s seeds one ``numpy.random.SeedSequence(s)`` that spawns two streams: the first draws the training,
+    validation and test sets (:func:`make_balancing_toy_splits`), the second one integer training seed that every
+    method shares (:func:`~dynamics.spurious.train_balancing_toy`: initialisation, subsampling, epoch orders).
 
     Parameters
     ----------
-    n_noise : int
-        d >= 0.
-    gammas : sequence of 3 floats
-        (γ_spu, γ_core, γ_noise), each > 0.
+    seeds : sequence of int
+        One seed >= 0 per data set (at least one).
+    methods : sequence of str
+        Methods of :func:`~dynamics.spurious.train_balancing_toy` (default ERM, SUBG and RWG, the three of the
+        thesis's figure).
+    n_samples, n_noise : int
+        n (even) and d of the toy (400 and 600, the spec's E7 setting).
+    **train_options
+        Settings of :func:`~dynamics.spurious.train_balancing_toy` (``learning_rate``, ``batch_size``,
+        ``n_epochs``, ``return_orders``, ...; its defaults otherwise: lr 1e-5, momentum 0.9, batch 100, 500
+        epochs).
 
     Returns
     -------
-    ndarray, shape (2 + n_noise,)
+    BalancingToyRuns
+        The seeds, each seed's splits and, per method, one :class:`~dynamics.spurious.ToyRun` per seed.
 
     Examples
     --------
-    >>> toy_feature_scales(3).tolist()
-    [4.0, 1.0, 2.0, 2.0, 2.0]
+    >>> runs = balancing_toy_runs([0, 1], ("erm", "subg"), n_samples=40, n_noise=6, n_epochs=20,
+    ...                           learning_rate=1e-3, batch_size=10)
+    >>> runs.test_worst_group_curves("subg").shape, len(runs.splits), len(runs.runs["erm"])
+    ((2, 20), 2, 2)
+    >>> runs.test_worst_group_curves("erm")[:, -1].tolist(), runs.test_worst_group_curves("subg")[:, -1].tolist()
+    ([0.0, 0.0], [1.0, 1.0])
     """
-    n_noise = require_integer("n_noise", n_noise, 0)
-    g = as_finite_array("gammas", gammas)
-    if g.shape != (3,):
-        raise ValueError(f"gammas must hold 3 values (γ_spu, γ_core, γ_noise), got shape {g.shape}")
-    if np.any(g <= 0):
-        raise ValueError(f"gammas must be > 0, got {g.tolist()}")
-    return np.concatenate([g[:2], np.full(n_noise, g[2])])
+    if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__"):
+        raise TypeError(f"seeds must be a sequence of integers, got {seeds!r}")
+    seeds = tuple(require_integer("seeds", s, 0) for s in seeds)
+    if isinstance(methods, (str, bytes)) or not hasattr(methods, "__iter__"):
+        raise TypeError(f"methods must be a sequence of method names, got {methods!r}")
+    methods = tuple(require_choice("methods", m, METHODS) for m in methods)
+    if not seeds or not methods:
+        raise ValueError(f"seeds and methods must each hold at least one value, got {len(seeds)} seeds and "
+                         f"{len(methods)} methods")
+    splits, runs = [], {m: [] for m in methods}
+    for seed in seeds:
+        data_stream, train_stream = map(np.random.default_rng, np.random.SeedSequence(seed).spawn(2))
+        data = make_balancing_toy_splits(n_samples, n_noise, seed=data_stream)
+        train_seed = int(train_stream.integers(2**63))
+        splits.append(data)
+        for m in methods:
+            runs[m].append(train_balancing_toy(*data, m, seed=train_seed, **train_options))
+    return BalancingToyRuns(seeds, tuple(splits), {m: tuple(r) for m, r in runs.items()})
 
 
 def core_error_probability(feature_std) -> Union[float, np.ndarray]:
@@ -287,3 +283,77 @@ BENCHMARK_GROUP_COUNTS = MappingProxyType({
                        [[57498, 11158], [67376, 1521], [66630, 1992]]),
 })
 """TH8 Table 1 training-set counts: dataset -> ``GroupCountTable(classes, attributes, counts[class, attribute])``."""
+
+
+def bias_decomposable_fixture() -> MarginGradients:
+    """The bias-decomposable test fixture of spec §4.4 / B3 (a fixture, not a trained model).
+
+    BA margins {0.5, 1, 2, 1}, BC margins {−0.3, −1.5}; s_i = 1 everywhere; c_i = 1 on BA and 0 on BC (a core
+    block whose margin gradient vanishes on BC samples: the "converged core" of LLR Def. 1 / Prop. 2).
+
+    Returns
+    -------
+    MarginGradients
+
+    Examples
+    --------
+    >>> from dynamics.spurious import spurious_core_gradient_ratio_asymptote
+    >>> spurious_core_gradient_ratio_asymptote(*bias_decomposable_fixture())
+    GradientRatioAsymptote(rate=0.5, constant=2.0, converged_core=True)
+    """
+    return MarginGradients(np.array([0.5, 1.0, 2.0, 1.0, -0.3, -1.5]), np.array([1.0, 1.0, 1.0, 1.0, 0.0, 0.0]),
+                           np.ones(6))
+
+
+def linear_two_block_fixture(n_samples=400, n_features=5, bc_rate=0.1, min_margin=0.25, *, seed=None) \
+        -> MarginGradients:
+    """The negative control of spec §4.4 / B4: a linear two-block model f = W_c x_c + W_s x_s with 2 logits.
+
+    x_c, x_s ~ N(0, I_d); b uniform in {0, 1} and y = b except with probability ``bc_rate``; the first spurious
+    coordinate is (2b − 1)(1 + |N(0, 1)|) and W_s reads it (±1 on the two logits), W_c = 0.05·N(0, 1), so the
+    model predicts by the spurious rule. Samples whose |margin| < ``min_margin`` are dropped. The margin
+    gradients are ∇_{W_c} m = x_c(e_y − e_{y'})ᵀ and ∇_{W_s} m = x_s(e_y − e_{y'})ᵀ, with Frobenius norms
+    √2‖x_c‖ and √2‖x_s‖: the core gradient never vanishes on BC samples, so the ratio saturates.
+
+    Parameters
+    ----------
+    n_samples : int
+        Samples drawn before dropping small margins (>= 2).
+    n_features : int
+        d >= 1 features per block.
+    bc_rate : float
+        In [0, 1).
+    min_margin : float
+        >= 0.
+    seed : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    MarginGradients
+
+    Examples
+    --------
+    >>> from dynamics.spurious import spurious_core_gradient_ratio_asymptote
+    >>> spurious_core_gradient_ratio_asymptote(*linear_two_block_fixture(seed=0)).converged_core
+    False
+    """
+    n = require_integer("n_samples", n_samples, 2)
+    d = require_integer("n_features", n_features, 1)
+    rho = require_in_range("bc_rate", bc_rate, 0.0, 1.0, high_open=True)
+    min_margin = require_positive("min_margin", min_margin, allow_zero=True)
+    rng = rng_from(seed)
+    b = rng.integers(0, 2, n)
+    y = np.where(rng.random(n) < rho, 1 - b, b)
+    x_core = rng.standard_normal((n, d))
+    x_spurious = rng.standard_normal((n, d))
+    x_spurious[:, 0] = (2 * b - 1) * (1.0 + np.abs(x_spurious[:, 0]))
+    W_core = 0.05 * rng.standard_normal((2, d))
+    W_spurious = np.zeros((2, d))
+    W_spurious[1, 0], W_spurious[0, 0] = 1.0, -1.0
+    f = x_core @ W_core.T + x_spurious @ W_spurious.T
+    rows = np.arange(n)
+    margins = f[rows, y] - f[rows, 1 - y]
+    keep = (np.argmax(f, axis=1) == b) & (np.abs(margins) >= min_margin)
+    root2 = np.sqrt(2.0)
+    return MarginGradients(margins[keep], root2 * np.linalg.norm(x_core[keep], axis=1),
+                           root2 * np.linalg.norm(x_spurious[keep], axis=1))
