@@ -10,7 +10,7 @@ import numbers
 
 import numpy as np
 
-from dynamics.numerics import (as_finite_array, require_array_in_range, require_in_range, require_integer,
+from dynamics.numerics import (as_finite_array, require_of_type, require_array_in_range, require_in_range, require_integer,
                                require_positive, require_same_length)
 from ._results import ShortcutDataset
 
@@ -173,9 +173,7 @@ def require_points(name, points) -> np.ndarray:
 
 def require_shortcut_dataset(dataset) -> ShortcutDataset:
     """A :class:`ShortcutDataset` (from ``make_logistic_shortcut``)."""
-    if not isinstance(dataset, ShortcutDataset):
-        raise TypeError(f"dataset must be a ShortcutDataset (make_logistic_shortcut), got {type(dataset).__name__}")
-    return dataset
+    return require_of_type("dataset", dataset, ShortcutDataset, made_by="make_logistic_shortcut")
 
 
 def require_shortcut_datasets(datasets) -> list:

@@ -21,6 +21,7 @@ from typing import List, Sequence
 import torch
 
 from dynamics.numerics import require_bool, require_in_range, require_positive
+from dynamics.numerics.torch_tools import closure_loss
 from ._checks import require_agreement_threshold
 from ._mask import GEOM_MEAN_OFFSET, RESCALE_OFFSET, sign_threshold
 from ._results import AndMaskStep
@@ -232,10 +233,7 @@ class TemporalAndMaskAdam(torch.optim.Optimizer):
 
     @torch.no_grad()
     def step(self, closure=None):
-        loss = None
-        if closure is not None:
-            with torch.enable_grad():
-                loss = closure()
+        loss = closure_loss(closure)
         for group in self.param_groups:
             beta1, beta2 = group["betas"]
             beta3, agreement_threshold, lr = group["sign_decay"], group["agreement_threshold"], group["lr"]

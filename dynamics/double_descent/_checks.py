@@ -7,7 +7,7 @@ on the others (Assumption 4.2.1). Each check returns its argument as the type th
 """
 import numpy as np
 
-from dynamics.numerics import (as_finite_array, require_array_in_range, require_choice, require_in_range,
+from dynamics.numerics import (as_finite_array, require_of_type, require_array_in_range, require_choice, require_in_range,
                                require_integer, require_output_times, require_positive, require_times)
 from ._results import Modulation, TeacherStudentData
 
@@ -182,16 +182,12 @@ def require_single_modulation(F):
 
 def require_modulation(modulation) -> Modulation:
     """A :class:`Modulation` (a ``TypeError`` otherwise)."""
-    if not isinstance(modulation, Modulation):
-        raise TypeError(f"modulation must be a Modulation, got {type(modulation).__name__}")
-    return modulation
+    return require_of_type("modulation", modulation, Modulation, made_by="modulation_matrix")
 
 
 def require_data(data) -> TeacherStudentData:
     """A :class:`TeacherStudentData` (a ``TypeError`` otherwise)."""
-    if not isinstance(data, TeacherStudentData):
-        raise TypeError(f"data must be a TeacherStudentData (from draw_teacher_student), got {type(data).__name__}")
-    return data
+    return require_of_type("data", data, TeacherStudentData, made_by="draw_teacher_student")
 
 
 # ---------------------------------------------------------------------------------------------------- Case 1, curves

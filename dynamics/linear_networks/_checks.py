@@ -6,7 +6,7 @@ arguments are scalars").
 """
 import numpy as np
 
-from dynamics.numerics import as_finite_array, require_in_range, require_positive
+from dynamics.numerics import as_finite_array, require_in_range, require_positive, require_of_type
 from ._results import StudentInstance
 
 
@@ -94,9 +94,7 @@ def require_correlations(W21, W32, sigma31, sigma11):
 
 def require_instance(instance):
     """A :class:`StudentInstance` (TypeError otherwise)."""
-    if not isinstance(instance, StudentInstance):
-        raise TypeError(f"instance must be a StudentInstance (see draw_student), got {type(instance).__name__}")
-    return instance
+    return require_of_type("instance", instance, StudentInstance, made_by="draw_student")
 
 
 def require_student_weights(weights, instance):

@@ -21,8 +21,8 @@ from .special import (binom_cdf, binom_sf, log_binom_pmf, log_binom_pmf_kernel, 
                       normal_pdf_kernel, normal_ppf, normal_ppf_kernel, normal_sf)
 from .validation import (as_finite_array, as_float, format_value, require_array_in_range, require_bool,
                          require_choice, require_finite_product, require_finite_result, require_in_range,
-                         require_integer, require_orthogonal, require_output_times, require_positive,
-                         require_same_length, require_shape, require_times, rng_from)
+                         require_integer, require_of_type, require_orthogonal, require_output_times,
+                         require_positive, require_same_length, require_shape, require_times, rng_from)
 
 __all__ = [
     # ODEs
@@ -39,6 +39,6 @@ __all__ = [
     "cholesky_solve", "lu_factor", "lu_solve", "haar_orthogonal", "disk_cache", "cache_dir",
     # argument checks
     "as_finite_array", "as_float", "format_value", "require_array_in_range", "require_bool", "require_choice",
-    "require_finite_product", "require_finite_result", "require_in_range", "require_integer", "require_orthogonal",
+    "require_finite_product", "require_finite_result", "require_in_range", "require_integer", "require_of_type", "require_orthogonal",
     "require_output_times", "require_positive", "require_same_length", "require_shape", "require_times", "rng_from",
 ]

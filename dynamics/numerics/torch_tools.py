@@ -10,6 +10,7 @@ The theories' torch layers (``dynamics/<theory>/torch_*.py``) build on these hel
   figure ran 3x slower with torch's default threads); :func:`on_device` wraps a trainer in it;
 * :func:`seed_int` and :func:`torch_generator` seed torch from the project's seeds (None, an int or a
   ``numpy.random.Generator``), so that the same seed gives the same numbers on every run;
+* :func:`closure_loss` evaluates a ``torch.optim`` closure with gradients enabled, as every optimizer's ``step`` does;
 * :func:`as_tensor` and :func:`to_numpy` move arrays across, in float64 unless told otherwise, refusing tensors that
   carry an autograd graph (a trainer must not silently differentiate through its caller's data).
 """
@@ -22,8 +23,8 @@ import torch
 
 from .validation import rng_from
 
-__all__ = ["DTYPE", "as_tensor", "on_device", "one_thread_on_cpu", "seed_int", "to_numpy", "torch_device",
-           "torch_generator"]
+__all__ = ["DTYPE", "as_tensor", "closure_loss", "on_device", "one_thread_on_cpu", "seed_int", "to_numpy",
+           "torch_device", "torch_generator"]
 
 DTYPE = torch.float64
 
@@ -220,3 +221,35 @@ def to_numpy(tensor) -> np.ndarray:
     array([2., 2.], dtype=float32)
     """
     return tensor.detach().cpu().numpy().copy()
+
+
+def closure_loss(closure):
+    """The loss a ``torch.optim`` closure returns, evaluated with gradients enabled (``None`` without a closure): the
+    first line of every optimizer's ``step(closure=None)``.
+
+    Parameters
+    ----------
+    closure : callable or None
+        Re-evaluates the model and returns the loss (it calls ``backward`` itself).
+
+    Returns
+    -------
+    object
+        What ``closure()`` returned, or None.
+
+    Examples
+    --------
+    >>> w = torch.ones(1, requires_grad=True)
+    >>> def closure():
+    ...     loss = (2 * w).sum()
+    ...     loss.backward()
+    ...     return loss
+    >>> with torch.no_grad():
+    ...     loss = closure_loss(closure)
+    >>> float(loss), float(w.grad)
+    (2.0, 2.0)
+    """
+    if closure is None:
+        return None
+    with torch.enable_grad():
+        return closure()

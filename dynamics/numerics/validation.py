@@ -387,6 +387,40 @@ def require_shape(name, arr, shape) -> np.ndarray:
     return arr
 
 
+def require_of_type(name, value, kind, made_by=None):
+    """``value`` if it is an instance of ``kind``, or a TypeError naming the parameter, the type wanted (and the
+    function that makes one) and the type given.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name.
+    value : object
+    kind : type or tuple of types
+    made_by : str, optional
+        The public function that makes such a value, for the message.
+
+    Returns
+    -------
+    object
+        ``value`` itself.
+
+    Examples
+    --------
+    >>> require_of_type("count", 3, int)
+    3
+    >>> require_of_type("count", "3", int, made_by="len")
+    Traceback (most recent call last):
+    ...
+    TypeError: count must be a int (from len), got str
+    """
+    if not isinstance(value, kind):
+        wanted = " or ".join(k.__name__ for k in kind) if isinstance(kind, tuple) else kind.__name__
+        source = f" (from {made_by})" if made_by else ""
+        raise TypeError(f"{name} must be a {wanted}{source}, got {type(value).__name__}")
+    return value
+
+
 def require_same_length(**arrays) -> int:
     """The common length of the first axis of the named arrays, or a ValueError naming them.
 

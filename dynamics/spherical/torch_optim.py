@@ -23,6 +23,7 @@ except ImportError as exc:  # pragma: no cover - exercised by a test that hides 
 
 import math
 
+from dynamics.numerics.torch_tools import closure_loss
 from dynamics.numerics import require_in_range, require_integer, require_positive
 from ._checks import require_betas, require_weight_decay
 
@@ -78,10 +79,7 @@ class _SphericalAdam(torch.optim.Optimizer):
     @torch.no_grad()
     def step(self, closure=None):
         """One step of every parameter with a gradient; returns the closure's loss (if given)."""
-        loss = None
-        if closure is not None:
-            with torch.enable_grad():
-                loss = closure()
+        loss = closure_loss(closure)
         for group in self.param_groups:
             beta1, beta2 = group["betas"]
             lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
@@ -278,10 +276,7 @@ class AdaGradG(torch.optim.Optimizer):
     @torch.no_grad()
     def step(self, closure=None):
         """One AdaGradG step of every parameter with a gradient; returns the closure's loss (if given)."""
-        loss = None
-        if closure is not None:
-            with torch.enable_grad():
-                loss = closure()
+        loss = closure_loss(closure)
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is None:

@@ -3,7 +3,7 @@
 splits); the general ones (ranges, integers, equal lengths) come from :mod:`dynamics.numerics` itself."""
 import numpy as np
 
-from dynamics.numerics import as_finite_array, format_value, require_array_in_range
+from dynamics.numerics import as_finite_array, format_value, require_array_in_range, require_of_type
 from ._results import SpuriousData
 
 
@@ -87,8 +87,7 @@ def require_matrix(name, value, min_rows=1, min_cols=1):
 def require_toy_split(name, data, n_features=None, n_groups=4):
     """A split of the linear toy: its x (finite, 2-D, >= 2 columns, ``n_features`` of them when given), y as
     float64 in {0, 1} and group as int64 in [0, n_groups)."""
-    if not isinstance(data, SpuriousData):
-        raise TypeError(f"{name} must be a SpuriousData (e.g. from make_balancing_toy), got {type(data).__name__}")
+    require_of_type(name, data, SpuriousData, made_by="make_balancing_toy")
     x = as_finite_array(f"{name}.x", data.x, ndim=2)
     if x.shape[0] == 0:
         raise ValueError(f"{name}.x must hold at least one sample, got shape {x.shape}")
