@@ -10,26 +10,16 @@
 Times are the minimum over repeats. Run: python benchmarks/spurious.py
 """
 import os
-import time
 
 for _var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import mpmath  # noqa: E402
+from _timing import best_of  # noqa: E402
 import numpy as np  # noqa: E402
 from scipy.special import expit  # noqa: E402
 
 from dynamics import spurious as spur  # noqa: E402
-
-
-def best_of(fn, repeats=5):
-    fn()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def numpy_trainer(splits, run, learning_rate=1e-5, momentum=0.9, batch_size=100):

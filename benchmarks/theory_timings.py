@@ -13,26 +13,16 @@ otherwise, so the numbers are per core.
 Times are the minimum over repeats. Run: python benchmarks/theory_timings.py
 """
 import os
-import time
 
 for _var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS", "NUMBA_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
+from _timing import best_of  # noqa: E402
 import numpy as np  # noqa: E402
 
 from dynamics import double_descent as dd  # noqa: E402
 from dynamics import linear_networks as ln  # noqa: E402
-from dynamics import starvation as sv  # noqa: E402
-
-
-def best_of(fn, repeats=5):
-    fn()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+import dynamics.starvation as gs  # noqa: E402
 
 
 def main():
@@ -57,8 +47,8 @@ def main():
         ("  the same by the direct O(d³)-per-time traces (method='matrix')",
          lambda: dd.exact_gd_order_parameters(F, X, steps, method="matrix")),
         ("  its floor: the eigendecomposition of XᵀX alone", lambda: np.linalg.eigh(X.T @ X)),
-        ("starvation 200 x 200 map of exact fixed points", lambda: sv.starvation_map(s1, delta, exact=True)),
-        ("starvation 200 x 200 map of Eq 10 fixed points", lambda: sv.starvation_map(s1, delta, exact=False)),
+        ("starvation 200 x 200 map of exact fixed points", lambda: gs.starvation_map(s1, delta, exact=True)),
+        ("starvation 200 x 200 map of Eq 10 fixed points", lambda: gs.starvation_map(s1, delta, exact=False)),
     )
     for name, fn in cases:
         print(f"{name:58s} {1e3 * best_of(fn):9.2f} ms", flush=True)

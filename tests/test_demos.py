@@ -1,5 +1,5 @@
 """The teaching notebooks (``figures/demos``): stored without outputs, calling only public functions, executing
-headless without error, recomputing fast enough for live sliders, and served as a web app that reacts to a
+headless without error, recomputing once per slider move without compiling, and served as a web app that reacts to a
 slider in a real browser (headless Chromium driven by selenium; marked ``browser``).
 
 The browser test skips with its reason outside CI when Chromium, chromedriver, selenium or Voilà is missing,
@@ -9,7 +9,6 @@ import ast
 import json
 import os
 import shutil
-import statistics
 import time
 import urllib.request
 from pathlib import Path
@@ -79,23 +78,35 @@ def _run_in_process(name):
     return [value for value in namespace.values() if isinstance(value, interactive.Demo)]
 
 
+def _compiled_signatures():
+    """How many numba specialisations of :mod:`dynamics` kernels exist in this process."""
+    import gc
+
+    import numba.core.registry as registry
+
+    return sum(len(o.signatures) for o in gc.get_objects() if isinstance(o, registry.CPUDispatcher)
+               and getattr(o.py_func, "__module__", "").startswith("dynamics"))
+
+
 @pytest.mark.parametrize("name", DEMOS)
-def test_every_slider_move_recomputes_in_under_50_ms(name):
-    """After the first call (compilation), moving any control recomputes in under 50 ms: the median of moves to
-    four positions across each control's range (the median keeps a busy machine's hiccups out)."""
+def test_every_slider_move_recomputes_once_and_compiles_nothing(name):
+    """Moving any control to four positions across its range recomputes once per move, without an error; a second
+    pass over the same positions compiles no kernel (the first may: it is the first call). How long a move takes is
+    measured by ``benchmarks/demo_latency.py``, not asserted here."""
     demos = _run_in_process(name)
     assert demos, f"{name} builds no Demo"
     for demo in demos:
         for control_name, control in demo.controls.items():
-            values = _positions(control)
-            times = []
-            for value in values:
-                before = len(demo.compute_seconds)
-                demo.update(**{control_name: value})
-                times += demo.compute_seconds[before:]
-            if times:
-                assert statistics.median(times) < 0.050, (name, control_name, times)
-            assert demo.message.value == "", (name, control_name, demo.message.value)
+            values = [v for v in _positions(control) if v != control.value] + [control.value]
+            for sweep in range(2):
+                compiled = _compiled_signatures()
+                for value in values:
+                    before = len(demo.compute_seconds)
+                    demo.update(**{control_name: value})
+                    assert len(demo.compute_seconds) == before + 1, (name, control_name, value)
+                    assert demo.message.value == "", (name, control_name, demo.message.value)
+                if sweep == 1:
+                    assert _compiled_signatures() == compiled, f"{name}: moving {control_name} compiled a kernel"
 
 
 def _positions(control):
