@@ -97,6 +97,8 @@ NOT_FUZZED = {
     "numerics.integrate": "the unchecked kernel behind solve_ode (for numba code)",
     "numerics.integrate_rosenbrock": "the unchecked kernel behind solve_ode (for numba code)",
     "numerics.lu_solve": "takes lu_factor's output (tested with it in verify/numerics.py)",
+    "numerics.newton_maximise": "takes numba functions (the problem); tested in tests/test_newton.py",
+    "numerics.newton_functions": "takes numba functions (the problem); tested in tests/test_newton.py",
     "numerics.require_finite_result": "an argument check, exercised by every function",
     "starvation.dual_rhs": "an unchecked numba right-hand side for solve_ode (its params come from dual_params)",
 }

@@ -1,6 +1,6 @@
 """The numerics core shared by every theory: ODE integrators (explicit Runge–Kutta pairs and a stiff
 Rosenbrock method, in numba), real Lambert W, normal and binomial tails in stable forms, the
-Marchenko–Pastur law and its quadrature, small dense linear algebra for compiled loops, Haar random
+Marchenko–Pastur law and its quadrature, small dense linear algebra for compiled loops, damped Newton for strictly concave objectives, Haar random
 orthogonal matrices, and the argument checks every public function uses.
 
 Theory packages import from here and from nowhere else in :mod:`dynamics`. Kernels compile on first use
@@ -11,6 +11,7 @@ from . import _compile  # noqa: F401  (the first-compile notice)
 from .cache import cache_dir, disk_cache
 from .lambertw import INV_E_HI, OMEGA, lambertw, lambertw_kernel
 from .linalg import cholesky_solve, lu_factor, lu_solve
+from .newton import NewtonFunctions, NewtonResult, newton_functions, newton_maximise, newton_maximise_kernel
 from .marchenko_pastur import (MPEdges, Quadrature, mp_atom, mp_cdf, mp_density, mp_edges, mp_integrate,
                                mp_quadrature)
 from .ode import (DOP853, DOPRI5, JAC_SIGNATURE, METHODS, RHS_SIGNATURE, RK4, BatchOdeResult, IntegrationError,
@@ -35,6 +36,8 @@ __all__ = [
     "log_binom_pmf", "log_binom_sf", "binom_sf", "binom_cdf", "log_binom_pmf_kernel", "log_binom_sf_kernel",
     # Marchenko–Pastur
     "mp_edges", "mp_atom", "mp_density", "mp_cdf", "mp_quadrature", "mp_integrate", "MPEdges", "Quadrature",
+    # damped Newton for strictly concave objectives
+    "newton_maximise", "newton_maximise_kernel", "newton_functions", "NewtonFunctions", "NewtonResult",
     # linear algebra, random numbers, the disk cache of expensive results
     "cholesky_solve", "lu_factor", "lu_solve", "haar_orthogonal", "disk_cache", "cache_dir",
     # argument checks

@@ -387,7 +387,7 @@ def require_shape(name, arr, shape) -> np.ndarray:
     return arr
 
 
-def require_of_type(name, value, kind, made_by=None):
+def require_of_type(name, value, kind, made_by=None) -> object:
     """``value`` if it is an instance of ``kind``, or a TypeError naming the parameter, the type wanted (and the
     function that makes one) and the type given.
 
