@@ -5,7 +5,7 @@ import numpy as np
 from matplotlib.colors import SymLogNorm
 from matplotlib.lines import Line2D
 
-from dynamics import starvation as gs
+import dynamics.starvation as gs
 from .registry import figure
 from .style import COLORS, new_figure
 
@@ -20,18 +20,16 @@ RUN_MARKERS = ("s", "^", "o")
         "authors' dual gradient ascent (α_0 = 1e-8, learning rate 3e-6) and the SD primal (a = 0.002), 5000 steps "
         "each, for s_1 = 2..6 (δ = 0.5 as in the code, λ = 0.01, s_2 = 2). Stars: fixed points of Eq 9 and Eq 18. As "
         "s_1 grows, z_1 grows and z_2 is starved under CE; under SD every s_1 ends at the same point.")
-def toy_trajectories(delta=0.5, weight_decay=0.01, output_penalty=0.002, s2=2.0, s1_values=(2.0, 3.0, 4.0, 5.0, 6.0),
-                     n_steps=5000, learning_rate=0.05, dual_learning_rate=3e-6):
+def toy_trajectories(delta=gs.TOY.delta, weight_decay=gs.TOY.weight_decay, output_penalty=gs.TOY.output_penalty,
+                     s2=gs.TOY.s2, s1_values=gs.TOY.s1_values, n_steps=5000, learning_rate=gs.TOY.learning_rate,
+                     dual_learning_rate=gs.TOY.dual_learning_rate):
     fig, axes = new_figure(1, 3, width=10.5, height=3.4)
-    U = gs.coupling_matrix(delta)
-    z_sd = gs.sd_fixed_point(U, output_penalty).z
-    for color, s1 in zip(COLORS, s1_values):
-        s = np.array([s1, s2])
-        primal = gs.primal_gd_z(U, s, n_steps, learning_rate=learning_rate, weight_decay=weight_decay).z
-        dual = gs.dual_gd(U, s, n_steps, learning_rate=dual_learning_rate, weight_decay=weight_decay).z
-        sd = gs.primal_gd_z(U, s, n_steps, learning_rate=learning_rate, output_penalty=output_penalty).z
-        target = gs.feature_response(U, s, weight_decay)
-        for ax, path, end in ((axes[0], primal, target), (axes[1], dual, target), (axes[2], sd, z_sd)):
+    runs = gs.toy_trajectories(s1_values, delta, s2, n_steps, weight_decay=weight_decay, output_penalty=output_penalty,
+                               learning_rate=learning_rate, dual_learning_rate=dual_learning_rate)
+    for k, (color, s1) in enumerate(zip(COLORS, runs.s1)):
+        target = runs.fixed_point[k]
+        for ax, path, end in ((axes[0], runs.primal[k], target), (axes[1], runs.dual[k], target),
+                              (axes[2], runs.spectral_decoupling[k], runs.sd_fixed_point)):
             ax.plot(np.abs(path[:, 0]), np.abs(path[:, 1]), color=color, label=f"$s_1 = {s1:g}$")
             ax.plot(*np.abs(end), "*", color=color, ms=9, mec="k", mew=0.5)
     titles = ("primal (CE + L2)", "dual (Eq 8, gradient ascent)", "spectral decoupling")
@@ -51,9 +49,9 @@ def legendre(omegas=(-2.0, 0.5, 2.5)):
     left.plot(omega, gs.primal_loss("cross_entropy", omega), color="k", label=r"$L(\omega) = \log(1+e^{-\omega})$")
     alpha = np.linspace(1e-6, 1.0 - 1e-6, 600)
     for color, w0 in zip(COLORS, omegas):
-        a0 = gs.dual_maximiser("cross_entropy", w0)
-        slope = -a0  # dL/dω = -σ(-ω)
-        left.plot(omega, gs.primal_loss("cross_entropy", w0) + slope * (omega - w0), "--", color=color, lw=1,
+        tangent = gs.loss_tangent("cross_entropy", w0)  # slope dL/dω = -σ(-ω_0), through (ω_0, L(ω_0))
+        a0 = tangent.alpha
+        left.plot(omega, tangent.intercept + tangent.slope * omega, "--", color=color, lw=1,
                   label=rf"tangent at $\omega_0 = {w0:g}$")
         left.plot(0.0, gs.binary_entropy(a0), "o", color=color, ms=5)
         left.plot(w0, gs.primal_loss("cross_entropy", w0), "s", color=color, ms=4)
@@ -128,7 +126,7 @@ def starvation_map(s2=2.0, weight_decay=0.01, deltas=(-0.5, 0.1, 0.3, 0.5, 0.6),
         "larger margin. (d) |z_1| (solid) and |z_6| (dashed) along the NTK-at-init eigen-directions during training, "
         "seed means, one colour and marker per run: separability inflates z_1 and starves z_6; SD reverses both.")
 def two_moons(n_steps=2000, seeds=(0, 1, 2), hidden=500, device="cpu"):
-    from dynamics.starvation.torch_training import MOONS_RUNS, train_two_moons
+    from dynamics.starvation.torch_training import train_two_moons
 
     result = train_two_moons(device=device, seeds=seeds, n_steps=n_steps, hidden=hidden, record_every=50)
     fig, axes = new_figure(1, 4, width=14.0, height=3.6)
@@ -137,7 +135,7 @@ def two_moons(n_steps=2000, seeds=(0, 1, 2), hidden=500, device="cpu"):
     grid_h, grid_v = np.meshgrid(np.linspace(low[0], high[0], 200), np.linspace(low[1], high[1], 200))
     grid = np.column_stack([grid_h.ravel(), grid_v.ravel()])
     n_seeds = len(result.seeds)
-    for k, (ax, run) in enumerate(zip(axes[:3], MOONS_RUNS)):
+    for k, (ax, run) in enumerate(zip(axes[:3], result.runs)):
         X, y = result.data[k * n_seeds]
         logits = result.logits(k * n_seeds, grid).reshape(grid_h.shape)
         ax.contourf(grid_h, grid_v, logits > 0, levels=[-0.5, 0.5, 1.5], colors=["#f3d9c9", "#cfe0ef"], alpha=0.8)
@@ -150,7 +148,7 @@ def two_moons(n_steps=2000, seeds=(0, 1, 2), hidden=500, device="cpu"):
     axes[0].legend(loc="upper right", markerscale=2)
     z = result.z.mean(axis=2)  # (records, runs, n)
     marks = max(1, len(result.steps) // 8)
-    for color, marker, (k, run) in zip(RUN_COLORS, RUN_MARKERS, enumerate(MOONS_RUNS)):
+    for color, marker, (k, run) in zip(RUN_COLORS, RUN_MARKERS, enumerate(result.runs)):
         axes[3].plot(result.steps, z[:, k, 1], color=color, marker=marker, ms=4, markevery=marks, label=run.label)
         axes[3].plot(result.steps, z[:, k, 6], "--", color=color, marker=marker, ms=4, markevery=marks, mfc="none")
     axes[3].set(title="(d) feature responses", xlabel="step", ylabel="$|z|$", yscale="log")
@@ -170,21 +168,13 @@ def two_moons(n_steps=2000, seeds=(0, 1, 2), hidden=500, device="cpu"):
 def approximation_error(weight_decay=0.1, coupled_s_squared=(9.0, 4.0)):
     fig, (left, right) = new_figure(1, 2, width=8.6, height=3.4)
     c = np.geomspace(1.5, 1e5, 200)
-    s = np.sqrt((c - 1.0) * weight_decay)
-    alpha10 = gs.lambert_fixed_point(s, weight_decay).alpha
-    alpha9 = gs.exact_uncoupled_response(s, weight_decay).alpha
-    left.loglog(c, (alpha10 - alpha9) / alpha9, color=COLORS[0])
+    left.loglog(c, gs.approximation_gap(np.sqrt((c - 1.0) * weight_decay), weight_decay), color=COLORS[0])
     left.set(xlabel=r"$c = 1 + s^2/\lambda$", ylabel=r"$(\alpha_{10} - \alpha_9)/\alpha_9$",
              title="Eq 10 vs exact Eq 9 (uncoupled)")
     strengths = np.sqrt(coupled_s_squared)
     deltas = np.geomspace(1e-3, 0.5, 30)
-    lemma, first = [], []
-    for delta in deltas:
-        U = gs.coupling_matrix(delta)
-        reference = gs.dual_fixed_point(U, strengths, weight_decay, exact=False)
-        lemma.append(np.max(np.abs(gs.lemma1_fixed_point(U, strengths, weight_decay).alpha - reference.alpha)
-                            / reference.alpha))
-        first.append(np.max(np.abs(gs.first_order_response(strengths, weight_decay, delta) - reference.z)))
+    lemma = [gs.linearisation_error(gs.coupling_matrix(delta), strengths, weight_decay) for delta in deltas]
+    first = [gs.first_order_error(strengths, weight_decay, delta) for delta in deltas]
     right.loglog(deltas, lemma, color=COLORS[1], label=r"Lemma 1 (Eq 14), rel. error in $\alpha$")
     right.loglog(deltas, first, color=COLORS[2], label="Eqs 63-64, abs. error in $z$")
     reference_line = 4.0 * max(first[0], lemma[0]) * (deltas / deltas[0]) ** 2

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from dynamics import starvation as gs
+import dynamics.starvation as gs
 from dynamics.numerics import haar_orthogonal
 
 U_TOY = gs.coupling_matrix(0.5)
@@ -50,8 +50,17 @@ BAD_CALLS = [
     ("alpha0", lambda: gs.dual_gd(U_TOY, S_TOY, 10, learning_rate=1e-6, weight_decay=0.1, alpha0=1.5)),
     ("delta", lambda: gs.coupling_matrix(1.0)),
     ("delta", lambda: gs.coupling_matrix(-1.5)),
-    ("delta", lambda: gs.dz2_ds1sq(S_TOY, 0.1, 2.0)),
+    ("delta", lambda: gs.weak_response_derivative(S_TOY, 0.1, 2.0)),
     ("delta", lambda: gs.starvation_map([1.0, 2.0], [0.5, 1.0])),
+    ("delta", lambda: gs.toy_batch([1.0, 2.0], [0.5, -1.0])),
+    ("delta", lambda: gs.first_order_error(S_TOY, 0.1, 1.0)),
+    ("feature", lambda: gs.response_derivative(U_TOY, S_TOY, 0.1, 2)),
+    ("relative_step", lambda: gs.response_derivative(U_TOY, S_TOY, 0.1, 0, relative_step=1.0)),
+    ("n_params", lambda: gs.random_linear_model([1.0, 2.0, 3.0], 2)),
+    ("n_steps", lambda: gs.toy_trajectories([2.0], n_steps=-1)),
+    ("s1", lambda: gs.toy_trajectories([0.0])),
+    ("printed", lambda: gs.linearisation_error(U_TOY, S_TOY, 0.1, printed="no")),
+    ("omega", lambda: gs.loss_tangent("cross_entropy", float("nan"))),
     ("t", lambda: gs.integrate_dual(U_TOY, S_TOY, [1.0, 0.5], weight_decay=0.1)),
     ("t", lambda: gs.integrate_dual(U_TOY, S_TOY, [-1.0, 0.5], weight_decay=0.1)),
     ("t", lambda: gs.integrate_dual(U_TOY, S_TOY, [], weight_decay=0.1)),
@@ -77,9 +86,9 @@ BAD_CALLS = [
     ("s and weight_decay", lambda: gs.lambert_fixed_point([1.0], 1e-320)),
     ("s and weight_decay", lambda: gs.exact_uncoupled_response([1e200], 0.1)),
     ("s and weight_decay", lambda: gs.dual_fixed_point(U_TOY, [1e200, 1.0], 0.1)),
-    ("s and weight_decay", lambda: gs.lemma1_fixed_point(U_TOY, [1e200, 1.0], 0.1)),
+    ("s and weight_decay", lambda: gs.linearised_fixed_point(U_TOY, [1e200, 1.0], 0.1)),
     ("s and weight_decay", lambda: gs.first_order_response([1e200, 1.0], 0.1, 0.1)),
-    ("s and weight_decay", lambda: gs.dz2_ds1sq([1e200, 1.0], 0.1, 0.1)),
+    ("s and weight_decay", lambda: gs.weak_response_derivative([1e200, 1.0], 0.1, 0.1)),
     ("s1 and weight_decay", lambda: gs.starvation_map([1e200], [0.5])),
     ("output_penalty", lambda: gs.sd_margin(1e-320)),
     ("output_penalty", lambda: gs.sd_lambert_approx(1e-320)),
@@ -92,7 +101,7 @@ BAD_CALLS = [
     ("alpha", lambda: gs.binary_entropy(1.5)),
     ("exact", lambda: gs.dual_fixed_point(U_TOY, S_TOY, 0.1, exact="yes")),
     ("exact", lambda: gs.integrate_dual(U_TOY, S_TOY, [1.0], weight_decay=0.1, exact=None)),
-    ("printed", lambda: gs.lemma1_fixed_point(U_TOY, S_TOY, 0.1, printed=1)),
+    ("printed", lambda: gs.linearised_fixed_point(U_TOY, S_TOY, 0.1, printed=1)),
     ("seed", lambda: gs.two_moons(seed="zero")),
 ]
 
@@ -147,7 +156,7 @@ def test_results_are_named_tuples_that_unpack():
     np.testing.assert_array_equal(z, gs.feature_response(U_TOY, S_TOY, 0.01))
     np.testing.assert_allclose(z, S_TOY ** 2 * (U_TOY.T @ alpha) / 0.01, rtol=1e-14)
     for result in (gs.lambert_fixed_point(S_TOY, 0.1), gs.exact_uncoupled_response(S_TOY, 0.1),
-                   gs.lemma1_fixed_point(U_TOY, S_TOY, 0.1)):
+                   gs.linearised_fixed_point(U_TOY, S_TOY, 0.1)):
         assert isinstance(result, gs.FixedPoint)
     sd = gs.sd_fixed_point(U_TOY, 0.01)
     assert isinstance(sd, gs.SpectralDecouplingPoint) and sd._fields == ("z", "margin")
@@ -287,7 +296,7 @@ def test_sd_regression_values():
 def test_first_order_regression():
     np.testing.assert_allclose(gs.first_order_response(np.sqrt([9.0, 4.0]), 0.1, 1e-3), [3.28004169, 2.64586958],
                                atol=1e-8)
-    assert gs.dz2_ds1sq(np.sqrt([9.0, 4.0]), 0.1, 1e-3) == pytest.approx(-2.7094e-5, rel=1e-4)
+    assert gs.weak_response_derivative(np.sqrt([9.0, 4.0]), 0.1, 1e-3) == pytest.approx(-2.7094e-5, rel=1e-4)
 
 
 def test_primal_and_dual_gd_after_50_and_1000_updates():
@@ -364,16 +373,6 @@ def test_starvation_map_matches_pointwise_newton(exact):
                                                                 exact), atol=1e-12)
 
 
-def test_starvation_map_is_fast():
-    import time
-
-    s1, deltas = np.linspace(0.5, 6.0, 200), np.linspace(-0.95, 0.95, 200)
-    gs.starvation_map(s1[:2], deltas[:2])  # compile
-    start = time.perf_counter()
-    gs.starvation_map(s1, deltas)
-    assert time.perf_counter() - start < 10.0
-
-
 def test_newton_converges_when_a_coordinate_is_near_1e_16():
     """Strong coupling drives α_2 to ~4e-16; a stopping test relative to max|α| used to stop Newton while α_2 was
     still moving (residual 6e-8 for Eq 9, 2e-7 for Eq 10)."""
@@ -418,12 +417,17 @@ def test_lambertw_is_the_numerics_core():
 
 
 def test_local_numerics_are_gone():
-    """The Rosenbrock integrator and the Cholesky solver are the numerics core's (issue 8)."""
-    from dynamics.starvation import _dynamics, _fixed_points, _validation
+    """The Rosenbrock integrator, the Cholesky solver and the damped Newton are the numerics core's (issue 8), and
+    the theory's checks are named require_* and reuse the core's."""
+    from dynamics import numerics
+    from dynamics.starvation import _checks, _dynamics, _fixed_points, _kernels
 
     assert not hasattr(_dynamics, "_rosenbrock23") and not hasattr(_fixed_points, "_cholesky_solve")
-    for name in ("check_bool", "check_orthogonal", "check_times", "check_finite_result"):
-        assert not hasattr(_validation, name)
+    assert not hasattr(_fixed_points, "_newton_dual") and not hasattr(_kernels, "newton_dual")
+    assert not any(name.startswith("check_") for name in dir(_checks))
+    for name in dir(_checks):
+        if name.startswith("require_") and hasattr(numerics, name):
+            assert getattr(_checks, name) is getattr(numerics, name), name
 
 
 # ------------------------------------------------------------------ invariances
@@ -498,3 +502,85 @@ def test_starvation_map_serial_and_parallel_sweeps_agree_bit_for_bit():
     large = gs.starvation_map(s1, delta, exact=False)
     small = np.stack([gs.starvation_map(s1, [d], exact=False)[0] for d in delta])
     assert np.array_equal(large, small)
+
+
+# ------------------------------------------------------------------ set-ups and experiment drivers
+def test_toy_configuration_is_the_authors_toy():
+    """App. B.1 and the authors' toy code: δ = 0.5, s_1 = 2..6, s_2 = 2, λ = 0.01, a = 0.002, learning rates 0.05
+    (primal) and 3e-6 (dual ascent from 1e-8, clamped to 1e-50)."""
+    assert gs.TOY == gs.ToyConfiguration(0.5, (2.0, 3.0, 4.0, 5.0, 6.0), 2.0, 0.01, 0.002, 0.05, 3e-6, 1e-8, 1e-50)
+    assert [run.output_penalty for run in gs.MOONS_RUNS] == [0.0, 0.0, 0.006]
+
+
+def test_toy_trajectories_are_the_three_gradient_descents():
+    runs = gs.toy_trajectories([2.0, 6.0], n_steps=50)
+    assert isinstance(runs, gs.ToyTrajectories) and runs.primal.shape == (2, 51, 2)
+    for k, s1 in enumerate((2.0, 6.0)):
+        s = np.array([s1, 2.0])
+        np.testing.assert_array_equal(runs.primal[k], gs.primal_gd_z(U_TOY, s, 50, learning_rate=0.05,
+                                                                     weight_decay=0.01).z)
+        np.testing.assert_array_equal(runs.dual[k], gs.dual_gd(U_TOY, s, 50, learning_rate=3e-6,
+                                                               weight_decay=0.01).z)
+        np.testing.assert_array_equal(runs.spectral_decoupling[k], gs.primal_gd_z(U_TOY, s, 50, learning_rate=0.05,
+                                                                                  output_penalty=0.002).z)
+        np.testing.assert_array_equal(runs.fixed_point[k], gs.feature_response(U_TOY, s, 0.01))
+    np.testing.assert_array_equal(runs.sd_fixed_point, gs.sd_fixed_point(U_TOY, 0.002).z)
+
+
+def test_toy_batch_shares_one_orthogonal_v():
+    batch = gs.toy_batch(seed=3)
+    assert batch.U.shape == (10, 2, 2) and batch.s.shape == (10, 2) and batch.Phi.shape == (10, 2, 2)
+    Vt = [np.diag(1.0 / s) @ U.T @ Phi for U, s, Phi in zip(*batch)]  # Φ = USVᵀ
+    np.testing.assert_allclose(Vt[0] @ Vt[0].T, np.eye(2), atol=1e-14)
+    for other in Vt[1:]:
+        np.testing.assert_allclose(other, Vt[0], atol=1e-14)
+    np.testing.assert_array_equal(batch.U[5], gs.coupling_matrix(0.6))
+
+
+def test_random_linear_model_is_definition_1():
+    model = gs.random_linear_model([2.0, 1.0, 0.5], 5, seed=np.random.default_rng(0))
+    assert isinstance(model, gs.LinearModel) and model.Phi0.shape == (3, 5)
+    np.testing.assert_allclose(model.U @ model.U.T, np.eye(3), atol=1e-14)
+    np.testing.assert_allclose(model.V @ model.V.T, np.eye(5), atol=1e-14)
+    assert set(model.y.tolist()) <= {-1.0, 1.0}
+    np.testing.assert_allclose(gs.features(model.Phi0, model.y).s, [2.0, 1.0, 0.5], rtol=1e-13)
+    again = gs.random_linear_model([2.0, 1.0, 0.5], 5, seed=np.random.default_rng(0))
+    np.testing.assert_array_equal(again.Phi0, model.Phi0)
+
+
+def test_accuracy_drivers_measure_the_approximations():
+    s = np.sqrt([0.4, 2.9, 99.9])
+    exact, lambert = gs.exact_uncoupled_response(s, 0.1).alpha, gs.lambert_fixed_point(s, 0.1).alpha
+    np.testing.assert_array_equal(gs.approximation_gap(s, 0.1), (lambert - exact) / exact)
+    U, strengths = gs.coupling_matrix(0.2), np.sqrt([9.0, 4.0])
+    reference = gs.dual_fixed_point(U, strengths, 0.1, exact=False)
+    for printed in (False, True):
+        approx = gs.linearised_fixed_point(U, strengths, 0.1, printed=printed).alpha
+        assert gs.linearisation_error(U, strengths, 0.1, printed) == np.max(np.abs(approx - reference.alpha)
+                                                                           / reference.alpha)
+    assert gs.first_order_error(strengths, 0.1, 0.2) == np.abs(gs.first_order_response(strengths, 0.1, 0.2)
+                                                               - reference.z).max()
+
+
+@pytest.mark.parametrize("loss", gs.LOSSES)
+def test_loss_tangent_touches_the_loss_and_meets_the_dual_at_zero(loss):
+    """Lemma 2: the tangent at ω_0 has slope dL/dω = -α* and its value at ω = 0 is the dual objective at α*."""
+    omega = np.array([-2.0, -0.3, 0.5, 2.5])  # away from the hinge's kink at 1
+    tangent = gs.loss_tangent(loss, omega)
+    h = 1e-6
+    slope = (gs.primal_loss(loss, omega + h) - gs.primal_loss(loss, omega - h)) / (2 * h)
+    np.testing.assert_allclose(tangent.slope, slope, atol=1e-8)
+    np.testing.assert_allclose(tangent.intercept + tangent.slope * omega, gs.primal_loss(loss, omega), atol=1e-14)
+    np.testing.assert_allclose(tangent.intercept, gs.dual_objective(loss, tangent.alpha, 0.0), atol=1e-14)
+
+
+def test_response_derivative_is_a_central_difference_of_the_fixed_point():
+    U, s = gs.coupling_matrix(0.3), np.array([3.0, 2.0])
+    derivative = gs.response_derivative(U, s, 0.1, 1, exact=False, relative_step=1e-4)
+    up, down = s.copy(), s.copy()
+    up[1], down[1] = math.sqrt(4.0 * (1 + 1e-4)), math.sqrt(4.0 * (1 - 1e-4))
+    expected = (gs.feature_response(U, up, 0.1, False) - gs.feature_response(U, down, 0.1, False)) / (2 * 4e-4)
+    np.testing.assert_allclose(derivative, expected, rtol=1e-6)
+    # Theorem 2 to first order in δ (Eq 65): the weak feature's derivative in s_1²
+    small = gs.response_derivative(gs.coupling_matrix(1e-3), s, 0.1, 0, exact=False, relative_step=1e-3)[1]
+    assert small == pytest.approx(gs.weak_response_derivative(s, 0.1, 1e-3), rel=3e-3)

@@ -5,7 +5,7 @@ import importlib.util
 import numpy as np
 import pytest
 
-from dynamics import starvation as gs
+import dynamics.starvation as gs
 from figures import starvation as figs
 
 

@@ -7,7 +7,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from dynamics import starvation as gs  # noqa: E402
+import dynamics.starvation as gs  # noqa: E402
 from dynamics.starvation import torch_training as tt  # noqa: E402
 
 

@@ -16,39 +16,19 @@ import numpy as np
 import sympy as sp
 from scipy import optimize, special
 
-from dynamics import starvation as gs
+import dynamics.starvation as gs
 from dynamics.numerics import haar_orthogonal
 from .registry import Check, claim
 
 P = "004_798f714b6ee27590.txt"  # the paper; equation numbers as in [P], thesis (6.3.N)/(.5.N) in the spec
-TOY_WEIGHT_DECAY, TOY_OUTPUT_PENALTY, TOY_S2 = 0.01, 0.002, 2.0
+TOY_WEIGHT_DECAY, TOY_OUTPUT_PENALTY, TOY_S2 = gs.TOY.weight_decay, gs.TOY.output_penalty, gs.TOY.s2
 # A central difference of the dual field with relative step h = 1e-7: truncation ~h² and round-off
 # ~ε·|terms of the field|/h ~ 1e-7 relative to J; 1e-6 covers both.
 FD_JACOBIAN_TOLERANCE = 1e-6
 
 
-def _fd_response(U, s, weight_decay, i, exact, h=1e-4):
-    """Central finite difference of z* in s_i² (relative step h)."""
-    sq = np.asarray(s, dtype=float) ** 2
-    up, down = sq.copy(), sq.copy()
-    step = h * sq[i]
-    up[i] += step
-    down[i] -= step
-    return (gs.feature_response(U, np.sqrt(up), weight_decay, exact)
-            - gs.feature_response(U, np.sqrt(down), weight_decay, exact)) / (2 * step)
-
-
 def _rel(a, b):
     return float(np.max(np.abs(np.asarray(a) - np.asarray(b)) / np.abs(np.asarray(b))))
-
-
-def _linear_model(rng, n, m, s):
-    """A random linear model: U (n, n), V (m, m) Haar, labels y, and Φ_0 = Y U S Vᵀ."""
-    U, V = haar_orthogonal(n, seed=rng), haar_orthogonal(m, seed=rng)
-    y = rng.choice([-1.0, 1.0], n)
-    S = np.zeros((n, m))
-    S[:n, :n] = np.diag(s)
-    return U, V, y, S, y[:, None] * (U @ S @ V.T)
 
 
 def _evidence(evidence, side_checks):
@@ -131,7 +111,7 @@ def primal_equals_dual(run):
     checks = []
     for n, m, weight_decay in ((2, 5, 0.1), (3, 6, 0.05), (4, 4, 0.5)):
         s = rng.uniform(0.5, 3.0, n)
-        U, V, y, S, Phi0 = _linear_model(rng, n, m, s)
+        U, V, y, S, Phi0 = gs.random_linear_model(s, m, seed=rng)
         theta = gs.primal_optimum(Phi0, y, weight_decay=weight_decay)
         logits = Phi0 @ theta
         alpha, z = gs.dual_fixed_point(U, s, weight_decay)
@@ -176,7 +156,8 @@ def lambert_case1_ode(run):
 def no_starvation_uncoupled():
     U = np.eye(3)[:, [1, 2, 0]]
     s, weight_decay = np.array([1.5, 0.7, 2.5]), 0.1
-    derivatives = np.array([_fd_response(U, s, weight_decay, i, False) for i in range(3)])  # [i, j] = ∂z_j/∂s_i²
+    # derivatives[i, j] = ∂z_j/∂s_i²
+    derivatives = np.array([gs.response_derivative(U, s, weight_decay, i, False) for i in range(3)])
     cross = np.abs(derivatives - np.diag(np.diag(derivatives))).max()
     own = np.diag(derivatives).min()
     c = 1.0 + s * s / weight_decay
@@ -199,10 +180,9 @@ def exact_vs_approx_gap():
     weight_decay = 0.1
     c = np.geomspace(2.0, 1e4, 40)
     s = np.sqrt((c - 1.0) * weight_decay)
-    alpha10 = gs.lambert_fixed_point(s, weight_decay).alpha
+    gap = gs.approximation_gap(s, weight_decay)
     alpha9 = gs.exact_uncoupled_response(s, weight_decay).alpha
     newton9 = gs.dual_fixed_point(np.eye(c.size), s, weight_decay, exact=True).alpha
-    gap = (alpha10 - alpha9) / alpha9
     return Check.all_of([
         Check.predicate(gap.min(), "gap positive"),
         Check.predicate(float(-np.diff(gap).max()), "gap decreasing in c"),
@@ -324,9 +304,7 @@ def erratum_theorem1_jacobian():
 
 # ---------------------------------------------------------------- P9-P14: coupled case, Theorem 2
 def _lemma1_error(delta, sq=(9.0, 4.0), weight_decay=0.1):
-    U, s = gs.coupling_matrix(delta), np.sqrt(sq)
-    reference = gs.dual_fixed_point(U, s, weight_decay, exact=False).alpha
-    return float(np.max(np.abs(gs.lemma1_fixed_point(U, s, weight_decay).alpha - reference) / reference))
+    return gs.linearisation_error(gs.coupling_matrix(delta), np.sqrt(sq), weight_decay)
 
 
 @claim("starvation.lemma1_second_order", "004_798f714b6ee27590.txt Lemma 1, Eq 14 (Eqs 54-60)",
@@ -350,9 +328,8 @@ def lemma1_second_order():
        corrected="α* ≈ (1 - log α_0*)[A + diag(α_0*⁻¹)]⁻¹")
 def erratum_eq14_inverse():
     U, s, weight_decay = gs.coupling_matrix(0.1), np.sqrt([9.0, 4.0]), 0.1
-    reference = gs.dual_fixed_point(U, s, weight_decay, exact=False).alpha
-    printed = np.max(np.abs(gs.lemma1_fixed_point(U, s, weight_decay, printed=True).alpha - reference) / reference)
-    corrected = np.max(np.abs(gs.lemma1_fixed_point(U, s, weight_decay).alpha - reference) / reference)
+    printed = gs.linearisation_error(U, s, weight_decay, printed=True)
+    corrected = gs.linearisation_error(U, s, weight_decay)
     return Check.erratum(printed, corrected, 1e-3)
 
 
@@ -361,9 +338,7 @@ def erratum_eq14_inverse():
        "remainder) for δ in {1e-3, 1e-2, 1e-1} at S² = (9,4), λ = 0.1 (measured: max error / 3δ²).", "limit")
 def first_order_response():
     s, weight_decay = np.sqrt([9.0, 4.0]), 0.1
-    ratios = [np.abs(gs.first_order_response(s, weight_decay, d)
-                     - gs.feature_response(gs.coupling_matrix(d), s, weight_decay, False)).max() / (3 * d * d)
-              for d in (1e-3, 1e-2, 1e-1)]
+    ratios = [gs.first_order_error(s, weight_decay, d) / (3 * d * d) for d in (1e-3, 1e-2, 1e-1)]
     return Check.at_most(max(ratios), 1.0, f"error/(3δ²) = {np.round(ratios, 4)}")
 
 
@@ -375,8 +350,8 @@ def eq65_derivative():
     s, weight_decay = np.sqrt([9.0, 4.0]), 0.1
     ratios = []
     for d in (1e-3, 1e-2):
-        fd = _fd_response(gs.coupling_matrix(d), s, weight_decay, 0, False, h=1e-3)[1]
-        ratios.append(abs(fd / gs.dz2_ds1sq(s, weight_decay, d) - 1.0) / (3 * d))
+        fd = gs.response_derivative(gs.coupling_matrix(d), s, weight_decay, 0, False, relative_step=1e-3)[1]
+        ratios.append(abs(fd / gs.weak_response_derivative(s, weight_decay, d) - 1.0) / (3 * d))
     return Check.at_most(max(ratios), 1.0, f"relative error / 3δ = {np.round(ratios, 3)}")
 
 
@@ -425,7 +400,7 @@ def maximum_at_equal_strength(run):
     s_equal = np.array([TOY_S2, TOY_S2])
     for d in (-0.5, 0.1, 0.5, 0.8):
         for exact in (True, False):
-            fd = _fd_response(gs.coupling_matrix(d), s_equal, TOY_WEIGHT_DECAY, 0, exact)[1]
+            fd = gs.response_derivative(gs.coupling_matrix(d), s_equal, TOY_WEIGHT_DECAY, 0, exact)[1]
             checks.append(Check.at_most(abs(fd), 1e-8, f"δ={d}, exact={exact}: {fd:.2g}"))
     s1 = np.linspace(0.5, 6.0, 56)
     for exact in (True, False):
@@ -435,7 +410,7 @@ def maximum_at_equal_strength(run):
     U = haar_orthogonal(4, seed=run.rng(4))
     s = np.full(4, 1.3)
     for exact in (True, False):
-        derivs = np.array([_fd_response(U, s, 0.1, i, exact) for i in range(4)])  # derivs[i, j] = ∂z_j/∂s_i²
+        derivs = np.array([gs.response_derivative(U, s, 0.1, i, exact) for i in range(4)])  # [i, j]: ∂z_j/∂s_i²
         checks.append(Check.at_most(np.abs(derivs - np.diag(np.diag(derivs))).max(), 1e-8, "n-dim, S ∝ I"))
     return Check.all_of(checks)
 
@@ -449,7 +424,7 @@ def erratum_theorem2_needs_positive_delta():
     printed, corrected, total = 0, 0, 0
     for d in (-0.5, -0.2, -0.05, 0.05, 0.2, 0.5):
         for s1 in (1.0, 1.5, 3.0, 4.0, 6.0):
-            fd = _fd_response(gs.coupling_matrix(d), np.array([s1, TOY_S2]), TOY_WEIGHT_DECAY, 0, True)[1]
+            fd = gs.response_derivative(gs.coupling_matrix(d), [s1, TOY_S2], TOY_WEIGHT_DECAY, 0, True)[1]
             total += 1
             printed += s1 > TOY_S2 and not fd < 0  # the printed theorem only speaks for s_1 > s_2
             corrected += np.sign(fd) != -np.sign(d) * np.sign(s1 ** 2 - TOY_S2 ** 2)
@@ -474,7 +449,7 @@ def sd_fixed_point(run):
                                         solver="anderson")
         checks.append(Check.at_most(abs(m_star / float(reference) - 1.0), 1e-15, "m* vs mpmath root (30 digits)"))
         s = rng.uniform(0.5, 4.0, 3)
-        U, _, y, S, Phi0 = _linear_model(rng, 3, 3, s)
+        U, _, y, S, Phi0 = gs.random_linear_model(s, 3, seed=rng)
         flow = gs.integrate_dual(U, s, [0.0, 12.0], output_penalty=output_penalty, alpha0=rng.uniform(0.05, 0.95, 3))
         checks.append(Check.at_most(np.abs(flow.alpha[-1] - output_penalty * m_star).max(), 1e-10, "Eq 18 flow"))
         margins = y * (Phi0 @ gs.primal_optimum(Phi0, y, output_penalty=output_penalty))
@@ -529,7 +504,7 @@ def primal_gd_feature_coordinates(run):
     checks = []
     for penalty in ({"weight_decay": 0.05}, {"output_penalty": 0.05}):
         s = rng.uniform(0.5, 2.0, 3)
-        U, V, y, S, Phi0 = _linear_model(rng, 3, 5, s)
+        U, V, y, S, Phi0 = gs.random_linear_model(s, 5, seed=rng)
         thetas = gs.primal_gd_theta(Phi0, y, 500, learning_rate=0.05, **penalty).theta
         zs = gs.primal_gd_z(U, s, 500, learning_rate=0.05, **penalty).z
         checks.append(Check.at_most(np.abs(thetas @ (S @ V.T).T - zs).max(), 1e-12, f"{penalty}"))
@@ -542,10 +517,8 @@ def primal_gd_feature_coordinates(run):
        "3e-8 after 20k steps and 1e-8 after 50k, dual within 1e-8 (the spec's P19 values: envelopes of the measured "
        "linear convergence, deterministic).", "theorem")
 def primal_dual_trajectories():
-    U, s = gs.coupling_matrix(0.5), np.array([6.0, TOY_S2])
-    target = gs.feature_response(U, s, TOY_WEIGHT_DECAY)
-    primal = gs.primal_gd_z(U, s, 50_000, learning_rate=0.05, weight_decay=TOY_WEIGHT_DECAY).z
-    dual = gs.dual_gd(U, s, 50_000, learning_rate=3e-6, weight_decay=TOY_WEIGHT_DECAY).z
+    runs = gs.toy_trajectories([6.0], n_steps=50_000)  # the toy: δ = 0.5, s_2 = 2, λ = 0.01, its learning rates
+    target, primal, dual = runs.fixed_point[0], runs.primal[0], runs.dual[0]
     apart = np.abs(primal[50] - dual[50]).max()
     return Check.all_of([Check.at_least(apart, 1.0, f"trajectories apart at step 50 by {apart:.2f}"),
                          Check.at_most(np.abs(primal[20_000] - target).max(), 3e-8, "primal after 20k steps"),
@@ -561,7 +534,7 @@ def invariances(run):
     rng = run.rng(10)
     n, m, weight_decay = 3, 5, 0.1
     s = rng.uniform(0.5, 2.0, n)
-    U, V, y, S, _ = _linear_model(rng, n, m, s)
+    U, V, y, S, _ = gs.random_linear_model(s, m, seed=rng)
 
     def response(U_, V_):
         Phi0 = y[:, None] * (U_ @ S @ V_.T)
@@ -615,7 +588,7 @@ def erratum_eq12_not_eq13():
        corrected="Yŷ = YΦ_0θ = USVᵀθ, so ‖ŷ‖ = ‖SVᵀθ‖")
 def erratum_appendix_a_norm(run):
     rng = run.rng(6)
-    _, _, y, _, Phi0 = _linear_model(rng, 3, 3, np.array([4.0, 1.0, 0.3]))
+    _, _, y, _, Phi0 = gs.random_linear_model(np.array([4.0, 1.0, 0.3]), 3, seed=rng)
     U, s, Vt = gs.features(Phi0, y)
     printed, corrected = 0.0, 0.0
     for theta in rng.standard_normal((20, 3)):

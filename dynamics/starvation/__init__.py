@@ -1,9 +1,10 @@
 """Gradient starvation (Pezeshki et al. 2021; spec/starvation.md): the Legendre dual of cross-entropy
-(Lemma 2, Eqs 19-28, Table 4), the exact (Eq 9 / 6.3.9) and approximate (Eq 10 / 6.3.10) dual dynamics
-and their fixed points, the feature responses (Eq 11 / 6.3.11), the Lambert-W closed forms (Eqs 12-13 /
-6.3.12-13), Lemma 1 (Eq 14 / 6.3.14), the Eq 15 coupling, Theorem 1's Jacobians (Eqs 36-38), the
-first-order coupled responses and Theorem 2's derivative (Eqs 63-65 / .5.45-.5.47), Spectral Decoupling
-(Eqs 17-18 / 6.3.17-18), primal gradient descent in feature coordinates, and the two-moons data of Fig 1.
+(Lemma 2, Eqs 19-28, Table 4) and its tangents (Fig 8), the exact (Eq 9 / 6.3.9) and approximate (Eq 10 / 6.3.10)
+dual dynamics and their fixed points, the feature responses (Eq 11 / 6.3.11), the Lambert-W closed forms (Eqs 12-13
+/ 6.3.12-13), the linearised fixed point of Lemma 1 (Eq 14 / 6.3.14), the Eq 15 coupling, Theorem 1's Jacobians
+(Eqs 36-38), the first-order coupled responses and Theorem 2's derivative (Eqs 63-65 / .5.45-.5.47), Spectral
+Decoupling (Eqs 17-18 / 6.3.17-18), primal gradient descent in feature coordinates, the toy of Fig 6 (App. B.1) and
+the two-moons data of Fig 1 (App. B.2).
 
 Names: ``weight_decay`` is λ of the L2 penalty (λ/2)‖θ‖² (Eq 5); ``output_penalty`` is a of Spectral
 Decoupling's (a/2)‖ŷ‖² (Eq 17); functions that describe either take exactly one of the two. ``t`` is
@@ -12,29 +13,35 @@ the same set-ups are in the optional module :mod:`dynamics.starvation.torch_trai
 """
 from dynamics.numerics import lambertw
 
-from ._duals import LOSSES, binary_entropy, dual_maximiser, dual_objective, primal_loss
-from ._dynamics import (dual_gd, dual_params, dual_rhs, features, integrate_dual, jacobian, learning_rate_bound,
+from ._duals import LOSSES, binary_entropy, dual_maximiser, dual_objective, loss_tangent, primal_loss
+from ._dynamics import (dual_gd, dual_params, features, integrate_dual, jacobian, learning_rate_bound,
                         primal_gd_theta, primal_gd_z, primal_optimum)
-from ._fixed_points import (coupling_matrix, dual_fixed_point, dual_matrix, dz2_ds1sq, exact_uncoupled_response,
-                            feature_response, first_order_response, lambert_fixed_point, lemma1_fixed_point,
-                            sd_fixed_point, sd_lambert_approx, sd_margin, starvation_map)
-from ._moons import make_moons, two_moons
-from ._results import (Dataset, DualGDTrajectory, DualTrajectory, Features, FixedPoint, ParameterTrajectory,
-                       PrimalTrajectory, SpectralDecouplingPoint)
+from ._fixed_points import (coupling_matrix, dual_fixed_point, dual_matrix, exact_uncoupled_response,
+                            feature_response, first_order_response, lambert_fixed_point, linearised_fixed_point,
+                            response_derivative, sd_fixed_point, sd_lambert_approx, sd_margin, starvation_map,
+                            weak_response_derivative)
+from ._kernels import dual_rhs
+from ._results import (Dataset, DualGDTrajectory, DualTrajectory, Features, FixedPoint, LinearModel, LossTangent,
+                       MoonsRun, ParameterTrajectory, PrimalTrajectory, SpectralDecouplingPoint, ToyBatch,
+                       ToyConfiguration, ToyTrajectories, ToyTraining, TwoMoonsTraining, WideNetComparison)
+from ._setups import (MOONS_RUNS, TOY, approximation_gap, first_order_error, linearisation_error, make_moons,
+                      random_linear_model, toy_batch, toy_trajectories, two_moons)
 
 __all__ = [
-    # results
-    "Dataset", "DualGDTrajectory", "DualTrajectory", "Features", "FixedPoint", "ParameterTrajectory",
-    "PrimalTrajectory", "SpectralDecouplingPoint",
+    # results (the torch layer's included)
+    "Dataset", "DualGDTrajectory", "DualTrajectory", "Features", "FixedPoint", "LinearModel", "LossTangent",
+    "MoonsRun", "ParameterTrajectory", "PrimalTrajectory", "SpectralDecouplingPoint", "ToyBatch", "ToyConfiguration",
+    "ToyTrajectories", "ToyTraining", "TwoMoonsTraining", "WideNetComparison",
     # Legendre duals (Lemma 2, Table 4)
-    "LOSSES", "binary_entropy", "dual_maximiser", "dual_objective", "primal_loss",
+    "LOSSES", "binary_entropy", "dual_maximiser", "dual_objective", "loss_tangent", "primal_loss",
     # fixed points and closed forms
-    "coupling_matrix", "dual_fixed_point", "dual_matrix", "dz2_ds1sq", "exact_uncoupled_response",
-    "feature_response", "first_order_response", "lambert_fixed_point", "lambertw", "lemma1_fixed_point",
-    "sd_fixed_point", "sd_lambert_approx", "sd_margin", "starvation_map",
+    "coupling_matrix", "dual_fixed_point", "dual_matrix", "exact_uncoupled_response", "feature_response",
+    "first_order_response", "lambert_fixed_point", "lambertw", "linearised_fixed_point", "response_derivative",
+    "sd_fixed_point", "sd_lambert_approx", "sd_margin", "starvation_map", "weak_response_derivative",
     # dynamics
     "dual_gd", "dual_params", "dual_rhs", "features", "integrate_dual", "jacobian", "learning_rate_bound",
     "primal_gd_theta", "primal_gd_z", "primal_optimum",
-    # data
-    "make_moons", "two_moons",
+    # set-ups: the sources' configurations, data and experiment drivers
+    "MOONS_RUNS", "TOY", "approximation_gap", "first_order_error", "linearisation_error", "make_moons",
+    "random_linear_model", "toy_batch", "toy_trajectories", "two_moons",
 ]

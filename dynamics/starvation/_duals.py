@@ -4,12 +4,16 @@ Table 4 / supp. Table 2). With the margin ω = yŷ:
 * cross-entropy: log(1 + e^{-ω}) = max_{0<α<1} [H(α) - αω], maximiser σ(-ω) (Eq 6 / 6.3.6);
 * hinge:         max(0, 1 - ω)   = max_{0≤α≤1} [α - αω];
 * squared error: (1 - ω)²        = max_α [-α²/4 + α - αω], maximiser 2(1 - ω).
+
+The maximiser is α* = -dL/dω, so the tangent of L at ω_0 has slope -α* and meets ω = 0 at the dual objective's
+value there (H(α*) for cross-entropy): :func:`loss_tangent`, the picture of Fig 8.
 """
 from typing import Union
 
 import numpy as np
 
 from dynamics.numerics import as_finite_array, require_array_in_range, require_choice, require_finite_result
+from ._results import LossTangent
 
 LOSSES = ("cross_entropy", "hinge", "squared")
 _ALPHA_DOMAIN = {"cross_entropy": (0.0, 1.0), "hinge": (0.0, 1.0), "squared": (-np.inf, np.inf)}
@@ -142,3 +146,35 @@ def dual_maximiser(loss, omega) -> Union[float, np.ndarray]:
     else:
         out = 2.0 * (1.0 - w)
     return _scalar_or_array(out)
+
+
+def loss_tangent(loss, omega) -> LossTangent:
+    """The tangent of the loss at the margin ω (Lemma 2, Eqs 19-28; Fig 8): slope dL/dω = -α* and intercept at 0.
+
+    The Legendre pair of Table 4 in one picture: the tangent of L at ω_0 is L(ω_0) + (ω - ω_0)·dL/dω(ω_0), its
+    slope is -α* with α* = :func:`dual_maximiser` (Lemma 2), and its value at ω = 0, L(ω_0) + α*ω_0, is the dual
+    objective at α* and ω = 0 (the binary entropy H(α*) for cross-entropy).
+
+    Parameters
+    ----------
+    loss : {"cross_entropy", "hinge", "squared"}
+    omega : float or array_like
+        Margins ω_0 = yŷ where the tangents touch, finite.
+
+    Returns
+    -------
+    LossTangent
+        ``alpha`` = α*, ``slope`` = -α* and ``intercept`` = L(ω_0) + α*ω_0, each with the shape of ``omega``.
+
+    Examples
+    --------
+    >>> tangent = loss_tangent("cross_entropy", 0.5)
+    >>> bool(abs(tangent.intercept - binary_entropy(tangent.alpha)) < 1e-15), tangent.slope == -tangent.alpha
+    (True, True)
+    """
+    alpha = dual_maximiser(loss, omega)
+    w = as_finite_array("omega", omega)
+    with np.errstate(over="ignore", invalid="ignore"):
+        intercept = primal_loss(loss, w) + alpha * w
+    require_finite_result(intercept, "loss_tangent", "omega: α*ω overflows for |ω| > 1.3e154")
+    return LossTangent(alpha, _scalar_or_array(-np.asarray(alpha)), _scalar_or_array(intercept))

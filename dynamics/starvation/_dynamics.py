@@ -14,98 +14,32 @@
 * The primal itself, Eq 5 (ridge logistic) and Eq 17 (SD), in θ: gradient descent and Newton's optimum.
 
 Time conventions: the dual flows run in dual-flow time ``t`` with η = 1 (the vector field is the
-gradient of the dual objective); gradient descent is indexed by its step count ``steps``. The stiff
-dual flows are integrated by the numerics core's ``solve_ode(method="rosenbrock23")``.
+gradient of the dual objective); gradient descent is indexed by its step count ``steps``. The dual flows
+are integrated by the numerics core's ``solve_ode``: ``method="auto"`` (DOP853, then rosenbrock23 where the
+flow turns stiff) by default. The vector field, its Jacobian and the gradient-descent loops are the numba
+kernels of :mod:`dynamics.starvation._kernels`.
 """
 import math
 
-import numba as nb
 import numpy as np
 
-from dynamics.numerics import (IntegrationError, as_finite_array, require_bool, require_choice, require_finite_result,
+from dynamics.numerics import (IntegrationError, as_finite_array, require_choice, require_finite_result,
                                require_in_range, require_integer, require_output_times, require_positive,
                                require_shape, solve_ode)
+from ._checks import (require_dual_point, require_flow, require_learning_rate, require_one_penalty,
+                      require_primal_data, require_problem, require_strengths)
 from ._fixed_points import dual_matrix
+from ._kernels import (CE_APPROX, CE_EXACT, SD_APPROX, SD_EXACT, dual_ascent_steps, dual_jacobian, dual_rhs,
+                       primal_z_steps)
 from ._results import DualGDTrajectory, DualTrajectory, Features, ParameterTrajectory, PrimalTrajectory
-from ._validation import check_alpha, check_problem, check_strengths, choose_penalty
 
-CE_EXACT, CE_APPROX, SD_EXACT, SD_APPROX = 0, 1, 2, 3
 INTEGRATORS = ("auto", "dop853", "rosenbrock23")
 AUTO_EXPLICIT_STEPS = 5_000  # method="auto": DOP853 step attempts before the switch to rosenbrock23 (measured:
 # a stiffness-limited DOP853 run that needs more costs more than the Rosenbrock run it falls back to)
 ROSENBROCK_MAX_STEPS = 200_000  # successful stiff runs take ~1e4 steps: fail fast otherwise
+DOP853_MAX_STEPS = 2_000_000  # method="dop853": the explicit pair alone, however stiff
 ALPHA_FLOOR = 1e-300  # below: the exact α_i ~ e^{-(Kα)_i} can underflow (e.g. e^{-2400}) in a transient
 ALPHA_CEILING = 1.0 - 2.0 ** -53  # the largest double below 1
-
-
-@nb.njit(cache=True)
-def dual_rhs(t, alpha, params) -> np.ndarray:
-    """The dual vector field of Eq 9, Eq 10, Eq 18 or the approximate SD flow, for :func:`solve_ode`.
-
-    NaN outside the domain ((0, 1)^n for Eqs 9 and 18, (0, ∞)^n for Eq 10), so that an adaptive
-    integrator rejects a step that leaves it.
-
-    Parameters
-    ----------
-    t : float
-        Dual-flow time (unused: the field is autonomous).
-    alpha : ndarray, shape (n,)
-        The dual variable.
-    params : ndarray
-        :func:`dual_params`'s array: [mode, Q.ravel()] (cross-entropy, Q = K or A) or [mode, 1/a] (SD).
-
-    Returns
-    -------
-    ndarray, shape (n,)
-        dα/dt.
-
-    Examples
-    --------
-    >>> params = dual_params(np.eye(2), [2.0, 1.0], weight_decay=0.5, exact=False)
-    >>> dual_rhs(0.0, np.array([0.1, 0.2]), params).round(6).tolist()
-    [1.402585, 1.009438]
-    """
-    n = alpha.shape[0]
-    mode = int(params[0])
-    out = np.empty(n)
-    if mode == CE_EXACT or mode == CE_APPROX:
-        coupling = params[1:].reshape((n, n)) @ alpha
-    else:
-        coupling = (params[1] + (1.0 if mode == SD_APPROX else 0.0)) * alpha
-    exact = mode == CE_EXACT or mode == SD_EXACT
-    for i in range(n):
-        a = alpha[i]
-        if not (a > 0.0) or (exact and not (a < 1.0)):
-            out[i] = math.nan
-        else:
-            barrier = (math.log1p(-a) - math.log(a)) if exact else -math.log(a)
-            out[i] = barrier - coupling[i]
-    return out
-
-
-@nb.njit(cache=True)
-def _dual_jacobian(t, alpha, params):
-    """∂(dual_rhs)/∂α (Theorem 1): -(diag(1/(α(1-α))) + K), -(diag(1/α) + A), or the SD analogues."""
-    n = alpha.shape[0]
-    mode = int(params[0])
-    if mode == CE_EXACT or mode == CE_APPROX:
-        J = -params[1:].reshape((n, n)).copy()
-    else:
-        J = np.zeros((n, n))
-        for i in range(n):
-            J[i, i] = -(params[1] + (1.0 if mode == SD_APPROX else 0.0))
-    exact = mode == CE_EXACT or mode == SD_EXACT
-    for i in range(n):
-        a = alpha[i]
-        J[i, i] -= 1.0 / (a * (1.0 - a)) if exact else 1.0 / a
-    return J
-
-
-def _flow(U, s, weight_decay, output_penalty, exact):
-    """Validated (U, s, penalty, spectral_decoupling, exact) of a dual flow."""
-    penalty, name, sd = choose_penalty(weight_decay, output_penalty)
-    U, s, penalty = check_problem(U, s, penalty, penalty_name=name)
-    return U, s, penalty, sd, require_bool("exact", exact)
 
 
 def _params(U, s, penalty, sd, exact):
@@ -139,7 +73,7 @@ def dual_params(U, s, *, weight_decay=None, output_penalty=None, exact=True) -> 
     >>> dual_params(np.eye(1), [1.0], output_penalty=0.5)
     array([2., 2.])
     """
-    U, s, penalty, sd, exact = _flow(U, s, weight_decay, output_penalty, exact)
+    U, s, penalty, sd, exact = require_flow(U, s, weight_decay, output_penalty, exact)
     return _params(U, s, penalty, sd, exact)
 
 
@@ -170,11 +104,12 @@ def integrate_dual(U, s, t, *, weight_decay=None, output_penalty=None, alpha0=No
         Tolerances of the integrator, rtol in [1e-14, 1e-3], atol in [1e-300, 1e-3].
     method : {"auto", "dop853", "rosenbrock23"}
         The numerics core's explicit DOP853 pair, its L-stable Rosenbrock 2(3) (with the analytic
-        Jacobian and α held inside [1e-300, 1 - 2^-53] (exact) or [1e-300, ∞) (Eq 10)), or "auto":
-        DOP853, then Rosenbrock if DOP853 has not finished within 5 000 step attempts. The flow is stiff where
-        some α_i is tiny (the barrier's curvature 1/α_i), e.g. when α_i dips to ~e^{-(Kα)_i} after
-        α_0 = ½ with s²/λ large. If a cycle of steps at the 1e-300 bound stops Rosenbrock, it runs again with the
-        domain as bounds (a step that overshoots the barrier is rejected), then with 10x tighter tolerances.
+        Jacobian and α held inside [1e-300, 1 - 2^-53] (exact) or [1e-300, ∞) (Eq 10)), or "auto" (the core's
+        ``solve_ode(method="auto")``): DOP853, and where it has not finished within 5 000 step attempts,
+        Rosenbrock from the last output time DOP853 reached. The flow is stiff where some α_i is tiny (the
+        barrier's curvature 1/α_i), e.g. when α_i dips to ~e^{-(Kα)_i} after α_0 = ½ with s²/λ large. If a cycle
+        of steps at the 1e-300 bound stops Rosenbrock, it runs again from the start with the domain as bounds (a
+        step that overshoots the barrier is rejected), then with 10x tighter tolerances.
 
     Returns
     -------
@@ -197,48 +132,59 @@ def integrate_dual(U, s, t, *, weight_decay=None, output_penalty=None, alpha0=No
     >>> bool(abs(sd.alpha[-1, 0] - 0.1 * sd_margin(0.1)) < 1e-9)
     True
     """
-    U, s, penalty, sd, exact = _flow(U, s, weight_decay, output_penalty, exact)
+    U, s, penalty, sd, exact = require_flow(U, s, weight_decay, output_penalty, exact)
     t = require_output_times("t", t)
     n = U.shape[0]
-    alpha0 = np.full(n, 0.5) if alpha0 is None else check_alpha(alpha0, n, exact)
+    alpha0 = np.full(n, 0.5) if alpha0 is None else require_dual_point(alpha0, n, exact)
     method = require_choice("method", method, INTEGRATORS)
     rtol, atol = require_in_range("rtol", rtol, 1e-14, 1e-3), require_in_range("atol", atol, 1e-300, 1e-3)
     params = _params(U, s, penalty, sd, exact)
     alpha = np.tile(alpha0, (t.size, 1))
-    if t[-1] > 0.0 and method in ("auto", "dop853"):
-        sol = solve_ode(dual_rhs, (0.0, t[-1]), alpha0, t_eval=t, params=params, method="dop853", rtol=rtol,
-                        atol=atol, max_steps=AUTO_EXPLICIT_STEPS if method == "auto" else 2_000_000)
-        if sol.success:
-            alpha = sol.y
-        elif method == "dop853":
-            raise IntegrationError(f"integrate_dual: {sol.message} (reached t = {sol.t[-1] if sol.t.size else 0:g})")
-        else:
-            method = "rosenbrock23"  # stiff (a tiny α_i): the explicit pair gave up
-    if t[-1] > 0.0 and method == "rosenbrock23":
-        # α is held inside [1e-300, 1 - 2^-53] (Eqs 9, 18) or [1e-300, inf) (Eq 10): the exact dip α_i ~ e^{-(Kα)_i} can
-        # leave float64, and holding α there changes it by at most 1e-300 (or 1.1e-16), z by round-off. In a deep dip
-        # the linearly implicit step can overshoot to that bound, where the barrier kicks it back, and lock into a
-        # cycle of accepted steps (about 1 flow in 150 on random problems); the run is then repeated with the domain
-        # itself as bounds, on which the field is NaN, so that a step overshooting the barrier is rejected (as MATLAB's
-        # NonNegative option does; it fails when the dip leaves float64), and last with 10x tighter tolerances.
-        domain = (0.0, 1.0 if exact else np.inf)
-        held = (ALPHA_FLOOR, ALPHA_CEILING if exact else np.inf)
-        runs = ((held, rtol, atol), (domain, rtol, atol), (held, rtol / 10, atol / 10))
-        for (lower, upper), rtol_run, atol_run in runs:
-            sol = solve_ode(dual_rhs, (0.0, t[-1]), np.clip(alpha0, lower, upper), t_eval=t, params=params,
-                            method="rosenbrock23", rtol=rtol_run, atol=atol_run, max_steps=ROSENBROCK_MAX_STEPS,
-                            jac=_dual_jacobian, bounds=(lower, upper), autonomous=True)
-            if sol.success:
-                break
-        else:
-            reached = sol.t[-1] if sol.t.size else 0.0
-            raise IntegrationError(f"integrate_dual: rosenbrock23 stopped at t = {reached:g} ({sol.message}), with α "
-                                   f"held in [1e-300, 1 - 2^-53], with the domain as bounds, and with 10x tighter "
-                                   f"tolerances")
-        alpha = sol.y
-        alpha[t == 0.0] = alpha0
+    if t[-1] > 0.0:
+        alpha = _integrate(params, alpha0, t, exact, rtol, atol, method)
     z = (alpha @ U) / penalty if sd else (alpha @ U) * (s * s) / penalty
     return DualTrajectory(t, alpha, z)
+
+
+def _integrate(params, alpha0, t, exact, rtol, atol, method):
+    """α at the times ``t`` (t[-1] > 0) along the flow of ``params`` from ``alpha0``, by ``method``."""
+    if method == "dop853":
+        sol = solve_ode(dual_rhs, (0.0, t[-1]), alpha0, t_eval=t, params=params, method="dop853", rtol=rtol,
+                        atol=atol, max_steps=DOP853_MAX_STEPS)
+        if not sol.success:
+            raise IntegrationError(f"integrate_dual: {sol.message} (reached t = {sol.t[-1] if sol.t.size else 0:g})")
+        return sol.y
+    # α is held inside [1e-300, 1 - 2^-53] (Eqs 9, 18) or [1e-300, inf) (Eq 10): the exact dip α_i ~ e^{-(Kα)_i} can
+    # leave float64, and holding α there changes it by at most 1e-300 (or 1.1e-16), z by round-off. In a deep dip the
+    # linearly implicit step can overshoot to that bound, where the barrier kicks it back, and lock into a cycle of
+    # accepted steps (about 1 flow in 150 on random problems); the run is then repeated with the domain itself as
+    # bounds, on which the field is NaN, so that a step overshooting the barrier is rejected (as MATLAB's NonNegative
+    # option does; it fails when the dip leaves float64), and last with 10x tighter tolerances.
+    domain = (0.0, 1.0 if exact else np.inf)
+    held = (ALPHA_FLOOR, ALPHA_CEILING if exact else np.inf)
+    runs = ((held, rtol, atol), (domain, rtol, atol), (held, rtol / 10, atol / 10))
+    if method == "auto":
+        # DOP853 for at most AUTO_EXPLICIT_STEPS attempts; where the flow turns stiff (a tiny α_i: the barrier's
+        # curvature 1/α_i), rosenbrock23 continues from the last output DOP853 reached, with α held as above.
+        sol = solve_ode(dual_rhs, (0.0, t[-1]), alpha0, t_eval=t, params=params, method="auto", rtol=rtol, atol=atol,
+                        stiff_after=AUTO_EXPLICIT_STEPS, max_steps=ROSENBROCK_MAX_STEPS, jac=dual_jacobian,
+                        bounds=held, autonomous=True)
+        if sol.success:
+            alpha = sol.y
+            alpha[t == 0.0] = alpha0
+            return alpha
+        runs = runs[1:]  # the first Rosenbrock run has failed: the retries, from the start
+    for (lower, upper), rtol_run, atol_run in runs:
+        sol = solve_ode(dual_rhs, (0.0, t[-1]), np.clip(alpha0, lower, upper), t_eval=t, params=params,
+                        method="rosenbrock23", rtol=rtol_run, atol=atol_run, max_steps=ROSENBROCK_MAX_STEPS,
+                        jac=dual_jacobian, bounds=(lower, upper), autonomous=True)
+        if sol.success:
+            alpha = sol.y
+            alpha[t == 0.0] = alpha0
+            return alpha
+    reached = sol.t[-1] if sol.t.size else 0.0
+    raise IntegrationError(f"integrate_dual: rosenbrock23 stopped at t = {reached:g} ({sol.message}), with α held in "
+                           f"[1e-300, 1 - 2^-53], with the domain as bounds, and with 10x tighter tolerances")
 
 
 def jacobian(U, s, alpha, *, weight_decay=None, output_penalty=None, exact=True) -> np.ndarray:
@@ -271,12 +217,12 @@ def jacobian(U, s, alpha, *, weight_decay=None, output_penalty=None, exact=True)
     array([[-8.,  0.],
            [ 0., -5.]])
     """
-    U, s, penalty, sd, exact = _flow(U, s, weight_decay, output_penalty, exact)
-    alpha = check_alpha(alpha, U.shape[0], exact, name="alpha")
+    U, s, penalty, sd, exact = require_flow(U, s, weight_decay, output_penalty, exact)
+    alpha = require_dual_point(alpha, U.shape[0], exact, name="alpha")
     with np.errstate(divide="ignore", over="ignore"):
         barrier = 1.0 / (alpha * (1.0 - alpha)) if exact else 1.0 / alpha
     require_finite_result(barrier, "jacobian", "alpha: 1/α overflows for α_i below ~5.6e-309")
-    return _dual_jacobian(0.0, alpha, _params(U, s, penalty, sd, exact))
+    return dual_jacobian(0.0, alpha, _params(U, s, penalty, sd, exact))
 
 
 def learning_rate_bound(s, *, weight_decay=None, output_penalty=None) -> float:
@@ -305,42 +251,13 @@ def learning_rate_bound(s, *, weight_decay=None, output_penalty=None) -> float:
     >>> round(learning_rate_bound([6.0, 2.0], weight_decay=0.01), 6)
     0.221976
     """
-    penalty, name, sd = choose_penalty(weight_decay, output_penalty)
-    s = check_strengths(s)
+    penalty, name, sd = require_one_penalty(weight_decay, output_penalty)
+    s = require_strengths(s)
     top = float(np.max(s)) ** 2
     curvature = top * (0.25 + penalty) if sd else penalty + 0.25 * top
     if not math.isfinite(curvature):
         raise ValueError(f"s and {name}: the curvature bound overflows float64 (max s = {np.max(s):.3g})")
     return 2.0 / curvature
-
-
-def _check_learning_rate(learning_rate, s, weight_decay, output_penalty):
-    learning_rate = require_positive("learning_rate", learning_rate)
-    bound = learning_rate_bound(s, weight_decay=weight_decay, output_penalty=output_penalty)
-    if not learning_rate < bound:
-        curvature = "weight_decay + max(s)²/4" if output_penalty is None else "max(s)²(1/4 + output_penalty)"
-        raise ValueError(f"learning_rate must be < 2/L = {bound:.6g}, with L = {curvature} = {2.0 / bound:.6g} the "
-                         f"largest curvature of the loss (σ' <= 1/4); above it gradient descent oscillates or "
-                         f"diverges; got learning_rate = {learning_rate:.6g}")
-    return learning_rate
-
-
-@nb.njit(cache=True)
-def _primal_z_steps(U, sq, penalty, learning_rate, n_steps, z0, sd):
-    n = z0.shape[0]
-    z = np.empty((n_steps + 1, n))
-    z[0] = z0
-    for k in range(n_steps):
-        margins = U @ z[k]
-        weights = np.empty(n)
-        for i in range(n):
-            weights[i] = 0.5 * (1.0 - math.tanh(0.5 * margins[i]))  # σ(-margin)
-        pull = sq * (U.T @ weights)
-        if sd:
-            z[k + 1] = z[k] + learning_rate * (pull - penalty * sq * z[k])
-        else:
-            z[k + 1] = (1.0 - learning_rate * penalty) * z[k] + learning_rate * pull
-    return z
 
 
 def primal_gd_z(U, s, n_steps, *, learning_rate, weight_decay=None, output_penalty=None,
@@ -377,28 +294,15 @@ def primal_gd_z(U, s, n_steps, *, learning_rate, weight_decay=None, output_penal
     >>> run.z[1000].round(2).tolist()
     [9.16, 1.04]
     """
-    penalty, name, sd = choose_penalty(weight_decay, output_penalty)
-    U, s, penalty = check_problem(U, s, penalty, penalty_name=name)
+    penalty, name, sd = require_one_penalty(weight_decay, output_penalty)
+    U, s, penalty = require_problem(U, s, penalty, penalty_name=name)
     n_steps = require_integer("n_steps", n_steps, 0, 10**8)
-    learning_rate = _check_learning_rate(learning_rate, s, weight_decay, output_penalty)
+    bound = learning_rate_bound(s, weight_decay=weight_decay, output_penalty=output_penalty)
+    learning_rate = require_learning_rate(learning_rate, bound, sd)
     z0 = np.zeros(U.shape[0]) if z0 is None else require_shape("z0", as_finite_array("z0", z0, ndim=1), (U.shape[0],))
-    z = _primal_z_steps(U, s * s, penalty, learning_rate, n_steps, z0, sd)
+    z = primal_z_steps(U, s * s, penalty, learning_rate, n_steps, z0, sd)
     require_finite_result(z, "primal_gd_z", "z0: the trajectory left float64")
     return PrimalTrajectory(np.arange(n_steps + 1), z)
-
-
-@nb.njit(cache=True)
-def _dual_steps(K, alpha0, learning_rate, n_steps, clamp):
-    n = alpha0.shape[0]
-    alpha = np.empty((n_steps + 1, n))
-    alpha[0] = alpha0
-    for k in range(n_steps):
-        a = alpha[k]
-        grad = -(K @ a)
-        for i in range(n):
-            grad[i] += math.log1p(-a[i]) - math.log(a[i])
-            alpha[k + 1, i] = min(max(a[i] + learning_rate * grad[i], clamp), 1.0 - clamp)
-    return alpha
 
 
 def dual_gd(U, s, n_steps, *, learning_rate, weight_decay, alpha0=1e-8, clamp=1e-50) -> DualGDTrajectory:
@@ -436,25 +340,15 @@ def dual_gd(U, s, n_steps, *, learning_rate, weight_decay, alpha0=1e-8, clamp=1e
     >>> run.z[1000].round(2).tolist()
     [8.98, 1.1]
     """
-    U, s, weight_decay = check_problem(U, s, weight_decay)
+    U, s, weight_decay = require_problem(U, s, weight_decay)
     learning_rate = require_positive("learning_rate", learning_rate)
     n_steps = require_integer("n_steps", n_steps, 0, 10**8)
     clamp = require_in_range("clamp", clamp, 0.0, 0.5, low_open=True, high_open=True)
     n = U.shape[0]
     start = np.broadcast_to(np.asarray(alpha0, dtype=np.float64), (n,)) if np.ndim(alpha0) == 0 else alpha0
-    start = check_alpha(start, n, True)
-    alpha = _dual_steps(dual_matrix(U, s, weight_decay, True), start, learning_rate, n_steps, clamp)
+    start = require_dual_point(start, n, True)
+    alpha = dual_ascent_steps(dual_matrix(U, s, weight_decay, True), start, learning_rate, n_steps, clamp)
     return DualGDTrajectory(np.arange(n_steps + 1), alpha, (alpha @ U) * (s * s) / weight_decay)
-
-
-def _check_primal_data(Phi0, y):
-    Phi0 = as_finite_array("Phi0", Phi0, ndim=2)
-    y = require_shape("y", as_finite_array("y", y, ndim=1), (Phi0.shape[0],))
-    if not np.all(np.abs(y) == 1.0):
-        raise ValueError("y must hold labels in {-1, +1}")
-    if Phi0.shape[1] < Phi0.shape[0]:
-        raise ValueError(f"Phi0 must have at least as many columns (parameters) as rows (examples), got {Phi0.shape}")
-    return Phi0, y
 
 
 def features(Phi0, y) -> Features:
@@ -478,7 +372,7 @@ def features(Phi0, y) -> Features:
     >>> s
     array([3., 1.])
     """
-    Phi0, y = _check_primal_data(Phi0, y)
+    Phi0, y = require_primal_data(Phi0, y)
     U, s, Vt = np.linalg.svd(y[:, None] * Phi0, full_matrices=False)
     if s[-1] <= 1e-12 * s[0]:
         raise ValueError(f"Phi0 must have full row rank (theory assumes every s_j > 0), got s_min/s_max = "
@@ -527,11 +421,12 @@ def primal_gd_theta(Phi0, y, n_steps, *, learning_rate, weight_decay=None, outpu
     >>> run.theta.shape, run.theta[1].round(6).tolist()
     ((4, 2), [0.25, -0.25])
     """
-    Phi0, y = _check_primal_data(Phi0, y)
-    penalty, _, sd = choose_penalty(weight_decay, output_penalty)
+    Phi0, y = require_primal_data(Phi0, y)
+    penalty, _, sd = require_one_penalty(weight_decay, output_penalty)
     n_steps = require_integer("n_steps", n_steps, 0, 10**7)
-    learning_rate = _check_learning_rate(learning_rate, np.linalg.svd(Phi0, compute_uv=False), weight_decay,
-                                         output_penalty)
+    bound = learning_rate_bound(np.linalg.svd(Phi0, compute_uv=False), weight_decay=weight_decay,
+                                output_penalty=output_penalty)
+    learning_rate = require_learning_rate(learning_rate, bound, sd)
     theta = np.zeros(Phi0.shape[1]) if theta0 is None else require_shape(
         "theta0", as_finite_array("theta0", theta0, ndim=1), (Phi0.shape[1],))
     out = np.empty((n_steps + 1, theta.size))
@@ -575,8 +470,8 @@ def primal_optimum(Phi0, y, *, weight_decay=None, output_penalty=None, tolerance
     >>> bool(np.allclose(theta, sd_margin(0.01), atol=1e-10))
     True
     """
-    Phi0, y = _check_primal_data(Phi0, y)
-    penalty, _, sd = choose_penalty(weight_decay, output_penalty)
+    Phi0, y = require_primal_data(Phi0, y)
+    penalty, _, sd = require_one_penalty(weight_decay, output_penalty)
     tolerance = require_in_range("tolerance", tolerance, 1e-15, 1e-3)
     m = Phi0.shape[1]
     theta = np.zeros(m)

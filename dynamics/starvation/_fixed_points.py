@@ -5,128 +5,41 @@ thesis [T] numbering in brackets). λ is ``weight_decay`` (Eq 5), a is ``output_
 * Eq 10 (6.3.10), approximate dual: -log α_i = (Aα)_i with A = λ⁻¹U(S² + λI)Uᵀ, α ∈ (0,∞)^n.
 * Eq 11 (6.3.11): z* = λ⁻¹S²Uᵀα*.
 * Eqs 12-13 (6.3.12-13) and Eqs 47-53 (.5.29-.5.35): α* = W(c)/c, c = 1 + s²/λ (Lambert W, branch 0).
-* Eq 14 (6.3.14), Lemma 1: α* ≈ (1 - log α_0)[A + diag(1/α_0)]⁻¹ (with the outer inverse, §7 item 7).
+* Eq 14 (6.3.14), Lemma 1: α* ≈ (1 - log α_0)[A + diag(1/α_0)]⁻¹ (with the outer inverse, §7 item 7), the
+  linearisation around the uncoupled point α_0.
 * Eq 15 (6.3.15): the two-feature coupling U(δ); Eqs 63-65 (.5.45-.5.47): first-order responses and
   dz_2*/ds_1² (Theorem 2).
 * Eq 18 (6.3.18), Spectral Decoupling: a·m(1 + e^m) = 1, α_i* = a·m*, z_SD = m*Uᵀ1.
 
 Both duals are solved by damped Newton on their strictly concave objectives (F_9 = ΣH(α) - ½αᵀKα,
 F_10 = Σ(α - α log α) - ½αᵀAα), halving the step until the iterate is inside the domain and the
-objective rises; so the Eq 9 iterates never leave (0,1)^n. The Newton systems are solved by the
-numerics core's :func:`~dynamics.numerics.cholesky_solve`.
+objective rises; so the Eq 9 iterates never leave (0,1)^n. The solver is the numerics core's
+:func:`~dynamics.numerics.newton.newton_maximise_kernel`; the objectives, gradients, curvatures and domains are the
+``fixed_point_*`` kernels of :mod:`dynamics.starvation._kernels`.
 """
 import math
+from functools import lru_cache
 
-import numba as nb
 import numpy as np
 
-from dynamics.numerics import (cholesky_solve, lambertw, lambertw_kernel, require_array_in_range, require_bool,
-                               require_finite_result, require_orthogonal, require_positive)
+from dynamics.numerics import (lambertw, require_array_in_range, require_bool, require_finite_result,
+                               require_integer, require_in_range, require_orthogonal, require_positive)
+from dynamics.numerics.newton import newton_functions
+from . import _kernels
+from ._checks import (require_delta, require_finite_ratio, require_invertible_penalty, require_problem,
+                      require_strengths, require_strengths_any_shape, require_two_features)
 from ._results import FixedPoint, SpectralDecouplingPoint
-from ._validation import check_delta, check_inverse, check_problem, check_ratio, check_strengths
 
 RESIDUAL_TOLERANCE = 1e-12
-_MAX_NEWTON = 200
-CONVERGED, NOT_CONVERGED = 0, 1
+MAX_NEWTON = 200
 
 
-@nb.njit(cache=True)
-def _inside(alpha, exact):
-    for a in alpha:
-        if not (a > 0.0) or (exact and not (a < 1.0)):
-            return False
-    return True
-
-
-@nb.njit(cache=True)
-def _gradient(Q, alpha, exact):
-    """Gradient of F_9 (exact, Q = K) or F_10 (Q = A): the fixed-point residual in log form."""
-    g = -(Q @ alpha)
-    for i in range(alpha.shape[0]):
-        a = alpha[i]
-        g[i] += (math.log1p(-a) - math.log(a)) if exact else -math.log(a)
-    return g
-
-
-@nb.njit(cache=True)
-def _objective(Q, alpha, exact):
-    value = -0.5 * (alpha @ (Q @ alpha))
-    for a in alpha:
-        if exact:
-            value += -a * math.log(a) - (1.0 - a) * math.log1p(-a)
-        else:
-            value += a - a * math.log(a)
-    return value
-
-
-@nb.njit(cache=True)
-def _max_abs(v):
-    out = 0.0
-    for x in v:
-        out = max(out, abs(x))
-    return out
-
-
-@nb.njit(cache=True)
-def _roundoff_floor(Q, alpha):
-    """The smallest residual float64 can resolve at α: a one-ulp change of α_j moves residual i by
-    about |Q_ij|α_j·2^-52, so with max_i Σ_j|Q_ij|α_j ~ 1e5 (s²/λ ~ 1e5) no double α reaches 1e-12."""
-    floor = 0.0
-    for i in range(alpha.shape[0]):
-        acc = 0.0
-        for j in range(alpha.shape[0]):
-            acc += abs(Q[i, j]) * alpha[j]
-        floor = max(floor, acc)
-    return 4.0 * 2.220446049250313e-16 * floor
-
-
-@nb.njit(cache=True)
-def _newton_dual(Q, exact, tol):
-    """Damped Newton for the Eq 9 (exact) or Eq 10 fixed point; returns (alpha, residual, status).
-
-    Starts from the uncoupled Lambert point W(c_i)/c_i with c_i = 1 + K_ii (in (0, Ω] ⊂ (0,1)).
-    Converged means residual <= max(tol, round-off floor of the residual at α, see _roundoff_floor)."""
-    n = Q.shape[0]
-    alpha = np.empty(n)
-    for i in range(n):
-        c = (1.0 + Q[i, i]) if exact else Q[i, i]
-        alpha[i] = lambertw_kernel(c, 0) / c
-    g = _gradient(Q, alpha, exact)
-    residual = _max_abs(g)
-    value = _objective(Q, alpha, exact)
-    for _ in range(_MAX_NEWTON):
-        if residual <= max(tol, _roundoff_floor(Q, alpha)):
-            return alpha, residual, CONVERGED
-        curvature = Q.copy()
-        for i in range(n):
-            a = alpha[i]
-            curvature[i, i] += 1.0 / (a * (1.0 - a)) if exact else 1.0 / a
-        direction = cholesky_solve(curvature, g)  # ascent direction of the concave objective
-        slope = g @ direction
-        step = 1.0
-        accepted = False
-        for _halving in range(80):
-            trial = alpha + step * direction
-            if _inside(trial, exact):
-                trial_g = _gradient(Q, trial, exact)
-                trial_value = _objective(Q, trial, exact)
-                trial_residual = _max_abs(trial_g)
-                # Armijo rise of the objective, or (at round-off level) a smaller residual.
-                if trial_value >= value + 1e-4 * step * slope or trial_residual < residual:
-                    accepted = True
-                    break
-            step *= 0.5
-        if not accepted:
-            break
-        # Element-wise relative move: a coordinate near 1e-16 (strong coupling) still converges
-        # after the large ones have stopped moving, so a move relative to max|α| would stop too early.
-        moved = 0.0
-        for i in range(n):
-            moved = max(moved, abs(trial[i] - alpha[i]) / alpha[i])
-        alpha, g, value, residual = trial, trial_g, trial_value, trial_residual
-        if moved <= 4e-16:
-            break
-    return alpha, residual, CONVERGED if residual <= max(tol, _roundoff_floor(Q, alpha)) else NOT_CONVERGED
+@lru_cache(maxsize=None)
+def _fixed_point_functions():
+    """The compiled Newton problem of the Eq 9 / Eq 10 fixed point: the addresses of the ``fixed_point_*`` kernels,
+    looked up once per process, as a plain tuple (numba types it faster than the NamedTuple, on every call)."""
+    return tuple(newton_functions(_kernels.fixed_point_objective, _kernels.fixed_point_curvature,
+                                  _kernels.fixed_point_inside, _kernels.fixed_point_floor))
 
 
 def dual_matrix(U, s, weight_decay, exact=True) -> np.ndarray:
@@ -154,15 +67,19 @@ def dual_matrix(U, s, weight_decay, exact=True) -> np.ndarray:
     array([[9., 0.],
            [0., 3.]])
     """
-    U, s, weight_decay = check_problem(U, s, weight_decay)
+    U, s, weight_decay = require_problem(U, s, weight_decay)
     K = (U * (s * s)) @ U.T / weight_decay
     K = 0.5 * (K + K.T)
     return K if require_bool("exact", exact) else K + np.eye(U.shape[0])
 
 
 def _solve(Q, exact, what):
-    alpha, residual, status = _newton_dual(np.ascontiguousarray(Q), exact, RESIDUAL_TOLERANCE)
-    if status != CONVERGED:
+    params = np.empty(Q.size + 1)
+    params[0] = _kernels.CE_EXACT if exact else _kernels.CE_APPROX
+    params[1:] = Q.ravel()
+    alpha, residual, converged = _kernels.solve_fixed_point(params, _fixed_point_functions(), RESIDUAL_TOLERANCE,
+                                                            MAX_NEWTON)
+    if not converged:
         raise RuntimeError(f"{what}: damped Newton stopped at residual {residual:.3g} > {RESIDUAL_TOLERANCE:g} "
                            f"(max diagonal of the dual matrix, ~ s²/λ: {np.max(np.diag(Q)):.3g})")
     return alpha
@@ -241,10 +158,6 @@ def feature_response(U, s, weight_decay, exact=True) -> np.ndarray:
     return dual_fixed_point(U, s, weight_decay, exact).z
 
 
-def _any_shape_strengths(s):
-    return require_array_in_range("s", s, 0.0, np.inf, low_open=True)
-
-
 def lambert_fixed_point(s, weight_decay) -> FixedPoint:
     """The uncoupled closed form of Eq 13 (6.3.13): α = λW(1 + s²/λ)/(s² + λ), z = s²W(1 + s²/λ)/(s² + λ).
 
@@ -269,40 +182,11 @@ def lambert_fixed_point(s, weight_decay) -> FixedPoint:
     >>> point.alpha.round(8).tolist()
     [0.06621559, 0.16422751, 0.32293981, 0.03640664]
     """
-    s = _any_shape_strengths(s)
+    s = require_strengths_any_shape(s)
     weight_decay = require_positive("weight_decay", weight_decay)
-    c = 1.0 + check_ratio(s, weight_decay)
+    c = 1.0 + require_finite_ratio(s, weight_decay)
     w = lambertw(c)
     return FixedPoint(w / c, (1.0 - 1.0 / c) * w)
-
-
-@nb.njit(cache=True)
-def _margin_root(r):
-    """The z >= 0 with z(1 + e^z) = r, in the log form log z + log(1 + e^z) = log r (monotone).
-
-    Bracketed by W(r/2) <= z <= W(r) (since z e^z <= z(1 + e^z) <= 2 z e^z); safeguarded Newton."""
-    if r == 0.0:
-        return 0.0
-    low = lambertw_kernel(0.5 * r, 0)
-    high = lambertw_kernel(r, 0)
-    log_r = math.log(r)
-    z = 0.5 * (low + high)
-    for _ in range(100):
-        softplus = z + math.log1p(math.exp(-z))
-        f = math.log(z) + softplus - log_r
-        if f > 0.0:
-            high = z
-        else:
-            low = z
-        slope = 1.0 / z + 1.0 / (1.0 + math.exp(-z))
-        step = f / slope
-        candidate = z - step
-        if not (low < candidate < high):
-            candidate = 0.5 * (low + high)
-        if abs(candidate - z) <= 1e-16 * z or high - low <= 2e-16 * z:
-            return candidate
-        z = candidate
-    return z
 
 
 def exact_uncoupled_response(s, weight_decay) -> FixedPoint:
@@ -330,10 +214,10 @@ def exact_uncoupled_response(s, weight_decay) -> FixedPoint:
     >>> bool(abs(z * (1 + np.exp(z)) - 40.0) < 1e-12), bool(abs(point.alpha[0] - 0.1 * z / 4.0) < 1e-15)
     (True, True)
     """
-    s = _any_shape_strengths(s)
+    s = require_strengths_any_shape(s)
     weight_decay = require_positive("weight_decay", weight_decay)
-    ratio = check_ratio(s, weight_decay)
-    z = np.array([_margin_root(x) for x in ratio.ravel()]).reshape(s.shape)
+    ratio = require_finite_ratio(s, weight_decay)
+    z = np.array([_kernels.margin_root(x) for x in ratio.ravel()]).reshape(s.shape)
     # α = σ(-z) = exp(-softplus(z)) rather than λz/s², which is 0/0 when s² underflows (z = 0, α = ½)
     return FixedPoint(np.exp(-np.logaddexp(0.0, z)), z)
 
@@ -356,8 +240,8 @@ def sd_margin(output_penalty) -> float:
     >>> round(sd_margin(0.002), 10), round(sd_margin(0.01), 10)
     (4.6651204124, 3.3592750454)
     """
-    output_penalty = check_inverse(output_penalty, "output_penalty")
-    return float(_margin_root(1.0 / output_penalty))
+    output_penalty = require_invertible_penalty(output_penalty, "output_penalty")
+    return float(_kernels.margin_root(1.0 / output_penalty))
 
 
 def sd_fixed_point(U, output_penalty) -> SpectralDecouplingPoint:
@@ -409,14 +293,15 @@ def sd_lambert_approx(output_penalty) -> float:
     >>> bool(abs(sd_lambert_approx(0.002) / (0.002 * sd_margin(0.002)) - 1) < 1e-5)
     True
     """
-    output_penalty = check_inverse(output_penalty, "output_penalty")
+    output_penalty = require_invertible_penalty(output_penalty, "output_penalty")
     c = 1.0 + 1.0 / output_penalty
     return float(lambertw(c) / c)
 
 
-def lemma1_fixed_point(U, s, weight_decay, printed=False) -> FixedPoint:
-    """Lemma 1 (Eq 14 / 6.3.14): α* ≈ (1 - log α_0)[A + diag(α_0⁻¹)]⁻¹, α_0i = W(A_ii)/A_ii.
+def linearised_fixed_point(U, s, weight_decay, printed=False) -> FixedPoint:
+    """The Eq 10 fixed point linearised around the uncoupled point, Lemma 1 (Eq 14 / 6.3.14).
 
+    α* ≈ (1 - log α_0)[A + diag(α_0⁻¹)]⁻¹ with α_0i = W(A_ii)/A_ii; its error is O(δ²) in the coupling (spec P9).
     α_0 is evaluated at the actual diagonal of A (spec §7 item 19). ``printed=True`` evaluates the form
     printed in [T], without the outer inverse (§7 item 7), only to show that it is wrong.
 
@@ -439,7 +324,7 @@ def lemma1_fixed_point(U, s, weight_decay, printed=False) -> FixedPoint:
     Examples
     --------
     >>> U, s = coupling_matrix(0.01), np.array([3.0, 2.0])
-    >>> approx, exact = lemma1_fixed_point(U, s, 0.1), dual_fixed_point(U, s, 0.1, exact=False)
+    >>> approx, exact = linearised_fixed_point(U, s, 0.1), dual_fixed_point(U, s, 0.1, exact=False)
     >>> bool(np.max(np.abs(approx.alpha / exact.alpha - 1)) < 1e-4)
     True
     """
@@ -473,16 +358,9 @@ def coupling_matrix(delta) -> np.ndarray:
     array([[ 0.8, -0.6],
            [ 0.6,  0.8]])
     """
-    delta = check_delta(delta)
+    delta = require_delta(delta)
     c = math.sqrt((1.0 - delta) * (1.0 + delta))
     return np.array([[c, -delta], [delta, c]])
-
-
-def _two_features(s, weight_decay, delta):
-    s = check_strengths(s, 2)
-    weight_decay = require_positive("weight_decay", weight_decay)
-    check_ratio(s, weight_decay)
-    return s * s, weight_decay, check_delta(delta)
 
 
 def _decoupled_terms(sq, lam):
@@ -518,7 +396,7 @@ def first_order_response(s, weight_decay, delta) -> np.ndarray:
     >>> first_order_response([3.0, 2.0], 0.1, 1e-3).round(8).tolist()
     [3.28004169, 2.64586958]
     """
-    sq, lam, delta = _two_features(s, weight_decay, delta)
+    sq, lam, delta = require_two_features(s, weight_decay, delta)
     w, e, d = _decoupled_terms(sq, lam)
     cross = d[0] * d[1]
     z1 = sq[0] * w[0] / (lam + sq[0]) + delta * sq[0] * (1.0 + w[1]) * (lam + lam * e[0] + sq[1]) / cross
@@ -527,8 +405,9 @@ def first_order_response(s, weight_decay, delta) -> np.ndarray:
                                  "s and weight_decay: s² so large that the products D_1·D_2 overflow")
 
 
-def dz2_ds1sq(s, weight_decay, delta) -> float:
-    """Theorem 2's derivative (Eq 65 / .5.47), first order in δ for the Eq 15 coupling.
+def weak_response_derivative(s, weight_decay, delta) -> float:
+    """dz_2*/ds_1², the derivative of the weak feature's response in the strong one's strength: Theorem 2's
+    derivative (Eq 65 / .5.47), first order in δ for the Eq 15 coupling.
 
     dz_2*/ds_1² = -δλs_2²(1+W_1)(e^{W_1} - e^{W_2}) / [(λ+λe^{W_1}+s_1²)²(λ+λe^{W_2}+s_2²)] + O(δ²):
     negative iff δ(s_1² - s_2²) > 0 (Theorem 2, with its δ > 0 assumption made explicit, spec §7 item 18).
@@ -549,46 +428,64 @@ def dz2_ds1sq(s, weight_decay, delta) -> float:
 
     Examples
     --------
-    >>> f"{dz2_ds1sq([3.0, 2.0], 0.1, 1e-3):.4e}"
+    >>> f"{weak_response_derivative([3.0, 2.0], 0.1, 1e-3):.4e}"
     '-2.7094e-05'
     """
-    sq, lam, delta = _two_features(s, weight_decay, delta)
+    sq, lam, delta = require_two_features(s, weight_decay, delta)
     w, e, d = _decoupled_terms(sq, lam)
     with np.errstate(over="ignore", invalid="ignore"):
         value = -delta * lam * sq[1] * (1.0 + w[0]) * (e[0] - e[1]) / (d[0] ** 2 * d[1])
-    return float(require_finite_result(value, "dz2_ds1sq", "s and weight_decay: s² so large that "
-                                                           "(λ + λe^{W_1} + s_1²)²(λ + λe^{W_2} + s_2²) overflows"))
+    return float(require_finite_result(value, "weak_response_derivative",
+                                       "s and weight_decay: s² so large that (λ + λe^{W_1} + s_1²)²(λ + λe^{W_2} + "
+                                       "s_2²) overflows"))
 
 
-@nb.njit(cache=True)
-def _map_cell(flat, s1_values, delta_values, s2, weight_decay, exact, tol, z, status):
-    cols = s1_values.shape[0]
-    i, j = flat // cols, flat % cols
-    delta = delta_values[i]
-    c = math.sqrt((1.0 - delta) * (1.0 + delta))
-    U = np.array([[c, -delta], [delta, c]])
-    sq = np.array([s1_values[j] ** 2, s2 * s2])
-    K = (U * sq) @ U.T / weight_decay
-    Q = 0.5 * (K + K.T)
-    if not exact:
-        Q[0, 0] += 1.0
-        Q[1, 1] += 1.0
-    alpha, _, status[i, j] = _newton_dual(Q, exact, tol)
-    proj = U.T @ alpha
-    z[i, j, 0] = sq[0] * proj[0] / weight_decay
-    z[i, j, 1] = sq[1] * proj[1] / weight_decay
+def response_derivative(U, s, weight_decay, feature, exact=True, relative_step=1e-4) -> np.ndarray:
+    """∂z*/∂s_i², the derivative of every feature's response (Eq 11) in one feature's squared strength, by a
+    central difference of the fixed point (Eq 9 or Eq 10): Theorem 2's quantity for any U (spec P11-P14).
 
+    s_i² moves by ±``relative_step``·s_i²; the error is the difference's truncation (relative ~ step²) plus the
+    round-off of the two fixed points (~1e-12/step, both solved to residual 1e-12).
 
-@nb.njit(cache=True)
-def _map_serial(s1_values, delta_values, s2, weight_decay, exact, tol, z, status):
-    for flat in range(delta_values.shape[0] * s1_values.shape[0]):
-        _map_cell(flat, s1_values, delta_values, s2, weight_decay, exact, tol, z, status)
+    Parameters
+    ----------
+    U : array_like, shape (n, n)
+        Orthogonal.
+    s : array_like, shape (n,)
+        Feature strengths, > 0.
+    weight_decay : float
+        λ > 0.
+    feature : int
+        i, the feature whose strength moves, in [0, n).
+    exact : bool
+        Eq 9 (True) or Eq 10 (False).
+    relative_step : float
+        The relative step in s_i², in (0, 0.5].
 
+    Returns
+    -------
+    ndarray, shape (n,)
+        ∂z_j*/∂s_i² for every feature j.
 
-@nb.njit(cache=True, parallel=True)
-def _map_parallel(s1_values, delta_values, s2, weight_decay, exact, tol, z, status):
-    for flat in nb.prange(delta_values.shape[0] * s1_values.shape[0]):
-        _map_cell(flat, s1_values, delta_values, s2, weight_decay, exact, tol, z, status)
+    Examples
+    --------
+    >>> U, s = coupling_matrix(1e-3), np.array([3.0, 2.0])
+    >>> numeric = response_derivative(U, s, 0.1, 0, exact=False, relative_step=1e-3)[1]
+    >>> bool(abs(numeric / weak_response_derivative(s, 0.1, 1e-3) - 1) < 3e-3)
+    True
+    """
+    U, s, weight_decay = require_problem(U, s, weight_decay)
+    feature = require_integer("feature", feature, 0, s.size - 1)
+    relative_step = require_in_range("relative_step", relative_step, 0.0, 0.5, low_open=True)
+    sq = s ** 2
+    up, down = sq.copy(), sq.copy()
+    step = relative_step * sq[feature]
+    up[feature] += step
+    down[feature] -= step
+    difference = (feature_response(U, np.sqrt(up), weight_decay, exact)
+                  - feature_response(U, np.sqrt(down), weight_decay, exact)) / (2 * step)
+    return require_finite_result(difference, "response_derivative",
+                                 "s: s_i² so small that its step underflows (relative_step·s_i² = 0)")
 
 
 #: Grids with fewer cells run on one thread: a cell takes about 10 µs, and starting the worker threads and
@@ -626,15 +523,16 @@ def starvation_map(s1, delta, s2=2.0, weight_decay=0.01, exact=True) -> np.ndarr
     >>> z[0, :, 1].round(5).tolist()
     [1.63997, 1.18534]
     """
-    s1 = check_strengths(s1, name="s1")
+    s1 = require_strengths(s1, name="s1")
     delta = require_array_in_range("delta", delta, -1.0, 1.0, low_open=True, high_open=True, ndim=1)
-    s2 = check_strengths([s2], name="s2")[0]
+    s2 = require_strengths([s2], name="s2")[0]
     weight_decay = require_positive("weight_decay", weight_decay)
-    check_ratio(s1, weight_decay, "s1")
-    check_ratio(s2, weight_decay, "s2")
+    require_finite_ratio(s1, weight_decay, "s1")
+    require_finite_ratio(s2, weight_decay, "s2")
     z, status = np.empty((delta.size, s1.size, 2)), np.zeros((delta.size, s1.size), dtype=np.int64)
-    kernel = _map_parallel if delta.size * s1.size >= PARALLEL_MAP_CELLS else _map_serial
-    kernel(s1, delta, s2, weight_decay, require_bool("exact", exact), RESIDUAL_TOLERANCE, z, status)
+    kernel = _kernels.map_parallel if delta.size * s1.size >= PARALLEL_MAP_CELLS else _kernels.map_serial
+    kernel(s1, delta, s2, weight_decay, require_bool("exact", exact), _fixed_point_functions(), RESIDUAL_TOLERANCE,
+           MAX_NEWTON, z, status)
     if status.any():
         i, j = np.argwhere(status)[0]
         raise RuntimeError(f"starvation_map: Newton did not converge at s1={s1[j]:g}, delta={delta[i]:g}")

@@ -1,14 +1,19 @@
-"""The named results of :mod:`dynamics.starvation` (spec/starvation.md, "Public API").
+"""The named results of :mod:`dynamics.starvation` (spec/starvation.md, "Public API"), the torch layer's included.
 
 Every public function that returns more than one value returns one of these ``typing.NamedTuple`` s:
-readable by attribute, and still unpackable (``alpha, z = dual_fixed_point(U, s, 0.01)``).
+readable by attribute, and still unpackable (``alpha, z = dual_fixed_point(U, s, 0.01)``). The sources'
+named configurations (:class:`ToyConfiguration`, :class:`MoonsRun`) are NamedTuples too. This module imports
+neither torch nor the formula modules.
 """
-from typing import NamedTuple
+from typing import NamedTuple, Tuple
 
 import numpy as np
 
-__all__ = ["Dataset", "DualGDTrajectory", "DualTrajectory", "Features", "FixedPoint", "ParameterTrajectory",
-           "PrimalTrajectory", "SpectralDecouplingPoint"]
+from dynamics.numerics import as_finite_array, require_integer
+
+__all__ = ["Dataset", "DualGDTrajectory", "DualTrajectory", "Features", "FixedPoint", "LinearModel", "LossTangent",
+           "MoonsRun", "ParameterTrajectory", "PrimalTrajectory", "SpectralDecouplingPoint", "ToyBatch",
+           "ToyConfiguration", "ToyTrajectories", "ToyTraining", "TwoMoonsTraining", "WideNetComparison"]
 
 
 class FixedPoint(NamedTuple):
@@ -196,3 +201,294 @@ class Dataset(NamedTuple):
 
     X: np.ndarray
     y: np.ndarray
+
+
+class LossTangent(NamedTuple):
+    """The tangent of a loss L(ω) at ω_0 (Lemma 2, Eqs 19-28 / .5.1-.5.10; the picture of Fig 8).
+
+    Attributes
+    ----------
+    alpha : float or ndarray
+        The critical dual variable α* = -dL/dω(ω_0) (:func:`dual_maximiser`).
+    slope : float or ndarray
+        dL/dω at ω_0, i.e. -α*.
+    intercept : float or ndarray
+        The tangent's value at ω = 0, L(ω_0) + α*ω_0: the dual objective at α* and ω = 0 (H(α*) for cross-entropy).
+
+    Examples
+    --------
+    >>> from dynamics.starvation import loss_tangent
+    >>> loss_tangent("hinge", 0.5)
+    LossTangent(alpha=1.0, slope=-1.0, intercept=1.0)
+    """
+
+    alpha: "float | np.ndarray"
+    slope: "float | np.ndarray"
+    intercept: "float | np.ndarray"
+
+
+class LinearModel(NamedTuple):
+    """A linear model ŷ = Φ_0θ in the coordinates of Definition 1 (6.3.1): YΦ_0 = USVᵀ.
+
+    Attributes
+    ----------
+    U : ndarray, shape (n, n)
+        Orthogonal: the features' weights over the n examples.
+    V : ndarray, shape (m, m)
+        Orthogonal: its first n columns are the features' directions in parameter space.
+    y : ndarray, shape (n,)
+        Labels in {-1, +1}.
+    S : ndarray, shape (n, m)
+        diag(s) padded with zeros.
+    Phi0 : ndarray, shape (n, m)
+        Φ_0 = YUSVᵀ.
+
+    Examples
+    --------
+    >>> from dynamics.starvation import random_linear_model
+    >>> random_linear_model([2.0, 1.0], 3, seed=0).Phi0.shape
+    (2, 3)
+    """
+
+    U: np.ndarray
+    V: np.ndarray
+    y: np.ndarray
+    S: np.ndarray
+    Phi0: np.ndarray
+
+
+class ToyConfiguration(NamedTuple):
+    """The two-feature toy of Fig 6 (App. B.1, the authors' toy code): its coupling, strengths and optimiser settings.
+
+    Attributes
+    ----------
+    delta : float
+        The Eq 15 coupling δ.
+    s1_values : tuple of float
+        The strengths of feature 1 swept in Fig 6 (the last is the strong toy, s_1 = 6).
+    s2 : float
+        The strength of feature 2.
+    weight_decay : float
+        λ of the L2 penalty (Eq 5).
+    output_penalty : float
+        a of Spectral Decoupling (Eq 17).
+    learning_rate : float
+        The step of primal gradient descent (and of the SD primal).
+    dual_learning_rate : float
+        The step of the authors' dual gradient ascent on Eq 8.
+    alpha0 : float
+        The start of the dual ascent (z = 0).
+    clamp : float
+        The dual is held in [clamp, 1 - clamp].
+
+    Examples
+    --------
+    >>> from dynamics.starvation import TOY
+    >>> TOY.delta, TOY.s2, TOY.weight_decay
+    (0.5, 2.0, 0.01)
+    """
+
+    delta: float
+    s1_values: Tuple[float, ...]
+    s2: float
+    weight_decay: float
+    output_penalty: float
+    learning_rate: float
+    dual_learning_rate: float
+    alpha0: float
+    clamp: float
+
+
+class ToyTrajectories(NamedTuple):
+    """The trajectories of Fig 6 (App. B.1): three optimisations of the toy, one row per strength s_1.
+
+    Attributes
+    ----------
+    s1 : ndarray, shape (k,)
+        The strengths of feature 1.
+    primal : ndarray, shape (k, n_steps + 1, 2)
+        z along primal gradient descent on Eq 5 (cross-entropy + L2).
+    dual : ndarray, shape (k, n_steps + 1, 2)
+        z along the authors' dual gradient ascent on Eq 8.
+    spectral_decoupling : ndarray, shape (k, n_steps + 1, 2)
+        z along primal gradient descent on Eq 17 (Spectral Decoupling).
+    fixed_point : ndarray, shape (k, 2)
+        z* of the Eq 9 fixed point (Eq 11), where the first two end.
+    sd_fixed_point : ndarray, shape (2,)
+        z_SD of Eq 18, where the third ends for every s_1.
+
+    Examples
+    --------
+    >>> from dynamics.starvation import toy_trajectories
+    >>> toy_trajectories([2.0, 6.0], n_steps=10).primal.shape
+    (2, 11, 2)
+    """
+
+    s1: np.ndarray
+    primal: np.ndarray
+    dual: np.ndarray
+    spectral_decoupling: np.ndarray
+    fixed_point: np.ndarray
+    sd_fixed_point: np.ndarray
+
+
+class ToyBatch(NamedTuple):
+    """A batch of Fig 6 toys with labels y = 1 (App. B.1), one per (δ, s_1), sharing one direction matrix V.
+
+    Attributes
+    ----------
+    U : ndarray, shape (b, 2, 2)
+        The Eq 15 couplings.
+    s : ndarray, shape (b, 2)
+        The strengths (s_1, s_2).
+    Phi : ndarray, shape (b, 2, 2)
+        Φ_0 = YUSVᵀ = USVᵀ.
+
+    Examples
+    --------
+    >>> from dynamics.starvation import toy_batch
+    >>> toy_batch([2.0, 6.0], [0.5], seed=0).s.tolist()
+    [[2.0, 2.0], [6.0, 2.0]]
+    """
+
+    U: np.ndarray
+    s: np.ndarray
+    Phi: np.ndarray
+
+
+# ---------------------------------------------------------------- the torch layer's (torch_training.py)
+class ToyTraining(NamedTuple):
+    """The responses z reached by the three optimisations of :func:`~dynamics.starvation.torch_training.train_toy`.
+
+    Attributes
+    ----------
+    primal : ndarray, shape (b, n)
+        z = SVᵀθ after primal SGD on Σ log(1+e^{-ŷ}) + (λ/2)‖θ‖² (Eq 5).
+    spectral_decoupling : ndarray, shape (b, n)
+        z = SVᵀθ after SGD on Σ log(1+e^{-ŷ}) + (a/2)‖ŷ‖² (Eq 17).
+    dual : ndarray, shape (b, n)
+        z = λ⁻¹S²Uᵀα after dual gradient descent on (1/(2λ))αKαᵀ - H(α) (Eq 8).
+
+    Examples
+    --------
+    >>> ToyTraining._fields
+    ('primal', 'spectral_decoupling', 'dual')
+    """
+
+    primal: np.ndarray
+    spectral_decoupling: np.ndarray
+    dual: np.ndarray
+
+
+class WideNetComparison(NamedTuple):
+    """A wide net trained on its centred output against the Eq 9 dual with its empirical NTK (spec T2;
+    :func:`~dynamics.starvation.torch_training.ntk_net_error`).
+
+    Attributes
+    ----------
+    relative_error : float
+        ‖ŷ_net - ŷ*‖_∞ / ‖ŷ*‖_∞.
+    trained : ndarray, shape (n_samples,)
+        The net's centred output ŷ_net = f(·; θ) - f(·; θ_0) after training.
+    predicted : ndarray, shape (n_samples,)
+        The dual theory's ŷ* = λ⁻¹KYα*, with α* the Eq 9 fixed point for YKY/λ.
+    learning_rate : float
+        The gradient-descent step used (below 2/curvature).
+
+    Examples
+    --------
+    >>> WideNetComparison._fields
+    ('relative_error', 'trained', 'predicted', 'learning_rate')
+    """
+
+    relative_error: float
+    trained: np.ndarray
+    predicted: np.ndarray
+    learning_rate: float
+
+
+class MoonsRun(NamedTuple):
+    """One two-moons setting of Fig 1.
+
+    Attributes
+    ----------
+    label : str
+        A mathtext label for plots.
+    margin : float
+        Δ of :func:`~dynamics.starvation.two_moons` (separable with margin Δ > 0, overlapping for Δ < 0).
+    output_penalty : float
+        a >= 0 of the Spectral Decoupling term, added to the mean cross-entropy as (a/2)·mean(ŷ²); the
+        authors' 0.003·mean(ŷ²) is a = 0.006.
+
+    Examples
+    --------
+    >>> from dynamics.starvation import MOONS_RUNS
+    >>> [run.margin for run in MOONS_RUNS]
+    [-0.1, 0.1, 0.1]
+    """
+
+    label: str
+    margin: float
+    output_penalty: float
+
+
+class TwoMoonsTraining(NamedTuple):
+    """The trained two-moons nets of :func:`~dynamics.starvation.torch_training.train_two_moons`, run-major and
+    seed-minor.
+
+    Attributes
+    ----------
+    runs : tuple of MoonsRun
+        The settings, in order.
+    seeds : tuple
+        The seeds, in order (a model's index is run_index · len(seeds) + seed_index).
+    data : tuple of Dataset
+        The training data of every model.
+    params : tuple of ndarray
+        The trained parameters (W1 (B, h, 2), b1 (B, h), w2 (B, h), b2 (B,)), B = len(runs)·len(seeds).
+    steps : ndarray of int, shape (r,)
+        The recorded step counts.
+    z : ndarray, shape (r, len(runs), len(seeds), n_samples)
+        |z| = |U_Kᵀŷ| along the eigenvectors of the NTK Gram matrix at init (descending), at each record.
+    gradient_ratio : ndarray, shape (len(runs), len(seeds))
+        mean|∂ŷ/∂x_v| / mean|∂ŷ/∂x_h| over the training points, after training.
+
+    Examples
+    --------
+    >>> TwoMoonsTraining._fields[:3]
+    ('runs', 'seeds', 'data')
+    """
+
+    runs: Tuple[MoonsRun, ...]
+    seeds: tuple
+    data: Tuple[Dataset, ...]
+    params: Tuple[np.ndarray, ...]
+    steps: np.ndarray
+    z: np.ndarray
+    gradient_ratio: np.ndarray
+
+    def logits(self, index, grid) -> np.ndarray:
+        """ŷ of model ``index`` (run-major, seed-minor) on an (N, 2) grid of inputs (x_h, x_v), in numpy.
+
+        Parameters
+        ----------
+        index : int
+            The model, in [0, len(runs)·len(seeds)).
+        grid : array_like, shape (N, 2)
+            Inputs (x_h, x_v).
+
+        Returns
+        -------
+        ndarray, shape (N,)
+
+        Examples
+        --------
+        >>> zeros = tuple(np.zeros(shape) for shape in ((1, 3, 2), (1, 3), (1, 3), (1,)))
+        >>> training = TwoMoonsTraining((), (0,), (), zeros, np.zeros(1), np.zeros((1, 1, 1, 1)), np.ones((1, 1)))
+        >>> training.logits(0, np.ones((4, 2))).tolist()
+        [0.0, 0.0, 0.0, 0.0]
+        """
+        index = require_integer("index", index, 0, self.params[0].shape[0] - 1)
+        grid = as_finite_array("grid", grid, ndim=2)
+        W1, b1, w2, b2 = (p[index] for p in self.params)
+        return np.maximum(grid @ W1.T + b1, 0.0) @ w2 + b2

@@ -11,100 +11,27 @@ float64.
 * T3 :func:`train_two_moons`: the two-moons nets of Fig 1 (App. B.2), with |z| along the NTK-at-init
   eigen-directions over training and the vertical/horizontal input-gradient ratio.
 """
-import functools
 import math
-from contextlib import contextmanager
-from typing import NamedTuple, Tuple
 
 import numpy as np
 import torch
 
-from dynamics.numerics import (as_finite_array, require_in_range, require_integer, require_positive, rng_from)
+from dynamics.numerics import as_finite_array, require_in_range, require_integer, require_positive, rng_from
+from dynamics.numerics.torch_tools import DTYPE, as_tensor, on_device, to_numpy, torch_generator
 from ._fixed_points import dual_fixed_point
-from ._moons import two_moons
-from ._results import Dataset
+from ._results import MoonsRun, ToyTraining, TwoMoonsTraining, WideNetComparison
+from ._setups import MOONS_RUNS, TOY, two_moons
 
+# The result types and the Fig 1 runs live in the package (dynamics.starvation); they are re-exported here.
 __all__ = ["MOONS_RUNS", "MoonsRun", "ToyTraining", "TwoMoonsTraining", "WideNetComparison", "ntk_net_error",
            "train_toy", "train_two_moons"]
 
-DTYPE = torch.float64
-
-
-def _device(device):
-    if not isinstance(device, (str, torch.device)):
-        raise TypeError(f"device must be a string or a torch.device, got {device!r}")
-    return torch.device(device)
-
-
-@contextmanager
-def _one_thread_on_cpu(device):
-    """One torch intra-op thread on CPU, restored afterwards: these tensors are small, and on a busy machine thread
-    hand-offs cost more than the arithmetic (the two-moons figure ran 3x slower with the default threads)."""
-    previous = torch.get_num_threads()
-    if device.type == "cpu":
-        torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(previous)
-
-
-def _on_device(function):
-    """Resolve the keyword ``device`` and run ``function`` with one torch thread on CPU."""
-
-    @functools.wraps(function)
-    def run(*args, device, **kwargs):
-        device = _device(device)
-        with _one_thread_on_cpu(device):
-            return function(*args, device=device, **kwargs)
-
-    return run
-
-
-def _generator(device, seed):
-    """A torch Generator on ``device`` seeded from ``seed`` (None, an int or a numpy Generator)."""
-    generator = torch.Generator(device=device)
-    generator.manual_seed(int(rng_from(seed).integers(2**62)))
-    return generator
-
-
-def _tensor(array, device):
-    return torch.as_tensor(np.asarray(array), dtype=DTYPE, device=device)
-
-
-def _numpy(tensor):
-    return tensor.detach().cpu().numpy()
-
 
 # ---------------------------------------------------------------- T1: the Fig 6 toy
-class ToyTraining(NamedTuple):
-    """The responses z reached by the three optimisations of :func:`train_toy`.
-
-    Attributes
-    ----------
-    primal : ndarray, shape (b, n)
-        z = SVᵀθ after primal SGD on Σ log(1+e^{-ŷ}) + (λ/2)‖θ‖² (Eq 5).
-    spectral_decoupling : ndarray, shape (b, n)
-        z = SVᵀθ after SGD on Σ log(1+e^{-ŷ}) + (a/2)‖ŷ‖² (Eq 17).
-    dual : ndarray, shape (b, n)
-        z = λ⁻¹S²Uᵀα after dual gradient descent on (1/(2λ))αKαᵀ - H(α) (Eq 8).
-
-    Examples
-    --------
-    >>> from dynamics.starvation import coupling_matrix
-    >>> U, s = coupling_matrix(0.5)[None], np.array([[6.0, 2.0]])
-    >>> train_toy(U, s, U * s[:, None, :], 10, device="cpu")._fields
-    ('primal', 'spectral_decoupling', 'dual')
-    """
-
-    primal: np.ndarray
-    spectral_decoupling: np.ndarray
-    dual: np.ndarray
-
-
-@_on_device
-def train_toy(U, s, Phi, n_steps, *, device, weight_decay=0.01, output_penalty=0.002, primal_learning_rate=0.05,
-              dual_learning_rate=3e-6, alpha0=1e-8, clamp=1e-50) -> ToyTraining:
+@on_device
+def train_toy(U, s, Phi, n_steps, *, device, weight_decay=TOY.weight_decay, output_penalty=TOY.output_penalty,
+              primal_learning_rate=TOY.learning_rate, dual_learning_rate=TOY.dual_learning_rate, alpha0=TOY.alpha0,
+              clamp=TOY.clamp) -> ToyTraining:
     """Train a batch of Fig 6 toys (App. B.1, y = 1) by torch SGD, primal (Eq 5), SD (Eq 17) and dual (Eq 8).
 
     One ``torch.optim.SGD`` loop runs the three independent optimisations of every toy of the batch (summed
@@ -160,8 +87,8 @@ def train_toy(U, s, Phi, n_steps, *, device, weight_decay=0.01, output_penalty=0
     dual_learning_rate = require_positive("dual_learning_rate", dual_learning_rate)
     alpha0 = require_in_range("alpha0", alpha0, 0.0, 1.0, low_open=True, high_open=True)
     clamp = require_in_range("clamp", clamp, 0.0, 0.5, low_open=True, high_open=True)
-    Phi_t = _tensor(Phi, device)
-    K = _tensor(np.einsum("bij,bj,bkj->bik", U, s ** 2, U), device)
+    Phi_t = as_tensor(Phi, device)
+    K = as_tensor(np.einsum("bij,bj,bkj->bik", U, s ** 2, U), device)
     theta = torch.zeros(Phi.shape[0], Phi.shape[2], dtype=DTYPE, device=device, requires_grad=True)
     theta_sd = torch.zeros_like(theta, requires_grad=True)
     alpha = torch.full(s.shape, alpha0, dtype=DTYPE, device=device, requires_grad=True)
@@ -180,39 +107,13 @@ def train_toy(U, s, Phi, n_steps, *, device, weight_decay=0.01, output_penalty=0
         optimiser.step()
         with torch.no_grad():
             alpha.clamp_(clamp, 1 - clamp)
-    to_z = lambda th: np.einsum("bij,bik,bk->bj", U, Phi, _numpy(th))  # noqa: E731  z = SVᵀθ = UᵀYΦθ, y = 1
-    z_dual = np.einsum("bij,bi->bj", U, _numpy(alpha)) * s ** 2 / weight_decay
+    to_z = lambda th: np.einsum("bij,bik,bk->bj", U, Phi, to_numpy(th))  # noqa: E731  z = SVᵀθ = UᵀYΦθ, y = 1
+    z_dual = np.einsum("bij,bi->bj", U, to_numpy(alpha)) * s ** 2 / weight_decay
     return ToyTraining(to_z(theta), to_z(theta_sd), z_dual)
 
 
 # ---------------------------------------------------------------- T2: a wide net in the NTK regime
-class WideNetComparison(NamedTuple):
-    """A wide net trained on its centred output against the Eq 9 dual with its empirical NTK (spec T2).
-
-    Attributes
-    ----------
-    relative_error : float
-        ‖ŷ_net - ŷ*‖_∞ / ‖ŷ*‖_∞.
-    trained : ndarray, shape (n_samples,)
-        The net's centred output ŷ_net = f(·; θ) - f(·; θ_0) after training.
-    predicted : ndarray, shape (n_samples,)
-        The dual theory's ŷ* = λ⁻¹KYα*, with α* the Eq 9 fixed point for YKY/λ.
-    learning_rate : float
-        The gradient-descent step used (below 2/curvature).
-
-    Examples
-    --------
-    >>> ntk_net_error(16, device="cpu", seed=0, n_steps=5)._fields
-    ('relative_error', 'trained', 'predicted', 'learning_rate')
-    """
-
-    relative_error: float
-    trained: np.ndarray
-    predicted: np.ndarray
-    learning_rate: float
-
-
-@_on_device
+@on_device
 def ntk_net_error(width, *, device, seed=None, weight_decay=0.1, n_steps=800, n_samples=16) -> WideNetComparison:
     """Train f = aᵀReLU(Wx)/√m (NTK parameterisation) and compare with the Eq 9 dual (Eqs 3, 8, 9, 11; spec T2).
 
@@ -256,8 +157,8 @@ def ntk_net_error(width, *, device, seed=None, weight_decay=0.1, n_steps=800, n_
     x = rng.standard_normal((n_samples, 2))
     y_np = np.sign(x[:, 0] + 0.3 * rng.standard_normal(n_samples))
     y_np[y_np == 0] = 1.0
-    X, y = _tensor(np.column_stack([x, np.ones(n_samples)]), device), _tensor(y_np, device)
-    generator = _generator(device, rng)
+    X, y = as_tensor(np.column_stack([x, np.ones(n_samples)]), device), as_tensor(y_np, device)
+    generator = torch_generator(rng, device)
     W0 = torch.randn(width, X.shape[1], dtype=DTYPE, device=device, generator=generator)
     a0 = torch.randn(width, dtype=DTYPE, device=device, generator=generator)
 
@@ -266,7 +167,7 @@ def ntk_net_error(width, *, device, seed=None, weight_decay=0.1, n_steps=800, n_
 
     J = torch.func.jacrev(net, argnums=(0, 1))(W0, a0)
     Phi0 = torch.cat([J[0].reshape(n_samples, -1), J[1]], dim=1)
-    K = _numpy(Phi0 @ Phi0.T)
+    K = to_numpy(Phi0 @ Phi0.T)
     eigenvalues, U = np.linalg.eigh(y_np[:, None] * K * y_np[None, :])
     alpha = dual_fixed_point(U, np.sqrt(np.clip(eigenvalues, 1e-300, None)), weight_decay).alpha
     predicted = K @ (y_np * alpha) / weight_decay
@@ -281,92 +182,13 @@ def ntk_net_error(width, *, device, seed=None, weight_decay=0.1, n_steps=800, n_
         penalty = ((W - W0) ** 2).sum() + ((a - a0) ** 2).sum()
         (torch.nn.functional.softplus(-y * g).sum() + 0.5 * weight_decay * penalty).backward()
         optimiser.step()
-    trained = _numpy(net(W, a) - f0)
+    trained = to_numpy(net(W, a) - f0)
     error = float(np.abs(trained - predicted).max() / np.abs(predicted).max())
     return WideNetComparison(error, trained, predicted, float(learning_rate))
 
 
 # ---------------------------------------------------------------- T3: two moons
-class MoonsRun(NamedTuple):
-    """One two-moons setting of Fig 1.
-
-    Attributes
-    ----------
-    label : str
-        A mathtext label for plots.
-    margin : float
-        Δ of :func:`~dynamics.starvation.two_moons` (separable with margin Δ > 0, overlapping for Δ < 0).
-    output_penalty : float
-        a >= 0 of the Spectral Decoupling term, added to the mean cross-entropy as (a/2)·mean(ŷ²); the
-        authors' 0.003·mean(ŷ²) is a = 0.006.
-
-    Examples
-    --------
-    >>> [run.margin for run in MOONS_RUNS]
-    [-0.1, 0.1, 0.1]
-    """
-
-    label: str
-    margin: float
-    output_penalty: float
-
-
-#: The three runs of Fig 1 (a)-(c): not separable, separable, separable with Spectral Decoupling.
-MOONS_RUNS = (MoonsRun(r"$\Delta = -0.1$", -0.1, 0.0), MoonsRun(r"$\Delta = +0.1$", 0.1, 0.0),
-              MoonsRun(r"$\Delta = +0.1$, SD", 0.1, 0.006))
-
-
-class TwoMoonsTraining(NamedTuple):
-    """The trained two-moons nets of :func:`train_two_moons`, run-major and seed-minor.
-
-    Attributes
-    ----------
-    runs : tuple of MoonsRun
-        The settings, in order.
-    seeds : tuple
-        The seeds, in order (a model's index is run_index · len(seeds) + seed_index).
-    data : tuple of Dataset
-        The training data of every model.
-    params : tuple of ndarray
-        The trained parameters (W1 (B, h, 2), b1 (B, h), w2 (B, h), b2 (B,)), B = len(runs)·len(seeds).
-    steps : ndarray of int, shape (r,)
-        The recorded step counts.
-    z : ndarray, shape (r, len(runs), len(seeds), n_samples)
-        |z| = |U_Kᵀŷ| along the eigenvectors of the NTK Gram matrix at init (descending), at each record.
-    gradient_ratio : ndarray, shape (len(runs), len(seeds))
-        mean|∂ŷ/∂x_v| / mean|∂ŷ/∂x_h| over the training points, after training.
-
-    Examples
-    --------
-    >>> out = train_two_moons(device="cpu", seeds=(0,), n_steps=1, hidden=4)
-    >>> len(out.data), out.gradient_ratio.shape
-    (3, (3, 1))
-    """
-
-    runs: Tuple[MoonsRun, ...]
-    seeds: tuple
-    data: Tuple[Dataset, ...]
-    params: Tuple[np.ndarray, ...]
-    steps: np.ndarray
-    z: np.ndarray
-    gradient_ratio: np.ndarray
-
-    def logits(self, index, grid) -> np.ndarray:
-        """ŷ of model ``index`` (run-major, seed-minor) on an (N, 2) grid of inputs (x_h, x_v), in numpy.
-
-        Examples
-        --------
-        >>> out = train_two_moons(device="cpu", seeds=(0,), n_steps=2, hidden=8)
-        >>> out.logits(0, np.zeros((3, 2))).shape
-        (3,)
-        """
-        index = require_integer("index", index, 0, self.params[0].shape[0] - 1)
-        grid = as_finite_array("grid", grid, ndim=2)
-        W1, b1, w2, b2 = (p[index] for p in self.params)
-        return np.maximum(grid @ W1.T + b1, 0.0) @ w2 + b2
-
-
-@_on_device
+@on_device
 def train_two_moons(*, device, seeds=(0, 1, 2), n_steps=10_000, hidden=500, record_every=100, runs=MOONS_RUNS,
                     learning_rate=1e-2, momentum=0.9, weight_decay=2e-4) -> TwoMoonsTraining:
     """Train the two-moons nets of Fig 1 (App. B.2; spec §4.1, T3), every (run, seed) in one batched loop.
@@ -421,9 +243,9 @@ def train_two_moons(*, device, seeds=(0, 1, 2), n_steps=10_000, hidden=500, reco
     streams = [np.random.SeedSequence(int(rng_from(seed).integers(2**63 - 1))).spawn(2) for seed in seeds]
     data = tuple(two_moons(300, noise_std=0.1, margin=run.margin, seed=np.random.default_rng(streams[k][0]))
                  for run in runs for k in range(len(seeds)))
-    penalty = _tensor([run.output_penalty for run in runs for _ in seeds], device)
-    X = _tensor(np.array([d.X for d in data]), device)
-    y = _tensor(np.array([d.y for d in data]), device)
+    penalty = as_tensor([run.output_penalty for run in runs for _ in seeds], device)
+    X = as_tensor(np.array([d.X for d in data]), device)
+    y = as_tensor(np.array([d.y for d in data]), device)
     B = X.shape[0]
     bound1, bound2 = 1.0 / math.sqrt(2.0), 1.0 / math.sqrt(hidden)
     per_seed = []
@@ -431,7 +253,7 @@ def train_two_moons(*, device, seeds=(0, 1, 2), n_steps=10_000, hidden=500, reco
         r = np.random.default_rng(init_stream)
         per_seed.append((r.uniform(-bound1, bound1, (hidden, 2)), r.uniform(-bound1, bound1, hidden),
                          r.uniform(-bound2, bound2, hidden), r.uniform(-bound2, bound2)))
-    params = [_tensor(np.array([per_seed[i % len(seeds)][k] for i in range(B)]), device).requires_grad_(True)
+    params = [as_tensor(np.array([per_seed[i % len(seeds)][k] for i in range(B)]), device).requires_grad_(True)
               for k in range(4)]
 
     def forward(Xb, W1, b1, w2, b2):
@@ -451,7 +273,7 @@ def train_two_moons(*, device, seeds=(0, 1, 2), n_steps=10_000, hidden=500, reco
         if step % record_every == 0 or step == n_steps:
             with torch.no_grad():
                 steps.append(step)
-                history.append(_numpy(torch.einsum("bnj,bn->bj", U, forward(X, *params)).abs()))
+                history.append(to_numpy(torch.einsum("bnj,bn->bj", U, forward(X, *params)).abs()))
         if step == n_steps:
             break
         optimiser.zero_grad()
@@ -462,6 +284,6 @@ def train_two_moons(*, device, seeds=(0, 1, 2), n_steps=10_000, hidden=500, reco
     Xg = X.clone().requires_grad_(True)
     grads = torch.autograd.grad(forward(Xg, *params).sum(), Xg)[0].abs().mean(dim=1)
     shape = (len(runs), len(seeds))
-    return TwoMoonsTraining(runs, seeds, data, tuple(_numpy(p) for p in params), np.array(steps),
+    return TwoMoonsTraining(runs, seeds, data, tuple(to_numpy(p) for p in params), np.array(steps),
                             np.array(history).reshape(len(steps), *shape, -1),
-                            _numpy(grads[:, 1] / grads[:, 0]).reshape(shape))
+                            to_numpy(grads[:, 1] / grads[:, 0]).reshape(shape))

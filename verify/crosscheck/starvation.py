@@ -11,14 +11,13 @@
 import numpy as np
 from scipy import stats
 
-from dynamics import starvation as gs
-from dynamics.numerics import haar_orthogonal
+import dynamics.starvation as gs
 from . import crosscheck
 from ..registry import Check
 
 P = "004_798f714b6ee27590.txt"
-TOY_DELTAS, TOY_S1 = (0.5, 0.6), (2.0, 3.0, 4.0, 5.0, 6.0)
-TOY_WEIGHT_DECAY, TOY_OUTPUT_PENALTY, TOY_S2 = 0.01, 0.002, 2.0
+TOY_DELTAS, TOY_S1 = (gs.TOY.delta, 0.6), gs.TOY.s1_values
+TOY_WEIGHT_DECAY, TOY_OUTPUT_PENALTY, TOY_S2 = gs.TOY.weight_decay, gs.TOY.output_penalty, gs.TOY.s2
 
 
 def _trainers():
@@ -28,14 +27,6 @@ def _trainers():
     return torch_training
 
 
-def _toy_problems(rng):
-    """Φ = YUSVᵀ (y = 1) for every (δ, s_1), one Haar-random V; returns U, s, Phi stacked over the batch."""
-    V = haar_orthogonal(2, seed=rng)
-    Us = np.array([gs.coupling_matrix(delta) for delta in TOY_DELTAS for _ in TOY_S1])
-    ss = np.array([[s1, TOY_S2] for _ in TOY_DELTAS for s1 in TOY_S1])
-    return Us, ss, np.einsum("bij,bj,kj->bik", Us, ss, V)
-
-
 @crosscheck("starvation.torch_toy_linear", "004_798f714b6ee27590.txt App. B.1 (Fig 6), Eqs 5, 8, 11, 17-18",
             "torch SGD on the toy (δ in {0.5, 0.6}, s_1 in 2..6, λ = 0.01, a Haar-random V) reaches "
             "feature_response(exact) by the primal (learning rate 0.05) and the dual (learning rate 3e-6) routes, the SD "
@@ -43,7 +34,7 @@ def _toy_problems(rng):
             "distance gradient descent has left after a finite number of steps (not noise: V drops out of z): 1e-2 "
             "after 5k steps (CPU), 1e-6 after 50k (CUDA), the spec's T1 values.")
 def torch_toy_linear(ctx):
-    Us, ss, Phi = _toy_problems(ctx.seed(1235))
+    Us, ss, Phi = gs.toy_batch(TOY_S1, TOY_DELTAS, TOY_S2, seed=ctx.seed(1235))
     n_steps, tolerance = ctx.size(cpu=(5_000, 1e-2), cuda=(50_000, 1e-6))
     expected = np.array([gs.feature_response(U, s, TOY_WEIGHT_DECAY) for U, s in zip(Us, ss)])
     sd_expected = np.array([gs.sd_fixed_point(U, TOY_OUTPUT_PENALTY).z for U in Us])

@@ -1,0 +1,266 @@
+"""The numba kernels of gradient starvation (every ``@njit`` of the package; the checked Python functions that call
+them are in the topic modules).
+
+* the dual vector field of Eqs 9, 10, 18 and the approximate SD flow, and its Jacobian (Theorem 1, Eqs 36-38);
+* the Eq 9 / Eq 10 fixed point as a damped-Newton problem for :mod:`dynamics.numerics.newton`: the strictly
+  concave objectives F_9 = ΣH(α) - ½αᵀKα and F_10 = Σ(α - α log α) - ½αᵀAα, their gradients (the fixed-point
+  residuals in log form), curvatures, domains ((0,1)^n, (0,∞)^n) and round-off floor, the uncoupled Lambert start,
+  and the (s_1, δ) sweep of the Eq 15 coupling (Theorem 2) in ``prange``;
+* the margin root z(1 + e^z) = r (exact uncoupled response, Spectral Decoupling's Eq 18);
+* primal gradient descent in feature coordinates (spec P18) and the authors' dual gradient ascent on Eq 8.
+
+A dual problem is a parameter array ``params = [mode, Q.ravel()]`` (cross-entropy, Q = K for Eq 9 or A = K + I for
+Eq 10) or ``[mode, 1/a]`` (Spectral Decoupling), with ``mode`` one of the codes below.
+"""
+import math
+
+import numba as nb
+import numpy as np
+
+from dynamics.numerics import lambertw_kernel
+from dynamics.numerics.newton import newton_maximise_kernel
+
+CE_EXACT, CE_APPROX, SD_EXACT, SD_APPROX = 0, 1, 2, 3
+MOVE_TOLERANCE = 4e-16  # Newton stops when no α_i moves by more than this relative to itself
+
+
+# ---------------------------------------------------------------- the dual flows (Eqs 9, 10, 18; Theorem 1)
+@nb.njit(cache=True)
+def dual_rhs(t, alpha, params) -> np.ndarray:
+    """The dual vector field of Eq 9, Eq 10, Eq 18 or the approximate SD flow, for :func:`solve_ode`.
+
+    NaN outside the domain ((0, 1)^n for Eqs 9 and 18, (0, ∞)^n for Eq 10), so that an adaptive
+    integrator rejects a step that leaves it.
+
+    Parameters
+    ----------
+    t : float
+        Dual-flow time (unused: the field is autonomous).
+    alpha : ndarray, shape (n,)
+        The dual variable.
+    params : ndarray
+        :func:`dual_params`'s array: [mode, Q.ravel()] (cross-entropy, Q = K or A) or [mode, 1/a] (SD).
+
+    Returns
+    -------
+    ndarray, shape (n,)
+        dα/dt.
+
+    Examples
+    --------
+    >>> from dynamics.starvation import dual_params
+    >>> params = dual_params(np.eye(2), [2.0, 1.0], weight_decay=0.5, exact=False)
+    >>> dual_rhs(0.0, np.array([0.1, 0.2]), params).round(6).tolist()
+    [1.402585, 1.009438]
+    """
+    n = alpha.shape[0]
+    mode = int(params[0])
+    out = np.empty(n)
+    if mode == CE_EXACT or mode == CE_APPROX:
+        coupling = params[1:].reshape((n, n)) @ alpha
+    else:
+        coupling = (params[1] + (1.0 if mode == SD_APPROX else 0.0)) * alpha
+    exact = mode == CE_EXACT or mode == SD_EXACT
+    for i in range(n):
+        a = alpha[i]
+        if not (a > 0.0) or (exact and not (a < 1.0)):
+            out[i] = math.nan
+        else:
+            barrier = (math.log1p(-a) - math.log(a)) if exact else -math.log(a)
+            out[i] = barrier - coupling[i]
+    return out
+
+
+@nb.njit(cache=True)
+def dual_jacobian(t, alpha, params):
+    """∂(dual_rhs)/∂α (Theorem 1): -(diag(1/(α(1-α))) + K), -(diag(1/α) + A), or the SD analogues."""
+    n = alpha.shape[0]
+    mode = int(params[0])
+    if mode == CE_EXACT or mode == CE_APPROX:
+        J = -params[1:].reshape((n, n)).copy()
+    else:
+        J = np.zeros((n, n))
+        for i in range(n):
+            J[i, i] = -(params[1] + (1.0 if mode == SD_APPROX else 0.0))
+    exact = mode == CE_EXACT or mode == SD_EXACT
+    for i in range(n):
+        a = alpha[i]
+        J[i, i] -= 1.0 / (a * (1.0 - a)) if exact else 1.0 / a
+    return J
+
+
+# ---------------------------------------------------------------- the Eq 9 / Eq 10 fixed point as a Newton problem
+# params = [mode, Q.ravel()], mode CE_EXACT (Eq 9, Q = K) or CE_APPROX (Eq 10, Q = A); the maximiser of the
+# strictly concave F is the fixed point, and ∇F is the fixed-point residual in log form. Q is read in place from
+# params; F and ∇F share the product Qα (the sweep of starvation_map spends its time here).
+@nb.njit(cache=True)
+def fixed_point_inside(alpha, params):
+    """Whether α is in the domain: (0, 1)^n (Eq 9) or (0, ∞)^n (Eq 10)."""
+    exact = params[0] == CE_EXACT
+    for a in alpha:
+        if not (a > 0.0) or (exact and not (a < 1.0)):
+            return False
+    return True
+
+
+@nb.njit(cache=True)
+def fixed_point_objective(alpha, params):
+    """(F, ∇F): F_9 = ΣH(α_i) - ½αᵀKα or F_10 = Σ(α_i - α_i log α_i) - ½αᵀAα, and its gradient
+    log((1-α)/α) - Kα or -log α - Aα, the fixed-point residual in log form."""
+    n = alpha.shape[0]
+    exact = params[0] == CE_EXACT
+    coupling = params[1:].reshape((n, n)) @ alpha
+    value = -0.5 * (alpha @ coupling)
+    g = -coupling
+    for i in range(n):
+        a = alpha[i]
+        if exact:
+            value += -a * math.log(a) - (1.0 - a) * math.log1p(-a)
+            g[i] += math.log1p(-a) - math.log(a)
+        else:
+            value += a - a * math.log(a)
+            g[i] += -math.log(a)
+    return value, g
+
+
+@nb.njit(cache=True)
+def fixed_point_curvature(alpha, params):
+    """-∇²F: Q + diag(1/(α(1-α))) (Eq 9) or Q + diag(1/α) (Eq 10), symmetric positive definite."""
+    n = alpha.shape[0]
+    exact = params[0] == CE_EXACT
+    curvature = np.empty((n, n))
+    for i in range(n):
+        for j in range(n):
+            curvature[i, j] = params[1 + i * n + j]
+    for i in range(n):
+        a = alpha[i]
+        curvature[i, i] += 1.0 / (a * (1.0 - a)) if exact else 1.0 / a
+    return curvature
+
+
+@nb.njit(cache=True)
+def fixed_point_floor(alpha, params):
+    """The smallest residual float64 can resolve at α: a one-ulp change of α_j moves residual i by
+    about |Q_ij|α_j·2^-52, so with max_i Σ_j|Q_ij|α_j ~ 1e5 (s²/λ ~ 1e5) no double α reaches 1e-12."""
+    n = alpha.shape[0]
+    floor = 0.0
+    for i in range(n):
+        acc = 0.0
+        for j in range(n):
+            acc += abs(params[1 + i * n + j]) * alpha[j]
+        floor = max(floor, acc)
+    return 4.0 * 2.220446049250313e-16 * floor
+
+
+@nb.njit(cache=True)
+def solve_fixed_point(params, functions, tol, max_iter):
+    """Damped Newton for the Eq 9 (exact) or Eq 10 fixed point from the uncoupled Lambert point W(c_i)/c_i, with
+    c_i = 1 + K_ii (Eq 9, in (0, Ω] ⊂ (0, 1)) or A_ii (Eq 10); ``functions`` are the addresses of the four
+    ``fixed_point_*`` functions. Returns (α, residual, converged): a plain tuple, which crosses into Python
+    faster than the :class:`~dynamics.numerics.newton.NewtonResult` it unpacks."""
+    n = int(round(math.sqrt(params.shape[0] - 1)))
+    exact = params[0] == CE_EXACT
+    alpha = np.empty(n)
+    for i in range(n):
+        c = (1.0 + params[1 + i * n + i]) if exact else params[1 + i * n + i]
+        alpha[i] = lambertw_kernel(c, 0) / c
+    result = newton_maximise_kernel(functions, alpha, params, tol, max_iter, MOVE_TOLERANCE)
+    return result.x, result.residual, result.converged
+
+
+@nb.njit(cache=True)
+def map_cell(flat, s1_values, delta_values, s2, weight_decay, exact, functions, tol, max_iter, z, status):
+    cols = s1_values.shape[0]
+    i, j = flat // cols, flat % cols
+    delta = delta_values[i]
+    c = math.sqrt((1.0 - delta) * (1.0 + delta))
+    U = np.array([[c, -delta], [delta, c]])
+    sq = np.array([s1_values[j] ** 2, s2 * s2])
+    K = (U * sq) @ U.T / weight_decay
+    Q = 0.5 * (K + K.T)
+    if not exact:
+        Q[0, 0] += 1.0
+        Q[1, 1] += 1.0
+    params = np.empty(5)
+    params[0] = CE_EXACT if exact else CE_APPROX
+    params[1:] = Q.ravel()
+    alpha, _, converged = solve_fixed_point(params, functions, tol, max_iter)
+    status[i, j] = 0 if converged else 1
+    proj = U.T @ alpha
+    z[i, j, 0] = sq[0] * proj[0] / weight_decay
+    z[i, j, 1] = sq[1] * proj[1] / weight_decay
+
+
+@nb.njit(cache=True)
+def map_serial(s1_values, delta_values, s2, weight_decay, exact, functions, tol, max_iter, z, status):
+    for flat in range(delta_values.shape[0] * s1_values.shape[0]):
+        map_cell(flat, s1_values, delta_values, s2, weight_decay, exact, functions, tol, max_iter, z, status)
+
+
+@nb.njit(cache=True, parallel=True)
+def map_parallel(s1_values, delta_values, s2, weight_decay, exact, functions, tol, max_iter, z, status):
+    for flat in nb.prange(delta_values.shape[0] * s1_values.shape[0]):
+        map_cell(flat, s1_values, delta_values, s2, weight_decay, exact, functions, tol, max_iter, z, status)
+
+
+# ---------------------------------------------------------------- the margin root (Eq 9 uncoupled, Eq 18)
+@nb.njit(cache=True)
+def margin_root(r):
+    """The z >= 0 with z(1 + e^z) = r, in the log form log z + log(1 + e^z) = log r (monotone).
+
+    Bracketed by W(r/2) <= z <= W(r) (since z e^z <= z(1 + e^z) <= 2 z e^z); safeguarded Newton."""
+    if r == 0.0:
+        return 0.0
+    low = lambertw_kernel(0.5 * r, 0)
+    high = lambertw_kernel(r, 0)
+    log_r = math.log(r)
+    z = 0.5 * (low + high)
+    for _ in range(100):
+        softplus = z + math.log1p(math.exp(-z))
+        f = math.log(z) + softplus - log_r
+        if f > 0.0:
+            high = z
+        else:
+            low = z
+        slope = 1.0 / z + 1.0 / (1.0 + math.exp(-z))
+        step = f / slope
+        candidate = z - step
+        if not (low < candidate < high):
+            candidate = 0.5 * (low + high)
+        if abs(candidate - z) <= 1e-16 * z or high - low <= 2e-16 * z:
+            return candidate
+        z = candidate
+    return z
+
+
+# ---------------------------------------------------------------- gradient descent, primal (P18) and dual (Eq 8)
+@nb.njit(cache=True)
+def primal_z_steps(U, sq, penalty, learning_rate, n_steps, z0, sd):
+    n = z0.shape[0]
+    z = np.empty((n_steps + 1, n))
+    z[0] = z0
+    for k in range(n_steps):
+        margins = U @ z[k]
+        weights = np.empty(n)
+        for i in range(n):
+            weights[i] = 0.5 * (1.0 - math.tanh(0.5 * margins[i]))  # σ(-margin)
+        pull = sq * (U.T @ weights)
+        if sd:
+            z[k + 1] = z[k] + learning_rate * (pull - penalty * sq * z[k])
+        else:
+            z[k + 1] = (1.0 - learning_rate * penalty) * z[k] + learning_rate * pull
+    return z
+
+
+@nb.njit(cache=True)
+def dual_ascent_steps(K, alpha0, learning_rate, n_steps, clamp):
+    n = alpha0.shape[0]
+    alpha = np.empty((n_steps + 1, n))
+    alpha[0] = alpha0
+    for k in range(n_steps):
+        a = alpha[k]
+        grad = -(K @ a)
+        for i in range(n):
+            grad[i] += math.log1p(-a[i]) - math.log(a[i])
+            alpha[k + 1, i] = min(max(a[i] + learning_rate * grad[i], clamp), 1.0 - clamp)
+    return alpha
