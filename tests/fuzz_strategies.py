@@ -85,23 +85,32 @@ def and_mask_datasets(draw):
 
 
 @st.composite
+def and_mask_simulations(draw):
+    from dynamics.and_mask import simulate_mask
+
+    if draw(st.booleans()):
+        return draw(st.sampled_from([None, "simulation", (2, 10)]))
+    return simulate_mask(draw(st.integers(1, 6)), draw(st.integers(1, 50)), seed=draw(st.integers(0, 100)))
+
+
+@st.composite
 def spherical_optimizers(draw):
-    import dynamics.spherical as sp
+    import dynamics.spherical as sph
 
     kind = draw(st.sampled_from(["SGD", "Adam", "AdamSRT", "junk"]))
     if kind == "junk":
         return "optimizer"
     rate = draw(st.floats(1e-3, 0.5))
-    return getattr(sp, kind)(rate)
+    return getattr(sph, kind)(rate)
 
 
 @st.composite
 def spherical_losses(draw):
-    import dynamics.spherical as sp
+    import dynamics.spherical as sph
 
     if draw(st.booleans()):
         return draw(st.sampled_from(["loss", "cross_entropy", None]))
-    return sp.RandomLinearLoss.stream(4, grad_norm=draw(st.floats(0.1, 2.0)), seed=draw(st.integers(0, 100)))
+    return sph.RandomLinearLoss.stream(4, grad_norm=draw(st.floats(0.1, 2.0)), seed=draw(st.integers(0, 100)))
 
 
 @st.composite
@@ -143,6 +152,7 @@ STRATEGIES = {
     "eigenvalue": ARRAY, "eigenvalues": ARRAY, "instance": student_instances(), "weights": SIGNED_ARRAY,
     "inputs": matrices(), "teacher": SIGNED_ARRAY, "noise": SIGNED_ARRAY, "initial_weights": SIGNED_ARRAY,
     "loss_scale": POSITIVE, "chunk": SIZE, "n_test_samples": SIZE, "level": ARRAY, "values": SIGNED_ARRAY,
+    "n_students": SIZE,
     # double descent
     "F": modulations(), "a1": POSITIVE, "a2": POSITIVE, "c_overlap": WORDS, "code_weight_decay": ARRAY,
     "data": teacher_student_data(), "decay": POSITIVE, "dynamics": WORDS, "eigenvectors": st.one_of(st.none(), SQUARE),
@@ -152,12 +162,14 @@ STRATEGIES = {
     "normalized_teacher": BOOL, "num": SMALL_INT, "output_penalty_schedule": ARRAY,
     "per_group_learning_rate": BOOL, "preconditioner": st.one_of(st.none(), SPD), "strength": POSITIVE,
     "teacher_power": POSITIVE, "w": SIGNED_ARRAY, "w_hat": matrices(), "y": SIGNED_ARRAY, "n_test": SMALL_INT,
+    "R": SIGNED_ARRAY, "Q": ARRAY, "factor": st.one_of(st.floats(0.1, 1.9), FLOAT),
     # gradient starvation
     "Phi0": matrices(), "alpha0": st.one_of(st.floats(0.01, 0.99), ARRAY), "clamp": POSITIVE,
     "delta": st.one_of(st.floats(-0.99, 0.99), FLOAT), "exact": BOOL, "omega": SIGNED_ARRAY,
     "params": st.sampled_from([np.array([0.0, 1.0]), np.zeros(0)]), "printed": BOOL, "s1": ARRAY,
     "s2": POSITIVE, "z0": SIGNED_ARRAY, "theta0": SIGNED_ARRAY, "margin": st.one_of(st.floats(-1.0, 1.0), FLOAT),
-    "loss": st.one_of(WORDS, spherical_losses()),
+    "loss": st.one_of(WORDS, spherical_losses()), "feature": SMALL_INT, "relative_step": FRACTION,
+    "dual_learning_rate": POSITIVE,
     # AND-mask
     "grads": matrices(), "agreement_threshold": FRACTION, "n_agree": SMALL_INT, "n_envs": SIZE, "snr": FLOAT,
     "gradient_std": POSITIVE, "gradient_means": SIGNED_ARRAY, "gradient_stds": ARRAY, "rescale": BOOL,
@@ -171,10 +183,12 @@ STRATEGIES = {
     "between_minima": BOOL, "n_grid": SIZE, "theta": SIGNED_ARRAY, "n_points": SIZE,
     "dataset": and_mask_datasets(), "labels": st.one_of(INT_ARRAY, LABELS_PM), "dim_shortcut": SIZE,
     "n_samples_per_env": SIZE, "n_revolutions": POSITIVE, "shortcut_std": POSITIVE, "signal": POSITIVE,
+    "simulation": and_mask_simulations(), "agreement_fraction": FRACTION, "private_weights": SIGNED_ARRAY,
     # spherical
     "u": SIGNED_ARRAY, "v": SIGNED_ARRAY, "x0": SIGNED_ARRAY, "x_prev": SIGNED_ARRAY, "x_new": SIGNED_ARRAY,
     "r0": POSITIVE, "g_min": POSITIVE, "g_max": POSITIVE, "grad_norm": POSITIVE, "grad_norms": ARRAY,
-    "radius_squared": ARRAY, "dimension": SIZE, "radii": ARRAY, "sphere_grad_norms": ARRAY,
+    "radius_squared": ARRAY, "radius_fourth_power": ARRAY, "dimension": SIZE, "radii": ARRAY,
+    "sphere_grad_norms": ARRAY, "adam_learning_rate": POSITIVE,
     "betas": st.sampled_from([(0.9, 0.999), (0.0, 0.5), (1.5, 0.9), "betas"]), "engine": WORDS,
     "optimizer": spherical_optimizers(),
     # spurious correlations and data balancing
@@ -188,7 +202,12 @@ STRATEGIES = {
     "predictions": INT_ARRAY, "n_groups": SIZE, "attributes": INT_ARRAY, "n_attributes": SIZE,
     "strata": INT_ARRAY, "n_draws": st.one_of(st.none(), SMALL_INT), "population": SIZE, "draws": FLOAT,
     "wrong": st.one_of(st.lists(st.booleans(), min_size=1, max_size=6), ARRAY), "upweight": SMALL_INT,
-    "indices": INT_ARRAY, "counts": INT_ARRAY, "log_q": SIGNED_ARRAY, "group_losses": ARRAY,
+    "indices": INT_ARRAY, "log_q": SIGNED_ARRAY, "group_losses": ARRAY,
+    "counts": st.one_of(INT_ARRAY, st.sampled_from([[[5, 1], [2, 8]], [[3, 0], [1, 4]], [[2, 2, 7]]])),
+    "epochs": st.one_of(st.floats(0.0, 5.0), ARRAY), "balance": st.sampled_from(["group", "class", "other", None]),
+    "seeds": st.one_of(st.lists(st.integers(0, 100), min_size=1, max_size=2), ARRAY, SEED),
+    "methods": st.one_of(st.sampled_from([("erm",), ("subg", "rwg"), ("erm", "bogus"), ()]), WORDS),
+    "train_options": st.just({}), "prune_fractions": st.one_of(st.just((0.0, 0.5, 0.9)), ARRAY),
     "present": st.one_of(st.lists(st.booleans(), min_size=1, max_size=4), ARRAY), "step_size": POSITIVE,
     "n_core": SIZE, "n_spurious": SIZE, "n_noise": SMALL_INT, "bc_rate": FRACTION, "split": WORDS,
     "rho_spurious": FRACTION, "rho_core": FRACTION, "feature_std": POSITIVE, "sign": WORDS,

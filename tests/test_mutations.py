@@ -34,10 +34,10 @@ class Mutation(NamedTuple):
 
 
 MUTATIONS = [
-    Mutation("Eq 10 diagonal shift 1 -> 1/2 in the starvation map", "dynamics/starvation/_fixed_points.py",
+    Mutation("Eq 10 diagonal shift 1 -> 1/2 in the starvation map", "dynamics/starvation/_kernels.py",
              "Q[0, 0] += 1.0\n        Q[1, 1] += 1.0", "Q[0, 0] += 0.5\n        Q[1, 1] += 0.5",
              ("starvation.starvation_map_pointwise",)),
-    Mutation("Q-penalty schedule strength 0.6 -> 0.3", "dynamics/double_descent/_simulation.py",
+    Mutation("Q-penalty schedule strength 0.6 -> 0.3", "dynamics/double_descent/_setups.py",
              "def q_penalty_schedule(n_steps, strength=0.6,", "def q_penalty_schedule(n_steps, strength=0.3,",
              ("double_descent.q_penalty_schedule", "double_descent.torch_q_penalty_schedule")),
     Mutation("gd_flow_time counts k + 1 steps", "dynamics/linear_networks/_network.py",
