@@ -79,13 +79,14 @@ def _run_in_process(name):
 
 
 def _compiled_signatures():
-    """How many numba specialisations of :mod:`dynamics` kernels exist in this process."""
-    import gc
+    """How many numba specialisations the loaded :mod:`dynamics` modules' kernels hold in this process."""
+    import sys
 
     import numba.core.registry as registry
 
-    return sum(len(o.signatures) for o in gc.get_objects() if isinstance(o, registry.CPUDispatcher)
-               and getattr(o.py_func, "__module__", "").startswith("dynamics"))
+    kernels = {id(v): v for name, module in list(sys.modules.items()) if name.startswith("dynamics")
+               for v in vars(module).values() if isinstance(v, registry.CPUDispatcher)}
+    return sum(len(k.signatures) for k in kernels.values())
 
 
 @pytest.mark.parametrize("name", DEMOS)

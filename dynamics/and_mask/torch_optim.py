@@ -20,7 +20,7 @@ from typing import List, Sequence
 
 import torch
 
-from dynamics.numerics import require_bool, require_in_range, require_positive
+from dynamics.numerics import require_betas, require_bool, require_in_range, require_positive
 from dynamics.numerics.torch_tools import closure_loss
 from ._checks import require_agreement_threshold
 from ._mask import GEOM_MEAN_OFFSET, RESCALE_OFFSET, sign_threshold
@@ -220,10 +220,7 @@ class TemporalAndMaskAdam(torch.optim.Optimizer):
     def __init__(self, params, learning_rate=1e-3, betas=(0.9, 0.999), sign_decay=0.79, agreement_threshold=0.36, eps=1e-8,
                  weight_decay=0.0):
         learning_rate = require_positive("learning_rate", learning_rate)
-        if not (isinstance(betas, (tuple, list)) and len(betas) == 2):
-            raise ValueError(f"betas must be a pair (beta1, beta2), got {betas!r}")
-        beta1 = require_in_range("betas[0]", betas[0], 0.0, 1.0, high_open=True)
-        beta2 = require_in_range("betas[1]", betas[1], 0.0, 1.0, high_open=True)
+        beta1, beta2 = require_betas(betas)
         sign_decay = require_in_range("sign_decay", sign_decay, 0.0, 1.0, high_open=True)
         agreement_threshold = require_agreement_threshold(agreement_threshold)
         eps = require_positive("eps", eps)

@@ -20,7 +20,7 @@ from .random import haar_orthogonal
 from .special import (binom_cdf, binom_sf, log_binom_pmf, log_binom_pmf_kernel, log_binom_sf, log_binom_sf_kernel,
                       normal_cdf, normal_cdf_kernel, normal_logcdf, normal_logcdf_kernel, normal_pdf,
                       normal_pdf_kernel, normal_ppf, normal_ppf_kernel, normal_sf)
-from .validation import (as_finite_array, as_float, format_value, require_array_in_range, require_bool,
+from .validation import (as_finite_array, as_float, format_value, require_array_in_range, require_betas, require_bool,
                          require_choice, require_finite_product, require_finite_result, require_in_range,
                          require_integer, require_of_type, require_orthogonal, require_output_times,
                          require_positive, require_same_length, require_shape, require_times, rng_from)
@@ -41,7 +41,7 @@ __all__ = [
     # linear algebra, random numbers, the disk cache of expensive results
     "cholesky_solve", "lu_factor", "lu_solve", "haar_orthogonal", "disk_cache", "cache_dir",
     # argument checks
-    "as_finite_array", "as_float", "format_value", "require_array_in_range", "require_bool", "require_choice",
+    "as_finite_array", "as_float", "format_value", "require_array_in_range", "require_betas", "require_bool", "require_choice",
     "require_finite_product", "require_finite_result", "require_in_range", "require_integer", "require_of_type", "require_orthogonal",
     "require_output_times", "require_positive", "require_same_length", "require_shape", "require_times", "rng_from",
 ]

@@ -387,6 +387,40 @@ def require_shape(name, arr, shape) -> np.ndarray:
     return arr
 
 
+def require_betas(value, name="betas") -> tuple:
+    """Two averaging coefficients (β₁, β₂), each in [0, 1), as Adam-like optimizers take them.
+
+    Parameters
+    ----------
+    value : pair of float
+    name : str
+        The parameter's name in error messages.
+
+    Returns
+    -------
+    tuple of float
+        (β₁, β₂).
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a pair.
+    ValueError
+        If a coefficient lies outside [0, 1).
+
+    Examples
+    --------
+    >>> require_betas((0.9, 0.999))
+    (0.9, 0.999)
+    """
+    try:
+        first, second = value
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a pair (beta1, beta2), got {value!r}") from exc
+    return (require_in_range(f"{name}[0]", first, 0.0, 1.0, high_open=True),
+            require_in_range(f"{name}[1]", second, 0.0, 1.0, high_open=True))
+
+
 def require_of_type(name, value, kind, made_by=None) -> object:
     """``value`` if it is an instance of ``kind``, or a TypeError naming the parameter, the type wanted (and the
     function that makes one) and the type given.

@@ -9,7 +9,7 @@ import numbers
 
 import numpy as np
 
-from dynamics.numerics import (as_finite_array, format_value, require_array_in_range, require_in_range,
+from dynamics.numerics import (as_finite_array, format_value, require_array_in_range, require_betas, require_in_range,
                                require_integer, require_positive)
 
 UNIT_TOLERANCE = 1e-10  # how far from 1 the norm of a vector said to be on the sphere may be
@@ -95,14 +95,10 @@ def require_weight_decay(value, name="weight_decay") -> float:
     return require_positive(name, value, allow_zero=True)
 
 
-def require_betas(value, name="betas") -> tuple:
-    """Two coefficients (β₁, β₂) in [0, 1)."""
-    try:
-        first, second = value
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a pair (beta1, beta2), got {value!r}") from exc
-    return (require_in_range(f"{name}[0]", first, 0.0, 1.0, high_open=True),
-            require_in_range(f"{name}[1]", second, 0.0, 1.0, high_open=True))
+def require_adam_arguments(learning_rate, betas, eps, weight_decay) -> tuple:
+    """The hyper-parameters every Adam variant takes: η > 0, (β₁, β₂) in [0, 1)², ε >= 0 and λ >= 0."""
+    return (require_positive("learning_rate", learning_rate), require_betas(betas),
+            require_positive("eps", eps, allow_zero=True), require_weight_decay(weight_decay))
 
 
 def require_decay_product(learning_rate_value, weight_decay_value, what):

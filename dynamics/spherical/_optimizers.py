@@ -17,8 +17,8 @@ import copy
 import math
 import numpy as np
 
-from dynamics.numerics import as_finite_array, require_bool, require_in_range, require_positive
-from ._checks import (UNIT_TOLERANCE, require_betas, require_decay_product, require_learning_rate, require_momentum,
+from dynamics.numerics import as_finite_array, require_betas, require_bool, require_in_range, require_positive
+from ._checks import (UNIT_TOLERANCE, require_decay_product, require_learning_rate, require_momentum,
                       require_scheduled_learning_rate, require_vector_like, require_weight_decay,
                       require_weight_vector)
 from ._geometry import _transport_RT, _transport_T

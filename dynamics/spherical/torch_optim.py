@@ -25,7 +25,7 @@ import math
 
 from dynamics.numerics.torch_tools import closure_loss
 from dynamics.numerics import require_in_range, require_integer, require_positive
-from ._checks import require_betas, require_weight_decay
+from ._checks import require_adam_arguments
 
 __all__ = ["AdaGradG", "AdamG", "AdamS", "AdamSRT", "AdamST"]
 
@@ -51,17 +51,12 @@ def _from_groups(matrix, shape, perm):
     return matrix.reshape(permuted_shape).permute(inverse)
 
 
-def _check_common(learning_rate, betas, eps, weight_decay):
-    return (require_positive("learning_rate", learning_rate), require_betas(betas),
-            require_positive("eps", eps, allow_zero=True), require_weight_decay(weight_decay))
-
-
 class _SphericalAdam(torch.optim.Optimizer):
     _variant = "S"  # "S", "ST", "SRT" or "G"
 
     def __init__(self, params, learning_rate=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, channel_wise=False,
                  channel_dims=None):
-        learning_rate, betas, eps, weight_decay = _check_common(learning_rate, betas, eps, weight_decay)
+        learning_rate, betas, eps, weight_decay = require_adam_arguments(learning_rate, betas, eps, weight_decay)
         if not isinstance(channel_wise, bool):
             raise TypeError(f"channel_wise must be True or False, got {channel_wise!r}")
         defaults = dict(lr=learning_rate, betas=betas, eps=eps, weight_decay=weight_decay, channel_wise=channel_wise,
