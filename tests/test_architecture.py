@@ -7,7 +7,8 @@
 - One list of theories: no module but ``dynamics/theories.py`` spells the theories out; the claims and figures modules
   are exactly those of the registered theories.
 - One alias per theory: ``import dynamics.<id> as X`` uses the registry's alias, in code and notebooks.
-- One package shape: the same private modules in every theory, each holding what its name says.
+- One package shape: the same private modules in every theory, each holding what its name says, and a package
+  docstring with a running example (a doctest).
 """
 import ast
 import json
@@ -230,3 +231,6 @@ def test_theory_package_shape(theory):
         if path.name == "__init__.py":
             assert not [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))], \
                 f"dynamics/{theory}/__init__.py defines code: it only re-exports"
+            doc = ast.get_docstring(tree) or ""
+            assert "Examples\n--------" in doc and ">>>" in doc, \
+                f"dynamics/{theory}/__init__.py: the package docstring shows the theory in a running example"

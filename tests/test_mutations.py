@@ -1,10 +1,10 @@
 """Mutation smoke test: plant known single-edit bugs in a copy of the library and assert that the claims catch them.
 
-Each mutation replaces one exact snippet of a ``dynamics`` source file (the test fails if the snippet is gone, so
-a refactor has to carry the mutation along), and runs ``python -m verify --only <claims>`` on the mutated copy in
-a subprocess. The bug is caught when every named claim fails (a FAIL verdict, or an error that is not about the
-copy itself, such as an import error); torch cross-checks are skipped where torch is missing outside CI. The first three are the bugs a mutation run found
-that no claim caught; the others are plausible slips (a factor 2, a sign, an exponent) in the three later theories.
+Each theory's claims module declares its planted bugs (``verify.registry.planted_bug``). Each replaces one exact
+snippet of a ``dynamics`` source file (the test fails if the snippet is gone, so a refactor has to carry the bug
+along), and runs ``python -m verify --only <claims>`` on the mutated copy in a subprocess. The bug is caught when every
+named claim fails (a FAIL verdict, or an error that is not about the copy itself, such as an import error); torch
+cross-checks are skipped where torch is missing outside CI.
 
 The copy keeps numba's on-disk caches (``__pycache__``, modification times preserved), so only the mutated module
 recompiles. Slow: each mutation runs in a fresh interpreter.
@@ -15,7 +15,6 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import NamedTuple, Tuple
 
 import pytest
 
@@ -25,36 +24,8 @@ from verify import registry
 ROOT = Path(__file__).resolve().parents[1]
 
 
-class Mutation(NamedTuple):
-    name: str
-    path: str
-    before: str
-    after: str
-    claims: Tuple[str, ...]
-
-
-MUTATIONS = [
-    Mutation("Eq 10 diagonal shift 1 -> 1/2 in the starvation map", "dynamics/starvation/_kernels.py",
-             "Q[0, 0] += 1.0\n        Q[1, 1] += 1.0", "Q[0, 0] += 0.5\n        Q[1, 1] += 0.5",
-             ("starvation.starvation_map_pointwise",)),
-    Mutation("Q-penalty schedule strength 0.6 -> 0.3", "dynamics/double_descent/_setups.py",
-             "def q_penalty_schedule(n_steps, strength=0.6,", "def q_penalty_schedule(n_steps, strength=0.3,",
-             ("double_descent.q_penalty_schedule", "double_descent.torch_q_penalty_schedule")),
-    Mutation("gd_flow_time counts k + 1 steps", "dynamics/linear_networks/_network.py",
-             "t = require_finite_product([k, scale, eta, tau],",
-             "t = require_finite_product([k + 1.0, scale, eta, tau],",
-             ("linear_networks.time_scale_convention",)),
-    Mutation("Proposition 1: BA margins scaled by 2", "dynamics/spurious/_proposition1.py",
-             "log_ba = log_softplus_of_negative(kk * alpha)", "log_ba = log_softplus_of_negative(2.0 * kk * alpha)",
-             ("spurious.prop1_exact_ratio",)),
-    Mutation("AND-mask threshold rounded down instead of up", "dynamics/and_mask/_mask.py",
-             "return max(0, math.ceil(agreement_threshold * n_envs - THRESHOLD_SLACK))",
-             "return max(0, math.floor(agreement_threshold * n_envs - THRESHOLD_SLACK))",
-             ("and_mask.noise_keep_probability_exact",)),
-    Mutation("Theorem 2 step: effective rate over r instead of r squared", "dynamics/spherical/_step.py",
-             "A = learning_rate / (r * r * scale)", "A = learning_rate / (r * scale)",
-             ("spherical.theorem2_one_step",)),
-]
+registry.load_all()
+MUTATIONS = sorted(registry.PLANTED_BUGS.values(), key=lambda m: m.name)
 
 
 def _copy_library(destination):
@@ -95,6 +66,6 @@ def test_claims_catch_a_planted_bug(mutation, tmp_path):
 
 
 def test_every_theory_has_a_planted_bug():
-    """Each registered theory carries at least one planted bug (the registry, not this file, lists the theories)."""
-    planted = {Path(m.path).parts[1] for m in MUTATIONS}
+    """Each registered theory's claims module declares at least one planted bug (``verify.registry.planted_bug``)."""
+    planted = {m.claims[0].split(".")[0] for m in MUTATIONS}
     assert set(theory_ids()) <= planted, f"no planted bug in {sorted(set(theory_ids()) - planted)}"

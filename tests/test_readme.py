@@ -4,7 +4,7 @@ import doctest
 import re
 from pathlib import Path
 
-from dynamics.theories import THEORIES, markdown_table
+from dynamics.theories import markdown_table
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -13,12 +13,6 @@ def _python_blocks():
     """(first line number, code) of every ```python block."""
     text = README.read_text()
     return [(text.count("\n", 0, m.start(1)), m.group(1)) for m in re.finditer(r"```python\n(.*?)```", text, re.S)]
-
-
-def test_readme_has_an_example_per_theory():
-    text = "\n".join(code for _, code in _python_blocks())
-    for theory in THEORIES:
-        assert f"from dynamics import {theory.id}" in text, theory.id
 
 
 def test_readme_theory_table_is_the_registry():

@@ -15,7 +15,7 @@ import numpy as np
 from scipy import integrate, linalg, optimize, special, stats
 
 from dynamics import and_mask as am
-from .registry import Check, claim
+from .registry import Check, claim, planted_bug
 
 P = "000_a211a717849e7605.txt"  # Parascandolo et al., "Learning explanations that are hard to vary"
 TAU_GRID = (0.0, 0.05, 0.1, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.9, 0.95, 1.0)
@@ -1023,3 +1023,10 @@ def hetero_poisson_binomial(run):
     return Check.all_of([Check.at_most(identical, 1e-12, f"identical environments: rel {identical:.1e}"),
                          Check.at_most(enumeration, 1e-10, f"vs enumeration: rel {enumeration:.1e}"),
                          _z_check(rows, "heterogeneous Monte Carlo")])
+
+
+# A plausible bug these claims catch (planted in a copy of the library by tests/test_mutations.py).
+planted_bug("AND-mask threshold rounded down instead of up", "dynamics/and_mask/_mask.py",
+            "return max(0, math.ceil(agreement_threshold * n_envs - THRESHOLD_SLACK))",
+            "return max(0, math.floor(agreement_threshold * n_envs - THRESHOLD_SLACK))",
+            ("and_mask.noise_keep_probability_exact",))

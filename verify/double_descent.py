@@ -23,7 +23,7 @@ from scipy import optimize, stats
 
 import dynamics.double_descent as dd
 from dynamics import numerics as nx
-from .registry import Check, claim
+from .registry import Check, claim, planted_bug
 
 SEED = "001_61c8f54ededf01e4.txt"
 PHASE = dd.PHASE_DIAGRAM_SIZES  # Fig 4.4 configuration (n/d = 1.1, p/d = 0.7)
@@ -866,3 +866,9 @@ def erratum_lemma_431_normalization(run):
     return Check.erratum(abs(norms.mean() - d * Q) / se, abs(norms.mean() - n * Q) / se, _t_limit(1, 399),
                          reject_above=40.0,
                          detail=f"E‖Xŵ‖²/Q = {norms.mean() / Q:.2f} (n = {n}, d = {d}); errors in standard errors")
+
+
+# A plausible bug these claims catch (planted in a copy of the library by tests/test_mutations.py).
+planted_bug("Q-penalty schedule strength 0.6 -> 0.3", "dynamics/double_descent/_setups.py",
+            "def q_penalty_schedule(n_steps, strength=0.6,", "def q_penalty_schedule(n_steps, strength=0.3,",
+            ("double_descent.q_penalty_schedule", "double_descent.torch_q_penalty_schedule"))

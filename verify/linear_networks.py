@@ -23,7 +23,7 @@ from scipy import integrate, optimize, stats
 
 from dynamics import linear_networks as ln
 from dynamics import numerics as nx
-from .registry import Check, claim
+from .registry import Check, claim, planted_bug
 
 SEED = "001_61c8f54ededf01e4.txt"
 S_A1 = np.array([3.0, 2.0, 1.0, 0.5, 0.25])
@@ -927,3 +927,10 @@ def api_bad_input_rejected():
             if parameter not in str(exc):
                 missed.append(f"{name}: message {str(exc)!r} does not name {parameter}")
     return Check.at_most(len(missed), 0, "; ".join(missed) or f"all {len(_P5_BAD_CALLS)} bad calls rejected")
+
+
+# A plausible bug these claims catch (planted in a copy of the library by tests/test_mutations.py).
+planted_bug("gd_flow_time counts k + 1 steps", "dynamics/linear_networks/_network.py",
+            "t = require_finite_product([k, scale, eta, tau],",
+            "t = require_finite_product([k + 1.0, scale, eta, tau],",
+            ("linear_networks.time_scale_convention",))

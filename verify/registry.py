@@ -18,6 +18,7 @@ import time
 import traceback
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
+from typing import NamedTuple, Tuple
 
 KINDS = ("identity", "bound", "limit", "theorem", "erratum", "crosscheck")
 COSTS = ("fast", "slow")
@@ -253,6 +254,30 @@ def claim(id, source, statement, kind, cost="fast", needs=(), stochastic=False, 
         return fn
 
     return register
+
+
+class PlantedBug(NamedTuple):
+    """A plausible bug (a factor 2, a sign, an exponent) that the named claims must catch: ``before`` is replaced by
+    ``after`` in ``path`` (a file of :mod:`dynamics`, relative to the repository root) of a copy of the library, and
+    every claim in ``claims`` must then fail (``tests/test_mutations.py``)."""
+
+    name: str
+    path: str
+    before: str
+    after: str
+    claims: Tuple[str, ...]
+
+
+PLANTED_BUGS = {}
+
+
+def planted_bug(name, path, before, after, claims):
+    """Declare, in a theory's claims module, a bug its claims catch; the test suite plants each one."""
+    if name in PLANTED_BUGS and PLANTED_BUGS[name].path != path:
+        raise ValueError(f"planted bug {name!r} declared twice")
+    if not claims or not all(isinstance(c, str) and "." in c for c in claims):
+        raise ValueError(f"claims must name the claims that catch {name!r}, got {claims!r}")
+    PLANTED_BUGS[name] = PlantedBug(name, path, before, after, tuple(claims))
 
 
 def claim_modules():

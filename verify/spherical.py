@@ -14,7 +14,7 @@ import numpy as np
 from scipy import stats
 
 import dynamics.spherical as sph
-from .registry import Check, claim
+from .registry import Check, claim, planted_bug
 
 T = "003_88ab5e35ef08af19.txt"  # the thesis (Roburin); equation numbers are the thesis's
 SPEC = "spec/spherical.md"
@@ -905,3 +905,9 @@ def erratum_fig35_deformation(run):
         corrected = max(corrected, np.abs(c0 - g / (np.abs(g) / scale)).max() / np.abs(c0).max())
         printed = min(printed, np.abs(c0 - g / (np.linalg.norm(g) / scale)).max() / np.abs(c0).max())
     return Check.erratum(printed, corrected, 1e-15, reject_above=0.1)
+
+
+# A plausible bug these claims catch (planted in a copy of the library by tests/test_mutations.py).
+planted_bug("Theorem 2 step: effective rate over r instead of r squared", "dynamics/spherical/_step.py",
+            "A = learning_rate / (r * r * scale)", "A = learning_rate / (r * scale)",
+            ("spherical.theorem2_one_step",))

@@ -12,7 +12,7 @@ import numpy as np
 from scipy import stats
 
 from dynamics import spurious as spur
-from .registry import Check, claim
+from .registry import Check, claim, planted_bug
 
 LLR = "002_ec22b3cfca16aca5.txt"
 TH8 = "001_61c8f54ededf01e4.txt"
@@ -698,3 +698,9 @@ def table2_averages():
     return Check.all_of([Check.at_most(worst, 0.1 + 1e-12, "averages"),
                          Check.at_most(differences, 1e-9, "the text's differences")],
                         f"largest |mean − printed| {worst:.3f}")
+
+
+# A plausible bug these claims catch (planted in a copy of the library by tests/test_mutations.py).
+planted_bug("Proposition 1: BA margins scaled by 2", "dynamics/spurious/_proposition1.py",
+            "log_ba = log_softplus_of_negative(kk * alpha)", "log_ba = log_softplus_of_negative(2.0 * kk * alpha)",
+            ("spurious.prop1_exact_ratio",))

@@ -18,7 +18,7 @@ from scipy import optimize, special
 
 import dynamics.starvation as gs
 from dynamics.numerics import haar_orthogonal
-from .registry import Check, claim
+from .registry import Check, claim, planted_bug
 
 P = "004_798f714b6ee27590.txt"  # the paper; equation numbers as in [P], thesis (6.3.N)/(.5.N) in the spec
 TOY_WEIGHT_DECAY, TOY_OUTPUT_PENALTY, TOY_S2 = gs.TOY.weight_decay, gs.TOY.output_penalty, gs.TOY.s2
@@ -636,3 +636,9 @@ def sympy_lambert_forms():
     failed = [name for name, value in identities.items() if value != 0]
     return Check.all_of([Check.at_most(len(failed), 0, f"identities not simplified to 0: {failed or 'none'}"),
                          Check.at_most(numeric, 1e-30, f"numeric residual at c = 401: {numeric:.1e}")])
+
+
+# A plausible bug these claims catch (planted in a copy of the library by tests/test_mutations.py).
+planted_bug("Eq 10 diagonal shift 1 -> 1/2 in the starvation map", "dynamics/starvation/_kernels.py",
+            "Q[0, 0] += 1.0\n        Q[1, 1] += 1.0", "Q[0, 0] += 0.5\n        Q[1, 1] += 0.5",
+            ("starvation.starvation_map_pointwise",))

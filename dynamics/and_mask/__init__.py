@@ -27,6 +27,17 @@ vary", arXiv 2009.00329; spec/and_mask.md).
 
 The torch optimizer wrapper and the temporal AND-mask Adam live in :mod:`dynamics.and_mask.torch_optim`, the
 torch trainers of the cross-checks in :mod:`dynamics.and_mask.torch_training` (neither is imported here).
+
+Examples
+--------
+>>> import numpy as np
+>>> from dynamics import and_mask as am
+>>> # AND-mask: probability that a pure-noise coordinate passes with 16 environments at τ = 0.5 ...
+>>> round(am.keep_probability(16, 0.5), 4)
+0.0768
+>>> # ... and a Monte Carlo check of it
+>>> round(am.estimate_from_simulation(am.simulate_mask(16, 20000, 0.0, 1.0, seed=0), 0.5).keep_probability, 3)
+0.076
 """
 from ._consistency import (amgm_ratio, consistency_diagonal, consistency_lower_bound, consistency_quadratic,
                            karcher_mean, masked_descent_bound)

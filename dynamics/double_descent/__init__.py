@@ -23,6 +23,19 @@ results along a time axis carry it as ``steps``. The analytic theory maps step k
 
 The torch simulations of the same set-ups live in :mod:`dynamics.double_descent.torch_training` (optional;
 not imported here).
+
+Examples
+--------
+>>> import numpy as np
+>>> from dynamics import double_descent as dd
+>>> # Epoch-wise double descent: fast features (n_fast = 700 of d = 1000) and slow ones, κ = 100
+>>> curve = dd.bipartite_theory(np.geomspace(1, 1e8, 400), 1100, 1000, 700, kappa=100.0)
+>>> extrema = dd.curve_extrema(curve.generalization_error, 1e-9)
+>>> len(extrema.minima), len(extrema.maxima)                # one dip, one bump: two descents
+(1, 1)
+>>> points = dd.phase_points(1100, 1000, 700)
+>>> round(points.A.generalization_error, 4), round(points.B.generalization_error, 4)
+(0.2633, 0.4125)
 """
 from ._bipartite import (ANALYTIC_LEARNING_RATE, analytic_steps, bipartite_from_roots, bipartite_roots,
                          bipartite_theory, bipartite_theory_ode, code_weight_decay_to_api, effective_weight_decay,

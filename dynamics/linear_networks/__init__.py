@@ -29,6 +29,17 @@ network), ``_student`` (the Advani–Saxe student on one instance), ``_high_dim`
 ``_setups`` (tasks, inputs, initialisations, instances and the shared experiment drivers), ``_results`` (every
 named result), ``_checks`` (argument checks), ``_kernels`` (numba kernels) and ``_integrate`` (the flows'
 DOP853-then-rosenbrock23 integration).
+
+Examples
+--------
+>>> import numpy as np
+>>> from dynamics import linear_networks as ln
+>>> # Saxe et al.: a mode of strength s = 3 learned from u0 = 1e-3 by a two-layer linear network
+>>> round(float(ln.mode_strength(2.0, 3.0, 1e-3)), 4)       # u(t) at t = 2τ, close to s
+2.9457
+>>> # Advani & Saxe: the early-stopping time of a student with α = n/d = 0.8, SNR 4
+>>> round(ln.optimal_stopping_time(0.8, teacher_std=1.0, noise_std=0.5), 3)
+2.435
 """
 from ._high_dim import (SQRT_GROWTH_CONSTANT, asymptotic_errors, bayes_error, expected_mode_error,
                         gd_discretization_error, generalization_curve, mode_bayes_error, optimal_stopping_time,

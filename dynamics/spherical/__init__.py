@@ -20,6 +20,17 @@ a direction u = x/r on the sphere S_{d−1}:
 
 torch.optim versions of the Adam variants are in the optional module :mod:`dynamics.spherical.torch_optim`
 (not imported here); the torch models of the cross-checks in :mod:`dynamics.spherical.torch_training`.
+
+Examples
+--------
+>>> import numpy as np
+>>> from dynamics import spherical as sph
+>>> # Spherical view: SGD + L2 on a scale-invariant loss settles at the closed-form equilibrium radius
+>>> run = sph.simulate(sph.SGD(0.1, weight_decay=1e-3), sph.RandomLinearLoss.stream(16, 1.0, seed=0),
+...                    np.full(16, 0.25), 20000)
+>>> eq = sph.sgd_l2_equilibrium(0.1, 1e-3, 1.0)
+>>> round(float(run.radius[-1]), 2), round(eq.radius_fourth_power ** 0.25, 2)
+(2.66, 2.66)
 """
 from ._closed_forms import (adagrad_matched_learning_rate, adagradg_equivalent_params, adam_nu, adam_nu_R,
                             adam_srt_radius, adam_srt_radius_law, effective_lr_bounds_sgd, exponential_lr_schedule,

@@ -17,6 +17,16 @@ balancing for worst-group accuracy (Idrissi et al. 2022, ``001_61c8f54ededf01e4.
 
 The torch simulations (parity learning-rate sweep, gradient identity, toy replay) live in the optional module
 :mod:`dynamics.spurious.torch_training`, which this package does not import.
+
+Examples
+--------
+>>> import numpy as np
+>>> from dynamics import spurious as spur
+>>> # Proposition 1: the loss ratio of 10 bias-conflicting to 90 bias-aligned samples grows as C·k·e^{k}
+>>> [f"{r:.3g}" for r in spur.bc_ba_loss_ratio([1.0, 5.0, 20.0], np.ones(90), np.ones(10))]
+['0.466', '82.8', '1.08e+09']
+>>> spur.bc_ba_loss_ratio_asymptote(np.ones(90), np.ones(10)).constant  # C = 10/90
+0.1111111111111111
 """
 from ._balancing import (balanced_sampling_weights, expand_by_counts, expected_unique_fraction, gdro_update,
                          group_counts, group_index, jtt_duplication_counts, reweighting_coverage,

@@ -10,6 +10,17 @@ Names: ``weight_decay`` is λ of the L2 penalty (λ/2)‖θ‖² (Eq 5); ``outpu
 Decoupling's (a/2)‖ŷ‖² (Eq 17); functions that describe either take exactly one of the two. ``t`` is
 dual-flow time (η = 1), ``steps``/``n_steps`` count gradient-descent steps. The torch simulations of
 the same set-ups are in the optional module :mod:`dynamics.starvation.torch_training` (not imported here).
+
+Examples
+--------
+>>> import numpy as np
+>>> from dynamics import starvation as gs
+>>> # Gradient starvation: a stronger feature 1 lowers the weak feature 2's response (coupling δ = 0.5)
+>>> U = gs.coupling_matrix(0.5)
+>>> [round(float(gs.feature_response(U, [s1, 2.0], 0.01)[1]), 4) for s1 in (3.0, 6.0)]
+[1.5831, 1.1853]
+>>> gs.sd_fixed_point(U, 0.01).z.round(4)                  # spectral decoupling: independent of s
+array([4.5889, 1.2296])
 """
 from dynamics.numerics import lambertw
 
