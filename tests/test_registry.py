@@ -167,3 +167,22 @@ def test_errata_document_lists_printed_and_corrected_forms(monkeypatch, tmp_path
     assert main(["--only", "numerics.zz_erratum", "--errata", "--markdown", str(out)]) == 0
     page = out.read_text()
     assert "x = -a" in page and "x = a" in page and "paper Eq 1" in page and "0.5" in page and "confirmed" in page
+
+
+@pytest.mark.parametrize("command", ["verify --list", "figures --list", "verify --only starvation.lambert_case2"])
+def test_listing_and_torch_free_selections_do_not_import_torch(command):
+    """torch is loaded only where a selected claim or figure needs it (the listing runs nothing)."""
+    import subprocess
+    import sys
+
+    module, *args = command.split()
+    code = ("import contextlib, io, runpy, sys\n"
+            f"sys.argv = ['{module}'] + {args!r}\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    try:\n"
+            f"        runpy.run_module('{module}', run_name='__main__')\n"
+            "    except SystemExit as exc:\n"
+            "        assert not exc.code, exc.code\n"
+            "print('torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False", f"{command} imported torch"

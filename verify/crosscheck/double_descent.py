@@ -8,7 +8,6 @@ import numpy as np
 from scipy import stats
 
 import dynamics.double_descent as dd
-from dynamics.double_descent.torch_training import train_linear_student
 from ..registry import Check
 from . import crosscheck
 
@@ -36,6 +35,8 @@ def torch_gd_matches_trace_formulas(ctx):
     data = dd.draw_teacher_student(n, d, p, kappa, noise_std=noise_std, n_seeds=seeds, seed=rng)
     eta = dd.inverse_max_eigenvalue_learning_rate(data.X)
     record = np.unique(np.round(np.logspace(0, np.log10(ctx.size(cpu=2000, cuda=20000)), _RECORDED)).astype(int))
+    from dynamics.double_descent.torch_training import train_linear_student  # torch: only when a check runs
+
     run = train_linear_student(data.X, data.y, record, eta, device=ctx.device)
     sim = dd.measure_order_parameters(run.weights, data.w, data.modulation, noise_std)
     closed = np.stack([dd.gd_weights(data.X[i], data.y[i], record, learning_rate=eta[i]) for i in range(seeds)])
@@ -75,6 +76,8 @@ def torch_q_penalty_schedule(ctx):
     data = dd.draw_teacher_student(n, d, p, setup["kappa"], n_seeds=seeds, seed=rng)
     eta = dd.inverse_max_eigenvalue_learning_rate(data.X)
     record = np.unique(np.round(np.logspace(0, np.log10(ctx.size(cpu=2000, cuda=20000)), 20)).astype(int))
+    from dynamics.double_descent.torch_training import train_linear_student
+
     run = train_linear_student(data.X, data.y, record, eta, _fig6_schedule(int(record[-1])), device=ctx.device)
     schedule = dd.q_penalty_schedule(int(record[-1]))
     closed = np.stack([dd.scheduled_gd_weights(data.X[i], data.y[i], record, schedule, learning_rate=eta[i])
