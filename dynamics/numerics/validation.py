@@ -8,6 +8,7 @@ choices, shapes, times, seeds, orthogonal matrices, finite results).
 """
 import math
 import numbers
+from typing import Tuple
 
 import numpy as np
 
@@ -387,7 +388,7 @@ def require_shape(name, arr, shape) -> np.ndarray:
     return arr
 
 
-def require_betas(value, name="betas") -> tuple:
+def require_betas(value, name="betas") -> Tuple[float, float]:
     """Two averaging coefficients (β₁, β₂), each in [0, 1), as Adam-like optimizers take them.
 
     Parameters
