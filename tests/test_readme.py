@@ -4,7 +4,7 @@ import doctest
 import re
 from pathlib import Path
 
-from dynamics.theories import markdown_table
+from dynamics.theories import CORE, THEORIES, markdown_table
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -32,3 +32,11 @@ def test_readme_examples_run_as_written():
         runner.run(test, clear_globs=False)
         namespace = test.globs
     assert runner.failures == 0, f"{runner.failures} README example(s) failed (see the output above)"
+
+
+def test_citation_file_cites_every_registered_source():
+    """CITATION.cff's references hold every work the registry names (add a new source there too)."""
+    text = (README.parent / "CITATION.cff").read_text()
+    titles = set(re.findall(r'^    title: "(.*)"$', text, re.M))
+    missing = [s.key for t in THEORIES + (CORE,) for s in t.sources if s.title.replace('"', '\\"') not in titles]
+    assert not missing, f"CITATION.cff lacks {missing}"
