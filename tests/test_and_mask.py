@@ -374,3 +374,22 @@ def test_spiral_dataset_with_tiny_scales_is_finite(seed):
                                   shortcut_std=1e-300, n_test=8, seed=seed)
     assert all(np.all(np.isfinite(part)) for part in data)
     assert np.allclose(data.train_inputs[..., :2].std(axis=1), 1.0, rtol=1e-9)  # standardised per environment
+
+
+@pytest.mark.parametrize("call", [
+    lambda: am.keep_probability(1e308, 0.5),
+    lambda: am.masked_update_moments(1e308, 0.5, 1.0),
+    lambda: am.keep_probability_rational(1e308, 0.5),
+    lambda: am.keep_probability_rational(10 ** 5, 0.5),
+    lambda: am.keep_probability(2 ** 70, 0.5),
+])
+def test_huge_environment_counts_are_refused_by_name(call):
+    """Regression (fuzz): a count beyond int64 reached the compiled kernels (OverflowError, numba TypingError) and the
+    exact rational form ran for minutes; both now raise a ValueError naming n_envs and its range."""
+    with pytest.raises(ValueError, match=r"n_envs must be an integer in \[1, "):
+        call()
+
+
+def test_the_largest_allowed_counts_still_compute():
+    assert 0.0 < am.keep_probability(10 ** 6, 0.001) < 1.0  # |2k - d| >= 1000: about one standard deviation
+    assert 0 < am.keep_probability_rational(am._checks.MAX_EXACT_N_ENVS, 0.9) < 1

@@ -14,7 +14,7 @@ from dynamics.numerics import (as_finite_array, require_of_type, require_array_i
                                require_positive, require_same_length)
 from ._results import ShortcutDataset
 
-__all__ = ["MAX_COORDINATE", "MAX_SNR", "NULL_TOLERANCE", "SYMMETRY_TOLERANCE", "require_agreement_fraction",
+__all__ = ["MAX_COORDINATE", "MAX_EXACT_N_ENVS", "MAX_N_ENVS", "MAX_SNR", "NULL_TOLERANCE", "SYMMETRY_TOLERANCE", "require_agreement_fraction",
            "require_agreement_threshold", "require_agreement_thresholds", "require_diagonal_hessians", "require_eps",
            "require_gradient_laws", "require_grads", "require_groups", "require_majority_agreement", "require_n_envs",
            "require_n_envs_array", "require_nonzero_snr", "require_points", "require_shortcut_dataset",
@@ -22,6 +22,10 @@ __all__ = ["MAX_COORDINATE", "MAX_SNR", "NULL_TOLERANCE", "SYMMETRY_TOLERANCE", 
 
 #: |snr| beyond this is infinity for every quantity here (Φ(−s) < 1e-300 from s ≈ 37 on).
 MAX_SNR = 1e6
+# The exact statistics sum over the d + 1 sign counts: 1e8 environments take seconds, and counts beyond int64 cannot
+# reach the compiled kernels at all. The exact rational form adds d + 1 binomials of up to d bits: 1e4 takes ~2 s.
+MAX_N_ENVS = 10 ** 8
+MAX_EXACT_N_ENVS = 10 ** 4
 #: Largest |θ| accepted by the landscape functions (squares must stay finite).
 MAX_COORDINATE = 1e100
 #: Relative asymmetry |M − Mᵀ| accepted in a Hessian, and the relative size of an eigenvalue counted as zero.
@@ -34,9 +38,9 @@ def require_agreement_threshold(agreement_threshold) -> float:
     return require_in_range("agreement_threshold", agreement_threshold, 0.0, 1.0)
 
 
-def require_n_envs(n_envs) -> int:
-    """d >= 1 environments."""
-    return require_integer("n_envs", n_envs, 1)
+def require_n_envs(n_envs, high=MAX_N_ENVS) -> int:
+    """d environments, 1 <= d <= ``high`` (the sums over sign counts are O(d))."""
+    return require_integer("n_envs", n_envs, 1, high)
 
 
 def require_agreement_thresholds(agreement_threshold) -> np.ndarray:

@@ -21,7 +21,7 @@ import numpy as np
 
 from dynamics.numerics import (require_finite_product, require_finite_result, require_in_range, require_integer,
                                require_positive)
-from ._checks import (MAX_SNR, require_agreement_threshold, require_gradient_laws, require_majority_agreement,
+from ._checks import (MAX_EXACT_N_ENVS, MAX_SNR, require_agreement_threshold, require_gradient_laws, require_majority_agreement,
                       require_n_envs, require_snr)
 from ._kernels import log_keep, log_keep_many, masked_moments_kernel, poisson_binomial_kernel, truncated_normal_pieces
 from ._mask import integer_threshold
@@ -122,7 +122,8 @@ def keep_probability_rational(n_envs, agreement_threshold) -> Fraction:
     >>> keep_probability_rational(8, 0.5), keep_probability_rational(4, 0.6)
     (Fraction(37, 128), Fraction(1, 8))
     """
-    d, agreement_threshold = require_n_envs(n_envs), require_agreement_threshold(agreement_threshold)
+    d = require_n_envs(n_envs, MAX_EXACT_N_ENVS)  # exact binomials of d bits: the float forms go further
+    agreement_threshold = require_agreement_threshold(agreement_threshold)
     threshold = integer_threshold(d, agreement_threshold)
     return Fraction(sum(math.comb(d, k) for k in range(d + 1) if abs(2 * k - d) >= threshold), 2 ** d)
 
