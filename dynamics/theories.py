@@ -10,7 +10,7 @@ Everything that needs the list of theories reads it from here: ``import dynamics
 figure discovery, the errata document's sections, the README's theory table, the warm-up, and the test suite's
 parametrizations. Adding a theory is one new package in :mod:`dynamics` (with its claims and figures modules) and
 one entry in :data:`THEORIES`. The numerics core, :mod:`dynamics.numerics`, is no theory: it is listed as
-:data:`CORE`.
+:data:`~dynamics.theories.CORE`.
 
 This module is pure data: importing it imports nothing else of the project.
 
@@ -23,7 +23,7 @@ Examples
 """
 from typing import NamedTuple, Tuple
 
-__all__ = ["CORE", "THEORIES", "Source", "Theory", "markdown_table", "theory", "theory_ids"]
+__all__ = ["CORE", "THEORIES", "Source", "Theory", "bibtex", "markdown_table", "sources", "theory", "theory_ids"]
 
 
 class Source(NamedTuple):
@@ -40,6 +40,22 @@ class Source(NamedTuple):
         """The full reference as one line of text."""
         year = f" ({self.year})" if self.year else ""
         return f"{self.authors}{year}. {self.title}. {self.venue}."
+
+    @property
+    def bibkey(self) -> str:
+        """The key of this work in the documentation's bibliography: the first author's surname and the year
+        (``"saxe2014"``), or ``"<surname>_thesis"`` for a thesis."""
+        surname = self.key.split()[0].lower()
+        return f"{surname}_thesis" if "(thesis)" in self.key else f"{surname}{self.year}"
+
+    def bibtex(self) -> str:
+        """The BibTeX entry of this work (``@misc``, with the venue as ``howpublished``)."""
+        authors = " and ".join(a.strip() for a in self.authors.split(","))
+        fields = [("author", authors), ("title", "{" + self.title + "}"), ("howpublished", self.venue)]
+        if self.year:
+            fields.append(("year", self.year))
+        body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
+        return f"@misc{{{self.bibkey},\n{body}\n}}"
 
 
 class Theory(NamedTuple):
@@ -113,7 +129,9 @@ CORE = Theory("numerics", "The numerics core",
               (Source("Hairer et al. 1993", "E. Hairer, S. P. Nørsett, G. Wanner", "1993",
                       "Solving Ordinary Differential Equations I: Nonstiff Problems (2nd ed.)", "Springer"),
                Source("Shampine & Reichelt 1997", "L. F. Shampine, M. W. Reichelt", "1997", "The MATLAB ODE Suite",
-                      "SIAM J. Sci. Comput. 18(1)")))
+                      "SIAM J. Sci. Comput. 18(1)"),
+               Source("Golub & Van Loan 2013", "G. H. Golub, C. F. Van Loan", "2013", "Matrix Computations (4th ed.)",
+                      "Johns Hopkins University Press")))
 
 
 def theory_ids() -> Tuple[str, ...]:
@@ -132,7 +150,7 @@ def theory_ids() -> Tuple[str, ...]:
 
 
 def theory(id: str) -> Theory:
-    """The registered theory (or :data:`CORE`) with this id.
+    """The registered theory (or :data:`~dynamics.theories.CORE`) with this id.
 
     Parameters
     ----------
@@ -158,6 +176,40 @@ def theory(id: str) -> Theory:
             return t
     raise ValueError(f"id must name a registered theory, one of {', '.join(theory_ids())} (or 'numerics'), "
                      f"got {id!r}")
+
+
+def sources() -> Tuple[Source, ...]:
+    """Every work the registry cites, each once, in the registry's order.
+
+    Returns
+    -------
+    tuple of Source
+
+    Examples
+    --------
+    >>> [s.bibkey for s in sources()][:2]
+    ['saxe2014', 'advani2017']
+    """
+    seen = {}
+    for t in THEORIES + (CORE,):
+        for s in t.sources:
+            seen.setdefault(s.key, s)
+    return tuple(seen.values())
+
+
+def bibtex() -> str:
+    """The documentation's bibliography, one BibTeX entry per work of :func:`sources`.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> bibtex().startswith("@misc{saxe2014,")
+    True
+    """
+    return "\n\n".join(s.bibtex() for s in sources()) + "\n"
 
 
 def markdown_table() -> str:

@@ -26,28 +26,28 @@ def main(argv=None):
 
     if args.demo is not None:
         return demo(args.demo, args.port)
-    specs = registry.load_all()
+    entries = registry.load_all()
     if args.list:
-        for spec in sorted(specs.values(), key=lambda s: s.id):
-            print(f"{spec.id:40s} {spec.source}")
+        for entry in sorted(entries.values(), key=lambda s: s.id):
+            print(f"{entry.id:40s} {entry.source}")
         return 0
     from fnmatch import fnmatchcase
 
     if args.all or (args.gallery and not args.ids):
-        chosen = sorted(specs.values(), key=lambda s: s.id)
+        chosen = sorted(entries.values(), key=lambda s: s.id)
     else:
         chosen = []
         for pattern in args.ids:
-            hits = [s for i, s in sorted(specs.items()) if fnmatchcase(i, pattern)]
+            hits = [s for i, s in sorted(entries.items()) if fnmatchcase(i, pattern)]
             if not hits:
                 parser.error(f"no figure matches {pattern!r}; use --list")
             chosen += [s for s in hits if s not in chosen]
     if not chosen:
         parser.error("name figure ids, or use --all, --gallery or --list")
     out = args.gallery or args.out
-    for spec_id, paths, seconds in registry.render_many([s.id for s in chosen], out, jobs=args.jobs,
+    for entry_id, paths, seconds in registry.render_many([s.id for s in chosen], out, jobs=args.jobs,
                                                         progress=lambda done: progress(done, desc="figures", total=len(chosen))):
-        print(f"{spec_id:40s} {seconds:6.1f} s  {paths[0]}", flush=True)
+        print(f"{entry_id:40s} {seconds:6.1f} s  {paths[0]}", flush=True)
     if args.gallery:
         print(f"gallery: {registry.write_gallery(chosen, out)}")
     return 0

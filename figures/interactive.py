@@ -125,9 +125,16 @@ class Demo:
         self.figure = fig
 
     def _ipython_display_(self):
+        """Show the live controls and figure; the output also carries the current figure as a PNG, which a static
+        rendering (the documentation site, a notebook viewer without a kernel) shows instead of the widgets."""
+        import base64
+
         from IPython.display import display
 
-        display(self.widget)
+        bundle = self.widget._repr_mimebundle_()
+        if self.image.value:
+            bundle["image/png"] = base64.b64encode(self.image.value).decode("ascii")
+        display(bundle, raw=True)
 
 
 # ---------------------------------------------------------------------------------------------------------

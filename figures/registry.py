@@ -68,32 +68,32 @@ def load_all():
 
 
 def get(id):
-    specs = load_all()
-    if id not in specs:
-        raise KeyError(f"no figure {id!r}; known: {', '.join(sorted(specs))}")
-    return specs[id]
+    entries = load_all()
+    if id not in entries:
+        raise KeyError(f"no figure {id!r}; known: {', '.join(sorted(entries))}")
+    return entries[id]
 
 
-def render(spec, out_dir, formats=("png", "pdf"), dpi=150, quick=False):
+def render(entry, out_dir, formats=("png", "pdf"), dpi=150, quick=False):
     """Build one figure (with its ``quick`` overrides if asked) and save it as out_dir/<id with __ for
     dots>.<fmt>; return the paths and the seconds taken."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     with style_context():
-        fig = spec.build(**(spec.quick or {})) if quick else spec.build()
+        fig = entry.build(**(entry.quick or {})) if quick else entry.build()
         paths = []
         for fmt in formats:
-            path = out_dir / f"{spec.filename}.{fmt}"
+            path = out_dir / f"{entry.filename}.{fmt}"
             fig.savefig(path, dpi=dpi, bbox_inches="tight")
             paths.append(path)
     return paths, time.perf_counter() - start
 
 
-def _render_by_id(spec_id, out_dir):
+def _render_by_id(entry_id, out_dir):
     """In a worker: render one figure by id (the worker imports the figure modules itself)."""
-    paths, seconds = render(get(spec_id), out_dir)
-    return spec_id, [str(p) for p in paths], seconds
+    paths, seconds = render(get(entry_id), out_dir)
+    return entry_id, [str(p) for p in paths], seconds
 
 
 def render_many(ids, out_dir, jobs=1, progress=None):
@@ -108,31 +108,31 @@ def render_many(ids, out_dir, jobs=1, progress=None):
         from threadpoolctl import threadpool_limits
 
         with threadpool_limits(limits=1):  # small matrices: a threaded BLAS only contends (as in the workers)
-            for spec_id in wrap(ids):
-                paths, seconds = render(get(spec_id), out_dir)
-                yield spec_id, paths, seconds
+            for entry_id in wrap(ids):
+                paths, seconds = render(get(entry_id), out_dir)
+                yield entry_id, paths, seconds
         return
     from joblib import Parallel, delayed, parallel_config
 
     with parallel_config(backend="loky", n_jobs=jobs, inner_max_num_threads=1):
         done = {}
-        tasks = (delayed(_render_by_id)(spec_id, str(out_dir)) for spec_id in ids)
-        for spec_id, paths, seconds in wrap(Parallel(return_as="generator_unordered")(tasks)):
-            done[spec_id] = (spec_id, [Path(p) for p in paths], seconds)
-        for spec_id in ids:
-            yield done[spec_id]
+        tasks = (delayed(_render_by_id)(entry_id, str(out_dir)) for entry_id in ids)
+        for entry_id, paths, seconds in wrap(Parallel(return_as="generator_unordered")(tasks)):
+            done[entry_id] = (entry_id, [Path(p) for p in paths], seconds)
+        for entry_id in ids:
+            yield done[entry_id]
 
 
-def write_gallery(specs, out_dir):
+def write_gallery(entries, out_dir):
     """An index.html in out_dir showing every figure's PNG with its id, source and caption."""
     out_dir = Path(out_dir)
     cards = []
-    for spec in specs:
+    for entry in entries:
         cards.append(
-            f'<figure id="{html.escape(spec.id)}"><a href="{spec.filename}.pdf">'
-            f'<img src="{spec.filename}.png" alt="{html.escape(spec.id)}"></a>'
-            f"<figcaption><code>{html.escape(spec.id)}</code> &mdash; <em>{html.escape(spec.source)}</em>"
-            f"<br>{html.escape(spec.caption)}</figcaption></figure>")
+            f'<figure id="{html.escape(entry.id)}"><a href="{entry.filename}.pdf">'
+            f'<img src="{entry.filename}.png" alt="{html.escape(entry.id)}"></a>'
+            f"<figcaption><code>{html.escape(entry.id)}</code> &mdash; <em>{html.escape(entry.source)}</em>"
+            f"<br>{html.escape(entry.caption)}</figcaption></figure>")
     page = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>learning-dynamics figures</title>
 <style>body{{font-family:sans-serif;max-width:1200px;margin:auto;padding:1em}}

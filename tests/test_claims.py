@@ -63,10 +63,23 @@ def test_numerics_claims_required_by_the_foundation_are_registered():
 
 
 def test_errata_document_lists_every_erratum_claim():
-    """ERRATA.md is generated (python -m verify --errata --markdown ERRATA.md); regenerate it when an erratum
+    """The errata page is generated (``python -m verify --slow --docs docs/claims``); regenerate it when an erratum
     claim is added or renamed."""
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[1] / "ERRATA.md").read_text()
+    text = (Path(__file__).resolve().parents[1] / "docs" / "claims" / "errata.md").read_text()
     listed = {line.split("`")[1] for line in text.splitlines() if line.startswith("### `")}
     assert listed == {c.id for c in CLAIMS if c.kind == "erratum"}
+
+
+@pytest.mark.parametrize("theory_id", [t.id for t in (CORE,) + REGISTERED])
+def test_claims_cite_their_source_by_a_registered_work(theory_id):
+    """A claim's source is a citation a reader can look up: it starts with the key of a work in the theory registry
+    (``"Saxe et al. 2014, Eq. 7"``, ``"Pezeshki (thesis), Eq. 2.2.22"``), which the bibliography page lists in full,
+    or says that the project derived it (``"derived in this project"``)."""
+    from dynamics.theories import sources
+
+    keys = tuple(s.key for s in sources()) + ("derived in this project",)
+    bad = [f"{c.id}: {c.source!r}" for c in registry.REGISTRY.values()
+           if c.theory == theory_id and not c.source.startswith(keys)]
+    assert not bad, f"claims whose source is not a registered work ({', '.join(keys)}):\n" + "\n".join(bad)

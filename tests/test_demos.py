@@ -43,6 +43,25 @@ def test_choice_takes_options_or_label_value_pairs():
     assert interactive.choice([("ERM", "erm"), ("SUBG", "subg")], value="subg").label == "SUBG"
 
 
+def test_demo_output_carries_its_figure_as_a_png_for_static_pages(monkeypatch):
+    """The documentation renders the notebooks without a kernel: a demo's output holds the live widget and a PNG of
+    the figure at the current values, which the static page shows."""
+    import base64
+
+    import ipywidgets as w
+    from IPython import display as ipy_display
+
+    shown = []
+    monkeypatch.setattr(ipy_display, "display", lambda obj, raw=False: shown.append((obj, raw)))
+    demo = interactive.Demo(compute=lambda slope: [0.0, slope], plot=lambda fig, y, slope: fig.subplots().plot(y),
+                            controls={"slope": w.FloatSlider(value=1.0, min=0.0, max=2.0)})
+    demo._ipython_display_()
+    (bundle, raw), = shown
+    assert raw and "application/vnd.jupyter.widget-view+json" in bundle
+    assert base64.b64decode(bundle["image/png"]) == demo.image.value
+    assert bytes(demo.image.value).startswith(b"\x89PNG")
+
+
 @pytest.mark.parametrize("name", DEMOS)
 def test_notebook_is_stored_without_outputs(name):
     raw = json.loads((interactive.demo_dir() / f"{name}.ipynb").read_text())

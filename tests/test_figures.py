@@ -6,16 +6,16 @@ import pytest
 from figures import registry
 from figures.__main__ import main
 
-SPECS = sorted(registry.load_all().values(), key=lambda s: s.id)
+ENTRIES = sorted(registry.load_all().values(), key=lambda s: s.id)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("spec", SPECS, ids=[s.id for s in SPECS])
-def test_figure_renders(spec, tmp_path):
-    paths, _ = registry.render(spec, tmp_path, quick=True)
+@pytest.mark.parametrize("entry", ENTRIES, ids=[s.id for s in ENTRIES])
+def test_figure_renders(entry, tmp_path):
+    paths, _ = registry.render(entry, tmp_path, quick=True)
     for path in paths:
         assert path.stat().st_size > 1000, path
-    assert spec.caption.strip() and spec.source.strip()
+    assert entry.caption.strip() and entry.source.strip()
 
 
 def test_cli_list_render_and_gallery(tmp_path, capsys):

@@ -51,6 +51,8 @@ def _python_function(obj):
 def test_public_function_is_documented_and_annotated(package, name, function):
     fn = _python_function(function)
     doc = inspect.getdoc(fn) or ""
+    bare = [p.name for p in inspect.signature(fn).parameters.values() if p.annotation is inspect.Parameter.empty]
+    assert not bare, f"{package}.{name}: parameters without an annotation: {', '.join(bare)}"
     if name.endswith("_kernel") or name in ("integrate", "integrate_rosenbrock"):
         assert doc, f"{package}.{name}: a compiled kernel still says what it computes"
         return
@@ -197,3 +199,24 @@ def test_disk_cache_reuses_results_across_processes_and_invalidates_on_new_argum
     runs = [subprocess.run([sys.executable, "-c", code, arg], capture_output=True, text=True, env=env, check=True)
             .stdout.split() for arg in ("3", "3", "4")]
     assert runs == [["6", "1"], ["6", "0"], ["8", "1"]]
+
+
+TORCH_MODULES = sorted(f"dynamics.{p.parent.name}.{p.stem}" for p in (ROOT / "dynamics").glob("*/torch_*.py"))
+
+
+@pytest.mark.parametrize("module_name", TORCH_MODULES)
+def test_torch_layer_functions_are_documented_and_annotated(module_name):
+    """The torch layer is public too: each function in a torch module's ``__all__`` annotates every parameter and
+    its return, and has a numpydoc docstring."""
+    pytest.importorskip("torch")
+    module = importlib.import_module(module_name)
+    for name in module.__all__:
+        obj = getattr(module, name)
+        if not inspect.isfunction(obj):
+            continue
+        signature = inspect.signature(obj)
+        bare = [p.name for p in signature.parameters.values() if p.annotation is inspect.Parameter.empty]
+        assert not bare, f"{module_name}.{name}: parameters without an annotation: {', '.join(bare)}"
+        assert signature.return_annotation is not inspect.Signature.empty, f"{module_name}.{name}: no return annotation"
+        doc = inspect.getdoc(obj) or ""
+        assert "Returns\n-------" in doc, f"{module_name}.{name}: numpydoc Returns section missing"

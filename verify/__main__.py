@@ -23,6 +23,8 @@ def _parser():
                         help="run the erratum claims and print the errata document (with --markdown FILE, write it)")
     parser.add_argument("--json", metavar="FILE", help="write the results as a JSON list")
     parser.add_argument("--markdown", metavar="FILE", help="write the results (or the errata document) as Markdown")
+    parser.add_argument("--docs", metavar="DIR",
+                        help="write the documentation's claims pages (one per theory, the errata, an index) into DIR")
     parser.add_argument("--list", action="store_true", help="list the selected claims without running them")
     parser.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
                         help="run claims in N worker processes (-1: one per core); same verdicts, values and order")
@@ -93,6 +95,11 @@ def main(argv=None):
             print(page)
     elif args.markdown:
         registry.write_markdown(results, args.markdown)
+    if args.docs:
+        from . import pages
+
+        for path in pages.write_pages(results, args.docs):
+            print(f"wrote {path}")
     return 1 if failures else 0
 
 

@@ -17,7 +17,7 @@ def document(results) -> str:
     lines = ["# Errata found in the sources", "",
              "Each entry is an executable claim of `python -m verify`: the printed formula is evaluated and shown to "
              "fail (its error exceeds the rejection threshold), and the corrected one is shown to hold (its error is "
-             "within the tolerance). Regenerate with `python -m verify --errata --markdown ERRATA.md`.", ""]
+             "within the tolerance). Regenerate with `python -m verify --slow --docs docs/claims`.", ""]
     order = {t.id: i for i, t in enumerate((CORE,) + THEORIES)}  # sections in the registry's order
     errata = sorted((r for r in results if r.claim.kind == "erratum"), key=lambda r: (order[r.claim.theory], r.claim.id))
     for theory, group in groupby(errata, key=lambda r: r.claim.theory):
@@ -25,7 +25,7 @@ def document(results) -> str:
         for r in group:
             c = r.claim
             verdict = {"pass": "confirmed", "FAIL": "NOT confirmed", "error": "error", "skipped": "skipped"}[r.verdict]
-            lines += [f"### `{c.id}` — {verdict}", "",
+            lines += [f"### `{c.id}` — {verdict}", "", f"Claim page: {{ref}}`{c.id} <claim-{c.id}>`.", "",
                       f"- **Source:** {c.source}",
                       f"- **Printed:** {c.printed}",
                       f"- **Corrected:** {c.corrected}",

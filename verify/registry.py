@@ -54,8 +54,8 @@ class Check:
     """The outcome of a check: ``measured`` compared with ``tolerance`` (the limit) by ``comparison``.
 
     ``Check(measured, tolerance)`` means measured <= tolerance. Use the constructors to say what is
-    compared: :meth:`at_most`, :meth:`below`, :meth:`at_least`, :meth:`above`, :meth:`predicate`,
-    :meth:`erratum`, and :meth:`all_of` to combine. ``passed`` is derived; a NaN measured value never
+    compared: :meth:`Check.at_most`, :meth:`Check.below`, :meth:`Check.at_least`, :meth:`Check.above`, :meth:`Check.predicate`,
+    :meth:`Check.erratum`, and :meth:`Check.all_of` to combine. ``passed`` is derived; a NaN measured value never
     passes, and the detail says so.
     """
 

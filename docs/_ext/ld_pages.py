@@ -1,0 +1,247 @@
+"""The documentation pages that follow from the code, generated at the start of each build.
+
+- ``api/``: one page per package of the theory registry (and its torch layer), listing every name of its
+  ``__all__``; autosummary writes one page per name from its docstring.
+- ``gallery/``: every registered figure with its caption, source and the code that makes it. Figures are
+  rendered once into ``gallery/_images`` (set ``LD_DOCS_REFRESH_FIGURES=1`` to render them again).
+- ``notebooks/``: the teaching notebooks, executed at their defaults by myst-nb.
+- ``_generated/references.bib``: the bibliography, from the works the theory registry cites.
+
+Nothing here holds a list of theories: every list is read from :mod:`dynamics.theories` and the registries.
+"""
+import importlib
+import inspect
+import os
+import re
+import shutil
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parents[1]
+ROOT = DOCS.parent
+
+
+def _write(path, text):
+    """Write ``text`` unless the file already holds it (an unchanged page is not rebuilt)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+
+
+def _title(text, underline="="):
+    return f"{text}\n{underline * len(text)}\n"
+
+
+def _kind(obj):
+    if inspect.isclass(obj):
+        return "class"
+    if callable(obj):
+        return "function"
+    return "data"
+
+
+def _torch_modules(theory_id):
+    return sorted(f"dynamics.{theory_id}.{p.stem}" for p in (ROOT / "dynamics" / theory_id).glob("torch_*.py"))
+
+
+_PAGES = set()  # the pages autosummary is asked to generate in this build
+
+
+def _autosummary(module_name, names):
+    module = importlib.import_module(module_name)
+    groups = {"function": [], "class": [], "data": []}
+    for name in names:
+        groups[_kind(getattr(module, name))].append(name)
+    _PAGES.update(f"{module_name}.{n}.rst" for kind in ("function", "class") for n in groups[kind])
+    out = [f".. currentmodule:: {module_name}\n"]
+    for kind, heading in (("function", "Functions"), ("class", "Classes and results")):
+        if groups[kind]:
+            out.append(f".. rubric:: {heading}\n\n.. autosummary::\n   :toctree: generated\n"
+                       f"   :template: autosummary/{kind}.rst\n\n" + "".join(f"   {n}\n" for n in sorted(groups[kind])))
+    if groups["data"]:  # constants: their value, not the docstring of their type
+        out.append(".. rubric:: Constants\n")
+        for name in sorted(groups["data"]):
+            value = repr(getattr(module, name)).replace("\n", " ")
+            value = value if len(value) <= 100 else value[:97] + "..."
+            out.append(f".. py:data:: {name}\n   :value: {value}\n")
+    return "\n".join(out)
+
+
+def write_api_pages():
+    from dynamics.theories import CORE, THEORIES
+
+    index = [_title("API reference"),
+             "Every public name of the library, one page each, generated from its docstring. Each theory is one "
+             "package of :mod:`dynamics` with the same shape (see :doc:`../contributing`); its torch layer "
+             "(``torch_*`` modules, which need the ``torch`` extra) is listed after the package's own names.\n",
+             ".. py:module:: dynamics\n",
+             ".. toctree::\n   :maxdepth: 1\n\n   registry\n"]
+    for t in (CORE,) + THEORIES:
+        index.append(f"   {t.id}\n")
+        module = importlib.import_module(t.package)
+        page = [_title(f"``{t.package}``: {t.title}"), f".. automodule:: {t.package}\n   :no-members:\n",
+                _autosummary(t.package, module.__all__)]
+        for torch_name in _torch_modules(t.id):
+            try:
+                torch_module = importlib.import_module(torch_name)
+            except ImportError:  # pragma: no cover - the docs extra includes torch
+                continue
+            page.append("\n" + _title(f"Torch layer: ``{torch_name}``", "-"))
+            page.append(f".. py:module:: {torch_name}\n")
+            first = (inspect.getdoc(torch_module) or "").split("\n\n")[0]
+            page.append(first + "\n")
+            # a result type the package exports too is documented once, under the package
+            own = [n for n in torch_module.__all__ if getattr(module, n, None) is not getattr(torch_module, n)]
+            page.append(_autosummary(torch_name, own))
+        _write(DOCS / "api" / f"{t.id}.rst", "\n".join(page))
+    registry = [_title("Registries: theories, claims, figures"),
+                "The theory registry names every theory once; claims and figures are registered with a decorator.\n",
+                ".. automodule:: dynamics.theories\n   :no-members:\n",
+                _autosummary("dynamics.theories", ["theory", "theory_ids", "sources", "bibtex", "Theory", "Source",
+                                                   "THEORIES", "CORE"]),
+                ".. py:module:: dynamics.warmup\n\n" + (inspect.getdoc(importlib.import_module("dynamics.warmup"))
+                                                       or "").split("\n\n")[0] + "\n",
+                _autosummary("verify.registry", ["claim", "planted_bug", "Check", "RunContext"]),
+                _autosummary("figures.registry", ["figure"])]
+    _write(DOCS / "api" / "registry.rst", "\n".join(registry))
+    _write(DOCS / "api" / "index.rst", "\n".join(index))
+    for stale in (DOCS / "api" / "generated").glob("*.rst"):  # names renamed or removed since the last build
+        if stale.name not in _PAGES:
+            stale.unlink()
+
+
+def write_bibliography():
+    from dynamics.theories import bibtex
+
+    _write(DOCS / "_generated" / "references.bib", bibtex())
+
+
+def _render_missing_figures(entries, image_dir):
+    from figures.registry import render_many
+
+    if os.environ.get("LD_DOCS_FIGURES") == "skip":  # fast drafts of the text: the gallery shows no images
+        return
+    refresh = os.environ.get("LD_DOCS_REFRESH_FIGURES") == "1"
+    missing = [s.id for s in entries if refresh or not (image_dir / f"{s.filename}.png").exists()]
+    if not missing:
+        return
+    from tqdm.auto import tqdm
+
+    print(f"ld_pages: rendering {len(missing)} figures into {image_dir}", file=sys.stderr)
+    for _ in render_many(missing, image_dir, jobs=int(os.environ.get("LD_DOCS_JOBS", "2")),
+                         progress=lambda it: tqdm(it, total=len(missing), desc="figures", unit="figure")):
+        pass
+
+
+def write_gallery():
+    from dynamics.theories import CORE, THEORIES
+    from figures import registry
+
+    entries = sorted(registry.load_all().values(), key=lambda s: s.id)
+    image_dir = DOCS / "gallery" / "_images"
+    _render_missing_figures(entries, image_dir)
+    index = [_title("Figure gallery"),
+             "Every figure of the project, regenerated from what the library computes by "
+             "``python -m figures --all`` (PNG and PDF in ``figures_out/``). Each card shows the figure, the "
+             "source figure or equation it reproduces, its caption and the function that draws it.\n",
+             "```{toctree}\n:maxdepth: 1\n:hidden:\n\n"]
+    theories = [t for t in (CORE,) + THEORIES if any(s.id.startswith(t.id + ".") for s in entries)]
+    index[-1] += "".join(f"{t.id}\n" for t in theories) + "```\n"
+    for t in theories:
+        own = [s for s in entries if s.id.startswith(t.id + ".")]
+        index.append(f"## {t.title}\n\n::::{{grid}} 1 2 3 3\n:gutter: 2\n")
+        page = [f"# Figures: {t.title}\n"]
+        for s in own:
+            anchor = s.id.replace(".", "-").replace("_", "-")
+            index.append(f":::{{grid-item-card}} {s.id.split('.', 1)[1].replace('_', ' ')}\n:link: {t.id}\n"
+                         f":link-type: doc\n:img-top: _images/{s.filename}.png\n\n{s.source}\n:::\n")
+            module = inspect.getmodule(s.build)
+            relative = Path(inspect.getsourcefile(s.build)).resolve().relative_to(ROOT)
+            page.append(f"({anchor})=\n## `{s.id}`\n\n```{{image}} _images/{s.filename}.png\n:alt: {s.id}\n"
+                        f":width: 100%\n```\n\n**Source:** {s.source}\n\n{s.caption}\n\n"
+                        f"Regenerate it with `python -m figures {s.id}`. The code, from `{relative}` "
+                        f"(module `{module.__name__}`):\n\n"
+                        f"```{{literalinclude}} /../{relative}\n:language: python\n:pyobject: {s.build.__name__}\n"
+                        f"```\n")
+        index.append("::::\n")
+        _write(DOCS / "gallery" / f"{t.id}.md", "\n".join(page))
+    _write(DOCS / "gallery" / "index.md", "\n".join(index))
+
+
+def write_notebooks():
+    from dynamics.theories import THEORIES
+
+    source = ROOT / "figures" / "demos"
+    target = DOCS / "notebooks"
+    target.mkdir(parents=True, exist_ok=True)
+    names = [t.id for t in THEORIES if (source / f"{t.id}.ipynb").exists()]
+    for name in names:
+        data = (source / f"{name}.ipynb").read_bytes()
+        out = target / f"{name}.ipynb"
+        if not out.exists() or out.read_bytes() != data:
+            shutil.copyfile(source / f"{name}.ipynb", out)
+    page = [_title("Teaching notebooks"),
+            "One interactive notebook per theory: sliders wired to the library's closed forms, with a "
+            "figure that redraws as you move them, and a *Try this* list of things to look for. The pages below "
+            "show each notebook as it runs at its defaults.\n",
+            "To run them live (the sliders need a running Python), install the demos extra and serve one:\n",
+            ".. code-block:: bash\n\n   pip install -e \".[demos]\"\n   python -m figures --demo            "
+            "# lists the demos\n   python -m figures --demo starvation # serves one in the browser (Voila)\n",
+            "or open ``figures/demos/<name>.ipynb`` in Jupyter or JupyterLab.\n",
+            ".. toctree::\n   :maxdepth: 1\n\n" + "".join(f"   {n}\n" for n in names)]
+    _write(target / "index.rst", "\n".join(page))
+
+
+_LITERAL = re.compile(r"(``.*?``|:[a-z:]+:`[^`]*`|`[^`]*`_?)")
+
+
+def escape_docstring(app, what, name, obj, options, lines):
+    """Docstrings are written for ``help()`` as well as for the site: an absolute value ``|x|`` is text there, a
+    substitution to reStructuredText. Escape ``|`` outside literals, roles, doctest lines and literal blocks."""
+    literal_indent = None
+    for i, line in enumerate(lines):
+        stripped = line.lstrip()
+        indent = len(line) - len(stripped)
+        if literal_indent is not None:
+            if stripped and indent <= literal_indent:
+                literal_indent = None
+            else:
+                continue
+        if stripped.startswith((">>>", "...", "| ", "+-")) or "|" not in line:
+            if line.rstrip().endswith("::"):
+                literal_indent = indent
+            continue
+        parts = _LITERAL.split(line)
+        lines[i] = "".join(p if k % 2 else p.replace("|", "\\|") for k, p in enumerate(parts))
+        if line.rstrip().endswith("::"):
+            literal_indent = indent
+
+
+def resolve_unqualified(app, env, node, contnode):
+    """A Python reference that Sphinx cannot resolve from the current module (``:func:`spherical_step``` in a
+    torch module, a name given by its private module) resolves to the one public object with that name.
+    A name that matches no object, or several, still fails the build."""
+    if node.get("refdomain") != "py":
+        return None
+    domain = env.get_domain("py")
+    target = node["reftarget"].lstrip("~.")
+    last = target.rsplit(".", 1)[-1]
+    suffix = "." + (last if "._" in target else target)
+    candidates = {name for name in domain.objects if name.endswith(suffix) and "._" not in name}
+    if len(candidates) != 1:
+        return None
+    return domain.resolve_xref(env, node.get("refdoc", ""), app.builder, "obj", candidates.pop(), node, contnode)
+
+
+def generate(app=None, config=None):
+    write_bibliography()
+    write_api_pages()
+    write_gallery()
+    write_notebooks()
+
+
+def setup(app):
+    app.connect("config-inited", generate)
+    app.connect("autodoc-process-docstring", escape_docstring)
+    app.connect("missing-reference", resolve_unqualified)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

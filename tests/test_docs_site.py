@@ -1,0 +1,114 @@
+"""The built documentation site, served on localhost and opened in headless Chromium as a reader would.
+
+The site is built by ``python -m sphinx -W -n -b html docs docs/_build/html`` (``.ci/run`` builds it before the
+tests; ``LD_DOCS_HTML`` points elsewhere). Without a built site or a browser the tests skip, except under CI.
+``DOCS_SCREENSHOT_DIR=DIR`` keeps the screenshots (the ones in ``docs/_static/screenshots`` were taken so).
+"""
+import functools
+import http.server
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+from verify import registry
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE = Path(os.environ.get("LD_DOCS_HTML", ROOT / "docs" / "_build" / "html"))
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def _site_and_browser_or_skip():
+    missing = [tool for tool in ("chromium", "chromedriver") if shutil.which(tool) is None]
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        missing.append("selenium")
+    if not (SITE / "index.html").exists():
+        missing.append(f"a built site in {SITE}")
+    if missing:
+        reason = f"needs {', '.join(missing)}"
+        if registry.in_ci():
+            pytest.fail(reason)
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def site():
+    """(base URL, driver): the site served on a free localhost port, and a headless Chromium."""
+    _site_and_browser_or_skip()
+    from selenium import webdriver
+
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(SITE))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium")
+    profile = ROOT / ".cache" / f"chromium-docs-{os.getpid()}"
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync",
+                 "--disable-background-networking", "--disable-component-update", "--disable-dev-shm-usage",
+                 "--window-size=1280,1000", f"--user-data-dir={profile}"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=shutil.which("chromedriver")),
+                              options=options)
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", driver
+    finally:
+        driver.quit()
+        server.shutdown()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def _screenshot(driver, name, tmp_path):
+    shots = Path(os.environ.get("DOCS_SCREENSHOT_DIR", tmp_path))
+    shots.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(shots / name))
+
+
+def test_search_finds_keep_probability(site, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    base, driver = site
+    driver.get(f"{base}/search.html?q=keep_probability")
+    links = WebDriverWait(driver, 60).until(
+        lambda d: [a for a in d.find_elements(By.CSS_SELECTOR, "#search-results a")
+                   if "keep_probability" in (a.get_attribute("href") or "")] or None)
+    assert any(a.get_attribute("href").endswith("dynamics.and_mask.keep_probability.html") for a in links)
+    _screenshot(driver, "search.png", tmp_path)
+
+
+def test_api_page_renders_its_maths_offline(site, tmp_path):
+    """MathJax is served from the site itself (no network here): the formula becomes MathJax's output."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    base, driver = site
+    driver.get(f"{base}/api/generated/dynamics.and_mask.keep_probability.html")
+    assert "keep_probability" in driver.find_element(By.TAG_NAME, "h1").text
+    script = next(s.get_attribute("src") for s in driver.find_elements(By.TAG_NAME, "script")
+                  if "tex-chtml" in (s.get_attribute("src") or ""))
+    assert script.startswith(base), f"MathJax is loaded from {script}, not from the site"
+    rendered = WebDriverWait(driver, 60).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, "mjx-container") or None)
+    assert rendered[0].size["width"] > 20  # typeset, not the raw TeX
+    _screenshot(driver, "api_keep_probability.png", tmp_path)
+
+
+def test_gallery_images_load(site, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    base, driver = site
+    driver.get(f"{base}/gallery/index.html")
+    images = WebDriverWait(driver, 60).until(
+        lambda d: [img for img in d.find_elements(By.TAG_NAME, "img") if "_images/" in (img.get_attribute("src") or "")]
+        or None)
+    widths = [driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth", img)
+              for img in images]
+    assert len(images) >= 10 and all(w and w > 100 for w in widths), widths
+    _screenshot(driver, "gallery.png", tmp_path)
