@@ -2,7 +2,7 @@
 (Marchenko–Pastur densities, E_g against α), and theory against simulated networks.
 
 Every figure function takes keyword parameters whose defaults are the values the figure is drawn with (the
-thesis states none; these are the spec's suggestions), and plots only what :mod:`dynamics` computes. Data
+thesis states none; these are chosen by the project), and plots only what :mod:`dynamics` computes. Data
 lines carry a ``gid`` naming what they show, so that tests can compare them with a fresh call.
 """
 import importlib.util
@@ -14,10 +14,10 @@ from dynamics import numerics as nx
 from .registry import figure
 from .style import COLORS, new_figure
 
-SEED = "001_61c8f54ededf01e4.txt"
+SOURCE = "Pezeshki (thesis),"
 
 
-@figure("linear_networks.mode_sigmoids", f"{SEED} Fig 2.3 (left)",
+@figure("linear_networks.mode_sigmoids", f"{SOURCE} Fig 2.3 (left)",
         "Mode strength u = ab against time for singular values s = 0.5, 1, 2, 3 from the balanced decoupled init "
         "u0 = 1e-3, τ = 1 (Eq 2.2.22). Larger s is learned earlier and faster; dots mark the half-learning times "
         "(τ/2s) ln(s/u0 − 1), where u = s/2, and dotted lines the limits u = s. The thesis gives no parameters; "
@@ -38,7 +38,7 @@ def mode_sigmoids(singular_values=(3.0, 2.0, 1.0, 0.5), u0=1e-3, tau=1.0, t_max=
     return fig
 
 
-@figure("linear_networks.phase_plane", f"{SEED} Fig 2.3 (right)",
+@figure("linear_networks.phase_plane", f"{SOURCE} Fig 2.3 (right)",
         "Direction field of one mode's gradient flow, τ(a', b') = (b(s − ab), a(s − ab)), s = 1, τ = 1 "
         "(Eqs 2.2.15–16); the arrows are normalised to unit length and show the direction only. Grey: the conserved "
         "hyperbolas a² − b² = c; red: the minimum manifold ab = s (both branches); green: two trajectories "
@@ -74,14 +74,14 @@ def phase_plane(s=1.0, tau=1.0, starts=((0.1, -0.6), (0.6, 0.1)), t_max=12.0, ex
 
 
 def alpha_grid():
-    """The α grid of Fig 2.4(b): uniform on [0.1, 4], the spec's points, and refined geometrically towards α = 1
-    (down to |α − 1| = 1e-3), where the curves peak."""
+    """The α grid of Fig 2.4(b): uniform on [0.1, 4], the points 0.25, 0.5, 0.75, 0.9, 1, 1.1, 1.5, 2, and refined
+    geometrically towards α = 1 (down to |α − 1| = 1e-3), where the curves peak."""
     near = np.geomspace(1e-3, 0.1, 40)
     return np.unique(np.concatenate([np.linspace(0.1, 4.0, 157), [0.25, 0.5, 0.75, 0.9, 1.0, 1.1, 1.5, 2.0],
                                      1.0 - near, 1.0 + near]))
 
 
-@figure("linear_networks.mp_and_generalization", f"{SEED} Fig 2.4 (a), (b)",
+@figure("linear_networks.mp_and_generalization", f"{SOURCE} Fig 2.4 (a), (b)",
         "(a) Marchenko–Pastur densities of X Xᵀ (Eq 2.3.30) for α = P/N = 0.5, 1, 2; the arrow marks the atom of mass "
         "1 − α at λ = 0 for α < 1 (the frozen subspace); at α = 1 the density diverges as λ^{-1/2}. "
         "(b) High-dimensional E_g against α after training times t = 1, 10, 100, 1000 (darker red = longer), "
@@ -126,7 +126,7 @@ def mp_and_generalization(alphas=(0.5, 1.0, 2.0), times=(1.0, 10.0, 100.0, 1000.
     return fig
 
 
-@figure("linear_networks.theory_vs_simulation", "001_61c8f54ededf01e4.txt Eqs 2.2.22, 2.3.13–2.3.14",
+@figure("linear_networks.theory_vs_simulation", f"{SOURCE} Eqs 2.2.22, 2.3.13–2.3.14",
         "Left: mode strengths of a 16→32→12 linear network on whitened data from a decoupled init (u0 = 1e-6): the "
         "closed form (2.2.22) (lines), the integrated full-matrix flow (2.2.5–6) (circles) and torch full-batch "
         "gradient descent with η = 2.5e-3 at t/τ = kη (crosses; the numba GD of Eqs 2.2.3–4 when torch is absent). "

@@ -1,4 +1,5 @@
-"""Unit and property tests of dynamics.linear_networks (spec/linear_networks.md Public API, P1–P5)."""
+"""Unit and property tests of dynamics.linear_networks: the public closed forms (limits, scalings, refused inputs), the
+simulators, the set-ups and the mode bases they share."""
 import math
 
 import numpy as np
@@ -9,7 +10,7 @@ from hypothesis import strategies as st
 from dynamics import linear_networks as ln
 
 # ----------------------------------------------------------------------------------------------------
-# P5: bad input raises ValueError naming the parameter
+# Bad input raises ValueError naming the parameter
 # ----------------------------------------------------------------------------------------------------
 
 BAD_CALLS = [
@@ -134,7 +135,7 @@ def test_student_helpers_reject_bad_weights_and_divergence():
 
 
 def test_optimal_stopping_time_extreme_signal_to_noise():
-    # t_opt depends on the standard deviations only through (σ_w̄² + σ_0²)/σ_ε² (P4), also where the bracket collapses
+    # t_opt depends on the standard deviations only through (σ_w̄² + σ_0²)/σ_ε², also where the bracket collapses
     for ratio in (1e-300, 1e-30, 1e30, 1e290):
         noise_std = math.sqrt(1.0 / ratio)
         t_opt = ln.optimal_stopping_time(0.5, teacher_std=1.0, noise_std=noise_std)
@@ -259,14 +260,14 @@ def test_mode_strength_depends_on_t_over_tau():
     assert ln.half_learning_time(1.3, 1e-4, tau=3.0) == pytest.approx(3.0 * ln.half_learning_time(1.3, 1e-4))
 
 
-def test_half_learning_time_sign_and_spec_values():
+def test_half_learning_time_sign_and_reference_values():
     assert ln.half_learning_time(1.0, 0.5) == 0.0
     assert ln.half_learning_time(1.0, 0.7) < 0
     values = ln.half_learning_time(np.array([3, 2, 1, 0.5, 0.25]), 1e-6)
     np.testing.assert_allclose(values, [2.4857, 3.6272, 6.9078, 13.1224, 24.8584], atol=1e-4)
 
 
-def test_p1_unbalanced_reduces_to_balanced():
+def test_unbalanced_reduces_to_balanced():
     t = np.linspace(0, 20, 41)
     for a in (1e-3, 0.4, -0.7):
         np.testing.assert_allclose(ln.mode_strength_unbalanced(t, 1.5, a, a), ln.mode_strength(t, 1.5, a * a),
@@ -277,7 +278,7 @@ def test_p1_unbalanced_reduces_to_balanced():
     assert ln.mode_strength_unbalanced(math.inf, 1.0, 0.5, -0.2) == pytest.approx(1.0, rel=1e-12)
 
 
-def test_p2_generalization_curve_at_zero():
+def test_generalization_curve_at_zero():
     for alpha in (0.1, 0.5, 1.0, 1.7, 4.0):
         for teacher_std, noise_std, init_std in ((1.0, 0.5, 0.0), (math.sqrt(2.0), math.sqrt(0.1), 0.5)):
             eg, et = ln.generalization_curve(0.0, alpha, teacher_std=teacher_std, noise_std=noise_std, init_std=init_std)
@@ -286,7 +287,7 @@ def test_p2_generalization_curve_at_zero():
             assert et == pytest.approx(expected, rel=1e-8)
 
 
-def test_p3_generalization_curve_scaling():
+def test_generalization_curve_scaling():
     t = np.array([0.0, 0.3, 4.0, 50.0, np.inf])
     for alpha in (0.5, 2.0):
         eg, et = ln.generalization_curve(t, alpha, teacher_std=1.0, noise_std=0.5, init_std=0.3)
@@ -308,7 +309,7 @@ def test_generalization_curve_infinity_and_shapes():
     assert isinstance(ln.generalization_curve(1.0, 0.5).generalization_error, float)
 
 
-def test_p4_optimal_stopping_time_bracket_and_invariance():
+def test_optimal_stopping_time_bracket_and_invariance():
     for alpha in (0.5, 0.9, 1.0, 1.1, 2.0):
         t_opt = ln.optimal_stopping_time(alpha)
         lo, hi = (1 - math.sqrt(alpha)) ** 2, (1 + math.sqrt(alpha)) ** 2
@@ -377,6 +378,96 @@ def test_whiten_gives_sum_normalised_inputs():
     np.testing.assert_allclose(W @ W.T, np.eye(5), atol=1e-12)
     with pytest.raises(ValueError, match="X"):
         ln.whiten(np.ones((3, 2)))
+
+
+# ----------------------------------------------------------------------------------------------------
+# Mode bases: the full or the reduced SVD of Σ31, the same factors for decoupled_init and mode_strengths
+# ----------------------------------------------------------------------------------------------------
+
+def _correlation_and_network(n_outputs=4, n_features=6, n_hidden=5, seed=0):
+    rng = np.random.default_rng(seed)
+    sigma31 = rng.standard_normal((n_outputs, n_features))
+    W21, W32 = ln.random_init(n_features, n_hidden, n_outputs, init_std=0.5, seed=rng)
+    return sigma31, W21, W32
+
+
+@pytest.mark.parametrize("shape", [(4, 6), (6, 4), (5, 5)])
+def test_reduced_and_full_svd_give_the_same_first_k_mode_strengths(shape):
+    sigma31, W21, W32 = _correlation_and_network(*shape)
+    U, s, Vh = np.linalg.svd(sigma31, full_matrices=False)
+    Uf, sf, Vhf = np.linalg.svd(sigma31)
+    k = s.size
+    assert U.shape == (shape[0], k) and Vh.T.shape == (shape[1], k)
+    reduced = ln.mode_strengths(W21, W32, U, Vh.T)
+    full = ln.mode_strengths(W21, W32, Uf, Vhf.T)
+    assert reduced.shape == (k,) and full.shape == (min(shape),)
+    np.testing.assert_allclose(reduced, full[:k], rtol=1e-12, atol=1e-14)
+    # mode_map: the reduced map is the top-left k × k block of the full one, also for a stack of networks
+    stack21, stack32 = np.stack([W21, 2 * W21]), np.stack([W32, -W32])
+    np.testing.assert_allclose(ln.mode_map(stack21, stack32, U, Vh.T),
+                               ln.mode_map(stack21, stack32, Uf, Vhf.T)[:, :k, :k], rtol=1e-12, atol=1e-14)
+    # the first two modes only (k = 2 of a reduced SVD)
+    np.testing.assert_allclose(ln.mode_strengths(W21, W32, U[:, :2], Vh[:2].T), full[:2], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(ln.effective_initial_strength(W21, W32, U, Vh.T),
+                               ln.effective_initial_strength(W21, W32, Uf, Vhf.T)[:k], rtol=1e-12)
+
+
+def test_decoupled_init_from_a_reduced_svd_is_read_back_by_mode_strengths():
+    sigma31, _, _ = _correlation_and_network(4, 7, seed=3)
+    U, s, Vh = np.linalg.svd(sigma31, full_matrices=False)
+    a0 = np.array([0.1, 0.2, 0.3, 0.4])
+    W21, W32 = ln.decoupled_init(U, Vh.T, n_hidden=6, a0=a0, seed=1)
+    np.testing.assert_allclose(ln.mode_strengths(W21, W32, U, Vh.T), a0 ** 2, rtol=1e-12)
+    M = ln.mode_map(W21, W32, U, Vh.T)
+    np.testing.assert_allclose(M - np.diag(np.diag(M)), 0.0, atol=1e-14)
+    # and the flow from it follows the sigmoid of each singular value
+    run = ln.network_flow(W21, W32, sigma31, [0.0, 1.0, 3.0], rtol=1e-12, atol=1e-15)
+    u = ln.mode_strengths(run.W21, run.W32, U, Vh.T)
+    np.testing.assert_allclose(u, ln.mode_strength(run.t[:, None], s, a0 ** 2), rtol=1e-8)
+
+
+BAD_MODE_BASES = [
+    # (U, V) for a network with N3 = 4 outputs and N1 = 6 inputs; the parameter at fault and its shape
+    (lambda U, Vh: (U, Vh), "V", r"\(4, 6\)"),                       # Vh passed for V (V = Vh.T)
+    (lambda U, Vh: (U[:3], Vh.T), "U", r"\(3, 4\)"),                 # too few rows
+    (lambda U, Vh: (U, np.hstack([Vh.T, Vh.T[:, :3]])), "V", r"\(6, 7\)"),  # more columns than rows
+    (lambda U, Vh: (U, np.zeros((6, 0))), "V", r"\(6, 0\)"),         # no modes
+    (lambda U, Vh: (2 * U, Vh.T), "U", r"\(4, 4\)"),                 # columns not normalised
+    (lambda U, Vh: (U, Vh.T + 0.01), "V", r"\(6, 4\)"),              # columns not orthogonal
+    (lambda U, Vh: (U[:, 0], Vh.T), "U", "2-dimensional"),             # a vector
+]
+
+
+@pytest.mark.parametrize("make, name, shape", BAD_MODE_BASES, ids=[f"{k}-{c[1]}" for k, c in enumerate(BAD_MODE_BASES)])
+@pytest.mark.parametrize("fn", [ln.mode_strengths, ln.mode_map, ln.effective_initial_strength])
+def test_bad_mode_bases_are_a_value_error_naming_the_parameter_and_shape(fn, make, name, shape):
+    sigma31, W21, W32 = _correlation_and_network(4, 6)
+    U, _, Vh = np.linalg.svd(sigma31, full_matrices=False)
+    U_bad, V_bad = make(U, Vh)
+    with pytest.raises(ValueError, match=rf"^{name} must") as info:
+        fn(W21, W32, U_bad, V_bad)
+    assert info.match(shape)
+
+
+@pytest.mark.parametrize("make, name, shape", BAD_MODE_BASES, ids=[f"{k}-{c[1]}" for k, c in enumerate(BAD_MODE_BASES)])
+def test_decoupled_init_refuses_the_same_mode_bases(make, name, shape):
+    """decoupled_init makes the network's sizes from U and V, and refuses what mode_strengths refuses (a Vh passed
+    for V, or a U with fewer rows than columns, is a basis with more columns than rows there)."""
+    sigma31, _, _ = _correlation_and_network(4, 6)
+    U, _, Vh = np.linalg.svd(sigma31, full_matrices=False)
+    U_bad, V_bad = make(U, Vh)
+    with pytest.raises(ValueError, match=rf"^{name} must") as info:
+        ln.decoupled_init(U_bad, V_bad, n_hidden=6, a0=0.1, seed=0)
+    assert info.match(shape)
+
+
+def test_mode_bases_from_float32_singular_vectors_are_accepted():
+    sigma31, W21, W32 = _correlation_and_network(4, 6)
+    U, _, Vh = np.linalg.svd(sigma31, full_matrices=False)
+    U32, _, Vh32 = np.linalg.svd(sigma31.astype(np.float32), full_matrices=False)
+    signs = np.sign(np.sum(U * U32, axis=0))  # singular vectors are defined up to a sign per mode
+    np.testing.assert_allclose(ln.mode_strengths(W21, W32, U32 * signs, Vh32.T * signs),
+                               ln.mode_strengths(W21, W32, U, Vh.T), rtol=1e-4, atol=1e-5)
 
 
 # ----------------------------------------------------------------------------------------------------

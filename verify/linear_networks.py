@@ -1,5 +1,7 @@
-"""Claims of the linear-network theory (spec/linear_networks.md Part C): Saxe mode learning (A1–A13)
-and Advani–Saxe generalization dynamics (B1–B14), and the Public API properties (P1–P5).
+"""Claims of the linear-network theory: Saxe mode learning (Saxe et al. 2014; Pezeshki (thesis), Sec. 2.2),
+Advani–Saxe generalization dynamics (Advani & Saxe 2017; Pezeshki (thesis), Sec. 2.3), and the properties of the
+public closed forms (their limits, scalings and the inputs they refuse). The theory note,
+docs/theory/linear_networks.md, states the equations they check.
 
 Every claim computes both sides by independent routes: closed forms against numerical integration of
 the matrix ODEs, against plain gradient descent, against finite-size simulations of random instances,
@@ -25,9 +27,8 @@ from dynamics import linear_networks as ln
 from dynamics import numerics as nx
 from .registry import Check, claim, planted_bug
 
-SEED = "001_61c8f54ededf01e4.txt"
-S_A1 = np.array([3.0, 2.0, 1.0, 0.5, 0.25])
-S_A12 = np.array([4.0, 3.0, 2.0, 1.5, 1.0, 0.7, 0.5, 0.3])
+S_SMALL_TASK = np.array([3.0, 2.0, 1.0, 0.5, 0.25])
+S_RANDOM_TASK = np.array([4.0, 3.0, 2.0, 1.5, 1.0, 0.7, 0.5, 0.3])
 FAMILY_LEVEL = 1e-4
 
 
@@ -47,32 +48,32 @@ def _rel(a, b):
 # ----------------------------------------------------------------------------------------------------
 
 @functools.lru_cache(maxsize=4)
-def _a1_run(seed):
+def _decoupled_flow_run(seed):
     """Whitened task N1 = 6, N2 = 6, N3 = 5 (random U, V, R), decoupled balanced init a0 = 1e-3, flow to t = 12."""
     rng = np.random.default_rng(seed)
-    task = ln.mode_task(S_A1, 6, 5, seed=rng)
+    task = ln.mode_task(S_SMALL_TASK, 6, 5, seed=rng)
     init = ln.decoupled_init(task.U, task.V, n_hidden=6, a0=1e-3, seed=rng)
     run = ln.network_flow(*init, task.correlation, np.linspace(0.0, 12.0, 121), rtol=1e-12, atol=1e-16)
     return task, run
 
 
-@claim("linear_networks.closed_form_vs_matrix_flow", "001_61c8f54ededf01e4.txt Eqs 2.2.5–2.2.6, 2.2.22",
+@claim("linear_networks.closed_form_vs_matrix_flow", "Pezeshki (thesis), Eqs 2.2.5–2.2.6, 2.2.22",
        "Under whitening and a decoupled balanced init (random U, V, R), the mode strengths diag(Uᵀ W32 W21 V) of the "
-       "integrated full-matrix flow follow the sigmoid (2.2.22) to 1e-8 (spec A1; integrator at rtol 1e-12) for "
+       "integrated full-matrix flow follow the sigmoid (2.2.22) to 1e-8 (integrator at rtol 1e-12) for "
        "s = 3, 2, 1, 0.5, 0.25 over t in [0, 12].", "identity", stochastic=True)
 def closed_form_vs_matrix_flow(run):
-    task, flow = _a1_run(run.seed(11))
+    task, flow = _decoupled_flow_run(run.seed(11))
     simulated = ln.mode_strengths(flow.W21, flow.W32, task.U, task.V)
-    theory = ln.mode_strength(flow.t[:, None], S_A1[None, :], 1e-6)
+    theory = ln.mode_strength(flow.t[:, None], S_SMALL_TASK[None, :], 1e-6)
     return Check.at_most(np.abs(simulated - theory).max(), 1e-8, f"max |u_flow − u_closed| over {flow.t.size} times")
 
 
-@claim("linear_networks.decoupled_manifold_invariant", "001_61c8f54ededf01e4.txt Eq 2.2.14",
+@claim("linear_networks.decoupled_manifold_invariant", "Pezeshki (thesis), Eq 2.2.14",
        "The decoupled manifold is invariant: the off-diagonal couplings a^α·b^β (α ≠ β) of the mode-basis map "
-       "stay below 1e-10 (spec A2; round-off and integrator error) along the full-matrix flow of a random task.",
+       "stay below 1e-10 (round-off and integrator error) along the full-matrix flow of a random task.",
        "identity", stochastic=True)
 def decoupled_manifold_invariant(run):
-    task, flow = _a1_run(run.seed(11))
+    task, flow = _decoupled_flow_run(run.seed(11))
     M = ln.mode_map(flow.W21, flow.W32, task.U, task.V)
     off = M * (1.0 - np.eye(*M.shape[1:]))
     return Check.at_most(np.abs(off).max(), 1e-10, "max off-diagonal |(Uᵀ W32 W21 V)_{βα}|")
@@ -85,8 +86,8 @@ def _non_white_problem(rng):
     return X, Y, init
 
 
-@claim("linear_networks.conserved_gram_flow", "001_61c8f54ededf01e4.txt Eqs 2.2.5–2.2.6",
-       "W21 W21ᵀ − W32ᵀ W32 is conserved by the flow for a random non-white Σ11 (relative drift <= 1e-8, spec A3, "
+@claim("linear_networks.conserved_gram_flow", "Pezeshki (thesis), Eqs 2.2.5–2.2.6",
+       "W21 W21ᵀ − W32ᵀ W32 is conserved by the flow for a random non-white Σ11 (relative drift <= 1e-8 "
        "at integrator rtol 1e-12).", "identity", stochastic=True)
 def conserved_gram_flow(run):
     X, Y, init = _non_white_problem(run.rng(3))
@@ -97,9 +98,9 @@ def conserved_gram_flow(run):
     return Check.at_most(drift, 1e-8, f"loss fell from {loss[0]:.3g} to {loss[-1]:.3g} while the gram stayed")
 
 
-@claim("linear_networks.conserved_gram_gd_first_order", "001_61c8f54ededf01e4.txt Eqs 2.2.3–2.2.4",
+@claim("linear_networks.conserved_gram_gd_first_order", "Pezeshki (thesis), Eqs 2.2.3–2.2.4",
        "Under discrete GD on a random non-white problem the drift of W21 W21ᵀ − W32ᵀ W32 over a fixed time is O(η): "
-       "halving η halves it (ratios within 0.3 of 2, the spec A3 envelope of the O(η²) correction).", "limit",
+       "halving η halves it (ratios within 0.3 of 2, an envelope for the O(η²) correction).", "limit",
        stochastic=True)
 def conserved_gram_gd_first_order(run):
     X, Y, init = _non_white_problem(run.rng(3))
@@ -114,8 +115,8 @@ def conserved_gram_gd_first_order(run):
     return Check.at_most(np.abs(ratios - 2.0).max(), 0.3, f"drifts {np.array(drifts)}, ratios {ratios}")
 
 
-@claim("linear_networks.scalar_invariant", "001_61c8f54ededf01e4.txt Eqs 2.2.15–2.2.16",
-       "a² − b² is constant along the integrated single-mode flow (drift <= 1e-10, spec A4; integrator at rtol "
+@claim("linear_networks.scalar_invariant", "Pezeshki (thesis), Eqs 2.2.15–2.2.16",
+       "a² − b² is constant along the integrated single-mode flow (drift <= 1e-10; integrator at rtol "
        "1e-12), also for unbalanced and opposite-sign starts.", "identity")
 def scalar_invariant():
     t = np.linspace(0.0, 20.0, 201)
@@ -126,9 +127,9 @@ def scalar_invariant():
     return Check.at_most(worst, 1e-10)
 
 
-@claim("linear_networks.logistic_identities", "001_61c8f54ededf01e4.txt Eqs 2.2.19–2.2.22",
+@claim("linear_networks.logistic_identities", "Pezeshki (thesis), Eqs 2.2.19–2.2.22",
        "The sigmoid satisfies u(0) = u0, u(inf) = s, u(t_half) = s/2, u(t_half + Δ) + u(t_half − Δ) = s (all to "
-       "1e-12 relative, spec A5) and u'(t_half) = s²/(2τ) (fourth-order central difference, 1e-9: its truncation "
+       "1e-12 relative) and u'(t_half) = s²/(2τ) (fourth-order central difference, 1e-9: its truncation "
        "error (h s/τ)⁴ ~ 1e-12 plus round-off eps/h).", "identity")
 def logistic_identities():
     s = np.array([3.0, 2.0, 1.0, 0.5, 0.25, 1e-3])
@@ -149,14 +150,14 @@ def logistic_identities():
     return Check.all_of(checks)
 
 
-@claim("linear_networks.half_time_ordering", "001_61c8f54ededf01e4.txt Sec 2.2.3",
+@claim("linear_networks.half_time_ordering", "Pezeshki (thesis), Sec 2.2.3",
        "Larger singular values are learned first: half-times measured on the integrated single-mode flow "
        "(u0 = 1e-6) decrease strictly with s (smallest gap > 0) and match (τ/2s) ln(s/u0 − 1) to 1e-6 relative "
        "(the interpolation error of the crossing on a fine grid).", "theorem")
 def half_time_ordering():
     a0 = 1e-3
     measured = []
-    for s in S_A1:
+    for s in S_SMALL_TASK:
         predicted = ln.half_learning_time(s, a0 * a0)
         t = np.linspace(0.0, 1.5 * predicted, 3001)
         coarse = ln.first_crossing_time(t, ln.scalar_mode_flow(t, s, a0, a0).mode_strength, s / 2)[0]
@@ -165,16 +166,16 @@ def half_time_ordering():
         u = ln.scalar_mode_flow(np.concatenate([[0.0], fine]), s, a0, a0).mode_strength
         measured.append(ln.first_crossing_time(fine, u[1:], s / 2)[0])
     measured = np.array(measured)
-    predicted = ln.half_learning_time(S_A1, a0 * a0)
+    predicted = ln.half_learning_time(S_SMALL_TASK, a0 * a0)
     return Check.all_of([Check.at_most(_rel(measured, predicted), 1e-6, "measured vs (τ/2s) ln(s/u0 − 1)"),
                          Check.predicate(float(np.min(np.diff(measured))),
                                          "smallest increase of t_half as s decreases")],
-                        f"measured t_half {np.round(measured, 4)} for s = {S_A1}")
+                        f"measured t_half {np.round(measured, 4)} for s = {S_SMALL_TASK}")
 
 
-@claim("linear_networks.learning_time_inverts_sigmoid", "001_61c8f54ededf01e4.txt Eqs 2.2.19–2.2.22",
+@claim("linear_networks.learning_time_inverts_sigmoid", "Pezeshki (thesis), Eqs 2.2.19–2.2.22",
        "The learning time (2.2.21) inverts the sigmoid: u(t(u0 → uf)) = uf to 1e-12, and "
-       "t(ε → s − ε) = (τ/s) ln((s − ε)/ε) to 1e-12 (spec A7; round-off).", "identity")
+       "t(ε → s − ε) = (τ/s) ln((s − ε)/ε) to 1e-12 (round-off).", "identity")
 def learning_time_inverts_sigmoid():
     s, tau = np.array([[3.0], [1.0], [0.2]]), 0.8
     u0 = 1e-4 * s
@@ -186,8 +187,8 @@ def learning_time_inverts_sigmoid():
                          Check.at_most(_rel(saxe, tau / s * np.log((s - eps) / eps)), 1e-12, "Saxe's learning time")])
 
 
-@claim("linear_networks.zero_singular_value_limit", "001_61c8f54ededf01e4.txt Eq 2.2.22 (s → 0)",
-       "At s = 1e-14, u0 = 1e-3, t <= 100 the sigmoid equals the s = 0 limit u0/(1 + 2u0 t/τ) to 1e-10 (spec A8; "
+@claim("linear_networks.zero_singular_value_limit", "Pezeshki (thesis), Eq 2.2.22 (s → 0)",
+       "At s = 1e-14, u0 = 1e-3, t <= 100 the sigmoid equals the s = 0 limit u0/(1 + 2u0 t/τ) to 1e-10 ("
        "the true difference is O(s t) = 1e-12), and s = 0 returns that limit, 0 at t = inf, without NaN.", "limit")
 def zero_singular_value_limit():
     t = np.concatenate([np.linspace(0.0, 100.0, 101), [np.inf]])
@@ -199,8 +200,8 @@ def zero_singular_value_limit():
                          Check.at_most(int(np.sum(~np.isfinite(zero))), 0, "non-finite values at s = 0")])
 
 
-@claim("linear_networks.unbalanced_closed_form", "001_61c8f54ededf01e4.txt Eqs 2.2.15–2.2.16",
-       "The unbalanced closed form u = (c/4)(w − 1/w) matches dop853 integration of (2.2.15–16) to 1e-8 (spec A9) for "
+@claim("linear_networks.unbalanced_closed_form", "Pezeshki (thesis), Eqs 2.2.15–2.2.16",
+       "The unbalanced closed form u = (c/4)(w − 1/w) matches dop853 integration of (2.2.15–16) to 1e-8 for "
        "starts with u0 < 0, u0 > s, s = 0 and near-balanced c, and tends to (2.2.22) as c → 0 (1e-8 relative).",
        "identity")
 def unbalanced_closed_form():
@@ -219,7 +220,7 @@ def unbalanced_closed_form():
     return Check.all_of(checks)
 
 
-@claim("linear_networks.opposite_sign_never_learns", "001_61c8f54ededf01e4.txt Eq 2.2.18",
+@claim("linear_networks.opposite_sign_never_learns", "Pezeshki (thesis), Eq 2.2.18",
        "A balanced start with a0 = −b0 stays at u <= 0 and creeps to the saddle (|u(40)| <= 1e-12; integrated flow "
        "and closed form agree to 1e-8), mode_strength rejects u0 < 0, while an unbalanced start with u0 < 0 "
        "converges to s (to 1e-8 at t = 40).", "theorem")
@@ -241,9 +242,9 @@ def opposite_sign_never_learns():
                         f"a=-b: max u {u.max():.2e}, final {u[-1]:.2e}; unbalanced u0<0 final |u - s| {learns:.1e}")
 
 
-def _a11_errors(rng):
+def _gd_vs_flow_errors(rng):
     X = ln.whitened_inputs(6, 12, seed=rng)
-    task = ln.mode_task(S_A1, 6, 5, seed=rng)
+    task = ln.mode_task(S_SMALL_TASK, 6, 5, seed=rng)
     Y = task.correlation @ X
     init = ln.decoupled_init(task.U, task.V, n_hidden=6, a0=1e-3, seed=rng)
     errors = []
@@ -251,41 +252,42 @@ def _a11_errors(rng):
     for eta in etas:
         gd = ln.network_gd(*init, Y @ X.T, int(round(12.0 / eta)), eta, sigma11=X @ X.T, record_every=10)
         u = ln.mode_strengths(gd.W21, gd.W32, task.U, task.V)
-        theory = ln.mode_strength(ln.gd_flow_time(gd.steps, eta)[:, None], S_A1, 1e-6)
-        errors.append(np.abs(u - theory).max() / S_A1.max())
+        theory = ln.mode_strength(ln.gd_flow_time(gd.steps, eta)[:, None], S_SMALL_TASK, 1e-6)
+        errors.append(np.abs(u - theory).max() / S_SMALL_TASK.max())
     return np.array(etas), np.array(errors)
 
 
-@claim("linear_networks.gd_first_order", "001_61c8f54ededf01e4.txt Eqs 2.2.3–2.2.4 vs 2.2.22",
+@claim("linear_networks.gd_first_order", "Pezeshki (thesis), Eqs 2.2.3–2.2.4 vs 2.2.22",
        "GD on P = 12 random whitened examples approaches the flow at first order: max_t |u_GD − u(t)|/s_max at t = kη "
-       "halves when η halves (ratios within 0.3 of 2) and stays <= 6η s_max (the spec A11 envelopes).", "limit",
+       "halves when η halves (ratios within 0.3 of 2) and stays <= 6η s_max (first-order envelopes).", "limit",
        stochastic=True)
 def gd_first_order(run):
-    etas, errors = _a11_errors(run.rng(21))
+    etas, errors = _gd_vs_flow_errors(run.rng(21))
     ratios = errors[:-1] / errors[1:]
     return Check.all_of([Check.at_most(np.abs(ratios - 2.0).max(), 0.3, "error ratio when η halves"),
-                         Check.at_most(float(np.max(errors / (6 * etas * S_A1.max()))), 1.0,
+                         Check.at_most(float(np.max(errors / (6 * etas * S_SMALL_TASK.max()))), 1.0,
                                        "error / (6η s_max)")],
                         f"errors {errors} for η {etas}; ratios {ratios}")
 
 
-def _a12_run(rng, init_std=1e-3):
-    task = ln.mode_task(S_A12, 16, 12, seed=rng)
+def _random_init_run(rng, init_std=1e-3):
+    task = ln.mode_task(S_RANDOM_TASK, 16, 12, seed=rng)
     init = ln.random_init(16, 32, 12, init_std=init_std, seed=rng)
-    u_eff = ln.effective_initial_strength(*init, task.U, task.V)[:S_A12.size]
-    predicted = ln.half_learning_time(S_A12, u_eff)
+    u_eff = ln.effective_initial_strength(*init, task.U, task.V)[:S_RANDOM_TASK.size]
+    predicted = ln.half_learning_time(S_RANDOM_TASK, u_eff)
     flow = ln.network_flow(*init, task.correlation, np.linspace(0.0, 2.6 * predicted.max(), 4001), rtol=1e-9,
                            atol=1e-15)
-    u = ln.mode_strengths(flow.W21, flow.W32, task.U, task.V)[:, :S_A12.size]
-    simulated = ln.first_crossing_time(flow.t, u, S_A12 / 2)
+    u = ln.mode_strengths(flow.W21, flow.W32, task.U, task.V)[:, :S_RANDOM_TASK.size]
+    simulated = ln.first_crossing_time(flow.t, u, S_RANDOM_TASK / 2)
     final = np.linalg.norm(flow.W32[-1] @ flow.W21[-1] - task.correlation) / np.linalg.norm(task.S)
-    return predicted, simulated, final, ln.half_learning_time(S_A12, 32 * init_std ** 2 / 2)
+    return predicted, simulated, final, ln.half_learning_time(S_RANDOM_TASK, 32 * init_std ** 2 / 2)
 
 
 # Upper envelope of the relative half-time delay of the top 6 modes from a random init (σ = 1e-3, 16→32→12): over
-# 1500 random tasks and inits the largest delay was 0.087, 1.7% of draws exceeded the spec's 0.05, and the
+# 1500 random tasks and inits the largest delay was 0.087, 1.7% of draws exceeded 0.05, and the
 # exceedance fell about 3x per 0.01 above 0.05, which puts the 1e-4 quantile near 0.10. The smallest delay was
-# >= 0 in every draw (competition between modes only delays), held to the spec's −0.005.
+# >= 0 in every draw (competition between modes only delays), held to −0.005 (a margin for the interpolated
+# crossing).
 DELAY_ENVELOPE = (-0.005, 0.10)
 
 
@@ -301,18 +303,18 @@ def _crude_band(s, n_hidden, init_std, n_modes):
     return ln.half_learning_time(s, crude), low, high
 
 
-@claim("linear_networks.small_random_init_delay", "001_61c8f54ededf01e4.txt Sec 2.2.3",
+@claim("linear_networks.small_random_init_delay", "Pezeshki (thesis), Sec 2.2.3",
        "From a small random init (σ = 1e-3, 16→32→12, random task), the simulated half-times of the top 6 modes lag "
-       "the prediction from u_eff = |a+b|²/4 by −0.5% to 10% (the lower end the spec's, as competition between "
-       "modes only delays; the upper end the 1e-4 tail of 1500 random draws, whose largest delay was 8.7% where the "
-       "spec's 5% is exceeded by 1.7% of draws); the crude u_eff = N2σ²/2 predicts them within the band that "
-       "u_eff's χ²_{N2} spread (Bonferroni over the 6 modes, family-wise 1e-4) and that delay allow; at "
-       "T = 2.6 max t_half the map is U S Vᵀ to 1e-3 (spec A12).", "bound", stochastic=True)
+       "the prediction from u_eff = |a+b|²/4 by −0.5% to 10% (the lower end a small margin below 0, as "
+       "competition between modes only delays; the upper end the 1e-4 tail of 1500 random draws, whose largest delay "
+       "was 8.7% where a 5% envelope is exceeded by 1.7% of draws); the crude u_eff = N2σ²/2 predicts them within the "
+       "band that u_eff's χ²_{N2} spread (Bonferroni over the 6 modes, family-wise 1e-4) and that delay allow; at "
+       "T = 2.6 max t_half the map is U S Vᵀ to 1e-3.", "bound", stochastic=True)
 def small_random_init_delay(run):
-    predicted, simulated, final, crude = _a12_run(run.rng(31))
+    predicted, simulated, final, crude = _random_init_run(run.rng(31))
     delay = (simulated - predicted) / predicted
     top = delay[:6]
-    t_crude, low, high = _crude_band(S_A12[:6], 32, 1e-3, 6)
+    t_crude, low, high = _crude_band(S_RANDOM_TASK[:6], 32, 1e-3, 6)
     sim = simulated[:6]
     position = np.where(sim >= t_crude, (sim - t_crude) / (high - t_crude), (t_crude - sim) / (t_crude - low))
     return Check.all_of([Check.at_most(top.max(), DELAY_ENVELOPE[1], "largest delay of the top 6 modes"),
@@ -324,15 +326,15 @@ def small_random_init_delay(run):
                         f"error {final:.1e}")
 
 
-@claim("linear_networks.loss_mode_decomposition", "001_61c8f54ededf01e4.txt Sec 2.2.3",
+@claim("linear_networks.loss_mode_decomposition", "Pezeshki (thesis), Sec 2.2.3",
        "With random whitened inputs and a decoupled init the loss of the integrated network equals "
-       "1/2 Σ(s_α − u_α)² + 1/2(||y||² − ||yXᵀ||²) to 1e-10 of its initial value (spec A13; integrator at rtol "
+       "1/2 Σ(s_α − u_α)² + 1/2(||y||² − ||yXᵀ||²) to 1e-10 of its initial value (integrator at rtol "
        "1e-12), and its drops come in order of decreasing s (smallest gap between steepest-drop times > 0).",
        "identity", stochastic=True)
 def loss_mode_decomposition(run):
     rng = run.rng(41)
     X = ln.whitened_inputs(6, 12, seed=rng)
-    task = ln.mode_task(S_A1, 6, 5, seed=rng)
+    task = ln.mode_task(S_SMALL_TASK, 6, 5, seed=rng)
     Y = task.correlation @ X + 0.2 * rng.standard_normal((5, 12))  # y not in the row space of X
     U, s_all, Vt = np.linalg.svd(Y @ X.T)
     s = s_all[:5]
@@ -347,7 +349,7 @@ def loss_mode_decomposition(run):
                         f"steepest-drop times {np.round(drops, 2)} for s = {np.round(s, 3)}")
 
 
-@claim("linear_networks.deep_mode_ode", "Saxe et al. 2013 (deep linear nets)",
+@claim("linear_networks.deep_mode_ode", "Saxe et al. 2014, deep linear networks (the balanced decoupled mode ODE)",
        "The deep balanced mode ODE τu' = D u^{2−2/D}(s − u) reproduces (2.2.22) at D = 2 (1e-9) and the product of "
        "an integrated scalar chain a_1...a_D from a balanced start for D = 3, 4, 6 (1e-9 relative; integrators at "
        "rtol 1e-13), through the whole transition (every mode reaches 0.99 s).", "identity")
@@ -370,7 +372,8 @@ def deep_mode_ode():
     return Check.all_of(checks, f"u(40)/s = {np.round(learned, 4)}")
 
 
-@claim("linear_networks.sympy_sigmoid_solves_ode", "001_61c8f54ededf01e4.txt Eqs 2.2.18, 2.2.22; the unbalanced closed form (derived here)",
+@claim("linear_networks.sympy_sigmoid_solves_ode",
+       "Pezeshki (thesis), Eqs 2.2.18, 2.2.22; the unbalanced closed form derived in this project",
        "sympy: (2.2.22) solves τu' = 2u(s − u) with u(0) = u0 and the unbalanced closed form solves "
        "τu' = sqrt(4u² + c²)(s − u) (residuals simplify to 0); mode_strength and mode_strength_unbalanced equal "
        "those sympy solutions, evaluated at 30 digits, to 1e-12 relative (round-off) at 200 points each.", "identity")
@@ -423,9 +426,9 @@ def sympy_sigmoid_solves_ode():
 # Part B: generalization dynamics of the Advani–Saxe student
 # ----------------------------------------------------------------------------------------------------
 
-@claim("linear_networks.per_mode_solution_vs_ode", "001_61c8f54ededf01e4.txt Eqs 2.3.5, 2.3.13",
+@claim("linear_networks.per_mode_solution_vs_ode", "Pezeshki (thesis), Eqs 2.3.5, 2.3.13",
        "The per-mode solution (2.3.13) matches dop853 integration of the matrix flow (2.3.5) for a random instance "
-       "N = 200, P = 150 to 1e-8 over t in [0, 50] (spec B1; integrator at rtol 1e-12).", "identity",
+       "N = 200, P = 150 to 1e-8 over t in [0, 50] (integrator at rtol 1e-12).", "identity",
        stochastic=True)
 def per_mode_solution_vs_ode(run):
     inst = ln.draw_student(200, 150, init_std=0.1, seed=run.rng(51))
@@ -433,17 +436,17 @@ def per_mode_solution_vs_ode(run):
     return Check.at_most(np.abs(ln.student_weights(inst, t) - ln.student_flow(inst, t).weights).max(), 1e-8)
 
 
-@claim("linear_networks.discrete_gd_exact", "001_61c8f54ededf01e4.txt Eq 2.3.13 (discrete analogue)",
-       "Replacing e^{−λt/τ} by (1 − ηλ)^k gives plain full-batch GD on a random instance exactly: to 1e-12 (spec "
-       "B2; the round-off of 600 steps) after k steps.", "identity", stochastic=True)
+@claim("linear_networks.discrete_gd_exact", "Pezeshki (thesis), Eq 2.3.13 (discrete analogue)",
+       "Replacing e^{−λt/τ} by (1 − ηλ)^k gives plain full-batch GD on a random instance exactly: to 1e-12 (the "
+       "round-off of 600 steps) after k steps.", "identity", stochastic=True)
 def discrete_gd_exact(run):
     inst = ln.draw_student(100, 160, init_std=0.3, seed=run.rng(52))
     gd = ln.student_gd(inst, 600, 0.1, record_every=50)
     return Check.at_most(np.abs(gd.weights - ln.student_weights_gd(inst, gd.steps, 0.1)).max(), 1e-12)
 
 
-@claim("linear_networks.training_error_formula", "001_61c8f54ededf01e4.txt Eqs 2.3.4, 2.3.29",
-       "(2.3.29) equals ||y − wX||² of the per-mode trajectory to 1e-10 relative (spec B3; round-off) on random "
+@claim("linear_networks.training_error_formula", "Pezeshki (thesis), Eqs 2.3.4, 2.3.29",
+       "(2.3.29) equals ||y − wX||² of the per-mode trajectory to 1e-10 relative (round-off) on random "
        "instances with P > N and P < N, and is non-increasing in t (no rise above the round-off 1e-12 E_t(0)).",
        "identity", stochastic=True)
 def training_error_formula(run):
@@ -460,9 +463,9 @@ def training_error_formula(run):
                          Check.at_most(rise, 1e-12, "largest rise of E_t between grid times / E_t(0)")])
 
 
-@claim("linear_networks.frozen_subspace", "001_61c8f54ededf01e4.txt Sec 2.3.2 (frozen subspace)",
+@claim("linear_networks.frozen_subspace", "Pezeshki (thesis), Sec 2.3.2 (frozen subspace)",
        "With P < N (a random instance), the components w·v_i along the N − P null directions of X Xᵀ never move: "
-       "<= 1e-12 (spec B4; round-off) under plain GD and under the integrated matrix flow.", "identity",
+       "<= 1e-12 (round-off) under plain GD and under the integrated matrix flow.", "identity",
        stochastic=True)
 def frozen_subspace(run):
     inst = ln.draw_student(120, 70, init_std=0.5, seed=run.rng(54))
@@ -478,7 +481,7 @@ def frozen_subspace(run):
 _ERRATUM_TIMES = np.array([0.5, 2.0, 50.0])
 
 
-@claim("linear_networks.erratum_test_error", "001_61c8f54ededf01e4.txt Eqs 2.3.14, 2.3.15, footnote 1",
+@claim("linear_networks.erratum_test_error", "Pezeshki (thesis), Eqs 2.3.14, 2.3.15, footnote 1",
        "Erratum: for a student trained to t = 0.5, 2, 50 on a random instance, a Monte Carlo test error over 1e5 "
        "fresh x ~ N(0, I/N) agrees with the Advani–Saxe form (2.3.14) within z = 4.15 standard errors (Bonferroni "
        "over the 3 times at family-wise level 1e-4) and rejects the thesis's λ-weighted (2.3.15) (more than 10z "
@@ -496,7 +499,7 @@ def erratum_test_error(run):
                          detail="distances in standard errors of the Monte Carlo mean")
 
 
-@claim("linear_networks.mp_density_moments", "001_61c8f54ededf01e4.txt Eq 2.3.30",
+@claim("linear_networks.mp_density_moments", "Pezeshki (thesis), Eq 2.3.30",
        "The Marchenko–Pastur law (scipy quad of the density): bulk mass min(1, α) to 1e-8, mean α with the atom "
        "(1e-8, quadrature accuracy), density zero outside [(1 − √α)², (1 + √α)²] and positive inside, for α in "
        "{0.25, 0.5, 2, 4}.", "identity")
@@ -514,9 +517,9 @@ def mp_density_moments():
                          Check.at_most(support_violations, 0, "grid points violating the support")])
 
 
-@claim("linear_networks.mp_spectrum_ks", "001_61c8f54ededf01e4.txt Eq 2.3.30",
+@claim("linear_networks.mp_spectrum_ks", "Pezeshki (thesis), Eq 2.3.30",
        "The non-zero eigenvalues of X Xᵀ with X_jμ ~ N(0, 1/N), N = 2000, match the Marchenko–Pastur bulk CDF: "
-       "Kolmogorov–Smirnov distance < 0.01 for α = 0.5 and 2 (spec B6; a regression envelope, not an i.i.d. KS "
+       "Kolmogorov–Smirnov distance < 0.01 for α = 0.5 and 2 (a regression envelope, not an i.i.d. KS "
        "test: eigenvalue rigidity keeps the fluctuation at O(log N / N) and the finite-N edge bias is O(1/N); "
        "observed 0.003–0.004 over 10 draws).", "theorem", cost="slow", stochastic=True)
 def mp_spectrum_ks(run):
@@ -540,7 +543,7 @@ def mp_spectrum_ks(run):
 _FINITE_N_BIAS = 1.5
 
 
-@claim("linear_networks.high_dim_vs_finite_size", "001_61c8f54ededf01e4.txt Eqs 2.3.13–2.3.14, 2.3.29–2.3.30",
+@claim("linear_networks.high_dim_vs_finite_size", "Pezeshki (thesis), Eqs 2.3.13–2.3.14, 2.3.29–2.3.30",
        "The high-dimensional E_g(t) and E_t(t)/P agree with averages of 40 simulated students (N = 400; realised "
        "teacher, noise and inputs) at α = 0.5 and 2, t from 0 to 100: each of the 36 differences is within "
        "q·SE + b, q the Student-t (39 dof) Bonferroni quantile at family-wise level 1e-4 over the 36 comparisons "
@@ -569,7 +572,7 @@ def high_dim_vs_finite_size(run):
     return Check.all_of(checks, f"q = {q:.2f}; " + "; ".join(notes))
 
 
-@claim("linear_networks.long_time_limits", "001_61c8f54ededf01e4.txt Sec 2.3.3",
+@claim("linear_networks.long_time_limits", "Pezeshki (thesis), Sec 2.3.3",
        "The quadrature E_g(t), E_t(t)/P at t = 1e4 reach the closed-form asymptotes (1e-8 relative, quadrature "
        "accuracy) for α in {0.25, 0.5, 2, 4}; and the finite-size E[E_g(∞) | X] averaged over 120 random spectra "
        "(N = 60, P = 120 and 30) matches the exact inverse-Wishart expectation within q = 4.2 standard errors (the "
@@ -599,8 +602,9 @@ def long_time_limits(run):
     return Check.all_of(checks)
 
 
-@claim("linear_networks.sqrt_growth_alpha_one", "001_61c8f54ededf01e4.txt Sec 2.3.3 (α = 1)",
-       "At α = 1, E_g(t)/(σ_ε² √(t/τ)) at t = 1e5 τ is within 1% of C = 2(2 − √2)/√π (spec B9: the O((t/τ)^{-1/2}) "
+@claim("linear_networks.sqrt_growth_alpha_one",
+       "derived in this project: the α = 1 growth of E_g (Pezeshki (thesis), Sec 2.3.3)",
+       "At α = 1, E_g(t)/(σ_ε² √(t/τ)) at t = 1e5 τ is within 1% of C = 2(2 − √2)/√π (the O((t/τ)^{-1/2}) "
        "correction is 0.4% there), and C equals scipy quad of (1/π)∫ x^{−3/2}(1 − e^{−x})² dx to 1e-8.", "limit")
 def sqrt_growth_alpha_one():
     f = lambda x: x ** -1.5 * math.expm1(-x) ** 2 / math.pi  # noqa: E731
@@ -615,7 +619,7 @@ def sqrt_growth_alpha_one():
                         f"C = {ln.SQRT_GROWTH_CONSTANT:.10f}, quad {direct:.10f}, ratio at 1e5: {ratio:.5f}")
 
 
-@claim("linear_networks.error_curve_shape", "001_61c8f54ededf01e4.txt Sec 2.3.3",
+@claim("linear_networks.error_curve_shape", "Pezeshki (thesis), Sec 2.3.3",
        "With label noise E_g is non-monotone (E_g(∞) − min_t E_g > 0 and E_g rises after its minimum on a grid, "
        "α = 0.5, 2); without noise E_g is non-increasing (no rise above the round-off 1e-14) and "
        "optimal_stopping_time is inf (α = 0.5, 1, 2).", "theorem")
@@ -637,10 +641,11 @@ def error_curve_shape():
     return Check.all_of(checks)
 
 
-@claim("linear_networks.early_stopping_near_bayes", "001_61c8f54ededf01e4.txt Sec 2.3.3",
+@claim("linear_networks.early_stopping_near_bayes", "Pezeshki (thesis), Sec 2.3.3",
        "Per-mode stopping at t*(λ) gives exactly the per-mode Bayes error Aσ_ε²/(σ_ε² + λA) (1e-12, round-off); "
        "the global t_opt is the grid minimum of E_g (to 1e-12) and E_Bayes <= E_g(t_opt) <= 1.03 E_Bayes at SNR 4 "
-       "(teacher_std 1, noise_std 0.5) for α in {0.5, 0.9, 1, 1.1, 2} (1.03 is the spec B11 envelope).", "bound")
+       "(teacher_std 1, noise_std 0.5) for α in {0.5, 0.9, 1, 1.1, 2} (1.03: an envelope of the sub-optimality of "
+       "one stopping time for all modes).", "bound")
 def early_stopping_near_bayes():
     lam = np.concatenate([[0.0], np.geomspace(1e-6, 10.0, 50)])
     stopped = ln.expected_mode_error(ln.per_mode_stopping_time(lam), lam)
@@ -659,7 +664,7 @@ def early_stopping_near_bayes():
     return Check.all_of(checks, f"E_g(t_opt)/E_Bayes = {np.round(ratios, 4)}")
 
 
-@claim("linear_networks.init_effect", "001_61c8f54ededf01e4.txt Sec 2.3.3",
+@claim("linear_networks.init_effect", "Pezeshki (thesis), Sec 2.3.3",
        "The late-time error of the quadrature rises with the init variance at rate ∂E_g/∂σ_0² = 1 − α for α < 1 "
        "(the frozen subspace) and 0 for α > 1, to 1e-8 (the init term's residual e^{−2λ− t} at t = 1e4).", "limit")
 def init_effect():
@@ -671,7 +676,7 @@ def init_effect():
     return Check.at_most(worst, 1e-8)
 
 
-@claim("linear_networks.overtraining_peak", "001_61c8f54ededf01e4.txt Fig 2.4(b)",
+@claim("linear_networks.overtraining_peak", "Pezeshki (thesis), Fig 2.4(b)",
        "At t = 1000, E_g against α (grid of Fig 2.4b) peaks at α = 1 in the high-dimensional theory and in "
        "finite-size simulations (N = 200, 8 random instances per α, expected error given the inputs): the gap "
        "between E_g(α = 1) and the largest E_g at α ≠ 1 is > 0 in both.", "theorem", cost="slow", stochastic=True)
@@ -694,7 +699,7 @@ def overtraining_peak(run):
                         f"theory {np.round(theory, 3)}; simulation {np.round(simulated, 3)}")
 
 
-@claim("linear_networks.time_scale_convention", "001_61c8f54ededf01e4.txt Eq 2.3.5",
+@claim("linear_networks.time_scale_convention", "Pezeshki (thesis), Eq 2.3.5",
        "GD with loss c·(1/2)||y − wX||² and learning rate η matches the flow at t = gd_flow_time(k, η, c) = c·η·k "
        "(first-order error <= 2η c λ_max relative) for c = 1, 2 (the thesis's unhalved loss) and 2/P (a mean), while "
        "t = ηk is off by more than 100 times that error for c ≠ 1; and exactly in the step count: on inputs scaled "
@@ -729,7 +734,7 @@ def time_scale_convention(run):
     return Check.all_of(checks, "; ".join(f"{c.detail}: {c.measured:.2e}" for c in checks))
 
 
-@claim("linear_networks.sympy_per_mode_solution", "001_61c8f54ededf01e4.txt Eqs 2.3.12–2.3.13",
+@claim("linear_networks.sympy_per_mode_solution", "Pezeshki (thesis), Eqs 2.3.12–2.3.13",
        "sympy: (2.3.13) solves τ z' = λ(z̄ − z) + √λ ε̃ with z(0) = z0 (residuals simplify to 0), and its "
        "expected squared gap gives the library's expected_mode_error A e^{−2λt} + (σ_ε²/λ)(1 − e^{−λt})² to 1e-14 "
        "(round-off; the sympy form evaluated at 30 digits) at 4 parameter sets.", "identity")
@@ -759,10 +764,10 @@ def sympy_per_mode_solution():
                         f"residual {residual}, initial {initial}, expectation gap {worst:.1e}")
 
 
-@claim("linear_networks.curve_quadrature_accuracy", "001_61c8f54ededf01e4.txt Eq 2.3.30",
+@claim("linear_networks.curve_quadrature_accuracy", "Pezeshki (thesis), Eq 2.3.30",
        "generalization_curve (graded Gauss–Legendre in θ) equals an adaptive scipy quad of the same E_g and E_t/P "
        "integrals to 1e-6 relative for α in {0.5, 1, 2} and t/τ up to 1e5; optimal_stopping_time equals the root of "
-       "the quad-evaluated slope dE_g/dt to 1e-4, and E_g there to 1e-7 (the spec's accuracy requirements).",
+       "the quad-evaluated slope dE_g/dt to 1e-4, and E_g there to 1e-7 (the accuracy the package promises).",
        "identity")
 def curve_quadrature_accuracy():
     def bulk(alpha, f):
@@ -806,10 +811,10 @@ def curve_quadrature_accuracy():
 
 
 # ----------------------------------------------------------------------------------------------------
-# Public API derived properties (spec Part C, P1–P5)
+# Properties of the public closed forms: limits, scalings, refused inputs
 # ----------------------------------------------------------------------------------------------------
 
-@claim("linear_networks.api_unbalanced_reduces_to_balanced", "001_61c8f54ededf01e4.txt Eq 2.2.22",
+@claim("linear_networks.api_unbalanced_reduces_to_balanced", "Pezeshki (thesis), Eq 2.2.22",
        "mode_strength_unbalanced(t, s, a, a) equals mode_strength(t, s, a²) to 1e-12 relative (a ≠ 0, either sign), "
        "and (t, s, a, −a) stays <= 0, is 0 at t = inf and below 1e-12 at t = 20, as the integrated flow from (a, −a) "
        "does (1e-10).", "identity")
@@ -828,7 +833,7 @@ def api_unbalanced_reduces_to_balanced():
     return Check.all_of(checks)
 
 
-@claim("linear_networks.api_curve_at_zero", "001_61c8f54ededf01e4.txt Eqs 2.3.14, 2.3.29–2.3.30",
+@claim("linear_networks.api_curve_at_zero", "Pezeshki (thesis), Eqs 2.3.14, 2.3.29–2.3.30",
        "generalization_curve(0, α) returns E_g = E_t/P = σ_w̄² + σ_0² + σ_ε² to 1e-8 for every α (the bulk mass "
        "min(1, α) and mean α of the quadrature with the atom 1 − α), checked on α from 0.05 to 20 including 1.",
        "identity")
@@ -843,7 +848,7 @@ def api_curve_at_zero():
     return Check.at_most(worst, 1e-8)
 
 
-@claim("linear_networks.api_curve_scaling", "001_61c8f54ededf01e4.txt Sec 2.3.3",
+@claim("linear_networks.api_curve_scaling", "Pezeshki (thesis), Sec 2.3.3",
        "generalization_curve is homogeneous: (√k σ_w̄, √k σ_ε, √k σ_0) multiplies E_g and E_t/P by k, and the result "
        "at (t τ', tau = τ') does not depend on τ' (1e-12 relative, round-off; t up to 1e4 and inf).", "identity")
 def api_curve_scaling():
@@ -862,7 +867,7 @@ def api_curve_scaling():
     return Check.all_of(checks)
 
 
-@claim("linear_networks.api_stopping_time_bracket", "001_61c8f54ededf01e4.txt Sec 2.3.3",
+@claim("linear_networks.api_stopping_time_bracket", "Pezeshki (thesis), Sec 2.3.3",
        "optimal_stopping_time lies in [t*(λ+), t*(λ−)] with t*(λ) = (τ/λ) ln(1 + λA/σ_ε²) computed here (no α "
        "outside), is unchanged by the joint scaling of the standard deviations (1e-8) and proportional to tau "
        "(1e-8; the root finder's tolerance), for α in {0.25, 0.5, 0.9, 1, 1.1, 2, 4}.", "identity")
@@ -883,7 +888,7 @@ def api_stopping_time_bracket():
     return Check.all_of(checks)
 
 
-_P5_BAD_CALLS = [
+_BAD_CALLS = [
     ("mode_strength", lambda: ln.mode_strength(1.0, 1.0, 0.0), "u0"),
     ("mode_strength", lambda: ln.mode_strength(1.0, 1.0, [1e-3, -1e-3]), "u0"),
     ("mode_strength", lambda: ln.mode_strength(1.0, [1.0, -0.5], 1e-3), "s"),
@@ -913,20 +918,20 @@ _P5_BAD_CALLS = [
 ]
 
 
-@claim("linear_networks.api_bad_input_rejected", "001_61c8f54ededf01e4.txt Sec 2.2-2.3 (the domains of the closed forms)",
+@claim("linear_networks.api_bad_input_rejected", "Pezeshki (thesis), Sec 2.2-2.3 (the domains of the closed forms)",
        "Every ValueError condition of the Public API section (u0 <= 0, s < 0, t < 0 or NaN, alpha <= 0, negative "
        "standard deviations, tau <= 0, u0 outside (0, s) for half_learning_time, arguments that do not broadcast), "
        "anywhere in an array, raises ValueError whose message names the parameter (no call missed).", "theorem")
 def api_bad_input_rejected():
     missed = []
-    for name, call, parameter in _P5_BAD_CALLS:
+    for name, call, parameter in _BAD_CALLS:
         try:
             call()
             missed.append(f"{name}: no error for bad {parameter}")
         except ValueError as exc:
             if parameter not in str(exc):
                 missed.append(f"{name}: message {str(exc)!r} does not name {parameter}")
-    return Check.at_most(len(missed), 0, "; ".join(missed) or f"all {len(_P5_BAD_CALLS)} bad calls rejected")
+    return Check.at_most(len(missed), 0, "; ".join(missed) or f"all {len(_BAD_CALLS)} bad calls rejected")
 
 
 # A plausible bug these claims catch (planted in a copy of the library by tests/test_mutations.py).

@@ -1,7 +1,8 @@
-"""Linear networks: mode learning (Saxe et al. 2013) and generalization dynamics (Advani & Saxe 2017).
+"""Linear networks: mode learning (Saxe et al. 2014) and generalization dynamics (Advani & Saxe 2017).
 
-Source: 001_61c8f54ededf01e4.txt (M. Pezeshki's thesis), Sec. 2.2 Eqs (2.2.2)–(2.2.22) and Sec. 2.3
-Eqs (2.3.1)–(2.3.30), as rebuilt in spec/linear_networks.md (with its errata).
+Sources: Saxe et al. 2014 and Advani & Saxe 2017, as reviewed in Pezeshki (thesis), Ch. 2: Sec. 2.2, Eqs
+(2.2.2)–(2.2.22), and Sec. 2.3, Eqs (2.3.1)–(2.3.30). The theory note, docs/theory/linear_networks.md, states every
+equation the package implements, the conventions it chose and the correction it makes to the thesis.
 
 Conventions, made explicit:
 
@@ -19,12 +20,15 @@ Conventions, made explicit:
 * **Generalization error.** E_g = ||w̄ − w||²/N + σ_ε² (2.3.14, Advani–Saxe), test inputs x ~ N(0, I/N),
   noise floor included, no 1/2; E_t = ||y − wX||² (2.3.4), and ``generalization_curve`` returns E_t/P as
   its ``training_error``. The thesis variant (2.3.15) is kept only as ``generalization_error_thesis_variant``
-  (erratum).
+  (the thesis's erratum: it does not match a Monte Carlo test error).
+* **Mode bases.** ``decoupled_init``, ``mode_map``, ``mode_strengths`` and ``effective_initial_strength`` take the
+  factors of a full SVD Σ31 = U S Vᵀ (U N3 × N3, V N1 × N1) or of a reduced one (the first k columns of each, as
+  ``numpy.linalg.svd(sigma31, full_matrices=False)`` returns them, with V = Vhᵀ).
 
 The torch simulations of the same set-ups are in :mod:`dynamics.linear_networks.torch_training` (optional;
 not imported here).
 
-Modules (private): ``_modes`` (one mode, Part A closed forms and flows), ``_network`` (the two-weight-layer
+Modules (private): ``_modes`` (one mode: closed forms and flows), ``_network`` (the two-weight-layer
 network), ``_student`` (the Advani–Saxe student on one instance), ``_high_dim`` (its high-dimensional theory),
 ``_setups`` (tasks, inputs, initialisations, instances and the shared experiment drivers), ``_results`` (every
 named result), ``_checks`` (argument checks), ``_kernels`` (numba kernels) and ``_integrate`` (the flows'
@@ -34,7 +38,7 @@ Examples
 --------
 >>> import numpy as np
 >>> from dynamics import linear_networks as ln
->>> # Saxe et al.: a mode of strength s = 3 learned from u0 = 1e-3 by a two-layer linear network
+>>> # Saxe et al. 2014: a mode of strength s = 3 learned from u0 = 1e-3 by a two-layer linear network
 >>> round(float(ln.mode_strength(2.0, 3.0, 1e-3)), 4)       # u(t) at t = 2τ, close to s
 2.9457
 >>> # Advani & Saxe: the early-stopping time of a student with α = n/d = 0.8, SNR 4

@@ -1,8 +1,7 @@
 """Argument checks of the linear-network theory, on top of the general ones of :mod:`dynamics.numerics` (ranges,
-integers, times, finite arrays): named broadcasting, standard deviations, network weights and the correlations
-they are trained on, student instances and their weights; and the output side of the same convention
-(:func:`scalar_or_array`: a Python float when every array argument was a scalar, the spec's "a float when all
-arguments are scalars").
+integers, times, finite arrays): named broadcasting, standard deviations, network weights, their mode bases (full
+or reduced SVD factors) and the correlations they are trained on, student instances and their weights; and the
+output side of the same convention (``scalar_or_array``: a Python float when every array argument was a scalar).
 """
 import numpy as np
 
@@ -58,13 +57,40 @@ def require_one_network(W21, W32):
     return W21, W32
 
 
-def require_mode_bases(U, V, W21, W32):
-    """Finite square U (N3 × N3) and V (N1 × N1) that match the network (checked) W21, W32."""
+#: How far UᵀU (and VᵀV) may be from the identity, entrywise, for mode bases with "orthonormal columns": far
+#: above float64 round-off, loose enough for singular vectors computed in float32 (e.g. by torch), and far below
+#: what a wrong matrix (Σ31 itself, unnormalised columns, Vᵀ for V) gives.
+ORTHONORMAL_TOLERANCE = 1e-5
+
+
+def require_mode_factors(U, V, n_outputs=None, n_features=None):
+    """Mode bases from a (full or reduced) SVD Σ31 = U S Vᵀ: finite U of shape (N3, k_U) and V of shape (N1, k_V)
+    with 1 <= k_U <= N3, 1 <= k_V <= N1 and orthonormal columns (UᵀU = I and VᵀV = I to
+    ``ORTHONORMAL_TOLERANCE``); N3 and N1 are checked against ``n_outputs`` and ``n_features`` where given.
+    Every ValueError names the parameter at fault and its shape."""
     U, V = as_finite_array("U", U, ndim=2), as_finite_array("V", V, ndim=2)
-    if U.shape != (W32.shape[-2],) * 2 or V.shape != (W21.shape[-1],) * 2:
-        raise ValueError(f"U must be N3 × N3 = {W32.shape[-2]} × {W32.shape[-2]} and V N1 × N1 = "
-                         f"{W21.shape[-1]} × {W21.shape[-1]}, got {U.shape} and {V.shape}")
+    for name, basis, rows, units, symbol in (("U", U, n_outputs, "output", "N3"), ("V", V, n_features, "input", "N1")):
+        n, k = basis.shape
+        if rows is not None and n != rows:
+            raise ValueError(f"{name} must have {symbol} = {rows} rows (one per {units} unit of the network; its "
+                             f"{units} modes in its columns{'; from numpy.linalg.svd, V = Vh.T' if name == 'V' else ''}"
+                             f"), got shape {basis.shape}")
+        if not 1 <= k <= n:
+            raise ValueError(f"{name} must have between 1 and {symbol} = {n} columns ({units} modes: all of them, "
+                             f"or the first k of a reduced SVD), got shape {basis.shape}")
+        gap = float(np.max(np.abs(basis.T @ basis - np.eye(k))))
+        if not gap <= ORTHONORMAL_TOLERANCE:
+            raise ValueError(f"{name} must have orthonormal columns ({name}ᵀ{name} = I to {ORTHONORMAL_TOLERANCE:g}: "
+                             f"singular vectors of Σ31, e.g. from numpy.linalg.svd(sigma31, full_matrices=False)"
+                             f"{', with V = Vh.T' if name == 'V' else ''}), got shape {basis.shape} with "
+                             f"max |{name}ᵀ{name} − I| = {gap:.3g}")
     return U, V
+
+
+def require_mode_bases(U, V, W21, W32):
+    """Mode bases (``require_mode_factors``, full or reduced) that match the network (checked) W21, W32: U with
+    N3 = W32.shape[-2] rows, V with N1 = W21.shape[-1] rows."""
+    return require_mode_factors(U, V, n_outputs=W32.shape[-2], n_features=W21.shape[-1])
 
 
 def require_network_data(X, Y, W21, W32):
@@ -93,7 +119,7 @@ def require_correlations(W21, W32, sigma31, sigma11):
 
 
 def require_instance(instance):
-    """A :class:`StudentInstance` (TypeError otherwise)."""
+    """A :class:`dynamics.linear_networks.StudentInstance` (TypeError otherwise)."""
     return require_of_type("instance", instance, StudentInstance, made_by="draw_student")
 
 

@@ -1,7 +1,9 @@
-"""High-dimensional generalization dynamics of the linear student (Advani & Saxe 2017; thesis Sec. 2.3.3).
+"""High-dimensional generalization dynamics of the linear student (Advani & Saxe 2017; Pezeshki (thesis),
+Sec. 2.3.3).
 
-Equations (spec/linear_networks.md B.3, B.5), with signal variance A = σ_w̄² + σ_0² and noise variance σ_ε²
-(the public parameters are the standard deviations ``teacher_std`` = σ_w̄, ``noise_std`` = σ_ε and
+Equations (the high-dimensional integrals over the Marchenko–Pastur law are derived in this project from the per-mode
+solution (2.3.13); see the theory note, docs/theory/linear_networks.md), with signal variance A = σ_w̄² + σ_0² and noise
+variance σ_ε² (the public parameters are the standard deviations ``teacher_std`` = σ_w̄, ``noise_std`` = σ_ε and
 ``init_std`` = σ_0):
 
 * per-mode expected error of (2.3.13)–(2.3.14): e(λ, t) = A e^{−2λt/τ} + (σ_ε²/λ)(1 − e^{−λt/τ})²
@@ -10,7 +12,7 @@ Equations (spec/linear_networks.md B.3, B.5), with signal variance A = σ_w̄² 
 * E_g(t) = ∫ ρ_bulk e(λ, t) dλ + 1[α<1](1 − α) A + σ_ε²,
   E_t(t)/P = (1/α) ∫ ρ_bulk (λA + σ_ε²) e^{−2λt/τ} dλ + σ_ε² max(0, 1 − 1/α);
 * t → ∞: E_g = σ_ε² α/(α − 1) (α > 1), (1 − α)A + σ_ε² α/(1 − α) + σ_ε² (α < 1), and at α = 1
-  E_g ≈ C σ_ε² √(t/τ) with C = (1/π) ∫_0^∞ x^{−3/2}(1 − e^{−x})² dx = 2(2 − √2)/√π (derived here by
+  E_g ≈ C σ_ε² √(t/τ) with C = (1/π) ∫_0^∞ x^{−3/2}(1 − e^{−x})² dx = 2(2 − √2)/√π (derived in this project by
   continuing ∫ x^{s−1}(1 − 2e^{−x} + e^{−2x}) dx = Γ(s)(2^{−s} − 2) to s = −1/2, Γ(−1/2) = −2√π);
 * early stopping: per-mode t*(λ) = (τ/λ) ln(1 + λA/σ_ε²), per-mode minimum Aσ_ε²/(σ_ε² + λA) (the
   Bayes / optimal-ridge error when σ_0 = 0), E_Bayes its MP average, and the single global
@@ -23,6 +25,7 @@ import math
 from typing import Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import optimize
 
 from dynamics.numerics import (mp_atom, mp_edges, mp_quadrature, require_array_in_range, require_finite_product,
@@ -34,7 +37,7 @@ from ._results import AsymptoticErrors, GeneralizationCurve
 __all__ = ["SQRT_GROWTH_CONSTANT", "asymptotic_errors", "bayes_error", "expected_mode_error", "gd_discretization_error",
            "generalization_curve", "mode_bayes_error", "optimal_stopping_time", "per_mode_stopping_time"]
 
-#: C = 2(2 − √2)/√π: E_g(t) ≈ C σ_ε² √(t/τ) at α = 1 for large t (spec B.5, B9).
+#: C = 2(2 − √2)/√π: E_g(t) ≈ C σ_ε² √(t/τ) at α = 1 for large t (derived in this project).
 SQRT_GROWTH_CONSTANT = 2.0 * (2.0 - math.sqrt(2.0)) / math.sqrt(math.pi)
 _QUADRATURE_ORDER = 16
 
@@ -63,8 +66,8 @@ def _mode_error(rate, lam, signal, noise):
     return signal * np.exp(-2.0 * rate) + noise_term
 
 
-def expected_mode_error(t, eigenvalue, *, teacher_std=1.0, noise_std=0.5, init_std=0.0,
-                        tau=1.0) -> Union[float, np.ndarray]:
+def expected_mode_error(t: ArrayLike, eigenvalue: ArrayLike, *, teacher_std: float = 1.0, noise_std: float = 0.5,
+                        init_std: float = 0.0, tau: float = 1.0) -> Union[float, np.ndarray]:
     """Expected contribution of one mode to N·(E_g − σ_ε²) at time t, from Eqs (2.3.13)–(2.3.14):
     (σ_w̄² + σ_0²) e^{−2λt/τ} + (σ_ε²/λ)(1 − e^{−λt/τ})².
 
@@ -110,10 +113,11 @@ def expected_mode_error(t, eigenvalue, *, teacher_std=1.0, noise_std=0.5, init_s
     return scalar_or_array(error, t, eigenvalue)
 
 
-def per_mode_stopping_time(eigenvalue, *, teacher_std=1.0, noise_std=0.5, init_std=0.0,
-                           tau=1.0) -> Union[float, np.ndarray]:
-    """Per-mode optimal stopping time t*(λ) = (τ/λ) ln(1 + λA/σ_ε²), A = σ_w̄² + σ_0² (spec B.5, early stopping):
-    the minimiser of :func:`expected_mode_error` over t.
+def per_mode_stopping_time(eigenvalue: ArrayLike, *, teacher_std: float = 1.0, noise_std: float = 0.5,
+                           init_std: float = 0.0, tau: float = 1.0) -> Union[float, np.ndarray]:
+    """Per-mode optimal stopping time t*(λ) = (τ/λ) ln(1 + λA/σ_ε²), A = σ_w̄² + σ_0² (derived in this project from
+    Eq 2.3.13; Advani & Saxe 2017 discuss early stopping): the minimiser of
+    :func:`dynamics.linear_networks.expected_mode_error` over t.
 
     Parameters
     ----------
@@ -152,9 +156,10 @@ def per_mode_stopping_time(eigenvalue, *, teacher_std=1.0, noise_std=0.5, init_s
     return scalar_or_array(out, eigenvalue)
 
 
-def mode_bayes_error(eigenvalue, *, teacher_std=1.0, noise_std=0.5, init_std=0.0) -> Union[float, np.ndarray]:
-    """Per-mode minimum error A σ_ε² / (σ_ε² + λA), A = σ_w̄² + σ_0² (spec B.5): the error of stopping the mode at
-    t*(λ); with σ_0 = 0 the Bayes (optimal ridge) error of the mode.
+def mode_bayes_error(eigenvalue: ArrayLike, *, teacher_std: float = 1.0, noise_std: float = 0.5,
+                     init_std: float = 0.0) -> Union[float, np.ndarray]:
+    """Per-mode minimum error A σ_ε² / (σ_ε² + λA), A = σ_w̄² + σ_0² (derived in this project): the error of stopping
+    the mode at t*(λ); with σ_0 = 0 the Bayes (optimal ridge) error of the mode.
 
     Parameters
     ----------
@@ -189,10 +194,11 @@ def mode_bayes_error(eigenvalue, *, teacher_std=1.0, noise_std=0.5, init_std=0.0
     return scalar_or_array(out, eigenvalue)
 
 
-def asymptotic_errors(alpha, *, teacher_std=1.0, noise_std=0.5, init_std=0.0) -> AsymptoticErrors:
-    """The t → ∞ limits of :func:`generalization_curve` (spec B.5): E_g(∞) = σ_ε² α/(α − 1) for α > 1,
-    (1 − α)A + σ_ε² α/(1 − α) + σ_ε² for α < 1 (A = σ_w̄² + σ_0²), inf at α = 1 with noise; E_t(∞)/P =
-    σ_ε² max(0, 1 − 1/α).
+def asymptotic_errors(alpha: float, *, teacher_std: float = 1.0, noise_std: float = 0.5,
+                      init_std: float = 0.0) -> AsymptoticErrors:
+    """The t → ∞ limits of :func:`dynamics.linear_networks.generalization_curve` (derived in this project): E_g(∞) =
+    σ_ε² α/(α − 1) for α > 1, (1 − α)A + σ_ε² α/(1 − α) + σ_ε² for α < 1 (A = σ_w̄² + σ_0²), inf at α = 1 with noise;
+    E_t(∞)/P = σ_ε² max(0, 1 − 1/α).
 
     Parameters
     ----------
@@ -233,9 +239,11 @@ def asymptotic_errors(alpha, *, teacher_std=1.0, noise_std=0.5, init_std=0.0) ->
     return AsymptoticErrors(float(generalization), float(training))
 
 
-def generalization_curve(t, alpha, *, teacher_std=1.0, noise_std=0.5, init_std=0.0, tau=1.0) -> GeneralizationCurve:
+def generalization_curve(t: ArrayLike, alpha: float, *, teacher_std: float = 1.0, noise_std: float = 0.5,
+                         init_std: float = 0.0, tau: float = 1.0) -> GeneralizationCurve:
     """High-dimensional E_g(t) and E_t(t)/P of the Advani–Saxe student under gradient flow (2.3.5), from the
-    Marchenko–Pastur law (2.3.30) (spec B.5; the limit N, P → ∞ at fixed α = P/N).
+    Marchenko–Pastur law (2.3.30) (Advani & Saxe 2017; the integrals as derived in this project; the limit N, P → ∞
+    at fixed α = P/N).
 
     E_g (2.3.14) is the expected squared error on a fresh noisy label for x ~ N(0, I/N), noise floor σ_ε²
     included, no factor 1/2; E_t = ||y − wX||² (2.3.4) is returned per sample, E_t/P. Both are averaged over
@@ -305,9 +313,9 @@ def generalization_curve(t, alpha, *, teacher_std=1.0, noise_std=0.5, init_std=0
     return GeneralizationCurve(eg.reshape(t_arr.shape), et.reshape(t_arr.shape))
 
 
-def bayes_error(alpha, *, teacher_std=1.0, noise_std=0.5, init_std=0.0) -> float:
-    """E_Bayes = ∫ ρ_bulk Aσ_ε²/(σ_ε² + λA) dλ + 1[α<1](1 − α)A + σ_ε² (spec B.5): the error of stopping every
-    mode at its own t*(λ); with σ_0 = 0 the Bayes (optimal ridge) error.
+def bayes_error(alpha: float, *, teacher_std: float = 1.0, noise_std: float = 0.5, init_std: float = 0.0) -> float:
+    """E_Bayes = ∫ ρ_bulk Aσ_ε²/(σ_ε² + λA) dλ + 1[α<1](1 − α)A + σ_ε² (derived in this project): the error of stopping
+    every mode at its own t*(λ); with σ_0 = 0 the Bayes (optimal ridge) error.
 
     Parameters
     ----------
@@ -344,9 +352,10 @@ def _error_slope(t, lam, weights, signal, noise):
     return float((2.0 * decay * (noise * -np.expm1(-lam * t) - lam * signal * decay)) @ weights)
 
 
-def optimal_stopping_time(alpha, *, teacher_std=1.0, noise_std=0.5, init_std=0.0, tau=1.0) -> float:
-    """t_opt = argmin over t in [0, inf] of E_g from :func:`generalization_curve` with the same parameters
-    (spec Public API; B.5 early stopping).
+def optimal_stopping_time(alpha: float, *, teacher_std: float = 1.0, noise_std: float = 0.5, init_std: float = 0.0,
+                          tau: float = 1.0) -> float:
+    """t_opt = argmin over t in [0, inf] of E_g from :func:`dynamics.linear_networks.generalization_curve` with the
+    same parameters (Advani & Saxe 2017's early stopping; the bracket below is derived in this project).
 
     The root of dE_g/dt inside [t*(λ+), t*(λ−)]: every mode's expected error falls before its own t*(λ) and
     rises after, and t*(λ) decreases in λ, so the slope is < 0 at the left end and > 0 at the right end.
@@ -370,7 +379,7 @@ def optimal_stopping_time(alpha, *, teacher_std=1.0, noise_std=0.5, init_std=0.0
     Raises
     ------
     ValueError
-        Under the conditions of :func:`generalization_curve`.
+        Under the conditions of :func:`dynamics.linear_networks.generalization_curve`.
 
     Examples
     --------
@@ -409,10 +418,11 @@ def optimal_stopping_time(alpha, *, teacher_std=1.0, noise_std=0.5, init_std=0.0
     return float(t_opt * tau)
 
 
-def gd_discretization_error(steps, alpha, learning_rate, *, teacher_std=1.0, noise_std=0.5,
-                            init_std=0.0) -> Union[float, np.ndarray]:
+def gd_discretization_error(steps: ArrayLike, alpha: float, learning_rate: float, *, teacher_std: float = 1.0,
+                            noise_std: float = 0.5, init_std: float = 0.0) -> Union[float, np.ndarray]:
     """E_g of full-batch gradient descent after k steps minus E_g of the gradient flow at t = kη, both in the
-    high-dimensional limit (spec B.2, B.5): the bias of comparing GD students with :func:`generalization_curve`.
+    high-dimensional limit (derived in this project): the bias of comparing GD students with
+    :func:`dynamics.linear_networks.generalization_curve`.
 
     Per mode, GD replaces e^{−λt/τ} by (1 − ηλ)^k in the expected error A d² + (σ_ε²/λ)(1 − d)² of Eqs
     (2.3.13)–(2.3.14) (A = σ_w̄² + σ_0²); the difference is averaged over the Marchenko–Pastur bulk (2.3.30). The

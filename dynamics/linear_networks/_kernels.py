@@ -1,8 +1,9 @@
 """The numba kernels of the linear-network theory: the right-hand sides and Jacobians of its gradient flows
-(integrated by :func:`dynamics.numerics.solve_ode` through ``_integrate.integrate_flow``) and the gradient-descent
-loop of the two-weight-layer network. The checked Python entry points are :func:`scalar_mode_flow`,
-:func:`deep_mode_strength`, :func:`deep_chain_strength`, :func:`network_flow`, :func:`network_gd` and
-:func:`student_flow` of :mod:`dynamics.linear_networks`.
+(integrated by :func:`dynamics.numerics.solve_ode` through ``_integrate.integrate_flow``) and the gradient-descent loop
+of the two-weight-layer network. The checked Python entry points are :func:`dynamics.linear_networks.scalar_mode_flow`,
+:func:`dynamics.linear_networks.deep_mode_strength`, :func:`dynamics.linear_networks.deep_chain_strength`,
+:func:`dynamics.linear_networks.network_flow`, :func:`dynamics.linear_networks.network_gd` and
+:func:`dynamics.linear_networks.student_flow` of :mod:`dynamics.linear_networks`.
 
 Every right-hand side has the signature ``rhs(t, y, params)`` of :func:`dynamics.numerics.solve_ode`; the flows
 are written with their time constant ``tau`` in ``params`` (the integrator passes τ = 1: it works in units of τ).
@@ -25,7 +26,7 @@ def scalar_mode_rhs(t, y, params):
 
 @nb.njit(cache=True)
 def scalar_mode_jacobian(t, y, params):
-    """∂(a', b')/∂(a, b) of :func:`scalar_mode_rhs`."""
+    """∂(a', b')/∂(a, b) of ``scalar_mode_rhs``."""
     s, tau = params[0], params[1]
     a, b = y[0], y[1]
     out = np.empty((2, 2))
@@ -48,7 +49,7 @@ def deep_mode_rhs(t, y, params):
 
 @nb.njit(cache=True)
 def deep_mode_jacobian(t, y, params):
-    """∂u'/∂u of :func:`deep_mode_rhs` (u stays between u0 > 0 and s >= 0)."""
+    """∂u'/∂u of ``deep_mode_rhs`` (u stays between u0 > 0 and s >= 0)."""
     s, depth, tau = params[0], params[1], params[2]
     u = abs(y[0])
     power = 2.0 - 2.0 / depth
@@ -84,7 +85,7 @@ def deep_chain_rhs(t, y, params):
 
 @nb.njit(cache=True)
 def deep_chain_jacobian(t, y, params):
-    """∂a_i'/∂a_k = [(s − P) Π_{j≠i,k} a_j − Π_{j≠k} a_j Π_{j≠i} a_j]/τ of :func:`deep_chain_rhs` (P = Π a_j)."""
+    """∂a_i'/∂a_k = [(s − P) Π_{j≠i,k} a_j − Π_{j≠k} a_j Π_{j≠i} a_j]/τ of ``deep_chain_rhs`` (P = Π a_j)."""
     s, tau = params[0], params[1]
     n = y.shape[0]
     prod, others = chain_products(y)
@@ -145,6 +146,6 @@ def student_rhs(t, y, params):
 
 @nb.njit(cache=True)
 def student_jacobian(t, y, params):
-    """−Σxx/τ, the constant Jacobian of :func:`student_rhs`."""
+    """−Σxx/τ, the constant Jacobian of ``student_rhs``."""
     n = int(params[0])
     return -params[2 + n:2 + n + n * n].reshape((n, n)) / params[1]

@@ -1,6 +1,7 @@
-"""Closed-form learning of one input–output mode (Saxe et al. 2013; thesis Sec. 2.2.3).
+"""Closed-form learning of one input–output mode (Saxe et al. 2014; Pezeshki (thesis), Sec. 2.2.3).
 
-Equations of 001_61c8f54ededf01e4.txt, as rebuilt in spec/linear_networks.md Part A:
+Equations of Pezeshki (thesis), Ch. 2, as read by this project (see the theory note,
+docs/theory/linear_networks.md):
 
 * (2.2.15–16) τ a' = b (s − a b), τ b' = a (s − a b); a² − b² = c is conserved.
 * (2.2.18) τ u' = 2u(s − u) for u = ab under the balanced init a = b (c = 0, u0 > 0), and its
@@ -8,15 +9,17 @@ Equations of 001_61c8f54ededf01e4.txt, as rebuilt in spec/linear_networks.md Par
   u = 1 / (g + e^{−2st/τ}/u0) with g = −expm1(−2st/τ)/s (g = 2t/τ at s = 0): no overflow at large t,
   no cancellation as s → 0, and the exact s = 0 limit u0/(1 + 2u0 t/τ).
 * (2.2.19–21) the learning time t(u0 → uf) = (τ/2s) ln[uf(s − u0) / (u0(s − uf))] and the half time.
-* (A.gen)/(A.3) the unbalanced decoupled closed form through u = (c/2) sinh θ, τθ' = 2s − c sinh θ.
+* the unbalanced decoupled closed form (derived in this project) through u = (c/2) sinh θ,
+  τθ' = 2s − c sinh θ, from τ u' = sqrt(4u² + c²)(s − u).
 * Saxe's deep balanced mode ODE τ u' = D u^{2 − 2/D}(s − u) for D weight matrices (N_l = D + 1
   layers of units), and the scalar chain a_1 ... a_D it reduces, both integrated numerically (also over
-  many decades of t, a decade at a time: :func:`deep_mode_curve`).
+  many decades of t, a decade at a time: :func:`dynamics.linear_networks.deep_mode_curve`).
 """
 import math
 from typing import Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import (as_float, require_array_in_range, require_finite_result, require_in_range,
                                require_integer, require_output_times, require_positive, require_times)
@@ -55,8 +58,9 @@ def _growth_factor(s, t, tau):
     return g, np.exp(-x), rise
 
 
-def mode_strength(t, s, u0, tau=1.0) -> Union[float, np.ndarray]:
-    """Mode strength u(t) = a(t) b(t) under the balanced decoupled init, Eq (2.2.22) of 001_61c8f54ededf01e4.txt.
+def mode_strength(t: ArrayLike, s: ArrayLike, u0: ArrayLike, tau: float = 1.0) -> Union[float, np.ndarray]:
+    """Mode strength u(t) = a(t) b(t) under the balanced decoupled init, Eq (2.2.22) of Pezeshki (thesis) (Saxe et
+    al. 2014's sigmoid).
 
     u(t) = s e^{2st/τ} / (e^{2st/τ} − 1 + s/u0), evaluated in a form that neither overflows at large t nor
     cancels as s → 0, with the exact s = 0 limit u0 / (1 + 2 u0 t/τ).
@@ -82,7 +86,7 @@ def mode_strength(t, s, u0, tau=1.0) -> Union[float, np.ndarray]:
     ------
     ValueError
         For t < 0 or NaN, s < 0, u0 <= 0 (a balanced start with u0 < 0 never learns: see
-        :func:`mode_strength_unbalanced`), tau <= 0, or t, s, u0 that do not broadcast.
+        :func:`dynamics.linear_networks.mode_strength_unbalanced`), tau <= 0, or t, s, u0 that do not broadcast.
 
     Examples
     --------
@@ -110,8 +114,9 @@ def mode_strength(t, s, u0, tau=1.0) -> Union[float, np.ndarray]:
     return scalar_or_array(u, t, s, u0)
 
 
-def half_learning_time(s, u0, tau=1.0) -> Union[float, np.ndarray]:
-    """Half-learning time t_half = (τ/2s) ln(s/u0 − 1), where :func:`mode_strength` reaches s/2 (Eqs 2.2.19–22).
+def half_learning_time(s: ArrayLike, u0: ArrayLike, tau: float = 1.0) -> Union[float, np.ndarray]:
+    """Half-learning time t_half = (τ/2s) ln(s/u0 − 1), where :func:`dynamics.linear_networks.mode_strength` reaches s/2
+    (Eqs 2.2.19–22).
 
     Parameters
     ----------
@@ -152,7 +157,7 @@ def half_learning_time(s, u0, tau=1.0) -> Union[float, np.ndarray]:
     return scalar_or_array(t_half, s, u0)
 
 
-def learning_time(s, u_start, u_end, tau=1.0) -> Union[float, np.ndarray]:
+def learning_time(s: ArrayLike, u_start: ArrayLike, u_end: ArrayLike, tau: float = 1.0) -> Union[float, np.ndarray]:
     """Time for a balanced mode to grow from u_start to u_end, Eqs (2.2.19–21):
     t = (τ/2s) ln[u_end (s − u_start) / (u_start (s − u_end))].
 
@@ -202,13 +207,15 @@ def _opposite_sign_strength(t, s, v0, tau):
         return -decay / (1.0 / v0 + g)
 
 
-def mode_strength_unbalanced(t, s, a0, b0, tau=1.0) -> Union[float, np.ndarray]:
-    """u(t) = a(t) b(t) of the single-mode flow (2.2.15–16) from arbitrary real a(0), b(0) (spec A.3, A.gen).
+def mode_strength_unbalanced(t: ArrayLike, s: float, a0: float, b0: float,
+                             tau: float = 1.0) -> Union[float, np.ndarray]:
+    """u(t) = a(t) b(t) of the single-mode flow (2.2.15–16) from arbitrary real a(0), b(0) (a closed form derived in
+    this project; see the theory note, docs/theory/linear_networks.md).
 
     With c = |a0² − b0²| (a ↔ b is a symmetry), D = sqrt(4s² + c²), w± = (2s ± D)/c,
     w0 = exp(asinh(2 a0 b0 / c)), K = (w0 − w−)/(w+ − w0): w(t) = w+ − (w+ − w−) e^{−Dt/τ}/(e^{−Dt/τ} + K)
     and u = (c/4)(w − 1/w), evaluated without overflow or cancellation. For c = 0 it is
-    :func:`mode_strength` (a0·b0 > 0), the saddle u ≡ 0 (a0 = b0 = 0), or the a0 = −b0 branch
+    :func:`dynamics.linear_networks.mode_strength` (a0·b0 > 0), the saddle u ≡ 0 (a0 = b0 = 0), or the a0 = −b0 branch
     u = −s/((s/v0 + 1) e^{2st/τ} − 1), v0 = a0², which decays to 0 and never learns.
 
     Parameters
@@ -303,7 +310,7 @@ def mode_strength_unbalanced(t, s, a0, b0, tau=1.0) -> Union[float, np.ndarray]:
     return scalar_or_array(u, t)
 
 
-def scalar_mode_velocity(a, b, s, tau=1.0) -> ModeVelocity:
+def scalar_mode_velocity(a: ArrayLike, b: ArrayLike, s: float, tau: float = 1.0) -> ModeVelocity:
     """Velocity of the single-mode gradient flow, (a', b') = (b(s − ab), a(s − ab))/τ, Eqs (2.2.15–16).
 
     Parameters
@@ -347,7 +354,8 @@ MAX_FLOW_STRENGTH = 1e200
 MAX_DEEP_STRENGTH = 1e100
 
 
-def scalar_mode_flow(t, s, a0, b0, tau=1.0, rtol=1e-12, atol=1e-14) -> ScalarModeTrajectory:
+def scalar_mode_flow(t: ArrayLike, s: float, a0: float, b0: float, tau: float = 1.0, rtol: float = 1e-12,
+                     atol: float = 1e-14) -> ScalarModeTrajectory:
     """Numerical integration (DOP853) of the single-mode flow (2.2.15–16) from (a0, b0).
 
     A stiff flow (a tiny τ against t, or a large s, a0 or b0), which DOP853 does not finish within 20 000 step
@@ -398,12 +406,14 @@ def scalar_mode_flow(t, s, a0, b0, tau=1.0, rtol=1e-12, atol=1e-14) -> ScalarMod
     return ScalarModeTrajectory(t_eval, y[:, 0].copy(), y[:, 1].copy())
 
 
-def deep_mode_strength(t, s, u0, n_weight_layers, tau=1.0, rtol=1e-11, atol=1e-14) -> np.ndarray:
-    """Mode strength of a balanced decoupled deep linear net, τ u' = D u^{2−2/D}(s − u) (Saxe et al. 2013;
-    spec A.4), integrated with DOP853 (rosenbrock23 where the flow is stiff, as in :func:`scalar_mode_flow`).
+def deep_mode_strength(t: ArrayLike, s: float, u0: float, n_weight_layers: int, tau: float = 1.0,
+                       rtol: float = 1e-11, atol: float = 1e-14) -> np.ndarray:
+    """Mode strength of a balanced decoupled deep linear net, τ u' = D u^{2−2/D}(s − u) (Saxe et al. 2014, their
+    analysis of deeper networks), integrated with DOP853 (rosenbrock23 where the flow is stiff, as in
+    :func:`dynamics.linear_networks.scalar_mode_flow`).
 
     D = ``n_weight_layers`` weight matrices (N_l = D + 1 layers of units); D = 2 is Eq (2.2.18), whose
-    solution is :func:`mode_strength`.
+    solution is :func:`dynamics.linear_networks.mode_strength`.
 
     Parameters
     ----------
@@ -453,14 +463,15 @@ def deep_mode_strength(t, s, u0, n_weight_layers, tau=1.0, rtol=1e-11, atol=1e-1
     return y[:, 0].copy()
 
 
-#: Held at its last value once within this fraction of s (:func:`deep_mode_curve`).
+#: Held at its last value once within this fraction of s (:func:`dynamics.linear_networks.deep_mode_curve`).
 CONVERGED = 1e-6
 
 
-def deep_mode_curve(t, s, u0, n_weight_layers, tau=1.0, rtol=1e-8, atol=1e-12) -> np.ndarray:
+def deep_mode_curve(t: ArrayLike, s: float, u0: float, n_weight_layers: int, tau: float = 1.0, rtol: float = 1e-8,
+                    atol: float = 1e-12) -> np.ndarray:
     """Mode strength u(t) of a balanced decoupled linear network of D weight layers on a long time grid (Saxe et
-    al. 2013; spec A.4): the closed form (2.2.22) for D = 2, otherwise :func:`deep_mode_strength` integrated one
-    decade of t/τ at a time, each piece starting from the last value of the one before (the flow
+    al. 2014): the closed form (2.2.22) for D = 2, otherwise :func:`dynamics.linear_networks.deep_mode_strength`
+    integrated one decade of t/τ at a time, each piece starting from the last value of the one before (the flow
     τ u' = D u^{2−2/D}(s − u) does not depend on t), and held at its last value once it is within 1e-6·s of s.
 
     Made for curves over many decades (log-spaced t up to 1e5 τ, at plotting tolerances): the pieces keep each
@@ -479,7 +490,7 @@ def deep_mode_curve(t, s, u0, n_weight_layers, tau=1.0, rtol=1e-8, atol=1e-12) -
     tau : float
         Time constant τ > 0.
     rtol, atol : float
-        Tolerances of each piece's integration (:func:`deep_mode_strength`); unused for D = 2.
+        Tolerances of each piece's integration (:func:`dynamics.linear_networks.deep_mode_strength`); unused for D = 2.
 
     Returns
     -------
@@ -490,7 +501,7 @@ def deep_mode_curve(t, s, u0, n_weight_layers, tau=1.0, rtol=1e-8, atol=1e-12) -
     ------
     ValueError
         For bad times, s outside [0, 1e100], u0 outside (0, 1e100], n_weight_layers outside [1, 64], tau <= 0,
-        or a piece that :func:`deep_mode_strength` refuses.
+        or a piece that :func:`dynamics.linear_networks.deep_mode_strength` refuses.
     dynamics.numerics.IntegrationError
         If an integration does not reach the end of its piece.
 
@@ -532,8 +543,8 @@ def deep_mode_curve(t, s, u0, n_weight_layers, tau=1.0, rtol=1e-8, atol=1e-12) -
 
 def _log_chain_bound(s, weights):
     """(log of a bound on every velocity |(s − P)Π_{j≠i}a_j|, Jacobian entry and partial product along the chain's
-    flow, log of a bound on the Jacobian entries alone). P = Πa_j moves monotonically from P0 to s and every
-    a_i² − a_j² is conserved, so that |P| <= P_max = max(|P0|, s) and a_i² <= A² = max_j a_j(0)² + P_max^{2/D}."""
+    flow, log of a bound on the Jacobian entries alone). P = Πa_j moves monotonically from its start p0 to s and every
+    a_i² − a_j² is conserved, so that |P| <= P_max = max(|p0|, s) and a_i² <= A² = max_j a_j(0)² + P_max^{2/D}."""
     depth = weights.size
     with np.errstate(divide="ignore"):
         log_abs = np.log(np.abs(weights))
@@ -547,10 +558,11 @@ def _log_chain_bound(s, weights):
     return max([depth * log_a, log_error + (depth - 1) * log_a] + jacobian), max(jacobian)
 
 
-def deep_chain_strength(t, s, weights0, tau=1.0, rtol=1e-11, atol=1e-14) -> np.ndarray:
-    """Product a_1(t) ... a_D(t) of the scalar chain's gradient flow on (1/2τ)(s − a_1 ... a_D)² (spec A.4):
+def deep_chain_strength(t: ArrayLike, s: float, weights0: ArrayLike, tau: float = 1.0, rtol: float = 1e-11,
+                        atol: float = 1e-14) -> np.ndarray:
+    """Product a_1(t) ... a_D(t) of the scalar chain's gradient flow on (1/2τ)(s − a_1 ... a_D)² (Saxe et al. 2014):
     the deep mode without the balanced reduction, integrated with DOP853 (rosenbrock23 where the flow is stiff,
-    as in :func:`scalar_mode_flow`).
+    as in :func:`dynamics.linear_networks.scalar_mode_flow`).
 
     Parameters
     ----------

@@ -1,23 +1,26 @@
-"""Simulators of the two-weight-layer linear network N1 → N2 → N3 (thesis Sec. 2.2.1–2.2.2).
+"""Simulators of the two-weight-layer linear network N1 → N2 → N3 (Pezeshki (thesis), Sec. 2.2.1–2.2.2, reviewing
+Saxe et al. 2014).
 
-Equations of 001_61c8f54ededf01e4.txt (spec/linear_networks.md A.1–A.3):
+Equations of Pezeshki (thesis), Ch. 2 (see the theory note, docs/theory/linear_networks.md):
 
 * (2.2.2) loss L = 1/2 ||y − W32 W21 X||_F² summed over the P examples;
 * (2.2.3–4) simultaneous gradient-descent steps with learning rate η;
 * (2.2.5–6) the gradient flow τ W21' = W32ᵀ(Σ31 − W32 W21 Σ11), τ W32' = (Σ31 − W32 W21 Σ11) W21ᵀ,
   with the sums Σ31 = y Xᵀ and Σ11 = X Xᵀ;
 * (2.2.7–10) whitening X Xᵀ = I (sum-normalised: orthonormal rows of X), Σ31 = U S Vᵀ, and the mode
-  basis W̄21 = W21 V, W̄32 = Uᵀ W32 in which the network map is diag(Uᵀ W32 W21 V) on the diagonal.
+  basis W̄21 = W21 V, W̄32 = Uᵀ W32 in which the network map is diag(Uᵀ W32 W21 V) on the diagonal. The mode
+  bases may be those of a full SVD (U square N3 × N3, V square N1 × N1) or of a reduced one (the first k columns).
 
 The random tasks, whitened inputs and initialisations (Eqs 2.2.7, 2.2.8, 2.2.14) are set-ups, in ``_setups.py``.
 
-Time convention (spec A.2): one GD step of size η on ``loss_scale`` × (2.2.2) advances the flow by
-Δt = loss_scale·η·τ; the project uses τ = 1 and t = k·η for the loss as written (loss_scale = 1).
+Time convention (the project's choice; the thesis leaves τ open): one GD step of size η on ``loss_scale`` × (2.2.2)
+advances the flow by Δt = loss_scale·η·τ; the project uses τ = 1 and t = k·η for the loss as written (loss_scale = 1).
 torch's ``MSELoss(reduction="mean")`` over n entries is loss_scale = 2/n.
 """
-from typing import Union
+from typing import Optional, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import (as_finite_array, require_array_in_range, require_finite_product, require_integer,
                                require_output_times, require_positive)
@@ -31,8 +34,10 @@ __all__ = ["conserved_gram", "effective_initial_strength", "first_crossing_time"
            "mode_strengths", "network_flow", "network_gd", "network_loss", "whiten"]
 
 
-def gd_flow_time(steps, learning_rate, loss_scale=1.0, tau=1.0) -> Union[float, np.ndarray]:
-    """Flow time t = k·c·η·τ reached by k GD steps of size η on c × (1/2)||·||² (spec A.2, B.2; Eq 2.2.3–6).
+def gd_flow_time(steps: ArrayLike, learning_rate: float, loss_scale: float = 1.0,
+                 tau: float = 1.0) -> Union[float, np.ndarray]:
+    """Flow time t = k·c·η·τ reached by k GD steps of size η on c × (1/2)||·||² (Eqs 2.2.3–2.2.6 and 2.3.5 of
+    Pezeshki (thesis), with the project's time convention).
 
     Parameters
     ----------
@@ -73,7 +78,7 @@ def gd_flow_time(steps, learning_rate, loss_scale=1.0, tau=1.0) -> Union[float, 
     return scalar_or_array(t, steps)
 
 
-def whiten(X) -> np.ndarray:
+def whiten(X: ArrayLike) -> np.ndarray:
     """(X Xᵀ)^{-1/2} X: inputs with X Xᵀ = I, the sum-normalised whitening of Eq (2.2.7).
 
     Saxe's mean convention (1/P) X Xᵀ = I is X/√P here (or τ rescaled by P).
@@ -106,8 +111,12 @@ def whiten(X) -> np.ndarray:
     return (vec / np.sqrt(lam)) @ vec.T @ X
 
 
-def mode_map(W21, W32, U, V) -> np.ndarray:
+def mode_map(W21: ArrayLike, W32: ArrayLike, U: ArrayLike, V: ArrayLike) -> np.ndarray:
     """The network map in the mode basis, Uᵀ W32 W21 V = W̄32 W̄21 (Eqs 2.2.9–10); its (β, α) entry is b^β·a^α.
+
+    U and V may come from a full SVD of Σ31 (square) or from a reduced one (their first k columns, e.g.
+    ``numpy.linalg.svd(sigma31, full_matrices=False)``), the same factors
+    :func:`dynamics.linear_networks.decoupled_init` takes.
 
     Parameters
     ----------
@@ -115,58 +124,79 @@ def mode_map(W21, W32, U, V) -> np.ndarray:
         First-layer weights (one network, or a stack such as a trajectory).
     W32 : array_like, shape (..., N3, N2)
         Second-layer weights, with the same leading axes.
-    U : array_like, shape (N3, N3)
-        Output modes.
-    V : array_like, shape (N1, N1)
-        Input modes.
+    U : array_like, shape (N3, k_U)
+        Output modes in its columns, orthonormal, 1 <= k_U <= N3 (k_U = N3 for a full SVD).
+    V : array_like, shape (N1, k_V)
+        Input modes in its columns, orthonormal, 1 <= k_V <= N1 (k_V = N1 for a full SVD).
 
     Returns
     -------
-    ndarray, shape (..., N3, N1)
+    ndarray, shape (..., k_U, k_V)
 
     Raises
     ------
     ValueError
-        For non-finite input or shapes that do not match (the message names the parameter).
+        For non-finite input, shapes that do not match, or mode bases without orthonormal columns (the message
+        names the parameter and its shape).
 
     Examples
     --------
     >>> mode_map(np.eye(2), np.diag([2.0, 3.0]), np.eye(2), np.eye(2))
     array([[2., 0.],
            [0., 3.]])
+    >>> mode_map(np.eye(2), np.diag([2.0, 3.0]), np.eye(2)[:, :1], np.eye(2)[:, :1])   # the first mode only
+    array([[2.]])
     """
     W21, W32 = require_weights(W21, W32)
     U, V = require_mode_bases(U, V, W21, W32)
     return U.T @ (W32 @ W21) @ V
 
 
-def mode_strengths(W21, W32, U, V) -> np.ndarray:
-    """Mode strengths u_α = (Uᵀ W32 W21 V)_αα, the diagonal of :func:`mode_map` (Eq 2.2.22's u = a^α·b^α).
+def mode_strengths(W21: ArrayLike, W32: ArrayLike, U: ArrayLike, V: ArrayLike) -> np.ndarray:
+    """Mode strengths u_α = (Uᵀ W32 W21 V)_αα = a^α·b^α, the diagonal of :func:`dynamics.linear_networks.mode_map`
+    (the u of Eq 2.2.22).
+
+    U and V may be the factors of a full SVD of Σ31 or of a reduced one (U (N3, k), V (N1, k)); the first k mode
+    strengths do not depend on which.
 
     Parameters
     ----------
-    W21, W32, U, V : array_like
-        As in :func:`mode_map` (stacks of networks allowed).
+    W21 : array_like, shape (..., N2, N1)
+        First-layer weights (one network, or a stack such as a trajectory).
+    W32 : array_like, shape (..., N3, N2)
+        Second-layer weights, with the same leading axes.
+    U : array_like, shape (N3, k_U)
+        Output modes in its columns, orthonormal, 1 <= k_U <= N3.
+    V : array_like, shape (N1, k_V)
+        Input modes in its columns, orthonormal, 1 <= k_V <= N1.
 
     Returns
     -------
-    ndarray, shape (..., min(N1, N3))
+    ndarray, shape (..., min(k_U, k_V))
+        One strength per mode (min(N1, N3) of them for a full SVD).
 
     Raises
     ------
     ValueError
-        As :func:`mode_map`.
+        As :func:`dynamics.linear_networks.mode_map`: the message names the parameter at fault and its shape.
 
     Examples
     --------
     >>> mode_strengths(np.eye(2), np.diag([2.0, 3.0]), np.eye(2), np.eye(2))
     array([2., 3.])
+    >>> from dynamics.linear_networks import decoupled_init
+    >>> sigma31 = np.array([[3.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    >>> U, s, Vh = np.linalg.svd(sigma31, full_matrices=False)          # reduced: U (2, 2), Vh (2, 3)
+    >>> W21, W32 = decoupled_init(U, Vh.T, n_hidden=2, a0=0.1, seed=0)
+    >>> [round(float(u), 12) for u in mode_strengths(W21, W32, U, Vh.T)]
+    [0.01, 0.01]
     """
     return np.diagonal(mode_map(W21, W32, U, V), axis1=-2, axis2=-1).copy()
 
 
-def effective_initial_strength(W21, W32, U, V) -> np.ndarray:
-    """u_eff,α = |a^α + b^α|²/4 from a^α = column α of W21 V and b^α = row α of Uᵀ W32 (spec A12).
+def effective_initial_strength(W21: ArrayLike, W32: ArrayLike, U: ArrayLike, V: ArrayLike) -> np.ndarray:
+    """u_eff,α = |a^α + b^α|²/4 from a^α = column α of W21 V and b^α = row α of Uᵀ W32 (derived in this project;
+    see the theory note, docs/theory/linear_networks.md).
 
     The balanced part of a random init, which is what grows along the sigmoid (2.2.22); the predicted half
     time of mode α is ``half_learning_time(s_α, u_eff,α)``.
@@ -174,18 +204,23 @@ def effective_initial_strength(W21, W32, U, V) -> np.ndarray:
     Parameters
     ----------
     W21 : array_like, shape (N2, N1)
+        First-layer weights of one network.
     W32 : array_like, shape (N3, N2)
-    U : array_like, shape (N3, N3)
-    V : array_like, shape (N1, N1)
+        Second-layer weights.
+    U : array_like, shape (N3, k_U)
+        Output modes, orthonormal columns (a full or reduced SVD, as in :func:`dynamics.linear_networks.mode_map`).
+    V : array_like, shape (N1, k_V)
+        Input modes, orthonormal columns.
 
     Returns
     -------
-    ndarray, shape (min(N1, N3),)
+    ndarray, shape (min(k_U, k_V),)
 
     Raises
     ------
     ValueError
-        For stacks of networks, non-finite input or shapes that do not match.
+        For stacks of networks, non-finite input, shapes that do not match or mode bases without orthonormal
+        columns.
 
     Examples
     --------
@@ -200,13 +235,16 @@ def effective_initial_strength(W21, W32, U, V) -> np.ndarray:
     return np.sum((a[:m] + b[:m]) ** 2, axis=1) / 4.0
 
 
-def conserved_gram(W21, W32) -> np.ndarray:
-    """W21 W21ᵀ − W32ᵀ W32, constant along the flow (2.2.5–6) for any Σ11 (spec A3).
+def conserved_gram(W21: ArrayLike, W32: ArrayLike) -> np.ndarray:
+    """W21 W21ᵀ − W32ᵀ W32, constant along the flow (2.2.5–6) for any Σ31 and Σ11 (derived in this project: the two
+    terms have the same time derivative, W32ᵀ E W21ᵀ + W21 Eᵀ W32 with E = Σ31 − W32 W21 Σ11, over τ).
 
     Parameters
     ----------
     W21 : array_like, shape (..., N2, N1)
+        First-layer weights (one network or a stack).
     W32 : array_like, shape (..., N3, N2)
+        Second-layer weights, with the same leading axes.
 
     Returns
     -------
@@ -227,13 +265,15 @@ def conserved_gram(W21, W32) -> np.ndarray:
     return W21 @ np.swapaxes(W21, -1, -2) - np.swapaxes(W32, -1, -2) @ W32
 
 
-def network_loss(W21, W32, X, Y) -> Union[float, np.ndarray]:
+def network_loss(W21: ArrayLike, W32: ArrayLike, X: ArrayLike, Y: ArrayLike) -> Union[float, np.ndarray]:
     """The loss (2.2.2), 1/2 ||Y − W32 W21 X||_F² summed over the P examples.
 
     Parameters
     ----------
     W21 : array_like, shape (..., N2, N1)
+        First-layer weights (one network or a stack).
     W32 : array_like, shape (..., N3, N2)
+        Second-layer weights, with the same leading axes.
     X : array_like, shape (N1, P)
         Inputs (one example per column).
     Y : array_like, shape (N3, P)
@@ -261,8 +301,9 @@ def network_loss(W21, W32, X, Y) -> Union[float, np.ndarray]:
     return float(loss) if np.ndim(loss) == 0 else loss
 
 
-def network_flow(W21, W32, sigma31, t, sigma11=None, tau=1.0, rtol=1e-10, atol=1e-13,
-                 method="dop853") -> NetworkTrajectory:
+def network_flow(W21: ArrayLike, W32: ArrayLike, sigma31: ArrayLike, t: ArrayLike, sigma11: Optional[ArrayLike] = None,
+                 tau: float = 1.0, rtol: float = 1e-10, atol: float = 1e-13,
+                 method: str = "dop853") -> NetworkTrajectory:
     """Integrate the full-matrix gradient flow (2.2.5–6) from (W21, W32).
 
     Parameters
@@ -325,7 +366,8 @@ def network_flow(W21, W32, sigma31, t, sigma11=None, tau=1.0, rtol=1e-10, atol=1
     return NetworkTrajectory(t_eval, y[:, :n2 * n1].reshape(-1, n2, n1), y[:, n2 * n1:].reshape(-1, n3, n2))
 
 
-def network_gd(W21, W32, sigma31, n_steps, learning_rate, sigma11=None, record_every=1) -> NetworkGDTrajectory:
+def network_gd(W21: ArrayLike, W32: ArrayLike, sigma31: ArrayLike, n_steps: int, learning_rate: float,
+               sigma11: Optional[ArrayLike] = None, record_every: int = 1) -> NetworkGDTrajectory:
     """Full-batch gradient descent (2.2.3–4) on the loss (2.2.2) from (W21, W32), simultaneous updates.
 
     The data enter only through Σ31 = y Xᵀ and Σ11 = X Xᵀ. Step k is at flow time
@@ -334,7 +376,9 @@ def network_gd(W21, W32, sigma31, n_steps, learning_rate, sigma11=None, record_e
     Parameters
     ----------
     W21 : array_like, shape (N2, N1)
+        Initial first-layer weights.
     W32 : array_like, shape (N3, N2)
+        Initial second-layer weights.
     sigma31 : array_like, shape (N3, N1)
         Input–output correlation Σ31 = y Xᵀ.
     n_steps : int
@@ -375,9 +419,9 @@ def network_gd(W21, W32, sigma31, n_steps, learning_rate, sigma11=None, record_e
     return NetworkGDTrajectory(np.arange(0, n_steps + 1, every), out21, out32)
 
 
-def first_crossing_time(t, values, level) -> np.ndarray:
+def first_crossing_time(t: ArrayLike, values: ArrayLike, level: ArrayLike) -> np.ndarray:
     """First time at which each sampled series reaches its level, by linear interpolation between samples
-    (used to measure half-learning times, spec A12).
+    (used to measure half-learning times).
 
     Parameters
     ----------

@@ -1,5 +1,5 @@
 """Every named result of the linear-network theory (the torch layer's included): what the simulators, set-ups and
-closed forms return, each named for what it holds, with the equation of 001_61c8f54ededf01e4.txt it belongs to."""
+closed forms return, each named for what it holds, with the equation of Pezeshki (thesis), Ch. 2 it belongs to."""
 from typing import NamedTuple, Union
 
 import numpy as np
@@ -200,8 +200,8 @@ class GeneralizationCurve(NamedTuple):
 
 
 class AsymptoticErrors(NamedTuple):
-    """The t → ∞ limits of :class:`GeneralizationCurve`: ``generalization_error`` E_g(∞) (inf at α = 1 with
-    noise) and ``training_error`` E_t(∞)/P (per sample)."""
+    """The t → ∞ limits of :class:`dynamics.linear_networks.GeneralizationCurve`: ``generalization_error`` E_g(∞) (inf
+    at α = 1 with noise) and ``training_error`` E_t(∞)/P (per sample)."""
 
     generalization_error: float
     training_error: float

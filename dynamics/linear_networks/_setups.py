@@ -1,5 +1,5 @@
 """The reusable set-ups of the linear-network theory: the random tasks, whitened inputs and initialisations of
-the two-weight-layer network (Eqs 2.2.7, 2.2.8, 2.2.14; spec A.1–A.3, A12, D1), the teacher–student instances of
+the two-weight-layer network (Eqs 2.2.7, 2.2.8, 2.2.14 of Pezeshki (thesis)), the teacher–student instances of
 the Advani–Saxe student (Eqs 2.3.1–2.3.3, 2.3.6–2.3.11) and the random spectra of their inputs, and the
 experiment drivers that the figures, claims, notebook and torch cross-checks share.
 
@@ -7,12 +7,14 @@ Every function that draws takes ``seed`` (None, an int or a ``numpy.random.Gener
 draws in the order its docstring states, so that the same seed gives the same set-up everywhere.
 """
 import math
+from typing import Optional, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import (as_finite_array, haar_orthogonal, require_array_in_range, require_in_range,
                                require_integer, require_output_times, require_positive, rng_from)
-from ._checks import require_alpha, require_broadcast, require_std
+from ._checks import require_alpha, require_broadcast, require_mode_factors, require_std
 from ._results import ModeTask, NetworkWeights, SignalNoiseStds, StudentErrors, StudentInstance, WhitenedTask
 from ._student import (generalization_error, student_weights, student_weights_gd, training_error,
                        training_error_direct)
@@ -25,7 +27,8 @@ __all__ = ["decoupled_init", "draw_input_spectrum", "draw_student", "mode_task",
 # Part A: the two-weight-layer network
 # ----------------------------------------------------------------------------------------------------
 
-def whitened_inputs(n_features, n_samples, seed=None) -> np.ndarray:
+def whitened_inputs(n_features: int, n_samples: int,
+                    seed: Optional[Union[int, np.random.Generator]] = None) -> np.ndarray:
     """Random whitened inputs for Eq (2.2.7): the first ``n_features`` rows of a Haar orthogonal
     ``n_samples`` × ``n_samples`` matrix, so X Xᵀ = I.
 
@@ -59,7 +62,8 @@ def whitened_inputs(n_features, n_samples, seed=None) -> np.ndarray:
     return haar_orthogonal(n_samples, seed=rng_from(seed))[:n_features]
 
 
-def mode_task(singular_values, n_features, n_outputs, seed=None) -> ModeTask:
+def mode_task(singular_values: ArrayLike, n_features: int, n_outputs: int,
+              seed: Optional[Union[int, np.random.Generator]] = None) -> ModeTask:
     """A random input–output correlation Σ31 = U S Vᵀ with the given singular values, Eq (2.2.8).
 
     Parameters
@@ -102,22 +106,27 @@ def mode_task(singular_values, n_features, n_outputs, seed=None) -> ModeTask:
     return ModeTask(U, S, V)
 
 
-def decoupled_init(U, V, n_hidden, a0, b0=None, seed=None) -> NetworkWeights:
+def decoupled_init(U: ArrayLike, V: ArrayLike, n_hidden: int, a0: ArrayLike, b0: Optional[ArrayLike] = None,
+                   seed: Optional[Union[int, np.random.Generator]] = None) -> NetworkWeights:
     """Weights on the decoupled manifold (2.2.14): W21 = R diag(a0) Vᵀ, W32 = U diag(b0) Rᵀ over the first m modes.
 
     R is the first m columns of a Haar orthogonal n_hidden × n_hidden matrix, so a^α = a0_α r^α and
     b^α = b0_α r^α with orthonormal r^α (what the scalar reduction (2.2.15–16) needs).
 
+    U and V may be the factors of a full SVD of Σ31 = U S Vᵀ or of a reduced one
+    (``numpy.linalg.svd(sigma31, full_matrices=False)`` gives U (N3, k) and Vᵀ (k, N1)); the same factors go to
+    :func:`dynamics.linear_networks.mode_strengths`.
+
     Parameters
     ----------
-    U : array_like, shape (N3, N3)
-        Output modes (columns).
-    V : array_like, shape (N1, N1)
-        Input modes (columns).
+    U : array_like, shape (N3, k_U)
+        Output modes in its columns, orthonormal, 1 <= k_U <= N3.
+    V : array_like, shape (N1, k_V)
+        Input modes in its columns, orthonormal, 1 <= k_V <= N1.
     n_hidden : int
         N2 >= m.
     a0 : float or array_like, shape (m,)
-        Per-mode weights of the first layer; m is their length, or min(N1, N3) for scalars.
+        Per-mode weights of the first layer; m is their length, or min(k_U, k_V) for scalars.
     b0 : float or array_like, shape (m,), optional
         Per-mode weights of the second layer; None gives the balanced init b0 = a0 (mode strengths
         u0 = a0·b0).
@@ -132,7 +141,9 @@ def decoupled_init(U, V, n_hidden, a0, b0=None, seed=None) -> NetworkWeights:
     Raises
     ------
     ValueError
-        For non-finite inputs, a0 and b0 that do not broadcast, or n_hidden < m.
+        For non-finite inputs, U or V without orthonormal columns or with more columns than rows (the message
+        names the parameter and its shape), a0 and b0 that do not broadcast, more modes than U and V hold, or
+        n_hidden < m.
 
     Examples
     --------
@@ -142,8 +153,7 @@ def decoupled_init(U, V, n_hidden, a0, b0=None, seed=None) -> NetworkWeights:
     >>> [round(float(x), 12) for x in mode_strengths(W21, W32, task.U, task.V)]
     [0.0001, 0.0001]
     """
-    U = as_finite_array("U", U, ndim=2)
-    V = as_finite_array("V", V, ndim=2)
+    U, V = require_mode_factors(U, V)
     n_modes = min(U.shape[1], V.shape[1])
     a0 = require_array_in_range("a0", a0)
     b0 = a0 if b0 is None else require_array_in_range("b0", b0)
@@ -160,8 +170,10 @@ def decoupled_init(U, V, n_hidden, a0, b0=None, seed=None) -> NetworkWeights:
     return NetworkWeights((R * a0) @ V[:, :n_modes].T, (U[:, :n_modes] * b0) @ R.T)
 
 
-def random_init(n_features, n_hidden, n_outputs, init_std, seed=None) -> NetworkWeights:
-    """Small random initial weights with i.i.d. N(0, init_std²) entries (spec A12, D1a).
+def random_init(n_features: int, n_hidden: int, n_outputs: int, init_std: float,
+                seed: Optional[Union[int, np.random.Generator]] = None) -> NetworkWeights:
+    """Small random initial weights with i.i.d. N(0, init_std²) entries (the random start of Saxe et al. 2014's
+    simulations).
 
     Parameters
     ----------
@@ -197,9 +209,11 @@ def random_init(n_features, n_hidden, n_outputs, init_std, seed=None) -> Network
     return NetworkWeights(W21, W32)
 
 
-def whitened_mode_task(singular_values, n_features, n_outputs, n_samples, seed=None) -> WhitenedTask:
+def whitened_mode_task(singular_values: ArrayLike, n_features: int, n_outputs: int, n_samples: int,
+                       seed: Optional[Union[int, np.random.Generator]] = None) -> WhitenedTask:
     """A random task Σ31 = U S Vᵀ (Eq 2.2.8) on random whitened inputs X (X Xᵀ = I, Eq 2.2.7) with targets
-    Y = Σ31 X, so that Y Xᵀ = Σ31: the set-up of the network simulations (spec D1: 16 → 32 → 12, P = 64).
+    Y = Σ31 X, so that Y Xᵀ = Σ31: the set-up of the network simulations (the project's torch cross-check uses
+    16 → 32 → 12, P = 64).
 
     Parameters
     ----------
@@ -212,18 +226,18 @@ def whitened_mode_task(singular_values, n_features, n_outputs, n_samples, seed=N
     n_samples : int
         P, in [n_features, 100000].
     seed : None, int or numpy.random.Generator
-        Source of randomness: the task is drawn first (:func:`mode_task`), then the inputs
-        (:func:`whitened_inputs`).
+        Source of randomness: the task is drawn first (:func:`dynamics.linear_networks.mode_task`), then the inputs
+        (:func:`dynamics.linear_networks.whitened_inputs`).
 
     Returns
     -------
     WhitenedTask
-        ``(X, Y, task)``: X (N1, P), Y (N3, P) and the :class:`ModeTask`.
+        ``(X, Y, task)``: X (N1, P), Y (N3, P) and the :class:`dynamics.linear_networks.ModeTask`.
 
     Raises
     ------
     ValueError
-        As :func:`mode_task` and :func:`whitened_inputs`.
+        As :func:`dynamics.linear_networks.mode_task` and :func:`dynamics.linear_networks.whitened_inputs`.
 
     Examples
     --------
@@ -241,9 +255,10 @@ def whitened_mode_task(singular_values, n_features, n_outputs, n_samples, seed=N
 # Part B: the Advani–Saxe student
 # ----------------------------------------------------------------------------------------------------
 
-def student_instance(inputs, teacher, noise, initial_weights, noise_std) -> StudentInstance:
-    """A :class:`StudentInstance` from given X, w̄, ε and w(0), with the decomposition X = V Λ^{1/2} Uᵀ of
-    Eqs (2.3.6–2.3.10) taken here.
+def student_instance(inputs: ArrayLike, teacher: ArrayLike, noise: ArrayLike, initial_weights: ArrayLike,
+                     noise_std: float) -> StudentInstance:
+    """A :class:`dynamics.linear_networks.StudentInstance` from given X, w̄, ε and w(0), with the decomposition X = V
+    Λ^{1/2} Uᵀ of Eqs (2.3.6–2.3.10) taken here.
 
     Parameters
     ----------
@@ -298,7 +313,8 @@ def student_instance(inputs, teacher, noise, initial_weights, noise_std) -> Stud
     return StudentInstance(X, w_bar, eps, w0, w_bar @ X + eps, noise_std, lam, V, rotated, residual)
 
 
-def draw_student(n_features, n_samples, *, teacher_std=1.0, noise_std=0.5, init_std=0.0, seed=None) -> StudentInstance:
+def draw_student(n_features: int, n_samples: int, *, teacher_std: float = 1.0, noise_std: float = 0.5,
+                 init_std: float = 0.0, seed: Optional[Union[int, np.random.Generator]] = None) -> StudentInstance:
     """A random instance of Eqs (2.3.1–2.3.3): X_jμ ~ N(0, 1/N), w̄ ~ N(0, σ_w̄² I), ε ~ N(0, σ_ε² I),
     w(0) ~ N(0, σ_0² I).
 
@@ -345,9 +361,11 @@ def draw_student(n_features, n_samples, *, teacher_std=1.0, noise_std=0.5, init_
     return student_instance(X, w_bar, eps, w0, noise_std)
 
 
-def draw_input_spectrum(n_features, n_samples, seed=None) -> np.ndarray:
-    """The N eigenvalues of X Xᵀ for random inputs X_jμ ~ N(0, 1/N) (Eq 2.3.3), as in :func:`draw_student`: the
-    spectrum whose density tends to the Marchenko–Pastur law (2.3.30) with α = P/N.
+def draw_input_spectrum(n_features: int, n_samples: int,
+                        seed: Optional[Union[int, np.random.Generator]] = None) -> np.ndarray:
+    """The N eigenvalues of X Xᵀ for random inputs X_jμ ~ N(0, 1/N) (Eq 2.3.3), as in
+    :func:`dynamics.linear_networks.draw_student`: the spectrum whose density tends to the Marchenko–Pastur law (2.3.30)
+    with α = P/N.
 
     Parameters
     ----------
@@ -382,7 +400,7 @@ def draw_input_spectrum(n_features, n_samples, seed=None) -> np.ndarray:
     return lam
 
 
-def stds_at_snr(snr) -> SignalNoiseStds:
+def stds_at_snr(snr: float) -> SignalNoiseStds:
     """The teacher and noise standard deviations of a teacher–student set-up (Eqs 2.3.1–2.3.3) with signal-to-noise
     ratio SNR = σ_w̄²/σ_ε² and unit label variance σ_w̄² + σ_ε² = 1.
 
@@ -411,15 +429,17 @@ def stds_at_snr(snr) -> SignalNoiseStds:
     return SignalNoiseStds(float(np.sqrt(snr / (1 + snr))), float(np.sqrt(1 / (1 + snr))))
 
 
-def simulated_student_errors(alpha, n_features, n_students, t, *, learning_rate=None, teacher_std=1.0,
-                             noise_std=0.5, init_std=0.0, seed=None) -> StudentErrors:
+def simulated_student_errors(alpha: float, n_features: int, n_students: int, t: ArrayLike, *,
+                             learning_rate: Optional[float] = None, teacher_std: float = 1.0, noise_std: float = 0.5,
+                             init_std: float = 0.0,
+                             seed: Optional[Union[int, np.random.Generator]] = None) -> StudentErrors:
     """Realised errors of independently drawn students (Eqs 2.3.1–2.3.3, P = round(α N)) trained on their own
     instance: E_g (2.3.14) and E_t/P (2.3.4, 2.3.29) at the flow times t, the finite-size counterpart of
-    :func:`generalization_curve`.
+    :func:`dynamics.linear_networks.generalization_curve`.
 
-    Without ``learning_rate`` the students follow the gradient flow (2.3.5) by the per-mode solution (2.3.13),
-    E_t by (2.3.29); with it they take k = t/η full-batch GD steps, exactly ((1 − ηλ)^k, :func:`student_weights_gd`),
-    and E_t is ||y − wX||² of those weights.
+    Without ``learning_rate`` the students follow the gradient flow (2.3.5) by the per-mode solution (2.3.13), E_t by
+    (2.3.29); with it they take k = t/η full-batch GD steps, exactly ((1 − ηλ)^k,
+    :func:`dynamics.linear_networks.student_weights_gd`), and E_t is ||y − wX||² of those weights.
 
     Parameters
     ----------
@@ -436,7 +456,7 @@ def simulated_student_errors(alpha, n_features, n_students, t, *, learning_rate=
     teacher_std, noise_std, init_std : float
         Standard deviations σ_w̄, σ_ε, σ_0, each in [0, 1e150].
     seed : None, int or numpy.random.Generator
-        Source of randomness: one :func:`draw_student` per student, in turn.
+        Source of randomness: one :func:`dynamics.linear_networks.draw_student` per student, in turn.
 
     Returns
     -------
@@ -448,7 +468,7 @@ def simulated_student_errors(alpha, n_features, n_students, t, *, learning_rate=
     ------
     ValueError
         For alpha <= 0, sizes out of range, bad times, times that are not whole numbers of steps, or as
-        :func:`draw_student` and :func:`student_weights_gd`.
+        :func:`dynamics.linear_networks.draw_student` and :func:`dynamics.linear_networks.student_weights_gd`.
 
     Examples
     --------

@@ -1,6 +1,7 @@
-"""The Advani–Saxe linear student on one finite instance (thesis Sec. 2.3.1–2.3.2).
+"""The Advani–Saxe linear student on one finite instance (Advani & Saxe 2017; Pezeshki (thesis), Sec. 2.3.1–2.3.2).
 
-Equations of 001_61c8f54ededf01e4.txt (spec/linear_networks.md B.1–B.4):
+Equations of Pezeshki (thesis), Ch. 2, as read by this project (see the theory note,
+docs/theory/linear_networks.md):
 
 * (2.3.1–2.3.3) teacher y = w̄ X + ε with w̄_j ~ N(0, σ_w̄²), ε_μ ~ N(0, σ_ε²), X_jμ ~ N(0, 1/N);
   student ŷ = w X with w(0)_j ~ N(0, σ_0²) (σ_w̄, σ_ε, σ_0 are the parameters ``teacher_std``,
@@ -11,16 +12,17 @@ Equations of 001_61c8f54ededf01e4.txt (spec/linear_networks.md B.1–B.4):
   z̄_i − z_i(t) = (z̄_i − z_i(0)) e^{−λ_i t/τ} − (ε̃_i/√λ_i)(1 − e^{−λ_i t/τ}); modes with λ_i = 0 are
   frozen; the exact discrete-GD analogue replaces e^{−λ_i t/τ} by (1 − ηλ_i)^k;
 * (2.3.14) E_g = ||w̄ − w||²/N + σ_ε² (Advani–Saxe, the default) and the thesis variant (2.3.15)
-  (1/N) Σ λ_i (z̄_i − z_i)² + σ_ε², which does not match a Monte Carlo test error (erratum F.9);
+  (1/N) Σ λ_i (z̄_i − z_i)² + σ_ε², which does not match a Monte Carlo test error (an erratum of the thesis);
 * (2.3.29) E_t = Σ_{λ_i>0} (√λ_i (z̄_i − z_i(0)) + ε̃_i)² e^{−2λ_i t/τ} + ||ε U^⊥||²;
 * the conditional expectation E[E_g(t) | X] over teacher, noise and init, and the exact finite-size
-  t → ∞ expectations (B.5).
+  t → ∞ expectations (both derived in this project).
 
-The instances themselves (:func:`student_instance`, :func:`draw_student`) are set-ups, in ``_setups.py``.
+The instances themselves (``student_instance``, ``draw_student``) are set-ups, in ``_setups.py``.
 """
-from typing import Union
+from typing import Optional, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import (as_finite_array, require_array_in_range, require_finite_product,
                                require_finite_result, require_integer, require_output_times, require_positive,
@@ -29,7 +31,7 @@ from ._checks import require_instance, require_std, require_student_weights, sca
 from ._high_dim import expected_mode_error
 from ._integrate import integrate_flow
 from ._kernels import student_jacobian, student_rhs
-from ._results import MonteCarloEstimate, StudentFlowTrajectory, StudentGDTrajectory
+from ._results import MonteCarloEstimate, StudentFlowTrajectory, StudentGDTrajectory, StudentInstance
 
 __all__ = ["expected_generalization_error", "finite_size_asymptotic_generalization_error",
            "finite_size_asymptotic_training_error", "generalization_error", "generalization_error_thesis_variant",
@@ -49,7 +51,7 @@ def _mode_decay(instance, decay, rise):
     return (instance.teacher_modes - gap) @ instance.input_modes.T
 
 
-def student_weights(instance, t, tau=1.0) -> np.ndarray:
+def student_weights(instance: StudentInstance, t: ArrayLike, tau: float = 1.0) -> np.ndarray:
     """w(t) of the gradient flow (2.3.5) from the per-mode solution (2.3.13).
 
     Parameters
@@ -88,8 +90,9 @@ def student_weights(instance, t, tau=1.0) -> np.ndarray:
     return _mode_decay(instance, np.exp(log_decay), -np.expm1(log_decay))
 
 
-def student_weights_gd(instance, steps, learning_rate) -> np.ndarray:
-    """w after k full-batch GD steps on (1/2)||y − wX||², exactly: e^{−λt/τ} → (1 − ηλ)^k in (2.3.13) (spec B.2).
+def student_weights_gd(instance: StudentInstance, steps: ArrayLike, learning_rate: float) -> np.ndarray:
+    """w after k full-batch GD steps on (1/2)||y − wX||², exactly: e^{−λt/τ} → (1 − ηλ)^k in (2.3.13) (the
+    discrete-time analogue, derived in this project).
 
     Parameters
     ----------
@@ -139,7 +142,8 @@ def student_weights_gd(instance, steps, learning_rate) -> np.ndarray:
     return _mode_decay(instance, decay, rise)
 
 
-def student_flow(instance, t, tau=1.0, rtol=1e-12, atol=1e-14) -> StudentFlowTrajectory:
+def student_flow(instance: StudentInstance, t: ArrayLike, tau: float = 1.0, rtol: float = 1e-12,
+                 atol: float = 1e-14) -> StudentFlowTrajectory:
     """w(t) by numerical integration (DOP853) of the matrix flow (2.3.5), τ w' = y Xᵀ − w X Xᵀ.
 
     A stiff flow (τ tiny against t, or a large spread of the eigenvalues of X Xᵀ), which DOP853 does not finish
@@ -188,7 +192,8 @@ def student_flow(instance, t, tau=1.0, rtol=1e-12, atol=1e-14) -> StudentFlowTra
     return StudentFlowTrajectory(t_eval, weights)
 
 
-def student_gd(instance, n_steps, learning_rate, loss_scale=1.0, record_every=1) -> StudentGDTrajectory:
+def student_gd(instance: StudentInstance, n_steps: int, learning_rate: float, loss_scale: float = 1.0,
+               record_every: int = 1) -> StudentGDTrajectory:
     """Plain full-batch gradient descent w ← w − η ∇[c (1/2)||y − wX||²] (c = ``loss_scale``), Eq (2.3.5) in
     discrete time; step k is at flow time ``gd_flow_time(k, learning_rate, loss_scale)``.
 
@@ -261,7 +266,7 @@ def _mean_square(residual, divisor, weights=1.0, what="", hint=""):
     return require_finite_product([safe, safe, reduced], [divisor], what=what, hint=hint)
 
 
-def generalization_error(instance, weights) -> Union[float, np.ndarray]:
+def generalization_error(instance: StudentInstance, weights: ArrayLike) -> Union[float, np.ndarray]:
     """E_g = ||w̄ − w||²/N + σ_ε², Eq (2.3.14) (Advani–Saxe): the expected squared error on a fresh noisy label
     for a test input x ~ N(0, I/N).
 
@@ -296,12 +301,12 @@ def generalization_error(instance, weights) -> Union[float, np.ndarray]:
     return _per_weights(require_finite_result(values, "generalization_error", "reduce weights"), w)
 
 
-def generalization_error_thesis_variant(instance, weights) -> Union[float, np.ndarray]:
+def generalization_error_thesis_variant(instance: StudentInstance, weights: ArrayLike) -> Union[float, np.ndarray]:
     """The thesis's printed Eq (2.3.15), (1/N) Σ λ_i (z̄_i − z_i)² + σ_ε², kept only as the counter-example of
-    erratum F.9.
+    the erratum ``linear_networks.erratum_test_error`` (see the theory note, docs/theory/linear_networks.md).
 
     It weights the modes by the training covariance X Xᵀ instead of the test covariance I/N and does not match
-    a Monte Carlo test error; use :func:`generalization_error`.
+    a Monte Carlo test error; use :func:`dynamics.linear_networks.generalization_error`.
 
     Parameters
     ----------
@@ -336,10 +341,11 @@ def generalization_error_thesis_variant(instance, weights) -> Union[float, np.nd
     return _per_weights(require_finite_result(values, "generalization_error_thesis_variant", "reduce weights"), w)
 
 
-def monte_carlo_generalization_error(instance, weights, n_test_samples=100_000, seed=None,
-                                     chunk=20_000) -> MonteCarloEstimate:
+def monte_carlo_generalization_error(instance: StudentInstance, weights: ArrayLike, n_test_samples: int = 100_000,
+                                     seed: Optional[Union[int, np.random.Generator]] = None,
+                                     chunk: int = 20_000) -> MonteCarloEstimate:
     """Monte Carlo estimate of E_x,ε[(w̄x + ε − wx)²] over fresh x ~ N(0, I/N) and ε ~ N(0, σ_ε²): the definition
-    that Eq (2.3.14) evaluates (spec B5).
+    that Eq (2.3.14) evaluates.
 
     Parameters
     ----------
@@ -399,7 +405,7 @@ def monte_carlo_generalization_error(instance, weights, n_test_samples=100_000, 
     return MonteCarloEstimate(mean, se)
 
 
-def training_error(instance, t, tau=1.0) -> np.ndarray:
+def training_error(instance: StudentInstance, t: ArrayLike, tau: float = 1.0) -> np.ndarray:
     """E_t(t) = Σ_{λ_i>0} (√λ_i (z̄_i − z_i(0)) + ε̃_i)² e^{−2λ_i t/τ} + ||ε U^⊥||², Eq (2.3.29): the training error
     ||y − wX||² (2.3.4), summed over the P examples, of the flow.
 
@@ -441,7 +447,7 @@ def training_error(instance, t, tau=1.0) -> np.ndarray:
     return decay @ amplitude + instance.residual_noise
 
 
-def training_error_direct(instance, weights) -> Union[float, np.ndarray]:
+def training_error_direct(instance: StudentInstance, weights: ArrayLike) -> Union[float, np.ndarray]:
     """E_t = ||y − wX||², Eq (2.3.4) (summed over the P examples, no factor 1/2), evaluated directly.
 
     Parameters
@@ -476,9 +482,11 @@ def training_error_direct(instance, weights) -> Union[float, np.ndarray]:
                                      hint="||y − wX||² overflows float64; reduce weights"), w)
 
 
-def expected_generalization_error(t, eigenvalues, *, teacher_std=1.0, noise_std=0.5, init_std=0.0,
-                                  tau=1.0) -> Union[float, np.ndarray]:
-    """E[E_g(t) | X] over teacher, label noise and initialisation for the spectrum λ_1..λ_N of X Xᵀ (spec B.3):
+def expected_generalization_error(t: ArrayLike, eigenvalues: ArrayLike, *, teacher_std: float = 1.0,
+                                  noise_std: float = 0.5, init_std: float = 0.0,
+                                  tau: float = 1.0) -> Union[float, np.ndarray]:
+    """E[E_g(t) | X] over teacher, label noise and initialisation for the spectrum λ_1..λ_N of X Xᵀ (derived in
+    this project from Eqs 2.3.13–2.3.14):
     (1/N) Σ_i [(σ_w̄² + σ_0²) e^{−2λ_i t/τ} + (σ_ε²/λ_i)(1 − e^{−λ_i t/τ})²] + σ_ε² (the bracket is σ_w̄² + σ_0²
     for λ_i = 0).
 
@@ -518,9 +526,9 @@ def expected_generalization_error(t, eigenvalues, *, teacher_std=1.0, noise_std=
     return scalar_or_array(out, t)
 
 
-def finite_size_asymptotic_generalization_error(n_features, n_samples, *, teacher_std=1.0, noise_std=0.5,
-                                                init_std=0.0) -> float:
-    """Exact E[E_g(∞)] at finite N, P (spec B.5), from the inverse-Wishart mean E[tr (X Xᵀ)^{-1}]:
+def finite_size_asymptotic_generalization_error(n_features: int, n_samples: int, *, teacher_std: float = 1.0,
+                                                noise_std: float = 0.5, init_std: float = 0.0) -> float:
+    """Exact E[E_g(∞)] at finite N, P (derived in this project), from the inverse-Wishart mean E[tr (X Xᵀ)^{-1}]:
     σ_ε²(1 + N/(P − N − 1)) for P > N + 1; (N − P)/N (σ_w̄² + σ_0²) + σ_ε² P/(N − P − 1) + σ_ε² for N > P + 1.
 
     Parameters
@@ -560,9 +568,9 @@ def finite_size_asymptotic_generalization_error(n_features, n_samples, *, teache
                      f"infinite otherwise), got n_features={n}, n_samples={p}")
 
 
-def finite_size_asymptotic_training_error(n_features, n_samples, *, noise_std=0.5) -> float:
-    """Exact E[E_t(∞)]/P at finite N, P (spec B.4–B.5): σ_ε² (P − N)/P for P > N (the noise outside the span of
-    X's rows), 0 for P <= N (memorisation).
+def finite_size_asymptotic_training_error(n_features: int, n_samples: int, *, noise_std: float = 0.5) -> float:
+    """Exact E[E_t(∞)]/P at finite N, P (derived in this project from Eq 2.3.29): σ_ε² (P − N)/P for P > N (the noise
+    outside the span of X's rows), 0 for P <= N (memorisation).
 
     Parameters
     ----------

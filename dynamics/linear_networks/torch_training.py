@@ -1,22 +1,27 @@
-"""Torch simulations of the linear-network set-ups (spec/linear_networks.md Part D), in float64.
+"""Torch simulations of the linear-network set-ups, in float64: the project's independent check of the closed forms
+with a real network and a real optimizer.
 
-* :func:`train_two_layer` (D1): a real ``nn.Linear(N1, N2) → nn.Linear(N2, N3)`` network (no bias, no
-  nonlinearity) trained by full-batch gradient descent (``torch.optim.SGD`` on the whole data set, no
-  momentum, no weight decay) on the loss (2.2.2), 0.5 * sum((Y − W32 W21 X)²), Eqs (2.2.3–4).
-* :func:`train_students` (D2): a batch of Advani–Saxe linear students ``w`` (one per instance) trained by
-  full-batch gradient descent on 0.5 * sum((y − wX)²), the discrete form of Eq (2.3.5).
+* :func:`dynamics.linear_networks.torch_training.train_two_layer`: a real ``nn.Linear(N1, N2) → nn.Linear(N2, N3)``
+  network (no bias, no nonlinearity) trained by full-batch gradient descent (``torch.optim.SGD`` on the whole data
+  set, no momentum, no weight decay) on the loss (2.2.2), ``0.5 * sum((Y − W32 W21 X)**2)``, Eqs (2.2.3–4).
+* :func:`dynamics.linear_networks.torch_training.train_students`: a batch of Advani–Saxe linear students ``w`` (one
+  per instance) trained by full-batch gradient descent on ``0.5 * sum((y − w X)**2)``, the discrete form of
+  Eq (2.3.5).
 
 Time convention: step k is at flow time t = kη (``dynamics.linear_networks.gd_flow_time``). The trainers are
 deterministic given their initial weights (no random draws). They take ``device`` explicitly (a string such
 as ``"cpu"``/``"cuda"`` or a ``torch.device``); on CPU they run with one torch thread (the tensors are small
 and thread hand-offs cost more than the arithmetic), restoring the previous setting afterwards: the device,
-thread and conversion helpers are those of :mod:`dynamics.numerics.torch_tools`.
+thread and conversion helpers are those of ``dynamics.numerics.torch_tools``.
 
 This module imports torch; :mod:`dynamics.linear_networks` does not import it, and it registers nothing
 (the verifier's cross-checks and the figures both call it).
 """
+from typing import Sequence, Union
+
 import numpy as np
 import torch
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import require_integer, require_output_times, require_positive
 from dynamics.numerics.torch_tools import DTYPE, as_tensor, one_thread_on_cpu, to_numpy, torch_device
@@ -26,8 +31,10 @@ from ._results import NetworkGDTrajectory, StudentGDTrajectory, StudentInstance
 __all__ = ["train_two_layer", "train_students"]
 
 
-def train_two_layer(W21, W32, X, Y, n_steps, learning_rate, record_every=10, *, device) -> NetworkGDTrajectory:
-    """Train a torch two-weight-layer linear network by full-batch gradient descent on Eq (2.2.2) (spec D1).
+def train_two_layer(W21: ArrayLike, W32: ArrayLike, X: ArrayLike, Y: ArrayLike, n_steps: int, learning_rate: float,
+                    record_every: int = 10, *, device: Union[str, "torch.device"]) -> NetworkGDTrajectory:
+    """Train a torch two-weight-layer linear network by full-batch gradient descent on Eq (2.2.2) of Pezeshki
+    (thesis) (Saxe et al. 2014's set-up).
 
     Parameters
     ----------
@@ -96,9 +103,11 @@ def train_two_layer(W21, W32, X, Y, n_steps, learning_rate, record_every=10, *, 
     return NetworkGDTrajectory(np.arange(0, n_steps + 1, every), out21, out32)
 
 
-def train_students(instances, steps, learning_rate, *, device) -> StudentGDTrajectory:
-    """Train a batch of Advani–Saxe linear students in torch by full-batch gradient descent on 0.5 * sum((y − wX)²)
-    (the discrete form of Eq 2.3.5; spec D2), one student per instance, batched.
+def train_students(instances: Sequence[StudentInstance], steps: ArrayLike, learning_rate: float, *,
+                   device: Union[str, "torch.device"]) -> StudentGDTrajectory:
+    """Train a batch of Advani–Saxe linear students in torch by full-batch gradient descent on
+    ``0.5 * sum((y − w X)**2)`` (the discrete form of Eq 2.3.5 of Pezeshki (thesis)), one student per instance,
+    batched.
 
     Parameters
     ----------

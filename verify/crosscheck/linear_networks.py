@@ -1,12 +1,12 @@
-"""Torch cross-checks of the linear-network theory (spec/linear_networks.md Part D).
+"""Torch cross-checks of the linear-network theory.
 
-D1: a real 16 → 32 → 12 linear network (two ``nn.Linear`` layers, no bias) trained by full-batch gradient
-descent on whitened data, compared mode by mode with the sigmoid (2.2.22) from a decoupled init, and with the
-predicted half-times from a small random init. D2: Advani–Saxe linear students trained by full-batch GD in
-torch, compared with the per-instance closed form (exactly) and with the high-dimensional curves
-(statistically). The simulations are :mod:`dynamics.linear_networks.torch_training`; every random draw (tasks,
-inits, instances) goes through ``ctx.seed(base)``. CPU sizes are the spec's D1/D2 sizes; ``--device cuda``
-runs larger ones. Time convention: loss 0.5*sum, t = k·η (``gd_flow_time``).
+Mode learning: a real 16 → 32 → 12 linear network (two ``nn.Linear`` layers, no bias) trained by full-batch gradient
+descent on whitened data, compared mode by mode with the sigmoid (2.2.22) from a decoupled init, and with the predicted
+half-times from a small random init. Generalization: Advani–Saxe linear students trained by full-batch GD in torch,
+compared with the per-instance closed form (exactly) and with the high-dimensional curves (statistically). The
+simulations are :mod:`dynamics.linear_networks.torch_training`; every random draw (tasks, inits, instances) goes through
+``ctx.seed(base)``. CPU sizes are small enough for one core (N = 200 students, the 16 → 32 → 12 network with P = 64);
+``--device cuda`` runs larger ones. Time convention: loss 0.5*sum, t = k·η (``gd_flow_time``).
 """
 import math
 
@@ -18,7 +18,6 @@ from . import crosscheck
 from ..linear_networks import DELAY_ENVELOPE
 from ..registry import Check
 
-SEED = "001_61c8f54ededf01e4.txt"
 SINGULAR_VALUES = np.array([4.0, 3.0, 2.0, 1.5, 1.0, 0.7, 0.5, 0.3])
 FAMILY_LEVEL = 1e-4
 
@@ -29,15 +28,15 @@ def _trainers():
     return torch_training
 
 
-@crosscheck("linear_networks.torch_decoupled_modes", "001_61c8f54ededf01e4.txt Eqs 2.2.3–2.2.4, 2.2.22",
+@crosscheck("linear_networks.torch_decoupled_modes", "Pezeshki (thesis), Eqs 2.2.3–2.2.4, 2.2.22",
             "A torch 16→32→12 linear net trained by full-batch GD on a random whitened task from a decoupled balanced "
             "init (a0 = 1e-3) follows the sigmoid (2.2.22) mode by mode: max |u_torch − u(kη)|/s_max <= 5η s_max "
-            "(the spec D1 first-order envelope), off-diagonal couplings stay < 1e-8 (round-off) and "
+            "(a first-order envelope), off-diagonal couplings stay < 1e-8 (round-off) and "
             "W21W21ᵀ − W32ᵀW32 drifts by at most the same first-order envelope (times s_max).")
 def torch_decoupled_modes(ctx):
     rng = ctx.seed(71)
-    X, Y, task = ln.whitened_mode_task(SINGULAR_VALUES, 16, 12, 64, seed=rng)  # D1: 16 → 32 → 12, P = 64
-    eta = ctx.size(cpu=1e-3, cuda=5e-4)  # CPU: the spec's D1 (25,000 steps); CUDA: finer steps
+    X, Y, task = ln.whitened_mode_task(SINGULAR_VALUES, 16, 12, 64, seed=rng)  # 16 → 32 → 12, P = 64
+    eta = ctx.size(cpu=1e-3, cuda=5e-4)  # CPU: 25,000 steps; CUDA: finer steps
     steps = int(round(25.0 / eta))
     init = ln.decoupled_init(task.U, task.V, n_hidden=32, a0=1e-3, seed=rng)
     run = _trainers().train_two_layer(*init, X, Y, steps, eta, record_every=10, device=ctx.device)
@@ -56,15 +55,15 @@ def torch_decoupled_modes(ctx):
                         f"{off:.1e}, gram drift/s_max {drift:.1e}")
 
 
-@crosscheck("linear_networks.torch_random_init_half_times", "001_61c8f54ededf01e4.txt Sec 2.2.3",
+@crosscheck("linear_networks.torch_random_init_half_times", "Pezeshki (thesis), Sec 2.2.3",
             "Torch 16→32→12 linear nets from small random inits (σ = 1e-3) on a random whitened task learn the top 6 "
             "modes at the half-times predicted from u_eff = |a+b|²/4, lagging them by −0.5% to 10% (the envelope of "
-            "claim small_random_init_delay: the spec's 5% is exceeded by 1.7% of random inits) once the O(ηs) lag "
+            "claim small_random_init_delay: a 5% envelope is exceeded by 1.7% of random inits) once the O(ηs) lag "
             "of a GD step (1 + 2ηs instead of e^{2ηs}) is taken off.")
 def torch_random_init_half_times(ctx):
     rng = ctx.seed(73)
-    X, Y, task = ln.whitened_mode_task(SINGULAR_VALUES, 16, 12, 64, seed=rng)  # D1: 16 → 32 → 12, P = 64
-    eta = ctx.size(cpu=1e-3, cuda=5e-4)  # CPU: the spec's D1a (η = 1e-3, 5 seeds)
+    X, Y, task = ln.whitened_mode_task(SINGULAR_VALUES, 16, 12, 64, seed=rng)  # 16 → 32 → 12, P = 64
+    eta = ctx.size(cpu=1e-3, cuda=5e-4)  # CPU: η = 1e-3, 5 seeds
     seeds = ctx.size(cpu=5, cuda=20)
     delays = []
     for _ in range(seeds):
@@ -95,7 +94,7 @@ _SLOPE_BIAS = 0.02
 TORCH_INSTANCES_CPU = 6  # 20 000 torch steps of 90 students at N = P = 200 cost about 2 minutes on one core
 
 
-@crosscheck("linear_networks.torch_student_curves", "001_61c8f54ededf01e4.txt Eqs 2.3.13–2.3.14, 2.3.29–2.3.30",
+@crosscheck("linear_networks.torch_student_curves", "Pezeshki (thesis), Eqs 2.3.13–2.3.14, 2.3.29–2.3.30",
             "Torch full-batch GD students (noise_std 0.5; N = 200, η = 0.05, t <= 1000 (20 000 steps); 30 random "
             "instances per set-up and 90 at α = 1; CUDA: N = 400, 60 and 180) at α = 0.5, 1, 2 (init_std 0) and "
             "α = 0.5 with init_std 0.5: (i) equal the per-instance discrete closed form to 1e-10 relative over the "
@@ -162,7 +161,7 @@ def torch_student_curves(ctx):
                 compare(i, theory[i] if target is None else target, _FINITE_N_BIAS / n * theory[i] + abs(gap[i]),
                         what)
             # By T every mode has relaxed (e^{−λ_min T} < 1e-20 at α = 0.5, 2 for N >= 200), so the averages sit at
-            # the exact finite-size t → ∞ expectations of B.5: no bias term.
+            # the exact finite-size t → ∞ expectations (finite_size_asymptotic_*): no bias term.
             eg_inf = ln.finite_size_asymptotic_generalization_error(n, p, teacher_std=1.0, noise_std=noise_std, init_std=init_std)
             compare(len(steps) - 1, eg_inf, 0.0, "E_g(T) vs finite-size E_g(∞)")
             et_final = np.array([ln.training_error_direct(inst, w[-1, i]) for i, inst in enumerate(instances)]) / p
