@@ -1,9 +1,9 @@
 """Speed of the spurious-correlation package, as ratios measured in one run (warm: compilation excluded).
 
-* The linear-toy trainer (TH8 §8.4; spec E7 setting: n = 400, d = 600, batch 100, 500 epochs, group accuracies
-  on validation and test after every epoch): the numba trainer against a plain numpy loop doing the same
-  arithmetic (vectorised per minibatch, the same index orders) and, when torch is installed, against the torch
-  ``SGD`` replay of the cross-check. Target: one 500-epoch run well under a second.
+* The linear-toy trainer (Pezeshki (thesis) §8.4; this project's CPU setting: n = 400, d = 600, batch 100, 500
+  epochs, group accuracies on validation and test after every epoch): the numba trainer against a plain numpy
+  loop doing the same arithmetic (vectorised per minibatch, the same index orders) and, when torch is installed,
+  against the torch ``SGD`` replay of the cross-check. Target: one 500-epoch run well under a second.
 * Proposition 1 in log space: ``bc_ba_loss_ratio(log=True)`` on 1000 values of k against a 40-digit mpmath
   evaluation of the same ratio (the reference of the claims), per k.
 

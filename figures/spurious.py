@@ -1,6 +1,7 @@
-"""Figures of the spurious-correlation theory (spec/spurious.md §11): Proposition 1's ratio and bounds, Proposition
-2's growth vs saturation, the parity learning-rate sweep and its BC-loss-share correlation (torch), the linear
-toy's worst-group curves and the coverage of reweighted sampling."""
+"""Figures of the spurious-correlation theory (Barsbey et al. 2025; Idrissi et al. 2022, reprinted as Pezeshki
+(thesis) Ch. 8): Proposition 1's ratio and bounds, Proposition 2's growth vs saturation, the parity learning-rate
+sweep and its BC-loss-share correlation (torch), the linear toy's worst-group curves and the coverage of reweighted
+sampling."""
 import importlib.util
 
 import numpy as np
@@ -10,15 +11,12 @@ from dynamics import spurious as spur
 from .registry import figure
 from .style import COLORS, SEQUENTIAL, new_figure
 
-LLR = "002_ec22b3cfca16aca5.txt"
-TH8 = "001_61c8f54ededf01e4.txt"
 
-
-@figure("spurious.prop1_ratio", "002_ec22b3cfca16aca5.txt Prop. 1, Eq. 1, supp. D.1",
+@figure("spurious.prop1_ratio", "Barsbey et al. 2025, Prop. 1, Eq. 1, supp. D.1",
         "Proposition 1 in exact form: R(k)e^{−αk}/k for n_bc = 10 BC and n_ba = 90 BA samples with shared margins "
         "α = β = 1 (solid), between the two-sided bounds valid for every k > 0 (dashed: lower; dotted: upper), "
         "tending to the limit n_bc β/n_ba = 1/9, which for shared margins is the normalised lower bound itself: "
-        "LLR's O(k e^{αk}) is a Θ. Inset: heterogeneous margins "
+        "the paper's O(k e^{αk}) is a Θ. Inset: heterogeneous margins "
         "α = {0.5, 1, 2}, β = {0.3, 1.5}, normalised by e^{−α_min k}/k, tending to Σβ/m_min = 1.8.")
 def prop1_ratio(n_bc=10, n_ba=90, alpha=1.0, beta=1.0, hetero_alpha=(0.5, 1.0, 2.0), hetero_beta=(0.3, 1.5)):
     fig, ax = new_figure(1, 1, width=5.4, height=3.8)
@@ -48,7 +46,7 @@ def prop1_ratio(n_bc=10, n_ba=90, alpha=1.0, beta=1.0, hetero_alpha=(0.5, 1.0, 2
     return fig
 
 
-@figure("spurious.prop2_ratio", "002_ec22b3cfca16aca5.txt supp. D.2, Def. 1, Prop. 2, Eq. 8",
+@figure("spurious.prop2_ratio", "Barsbey et al. 2025, supp. D.2, Def. 1, Prop. 2, Eq. 8",
         "Proposition 2 needs a converged core: log of the spurious/core gradient-norm ratio Σσ(−km)s/Σσ(−km)c vs the "
         "logit scale k. Bias-decomposable fixture (BA margins {0.5, 1, 2, 1}, BC {−0.3, −1.5}, core gradients 0 on "
         "BC): slope α_min = 0.5 (dashed: the asymptote log 2 + 0.5k). Linear two-block model f = W_c x_c + W_s x_s "
@@ -82,7 +80,7 @@ def _torch_missing(fig, ax, what):
 
 
 PARITY_FIGURE = dict(learning_rates=(0.03, 0.1, 0.3, 0.75), n_seeds=6, epoch_cap=800)
-# The test suite renders the parity figures on the claims' sweep (the X3 CPU setting), whose trained runs it
+# The test suite renders the parity figures on the claims' sweep (their CPU setting), whose trained runs it
 # shares through the disk cache: the same code path without training 14 more networks.
 PARITY_QUICK = dict(learning_rates=(0.03, 0.75), n_seeds=5, epoch_cap=800)
 _REPRODUCED = (("unbiased_accuracy", "unbiased test accuracy"), ("activation_compressibility", "act. compressibility"),
@@ -94,19 +92,20 @@ _NOT_REPRODUCED = (("node_prunability", "node prunability"), ("magnitude_prunabi
 
 def parity_sweep(learning_rates=PARITY_FIGURE["learning_rates"], n_seeds=PARITY_FIGURE["n_seeds"],
                  epoch_cap=PARITY_FIGURE["epoch_cap"], device="cpu", **settings):
-    """The X3 sweep at the spec's figure setting (memoised per process by the torch module)."""
+    """The parity learning-rate sweep at the figure's setting (memoised per process by the torch module)."""
     from dynamics.spurious import torch_training as tt
 
     return tt.parity_lr_sweep(learning_rates, range(n_seeds), epoch_cap=epoch_cap, device=device, **settings)
 
 
-@figure("spurious.parity_lr_sweep", "002_ec22b3cfca16aca5.txt Fig. 3 (left), Table 1 (parity row)",
+@figure("spurious.parity_lr_sweep", "Barsbey et al. 2025, Fig. 3 (left), Table 1 (parity row)",
         "Parity task (C = 6 core, S = 2 spurious, N = 12 noise bits, ρ = 0.1; FCN 20→200→200→2, no bias, SGD "
         "batch 100 to 100% training accuracy, float32; η in {0.03, 0.1, 0.3, 0.75}, seeds 0-5, cap 800 epochs; "
         "torch). Each metric is min-max normalised over all runs (its range in the legend); dots are seeds, lines "
-        "seed means. Left: reproduced, all rising with η. Right: LLR's other claims, not reproduced and not "
-        "asserted (D7): ratio prunability (incoming-L2 node and magnitude pruning) falls with η; mean CSI rises up "
-        "to η = 0.3 and then levels off, with seeds moving both ways (a pilot run with other seeds saw it fall at 0.75).", quick=PARITY_QUICK)
+        "seed means. Left: reproduced, all rising with η. Right: the paper's other claims, not reproduced and not "
+        "asserted: ratio prunability (incoming-L2 node and magnitude pruning) falls with η; mean CSI rises up "
+        "to η = 0.3 and then levels off, with seeds moving both ways (an earlier run with other seeds saw it fall "
+        "at 0.75).", quick=PARITY_QUICK)
 def parity_lr_sweep(sweep=None, learning_rates=PARITY_FIGURE["learning_rates"], n_seeds=PARITY_FIGURE["n_seeds"],
                     epoch_cap=PARITY_FIGURE["epoch_cap"]):
     fig, axes = new_figure(1, 2, width=9.6, height=3.8, sharey=True)
@@ -118,7 +117,7 @@ def parity_lr_sweep(sweep=None, learning_rates=PARITY_FIGURE["learning_rates"], 
     rng = np.random.default_rng(0)
     jitter = np.exp(rng.uniform(-0.06, 0.06, len(sweep.seeds)))
     for ax, group, title in ((axes[0], _REPRODUCED, "reproduced"),
-                             (axes[1], _NOT_REPRODUCED, "not reproduced, not asserted (D7)")):
+                             (axes[1], _NOT_REPRODUCED, "not reproduced, not asserted")):
         for color, (name, label) in zip(COLORS, group):
             values = sweep.metric(name)
             low, high = np.nanmin(values), np.nanmax(values)
@@ -134,7 +133,7 @@ def parity_lr_sweep(sweep=None, learning_rates=PARITY_FIGURE["learning_rates"], 
     return fig
 
 
-@figure("spurious.bc_share_vs_accuracy", "002_ec22b3cfca16aca5.txt Fig. 12",
+@figure("spurious.bc_share_vs_accuracy", "Barsbey et al. 2025, Fig. 12",
         "Unbiased test accuracy against the maximum per-minibatch BC loss share over training, one point per run of "
         "the parity sweep (η in {0.03, 0.1, 0.3, 0.75}, seeds 0-5; set-up as in spurious.parity_lr_sweep), "
         "coloured by η; the title gives the Spearman correlation over the runs.", quick=PARITY_QUICK)
@@ -161,7 +160,7 @@ def bc_share_vs_accuracy(sweep=None, learning_rates=PARITY_FIGURE["learning_rate
     return fig
 
 
-@figure("spurious.toy_worst_group_curves", "001_61c8f54ededf01e4.txt §8.4, Ch. 8 Fig. 1",
+@figure("spurious.toy_worst_group_curves", "Pezeshki (thesis), §8.4, Ch. 8 Fig. 1",
         "The Chapter 8 linear toy (n = 400, d = 600 noise features, γ = (4, 1, 2), σ = 0.15, ρ_spu = 0.8; SGD lr "
         "1e-5, momentum 0.9, batch 100, no weight decay, 500 epochs; numpy trainer, seeds 0-2): test worst-group "
         "accuracy against epochs, seed mean (line) and range (band). ERM memorises the minority through the noise "
@@ -188,7 +187,7 @@ def toy_worst_group_curves(n_samples=400, n_noise=600, learning_rate=1e-5, batch
     return fig
 
 
-@figure("spurious.reweighting_coverage", "001_61c8f54ededf01e4.txt §8.5.4",
+@figure("spurious.reweighting_coverage", "Pezeshki (thesis), §8.5.4",
         "Reweighting sees few majority examples: expected fraction of distinct examples drawn, 1 − (1 − 1/N)^k, for "
         "the CelebA not-blond (majority) groups under RWG (N/4 = 40692.5 group-balanced draws per group and epoch, "
         "N = 162770), and for the not-blond class under RWY (N/2 draws per epoch). The combined coverage is 0.444 "

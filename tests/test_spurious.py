@@ -1,4 +1,4 @@
-"""Unit and property tests of dynamics.spurious (spec/spurious.md §10 A-E): bad input names the parameter,
+"""Unit and property tests of dynamics.spurious: bad input names the parameter,
 Proposition 1 and 2 identities and limits, metric identities, balancing tools, data generators, the numba toy
 trainer against a plain numpy re-implementation, and the figures' data."""
 import math
@@ -457,7 +457,7 @@ def test_group_accuracies():
     assert spur.worst_group_accuracy([1, 1, 0, 0, 1], [1, 0, 0, 1, 1], [0, 0, 1, 1, 2], 3) == 0.5
 
 
-# ------------------------------------------------------------------ D1 / E. data and balancing
+# ------------------------------------------------------------------ data and balancing
 def test_parity_task_generator():
     data = spur.make_parity_task(5000, seed=2)
     again = spur.make_parity_task(5000, seed=2)

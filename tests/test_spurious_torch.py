@@ -1,6 +1,7 @@
 """Tests of dynamics.spurious.torch_training (skipped without torch): the manual backpropagation of the parity
 MLP against autograd, stacked against one-by-one training, the exact early-exit fit test, the torch replay of
-every balancing method, the parity figures' data, and the D7 record (the reversed prunability trend)."""
+every balancing method, the parity figures' data, and the record of the reversed prunability trend (a claim of
+Barsbey et al. 2025 that the parity task does not reproduce)."""
 import numpy as np
 import pytest
 
@@ -123,10 +124,11 @@ def test_parity_figures_plot_the_sweep():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason="LLR claim not reproduced on parity; see §9.1")
+@pytest.mark.xfail(strict=False, reason="Barsbey et al. 2025 claim not reproduced on parity; see "
+                   "docs/theory/spurious.md")
 def test_prunability_rises_with_learning_rate():
-    """LLR: prunability rises with η. On the parity task the ratio prunability falls (D7). Seeds 0-1 of the claims'
-    setting: memoised when the cross-checks ran in this process, about 40% of their sweep otherwise."""
+    """Barsbey et al. 2025: prunability rises with η. On the parity task the ratio prunability falls. Seeds 0-1 of
+    the claims' setting: memoised when the cross-checks ran in this process, about 40% of their sweep otherwise."""
     sweep = tt.parity_lr_sweep((0.03, 0.75), range(2), epoch_cap=800)
     node = sweep.metric("node_prunability")
     assert node[1].mean() > node[0].mean()

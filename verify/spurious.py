@@ -1,6 +1,7 @@
-"""Claims of the spurious-correlation theory (spec/spurious.md §10.6): Propositions 1 and 2 of Barsbey et al.
-against 40-digit mpmath and independent limits, metric identities and errata of LLR, and the balancing
-statements of Idrissi et al. (TH8 Chapter 8) against Monte Carlo, the printed tables and the linear toy.
+"""Claims of the spurious-correlation theory: Propositions 1 and 2 of Barsbey et al. 2025 against 40-digit mpmath
+and independent limits, metric identities and errata of that paper, and the balancing statements of Idrissi et al.
+2022 (reprinted as Pezeshki (thesis) Ch. 8) against Monte Carlo, the printed tables and the linear toy. The
+theory note, docs/theory/spurious.md, states the equations and what this project derived itself.
 
 The torch claims (the gradient identity, Proposition 1 on network logits, the parity learning-rate sweep and the
 toy replay) live in :mod:`verify.crosscheck.spurious`.
@@ -14,8 +15,6 @@ from scipy import stats
 from dynamics import spurious as spur
 from .registry import Check, claim, planted_bug
 
-LLR = "002_ec22b3cfca16aca5.txt"
-TH8 = "001_61c8f54ededf01e4.txt"
 # Family-wise level 1e-4, two-sided, Bonferroni over m comparisons.
 z_for = lambda m: float(stats.norm.isf(0.5e-4 / m))
 
@@ -55,16 +54,18 @@ def _rel(ours, ref):
 
 
 # ------------------------------------------------------------------------------------------- Proposition 1
-SHARED_ALPHA, SHARED_BETA = np.ones(90), np.ones(10)  # n_ba = 90, n_bc = 10, α = β = 1 (spec §3.2(a))
-HETERO_ALPHA, HETERO_BETA = np.array([0.5, 1.0, 2.0]), np.array([0.3, 1.5])  # spec §3.2(c)
+SHARED_ALPHA, SHARED_BETA = np.ones(90), np.ones(10)  # n_ba = 90, n_bc = 10, α = β = 1 (the shared fixture)
+HETERO_ALPHA, HETERO_BETA = np.array([0.5, 1.0, 2.0]), np.array([0.3, 1.5])  # heterogeneous margins
 MULTI_LOGITS = np.array([[2.0, 0.0, -1.0], [0.0, 1.5, 0.5], [-1.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 0.0, 2.0]])
-MULTI_LABELS, MULTI_BIAS = np.array([0, 1, 2, 1, 0]), np.array([0, 1, 2, 0, 2])  # spec §3.2(d)
+MULTI_LABELS, MULTI_BIAS = np.array([0, 1, 2, 1, 0]), np.array([0, 1, 2, 0, 2])  # K = 3 fixture
 
 
-@claim("spurious.prop1_exact_ratio", "002_ec22b3cfca16aca5.txt Prop. 1 (Eq. 1), supp. D.1",
+@claim("spurious.prop1_exact_ratio", "Barsbey et al. 2025, Prop. 1 (Eq. 1), supp. D.1; the exact finite-k form "
+       "is derived in this project",
        "The float64 log-space R(k) = Σ_BC softplus(kβ)/Σ_BA softplus(−kα) equals a 40-digit mpmath evaluation to "
-       "1e-12 relative (of max(1, |log R|)) for k·max(α, β) from 1e-3 up to 1e4, on the spec's shared fixture "
-       "(n_bc = 10, n_ba = 90, α = β = 1, including its printed row k = 1..20 and R(5), R(10)) and on random "
+       "1e-12 relative (of max(1, |log R|)) for k·max(α, β) from 1e-3 up to 1e4, on the shared fixture "
+       "(n_bc = 10, n_ba = 90, α = β = 1, including the reference row at k = 1..20 and R(5), R(10), 12 digits "
+       "computed at 40 digits in this project) and on random "
        "heterogeneous margins; R itself matches to 1e-12 where it fits in float64, and nothing overflows or is NaN.",
        "identity", stochastic=True)
 def prop1_exact_ratio(run):
@@ -85,19 +86,19 @@ def prop1_exact_ratio(run):
             n_points += 1
             if float(ref) < 700:
                 worst_ratio = max(worst_ratio, _rel(spur.bc_ba_loss_ratio(k, alpha, beta), mpmath.exp(ref)))
-    # the printed reference row of §3.2(a): R(k) e^{-k}/k at k = 1, 2, 5, 10, 20 (limit 1/9), R(5), R(10)
+    # the 12-digit reference row of the shared fixture: R(k) e^{-k}/k at k = 1, 2, 5, 10, 20 (limit 1/9), R(5), R(10)
     row = [spur.bc_ba_loss_ratio(k, SHARED_ALPHA, SHARED_BETA) * math.exp(-k) / k for k in (1, 2, 5, 10, 20)]
     printed = [0.171359031962, 0.125989353437, 0.111634754696, 0.111114137754, 0.111111111237]
     printed_gap = max(abs(a - b) / b for a, b in zip(row, printed))
     r5 = _rel(spur.bc_ba_loss_ratio(5.0, SHARED_ALPHA, SHARED_BETA), 82.8403330503)
     r10 = _rel(spur.bc_ba_loss_ratio(10.0, SHARED_ALPHA, SHARED_BETA), 24474.5175456)
     return Check.all_of([Check.at_most(worst_log, 1e-12), Check.at_most(worst_ratio, 1e-12),
-                         Check.at_most(max(printed_gap, r5, r10), 1e-9, "spec's printed values (12 digits)")],
-                        f"log R vs mpmath {worst_log:.1e} over {n_points} points; R {worst_ratio:.1e}; printed row, "
+                         Check.at_most(max(printed_gap, r5, r10), 1e-9, "the 12-digit reference values")],
+                        f"log R vs mpmath {worst_log:.1e} over {n_points} points; R {worst_ratio:.1e}; reference row, "
                         f"R(5), R(10) within {max(printed_gap, r5, r10):.1e}")
 
 
-@claim("spurious.prop1_monotone", "002_ec22b3cfca16aca5.txt Prop. 1",
+@claim("spurious.prop1_monotone", "Barsbey et al. 2025, Prop. 1; the monotonicity is derived in this project",
        "R(k) is strictly increasing in k (the BC numerator increases and the BA denominator decreases) on a 400-point "
        "k-grid in [0.01, 50], for shared margins with n_bc, n_ba in {1, 10, 90} and α, β in {0.1, 1, 3}, and for "
        "heterogeneous margins: the smallest step of log R along the grid is > 0.", "theorem")
@@ -112,9 +113,10 @@ def prop1_monotone():
     return Check.predicate(smallest, f"smallest increase of log R between grid points: {smallest:.2e}")
 
 
-@claim("spurious.prop1_two_sided_bound", "002_ec22b3cfca16aca5.txt Prop. 1, supp. D.1",
+@claim("spurious.prop1_two_sided_bound", "Barsbey et al. 2025, Prop. 1, supp. D.1; the two-sided bound is derived "
+       "in this project",
        "For every k > 0 (400 random draws: α, β in [0.1, 3], n_bc, n_ba in 1..100, k in [0.01, 300/α]), "
-       "1 <= R(k)e^{−αk}/(k n_bc β/n_ba) <= (1 + e^{−kβ}/(kβ))/(1 − e^{−kα}/2), the O(k e^{αk}) of LLR being a Θ; "
+       "1 <= R(k)e^{−αk}/(k n_bc β/n_ba) <= (1 + e^{−kβ}/(kβ))/(1 − e^{−kα}/2), the paper's O(k e^{αk}) being a Θ; "
        "evaluated in log space with 1e-12 relative slack. On 200 heterogeneous draws bc_ba_loss_ratio_bounds "
        "brackets R(k) and, for shared margins, equals the bound above. The draws are random fixtures of an exact "
        "inequality.",
@@ -149,9 +151,10 @@ def prop1_two_sided_bound(run):
                         f"vs the closed form {shared_gap:.1e}")
 
 
-@claim("spurious.prop1_heterogeneous_limit", "002_ec22b3cfca16aca5.txt Prop. 1",
+@claim("spurious.prop1_heterogeneous_limit", "Barsbey et al. 2025, Prop. 1; the heterogeneous limit is derived in "
+       "this project",
        "For α = {0.5, 1, 2}, β = {0.3, 1.5}: R(k)e^{−0.5k}/k equals 40-digit mpmath at k = 10, 20, 40 to 1e-12 "
-       "(and the spec's 1.79877139, 1.80008292, 1.80000015 to 1e-7), its distance to the limit shrinks, and "
+       "(and the reference values 1.79877139, 1.80008292, 1.80000015 to 1e-7), its distance to the limit shrinks, and "
        "bc_ba_loss_ratio_asymptote's rate α_min = 0.5 and constant Σβ/m_min = 1.8 equal mpmath's R(k)e^{−0.5k}/k at "
        "k = 400 (corrections below e^{−200}) to 1e-12.", "limit")
 def prop1_heterogeneous_limit():
@@ -166,7 +169,7 @@ def prop1_heterogeneous_limit():
     values_err = max(_rel(a, b) for a, b in zip(ours, ref))
     printed_err = max(_rel(a, b) for a, b in zip(ours, (1.79877139, 1.80008292, 1.80000015)))
     gaps = [abs(v - constant) for v in ours]
-    return Check.all_of([Check.at_most(values_err, 1e-12), Check.at_most(printed_err, 1e-7, "spec's printed values"),
+    return Check.all_of([Check.at_most(values_err, 1e-12), Check.at_most(printed_err, 1e-7, "reference values"),
                          Check.at_most(_rel(constant, limit), 1e-12, "constant vs mpmath at k = 400"),
                          Check.at_most(abs(rate - 0.5), 0.0, "rate = min α"),
                          Check.predicate(min(gaps[0] - gaps[1], gaps[1] - gaps[2]), "distance to the limit shrinks")],
@@ -196,11 +199,14 @@ def _random_multiclass_fixture(rng, n_classes):
     return np.array(logits), np.array(labels), np.array(bias)
 
 
-@claim("spurious.prop1_multiclass_limit", "002_ec22b3cfca16aca5.txt Prop. 1",
-       "On the spec's K = 3 fixture the softmax ratio R(k)e^{−k}/k equals 50-digit mpmath at k = 5, 10, 20, 40 to "
-       "1e-12 (spec: 1.43787877570, 1.49493443891, 1.49996594938, 1.49999999845), and "
+@claim("spurious.prop1_multiclass_limit", "Barsbey et al. 2025, Prop. 1; the multi-class limit is derived in this "
+       "project",
+       "On the K = 3 fixture of the theory note the softmax ratio R(k)e^{−k}/k equals 50-digit mpmath at k = 5, 10, "
+       "20, 40 to "
+       "1e-12 (reference values 1.43787877570, 1.49493443891, 1.49996594938, 1.49999999845), and "
        "bc_ba_loss_ratio_asymptote_from_logits gives rate 1 and a constant equal to mpmath's R(k)e^{−k}/k at "
-       "k = 400 (1.5) to 1e-12; on 60 random K in {3, 10} fixtures (gaps as in the spec) the relative gap "
+       "k = 400 (1.5) to 1e-12; on 60 random K in {3, 10} fixtures (BA gaps >= 0.2, second-smallest BA gap >= "
+       "α_min + 0.1, BC β >= 0.2) the relative gap "
        "|R e^{−α_min k}/(k·constant) − 1| at k = 320 is < 0.05 and smaller than at k = 20. The random fixtures "
        "exercise a deterministic limit.", "limit",
        stochastic=True)
@@ -232,7 +238,7 @@ def prop1_multiclass_limit(run):
 
 
 # ------------------------------------------------------------------------------------------- Proposition 2
-@claim("spurious.prop2_per_sample_scaling", "002_ec22b3cfca16aca5.txt supp. D.2 Prop. 2, Eqs. 15-17",
+@claim("spurious.prop2_per_sample_scaling", "Barsbey et al. 2025, supp. D.2, Prop. 2, Eqs. 15-17",
        "From the exact identity ‖∇ℓ‖ = kσ(−km)‖∇m‖ (scaled_ce_grad_norm), on a grid k in [0.1, 100], margins in "
        "[0.01, 10]: a BC sample (m = −β) has 0 <= 1 − ‖∇ℓ‖/(k‖∇m‖) <= e^{−kβ} and a BA sample (m = α) has "
        "‖∇ℓ‖ <= k e^{−kα}‖∇m‖, to 1e-12 relative slack; the identity itself matches 40-digit mpmath to 1e-14.",
@@ -256,18 +262,18 @@ def prop2_per_sample_scaling():
                         f"BC violation {bc_violation:.1e}, BA violation {ba_violation:.1e}; identity {ident:.1e}")
 
 
-B3_MARGINS, B3_CORE, B3_SPURIOUS = spur.bias_decomposable_fixture()
+BD_MARGINS, BD_CORE, BD_SPURIOUS = spur.bias_decomposable_fixture()
 
 
-@claim("spurious.prop2_rate_converged_core", "002_ec22b3cfca16aca5.txt supp. D.2 Prop. 2, Eq. 8",
+@claim("spurious.prop2_rate_converged_core", "Barsbey et al. 2025, supp. D.2, Prop. 2, Eq. 8",
        "On the bias-decomposable fixture (BA margins {0.5, 1, 2, 1}, BC {−0.3, −1.5}, s_i = 1, c_i = 1 on BA and 0 "
        "on BC), the slope of log(ratio) in k is within 2% of α_min = 0.5 on [10, 30] and [20, 40] (endpoints and a "
        "201-point least-squares fit); ratio·e^{−0.5k} equals 40-digit mpmath at k = 20, 40 to 1e-12; and "
        "spurious_core_gradient_ratio_asymptote's (rate, constant) = (0.5, 2) equals mpmath's ratio·e^{−0.5k} at "
        "k = 400 to 1e-12.", "limit")
 def prop2_rate_converged_core():
-    asym = spur.spurious_core_gradient_ratio_asymptote(B3_MARGINS, B3_CORE, B3_SPURIOUS)
-    log_ratio = lambda k: spur.spurious_core_gradient_ratio(k, B3_MARGINS, B3_CORE, B3_SPURIOUS, log=True)
+    asym = spur.spurious_core_gradient_ratio_asymptote(BD_MARGINS, BD_CORE, BD_SPURIOUS)
+    log_ratio = lambda k: spur.spurious_core_gradient_ratio(k, BD_MARGINS, BD_CORE, BD_SPURIOUS, log=True)
     slopes = []
     for lo, hi in ((10.0, 30.0), (20.0, 40.0)):
         slopes.append((log_ratio(hi) - log_ratio(lo)) / (hi - lo))
@@ -277,12 +283,12 @@ def prop2_rate_converged_core():
 
     def mp_scaled(k):
         with mpmath.workdps(40):
-            sig = [1 / (1 + mpmath.exp(k * mpmath.mpf(m))) for m in B3_MARGINS]
-            ratio = (mpmath.fsum(s * c for s, c in zip(sig, B3_SPURIOUS))
-                     / mpmath.fsum(s * c for s, c in zip(sig, B3_CORE)))
+            sig = [1 / (1 + mpmath.exp(k * mpmath.mpf(m))) for m in BD_MARGINS]
+            ratio = (mpmath.fsum(s * c for s, c in zip(sig, BD_SPURIOUS))
+                     / mpmath.fsum(s * c for s, c in zip(sig, BD_CORE)))
             return ratio * mpmath.exp(-mpmath.mpf(k) / 2)
 
-    values_err = max(_rel(spur.spurious_core_gradient_ratio(k, B3_MARGINS, B3_CORE, B3_SPURIOUS) * math.exp(-0.5 * k),
+    values_err = max(_rel(spur.spurious_core_gradient_ratio(k, BD_MARGINS, BD_CORE, BD_SPURIOUS) * math.exp(-0.5 * k),
                           mp_scaled(k)) for k in (20.0, 40.0))
     limit_err = _rel(asym.constant, mp_scaled(400)) + abs(asym.rate - 0.5)
     return Check.all_of([Check.at_most(slope_err, 0.02, "slope vs α_min"), Check.at_most(values_err, 1e-12),
@@ -292,12 +298,13 @@ def prop2_rate_converged_core():
                         f"limit {limit_err:.1e}")
 
 
-@claim("spurious.prop2_needs_converged_core", "002_ec22b3cfca16aca5.txt supp. D.2 Def. 1 / Prop. 2",
+@claim("spurious.prop2_needs_converged_core", "Barsbey et al. 2025, supp. D.2, Def. 1 and Prop. 2; the saturation "
+       "is derived in this project",
        "In a linear two-block model f = W_c x_c + W_s x_s (2 logits, 400 Gaussian samples, 10% BC, predictions by "
        "the spurious rule, every |margin| >= 0.25), where ‖∇_{W_c} m‖ = √2‖x_c‖ never vanishes, the gradient-norm "
        "ratio changes by < 1% between k = 20 and k = 40 and tends to Σ_BC s_i/Σ_BC c_i (to 1e-6 at k = 200); "
        "spurious_core_gradient_ratio_asymptote reports converged_core = False and rate 0: the e^{α k} growth needs "
-       "the converged core. The 1% is the spec's envelope; the data are a random fixture.", "theorem",
+       "the converged core. The 1% is an envelope set by this project; the data are a random fixture.", "theorem",
        stochastic=True)
 def prop2_needs_converged_core(run):
     margins, core, spurious = spur.linear_two_block_fixture(400, 5, 0.1, 0.25, seed=run.seed(88))
@@ -316,7 +323,7 @@ def prop2_needs_converged_core(run):
 
 
 # ------------------------------------------------------------------------------------------- metrics
-@claim("spurious.pq_index_convention", "002_ec22b3cfca16aca5.txt Fig. 25",
+@claim("spurious.pq_index_convention", "Barsbey et al. 2025, Fig. 25",
        "The PQ-index 'with p = 2, q = 1' as printed, 1 − d^{1/2}‖w‖₂/‖w‖₁, is <= 0 for every w (it leaves the "
        "index's range [0, 1 − d^{−1/2}] on random Gaussian and sparse vectors), while Diao's (p, q) = (1, 2), "
        "pq_index, stays in that range to 1e-12 and is 0 on constant-magnitude and 1 − d^{−1/2} on 1-sparse vectors.",
@@ -341,14 +348,14 @@ def pq_index_convention(run):
                          detail="smallest distance of the printed form below 0 over the random vectors")
 
 
-TABLE1_PRUNABILITY = (  # LLR Table 1, "Prun." column (min, max) for each row, in table order
+TABLE1_PRUNABILITY = (  # Barsbey et al. 2025, Table 1, "Prun." column (min, max) for each row, in table order
     (0.93, 0.94), (0.326, 0.902), (0.311, 0.737), (0.378, 0.515), (0.418, 0.522), (0.344, 0.609), (0.935, 0.968),
     (0.532, 0.931), (0.252, 0.771), (0.284, 0.489), (0.258, 0.559), (0.954, 0.971), (0.574, 0.847), (0.39, 0.861),
     (0.267, 0.803), (0.391, 0.556), (0.399, 0.559), (0.986, 1.029), (0.383, 0.916), (0.285, 0.706), (0.228, 0.498),
     (0.195, 0.508), (0.56, 0.782))
 
 
-@claim("spurious.prunability_is_mean", "002_ec22b3cfca16aca5.txt §3.2 and Table 1",
+@claim("spurious.prunability_is_mean", "Barsbey et al. 2025, §3.2 and Table 1",
        "κ-prunability as printed, 'the sum of the retention ratios over κ from 0 to 0.9', is >= 1 for any model (its "
        "κ = 0 term is exactly 1, the rest >= 0; computed with the library's ratios on a random ReLU network pruned "
        "over the grid), yet Table 1 reports values down to 0.195; the mean over the 10 values is >= 0.1 for any "
@@ -378,7 +385,8 @@ def prunability_is_mean(run):
                                 f"smallest feasible sum 1, mean {smallest_mean:.2f}; Table 1 minimum {lowest}")
 
 
-@claim("spurious.class_separation_identity", "002_ec22b3cfca16aca5.txt §3.3",
+@claim("spurious.class_separation_identity", "Barsbey et al. 2025, §3.3; the O(N·d) form is derived in this "
+       "project",
        "The O(N·d) class separation R² (class means of unit rows) equals the O(N²) pair-sum definition of Kornblith "
        "et al. (diagonal terms included, no centring) to 1e-12 on Gaussian, ReLU'd and clustered representations "
        "with 2, 3 and 10 classes of unequal sizes.", "identity", stochastic=True)
@@ -401,7 +409,7 @@ def class_separation_identity(run):
 
 
 # ------------------------------------------------------------------------------------------- parity generator
-@claim("spurious.parity_generator", "002_ec22b3cfca16aca5.txt Fig. 3, supp. C (Qiu et al. SpuriousBooleanSampling)",
+@claim("spurious.parity_generator", "Barsbey et al. 2025, Fig. 3, supp. C (Qiu et al. SpuriousBooleanSampling)",
        "make_parity_task: the parity of the spurious bits equals b and that of the core bits y on every sample; the "
        "BC fraction is within z·σ of ρ (binomial, ρ in {0.1, 0.5}); x_s is uniform given b, and the core and noise "
        "bits are uniform (chi-square p-values above 1e-4/8); the same seed gives identical arrays. z is the "
@@ -435,7 +443,7 @@ def parity_generator(run):
     return Check.all_of(checks, f"smallest chi-square p-value {worst_p:.2e} (limit {1e-4 / m:.1e})")
 
 
-# ------------------------------------------------------------------------------------------- TH8 balancing
+# ------------------------------------------------------------------------------------------- data balancing
 CELEBA = spur.BENCHMARK_GROUP_COUNTS["celeba"]
 
 
@@ -446,7 +454,7 @@ def _expand(counts):
     return np.repeat(cls.ravel(), reps), np.repeat(attr.ravel(), reps)
 
 
-@claim("spurious.balanced_sampler_shares", "001_61c8f54ededf01e4.txt §8.3 (RWY, RWG)",
+@claim("spurious.balanced_sampler_shares", "Pezeshki (thesis), §8.3 (RWY, RWG)",
        "With the RWG weights N/n_g on the CelebA training counts (162770 samples) the expected share of each group "
        "is exactly 1/4 (to N·eps, the rounding of the sum), and 1e5 draws of weighted_epoch_indices give shares "
        "within z·sqrt(p(1−p)/1e5) of "
@@ -472,14 +480,15 @@ def balanced_sampler_shares(run):
                         f"expected shares off by {analytic:.1e}; empirical worst {empirical:.2f} SE (limit {z:.2f})")
 
 
-TH8_SIZES = {  # the spec's §8.3 table, derived from TH8 Table 1: (SUBG, SUBY, N)
+THESIS_SUBSAMPLE_SIZES = {  # derived from the thesis's Table 1: (SUBG, SUBY, N)
     "celeba": (5548, 48534, 162770), "waterbirds": (224, 2226, 4795), "multinli": (9126, 205866, 206175),
     "civilcomments": (50924, 61030, 269038)}
 
 
-@claim("spurious.subsample_sizes", "001_61c8f54ededf01e4.txt §8.3, Table 1",
+@claim("spurious.subsample_sizes", "Pezeshki (thesis), §8.3 and Ch. 8 Table 1",
        "subsample_to_smallest on the per-sample Table 1 data keeps |G|·min_g n_g (SUBG) and |Y|·min_y n_y (SUBY) "
-       "samples, equal to subsampled_size and to the spec's table (CelebA 5548/48534, Waterbirds 224/2226, MultiNLI "
+       "samples, equal to subsampled_size and to the sizes the Table 1 counts imply (CelebA 5548/48534, Waterbirds "
+       "224/2226, MultiNLI "
        "9126/205866, CivilComments coarse 50924/61030); after SUBG every group has the same count, so P(y|a) is "
        "equal across a.", "identity", stochastic=True)
 def subsample_sizes(run):
@@ -489,7 +498,7 @@ def subsample_sizes(run):
         groups = spur.group_index(y, a, table.counts.shape[1])
         kept_g = spur.subsample_to_smallest(groups, seed=run.seed(40 + i))
         kept_y = spur.subsample_to_smallest(y, seed=run.seed(50 + i))
-        subg, suby, n = TH8_SIZES[name]
+        subg, suby, n = THESIS_SUBSAMPLE_SIZES[name]
         class_totals = table.counts.sum(axis=1)
         got = (len(kept_g), len(kept_y), spur.subsampled_size(table.counts), spur.subsampled_size(class_totals), len(y))
         want = (subg, suby, subg, suby, n)
@@ -503,7 +512,8 @@ def subsample_sizes(run):
                         "; ".join(mismatches) or f"all sizes agree; P(y|a) spread after SUBG {dependence:.1e}")
 
 
-# TH8 Table 1 as printed: rows (class label as printed, counts under (a1, a2), P(y|a1), P(y|a2), P(y)) in percent.
+# The thesis's Ch. 8 Table 1 as printed: rows (class label as printed, counts under (a1, a2), P(y|a1), P(y|a2),
+# P(y)) in percent.
 # Waterbirds is printed with columns "Water / Land" and rows "Land bird" / "Water bird" (the erratum below).
 TABLE1_PRINTED = {
     "celeba": [("Blond", 22880, 1387, 24.2, 2.0, 14.9), ("Not blond", 71629, 66874, 75.8, 98.0, 85.1)],
@@ -517,9 +527,10 @@ TABLE1_MAP = {"celeba": ((1, 0), (0, 1)), "waterbirds": ((1, 0), (0, 1)), "civil
               "multinli": ((0, 1, 2), (0, 1))}
 
 
-@claim("spurious.benchmark_percentages", "001_61c8f54ededf01e4.txt Table 1",
+@claim("spurious.benchmark_percentages", "Pezeshki (thesis), Ch. 8 Table 1",
        "P(y|a) and P(y), recounted with group_index/group_counts from per-sample data built from "
-       "BENCHMARK_GROUP_COUNTS (Waterbirds with the corrected labels), match every printed percentage of TH8 Table 1 "
+       "BENCHMARK_GROUP_COUNTS (Waterbirds with the corrected labels), match every printed percentage of the thesis's "
+       "Table 1 "
        "to ±0.05 points (the printing's rounding), e.g. CelebA 24.2 / 2.0 / 14.9.", "identity")
 def benchmark_percentages():
     worst, where = 0.0, ""
@@ -544,8 +555,9 @@ WATERBIRDS_STANDARD = {("landbird", "land"): 3498, ("landbird", "water"): 184, (
                        ("waterbird", "water"): 1057}  # Sagawa et al. 2020 training split
 
 
-@claim("spurious.waterbirds_labels_swapped", "001_61c8f54ededf01e4.txt Table 1",
-       "Read as printed (rows 'Land bird', 'Water bird'; columns 'Water', 'Land'), TH8's Waterbirds counts disagree "
+@claim("spurious.waterbirds_labels_swapped", "Pezeshki (thesis), Ch. 8 Table 1",
+       "Read as printed (rows 'Land bird', 'Water bird'; columns 'Water', 'Land'), the thesis's Waterbirds counts "
+       "disagree "
        "with the standard training counts (landbird/land 3498, landbird/water 184, waterbird/land 56, "
        "waterbird/water 1057); swapping both the row and the column labels makes every count agree, and "
        "BENCHMARK_GROUP_COUNTS holds the standard assignment.", "erratum",
@@ -573,7 +585,7 @@ def _celeba_rwg_coverage(epochs):
     return float(spur.reweighting_coverage(CELEBA.counts, epochs).class_fractions[0])
 
 
-@claim("spurious.coverage_formula", "001_61c8f54ededf01e4.txt §8.5.4",
+@claim("spurious.coverage_formula", "Pezeshki (thesis), §8.5.4",
        "The mean number of distinct items in k with-replacement draws from N (3000 Monte Carlo repetitions each, 200 "
        "for N = 71629; N in {10, 1000, 71629}, k/N in {0.25, 1, 3}) is within z standard errors of N(1 − (1 − 1/N)^k) "
        "(expected_unique_fraction; z Bonferroni at family-wise 1e-4 over 9 cases); the formula matches 40-digit "
@@ -603,7 +615,7 @@ def coverage_formula(run):
                         f"{one:.4f} (1 epoch), {three:.4f} (3 epochs)")
 
 
-@claim("spurious.coverage_one_epoch_not_three", "001_61c8f54ededf01e4.txt §8.5.4",
+@claim("spurious.coverage_one_epoch_not_three", "Pezeshki (thesis), §8.5.4",
        "'The best RWG model stops after 3 epochs for CelebA, it observes only 44% of majority examples': with N/4 "
        "group-balanced draws per epoch the not-blond groups' coverage is 0.828 after 3 epochs but 0.444 after 1 "
        "(RWY, N/2 draws per epoch into the not-blond class, gives the same), so the 44% belongs to one epoch (within "
@@ -616,7 +628,7 @@ def coverage_one_epoch_not_three():
                          detail=f"RWG coverage {one:.4f} after 1 epoch, {three:.4f} after 3; RWY {rwy_one:.4f}")
 
 
-@claim("spurious.toy_core_separable", "001_61c8f54ededf01e4.txt §8.4",
+@claim("spurious.toy_core_separable", "Pezeshki (thesis), §8.4",
        "P(y·x_core < 0) = Φ(−1/σ) (core_error_probability) equals 40-digit mpmath to 1e-12 and the thesis's "
        "1.3084e-11 at σ = 0.15 to 1e-4; in 10⁶ toy samples no core sign disagrees with y (thesis convention), an "
        "event of probability 1 − (1 − 1.3e-11)^(10⁶) ≈ 1.3e-5 < 1e-4 for a correct generator.", "identity",
@@ -633,7 +645,7 @@ def toy_core_separable(run):
                         f"Φ(−1/0.15) = {p:.6e}; {disagreements} disagreements")
 
 
-@claim("spurious.toy_generator", "001_61c8f54ededf01e4.txt §8.4 (the authors' code, Toy.make_dataset)",
+@claim("spurious.toy_generator", "Pezeshki (thesis), §8.4 (the authors' code, Toy.make_dataset)",
        "make_balancing_toy has exactly ⌊0.2n + 1e-9⌋ minority samples (200 for n = 1000, 80 for n = 400; the "
        "code's float artifact gives 199), the core sign always agrees with y (thesis convention) and sign='code' "
        "negates both features, the validation/test noise block is all zeros, and the blob (Z̃₀, Z̃₁) has sample "
@@ -657,11 +669,11 @@ def toy_generator(run):
     return Check.all_of(checks)
 
 
-@claim("spurious.toy_balancing_outcomes", "001_61c8f54ededf01e4.txt §8.4, Ch. 8 Fig. 1",
+@claim("spurious.toy_balancing_outcomes", "Pezeshki (thesis), §8.4, Ch. 8 Fig. 1",
        "On the linear toy (n = 400, d = 600, γ = (4, 1, 2), lr 1e-5, momentum 0.9, batch 100, wd 0, 500 epochs, "
        "3 seeds, numpy trainer): every seed has ERM final test WGA <= 0.1, SUBG final >= 0.95, RWG WGA >= 0.9 at "
        "epoch 25 and RWG final <= SUBG final − 0.5; the validation-selected RWG test WGA averages >= 0.9 over the "
-       "seeds. Envelopes recalibrated on 40 seeds of this implementation (spec §10): epoch 25, not the spec's 10, "
+       "seeds. Envelopes recalibrated on 40 seeds of this implementation: epoch 25 rather than 10, "
        "where 3 of 40 seeds are still learning the core feature (min 0.24; 1.0 on all 40 at epoch 25); selected RWG "
        "per seed >= 0.85 there, so the mean over 3 seeds.", "theorem", cost="slow", stochastic=True)
 def toy_balancing_outcomes(run):
@@ -681,14 +693,15 @@ def toy_balancing_outcomes(run):
                         f"{selected:.3f}")
 
 
-TABLE2 = {  # TH8 Table 2: CelebA, Waterbirds, MultiNLI, CivilComments, printed average
+TABLE2 = {  # Pezeshki (thesis), Ch. 8 Table 2: CelebA, Waterbirds, MultiNLI, CivilComments, printed average
     "ERM": (79.7, 85.5, 67.6, 61.3, 73.5), "JTT": (75.6, 85.6, 67.5, 67.8, 74.1), "RWY": (82.9, 86.1, 68.0, 67.5, 76.2),
     "SUBY": (79.9, 82.4, 64.9, 51.2, 69.6), "RWG": (84.3, 87.6, 69.6, 72.0, 78.4),
     "SUBG": (85.6, 89.1, 68.9, 71.8, 78.8), "gDRO": (86.9, 87.1, 78.0, 69.9, 80.5)}
 
 
-@claim("spurious.table2_averages", "001_61c8f54ededf01e4.txt Table 2, §8.5",
-       "Every printed average of TH8 Table 2 is within 0.1 of the mean of its four cells (RWY 76.125 printed 76.2, "
+@claim("spurious.table2_averages", "Pezeshki (thesis), Ch. 8 Table 2, §8.5",
+       "Every printed average of the thesis's Table 2 is within 0.1 of the mean of its four cells (RWY 76.125 printed "
+       "76.2, "
        "SUBG 78.85 printed 78.8), and the text's 'SUBG 1.7 below gDRO' and 'RWY 2.1 above JTT' recompute exactly "
        "from the printed averages.", "identity", subject="source")
 def table2_averages():

@@ -1,22 +1,24 @@
-"""Large learning rates vs spurious correlations (Barsbey et al. 2025, ``002_ec22b3cfca16aca5.txt``) and simple data
-balancing for worst-group accuracy (Idrissi et al. 2022, ``001_61c8f54ededf01e4.txt`` Chapters 7–9); spec/spurious.md.
+"""Large learning rates vs spurious correlations (Barsbey et al. 2025) and simple data balancing for worst-group
+accuracy (Idrissi et al. 2022, reprinted as Chapter 8 of Pezeshki (thesis)). The theory note,
+``docs/theory/spurious.md``, states every equation with its source and what this project derived itself.
 
-* Proposition 1 of Barsbey et al. 2025 (LLR Eq. 1, supp. D.1): the exact finite-k BC/BA loss ratio (bias-conflicting
-  over bias-aligned cross-entropy) in log space, its two-sided bound and its Θ(k e^{α_min k}) asymptote, for
-  shared, heterogeneous and multi-class margins (:func:`bc_ba_loss_ratio` and its relatives);
-* Proposition 2 of Barsbey et al. 2025 (LLR Eqs. 8, 10–20): the exact scaled-CE gradient identity
-  ‖∇ℓ‖ = kσ(−km)‖∇m‖, the spurious/core gradient-norm ratio and its asymptote, including the saturating case
-  (§4.4) (:func:`spurious_core_gradient_ratio`);
-* the metrics of LLR §3.2–3.3 (sparsity, compressibility, PQ-index, class separation, CSI/BSI, BC loss share,
-  prunability and pruning masks) and group / worst-group accuracy;
-* the balancing tools of TH8 §8.3 (group counts, SUBY/SUBG, RWY/RWG, JTT, online gDRO) and the coverage of
-  reweighted sampling (§8.5.4);
-* the set-ups: seeded data (the parity task, the Chapter 8 linear toy, TH8 Table 1 counts, the Proposition 2
-  fixtures), a numba reference trainer of the linear toy with all seven methods, and the toy's experiment over
-  seeds and methods (:func:`balancing_toy_runs`).
+* Proposition 1 of Barsbey et al. 2025 (Eq. 1, proof in supp. D.1): the exact finite-k BC/BA loss ratio
+  (bias-conflicting over bias-aligned cross-entropy) in log space, its two-sided bound and its Θ(k e^{α_min k})
+  asymptote, for shared, heterogeneous and multi-class margins (:func:`dynamics.spurious.bc_ba_loss_ratio` and
+  its relatives; the bound and the asymptotes are derived in this project);
+* Proposition 2 of Barsbey et al. 2025 (supp. D.2, Eqs. 8, 10–20): the exact scaled-CE gradient identity
+  ‖∇ℓ‖ = kσ(−km)‖∇m‖, the spurious/core gradient-norm ratio and its asymptote, including the case where the
+  ratio saturates because the core block has not converged (:func:`dynamics.spurious.spurious_core_gradient_ratio`);
+* the metrics of Barsbey et al. 2025, §3.2–3.3 (sparsity, compressibility, PQ-index, class separation, CSI/BSI,
+  BC loss share, prunability and pruning masks) and group / worst-group accuracy;
+* the balancing tools of Pezeshki (thesis) §8.3 (group counts, SUBY/SUBG, RWY/RWG, JTT, online gDRO) and the
+  coverage of reweighted sampling (§8.5.4 of the thesis);
+* the set-ups: seeded data (the parity task, the Chapter 8 linear toy, the group counts of the thesis's Table 1,
+  the Proposition 2 fixtures), a numba reference trainer of the linear toy with all seven methods, and the toy's
+  experiment over seeds and methods (:func:`dynamics.spurious.balancing_toy_runs`).
 
 The torch simulations (parity learning-rate sweep, gradient identity, toy replay) live in the optional module
-:mod:`dynamics.spurious.torch_training`, which this package does not import.
+``dynamics.spurious.torch_training``, which this package does not import.
 
 Examples
 --------

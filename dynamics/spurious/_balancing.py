@@ -1,5 +1,5 @@
-"""Data balancing for worst-group accuracy (Idrissi et al., ``001_61c8f54ededf01e4.txt`` Chapter 8, §8.3 and
-§8.5.4; spec/spurious.md §8.3, §8.6), with the semantics of the public code (BalancingGroups, [code]):
+"""Data balancing for worst-group accuracy (Idrissi et al. 2022, reprinted as Pezeshki (thesis) Ch. 8: §8.3 and
+§8.5.4), with the semantics of the authors' public code (the BalancingGroups repository):
 
 * groups g = n_attributes·y + a; SUBY/SUBG keep min_s n_s samples of every class/group, walking a random
   permutation, fixed before training; their size is (number of strata)·min count;
@@ -8,9 +8,10 @@
 * JTT duplication counts 1 + (λ_up − 1)·1[wrong];
 * the online group-DRO step q_g ← q_g e^{η L̂_g} (present groups), q ← q/Σq, loss Σ_g q_g L̂_g.
 """
-from typing import Union
+from typing import Optional, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import logsumexp
 
 from dynamics.numerics import (as_finite_array, require_array_in_range, require_choice, require_integer,
@@ -19,8 +20,9 @@ from ._checks import MAX_LABEL, require_bool_mask, require_labels, require_nonem
 from ._results import GdroStep, ReweightingCoverage
 
 
-def group_index(labels, attributes, n_attributes) -> np.ndarray:
-    """Group index g = n_attributes·y + a of each sample (TH8 §8.1; the [code] ``nb_groups * y + g``).
+def group_index(labels: ArrayLike, attributes: ArrayLike, n_attributes: int) -> np.ndarray:
+    """Group index g = n_attributes·y + a of each sample (Pezeshki (thesis) §8.1; the authors' code's
+    ``nb_groups * y + g``).
 
     Parameters
     ----------
@@ -47,8 +49,9 @@ def group_index(labels, attributes, n_attributes) -> np.ndarray:
     return n_attributes * y + a
 
 
-def group_counts(groups, n_groups=None) -> np.ndarray:
-    """Number of samples in each group (or class): ``bincount`` of the group index (TH8 Table 1; spec §8.2).
+def group_counts(groups: ArrayLike, n_groups: Optional[int] = None) -> np.ndarray:
+    """Number of samples in each group (or class): ``bincount`` of the group index (the counts of Pezeshki (thesis)
+    Ch. 8, Table 1).
 
     Parameters
     ----------
@@ -72,9 +75,10 @@ def group_counts(groups, n_groups=None) -> np.ndarray:
     return np.bincount(g, minlength=n_groups or 0).astype(np.int64)
 
 
-def subsample_to_smallest(strata, *, seed=None) -> np.ndarray:
-    """SUBY/SUBG: indices of a random subset with min_s n_s samples of every stratum (TH8 §8.3; [code]
-    ``GroupDataset.subsample_``).
+def subsample_to_smallest(strata: ArrayLike, *, seed: Optional[Union[int, np.random.Generator]] = None) \
+        -> np.ndarray:
+    """SUBY/SUBG: indices of a random subset with min_s n_s samples of every stratum (Pezeshki (thesis) §8.3; the
+    authors' code's ``GroupDataset.subsample_``).
 
     Walks a random permutation and keeps the first min-count samples of each stratum present in ``strata``;
     drawn once, without replacement, fixed before training. SUBY passes the class labels, SUBG the group
@@ -110,8 +114,9 @@ def subsample_to_smallest(strata, *, seed=None) -> np.ndarray:
     return np.sort(perm[ranks < smallest])
 
 
-def subsampled_size(counts) -> int:
-    """Size of the subsampled training set, (number of strata)·min count (TH8 §8.3; spec §8.3 table).
+def subsampled_size(counts: ArrayLike) -> int:
+    """Size of the subsampled training set, (number of strata)·min count (SUBG and SUBY of Pezeshki (thesis)
+    §8.3).
 
     Parameters
     ----------
@@ -132,8 +137,8 @@ def subsampled_size(counts) -> int:
     return int(flat.size * flat.min())
 
 
-def balanced_sampling_weights(strata) -> np.ndarray:
-    """RWY/RWG sampling weights w_i = N / n_{s_i} (TH8 §8.3; [code] ``wy``/``wg``).
+def balanced_sampling_weights(strata: ArrayLike) -> np.ndarray:
+    """RWY/RWG sampling weights w_i = N / n_{s_i} (Pezeshki (thesis) §8.3; the authors' code's ``wy``/``wg``).
 
     With P(i) ∝ w_i every stratum has expected share 1/(number of strata) per minibatch.
 
@@ -156,8 +161,9 @@ def balanced_sampling_weights(strata) -> np.ndarray:
     return s.size / counts[inverse.reshape(s.shape)].astype(np.float64)
 
 
-def weighted_epoch_indices(weights, *, n_draws=None, seed=None) -> np.ndarray:
-    """One RWY/RWG epoch: ``n_draws`` indices drawn with replacement with P(i) ∝ w_i ([code]
+def weighted_epoch_indices(weights: ArrayLike, *, n_draws: Optional[int] = None,
+                           seed: Optional[Union[int, np.random.Generator]] = None) -> np.ndarray:
+    """One RWY/RWG epoch: ``n_draws`` indices drawn with replacement with P(i) ∝ w_i (the authors' code's
     ``WeightedRandomSampler(w, N, replacement=True)``).
 
     Parameters
@@ -187,8 +193,9 @@ def weighted_epoch_indices(weights, *, n_draws=None, seed=None) -> np.ndarray:
     return rng.choice(w.size, size=n_draws, replace=True, p=w / total).astype(np.int64)
 
 
-def expected_unique_fraction(population, draws) -> Union[float, np.ndarray]:
-    """Expected fraction of distinct items after k with-replacement draws from N, 1 − (1 − 1/N)^k (TH8 §8.5.4).
+def expected_unique_fraction(population: ArrayLike, draws: ArrayLike) -> Union[float, np.ndarray]:
+    """Expected fraction of distinct items after k with-replacement draws from N, 1 − (1 − 1/N)^k (Pezeshki
+    (thesis) §8.5.4).
 
     Evaluated as −expm1(k·log1p(−1/N)). Multiplied by N it is the coverage formula of the thesis.
 
@@ -224,17 +231,18 @@ def expected_unique_fraction(population, draws) -> Union[float, np.ndarray]:
     return float(out) if out.ndim == 0 else out
 
 
-def reweighting_coverage(counts, epochs, balance="group") -> ReweightingCoverage:
+def reweighting_coverage(counts: ArrayLike, epochs: ArrayLike, balance: str = "group") -> ReweightingCoverage:
     """Expected fraction of the distinct training samples of each group (or class) drawn after some epochs of
-    reweighted sampling, RWG or RWY (TH8 §8.5.4, the "coverage" of the majority groups).
+    reweighted sampling, RWG or RWY (Pezeshki (thesis) §8.5.4, the "coverage" of the majority groups).
 
     An epoch draws N = Σ counts samples with replacement, every stratum equally likely
-    (:func:`balanced_sampling_weights`): each of the S strata (the groups for RWG, the classes for RWY) gets N/S
-    draws per epoch, and a stratum of n samples has seen the fraction 1 − (1 − 1/n)^{epochs·N/S} of them
-    (:func:`expected_unique_fraction`). Under RWG a class's fraction is the size-weighted mean of its groups'.
-    This is the thesis's computation, with each stratum's draws fixed at their mean N/S; the exact with-replacement
-    value, 1 − (1 − 1/(S·n))^{epochs·N} (each draw picks a given sample with probability 1/(S·n)), is slightly
-    smaller (concavity), by O(1/n): 1.8e-6 for the CelebA not-blond groups after one RWG epoch.
+    (:func:`dynamics.spurious.balanced_sampling_weights`): each of the S strata (the groups for RWG, the classes
+    for RWY) gets N/S draws per epoch, and a stratum of n samples has seen the fraction 1 − (1 − 1/n)^{epochs·N/S}
+    of them (:func:`dynamics.spurious.expected_unique_fraction`). Under RWG a class's fraction is the size-weighted
+    mean of its groups'. This is the thesis's computation, with each stratum's draws fixed at their mean N/S; the
+    exact with-replacement value, 1 − (1 − 1/(S·n))^{epochs·N} (each draw picks a given sample with probability
+    1/(S·n)), is slightly smaller (concavity), by O(1/n): 1.8e-6 for the CelebA not-blond groups after one RWG
+    epoch.
 
     Parameters
     ----------
@@ -248,12 +256,12 @@ def reweighting_coverage(counts, epochs, balance="group") -> ReweightingCoverage
     Returns
     -------
     ReweightingCoverage
-        ``stratum_fractions`` of shape (n_classes, n_attributes, *epochs.shape) for RWG, (n_classes,
-        *epochs.shape) for RWY, and ``class_fractions`` of shape (n_classes, *epochs.shape).
+        ``stratum_fractions`` of shape ``(n_classes, n_attributes, *epochs.shape)`` for RWG,
+        ``(n_classes, *epochs.shape)`` for RWY, and ``class_fractions`` of shape ``(n_classes, *epochs.shape)``.
 
     Examples
     --------
-    >>> celeba = [[71629, 66874], [22880, 1387]]  # TH8 Table 1: rows not blond / blond, columns female / male
+    >>> celeba = [[71629, 66874], [22880, 1387]]  # the thesis's Table 1: rows not blond / blond, female / male
     >>> reweighting_coverage(celeba, [1.0, 3.0]).class_fractions[0].round(3).tolist()  # not blond, under RWG
     [0.444, 0.828]
     >>> reweighting_coverage(celeba, 1.0, "class").class_fractions.round(3).tolist()
@@ -276,8 +284,9 @@ def reweighting_coverage(counts, epochs, balance="group") -> ReweightingCoverage
     return ReweightingCoverage(fractions, np.sum(fractions * c[expand], axis=1) / c.sum(axis=1)[expand])
 
 
-def jtt_duplication_counts(wrong, upweight) -> np.ndarray:
-    """JTT duplication counts 1 + (λ_up − 1)·1[wrong] (TH8 §8.3; [code] ``JTT.weights``).
+def jtt_duplication_counts(wrong: ArrayLike, upweight: int) -> np.ndarray:
+    """JTT duplication counts 1 + (λ_up − 1)·1[wrong] (Pezeshki (thesis) §8.3; the authors' code's
+    ``JTT.weights``).
 
     Parameters
     ----------
@@ -302,8 +311,9 @@ def jtt_duplication_counts(wrong, upweight) -> np.ndarray:
     return 1 + (upweight - 1) * mask.astype(np.int64)
 
 
-def expand_by_counts(indices, counts) -> np.ndarray:
-    """The duplicated index list: each index repeated ``count`` times (JTT's upweighted set; [code] ``duplicate_``).
+def expand_by_counts(indices: ArrayLike, counts: ArrayLike) -> np.ndarray:
+    """The duplicated index list: each index repeated ``count`` times (JTT's upweighted set; the authors' code's
+    ``duplicate_``).
 
     Parameters
     ----------
@@ -328,12 +338,13 @@ def expand_by_counts(indices, counts) -> np.ndarray:
     return np.repeat(idx, c)
 
 
-def gdro_update(log_q, group_losses, present, step_size=0.1) -> GdroStep:
-    """One online group-DRO step (Sagawa et al.; TH8 §8.3 [OCR] rebuilt with [code] ``GroupDRO``).
+def gdro_update(log_q: ArrayLike, group_losses: ArrayLike, present: ArrayLike, step_size: float = 0.1) -> GdroStep:
+    """One online group-DRO step (Sagawa et al.; Pezeshki (thesis) §8.3, written out as in the standard gDRO update
+    and the authors' code's ``GroupDRO``).
 
     log q_g += η L̂_g for the groups present in the minibatch, then q is normalised over all groups (log space);
     the loss weights are q_g on the present groups and 0 elsewhere (the minibatch loss is Σ_g q_g L̂_g). Start
-    from log q = 0 (all q_g = 1, as in [code]).
+    from log q = 0 (all q_g = 1, as in the authors' code).
 
     Parameters
     ----------
@@ -344,7 +355,7 @@ def gdro_update(log_q, group_losses, present, step_size=0.1) -> GdroStep:
     present : array_like of bool, shape (n_groups,)
         Which groups have samples in the minibatch.
     step_size : float
-        η > 0 (TH8 fixes 0.1).
+        η > 0 (the thesis fixes 0.1).
 
     Returns
     -------

@@ -1,5 +1,5 @@
 """The numba kernels of the spurious-correlation theory: the minibatch SGD loop of the Chapter 8 linear toy
-(``001_61c8f54ededf01e4.txt`` §8.4; torch ``SGD`` semantics, optional online group-DRO weighting) and its per-epoch
+(Pezeshki (thesis) §8.4; torch ``SGD`` semantics, optional online group-DRO weighting) and its per-epoch
 group accuracies. The checked Python entry point is :func:`dynamics.spurious.train_balancing_toy`."""
 import math
 

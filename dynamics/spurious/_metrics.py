@@ -1,28 +1,30 @@
-"""Representation, pruning and group metrics of Barsbey et al. (``002_ec22b3cfca16aca5.txt`` §3.2–3.3, §6,
-Figs 12 and 25; spec/spurious.md §6) and the worst-group accuracy of Idrissi et al. (``001_61c8f54ededf01e4.txt``
-§8.1).
+"""Representation, pruning and group metrics of Barsbey et al. 2025 (§3.2–3.3, §6, Figs 12 and 25) and the
+worst-group accuracy of Idrissi et al. 2022 (Pezeshki (thesis) §8.1).
 
-* §6.1 sparsity 1 − ‖z‖₀/d; §6.2 (q, κ)-compressibility 1 − ‖tail‖_q/‖z‖_q (Gribonval et al.);
-* §6.4 PQ-index 1 − d^{1/q−1/p}‖w‖_p/‖w‖_q with 0 < p < q (Diao et al.; LLR prints (p, q) = (2, 1), an
-  erratum: the literal form is <= 0);
-* §6.5 cosine class separation R² in O(N·d) through class means of unit-normalised rows;
-* §6.6 class- and bias-selectivity indices (CSI/BSI), ε = 1e-7;
-* §6.8 BC loss share Σ_BC ℓ / Σ ℓ (LLR's "BC loss ratio") and §5 item 8 BA/BC mean-loss ratio;
-* §6.3 κ-prunability as the *mean* of retention ratios over κ ∈ {0, 0.1, …, 0.9} (LLR says "sum", an erratum),
-  with per-layer neuron pruning masks and per-matrix magnitude pruning masks;
+* sparsity 1 − ‖z‖₀/d and (q, κ)-compressibility 1 − ‖tail‖_q/‖z‖_q (Barsbey et al. 2025, §3.2, after
+  Gribonval et al.);
+* PQ-index 1 − d^{1/q−1/p}‖w‖_p/‖w‖_q with 0 < p < q (Diao et al.; Barsbey et al. 2025, Fig. 25, print
+  (p, q) = (2, 1), an erratum: the literal form is <= 0);
+* cosine class separation R² (Barsbey et al. 2025, §3.3, after Kornblith et al.) in O(N·d) through class means of
+  unit-normalised rows;
+* class- and bias-selectivity indices (CSI/BSI, Barsbey et al. 2025, §3.3), ε = 1e-7;
+* BC loss share Σ_BC ℓ / Σ ℓ (the paper's "BC loss ratio", §6 and Fig. 12) and the BA/BC mean-loss ratio (§6);
+* κ-prunability (§3.2) as the *mean* of retention ratios over κ ∈ {0, 0.1, …, 0.9} (the paper says "sum", an
+  erratum), with per-layer neuron pruning masks and per-matrix magnitude pruning masks;
 * group and worst-group accuracy.
 """
 import math
-from typing import List, Union
+from typing import List, Optional, Sequence, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import (as_finite_array, require_array_in_range, require_choice, require_finite_result,
                                require_in_range, require_integer, require_positive, require_same_length)
 from ._checks import MAX_LABEL, require_bool_mask, require_labels, require_matrix, require_nonempty_vector
 
 PRUNE_FRACTIONS = tuple(round(0.1 * i, 1) for i in range(10))
-"""The pruning grid κ ∈ (0.0, 0.1, …, 0.9) of LLR §3.2 (spec API.3 ``PRUNING_KAPPAS``)."""
+"""The pruning grid κ ∈ (0.0, 0.1, …, 0.9) of Barsbey et al. 2025, §3.2."""
 
 CRITERIA = ("incoming_l2", "outgoing_l2", "in_out", "activation_out")
 _CEIL_SLACK = 1e-9  # ⌈κd − 1e-9⌉: 0.1·30 = 3.0000000000000004 keeps 3 entries, not 4
@@ -43,8 +45,8 @@ def _scalar_if_0d(values):
     return float(values) if np.ndim(values) == 0 else values
 
 
-def sparsity(z, axis=-1) -> Union[float, np.ndarray]:
-    """Sparsity 1 − ‖z‖₀/d of activation vectors, counting exact zeros (LLR §3.2; spec §6.1).
+def sparsity(z: ArrayLike, axis: int = -1) -> Union[float, np.ndarray]:
+    """Sparsity 1 − ‖z‖₀/d of activation vectors, counting exact zeros (Barsbey et al. 2025, §3.2).
 
     Parameters
     ----------
@@ -75,10 +77,12 @@ def _sorted_powers(arr, q):
     return -np.sort(-(scaled ** q), axis=-1), top[..., 0]
 
 
-def compressibility(z, q=2.0, keep_fraction=0.1, axis=-1) -> Union[float, np.ndarray]:
-    """(q, κ)-compressibility 1 − inf_{‖y‖₀ <= ⌈κd⌉} ‖z − y‖_q / ‖z‖_q (LLR §3.2 after Gribonval et al.; spec §6.2).
+def compressibility(z: ArrayLike, q: float = 2.0, keep_fraction: float = 0.1, axis: int = -1) \
+        -> Union[float, np.ndarray]:
+    """(q, κ)-compressibility 1 − inf_{‖y‖₀ <= ⌈κd⌉} ‖z − y‖_q / ‖z‖_q (Barsbey et al. 2025, §3.2, after Gribonval
+    et al.).
 
-    The infimum keeps the s = ⌈κd − 1e-9⌉ entries of largest |z_i|: the value is 1 − ‖tail‖_q/‖z‖_q. An
+    The infimum keeps the s = ⌈κd − 1e-9⌉ entries of largest magnitude: the value is 1 − ‖tail‖_q/‖z‖_q. An
     all-zero vector gives 1.0 (it is exactly representable).
 
     Parameters
@@ -86,9 +90,9 @@ def compressibility(z, q=2.0, keep_fraction=0.1, axis=-1) -> Union[float, np.nda
     z : array_like, shape (..., d)
         Activation vectors (``axis`` holds the d entries).
     q : float
-        The norm exponent, q > 0 (LLR's example and the default: 2).
+        The norm exponent, q > 0 (the paper's example and the default: 2).
     keep_fraction : float
-        κ ∈ [0, 1], the fraction of entries kept (LLR's κ; default 0.1).
+        κ ∈ [0, 1], the fraction of entries kept (the paper's κ; default 0.1).
     axis : int
         The axis holding the entries.
 
@@ -116,11 +120,12 @@ def compressibility(z, q=2.0, keep_fraction=0.1, axis=-1) -> Union[float, np.nda
     return _scalar_if_0d(1.0 - ratio ** (1.0 / q))
 
 
-def pq_index(w, p=1.0, q=2.0, axis=-1) -> Union[float, np.ndarray]:
-    """PQ-index I_{p,q}(w) = 1 − d^{1/q − 1/p} ‖w‖_p / ‖w‖_q, 0 < p < q (Diao et al., LLR Fig. 25; spec §6.4).
+def pq_index(w: ArrayLike, p: float = 1.0, q: float = 2.0, axis: int = -1) -> Union[float, np.ndarray]:
+    """PQ-index I_{p,q}(w) = 1 − d^{1/q − 1/p} ‖w‖_p / ‖w‖_q, 0 < p < q (Diao et al.; Barsbey et al. 2025,
+    Fig. 25).
 
-    Larger means sparser; the range is [0, 1 − d^{1/q−1/p}]. LLR prints "p = 2, q = 1", which as written is
-    <= 0 (an erratum, see the claim ``spurious.pq_index_convention``): the intended instance is (1, 2).
+    Larger means sparser; the range is [0, 1 − d^{1/q−1/p}]. Barsbey et al. 2025 print "p = 2, q = 1", which as
+    written is <= 0 (an erratum, see the claim ``spurious.pq_index_convention``): the intended instance is (1, 2).
 
     Parameters
     ----------
@@ -167,8 +172,8 @@ def _classes(labels):
     return classes, inverse
 
 
-def class_separation_r2(representations, labels, on_zero="raise") -> float:
-    """Cosine class separation R² = 1 − d̄_within / d̄_total (LLR §3.3 after Kornblith et al.; spec §6.5).
+def class_separation_r2(representations: ArrayLike, labels: ArrayLike, on_zero: str = "raise") -> float:
+    """Cosine class separation R² = 1 − d̄_within / d̄_total (Barsbey et al. 2025, §3.3, after Kornblith et al.).
 
     With unit-normalised rows u and class means ū_k (K classes present in ``labels``), exactly
     d̄_within = (1/K) Σ_k (1 − ‖ū_k‖²) and d̄_total = 1 − ‖Σ_k ū_k‖²/K²: the O(N²) pair sums of the definition
@@ -224,8 +229,9 @@ def class_separation_r2(representations, labels, on_zero="raise") -> float:
     return float(1.0 - within / total)
 
 
-def class_selectivity(activations, labels, eps=1e-7) -> np.ndarray:
-    """Per-unit class-selectivity index CSI = ρ_max (π_max − π_−max) / (π_max + π_−max + ε) (LLR §3.3; spec §6.6).
+def class_selectivity(activations: ArrayLike, labels: ArrayLike, eps: float = 1e-7) -> np.ndarray:
+    """Per-unit class-selectivity index CSI = ρ_max (π_max − π_−max) / (π_max + π_−max + ε) (Barsbey et al. 2025,
+    §3.3).
 
     π_max is the largest class-conditional mean activation (ties: the smallest class), π_−max the mean of the
     other classes' means, ρ_max the fraction of inputs of the argmax class on which the unit is > 0. The
@@ -238,7 +244,7 @@ def class_selectivity(activations, labels, eps=1e-7) -> np.ndarray:
     labels : array_like of int, shape (n_samples,)
         Class (CSI) or bias (BSI) labels, at least 2 distinct values.
     eps : float
-        ε > 0 (LLR does not give it; 1e-7).
+        ε > 0 (the paper does not give it; 1e-7).
 
     Returns
     -------
@@ -272,13 +278,14 @@ def class_selectivity(activations, labels, eps=1e-7) -> np.ndarray:
     return require_finite_result(csi, "class_selectivity", "activations must be non-negative (post-ReLU)")
 
 
-def mean_class_selectivity(activations, labels, eps=1e-7) -> float:
-    """Mean CSI over units, LLR's network-level "core feature utilisation" (spec §6.6); BSI with bias labels.
+def mean_class_selectivity(activations: ArrayLike, labels: ArrayLike, eps: float = 1e-7) -> float:
+    """Mean CSI over units, the network-level "core feature utilisation" of Barsbey et al. 2025, §3.3; BSI with
+    bias labels.
 
     Parameters
     ----------
     activations, labels, eps
-        As in :func:`class_selectivity`.
+        As in :func:`dynamics.spurious.class_selectivity`.
 
     Returns
     -------
@@ -300,8 +307,8 @@ def _losses_and_mask(losses, is_bias_conflicting):
     return values, mask
 
 
-def bc_loss_share(losses, is_bias_conflicting) -> Union[float, np.ndarray]:
-    """BC loss share Σ_BC ℓ / Σ ℓ of a minibatch (LLR §6 "BC loss ratio", Fig. 12; spec §6.8).
+def bc_loss_share(losses: ArrayLike, is_bias_conflicting: ArrayLike) -> Union[float, np.ndarray]:
+    """BC loss share Σ_BC ℓ / Σ ℓ of a minibatch (the "BC loss ratio" of Barsbey et al. 2025, §6 and Fig. 12).
 
     Returns 0.0 when Σ_BC ℓ = 0, including when the total is 0 too (convention). For a model predicting by the
     spurious rule the share is R/(1 + R) with R the Proposition 1 ratio.
@@ -332,8 +339,8 @@ def bc_loss_share(losses, is_bias_conflicting) -> Union[float, np.ndarray]:
     return _scalar_if_0d(share)
 
 
-def ba_bc_mean_loss_ratio(losses, is_bias_conflicting) -> float:
-    """Ratio of the mean BA loss to the mean BC loss, the uniform-margin diagnostic of LLR §6 (spec §5 item 8).
+def ba_bc_mean_loss_ratio(losses: ArrayLike, is_bias_conflicting: ArrayLike) -> float:
+    """Ratio of the mean BA loss to the mean BC loss, the uniform-margin diagnostic of Barsbey et al. 2025, §6.
 
     Parameters
     ----------
@@ -364,17 +371,20 @@ def ba_bc_mean_loss_ratio(losses, is_bias_conflicting) -> float:
     return float(values[~mask].mean() / mean_bc)
 
 
-def retention_ratios(pruned_accuracies, full_accuracy, chance=None) -> np.ndarray:
-    """κ-retention ratios Acc(f^(κ)) / Acc(f) (LLR §3.2; spec §6.3), or chance-corrected [ext].
+def retention_ratios(pruned_accuracies: ArrayLike, full_accuracy: float, chance: Optional[float] = None) \
+        -> np.ndarray:
+    """κ-retention ratios Acc(f^(κ)) / Acc(f) (Barsbey et al. 2025, §3.2), or chance-corrected (an extension of
+    this project, not in the paper).
 
     Parameters
     ----------
     pruned_accuracies : array_like, shape (n_fractions,)
-        Accuracies in [0, 1] of the pruned models, usually at :data:`PRUNE_FRACTIONS`.
+        Accuracies in [0, 1] of the pruned models, usually at ``PRUNE_FRACTIONS``.
     full_accuracy : float
         Accuracy of the unpruned model, in (0, 1].
     chance : float, optional
-        [ext] With chance = c the ratios are (acc_κ − c)/(acc_full − c); needs acc_full > c.
+        With chance = c the ratios are (acc_κ − c)/(acc_full − c); needs acc_full > c (this project's
+        extension).
 
     Returns
     -------
@@ -398,17 +408,17 @@ def retention_ratios(pruned_accuracies, full_accuracy, chance=None) -> np.ndarra
     return (acc - c) / (full - c)
 
 
-def prunability(pruned_accuracies, full_accuracy, chance=None) -> float:
-    """κ-prunability: the mean of the retention ratios over the κ grid (LLR §3.2 and Table 1; spec §6.3).
+def prunability(pruned_accuracies: ArrayLike, full_accuracy: float, chance: Optional[float] = None) -> float:
+    """κ-prunability: the mean of the retention ratios over the κ grid (Barsbey et al. 2025, §3.2 and Table 1).
 
-    LLR calls it "the sum of these retention ratios over a range of κ (from 0 to 0.9)", but its Table 1 values
+    The paper calls it "the sum of these retention ratios over a range of κ (from 0 to 0.9)", but its Table 1 values
     (0.195 to 1.029) are impossible for a sum over 10 values whose κ = 0 term is 1: it is the mean (erratum
     ``spurious.prunability_is_mean``). It can exceed 1.
 
     Parameters
     ----------
     pruned_accuracies, full_accuracy, chance
-        As in :func:`retention_ratios`.
+        As in :func:`dynamics.spurious.retention_ratios`.
 
     Returns
     -------
@@ -446,8 +456,10 @@ def _keep_mask_smallest(scores, n_prune):
     return keep
 
 
-def neuron_pruning_masks(weights, prune_fraction, criterion="incoming_l2", activations=None) -> List[np.ndarray]:
-    """Structured pruning: keep-masks of the hidden units of each layer (LLR §3.2; spec §6.3, API.3).
+def neuron_pruning_masks(weights: Sequence[ArrayLike], prune_fraction: float, criterion: str = "incoming_l2",
+                         activations: Optional[Sequence[ArrayLike]] = None) -> List[np.ndarray]:
+    """Structured pruning: keep-masks of the hidden units of each layer (Barsbey et al. 2025, §3.2; the ranking
+    criterion, which the paper leaves open, is a parameter).
 
     Hidden layer l is the output of matrix l (every matrix but the last). Exactly ⌊κ·width + 0.5⌋ units of each
     hidden layer are pruned, those with the smallest criterion; ties are pruned lowest index first.
@@ -512,15 +524,17 @@ def _relu_network(mats, x):
     return hidden, h @ mats[-1].T
 
 
-def neuron_pruned_accuracies(weights, inputs, labels, prune_fractions=PRUNE_FRACTIONS, criterion="incoming_l2") \
+def neuron_pruned_accuracies(weights: Sequence[ArrayLike], inputs: ArrayLike, labels: ArrayLike,
+                             prune_fractions: Sequence[float] = PRUNE_FRACTIONS, criterion: str = "incoming_l2") \
         -> np.ndarray:
     """Accuracies Acc(f^(κ)) of a bias-free ReLU network after structured pruning of a fraction κ of the units of
-    every hidden layer (LLR §3.2; spec §6.3): the numerators of :func:`retention_ratios` and :func:`prunability`.
+    every hidden layer (Barsbey et al. 2025, §3.2): the numerators of :func:`dynamics.spurious.retention_ratios`
+    and :func:`dynamics.spurious.prunability`.
 
     The network is f(x) = W_L relu(W_{L−1} … relu(W_1 x)) (weights in torch layout (out, in), as the parity FCN);
-    at each κ the units dropped by :func:`neuron_pruning_masks` output 0, and the prediction is argmax f(x). With
-    ``criterion="activation_out"`` the activations ranking the units are those of the unpruned network on
-    ``inputs``.
+    at each κ the units dropped by :func:`dynamics.spurious.neuron_pruning_masks` output 0, and the prediction is
+    argmax f(x). With ``criterion="activation_out"`` the activations ranking the units are those of the unpruned
+    network on ``inputs``.
 
     Parameters
     ----------
@@ -530,9 +544,9 @@ def neuron_pruned_accuracies(weights, inputs, labels, prune_fractions=PRUNE_FRAC
     labels : array_like of int, shape (n_samples,)
         Classes in [0, n_classes).
     prune_fractions : sequence of float
-        The κ grid, each in [0, 1] (default :data:`PRUNE_FRACTIONS`, 0 to 0.9).
+        The κ grid, each in [0, 1] (default ``PRUNE_FRACTIONS``, 0 to 0.9).
     criterion : {"incoming_l2", "outgoing_l2", "in_out", "activation_out"}
-        As in :func:`neuron_pruning_masks`.
+        As in :func:`dynamics.spurious.neuron_pruning_masks`.
 
     Returns
     -------
@@ -567,9 +581,9 @@ def neuron_pruned_accuracies(weights, inputs, labels, prune_fractions=PRUNE_FRAC
     return np.array(accuracies)
 
 
-def magnitude_pruning_masks(weights, prune_fraction) -> List[np.ndarray]:
-    """Unstructured magnitude pruning: per matrix, prune the ⌊κ·size + 0.5⌋ entries of smallest |w| (LLR Fig. 21;
-    spec §6.3).
+def magnitude_pruning_masks(weights: Sequence[ArrayLike], prune_fraction: float) -> List[np.ndarray]:
+    """Unstructured magnitude pruning: per matrix, prune the ⌊κ·size + 0.5⌋ entries of smallest magnitude
+    (Barsbey et al. 2025, Fig. 21).
 
     Parameters
     ----------
@@ -593,15 +607,15 @@ def magnitude_pruning_masks(weights, prune_fraction) -> List[np.ndarray]:
     return [_keep_mask_smallest(np.abs(w).ravel(), _n_pruned(kappa, w.size)).reshape(w.shape) for w in mats]
 
 
-def group_accuracies(predictions, labels, groups, n_groups) -> np.ndarray:
-    """Accuracy within each group g = (y, a) (TH8 §8.1; spec API.3).
+def group_accuracies(predictions: ArrayLike, labels: ArrayLike, groups: ArrayLike, n_groups: int) -> np.ndarray:
+    """Accuracy within each group g = (y, a) (Pezeshki (thesis) §8.1).
 
     Parameters
     ----------
     predictions, labels : array_like of int, shape (n_samples,)
         Predicted and true classes.
     groups : array_like of int, shape (n_samples,)
-        Group index in [0, n_groups) (e.g. :func:`group_index`).
+        Group index in [0, n_groups) (e.g. :func:`dynamics.spurious.group_index`).
     n_groups : int
         Number of groups, in [1, 1e8]; every group must have samples.
 
@@ -626,13 +640,13 @@ def group_accuracies(predictions, labels, groups, n_groups) -> np.ndarray:
     return np.bincount(g, weights=(pred == y).astype(np.float64), minlength=n_groups) / counts
 
 
-def worst_group_accuracy(predictions, labels, groups, n_groups) -> float:
-    """Worst-group accuracy min_g Acc_g (TH8 §8.1; spec §0).
+def worst_group_accuracy(predictions: ArrayLike, labels: ArrayLike, groups: ArrayLike, n_groups: int) -> float:
+    """Worst-group accuracy min_g Acc_g (Pezeshki (thesis) §8.1).
 
     Parameters
     ----------
     predictions, labels, groups, n_groups
-        As in :func:`group_accuracies`.
+        As in :func:`dynamics.spurious.group_accuracies`.
 
     Returns
     -------

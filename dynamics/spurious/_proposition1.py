@@ -1,21 +1,21 @@
-"""Proposition 1 of Barsbey et al. (``002_ec22b3cfca16aca5.txt`` §6, Eq. 1, proof in supp. D.1): under logit
-scaling by k, bias-conflicting (BC) samples dominate the cross-entropy loss of a model that predicts by the
-spurious rule.
+"""Proposition 1 of Barsbey et al. 2025 (§6, Eq. 1, proof in supp. D.1): under logit scaling by k,
+bias-conflicting (BC) samples dominate the cross-entropy loss of a model that predicts by the spurious rule.
 
 With binary cross-entropy and logit margin m = f[y] − f[y'] the per-sample loss is softplus(−k m), so exactly
-(spec/spurious.md §3.2)
 
     R(k) = Σ_{j ∈ BC} softplus(k β_j) / Σ_{i ∈ BA} softplus(−k α_i),
 
 with α_i > 0 the bias-aligned (BA) margins and β_j > 0 the BC mispredictions. This module evaluates R(k) in
-log space (finite for k·max(α, β) far beyond the float64 range of e^{kα}), its two-sided bound for every k > 0
-(§3.2(a), [derived]), its Θ(k e^{α_min k}) asymptote for heterogeneous margins (§3.2(c)) and the multi-class
-softmax version (§3.2(d)). LLR states the result as O(k e^{αk}); the bound shows it is a Θ.
+log space (finite for k·max(α, β) far beyond the float64 range of e^{kα}), its two-sided bound for every k > 0,
+its Θ(k e^{α_min k}) asymptote for heterogeneous margins and the multi-class softmax version: the exact form, the
+bound and both asymptotes are derived in this project (see the theory note, docs/theory/spurious.md). The paper
+states the result as O(k e^{αk}); the bound shows it is a Θ.
 """
 import math
 from typing import Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import logsumexp
 
 from dynamics.numerics import (as_finite_array, require_bool, require_finite_result, require_positive,
@@ -68,15 +68,16 @@ def _finite_exp(log_values, what):
     return np.exp(log_values)
 
 
-def scaled_binary_ce(margin, logit_scale) -> Union[float, np.ndarray]:
-    """Binary cross-entropy of logits scaled by k, ℓ = softplus(−k m) (spec/spurious.md §3.2, LLR Eq. 1).
+def scaled_binary_ce(margin: ArrayLike, logit_scale: ArrayLike) -> Union[float, np.ndarray]:
+    """Binary cross-entropy of logits scaled by k, ℓ = softplus(−k m) (the per-sample loss behind Proposition 1 of
+    Barsbey et al. 2025, Eq. 1).
 
     Parameters
     ----------
     margin : float or array_like
         Logit margin m = f[y] − f[y'] (any sign; > 0 means correctly predicted).
     logit_scale : float or array_like
-        The logit-scaling factor k > 0 of LLR (broadcast against ``margin``).
+        The logit-scaling factor k > 0 of Barsbey et al. 2025 (broadcast against ``margin``).
 
     Returns
     -------
@@ -100,11 +101,12 @@ def scaled_binary_ce(margin, logit_scale) -> Union[float, np.ndarray]:
     return float(out) if out.ndim == 0 else out
 
 
-def bc_ba_loss_ratio(logit_scale, ba_margins, bc_margins, log=False) -> Union[float, np.ndarray]:
+def bc_ba_loss_ratio(logit_scale: ArrayLike, ba_margins: ArrayLike, bc_margins: ArrayLike, log: bool = False) \
+        -> Union[float, np.ndarray]:
     """The BC/BA loss ratio: total cross-entropy of the bias-conflicting over that of the bias-aligned samples,
     R(k) = Σ_BC softplus(kβ_j) / Σ_BA softplus(−kα_i), exactly, for logits scaled by k.
 
-    Proposition 1 of Barsbey et al. 2025 (LLR Eq. 1; spec §3.2).
+    Proposition 1 of Barsbey et al. 2025 (Eq. 1); the exact finite-k form is derived in this project.
 
     Parameters
     ----------
@@ -138,9 +140,10 @@ def bc_ba_loss_ratio(logit_scale, ba_margins, bc_margins, log=False) -> Union[fl
     return _scalar_or_array(out, k)
 
 
-def bc_ba_loss_ratio_bounds(logit_scale, ba_margins, bc_margins, log=False) -> LossRatioBounds:
-    """Two-sided bound on the BC/BA loss ratio R(k) for every k > 0 (Proposition 1 of Barsbey et al. 2025, LLR
-    Eq. 1, supp. D.1; spec §3.2(a), [derived]).
+def bc_ba_loss_ratio_bounds(logit_scale: ArrayLike, ba_margins: ArrayLike, bc_margins: ArrayLike,
+                            log: bool = False) -> LossRatioBounds:
+    """Two-sided bound on the BC/BA loss ratio R(k) for every k > 0 (Proposition 1 of Barsbey et al. 2025, Eq. 1,
+    supp. D.1; the bound is derived in this project).
 
     lower = k Σβ_j / Σ e^{−kα_i} and upper = Σ(kβ_j + e^{−kβ_j}) / Σ(e^{−kα_i} − e^{−2kα_i}/2), from
     softplus(kβ) ∈ [kβ, kβ + e^{−kβ}] and softplus(−kα) ∈ [e^{−kα} − e^{−2kα}/2, e^{−kα}].
@@ -150,7 +153,7 @@ def bc_ba_loss_ratio_bounds(logit_scale, ba_margins, bc_margins, log=False) -> L
     logit_scale : float or array_like
         k > 0.
     ba_margins, bc_margins : array_like
-        α_i > 0 and β_j > 0, as in :func:`bc_ba_loss_ratio`.
+        α_i > 0 and β_j > 0, as in :func:`dynamics.spurious.bc_ba_loss_ratio`.
     log : bool
         Return the logs of the bounds.
 
@@ -194,9 +197,9 @@ def _min_and_multiplicity(values):
     return low, int(np.count_nonzero(ties))
 
 
-def bc_ba_loss_ratio_asymptote(ba_margins, bc_margins) -> LossRatioAsymptote:
+def bc_ba_loss_ratio_asymptote(ba_margins: ArrayLike, bc_margins: ArrayLike) -> LossRatioAsymptote:
     """The k → ∞ limit of the BC/BA loss ratio for heterogeneous margins (Proposition 1 of Barsbey et al. 2025;
-    spec §3.2(c), [derived]).
+    the constant is derived in this project).
 
     R(k) ~ constant · k · e^{rate·k} with rate = α_min = min α_i and constant = Σ_j β_j / m_min, where m_min
     counts the BA margins equal to α_min (ties within rtol 1e-12). For shared margins this is n_bc β / n_ba.
@@ -264,8 +267,9 @@ def _log_softmax_ce(k, f, y):
         return np.where(wrong, np.log(np.where(wrong, loss_wrong, 1.0)), log_loss_right)
 
 
-def softmax_ce(logits, labels, logit_scale=1.0) -> np.ndarray:
-    """Per-sample softmax cross-entropy of k·logits (spec §3.2(d)), computed stably from the logit differences.
+def softmax_ce(logits: ArrayLike, labels: ArrayLike, logit_scale: float = 1.0) -> np.ndarray:
+    """Per-sample softmax cross-entropy of k·logits (the multi-class loss of Proposition 1 of Barsbey et al. 2025),
+    computed stably from the logit differences.
 
     Parameters
     ----------
@@ -312,9 +316,10 @@ def _spurious_rule_split(f, y, b):
     return ba, ~ba
 
 
-def bc_ba_loss_ratio_from_logits(logit_scale, logits, labels, bias_labels, log=False) -> Union[float, np.ndarray]:
+def bc_ba_loss_ratio_from_logits(logit_scale: ArrayLike, logits: ArrayLike, labels: ArrayLike,
+                                 bias_labels: ArrayLike, log: bool = False) -> Union[float, np.ndarray]:
     """The multi-class BC/BA loss ratio Σ_BC CE(k f) / Σ_BA CE(k f) from logits (Proposition 1 of Barsbey et al.
-    2025; spec §3.2(d), API.1).
+    2025, stated there for two classes; the multi-class form is derived in this project).
 
     BA samples have y = b, BC samples y ≠ b. The model must predict by the spurious rule: argmax f = b on
     every sample (the proposition's hypothesis); otherwise ValueError.
@@ -357,9 +362,10 @@ def bc_ba_loss_ratio_from_logits(logit_scale, logits, labels, bias_labels, log=F
     return _scalar_or_array(out, k)
 
 
-def bc_ba_loss_ratio_asymptote_from_logits(logits, labels, bias_labels) -> LossRatioAsymptote:
+def bc_ba_loss_ratio_asymptote_from_logits(logits: ArrayLike, labels: ArrayLike,
+                                           bias_labels: ArrayLike) -> LossRatioAsymptote:
     """The k → ∞ limit of the multi-class BC/BA loss ratio from logits (Proposition 1 of Barsbey et al. 2025;
-    spec §3.2(d), [derived]).
+    the limit is derived in this project).
 
     rate = α_min, the smallest gap f_y − f_j over BA samples and wrong classes j; constant =
     Σ_BC (max_l f_l − f_y) / m_min, with m_min the number of (sample, class) pairs attaining α_min (rtol 1e-12).

@@ -1,19 +1,21 @@
-"""Definition 1 and Proposition 2 of Barsbey et al. (``002_ec22b3cfca16aca5.txt`` supp. D.2, Eqs. 8, 10–20):
-gradient norms of the spurious vs the core subnetwork under logit scaling.
+"""Definition 1 and Proposition 2 of Barsbey et al. 2025 (supp. D.2, Eqs. 8, 10–20): gradient norms of the
+spurious vs the core subnetwork under logit scaling.
 
-The exact binary identity behind the proof (spec/spurious.md §4.3, [derived]): with ℓ = softplus(−k m) and
+The exact binary identity behind the proof (derived in this project; see the theory note,
+docs/theory/spurious.md): with ℓ = softplus(−k m) and
 m = f[y] − f[y'], ∇_θ ℓ = −k σ(−k m) ∇_θ m for every parameter block θ, hence ‖∇_θ ℓ‖ = k σ(−k m) ‖∇_θ m‖.
 Summed over a minibatch with per-sample margin-gradient norms c_i = ‖∇_c m_i‖ (core block) and
-s_i = ‖∇_s m_i‖ (spurious block), the ratio of LLR Eq. 8 (a ratio of sums of per-sample norms) is
+s_i = ‖∇_s m_i‖ (spurious block), the ratio of the paper's Eq. 8 (a ratio of sums of per-sample norms) is
 
     Σ_i σ(−k m_i) s_i / Σ_i σ(−k m_i) c_i        (the factor k cancels).
 
 Its growth as e^{α_min k} needs the "converged core" hypothesis c_i = 0 on BC samples; without it the
-ratio saturates at Σ_BC s_i / Σ_BC c_i (§4.4, the caveat this package documents).
+ratio saturates at Σ_BC s_i / Σ_BC c_i (the caveat this package documents, derived in this project).
 """
 from typing import Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import expit, logsumexp
 
 from dynamics.numerics import (as_finite_array, require_array_in_range, require_bool, require_finite_product,
@@ -23,8 +25,10 @@ from ._proposition1 import _finite_exp, _min_and_multiplicity, _scalar_or_array
 from ._results import GradientRatioAsymptote
 
 
-def scaled_ce_grad_norm(logit_scale, margin, margin_grad_norm) -> Union[float, np.ndarray]:
-    """Norm of the gradient of the scaled binary cross-entropy, ‖∇ℓ‖ = k σ(−k m) ‖∇m‖ (spec §4.3; LLR Eqs. 10–11).
+def scaled_ce_grad_norm(logit_scale: ArrayLike, margin: ArrayLike, margin_grad_norm: ArrayLike) \
+        -> Union[float, np.ndarray]:
+    """Norm of the gradient of the scaled binary cross-entropy, ‖∇ℓ‖ = k σ(−k m) ‖∇m‖ (the binary case of Barsbey
+    et al. 2025, supp. D.2, Eqs. 10–11; derived in this project).
 
     Exact for any parameter block, since ∇ℓ = −k σ(−k m) ∇m.
 
@@ -71,12 +75,13 @@ def _margins_and_norms(margins, core_grad_norms, spurious_grad_norms):
     return m, c, s
 
 
-def spurious_core_gradient_ratio(logit_scale, margins, core_grad_norms, spurious_grad_norms, log=False) \
-        -> Union[float, np.ndarray]:
+def spurious_core_gradient_ratio(logit_scale: ArrayLike, margins: ArrayLike, core_grad_norms: ArrayLike,
+                                 spurious_grad_norms: ArrayLike, log: bool = False) -> Union[float, np.ndarray]:
     """The spurious/core gradient-norm ratio Σ‖∇_s ℓ_i‖ / Σ‖∇_c ℓ_i‖ = Σσ(−k m_i) s_i / Σσ(−k m_i) c_i of the
     cross-entropy of logits scaled by k: how much more the spurious than the core subnetwork is pushed.
 
-    Proposition 2 of Barsbey et al. 2025 (LLR Eq. 8, supp. D.2; spec §4.3).
+    Proposition 2 of Barsbey et al. 2025 (Eq. 8, supp. D.2), through the exact binary identity derived in this
+    project.
 
     Parameters
     ----------
@@ -138,10 +143,12 @@ def _relative_log_sigmoid(k, m, used):
     return np.where(used, -spread - corrections + corrections_at_reference, -np.inf)  # unused: c_i = s_i = 0
 
 
-def spurious_core_gradient_ratio_asymptote(margins, core_grad_norms, spurious_grad_norms, atol=0.0) \
+def spurious_core_gradient_ratio_asymptote(margins: ArrayLike, core_grad_norms: ArrayLike,
+                                           spurious_grad_norms: ArrayLike, atol: float = 0.0) \
         -> GradientRatioAsymptote:
     """Rate and constant of the spurious/core gradient-norm ratio as k → ∞, including the saturating case
-    (Proposition 2 of Barsbey et al. 2025, supp. D.2; spec §4.3–4.4).
+    (Proposition 2 of Barsbey et al. 2025, supp. D.2; the rate, the constant and the saturating case are derived
+    in this project).
 
     If c_i <= atol on every BC sample (the "converged core" hypothesis): rate = α_min, the smallest BA margin
     among samples with c_i > 0, and constant = Σ_BC s_i / Σ_{i: m_i = α_min} c_i. Otherwise the ratio saturates:

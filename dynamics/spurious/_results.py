@@ -1,14 +1,13 @@
 """Every named result of the spurious-correlation theory, the torch layer's included (its tensor fields are
 annotated by name: this module does not import torch).
 
-* data: :class:`SpuriousData`, :class:`ToySplits`, :class:`GroupCountTable`, :class:`MarginGradients`;
-* Proposition 1 of Barsbey et al. 2025 (the BC/BA loss ratio): :class:`LossRatioBounds`,
-  :class:`LossRatioAsymptote`;
-* Proposition 2 of Barsbey et al. 2025 (the spurious/core gradient-norm ratio): :class:`GradientRatioAsymptote`;
-* balancing (Idrissi et al. 2022, TH8 Chapter 8): :class:`GdroStep`, :class:`ReweightingCoverage`,
-  :class:`ToyRun`, :class:`BalancingToyRuns`;
-* the torch layer (:mod:`dynamics.spurious.torch_training`): :class:`GradientIdentity`, :class:`ParityRun`,
-  :class:`ParitySweep`, :class:`NetworkLogits`, :class:`TorchToyRun`.
+* data: ``SpuriousData``, ``ToySplits``, ``GroupCountTable``, ``MarginGradients``;
+* Proposition 1 of Barsbey et al. 2025 (the BC/BA loss ratio): ``LossRatioBounds``, ``LossRatioAsymptote``;
+* Proposition 2 of Barsbey et al. 2025 (the spurious/core gradient-norm ratio): ``GradientRatioAsymptote``;
+* balancing (Idrissi et al. 2022, reprinted as Pezeshki (thesis) Ch. 8): ``GdroStep``, ``ReweightingCoverage``,
+  ``ToyRun``, ``BalancingToyRuns``;
+* the torch layer (``dynamics.spurious.torch_training``): ``GradientIdentity``, ``ParityRun``, ``ParitySweep``,
+  ``NetworkLogits``, ``TorchToyRun``.
 """
 from typing import Dict, NamedTuple, Optional, Tuple, Union
 
@@ -20,7 +19,7 @@ PARITY_METRICS = ("unbiased_accuracy", "ba_accuracy", "bc_accuracy", "activation
                   "activation_compressibility", "activation_pq_index", "class_separation", "class_selectivity",
                   "bias_selectivity", "max_bc_loss_share", "mean_logit_gap", "epochs_to_fit", "node_prunability",
                   "magnitude_prunability", "node_prunability_chance", "magnitude_prunability_chance")
-"""The :class:`ParityRun` fields that :meth:`ParitySweep.metric` tabulates."""
+"""The ``ParityRun`` fields that ``ParitySweep.metric`` tabulates."""
 
 
 # ---------------------------------------------------------------------------------------------------- data
@@ -50,7 +49,7 @@ class SpuriousData(NamedTuple):
 
 
 class ToySplits(NamedTuple):
-    """Training, validation and test sets of the linear toy (each a :class:`SpuriousData`)."""
+    """Training, validation and test sets of the linear toy (each a ``SpuriousData``)."""
 
     train: SpuriousData
     val: SpuriousData
@@ -58,7 +57,8 @@ class ToySplits(NamedTuple):
 
 
 class GroupCountTable(NamedTuple):
-    """Training-set counts of a worst-group benchmark (TH8 Table 1): ``counts[class, attribute]``."""
+    """Training-set counts of a worst-group benchmark (Pezeshki (thesis) Ch. 8, Table 1): ``counts[class,
+    attribute]``."""
 
     classes: Tuple[str, ...]
     attributes: Tuple[str, ...]
@@ -67,8 +67,8 @@ class GroupCountTable(NamedTuple):
 
 class MarginGradients(NamedTuple):
     """Per-sample signed margins and margin-gradient norms of the core and spurious blocks, each of shape
-    (n_samples,): the inputs of :func:`~dynamics.spurious.spurious_core_gradient_ratio` and
-    :func:`~dynamics.spurious.spurious_core_gradient_ratio_asymptote`."""
+    (n_samples,): the inputs of :func:`dynamics.spurious.spurious_core_gradient_ratio` and
+    :func:`dynamics.spurious.spurious_core_gradient_ratio_asymptote`."""
 
     margins: np.ndarray
     core_grad_norms: np.ndarray
@@ -114,14 +114,14 @@ class GdroStep(NamedTuple):
 
 class ReweightingCoverage(NamedTuple):
     """Expected fraction of the distinct training samples drawn after some epochs of reweighted sampling
-    (TH8 §8.5.4).
+    (Pezeshki (thesis) §8.5.4).
 
     Attributes
     ----------
     stratum_fractions : ndarray
-        One value per stratum and epoch count: shape (n_classes, n_attributes, *epochs.shape) for RWG (groups),
-        (n_classes, *epochs.shape) for RWY (classes).
-    class_fractions : ndarray, shape (n_classes, *epochs.shape)
+        One value per stratum and epoch count: shape ``(n_classes, n_attributes, *epochs.shape)`` for RWG (groups),
+        ``(n_classes, *epochs.shape)`` for RWY (classes).
+    class_fractions : ndarray, shape ``(n_classes, *epochs.shape)``
         The same per class: the size-weighted mean of its groups' fractions under RWG.
     """
 
@@ -180,7 +180,7 @@ class ToyRun(NamedTuple):
 
 
 class BalancingToyRuns(NamedTuple):
-    """Linear-toy runs over seeds and balancing methods (from :func:`~dynamics.spurious.balancing_toy_runs`).
+    """Linear-toy runs over seeds and balancing methods (from :func:`dynamics.spurious.balancing_toy_runs`).
 
     Attributes
     ----------
@@ -189,14 +189,14 @@ class BalancingToyRuns(NamedTuple):
     splits : tuple of ToySplits
         The data of each seed (shared by every method).
     runs : dict
-        Method -> tuple of :class:`ToyRun`, one per seed (in the order of ``seeds``).
+        Method -> tuple of :class:`dynamics.spurious.ToyRun`, one per seed (in the order of ``seeds``).
     """
 
     seeds: Tuple[int, ...]
     splits: Tuple[ToySplits, ...]
     runs: Dict[str, Tuple[ToyRun, ...]]
 
-    def test_worst_group_curves(self, method) -> np.ndarray:
+    def test_worst_group_curves(self, method: str) -> np.ndarray:
         """Test worst-group accuracy of ``method`` after every epoch, shape (n_seeds, n_epochs)."""
         require_choice("method", method, tuple(self.runs))
         return np.array([run.test_worst_group for run in self.runs[method]])
@@ -204,7 +204,8 @@ class BalancingToyRuns(NamedTuple):
 
 # ---------------------------------------------------------------------------------------------------- torch layer
 class GradientIdentity(NamedTuple):
-    """Per-sample autograd norms for the gradient identity ‖∇ℓ‖ = kσ(−km)‖∇m‖ (spec §4.3).
+    """Per-sample autograd norms for the gradient identity ‖∇ℓ‖ = kσ(−km)‖∇m‖ (derived in this project for
+    Proposition 2 of Barsbey et al. 2025).
 
     Attributes
     ----------
@@ -236,15 +237,17 @@ class ParityData(NamedTuple):
 
 
 class ParityRun(NamedTuple):
-    """What one parity run records (spec API.7 X3), at the end of the first epoch with 100% training accuracy.
+    """What one run of the parity learning-rate sweep records (Barsbey et al. 2025, Fig. 3 and Table 1, parity row),
+    at the end of the first epoch with 100% training accuracy.
 
     Accuracies are on the unbiased test set (ρ = 0.5), BA (y = b) and BC (y != b) groups; the activation
     statistics are means over 1000 random test inputs of the penultimate (post-ReLU) layer (the PQ-index over the
     inputs whose activation vector is not all zero); class separation R², CSI (class labels) and BSI (bias labels)
     use the full test set; ``max_bc_loss_share`` is the largest per-minibatch BC loss share over training (before
-    each step); ``mean_logit_gap`` the mean |z₁ − z₀| on the training set at the stop (the logit scale reached);
-    prunabilities are means of the retention ratios over the κ grid for per-layer neuron pruning ("incoming_l2")
-    and per-matrix magnitude pruning, as ratios and chance-corrected (chance 0.5) [ext]; the chance-corrected values
+    each step); ``mean_logit_gap`` the mean absolute logit difference z₁ − z₀ on the training set at the stop (the
+    logit scale reached); prunabilities are means of the retention ratios over the κ grid for per-layer neuron
+    pruning ("incoming_l2") and per-matrix magnitude pruning, as ratios and chance-corrected (chance 0.5; this
+    project's extension, not in the paper); the chance-corrected values
     are NaN when the full accuracy is at or below chance, and the PQ-index is NaN if every activation vector is zero.
     ``bc_share_history`` has shape (epochs_to_fit, n_batches_per_epoch).
     """
@@ -272,20 +275,22 @@ class ParityRun(NamedTuple):
 
 
 class ParitySweep(NamedTuple):
-    """Parity runs over a learning-rate grid × seeds (spec X3). ``runs[i][j]`` is learning rate i, seed j."""
+    """Parity runs over a learning-rate grid × seeds (the sweep of Barsbey et al. 2025, Fig. 3, at this project's
+    sizes). ``runs[i][j]`` is learning rate i, seed j."""
 
     learning_rates: Tuple[float, ...]
     seeds: Tuple[int, ...]
     runs: Tuple[Tuple[ParityRun, ...], ...]
 
-    def metric(self, name) -> np.ndarray:
-        """The named :class:`ParityRun` field as an array of shape (n_learning_rates, n_seeds)."""
+    def metric(self, name: str) -> np.ndarray:
+        """The named ``ParityRun`` field as an array of shape (n_learning_rates, n_seeds)."""
         require_choice("name", name, PARITY_METRICS)
         return np.array([[getattr(run, name) for run in row] for row in self.runs], dtype=np.float64)
 
 
 class NetworkLogits(NamedTuple):
-    """Logits of a parity network on training samples it predicts by the spurious rule (spec X2).
+    """Logits of a parity network on training samples it predicts by the spurious rule (the set-up of the
+    cross-check of Proposition 1 of Barsbey et al. 2025 on network logits).
 
     Attributes
     ----------

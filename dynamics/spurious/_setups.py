@@ -1,24 +1,25 @@
-"""The reusable set-ups of the spurious-correlation theory (spec/spurious.md §4.4, §7.1, §8.2, §8.4): seeded data
-generators, the sources' named configurations and the experiment driver that claims, figures, notebooks and
-cross-checks share.
+"""The reusable set-ups of the spurious-correlation theory: seeded data generators, the sources' named
+configurations and the experiment driver that claims, figures, notebooks and cross-checks share.
 
-* the parity spurious-correlation task of LLR (``002_ec22b3cfca16aca5.txt`` Fig. 3, after Qiu et al.'s
+* the parity spurious-correlation task of Barsbey et al. 2025 (Fig. 3 and supp. C, after Qiu et al.'s
   ``SpuriousBooleanSampling``): y = Π x_c, b = y except with probability ρ, x_s uniform with Π x_s = b, noise bits;
-* the Chapter 8 linear toy of Idrissi et al. (``001_61c8f54ededf01e4.txt`` §8.4, Eq. 8.4.1, Ch. 8 Fig. 1),
-  rebuilt from the OCR-damaged text and the public code (``Toy.make_dataset``): x_core = y(1 + σZ̃₀),
+* the Chapter 8 linear toy of Idrissi et al. 2022 (Pezeshki (thesis) §8.4, Eq. 8.4.1, Ch. 8 Fig. 1), rebuilt from
+  the thesis's text and the authors' public code (``Toy.make_dataset``): x_core = y(1 + σZ̃₀),
   x_spu = s·y(1 + σZ̃₁) with Z̃ the sample-centred Gaussian blob, exactly ⌊(1 − ρ_spu)n + 1e-9⌋ flipped spurious
   signs, N(0, 1) noise in training and zero noise in validation/test; the closed form P(y x_core < 0) = Φ(−1/σ);
-* the toy's experiment of TH8 Ch. 8 Fig. 1 (spec E7: n = 400, d = 600), every balancing method on the same data
-  per seed (:func:`balancing_toy_runs`);
-* TH8 Table 1 group counts as data, with the Waterbirds row and column labels corrected (an erratum);
-* the two margin-gradient fixtures of Proposition 2 (spec §4.4, B3 and B4): the bias-decomposable fixture and the
-  linear two-block model.
+* the toy's experiment of the thesis's Ch. 8 Fig. 1 at this project's CPU size (n = 400, d = 600), every balancing
+  method on the same data per seed (:func:`dynamics.spurious.balancing_toy_runs`);
+* the group counts of the thesis's Ch. 8 Table 1 as data, with the Waterbirds row and column labels corrected (an
+  erratum);
+* the two margin-gradient fixtures of Proposition 2 of Barsbey et al. 2025: the bias-decomposable fixture and the
+  linear two-block model (the negative control; see the theory note, docs/theory/spurious.md).
 """
 import math
 from types import MappingProxyType
-from typing import Union
+from typing import Any, Optional, Sequence, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import (normal_sf, require_array_in_range, require_choice, require_in_range, require_integer,
                                require_positive, rng_from)
@@ -26,21 +27,23 @@ from ._results import BalancingToyRuns, GroupCountTable, MarginGradients, Spurio
 from ._toy_training import METHODS, train_balancing_toy
 
 BALANCING_TOY_SIZE = (400, 600)
-"""(n_samples, n_noise) of the linear-toy experiment (spec E7, the CPU setting of TH8 Ch. 8 Fig. 1; the code uses
-n = 1000)."""
+"""(n_samples, n_noise) of the linear-toy experiment: this project's CPU setting of the thesis's Ch. 8 Fig. 1 (the
+authors' code uses n = 1000, d = 1200)."""
 
 
 def _pm_ones(rng, shape):
     return (2 * rng.integers(0, 2, size=shape) - 1).astype(np.float64)
 
 
-def make_parity_task(n_samples, n_core=6, n_spurious=2, n_noise=12, bc_rate=0.1, *, seed=None) -> SpuriousData:
-    """The parity spurious-correlation task (LLR Fig. 3 after Qiu et al. 2024; spec §7.1), in ±1 coding.
+def make_parity_task(n_samples: int, n_core: int = 6, n_spurious: int = 2, n_noise: int = 12, bc_rate: float = 0.1,
+                     *, seed: Optional[Union[int, np.random.Generator]] = None) -> SpuriousData:
+    """The parity spurious-correlation task (Barsbey et al. 2025, Fig. 3 and supp. C, after Qiu et al. 2024), in ±1
+    coding.
 
     1. x_c ~ Unif{±1}^C and y = Π x_c; 2. b = y, flipped to −y with probability ρ independently per sample;
     3. x_s uniform on {Π x_s = b} (S uniform bits, bit 0 flipped if the parity is wrong); 4. noise bits
     x_n ~ Unif{±1}^N; x = [x_c, x_s, x_n]. Labels y₀₁ = (y + 1)/2, b₀₁ = (b + 1)/2, group 2y₀₁ + b₀₁.
-    C = 6, S = 2, N = 12 are the spec's choices (LLR gives none, §12 item 1).
+    C = 6, S = 2, N = 12 are this project's choices: the paper gives no values (see the theory note).
 
     Parameters
     ----------
@@ -84,20 +87,22 @@ def make_parity_task(n_samples, n_core=6, n_spurious=2, n_noise=12, bc_rate=0.1,
 
 
 def _flip_count(n, rho):
-    # ⌊(1 − ρ)n + 1e-9⌋: 200 for n = 1000 and ρ = 0.8, where the code's int((1 − 0.8)·1000) gives 199 (§8.4).
+    # ⌊(1 − ρ)n + 1e-9⌋: 200 for n = 1000 and ρ = 0.8, where the authors' int((1 − 0.8)·1000) gives 199.
     return int(math.floor((1.0 - rho) * n + 1e-9))
 
 
-def make_balancing_toy(n_samples, n_noise, split="train", rho_spurious=0.8, rho_core=1.0, feature_std=0.15, *,
-                       seed=None, sign="thesis") -> SpuriousData:
-    """The Chapter 8 linear toy of TH8 §8.4 (Eq. 8.4.1, Ch. 8 Fig. 1), with [code] semantics (spec §8.4).
+def make_balancing_toy(n_samples: int, n_noise: int, split: str = "train", rho_spurious: float = 0.8,
+                       rho_core: float = 1.0, feature_std: float = 0.15, *,
+                       seed: Optional[Union[int, np.random.Generator]] = None, sign: str = "thesis") -> SpuriousData:
+    """The Chapter 8 linear toy of Pezeshki (thesis) §8.4 (Eq. 8.4.1, Ch. 8 Fig. 1), with the semantics of the
+    authors' code (``Toy.make_dataset``).
 
     y = −1 for the first n/2 samples and +1 for the rest; Z ~ N(0, I₂) centred on its sample mean;
     x_core = y(1 + σZ̃₀) and x_spu = s·y(1 + σZ̃₁), with s = −1 on a uniformly random subset of exactly
     ⌊(1 − ρ_spu)n + 1e-9⌋ samples (not stratified by class); ⌊(1 − ρ_core)n + 1e-9⌋ core signs are flipped
-    likewise. A sample flipped in either feature is minority (b = 0). Noise N(0, 1)^d (std 1, as in the code;
+    likewise. A sample flipped in either feature is minority (b = 0). Noise N(0, 1)^d (std 1, as in the authors' code;
     the thesis prints σ²I_d) in training, zero in validation and test. x = [x_spu, x_core, noise] (unscaled:
-    the model multiplies by :func:`toy_feature_scales`).
+    the model multiplies by :func:`dynamics.spurious.toy_feature_scales`).
 
     Parameters
     ----------
@@ -155,19 +160,22 @@ def make_balancing_toy(n_samples, n_noise, split="train", rho_spurious=0.8, rho_
     return SpuriousData(x, y01, b, 2 * y01 + b, b == 0)
 
 
-def make_balancing_toy_splits(n_samples, n_noise, *, seed=None, **options) -> ToySplits:
-    """Training, validation and test sets of the TH8 §8.4 toy, from independent streams of one seed.
+def make_balancing_toy_splits(n_samples: int, n_noise: int, *, seed: Optional[Union[int, np.random.Generator]] = None,
+                              **options: Union[float, str]) -> ToySplits:
+    """Training, validation and test sets of the linear toy of Pezeshki (thesis) §8.4, from independent streams of
+    one seed.
 
-    Validation and test are fresh draws of the same generator (same n and ρ_spu, zero noise), as in [code].
+    Validation and test are fresh draws of the same generator (same n and ρ_spu, zero noise), as in the authors'
+    code.
 
     Parameters
     ----------
     n_samples, n_noise : int
-        As in :func:`make_balancing_toy` (every split has n_samples samples).
+        As in :func:`dynamics.spurious.make_balancing_toy` (every split has n_samples samples).
     seed : None, int or numpy.random.Generator
         Spawns three independent streams.
     **options
-        ``rho_spurious``, ``rho_core``, ``feature_std``, ``sign`` of :func:`make_balancing_toy`.
+        ``rho_spurious``, ``rho_core``, ``feature_std``, ``sign`` of :func:`dynamics.spurious.make_balancing_toy`.
 
     Returns
     -------
@@ -186,33 +194,35 @@ def make_balancing_toy_splits(n_samples, n_noise, *, seed=None, **options) -> To
                        for split, stream in zip(("train", "val", "test"), streams)))
 
 
-def balancing_toy_runs(seeds, methods=("erm", "subg", "rwg"), n_samples=BALANCING_TOY_SIZE[0],
-                       n_noise=BALANCING_TOY_SIZE[1], **train_options) -> BalancingToyRuns:
-    """The linear-toy experiment of TH8 §8.4 (Ch. 8 Fig. 1; spec E7): every balancing method on the same data, seed
-    by seed.
+def balancing_toy_runs(seeds: Sequence[int], methods: Sequence[str] = ("erm", "subg", "rwg"),
+                       n_samples: int = BALANCING_TOY_SIZE[0], n_noise: int = BALANCING_TOY_SIZE[1],
+                       **train_options: Any) -> BalancingToyRuns:
+    """The linear-toy experiment of Pezeshki (thesis) §8.4 (Ch. 8 Fig. 1), at this project's CPU size: every
+    balancing method on the same data, seed by seed.
 
     Each seed s seeds one ``numpy.random.SeedSequence(s)`` that spawns two streams: the first draws the training,
-    validation and test sets (:func:`make_balancing_toy_splits`), the second one integer training seed that every
-    method shares (:func:`~dynamics.spurious.train_balancing_toy`: initialisation, subsampling, epoch orders).
+    validation and test sets (:func:`dynamics.spurious.make_balancing_toy_splits`), the second one integer
+    training seed that every method shares (:func:`dynamics.spurious.train_balancing_toy`: initialisation,
+    subsampling, epoch orders).
 
     Parameters
     ----------
     seeds : sequence of int
         One seed >= 0 per data set (at least one).
     methods : sequence of str
-        Methods of :func:`~dynamics.spurious.train_balancing_toy` (default ERM, SUBG and RWG, the three of the
+        Methods of :func:`dynamics.spurious.train_balancing_toy` (default ERM, SUBG and RWG, the three of the
         thesis's figure).
     n_samples, n_noise : int
-        n (even) and d of the toy (400 and 600, the spec's E7 setting).
+        n (even) and d of the toy (400 and 600, this project's CPU setting).
     **train_options
-        Settings of :func:`~dynamics.spurious.train_balancing_toy` (``learning_rate``, ``batch_size``,
+        Settings of :func:`dynamics.spurious.train_balancing_toy` (``learning_rate``, ``batch_size``,
         ``n_epochs``, ``return_orders``, ...; its defaults otherwise: lr 1e-5, momentum 0.9, batch 100, 500
         epochs).
 
     Returns
     -------
     BalancingToyRuns
-        The seeds, each seed's splits and, per method, one :class:`~dynamics.spurious.ToyRun` per seed.
+        The seeds, each seed's splits and, per method, one :class:`dynamics.spurious.ToyRun` per seed.
 
     Examples
     --------
@@ -243,8 +253,9 @@ def balancing_toy_runs(seeds, methods=("erm", "subg", "rwg"), n_samples=BALANCIN
     return BalancingToyRuns(seeds, tuple(splits), {m: tuple(r) for m, r in runs.items()})
 
 
-def core_error_probability(feature_std) -> Union[float, np.ndarray]:
-    """P(y·x_core < 0) = Φ(−1/σ), the error of the core feature alone (TH8 §8.4 closed form).
+def core_error_probability(feature_std: ArrayLike) -> Union[float, np.ndarray]:
+    """P(y·x_core < 0) = Φ(−1/σ), the error of the core feature alone (the closed form of Pezeshki (thesis)
+    §8.4).
 
     Parameters
     ----------
@@ -274,7 +285,7 @@ def _table(classes, attributes, counts):
 BENCHMARK_GROUP_COUNTS = MappingProxyType({
     # target blond (y = 1), attribute male (a = 1)
     "celeba": _table(("not blond", "blond"), ("female", "male"), [[71629, 66874], [22880, 1387]]),
-    # the standard Waterbirds training counts; TH8 Table 1 prints them with both the row and the column labels
+    # the standard Waterbirds training counts; the thesis's Table 1 prints them with both the row and the column labels
     # swapped (erratum spurious.waterbirds_labels_swapped)
     "waterbirds": _table(("landbird", "waterbird"), ("land", "water"), [[3498, 184], [56, 1057]]),
     # coarse groups: a = 0 if any identity is mentioned
@@ -282,14 +293,16 @@ BENCHMARK_GROUP_COUNTS = MappingProxyType({
     "multinli": _table(("contradiction", "entailment", "neutral"), ("no negation", "negation"),
                        [[57498, 11158], [67376, 1521], [66630, 1992]]),
 })
-"""TH8 Table 1 training-set counts: dataset -> ``GroupCountTable(classes, attributes, counts[class, attribute])``."""
+"""Training-set counts of Pezeshki (thesis) Ch. 8, Table 1: dataset -> ``GroupCountTable(classes, attributes,
+counts[class, attribute])``."""
 
 
 def bias_decomposable_fixture() -> MarginGradients:
-    """The bias-decomposable test fixture of spec §4.4 / B3 (a fixture, not a trained model).
+    """The bias-decomposable test fixture of Proposition 2 of Barsbey et al. 2025 (a fixture, not a trained model).
 
     BA margins {0.5, 1, 2, 1}, BC margins {−0.3, −1.5}; s_i = 1 everywhere; c_i = 1 on BA and 0 on BC (a core
-    block whose margin gradient vanishes on BC samples: the "converged core" of LLR Def. 1 / Prop. 2).
+    block whose margin gradient vanishes on BC samples: the "converged core" of Barsbey et al. 2025, Def. 1 and
+    Prop. 2).
 
     Returns
     -------
@@ -305,14 +318,16 @@ def bias_decomposable_fixture() -> MarginGradients:
                            np.ones(6))
 
 
-def linear_two_block_fixture(n_samples=400, n_features=5, bc_rate=0.1, min_margin=0.25, *, seed=None) \
-        -> MarginGradients:
-    """The negative control of spec §4.4 / B4: a linear two-block model f = W_c x_c + W_s x_s with 2 logits.
+def linear_two_block_fixture(n_samples: int = 400, n_features: int = 5, bc_rate: float = 0.1,
+                             min_margin: float = 0.25, *,
+                             seed: Optional[Union[int, np.random.Generator]] = None) -> MarginGradients:
+    """The negative control of Proposition 2 of Barsbey et al. 2025 (derived in this project): a linear two-block
+    model f = W_c x_c + W_s x_s with 2 logits.
 
     x_c, x_s ~ N(0, I_d); b uniform in {0, 1} and y = b except with probability ``bc_rate``; the first spurious
-    coordinate is (2b − 1)(1 + |N(0, 1)|) and W_s reads it (±1 on the two logits), W_c = 0.05·N(0, 1), so the
-    model predicts by the spurious rule. Samples whose |margin| < ``min_margin`` are dropped. The margin
-    gradients are ∇_{W_c} m = x_c(e_y − e_{y'})ᵀ and ∇_{W_s} m = x_s(e_y − e_{y'})ᵀ, with Frobenius norms
+    coordinate is (2b − 1)(1 + abs(N(0, 1))) and W_s reads it (±1 on the two logits), W_c = 0.05·N(0, 1), so the
+    model predicts by the spurious rule. Samples whose absolute margin is below ``min_margin`` are dropped. The
+    margin gradients are ∇_{W_c} m = x_c(e_y − e_{y'})ᵀ and ∇_{W_s} m = x_s(e_y − e_{y'})ᵀ, with Frobenius norms
     √2‖x_c‖ and √2‖x_s‖: the core gradient never vanishes on BC samples, so the ratio saturates.
 
     Parameters

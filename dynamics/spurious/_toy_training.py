@@ -1,23 +1,26 @@
-"""Reference trainer of the Chapter 8 linear toy (``001_61c8f54ededf01e4.txt`` §8.4, Ch. 8 Fig. 1; spec/spurious.md
-§8.4, API.6), float64, numba.
+"""Reference trainer of the Chapter 8 linear toy (Idrissi et al. 2022, reprinted as Pezeshki (thesis) §8.4 and
+Ch. 8 Fig. 1), float64, numba.
 
 Model f(x) = wᵀ(γ ⊙ x), no bias, BCE-with-logits averaged over the minibatch; torch ``SGD`` semantics
 (g ← ∇ + λw; v ← g on the first step, else v ← μv + g; w ← w − ηv); initialisation w = (0.01/γ) ⊙ w₀ with
-w₀ ~ U(±1/√(d+2)) ([code] ``ToyNet``). The seven methods of TH8 §8.3 with [code] semantics:
+w₀ ~ U(±1/√(d+2)) (the authors' code's ``ToyNet``). The seven methods of Pezeshki (thesis) §8.3, with the
+semantics of the authors' code:
 
 * ERM, SUBY, SUBG and JTT reshuffle their (sub)sampled index set every epoch and cut it into consecutive
   batches (the last may be partial); RWY, RWG and gDRO (``gdro_sampler="group"``) draw N indices with
   replacement per epoch from the balanced sampling weights;
 * JTT trains ERM for T epochs, records the misclassified training points in pass T + 1 without a step, then
   re-initialises (model and optimiser) and trains on the duplicated index list;
-* gDRO takes the online step of :func:`gdro_update` on every minibatch, q starting at all ones.
+* gDRO takes the online step of :func:`dynamics.spurious.gdro_update` on every minibatch, q starting at all ones.
 
 Group accuracies on validation and test are recorded after every epoch; the selected epoch maximises the
-validation worst-group accuracy, ties going to the later epoch ([code] ``>=``).
+validation worst-group accuracy, ties going to the later epoch (the authors' code compares with ``>=``).
 """
 import math
+from typing import Optional, Sequence, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import (as_finite_array, require_bool, require_choice, require_in_range, require_integer,
                                require_positive, rng_from)
@@ -25,17 +28,19 @@ from ._balancing import (balanced_sampling_weights, expand_by_counts, jtt_duplic
                          subsample_to_smallest, weighted_epoch_indices)
 from ._checks import require_toy_split
 from ._kernels import train_epochs
-from ._results import ToyRun
+from ._results import SpuriousData, ToyRun
 
 TOY_GAMMAS = (4.0, 1.0, 2.0)
-"""(γ_spu, γ_core, γ_noise) of TH8 Ch. 8 Fig. 1 ([OCR] "45", "1", "20"; [code] 4.0, 1.0, 2.0)."""
+"""(γ_spu, γ_core, γ_noise) of Pezeshki (thesis) Ch. 8 Fig. 1: 4, 1 and 2.0, the values of the authors' code (the
+thesis's text, as the project read it, garbles them)."""
 
 METHODS = ("erm", "suby", "subg", "rwy", "rwg", "jtt", "gdro")
 N_GROUPS = 4  # 2 classes × 2 attribute values: group = 2y + b
 
 
-def toy_feature_scales(n_noise, gammas=TOY_GAMMAS) -> np.ndarray:
-    """The per-feature scales γ = [γ_spu, γ_core, γ_noise·1_d] of the toy model f(x) = wᵀ(γ ⊙ x) (TH8 §8.4).
+def toy_feature_scales(n_noise: int, gammas: Sequence[float] = TOY_GAMMAS) -> np.ndarray:
+    """The per-feature scales γ = [γ_spu, γ_core, γ_noise·1_d] of the toy model f(x) = wᵀ(γ ⊙ x) (Pezeshki (thesis)
+    §8.4, Eq. 8.4.1).
 
     Parameters
     ----------
@@ -79,16 +84,18 @@ def _flatten(orders):
     return flat, offsets
 
 
-def train_balancing_toy(train, val, test, method, *, learning_rate=1e-5, momentum=0.9, weight_decay=0.0,
-                        batch_size=100, n_epochs=500, gammas=TOY_GAMMAS, jtt_epochs=1, jtt_upweight=20,
-                        gdro_step_size=0.1, gdro_sampler="group", init=None, seed=None,
-                        return_orders=False) -> ToyRun:
-    """Train the TH8 §8.4 linear toy with one of the seven balancing methods of TH8 §8.3 (spec API.6).
+def train_balancing_toy(train: SpuriousData, val: SpuriousData, test: SpuriousData, method: str, *,
+                        learning_rate: float = 1e-5, momentum: float = 0.9, weight_decay: float = 0.0,
+                        batch_size: int = 100, n_epochs: int = 500, gammas: Sequence[float] = TOY_GAMMAS,
+                        jtt_epochs: int = 1, jtt_upweight: int = 20, gdro_step_size: float = 0.1,
+                        gdro_sampler: str = "group", init: Optional[ArrayLike] = None,
+                        seed: Optional[Union[int, np.random.Generator]] = None, return_orders: bool = False) -> ToyRun:
+    """Train the linear toy of Pezeshki (thesis) §8.4 with one of the seven balancing methods of its §8.3.
 
     Parameters
     ----------
     train, val, test : SpuriousData
-        From :func:`make_balancing_toy` (val/test with split "val"/"test", every group non-empty).
+        From :func:`dynamics.spurious.make_balancing_toy` (val/test with split "val"/"test", every group non-empty).
     method : {"erm", "suby", "subg", "rwy", "rwg", "jtt", "gdro"}
     learning_rate : float
         SGD step size η > 0 (1e-5).
@@ -109,9 +116,9 @@ def train_balancing_toy(train, val, test, method, *, learning_rate=1e-5, momentu
     gdro_step_size : float
         gDRO's η > 0 (0.1).
     gdro_sampler : {"group", "shuffle"}
-        gDRO batches from the group-balanced sampler ([code]) or from reshuffles of the data.
+        gDRO batches from the group-balanced sampler (as the authors' code does) or from reshuffles of the data.
     init : array_like, shape (2 + n_noise,), optional
-        Initial w (JTT re-initialises to it too); default: the [code] ``ToyNet`` draw.
+        Initial w (JTT re-initialises to it too); default: the draw of the authors' ``ToyNet``.
     seed : None, int or numpy.random.Generator
         Drives the initialisation, the subsampling and every epoch's order.
     return_orders : bool

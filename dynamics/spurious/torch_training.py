@@ -1,24 +1,30 @@
-"""Torch simulations of the spurious-correlation theory (spec/spurious.md API.7), used by the cross-checks in
-``verify/crosscheck/spurious.py`` and by the figures. Optional: :mod:`dynamics.spurious` does not import it.
+"""Torch simulations of the spurious-correlation theory, used by the cross-checks in
+``verify/crosscheck/spurious.py`` and by the figures. Optional: ``dynamics.spurious`` does not import it.
 
-* :func:`gradient_identity` (X1): per-sample autograd gradient norms of CE(k·f) and of the margin m for a
-  float64 MLP 10→32→32→2, whole parameter vector and per block (LLR Prop. 2, Eqs. 10–11; spec §4.3).
-* :func:`spurious_rule_logits` (X2): the logits of a float64 parity network early in training, on a subset of
-  training samples that it predicts by the spurious rule, with torch's cross-entropy sums at several k.
-* :func:`train_parity_mlp` / :func:`parity_lr_sweep` (X3; LLR Fig. 3, Table 1 parity row, Fig. 12; spec §9.1):
-  the parity task, FCN 20→200→200→2 (ReLU, no bias, PyTorch-default uniform init), plain SGD, batch 100,
-  trained to 100% training accuracy (cap 800 epochs), float32; every run records the metrics of spec API.7.
+* :func:`dynamics.spurious.torch_training.gradient_identity`: per-sample autograd gradient norms of CE(k·f) and
+  of the margin m for a float64 MLP 10→32→32→2, whole parameter vector and per block (the exact identity
+  ‖∇ℓ‖ = kσ(−km)‖∇m‖ behind Barsbey et al. 2025, Prop. 2, Eqs. 10–11; derived in this project).
+* :func:`dynamics.spurious.torch_training.spurious_rule_logits`: the logits of a float64 parity network early in
+  training, on a subset of training samples that it predicts by the spurious rule, with torch's cross-entropy
+  sums at several k (Proposition 1 of Barsbey et al. 2025 on real logits).
+* :func:`dynamics.spurious.torch_training.train_parity_mlp` and
+  :func:`dynamics.spurious.torch_training.parity_lr_sweep` (Barsbey et al. 2025, Fig. 3, Table 1 parity row,
+  Fig. 12): the parity task, FCN 20→200→200→2 (ReLU, no bias, PyTorch-default uniform init), plain SGD, batch
+  100, trained to 100% training accuracy (cap 800 epochs), float32; every run records the metrics of
+  ``ParityRun``.
   All seeds of one learning rate train as one batched model (stacked weights, ``bmm``, manual backpropagation),
   each member leaving the stack at its own stopping epoch: on CUDA this fills the GPU, on CPU it saves the
   per-step overhead.
-* :func:`replay_balancing_toy` (X4; TH8 §8.4): torch ``SGD(momentum, weight_decay)`` in float64 on the linear
-  toy, replaying the index orders and initialisation of :func:`dynamics.spurious.train_balancing_toy`.
+* :func:`dynamics.spurious.torch_training.replay_balancing_toy` (the linear toy of Pezeshki (thesis) §8.4):
+  torch ``SGD(momentum, weight_decay)`` in float64 on the linear toy, replaying the index orders and
+  initialisation of :func:`dynamics.spurious.train_balancing_toy`.
 
-Every function takes ``device`` explicitly and returns named results (:mod:`dynamics.spurious._results`). Runs on CPU
-use one torch thread (restored afterwards; :func:`dynamics.numerics.torch_tools.one_thread_on_cpu`): the tensors are
-small and thread hand-offs cost more than the arithmetic.
+Every function takes ``device`` explicitly and returns named results. Runs on CPU use one torch thread (restored
+afterwards; ``dynamics.numerics.torch_tools.one_thread_on_cpu``): the tensors are small and thread hand-offs cost
+more than the arithmetic.
 """
 import math
+from typing import Optional, Sequence, Union
 
 import numpy as np
 import torch
@@ -44,10 +50,12 @@ def _uniform_init(rng, shape, dtype, device):
     return as_tensor(rng.uniform(-bound, bound, size=shape), device, dtype)
 
 
-# ---------------------------------------------------------------------------------------------------- X1
-def gradient_identity(logit_scales=(0.5, 1.0, 5.0, 20.0), *, n_samples=16, seed=None, device="cpu") \
-        -> GradientIdentity:
-    """Autograd gradient norms of CE(k·f) and of the margin for a random float64 MLP 10→32→32→2 (spec X1).
+# -------------------------------------------------------------------------------------- gradient identity
+def gradient_identity(logit_scales: Sequence[float] = (0.5, 1.0, 5.0, 20.0), *, n_samples: int = 16,
+                      seed: Optional[Union[int, np.random.Generator]] = None,
+                      device: Union[str, torch.device] = "cpu") -> GradientIdentity:
+    """Autograd gradient norms of CE(k·f) and of the margin for a random float64 MLP 10→32→32→2 (the identity
+    ‖∇ℓ‖ = kσ(−km)‖∇m‖ behind Barsbey et al. 2025, Prop. 2; derived in this project).
 
     Parameters
     ----------
@@ -102,7 +110,7 @@ def gradient_identity(logit_scales=(0.5, 1.0, 5.0, 20.0), *, n_samples=16, seed=
     return GradientIdentity(scales, margins, loss_norms, margin_norms)
 
 
-# ---------------------------------------------------------------------------------------------------- parity MLP
+# --------------------------------------------------------------------------------------------- parity MLP
 def _parity_seeds(seed):
     """Independent streams of one run: train data, test data, initialisation, shuffling, metric subset."""
     return [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(5)]
@@ -298,10 +306,12 @@ def _parity_settings(n_train, n_test, n_core, n_spurious, n_noise, bc_rate, widt
                 dtype=require_choice("dtype", dtype, (torch.float32, torch.float64)))
 
 
-def train_parity_mlp(learning_rate, *, seed, n_train=10000, n_test=10000, n_core=6, n_spurious=2, n_noise=12,
-                     bc_rate=0.1, width=200, depth=2, batch_size=100, epoch_cap=800, n_activation_inputs=1000,
-                     dtype=torch.float32, device="cpu") -> ParityRun:
-    """One parity run of spec §9.1 (X3): train to 100% training accuracy with constant-LR SGD and record the metrics.
+def train_parity_mlp(learning_rate: float, *, seed: int, n_train: int = 10000, n_test: int = 10000, n_core: int = 6,
+                     n_spurious: int = 2, n_noise: int = 12, bc_rate: float = 0.1, width: int = 200, depth: int = 2,
+                     batch_size: int = 100, epoch_cap: int = 800, n_activation_inputs: int = 1000,
+                     dtype: torch.dtype = torch.float32, device: Union[str, torch.device] = "cpu") -> ParityRun:
+    """One run of the parity learning-rate experiment (Barsbey et al. 2025, Fig. 3 and Table 1, parity row): train
+    to 100% training accuracy with constant-LR SGD and record the metrics.
 
     Parameters
     ----------
@@ -325,7 +335,7 @@ def train_parity_mlp(learning_rate, *, seed, n_train=10000, n_test=10000, n_core
     n_activation_inputs : int
         Number of random test inputs for the activation statistics (1000).
     dtype : torch.float32 or torch.float64
-        float32 as in the spec.
+        float32 by default (the precision of the paper's training).
     device : str or torch.device
 
     Returns
@@ -344,10 +354,12 @@ def train_parity_mlp(learning_rate, *, seed, n_train=10000, n_test=10000, n_core
                            dtype=dtype, device=device).runs[0][0]
 
 
-def parity_lr_sweep(learning_rates, seeds, *, n_train=10000, n_test=10000, n_core=6, n_spurious=2, n_noise=12,
-                    bc_rate=0.1, width=200, depth=2, batch_size=100, epoch_cap=800, n_activation_inputs=1000,
-                    dtype=torch.float32, device="cpu", batched=None) -> ParitySweep:
-    """The parity learning-rate sweep of spec X3 / §9.1 (LLR Fig. 3 and Table 1, parity row): every (η, seed) run.
+def parity_lr_sweep(learning_rates: Sequence[float], seeds: Sequence[int], *, n_train: int = 10000,
+                    n_test: int = 10000, n_core: int = 6, n_spurious: int = 2, n_noise: int = 12,
+                    bc_rate: float = 0.1, width: int = 200, depth: int = 2, batch_size: int = 100,
+                    epoch_cap: int = 800, n_activation_inputs: int = 1000, dtype: torch.dtype = torch.float32,
+                    device: Union[str, torch.device] = "cpu", batched: Optional[bool] = None) -> ParitySweep:
+    """The parity learning-rate sweep (Barsbey et al. 2025, Fig. 3 and Table 1, parity row): every (η, seed) run.
 
     Runs are memoised in this process by their settings and device, so that the claims and the figures share
     them. With ``batched`` (the default) all seeds of one η train as one stacked model (``bmm`` over stacked
@@ -358,11 +370,13 @@ def parity_lr_sweep(learning_rates, seeds, *, n_train=10000, n_test=10000, n_cor
     learning_rates : sequence of float
         The η grid (each > 0).
     seeds : sequence of int
-        Run seeds (see :func:`train_parity_mlp`).
+        Run seeds (see :func:`dynamics.spurious.torch_training.train_parity_mlp`).
+    n_train, n_test, n_core, n_spurious, n_noise, bc_rate, width, depth, batch_size, epoch_cap : int or float
+        As in :func:`dynamics.spurious.torch_training.train_parity_mlp`.
+    n_activation_inputs, dtype, device
+        As in :func:`dynamics.spurious.torch_training.train_parity_mlp`.
     batched : bool, optional
         Train the seeds of one η together as one stacked model (default True; False trains each run alone).
-    **settings
-        As in :func:`train_parity_mlp`.
 
     Returns
     -------
@@ -397,11 +411,14 @@ def parity_lr_sweep(learning_rates, seeds, *, n_train=10000, n_test=10000, n_cor
     return ParitySweep(lrs, seeds, tuple(rows))
 
 
-# ---------------------------------------------------------------------------------------------------- X2
-def spurious_rule_logits(logit_scales=(1.0, 2.0, 5.0, 10.0, 20.0), *, learning_rate=0.1, n_aligned=100,
-                         n_conflicting=10, min_aligned_accuracy=0.9, eval_every=10, max_steps=5000, seed=None,
-                         n_train=10000, device="cpu") -> NetworkLogits:
-    """Train the X3 parity network in float64 until it predicts by the spurious rule, then read its logits (X2).
+# ----------------------------------------------------------------------------------------- network logits
+def spurious_rule_logits(logit_scales: Sequence[float] = (1.0, 2.0, 5.0, 10.0, 20.0), *, learning_rate: float = 0.1,
+                         n_aligned: int = 100, n_conflicting: int = 10, min_aligned_accuracy: float = 0.9,
+                         eval_every: int = 10, max_steps: int = 5000,
+                         seed: Optional[Union[int, np.random.Generator]] = None, n_train: int = 10000,
+                         device: Union[str, torch.device] = "cpu") -> NetworkLogits:
+    """Train the parity network of :func:`dynamics.spurious.torch_training.train_parity_mlp` in float64 until it
+    predicts by the spurious rule, then read its logits (Proposition 1 of Barsbey et al. 2025 on real logits).
 
     Plain SGD on minibatches of 100 drawn independently at each step. At the first evaluation (every
     ``eval_every`` steps) where the training accuracy on BA samples
@@ -414,7 +431,7 @@ def spurious_rule_logits(logit_scales=(1.0, 2.0, 5.0, 10.0, 20.0), *, learning_r
         k values for the torch cross-entropy sums.
     learning_rate : float
     n_aligned, n_conflicting : int
-        Subset sizes (at least 50 and 5 in the spec).
+        Subset sizes (at least 50 and 5 for the cross-check to mean something).
     min_aligned_accuracy : float
     eval_every, max_steps : int
     seed : None, int or numpy.random.Generator
@@ -483,7 +500,7 @@ def spurious_rule_logits(logit_scales=(1.0, 2.0, 5.0, 10.0, 20.0), *, learning_r
     raise RuntimeError(f"the parity network did not reach the spurious rule within {max_steps} steps")
 
 
-# ---------------------------------------------------------------------------------------------------- X4
+# --------------------------------------------------------------------------------------------- toy replay
 def _group_acc_torch(x, y, g, w):
     pred = (x @ w > 0).long()
     correct = (pred == y).to(DTYPE)
@@ -491,12 +508,14 @@ def _group_acc_torch(x, y, g, w):
     return to_numpy(torch.bincount(g, weights=correct, minlength=N_GROUPS) / totals)
 
 
-def replay_balancing_toy(train, val, test, run, method, *, learning_rate=1e-5, momentum=0.9, weight_decay=0.0,
-                         batch_size=100, gammas=TOY_GAMMAS, jtt_epochs=1, gdro_step_size=0.1,
-                         device="cpu") -> TorchToyRun:
-    """Replay a :func:`~dynamics.spurious.train_balancing_toy` run with torch ``SGD`` in float64 (spec X4(a)).
+def replay_balancing_toy(train: SpuriousData, val: SpuriousData, test: SpuriousData, run: ToyRun, method: str, *,
+                         learning_rate: float = 1e-5, momentum: float = 0.9, weight_decay: float = 0.0,
+                         batch_size: int = 100, gammas: Sequence[float] = TOY_GAMMAS, jtt_epochs: int = 1,
+                         gdro_step_size: float = 0.1, device: Union[str, torch.device] = "cpu") -> TorchToyRun:
+    """Replay a :func:`dynamics.spurious.train_balancing_toy` run with torch ``SGD`` in float64 (the linear toy of
+    Pezeshki (thesis) §8.4).
 
-    The model is [code] ``ToyNet`` (``Linear(x * γ)``, no bias) started from ``run.init``; every epoch takes the
+    The model is the authors' ``ToyNet`` (``Linear(x * γ)``, no bias) started from ``run.init``; every epoch takes the
     index order ``run.orders[e]`` in consecutive batches; JTT re-initialises to ``run.jtt_init`` with a fresh
     optimiser after its error-recording pass; gDRO takes the online step on every batch (q from all ones).
 
