@@ -14,7 +14,7 @@ import dynamics.double_descent as dd
 from .registry import figure
 from .style import COLORS, SEQUENTIAL, new_figure, progress
 
-SEED = "001_61c8f54ededf01e4.txt"
+SOURCE = "Pezeshki (thesis),"  # the figures are cited by the numbers of the thesis reprint of Pezeshki et al. 2022
 MSE_LABEL = "MSE generalization error $L_G$"
 PHASE = dd.PHASE_DIAGRAM_SIZES  # Fig 4.4's n, d, p
 PENALTY = dd.OUTPUT_PENALTY_SETUP  # Fig 4.6's n, d, p, κ
@@ -28,7 +28,7 @@ def _kappa_label(kappa):
     return rf"$\kappa = {kappa:g}$" if kappa < 1e4 else rf"$\kappa = 10^{{{int(round(np.log10(kappa)))}}}$"
 
 
-@figure("double_descent.fast_slow_features", f"{SEED} Fig 4.1",
+@figure("double_descent.fast_slow_features", f"{SOURCE} Fig 4.1",
         "Approximate theory (Eqs 4.2.11–4.2.16), n = 130, d = 100, p = 70, κ = 100, σ_ε = 0, λ = 0, analytic mode "
         "(ησ₁² = 1/4, plotted at k + 1). Left: the fast features alone (slow root a₂ held at its k = 1e−3 value) give "
         "a "
@@ -55,9 +55,10 @@ def fast_slow_features(n_samples=130, n_features=100, n_fast=70, kappa=100.0):
     return fig
 
 
-@figure("double_descent.gd_vs_theory", f"{SEED} Fig 4.3",
-        "n = 150, d = 100, p = 60 (the authors' code; the text says p = 50, E16), σ_ε = 0, κ ∈ {1, 50, 1e5}, 100 drawn "
-        "designs, normalised teachers, Haar F. Left: exact GD (closed form, η = 1/λ_max per design) with the test MSE "
+@figure("double_descent.gd_vs_theory", f"{SOURCE} Fig 4.3",
+        "n = 150, d = 100, p = 60 (the authors' code; the text says p = 50, which would not give the published "
+        "plateau), σ_ε = 0, κ ∈ {1, 50, 1e5}, 100 drawn designs, normalised teachers, "
+        "Haar F. Left: exact GD (closed form, η = 1/λ_max per design) with the test MSE "
         "on 1000 noiseless test points (dashed: mean, band ± ½ sd) against the teacher-averaged trace formulas "
         "Eqs 4.2.9–4.2.10 (solid, design mean). Right: the source's ridge convention (fig3.py): ridge regression "
         "(XᵀX + 2λI)⁻¹Xᵀy (dashed) against the approximate theory Eqs 4.2.14–4.2.16 with the fast group at λ_eff = 2λ "
@@ -95,7 +96,7 @@ def gd_vs_theory(n_samples=150, n_features=100, n_fast=60, kappas=(1.0, 50.0, 1e
     return fig
 
 
-@figure("double_descent.decoupling_error", f"{SEED} Fig 4.3; authors' extra_experiments/emp_vs_analytic.png",
+@figure("double_descent.decoupling_error", f"{SOURCE} Fig 4.3; authors' extra_experiments/emp_vs_analytic.png",
         "The error of the decoupled (approximate) theory in time, as in the authors' emp_vs_analytic.png "
         "(n = 150, d = 100, p = 70 read off its plateau L_B ≈ 0.28 and minimum L_A ≈ 0.235; κ ∈ {1, 100, 1e4}, σ_ε = "
         "0, "
@@ -130,7 +131,7 @@ def decoupling_error(n_samples=150, n_features=100, n_fast=70, kappas=(1.0, 100.
     return fig
 
 
-@figure("double_descent.phase_diagram", f"{SEED} Fig 4.4",
+@figure("double_descent.phase_diagram", f"{SOURCE} Fig 4.4",
         "n = 110, d = 100, p = 70, σ_ε = 0, λ = 0, analytic mode (η = 1/4, k = 10^linspace(−3, 8, 300)), "
         "κ ∈ {1, 7, 12, 30, 100, 1e3, 1e5}. Left: heat map of 1 − 2R + Q (= 2L_G) over the code's grid R ∈ [0, 1.05], "
         "Q ∈ [0, 1.3] (the text says [0, 1] × [0, 1.2]) with the trajectories (R(k), Q(k)) of the approximate theory "
@@ -163,10 +164,11 @@ def phase_diagram(n_samples=PHASE["n_samples"], n_features=PHASE["n_features"], 
     return fig
 
 
-@figure("double_descent.ridge_time_heatmap", f"{SEED} Fig 4.5 (c, d)",
+@figure("double_descent.ridge_time_heatmap", f"{SOURCE} Fig 4.5 (c, d)",
         "Approximate theory with λ_eff = λ + 1/k (analytic code; API weight_decay = 4λ, η = 1/4), n = 120, d = 100, "
-        "p = 80, κ = 40, σ_ε = 0.2: the code's values (the text says κ = 100, E17), noisy-test error (+½σ²), colour "
-        "range 0.2–0.45, λ = 10^−linspace(0.1, 8, 100). (c) L_G over λ (decreasing to the right) and k + 1 ∈ [1, 1e4]; "
+        "p = 80, κ = 40, σ_ε = 0.2: the code's values (the text says κ = 100; these values reproduce the published "
+        "panels), noisy-test error (+½σ²), colour range 0.2–0.45, "
+        "λ = 10^−linspace(0.1, 8, 100). (c) L_G over λ (decreasing to the right) and k + 1 ∈ [1, 1e4]; "
         "dashed: the slices of (d). (d) slices at λ ≈ 0.126 (large: single descent), 3.2e−3 (intermediate: U-curve, "
         "the slow features never learnt) and 1e−8 (small: double descent towards L(∞) = 0.12).")
 def ridge_time_heatmap(n_samples=120, n_features=100, n_fast=80, kappa=40.0, noise_std=0.2):
@@ -197,7 +199,7 @@ def ridge_time_heatmap(n_samples=120, n_features=100, n_fast=80, kappa=40.0, noi
     return fig
 
 
-@figure("double_descent.q_penalty_schedule", f"{SEED} Fig 4.6 (left)",
+@figure("double_descent.q_penalty_schedule", f"{SOURCE} Fig 4.6 (left)",
         "Exact GD (teacher-averaged trace formulas, mean of 20 drawn designs), n = 120, d = 100, p = 70, κ = 30, "
         "σ_ε = 0, λ = 0, η = 1/λ_max, 1e5 full-batch steps (the code's set-up; the text does not give the schedule). "
         "Without regularization: first minimum, a pronounced peak, late second descent. With the output (Q) penalty "

@@ -35,7 +35,7 @@ def test_every_public_function_has_a_named_return_annotation():
 def test_results_are_named_tuples():
     for cls in (dd.OrderParameters, dd.OrderParameterCurve, dd.BipartiteRoots, dd.PhasePoint, dd.BayesPoint,
                 dd.PhasePoints, dd.SaddlePoint, dd.Modulation, dd.TeacherStudentData, dd.WeightTrajectory, dd.Extrema,
-                dd.DesignRuns, dd.OutputPenaltyRuns):
+                dd.DesignRuns, dd.OutputPenaltyRuns, dd.SecondDescent):
         assert issubclass(cls, tuple) and hasattr(cls, "_fields"), cls
     r = dd.bipartite_theory([1.0, 2.0], **CONFIG)
     steps, R, Q, *_ = r  # still unpacks
@@ -124,7 +124,7 @@ def test_bipartite_theory_type_errors():
     (lambda: dd.phase_points(100, 100, 50), "n_samples"),
     (lambda: dd.phase_points(150, 100, 50, noise_std=-1), "noise_std"),
     (lambda: dd.ridge_oracle(-1.0, **CONFIG), "weight_decay"),
-    (lambda: dd.ridge_oracle(1.0, 0, 100, 70, 30.0), "n_samples"),  # n <= d is allowed (spec B.3), n <= 0 is not
+    (lambda: dd.ridge_oracle(1.0, 0, 100, 70, 30.0), "n_samples"),  # n <= d is allowed, n <= 0 is not
     (lambda: dd.stable_root(0.0, 1.0), "alpha"),
     (lambda: dd.stable_root(1.0, -1.0), "weight_decay"),
     (lambda: dd.printed_root(1.0, 0.0), "weight_decay"),
@@ -151,6 +151,12 @@ def test_bipartite_theory_type_errors():
     (lambda: dd.largest_rise([1.0, np.inf]), "values"),
     (lambda: dd.largest_rise([]), "values"),
     (lambda: dd.largest_drop([]), "values"),
+    (lambda: dd.second_descent([1.0, 2.0, 3.0], [0.5, 0.2]), "values"),  # not the shape of steps
+    (lambda: dd.second_descent([1.0, 3.0, 2.0], [0.5, 0.2, 0.3]), "steps"),  # not increasing
+    (lambda: dd.second_descent([0.0, 1.0, 2.0], [0.5, 0.2, 0.3]), "steps"),  # k = 0 has no logarithm
+    (lambda: dd.second_descent([1.0, 2.0, 3.0], [0.5, 0.4, 0.3]), "values"),  # monotone: no first minimum
+    (lambda: dd.second_descent([1.0, 2.0, 3.0], [0.5, 0.2, 0.3]), "values"),  # a U: no peak after the minimum
+    (lambda: dd.second_descent([1.0, 2.0, 3.0, 4.0], [0.5, 0.2, 0.3, 0.1], tolerance=-1.0), "tolerance"),
     (lambda: dd.spectral_filter([], [1.0], 0.1), "eigenvalues"),
     (lambda: dd.scheduled_filter([], [1], 0.1, np.zeros(1)), "eigenvalues"),
     (lambda: dd.ridge_oracle(0.1, 110, 100, 70, 1e200), "kappa"),
@@ -451,6 +457,41 @@ def test_curve_descriptors():
     assert dd.curve_extrema(np.linspace(1, 0, 10)).maxima.size == 0
 
 
+def test_second_descent_reads_a_sampled_curve():
+    k = np.geomspace(1.0, 1e6, 7)  # one sample per decade: ln k = j ln 10
+    y = [0.5, 0.2, 0.3, 0.4, 0.3, 0.1, 0.1]
+    r = dd.second_descent(k, y)
+    assert (r.first_minimum_step, r.first_minimum, r.peak_step, r.peak) == (10.0, 0.2, 1e3, 0.4)
+    assert r.peak_height == pytest.approx(0.2) and (r.second_minimum_step, r.second_minimum) == (1e5, 0.1)
+    # half-way down is 0.25, between 0.3 at 1e4 and 0.1 at 1e5: a quarter of the decade, interpolated in ln k
+    assert r.second_descent_step == pytest.approx(10 ** 4.25, rel=1e-12)
+    assert r.recovery_step == pytest.approx(10 ** 4.5, rel=1e-12)  # back at the first minimum's 0.2
+    # a later rise ends the second descent at the interior minimum; never back down to the first minimum: None
+    r = dd.second_descent(k, [0.5, 0.2, 0.4, 0.3, 0.35, 0.36, 0.37])
+    assert (r.second_minimum_step, r.second_minimum, r.recovery_step) == (1e3, 0.3, None)
+    # wiggles below the tolerance are not extrema
+    with pytest.raises(ValueError, match="no interior minimum"):
+        dd.second_descent(k, [0.5, 0.4, 0.4 + 1e-12, 0.3, 0.2, 0.1, 0.0])
+
+
+def test_second_descent_of_the_theory():
+    """In the Fig 4.4 configuration the first minimum is point A, the bump grows with κ and the second descent comes
+    κ² later (the slow group's time scale, Eq 4.2.12); with label noise and κ = 1 there is no second descent."""
+    k = dd.analytic_steps(600, -3, 12)
+    A = dd.phase_points(110, 100, 70).A
+    found = {kappa: dd.second_descent(k, dd.bipartite_theory(k, 110, 100, 70, kappa).generalization_error)
+             for kappa in (1e2, 1e3, 1e4)}
+    ratio = k[1] / k[0]
+    for r in found.values():
+        assert A.steps_at() / ratio <= r.first_minimum_step <= A.steps_at() * ratio
+        assert r.first_minimum == pytest.approx(A.generalization_error, abs=1e-3)
+        assert r.first_minimum_step < r.peak_step < r.recovery_step < r.second_descent_step < r.second_minimum_step
+    assert found[1e2].peak_height < found[1e3].peak_height < found[1e4].peak_height
+    assert found[1e4].second_descent_step / found[1e3].second_descent_step == pytest.approx(100.0, rel=0.05)
+    with pytest.raises(ValueError, match="no interior maximum after its first minimum"):
+        dd.second_descent(k, dd.bipartite_theory(k, 110, 100, 70, 1.0, noise_std=0.5).generalization_error)
+
+
 def test_phase_point_a_steps_and_effective_weight_decay():
     A = dd.phase_points(110, 100, 70).A
     assert A.steps_at(0.25) == pytest.approx(1 / (0.25 * 0.3))
@@ -526,7 +567,7 @@ def test_extreme_but_valid_inputs_stay_finite():
 
 
 def test_ridge_oracle_below_the_interpolation_threshold():
-    # n < d: the ridgeless limit has k > 0 (spec B.3); it must be continuous in λ → 0 and bounded by the teacher
+    # n < d: the ridgeless limit has k > 0; it must be continuous in λ → 0 and bounded by the teacher
     lam = np.array([0.0, 1e-12, 1e-8])
     o = dd.ridge_oracle(lam, 80, 100, 50, 10.0, noise_std=0.3)
     assert np.all(np.isfinite(o.Q)) and np.allclose(o.generalization_error, o.generalization_error[0], atol=1e-6)

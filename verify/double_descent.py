@@ -1,4 +1,6 @@
-"""Claims of the multi-scale double-descent theory (thesis Ch. 4; spec/double_descent.md P1–P19 and errata).
+"""Claims of the multi-scale double-descent theory (Pezeshki et al. 2022, cited by the equation numbers of its
+reprint, Pezeshki (thesis) Ch. 4), the results derived in this project for it, and the errata the project found (see
+the theory note, docs/theory/double_descent.md).
 
 Every claim compares two routes computed here: the approximate bipartite closed form against the exact large-d ridge
 oracle, the log-time ODE or phase-point formulas; the trace formulas against Monte Carlo over teachers and against
@@ -25,7 +27,6 @@ import dynamics.double_descent as dd
 from dynamics import numerics as nx
 from .registry import Check, claim, planted_bug
 
-SEED = "001_61c8f54ededf01e4.txt"
 PHASE = dd.PHASE_DIAGRAM_SIZES  # Fig 4.4 configuration (n/d = 1.1, p/d = 0.7)
 FAMILY_WISE = 1e-4
 
@@ -49,9 +50,9 @@ def _abs(a, b):
     return float(np.max(np.abs(np.asarray(a, float) - np.asarray(b, float))))
 
 
-# ---------------------------------------------------------------------------------------------------- P1, P2, P3
+# ------------------------------------------------------- the generalisation error, the GD closed form, the traces
 
-@claim("double_descent.generalization_error_identity", "001_61c8f54ededf01e4.txt Eq 4.2.5–4.2.6",
+@claim("double_descent.generalization_error_identity", "Pezeshki (thesis), Eqs 4.2.5–4.2.6",
        f"For any student ŵ, half the test MSE equals ½(‖w‖²/d − 2R + Q) (= ½(1 − 2R + Q) for ‖w‖² = d): the Monte "
        f"Carlo mean over 2e5 test inputs agrees for 4 students within z = {_z_limit(4):.2f} standard errors (two-sided "
        "Bonferroni "
@@ -72,7 +73,7 @@ def generalization_error_identity(run):
                          f"relative {_rel(measured, theory):.1e}")
 
 
-@claim("double_descent.closed_form_equals_iterated_gd", "001_61c8f54ededf01e4.txt Eq .2.15–.2.17 (Eq 4.2.19)",
+@claim("double_descent.closed_form_equals_iterated_gd", "Pezeshki (thesis), Eq 4.2.19, App. Eqs .2.15–.2.17",
        "The closed form ŵ_k = W(I − ((1 − ηλ)I − ηΛ)^k)Wᵀŵ_λ equals explicitly iterated full-batch GD (Haar F, "
        "weight decay, label noise, 3 draws, up to 600 steps) to 1e−10 (a round-off envelope: observed ~1e−14).",
        "identity", stochastic=True)
@@ -105,7 +106,8 @@ def _teacher_monte_carlo(design_seed, teacher_seed):
     return dict(F=F, X=X, steps=steps, eta=eta, weight_decay=weight_decay, noise_std=noise_std, moments=moments)
 
 
-@claim("double_descent.trace_formula_equals_teacher_average", "001_61c8f54ededf01e4.txt Eq 4.2.9–4.2.10, .2.18–.2.20",
+@claim("double_descent.trace_formula_equals_teacher_average",
+       "Pezeshki (thesis), Eqs 4.2.9–4.2.10, App. Eqs .2.18–.2.20",
        f"At fixed X, the trace formulas for R, Q (and the parts R1, Q1, Q2) at 4 steps equal the Monte-Carlo average "
        f"over 4000 teachers and label-noise draws within z = {_z_limit(20):.2f} standard errors (two-sided Bonferroni "
        "over the 20 "
@@ -122,7 +124,7 @@ def trace_formula_equals_teacher_average(run):
                         f"max |trace − MC| = {z:.2f} SE over steps {mc['steps'].tolist()}; |G∘H − direct| = {gap:.1e}")
 
 
-@claim("double_descent.erratum_teacher_enters_through_inverse_F", "001_61c8f54ededf01e4.txt Eq 4.2.10",
+@claim("double_descent.erratum_teacher_enters_through_inverse_F", "Pezeshki (thesis), Eq 4.2.10",
        f"The source prints A = FVDVᵀF; the correct A = FV·DΛ(Λ+λ)⁻¹·VᵀF⁻¹ (the teacher enters through F⁻¹, since "
        f"XᵀZw = XᵀXF⁻¹w): the corrected Q is within z = {_z_limit(4):.2f} Monte-Carlo standard errors of the "
        "4000-teacher average "
@@ -145,9 +147,10 @@ def erratum_teacher_enters_through_inverse_F(run):
                          reject_above=15.0, detail="errors in units of the Monte-Carlo standard error of Q")
 
 
-# ---------------------------------------------------------------------------------------------------- P4, P5
+# ---------------------------------------------------------------------- Case 1 (F = I) and the root of Eq 4.2.13
 
-@claim("double_descent.case1_replica_equals_random_matrix_theory", "001_61c8f54ededf01e4.txt Eq .2.30–.2.35, .2.64–.2.66",
+@claim("double_descent.case1_replica_equals_random_matrix_theory",
+       "Pezeshki (thesis), App. Eqs .2.30–.2.35, .2.64–.2.66 (the random-matrix form derived in this project)",
        "Case 1 (F = I): the zero-temperature replica saddle point (a, R, Q) equals the Marchenko–Pastur Stieltjes "
        "formulas to rel 1e−9 over α ∈ {0.5, 1, 1.5, 3}, λ ∈ [1e−4, 10], T ∈ {1, 0.7, 0.3}, σ² ∈ {0, 0.3, 1.2}; it is a "
        "stationary point of the free energy (sympy gradient ≤ 1e−9), and g equals MP quadrature (rel 1e−7, the "
@@ -192,7 +195,7 @@ def case1_replica_equals_random_matrix_theory():
 _CASE1_BIAS = 0.01
 
 
-@claim("double_descent.case1_ridge_simulation", "001_61c8f54ededf01e4.txt Eq .2.33–.2.35 (§4.2.3)",
+@claim("double_descent.case1_ridge_simulation", "Pezeshki (thesis), App. Eqs .2.33–.2.35, §4.2.3",
        f"Case 1 (F = I, d = 400, σ² = 0.3, α ∈ {{0.5, 1.5, 3}}, λ ∈ {{1e−3, 0.1, 1}}): over 20 drawn designs, (i) "
        "single-"
        "teacher ridge simulations agree with the teacher-averaged trace formula at the same design (a zero-mean "
@@ -235,9 +238,9 @@ def case1_ridge_simulation(run):
                         f"{bias_excess:.4f}; " + "; ".join(notes))
 
 
-@claim("double_descent.stable_root", "001_61c8f54ededf01e4.txt Eq 4.2.13",
+@claim("double_descent.stable_root", "Pezeshki (thesis), Eq 4.2.13",
        "The stable root ½[1 + α + λ̃ + sqrt((1 + α + λ̃)² − 4α)] equals the printed form to rel 1e−5 over "
-       "λ̃ ∈ [1e−10, 1e4] (the printed form's cancellation, E12), and the exact larger root (mpmath, 50 digits) to "
+       "λ̃ ∈ [1e−10, 1e4] (the printed form's cancellation), and the exact larger root (mpmath, 50 digits) to "
        "rel 1e−14 over λ̃ ∈ [1e−16, 1e8] (a few ulps).", "identity")
 def stable_root():
     alphas = np.array([0.5, 1.0, 1.5, 4.0])
@@ -256,7 +259,7 @@ def stable_root():
                         f"printed vs stable rel {vs_printed:.1e}; stable vs mpmath rel {exact_err:.1e}")
 
 
-@claim("double_descent.erratum_printed_root_cancels", "001_61c8f54ededf01e4.txt Eq 4.2.13, .2.35",
+@claim("double_descent.erratum_printed_root_cancels", "Pezeshki (thesis), Eq 4.2.13, App. Eq .2.35",
        "The printed root 1 + 2λ̃/(1 − α − λ̃ + sqrt((1 − α − λ̃)² + 4λ̃)) cancels catastrophically for α > 1 and small "
        "λ̃ (rel error > 1e−6 against mpmath for λ̃ ∈ [1e−15, 1e−8], α = 4); the stable form stays within 1e−14.",
        "erratum", printed="a = 1 + 2λ/(1 − α − λ + sqrt((1 − α − λ)² + 4λ))",
@@ -273,12 +276,12 @@ def erratum_printed_root_cancels():
     return Check.erratum(printed_err, stable_err, 1e-14, reject_above=1e-6)
 
 
-# ---------------------------------------------------------------------------------------------------- P6–P9
+# ---------------------------------------------------------------------------- limits and the phase points A, B, C
 
 _CONFIGS = [(110, 100, 70, 30.0, 0.0), (150, 100, 50, 50.0, 0.0), (120, 100, 80, 40.0, 0.2), (130, 100, 70, 100.0, 0.5)]
 
 
-@claim("double_descent.limits_small_and_large_time", "001_61c8f54ededf01e4.txt §4.3.2, Eq 4.2.14–4.2.16",
+@claim("double_descent.limits_small_and_large_time", "Pezeshki (thesis), Eqs 4.2.14–4.2.16, §4.3.2",
        f"k → 0: R = Q = 0 and L_G = ½ (+½σ² with noisy test labels); k → ∞ (n > d): R → 1, Q → 1 + σ²d/(n − d), for "
        "the approximate theory and the exact ridge asymptotics (to 1e−9, round-off). Exact GD at d = 200 (8 drawn "
        "designs): k = 0 and R(∞) = 1 exactly (1e−9), Q(∞) − 1 = σ²Tr((ZᵀZ)⁻¹)/d per design (rel 1e−9), and the design "
@@ -317,7 +320,7 @@ def limits_small_and_large_time(run):
                                 f"k = 0 and R(∞) {exact_ends:.1e}")
 
 
-@claim("double_descent.order_parameter_bounds", "001_61c8f54ededf01e4.txt Eq 4.2.6–4.2.7, .2.41",
+@claim("double_descent.order_parameter_bounds", "Pezeshki (thesis), Eqs 4.2.6–4.2.7, App. Eq .2.41",
        "Along every trajectory of the approximate theory (and of the ridge oracle): R_i ≤ p_i/d, Q_i ≥ 0, Q ≥ R² and "
        "1 − b₁b₂ > 0 for n > d, over a grid of n/d, p/d, κ, σ, λ (violation ≤ 1e−12, round-off).", "bound")
 def order_parameter_bounds():
@@ -340,7 +343,7 @@ def order_parameter_bounds():
     return Check.at_most(worst, 1e-12, "largest violation (negative: the smallest margin)")
 
 
-@claim("double_descent.point_b_plateau", "001_61c8f54ededf01e4.txt Fig 4.4 (point B), Eq 4.2.14–4.2.16",
+@claim("double_descent.point_b_plateau", "Pezeshki (thesis), Fig 4.4 (point B), Eqs 4.2.14–4.2.16",
        "κ → ∞ plateau: R_B = p/d, Q_B = p/d + (1 − p/d + σ²)p/(n − p), L_B = ½(1 − p/d + σ²)n/(n − p) − ½σ² (closed "
        "form, retyped here) equals phase_points, the approximate theory and the exact ridge asymptotics at κ = 1e8, "
        "λ = 1e−6 to 1e−4 (the residual effect of λ = 1e−6 and κ = 1e8: measured 1e−5).", "limit")
@@ -358,7 +361,7 @@ def point_b_plateau():
     return Check.at_most(worst, 1e-4, "max over 5 configurations of |ΔR|, |ΔQ|, |ΔL|")
 
 
-@claim("double_descent.point_c_limit", "001_61c8f54ededf01e4.txt Fig 4.4 (point C), Fig 4.5d",
+@claim("double_descent.point_c_limit", "Pezeshki (thesis), Fig 4.4 (point C), Fig 4.5d",
        "Point C (finite κ, n > d, λ = 0, k → ∞): (R, Q) = (1, 1 + σ²d/(n − d)); in the Fig 4.5 configuration the "
        "noisy-test L(∞) = ½(σ² + σ²d/(n − d)). Approximate theory, ridge oracle and the closed form (retyped here) "
        "agree to 1e−12 (round-off).", "limit")
@@ -376,7 +379,7 @@ def point_c_limit():
     return Check.at_most(worst, 1e-12)
 
 
-@claim("double_descent.point_a_bayes_optimal", "001_61c8f54ededf01e4.txt Fig 4.4 (point A), Eq .2.33–.2.35",
+@claim("double_descent.point_a_bayes_optimal", "Pezeshki (thesis), Fig 4.4 (point A), App. Eqs .2.33–.2.35",
        "Point A: the minimum over λ of L_G with the slow group frozen sits at λ_eff* = 1 − p/d + σ² where R = Q; the "
        "closed form matches a numerical argmin (λ* to rel 1e−4 and R = Q there to 1e−6, both first order in the "
        "optimiser's tolerance; L to 1e−10, second order), the Case-1 replica minimum, and the first minimum in steps "
@@ -415,7 +418,7 @@ def point_a_bayes_optimal():
     return Check.all_of(checks, "; ".join(notes))
 
 
-# ---------------------------------------------------------------------------------------------------- P10, P11, P15
+# ------------------------------------------------------------------------- double descent, time scales, GD vs ridge
 
 @lru_cache(maxsize=None)
 def _fig4_gd(kappa, seed, noise_std=0.0, d=200):
@@ -427,7 +430,7 @@ def _fig4_gd(kappa, seed, noise_std=0.0, d=200):
         dd.inverse_max_eigenvalue_learning_rate(data.X[0])
 
 
-@claim("double_descent.no_double_descent_at_kappa_one", "001_61c8f54ededf01e4.txt Fig 4.3 (κ = 1), §4.3.2",
+@claim("double_descent.no_double_descent_at_kappa_one", "Pezeshki (thesis), Fig 4.3 (κ = 1), §4.3.2",
        "With σ_ε = 0 and κ = 1, L_G is monotone non-increasing in k (largest rise ≤ 1e−12, round-off) for the "
        "approximate theory, the exact ridge map λ = 1/(ηk) and exact GD at d = 200 (a drawn design).", "theorem",
        stochastic=True)
@@ -440,7 +443,7 @@ def no_double_descent_at_kappa_one(run):
     return Check.at_most(max(rises.values()), 1e-12, ", ".join(f"{k} {v:.1e}" for k, v in rises.items()))
 
 
-@claim("double_descent.double_descent_at_large_kappa", "001_61c8f54ededf01e4.txt Fig 4.4, §4.3.2",
+@claim("double_descent.double_descent_at_large_kappa", "Pezeshki (thesis), Fig 4.4, §4.3.2",
        "For κ ∈ {30, 100, 1000} (n/d = 1.1, p/d = 0.7, σ = 0) L_G(k) has exactly one interior local maximum, followed "
        "by a descent of at least 0.05 (a regression envelope: measured ≥ 0.26), in the approximate theory and in "
        "exact GD at d = 200 (a drawn design); the bump (peak minus the preceding minimum) grows with κ.", "theorem",
@@ -469,7 +472,7 @@ def double_descent_at_large_kappa(run):
     return Check.all_of(checks, "; ".join(violations + notes))
 
 
-@claim("double_descent.critical_kappa_bracket", "001_61c8f54ededf01e4.txt Fig 4.4, §4.3.2",
+@claim("double_descent.critical_kappa_bracket", "Pezeshki (thesis), Fig 4.4, §4.3.2",
        "The threshold κ_c for double descent lies between 5 and 16 (n/d = 1.1, p/d = 0.7, σ = 0): the approximate "
        "theory is monotone at κ = 7 (rise ≤ 1e−12) and has one interior maximum with a rise ≥ 1e−4 (far above "
        "round-off) at κ = 12 (as in Fig 4.4); exact GD at d = 200 (a drawn design) is monotone at κ = 5 and has an "
@@ -492,7 +495,7 @@ def critical_kappa_bracket(run):
     return Check.all_of(checks, "; ".join(notes))
 
 
-@claim("double_descent.single_u_with_noise", "001_61c8f54ededf01e4.txt §4.3.2, Fig 4.5d",
+@claim("double_descent.single_u_with_noise", "Pezeshki (thesis), §4.3.2, Fig 4.5d",
        "With σ_ε = 0.5 and κ = 1 the curve is a single U: one minimum, then a rise to the OLS value with no second "
        "descent (largest drop after the minimum ≤ 1e−9, round-off) in the approximate theory, the ridge map and exact "
        "GD at d = 200 (a drawn design).", "theorem", stochastic=True)
@@ -500,7 +503,8 @@ def single_u_with_noise(run):
     steps, gd, eta = _fig4_gd(1.0, run.seed(61), noise_std=0.5)
     curves = {"approximate": dd.bipartite_theory(steps, **PHASE, kappa=1.0, noise_std=0.5,
                                                  learning_rate=eta).generalization_error,
-              "ridge": dd.ridge_oracle(dd.effective_weight_decay(steps, eta), **PHASE, kappa=1.0, noise_std=0.5).generalization_error,
+              "ridge": dd.ridge_oracle(dd.effective_weight_decay(steps, eta), **PHASE, kappa=1.0,
+                                       noise_std=0.5).generalization_error,
               "GD": gd.generalization_error}
     checks, notes = [], []
     for name, curve in curves.items():
@@ -512,7 +516,7 @@ def single_u_with_noise(run):
     return Check.all_of(checks, "; ".join(notes))
 
 
-@claim("double_descent.time_scale_separation", "001_61c8f54ededf01e4.txt Eq 4.2.12 (remark after 4.2.16)",
+@claim("double_descent.time_scale_separation", "Pezeshki (thesis), Eq 4.2.12 (remark after Eq 4.2.16)",
        "Approximate theory: for p = d/2, R₂(κ²k) = R₁(k) exactly (rel 1e−12, round-off); in general R_i depends on k "
        "only through σ_i²ηk·p_i/d (rescaling η and k together leaves R_i unchanged).", "identity")
 def time_scale_separation():
@@ -531,10 +535,10 @@ def time_scale_separation():
 _PLATEAU_DESIGNS = 8
 
 
-@claim("double_descent.gd_versus_ridge_map", "001_61c8f54ededf01e4.txt Eq 4.2.21–4.2.22, Fig 4.3",
+@claim("double_descent.gd_versus_ridge_map", "Pezeshki (thesis), Eqs 4.2.21–4.2.22, Fig 4.3",
        f"Exact GD (d = 200, a drawn design) and the exact ridge map λ = 1/(ηk): the same k → 0 and k → ∞ limits "
        f"(1e−9 and 1e−6, round-off), the same number of interior extrema for κ ∈ {{1, 30, 100}}, |ΔL_G| ≤ 0.12 (also "
-       f"against the approximate theory; a regression envelope, spec P15, measured ≤ 0.11). For κ = 1e5 both show a "
+       f"against the approximate theory; a regression envelope of the measured ≤ 0.11). For κ = 1e5 both show a "
        f"minimum then a rise with no second descent (drop ≤ 1e−3) up to k = 1e6: the ridge map to L_B (1e−3, the "
        f"residual of finite κ and k), and the mean of GD's plateau over {_PLATEAU_DESIGNS} drawn designs to its "
        "finite-n "
@@ -579,12 +583,13 @@ def gd_versus_ridge_map(run):
     return Check.all_of(checks, "; ".join(notes))
 
 
-# ---------------------------------------------------------------------------------------------------- P13, P14
+# ----------------------------------------------------------------- the decoupling error and finite-d convergence
 
-@claim("double_descent.decoupling_error_bound", "001_61c8f54ededf01e4.txt Eq 4.2.14–4.2.16 vs exact ridge",
+@claim("double_descent.decoupling_error_bound",
+       "derived in this project: Pezeshki (thesis) Eqs 4.2.14–4.2.16 against the exact large-d ridge",
        "Approximate theory vs exact large-d ridge at k = ∞ in the figure configurations: |ΔL_G| ≤ 5e−4 for λ ≥ 1, "
-       "≤ 5e−3 at λ = 0.1, ≤ 2e−3 for λ ≤ 1e−6, ≤ 0.12 over λ ∈ [1e−7, 10] (regression envelopes of spec P13's "
-       "measurements: 0.112 / 0.043 / 0.083 at the worst λ), and R₂ is over-estimated (R₂ − R₂(exact) ≥ −1e−12).",
+       "≤ 5e−3 at λ = 0.1, ≤ 2e−3 for λ ≤ 1e−6, ≤ 0.12 over λ ∈ [1e−7, 10] (regression envelopes of the "
+       "measured 0.112 / 0.043 / 0.083 at the worst λ), and R₂ is over-estimated (R₂ − R₂(exact) ≥ −1e−12).",
        "bound")
 def decoupling_error_bound():
     checks, notes = [], []
@@ -606,7 +611,7 @@ def decoupling_error_bound():
     return Check.all_of(checks, "; ".join(notes))
 
 
-# Spec §2.6: the oracle against ridge simulations at d = 800 measured |ΔL_G| ≤ 0.014, |ΔR| ≤ 0.011, |ΔQ| ≤ 0.021
+# When the oracle was derived, ridge simulations at d = 800 measured |ΔL_G| ≤ 0.014, |ΔR| ≤ 0.011, |ΔQ| ≤ 0.021
 # (the O(1/d) finite-size bias); with label noise and λ → 0 the smallest eigenvalues of XᵀX make Q fluctuate more,
 # hence 0.03 for Q. These envelopes bound the bias; the design-to-design noise is bounded separately.
 _ORACLE_BIAS = dict(generalization_error=0.014, R=0.011, Q=0.03)
@@ -616,14 +621,15 @@ _ORACLE_DESIGNS, _ORACLE_LAMBDAS = 8, np.logspace(-7, 1, 5)
 _ORACLE_COMPARISONS = 3 * 3 * 5  # configurations × quantities × λ
 
 
-@claim("double_descent.ridge_oracle_matches_ridge_simulation", "001_61c8f54ededf01e4.txt Eq .2.14",
+@claim("double_descent.ridge_oracle_matches_ridge_simulation",
+       "derived in this project: the large-d ridge oracle, for the estimator of Pezeshki (thesis), App. Eq .2.14",
        f"The exact large-d ridge oracle equals teacher-averaged ridge regression (XᵀX + λI)⁻¹Xᵀy at d = 400 (8 drawn "
        f"designs, λ ∈ {{1e−7, 1e−5, 1e−3, 0.1, 10}}) for n > d (n/d = 1.1, κ = 30; n/d = 1.2, κ = 40, σ = 0.2) and "
        f"n < d (n/d = 0.8, κ = 10, σ = 0.3): the design mean's gap beyond t = {_t_limit(_ORACLE_COMPARISONS, 7):.1f} "
        "of "
        f"its standard errors (two-sided Bonferroni over the {_ORACLE_COMPARISONS} comparisons at family-wise 1e−4, "
        f"Student t with 7 degrees of freedom) is within the finite-d bias envelopes |ΔL_G| ≤ 0.014, |ΔR| ≤ 0.011, "
-       f"|ΔQ| ≤ 0.03 (spec §2.6's measurements).", "identity", cost="slow", stochastic=True)
+       f"|ΔQ| ≤ 0.03 (measured against ridge simulations at d = 800).", "identity", cost="slow", stochastic=True)
 def ridge_oracle_matches_ridge_simulation(run):
     lams, designs, d = _ORACLE_LAMBDAS, _ORACLE_DESIGNS, 400
     t_limit = _t_limit(_ORACLE_COMPARISONS, designs - 1)
@@ -655,11 +661,12 @@ def ridge_oracle_matches_ridge_simulation(run):
 _CONVERGENCE_DESIGNS, _CONVERGENCE_STEPS = 12, np.logspace(-1, 6, 15)
 
 
-@claim("double_descent.finite_d_convergence", "001_61c8f54ededf01e4.txt Eq 4.2.9–4.2.10",
+@claim("double_descent.finite_d_convergence", "Pezeshki (thesis), Eqs 4.2.9–4.2.10",
        f"Teacher-averaged exact GD L_G at d = 200 and d = 400 (n, p scaled, κ = 30, 12 drawn designs each, 15 steps) "
        f"differ, beyond t = {_t_limit(15, 11):.2f} standard errors of the difference of the design means (two-sided "
        f"Bonferroni over the 15 steps at family-wise 1e−4, Student t with 11 degrees of freedom), by at most the "
-       f"finite-d envelope 0.01 (spec P14); single-teacher simulations (20 draws, d = 100) agree with the trace "
+       f"finite-d envelope 0.01 (a regression envelope of the measured O(1/d) gap); single-teacher simulations "
+       f"(20 draws, d = 100) agree with the trace "
        f"formula at their design (a zero-mean difference) within t = {_t_limit(4, 19):.2f} standard errors "
        f"(Bonferroni over 4 steps, 19 degrees of freedom).", "limit", cost="slow", stochastic=True)
 def finite_d_convergence(run):
@@ -682,9 +689,9 @@ def finite_d_convergence(run):
                         f"{z.max():.2f} SE (sd {diff.std(0, ddof=1).max():.3f})")
 
 
-# ---------------------------------------------------------------------------------------------------- P16–P19
+# ------------------------------------------------------- the output penalty, per-group learning rates, ODE routes
 
-@claim("double_descent.q_penalty_exact_mapping", "001_61c8f54ededf01e4.txt Lemma 4.3.1, App. .2.5",
+@claim("double_descent.q_penalty_exact_mapping", "Pezeshki (thesis), Lemma 4.3.1, App. .2.5",
        "A constant output penalty (a/2)‖Xŵ‖² is a uniform time rescaling plus shrinkage: R_a(k) = R₀((1+a)k)/(1+a) and "
        "Q_a(k) = Q₀((1+a)k)/(1+a)² in gradient flow (1e−12), explicit penalised GD equals its closed form (1e−10), "
        "and the final error is ½(a/(1+a))² (1e−12); round-off tolerances on a drawn design. It does not equalise "
@@ -716,12 +723,12 @@ def _fig6_schedule(n_steps):
     return np.array([0.6 * math.log1p(math.exp(-k / 1000.0)) / math.log(2.0) for k in range(n_steps)])
 
 
-@claim("double_descent.q_penalty_schedule", "001_61c8f54ededf01e4.txt Fig 4.6 (left), Lemma 4.3.1",
+@claim("double_descent.q_penalty_schedule", "Pezeshki (thesis), Fig 4.6 (left), Lemma 4.3.1",
        "The library's Fig 4.6 schedule equals a_k = 0.6·log(1 + e^{−k/1000})/log 2 computed independently (rel 1e−12: "
        "round-off, e^{−k/1000} amplifying the rounding of k/1000 by up to k/1000 = 100) over 1e5 steps. With it (n = "
        "120, d = 100, p = 70, κ = 30, mean of 4 drawn designs) the "
        "bump after the first minimum falls to under half (a regression envelope of the source's 'diminished': "
-       "measured ≈ 0.1), the errors at step 1e5 agree within 1e−3 (spec P17), and the scheduled spectral recursion "
+       "measured ≈ 0.1), the errors at step 1e5 agree within 1e−3, and the scheduled spectral recursion "
        "equals explicit penalised GD (1e−10, round-off).", "theorem", stochastic=True)
 def q_penalty_schedule(run):
     steps = np.unique(np.concatenate([[0], np.round(np.logspace(0, 5, 200)).astype(int)]))
@@ -749,7 +756,8 @@ def q_penalty_schedule(run):
                         f"recursion {_abs(explicit, closed):.1e}")
 
 
-@claim("double_descent.per_group_learning_rates_remove_double_descent", "001_61c8f54ededf01e4.txt §4.3.3",
+@claim("double_descent.per_group_learning_rates_remove_double_descent",
+       "derived in this project: per-group learning rates (Pezeshki (thesis), §4.3.3)",
        "Preconditioned GD ŵ ← ŵ − ηVΣ⁻²Vᵀ∇L (learning rate ∝ 1/σ_i² per group) equals its closed form (1e−10, "
        "round-off) and, with σ_ε = 0, has a monotone L_G (largest rise ≤ 1e−12) at κ = 30 on a drawn design at "
        "d = 200, against a bump ≥ 0.02 without it (a regression envelope: measured ≈ 0.11); in the approximate theory "
@@ -780,7 +788,8 @@ def per_group_learning_rates_remove_double_descent(run):
                         f"{_abs(explicit, closed):.1e}; theory vs κ=1 {theory_gap:.1e}")
 
 
-@claim("double_descent.log_time_ode_equals_closed_form", "001_61c8f54ededf01e4.txt Eq 4.2.13 (log-time ODE), Eq .2.16 (per-mode ODE)",
+@claim("double_descent.log_time_ode_equals_closed_form",
+       "derived in this project: the log-time ODE of Pezeshki (thesis) Eq 4.2.13 and the per-mode ODE of App. Eq .2.16",
        "Integrating the log-time ODE for a_i (DOP853, rtol 1e−13) reproduces the closed-form R, Q, L_G to 1e−8 "
        "(weight decay, noise, per-group rates), and integrating the gradient flow dŵ/dk = −η∇L (rtol 1e−13) on a drawn "
        "design reproduces the flow closed form to 1e−8 (the solvers' global error).", "identity", stochastic=True)
@@ -807,7 +816,7 @@ def log_time_ode_equals_closed_form(run):
 
 # ---------------------------------------------------------------------------------------------------- errata
 
-@claim("double_descent.erratum_c_uses_other_group", "001_61c8f54ededf01e4.txt Eq 4.2.16, .2.40",
+@claim("double_descent.erratum_c_uses_other_group", "Pezeshki (thesis), Eq 4.2.16, App. Eq .2.40",
        "The source prints c_i = 1 − 2R_i − …; the corrected c_i = 1 + σ² − 2R_j − ((2 − a_i)/a_i)(n/d), j ≠ i, matches "
        "the exact ridge asymptotics where the decoupling is exact (k → ∞, and the κ → ∞ plateau) to 1e−4 (the residual "
        "of λ = 1e−6 at κ = 1e8); the printed form misses by more than 1e−2.", "erratum",
@@ -827,7 +836,8 @@ def erratum_c_uses_other_group():
     return Check.erratum(printed, corrected, 1e-4, reject_above=1e-2, detail="max |ΔL_G| against the ridge oracle")
 
 
-@claim("double_descent.erratum_loss_is_a_sum", "001_61c8f54ededf01e4.txt Eq 4.2.3, 4.2.22, .2.12–.2.14, .2.45–.2.52",
+@claim("double_descent.erratum_loss_is_a_sum",
+       "Pezeshki (thesis), Eqs 4.2.3, 4.2.22, App. Eqs .2.12–.2.14, .2.45–.2.52",
        "The source prints a 1/(2n) loss prefactor; the ridge fixed point (XᵀX + λI)⁻¹Xᵀy of Eq .2.14 (and the GD "
        "closed "
        "form built on it) holds for the summed loss ½Σ: converged GD on the summed loss matches it to 1e−10 "
@@ -848,7 +858,7 @@ def erratum_loss_is_a_sum(run):
                          detail="relative max |ŵ_GD(∞) − (XᵀX + λI)⁻¹Xᵀy|")
 
 
-@claim("double_descent.erratum_lemma_431_normalization", "001_61c8f54ededf01e4.txt Lemma 4.3.1, App. .2.5",
+@claim("double_descent.erratum_lemma_431_normalization", "Pezeshki (thesis), Lemma 4.3.1, App. .2.5",
        f"The source prints ‖ŷ‖² = ŵᵀXᵀXŵ = dQ; for ŵ independent of X the correct relation is E_Z‖Xŵ‖² = nQ "
        f"(n = 150, d = 100, 400 input draws): nQ within t = {_t_limit(1, 399):.2f} standard errors (two-sided, "
        "family-wise 1e−4, "
@@ -870,5 +880,6 @@ def erratum_lemma_431_normalization(run):
 
 # A plausible bug these claims catch (planted in a copy of the library by tests/test_mutations.py).
 planted_bug("Q-penalty schedule strength 0.6 -> 0.3", "dynamics/double_descent/_setups.py",
-            "def q_penalty_schedule(n_steps, strength=0.6,", "def q_penalty_schedule(n_steps, strength=0.3,",
+            "def q_penalty_schedule(n_steps: int, strength: float = 0.6,",
+            "def q_penalty_schedule(n_steps: int, strength: float = 0.3,",
             ("double_descent.q_penalty_schedule", "double_descent.torch_q_penalty_schedule"))

@@ -2,24 +2,31 @@
 and the log-time ODE for the roots a_i.
 
 Each group i (fast: p₁ = n_fast, σ₁ = 1; slow: p₂ = d − n_fast, σ₂ = 1/κ) is a Case-1 problem in its own units,
-the other group's unlearnt signal acting as noise (spec §2.5):
+the other group's unlearnt signal acting as noise (App. .2.37–.2.38):
 
     α_i = n/p_i,   λ_eff,i = λ + 1/(η_i k),   λ̃_i = (d/p_i) λ_eff,i/σ_i²                   (4.2.11–4.2.12)
-    a_i = ½[1 + α_i + λ̃_i + sqrt((1 + α_i + λ̃_i)² − 4α_i)]   (stable root, E12)           (4.2.13)
+    a_i = ½[1 + α_i + λ̃_i + sqrt((1 + α_i + λ̃_i)² − 4α_i)]   (stable form of the root)    (4.2.13)
     R_i = n/(a_i d),   b_i = α_i/(a_i² − α_i)                                             (4.2.14)
-    c_i = 1 + σ_ε² − 2R_j − ((2 − a_i)/a_i)(n/d),   j ≠ i   (R_j, not the printed R_i: E13) (4.2.16)
+    c_i = 1 + σ_ε² − 2R_j − ((2 − a_i)/a_i)(n/d),   j ≠ i   (R_j, not the printed R_i)   (4.2.16)
     Q₁ = (b₁b₂c₂ + b₁c₁)/(1 − b₁b₂),   Q₂ = (b₁b₂c₁ + b₂c₂)/(1 − b₁b₂)                  (4.2.15, .2.41)
 
-Time convention (spec §3): ``steps`` k counts GD steps of learning rate η (real values allowed); the analytic
-time-to-weight-decay map is λ_eff = λ + 1/(ηk) (Eq 4.2.22, :func:`effective_weight_decay`). The authors' "analytic
-mode" is η = 1/4 (:data:`ANALYTIC_LEARNING_RATE`) on the grid :func:`analytic_steps`, plotted at k + 1; their
-code's weight decay λ_c maps to ``weight_decay = λ_c/η`` (:func:`code_weight_decay_to_api`). Per-group learning
-rates η_i = η/σ_i² (preconditioning P = VΣ⁻²Vᵀ, spec P18) make both groups learn on the fast time scale.
+Time convention: ``steps`` k counts GD steps of learning rate η (real values allowed); the analytic
+time-to-weight-decay map is λ_eff = λ + 1/(ηk) (Eq 4.2.22, :func:`~dynamics.double_descent.effective_weight_decay`). The
+authors' "analytic mode" is η = 1/4 (:data:`~dynamics.double_descent.ANALYTIC_LEARNING_RATE`) on the grid
+:func:`~dynamics.double_descent.analytic_steps`, plotted at k + 1; their code's weight decay λ_c maps to
+``weight_decay = λ_c/η`` (:func:`~dynamics.double_descent.code_weight_decay_to_api`). Per-group learning rates
+η_i = η/σ_i² (preconditioning P = VΣ⁻²Vᵀ, derived in this project) make both groups learn on the fast time scale.
 
-Log-time ODE (spec §2.5, P19): with τ = ln k, dλ̃_i/dτ = −(λ̃_i − λ̃_i(∞)) and
+The printed root of Eq 4.2.13 cancels catastrophically for α_i > 1 and small λ̃_i, and the printed c_i uses the
+group's own R_i: both are corrected here (see the theory note, ``docs/theory/double_descent.md``).
+
+Log-time ODE (derived in this project): with τ = ln k, dλ̃_i/dτ = −(λ̃_i − λ̃_i(∞)) and
 da_i/dτ = (dλ̃_i/dτ)·a_i/(2a_i − 1 − α_i − λ̃_i), started deep in the λ̃ ≫ 1 regime from the series of the root.
 """
+from typing import Optional, Tuple, Union
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import (require_array_in_range, require_bool, require_choice, require_finite_result,
                                require_in_range, require_integer, require_output_times, require_positive,
@@ -34,7 +41,7 @@ from ._results import BayesPoint, BipartiteRoots, OrderParameterCurve, OrderPara
 ANALYTIC_LEARNING_RATE = 0.25
 
 
-def effective_weight_decay(steps, learning_rate, weight_decay=0.0) -> np.ndarray:
+def effective_weight_decay(steps: ArrayLike, learning_rate: float, weight_decay: float = 0.0) -> np.ndarray:
     """λ_eff = λ + 1/(ηk) (Eq 4.2.22): the weight decay that the analytic theory assigns to GD step k.
 
     Parameters
@@ -62,15 +69,18 @@ def effective_weight_decay(steps, learning_rate, weight_decay=0.0) -> np.ndarray
     return weight_decay + _inverse_steps(steps, learning_rate)
 
 
-def analytic_steps(num=300, log10_min=-3.0, log10_max=8.0) -> np.ndarray:
-    """The authors' analytic grid of GD steps k = 10^linspace(−3, 8, 300) (spec §3); curves are plotted at k + 1.
+def analytic_steps(num: int = 300, log10_min: float = -3.0, log10_max: float = 8.0) -> np.ndarray:
+    """The authors' analytic grid of GD steps k = 10^linspace(−3, 8, 300) (their code for Figs 4.1 and 4.4);
+    curves are plotted at k + 1.
 
     Parameters
     ----------
     num : int
         Number of points, 2 <= num <= 1e7.
-    log10_min, log10_max : float
-        Decades of the first and last step, −300 <= log10_min < log10_max <= 300.
+    log10_min : float
+        Decade of the first step, −300 <= log10_min <= 300.
+    log10_max : float
+        Decade of the last step, log10_min < log10_max <= 300.
 
     Returns
     -------
@@ -88,9 +98,10 @@ def analytic_steps(num=300, log10_min=-3.0, log10_max=8.0) -> np.ndarray:
     return np.logspace(log10_min, log10_max, num)
 
 
-def code_weight_decay_to_api(code_weight_decay, learning_rate=ANALYTIC_LEARNING_RATE) -> np.ndarray:
+def code_weight_decay_to_api(code_weight_decay: ArrayLike,
+                             learning_rate: float = ANALYTIC_LEARNING_RATE) -> np.ndarray:
     """The analytic code's weight decay λ_c (λ_eff = λ_c + 1/k at ησ₁² = 1/4) as this API's ``weight_decay``
-    λ_c/η (spec B.1, Fig 4.5).
+    λ_c/η (the authors' code for Fig 4.5).
 
     Parameters
     ----------
@@ -138,19 +149,26 @@ def _group_weight_decays(steps, d, sizes, sigma2, etas, weight_decay):
                                               / sigma2[i] for i in range(2)]))
 
 
-def bipartite_from_roots(a1, a2, n_samples, n_features, n_fast, noise_std=0.0, c_overlap="other") -> OrderParameters:
+def bipartite_from_roots(a1: ArrayLike, a2: ArrayLike, n_samples: int, n_features: int, n_fast: int,
+                         noise_std: float = 0.0, c_overlap: str = "other") -> OrderParameters:
     """Eqs 4.2.14–4.2.16 from the roots a_i of Eq 4.2.13 (a_i = inf: group i not yet learning).
 
     Parameters
     ----------
-    a1, a2 : float or array_like
-        The larger roots, a_i >= max(1, n/p_i) or inf; they must broadcast against each other.
-    n_samples, n_features, n_fast : int
-        n > d >= 2 and 1 <= n_fast < d.
+    a1 : float or array_like
+        The fast group's larger root, a₁ >= max(1, n/p) or inf.
+    a2 : float or array_like
+        The slow group's larger root, a₂ >= max(1, n/(d − p)) or inf; it must broadcast against ``a1``.
+    n_samples : int
+        n > n_features.
+    n_features : int
+        d >= 2.
+    n_fast : int
+        1 <= p <= d − 1.
     noise_std : float
         Label-noise standard deviation σ_ε in [0, 1e100].
     c_overlap : {"other", "own"}
-        "other" uses R_j (j ≠ i) in c_i, the corrected form (E13); "own" uses R_i as printed in the source.
+        "other" uses R_j (j ≠ i) in c_i, the corrected form; "own" uses R_i as printed in the source.
 
     Returns
     -------
@@ -160,7 +178,7 @@ def bipartite_from_roots(a1, a2, n_samples, n_features, n_fast, noise_std=0.0, c
     Raises
     ------
     ValueError
-        If 1 − b₁b₂ <= 0 (the approximation's validity condition, spec §2.5).
+        If 1 − b₁b₂ <= 0 (the approximation's validity condition, derived in this project: it holds iff n > d).
 
     Examples
     --------
@@ -204,14 +222,30 @@ def _from_roots(a, n, d, p, noise_std, c_overlap, steps=None):
     return order_parameters(R[0] + R[1], Q1 + Q2, noise_std, R[0], R[1], Q1, Q2, steps=steps)
 
 
-def bipartite_roots(steps, n_samples, n_features, n_fast, kappa, weight_decay=0.0,
-                    learning_rate=ANALYTIC_LEARNING_RATE, per_group_learning_rate=False) -> BipartiteRoots:
-    """The roots (a₁(k), a₂(k)) of Eq 4.2.13 (stable form, E12) on the analytic map λ_eff = λ + 1/(η_i k).
+def bipartite_roots(steps: ArrayLike, n_samples: int, n_features: int, n_fast: int, kappa: float,
+                    weight_decay: ArrayLike = 0.0,
+                    learning_rate: Union[float, Tuple[float, float]] = ANALYTIC_LEARNING_RATE,
+                    per_group_learning_rate: bool = False) -> BipartiteRoots:
+    """The roots (a₁(k), a₂(k)) of Eq 4.2.13 (in the stable form) on the analytic map λ_eff = λ + 1/(η_i k).
 
     Parameters
     ----------
-    steps, n_samples, n_features, n_fast, kappa, weight_decay, learning_rate, per_group_learning_rate
-        As in :func:`bipartite_theory`.
+    steps : float or array_like
+        GD steps k >= 0, as in :func:`~dynamics.double_descent.bipartite_theory`.
+    n_samples : int
+        n > n_features.
+    n_features : int
+        d >= 2.
+    n_fast : int
+        1 <= p <= d − 1.
+    kappa : float
+        κ in [1, 1e100].
+    weight_decay : float or array_like
+        λ >= 0, broadcasting against ``steps``.
+    learning_rate : float or (float, float)
+        η > 0, or a pair (fast, slow), as in :func:`~dynamics.double_descent.bipartite_theory`.
+    per_group_learning_rate : bool
+        Train group i at η/σ_i², as in :func:`~dynamics.double_descent.bipartite_theory`.
 
     Returns
     -------
@@ -241,17 +275,20 @@ def _roots(steps, n, d, p, kappa, weight_decay, learning_rate, per_group_learnin
     return BipartiteRoots(steps, _stable_root(alpha[0], lam[0]), _stable_root(alpha[1], lam[1]))
 
 
-def bipartite_theory(steps, n_samples, n_features, n_fast, kappa, noise_std=0.0, weight_decay=0.0,
-                     learning_rate=ANALYTIC_LEARNING_RATE, per_group_learning_rate=False, freeze_fast_at=None,
-                     freeze_slow_at=None, c_overlap="other") -> OrderParameterCurve:
-    """Approximate closed form of Eqs 4.2.11–4.2.16 along GD steps (spec B.1).
+def bipartite_theory(steps: ArrayLike, n_samples: int, n_features: int, n_fast: int, kappa: float,
+                     noise_std: float = 0.0, weight_decay: ArrayLike = 0.0,
+                     learning_rate: Union[float, Tuple[float, float]] = ANALYTIC_LEARNING_RATE,
+                     per_group_learning_rate: bool = False, freeze_fast_at: Optional[float] = None,
+                     freeze_slow_at: Optional[float] = None, c_overlap: str = "other") -> OrderParameterCurve:
+    """Approximate closed form of Eqs 4.2.11–4.2.16 along GD steps.
 
     Parameters
     ----------
     steps : float or array_like
         GD steps k >= 0 (real values allowed; 0 is R = Q = 0, inf is λ_eff = weight_decay).
     n_samples : int
-        n > n_features (the decoupled formulas fail for n <= d: spec §2.5 Validity (1)).
+        n > n_features (the decoupled formulas count every sample in both groups and fail for n <= d; derived in
+        this project).
     n_features : int
         Input dimension d >= 2.
     n_fast : int
@@ -266,11 +303,14 @@ def bipartite_theory(steps, n_samples, n_features, n_fast, kappa, noise_std=0.0,
         η > 0 (default 1/4, the analytic mode); a pair (fast, slow) gives each group its own η_i, as the authors'
         Fig 4.3 code does (fast λ_eff = 2/k, slow 4/k: ``learning_rate=(0.5, 0.25)``).
     per_group_learning_rate : bool
-        Train group i at η_i/σ_i² (preconditioning, spec P18): both groups then learn on the fast scale.
-    freeze_fast_at, freeze_slow_at : float, optional
-        Hold a₁ / a₂ at their value at this step (Fig 4.1's single-feature curves).
+        Train group i at η_i/σ_i² (preconditioning, derived in this project): both groups then learn on the fast
+        scale.
+    freeze_fast_at : float, optional
+        Hold a₁ at its value at this step (Fig 4.1's single-feature curves).
+    freeze_slow_at : float, optional
+        Hold a₂ at its value at this step (Fig 4.1's single-feature curves).
     c_overlap : {"other", "own"}
-        The corrected c_i with R_j (default, E13) or the printed one with R_i.
+        The corrected c_i with R_j (default) or the printed one with R_i.
 
     Returns
     -------
@@ -323,18 +363,31 @@ def _root_series(alpha, lam):
 _ODE_START = 20.0
 
 
-def bipartite_theory_ode(steps, n_samples, n_features, n_fast, kappa, noise_std=0.0, weight_decay=0.0,
-                         learning_rate=ANALYTIC_LEARNING_RATE, per_group_learning_rate=False,
-                         rtol=1e-13) -> OrderParameterCurve:
-    """The bipartite theory with a_i(k) from the log-time ODE of Eq 4.2.13 (spec §2.5, P19), integrated by the
-    numba DOP853 solver: an independent route to :func:`bipartite_theory`.
+def bipartite_theory_ode(steps: ArrayLike, n_samples: int, n_features: int, n_fast: int, kappa: float,
+                         noise_std: float = 0.0, weight_decay: float = 0.0,
+                         learning_rate: Union[float, Tuple[float, float]] = ANALYTIC_LEARNING_RATE,
+                         per_group_learning_rate: bool = False, rtol: float = 1e-13) -> OrderParameterCurve:
+    """The bipartite theory with a_i(k) from the log-time ODE of Eq 4.2.13 (derived in this project), integrated by
+    the numba DOP853 solver: an independent route to :func:`~dynamics.double_descent.bipartite_theory`.
 
     Parameters
     ----------
     steps : array_like
         1-D, finite, > 0 and strictly increasing GD steps.
-    n_samples, n_features, n_fast, kappa, noise_std, learning_rate, per_group_learning_rate
-        As in :func:`bipartite_theory`.
+    n_samples : int
+        n > n_features.
+    n_features : int
+        d >= 2.
+    n_fast : int
+        1 <= p <= d − 1.
+    kappa : float
+        κ in [1, 1e100].
+    noise_std : float
+        σ_ε in [0, 1e100].
+    learning_rate : float or (float, float)
+        As in :func:`~dynamics.double_descent.bipartite_theory`.
+    per_group_learning_rate : bool
+        As in :func:`~dynamics.double_descent.bipartite_theory`.
     weight_decay : float
         λ >= 0 (a scalar).
     rtol : float
@@ -343,8 +396,8 @@ def bipartite_theory_ode(steps, n_samples, n_features, n_fast, kappa, noise_std=
     Returns
     -------
     OrderParameterCurve
-        As :func:`bipartite_theory`. Each group's ODE starts where its λ̃_i = 20, from the series of the root
-        (which also gives a_i at earlier steps).
+        As :func:`~dynamics.double_descent.bipartite_theory`. Each group's ODE starts where its λ̃_i = 20, from the
+        series of the root (which also gives a_i at earlier steps).
 
     Examples
     --------
@@ -379,16 +432,21 @@ def bipartite_theory_ode(steps, n_samples, n_features, n_fast, kappa, noise_std=
     return _from_roots(np.stack(roots), n, d, p, noise_std, "other", steps=steps)
 
 
-def phase_points(n_samples, n_features, n_fast, noise_std=0.0) -> PhasePoints:
-    """Closed-form points of the (R, Q) plane (spec §B.4, P7–P9; Fig 4.4), with P = p/d and σ₁ = 1.
+def phase_points(n_samples: int, n_features: int, n_fast: int, noise_std: float = 0.0) -> PhasePoints:
+    """Closed-form points A, B, C of the (R, Q) plane (Fig 4.4; the closed forms are derived in this project), with
+    P = p/d and σ₁ = 1.
 
     A is the Bayes-optimal first minimum (κ → ∞, λ̃₁* = (1 − P + σ²)/P), B the κ → ∞ plateau
     (R_B = P, Q_B = P + (1 − P + σ²)p/(n − p)), C the k → ∞ limit for finite κ (R_C = 1, Q_C = 1 + σ²d/(n − d)).
 
     Parameters
     ----------
-    n_samples, n_features, n_fast : int
-        n > d >= 2, 1 <= p <= d − 1.
+    n_samples : int
+        n > n_features.
+    n_features : int
+        d >= 2.
+    n_fast : int
+        1 <= p <= d − 1.
     noise_std : float
         σ_ε in [0, 1e100].
 

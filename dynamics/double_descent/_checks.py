@@ -1,6 +1,7 @@
 """The argument checks of :mod:`dynamics.double_descent` (the general ones come from :mod:`dynamics.numerics`).
 
-Conventions (spec §1): teacher ``y* = zᵀw`` with ``z ~ N(0, I/d)`` and ``‖w‖² = d`` (E1, E2); student input
+Conventions (the theory note, ``docs/theory/double_descent.md``): teacher ``y* = zᵀw`` with ``z ~ N(0, I/d)`` and
+``‖w‖² = d`` (Eq 4.2.1 as corrected); student input
 ``x = Fᵀz`` (Eq 4.2.2); bipartite ``F = U Σ Vᵀ`` with ``σ₁ = 1`` on the ``n_fast`` fast directions and ``σ₂ = 1/κ``
 on the others (Assumption 4.2.1). Each check returns its argument as the type the formulas use, or raises a
 ``ValueError`` (``TypeError`` for a wrong kind of object) that names the parameter.
@@ -44,7 +45,7 @@ def require_sizes(n_samples, n_features, n_fast, kappa):
 
 def require_bipartite_sizes(n_samples, n_features, n_fast, kappa):
     """:func:`require_sizes` and n_samples > n_features, the validity condition of the decoupled theory
-    (spec §2.5 Validity (1))."""
+    (derived in this project: for n <= d it counts every sample in both groups)."""
     n_samples, n_features, n_fast, kappa = require_sizes(n_samples, n_features, n_fast, kappa)
     if not n_samples > n_features:
         raise ValueError(f"n_samples must be > n_features for the bipartite approximation, got n_samples="
@@ -167,8 +168,8 @@ def require_preconditioner(M, d):
 
 
 def require_single_modulation(F):
-    """One :class:`Modulation` (no draw axis) or a square invertible matrix (condition number <= 1e14); returns it
-    and its size d."""
+    """One :class:`~dynamics.double_descent.Modulation` (no draw axis) or a square invertible matrix (condition number
+    <= 1e14); returns it and its size d."""
     if isinstance(F, Modulation):
         if F.U.ndim != 2:
             raise ValueError(f"F must be a single modulation (U of shape (d, d)), got a stack of {F.U.shape[0]}: "
@@ -181,12 +182,12 @@ def require_single_modulation(F):
 
 
 def require_modulation(modulation) -> Modulation:
-    """A :class:`Modulation` (a ``TypeError`` otherwise)."""
+    """A :class:`~dynamics.double_descent.Modulation` (a ``TypeError`` otherwise)."""
     return require_of_type("modulation", modulation, Modulation, made_by="modulation_matrix")
 
 
 def require_data(data) -> TeacherStudentData:
-    """A :class:`TeacherStudentData` (a ``TypeError`` otherwise)."""
+    """A :class:`~dynamics.double_descent.TeacherStudentData` (a ``TypeError`` otherwise)."""
     return require_of_type("data", data, TeacherStudentData, made_by="draw_teacher_student")
 
 

@@ -1,12 +1,15 @@
 """The numba kernels of :mod:`dynamics.double_descent` (compiled on first use, cached on disk). The Python-facing
 functions that check the arguments and call them live in the topic modules.
 
-* :func:`log_time_rhs`: the log-time ODE of the bipartite roots a_i (spec §2.5, P19), for :func:`solve_ode`;
+* :func:`log_time_rhs`: the log-time ODE of the bipartite roots a_i (derived in this project), for
+  :func:`solve_ode`;
 * :func:`ridge_balance`, :func:`effective_regularisation`: the effective regularisation of exact large-d ridge
-  (spec §2.6), by bisection in log k and a Newton polish, in parallel over the weight decays;
+  (derived in this project from deterministic equivalents), by bisection in log k and a Newton polish, in
+  parallel over the weight decays;
 * :func:`filter_kernel`, :func:`scheduled_filter_kernel`: the spectral filter f_j(k) of GD and gradient flow
   (App. .2.16–.2.17), for a constant or a step-dependent output penalty;
-* :func:`trace_kernel`: the O(d²)-per-step trace formulas for R and Q (Eqs 4.2.9–4.2.10, spec §2.2);
+* :func:`trace_kernel`: the O(d²)-per-step trace formulas for R and Q (Eqs 4.2.9–4.2.10 in the G∘H form derived
+  in this project);
 * :func:`gradient_flow_rhs`: dŵ/dk of gradient flow in the original basis, for :func:`solve_ode`.
 """
 import numba as nb

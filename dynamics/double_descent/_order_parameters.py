@@ -1,10 +1,12 @@
 """The order parameters and the generalisation error of the teacher–student model (Eqs 4.2.5–4.2.7).
 
-Conventions (spec §1): teacher ``y* = zᵀw`` with ``z ~ N(0, I/d)`` and ``‖w‖² = d`` (E1, E2); student input
-``x = Fᵀz`` (Eq 4.2.2); sum-normalised loss ``½Σ(y − ŷ)² + (λ/2)‖ŵ‖²`` (Eq 4.2.3, E3); order parameters
+Conventions (the theory note, ``docs/theory/double_descent.md``): teacher ``y* = zᵀw`` with ``z ~ N(0, I/d)`` and
+``‖w‖² = d`` (Eq 4.2.1 and the teacher norm as corrected); student input ``x = Fᵀz`` (Eq 4.2.2); sum-normalised
+loss ``½Σ(y − ŷ)² + (λ/2)‖ŵ‖²`` (Eq 4.2.3 as corrected: the source prints a 1/(2n) mean); order parameters
 ``R = wᵀFŵ/d``, ``Q = ‖Fŵ‖²/d`` (Eq 4.2.7) and ``L_G = ½(1 − 2R + Q)`` with noiseless test labels (Eq 4.2.6).
 """
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import as_finite_array, require_finite_result, require_positive
 from ._results import OrderParameterCurve, OrderParameters
@@ -20,9 +22,9 @@ def generalization_error_of(teacher_power, R, Q):
         return np.where(np.isfinite(error), error, (0.5 * teacher_power + 0.5 * Q) - R)
 
 
-def generalization_error(R, Q, teacher_power=1.0) -> np.ndarray:
+def generalization_error(R: ArrayLike, Q: ArrayLike, teacher_power: float = 1.0) -> np.ndarray:
     """The generalisation error L_G = ½(T − 2R + Q) of a student with overlaps R, Q (Eq 4.2.6; T = 1 for the
-    normalised teacher ‖w‖² = d, E2): half the test MSE on noiseless test labels, for any (R, Q) of the phase
+    normalised teacher ‖w‖² = d): half the test MSE on noiseless test labels, for any (R, Q) of the phase
     plane (Fig 4.4's level lines).
 
     Parameters
@@ -58,8 +60,8 @@ def generalization_error(R, Q, teacher_power=1.0) -> np.ndarray:
 
 
 def order_parameters(R, Q, noise_std, R1=None, R2=None, Q1=None, Q2=None, teacher_power=1.0, steps=None):
-    """:class:`OrderParameters` (or :class:`OrderParameterCurve` when ``steps`` is given) with
-    L_G = ½(teacher_power − 2R + Q) (Eq 4.2.6, or its single-draw form).
+    """:class:`~dynamics.double_descent.OrderParameters` (or :class:`~dynamics.double_descent.OrderParameterCurve` when
+    ``steps`` is given) with L_G = ½(teacher_power − 2R + Q) (Eq 4.2.6, or its single-draw form).
 
     Raises ``ValueError`` rather than hand back a non-finite overlap: the last guard of the package's
     no-silent-NaN/inf contract (the argument checks refuse such inputs first).

@@ -1,15 +1,18 @@
 """Case 1 (F = I) of the replica analysis, and the root a of Eq 4.2.13 / .2.35.
 
-* :func:`stable_root`: the larger root ``a = ½[1 + α + λ + sqrt((1 + α + λ)² − 4α)]`` of
-  ``a² − (1 + α + λ)a + α = 0`` (E12), with the discriminant factored as
+* :func:`~dynamics.double_descent.stable_root`: the larger root ``a = ½[1 + α + λ + sqrt((1 + α + λ)² − 4α)]`` of
+  ``a² − (1 + α + λ)a + α = 0`` (the form the package uses in place of the printed one), with the discriminant
+  factored as
   ``((1 − √α)² + λ)((1 + √α)² + λ)`` so that nothing cancels and nothing overflows (λ = inf gives a = inf).
-* :func:`printed_root`: the source's form ``a = 1 + 2λ/(1 − α − λ + sqrt((1 − α − λ)² + 4λ))`` (Eq 4.2.13),
-  algebraically equal but cancelling catastrophically for α > 1 and small λ (kept for the erratum claim).
-* :func:`replica_saddle_point`: the zero-temperature replica-symmetric stationary point (spec §2.4, App. .2.33–.2.35)
+* :func:`~dynamics.double_descent.printed_root`: the source's form ``a = 1 + 2λ/(1 − α − λ + sqrt((1 − α − λ)² + 4λ))``
+  (Eq 4.2.13), algebraically equal but cancelling catastrophically for α > 1 and small λ (kept for the erratum claim).
+* :func:`~dynamics.double_descent.replica_saddle_point`: the zero-temperature replica-symmetric stationary point (App.
+  .2.33–.2.35, with the general teacher power and weight decay derived in this project)
   ``R = αT/a``, ``Q = [α/(a² − α)]·[G − ((2 − a)/a)αT]``, ``x = 1/(a − 1)``, with G = T + σ_eff².
-* :func:`stieltjes_order_parameters`: the same quantities from random-matrix theory, via the
+* :func:`~dynamics.double_descent.stieltjes_order_parameters`: the same quantities from random-matrix theory, via the
   Marchenko–Pastur Stieltjes transform ``g(λ) = Tr(ZᵀZ + λ)⁻¹/d`` solving ``λg² + (λ + α − 1)g − 1 = 0``:
-  ``R = T(1 − λg)``, ``Q = T(1 − 2λg − λ²g′) + σ_eff²(g + λg′)`` (spec §2.4, "Case 1 = RMT").
+  ``R = T(1 − λg)``, ``Q = T(1 − 2λg − λ²g′) + σ_eff²(g + λg′)`` (derived in this project: Case 1 is exactly
+  random-matrix theory).
 
 Why a noise *variance* here: the Case-1 problem's effective noise σ_eff² is a sum of powers, not the label
 noise alone — in the bipartite theory it is the other group's unlearnt signal power plus σ_ε² (App. .2.37–.2.38,
@@ -18,6 +21,7 @@ e.g. 1 − p/d + σ_ε² at point A), as is the teacher power T = E[y*²]. Both 
 ``noise_std`` (σ_ε² = noise_std²).
 """
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import require_array_in_range, require_finite_result, require_times
 from ._checks import require_case1_inputs, require_finite_overlaps
@@ -25,8 +29,9 @@ from ._order_parameters import generalization_error_of
 from ._results import SaddlePoint
 
 
-def stable_root(alpha, weight_decay) -> np.ndarray:
-    """Larger root of a² − (1 + α + λ)a + α = 0 (Eq 4.2.13 / .2.35 in the stable form of E12). Elementwise.
+def stable_root(alpha: ArrayLike, weight_decay: ArrayLike) -> np.ndarray:
+    """Larger root of a² − (1 + α + λ)a + α = 0 (Eq 4.2.13 / .2.35, in a form stable where the printed one cancels).
+    Elementwise.
 
     Parameters
     ----------
@@ -78,10 +83,11 @@ def _root_offsets(alpha, lam):
     return minus_one, 0.5 * ((1.0 - root_alpha) ** 2 + lam + disc)
 
 
-def printed_root(alpha, weight_decay) -> np.ndarray:
+def printed_root(alpha: ArrayLike, weight_decay: ArrayLike) -> np.ndarray:
     """The source's printed form of the same root, Eq 4.2.13: 1 + 2λ/(1 − α − λ + sqrt((1 − α − λ)² + 4λ)).
 
-    Kept for the erratum E12: it cancels catastrophically for α > 1 and small λ; use :func:`stable_root`.
+    Kept for the erratum claim ``double_descent.erratum_printed_root_cancels``: it cancels catastrophically for
+    α > 1 and small λ; use :func:`~dynamics.double_descent.stable_root`.
 
     Parameters
     ----------
@@ -114,8 +120,10 @@ def printed_root(alpha, weight_decay) -> np.ndarray:
     return 1.0 + 2.0 * lam / denominator
 
 
-def replica_saddle_point(alpha, weight_decay, teacher_power=1.0, noise_variance=0.0) -> SaddlePoint:
-    """Stationary point of the zero-temperature replica free energy of Case 1 (spec §2.4, App. .2.33–.2.35).
+def replica_saddle_point(alpha: ArrayLike, weight_decay: ArrayLike, teacher_power: float = 1.0,
+                         noise_variance: float = 0.0) -> SaddlePoint:
+    """Stationary point of the zero-temperature replica free energy of Case 1 (App. .2.30–.2.35; the general teacher
+    power T and the weight-decay term are derived in this project).
 
     Parameters
     ----------
@@ -152,8 +160,8 @@ def replica_saddle_point(alpha, weight_decay, teacher_power=1.0, noise_variance=
     return SaddlePoint(a, susceptibility, R, Q, generalization_error_of(t_power, R, Q))
 
 
-def mp_stieltjes(alpha, weight_decay) -> np.ndarray:
-    """The Marchenko–Pastur Stieltjes transform g(λ) = lim Tr(ZᵀZ + λ)⁻¹/d (spec §2.4), Z with iid N(0, 1/d)
+def mp_stieltjes(alpha: ArrayLike, weight_decay: ArrayLike) -> np.ndarray:
+    """The Marchenko–Pastur Stieltjes transform g(λ) = lim Tr(ZᵀZ + λ)⁻¹/d, Z with iid N(0, 1/d)
     entries and n = αd rows: the positive root of λg² + (λ + α − 1)g − 1 = 0, in the cancellation-free form.
 
     Parameters
@@ -189,15 +197,21 @@ def _stieltjes(alpha, lam):
         return np.where(half_b >= 0, 1.0 / (half_b + half_disc), (half_disc - half_b) / lam)
 
 
-def stieltjes_order_parameters(alpha, weight_decay, teacher_power=1.0, noise_variance=0.0) -> SaddlePoint:
-    """R, Q and the susceptibility x = g of Case 1 from the Marchenko–Pastur Stieltjes transform (spec §2.4):
-    an independent route to :func:`replica_saddle_point`.
+def stieltjes_order_parameters(alpha: ArrayLike, weight_decay: ArrayLike, teacher_power: float = 1.0,
+                               noise_variance: float = 0.0) -> SaddlePoint:
+    """R, Q and the susceptibility x = g of Case 1 from the Marchenko–Pastur Stieltjes transform (derived in this
+    project): an independent route to :func:`~dynamics.double_descent.replica_saddle_point`.
 
     Parameters
     ----------
-    alpha, weight_decay, teacher_power, noise_variance
-        As in :func:`replica_saddle_point`; weight_decay = 0 (with α > 1) is the ridgeless limit
-        R = T, Q = T + σ²/(α − 1).
+    alpha : float or array_like
+        Sample ratio α = n/d > 0.
+    weight_decay : float or array_like
+        Weight decay λ >= 0; 0 (with α > 1) is the ridgeless limit R = T, Q = T + σ²/(α − 1).
+    teacher_power : float
+        Teacher power T > 0.
+    noise_variance : float
+        Effective label-noise variance σ_eff² >= 0, as in :func:`~dynamics.double_descent.replica_saddle_point`.
 
     Returns
     -------

@@ -1,14 +1,17 @@
 """Every named result of :mod:`dynamics.double_descent`, the torch layer's included (this module imports no torch and
 nothing else of the package).
 
-* order parameters (Eqs 4.2.6–4.2.7): :class:`OrderParameters`, :class:`OrderParameterCurve`;
-* the approximate bipartite theory (Eqs 4.2.11–4.2.16, Fig 4.4): :class:`BipartiteRoots`, :class:`PhasePoint`,
-  :class:`BayesPoint`, :class:`PhasePoints`;
-* Case 1 (F = I, App. .2.33–.2.35): :class:`SaddlePoint`;
-* the teacher–student data and GD runs (Eqs 4.2.1–4.2.4): :class:`Modulation`, :class:`TeacherStudentData`,
-  :class:`WeightTrajectory` (also what the torch trainer returns), and the experiment drivers' results
-  :class:`DesignRuns`, :class:`OutputPenaltyRuns`;
-* curve shape: :class:`Extrema`.
+* order parameters (Eqs 4.2.6–4.2.7): :class:`~dynamics.double_descent.OrderParameters`,
+  :class:`~dynamics.double_descent.OrderParameterCurve`;
+* the approximate bipartite theory (Eqs 4.2.11–4.2.16, Fig 4.4): :class:`~dynamics.double_descent.BipartiteRoots`,
+  :class:`~dynamics.double_descent.PhasePoint`, :class:`~dynamics.double_descent.BayesPoint`,
+  :class:`~dynamics.double_descent.PhasePoints`;
+* Case 1 (F = I, App. .2.33–.2.35): :class:`~dynamics.double_descent.SaddlePoint`;
+* the teacher–student data and GD runs (Eqs 4.2.1–4.2.4): :class:`~dynamics.double_descent.Modulation`,
+  :class:`~dynamics.double_descent.TeacherStudentData`, :class:`~dynamics.double_descent.WeightTrajectory` (also what
+  the torch trainer returns), and the experiment drivers' results :class:`~dynamics.double_descent.DesignRuns`,
+  :class:`~dynamics.double_descent.OutputPenaltyRuns`;
+* curve shape: :class:`~dynamics.double_descent.Extrema`, :class:`~dynamics.double_descent.SecondDescent`.
 """
 from typing import NamedTuple, Optional
 
@@ -46,10 +49,11 @@ class OrderParameters(NamedTuple):
 
 
 class OrderParameterCurve(NamedTuple):
-    """:class:`OrderParameters` along a time axis: ``steps`` (GD steps, real values interpolate the gradient
-    flow; shape (T,) or the shape of the ``steps`` argument) and the fields of :class:`OrderParameters`, each of
-    the shape of ``steps`` (or of ``steps`` broadcast against ``weight_decay`` where that is an array; (S, T) for
-    the S drawn designs of :func:`~dynamics.double_descent.design_order_parameters`).
+    """:class:`~dynamics.double_descent.OrderParameters` along a time axis: ``steps`` (GD steps, real values interpolate
+    the gradient flow; shape (T,) or the shape of the ``steps`` argument) and the fields of
+    :class:`~dynamics.double_descent.OrderParameters`, each of the shape of ``steps`` (or of ``steps`` broadcast against
+    ``weight_decay`` where that is an array; (S, T) for the S drawn designs of
+    :func:`~dynamics.double_descent.design_order_parameters`).
 
     Examples
     --------
@@ -105,7 +109,7 @@ class PhasePoint(NamedTuple):
 class BayesPoint(NamedTuple):
     """Point A, the Bayes-optimal first minimum: R = Q, L_G = ½(1 − R), the optimal effective weight decay
     λ_eff* = 1 − p/d + σ_ε² (σ₁ = 1) and the fast group's rescaled weight decay λ̃₁* = λ_eff*·d/p there
-    (spec P9, Eqs .2.33–.2.35).
+    (Fig 4.4's point A; the closed form, from App. .2.33–.2.35, is derived in this project).
 
     Examples
     --------
@@ -123,8 +127,8 @@ class BayesPoint(NamedTuple):
 
     # The default is ANALYTIC_LEARNING_RATE of dynamics.double_descent (this module imports no formula module;
     # tests/test_double_descent.py checks that the two agree).
-    def steps_at(self, learning_rate=0.25) -> float:
-        """The GD step of A, k_A = 1/(η λ_eff*) (spec P9; plotted at k_A + 1); η defaults to the analytic mode's
+    def steps_at(self, learning_rate: float = 0.25) -> float:
+        """The GD step of A, k_A = 1/(η λ_eff*) (plotted at k_A + 1); η defaults to the analytic mode's
         1/4 (:data:`~dynamics.double_descent.ANALYTIC_LEARNING_RATE`).
 
         Examples
@@ -137,7 +141,8 @@ class BayesPoint(NamedTuple):
 
 
 class PhasePoints(NamedTuple):
-    """The closed-form points A (:class:`BayesPoint`), B and C (:class:`PhasePoint`) of the (R, Q) plane (Fig 4.4).
+    """The closed-form points A (:class:`~dynamics.double_descent.BayesPoint`), B and C
+    (:class:`~dynamics.double_descent.PhasePoint`) of the (R, Q) plane (Fig 4.4).
 
     Examples
     --------
@@ -203,7 +208,8 @@ class Modulation(NamedTuple):
 
     @property
     def preconditioner_factor(self) -> np.ndarray:
-        """M = VΣ⁻¹: the update ŵ ← ŵ − η MMᵀ∇L has per-group learning rates η/σ_i² (P = VΣ⁻²Vᵀ, spec P18)."""
+        """M = VΣ⁻¹: the update ŵ ← ŵ − η MMᵀ∇L has per-group learning rates η/σ_i² (P = VΣ⁻²Vᵀ; derived in this
+        project)."""
         return self.V / self.singular_values
 
     @property
@@ -212,7 +218,7 @@ class Modulation(NamedTuple):
         M = self.preconditioner_factor
         return M @ np.swapaxes(M, -1, -2)
 
-    def draw(self, index) -> "Modulation":
+    def draw(self, index: int) -> "Modulation":
         """The modulation of draw ``index`` of a stack (U, V of shape (d, d)).
 
         Examples
@@ -232,7 +238,7 @@ class TeacherStudentData(NamedTuple):
     """Draws of the teacher–student problem, each array with a leading axis of S draws: latent inputs ``Z`` and
     student inputs ``X = ZF`` (S, n, d), teachers ``w`` (S, d), ``label_noise`` and labels ``y`` (S, n), the
     noiseless test set ``Z_test`` (S, m, d) and ``y_test`` (S, m), the ``modulation`` and the label-noise
-    standard deviation ``noise_std`` (spec §1, Eqs 4.2.1–4.2.2).
+    standard deviation ``noise_std`` (Eqs 4.2.1–4.2.2).
 
     Examples
     --------
@@ -325,3 +331,36 @@ class Extrema(NamedTuple):
 
     minima: np.ndarray
     maxima: np.ndarray
+
+
+class SecondDescent(NamedTuple):
+    """The first minimum, the peak and the second descent of an epoch-wise double-descent curve L(k), read off a
+    sampled curve by :func:`~dynamics.double_descent.second_descent` (steps in the units of the grid it was given).
+
+    * ``first_minimum_step``, ``first_minimum``: the first interior minimum (the early-stopping point; point A of
+      Pezeshki (thesis), Fig 4.4, in the approximate theory at large κ);
+    * ``peak_step``, ``peak``: the first interior maximum after it, and ``peak_height`` = peak − first minimum (how
+      much the fast features overfit before the slow ones are learnt);
+    * ``second_descent_step``: where L has come half-way down from the peak to ``second_minimum``, the lowest value
+      reached at ``second_minimum_step`` before the curve turns up again or the grid ends;
+    * ``recovery_step``: where L is back down at the first minimum's level, or None if it does not get there on the
+      grid (with label noise the final error can stay above the first minimum).
+
+    Examples
+    --------
+    >>> from dynamics.double_descent import second_descent
+    >>> k = np.geomspace(1.0, 1e4, 9)
+    >>> r = second_descent(k, [0.5, 0.3, 0.2, 0.3, 0.4, 0.3, 0.1, 0.05, 0.05])
+    >>> r.first_minimum_step, r.peak_step, r.peak_height, r.second_minimum
+    (10.0, 100.0, 0.2, 0.05)
+    """
+
+    first_minimum_step: float
+    first_minimum: float
+    peak_step: float
+    peak: float
+    peak_height: float
+    second_descent_step: float
+    second_minimum_step: float
+    second_minimum: float
+    recovery_step: Optional[float]

@@ -1,5 +1,6 @@
-"""Exact large-d ridge regression for bipartite F (spec §2.6; deterministic equivalents of Dobriban & Wager 2018,
-Hastie et al. 2022, Bach 2023). Not in the thesis: the reference against which the decoupled theory is measured.
+"""Exact large-d ridge regression for bipartite F (derived in this project from the deterministic equivalents of
+Dobriban & Wager 2018, Hastie et al. 2022, Bach 2023). Not in the thesis: the reference against which the decoupled
+theory is measured.
 
 In x-space the covariance is diagonal with s = σ_i²/d on group i (p_i directions) and the teacher has
 β*² = 1/σ_i². With λ' = λ/n, the effective regularisation k solves
@@ -18,6 +19,7 @@ for large ridge, no underflow for large κ). For n <= d the ridgeless limit has 
 1 = Σ p_i u_i/n); at n = d it is the interpolation threshold, where the error diverges, so ridge > 0 is required.
 """
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import require_array_in_range
 from ._checks import require_noise_std, require_sizes
@@ -26,20 +28,24 @@ from ._order_parameters import order_parameters
 from ._results import OrderParameters
 
 
-def ridge_oracle(weight_decay, n_samples, n_features, n_fast, kappa, noise_std=0.0) -> OrderParameters:
-    """Exact large-d R_i, Q_i, L_G of ridge regression (XᵀX + λI)⁻¹Xᵀy for bipartite F (spec §2.6, B.3; σ₁ = 1,
-    σ₂ = 1/κ): the reference solution against which the decoupled theory of Eqs 4.2.11–4.2.16 is measured.
+def ridge_oracle(weight_decay: ArrayLike, n_samples: int, n_features: int, n_fast: int, kappa: float,
+                 noise_std: float = 0.0) -> OrderParameters:
+    """Exact large-d R_i, Q_i, L_G of ridge regression (XᵀX + λI)⁻¹Xᵀy for bipartite F (derived in this project;
+    σ₁ = 1, σ₂ = 1/κ): the reference solution against which the decoupled theory of Eqs 4.2.11–4.2.16 is
+    measured.
 
     Parameters
     ----------
     weight_decay : float or array_like
         λ >= 0 of the sum-normalised loss. 0 is the ridgeless limit: k = 0 when n > d, the positive root when
         n < d; n = d needs λ > 0 (the interpolation threshold, where the error diverges). To compare with GD
-        step k, pass λ + 1/(ηk) (:func:`effective_weight_decay`).
+        step k, pass λ + 1/(ηk) (:func:`~dynamics.double_descent.effective_weight_decay`).
     n_samples : int
         n >= 1 (n <= d allowed).
-    n_features, n_fast : int
-        d >= 2, 1 <= p <= d − 1.
+    n_features : int
+        d >= 2.
+    n_fast : int
+        1 <= p <= d − 1.
     kappa : float
         κ in [1, 1e100].
     noise_std : float

@@ -1,22 +1,27 @@
-"""The reusable set-ups of the double-descent theory (spec §1, §4; Eqs 4.2.1–4.2.2, Assumption 4.2.1): the data
+"""The reusable set-ups of the double-descent theory (Eqs 4.2.1–4.2.2, Assumption 4.2.1): the data
 generators, the sources' named configurations and the experiment drivers that figures, claims, notebooks and
 cross-checks share.
 
-* :func:`modulation_matrix`: F = U Σ Vᵀ with Σ = diag(1 × p, 1/κ × (d − p)) (Assumption 4.2.1) and U, V Haar
-  (the authors' code) or identity (exact in distribution, spec §1.2);
-* :func:`draw_teacher_student`: latent inputs Z with iid N(0, 1/d) entries (Eq 4.2.1, E1), teacher w with
-  ‖w‖² = d (project convention, E2; ``normalized_teacher=False`` gives the code's w ~ N(0, I)), labels
-  y = Zw + σ_ε ε, student inputs X = ZF (Eq 4.2.2), optional noiseless test set;
-* :func:`q_penalty_schedule`: Fig 4.6's a_k = 0.6·log(1 + e^{−k/1000})/log 2 (the authors' code);
-* the sources' configurations: :data:`PHASE_DIAGRAM_SIZES` and :data:`PHASE_DIAGRAM_KAPPAS` (Fig 4.4),
-  :data:`OUTPUT_PENALTY_SETUP` (Fig 4.6);
-* the experiment drivers: :func:`teacher_student_gd_runs` (GD on drawn designs against the exact theory of each
-  design, Fig 4.3) and :func:`output_penalty_runs` (exact GD with and without the decaying output penalty,
-  Fig 4.6).
+* :func:`~dynamics.double_descent.modulation_matrix`: F = U Σ Vᵀ with Σ = diag(1 × p, 1/κ × (d − p)) (Assumption 4.2.1)
+  and U, V Haar (the authors' code) or identity (exact in distribution, derived in this project);
+* :func:`~dynamics.double_descent.draw_teacher_student`: latent inputs Z with iid N(0, 1/d) entries (Eq 4.2.1 as
+  corrected: the source's variance is garbled), teacher w with ‖w‖² = d (the project's convention, where the source
+  prints ‖w‖ = 1; ``normalized_teacher=False`` gives the code's w ~ N(0, I)), labels y = Zw + σ_ε ε, student inputs
+  X = ZF (Eq 4.2.2), optional noiseless test set;
+* :func:`~dynamics.double_descent.q_penalty_schedule`: Fig 4.6's a_k = 0.6·log(1 + e^{−k/1000})/log 2 (the authors'
+  code);
+* the sources' configurations: :data:`~dynamics.double_descent.PHASE_DIAGRAM_SIZES` and
+  :data:`~dynamics.double_descent.PHASE_DIAGRAM_KAPPAS` (Fig 4.4), :data:`~dynamics.double_descent.OUTPUT_PENALTY_SETUP`
+  (Fig 4.6);
+* the experiment drivers: :func:`~dynamics.double_descent.teacher_student_gd_runs` (GD on drawn designs against the
+  exact theory of each design, Fig 4.3) and :func:`~dynamics.double_descent.output_penalty_runs` (exact GD with and
+  without the decaying output penalty, Fig 4.6).
 """
 from types import MappingProxyType
+from typing import Optional, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import haar_orthogonal, require_bool, require_integer, require_positive, rng_from
 from ._checks import require_noise_std, require_simulation_sizes, require_step_record
@@ -37,7 +42,8 @@ OUTPUT_PENALTY_SETUP = MappingProxyType(dict(n_samples=120, n_features=100, n_fa
 code; σ_ε = 0, λ = 0)."""
 
 
-def modulation_matrix(n_features, n_fast, kappa, haar=True, n_seeds=1, *, seed=None) -> Modulation:
+def modulation_matrix(n_features: int, n_fast: int, kappa: float, haar: bool = True, n_seeds: int = 1, *,
+                      seed: Optional[Union[int, np.random.Generator]] = None) -> Modulation:
     """A stack of ``n_seeds`` bipartite modulations F = UΣVᵀ (Assumption 4.2.1; σ₁ = 1 on ``n_fast`` directions,
     σ₂ = 1/κ on the other d − p).
 
@@ -51,7 +57,7 @@ def modulation_matrix(n_features, n_fast, kappa, haar=True, n_seeds=1, *, seed=N
         κ in [1, 1e100].
     haar : bool
         Haar-random U and V (the authors' code) or U = V = I (equal in distribution for the teacher–student
-        problem, spec §1.2).
+        problem: derived in this project).
     n_seeds : int
         Number of independent draws S >= 1.
     seed : None, int or numpy.random.Generator
@@ -81,24 +87,31 @@ def modulation_matrix(n_features, n_fast, kappa, haar=True, n_seeds=1, *, seed=N
     return Modulation(U, sigma, V, p)
 
 
-def draw_teacher_student(n_samples, n_features, n_fast, kappa, noise_std=0.0, n_seeds=1, *, seed=None, haar=True,
-                         normalized_teacher=True, n_test=0) -> TeacherStudentData:
-    """Draw ``n_seeds`` independent teacher–student problems (spec §1, §4; Eqs 4.2.1–4.2.2).
+def draw_teacher_student(n_samples: int, n_features: int, n_fast: int, kappa: float, noise_std: float = 0.0,
+                         n_seeds: int = 1, *, seed: Optional[Union[int, np.random.Generator]] = None,
+                         haar: bool = True, normalized_teacher: bool = True, n_test: int = 0) -> TeacherStudentData:
+    """Draw ``n_seeds`` independent teacher–student problems (Eqs 4.2.1–4.2.2, the authors' simulation protocol).
 
     Parameters
     ----------
     n_samples : int
         n, 1 <= n <= 1e7.
-    n_features, n_fast, kappa, haar
-        As in :func:`modulation_matrix`.
+    n_features : int
+        d, 2 <= d <= 1e5.
+    n_fast : int
+        p, 1 <= p <= d − 1.
+    kappa : float
+        κ in [1, 1e100].
     noise_std : float
         Label-noise standard deviation σ_ε in [0, 1e100].
     n_seeds : int
         Number of independent draws S >= 1.
     seed : None, int or numpy.random.Generator
         Source of randomness; the same seed gives the same data.
+    haar : bool
+        Haar-random U and V of F, or U = V = I (as in :func:`~dynamics.double_descent.modulation_matrix`).
     normalized_teacher : bool
-        ‖w‖² = d (the project convention, E2) or w ~ N(0, I) (the authors' code).
+        ‖w‖² = d (the project's convention) or w ~ N(0, I) (the authors' code).
     n_test : int
         Number of noiseless test inputs per draw (0: none).
 
@@ -130,7 +143,7 @@ def draw_teacher_student(n_samples, n_features, n_fast, kappa, noise_std=0.0, n_
     return TeacherStudentData(F, Z, Z @ F.matrix, w, eps, y, Z_test, y_test, noise_std)
 
 
-def q_penalty_schedule(n_steps, strength=0.6, decay=1e-3) -> np.ndarray:
+def q_penalty_schedule(n_steps: int, strength: float = 0.6, decay: float = 1e-3) -> np.ndarray:
     """The decaying output-penalty schedule of Fig 4.6 (the authors' code): a_k = strength·log(1 + e^{−decay·k})/log 2
     for k = 0, ..., n_steps − 1 (0.6 → 0.27 at k = 1e3 → 4e−5 at k = 1e4).
 
@@ -160,19 +173,21 @@ def q_penalty_schedule(n_steps, strength=0.6, decay=1e-3) -> np.ndarray:
     return strength * np.log1p(np.exp(-decay * k)) / np.log(2.0)
 
 
-def teacher_student_gd_runs(steps, n_samples, n_features, n_fast, kappa, noise_std=0.0, n_seeds=1, *, seed=None,
-                            n_test=1000) -> DesignRuns:
+def teacher_student_gd_runs(steps: ArrayLike, n_samples: int, n_features: int, n_fast: int, kappa: float,
+                            noise_std: float = 0.0, n_seeds: int = 1, *,
+                            seed: Optional[Union[int, np.random.Generator]] = None,
+                            n_test: int = 1000) -> DesignRuns:
     """GD on ``n_seeds`` drawn teacher–student designs against the exact theory of each design (Fig 4.3 left; the
     authors' extra_experiments/emp_vs_analytic.png): closed-form GD from ŵ₀ = 0 at η = 1/λ_max per design
-    (:func:`inverse_max_eigenvalue_learning_rate`, the authors' code), its test error on a noiseless test set,
-    and the teacher-averaged trace formulas (Eqs 4.2.9–4.2.10) at the same designs and η.
+    (:func:`~dynamics.double_descent.inverse_max_eigenvalue_learning_rate`, the authors' code), its test error on a
+    noiseless test set, and the teacher-averaged trace formulas (Eqs 4.2.9–4.2.10) at the same designs and η.
 
     Parameters
     ----------
     steps : float or array_like
         GD steps k >= 0, shape (T,) (real values interpolate; inf is the fixed point).
     n_samples, n_features, n_fast, kappa, noise_std, n_seeds, seed
-        As in :func:`draw_teacher_student` (Haar F, normalised teachers).
+        As in :func:`~dynamics.double_descent.draw_teacher_student` (Haar F, normalised teachers).
     n_test : int
         Noiseless test inputs per design, >= 1 (0 is a ``ValueError``: the test error needs a test set).
 
@@ -194,17 +209,20 @@ def teacher_student_gd_runs(steps, n_samples, n_features, n_fast, kappa, noise_s
     return DesignRuns(data, trace.steps, learning_rates, test_errors, trace.generalization_error)
 
 
-def output_penalty_runs(steps, n_samples, n_features, n_fast, kappa, n_seeds=1, *, seed=None) -> OutputPenaltyRuns:
+def output_penalty_runs(steps: ArrayLike, n_samples: int, n_features: int, n_fast: int, kappa: float,
+                        n_seeds: int = 1, *,
+                        seed: Optional[Union[int, np.random.Generator]] = None) -> OutputPenaltyRuns:
     """Exact GD (the teacher-averaged trace formulas, Eqs 4.2.9–4.2.10, at η = 1/λ_max) on ``n_seeds`` drawn designs,
     without and with the decaying output penalty (a_k/2)‖Xŵ‖² of Lemma 4.3.1 on the authors' schedule
-    :func:`q_penalty_schedule` (Fig 4.6 left: the penalty diminishes the peak and leaves the final error alone).
+    :func:`~dynamics.double_descent.q_penalty_schedule` (Fig 4.6 left: the penalty diminishes the peak and leaves the
+    final error alone).
 
     Parameters
     ----------
     steps : array_like of int
         Sorted whole GD steps >= 0 at which the errors are recorded, shape (T,).
     n_samples, n_features, n_fast, kappa, n_seeds, seed
-        As in :func:`draw_teacher_student` (σ_ε = 0, Haar F, normalised teachers).
+        As in :func:`~dynamics.double_descent.draw_teacher_student` (σ_ε = 0, Haar F, normalised teachers).
 
     Returns
     -------

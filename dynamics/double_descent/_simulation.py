@@ -1,19 +1,23 @@
-"""Measurements and explicit GD of the teacher–student model (spec §1, §4; Eqs 4.2.4–4.2.7), vectorised over draws.
+"""Measurements and explicit GD of the teacher–student model (Eqs 4.2.4–4.2.7), vectorised over draws.
 
-* :func:`measure_order_parameters` (Eq 4.2.7, per group in F's singular bases) and :func:`test_error`
-  (½ mean of (y* − ŷ)² over the test set, the left side of Eq 4.2.5);
-* :func:`iterate_gd`: explicit full-batch GD (Eq 4.2.4 without Langevin noise), with weight decay, a per-step
-  output penalty (the gradient (1 + a_k)XᵀXŵ − Xᵀy of Lemma 4.3.1 / Fig 4.6), a preconditioner P (per-group
-  learning rates, P = VΣ⁻²Vᵀ) and the loss normalisation (sum, as corrected in E3, or the printed 1/(2n) mean).
+* :func:`~dynamics.double_descent.measure_order_parameters` (Eq 4.2.7, per group in F's singular bases) and
+  :func:`~dynamics.double_descent.test_error` (½ mean of (y* − ŷ)² over the test set, the left side of Eq 4.2.5);
+* :func:`~dynamics.double_descent.iterate_gd`: explicit full-batch GD (Eq 4.2.4 without Langevin noise), with weight
+  decay, a per-step output penalty (the gradient (1 + a_k)XᵀXŵ − Xᵀy of Lemma 4.3.1 / Fig 4.6), a preconditioner P
+  (per-group learning rates, P = VΣ⁻²Vᵀ) and the loss normalisation (the sum, Eq 4.2.3 as corrected, or the printed
+  1/(2n) mean).
 
 The data they run on (teacher, modulation matrix F, designs) are drawn by :mod:`dynamics.double_descent._setups`.
 """
+from typing import Optional
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import as_finite_array, require_choice, require_finite_result, require_positive
 from ._checks import require_data, require_modulation, require_noise_std, require_step_record
 from ._order_parameters import order_parameters
-from ._results import OrderParameters, WeightTrajectory
+from ._results import Modulation, OrderParameters, TeacherStudentData, WeightTrajectory
 
 
 def _expand(arr, like):
@@ -21,7 +25,8 @@ def _expand(arr, like):
     return arr.reshape(arr.shape[:1] + (1,) * (like.ndim - arr.ndim) + arr.shape[1:])
 
 
-def measure_order_parameters(w_hat, w, modulation, noise_std=0.0) -> OrderParameters:
+def measure_order_parameters(w_hat: ArrayLike, w: ArrayLike, modulation: Modulation,
+                             noise_std: float = 0.0) -> OrderParameters:
     """R = wᵀFŵ/d and Q = ‖Fŵ‖²/d (Eq 4.2.7) of given students, and their fast/slow parts in F's singular
     bases (R_i = w_i·v_i/d, Q_i = ‖v_i‖²/d with v = ΣVᵀŵ).
 
@@ -75,7 +80,7 @@ def measure_order_parameters(w_hat, w, modulation, noise_std=0.0) -> OrderParame
     return order_parameters(R1 + R2, Q1 + Q2, noise_std, R1, R2, Q1, Q2, teacher_power=power)
 
 
-def test_error(w_hat, data) -> np.ndarray:
+def test_error(w_hat: ArrayLike, data: TeacherStudentData) -> np.ndarray:
     """½ mean over the noiseless test set of (y* − ŷ)², ŷ = z_testᵀFŵ (the left side of Eq 4.2.5).
 
     Parameters
@@ -112,11 +117,12 @@ def test_error(w_hat, data) -> np.ndarray:
 test_error.__test__ = False  # a function named test_*, not a pytest test
 
 
-def iterate_gd(X, y, steps, learning_rate, weight_decay=0.0, output_penalty_schedule=None, preconditioner=None,
-               loss_normalization="sum") -> WeightTrajectory:
+def iterate_gd(X: ArrayLike, y: ArrayLike, steps: ArrayLike, learning_rate: float, weight_decay: float = 0.0,
+               output_penalty_schedule: Optional[ArrayLike] = None, preconditioner: Optional[ArrayLike] = None,
+               loss_normalization: str = "sum") -> WeightTrajectory:
     """Explicit full-batch GD from ŵ₀ = 0 (Eq 4.2.4 without Langevin noise):
-    ŵ ← ŵ − ηP[(1 + a_k)XᵀXŵ − Xᵀy]/m − ηPλŵ, with m = 1 ("sum", Eq 4.2.3 as corrected in E3) or n ("mean", the
-    printed 1/(2n) loss). For long runs use the closed forms (:func:`gd_weights`).
+    ŵ ← ŵ − ηP[(1 + a_k)XᵀXŵ − Xᵀy]/m − ηPλŵ, with m = 1 ("sum", Eq 4.2.3 as corrected) or n ("mean", the
+    printed 1/(2n) loss). For long runs use the closed forms (:func:`~dynamics.double_descent.gd_weights`).
 
     Parameters
     ----------
@@ -136,6 +142,7 @@ def iterate_gd(X, y, steps, learning_rate, weight_decay=0.0, output_penalty_sche
     preconditioner : array_like, optional
         P, shape (d, d) or (..., d, d).
     loss_normalization : {"sum", "mean"}
+        The summed loss ½Σ (the corrected Eq 4.2.3) or the printed 1/(2n) mean.
 
     Returns
     -------

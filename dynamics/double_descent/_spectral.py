@@ -12,18 +12,21 @@ evaluated as −expm1(k·log1p(−ηr)) so that early steps keep full precision 
 ηr > 1 overshoots and needs whole k). Modes with s_j = 0 (n < d) never move and are set to zero. A
 step-dependent penalty a_k (Fig 4.6's schedule) is the recursion f ← (1 − η r_j(a_k)) f + η.
 
-Teacher- and noise-averaged order parameters (Eqs 4.2.9–4.2.10, .2.18–.2.20, with the corrections E6/E7): with
+Teacher- and noise-averaged order parameters (Eqs 4.2.9–4.2.10, .2.18–.2.20, with the garbled trace of R and the
+teacher's F⁻¹ in A corrected): with
 K_j = f_j s_j and N_j = f_j √s_j,
 
     R(k) = Tr K/d,   Q(k) = Tr[AᵀA]/d + σ_ε² Tr[BᵀB]/d,   A = F̃ K F̃⁻¹,  B = F̃ N,  F̃ = F W,
 
-computed in O(d²) per step as Q = Kᵀ(G∘H)K/d + σ_ε² Σ_j N_j² G_jj/d with G = F̃ᵀF̃ and H = F̃⁻¹F̃⁻ᵀ (spec §2.2):
+computed in O(d²) per step as Q = Kᵀ(G∘H)K/d + σ_ε² Σ_j N_j² G_jj/d with G = F̃ᵀF̃ and H = F̃⁻¹F̃⁻ᵀ (derived in
+this project):
 the eigendecomposition once, then a numba loop over the steps in parallel. Given the left singular basis U of F
 and the fast-group size, the same sums restricted to the rows of one group of UᵀF̃ give R_i and Q_i.
 """
-from typing import Union
+from typing import Optional, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import (as_finite_array, require_choice, require_finite_result, require_in_range,
                                require_output_times, require_positive, solve_ode)
@@ -32,7 +35,7 @@ from ._checks import (require_data, require_design, require_designs, require_eig
                       require_stable_gd)
 from ._kernels import filter_kernel, gradient_flow_rhs, scheduled_filter_kernel, trace_kernel
 from ._order_parameters import order_parameters
-from ._results import Modulation, OrderParameterCurve
+from ._results import Modulation, OrderParameterCurve, TeacherStudentData
 
 
 def _eig(gram):
@@ -43,7 +46,8 @@ def _eig(gram):
 
 
 def _inverse_max_eigenvalue(s_max, weight_decay):
-    """η = 1/(λ_max + λ): the learning rate of the authors' code (:func:`inverse_max_eigenvalue_learning_rate`)."""
+    """η = 1/(λ_max + λ): the learning rate of the authors' code
+    (:func:`~dynamics.double_descent.inverse_max_eigenvalue_learning_rate`)."""
     return 1.0 / (s_max + weight_decay)
 
 
@@ -57,15 +61,16 @@ def _learning_rate(learning_rate, s_max, weight_decay, output_penalty, dynamics,
     return eta
 
 
-def inverse_max_eigenvalue_learning_rate(X, weight_decay=0.0, factor=1.0,
-                                         loss_normalization="sum") -> Union[float, np.ndarray]:
+def inverse_max_eigenvalue_learning_rate(X: ArrayLike, weight_decay: float = 0.0, factor: float = 1.0,
+                                         loss_normalization: str = "sum") -> Union[float, np.ndarray]:
     """The learning rate η = factor/(λ_max + λ) of GD on a design, λ_max the largest eigenvalue of XᵀX: the
-    curvature of the loss ½‖Xŵ − y‖² + (λ/2)‖ŵ‖² (Eq 4.2.3, summed as corrected in E3) along its stiffest direction.
+    curvature of the loss ½‖Xŵ − y‖² + (λ/2)‖ŵ‖² (Eq 4.2.3, summed as corrected) along its stiffest direction.
 
     GD on this quadratic loss converges iff η(λ_max + λ) < 2 (each eigen-mode contracts by |1 − η(s_j + λ)|,
     App. .2.16–.2.17), so ``factor`` must lie in (0, 2). The authors' code, the figures and the claims use
-    factor = 1, η = 1/λ_max (the default of :func:`gd_weights` and :func:`exact_gd_order_parameters`): the stiffest
-    mode is fitted in one step and no mode overshoots.
+    factor = 1, η = 1/λ_max (the default of :func:`~dynamics.double_descent.gd_weights` and
+    :func:`~dynamics.double_descent.exact_gd_order_parameters`): the stiffest mode is fitted in one step and no mode
+    overshoots.
 
     Parameters
     ----------
@@ -76,8 +81,8 @@ def inverse_max_eigenvalue_learning_rate(X, weight_decay=0.0, factor=1.0,
     factor : float
         η as a multiple of 1/(λ_max + λ), in (0, 2).
     loss_normalization : {"sum", "mean"}
-        The loss of :func:`iterate_gd`: the summed ½Σ (Hessian XᵀX + λ) or the printed 1/(2n) mean
-        (Hessian XᵀX/n + λ).
+        The loss of :func:`~dynamics.double_descent.iterate_gd`: the summed ½Σ (Hessian XᵀX + λ) or the printed 1/(2n)
+        mean (Hessian XᵀX/n + λ).
 
     Returns
     -------
@@ -118,8 +123,8 @@ def inverse_max_eigenvalue_learning_rate(X, weight_decay=0.0, factor=1.0,
     return float(eta) if np.ndim(eta) == 0 else eta
 
 
-def spectral_filter(eigenvalues, steps, learning_rate, weight_decay=0.0, dynamics="gd",
-                    output_penalty=0.0) -> np.ndarray:
+def spectral_filter(eigenvalues: ArrayLike, steps: ArrayLike, learning_rate: Optional[float],
+                    weight_decay: float = 0.0, dynamics: str = "gd", output_penalty: float = 0.0) -> np.ndarray:
     """The spectral filter f_j(k) of GD (Eqs .2.16–.2.17): ŵ_k = W diag(f(k)) WᵀXᵀy for XᵀX = WΛWᵀ.
 
     Parameters
@@ -155,8 +160,9 @@ def spectral_filter(eigenvalues, steps, learning_rate, weight_decay=0.0, dynamic
                          null[None])[0]
 
 
-def gd_weights(X, y, steps, learning_rate=None, weight_decay=0.0, dynamics="gd", output_penalty=0.0,
-               preconditioner=None) -> np.ndarray:
+def gd_weights(X: ArrayLike, y: ArrayLike, steps: ArrayLike, learning_rate: Optional[float] = None,
+               weight_decay: float = 0.0, dynamics: str = "gd", output_penalty: float = 0.0,
+               preconditioner: Optional[ArrayLike] = None) -> np.ndarray:
     """Closed-form GD (or gradient-flow) weights ŵ_k = W(I − (I − ηΛ − ηλ)^k)Wᵀŵ_λ (Eq .2.17, Eq 4.2.19),
     vectorised over any leading (draw) axes of the designs.
 
@@ -212,7 +218,7 @@ def gd_weights(X, y, steps, learning_rate=None, weight_decay=0.0, dynamics="gd",
     return u if M is None else u @ M.T
 
 
-def ridge_weights(X, y, weight_decay) -> np.ndarray:
+def ridge_weights(X: ArrayLike, y: ArrayLike, weight_decay: ArrayLike) -> np.ndarray:
     """Ridge solutions (XᵀX + λI)⁻¹Xᵀy (Eq .2.14), the k → inf limit of GD with weight decay λ; λ = 0 is the
     minimum-norm solution.
 
@@ -328,11 +334,14 @@ def _assemble(steps, R, Q, noise_std):
     return order_parameters(R[0] + R[1], Q[0] + Q[1], noise_std, R[0], R[1], Q[0], Q[1], steps=steps)
 
 
-def exact_gd_order_parameters(F, X, steps, *, eigenvalues=None, eigenvectors=None, learning_rate=None,
-                              weight_decay=0.0, noise_std=0.0, dynamics="gd", output_penalty=0.0,
-                              preconditioner=None, method="hadamard") -> OrderParameterCurve:
+def exact_gd_order_parameters(F: Union[Modulation, ArrayLike], X: Optional[ArrayLike], steps: ArrayLike, *,
+                              eigenvalues: Optional[ArrayLike] = None, eigenvectors: Optional[ArrayLike] = None,
+                              learning_rate: Optional[float] = None, weight_decay: float = 0.0,
+                              noise_std: float = 0.0, dynamics: str = "gd", output_penalty: float = 0.0,
+                              preconditioner: Optional[ArrayLike] = None,
+                              method: str = "hadamard") -> OrderParameterCurve:
     """Teacher- and noise-averaged R, Q and L_G of exact finite-d GD at a fixed design (Eqs 4.2.9–4.2.10,
-    .2.18–.2.20 with E6/E7; spec B.2), in O(d²) per step.
+    .2.18–.2.20, with the trace of R and the F⁻¹ of A corrected), in O(d²) per step.
 
     Parameters
     ----------
@@ -343,8 +352,10 @@ def exact_gd_order_parameters(F, X, steps, *, eigenvalues=None, eigenvectors=Non
         ``eigenvectors``).
     steps : float or array_like
         GD steps k >= 0, shape (T,) (real values interpolate; inf is the fixed point).
-    eigenvalues, eigenvectors : array_like, optional
-        s_j >= 0, shape (d,), and orthonormal W, shape (d, d), with XᵀX = W diag(s) Wᵀ.
+    eigenvalues : array_like, optional
+        s_j >= 0 of XᵀX, shape (d,) (with ``eigenvectors``, in place of X).
+    eigenvectors : array_like, optional
+        Orthonormal W, shape (d, d), with XᵀX = W diag(s) Wᵀ.
     learning_rate : float, optional
         η > 0; None: 1/(λ_max + λ).
     weight_decay : float
@@ -364,7 +375,7 @@ def exact_gd_order_parameters(F, X, steps, *, eigenvalues=None, eigenvectors=Non
     -------
     OrderParameterCurve
         steps and R, Q, generalization_error, noisy_generalization_error (and R1, R2, Q1, Q2 for a
-        :class:`Modulation`), each of shape (T,).
+        :class:`~dynamics.double_descent.Modulation`), each of shape (T,).
 
     Examples
     --------
@@ -387,16 +398,17 @@ def exact_gd_order_parameters(F, X, steps, *, eigenvalues=None, eigenvectors=Non
 
 
 
-def design_order_parameters(data, steps, learning_rate=None, weight_decay=0.0,
-                            noise_std=None) -> OrderParameterCurve:
+def design_order_parameters(data: TeacherStudentData, steps: ArrayLike,
+                            learning_rate: Optional[Union[float, ArrayLike]] = None, weight_decay: float = 0.0,
+                            noise_std: Optional[float] = None) -> OrderParameterCurve:
     """The teacher- and noise-averaged R, Q and L_G of exact GD (Eqs 4.2.9–4.2.10, the trace formulas of
-    :func:`exact_gd_order_parameters`) at each of the S drawn designs of ``data``: the theory of the GD runs on
-    those designs, averaged over the teachers that one draw samples once.
+    :func:`~dynamics.double_descent.exact_gd_order_parameters`) at each of the S drawn designs of ``data``: the theory
+    of the GD runs on those designs, averaged over the teachers that one draw samples once.
 
     Parameters
     ----------
     data : TeacherStudentData
-        From :func:`draw_teacher_student`.
+        From :func:`~dynamics.double_descent.draw_teacher_student`.
     steps : float or array_like
         GD steps k >= 0, shape (T,) (real values interpolate; inf is the fixed point).
     learning_rate : float or array_like, optional
@@ -435,7 +447,8 @@ def design_order_parameters(data, steps, learning_rate=None, weight_decay=0.0,
     return OrderParameterCurve(curves[0].steps, *(np.stack([getattr(c, name) for c in curves])
                                                   for name in OrderParameterCurve._fields[1:]))
 
-def scheduled_filter(eigenvalues, steps, learning_rate, output_penalty_schedule, weight_decay=0.0) -> np.ndarray:
+def scheduled_filter(eigenvalues: ArrayLike, steps: ArrayLike, learning_rate: Optional[float],
+                     output_penalty_schedule: ArrayLike, weight_decay: float = 0.0) -> np.ndarray:
     """The filter f_j after each of the whole ``steps`` of GD whose step k uses the output penalty
     a_k = ``output_penalty_schedule[k − 1]`` (Fig 4.6): f ← (1 − η((1 + a_k)s_j + λ))f + η, f(0) = 0.
 
@@ -472,11 +485,12 @@ def scheduled_filter(eigenvalues, steps, learning_rate, output_penalty_schedule,
 
 
 
-def scheduled_gd_weights(X, y, steps, output_penalty_schedule, learning_rate=None,
-                         weight_decay=0.0) -> np.ndarray:
+def scheduled_gd_weights(X: ArrayLike, y: ArrayLike, steps: ArrayLike, output_penalty_schedule: ArrayLike,
+                         learning_rate: Optional[float] = None, weight_decay: float = 0.0) -> np.ndarray:
     """Closed-form weights of discrete GD whose step k uses the output penalty a_k =
     ``output_penalty_schedule[k − 1]`` (Fig 4.6, Lemma 4.3.1: gradient (1 + a_k)XᵀXŵ − Xᵀy + λŵ) from ŵ₀ = 0:
-    ŵ_k = W diag(f(k)) WᵀXᵀy with the filter of :func:`scheduled_filter`, vectorised over leading (draw) axes.
+    ŵ_k = W diag(f(k)) WᵀXᵀy with the filter of :func:`~dynamics.double_descent.scheduled_filter`, vectorised over
+    leading (draw) axes.
 
     Parameters
     ----------
@@ -487,7 +501,7 @@ def scheduled_gd_weights(X, y, steps, output_penalty_schedule, learning_rate=Non
     steps : array_like of int
         Sorted whole steps >= 0, shape (T,).
     output_penalty_schedule : array_like
-        a_k >= 0, at least steps[-1] values (e.g. :func:`q_penalty_schedule`).
+        a_k >= 0, at least steps[-1] values (e.g. :func:`~dynamics.double_descent.q_penalty_schedule`).
     learning_rate : float, optional
         η > 0 with η((1 + max a)λ_max + λ) < 2; None: 1/(λ_max + λ) per design.
     weight_decay : float
@@ -525,21 +539,28 @@ def scheduled_gd_weights(X, y, steps, output_penalty_schedule, learning_rate=Non
     b = np.einsum("...ji,...j->...i", W, np.einsum("...nd,...n->...d", X, y))
     return np.einsum("...ij,...tj->...ti", W, f * b[..., None, :])
 
-def scheduled_gd_order_parameters(F, X, steps, output_penalty_schedule, learning_rate=None, weight_decay=0.0,
-                                  noise_std=0.0) -> OrderParameterCurve:
+def scheduled_gd_order_parameters(F: Union[Modulation, ArrayLike], X: ArrayLike, steps: ArrayLike,
+                                  output_penalty_schedule: ArrayLike, learning_rate: Optional[float] = None,
+                                  weight_decay: float = 0.0, noise_std: float = 0.0) -> OrderParameterCurve:
     """Teacher-averaged R, Q, L_G (Eqs 4.2.9–4.2.10) of discrete GD whose step k uses the output penalty
     a_k = ``output_penalty_schedule[k − 1]`` (Fig 4.6: gradient (1 + a_k)XᵀXŵ − Xᵀy + λŵ).
 
     Parameters
     ----------
-    F, X : Modulation or array_like, array_like
-        As in :func:`exact_gd_order_parameters`.
+    F : Modulation or array_like
+        One modulation or an invertible (d, d) matrix, as in :func:`~dynamics.double_descent.exact_gd_order_parameters`.
+    X : array_like
+        The design, shape (n, d).
     steps : array_like of int
         Sorted whole steps >= 0, shape (T,).
     output_penalty_schedule : array_like
-        a_k >= 0, at least steps[-1] values (e.g. :func:`q_penalty_schedule`).
-    learning_rate, weight_decay, noise_std :
-        As in :func:`exact_gd_order_parameters`.
+        a_k >= 0, at least steps[-1] values (e.g. :func:`~dynamics.double_descent.q_penalty_schedule`).
+    learning_rate : float, optional
+        η > 0 with η((1 + max a)λ_max + λ) < 2; None: 1/(λ_max + λ).
+    weight_decay : float
+        λ >= 0.
+    noise_std : float
+        Label-noise standard deviation σ_ε >= 0.
 
     Returns
     -------
@@ -567,8 +588,9 @@ def scheduled_gd_order_parameters(F, X, steps, output_penalty_schedule, learning
     return _assemble(steps, R, Q, noise_std)
 
 
-def gradient_flow_weights_ode(X, y, steps, learning_rate, weight_decay=0.0, rtol=1e-12) -> np.ndarray:
-    """Gradient-flow weights ŵ(k) from integrating dŵ/dk = −η∇L (spec §2.2's per-mode ODE, in the original basis)
+def gradient_flow_weights_ode(X: ArrayLike, y: ArrayLike, steps: ArrayLike, learning_rate: float,
+                              weight_decay: float = 0.0, rtol: float = 1e-12) -> np.ndarray:
+    """Gradient-flow weights ŵ(k) from integrating dŵ/dk = −η∇L (the per-mode ODE of App. .2.16, in the original basis)
     with the numba DOP853 solver, without an eigendecomposition: an independent route to the closed form.
 
     Parameters

@@ -1,14 +1,17 @@
-"""Torch simulations of the double-descent set-ups (spec §4; Eqs 4.2.3–4.2.4, Lemma 4.3.1, Fig 4.6): full-batch
-gradient descent of the linear student on a stack of teacher–student designs, with gradients from autograd
+"""Torch simulations of the double-descent set-ups (Eqs 4.2.3–4.2.4, Lemma 4.3.1, Fig 4.6 of Pezeshki (thesis)):
+full-batch gradient descent of the linear student on a stack of teacher–student designs, with gradients from autograd
 (an independent route to the closed forms of :mod:`dynamics.double_descent`).
 
 Optional: this module imports torch, is not imported by :mod:`dynamics.double_descent`, registers nothing, works
 in float64 and takes the device explicitly (on the CPU with one torch thread,
-:func:`dynamics.numerics.torch_tools.one_thread_on_cpu`). The cross-checks (:mod:`verify.crosscheck.double_descent`)
+:func:`dynamics.numerics.torch_tools.one_thread_on_cpu`). The cross-checks (``verify.crosscheck.double_descent``)
 call it.
 """
+from typing import Optional, Union
+
 import numpy as np
 import torch
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import as_finite_array, require_array_in_range
 from dynamics.numerics.torch_tools import DTYPE, as_tensor, on_device, to_numpy
@@ -19,8 +22,10 @@ __all__ = ["train_linear_student"]
 
 
 @on_device
-def train_linear_student(X, y, steps, learning_rate, output_penalty_schedule=None, *, device) -> WeightTrajectory:
-    """Full-batch GD of the summed loss ½Σ_μ(y^μ − x^μ·ŵ)² + (a_k/2)‖Xŵ‖² (Eq 4.2.3 as corrected in E3, with the
+def train_linear_student(X: ArrayLike, y: ArrayLike, steps: ArrayLike, learning_rate: Union[float, ArrayLike],
+                         output_penalty_schedule: Optional[ArrayLike] = None, *,
+                         device: Union[str, "torch.device"]) -> WeightTrajectory:
+    """Full-batch GD of the summed loss ½Σ_μ(y^μ − x^μ·ŵ)² + (a_k/2)‖Xŵ‖² (Eq 4.2.3 as corrected, with the
     output penalty of Lemma 4.3.1 at step k) from ŵ = 0, one independent run per design, gradients by autograd.
 
     Parameters
