@@ -4,7 +4,7 @@ uses, with a progress bar, so that a first interactive call does not wait.
 It runs the example of every public function (the numpydoc ``Examples``, which exercise each function as
 a user calls it), module by module, output discarded. The optional torch modules are skipped.
 
-``--clear`` first deletes the compiled kernels numba cached for :mod:`dynamics`. Numba keys each cache entry by
+``--clear`` first deletes the compiled kernels numba cached for ``dynamics``. Numba keys each cache entry by
 the source file of the function compiled, not by the files of the functions it calls: after an edit to a kernel
 that other modules call (the integrators in ``dynamics/numerics``, say), their cached callers still hold the old
 code. Clear the cache after such an edit.
@@ -46,7 +46,7 @@ class _Runner(doctest.DocTestRunner):
 
 
 def example_modules() -> list:
-    """Names of the :mod:`dynamics` modules whose examples the warm-up runs (torch modules excluded).
+    """Names of the ``dynamics`` modules whose examples the warm-up runs (torch modules excluded).
 
     Returns
     -------
@@ -70,12 +70,12 @@ def example_modules() -> list:
 
 
 def warm_up(modules: Optional[Sequence[str]] = None, progress=True) -> WarmUpReport:
-    """Run the examples of ``modules`` (default: :func:`example_modules`) once, compiling what they call.
+    """Run the examples of ``modules`` (default: ``example_modules``) once, compiling what they call.
 
     Parameters
     ----------
     modules : sequence of str, optional
-        Module names of :mod:`dynamics`.
+        Module names of ``dynamics``.
     progress : bool
         Show a progress bar.
 
@@ -104,7 +104,7 @@ def warm_up(modules: Optional[Sequence[str]] = None, progress=True) -> WarmUpRep
 
 
 def clear_kernel_cache() -> int:
-    """Delete numba's cached kernels of :mod:`dynamics` (its ``*.nbi`` index and ``*.nbc`` object files: in the
+    """Delete numba's cached kernels of ``dynamics`` (its ``*.nbi`` index and ``*.nbc`` object files: in the
     package's ``__pycache__`` folders, and under ``NUMBA_CACHE_DIR`` when that is set, the entries whose path names
     ``dynamics``). The next call of each kernel compiles it again.
 

@@ -10,7 +10,7 @@ from .style import COLORS, new_figure
 _ORDERS = {"rosenbrock23": 2, "rk4": 4, "dopri5": 5, "dop853": 8}
 
 
-@figure("numerics.ode_convergence", "Hairer–Nørsett–Wanner, Solving ODEs I, II.4–II.10",
+@figure("numerics.ode_convergence", "Hairer et al. 1993, §§II.4–II.10",
         "Left: global error of the fixed-step integrators on the logistic equation against the step size, "
         "with reference slopes h^2, h^4, h^5, h^8 (dashed). Right: work–precision of the adaptive pairs on 20 coupled "
         "(rotated logistic) states, ours against scipy.integrate.solve_ivp with the same method and tolerances "

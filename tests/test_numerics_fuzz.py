@@ -112,3 +112,134 @@ def test_require_finite_product_is_the_rounded_exact_product(factors, divisors):
     assert abs(exact) <= limit
     assert math.isfinite(value)
     assert abs(Fraction(value) - exact) <= abs(exact) * Fraction(1, 2 ** 49) + Fraction(2.0 ** -1074) * 2
+
+
+# ------------------------------------------------------------------------------ argument checks name the dtype
+# The theories compute in float64. An argument that carries another dtype is checked by its values (converted
+# exactly), and a failed check names that dtype, with the cause where the dtype is it.
+import pytest  # noqa: E402
+
+
+def _float32_rotation(angle=0.3):
+    c, s = np.cos(angle), np.sin(angle)
+    return np.array([[c, -s], [s, c]], dtype=np.float32)
+
+
+def test_a_float32_orthogonal_matrix_is_refused_naming_its_dtype_and_the_fix():
+    U32 = nx.haar_orthogonal(6, seed=2).astype(np.float32)
+    with pytest.raises(ValueError) as info:
+        nx.require_orthogonal("U", U32)
+    message = str(info.value)
+    assert "U must be orthogonal to float64 round-off" in message and "got a float32 array" in message
+    assert "orthogonal only to float32 round-off" in message and "nearest_orthogonal(U)" in message
+    # converting alone does not help (the defect is the matrix's, not the dtype's), which is why it is refused
+    with pytest.raises(ValueError, match="must be orthogonal"):
+        nx.require_orthogonal("U", U32.astype(np.float64))
+    U = nx.require_orthogonal("U", nx.nearest_orthogonal(U32))  # the explicit fix
+    assert U.dtype == np.float64 and np.abs(U - U32).max() < 1e-6
+    with pytest.raises(ValueError, match=r"float16 round-off"):
+        nx.require_orthogonal("U", U32.astype(np.float16))
+
+
+def test_orthogonality_is_checked_on_the_values_whatever_the_dtype():
+    permutation = np.array([[0, 1, 0], [0, 0, 1], [1, 0, 0]])
+    for dtype in (np.int8, np.int64, np.uint8, np.float16, np.float32, np.longdouble):
+        Q = nx.require_orthogonal("U", permutation.astype(dtype))
+        assert Q.dtype == np.float64 and np.array_equal(Q, permutation)
+    with pytest.raises(ValueError, match=r"got max\|UᵀU - I\| = 1 \(an int64 array\)$"):
+        nx.require_orthogonal("U", np.array([[1, 1], [0, 1]], dtype=np.int64))
+    with pytest.raises(ValueError, match=r"= 1 \(a float32 array\)$"):  # far beyond float32 round-off: no hint
+        nx.require_orthogonal("U", np.array([[1, 1], [0, 1]], dtype=np.float32))
+    with pytest.raises(ValueError, match=r"got max\|UᵀU - I\| = [0-9.e-]+$"):  # float64 and lists: no dtype named
+        nx.require_orthogonal("U", _float32_rotation().astype(np.float64).tolist())
+
+
+def test_non_real_dtypes_are_type_errors_naming_the_dtype():
+    with pytest.raises(TypeError, match=r"^U must be real, got a complex128 array$"):
+        nx.require_orthogonal("U", np.eye(2) * 1j)
+    with pytest.raises(TypeError, match=r"complex128 array: its imaginary parts are all 0, pass U\.real"):
+        nx.require_orthogonal("U", np.eye(2).astype(complex))
+    with pytest.raises(TypeError, match=r"got a <U1 array \(strings\)"):  # was parsed into numbers
+        nx.as_finite_array("x", np.array(["1", "2"]))
+    with pytest.raises(TypeError, match=r"\(dates\)"):
+        nx.as_finite_array("t", np.array(["2020-01-01"], dtype="datetime64[D]"))
+    with pytest.raises(TypeError, match=r"object array holding NoneType \(entry 1\)"):  # was NaN, "must be finite"
+        nx.as_finite_array("x", np.array([1.0, None]))
+    np.testing.assert_array_equal(nx.as_finite_array("x", np.array([1, 2.5], dtype=object)), [1.0, 2.5])
+    # numpy scalars and 0-d arrays through as_float: complex was cut to its real part, strings and dates parsed
+    with pytest.raises(TypeError, match=r"^eta must be real, got a complex128 value$"):
+        nx.as_float("eta", np.complex128(1 + 2j))
+    for value in (np.str_("1.5"), np.array("1.5"), np.datetime64("2020-01-01"), np.array(True)):
+        with pytest.raises(TypeError, match=r"^eta must be a real number, got .* \(an? \S+ value\)$"):
+            nx.as_float("eta", value)
+    assert nx.as_float("eta", np.float32(0.5)) == 0.5 and nx.as_float("eta", np.array(2.5, dtype=object)) == 2.5
+
+
+def test_value_checks_name_a_dtype_that_is_not_float64():
+    with pytest.raises(ValueError, match=r"got 255 \(entry 1; a uint8 array\)$"):  # e.g. 0 - 1 wrapped around
+        nx.require_array_in_range("counts", np.array([3, 255], dtype=np.uint8), 0.0, 100.0)
+    with pytest.raises(ValueError, match=r"^s must be >= 0, got -2 \(entry 1\)$"):  # lists and float64: unchanged
+        nx.require_array_in_range("s", [1.0, -2.0], 0.0)
+    with pytest.raises(ValueError, match=r"^s must be >= 0, got -2 \(entry 1\)$"):
+        nx.require_array_in_range("s", np.array([1.0, -2.0]), 0.0)
+    with pytest.raises(ValueError, match=r"^x must be finite, got \[1, nan\] \(a float32 array\)$"):
+        nx.as_finite_array("x", np.array([1.0, np.nan], dtype=np.float32))
+    with pytest.raises(ValueError, match=r"^t must lie in \[0, inf\], got -1 \(an int64 array\)$"):
+        nx.require_times("t", np.array([1, -1]))
+
+
+def test_a_narrow_float_rounded_onto_a_bound_or_to_inf_is_named_as_the_cause():
+    with np.errstate(over="ignore"):
+        overflowed = np.array([1.0, 1e5], dtype=np.float16)
+    with pytest.raises(ValueError, match=r"a float16 array: float16 overflows to inf above 65504; compute it in "
+                                         r"float64"):
+        nx.as_finite_array("x", overflowed)
+    q = np.array([0.5, 1 - 1e-9], dtype=np.float32)  # 1 - 1e-9 rounds to 1 in float32
+    with pytest.raises(ValueError, match=r"got 1 \(entry 1; a float32 array, which carries about 6 significant "
+                                         r"digits: 1 is within its round-off of the bound 1; compute it in float64\)"):
+        nx.normal_ppf(q)
+    assert np.isfinite(nx.normal_ppf(q.astype(np.float64) - np.array([0.0, 1e-9]))).all()
+    with pytest.raises(ValueError, match=r"got 0 \(a float32 value, which carries .* the bound 0"):
+        nx.require_positive("learning_rate", np.float32(1e-50))
+    with pytest.raises(ValueError, match=r"strictly increasing, got 1 after 1 \(entry 1; a float32 array, which .*"
+                                         r"the time before it, 1"):
+        nx.require_output_times("t", np.array([1.0, 1.0 + 1e-9], dtype=np.float32), strictly_increasing=True)
+    with pytest.raises(ValueError, match=r"got 2 \(a float32 value\)$"):  # far from the bound: the dtype, no cause
+        nx.require_in_range("p", np.float32(2.0), 0.0, 1.0)
+
+
+@SETTINGS
+@given(values=st.lists(st.floats(-1e3, 1e3), min_size=1, max_size=5),
+       dtype=st.sampled_from([np.float16, np.float32, np.float64, np.int16, np.int64, np.uint8]),
+       low=st.floats(-10.0, 10.0))
+def test_a_failed_range_check_names_every_dtype_but_float64(values, dtype, low):
+    with np.errstate(all="ignore"):
+        arr = np.array(values).astype(dtype)
+    try:
+        out = nx.require_array_in_range("x", arr, low)
+    except ValueError as exc:
+        named = f"{np.dtype(dtype).name} array" in str(exc)
+        assert named == (dtype is not np.float64), str(exc)
+        return
+    assert out.dtype == np.float64 and np.array_equal(out, arr.astype(np.float64))
+
+
+def test_a_torch_tensor_is_named_by_its_dtype():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(ValueError, match=r"got tensor\(\[1\., inf\]\) \(a float32 array: float32 overflows"):
+        nx.as_finite_array("x", torch.tensor([1.0, float("inf")]))
+    U32 = torch.from_numpy(nx.haar_orthogonal(3, seed=0).astype(np.float32))
+    with pytest.raises(ValueError, match="got a float32 array, orthogonal only to float32 round-off"):
+        nx.require_orthogonal("U", U32)
+    with pytest.raises(TypeError, match="numpy cannot convert"):
+        nx.as_finite_array("x", torch.ones(2, requires_grad=True))
+
+
+def test_solvers_refuse_complex_instead_of_dropping_the_imaginary_part():
+    with pytest.raises(TypeError, match=r"^atol must be real, got a complex128 array$"):
+        nx.solve_ode(_rhs, (0.0, 1.0), [1.0], params=np.zeros(3), atol=np.array([1e-9 + 1e-9j]))
+    with pytest.raises(TypeError, match=r"^f's values must be real, got a complex128 array$"):
+        nx.mp_integrate(lambda lam: lam * (1 + 1j), 0.5)
+    LU, pivots = nx.lu_factor(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    with pytest.raises(TypeError, match=r"pivots must be lu_factor's int array, got a float64 array"):
+        nx.lu_solve(LU, pivots.astype(float), np.ones(2))

@@ -12,10 +12,9 @@ from dynamics import numerics as nx
 from dynamics.numerics import reference_problems as rp
 from .registry import Check, claim
 
-HNW = "Hairer–Nørsett–Wanner, Solving ODEs I"
-SR97 = "Shampine & Reichelt, SIAM J. Sci. Comput. 18 (1997) (ode23s)"
-SEED_GS = "004_798f714b6ee27590.txt Eqs 12-13 (Lambert W)"
-SEED_LN = "001_61c8f54ededf01e4.txt Eq 2.3.30"
+HNW = "Hairer et al. 1993"
+SR97 = "Shampine & Reichelt 1997"
+LAMBERT = "Pezeshki et al. 2021, Eqs 12–13 (the Lambert W of the fixed points)"
 
 # Step counts over [0, 10] for which the fixed-step error on the logistic reference problem is in the
 # asymptotic regime and far above round-off.
@@ -33,27 +32,27 @@ def _order_claim(method, order):
                          f"fitted order {measured:.3f} (errors {errors[0]:.1e}..{errors[-1]:.1e})")
 
 
-@claim("numerics.dopri5_order", f"{HNW} II.5 (Dormand–Prince 5(4))",
+@claim("numerics.dopri5_order", f"{HNW}, §II.5 (Dormand–Prince 5(4))",
        "With fixed steps, the dopri5 error on the logistic equation falls as h^5 (fitted order within 0.3 of 5, "
        "the envelope of a pre-asymptotic least-squares slope).", "limit")
 def dopri5_order():
     return _order_claim("dopri5", 5)
 
 
-@claim("numerics.dop853_order", f"{HNW} II.10 (DOP853)",
+@claim("numerics.dop853_order", f"{HNW}, §II.10 (DOP853)",
        "With fixed steps, the dop853 error on the logistic equation falls as h^8 (fitted order within 0.3 of 8).",
        "limit")
 def dop853_order():
     return _order_claim("dop853", 8)
 
 
-@claim("numerics.rk4_order", f"{HNW} II.1 (classical Runge–Kutta)",
+@claim("numerics.rk4_order", f"{HNW}, §II.1 (classical Runge–Kutta)",
        "The fixed-step rk4 error on the logistic equation falls as h^4 (fitted order within 0.3 of 4).", "limit")
 def rk4_order():
     return _order_claim("rk4", 4)
 
 
-@claim("numerics.rosenbrock23_order", f"{SR97} Sec. 2",
+@claim("numerics.rosenbrock23_order", f"{SR97}, Sec. 2 (the modified Rosenbrock pair of ode23s)",
        "With fixed steps, the rosenbrock23 error on the logistic equation falls as h^2 (fitted order within 0.3 "
        "of 2; the finite-difference Jacobian and time derivative do not lower it).", "limit")
 def rosenbrock23_order():
@@ -76,7 +75,7 @@ def _stiff_exact(t, k):
     return (k * k * np.cos(t) + k * np.sin(t) - k * k * np.exp(-k * t)) / (k * k + 1.0)
 
 
-@claim("numerics.rosenbrock23_stiff", f"{SR97} Sec. 2; {HNW} II (stability of explicit methods)",
+@claim("numerics.rosenbrock23_stiff", f"{SR97}, Sec. 2 (stiff problems; the modified Rosenbrock pair of ode23s)",
        "On the stiff y' = -1e4 (y - cos t), y(0) = 0, t in [0, 10], rosenbrock23 meets rtol 1e-3 (max error against "
        "the closed form within 3·rtol, the factor a 2nd-order method's global error accumulates over the run) "
        "in at most 1/20 of the steps dopri5 needs (whose steps are capped by its stability region, h <= 3.3/k), "
@@ -97,7 +96,7 @@ def rosenbrock23_stiff():
     return Check.all_of(checks)
 
 
-@claim("numerics.ode_matches_solve_ivp", f"{HNW} II.4–II.10; scipy.integrate.solve_ivp",
+@claim("numerics.ode_matches_solve_ivp", f"{HNW}, §§II.4–II.10 (reference: scipy.integrate.solve_ivp)",
        "At rtol 1e-11, dopri5 and dop853 agree with solve_ivp (RK45, DOP853) on 20 coupled nonlinear "
        "(rotated logistic) states, and both with the exact solution, to 1e-9 (100x rtol: the global error of "
        "a tolerance-controlled run).", "identity", stochastic=True)
@@ -132,7 +131,7 @@ def _dense_local_errors(method, steps):
     return np.array(errors)
 
 
-@claim("numerics.dense_output_order", f"{HNW} II.6 (continuous extensions)",
+@claim("numerics.dense_output_order", f"{HNW}, §II.6 (continuous extensions)",
        "Each interpolant has its own order: inside one step from the exact solution, the dense-output error falls "
        "as h^(q+1) with q = 4 for dopri5 (Shampine's extension), q = 7 for dop853 and q = 2 for rosenbrock23 "
        "(fitted local order within 0.3 of q + 1). (DOP853's interpolant is one order below its steps, so the "
@@ -148,7 +147,7 @@ def dense_output_order():
     return Check.all_of(checks, "; ".join(c.detail for c in checks))
 
 
-@claim("numerics.small_linear_algebra", "Golub & Van Loan, Matrix Computations, Algs. 3.4.1, 4.2.1",
+@claim("numerics.small_linear_algebra", "Golub & Van Loan 2013, Algs. 3.4.1 and 4.2.1",
        "The numba LU (partial pivoting) and Cholesky solves agree with LAPACK (numpy.linalg.solve) on random "
        "well-conditioned systems of size 1 to 60 to 1e-12 relative (a few ulps times the condition number), and "
        "LU pivots where a zero pivot would break plain elimination.", "identity", stochastic=True)
@@ -181,7 +180,7 @@ def _lambert_grid():
     return {0: branch0, -1: branch1}
 
 
-@claim("numerics.lambertw_identity", SEED_GS,
+@claim("numerics.lambertw_identity", LAMBERT,
        "W(x) e^{W(x)} = x to a few ulps on branch 0 over [-1/e, 1e308] and branch -1 over (-1/e, 0) "
        "(residual in log form, |W + log|W| - log|x||, where e^W leaves the float range).", "identity")
 def lambertw_identity():
@@ -200,7 +199,7 @@ def lambertw_identity():
     return Check.at_most(worst / np.finfo(float).eps, 4.0, "worst residual in ulps of W")
 
 
-@claim("numerics.lambertw_vs_scipy", SEED_GS,
+@claim("numerics.lambertw_vs_scipy", LAMBERT,
        "Relative error <= 1e-12 against scipy.special.lambertw over both real branches; within 1e-8 of -1/e, "
        "where SciPy's branch -1 is wrong, against mpmath at 50 digits; exactly -1 at the double nearest -1/e.",
        "identity")
@@ -221,7 +220,7 @@ def lambertw_vs_scipy():
                          Check.at_most(exact_point, 0.0, f"|W(-1/e) + 1| = {exact_point}")])
 
 
-@claim("numerics.normal_tails", "000_a211a717849e7605.txt Prop 2 (keep probabilities: Φ(-s), never 1 - Φ(s))",
+@claim("numerics.normal_tails", "Parascandolo et al. 2021, Prop. 2 (keep probabilities: Φ(-s), never 1 - Φ(s))",
        "Φ, the upper tail, log Φ and φ match mpmath at 40 digits to 5e-13 relative for |x| <= 37 (the limit set "
        "by rounding x/√2, about x² eps), log Φ down to x = -1e3, and Φ⁻¹ matches scipy.stats.norm.ppf to 1e-13.",
        "identity")
@@ -246,10 +245,9 @@ def normal_tails():
     return Check.all_of([Check.at_most(max(errs.values()), 5e-13), Check.at_most(ppf, 1e-13)], detail)
 
 
-@claim("numerics.binomial_log_space", "000_a211a717849e7605.txt Prop 2 (binomial keep probability)",
-       "Log-space binomial pmf and tails match scipy.stats.binom to 1e-10 relative (spec: d <= 2000) up to "
-       "n = 5000, sum to 1, and stay "
-       "finite (log) where the probability underflows.", "identity")
+@claim("numerics.binomial_log_space", "Parascandolo et al. 2021, Prop. 2 (binomial keep probability)",
+       "Log-space binomial pmf and tails match scipy.stats.binom to 1e-10 relative up to n = 5000 trials, sum "
+       "to 1, and stay finite (log) where the probability underflows.", "identity")
 def binomial_log_space():
     errs = []
     for n, p in ((1, 0.3), (16, 0.5), (100, 0.2), (2000, 0.01), (5000, 0.7)):
@@ -268,7 +266,7 @@ def binomial_log_space():
     return Check.at_most(np.max(errs), 1e-10, f"lgamma-limited at n = 5000; log P(X >= n) at n=5000, p=0.01: {deep:.1f}")
 
 
-@claim("numerics.mp_quadrature", SEED_LN,
+@claim("numerics.mp_quadrature", "Pezeshki (thesis), Eq 2.3.30 (the Marchenko–Pastur law)",
        "The Marchenko–Pastur quadrature gives bulk mass min(1, α) and mean α, and matches adaptive "
        "quadrature (scipy quad) of ∫ρ(λ)(1 - e^{-λt})²/λ dλ for α in {0.5, 1, 2} and t up to 1e4.", "identity")
 def mp_quadrature():

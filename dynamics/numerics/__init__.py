@@ -3,14 +3,14 @@ Rosenbrock method, in numba), real Lambert W, normal and binomial tails in stabl
 Marchenko–Pastur law and its quadrature, small dense linear algebra for compiled loops, damped Newton for strictly concave objectives, Haar random
 orthogonal matrices, and the argument checks every public function uses.
 
-Theory packages import from here and from nowhere else in :mod:`dynamics`. Kernels compile on first use
-and are cached on disk (see :mod:`dynamics.warmup`). The reference ODE problems used by the claims,
-figures and benchmarks live in :mod:`dynamics.numerics.reference_problems`, outside this namespace.
+Theory packages import from here and from nowhere else in ``dynamics``. Kernels compile on first use
+and are cached on disk (see ``dynamics.warmup``). The reference ODE problems used by the claims,
+figures and benchmarks live in ``dynamics.numerics.reference_problems``, outside this namespace.
 """
 from . import _compile  # noqa: F401  (the first-compile notice)
 from .cache import cache_dir, disk_cache
 from .lambertw import INV_E_HI, OMEGA, lambertw, lambertw_kernel
-from .linalg import cholesky_solve, lu_factor, lu_solve
+from .linalg import cholesky_solve, lu_factor, lu_solve, nearest_orthogonal
 from .newton import NewtonFunctions, NewtonResult, newton_functions, newton_maximise, newton_maximise_kernel
 from .marchenko_pastur import (MPEdges, Quadrature, mp_atom, mp_cdf, mp_density, mp_edges, mp_integrate,
                                mp_quadrature)
@@ -39,7 +39,7 @@ __all__ = [
     # damped Newton for strictly concave objectives
     "newton_maximise", "newton_maximise_kernel", "newton_functions", "NewtonFunctions", "NewtonResult",
     # linear algebra, random numbers, the disk cache of expensive results
-    "cholesky_solve", "lu_factor", "lu_solve", "haar_orthogonal", "disk_cache", "cache_dir",
+    "cholesky_solve", "lu_factor", "lu_solve", "nearest_orthogonal", "haar_orthogonal", "disk_cache", "cache_dir",
     # argument checks
     "as_finite_array", "as_float", "format_value", "require_array_in_range", "require_betas", "require_bool", "require_choice",
     "require_finite_product", "require_finite_result", "require_in_range", "require_integer", "require_of_type", "require_orthogonal",

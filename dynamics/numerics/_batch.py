@@ -1,9 +1,9 @@
 """Many solves of one ODE in one compiled call: rows of initial states and/or parameters integrated in a
-loop over the kernels of :mod:`dynamics.numerics.ode` (the kernels behind :func:`solve_ode_batch`).
+loop over the kernels of ``dynamics.numerics.ode`` (the kernels behind ``solve_ode_batch``).
 
 Each kernel fills the rows ``first:last`` of preallocated outputs, serially or in a ``prange`` loop: starting
 the worker threads and waiting for the slowest costs from microseconds on an idle machine to milliseconds on a
-loaded one, more than a small batch takes on one thread, so :func:`solve_ode_batch` times the first row and
+loaded one, more than a small batch takes on one thread, so ``solve_ode_batch`` times the first row and
 goes parallel only when the rest is long enough to pay for it.
 """
 import math
@@ -39,7 +39,7 @@ def explicit_rows(first, last, rhs_address, t0, t1, y0s, t_eval, params, method,
 @nb.njit(cache=True, parallel=True)
 def explicit_rows_parallel(first, last, rhs_address, t0, t1, y0s, t_eval, params, method, rtol, atol, step,
                            max_steps, y_out, status, nfev, nsteps, reached):
-    """:func:`explicit_rows` in a prange loop."""
+    """``explicit_rows`` in a prange loop."""
     for b in nb.prange(first, last):
         _explicit_row(b, rhs_address, t0, t1, y0s, t_eval, params, method, rtol, atol, step, max_steps, y_out,
                       status, nfev, nsteps, reached)
@@ -59,7 +59,7 @@ def _rosenbrock_row(b, rhs_address, jac_address, has_jac, t0, t1, y0s, t_eval, p
 @nb.njit(cache=True)
 def rosenbrock_rows(first, last, rhs_address, jac_address, has_jac, t0, t1, y0s, t_eval, params, rtol, atol, lower,
                     upper, step, max_steps, autonomous, y_out, status, nfev, nsteps, reached):
-    """As :func:`explicit_rows`, with the Rosenbrock kernel."""
+    """As ``explicit_rows``, with the Rosenbrock kernel."""
     for b in range(first, last):
         _rosenbrock_row(b, rhs_address, jac_address, has_jac, t0, t1, y0s, t_eval, params, rtol, atol, lower, upper,
                         step, max_steps, autonomous, y_out, status, nfev, nsteps, reached)
@@ -68,7 +68,7 @@ def rosenbrock_rows(first, last, rhs_address, jac_address, has_jac, t0, t1, y0s,
 @nb.njit(cache=True, parallel=True)
 def rosenbrock_rows_parallel(first, last, rhs_address, jac_address, has_jac, t0, t1, y0s, t_eval, params, rtol, atol,
                              lower, upper, step, max_steps, autonomous, y_out, status, nfev, nsteps, reached):
-    """:func:`rosenbrock_rows` in a prange loop."""
+    """``rosenbrock_rows`` in a prange loop."""
     for b in nb.prange(first, last):
         _rosenbrock_row(b, rhs_address, jac_address, has_jac, t0, t1, y0s, t_eval, params, rtol, atol, lower, upper,
                         step, max_steps, autonomous, y_out, status, nfev, nsteps, reached)

@@ -1,5 +1,5 @@
 """Lazy compilation, made visible: one line on stderr the first time a process compiles a numba kernel of
-:mod:`dynamics` (a cache miss), instead of a silent wait or a wall of warnings.
+``dynamics`` (a cache miss), instead of a silent wait or a wall of warnings.
 
 numba broadcasts the event ``"numba:compile"`` only when a dispatcher really compiles (not when it loads a
 kernel from the disk cache), so the notice appears on a fresh install or after the sources changed, and

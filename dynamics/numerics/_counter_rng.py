@@ -2,7 +2,7 @@
 
 Two optimizers run on a stochastic loss then see identical losses at step k without a pre-generated table
 (the spherical theory's synthetic losses: "two schemes see identical losses"), and numba and numpy code share
-the draws. Re-exported by :mod:`dynamics.numerics.random`. The hash is
+the draws. Re-exported by ``dynamics.numerics.random``. The hash is
 SplitMix64's finaliser (Steele, Lea & Flood, OOPSLA 2014) applied to (key, k, pair index); normals come from
 the Box–Muller transform of two 53-bit uniforms.
 """
@@ -34,7 +34,7 @@ def fill_normals(key, k, out) -> None:
     ----------
     key : numpy.uint64
         The stream, e.g. ``np.uint64(stream_key(rng))``. Convert the key to uint64 before it enters numba
-        code: an int64 key compiles another specialisation whose draws differ from :func:`normals`'.
+        code: an int64 key compiles another specialisation whose draws differ from ``normals``'.
     k : int
         The draw index, >= 0.
     out : ndarray, shape (d,), float64
@@ -88,7 +88,7 @@ def stream_key(rng) -> int:
     Returns
     -------
     int
-        A key in [0, 2**63), for :func:`fill_normals` and :func:`dynamics.numerics.random.counter_normals`.
+        A key in [0, 2**63), for ``fill_normals`` and ``dynamics.numerics.random.counter_normals``.
 
     Examples
     --------

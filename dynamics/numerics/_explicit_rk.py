@@ -1,5 +1,5 @@
 """Explicit Runge–Kutta integrators in numba, with error control and dense output (the kernels behind
-:func:`dynamics.numerics.solve_ode`).
+``solve_ode``).
 
 Methods (Hairer, Nørsett & Wanner, *Solving ODEs I*, Secs. II.4–II.6, II.10):
 
@@ -14,11 +14,11 @@ a safety factor 0.9, growth clamped to [0.2, 10], and Hairer's starting-step heu
 convergence order is measured.
 
 The right-hand side is a numba first-class function ``rhs(t, y, params) -> dydt`` (see
-:mod:`dynamics.numerics.ode`), so the integrator is compiled once for every right-hand side, on first
+``dynamics.numerics.ode``), so the integrator is compiled once for every right-hand side, on first
 use, and cached on disk.
 """
 import math
-from typing import Tuple
+from typing import Callable, Tuple
 
 import numba as nb
 import numpy as np
@@ -33,7 +33,7 @@ _STAGES = (6, tab.DOP853_STAGES, 4)
 # raising, which removes a branch per division and lets the per-state loops vectorise.
 
 SUCCESS, MAX_STEPS, STEP_TOO_SMALL, NON_FINITE = 0, 1, 2, 3
-# Not failures of a solve but of its arguments, found inside the kernels (:func:`solve_explicit`): the caller
+# Not failures of a solve but of its arguments, found inside the kernels (``solve_explicit``): the caller
 # checks the arguments again in Python for the error message.
 RHS_SHAPE, INVALID_ARGUMENT = 4, 5
 
@@ -370,12 +370,13 @@ def _initial_step(rhs, t0, t1, y0, f0, params, order, rtol, atol, work):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step,
-              max_steps) -> Tuple[np.ndarray, np.ndarray, int, int, int]:
+def integrate(rhs: Callable[[float, np.ndarray, np.ndarray], np.ndarray], t0: float, t1: float, y0: np.ndarray,
+              t_eval: np.ndarray, dense: bool, params: np.ndarray, method: int, rtol: float, atol: np.ndarray,
+              step: float, max_steps: int) -> Tuple[np.ndarray, np.ndarray, int, int, int]:
     """The explicit integrator itself, callable from numba code (no argument checking: see
-    :func:`dynamics.numerics.solve_ode`, which documents the arguments).
+    ``solve_ode``, which documents the arguments).
 
-    ``rhs`` is a first-class function (a :class:`~dynamics.numerics.ode.CompiledFunction` from Python);
+    ``rhs`` is a first-class function (a ``CompiledFunction`` from Python);
     ``method`` is DOPRI5, DOP853 or RK4; ``dense=True`` returns the solution at ``t_eval`` (sorted,
     inside [t0, t1]), otherwise at every accepted step; ``step > 0`` means fixed steps of about that
     size, ending exactly at ``t1``. Returns ``(t, y, status, nfev, nsteps)`` with only the rows
@@ -448,14 +449,14 @@ def integrate(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step,
 @nb.njit(cache=True, error_model="numpy")
 def integrate_into(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, max_steps, ts,
                    ys) -> Tuple[np.ndarray, np.ndarray, int, int, int, int]:
-    """:func:`integrate` writing into given outputs ``ts`` (m,) and ``ys`` (m, n), m = len(t_eval) for dense
+    """``integrate`` writing into given outputs ``ts`` (m,) and ``ys`` (m, n), m = len(t_eval) for dense
     output (a row of a batch's output array, say: no copy), any m >= 1 otherwise (grown as needed). Returns
     ``(ts, ys, k, status, nfev, nsteps)``: rows ``:k`` hold the solution (ts and ys are new arrays if they grew).
 
     Parameters
     ----------
     rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, step, max_steps
-        As in :func:`integrate`.
+        As in ``integrate``.
     ts : ndarray, shape (m,), float64
         Output times, written in place: m = len(t_eval) exactly for dense output (no bounds check), m >= 1
         otherwise.
@@ -467,7 +468,7 @@ def integrate_into(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, s
     Tuple[ndarray, ndarray, int, int, int, int]
         ``(ts, ys, k, status, nfev, nsteps)``, a plain tuple for numba callers: the output arrays (``ts`` and
         ``ys`` themselves unless they grew), the number k of rows that hold the solution, and status, nfev and
-        nsteps as in :func:`integrate`.
+        nsteps as in ``integrate``.
 
     Examples
     --------
@@ -615,7 +616,7 @@ def integrate_into(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, s
 
 @nb.njit(cache=True, error_model="numpy")
 def _valid_arguments(t0, t1, y0, t_eval, params, atol):
-    """The value checks of :func:`dynamics.numerics.solve_ode` that need a pass over an array (finite y0,
+    """The value checks of ``solve_ode`` that need a pass over an array (finite y0,
     params and atol > 0; t_eval sorted inside [t0, t1]), done here at no cost instead of in numpy calls."""
     if not (_all_finite(y0) and _all_finite(params)):
         return False
@@ -631,8 +632,8 @@ def _valid_arguments(t0, t1, y0, t_eval, params, atol):
 @nb.njit(cache=True, error_model="numpy")
 def solve_explicit(rhs_address, t0, t1, y0, t_eval, dense, params, method, rtol, atol_value, atol, step,
                    max_steps) -> Tuple[np.ndarray, np.ndarray, int, int, int]:
-    """:func:`integrate` for Python callers: ``rhs`` given by its jit address (an integer, unboxed in
-    nanoseconds; :mod:`dynamics.numerics._function_address`), ``atol`` either one value per state or, when
+    """``integrate`` for Python callers: ``rhs`` given by its jit address (an integer, unboxed in
+    nanoseconds; ``dynamics.numerics._function_address``), ``atol`` either one value per state or, when
     ``atol`` is empty, ``atol_value`` for every state. The array checks of the arguments are done here: status
     INVALID_ARGUMENT (nothing integrated) if one fails, RHS_SHAPE if rhs returns the wrong shape.
 
@@ -641,7 +642,7 @@ def solve_explicit(rhs_address, t0, t1, y0, t_eval, dense, params, method, rtol,
     rhs_address : int
         ``compiled_function(f).jit_address`` of an ``@numba.njit`` right-hand side ``f(t, y, params)``.
     t0, t1, y0, t_eval, dense, params, method, rtol, step, max_steps
-        As in :func:`integrate`; y0, params and t_eval are checked here (finite; t_eval sorted inside
+        As in ``integrate``; y0, params and t_eval are checked here (finite; t_eval sorted inside
         [t0, t1]), the scalars are not.
     atol_value : float
         The absolute tolerance of every state when ``atol`` is empty; ignored otherwise.
@@ -651,7 +652,7 @@ def solve_explicit(rhs_address, t0, t1, y0, t_eval, dense, params, method, rtol,
     Returns
     -------
     Tuple[ndarray, ndarray, int, int, int]
-        ``(t, y, status, nfev, nsteps)`` as :func:`integrate` returns it, a plain tuple for numba callers; or
+        ``(t, y, status, nfev, nsteps)`` as ``integrate`` returns it, a plain tuple for numba callers; or
         empty arrays of shapes (0,) and (0, n) with status INVALID_ARGUMENT (5) when a check fails.
 
     Examples

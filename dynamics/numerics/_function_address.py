@@ -3,10 +3,9 @@ point, turned back into a numba first-class function inside compiled code.
 
 Passing a first-class function object from Python costs about 4 µs per call: numba's unboxing calls back into
 Python twice (the cfunc-wrapper and the jit addresses, each after unpickling the signature). An integer is
-unboxed in nanoseconds. The addresses are looked up once per function (:class:`dynamics.numerics.ode.
-CompiledFunction`), and the kernels call the function through its numba entry point (``jit_addr``: numba's
-own calling convention, so an exception raised in the function propagates to the caller) rather than
-through the C wrapper.
+unboxed in nanoseconds. The addresses are looked up once per function (``ode.CompiledFunction``), and the kernels call
+the function through its numba entry point (``jit_addr``: numba's own calling convention, so an exception raised in the
+function propagates to the caller) rather than through the C wrapper.
 """
 from numba.core import cgutils, types
 from numba.extending import intrinsic
@@ -37,6 +36,6 @@ def _from_address(signature):
 
 
 #: ``rhs_from_address(address)`` / ``jac_from_address(address)``: the first-class function at a jit address
-#: (:attr:`dynamics.numerics.ode.CompiledFunction.jit_address`), for numba code.
+#: (``ode.CompiledFunction.jit_address``), for numba code.
 rhs_from_address = _from_address(RHS_SIGNATURE)
 jac_from_address = _from_address(JAC_SIGNATURE)

@@ -1,5 +1,5 @@
 """The modified Rosenbrock 2(3) method of Shampine & Reichelt (MATLAB's ``ode23s``), in numba: the stiff
-integrator behind :func:`dynamics.numerics.solve_ode` (``method="rosenbrock23"``).
+integrator behind ``solve_ode`` (``method="rosenbrock23"``).
 
 L. F. Shampine, M. W. Reichelt, "The MATLAB ODE suite", SIAM J. Sci. Comput. 18 (1997), Sec. 2. One step
 from (t, y) with W = I − h d J, d = 1/(2 + √2), J = ∂f/∂y and T = ∂f/∂t:
@@ -11,7 +11,7 @@ from (t, y) with W = I − h d J, d = 1/(2 + √2), J = ∂f/∂y and T = ∂f/�
     error estimate (h/6)(k1 − 2k2 + k3),
 
 second order, L-stable, with the continuous extension y(t + sh) = y + h[s(1 − s) k1 + s(s − 2d) k2]/(1 − 2d).
-W is factorised once per step (LU with partial pivoting, :mod:`dynamics.numerics.linalg`). J comes from the
+W is factorised once per step (LU with partial pivoting, ``dynamics.numerics.linalg``). J comes from the
 caller's ``jac`` or, without one, from forward differences; T always from a forward difference in t (zero,
 exactly, for an autonomous right-hand side).
 
@@ -21,7 +21,7 @@ exactly, for an autonomous right-hand side).
 step is clipped is added to its error estimate, so a step is accepted only if the clip is within tolerance.
 """
 import math
-from typing import Tuple
+from typing import Callable, Tuple
 
 import numba as nb
 import numpy as np
@@ -83,10 +83,13 @@ def _rms_scaled(v, y, y_new, atol, rtol):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def integrate_rosenbrock(rhs, jac, has_jac, t0, t1, y0, t_eval, dense, params, rtol, atol, lower, upper, step,
-                         max_steps, autonomous) -> Tuple[np.ndarray, np.ndarray, int, int, int]:
+def integrate_rosenbrock(rhs: Callable[[float, np.ndarray, np.ndarray], np.ndarray],
+                         jac: Callable[[float, np.ndarray, np.ndarray], np.ndarray], has_jac: bool, t0: float,
+                         t1: float, y0: np.ndarray, t_eval: np.ndarray, dense: bool, params: np.ndarray,
+                         rtol: float, atol: np.ndarray, lower: np.ndarray, upper: np.ndarray, step: float,
+                         max_steps: int, autonomous: bool) -> Tuple[np.ndarray, np.ndarray, int, int, int]:
     """The Rosenbrock 2(3) integrator, callable from numba code (no argument checking: see
-    :func:`dynamics.numerics.solve_ode`). ``jac`` is called only when ``has_jac``; ``lower``/``upper`` are
+    ``solve_ode``). ``jac`` is called only when ``has_jac``; ``lower``/``upper`` are
     per-state bounds (±inf for none); ``autonomous`` skips ∂f/∂t (zero). Returns ``(t, y, status, nfev,
     nsteps)`` as the explicit integrator.
 
@@ -94,7 +97,7 @@ def integrate_rosenbrock(rhs, jac, has_jac, t0, t1, y0, t_eval, dense, params, r
     ----------
     rhs : numba first-class function
         ``rhs(t, y, params) -> dydt`` of type ``RHS_SIGNATURE``, as for
-        :func:`dynamics.numerics._explicit_rk.integrate` (from Python: ``compiled_function(f)``).
+        ``_explicit_rk.integrate`` (from Python: ``compiled_function(f)``).
     jac : numba first-class function
         ``jac(t, y, params) -> ∂rhs/∂y``, shape (n, n), C order, of type ``JAC_SIGNATURE`` (from Python:
         ``compiled_function(f, "jac")``); any such function when ``has_jac`` is False, as it is not called.
@@ -281,8 +284,8 @@ def integrate_rosenbrock(rhs, jac, has_jac, t0, t1, y0, t_eval, dense, params, r
 @nb.njit(cache=True, error_model="numpy")
 def solve_rosenbrock(rhs_address, jac_address, has_jac, t0, t1, y0, t_eval, dense, params, rtol, atol, lower, upper,
                      step, max_steps, autonomous) -> Tuple[np.ndarray, np.ndarray, int, int, int]:
-    """:func:`integrate_rosenbrock` for Python callers, ``rhs`` and ``jac`` given by their jit addresses
-    (:mod:`dynamics.numerics._function_address`; integers, unboxed in nanoseconds).
+    """``integrate_rosenbrock`` for Python callers, ``rhs`` and ``jac`` given by their jit addresses
+    (``dynamics.numerics._function_address``; integers, unboxed in nanoseconds).
 
     Parameters
     ----------
@@ -290,12 +293,12 @@ def solve_rosenbrock(rhs_address, jac_address, has_jac, t0, t1, y0, t_eval, dens
         ``compiled_function(f).jit_address`` of the right-hand side and ``compiled_function(g, "jac")
         .jit_address`` of a Jacobian (any Jacobian's when ``has_jac`` is False).
     has_jac, t0, t1, y0, t_eval, dense, params, rtol, atol, lower, upper, step, max_steps, autonomous
-        As in :func:`integrate_rosenbrock` (nothing is checked here).
+        As in ``integrate_rosenbrock`` (nothing is checked here).
 
     Returns
     -------
     Tuple[ndarray, ndarray, int, int, int]
-        ``(t, y, status, nfev, nsteps)`` as :func:`integrate_rosenbrock` returns it, a plain tuple for numba
+        ``(t, y, status, nfev, nsteps)`` as ``integrate_rosenbrock`` returns it, a plain tuple for numba
         callers.
 
     Examples

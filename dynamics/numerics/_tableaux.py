@@ -1,4 +1,4 @@
-"""Butcher tableaux of the Runge–Kutta methods used by :mod:`dynamics.numerics.ode`.
+"""Butcher tableaux of the Runge–Kutta methods used by ``dynamics.numerics.ode``.
 
 * The classical fixed-step 4th-order method (Kutta 1901; Hairer, Nørsett & Wanner, *Solving ODEs I*, Sec. II.1).
 * Dormand–Prince 5(4) with Shampine's 4th-order continuous extension (dense output):

@@ -10,7 +10,7 @@
 
 Each parallel chunk of a kernel owns one generator state, seeded from a ``numpy.random.Generator``; results
 therefore depend on the seed and the number of chunks, never on the number of threads. Used by the AND-mask
-Monte Carlo engine; re-exported by :mod:`dynamics.numerics.random`.
+Monte Carlo engine; re-exported by ``dynamics.numerics.random``.
 """
 import math
 from typing import Tuple
@@ -73,7 +73,7 @@ def next_u64(s0, s1, s2, s3) -> Tuple[np.uint64, np.uint64, np.uint64, np.uint64
     Parameters
     ----------
     s0, s1, s2, s3 : numpy.uint64
-        The four words of the generator state, not all zero (a row of :func:`seed_states`). Numba code keeps
+        The four words of the generator state, not all zero (a row of ``seed_states``). Numba code keeps
         them in local variables; called from Python, pass them as ``np.uint64`` (numba returns Python ints,
         which numba types as int64 when passed back).
 
@@ -138,13 +138,13 @@ def _normal_slow(r, idx, rabs, x, s0, s1, s2, s3, ki, wi, fi):
 @nb.njit(cache=True)
 def ziggurat_fast(r, ki, wi) -> Tuple[float, bool]:
     """The common branch of the ziggurat from one 64-bit draw r: (x, accepted). When not accepted, call
-    :func:`ziggurat_slow` with the same r (kernels write ``if not ok: x, s0, s1, s2, s3 = ziggurat_slow(...)``;
+    ``ziggurat_slow`` with the same r (kernels write ``if not ok: x, s0, s1, s2, s3 = ziggurat_slow(...)``;
     one function holding both branches is not inlined by LLVM and costs 5x more per variate).
 
     Parameters
     ----------
     r : numpy.uint64
-        One output of :func:`next_u64`: its low 8 bits pick the layer, the next bit the sign and the 52 bits
+        One output of ``next_u64``: its low 8 bits pick the layer, the next bit the sign and the 52 bits
         above a magnitude.
     ki : ndarray, shape (256,), uint64
         Acceptance limits, ``ZIGGURAT[0]``.
@@ -155,7 +155,7 @@ def ziggurat_fast(r, ki, wi) -> Tuple[float, bool]:
     -------
     Tuple[float, bool]
         ``(x, accepted)``: x is a standard normal variate if accepted (98.8% of draws); otherwise it must not
-        be used, and :func:`ziggurat_slow` gives the variate. A plain tuple, for numba callers.
+        be used, and ``ziggurat_slow`` gives the variate. A plain tuple, for numba callers.
 
     Examples
     --------
@@ -187,14 +187,14 @@ def ziggurat_fast(r, ki, wi) -> Tuple[float, bool]:
 
 @nb.njit(cache=True)
 def ziggurat_slow(r, s0, s1, s2, s3, ki, wi, fi) -> Tuple[float, np.uint64, np.uint64, np.uint64, np.uint64]:
-    """The rare branches for a draw r that :func:`ziggurat_fast` did not accept: (x, new state).
+    """The rare branches for a draw r that ``ziggurat_fast`` did not accept: (x, new state).
 
     Parameters
     ----------
     r : numpy.uint64
-        The draw that :func:`ziggurat_fast` rejected.
+        The draw that ``ziggurat_fast`` rejected.
     s0, s1, s2, s3 : numpy.uint64
-        The generator state after that draw (as :func:`next_u64` returned it); the tail and wedge tests and any
+        The generator state after that draw (as ``next_u64`` returned it); the tail and wedge tests and any
         redraw advance it.
     ki, wi, fi : ndarray, shape (256,)
         The ziggurat tables ``ZIGGURAT`` (uint64 acceptance limits, float64 layer widths / 2^52, float64
@@ -232,7 +232,7 @@ def seed_states(seed, n_chunks=N_CHUNKS) -> np.ndarray:
     Parameters
     ----------
     seed : None, int >= 0, numpy.random.SeedSequence or numpy.random.Generator
-        As in :func:`dynamics.numerics.rng_from`; a Generator is advanced, so the caller's stream continues.
+        As in ``rng_from``; a Generator is advanced, so the caller's stream continues.
     n_chunks : int
         Number of states, >= 0 (not checked); the Monte Carlo kernels use ``N_CHUNKS`` = 64, one per parallel
         chunk.
@@ -240,7 +240,7 @@ def seed_states(seed, n_chunks=N_CHUNKS) -> np.ndarray:
     Returns
     -------
     ndarray, shape (n_chunks, 4), uint64
-        One generator state per row, for :func:`next_u64` (kernels take the array as an argument and unpack a
+        One generator state per row, for ``next_u64`` (kernels take the array as an argument and unpack a
         row into four local words); no row is all zero (the generator's only fixed point).
 
     Examples

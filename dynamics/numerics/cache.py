@@ -17,6 +17,7 @@ import os
 import pickle
 import tempfile
 from pathlib import Path
+from typing import Callable, TypeVar
 
 try:
     import fcntl
@@ -25,6 +26,8 @@ except ImportError:  # no POSIX locks: concurrent processes may compute the same
 
 __all__ = ["cache_dir", "disk_cache"]
 
+_R = TypeVar("_R")
+
 
 def cache_dir() -> Path:
     """The folder of the disk cache (``$DYNAMICS_CACHE_DIR`` or ``~/.cache/learning-dynamics``).
@@ -32,7 +35,7 @@ def cache_dir() -> Path:
     Returns
     -------
     pathlib.Path
-        The folder (not created here; :func:`disk_cache` creates it on first write).
+        The folder (not created here; :func:`dynamics.numerics.disk_cache` creates it on first write).
 
     Examples
     --------
@@ -94,7 +97,7 @@ def _key(function, args, kwargs, salt):
     return hashlib.sha256(repr(payload).encode()).hexdigest()
 
 
-def disk_cache(salt="") -> callable:
+def disk_cache(salt: str = "") -> Callable[[Callable[..., _R]], Callable[..., _R]]:
     """Decorate a function whose result depends only on its arguments, to reuse results across processes.
 
     Arguments must have a faithful ``repr`` (numbers, strings, tuples, dtypes, devices: what identifies the

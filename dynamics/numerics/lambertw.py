@@ -1,6 +1,6 @@
 """Real Lambert W, branches 0 and -1, in numba (``W(x) e^{W(x)} = x``).
 
-Recipe of spec/starvation.md §5 (P0): Halley iteration
+The function W appears in the fixed points of gradient starvation (Pezeshki et al. 2021, Eqs 12–13). Halley iteration
 ``w <- w - f / (e^w (w+1) - (w+2) f / (2w+2))`` with ``f = w e^w - x`` from
 
 * near the branch point (x < -1/4) the series in ``p = sqrt(2e (x + 1/e))``,
@@ -13,7 +13,7 @@ Recipe of spec/starvation.md §5 (P0): Halley iteration
 For |x| beyond about 1e±300, ``w e^w`` leaves the float range, so Newton runs on the logarithmic
 residual ``w + log|w| - log|x|`` instead.
 
-:func:`lambertw` is the checked, vectorised public function; it is also callable from ``@njit`` code
+:func:`dynamics.numerics.lambertw` is the checked, vectorised public function; it is also callable from ``@njit`` code
 on scalars (an ``overload``), where a domain error raises ``ValueError`` too.
 """
 import math
@@ -22,6 +22,7 @@ from typing import Union
 import numba as nb
 import numpy as np
 from numba.extending import overload
+from numpy.typing import ArrayLike
 
 from .validation import as_finite_array, format_value, require_choice
 
@@ -61,10 +62,10 @@ def _newton_log(log_abs_x, w):
 
 
 @nb.njit(cache=True)
-def lambertw_kernel(x, branch) -> float:
+def lambertw_kernel(x: float, branch: int) -> float:
     """W_branch(x) for one float, branch 0 or −1; NaN outside the real domain or for non-finite x.
 
-    The unchecked kernel for compiled code; Python callers use :func:`lambertw`.
+    The unchecked kernel for compiled code; Python callers use :func:`dynamics.numerics.lambertw`.
 
     Parameters
     ----------
@@ -129,8 +130,8 @@ def _lambertw_array(x, branch):
     return out
 
 
-def lambertw(x, branch=0) -> Union[float, np.ndarray]:
-    """Real Lambert W: the w with w e^w = x (spec/starvation.md §5 P0).
+def lambertw(x: ArrayLike, branch: int = 0) -> Union[float, np.ndarray]:
+    """Real Lambert W: the w with w e^w = x (the W of Pezeshki et al. 2021, Eqs 12–13).
 
     Callable on scalars from numba code as well (an ``overload``).
 

@@ -1,23 +1,27 @@
 """Small dense linear algebra in numba, for use inside compiled loops (``prange`` sweeps, Newton
 iterations, the Rosenbrock integrator) where a LAPACK call per solve costs more than the solve.
 
-* :func:`cholesky_solve`: M x = b for symmetric positive definite M (Golub & Van Loan, Alg. 4.2.1);
-* :func:`lu_factor` / :func:`lu_solve`: Gaussian elimination with partial pivoting (Alg. 3.4.1), so that
-  one factorisation serves several right-hand sides.
+* :func:`dynamics.numerics.cholesky_solve`: M x = b for symmetric positive definite M (Golub & Van Loan, Alg. 4.2.1);
+* :func:`dynamics.numerics.lu_factor` / :func:`dynamics.numerics.lu_solve`: Gaussian elimination with partial pivoting
+  (Alg. 3.4.1), so that one factorisation serves several right-hand sides;
+* :func:`dynamics.numerics.nearest_orthogonal`: the orthogonal factor of the polar decomposition (from the SVD, in
+  LAPACK), which re-orthogonalises a matrix that is orthogonal only to float32 round-off.
 
 They are meant for n up to a few hundred; above that, ``numpy.linalg`` (LAPACK) is faster. Called from
 Python they check their arguments; called from numba code (an ``overload``) they run unchecked, and a
 singular or indefinite matrix gives non-finite entries, which the caller tests.
 """
 import math
+from typing import Tuple
 
 import numba as nb
 import numpy as np
 from numba.extending import overload
+from numpy.typing import ArrayLike
 
-from .validation import as_finite_array, require_finite_result
+from .validation import _described, as_finite_array, require_finite_result
 
-__all__ = ["cholesky_solve", "lu_factor", "lu_solve"]
+__all__ = ["cholesky_solve", "lu_factor", "lu_solve", "nearest_orthogonal"]
 
 
 def _square_system(M, b):
@@ -28,7 +32,7 @@ def _square_system(M, b):
     return M, b
 
 
-def cholesky_solve(M, b) -> np.ndarray:
+def cholesky_solve(M: ArrayLike, b: ArrayLike) -> np.ndarray:
     """Solve M x = b for a symmetric positive definite M.
 
     Parameters
@@ -81,7 +85,7 @@ def _cholesky_solve(M, b):
     return x
 
 
-def lu_factor(A) -> "tuple[np.ndarray, np.ndarray]":
+def lu_factor(A: ArrayLike) -> Tuple[np.ndarray, np.ndarray]:
     """LU factorisation with partial pivoting, P A = L U, packed in one matrix.
 
     Parameters
@@ -136,8 +140,8 @@ def _lu_factor(A):
     return LU, pivots
 
 
-def lu_solve(LU, pivots, b) -> np.ndarray:
-    """Solve A x = b from :func:`lu_factor`'s output.
+def lu_solve(LU: ArrayLike, pivots: ArrayLike, b: ArrayLike) -> np.ndarray:
+    """Solve A x = b from :func:`dynamics.numerics.lu_factor`'s output.
 
     Parameters
     ----------
@@ -158,7 +162,9 @@ def lu_solve(LU, pivots, b) -> np.ndarray:
     """
     LU, b = _square_system(LU, b)
     pivots = np.asarray(pivots)
-    if pivots.shape != b.shape or pivots.dtype.kind not in "iu" or np.any(pivots < 0) or np.any(pivots >= b.size):
+    if pivots.dtype.kind not in "iu":
+        raise TypeError(f"pivots must be lu_factor's int array, got {_described(pivots)}")
+    if pivots.shape != b.shape or np.any(pivots < 0) or np.any(pivots >= b.size):
         raise ValueError(f"pivots must be lu_factor's int array of length {b.size} with entries in [0, {b.size - 1}]")
     return _lu_solve(LU, pivots.astype(np.int64), b)
 
@@ -182,6 +188,51 @@ def _lu_solve(LU, pivots, b):
             acc -= LU[i, k] * x[k]
         x[i] = acc / LU[i, i]
     return x
+
+
+def nearest_orthogonal(Q: ArrayLike) -> np.ndarray:
+    """The orthogonal matrix nearest to Q in the Frobenius norm, in float64: W Vᵀ from the SVD Q = W Σ Vᵀ (the
+    orthogonal factor of the polar decomposition Q = (W Vᵀ)(V Σ Vᵀ); Golub & Van Loan 2013, the orthogonal
+    Procrustes problem).
+
+    Use it to re-orthogonalise, explicitly, a matrix orthogonal only to the round-off of a narrower dtype (a float32
+    eigenbasis or Haar draw from torch) before passing it where :func:`dynamics.numerics.require_orthogonal` asks
+    for one: converting such a matrix to float64 keeps its defect (about 1e-8), while this moves it by about that
+    defect to a matrix orthogonal to float64 round-off. It accepts any square matrix (the nearest orthogonal matrix
+    exists for every one), so it cannot tell a slightly perturbed orthogonal matrix from a wrong one: compare the
+    result with the input if in doubt.
+
+    Parameters
+    ----------
+    Q : array_like, shape (n, n)
+        Real and finite, of any real dtype (converted to float64 first), n >= 1.
+
+    Returns
+    -------
+    ndarray, shape (n, n)
+        Orthogonal to float64 round-off; Q itself (to round-off) when Q is orthogonal. Unique when Q is invertible.
+
+    Raises
+    ------
+    ValueError
+        If Q is not a finite square matrix.
+    TypeError
+        If its entries are not real numbers (the message names the dtype).
+
+    Examples
+    --------
+    >>> from dynamics.numerics import haar_orthogonal, require_orthogonal
+    >>> U32 = haar_orthogonal(4, seed=0).astype(np.float32)  # orthogonal to float32 round-off only
+    >>> U = require_orthogonal("U", nearest_orthogonal(U32))
+    >>> bool(np.abs(U - U32).max() < 1e-6), bool(np.abs(U.T @ U - np.eye(4)).max() < 1e-14)
+    (True, True)
+    """
+    Q = as_finite_array("Q", Q, ndim=2)
+    n = Q.shape[0]
+    if Q.shape != (n, n) or n == 0:
+        raise ValueError(f"Q must be a square (n, n) matrix with n >= 1, got shape {Q.shape}")
+    W, _, Vt = np.linalg.svd(Q)
+    return W @ Vt
 
 
 # Called from numba code, the public names run the unchecked kernels.

@@ -1,6 +1,7 @@
 """Marchenko–Pastur law and a quadrature that removes its endpoint singularities.
 
-Convention of spec/linear_networks.md Eq (2.3.30): for α = P/N and eigenvalues scaled by ``scale``,
+Convention of Pezeshki (thesis), Eq 2.3.30 (reviewing Advani & Saxe 2017): for α = P/N and eigenvalues scaled by
+``scale``,
 
     ρ(λ) = sqrt((λ+ - λ)(λ - λ-)) / (2π scale λ) on [λ-, λ+],  λ± = scale (1 ± √α)²,
     plus an atom of mass max(0, 1 - α) at λ = 0.
@@ -11,11 +12,12 @@ sin θ and the integrand is smooth even at α = 1 where ρ ~ λ^{-1/2}. Composit
 graded geometrically towards both ends, keep integrands that concentrate at an edge (e^{-λt} at
 large t) accurate.
 """
-from typing import NamedTuple, Union
+from typing import Callable, NamedTuple, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from .validation import as_finite_array, require_finite_result, require_in_range, require_integer
+from .validation import _kind_error, as_finite_array, require_finite_result, require_in_range, require_integer
 
 __all__ = ["ALPHA_RANGE", "MPEdges", "Quadrature", "SCALE_RANGE", "mp_atom", "mp_cdf", "mp_density", "mp_edges",
            "mp_integrate", "mp_quadrature"]
@@ -47,8 +49,8 @@ def _alpha_scale(alpha, scale):
     return alpha, scale
 
 
-def mp_edges(alpha, scale=1.0) -> MPEdges:
-    """The edges λ∓ = scale (1 ∓ √α)² of the Marchenko–Pastur bulk (Eq 2.3.30).
+def mp_edges(alpha: float, scale: float = 1.0) -> MPEdges:
+    """The edges λ∓ = scale (1 ∓ √α)² of the Marchenko–Pastur bulk (Pezeshki (thesis), Eq 2.3.30).
 
     Parameters
     ----------
@@ -72,7 +74,7 @@ def mp_edges(alpha, scale=1.0) -> MPEdges:
     return MPEdges(float(scale * (1.0 - root) ** 2), float(scale * (1.0 + root) ** 2))
 
 
-def mp_atom(alpha) -> float:
+def mp_atom(alpha: float) -> float:
     """Mass of the Marchenko–Pastur atom at λ = 0: 1 − α for α < 1, else 0.
 
     Parameters
@@ -92,15 +94,15 @@ def mp_atom(alpha) -> float:
     return max(0.0, 1.0 - _alpha_scale(alpha, 1.0)[0])
 
 
-def mp_density(lam, alpha, scale=1.0) -> Union[float, np.ndarray]:
-    """Bulk density ρ(λ) of the Marchenko–Pastur law (Eq 2.3.30), the atom at 0 excluded.
+def mp_density(lam: ArrayLike, alpha: float, scale: float = 1.0) -> Union[float, np.ndarray]:
+    """Bulk density ρ(λ) of the Marchenko–Pastur law (Pezeshki (thesis), Eq 2.3.30), the atom at 0 excluded.
 
     Parameters
     ----------
     lam : float or array_like
         Eigenvalues, finite.
     alpha, scale : float
-        As in :func:`mp_edges`.
+        As in :func:`dynamics.numerics.mp_edges`.
 
     Returns
     -------
@@ -125,7 +127,7 @@ def _theta_panels():
     return np.concatenate(([0.0], inner, [np.pi / 2], np.pi - inner[::-1], [np.pi]))
 
 
-def mp_quadrature(alpha, scale=1.0, order=16) -> Quadrature:
+def mp_quadrature(alpha: float, scale: float = 1.0, order: int = 16) -> Quadrature:
     """Nodes λ_k and weights w_k with Σ w_k f(λ_k) ≈ ∫ ρ_bulk(λ) f(λ) dλ (the weights include ρ).
 
     Exact mass and mean to rounding; about 1e-13 relative on smooth f, and robust when f is
@@ -134,7 +136,7 @@ def mp_quadrature(alpha, scale=1.0, order=16) -> Quadrature:
     Parameters
     ----------
     alpha, scale : float
-        As in :func:`mp_edges`.
+        As in :func:`dynamics.numerics.mp_edges`.
     order : int
         Gauss–Legendre points per panel, in [2, 200].
 
@@ -163,8 +165,9 @@ def mp_quadrature(alpha, scale=1.0, order=16) -> Quadrature:
     return Quadrature(lam, weights)
 
 
-def mp_integrate(f, alpha, scale=1.0, order=16) -> Union[float, np.ndarray]:
-    """∫ ρ_bulk(λ) f(λ) dλ over the Marchenko–Pastur bulk, by :func:`mp_quadrature`.
+def mp_integrate(f: Callable[[np.ndarray], ArrayLike], alpha: float, scale: float = 1.0,
+                 order: int = 16) -> Union[float, np.ndarray]:
+    """∫ ρ_bulk(λ) f(λ) dλ over the Marchenko–Pastur bulk, by :func:`dynamics.numerics.mp_quadrature`.
 
     Parameters
     ----------
@@ -172,7 +175,7 @@ def mp_integrate(f, alpha, scale=1.0, order=16) -> Union[float, np.ndarray]:
         Vectorised over λ: called with the 1-D array of nodes, it returns values whose last axis runs over
         the nodes (leading axes are kept).
     alpha, scale, order :
-        As in :func:`mp_quadrature`.
+        As in :func:`dynamics.numerics.mp_quadrature`.
 
     Returns
     -------
@@ -185,7 +188,11 @@ def mp_integrate(f, alpha, scale=1.0, order=16) -> Union[float, np.ndarray]:
     6.0
     """
     lam, weights = mp_quadrature(alpha, scale, order)
-    values = np.asarray(f(lam), dtype=np.float64)
+    values = np.asarray(f(lam))
+    error = _kind_error("f's values", values, values)  # complex values are never cut to their real part
+    if error is not None:
+        raise error
+    values = values.astype(np.float64)
     if values.shape[-1:] != lam.shape:
         raise ValueError(f"f must return values with a last axis of length {lam.size} (one per node), "
                          f"got shape {values.shape}")
@@ -194,18 +201,18 @@ def mp_integrate(f, alpha, scale=1.0, order=16) -> Union[float, np.ndarray]:
     return float(result) if np.ndim(result) == 0 else result
 
 
-def mp_cdf(lam, alpha, scale=1.0, order=16) -> Union[float, np.ndarray]:
+def mp_cdf(lam: ArrayLike, alpha: float, scale: float = 1.0, order: int = 16) -> Union[float, np.ndarray]:
     """P(eigenvalue <= λ) under the Marchenko–Pastur law, atom included.
 
     The bulk is integrated over [λ−, λ] in the θ variable with the graded panels of
-    :func:`mp_quadrature` rescaled to [0, θ(λ)], so λ >= λ+ gives the full mass.
+    :func:`dynamics.numerics.mp_quadrature` rescaled to [0, θ(λ)], so λ >= λ+ gives the full mass.
 
     Parameters
     ----------
     lam : float or array_like
         Finite.
     alpha, scale, order :
-        As in :func:`mp_quadrature`.
+        As in :func:`dynamics.numerics.mp_quadrature`.
 
     Returns
     -------

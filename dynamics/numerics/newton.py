@@ -13,7 +13,7 @@ function            signature                                         returns
 ``residual_floor``  ``residual_floor(x, params) -> float``             the smallest residual float64 resolves at x
 ==================  ================================================  =========================================
 
-One iteration solves ``curvature(x) d = ∇F(x)`` (Cholesky, :func:`~dynamics.numerics.cholesky_solve`) and halves
+One iteration solves ``curvature(x) d = ∇F(x)`` (Cholesky, :func:`dynamics.numerics.cholesky_solve`) and halves
 the step (at most 80 times) until the trial ``x + step·d`` is inside the domain and the objective rises by the Armijo
 amount ``1e-4·step·(∇F·d)`` (or, where the rise is below the objective's round-off, the residual falls): the iterates
 never leave the domain, so an objective with a barrier (a logarithm at the boundary) is never evaluated outside it.
@@ -23,16 +23,17 @@ near 1e-16 still moves), when no halving is accepted, or when the curvature is n
 maximiser the full step is taken and the convergence is quadratic.
 
 The functions reach the compiled kernel as plain integers, the addresses of their compiled entry points
-(:func:`newton_functions`, the mechanism by which :func:`~dynamics.numerics.solve_ode` passes its right-hand sides):
-the kernel is compiled once for every problem, cached on disk, and callable from numba code, e.g. inside a
-``prange`` sweep of problems (:func:`newton_maximise_kernel`).
+(:func:`dynamics.numerics.newton_functions`, the mechanism by which :func:`dynamics.numerics.solve_ode` passes its
+right-hand sides): the kernel is compiled once for every problem, cached on disk, and callable from numba code, e.g.
+inside a ``prange`` sweep of problems (:func:`dynamics.numerics.newton_maximise_kernel`).
 """
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Callable, NamedTuple, Optional, Tuple
 
 import numba as nb
 import numpy as np
 from numba import types
+from numpy.typing import ArrayLike
 from numba.core.registry import CPUDispatcher
 from numba.experimental.function_type import _get_jit_address
 
@@ -60,7 +61,8 @@ MOVE_TOLERANCE = 4e-16  # a few ulps: below it an iterate no longer moves
 
 
 class NewtonFunctions(NamedTuple):
-    """The compiled entry points of a problem of :func:`newton_maximise_kernel` (from :func:`newton_functions`).
+    """The compiled entry points of a problem of :func:`dynamics.numerics.newton_maximise_kernel` (from
+    :func:`dynamics.numerics.newton_functions`).
 
     Attributes
     ----------
@@ -80,7 +82,8 @@ class NewtonFunctions(NamedTuple):
 
 
 class NewtonResult(NamedTuple):
-    """The result of :func:`newton_maximise` (and of :func:`newton_maximise_kernel`).
+    """The result of :func:`dynamics.numerics.newton_maximise` (and of
+    :func:`dynamics.numerics.newton_maximise_kernel`).
 
     Attributes
     ----------
@@ -127,8 +130,12 @@ def _address(function, role):
         raise TypeError(f"{role} cannot be compiled as {signature}: {str(exc).splitlines()[0]}") from exc
 
 
-def newton_functions(objective, curvature, inside=None, residual_floor=None) -> NewtonFunctions:
-    """The addresses of a problem's compiled functions, for :func:`newton_maximise_kernel` (each compiled once).
+def newton_functions(objective: Callable[[np.ndarray, np.ndarray], Tuple[float, np.ndarray]],
+                     curvature: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                     inside: Optional[Callable[[np.ndarray, np.ndarray], bool]] = None,
+                     residual_floor: Optional[Callable[[np.ndarray, np.ndarray], float]] = None) -> NewtonFunctions:
+    """The addresses of a problem's compiled functions, for :func:`dynamics.numerics.newton_maximise_kernel` (each
+    compiled once).
 
     Parameters
     ----------
@@ -187,11 +194,13 @@ def _finite(v):
 
 
 @nb.njit(cache=True)
-def newton_maximise_kernel(functions, x0, params, tol, max_iter, move_tol) -> NewtonResult:
-    """Damped Newton from ``x0`` (inside the domain), unchecked, for numba code: see :func:`newton_maximise`.
+def newton_maximise_kernel(functions: NewtonFunctions, x0: np.ndarray, params: np.ndarray, tol: float, max_iter: int,
+                           move_tol: float) -> NewtonResult:
+    """Damped Newton from ``x0`` (inside the domain), unchecked, for numba code: see
+    :func:`dynamics.numerics.newton_maximise`.
 
-    ``functions`` comes from :func:`newton_functions`; ``x0`` and ``params`` are float64 1-D arrays, ``tol`` and
-    ``move_tol`` floats, ``max_iter`` an integer. Returns a :class:`NewtonResult`.
+    ``functions`` comes from :func:`dynamics.numerics.newton_functions`; ``x0`` and ``params`` are float64 1-D arrays,
+    ``tol`` and ``move_tol`` floats, ``max_iter`` an integer. Returns a :class:`dynamics.numerics.NewtonResult`.
     """
     objective = _objective_from_address(functions[0])
     curvature = _curvature_from_address(functions[1])
@@ -243,13 +252,17 @@ def newton_maximise_kernel(functions, x0, params, tol, max_iter, move_tol) -> Ne
     return NewtonResult(x, residual, residual <= max(tol, residual_floor(x, params)), iterations)
 
 
-def newton_maximise(objective, curvature, x0, params=None, *, inside=None, residual_floor=None, tol=1e-12,
-                    max_iter=200, move_tol=MOVE_TOLERANCE) -> NewtonResult:
+def newton_maximise(objective: Callable[[np.ndarray, np.ndarray], Tuple[float, np.ndarray]],
+                    curvature: Callable[[np.ndarray, np.ndarray], np.ndarray], x0: ArrayLike,
+                    params: Optional[ArrayLike] = None, *,
+                    inside: Optional[Callable[[np.ndarray, np.ndarray], bool]] = None,
+                    residual_floor: Optional[Callable[[np.ndarray, np.ndarray], float]] = None, tol: float = 1e-12,
+                    max_iter: int = 200, move_tol: float = MOVE_TOLERANCE) -> NewtonResult:
     """Maximise a strictly concave objective over an open domain by damped Newton, from ``x0`` inside it.
 
     Each step solves ``curvature(x) d = ∇F(x)`` and halves the step until ``x + step·d`` is inside the domain and the
     objective rises (Armijo, or a smaller residual at round-off level); see the module docstring. From numba code,
-    call :func:`newton_maximise_kernel` with :func:`newton_functions`.
+    call :func:`dynamics.numerics.newton_maximise_kernel` with :func:`dynamics.numerics.newton_functions`.
 
     Parameters
     ----------

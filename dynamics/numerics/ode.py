@@ -1,6 +1,6 @@
-"""ODE integration: :func:`solve_ode` and its result, over numba-compiled Runge–Kutta kernels.
+"""ODE integration: :func:`dynamics.numerics.solve_ode` and its result, over numba-compiled Runge–Kutta kernels.
 
-Methods (Hairer, Nørsett & Wanner, *Solving ODEs I* and *II*; Shampine & Reichelt 1997):
+Methods (Hairer et al. 1993, *Solving Ordinary Differential Equations I*; Shampine & Reichelt 1997):
 
 =================  ==========================================================  ========================
 ``method``         scheme                                                        kernel module
@@ -19,12 +19,12 @@ Contract shared by every method: the right-hand side is an ``@numba.njit`` funct
 kernels as a numba first-class function, so each kernel is compiled once for every right-hand side, on
 first use, and cached on disk. Step-size control (adaptive methods): an RMS error norm scaled by
 ``atol + rtol * max(|y|, |y_new|)``. A solve that cannot reach the end of its interval says so in
-its result (``success=False`` and a ``message``); ``result.check()`` raises :class:`IntegrationError`.
+its result (``success=False`` and a ``message``); ``result.check()`` raises :class:`dynamics.numerics.IntegrationError`.
 """
 import math
 import time
 from functools import lru_cache
-from typing import NamedTuple, Optional
+from typing import Callable, NamedTuple, Optional, Tuple
 
 import numba as nb
 import numpy as np
@@ -32,19 +32,25 @@ from numba import types
 from numba.core.registry import CPUDispatcher
 from numba.core.typing.typeof import typeof_impl
 from numba.experimental.function_type import _get_jit_address, _get_wrapper_address
+from numpy.typing import ArrayLike
 
 from . import _batch, _explicit_rk, _rosenbrock
 from ._explicit_rk import DOP853, DOPRI5, RK4, integrate, solve_explicit
 from ._function_address import JAC_SIGNATURE, RHS_SIGNATURE
 from ._rosenbrock import integrate_rosenbrock, solve_rosenbrock
-from .validation import (as_finite_array, as_float, format_value, require_bool, require_choice, require_in_range,
-                         require_integer)
+from .validation import (_as_float64_array, as_finite_array, as_float, format_value, require_bool, require_choice,
+                         require_in_range, require_integer)
 
 __all__ = ["BatchOdeResult", "DOP853", "DOPRI5", "IntegrationError", "JAC_SIGNATURE", "METHODS", "OdeResult",
            "RHS_SIGNATURE", "RK4", "compiled_function", "integrate", "integrate_rosenbrock", "solve_ode",
            "solve_ode_batch"]
 
-#: The methods of :func:`solve_ode`: name -> (kernel, method code, order of the solution).
+#: A right-hand side ``rhs(t, y, params) -> dydt`` and a Jacobian ``jac(t, y, params) -> ∂rhs/∂y``: ``@numba.njit``
+#: functions of these signatures.
+RightHandSide = Callable[[float, np.ndarray, np.ndarray], np.ndarray]
+Jacobian = Callable[[float, np.ndarray, np.ndarray], np.ndarray]
+
+#: The methods of :func:`dynamics.numerics.solve_ode`: name -> (kernel, method code, order of the solution).
 METHODS = {"dopri5": ("explicit", _explicit_rk.DOPRI5, 5), "dop853": ("explicit", _explicit_rk.DOP853, 8),
            "rk4": ("explicit", _explicit_rk.RK4, 4), "rosenbrock23": ("rosenbrock", 0, 2)}
 
@@ -67,8 +73,8 @@ class CompiledFunction:
     Passing a numba dispatcher as a first-class function makes numba look up two function addresses on
     every call (tens of microseconds, more than a whole small solve); this object carries the address,
     and its numba type is a constant (numba's wrapper-address protocol). Even so, numba's unboxing of a
-    first-class function calls back into Python (about 4 µs), so :func:`solve_ode` passes the kernels
-    ``jit_address`` instead, a plain integer (:mod:`dynamics.numerics._function_address`).
+    first-class function calls back into Python (about 4 µs), so :func:`dynamics.numerics.solve_ode` passes the kernels
+    ``jit_address`` instead, a plain integer (``dynamics.numerics._function_address``).
     """
 
     __slots__ = ("dispatcher", "address", "jit_address", "_signature", "numba_type")
@@ -93,8 +99,8 @@ def _typeof_compiled_function(value, context):
 
 
 @lru_cache(maxsize=None)
-def compiled_function(function, kind="rhs") -> "CompiledFunction":
-    """The :class:`CompiledFunction` of an ``@numba.njit`` right-hand side or Jacobian (compiled once).
+def compiled_function(function: Callable[..., np.ndarray], kind: str = "rhs") -> "CompiledFunction":
+    """The ``CompiledFunction`` of an ``@numba.njit`` right-hand side or Jacobian (compiled once).
 
     Parameters
     ----------
@@ -105,7 +111,8 @@ def compiled_function(function, kind="rhs") -> "CompiledFunction":
     Returns
     -------
     CompiledFunction
-        For :func:`integrate` and :func:`integrate_rosenbrock` (numba code that integrates in a loop).
+        For :func:`dynamics.numerics.integrate` and :func:`dynamics.numerics.integrate_rosenbrock` (numba code that
+        integrates in a loop).
 
     Examples
     --------
@@ -135,11 +142,11 @@ def _no_jacobian(t, y, params):
 
 
 class IntegrationError(RuntimeError):
-    """Raised by :meth:`OdeResult.check` when an integration did not reach its end time."""
+    """Raised by ``OdeResult.check()`` when an integration did not reach its end time."""
 
 
 class OdeResult(NamedTuple):
-    """Solution of :func:`solve_ode`: the rows reached, and whether the whole interval was.
+    """Solution of :func:`dynamics.numerics.solve_ode`: the rows reached, and whether the whole interval was.
 
     Attributes
     ----------
@@ -167,7 +174,7 @@ class OdeResult(NamedTuple):
     method: str
 
     def check(self) -> "OdeResult":
-        """Return self, or raise :class:`IntegrationError` carrying the solver's message."""
+        """Return self, or raise :class:`dynamics.numerics.IntegrationError` carrying the solver's message."""
         if not self.success:
             reached = self.t[-1] if self.t.size else float("nan")
             raise IntegrationError(f"{self.method} failed at t = {reached:.6g}: {self.message}")
@@ -187,7 +194,7 @@ def _time_span(t_span):
 def _per_state(name, value, n, default):
     if value is None or type(value) is float:  # the common cases, without broadcasting machinery
         return np.full(n, default if value is None else value)
-    arr = np.array(value, dtype=np.float64)
+    arr = _as_float64_array(name, value)  # a TypeError naming the dtype for complex or non-numeric values
     if arr.ndim > 1 or (arr.ndim == 1 and arr.shape != (n,)) or np.isnan(arr).any():
         raise ValueError(f"{name} must be a scalar or one value per state ({n}), got {format_value(value)}")
     return np.array(np.broadcast_to(arr, (n,)), dtype=np.float64)  # a writable copy: one numba type
@@ -198,7 +205,7 @@ _NO_PARAMS = np.zeros(0)
 
 
 class _Problem(NamedTuple):
-    """The checked arguments of a solve (one helper checks them for :func:`solve_ode` and the batch)."""
+    """The checked arguments of a solve (one helper checks them for ``solve_ode`` and the batch)."""
 
     kernel: str
     code: int
@@ -292,8 +299,11 @@ def _check_problem(rhs, t_span, y0s, t_eval, params, method, rtol, atol, step, m
                     lower, upper, autonomous)
 
 
-def solve_ode(rhs, t_span, y0, t_eval=None, params=None, method="dopri5", rtol=1e-6, atol=1e-9, step=None,
-              max_steps=100_000, jac=None, bounds=None, autonomous=False, stiff_after=5_000) -> OdeResult:
+def solve_ode(rhs: RightHandSide, t_span: Tuple[float, float], y0: ArrayLike, t_eval: Optional[ArrayLike] = None,
+              params: Optional[ArrayLike] = None, method: str = "dopri5", rtol: float = 1e-6, atol: ArrayLike = 1e-9,
+              step: Optional[float] = None, max_steps: int = 100_000, jac: Optional[Jacobian] = None,
+              bounds: Optional[Tuple[ArrayLike, ArrayLike]] = None, autonomous: bool = False,
+              stiff_after: int = 5_000) -> OdeResult:
     """Integrate ``dy/dt = rhs(t, y, params)`` over ``t_span = (t0, t1)``.
 
     Parameters
@@ -422,10 +432,10 @@ def _plain_vector(value):
 
 
 def _solve_plain(rhs, t_span, y0, t_eval, params, method, code, rtol, atol, max_steps):
-    """:func:`solve_ode` for the common call (an adaptive explicit method, plain float64 arrays, float tolerances),
+    """``solve_ode`` for the common call (an adaptive explicit method, plain float64 arrays, float tolerances),
     with the argument checks split so that a clean call costs a few microseconds: the type and shape checks
     here, the passes over the arrays (finite values, sorted t_eval inside t_span, atol > 0) in the kernel. None
-    when an argument is not of the plain kind or fails a check: :func:`_solve_checked` then checks everything
+    when an argument is not of the plain kind or fails a check: ``_solve_checked`` then checks everything
     again and says what is wrong."""
     compiled = compiled_function(rhs, "rhs")
     if type(t_span) is not tuple or len(t_span) != 2:
@@ -464,7 +474,7 @@ def _solve_plain(rhs, t_span, y0, t_eval, params, method, code, rtol, atol, max_
 
 
 def _solve_checked(rhs, t_span, y0, t_eval, params, method, rtol, atol, step, max_steps, jac, bounds, autonomous):
-    """:func:`solve_ode` with every argument checked in Python (any method, any array-like argument)."""
+    """``solve_ode`` with every argument checked in Python (any method, any array-like argument)."""
     y0 = _clean_vector("y0", y0)
     if y0.size == 0:
         raise ValueError("y0 must have at least one component, got an empty array")
@@ -482,7 +492,7 @@ def _solve_checked(rhs, t_span, y0, t_eval, params, method, rtol, atol, step, ma
 
 
 class BatchOdeResult(NamedTuple):
-    """Solutions of :func:`solve_ode_batch`: one row per initial state / parameter row.
+    """Solutions of :func:`dynamics.numerics.solve_ode_batch`: one row per initial state / parameter row.
 
     Attributes
     ----------
@@ -508,7 +518,8 @@ class BatchOdeResult(NamedTuple):
     method: str
 
     def check(self) -> "BatchOdeResult":
-        """Return self, or raise :class:`IntegrationError` naming the failed rows and the first one's message."""
+        """Return self, or raise :class:`dynamics.numerics.IntegrationError` naming the failed rows and the first one's
+        message."""
         failed = np.flatnonzero(~self.success)
         if failed.size:
             first = int(failed[0])
@@ -533,17 +544,21 @@ def _rows(name, value, width=None):
     return arr
 
 
-def solve_ode_batch(rhs, t_span, y0s, t_eval, params=None, method="dopri5", rtol=1e-6, atol=1e-9, step=None,
-                    max_steps=100_000, jac=None, bounds=None, autonomous=False) -> BatchOdeResult:
+def solve_ode_batch(rhs: RightHandSide, t_span: Tuple[float, float], y0s: ArrayLike, t_eval: ArrayLike,
+                    params: Optional[ArrayLike] = None, method: str = "dopri5", rtol: float = 1e-6,
+                    atol: ArrayLike = 1e-9, step: Optional[float] = None, max_steps: int = 100_000,
+                    jac: Optional[Jacobian] = None, bounds: Optional[Tuple[ArrayLike, ArrayLike]] = None,
+                    autonomous: bool = False) -> BatchOdeResult:
     """Integrate one ODE from many initial states and/or parameter rows in one compiled call (rows in parallel).
 
     Row b solves ``dy/dt = rhs(t, y, params[b])`` from ``y0s[b]``; a single initial state or parameter row is
-    shared by every row. Each row is exactly the solve :func:`solve_ode` would do with the same arguments.
+    shared by every row. Each row is exactly the solve :func:`dynamics.numerics.solve_ode` would do with the same
+    arguments.
 
     Parameters
     ----------
     rhs, t_span, method, rtol, atol, step, max_steps, jac, bounds, autonomous :
-        As in :func:`solve_ode`.
+        As in :func:`dynamics.numerics.solve_ode`.
     y0s : array_like, shape (B, n) or (n,)
         Initial states, finite.
     t_eval : array_like, shape (m,)

@@ -1,13 +1,15 @@
 """Random numbers shared by the theories.
 
-* :func:`haar_orthogonal` draws from the Haar measure on O(n) by the QR decomposition of a Gaussian matrix with
-  the signs of R's diagonal moved into Q (Mezzadri, *Notices of the AMS* 54, 2007, Sec. 5): without that sign
-  fix the distribution is not Haar.
+* :func:`dynamics.numerics.haar_orthogonal` draws from the Haar measure on O(n) by the QR decomposition of a Gaussian
+  matrix with the signs of R's diagonal moved into Q (Mezzadri, *Notices of the AMS* 54, 2007, Sec. 5): without that
+  sign fix the distribution is not Haar.
 * Gaussian streams for compiled loops, where numpy's Generator cannot be called: xoshiro256++ with a 256-layer
-  ziggurat for bulk draws in parallel chunks (:func:`normal_fill`; kernels ``next_u64``, ``ziggurat_fast``,
+  ziggurat for bulk draws in parallel chunks (``normal_fill``; kernels ``next_u64``, ``ziggurat_fast``,
   ``ziggurat_slow``, ``seed_states``, ``ZIGGURAT``), and a counter-based stream whose k-th draw is a pure function
-  of (key, k) for random access (:func:`counter_normals`; kernel ``fill_normals``, ``stream_key``).
+  of (key, k) for random access (``counter_normals``; kernel ``fill_normals``, ``stream_key``).
 """
+from typing import Optional, Union
+
 import numpy as np
 
 from ._counter_rng import fill_normals, normals as _counter_normals, stream_key
@@ -18,7 +20,7 @@ __all__ = ["haar_orthogonal", "normal_fill", "counter_normals", "fill_normals", 
            "next_u64", "seed_states", "ziggurat_fast", "ziggurat_slow"]
 
 
-def counter_normals(key, k, d) -> np.ndarray:
+def counter_normals(key: int, k: int, d: int) -> np.ndarray:
     """Draw ``k`` of the counter-based Gaussian stream ``key``: ``d`` standard normals, the same every time.
 
     Parameters
@@ -46,7 +48,8 @@ def counter_normals(key, k, d) -> np.ndarray:
     return _counter_normals(key, k, d)
 
 
-def haar_orthogonal(n, seed=None, n_matrices=None) -> np.ndarray:
+def haar_orthogonal(n: int, seed: Union[None, int, np.random.Generator] = None,
+                    n_matrices: Optional[int] = None) -> np.ndarray:
     """Haar-distributed random orthogonal matrices.
 
     Parameters

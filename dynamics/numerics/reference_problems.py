@@ -1,17 +1,17 @@
 """Reference ODE problems with closed-form solutions, for the integrators' claims, figure and benchmark.
 
-Not part of the public surface of :mod:`dynamics.numerics` (import this module explicitly).
+Not part of the public surface of ``dynamics.numerics`` (import this module explicitly).
 
 * Uncoupled logistic modes ``y_i' = r_i y_i (1 - y_i)``, ``y_i(t) = 1 / (1 + (1/y_i(0) - 1) e^{-r_i t})``:
-  the shape of Saxe's mode learning (spec/linear_networks.md Eq 2.2.11 with u = y).
+  the shape of the mode learning of Saxe et al. 2014 (Pezeshki (thesis), Eq 2.2.11, with u = y).
 * The same modes in a rotated basis, ``y = Q z``: ``y' = Q diag(r) (z ∘ (1 - z))`` with ``z = Qᵀ y``.
   Every state is coupled to every other through the nonlinearity, and ``Q z(t)`` is exact. With a
   Haar ``Q`` the right-hand side costs O(n²); with ``Q`` a chain of adjacent Givens rotations
-  (:func:`givens_logistic_problem`) it costs O(n) and still couples every state to every other.
+  (``givens_logistic_problem``) it costs O(n) and still couples every state to every other.
 
-:func:`fixed_step_errors` measures a method's global error on the logistic equation
+``fixed_step_errors`` measures a method's global error on the logistic equation
 y' = y(1 - y), y(0) = 0.01 over [0, 10] (maximum over the step points, since a single end point can
-sit near a zero of the error constant); :func:`convergence_order` fits the empirical order of a fixed-step
+sit near a zero of the error constant); ``convergence_order`` fits the empirical order of a fixed-step
 method (diffrax-style).
 """
 from typing import Callable, NamedTuple
@@ -115,7 +115,7 @@ def rotated_logistic_rhs(t, y, params) -> np.ndarray:
     y : ndarray, shape (n,), float64
         State.
     params : ndarray, shape (n + n²,), float64
-        The rates r, then the orthogonal Q (n × n, C order) flattened, as :func:`rotated_logistic_problem`
+        The rates r, then the orthogonal Q (n × n, C order) flattened, as ``rotated_logistic_problem``
         builds them.
 
     Returns
@@ -148,7 +148,7 @@ def rotated_logistic_rhs(t, y, params) -> np.ndarray:
 
 
 def rotated_logistic_problem(n, seed=0) -> ReferenceProblem:
-    """n logistic modes with rates in [0.5, 2], rotated by a Haar Q (right-hand side :func:`rotated_logistic_rhs`).
+    """n logistic modes with rates in [0.5, 2], rotated by a Haar Q (right-hand side ``rotated_logistic_rhs``).
 
     Parameters
     ----------
@@ -207,7 +207,7 @@ def givens_logistic_rhs(t, y, params) -> np.ndarray:
     y : ndarray, shape (n,), float64
         State, n >= 2.
     params : ndarray, shape (3n − 2,), float64
-        The rates, then the cosines and sines of the n − 1 rotation angles, as :func:`givens_logistic_problem`
+        The rates, then the cosines and sines of the n − 1 rotation angles, as ``givens_logistic_problem``
         builds them.
 
     Returns
@@ -234,7 +234,7 @@ def givens_logistic_rhs(t, y, params) -> np.ndarray:
 
 
 def givens_logistic_problem(n, seed=0) -> ReferenceProblem:
-    """n logistic modes rotated by a chain of n - 1 Givens rotations (right-hand side :func:`givens_logistic_rhs`).
+    """n logistic modes rotated by a chain of n - 1 Givens rotations (right-hand side ``givens_logistic_rhs``).
 
     Parameters
     ----------
@@ -313,7 +313,7 @@ def fixed_step_errors(method, step_counts) -> StepErrors:
     StepErrors
         ``step_sizes`` = 10 / step_counts and the maximum global error over the step points for each, arrays
         of the length of ``step_counts``. A solve that fails raises
-        :class:`~dynamics.numerics.IntegrationError`.
+        :class:`dynamics.numerics.IntegrationError`.
 
     Examples
     --------

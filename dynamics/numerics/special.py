@@ -1,11 +1,12 @@
-"""Normal and binomial distribution helpers in numba, in the stable forms the specs ask for.
+"""Normal and binomial distribution helpers in numba, in forms that stay accurate far into the tails.
 
 * Normal: pdf, cdf ``Φ(x) = erfc(-x/√2)/2`` (never ``1 - Φ``: use ``normal_sf(x) = Φ(-x)``),
   ``log Φ`` with its asymptotic series below -30, and the quantile ``Φ⁻¹`` (Acklam's rational
-  start plus one Halley step on ``erfc``, full double precision). Used by spec/and_mask.md §5.2–5.3.
+  start plus Halley steps on ``erfc``, full double precision). Used by the AND-mask's keep probabilities
+  (Parascandolo et al. 2021, Prop. 2) and the signal coordinates derived from it in this project.
 * Binomial: the log pmf from ``lgamma`` with ``log1p`` for ``log(1 - p)``, and upper/lower tails
-  ``P(X >= k)``, ``P(X <= k)`` summed in log space (log-sum-exp), exact for every n the specs use
-  (spec/and_mask.md Prop 2, spec/spurious.md).
+  ``P(X >= k)``, ``P(X <= k)`` summed in log space (log-sum-exp), exact for every n the theories use
+  (the AND-mask's agreement counts, Parascandolo et al. 2021, Prop. 2; the group counts of ``dynamics.spurious``).
 
 Every public function checks its arguments in Python; the ``*_kernel`` functions are the unchecked
 numba versions for use inside other compiled code.
@@ -15,6 +16,7 @@ from typing import Union
 
 import numba as nb
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .validation import as_finite_array, require_array_in_range, require_in_range, require_integer
 
@@ -23,7 +25,7 @@ _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
 @nb.njit(cache=True)
-def normal_pdf_kernel(x) -> float:
+def normal_pdf_kernel(x: float) -> float:
     """φ(x) for one float (unchecked, for compiled code).
 
     Parameters
@@ -34,7 +36,7 @@ def normal_pdf_kernel(x) -> float:
     Returns
     -------
     float
-        φ(x) = exp(−x²/2)/√(2π); exactly 0 for |x| > 40, where it underflows.
+        φ(x) = exp(−x²/2)/√(2π); exactly 0 for ``|x| > 40``, where it underflows.
 
     Examples
     --------
@@ -49,7 +51,7 @@ def normal_pdf_kernel(x) -> float:
 
 
 @nb.njit(cache=True)
-def normal_cdf_kernel(x) -> float:
+def normal_cdf_kernel(x: float) -> float:
     """Φ(x) for one float (unchecked, for compiled code).
 
     Parameters
@@ -73,14 +75,14 @@ def normal_cdf_kernel(x) -> float:
 
 
 @nb.njit(cache=True)
-def normal_logcdf_kernel(x) -> float:
+def normal_logcdf_kernel(x: float) -> float:
     """log Φ(x) for one float (unchecked, for compiled code).
 
     Parameters
     ----------
     x : float
         Finite for x >= −1.8e154 (an asymptotic series below x = −30); no check is made, and below −1.8e154
-        log Φ(x) ≈ −x²/2 is not a double (the checked :func:`normal_logcdf` refuses such x).
+        log Φ(x) ≈ −x²/2 is not a double (the checked :func:`dynamics.numerics.normal_logcdf` refuses such x).
 
     Returns
     -------
@@ -114,8 +116,8 @@ _ACKLAM_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00,
 
 
 @nb.njit(cache=True)
-def normal_ppf_kernel(q) -> float:
-    """Φ⁻¹(q) for q in (0, 1): Acklam's approximation (rel. 1e-9) refined by one Halley step.
+def normal_ppf_kernel(q: float) -> float:
+    """Φ⁻¹(q) for q in (0, 1): Acklam's approximation (rel. 1e-9) refined by two Halley steps.
 
     Parameters
     ----------
@@ -164,7 +166,7 @@ def normal_ppf_kernel(q) -> float:
 
 
 @nb.njit(cache=True)
-def log_binom_pmf_kernel(k, n, p) -> float:
+def log_binom_pmf_kernel(k: int, n: int, p: float) -> float:
     """log P(X = k), X ~ Binomial(n, p); -inf outside the support.
 
     Parameters
@@ -172,7 +174,7 @@ def log_binom_pmf_kernel(k, n, p) -> float:
     k : int
         Number of successes, any integer (outside 0..n gives −inf).
     n : int
-        Number of trials, >= 0 (not checked; :func:`log_binom_pmf` allows n <= 1e7).
+        Number of trials, >= 0 (not checked; :func:`dynamics.numerics.log_binom_pmf` allows n <= 1e7).
     p : float
         Success probability in [0, 1] (not checked).
 
@@ -199,7 +201,7 @@ def log_binom_pmf_kernel(k, n, p) -> float:
 
 
 @nb.njit(cache=True)
-def log_binom_sf_kernel(k, n, p) -> float:
+def log_binom_sf_kernel(k: int, n: int, p: float) -> float:
     """log P(X >= k) by log-sum-exp over the pmf (exact summation, no cancellation).
 
     Parameters
@@ -267,7 +269,7 @@ def _apply(ufunc, arr):
     return float(out) if np.ndim(out) == 0 else out
 
 
-def normal_pdf(x) -> Union[float, np.ndarray]:
+def normal_pdf(x: ArrayLike) -> Union[float, np.ndarray]:
     """Standard normal density φ(x) = exp(−x²/2)/√(2π).
 
     Parameters
@@ -278,7 +280,7 @@ def normal_pdf(x) -> Union[float, np.ndarray]:
     Returns
     -------
     float or ndarray
-        φ(x), of the shape of ``x`` (0 for |x| > 40, where it underflows).
+        φ(x), of the shape of ``x`` (0 for ``|x| > 40``, where it underflows).
 
     Examples
     --------
@@ -288,10 +290,10 @@ def normal_pdf(x) -> Union[float, np.ndarray]:
     return _apply(_NORMAL_PDF, as_finite_array("x", x))
 
 
-def normal_cdf(x) -> Union[float, np.ndarray]:
+def normal_cdf(x: ArrayLike) -> Union[float, np.ndarray]:
     """Standard normal distribution function Φ(x) = erfc(−x/√2)/2.
 
-    For an upper tail use :func:`normal_sf` (Φ(−x)), never ``1 − Φ(x)``, which cancels.
+    For an upper tail use :func:`dynamics.numerics.normal_sf` (Φ(−x)), never ``1 − Φ(x)``, which cancels.
 
     Parameters
     ----------
@@ -313,7 +315,7 @@ def normal_cdf(x) -> Union[float, np.ndarray]:
     return _apply(_NORMAL_CDF, as_finite_array("x", x))
 
 
-def normal_sf(x) -> Union[float, np.ndarray]:
+def normal_sf(x: ArrayLike) -> Union[float, np.ndarray]:
     """Upper tail 1 − Φ(x), computed as Φ(−x): accurate far into the tail.
 
     Parameters
@@ -334,7 +336,7 @@ def normal_sf(x) -> Union[float, np.ndarray]:
     return _apply(_NORMAL_CDF, -as_finite_array("x", x))
 
 
-def normal_logcdf(x) -> Union[float, np.ndarray]:
+def normal_logcdf(x: ArrayLike) -> Union[float, np.ndarray]:
     """log Φ(x), finite for every finite x >= −1.8e154 (an asymptotic series below x = −30).
 
     Parameters
@@ -361,7 +363,7 @@ def normal_logcdf(x) -> Union[float, np.ndarray]:
 LOGCDF_LOWEST = 1.8e154  # -x²/2 > -1.7977e308 (the most negative double) for |x| < 1.8958e154
 
 
-def normal_ppf(q) -> Union[float, np.ndarray]:
+def normal_ppf(q: ArrayLike) -> Union[float, np.ndarray]:
     """Standard normal quantile Φ⁻¹(q).
 
     Parameters
@@ -392,7 +394,7 @@ def _binom_args(k, n, p):
     return k, n, p
 
 
-def log_binom_pmf(k, n, p) -> float:
+def log_binom_pmf(k: int, n: int, p: float) -> float:
     """log P(X = k) for X ~ Binomial(n, p), from ``lgamma`` and ``log1p``.
 
     Parameters
@@ -416,12 +418,12 @@ def log_binom_pmf(k, n, p) -> float:
     return float(log_binom_pmf_kernel(*_binom_args(k, n, p)))
 
 
-def binom_sf(k, n, p) -> float:
+def binom_sf(k: int, n: int, p: float) -> float:
     """P(X >= k) for X ~ Binomial(n, p), summed in log space (no cancellation).
 
     Parameters
     ----------
-    k, n, p : as in :func:`log_binom_pmf`
+    k, n, p : as in :func:`dynamics.numerics.log_binom_pmf`
 
     Returns
     -------
@@ -435,12 +437,12 @@ def binom_sf(k, n, p) -> float:
     return math.exp(log_binom_sf_kernel(*_binom_args(k, n, p)))
 
 
-def log_binom_sf(k, n, p) -> float:
+def log_binom_sf(k: int, n: int, p: float) -> float:
     """log P(X >= k) for X ~ Binomial(n, p); finite where the probability underflows to 0.
 
     Parameters
     ----------
-    k, n, p : as in :func:`log_binom_pmf`
+    k, n, p : as in :func:`dynamics.numerics.log_binom_pmf`
 
     Returns
     -------
@@ -454,12 +456,12 @@ def log_binom_sf(k, n, p) -> float:
     return float(log_binom_sf_kernel(*_binom_args(k, n, p)))
 
 
-def binom_cdf(k, n, p) -> float:
+def binom_cdf(k: int, n: int, p: float) -> float:
     """P(X <= k) for X ~ Binomial(n, p), as the upper tail P(n − X >= n − k) summed in log space.
 
     Parameters
     ----------
-    k, n, p : as in :func:`log_binom_pmf`
+    k, n, p : as in :func:`dynamics.numerics.log_binom_pmf`
 
     Returns
     -------

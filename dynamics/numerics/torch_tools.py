@@ -3,23 +3,28 @@ the conversions between numpy and torch (optional: imports torch; nothing analyt
 
 The theories' torch layers (``dynamics/<theory>/torch_*.py``) build on these helpers:
 
-* :func:`torch_device` turns ``"cpu"``, ``"cuda"``, ``"cuda:1"`` or a ``torch.device`` into a ``torch.device``, and
-  refuses anything else by name;
-* :func:`one_thread_on_cpu` runs a block with one torch intra-op thread on CPU (restored afterwards): the project's
-  tensors are small, and on a busy 2-core machine thread hand-offs cost more than the arithmetic (a two-moons
-  figure ran 3x slower with torch's default threads); :func:`on_device` wraps a trainer in it;
-* :func:`seed_int` and :func:`torch_generator` seed torch from the project's seeds (None, an int or a
-  ``numpy.random.Generator``), so that the same seed gives the same numbers on every run;
-* :func:`closure_loss` evaluates a ``torch.optim`` closure with gradients enabled, as every optimizer's ``step`` does;
-* :func:`as_tensor` and :func:`to_numpy` move arrays across, in float64 unless told otherwise, refusing tensors that
-  carry an autograd graph (a trainer must not silently differentiate through its caller's data).
+* :func:`dynamics.numerics.torch_tools.torch_device` turns ``"cpu"``, ``"cuda"``, ``"cuda:1"`` or a ``torch.device``
+  into a ``torch.device``, and refuses anything else by name;
+* :func:`dynamics.numerics.torch_tools.one_thread_on_cpu` runs a block with one torch intra-op thread on CPU (restored
+  afterwards): the project's tensors are small, and on a busy 2-core machine thread hand-offs cost more than the
+  arithmetic (a two-moons figure ran 3x slower with torch's default threads);
+  :func:`dynamics.numerics.torch_tools.on_device` wraps a trainer in it;
+* :func:`dynamics.numerics.torch_tools.seed_int` and :func:`dynamics.numerics.torch_tools.torch_generator` seed torch
+  from the project's seeds (None, an int or a ``numpy.random.Generator``), so that the same seed gives the same numbers
+  on every run;
+* :func:`dynamics.numerics.torch_tools.closure_loss` evaluates a ``torch.optim`` closure with gradients enabled, as
+  every optimizer's ``step`` does;
+* :func:`dynamics.numerics.torch_tools.as_tensor` and :func:`dynamics.numerics.torch_tools.to_numpy` move arrays across,
+  in float64 unless told otherwise, refusing tensors that carry an autograd graph (a trainer must not silently
+  differentiate through its caller's data).
 """
 import functools
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Callable, Iterator, Optional, TypeVar, Union
 
 import numpy as np
 import torch
+from numpy.typing import ArrayLike
 
 from .validation import rng_from
 
@@ -28,8 +33,10 @@ __all__ = ["DTYPE", "as_tensor", "closure_loss", "on_device", "one_thread_on_cpu
 
 DTYPE = torch.float64
 
+_R = TypeVar("_R")
 
-def torch_device(device) -> torch.device:
+
+def torch_device(device: Union[str, torch.device]) -> torch.device:
     """The ``torch.device`` named by ``device``.
 
     Parameters
@@ -64,7 +71,7 @@ def torch_device(device) -> torch.device:
 
 
 @contextmanager
-def one_thread_on_cpu(device) -> Iterator[torch.device]:
+def one_thread_on_cpu(device: Union[str, torch.device]) -> Iterator[torch.device]:
     """Run the block with one torch intra-op thread when ``device`` is the CPU; restore the count afterwards.
 
     Parameters
@@ -96,9 +103,10 @@ def one_thread_on_cpu(device) -> Iterator[torch.device]:
         torch.set_num_threads(previous)
 
 
-def on_device(function):
-    """Decorate a trainer whose keyword ``device`` is required: resolve it with :func:`torch_device` and run the
-    trainer under :func:`one_thread_on_cpu`.
+def on_device(function: Callable[..., _R]) -> Callable[..., _R]:
+    """Decorate a trainer whose keyword ``device`` is required: resolve it with
+    :func:`dynamics.numerics.torch_tools.torch_device` and run the trainer under
+    :func:`dynamics.numerics.torch_tools.one_thread_on_cpu`.
 
     Parameters
     ----------
@@ -127,7 +135,7 @@ def on_device(function):
     return run
 
 
-def seed_int(seed) -> int:
+def seed_int(seed: Union[None, int, np.random.Generator]) -> int:
     """One integer seed in [0, 2^62) drawn from ``seed``, for torch and for every copy a trainer seeds alike.
 
     Parameters
@@ -147,8 +155,10 @@ def seed_int(seed) -> int:
     return int(rng_from(seed).integers(2 ** 62))
 
 
-def torch_generator(seed, device="cpu") -> torch.Generator:
-    """A ``torch.Generator`` on ``device`` seeded from ``seed`` (through :func:`seed_int`).
+def torch_generator(seed: Union[None, int, np.random.Generator],
+                    device: Union[str, torch.device] = "cpu") -> torch.Generator:
+    """A ``torch.Generator`` on ``device`` seeded from ``seed`` (through
+    :func:`dynamics.numerics.torch_tools.seed_int`).
 
     Parameters
     ----------
@@ -170,7 +180,8 @@ def torch_generator(seed, device="cpu") -> torch.Generator:
     return generator
 
 
-def as_tensor(array, device="cpu", dtype=DTYPE, name="array") -> torch.Tensor:
+def as_tensor(array: Union[ArrayLike, torch.Tensor], device: Union[str, torch.device] = "cpu",
+              dtype: torch.dtype = DTYPE, name: str = "array") -> torch.Tensor:
     """``array`` as a tensor of ``dtype`` on ``device`` (float64 by default).
 
     Parameters
@@ -204,7 +215,7 @@ def as_tensor(array, device="cpu", dtype=DTYPE, name="array") -> torch.Tensor:
     return torch.as_tensor(np.asarray(array), dtype=dtype, device=torch_device(device))
 
 
-def to_numpy(tensor) -> np.ndarray:
+def to_numpy(tensor: torch.Tensor) -> np.ndarray:
     """A numpy copy of ``tensor`` (detached, on the CPU).
 
     Parameters
@@ -223,7 +234,7 @@ def to_numpy(tensor) -> np.ndarray:
     return tensor.detach().cpu().numpy().copy()
 
 
-def closure_loss(closure):
+def closure_loss(closure: Optional[Callable[[], _R]]) -> Optional[_R]:
     """The loss a ``torch.optim`` closure returns, evaluated with gradients enabled (``None`` without a closure): the
     first line of every optimizer's ``step(closure=None)``.
 
@@ -246,7 +257,7 @@ def closure_loss(closure):
     ...     return loss
     >>> with torch.no_grad():
     ...     loss = closure_loss(closure)
-    >>> float(loss), float(w.grad)
+    >>> float(loss.detach()), float(w.grad)
     (2.0, 2.0)
     """
     if closure is None:

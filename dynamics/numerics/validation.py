@@ -1,16 +1,31 @@
-"""Argument checking shared by every public function of :mod:`dynamics`.
+"""Argument checking shared by every public function of ``dynamics``.
 
 Each helper returns the cleaned value or raises ``ValueError`` (or ``TypeError`` for a value of the
 wrong kind) whose message names the parameter, the value received and the allowed range, so that an
 error reads ``"s must be >= 0, got -1"`` wherever it comes from. Theory packages use these helpers
 and write no checks of their own for the ideas covered here (numbers, ranges, integers, booleans,
 choices, shapes, times, seeds, orthogonal matrices, finite results).
+
+**Dtypes.** Every theory computes in float64, and these checks return float64. An argument that carries a dtype (a
+numpy array or scalar, a torch tensor on the CPU) is converted exactly and then checked by its values, not by its
+dtype: a float32 array whose values pass is accepted. Where a check fails, its message names the dtype of such an
+argument when it is not float64 (``"q must be in (0, 1), got 1 (entry 2; a float32 array, which carries about 6
+significant digits: 1 is within its round-off of the bound 1; compute it in float64)"``), and says how to fix it
+where the dtype is the cause. Complex, string, date and object arrays that do not hold real numbers are a
+TypeError naming their dtype; a complex array is never silently cut to its real part.
+
+A matrix orthogonal only to float32 round-off is refused by :func:`dynamics.numerics.require_orthogonal` rather
+than accepted at a looser tolerance: converting it to float64 does not make it more orthogonal, and the closed forms
+that assume QᵀQ = I would then carry its 1e-7-size defect into results stated to float64 accuracy. Its message points
+to :func:`dynamics.numerics.nearest_orthogonal`, which re-orthogonalises explicitly (moving the matrix by about its
+defect, which the caller then sees).
 """
 import math
 import numbers
-from typing import Tuple
+from typing import Optional, Sequence, Tuple, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["as_finite_array", "as_float", "format_value", "require_array_in_range", "require_bool",
            "require_choice", "require_finite_product", "require_finite_result", "require_in_range",
@@ -18,7 +33,7 @@ __all__ = ["as_finite_array", "as_float", "format_value", "require_array_in_rang
            "require_shape", "require_times", "rng_from"]
 
 
-def format_value(value) -> str:
+def format_value(value: object) -> str:
     """A short, plain rendering of ``value`` for error messages.
 
     numpy scalars print as Python numbers (``-1`` rather than ``np.float64(-1.0)``), floats in
@@ -65,21 +80,114 @@ def _interval(low, high, low_open, high_open):
     return f"in {'(' if low_open else '['}{format_value(low)}, {format_value(high)}{')' if high_open else ']'}"
 
 
+def _carried_dtype(value):
+    """The dtype ``value`` carries (a numpy array's or scalar's, or, through numpy, an array-like object's such as a
+    CPU torch tensor's), or None for Python numbers, lists and objects without one."""
+    dtype = getattr(value, "dtype", None)
+    if dtype is None:
+        return None
+    try:
+        return np.dtype(dtype)
+    except TypeError:  # e.g. torch.float32: ask numpy what the object converts to
+        try:
+            return np.asarray(value).dtype
+        except Exception:  # a CUDA tensor, a tensor that requires grad, ...
+            return None
+
+
+def _described(value, dtype=None):
+    """``"a float32 array"``, ``"an int64 value"``, ... for a value that carries a dtype, else None."""
+    dtype = _carried_dtype(value) if dtype is None else dtype
+    if dtype is None:
+        return None
+    shown = str(dtype) if dtype.kind in "USV" else dtype.name  # "<U3" rather than "str96"
+    article = "an" if shown[0] in "aeio" else "a"
+    return f"{article} {shown} {'array' if np.ndim(value) else 'value'}"
+
+
+def _dtype_note(value, bad=None, near=(), what="the bound"):
+    """The text a failed value check appends for an argument that carries a dtype other than float64 (empty
+    otherwise): ``"a float32 array"``, and, for a float dtype narrower than float64 where its rounding is the likely
+    cause (``bad`` is infinite, overflow; or lies within its round-off of a value in ``near``, such as the bound it
+    crosses), what happened and what to do."""
+    dtype = _carried_dtype(value)
+    if dtype is None or dtype == np.float64:
+        return ""
+    described = _described(value, dtype)
+    if dtype.kind == "f" and dtype.itemsize < 8 and bad is not None:
+        info = np.finfo(dtype)
+        if math.isinf(bad):
+            return (f"{described}: {dtype.name} overflows to inf above {format_value(float(info.max))}; compute it "
+                    f"in float64")
+        for reference in near:
+            reference = float(reference)
+            if math.isfinite(reference) and abs(bad - reference) <= 4 * float(info.eps) * max(abs(reference),
+                                                                                               float(info.tiny)):
+                return (f"{described}, which carries about {info.precision} significant digits: {format_value(bad)} "
+                        f"is within its round-off of {what} {format_value(reference)}; compute it in float64")
+    return described
+
+
+def _with_notes(text, *notes):
+    """``text`` followed by its non-empty ``notes`` in one parenthesis, separated by semicolons."""
+    notes = [note for note in notes if note]
+    return f"{text} ({'; '.join(notes)})" if notes else text
+
+
+def _kind_error(name, value, arr):
+    """The TypeError for an array whose dtype does not hold real numbers (complex, strings, dates, records, objects
+    that are not numbers), naming the dtype; None when ``arr``'s dtype is a real number type."""
+    kind = arr.dtype.kind
+    described = _described(value) or f"{'an array' if arr.ndim else 'a value'} of dtype {arr.dtype.name}"
+    if kind == "c":
+        hint = ""
+        if arr.size and name.isidentifier() and not np.any(np.imag(arr)):
+            hint = f": its imaginary parts are all 0, pass {name}.real"
+        return TypeError(f"{name} must be real, got {described}{hint}")
+    if kind in "USaVMm":
+        held = {"M": "dates", "m": "time spans", "V": "records"}.get(kind, "strings")
+        shown = _described(value) or format_value(value)
+        return TypeError(f"{name} must be a real number or an array of real numbers, got {shown} ({held})")
+    if kind == "O":
+        for index, item in enumerate(arr.flat):
+            if item is None or isinstance(item, (str, bytes, complex, bool, np.bool_)):
+                where = f" (entry {index})" if arr.ndim else ""
+                return TypeError(f"{name} must hold real numbers, got an object array holding "
+                                 f"{type(item).__name__}{where}")
+    return None
+
+
 def _as_float64_array(name, value):
-    """``value`` as a new float64 array; TypeError for strings, None, booleans, complex or non-numeric input."""
+    """``value`` as a new float64 array; TypeError (naming the dtype where there is one) for strings, None, booleans,
+    complex or non-numeric input."""
+    if type(value) is np.ndarray and value.dtype.kind in "fiub":  # the common case, without a second look
+        return np.array(value, dtype=np.float64)  # a C-contiguous copy
     if isinstance(value, (str, bytes)) or value is None or isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be a real number or an array of real numbers, got {value!r}")
-    if isinstance(value, complex) or getattr(getattr(value, "dtype", None), "kind", "") == "c":
-        raise TypeError(f"{name} must be real, got a complex value")
+    if isinstance(value, complex):
+        raise TypeError(f"{name} must be real, got the complex value {value!r}")
     try:
-        arr = np.array(value, dtype=np.float64)  # a C-contiguous copy
+        source = np.asarray(value)  # no copy for an array: its dtype says what kind of values it holds
+    except (TypeError, ValueError) as exc:  # ragged nested sequences
+        raise TypeError(f"{name} must be a real number or an array of real numbers, got "
+                        f"{format_value(value)}") from exc
+    except Exception as exc:  # e.g. a torch tensor that requires grad
+        raise TypeError(f"{name} must be a real number or an array of real numbers, got "
+                        f"{type(value).__name__} that numpy cannot convert ({exc})") from exc
+    if source.dtype == np.float64 and isinstance(value, (list, tuple, float, int)):
+        return source  # numpy built a new array from the Python values: no second copy
+    error = _kind_error(name, value, source)
+    if error is not None:
+        raise error
+    try:
+        arr = np.array(source, dtype=np.float64)  # a C-contiguous copy
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be a real number or an array of real numbers, got "
                         f"{format_value(value)}") from exc
     return arr
 
 
-def as_finite_array(name, value, ndim=None) -> np.ndarray:
+def as_finite_array(name: str, value: ArrayLike, ndim: Optional[int] = None) -> np.ndarray:
     """``value`` as a new C-contiguous float64 array with finite entries (and ``ndim`` dimensions).
 
     Parameters
@@ -104,16 +212,32 @@ def as_finite_array(name, value, ndim=None) -> np.ndarray:
     Traceback (most recent call last):
     ...
     ValueError: x must be finite, got [1, inf]
+
+    An argument that carries a dtype other than float64 is named by it when it fails, with the cause where the
+    dtype is it:
+
+    >>> as_finite_array("x", np.array([1.0, np.inf], dtype=np.float16))
+    Traceback (most recent call last):
+    ...
+    ValueError: x must be finite, got [1, inf] (a float16 array: float16 overflows to inf above 65504; compute it in float64)
+    >>> as_finite_array("x", np.array([1.0, 2.0j]))
+    Traceback (most recent call last):
+    ...
+    TypeError: x must be real, got a complex128 array
     """
     arr = _as_float64_array(name, value)
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}")
-    if not np.isfinite(arr).all():
-        raise ValueError(f"{name} must be finite, got {format_value(value)}")
+    finite = np.isfinite(arr)
+    if not finite.all():
+        bad = float(arr[~finite].flat[0]) if arr.ndim else float(arr)
+        infinite = arr[np.isinf(arr)]
+        bad = float(infinite.flat[0]) if infinite.size else bad
+        raise ValueError(_with_notes(f"{name} must be finite, got {format_value(value)}", _dtype_note(value, bad)))
     return arr
 
 
-def as_float(name, value) -> float:
+def as_float(name: str, value: object) -> float:
     """``value`` as a finite Python float (rejecting booleans, strings and arrays of size other than 1).
 
     Parameters
@@ -135,18 +259,36 @@ def as_float(name, value) -> float:
     if type(value) is float or type(value) is int:  # the common case, without numpy's overhead
         x = float(value)
     else:
+        if type(value) is np.float64:  # numpy's own scalar: no conversion machinery
+            x = float(value)
+            if not math.isfinite(x):
+                raise ValueError(f"{name} must be finite, got {format_value(x)}")
+            return x
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.ndarray, np.generic)):
             raise TypeError(f"{name} must be a real number, got {value!r}")
-        arr = np.asarray(value, dtype=np.float64)
+        dtype = value.dtype if isinstance(value, (np.ndarray, np.generic)) else _carried_dtype(value)
+        if dtype is not None and dtype.kind == "c":
+            raise TypeError(f"{name} must be real, got {_described(value)}")
+        if dtype is not None and dtype.kind not in "iufO":  # strings, dates, booleans: not a real number
+            raise TypeError(f"{name} must be a real number, got {format_value(value)} ({_described(value)})")
+        if dtype is not None and dtype.kind == "O":
+            error = _kind_error(name, value, np.asarray(value))
+            if error is not None:
+                raise error
+        try:
+            arr = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must be a real number, got {format_value(value)}") from exc
         if arr.size != 1:
             raise ValueError(f"{name} must be a scalar, got an array of shape {arr.shape}")
         x = float(arr.reshape(()))
     if not math.isfinite(x):
-        raise ValueError(f"{name} must be finite, got {format_value(x)}")
+        raise ValueError(_with_notes(f"{name} must be finite, got {format_value(x)}", _dtype_note(value, x)))
     return x
 
 
-def require_in_range(name, value, low=-np.inf, high=np.inf, low_open=False, high_open=False, why="") -> float:
+def require_in_range(name: str, value: object, low: float = -np.inf, high: float = np.inf, low_open: bool = False,
+                     high_open: bool = False, why: str = "") -> float:
     """A finite scalar float inside [low, high].
 
     Parameters
@@ -179,12 +321,13 @@ def require_in_range(name, value, low=-np.inf, high=np.inf, low_open=False, high
     below = x <= low if low_open else x < low
     above = x >= high if high_open else x > high
     if below or above:
-        reason = f" ({why})" if why else ""
-        raise ValueError(f"{name} must be {_interval(low, high, low_open, high_open)}, got {format_value(x)}{reason}")
+        note = _dtype_note(value, x, (low if below else high,))
+        raise ValueError(_with_notes(f"{name} must be {_interval(low, high, low_open, high_open)}, got "
+                                     f"{format_value(x)}", why, note))
     return x
 
 
-def require_positive(name, value, allow_zero=False) -> float:
+def require_positive(name: str, value: object, allow_zero: bool = False) -> float:
     """A finite scalar > 0 (or >= 0 with ``allow_zero``).
 
     Parameters
@@ -211,8 +354,8 @@ def require_positive(name, value, allow_zero=False) -> float:
     return require_in_range(name, value, 0.0, np.inf, low_open=not allow_zero)
 
 
-def require_array_in_range(name, value, low=-np.inf, high=np.inf, low_open=False, high_open=False,
-                           ndim=None) -> np.ndarray:
+def require_array_in_range(name: str, value: ArrayLike, low: float = -np.inf, high: float = np.inf,
+                           low_open: bool = False, high_open: bool = False, ndim: Optional[int] = None) -> np.ndarray:
     """A finite float64 array whose every entry lies in the interval; the message names the first bad entry.
 
     Parameters
@@ -222,7 +365,7 @@ def require_array_in_range(name, value, low=-np.inf, high=np.inf, low_open=False
     value : object
         The argument as the caller gave it.
     low, high, low_open, high_open :
-        As in :func:`require_in_range`.
+        As in :func:`dynamics.numerics.require_in_range`.
     ndim : int, optional
         The number of dimensions required.
 
@@ -236,18 +379,29 @@ def require_array_in_range(name, value, low=-np.inf, high=np.inf, low_open=False
     Traceback (most recent call last):
     ...
     ValueError: s must be >= 0, got -2 (entry 1)
+
+    A probability that float32 rounded onto the bound is named as such:
+
+    >>> require_array_in_range("q", np.array([0.5, 0.99999999], dtype=np.float32), 0.0, 1.0, high_open=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: q must be in [0, 1), got 1 (entry 1; a float32 array, which carries about 6 significant digits: 1 is within its round-off of the bound 1; compute it in float64)
     """
     arr = as_finite_array(name, value, ndim=ndim)
-    bad = (arr <= low if low_open else arr < low) | (arr >= high if high_open else arr > high)
+    below = arr <= low if low_open else arr < low
+    bad = below | (arr >= high if high_open else arr > high)
     if np.any(bad):
-        index = np.unravel_index(int(np.flatnonzero(bad)[0]), arr.shape) if arr.ndim else ()
-        where = f" (entry {index[0] if len(index) == 1 else index})" if arr.ndim else ""
-        raise ValueError(f"{name} must be {_interval(low, high, low_open, high_open)}, got "
-                         f"{format_value(arr[bad].flat[0])}{where}")
+        first = int(np.flatnonzero(bad)[0])
+        index = np.unravel_index(first, arr.shape) if arr.ndim else ()
+        where = f"entry {index[0] if len(index) == 1 else index}" if arr.ndim else ""
+        x = float(arr.flat[first])
+        note = _dtype_note(value, x, (low if below.flat[first] else high,))
+        raise ValueError(_with_notes(f"{name} must be {_interval(low, high, low_open, high_open)}, got "
+                                     f"{format_value(x)}", where, note))
     return arr
 
 
-def require_integer(name, value, low=None, high=None) -> int:
+def require_integer(name: str, value: object, low: Optional[int] = None, high: Optional[int] = None) -> int:
     """A Python int in [low, high]: a non-integral number is a ValueError, a boolean or non-number a TypeError.
 
     Parameters
@@ -295,7 +449,7 @@ def _integer_range(low, high):
     return f" in [{low}, {high}]"
 
 
-def require_bool(name, value) -> bool:
+def require_bool(name: str, value: object) -> bool:
     """``True`` or ``False`` (numpy booleans accepted); anything else, 0 and 1 included, is a TypeError.
 
     Parameters
@@ -319,7 +473,7 @@ def require_bool(name, value) -> bool:
     return bool(value)
 
 
-def require_choice(name, value, choices) -> object:
+def require_choice(name: str, value: object, choices: Sequence[object]) -> object:
     """``value`` if it is one of ``choices``.
 
     Parameters
@@ -358,7 +512,7 @@ def require_choice(name, value, choices) -> object:
     return value
 
 
-def require_shape(name, arr, shape) -> np.ndarray:
+def require_shape(name: str, arr: ArrayLike, shape: Sequence[Optional[int]]) -> np.ndarray:
     """``arr`` unchanged if its shape matches ``shape`` (None in ``shape`` matches any length).
 
     Parameters
@@ -388,7 +542,7 @@ def require_shape(name, arr, shape) -> np.ndarray:
     return arr
 
 
-def require_betas(value, name="betas") -> Tuple[float, float]:
+def require_betas(value: Sequence[float], name: str = "betas") -> Tuple[float, float]:
     """Two averaging coefficients (β₁, β₂), each in [0, 1), as Adam-like optimizers take them.
 
     Parameters
@@ -422,7 +576,8 @@ def require_betas(value, name="betas") -> Tuple[float, float]:
             require_in_range(f"{name}[1]", second, 0.0, 1.0, high_open=True))
 
 
-def require_of_type(name, value, kind, made_by=None) -> object:
+def require_of_type(name: str, value: object, kind: Union[type, Tuple[type, ...]],
+                    made_by: Optional[str] = None) -> object:
     """``value`` if it is an instance of ``kind``, or a TypeError naming the parameter, the type wanted (and the
     function that makes one) and the type given.
 
@@ -456,7 +611,7 @@ def require_of_type(name, value, kind, made_by=None) -> object:
     return value
 
 
-def require_same_length(**arrays) -> int:
+def require_same_length(**arrays: ArrayLike) -> int:
     """The common length of the first axis of the named arrays, or a ValueError naming them.
 
     Parameters
@@ -480,7 +635,7 @@ def require_same_length(**arrays) -> int:
     return next(iter(lengths.values()))
 
 
-def require_times(name, value, allow_zero=True) -> np.ndarray:
+def require_times(name: str, value: ArrayLike, allow_zero: bool = True) -> np.ndarray:
     """Times for closed forms: a float64 array with entries in [0, inf] ((0, inf] without ``allow_zero``).
 
     +inf is the t -> inf limit that closed forms evaluate exactly; NaN and negative times are refused.
@@ -505,11 +660,14 @@ def require_times(name, value, allow_zero=True) -> np.ndarray:
     arr = _as_float64_array(name, value)
     bad = np.isnan(arr) | ((arr < 0) if allow_zero else (arr <= 0))
     if bad.any():
-        raise ValueError(f"{name} must lie in {'[' if allow_zero else '('}0, inf], got {format_value(arr[bad].flat[0])}")
+        x = float(arr[bad].flat[0])
+        raise ValueError(_with_notes(f"{name} must lie in {'[' if allow_zero else '('}0, inf], got {format_value(x)}",
+                                     _dtype_note(value, x, (0.0,))))
     return arr
 
 
-def require_output_times(name, value, positive=False, strictly_increasing=False) -> np.ndarray:
+def require_output_times(name: str, value: ArrayLike, positive: bool = False,
+                         strictly_increasing: bool = False) -> np.ndarray:
     """Output times of an integration or a recorded run: a non-empty, finite, 1-D, non-decreasing array.
 
     Parameters
@@ -543,12 +701,13 @@ def require_output_times(name, value, positive=False, strictly_increasing=False)
     bad = steps <= 0 if strictly_increasing else steps < 0
     if bad.any():
         i = int(np.flatnonzero(bad)[0]) + 1
-        raise ValueError(f"{name} must be {'strictly ' if strictly_increasing else ''}increasing, got "
-                         f"{format_value(t[i])} after {format_value(t[i - 1])} (entry {i})")
+        note = _dtype_note(value, float(t[i]), (t[i - 1],), what="the time before it,")
+        raise ValueError(_with_notes(f"{name} must be {'strictly ' if strictly_increasing else ''}increasing, got "
+                                     f"{format_value(t[i])} after {format_value(t[i - 1])}", f"entry {i}", note))
     return t
 
 
-def require_finite_result(value, what, hint) -> object:
+def require_finite_result(value: ArrayLike, what: str, hint: str) -> ArrayLike:
     """``value`` unchanged if every entry is finite; otherwise a ValueError saying which result left float64.
 
     No public function returns inf or NaN silently: this is the last guard.
@@ -579,7 +738,8 @@ def require_finite_result(value, what, hint) -> object:
     return value
 
 
-def require_finite_product(factors, divisors=(), what="the product", hint="") -> object:
+def require_finite_product(factors: Sequence[ArrayLike], divisors: Sequence[ArrayLike] = (), what: str = "the product",
+                           hint: str = "") -> Union[float, np.ndarray]:
     """∏ factors / ∏ divisors (broadcast), with no intermediate overflow or underflow; ValueError if the true value
     leaves float64.
 
@@ -632,28 +792,51 @@ def require_finite_product(factors, divisors=(), what="the product", hint="") ->
     return float(value) if value.ndim == 0 else value
 
 
+#: How far QᵀQ may be from the identity, entrywise, for a matrix said to be orthogonal: a few hundred ulps of float64
+#: (a Haar matrix from QR is orthogonal to about 1e-15), far below float32 round-off (about 1e-7).
 ORTHOGONALITY_TOLERANCE = 1e-10
 
 
-def require_orthogonal(name, value) -> np.ndarray:
-    """A float64 square matrix Q with max|QᵀQ − I| <= 1e-10.
+def require_orthogonal(name: str, value: ArrayLike) -> np.ndarray:
+    """A float64 square matrix Q with max|QᵀQ − I| <= 1e-10 (orthogonal to float64 round-off).
+
+    The check is on the values, converted exactly to float64: a matrix of any real dtype that is orthogonal to
+    float64 round-off (a permutation matrix of ints, a float32 identity) is accepted. A matrix orthogonal only to
+    the round-off of a narrower dtype (float32 from torch: a defect near 1e-8) is refused, with a message naming its
+    dtype, rather than accepted at a looser tolerance: converting it to float64 keeps its defect, and the closed forms
+    that assume QᵀQ = I would carry it into results stated to float64 accuracy. Re-orthogonalise it explicitly with
+    :func:`dynamics.numerics.nearest_orthogonal` (which moves it by about its defect), or build it in float64.
 
     Parameters
     ----------
     name : str
         The parameter's name, used in the error message.
-    value : object
-        The argument as the caller gave it.
+    value : array_like, shape (n, n)
+        The argument as the caller gave it: real, finite, n >= 1.
 
     Returns
     -------
     ndarray
+        A float64 copy.
+
+    Raises
+    ------
+    ValueError
+        If the matrix is not square, not finite or not orthogonal to 1e-10 (the message names a dtype other than
+        float64, and says when the defect is that dtype's round-off).
+    TypeError
+        If the entries are not real numbers (complex, strings, ...): the message names the dtype.
 
     Examples
     --------
     >>> require_orthogonal("U", [[0.0, 1.0], [1.0, 0.0]])
     array([[0., 1.],
            [1., 0.]])
+    >>> c, s = np.cos(0.3), np.sin(0.3)
+    >>> require_orthogonal("U", np.array([[c, -s], [s, c]], dtype=np.float32))
+    Traceback (most recent call last):
+    ...
+    ValueError: U must be orthogonal to float64 round-off (max|UᵀU - I| <= 1e-10); got a float32 array, orthogonal only to float32 round-off (max|UᵀU - I| = 4.8e-08), a defect that converting it to float64 keeps: pass dynamics.numerics.nearest_orthogonal(U), or build U in float64
     """
     Q = as_finite_array(name, value, ndim=2)
     n = Q.shape[0]
@@ -661,12 +844,20 @@ def require_orthogonal(name, value) -> np.ndarray:
         raise ValueError(f"{name} must be a square (n, n) matrix with n >= 1, got shape {Q.shape}")
     defect = float(np.abs(Q.T @ Q - np.eye(n)).max())
     if defect > ORTHOGONALITY_TOLERANCE:
-        raise ValueError(f"{name} must be orthogonal (max|QᵀQ - I| <= {ORTHOGONALITY_TOLERANCE:g}), got "
-                         f"max|QᵀQ - I| = {defect:.3g}")
+        gram = f"max|{name}ᵀ{name} - I|" if len(name) <= 3 else "max|QᵀQ - I|"
+        dtype = _carried_dtype(value)
+        if dtype is not None and dtype.kind == "f" and dtype.itemsize < 8 \
+                and defect <= 10 * n * float(np.finfo(dtype).eps):
+            raise ValueError(f"{name} must be orthogonal to float64 round-off ({gram} <= "
+                             f"{ORTHOGONALITY_TOLERANCE:g}); got {_described(value, dtype)}, orthogonal only to "
+                             f"{dtype.name} round-off ({gram} = {defect:.2g}), a defect that converting it to float64 "
+                             f"keeps: pass dynamics.numerics.nearest_orthogonal({name}), or build {name} in float64")
+        raise ValueError(_with_notes(f"{name} must be orthogonal ({gram} <= {ORTHOGONALITY_TOLERANCE:g}), got "
+                                     f"{gram} = {defect:.3g}", _dtype_note(value)))
     return Q
 
 
-def rng_from(seed) -> np.random.Generator:
+def rng_from(seed: Union[None, int, np.random.SeedSequence, np.random.Generator]) -> np.random.Generator:
     """A ``numpy.random.Generator`` from ``seed``.
 
     Parameters
