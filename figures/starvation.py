@@ -9,16 +9,16 @@ import dynamics.starvation as gs
 from .registry import figure
 from .style import COLORS, new_figure
 
-P = "004_798f714b6ee27590.txt"
+P = "Pezeshki et al. 2021,"  # the sources of the figures: the paper (Ch. 6 of Pezeshki (thesis) reprints it)
 # Runs in the two-moons panel (d) are told apart by colours other than the classes' blue and orange.
 RUN_COLORS = ("#009E73", "#CC79A7", "#000000")
 RUN_MARKERS = ("s", "^", "o")
 
 
-@figure("starvation.toy_trajectories", f"{P} Fig 6 (thesis supp. Fig 1), App. B.1",
+@figure("starvation.toy_trajectories", f"{P} Fig 6 (Pezeshki (thesis), supp. Fig 1), App. B.1",
         "The simple experiment: (|z_1|, |z_2|) trajectories of primal gradient descent (learning rate 0.05), the "
         "authors' dual gradient ascent (α_0 = 1e-8, learning rate 3e-6) and the SD primal (a = 0.002), 5000 steps "
-        "each, for s_1 = 2..6 (δ = 0.5 as in the code, λ = 0.01, s_2 = 2). Stars: fixed points of Eq 9 and Eq 18. As "
+        "each, for s_1 = 2..6 (δ = 0.5 as in the authors' code, λ = 0.01, s_2 = 2). Stars: fixed points of Eq 9 and Eq 18. As "
         "s_1 grows, z_1 grows and z_2 is starved under CE; under SD every s_1 ends at the same point.")
 def toy_trajectories(delta=gs.TOY.delta, weight_decay=gs.TOY.weight_decay, output_penalty=gs.TOY.output_penalty,
                      s2=gs.TOY.s2, s1_values=gs.TOY.s1_values, n_steps=5000, learning_rate=gs.TOY.learning_rate,
@@ -39,7 +39,7 @@ def toy_trajectories(delta=gs.TOY.delta, weight_decay=gs.TOY.weight_decay, outpu
     return fig
 
 
-@figure("starvation.legendre", f"{P} Fig 8 (thesis supp. Fig 3), Lemma 2, Eqs 19-28",
+@figure("starvation.legendre", f"{P} Fig 8 (Pezeshki (thesis), supp. Fig 3), Lemma 2, Eqs 19-28",
         "The Legendre transform of cross-entropy. Left: L(ω) = log(1+e^{-ω}) with its tangent lines (dashed) at "
         "ω_0 = -2, 0.5, 2.5 (squares); each tangent's intercept at ω = 0 equals H(α) at α = σ(-ω_0) (dots). Right: "
         "H(α) - αω against α for the same ω; each maximum (circle) sits at α = σ(-ω) and equals L(ω) (dotted line).")

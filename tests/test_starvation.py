@@ -1,4 +1,4 @@
-"""Unit and property tests of dynamics.starvation: bad input, limits, invariances, spec regression values, the
+"""Unit and property tests of dynamics.starvation: bad input, limits, invariances, regression values, the
 named results, the explicit penalty, and the learning-rate bound of primal gradient descent."""
 import math
 
@@ -190,7 +190,7 @@ def test_every_public_function_has_a_return_annotation():
         assert annotation is not inspect.Signature.empty and annotation is not tuple, name
 
 
-# ------------------------------------------------------------------ the learning-rate bound of primal GD (P18)
+# ------------------------------------------------------------------ the learning-rate bound of primal GD
 def test_learning_rate_above_the_bound_raises_with_the_bound():
     """The reported divergence (issue 8): λ = 0.1, s = (6, 1), η = 100 returned 6.8e97; now it names the bound."""
     bound = 2.0 / (0.1 + 36.0 / 4.0)
@@ -273,7 +273,7 @@ def test_lambertw_callable_from_numba_and_raises():
         twice(-1.0)
 
 
-# ------------------------------------------------------------------ spec regression values (§2.7, §4.2, P15-P16)
+# ------------------------------------------------------------------ regression values (Lambert forms, the Fig 6 toy, SD)
 def test_case2_regression_values():
     alpha, z = gs.lambert_fixed_point(np.sqrt([4.0, 1.0, 0.25, 9.0]), 0.1)
     np.testing.assert_allclose(alpha, [0.06621559, 0.16422751, 0.32293981, 0.03640664], atol=1e-8)
@@ -304,7 +304,7 @@ def test_primal_and_dual_gd_after_50_and_1000_updates():
     dual = gs.dual_gd(U_TOY, S_TOY, 1000, learning_rate=3e-6, weight_decay=0.01).z
     np.testing.assert_allclose(primal[50], [6.38, 0.50], atol=0.01)
     np.testing.assert_allclose(dual[50], [4.45, 0.17], atol=0.01)
-    np.testing.assert_allclose(primal[51], [6.41, 0.51], atol=0.01)  # spec P19: "after 51 updates"
+    np.testing.assert_allclose(primal[51], [6.41, 0.51], atol=0.01)
     np.testing.assert_allclose(dual[51], [4.50, 0.17], atol=0.01)
     np.testing.assert_allclose(primal[1000], [9.16, 1.04], atol=0.01)
     np.testing.assert_allclose(dual[1000], [8.98, 1.10], atol=0.01)
@@ -584,3 +584,55 @@ def test_response_derivative_is_a_central_difference_of_the_fixed_point():
     # Theorem 2 to first order in δ (Eq 65): the weak feature's derivative in s_1²
     small = gs.response_derivative(gs.coupling_matrix(1e-3), s, 0.1, 0, exact=False, relative_step=1e-3)[1]
     assert small == pytest.approx(gs.weak_response_derivative(s, 0.1, 1e-3), rel=3e-3)
+
+
+# ------------------------------------------------------------------ more than two features, any orthogonal coupling
+def _tilt_rotation(deltas):
+    """exp of the skew-symmetric matrix that tilts feature 1 towards feature j + 2 by deltas[j]: the n-feature
+    version of the Eq 15 coupling (the recipe docs/recipes/plot_starvation_many_features.py)."""
+    from scipy.linalg import expm
+
+    n = len(deltas) + 1
+    generator = np.zeros((n, n))
+    generator[1:, 0], generator[0, 1:] = deltas, -np.asarray(deltas)
+    return expm(generator)
+
+
+@pytest.mark.parametrize("n", [3, 5])
+@pytest.mark.parametrize("coupling", ["qr", "rotation"])
+def test_many_features_with_any_orthogonal_coupling(n, coupling):
+    """Nothing in the general functions is tied to two features: with n = 3 or 5 and a U from a QR or a rotation,
+    the Newton fixed point, the dual flow and primal gradient descent agree, Spectral Decoupling ignores s, and the
+    derivatives have one entry per feature."""
+    rng = np.random.default_rng(n)
+    if coupling == "qr":
+        Q, R = np.linalg.qr(rng.standard_normal((n, n)))
+        U = Q * np.sign(np.diag(R))
+    else:
+        U = _tilt_rotation(np.linspace(0.1, 0.4, n - 1))
+    s, weight_decay = np.geomspace(4.0, 1.0, n), 0.05
+    z = gs.feature_response(U, s, weight_decay)
+    flow = gs.integrate_dual(U, s, [0.0, 20.0], weight_decay=weight_decay)
+    np.testing.assert_allclose(flow.z[-1], z, atol=1e-8)
+    rate = 0.5 * gs.learning_rate_bound(s, weight_decay=weight_decay)
+    np.testing.assert_allclose(gs.primal_gd_z(U, s, 20_000, learning_rate=rate, weight_decay=weight_decay).z[-1], z,
+                               atol=1e-8)
+    sd = gs.sd_fixed_point(U, weight_decay)
+    np.testing.assert_allclose(sd.z, sd.margin * U.sum(axis=0), atol=1e-14)
+    sd_flow = gs.integrate_dual(U, 2.0 * s, [0.0, 20.0], output_penalty=weight_decay)
+    np.testing.assert_allclose(sd_flow.z[-1], sd.z, atol=1e-8)
+    derivatives = np.array([gs.response_derivative(U, s, weight_decay, i) for i in range(n)])
+    assert derivatives.shape == (n, n) and np.all(np.isfinite(derivatives))
+    assert gs.linearised_fixed_point(U, s, weight_decay).alpha.shape == (n,)
+    assert gs.jacobian(U, s, flow.alpha[-1], weight_decay=weight_decay).shape == (n, n)
+
+
+def test_a_strong_feature_tilted_towards_every_weak_one_starves_them_all():
+    """With feature 1's column positive on every example (the n-feature Eq 15), a stronger feature 1 lowers every
+    other response under cross-entropy (Definition 2), and moves none under Spectral Decoupling."""
+    U, s, weight_decay = _tilt_rotation([0.1, 0.2, 0.3, 0.4]), np.array([6.0, 3.0, 2.0, 1.5, 1.0]), 0.01
+    assert np.all(U[:, 0] > 0)
+    derivative = gs.response_derivative(U, s, weight_decay, 0)
+    assert np.all(derivative[1:] < 0)
+    stronger = s * np.array([1.5, 1.0, 1.0, 1.0, 1.0])
+    assert np.all(gs.feature_response(U, stronger, weight_decay)[1:] < gs.feature_response(U, s, weight_decay)[1:])

@@ -1,4 +1,6 @@
-"""Claims of gradient starvation (spec/starvation.md §5, P0-P20, and the errata of §7).
+"""Claims of gradient starvation (Pezeshki et al. 2021; the same article is Ch. 6 of Pezeshki (thesis)): its
+identities, theorems and bounds, and the errata of its printed forms (the theory note, docs/theory/starvation.md,
+states each equation and correction).
 
 Every claim compares two independent routes: Newton fixed points against integrated dual flows,
 closed forms (Lambert W) against Newton or ODEs, the dual against the primal optimum or primal
@@ -20,7 +22,6 @@ import dynamics.starvation as gs
 from dynamics.numerics import haar_orthogonal
 from .registry import Check, claim, planted_bug
 
-P = "004_798f714b6ee27590.txt"  # the paper; equation numbers as in [P], thesis (6.3.N)/(.5.N) in the spec
 TOY_WEIGHT_DECAY, TOY_OUTPUT_PENALTY, TOY_S2 = gs.TOY.weight_decay, gs.TOY.output_penalty, gs.TOY.s2
 # A central difference of the dual field with relative step h = 1e-7: truncation ~h² and round-off
 # ~ε·|terms of the field|/h ~ 1e-7 relative to J; 1e-6 covers both.
@@ -41,8 +42,8 @@ def _evidence(evidence, side_checks):
     return Check.all_of(evidence, detail=f"{main.detail}; side checks pass (nearest its limit: {side.detail})")
 
 
-# ---------------------------------------------------------------- P0-P3: Lambert W and the Legendre dual
-@claim("starvation.lambertw_theory_range", "004_798f714b6ee27590.txt Eqs 12-13 (Lambert W)",
+# ---------------------------------------------------------------- Lambert W and the Legendre dual
+@claim("starvation.lambertw_theory_range", "Pezeshki et al. 2021, Eqs 12-13 (Lambert W)",
        "The re-exported Lambert W matches scipy (rel < 1e-14) on c in [1, 1e12] where the theory uses it, "
        "with W(c)e^{W(c)} = c and log(W(c)/c) = -W(c) to relative 1e-14 (a few ulps).", "identity")
 def lambertw_theory_range():
@@ -55,7 +56,7 @@ def lambertw_theory_range():
                          Check.at_most(float(np.max(np.abs(np.log(w / c) + w) / w)), 1e-14, "log(W/c) = -W")])
 
 
-@claim("starvation.legendre_cross_entropy", "004_798f714b6ee27590.txt Lemma 2, Eqs 19-28, Table 4",
+@claim("starvation.legendre_cross_entropy", "Pezeshki et al. 2021, Lemma 2, Eqs 19-28, Table 4",
        "max over α in (0,1) of H(α) - αω, found by Brent's method, equals log(1+e^{-ω}) to 1e-12 on ω in [-30, 30], "
        "the dual objective at the critical α = σ(-ω) attains it (1e-12), and σ(-ω) = -dL/dω (central difference, to its "
        "truncation plus round-off error).",
@@ -83,7 +84,7 @@ def legendre_cross_entropy():
                          Check.at_most(argmax_error, fd_tolerance, "argmax σ(-ω) vs -dL/dω (finite difference)")])
 
 
-@claim("starvation.legendre_hinge_squared", "004_798f714b6ee27590.txt Table 4 (supp. Table 2)",
+@claim("starvation.legendre_hinge_squared", "Pezeshki et al. 2021, Table 4 (Pezeshki (thesis), supp. Table 2)",
        "The hinge dual max_{α∈[0,1]} α(1-ω) and the squared-error dual max_α(-α²/4 + α - αω) reproduce "
        "max(0, 1-ω) and (1-ω)² to 1e-12, the latter at α = 2(1-ω) (Brent's argmax, good to ~1e-6 on a flat "
        "maximum).", "identity")
@@ -102,7 +103,7 @@ def legendre_hinge_squared():
         Check.at_most(np.abs(squared[:, 1] - gs.dual_maximiser("squared", omegas)).max(), 1e-6, "squared argmax")])
 
 
-@claim("starvation.primal_equals_dual", "004_798f714b6ee27590.txt Eqs 5-9, 11",
+@claim("starvation.primal_equals_dual", "Pezeshki et al. 2021, Eqs 5-9, 11",
        "For random (U, S, V, y) (Haar U and V, three sizes) the Eq 9 fixed point equals σ(-Yŷ*) at the Newton optimum "
        "of the ridge-logistic primal, θ* = Φ_0ᵀYα*/λ, and z* (Eq 11) = SVᵀθ* = UᵀYŷ*, to 1e-8 for every draw (the "
        "tolerance is the primal Newton solver's accuracy, not a statistical one).", "identity", stochastic=True)
@@ -122,8 +123,8 @@ def primal_equals_dual(run):
     return Check.all_of(checks)
 
 
-# ---------------------------------------------------------------- P4-P8: closed forms and Theorem 1
-@claim("starvation.lambert_case2_ode", "004_798f714b6ee27590.txt Eq 13 (Eqs 47-53)",
+# ---------------------------------------------------------------- closed forms and Theorem 1
+@claim("starvation.lambert_case2_ode", "Pezeshki et al. 2021, Eq 13 (Eqs 47-53)",
        "With a permutation U, the Eq 10 flow integrated to t = 30 (rtol 1e-12) reaches the Lambert point "
        "α_π(j) = λW(1+s_j²/λ)/(s_j²+λ), z_j = s_j²W(1+s_j²/λ)/(s_j²+λ) (1e-10: the integrator's tolerance).", "identity")
 def lambert_case2_ode():
@@ -135,7 +136,7 @@ def lambert_case2_ode():
                          Check.at_most(np.abs(flow.z[-1] - closed.z).max(), 1e-10, "z")])
 
 
-@claim("starvation.lambert_case1_ode", "004_798f714b6ee27590.txt Eq 12 (Eqs 39-46)",
+@claim("starvation.lambert_case1_ode", "Pezeshki et al. 2021, Eq 12 (Eqs 39-46)",
        "With S = sI and a Haar-random orthogonal U (n = 5), the Eq 10 flow and Newton reach α_i = λW(1+s²/λ)/(s²+λ) "
        "for all i and z_j = s²W(1+s²/λ)/(s²+λ)·Σ_i u_ij, to 1e-10 for every draw (integrator and Newton accuracy).",
        "identity", stochastic=True)
@@ -149,7 +150,7 @@ def lambert_case1_ode(run):
                          Check.at_most(np.abs(flow.z[-1] - closed.z * U.sum(axis=0)).max(), 1e-10, "ODE z")])
 
 
-@claim("starvation.no_starvation_uncoupled", "004_798f714b6ee27590.txt Eq 13, Definition 2",
+@claim("starvation.no_starvation_uncoupled", "Pezeshki et al. 2021, Eq 13, Definition 2",
        "With a permutation U, finite differences give ∂z_j*/∂s_i² = 0 for i ≠ j (< 1e-9, the difference's round-off); "
        "z_j* rises with s_j² (smallest own derivative > 0), falls with λ on 30 values in [1e-3, 10] (smallest decrease "
        "> 0), and equals (1 - 1/c)W(c), c = 1 + s_j²/λ (1e-12).", "theorem")
@@ -171,10 +172,10 @@ def no_starvation_uncoupled():
                                        "(1 - 1/c)W(c)")])
 
 
-@claim("starvation.exact_vs_approx_gap", "004_798f714b6ee27590.txt Eq 10 vs Eq 9, §2.4 table",
+@claim("starvation.exact_vs_approx_gap", "Pezeshki et al. 2021, Eq 10 vs Eq 9 (App. C.4)",
        "Uncoupled, Eq 10 over-estimates α*: 0 < (α_10 - α_9)/α_9, shrinking with c = 1+s²/λ, below 1.1e-3 for c >= 30 "
-       "and 2.5e-6 for c >= 1000 (the spec's §2.4 table, 1.0e-3 and 2.2e-6, with 10% room), but above 1e-2 for c <= 3 "
-       "although λ < s² there (so App. C.4's 'λ < s²' must mean λ ≪ s², spec §7 item 11); the exact α_9 from "
+       "and 2.5e-6 for c >= 1000 (the project's measured 1.0e-3 and 2.2e-6, with 10% room), but above 1e-2 for c <= 3 "
+       "although λ < s² there (so App. C.4's 'λ < s²' must mean λ ≪ s²); the exact α_9 from "
        "z(1+e^z) = s²/λ matches Newton on Eq 9 (1e-12).", "bound")
 def exact_vs_approx_gap():
     weight_decay = 0.1
@@ -207,7 +208,7 @@ def _theorem1_cases(rng):
     yield gs.coupling_matrix(0.5), np.array([6.0, TOY_S2]), TOY_WEIGHT_DECAY
 
 
-@claim("starvation.theorem1_attractive", "004_798f714b6ee27590.txt Theorem 1, Eqs 36-38",
+@claim("starvation.theorem1_attractive", "Pezeshki et al. 2021, Theorem 1, Eqs 36-38",
        "For random problems (Haar U, n = 2, 3, 5, s in [0.3, 4], λ in {0.01, 0.1, 1}) and the toy, the Jacobian of "
        "the Eq 9 and Eq 10 flows at the Newton fixed point matches a finite difference of the flow's vector field "
        "(relative 1e-6: truncation plus round-off of the difference), and flows from 3 random α_0 reach the Newton "
@@ -239,7 +240,7 @@ def theorem1_attractive(run):
 
 def _eq10_root_outside_unit_cube():
     """A strongly coupled n = 5 problem (λ = 1, s² spread over e^-8..e^10) whose Eq 10 root has one α_i ≈ 1.03 > 1
-    (spec P8: not guaranteed to stay in (0,1)); found by a random search, U re-orthogonalised by QR."""
+    (Theorem 1 does not keep it in (0,1)); found by a random search, U re-orthogonalised by QR."""
     M = np.array([[-0.336, -0.582, 0.303, 0.060, 0.673], [0.635, -0.513, -0.551, -0.113, 0.130],
                   [-0.691, -0.122, -0.691, -0.111, -0.130], [-0.047, -0.234, 0.282, -0.888, -0.274],
                   [0.061, 0.572, -0.218, -0.428, 0.662]])
@@ -247,7 +248,7 @@ def _eq10_root_outside_unit_cube():
     return q * np.sign(np.diag(r)), np.exp(0.5 * np.array([-7.0, -5.5, 9.5, -8.0, 10.0])), 1.0
 
 
-@claim("starvation.theorem1_eq10_outside_unit_cube", "004_798f714b6ee27590.txt Theorem 1, Eq 10",
+@claim("starvation.theorem1_eq10_outside_unit_cube", "Pezeshki et al. 2021, Theorem 1, Eq 10",
        "For a strongly coupled U the Eq 10 root leaves (0,1)^n (max α_i > 1, not clipped); there the Jacobian "
        "-(diag(1/α) + A) matches finite differences of the flow (relative 1e-6) and the stiff Eq 10 flow from α_0 = ½ "
        "reaches the Newton root by t = 40 (1e-8); side checks: Eq 10 residual 1e-12, λ_max < -1 (A ⪰ I), and the "
@@ -270,8 +271,9 @@ def theorem1_eq10_outside_unit_cube():
          Check.below(exact_root.max(), 1.0, "Eq 9 root inside (0,1)")])
 
 
-@claim("starvation.erratum_theorem1_eta", "004_798f714b6ee27590.txt Theorem 1 proof, Eqs 36-38 / (.5.18)-(.5.20)",
-       "With learning rate η = 0.3 the OCR's Jacobian, η multiplying only the barrier term, misses the finite-difference "
+@claim("starvation.erratum_theorem1_eta",
+       "Pezeshki (thesis), Eqs .5.18-.5.20 (the proof of Theorem 1, Eqs 36-38 of Pezeshki et al. 2021)",
+       "With learning rate η = 0.3 the printed Jacobian, η multiplying only the barrier term, misses the finite-difference "
        "Jacobian of the field η(log((1-α)/α) - Kα), while η·(-diag(1/(α(1-α))) - K) matches it (relative 1e-6).",
        "erratum", printed="J = -η·diag(1/(α(1-α))) - λ⁻¹US²Uᵀ", corrected="J = -η·(diag(1/(α(1-α))) + λ⁻¹US²Uᵀ)")
 def erratum_theorem1_eta():
@@ -287,7 +289,7 @@ def erratum_theorem1_eta():
                          FD_JACOBIAN_TOLERANCE)
 
 
-@claim("starvation.erratum_theorem1_jacobian", "004_798f714b6ee27590.txt Theorem 1 proof, Eqs 36-38",
+@claim("starvation.erratum_theorem1_jacobian", "Pezeshki et al. 2021, Theorem 1 proof, Eqs 36-38",
        "The proof linearises Eq 9's field although the theorem is about Eq 10: Eq 9's Jacobian misses the Eq 10 flow's "
        "finite-difference Jacobian, while -(diag(1/α) + A) matches it (relative 1e-6).", "erratum",
        printed="J = -(diag(1/(α(1-α))) + λ⁻¹US²Uᵀ) (Eq 9's field) for the system of Eq 10",
@@ -302,14 +304,14 @@ def erratum_theorem1_jacobian():
     return Check.erratum(printed, corrected, FD_JACOBIAN_TOLERANCE)
 
 
-# ---------------------------------------------------------------- P9-P14: coupled case, Theorem 2
+# ---------------------------------------------------------------- coupled case, Theorem 2
 def _lemma1_error(delta, sq=(9.0, 4.0), weight_decay=0.1):
     return gs.linearisation_error(gs.coupling_matrix(delta), np.sqrt(sq), weight_decay)
 
 
-@claim("starvation.lemma1_second_order", "004_798f714b6ee27590.txt Lemma 1, Eq 14 (Eqs 54-60)",
+@claim("starvation.lemma1_second_order", "Pezeshki et al. 2021, Lemma 1, Eq 14 (Eqs 54-60)",
        "Eq 14 approximates the Eq 10 fixed point to O(δ²): err(δ)/δ² <= 0.1 for δ in [0.005, 0.5] at S² = (9,4), "
-       "λ = 0.1 (the spec's ≈ 0.07 with room: a regression envelope), and err(δ)/err(δ/2) lies in [3.5, 4.5] for "
+       "λ = 0.1 (measured ≈ 0.07; 0.1 leaves room: a regression envelope), and err(δ)/err(δ/2) lies in [3.5, 4.5] for "
        "δ <= 0.05 (second order; measured: worst distance from 4, against 0.5).", "limit")
 def lemma1_second_order():
     deltas = np.array([0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5])
@@ -321,8 +323,8 @@ def lemma1_second_order():
                          Check.at_most(worst, 0.5, f"halving ratios {np.round(ratios, 3)}")])
 
 
-@claim("starvation.erratum_eq14_inverse", "004_798f714b6ee27590.txt Eq 14 (6.3.14)",
-       "[T] prints Eq 14 without the outer inverse; that form misses the Eq 10 fixed point by orders of magnitude, "
+@claim("starvation.erratum_eq14_inverse", "Pezeshki (thesis), Eq 6.3.14 (Lemma 1, Eq 14 of Pezeshki et al. 2021)",
+       "The thesis prints Eq 14 without the outer inverse; that form misses the Eq 10 fixed point by orders of magnitude, "
        "while (1 - log α_0)[A + diag(1/α_0)]⁻¹ is within 1e-3 (relative, δ = 0.1; the O(δ²) error of Lemma 1).",
        "erratum", printed="α* ≈ (1 - log α_0*)[A + diag(α_0*⁻¹)]",
        corrected="α* ≈ (1 - log α_0*)[A + diag(α_0*⁻¹)]⁻¹")
@@ -333,8 +335,8 @@ def erratum_eq14_inverse():
     return Check.erratum(printed, corrected, 1e-3)
 
 
-@claim("starvation.first_order_response", "004_798f714b6ee27590.txt Eqs 63-64 (.5.45-.5.46)",
-       "The first-order responses match the Eq 10 fixed point (Eq 11) within 3δ² (the spec's P10 bound on the O(δ²) "
+@claim("starvation.first_order_response", "Pezeshki et al. 2021, Eqs 63-64 (Pezeshki (thesis), Eqs .5.45-.5.46)",
+       "The first-order responses match the Eq 10 fixed point (Eq 11) within 3δ² (the project's bound on the O(δ²) "
        "remainder) for δ in {1e-3, 1e-2, 1e-1} at S² = (9,4), λ = 0.1 (measured: max error / 3δ²).", "limit")
 def first_order_response():
     s, weight_decay = np.sqrt([9.0, 4.0]), 0.1
@@ -342,9 +344,9 @@ def first_order_response():
     return Check.at_most(max(ratios), 1.0, f"error/(3δ²) = {np.round(ratios, 4)}")
 
 
-@claim("starvation.eq65_derivative", "004_798f714b6ee27590.txt Eq 65 (.5.47)",
+@claim("starvation.eq65_derivative", "Pezeshki et al. 2021, Eq 65 (Pezeshki (thesis), Eq .5.47)",
        "dz_2*/ds_1² of Eq 65 matches a central finite difference of the Eq 10 fixed point with relative error <= 3δ "
-       "(the spec's P11 bound on the O(δ) relative remainder; δ = 1e-3, 1e-2; S² = (9,4), λ = 0.1); measured: "
+       "(the project's bound on the O(δ) relative remainder; δ = 1e-3, 1e-2; S² = (9,4), λ = 0.1); measured: "
        "relative error / 3δ.", "limit")
 def eq65_derivative():
     s, weight_decay = np.sqrt([9.0, 4.0]), 0.1
@@ -355,7 +357,7 @@ def eq65_derivative():
     return Check.at_most(max(ratios), 1.0, f"relative error / 3δ = {np.round(ratios, 3)}")
 
 
-@claim("starvation.theorem2_exact_grid", "004_798f714b6ee27590.txt Theorem 2, Eq 16; App. B.1 (Fig 6)",
+@claim("starvation.theorem2_exact_grid", "Pezeshki et al. 2021, Theorem 2, Eq 16; App. B.1 (Fig 6)",
        "Exact model (Eq 9), Eq 15 coupling, λ = 0.01, s_2 = 2: over 41 values of s_1 in [2, 6] z_2* strictly decreases "
        "and z_1* strictly increases for δ in {0.1, 0.5, 0.6} (measured: smallest step), and the numba map equals the "
        "Newton optimum of the primal with a Haar-random V (1e-8, the primal solver's accuracy; every draw).",
@@ -376,7 +378,7 @@ def theorem2_exact_grid(run):
     return Check.all_of(checks)
 
 
-@claim("starvation.starvation_map_pointwise", "004_798f714b6ee27590.txt Eqs 9-11, 15 (the (s_1, δ) sweep of Theorem 2)",
+@claim("starvation.starvation_map_pointwise", "Pezeshki et al. 2021, Eqs 9-11, 15 (the (s_1, δ) sweep of Theorem 2)",
        "The numba (s_1, δ) sweep equals the pointwise Newton response feature_response at every point of a 12 × 9 grid "
        "(s_1 in [0.3, 8], δ in [-0.9, 0.9], s_2 = 2, λ = 0.01), for the exact (Eq 9) and the approximate (Eq 10) "
        "fixed point alike (1e-10: both stop at residual 1e-12).", "identity")
@@ -391,7 +393,7 @@ def starvation_map_pointwise():
     return Check.all_of(checks)
 
 
-@claim("starvation.maximum_at_equal_strength", "004_798f714b6ee27590.txt Theorem 2",
+@claim("starvation.maximum_at_equal_strength", "Pezeshki et al. 2021, Theorem 2",
        "dz_2*/ds_1² = 0 at s_1 = s_2 (FD < 1e-8, the difference's round-off) for Eqs 9 and 10 and several δ; for δ > 0 "
        "z_2* rises for s_1 < s_2 and falls after (smallest step > 0); at S ∝ I, ∂z_j*/∂s_i² = 0 (i ≠ j) for a "
        "Haar-random orthogonal U (n = 4; every draw).", "theorem", stochastic=True)
@@ -415,7 +417,7 @@ def maximum_at_equal_strength(run):
     return Check.all_of(checks)
 
 
-@claim("starvation.erratum_theorem2_needs_positive_delta", "004_798f714b6ee27590.txt Theorem 2, Eq 16",
+@claim("starvation.erratum_theorem2_needs_positive_delta", "Pezeshki et al. 2021, Theorem 2, Eq 16",
        "Theorem 2 states dz_2*/ds_1² < 0 whenever s_1² > s_2², but δ > 0 is also needed: in the exact model the FD sign is "
        "-sign(δ)·sign(s_1² - s_2²) at every grid point, so the printed statement fails for every δ < 0 (measured: share "
        "of sign mismatches).", "erratum", printed="dz_2*/ds_1² < 0 whenever s_1² > s_2²",
@@ -432,8 +434,9 @@ def erratum_theorem2_needs_positive_delta():
                          detail=f"{printed} of {total} grid points contradict the printed form")
 
 
-# ---------------------------------------------------------------- P15-P17: Spectral Decoupling
-@claim("starvation.sd_fixed_point", "004_798f714b6ee27590.txt Eqs 17-18",
+# ---------------------------------------------------------------- Spectral Decoupling
+@claim("starvation.sd_fixed_point",
+       "Pezeshki et al. 2021, Eqs 17-18; the closed form a·m(1+e^m) = 1 is derived in this project",
        "m* from sd_margin equals mpmath's bracketed root of a·m(1+e^m) = 1 (relative 1e-15, a few ulps); the Eq 18 flow "
        "from a random α_0 reaches α_i = a·m*, and the SD primal optimum (Newton in θ) of a random coupled problem has "
        "every margin y_iŷ_i = m* (1e-10, the solvers' accuracy; every draw), for a in {0.002, 0.01}.", "identity",
@@ -457,7 +460,7 @@ def sd_fixed_point(run):
     return Check.all_of(checks)
 
 
-@claim("starvation.sd_decouples", "004_798f714b6ee27590.txt Eq 18 (SD claim, App. C.11)",
+@claim("starvation.sd_decouples", "Pezeshki et al. 2021, Eq 18 (SD claim, App. C.11)",
        "Under SD the primal optimum's response z = SVᵀθ* (Haar-random V) equals m*·Uᵀ1 and does not move as s_1 runs "
        "over [2, 6] or s_2 over [0.5, 4] (spread < 1e-10, the primal solver's accuracy; every draw), while under CE z_2* "
        "falls (δ = 0.5, a = λ = 0.002).", "theorem", stochastic=True)
@@ -478,9 +481,10 @@ def sd_decouples(run):
                          Check.predicate(ce[0] - ce[1], "CE starves z_2: z_2(s_1 = 2) - z_2(s_1 = 6)")])
 
 
-@claim("starvation.sd_lambert_approx", "004_798f714b6ee27590.txt Eq 18",
+@claim("starvation.sd_lambert_approx", "derived in this project (from Pezeshki et al. 2021, Eqs 10 and 18)",
        "aW(1+1/a)/(1+a), the fixed point of the approximate SD flow (integrated to t = 20, 1e-12), approximates the "
-       "exact SD α = a·m* with relative error < 1e-5 for a <= 0.002 and < 2e-4 for a <= 0.01 (the spec's P17 bounds).",
+       "exact SD α = a·m* with relative error < 1e-5 for a <= 0.002 and < 2e-4 for a <= 0.01 (measured: 7.7e-6 at "
+       "a = 0.002, 1.3e-4 at a = 0.01).",
        "bound")
 def sd_lambert_approx():
     checks = []
@@ -494,8 +498,8 @@ def sd_lambert_approx():
     return Check.all_of(checks)
 
 
-# ---------------------------------------------------------------- P18-P20: dynamics and invariances
-@claim("starvation.primal_gd_feature_coordinates", "004_798f714b6ee27590.txt Eqs 4-5, 17",
+# ---------------------------------------------------------------- dynamics and invariances
+@claim("starvation.primal_gd_feature_coordinates", "Pezeshki et al. 2021, Eqs 4-5, 17",
        "Primal gradient descent written in z = SVᵀθ (V dropped) equals θ-space gradient descent mapped through SVᵀ, "
        "for CE and SD on Haar-random problems, to 1e-12 per step over 500 steps (round-off; every draw).", "identity",
        stochastic=True)
@@ -511,11 +515,11 @@ def primal_gd_feature_coordinates(run):
     return Check.all_of(checks)
 
 
-@claim("starvation.primal_dual_trajectories", "004_798f714b6ee27590.txt App. A remark, App. B.1 (Fig 6)",
-       "Toy (s_1 = 6, δ = 0.5, λ = 0.01): primal GD (learning rate 0.05) and the code's dual GD (α_0 = 1e-8, learning "
+@claim("starvation.primal_dual_trajectories", "Pezeshki et al. 2021, App. A remark, App. B.1 (Fig 6)",
+       "Toy (s_1 = 6, δ = 0.5, λ = 0.01): primal GD (learning rate 0.05) and the authors' dual GD (α_0 = 1e-8, learning "
        "rate 3e-6) differ on the way (|Δz| >= 1 after 50 steps) yet both end at the Eq 9 fixed point: primal within "
-       "3e-8 after 20k steps and 1e-8 after 50k, dual within 1e-8 (the spec's P19 values: envelopes of the measured "
-       "linear convergence, deterministic).", "theorem")
+       "3e-8 after 20k steps and 1e-8 after 50k, dual within 1e-8 (envelopes of the measured linear convergence, "
+       "deterministic).", "theorem")
 def primal_dual_trajectories():
     runs = gs.toy_trajectories([6.0], n_steps=50_000)  # the toy: δ = 0.5, s_2 = 2, λ = 0.01, its learning rates
     target, primal, dual = runs.fixed_point[0], runs.primal[0], runs.dual[0]
@@ -526,7 +530,7 @@ def primal_dual_trajectories():
                          Check.at_most(np.abs(dual[-1] - target).max(), 1e-8, "dual after 50k steps")])
 
 
-@claim("starvation.invariances", "004_798f714b6ee27590.txt Definition 1, Eq 11",
+@claim("starvation.invariances", "Pezeshki et al. 2021, Definition 1, Eq 11",
        "z* of the primal optimum is unchanged under V → VQ (Q Haar on the null block), and the sign flip "
        "(u_j, v_j) → (-u_j, -v_j) maps z_j → -z_j, for the primal and the dual (1e-9, the primal solver's accuracy; "
        "every draw).", "identity", stochastic=True)
@@ -554,7 +558,7 @@ def invariances(run):
 
 
 # ---------------------------------------------------------------- errata of printed forms
-@claim("starvation.erratum_us2ut", "004_798f714b6ee27590.txt §3.4 (6.3.4)",
+@claim("starvation.erratum_us2ut", "Pezeshki et al. 2021, §3.4 (Pezeshki (thesis), §6.3.4)",
        "The source names UᵀS²U as the coupling term of Eq 9; with it the fixed point misses σ(-Yŷ*) of the primal "
        "optimum (Haar-random V), while US²Uᵀ = YΦ_0Φ_0ᵀY matches it (1e-9, the primal solver's accuracy; every draw).",
        "erratum", stochastic=True, printed="the term UᵀS²U in Eq 9", corrected="US²Uᵀ = YΦ_0Φ_0ᵀYᵀ")
@@ -568,7 +572,7 @@ def erratum_us2ut(run):
     return Check.erratum(printed, corrected, 1e-9)
 
 
-@claim("starvation.erratum_eq12_not_eq13", "004_798f714b6ee27590.txt App. B.1 (supp. §.4.1)",
+@claim("starvation.erratum_eq12_not_eq13", "Pezeshki et al. 2021, App. B.1 (Pezeshki (thesis), supp. §.4.1)",
        "At S = [2, 2] the text cites Eq 13, but the permutation-U form misses the Eq 10 fixed point of the δ = 0.5 toy, "
        "while Eq 12 (S² ∝ I) matches it (1e-12).", "erratum",
        printed="According to Eq 13 (permutation U), when S = [2, 2] the dynamics decouple",
@@ -581,8 +585,8 @@ def erratum_eq12_not_eq13():
     return Check.erratum(np.abs(z13 - reference).max(), np.abs(z12 - reference).max(), 1e-12)
 
 
-@claim("starvation.erratum_appendix_a_norm", "004_798f714b6ee27590.txt App. A",
-       "[T] prints ŷ = Φθ = UVᵀθ; with the library's features (U, s, Vᵀ) of a Haar-random YΦ_0, ‖Φ_0θ‖ differs from "
+@claim("starvation.erratum_appendix_a_norm", "Pezeshki (thesis), supp. §.3 (App. A of Pezeshki et al. 2021)",
+       "The thesis prints ŷ = Φθ = UVᵀθ; with the library's features (U, s, Vᵀ) of a Haar-random YΦ_0, ‖Φ_0θ‖ differs from "
        "‖UVᵀθ‖ but equals ‖SVᵀθ‖ = ‖z‖ (relative 1e-13, round-off; every draw), which is why SD's ‖ŷ‖² penalises "
        "directions by strength.", "erratum", stochastic=True, printed="ŷ = Φθ = UVᵀθ",
        corrected="Yŷ = YΦ_0θ = USVᵀθ, so ‖ŷ‖ = ‖SVᵀθ‖")
@@ -610,7 +614,7 @@ def _lambert_residual(expression_of_alpha, c_value):
     return symbolic, float(numeric)
 
 
-@claim("starvation.sympy_lambert_forms", "004_798f714b6ee27590.txt Eqs 12-13, 47-53; Eq 18",
+@claim("starvation.sympy_lambert_forms", "Pezeshki et al. 2021, Eqs 12-13, 47-53; Eq 18",
        "sympy: with c = w e^w and W(c) = w, α = W(c)/c makes -log α - cα vanish identically (numeric residual at 40 "
        "digits < 1e-30); so Eq 13 solves -log α = (1 + s²/λ)α, Eq 12 solves it for S² = s²I, the SD form solves "
        "-log α = (1 + 1/a)α, and z = s²α/λ = (1 - 1/c)W(c) (measured: identities that fail to simplify to 0).",

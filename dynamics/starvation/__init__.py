@@ -1,10 +1,13 @@
-"""Gradient starvation (Pezeshki et al. 2021; spec/starvation.md): the Legendre dual of cross-entropy
-(Lemma 2, Eqs 19-28, Table 4) and its tangents (Fig 8), the exact (Eq 9 / 6.3.9) and approximate (Eq 10 / 6.3.10)
-dual dynamics and their fixed points, the feature responses (Eq 11 / 6.3.11), the Lambert-W closed forms (Eqs 12-13
-/ 6.3.12-13), the linearised fixed point of Lemma 1 (Eq 14 / 6.3.14), the Eq 15 coupling, Theorem 1's Jacobians
-(Eqs 36-38), the first-order coupled responses and Theorem 2's derivative (Eqs 63-65 / .5.45-.5.47), Spectral
-Decoupling (Eqs 17-18 / 6.3.17-18), primal gradient descent in feature coordinates, the toy of Fig 6 (App. B.1) and
-the two-moons data of Fig 1 (App. B.2).
+"""Gradient starvation (Pezeshki et al. 2021; the same article is Ch. 6 of Pezeshki (thesis)): the Legendre dual of
+cross-entropy (Lemma 2, Eqs 19-28, Table 4) and its tangents (Fig 8), the exact (Eq 9) and approximate (Eq 10) dual
+dynamics and their fixed points, the feature responses (Eq 11), the Lambert-W closed forms (Eqs 12-13), the
+linearised fixed point of Lemma 1 (Eq 14), the Eq 15 coupling, Theorem 1's Jacobians (Eqs 36-38), the first-order
+coupled responses and Theorem 2's derivative (Eqs 63-65), Spectral Decoupling (Eqs 17-18), primal gradient descent
+in feature coordinates, the toy of Fig 6 (App. B.1) and the two-moons data of Fig 1 (App. B.2).
+
+Equation numbers are those of Pezeshki et al. 2021; the thesis numbers the main-text equations 6.3.N (Eq 9 is
+6.3.9) and the appendix equations .5.(N-18) (Eq 65 is .5.47). The theory note, docs/theory/starvation.md, states
+every equation the package computes, the conventions, and the corrections the project made to the printed forms.
 
 Names: ``weight_decay`` is λ of the L2 penalty (λ/2)‖θ‖² (Eq 5); ``output_penalty`` is a of Spectral
 Decoupling's (a/2)‖ŷ‖² (Eq 17); functions that describe either take exactly one of the two. ``t`` is

@@ -1,11 +1,11 @@
 """Argument checks that belong to the gradient-starvation theory, built on :mod:`dynamics.numerics`.
 
-Conventions of spec/starvation.md ("Public API"): U is an (n, n) orthogonal matrix (columns are the
-features' weights over the examples), s the n singular values of YΦ_0 (not squared, > 0), and the
-penalty coefficient (``weight_decay`` λ of Eq 5 or ``output_penalty`` a of Eq 17) is > 0. The generic
-checks (booleans, orthogonality, output times, finite results) are the core's; what is here is the
-theory's: the strengths, the coupling δ of Eq 15, the float64 range of s²/λ, the domain of a dual point,
-the choice between the two penalties, the stable learning rate and the data of the primal problem.
+The package's conventions (the theory note, docs/theory/starvation.md): U is an (n, n) orthogonal matrix (columns are
+the features' weights over the examples), s the n singular values of YΦ_0 (not squared, > 0), and the penalty
+coefficient (``weight_decay`` λ of Eq 5 or ``output_penalty`` a of Eq 17) is > 0. The generic checks (booleans,
+orthogonality, output times, finite results) are the core's; what is here is the theory's: the strengths, the coupling δ
+of Eq 15, the float64 range of s²/λ, the domain of a dual point, the choice between the two penalties, the stable
+learning rate and the data of the primal problem.
 """
 import numpy as np
 
@@ -98,7 +98,7 @@ def require_flow(U, s, weight_decay, output_penalty, exact):
 
 
 def require_learning_rate(learning_rate, bound, spectral_decoupling) -> float:
-    """A learning rate η in (0, 2/L), with ``bound`` = 2/L from :func:`learning_rate_bound` (spec P18)."""
+    """A learning rate η in (0, 2/L), with ``bound`` = 2/L from :func:`~dynamics.starvation.learning_rate_bound`."""
     learning_rate = require_positive("learning_rate", learning_rate)
     if not learning_rate < bound:
         curvature = "max(s)²(1/4 + output_penalty)" if spectral_decoupling else "weight_decay + max(s)²/4"

@@ -1,16 +1,17 @@
-"""Legendre (Fenchel) duals of the scalar losses (spec §2.1; Lemma 2 / Lemma .5.1, Eqs 19-28 / .5.1-.5.10,
-Table 4 / supp. Table 2). With the margin ω = yŷ:
+"""Legendre (Fenchel) duals of the scalar losses (Pezeshki et al. 2021, Lemma 2, Eqs 19-28 and Table 4; in
+Pezeshki (thesis): Lemma .5.1, Eqs .5.1-.5.10 and supp. Table 2). With the margin ω = yŷ:
 
 * cross-entropy: log(1 + e^{-ω}) = max_{0<α<1} [H(α) - αω], maximiser σ(-ω) (Eq 6 / 6.3.6);
 * hinge:         max(0, 1 - ω)   = max_{0≤α≤1} [α - αω];
 * squared error: (1 - ω)²        = max_α [-α²/4 + α - αω], maximiser 2(1 - ω).
 
 The maximiser is α* = -dL/dω, so the tangent of L at ω_0 has slope -α* and meets ω = 0 at the dual objective's
-value there (H(α*) for cross-entropy): :func:`loss_tangent`, the picture of Fig 8.
+value there (H(α*) for cross-entropy): :func:`~dynamics.starvation.loss_tangent`, the picture of Fig 8.
 """
 from typing import Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import as_finite_array, require_array_in_range, require_choice, require_finite_result
 from ._results import LossTangent
@@ -24,7 +25,7 @@ def _scalar_or_array(value):
     return value if value.ndim else float(value)
 
 
-def binary_entropy(alpha) -> Union[float, np.ndarray]:
+def binary_entropy(alpha: ArrayLike) -> Union[float, np.ndarray]:
     """The binary entropy H(α) = -α log α - (1-α) log(1-α) of the cross-entropy dual (Eq 6 / 6.3.6).
 
     Parameters
@@ -49,7 +50,7 @@ def binary_entropy(alpha) -> Union[float, np.ndarray]:
     return _scalar_or_array(h)
 
 
-def primal_loss(loss, omega) -> Union[float, np.ndarray]:
+def primal_loss(loss: str, omega: ArrayLike) -> Union[float, np.ndarray]:
     """The scalar loss of the margin ω = yŷ (Table 4): log(1+e^{-ω}), max(0, 1-ω) or (1-ω)².
 
     Parameters
@@ -81,7 +82,7 @@ def primal_loss(loss, omega) -> Union[float, np.ndarray]:
     return _scalar_or_array(out)
 
 
-def dual_objective(loss, alpha, omega) -> Union[float, np.ndarray]:
+def dual_objective(loss: str, alpha: ArrayLike, omega: ArrayLike) -> Union[float, np.ndarray]:
     """The function of α maximised in Table 4 (Eqs 19-28): H(α) - αω, α - αω, or -α²/4 + α - αω.
 
     Parameters
@@ -95,7 +96,7 @@ def dual_objective(loss, alpha, omega) -> Union[float, np.ndarray]:
     Returns
     -------
     float or ndarray
-        The dual objective; its maximum over α is :func:`primal_loss` (Lemma 2).
+        The dual objective; its maximum over α is :func:`~dynamics.starvation.primal_loss` (Lemma 2).
 
     Examples
     --------
@@ -118,7 +119,7 @@ def dual_objective(loss, alpha, omega) -> Union[float, np.ndarray]:
     return _scalar_or_array(out)
 
 
-def dual_maximiser(loss, omega) -> Union[float, np.ndarray]:
+def dual_maximiser(loss: str, omega: ArrayLike) -> Union[float, np.ndarray]:
     """The critical α of Table 4 (Lemma 2, Eq 6): σ(-ω) = -∂L/∂ω (CE), 1[ω < 1] (hinge), 2(1 - ω) (squared).
 
     Parameters
@@ -130,7 +131,7 @@ def dual_maximiser(loss, omega) -> Union[float, np.ndarray]:
     Returns
     -------
     float or ndarray
-        The maximiser of :func:`dual_objective` over α, with the shape of ``omega``.
+        The maximiser of :func:`~dynamics.starvation.dual_objective` over α, with the shape of ``omega``.
 
     Examples
     --------
@@ -148,12 +149,12 @@ def dual_maximiser(loss, omega) -> Union[float, np.ndarray]:
     return _scalar_or_array(out)
 
 
-def loss_tangent(loss, omega) -> LossTangent:
+def loss_tangent(loss: str, omega: ArrayLike) -> LossTangent:
     """The tangent of the loss at the margin ω (Lemma 2, Eqs 19-28; Fig 8): slope dL/dω = -α* and intercept at 0.
 
-    The Legendre pair of Table 4 in one picture: the tangent of L at ω_0 is L(ω_0) + (ω - ω_0)·dL/dω(ω_0), its
-    slope is -α* with α* = :func:`dual_maximiser` (Lemma 2), and its value at ω = 0, L(ω_0) + α*ω_0, is the dual
-    objective at α* and ω = 0 (the binary entropy H(α*) for cross-entropy).
+    The Legendre pair of Table 4 in one picture: the tangent of L at ω_0 is L(ω_0) + (ω - ω_0)·dL/dω(ω_0), its slope is
+    -α* with α* = :func:`~dynamics.starvation.dual_maximiser` (Lemma 2), and its value at ω = 0, L(ω_0) + α*ω_0, is the
+    dual objective at α* and ω = 0 (the binary entropy H(α*) for cross-entropy).
 
     Parameters
     ----------

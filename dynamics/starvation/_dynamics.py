@@ -1,4 +1,4 @@
-"""Dual and primal dynamics of the linearised (NTRF) model (spec/starvation.md §2.3-2.5, §2.10, P18-P19).
+"""Dual and primal dynamics of the linearised (NTRF) model (Pezeshki et al. 2021, §3 and App. C.3-C.5, C.11).
 
 λ is ``weight_decay`` (the L2 coefficient of Eq 5), a is ``output_penalty`` (Spectral Decoupling's
 (a/2)‖ŷ‖², Eq 17); the functions that describe either loss take exactly one of the two as a keyword.
@@ -8,8 +8,9 @@
 * Eq 18 (6.3.18): α̇ = log((1-α)/α) - α/a                                 (Spectral Decoupling)
   and its Eq-10-type approximation α̇ = -log α - (1 + 1/a)α (fixed point aW(1+1/a)/(1+a)).
 * Theorem 1 (Eqs 36-38 / .5.18-.5.20): J_9 = -(diag(1/(α(1-α))) + K), J_10 = -(diag(1/α) + A).
-* z along a dual trajectory: z = λ⁻¹S²Uᵀα (Eq 11 map, CE) or z = a⁻¹Uᵀα (SD, §2.10).
-* P18: primal gradient descent of Eq 5 (or Eq 17) written in feature coordinates z = SVᵀθ,
+* z along a dual trajectory: z = λ⁻¹S²Uᵀα (Eq 11 map, CE) or z = a⁻¹Uᵀα (SD: the critical θ of Eq 17's
+  bound gives Yŷ = α/a).
+* Primal gradient descent of Eq 5 (or Eq 17) written in feature coordinates z = SVᵀθ,
   z ← z - η(λz - S²Uᵀσ(-Uz)) (CE) and z ← z + ηS²(Uᵀσ(-Uz) - az) (SD); V drops out.
 * The primal itself, Eq 5 (ridge logistic) and Eq 17 (SD), in θ: gradient descent and Newton's optimum.
 
@@ -17,11 +18,13 @@ Time conventions: the dual flows run in dual-flow time ``t`` with η = 1 (the ve
 gradient of the dual objective); gradient descent is indexed by its step count ``steps``. The dual flows
 are integrated by the numerics core's ``solve_ode``: ``method="auto"`` (DOP853, then rosenbrock23 where the
 flow turns stiff) by default. The vector field, its Jacobian and the gradient-descent loops are the numba
-kernels of :mod:`dynamics.starvation._kernels`.
+kernels of ``dynamics.starvation._kernels``.
 """
 import math
+from typing import Optional, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import (IntegrationError, as_finite_array, require_choice, require_finite_result,
                                require_in_range, require_integer, require_output_times, require_positive,
@@ -49,8 +52,9 @@ def _params(U, s, penalty, sd, exact):
     return np.concatenate([[CE_EXACT if exact else CE_APPROX], Q.ravel()])
 
 
-def dual_params(U, s, *, weight_decay=None, output_penalty=None, exact=True) -> np.ndarray:
-    """The parameter array of :func:`dual_rhs` for the Eq 9/10 flow (``weight_decay``) or Eq 18 (``output_penalty``).
+def dual_params(U: ArrayLike, s: ArrayLike, *, weight_decay: Optional[float] = None,
+                output_penalty: Optional[float] = None, exact: bool = True) -> np.ndarray:
+    """Parameters of :func:`~dynamics.starvation.dual_rhs`: Eq 9/10 (``weight_decay``) or Eq 18 (``output_penalty``).
 
     Parameters
     ----------
@@ -77,8 +81,9 @@ def dual_params(U, s, *, weight_decay=None, output_penalty=None, exact=True) -> 
     return _params(U, s, penalty, sd, exact)
 
 
-def integrate_dual(U, s, t, *, weight_decay=None, output_penalty=None, alpha0=None, exact=True, rtol=1e-10,
-                   atol=1e-12, method="auto") -> DualTrajectory:
+def integrate_dual(U: ArrayLike, s: ArrayLike, t: ArrayLike, *, weight_decay: Optional[float] = None,
+                   output_penalty: Optional[float] = None, alpha0: Optional[ArrayLike] = None, exact: bool = True,
+                   rtol: float = 1e-10, atol: float = 1e-12, method: str = "auto") -> DualTrajectory:
     """The dual gradient flow of Eq 9, Eq 10, Eq 18 or the approximate SD flow, sampled at dual-flow times ``t``.
 
     Time is dual-flow time with η = 1: the vector field is the gradient of the dual objective, e.g.
@@ -187,7 +192,8 @@ def _integrate(params, alpha0, t, exact, rtol, atol, method):
                            f"[1e-300, 1 - 2^-53], with the domain as bounds, and with 10x tighter tolerances")
 
 
-def jacobian(U, s, alpha, *, weight_decay=None, output_penalty=None, exact=True) -> np.ndarray:
+def jacobian(U: ArrayLike, s: ArrayLike, alpha: ArrayLike, *, weight_decay: Optional[float] = None,
+             output_penalty: Optional[float] = None, exact: bool = True) -> np.ndarray:
     """The Jacobian of the dual flow at α (Theorem 1, Eqs 36-38 / .5.18-.5.20), with η = 1.
 
     J_9 = -(diag(1/(α(1-α))) + K), J_10 = -(diag(1/α) + A); under SD (``output_penalty`` a)
@@ -203,7 +209,7 @@ def jacobian(U, s, alpha, *, weight_decay=None, output_penalty=None, exact=True)
     alpha : array_like, shape (n,)
         The point, in (0, 1) (exact flows) or (0, ∞) (Eq 10).
     weight_decay, output_penalty : float
-        Exactly one, > 0 (see :func:`integrate_dual`).
+        Exactly one, > 0 (see :func:`~dynamics.starvation.integrate_dual`).
     exact : bool
         The exact flow or its Eq-10-type approximation.
 
@@ -225,8 +231,9 @@ def jacobian(U, s, alpha, *, weight_decay=None, output_penalty=None, exact=True)
     return dual_jacobian(0.0, alpha, _params(U, s, penalty, sd, exact))
 
 
-def learning_rate_bound(s, *, weight_decay=None, output_penalty=None) -> float:
-    """The largest stable learning rate 2/L of primal gradient descent on Eq 5 or Eq 17 (spec P18).
+def learning_rate_bound(s: ArrayLike, *, weight_decay: Optional[float] = None,
+                        output_penalty: Optional[float] = None) -> float:
+    """The largest stable learning rate 2/L of primal gradient descent on Eq 5 or Eq 17.
 
     The loss's Hessian in θ is λI + Φ_0ᵀDΦ_0 (Eq 5) or Φ_0ᵀ(D + aI)Φ_0 (Eq 17), with D = diag(σ'(y_iŷ_i))
     and σ' <= 1/4 (equality at ŷ = 0, the start θ = 0). Its largest eigenvalue is therefore at most
@@ -260,9 +267,9 @@ def learning_rate_bound(s, *, weight_decay=None, output_penalty=None) -> float:
     return 2.0 / curvature
 
 
-def primal_gd_z(U, s, n_steps, *, learning_rate, weight_decay=None, output_penalty=None,
-                z0=None) -> PrimalTrajectory:
-    """Primal gradient descent of Eq 5 or Eq 17 written in feature coordinates z = SVᵀθ (spec P18).
+def primal_gd_z(U: ArrayLike, s: ArrayLike, n_steps: int, *, learning_rate: float, weight_decay: Optional[float] = None,
+                output_penalty: Optional[float] = None, z0: Optional[ArrayLike] = None) -> PrimalTrajectory:
+    """Primal gradient descent of Eq 5 or Eq 17 written in feature coordinates z = SVᵀθ.
 
     z ← (1 - ηλ)z + ηS²Uᵀσ(-Uz) (Eq 5, ``weight_decay`` λ) or z ← z + ηS²(Uᵀσ(-Uz) - az) (Eq 17,
     ``output_penalty`` a): θ-space gradient descent mapped through SVᵀ, in which V drops out.
@@ -276,7 +283,7 @@ def primal_gd_z(U, s, n_steps, *, learning_rate, weight_decay=None, output_penal
     n_steps : int
         Number of gradient-descent steps, >= 0.
     learning_rate : float
-        η in (0, 2/L) (:func:`learning_rate_bound`); a larger η raises ValueError.
+        η in (0, 2/L) (:func:`~dynamics.starvation.learning_rate_bound`); a larger η raises ValueError.
     weight_decay, output_penalty : float
         Exactly one, > 0.
     z0 : array_like, shape (n,), optional
@@ -305,7 +312,8 @@ def primal_gd_z(U, s, n_steps, *, learning_rate, weight_decay=None, output_penal
     return PrimalTrajectory(np.arange(n_steps + 1), z)
 
 
-def dual_gd(U, s, n_steps, *, learning_rate, weight_decay, alpha0=1e-8, clamp=1e-50) -> DualGDTrajectory:
+def dual_gd(U: ArrayLike, s: ArrayLike, n_steps: int, *, learning_rate: float, weight_decay: float,
+            alpha0: Union[float, ArrayLike] = 1e-8, clamp: float = 1e-50) -> DualGDTrajectory:
     """Discrete dual gradient ascent on Eq 8 (the Eq 9 field), as in the authors' toy code (App. B.1).
 
     α ← clip(α + η(log((1-α)/α) - Kα), clamp, 1 - clamp), K = λ⁻¹US²Uᵀ. The clamp keeps α in the
@@ -351,7 +359,7 @@ def dual_gd(U, s, n_steps, *, learning_rate, weight_decay, alpha0=1e-8, clamp=1e
     return DualGDTrajectory(np.arange(n_steps + 1), alpha, (alpha @ U) * (s * s) / weight_decay)
 
 
-def features(Phi0, y) -> Features:
+def features(Phi0: ArrayLike, y: ArrayLike) -> Features:
     """The features of Definition 1 (6.3.1, Eq 4): the SVD YΦ_0 = USVᵀ.
 
     Parameters
@@ -391,8 +399,9 @@ def _primal_gradient(Phi0, y, penalty, theta, sd):
     return -Phi0.T @ (y * weights) + regulariser
 
 
-def primal_gd_theta(Phi0, y, n_steps, *, learning_rate, weight_decay=None, output_penalty=None,
-                    theta0=None) -> ParameterTrajectory:
+def primal_gd_theta(Phi0: ArrayLike, y: ArrayLike, n_steps: int, *, learning_rate: float,
+                    weight_decay: Optional[float] = None, output_penalty: Optional[float] = None,
+                    theta0: Optional[ArrayLike] = None) -> ParameterTrajectory:
     """Gradient descent on Eq 5 (CE + (λ/2)‖θ‖²) or Eq 17 (CE + (a/2)‖ŷ‖²) in parameter space, ŷ = Φ_0θ.
 
     Parameters
@@ -404,7 +413,7 @@ def primal_gd_theta(Phi0, y, n_steps, *, learning_rate, weight_decay=None, outpu
     n_steps : int
         Number of steps, >= 0.
     learning_rate : float
-        η in (0, 2/L), L from the singular values of Φ_0 (:func:`learning_rate_bound`).
+        η in (0, 2/L), L from the singular values of Φ_0 (:func:`~dynamics.starvation.learning_rate_bound`).
     weight_decay, output_penalty : float
         Exactly one, > 0.
     theta0 : array_like, shape (m,), optional
@@ -436,7 +445,8 @@ def primal_gd_theta(Phi0, y, n_steps, *, learning_rate, weight_decay=None, outpu
     return ParameterTrajectory(np.arange(n_steps + 1), out)
 
 
-def primal_optimum(Phi0, y, *, weight_decay=None, output_penalty=None, tolerance=1e-13) -> np.ndarray:
+def primal_optimum(Phi0: ArrayLike, y: ArrayLike, *, weight_decay: Optional[float] = None,
+                   output_penalty: Optional[float] = None, tolerance: float = 1e-13) -> np.ndarray:
     """The minimiser θ* of Eq 5 (ridge logistic) or the minimum-norm minimiser of Eq 17 (Spectral Decoupling).
 
     Newton's method in θ with backtracking (used to cross-check the dual theory: α* = σ(-Yŷ*) and

@@ -1,11 +1,12 @@
-"""Fixed points of the dual dynamics of gradient starvation (spec/starvation.md §2; paper [P] numbering,
-thesis [T] numbering in brackets). λ is ``weight_decay`` (Eq 5), a is ``output_penalty`` (Eq 17).
+"""Fixed points of the dual dynamics of gradient starvation (Pezeshki et al. 2021, §3 and App. C; its equation
+numbers, with those of Pezeshki (thesis) in brackets). λ is ``weight_decay`` (Eq 5), a is ``output_penalty`` (Eq 17).
 
 * Eq 9 (6.3.9), exact dual: log((1-α_i)/α_i) = (Kα)_i with K = λ⁻¹US²Uᵀ, α ∈ (0,1)^n.
 * Eq 10 (6.3.10), approximate dual: -log α_i = (Aα)_i with A = λ⁻¹U(S² + λI)Uᵀ, α ∈ (0,∞)^n.
 * Eq 11 (6.3.11): z* = λ⁻¹S²Uᵀα*.
 * Eqs 12-13 (6.3.12-13) and Eqs 47-53 (.5.29-.5.35): α* = W(c)/c, c = 1 + s²/λ (Lambert W, branch 0).
-* Eq 14 (6.3.14), Lemma 1: α* ≈ (1 - log α_0)[A + diag(1/α_0)]⁻¹ (with the outer inverse, §7 item 7), the
+* Eq 14 (6.3.14), Lemma 1: α* ≈ (1 - log α_0)[A + diag(1/α_0)]⁻¹ (with the outer inverse that the thesis
+  misprints, see the theory note), the
   linearisation around the uncoupled point α_0.
 * Eq 15 (6.3.15): the two-feature coupling U(δ); Eqs 63-65 (.5.45-.5.47): first-order responses and
   dz_2*/ds_1² (Theorem 2).
@@ -14,13 +15,14 @@ thesis [T] numbering in brackets). λ is ``weight_decay`` (Eq 5), a is ``output_
 Both duals are solved by damped Newton on their strictly concave objectives (F_9 = ΣH(α) - ½αᵀKα,
 F_10 = Σ(α - α log α) - ½αᵀAα), halving the step until the iterate is inside the domain and the
 objective rises; so the Eq 9 iterates never leave (0,1)^n. The solver is the numerics core's
-:func:`~dynamics.numerics.newton.newton_maximise_kernel`; the objectives, gradients, curvatures and domains are the
-``fixed_point_*`` kernels of :mod:`dynamics.starvation._kernels`.
+:func:`~dynamics.numerics.newton_maximise_kernel`; the objectives, gradients, curvatures and domains are the
+``fixed_point_*`` kernels of ``dynamics.starvation._kernels``.
 """
 import math
 from functools import lru_cache
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import (lambertw, require_array_in_range, require_bool, require_finite_result,
                                require_integer, require_in_range, require_orthogonal, require_positive)
@@ -42,7 +44,7 @@ def _fixed_point_functions():
                                   _kernels.fixed_point_inside, _kernels.fixed_point_floor))
 
 
-def dual_matrix(U, s, weight_decay, exact=True) -> np.ndarray:
+def dual_matrix(U: ArrayLike, s: ArrayLike, weight_decay: float, exact: bool = True) -> np.ndarray:
     """The coupling matrix of the dual flow: K = λ⁻¹US²Uᵀ (Eq 9) or A = λ⁻¹U(S² + λI)Uᵀ = K + I (Eq 10).
 
     Parameters
@@ -85,13 +87,12 @@ def _solve(Q, exact, what):
     return alpha
 
 
-def dual_fixed_point(U, s, weight_decay, exact=True) -> FixedPoint:
+def dual_fixed_point(U: ArrayLike, s: ArrayLike, weight_decay: float, exact: bool = True) -> FixedPoint:
     """The fixed point α* of the exact (Eq 9 / 6.3.9) or approximate (Eq 10 / 6.3.10) dual flow, and z* (Eq 11).
 
     Damped Newton in float64 until max|residual of the log-form equation| <= 1e-12, or, when s²/λ is so
     large (~1e5) that one ulp of α moves the residual by more than that, to the round-off floor
-    4ε·max_i Σ_j|Q_ij|α_j. The Eq 10 root is not clipped: for strongly coupled U it can leave (0,1)
-    (spec P8).
+    4ε·max_i Σ_j|Q_ij|α_j. The Eq 10 root is not clipped: for strongly coupled U it can leave (0,1).
 
     Parameters
     ----------
@@ -128,7 +129,7 @@ def dual_fixed_point(U, s, weight_decay, exact=True) -> FixedPoint:
     return FixedPoint(alpha, s * s * (U.T @ alpha) / weight_decay)
 
 
-def feature_response(U, s, weight_decay, exact=True) -> np.ndarray:
+def feature_response(U: ArrayLike, s: ArrayLike, weight_decay: float, exact: bool = True) -> np.ndarray:
     """The feature responses z* = λ⁻¹S²Uᵀα* (Eq 11 / 6.3.11) at the Eq 9 (exact) or Eq 10 fixed point.
 
     With exact=True this is the response of the linearised model at the ridge-logistic optimum,
@@ -158,7 +159,7 @@ def feature_response(U, s, weight_decay, exact=True) -> np.ndarray:
     return dual_fixed_point(U, s, weight_decay, exact).z
 
 
-def lambert_fixed_point(s, weight_decay) -> FixedPoint:
+def lambert_fixed_point(s: ArrayLike, weight_decay: float) -> FixedPoint:
     """The uncoupled closed form of Eq 13 (6.3.13): α = λW(1 + s²/λ)/(s² + λ), z = s²W(1 + s²/λ)/(s² + λ).
 
     Equivalently α = W(c)/c and z = (1 - 1/c)W(c) with c = 1 + s²/λ (Lambert W, branch 0). It is the
@@ -189,11 +190,11 @@ def lambert_fixed_point(s, weight_decay) -> FixedPoint:
     return FixedPoint(w / c, (1.0 - 1.0 / c) * w)
 
 
-def exact_uncoupled_response(s, weight_decay) -> FixedPoint:
+def exact_uncoupled_response(s: ArrayLike, weight_decay: float) -> FixedPoint:
     """The exact (Eq 9) uncoupled fixed point, U = I: z solves z(1 + e^z) = s²/λ and α = σ(-z) = λz/s².
 
-    The Eq 9 counterpart of :func:`lambert_fixed_point` (spec §2.4); the gap between the two measures
-    the Eq 10 approximation.
+    The Eq 9 counterpart of :func:`~dynamics.starvation.lambert_fixed_point` (derived in this project); the gap between
+    the two measures the Eq 10 approximation.
 
     Parameters
     ----------
@@ -222,7 +223,7 @@ def exact_uncoupled_response(s, weight_decay) -> FixedPoint:
     return FixedPoint(np.exp(-np.logaddexp(0.0, z)), z)
 
 
-def sd_margin(output_penalty) -> float:
+def sd_margin(output_penalty: float) -> float:
     """The Spectral Decoupling margin m* > 0 with a·m(1 + e^m) = 1 (Eq 18 / 6.3.18), to relative 1e-15.
 
     Parameters
@@ -244,10 +245,10 @@ def sd_margin(output_penalty) -> float:
     return float(_kernels.margin_root(1.0 / output_penalty))
 
 
-def sd_fixed_point(U, output_penalty) -> SpectralDecouplingPoint:
+def sd_fixed_point(U: ArrayLike, output_penalty: float) -> SpectralDecouplingPoint:
     """The exact Spectral Decoupling fixed point (Eq 18 / 6.3.18): z_SD = m*·Uᵀ1, the same for any S.
 
-    Every dual variable is α_i* = a·m* and every training margin is m* (:func:`sd_margin`).
+    Every dual variable is α_i* = a·m* and every training margin is m* (:func:`~dynamics.starvation.sd_margin`).
 
     Parameters
     ----------
@@ -272,11 +273,11 @@ def sd_fixed_point(U, output_penalty) -> SpectralDecouplingPoint:
     return SpectralDecouplingPoint(margin * U.sum(axis=0), margin)
 
 
-def sd_lambert_approx(output_penalty) -> float:
-    """The Eq-10-type approximation of the SD dual (spec §2.10, P17): α_SD ≈ aW(1 + 1/a)/(1 + a).
+def sd_lambert_approx(output_penalty: float) -> float:
+    """The Eq-10-type approximation of the SD dual (derived in this project): α_SD ≈ aW(1 + 1/a)/(1 + a).
 
     It is the fixed point of the approximate SD flow -log α = (1 + 1/a)α and approximates the exact
-    α_SD = a·m* (:func:`sd_margin`) with relative error < 1e-5 for a <= 0.002.
+    α_SD = a·m* (:func:`~dynamics.starvation.sd_margin`) with relative error < 1e-5 for a <= 0.002.
 
     Parameters
     ----------
@@ -298,12 +299,12 @@ def sd_lambert_approx(output_penalty) -> float:
     return float(lambertw(c) / c)
 
 
-def linearised_fixed_point(U, s, weight_decay, printed=False) -> FixedPoint:
+def linearised_fixed_point(U: ArrayLike, s: ArrayLike, weight_decay: float, printed: bool = False) -> FixedPoint:
     """The Eq 10 fixed point linearised around the uncoupled point, Lemma 1 (Eq 14 / 6.3.14).
 
-    α* ≈ (1 - log α_0)[A + diag(α_0⁻¹)]⁻¹ with α_0i = W(A_ii)/A_ii; its error is O(δ²) in the coupling (spec P9).
-    α_0 is evaluated at the actual diagonal of A (spec §7 item 19). ``printed=True`` evaluates the form
-    printed in [T], without the outer inverse (§7 item 7), only to show that it is wrong.
+    α* ≈ (1 - log α_0)[A + diag(α_0⁻¹)]⁻¹ with α_0i = W(A_ii)/A_ii; its error is O(δ²) in the coupling.
+    α_0 is evaluated at the actual diagonal of A, as in the proof of Theorem 2. ``printed=True`` evaluates the form
+    printed in Pezeshki (thesis), Eq 6.3.14, without the outer inverse, only to show that it is wrong.
 
     Parameters
     ----------
@@ -339,13 +340,13 @@ def linearised_fixed_point(U, s, weight_decay, printed=False) -> FixedPoint:
     return FixedPoint(alpha, s * s * (U.T @ alpha) / weight_decay)
 
 
-def coupling_matrix(delta) -> np.ndarray:
+def coupling_matrix(delta: float) -> np.ndarray:
     """The two-feature coupling of Eq 15 (6.3.15): U = [[√(1-δ²), -δ], [δ, √(1-δ²)]].
 
     Parameters
     ----------
     delta : float
-        δ in (-1, 1); negative δ is allowed (it reverses Theorem 2's sign, spec P14).
+        δ in (-1, 1); negative δ is allowed (it reverses Theorem 2's sign).
 
     Returns
     -------
@@ -370,12 +371,12 @@ def _decoupled_terms(sq, lam):
     return w, e, lam + lam * e + sq
 
 
-def first_order_response(s, weight_decay, delta) -> np.ndarray:
+def first_order_response(s: ArrayLike, weight_decay: float, delta: float) -> np.ndarray:
     """The responses to first order in δ for the Eq 15 coupling (Eqs 63-64 / .5.45-.5.46).
 
     z_1 ≈ s_1²W_1/(λ+s_1²) + δ s_1²(1+W_2)(λ+λe^{W_1}+s_2²)/(D_1D_2),
     z_2 ≈ s_2²W_2/(λ+s_2²) - δ s_2²(1+W_1)(λ+λe^{W_2}+s_1²)/(D_1D_2), with W_i = W(1 + s_i²/λ) and
-    D_i = λ + λe^{W_i} + s_i². The error against the Eq 10 fixed point is O(δ²) (spec P10).
+    D_i = λ + λe^{W_i} + s_i². The error against the Eq 10 fixed point is O(δ²).
 
     Parameters
     ----------
@@ -405,12 +406,12 @@ def first_order_response(s, weight_decay, delta) -> np.ndarray:
                                  "s and weight_decay: s² so large that the products D_1·D_2 overflow")
 
 
-def weak_response_derivative(s, weight_decay, delta) -> float:
+def weak_response_derivative(s: ArrayLike, weight_decay: float, delta: float) -> float:
     """dz_2*/ds_1², the derivative of the weak feature's response in the strong one's strength: Theorem 2's
     derivative (Eq 65 / .5.47), first order in δ for the Eq 15 coupling.
 
     dz_2*/ds_1² = -δλs_2²(1+W_1)(e^{W_1} - e^{W_2}) / [(λ+λe^{W_1}+s_1²)²(λ+λe^{W_2}+s_2²)] + O(δ²):
-    negative iff δ(s_1² - s_2²) > 0 (Theorem 2, with its δ > 0 assumption made explicit, spec §7 item 18).
+    negative iff δ(s_1² - s_2²) > 0 (Theorem 2, with its δ > 0 assumption made explicit; see the theory note).
 
     Parameters
     ----------
@@ -440,9 +441,10 @@ def weak_response_derivative(s, weight_decay, delta) -> float:
                                        "s_2²) overflows"))
 
 
-def response_derivative(U, s, weight_decay, feature, exact=True, relative_step=1e-4) -> np.ndarray:
+def response_derivative(U: ArrayLike, s: ArrayLike, weight_decay: float, feature: int, exact: bool = True,
+                        relative_step: float = 1e-4) -> np.ndarray:
     """∂z*/∂s_i², the derivative of every feature's response (Eq 11) in one feature's squared strength, by a
-    central difference of the fixed point (Eq 9 or Eq 10): Theorem 2's quantity for any U (spec P11-P14).
+    central difference of the fixed point (Eq 9 or Eq 10): Theorem 2's quantity for any U.
 
     s_i² moves by ±``relative_step``·s_i²; the error is the difference's truncation (relative ~ step²) plus the
     round-off of the two fixed points (~1e-12/step, both solved to residual 1e-12).
@@ -493,11 +495,13 @@ def response_derivative(U, s, weight_decay, feature, exact=True, relative_step=1
 PARALLEL_MAP_CELLS = 1024
 
 
-def starvation_map(s1, delta, s2=2.0, weight_decay=0.01, exact=True) -> np.ndarray:
+def starvation_map(s1: ArrayLike, delta: ArrayLike, s2: float = 2.0, weight_decay: float = 0.01,
+                   exact: bool = True) -> np.ndarray:
     """The responses z* of the two-feature model with the Eq 15 coupling over an (s_1, δ) grid (Theorem 2).
 
     A numba sweep (``prange`` from 1024 cells on) of the Eq 9 (exact) or Eq 10 fixed point (the same damped Newton as
-    :func:`dual_fixed_point`) followed by Eq 11; z[..., 1] is the starvation picture of the weak feature.
+    :func:`~dynamics.starvation.dual_fixed_point`) followed by Eq 11; z[..., 1] is the starvation picture of the weak
+    feature.
 
     Parameters
     ----------

@@ -2,12 +2,13 @@
 them are in the topic modules).
 
 * the dual vector field of Eqs 9, 10, 18 and the approximate SD flow, and its Jacobian (Theorem 1, Eqs 36-38);
-* the Eq 9 / Eq 10 fixed point as a damped-Newton problem for :mod:`dynamics.numerics.newton`: the strictly
+* the Eq 9 / Eq 10 fixed point as a damped-Newton problem for ``dynamics.numerics.newton``: the strictly
   concave objectives F_9 = ΣH(α) - ½αᵀKα and F_10 = Σ(α - α log α) - ½αᵀAα, their gradients (the fixed-point
   residuals in log form), curvatures, domains ((0,1)^n, (0,∞)^n) and round-off floor, the uncoupled Lambert start,
   and the (s_1, δ) sweep of the Eq 15 coupling (Theorem 2) in ``prange``;
 * the margin root z(1 + e^z) = r (exact uncoupled response, Spectral Decoupling's Eq 18);
-* primal gradient descent in feature coordinates (spec P18) and the authors' dual gradient ascent on Eq 8.
+* primal gradient descent in feature coordinates (Eq 5 or Eq 17 mapped through z = SVᵀθ) and the authors' dual gradient
+  ascent on Eq 8.
 
 A dual problem is a parameter array ``params = [mode, Q.ravel()]`` (cross-entropy, Q = K for Eq 9 or A = K + I for
 Eq 10) or ``[mode, 1/a]`` (Spectral Decoupling), with ``mode`` one of the codes below.
@@ -26,8 +27,8 @@ MOVE_TOLERANCE = 4e-16  # Newton stops when no α_i moves by more than this rela
 
 # ---------------------------------------------------------------- the dual flows (Eqs 9, 10, 18; Theorem 1)
 @nb.njit(cache=True)
-def dual_rhs(t, alpha, params) -> np.ndarray:
-    """The dual vector field of Eq 9, Eq 10, Eq 18 or the approximate SD flow, for :func:`solve_ode`.
+def dual_rhs(t: float, alpha: np.ndarray, params: np.ndarray) -> np.ndarray:
+    """The dual vector field of Eq 9, Eq 10, Eq 18 or the approximate SD flow, for :func:`~dynamics.numerics.solve_ode`.
 
     NaN outside the domain ((0, 1)^n for Eqs 9 and 18, (0, ∞)^n for Eq 10), so that an adaptive
     integrator rejects a step that leaves it.
@@ -39,7 +40,8 @@ def dual_rhs(t, alpha, params) -> np.ndarray:
     alpha : ndarray, shape (n,)
         The dual variable.
     params : ndarray
-        :func:`dual_params`'s array: [mode, Q.ravel()] (cross-entropy, Q = K or A) or [mode, 1/a] (SD).
+        :func:`~dynamics.starvation.dual_params`'s array: [mode, Q.ravel()] (cross-entropy, Q = K or A) or [mode, 1/a]
+        (SD).
 
     Returns
     -------
@@ -157,7 +159,7 @@ def solve_fixed_point(params, functions, tol, max_iter):
     """Damped Newton for the Eq 9 (exact) or Eq 10 fixed point from the uncoupled Lambert point W(c_i)/c_i, with
     c_i = 1 + K_ii (Eq 9, in (0, Ω] ⊂ (0, 1)) or A_ii (Eq 10); ``functions`` are the addresses of the four
     ``fixed_point_*`` functions. Returns (α, residual, converged): a plain tuple, which crosses into Python
-    faster than the :class:`~dynamics.numerics.newton.NewtonResult` it unpacks."""
+    faster than the :class:`~dynamics.numerics.NewtonResult` it unpacks."""
     n = int(round(math.sqrt(params.shape[0] - 1)))
     exact = params[0] == CE_EXACT
     alpha = np.empty(n)
@@ -233,7 +235,7 @@ def margin_root(r):
     return z
 
 
-# ---------------------------------------------------------------- gradient descent, primal (P18) and dual (Eq 8)
+# ---------------------------------------------------------------- gradient descent, primal (in z) and dual (Eq 8)
 @nb.njit(cache=True)
 def primal_z_steps(U, sq, penalty, learning_rate, n_steps, z0, sd):
     n = z0.shape[0]

@@ -1,13 +1,14 @@
-"""The named results of :mod:`dynamics.starvation` (spec/starvation.md, "Public API"), the torch layer's included.
+"""The named results of :mod:`dynamics.starvation`, the torch layer's included.
 
-Every public function that returns more than one value returns one of these ``typing.NamedTuple`` s:
-readable by attribute, and still unpackable (``alpha, z = dual_fixed_point(U, s, 0.01)``). The sources'
-named configurations (:class:`ToyConfiguration`, :class:`MoonsRun`) are NamedTuples too. This module imports
-neither torch nor the formula modules.
+Every public function that returns more than one value returns one of these ``typing.NamedTuple`` s: readable by
+attribute, and still unpackable (``alpha, z = dual_fixed_point(U, s, 0.01)``). The sources' named configurations
+(:class:`~dynamics.starvation.ToyConfiguration`, :class:`~dynamics.starvation.MoonsRun`) are NamedTuples too. This
+module imports neither torch nor the formula modules.
 """
 from typing import NamedTuple, Tuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import as_finite_array, require_integer
 
@@ -138,7 +139,7 @@ class DualGDTrajectory(NamedTuple):
 
 
 class PrimalTrajectory(NamedTuple):
-    """Primal gradient descent written in feature coordinates z = SVᵀθ (spec P18).
+    """Primal gradient descent written in feature coordinates z = SVᵀθ (Eq 5 or Eq 17; V drops out).
 
     Attributes
     ----------
@@ -189,7 +190,8 @@ class Dataset(NamedTuple):
     X : ndarray, shape (n_samples, 2)
         The inputs.
     y : ndarray, shape (n_samples,)
-        The labels ({0, 1} from :func:`make_moons`, {-1, +1} from :func:`two_moons`).
+        The labels ({0, 1} from :func:`~dynamics.starvation.make_moons`, {-1, +1} from
+        :func:`~dynamics.starvation.two_moons`).
 
     Examples
     --------
@@ -209,7 +211,7 @@ class LossTangent(NamedTuple):
     Attributes
     ----------
     alpha : float or ndarray
-        The critical dual variable α* = -dL/dω(ω_0) (:func:`dual_maximiser`).
+        The critical dual variable α* = -dL/dω(ω_0) (:func:`~dynamics.starvation.dual_maximiser`).
     slope : float or ndarray
         dL/dω at ω_0, i.e. -α*.
     intercept : float or ndarray
@@ -381,8 +383,8 @@ class ToyTraining(NamedTuple):
 
 
 class WideNetComparison(NamedTuple):
-    """A wide net trained on its centred output against the Eq 9 dual with its empirical NTK (spec T2;
-    :func:`~dynamics.starvation.torch_training.ntk_net_error`).
+    """A wide net trained on its centred output against the Eq 9 dual with its empirical NTK
+    (:func:`~dynamics.starvation.torch_training.ntk_net_error`).
 
     Attributes
     ----------
@@ -449,7 +451,7 @@ class TwoMoonsTraining(NamedTuple):
     steps : ndarray of int, shape (r,)
         The recorded step counts.
     z : ndarray, shape (r, len(runs), len(seeds), n_samples)
-        |z| = |U_Kᵀŷ| along the eigenvectors of the NTK Gram matrix at init (descending), at each record.
+        ``|z| = |U_Kᵀŷ|`` along the eigenvectors of the NTK Gram matrix at init (descending), at each record.
     gradient_ratio : ndarray, shape (len(runs), len(seeds))
         mean|∂ŷ/∂x_v| / mean|∂ŷ/∂x_h| over the training points, after training.
 
@@ -467,7 +469,7 @@ class TwoMoonsTraining(NamedTuple):
     z: np.ndarray
     gradient_ratio: np.ndarray
 
-    def logits(self, index, grid) -> np.ndarray:
+    def logits(self, index: int, grid: ArrayLike) -> np.ndarray:
         """ŷ of model ``index`` (run-major, seed-minor) on an (N, 2) grid of inputs (x_h, x_v), in numpy.
 
         Parameters

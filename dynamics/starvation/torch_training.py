@@ -1,20 +1,24 @@
-"""Torch simulations of the gradient-starvation set-ups (spec/starvation.md §6), used by the cross-checks in
-:mod:`verify.crosscheck.starvation` and by the two-moons figure. Optional: needs torch; not imported by
+"""Torch simulations of the gradient-starvation set-ups of Pezeshki et al. 2021, used by the cross-checks in
+``verify.crosscheck.starvation`` and by the two-moons figure. Optional: needs torch; not imported by
 :mod:`dynamics.starvation`; registers nothing. Every function takes ``device=`` explicitly and computes in
 float64.
 
-* T1 :func:`train_toy`: the Fig 6 toy (App. B.1; linear model, n = 2) trained by torch SGD, three ways:
-  the primal ridge-logistic loss (Eq 5), Spectral Decoupling (Eq 17) and the authors' dual gradient
-  ascent on Eq 8; their responses z are compared with ``feature_response`` and ``sd_fixed_point``.
-* T2 :func:`ntk_net_error`: a wide two-layer ReLU net in NTK parameterisation trained by full-batch GD
-  on the centred output (Eq 3), against the exact dual (Eqs 8, 9, 11) with its empirical NTK.
-* T3 :func:`train_two_moons`: the two-moons nets of Fig 1 (App. B.2), with |z| along the NTK-at-init
-  eigen-directions over training and the vertical/horizontal input-gradient ratio.
+* :func:`~dynamics.starvation.torch_training.train_toy`: the Fig 6 toy (App. B.1; linear model, n = 2)
+  trained by torch SGD, three ways: the primal ridge-logistic loss (Eq 5), Spectral Decoupling (Eq 17) and
+  the authors' dual gradient ascent on Eq 8; their responses z are compared with ``feature_response`` and
+  ``sd_fixed_point``.
+* :func:`~dynamics.starvation.torch_training.ntk_net_error`: a wide two-layer ReLU net in NTK
+  parameterisation trained by full-batch GD on the centred output (Eq 3), against the exact dual
+  (Eqs 8, 9, 11) with its empirical NTK.
+* :func:`~dynamics.starvation.torch_training.train_two_moons`: the two-moons nets of Fig 1 (App. B.2), with
+  ``|z|`` along the NTK-at-init eigen-directions over training and the vertical/horizontal input-gradient ratio.
 """
 import math
+from typing import Optional, Sequence, Union
 
 import numpy as np
 import torch
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import as_finite_array, require_in_range, require_integer, require_positive, rng_from
 from dynamics.numerics.torch_tools import DTYPE, as_tensor, on_device, to_numpy, torch_generator
@@ -27,11 +31,12 @@ __all__ = ["MOONS_RUNS", "MoonsRun", "ToyTraining", "TwoMoonsTraining", "WideNet
            "train_toy", "train_two_moons"]
 
 
-# ---------------------------------------------------------------- T1: the Fig 6 toy
+# ---------------------------------------------------------------- the Fig 6 toy
 @on_device
-def train_toy(U, s, Phi, n_steps, *, device, weight_decay=TOY.weight_decay, output_penalty=TOY.output_penalty,
-              primal_learning_rate=TOY.learning_rate, dual_learning_rate=TOY.dual_learning_rate, alpha0=TOY.alpha0,
-              clamp=TOY.clamp) -> ToyTraining:
+def train_toy(U: ArrayLike, s: ArrayLike, Phi: ArrayLike, n_steps: int, *, device: Union[str, torch.device],
+              weight_decay: float = TOY.weight_decay, output_penalty: float = TOY.output_penalty,
+              primal_learning_rate: float = TOY.learning_rate, dual_learning_rate: float = TOY.dual_learning_rate,
+              alpha0: float = TOY.alpha0, clamp: float = TOY.clamp) -> ToyTraining:
     """Train a batch of Fig 6 toys (App. B.1, y = 1) by torch SGD, primal (Eq 5), SD (Eq 17) and dual (Eq 8).
 
     One ``torch.optim.SGD`` loop runs the three independent optimisations of every toy of the batch (summed
@@ -112,10 +117,12 @@ def train_toy(U, s, Phi, n_steps, *, device, weight_decay=TOY.weight_decay, outp
     return ToyTraining(to_z(theta), to_z(theta_sd), z_dual)
 
 
-# ---------------------------------------------------------------- T2: a wide net in the NTK regime
+# ---------------------------------------------------------------- a wide net in the NTK regime
 @on_device
-def ntk_net_error(width, *, device, seed=None, weight_decay=0.1, n_steps=800, n_samples=16) -> WideNetComparison:
-    """Train f = aᵀReLU(Wx)/√m (NTK parameterisation) and compare with the Eq 9 dual (Eqs 3, 8, 9, 11; spec T2).
+def ntk_net_error(width: int, *, device: Union[str, torch.device],
+                  seed: Optional[Union[int, np.random.Generator]] = None, weight_decay: float = 0.1, n_steps: int = 800,
+                  n_samples: int = 16) -> WideNetComparison:
+    """Train f = aᵀReLU(Wx)/√m (NTK parameterisation) and compare with the Eq 9 dual (Eqs 3, 8, 9, 11).
 
     Data: ``n_samples`` points x ~ N(0, I_2) plus a constant bias input, labels y = sign(x_1 + 0.3·noise).
     The centred output g = f(·; θ) - f(·; θ_0) is trained by full-batch gradient descent on
@@ -187,11 +194,13 @@ def ntk_net_error(width, *, device, seed=None, weight_decay=0.1, n_steps=800, n_
     return WideNetComparison(error, trained, predicted, float(learning_rate))
 
 
-# ---------------------------------------------------------------- T3: two moons
+# ---------------------------------------------------------------- two moons
 @on_device
-def train_two_moons(*, device, seeds=(0, 1, 2), n_steps=10_000, hidden=500, record_every=100, runs=MOONS_RUNS,
-                    learning_rate=1e-2, momentum=0.9, weight_decay=2e-4) -> TwoMoonsTraining:
-    """Train the two-moons nets of Fig 1 (App. B.2; spec §4.1, T3), every (run, seed) in one batched loop.
+def train_two_moons(*, device: Union[str, torch.device],
+                    seeds: Sequence[Union[int, np.random.Generator]] = (0, 1, 2), n_steps: int = 10_000,
+                    hidden: int = 500, record_every: int = 100, runs: Sequence[MoonsRun] = MOONS_RUNS,
+                    learning_rate: float = 1e-2, momentum: float = 0.9, weight_decay: float = 2e-4) -> TwoMoonsTraining:
+    """Train the two-moons nets of Fig 1 (App. B.2), every (run, seed) in one batched loop.
 
     Linear(2, hidden) → ReLU → Linear(hidden, 1) with PyTorch's default (uniform) initialisation, the same
     initialisation for every run of one seed; full-batch SGD with momentum and weight decay on the mean
@@ -208,7 +217,7 @@ def train_two_moons(*, device, seeds=(0, 1, 2), n_steps=10_000, hidden=500, reco
     hidden : int
         Hidden units, in [1, 10^5].
     record_every : int
-        Record |z| every this many steps (and at the end), >= 1.
+        Record ``|z|`` every this many steps (and at the end), >= 1.
     runs : sequence of MoonsRun
         The settings (default: Fig 1's three).
     learning_rate, momentum, weight_decay : float

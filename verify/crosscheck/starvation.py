@@ -1,11 +1,11 @@
-"""Torch cross-checks of gradient starvation (spec/starvation.md §6), over the simulations of
+"""Torch cross-checks of gradient starvation (Pezeshki et al. 2021), over the simulations of
 :mod:`dynamics.starvation.torch_training`.
 
-* T1: the Fig 6 toy (linear model, n = 2) trained with torch SGD (primal CE + L2, primal SD, the authors'
+* The Fig 6 toy (linear model, n = 2) trained with torch SGD (primal CE + L2, primal SD, the authors'
   dual gradient descent) against ``feature_response`` and ``sd_fixed_point``.
-* T2: a wide two-layer ReLU net in NTK parameterisation against the exact dual (Eq 9) with its empirical
+* A wide two-layer ReLU net in NTK parameterisation against the exact dual (Eq 9) with its empirical
   NTK; the error falls with the width.
-* T3: two moons (Fig 1): Δ = ±0.1 and SD; orderings of |z_1|, |z_6| along the NTK-at-init eigen-directions
+* Two moons (Fig 1): Δ = ±0.1 and SD; orderings of |z_1|, |z_6| along the NTK-at-init eigen-directions
   and of the vertical/horizontal input-gradient ratio.
 """
 import numpy as np
@@ -15,7 +15,6 @@ import dynamics.starvation as gs
 from . import crosscheck
 from ..registry import Check
 
-P = "004_798f714b6ee27590.txt"
 TOY_DELTAS, TOY_S1 = (gs.TOY.delta, 0.6), gs.TOY.s1_values
 TOY_WEIGHT_DECAY, TOY_OUTPUT_PENALTY, TOY_S2 = gs.TOY.weight_decay, gs.TOY.output_penalty, gs.TOY.s2
 
@@ -27,12 +26,12 @@ def _trainers():
     return torch_training
 
 
-@crosscheck("starvation.torch_toy_linear", "004_798f714b6ee27590.txt App. B.1 (Fig 6), Eqs 5, 8, 11, 17-18",
+@crosscheck("starvation.torch_toy_linear", "Pezeshki et al. 2021, App. B.1 (Fig 6), Eqs 5, 8, 11, 17-18",
             "torch SGD on the toy (δ in {0.5, 0.6}, s_1 in 2..6, λ = 0.01, a Haar-random V) reaches "
             "feature_response(exact) by the primal (learning rate 0.05) and the dual (learning rate 3e-6) routes, the SD "
             "primal (a = 0.002) reaches m*·Uᵀ1 for every s_1, and the trained CE z_2 falls with s_1. The tolerance is the "
             "distance gradient descent has left after a finite number of steps (not noise: V drops out of z): 1e-2 "
-            "after 5k steps (CPU), 1e-6 after 50k (CUDA), the spec's T1 values.")
+            "after 5k steps (CPU), 1e-6 after 50k (CUDA).")
 def torch_toy_linear(ctx):
     Us, ss, Phi = gs.toy_batch(TOY_S1, TOY_DELTAS, TOY_S2, seed=ctx.seed(1235))
     n_steps, tolerance = ctx.size(cpu=(5_000, 1e-2), cuda=(50_000, 1e-6))
@@ -51,7 +50,7 @@ def torch_toy_linear(ctx):
                         "trained CE z_2 decreasing in s_1: smallest decrease")])
 
 
-# ---------------------------------------------------------------- T2: wide net in the NTK regime
+# ---------------------------------------------------------------- wide net in the NTK regime
 # Calibration of the finite-width error (40 seeds on CPU, widths 256, 1024, 4096, 800 GD steps): the relative
 # error of ŷ has mean 5.4%, 2.2%, 0.99% and standard deviation 3.1%, 0.92%, 0.49% across seeds (√m·error ≈
 # 0.86, 0.69, 0.63: the m^{-1/2} of the NTK's fluctuation at init and drift in training); 1 of 40 seeds exceeds
@@ -61,11 +60,11 @@ NTK_MEAN_4096, NTK_SD_4096 = 0.0099, 0.0049
 NTK_SLOPE_LIMIT = -0.25
 
 
-@crosscheck("starvation.torch_ntk_wide_net", "004_798f714b6ee27590.txt Eqs 3, 8, 9, 11",
+@crosscheck("starvation.torch_ntk_wide_net", "Pezeshki et al. 2021, Eqs 3, 8, 9, 11",
             "A two-layer ReLU net in NTK parameterisation trained on the centred output (CE + L2 to θ_0, λ = 0.1, 800 "
             "GD steps) matches the Eq 9 dual with its empirical NTK, up to a finite-width error that vanishes with the "
             "width m. Over 8 seeds (widths 256, 1024, 4096 on CPU; up to 16384 on CUDA): the seed-mean relative error "
-            "of ŷ at m = 4096 is < 2% (the spec's threshold; calibrated on 40 seeds at mean 0.99%, sd 0.49%, it lies "
+            "of ŷ at m = 4096 is < 2% (the project's threshold; calibrated on 40 seeds at mean 0.99%, sd 0.49%, it lies "
             "5.8 standard errors of an 8-seed mean above the expectation), and the seed-mean error falls with m with "
             "a log-log slope <= -0.25 (measured ≈ -0.6, theory -1/2; the 8-seed slope's bootstrap sd ≈ 0.075 puts "
             "-0.25 at 4.8 sd). Both margins exceed the z = 4.06 of a family-wise 1e-4 level over 2 comparisons.")
@@ -85,7 +84,7 @@ def torch_ntk_wide_net(ctx):
                          Check.at_most(slope, NTK_SLOPE_LIMIT, f"log-log slope of the seed-mean error; {detail}")])
 
 
-# ---------------------------------------------------------------- T3: two moons
+# ---------------------------------------------------------------- two moons
 # Calibration (30 seeds, CPU, 300 steps): the per-seed paired differences of the five orderings have mean/sd
 # 11.1, 11.4, 6.3, 1.67 and 4.8 (z_1(+) - z_1(-), z_1(-) - z_1(SD), z_6(SD) - z_6(+), z_6(-) - z_6(+),
 # ratio(SD) - ratio(+)); 2 of 30 single seeds reverse the weakest (z_6(-) > z_6(+)). With MOONS_SEEDS seeds the
@@ -95,7 +94,7 @@ MOONS_SEEDS = 8
 MOONS_ORDERINGS = 5
 
 
-@crosscheck("starvation.torch_two_moons", "004_798f714b6ee27590.txt §2 Fig 1, App. B.2",
+@crosscheck("starvation.torch_two_moons", "Pezeshki et al. 2021, §2 (Fig 1), App. B.2",
             "Two moons, 500 hidden ReLUs, 8 seeds: seed means satisfy |z_1|(Δ=+0.1) > |z_1|(Δ=-0.1) > |z_1|(SD), "
             "|z_6|(Δ=+0.1) < |z_6|(SD) and < |z_6|(Δ=-0.1), and the vertical/horizontal input-gradient ratio is larger "
             "under SD (CPU: 300 steps; CUDA: 10k as in the paper). Measured: the smallest paired t-statistic of the five "
