@@ -1,4 +1,5 @@
-"""Figures of the AND-mask theory (spec/and_mask.md): the Figure 1 landscapes with GD and AND-masked GD paths, the
+"""Figures of the AND-mask theory (Parascandolo et al. 2021; see the theory note, docs/theory/and_mask.md): the
+Figure 1 landscapes with GD and AND-masked GD paths, the
 Figure 3 arithmetic vs geometric mean ellipses, Figure 4 (masked vs unmasked gradient magnitude against the number of
 environments, theory and Monte Carlo), a keep-probability map over (d, SNR) with the threshold s*(τ), and the
 logistic shortcut task (AND-mask vs averaging). Everything plotted is computed by :mod:`dynamics.and_mask`."""
@@ -11,15 +12,15 @@ from dynamics import and_mask as am
 from .registry import figure
 from .style import COLORS, SEQUENTIAL, new_figure
 
-P = "000_a211a717849e7605.txt"
+P = "Parascandolo et al. 2021,"
 FIG1_STARTS = ((-1.3, 1.2), (1.25, -1.3), (0.05, 0.35), (1.3, 1.35), (-1.35, -0.1), (0.35, 0.6))
 
 
-@figure("and_mask.fig1_landscapes", "000_a211a717849e7605.txt Fig 1",
-        "The pooled loss L = ½(L_A + L_B) (left) and the two environments' losses L_A (middle) and L_B (right), shown as "
-        "log10(L + 1e-3), "
-        "for a soft-minimum construction (a sum of Gaussian wells): a shared bowl around c = (−0.5, −0.5) and one valley per "
-        "environment (θ₁ = 0.8 for A, θ₂ = 0.8 for B). The pooled loss has a second zero at s* = (0.8, 0.8) that neither "
+@figure("and_mask.fig1_landscapes", f"{P} Fig 1 (the landscape is the project's construction)",
+        "The pooled loss L = ½(L_A + L_B) (left) and the two environments' losses L_A (middle) and L_B (right), "
+        "shown as log10(L + 1e-3), for the project's construction (the paper gives no formula): the soft minimum "
+        "q_c·q_e/(q_c + q_e) of a shared bowl q_c around c = (−0.5, −0.5) and one valley q_e per environment "
+        "(θ₁ = 0.8 for A, θ₂ = 0.8 for B). The pooled loss has a second zero at s* = (0.8, 0.8) that neither "
         "environment has. Left: plain GD (solid) and AND-masked GD (d = 2, τ = 1; dashed) from six starts (circles), "
         "lr 0.02, 30000 steps; AND-masked GD stops where the environments disagree on every coordinate. Middle: GD on "
         "L_A alone ends on its valley or at c, never at s*.")
@@ -91,7 +92,7 @@ def fig3_ellipses(hessian_a=(0.01, 1.0), hessian_b=(1.0, 0.01), eps=0.005):
     return fig
 
 
-@figure("and_mask.fig4_masked_norm", "000_a211a717849e7605.txt Fig 4, Prop 2",
+@figure("and_mask.fig4_masked_norm", f"{P} Fig 4, Prop. 2",
         "Squared norm of the mean gradient E‖ḡ‖² = nσ²/d (blue) and of the AND-masked gradient E‖m_t ⊙ ḡ‖² (orange; "
         "t = ⌈0.8d⌉ agreeing signs) for pure-noise gradients, n = 3000 coordinates, σ = 1, against the number of "
         "environments d. Lines: exact closed forms; points: Monte Carlo means over 200 independent 3000-coordinate "
@@ -122,7 +123,8 @@ def fig4_masked_norm(n_params=3000, agreement=0.8, d_max=100, n_repeats=200, see
     return fig
 
 
-@figure("and_mask.keep_probability_map", "000_a211a717849e7605.txt Eq 6 extended to signal",
+@figure("and_mask.keep_probability_map",
+        "derived in this project (Eq 6 of Parascandolo et al. 2021 extended to signal)",
         "Probability π(d, τ, s) that a coordinate passes the AND-mask when its d environment gradients are i.i.d. "
         "N(μ, σ²) with SNR s = μ/σ, for τ = 0.2 (left) and τ = 0.6 (right). White: the contour π = ½; dashed: the "
         "large-d threshold s*(τ) = Φ⁻¹((1 + τ)/2) (0.253 and 0.842), towards which the contour converges: above it "
@@ -149,7 +151,7 @@ def keep_probability_map(taus=(0.2, 0.6), d_max=1024, snr_max=2.0):
     return fig
 
 
-@figure("and_mask.shortcut_task", "000_a211a717849e7605.txt §3.1 (synthetic memorisation)",
+@figure("and_mask.shortcut_task", f"{P} §3.1 (synthetic memorisation, linearised in this project)",
         "The linearised memorisation task: logistic regression on an invariant feature x_M = a·y + N(0, 1) (a = 1) and "
         "32 shortcut features x_S = y·s_e that separate each of 16 environments (256 examples each) perfectly. "
         "Full-batch GD from w = 0 (lr 0.5, 500 steps) with the AND-mask at threshold τ (τ = 0: plain averaging). "

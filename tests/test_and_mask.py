@@ -130,7 +130,7 @@ def test_single_environment():
     assert am.keep_probability(1, 0.5) == 1.0  # a Gaussian entry is never exactly 0
 
 
-def test_spec_tables():
+def test_reference_tables():
     for d, row in ((4, (1, .625, .625, .625, .125, .125, .125)),
                    (8, (1, 93 / 128, 37 / 128, 37 / 128, 9 / 128, 1 / 128, 1 / 128))):
         for tau, value in zip((0, 0.2, 0.4, 0.5, 0.6, 0.8, 1.0), row):

@@ -1,4 +1,5 @@
-"""Claims of the AND-mask theory (spec/and_mask.md §8 property tests, §10 errata).
+"""Claims of the AND-mask theory: the properties of the mask, its exact sign statistics, Propositions 1-3 of
+Parascandolo et al. 2021 and the errata in them (see the theory note, docs/theory/and_mask.md).
 
 Each claim compares two independent routes: the library's closed forms against exact rationals (``fractions``),
 mpmath, brute-force enumeration over sign patterns (through :func:`dynamics.and_mask.and_mask` itself), the numba
@@ -17,7 +18,6 @@ from scipy import integrate, linalg, optimize, special, stats
 from dynamics import and_mask as am
 from .registry import Check, claim, planted_bug
 
-P = "000_a211a717849e7605.txt"  # Parascandolo et al., "Learning explanations that are hard to vary"
 TAU_GRID = (0.0, 0.05, 0.1, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.9, 0.95, 1.0)
 TWO_OVER_PI = 2.0 / math.pi
 
@@ -56,7 +56,8 @@ def _pi0_exact(d, threshold):
 
 
 def _noise_second_exact(d, threshold):
-    """E[m ḡ²] for pure noise, σ = 1 (§5.2(c)), with exact binomial sums and mpmath's 2/π (30 digits)."""
+    """E[m ḡ²] for pure noise, σ = 1 (the exact sum derived in this project), with exact binomial sums and mpmath's
+    2/π (30 digits)."""
     with mpmath.workdps(30):
         a = sum(math.comb(d, k) for k in range(d + 1) if abs(2 * k - d) >= threshold)
         b = sum(math.comb(d, k) * (2 * k - d) ** 2 for k in range(d + 1) if abs(2 * k - d) >= threshold)
@@ -78,7 +79,7 @@ def _sign_patterns(d):
 
 
 # ------------------------------------------------------------------------------------------------ the mask
-@claim("and_mask.tau_form_equals_t_form", "000_a211a717849e7605.txt §2.3 (t-form and τ-form of the AND-mask)",
+@claim("and_mask.tau_form_equals_t_form", "Parascandolo et al. 2021, §2.3 (t-form and τ-form of the AND-mask)",
        "For random gradients without zeros (d = 1..40, 150 coordinates, τ on a grid containing every exact boundary "
        "|2k/d − 1|), and_mask(g, τ) equals the t-form mask with t = ⌈(d + T)/2⌉, T = ⌈τd⌉ computed in exact rational "
        "arithmetic, and τ = 0 keeps everything; sign_threshold and effective_agreement agree with the exact T and t "
@@ -102,11 +103,11 @@ def tau_form_equals_t_form(run):
             if tau == 0 and not am.and_mask(g, 0.0).all():
                 mismatches.append(f"τ=0 d={d}")
     if am.sign_threshold(25, 0.28) != 7 or am.effective_agreement(9, abs(2 * 3 / 9 - 1)) != 6:
-        mismatches.append("spec edge examples")
+        mismatches.append("edge examples")
     return Check.at_most(len(mismatches), 0, f"{cases} (d, τ) cases; mismatches: {mismatches[:5]}")
 
 
-@claim("and_mask.averaging_and_conventions", "000_a211a717849e7605.txt §2.3; public code get_grads",
+@claim("and_mask.averaging_and_conventions", "Parascandolo et al. 2021, §2.3; the authors' public code (get_grads)",
        "τ = 0 returns the mean gradient bitwise (and ḡ/(1 + 1e-10) with rescaling, rel 1e-15); a column with one exact "
        "zero is masked at τ = 1; all-zero columns are masked for T >= 1 and kept at τ = 0; for d = 1 and T >= 1 a "
        "coordinate is kept iff its entry is non-zero; without zeros, S ≡ d (mod 2), every τ <= 1/d keeps everything "
@@ -147,7 +148,7 @@ def averaging_and_conventions(run):
 
 
 # ------------------------------------------------------------------------------------------------ pure noise
-@claim("and_mask.noise_keep_probability_exact", "000_a211a717849e7605.txt Prop 2, Eq 6",
+@claim("and_mask.noise_keep_probability_exact", "Parascandolo et al. 2021, Prop. 2, Eq 6",
        "The pure-noise keep probability equals 2^{-d} Σ_{K_τ} C(d, k) computed as an exact fraction (d <= 60, τ grid "
        "with every boundary; rel 1e-12), equals the fraction of all 2^d sign patterns that and_mask keeps (d <= 12, "
        "exactly), and satisfies π0(d, 1) = 2^{1-d}, π0 = 1 at τ = 0 and at τ <= 1/d for odd d, and "
@@ -177,7 +178,7 @@ def noise_keep_probability_exact():
                          Check.at_most(identity_errors, 1e-12, f"identities: rel {identity_errors:.1e}")])
 
 
-@claim("and_mask.keep_probability_precision", "000_a211a717849e7605.txt Eq 6",
+@claim("and_mask.keep_probability_precision", "Parascandolo et al. 2021, Eq 6",
        "keep_probability keeps relative accuracy 1e-10 for d <= 2000 down to values of 1e-300: against exact fractions "
        "for pure noise (d up to 2000, τ grid; τ = 1 gives 2^{1-d}) and against a 40-digit mpmath binomial sum with "
        "p = Φ(s) for s in {0.5, 2, 5, 10} (d up to 1000); log_keep_probability matches the exact log where the value "
@@ -207,7 +208,7 @@ def keep_probability_precision():
                          Check.at_most(log_error, 1e-12, "log at d = 2000")])
 
 
-@claim("and_mask.noise_keep_probability_mc", "000_a211a717849e7605.txt Prop 2, Eq 6",
+@claim("and_mask.noise_keep_probability_mc", "Parascandolo et al. 2021, Prop. 2, Eq 6",
        "The Monte Carlo mask density (4e5 coordinates per d, Gaussian gradients, d in {2,3,4,5,8,16,32}, τ in "
        "{0.2, 0.5, 0.6, 1}) and the density of and_mask on Laplace and Student-t(3) gradients (1e5 coordinates, d in "
        "{4, 8}) match π0(d, τ): the keep probability is distribution-free under sign symmetry. Comparisons with "
@@ -236,10 +237,11 @@ def noise_keep_probability_mc(run):
     return _z_check(rows, "keep probability")
 
 
-@claim("and_mask.noise_masked_second_moment_mc", "000_a211a717849e7605.txt Prop 2",
+@claim("and_mask.noise_masked_second_moment_mc",
+       "Parascandolo et al. 2021, Prop. 2 (the exact second moment is derived in this project)",
        "With σ = 1.7, the Monte Carlo E[m ḡ²] (4e5 coordinates per d in {2,3,4,5,8,16,32}, τ in {0, 0.2, 0.5, 0.6, 1}; "
-       "τ = 0 is E‖ḡ‖²/n = σ²/d) matches masked_update_moments, which equals the §5.2(c) sum evaluated with exact "
-       "binomials and 30-digit 2/π (rel 1e-12) and, at τ = 1, σ²2^{1-d}(2/π + (1 − 2/π)/d); the Fig 4 table "
+       "τ = 0 is E‖ḡ‖²/n = σ²/d) matches masked_update_moments, which equals the exact pure-noise sum evaluated "
+       "with exact binomials and 30-digit 2/π (rel 1e-12) and, at τ = 1, σ²2^{1-d}(2/π + (1 − 2/π)/d); the Fig 4 table "
        "(n = 3000: 1227.5, 91.65, 18.905) is reproduced to 4 significant figures. Comparisons with fewer than 50 "
        "expected kept coordinates are left out; tolerance: Bonferroni z with the sample standard errors.",
        "identity", stochastic=True)
@@ -266,7 +268,7 @@ def noise_masked_second_moment_mc(run):
                          Check.at_most(table_error, 5e-4, f"Fig 4 table: rel {table_error:.1e} (4 s.f.)")])
 
 
-@claim("and_mask.conditional_second_moment", "000_a211a717849e7605.txt Prop 2 proof",
+@claim("and_mask.conditional_second_moment", "Parascandolo et al. 2021, proof of Prop. 2",
        "E[ḡ² | P = k] from conditional_moments matches the Monte Carlo mean of ḡ² over coordinates with sign sum "
        "S = 2k − d (6e5 coordinates; d in {4, 8} pure noise and d = 5 with s = 0.7; classes with >= 200 samples; "
        "Bonferroni z with sample standard errors); for pure noise it increases with |2k − d|, is at most "
@@ -297,7 +299,7 @@ def conditional_second_moment(run):
                          Check.at_most(average_error, 1e-12, f"average over Bin(d, 1/2): rel {average_error:.1e}")])
 
 
-@claim("and_mask.proposition2_factor", "000_a211a717849e7605.txt Prop 2 and its proof",
+@claim("and_mask.proposition2_factor", "Parascandolo et al. 2021, Prop. 2 and its proof",
        "For pure noise (n = σ = 1), the exact E‖m_t ⊙ ḡ‖² (exact binomials, 30-digit 2/π) is at most the corrected "
        "bound (d − t + 1)C(d, t)2^{1-d} and the conditional bound (2/π + (1 − 2/π)/d)π0(d, t) for every d <= 200 and "
        "t in (d/2, d] (relative slack 1e-12: the second is an equality at t = d); the printed factor (d − t) makes the "
@@ -333,7 +335,7 @@ def proposition2_factor():
                                                                    f"{library_error:.1e}")], check.detail)
 
 
-@claim("and_mask.proposition2_rate", "000_a211a717849e7605.txt Prop 2 proof, rate O(n/(2−q)^d)",
+@claim("and_mask.proposition2_rate", "Parascandolo et al. 2021, proof of Prop. 2, rate O(n/(2−q)^d)",
        "At d = 1600 the decay rate −(1/d)·log π0(d, t), t = ⌈d(1 + τ)/2⌉, computed from exact binomial sums in mpmath "
        "(and matched by log_keep_probability, rel 1e-10), is within the type-class envelope (log(d+1) − log 2)/d + "
        "|KL(t/d‖1/2) − log c(τ)| of log c(τ) = log decay_rate(τ) for τ in {0.2, 0.5, 0.6, 0.8}; decay_rate matches "
@@ -374,7 +376,7 @@ def proposition2_rate():
                          Check.at_most(listed_error, 1e-5, "listed c(τ) values")], check.detail)
 
 
-@claim("and_mask.exponential_decay_sandwich", "000_a211a717849e7605.txt Prop 2",
+@claim("and_mask.exponential_decay_sandwich", "Parascandolo et al. 2021, Prop. 2 (bounds corrected in this project)",
        "For every d < 400 and t in (d/2, d], the type-class and Chernoff–Hoeffding bounds of keep_probability_bounds "
        "sandwich the exact π0(d, t) (exact fractions; relative slack 1e-12, the upper bound being an equality at "
        "t = d), and the chain conditional <= chernoff <= exponential of noise_masked_norm_bounds holds.", "bound")
@@ -396,7 +398,7 @@ def exponential_decay_sandwich():
                          Check.at_most(chain, 1e-12, f"bound chain {chain:.1e}")])
 
 
-@claim("and_mask.masked_step_ratio", "000_a211a717849e7605.txt Prop 2, Fig 4",
+@claim("and_mask.masked_step_ratio", "Parascandolo et al. 2021, Prop. 2, Fig 4",
        "E‖m ⊙ ḡ‖²/E‖ḡ‖² < 1 for every τ > 0 that masks with positive probability (d <= 60, τ grid); at τ = 1 it equals "
        "2^{1-d}(2d/π + 1 − 2/π) (rel 1e-12) and decreases strictly for d >= 2; the ratio is not monotone in d for "
        "general τ (τ = 0.6: π0(4) = 0.125 < π0(5) = 0.375).", "bound")
@@ -421,12 +423,13 @@ def masked_step_ratio():
 
 
 # ------------------------------------------------------------------------------------------------ signal
-@claim("and_mask.signal_keep_probability_mc", "000_a211a717849e7605.txt §2.3, Eq 6 extended to signal",
+@claim("and_mask.signal_keep_probability_mc",
+       "derived in this project (Eq 6 of Parascandolo et al. 2021 extended to signal)",
        "With i.i.d. N(μ, σ²) gradients the Monte Carlo keep frequency (3e5 coordinates; d in {3, 8, 16}, s in "
        "{0.25, 1}, τ in {0.2, 0.5, 1}) matches keep_probability (Bonferroni z, theoretical standard errors, N·π >= 50); "
        "keep_probability equals a 30-digit mpmath sum over all 2^d sign patterns kept by and_mask (d <= 9, rel 1e-12), "
        "Φ(s)^d + Φ(−s)^d at τ = 1 (rel 1e-12), is even in s (rel 1e-13) and non-decreasing in |s| (d < 40); the d = 4 "
-       "table of §5.3 is reproduced to 4 significant figures.", "identity", stochastic=True)
+       "reference table of the theory note is reproduced to 4 significant figures.", "identity", stochastic=True)
 def signal_keep_probability_mc(run):
     rows, n = [], 300_000
     for d in (3, 8, 16):
@@ -489,11 +492,12 @@ def _direct_moments(d, tau, snr, sigma):
         return float(first), float(second)
 
 
-@claim("and_mask.signal_moments_mc", "000_a211a717849e7605.txt §2.3",
+@claim("and_mask.signal_moments_mc", "derived in this project (moments of a masked signal coordinate)",
        "E[m ḡ] (the Bin(d − 1) closed form) and E[m ḡ²] of masked_update_moments match the Monte Carlo means (3e5 "
        "coordinates; σ = 0.7; d in {3, 8}; s in {0.3, 1.5}; τ in {0, 0.2, 0.6, 1}; Bonferroni z over both moments with "
        "sample standard errors) and the direct conditional sums in 30-digit mpmath (rel 1e-12); E[m ḡ] = 0 exactly "
-       "at μ = 0 and is odd in s; the d = 4 tables of §5.3 (E[m ḡ]/μ and E[m ḡ²]) are reproduced to 4 significant "
+       "at μ = 0 and is odd in s; the d = 4 reference tables of the theory note (E[m ḡ]/μ and E[m ḡ²]) are reproduced "
+       "to 4 significant "
        "figures.", "identity", stochastic=True)
 def signal_moments_mc(run):
     sigma, rows, direct_error = 0.7, [], 0.0
@@ -527,8 +531,8 @@ def signal_moments_mc(run):
                          Check.at_most(table_error, 5e-4, "d = 4 tables (4 s.f.)")])
 
 
-@claim("and_mask.first_moment_conjecture", "000_a211a717849e7605.txt §2.3",
-       "Conjecture (no proof; spec §5.3): for μ >= 0, 0 <= E[m_τ ḡ] <= μ and E[m_τ ḡ] is non-increasing in τ; checked "
+@claim("and_mask.first_moment_conjecture", "derived in this project (a conjecture, checked numerically)",
+       "Conjecture (no proof): for μ >= 0, 0 <= E[m_τ ḡ] <= μ and E[m_τ ḡ] is non-increasing in τ; checked "
        "on d <= 40, 21 values of τ and s in (0, 4] (round-off slack 1e-13·μ).", "bound")
 def first_moment_conjecture():
     taus = np.linspace(0.0, 1.0, 21)
@@ -540,12 +544,14 @@ def first_moment_conjecture():
     return Check.at_most(worst, 1e-13 * 4.0, f"largest violation {worst:.2e}")
 
 
-@claim("and_mask.threshold_behaviour", "000_a211a717849e7605.txt §3.2 (CIFAR τ)",
+@claim("and_mask.threshold_behaviour",
+       "derived in this project (the large-d threshold SNR; it explains the small τ of Parascandolo et al. 2021, §3.2)",
        "For s in {0.1, 0.25, 0.5, 1, 2} and τ on a 0.05 grid: when τ < 2Φ(s) − 1 − 0.05, π(d, τ, s) increases towards 1 "
        "along d = 64, 256, 1024, 4096 (steps between values within 1e-12 of 1 are round-off and skipped) and "
        "π(1024) > π(16); when τ > 2Φ(s) − 1 + 0.05, and at τ = 1 for every s, it decreases along d = 16, 64, 256, "
-       "1024 (compared in logs). (The spec's 'increases along 16, 64, 256, 1024' fails once on this grid: s = 0.25, "
-       "τ = 0.1 gives π(16) = 0.857 > π(64) = 0.772, because at d = 16 only S = 0 is masked.) threshold_snr satisfies 2Φ(s*) − 1 = τ (mpmath, abs 1e-12), s*(0.2) = 0.2533 (4 s.f.) and s*(1) = ∞.",
+       "1024 (compared in logs). (The stronger 'increases along 16, 64, 256, 1024' fails once on this grid: s = 0.25, "
+       "τ = 0.1 gives π(16) = 0.857 > π(64) = 0.772, because at d = 16 only S = 0 is masked.) threshold_snr satisfies 2Φ(s*) − 1 = τ "
+       "(mpmath, abs 1e-12), s*(0.2) = 0.2533 (4 s.f.) and s*(1) = ∞.",
        "limit")
 def threshold_behaviour():
     ds = (16, 64, 256, 1024)
@@ -577,7 +583,7 @@ def _random_spd(rng, n, low=0.2, high=3.0):
     return (q * rng.uniform(low, high, n)) @ q.T
 
 
-@claim("and_mask.proposition1_descent", "000_a211a717849e7605.txt Prop 1",
+@claim("and_mask.proposition1_descent", "Parascandolo et al. 2021, Prop. 1",
        "On 12 random quadratics L = (1/d)Σ_e ½(θ − θ_e)ᵀH_e(θ − θ_e) (d = 5, n = 6) with η = 1/λ_max(mean H), every "
        "step of and_masked_gd (τ in {0.4, 0.8, 1}, 150 steps) satisfies L(θ⁺) <= L(θ) − (η/2)‖m ⊙ ∇L‖², and "
        "min_{i<k} ‖m ⊙ ∇L(θ^i)‖² <= 2(L(θ⁰) − L*)/(ηk) for every k (L and L* computed independently); tolerance "
@@ -615,7 +621,7 @@ def proposition1_descent(run):
 
 
 # ------------------------------------------------------------------------------------------------ Proposition 3
-@claim("and_mask.proposition3_constant", "000_a211a717849e7605.txt Prop 3 and its proof",
+@claim("and_mask.proposition3_constant", "Parascandolo et al. 2021, Prop. 3 and its proof",
        "C^ε >= −4εR² (R = det H_{A+B}/det H_{A∧B}) holds for 4000 random log-uniform positive diagonal pairs "
        "(n <= 3, eigenvalues in [1e-3, 1e3]) for both the Eq 2 score and the proof's objective; the printed −2εR² "
        "fails on the counterexample n = 1, λ = (1, 100) (−C_Eq2 = 99ε > 2εR² = 51.005ε) and on about half of the "
@@ -642,7 +648,7 @@ def proposition3_constant(run):
                                 f"on {printed_failures / trials:.0%} of the random pairs")
 
 
-@claim("and_mask.proposition3_sharp", "000_a211a717849e7605.txt Prop 3, Remark 2",
+@claim("and_mask.proposition3_sharp", "Parascandolo et al. 2021, Prop. 3, Remark 2",
        "In 1-D, −C_proof/(εR²) = 4ρ²/(1 + ρ)² increases to 4 as ρ = λ^B/λ^A → ∞ (4 − ratio < 1e-7 at ρ = 1e8), so the "
        "constant 4 is sharp; with H_A = H_B, C_proof = −ε and C_Eq2 = 0 (Remark 2), and λ^A = 0 < λ^B gives C = −∞.",
        "limit")
@@ -689,10 +695,11 @@ def _boundary_maximum(h_e, h_other, eps, rng):
     return best
 
 
-@claim("and_mask.consistency_quadratic_general", "000_a211a717849e7605.txt Eq 2, §2.1",
+@claim("and_mask.consistency_quadratic_general",
+       "Parascandolo et al. 2021, Eq 2, §2.1 (the quadratic closed form is derived in this project)",
        "For random 3×3 SPD Hessians (8 pairs and 4 triples, ε = 0.3), consistency_quadratic equals the maximum of "
        "|L_e' − L_e| over the boundaries ½θᵀH_eθ = ε found by sampling 2e4 boundary points and refining by projected "
-       "gradient ascent (rel 1e-3, the spec's tolerance for a sampled maximiser); diagonal inputs agree with "
+       "gradient ascent (rel 1e-3, the accuracy of a sampled maximiser); diagonal inputs agree with "
        "consistency_diagonal (rel 1e-12); one environment or identical Hessians give 0, and a singular H_e with "
        "vᵀH_e'v > 0 gives inf.", "identity", stochastic=True)
 def consistency_quadratic_general(run):
@@ -717,7 +724,7 @@ def consistency_quadratic_general(run):
                          Check.at_most(edge, 1e-12, "one environment, identical Hessians, singular case")])
 
 
-@claim("and_mask.karcher_mean", "000_a211a717849e7605.txt §2.2, Fig 3",
+@claim("and_mask.karcher_mean", "Parascandolo et al. 2021, §2.2, Fig 3",
        "For random SPD pairs (n = 2..6), karcher_mean satisfies det(A#B) = √(det A det B) (rel 1e-10), "
        "½(A + B) − A#B ⪰ −1e-12, (A#B)A⁻¹(A#B) = B (rel 1e-10), agrees with the independent form A(A⁻¹B)^{1/2} "
        "(scipy sqrtm, rel 1e-8), and is the element-wise √(ab) for diagonal pairs (rel 1e-14).", "identity",
@@ -746,7 +753,7 @@ def karcher_mean(run):
                         ", ".join(f"{k} {v:.1e}" for k, v in errors.items()))
 
 
-@claim("and_mask.fig3_volume_ratio", "000_a211a717849e7605.txt Fig 3 caption and §2.2 (Fig 12)",
+@claim("and_mask.fig3_volume_ratio", "Parascandolo et al. 2021, Fig 3 caption and §2.2 (Fig 12)",
        "For H_A = diag(0.01, 1), H_B = diag(1, 0.01): H_{A+B} = ½(H_A + H_B) = 0.505·I and H_{A∧B} = karcher_mean = "
        "0.1·I; det H_{A∧B} = det H_A = 0.01; the determinant ratio with the mean is 25.5025 and with the sum 102.01 "
        "(exact fractions, rel 1e-12). The caption's '100 times' matches the sum (2% off) but not the mean (a factor "
@@ -769,7 +776,8 @@ def fig3_volume_ratio():
     return Check.all_of([check, Check.at_most(identity, 1e-12, "exact values")], check.detail)
 
 
-@claim("and_mask.geom_mean_is_geometric_quadratic", "000_a211a717849e7605.txt §2.2-2.3; public code geom_mean",
+@claim("and_mask.geom_mean_is_geometric_quadratic",
+       "Parascandolo et al. 2021, §2.2-2.3; the authors' public code (geom_mean)",
        "For diagonal quadratics with a common minimiser (d in {2, 3, 5}, gradient magnitudes in [0.1, 10]), the "
        "offset-free signed geometric mean of the environment gradients equals H_∧θ with H_∧ = diag(Π_e λ_e^{1/d}) "
        "(atol 1e-12), masked_gradient(geom_mean=True) equals it within 1e-8 (the code's 1e-10 offset), the AND-mask "
@@ -810,7 +818,8 @@ def geom_mean_is_geometric_quadratic(run):
 
 
 # ------------------------------------------------------------------------------------------------ Figure 1
-@claim("and_mask.fig1_construction", "000_a211a717849e7605.txt Fig 1, footnote 6",
+@claim("and_mask.fig1_construction",
+       "Parascandolo et al. 2021, Fig 1, footnote 6 (the landscape is the project's construction)",
        "The Figure 1 construction has L_A = L_B = 0 at c = (−0.5, −0.5) and s* = (0.8, 0.8); its Hessians by central "
        "finite differences of two_valley_losses are 2I (both, at c), diag(2, 0) and diag(0, 2) (at s*) within "
        "1e-3; two_valley_gradients matches finite differences of the losses (rel 1e-6) and, at (0.5, 0.5), the stated "
@@ -857,7 +866,7 @@ def fig1_construction(run):
                          Check.at_most(cosine, 0.02, f"|cos| between the environment gradients {cosine:.3f}")])
 
 
-@claim("and_mask.fig1_basins", "000_a211a717849e7605.txt Fig 1",
+@claim("and_mask.fig1_basins", "Parascandolo et al. 2021, Fig 1",
        "Basin protocol (41×41 grid over [−1.5, 1.5]², lr 0.02, 30000 steps, success within 1e-2): pooled GD reaches "
        "both c and s* from at least 10% of the grid each; GD on L_A alone ends within 1e-4 of s* from no start after "
        "1e5 steps; AND-masked GD (d = 2, τ = 1) stalls at non-minimisers from at least 10% of the grid and, from the "
@@ -883,9 +892,9 @@ def fig1_basins():
                                      "AND-mask reaches s* less often")], detail)
 
 
-@claim("and_mask.patchwork_sigmoid", "000_a211a717849e7605.txt appendix 'Section 2.1'",
+@claim("and_mask.patchwork_sigmoid", "Parascandolo et al. 2021, appendix 'Section 2.1'",
        "patchwork_losses (2e5-point grids) matches the integrals of the squared error by adaptive quadrature (rel "
-       "1e-4) and the spec's values L_A(θ*) = 0.04609 ± 1e-4, L_B(θ*) = 0.007056 ± 1e-5; changing θ₆ to −0.5 leaves "
+       "1e-4) and the values L_A(θ*) = 0.04609 ± 1e-4, L_B(θ*) = 0.007056 ± 1e-5; changing θ₆ to −0.5 leaves "
        "L_A unchanged (< 1e-9) and raises L_B by more than 1.", "identity")
 def patchwork_sigmoid():
     def integral(theta, low, high):
@@ -906,7 +915,8 @@ def patchwork_sigmoid():
 
 
 # ------------------------------------------------------------------------------------------------ code variants
-@claim("and_mask.temporal_ema_mc", "000_a211a717849e7605.txt Algorithm 1, Table 3",
+@claim("and_mask.temporal_ema_mc",
+       "Parascandolo et al. 2021, Algorithm 1, Table 3 (the moments are derived in this project)",
        "For the sign EMA of the temporal AND-mask (a_0 = 0; 2e5 chains of 60 steps; s in {0, 0.5}; β in {0.79, 0.5}), "
        "the Monte Carlo mean of a_k and its variance at k in {1, 5, 20, 60} match (2p − 1)(1 − β^k) and "
        "4p(1−p)(1−β)(1−β^{2k})/(1+β) of sign_ema_moments (stationary: 4p(1−p)(1−β)/(1+β)); tolerance: Bonferroni z "
@@ -928,7 +938,8 @@ def temporal_ema_mc(run):
                          Check.at_most(abs(stationary / closed - 1), 1e-14, "stationary variance")])
 
 
-@claim("and_mask.rescaling", "000_a211a717849e7605.txt §2.3; the authors' public code (get_grads, scale_grad_inverse_sparsity)",
+@claim("and_mask.rescaling",
+       "Parascandolo et al. 2021, §2.3; the authors' public code (get_grads, scale_grad_inverse_sparsity)",
        "The rescaled update equals mask ⊙ ḡ/(1e-10 + ρ) with ρ the kept fraction of each group (segment ids or index "
        "lists; rel 1e-15), is exactly 0 where a group keeps nothing, and points along the unscaled update; for pure "
        "noise at τ = 1 the expected squared norm per kept coordinate over the kept fraction, E[ḡ² | keep]/π0 "
@@ -962,7 +973,8 @@ def rescaling(run):
                          Check.predicate(float(np.min(np.diff(growth))), "E[ḡ²|keep]/π0 grows with d")])
 
 
-@claim("and_mask.hetero_poisson_binomial", "000_a211a717849e7605.txt §2.3 extended",
+@claim("and_mask.hetero_poisson_binomial",
+       "derived in this project (Eq 6 of Parascandolo et al. 2021 extended to heterogeneous environments)",
        "The Poisson-binomial dynamic programme with identical environments equals keep_probability and "
        "masked_update_moments (d <= 30, rel 1e-12); with random (μ_e, σ_e) it equals a 30-digit mpmath sum over all "
        "2^d sign patterns kept by and_mask (d <= 8, rel 1e-10) and matches the heterogeneous Monte Carlo (3e5 "

@@ -1,32 +1,43 @@
-"""The AND-mask and Invariant Learning Consistency (Parascandolo et al., "Learning explanations that are hard to
-vary", arXiv 2009.00329; spec/and_mask.md).
+"""The AND-mask and Invariant Learning Consistency (Parascandolo et al. 2021, "Learning explanations that are hard
+to vary", ICLR 2021, arXiv:2009.00329). The theory note, docs/theory/and_mask.md, states every formula and its
+source.
 
-* The mask (paper §2.3, public code ``get_grads``): :func:`and_mask` (τ-form, integer threshold, sign(0) = 0),
-  :func:`and_mask_t` (t-form), :func:`xor_mask` (Fig 7), :func:`masked_gradient` (inverse-sparsity rescaling and
-  the signed geometric mean), :func:`and_masked_gd`.
-* Exact sign statistics (Proposition 2, Eq 6; spec §5.2-§5.4): :func:`keep_probability` (binomial, pure noise and
-  Gaussian signal), :func:`keep_probability_rational`, :func:`masked_update_moments`, :func:`conditional_moments`,
-  the Poisson-binomial extension :func:`keep_probability_hetero` / :func:`masked_update_moments_hetero`,
-  :func:`expected_squared_norms` (Fig 4).
-* Rates and bounds: :func:`decay_rate` c(τ), :func:`threshold_snr` s*(τ), the corrected Proposition 2
-  (:func:`noise_masked_norm_bounds`, :func:`keep_probability_bounds`), Proposition 1
-  (:func:`masked_descent_bound`), the corrected Proposition 3 (:func:`consistency_lower_bound`, :func:`amgm_ratio`).
-* Consistency of quadratic environments (Eq 2; §3.2-§3.3): :func:`consistency_quadratic`,
-  :func:`consistency_diagonal`, :func:`karcher_mean`.
-* Monte Carlo (numba, seeded, with standard errors): :func:`simulate_mask`, :func:`simulate_mask_hetero` and
-  :func:`estimate_from_simulation`, :func:`simulate_temporal_mask` (Algorithm 1's sign EMA) and its closed form
-  :func:`sign_ema_moments`.
-* Constructions: the two-valley landscape of Fig 1 (:func:`two_valley_losses`, :func:`two_valley_gradients`,
-  :func:`two_valley_descent`, :func:`two_valley_basins`) and the sigmoid patchwork (:func:`patchwork_losses`).
-* Set-ups: the spiral memorisation data (:func:`make_spiral_dataset`), the notebook's linear patchwork
-  (:func:`make_notebook_patchwork`, :func:`patchwork_masked_shared_weight`), the logistic shortcut task
-  (:func:`make_logistic_shortcut`, :func:`train_logistic_shortcut`, :func:`shortcut_threshold_sweep`,
-  :func:`shortcut_bayes_accuracy`), the Fig 4 experiment (:func:`masked_norm_curves`, :func:`masked_norm_samples`)
-  and the notebook's sweeps (:func:`masked_update_curves`, :func:`masked_update_samples`, :func:`threshold_sweep`,
-  :func:`threshold_sweep_samples`).
+* The mask (§2.3 of the paper; the authors' public code, ``get_grads``): :func:`dynamics.and_mask.and_mask`
+  (τ-form, integer threshold, sign(0) = 0), :func:`dynamics.and_mask.and_mask_t` (t-form),
+  :func:`dynamics.and_mask.xor_mask` (Fig 7), :func:`dynamics.and_mask.masked_gradient` (inverse-sparsity
+  rescaling and the signed geometric mean), :func:`dynamics.and_mask.and_masked_gd`.
+* Exact sign statistics (Proposition 2 and Eq 6; extended in this project to signal and to heterogeneous
+  environments): :func:`dynamics.and_mask.keep_probability` (binomial, pure noise and Gaussian signal),
+  :func:`dynamics.and_mask.keep_probability_rational`, :func:`dynamics.and_mask.masked_update_moments`,
+  :func:`dynamics.and_mask.conditional_moments`, the Poisson-binomial extension
+  :func:`dynamics.and_mask.keep_probability_hetero` and :func:`dynamics.and_mask.masked_update_moments_hetero`,
+  :func:`dynamics.and_mask.expected_squared_norms` (Fig 4).
+* Rates and bounds: :func:`dynamics.and_mask.decay_rate` c(τ), :func:`dynamics.and_mask.threshold_snr` s*(τ), the
+  corrected Proposition 2 (:func:`dynamics.and_mask.noise_masked_norm_bounds`,
+  :func:`dynamics.and_mask.keep_probability_bounds`), Proposition 1 (:func:`dynamics.and_mask.masked_descent_bound`),
+  the corrected Proposition 3 (:func:`dynamics.and_mask.consistency_lower_bound`,
+  :func:`dynamics.and_mask.amgm_ratio`).
+* Consistency of quadratic environments (Eq 2; §2.1-§2.2 of the paper): :func:`dynamics.and_mask.consistency_quadratic`,
+  :func:`dynamics.and_mask.consistency_diagonal`, :func:`dynamics.and_mask.karcher_mean`.
+* Monte Carlo (numba, seeded, with standard errors): :func:`dynamics.and_mask.simulate_mask`,
+  :func:`dynamics.and_mask.simulate_mask_hetero` and :func:`dynamics.and_mask.estimate_from_simulation`,
+  :func:`dynamics.and_mask.simulate_temporal_mask` (Algorithm 1's sign EMA) and its closed form
+  :func:`dynamics.and_mask.sign_ema_moments`.
+* Constructions: the two-valley landscape of Fig 1 (:func:`dynamics.and_mask.two_valley_losses`,
+  :func:`dynamics.and_mask.two_valley_gradients`, :func:`dynamics.and_mask.two_valley_descent`,
+  :func:`dynamics.and_mask.two_valley_basins`) and the sigmoid patchwork (:func:`dynamics.and_mask.patchwork_losses`).
+* Set-ups: the spiral memorisation data (:func:`dynamics.and_mask.make_spiral_dataset`), the authors' linear
+  patchwork (:func:`dynamics.and_mask.make_notebook_patchwork`,
+  :func:`dynamics.and_mask.patchwork_masked_shared_weight`), the logistic shortcut task
+  (:func:`dynamics.and_mask.make_logistic_shortcut`, :func:`dynamics.and_mask.train_logistic_shortcut`,
+  :func:`dynamics.and_mask.shortcut_threshold_sweep`, :func:`dynamics.and_mask.shortcut_bayes_accuracy`), the Fig 4
+  experiment (:func:`dynamics.and_mask.masked_norm_curves`, :func:`dynamics.and_mask.masked_norm_samples`) and the
+  notebook's sweeps (:func:`dynamics.and_mask.masked_update_curves`, :func:`dynamics.and_mask.masked_update_samples`,
+  :func:`dynamics.and_mask.threshold_sweep`, :func:`dynamics.and_mask.threshold_sweep_samples`).
 
-The torch optimizer wrapper and the temporal AND-mask Adam live in :mod:`dynamics.and_mask.torch_optim`, the
-torch trainers of the cross-checks in :mod:`dynamics.and_mask.torch_training` (neither is imported here).
+The torch optimizer wrapper (:class:`dynamics.and_mask.torch_optim.AndMask`, the AND-mask inside your own torch
+training loop) and the temporal AND-mask Adam live in :mod:`dynamics.and_mask.torch_optim`, the torch trainers of
+the cross-checks in :mod:`dynamics.and_mask.torch_training` (neither is imported here).
 
 Examples
 --------

@@ -1,18 +1,20 @@
-"""Consistency (ILC) of quadratic environments and the Propositions about it (spec/and_mask.md §3.2-§3.3, §5.1,
-§5.5; paper Eqs 2-4, Propositions 1 and 3, Fig 3).
+"""Consistency (ILC) of quadratic environments and the Propositions about it (Parascandolo et al. 2021, §2.1-§2.2,
+Eqs 2-4, Propositions 1 and 3, Fig 3; the exact quadratic forms are derived in this project, see the theory note,
+docs/theory/and_mask.md).
 
 * −C^ε of Eq 2 for L_e = ½(θ−θ*)ᵀH_e(θ−θ*): ε(max_{e≠e'} λ_max(H_e⁻¹H_e') − 1), from generalised eigenvalues;
   the Proposition 3 proof's simplified objective ε·max_{e≠e'} λ_max(H_e⁻¹H_e').
 * The diagonal two-environment forms −C_proof = ε max_i max(ρ_i, 1/ρ_i) and −C_Eq2 = −C_proof − ε, ρ_i = λ^B_i/λ^A_i.
 * R = det H_{A+B}/det H_{A∧B} (arithmetic over geometric mean of the Hessians) and the corrected Proposition 3
-  bound C^ε >= −4εR² (printed: −2εR², an erratum): :func:`consistency_lower_bound`.
+  bound C^ε >= −4εR² (printed: −2εR², an erratum): ``consistency_lower_bound``.
 * The two-matrix Karcher (geometric) mean A#B = A^{1/2}(A^{−1/2}BA^{−1/2})^{1/2}A^{1/2} (Ando–Li–Mathias 2004).
 * Proposition 1: min_{i<k} ‖m ⊙ ∇L(θ^i)‖² <= 2(L(θ⁰) − inf L)/(ηk) for AND-masked GD with η <= 1/L:
-  :func:`masked_descent_bound`.
+  ``masked_descent_bound``.
 """
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import (as_finite_array, require_array_in_range, require_choice, require_finite_product,
                                require_finite_result, require_integer, require_positive)
@@ -24,13 +26,14 @@ __all__ = ["amgm_ratio", "consistency_diagonal", "consistency_lower_bound", "con
 OBJECTIVES = ("eq2", "proof")
 
 
-def consistency_quadratic(hessians, eps, objective="eq2") -> float:
-    """−C^ε(θ*) of Eq 2 for quadratic environments with a common minimiser (spec §3.2; paper Eq 2).
+def consistency_quadratic(hessians: ArrayLike, eps: float, objective: str = "eq2") -> float:
+    """−C^ε(θ*) of Eq 2 of Parascandolo et al. 2021 for quadratic environments with a common minimiser (the closed
+    form is derived in this project).
 
     L_e(θ) = ½(θ−θ*)ᵀH_e(θ−θ*); the ε-neighbourhood N^ε_e is the ellipsoid ½θᵀH_eθ <= ε, and
-    max over N^ε_e of |L_e' − L_e| = ε·max_i |λ_i(H_e⁻¹H_e') − 1|, so over ordered pairs
+    max over N^ε_e of abs(L_e' − L_e) = ε·max_i abs(λ_i(H_e⁻¹H_e') − 1), so over ordered pairs
     −C^ε = ε(max_{e≠e'} λ_max(H_e⁻¹H_e') − 1). With ``objective="proof"`` the Proposition 3 proof's simplified
-    objective (|L_e' − L_e| replaced by L_e'): ε·max_{e≠e'} λ_max(H_e⁻¹H_e') (ε for one environment).
+    objective (abs(L_e' − L_e) replaced by L_e'): ε·max_{e≠e'} λ_max(H_e⁻¹H_e') (ε for one environment).
 
     Parameters
     ----------
@@ -92,11 +95,12 @@ def consistency_quadratic(hessians, eps, objective="eq2") -> float:
     return eps * max(largest - 1.0, 0.0) if objective == "eq2" else eps * largest
 
 
-def consistency_diagonal(hessian_a, hessian_b, eps, objective="eq2") -> float:
-    """−C^ε for two diagonal quadratic environments (Proposition 3 setting; spec §5.5).
+def consistency_diagonal(hessian_a: ArrayLike, hessian_b: ArrayLike, eps: float, objective: str = "eq2") -> float:
+    """−C^ε for two diagonal quadratic environments (the setting of Proposition 3 of Parascandolo et al. 2021; the
+    closed forms are derived in this project).
 
     With ρ_i = λ^B_i/λ^A_i: −C_proof = ε·max_i max(ρ_i, 1/ρ_i) (the proof's simplified objective) and
-    −C_Eq2 = ε·(max_i max(ρ_i, 1/ρ_i) − 1) (Eq 2, with |L_e' − L_e|).
+    −C_Eq2 = ε·(max_i max(ρ_i, 1/ρ_i) − 1) (Eq 2, with abs(L_e' − L_e)).
 
     Parameters
     ----------
@@ -130,8 +134,9 @@ def consistency_diagonal(hessian_a, hessian_b, eps, objective="eq2") -> float:
     return eps * (worst - 1.0) if objective == "eq2" else eps * worst
 
 
-def amgm_ratio(hessian_a, hessian_b) -> float:
-    """R = det H_{A+B} / det H_{A∧B}: arithmetic over geometric mean of two Hessians (paper §2.2, Prop 3; spec §5.5).
+def amgm_ratio(hessian_a: ArrayLike, hessian_b: ArrayLike) -> float:
+    """R = det H_{A+B} / det H_{A∧B}: arithmetic over geometric mean of two Hessians (Parascandolo et al. 2021, §2.2
+    and Proposition 3).
 
     H_{A+B} = ½(H_A + H_B) and H_{A∧B} = H_A # H_B (Karcher mean), whose determinant is √(det H_A·det H_B). For
     diagonal Hessians R = Π_i ½(λ^A_i + λ^B_i)/√(λ^A_i λ^B_i) >= 1. Computed in log space.
@@ -169,9 +174,9 @@ def amgm_ratio(hessian_a, hessian_b) -> float:
     return float(math.exp(log_ratio))
 
 
-def consistency_lower_bound(hessian_a, hessian_b, eps) -> float:
+def consistency_lower_bound(hessian_a: ArrayLike, hessian_b: ArrayLike, eps: float) -> float:
     """The lower bound C^ε(θ*) >= −4εR² on the consistency of two quadratic environments: Proposition 3 of
-    Parascandolo et al. 2021, corrected (spec §5.5; the paper prints −2εR²).
+    Parascandolo et al. 2021, corrected in this project (the paper prints −2εR²).
 
     Valid for both the Eq 2 score and the proof's simplified objective; sharp (−C_proof/(εR²) → 4 in 1-D as
     λ^B/λ^A → ∞).
@@ -179,7 +184,7 @@ def consistency_lower_bound(hessian_a, hessian_b, eps) -> float:
     Parameters
     ----------
     hessian_a, hessian_b : array_like
-        Positive diagonals (n,) or SPD matrices (n, n), as in :func:`amgm_ratio`.
+        Positive diagonals (n,) or SPD matrices (n, n), as in :func:`dynamics.and_mask.amgm_ratio`.
     eps : float
         ε > 0.
 
@@ -200,8 +205,9 @@ def consistency_lower_bound(hessian_a, hessian_b, eps) -> float:
                                    hint="the Hessians are too unequal or eps too large")
 
 
-def karcher_mean(a, b) -> np.ndarray:
-    """The matrix geometric (Karcher) mean A#B = A^{1/2}(A^{−1/2} B A^{−1/2})^{1/2} A^{1/2} (paper §2.2; spec §3.3).
+def karcher_mean(a: ArrayLike, b: ArrayLike) -> np.ndarray:
+    """The matrix geometric (Karcher) mean A#B = A^{1/2}(A^{−1/2} B A^{−1/2})^{1/2} A^{1/2} (Parascandolo et al.
+    2021, §2.2).
 
     det(A#B) = √(det A det B), A#B ⪯ ½(A + B) and (A#B)A⁻¹(A#B) = B; for commuting (diagonal) matrices it is the
     element-wise √(ab).
@@ -238,9 +244,9 @@ def karcher_mean(a, b) -> np.ndarray:
                                  "a and b are too ill-conditioned for their square roots in float64")
 
 
-def masked_descent_bound(initial_loss, min_loss, learning_rate, n_steps) -> float:
+def masked_descent_bound(initial_loss: float, min_loss: float, learning_rate: float, n_steps: int) -> float:
     """The bound min_{i<k} ‖m_t(θ^i) ⊙ ∇L(θ^i)‖² <= 2(L(θ⁰) − inf L)/(ηk) of AND-masked gradient descent:
-    Proposition 1 of Parascandolo et al. 2021 (paper §2.3; spec §5.1).
+    Proposition 1 of Parascandolo et al. 2021 (§2.3).
 
     Holds for AND-masked gradient descent without rescaling when ∇L is L-Lipschitz and η <= 1/L (the paper states
     it with inf L >= 0: 2L(θ⁰)/(ηk)).

@@ -1,13 +1,14 @@
 """The numba kernels of :mod:`dynamics.and_mask` (every compiled function of the package); the checked Python entry
 points live in the topic modules.
 
-* Exact sign statistics (spec/and_mask.md §5.2-§5.4): log binomial rows and keep probabilities summed in log space,
-  truncated-normal pieces with Mills ratios in log space, the Bin(d−1) closed form of the masked moments, and the
-  Poisson-binomial dynamic programme of heterogeneous environments (:mod:`._statistics`).
-* The two-valley landscape of Fig 1 of Parascandolo et al. 2021 (spec §7): the environments' losses and gradients
-  and gradient descent on it, pooled, on one environment, or AND-masked (:mod:`._landscape`).
-* The Monte Carlo engine (spec §8): sums binned by the sign sum, and the sign EMA of Algorithm 1, over 64 fixed
-  chunks with one xoshiro256++ stream each, serial or parallel with the same numbers (:mod:`._monte_carlo`).
+* Exact sign statistics (Proposition 2 of Parascandolo et al. 2021 and its extensions): log binomial rows and keep
+  probabilities summed in log space, truncated-normal pieces with Mills ratios in log space, the Bin(d−1) closed
+  form of the masked moments, and the Poisson-binomial dynamic programme of heterogeneous environments
+  (``_statistics``).
+* The two-valley landscape of Fig 1 of Parascandolo et al. 2021 (the project's construction): the environments'
+  losses and gradients and gradient descent on it, pooled, on one environment, or AND-masked (``_landscape``).
+* The Monte Carlo engine: sums binned by the sign sum, and the sign EMA of Algorithm 1, over 64 fixed chunks with
+  one xoshiro256++ stream each, serial or parallel with the same numbers (``_monte_carlo``).
 """
 import math
 
@@ -84,7 +85,7 @@ def truncated_normal_pieces(snr):
 
 @nb.njit(cache=True)
 def masked_moments_kernel(d, threshold, snr):
-    """(E[m ḡ], E[m ḡ²]) for σ = 1, s >= 0: the Bin(d−1) closed form and the conditional sum of §5.3."""
+    """(E[m ḡ], E[m ḡ²]) for σ = 1, s >= 0: the Bin(d−1) closed form and the conditional sum."""
     log_p, log_q, m_plus, m_minus, v_plus, v_minus = truncated_normal_pieces(snr)
     p = math.exp(log_p)
     q = math.exp(log_q)
@@ -110,7 +111,7 @@ def masked_moments_kernel(d, threshold, snr):
 
 @nb.njit(cache=True)
 def poisson_binomial_kernel(means, stds, threshold):
-    """Poisson-binomial DP of §5.4 on (W, M1, M2, V); returns (keep probability, E[m ḡ], E[m ḡ²])."""
+    """Poisson-binomial DP on (W, M1, M2, V); returns (keep probability, E[m ḡ], E[m ḡ²])."""
     d = means.size
     W = np.zeros(d + 1)
     M1 = np.zeros(d + 1)

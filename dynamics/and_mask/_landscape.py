@@ -1,18 +1,21 @@
 """Constructed landscapes of the paper: the two-valley landscape of Fig 1 and the 1-D sigmoid patchwork
-(spec/and_mask.md §7, §5.6; paper Fig 1, footnote 6, appendix "Section 2.1").
+(Parascandolo et al. 2021, Fig 1, footnote 6, appendix "Section 2.1").
 
-* The two-valley landscape (Fig 1 of Parascandolo et al. 2021; the paper gives no formula, this is the spec's
-  normative construction): a soft minimum of a shared bowl
+* The two-valley landscape (Fig 1 of Parascandolo et al. 2021; the paper gives no formula, this is the project's
+  construction, see the theory note, docs/theory/and_mask.md): a soft minimum of a shared bowl
   q_c = ‖θ − c‖², c = (−0.5, −0.5), and an environment valley q_A = (θ₁ − 0.8)², q_B = (θ₂ − 0.8)²:
   L_e = q_c q_e/(q_c + q_e), ∇L_e = (q_e/(q_c+q_e))²∇q_c + (q_c/(q_c+q_e))²∇q_e, L = ½(L_A + L_B). The pooled
   loss has exactly two zeros, c (consistent: H_A = H_B = 2I) and s* = (0.8, 0.8) (H_A = diag(2, 0),
   H_B = diag(0, 2): C^ε = −∞).
 * Gradient descent on it (pooled, one environment, or AND-masked with d = 2, τ = 1; the numba kernels are in
-  :mod:`._kernels`), and the basin statistics of the §7 protocol.
+  ``_kernels``), and the basin statistics from a grid of starts.
 * The sigmoid patchwork f_θ(x) = θ₅σ(θ₁x + θ₂) + θ₆σ(θ₃x + θ₄) against the piecewise-linear target, with
   environments A = [0, 0.5) and B = [0.5, 1].
 """
+from typing import Optional
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import (as_finite_array, require_array_in_range, require_choice, require_finite_result,
                                require_in_range, require_integer, require_positive)
@@ -33,9 +36,9 @@ TWO_VALLEY_INCONSISTENT_MINIMUM = np.array([VALLEY, VALLEY])
 TWO_VALLEY_METHODS = ("pooled", "env_a", "env_b", "and_mask")
 
 
-def two_valley_losses(points) -> TwoValleyLosses:
-    """L_A, L_B and the pooled L = ½(L_A + L_B) of the two-valley landscape: the consistent/inconsistent
-    construction of Fig 1 of Parascandolo et al. 2021 (spec §7).
+def two_valley_losses(points: ArrayLike) -> TwoValleyLosses:
+    """L_A, L_B and the pooled L = ½(L_A + L_B) of the two-valley landscape: the project's construction of the
+    consistent and inconsistent minima of Fig 1 of Parascandolo et al. 2021.
 
     Parameters
     ----------
@@ -60,9 +63,9 @@ def two_valley_losses(points) -> TwoValleyLosses:
     return TwoValleyLosses(la, lb, 0.5 * (la + lb))
 
 
-def two_valley_gradients(points) -> np.ndarray:
-    """Per-environment gradients ∇L_A, ∇L_B of the two-valley landscape (Fig 1 of Parascandolo et al. 2021;
-    spec §7).
+def two_valley_gradients(points: ArrayLike) -> np.ndarray:
+    """Per-environment gradients ∇L_A, ∇L_B of the two-valley landscape (the project's construction of Fig 1 of
+    Parascandolo et al. 2021).
 
     Parameters
     ----------
@@ -71,7 +74,7 @@ def two_valley_gradients(points) -> np.ndarray:
     Returns
     -------
     ndarray, shape (2, ..., 2)
-        Row 0 is ∇L_A, row 1 ∇L_B (for one point: the ``grads`` layout of :func:`and_mask`).
+        Row 0 is ∇L_A, row 1 ∇L_B (for one point: the ``grads`` layout of :func:`dynamics.and_mask.and_mask`).
 
     Examples
     --------
@@ -83,9 +86,9 @@ def two_valley_gradients(points) -> np.ndarray:
     return np.stack([terms[:, 2:4].reshape(p.shape), terms[:, 4:6].reshape(p.shape)])
 
 
-def two_valley_descent(starts, method="pooled", learning_rate=0.02, n_steps=30_000,
-                       record_every=None) -> TwoValleyDescent:
-    """Gradient descent on the two-valley landscape from many starts (Fig 1 of Parascandolo et al. 2021; spec §7).
+def two_valley_descent(starts: ArrayLike, method: str = "pooled", learning_rate: float = 0.02, n_steps: int = 30_000,
+                       record_every: Optional[int] = None) -> TwoValleyDescent:
+    """Gradient descent on the two-valley landscape from many starts (Fig 1 of Parascandolo et al. 2021).
 
     Parameters
     ----------
@@ -128,10 +131,10 @@ def two_valley_descent(starts, method="pooled", learning_rate=0.02, n_steps=30_0
     return TwoValleyDescent(final, paths, np.arange(paths.shape[1]) * every)
 
 
-def two_valley_basins(method="pooled", learning_rate=0.02, n_steps=30_000, n_grid=41, tolerance=1e-2,
-                      between_minima=False) -> BasinFractions:
-    """The basin protocol of spec §7 on the two-valley landscape (Fig 1 of Parascandolo et al. 2021): where GD
-    from a grid of starts over [−1.5, 1.5]² ends.
+def two_valley_basins(method: str = "pooled", learning_rate: float = 0.02, n_steps: int = 30_000, n_grid: int = 41,
+                      tolerance: float = 1e-2, between_minima: bool = False) -> BasinFractions:
+    """Basin statistics on the two-valley landscape (Fig 1 of Parascandolo et al. 2021): where GD from a grid of
+    starts over [−1.5, 1.5]² ends.
 
     Parameters
     ----------
@@ -177,8 +180,9 @@ PATCHWORK_THETA_STAR = np.array([100.0, -50.0, 100.0, -75.0, 1.0, 1.0])
 PATCHWORK_THETA_TILDE = np.array([100.0, -50.0, 100.0, -75.0, 1.0, -0.5])
 
 
-def patchwork_target(x) -> np.ndarray:
-    """The target f* of the patchwork example: 0, ramp to 1 on [0.4, 0.5), 1, ramp to 2 on [0.7, 0.8), 2 (spec §5.6).
+def patchwork_target(x: ArrayLike) -> np.ndarray:
+    """The target f* of the patchwork example: 0, ramp to 1 on [0.4, 0.5), 1, ramp to 2 on [0.7, 0.8), 2
+    (Parascandolo et al. 2021, appendix "Section 2.1").
 
     Parameters
     ----------
@@ -199,8 +203,9 @@ def patchwork_target(x) -> np.ndarray:
                                                              10.0 * (x - 0.7) + 1.0], 2.0 + 0.0 * x)
 
 
-def patchwork_model(x, theta) -> np.ndarray:
-    """f_θ(x) = θ₅σ(θ₁x + θ₂) + θ₆σ(θ₃x + θ₄), σ the logistic function (paper appendix, spec §5.6).
+def patchwork_model(x: ArrayLike, theta: ArrayLike) -> np.ndarray:
+    """f_θ(x) = θ₅σ(θ₁x + θ₂) + θ₆σ(θ₃x + θ₄), σ the logistic function (Parascandolo et al. 2021, appendix
+    "Section 2.1").
 
     Parameters
     ----------
@@ -227,8 +232,9 @@ def patchwork_model(x, theta) -> np.ndarray:
     return require_finite_result(value, "patchwork_model", "theta or x is too large for float64")
 
 
-def patchwork_losses(theta, n_points=200_000) -> PatchworkLosses:
-    """Mean squared errors of f_θ on environment A (x in [0, 0.5)) and B (x in [0.5, 1]) (spec §5.6).
+def patchwork_losses(theta: ArrayLike, n_points: int = 200_000) -> PatchworkLosses:
+    """Mean squared errors of f_θ on environment A (x in [0, 0.5)) and B (x in [0.5, 1]) (Parascandolo et al. 2021,
+    appendix "Section 2.1").
 
     Parameters
     ----------

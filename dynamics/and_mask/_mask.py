@@ -1,18 +1,20 @@
-"""The AND-mask itself (spec/and_mask.md §1, §4.1-§4.2; paper §2.3, public code ``get_grads``).
+"""The AND-mask itself (Parascandolo et al. 2021, §2.3; the authors' public code, ``get_grads``).
 
-* τ-form (normative): m_j = 1[|S_j| >= T(d, τ)], S_j = Σ_e sign(g_ej) in integers with sign(0) = 0, and the
-  integer threshold T(d, τ) = ⌈τd − 1e-9⌉, so that exact-fraction edges (d = 25, τ = 0.28) do not flip.
-* t-form (paper): m_j = 1[max(P_j, N_j) >= t]; without exact zeros m_τ = m_t with t = ⌈(d + T)/2⌉.
-* XOR-mask (paper Fig 7, formula [AMBIGUOUS] in the source; the spec's proposal): 1[|S_j| <= ⌊(1−τ)d + 1e-9⌋].
+* τ-form (the one the package implements): m_j = 1[abs(S_j) >= T(d, τ)], S_j = Σ_e sign(g_ej) in integers with
+  sign(0) = 0, and the integer threshold T(d, τ) = ⌈τd − 1e-9⌉, so that exact-fraction edges (d = 25, τ = 0.28) do
+  not flip.
+* t-form (the paper's): m_j = 1[max(P_j, N_j) >= t]; without exact zeros m_τ = m_t with t = ⌈(d + T)/2⌉.
+* XOR-mask (paper Fig 7, which gives no formula; the project's reading): 1[abs(S_j) <= ⌊(1−τ)d + 1e-9⌋].
 * The masked update u = m ⊙ b with b = ḡ (arithmetic mean) or, as in the public code's ``geom_mean``,
-  b = sign(ḡ) ⊙ exp(mean_e log(|g_e| + 1e-10)); with inverse-sparsity rescaling u/(1e-10 + ρ), ρ the kept
+  b = sign(ḡ) ⊙ exp(mean_e log(abs(g_e) + 1e-10)); with inverse-sparsity rescaling u/(1e-10 + ρ), ρ the kept
   fraction of each parameter tensor.
 * AND-masked gradient descent θ ← θ − η·u(θ) (paper §2.3, Proposition 1).
 """
 import math
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import as_finite_array, require_bool, require_finite_result, require_integer, require_positive
 from ._checks import require_agreement_threshold, require_grads, require_groups, require_n_envs
@@ -33,8 +35,9 @@ def integer_threshold(n_envs: int, agreement_threshold: float) -> int:
     return max(0, math.ceil(agreement_threshold * n_envs - THRESHOLD_SLACK))
 
 
-def sign_threshold(n_envs, agreement_threshold) -> int:
-    """The integer threshold T(d, τ) = ⌈τd − 10⁻⁹⌉ on |Σ_e sign(g_e)| (spec §1, §4.1).
+def sign_threshold(n_envs: int, agreement_threshold: float) -> int:
+    """The integer threshold T(d, τ) = ⌈τd − 10⁻⁹⌉ on the sign sum abs(Σ_e sign(g_e)) (see the theory note,
+    docs/theory/and_mask.md, on why the threshold is an integer).
 
     Parameters
     ----------
@@ -46,7 +49,7 @@ def sign_threshold(n_envs, agreement_threshold) -> int:
     Returns
     -------
     int
-        T in {0, ..., d}: a coordinate is kept when |S_j| >= T.
+        T in {0, ..., d}: a coordinate is kept when abs(S_j) >= T.
 
     Examples
     --------
@@ -58,8 +61,8 @@ def sign_threshold(n_envs, agreement_threshold) -> int:
     return integer_threshold(require_n_envs(n_envs), require_agreement_threshold(agreement_threshold))
 
 
-def keep_set(n_envs, agreement_threshold) -> np.ndarray:
-    """The keep set K_τ(d) = {k in 0..d : |2k − d| >= T(d, τ)} of numbers of positive signs (spec §1).
+def keep_set(n_envs: int, agreement_threshold: float) -> np.ndarray:
+    """The keep set K_τ(d) = {k in 0..d : abs(2k − d) >= T(d, τ)} of numbers of positive signs.
 
     Parameters
     ----------
@@ -83,11 +86,12 @@ def keep_set(n_envs, agreement_threshold) -> np.ndarray:
     return k[np.abs(2 * k - d) >= integer_threshold(d, require_agreement_threshold(agreement_threshold))]
 
 
-def effective_agreement(n_envs, agreement_threshold) -> int:
-    """The t-form threshold t_eff = ⌈(d + T(d, τ))/2⌉ equivalent to the τ-form without exact zeros (spec §4.1).
+def effective_agreement(n_envs: int, agreement_threshold: float) -> int:
+    """The t-form threshold t_eff = ⌈(d + T(d, τ))/2⌉ equivalent to the τ-form without exact zeros (derived in this
+    project; see the theory note, docs/theory/and_mask.md).
 
     Computed from the integer T, never as ⌈d(1 + τ)/2⌉ in floating point (which is off by one at edges such as
-    d = 9, τ = |2·3/9 − 1|).
+    d = 9, τ = abs(2·3/9 − 1)).
 
     Parameters
     ----------
@@ -115,8 +119,8 @@ def _sign_sums(g: np.ndarray) -> np.ndarray:
     return (g > 0).sum(axis=0, dtype=np.int64) - (g < 0).sum(axis=0, dtype=np.int64)
 
 
-def and_mask(grads, agreement_threshold) -> np.ndarray:
-    """The AND-mask m_τ: keep j iff |Σ_e sign(g_ej)| >= ⌈τd − 1e-9⌉ (spec §1, §4.1; paper §2.3).
+def and_mask(grads: ArrayLike, agreement_threshold: float) -> np.ndarray:
+    """The AND-mask m_τ: keep j iff abs(Σ_e sign(g_ej)) >= ⌈τd − 1e-9⌉ (Parascandolo et al. 2021, §2.3).
 
     Parameters
     ----------
@@ -129,7 +133,7 @@ def and_mask(grads, agreement_threshold) -> np.ndarray:
     Returns
     -------
     ndarray of bool, shape (n_params,)
-        The mask. A zero entry counts for neither sign (sign(0) = 0), so it lowers |S_j|.
+        The mask. A zero entry counts for neither sign (sign(0) = 0), so it lowers abs(S_j).
 
     Examples
     --------
@@ -143,8 +147,8 @@ def and_mask(grads, agreement_threshold) -> np.ndarray:
     return np.abs(_sign_sums(g)) >= integer_threshold(g.shape[0], require_agreement_threshold(agreement_threshold))
 
 
-def and_mask_t(grads, n_agree) -> np.ndarray:
-    """The paper's t-form AND-mask: keep j iff max(P_j, N_j) >= t agreeing signs (paper §2.3, spec §4.1).
+def and_mask_t(grads: ArrayLike, n_agree: int) -> np.ndarray:
+    """The paper's t-form AND-mask: keep j iff max(P_j, N_j) >= t agreeing signs (Parascandolo et al. 2021, §2.3).
 
     Parameters
     ----------
@@ -170,11 +174,12 @@ def and_mask_t(grads, n_agree) -> np.ndarray:
     return np.maximum(positive, negative) >= t
 
 
-def xor_mask(grads, agreement_threshold) -> np.ndarray:
-    """The XOR-mask of paper Fig 7: keep j iff |S_j| <= ⌊(1 − τ)d + 1e-9⌋ (spec §4.2, the [AMBIGUOUS] proposal).
+def xor_mask(grads: ArrayLike, agreement_threshold: float) -> np.ndarray:
+    """The XOR-mask of Parascandolo et al. 2021, Fig 7: keep j iff abs(S_j) <= ⌊(1 − τ)d + 1e-9⌋.
 
     It keeps the components on which the environments disagree; τ = 0 keeps everything and τ = 1 only the
-    perfectly split ones (S_j = 0).
+    perfectly split ones (S_j = 0). The paper describes the XOR-mask in words only ("masks out consistent
+    gradients, preserves those with different signs"); this formula is the project's reading of it.
 
     Parameters
     ----------
@@ -198,11 +203,13 @@ def xor_mask(grads, agreement_threshold) -> np.ndarray:
     return np.abs(_sign_sums(g)) <= limit
 
 
-def masked_gradient(grads, agreement_threshold, rescale=False, geom_mean=False, groups=None) -> np.ndarray:
-    """The AND-masked update u = m_τ ⊙ b, optionally rescaled by the inverse kept fraction (spec §1, §4.2).
+def masked_gradient(grads: ArrayLike, agreement_threshold: float, rescale: bool = False, geom_mean: bool = False,
+                    groups: Optional[Union[ArrayLike, Sequence[ArrayLike]]] = None) -> np.ndarray:
+    """The AND-masked update u = m_τ ⊙ b, optionally rescaled by the inverse kept fraction (Parascandolo et al. 2021,
+    §2.3; the rescaling and the geometric mean come from the authors' public code).
 
     b = ḡ = (1/d) Σ_e g_e, or with ``geom_mean`` the public code's signed geometric mean
-    b = sign(ḡ) ⊙ exp((1/d) Σ_e log(|g_e| + 1e-10)). With ``rescale`` (the public code's
+    b = sign(ḡ) ⊙ exp((1/d) Σ_e log(abs(g_e) + 1e-10)). With ``rescale`` (the public code's
     ``scale_grad_inverse_sparsity``), u ← u/(1e-10 + ρ) with ρ the kept fraction of each group (the whole vector
     by default); a group with nothing kept gets exactly 0.
 
@@ -255,9 +262,11 @@ def masked_gradient(grads, agreement_threshold, rescale=False, geom_mean=False, 
     return update
 
 
-def and_masked_gd(env_gradients: Callable, theta0, agreement_threshold, learning_rate, n_steps, rescale=False, geom_mean=False,
-                  loss: Optional[Callable] = None) -> MaskedDescent:
-    """AND-masked gradient descent θ ← θ − η·u(θ), u = :func:`masked_gradient` (paper §2.3, Proposition 1).
+def and_masked_gd(env_gradients: Callable[[np.ndarray], ArrayLike], theta0: ArrayLike, agreement_threshold: float,
+                  learning_rate: float, n_steps: int, rescale: bool = False, geom_mean: bool = False,
+                  loss: Optional[Callable[[np.ndarray], float]] = None) -> MaskedDescent:
+    """AND-masked gradient descent θ ← θ − η·u(θ), u = :func:`dynamics.and_mask.masked_gradient`
+    (Parascandolo et al. 2021, §2.3 and Proposition 1).
 
     Parameters
     ----------
@@ -272,7 +281,7 @@ def and_masked_gd(env_gradients: Callable, theta0, agreement_threshold, learning
     n_steps : int
         Number of steps k >= 0.
     rescale, geom_mean : bool
-        As in :func:`masked_gradient`.
+        As in :func:`dynamics.and_mask.masked_gradient`.
     loss : callable, optional
         ``loss(theta) -> float``, the pooled loss; recorded at every iterate when given.
 

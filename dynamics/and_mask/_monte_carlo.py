@@ -1,19 +1,22 @@
-"""Monte Carlo engine for the statistics of the AND-mask (spec/and_mask.md §5.2-§5.4, §4.3, §8).
+"""Monte Carlo engine for the statistics of the AND-mask (the independent reference for the exact sign statistics
+of Proposition 2 of Parascandolo et al. 2021 and their extensions, and for the sign EMA of its Algorithm 1).
 
-* :func:`simulate_mask`, :func:`simulate_mask_hetero`: N independent coordinates, each a column of d Gaussian
+* ``simulate_mask``, ``simulate_mask_hetero``: N independent coordinates, each a column of d Gaussian
   gradients N(μ_e, σ_e²); per coordinate the integer sign sum S = #positive − #negative (sign(0) = 0) and the mean
   ḡ. The kernel bins Σ1, Σḡ, Σḡ², Σḡ⁴ by S, which are sufficient for the τ-form mask at every τ (keep iff
-  |S| >= T(d, τ)): :func:`estimate_from_simulation` returns the keep probability and E[m ḡ], E[m ḡ²] with standard
-  errors, and :meth:`MaskSimulation.conditional_second_moment` E[ḡ² | S].
-* :func:`simulate_temporal_mask`: the sign EMA a_k = β a_{k−1} + (1 − β) sign(g_k) of Algorithm 1 over independent
-  chains; mean, variance and keep frequency 1[|a_k| >= τ] per step, with standard errors.
+  abs(S) >= T(d, τ)): ``estimate_from_simulation`` returns the keep probability and E[m ḡ], E[m ḡ²] with standard
+  errors, and ``MaskSimulation.conditional_second_moment`` E[ḡ² | S].
+* ``simulate_temporal_mask``: the sign EMA a_k = β a_{k−1} + (1 − β) sign(g_k) of Algorithm 1 over independent
+  chains; mean, variance and keep frequency 1[abs(a_k) >= τ] per step, with standard errors.
 
-The numba kernels (in :mod:`._kernels`) run over 64 fixed chunks (one xoshiro256++ stream each, see
-:mod:`dynamics.numerics.random`): a seed gives the same numbers with any number of threads.
+The numba kernels (in ``_kernels``) run over 64 fixed chunks (one xoshiro256++ stream each, see
+``dynamics.numerics.random``): a seed gives the same numbers with any number of threads.
 """
 import math
+from typing import Optional, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import require_array_in_range, require_in_range, require_integer, require_same_length
 from dynamics.numerics.random import ZIGGURAT, seed_states
@@ -26,7 +29,7 @@ __all__ = ["estimate_from_simulation", "simulate_mask", "simulate_mask_hetero", 
 
 #: At most this many simulated gradient entries per call (about a minute of one core).
 MAX_ENTRIES = 10**11
-#: Largest |μ| and σ of the simulated gradients: the sums of ḡ⁴ must stay finite.
+#: Largest abs(μ) and σ of the simulated gradients: the sums of ḡ⁴ must stay finite.
 MAX_SCALE = 1e50
 
 
@@ -45,11 +48,13 @@ def _run_mask(means, stds, n_samples, seed):
     return MaskSimulation(int(means.size), n, bins[0].astype(np.int64), bins[1], bins[2], bins[3])
 
 
-def simulate_mask(n_envs, n_samples, snr=0.0, gradient_std=1.0, *, seed=None) -> MaskSimulation:
+def simulate_mask(n_envs: int, n_samples: int, snr: float = 0.0, gradient_std: float = 1.0, *,
+                  seed: Optional[Union[int, np.random.Generator]] = None) -> MaskSimulation:
     """Monte Carlo of the AND-mask on n_samples coordinates with i.i.d. N(μ, σ²) gradients in d environments.
 
-    The reference for :func:`keep_probability` and :func:`masked_update_moments` (spec §8 tests 3, 5-7, 11-12):
-    one run answers every τ through :func:`estimate_from_simulation`.
+    The reference for :func:`dynamics.and_mask.keep_probability` and
+    :func:`dynamics.and_mask.masked_update_moments` in the package's claims: one run answers every τ through
+    :func:`dynamics.and_mask.estimate_from_simulation`.
 
     Parameters
     ----------
@@ -68,7 +73,7 @@ def simulate_mask(n_envs, n_samples, snr=0.0, gradient_std=1.0, *, seed=None) ->
     -------
     MaskSimulation
         Sums binned by the sign sum S; ``estimate_from_simulation(simulation, agreement_threshold)`` gives a
-        :class:`MaskEstimate` with standard errors.
+        :class:`dynamics.and_mask.MaskEstimate` with standard errors.
 
     Examples
     --------
@@ -84,8 +89,10 @@ def simulate_mask(n_envs, n_samples, snr=0.0, gradient_std=1.0, *, seed=None) ->
     return _run_mask(np.full(d, s * sigma), np.full(d, sigma), n_samples, seed)
 
 
-def simulate_mask_hetero(gradient_means, gradient_stds, n_samples, *, seed=None) -> MaskSimulation:
-    """Monte Carlo of the AND-mask with environment-dependent N(μ_e, σ_e²) gradients (spec §5.4, §8 test 23).
+def simulate_mask_hetero(gradient_means: ArrayLike, gradient_stds: ArrayLike, n_samples: int, *,
+                         seed: Optional[Union[int, np.random.Generator]] = None) -> MaskSimulation:
+    """Monte Carlo of the AND-mask with environment-dependent N(μ_e, σ_e²) gradients (the reference for
+    :func:`dynamics.and_mask.keep_probability_hetero` and :func:`dynamics.and_mask.masked_update_moments_hetero`).
 
     Parameters
     ----------
@@ -115,17 +122,18 @@ def simulate_mask_hetero(gradient_means, gradient_stds, n_samples, *, seed=None)
     return _run_mask(means, stds, n_samples, seed)
 
 
-def estimate_from_simulation(simulation, agreement_threshold) -> MaskEstimate:
-    """The statistics of the τ-form mask (keep |S| >= ⌈τd − 1e-9⌉) from one Monte Carlo run, with standard errors
-    (spec §8): the keep probability, E[m ḡ] and E[m ḡ²] per coordinate.
+def estimate_from_simulation(simulation: MaskSimulation, agreement_threshold: float) -> MaskEstimate:
+    """The statistics of the τ-form mask (keep abs(S) >= ⌈τd − 1e-9⌉) from one Monte Carlo run, with standard
+    errors: the keep probability, E[m ḡ] and E[m ḡ²] per coordinate.
 
-    Every τ-form statistic depends on τ only through the keep set {|S| >= T(d, τ)}, so one run of
-    :func:`simulate_mask` or :func:`simulate_mask_hetero` answers every threshold.
+    Every τ-form statistic depends on τ only through the keep set {k : abs(2k − d) >= T(d, τ)}, so one run of
+    :func:`dynamics.and_mask.simulate_mask` or :func:`dynamics.and_mask.simulate_mask_hetero` answers every
+    threshold.
 
     Parameters
     ----------
     simulation : MaskSimulation
-        From :func:`simulate_mask` or :func:`simulate_mask_hetero`.
+        From :func:`dynamics.and_mask.simulate_mask` or :func:`dynamics.and_mask.simulate_mask_hetero`.
     agreement_threshold : float
         Agreement threshold τ in [0, 1].
 
@@ -155,11 +163,12 @@ def estimate_from_simulation(simulation, agreement_threshold) -> MaskEstimate:
                         math.sqrt(max(fourth - second * second, 0.0) / n), int(simulation.n_samples))
 
 
-def simulate_temporal_mask(snr, sign_decay, agreement_threshold, n_steps, n_chains, *, seed=None) -> TemporalMaskSimulation:
-    """Monte Carlo of the temporal AND-mask's sign EMA (Algorithm 1 of the paper, CoinRun; spec §4.3, §8 test 21).
+def simulate_temporal_mask(snr: float, sign_decay: float, agreement_threshold: float, n_steps: int, n_chains: int, *,
+                           seed: Optional[Union[int, np.random.Generator]] = None) -> TemporalMaskSimulation:
+    """Monte Carlo of the temporal AND-mask's sign EMA (Parascandolo et al. 2021, Algorithm 1, CoinRun).
 
     Each chain is one parameter coordinate receiving i.i.d. gradients g_k ~ N(μ, σ²), s = μ/σ; a_0 = 0,
-    a_k = β a_{k−1} + (1 − β) sign(g_k), and the coordinate is updated at step k iff |a_k| >= τ.
+    a_k = β a_{k−1} + (1 − β) sign(g_k), and the coordinate is updated at step k iff abs(a_k) >= τ.
 
     Parameters
     ----------
@@ -168,7 +177,7 @@ def simulate_temporal_mask(snr, sign_decay, agreement_threshold, n_steps, n_chai
     sign_decay : float
         β (β3 of Algorithm 1) in [0, 1).
     agreement_threshold : float
-        Threshold τ in [0, 1] on |a_k|.
+        Threshold τ in [0, 1] on abs(a_k).
     n_steps : int
         Number of steps k >= 1 per chain.
     n_chains : int

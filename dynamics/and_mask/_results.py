@@ -1,4 +1,4 @@
-"""The named results of :mod:`dynamics.and_mask` (spec/and_mask.md §1), the torch layer's included.
+"""The named results of :mod:`dynamics.and_mask`, the torch layer's included.
 
 Every public function that returns more than one value returns one of these ``typing.NamedTuple`` s: readable by
 attribute, and still unpackable (``first, second = masked_update_moments(4, 0.5, 1.0)``). This module imports no
@@ -18,7 +18,8 @@ __all__ = ["AndMaskStep", "BasinFractions", "ConditionalEstimate", "ConditionalM
 
 
 class MaskedMoments(NamedTuple):
-    """Exact moments of one masked coordinate (spec §5.3, §5.4).
+    """Exact moments of one masked coordinate (derived in this project; see the theory note,
+    docs/theory/and_mask.md).
 
     Attributes
     ----------
@@ -33,7 +34,7 @@ class MaskedMoments(NamedTuple):
 
 
 class ConditionalMoments(NamedTuple):
-    """Moments of the mean gradient ḡ given the number k of positive signs (spec §5.2(c), §5.3).
+    """Moments of the mean gradient ḡ given the number k of positive signs (derived in this project).
 
     Attributes
     ----------
@@ -75,7 +76,8 @@ class ProbabilityBounds(NamedTuple):
 
 
 class NoiseNormBounds(NamedTuple):
-    """Upper bounds on E‖m_t ⊙ ḡ‖² for pure-noise gradients: the corrected Proposition 2 (spec §5.2(d)).
+    """Upper bounds on E‖m_t ⊙ ḡ‖² for pure-noise gradients: Proposition 2 of Parascandolo et al. 2021, as
+    corrected in this project.
 
     Attributes
     ----------
@@ -96,7 +98,7 @@ class NoiseNormBounds(NamedTuple):
 
 
 class EmaMoments(NamedTuple):
-    """Mean and variance of the sign EMA of the temporal AND-mask (spec §4.3).
+    """Mean and variance of the sign EMA of the temporal AND-mask (Parascandolo et al. 2021, Algorithm 1).
 
     Attributes
     ----------
@@ -109,7 +111,7 @@ class EmaMoments(NamedTuple):
 
 
 class MaskedDescent(NamedTuple):
-    """A run of AND-masked gradient descent (paper §2.3, Proposition 1).
+    """A run of AND-masked gradient descent (Parascandolo et al. 2021, §2.3 and Proposition 1).
 
     Attributes
     ----------
@@ -168,7 +170,7 @@ class ConditionalEstimate(NamedTuple):
 class MaskSimulation(NamedTuple):
     """Sufficient statistics of a Monte Carlo run of the mask: sums binned by the sign sum S = P − N.
 
-    Every τ-form statistic depends on τ only through the keep set {|S| >= T(d, τ)}, so one run answers every
+    Every τ-form statistic depends on τ only through the keep set {abs(S) >= T(d, τ)}, so one run answers every
     threshold (:func:`~dynamics.and_mask.estimate_from_simulation`).
 
     Attributes
@@ -220,7 +222,7 @@ class MaskSimulation(NamedTuple):
 
 
 class TemporalMaskSimulation(NamedTuple):
-    """Monte Carlo of the temporal AND-mask's sign EMA (Algorithm 1; spec §4.3), per step.
+    """Monte Carlo of the temporal AND-mask's sign EMA (Parascandolo et al. 2021, Algorithm 1), per step.
 
     Attributes
     ----------
@@ -233,7 +235,7 @@ class TemporalMaskSimulation(NamedTuple):
     ema_variance_se : ndarray, shape (n_steps,)
         Standard error of the sample variance, from the sample fourth central moment.
     keep_probability, keep_probability_se : ndarray, shape (n_steps,)
-        Fraction of chains with |a_k| >= τ and its standard error.
+        Fraction of chains with abs(a_k) >= τ and its standard error.
     n_chains : int
         Number of independent coordinates simulated.
     """
@@ -249,8 +251,8 @@ class TemporalMaskSimulation(NamedTuple):
 
 
 class TwoValleyLosses(NamedTuple):
-    """The two-valley landscape at some points: the consistent/inconsistent construction of Fig 1 of Parascandolo
-    et al. 2021 (spec §7).
+    """The two-valley landscape at some points: the project's construction of the consistent and inconsistent
+    minima of Fig 1 of Parascandolo et al. 2021.
 
     Attributes
     ----------
@@ -266,7 +268,7 @@ class TwoValleyLosses(NamedTuple):
 
 
 class TwoValleyDescent(NamedTuple):
-    """Gradient descent runs on the two-valley landscape of Fig 1 of Parascandolo et al. 2021 (spec §7).
+    """Gradient descent runs on the two-valley landscape of Fig 1 of Parascandolo et al. 2021.
 
     Attributes
     ----------
@@ -284,8 +286,8 @@ class TwoValleyDescent(NamedTuple):
 
 
 class BasinFractions(NamedTuple):
-    """Where the runs of the basin protocol on the two-valley landscape (Fig 1 of Parascandolo et al. 2021) end
-    (spec §7).
+    """Where gradient descent from a grid of starts on the two-valley landscape (Fig 1 of Parascandolo et al. 2021)
+    ends.
 
     Attributes
     ----------
@@ -305,7 +307,8 @@ class BasinFractions(NamedTuple):
 
 
 class PatchworkLosses(NamedTuple):
-    """Losses of the 1-D sigmoid patchwork example on its two environments (spec §5.6).
+    """Losses of the 1-D sigmoid patchwork example on its two environments (Parascandolo et al. 2021, appendix
+    "Section 2.1").
 
     Attributes
     ----------
@@ -320,7 +323,8 @@ class PatchworkLosses(NamedTuple):
 
 
 class LinearPatchwork(NamedTuple):
-    """The authors' linear-regression patchwork data (spec §9.2): one example per environment.
+    """The authors' linear-regression patchwork data (their notebook ``linear_regression_ilc``): one example per
+    environment.
 
     Attributes
     ----------
@@ -335,7 +339,8 @@ class LinearPatchwork(NamedTuple):
 
 
 class SpiralDataset(NamedTuple):
-    """The synthetic memorisation data set (spec §6.1): spirals (mechanism) and per-environment shortcuts.
+    """The synthetic memorisation data set (Parascandolo et al. 2021, §3.1): spirals (mechanism) and
+    per-environment shortcuts.
 
     Attributes
     ----------
@@ -355,7 +360,8 @@ class SpiralDataset(NamedTuple):
 
 
 class ShortcutDataset(NamedTuple):
-    """The linearised shortcut task (spec §9.3): one invariant feature and per-environment shortcut features.
+    """The linearised shortcut task (the project's logistic-regression version of the memorisation task of
+    Parascandolo et al. 2021, §3.1): one invariant feature and per-environment shortcut features.
 
     Attributes
     ----------
@@ -382,7 +388,7 @@ class ShortcutDataset(NamedTuple):
 
 
 class ShortcutRun(NamedTuple):
-    """Full-batch (masked) gradient descent on the logistic shortcut task (spec §9.3).
+    """Full-batch (masked) gradient descent on the logistic shortcut task.
 
     Attributes
     ----------
@@ -405,7 +411,7 @@ class ShortcutRun(NamedTuple):
 
 
 class ShortcutSweep(NamedTuple):
-    """Accuracies of the logistic shortcut task (spec §9.3) over agreement thresholds and data sets.
+    """Accuracies of the logistic shortcut task over agreement thresholds and data sets.
 
     Attributes
     ----------
@@ -426,7 +432,8 @@ class ShortcutSweep(NamedTuple):
 
 class MaskedNormCurves(NamedTuple):
     """Expected squared norms of the masked and plain mean gradient for pure noise against the number of
-    environments, with t = ⌈ρd⌉ agreeing signs, and the corrected Proposition 2 bounds (paper Fig 4; spec §5.2).
+    environments, with t = ⌈ρd⌉ agreeing signs, and the corrected Proposition 2 bounds (Parascandolo et al. 2021,
+    Fig 4).
 
     Attributes
     ----------
@@ -439,7 +446,8 @@ class MaskedNormCurves(NamedTuple):
     masked, unmasked : ndarray, shape (m,)
         E‖m_t ⊙ ḡ‖² and E‖ḡ‖² = nσ²/d.
     paper_chain, exponential : ndarray, shape (m,)
-        The bounds nσ²(d − t + 1)C(d, t)2^{1−d} and 2nσ²e^{−d·KL(t/d‖½)} of :class:`NoiseNormBounds`.
+        The bounds nσ²(d − t + 1)C(d, t)2^{1−d} and 2nσ²e^{−d·KL(t/d‖½)} of
+        :class:`dynamics.and_mask.NoiseNormBounds`.
     """
 
     n_envs: np.ndarray
@@ -472,7 +480,7 @@ class MaskedNormSamples(NamedTuple):
 
 class MaskedUpdateCurves(NamedTuple):
     """Exact statistics of one masked coordinate with i.i.d. N(μ, σ²) gradients against the SNR s = μ/σ
-    (spec §5.3), in units of σ.
+    (derived in this project), in units of σ.
 
     Attributes
     ----------
@@ -492,7 +500,8 @@ class MaskedUpdateCurves(NamedTuple):
 
 
 class MaskedUpdateSamples(NamedTuple):
-    """Monte Carlo estimates of the statistics of :class:`MaskedUpdateCurves` (σ = 1), one run per SNR.
+    """Monte Carlo estimates of the statistics of :class:`dynamics.and_mask.MaskedUpdateCurves` (σ = 1), one run
+    per SNR.
 
     Attributes
     ----------
@@ -517,7 +526,8 @@ class MaskedUpdateSamples(NamedTuple):
 
 class ThresholdSweep(NamedTuple):
     """A signal coordinate (SNR s) and a pure-noise coordinate against the agreement threshold τ = k/d, exactly
-    (spec §5.2-§5.3): the mask only changes just after each k/d.
+    (Proposition 2 of Parascandolo et al. 2021 and its extension to signal): the mask only changes just after
+    each k/d.
 
     Attributes
     ----------
@@ -541,8 +551,8 @@ class ThresholdSweep(NamedTuple):
 
 
 class ThresholdSweepSamples(NamedTuple):
-    """Monte Carlo estimates of the statistics of :class:`ThresholdSweep` (σ = 1), one signal run and one
-    pure-noise run answering every threshold.
+    """Monte Carlo estimates of the statistics of :class:`dynamics.and_mask.ThresholdSweep` (σ = 1), one signal run
+    and one pure-noise run answering every threshold.
 
     Attributes
     ----------
@@ -590,7 +600,8 @@ class AndMaskStep(NamedTuple):
 
 
 class LinearPatchworkRun(NamedTuple):
-    """Runs of the notebook's linear patchwork (spec §9.2), one row per initial point.
+    """Runs of the authors' linear patchwork (their notebook ``linear_regression_ilc``), one row per initial
+    point.
 
     Attributes
     ----------

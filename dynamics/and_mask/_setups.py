@@ -1,15 +1,16 @@
-"""The reusable set-ups of the AND-mask experiments (spec/and_mask.md §5.2-§5.3, §6.1, §9.2, §9.3): data
-generators, the sources' named configurations and the experiment drivers that figures, claims, notebooks and
-cross-checks share.
+"""The reusable set-ups of the AND-mask experiments (Parascandolo et al. 2021, §3.1 and Fig 4; the authors' public
+code and notebook): data generators, the sources' named configurations and the experiment drivers that figures,
+claims, notebooks and cross-checks share.
 
 * The synthetic memorisation data of paper §3.1: two interleaved spirals (the mechanism, the same in every
   environment) and a per-environment shortcut ±x_s (public code ``get_spirals_dataset``: n_revolutions = 3, radii
   U(0.08, 1) with U[−0.02, 0.02] noise, mechanism standardised, signature entries N(0, 1) by default); the o.o.d.
   test set draws the shortcut i.i.d. per example.
 * The authors' linear-regression patchwork (notebook ``linear_regression_ilc``): x_e = 3·[e_e | 0.1], y_e = 1.
-  Its named methods (:data:`PATCHWORK_METHODS`) and the shared weight at the masked fixed point.
-* The linearised shortcut task of spec §9.3 (logistic regression): x_M = a·y + N(0, 1), x_S = y·s_e, and
-  full-batch (AND-masked) gradient descent on it in numpy (:func:`and_masked_gd`), the reference the torch
+  Its named methods (``PATCHWORK_METHODS``) and the shared weight at the masked fixed point.
+* The linearised shortcut task (the project's logistic-regression version of the memorisation task):
+  x_M = a·y + N(0, 1), x_S = y·s_e, and full-batch (AND-masked) gradient descent on it in numpy
+  (``and_masked_gd``), the reference the torch
   cross-check reproduces; the sweep over thresholds and data sets of the shortcut figure, and the Bayes accuracy
   Φ(a) of the invariant feature.
 * The experiments of paper Fig 4 (masked against plain squared norms for pure noise, t = ⌈ρd⌉ agreeing signs,
@@ -18,8 +19,10 @@ cross-checks share.
 """
 import math
 import numbers
+from typing import Optional, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import (as_finite_array, require_bool, require_in_range, require_integer, require_positive,
                                rng_from)
@@ -67,13 +70,16 @@ def _spirals(rng, n, n_revolutions):
     return points / spread, 2.0 * labels - 1.0
 
 
-def make_spiral_dataset(n_envs=16, n_samples_per_env=1024, dim_shortcut=8, n_revolutions=3, shortcut_std=1.0,
-                        n_test=2000, *, seed=None) -> SpiralDataset:
-    """The synthetic memorisation data set: spirals mechanism + per-environment shortcut (paper §3.1; spec §6.1).
+def make_spiral_dataset(n_envs: int = 16, n_samples_per_env: int = 1024, dim_shortcut: int = 8,
+                        n_revolutions: float = 3, shortcut_std: float = 1.0, n_test: int = 2000, *,
+                        seed: Optional[Union[int, np.random.Generator]] = None) -> SpiralDataset:
+    """The synthetic memorisation data set: spirals mechanism + per-environment shortcut (Parascandolo et al. 2021,
+    §3.1 and its appendix; the authors' public code).
 
     Defaults follow the public code (16 environments × 1024 examples, 8 shortcut dimensions, 3 revolutions,
     signature entries with standard deviation 1, 2000 test examples); the paper uses 32 shortcut dimensions,
-    1280 examples per environment and entries "N(0, 0.1)" (variance or standard deviation: [AMBIGUOUS]).
+    1280 examples per environment and entries "N(0, 0.1)" (it does not say whether 0.1 is a variance or a standard
+    deviation).
 
     Parameters
     ----------
@@ -128,7 +134,8 @@ def make_spiral_dataset(n_envs=16, n_samples_per_env=1024, dim_shortcut=8, n_rev
 
 
 def make_notebook_patchwork() -> LinearPatchwork:
-    """The authors' linear-regression patchwork: x_e = 3·[e_e | 0.1], y_e = 1, four environments (spec §9.2).
+    """The authors' linear-regression patchwork (their notebook ``linear_regression_ilc``): x_e = 3·[e_e, 0.1],
+    y_e = 1, four environments.
 
     Environment e has a strong private feature e (3.0) and a weak shared feature 5 (0.3); the loss of environment
     e is ½(x_e·θ − 1)².
@@ -147,10 +154,10 @@ def make_notebook_patchwork() -> LinearPatchwork:
     return LinearPatchwork(inputs, np.ones(4))
 
 
-def patchwork_masked_shared_weight(private_weights, weight_decay=0.01) -> np.ndarray:
+def patchwork_masked_shared_weight(private_weights: ArrayLike, weight_decay: float = 0.01) -> np.ndarray:
     """The shared weight θ₅ at the fixed point of AND-masked GD with decoupled weight decay on the authors' linear
-    patchwork (spec §9.2): θ₅ = a(1 − b·m̄)/(a² + wd), a = 0.3, b = 3, m̄ the mean private weight of the trained
-    environments.
+    patchwork (derived in this project): θ₅ = a(1 − b·m̄)/(a² + wd), a = 0.3, b = 3, m̄ the mean private weight of
+    the trained environments.
 
     At τ = 1 every private weight θ_e is masked (only environment e moves it), while the shared coordinate is kept
     where the environments' gradients a(b·θ_e + a·θ₅ − 1) agree in sign; its update a(b·m̄ + a·θ₅ − 1) + wd·θ₅
@@ -187,9 +194,11 @@ def patchwork_masked_shared_weight(private_weights, weight_decay=0.01) -> np.nda
     return value
 
 
-def make_logistic_shortcut(n_envs=16, n_samples_per_env=256, dim_shortcut=32, signal=1.0, shortcut_std=1.0,
-                           n_test=4000, *, seed=None) -> ShortcutDataset:
-    """The linearised memorisation task of spec §9.3: an invariant feature and per-environment shortcuts.
+def make_logistic_shortcut(n_envs: int = 16, n_samples_per_env: int = 256, dim_shortcut: int = 32,
+                           signal: float = 1.0, shortcut_std: float = 1.0, n_test: int = 4000, *,
+                           seed: Optional[Union[int, np.random.Generator]] = None) -> ShortcutDataset:
+    """The linearised memorisation task: an invariant feature and per-environment shortcuts (the project's
+    logistic-regression version of the memorisation task of Parascandolo et al. 2021, §3.1).
 
     y = ±1 equiprobable; x_M = a·y + N(0, 1) (invariant, Bayes accuracy Φ(a)); x_S = y·s_e with s_e ~ N(0, σ_S²I)
     drawn once per environment (separates each environment perfectly). The o.o.d. test set has the same x_M law and
@@ -199,14 +208,19 @@ def make_logistic_shortcut(n_envs=16, n_samples_per_env=256, dim_shortcut=32, si
     Parameters
     ----------
     n_envs : int, default 16
+        Number of training environments >= 1.
     n_samples_per_env : int, default 256
+        Examples per environment >= 1.
     dim_shortcut : int, default 32
+        Number of shortcut features >= 1.
     signal : float, default 1
         a >= 0.
     shortcut_std : float, default 1
         σ_S > 0.
     n_test : int, default 4000
+        Size of the o.o.d. test set (and of the shortcut probe) >= 1.
     seed : None, int or numpy.random.Generator
+        Source of randomness.
 
     Returns
     -------
@@ -244,8 +258,8 @@ def _accuracy(weights, inputs, labels):
     return float(np.mean((inputs @ weights > 0.0) == (labels > 0.0)))
 
 
-def logistic_env_gradients(weights, inputs, labels) -> np.ndarray:
-    """Per-environment gradients of the mean logistic loss log(1 + e^{−y w·x}) (spec §9.3).
+def logistic_env_gradients(weights: ArrayLike, inputs: ArrayLike, labels: ArrayLike) -> np.ndarray:
+    """Per-environment gradients of the mean logistic loss log(1 + e^{−y w·x}) of the logistic shortcut task.
 
     g_e = −(1/n_e) Σ_i σ(−y_i w·x_i) y_i x_i; at w = 0 the shortcut block of g_e is −s_e/2.
 
@@ -276,21 +290,25 @@ def logistic_env_gradients(weights, inputs, labels) -> np.ndarray:
     return -np.einsum("en,en,enf->ef", sigmoid, labels, inputs) / inputs.shape[1]
 
 
-def train_logistic_shortcut(dataset, agreement_threshold, learning_rate=0.5, n_steps=500, rescale=False) -> ShortcutRun:
-    """Full-batch AND-masked gradient descent on the logistic shortcut task, w₀ = 0 (spec §9.3).
+def train_logistic_shortcut(dataset: ShortcutDataset, agreement_threshold: float, learning_rate: float = 0.5,
+                            n_steps: int = 500, rescale: bool = False) -> ShortcutRun:
+    """Full-batch AND-masked gradient descent on the logistic shortcut task, w₀ = 0.
 
-    :func:`and_masked_gd` on the per-environment gradients of :func:`logistic_env_gradients` (means over each
-    environment's examples): w ← w − η·u with u = :func:`masked_gradient` (τ = 0 is plain averaging, i.e. GD on the
-    pooled loss). No weight decay. A run that leaves float64 raises the ValueError of :func:`and_masked_gd`.
+    :func:`dynamics.and_mask.and_masked_gd` on the per-environment gradients of
+    :func:`dynamics.and_mask.logistic_env_gradients` (means over each environment's examples): w ← w − η·u with
+    u = :func:`dynamics.and_mask.masked_gradient` (τ = 0 is plain averaging, i.e. GD on the pooled loss). No weight
+    decay. A run that leaves float64 raises the ValueError of :func:`dynamics.and_mask.and_masked_gd`.
 
     Parameters
     ----------
     dataset : ShortcutDataset
-        From :func:`make_logistic_shortcut`.
+        From :func:`dynamics.and_mask.make_logistic_shortcut`.
     agreement_threshold : float
         Agreement threshold τ in [0, 1].
     learning_rate : float, default 0.5
+        Step size η > 0.
     n_steps : int, default 500
+        Number of steps >= 0.
     rescale : bool, default False
         Inverse-sparsity rescaling of the update.
 
@@ -321,8 +339,8 @@ def train_logistic_shortcut(dataset, agreement_threshold, learning_rate=0.5, n_s
                        _accuracy(weights, dataset.shortcut_test_inputs, dataset.test_labels), initial_mask)
 
 
-def shortcut_bayes_accuracy(signal) -> float:
-    """Φ(a): the Bayes accuracy of the invariant feature x_M = a·y + N(0, 1) of the shortcut task (spec §9.3),
+def shortcut_bayes_accuracy(signal: float) -> float:
+    """Φ(a): the Bayes accuracy of the invariant feature x_M = a·y + N(0, 1) of the logistic shortcut task,
     the best o.o.d. accuracy a classifier can reach when the shortcuts carry no information.
 
     Parameters
@@ -344,10 +362,11 @@ def shortcut_bayes_accuracy(signal) -> float:
     return float(0.5 * (1 + math.erf(a / math.sqrt(2))))
 
 
-def shortcut_threshold_sweep(agreement_threshold, n_seeds=5, learning_rate=0.5, n_steps=500, *,
-                             seed=0) -> ShortcutSweep:
-    """The logistic shortcut task (default :func:`make_logistic_shortcut` data sets) trained by
-    :func:`train_logistic_shortcut` at each threshold τ on each of ``n_seeds`` data sets (spec §9.3).
+def shortcut_threshold_sweep(agreement_threshold: ArrayLike, n_seeds: int = 5, learning_rate: float = 0.5,
+                             n_steps: int = 500, *,
+                             seed: Optional[Union[int, np.random.Generator]] = 0) -> ShortcutSweep:
+    """The logistic shortcut task (default :func:`dynamics.and_mask.make_logistic_shortcut` data sets) trained by
+    :func:`dynamics.and_mask.train_logistic_shortcut` at each threshold τ on each of ``n_seeds`` data sets.
 
     Parameters
     ----------
@@ -356,7 +375,9 @@ def shortcut_threshold_sweep(agreement_threshold, n_seeds=5, learning_rate=0.5, 
     n_seeds : int, default 5
         Number of data sets >= 1.
     learning_rate : float, default 0.5
+        Step size η > 0.
     n_steps : int, default 500
+        Number of steps >= 0.
     seed : None, int or numpy.random.Generator, default 0
         Data set j is drawn with seed + j (an int), or from one continued stream.
 
@@ -398,9 +419,9 @@ def _agreement_counts(n_envs, agreement_fraction):
     return ds, ts, (2 * ts - ds) / ds
 
 
-def masked_norm_curves(n_envs, agreement_fraction=0.8, n_params=3000) -> MaskedNormCurves:
+def masked_norm_curves(n_envs: ArrayLike, agreement_fraction: float = 0.8, n_params: int = 3000) -> MaskedNormCurves:
     """E‖m_t ⊙ ḡ‖², E‖ḡ‖² and the corrected Proposition 2 bounds for pure noise (σ = 1) against the number of
-    environments, with t = ⌈ρd⌉ agreeing signs required (paper Fig 4; spec §5.2).
+    environments, with t = ⌈ρd⌉ agreeing signs required (Parascandolo et al. 2021, Fig 4).
 
     Parameters
     ----------
@@ -429,17 +450,19 @@ def masked_norm_curves(n_envs, agreement_fraction=0.8, n_params=3000) -> MaskedN
                             np.array([b.paper_chain for b in bounds]), np.array([b.exponential for b in bounds]))
 
 
-def masked_norm_samples(n_envs, agreement_fraction=0.8, n_params=3000, n_samples=600_000, *,
-                        seed=None) -> MaskedNormSamples:
-    """Monte Carlo of :func:`masked_norm_curves`: n times the sample means of m ḡ² and ḡ² over ``n_samples``
-    pure-noise coordinates per d (σ = 1; paper Fig 4), from one :func:`simulate_mask` run per d.
+def masked_norm_samples(n_envs: ArrayLike, agreement_fraction: float = 0.8, n_params: int = 3000,
+                        n_samples: int = 600_000, *,
+                        seed: Optional[Union[int, np.random.Generator]] = None) -> MaskedNormSamples:
+    """Monte Carlo of :func:`dynamics.and_mask.masked_norm_curves`: n times the sample means of m ḡ² and ḡ² over
+    ``n_samples`` pure-noise coordinates per d (σ = 1; Parascandolo et al. 2021, Fig 4), from one
+    :func:`dynamics.and_mask.simulate_mask` run per d.
 
     Parameters
     ----------
     n_envs : int or array_like of int
         Numbers of environments d >= 1 (one run each, in order).
     agreement_fraction : float, default 0.8
-        ρ in (½, 1], as in :func:`masked_norm_curves`.
+        ρ in (½, 1], as in :func:`dynamics.and_mask.masked_norm_curves`.
     n_params : int, default 3000
         n >= 1: the estimates are n·E[m ḡ²] and n·E[ḡ²].
     n_samples : int, default 600000
@@ -471,9 +494,9 @@ def masked_norm_samples(n_envs, agreement_fraction=0.8, n_params=3000, n_samples
 
 
 # ------------------------------------------------------------------------------------------------ the notebook
-def masked_update_curves(n_envs, agreement_threshold, snr) -> MaskedUpdateCurves:
+def masked_update_curves(n_envs: int, agreement_threshold: float, snr: ArrayLike) -> MaskedUpdateCurves:
     """The keep probability, mean and standard deviation of one masked coordinate against the SNR, exactly
-    (i.i.d. N(μ, σ²) gradients, in units of σ; spec §5.3).
+    (i.i.d. N(μ, σ²) gradients, in units of σ; derived in this project).
 
     Parameters
     ----------
@@ -482,7 +505,7 @@ def masked_update_curves(n_envs, agreement_threshold, snr) -> MaskedUpdateCurves
     agreement_threshold : float
         Agreement threshold τ in [0, 1].
     snr : float or array_like
-        SNRs s = μ/σ, |s| <= 1e6.
+        SNRs s = μ/σ, abs(s) <= 1e6.
 
     Returns
     -------
@@ -503,9 +526,10 @@ def masked_update_curves(n_envs, agreement_threshold, snr) -> MaskedUpdateCurves
                               np.sqrt(np.maximum(second - first ** 2, 0.0)))
 
 
-def masked_update_samples(n_envs, agreement_threshold, snr, n_samples=2000, *, seed=0) -> MaskedUpdateSamples:
-    """Monte Carlo of :func:`masked_update_curves` (σ = 1): one :func:`simulate_mask` run of ``n_samples``
-    coordinates per SNR.
+def masked_update_samples(n_envs: int, agreement_threshold: float, snr: ArrayLike, n_samples: int = 2000, *,
+                          seed: Optional[Union[int, np.random.Generator]] = 0) -> MaskedUpdateSamples:
+    """Monte Carlo of :func:`dynamics.and_mask.masked_update_curves` (σ = 1): one
+    :func:`dynamics.and_mask.simulate_mask` run of ``n_samples`` coordinates per SNR.
 
     Parameters
     ----------
@@ -541,17 +565,18 @@ def masked_update_samples(n_envs, agreement_threshold, snr, n_samples=2000, *, s
                                np.sqrt(np.maximum([r.second_moment - r.first_moment ** 2 for r in runs], 0.0)))
 
 
-def threshold_sweep(n_envs, snr) -> ThresholdSweep:
+def threshold_sweep(n_envs: int, snr: float) -> ThresholdSweep:
     """A signal coordinate (SNR s) and a pure-noise coordinate against τ = k/d, k = 0..d, exactly: keep
     probabilities, the kept fraction E[m ḡ]/μ of the signal's mean and the kept fraction
-    E‖m ⊙ ḡ‖²/E‖ḡ‖² of the noise power (Proposition 2; spec §5.2-§5.3). The mask changes only just after each k/d.
+    E‖m ⊙ ḡ‖²/E‖ḡ‖² of the noise power (Proposition 2 of Parascandolo et al. 2021 and its extension to signal).
+    The mask changes only just after each k/d.
 
     Parameters
     ----------
     n_envs : int
         Number of environments d >= 1.
     snr : float
-        s = μ/σ of the signal coordinate, non-zero, |s| <= 1e6.
+        s = μ/σ of the signal coordinate, non-zero, abs(s) <= 1e6.
 
     Returns
     -------
@@ -574,9 +599,10 @@ def threshold_sweep(n_envs, snr) -> ThresholdSweep:
                           np.array([x.masked / x.unmasked for x in noise]))
 
 
-def threshold_sweep_samples(n_envs, snr, agreement_threshold, n_samples=10_000, *, seed=0) -> ThresholdSweepSamples:
-    """Monte Carlo of :func:`threshold_sweep` (σ = 1): one signal run and one pure-noise run of :func:`simulate_mask`,
-    each answering every threshold.
+def threshold_sweep_samples(n_envs: int, snr: float, agreement_threshold: ArrayLike, n_samples: int = 10_000, *,
+                            seed: Optional[Union[int, np.random.Generator]] = 0) -> ThresholdSweepSamples:
+    """Monte Carlo of :func:`dynamics.and_mask.threshold_sweep` (σ = 1): one signal run and one pure-noise run of
+    :func:`dynamics.and_mask.simulate_mask`, each answering every threshold.
 
     Parameters
     ----------

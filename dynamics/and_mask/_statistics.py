@@ -1,16 +1,18 @@
-"""Exact sign statistics of the AND-mask (spec/and_mask.md §5.2-§5.4, §4.3; paper Proposition 2, Eq 6).
+"""Exact sign statistics of the AND-mask (Parascandolo et al. 2021, Proposition 2 and Eq 6; the extensions to
+signal coordinates, heterogeneous environments and the exact second moment are derived in this project, see the
+theory note, docs/theory/and_mask.md).
 
-* Keep probability π(d, τ, s) = Σ_{k∈K_τ(d)} Bin(k; d, Φ(s)) (Eq 6 for s = 0; §5.3 for signal), summed in log
-  space from log Φ(±s), so that relative accuracy holds down to 1e-300; the pure-noise value as an exact
-  rational; its logarithm (finite where the value underflows).
-* Exact moments of the masked update E[m_τ ḡ] (the Bin(d−1) closed form of §5.3) and E[m_τ ḡ²] (the sum of
-  conditional moments; §5.2(c) at s = 0), from truncated-normal pieces with Mills ratios taken in log space.
-* Heterogeneous environments (§5.4): the Poisson-binomial count of positive signs by dynamic programming on four
-  arrays (probability, first and second conditional sums, conditional variance).
-* Proposition 2 corrected (§5.2(d)): the bounds with the factor d − t + 1, the conditional bound, the
-  Chernoff–Hoeffding bound and the type-class lower bound; the decay rate c(τ) = (1+τ)^{(1+τ)/2}(1−τ)^{(1−τ)/2}.
-* Large-d threshold SNR s*(τ) = Φ⁻¹((1 + τ)/2) = √2 erfinv(τ) (§5.3).
-* The temporal (EMA) sign statistic of Algorithm 1 (§4.3): mean (2p − 1)(1 − β^k), variance
+* Keep probability π(d, τ, s) = Σ_{k∈K_τ(d)} Bin(k; d, Φ(s)) (Eq 6 for s = 0; derived in this project for signal),
+  summed in log space from log Φ(±s), so that relative accuracy holds down to 1e-300; the pure-noise value as an
+  exact rational; its logarithm (finite where the value underflows).
+* Exact moments of the masked update E[m_τ ḡ] (a closed form over Bin(d−1)) and E[m_τ ḡ²] (the sum of conditional
+  moments; the pure-noise sum at s = 0), from truncated-normal pieces with Mills ratios taken in log space.
+* Heterogeneous environments: the Poisson-binomial count of positive signs by dynamic programming on four arrays
+  (probability, first and second conditional sums, conditional variance).
+* Proposition 2 corrected: the bounds with the factor d − t + 1, the conditional bound, the Chernoff–Hoeffding bound
+  and the type-class lower bound; the decay rate c(τ) = (1+τ)^{(1+τ)/2}(1−τ)^{(1−τ)/2}.
+* Large-d threshold SNR s*(τ) = Φ⁻¹((1 + τ)/2) = √2 erfinv(τ).
+* The temporal (EMA) sign statistic of Algorithm 1: mean (2p − 1)(1 − β^k), variance
   4p(1 − p)(1 − β)(1 − β^{2k})/(1 + β).
 """
 import math
@@ -18,6 +20,7 @@ from fractions import Fraction
 from typing import Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import (require_finite_product, require_finite_result, require_in_range, require_integer,
                                require_positive)
@@ -43,8 +46,8 @@ def _scalar_or_array(values, like):
     return float(values[0]) if np.ndim(like) == 0 else values.reshape(np.shape(like))
 
 
-def log_keep_probability(n_envs, agreement_threshold, snr=0.0) -> Union[float, np.ndarray]:
-    """log π(d, τ, s): the logarithm of :func:`keep_probability`, finite where π underflows (spec §5.2(b), §5.3).
+def log_keep_probability(n_envs: int, agreement_threshold: float, snr: ArrayLike = 0.0) -> Union[float, np.ndarray]:
+    """log π(d, τ, s): the logarithm of :func:`dynamics.and_mask.keep_probability`, finite where π underflows.
 
     Parameters
     ----------
@@ -53,7 +56,7 @@ def log_keep_probability(n_envs, agreement_threshold, snr=0.0) -> Union[float, n
     agreement_threshold : float
         Agreement threshold τ in [0, 1].
     snr : float or array_like, default 0
-        Per-environment signal-to-noise ratio s = μ/σ of the coordinate, |s| <= 1e6.
+        Per-environment signal-to-noise ratio s = μ/σ of the coordinate, abs(s) <= 1e6.
 
     Returns
     -------
@@ -70,8 +73,9 @@ def log_keep_probability(n_envs, agreement_threshold, snr=0.0) -> Union[float, n
     return _scalar_or_array(log_keep_many(d, integer_threshold(d, agreement_threshold), s.reshape(-1)), snr)
 
 
-def keep_probability(n_envs, agreement_threshold, snr=0.0) -> Union[float, np.ndarray]:
-    """Probability π(d, τ, s) that a coordinate passes the AND-mask (paper Eq 6; spec §5.2(b), §5.3).
+def keep_probability(n_envs: int, agreement_threshold: float, snr: ArrayLike = 0.0) -> Union[float, np.ndarray]:
+    """Probability π(d, τ, s) that a coordinate passes the AND-mask (Parascandolo et al. 2021, Eq 6 for pure noise;
+    the signal case is derived in this project).
 
     The d per-environment gradients of the coordinate are i.i.d. N(μ, σ²) with s = μ/σ; π = Σ_{k∈K_τ(d)}
     Bin(k; d, Φ(s)). At s = 0 this is the pure-noise value π₀(d, τ) of Proposition 2 (any sign-symmetric law).
@@ -85,12 +89,12 @@ def keep_probability(n_envs, agreement_threshold, snr=0.0) -> Union[float, np.nd
     agreement_threshold : float
         Agreement threshold τ in [0, 1].
     snr : float or array_like, default 0
-        Per-environment signal-to-noise ratio s = μ/σ, |s| <= 1e6.
+        Per-environment signal-to-noise ratio s = μ/σ, abs(s) <= 1e6.
 
     Returns
     -------
     float or ndarray
-        π in [0, 1], of the shape of ``snr``: even in s, non-decreasing in |s|, 1 at τ = 0, Φ(s)^d + Φ(−s)^d at τ = 1.
+        π in [0, 1], of the shape of ``snr``: even in s, non-decreasing in abs(s), 1 at τ = 0, Φ(s)^d + Φ(−s)^d at τ = 1.
 
     Examples
     --------
@@ -103,8 +107,9 @@ def keep_probability(n_envs, agreement_threshold, snr=0.0) -> Union[float, np.nd
     return math.exp(log_value) if isinstance(log_value, float) else np.exp(log_value)
 
 
-def keep_probability_rational(n_envs, agreement_threshold) -> Fraction:
-    """The pure-noise keep probability π₀(d, τ) = 2^{−d} Σ_{k∈K_τ(d)} C(d, k) as an exact fraction (spec §5.2(b)).
+def keep_probability_rational(n_envs: int, agreement_threshold: float) -> Fraction:
+    """The pure-noise keep probability π₀(d, τ) = 2^{−d} Σ_{k∈K_τ(d)} C(d, k) as an exact fraction
+    (Parascandolo et al. 2021, Eq 6).
 
     Parameters
     ----------
@@ -129,12 +134,14 @@ def keep_probability_rational(n_envs, agreement_threshold) -> Fraction:
 
 
 # ------------------------------------------------------------------------------------------------ moments
-def masked_update_moments(n_envs, agreement_threshold, snr, gradient_std=1.0) -> MaskedMoments:
-    """Exact moments (E[m_τ ḡ], E[m_τ ḡ²]) of one masked coordinate with i.i.d. N(μ, σ²) gradients (spec §5.3).
+def masked_update_moments(n_envs: int, agreement_threshold: float, snr: float,
+                          gradient_std: float = 1.0) -> MaskedMoments:
+    """Exact moments (E[m_τ ḡ], E[m_τ ḡ²]) of one masked coordinate with i.i.d. N(μ, σ²) gradients (derived in this
+    project; see the theory note, docs/theory/and_mask.md).
 
     First moment: (μp + σφ)·Pr[1 + B' ∈ K_τ] + (μ(1−p) − σφ)·Pr[B' ∈ K_τ], B' ~ Bin(d − 1, p), p = Φ(s),
-    φ = φ(s). Second: Σ_{k∈K_τ} Bin(k; d, p)·E[ḡ² | P = k] from truncated-normal pieces (at s = 0 the §5.2(c) sum
-    (σ²/d²)[d(1 − 2/π) + (2/π)(2k − d)²]).
+    φ = φ(s). Second: Σ_{k∈K_τ} Bin(k; d, p)·E[ḡ² | P = k] from truncated-normal pieces (at s = 0 the pure-noise
+    sum of the terms (σ²/d²)[d(1 − 2/π) + (2/π)(2k − d)²]).
 
     Parameters
     ----------
@@ -143,9 +150,9 @@ def masked_update_moments(n_envs, agreement_threshold, snr, gradient_std=1.0) ->
     agreement_threshold : float
         Agreement threshold τ in [0, 1].
     snr : float
-        s = μ/σ, |s| <= 1e6.
+        s = μ/σ, abs(s) <= 1e6.
     gradient_std : float, default 1
-        σ > 0, the standard deviation of one environment's gradient coordinate (the spec's ``sigma``).
+        σ > 0, the standard deviation of one environment's gradient coordinate.
 
     Returns
     -------
@@ -156,7 +163,7 @@ def masked_update_moments(n_envs, agreement_threshold, snr, gradient_std=1.0) ->
     Examples
     --------
     >>> first, second = masked_update_moments(4, 0.2, 1.0)
-    >>> round(first, 4), round(second, 4)  # E[m ḡ]/μ = .9592 and E[m ḡ²] = 1.223 in the spec's d = 4 table
+    >>> round(first, 4), round(second, 4)  # E[m ḡ]/μ and E[m ḡ²] at s = 1 (σ = 1)
     (0.9592, 1.2234)
     >>> masked_update_moments(4, 0.6, 0.0).first_moment
     0.0
@@ -171,12 +178,15 @@ def masked_update_moments(n_envs, agreement_threshold, snr, gradient_std=1.0) ->
     return result
 
 
-def conditional_moments(n_envs, n_positive, snr=0.0, gradient_std=1.0) -> ConditionalMoments:
-    """E[ḡ | P = k] and E[ḡ² | P = k] given k positive signs among d i.i.d. N(μ, σ²) gradients (spec §5.2(c), §5.3).
+def conditional_moments(n_envs: int, n_positive: int, snr: float = 0.0,
+                        gradient_std: float = 1.0) -> ConditionalMoments:
+    """E[ḡ | P = k] and E[ḡ² | P = k] given k positive signs among d i.i.d. N(μ, σ²) gradients (derived in this
+    project; the pure-noise bound E[ḡ² | P = k] <= E[ḡ² | P = d] is used in the proof of Proposition 2 of
+    Parascandolo et al. 2021).
 
     Given the sign vector the entries are independent truncated normals, so E[ḡ | P = k] = (k m₊ + (d − k) m₋)/d
     and E[ḡ² | P = k] = [k v₊ + (d − k) v₋ + (k m₊ + (d − k) m₋)²]/d². At s = 0:
-    (σ²/d²)[d(1 − 2/π) + (2/π)(2k − d)²], increasing in |2k − d| and at most σ²(2/π + (1 − 2/π)/d).
+    (σ²/d²)[d(1 − 2/π) + (2/π)(2k − d)²], increasing in abs(2k − d) and at most σ²(2/π + (1 − 2/π)/d).
 
     Parameters
     ----------
@@ -185,7 +195,7 @@ def conditional_moments(n_envs, n_positive, snr=0.0, gradient_std=1.0) -> Condit
     n_positive : int
         Number k of positive gradients, 0 <= k <= d.
     snr : float, default 0
-        s = μ/σ, |s| <= 1e6.
+        s = μ/σ, abs(s) <= 1e6.
     gradient_std : float, default 1
         σ > 0.
 
@@ -214,8 +224,9 @@ def conditional_moments(n_envs, n_positive, snr=0.0, gradient_std=1.0) -> Condit
     return result
 
 
-def expected_squared_norms(n_envs, agreement_threshold, n_params=1, snr=0.0, gradient_std=1.0) -> SquaredNorms:
-    """E‖m_τ ⊙ ḡ‖² and E‖ḡ‖² over n i.i.d. coordinates (Proposition 2; spec §5.2(a, c), paper Fig 4).
+def expected_squared_norms(n_envs: int, agreement_threshold: float, n_params: int = 1, snr: float = 0.0,
+                           gradient_std: float = 1.0) -> SquaredNorms:
+    """E‖m_τ ⊙ ḡ‖² and E‖ḡ‖² over n i.i.d. coordinates (Parascandolo et al. 2021, Proposition 2 and Fig 4).
 
     Parameters
     ----------
@@ -237,7 +248,7 @@ def expected_squared_norms(n_envs, agreement_threshold, n_params=1, snr=0.0, gra
 
     Examples
     --------
-    >>> norms = expected_squared_norms(8, 0.6, n_params=3000)  # spec §5.2(f): t = 7 of 8
+    >>> norms = expected_squared_norms(8, 0.6, n_params=3000)  # the Fig 4 setting: t = 7 of 8 signs agree
     >>> round(norms.masked, 2), norms.unmasked
     (91.65, 375.0)
     """
@@ -255,8 +266,9 @@ def _hetero_args(gradient_means, gradient_stds, agreement_threshold):
     return means, stds, integer_threshold(means.size, require_agreement_threshold(agreement_threshold))
 
 
-def keep_probability_hetero(gradient_means, gradient_stds, agreement_threshold) -> float:
-    """Keep probability with environment-dependent N(μ_e, σ_e²) gradients: a Poisson-binomial sum (spec §5.4).
+def keep_probability_hetero(gradient_means: ArrayLike, gradient_stds: ArrayLike, agreement_threshold: float) -> float:
+    """Keep probability with environment-dependent N(μ_e, σ_e²) gradients: a Poisson-binomial sum (derived in this
+    project).
 
     The number of positive signs is Poisson-binomial with p_e = Φ(μ_e/σ_e); its pmf comes from the O(d²)
     dynamic programme w'[k+1] += p_e w[k], w'[k] += (1 − p_e) w[k] (linear space: accuracy is absolute,
@@ -267,7 +279,7 @@ def keep_probability_hetero(gradient_means, gradient_stds, agreement_threshold) 
     gradient_means : array_like, shape (n_envs,)
         μ_e, finite.
     gradient_stds : array_like, shape (n_envs,)
-        σ_e > 0 (|μ_e|/σ_e <= 1e6).
+        σ_e > 0 (abs(μ_e)/σ_e <= 1e6).
     agreement_threshold : float
         Agreement threshold τ in [0, 1].
 
@@ -283,10 +295,11 @@ def keep_probability_hetero(gradient_means, gradient_stds, agreement_threshold) 
     return float(poisson_binomial_kernel(*_hetero_args(gradient_means, gradient_stds, agreement_threshold))[0])  # a probability: finite
 
 
-def masked_update_moments_hetero(gradient_means, gradient_stds, agreement_threshold) -> MaskedMoments:
-    """Exact (E[m_τ ḡ], E[m_τ ḡ²]) with environment-dependent N(μ_e, σ_e²) gradients (spec §5.4).
+def masked_update_moments_hetero(gradient_means: ArrayLike, gradient_stds: ArrayLike,
+                                 agreement_threshold: float) -> MaskedMoments:
+    """Exact (E[m_τ ḡ], E[m_τ ḡ²]) with environment-dependent N(μ_e, σ_e²) gradients (derived in this project).
 
-    The dynamic programme of :func:`keep_probability_hetero` carried on four arrays indexed by the number of
+    The dynamic programme of :func:`dynamics.and_mask.keep_probability_hetero` carried on four arrays indexed by the number of
     positive signs k: probability W, first and second conditional sums M1 = E[1{P=k} Σm], M2 = E[1{P=k} (Σm)²] and
     V = E[1{P=k} Σv] (truncated-normal means m and variances v of each environment's sign); then
     E[m ḡ] = Σ_{K_τ} M1/d and E[m ḡ²] = Σ_{K_τ} (V + M2)/d².
@@ -317,8 +330,9 @@ def masked_update_moments_hetero(gradient_means, gradient_stds, agreement_thresh
 
 
 # ------------------------------------------------------------------------------------------------ rates and bounds
-def decay_rate(agreement_threshold) -> float:
-    """c(τ) = (1+τ)^{(1+τ)/2}(1−τ)^{(1−τ)/2} = exp KL(Bern((1+τ)/2) ‖ Bern(½)) (corrected Proposition 2, spec §5.2(d)).
+def decay_rate(agreement_threshold: float) -> float:
+    """c(τ) = (1+τ)^{(1+τ)/2}(1−τ)^{(1−τ)/2} = exp KL(Bern((1+τ)/2) ‖ Bern(½)): the rate of Proposition 2 of
+    Parascandolo et al. 2021, corrected in this project.
 
     The pure-noise keep probability and masked norm decay like c(τ)^{−d} (the paper's printed rate
     O(n/(2 − q)^d) is an erratum).
@@ -342,8 +356,8 @@ def decay_rate(agreement_threshold) -> float:
     return float(math.exp(0.5 * (_xlogx(1.0 + agreement_threshold) + _xlogx(1.0 - agreement_threshold))))
 
 
-def threshold_snr(agreement_threshold) -> float:
-    """The large-d threshold SNR s*(τ) = Φ⁻¹((1 + τ)/2) = √2·erfinv(τ) (spec §5.3).
+def threshold_snr(agreement_threshold: float) -> float:
+    """The large-d threshold SNR s*(τ) = Φ⁻¹((1 + τ)/2) = √2·erfinv(τ) (derived in this project).
 
     As d → ∞ a signal coordinate with SNR s is kept with probability → 1 if s > s*(τ) (2Φ(s) − 1 > τ) and → 0 if
     s < s*(τ).
@@ -377,8 +391,9 @@ def _t_form_args(n_envs, n_agree):
     return d, t, math.log(2.0) + _xlogx(r) + _xlogx(1.0 - r)
 
 
-def keep_probability_bounds(n_envs, n_agree) -> ProbabilityBounds:
-    """Type-class and Chernoff–Hoeffding bounds on π₀(d, t) (corrected Proposition 2, spec §5.2(d), §8 test 9).
+def keep_probability_bounds(n_envs: int, n_agree: int) -> ProbabilityBounds:
+    """Type-class and Chernoff–Hoeffding bounds on π₀(d, t) (Parascandolo et al. 2021, Proposition 2, corrected in
+    this project).
 
     2e^{−d·KL(t/d‖½)}/(d + 1) <= π₀(d, t) <= 2e^{−d·KL(t/d‖½)}, with π₀(d, t) = Pr[max(P, N) >= t] for pure noise.
 
@@ -405,8 +420,10 @@ def keep_probability_bounds(n_envs, n_agree) -> ProbabilityBounds:
     return ProbabilityBounds(upper / (d + 1), upper)
 
 
-def noise_masked_norm_bounds(n_envs, n_agree, n_params=1, gradient_std=1.0) -> NoiseNormBounds:
-    """The corrected bounds of Proposition 2 on E‖m_t ⊙ ḡ‖² for pure-noise gradients (spec §5.2(d)).
+def noise_masked_norm_bounds(n_envs: int, n_agree: int, n_params: int = 1,
+                             gradient_std: float = 1.0) -> NoiseNormBounds:
+    """The bounds of Proposition 2 of Parascandolo et al. 2021 on E‖m_t ⊙ ḡ‖² for pure-noise gradients, as
+    corrected in this project.
 
     * ``paper_chain``: nσ²(d − t + 1)·C(d, t)·2^{1−d} (the paper's chain with the factor d − t + 1; printed d − t),
     * ``conditional``: nσ²(2/π + (1 − 2/π)/d)·π₀(d, t) (equality at t = d),
@@ -430,7 +447,7 @@ def noise_masked_norm_bounds(n_envs, n_agree, n_params=1, gradient_std=1.0) -> N
 
     Examples
     --------
-    >>> b = noise_masked_norm_bounds(2, 2, n_params=3000)  # exact value 1227.5 (spec §5.2(f))
+    >>> b = noise_masked_norm_bounds(2, 2, n_params=3000)  # the exact value is 1227.5 (Fig 4 setting)
     >>> round(b.paper_chain, 1), round(b.conditional, 1)
     (1500.0, 1227.5)
     """
@@ -448,8 +465,9 @@ def noise_masked_norm_bounds(n_envs, n_agree, n_params=1, gradient_std=1.0) -> N
 
 
 # ------------------------------------------------------------------------------------------------ temporal mask
-def sign_ema_moments(snr, sign_decay, steps) -> EmaMoments:
-    """Mean and variance of the sign EMA a_k of the temporal AND-mask (Algorithm 1; spec §4.3).
+def sign_ema_moments(snr: float, sign_decay: float, steps: ArrayLike) -> EmaMoments:
+    """Mean and variance of the sign EMA a_k of the temporal AND-mask (Parascandolo et al. 2021, Algorithm 1; the
+    moments are derived in this project).
 
     a_k = β a_{k−1} + (1 − β) sign(g_k), a_0 = 0, with i.i.d. g_k ~ N(μ, σ²), P(+) = p = Φ(s):
     E[a_k] = (2p − 1)(1 − β^k) and Var(a_k) = 4p(1 − p)(1 − β)(1 − β^{2k})/(1 + β).
@@ -457,7 +475,7 @@ def sign_ema_moments(snr, sign_decay, steps) -> EmaMoments:
     Parameters
     ----------
     snr : float
-        s = μ/σ, |s| <= 1e6.
+        s = μ/σ, abs(s) <= 1e6.
     sign_decay : float
         β (β3 of Algorithm 1) in [0, 1).
     steps : int or array_like of int

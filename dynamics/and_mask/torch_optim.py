@@ -1,22 +1,39 @@
-"""The AND-mask for torch models (spec/and_mask.md §4.2-§4.3, §9; paper §2.3 and Algorithm 1; public code
+"""The AND-mask for torch models (Parascandolo et al. 2021, §2.3 and Algorithm 1; the authors' public code,
 ``and_mask/and_mask_utils.py::get_grads``).
 
-* :func:`and_mask_grad`: the masked gradient of one parameter tensor from its per-environment gradients, with the
-  integer threshold test |Σ_e sign(g_e)| >= ⌈τd − 1e-9⌉ (sign(0) = 0) of :func:`dynamics.and_mask.and_mask`
-  (the public code's float test ``mean >= τ`` flips at exact-fraction thresholds), the inverse-sparsity rescaling
-  and the signed geometric mean of the public code.
-* :class:`AndMask`: wraps any ``torch.optim.Optimizer``; ``step(env_losses)`` takes one loss per environment,
-  computes each environment's gradients with ``torch.autograd.grad`` (one forward graph, retained), masks each
-  parameter tensor (the rescaling is per tensor, as in the public code), writes ``param.grad`` and steps the inner
-  optimizer, so that its regularisers (weight decay) act after the mask.
-* :class:`TemporalAndMaskAdam`: Algorithm 1 (CoinRun): Adam moments plus an EMA of gradient signs a, the update
-  masked where |a| < τ; no bias correction and ε inside the square root, as printed; decoupled weight decay as a
-  second update after the masked step.
+* :func:`dynamics.and_mask.torch_optim.and_mask_grad`: the masked gradient of one parameter tensor from its
+  per-environment gradients, with the integer threshold test abs(Σ_e sign(g_e)) >= ⌈τd − 1e-9⌉ (sign(0) = 0) of
+  :func:`dynamics.and_mask.and_mask` (the public code's float test ``mean >= τ`` flips at exact-fraction
+  thresholds), the inverse-sparsity rescaling and the signed geometric mean of the public code.
+* :class:`dynamics.and_mask.torch_optim.AndMask`: wraps any ``torch.optim.Optimizer``; ``step(env_losses)`` takes
+  one loss per environment, computes each environment's gradients with ``torch.autograd.grad`` (one forward graph,
+  retained), masks each parameter tensor (the rescaling is per tensor, as in the public code), writes
+  ``param.grad`` and steps the inner optimizer, so that its regularisers (weight decay) act after the mask.
+* :class:`dynamics.and_mask.torch_optim.TemporalAndMaskAdam`: Algorithm 1 (CoinRun): Adam moments plus an EMA of
+  gradient signs a, the update masked where abs(a) < τ; no bias correction and ε inside the square root, as
+  printed; decoupled weight decay as a second update after the masked step.
+
+Using the AND-mask in your own training loop takes one change: compute one loss per environment (per domain, per
+data source, or per example) instead of their mean, and hand the list to ``AndMask.step``::
+
+    import torch
+    from dynamics.and_mask.torch_optim import AndMask
+
+    model = torch.nn.Linear(2, 1)
+    optimizer = AndMask(torch.optim.SGD(model.parameters(), lr=0.1), agreement_threshold=1.0)
+    for epoch in range(100):
+        env_losses = [torch.nn.functional.mse_loss(model(x), y) for x, y in environments]
+        info = optimizer.step(env_losses)   # masked gradients into param.grad, then one SGD step
+        # info.mean_loss, info.kept_fraction: what the step did
+
+There is no ``backward()`` and no ``zero_grad()`` to call: ``step`` computes the gradients itself and overwrites
+``param.grad``. A learning-rate scheduler wraps the inner optimizer (``optimizer.optimizer``). With
+``agreement_threshold=0`` the step is the ordinary step on the mean of the environment losses.
 
 Imports torch at module level; :mod:`dynamics.and_mask` does not import this module. The step record
-:class:`~dynamics.and_mask.AndMaskStep` lives with the package's named results.
+:class:`dynamics.and_mask.AndMaskStep` lives with the package's named results.
 """
-from typing import List, Sequence
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
 import torch
 
@@ -29,30 +46,48 @@ from ._results import AndMaskStep
 __all__ = ["AndMask", "AndMaskStep", "TemporalAndMaskAdam", "and_mask_grad"]
 
 
-def and_mask_grad(per_env_grads, agreement_threshold, rescale=False, geom_mean=False) -> torch.Tensor:
-    """The AND-masked gradient of one parameter tensor (spec §1, §4.2, §9; public code ``get_grads``).
+def and_mask_grad(per_env_grads: torch.Tensor, agreement_threshold: float, rescale: bool = False,
+                  geom_mean: bool = False) -> torch.Tensor:
+    """The AND-masked gradient of one parameter tensor (Parascandolo et al. 2021, §2.3; the authors' public code,
+    ``get_grads``).
+
+    The building block of :class:`dynamics.and_mask.torch_optim.AndMask`, for a loop that computes the
+    per-environment gradients itself (with ``torch.func.vmap`` for instance) and wants to mask them tensor by tensor.
 
     Parameters
     ----------
-    per_env_grads : torch.Tensor, shape (n_envs, *param_shape)
-        The gradients of each environment's loss with respect to the tensor; finite.
+    per_env_grads : torch.Tensor, shape ``(n_envs, *param_shape)``
+        The gradients of each environment's loss with respect to the tensor, stacked along the first axis; finite.
     agreement_threshold : float
-        Agreement threshold τ in [0, 1].
+        Agreement threshold τ in [0, 1] (0: the plain mean of the environment gradients).
     rescale : bool, default False
-        Divide by 1e-10 + (kept fraction of this tensor) (``scale_grad_inverse_sparsity``).
+        Divide by 1e-10 + (kept fraction of this tensor) (the public code's ``scale_grad_inverse_sparsity``).
     geom_mean : bool, default False
-        Use sign(ḡ)·exp(mean_e log(|g_e| + 1e-10)) instead of the arithmetic mean ḡ.
+        Use sign(ḡ)·exp(mean_e log(abs(g_e) + 1e-10)) instead of the arithmetic mean ḡ.
 
     Returns
     -------
-    torch.Tensor, shape param_shape
+    torch.Tensor, shape ``param_shape``
         m ⊙ b (rescaled); equal to :func:`dynamics.and_mask.masked_gradient` on the flattened tensor.
 
     Examples
     --------
-    >>> g = torch.tensor([[1.0, -2.0, 0.5, 3.0], [3.0, 1.0, 0.2, 1.0]], dtype=torch.float64)
-    >>> and_mask_grad(g, 1.0).tolist()
+    >>> import torch
+    >>> from dynamics.and_mask.torch_optim import and_mask_grad
+    >>> g = torch.tensor([[1.0, -2.0, 0.5, 3.0], [3.0, 1.0, 0.2, 1.0]], dtype=torch.float64)  # 2 environments
+    >>> and_mask_grad(g, 1.0).tolist()  # coordinate 1 disagrees in sign: masked
     [2.0, 0.0, 0.35, 2.0]
+
+    In a training loop, with per-environment gradients from ``torch.autograd.grad``:
+
+    >>> w = torch.zeros(2, dtype=torch.float64, requires_grad=True)
+    >>> targets = torch.tensor([[1.0, 1.0], [1.0, -1.0]], dtype=torch.float64)  # environment e pulls w to row e
+    >>> for _ in range(50):
+    ...     grads = torch.stack([torch.autograd.grad(((w - t) ** 2).sum() / 2, w)[0] for t in targets])
+    ...     with torch.no_grad():
+    ...         w -= 0.1 * and_mask_grad(grads, 1.0)
+    >>> [round(x, 4) for x in w.tolist()]  # the shared direction is learnt, the contested one is left alone
+    [0.9948, 0.0]
     """
     if not isinstance(per_env_grads, torch.Tensor):
         raise TypeError(f"per_env_grads must be a torch.Tensor, got {type(per_env_grads).__name__}")
@@ -78,31 +113,78 @@ def _masked(g, threshold, rescale, geom_mean):
 
 
 class AndMask:
-    """Apply the AND-mask to the per-environment gradients of a torch model, then step an optimizer (spec §4.2).
+    """Apply the AND-mask to the per-environment gradients of a torch model, then step an optimizer
+    (Parascandolo et al. 2021, §2.3; the authors' public code, ``get_grads``).
+
+    Each call of :meth:`step` takes one scalar loss per environment, computes every environment's gradient of every
+    parameter tensor with ``torch.autograd.grad``, keeps an entry only where at least a fraction τ of the
+    environments agree on its sign (``abs(Σ_e sign(g_e)) >= ⌈τd − 1e-9⌉``), writes the masked mean gradient into
+    ``param.grad`` and steps the inner optimizer. ``agreement_threshold=0`` gives the ordinary step on the mean of
+    the environment losses, so the same loop trains both.
 
     Parameters
     ----------
     optimizer : torch.optim.Optimizer
         The inner optimizer (SGD, Adam, ...) over the model's parameters; its weight decay acts after the mask, as
-        in the public code.
+        in the public code. A learning-rate scheduler is attached to this optimizer.
     agreement_threshold : float
-        Agreement threshold τ in [0, 1] (0: plain averaging of the environment gradients).
+        Agreement threshold τ in [0, 1] (0: plain averaging of the environment gradients; 1: all environments must
+        agree).
     rescale : bool, default False
-        Per-tensor inverse-sparsity rescaling (the public code's ``scale_grad_inverse_sparsity``).
+        Per-tensor inverse-sparsity rescaling (the public code's ``scale_grad_inverse_sparsity``): the kept entries
+        of a tensor are divided by the fraction kept, so a sparse mask does not shrink the step.
     geom_mean : bool, default False
-        The public code's ``method="geom_mean"``.
+        The public code's ``method="geom_mean"``: the kept entries get the signed geometric mean of the magnitudes
+        instead of the arithmetic mean.
+
+    Attributes
+    ----------
+    optimizer : torch.optim.Optimizer
+        The inner optimizer.
+    agreement_threshold : float
+    rescale, geom_mean : bool
+
+    See Also
+    --------
+    dynamics.and_mask.torch_optim.and_mask_grad : the mask of one tensor, for loops that compute the gradients.
+    dynamics.and_mask.masked_gradient : the same mask in numpy.
 
     Examples
     --------
+    One step on a three-parameter problem with two environments:
+
+    >>> import torch
+    >>> from dynamics.and_mask.torch_optim import AndMask
     >>> w = torch.zeros(3, dtype=torch.float64, requires_grad=True)
     >>> x = torch.tensor([[1.0, 2.0, 0.0], [1.0, -2.0, 1.0]], dtype=torch.float64)
     >>> masked = AndMask(torch.optim.SGD([w], lr=0.1), agreement_threshold=1.0)
     >>> info = masked.step([((w - row) ** 2).sum() / 2 for row in x])
     >>> w.tolist(), info.kept_fraction  # only coordinate 0 has agreeing (non-zero) gradients
     ([0.1, 0.0, 0.0], 0.3333333333333333)
+
+    A training loop: a linear model, three environments whose second feature is spurious (its correlation with
+    the target flips sign from one environment to the next), trained with plain averaging (τ = 0) and with the
+    AND-mask (τ = 1):
+
+    >>> _ = torch.manual_seed(0)
+    >>> environments = []
+    >>> for sign in (1.0, -1.0, 1.0):
+    ...     y = torch.randn(64, 1, dtype=torch.float64)
+    ...     x = torch.cat([y + 0.5 * torch.randn(64, 1, dtype=torch.float64), sign * y], dim=1)
+    ...     environments.append((x, y))
+    >>> for tau in (0.0, 1.0):
+    ...     model = torch.nn.Linear(2, 1, bias=False, dtype=torch.float64)
+    ...     _ = torch.nn.init.zeros_(model.weight)
+    ...     optimizer = AndMask(torch.optim.SGD(model.parameters(), lr=0.1), agreement_threshold=tau)
+    ...     for step in range(200):
+    ...         info = optimizer.step([torch.nn.functional.mse_loss(model(x), y) for x, y in environments])
+    ...     print(f"τ = {tau:g}: weights {[round(v, 2) for v in model.weight.flatten().tolist()]}")
+    τ = 0: weights [0.76, 0.06]
+    τ = 1: weights [0.75, 0.0]
     """
 
-    def __init__(self, optimizer, agreement_threshold, rescale=False, geom_mean=False):
+    def __init__(self, optimizer: torch.optim.Optimizer, agreement_threshold: float, rescale: bool = False,
+                 geom_mean: bool = False) -> None:
         if not isinstance(optimizer, torch.optim.Optimizer):
             raise TypeError(f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}")
         self.optimizer = optimizer
@@ -112,16 +194,36 @@ class AndMask:
 
     @property
     def params(self) -> List[torch.Tensor]:
+        """The inner optimizer's parameters that require gradients, in optimizer order."""
         return [p for group in self.optimizer.param_groups for p in group["params"] if p.requires_grad]
 
-    def zero_grad(self, set_to_none=True) -> None:
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Clear the inner optimizer's gradients (not needed between steps: :meth:`step` overwrites ``param.grad``).
+
+        Parameters
+        ----------
+        set_to_none : bool, default True
+            Passed to ``torch.optim.Optimizer.zero_grad``.
+        """
         self.optimizer.zero_grad(set_to_none=set_to_none)
 
     def masked_gradients(self, env_losses: Sequence[torch.Tensor]) -> AndMaskStep:
-        """Compute the masked gradients of ``env_losses`` (one scalar per environment) into ``param.grad``.
+        """Compute the masked gradients of ``env_losses`` into ``param.grad``, without stepping.
 
         Each environment's gradients come from one ``torch.autograd.grad`` call (the graph is retained between
-        calls), as in the public code."""
+        calls), as in the public code. Use it to inspect or clip the masked gradients before stepping the inner
+        optimizer yourself.
+
+        Parameters
+        ----------
+        env_losses : sequence of torch.Tensor
+            One scalar loss per environment (at least one), each depending on the parameters.
+
+        Returns
+        -------
+        AndMaskStep
+            The mean of the losses, the fraction of parameter entries kept and the mask of each tensor.
+        """
         losses = list(env_losses)
         if not losses:
             raise ValueError("env_losses must hold at least 1 environment's loss")
@@ -140,7 +242,7 @@ class AndMask:
         Parameters
         ----------
         env_grads : sequence of torch.Tensor
-            One tensor per parameter (optimizer order), of shape (n_envs, *param.shape).
+            One tensor per parameter (optimizer order), of shape ``(n_envs, *param.shape)``.
 
         Returns
         -------
@@ -170,25 +272,51 @@ class AndMask:
         return AndMaskStep(float("nan"), kept / max(total, 1), masks)
 
     def step(self, env_losses: Sequence[torch.Tensor]) -> AndMaskStep:
-        """Masked gradients of ``env_losses`` into ``param.grad``, then one step of the inner optimizer."""
+        """Masked gradients of ``env_losses`` into ``param.grad``, then one step of the inner optimizer.
+
+        Parameters
+        ----------
+        env_losses : sequence of torch.Tensor
+            One scalar loss per environment (at least one), each depending on the parameters.
+
+        Returns
+        -------
+        AndMaskStep
+            The mean of the losses (before the step), the fraction of parameter entries kept and the masks.
+        """
         info = self.masked_gradients(env_losses)
         self.optimizer.step()
         return info
 
     def step_from_gradients(self, env_grads: Sequence[torch.Tensor]) -> AndMaskStep:
-        """:meth:`masked_from_gradients`, then one step of the inner optimizer."""
+        """:meth:`masked_from_gradients`, then one step of the inner optimizer.
+
+        Parameters
+        ----------
+        env_grads : sequence of torch.Tensor
+            One tensor per parameter (optimizer order), of shape ``(n_envs, *param.shape)``.
+
+        Returns
+        -------
+        AndMaskStep
+            ``mean_loss`` is NaN (no losses were given).
+        """
         info = self.masked_from_gradients(env_grads)
         self.optimizer.step()
         return info
 
 
 class TemporalAndMaskAdam(torch.optim.Optimizer):
-    """Adam with the temporal AND-mask of Algorithm 1 (paper §3.3, CoinRun; spec §4.3).
+    """Adam with the temporal AND-mask of Algorithm 1 of Parascandolo et al. 2021 (§3.3, CoinRun).
 
     Per parameter entry, with the mini-batch gradient g of the current step:
-    m ← β1 m + (1 − β1) g;  v ← β2 v + (1 − β2) g²;  a ← β3 a + (1 − β3) sign(g);  b = 1[|a| >= τ];
+    m ← β1 m + (1 − β1) g;  v ← β2 v + (1 − β2) g²;  a ← β3 a + (1 − β3) sign(g);  b = 1[abs(a) >= τ];
     θ ← θ − α (m ∘ b)/√(v + ε); then, as a separate update, θ ← θ − α·λ·θ (weight decay after the mask).
     As printed: no bias correction, ε inside the square root, m = v = a = 0 at the start.
+
+    Here the environments are the successive mini-batches (in the paper, one level of the game per step): the
+    mask keeps an entry whose gradient sign has been consistent over the recent steps. It is a
+    ``torch.optim.Optimizer`` and is used like Adam (``zero_grad``, ``backward``, ``step``).
 
     Parameters
     ----------
@@ -201,7 +329,7 @@ class TemporalAndMaskAdam(torch.optim.Optimizer):
     sign_decay : float, default 0.79
         β3 in [0, 1) (Table 3, row 1).
     agreement_threshold : float, default 0.36
-        Threshold τ in [0, 1] on |a| (Table 3, row 1).
+        Threshold τ in [0, 1] on abs(a) (Table 3, row 1).
     eps : float, default 1e-8
         ε > 0 inside the square root.
     weight_decay : float, default 0
@@ -213,12 +341,13 @@ class TemporalAndMaskAdam(torch.optim.Optimizer):
     >>> opt = TemporalAndMaskAdam([w], learning_rate=0.1, sign_decay=0.5, agreement_threshold=0.4)
     >>> (w * torch.tensor([1.0, -1.0], dtype=torch.float64)).sum().backward()
     >>> opt.step()
-    >>> [round(x, 4) for x in w.tolist()]  # |a| = 0.5 >= 0.4: both move by 0.1·0.1/√(0.001) = 0.3162
+    >>> [round(x, 4) for x in w.tolist()]  # abs(a) = 0.5 >= 0.4: both move by 0.1·0.1/√(0.001) = 0.3162
     [0.6838, 1.3162]
     """
 
-    def __init__(self, params, learning_rate=1e-3, betas=(0.9, 0.999), sign_decay=0.79, agreement_threshold=0.36, eps=1e-8,
-                 weight_decay=0.0):
+    def __init__(self, params: Iterable, learning_rate: float = 1e-3, betas: Tuple[float, float] = (0.9, 0.999),
+                 sign_decay: float = 0.79, agreement_threshold: float = 0.36, eps: float = 1e-8,
+                 weight_decay: float = 0.0) -> None:
         learning_rate = require_positive("learning_rate", learning_rate)
         beta1, beta2 = require_betas(betas)
         sign_decay = require_in_range("sign_decay", sign_decay, 0.0, 1.0, high_open=True)
@@ -229,7 +358,19 @@ class TemporalAndMaskAdam(torch.optim.Optimizer):
                                       weight_decay=weight_decay))
 
     @torch.no_grad()
-    def step(self, closure=None):
+    def step(self, closure: Optional[Callable[[], torch.Tensor]] = None) -> Optional[torch.Tensor]:
+        """One masked Adam step on the gradients in ``param.grad``.
+
+        Parameters
+        ----------
+        closure : callable, optional
+            Re-evaluates the model and returns the loss, as for any ``torch.optim`` optimizer.
+
+        Returns
+        -------
+        torch.Tensor or None
+            The closure's loss, or None.
+        """
         loss = closure_loss(closure)
         for group in self.param_groups:
             beta1, beta2 = group["betas"]

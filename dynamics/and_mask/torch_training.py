@@ -1,28 +1,30 @@
-"""Torch trainers of the AND-mask cross-checks (spec/and_mask.md §9.2-§9.3), built on
-:mod:`dynamics.and_mask.torch_optim`.
+"""Torch trainers of the AND-mask cross-checks, built on :mod:`dynamics.and_mask.torch_optim`.
 
-* :func:`train_linear_patchwork`: the authors' notebook (``linear_regression_ilc``): one example per environment,
-  x_e = 3·[e_e | 0.1], ½(x·θ − 1)², lr ← 0.9995·lr before each of the n_iters + 1 steps, θ ← θ − lr·u, then the
-  decoupled decay θ ← θ − wd·lr·θ; methods arithmetic mean (τ = 0), AND-mask (τ = 1), geometric mean (τ = 1).
-* :func:`train_logistic_shortcut`: the linearised memorisation task, full-batch GD from w = 0 on the mean logistic
-  loss of each environment, with :class:`~dynamics.and_mask.torch_optim.AndMask` over ``torch.optim.SGD``.
-* :func:`logistic_init_gradients`: the per-environment gradients at w = 0 by autograd (mask density at
-  initialisation, spec §9.3(a, c)).
+* :func:`dynamics.and_mask.torch_training.train_linear_patchwork`: the authors' notebook
+  (``linear_regression_ilc``): one example per environment, x_e = 3·[e_e, 0.1], ½(x·θ − 1)², lr ← 0.9995·lr before
+  each of the n_iters + 1 steps, θ ← θ − lr·u, then the decoupled decay θ ← θ − wd·lr·θ; methods arithmetic mean
+  (τ = 0), AND-mask (τ = 1), geometric mean (τ = 1).
+* :func:`dynamics.and_mask.torch_training.train_logistic_shortcut`: the linearised memorisation task, full-batch GD
+  from w = 0 on the mean logistic loss of each environment, with :class:`dynamics.and_mask.torch_optim.AndMask`
+  over ``torch.optim.SGD``.
+* :func:`dynamics.and_mask.torch_training.logistic_init_gradients`: the per-environment gradients at w = 0 by
+  autograd (the mask density at initialisation).
 
 Several independent problems of one shape (seeds) are trained in one torch computation: their parameters are the
 rows of one tensor and their losses are summed, so each row's gradient is its own problem's, and the AND-mask acts
 entry-wise (no rescaling across rows). Imports torch at module level; float64; ``device=`` is explicit, resolved
-by :func:`dynamics.numerics.torch_tools.on_device` (one torch thread on the CPU).
+by ``dynamics.numerics.torch_tools.on_device`` (one torch thread on the CPU).
 """
-from typing import List
+from typing import List, Optional, Sequence, Union
 
 import numpy as np
 import torch
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import as_finite_array, require_choice, require_integer, require_positive
 from dynamics.numerics.torch_tools import as_tensor, on_device, to_numpy
 from ._checks import require_shortcut_datasets
-from ._results import LinearPatchworkRun, ShortcutRun
+from ._results import LinearPatchworkRun, ShortcutDataset, ShortcutRun
 from ._setups import PATCHWORK_METHODS, make_notebook_patchwork
 from .torch_optim import AndMask
 
@@ -31,9 +33,12 @@ __all__ = ["LinearPatchworkRun", "PATCHWORK_METHODS", "logistic_init_gradients",
 
 
 @on_device
-def train_linear_patchwork(method="and_mask", envs=(0, 1, 2, 3), theta0=None, learning_rate=0.3, lr_decay=0.9995,
-                           weight_decay=0.01, n_iters=1000, *, device) -> LinearPatchworkRun:
-    """The authors' linear-regression patchwork, trained with the torch AND-mask (spec §9.2).
+def train_linear_patchwork(method: str = "and_mask", envs: Sequence[int] = (0, 1, 2, 3),
+                           theta0: Optional[ArrayLike] = None, learning_rate: float = 0.3, lr_decay: float = 0.9995,
+                           weight_decay: float = 0.01, n_iters: int = 1000, *,
+                           device: Union[str, torch.device]) -> LinearPatchworkRun:
+    """The authors' linear-regression patchwork (their notebook ``linear_regression_ilc``), trained with the torch
+    AND-mask.
 
     Parameters
     ----------
@@ -121,13 +126,16 @@ def _env_gradients(weights, inputs, labels):
 
 
 @on_device
-def logistic_init_gradients(datasets, *, device) -> np.ndarray:
-    """Per-environment gradients of the mean logistic loss at w = 0, by autograd (spec §9.3(a, c)).
+def logistic_init_gradients(datasets: Union[ShortcutDataset, Sequence[ShortcutDataset]], *,
+                            device: Union[str, torch.device]) -> np.ndarray:
+    """Per-environment gradients of the mean logistic loss of the logistic shortcut task at w = 0, by autograd.
 
     Parameters
     ----------
     datasets : ShortcutDataset or sequence of them (one shape)
+        From :func:`dynamics.and_mask.make_logistic_shortcut`.
     device : str or torch.device
+        Keyword only.
 
     Returns
     -------
@@ -152,9 +160,11 @@ def logistic_init_gradients(datasets, *, device) -> np.ndarray:
 
 
 @on_device
-def train_logistic_shortcut(datasets, agreement_threshold, learning_rate=0.5, n_steps=500, rescale=False, *,
-                            device) -> List[ShortcutRun]:
-    """Full-batch AND-masked GD (torch SGD + :class:`AndMask`) on the logistic shortcut task, w₀ = 0 (spec §9.3).
+def train_logistic_shortcut(datasets: Union[ShortcutDataset, Sequence[ShortcutDataset]], agreement_threshold: float,
+                            learning_rate: float = 0.5, n_steps: int = 500, rescale: bool = False, *,
+                            device: Union[str, torch.device]) -> List[ShortcutRun]:
+    """Full-batch AND-masked GD (torch SGD + :class:`dynamics.and_mask.torch_optim.AndMask`) on the logistic shortcut
+    task, w₀ = 0.
 
     Parameters
     ----------
@@ -163,11 +173,14 @@ def train_logistic_shortcut(datasets, agreement_threshold, learning_rate=0.5, n_
     agreement_threshold : float
         Agreement threshold τ in [0, 1] (0: plain averaging).
     learning_rate : float, default 0.5
+        Step size η > 0.
     n_steps : int, default 500
+        Number of steps >= 0.
     rescale : bool, default False
         Inverse-sparsity rescaling (applied over all problems' entries together; leave False when training
         several problems at once).
     device : str or torch.device
+        Keyword only.
 
     Returns
     -------
