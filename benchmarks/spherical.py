@@ -6,6 +6,9 @@ decomposition of every step: what ``simulate(..., engine="numpy")`` does) and a 
 the same update and loss with no checks and no bookkeeping beyond the radius. The numpy runs are timed on fewer
 steps and scaled to 1e5 (their cost per step is constant). Times are the minimum over repeats, warm (compiled).
 
+Then the Theorem 2 decomposition of one step of many filters at once (``spherical_step_batch``, one filter per
+row, e.g. every filter of a ResNet layer) against a Python loop of ``spherical_step`` over the same rows.
+
 usage: python benchmarks/spherical.py [--steps N]
 """
 import argparse
@@ -98,6 +101,15 @@ def main(argv=None):
             baseline = _best(lambda: plain(n_numpy), 2) * n / n_numpy
             line += f" {baseline * 1e3:15.0f} {baseline / compiled:6.0f}x"
         print(line)
+    print()
+    print(f"{'filters x d':14s} {'spherical_step_batch ms':>24s} {'loop of spherical_step ms':>26s} {'ratio':>7s}")
+    for n_filters, d in ((64, 27), (512, 1152)):
+        x, a = rng.standard_normal((n_filters, d)), rng.standard_normal((n_filters, d))
+        b = rng.uniform(0.5, 2.0, (n_filters, d))
+        sph.spherical_step_batch(x, a, b, 1e-3)  # compile (or load from the cache)
+        batch = _best(lambda: sph.spherical_step_batch(x, a, b, 1e-3), 5)
+        loop = _best(lambda: [sph.spherical_step(x[i], a[i], b[i], 1e-3) for i in range(n_filters)], 2)
+        print(f"{f'{n_filters} x {d}':14s} {batch * 1e3:24.2f} {loop * 1e3:26.2f} {loop / batch:6.0f}x")
 
 
 if __name__ == "__main__":

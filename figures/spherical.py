@@ -1,5 +1,6 @@
-"""Figures of the spherical view of normalised networks (spec/spherical.md §3, B1-B5, Theorem 4): effective
-learning rates and norms of the optimizers with the bounds and equilibria overlaid, AdaGradG against SGD
+"""Figures of the spherical view of normalised networks (Roburin et al. 2022; Roburin (thesis), Chapter 3, Theorem 4,
+and the bounds and equilibria derived in this project): effective learning rates and norms of the optimizers with the
+λ = 0 SGD bounds, the SGD + L2 equilibrium and the radius law of Adam w/o (abc) overlaid, AdaGradG against SGD
 (Fig 3.4 in small), the relaxation to equilibrium, and the collapse/burst cycles of GD with weight decay."""
 import math
 
@@ -10,22 +11,20 @@ import dynamics.spherical as sph
 from .registry import figure
 from .style import COLORS, new_figure
 
-T = "003_88ab5e35ef08af19.txt"
-
 
 def _log_indices(n, count=400):
     """About ``count`` log-spaced indices in [0, n) (all of them for short runs), for light plots."""
     return np.unique(np.concatenate([[0], np.geomspace(1, n - 1, count).astype(int)])) if n > count else np.arange(n)
 
 
-@figure("spherical.effective_lr_and_norm", "003_88ab5e35ef08af19.txt Table 3.1, Eqs 3.25, 3.41-3.46",
+@figure("spherical.effective_lr_and_norm", "Roburin (thesis), Table 3.1, Eqs 3.25, 3.41-3.46",
         "Effective learning rate η_k^e (left) and norm ‖x_k‖ (right) against the step for SGD (η = 0.1), SGD + L2 "
         "(λ = 1e-3), SGD-M + L2 (γ = 0.9, η = 0.01, the same η/(1−γ)), Adam, Adam w/o (a), Adam w/o (ab) (η = 1e-3, "
         "β = (0.9, 0.999), λ = 0) and Adam w/o (abc) (β₁ = 0), on one radially invariant group (d = 64) with "
         "random-direction gradients of constant norm G = 1 on the sphere, from ‖x₀‖ = 1, 1e5 steps. Overlaid: the "
-        "B1 bounds for SGD (dotted; they pinch SGD's curve, ∝ k^{-1/2}, since g_min = g_max), the exact SGD + L2 "
+        "λ = 0 SGD bounds (dotted; they pinch SGD's curve, ∝ k^{-1/2}, since g_min = g_max), the exact SGD + L2 "
         "equilibrium (thin dashed) and its relaxation law (black dashed), the random-walk equilibrium of SGD-M + L2 "
-        "(dash-dot) and the B5 law r_k² = r₀² + η²dk of Adam w/o (abc) (black dash-dot-dot). Adam and Adam w/o (a) "
+        "(dash-dot) and the radius law r_k² = r₀² + η²dk of Adam w/o (abc) (black dash-dot-dot). Adam and Adam w/o (a) "
         "nearly coincide on isotropic noise. Adam's effective learning rate falls like 1/r, SGD's like 1/r².")
 def effective_lr_and_norm(n_steps=100_000, dimension=64, grad_norm=1.0, learning_rate=0.1, adam_learning_rate=1e-3,
                           weight_decay=1e-3, momentum=0.9, r0=1.0, seed=0):
@@ -42,7 +41,7 @@ def effective_lr_and_norm(n_steps=100_000, dimension=64, grad_norm=1.0, learning
     bounds = sph.effective_lr_bounds_sgd(learning_rate, r0, grad_norm, grad_norm, idx)
     r4 = sph.sgd_lambda0_sandwich(r0, learning_rate, np.full(n_steps, grad_norm))
     for ax, low, high in ((left, bounds.lower, bounds.upper), (right, r4.lower_radius[idx], r4.upper_radius[idx])):
-        ax.plot(steps, low, ":", color="k", lw=1.2, label="B1 bounds (SGD)")
+        ax.plot(steps, low, ":", color="k", lw=1.2, label="λ = 0 SGD bounds")
         ax.plot(steps, high, ":", color="k", lw=1.2)
     eq = sph.sgd_l2_equilibrium(learning_rate, weight_decay, grad_norm)
     relaxation = sph.sgd_l2_relaxation_law(r0, learning_rate, weight_decay, grad_norm, idx)
@@ -53,10 +52,11 @@ def effective_lr_and_norm(n_steps=100_000, dimension=64, grad_norm=1.0, learning
     eq_m = sph.sgdm_l2_equilibrium(learning_rate * (1 - momentum), weight_decay, momentum, grad_norm)
     left.axhline(eq_m.effective_learning_rate, color=COLORS[2], ls="-.", lw=0.8, label="SGD-M + L2: equilibrium")
     right.axhline(eq_m.radius, color=COLORS[2], ls="-.", lw=0.8)
-    b5 = sph.adam_srt_radius_law(r0, adam_learning_rate, dimension, grad_norm, idx)
-    b5_style = (0, (5, 1, 1, 1, 1, 1))
-    left.plot(steps, b5.effective_learning_rate, ls=b5_style, color="k", lw=1, label="B5 law (Adam w/o (abc))")
-    right.plot(steps, b5.radius, ls=b5_style, color="k", lw=1)
+    srt_law = sph.adam_srt_radius_law(r0, adam_learning_rate, dimension, grad_norm, idx)
+    srt_style = (0, (5, 1, 1, 1, 1, 1))
+    left.plot(steps, srt_law.effective_learning_rate, ls=srt_style, color="k", lw=1,
+              label="radius law of Adam w/o (abc)")
+    right.plot(steps, srt_law.radius, ls=srt_style, color="k", lw=1)
     left.set(xscale="log", yscale="log", xlabel="step k + 1", ylabel=r"effective learning rate $\eta^e_k$",
              title="(a) effective learning rate")
     right.set(xscale="log", yscale="log", xlabel="step k + 1", ylabel=r"norm $\|x_k\|$", title="(b) norm")
@@ -68,7 +68,7 @@ def effective_lr_and_norm(n_steps=100_000, dimension=64, grad_norm=1.0, learning
     return fig
 
 
-@figure("spherical.adagradg_vs_sgd", "003_88ab5e35ef08af19.txt Fig 3.4 (in small), Theorem 4, App. C.1",
+@figure("spherical.adagradg_vs_sgd", "Roburin (thesis), Fig 3.4 (in small), Theorem 4, App. C.1",
         "Theorem 4 in small: the angle between the direction of SGD + L2 (η = 1e-2, λ = 1e-3, as in App. C.1) and "
         "that of AdaGradG with the Theorem-4 parameters (β = (1−ηλ)⁴ ≈ 0.99996, η_AGG = (2β)^{-1/2} ≈ 0.7071, "
         "v₀ = r₀⁴/(2η²√β)), solid, and that of element-wise AdaGrad with its learning rate matched at the first step, "
@@ -93,7 +93,8 @@ def adagradg_vs_sgd(n_steps=20_000, learning_rate=1e-2, weight_decay=1e-3, n_gro
     return fig
 
 
-@figure("spherical.relaxation", "003_88ab5e35ef08af19.txt Eqs 3.15, 3.25 (Li, Lyu & Arora 2020; Wan et al. 2021)",
+@figure("spherical.relaxation",
+        "derived in this project from Roburin (thesis), Eqs 3.15, 3.25 (cf. Li, Lyu & Arora 2020; Wan et al. 2021)",
         "Relaxation to equilibrium. (a) SGD + L2 with a constant gradient norm G = 1 on the sphere (d = 32), "
         "r_k⁴/r*⁴ against ηλk for (η, λ) in {(0.1, 1e-3), (0.5, 1e-3), (0.1, 5e-3)} from r₀⁴/r*⁴ in {0.1, 4} "
         "(coloured; they collapse onto one curve in ηλk), with the ODE law r*⁴ + (r₀⁴ − r*⁴)e^{−4ηλk} (thin black) "
@@ -136,14 +137,15 @@ def relaxation(grad_norm=1.0, dimension=32, momentum=0.9, n_seeds=20, seed=0):
     right.plot(k / tau, runs.mean(axis=0) / eq.radius_fourth_power, color=COLORS[2], lw=2, label=f"mean of {n_seeds}")
     law = sph.sgdm_l2_relaxation(r0, eta, lam, momentum, grad_norm, k)
     right.plot(k / tau, law / eq.radius_fourth_power, "--", color="k", lw=1, label=r"$e^{-k/\tau}$ law")
-    right.axhline(1.0, color="k", ls=":", lw=1, label="equilibrium (B3)")
+    right.axhline(1.0, color="k", ls=":", lw=1, label="random-walk equilibrium")
     right.set(xlabel=r"$k/\tau$, $\tau = (1-\gamma)/(4\eta\lambda)$", ylabel=r"$r_k^4 / r_*^4$",
               title=f"(b) SGD-M + L2, γ = {momentum:g}")
     right.legend(loc="lower right")
     return fig
 
 
-@figure("spherical.periodic_collapse", "003_88ab5e35ef08af19.txt Eq 3.25 with weight decay (Lobacheva et al. 2021)",
+@figure("spherical.periodic_collapse",
+        "derived in this project from Roburin (thesis), Eq 3.25 with weight decay (cf. Lobacheva et al. 2021)",
         "Deterministic GD + L2 has no fixed-point equilibrium (η = 0.1, λ = 0.01, a rotated Rayleigh quotient with "
         "eigenvalues 0..1, d = 8; 6000 steps): (a) the norm shrinks like (1−ηλ)^k (dashed guide) while the gradient on the sphere "
         "(c) sits at round-off, so (b) the effective learning rate grows like (1−ηλ)^{-2k} until it crosses the "

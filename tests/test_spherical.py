@@ -232,7 +232,7 @@ def test_nu_reduces_to_the_first_step_and_R_form_without_radius_change():
 
 def test_effective_learning_rate_laws_match_their_definitions():
     """The radius laws give η^e from the radius they predict: η/((1−ηλ)r²) for SGD + L2 (Table 3.1), η√d/(G r) for
-    Adam w/o (abc) (B5); the collapse law is r₀(1−ηλ)^k; the SGD-M relaxation starts at r₀⁴ and ends at r*⁴."""
+    Adam w/o (abc) (its radius law); the collapse law is r₀(1−ηλ)^k; the SGD-M relaxation starts at r₀⁴ and ends at r*⁴."""
     k = np.arange(0, 5000, 250)
     law = sph.sgd_l2_relaxation_law(1.5, 0.1, 1e-3, 2.0, k)
     assert np.allclose(law.radius ** 4, sph.sgd_l2_relaxation(1.5, 0.1, 1e-3, 2.0, k), rtol=1e-14)
@@ -241,9 +241,9 @@ def test_effective_learning_rate_laws_match_their_definitions():
     eq = sph.sgd_l2_equilibrium(0.1, 1e-3, 2.0)
     assert sph.sgd_effective_lr(0.1, eq.radius_fourth_power, 1e-3) == pytest.approx(eq.effective_learning_rate,
                                                                                    rel=1e-14)
-    b5 = sph.adam_srt_radius_law(1.0, 0.01, 64, 2.0, k)
-    assert np.allclose(b5.radius, sph.adam_srt_radius(1.0, 0.01, 64, k), rtol=0)
-    assert np.allclose(b5.effective_learning_rate, 0.01 * 8 / (2.0 * b5.radius), rtol=1e-15)
+    srt_law = sph.adam_srt_radius_law(1.0, 0.01, 64, 2.0, k)
+    assert np.allclose(srt_law.radius, sph.adam_srt_radius(1.0, 0.01, 64, k), rtol=0)
+    assert np.allclose(srt_law.effective_learning_rate, 0.01 * 8 / (2.0 * srt_law.radius), rtol=1e-15)
     assert np.allclose(sph.sgd_l2_collapse_radius(3.0, 0.1, 0.01, k), 3.0 * 0.999 ** k, rtol=1e-13)
     eq_m = sph.sgdm_l2_equilibrium(0.1, 1e-3, 0.9, 2.0)
     assert sph.sgdm_l2_relaxation(1.0, 0.1, 1e-3, 0.9, 2.0, 0) == pytest.approx(1.0, rel=1e-14)
@@ -305,6 +305,52 @@ def test_spherical_step_reproduces_any_step(d, seed, lr, scalar_b):
     step = sph.spherical_step(x, a, b, lr)
     assert np.allclose(step.r_next * step.u_next, x_next, rtol=1e-12, atol=1e-12 * np.linalg.norm(x))
     assert abs(np.linalg.norm(step.u_next) - 1) < 1e-14
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 9), st.integers(0, 2 ** 32 - 1), st.sampled_from(["scalar", "row", "full"]),
+       st.booleans())
+def test_spherical_step_batch_is_the_loop_over_rows(n, d, seed, b_kind, per_row_rates):
+    """Many filters at once (a leading axis) give, bit for bit, what spherical_step gives filter by filter."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, d)) * rng.uniform(0.05, 5.0, (n, 1))
+    a = rng.standard_normal((n, d))
+    b = {"scalar": 1.3, "row": rng.uniform(0.5, 2.0, n), "full": rng.uniform(0.5, 2.0, (n, d))}[b_kind]
+    learning_rate = rng.uniform(1e-3, 0.05, n) if per_row_rates else 0.02
+    decay = rng.uniform(0.9, 1.0, n) if per_row_rates else 1.0
+    loop = []
+    for i in range(n):
+        b_i = b if b_kind == "scalar" else b[i]
+        try:
+            loop.append(sph.spherical_step(x[i], a[i], b_i, np.broadcast_to(learning_rate, n)[i],
+                                           np.broadcast_to(decay, n)[i]))
+        except ValueError:  # (H1) fails for this row: the batch says so, naming the first such row
+            with pytest.raises(ValueError, match=rf"\(H1\) 1 - A<c,u> > 0 fails at row {i}:"):
+                sph.spherical_step_batch(x, a, b, learning_rate, decay)
+            return
+    batch = sph.spherical_step_batch(x, a, b, learning_rate, decay)
+    for i, one in enumerate(loop):
+        assert batch.A[i] == one.A and batch.effective_learning_rate[i] == one.effective_learning_rate
+        assert batch.r_next[i] == one.r_next
+        assert np.array_equal(batch.c[i], one.c) and np.array_equal(batch.u_next[i], one.u_next)
+
+
+def test_spherical_step_batch_bad_input_names_the_row():
+    x = np.array([[1.0, 0.0], [0.0, 2.0]])
+    with pytest.raises(ValueError, match=r"\(H1\) 1 - A<c,u> > 0 fails at row 1"):
+        sph.spherical_step_batch(x, [[0.0, 1.0], [0.0, 50.0]], 1.0, 0.1)
+    with pytest.raises(ValueError, match="row 1 is the zero vector"):
+        sph.spherical_step_batch([[1.0, 0.0], [0.0, 0.0]], x, 1.0, 0.1)
+    with pytest.raises(ValueError, match="x must be 2-dimensional"):
+        sph.spherical_step_batch([1.0, 0.0], [1.0, 0.0], 1.0, 0.1)
+    with pytest.raises(ValueError, match="a must have the shape of x"):
+        sph.spherical_step_batch(x, [[1.0, 0.0]], 1.0, 0.1)
+    with pytest.raises(ValueError, match="b must be strictly positive, got -1 at row 0, entry 1"):
+        sph.spherical_step_batch(x, x, [[1.0, -1.0], [1.0, 1.0]], 0.1)
+    with pytest.raises(ValueError, match=r"learning_rate must be a float or have shape \(2,\)"):
+        sph.spherical_step_batch(x, x, 1.0, [0.1, 0.1, 0.1])
+    with pytest.raises(ValueError, match="decay must be > 0, got -1 at row 1"):
+        sph.spherical_step_batch(x, x, 1.0, 0.1, [1.0, -1.0])
 
 
 @settings(max_examples=60, deadline=None)
@@ -409,17 +455,18 @@ def test_import_is_light_and_compiles_nothing():
             "elapsed = time.perf_counter() - t; import numba; "
             "from dynamics.spherical import _kernels; from dynamics.numerics.random import fill_normals; "
             "compiled = [f for f in (_kernels.simulate_kernel, _kernels.loss_grad, _kernels.sgd_radius_kernel, "
-            "_kernels.sgd_order2_kernel, fill_normals) if f.signatures]; "
+            "_kernels.sgd_order2_kernel, _kernels.spherical_step_kernel, fill_normals) if f.signatures]; "
             "print('torch' in sys.modules, compiled, elapsed < 1.0)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")[0]
     assert out == "False [] True", out
 
 
-def test_torch_optim_without_torch_raises_a_clear_import_error():
+@pytest.mark.parametrize("module", ["torch_optim", "torch_state"])
+def test_torch_layer_without_torch_raises_a_clear_import_error(module):
     code = ("import sys; sys.modules['torch'] = None\n"
-            "try:\n    import dynamics.spherical.torch_optim\nexcept ImportError as e:\n    print(e)")
+            f"try:\n    import dynamics.spherical.{module}\nexcept ImportError as e:\n    print(e)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert "dynamics.spherical.torch_optim needs torch" in out
+    assert f"dynamics.spherical.{module} needs torch" in out
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -428,7 +475,7 @@ def test_torch_optim_without_torch_raises_a_clear_import_error():
 # ----------------------------------------------------------------------------------------------------
 
 def _exact_bounds(eta, r0, g_min, g_max, k):
-    """The B1 bounds of effective_lr_bounds_sgd in 60-digit arithmetic."""
+    """The λ = 0 SGD bounds of effective_lr_bounds_sgd in 60-digit arithmetic."""
     import mpmath
     with mpmath.workdps(60):
         eta, r0, g_min, g_max, k = (mpmath.mpf(float(v)) for v in (eta, r0, g_min, g_max, k))
@@ -468,7 +515,7 @@ SPHERICAL_EXTREMES = [
     (lambda: sph.adagradg_equivalent_params(1e-160, 0.0, 1e-100).v0, 5e-81),
     (lambda: sph.adagradg_equivalent_params(3.654850781893221e-228, 0.0, 1.0), "v0"),
     (lambda: sph.sgd_lambda0_sandwich(1.157920892373162e77, [], []), "r0"),
-    # (η²g²)² = 1e320 overflowed although (η²g²)²/P0 = 1e120 does not
+    # (η²g²)² = 1e320 overflowed although (η²g²)²/P_0 = 1e120 does not
     (lambda: sph.sgd_lambda0_sandwich(1e50, 1.0, [1e80]).upper[-1], 1e200 + 2e160 + 1e120),
     (lambda: sph.sgd_order2_radius4(1.157920892373162e77, 1.0, []), "r0"),
     # (ηg)² = 1e320 overflowed although 2ρη²g² = 2e300 does not (ρ = (1 − ηλ)² = 1e-20)

@@ -30,8 +30,8 @@ def test_effective_lr_and_norm_plots_the_runs_and_closed_forms():
     adam = sph.simulate(sph.AdamSRT(1e-3, betas=(0.0, 0.999)), loss, x0, n)
     assert np.allclose(_line(left, "Adam w/o (abc), β₁ = 0").get_ydata(), adam.effective_learning_rate[idx], rtol=1e-12)
     bounds = sph.effective_lr_bounds_sgd(eta, 1.0, G, G, idx)
-    assert np.allclose(_line(left, "B1 bounds (SGD)").get_ydata(), bounds.lower, rtol=1e-12)
-    assert np.allclose(_line(left, "B5 law (Adam w/o (abc))").get_ydata(),
+    assert np.allclose(_line(left, "λ = 0 SGD bounds").get_ydata(), bounds.lower, rtol=1e-12)
+    assert np.allclose(_line(left, "radius law of Adam w/o (abc)").get_ydata(),
                        1e-3 * math.sqrt(d) / (G * sph.adam_srt_radius(1.0, 1e-3, d, idx)), rtol=1e-12)
     eq = sph.sgd_l2_equilibrium(eta, lam, G)
     assert _line(left, "SGD + L2: equilibrium").get_ydata()[0] == pytest.approx(eq.effective_learning_rate)

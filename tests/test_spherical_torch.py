@@ -75,3 +75,122 @@ def test_torch_adagradg_matches_numpy_and_checks_the_sphere():
     off.grad = torch.ones(2, 3, dtype=torch.float64)
     with pytest.raises(ValueError, match="every filter must be a unit vector"):
         torch_optim.AdaGradG([off], learning_rate=0.1, beta=0.9, v0=1.0).step()
+
+
+# ------------------------------------------------------------------ torch_state: the per-filter effective learning rate
+def _optimizers(params, name):
+    """(torch optimizer, numpy mirror factory, learning rate, λ, decoupled) of each kind the helper reads."""
+    from dynamics.spherical import torch_optim
+
+    betas, eps = (0.9, 0.99), 1e-30
+    if name == "SGD":
+        return torch.optim.SGD(params, lr=0.2, foreach=False), lambda: sph.SGD(0.2), 0.2, 0.0, False
+    if name == "SGD+L2":
+        return (torch.optim.SGD(params, lr=0.2, weight_decay=0.05, foreach=False),
+                lambda: sph.SGD(0.2, weight_decay=0.05), 0.2, 0.05, False)
+    if name == "SGD-M+L2":
+        return (torch.optim.SGD(params, lr=0.05, momentum=0.9, weight_decay=0.05, foreach=False),
+                lambda: sph.SGD(0.05, momentum=0.9, weight_decay=0.05), 0.05, 0.05, False)
+    if name == "Adam+L2":
+        return (torch.optim.Adam(params, lr=0.01, betas=betas, eps=eps, weight_decay=0.05, foreach=False),
+                lambda: sph.Adam(0.01, betas=betas, eps=eps, weight_decay=0.05), 0.01, 0.05, False)
+    if name == "AdamW":
+        return (torch.optim.AdamW(params, lr=0.01, betas=betas, eps=eps, weight_decay=0.5, foreach=False),
+                lambda: sph.AdamW(0.01, betas=betas, eps=eps, weight_decay=0.5), 0.01, 0.5, True)
+    assert name == "AdamS"
+    return (torch_optim.AdamS([{"params": params[:2], "channel_wise": True}, {"params": params[2:]}],
+                              learning_rate=0.01, betas=betas, eps=eps, weight_decay=0.05),
+            lambda: sph.AdamS(0.01, betas=betas, eps=eps, weight_decay=0.05), 0.01, 0.05, False)
+
+
+@pytest.mark.parametrize("name", ["SGD", "SGD+L2", "SGD-M+L2", "Adam+L2", "AdamW", "AdamS"])
+def test_effective_learning_rates_match_spherical_step_and_the_closed_forms(name):
+    """On a BatchNorm CNN (float64, BatchNorm ε = 0: every filter exactly radially invariant), the per-filter
+    effective learning rate read from the torch optimizer's state equals spherical_step on the generic form of the
+    package's numpy optimizer stepped filter by filter on the same gradients, and the closed forms: η/((1−ηλ)r²)
+    for SGD (+ L2) (Table 3.1), and A = η/(rν) with Adam's second moment on the sphere ν of adam_nu (Eq 3.42)."""
+    from dynamics.spherical.torch_state import effective_learning_rates
+    from dynamics.spherical.torch_training import conv_bn_net, synthetic_images
+
+    data = synthetic_images(32, size=6, seed=0)
+    model = conv_bn_net(width=4, seed=0)
+    convs = {"conv1": model[0], "conv2": model[3]}
+    weights = [m.weight for m in convs.values()]
+    rest = [p for p in model.parameters() if all(p is not w for w in weights)]
+    opt, make_mirror, eta, lam, decoupled = _optimizers(weights + rest, name)
+    mirrors = [[make_mirror() for _ in range(w.shape[0])] for w in weights]
+    history = [[[] for _ in range(w.shape[0])] for w in weights]  # per filter: (r_k, ‖∇L(u_k)‖)
+    for k in range(5):
+        batch = torch.arange(8 * k, 8 * k + 8) % 32
+        opt.zero_grad()
+        torch.nn.functional.cross_entropy(model(data.inputs[batch]), data.labels[batch]).backward()
+        xs = [w.detach().reshape(w.shape[0], -1).numpy().copy() for w in weights]
+        grads = [w.grad.reshape(w.shape[0], -1).numpy().copy() for w in weights]
+        opt.step()
+        rates = effective_learning_rates(opt, convs)
+        assert rates.layer_names == ("conv1", "conv2")
+        for layer, (x, g, w) in enumerate(zip(xs, grads, weights)):
+            got = rates.for_layer(layer)
+            assert rates.for_layer(layer, "channel").tolist() == list(range(w.shape[0]))
+            radius = np.linalg.norm(x, axis=1)
+            np.testing.assert_allclose(rates.for_layer(layer, "radius"), radius, rtol=1e-12)
+            expected, x_next = [], w.detach().reshape(w.shape[0], -1).numpy()
+            for j, mirror in enumerate(mirrors[layer]):
+                stepped = mirror.step(x[j], g[j])
+                np.testing.assert_allclose(stepped, x_next[j], rtol=1e-10, atol=1e-14)
+                form = mirror.last_generic_form
+                expected.append(sph.spherical_step(x[j], *form).effective_learning_rate)
+                history[layer][j].append((radius[j], radius[j] * np.linalg.norm(g[j])))
+            np.testing.assert_allclose(got, expected, rtol=1e-10)
+            if name in ("SGD", "SGD+L2"):
+                np.testing.assert_allclose(got, sph.sgd_effective_lr(eta, radius ** 4, lam), rtol=1e-10)
+            if name.startswith("Adam"):
+                nu = np.array([sph.adam_nu([h[1] for h in history[layer][j]], [h[0] for h in history[layer][j]],
+                                           x.shape[1], (0.9, 0.99), 0.0 if decoupled else lam)[-1]
+                               for j in range(x.shape[0])])
+                scheduled = eta / (1 - eta * lam) if decoupled else eta
+                np.testing.assert_allclose(rates.for_layer(layer, "A"), scheduled / (radius * nu), rtol=1e-10)
+            assert np.all(rates.for_layer(layer, "angle") > 0)
+
+
+def test_effective_learning_rates_of_a_float32_network_and_bad_input():
+    from dynamics.spherical import torch_optim
+    from dynamics.spherical.torch_state import effective_learning_rates
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 6, 3, bias=False), torch.nn.BatchNorm2d(6), torch.nn.ReLU(),
+                                torch.nn.Flatten(), torch.nn.Linear(6 * 4 * 4, 2))
+    inputs, labels = torch.randn(8, 3, 6, 6), torch.randint(0, 2, (8,))
+
+    def train(opt):
+        opt.zero_grad()
+        torch.nn.functional.cross_entropy(model(inputs), labels).backward()
+        opt.step()
+        return opt
+
+    with pytest.raises(ValueError, match="not stepped this parameter yet"):
+        effective_learning_rates(torch.optim.Adam(model.parameters()), [model[0]])
+    opt = train(torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9))
+    before = model[0].weight.detach().clone()
+    rates = effective_learning_rates(opt, model[0].weight)  # one layer, the parameter itself, float32
+    assert rates.effective_learning_rate.shape == (6,) and np.all(np.isfinite(rates.effective_learning_rate))
+    assert rates.effective_learning_rate.dtype == np.float64
+    train(opt)
+    ratio = effective_learning_rates(opt, [model[0]]).radius / before.reshape(6, -1).norm(dim=1).numpy()
+    np.testing.assert_allclose(ratio, 1.0, atol=0.2)
+    with pytest.raises(ValueError, match="not among the optimizer's parameters"):
+        effective_learning_rates(torch.optim.SGD(model[4].parameters(), lr=0.1), [model[0]])
+    with pytest.raises(TypeError, match="has no weight tensor"):
+        effective_learning_rates(opt, [model[2]])
+    with pytest.raises(TypeError, match="must be a torch.optim.Optimizer"):
+        effective_learning_rates("SGD", [model[0]])
+    plain = train(torch.optim.SGD(model.parameters(), lr=0.1))
+    plain.zero_grad()
+    with pytest.raises(ValueError, match="before optimizer.zero_grad"):
+        effective_learning_rates(plain, [model[0]])
+    for refused, match in ((torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, nesterov=True), "Nesterov"),
+                           (torch.optim.Adam(model.parameters(), amsgrad=True), "amsgrad"),
+                           (torch_optim.AdamSRT(model.parameters(), channel_wise=True), "AdamSRT is not supported"),
+                           (torch_optim.AdamS([model[0].weight], channel_dims=[1]), "along dims")):
+        with pytest.raises(ValueError, match=match):
+            effective_learning_rates(train(refused), [model[0]])

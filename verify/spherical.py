@@ -1,4 +1,5 @@
-"""Claims of the spherical view of normalised networks (spec/spherical.md §4 P1-P22, API checks, §8 errata).
+"""Claims of the spherical view of normalised networks (Roburin et al. 2022; Roburin (thesis), Chapter 3 and its
+appendices): its identities, bounds, limits and theorems, and the errata the project found in the thesis.
 
 Every claim compares two independent routes: an optimizer stepping the Euclidean weights (numpy objects or
 the compiled loop of ``simulate``) against the thesis's closed form or spherical recursion evaluated here or by
@@ -16,8 +17,6 @@ from scipy import stats
 import dynamics.spherical as sph
 from .registry import Check, claim, planted_bug
 
-T = "003_88ab5e35ef08af19.txt"  # the thesis (Roburin); equation numbers are the thesis's
-SPEC = "spec/spherical.md"
 
 
 def _z(m, level=1e-4):
@@ -44,7 +43,7 @@ def _symmetric(rng, d):
 
 
 def _losses(rng, d=12):
-    """One of each synthetic loss (§5.1), with random data."""
+    """One of each synthetic radially invariant loss, with random data."""
     return {"Rayleigh": sph.RayleighLoss(_symmetric(rng, d), noise_std=0.3, seed=rng),
             "random linear": sph.RandomLinearLoss.stream(d, seed=rng),
             "BN probe": sph.BNLinearProbe(rng.standard_normal((2, 16, d)), np.sign(rng.standard_normal((2, 16))),
@@ -78,9 +77,9 @@ def _run(optimizer, loss, x0, n_steps):
     return np.array(xs), np.array(grads), forms, states
 
 
-# ---------------------------------------------------------------- P1: Lemma 1 and its erratum
-@claim("spherical.lemma1_gradient_identities", "003_88ab5e35ef08af19.txt Lemma 1, Eq 3.2; App. A",
-       "On the four synthetic losses of §5.1 (d = 12, random data and points): the analytic gradient matches "
+# ---------------------------------------------------------------- Lemma 1 and its erratum
+@claim("spherical.lemma1_gradient_identities", "Roburin (thesis), Lemma 1, Eq 3.2; App. A",
+       "On the four synthetic radially invariant losses (d = 12, random data and points): the analytic gradient matches "
        "central finite differences of the loss (1e-6 relative, the truncation and round-off of the difference), "
        "|⟨∇L(x),x⟩| <= 1e-13‖∇L(x)‖‖x‖, ∇L(ρx) = ∇L(x)/ρ for ρ in {1e-3, 1, 1e3} (1e-13 relative), and the "
        "finite-difference Hessian satisfies ∇²L(x)x = −∇L(x) (1e-6 relative).", "identity", stochastic=True)
@@ -104,7 +103,7 @@ def lemma1_gradient_identities(run):
     return Check.all_of(checks)
 
 
-@claim("spherical.erratum_lemma1_appendix_a", "003_88ab5e35ef08af19.txt App. A, Eq A.1",
+@claim("spherical.erratum_lemma1_appendix_a", "Roburin (thesis), App. A, Eq A.1",
        "App. A's proof of Lemma 1 starts from ∇L(x) = ∇L(ρx) (A.1), which contradicts (A.2): with gradients "
        "taken by central finite differences of the loss values (independent of the analytic gradients), the "
        "printed relation misses by |1 − 1/ρ| (> 0.3 at ρ in {0.5, 2, 10}) on every synthetic loss, while the "
@@ -125,8 +124,8 @@ def erratum_lemma1_appendix_a(run):
                          detail=f"smallest printed-form error {min(printed):.3g}")
 
 
-# ---------------------------------------------------------------- P2: Pythagorean growth
-@claim("spherical.pythagorean_growth", "003_88ab5e35ef08af19.txt Eqs 3.25, 3.29, 3.46",
+# ---------------------------------------------------------------- Pythagorean growth
+@claim("spherical.pythagorean_growth", "Roburin (thesis), Eqs 3.25, 3.29, 3.46",
        "Plain SGD (λ = 0) with a random schedule η_k on the Rayleigh, BN-probe and WN-logistic losses, 300 steps: "
        "‖x_{k+1}‖² − ‖x_k‖² = η_k²‖∇L(x_k)‖² (to rtol 1e-12 plus the round-off 2ε(r_k² + r_{k+1}²) that the "
        "difference of the stored squared norms inherits), r is non-decreasing, r_k = r₀Π_{i<k} sec θ_i with the atan2 angles "
@@ -159,7 +158,7 @@ def pythagorean_growth(run):
     return Check.all_of(checks)
 
 
-# ---------------------------------------------------------------- P3: Theorem 2, one step, every scheme
+# ---------------------------------------------------------------- Theorem 2, one step, every scheme
 def _schemes():
     return {"SGD": sph.SGD(0.05), "SGD+L2": sph.SGD(0.05, weight_decay=0.1),
             "SGD-M": sph.SGD(0.02, momentum=0.9), "SGD-M+L2": sph.SGD(0.02, momentum=0.9, weight_decay=0.1),
@@ -172,7 +171,7 @@ def _schemes():
             "AdaGradG": sph.AdaGradG(0.3, 0.99, 2.0), "AdamG": sph.AdamG(0.01, eps=1e-8)}
 
 
-@claim("spherical.theorem2_one_step", "003_88ab5e35ef08af19.txt Theorem 2, Eqs 3.21-3.35",
+@claim("spherical.theorem2_one_step", "Roburin (thesis), Theorem 2, Eqs 3.21-3.35",
        "For 16 schemes (SGD, SGD+L2, SGD-M(+L2), SGD-M RT, Adam(+L2, ε inside √), AdamW, AdaGrad+L2, AdamS/ST/SRT "
        "(ε = 0 and ε > 0), AdaGradG, AdamG), 40 steps each on a Rayleigh loss with noise: the optimizer's x_{k+1} "
        "equals r_{k+1}u_{k+1} of spherical_step (Eqs 3.24-3.25) built from (A_k, c_k, η_k^e) of its generic form "
@@ -205,7 +204,7 @@ def theorem2_one_step(run):
     return Check.all_of(checks)
 
 
-# ---------------------------------------------------------------- P4: SGD on x ≡ spherical scheme on u
+# ---------------------------------------------------------------- SGD on x ≡ spherical scheme on u
 def _spherical_scheme(loss, x0, learning_rate, weight_decay, momentum, n_steps):
     """The thesis's scheme on (u, r, c) (Eqs 3.24-3.25, 3.52): c_k = β(r_k/r_{k−1})c_{k−1} + ∇L(u_k) + λr_k²u_k."""
     r = float(np.linalg.norm(x0))
@@ -226,7 +225,7 @@ def _spherical_scheme(loss, x0, learning_rate, weight_decay, momentum, n_steps):
     return np.array(us), np.array(rs)
 
 
-@claim("spherical.sgd_equals_spherical_scheme", "003_88ab5e35ef08af19.txt Eqs 3.24-3.25, 3.52, Lemma 3 (3.43)",
+@claim("spherical.sgd_equals_spherical_scheme", "Roburin (thesis), Eqs 3.24-3.25, 3.52, Lemma 3 (3.43)",
        "Euclidean SGD-M + L2 (η = 0.05, γ = 0.9, λ = 1e-3; compiled loop) and plain SGD (γ = 0, λ = 0) equal the "
        "scheme evolved on the sphere, (u, r) by Eqs 3.24-3.25 with c_k = γ(r_k/r_{k−1})c_{k−1} + ∇L(u_k) + λr_k²u_k, "
        "over 5000 steps of a Rayleigh loss with persistent noise (non-chaotic): max |Δu| and max |Δr|/r <= 1e-10.",
@@ -245,8 +244,8 @@ def sgd_equals_spherical_scheme(run):
     return Check.all_of(checks)
 
 
-# ---------------------------------------------------------------- P5: Table 3.1 and Eq 3.42
-@claim("spherical.table31_closed_forms", "003_88ab5e35ef08af19.txt Table 3.1, Eqs 3.41-3.42, 3.48",
+# ---------------------------------------------------------------- Table 3.1 and Eq 3.42
+@claim("spherical.table31_closed_forms", "Roburin (thesis), Table 3.1, Eqs 3.41-3.42, 3.48",
        "Along runs on a Rayleigh loss with noise: SGD has c = ∇L(u) and η^e = η/r²; SGD+L2 has ⟨c,u⟩ = λr² and "
        "η^e = η/(r²(1−ηλ)); SGD-M(+L2) has c = r·m and η^e = (η/r²)(1 − η⟨c,u⟩/r²)^{−1}; AdaGradG has "
        "η^e = η_k/sqrt(v_k); and Adam+L2's ν_k = r_k d^{−1/2}‖b_k‖ read from its state equals Eq 3.42 (adam_nu) "
@@ -292,8 +291,8 @@ def table31_closed_forms(run):
     return Check.all_of(checks)
 
 
-# ---------------------------------------------------------------- P6: scale equivariance
-@claim("spherical.scale_equivariance", "003_88ab5e35ef08af19.txt §3.3.3, Eq 3.41",
+# ---------------------------------------------------------------- scale equivariance
+@claim("spherical.scale_equivariance", "Roburin (thesis), §3.3.3, Eq 3.41",
        "Exact equivalences under x₀ -> ρx₀ (ρ in {0.3, 3.7}, 100 steps on a Rayleigh loss with noise): "
        "SGD-M(η, λ, γ; ρx₀) ≡ SGD-M(η/ρ², λρ², γ; x₀) and Adam(η, λ; ρx₀) ≡ Adam(η/ρ, λρ²; x₀) (ε = 0) in u, "
        "to 1e-12; so SGD's effective learning rate scales like 1/r² and Adam's like 1/r.", "identity",
@@ -315,8 +314,8 @@ def scale_equivariance(run):
     return Check.all_of(checks)
 
 
-# ---------------------------------------------------------------- P7: L2 ≡ exponential learning rate
-@claim("spherical.exponential_lr_equivalence", "003_88ab5e35ef08af19.txt Eq 3.44, Lemma 3",
+# ---------------------------------------------------------------- L2 ≡ exponential learning rate
+@claim("spherical.exponential_lr_equivalence", "Roburin (thesis), Eq 3.44, Lemma 3",
        "SGD + L2 (η = 0.05, λ = 1e-3) and SGD with η_k = η(1−ηλ)^{−2k−1} and no L2 give the same directions, and "
        "SGD-M + L2 (γ = 0.9) equals SGD-M with η_k = ηα^{−2k−1}, no L2 and the radial initial buffer "
        "−(1−α)x₀/(ηα) (α the larger root of α² − (1+γ−ηλ)α + γ); over 3000 steps with persistent noise (random "
@@ -347,8 +346,8 @@ def exponential_lr_equivalence(run):
     return Check.all_of(checks)
 
 
-# ---------------------------------------------------------------- P8: λ = 0 sandwich and k^{-1/2}
-@claim("spherical.lambda0_sandwich", "003_88ab5e35ef08af19.txt Eq 3.46, order-2 solution",
+# ---------------------------------------------------------------- λ = 0 sandwich and k^{-1/2}
+@claim("spherical.lambda0_sandwich", "derived in this project from Roburin (thesis), Eq 3.46 and its order-2 solution",
        "SGD without weight decay on a random linear loss (natural gradient norms), 3000 steps: with a random "
        "schedule η_i in [0.02, 0.2], P_k <= r_k⁴ <= P_k + Σ η_i⁴g_i⁴/P_i at every step (sgd_lambda0_sandwich; "
        "exact, slack rtol 1e-12); with constant η, effective_lr_bounds_sgd(g_min, g_max of the run) brackets "
@@ -381,8 +380,8 @@ def lambda0_sandwich(run):
     return Check.all_of(checks)
 
 
-# ---------------------------------------------------------------- P9: SGD + L2 equilibrium
-@claim("spherical.sgd_l2_equilibrium", "003_88ab5e35ef08af19.txt Eqs 3.25, 3.44 (Table 3.1, SGD+L2)",
+# ---------------------------------------------------------------- SGD + L2 equilibrium
+@claim("spherical.sgd_l2_equilibrium", "Roburin (thesis), Eqs 3.25, 3.44 (Table 3.1, SGD+L2)",
        "SGD + L2 (γ = 0) with a constant gradient norm G on the sphere (random linear directions), after "
        "30/(ηλ) steps, for (η, λ, G) in {(0.1, 1e-3, 1), (0.5, 1e-2, 0.3), (0.02, 5e-3, 3)}: r⁴, η^e and the "
        "angle per step equal sgd_l2_equilibrium's r*⁴ = ηG²/(λ(2−ηλ)), η^e* and θ* = arccos(1−ηλ) to rtol 1e-9 "
@@ -404,7 +403,8 @@ def sgd_l2_equilibrium(run):
     return Check.all_of(checks)
 
 
-@claim("spherical.equilibrium_closed_forms_precision", "003_88ab5e35ef08af19.txt Eqs 3.15, 3.25, 3.44 (equilibria derived here)",
+@claim("spherical.equilibrium_closed_forms_precision",
+       "derived in this project from Roburin (thesis), Eqs 3.15, 3.25, 3.44",
        "sgd_l2_equilibrium and sgdm_l2_equilibrium equal their closed forms evaluated in 50-digit mpmath "
        "(r⁴ = ηG²/(λ(2−ηλ)), η^e = sqrt(ηλ(2−ηλ))/((1−ηλ)G), θ = atan2(sqrt(ηλ(2−ηλ)), 1−ηλ); ηG²/(2λ(1−γ)), "
        "sqrt(2ηλ(1−γ))/G, sqrt(2ηλ/(1+γ))) to rtol 1e-13 for ηλ from 1e-14 to 0.99, and cos θ* = 1 − ηλ.",
@@ -432,8 +432,8 @@ def equilibrium_closed_forms_precision():
     return Check.at_most(worst, 1e-13, "worst relative error against mpmath")
 
 
-# ---------------------------------------------------------------- P10: invariant interval
-@claim("spherical.sgd_l2_invariant_interval", "003_88ab5e35ef08af19.txt Eq 3.25 (invariant interval derived here)",
+# ---------------------------------------------------------------- invariant interval
+@claim("spherical.sgd_l2_invariant_interval", "derived in this project from Roburin (thesis), Eq 3.25",
        "SGD + L2 (η = 0.1, λ = 1e-3) with random gradient norms g_k uniform in [0.5, 2] (ratio condition "
        "(g_min/g_max)² >= (1−ρ)/ρ holds) started at a random s₀ in [L, U]: over 20000 steps s_k = r_k² stays in "
        "[L, U] and η_k^e in sgd_l2_invariant_interval's bounds (exact; slack rtol 1e-12).", "bound",
@@ -455,11 +455,11 @@ def sgd_l2_invariant_interval(run):
                 "η^e within the interval's bounds")])
 
 
-# ---------------------------------------------------------------- P11: relaxation
-@claim("spherical.sgd_l2_relaxation", "003_88ab5e35ef08af19.txt Eq 3.25 (relaxation law derived here)",
+# ---------------------------------------------------------------- relaxation
+@claim("spherical.sgd_l2_relaxation", "derived in this project from Roburin (thesis), Eq 3.25",
        "SGD + L2 (η = 0.1, λ = 1e-3, constant G = 1) from r₀ in {1, 1.5, 4} (tan²θ₀ <= 1e-2) relaxes as "
        "sgd_l2_relaxation's r*⁴ + (r₀⁴ − r*⁴)e^{−4ηλk}: max relative error over 3/(ηλ) steps <= 5e-3 (the "
-       "spec's tolerance for the order-2 ODE approximation).", "limit", stochastic=True)
+       "tolerance this project sets for the order-2 ODE approximation).", "limit", stochastic=True)
 def sgd_l2_relaxation(run):
     rng = run.rng(112)
     d, eta, lam, G = 16, 0.1, 1e-3, 1.0
@@ -474,16 +474,17 @@ def sgd_l2_relaxation(run):
     return Check.all_of(checks)
 
 
-# ---------------------------------------------------------------- P12: SGD-M random-walk equilibrium
-@claim("spherical.sgdm_l2_random_walk_equilibrium", "003_88ab5e35ef08af19.txt Eq 3.15 (equilibrium derived here; Wan et al. 2021)",
+# ---------------------------------------------------------------- SGD-M random-walk equilibrium
+@claim("spherical.sgdm_l2_random_walk_equilibrium",
+       "derived in this project from Roburin (thesis), Eq 3.15 (cf. Wan et al. 2021)",
        "SGD(-M) + L2 in the random-walk model (tangent gradients of constant norm G = 1 in fresh random directions), "
        "(η, λ, γ, d) in {(0.1, 1e-3, 0.9, 128), (0.1, 1e-3, 0, 32)}, 20/(ηλ) steps averaged over the "
        "last half: mean r⁴ and the rms angle per step equal sgdm_l2_equilibrium's ηG²/(2λ(1−γ)) and "
        "sqrt(2ηλ/(1+γ)) within z·SE + ηλ/(1−γ): SE the batch-means standard error (50 batches; at γ = 0.9 each is 8 "
        "relaxation times (1−γ)/(4ηλ) long; at γ = 0 the radius is deterministic and SE vanishes), z = Student-t "
        "quantile (49 dof) for a two-sided family-wise level 1e-4 over the 4 "
-       "comparisons, ηλ/(1−γ) the order of the model's neglected terms; each such tolerance is below the spec's "
-       "rtol (1e-2 for r⁴, 5e-3 for the angle).", "limit", stochastic=True)
+       "comparisons, ηλ/(1−γ) the order of the model's neglected terms; each such tolerance is below the "
+       "project's tolerances for this model (rtol 1e-2 for r⁴, 5e-3 for the angle).", "limit", stochastic=True)
 def sgdm_l2_random_walk_equilibrium(run):
     rng = run.rng(113)
     G, n_batches = 1.0, 50
@@ -498,7 +499,7 @@ def sgdm_l2_random_walk_equilibrium(run):
         trajectory = sph.simulate(sph.SGD(eta, gamma, lam), sph.RandomLinearLoss.stream(d, G, seed=rng), x0, n)
         half = n // 2
         bias = eta * lam / (1 - gamma)
-        for name, values, target, transform, spec_tol in (
+        for name, values, target, transform, model_tol in (
                 ("r⁴", trajectory.radius[half:] ** 4, eq.radius_fourth_power, lambda m: m, 1e-2),
                 ("angle", trajectory.angle[half:] ** 2, eq.angle, math.sqrt, 5e-3)):
             usable = values[: values.size // n_batches * n_batches]
@@ -511,12 +512,12 @@ def sgdm_l2_random_walk_equilibrium(run):
             checks.append(Check.at_most(abs(estimate / target - 1), tolerance,
                                         f"{name} at (η, λ, γ) = ({eta}, {lam}, {gamma}): rel error "
                                         f"{estimate / target - 1:.2e}, SE {relative_se:.1e}"))
-            checks.append(Check.at_most(tolerance, spec_tol, f"{name}: tolerance within the spec's {spec_tol:g}"))
+            checks.append(Check.at_most(tolerance, model_tol, f"{name}: tolerance within the model's {model_tol:g}"))
     return Check.all_of(checks)
 
 
-# ---------------------------------------------------------------- P13-P15: Theorem 4
-@claim("spherical.theorem4_identity", "003_88ab5e35ef08af19.txt Theorem 4, Eqs 3.47-3.48, App. C.1",
+# ---------------------------------------------------------------- Theorem 4
+@claim("spherical.theorem4_identity", "Roburin (thesis), Theorem 4, Eqs 3.47-3.48, App. C.1",
        "AdaGradG with adagradg_equivalent_params(η, λ, r₀) (β = (1−ηλ)⁴, η_AGG = (2β)^{−1/2}, v₀ = r₀⁴/(2η²√β)), "
        "run on a noisy Rayleigh loss for 2000 steps, has η_k^e = η_AGG/sqrt(v_k) (its state) equal to "
        "η/((1−ηλ)sqrt(w̃_k)) with the order-2 radius w̃ of sgd_order2_radius4 fed its own gradient norms (rtol "
@@ -542,7 +543,7 @@ def theorem4_identity(run):
     return Check.all_of(checks)
 
 
-@claim("spherical.theorem4_one_sided_bound", "003_88ab5e35ef08af19.txt Theorem 4 (order 2)",
+@claim("spherical.theorem4_one_sided_bound", "Roburin (thesis), Theorem 4 (order 2)",
        "On the SGD + L2 trajectory (η = 0.1, λ = 1e-3, random linear directions of constant norm G = 1, "
        "30/(ηλ) steps), the ratio of AdaGradG's effective learning rate (Theorem-4 parameters, same gradient "
        "norms) to SGD's, sqrt(r_k⁴/w̃_k), lies in [1, sqrt(1 + E_k/w̃_k)] with E_k <= Σ ρ^{2(k−1−i)}η⁴g_i⁴/w̃_i "
@@ -576,7 +577,7 @@ def theorem4_one_sided_bound(run):
         Check.at_most(abs(mismatch - 1), 0.01, f"(ratio − 1)/(ηλ/2) = {mismatch:.5f} at equilibrium")])
 
 
-@claim("spherical.theorem4_trajectories", "003_88ab5e35ef08af19.txt Theorem 4, Fig 3.4 (in small), App. C.1",
+@claim("spherical.theorem4_trajectories", "Roburin (thesis), Theorem 4, Fig 3.4 (in small), App. C.1",
        "SGD + L2 and AdaGradG with the Theorem-4 parameters, run on the same noisy Rayleigh loss sequence from the "
        "same direction u₀ (5000 steps), stay within 1e-3 rad of each other for (η, λ) in {(0.01, 5e-3), "
        "(0.01, 1e-3)} (ηλ <= 5e-5; every angular step <= 0.05 rad, checked), while element-wise AdaGrad with its "
@@ -605,8 +606,8 @@ def theorem4_trajectories(run):
     return Check.all_of(checks)
 
 
-# ---------------------------------------------------------------- P16-P21: Adam and its variants
-@claim("spherical.adam_first_step", "003_88ab5e35ef08af19.txt §3.5.1 (a), Fig 3.5b",
+# ---------------------------------------------------------------- Adam and its variants
+@claim("spherical.adam_first_step", "Roburin (thesis), §3.5.1 (a), Fig 3.5b",
        "Adam's first step (ε = 0, v₋₁ = 0) on every synthetic loss is Δx₀ = −η sign(∇L(x₀) + λx₀) (λ in {0, 0.1}; "
        "to 1e-15·η plus the round-off 2ε‖x₀‖∞ of the stored x₁), and with λ = 0 its momentum on the sphere (spherical_step's c₀) is "
        "d^{−1/2}‖∇L(u₀)‖ sign(∇L(u₀)) (to 1e-15 relative): ⟨c₀,u₀⟩ ≠ 0 in general, the sign instability.",
@@ -634,7 +635,7 @@ def adam_first_step(run):
     return Check.all_of(checks)
 
 
-@claim("spherical.adam_s_tangent_and_pythagorean", "003_88ab5e35ef08af19.txt Eqs 3.58, 3.67-3.69",
+@claim("spherical.adam_s_tangent_and_pythagorean", "Roburin (thesis), Eqs 3.58, 3.67-3.69",
        "Adam w/o (a) (AdamS) with β₁ = 0 on a noisy Rayleigh loss: c_k = ∇L(u_k) = r_k∇L(x_k) (rtol 1e-12) is "
        "tangent (|⟨c_k,u_k⟩| <= 1e-14‖c_k‖), and with λ = 0 the norm grows purely by Pythagoras, "
        "r_{k+1}² = r_k² + (η/ŝ_k)²‖∇L(x_k)‖² with ŝ_k = sqrt(v̂_k) from its state (rtol 1e-12), over 300 steps.",
@@ -658,7 +659,7 @@ def adam_s_tangent_and_pythagorean(run):
                          Check.at_most(pythagoras, 1e-12, "Pythagorean growth")])
 
 
-@claim("spherical.transport_identities", "003_88ab5e35ef08af19.txt Eqs 3.70-3.78",
+@claim("spherical.transport_identities", "Roburin (thesis), Eqs 3.70-3.78",
        "For random x_{k−1}, x_k and vectors a (d = 9, 50 draws): ⟨T(a),u_k⟩ = 0; T equals exact parallel "
        "transport on tangent vectors in span(u_{k−1}, u_k); T shrinks the component orthogonal to that plane by "
        "⟨u_{k−1},u_k⟩ = cos θ; R∘T = T∘R = RT (Eq 3.76); all to 1e-14 (relative to ‖a‖).", "identity",
@@ -690,7 +691,7 @@ def transport_identities(run):
     return Check.all_of([Check.at_most(value, 1e-14, name) for name, value in worst.items()])
 
 
-@claim("spherical.radial_momentum_identity", "003_88ab5e35ef08af19.txt Eqs 3.72, 3.77-3.78",
+@claim("spherical.radial_momentum_identity", "Roburin (thesis), Eqs 3.72, 3.77-3.78",
        "Along runs of Adam w/o (ab) (AdamST) and w/o (abc) (AdamSRT) on a noisy Rayleigh loss (λ in {0, 0.1}, "
        "β₁ = 0.9, 200 steps), the buffer used at step k satisfies ⟨m_k, x_k⟩ = (1−β₁)λr_k² and "
        "spherical_step's ⟨c_k,u_k⟩ = λr_k² (error <= 1e-12 relative to ‖m_k‖‖x_k‖, resp. ‖c_k‖).",
@@ -727,7 +728,7 @@ def _srt_run(rng, lam, n=150):
     return loss, xs, grads, forms, states, betas, d
 
 
-@claim("spherical.erratum_eq_3_75_rescaled_momentum", "003_88ab5e35ef08af19.txt Eqs 3.73-3.75",
+@claim("spherical.erratum_eq_3_75_rescaled_momentum", "Roburin (thesis), Eqs 3.73-3.75",
        "Along a trajectory of Adam w/o (abc) (η = 0.1, λ = 0.1, 150 steps), the R-rescaled momentum a_k = βR(a_{k−1}) + "
        "∇L(x_k) + λx_k (β = 0.9, built with rescale_R) equals the corrected unrolled form "
        "(1/r_k)Σ_{i<=k}β^{k−i}(∇L(u_i) + λr_i²u_i) to rtol 1e-12; the printed summand (∇L(u_k) + λr_kr_iu_i) misses "
@@ -757,7 +758,7 @@ def erratum_eq_3_75_rescaled_momentum(run):
     return Check.erratum(printed_err, corrected_err, 1e-12, reject_above=1e-2)
 
 
-@claim("spherical.erratum_nu_rescaled", "003_88ab5e35ef08af19.txt §3.5.2 (scheduling with R), Eqs 3.79-3.81",
+@claim("spherical.erratum_nu_rescaled", "Roburin (thesis), §3.5.2 (scheduling with R), Eqs 3.79-3.81",
        "Adam w/o (abc)'s second moment on the sphere, ν_k^R = r_k((1−β₁^{k+1})/(1−β₁))sqrt(v_k/(1−β₂^{k+1})) read "
        "from its state along a run (η = 0.1, λ = 0.3, 150 steps), equals the corrected closed form with λr_i² in the sum "
        "(adam_nu_R) to rtol 1e-12; the printed sum with λr_ir_k misses by more than 1e-2 relative, and the "
@@ -789,11 +790,11 @@ def erratum_nu_rescaled(run):
                                 f"{_rel(printed_rv, nu_state):.2g}")
 
 
-@claim("spherical.adam_srt_b5_radius", "003_88ab5e35ef08af19.txt Algorithm 1 (Adam w/o (abc)); radius law derived here",
+@claim("spherical.adam_srt_radius_law", "derived in this project from Roburin (thesis), Algorithm 1 (Adam w/o (abc))",
        "Adam w/o (abc) with β₁ = 0, λ = 0, ε = 0 on tangent gradients of constant norm G (random directions, "
        "d = 24, G in {0.5, 4}, 5000 steps): r_k² = r₀² + η²dk and η_k^e = η√d/(G r_k) (adam_srt_radius_law), both "
        "to rtol 1e-12 (accumulated round-off over the steps).", "identity", stochastic=True)
-def adam_srt_b5_radius(run):
+def adam_srt_radius_law(run):
     rng = run.rng(123)
     d, eta, n = 24, 0.01, 5000
     checks = []
@@ -807,8 +808,9 @@ def adam_srt_b5_radius(run):
     return Check.all_of(checks)
 
 
-# ---------------------------------------------------------------- P22: periodic collapse of GD + WD
-@claim("spherical.periodic_collapse", "003_88ab5e35ef08af19.txt Eq 3.25 with weight decay (Lobacheva et al. 2021; derived here)",
+# ---------------------------------------------------------------- periodic collapse of GD + WD
+@claim("spherical.periodic_collapse",
+       "derived in this project from Roburin (thesis), Eq 3.25 with weight decay (cf. Lobacheva et al. 2021)",
        "Deterministic GD + L2 (η = 0.1, λ = 0.01) on a rotated Rayleigh quotient (eigenvalues 0..1, d = 8) has no "
        "fixed-point equilibrium: over 30000 steps it shows at least 2 collapse/burst cycles; while the gradient "
        "on the sphere is below 1e-6 the radius shrinks by exactly 1 − ηλ per step (rtol 1e-9), so η^e grows "
@@ -831,10 +833,10 @@ def periodic_collapse(run):
         Check.predicate(min(margins) if margins else -1.0, "η^e crossed 2/(λ_max − λ_min) before every burst")])
 
 
-# ---------------------------------------------------------------- further errata of §8
-@claim("spherical.erratum_sgd_l2_sign", "003_88ab5e35ef08af19.txt §3.4.2 (SGD + L2 update), Table 3.1",
-       "§3.4.2 prints the SGD + L2 update with ∇L − λx: its momentum on the sphere has ⟨c,u⟩ = −λr², contradicting "
-       "Table 3.1's +λr² (relative miss 2), while SGD with weight_decay (∇L + λx) gives ⟨c,u⟩ = λr² to 1e-12 "
+# ---------------------------------------------------------------- further errata of the thesis
+@claim("spherical.erratum_sgd_l2_sign", "Roburin (thesis), §3.4.2 (SGD + L2 update), Table 3.1",
+       "The thesis's §3.4.2 prints the SGD + L2 update with ∇L − λx: its momentum on the sphere has ⟨c,u⟩ = −λr², "
+       "contradicting Table 3.1's +λr² (relative miss 2), while SGD with weight_decay (∇L + λx) gives ⟨c,u⟩ = λr² to 1e-12 "
        "(spherical_step on both updates, random points of a Rayleigh loss).", "erratum", stochastic=True,
        printed="x_{k+1} = x_k − η(∇L(x_k) − λ_k x_k)", corrected="x_{k+1} = x_k − η(∇L(x_k) + λ_k x_k)")
 def erratum_sgd_l2_sign(run):
@@ -856,7 +858,7 @@ def erratum_sgd_l2_sign(run):
     return Check.erratum(printed, corrected, 1e-12, reject_above=1.0)
 
 
-@claim("spherical.erratum_theorem4_small_parameter", "003_88ab5e35ef08af19.txt Theorem 4 (order 2), Fig B.3",
+@claim("spherical.erratum_theorem4_small_parameter", "Roburin (thesis), Theorem 4 (order 2), Fig B.3",
        "Theorem 4's expansion drops η⁴g⁴/r_k⁴ from r_{k+1}⁴ = r_k⁴ + 2η²g² + η⁴g⁴/r_k⁴, which relative to the "
        "kept increment is tan²θ_k/2 exactly (recorded angles, rtol 1e-10); the small parameter (ηg)²/r_k⁴ = "
        "tan²θ_k is the same in the exactly equivalent runs SGD(η; ρx₀) and SGD(η/ρ², x₀) (ρ = 3, rtol 1e-10), "
@@ -883,7 +885,7 @@ def erratum_theorem4_small_parameter(run):
                          detail=f"tan²θ/2 identity {dropped:.1e}")
 
 
-@claim("spherical.erratum_fig35_deformation", "003_88ab5e35ef08af19.txt Fig 3.5 caption (b), §3.5.1 (a)",
+@claim("spherical.erratum_fig35_deformation", "Roburin (thesis), Fig 3.5 caption (b), §3.5.1 (a)",
        "The Fig 3.5 caption's deformation uses the norm ‖∇L(u)‖ where the element-wise |∇L(u)| belongs: Adam's "
        "first-step momentum on the sphere (spherical_step's c₀, ε = 0) equals ψ(g) = g ⊘ (|g|/(d^{−1/2}‖g‖)) to "
        "1e-15 relative on every synthetic loss, while the printed g ⊘ (‖g‖/(d^{−1/2}‖g‖)) = g/√d misses by more "
@@ -908,6 +910,6 @@ def erratum_fig35_deformation(run):
 
 
 # A plausible bug these claims catch (planted in a copy of the library by tests/test_mutations.py).
-planted_bug("Theorem 2 step: effective rate over r instead of r squared", "dynamics/spherical/_step.py",
-            "A = learning_rate / (r * r * scale)", "A = learning_rate / (r * scale)",
+planted_bug("Theorem 2 step: effective rate over r instead of r squared", "dynamics/spherical/_kernels.py",
+            "A_i = learning_rate[i] / (r * r * scale)", "A_i = learning_rate[i] / (r * scale)",
             ("spherical.theorem2_one_step",))

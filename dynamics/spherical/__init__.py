@@ -1,25 +1,31 @@
-"""The spherical view of learning with normalisation layers (Roburin et al., Neurocomputing 2022; thesis
-003_88ab5e35ef08af19.txt Chapter 3, App. A-C.1; spec/spherical.md).
+"""The spherical view of learning with normalisation layers (Roburin et al. 2022, Neurocomputing; Roburin (thesis),
+Chapter 3 and its appendices).
 
 A group of radially invariant weights x (a filter followed by BatchNorm, ...) is seen as a radius r = ‖x‖ and
 a direction u = x/r on the sphere S_{d−1}:
 
-* Lemma 1 (Eq 3.2): ⟨∇L(x), x⟩ = 0 and ∇L(x) = ρ∇L(ρx) — see the synthetic losses (§5.1);
+* Lemma 1 (Eq 3.2): ⟨∇L(x), x⟩ = 0 and ∇L(x) = ρ∇L(ρx), which the synthetic radially invariant losses
+  (:class:`dynamics.spherical.RayleighLoss`, :class:`dynamics.spherical.RandomLinearLoss`,
+  :class:`dynamics.spherical.BNLinearProbe`, :class:`dynamics.spherical.WNLogistic`) satisfy exactly;
 * Theorem 2 (Eqs 3.21-3.35): one step of any scheme x_{k+1} = x_k − η_k a_k ⊘ b_k is a step on the sphere with
-  the effective learning rate η_k^e = A_k/(1 − A_k⟨c_k,u_k⟩) — :func:`spherical_step`;
+  the effective learning rate η_k^e = A_k/(1 − A_k⟨c_k,u_k⟩) — :func:`dynamics.spherical.spherical_step`, and
+  :func:`dynamics.spherical.spherical_step_batch` for many filters at once;
 * Table 3.1, Eq 3.42: the effective learning rates of SGD(-M)(+L2), Adam(+L2), AdamW, AdaGradG;
 * Eq 3.44 and its momentum version: L2 ≡ an exponential learning-rate schedule;
 * Eqs 3.46-3.48 and Theorem 4: Pythagorean growth, the order-2 radius and the AdaGradG equivalence;
-* the bounds and equilibria B1-B5 of the spec (Arora et al.'s k^{−1/2} rate, the SGD + L2 fixed point, invariant
-  interval and relaxation, the SGD-M random-walk equilibrium and relaxation, the radius law of Adam w/o (abc));
-* the optimizers SGD, SGD-M, Adam, AdamW, AdaGrad, AdaGradG, AdamG and the thesis's Adam w/o (a), (ab), (abc)
-  (AdamS, AdamST, AdamSRT, Eqs 3.56-3.81), on numpy vectors, and :func:`simulate`, a compiled loop that runs
+* bounds and equilibria derived in this project: the λ = 0 SGD bounds (Arora et al.'s k^{−1/2} rate), the SGD + L2
+  equilibrium with its invariant interval and relaxation, the random-walk equilibrium of SGD-M + L2 and its
+  relaxation, the collapse of GD with weight decay, and the radius law of Adam w/o (abc) (see the theory note,
+  docs/theory/spherical.md);
+* the optimizers SGD, SGD-M, Adam, AdamW, AdaGrad, AdaGradG, AdamG and the thesis's Adam w/o (a), (ab), (abc) (AdamS,
+  AdamST, AdamSRT, Eqs 3.56-3.81), on numpy vectors, and :func:`dynamics.spherical.simulate`, a compiled loop that runs
   them on the synthetic losses;
-* the experiment drivers that the figures, claims and notebook share (:func:`optimizer_runs`,
-  :func:`adagradg_vs_sgd_runs`, :func:`collapse_run`).
+* the experiment drivers that the figures, claims and notebook share (:func:`dynamics.spherical.optimizer_runs`,
+  :func:`dynamics.spherical.adagradg_vs_sgd_runs`, :func:`dynamics.spherical.collapse_run`).
 
-torch.optim versions of the Adam variants are in the optional module :mod:`dynamics.spherical.torch_optim`
-(not imported here); the torch models of the cross-checks in :mod:`dynamics.spherical.torch_training`.
+The optional torch layer is not imported here: :mod:`dynamics.spherical.torch_optim` (torch.optim versions of the
+Adam variants and AdaGradG), :mod:`dynamics.spherical.torch_state` (the per-filter effective learning rates of a
+torch optimizer's last step) and :mod:`dynamics.spherical.torch_training` (the torch models of the cross-checks).
 
 Examples
 --------
@@ -44,15 +50,15 @@ from ._losses import BNLinearProbe, RandomLinearLoss, RayleighLoss, WNLogistic
 from ._optimizers import SGD, SGDM, SGDMRT, AdaGrad, AdaGradG, Adam, AdamG, AdamS, AdamSRT, AdamST, AdamW
 from ._results import (AdaGradGComparison, AdaGradGParameters, CollapseRun, EffectiveLRBounds, Equilibrium,
                        GenericForm, GeometricSchedule, InvariantInterval, LiAroraEquivalent, OptimizerRun, RadiusLaw,
-                       RadiusSandwich, SphericalStep, Trajectory)
+                       RadiusSandwich, SphericalStep, SphericalStepBatch, Trajectory)
 from ._setups import adagradg_vs_sgd_runs, collapse_run, optimizer_runs
 from ._simulate import simulate
-from ._step import spherical_step
+from ._step import spherical_step, spherical_step_batch
 
 __all__ = [
     # Theorem 2 and the geometry of the sphere
-    "SphericalStep", "spherical_step", "angle_between", "tangential", "exp_map", "parallel_transport",
-    "transport_T", "rescale_R", "transport_RT",
+    "SphericalStep", "spherical_step", "SphericalStepBatch", "spherical_step_batch", "angle_between", "tangential",
+    "exp_map", "parallel_transport", "transport_T", "rescale_R", "transport_RT",
     # closed forms: effective learning rates, bounds, equilibria, radius dynamics, equivalences
     "sgd_effective_lr", "Equilibrium", "sgd_l2_equilibrium", "sgdm_l2_equilibrium", "sgdm_l2_relaxation_steps",
     "sgdm_l2_relaxation", "EffectiveLRBounds", "effective_lr_bounds_sgd", "RadiusSandwich", "sgd_lambda0_sandwich",

@@ -1,27 +1,30 @@
-"""Closed forms of the spherical view (spec/spherical.md §2.4-2.8, B1-B5; thesis Eqs 3.42, 3.44, 3.46-3.48,
-Theorem 4, App. B.2).
+"""Closed forms of the spherical view (Roburin (thesis), Eqs 3.42, 3.44, 3.46-3.48, Theorem 4, App. B.2; the bounds
+and equilibria derived in this project, see the theory note docs/theory/spherical.md).
 
 Notation: η = learning_rate, λ = weight_decay (the coefficient in the gradient, ∇L + λx), γ = momentum,
 G or g = ‖∇L(u)‖ the norm of the gradient on the sphere (tangent at u), r = ‖x‖, s = r², w = r⁴,
 ρ = (1 − ηλ)².
 
 * Table 3.1: the effective learning rate of SGD (+ L2) at radius r, η^e = η/((1−ηλ)r²).
-* B1 (λ = 0): P_k = r₀⁴ + 2Σ_{i<k} η_i²g_i² <= r_k⁴ <= P_k + Σ_{i<k} η_i⁴g_i⁴/P_i, and the constant-η bounds on
-  η_k^e = η/r_k² (Arora et al.'s auto rate-tuning, η^e = Θ(k^{-1/2})).
-* B2 (SGD + L2): the exact map s_{k+1} = ρ s_k + η²g_k²/s_k, its fixed point r*⁴ = ηG²/(λ(2−ηλ)) with
+* The λ = 0 SGD bounds: P_k = r₀⁴ + 2Σ_{i<k} η_i²g_i² <= r_k⁴ <= P_k + Σ_{i<k} η_i⁴g_i⁴/P_i, and the constant-η bounds
+  on η_k^e = η/r_k² (Arora et al.'s auto rate-tuning, η^e = Θ(k^{-1/2})).
+* The SGD + L2 equilibrium: the exact map s_{k+1} = ρ s_k + η²g_k²/s_k, its fixed point r*⁴ = ηG²/(λ(2−ηλ)) with
   cos θ* = 1 − ηλ, the invariant interval under bounded gradients, and the ODE relaxation
   r_k⁴ ≈ r*⁴ + (r₀⁴ − r*⁴)e^{−4ηλk}; without gradient on the sphere, the collapse r_k = r₀(1−ηλ)^k.
-* B3 (SGD-M + L2, random-walk model): r*⁴ ≈ ηG²/(2λ(1−γ)), angle ≈ sqrt(2ηλ/(1+γ)), relaxation
+* The random-walk equilibrium of SGD-M + L2: r*⁴ ≈ ηG²/(2λ(1−γ)), angle ≈ sqrt(2ηλ/(1+γ)), relaxation
   r_k⁴ ≈ r*⁴ + (r₀⁴ − r*⁴)e^{−k/τ} with τ = (1−γ)/(4ηλ).
-* B5 (Adam w/o (abc), β₁ = 0, λ = 0, ε = 0, constant G): r_k² = r₀² + η²dk and η_k^e = η√d/(G r_k).
+* The radius law of Adam w/o (abc) (β₁ = 0, λ = 0, ε = 0, constant G): r_k² = r₀² + η²dk and η_k^e = η√d/(G r_k).
 * Theorem 4: (β, η_AGG, v₀) = ((1−ηλ)⁴, (2β)^{−1/2}, r₀⁴/(2η²β^{1/2})) and the order-2 radius
   w̃_{k+1} = ρ²w̃_k + 2ρη²g_k²; the learning rate of element-wise AdaGrad matched to SGD's first step.
 * Eq 3.44 and its momentum version (Li & Arora 2020): L2 ≡ an exponentially growing learning rate.
-* Eq 3.42 (Adam's second moment on the sphere ν_k) and the corrected ν_k^R of Adam w/o (abc) (§2.8).
+* Eq 3.42 (Adam's second moment on the sphere ν_k) and the corrected ν_k^R of Adam w/o (abc) (Roburin (thesis),
+  §3.5.2, "scheduling with R").
 """
 import math
+from typing import Tuple, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import (require_array_in_range, require_finite_product, require_finite_result,
                                require_integer, require_positive)
@@ -41,8 +44,9 @@ __all__ = ["adagrad_matched_learning_rate", "adagradg_equivalent_params", "adam_
            "sgdm_l2_relaxation_steps"]
 
 
-def sgd_l2_equilibrium(learning_rate, weight_decay, grad_norm) -> Equilibrium:
-    """The exact fixed point of SGD + L2 (no momentum) with a constant gradient norm on the sphere (B2).
+def sgd_l2_equilibrium(learning_rate: float, weight_decay: float, grad_norm: float) -> Equilibrium:
+    """The exact fixed point of SGD + L2 (no momentum) with a constant gradient norm on the sphere (derived in
+    this project).
 
     r*⁴ = ηG²/(λ(2−ηλ)), η^e* = sqrt(ηλ(2−ηλ))/((1−ηλ)G) = η/((1−ηλ)r*²) and
     θ* = atan2(sqrt(ηλ(2−ηλ)), 1−ηλ) = arccos(1−ηλ), the angular step per iteration (independent of G).
@@ -52,7 +56,8 @@ def sgd_l2_equilibrium(learning_rate, weight_decay, grad_norm) -> Equilibrium:
     learning_rate : float
         η > 0.
     weight_decay : float
-        λ > 0, with ηλ < 1 (hypothesis H1). At λ = 0 there is no equilibrium (B1).
+        λ > 0, with ηλ < 1 (hypothesis H1). At λ = 0 there is no equilibrium (see
+        :func:`dynamics.spherical.effective_lr_bounds_sgd`).
     grad_norm : float
         G = ‖∇L(u)‖ > 0, the norm of the (tangent) gradient on the unit sphere.
 
@@ -79,11 +84,12 @@ def sgd_l2_equilibrium(learning_rate, weight_decay, grad_norm) -> Equilibrium:
     return Equilibrium(r4, effective, math.atan2(math.sqrt(q), 1.0 - product))
 
 
-def sgdm_l2_equilibrium(learning_rate, weight_decay, momentum, grad_norm) -> Equilibrium:
-    """The leading-order equilibrium of SGD-M + L2 in the random-walk noise model (B3; Wan et al. 2021).
+def sgdm_l2_equilibrium(learning_rate: float, weight_decay: float, momentum: float, grad_norm: float) -> Equilibrium:
+    """The leading-order equilibrium of SGD-M + L2 in the random-walk noise model (derived in this project;
+    Wan et al. 2021).
 
     r*⁴ = ηG²/(2λ(1−γ)), η^e = η/r*² = sqrt(2ηλ(1−γ))/G, and the rms angular update sqrt(2ηλ/(1+γ)).
-    Leading order in ηλ: at γ = 0 it differs from :func:`sgd_l2_equilibrium` by O(ηλ) relative.
+    Leading order in ηλ: at γ = 0 it differs from :func:`dynamics.spherical.sgd_l2_equilibrium` by O(ηλ) relative.
 
     Parameters
     ----------
@@ -119,8 +125,8 @@ def sgdm_l2_equilibrium(learning_rate, weight_decay, momentum, grad_norm) -> Equ
     return Equilibrium(r4, effective, math.sqrt(2.0 * eta * lam / (1.0 + gamma)))
 
 
-def sgdm_l2_relaxation_steps(learning_rate, weight_decay, momentum) -> float:
-    """The number of steps (1−γ)/(4ηλ) over which SGD-M + L2 relaxes to its equilibrium (B3).
+def sgdm_l2_relaxation_steps(learning_rate: float, weight_decay: float, momentum: float) -> float:
+    """The number of steps (1−γ)/(4ηλ) over which SGD-M + L2 relaxes to its equilibrium (random-walk model).
 
     Parameters
     ----------
@@ -147,11 +153,14 @@ def sgdm_l2_relaxation_steps(learning_rate, weight_decay, momentum) -> float:
                                  "learning_rate·weight_decay is too small")
 
 
-def sgdm_l2_relaxation(r0, learning_rate, weight_decay, momentum, grad_norm, steps) -> ArrayOrFloat:
-    """The relaxation of SGD-M + L2 to its random-walk equilibrium, r_k⁴ ≈ r*⁴ + (r₀⁴ − r*⁴)e^{−k/τ} (B3).
+def sgdm_l2_relaxation(r0: float, learning_rate: float, weight_decay: float, momentum: float, grad_norm: float,
+                       steps: Union[int, ArrayLike]) -> ArrayOrFloat:
+    """The relaxation of SGD-M + L2 to its random-walk equilibrium, r_k⁴ ≈ r*⁴ + (r₀⁴ − r*⁴)e^{−k/τ}
+    (random-walk model, derived in this project).
 
-    r*⁴ = ηG²/(2λ(1−γ)) is :func:`sgdm_l2_equilibrium`'s leading-order equilibrium and τ = (1−γ)/(4ηλ)
-    :func:`sgdm_l2_relaxation_steps` (Wan et al. 2021); a law for the mean r_k⁴ under random-walk noise.
+    r*⁴ = ηG²/(2λ(1−γ)) is :func:`dynamics.spherical.sgdm_l2_equilibrium`'s leading-order equilibrium and τ =
+    (1−γ)/(4ηλ) :func:`dynamics.spherical.sgdm_l2_relaxation_steps` (Wan et al. 2021); a law for the mean r_k⁴ under
+    random-walk noise.
 
     Parameters
     ----------
@@ -187,8 +196,10 @@ def sgdm_l2_relaxation(r0, learning_rate, weight_decay, momentum, grad_norm, ste
     return float(value) if scalar else value
 
 
-def effective_lr_bounds_sgd(learning_rate, r0, g_min, g_max, steps) -> EffectiveLRBounds:
-    """Bounds on η_k^e = η/r_k² for plain SGD (λ = 0, constant η) with g_min <= ‖∇L(u_i)‖ <= g_max (B1).
+def effective_lr_bounds_sgd(learning_rate: float, r0: float, g_min: float, g_max: float,
+                            steps: Union[int, ArrayLike]) -> EffectiveLRBounds:
+    """Bounds on η_k^e = η/r_k² for plain SGD (λ = 0, constant η) with g_min <= ‖∇L(u_i)‖ <= g_max: the
+    constant-η λ = 0 SGD bounds (derived in this project).
 
     For k >= 1, with G = g_max,
     η/sqrt(r₀⁴ + 2η²G²k + η⁴G⁴/r₀⁴ + (η²G⁴/(2g_min²))·ln(1 + 2η²g_min²(k−1)/r₀⁴)) <= η_k^e
@@ -252,7 +263,8 @@ def effective_lr_bounds_sgd(learning_rate, r0, g_min, g_max, steps) -> Effective
 
 
 def _log_effective_lr_bounds(eta, r0, g_min, g_max, k):
-    """log of the B1 bounds of :func:`effective_lr_bounds_sgd`, each sum of squares through logsumexp."""
+    """log of the λ = 0 SGD bounds of :func:`dynamics.spherical.effective_lr_bounds_sgd`, each sum of squares through
+    logsumexp."""
     log_eta, log_r0, log_min, log_max = (math.log(v) for v in (eta, r0, g_min, g_max))
     log2 = math.log(2.0)
     with np.errstate(divide="ignore"):
@@ -271,8 +283,8 @@ def _log_effective_lr_bounds(eta, r0, g_min, g_max, k):
     return np.where(k == 0, at_start, log_lower), np.where(k == 0, at_start, log_upper)
 
 
-def sgd_lambda0_sandwich(r0, learning_rates, grad_norms) -> RadiusSandwich:
-    """The B1 sandwich P_k <= r_k⁴ <= P_k + Σ_{i<k} η_i⁴g_i⁴/P_i for SGD without weight decay, any schedule.
+def sgd_lambda0_sandwich(r0: float, learning_rates: Union[float, ArrayLike], grad_norms: ArrayLike) -> RadiusSandwich:
+    """The λ = 0 SGD sandwich P_k <= r_k⁴ <= P_k + Σ_{i<k} η_i⁴g_i⁴/P_i for SGD without weight decay, any schedule.
 
     P_k = r₀⁴ + 2Σ_{i<k} η_i²g_i² (the thesis's order-2 solution r_k² ≈ sqrt(P_k)); the exact recursion is
     r_{k+1}⁴ = r_k⁴ + 2η_k²g_k² + η_k⁴g_k⁴/r_k⁴.
@@ -312,7 +324,8 @@ def sgd_lambda0_sandwich(r0, learning_rates, grad_norms) -> RadiusSandwich:
     return RadiusSandwich(P, upper)
 
 
-def sgd_radius_sequence(r0, learning_rate, grad_norms, weight_decay=0.0) -> np.ndarray:
+def sgd_radius_sequence(r0: float, learning_rate: Union[float, ArrayLike], grad_norms: ArrayLike,
+                        weight_decay: float = 0.0) -> np.ndarray:
     """The exact radius of SGD (+ L2, no momentum) from the gradient norms on the sphere (Eqs 3.25, 3.46).
 
     r_{k+1}² = (1−η_kλ)²r_k² + η_k²g_k²/r_k²: with λ = 0 this is Pythagorean growth
@@ -348,11 +361,13 @@ def sgd_radius_sequence(r0, learning_rate, grad_norms, weight_decay=0.0) -> np.n
     return r
 
 
-def sgd_effective_lr(learning_rate, radius_fourth_power, weight_decay=0.0) -> ArrayOrFloat:
+def sgd_effective_lr(learning_rate: float, radius_fourth_power: Union[float, ArrayLike],
+                     weight_decay: float = 0.0) -> ArrayOrFloat:
     """The effective learning rate of SGD (+ L2, no momentum) at radius r, η^e = η/((1−ηλ)r²) (Table 3.1).
 
-    Given r⁴: with λ = 0 it is η/r² (Eq 3.46); with the order-2 radius w̃_k of :func:`sgd_order2_radius4` in
-    place of r_k⁴ it is the effective learning rate η_AGG/sqrt(v_k) of the matching AdaGradG run (Theorem 4).
+    Given r⁴: with λ = 0 it is η/r² (Eq 3.46); with the order-2 radius w̃_k of
+    :func:`dynamics.spherical.sgd_order2_radius4` in place of r_k⁴ it is the effective learning rate η_AGG/sqrt(v_k) of
+    the matching AdaGradG run (Theorem 4).
 
     Parameters
     ----------
@@ -385,7 +400,8 @@ def sgd_effective_lr(learning_rate, radius_fourth_power, weight_decay=0.0) -> Ar
     return float(value) if value.ndim == 0 else value
 
 
-def sgd_l2_collapse_radius(r0, learning_rate, weight_decay, steps) -> ArrayOrFloat:
+def sgd_l2_collapse_radius(r0: float, learning_rate: float, weight_decay: float,
+                           steps: Union[int, ArrayLike]) -> ArrayOrFloat:
     """The radius of SGD + L2 while the gradient on the sphere vanishes, r_k = r₀(1−ηλ)^k (Eq 3.25, g = 0).
 
     Near a minimum on the sphere, deterministic GD + L2 shrinks the weights by 1 − ηλ per step, so its effective
@@ -423,8 +439,9 @@ def sgd_l2_collapse_radius(r0, learning_rate, weight_decay, steps) -> ArrayOrFlo
     return float(value) if scalar else value
 
 
-def sgd_l2_radius_map(radius_squared, learning_rate, weight_decay, grad_norm) -> ArrayOrFloat:
-    """One step of the exact squared-radius map of SGD + L2, s ↦ ρs + η²g²/s with ρ = (1−ηλ)² (B2).
+def sgd_l2_radius_map(radius_squared: Union[float, ArrayLike], learning_rate: float, weight_decay: float,
+                      grad_norm: Union[float, ArrayLike]) -> ArrayOrFloat:
+    """One step of the exact squared-radius map of SGD + L2, s ↦ ρs + η²g²/s with ρ = (1−ηλ)² (Eq 3.25).
 
     Parameters
     ----------
@@ -458,8 +475,10 @@ def sgd_l2_radius_map(radius_squared, learning_rate, weight_decay, grad_norm) ->
     return float(value) if value.ndim == 0 else value
 
 
-def sgd_l2_invariant_interval(learning_rate, weight_decay, g_min, g_max) -> InvariantInterval:
-    """The invariant interval of SGD + L2 with bounded gradient norms, and the η^e bounds it implies (B2).
+def sgd_l2_invariant_interval(learning_rate: float, weight_decay: float, g_min: float,
+                              g_max: float) -> InvariantInterval:
+    """The invariant interval of SGD + L2 with bounded gradient norms, and the η^e bounds it implies (derived
+    in this project).
 
     With ρ = (1−ηλ)², L = ηg_min/sqrt(1−ρ) and U = ηg_max/sqrt(1−ρ): if (g_min/g_max)² >= (1−ρ)/ρ and
     s₀ = r₀² ∈ [L, U], then s_k ∈ [L, U] for every k, so
@@ -506,8 +525,10 @@ def sgd_l2_invariant_interval(learning_rate, weight_decay, g_min, g_max) -> Inva
     return InvariantInterval(*(float(v) for v in values))
 
 
-def sgd_l2_relaxation(r0, learning_rate, weight_decay, grad_norm, steps) -> ArrayOrFloat:
-    """The ODE (order-2) relaxation of SGD + L2 to equilibrium, r_k⁴ ≈ r*⁴ + (r₀⁴ − r*⁴)e^{−4ηλk} (B2).
+def sgd_l2_relaxation(r0: float, learning_rate: float, weight_decay: float, grad_norm: float,
+                      steps: Union[int, ArrayLike]) -> ArrayOrFloat:
+    """The ODE (order-2) relaxation of SGD + L2 to equilibrium, r_k⁴ ≈ r*⁴ + (r₀⁴ − r*⁴)e^{−4ηλk} (derived
+    in this project).
 
     Valid while tan²θ_k = η²g²/r_k⁴ ≪ 1 (it fails when the first step is huge); r*⁴ = ηG²/(λ(2−ηλ)).
 
@@ -546,11 +567,13 @@ def sgd_l2_relaxation(r0, learning_rate, weight_decay, grad_norm, steps) -> Arra
     return float(value) if scalar else value
 
 
-def sgd_l2_relaxation_law(r0, learning_rate, weight_decay, grad_norm, steps) -> RadiusLaw:
-    """The radius and the effective learning rate of SGD + L2 along its ODE relaxation to equilibrium (B2).
+def sgd_l2_relaxation_law(r0: float, learning_rate: float, weight_decay: float, grad_norm: float,
+                          steps: Union[int, ArrayLike]) -> RadiusLaw:
+    """The radius and the effective learning rate of SGD + L2 along its ODE relaxation to equilibrium (derived
+    in this project).
 
-    r_k = (r_k⁴)^{1/4} with r_k⁴ of :func:`sgd_l2_relaxation`, and η_k^e = η/((1−ηλ)r_k²)
-    (:func:`sgd_effective_lr`, Table 3.1).
+    r_k = (r_k⁴)^{1/4} with r_k⁴ of :func:`dynamics.spherical.sgd_l2_relaxation`, and η_k^e = η/((1−ηλ)r_k²)
+    (:func:`dynamics.spherical.sgd_effective_lr`, Table 3.1).
 
     Parameters
     ----------
@@ -578,11 +601,13 @@ def sgd_l2_relaxation_law(r0, learning_rate, weight_decay, grad_norm, steps) -> 
     return RadiusLaw(relaxed ** 0.25, sgd_effective_lr(learning_rate, relaxed, weight_decay))
 
 
-def sgd_order2_radius4(r0, learning_rate, grad_norms, weight_decay=0.0) -> np.ndarray:
-    """The order-2 radius of SGD + L2 behind Theorem 4: w̃_{k+1} = ρ²w̃_k + 2ρη_k²g_k², w̃₀ = r₀⁴ (spec §2.5).
+def sgd_order2_radius4(r0: float, learning_rate: Union[float, ArrayLike], grad_norms: ArrayLike,
+                       weight_decay: float = 0.0) -> np.ndarray:
+    """The order-2 radius of SGD + L2 behind Theorem 4: w̃_{k+1} = ρ²w̃_k + 2ρη_k²g_k², w̃₀ = r₀⁴ (Roburin
+    (thesis), Theorem 4; derived in this project).
 
     It drops the term η⁴g⁴/w of the exact recursion w_{k+1} = ρ²w_k + 2ρη²g_k² + η⁴g_k⁴/w_k, so w̃_k <= r_k⁴;
-    with λ = 0 it is P_k of B1 (the thesis's r_k² ≈ sqrt(r₀⁴ + 2Σ η_i²g_i²)). Compiled (numba).
+    with λ = 0 it is P_k of the λ = 0 SGD sandwich (the thesis's r_k² ≈ sqrt(r₀⁴ + 2Σ η_i²g_i²)). Compiled (numba).
 
     Parameters
     ----------
@@ -613,9 +638,9 @@ def sgd_order2_radius4(r0, learning_rate, grad_norms, weight_decay=0.0) -> np.nd
     return require_finite_result(w, "the order-2 radius", "the increments 2ρη²g² overflow float64")
 
 
-def adam_srt_radius(r0, learning_rate, dimension, steps) -> ArrayOrFloat:
+def adam_srt_radius(r0: float, learning_rate: float, dimension: int, steps: Union[int, ArrayLike]) -> ArrayOrFloat:
     """The radius of Adam w/o (abc) with β₁ = 0, λ = 0, ε = 0 and a constant gradient norm: r_k² = r₀² + η²dk
-    (B5 of spec/spherical.md).
+    (derived in this project).
 
     Every step has ‖Δx_k‖ = η√d exactly and is orthogonal to x_k; the effective learning rate
     η√d/(G·r_k) decays like k^{−1/2}, asymptotically independent of η and G.
@@ -651,9 +676,11 @@ def adam_srt_radius(r0, learning_rate, dimension, steps) -> ArrayOrFloat:
     return float(value) if scalar else value
 
 
-def adam_srt_radius_law(r0, learning_rate, dimension, grad_norm, steps) -> RadiusLaw:
+def adam_srt_radius_law(r0: float, learning_rate: float, dimension: int, grad_norm: float,
+                        steps: Union[int, ArrayLike]) -> RadiusLaw:
     """The radius r_k = sqrt(r₀² + η²dk) of Adam w/o (abc) (β₁ = 0, λ = 0, ε = 0, constant gradient norm G on the
-    sphere) and its effective learning rate η_k^e = η√d/(G r_k) (B5 of spec/spherical.md; thesis Algorithm 1).
+    sphere) and its effective learning rate η_k^e = η√d/(G r_k) (derived in this project from Roburin (thesis),
+    Algorithm 1).
 
     Parameters
     ----------
@@ -690,13 +717,14 @@ def adam_srt_radius_law(r0, learning_rate, dimension, grad_norm, steps) -> Radiu
     return RadiusLaw(radius, float(effective) if effective.ndim == 0 else effective)
 
 
-def adagradg_equivalent_params(learning_rate, weight_decay, r0) -> AdaGradGParameters:
+def adagradg_equivalent_params(learning_rate: float, weight_decay: float, r0: float) -> AdaGradGParameters:
     """The AdaGradG parameters that match SGD + L2 (Theorem 4 of Roburin et al. 2022): β = (1−ηλ)⁴,
     η_AGG = (2β)^{−1/2}, v₀ = r₀⁴/(2η²β^{1/2}).
 
-    SGD + L2 (η, λ, no momentum) from x₀ = r₀u₀ and AdaGradG (β, η_AGG, v₀) from u₀ have the same effective
-    learning rate at order 2 in the step (exactly: AdaGradG's is η/((1−ηλ)sqrt(w̃_k)) with w̃ of
-    :func:`sgd_order2_radius4`, against SGD's η/((1−ηλ)r_k²)). Each group has its own r₀, hence its own v₀.
+    SGD + L2 (η, λ, no momentum) from x₀ = r₀u₀ and AdaGradG (β, η_AGG, v₀) from u₀ have the same effective learning
+    rate at order 2 in the step (exactly: AdaGradG's is η/((1−ηλ)sqrt(w̃_k)) with w̃ of
+    :func:`dynamics.spherical.sgd_order2_radius4`, against SGD's η/((1−ηλ)r_k²)). Each group has its own r₀, hence its
+    own v₀.
 
     Parameters
     ----------
@@ -732,7 +760,7 @@ def adagradg_equivalent_params(learning_rate, weight_decay, r0) -> AdaGradGParam
     return AdaGradGParameters(beta, 1.0 / math.sqrt(2.0 * beta), v0)
 
 
-def adagrad_matched_learning_rate(learning_rate, grad_norm, dimension) -> float:
+def adagrad_matched_learning_rate(learning_rate: float, grad_norm: float, dimension: int) -> float:
     """The learning rate of element-wise AdaGrad whose first step has the length of SGD's, η‖g̃₀‖/√d.
 
     From v₀ = 0 and ε = 0, AdaGrad's first step is −η_AG sign(g̃₀), of norm η_AG√d, and SGD's is −ηg̃₀, of norm
@@ -767,11 +795,11 @@ def adagrad_matched_learning_rate(learning_rate, grad_norm, dimension) -> float:
     return value
 
 
-def exponential_lr_schedule(learning_rate, weight_decay) -> GeometricSchedule:
+def exponential_lr_schedule(learning_rate: float, weight_decay: float) -> GeometricSchedule:
     """The schedule η_k = η(1−ηλ)^{−2k−1} that makes SGD without L2 equivalent to SGD + L2 (Eq 3.44).
 
     SGD(x₀, λ, η) and SGD(x₀, λ = 0, η_k) give the same directions u_k, with r_k(schedule) =
-    (1−ηλ)^{−k} r_k(L2) (spec §2.4: x_k := (1−ηλ)^{−k}x̃_k and Lemma 1).
+    (1−ηλ)^{−k} r_k(L2) (x_k := (1−ηλ)^{−k}x̃_k and Lemma 1; derived in this project).
 
     Parameters
     ----------
@@ -797,8 +825,10 @@ def exponential_lr_schedule(learning_rate, weight_decay) -> GeometricSchedule:
     return GeometricSchedule(eta / (1.0 - product), (1.0 - product) ** -2)
 
 
-def li_arora_equivalent(learning_rate, weight_decay, momentum, x0) -> LiAroraEquivalent:
-    """The exact equivalent without weight decay of SGD-M + L2 (spec §2.4; Li & Arora 2020, Thm 1.1).
+def li_arora_equivalent(learning_rate: float, weight_decay: float, momentum: float,
+                        x0: ArrayLike) -> LiAroraEquivalent:
+    """The exact equivalent without weight decay of SGD-M + L2 (derived in this project; Li & Arora 2020,
+    Thm 1.1).
 
     With α the larger root of α² − (1+γ−ηλ)α + γ = 0, SGD-M(η, λ, γ; x₀, m₋₁ = 0) and SGD-M(η̃_k = ηα^{−2k−1},
     λ = 0, γ; x₀) started with the radial buffer m̃₋₁ = −(1−α)x₀/(ηα) satisfy x̃_k = α^{−k}x_k exactly.
@@ -862,7 +892,8 @@ def _nu(terms, d, beta1, beta2):
     return scale * np.sqrt(running / d)
 
 
-def adam_nu(sphere_grad_norms, radii, dimension, betas=(0.9, 0.999), weight_decay=0.0) -> np.ndarray:
+def adam_nu(sphere_grad_norms: ArrayLike, radii: ArrayLike, dimension: int, betas: Tuple[float, float] = (0.9, 0.999),
+            weight_decay: float = 0.0) -> np.ndarray:
     """Adam's second-order moment on the sphere ν_k = r_k d^{−1/2}‖b_k‖ (Eq 3.42; ε = 0, v₋₁ = 0).
 
     ν_k = d^{−1/2}((1−β₁^{k+1})/(1−β₁))((1−β₂)/(1−β₂^{k+1}))^{1/2}(Σ_{i<=k} β₂^{k−i}(r_k²/r_i²)‖g_i + λr_i²u_i‖²)^{1/2}
@@ -897,13 +928,16 @@ def adam_nu(sphere_grad_norms, radii, dimension, betas=(0.9, 0.999), weight_deca
     return require_finite_result(r * _nu(terms, d, beta1, beta2), "ν", "the inputs overflow float64")
 
 
-def adam_nu_R(sphere_grad_norms, radii, dimension, betas=(0.9, 0.999), weight_decay=0.0) -> np.ndarray:
-    """The second-order moment on the sphere of Adam w/o (abc), ν_k^R (§2.8, corrected; Eqs 3.79-3.81).
+def adam_nu_R(sphere_grad_norms: ArrayLike, radii: ArrayLike, dimension: int,
+              betas: Tuple[float, float] = (0.9, 0.999), weight_decay: float = 0.0) -> np.ndarray:
+    """The second-order moment on the sphere of Adam w/o (abc), ν_k^R (Roburin (thesis),
+    §3.5.2, corrected; Eqs 3.79-3.81).
 
     ν_k^R = r_k(1−β₁^{k+1})/(1−β₁)·sqrt(v_k/(1−β₂^{k+1}))
     = d^{−1/2}((1−β₁^{k+1})/(1−β₁))((1−β₂)/(1−β₂^{k+1}))^{1/2}(Σ_{i<=k} β₂^{k−i}‖∇L(u_i) + λr_i²u_i‖²)^{1/2}:
     the R rescaling of v removes the radius ratios of Eq 3.42. The source prints ν^R = r_k v_k and λr_ir_k in the
-    sum (both wrong; spec §8). The effective learning rate of (ab) and (abc) is η/(r_kν_k − ηλr_k²).
+    sum (both wrong; see the theory note, docs/theory/spherical.md). The effective learning rate of (ab) and (abc)
+    is η/(r_kν_k − ηλr_k²).
 
     Parameters
     ----------

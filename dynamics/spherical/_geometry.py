@@ -1,7 +1,7 @@
-"""Geometry of the unit sphere S_{d-1} (spec/spherical.md §0, §1.3, §2.8; thesis Eqs 3.34-3.36, 3.70, 3.73,
-3.76).
+"""Geometry of the unit sphere S_{d-1} (Roburin (thesis), Eqs 3.34-3.36, 3.70, 3.73, 3.76; the stable angle and the
+exact parallel transport are standard formulas, written down in the theory note docs/theory/spherical.md).
 
-* the angle between two directions in the stable atan2 form (§0): arccos loses ~1e-16/θ relative accuracy;
+* the angle between two directions in the stable atan2 form: arccos loses ~1e-16/θ relative accuracy;
 * the tangential part q⊥ = q − ⟨q,u⟩u and the exponential map Exp_u(w) = cos‖w‖ u + sin‖w‖ w/‖w‖;
 * exact parallel transport along the geodesic p -> q, Γ_p^q(v) = v − ⟨q,v⟩/(1+⟨p,q⟩)·(p+q) (an isometry);
 * the thesis's transport T (3.70), rescaling R (3.73) and their composition RT (3.76), which act on a
@@ -10,6 +10,7 @@
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import require_positive
 from ._checks import UNIT_TOLERANCE, require_unit_vector, require_vector_like, require_weight_vector
@@ -26,8 +27,10 @@ def _angle(x, y):
     return math.atan2(float(np.linalg.norm(v - cosine * u)), cosine)
 
 
-def angle_between(u, v) -> float:
-    """The angle between the directions of two nonzero vectors, θ = atan2(‖v̂ − ⟨v̂,û⟩û‖, ⟨v̂,û⟩) (spec §0).
+def angle_between(u: ArrayLike, v: ArrayLike) -> float:
+    """The angle between the directions of two nonzero vectors, θ = atan2(‖v̂ − ⟨v̂,û⟩û‖, ⟨v̂,û⟩).
+
+    arccos(⟨û,v̂⟩) would lose about 1e-16/θ of relative accuracy; the atan2 form keeps it down to tiny angles.
 
     Accurate for tiny angles, where arccos⟨û, v̂⟩ loses ~1e-16/θ relative accuracy; the geodesic distance
     d_S(û, v̂) of Eq 3.35.
@@ -53,8 +56,8 @@ def angle_between(u, v) -> float:
     return _angle(u, require_vector_like("v", require_weight_vector("v", v), "u", u))
 
 
-def tangential(q, u) -> np.ndarray:
-    """The tangential part q⊥ = q − ⟨q,û⟩û of q at the direction û = u/‖u‖ (spec §0).
+def tangential(q: ArrayLike, u: ArrayLike) -> np.ndarray:
+    """The tangential part q⊥ = q − ⟨q,û⟩û of q at the direction û = u/‖u‖.
 
     Parameters
     ----------
@@ -79,8 +82,9 @@ def tangential(q, u) -> np.ndarray:
     return q - (q @ u) * u
 
 
-def exp_map(u, w) -> np.ndarray:
-    """The exponential map of the sphere, Exp_u(w) = cos‖w‖ u + sin‖w‖ w/‖w‖ (spec §1.3, Eq 3.36).
+def exp_map(u: ArrayLike, w: ArrayLike) -> np.ndarray:
+    """The exponential map of the sphere, Exp_u(w) = cos‖w‖ u + sin‖w‖ w/‖w‖ (Roburin
+    (thesis), Eq 3.36).
 
     Parameters
     ----------
@@ -110,8 +114,9 @@ def exp_map(u, w) -> np.ndarray:
     return math.cos(norm) * u + (math.sin(norm) / norm) * w
 
 
-def parallel_transport(p, q, v) -> np.ndarray:
-    """Exact parallel transport Γ_p^q(v) = v − ⟨q,v⟩/(1+⟨p,q⟩)·(p+q) along the geodesic p -> q (spec §1.3).
+def parallel_transport(p: ArrayLike, q: ArrayLike, v: ArrayLike) -> np.ndarray:
+    """Exact parallel transport Γ_p^q(v) = v − ⟨q,v⟩/(1+⟨p,q⟩)·(p+q) along the geodesic p -> q (a standard
+    formula of sphere geometry).
 
     Parameters
     ----------
@@ -161,12 +166,12 @@ def _three(a, x_prev, x_new):
     return require_vector_like("a", a, "x_prev", x_prev), x_prev, x_new
 
 
-def transport_T(a, x_prev, x_new) -> np.ndarray:
+def transport_T(a: ArrayLike, x_prev: ArrayLike, x_new: ArrayLike) -> np.ndarray:
     """The transport T(a) = ⟨u_prev,u_new⟩a − ⟨a,u_new⟩u_prev of Eq 3.70 (Adam w/o (b)).
 
     It kills the radial direction u_prev and maps into the tangent space at u_new; on tangent vectors in
     span(u_prev, u_new) it is exact parallel transport, and it shrinks the component orthogonal to that plane
-    by cos θ (spec §2.8), so it is not an isometry in general.
+    by cos θ (derived in this project), so it is not an isometry in general.
 
     Parameters
     ----------
@@ -189,7 +194,7 @@ def transport_T(a, x_prev, x_new) -> np.ndarray:
     return _transport_T(a, x_prev, x_new)
 
 
-def rescale_R(a, x_prev, x_new) -> np.ndarray:
+def rescale_R(a: ArrayLike, x_prev: ArrayLike, x_new: ArrayLike) -> np.ndarray:
     """The rescaling R(a) = (r_prev/r_new)·a of Eq 3.73 (Adam w/o (c)).
 
     Parameters
@@ -213,10 +218,10 @@ def rescale_R(a, x_prev, x_new) -> np.ndarray:
     return (np.linalg.norm(x_prev) / np.linalg.norm(x_new)) * a
 
 
-def transport_RT(a, x_prev, x_new, eps=0.0) -> np.ndarray:
+def transport_RT(a: ArrayLike, x_prev: ArrayLike, x_new: ArrayLike, eps: float = 0.0) -> np.ndarray:
     """RT(a) = (⟨x_new,x_prev⟩a − ⟨x_new,a⟩x_prev)/(⟨x_new,x_new⟩ + ε) of Eq 3.76 (Algorithm 1, line 10).
 
-    R and T commute and RT = R∘T (spec P18); ε = 0 is the thesis's form, ε > 0 the reference code's.
+    R and T commute and RT = R∘T (Eqs 3.76-3.78); ε = 0 is the thesis's form, ε > 0 the reference code's.
 
     Parameters
     ----------

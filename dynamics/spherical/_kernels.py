@@ -1,13 +1,15 @@
-"""Every numba kernel of :mod:`dynamics.spherical` (spec §5.1, "numba kernels").
+"""Every numba kernel of :mod:`dynamics.spherical`.
 
-* ``loss_grad`` and ``simulate_kernel``: the losses of §5.1 and the optimizers of API.2 in one compiled loop.
+* ``loss_grad`` and ``simulate_kernel``: the synthetic losses and the optimizers in one compiled loop.
   They mirror the numpy reference implementations (``_losses``, ``_optimizers``) operation for operation, and
   record per step the radius, the Theorem 2 effective learning rate A/(1 − A⟨c,u⟩) of the step's generic form,
   the angle between u_k and u_{k+1} (atan2 form), the gradient norm on the sphere r‖∇L(x)‖ and the loss.
   Status codes: 0 done, 1 (H1) fails, 2 the weights leave float64 or reach 0, 3 a zero second moment with ε = 0,
   4 a BatchNorm batch with zero variance, 5 a draw parallel to x under a controlled gradient norm.
+* ``spherical_step_kernel``: the Theorem 2 decomposition of one step, row by row (one radially invariant group per
+  row), behind :func:`~dynamics.spherical.spherical_step` and :func:`~dynamics.spherical.spherical_step_batch`.
 * ``sgd_radius_kernel`` and ``sgd_order2_kernel``: the exact and the order-2 radius recursions of SGD (+ L2)
-  behind :func:`sgd_radius_sequence` and :func:`sgd_order2_radius4`.
+  behind :func:`~dynamics.spherical.sgd_radius_sequence` and :func:`~dynamics.spherical.sgd_order2_radius4`.
 """
 import math
 
@@ -334,6 +336,62 @@ def simulate_kernel(opt_kind, hyper, buffer0, loss_kind, mat, table, vec, scal, 
         r = r_next
         radius[k + 1] = r
     return 0, n, radius, effective, angle, grad_norm, loss, record_steps, directions
+
+
+@nb.njit(cache=True)
+def spherical_step_kernel(x, a, b, learning_rate, decay, A, c, effective, u_next, r_next):
+    """Theorem 2 (Roburin et al. 2022; thesis Eqs 3.22-3.26) for each row i of x (n, d), one group per row.
+
+    With r = ‖x_i‖, u = x_i/r and s = d^{−1/2}‖b_i‖ (or s = b_i for a scalar b, shape (n, 1)):
+    A = η_i/(r²s), c = r·a_i ⊘ (b_i/s), η^e = A/(1 − A⟨c,u⟩), u_next = (u − η^e c⊥)/sqrt(1 + z²) and
+    r_next = decay_i·r(1 − A⟨c,u⟩)sqrt(1 + z²) with z = η^e‖c⊥‖. Fills A, c, effective, u_next and r_next; returns
+    (status, row): (0, n) when every row is done, (1, i) when (H1) 1 − A⟨c,u⟩ > 0 fails at row i (later rows are
+    left unfilled), (2, i) when row i's η^e or r_next is not a positive finite double (its values are filled).
+    """
+    n, d = x.shape
+    scalar_b = b.shape[1] == 1
+    u = np.empty(d)
+    for i in range(n):
+        rr = 0.0
+        for j in range(d):
+            rr += x[i, j] * x[i, j]
+        r = math.sqrt(rr)
+        for j in range(d):
+            u[j] = x[i, j] / r
+        if scalar_b:
+            scale = b[i, 0]
+            for j in range(d):
+                c[i, j] = r * a[i, j]
+        else:
+            bb = 0.0
+            for j in range(d):
+                bb += b[i, j] * b[i, j]
+            scale = math.sqrt(bb / d)
+            rs = r * scale
+            for j in range(d):
+                c[i, j] = rs * a[i, j] / b[i, j]
+        A_i = learning_rate[i] / (r * r * scale)
+        A[i] = A_i
+        radial = 0.0
+        for j in range(d):
+            radial += c[i, j] * u[j]
+        h = 1.0 - A_i * radial
+        if not h > 0.0:
+            return 1, i
+        rate = A_i / h
+        perp = 0.0
+        for j in range(d):
+            p = c[i, j] - radial * u[j]
+            perp += p * p
+        root = math.hypot(1.0, rate * math.sqrt(perp))
+        for j in range(d):
+            u_next[i, j] = (u[j] - rate * (c[i, j] - radial * u[j])) / root
+        radius = decay[i] * r * h * root
+        effective[i] = rate
+        r_next[i] = radius
+        if not (math.isfinite(rate) and radius > 0.0 and radius < math.inf):
+            return 2, i
+    return 0, n
 
 
 @nb.njit(cache=True)

@@ -1,11 +1,12 @@
-"""Synthetic radially invariant losses with closed-form gradients (spec/spherical.md §5.1).
+"""Synthetic radially invariant losses with closed-form gradients, the test problems of this project.
 
 Each loss has ``value(x, k=None)`` and ``grad(x, k=None)`` (k selects the stochastic draw; None means
 k = 0), and is exactly invariant: L(ρx) = L(x), so ⟨∇L(x), x⟩ = 0 and ∇L(ρx) = ∇L(x)/ρ (Lemma 1, Eq 3.2).
 
 1. Spherical Rayleigh quotient ½xᵀHx/‖x‖², optionally plus a linear noise term σ⟨ξ_k, x⟩/‖x‖.
 2. Random linear functional ⟨w_k, x⟩/‖x‖ (a noise model), optionally with the tangential gradient rescaled to
-   a controlled norm G, which makes the SGD(+L2) radius deterministic (B1-B3).
+   a controlled norm G, which makes the SGD(+L2) radius deterministic (the λ = 0 SGD bounds, the SGD + L2
+   equilibrium and the random-walk equilibrium of SGD-M + L2 are tested on it).
 3. A BatchNorm linear probe (1/B)Σ_b ℓ(a·BN(Sx)_b + c, t_b), ε = 0, logistic ℓ.
 4. Weight-normalised logistic regression mean_i log(1 + exp(−t_iγ⟨s_i, x⟩/‖x‖)).
 
@@ -58,11 +59,12 @@ class _Loss:
 
 
 class RayleighLoss(_Loss):
-    """The spherical Rayleigh quotient L(x) = ½xᵀHx/‖x‖² (+ σ⟨ξ_k, x⟩/‖x‖) (spec §5.1.1).
+    """The spherical Rayleigh quotient L(x) = ½xᵀHx/‖x‖² (+ σ⟨ξ_k, x⟩/‖x‖).
 
     ∇L(x) = (Hu − (uᵀHu)u)/r (+ σ(ξ_k − ⟨ξ_k,u⟩u)/r). The minima are ±v₁, the eigenvector of the smallest
     eigenvalue; the Riemannian Hessian there has eigenvalues λ_i − λ₁, so gradient descent on the sphere is
-    stable roughly while η^e(λ_max − λ_min) < 2 (:attr:`stability_threshold`), the mechanism of B4.
+    stable roughly while η^e(λ_max − λ_min) < 2 (``stability_threshold``), the mechanism of the periodic collapse
+    of GD with weight decay.
 
     Parameters
     ----------
@@ -121,16 +123,16 @@ class RayleighLoss(_Loss):
 
 
 class RandomLinearLoss(_Loss):
-    """The random linear functional L_k(x) = ⟨w_k, x⟩/‖x‖, a model of gradient noise (spec §5.1.2).
+    """The random linear functional L_k(x) = ⟨w_k, x⟩/‖x‖, a model of gradient noise.
 
     ∇L_k(x) = (w_k − ⟨w_k,u⟩u)/r. With ``grad_norm`` the tangential part is rescaled to norm G_k, so that
-    ‖∇L_k(u)‖ = G_k exactly and the SGD(+L2) radius evolves deterministically (B1-B3); the gradient is then
-    a noise model rather than the gradient of :meth:`value` (which stays ⟨w_k, u⟩).
+    ‖∇L_k(u)‖ = G_k exactly and the SGD(+L2) radius evolves deterministically; the gradient is then
+    a noise model rather than the gradient of ``value`` (which stays ⟨w_k, u⟩).
 
     Parameters
     ----------
     W : array_like, shape (n_draws, d)
-        The table of w_k; step k uses row k mod n_draws. Use :meth:`stream` for fresh Gaussian draws at every
+        The table of w_k; step k uses row k mod n_draws. Use ``stream`` for fresh Gaussian draws at every
         step without a table.
     grad_norm : None, float or array_like, shape (n,)
         None: the natural norm; a float G > 0: every step; an array: G_k = grad_norm[k mod n] (each > 0).
@@ -196,7 +198,7 @@ class RandomLinearLoss(_Loss):
 
 
 class BNLinearProbe(_Loss):
-    """A BatchNorm linear probe L(x) = (1/B)Σ_b log(1 + exp(−t_b(a·BN(S x)_b + c))) (spec §5.1.3).
+    """A BatchNorm linear probe L(x) = (1/B)Σ_b log(1 + exp(−t_b(a·BN(S x)_b + c))).
 
     BN(z) = (z − mean z)/sqrt(var z) with the biased variance and ε = 0, so L is exactly radially invariant.
     Backward: with g = ∂L/∂ẑ, ∂L/∂z = σ^{−1}[g − mean(g) − ẑ·mean(g⊙ẑ)] and ∂L/∂x = Sᵀ∂L/∂z; ⟨∂L/∂x, x⟩ = 0
@@ -266,7 +268,7 @@ class BNLinearProbe(_Loss):
 
 
 class WNLogistic(_Loss):
-    """Weight-normalised logistic regression L(x) = mean_i log(1 + exp(−t_iγ⟨s_i, x⟩/‖x‖)) (spec §5.1.4).
+    """Weight-normalised logistic regression L(x) = mean_i log(1 + exp(−t_iγ⟨s_i, x⟩/‖x‖)).
 
     Smooth and exactly invariant; ∇L(x) = −(γ/r)·mean_i σ(−m_i)t_i(s_i − ⟨s_i,u⟩u), m_i = t_iγ⟨s_i,u⟩.
 

@@ -1,16 +1,17 @@
-"""Optimizers on one radially invariant group, a 1-D float64 vector (spec/spherical.md API.2, §1.4, §2.5, §2.8).
+"""Optimizers on one radially invariant group, a 1-D float64 vector (Roburin (thesis), Eqs 2.16-2.23, 3.12-3.20,
+3.48, 3.56-3.81).
 
 * SGD, SGD + L2 and SGD-M(+L2) (Eqs 3.14-3.15, PyTorch's convention with dampening 0);
 * Adam(+L2) (3.16-3.18), AdamW (decoupled weight decay, 2.21-2.23, PyTorch's order), AdaGrad (2.16-2.17);
-* AdaGradG (§2.5, Theorem 4): one scalar v per group, x kept on the sphere;
-* the thesis's variants: Adam w/o (a) = AdamS (3.67-3.69), Adam w/o (ab) = AdamST (S + T on m, inferred;
-  spec §7.3), Adam w/o (abc) = AdamSRT (Algorithm 1, 3.79-3.81);
+* AdaGradG (Eq 3.48, Theorem 4): one scalar v per group, x kept on the sphere;
+* the thesis's variants: Adam w/o (a) = AdamS (3.67-3.69), Adam w/o (ab) = AdamST (S + T on m, inferred from
+  Roburin (thesis) §3.5.2; see the theory note), Adam w/o (abc) = AdamSRT (Algorithm 1, 3.79-3.81);
 * the reference code's AdamG (scalar v without 1/d, T on m, renormalisation) and SGDMRT (SGD-M with RT momentum).
 
-``step(x, grad)`` takes the gradient of the loss *without* the L2 term and returns new weights. Every step
-records ``last_generic_form = (a, b, learning_rate, decay)`` with x_{k+1} = decay·(x_k − η a ⊘ b), so that
-:func:`spherical_step` reproduces it (Theorem 2). ε defaults to 0 (theory mode) and sits outside the square
-root, as in Algorithm 1, PyTorch and the reference code; Adam and AdamW accept ``eps_inside_sqrt=True`` (the
+``step(x, grad)`` takes the gradient of the loss *without* the L2 term and returns new weights. Every step records
+``last_generic_form = (a, b, learning_rate, decay)`` with x_{k+1} = decay·(x_k − η a ⊘ b), so that
+:func:`dynamics.spherical.spherical_step` reproduces it (Theorem 2). ε defaults to 0 (theory mode) and sits outside the
+square root, as in Algorithm 1, PyTorch and the reference code; Adam and AdamW accept ``eps_inside_sqrt=True`` (the
 thesis's Eqs 3.16-3.18). Bias corrections use t = k + 1 at step k.
 """
 import copy
@@ -107,7 +108,8 @@ class SGD(_Optimizer):
     weight_decay : float
         λ >= 0 (coupled L2: the gradient gains λx).
     initial_buffer : array_like, optional
-        m_{−1} (default 0): the radial buffer of the exponential-LR equivalence with momentum (spec §2.4).
+        m_{−1} (default 0): the radial buffer of the exponential-LR equivalence with momentum
+        (:func:`dynamics.spherical.li_arora_equivalent`).
 
     Examples
     --------
@@ -266,7 +268,7 @@ class AdamW(Adam):
     """AdamW: x_next = (1 − η_kλ)x − η_k m̂ ⊘ (sqrt(v̂) + ε), moments from ∇L(x) alone (Eqs 2.21-2.23).
 
     Decoupled weight decay in PyTorch's order (the decay multiplies x before the Adam step). Generic form:
-    a and b as in :class:`Adam`, learning rate η/(1−ηλ) and decay 1 − ηλ (spec §2.2).
+    a and b as in :class:`dynamics.spherical.Adam`, learning rate η/(1−ηλ) and decay 1 − ηλ (derived in this project).
 
     Parameters
     ----------
@@ -337,11 +339,11 @@ class AdaGrad(_Optimizer):
 
 
 class AdaGradG(_Optimizer):
-    """AdaGradG (§2.5): x̂ = x − η_k∇L(x)/sqrt(v_k), x_next = x̂/‖x̂‖, v_{k+1} = βv_k + ‖∇L(x)‖².
+    """AdaGradG (Roburin (thesis), Eq 3.48): x̂ = x − η_k∇L(x)/sqrt(v_k), x_next = x̂/‖x̂‖, v_{k+1} = βv_k + ‖∇L(x)‖².
 
     Its effective learning rate is η_k/sqrt(v_k) (Eq 3.48); with the parameters of
-    :func:`adagradg_equivalent_params` it matches SGD + L2 at order 2 (Theorem 4). No bias correction, no ε,
-    no weight decay. The weights must stay on the unit sphere: the caller normalises x₀ = u₀.
+    :func:`dynamics.spherical.adagradg_equivalent_params` it matches SGD + L2 at order 2 (Theorem 4). No bias
+    correction, no ε, no weight decay. The weights must stay on the unit sphere: the caller normalises x₀ = u₀.
 
     Parameters
     ----------
@@ -446,7 +448,8 @@ class AdamST(AdamS):
     """Adam w/o (ab): AdamS, then m ← T(m) = ⟨u_k,u_{k+1}⟩m − ⟨m,u_{k+1}⟩u_k after each step (Eq 3.70).
 
     The thesis gives no explicit algorithm for this variant; the rule (S + T on m, v not rescaled) is the
-    spec's decision (§7.3). ``state['exp_avg']`` holds the transported buffer.
+    project's reading of Roburin (thesis) §3.5.2 (see the theory note, docs/theory/spherical.md).
+    ``state['exp_avg']`` holds the transported buffer.
 
     Parameters
     ----------
@@ -473,8 +476,8 @@ class AdamST(AdamS):
 class AdamSRT(AdamS):
     """Adam w/o (abc) (Algorithm 1, Eqs 3.79-3.81): AdamS, then m ← RT(m) and v ← v·‖x_k‖²/‖x_{k+1}‖².
 
-    RT (Eq 3.76) transports and rescales the first moment; R rescales the second, so the effective learning
-    rate is η/(r_kν_k^R − ηλr_k²) with ν^R of :func:`adam_nu_R`. With ε > 0 both denominators gain +ε, as in
+    RT (Eq 3.76) transports and rescales the first moment; R rescales the second, so the effective learning rate is
+    η/(r_kν_k^R − ηλr_k²) with ν^R of :func:`dynamics.spherical.adam_nu_R`. With ε > 0 both denominators gain +ε, as in
     the reference code.
 
     Parameters
@@ -494,7 +497,7 @@ class AdamSRT(AdamS):
     >>> x = np.array([1.0, 0.0])
     >>> for _ in range(3):
     ...     x = opt.step(x, np.array([0.0, 1.0]) - (x[1] / (x @ x)) * x)
-    >>> round(float(x @ x), 4)   # B5's approximation r_k² ≈ r_0² + η²dk = 1.06
+    >>> round(float(x @ x), 4)   # radius law of Adam w/o (abc): r_k² ≈ r_0² + η²dk = 1.06
     1.0595
     """
 
@@ -502,7 +505,7 @@ class AdamSRT(AdamS):
 
 
 class AdamG(_AdamBase):
-    """The reference code's AdamG (spec §2.8, §7.4): scalar v = β₂v + (1−β₂)Σ_j g_j² (no 1/d), step
+    """The reference code's AdamG (github.com/ymontmarin/adamsrt): scalar v = β₂v + (1−β₂)Σ_j g_j² (no 1/d), step
     x̂ = x − η_k m̂/(sqrt(v̂) + ε), m ← T(m) with (x, x̂), then x_next = x̂/(‖x̂‖ + ε).
 
     Weight decay is ignored on the sphere (as in the code). Labelled as the code's variant: the thesis

@@ -1,11 +1,11 @@
-"""The named results of :mod:`dynamics.spherical` (spec/spherical.md, API.1-API.3), the torch layer's included.
+"""The named results of :mod:`dynamics.spherical`, the torch layer's included.
 
 Every public function that returns more than one value returns one of these ``typing.NamedTuple`` s: readable by
 attribute, and still unpackable (``lower, upper = effective_lr_bounds_sgd(0.1, 1.0, 0.5, 2.0, 100)``). The torch
 results annotate their tensors as strings: this module does not import torch.
 """
 import math
-from typing import Dict, NamedTuple, Union
+from typing import Dict, NamedTuple, Tuple, Union
 
 import numpy as np
 
@@ -14,7 +14,8 @@ from dynamics.numerics import require_finite_result
 __all__ = ["AdaGradGComparison", "AdaGradGParameters", "AdamVariantsResult", "AnglesToSGD", "ClassificationData",
            "CollapseRun", "EffectiveLRBounds", "Equilibrium", "EquilibriumStatistics", "ExponentialLREquivalence",
            "GenericForm", "GeometricSchedule", "InvariantInterval", "LiAroraEquivalent", "OptimizerRun",
-           "PythagoreanResult", "RadiusLaw", "RadiusSandwich", "SphericalStep", "SphericalStepErrors", "Trajectory"]
+           "PythagoreanResult", "RadiusLaw", "RadiusSandwich", "SphericalStep", "SphericalStepBatch",
+           "SphericalStepErrors", "Trajectory", "EffectiveLearningRates"]
 
 ArrayOrFloat = Union[float, np.ndarray]
 
@@ -49,6 +50,38 @@ class SphericalStep(NamedTuple):
     effective_learning_rate: float
     u_next: np.ndarray
     r_next: float
+
+
+class SphericalStepBatch(NamedTuple):
+    """Theorem 2 for n radially invariant groups at once (one per row): :class:`dynamics.spherical.SphericalStep` with
+    a leading axis.
+
+    Attributes
+    ----------
+    A : ndarray, shape (n,)
+        A_k per group (Eq 3.26).
+    c : ndarray, shape (n, d)
+        c_k per group (Eq 3.22).
+    effective_learning_rate : ndarray, shape (n,)
+        η_k^e per group (Eq 3.23).
+    u_next : ndarray, shape (n, d)
+        u_{k+1} per group, unit rows (Eq 3.24).
+    r_next : ndarray, shape (n,)
+        r_{k+1} per group (Eq 3.25, times ``decay``).
+
+    Examples
+    --------
+    >>> from dynamics.spherical import spherical_step_batch
+    >>> steps = spherical_step_batch([[2.0, 0.0], [0.0, 1.0]], [[0.0, 1.0], [1.0, 0.0]], 1.0, 0.4)
+    >>> steps.A.round(6).tolist(), steps.r_next.round(6).tolist()
+    ([0.1, 0.4], [2.039608, 1.077033])
+    """
+
+    A: np.ndarray
+    c: np.ndarray
+    effective_learning_rate: np.ndarray
+    u_next: np.ndarray
+    r_next: np.ndarray
 
 
 class GenericForm(NamedTuple):
@@ -163,7 +196,8 @@ class EffectiveLRBounds(NamedTuple):
 
 
 class RadiusSandwich(NamedTuple):
-    """Bounds P_k <= r_k⁴ <= P_k + Σ_{i<k} η_i⁴g_i⁴/P_i of B1, arrays of shape (n_steps + 1,).
+    """Bounds P_k <= r_k⁴ <= P_k + Σ_{i<k} η_i⁴g_i⁴/P_i of the λ = 0 SGD sandwich, arrays of
+    shape (n_steps + 1,).
 
     ``lower_radius`` and ``upper_radius`` are the same bounds on r_k = (r_k⁴)^{1/4}.
 
@@ -191,7 +225,7 @@ class RadiusSandwich(NamedTuple):
 
 
 class InvariantInterval(NamedTuple):
-    """The invariant interval [L, U] of s = r² under SGD + L2 with g_min <= g_k <= g_max (B2), and the
+    """The invariant interval [L, U] of s = r² under SGD + L2 with g_min <= g_k <= g_max, and the
     bounds it puts on η_k^e. ``lower_radius`` and ``upper_radius`` are the interval's bounds on r = sqrt(s).
 
     Examples
@@ -286,10 +320,11 @@ class GeometricSchedule(NamedTuple):
 
 
 class LiAroraEquivalent(NamedTuple):
-    """The SGD-M run without weight decay that reproduces SGD-M + L2 exactly (spec §2.4): x̃_k = α^{−k}x_k.
+    """The SGD-M run without weight decay that reproduces SGD-M + L2 exactly: x̃_k = α^{−k}x_k
+    (derived in this project; Li & Arora 2020).
 
-    Attributes: ``alpha`` (float), ``schedule`` (a :class:`GeometricSchedule`) and ``initial_buffer`` (ndarray,
-    shape (d,)), to pass as ``SGD(schedule, momentum, initial_buffer=initial_buffer)``.
+    Attributes: ``alpha`` (float), ``schedule`` (a :class:`dynamics.spherical.GeometricSchedule`) and
+    ``initial_buffer`` (ndarray, shape (d,)), to pass as ``SGD(schedule, momentum, initial_buffer=initial_buffer)``.
 
     Examples
     --------
@@ -311,7 +346,7 @@ class OptimizerRun(NamedTuple):
     Attributes
     ----------
     optimizer : SGD, Adam, AdamS, ...
-        The optimizer (its hyper-parameters; its state is untouched by :func:`simulate`).
+        The optimizer (its hyper-parameters; its state is untouched by :func:`dynamics.spherical.simulate`).
     trajectory : Trajectory
         The run.
 
@@ -376,8 +411,9 @@ class ClassificationData(NamedTuple):
 
 
 class PythagoreanResult(NamedTuple):
-    """X1 (λ = 0): the worst |cos(∂L/∂w_j, w_j)|, the worst relative error of Δ‖w_j‖² = η²‖∂L/∂w_j‖², and per
-    row the radius⁴ r_k⁴ (n_steps + 1, n_rows) with its B1 sandwich from the recorded gradient norms."""
+    """Plain SGD on a BatchNorm MLP (λ = 0): the worst |cos(∂L/∂w_j, w_j)|, the worst relative error of
+    Δ‖w_j‖² = η²‖∂L/∂w_j‖², and per row the radius⁴ r_k⁴ (n_steps + 1, n_rows) with its λ = 0 SGD sandwich from the
+    recorded gradient norms."""
 
     max_cosine: float
     max_increment_error: float
@@ -387,16 +423,16 @@ class PythagoreanResult(NamedTuple):
 
 
 class SphericalStepErrors(NamedTuple):
-    """X1 (second part): per torch optimizer, the worst direction error and relative radius error of
-    :func:`spherical_step` (Theorem 2 of Roburin et al. 2022) on the generic form read from the optimizer's state,
-    over the rows of W₁ (dicts keyed by optimizer name)."""
+    """Per torch optimizer, the worst direction error and relative radius error of
+    :func:`dynamics.spherical.spherical_step` (Theorem 2 of Roburin et al. 2022) on the generic form read from the
+    optimizer's state, over the rows of W₁ (dicts keyed by optimizer name)."""
 
     direction: Dict[str, float]
     radius: Dict[str, float]
 
 
 class ExponentialLREquivalence(NamedTuple):
-    """X2: the worst gaps between SGD-M + L2 and its exponential-learning-rate equivalent over the run."""
+    """The worst gaps between SGD-M + L2 and its exponential-learning-rate equivalent over the run."""
 
     direction_gap: float
     readout_gap: float
@@ -406,8 +442,9 @@ class ExponentialLREquivalence(NamedTuple):
 
 
 class EquilibriumStatistics(NamedTuple):
-    """X3: per configuration, replica and row of W₁ (arrays (n_configs, n_replicas, n_rows)), the time averages
-    over the averaging window of r⁴, of G² = r²‖∂L/∂w‖² (= ‖∇L(u)‖²) and of the squared angle per step."""
+    """SGD(-M) + L2 under mini-batch noise: per configuration, replica and row of W₁ (arrays (n_configs,
+    n_replicas, n_rows)), the time averages over the averaging window of r⁴, of G² = r²‖∂L/∂w‖² (= ‖∇L(u)‖²) and of
+    the squared angle per step."""
 
     configs: tuple
     radius_fourth_power: np.ndarray
@@ -417,10 +454,10 @@ class EquilibriumStatistics(NamedTuple):
 
 
 class AnglesToSGD(NamedTuple):
-    """X4: per fine-tuning step (n_steps + 1,), the largest angle (radians, atan2 form) over the conv filters
-    between SGD + L2 and AdaGradG with the matching parameters (Theorem 4 of Roburin et al. 2022), and between
-    SGD + L2 and element-wise AdaGrad. (An angle θ is a cosine similarity of cos θ; the spec's 1 − 1e-6 is
-    θ = 1.41e-3.)"""
+    """Theorem 4 on a BatchNorm CNN: per fine-tuning step (n_steps + 1,), the largest angle (radians, atan2 form) over
+    the conv filters between SGD + L2 and AdaGradG with the matching parameters (Theorem 4 of Roburin et al. 2022), and
+    between SGD + L2 and element-wise AdaGrad. (An angle θ is a cosine similarity of cos θ: a similarity of
+    1 − 1e-6 is θ = 1.41e-3.)"""
 
     steps: np.ndarray
     angle_adagradg: np.ndarray
@@ -428,10 +465,62 @@ class AnglesToSGD(NamedTuple):
 
 
 class AdamVariantsResult(NamedTuple):
-    """X5: per variant, the worst relative gap between the torch optimizer's filters and the numpy optimizer run
-    per filter on the same gradients, the worst |⟨m_k, x_k⟩ − (1−β₁)λr_k²|/(‖m_k‖‖x_k‖) (P19), and the worst
-    |⟨m, x_{k+1}⟩|/(‖m‖‖x_{k+1}‖) of the transported buffer (tangency after T or RT)."""
+    """The torch Adam variants against the numpy ones: per variant, the worst relative gap between the torch
+    optimizer's filters and the numpy optimizer run per filter on the same gradients, the worst
+    |⟨m_k, x_k⟩ − (1−β₁)λr_k²|/(‖m_k‖‖x_k‖) (Eqs 3.77-3.78), and the worst |⟨m, x_{k+1}⟩|/(‖m‖‖x_{k+1}‖) of the
+    transported buffer (tangency after T or RT)."""
 
     numpy_gap: Dict[str, float]
     radial_identity: Dict[str, float]
     tangency: Dict[str, float]
+
+
+# ------------------------------------------------------------------------------ the torch layer (torch_state)
+class EffectiveLearningRates(NamedTuple):
+    """The spherical view of the last step of a torch optimizer, one row per filter (Theorem 2 of Roburin et al.
+    2022): what :func:`dynamics.spherical.torch_state.effective_learning_rates` returns.
+
+    A filter is one slice along dim 0 of a layer's weight (one output channel of a convolution, one row of a linear
+    layer), the radially invariant group when a normalisation layer follows.
+
+    Attributes
+    ----------
+    layer : ndarray of int, shape (n_filters,)
+        The filter's layer, an index into ``layer_names``.
+    channel : ndarray of int, shape (n_filters,)
+        The filter's output channel in its layer (its index along dim 0 of the weight).
+    effective_learning_rate : ndarray, shape (n_filters,)
+        η_k^e = A_k/(1 − A_k⟨c_k,u_k⟩), the step size on the unit sphere (Roburin (thesis), Eq 3.23).
+    A : ndarray, shape (n_filters,)
+        A_k = η_k/(r_k²d^{−1/2}‖b_k‖) (Eq 3.26): η/r_k² for SGD, η/(r_kν_k) for Adam (Eq 3.41).
+    radius : ndarray, shape (n_filters,)
+        r_k = ‖x_k‖, the filter's norm before the step.
+    angle : ndarray, shape (n_filters,)
+        The angle in radians between the filter's directions before and after the step, arctan(η_k^e‖c_k⊥‖).
+    layer_names : tuple of str
+        One name per layer (the keys of a mapping of layers, else "0", "1", ...).
+
+    Examples
+    --------
+    >>> rates = EffectiveLearningRates(np.array([0, 0, 1]), np.array([0, 1, 0]), np.array([0.1, 0.2, 0.05]),
+    ...                                np.array([0.1, 0.2, 0.05]), np.ones(3), np.zeros(3), ("conv1", "conv2"))
+    >>> rates.for_layer("conv1").tolist(), rates.for_layer(1).tolist()
+    ([0.1, 0.2], [0.05])
+    """
+
+    layer: np.ndarray
+    channel: np.ndarray
+    effective_learning_rate: np.ndarray
+    A: np.ndarray
+    radius: np.ndarray
+    angle: np.ndarray
+    layer_names: Tuple[str, ...]
+
+    def for_layer(self, layer: Union[int, str], field: str = "effective_learning_rate") -> np.ndarray:
+        """The values of ``field`` (an attribute name) for the filters of one layer (its index or name), in channel
+        order."""
+        index = self.layer_names.index(layer) if isinstance(layer, str) else int(layer)
+        if not 0 <= index < len(self.layer_names):
+            raise ValueError(f"layer must be a name in {self.layer_names} or an index below {len(self.layer_names)}, "
+                             f"got {layer!r}")
+        return np.asarray(getattr(self, field))[self.layer == index]

@@ -1,15 +1,16 @@
-"""The experiment drivers of :mod:`dynamics.spherical` that figures, claims and notebooks share (spec/spherical.md
-§3; thesis Fig 3.4, Table 3.1, Eqs 3.25, 3.41-3.46).
+"""The experiment drivers of :mod:`dynamics.spherical` that figures, claims and notebooks share (Roburin (thesis),
+Fig 3.4, Table 3.1, Eqs 3.25, 3.41-3.46).
 
-* :func:`optimizer_runs`: SGD, SGD + L2, SGD-M + L2, Adam and the thesis's Adam w/o (a), (ab), (abc) on one random
-  linear loss with a constant gradient norm on the sphere (the effective learning rates and norms of Table 3.1);
-* :func:`adagradg_vs_sgd_runs`: SGD + L2, AdaGradG with the matching parameters (Theorem 4 of Roburin et al.
-  2022) and element-wise AdaGrad on BatchNorm linear probes (Fig 3.4 in small);
-* :func:`collapse_run`: deterministic GD + L2 on a rotated Rayleigh quotient, whose norm collapses and bursts
-  periodically (Lobacheva et al. 2021).
+* :func:`dynamics.spherical.optimizer_runs`: SGD, SGD + L2, SGD-M + L2, Adam and the thesis's Adam w/o (a), (ab), (abc)
+  on one random linear loss with a constant gradient norm on the sphere (the effective learning rates and norms of
+  Table 3.1);
+* :func:`dynamics.spherical.adagradg_vs_sgd_runs`: SGD + L2, AdaGradG with the matching parameters (Theorem 4 of
+  Roburin et al. 2022) and element-wise AdaGrad on BatchNorm linear probes (Fig 3.4 in small);
+* :func:`dynamics.spherical.collapse_run`: deterministic GD + L2 on a rotated Rayleigh quotient, whose norm collapses
+  and bursts periodically (Lobacheva et al. 2021).
 """
 import math
-from typing import Dict, List
+from typing import Dict, List, Optional, Union
 
 import numpy as np
 
@@ -23,8 +24,9 @@ from ._simulate import simulate
 __all__ = ["adagradg_vs_sgd_runs", "collapse_run", "optimizer_runs"]
 
 
-def optimizer_runs(n_steps=100_000, dimension=64, grad_norm=1.0, learning_rate=0.1, adam_learning_rate=1e-3,
-                   weight_decay=1e-3, momentum=0.9, r0=1.0, seed=0) -> Dict[str, OptimizerRun]:
+def optimizer_runs(n_steps: int = 100_000, dimension: int = 64, grad_norm: float = 1.0, learning_rate: float = 0.1,
+                   adam_learning_rate: float = 1e-3, weight_decay: float = 1e-3, momentum: float = 0.9,
+                   r0: float = 1.0, seed: Optional[Union[int, np.random.Generator]] = 0) -> Dict[str, OptimizerRun]:
     """Seven optimizers on one random linear loss whose gradient on the sphere has the constant norm G, all from
     x₀ = (r₀/√d)·1 (Table 3.1, Eqs 3.25, 3.41-3.46).
 
@@ -83,16 +85,17 @@ def optimizer_runs(n_steps=100_000, dimension=64, grad_norm=1.0, learning_rate=0
     return {name: OptimizerRun(opt, simulate(opt, loss, x0, n_steps)) for name, opt in optimizers.items()}
 
 
-def adagradg_vs_sgd_runs(n_steps=20_000, learning_rate=1e-2, weight_decay=1e-3, n_groups=3, dimension=27,
-                         batch_size=32, seed=0) -> List[AdaGradGComparison]:
+def adagradg_vs_sgd_runs(n_steps: int = 20_000, learning_rate: float = 1e-2, weight_decay: float = 1e-3,
+                         n_groups: int = 3, dimension: int = 27, batch_size: int = 32,
+                         seed: Optional[Union[int, np.random.Generator]] = 0) -> List[AdaGradGComparison]:
     """Theorem 4 of Roburin et al. 2022 in small (thesis Fig 3.4, App. C.1): per radially invariant group, SGD + L2,
     AdaGradG with the matching parameters and element-wise AdaGrad, on identical batches.
 
-    Each group is a BatchNorm linear probe (64 mini-batches of ``batch_size`` Gaussian inputs of dimension d, random
-    ±1 targets, readout 2, bias 0.1) with x₀ ~ N(0, I_d). SGD + L2 runs from x₀; AdaGradG with
-    :func:`adagradg_equivalent_params` (η, λ, ‖x₀‖) from u₀ = x₀/‖x₀‖; AdaGrad + L2 from x₀ with the learning
-    rate of :func:`adagrad_matched_learning_rate` for the first gradient ∇L(x₀) + λx₀. Directions are recorded
-    every max(n_steps // 400, 1) steps.
+    Each group is a BatchNorm linear probe (64 mini-batches of ``batch_size`` Gaussian inputs of dimension d, random ±1
+    targets, readout 2, bias 0.1) with x₀ ~ N(0, I_d). SGD + L2 runs from x₀; AdaGradG with
+    :func:`dynamics.spherical.adagradg_equivalent_params` (η, λ, ‖x₀‖) from u₀ = x₀/‖x₀‖; AdaGrad + L2 from x₀ with the
+    learning rate of :func:`dynamics.spherical.adagrad_matched_learning_rate` for the first gradient ∇L(x₀) + λx₀.
+    Directions are recorded every max(n_steps // 400, 1) steps.
 
     Parameters
     ----------
@@ -144,7 +147,8 @@ def adagradg_vs_sgd_runs(n_steps=20_000, learning_rate=1e-2, weight_decay=1e-3, 
     return out
 
 
-def collapse_run(n_steps=6000, dimension=8, learning_rate=0.1, weight_decay=0.01, seed=0) -> CollapseRun:
+def collapse_run(n_steps: int = 6000, dimension: int = 8, learning_rate: float = 0.1, weight_decay: float = 0.01,
+                 seed: Optional[Union[int, np.random.Generator]] = 0) -> CollapseRun:
     """Deterministic GD + L2 on a rotated Rayleigh quotient: no fixed-point equilibrium, but collapse/burst cycles
     of the norm (Eq 3.25 with weight decay; Lobacheva et al. 2021).
 

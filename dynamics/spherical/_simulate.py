@@ -1,20 +1,24 @@
-"""Runs of an optimizer on a synthetic loss, recorded in the spherical quantities of Theorem 2 (spec §2.1-2.8).
+"""Runs of an optimizer on a synthetic loss, recorded in the spherical quantities of Theorem 2 (Roburin et al.
+2022; Roburin (thesis), Eqs 3.21-3.25).
 
 ``simulate`` runs the compiled loop of ``_kernels`` (engine "numba") or the numpy reference, optimizer step by
-optimizer step, with the effective learning rate of each step from :func:`spherical_step` (engine "numpy").
-The two agree to rounding (a test holds them to it).
+optimizer step, with the effective learning rate of each step from :func:`dynamics.spherical.spherical_step` (engine
+"numpy"). The two agree to rounding (a test holds them to it).
 """
 import math
+from typing import Optional, Union
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import require_choice, require_integer
 from ._checks import UNIT_TOLERANCE, require_learning_rates, require_weight_vector
 from ._geometry import _angle
 from ._kernels import simulate_kernel
-from ._losses import _Loss
-from ._optimizers import _Optimizer
+from ._losses import BNLinearProbe, RandomLinearLoss, RayleighLoss, WNLogistic, _Loss
+from ._optimizers import SGD, AdaGrad, AdaGradG, Adam, AdamG, AdamS, _Optimizer
 from ._results import Trajectory
-from ._step import _decompose
+from ._step import _decompose_rows
 
 __all__ = ["simulate"]
 
@@ -34,7 +38,9 @@ def _record_plan(n_steps, record_every):
     return every, n_steps // every + 1 + (1 if n_steps % every else 0)
 
 
-def simulate(optimizer, loss, x0, n_steps, *, record_every=None, engine="numba") -> Trajectory:
+def simulate(optimizer: Union[SGD, Adam, AdaGrad, AdaGradG, AdamS, AdamG],
+             loss: Union[RayleighLoss, RandomLinearLoss, BNLinearProbe, WNLogistic], x0: ArrayLike, n_steps: int, *,
+             record_every: Optional[int] = None, engine: str = "numba") -> Trajectory:
     """Run ``optimizer`` on ``loss`` from x0 for n_steps steps and record the spherical quantities (Theorem 2).
 
     Step k uses draw k of the loss. The optimizer's hyper-parameters are read; its state is neither read
@@ -53,7 +59,7 @@ def simulate(optimizer, loss, x0, n_steps, *, record_every=None, engine="numba")
     record_every : int, optional
         Record the direction u_k every this many steps (default: only the first and the last).
     engine : {"numba", "numpy"}
-        The compiled loop, or the numpy reference (optimizer objects and :func:`spherical_step`).
+        The compiled loop, or the numpy reference (optimizer objects and :func:`dynamics.spherical.spherical_step`).
 
     Returns
     -------
@@ -122,10 +128,11 @@ def _simulate_numpy(optimizer, loss, x0, n_steps, every, n_records):
         grad_norm[k] = r * float(np.linalg.norm(grad))
         x_next = opt.step(x, grad)
         a, b, eta, decay = opt.last_generic_form
-        A, _, _, radial, h, eff, _, _ = _decompose(x, a, b, eta, decay)
-        if not h > 0:
+        b = np.array([[b]], dtype=np.float64) if np.ndim(b) == 0 else b[None, :]
+        status, _, _, _, eff, _, _ = _decompose_rows(x[None, :], a[None, :], b, np.array([eta]), np.array([decay]))
+        if status == 1:
             raise ValueError(f"simulate: at step {k}, {_STATUS[1]}")
-        effective[k] = eff
+        effective[k] = eff[0]
         angle[k] = _angle(x, x_next)
         x = x_next
     if not math.isfinite(radius[-1]):

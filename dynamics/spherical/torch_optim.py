@@ -1,9 +1,10 @@
-"""torch.optim versions of the thesis's Adam variants (spec/spherical.md API.3; thesis Eqs 3.67-3.81, Algorithm 1)
-and of AdaGradG (§2.5, Theorem 4), with per-filter inner products.
+"""torch.optim versions of the thesis's Adam variants (Roburin (thesis), Eqs 3.67-3.81, Algorithm 1) and of AdaGradG
+(Eq 3.48, Theorem 4), with per-filter inner products.
 
-* :class:`AdamS` (Adam w/o (a)), :class:`AdamST` (w/o (ab), S + T on m), :class:`AdamSRT` (w/o (abc),
-  Algorithm 1) and the reference code's :class:`AdamG` (scalar v without 1/d, T on m, renormalisation);
-* :class:`AdaGradG`: one scalar v per filter, filters kept on the unit sphere.
+* :class:`dynamics.spherical.torch_optim.AdamS` (Adam w/o (a)), :class:`dynamics.spherical.torch_optim.AdamST` (w/o
+  (ab), S + T on m), :class:`dynamics.spherical.torch_optim.AdamSRT` (w/o (abc), Algorithm 1) and the reference code's
+  :class:`dynamics.spherical.torch_optim.AdamG` (scalar v without 1/d, T on m, renormalisation);
+* :class:`dynamics.spherical.torch_optim.AdaGradG`: one scalar v per filter, filters kept on the unit sphere.
 
 Grouping: with ``channel_wise=True`` each slice along dim 0 of a parameter (one conv filter C×K×K, one row of
 a Linear) is one radially invariant group of dimension d = numel/shape[0]; ``channel_dims`` (a list of dims)
@@ -170,9 +171,10 @@ class AdamS(_SphericalAdam):
 
 
 class AdamST(_SphericalAdam):
-    """Adam w/o (ab): AdamS, then m ← T(m) per filter after each step (Eq 3.70; the spec's §7.3 rule).
+    """Adam w/o (ab): AdamS, then m ← T(m) per filter after each step (Eq 3.70; the project's
+    reading of Roburin (thesis) §3.5.2).
 
-    Parameters are those of :class:`AdamS`.
+    Parameters are those of :class:`dynamics.spherical.torch_optim.AdamS`.
 
     Examples
     --------
@@ -190,7 +192,7 @@ class AdamST(_SphericalAdam):
 class AdamSRT(_SphericalAdam):
     """Adam w/o (abc) (Algorithm 1, Eqs 3.79-3.81): AdamS, then m ← RT(m) and v ← v‖x_k‖²/(‖x_{k+1}‖² + ε).
 
-    Parameters are those of :class:`AdamS`.
+    Parameters are those of :class:`dynamics.spherical.torch_optim.AdamS`.
 
     Examples
     --------
@@ -201,7 +203,7 @@ class AdamSRT(_SphericalAdam):
     ...     w.grad = torch.tensor([[0.0, 1.0, 0.0]], dtype=torch.float64)
     ...     w.grad -= (w.grad * u).sum() * u / w.detach().norm()
     ...     opt.step()
-    >>> round(float((w.detach() ** 2).sum()), 4)   # B5's approximation r² ≈ r₀² + η²dk = 1.09
+    >>> round(float((w.detach() ** 2).sum()), 4)   # radius law of Adam w/o (abc): r² ≈ r₀² + η²dk = 1.09
     1.0933
     """
 
@@ -209,11 +211,11 @@ class AdamSRT(_SphericalAdam):
 
 
 class AdamG(_SphericalAdam):
-    """The reference code's AdamG on the sphere (spec §2.8, §7.4): v ← β₂v + (1−β₂)Σ_j g_j² per filter (no 1/d),
-    m ← T(m) with the denominator ‖x‖‖x̂‖ + ε, then x ← x̂/(‖x̂‖ + ε). Weight decay is ignored for grouped
+    """The reference code's AdamG on the sphere (github.com/ymontmarin/adamsrt): v ← β₂v + (1−β₂)Σ_j g_j² per filter
+    (no 1/d), m ← T(m) with the denominator ‖x‖‖x̂‖ + ε, then x ← x̂/(‖x̂‖ + ε). Weight decay is ignored for grouped
     parameters. ``channel_wise=True`` selects the spherical branch (the code's flag has the inverted meaning).
 
-    Parameters are those of :class:`AdamS`.
+    Parameters are those of :class:`dynamics.spherical.torch_optim.AdamS`.
 
     Examples
     --------
@@ -229,7 +231,7 @@ class AdamG(_SphericalAdam):
 
 
 class AdaGradG(torch.optim.Optimizer):
-    """AdaGradG per filter (§2.5, Theorem 4): x̂ = x − η∇L(x)/sqrt(v), x ← x̂/‖x̂‖, v ← βv + ‖∇L(x)‖².
+    """AdaGradG per filter (Eq 3.48, Theorem 4): x̂ = x − η∇L(x)/sqrt(v), x ← x̂/‖x̂‖, v ← βv + ‖∇L(x)‖².
 
     The filters (slices along ``channel_dims``, default dim 0; a 1-D tensor is one group) must be unit vectors
     at every step (within 1e-10 in float64, 1e-5 otherwise): normalise them before the first step. No bias

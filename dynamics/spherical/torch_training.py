@@ -1,4 +1,4 @@
-"""Torch models and training loops of the spherical cross-checks (spec/spherical.md §5.2, X1-X5).
+"""Torch models and training loops of the spherical cross-checks (``verify/crosscheck/spherical.py``).
 
 * M1: Linear(16 -> 8, no bias) -> BatchNorm1d(8, affine=False, ε = 0) -> ReLU -> Linear(8 -> 3), cross-entropy on
   a Gaussian data set with 20% random labels; its radially invariant groups are the 8 rows of the first layer.
@@ -10,6 +10,7 @@ and returns named results. This module imports torch and registers nothing; the 
 ``verify/crosscheck/spherical.py``.
 """
 import math
+from typing import Optional, Sequence, Tuple, Union
 
 import numpy as np
 import torch
@@ -28,10 +29,14 @@ __all__ = ["AdamVariantsResult", "AnglesToSGD", "ClassificationData", "Equilibri
            "adam_variants_m2", "bn_mlp", "conv_bn_net", "equilibrium_statistics", "exponential_lr_pair",
            "gaussian_classification", "pythagorean_sgd", "spherical_step_vs_torch", "synthetic_images"]
 
+Seed = Optional[Union[int, np.random.Generator]]
+Device = Union[str, torch.device]
 
-def gaussian_classification(n_samples=2048, n_features=16, n_classes=3, label_noise=0.2, *, seed=None,
-                            device="cpu", dtype=torch.float64) -> ClassificationData:
-    """Gaussian inputs labelled by a random linear teacher, with a fraction of random labels (spec §5.2, M1).
+
+def gaussian_classification(n_samples: int = 2048, n_features: int = 16, n_classes: int = 3,
+                            label_noise: float = 0.2, *, seed: Seed = None, device: Device = "cpu",
+                            dtype: torch.dtype = torch.float64) -> ClassificationData:
+    """Gaussian inputs labelled by a random linear teacher, with a fraction of random labels (the data of M1).
 
     The inputs are i.i.d. N(0, 1); the label is the argmax of ``x @ teacher`` with a N(0, 1) teacher
     (n_features, n_classes); each label is then, with probability ``label_noise``, replaced by a uniformly drawn
@@ -79,9 +84,10 @@ def gaussian_classification(n_samples=2048, n_features=16, n_classes=3, label_no
     return ClassificationData(x.to(device), labels.to(device))
 
 
-def synthetic_images(n_samples=256, size=16, n_classes=10, *, seed=None, device="cpu",
-                     dtype=torch.float64) -> ClassificationData:
-    """Random 3×size×size images labelled by a random linear teacher on their pooled features (spec §5.2, M2).
+def synthetic_images(n_samples: int = 256, size: int = 16, n_classes: int = 10, *, seed: Seed = None,
+                     device: Device = "cpu", dtype: torch.dtype = torch.float64) -> ClassificationData:
+    """Random 3×size×size images labelled by a random linear teacher on their pooled features (the data of
+    M2).
 
     The pixels are i.i.d. N(0, 1); each image is average-pooled to 3×2×2 (``adaptive_avg_pool2d``) and labelled
     by the argmax of these 12 features times a N(0, 1) teacher (12, n_classes). No label noise. Everything is
@@ -155,8 +161,8 @@ class BatchNorm(torch.nn.Module):
         return f"{self.num_features}, eps={self.eps}, affine={self.weight is not None}"
 
 
-def bn_mlp(n_features=16, n_hidden=8, n_classes=3, bn_eps=0.0, *, seed=None, device="cpu",
-           dtype=torch.float64) -> torch.nn.Sequential:
+def bn_mlp(n_features: int = 16, n_hidden: int = 8, n_classes: int = 3, bn_eps: float = 0.0, *, seed: Seed = None,
+           device: Device = "cpu", dtype: torch.dtype = torch.float64) -> torch.nn.Sequential:
     """M1: Linear(no bias) -> BatchNorm(affine=False, eps=bn_eps) -> ReLU -> Linear.
 
     With ``bn_eps = 0`` each row of the first layer is exactly radially invariant.
@@ -186,8 +192,9 @@ def bn_mlp(n_features=16, n_hidden=8, n_classes=3, bn_eps=0.0, *, seed=None, dev
     Returns
     -------
     torch.nn.Sequential
-        ``[0]`` Linear(n_features -> n_hidden, bias=False), ``[1]`` :class:`BatchNorm` (n_hidden, eps=bn_eps,
-        affine=False), ``[2]`` ReLU, ``[3]`` Linear(n_hidden -> n_classes).
+        ``[0]`` Linear(n_features -> n_hidden, bias=False), ``[1]``
+        :class:`dynamics.spherical.torch_training.BatchNorm` (n_hidden, eps=bn_eps, affine=False), ``[2]`` ReLU,
+        ``[3]`` Linear(n_hidden -> n_classes).
 
     Examples
     --------
@@ -203,8 +210,8 @@ def bn_mlp(n_features=16, n_hidden=8, n_classes=3, bn_eps=0.0, *, seed=None, dev
     return model.to(device=device, dtype=dtype)
 
 
-def conv_bn_net(width=16, n_classes=10, bn_eps=0.0, *, seed=None, device="cpu",
-                dtype=torch.float64) -> torch.nn.Sequential:
+def conv_bn_net(width: int = 16, n_classes: int = 10, bn_eps: float = 0.0, *, seed: Seed = None,
+                device: Device = "cpu", dtype: torch.dtype = torch.float64) -> torch.nn.Sequential:
     """M2: Conv(3 -> width, 3×3) -> BN2d -> ReLU -> Conv(width -> width, 3×3) -> BN2d -> ReLU -> GAP -> Linear.
 
     The convolutions have padding 1 and no bias, so each filter (d = 27, then 9·width) is radially invariant
@@ -231,10 +238,11 @@ def conv_bn_net(width=16, n_classes=10, bn_eps=0.0, *, seed=None, device="cpu",
     Returns
     -------
     torch.nn.Sequential
-        ``[0]`` Conv2d(3 -> width, 3×3, padding=1, bias=False), ``[1]`` :class:`BatchNorm` (width, bn_eps,
-        affine=True), ``[2]`` ReLU, ``[3]`` Conv2d(width -> width, 3×3, padding=1, bias=False), ``[4]``
-        :class:`BatchNorm` (width, bn_eps, affine=True), ``[5]`` ReLU, ``[6]`` AdaptiveAvgPool2d(1), ``[7]``
-        Flatten, ``[8]`` Linear(width -> n_classes).
+        ``[0]`` Conv2d(3 -> width, 3×3, padding=1, bias=False), ``[1]``
+        :class:`dynamics.spherical.torch_training.BatchNorm` (width, bn_eps, affine=True), ``[2]`` ReLU, ``[3]``
+        Conv2d(width -> width, 3×3, padding=1, bias=False), ``[4]``
+        :class:`dynamics.spherical.torch_training.BatchNorm` (width, bn_eps, affine=True), ``[5]`` ReLU, ``[6]``
+        AdaptiveAvgPool2d(1), ``[7]`` Flatten, ``[8]`` Linear(width -> n_classes).
 
     Examples
     --------
@@ -260,12 +268,14 @@ def _batches(n_samples, batch_size, n_steps, gen):
         yield torch.randint(0, n_samples, (batch_size,), generator=gen)
 
 
-def pythagorean_sgd(learning_rate=0.5, n_steps=200, batch_size=256, *, seed=None, device="cpu") -> PythagoreanResult:
-    """X1: plain SGD on M1 (float64, BN ε = 0); gradient orthogonality and Pythagorean growth per row of W₁.
+def pythagorean_sgd(learning_rate: float = 0.5, n_steps: int = 200, batch_size: int = 256, *, seed: Seed = None,
+                    device: Device = "cpu") -> PythagoreanResult:
+    """Plain SGD on M1 (float64, BN ε = 0); gradient orthogonality and Pythagorean growth per row of W₁.
 
-    M1 is :func:`bn_mlp` with its defaults, trained on :func:`gaussian_classification` with its defaults (2048
-    samples) by ``torch.optim.SGD`` on all parameters (no momentum, no weight decay) with the mean cross-entropy
-    of mini-batches drawn uniformly with replacement.
+    M1 is :func:`dynamics.spherical.torch_training.bn_mlp` with its defaults, trained on
+    :func:`dynamics.spherical.torch_training.gaussian_classification` with its defaults (2048 samples) by
+    ``torch.optim.SGD`` on all parameters (no momentum, no weight decay) with the mean cross-entropy of mini-batches
+    drawn uniformly with replacement.
 
     Parameters
     ----------
@@ -287,7 +297,7 @@ def pythagorean_sgd(learning_rate=0.5, n_steps=200, batch_size=256, *, seed=None
         ``max_cosine`` (float): the worst |cos(∂L/∂w_j, w_j)| over steps and rows; ``max_increment_error``
         (float): the worst |Δ‖w_j‖² − η²‖∂L/∂w_j‖²| / (η²‖∂L/∂w_j‖²); ``radius_fourth_power``, ``sandwich_lower``,
         ``sandwich_upper``: ndarrays (n_steps + 1, 8), r_k⁴ per step and row and its bounds from
-        :func:`sgd_lambda0_sandwich` with the recorded g_k = r_k‖∂L/∂w_j‖.
+        :func:`dynamics.spherical.sgd_lambda0_sandwich` with the recorded g_k = r_k‖∂L/∂w_j‖.
 
     Examples
     --------
@@ -326,18 +336,21 @@ def pythagorean_sgd(learning_rate=0.5, n_steps=200, batch_size=256, *, seed=None
     return PythagoreanResult(max_cos, max_err, r ** 4, np.array(lower).T, np.array(upper).T)
 
 
-def spherical_step_vs_torch(n_steps=20, batch_size=256, learning_rates=(0.05, 0.01, 0.01), weight_decay=1e-3, *,
-                            seed=None, device="cpu") -> SphericalStepErrors:
-    """X1: :func:`spherical_step` (Theorem 2 of Roburin et al. 2022) against torch's SGD-M + L2, Adam + L2 and AdamW,
-    with (a, b, η, decay) read from their state.
+def spherical_step_vs_torch(n_steps: int = 20, batch_size: int = 256,
+                            learning_rates: Tuple[float, float, float] = (0.05, 0.01, 0.01),
+                            weight_decay: float = 1e-3, *, seed: Seed = None,
+                            device: Device = "cpu") -> SphericalStepErrors:
+    """Checks :func:`dynamics.spherical.spherical_step` (Theorem 2 of Roburin et al. 2022) against torch's SGD-M + L2,
+    Adam + L2 and AdamW, with (a, b, η, decay) read from their state.
 
     SGD: a = momentum_buffer, b = 1. Adam: a = exp_avg/(1−β₁), b = ((1−β₁^t)/(1−β₁))(sqrt(exp_avg_sq/(1−β₂^t)) + ε)
     with ε = 1e-30 (avoids 0/0). AdamW: the same a, b with η/(1−ηλ) and decay 1 − ηλ.
 
-    Each optimizer trains only W₁ of a fresh copy of M1 (:func:`bn_mlp`, same seed; the readout stays at its
-    initialisation) on :func:`gaussian_classification`'s default data, the same mini-batches for all three.
-    SGD has momentum 0.9; Adam and AdamW have betas (0.9, 0.999). After every step each row of W₁ is compared
-    with :func:`spherical_step` from the row before the step.
+    Each optimizer trains only W₁ of a fresh copy of M1 (:func:`dynamics.spherical.torch_training.bn_mlp`, same seed;
+    the readout stays at its initialisation) on :func:`dynamics.spherical.torch_training.gaussian_classification`'s
+    default data, the same mini-batches for all three. SGD has momentum 0.9; Adam and AdamW have betas (0.9, 0.999).
+    After every step each row of W₁ is compared with :func:`dynamics.spherical.spherical_step` from the row before the
+    step.
 
     Parameters
     ----------
@@ -413,14 +426,16 @@ def spherical_step_vs_torch(n_steps=20, batch_size=256, learning_rates=(0.05, 0.
     return SphericalStepErrors(direction, radius)
 
 
-def exponential_lr_pair(n_steps=2000, learning_rate=0.05, momentum=0.9, weight_decay=1e-3, batch_size=128, *,
-                        seed=None, device="cpu") -> ExponentialLREquivalence:
-    """X2: two copies of M1 on identical batches; copy A trains W₁ by SGD-M + L2, copy B by SGD-M with
-    η_k = ηα^{−2k−1}, no L2 and the buffer initialised to −(1−α)W₁⁽⁰⁾/(ηα) (spec §2.4); the other parameters
-    use identical plain SGD in both. Then W₁(B) = α^{−k}W₁(A) and the functions agree.
+def exponential_lr_pair(n_steps: int = 2000, learning_rate: float = 0.05, momentum: float = 0.9,
+                        weight_decay: float = 1e-3, batch_size: int = 128, *, seed: Seed = None,
+                        device: Device = "cpu") -> ExponentialLREquivalence:
+    """Two copies of M1 on identical batches; copy A trains W₁ by SGD-M + L2, copy B by SGD-M with η_k = ηα^{−2k−1}, no
+    L2 and the buffer initialised to −(1−α)W₁⁽⁰⁾/(ηα) (:func:`dynamics.spherical.li_arora_equivalent`); the other
+    parameters use identical plain SGD in both. Then W₁(B) = α^{−k}W₁(A) and the functions agree.
 
-    M1 is :func:`bn_mlp` with its defaults on :func:`gaussian_classification`'s default data; α and the
-    schedule come from :func:`li_arora_equivalent`. The gaps are measured after every step.
+    M1 is :func:`dynamics.spherical.torch_training.bn_mlp` with its defaults on
+    :func:`dynamics.spherical.torch_training.gaussian_classification`'s default data; α and the schedule come from
+    :func:`dynamics.spherical.li_arora_equivalent`. The gaps are measured after every step.
 
     Parameters
     ----------
@@ -490,10 +505,11 @@ def exponential_lr_pair(n_steps=2000, learning_rate=0.05, momentum=0.9, weight_d
     return ExponentialLREquivalence(*(float(g) for g in gaps), equivalent.alpha)
 
 
-def equilibrium_statistics(configs, n_replicas=1, n_warmup=300, relaxation_times=8.0, n_average=10000,
-                           batch_size=32, readout_learning_rate=0.05, *, seed=None,
-                           device="cpu") -> EquilibriumStatistics:
-    """X3: M1 under mini-batch noise with SGD(-M) + L2 on W₁ (PyTorch's heavy ball, dampening 0), one batched
+def equilibrium_statistics(configs: Sequence[Tuple[float, float, float]], n_replicas: int = 1, n_warmup: int = 300,
+                           relaxation_times: float = 8.0, n_average: int = 10000, batch_size: int = 32,
+                           readout_learning_rate: float = 0.05, *, seed: Seed = None,
+                           device: Device = "cpu") -> EquilibriumStatistics:
+    """M1 under mini-batch noise with SGD(-M) + L2 on W₁ (PyTorch's heavy ball, dampening 0), one batched
     model per (configuration, replica); configs are (learning_rate, weight_decay, momentum) triples.
 
     After ``n_warmup`` steps every row is rescaled (the function is unchanged: radial invariance) to the radius
@@ -501,10 +517,10 @@ def equilibrium_statistics(configs, n_replicas=1, n_warmup=300, relaxation_times
     ``relaxation_times``·(1−γ)/(4ηλ) steps (the slowest configuration's) before averaging over ``n_average``
     steps. The readout is trained by plain SGD without weight decay.
 
-    The data are :func:`gaussian_classification`'s defaults; each model is M1 with 8 hidden rows, W₁ ~ N(0, 1),
-    readout 0.3·N(0, 1) and zero bias (float64, its own draw per model), trained on the mean cross-entropy of
-    the same mini-batches (drawn uniformly with replacement) for every model. The equilibrium radius is
-    r⁴ = ηG²/(2λ(1−γ)) with momentum and ηG²/(λ(2−ηλ)) without.
+    The data are :func:`dynamics.spherical.torch_training.gaussian_classification`'s defaults; each model is M1 with 8
+    hidden rows, W₁ ~ N(0, 1), readout 0.3·N(0, 1) and zero bias (float64, its own draw per model), trained on the mean
+    cross-entropy of the same mini-batches (drawn uniformly with replacement) for every model. The equilibrium radius
+    is r⁴ = ηG²/(2λ(1−γ)) with momentum and ηG²/(λ(2−ηλ)) without.
 
     Parameters
     ----------
@@ -602,18 +618,20 @@ def equilibrium_statistics(configs, n_replicas=1, n_warmup=300, relaxation_times
     return EquilibriumStatistics(configs, means[0], means[1], means[2], total)
 
 
-def adagradg_vs_sgd_m2(n_steps=300, learning_rate=1e-2, weight_decay=1e-3, n_pretrain=100, image_size=8, batch_size=8,
-                       width=16, *, seed=None, device="cpu", dtype=torch.float64) -> AnglesToSGD:
-    """X4 (Fig 3.4 in small; Theorem 4 of Roburin et al. 2022): pre-train M2 with SGD-M, then fine-tune three copies
+def adagradg_vs_sgd_m2(n_steps: int = 300, learning_rate: float = 1e-2, weight_decay: float = 1e-3,
+                       n_pretrain: int = 100, image_size: int = 8, batch_size: int = 8, width: int = 16, *,
+                       seed: Seed = None, device: Device = "cpu", dtype: torch.dtype = torch.float64) -> AnglesToSGD:
+    """Fig 3.4 in small ( Theorem 4 of Roburin et al. 2022): pre-train M2 with SGD-M, then fine-tune three copies
     on identical batches: (i) SGD + L2 on the conv filters (no momentum), (ii) AdaGradG on the normalised filters
     with Theorem 4's β = (1−ηλ)⁴,
     η_AGG = (2β)^{−1/2} and per-filter v₀ = r₀⁴/(2η²√β), (iii) element-wise AdaGrad with its learning rate matched
     to SGD's first step. The other parameters use the same plain SGD in all three. The defaults are App. C.1's
     η = 1e-2, λ = 1e-3 (β ≈ 0.99996, η_AGG ≈ 0.7071).
 
-    M2 is :func:`conv_bn_net` on 512 :func:`synthetic_images` (10 classes); the pre-training is SGD with learning
-    rate 0.05 and momentum 0.9 on all parameters; the fine-tuning batches (drawn uniformly with replacement)
-    restart the pre-training's batch sequence. AdaGradG starts from the unit filters; AdaGrad has ε = 1e-30.
+    M2 is :func:`dynamics.spherical.torch_training.conv_bn_net` on 512
+    :func:`dynamics.spherical.torch_training.synthetic_images` (10 classes); the pre-training is SGD with learning rate
+    0.05 and momentum 0.9 on all parameters; the fine-tuning batches (drawn uniformly with replacement) restart the
+    pre-training's batch sequence. AdaGradG starts from the unit filters; AdaGrad has ε = 1e-30.
 
     Parameters
     ----------
@@ -714,15 +732,17 @@ def adagradg_vs_sgd_m2(n_steps=300, learning_rate=1e-2, weight_decay=1e-3, n_pre
     return AnglesToSGD(np.arange(n_steps + 1), np.array(angle_agg), np.array(angle_ag))
 
 
-def adam_variants_m2(n_steps=20, learning_rate=0.01, weight_decay=0.05, image_size=8, batch_size=16, width=16, *,
-                     seed=None, device="cpu", dtype=torch.float64) -> AdamVariantsResult:
-    """X5: the torch AdamS, AdamST, AdamSRT and AdamG of :mod:`dynamics.spherical.torch_optim` on M2's conv
+def adam_variants_m2(n_steps: int = 20, learning_rate: float = 0.01, weight_decay: float = 0.05, image_size: int = 8,
+                     batch_size: int = 16, width: int = 16, *, seed: Seed = None, device: Device = "cpu",
+                     dtype: torch.dtype = torch.float64) -> AdamVariantsResult:
+    """The torch AdamS, AdamST, AdamSRT and AdamG of :mod:`dynamics.spherical.torch_optim` on M2's conv
     filters (``channel_wise=True``; element-wise Adam on the rest), against the numpy optimizers of
     :mod:`dynamics.spherical` stepping each filter with the same gradients.
 
-    M2 is :func:`conv_bn_net` on 256 :func:`synthetic_images` (10 classes), a fresh copy (same seed) and the same
-    mini-batches (drawn uniformly with replacement) per variant; betas (0.9, 0.99), ε = 1e-8. Each numpy
-    optimizer keeps its own state but restarts every step from the torch filter, so the gap is per step.
+    M2 is :func:`dynamics.spherical.torch_training.conv_bn_net` on 256
+    :func:`dynamics.spherical.torch_training.synthetic_images` (10 classes), a fresh copy (same seed) and the same
+    mini-batches (drawn uniformly with replacement) per variant; betas (0.9, 0.99), ε = 1e-8. Each numpy optimizer
+    keeps its own state but restarts every step from the torch filter, so the gap is per step.
 
     Parameters
     ----------
