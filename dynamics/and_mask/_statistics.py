@@ -74,11 +74,16 @@ def log_keep_probability(n_envs: int, agreement_threshold: float, snr: ArrayLike
 
 
 def keep_probability(n_envs: int, agreement_threshold: float, snr: ArrayLike = 0.0) -> Union[float, np.ndarray]:
-    """Probability π(d, τ, s) that a coordinate passes the AND-mask (Parascandolo et al. 2021, Eq 6 for pure noise;
+    r"""Probability π(d, τ, s) that a coordinate passes the AND-mask (Parascandolo et al. 2021, Eq 6 for pure noise;
     the signal case is derived in this project).
 
-    The d per-environment gradients of the coordinate are i.i.d. N(μ, σ²) with s = μ/σ; π = Σ_{k∈K_τ(d)}
-    Bin(k; d, Φ(s)). At s = 0 this is the pure-noise value π₀(d, τ) of Proposition 2 (any sign-symmetric law).
+    The d per-environment gradients of the coordinate are i.i.d. N(μ, σ²) with s = μ/σ, so that the number k of
+    positive ones is binomial with p = Φ(s), and the coordinate passes when k lies in the keep set K_τ(d) (see the
+    AND-mask theory note):
+
+    .. math:: \pi(d, \tau, s) = \sum_{k \in K_\tau(d)} \binom{d}{k}\, \Phi(s)^k\, \Phi(-s)^{d-k}.
+
+    At s = 0 this is the pure-noise value π₀(d, τ) of Proposition 2 (any sign-symmetric law).
     Summed in log space from log Φ(±s): relative accuracy about 1e-11 for d <= 2000 down to values of 1e-300.
     It is also the expected mask density.
 
