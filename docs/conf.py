@@ -40,7 +40,7 @@ extensions = [
 ]
 
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "**.ipynb_checkpoints", "recipes/*.py", "auto_recipes/*.ipynb",
+exclude_patterns = ["_build", "recipes/GALLERY_HEADER.rst", "**.ipynb_checkpoints", "recipes/*.py", "auto_recipes/*.ipynb",
                     "auto_recipes/*.py", "auto_recipes/*.zip", "sg_execution_times.rst", "_static"]
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
 root_doc = "index"
@@ -58,7 +58,6 @@ nitpick_ignore_regex = [
 autosummary_generate = True
 autosummary_imported_members = True
 autodoc_typehints = "none"  # the numpydoc Parameters section states the types
-autodoc_default_options = {"members": False}
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False

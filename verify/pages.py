@@ -54,7 +54,7 @@ def claim_entry(result) -> str:
         flags.append(f"stochastic (seed offset {result.seed_offset})" if c.stochastic else "torch")
     if c.subject == "source":
         flags.append("checks the source's mathematics")
-    lines = [f"(claim-{c.id})=", f"## `{c.id}`", "", c.statement, "",
+    lines = [f"(claim-{c.id})=", f"## {c.id}", "", c.statement, "",
              f"- **Source:** {c.source}",
              f"- **Kind:** {', '.join(flags)}"]
     if c.kind == "erratum":
