@@ -123,7 +123,12 @@ def test_cli_runs_selected_claims_and_writes_reports(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert status == 0
     assert "numerics.lambertw_identity" in printed and "passed" in printed
-    rows = json.loads(out_json.read_text())
+    report = json.loads(out_json.read_text())
+    rows = report["claims"]
+    provenance = report["provenance"]
+    assert provenance["commit"] and provenance["versions"]["numpy"] and provenance["seed_offsets"] == [0]
+    assert provenance["devices"] == ["cpu"] and provenance["date"][:4].isdigit()
+    assert "Provenance: " in out_md.read_text()
     assert {r["id"] for r in rows} == {"numerics.lambertw_identity", "numerics.lambertw_vs_scipy"}
     assert set(rows[0]) >= {"id", "source", "kind", "statement", "measured", "comparison", "tolerance", "passed",
                             "seconds", "stochastic", "seed_offset", "subject"}
@@ -186,3 +191,50 @@ def test_listing_and_torch_free_selections_do_not_import_torch(command):
             "print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False", f"{command} imported torch"
+
+
+def test_rate_check_accepts_the_predicted_rate_and_refuses_a_wrong_one():
+    import numpy as np
+
+    from verify.registry import Check
+
+    h = np.array([0.1, 0.05, 0.025, 0.0125])
+    assert Check.rate(h, 3.0 * h ** 4 * (1 + 0.2 * h), 4, slack=0.1).passed  # pre-asymptotic term within the slack
+    assert not Check.rate(h, 3.0 * h ** 3, 4, slack=0.1).passed  # an order lost (a dropped stage, say)
+    assert not Check.rate(h, 6.0 * h ** 4, 2, slack=0.1).passed
+    # a factor 2 in the constant does not change a rate: that is what the claims' own level checks are for
+    assert Check.rate(h, 6.0 * h ** 4, 4, slack=0.1).passed
+
+
+def test_rate_check_of_monte_carlo_errors_holds_for_many_seeds():
+    """The standard error of the fitted slope carries the noise: a Monte Carlo mean's error falls as n^(-1/2) and the
+    check passes for every seed at its 1e-3 level, while n^(-1/4) is refused."""
+    import numpy as np
+
+    from verify.registry import Check
+
+    n = np.array([100, 200, 400, 800, 1600, 3200, 6400])
+    verdicts, wrong = [], []
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        # root-mean-square error of the mean over 256 repetitions at each size
+        errors = np.array([np.sqrt(np.mean(rng.standard_normal((256, k)).mean(axis=1) ** 2)) for k in n])
+        verdicts.append(Check.rate(n, errors, -0.5).passed)
+        wrong.append(Check.rate(n, errors, -0.25).passed)
+    assert all(verdicts) and not any(wrong)
+
+
+def test_rate_check_leaves_out_the_round_off_floor_and_needs_four_sizes():
+    import numpy as np
+    import pytest
+
+    from verify.registry import Check
+
+    h = np.array([0.2, 0.1, 0.05, 0.025, 0.0125, 0.00625])
+    errors = np.maximum(h ** 4, 1e-15)
+    errors[-1] = 1e-16
+    check = Check.rate(h, errors, 4, slack=0.05, floor=1e-15)
+    assert check.passed and "round-off floor" in check.detail
+    with pytest.raises(ValueError, match="at least four"):
+        Check.rate(h[:3], h[:3] ** 4, 4)
+    assert not Check.rate(h, np.full(h.size, np.nan), 4).passed

@@ -35,4 +35,7 @@ def document(results) -> str:
                       f"- **Claim:** {c.statement}", ""]
     if not errata:
         lines.append("No erratum claim was selected.")
+    from .registry import provenance_text
+
+    lines += ["", f"Provenance of these numbers: {provenance_text(results)}."]
     return "\n".join(lines) + "\n"

@@ -65,6 +65,7 @@ class Check:
     detail: str = ""
     printed_error: float = math.nan  # errata only: the printed form's error ...
     reject_above: float = math.nan  # ... which must exceed this
+    rates: tuple = ()  # the RateFit of each rate check this check holds (reports show the ladder)
     passed: bool = field(init=False, default=False)
 
     def __post_init__(self):
@@ -130,14 +131,74 @@ class Check:
         errata = [c for c in checks if c.comparison == "erratum"]
         candidates = errata if errata and all(c.passed for c in checks) else checks
         reported = max(candidates, key=lambda c: (not c.passed, _use_of_limit(c)))
-        combined = replace(reported, detail=detail or reported.detail)
+        combined = replace(reported, detail=detail or reported.detail, rates=tuple(r for c in checks for r in c.rates))
         object.__setattr__(combined, "passed", all(c.passed for c in checks))
         return combined
+
+    @classmethod
+    def rate(cls, sizes, errors, expected, level=1e-3, slack=0.0, floor=0.0, detail=""):
+        """The error falls at the rate the theory predicts: ``errors ~ C * sizes**expected``.
+
+        The log–log slope is fitted by least squares over a ladder of at least four sizes, with its standard error
+        ``se`` from the fit's residuals. The check passes when ``|slope - expected| <= t * se + slack``, where ``t``
+        is Student's two-sided critical value at ``level`` (1e-3) with the fit's n − 2 degrees of freedom (the
+        residuals estimate the noise, so a short ladder is allowed more), and ``slack`` a stated pre-asymptotic
+        allowance the claim explains. ``measured`` is ``|slope - expected|``. Errors at or below ``floor`` (a
+        round-off floor the claim states) are left out of the fit and the detail says so; at least four must
+        remain. Typical rates: −1/2 for Monte Carlo in the number of draws, −1 for O(1/d) corrections, 1 for
+        gradient descent against the flow in the step size, p for an order-p integrator in its step.
+        """
+        import numpy as np
+
+        sizes, errors = np.asarray(sizes, dtype=float), np.asarray(errors, dtype=float)
+        if sizes.shape != errors.shape or sizes.ndim != 1:
+            raise ValueError(f"sizes and errors must be 1-d of one length, got shapes {sizes.shape} and {errors.shape}")
+        if not (np.all(np.isfinite(sizes)) and np.all(sizes > 0) and np.unique(sizes).size == sizes.size):
+            raise ValueError(f"sizes must be distinct, finite and > 0, got {sizes}")
+        if not np.all(np.isfinite(errors)):
+            return cls(math.nan, 0.0, "<=", f"{detail}; non-finite error on the ladder: {errors}".lstrip("; "))
+        kept = errors > floor
+        note = "" if kept.all() else f"; {int((~kept).sum())} sizes at the round-off floor {floor:.1g} left out"
+        if kept.sum() < 4:
+            raise ValueError(f"a rate needs at least four errors above the floor {floor:g}, got {errors}")
+        from scipy import stats
+
+        slope, se = rate_fit(sizes[kept], errors[kept])
+        limit = float(stats.t.isf(level / 2, int(kept.sum()) - 2)) * se + slack
+        text = (f"slope {slope:.3f} ± {se:.2g} (expected {expected:g}, allowed ±{limit:.2g}) over sizes "
+                f"{sizes[kept].min():g}..{sizes[kept].max():g} ({int(kept.sum())} sizes){note}")
+        fit = RateFit(tuple(map(float, sizes)), tuple(map(float, errors)), slope, se, float(expected), limit)
+        return cls(abs(slope - expected), limit, "<=", f"{text}; {detail}" if detail else text, rates=(fit,))
 
     @property
     def use_of_limit(self):
         """The fraction of its allowance this check uses (0 where the limit gives no scale)."""
         return _use_of_limit(self)
+
+
+class RateFit(NamedTuple):
+    """One rate check: the ladder of sizes and errors, the fitted log–log slope and its standard error, the slope
+    the theory predicts and the band |slope − expected| was held to."""
+
+    sizes: Tuple[float, ...]
+    errors: Tuple[float, ...]
+    slope: float
+    standard_error: float
+    expected: float
+    band: float
+
+
+def rate_fit(sizes, errors):
+    """The least-squares slope of log(errors) against log(sizes), and its standard error (0 for an exact fit)."""
+    import numpy as np
+
+    x, y = np.log(np.asarray(sizes, dtype=float)), np.log(np.asarray(errors, dtype=float))
+    A = np.column_stack([np.ones_like(x), x])
+    coef, residual, *_ = np.linalg.lstsq(A, y, rcond=None)
+    dof = x.size - 2
+    sigma2 = float(residual[0]) / dof if residual.size and dof > 0 else 0.0
+    cov = sigma2 * np.linalg.inv(A.T @ A)
+    return float(coef[1]), float(math.sqrt(max(cov[1, 1], 0.0)))
 
 
 
@@ -202,6 +263,8 @@ class ClaimResult:
     seed_offset: int = 0
     printed_error: float = math.nan
     reject_above: float = math.nan
+    rates: tuple = ()
+    device: str = "cpu"
 
     def as_dict(self):
         c = self.claim
@@ -213,6 +276,8 @@ class ClaimResult:
         if c.kind == "erratum":
             row.update(printed=c.printed, corrected=c.corrected, printed_error=_json_number(self.printed_error),
                        reject_above=_json_number(self.reject_above))
+        if self.rates:
+            row["rates"] = [fit._asdict() for fit in self.rates]
         return row
 
 
@@ -340,7 +405,7 @@ def run_claim(claim_, context=None):
     if missing:
         verdict = "error" if in_ci() else "skipped"
         return ClaimResult(claim_, verdict=verdict, passed=False, seed_offset=context.seed_offset,
-                           detail=f"needs {', '.join(missing)} (not installed)")
+                           detail=f"needs {', '.join(missing)} (not installed)", device=context.device)
     start = time.perf_counter()
     try:
         check = claim_.run_check(context)
@@ -348,10 +413,11 @@ def run_claim(claim_, context=None):
             raise TypeError(f"check of {claim_.id} returned {type(check).__name__}, expected Check")
         verdict = "pass" if check.passed else "FAIL"
         result = ClaimResult(claim_, check.measured, check.tolerance, check.comparison, check.passed, verdict, 0.0,
-                             check.detail, context.seed_offset, check.printed_error, check.reject_above)
+                             check.detail, context.seed_offset, check.printed_error, check.reject_above, check.rates,
+                             context.device)
     except Exception as exc:  # a crashing claim is reported, not fatal to the run
         last = traceback.format_exception_only(type(exc), exc)[-1].strip()
-        result = ClaimResult(claim_, detail=last, seed_offset=context.seed_offset)
+        result = ClaimResult(claim_, detail=last, seed_offset=context.seed_offset, device=context.device)
     result.seconds = time.perf_counter() - start
     return result
 
@@ -401,11 +467,47 @@ def _fit(text, width):
     return text.ljust(width) if len(text) <= width else text[: width - 1] + "…"
 
 
+def provenance(results=()):
+    """Where a report's numbers come from: date, git commit, Python, platform, the versions of the libraries the
+    claims use, the torch device and the seed offsets of ``results``."""
+    import datetime
+    import platform
+    import subprocess
+    from importlib import metadata
+
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10,
+                                cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        commit = "unknown"
+    versions = {}
+    for name in ("learning-dynamics", "numpy", "scipy", "numba", "sympy", "mpmath", "torch"):
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "commit": commit,
+            "python": platform.python_version(), "platform": f"{platform.system()} {platform.machine()}",
+            "versions": versions, "devices": sorted({r.device for r in results}),
+            "seed_offsets": sorted({r.seed_offset for r in results})}
+
+
+def provenance_text(results=()):
+    """:func:`provenance` as one line for Markdown reports and pages."""
+    p = provenance(results)
+    versions = ", ".join(f"{k} {v}" for k, v in p["versions"].items() if v)
+    devices = "/".join(p["devices"]) or "cpu"
+    offsets = ", ".join(map(str, p["seed_offsets"])) or "0"
+    return (f"{p['date'][:10]}, commit `{p['commit']}`, Python {p['python']} on {p['platform']}, {versions}; "
+            f"device {devices}, seed offsets {offsets}")
+
+
 def write_json(results, path):
+    """The results as JSON: ``{"provenance": {...}, "claims": [one row per claim]}``."""
     import json
 
     with open(path, "w", encoding="utf-8") as fh:
-        json.dump([r.as_dict() for r in results], fh, indent=2)
+        json.dump({"provenance": provenance(results), "claims": [r.as_dict() for r in results]}, fh, indent=2)
 
 
 def write_markdown(results, path):
@@ -419,5 +521,11 @@ def write_markdown(results, path):
                      f"{_limit_text(r).replace('<', '&lt;').replace('>', '&gt;')} | {r.verdict} | {r.seconds:.2f} |")
     lines.append("")
     lines.append(format_summary(results))
+    fits = [(r.claim.id, fit) for r in results for fit in r.rates]
+    if fits:
+        lines += ["", "| rate check | sizes | errors | fitted slope | expected | band |", "|---|---|---|---|---|---|"]
+        lines += [f"| `{cid}` | {', '.join(f'{n:g}' for n in f.sizes)} | {', '.join(f'{e:.3g}' for e in f.errors)} | "
+                  f"{f.slope:.3f} ± {f.standard_error:.2g} | {f.expected:g} | ±{f.band:.2g} |" for cid, f in fits]
+    lines += ["", f"Provenance: {provenance_text(results)}."]
     with open(path, "w", encoding="utf-8") as fh:
         fh.write("\n".join(lines) + "\n")

@@ -14,7 +14,7 @@ from contextlib import contextmanager, nullcontext
 from . import registry
 
 _FIELDS = ("measured", "tolerance", "comparison", "passed", "verdict", "seconds", "detail", "seed_offset",
-           "printed_error", "reject_above")
+           "printed_error", "reject_above", "rates", "device")
 
 
 @contextmanager
