@@ -18,8 +18,9 @@ def main(argv=None):
     parser.add_argument("--demo", nargs="?", const="", metavar="NAME",
                         help="serve the teaching notebook NAME as a web app (Voila) on localhost; without NAME, list them")
     parser.add_argument("--port", type=int, default=None, help="port for --demo (default: a free one)")
-    parser.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
-                        help="render in N worker processes (-1: one per core); the same files as a serial run")
+    parser.add_argument("-j", "--jobs", type=int, default=-1, metavar="N",
+                        help="render in N worker processes (default -1: one per core; 1: in this process); the same "
+                             "files as a serial run")
     args = parser.parse_args(argv)
     if args.jobs == 0 or args.jobs < -1:
         parser.error("--jobs must be a positive number of workers, or -1 for one per core")

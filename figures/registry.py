@@ -114,9 +114,12 @@ def render_many(ids, out_dir, jobs=1, progress=None):
         return
     from joblib import Parallel, delayed, parallel_config
 
+    # the figures that train many networks (those with cheaper ``quick`` settings) start first, so that the short
+    # ones fill the other workers instead of leaving one long job to run alone at the end
+    expensive = sorted(ids, key=lambda entry_id: get(entry_id).quick is None)
     with parallel_config(backend="loky", n_jobs=jobs, inner_max_num_threads=1):
         done = {}
-        tasks = (delayed(_render_by_id)(entry_id, str(out_dir)) for entry_id in ids)
+        tasks = (delayed(_render_by_id)(entry_id, str(out_dir)) for entry_id in expensive)
         for entry_id, paths, seconds in wrap(Parallel(return_as="generator_unordered")(tasks)):
             done[entry_id] = (entry_id, [Path(p) for p in paths], seconds)
         for entry_id in ids:
