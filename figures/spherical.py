@@ -33,20 +33,26 @@ def effective_lr_and_norm(n_steps=100_000, dimension=64, grad_norm=1.0, learning
     fig, (left, right) = new_figure(1, 2, width=10.5, height=4.2)
     idx = _log_indices(n_steps)
     steps = idx + 1.0  # plotted at k + 1 on the log axis
+    # Simulations: wide coloured lines, under the thin black theory lines, so that both stay visible where they
+    # agree; the Adam variants that coincide with each other carry markers at staggered steps.
     styles = {"Adam w/o (a)": (0, (4, 2)), "Adam w/o (ab)": (0, (1, 1))}
+    markers = {"Adam": ("o", 0), "Adam w/o (a)": ("x", 6), "Adam w/o (ab)": ("s", 3)}
     for color, (name, (_, run)) in zip(COLORS, runs.items()):
-        style = styles.get(name, "-")
-        left.plot(steps, run.effective_learning_rate[idx], color=color, ls=style, label=name)
-        right.plot(steps, run.radius[idx], color=color, ls=style, label=name)
+        marker, offset = markers.get(name, (None, 0))
+        kwargs = dict(color=color, ls=styles.get(name, "-"), lw=2.6, alpha=0.8, zorder=2, label=name, marker=marker,
+                      ms=4.5, markevery=slice(offset, None, 12), mfc="none")
+        left.plot(steps, run.effective_learning_rate[idx], **kwargs)
+        right.plot(steps, run.radius[idx], **kwargs)
     bounds = sph.effective_lr_bounds_sgd(learning_rate, r0, grad_norm, grad_norm, idx)
     r4 = sph.sgd_lambda0_sandwich(r0, learning_rate, np.full(n_steps, grad_norm))
     for ax, low, high in ((left, bounds.lower, bounds.upper), (right, r4.lower_radius[idx], r4.upper_radius[idx])):
-        ax.plot(steps, low, ":", color="k", lw=1.2, label="λ = 0 SGD bounds")
-        ax.plot(steps, high, ":", color="k", lw=1.2)
+        ax.plot(steps, low, ":", color="k", lw=1.0, zorder=3, label="λ = 0 SGD bounds")
+        ax.plot(steps, high, ":", color="k", lw=1.0, zorder=3)
     eq = sph.sgd_l2_equilibrium(learning_rate, weight_decay, grad_norm)
     relaxation = sph.sgd_l2_relaxation_law(r0, learning_rate, weight_decay, grad_norm, idx)
-    left.plot(steps, relaxation.effective_learning_rate, "--", color="k", lw=1, label="SGD + L2: relaxation law")
-    right.plot(steps, relaxation.radius, "--", color="k", lw=1)
+    left.plot(steps, relaxation.effective_learning_rate, "--", color="k", lw=0.9, zorder=3,
+              label="SGD + L2: relaxation law")
+    right.plot(steps, relaxation.radius, "--", color="k", lw=0.9, zorder=3)
     left.axhline(eq.effective_learning_rate, color=COLORS[1], ls="--", lw=0.8, label="SGD + L2: equilibrium")
     right.axhline(eq.radius, color=COLORS[1], ls="--", lw=0.8)
     eq_m = sph.sgdm_l2_equilibrium(learning_rate * (1 - momentum), weight_decay, momentum, grad_norm)
@@ -54,9 +60,9 @@ def effective_lr_and_norm(n_steps=100_000, dimension=64, grad_norm=1.0, learning
     right.axhline(eq_m.radius, color=COLORS[2], ls="-.", lw=0.8)
     srt_law = sph.adam_srt_radius_law(r0, adam_learning_rate, dimension, grad_norm, idx)
     srt_style = (0, (5, 1, 1, 1, 1, 1))
-    left.plot(steps, srt_law.effective_learning_rate, ls=srt_style, color="k", lw=1,
+    left.plot(steps, srt_law.effective_learning_rate, ls=srt_style, color="k", lw=0.9, zorder=3,
               label="radius law of Adam w/o (abc)")
-    right.plot(steps, srt_law.radius, ls=srt_style, color="k", lw=1)
+    right.plot(steps, srt_law.radius, ls=srt_style, color="k", lw=0.9, zorder=3)
     left.set(xscale="log", yscale="log", xlabel="step k + 1", ylabel=r"effective learning rate $\eta^e_k$",
              title="(a) effective learning rate")
     right.set(xscale="log", yscale="log", xlabel="step k + 1", ylabel=r"norm $\|x_k\|$", title="(b) norm")
@@ -64,7 +70,11 @@ def effective_lr_and_norm(n_steps=100_000, dimension=64, grad_norm=1.0, learning
     right.yaxis.set_minor_formatter(NullFormatter())
     right.set_yticks([1, 2, 3, 4, 6])
     handles, labels = left.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside right center", fontsize=7.5)
+    simulated = len(runs)
+    fig.legend(handles[:simulated], labels[:simulated], loc="outside right upper", fontsize=7.5,
+               title="simulation", title_fontsize=8)
+    fig.legend(handles[simulated:], labels[simulated:], loc="outside right lower", fontsize=7.5,
+               title="theory", title_fontsize=8)
     return fig
 
 
