@@ -142,9 +142,14 @@ def phase_diagram(n_samples=PHASE["n_samples"], n_features=PHASE["n_features"], 
                   kappas=dd.PHASE_DIAGRAM_KAPPAS):
     fig, (left, right) = new_figure(1, 2, width=10.0, height=3.4)
     R, Q = np.meshgrid(np.linspace(0, 1.05, 300), np.linspace(0, 1.3, 300))
-    mesh = left.pcolormesh(R, Q, 2.0 * dd.generalization_error(R, Q), cmap=SEQUENTIAL, vmin=0, vmax=2.5,
-                           shading="auto", rasterized=True)
-    fig.colorbar(mesh, ax=left, label="$1 - 2R + Q$")
+    # a light grey map with labelled level lines, so that every trajectory's colour reads against it
+    levels = 2.0 * dd.generalization_error(R, Q)
+    light_greys = mcolors.LinearSegmentedColormap.from_list("light_greys", colormaps["Greys"](np.linspace(0.02, 0.6, 256)))
+    mesh = left.pcolormesh(R, Q, levels, cmap=light_greys, vmin=0.0, vmax=2.5, shading="auto", rasterized=True)
+    contours = left.contour(R, Q, levels, levels=[0.25, 0.5, 1.0, 1.5, 2.0], colors="0.45", linewidths=0.6)
+    left.clabel(contours, fontsize=7, fmt="%g")
+    bar = fig.colorbar(mesh, ax=left, ticks=[0, 0.5, 1.0, 1.5, 2.0, 2.5])
+    bar.ax.set_title("$1 - 2R + Q$", fontsize=8, loc="left", pad=6)
     steps = dd.analytic_steps()
     palette = [mcolors.to_hex(c) for c in colormaps["plasma"](np.linspace(0.05, 0.85, len(kappas)))]
     for color, kappa in zip(palette, kappas):
@@ -154,7 +159,7 @@ def phase_diagram(n_samples=PHASE["n_samples"], n_features=PHASE["n_features"], 
     points = dd.phase_points(n_samples, n_features, n_fast)
     for name, point in (("A", points.A), ("B", points.B), ("C", points.C)):
         left.plot(point.R, point.Q, "o", color="w", mec="k", ms=6, zorder=5, label=f"_point {name}")
-        left.annotate(name, (point.R, point.Q), xytext=(-12, 4), textcoords="offset points", color="w", weight="bold")
+        left.annotate(name, (point.R, point.Q), xytext=(-12, 4), textcoords="offset points", color="k", weight="bold")
     left.set(xlim=(0, 1.05), ylim=(0, 1.3), xlabel="$R$", ylabel="$Q$",
              title=r"phase plane (colours: $\kappa$ as on the right)")
     left.grid(False)
@@ -170,7 +175,7 @@ def phase_diagram(n_samples=PHASE["n_samples"], n_features=PHASE["n_features"], 
         "panels), noisy-test error (+½σ²), colour range 0.2–0.45, "
         "λ = 10^−linspace(0.1, 8, 100). (c) L_G over λ (decreasing to the right) and k + 1 ∈ [1, 1e4]; "
         "dashed: the slices of (d). (d) slices at λ ≈ 0.126 (large: single descent), 3.2e−3 (intermediate: U-curve, "
-        "the slow features never learnt) and 1e−8 (small: double descent towards L(∞) = 0.12).")
+        "the slow features never learnt) and 1.4e−8 (small: double descent towards L(∞) = 0.12).")
 def ridge_time_heatmap(n_samples=120, n_features=100, n_fast=80, kappa=40.0, noise_std=0.2):
     fig, (left, right) = new_figure(1, 2, width=9.6, height=3.5)
     code_lam = 10 ** -np.linspace(0.1, 8, 100)
@@ -180,19 +185,20 @@ def ridge_time_heatmap(n_samples=120, n_features=100, n_fast=80, kappa=40.0, noi
     column = np.arange(code_lam.size)
     mesh = left.pcolormesh(column, steps + 1, grid, cmap=SEQUENTIAL, vmin=0.2, vmax=0.45, shading="auto",
                            rasterized=True)
-    fig.colorbar(mesh, ax=left, label="$L_G$ (noisy test)")
+    bar = fig.colorbar(mesh, ax=left)
+    bar.ax.set_title("$L_G$", fontsize=8, loc="left", pad=6)
     decades = np.arange(0, 8)
     ticks = [int(np.argmin(np.abs(np.log10(code_lam) + k))) for k in decades]
     left.set_xticks(ticks + [column[-1]], [f"$10^{{{-k}}}$" for k in decades] + [r"$\approx 0$"], fontsize=8)
     left.grid(False)
     left.set(yscale="log", ylim=(1, 1e4), xlabel=r"regularization strength $\lambda$", ylabel="training steps $k + 1$",
              title="(c)")
-    for color, (index, label) in zip(COLORS, ((10, "large"), (30, "intermediate"), (-1, "small"))):
+    for color, (index, label) in zip(COLORS, ((10, "large"), (30, "intermediate"), (-3, "small"))):
         right.plot(steps + 1, grid[:, index], color=color, label=rf"{label} $\lambda$ ({code_lam[index]:.1e})")
         left.axvline(column[index], color=color, lw=1.2, ls="--", label=f"_slice {label}")
         left.annotate(label, (column[index], 1.0), xycoords=("data", "axes fraction"), xytext=(0, 3),
                       textcoords="offset points", ha="center", va="bottom", color=color, fontsize=8)
-    _step_axes(right, 1e4, ylabel="$L_G$ (noisy test)")
+    _step_axes(right, 1e4, ylabel="test error $L_G$ (noisy test points)")
     right.set_ylim(0.15, 0.5)
     right.set_title("(d)")
     right.legend(loc="upper right")
