@@ -96,7 +96,7 @@ def test_ridge_time_heatmap_plots_the_grid_and_its_slices():
     grid = dd.bipartite_theory(steps[:, None], 120, 100, 80, 60.0, noise_std=0.2,
                                weight_decay=4.0 * code_lam[None, :]).noisy_generalization_error
     assert np.allclose(np.asarray(left.collections[0].get_array()).reshape(grid.shape), grid, rtol=1e-12)
-    for line, index in zip(right.get_lines(), (10, 30, -1)):
+    for line, index in zip(right.get_lines(), (10, 30, -3)):
         _same(line, steps + 1, grid[:, index])
     assert left.get_title() == "(c)" and right.get_title() == "(d)"
 
