@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 from matplotlib.colors import Normalize
+from scipy import optimize
 
 from dynamics import and_mask as am
 from .registry import figure
@@ -126,8 +127,8 @@ def fig4_masked_norm(n_params=3000, agreement=0.8, d_max=100, n_repeats=200, see
 @figure("and_mask.keep_probability_map",
         "derived in this project (Eq 6 of Parascandolo et al. 2021 extended to signal)",
         "Probability π(d, τ, s) that a coordinate passes the AND-mask when its d environment gradients are i.i.d. "
-        "N(μ, σ²) with SNR s = μ/σ, for τ = 0.2 (left) and τ = 0.6 (right). White: the contour π = ½; dashed: the "
-        "large-d threshold s*(τ) = Φ⁻¹((1 + τ)/2) (0.253 and 0.842), towards which the contour converges: above it "
+        "N(μ, σ²) with SNR s = μ/σ, for τ = 0.2 (left) and τ = 0.6 (right). White dots: the SNR at which π = ½, solved at each whole d (none where even pure noise passes with π ≥ ½); dashed: the "
+        "large-d threshold s*(τ) = Φ⁻¹((1 + τ)/2) (0.253 and 0.842), towards which the dots converge: above it "
         "coordinates are kept with probability → 1, below it they are masked. At small d the map is striped: the "
         "integer threshold ⌈τd⌉ and the parity of d change the kept set from one d to the next.")
 def keep_probability_map(taus=(0.2, 0.6), d_max=1024, snr_max=2.0):
@@ -138,12 +139,15 @@ def keep_probability_map(taus=(0.2, 0.6), d_max=1024, snr_max=2.0):
     for ax, tau in zip(axes, taus):
         values = np.array([am.keep_probability(int(d), tau, snrs) for d in ds]).T
         mesh = ax.pcolormesh(ds, snrs, values, shading="nearest", cmap=SEQUENTIAL, vmin=0.0, vmax=1.0, rasterized=True)
-        ax.contour(ds, snrs, values, levels=[0.5], colors="w", linewidths=1.2)
+        # π = ½ exists at whole d only: solve for it at each d (π rises with s) instead of contouring between d's
+        half = [(d, optimize.brentq(lambda s: am.keep_probability(int(d), tau, s) - 0.5, 0.0, 50.0, xtol=1e-10))
+                for d in ds if am.keep_probability(int(d), tau, 0.0) < 0.5 < am.keep_probability(int(d), tau, 50.0)]
+        ax.plot(*np.array(half).T, "o", ms=2.5, color="w", mec="k", mew=0.3)
         ax.axhline(am.threshold_snr(tau), color="k", ls="--", lw=1.2)
         ax.set(xscale="log", xlabel="number of environments $d$", ylabel="SNR $s = \\mu/\\sigma$", xlim=(1, d_max),
                title=f"τ = {tau:g},  $s^*(\\tau)$ = {am.threshold_snr(tau):.3f}")
         ax.grid(False)
-    axes[0].plot([], [], color="0.5", lw=1.2, label=r"contour $\pi = 1/2$ (white)")
+    axes[0].plot([], [], "o", ms=3, color="w", mec="k", mew=0.5, label=r"$\pi = 1/2$ at each $d$ (none where $\pi \geq 1/2$ at $s = 0$)")
     axes[0].plot([], [], color="k", ls="--", lw=1.2, label=r"threshold $s^*(\tau) = \Phi^{-1}((1+\tau)/2)$")
     fig.legend(loc="outside lower center", ncol=2, fontsize=8)
     colorbar = fig.colorbar(mesh, ax=axes, shrink=0.9)

@@ -51,7 +51,13 @@ def test_keep_probability_map_holds_keep_probabilities():
     snrs = np.linspace(0.0, 1.0, 121)
     expected = np.array([am.keep_probability(int(d), 0.3, snrs) for d in ds]).T
     assert np.allclose(np.asarray(mesh.get_array()).reshape(expected.shape), expected, rtol=1e-14)
-    assert fig.axes[0].lines[0].get_ydata()[0] == pytest.approx(am.threshold_snr(0.3))
+    dots, threshold = fig.axes[0].lines[:2]
+    assert threshold.get_ydata()[0] == pytest.approx(am.threshold_snr(0.3))
+    # each dot is where π(d, τ, s) = 1/2 at its whole d, and every d with a crossing has its dot
+    d_dots, s_dots = dots.get_xdata(), dots.get_ydata()
+    assert np.allclose([am.keep_probability(int(d), 0.3, s) for d, s in zip(d_dots, s_dots)], 0.5, atol=1e-9)
+    crossing = [d for d in ds if am.keep_probability(int(d), 0.3, 0.0) < 0.5]
+    assert list(d_dots) == crossing
 
 
 def test_shortcut_task_bars_are_the_trained_accuracies():
