@@ -95,8 +95,9 @@ def starvation_map(s2=2.0, weight_decay=0.01, deltas=(-0.5, 0.1, 0.3, 0.5, 0.6),
     for line, note in ((1.0, r"$z_2^* = 0$ (sign change)"), (-1.0, r"$u_2 \propto (1, 1)$: $z_2^*$ flat in $s_1$")):
         left.axhline(line / np.sqrt(2.0), color="k", ls=":", lw=1)
         left.annotate(note, (s1[-1], line / np.sqrt(2.0)), xytext=(-2, 2), textcoords="offset points", ha="right",
-                      va="bottom", fontsize=7, bbox={"facecolor": "white", "alpha": 0.7, "lw": 0, "pad": 1})
-    fig.colorbar(image, ax=left, label=r"$|z_2^*(s_1)| - |z_2^*(s_2)|$ (symmetric log scale)")
+                      va="bottom", fontsize=8.5, bbox={"facecolor": "white", "alpha": 0.8, "lw": 0, "pad": 1.5})
+    bar = fig.colorbar(image, ax=left, pad=0.02)
+    bar.ax.set_title(r"$|z_2^*(s_1)| - |z_2^*(s_2)|$" + "\n(symlog)", fontsize=8, loc="left", pad=6)
     left.set(xlabel=r"$s_1$ (strength of feature 1)", ylabel=r"coupling $\delta$",
              title=r"change of $|z_2^*|$ (exact, Eq 9)")
     for color, delta in zip(COLORS, deltas):
