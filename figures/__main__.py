@@ -16,7 +16,8 @@ def main(argv=None):
     parser.add_argument("--gallery", metavar="DIR",
                         help="render the selected figures (all if none given) into DIR with an index.html")
     parser.add_argument("--demo", nargs="?", const="", metavar="NAME",
-                        help="serve the teaching notebook NAME as a web app (Voila) on localhost; without NAME, list them")
+                        help="serve the teaching notebook NAME as a web app (Voila) on localhost; without NAME, list them and "
+                             "serve an index of all of them")
     parser.add_argument("--port", type=int, default=None, help="port for --demo (default: a free one)")
     parser.add_argument("-j", "--jobs", type=int, default=-1, metavar="N",
                         help="render in N worker processes (default -1: one per core; 1: in this process); the same "
@@ -55,19 +56,18 @@ def main(argv=None):
 
 
 def demo(name, port):
-    """List the demos, or serve one until interrupted."""
+    """Serve one demo, or list them and serve an index of all, until interrupted."""
     from . import interactive
 
     if not name:
         for demo_name in interactive.list_demos():
             print(f"{demo_name:20s} python -m figures --demo {demo_name}")
-        return 0
     try:
-        process, url = interactive.serve_demo(name, port, quiet=True)
+        process, url = interactive.serve_demo(name or None, port, quiet=True)
     except ValueError as exc:
         print(exc, file=sys.stderr)
         return 2
-    print(f"demo {name}: {url}  (Ctrl-C stops it)", flush=True)
+    print(f"{'demo ' + name if name else 'index of the demos'}: {url}  (Ctrl-C stops it)", flush=True)
     try:
         return process.wait()
     except KeyboardInterrupt:

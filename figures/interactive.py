@@ -34,7 +34,7 @@ def slider(value, low, high, step=None, description=None, integer=False):
 
     cls = w.IntSlider if integer else w.FloatSlider
     kwargs = dict(value=value, min=low, max=high, continuous_update=False, description=description or "",
-                  style={"description_width": "initial"}, layout=w.Layout(width="340px"))
+                  style={"description_width": "initial"}, layout=w.Layout(width="100%"))
     if step is not None:
         kwargs["step"] = step
     return cls(**kwargs)
@@ -46,7 +46,7 @@ def log_slider(value, low_exponent, high_exponent, description=None, step=0.05):
 
     return w.FloatLogSlider(value=value, base=10, min=low_exponent, max=high_exponent, step=step,
                             continuous_update=False, description=description or "",
-                            style={"description_width": "initial"}, layout=w.Layout(width="340px"))
+                            style={"description_width": "initial"}, layout=w.Layout(width="100%"))
 
 
 def choice(options, value=None, description=None):
@@ -75,22 +75,51 @@ class Demo:
     figsize : (float, float)
         Figure size in inches.
     dpi : int
-        Resolution of the PNG shown.
+        Resolution of the PNG: it is shown at ``figsize × dpi`` pixels (narrower on a narrow screen), never
+        stretched.
+
+    A "Reset to defaults" button restores every control's starting value with one recompute, and a status line
+    says when a recompute is running.
     """
 
-    def __init__(self, compute: Callable, plot: Callable, controls: Dict, figsize=(8.0, 3.2), dpi=100):
+    def __init__(self, compute: Callable, plot: Callable, controls: Dict, figsize=(8.0, 3.2), dpi=110):
         import ipywidgets as w
 
         self._compute, self._plot, self.controls = compute, plot, dict(controls)
         self.figsize, self.dpi = figsize, dpi
+        self.defaults = self.values
         self.compute_seconds = []
-        self.image = w.Image(format="png", layout=w.Layout(max_width="100%"))
+        self._holding = False
+        # shown at its own size (not stretched, which blurs the text), narrower on a narrow screen
+        self.image = w.Image(format="png", layout=w.Layout(width=f"{figsize[0] * dpi:.0f}px", max_width="100%",
+                                                            height="auto"))
         self.message = w.HTML()
+        self.status = w.HTML(layout=w.Layout(min_height="1.6em"))
         for control in self.controls.values():
-            control.observe(lambda _change: self.redraw(), names="value")
-        self.widget = w.VBox([w.HBox(list(self.controls.values()), layout=w.Layout(flex_flow="row wrap")),
+            control.observe(lambda _change: None if self._holding else self.redraw(), names="value")
+        self.reset_button = w.Button(description="Reset to defaults", icon="undo", tooltip="every control back to "
+                                     "the value the notebook started with", layout=w.Layout(width="auto"))
+        self.reset_button.on_click(lambda _button: self.reset())
+        hint = w.HTML("<small>Drag a slider, use the arrow keys on a selected one, or click its number to type "
+                      "a value.</small>")
+        self.widget = w.VBox([w.HBox([self._labelled(c) for c in self.controls.values()],
+                                     layout=w.Layout(flex_flow="row wrap", gap="4px 16px")),
+                              w.HBox([self.reset_button, self.status, hint], layout=w.Layout(align_items="center",
+                                                                                            gap="12px")),
                               self.image, self.message])
         self.redraw()
+
+    @staticmethod
+    def _labelled(control):
+        """A slider with its label above it, so that a long label does not eat the slider's track."""
+        import ipywidgets as w
+
+        if not isinstance(control, (w.FloatSlider, w.IntSlider, w.FloatLogSlider)) or not control.description:
+            return control
+        label = w.HTML(f"<span style='font-size: 0.9em'>{control.description}</span>")
+        control.description = ""
+        control.layout.width = "340px"
+        return w.VBox([label, control], layout=w.Layout(width="360px", overflow="visible"))
 
     @property
     def values(self) -> dict:
@@ -104,15 +133,27 @@ class Demo:
                 raise ValueError(f"values must name controls of this demo ({', '.join(self.controls)}), got {name!r}")
             self.controls[name].value = value
 
+    def reset(self) -> None:
+        """Every control back to its starting value, with one recompute."""
+        self._holding = True
+        try:
+            for name, value in self.defaults.items():
+                self.controls[name].value = value
+        finally:
+            self._holding = False
+        self.redraw()
+
     def redraw(self) -> None:
         """Recompute (timed) and redraw with the current values; a ValueError is shown, not raised."""
         values = self.values
+        self.status.value = "<i>computing…</i>"
         start = time.perf_counter()
         try:
             data = self._compute(**values)
         except ValueError as exc:
             self.compute_seconds.append(time.perf_counter() - start)
             self.message.value = f"<span style='color:#b00'>{type(exc).__name__}: {exc}</span>"
+            self.status.value = ""
             return
         self.compute_seconds.append(time.perf_counter() - start)
         self.message.value = ""
@@ -123,6 +164,7 @@ class Demo:
             fig.savefig(buffer, format="png", dpi=self.dpi)
         self.image.value = buffer.getvalue()
         self.figure = fig
+        self.status.value = ""
 
     def _ipython_display_(self):
         """Show the live controls and figure; the output also carries the current figure as a PNG, which a static
@@ -161,8 +203,9 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def serve_demo(name, port=None, quiet=False):
-    """Start Voilà serving the notebook ``name`` as a standalone web app on localhost.
+def serve_demo(name=None, port=None, quiet=False):
+    """Start Voilà serving the notebook ``name`` as a standalone web app on localhost, or, without a name, an index
+    of every demo (one server; each opens from the list).
 
     Returns ``(process, url)``; the caller stops the process. Needs the ``demos`` extra (voila, ipywidgets).
     """
@@ -170,10 +213,11 @@ def serve_demo(name, port=None, quiet=False):
     import subprocess
     import sys
 
-    if name not in list_demos():
+    if name is not None and name not in list_demos():
         raise ValueError(f"name must be one of {', '.join(list_demos())}, got {name!r}")
     port = port or free_port()
-    command = [sys.executable, "-m", "voila", str(demo_dir() / f"{name}.ipynb"), "--no-browser", f"--port={port}",
+    target = demo_dir() if name is None else demo_dir() / f"{name}.ipynb"
+    command = [sys.executable, "-m", "voila", str(target), "--no-browser", f"--port={port}",
                "--Voila.ip=127.0.0.1", "--Voila.tornado_settings={'allow_origin': '*'}"]
     env = dict(os.environ, DYNAMICS_COMPILE_NOTICE="0")
     output = subprocess.DEVNULL if quiet else None

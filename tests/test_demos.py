@@ -43,6 +43,25 @@ def test_choice_takes_options_or_label_value_pairs():
     assert interactive.choice([("ERM", "erm"), ("SUBG", "subg")], value="subg").label == "SUBG"
 
 
+def test_reset_restores_the_defaults_with_one_recompute():
+    import ipywidgets as w
+
+    demo = interactive.Demo(compute=lambda slope, offset: [offset, offset + slope],
+                            plot=lambda fig, y, slope, offset: fig.subplots().plot(y),
+                            controls={"slope": interactive.slider(1.0, 0.0, 2.0, description="a long slope label"),
+                                      "offset": w.FloatSlider(value=0.0, min=-1.0, max=1.0)})
+    demo.update(slope=2.0, offset=0.5)
+    before = len(demo.compute_seconds)
+    demo.reset_button.click()
+    assert demo.values == {"slope": 1.0, "offset": 0.0} == demo.defaults
+    assert len(demo.compute_seconds) == before + 1
+    assert demo.status.value == ""  # the "computing…" note is cleared once the figure is drawn
+    # the long label sits above its slider, whose track keeps the full width; the image is shown at its own size
+    labelled = demo.widget.children[0].children[0]
+    assert "a long slope label" in labelled.children[0].value and labelled.children[1].description == ""
+    assert demo.image.layout.width == f"{demo.figsize[0] * demo.dpi:.0f}px"
+
+
 def test_demo_output_carries_its_figure_as_a_png_for_static_pages(monkeypatch):
     """The documentation renders the notebooks without a kernel: a demo's output holds the live widget and a PNG of
     the figure at the current values, which the static page shows."""
