@@ -6,8 +6,9 @@ along), and runs ``python -m verify --only <claims>`` on the mutated copy in a s
 named claim fails (a FAIL verdict, or an error that is not about the copy itself, such as an import error); torch
 cross-checks are skipped where torch is missing outside CI.
 
-The copy keeps numba's on-disk caches (``__pycache__``, modification times preserved), so only the mutated module
-recompiles. Slow: each mutation runs in a fresh interpreter.
+The copy keeps numba's on-disk caches (``__pycache__``, modification times preserved) except those of the mutated
+file's package, which recompiles: numba keys a cached kernel by its own file, so a kernel that calls the mutated one
+(or reads its constants) would otherwise keep the old code. Slow: each mutation runs in a fresh interpreter.
 """
 import json
 import os
@@ -38,6 +39,10 @@ def _apply(mutation, tree):
     text = path.read_text()
     assert text.count(mutation.before) == 1, f"{mutation.path}: the mutated snippet must occur once: {mutation.before!r}"
     path.write_text(text.replace(mutation.before, mutation.after))
+    # numba keys a cached kernel by its own file: a kernel of the same package that calls (or reads constants from)
+    # the mutated file would keep the old code, so the package's numba caches go
+    for cache in path.parent.glob("__pycache__/*.nb[ic]"):
+        cache.unlink()
 
 
 @pytest.mark.slow

@@ -1,0 +1,172 @@
+"""Mutation campaign: how many plausible bugs in the theories' formula modules do the claims catch?
+
+A mutant is one small edit of one expression in a formula module of a theory (``dynamics/<theory>/_*.py`` except
+``_results``, ``_checks`` and ``_setups``): an arithmetic operator swapped (+ ↔ −, * ↔ /), a power changed (**2 →
+**3), a numeric constant changed (c → 2c, 0 → 1), a comparison loosened or tightened (< ↔ <=), a unary minus
+dropped. Mutants are drawn at random (seeded) from every such site, each is planted in a copy of the library, and
+the theory's fast claims run on the copy (``python -m verify --only '<theory>.*'``). A mutant is *killed* when a
+claim fails or errors, or the run times out; it *survives* when every claim passes. A survivor is either a gap in the
+claims or an equivalent mutant (an edit that does not change any result, e.g. in a branch for inputs no claim
+reaches); the report lists each so that a person can tell which.
+
+Not part of the test suite (each mutant runs the claims in a fresh interpreter; minutes per mutant on 2 cores).
+Usage::
+
+    python tools/mutation_campaign.py --mutants 300 --jobs 2 --out docs/mutations.md
+"""
+import argparse
+import ast
+import datetime
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+SWAPS = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult}
+COMPARE = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt}
+
+
+def formula_modules():
+    from dynamics.theories import THEORIES
+
+    skip = {"__init__.py", "_results.py", "_checks.py", "_setups.py"}
+    return [(t.id, p) for t in THEORIES for p in sorted((ROOT / "dynamics" / t.id).glob("_*.py")) if p.name not in skip]
+
+
+def _docstring_nodes(tree):
+    nodes = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                nodes.add(id(first.value))
+    return nodes
+
+
+def sites(path):
+    """Every mutable expression of one module: (line, col, end_line, end_col, original, mutated, operator)."""
+    source = path.read_text()
+    tree = ast.parse(source)
+    docstrings = _docstring_nodes(tree)
+    found = []
+    for node in ast.walk(tree):
+        mutated, kind = None, None
+        if isinstance(node, ast.BinOp) and type(node.op) in SWAPS:
+            mutated, kind = ast.BinOp(node.left, SWAPS[type(node.op)](), node.right), "operator"
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) and isinstance(node.right, ast.Constant) \
+                and isinstance(node.right.value, (int, float)) and not isinstance(node.right.value, bool):
+            mutated, kind = ast.BinOp(node.left, ast.Pow(), ast.Constant(node.right.value + 1)), "power"
+        elif isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
+                and not isinstance(node.value, bool) and id(node) not in docstrings:
+            mutated, kind = ast.Constant(2 * node.value if node.value else 1), "constant"
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in COMPARE:
+            mutated, kind = ast.Compare(node.left, [COMPARE[type(node.ops[0])]()], node.comparators), "comparison"
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            mutated, kind = node.operand, "sign"
+        if mutated is None or not hasattr(node, "end_col_offset"):
+            continue
+        original = ast.get_source_segment(source, node)
+        if original is None or "\n" in original:
+            continue
+        found.append((node.lineno, node.col_offset, node.end_lineno, node.end_col_offset, original,
+                      ast.unparse(mutated), kind))
+    return found
+
+
+def plant(tree_root, path, site):
+    line, col, end_line, end_col, original, mutated, _ = site
+    target = tree_root / path.relative_to(ROOT)
+    lines = target.read_text().splitlines(keepends=True)
+    text = lines[line - 1]
+    assert text[col:end_col] == original, (path, site)
+    lines[line - 1] = text[:col] + f"({mutated})" + text[end_col:]
+    target.write_text("".join(lines))
+
+
+def stale_numba_caches(mutated):
+    """Delete the numba caches of the mutated file's package: numba keys a cached kernel by its own file, so a
+    kernel elsewhere in the package that calls a mutated one would keep the old code."""
+    for cache in mutated.parent.glob("__pycache__/*.nb[ic]"):
+        cache.unlink()
+
+
+def run_mutant(args):
+    theory, path, site, timeout = args
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        for package in ("dynamics", "verify"):
+            shutil.copytree(ROOT / package, tmp / package, copy_function=shutil.copy2)
+        plant(tmp, path, site)
+        stale_numba_caches(tmp / path.relative_to(ROOT))
+        report = tmp / "report.json"
+        env = dict(os.environ, PYTHONPATH=str(tmp), DYNAMICS_COMPILE_NOTICE="0", OMP_NUM_THREADS="1",
+                   OPENBLAS_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
+        command = [sys.executable, "-m", "verify", "--only", f"{theory}.*", "--json", str(report)]
+        start = time.perf_counter()
+        try:
+            subprocess.run(command, cwd=tmp, env=env, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return dict(outcome="killed (timeout)", killers=[], seconds=timeout)
+        seconds = time.perf_counter() - start
+        if not report.exists():
+            return dict(outcome="killed (import error)", killers=[], seconds=seconds)
+        rows = json.loads(report.read_text())["claims"]
+        killers = [r["id"] for r in rows if r["verdict"] in ("FAIL", "error")]
+        return dict(outcome="killed" if killers else "survived", killers=killers, seconds=seconds)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mutants", type=int, default=300, help="how many mutants to draw (default 300)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=1, help="mutants run at once")
+    parser.add_argument("--timeout", type=int, default=600, help="seconds per mutant before it counts as killed")
+    parser.add_argument("--out", default=str(ROOT / "docs" / "mutations.md"))
+    args = parser.parse_args(argv)
+    candidates = [(theory, path, site) for theory, path in formula_modules() for site in sites(path)]
+    rng = random.Random(args.seed)
+    chosen = rng.sample(candidates, min(args.mutants, len(candidates)))
+    from joblib import Parallel, delayed
+
+    results = Parallel(n_jobs=args.jobs)(delayed(run_mutant)((t, p, s, args.timeout)) for t, p, s in chosen)
+    rows = [dict(theory=t, path=str(p.relative_to(ROOT)), line=s[0], kind=s[6], original=s[4], mutated=s[5], **r)
+            for (t, p, s), r in zip(chosen, results)]
+    write_report(rows, len(candidates), args, Path(args.out))
+
+
+def write_report(rows, n_sites, args, out):
+    from verify.registry import provenance_text
+
+    killed = [r for r in rows if r["outcome"].startswith("killed")]
+    lines = ["# Mutation campaign", "",
+             f"Run by `python tools/mutation_campaign.py --mutants {args.mutants} --seed {args.seed}`: "
+             f"{provenance_text()}.", "",
+             f"**{len(killed)} of {len(rows)} mutants killed ({100 * len(killed) / max(len(rows), 1):.0f}%)**, drawn at "
+             f"random from {n_sites} mutable expressions of the theories' formula modules. Each ran the theory's "
+             "fast claims on a copy of the library; a survivor is a gap in the claims or an equivalent edit.", "",
+             "| theory | mutants | killed |", "|---|---|---|"]
+    for theory in sorted({r["theory"] for r in rows}):
+        own = [r for r in rows if r["theory"] == theory]
+        lines.append(f"| {theory} | {len(own)} | {sum(r['outcome'].startswith('killed') for r in own)} |")
+    survivors = [r for r in rows if r["outcome"] == "survived"]
+    lines += ["", "## Survivors", ""]
+    lines += [f"- `{r['path']}:{r['line']}` ({r['kind']}): `{r['original']}` → `{r['mutated']}`" for r in survivors] \
+        or ["None."]
+    lines += ["", "## Killed", ""]
+    lines += [f"- `{r['path']}:{r['line']}` ({r['kind']}): `{r['original']}` → `{r['mutated']}`: {r['outcome']}"
+              + (f" by {', '.join(r['killers'][:3])}" + (" …" if len(r["killers"]) > 3 else "") if r["killers"] else "")
+              for r in killed]
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"{len(killed)}/{len(rows)} killed; report in {out}")
+
+
+if __name__ == "__main__":
+    main()
