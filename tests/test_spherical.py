@@ -413,6 +413,27 @@ def test_numba_loop_matches_numpy_reference(loss_name):
         assert opt.state["step"] == 0  # simulate leaves the optimizer's state alone
 
 
+def test_adam_srt_second_moment_is_rescaled_by_eq_3_81():
+    """Adam w/o (abc)'s scalar v follows v_k = β₂(r_{k−1}²/r_k²)v_{k−1} + (1−β₂)d^{−1}‖∇L(x_k)+λx_k‖² (Roburin (thesis),
+    Eq 3.81), and the two engines of simulate agree over a long run with β₁ > 0 and weight decay."""
+    d, betas, lam = 10, (0.9, 0.99), 0.1
+    loss = _losses(d)["rayleigh"]
+    x = np.random.default_rng(7).standard_normal(d)
+    opt = sph.AdamSRT(0.05, betas=betas, weight_decay=lam)
+    v_model = 0.0
+    for k in range(200):
+        g = loss.grad(x, k) + lam * x
+        x_next = opt.step(x, loss.grad(x, k))
+        v_model = (betas[1] * v_model + (1 - betas[1]) * float(g @ g) / d) * float(x @ x) / float(x_next @ x_next)
+        assert opt.state["exp_avg_sq"] == pytest.approx(v_model, rel=1e-12)
+        x = x_next
+    x0 = np.random.default_rng(8).standard_normal(d)
+    compiled = sph.simulate(opt, loss, x0, 1000)
+    reference = sph.simulate(opt, loss, x0, 1000, engine="numpy")
+    np.testing.assert_allclose(reference.radius, compiled.radius, rtol=1e-11)
+    np.testing.assert_allclose(reference.effective_learning_rate, compiled.effective_learning_rate, rtol=1e-11)
+
+
 def test_simulate_records_and_initial_buffer():
     loss = sph.RandomLinearLoss.stream(5, seed=3)
     run = sph.simulate(sph.SGD(0.1), loss, np.ones(5), 10, record_every=4)
