@@ -171,6 +171,7 @@ STRATEGIES = {
     "loss": st.one_of(WORDS, spherical_losses()), "feature": SMALL_INT, "relative_step": FRACTION,
     "dual_learning_rate": POSITIVE,
     # AND-mask
+    "env_axis": st.sampled_from([0, 1, -1, -2, 2, True, 0.5, "x"]),
     "grads": matrices(), "agreement_threshold": FRACTION, "n_agree": SMALL_INT, "n_envs": SIZE, "snr": FLOAT,
     "gradient_std": POSITIVE, "gradient_means": SIGNED_ARRAY, "gradient_stds": ARRAY, "rescale": BOOL,
     "geom_mean": BOOL, "groups": st.one_of(st.none(), INT_ARRAY), "n_params": SIZE, "n_positive": SMALL_INT,

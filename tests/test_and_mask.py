@@ -81,6 +81,13 @@ BAD_CALLS = [
     ("signal", lambda: am.shortcut_bayes_accuracy(-1.0)),
     ("private_weights", lambda: am.patchwork_masked_shared_weight([[[1.0]]])),
     ("weight_decay", lambda: am.patchwork_masked_shared_weight([0.0], -0.1)),
+    # the environment axis: 0 or 1 (or −2, −1); the message names the layout it read
+    ("env_axis", lambda: am.and_mask(G, 0.5, env_axis=2)),
+    ("env_axis", lambda: am.masked_gradient(G, 0.5, env_axis=-3)),
+    ("env_axis", lambda: am.xor_mask(G, 0.5, env_axis=0.5)), ("env_axis", lambda: am.and_mask_t(G, 1, env_axis=7)),
+    ("env_axis", lambda: am.and_masked_gd(lambda t: np.ones((2, 1)), [0.0], 0.5, 0.1, 1, env_axis=2)),
+    ("env_axis=1", lambda: am.and_mask(np.zeros((3, 0)), 0.5, env_axis=1)),
+    ("env_axis", lambda: am.and_masked_gd(lambda t: np.ones((3, 2)), [0.0, 0.0, 0.0], 0.5, 0.1, 1)),  # transposed
 ]
 
 
@@ -96,10 +103,46 @@ def test_bad_input_names_the_parameter(name, call):
     lambda: am.and_masked_gd(None, [0.0], 0.5, 0.1, 1), lambda: am.train_logistic_shortcut(None, 0.5),
     lambda: am.estimate_from_simulation(None, 0.5), lambda: am.masked_update_samples(4, 0.5, 1.0, 10, seed="x"),
     lambda: am.masked_gradient(G, 1.0, rescale=True, groups=np.array([0.0, 1.0, 0.0, 1.0])),
+    lambda: am.and_mask(G, 0.5, env_axis=True), lambda: am.masked_gradient(G, 0.5, env_axis="rows"),
 ])
 def test_wrong_kind_is_a_type_error(call):
     with pytest.raises(TypeError):
         call()
+
+
+# ------------------------------------------------------------------ the environment axis
+def test_env_axis_reads_columns_as_environments():
+    """env_axis=1 (and −1) on the transposed array gives bitwise the results of the default layout, for every mask
+    function, the masked update with its options, and masked gradient descent; −2 is the default axis."""
+    rng = np.random.default_rng(3)
+    g = rng.standard_normal((5, 40))
+    g[rng.random(g.shape) < 0.1] = 0.0
+    groups = np.repeat(np.arange(4), 10)
+    for axis in (1, -1):
+        for tau in (0.0, 0.3, 0.6, 1.0):
+            assert np.array_equal(am.and_mask(g.T, tau, env_axis=axis), am.and_mask(g, tau))
+            assert np.array_equal(am.xor_mask(g.T, tau, env_axis=axis), am.xor_mask(g, tau))
+            for flags in ({}, {"rescale": True}, {"geom_mean": True}, {"rescale": True, "groups": groups}):
+                assert np.array_equal(am.masked_gradient(g.T, tau, env_axis=axis, **flags),
+                                      am.masked_gradient(g, tau, **flags))
+        assert np.array_equal(am.and_mask_t(g.T, 4, env_axis=axis), am.and_mask_t(g, 4))
+    assert np.array_equal(am.and_mask(g, 0.6, env_axis=-2), am.and_mask(g, 0.6))
+    h = np.diag([2.0, 1.0, 0.5])
+    targets = rng.standard_normal((4, 3))
+    rows = am.and_masked_gd(lambda th: (th - targets) @ h, np.ones(3), 0.5, 0.1, 20)
+    columns = am.and_masked_gd(lambda th: ((th - targets) @ h).T, np.ones(3), 0.5, 0.1, 20, env_axis=1)
+    assert np.array_equal(rows.thetas, columns.thetas)
+
+
+def test_a_transposed_input_without_env_axis_is_read_as_rows():
+    """The shape cannot tell (n_params, n_envs) from (n_envs, n_params): without env_axis the default layout is used
+    (one mask entry per column), which is why every docstring states the axis and env_axis exists."""
+    g = np.array([[1.0, 1.0, 1.0], [1.0, -1.0, 1.0]])  # 2 environments, 3 parameters
+    assert am.and_mask(g, 1.0).tolist() == [True, False, True]
+    assert am.and_mask(g.T, 1.0).tolist() == [True, False]  # read as 3 environments of 2 parameters
+    assert am.and_mask(g.T, 1.0, env_axis=1).tolist() == [True, False, True]
+    with pytest.raises(ValueError, match="looks transposed; pass env_axis=1"):
+        am.and_masked_gd(lambda th: g.T, np.zeros(3), 1.0, 0.1, 1)
 
 
 # ------------------------------------------------------------------ limits and exact values

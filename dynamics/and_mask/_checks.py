@@ -2,9 +2,10 @@
 :mod:`dynamics.numerics`).
 
 An agreement threshold τ is a number in [0, 1]; d >= 1 environments; per-environment gradients are a finite
-(n_envs, n_params) array; an SNR is at most 1e6 in magnitude (Φ(−s) < 1e-300 from s ≈ 37 on); the t-form
-threshold of Proposition 2 is a strict majority d/2 < t <= d; Hessians are symmetric positive (semi-)definite;
-points of the two-valley landscape have a last axis of 2 and coordinates of at most 1e100.
+(n_envs, n_params) array, the environments along axis 0 unless ``env_axis=1`` puts them along the columns; an SNR
+is at most 1e6 in magnitude (Φ(−s) < 1e-300 from s ≈ 37 on); the t-form threshold of Proposition 2 is a strict
+majority d/2 < t <= d; Hessians are symmetric positive (semi-)definite; points of the two-valley landscape have a
+last axis of 2 and coordinates of at most 1e100.
 """
 import numbers
 
@@ -15,7 +16,8 @@ from dynamics.numerics import (as_finite_array, require_of_type, require_array_i
 from ._results import ShortcutDataset
 
 __all__ = ["MAX_COORDINATE", "MAX_EXACT_N_ENVS", "MAX_N_ENVS", "MAX_SNR", "NULL_TOLERANCE", "SYMMETRY_TOLERANCE", "require_agreement_fraction",
-           "require_agreement_threshold", "require_agreement_thresholds", "require_diagonal_hessians", "require_eps",
+           "require_agreement_threshold", "require_agreement_thresholds", "require_diagonal_hessians",
+           "require_env_axis", "require_eps",
            "require_gradient_laws", "require_grads", "require_groups", "require_majority_agreement", "require_n_envs",
            "require_n_envs_array", "require_nonzero_snr", "require_points", "require_shortcut_dataset",
            "require_shortcut_datasets", "require_snr", "require_spd"]
@@ -77,16 +79,31 @@ def require_nonzero_snr(snr) -> float:
     return s
 
 
-def require_grads(grads) -> np.ndarray:
-    """Per-environment gradients: a finite (n_envs, n_params) float64 array with both sizes >= 1."""
+def require_env_axis(env_axis) -> int:
+    """The axis of a 2-D gradient array that holds the environments: 0 (rows, the default) or 1 (columns); −2 and
+    −1 name the same axes. Returned as 0 or 1."""
+    axis = require_integer("env_axis", env_axis, -2, 1)
+    return axis % 2
+
+
+def require_grads(grads, env_axis=0) -> np.ndarray:
+    """Per-environment gradients: a finite 2-D float64 array with both sizes >= 1, returned as (n_envs, n_params).
+
+    ``env_axis`` names the axis that indexes the environments: 0 (rows, the default) or 1 (columns: an input of
+    shape (n_params, n_envs), returned as a contiguous transpose). The shape alone cannot tell the two layouts apart,
+    so nothing is guessed: a transposed input without ``env_axis=1`` is read as one environment per parameter."""
+    axis = require_env_axis(env_axis)
     g = as_finite_array("grads", grads)
+    layout = "(n_envs, n_params)" if axis == 0 else "(n_params, n_envs), as env_axis=1 says"
     if g.ndim != 2:
-        raise ValueError(f"grads must be 2-dimensional (n_envs, n_params), got shape {g.shape}")
-    if g.shape[0] < 1:
-        raise ValueError(f"grads must hold at least 1 environment (row), got shape {g.shape}")
-    if g.shape[1] < 1:
-        raise ValueError(f"grads must hold at least 1 parameter (column), got shape {g.shape}")
-    return g
+        raise ValueError(f"grads must be 2-dimensional {layout}, got shape {g.shape}")
+    if g.shape[axis] < 1:
+        raise ValueError(f"grads must hold at least 1 environment (along env_axis={axis}) in its {layout} layout, "
+                         f"got shape {g.shape}")
+    if g.shape[1 - axis] < 1:
+        raise ValueError(f"grads must hold at least 1 parameter (along axis {1 - axis}) in its {layout} layout, got "
+                         f"shape {g.shape}")
+    return np.ascontiguousarray(g.T) if axis == 1 else g
 
 
 def require_groups(groups, n_params) -> np.ndarray:

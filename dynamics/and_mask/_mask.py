@@ -9,6 +9,11 @@
   b = sign(ḡ) ⊙ exp(mean_e log(abs(g_e) + 1e-10)); with inverse-sparsity rescaling u/(1e-10 + ρ), ρ the kept
   fraction of each parameter tensor.
 * AND-masked gradient descent θ ← θ − η·u(θ) (paper §2.3, Proposition 1).
+
+Per-environment gradients are a 2-D array whose axis 0 indexes the environments, (n_envs, n_params), as in the
+public code's stacked gradients; an array laid out (n_params, n_envs) needs ``env_axis=1``. No shape is rejected as
+ambiguous (d environments and one parameter, (d, 1), is as legitimate as its transpose), so the axis is the caller's
+to state.
 """
 import math
 from typing import Callable, Optional, Sequence, Union
@@ -17,7 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dynamics.numerics import as_finite_array, require_bool, require_finite_result, require_integer, require_positive
-from ._checks import require_agreement_threshold, require_grads, require_groups, require_n_envs
+from ._checks import require_agreement_threshold, require_env_axis, require_grads, require_groups, require_n_envs
 from ._results import MaskedDescent
 
 __all__ = ["and_mask", "and_mask_t", "and_masked_gd", "effective_agreement", "keep_set", "masked_gradient",
@@ -119,16 +124,20 @@ def _sign_sums(g: np.ndarray) -> np.ndarray:
     return (g > 0).sum(axis=0, dtype=np.int64) - (g < 0).sum(axis=0, dtype=np.int64)
 
 
-def and_mask(grads: ArrayLike, agreement_threshold: float) -> np.ndarray:
+def and_mask(grads: ArrayLike, agreement_threshold: float, *, env_axis: int = 0) -> np.ndarray:
     """The AND-mask m_τ: keep j iff abs(Σ_e sign(g_ej)) >= ⌈τd − 1e-9⌉ (Parascandolo et al. 2021, §2.3).
 
     Parameters
     ----------
     grads : array_like, shape (n_envs, n_params)
-        Row e is the gradient g_e = ∇L_e(θ) of environment e; finite.
+        Row e is the gradient g_e = ∇L_e(θ) of environment e (environments along axis 0; see ``env_axis``); finite.
     agreement_threshold : float
         Agreement threshold τ in [0, 1]. τ = 0 keeps everything (plain averaging); τ = 1 keeps j only if all d
         entries are non-zero and share one sign.
+    env_axis : {0, 1}, default 0
+        The axis of ``grads`` that indexes the environments: 0 for (n_envs, n_params) (rows are environments), 1 for
+        (n_params, n_envs) (columns are environments; −2 and −1 are accepted too). The shape cannot tell the two
+        apart, so a (n_params, n_envs) array passed without ``env_axis=1`` is silently read as n_params environments.
 
     Returns
     -------
@@ -142,20 +151,26 @@ def and_mask(grads: ArrayLike, agreement_threshold: float) -> np.ndarray:
     [True, False, True, False]
     >>> and_mask(g, 0.0).tolist()
     [True, True, True, True]
+    >>> and_mask(np.transpose(g), 1.0, env_axis=1).tolist()  # the same gradients, one column per environment
+    [True, False, True, False]
     """
-    g = require_grads(grads)
+    g = require_grads(grads, env_axis)
     return np.abs(_sign_sums(g)) >= integer_threshold(g.shape[0], require_agreement_threshold(agreement_threshold))
 
 
-def and_mask_t(grads: ArrayLike, n_agree: int) -> np.ndarray:
+def and_mask_t(grads: ArrayLike, n_agree: int, *, env_axis: int = 0) -> np.ndarray:
     """The paper's t-form AND-mask: keep j iff max(P_j, N_j) >= t agreeing signs (Parascandolo et al. 2021, §2.3).
 
     Parameters
     ----------
     grads : array_like, shape (n_envs, n_params)
-        Per-environment gradients; finite.
+        Per-environment gradients, row e for environment e (environments along axis 0; see ``env_axis``); finite.
     n_agree : int
         The number t of agreeing signs required, 0 <= t <= d (the paper uses t in {d/2 + 1, ..., d}).
+    env_axis : {0, 1}, default 0
+        The axis of ``grads`` that indexes the environments: 0 for (n_envs, n_params) (rows are environments), 1 for
+        (n_params, n_envs) (columns are environments; −2 and −1 are accepted too). The shape cannot tell the two
+        apart, so a (n_params, n_envs) array passed without ``env_axis=1`` is silently read as n_params environments.
 
     Returns
     -------
@@ -167,14 +182,14 @@ def and_mask_t(grads: ArrayLike, n_agree: int) -> np.ndarray:
     >>> and_mask_t(g, 3).tolist(), and_mask_t(g, 2).tolist()
     ([True, False, False], [True, True, True])
     """
-    g = require_grads(grads)
+    g = require_grads(grads, env_axis)
     t = require_integer("n_agree", n_agree, 0, g.shape[0])
     positive = (g > 0).sum(axis=0)
     negative = (g < 0).sum(axis=0)
     return np.maximum(positive, negative) >= t
 
 
-def xor_mask(grads: ArrayLike, agreement_threshold: float) -> np.ndarray:
+def xor_mask(grads: ArrayLike, agreement_threshold: float, *, env_axis: int = 0) -> np.ndarray:
     """The XOR-mask of Parascandolo et al. 2021, Fig 7: keep j iff abs(S_j) <= ⌊(1 − τ)d + 1e-9⌋.
 
     It keeps the components on which the environments disagree; τ = 0 keeps everything and τ = 1 only the
@@ -184,9 +199,13 @@ def xor_mask(grads: ArrayLike, agreement_threshold: float) -> np.ndarray:
     Parameters
     ----------
     grads : array_like, shape (n_envs, n_params)
-        Per-environment gradients; finite.
+        Per-environment gradients, row e for environment e (environments along axis 0; see ``env_axis``); finite.
     agreement_threshold : float
         Threshold τ in [0, 1].
+    env_axis : {0, 1}, default 0
+        The axis of ``grads`` that indexes the environments: 0 for (n_envs, n_params) (rows are environments), 1 for
+        (n_params, n_envs) (columns are environments; −2 and −1 are accepted too). The shape cannot tell the two
+        apart, so a (n_params, n_envs) array passed without ``env_axis=1`` is silently read as n_params environments.
 
     Returns
     -------
@@ -197,14 +216,14 @@ def xor_mask(grads: ArrayLike, agreement_threshold: float) -> np.ndarray:
     >>> xor_mask([[1.0, 1.0], [-1.0, 1.0]], 1.0).tolist()
     [True, False]
     """
-    g = require_grads(grads)
+    g = require_grads(grads, env_axis)
     agreement_threshold = require_agreement_threshold(agreement_threshold)
     limit = math.floor((1.0 - agreement_threshold) * g.shape[0] + THRESHOLD_SLACK)
     return np.abs(_sign_sums(g)) <= limit
 
 
 def masked_gradient(grads: ArrayLike, agreement_threshold: float, rescale: bool = False, geom_mean: bool = False,
-                    groups: Optional[Union[ArrayLike, Sequence[ArrayLike]]] = None) -> np.ndarray:
+                    groups: Optional[Union[ArrayLike, Sequence[ArrayLike]]] = None, *, env_axis: int = 0) -> np.ndarray:
     """The AND-masked update u = m_τ ⊙ b, optionally rescaled by the inverse kept fraction (Parascandolo et al. 2021,
     §2.3; the rescaling and the geometric mean come from the authors' public code).
 
@@ -216,7 +235,7 @@ def masked_gradient(grads: ArrayLike, agreement_threshold: float, rescale: bool 
     Parameters
     ----------
     grads : array_like, shape (n_envs, n_params)
-        Per-environment gradients; finite.
+        Per-environment gradients, row e for environment e (environments along axis 0; see ``env_axis``); finite.
     agreement_threshold : float
         Agreement threshold τ in [0, 1].
     rescale : bool, default False
@@ -225,6 +244,10 @@ def masked_gradient(grads: ArrayLike, agreement_threshold: float, rescale: bool 
         Use the signed geometric mean of the magnitudes instead of the arithmetic mean.
     groups : None, array_like of int with shape (n_params,), or list of index arrays, optional
         Parameter tensors for the rescaling: ρ is computed per group (the public code's layer-wise rescaling).
+    env_axis : {0, 1}, default 0
+        The axis of ``grads`` that indexes the environments: 0 for (n_envs, n_params) (rows are environments), 1 for
+        (n_params, n_envs) (columns are environments; −2 and −1 are accepted too). The shape cannot tell the two
+        apart, so a (n_params, n_envs) array passed without ``env_axis=1`` is silently read as n_params environments.
 
     Returns
     -------
@@ -241,7 +264,7 @@ def masked_gradient(grads: ArrayLike, agreement_threshold: float, rescale: bool 
     >>> [round(float(x), 6) for x in masked_gradient(g, 1.0, geom_mean=True)]  # √(1·3), 0, √(0.5·0.2), √3
     [1.732051, 0.0, 0.316228, 1.732051]
     """
-    g = require_grads(grads)
+    g = require_grads(grads, env_axis)
     mask = np.abs(_sign_sums(g)) >= integer_threshold(g.shape[0], require_agreement_threshold(agreement_threshold))
     rescale, geom_mean = require_bool("rescale", rescale), require_bool("geom_mean", geom_mean)
     with np.errstate(over="ignore"):
@@ -264,14 +287,15 @@ def masked_gradient(grads: ArrayLike, agreement_threshold: float, rescale: bool 
 
 def and_masked_gd(env_gradients: Callable[[np.ndarray], ArrayLike], theta0: ArrayLike, agreement_threshold: float,
                   learning_rate: float, n_steps: int, rescale: bool = False, geom_mean: bool = False,
-                  loss: Optional[Callable[[np.ndarray], float]] = None) -> MaskedDescent:
+                  loss: Optional[Callable[[np.ndarray], float]] = None, *, env_axis: int = 0) -> MaskedDescent:
     """AND-masked gradient descent θ ← θ − η·u(θ), u = :func:`dynamics.and_mask.masked_gradient`
     (Parascandolo et al. 2021, §2.3 and Proposition 1).
 
     Parameters
     ----------
     env_gradients : callable
-        ``env_gradients(theta) -> array of shape (n_envs, n_params)``: the per-environment gradients at θ.
+        ``env_gradients(theta) -> array of shape (n_envs, n_params)``: the per-environment gradients at θ, one row
+        per environment (or one column per environment with ``env_axis=1``).
     theta0 : array_like, shape (n_params,)
         Starting point.
     agreement_threshold : float
@@ -284,6 +308,10 @@ def and_masked_gd(env_gradients: Callable[[np.ndarray], ArrayLike], theta0: Arra
         As in :func:`dynamics.and_mask.masked_gradient`.
     loss : callable, optional
         ``loss(theta) -> float``, the pooled loss; recorded at every iterate when given.
+    env_axis : {0, 1}, default 0
+        The axis of the array ``env_gradients`` returns that indexes the environments: 0 for (n_envs, n_params),
+        1 for (n_params, n_envs) (−2 and −1 are accepted too). A result whose parameter axis does not have
+        len(theta0) entries is refused, naming both layouts.
 
     Returns
     -------
@@ -304,6 +332,7 @@ def and_masked_gd(env_gradients: Callable[[np.ndarray], ArrayLike], theta0: Arra
     agreement_threshold = require_agreement_threshold(agreement_threshold)
     eta = require_positive("learning_rate", learning_rate)
     n_steps = require_integer("n_steps", n_steps, 0)
+    axis = require_env_axis(env_axis)
     thetas = np.empty((n_steps + 1, theta.size))
     thetas[0] = theta
     losses = None if loss is None else np.empty(n_steps + 1)
@@ -312,9 +341,13 @@ def and_masked_gd(env_gradients: Callable[[np.ndarray], ArrayLike], theta0: Arra
     norms = np.empty(n_steps)
     for i in range(n_steps):
         grads = np.asarray(env_gradients(theta), dtype=np.float64)
-        if grads.ndim != 2 or grads.shape[1] != theta.size:
-            raise ValueError(f"env_gradients must return shape (n_envs, {theta.size}), got {grads.shape}")
-        update = masked_gradient(grads, agreement_threshold, rescale, geom_mean)
+        if grads.ndim != 2 or grads.shape[1 - axis] != theta.size:
+            expected = f"(n_envs, {theta.size})" if axis == 0 else f"({theta.size}, n_envs)"
+            hint = ""
+            if grads.ndim == 2 and grads.shape[axis] == theta.size:
+                hint = f": it looks transposed; pass env_axis={1 - axis} if the environments run along axis {1 - axis}"
+            raise ValueError(f"env_gradients must return shape {expected} (env_axis={axis}), got {grads.shape}{hint}")
+        update = masked_gradient(grads, agreement_threshold, rescale, geom_mean, env_axis=axis)
         with np.errstate(over="ignore"):
             norms[i] = float(update @ update)
             theta = theta - eta * update

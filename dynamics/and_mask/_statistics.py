@@ -297,7 +297,8 @@ def keep_probability_hetero(gradient_means: ArrayLike, gradient_stds: ArrayLike,
     >>> keep_probability_hetero([0.0, 0.0, 0.0, 0.0], [1.0, 2.0, 3.0, 4.0], 0.6)  # pure noise: 1/8 for any σ_e
     0.125
     """
-    return float(poisson_binomial_kernel(*_hetero_args(gradient_means, gradient_stds, agreement_threshold))[0])  # a probability: finite
+    probability = float(poisson_binomial_kernel(*_hetero_args(gradient_means, gradient_stds, agreement_threshold))[0])
+    return min(max(probability, 0.0), 1.0)  # a sum of probabilities can round to 1 + 2e-16
 
 
 def masked_update_moments_hetero(gradient_means: ArrayLike, gradient_stds: ArrayLike,
