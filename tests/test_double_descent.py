@@ -127,6 +127,7 @@ def test_bipartite_theory_type_errors():
     (lambda: dd.ridge_oracle(1.0, 0, 100, 70, 30.0), "n_samples"),  # n <= d is allowed, n <= 0 is not
     (lambda: dd.stable_root(0.0, 1.0), "alpha"),
     (lambda: dd.stable_root(1.0, -1.0), "weight_decay"),
+    (lambda: dd.stable_root(0.5, np.inf), "weight_decay"),
     (lambda: dd.printed_root(1.0, 0.0), "weight_decay"),
     (lambda: dd.printed_root(4.0, 1e-17), "weight_decay"),
     (lambda: dd.replica_saddle_point(1.0, 0.0), "weight_decay"),
@@ -634,7 +635,10 @@ def test_extreme_inputs_give_the_exact_value_or_a_value_error():
     assert float(dd.stable_root(alpha, lam)) == pytest.approx(exact, rel=1e-15)
     with pytest.raises(ValueError, match="weight_decay"):
         dd.stable_root(1.7e308, 1.7e308)
-    assert float(dd.stable_root(1.0, np.inf)) == np.inf  # the documented λ = inf limit
+    # λ = inf gave a = inf silently (and NaN a NaN): now a ValueError naming weight_decay
+    for bad in (np.inf, np.nan, [0.1, np.inf]):
+        with pytest.raises(ValueError, match="weight_decay must be finite"):
+            dd.stable_root(0.5, bad)
     # L_G = ½(T − 2R + Q) with T near the float64 maximum: T − 2R + Q overflowed (was inf)
     for solver in (dd.stieltjes_order_parameters, dd.replica_saddle_point):
         point = solver(1.0, 1e-3, 9.277235676969297e307, 0.0)

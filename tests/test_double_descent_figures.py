@@ -1,7 +1,10 @@
 """The double-descent figures plot what dynamics.double_descent computes: each test builds a figure (small sizes
-where it draws) and compares the data on its axes with a fresh call of the dynamics functions."""
+where it draws) and compares the data on its axes with a fresh call of the dynamics functions; the Fig 4.4 regression
+at the end holds the figure's extrema, plateaus and largest Q against an independent route (the equations retyped,
+scalar minimisation, the log-time ODE and the closed-form points)."""
 import numpy as np
 import pytest
+from scipy import optimize
 
 import dynamics.double_descent as dd
 from figures import double_descent as figs
@@ -123,3 +126,111 @@ def test_analytic_figures_render_with_their_defaults(build, tmp_path):
     path = tmp_path / "figure.png"
     fig.savefig(path, dpi=40)
     assert path.stat().st_size > 1000
+
+
+# ----------------------------------------------------------------------------------------------------
+# Figure regression of Fig 4.4 (phase_diagram): the extrema, plateaus and the largest Q that the figure shows, held
+# against an independent route: Eqs 4.2.11–4.2.16 retyped here in plain numpy, with each extremum refined by a scalar
+# minimisation in log k (scipy), the log-time ODE of the library (bipartite_theory_ode) confirming the retyped values
+# there, and the closed-form points A and B written out. Tolerances as for the source's figures: 1e−3 on values,
+# ±10% on locations in x = k + 1 (the grid has 300 points over 11 decades).
+# ----------------------------------------------------------------------------------------------------
+
+def _approximate_theory(steps, kappa, n=110, d=100, p=70, eta=0.25):
+    """R and Q of the approximate bipartite theory, Eqs 4.2.11–4.2.16 (σ_ε = 0, λ = 0), written out again."""
+    steps = np.asarray(steps, dtype=float)
+    lam_eff = 1.0 / (eta * steps)
+    R, b, a = [], [], []
+    for size, sigma2 in ((p, 1.0), (d - p, 1.0 / kappa ** 2)):
+        alpha, lam = n / size, (d / size) * lam_eff / sigma2
+        root = 0.5 * (1.0 + alpha + lam + np.sqrt((1.0 + alpha + lam) ** 2 - 4.0 * alpha))
+        a.append(root)
+        R.append(n / (root * d))
+        b.append(alpha / (root ** 2 - alpha))
+    c1 = 1.0 - 2.0 * R[1] - (2.0 - a[0]) / a[0] * n / d
+    c2 = 1.0 - 2.0 * R[0] - (2.0 - a[1]) / a[1] * n / d
+    Q1 = (b[0] * b[1] * c2 + b[0] * c1) / (1.0 - b[0] * b[1])
+    Q2 = (b[0] * b[1] * c1 + b[1] * c2) / (1.0 - b[0] * b[1])
+    return R[0] + R[1], Q1 + Q2
+
+
+def _error(steps, kappa):
+    R, Q = _approximate_theory(steps, kappa)
+    return 0.5 * (1.0 - 2.0 * R + Q)
+
+
+def _grid_extrema(y):
+    """Indices of the interior strict local minima and maxima of a sampled curve (steps within 1e−12 are ties)."""
+    minima = [i for i in range(1, y.size - 1) if y[i] < y[i - 1] - 1e-12 and y[i] < y[i + 1] - 1e-12]
+    maxima = [i for i in range(1, y.size - 1) if y[i] > y[i - 1] + 1e-12 and y[i] > y[i + 1] + 1e-12]
+    return minima, maxima
+
+
+def _refine(steps, i, kappa, sign):
+    """The continuous extremum (sign = +1 minimum, −1 maximum) of the retyped L_G between the grid's neighbours."""
+    found = optimize.minimize_scalar(lambda t: sign * float(_error(np.exp(t), kappa)),
+                                     bounds=(np.log(steps[i - 1]), np.log(steps[i + 1])), method="bounded",
+                                     options={"xatol": 1e-10})
+    return float(np.exp(found.x)), sign * float(found.fun)
+
+
+# What Fig 4.4 shows (source's narrative, measured on the figure): κ = 1 and 7 monotone; from κ = 12 one minimum and
+# one bump; the bump grows with κ; κ = 1e5 rises to the plateau L_B.
+_FIG44_BUMPS = {1.0: 0, 7.0: 0, 12.0: 1, 30.0: 1, 100.0: 1, 1e3: 1, 1e5: 1}
+
+
+def test_phase_diagram_extrema_and_plateaus_against_an_independent_route():
+    fig = figs.phase_diagram()
+    left, right, _colorbar = fig.axes
+    steps = dd.analytic_steps()
+    points = dd.phase_points(110, 100, 70)
+    P = 0.7
+    L_B = 0.5 * (1 - P) * 110 / (110 - 70)  # point B, written out
+    Q_B = P + (1 - P) * 70 / (110 - 70)
+    alpha1, lam1 = 110 / 70, (1 - P) / P  # point A: the Bayes-optimal ridge of the fast group alone
+    a_A = 0.5 * (1 + alpha1 + lam1 + np.sqrt((1 + alpha1 + lam1) ** 2 - 4 * alpha1))
+    L_A, k_A = 0.5 * (1 - 110 / (a_A * 100)), 1.0 / (0.25 * (1 - P))
+    bumps, max_Q = [], []
+    for kappa in dd.PHASE_DIAGRAM_KAPPAS:
+        line = _line(right, figs._kappa_label(kappa))
+        x, y = np.asarray(line.get_xdata()), np.asarray(line.get_ydata())
+        assert np.allclose(x, steps + 1, rtol=1e-14)
+        # the plotted curve is the approximate theory (the retyped route, on the grid)
+        assert np.max(np.abs(y - _error(steps, kappa))) < 1e-10, kappa
+        minima, maxima = _grid_extrema(y)
+        assert len(maxima) == _FIG44_BUMPS[kappa] and len(minima) == _FIG44_BUMPS[kappa], (kappa, minima, maxima)
+        if not maxima:
+            assert np.all(np.diff(y) <= 1e-12), kappa  # monotone non-increasing
+        else:
+            (i_min,), (i_max,) = minima, maxima
+            assert i_min < i_max
+            k_min, L_min = _refine(steps, i_min, kappa, +1)
+            k_max, L_max = _refine(steps, i_max, kappa, -1)
+            for i, k, value in ((i_min, k_min, L_min), (i_max, k_max, L_max)):
+                assert abs(y[i] - value) <= 1e-3, (kappa, y[i], value)
+                assert abs(x[i] / (k + 1) - 1) <= 0.1, (kappa, x[i], k + 1)
+            # the library's log-time ODE reproduces the retyped theory at the refined extrema
+            ode = dd.bipartite_theory_ode([k_min, k_max], 110, 100, 70, kappa).generalization_error
+            assert np.allclose(ode, [L_min, L_max], rtol=0, atol=1e-7), (kappa, ode, L_min, L_max)
+            bumps.append(L_max - L_min)
+            if kappa >= 100:  # the first minimum is point A once the slow group is slow enough
+                assert abs(L_min - L_A) <= 1e-3 and abs((k_min + 1) / (k_A + 1) - 1) <= 0.1, (kappa, k_min, L_min)
+            if kappa == 1e5:  # the bump is the plateau L_B
+                assert abs(L_max - L_B) <= 1e-3 and abs(points.B.generalization_error - L_B) < 1e-12
+        # the largest Q along the trajectory (left panel), against the retyped theory's continuous maximum
+        R_line, Q_line = (np.asarray(v) for v in _line(left, f"_trajectory kappa={kappa:g}").get_data())
+        R_retyped, Q_retyped = _approximate_theory(steps, kappa)
+        assert max(np.abs(R_line - R_retyped).max(), np.abs(Q_line - Q_retyped).max()) < 1e-10, kappa
+        j = int(np.argmax(Q_line))
+        if 0 < j < Q_line.size - 1:
+            found = optimize.minimize_scalar(lambda t: -_approximate_theory(np.exp(t), kappa)[1],
+                                             bounds=(np.log(steps[j - 1]), np.log(steps[j + 1])), method="bounded",
+                                             options={"xatol": 1e-10})
+            assert abs(Q_line[j] + found.fun) <= 1e-3, (kappa, Q_line[j], -found.fun)
+            max_Q.append(float(Q_line[j]))  # an interior maximum: κ >= 30
+        else:  # Q rises to point C, Q = 1 (σ = 0), at the end of the grid
+            assert j == Q_line.size - 1 and abs(Q_line[j] - 1.0) <= 1e-3, (kappa, j, Q_line[j])
+    assert np.all(np.diff(bumps) > 0), bumps  # the bump grows with κ
+    # the largest Q grows with κ towards Q_B (approached from below at κ = 1e5)
+    assert len(max_Q) == 4 and np.all(np.diff(max_Q) > 0), max_Q
+    assert 0 <= Q_B - max_Q[-1] <= 1e-3 and abs(points.B.Q - Q_B) < 1e-12, (max_Q, Q_B)

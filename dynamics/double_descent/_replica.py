@@ -3,7 +3,8 @@
 * :func:`~dynamics.double_descent.stable_root`: the larger root ``a = ½[1 + α + λ + sqrt((1 + α + λ)² − 4α)]`` of
   ``a² − (1 + α + λ)a + α = 0`` (the form the package uses in place of the printed one), with the discriminant
   factored as
-  ``((1 − √α)² + λ)((1 + √α)² + λ)`` so that nothing cancels and nothing overflows (λ = inf gives a = inf).
+  ``((1 − √α)² + λ)((1 + √α)² + λ)`` so that nothing cancels and nothing overflows; λ must be finite (a ``ValueError``
+  naming ``weight_decay`` otherwise: the root a ≈ 1 + α + λ is then no number).
 * :func:`~dynamics.double_descent.printed_root`: the source's form ``a = 1 + 2λ/(1 − α − λ + sqrt((1 − α − λ)² + 4λ))``
   (Eq 4.2.13), algebraically equal but cancelling catastrophically for α > 1 and small λ (kept for the erratum claim).
 * :func:`~dynamics.double_descent.replica_saddle_point`: the zero-temperature replica-symmetric stationary point (App.
@@ -23,7 +24,7 @@ e.g. 1 − p/d + σ_ε² at point A), as is the teacher power T = E[y*²]. Both 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dynamics.numerics import require_array_in_range, require_finite_result, require_times
+from dynamics.numerics import require_array_in_range, require_finite_result
 from ._checks import require_case1_inputs, require_finite_overlaps
 from ._order_parameters import generalization_error_of
 from ._results import SaddlePoint
@@ -38,12 +39,13 @@ def stable_root(alpha: ArrayLike, weight_decay: ArrayLike) -> np.ndarray:
     alpha : float or array_like
         Sample ratio α > 0 of the Case-1 problem (α_i = n/p_i for a group of the bipartite theory).
     weight_decay : float or array_like
-        Its weight decay λ >= 0 in the problem's own units (λ̃_i for a group); +inf allowed (a = inf).
+        Its weight decay λ >= 0 in the problem's own units (λ̃_i for a group), finite.
 
     Returns
     -------
     ndarray
-        a >= max(1, α), of the broadcast shape.
+        a >= max(1, α), of the broadcast shape; a ``ValueError`` naming ``weight_decay`` for λ = inf or NaN, or
+        where a would overflow float64.
 
     Examples
     --------
@@ -54,9 +56,9 @@ def stable_root(alpha: ArrayLike, weight_decay: ArrayLike) -> np.ndarray:
     0.0
     """
     alpha = require_array_in_range("alpha", alpha, 0.0, np.inf, low_open=True)
-    weight_decay = require_times("weight_decay", weight_decay)  # [0, inf]: +inf is the a = inf limit
+    weight_decay = require_array_in_range("weight_decay", weight_decay, 0.0)  # finite: inf would give a = inf
     a = _stable_root(alpha, weight_decay)
-    if np.any(np.isinf(a) & np.isfinite(weight_decay)):
+    if np.any(np.isinf(a)):
         raise ValueError("alpha and weight_decay: the root a ≈ 1 + alpha + weight_decay overflows float64; reduce them")
     return a
 
