@@ -14,7 +14,10 @@ FLOAT = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.floats(-10,
 POSITIVE = st.one_of(st.floats(1e-3, 10.0), FLOAT)
 FRACTION = st.one_of(st.floats(0.0, 1.0), FLOAT)
 SMALL_INT = st.one_of(st.integers(-2, 12), st.sampled_from([2.5, True, None]))
-SIZE = st.one_of(st.integers(1, 8), SMALL_INT)
+# sizes also come as huge or infinite floats and huge integers: a clean error is due, not an OverflowError, a numba
+# typing error, a MemoryError or a minutes-long loop (the fuzz gives every call a time limit)
+HUGE = st.sampled_from([1e308, math.inf, -math.inf, math.nan, 10**18, 2**63])
+SIZE = st.one_of(st.integers(1, 8), SMALL_INT, HUGE)
 BOOL = st.one_of(st.booleans(), st.sampled_from([0, 1, "yes", None]))
 SEED = st.one_of(st.integers(0, 2**31), st.none(), st.just("seed"))
 ARRAY = st.one_of(st.lists(FLOAT, max_size=4), st.lists(st.floats(0.01, 5.0), min_size=1, max_size=4), FLOAT)

@@ -8,12 +8,15 @@ table keyed by parameter name (the glossary makes names mean the same thing ever
 a parameter missing from the table fails ``test_fuzz_table_covers_every_parameter``: add a strategy, not an
 exception list.
 """
+import contextlib
 import importlib
 import inspect
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import typing
 from pathlib import Path
 
@@ -162,6 +165,28 @@ def _numbers(value):
     return np.zeros(0)
 
 
+CALL_SECONDS = 60  # one fuzzed call; generous for a loaded machine and a first (compiling) call
+
+
+@contextlib.contextmanager
+def _time_limit(seconds, what):
+    """Fail a call that runs past ``seconds`` (a hang on hostile input), where the platform has SIGALRM."""
+    if not hasattr(signal, "SIGALRM") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum, frame):
+        raise AssertionError(f"{what} ran for more than {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 @pytest.mark.parametrize("package, name, function", FUZZED, ids=[f"{p}.{n}" for p, n, _ in FUZZED])
 def test_fuzz_public_function(package, name, function):
     """Random arguments: a clean ValueError/TypeError, or a result without NaN, finite unless an input was
@@ -175,7 +200,7 @@ def test_fuzz_public_function(package, name, function):
     @given(strategy)
     def run(arguments):
         try:
-            with np.errstate(all="ignore"):
+            with np.errstate(all="ignore"), _time_limit(CALL_SECONDS, f"{package}.{name}{arguments}"):
                 result = function(**arguments)
         except (ValueError, TypeError):
             return

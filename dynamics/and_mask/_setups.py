@@ -393,7 +393,7 @@ def shortcut_threshold_sweep(agreement_threshold: ArrayLike, n_seeds: int = 5, l
     ((2, 2), 0.841)
     """
     taus = require_agreement_thresholds(agreement_threshold)
-    n_seeds = require_integer("n_seeds", n_seeds, 1)
+    n_seeds = require_integer("n_seeds", n_seeds, 1, 10**5)
     test = np.empty((taus.size, n_seeds))
     probe = np.empty((taus.size, n_seeds))
     train = np.empty((taus.size, n_seeds))

@@ -596,7 +596,7 @@ def finite_size_asymptotic_training_error(n_features: int, n_samples: int, *, no
     >>> finite_size_asymptotic_training_error(100, 200)
     0.125
     """
-    n = require_integer("n_features", n_features, 1)
-    p = require_integer("n_samples", n_samples, 1)
+    n = require_integer("n_features", n_features, 1, 2**53)  # exact counts in float64
+    p = require_integer("n_samples", n_samples, 1, 2**53)
     noise = require_std("noise_std", noise_std) ** 2
     return noise * max(0, p - n) / p

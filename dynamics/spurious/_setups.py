@@ -68,10 +68,10 @@ def make_parity_task(n_samples: int, n_core: int = 6, n_spurious: int = 2, n_noi
     >>> data.x.shape, bool(np.all(np.prod(data.x[:, 6:8], axis=1) == 2 * data.b - 1))
     ((1000, 20), True)
     """
-    n = require_integer("n_samples", n_samples, 1)
-    n_core = require_integer("n_core", n_core, 1)
-    n_spurious = require_integer("n_spurious", n_spurious, 1)
-    n_noise = require_integer("n_noise", n_noise, 0)
+    n = require_integer("n_samples", n_samples, 1, 10**8)  # beyond that, memory runs out
+    n_core = require_integer("n_core", n_core, 1, 10**4)
+    n_spurious = require_integer("n_spurious", n_spurious, 1, 10**4)
+    n_noise = require_integer("n_noise", n_noise, 0, 10**6)
     rho = require_in_range("bc_rate", bc_rate, 0.0, 1.0)
     rng = rng_from(seed)
     x_core = _pm_ones(rng, (n, n_core))
@@ -131,10 +131,10 @@ def make_balancing_toy(n_samples: int, n_noise: int, split: str = "train", rho_s
     >>> toy.x.shape, int(np.sum(toy.b == 0)), bool(np.all(toy.x[:, 1] * (2 * toy.y - 1) > 0))
     ((400, 602), 80, True)
     """
-    n = require_integer("n_samples", n_samples, 2)
+    n = require_integer("n_samples", n_samples, 2, 10**8)  # beyond that, memory runs out
     if n % 2:
         raise ValueError(f"n_samples must be even (n/2 samples per class), got {n}")
-    n_noise = require_integer("n_noise", n_noise, 0)
+    n_noise = require_integer("n_noise", n_noise, 0, 10**6)
     require_choice("split", split, ("train", "val", "test"))
     rho_spurious = require_in_range("rho_spurious", rho_spurious, 0.0, 1.0)
     rho_core = require_in_range("rho_core", rho_core, 0.0, 1.0)
