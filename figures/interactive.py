@@ -103,9 +103,9 @@ class Demo:
         hint = w.HTML("<small>Drag a slider, use the arrow keys on a selected one, or click its number to type "
                       "a value.</small>")
         self.widget = w.VBox([w.HBox([self._labelled(c) for c in self.controls.values()],
-                                     layout=w.Layout(flex_flow="row wrap", gap="4px 16px")),
+                                     layout=w.Layout(flex_flow="row wrap", grid_gap="4px 16px")),
                               w.HBox([self.reset_button, self.status, hint], layout=w.Layout(align_items="center",
-                                                                                            gap="12px")),
+                                                                                            grid_gap="12px")),
                               self.image, self.message])
         self.redraw()
 
