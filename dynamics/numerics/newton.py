@@ -197,10 +197,35 @@ def _finite(v):
 def newton_maximise_kernel(functions: NewtonFunctions, x0: np.ndarray, params: np.ndarray, tol: float, max_iter: int,
                            move_tol: float) -> NewtonResult:
     """Damped Newton from ``x0`` (inside the domain), unchecked, for numba code: see
-    :func:`dynamics.numerics.newton_maximise`.
+    :func:`dynamics.numerics.newton_maximise`, which checks its input and calls this kernel.
 
-    ``functions`` comes from :func:`dynamics.numerics.newton_functions`; ``x0`` and ``params`` are float64 1-D arrays,
-    ``tol`` and ``move_tol`` floats, ``max_iter`` an integer. Returns a :class:`dynamics.numerics.NewtonResult`.
+    Parameters
+    ----------
+    functions : NewtonFunctions
+        The problem's compiled functions, from :func:`dynamics.numerics.newton_functions`.
+    x0 : numpy.ndarray
+        Float64 1-d starting point, inside the objective's domain.
+    params : numpy.ndarray
+        Float64 1-d parameters passed to every function.
+    tol : float
+        Stop when the largest gradient entry falls below this.
+    max_iter : int
+        Most Newton steps.
+    move_tol : float
+        Stop when a step moves no entry by more than this.
+
+    Returns
+    -------
+    NewtonResult
+        The last iterate and its diagnostics (see :class:`dynamics.numerics.NewtonResult`).
+
+    Examples
+    --------
+    The checked entry point runs this kernel (a runnable example is in its docstring):
+
+    >>> from dynamics.numerics import newton_maximise
+    >>> callable(newton_maximise)
+    True
     """
     objective = _objective_from_address(functions[0])
     curvature = _curvature_from_address(functions[1])

@@ -18,6 +18,7 @@ from typing import Callable, NamedTuple
 
 import numba as nb
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .ode import METHODS, solve_ode
 from .random import haar_orthogonal
@@ -41,7 +42,7 @@ class StepErrors(NamedTuple):
 
 
 @nb.njit(cache=True)
-def logistic_rhs(t, y, rates) -> np.ndarray:
+def logistic_rhs(t: float, y: np.ndarray, rates: np.ndarray) -> np.ndarray:
     """y_i' = r_i y_i (1 - y_i) with ``rates`` r.
 
     A numba right-hand side for :func:`dynamics.numerics.solve_ode` (``params=rates``); unchecked.
@@ -71,7 +72,7 @@ def logistic_rhs(t, y, rates) -> np.ndarray:
     return out
 
 
-def logistic_exact(t, y0, rates) -> np.ndarray:
+def logistic_exact(t: ArrayLike, y0: ArrayLike, rates: ArrayLike) -> np.ndarray:
     """Exact logistic modes at times ``t`` (shape (len(t), n)); y0 in (0, 1), rates finite.
 
     Parameters
@@ -102,7 +103,7 @@ def logistic_exact(t, y0, rates) -> np.ndarray:
 
 
 @nb.njit(cache=True)
-def rotated_logistic_rhs(t, y, params) -> np.ndarray:
+def rotated_logistic_rhs(t: float, y: np.ndarray, params: np.ndarray) -> np.ndarray:
     """params = [r_1..r_n, Q.ravel()] for n = len(y). Plain loops: for these sizes a BLAS call costs
     more than the product itself.
 
@@ -147,7 +148,7 @@ def rotated_logistic_rhs(t, y, params) -> np.ndarray:
     return out
 
 
-def rotated_logistic_problem(n, seed=0) -> ReferenceProblem:
+def rotated_logistic_problem(n: int, seed: int = 0) -> ReferenceProblem:
     """n logistic modes with rates in [0.5, 2], rotated by a Haar Q (right-hand side ``rotated_logistic_rhs``).
 
     Parameters
@@ -195,7 +196,7 @@ def _apply_givens(v, cos, sin, transpose):
 
 
 @nb.njit(cache=True)
-def givens_logistic_rhs(t, y, params) -> np.ndarray:
+def givens_logistic_rhs(t: float, y: np.ndarray, params: np.ndarray) -> np.ndarray:
     """params = [r_1..r_n, cos θ_1..θ_{n-1}, sin θ_1..θ_{n-1}] for n = len(y).
 
     A numba right-hand side for :func:`dynamics.numerics.solve_ode`, O(n) per call; unchecked.
@@ -233,7 +234,7 @@ def givens_logistic_rhs(t, y, params) -> np.ndarray:
     return out
 
 
-def givens_logistic_problem(n, seed=0) -> ReferenceProblem:
+def givens_logistic_problem(n: int, seed: int = 0) -> ReferenceProblem:
     """n logistic modes rotated by a chain of n - 1 Givens rotations (right-hand side ``givens_logistic_rhs``).
 
     Parameters
@@ -270,7 +271,7 @@ def givens_logistic_problem(n, seed=0) -> ReferenceProblem:
     return ReferenceProblem(q @ z0, params, exact)
 
 
-def convergence_order(step_sizes, errors) -> float:
+def convergence_order(step_sizes: ArrayLike, errors: ArrayLike) -> float:
     """Least-squares slope of log(error) against log(step): the empirical order of convergence.
 
     Parameters
@@ -297,7 +298,7 @@ def convergence_order(step_sizes, errors) -> float:
     return float(np.polyfit(np.log(h), np.log(e), 1)[0])
 
 
-def fixed_step_errors(method, step_counts) -> StepErrors:
+def fixed_step_errors(method: str, step_counts: ArrayLike) -> StepErrors:
     """Step sizes and max global error over the step points of fixed-step ``method`` on the logistic
     equation y' = y(1 - y), y(0) = 0.01, t in [0, 10], for each number of steps in ``step_counts``.
 
