@@ -45,7 +45,7 @@ def test_claim_metadata_is_complete():
         assert c.kind in registry.KINDS and c.cost in registry.COSTS, c.id
         assert c.statement.strip() and c.source.strip(), c.id
         assert c.theory in THEORIES, c.id
-        if c.kind == "crosscheck":
+        if c.kind in registry.TORCH_KINDS:
             assert "torch" in c.needs and c.takes_context, c.id
         if c.kind == "erratum":
             assert c.printed.strip() and c.corrected.strip(), c.id

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from typing import NamedTuple, Tuple
 
-KINDS = ("identity", "bound", "limit", "theorem", "erratum", "crosscheck")
+KINDS = ("identity", "bound", "limit", "theorem", "erratum", "crosscheck", "experiment")
+TORCH_KINDS = ("crosscheck", "experiment")  # claims that train torch models: they take a run context
 COSTS = ("fast", "slow")
 SUBJECTS = ("library", "source")
 COMPARISONS = ("<=", "<", ">=", ">", "erratum")
@@ -244,7 +245,7 @@ class Claim:
 
     @property
     def takes_context(self):
-        return self.stochastic or self.kind == "crosscheck"
+        return self.stochastic or self.kind in TORCH_KINDS
 
     def run_check(self, context):
         return self.check(context) if self.takes_context else self.check()

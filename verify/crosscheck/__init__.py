@@ -1,6 +1,7 @@
 """Torch cross-checks: small simulations of the theories' set-ups, compared with :mod:`dynamics`.
 
-Each cross-check is a function ``fn(ctx) -> Check`` registered with :func:`crosscheck`, which makes it a
+Each cross-check is a function ``fn(ctx) -> Check`` registered with :func:`crosscheck` (or, for a source's experiment
+in miniature, :func:`experiment`), which makes it a
 claim of kind ``crosscheck`` that needs torch. ``ctx`` (:class:`TorchContext`) carries the torch module,
 the device of the run (``python -m verify --device cpu|cuda|auto``, passed in the :class:`RunContext`,
 never through a module global), float64, seeding through the run's seed offset, and
@@ -103,8 +104,8 @@ def context(run=None):
     return TorchContext(torch, torch.device(resolve_device(run.device)), torch.float64, run)
 
 
-def crosscheck(id, source, statement, cost="slow", needs=(), stochastic=True):
-    """Register ``fn(ctx) -> Check`` as a claim of kind "crosscheck" that needs torch."""
+def crosscheck(id, source, statement, cost="slow", needs=(), stochastic=True, kind="crosscheck"):
+    """Register ``fn(ctx) -> Check`` as a claim of kind "crosscheck" (or ``kind``) that needs torch."""
 
     def register(fn):
         def check(run):
@@ -113,8 +114,17 @@ def crosscheck(id, source, statement, cost="slow", needs=(), stochastic=True):
 
         check.__qualname__ = fn.__qualname__
         check.__doc__ = fn.__doc__
-        claim(id, source, statement, "crosscheck", cost=cost, needs=("torch",) + tuple(needs),
+        claim(id, source, statement, kind, cost=cost, needs=("torch",) + tuple(needs),
               stochastic=stochastic)(check)
         return fn
 
     return register
+
+
+def experiment(id, source, statement, needs=()):
+    """Register ``fn(ctx) -> Check`` as a slow claim of kind "experiment": one of a source's experiments reproduced
+    in miniature by a torch trainer of :mod:`dynamics` run over seeds. Its check is the source's qualitative
+    statement (a sign or an ordering), held with a confidence interval over seeds and a stated effect size.
+    ``ctx.size(cpu=..., cuda=...)`` gives the reduced size that CI runs and the source's size that ``--device cuda``
+    runs."""
+    return crosscheck(id, source, statement, cost="slow", needs=needs, stochastic=True, kind="experiment")
