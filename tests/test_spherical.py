@@ -470,16 +470,15 @@ def test_random_linear_stream_is_shared_and_seeded():
 
 # ------------------------------------------------------------------ import hygiene and the optional torch module
 def test_import_is_light_and_compiles_nothing():
-    """Importing the package (on top of the numerics core, which brings numba) takes < 1 s, compiles no kernel and
-    does not import torch."""
-    code = ("import sys, time; import dynamics.numerics; t = time.perf_counter(); import dynamics.spherical as sph; "
-            "elapsed = time.perf_counter() - t; import numba; "
+    """Importing the package compiles no kernel and does not import torch (how long the import takes is measured in
+    benchmarks/import_time.py, not asserted here)."""
+    code = ("import sys; import dynamics.spherical as sph; import numba; "
             "from dynamics.spherical import _kernels; from dynamics.numerics.random import fill_normals; "
             "compiled = [f for f in (_kernels.simulate_kernel, _kernels.loss_grad, _kernels.sgd_radius_kernel, "
             "_kernels.sgd_order2_kernel, _kernels.spherical_step_kernel, fill_normals) if f.signatures]; "
-            "print('torch' in sys.modules, compiled, elapsed < 1.0)")
+            "print('torch' in sys.modules, compiled)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")[0]
-    assert out == "False [] True", out
+    assert out == "False []", out
 
 
 @pytest.mark.parametrize("module", ["torch_optim", "torch_state"])

@@ -11,12 +11,17 @@ standard error where one exists (keep probabilities) and the sample standard err
 import math
 from fractions import Fraction
 
-import mpmath
 import numpy as np
-from scipy import integrate, linalg, optimize, special, stats
 
 from dynamics import and_mask as am
-from .registry import Check, claim, planted_bug
+from .registry import Check, claim, lazy_module, planted_bug
+
+mpmath = lazy_module("mpmath")
+integrate = lazy_module("scipy.integrate")
+linalg = lazy_module("scipy.linalg")
+optimize = lazy_module("scipy.optimize")
+special = lazy_module("scipy.special")
+stats = lazy_module("scipy.stats")
 
 TAU_GRID = (0.0, 0.05, 0.1, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.9, 0.95, 1.0)
 TWO_OVER_PI = 2.0 / math.pi

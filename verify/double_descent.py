@@ -18,14 +18,16 @@ values, and say so.
 import math
 from functools import lru_cache
 
-import mpmath
 import numpy as np
-import sympy as sp
-from scipy import optimize, stats
 
 import dynamics.double_descent as dd
 from dynamics import numerics as nx
-from .registry import Check, claim, planted_bug
+from .registry import Check, claim, family_wise_t, family_wise_z, lazy_module, planted_bug
+
+mpmath = lazy_module("mpmath")
+sp = lazy_module("sympy")
+optimize = lazy_module("scipy.optimize")
+stats = lazy_module("scipy.stats")
 
 PHASE = dd.PHASE_DIAGRAM_SIZES  # Fig 4.4 configuration (n/d = 1.1, p/d = 0.7)
 FAMILY_WISE = 1e-4
@@ -33,12 +35,12 @@ FAMILY_WISE = 1e-4
 
 def _z_limit(m):
     """Two-sided Bonferroni normal quantile: m comparisons at family-wise level 1e−4."""
-    return float(stats.norm.isf(0.5 * FAMILY_WISE / m))
+    return family_wise_z(m, FAMILY_WISE)
 
 
 def _t_limit(m, dof):
     """Two-sided Bonferroni Student-t quantile with ``dof`` degrees of freedom: m comparisons at family-wise 1e−4."""
-    return float(stats.t.isf(0.5 * FAMILY_WISE / m, dof))
+    return family_wise_t(m, dof, FAMILY_WISE)
 
 
 def _rel(a, b):

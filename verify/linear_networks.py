@@ -18,14 +18,17 @@ import functools
 import math
 import warnings
 
-import mpmath
 import numpy as np
-import sympy as sp
-from scipy import integrate, optimize, stats
 
 from dynamics import linear_networks as ln
 from dynamics import numerics as nx
-from .registry import Check, claim, planted_bug
+from .registry import Check, claim, lazy_module, planted_bug
+
+mpmath = lazy_module("mpmath")
+sp = lazy_module("sympy")
+integrate = lazy_module("scipy.integrate")
+optimize = lazy_module("scipy.optimize")
+stats = lazy_module("scipy.stats")
 
 S_SMALL_TASK = np.array([3.0, 2.0, 1.0, 0.5, 0.25])
 S_RANDOM_TASK = np.array([4.0, 3.0, 2.0, 1.5, 1.0, 0.7, 0.5, 0.3])

@@ -3,14 +3,17 @@ linear algebra, Lambert W, special functions, Marchenko–Pastur quadrature. Ref
 routes: closed forms, SciPy, mpmath, LAPACK."""
 import math
 
-import mpmath
 import numba as nb
 import numpy as np
-from scipy import integrate, special, stats
 
 from dynamics import numerics as nx
 from dynamics.numerics import reference_problems as rp
-from .registry import Check, claim, planted_bug
+from .registry import Check, claim, lazy_module, planted_bug
+
+mpmath = lazy_module("mpmath")
+integrate = lazy_module("scipy.integrate")
+special = lazy_module("scipy.special")
+stats = lazy_module("scipy.stats")
 
 HNW = "Hairer et al. 1993"
 SR97 = "Shampine & Reichelt 1997"

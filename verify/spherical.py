@@ -10,12 +10,13 @@ with a Bonferroni factor, plus the order of the leading-order model's neglected 
 """
 import math
 
-import mpmath
 import numpy as np
-from scipy import stats
 
 import dynamics.spherical as sph
-from .registry import Check, claim, planted_bug
+from .registry import Check, claim, lazy_module, planted_bug
+
+mpmath = lazy_module("mpmath")
+stats = lazy_module("scipy.stats")
 
 
 

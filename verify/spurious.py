@@ -8,15 +8,16 @@ toy replay) live in :mod:`verify.crosscheck.spurious`.
 """
 import math
 
-import mpmath
 import numpy as np
-from scipy import stats
 
 from dynamics import spurious as spur
-from .registry import Check, claim, planted_bug
+from .registry import Check, claim, family_wise_z, lazy_module, planted_bug
+
+mpmath = lazy_module("mpmath")
+stats = lazy_module("scipy.stats")
 
 # Family-wise level 1e-4, two-sided, Bonferroni over m comparisons.
-z_for = lambda m: float(stats.norm.isf(0.5e-4 / m))
+z_for = family_wise_z
 
 # Monte Carlo rate ladders: sizes doubling over eight rungs, each error the root mean square of the standardised
 # deviation over independent batches (its relative noise ~ 1/sqrt(2 × batches × statistics), small enough for the

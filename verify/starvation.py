@@ -13,14 +13,17 @@ solvers' accuracy, which each statement names.
 """
 import math
 
-import mpmath
 import numpy as np
-import sympy as sp
-from scipy import integrate, optimize, special
 
 import dynamics.starvation as gs
 from dynamics.numerics import haar_orthogonal
-from .registry import Check, claim, planted_bug
+from .registry import Check, claim, lazy_module, planted_bug
+
+mpmath = lazy_module("mpmath")
+sp = lazy_module("sympy")
+integrate = lazy_module("scipy.integrate")
+optimize = lazy_module("scipy.optimize")
+special = lazy_module("scipy.special")
 
 TOY_WEIGHT_DECAY, TOY_OUTPUT_PENALTY, TOY_S2 = gs.TOY.weight_decay, gs.TOY.output_penalty, gs.TOY.s2
 # A central difference of the dual field with relative step h = 1e-7: truncation ~h² and round-off

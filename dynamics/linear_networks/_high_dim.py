@@ -26,7 +26,6 @@ from typing import Union
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import optimize
 
 from dynamics.numerics import (mp_atom, mp_edges, mp_quadrature, require_array_in_range, require_finite_product,
                                require_finite_result, require_positive, require_times)
@@ -413,6 +412,8 @@ def optimal_stopping_time(alpha: float, *, teacher_std: float = 1.0, noise_std: 
         # to that width, and the slope's sign there is rounding noise.
         t_opt = left if f_left >= 0.0 else right if f_right <= 0.0 else 0.5 * (left + right)
     else:
+        from scipy import optimize  # here, not at import: scipy.optimize takes 0.2-0.4 s to import
+
         t_opt = optimize.brentq(_error_slope, left, right, args=args, xtol=1e-14 * right,
                                 rtol=4 * np.finfo(float).eps, maxiter=200)
     return float(t_opt * tau)

@@ -5,18 +5,15 @@ and Fig 4.6), on the authors' simulation protocol. CPU: d = 100; CUDA: d = 400."
 import math
 
 import numpy as np
-from scipy import stats
 
 import dynamics.double_descent as dd
-from ..registry import Check
+from ..registry import Check, family_wise_t
 from . import crosscheck
 
 _SEEDS, _RECORDED = 12, 25
 
 
-def _t_limit(m, dof):
-    """Two-sided Bonferroni Student-t quantile: m comparisons at family-wise level 1e−4."""
-    return float(stats.t.isf(0.5e-4 / m, dof))
+_t_limit = family_wise_t  # two-sided Bonferroni Student-t quantile: m comparisons at family-wise level 1e−4
 
 
 _EARLY_LADDER = 2.0 ** -np.arange(1, 7)  # η/η_max at the first GD step

@@ -11,12 +11,11 @@ simulations are :mod:`dynamics.linear_networks.torch_training`; every random dra
 import math
 
 import numpy as np
-from scipy import stats
 
 from dynamics import linear_networks as ln
 from . import crosscheck
 from ..linear_networks import DELAY_ENVELOPE
-from ..registry import Check
+from ..registry import Check, family_wise_t
 
 SINGULAR_VALUES = np.array([4.0, 3.0, 2.0, 1.5, 1.0, 0.7, 0.5, 0.3])
 FAMILY_LEVEL = 1e-4
@@ -122,7 +121,7 @@ def torch_student_curves(ctx):
     for alpha, init_std in configs:
         # α = 1 is heavy-tailed (ε̃²/λ over the smallest eigenvalues): more instances where they are cheap.
         count = 3 * seeds if alpha == 1.0 else seeds
-        q = float(stats.t.isf(0.5 * FAMILY_LEVEL / m, count - 1))
+        q = family_wise_t(m, count - 1, FAMILY_LEVEL)
         p = int(round(alpha * n))
         label = f"α={alpha}" + (f", init_std={init_std}" if init_std else "")
         t_opt = ln.optimal_stopping_time(alpha, teacher_std=1.0, noise_std=noise_std, init_std=init_std) if alpha != 1.0 else None
