@@ -266,7 +266,7 @@ class _TraceSetup:
             A = F.singular_values[:, None] * P
             B = P.T / F.singular_values[None, :]
         else:
-            F_mat, F_inv, U = (F.matrix, F.inverse, F.U) if isinstance(F, Modulation) else (F, np.linalg.inv(F), None)
+            F_mat, F_inv, U = F.matrix, F.inverse, (F.U if isinstance(F, Modulation) else None)
             if preconditioner is not None:
                 F_mat, F_inv = F_mat @ preconditioner, np.linalg.solve(preconditioner, F_inv)
             A = F_mat @ W if U is None else U.T @ F_mat @ W
