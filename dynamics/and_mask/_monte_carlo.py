@@ -18,7 +18,8 @@ from typing import Optional, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dynamics.numerics import require_array_in_range, require_in_range, require_integer, require_same_length
+from dynamics.numerics import (format_value, require_array_in_range, require_in_range, require_integer,
+                               require_same_length)
 from dynamics.numerics.random import ZIGGURAT, seed_states
 from ._checks import MAX_SNR, require_agreement_threshold, require_n_envs
 from ._kernels import mask_parallel, mask_serial, temporal_parallel, temporal_serial
@@ -42,7 +43,7 @@ def _run_mask(means, stds, n_samples, seed):
     n = require_integer("n_samples", n_samples, 1)
     if n * means.size > MAX_ENTRIES:
         raise ValueError(f"n_samples * n_envs must be at most {MAX_ENTRIES:.0e} gradient entries, got "
-                         f"{n * means.size:.3g}")
+                         f"{format_value(n * means.size)}")
     kernel = mask_serial if n * means.size < SERIAL_BELOW else mask_parallel
     bins = kernel(means, stds, n, seed_states(seed), *ZIGGURAT)
     return MaskSimulation(int(means.size), n, bins[0].astype(np.int64), bins[1], bins[2], bins[3])
@@ -203,7 +204,7 @@ def simulate_temporal_mask(snr: float, sign_decay: float, agreement_threshold: f
     n_chains = require_integer("n_chains", n_chains, 1)
     if n_steps * n_chains > MAX_ENTRIES:
         raise ValueError(f"n_steps * n_chains must be at most {MAX_ENTRIES:.0e} gradient entries, got "
-                         f"{n_steps * n_chains:.3g}")
+                         f"{format_value(n_steps * n_chains)}")
     kernel = temporal_serial if n_steps * n_chains < SERIAL_BELOW else temporal_parallel
     sums = kernel(s, 1.0, beta, agreement_threshold, n_steps, n_chains, seed_states(seed), *ZIGGURAT) / n_chains
     m1, m2, m3, m4, keep = sums

@@ -51,11 +51,17 @@ def format_value(value: object) -> str:
     --------
     >>> format_value(np.float64(-1.0)), format_value(1e100), format_value(np.zeros((3, 4)))
     ('-1', '1e100', 'array of shape (3, 4)')
+    >>> format_value(10**300 + 12345), format_value(-123456789 * 10**20)
+    ('1.0e300', '-1.23456e28')
     """
     if isinstance(value, (bool, np.bool_)):
         return repr(bool(value))
     if isinstance(value, (numbers.Integral, np.integer)):
-        return str(int(value))
+        digits = str(abs(int(value)))
+        if len(digits) <= 16:
+            return str(int(value))
+        # a huge integer: its leading digits and exponent (a float conversion could overflow; all digits help no one)
+        return f"{'-' if value < 0 else ''}{digits[0]}.{digits[1:6].rstrip('0') or '0'}e{len(digits) - 1}"
     if isinstance(value, (numbers.Real, np.floating)):
         return f"{float(value):.6g}".replace("e+", "e")
     if isinstance(value, (list, tuple, np.ndarray)):
@@ -435,7 +441,7 @@ def require_integer(name: str, value: object, low: Optional[int] = None, high: O
             raise TypeError(f"{name} must be an integer, got {format_value(value)}")
     value = int(value)
     if (low is not None and value < low) or (high is not None and value > high):
-        raise ValueError(f"{name} must be an integer{_integer_range(low, high)}, got {value}")
+        raise ValueError(f"{name} must be an integer{_integer_range(low, high)}, got {format_value(value)}")
     return value
 
 

@@ -40,7 +40,7 @@ def optimizer_runs(n_steps: int = 100_000, dimension: int = 64, grad_norm: float
     n_steps : int, optional
         Steps per run, >= 0. Default 100000.
     dimension : int, optional
-        d >= 1, the size of the radially invariant group. Default 64.
+        d in [1, 10^7], the size of the radially invariant group. Default 64.
     grad_norm : float, optional
         G > 0. Default 1.0.
     learning_rate : float, optional
@@ -69,7 +69,7 @@ def optimizer_runs(n_steps: int = 100_000, dimension: int = 64, grad_norm: float
     >>> round(float(runs["SGD"].trajectory.effective_learning_rate[0]), 6)   # η/r₀²
     0.1
     """
-    dimension = require_integer("dimension", dimension, 1)
+    dimension = require_integer("dimension", dimension, 1, 10**7)  # float64 vectors of that size per optimizer
     r0 = require_positive("r0", r0)
     loss = RandomLinearLoss.stream(dimension, grad_norm, seed=seed)
     x0 = np.full(dimension, r0 / math.sqrt(dimension))

@@ -21,7 +21,7 @@ from typing import Any, Optional, Sequence, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dynamics.numerics import (normal_sf, require_array_in_range, require_choice, require_in_range, require_integer,
+from dynamics.numerics import (format_value, normal_sf, require_array_in_range, require_choice, require_in_range, require_integer,
                                require_positive, rng_from)
 from ._results import BalancingToyRuns, GroupCountTable, MarginGradients, SpuriousData, ToySplits
 from ._toy_training import METHODS, train_balancing_toy
@@ -333,7 +333,7 @@ def linear_two_block_fixture(n_samples: int = 400, n_features: int = 5, bc_rate:
     Parameters
     ----------
     n_samples : int
-        Samples drawn before dropping small margins (>= 2).
+        Samples drawn before dropping small margins (>= 2; n_samples · n_features <= 10^8).
     n_features : int
         d >= 1 features per block.
     bc_rate : float
@@ -352,8 +352,11 @@ def linear_two_block_fixture(n_samples: int = 400, n_features: int = 5, bc_rate:
     >>> spurious_core_gradient_ratio_asymptote(*linear_two_block_fixture(seed=0)).converged_core
     False
     """
-    n = require_integer("n_samples", n_samples, 2)
-    d = require_integer("n_features", n_features, 1)
+    n = require_integer("n_samples", n_samples, 2, 10**8)
+    d = require_integer("n_features", n_features, 1, 10**8)
+    if n * d > 10**8:  # two (n, d) float64 blocks: 1.6 GB at the limit
+        raise ValueError(f"n_samples * n_features must be at most 1e8 (two float64 blocks of that many entries), got "
+                         f"{n} * {d} = {format_value(n * d)}")
     rho = require_in_range("bc_rate", bc_rate, 0.0, 1.0, high_open=True)
     min_margin = require_positive("min_margin", min_margin, allow_zero=True)
     rng = rng_from(seed)
