@@ -31,13 +31,13 @@ def lazy_module(name):
 
     if name in sys.modules:
         return sys.modules[name]
-    spec = importlib.util.find_spec(name)
-    if spec is None:
+    found = importlib.util.find_spec(name)
+    if found is None:
         raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-    spec.loader = importlib.util.LazyLoader(spec.loader)
-    module = importlib.util.module_from_spec(spec)
+    found.loader = importlib.util.LazyLoader(found.loader)
+    module = importlib.util.module_from_spec(found)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    found.loader.exec_module(module)
     parent, _, child = name.rpartition(".")
     if parent:
         setattr(sys.modules[parent], child, module)

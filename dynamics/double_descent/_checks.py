@@ -6,7 +6,7 @@ Conventions (the theory note, ``docs/theory/double_descent.md``): teacher ``y* =
 on the others (Assumption 4.2.1). Each check returns its argument as the type the formulas use, or raises a
 ``ValueError`` (``TypeError`` for a wrong kind of object) that names the parameter.
 """
-from typing import NamedTuple
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -191,15 +191,8 @@ def require_single_modulation(F):
     if not condition <= 1e14:
         raise ValueError(f"F must be a square invertible matrix (condition number <= 1e14), got shape {F.shape} "
                          f"and a 1-norm condition number of {condition:.3g}")
-    return DenseF(F, inverse), F.shape[0]
-
-
-class DenseF(NamedTuple):
-    """F given as a plain matrix, with the inverse its check computed (the same two properties a
-    :class:`~dynamics.double_descent.Modulation` has)."""
-
-    matrix: np.ndarray
-    inverse: np.ndarray
+    # F as a plain matrix, with the inverse computed here: the two attributes a Modulation has
+    return SimpleNamespace(matrix=F, inverse=inverse), F.shape[0]
 
 
 def require_modulation(modulation) -> Modulation:
