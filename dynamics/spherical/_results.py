@@ -11,7 +11,8 @@ import numpy as np
 
 from dynamics.numerics import require_finite_result
 
-__all__ = ["AdaGradGComparison", "AdaGradGParameters", "AdamVariantsResult", "AnglesToSGD", "ClassificationData",
+__all__ = ["AdaGradGComparison", "AdaGradGParameters", "AdamVariantsResult", "AdamVariantsTraining", "AnglesToSGD",
+           "ClassificationData", "TheoremTwoHypotheses",
            "CollapseRun", "EffectiveLRBounds", "Equilibrium", "EquilibriumStatistics", "ExponentialLREquivalence",
            "GenericForm", "GeometricSchedule", "InvariantInterval", "LiAroraEquivalent", "OptimizerRun",
            "PythagoreanResult", "RadiusLaw", "RadiusSandwich", "SphericalStep", "SphericalStepBatch",
@@ -524,3 +525,77 @@ class EffectiveLearningRates(NamedTuple):
             raise ValueError(f"layer must be a name in {self.layer_names} or an index below {len(self.layer_names)}, "
                              f"got {layer!r}")
         return np.asarray(getattr(self, field))[self.layer == index]
+
+
+class AdamVariantsTraining(NamedTuple):
+    """Training curves and per-step spherical quantities of every method and seed (what
+    :func:`dynamics.spherical.torch_experiments.train_adam_variants` returns).
+
+    Arrays are indexed (method, seed, ...) in the order of ``optimizers`` and of the seeds passed.
+
+    Attributes
+    ----------
+    optimizers : tuple of str
+        The methods, a sub-sequence of ``OPTIMIZERS`` of this module.
+    eval_steps : ndarray of int, shape (n_evals,)
+        The steps after which the training loss and test accuracy were measured (0 = at initialisation).
+    train_loss : ndarray, shape (n_methods, n_seeds, n_evals)
+        Mean cross-entropy over the whole training set.
+    test_accuracy : ndarray, shape (n_methods, n_seeds, n_evals)
+        Fraction of the held-out images classified correctly.
+    layer_names : tuple of str
+        The radially invariant layers, ``("layer1", "layer2")``.
+    spherical_steps : ndarray of int, shape (n_readings,)
+        The steps k (1 = the first) whose spherical quantities were read: 1, 1 + ``spherical_every``, ...
+    effective_learning_rate : ndarray, shape (n_methods, n_seeds, n_readings, n_layers)
+        The median over the layer's rows of η_k^e at each step read, from
+        :func:`dynamics.spherical.torch_state.effective_learning_rates`.
+    max_radial_term : ndarray, shape (n_methods, n_seeds, n_readings, n_layers)
+        max over the layer's rows of |A_k⟨c_k,u_k⟩| (Theorem 2's (H1) needs A_k⟨c_k,u_k⟩ < 1; Fig B.1).
+    max_tangent_step : ndarray, shape (n_methods, n_seeds, n_readings, n_layers)
+        max over the rows of η_k^e‖c_k⊥‖ = tan of the angle the direction turns by (Fig B.2).
+    max_tan2_gradient : ndarray, shape (n_methods, n_seeds, n_readings, n_layers)
+        max over the rows of tan²θ_k = (η_k^e‖∇L(u_k)‖)², the squared tangent of the turn a step of the same
+        effective learning rate along the current gradient on the sphere would make; for SGD without momentum it is
+        (η‖∇L(u_k)‖)²/r_k⁴, the small parameter of Theorem 4 (Fig B.3).
+    """
+
+    optimizers: Tuple[str, ...]
+    eval_steps: np.ndarray
+    train_loss: np.ndarray
+    test_accuracy: np.ndarray
+    layer_names: Tuple[str, ...]
+    spherical_steps: np.ndarray
+    effective_learning_rate: np.ndarray
+    max_radial_term: np.ndarray
+    max_tangent_step: np.ndarray
+    max_tan2_gradient: np.ndarray
+
+
+class TheoremTwoHypotheses(NamedTuple):
+    """Theorem 2's quantities per method and layer over a training run (what
+    :func:`dynamics.spherical.torch_experiments.theorem2_hypotheses` returns): each the maximum over the steps from
+    ``first_step`` on, the rows of the layer and the seeds.
+
+    Attributes
+    ----------
+    optimizers : tuple of str
+        The methods.
+    layer_names : tuple of str
+        The radially invariant layers.
+    first_step : int
+        The first step included (1 = the first step).
+    max_radial_term : ndarray, shape (n_methods, n_layers)
+        max |A_k⟨c_k,u_k⟩|.
+    max_tangent_step : ndarray, shape (n_methods, n_layers)
+        max η_k^e‖c_k⊥‖.
+    max_tan2_gradient : ndarray, shape (n_methods, n_layers)
+        max tan²θ_k.
+    """
+
+    optimizers: Tuple[str, ...]
+    layer_names: Tuple[str, ...]
+    first_step: int
+    max_radial_term: np.ndarray
+    max_tangent_step: np.ndarray
+    max_tan2_gradient: np.ndarray

@@ -1,0 +1,366 @@
+"""Roburin (thesis), Figs 3.6-3.7 and B.1-B.3 in miniature: SGD-M, Adam, AdamW and the spherical Adam variants
+(AdamG, Adam w/o (a) = AdamS, Adam w/o (ab) = AdamST, Adam w/o (abc) = AdamSRT; Roburin et al. 2022, §5) trained on a
+small BatchNorm network, with the per-layer effective learning rate of every step and Theorem 2's hypotheses along the
+training.
+
+The network is :func:`dynamics.spherical.torch_experiments.bn_mlp2`, an MLP with two hidden layers without bias, each
+followed by the :class:`dynamics.spherical.torch_training.BatchNorm` of the cross-checks (ε = 0), so every row of
+both hidden layers is exactly radially invariant; the data are
+:func:`dynamics.spherical.torch_training.gaussian_classification` (Gaussian inputs, a random linear teacher, random
+labels). The thesis trains ResNets on CIFAR and SVHN; a small MLP keeps a claim's run within seconds on a CPU. As in
+the thesis's protocol (§3.5.3), each method acts on the radially invariant weights only (with ``channel_wise=True``
+for the spherical variants: one group per row); the other parameters (the readout) get the same optimizer without
+the group-specific parts (element-wise Adam for the Adam family, SGD with momentum for SGD-M) and no weight decay.
+
+The effective learning rate of each step is read by :func:`dynamics.spherical.torch_state.effective_learning_rates`
+from the optimizer's state. That helper reads SGD, Adam, AdamW and AdamS; AdamST and AdamSRT transport their first
+moment (and AdamSRT rescales its second) after the step, and AdamG renormalises the rows, so their state no longer
+holds the last step. Their step is, however, exactly an AdamS step from the state they hold before it (AdamG's with
+v summed rather than averaged over the row, i.e. learning rate and ε divided by sqrt(d), and no weight decay; the
+renormalisation that follows is radial and leaves the direction alone). The trainer therefore takes that AdamS step on
+a shadow optimizer, reads the helper there, and then lets the variant take its own step from the same point.
+
+The seeds and optimizers run in a loop, one model each: the spherical optimizers reduce over a row's weights, and
+the helper reads the rows along dim 0 of a layer's weight, so the members of a stacked ensemble would need another
+layout (the cost is a few hundred small steps per run).
+
+This module imports torch; :mod:`dynamics.spherical` does not import it.
+"""
+import math
+from typing import Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import torch
+
+from dynamics.numerics import require_choice, require_in_range, require_integer, require_positive
+from dynamics.numerics.torch_tools import on_device, seed_int, torch_generator
+from ._results import AdamVariantsTraining, TheoremTwoHypotheses
+from .torch_optim import AdamG, AdamS, AdamSRT, AdamST
+from .torch_state import effective_learning_rates
+from .torch_training import BatchNorm, gaussian_classification
+
+__all__ = ["AdamVariantsTraining", "TheoremTwoHypotheses",
+           "bn_mlp2", "train_adam_variants", "theorem2_hypotheses"]
+
+Seed = Union[int, np.random.Generator]
+Device = Union[str, torch.device]
+
+#: The methods compared, in the order of the results' first axis.
+OPTIMIZERS = ("SGD-M", "Adam", "AdamW", "AdamG", "AdamS", "AdamST", "AdamSRT")
+
+#: The learning rate of each method on the hidden layers (and on the readout), chosen once on this set-up so that
+#: every method trains within a few hundred steps (the thesis tunes each method on a grid).
+DEFAULT_LEARNING_RATES = {"SGD-M": 0.05, "Adam": 3e-3, "AdamW": 3e-3, "AdamG": 3e-2, "AdamS": 3e-3, "AdamST": 3e-3,
+                          "AdamSRT": 3e-3}
+
+_LAYERS = ("layer1", "layer2")
+_SPHERICAL = {"AdamG": AdamG, "AdamS": AdamS, "AdamST": AdamST, "AdamSRT": AdamSRT}
+
+
+def bn_mlp2(n_features: int = 16, width: int = 32, n_classes: int = 3, *, seed: Optional[Seed] = None,
+            device: Device = "cpu", dtype: torch.dtype = torch.float64) -> torch.nn.Sequential:
+    """The network of the experiment: Linear(no bias) -> BatchNorm -> ReLU -> Linear(no bias) -> BatchNorm -> ReLU
+    -> Linear, with :class:`dynamics.spherical.torch_training.BatchNorm` (ε = 0, no affine map), so that every row of
+    the two hidden layers is exactly radially invariant.
+
+    The layers get torch's default initialisation after ``torch.manual_seed`` (which reseeds torch's global
+    generator). The model maps inputs (batch, n_features), batch >= 2, to logits (batch, n_classes).
+
+    Parameters
+    ----------
+    n_features : int, optional
+        Input dimension, in [1, 4096]. Default 16.
+    width : int, optional
+        Width of both hidden layers (the number of radially invariant rows of each), in [1, 4096]. Default 32.
+    n_classes : int, optional
+        Number of outputs, in [2, 1000]. Default 3.
+    seed : None, int >= 0 or numpy.random.Generator, optional
+        Seeds torch's global generator. Default None: fresh entropy, not reproducible.
+    device : str or torch.device, optional
+        Where the parameters live. Default ``"cpu"``.
+    dtype : torch.dtype, optional
+        Floating dtype of the parameters. Default ``torch.float64``.
+
+    Returns
+    -------
+    torch.nn.Sequential
+        ``[0]`` Linear(n_features -> width, bias=False), ``[1]`` BatchNorm, ``[2]`` ReLU, ``[3]`` Linear(width ->
+        width, bias=False), ``[4]`` BatchNorm, ``[5]`` ReLU, ``[6]`` Linear(width -> n_classes).
+
+    Examples
+    --------
+    >>> model = bn_mlp2(seed=0)
+    >>> [tuple(p.shape) for p in model.parameters()]
+    [(32, 16), (32, 32), (3, 32), (3,)]
+    """
+    n_features = require_integer("n_features", n_features, 1, 4096)
+    width = require_integer("width", width, 1, 4096)
+    n_classes = require_integer("n_classes", n_classes, 2, 1000)
+    torch.manual_seed(seed_int(seed))
+    model = torch.nn.Sequential(torch.nn.Linear(n_features, width, bias=False), BatchNorm(width), torch.nn.ReLU(),
+                                torch.nn.Linear(width, width, bias=False), BatchNorm(width), torch.nn.ReLU(),
+                                torch.nn.Linear(width, n_classes))
+    return model.to(device=device, dtype=dtype)
+
+
+def _filters_and_rest(model):
+    filters = [model[0].weight, model[3].weight]
+    rest = [p for p in model.parameters() if all(p is not w for w in filters)]
+    return filters, rest
+
+
+def _optimizer(name, model, learning_rate, weight_decay, betas, eps):
+    filters, rest = _filters_and_rest(model)
+    if name == "SGD-M":
+        return torch.optim.SGD([{"params": filters, "weight_decay": weight_decay}, {"params": rest}],
+                               lr=learning_rate, momentum=0.9, foreach=False)
+    if name in ("Adam", "AdamW"):
+        cls = torch.optim.Adam if name == "Adam" else torch.optim.AdamW
+        return cls([{"params": filters, "weight_decay": weight_decay}, {"params": rest, "weight_decay": 0.0}],
+                   lr=learning_rate, betas=betas, eps=eps, foreach=False)
+    return _SPHERICAL[name]([{"params": filters, "channel_wise": True, "weight_decay": weight_decay},
+                             {"params": rest, "weight_decay": 0.0}],
+                            learning_rate=learning_rate, betas=betas, eps=eps)
+
+
+def _shadow(name, filters, optimizer, learning_rate, weight_decay, betas, eps):
+    """The AdamS whose next step equals the variant's next step on the filters (up to AdamG's radial
+    renormalisation), with its state copied from the variant's."""
+    d = [w[0].numel() for w in filters]
+    groups = []
+    for w, dim in zip(filters, d):
+        scale = math.sqrt(dim) if name == "AdamG" else 1.0  # AdamG: v sums g² over the filter, AdamS averages
+        groups.append({"params": [w], "lr": learning_rate / scale, "eps": eps / scale,
+                       "weight_decay": 0.0 if name == "AdamG" else weight_decay})
+    shadow = AdamS(groups, learning_rate=learning_rate, betas=betas, eps=eps, channel_wise=True)
+    for w, dim in zip(filters, d):
+        state = optimizer.state.get(w)
+        if state:
+            scale = dim if name == "AdamG" else 1.0
+            shadow.state[w] = {"step": state["step"], "exp_avg": state["exp_avg"].clone(),
+                               "exp_avg_sq": state["exp_avg_sq"] / scale}
+    return shadow
+
+
+def _spherical_record(rates, n_layers, grads):
+    """Per layer: the median η^e, max |A⟨c,u⟩|, max η^e‖c⊥‖ and max (η^e‖∇L(u)‖)² of one step."""
+    out = np.empty((4, n_layers))
+    a_cu = np.abs(1.0 - rates.A / rates.effective_learning_rate)  # η^e = A/(1 − A⟨c,u⟩)
+    tangent = np.tan(rates.angle)
+    for layer in range(n_layers):
+        mask = rates.layer == layer
+        eta_e = rates.effective_learning_rate[mask]
+        sphere_grad = rates.radius[mask] * grads[layer]  # ∇L(u) = r∇L(x) (Lemma 1)
+        out[:, layer] = (np.median(eta_e), a_cu[mask].max(), tangent[mask].max(), ((eta_e * sphere_grad) ** 2).max())
+    return out
+
+
+def _train_one(name, seed, data, test, n_classes, n_steps, batch_size, eval_every, spherical_every, width,
+               learning_rate, weight_decay, betas, eps, device, dtype):
+    model = bn_mlp2(data.inputs.shape[1], width, n_classes, seed=seed, device=device, dtype=dtype)
+    filters, _ = _filters_and_rest(model)
+    optimizer = _optimizer(name, model, learning_rate, weight_decay, betas, eps)
+    layers = dict(zip(_LAYERS, (model[0], model[3])))
+    gen = torch_generator(seed)
+    n_train = data.inputs.shape[0]
+    records = np.empty((len(range(0, n_steps, spherical_every)), 4, len(_LAYERS)))
+    losses, accuracies = [], []
+
+    def evaluate():
+        with torch.no_grad():
+            losses.append(float(torch.nn.functional.cross_entropy(model(data.inputs), data.labels)))
+            accuracies.append(float((model(test.inputs).argmax(dim=1) == test.labels).to(dtype).mean()))
+
+    evaluate()
+    for k in range(n_steps):
+        idx = torch.randint(0, n_train, (batch_size,), generator=gen).to(device)
+        optimizer.zero_grad()
+        torch.nn.functional.cross_entropy(model(data.inputs[idx]), data.labels[idx]).backward()
+        if k % spherical_every:
+            optimizer.step()
+        elif name in _SPHERICAL and name != "AdamS":
+            before = [w.detach().clone() for w in filters]
+            shadow = _shadow(name, filters, optimizer, learning_rate, weight_decay, betas, eps)
+            shadow.step()
+            rates = effective_learning_rates(shadow, layers)
+            with torch.no_grad():
+                for w, x in zip(filters, before):
+                    w.copy_(x)
+            optimizer.step()
+        else:
+            optimizer.step()
+            rates = effective_learning_rates(optimizer, layers)
+        if k % spherical_every == 0:
+            grads = [w.grad.detach().reshape(w.shape[0], -1).norm(dim=1).cpu().numpy() for w in filters]
+            records[k // spherical_every] = _spherical_record(rates, len(_LAYERS), grads)
+        if (k + 1) % eval_every == 0 or k + 1 == n_steps:
+            evaluate()
+    return np.array(losses), np.array(accuracies), records
+
+
+@on_device
+def _train(*, device, optimizers, seeds, n_steps, batch_size, eval_every, spherical_every, n_train, n_test,
+           n_features, n_classes, label_noise, width, learning_rates, weight_decay, betas, eps, dtype):
+    losses, accuracies, records = [], [], []
+    for seed in seeds:
+        both = gaussian_classification(n_train + n_test, n_features, n_classes, label_noise, seed=seed, device=device,
+                                       dtype=dtype)
+        data = type(both)(both.inputs[:n_train], both.labels[:n_train])
+        test = type(both)(both.inputs[n_train:], both.labels[n_train:])
+        for name in optimizers:
+            out = _train_one(name, seed, data, test, n_classes, n_steps, batch_size, eval_every, spherical_every, width,
+                             learning_rates[name], weight_decay, betas, eps, device, dtype)
+            losses.append(out[0]), accuracies.append(out[1]), records.append(out[2])
+    shape = (len(seeds), len(optimizers))
+    swap = lambda values: np.swapaxes(np.array(values).reshape(shape + np.shape(values[0])), 0, 1)  # noqa: E731
+    losses, accuracies, records = swap(losses), swap(accuracies), swap(records)
+    eval_steps = np.unique(np.r_[0, np.arange(eval_every, n_steps + 1, eval_every), n_steps])
+    spherical_steps = np.arange(1, n_steps + 1, spherical_every)
+    return AdamVariantsTraining(tuple(optimizers), eval_steps, losses, accuracies, _LAYERS, spherical_steps,
+                                *(records[:, :, :, i] for i in range(4)))
+
+
+def train_adam_variants(optimizers: Sequence[str] = OPTIMIZERS, seeds: Sequence[Seed] = (0, 1, 2),
+                        n_steps: int = 300, batch_size: int = 32, eval_every: int = 25, spherical_every: int = 1,
+                        n_train: int = 512,
+                        n_test: int = 1024, n_features: int = 16, n_classes: int = 3, label_noise: float = 0.2,
+                        width: int = 32, learning_rates: Optional[Mapping[str, float]] = None,
+                        weight_decay: float = 5e-4,
+                        betas: Tuple[float, float] = (0.9, 0.99), eps: float = 1e-8, *, device: Device = "cpu",
+                        dtype: torch.dtype = torch.float64) -> AdamVariantsTraining:
+    """Train the BatchNorm MLP with each method and seed; record the training loss, the test accuracy, the per-layer
+    effective learning rate and Theorem 2's hypotheses (Roburin (thesis), Figs 3.6-3.7, B.1-B.3, in miniature).
+
+    Each seed draws its own data (``n_train + n_test`` points of
+    :func:`dynamics.spherical.torch_training.gaussian_classification`, split in two), initial network
+    (:func:`dynamics.spherical.torch_experiments.bn_mlp2` with ``width`` hidden units) and mini-batch sequence (drawn
+    uniformly with replacement), shared by all methods. The methods act on the two hidden layers' weights with
+    ``weight_decay`` λ (coupled L2 for SGD-M, Adam, AdamS, AdamST and AdamSRT; decoupled for AdamW; none for AdamG,
+    which keeps the rows on the unit sphere); the readout gets the method's optimizer without weight decay (SGD with
+    momentum 0.9 for SGD-M; Adam for the whole Adam family). Floats run in ``dtype``; the results are float64. The
+    loss and accuracy are those of the network in training mode (BatchNorm with the batch statistics of the evaluated
+    set: this BatchNorm keeps no running statistics).
+
+    Parameters
+    ----------
+    optimizers : sequence of str, optional
+        Methods among ``OPTIMIZERS`` of this module ("SGD-M", "Adam", "AdamW", "AdamG",
+        "AdamS", "AdamST", "AdamSRT"), without repeats. Default: all seven.
+    seeds : sequence of (int >= 0 or numpy.random.Generator), optional
+        One run per seed (1 to 64 seeds). Default (0, 1, 2).
+    n_steps : int, optional
+        Steps per run, in [1, 100000]. Default 300.
+    batch_size : int, optional
+        Images per mini-batch, in [2, 4096]. Default 32.
+    eval_every : int, optional
+        Steps between two evaluations, in [1, 100000] (the last step is always evaluated). Default 25.
+    spherical_every : int, optional
+        Steps between two readings of the effective learning rates, in [1, 100000] (each reading costs about
+        as much as a step). Default 1: every step.
+    n_train, n_test : int, optional
+        Training and test images, each in [2, 100000]. Default 512 each.
+    n_features : int, optional
+        Input dimension, in [1, 4096]. Default 16.
+    n_classes : int, optional
+        Number of classes, in [2, 1000]. Default 3.
+    label_noise : float, optional
+        Probability in [0, 1] that a label (training or test) is redrawn uniformly. Default 0.2.
+    width : int, optional
+        Width of both hidden layers, in [1, 4096]. Default 32.
+    learning_rates : mapping of str to float, optional
+        Learning rate per method (> 0); missing methods take ``DEFAULT_LEARNING_RATES`` of this module: 0.05 for
+        SGD-M, 3e-2 for AdamG (whose second moment sums over a row), 3e-3 for the others. Default None.
+    weight_decay : float, optional
+        λ in [0, 1) on the hidden layers' weights. Default 5e-4.
+    betas : (float, float), optional
+        (β₁, β₂) of the Adam family, each in [0, 1). Default (0.9, 0.99).
+    eps : float, optional
+        ε in [0, 1) of the Adam family. Default 1e-8.
+    device : str or torch.device, optional
+        Where to compute. Default ``"cpu"``.
+    dtype : torch.dtype, optional
+        ``torch.float64`` (default) or ``torch.float32``.
+
+    Returns
+    -------
+    AdamVariantsTraining
+        The curves (method, seed, evaluation) and the per-step spherical quantities (method, seed, step, layer).
+
+    Examples
+    --------
+    >>> run = train_adam_variants(("SGD-M", "AdamSRT"), seeds=(0,), n_steps=4, eval_every=2, n_train=64,
+    ...                           n_test=64, width=4)
+    >>> run.eval_steps.tolist(), run.train_loss.shape, run.effective_learning_rate.shape
+    ([0, 2, 4], (2, 1, 3), (2, 1, 4, 2))
+    >>> bool((run.max_radial_term < 1).all())
+    True
+    """
+    optimizers = tuple(optimizers)
+    if not optimizers:
+        raise ValueError("optimizers must name at least one method, got an empty sequence")
+    for name in optimizers:
+        require_choice("optimizers entry", name, OPTIMIZERS)
+    if len(set(optimizers)) != len(optimizers):
+        raise ValueError(f"optimizers must not repeat a method, got {optimizers}")
+    seeds = tuple(seeds)
+    require_integer("number of seeds", len(seeds), 1, 64)
+    seeds = tuple(seed_int(seed) for seed in seeds)
+    n_steps = require_integer("n_steps", n_steps, 1, 100_000)
+    batch_size = require_integer("batch_size", batch_size, 2, 4096)
+    eval_every = require_integer("eval_every", eval_every, 1, 100_000)
+    spherical_every = require_integer("spherical_every", spherical_every, 1, 100_000)
+    n_train = require_integer("n_train", n_train, 2, 100_000)
+    n_test = require_integer("n_test", n_test, 2, 100_000)
+    n_features = require_integer("n_features", n_features, 1, 4096)
+    n_classes = require_integer("n_classes", n_classes, 2, 1000)
+    label_noise = require_in_range("label_noise", label_noise, 0.0, 1.0)
+    width = require_integer("width", width, 1, 4096)
+    rates = dict(DEFAULT_LEARNING_RATES)
+    for name, value in dict(learning_rates or {}).items():
+        require_choice("learning_rates key", name, OPTIMIZERS)
+        rates[name] = require_positive(f"learning_rates[{name!r}]", value)
+    weight_decay = require_in_range("weight_decay", weight_decay, 0.0, 1.0, high_open=True)
+    betas = tuple(betas)
+    if len(betas) != 2:
+        raise ValueError(f"betas must be two numbers (β₁, β₂), got {betas!r}")
+    betas = tuple(require_in_range(f"betas[{i}]", b, 0.0, 1.0, high_open=True) for i, b in enumerate(betas))
+    eps = require_in_range("eps", eps, 0.0, 1.0, high_open=True)
+    if dtype not in (torch.float32, torch.float64):
+        raise ValueError(f"dtype must be torch.float32 or torch.float64, got {dtype}")
+    return _train(device=device, optimizers=optimizers, seeds=seeds, n_steps=n_steps, batch_size=batch_size,
+                  eval_every=eval_every, spherical_every=spherical_every, n_train=n_train, n_test=n_test,
+                  n_features=n_features, n_classes=n_classes, label_noise=label_noise, width=width,
+                  learning_rates=rates, weight_decay=weight_decay, betas=betas, eps=eps, dtype=dtype)
+
+
+def theorem2_hypotheses(training: AdamVariantsTraining, first_step: int = 1) -> TheoremTwoHypotheses:
+    """The worst values of Theorem 2's quantities per method and layer over a run of
+    :func:`dynamics.spherical.torch_experiments.train_adam_variants` (Roburin (thesis), Figs B.1-B.3).
+
+    Parameters
+    ----------
+    training : AdamVariantsTraining
+        A run's result.
+    first_step : int, optional
+        The first step included (1 = the first step), in [1, the last step read] (the first steps of Adam-type
+        methods, whose second moment holds few gradients, can be left out). Default 1.
+
+    Returns
+    -------
+    TheoremTwoHypotheses
+        max over steps >= ``first_step``, rows and seeds of |A⟨c,u⟩|, η^e‖c⊥‖ and tan²θ, per method and layer.
+
+    Examples
+    --------
+    >>> run = train_adam_variants(("SGD-M",), seeds=(0,), n_steps=3, eval_every=3, n_train=64, n_test=64, width=4)
+    >>> worst = theorem2_hypotheses(run)
+    >>> worst.max_radial_term.shape, bool(worst.max_tangent_step.max() < 1)
+    ((1, 2), True)
+    """
+    if not isinstance(training, AdamVariantsTraining):
+        raise TypeError(f"training must be an AdamVariantsTraining, got {type(training).__name__}")
+    first_step = require_integer("first_step", first_step, 1, int(training.spherical_steps[-1]))
+    keep = training.spherical_steps >= first_step
+    worst = [getattr(training, field)[:, :, keep].max(axis=(1, 2))
+             for field in ("max_radial_term", "max_tangent_step", "max_tan2_gradient")]
+    return TheoremTwoHypotheses(training.optimizers, training.layer_names, first_step, *worst)
