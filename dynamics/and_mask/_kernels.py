@@ -208,7 +208,9 @@ def two_valley_descent_kernel(starts, method, learning_rate, n_steps, record_eve
 def two_valley_terms_many(points):
     out = np.empty((points.shape[0], 6))
     for i in range(points.shape[0]):
-        out[i] = two_valley_terms(points[i, 0], points[i, 1])
+        terms = two_valley_terms(points[i, 0], points[i, 1])
+        for j in range(6):  # element by element: a row assignment compiles numba's shape-error formatting
+            out[i, j] = terms[j]
     return out
 
 

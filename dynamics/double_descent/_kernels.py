@@ -124,8 +124,9 @@ def trace_kernel(K, N2, C, M, G_diag, noise_var):
         first = block * TRACE_BLOCK
         size = min(TRACE_BLOCK, n_steps - first)
         Kb = np.zeros((TRACE_BLOCK, d))  # padded with zero rows: the quadratic forms of padding are 0
-        for b in range(size):
-            Kb[b] = K[first + b]
+        for b in range(size):  # element by element: a row assignment compiles numba's shape-error formatting
+            for i in range(d):
+                Kb[b, i] = K[first + b, i]
         for g in range(n_groups):
             quad = np.zeros(TRACE_BLOCK)
             for i in range(d):
@@ -169,7 +170,8 @@ def scheduled_filter_kernel(s, eta, ridge, schedule, record):
         for j in range(s.shape[0]):
             f[j] = (1.0 - eta * ((1.0 + a) * s[j] + ridge)) * f[j] + eta
         while r < record.shape[0] and record[r] == step:
-            out[r] = f
+            for j in range(s.shape[0]):  # element by element: a row assignment compiles numba's error formatting
+                out[r, j] = f[j]
             r += 1
     return out
 

@@ -112,9 +112,12 @@ def two_layer_rhs(t, y, params):
     W21 = y[:n2 * n1].reshape((n2, n1))
     W32 = y[n2 * n1:].reshape((n3, n2))
     err = sigma31 - W32 @ (W21 @ sigma11)
+    g21, g32 = (W32.T @ err).ravel(), (err @ W21.T).ravel()
     out = np.empty(y.shape[0])
-    out[:n2 * n1] = (W32.T @ err).ravel() / tau
-    out[n2 * n1:] = (err @ W21.T).ravel() / tau
+    for i in range(g21.shape[0]):  # element by element: slice assignments compile numba's error formatting
+        out[i] = g21[i] / tau
+    for i in range(g32.shape[0]):
+        out[g21.shape[0] + i] = g32[i] / tau
     return out
 
 
@@ -124,14 +127,24 @@ def two_layer_gd(W21, W32, sigma31, sigma11, eta, n_steps, every):
     n_records = n_steps // every + 1
     out21 = np.empty((n_records,) + W21.shape)
     out32 = np.empty((n_records,) + W32.shape)
-    out21[0], out32[0] = W21, W32
+    _record(out21, 0, W21)
+    _record(out32, 0, W32)
     for k in range(1, n_steps + 1):
         err = sigma31 - W32 @ (W21 @ sigma11)
         # Simultaneous update: both gradients use the weights of step k − 1 (2.2.3–4).
         W21, W32 = W21 + eta * (W32.T @ err), W32 + eta * (err @ W21.T)
         if k % every == 0:
-            out21[k // every], out32[k // every] = W21, W32
+            _record(out21, k // every, W21)
+            _record(out32, k // every, W32)
     return out21, out32
+
+
+@nb.njit(cache=True)
+def _record(out, k, W):
+    """out[k] = W element by element (a slice assignment compiles numba's shape-error formatting, seconds cold)."""
+    for i in range(W.shape[0]):
+        for j in range(W.shape[1]):
+            out[k, i, j] = W[i, j]
 
 
 @nb.njit(cache=True)

@@ -501,7 +501,7 @@ def integrate_into(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, s
             k += 1
     else:
         ts[0] = t0
-        ys[0, :] = y0
+        _copy_into(y0, ys, 0)
         k = 1
 
     f = rhs(t0, y, params)
@@ -597,8 +597,9 @@ def integrate_into(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, s
             if k == ts.shape[0]:
                 ts2 = np.empty(2 * k)
                 ys2 = np.empty((2 * k, n))
-                ts2[:k] = ts
-                ys2[:k] = ys
+                for j in range(k):  # element by element: slice assignments compile numba's shape-error formatting
+                    ts2[j] = ts[j]
+                    _copy_into(ys[j], ys2, j)
                 ts, ys = ts2, ys2
             ts[k] = t_new
             _copy_into(y_new, ys, k)

@@ -27,7 +27,7 @@ import numba as nb
 import numpy as np
 
 from . import _tableaux as tab
-from ._explicit_rk import MAX_STEPS, NON_FINITE, STEP_TOO_SMALL, SUCCESS
+from ._explicit_rk import MAX_STEPS, NON_FINITE, STEP_TOO_SMALL, SUCCESS, _copy_into
 from ._function_address import jac_from_address, rhs_from_address
 from .linalg import _lu_factor as lu_factor, _lu_solve as lu_solve
 
@@ -165,11 +165,11 @@ def integrate_rosenbrock(rhs: Callable[[float, np.ndarray, np.ndarray], np.ndarr
     if dense:
         while k < m and t_eval[k] <= t0:
             ts[k] = t_eval[k]
-            ys[k] = y
+            _copy_into(y, ys, k)
             k += 1
     else:
         ts[0] = t0
-        ys[0] = y
+        _copy_into(y, ys, 0)
         k = 1
     f0 = rhs(t0, y, params)
     nfev = 1
@@ -256,22 +256,23 @@ def integrate_rosenbrock(rhs: Callable[[float, np.ndarray, np.ndarray], np.ndarr
             while k < m and t_eval[k] <= t_new:
                 s = (t_eval[k] - t) / h if h > 0.0 else 1.0
                 if s >= 1.0:
-                    ys[k] = y_new
+                    _copy_into(y_new, ys, k)
                 else:
                     a = s * (1.0 - s) / (1.0 - 2.0 * _D)
                     b = s * (s - 2.0 * _D) / (1.0 - 2.0 * _D)
-                    ys[k] = _clip(y + h * (a * k1 + b * k2), lower, upper)
+                    _copy_into(_clip(y + h * (a * k1 + b * k2), lower, upper), ys, k)
                 ts[k] = t_eval[k]
                 k += 1
         else:
             if k == ts.shape[0]:
                 ts2 = np.empty(2 * k)
                 ys2 = np.empty((2 * k, n))
-                ts2[:k] = ts
-                ys2[:k] = ys
+                for j in range(k):  # element by element: slice assignments compile numba's error formatting
+                    ts2[j] = ts[j]
+                    _copy_into(ys[j], ys2, j)
                 ts, ys = ts2, ys2
             ts[k] = t_new
-            ys[k] = y_new
+            _copy_into(y_new, ys, k)
             k += 1
         t = t_new
         y = y_new.copy()
