@@ -1,10 +1,15 @@
 """Figures of the AND-mask theory (Parascandolo et al. 2021; see the theory note, docs/theory/and_mask.md): the
 Figure 1 landscapes with GD and AND-masked GD paths, the
 Figure 3 arithmetic vs geometric mean ellipses, Figure 4 (masked vs unmasked gradient magnitude against the number of
-environments, theory and Monte Carlo), a keep-probability map over (d, SNR) with the threshold s*(τ), and the
-logistic shortcut task (AND-mask vs averaging). Everything plotted is computed by :mod:`dynamics.and_mask`."""
+environments, theory and Monte Carlo), a keep-probability map over (d, SNR) with the threshold s*(τ), the
+logistic shortcut task (AND-mask vs averaging), and four of the paper's experiments in miniature, trained by
+:mod:`dynamics.and_mask.torch_experiments` (imported inside the figure functions): the memorisation task (Fig 6 and
+Fig 14), the learning signals at initialisation (Fig 7), random labels and label noise (Figs 8, 9 and 16 in
+spirit) and the number of environments averaging needs (Fig 15 in spirit). Everything else plotted is computed by
+:mod:`dynamics.and_mask`."""
 import math
 
+import matplotlib
 import numpy as np
 from matplotlib.colors import Normalize
 from scipy import optimize
@@ -176,4 +181,164 @@ def shortcut_task(taus=(0.0, 0.5, 0.8, 1.0), n_seeds=5, learning_rate=0.5, n_ste
     axes[1].lines[-1].set_label(None)
     axes[0].axhline(sweep.bayes_accuracy, color="k", ls="--", lw=1.0, label=r"Bayes accuracy $\Phi(a)$")
     fig.legend(loc="outside lower center", ncol=2, fontsize=8)
+    return fig
+
+
+def _setting_label(tau, l1, l2):
+    if tau == 0:
+        return "average" + (f"\n+ L1 {l1:g}" if l1 else "") + (f"\n+ L2 {l2:g}" if l2 else "")
+    return f"AND\nτ = {tau:g}" + (f"\n+ L1 {l1:g}" if l1 else "") + (f"\n+ L2 {l2:g}" if l2 else "")
+
+
+@figure("and_mask.spiral_memorisation", f"{P} Fig 6 and Fig 14 (reduced)",
+        "The synthetic memorisation task in miniature: two interleaved spirals (0.75 turns; the paper's code uses 3) "
+        "carry the label in every environment, an 8-dimensional shortcut signature ±x_s(e) separates each of 16 "
+        "training environments (64 examples each; the paper: 32 × 1280) perfectly; the o.o.d. test set (1000 "
+        "examples) draws the shortcut per example. MLP 2 × 32 LeakyReLU (the paper: 3-5 × 256-512), full batch per "
+        "environment, Adam lr 1e-2 (×0.1 at ¾), 400 steps. Left: final accuracy on the training environments and "
+        "o.o.d. per setting (mean ± sd over 3 seeds, dots: seeds): plain averaging, averaging + L1 (1e-4) or L2 "
+        "(1e-3), the AND-mask with inverse-sparsity rescaling at τ = 0.5, 0.8 and 1. Right: learning curves of "
+        "averaging and the AND-mask at τ = 1 (seed "
+        "mean; solid: training, dashed: o.o.d.). Dotted: chance.",
+        quick=dict(n_seeds=1, n_steps=40, settings=((0.0, 0.0, 0.0), (1.0, 0.0, 0.0))))
+def spiral_memorisation(settings=None, n_seeds=3, n_steps=400, seed=6):
+    from dynamics.and_mask.torch_experiments import SPIRAL_SETTINGS, train_spiral_memorisation
+
+    settings = SPIRAL_SETTINGS if settings is None else settings
+    run = train_spiral_memorisation(settings, n_seeds=n_seeds, n_steps=n_steps, seed=seed, device="cpu")
+    fig, axes = new_figure(1, 2, width=10.5, height=3.9, gridspec_kw=dict(width_ratios=(1.6, 1.0)))
+    k = len(run.agreement_thresholds)
+    positions = np.arange(k)
+    for offset, values, color, name in ((-0.18, run.train_accuracy[..., -1], COLORS[0], "training environments"),
+                                        (0.18, run.test_accuracy[..., -1], COLORS[1], "o.o.d. test")):
+        axes[0].bar(positions + offset, values.mean(axis=1), yerr=values.std(axis=1), width=0.36, color=color,
+                    capsize=2, label=name)
+        for j in range(values.shape[1]):
+            axes[0].plot(positions + offset, values[:, j], "o", ms=2.5, color="k", alpha=0.6)
+    axes[0].axhline(0.5, color="0.3", ls=":", lw=1.0)
+    labels = [_setting_label(*row) for row in zip(run.agreement_thresholds, run.l1_penalties, run.l2_penalties)]
+    axes[0].set(xticks=positions, ylim=(0.0, 1.05), ylabel="accuracy (fraction correct)",
+                title=f"final accuracy ({len(run.seeds)} seeds)")
+    axes[0].set_xticklabels(labels, fontsize=7)
+    axes[0].legend(loc="lower left", fontsize=7, frameon=True, framealpha=0.9)
+    plain = int(np.flatnonzero((run.agreement_thresholds == 0) & (run.l1_penalties == 0) & (run.l2_penalties == 0))[0])
+    masked = int(np.argmax(run.agreement_thresholds))
+    for index, color, name in ((plain, COLORS[0], "average"), (masked, COLORS[1],
+                                                               f"AND τ = {run.agreement_thresholds[masked]:g}")):
+        axes[1].plot(run.steps, run.train_accuracy[index].mean(axis=0), color=color, label=f"{name}: training")
+        axes[1].plot(run.steps, run.test_accuracy[index].mean(axis=0), color=color, ls="--", label=f"{name}: o.o.d.")
+    axes[1].axhline(0.5, color="0.3", ls=":", lw=1.0)
+    axes[1].set(xlabel="Adam step", ylabel="accuracy (fraction correct)", ylim=(0.3, 1.02), title="learning curves")
+    axes[1].legend(loc="lower right", fontsize=7, frameon=True, framealpha=0.9)
+    return fig
+
+
+@figure("and_mask.learning_signals", f"{P} Fig 7 (reduced)",
+        "Dissecting the learning signals at initialisation (no training): a LeakyReLU MLP 3 × 64 (the paper: 3 × 256) "
+        "on the memorisation task (16 environments × 256 examples, the paper: batches of 1024; 3-turn spirals, 8 "
+        "shortcut dimensions), 40 weight seeds, each with its own data. Per seed and threshold τ: the Pearson "
+        "correlation, over the components the mask keeps, of the average gradient with the mechanism gradient "
+        "(solid; shortcut redrawn per example) and with the memorisation gradient (dashed; spirals replaced by an "
+        "independent draw), both minus the gradient on label-free inputs (definitions in the theory note). Left: "
+        "XOR-mask (keeps components on which the environments disagree); middle: AND-mask; lines: mean over seeds, "
+        "bands: ± one standard error (seeds with fewer than 3 kept components are left out). Right: fraction of the "
+        "parameters each mask keeps.",
+        quick=dict(n_seeds=4, n_samples_per_env=64))
+def learning_signals(n_seeds=40, n_samples_per_env=256, seed=7):
+    from dynamics.and_mask.torch_experiments import learning_signals_at_init
+
+    run = learning_signals_at_init(np.arange(9) / 8, n_seeds=n_seeds, n_samples_per_env=n_samples_per_env, seed=seed,
+                                   device="cpu")
+    fig, axes = new_figure(1, 3, width=11.0, height=3.7)
+    taus = run.agreement_thresholds
+
+    def band(ax, values, color, style, label):
+        valid = ~np.isnan(values)
+        count = valid.sum(axis=0)
+        filled = np.where(valid, values, 0.0)
+        mean = np.where(count > 0, filled.sum(axis=0) / np.maximum(count, 1), np.nan)
+        spread = np.where(valid, values - mean, 0.0)
+        se = np.where(count > 1, np.sqrt((spread ** 2).sum(axis=0) / np.maximum(count - 1, 1) / np.maximum(count, 1)),
+                      np.nan)
+        ax.plot(taus, mean, style, color=color, label=label, marker="o", ms=3)
+        ax.fill_between(taus, mean - se, mean + se, color=color, alpha=0.2, lw=0)
+
+    for ax, mech, mem, name in ((axes[0], run.xor_mechanism, run.xor_memorisation, "XOR-mask"),
+                                (axes[1], run.and_mechanism, run.and_memorisation, "AND-mask")):
+        band(ax, mech, COLORS[2], "-", "with the mechanism gradient")
+        band(ax, mem, COLORS[3], "--", "with the memorisation gradient")
+        ax.axhline(0.0, color="0.3", lw=0.8, ls=":")
+        ax.set(xlabel="agreement threshold τ", ylabel="correlation over kept components", ylim=(-0.2, 1.0),
+               title=f"{name} ({len(mech)} seeds)")
+        ax.legend(loc="upper left", fontsize=7)
+    for values, color, name in ((run.xor_kept_fraction, COLORS[4], "XOR-mask"),
+                                (run.and_kept_fraction, COLORS[0], "AND-mask")):
+        axes[2].semilogy(taus, values.mean(axis=0), "o-", ms=3, color=color, label=name)
+    axes[2].set(xlabel="agreement threshold τ", ylabel="fraction of parameters kept", title="mask density")
+    axes[2].legend(loc="lower left", fontsize=7)
+    return fig
+
+
+@figure("and_mask.noisy_labels", f"{P} Figs 8, 9 and 16 in spirit (a generated tabular task instead of CIFAR-10)",
+        "Random labels and label noise with each example its own environment: 256 Gaussian inputs in 16 dimensions "
+        "labelled by a random linear teacher, an MLP 2 × 64 LeakyReLU, minibatches of 32 examples = 32 environments "
+        "per step (the paper: FastResNet on CIFAR-10, batches of 80), the AND-mask at τ with inverse-sparsity "
+        "rescaling (τ = 0: plain averaging), Adam lr 5e-3 (×0.1 at ¾), 600 steps; curves: mean over 2 seeds. Left: "
+        "training accuracy with all labels shuffled (random labels): averaging memorises them, the AND-mask at "
+        "τ ≥ 0.4 hinders memorisation. Middle: with 25% of the labels shuffled, accuracy on the mislabelled "
+        "training examples against their wrong labels: averaging memorises them, the AND-mask at τ = 0.6 stays "
+        "below chance (it predicts the true class). Right: accuracy on clean test data in the same run. Dotted: "
+        "chance.", quick=dict(taus=(0.0, 0.6), n_seeds=1, n_steps=60))
+def noisy_labels(taus=(0.0, 0.2, 0.4, 0.6, 0.8), n_seeds=2, n_steps=600, seed=8):
+    from dynamics.and_mask.torch_experiments import train_noisy_labels
+
+    random_labels = train_noisy_labels(taus, 1.0, n_seeds=n_seeds, n_steps=n_steps, record_every=max(n_steps // 30, 1),
+                                       seed=seed, device="cpu")
+    label_noise = train_noisy_labels(taus, 0.25, n_seeds=n_seeds, n_steps=n_steps, record_every=max(n_steps // 30, 1),
+                                     seed=seed + 1, device="cpu")
+    fig, axes = new_figure(1, 3, width=11.0, height=3.8)
+    colors = matplotlib.colormaps[SEQUENTIAL](np.linspace(0.0, 0.85, len(taus)))
+    panels = ((axes[0], random_labels, random_labels.train_accuracy, "random labels: training accuracy"),
+              (axes[1], label_noise, label_noise.mislabelled_accuracy, "25% shuffled: mislabelled examples"),
+              (axes[2], label_noise, label_noise.test_accuracy, "25% shuffled: clean test data"))
+    for ax, run, values, title in panels:
+        for i, tau in enumerate(run.agreement_thresholds):
+            ax.plot(run.steps, values[i].mean(axis=0), color=colors[i],
+                    label="averaging (τ = 0)" if tau == 0 else f"AND τ = {tau:g}")
+        ax.axhline(0.5, color="0.3", ls=":", lw=1.0)
+        ax.set(xlabel="Adam step", ylabel="accuracy (fraction correct)", ylim=(0.0, 1.03), title=title)
+    axes[1].set_ylabel("accuracy against the wrong labels")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=len(taus), fontsize=8)
+    return fig
+
+
+@figure("and_mask.environments_needed", f"{P} Fig 15 in spirit (reduced)",
+        "How many environments plain averaging needs before it learns the mechanism: the memorisation task in "
+        "miniature (0.75-turn spirals, 8 shortcut dimensions, MLP 2 × 32 LeakyReLU, Adam lr 1e-2, 400 full-batch "
+        "steps, no mask) with 1024 training examples in all, split evenly over d environments, each with its own "
+        "shortcut signature. Accuracy on the training environments and on the o.o.d. test set (1000 examples, "
+        "shortcut drawn per example) against d; lines: mean over 3 seeds, dots: seeds. With few environments the "
+        "network memorises the signatures (o.o.d. near chance); between d = 16 and d = 128 it switches to the spirals. "
+        "The paper "
+        "(32 shortcut dimensions, larger networks, 1280 examples per environment) sees the switch at 1024 "
+        "environments. Dotted: chance.",
+        quick=dict(n_envs=(4, 64), n_seeds=1, n_steps=40))
+def environments_needed(n_envs=(4, 8, 16, 32, 64, 128, 256), n_seeds=3, n_steps=400, seed=9):
+    from dynamics.and_mask.torch_experiments import train_environment_sweep
+
+    sweep = train_environment_sweep(n_envs, n_seeds=n_seeds, n_steps=n_steps, seed=seed, device="cpu")
+    fig, ax = new_figure(1, 1, width=5.6, height=3.9)
+    for values, color, name in ((sweep.train_accuracy, COLORS[0], "training environments"),
+                                (sweep.test_accuracy, COLORS[1], "o.o.d. test")):
+        ax.plot(sweep.n_envs, values.mean(axis=1), "o-", color=color, label=name)
+        for j in range(values.shape[1]):
+            ax.plot(sweep.n_envs, values[:, j], ".", color=color, alpha=0.5, ms=5)
+    ax.axhline(0.5, color="0.3", ls=":", lw=1.0)
+    ax.set(xscale="log", xlabel="number of training environments d (1024 examples in all)",
+           ylabel="accuracy (fraction correct)", ylim=(0.4, 1.03), title="plain averaging (τ = 0)")
+    ax.set_xticks(sweep.n_envs)
+    ax.set_xticklabels([str(d) for d in sweep.n_envs])
+    ax.minorticks_off()
+    ax.legend(loc="center right", fontsize=8)
     return fig

@@ -10,6 +10,7 @@ from typing import List, NamedTuple, Optional
 import numpy as np
 
 __all__ = ["AndMaskStep", "BasinFractions", "ConditionalEstimate", "ConditionalMoments", "EmaMoments",
+           "EnvironmentSweep", "LearningSignals", "NoisyLabelRun", "SpiralMemorisation",
            "LinearPatchwork", "LinearPatchworkRun", "MaskEstimate", "MaskSimulation", "MaskedDescent", "MaskedMoments",
            "MaskedNormCurves", "MaskedNormSamples", "MaskedUpdateCurves", "MaskedUpdateSamples", "NoiseNormBounds",
            "PatchworkLosses", "ProbabilityBounds", "ShortcutDataset", "ShortcutRun", "ShortcutSweep", "SpiralDataset",
@@ -619,3 +620,103 @@ class LinearPatchworkRun(NamedTuple):
     train_loss: np.ndarray
     heldout_loss: Optional[np.ndarray]
     learning_rates: np.ndarray
+
+
+class SpiralMemorisation(NamedTuple):
+    """Learning curves of the memorisation task (:func:`dynamics.and_mask.torch_experiments.train_spiral_memorisation`).
+
+    Attributes
+    ----------
+    agreement_thresholds, l1_penalties, l2_penalties : ndarray, shape (n_settings,)
+        τ, the L1 coefficient and the L2 coefficient of each setting.
+    seeds : ndarray of int, shape (n_seeds,)
+        The integer seed of each data set and weight initialisation (shared by all settings: runs are paired).
+    steps : ndarray of int, shape (n_records,)
+        The steps at which the accuracies were recorded (the last is the final step).
+    train_accuracy : ndarray, shape (n_settings, n_seeds, n_records)
+        Accuracy on the training environments (pooled).
+    test_accuracy : ndarray, shape (n_settings, n_seeds, n_records)
+        Accuracy on the o.o.d. test set (shortcut entries drawn per example).
+    """
+
+    agreement_thresholds: np.ndarray
+    l1_penalties: np.ndarray
+    l2_penalties: np.ndarray
+    seeds: np.ndarray
+    steps: np.ndarray
+    train_accuracy: np.ndarray
+    test_accuracy: np.ndarray
+
+
+class LearningSignals(NamedTuple):
+    """Correlations of the masked average gradient at initialisation
+    (:func:`dynamics.and_mask.torch_experiments.learning_signals_at_init`).
+
+    Attributes
+    ----------
+    agreement_thresholds : ndarray, shape (n_taus,)
+    and_memorisation, and_mechanism : ndarray, shape (n_seeds, n_taus)
+        Pearson correlation, over the components the AND-mask keeps, of the masked average gradient with the
+        memorisation gradient and with the mechanism gradient (NaN where fewer than 3 components are kept).
+    xor_memorisation, xor_mechanism : ndarray, shape (n_seeds, n_taus)
+        The same for the XOR-mask.
+    and_kept_fraction, xor_kept_fraction : ndarray, shape (n_seeds, n_taus)
+        The fraction of the parameters each mask keeps.
+    """
+
+    agreement_thresholds: np.ndarray
+    and_memorisation: np.ndarray
+    and_mechanism: np.ndarray
+    xor_memorisation: np.ndarray
+    xor_mechanism: np.ndarray
+    and_kept_fraction: np.ndarray
+    xor_kept_fraction: np.ndarray
+
+
+class NoisyLabelRun(NamedTuple):
+    """Learning curves with shuffled labels, each example its own environment
+    (:func:`dynamics.and_mask.torch_experiments.train_noisy_labels`).
+
+    Attributes
+    ----------
+    agreement_thresholds : ndarray, shape (n_taus,)
+    seeds : ndarray of int, shape (n_seeds,)
+    steps : ndarray of int, shape (n_records,)
+    train_accuracy : ndarray, shape (n_taus, n_seeds, n_records)
+        Accuracy against the training labels as given (shuffled ones included).
+    mislabelled_accuracy : ndarray, shape (n_taus, n_seeds, n_records)
+        Accuracy against the given labels on the training examples whose label the shuffle changed (NaN if none).
+    clean_accuracy : ndarray, shape (n_taus, n_seeds, n_records)
+        Accuracy on the training examples whose label is the true one.
+    test_accuracy : ndarray, shape (n_taus, n_seeds, n_records)
+        Accuracy on fresh examples with their true labels.
+    mislabelled_fraction : ndarray, shape (n_seeds,)
+        The fraction of training labels the shuffle changed.
+    """
+
+    agreement_thresholds: np.ndarray
+    seeds: np.ndarray
+    steps: np.ndarray
+    train_accuracy: np.ndarray
+    mislabelled_accuracy: np.ndarray
+    clean_accuracy: np.ndarray
+    test_accuracy: np.ndarray
+    mislabelled_fraction: np.ndarray
+
+
+class EnvironmentSweep(NamedTuple):
+    """Final accuracies of plain averaging against the number of environments
+    (:func:`dynamics.and_mask.torch_experiments.train_environment_sweep`).
+
+    Attributes
+    ----------
+    n_envs : ndarray of int, shape (n_sizes,)
+    seeds : ndarray of int, shape (n_seeds,)
+    train_accuracy, test_accuracy : ndarray, shape (n_sizes, n_seeds)
+        Final training accuracy and o.o.d. accuracy.
+    """
+
+    n_envs: np.ndarray
+    seeds: np.ndarray
+    train_accuracy: np.ndarray
+    test_accuracy: np.ndarray

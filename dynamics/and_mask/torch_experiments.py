@@ -1,0 +1,622 @@
+"""The experiments of Parascandolo et al. 2021 in miniature: batched torch trainers of small LeakyReLU MLPs whose
+per-environment gradients are combined by the AND-mask.
+
+* :func:`dynamics.and_mask.torch_experiments.train_spiral_memorisation`: the synthetic memorisation task
+  (Parascandolo et al. 2021, Fig 6 and Fig 14): two interleaved spirals (the mechanism) and a per-environment
+  shortcut signature, trained with the AND-mask at several thresholds τ against plain averaging (τ = 0) and
+  averaging with an L1 or L2 penalty; training and o.o.d. accuracy along training.
+* :func:`dynamics.and_mask.torch_experiments.learning_signals_at_init`: dissecting the learning signals at
+  initialisation (Parascandolo et al. 2021, Fig 7): the correlation of the AND-masked (or XOR-masked) average
+  gradient with a memorisation gradient and with a mechanism gradient, against τ, over weight seeds.
+* :func:`dynamics.and_mask.torch_experiments.train_noisy_labels`: random labels and label noise with each example
+  its own environment (Parascandolo et al. 2021, Figs 8, 9 and 16 in spirit, on a generated tabular task instead
+  of CIFAR-10): accuracy on the training labels, on the mislabelled part and on clean test data against τ.
+* :func:`dynamics.and_mask.torch_experiments.train_environment_sweep`: the number of environments needed
+  (Parascandolo et al. 2021, Fig 15 in spirit): o.o.d. accuracy of plain averaging on the memorisation task
+  against the number of training environments.
+
+Layout: every trainer trains many models of one shape (settings × seeds) as one batched model. The weights of
+layer l are one tensor of shape (n_models, fan_out, fan_in); the per-environment gradients of every model come
+from one backward pass through per-environment copies of the weights, shape (n_models, n_envs, fan_out, fan_in)
+(the per-example-gradient trick: the gradient of the summed losses with respect to copy (m, e) is model m's gradient
+on environment e). The AND-mask then acts per model (its own τ), the inverse-sparsity rescaling over each model's
+own tensor, L1/L2 penalties per model after the mask (as the public code's weight decay), and one
+``torch.optim.Adam`` over the stacked tensors moves each model exactly as it would alone (Adam is element-wise).
+
+Models: Kaiming-normal weights (gain √2), biases 0.01, LeakyReLU (slope 0.01), one logit, the logistic
+(binary cross-entropy) loss, as the public code. Float32 by default (``dtype="float64"`` for the tests). CPU by
+default: ``device=`` is keyword only, resolved by ``dynamics.numerics.torch_tools.on_device`` (one torch thread on
+the CPU). Imports torch at module level; :mod:`dynamics.and_mask` does not import this module.
+"""
+import math
+from typing import Optional, Sequence, Tuple, Union
+
+import numpy as np
+import torch
+
+from dynamics.numerics import require_bool, require_choice, require_in_range, require_integer
+from dynamics.numerics.torch_tools import on_device, seed_int, to_numpy
+from dynamics.numerics.validation import rng_from
+from ._checks import require_agreement_threshold
+from ._mask import sign_threshold
+from ._results import EnvironmentSweep, LearningSignals, NoisyLabelRun, SpiralMemorisation
+from ._setups import make_spiral_dataset
+
+__all__ = ["EnvironmentSweep", "LearningSignals", "NoisyLabelRun", "SPIRAL_SETTINGS", "SpiralMemorisation",
+           "learning_signals_at_init", "train_environment_sweep", "train_noisy_labels", "train_spiral_memorisation"]
+
+#: The default (τ, L1, L2) settings of the memorisation task: averaging, averaging + L1, averaging + L2, the AND-mask.
+SPIRAL_SETTINGS = ((0.0, 0.0, 0.0), (0.0, 1e-4, 0.0), (0.0, 0.0, 1e-3), (0.5, 0.0, 0.0), (0.8, 0.0, 0.0),
+                   (1.0, 0.0, 0.0))
+_MAX_MODELS = 4096
+_MAX_WIDTH = 4096
+_MAX_STEPS = 100_000
+_LEAK = 0.01
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the batched model
+
+
+def _seed_list(seeds, name="seeds"):
+    """The given integer seeds, checked (1 to _MAX_MODELS non-negative ints)."""
+    if isinstance(seeds, (list, tuple, np.ndarray)):
+        values = [require_integer(name, s, 0) for s in seeds]
+        if not values or len(values) > _MAX_MODELS:
+            raise ValueError(f"{name} must hold 1 to {_MAX_MODELS} seeds, got {len(values)}")
+        return values
+    raise TypeError(f"{name} must be a sequence of non-negative ints, got {seeds!r}")
+
+
+def _resolve_seeds(seeds, n_seeds, seed):
+    """The list of integer seeds: ``seeds`` if given, else ``n_seeds`` integers drawn from ``seed``."""
+    if seeds is not None:
+        return _seed_list(seeds)
+    n_seeds = require_integer("n_seeds", n_seeds, 1, _MAX_MODELS)
+    rng = rng_from(seed)
+    return [seed_int(rng) for _ in range(n_seeds)]
+
+
+def _dtype(dtype):
+    return {"float32": torch.float32, "float64": torch.float64}[require_choice("dtype", dtype, ("float32", "float64"))]
+
+
+def _hidden(hidden):
+    sizes = tuple(require_integer("hidden", h, 1, _MAX_WIDTH) for h in hidden)
+    if not 1 <= len(sizes) <= 8:
+        raise ValueError(f"hidden must hold 1 to 8 layer widths, got {len(sizes)}")
+    return sizes
+
+
+def _init_mlp(sizes, seeds, dtype, device):
+    """Stacked Kaiming-normal weights (gain √2) and 0.01 biases; model k drawn from its own generator seeded by
+    seeds[k] (so a model's initial weights do not depend on the other models of the batch)."""
+    layers = [[] for _ in range(2 * (len(sizes) - 1))]
+    for s in seeds:
+        gen = torch.Generator().manual_seed(int(s) % 2 ** 63)
+        for l, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
+            weight = torch.randn(fan_out, fan_in, generator=gen, dtype=torch.float64) * math.sqrt(2 / fan_in)
+            layers[2 * l].append(weight)
+            layers[2 * l + 1].append(torch.full((fan_out,), 0.01, dtype=torch.float64))
+    return [torch.stack(p).to(device=device, dtype=dtype).requires_grad_(True) for p in layers]
+
+
+def _forward(params, x):
+    """Logits of every model: x (M, ..., fan_in) -> (M, ...)."""
+    h = x
+    n_layers = len(params) // 2
+    for l in range(n_layers):
+        w, b = params[2 * l], params[2 * l + 1]
+        h = torch.einsum("m...i,moi->m...o", h, w) + b.view(b.shape[0], *([1] * (h.dim() - 2)), -1)
+        if l < n_layers - 1:
+            h = torch.nn.functional.leaky_relu(h, _LEAK)
+    return h.squeeze(-1)
+
+
+def _env_gradients(params, x, y):
+    """Per-(model, environment) gradients of the mean logistic loss: x (M, E, n, D), y (M, E, n) -> list of
+    (M, E, *param.shape[1:]).
+
+    One forward pass with each model's weights and one backward pass to the pre-activations z_l; since environment
+    e's examples enter only its own loss, ∂(Σ_e L_e)/∂z_l restricted to e's examples is ∂L_e/∂z_l, and environment
+    e's weight gradient is Σ_i (∂L_e/∂z_l,i) ⊗ h_(l−1),i over its examples (its bias gradient the plain sum)."""
+    with torch.enable_grad():
+        h = x
+        inputs, pre = [], []
+        n_layers = len(params) // 2
+        for l in range(n_layers):
+            w, b = params[2 * l].detach(), params[2 * l + 1].detach()
+            inputs.append(h)
+            z = (torch.einsum("meni,moi->meno", h, w) + b[:, None, None, :]).requires_grad_(True)
+            pre.append(z)
+            h = torch.nn.functional.leaky_relu(z, _LEAK) if l < n_layers - 1 else z
+        loss = torch.nn.functional.softplus(-y * h.squeeze(-1)).mean(dim=2).sum()
+        deltas = torch.autograd.grad(loss, pre)
+    grads = []
+    for h_in, delta in zip(inputs, deltas):
+        grads += [torch.einsum("meno,meni->meoi", delta, h_in.detach()), delta.sum(dim=2)]
+    return grads
+
+
+def _sign_sums(g):
+    """abs(Σ_e sign(g_e)) over axis 1 (sign(0) = 0); exact integers in float (at most 1024 environments)."""
+    return torch.sign(g).sum(dim=1).abs()
+
+
+def _masked_step_gradients(params, grads, thresholds, rescale, l1, l2):
+    """Write the AND-masked mean gradient (+ penalties) of every model into ``param.grad``; thresholds (M,), whole
+    numbers."""
+    for p, g in zip(params, grads):
+        shape = (p.shape[0],) + (1,) * (p.dim() - 1)
+        mask = _sign_sums(g) >= thresholds.to(g.dtype).view(shape)
+        update = torch.where(mask, g.mean(dim=1), torch.zeros((), dtype=g.dtype, device=g.device))
+        if rescale:
+            update = update / (1e-10 + mask.to(g.dtype).flatten(1).mean(dim=1).view(shape))
+        w = p.detach()
+        p.grad = update + l1.view(shape) * torch.sign(w) + l2.view(shape) * w
+
+
+def _accuracy(params, x, y):
+    """Accuracy of every model: x (M, ..., D), y (M, ...) -> (M,)."""
+    with torch.no_grad():
+        right = (_forward(params, x) > 0) == (y > 0)
+        return right.to(torch.float64).flatten(1).mean(dim=1)
+
+
+def _train(params, thresholds, l1, l2, n_steps, learning_rate, rescale, batch, evaluate, record_every):
+    """The shared loop: Adam (lr ×0.1 at ¾ of training, as the public code), the AND-mask per model.
+
+    ``batch(step)`` returns the (M, E, n, D) inputs and (M, E, n) labels of the step; ``evaluate()`` returns a tuple
+    of (M,) accuracies. Returns the recorded steps and, per quantity, an array (M, n_records)."""
+    optimizer = torch.optim.Adam(params, lr=learning_rate)
+    milestone = (3 * n_steps) // 4
+    steps, records = [], []
+    for step in range(n_steps + 1):
+        if step % record_every == 0 or step == n_steps:
+            steps.append(step)
+            records.append([to_numpy(a) for a in evaluate()])
+        if step == n_steps:
+            break
+        if step == milestone:
+            for group in optimizer.param_groups:
+                group["lr"] = learning_rate / 10
+        x, y = batch(step)
+        _masked_step_gradients(params, _env_gradients(params, x, y), thresholds, rescale, l1, l2)
+        optimizer.step()
+    curves = [np.stack([r[q] for r in records], axis=-1) for q in range(len(records[0]))]
+    return np.array(steps), curves
+
+
+def _thresholds(taus, n_envs, device):
+    return torch.tensor([sign_threshold(n_envs, t) for t in taus], dtype=torch.float64, device=device)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Fig 6 and Fig 14: the memorisation task
+
+
+def _spiral_tensors(seeds, n_envs, n_samples_per_env, dim_shortcut, n_revolutions, n_test, dtype, device):
+    sets = [make_spiral_dataset(n_envs, n_samples_per_env, dim_shortcut, n_revolutions, 1.0, n_test, seed=s)
+            for s in seeds]
+    as_t = lambda a: torch.as_tensor(np.stack(a), dtype=dtype, device=device)  # noqa: E731
+    return (as_t([d.train_inputs for d in sets]), as_t([d.train_labels for d in sets]),
+            as_t([d.test_inputs for d in sets]), as_t([d.test_labels for d in sets]))
+
+
+def _settings(settings):
+    rows = [tuple(s) for s in settings]
+    if not 1 <= len(rows) <= 256 or any(len(r) != 3 for r in rows):
+        raise ValueError(f"settings must hold 1 to 256 (τ, l1, l2) triples, got {settings!r}")
+    taus = np.array([require_agreement_threshold(r[0]) for r in rows])
+    l1 = np.array([require_in_range("l1 penalty in settings", r[1], 0.0, 1.0) for r in rows])
+    l2 = np.array([require_in_range("l2 penalty in settings", r[2], 0.0, 1.0) for r in rows])
+    return taus, l1, l2
+
+
+@on_device
+def train_spiral_memorisation(settings: Sequence[Tuple[float, float, float]] = SPIRAL_SETTINGS, n_seeds: int = 3,
+                              n_envs: int = 16, n_samples_per_env: int = 64, dim_shortcut: int = 8,
+                              n_revolutions: float = 0.75, hidden: Sequence[int] = (32, 32), n_steps: int = 400,
+                              learning_rate: float = 1e-2, rescale: bool = True, n_test: int = 1000,
+                              record_every: int = 20, *, seed: Union[None, int, np.random.Generator] = None,
+                              seeds: Optional[Sequence[int]] = None, dtype: str = "float32",
+                              device: Union[str, torch.device]) -> SpiralMemorisation:
+    """Train LeakyReLU MLPs on the synthetic memorisation task with AND-masked, averaged or penalised gradients
+    (Parascandolo et al. 2021, Fig 6 and Fig 14).
+
+    Every setting (τ, L1, L2) is trained on every seed's data set (:func:`dynamics.and_mask.make_spiral_dataset`,
+    shortcut entries N(0, 1)) from that seed's initial weights, full batch in each environment: per step, one
+    gradient per environment, the AND-mask at τ (τ = 0: the plain average), inverse-sparsity rescaling per tensor
+    (the public code), then the L1 gradient λ₁·sign(w) and the L2 gradient λ₂·w, then Adam (lr ×0.1 at ¾ of the
+    steps). All settings × seeds are one batched model.
+
+    Parameters
+    ----------
+    settings : sequence of (float, float, float), default SPIRAL_SETTINGS
+        (τ in [0, 1], L1 coefficient in [0, 1], L2 coefficient in [0, 1]) per setting, 1 to 256 of them.
+    n_seeds : int, default 3
+        Number of seeds drawn from ``seed`` (1 to 4096; ignored when ``seeds`` is given).
+    n_envs : int, default 16
+        Training environments, 1 to 1024.
+    n_samples_per_env : int, default 64
+        Examples per environment, 2 to 4096.
+    dim_shortcut : int, default 8
+        Dimension of the shortcut signature, 1 to 256.
+    n_revolutions : float, default 0.75
+        Turns of each spiral, in (0, 10] (the public code: 3).
+    hidden : sequence of int, default (32, 32)
+        Hidden-layer widths (1 to 8 layers, each 1 to 4096).
+    n_steps : int, default 400
+        Adam steps, 0 to 100000.
+    learning_rate : float, default 1e-2
+        Adam's initial learning rate, in (0, 1].
+    rescale : bool, default True
+        Inverse-sparsity rescaling of the masked gradient (per model and tensor).
+    n_test : int, default 1000
+        Size of the o.o.d. test set, 2 to 100000.
+    record_every : int, default 20
+        Record the accuracies every this many steps (>= 1) and at the end.
+    seed : None, int or numpy.random.Generator
+        Draws the ``n_seeds`` integer seeds.
+    seeds : sequence of int, optional
+        The integer seeds themselves (each gives one data set and one initialisation).
+    dtype : {"float32", "float64"}, default "float32"
+    device : str or torch.device
+        Keyword only.
+
+    Returns
+    -------
+    SpiralMemorisation
+
+    Examples
+    --------
+    >>> run = train_spiral_memorisation([(0.0, 0.0, 0.0), (1.0, 0.0, 0.0)], n_envs=4, n_samples_per_env=16,
+    ...                                 hidden=(8,), n_steps=20, n_test=50, record_every=10, seeds=[0, 1], device="cpu")
+    >>> run.train_accuracy.shape, run.steps.tolist()
+    ((2, 2, 3), [0, 10, 20])
+    """
+    taus, l1, l2 = _settings(settings)
+    seed_list = _resolve_seeds(seeds, n_seeds, seed)
+    n_envs = require_integer("n_envs", n_envs, 1, 1024)
+    n = require_integer("n_samples_per_env", n_samples_per_env, 2, 4096)
+    dim = require_integer("dim_shortcut", dim_shortcut, 1, 256)
+    turns = require_in_range("n_revolutions", n_revolutions, 0.0, 10.0, low_open=True)
+    sizes = (2 + dim,) + _hidden(hidden) + (1,)
+    n_steps = require_integer("n_steps", n_steps, 0, _MAX_STEPS)
+    lr = require_in_range("learning_rate", learning_rate, 0.0, 1.0, low_open=True)
+    rescale = require_bool("rescale", rescale)
+    n_test = require_integer("n_test", n_test, 2, 100_000)
+    record_every = require_integer("record_every", record_every, 1)
+    if len(taus) * len(seed_list) > _MAX_MODELS:
+        raise ValueError(f"settings × seeds must be at most {_MAX_MODELS} models, got {len(taus) * len(seed_list)}")
+    dt = _dtype(dtype)
+    x, y, x_test, y_test = _spiral_tensors(seed_list, n_envs, n, dim, turns, n_test, dt, device)
+    k, s = len(taus), len(seed_list)
+    expand = lambda t: t.unsqueeze(0).expand(k, *t.shape).reshape(k * s, *t.shape[1:])  # noqa: E731
+    x, y, x_test, y_test = expand(x), expand(y), expand(x_test), expand(y_test)
+    params = _init_mlp(sizes, seed_list * k, dt, device)
+    per_model = lambda v: torch.as_tensor(np.repeat(v, s), dtype=dt, device=device)  # noqa: E731
+    thresholds = _thresholds(np.repeat(taus, s), n_envs, device)
+    def evaluate():
+        return _accuracy(params, x, y), _accuracy(params, x_test, y_test)
+
+    steps, (train, test) = _train(params, thresholds, per_model(l1), per_model(l2), n_steps, lr, rescale,
+                                  lambda step: (x, y), evaluate, record_every)
+    return SpiralMemorisation(taus, l1, l2, np.array(seed_list), steps, train.reshape(k, s, -1),
+                              test.reshape(k, s, -1))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Fig 7: dissecting the learning signals at initialisation
+
+
+def _masked_correlation(update, other, keep):
+    """Pearson correlation over the kept components, per model: (M, P) each -> (M,); NaN below 3 kept."""
+    w = keep.to(update.dtype)
+    count = w.sum(dim=1)
+    safe = count.clamp(min=1.0)
+    mu_a, mu_b = (update * w).sum(dim=1) / safe, (other * w).sum(dim=1) / safe
+    a, b = (update - mu_a[:, None]) * w, (other - mu_b[:, None]) * w
+    r = (a * b).sum(dim=1) / torch.sqrt((a * a).sum(dim=1) * (b * b).sum(dim=1))
+    return torch.where(count >= 3, r, torch.full_like(r, float("nan")))
+
+
+@on_device
+def learning_signals_at_init(agreement_thresholds: Sequence[float] = tuple(np.arange(9) / 8),
+                             n_seeds: int = 40, n_envs: int = 16, n_samples_per_env: int = 256,
+                             dim_shortcut: int = 8, n_revolutions: float = 3.0, hidden: Sequence[int] = (64, 64, 64),
+                             *, seed: Union[None, int, np.random.Generator] = None,
+                             seeds: Optional[Sequence[int]] = None, dtype: str = "float32",
+                             device: Union[str, torch.device]) -> LearningSignals:
+    """Correlation of the masked average gradient of a freshly initialised MLP with a memorisation gradient and
+    with a mechanism gradient, against τ (Parascandolo et al. 2021, Fig 7; no training).
+
+    The paper leaves the two reference gradients open; here, on the memorisation task of each seed
+    (:func:`dynamics.and_mask.make_spiral_dataset`, environment e's examples, the same weights):
+
+    * the original gradients g_e: environment e's gradient on its own data (spirals and shortcut);
+    * the mechanism gradient: the mean over environments of the gradient on the same examples with the shortcut
+      block redrawn per example (N(0, 1) entries, as in the o.o.d. test set), so only the spirals carry the label;
+    * the memorisation gradient: the mean over environments of the gradient on the same examples with the spiral
+      block replaced by an independent draw of spirals (labels kept), so only the shortcut carries the label;
+    * both minus the null gradient: the same with both blocks label-free (spirals redrawn, shortcut redrawn). The
+      null part depends on the labels only (their imbalance within a batch times the mean activations) and is
+      common to the three gradients; left in, it makes every correlation ≈ 1 at this size.
+
+    For each τ the AND-mask m (abs(Σ_e sign g_e) >= ⌈τd⌉) and the XOR-mask (abs(Σ_e sign g_e) <= ⌊(1 − τ)d⌋,
+    :func:`dynamics.and_mask.xor_mask`) select components of the average gradient ḡ = mean_e g_e; the result is
+    the Pearson correlation of ḡ with each reference gradient over the selected components (all parameter tensors
+    together), as the paper's regression slope between standardised gradient vectors over the unmasked components.
+
+    Parameters
+    ----------
+    agreement_thresholds : sequence of float, default 0, 1/8, ..., 1
+        τ values in [0, 1], 1 to 1000 of them (with an even number of environments, τd and τd − 1 give the same
+        mask when τd is odd: the sign sum has the parity of d).
+    n_seeds : int, default 40
+        Weight seeds (each with its own data set), 1 to 4096; ignored when ``seeds`` is given.
+    n_envs : int, default 16
+        Environments, 1 to 1024.
+    n_samples_per_env : int, default 256
+        Examples per environment (the paper: a batch of 1024), 2 to 4096.
+    dim_shortcut : int, default 8
+        1 to 256.
+    n_revolutions : float, default 3
+        Turns of each spiral, in (0, 10].
+    hidden : sequence of int, default (64, 64, 64)
+        Hidden-layer widths (the paper: 3 × 256).
+    seed : None, int or numpy.random.Generator
+        Draws the ``n_seeds`` integer seeds.
+    seeds : sequence of int, optional
+        The integer seeds themselves.
+    dtype : {"float32", "float64"}, default "float32"
+    device : str or torch.device
+        Keyword only.
+
+    Returns
+    -------
+    LearningSignals
+
+    Examples
+    --------
+    >>> signals = learning_signals_at_init((0.0, 1.0), n_envs=4, n_samples_per_env=32, hidden=(16,), seeds=[0, 1],
+    ...                                    device="cpu")
+    >>> signals.and_mechanism.shape, bool(np.all(signals.and_kept_fraction[:, 0] == 1.0))
+    ((2, 2), True)
+    """
+    taus = np.array([require_agreement_threshold(t) for t in agreement_thresholds])
+    if not 1 <= taus.size <= 1000:
+        raise ValueError(f"agreement_thresholds must hold 1 to 1000 values, got {taus.size}")
+    seed_list = _resolve_seeds(seeds, n_seeds, seed)
+    n_envs = require_integer("n_envs", n_envs, 1, 1024)
+    n = require_integer("n_samples_per_env", n_samples_per_env, 2, 4096)
+    dim = require_integer("dim_shortcut", dim_shortcut, 1, 256)
+    turns = require_in_range("n_revolutions", n_revolutions, 0.0, 10.0, low_open=True)
+    sizes = (2 + dim,) + _hidden(hidden) + (1,)
+    dt = _dtype(dtype)
+    original, mechanism, memorisation, null, labels = [], [], [], [], []
+    for s in seed_list:
+        rng = np.random.default_rng(s)
+        data = make_spiral_dataset(n_envs, n, dim, turns, 1.0, 2, seed=rng)
+        decoy = make_spiral_dataset(n_envs, n, dim, turns, 1.0, 2, seed=rng)  # independent spirals
+        mech = data.train_inputs.copy()
+        mech[..., 2:] = rng.standard_normal(mech[..., 2:].shape)
+        mem = data.train_inputs.copy()
+        mem[..., :2] = decoy.train_inputs[..., :2]
+        blank = mech.copy()
+        blank[..., :2] = decoy.train_inputs[..., :2]
+        original.append(data.train_inputs), mechanism.append(mech), memorisation.append(mem), null.append(blank)
+        labels.append(data.train_labels)
+    as_t = lambda a: torch.as_tensor(np.stack(a), dtype=dt, device=device)  # noqa: E731
+    y = as_t(labels)
+    params = _init_mlp(sizes, seed_list, dt, device)
+    flat = lambda grads: torch.cat([g.flatten(2) for g in grads], dim=2)  # noqa: E731  (M, E, P)
+    per_env = flat(_env_gradients(params, as_t(original), y))
+    g_null = flat(_env_gradients(params, as_t(null), y)).mean(dim=1)
+    g_mech = flat(_env_gradients(params, as_t(mechanism), y)).mean(dim=1) - g_null
+    g_mem = flat(_env_gradients(params, as_t(memorisation), y)).mean(dim=1) - g_null
+    mean = per_env.mean(dim=1)
+    sums = _sign_sums(per_env)
+    out = {key: np.empty((len(seed_list), taus.size)) for key in ("am", "an", "xm", "xn", "ak", "xk")}
+    for j, tau in enumerate(taus):
+        keep_and = sums >= sign_threshold(n_envs, tau)
+        keep_xor = sums <= math.floor((1.0 - tau) * n_envs + 1e-9)
+        for keep, mem_key, mech_key, kept_key in ((keep_and, "am", "an", "ak"), (keep_xor, "xm", "xn", "xk")):
+            out[mem_key][:, j] = to_numpy(_masked_correlation(mean, g_mem, keep))
+            out[mech_key][:, j] = to_numpy(_masked_correlation(mean, g_mech, keep))
+            out[kept_key][:, j] = to_numpy(keep.to(torch.float64).mean(dim=1))
+    return LearningSignals(taus, out["am"], out["an"], out["xm"], out["xn"], out["ak"], out["xk"])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Figs 8, 9 and 16 in spirit: random labels and label noise, each example its own environment
+
+
+def _teacher_data(seed, n_train, n_test, dim, shuffled_fraction):
+    """Gaussian inputs, labels sign(x·w*) of a random unit teacher; a fraction of the training labels permuted
+    among themselves. Returns x, given labels, true labels, x_test, y_test, and the minibatch stream's rng."""
+    rng = np.random.default_rng(seed)
+    teacher = rng.standard_normal(dim)
+    teacher /= np.linalg.norm(teacher)
+    x = rng.standard_normal((n_train, dim))
+    truth = np.where(x @ teacher > 0, 1.0, -1.0)
+    given = truth.copy()
+    chosen = rng.choice(n_train, size=int(round(shuffled_fraction * n_train)), replace=False)
+    given[chosen] = truth[rng.permutation(chosen)]
+    x_test = rng.standard_normal((n_test, dim))
+    return x, given, truth, x_test, np.where(x_test @ teacher > 0, 1.0, -1.0), rng
+
+
+@on_device
+def train_noisy_labels(agreement_thresholds: Sequence[float] = (0.0, 0.1, 0.2, 0.4, 0.6, 0.8),
+                       shuffled_fraction: float = 1.0, n_seeds: int = 3, n_train: int = 256, dim: int = 16,
+                       hidden: Sequence[int] = (64, 64), batch_size: int = 32, n_steps: int = 800,
+                       learning_rate: float = 5e-3, rescale: bool = True, n_test: int = 1000, record_every: int = 40,
+                       *, seed: Union[None, int, np.random.Generator] = None, seeds: Optional[Sequence[int]] = None,
+                       dtype: str = "float32", device: Union[str, torch.device]) -> NoisyLabelRun:
+    """Train LeakyReLU MLPs on shuffled labels with each example its own environment (Parascandolo et al. 2021,
+    Figs 8, 9 and 16 in spirit; a generated tabular task instead of CIFAR-10).
+
+    Data of each seed: ``n_train`` inputs x ~ N(0, I_dim) labelled sign(x·w*) by a random unit teacher w*; the labels
+    of a random ``shuffled_fraction`` of the examples are permuted among themselves (1.0: random labels, Fig 8;
+    0.25: label noise, Fig 9). Each step draws ``batch_size`` examples (the same draws for every τ of a seed), takes
+    one gradient per example (each example is an environment, as the paper's CIFAR-10 runs with d = 80), AND-masks
+    them at τ (τ = 0: the plain mean), rescales by the inverse kept fraction (the public code), and steps Adam (lr
+    ×0.1 at ¾). All τ × seeds are one batched model.
+
+    Parameters
+    ----------
+    agreement_thresholds : sequence of float, default (0, 0.1, 0.2, 0.4, 0.6, 0.8)
+        τ values in [0, 1], 1 to 256 of them.
+    shuffled_fraction : float, default 1.0
+        Fraction in [0, 1] of the training labels that are shuffled.
+    n_seeds : int, default 3
+        1 to 4096; ignored when ``seeds`` is given.
+    n_train : int, default 256
+        Training examples, 2 to 100000.
+    dim : int, default 16
+        Input dimension, 1 to 4096.
+    hidden : sequence of int, default (64, 64)
+        Hidden-layer widths.
+    batch_size : int, default 32
+        Examples (environments) per step, 1 to min(n_train, 1024).
+    n_steps : int, default 800
+        Adam steps, 0 to 100000.
+    learning_rate : float, default 5e-3
+        In (0, 1].
+    rescale : bool, default True
+        Inverse-sparsity rescaling.
+    n_test : int, default 1000
+        Clean test examples, 2 to 100000.
+    record_every : int, default 40
+        Record every this many steps (>= 1) and at the end.
+    seed : None, int or numpy.random.Generator
+        Draws the ``n_seeds`` integer seeds.
+    seeds : sequence of int, optional
+        The integer seeds themselves (each: data, shuffle, minibatches and initial weights).
+    dtype : {"float32", "float64"}, default "float32"
+    device : str or torch.device
+        Keyword only.
+
+    Returns
+    -------
+    NoisyLabelRun
+
+    Examples
+    --------
+    >>> run = train_noisy_labels((0.0, 0.8), 0.25, n_train=32, dim=4, hidden=(8,), batch_size=8, n_steps=10,
+    ...                          n_test=20, record_every=5, seeds=[3], device="cpu")
+    >>> run.train_accuracy.shape, 0.0 < float(run.mislabelled_fraction[0]) <= 0.25
+    ((2, 1, 3), True)
+    """
+    taus = np.array([require_agreement_threshold(t) for t in agreement_thresholds])
+    if not 1 <= taus.size <= 256:
+        raise ValueError(f"agreement_thresholds must hold 1 to 256 values, got {taus.size}")
+    fraction = require_in_range("shuffled_fraction", shuffled_fraction, 0.0, 1.0)
+    seed_list = _resolve_seeds(seeds, n_seeds, seed)
+    n_train = require_integer("n_train", n_train, 2, 100_000)
+    dim = require_integer("dim", dim, 1, 4096)
+    sizes = (dim,) + _hidden(hidden) + (1,)
+    batch = require_integer("batch_size", batch_size, 1, min(n_train, 1024))
+    n_steps = require_integer("n_steps", n_steps, 0, _MAX_STEPS)
+    lr = require_in_range("learning_rate", learning_rate, 0.0, 1.0, low_open=True)
+    rescale = require_bool("rescale", rescale)
+    n_test = require_integer("n_test", n_test, 2, 100_000)
+    record_every = require_integer("record_every", record_every, 1)
+    k, s = taus.size, len(seed_list)
+    if k * s > _MAX_MODELS:
+        raise ValueError(f"thresholds × seeds must be at most {_MAX_MODELS} models, got {k * s}")
+    dt = _dtype(dtype)
+    parts = [_teacher_data(sd, n_train, n_test, dim, fraction) for sd in seed_list]
+    draws = np.stack([p[5].integers(0, n_train, size=(n_steps, batch)) for p in parts], axis=1)  # (steps, S, B)
+    as_t = lambda a: torch.as_tensor(np.stack(a), dtype=dt, device=device)  # noqa: E731
+    expand = lambda t: t.unsqueeze(0).expand(k, *t.shape).reshape(k * s, *t.shape[1:])  # noqa: E731
+    x, given, truth = (expand(as_t([p[i] for p in parts])) for i in range(3))
+    x_test, y_test = (expand(as_t([p[i] for p in parts])) for i in (3, 4))
+    wrong = (given != truth).to(dt)
+    draws = torch.as_tensor(np.tile(draws, (1, k, 1)), device=device)  # (steps, K·S, B), model order τ-major
+    rows = torch.arange(k * s, device=device)[:, None]
+    params = _init_mlp(sizes, seed_list * k, dt, device)
+    thresholds = _thresholds(np.repeat(taus, s), batch, device)
+    zero = torch.zeros(k * s, dtype=dt, device=device)
+
+    def step_data(step):
+        idx = draws[step]
+        return x[rows, idx].unsqueeze(2), given[rows, idx].unsqueeze(2)  # (M, B, 1, D), (M, B, 1)
+
+    def evaluate():
+        with torch.no_grad():
+            right = ((_forward(params, x) > 0) == (given > 0)).to(dt)
+            on_wrong = (right * wrong).sum(dim=1) / wrong.sum(dim=1)
+            on_clean = (right * (1 - wrong)).sum(dim=1) / (1 - wrong).sum(dim=1)
+            return right.mean(dim=1), on_wrong, on_clean, _accuracy(params, x_test, y_test)
+
+    steps, curves = _train(params, thresholds, zero, zero, n_steps, lr, rescale, step_data, evaluate, record_every)
+    curves = [c.reshape(k, s, -1) for c in curves]
+    return NoisyLabelRun(taus, np.array(seed_list), steps, *curves,
+                         to_numpy(wrong[:s].mean(dim=1)).astype(np.float64))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Fig 15 in spirit: how many environments plain averaging needs
+
+
+@on_device
+def train_environment_sweep(n_envs: Sequence[int] = (4, 8, 16, 32, 64, 128, 256), n_total: int = 1024,
+                            n_seeds: int = 3, dim_shortcut: int = 8, n_revolutions: float = 0.75,
+                            hidden: Sequence[int] = (32, 32), n_steps: int = 400, learning_rate: float = 1e-2,
+                            n_test: int = 1000, *, seed: Union[None, int, np.random.Generator] = None,
+                            seeds: Optional[Sequence[int]] = None, dtype: str = "float32",
+                            device: Union[str, torch.device]) -> EnvironmentSweep:
+    """Plain averaging (τ = 0) on the memorisation task against the number of training environments, the total
+    number of examples fixed (Parascandolo et al. 2021, Fig 15 in spirit).
+
+    For each number of environments d, :func:`dynamics.and_mask.torch_experiments.train_spiral_memorisation` with
+    the single setting τ = 0 (no penalty) on ``n_total // d`` examples per environment. With few environments the
+    per-environment shortcut signatures separate the training data and the network memorises them (o.o.d.
+    accuracy near chance); with many, memorising every signature costs more than learning the spirals, and the
+    network switches to the mechanism.
+
+    Parameters
+    ----------
+    n_envs : sequence of int, default (4, 8, 16, 32, 64, 128, 256)
+        Numbers of environments, each in [1, min(1024, n_total // 2)]; 1 to 64 of them.
+    n_total : int, default 1024
+        Training examples in all (split evenly), 2 to 100000.
+    n_seeds : int, default 3
+        1 to 4096; ignored when ``seeds`` is given.
+    dim_shortcut, n_revolutions, hidden, n_steps, learning_rate, n_test
+        As :func:`dynamics.and_mask.torch_experiments.train_spiral_memorisation`.
+    seed : None, int or numpy.random.Generator
+        Draws the ``n_seeds`` integer seeds.
+    seeds : sequence of int, optional
+        The integer seeds themselves (the same for every d).
+    dtype : {"float32", "float64"}, default "float32"
+    device : str or torch.device
+        Keyword only.
+
+    Returns
+    -------
+    EnvironmentSweep
+
+    Examples
+    --------
+    >>> sweep = train_environment_sweep((2, 8), n_total=64, hidden=(8,), n_steps=10, n_test=20, seeds=[0],
+    ...                                 device="cpu")
+    >>> sweep.test_accuracy.shape
+    (2, 1)
+    """
+    n_total = require_integer("n_total", n_total, 2, 100_000)
+    sizes = [require_integer("n_envs", d, 1, min(1024, n_total // 2)) for d in n_envs]
+    if not 1 <= len(sizes) <= 64:
+        raise ValueError(f"n_envs must hold 1 to 64 values, got {len(sizes)}")
+    seed_list = _resolve_seeds(seeds, n_seeds, seed)
+    train, test = [], []
+    for d in sizes:
+        run = train_spiral_memorisation([(0.0, 0.0, 0.0)], n_envs=d, n_samples_per_env=n_total // d,
+                                        dim_shortcut=dim_shortcut, n_revolutions=n_revolutions, hidden=hidden,
+                                        n_steps=n_steps, learning_rate=learning_rate, n_test=n_test,
+                                        record_every=_MAX_STEPS + 1, seeds=seed_list, dtype=dtype, device=device)
+        train.append(run.train_accuracy[0, :, -1])
+        test.append(run.test_accuracy[0, :, -1])
+    return EnvironmentSweep(np.array(sizes), np.array(seed_list), np.array(train), np.array(test))

@@ -1,0 +1,127 @@
+"""The experiments of Parascandolo et al. 2021 in miniature (dynamics.and_mask.torch_experiments): per-environment
+gradients, batched = one model at a time, determinism, shapes and bad input. Skipped without torch."""
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from dynamics import and_mask as am  # noqa: E402
+from dynamics.and_mask import torch_experiments as te  # noqa: E402
+from dynamics.and_mask.torch_optim import and_mask_grad  # noqa: E402
+
+
+def _loop_gradients(params, x, y):
+    """Per-(model, environment) gradients by one autograd call each."""
+    out = [torch.empty(x.shape[:2] + p.shape[1:], dtype=p.dtype) for p in params]
+    for m in range(x.shape[0]):
+        for e in range(x.shape[1]):
+            ps = [p[m].detach().clone().requires_grad_(True) for p in params]
+            logits = te._forward([q.unsqueeze(0) for q in ps], x[m:m + 1, e])[0]
+            loss = torch.nn.functional.softplus(-y[m, e] * logits).mean()
+            for slot, g in zip(out, torch.autograd.grad(loss, ps)):
+                slot[m, e] = g
+    return out
+
+
+def test_env_gradients_equal_one_autograd_call_per_environment():
+    params = te._init_mlp((5, 7, 6, 1), [1, 2], torch.float64, "cpu")
+    gen = torch.Generator().manual_seed(0)
+    x = torch.randn(2, 3, 4, 5, dtype=torch.float64, generator=gen)
+    y = torch.sign(torch.randn(2, 3, 4, dtype=torch.float64, generator=gen))
+    for ours, reference in zip(te._env_gradients(params, x, y), _loop_gradients(params, x, y)):
+        assert torch.allclose(ours, reference, rtol=1e-12, atol=1e-15)
+
+
+def test_mask_step_equals_and_mask_grad_per_model():
+    gen = torch.Generator().manual_seed(1)
+    params = [torch.zeros(3, 4, 2, dtype=torch.float64, requires_grad=True)]
+    grads = [torch.randn(3, 5, 4, 2, dtype=torch.float64, generator=gen)]
+    grads[0][0, :, 0, 0] = 0.0  # exact zeros: sign(0) = 0
+    taus = (0.0, 0.6, 1.0)
+    zero = torch.zeros(3, dtype=torch.float64)
+    te._masked_step_gradients(params, grads, te._thresholds(taus, 5, "cpu"), True, zero, zero)
+    for m, tau in enumerate(taus):
+        assert torch.allclose(params[0].grad[m], and_mask_grad(grads[0][m], tau, rescale=True), rtol=1e-13, atol=0)
+
+
+def _train_models(taus, l1, l2, seeds):
+    """Train models (one per entry) on their own data with the shared loop; return the final parameters."""
+    n = len(taus)
+    data = [am.make_spiral_dataset(4, 8, 3, 1.0, 1.0, 2, seed=s) for s in seeds]
+    x = torch.as_tensor(np.stack([d.train_inputs for d in data]))
+    y = torch.as_tensor(np.stack([d.train_labels for d in data]))
+    params = te._init_mlp((5, 6, 1), seeds, torch.float64, "cpu")
+    as_t = lambda v: torch.as_tensor(np.asarray(v, dtype=float))  # noqa: E731
+    te._train(params, te._thresholds(taus, 4, "cpu"), as_t(l1), as_t(l2), 25, 0.05, True, lambda step: (x, y),
+              lambda: (torch.zeros(n),), 100)
+    return [p.detach() for p in params]
+
+
+def test_batched_models_equal_models_trained_one_at_a_time():
+    taus, l1, l2, seeds = (0.0, 0.5, 1.0), (0.0, 1e-3, 0.0), (1e-2, 0.0, 0.0), [3, 4, 5]
+    batched = _train_models(taus, l1, l2, seeds)
+    for m in range(3):
+        alone = _train_models(taus[m:m + 1], l1[m:m + 1], l2[m:m + 1], seeds[m:m + 1])
+        for a, b in zip(batched, alone):
+            assert torch.allclose(a[m], b[0], rtol=1e-10, atol=1e-12)
+
+
+def test_spiral_memorisation_shapes_and_determinism():
+    kwargs = dict(settings=[(0.0, 0.0, 0.0), (1.0, 0.0, 0.0)], n_envs=4, n_samples_per_env=16, hidden=(8,),
+                  n_steps=20, n_test=40, record_every=10, device="cpu")
+    a = te.train_spiral_memorisation(seed=1, **kwargs)
+    b = te.train_spiral_memorisation(seed=1, **kwargs)
+    c = te.train_spiral_memorisation(seed=2, **kwargs)
+    assert a.train_accuracy.shape == a.test_accuracy.shape == (2, 3, 3)
+    assert a.steps.tolist() == [0, 10, 20]
+    assert np.array_equal(a.test_accuracy, b.test_accuracy) and np.array_equal(a.seeds, b.seeds)
+    assert not np.array_equal(a.seeds, c.seeds)
+    assert np.array_equal(a.train_accuracy[0, :, 0], a.train_accuracy[1, :, 0])  # same start for every setting
+
+
+def test_learning_signals_at_tau_zero_keep_everything():
+    run = te.learning_signals_at_init((0.0, 0.5, 1.0), n_envs=4, n_samples_per_env=32, hidden=(16,), seeds=[0, 1],
+                                      dtype="float64", device="cpu")
+    assert run.and_mechanism.shape == (2, 3)
+    assert np.all(run.and_kept_fraction[:, 0] == 1.0) and np.all(run.xor_kept_fraction[:, 0] == 1.0)
+    assert np.allclose(run.and_mechanism[:, 0], run.xor_mechanism[:, 0])
+    assert np.all(run.and_kept_fraction[:, 2] <= run.and_kept_fraction[:, 1])
+    again = te.learning_signals_at_init((0.0, 0.5, 1.0), n_envs=4, n_samples_per_env=32, hidden=(16,),
+                                        seeds=[0, 1], dtype="float64", device="cpu")
+    assert np.array_equal(run.and_memorisation, again.and_memorisation, equal_nan=True)
+
+
+def test_noisy_labels_shuffle_and_shapes():
+    run = te.train_noisy_labels((0.0, 0.8), 0.5, n_train=40, dim=4, hidden=(8,), batch_size=8, n_steps=10,
+                                n_test=20, record_every=5, seeds=[3, 4], device="cpu")
+    assert run.train_accuracy.shape == run.mislabelled_accuracy.shape == (2, 2, 3)
+    assert np.all((run.mislabelled_fraction > 0) & (run.mislabelled_fraction <= 0.5))
+    clean = te.train_noisy_labels((0.0,), 0.0, n_train=40, dim=4, hidden=(8,), batch_size=8, n_steps=2, n_test=20,
+                                  seeds=[3], device="cpu")
+    assert clean.mislabelled_fraction.tolist() == [0.0] and np.isnan(clean.mislabelled_accuracy).all()
+
+
+def test_environment_sweep_shapes():
+    sweep = te.train_environment_sweep((2, 4), n_total=32, hidden=(4,), n_steps=3, n_test=10, seeds=[0, 1],
+                                       device="cpu")
+    assert sweep.n_envs.tolist() == [2, 4] and sweep.test_accuracy.shape == (2, 2)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: te.train_spiral_memorisation([(1.5, 0.0, 0.0)], device="cpu"), "agreement_threshold"),
+    (lambda: te.train_spiral_memorisation([(0.0, 0.0)], device="cpu"), "settings"),
+    (lambda: te.train_spiral_memorisation(n_envs=0, device="cpu"), "n_envs"),
+    (lambda: te.train_spiral_memorisation(hidden=(0,), device="cpu"), "hidden"),
+    (lambda: te.train_spiral_memorisation(dtype="float16", device="cpu"), "dtype"),
+    (lambda: te.train_spiral_memorisation(seeds=[], device="cpu"), "seeds"),
+    (lambda: te.train_spiral_memorisation(n_seeds=0, device="cpu"), "n_seeds"),
+    (lambda: te.learning_signals_at_init((-0.1,), device="cpu"), "agreement_threshold"),
+    (lambda: te.learning_signals_at_init(n_samples_per_env=1, device="cpu"), "n_samples_per_env"),
+    (lambda: te.train_noisy_labels(shuffled_fraction=1.5, device="cpu"), "shuffled_fraction"),
+    (lambda: te.train_noisy_labels(batch_size=300, device="cpu"), "batch_size"),
+    (lambda: te.train_noisy_labels(learning_rate=0.0, device="cpu"), "learning_rate"),
+    (lambda: te.train_environment_sweep((600,), device="cpu"), "n_envs"),
+])
+def test_bad_input_names_the_parameter(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
