@@ -5,16 +5,18 @@ attribute, and still unpackable (``alpha, z = dual_fixed_point(U, s, 0.01)``). T
 (:class:`~dynamics.starvation.ToyConfiguration`, :class:`~dynamics.starvation.MoonsRun`) are NamedTuples too. This
 module imports neither torch nor the formula modules.
 """
-from typing import NamedTuple, Tuple
+from typing import NamedTuple, Tuple, Union
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from dynamics.numerics import as_finite_array, require_integer
 
-__all__ = ["Dataset", "DualGDTrajectory", "DualTrajectory", "Features", "FixedPoint", "LinearModel", "LossTangent",
-           "MoonsRun", "ParameterTrajectory", "PrimalTrajectory", "SpectralDecouplingPoint", "ToyBatch",
-           "ToyConfiguration", "ToyTrajectories", "ToyTraining", "TwoMoonsTraining", "WideNetComparison"]
+__all__ = ["ColourShapeMethod", "ColourShapeTraining", "ColourShapes", "Dataset", "DualGDTrajectory",
+           "DualTrajectory", "Features", "FixedPoint", "LinearModel", "LossTangent", "MoonsMargins",
+           "MoonsRegularisation", "MoonsRun", "ParameterTrajectory", "PrimalTrajectory", "Regulariser",
+           "SpectralDecouplingPoint", "ToyBatch", "ToyConfiguration", "ToyTraining", "ToyTrajectories",
+           "TwoMoonsTraining", "WideNetComparison"]
 
 
 class FixedPoint(NamedTuple):
@@ -494,3 +496,159 @@ class TwoMoonsTraining(NamedTuple):
         grid = as_finite_array("grid", grid, ndim=2)
         W1, b1, w2, b2 = (p[index] for p in self.params)
         return np.maximum(grid @ W1.T + b1, 0.0) @ w2 + b2
+
+
+class Regulariser(NamedTuple):
+    """One training setting of the two-moons regulariser grid (Pezeshki et al. 2021, Fig 7).
+
+    Attributes
+    ----------
+    label : str
+        A plot label.
+    weight_decay : float
+        λ >= 0: (λ/2)·‖θ‖² is added to the loss (torch's ``weight_decay`` convention, biases included).
+    dropout : float
+        Drop probability in [0, 1) on the hidden units during training.
+    batch_norm : bool
+        Batch normalisation (batch statistics of the full training batch) before each hidden ReLU.
+    adam_learning_rate : float
+        > 0: Adam with this learning rate; 0: SGD with momentum at the trainer's learning rate.
+    output_penalty : float
+        a >= 0 of Spectral Decoupling, (a/2)·mean(ŷ²) (the authors' 0.003·mean(ŷ²) is a = 0.006).
+    depth : int
+        Number of hidden layers (1 = the two-layer net of Fig 1; 4 = the authors' 5-layer MLP).
+    steps_factor : int
+        Trains for this many times the trainer's ``n_steps`` ("training longer").
+    """
+
+    label: str
+    weight_decay: float
+    dropout: float
+    batch_norm: bool
+    adam_learning_rate: float
+    output_penalty: float
+    depth: int
+    steps_factor: int
+
+
+class MoonsRegularisation(NamedTuple):
+    """Two moons trained under each regulariser, for each seed.
+
+    Attributes
+    ----------
+    regularisers : tuple of Regulariser
+    seeds : tuple
+    data : tuple of Dataset
+        One training set per seed (shared by every regulariser of that seed).
+    grid_h, grid_v : ndarray, shape (G,)
+        The evaluation grid's horizontal and vertical coordinates (covering every seed's data).
+    logits : ndarray, shape (n_regularisers, n_seeds, G, G)
+        ŷ on the grid, indexed [..., v, h].
+    boundary_distance : ndarray, shape (n_regularisers, n_seeds)
+        :func:`boundary_line_distance` of each trained net: the RMS distance of its decision boundary from the boundary's
+        best straight line, over the seed's data bounding box, in units of the data's RMS radius.
+    train_accuracy : ndarray, shape (n_regularisers, n_seeds)
+    """
+
+    regularisers: Tuple[Regulariser, ...]
+    seeds: Tuple[Union[int, np.random.Generator], ...]
+    data: Tuple[Dataset, ...]
+    grid_h: np.ndarray
+    grid_v: np.ndarray
+    logits: np.ndarray
+    boundary_distance: np.ndarray
+    train_accuracy: np.ndarray
+
+
+class ColourShapes(NamedTuple):
+    """A coloured-shape data set.
+
+    Attributes
+    ----------
+    X : ndarray, shape (n, 2·size²)
+        Two colour channels of a size × size image, flattened; the image sits in channel 0 when ``colour`` = +1 and in
+        channel 1 when ``colour`` = -1, the other channel is zero.
+    y : ndarray, shape (n,)
+        Labels in {-1, +1}: the shape's class, flipped with probability ``label_noise``.
+    shape : ndarray, shape (n,)
+        The shape's class in {-1, +1} (+1: a horizontal bar, -1: a vertical bar).
+    colour : ndarray, shape (n,)
+        The colour in {-1, +1}: the label, flipped with probability ``colour_flip``.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    shape: np.ndarray
+    colour: np.ndarray
+
+
+class ColourShapeMethod(NamedTuple):
+    """One training method of the coloured-shape task.
+
+    Attributes
+    ----------
+    label : str
+    weight_decay : float
+        λ >= 0: (λ/2)·‖θ‖² added to the loss (the plain L2 baseline).
+    output_penalty : float
+        a >= 0: Spectral Decoupling in its γ-shifted form, (a/2)·mean((yŷ - γ)²) added to the mean cross-entropy.
+    target_margin : float
+        γ >= 0 of the shifted form (γ = 0 is the plain (a/2)·mean(ŷ²)).
+    """
+
+    label: str
+    weight_decay: float
+    output_penalty: float
+    target_margin: float
+
+
+class ColourShapeTraining(NamedTuple):
+    """The coloured-shape task trained by each method, for each seed.
+
+    Attributes
+    ----------
+    methods : tuple of ColourShapeMethod
+    seeds : tuple
+    steps : ndarray, shape (R,)
+        The steps at which the accuracies were recorded (the last is ``n_steps``).
+    train_accuracy : ndarray, shape (R, n_methods, n_seeds)
+        Accuracy on the training set (colour agrees with the label for 85% of it).
+    test_accuracy : ndarray, shape (R, n_methods, n_seeds)
+        Accuracy on the flipped test set (colour agrees with the label for 10% of it).
+    shape_accuracy : ndarray, shape (R, n_methods, n_seeds)
+        Accuracy on the same test images with the image in both channels (no colour cue), against the labels.
+    train_output_square : ndarray, shape (R, n_methods, n_seeds)
+        mean(ŷ²) over the training set, the quantity Spectral Decoupling penalises (ERM lets it grow).
+    """
+
+    methods: Tuple[ColourShapeMethod, ...]
+    seeds: Tuple[Union[int, np.random.Generator], ...]
+    steps: np.ndarray
+    train_accuracy: np.ndarray
+    test_accuracy: np.ndarray
+    shape_accuracy: np.ndarray
+    train_output_square: np.ndarray
+
+
+class MoonsMargins(NamedTuple):
+    """Per-example margins of the separable two moons (Δ = +0.1), with and without SD.
+
+    Attributes
+    ----------
+    runs : tuple of MoonsRun
+    seeds : tuple
+    distance : ndarray, shape (n_runs, n_seeds, n_samples)
+        Signed input-space distance of each training point to the decision boundary (negative when misclassified).
+    vertical, horizontal : ndarray, shape (n_runs, n_seeds, n_samples)
+        Signed distance along x_v (the weak feature) and along x_h (the strong feature) to the first sign change of ŷ;
+        ``cap`` where ŷ keeps its sign within ``cap``.
+    cap : float
+        The largest distance searched.
+    """
+
+    runs: Tuple[MoonsRun, ...]
+    seeds: Tuple[Union[int, np.random.Generator], ...]
+    distance: np.ndarray
+    vertical: np.ndarray
+    horizontal: np.ndarray
+    cap: float

@@ -12,7 +12,7 @@ import numpy as np
 from scipy import stats
 
 import dynamics.starvation as gs
-from . import crosscheck
+from . import crosscheck, experiment
 from ..registry import Check, rate_fit
 
 TOY = gs.TOY
@@ -200,3 +200,136 @@ def torch_two_moons(ctx):
               + ", ".join(f"{name} {t:.1f}" for name, t in t_statistics.items())
               + f"; family-wise z {stats.norm.isf(0.5e-4 / MOONS_ORDERINGS):.2f}")
     return Check.predicate(t_statistics[weakest], f"weakest ordering {weakest}; {detail}")
+
+
+# ---------------------------------------------------------------- experiments in miniature
+def _experiments():
+    """dynamics.starvation.torch_experiments, imported when a claim runs (torch is optional)."""
+    from dynamics.starvation import torch_experiments
+
+    return torch_experiments
+
+
+def _paired_t(differences):
+    """Per comparison: the mean of the per-seed differences, its standard error and the paired t-statistic."""
+    out = {}
+    for name, d in differences.items():
+        d = np.asarray(d, dtype=float)
+        se = d.std(ddof=1) / np.sqrt(d.size)
+        t = d.mean() / se if se > 0 else (np.sign(d.mean()) * np.inf if d.mean() != 0 else 0.0)
+        out[name] = (float(d.mean()), float(se), float(t))
+    return out
+
+
+def _report(statistics):
+    return ", ".join(f"{name}: {mean:.3g} ± {se:.2g} (t {t:.1f})" for name, (mean, se, t) in statistics.items())
+
+
+# Calibration (CPU, 1000 SGD steps): the boundary's distance from its best straight line (units of the data's RMS
+# radius) is 0.03-0.06 under SD (a = 0.006) and 0.006-0.035 under every other SGD-trained setting at 100 hidden units.
+# The weakest paired difference, SD - (4 hidden layers), had t = 4.2 on seeds 0-3 (mean 0.019, sd 0.009) and 5.1 on 5
+# other seeds; at 64 hidden units it fell to t = 1.6 over 8 seeds (deep narrow nets curve the boundary too), hence the
+# 100 units. Adam (learning rate 3e-3) curves the boundary more than SD at both widths (SD - Adam: mean -0.008, sd
+# 0.009, t = -2.6 over 8 seeds at 64 units; -0.01 over 4 seeds at 100): that part of the paper's statement did not
+# reproduce, and Adam is left out of the compared set.
+MOONS_REG_SEEDS = 4
+
+
+@experiment("starvation.experiment_moons_regularisers", "Pezeshki et al. 2021, Fig 7, App. B.2",
+            "Two moons separable by Δ = +0.1, a ReLU net trained by full-batch SGD (learning rate 1e-2, momentum 0.9; "
+            "CPU: 100 hidden units, 1000 steps; CUDA: 500 hidden units as in the paper, 1000 steps as in the "
+            "authors' code), 4 seeds: the decision boundary's RMS distance from its best straight line (total least "
+            "squares on the boundary inside the data's box, in units of the data's RMS radius) is larger with Spectral "
+            "Decoupling (0.003·mean ŷ²) than with no regulariser, weight decay 1e-2, dropout 0.7, batch norm and 4 "
+            "hidden layers (CUDA adds 10x longer training). Measured: the smallest paired t-statistic of SD minus each "
+            "setting over the seeds (> 0 exactly when every seed-mean ordering holds). Calibrated at 100 units: SD "
+            "0.03-0.06, the others 0.006-0.035; the weakest difference (SD - 4 hidden layers) had t = 4.2 on 4 seeds "
+            "(mean 0.019, sd 0.009) and 5.1 on 5 others; at 64 units it fell to 1.6 (8 seeds). Adam (3e-3) curved the "
+            "boundary more than SD (t = -2.6 over 8 seeds at 64 units), so the paper's 'Adam leaves it straight' did "
+            "not reproduce at this size and Adam is not compared.")
+def experiment_moons_regularisers(ctx):
+    te = _experiments()
+    settings = {r.label: r for r in te.MOONS_REGULARISERS}
+    compared = ["none", "weight decay 1e-2", "dropout 0.7", "batch norm", "5 layers"]
+    compared += ctx.size(cpu=[], cuda=["10x longer"])
+    sd = settings["SD 0.003"]
+    seeds = tuple(ctx.seed(300 + k) for k in range(MOONS_REG_SEEDS))
+    result = te.moons_regularisers(device=ctx.device, seeds=seeds, regularisers=[settings[c] for c in compared] + [sd],
+                                   n_steps=1000, hidden=ctx.size(cpu=100, cuda=500), grid_size=101)
+    distance = result.boundary_distance
+    statistics = _paired_t({f"SD - {name}": distance[-1] - distance[k] for k, name in enumerate(compared)})
+    weakest = min(statistics, key=lambda name: statistics[name][2])
+    detail = (f"seed-mean distances {dict(zip(compared + ['SD'], np.round(distance.mean(axis=1), 4)))}; paired "
+              f"differences (mean ± se): {_report(statistics)}")
+    return Check.predicate(statistics[weakest][2], f"weakest {weakest}; {detail}")
+
+
+# Calibration (CPU, 100 hidden ReLUs, 1000 SGD steps, weight decay 2e-4, 8 seeds): the 10th percentile of the
+# training points' distance to the boundary is 0.32-0.39 under ERM and 0.37-0.44 under SD (paired t 11.5); the share
+# of training points whose prediction flips when moved along x_v by at most 3 is 7-12% under ERM and 16-32% under SD
+# (paired difference mean 0.13, sd 0.037, t 9.8). With MARGIN_SEEDS = 4 both lie > 5 standard errors out.
+MARGIN_SEEDS = 4
+
+
+@experiment("starvation.experiment_moons_margins", "Pezeshki et al. 2021, Fig 2 (in spirit), §4.2; Fig 1",
+            "Two moons separable by Δ = +0.1 (Fig 1's net and optimizer; CPU: 100 hidden units, 1000 steps; CUDA: "
+            "500 hidden units, 10k steps as in the paper), 4 seeds, with and without Spectral Decoupling "
+            "(0.003·mean ŷ²): (1) the 10th percentile of the training points' distance to the decision boundary is "
+            "larger under SD (the lower margin CDF of the paper's Fig 2); (2) along the weak direction x_v, the share "
+            "of training points whose prediction changes within a shift of 3 is larger under SD (ERM's starved "
+            "boundary ignores x_v). Measured: the smaller paired t-statistic of the two SD - ERM differences (> 0 "
+            "exactly when both seed-mean orderings hold). Calibrated on 8 seeds: (1) 0.32-0.39 against 0.37-0.44, "
+            "t 11.5; (2) 7-12% against 16-32%, t 9.8; with 4 seeds both lie > 5 standard errors out.")
+def experiment_moons_margins(ctx):
+    seeds = tuple(ctx.seed(400 + k) for k in range(MARGIN_SEEDS))
+    result = _experiments().moons_margins(device=ctx.device, seeds=seeds, n_steps=ctx.size(cpu=1000, cuda=10_000),
+                                          hidden=ctx.size(cpu=100, cuda=500), cap=3.0, resolution=0.02)
+    low = np.quantile(result.distance, 0.1, axis=2)  # (runs, seeds)
+    flips = (np.abs(result.vertical) < result.cap).mean(axis=2)
+    statistics = _paired_t({"10th-percentile distance SD - ERM": low[1] - low[0],
+                            "share flipping along x_v SD - ERM": flips[1] - flips[0]})
+    weakest = min(statistics, key=lambda name: statistics[name][2])
+    detail = (f"10th-percentile distance ERM {np.round(low[0], 3)}, SD {np.round(low[1], 3)}; share flipping along x_v "
+              f"ERM {np.round(flips[0], 2)}, SD {np.round(flips[1], 2)}; {_report(statistics)}")
+    return Check.predicate(statistics[weakest][2], f"weakest {weakest}; {detail}")
+
+
+# Calibration (CPU, 1000 training images with pixel noise 0.2, 2 hidden layers of 32, 400 full-batch Adam steps,
+# 6 seeds): flipped-test accuracy ERM 0.25-0.30, SD (a = γ = 1) 0.31-0.36, L2 (λ = 0.01) 0.19-0.24; SD - ERM has
+# per-seed mean 0.052 and sd 0.017 (t 7.5), so with SHAPES_SEEDS = 4 the mean lies 6.1 standard errors above 0.
+# Without pixel noise (identical images with conflicting labels, no memorisation) SD and ERM both settle on the colour
+# (0.19-0.20 on the flipped test set) and do not differ. The accuracy alone would also pass a broken net (a penalty
+# with the wrong sign drives the outputs to ~1e7 and the accuracies to chance, 0.5 > ERM's 0.25), so the claim also
+# holds SD's mean ŷ² on the training set below ERM's (log-ratio: 6 seeds, ERM 56-61, SD 1.49).
+SHAPES_SEEDS = 4
+
+
+@experiment("starvation.experiment_coloured_shapes", "Pezeshki et al. 2021, Table 2, Fig 3, App. B.4 (in spirit)",
+            "A coloured-shape task in the spirit of Colored MNIST (a 3-pixel bar, horizontal or vertical, in a 7 × 7 "
+            "image: the hard shape feature, right for 75% of the labels; the image's colour channel: the easy feature, "
+            "right for 90% and 80% of the two training environments and 10% of the test set), a 2-hidden-layer ReLU "
+            "MLP trained by full-batch Adam (CPU: 1000 images with pixel noise 0.2, 32 units, 400 steps; CUDA: 50 000 "
+            "images, 300 units, 2000 steps as in the paper's table), 4 seeds: γ-shifted Spectral Decoupling "
+            "((a/2)·mean((yŷ - γ)²), a = γ = 1) reaches a higher accuracy on the colour-flipped test set than ERM, "
+            "while keeping its outputs small (training mean ŷ² below ERM's, which rules out a degenerate net at chance "
+            "level). Measured: the smaller paired t-statistic of the two differences over the seeds (> 0 exactly when "
+            "both seed-mean orderings hold). Calibrated on 6 seeds: flipped-test accuracy ERM 0.25-0.30, SD 0.31-0.36 "
+            "(difference 0.052, sd 0.017, t 7.5; 6.1 standard errors with 4 seeds), L2 (λ = 0.01) below both "
+            "(0.19-0.24); mean ŷ² ERM 56-61, SD 1.49. The effect is far smaller than the paper's 68% against 24%: SD "
+            "stays below chance (50%) and the shape alone (75%) at this size.")
+def experiment_coloured_shapes(ctx):
+    seeds = tuple(ctx.seed(500 + k) for k in range(SHAPES_SEEDS))
+    result = _experiments().train_coloured_shapes(
+        device=ctx.device, seeds=seeds, n_train=ctx.size(cpu=1000, cuda=50_000), n_test=ctx.size(cpu=1000, cuda=10_000),
+        n_steps=ctx.size(cpu=400, cuda=2000), hidden=ctx.size(cpu=32, cuda=300), record_every=10**6)
+    labels = [m.label for m in result.methods]
+    test = result.test_accuracy[-1]  # (methods, seeds)
+    erm, sd = test[labels.index("ERM")], test[labels.index("SD")]
+    square = np.log(result.train_output_square[-1])
+    statistics = _paired_t({"flipped-test accuracy SD - ERM": sd - erm,
+                            "log mean ŷ² ERM - SD": square[labels.index("ERM")] - square[labels.index("SD")]})
+    weakest = min(statistics, key=lambda name: statistics[name][2])
+    detail = (f"flipped-test accuracy (seed means) {dict(zip(labels, np.round(test.mean(axis=1), 3)))}, training "
+              f"accuracy {dict(zip(labels, np.round(result.train_accuracy[-1].mean(axis=1), 3)))}, training mean ŷ² "
+              f"{dict(zip(labels, np.round(np.exp(square).mean(axis=1), 2)))}; {_report(statistics)}")
+    return Check.predicate(statistics[weakest][2], f"weakest {weakest}; {detail}")

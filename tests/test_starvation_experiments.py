@@ -1,0 +1,120 @@
+"""Fast tests of the two-moons regulariser grid, the coloured-shape task and the margins of
+:mod:`dynamics.starvation.torch_experiments`: batched training equals one member at a time, determinism, shapes,
+the boundary measure on known curves, and the validation of inputs."""
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from dynamics.starvation import torch_experiments as te  # noqa: E402
+
+R = te.Regulariser
+
+
+def test_boundary_line_distance_of_straight_and_curved_boundaries():
+    h = v = np.linspace(-1, 1, 201)
+    box = np.array([[-1.0, -1.0], [1.0, 1.0]])
+    slanted = np.add.outer(0.5 * v, h) - 0.2  # the line x_h + 0.5 x_v = 0.2
+    assert te.boundary_line_distance(h, v, slanted, box) < 1e-10
+    # the parabola x_h = x_v² - 0.3 over x_v in [-1, 1]: RMS orthogonal distance from its best line ~ the sd of x_v²
+    # (0.298) along x_h, shrunk a little by the tilt-free fit; in units of the box's RMS radius √(2)·1
+    parabola = np.add.outer(v ** 2, -h) - 0.3
+    value = te.boundary_line_distance(h, v, parabola, box)
+    assert 0.15 < value < 0.25
+    assert np.isnan(te.boundary_line_distance(h, v, np.ones((201, 201)), box))
+
+
+def test_boundary_points_validate_the_grid():
+    with pytest.raises(ValueError, match="logits"):
+        te.boundary_points(np.arange(3.0), np.arange(4.0), np.zeros((3, 3)))
+
+
+SETTINGS = (R("plain", 0.0, 0.0, False, 0.0, 0.0, 1, 1), R("wd", 1e-2, 0.0, False, 0.0, 0.0, 1, 1),
+            R("bn", 0.0, 0.0, True, 0.0, 0.0, 1, 1), R("adam", 0.0, 0.0, False, 3e-3, 0.0, 1, 1),
+            R("sd", 0.0, 0.0, False, 0.0, 0.006, 1, 1))
+
+
+def test_moons_regularisers_batched_equals_one_member_at_a_time():
+    kwargs = dict(device="cpu", n_steps=15, hidden=6, grid_size=12)
+    batched = te.moons_regularisers(seeds=(0, 1), regularisers=SETTINGS, **kwargs)
+    for i, setting in enumerate(SETTINGS):  # the same seeds, hence the same grid (it covers every seed's data)
+        alone = te.moons_regularisers(seeds=(0, 1), regularisers=(setting,), **kwargs)
+        scale = np.abs(alone.logits).max()
+        np.testing.assert_allclose(batched.logits[i], alone.logits[0], rtol=0, atol=1e-10 * scale)
+
+
+def test_moons_regularisers_deterministic_and_seeded():
+    kwargs = dict(device="cpu", regularisers=SETTINGS[:1] + (R("drop", 0.0, 0.5, False, 0.0, 0.0, 1, 1),),
+                  n_steps=5, hidden=6, grid_size=12)
+    a, b = te.moons_regularisers(seeds=(3,), **kwargs), te.moons_regularisers(seeds=(3,), **kwargs)
+    c = te.moons_regularisers(seeds=(4,), **kwargs)
+    np.testing.assert_array_equal(a.logits, b.logits)
+    assert not np.allclose(a.logits, c.logits)
+    assert a.logits.shape == (2, 1, 12, 12) and a.boundary_distance.shape == a.train_accuracy.shape == (2, 1)
+    assert not np.allclose(a.logits[0], a.logits[1])  # dropout changes the path
+
+
+@pytest.mark.parametrize("kwargs, name", [(dict(n_steps=-1), "n_steps"), (dict(hidden=0), "hidden"),
+                                          (dict(seeds=()), "seeds"), (dict(grid_size=3), "grid_size"),
+                                          (dict(regularisers=(R("x", 0.0, 1.5, False, 0.0, 0.0, 1, 1),)), "dropout"),
+                                          (dict(regularisers=(R("x", 0.0, 0.0, False, 0.0, 0.0, 0, 1),)), "depth")])
+def test_moons_regularisers_validate(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        te.moons_regularisers(device="cpu", **kwargs)
+
+
+def test_coloured_shapes_statistics_and_channels():
+    data = te.coloured_shapes(4000, colour_flip=0.2, seed=1)
+    assert abs(np.mean(data.colour == data.y) - 0.8) < 0.03
+    assert abs(np.mean(data.shape == data.y) - 0.75) < 0.03
+    half = data.X.shape[1] // 2
+    assert np.all(data.X[data.colour > 0, half:] == 0) and np.all(data.X[data.colour < 0, :half] == 0)
+    clean = te.coloured_shapes(50, colour_flip=0.0, noise_std=0.0, seed=2)
+    assert np.all(clean.X.sum(axis=1) == 3.0)  # one 3-pixel bar per image
+    with pytest.raises(ValueError, match="colour_flip"):
+        te.coloured_shapes(10, colour_flip=1.5)
+    with pytest.raises(ValueError, match="bar_length"):
+        te.coloured_shapes(10, colour_flip=0.1, bar_length=9)
+
+
+SHAPES = dict(device="cpu", n_train=60, n_test=40, n_steps=6, hidden=5, record_every=3)
+
+
+def test_train_coloured_shapes_batched_equals_one_method_at_a_time():
+    batched = te.train_coloured_shapes(seeds=(0, 1), **SHAPES)
+    for k, method in enumerate(te.COLOUR_SHAPE_METHODS):
+        alone = te.train_coloured_shapes(seeds=(0, 1), methods=(method,), **SHAPES)
+        for field in ("train_accuracy", "test_accuracy", "shape_accuracy"):
+            np.testing.assert_array_equal(getattr(batched, field)[:, k], getattr(alone, field)[:, 0])
+    assert batched.steps.tolist() == [0, 3, 6] and batched.test_accuracy.shape == (3, 3, 2)
+
+
+def test_train_coloured_shapes_deterministic_and_seeded():
+    a, b = te.train_coloured_shapes(seeds=(5,), **SHAPES), te.train_coloured_shapes(seeds=(5,), **SHAPES)
+    c = te.train_coloured_shapes(seeds=(6,), **SHAPES)
+    np.testing.assert_array_equal(a.test_accuracy, b.test_accuracy)
+    assert not np.array_equal(a.test_accuracy, c.test_accuracy)
+
+
+@pytest.mark.parametrize("kwargs, name", [(dict(n_train=1), "n_train"), (dict(hidden=0), "hidden"),
+                                          (dict(methods=(te.ColourShapeMethod("x", -1.0, 0.0, 0.0),)), "weight_decay"),
+                                          (dict(record_every=0), "record_every")])
+def test_train_coloured_shapes_validate(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        te.train_coloured_shapes(device="cpu", **{**dict(n_steps=1), **kwargs})
+
+
+def test_moons_margins_shapes_signs_and_validation():
+    out = te.moons_margins(device="cpu", seeds=(0,), n_steps=40, hidden=8, resolution=0.05)
+    assert out.distance.shape == out.vertical.shape == out.horizontal.shape == (2, 1, 300)
+    assert [run.label for run in out.runs] == ["ERM", "SD"]
+    for field in (out.distance, out.vertical, out.horizontal):
+        assert np.all(np.abs(field) <= out.cap + 1e-12)
+    # the distance to the boundary is at most the distance along either axis
+    assert np.all(np.abs(out.distance) <= np.minimum(np.abs(out.vertical), np.abs(out.horizontal)) + 0.1)
+    again = te.moons_margins(device="cpu", seeds=(0,), n_steps=40, hidden=8, resolution=0.05)
+    np.testing.assert_array_equal(out.distance, again.distance)
+    with pytest.raises(ValueError, match="resolution"):
+        te.moons_margins(device="cpu", seeds=(0,), resolution=0.5)
+    with pytest.raises(ValueError, match="output_penalty"):
+        te.moons_margins(device="cpu", seeds=(0,), output_penalty=0.0)
