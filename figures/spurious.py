@@ -214,3 +214,338 @@ def reweighting_coverage(max_epochs=6.0):
            xlim=(0, max_epochs))
     ax.legend(loc="lower right")
     return fig
+
+
+# ---------------------------------------------------------------- large-learning-rate experiments
+LLR_FIGURE = dict(n_seeds=6, epoch_cap=150)
+LLR_QUICK = dict(n_seeds=2, epoch_cap=15)
+_GROUP_LABELS = ("core bits", "spurious bits", "noise bits")
+
+
+def _llr_runs(n_seeds, epoch_cap):
+    """The low/high learning-rate runs shared by the attribution and BC-loss-share figures (memoised per process)."""
+    key = (n_seeds, epoch_cap)
+    if key not in _LLR_MEMO:
+        from dynamics.spurious import torch_experiments as te
+
+        _LLR_MEMO[key] = te.lr_attribution_runs(range(n_seeds), epoch_cap=epoch_cap)
+    return _LLR_MEMO[key]
+
+
+_LLR_MEMO = {}
+
+
+@figure("spurious.lr_attributions_over_training", "Barsbey et al. 2025, Fig. 3 (right)",
+        "Share of integrated-gradient attribution (|IG| of the logit margin, zero baseline, mean over 500 unbiased "
+        "test inputs) on the 4 core, 2 spurious and 12 noise bits of the parity task over SGD steps, at a low "
+        "(η = 0.05, left) and a high (η = 0.75, right) learning rate; lines are seed means, bands the seed range, "
+        "a run that has stopped keeps its last value. Reduced from the paper: C = 4 core bits, 2000 training "
+        "samples, FCN 18→50→50→2 (no bias), batch 100, cap 150 epochs (η = 0.05 stops at the cap, short of 100% "
+        "training accuracy; η = 0.75 fits in about 30 epochs); seeds 0-5.", quick=LLR_QUICK)
+def lr_attributions_over_training(n_seeds=LLR_FIGURE["n_seeds"], epoch_cap=LLR_FIGURE["epoch_cap"]):
+    fig, axes = new_figure(1, 2, width=9.6, height=3.6, sharey=True)
+    if importlib.util.find_spec("torch") is None:
+        return _torch_missing(fig, axes[0], "the attribution histories")
+    runs = _llr_runs(n_seeds, epoch_cap)
+    steps = runs.record_steps
+    for c, ax in enumerate(axes):
+        for g, (color, label) in enumerate(zip(COLORS, _GROUP_LABELS)):
+            shares = runs.attribution_shares[c, :, :, g]
+            ax.fill_between(steps, shares.min(axis=0), shares.max(axis=0), color=color, alpha=0.2, lw=0)
+            ax.plot(steps, shares.mean(axis=0), color=color, label=label)
+        ax.set(xlabel="SGD step", title=rf"$\eta = {runs.learning_rates[c]:g}$", ylim=(0, 1))
+    axes[0].set_ylabel("share of |IG| attribution")
+    axes[1].legend(loc="upper right")
+    return fig
+
+
+@figure("spurious.lr_bc_loss_share", "Barsbey et al. 2025, Fig. 13",
+        "Share of the minibatch cross-entropy carried by its bias-conflicting samples, Σ_BC ℓ / Σ ℓ before each "
+        "update, over SGD steps at a low (η = 0.05) and a high (η = 0.75) learning rate on the parity task "
+        "(set-up and seeds 0-5 as in spurious.lr_attributions_over_training); thin lines: each seed, smoothed over "
+        "one epoch (20 steps); thick: seed mean of the smoothed curves while every seed trains. Dotted: the BC "
+        "fraction of the training set (0.1), the share of a loss equal on every sample.", quick=LLR_QUICK)
+def lr_bc_loss_share(n_seeds=LLR_FIGURE["n_seeds"], epoch_cap=LLR_FIGURE["epoch_cap"], smooth=20):
+    fig, ax = new_figure(1, 1, width=5.8, height=3.8)
+    if importlib.util.find_spec("torch") is None:
+        return _torch_missing(fig, ax, "the BC loss share histories")
+    runs = _llr_runs(n_seeds, epoch_cap)
+    kernel = np.ones(smooth) / smooth
+    for c, (color, style) in enumerate(zip((COLORS[0], COLORS[1]), ("--", "-"))):
+        curves = []
+        for s in range(runs.bc_loss_share.shape[1]):
+            share = runs.bc_loss_share[c, s]
+            share = share[np.isfinite(share)]
+            smoothed = np.convolve(share, kernel, mode="valid") if share.size >= smooth else share
+            curves.append(smoothed)
+            ax.plot(np.arange(smoothed.size) + smooth - 1, smoothed, color=color, lw=0.6, alpha=0.45)
+        common = min(curve.size for curve in curves)
+        ax.plot(np.arange(common) + smooth - 1, np.mean([curve[:common] for curve in curves], axis=0), style,
+                color=color, lw=2, zorder=3, label=rf"$\eta = {runs.learning_rates[c]:g}$ (seed mean)")
+    ax.axhline(0.1, color="0.4", ls=":", lw=1, label="BC fraction of the training set")
+    last = np.flatnonzero(np.isfinite(runs.bc_loss_share).any(axis=(0, 1)))[-1]
+    ax.set(xscale="log", xlabel="SGD step (log scale)", ylabel="BC share of the minibatch loss", ylim=(0, 1),
+           xlim=(smooth - 1, max(last, smooth)))
+    ax.legend(loc="upper left")
+    return fig
+
+
+WIDTH_FIGURE = dict(widths=(8, 16, 32, 64), learning_rates=(0.05, 0.2, 0.75), n_seeds=4, epoch_cap=100)
+WIDTH_QUICK = dict(widths=(8, 16), learning_rates=(0.05, 0.75), n_seeds=2, epoch_cap=10)
+
+
+@figure("spurious.lr_width_spread", "Barsbey et al. 2025, §5 and Table 1 (spread of unbiased accuracy over "
+        "learning rates against model size)",
+        "Left: unbiased test accuracy against the SGD learning rate on the parity task at hidden widths 8, 16, 32 "
+        "and 64 (seed mean; bars: seed range). Right: the spread max − min of accuracy over the learning rates "
+        "against the width (dots: seeds; line: spread of the seed means). Reduced from the paper (which compares "
+        "an FCN, ResNet18 and ResNet50 on Colored MNIST): C = 4 core, S = 2 spurious, N = 12 noise bits, 2000 "
+        "training samples, FCN with 2 hidden layers and no bias, batch 100, cap 100 epochs; seeds 0-3. η = 0.05 "
+        "stops at the cap near chance at every width, so the spread is the high learning rate's accuracy above "
+        "chance; it does not grow with the width here.", quick=WIDTH_QUICK)
+def lr_width_spread(widths=WIDTH_FIGURE["widths"], learning_rates=WIDTH_FIGURE["learning_rates"],
+                    n_seeds=WIDTH_FIGURE["n_seeds"], epoch_cap=WIDTH_FIGURE["epoch_cap"]):
+    fig, axes = new_figure(1, 2, width=9.6, height=3.6)
+    if importlib.util.find_spec("torch") is None:
+        return _torch_missing(fig, axes[0], "the width sweep")
+    from dynamics.spurious import torch_experiments as te
+
+    sweep = te.width_lr_sweep(range(n_seeds), widths=widths, learning_rates=learning_rates, epoch_cap=epoch_cap)
+    lrs = sweep.learning_rates
+    for color, w, acc in zip(COLORS, sweep.widths, sweep.unbiased_accuracy):
+        mean = acc.mean(axis=1)
+        axes[0].errorbar(lrs, mean, yerr=[mean - acc.min(axis=1), acc.max(axis=1) - mean], fmt="o-", color=color,
+                         ms=4, capsize=3, label=f"width {w}")
+    axes[0].axhline(0.5, color="0.5", ls=":", lw=1, label="chance")
+    axes[0].set(xscale="log", xlabel=r"learning rate $\eta$", ylabel="unbiased test accuracy", ylim=(0.4, 1.0))
+    axes[0].set_xticks(lrs, [f"{lr:g}" for lr in lrs])
+    axes[0].minorticks_off()
+    axes[0].legend(loc="upper left", fontsize=8)
+    for s in range(sweep.spread.shape[1]):
+        axes[1].plot(sweep.widths, sweep.spread[:, s], "o", color=COLORS[0], alpha=0.5, mec="none",
+                     label="one seed" if s == 0 else None)
+    axes[1].plot(sweep.widths, sweep.mean_spread, "-", color=COLORS[0], lw=2, label="spread of the seed means")
+    axes[1].set(xscale="log", xlabel="hidden width (units per layer)",
+                ylabel="max − min accuracy over η", ylim=(0, 0.6))
+    axes[1].set_xticks(sweep.widths, [str(w) for w in sweep.widths])
+    axes[1].minorticks_off()
+    axes[1].legend(loc="lower right", fontsize=8)
+    return fig
+
+
+ROBUSTNESS_FIGURE = dict(variants=("constant", "annealed", "adam"), n_seeds=4, epoch_cap=100)
+ROBUSTNESS_QUICK = dict(variants=("constant", "annealed", "adam"), n_seeds=2, epoch_cap=8)
+_VARIANT_LABELS = {"constant": "constant SGD", "annealed": "SGD, η × 0.1\nafter step 200", "adam": "Adam",
+                   "long": "SGD to CE < 1e-5"}
+
+
+@figure("spurious.lr_robustness", "Barsbey et al. 2025, Figs. 22-23 (annealing, Adam)",
+        "Unbiased test accuracy (left) and share of integrated-gradient attribution on the core bits at the stop "
+        "(right) at a low and a high learning rate under three protocols on the parity task: constant SGD "
+        "(η = 0.05 against 0.75), SGD with η × 0.1 from step 200 (10 epochs; the paper anneals after 1000 "
+        "iterations), and Adam (η = 1e-3 against 1e-2, β = (0.9, 0.999)). Dots: seeds 0-3; bars: seed means. "
+        "Set-up as in spurious.lr_attributions_over_training, reduced further to a cap of 100 epochs (η = 0.05 "
+        "stops at the cap; Adam fits at both rates). The gain under annealing is robust over seeds; under Adam it "
+        "is not at this size (its sign changes between seed sets). Training on to CE < 1e-5 (the paper's Fig. 24) "
+        "is not drawn: the low learning rate cannot reach it at this size.", quick=ROBUSTNESS_QUICK)
+def lr_robustness(variants=ROBUSTNESS_FIGURE["variants"], n_seeds=ROBUSTNESS_FIGURE["n_seeds"],
+                  epoch_cap=ROBUSTNESS_FIGURE["epoch_cap"]):
+    fig, axes = new_figure(1, 2, width=9.6, height=3.6)
+    if importlib.util.find_spec("torch") is None:
+        return _torch_missing(fig, axes[0], "the robustness runs")
+    from dynamics.spurious import torch_experiments as te
+
+    rob = te.lr_robustness_runs(range(n_seeds), variants=variants, epoch_cap=epoch_cap)
+    rng = np.random.default_rng(0)
+    for ax, (name, label) in zip(axes, (("unbiased_accuracy", "unbiased test accuracy"),
+                                        ("core_share", "core share of |IG| at the stop"))):
+        for v, runs in enumerate(rob.runs):
+            values = (runs.final_attribution_shares[..., 0] if name == "core_share"
+                      else getattr(runs, name))
+            for c, (color, offset) in enumerate(((COLORS[0], -0.18), (COLORS[1], 0.18))):
+                ax.bar(v + offset, values[c].mean(), width=0.34, color=color, alpha=0.35,
+                       label=("low η" if c == 0 else "high η") if v == 0 else None)
+                ax.plot(v + offset + rng.uniform(-0.08, 0.08, values.shape[1]), values[c], "o", color=color, ms=4)
+                ax.annotate(f"{rob.learning_rates[v][c]:g}", (v + offset, 0.02), ha="center", fontsize=7)
+        ax.set_xticks(range(len(rob.variants)), [_VARIANT_LABELS[v] for v in rob.variants])
+        ax.set(ylabel=label, ylim=(0, 1))
+    axes[0].axhline(0.5, color="0.4", ls=":", lw=1)
+    axes[0].legend(loc="upper left", fontsize=8)
+    return fig
+
+
+INTERVENTIONS_FIGURE = dict(n_seeds=4, epoch_cap=100)
+INTERVENTIONS_QUICK = dict(n_seeds=2, epoch_cap=5)
+
+
+@figure("spurious.lr_interventions", "Barsbey et al. 2025, Figs. 6 and 19, Table 2",
+        "Unbiased test accuracy (left) and the core share of integrated-gradient attribution at the stop (right) "
+        "on the parity task for interventions at the low learning rate η = 0.05 (plain SGD; momentum 0.9; L1 "
+        "1e-4; L2 5e-3; focal loss γ = 2; batch 25 instead of 100) and at the high learning rate η = 0.75 "
+        "(plain; with L2 1e-3). One value per intervention where the paper sweeps a range. Dots: seeds 0-3; "
+        "bars: seed means. Set-up as in spurious.lr_attributions_over_training with a cap of 100 epochs.",
+        quick=INTERVENTIONS_QUICK)
+def lr_interventions(n_seeds=INTERVENTIONS_FIGURE["n_seeds"], epoch_cap=INTERVENTIONS_FIGURE["epoch_cap"]):
+    fig, axes = new_figure(1, 2, width=9.6, height=3.8, sharey=True)
+    if importlib.util.find_spec("torch") is None:
+        return _torch_missing(fig, axes[0], "the intervention runs")
+    from dynamics.spurious import torch_experiments as te
+
+    runs = te.intervention_runs(range(n_seeds), epoch_cap=epoch_cap)
+    labels = [f"{n} (η {lr:g}, B {b})" for n, lr, b in zip(runs.names, runs.learning_rates, runs.batch_sizes)]
+    y = np.arange(len(labels))[::-1]
+    for ax, values, xlabel in ((axes[0], runs.unbiased_accuracy, "unbiased test accuracy"),
+                               (axes[1], runs.core_share, "core share of |IG| at the stop")):
+        colors = [COLORS[1] if lr == max(runs.learning_rates) else COLORS[0] for lr in runs.learning_rates]
+        ax.barh(y, values.mean(axis=1), color=colors, alpha=0.35, height=0.6)
+        for yi, row, color in zip(y, values, colors):
+            ax.plot(row, np.full(row.shape, yi), "o", color=color, ms=4)
+        ax.set(xlabel=xlabel, xlim=(0, 1))
+    axes[0].axvline(0.5, color="0.4", ls=":", lw=1)
+    axes[0].set_yticks(y, labels, fontsize=8)
+    return fig
+
+# ---------------------------------------------------------------- data-balancing experiments
+# The experiments in miniature of Idrissi et al. 2022 (reprinted as Pezeshki (thesis) Ch. 8) on the linear toy,
+# drawn from dynamics.spurious.torch_balancing (imported lazily: listing the figures never loads torch).
+BALANCING_LABELS = {"erm": "ERM", "suby": "SUBY", "subg": "SUBG", "rwy": "RWY", "rwg": "RWG", "jtt": "JTT",
+                    "gdro": "gDRO"}
+BALANCING_ORDER = ("erm", "jtt", "suby", "rwy", "subg", "rwg", "gdro")  # the thesis's Table 2 order: no groups first
+BALANCING_FIGURE = dict(n_seeds=8, n_samples=400, n_noise=600, n_epochs=500)
+BALANCING_QUICK = dict(n_seeds=2, n_samples=120, n_noise=200, n_epochs=60)
+
+
+def _balancing_experiment(methods, n_seeds, n_samples, n_noise, n_epochs):
+    from dynamics.spurious import torch_balancing as tb
+
+    return tb.train_balancing_methods(methods, tuple(range(n_seeds)), n_samples=n_samples, n_noise=n_noise,
+                                      n_epochs=n_epochs, batch_size=n_samples // 4, device="cpu")
+
+
+def _mean_interval(values):
+    """Seed mean and the half-width of its two-sided 95% t interval (0 for one seed)."""
+    from scipy import stats
+
+    values = np.asarray(values, dtype=float)
+    if values.size < 2:
+        return float(values.mean()), 0.0
+    return float(values.mean()), float(stats.t.isf(0.025, values.size - 1) * values.std(ddof=1) / np.sqrt(values.size))
+
+
+@figure("spurious.balancing_methods", "Pezeshki (thesis), Ch. 8 Tables 2-3 / Idrissi et al. 2022",
+        "The seven balancing methods on the linear toy of the thesis's Ch. 8 Fig. 1 (n = 400, d = 600 noise "
+        "features, γ = (4, 1, 2); SGD lr 1e-5, momentum 0.9, batch 100, 200 epochs; JTT T = 1, λ_up = 20; gDRO "
+        "η = 0.1; torch, 8 seeds; the thesis: ResNet/BERT on four benchmarks, 50 hyper-parameter draws, 5 repeats): "
+        "test worst-group accuracy at the epoch selected by the worst-group validation accuracy (filled) and by "
+        "the average validation accuracy, which needs no group labels (open); seed mean with its 95% t interval, "
+        "dots per seed. Methods that use group labels in training (shaded) succeed; ERM, SUBY and RWY fail (the "
+        "toy's classes are balanced, so class balancing changes nothing), and so does JTT: after its one ERM epoch "
+        "about half of the training set, majority and minority alike, is misclassified, so its upweighted error "
+        "set is noise. The two selection rules pick epochs of equal "
+        "test worst-group accuracy here: the thesis's loss from selecting without group labels does not reproduce "
+        "on the toy.", quick=BALANCING_QUICK)
+def balancing_methods(n_seeds=BALANCING_FIGURE["n_seeds"], n_samples=BALANCING_FIGURE["n_samples"],
+                      n_noise=BALANCING_FIGURE["n_noise"], n_epochs=200):
+    fig, ax = new_figure(1, 1, width=6.4, height=3.8)
+    if importlib.util.find_spec("torch") is None:
+        return _torch_missing(fig, ax, "the balancing methods on the linear toy")
+    result = _balancing_experiment(BALANCING_ORDER, n_seeds, n_samples, n_noise, n_epochs)
+    rng = np.random.default_rng(0)
+    positions = np.arange(len(result.methods))
+    ax.axvspan(positions[4] - 0.5, positions[-1] + 0.5, color="0.92", lw=0, zorder=0)
+    ax.text(positions[4] - 0.4, 0.5, "uses group labels\nin training", fontsize=8, color="0.35", va="center")
+    for offset, values, color, face, label in (
+            (-0.15, result.selected_test_worst_group, COLORS[0], COLORS[0], "selected by worst-group val. accuracy"),
+            (0.15, result.average_selected_test_worst_group, COLORS[1], "white", "selected by average val. accuracy")):
+        for i, per_seed in enumerate(values):
+            mean, half = _mean_interval(per_seed)
+            ax.plot(i + offset + rng.uniform(-0.05, 0.05, per_seed.size), per_seed, ".", color=color, alpha=0.35,
+                    ms=4, zorder=2)
+            ax.errorbar(i + offset, mean, yerr=half, fmt="o", color=color, mfc=face, ms=6, capsize=3, zorder=3,
+                        label=label if i == 0 else None)
+    ax.set_xticks(positions, [BALANCING_LABELS[m] for m in result.methods])
+    ax.set(ylabel="test worst-group accuracy", ylim=(-0.05, 1.12), xlim=(-0.6, len(positions) - 0.4),
+           title=f"linear toy, {len(result.seeds)} seeds, {result.epochs[-1]} epochs (mean, 95% interval)")
+    ax.legend(loc="upper left", fontsize=8)
+    return fig
+
+
+@figure("spurious.balancing_train_test_gap", "Pezeshki (thesis), Ch. 8 Fig. 2, §8.5.3 / Idrissi et al. 2022",
+        "Train-test worst-group gap on the linear toy (n = 400, d = 600, γ = (4, 1, 2), SGD lr 1e-5, momentum "
+        "0.9, batch 100, 500 epochs; torch, 8 seeds; the thesis shows ResNet/BERT on four benchmarks): worst-group "
+        "accuracy on the method's own training set (dashed; SUBG's is its subsample) and on the test set (solid), "
+        "seed mean and range. ERM and RWG memorise the minority through the noise features: their training "
+        "worst-group accuracy keeps rising while the test one stays at 0 (ERM) or collapses after its early peak "
+        "(RWG). SUBG fits its balanced subsample without a gap.", quick=BALANCING_QUICK)
+def balancing_train_test_gap(n_seeds=BALANCING_FIGURE["n_seeds"], n_samples=BALANCING_FIGURE["n_samples"],
+                             n_noise=BALANCING_FIGURE["n_noise"], n_epochs=BALANCING_FIGURE["n_epochs"]):
+    fig, axes = new_figure(1, 3, width=9.6, height=3.2, sharey=True)
+    if importlib.util.find_spec("torch") is None:
+        return _torch_missing(fig, axes[0], "the train-test worst-group gap")
+    result = _balancing_experiment(("erm", "subg", "rwg"), n_seeds, n_samples, n_noise, n_epochs)
+    for ax, m in zip(axes, result.methods):
+        i = result.methods.index(m)
+        for acc, style, label in ((result.train_group_acc[i], "--", "train"), (result.test_group_acc[i], "-", "test")):
+            worst = acc.min(axis=-1)
+            color = COLORS[0] if label == "train" else COLORS[1]
+            ax.fill_between(result.epochs, worst.min(axis=0), worst.max(axis=0), color=color, alpha=0.18, lw=0)
+            ax.plot(result.epochs, worst.mean(axis=0), style, color=color, label=f"{label} worst-group accuracy")
+        ax.set(title=BALANCING_LABELS[m], xlabel="epoch", xlim=(0, result.epochs[-1]), ylim=(-0.03, 1.03))
+    axes[0].set_ylabel("worst-group accuracy")
+    axes[0].legend(loc="upper right", fontsize=8)
+    return fig
+
+
+@figure("spurious.balancing_decision_maps", "Pezeshki (thesis), §8.4, Ch. 8 Fig. 1 / Idrissi et al. 2022",
+        "The thesis's Ch. 8 Fig. 1 in full: left, test worst-group accuracy against epochs for ERM, SUBG and RWG "
+        "(seed mean and range; markers: the epochs selected by worst-group validation accuracy); right, each "
+        "method's decision heat map at its selected epoch (seed 0): sigmoid(wᵀx̃) over the (γ_spu x_spu, "
+        "γ_core x_core) plane, x̃ carrying the noise of the nearest training sample, with the training points "
+        "(circles: majority, crosses: minority; colour: class) and the 1/2 contour; dashed: the boundary "
+        "without noise, which classifies the noise-free test set (the title gives the fraction of the plane where "
+        "it agrees with the core rule x_core > 0). ERM's boundary follows the spurious axis, with islands around "
+        "memorised minority points; SUBG's follows the core axis; RWG's at its selected epoch lies in between. Linear toy: n = 400, d = 600, γ = (4, 1, 2), SGD lr 1e-5, momentum 0.9, batch 100, "
+        "500 epochs; torch, 8 seeds (the thesis: n = 1000, d = 1200, 8 seeds).", quick=BALANCING_QUICK)
+def balancing_decision_maps(n_seeds=BALANCING_FIGURE["n_seeds"], n_samples=BALANCING_FIGURE["n_samples"],
+                            n_noise=BALANCING_FIGURE["n_noise"], n_epochs=BALANCING_FIGURE["n_epochs"]):
+    fig, axes = new_figure(1, 4, width=13.0, height=3.3)
+    if importlib.util.find_spec("torch") is None:
+        return _torch_missing(fig, axes[0], "the decision heat maps of the linear toy")
+    from dynamics.spurious import torch_balancing as tb
+
+    result = _balancing_experiment(("erm", "subg", "rwg"), n_seeds, n_samples, n_noise, n_epochs)
+    ax = axes[0]
+    for color, m in zip(COLORS, result.methods):
+        i = result.methods.index(m)
+        worst = result.test_group_acc[i].min(axis=-1)
+        ax.fill_between(result.epochs, worst.min(axis=0), worst.max(axis=0), color=color, alpha=0.2, lw=0)
+        ax.plot(result.epochs, worst.mean(axis=0), color=color, label=BALANCING_LABELS[m])
+        ax.plot(result.selected_epoch[i], result.selected_test_worst_group[i], "v", color=color, mec="k", mew=0.4,
+                ms=5)
+    ax.set(xlabel="epoch", ylabel="test worst-group accuracy", ylim=(-0.03, 1.03), xlim=(0, result.epochs[-1]))
+    ax.legend(loc="center right", fontsize=8)
+    train = result.splits[0].train
+    scaled = train.x[:, :2] * result.feature_scales[:2]
+    for ax, m in zip(axes[1:], result.methods):
+        maps = tb.decision_maps(result, m)
+        image = ax.imshow(maps.probabilities[0], origin="lower", aspect="auto", cmap="RdBu_r", vmin=0, vmax=1,
+                          extent=(maps.spurious_grid[0], maps.spurious_grid[-1], maps.core_grid[0], maps.core_grid[-1]))
+        ax.contour(maps.spurious_grid, maps.core_grid, maps.probabilities[0], levels=[0.5], colors="k",
+                   linewidths=0.8)
+        rule = tb.decision_maps(result, m, noise="none")  # the test-time rule: the toy's test noise is zero
+        ax.contour(rule.spurious_grid, rule.core_grid, rule.probabilities[0], levels=[0.5], colors="k",
+                   linewidths=1.4, linestyles="--")
+        for b, marker, size in ((1, "o", 6), (0, "x", 14)):
+            chosen = train.b == b
+            ax.scatter(scaled[chosen, 0], scaled[chosen, 1], c=np.where(train.y[chosen] == 1, "#b2182b", "#2166ac"),
+                       marker=marker, s=size, linewidths=0.6, edgecolors="w" if marker == "o" else None)
+        i = result.methods.index(m)
+        ax.set(title=f"{BALANCING_LABELS[m]}, selected epoch {result.selected_epoch[i, 0]}",
+               xlabel=r"$\gamma_{spu}\, x_{spu}$")
+        ax.text(0.03, 0.04, f"dashed rule = core rule\non {rule.core_rule_agreement[0]:.0%} of the plane", fontsize=7,
+                transform=ax.transAxes, bbox=dict(facecolor="white", alpha=0.8, lw=0, pad=1.5))
+    axes[1].set_ylabel(r"$\gamma_{core}\, x_{core}$")
+    colorbar = fig.colorbar(image, ax=axes[1:], fraction=0.03, pad=0.01)
+    colorbar.set_label("P(class 1)")
+    return fig
+

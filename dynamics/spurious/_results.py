@@ -319,3 +319,134 @@ class TorchToyRun(NamedTuple):
     weights: np.ndarray
     val_group_acc: np.ndarray
     test_group_acc: np.ndarray
+
+
+class BalancingExperiment(NamedTuple):
+    """Every balancing method on the linear toy of Pezeshki (thesis) §8.4, seed by seed
+    (:func:`dynamics.spurious.torch_balancing.train_balancing_methods`). Axes: M methods, S seeds, E epochs, 4 groups
+    (group = 2y + b; b = 0 is the minority, whose spurious sign disagrees with the label), D = 2 + d features.
+
+    Attributes
+    ----------
+    methods, seeds : tuple
+        The methods (M) and seeds (S), in order.
+    epochs : ndarray, shape (E,)
+        1, ..., E.
+    train_group_acc, val_group_acc, test_group_acc : ndarray, shape (M, S, E, 4)
+        Group accuracies after every epoch: on the training set (with its N(0, 1) noise), on validation and on test
+        (zero noise).
+    val_accuracy : ndarray, shape (M, S, E)
+        Average validation accuracy (no group labels needed).
+    selected_epoch, average_selected_epoch : ndarray of int, shape (M, S)
+        The 1-based epoch that maximises the worst-group validation accuracy, and the one that maximises the average
+        validation accuracy (ties: the later epoch, as the authors' code).
+    selected_test_worst_group, average_selected_test_worst_group : ndarray, shape (M, S)
+        Test worst-group accuracy at those two epochs.
+    selected_train_worst_group : ndarray, shape (M, S)
+        Training worst-group accuracy at the worst-group-selected epoch.
+    selected_weights, final_weights : ndarray, shape (M, S, D)
+        w at the worst-group-selected epoch and after the last epoch (the model is f(x) = wᵀ(γ ⊙ x)).
+    feature_scales : ndarray, shape (D,)
+        γ ⊙ (the per-feature scales of :func:`dynamics.spurious.toy_feature_scales`).
+    splits : tuple of ToySplits
+        Each seed's training, validation and test sets."""
+
+    methods: Tuple[str, ...]
+    seeds: Tuple[int, ...]
+    epochs: np.ndarray
+    train_group_acc: np.ndarray
+    val_group_acc: np.ndarray
+    test_group_acc: np.ndarray
+    val_accuracy: np.ndarray
+    selected_epoch: np.ndarray
+    average_selected_epoch: np.ndarray
+    selected_test_worst_group: np.ndarray
+    average_selected_test_worst_group: np.ndarray
+    selected_train_worst_group: np.ndarray
+    selected_weights: np.ndarray
+    final_weights: np.ndarray
+    feature_scales: np.ndarray
+    splits: Tuple[ToySplits, ...]
+
+
+class DecisionMaps(NamedTuple):
+    """Decision heat maps of the linear toy (Pezeshki (thesis) Ch. 8 Fig. 1), one per seed
+    (:func:`dynamics.spurious.torch_balancing.decision_maps`).
+
+    Attributes
+    ----------
+    spurious_grid : ndarray, shape (nx,)
+        γ_spu x_spu of the grid's columns.
+    core_grid : ndarray, shape (ny,)
+        γ_core x_core of the grid's rows.
+    probabilities : ndarray, shape (S, ny, nx)
+        sigmoid(wᵀx̃): the model's probability of class 1, x̃ the grid point with the noise of the nearest training
+        sample (nearest in the plotted plane), or with zero noise (``noise="none"``)
+    core_rule_agreement : ndarray, shape (S,)
+        Fraction of grid points where the prediction (probability > 1/2) equals the core rule x_core > 0."""
+
+    spurious_grid: np.ndarray
+    core_grid: np.ndarray
+    probabilities: np.ndarray
+    core_rule_agreement: np.ndarray
+
+
+class ParityTrainingRuns(NamedTuple):
+    """Every (configuration, seed) run of :func:`dynamics.spurious.torch_experiments.parity_training_runs`.
+
+    Arrays have leading axes (configuration, seed). ``record_steps`` are the SGD steps (counted from 0, before any
+    update) at which the attribution shares were recorded; a stopped member keeps its last values.
+    ``bc_loss_share[c, s, t]`` is Σ_BC ℓ / Σ ℓ of the cross-entropy of minibatch t before its update (NaN after
+    the member stopped)."""
+
+    learning_rates: np.ndarray
+    seeds: tuple
+    record_steps: np.ndarray
+    attribution_shares: np.ndarray
+    bc_loss_share: np.ndarray
+    final_attribution_shares: np.ndarray
+    unbiased_accuracy: np.ndarray
+    ba_accuracy: np.ndarray
+    bc_accuracy: np.ndarray
+    final_train_loss: np.ndarray
+    epochs_to_stop: np.ndarray
+    stopped: np.ndarray
+
+
+class LearningRateRobustness(NamedTuple):
+    """Low and high learning rate under each training variant of
+    :func:`dynamics.spurious.torch_experiments.lr_robustness_runs`: ``runs[v]`` for ``variants[v]``, each with
+    configurations (low, high)."""
+
+    variants: tuple
+    learning_rates: tuple
+    runs: tuple
+
+
+class InterventionRuns(NamedTuple):
+    """:func:`dynamics.spurious.torch_experiments.intervention_runs`: one row per name of ``names``
+    (``INTERVENTIONS``), one column per seed; ``learning_rates`` and ``batch_sizes`` per row."""
+
+    names: tuple
+    seeds: tuple
+    learning_rates: np.ndarray
+    batch_sizes: np.ndarray
+    unbiased_accuracy: np.ndarray
+    core_share: np.ndarray
+    epochs_to_stop: np.ndarray
+    stopped: np.ndarray
+
+
+class WidthSweep(NamedTuple):
+    """:func:`dynamics.spurious.torch_experiments.width_lr_sweep`: ``unbiased_accuracy[w, l, s]`` at width
+    ``widths[w]``, learning rate ``learning_rates[l]``, seed ``seeds[s]``; ``spread[w, s]`` is the per-seed max − min
+    over the learning rates and ``mean_spread[w]`` the max − min of the seed-mean accuracies over the learning
+    rates."""
+
+    widths: np.ndarray
+    learning_rates: np.ndarray
+    seeds: tuple
+    unbiased_accuracy: np.ndarray
+    epochs_to_stop: np.ndarray
+    spread: np.ndarray
+    mean_spread: np.ndarray

@@ -19,7 +19,7 @@ import numpy as np
 from scipy import stats
 
 from dynamics import spurious as spur
-from . import crosscheck
+from . import crosscheck, experiment
 from ..registry import Check
 
 PARITY_CPU = dict(learning_rates=(0.03, 0.75), n_seeds=5, epoch_cap=800)
@@ -199,3 +199,340 @@ def toy_torch_agreement(ctx):
                                float(np.abs(run.test_group_acc - replay.test_group_acc).max()))
     return Check.all_of([Check.at_most(weight_gap, 1e-10, "weights"), Check.at_most(accuracy_gap, 0.0, "accuracies")],
                         f"relative weight gap {weight_gap:.1e}; largest group-accuracy difference {accuracy_gap}")
+
+
+# ---------------------------------------------------------------- large-learning-rate experiments
+# Barsbey et al. 2025 in miniature (dynamics.spurious.torch_experiments): parity task with C = 4 core, S = 2
+# spurious, N = 12 noise bits, 2000 training samples, FCN 18→50→50→2 (no bias), SGD batch 100, cap 150 epochs,
+# η = 0.05 (stops at the cap, short of 100% training accuracy) against η = 0.75 (fits in ~22 epochs), float32.
+# Calibration (12 seeds, 100-111, CPU): per-seed paired differences high − low of
+#   core attribution share at the stop: mean 0.171, sd 0.067, all 12 positive;
+#   spurious attribution share at the stop (low − high): mean 0.081, sd 0.047;
+#   mean BC loss share over the first 200 steps: mean 0.44, sd 0.03 (over the first 500);
+#   maximum BC loss share over training: mean 0.034, sd 0.022 (one seed tied).
+# With LLR_SEEDS seeds the core-share difference lies 0.171/0.067·√6 = 6.2 standard errors out and the early BC
+# share ~36, beyond the one-sided t quantile 3.36 (level 0.01, 5 degrees of freedom).
+LLR_SEEDS = 6
+LLR_LEVEL = 0.01
+
+
+def _llr_runs(ctx):
+    from dynamics.spurious import torch_experiments as te
+
+    seeds = tuple(ctx.run.seed(s) for s in range(ctx.size(cpu=LLR_SEEDS, cuda=16)))
+    settings = ctx.size(cpu={}, cuda=dict(n_train=10000, n_test=10000, width=200, epoch_cap=800))
+    key = (seeds, str(ctx.device), tuple(sorted(settings.items())))
+    if key not in _LLR_MEMO:  # the two claims share one training
+        _LLR_MEMO[key] = te.lr_attribution_runs(seeds, device=ctx.device, **settings)
+    return _LLR_MEMO[key]
+
+
+_LLR_MEMO = {}
+
+
+def _paired_lower_bound(differences, level=LLR_LEVEL):
+    """Mean, standard error and one-sided lower confidence bound (Student t) of per-seed paired differences."""
+    d = np.asarray(differences, dtype=float)
+    se = float(d.std(ddof=1) / np.sqrt(d.size))
+    mean = float(d.mean())
+    return mean, se, mean - float(stats.t.isf(level, d.size - 1)) * se
+
+
+@experiment("spurious.experiment_lr_attributions", "Barsbey et al. 2025, Fig. 3 (right)",
+            "Parity task in miniature (C = 4, S = 2, N = 12 bits, 2000 training samples, FCN 18→50→50→2 without "
+            "bias, SGD batch 100, cap 150 epochs; CPU 6 seeds; CUDA 16 seeds, 10000 samples, width 200, cap 800): "
+            "at the stop, the share of integrated-gradient attribution (zero baseline, margin z₁ − z₀, 500 unbiased "
+            "test inputs) on the core bits is larger at η = 0.75 than at η = 0.05: the one-sided 99% Student-t "
+            "lower bound of the mean per-seed paired difference is > 0 (calibrated on 12 seeds: mean 0.17, sd 0.07, "
+            "all positive; 6.2 standard errors at 6 seeds). η = 0.05 stops at the epoch cap, short of 100% "
+            "training accuracy.")
+def experiment_lr_attributions(ctx):
+    runs = _llr_runs(ctx)
+    final = runs.final_attribution_shares  # (lr, seed, group)
+    core = final[1, :, 0] - final[0, :, 0]
+    mean, se, lower = _paired_lower_bound(core)
+    spurious = final[0, :, 1] - final[1, :, 1]
+    return Check.predicate(lower, f"core share gain {mean:.3f} ± {se:.3f} (se) over {core.size} seeds, 99% lower "
+                                  f"bound {lower:.3f}; per seed {np.round(core, 3).tolist()}; mean shares "
+                                  f"core/spurious/noise at η = 0.05: {np.round(final[0].mean(0), 3).tolist()}, at "
+                                  f"η = 0.75: {np.round(final[1].mean(0), 3).tolist()}; spurious share drop "
+                                  f"{spurious.mean():.3f} (not asserted); unbiased accuracy "
+                                  f"{np.round(runs.unbiased_accuracy.mean(1), 3).tolist()}")
+
+
+@experiment("spurious.experiment_lr_bc_loss_share", "Barsbey et al. 2025, Fig. 13",
+            "Same runs as spurious.experiment_lr_attributions: the mean over the first 200 SGD steps of the "
+            "per-minibatch BC loss share Σ_BC ℓ / Σ ℓ is larger at η = 0.75 than at η = 0.05 (one-sided 99% "
+            "Student-t lower bound of the mean per-seed paired difference > 0; calibrated on 12 seeds: mean 0.44, "
+            "sd 0.03). The maximum share over training is reported, not asserted (calibration: mean gain 0.034, sd "
+            "0.022, one seed tied).")
+def experiment_lr_bc_loss_share(ctx):
+    runs = _llr_runs(ctx)
+    early = np.nanmean(runs.bc_loss_share[:, :, :200], axis=2)
+    gain = early[1] - early[0]
+    mean, se, lower = _paired_lower_bound(gain)
+    peak = np.nanmax(runs.bc_loss_share, axis=2)
+    return Check.predicate(lower, f"early BC share {np.round(early.mean(1), 3).tolist()} (η = 0.05, 0.75); gain "
+                                  f"{mean:.3f} ± {se:.3f} (se) over {gain.size} seeds, 99% lower bound {lower:.3f}; "
+                                  f"max share {np.round(peak.mean(1), 3).tolist()}, per-seed gains "
+                                  f"{np.round(peak[1] - peak[0], 3).tolist()} (not asserted)")
+
+
+
+# Width sweep: widths 8, 16, 32, 64, η = 0.05 against 0.75, cap 100 epochs (otherwise the set-up above).
+# Calibration (6 seeds, 200-205, CPU): the paired accuracy gain acc(0.75) − acc(0.05) has seed means 0.26, 0.42, 0.30,
+# 0.31 at widths 8, 16, 32, 64 (η = 0.05 stays at chance, ~0.51, at every width within the cap; at width 8 two
+# seeds stay at chance at η = 0.75 too). So the spread over the learning rates does not grow with the width. The
+# per-seed average of the gain over the widths has mean 0.32, sd 0.07: with WIDTH_SEEDS = 4 seeds it lies ~9
+# standard errors out, beyond the one-sided t quantile 4.54 (level 0.01, 3 degrees of freedom).
+WIDTH_SEEDS = 4
+WIDTH_CPU = dict(widths=(8, 16, 32, 64), learning_rates=(0.05, 0.75), epoch_cap=100)
+
+
+@experiment("spurious.experiment_lr_width_spread", "Barsbey et al. 2025, §5 and Table 1 (spread of unbiased accuracy "
+            "over learning rates against model size)",
+            "The paper's statement that the spread of unbiased accuracy over learning rates grows with the model "
+            "size did NOT reproduce in this miniature (parity task as in spurious.experiment_lr_attributions, FCN "
+            "widths 8, 16, 32, 64, cap 100 epochs; calibration on 6 seeds: seed-mean spreads 0.26, 0.42, 0.30, "
+            "0.31), and is reported, not asserted. What holds, and is asserted (CPU 4 seeds; CUDA 8 seeds, widths up "
+            "to 512, 10000 samples, cap 800): the high learning rate beats the low one, the one-sided 99% "
+            "Student-t lower bound of the per-seed average over widths of acc(η = 0.75) − acc(η = 0.05) being > 0 "
+            "(calibration: mean 0.32, sd 0.07).")
+def experiment_lr_width_spread(ctx):
+    from dynamics.spurious import torch_experiments as te
+
+    seeds = [ctx.run.seed(s) for s in range(ctx.size(cpu=WIDTH_SEEDS, cuda=8))]
+    setting = ctx.size(cpu=WIDTH_CPU, cuda=dict(widths=(8, 32, 128, 512), learning_rates=(0.05, 0.75),
+                                                epoch_cap=800, n_train=10000, n_test=10000))
+    sweep = te.width_lr_sweep(seeds, device=ctx.device, **setting)
+    gains = sweep.unbiased_accuracy[:, 1] - sweep.unbiased_accuracy[:, 0]  # (width, seed)
+    mean, se, lower = _paired_lower_bound(gains.mean(axis=0))
+    spreads = dict(zip(sweep.widths.tolist(), np.round(sweep.mean_spread, 3).tolist()))
+    return Check.predicate(lower, f"gain averaged over widths {mean:.3f} ± {se:.3f} (se), 99% lower bound "
+                                  f"{lower:.3f}; seed-mean spread per width {spreads} "
+                                  f"(growth with width not asserted); seed-mean accuracy (η = 0.05, 0.75) per width "
+                                  f"{np.round(sweep.unbiased_accuracy.mean(axis=2), 3).tolist()}")
+
+
+
+# Robustness (annealing, Adam): the set-up above with a cap of 100 epochs. Calibration, per-seed paired gains
+# high − low: annealed SGD (η = 0.05 against 0.75, × 0.1 from step 200; 8 seeds, 400-407): accuracy 0.16 (sd 0.11,
+# one seed −0.006), core share 0.16 (sd 0.10). Adam (1e-3 against 1e-2, both fit): seeds 400-407 gave accuracy
+# 0.154 (sd 0.038), but seeds 0-11 gave 0.046 (sd 0.117; core share 0.039, sd 0.094) — not robust at this size, so
+# Adam is reported, not asserted. With ROBUSTNESS_SEEDS = 10 seeds the annealed accuracy gain lies 0.16/0.11·√10 =
+# 4.6 and the core-share gain 5.2 standard errors out, beyond the one-sided t quantile 2.82 (level 0.01 each, 9
+# degrees of freedom).
+ROBUSTNESS_SEEDS = 10
+
+
+@experiment("spurious.experiment_lr_robustness", "Barsbey et al. 2025, Figs. 22-23 (annealing, Adam)",
+            "Parity task as in spurious.experiment_lr_attributions with a cap of 100 epochs (CPU 10 seeds; CUDA 16 "
+            "seeds, 10000 samples, width 200, cap 800). Under SGD with η × 0.1 from step 200 (η = 0.05 against "
+            "0.75; the paper anneals after 1000 iterations) the paired gains high − low of unbiased test accuracy and "
+            "of the core share of integrated-gradient attribution are > 0 (one-sided 99% Student-t lower bounds each; "
+            "calibrated on 8 seeds: accuracy 0.16, sd 0.11; core share 0.16, sd 0.10). Under Adam (η = 1e-3 against "
+            "1e-2, both reaching 100% training accuracy) the paper's statement did NOT reproduce robustly at this "
+            "size (accuracy gain 0.154, sd 0.038 on seeds 400-407 but 0.046, sd 0.117 on seeds 0-11): recorded, not "
+            "asserted. Training on to CE < 1e-5 (Fig. 24) is not checked: the low learning rate cannot reach it here.")
+def experiment_lr_robustness(ctx):
+    from dynamics.spurious import torch_experiments as te
+
+    seeds = [ctx.run.seed(s) for s in range(ctx.size(cpu=ROBUSTNESS_SEEDS, cuda=16))]
+    settings = ctx.size(cpu=dict(epoch_cap=100), cuda=dict(n_train=10000, n_test=10000, width=200, epoch_cap=800))
+    variants = ctx.size(cpu=("annealed",), cuda=("annealed", "adam"))
+    rob = te.lr_robustness_runs(seeds, variants=variants, record_every=10**9, device=ctx.device, **settings)
+    annealed = rob.runs[0]
+    parts = []
+    for name, values in (("accuracy", annealed.unbiased_accuracy), ("core share",
+                                                                    annealed.final_attribution_shares[..., 0])):
+        mean, se, lower = _paired_lower_bound(values[1] - values[0])
+        parts.append(Check.predicate(lower, f"annealed {name} gain {mean:.3f} ± {se:.3f} (se), 99% lower bound "
+                                            f"{lower:.3f}"))
+    per_variant = "; ".join(
+        f"{v} (η {r.learning_rates[0]:g}, {r.learning_rates[1]:g}): accuracy "
+        f"{np.round(r.unbiased_accuracy.mean(1), 3).tolist()}, core share "
+        f"{np.round(r.final_attribution_shares[..., 0].mean(1), 3).tolist()}, fitted "
+        f"{np.round(r.stopped.mean(1), 2).tolist()}" for v, r in zip(rob.variants, rob.runs))
+    return Check.all_of(parts, per_variant)
+
+
+# Interventions (one value each). A first calibration (6 seeds, 500-505, cap 100 epochs) gave the seed-mean unbiased
+# accuracies: low lr 0.511, momentum 0.9 at the low lr 0.815, L1 1e-4 0.509, L2 5e-3 0.501, focal γ = 2 0.495,
+# batch 25 0.782, high lr 0.856, high lr + L2 1e-3 0.912. The low-learning-rate rows stay near chance within the cap,
+# so the claim uses a cap of 60 epochs. Calibration at cap 60 (16 seeds, 0-7 and 1000-1007), paired gains: high lr
+# over L2 0.343 (sd 0.064); over batch 25 0.065 (sd 0.038, one seed −0.019); high lr + L2 over high lr 0.067 (sd
+# 0.048, one seed −0.005); high lr over momentum 0.033 (sd 0.037, three seeds ≤ 0: not asserted). With
+# INTERVENTION_SEEDS = 12 the weakest asserted ordering lies 0.067/0.048·√12 = 4.9 standard errors out, beyond the
+# one-sided t quantile 3.33 (level 0.01/3 each, 11 degrees of freedom); 8 seeds were too few (seeds 0-7 gave 3.6).
+INTERVENTION_SEEDS = 12
+INTERVENTION_ROWS = ("momentum", "l2", "small batch", "high lr", "high lr + l2")
+
+
+@experiment("spurious.experiment_lr_interventions", "Barsbey et al. 2025, Figs. 6 and 19, Table 2",
+            "Parity task as in spurious.experiment_lr_attributions, cap 60 epochs (CPU 12 seeds; CUDA 16 seeds, "
+            "10000 samples, width 200, cap 800), one value per intervention: the high learning rate (η = 0.75) "
+            "gives higher unbiased test accuracy than L2 5e-3 at η = 0.05 and than batch 25 instead of 100 at "
+            "η = 0.05, and high learning rate + L2 1e-3 beats the high learning rate alone (paired per-seed "
+            "gains, one-sided Student-t lower bounds > 0 at level 0.01/3 each; calibrated on 16 seeds: 0.343 (sd "
+            "0.064), 0.065 (0.038), 0.067 (0.048)). Momentum 0.9 at η = 0.05 comes close to the high learning rate "
+            "(gain 0.033, sd 0.037, three of 16 seeds ≤ 0): not robust at this size, reported, not asserted. L1 and focal "
+            "loss at η = 0.05 stay at chance like plain SGD (figure spurious.lr_interventions).")
+def experiment_lr_interventions(ctx):
+    from dynamics.spurious import torch_experiments as te
+
+    seeds = [ctx.run.seed(s) for s in range(ctx.size(cpu=INTERVENTION_SEEDS, cuda=16))]
+    settings = ctx.size(cpu=dict(epoch_cap=60), cuda=dict(n_train=10000, n_test=10000, width=200, epoch_cap=800))
+    runs = te.intervention_runs(seeds, names=INTERVENTION_ROWS, device=ctx.device, **settings)
+    acc = dict(zip(runs.names, runs.unbiased_accuracy))
+    orderings = {"high lr > l2": acc["high lr"] - acc["l2"], "high lr > small batch": acc["high lr"] - acc["small batch"],
+                 "high lr + l2 > high lr": acc["high lr + l2"] - acc["high lr"]}
+    parts = []
+    for name, gains in orderings.items():
+        mean, se, lower = _paired_lower_bound(gains, level=LLR_LEVEL / len(orderings))
+        parts.append(Check.predicate(lower, f"{name}: gain {mean:.3f} ± {se:.3f} (se), lower bound {lower:.3f}"))
+    momentum = acc["high lr"] - acc["momentum"]
+    detail = (f"seed-mean accuracy {dict((n, round(float(a.mean()), 3)) for n, a in acc.items())}; high lr over "
+              f"momentum {momentum.mean():.3f} ± {momentum.std(ddof=1) / np.sqrt(momentum.size):.3f} (not asserted)")
+    return Check.all_of(parts, detail)
+
+# ---------------------------------------------------------------- data-balancing experiments
+# Idrissi et al. 2022 (reprinted as Pezeshki (thesis) Ch. 8) in miniature on the linear toy of its §8.4
+# (dynamics.spurious.torch_balancing: all seeds of a method as one batched model). CPU: n = 400, d = 600, batch 100,
+# lr 1e-5, momentum 0.9, 8 seeds; 500 epochs, 200 for the seven-method comparison (its selected epochs all lie
+# below 200: RWG's at 79-264 of 500 in calibration, gDRO's at 18-42; the methods without group labels never
+# succeed). CUDA: n = 1000, d = 1200, batch 250, 500 epochs, 16 seeds (the authors' code's scale).
+# Calibration (16-20 seeds at 500 epochs, seeds 0-3, 100-115, 200-215):
+#   validation-selected test worst-group accuracy: SUBG 1.00 (all), RWG 0.96 (sd 0.04), gDRO 0.97 (sd 0.03); ERM,
+#   SUBY, RWY and JTT 0 except 3 of 20 seeds where the epoch-1 model wins (up to 0.98);
+#   selection by average validation accuracy picked epochs of the same test worst-group accuracy in 139 of 140
+#   runs (one RWY run 0.007 better): the thesis's loss does not reproduce on the toy;
+#   train − test worst-group gap after 500 epochs: ERM 0.50 (sd 0.075), RWG 0.82 (sd 0.11), SUBG −0.013
+#   (sd 0.017); paired ERM − SUBG 0.51 (sd 0.08), RWG − SUBG 0.83 (sd 0.11);
+#   noise-free decision rule at the selected epoch, fraction of the [−8, 8] × [−2, 2] map that agrees with the
+#   core rule: ERM 0.57, SUBG 0.96, RWG 0.85; paired SUBG − ERM 0.39 (sd 0.09), RWG − ERM 0.28 (sd 0.09).
+BALANCING_LEVEL = 0.01  # family-wise, split evenly over the intervals of one claim (Bonferroni)
+BALANCING_CPU = dict(n_seeds=8, n_samples=400, n_noise=600, batch_size=100, n_epochs=500)
+BALANCING_CUDA = dict(n_seeds=16, n_samples=1000, n_noise=1200, batch_size=250, n_epochs=500)
+_BALANCING_MEMO = {}
+
+
+def _balancing_runs(ctx, methods, n_epochs=None):
+    from dynamics.spurious import torch_balancing as tb
+
+    setting = dict(ctx.size(cpu=BALANCING_CPU, cuda=BALANCING_CUDA))
+    seeds = tuple(ctx.run.seed(s) for s in range(setting.pop("n_seeds")))
+    if n_epochs is not None and not ctx.large:
+        setting["n_epochs"] = n_epochs
+    key = (methods, seeds, str(ctx.device), tuple(sorted(setting.items())))
+    if key not in _BALANCING_MEMO:  # the train-test gap and the decision maps share one training
+        while len(_BALANCING_MEMO) >= 4:  # a seed sweep runs 4 offsets
+            _BALANCING_MEMO.pop(next(iter(_BALANCING_MEMO)))
+        _BALANCING_MEMO[key] = tb.train_balancing_methods(methods, seeds, device=ctx.device, **setting)
+    return _BALANCING_MEMO[key]
+
+
+def _seed_interval(differences, level):
+    """Mean, standard error and the one-sided Student-t bound half-width of per-seed differences at ``level``."""
+    d = np.asarray(differences, dtype=float)
+    se = float(d.std(ddof=1) / np.sqrt(d.size))
+    return float(d.mean()), se, float(stats.t.isf(level, d.size - 1)) * se
+
+
+@experiment("spurious.experiment_balancing_methods", "Pezeshki (thesis), Ch. 8 Tables 2-3 / Idrissi et al. 2022",
+            "Linear toy of the thesis's §8.4 (n = 400, d = 600, γ = (4, 1, 2), lr 1e-5, momentum 0.9, batch 100; "
+            "JTT T = 1, λ_up = 20; gDRO η = 0.1; CPU 8 seeds, 200 epochs; CUDA n = 1000, d = 1200, batch 250, "
+            "500 epochs, 16 seeds), each method's epoch selected by worst-group validation accuracy. (a) Every "
+            "method that uses group labels in training (SUBG, RWG, gDRO) beats every one that does not (ERM, JTT, "
+            "SUBY, RWY) on test worst-group accuracy: the smallest of the 12 one-sided lower bounds of the mean "
+            "per-seed paired difference is > 0 (calibrated on 20 seeds: 1.00, 0.96, 0.97 against 0 but for 3 "
+            "seeds). (b) Class balancing is not competitive here, unlike on the thesis's class-imbalanced "
+            "benchmarks: the toy's classes are balanced, so SUBY keeps every sample and RWY samples uniformly, and "
+            "both end training where ERM does: the two-sided interval of the paired difference in final test "
+            "worst-group accuracy lies within ±0.1 (all 0 in calibration; their validation-selected values, like "
+            "ERM's, are 0 but for seeds where an early model wins, up to 0.98). (c) The thesis's loss "
+            "from selecting without group labels (by average validation accuracy) does not reproduce on the toy: "
+            "both rules pick epochs of equal test worst-group accuracy in 139 of 140 calibration runs; the claim "
+            "holds the mean loss over the seven methods within ±0.1. Family-wise level 0.01 over the 15 "
+            "intervals (Student t).")
+def experiment_balancing_methods(ctx):
+    from dynamics.spurious import METHODS
+
+    result = _balancing_runs(ctx, METHODS, n_epochs=200)
+    selected = dict(zip(result.methods, result.selected_test_worst_group))
+    level = BALANCING_LEVEL / 15
+    lowers = {}
+    for g in ("subg", "rwg", "gdro"):
+        for n in ("erm", "jtt", "suby", "rwy"):
+            mean, se, half = _seed_interval(selected[g] - selected[n], level)
+            lowers[f"{g}−{n}"] = mean - half
+    weakest = min(lowers, key=lowers.get)
+    final = dict(zip(result.methods, result.test_group_acc[:, :, -1].min(axis=-1)))
+    widest = {}
+    for n in ("suby", "rwy"):
+        mean, se, half = _seed_interval(final[n] - final["erm"], level)
+        widest[f"{n}−erm"] = abs(mean) + half
+    loss = (result.selected_test_worst_group - result.average_selected_test_worst_group).mean(axis=0)
+    mean, se, half = _seed_interval(loss, level)
+    means = {m: round(float(v.mean()), 3) for m, v in selected.items()}
+    return Check.all_of(
+        [Check.predicate(lowers[weakest], f"group labels help, weakest pair {weakest}"),
+         Check.at_most(max(widest.values()), 0.1, "class balancing ends where ERM does on the balanced toy"),
+         Check.at_most(abs(mean) + half, 0.1, "selection without group labels loses nothing here")],
+        f"selected test WGA (seed means) {means}; weakest lower bound {weakest} {lowers[weakest]:.3f}; class "
+        f"balancing vs ERM, final test WGA, |mean| + half-width {({k: round(v, 3) for k, v in widest.items()})}; selection loss "
+        f"(worst-group minus average selection, mean over methods) {mean:.4f} ± {half:.4f}, "
+        f"{int(np.sum(result.selected_test_worst_group != result.average_selected_test_worst_group))} of "
+        f"{result.selected_test_worst_group.size} runs differ; {len(result.seeds)} seeds, "
+        f"{result.epochs[-1]} epochs")
+
+
+@experiment("spurious.experiment_train_test_gap", "Pezeshki (thesis), Ch. 8 Fig. 2, §8.5.3 / Idrissi et al. 2022",
+            "Linear toy (n = 400, d = 600, γ = (4, 1, 2), lr 1e-5, momentum 0.9, batch 100, 500 epochs; CPU 8 "
+            "seeds; CUDA n = 1000, d = 1200, batch 250, 16 seeds): after training, the gap between the worst-group "
+            "accuracy on the method's own training set (SUBG: its subsample) and on the test set is larger for ERM "
+            "and for RWG than for SUBG, by more than 0.25: both one-sided lower bounds of the mean per-seed paired "
+            "difference exceed 0.25 (family-wise level 0.01; calibrated on 16 seeds: ERM 0.50, RWG 0.82, SUBG "
+            "−0.01; paired differences 0.51 (sd 0.08) and 0.83 (sd 0.11)). ERM and RWG memorise the minority "
+            "through the noise features; SUBG fits its subsample and generalises. Not reproduced at this size: no "
+            "ERM or RWG run reaches 100% training worst-group accuracy within 500 epochs (calibration maxima 0.63 "
+            "and 0.91); SUBG reaches it on its subsample in half the seeds.")
+def experiment_train_test_gap(ctx):
+    result = _balancing_runs(ctx, ("erm", "subg", "rwg"))
+    train = result.train_group_acc[:, :, -1].min(axis=-1)
+    test = result.test_group_acc[:, :, -1].min(axis=-1)
+    gap = dict(zip(result.methods, train - test))
+    parts, margins = [], []
+    for m in ("erm", "rwg"):
+        mean, se, half = _seed_interval(gap[m] - gap["subg"], BALANCING_LEVEL / 2)
+        margins.append(mean - half - 0.25)
+        parts.append(f"{m} − subg {mean:.3f} ± {se:.3f} (se), lower bound {mean - half:.3f}")
+    best_train = result.train_group_acc.min(axis=-1).max(axis=-1)
+    return Check.predicate(min(margins), "; ".join(parts) + f"; gaps (seed means) "
+                           f"{({m: round(float(v.mean()), 3) for m, v in gap.items()})}; largest training "
+                           f"worst-group accuracy per method {np.round(best_train.max(axis=1), 3).tolist()}; "
+                           f"{len(result.seeds)} seeds")
+
+
+@experiment("spurious.experiment_decision_maps", "Pezeshki (thesis), §8.4, Ch. 8 Fig. 1 / Idrissi et al. 2022",
+            "Same runs as spurious.experiment_train_test_gap, each model at its epoch selected by worst-group "
+            "validation accuracy: on the heat-map plane of the thesis's figure (γ_spu x_spu in [−8, 8], γ_core "
+            "x_core in [−2, 2], 80 × 40 points), the noise-free decision rule (the one that classifies the toy's "
+            "noise-free test set) agrees with the core rule x_core > 0 on a larger fraction of the plane for SUBG "
+            "and for RWG than for ERM: both one-sided lower bounds of the mean per-seed paired difference are > 0 "
+            "(family-wise level 0.01; calibrated on 32 seeds: ERM 0.57, SUBG 0.96, RWG 0.85; paired differences "
+            "0.39 (sd 0.09) and 0.28 (sd 0.09)). The maps as drawn (noise of the nearest training sample added) "
+            "are reported, not asserted: SUBG's memorised noise blurs them.")
+def experiment_decision_maps(ctx):
+    from dynamics.spurious import torch_balancing as tb
+
+    result = _balancing_runs(ctx, ("erm", "subg", "rwg"))
+    rule = {m: tb.decision_maps(result, m, noise="none").core_rule_agreement for m in result.methods}
+    drawn = {m: round(float(tb.decision_maps(result, m).core_rule_agreement.mean()), 3) for m in result.methods}
+    parts, lowers = [], []
+    for m in ("subg", "rwg"):
+        mean, se, half = _seed_interval(rule[m] - rule["erm"], BALANCING_LEVEL / 2)
+        lowers.append(mean - half)
+        parts.append(f"{m} − erm {mean:.3f} ± {se:.3f} (se), lower bound {mean - half:.3f}")
+    return Check.predicate(min(lowers), "; ".join(parts) + f"; noise-free agreement (seed means) "
+                           f"{({m: round(float(v.mean()), 3) for m, v in rule.items()})}; maps as drawn {drawn}; "
+                           f"{len(result.seeds)} seeds")

@@ -1,0 +1,598 @@
+"""Barsbey et al. 2025 (large learning rates vs spurious correlations) in miniature on the parity task: torch trainers
+for the paper's experiments beyond the learning-rate sweep of :mod:`dynamics.spurious.torch_training`.
+
+* :func:`dynamics.spurious.torch_experiments.parity_training_runs`: the batched trainer behind all of them, a grid of
+  configurations (learning rate, optimiser, momentum, L1, L2, focal γ, annealing) × seeds trained as one stacked
+  bias-free ReLU network, recording over training the share of input attribution on the core, spurious and noise
+  bits (Fig. 3, right) and the per-minibatch BC loss share (Fig. 13), and at the stop the group accuracies.
+* :func:`dynamics.spurious.torch_experiments.lr_attribution_runs`: a low against a high learning rate, both
+  histories (Fig. 3 right, Fig. 13).
+* :func:`dynamics.spurious.torch_experiments.lr_robustness_runs`: the learning-rate effect under annealing (×0.1
+  after a fixed step, Fig. 22), under Adam (Fig. 23) and trained on to a mean training cross-entropy below 1e-5
+  (Fig. 24).
+* :func:`dynamics.spurious.torch_experiments.intervention_runs`: other interventions at the low learning rate
+  (momentum, L1, L2, focal loss, a smaller batch) against the high learning rate with and without L2 (Figs. 6 and
+  19, Table 2).
+* :func:`dynamics.spurious.torch_experiments.width_lr_sweep`: the spread of unbiased accuracy over learning rates
+  at several hidden widths (the paper's over-parameterisation remark, §5, Table 1).
+
+The set-up is reduced from the paper's parity experiment (10000/10000 samples, width 200, batch 100, cap 800 epochs)
+so that one configuration trains in seconds on one CPU core; each function states its defaults.
+
+Batching: every member (configuration, seed) of one call has the same shapes, so the members train as one stacked
+model (``bmm`` over stacked weights; the sum of the members' losses gives each member its own exact gradient) with a
+hand-written update whose per-member hyper-parameters are tensors broadcast over the leading axis. A member stops
+(its update is masked to zero) at the end of its first epoch that meets the stopping rule. Members with the same
+seed share the training and test data, the initialisation and the shuffling, so that differences between
+configurations are paired.
+
+Integrated gradients: for a bias-free ReLU network f(αx) = αf(x) (positive homogeneity), so with the all-zero
+baseline IG_i(x) = x_i ∂f/∂x_i(x) exactly (gradient × input); this module uses that closed form for the margin
+f = z₁ − z₀ (the tests check it against a Riemann sum of the integral).
+"""
+import math
+from typing import Any, Optional, Sequence, Union
+
+import numpy as np
+import torch
+
+from dynamics.numerics import require_choice, require_in_range, require_integer, require_positive
+from dynamics.numerics.torch_tools import DTYPE, as_tensor, one_thread_on_cpu, to_numpy
+from ._results import InterventionRuns, LearningRateRobustness, ParityTrainingRuns, WidthSweep
+from ._setups import make_parity_task
+
+__all__ = ["FEATURE_GROUPS", "INTERVENTIONS", "InterventionRuns", "LearningRateRobustness", "ParityTrainingRuns",
+           "WidthSweep", "integrated_gradients", "intervention_runs", "lr_attribution_runs", "lr_robustness_runs",
+           "parity_training_runs", "width_lr_sweep"]
+
+#: The configurations of :func:`dynamics.spurious.torch_experiments.intervention_runs`, in its order.
+INTERVENTIONS = ("low lr", "momentum", "l1", "l2", "focal", "small batch", "high lr", "high lr + l2")
+
+#: The input groups of the attribution shares, in the order of the last axis.
+FEATURE_GROUPS = ("core", "spurious", "noise")
+
+_MAX = dict(configs=64, seeds=256, width=4096, depth=8, n_train=100_000, n_test=100_000, epoch_cap=100_000,
+            batch_size=10_000, bits=64)
+
+
+# ------------------------------------------------------------------------------------------------ helpers
+def _seed_streams(seed):
+    """Independent streams of one seed: train data, test data, initialisation, shuffling, attribution subset."""
+    return [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(5)]
+
+
+def _forward(weights, x):
+    """Stacked bias-free ReLU MLP: weights[l] (M, out, in), x (M, B, in) -> logits (M, B, 2)."""
+    h = x
+    for W in weights[:-1]:
+        h = torch.relu(torch.bmm(h, W.transpose(1, 2)))
+    return torch.bmm(h, weights[-1].transpose(1, 2))
+
+
+def integrated_gradients(weights: Sequence[torch.Tensor], x: torch.Tensor) -> torch.Tensor:
+    """Integrated gradients of the margin z₁ − z₀ of a stacked bias-free ReLU MLP, zero baseline.
+
+    The network is positively homogeneous (f(αx) = αf(x) for α > 0), so ∂f/∂x(αx) = ∂f/∂x(x) and
+    IG_i(x) = x_i ∫₀¹ ∂f/∂x_i(αx) dα = x_i ∂f/∂x_i(x) exactly (Σ_i IG_i = f(x), completeness).
+
+    Parameters
+    ----------
+    weights : sequence of torch.Tensor
+        Layer weights of shape (M, out, in), the last with out = 2; no biases.
+    x : torch.Tensor
+        Inputs of shape (M, B, in).
+
+    Returns
+    -------
+    torch.Tensor
+        IG of shape (M, B, in), detached.
+
+    Examples
+    --------
+    >>> g = torch.Generator().manual_seed(0)
+    >>> Ws = [torch.randn(1, 8, 3, generator=g, dtype=torch.float64), torch.randn(1, 2, 8, generator=g,
+    ...       dtype=torch.float64)]
+    >>> x = torch.randn(1, 5, 3, generator=g, dtype=torch.float64)
+    >>> ig = integrated_gradients(Ws, x)
+    >>> z = _forward(Ws, x)
+    >>> bool(torch.allclose(ig.sum(-1), z[..., 1] - z[..., 0]))
+    True
+    """
+    with torch.enable_grad():
+        xs = x.detach().clone().requires_grad_(True)
+        z = _forward([W.detach() for W in weights], xs)
+        (grad,) = torch.autograd.grad((z[..., 1] - z[..., 0]).sum(), xs)
+    return (xs * grad).detach()
+
+
+def _group_shares(ig, n_core, n_spurious):
+    """Mean over inputs of the per-input share |IG| on core, spurious and noise bits: (M, 3); an input whose
+    attribution is all zero is left out of the mean."""
+    a = ig.abs()
+    total = a.sum(-1)
+    parts = [a[..., :n_core].sum(-1), a[..., n_core:n_core + n_spurious].sum(-1), a[..., n_core + n_spurious:].sum(-1)]
+    live = (total > 0).to(a.dtype)
+    safe = torch.where(total > 0, total, torch.ones_like(total))
+    count = live.sum(-1).clamp_min(1)
+    return torch.stack([(p / safe * live).sum(-1) / count for p in parts], dim=-1)
+
+
+def _per_config(name, value, n_configs, low=0.0, high=math.inf):
+    """A scalar or one value per configuration, as a float64 array of length n_configs."""
+    arr = np.atleast_1d(np.asarray(value, dtype=np.float64))
+    if arr.ndim != 1 or arr.size not in (1, n_configs):
+        raise ValueError(f"{name} must be a scalar or hold one value per learning rate ({n_configs}), got {value!r}")
+    for v in arr:
+        require_in_range(name, float(v), low, high)
+    return np.broadcast_to(arr, (n_configs,)).copy()
+
+
+# ------------------------------------------------------------------------------------------------ trainer
+def parity_training_runs(learning_rates: Sequence[float], seeds: Sequence[int], *, optimizer: str = "sgd",
+                         momentum: Union[float, Sequence[float]] = 0.0, l1: Union[float, Sequence[float]] = 0.0,
+                         l2: Union[float, Sequence[float]] = 0.0, focal_gamma: Union[float, Sequence[float]] = 0.0,
+                         anneal_step: Optional[int] = None, anneal_factor: float = 0.1, stop: str = "fit",
+                         loss_target: float = 1e-5, n_train: int = 2000, n_test: int = 2000, n_core: int = 4,
+                         n_spurious: int = 2, n_noise: int = 12, bc_rate: float = 0.1, width: int = 50,
+                         depth: int = 2, batch_size: int = 100, epoch_cap: int = 150, record_every: int = 20,
+                         n_attribution_inputs: int = 500, dtype: torch.dtype = torch.float32,
+                         device: Union[str, torch.device] = "cpu", batched: bool = True) -> ParityTrainingRuns:
+    """Train the parity network for every (configuration, seed) as one stacked model and record attributions and the
+    BC loss share over training (Barsbey et al. 2025, Figs. 3, 13, 22-24; the parity set-up of supp. C, reduced).
+
+    Data: :func:`dynamics.spurious.make_parity_task` (training BC rate ``bc_rate``, test set unbiased, ρ = 0.5).
+    Model: FCN d→width→…→2, ReLU, no bias, PyTorch's default U(±1/√fan_in) initialisation. Loss: mean focal loss
+    −(1 − p_y)^γ log p_y over the minibatch (γ = 0: cross-entropy) plus l1‖θ‖₁ + (l2/2)‖θ‖². Update: SGD with
+    heavy-ball momentum as ``torch.optim.SGD`` (buffer b ← μb + g, θ ← θ − ηb) or Adam (β = (0.9, 0.999),
+    ε = 1e-8, bias-corrected, as ``torch.optim.Adam``), the L1/L2 terms entering the gradient. Learning rate η,
+    multiplied by ``anneal_factor`` from step ``anneal_step`` on. Batches of ``batch_size`` in a fresh permutation
+    every epoch (the last batch may be smaller). After each epoch a member stops if it classifies every training
+    sample correctly (``stop="fit"``) or if its mean training cross-entropy is below ``loss_target``
+    (``stop="loss"``), or at ``epoch_cap``.
+
+    Parameters
+    ----------
+    learning_rates : sequence of float
+        One configuration per value (η > 0, at most 64 configurations).
+    seeds : sequence of int
+        Seeds (>= 0, at most 256). A seed fixes the data, the initialisation, the shuffling and the attribution
+        inputs, shared by all configurations.
+    optimizer : {"sgd", "adam"}
+    momentum, l1, l2, focal_gamma : float or sequence of float
+        One value, or one per learning rate (momentum in [0, 1), the others >= 0).
+    anneal_step : int, optional
+        The step (counted from 0) from which η is multiplied by ``anneal_factor`` (None: constant η).
+    anneal_factor : float
+        In (0, 1].
+    stop : {"fit", "loss"}
+    loss_target : float
+        Mean training cross-entropy that stops a member under ``stop="loss"``.
+    n_train, n_test : int
+        Training and unbiased test set sizes (default 2000 each; the paper uses 10000 each).
+    n_core, n_spurious, n_noise : int
+        C, S, N bits (default 4, 2, 12; the parity sweep of :mod:`dynamics.spurious.torch_training` uses C = 6,
+        which needs about 10000 training samples to generalise at all).
+    bc_rate : float
+        Training BC rate ρ in [0, 1] (0.1).
+    width, depth : int
+        Hidden width (default 50; the paper 200) and number of hidden layers (2).
+    batch_size : int
+        Minibatch size (100).
+    epoch_cap : int
+        Most epochs a member trains (default 150; the paper trains to 100% training accuracy, cap 800 here in
+        :mod:`dynamics.spurious.torch_training`).
+    record_every : int
+        Steps between attribution records.
+    n_attribution_inputs : int
+        Random test inputs (at most ``n_test``) on which the attribution shares are averaged.
+    dtype : torch.float32 or torch.float64
+    device : str or torch.device
+    batched : bool
+        Train all members as one stacked model (True) or each member alone (False; the same numbers up to float
+        round-off, for tests).
+
+    Returns
+    -------
+    ParityTrainingRuns
+        Attribution shares in the order of ``FEATURE_GROUPS``.
+
+    Examples
+    --------
+    >>> runs = parity_training_runs([0.05, 0.5], [0], n_train=400, n_test=200, width=16, epoch_cap=3,
+    ...                             record_every=2, n_attribution_inputs=50)
+    >>> runs.attribution_shares.shape[:2], runs.unbiased_accuracy.shape, runs.bc_loss_share.shape[:2]
+    ((2, 1), (2, 1), (2, 1))
+    >>> bool(np.allclose(runs.final_attribution_shares.sum(-1), 1.0))
+    True
+    """
+    lrs = np.array([require_positive("learning_rates", lr) for lr in learning_rates], dtype=np.float64)
+    seeds = tuple(require_integer("seeds", s, 0) for s in seeds)
+    if not 1 <= lrs.size <= _MAX["configs"]:
+        raise ValueError(f"learning_rates must hold 1 to {_MAX['configs']} values, got {lrs.size}")
+    if not 1 <= len(seeds) <= _MAX["seeds"]:
+        raise ValueError(f"seeds must hold 1 to {_MAX['seeds']} values, got {len(seeds)}")
+    L = lrs.size
+    optimizer = require_choice("optimizer", optimizer, ("sgd", "adam"))
+    hyper = dict(momentum=_per_config("momentum", momentum, L, 0.0, 0.999), l1=_per_config("l1", l1, L, 0.0, 10.0),
+                 l2=_per_config("l2", l2, L, 0.0, 10.0), focal_gamma=_per_config("focal_gamma", focal_gamma, L, 0.0,
+                                                                                  100.0))
+    if anneal_step is not None:
+        anneal_step = require_integer("anneal_step", anneal_step, 0, 10**9)
+    anneal_factor = require_in_range("anneal_factor", anneal_factor, 0.0, 1.0, low_open=True)
+    stop = require_choice("stop", stop, ("fit", "loss"))
+    loss_target = require_in_range("loss_target", loss_target, 0.0, 1.0, low_open=True)
+    sizes = dict(n_train=require_integer("n_train", n_train, 2, _MAX["n_train"]),
+                 n_test=require_integer("n_test", n_test, 2, _MAX["n_test"]),
+                 n_core=require_integer("n_core", n_core, 1, _MAX["bits"]),
+                 n_spurious=require_integer("n_spurious", n_spurious, 1, _MAX["bits"]),
+                 n_noise=require_integer("n_noise", n_noise, 0, _MAX["bits"]),
+                 bc_rate=require_in_range("bc_rate", bc_rate, 0.0, 1.0))
+    width = require_integer("width", width, 1, _MAX["width"])
+    depth = require_integer("depth", depth, 1, _MAX["depth"])
+    batch_size = require_integer("batch_size", batch_size, 1, _MAX["batch_size"])
+    epoch_cap = require_integer("epoch_cap", epoch_cap, 1, _MAX["epoch_cap"])
+    record_every = require_integer("record_every", record_every, 1, 10**9)
+    n_attr = require_integer("n_attribution_inputs", n_attribution_inputs, 1, sizes["n_test"])
+    dtype = require_choice("dtype", dtype, (torch.float32, torch.float64))
+    settings = dict(optimizer=optimizer, anneal_step=anneal_step, anneal_factor=anneal_factor, stop=stop,
+                    loss_target=loss_target, width=width, depth=depth, batch_size=batch_size, epoch_cap=epoch_cap,
+                    record_every=record_every, n_attr=n_attr, dtype=dtype, device=device, **sizes)
+    with one_thread_on_cpu(device) as dev:  # as dynamics.numerics.torch_tools.on_device, with device="cpu" default
+        settings["device"] = dev
+        if batched:
+            parts = [_train_stack(lrs, hyper, seeds, **settings)]
+            return _merge(parts, lrs, seeds, [(slice(None), slice(None))])
+        parts, where = [], []
+        for c in range(L):
+            for s, seed in enumerate(seeds):
+                parts.append(_train_stack(lrs[c:c + 1], {k: v[c:c + 1] for k, v in hyper.items()}, (seed,),
+                                          **settings))
+                where.append((slice(c, c + 1), slice(s, s + 1)))
+        return _merge(parts, lrs, seeds, where)
+
+
+def _merge(parts, lrs, seeds, where):
+    """Assemble runs trained in parts (each a dict of arrays with axes (config, seed, ...)) into one result."""
+    L, S = lrs.size, len(seeds)
+    first = parts[0]
+    out = {}
+    for key, value in first.items():
+        if key == "record_steps":
+            continue
+        if key == "bc_loss_share" or key == "attribution_shares":
+            length = max(p[key].shape[2] for p in parts)
+            shape = (L, S, length) + value.shape[3:]
+            arr = np.full(shape, np.nan)
+            for p, (c, s) in zip(parts, where):
+                v = p[key]
+                arr[c, s, :v.shape[2]] = v
+                if key == "attribution_shares":  # a stopped member keeps its last values
+                    arr[c, s, v.shape[2]:] = v[:, :, -1:]
+        else:
+            arr = np.empty((L, S) + value.shape[2:], dtype=value.dtype)
+            for p, (c, s) in zip(parts, where):
+                arr[c, s] = p[key]
+        out[key] = arr
+    steps = max((p["record_steps"] for p in parts), key=len)
+    return ParityTrainingRuns(learning_rates=lrs.copy(), seeds=seeds, record_steps=steps, **out)
+
+
+def _train_stack(lrs, hyper, seeds, *, optimizer, anneal_step, anneal_factor, stop, loss_target, width, depth,
+                 batch_size, epoch_cap, record_every, n_attr, dtype, device, n_train, n_test, n_core, n_spurious,
+                 n_noise, bc_rate):
+    """Train the members (config c, seed s) in config-major order as one stacked model; arrays (L, S, ...)."""
+    L, S = lrs.size, len(seeds)
+    M = L * S
+    streams = [_seed_streams(seed) for seed in seeds]
+    xs, ys, bs, xt, yt, bt, xa = [], [], [], [], [], [], []
+    for st in streams:
+        train = make_parity_task(n_train, n_core, n_spurious, n_noise, bc_rate, seed=st[0])
+        test = make_parity_task(n_test, n_core, n_spurious, n_noise, 0.5, seed=st[1])
+        xs.append(train.x), ys.append(train.y), bs.append(train.b)
+        xt.append(test.x), yt.append(test.y), bt.append(test.b)
+        xa.append(test.x[st[4].choice(n_test, size=n_attr, replace=False)])
+    t = lambda a, dt=dtype: as_tensor(np.array(a), device, dt)
+    x_train, y_train, b_train = t(xs), t(ys, torch.long), t(bs, torch.long)
+    x_test, y_test, b_test, x_attr = t(xt), t(yt, torch.long), t(bt, torch.long), t(xa)
+    bc_train = y_train != b_train
+    dim = x_train.shape[-1]
+    layer_sizes = [dim] + [width] * depth + [2]
+    weights = []
+    for fan_in, fan_out in zip(layer_sizes[:-1], layer_sizes[1:]):
+        bound = 1.0 / math.sqrt(fan_in)
+        per_seed = [st[2].uniform(-bound, bound, size=(fan_out, fan_in)) for st in streams]
+        weights.append(t([per_seed[s] for c in range(L) for s in range(S)]))
+    seed_of = torch.as_tensor([s for c in range(L) for s in range(S)], device=device)
+    member = lambda a: as_tensor(np.repeat(a, S), device, dtype)[:, None, None]
+    lr, mu, l1, l2 = (member(v) for v in (lrs, hyper["momentum"], hyper["l1"], hyper["l2"]))
+    gamma = as_tensor(np.repeat(hyper["focal_gamma"], S), device, dtype)[:, None]
+    state = [torch.zeros_like(W) for W in weights]
+    second = [torch.zeros_like(W) for W in weights]
+    active = torch.ones(M, dtype=dtype, device=device)
+    epochs_to_stop = np.full(M, epoch_cap)
+    stopped = np.zeros(M, dtype=bool)
+    n_batches = math.ceil(n_train / batch_size)
+    attr_x = x_attr[seed_of]
+    records, record_steps, shares = [], [], []
+    step = 0
+
+    def record():
+        records.append(to_numpy(_group_shares(integrated_gradients(weights, attr_x), n_core, n_spurious).to(DTYPE)))
+        record_steps.append(step)
+
+    for epoch in range(epoch_cap):
+        order = torch.as_tensor(np.stack([st[3].permutation(n_train) for st in streams]), device=device)[seed_of]
+        for j in range(n_batches):
+            if step % record_every == 0:
+                record()
+            idx = order[:, j * batch_size:(j + 1) * batch_size]
+            rows = seed_of[:, None]
+            xb, yb = x_train[rows, idx], y_train[rows, idx]
+            params = [W.detach().requires_grad_(True) for W in weights]
+            log_p = torch.log_softmax(_forward(params, xb), dim=-1).gather(-1, yb[..., None])[..., 0]
+            ce = -log_p
+            focal = ce * (1 - log_p.exp()).clamp_min(0) ** gamma
+            grads = torch.autograd.grad(focal.mean(dim=1).sum(), params)
+            with torch.no_grad():
+                ce_d = ce.detach().to(DTYPE)
+                bc = bc_train[rows, idx].to(DTYPE)
+                share = (ce_d * bc).sum(1) / ce_d.sum(1)
+                share = torch.where(active > 0, share, torch.full_like(share, float("nan")))
+                shares.append(to_numpy(share))
+                eta = lr * (anneal_factor if anneal_step is not None and step >= anneal_step else 1.0)
+                go = active[:, None, None]
+                for i, (W, g) in enumerate(zip(weights, grads)):
+                    g = g + l2 * W + l1 * torch.sign(W)
+                    if optimizer == "sgd":
+                        state[i] = torch.where(go > 0, mu * state[i] + g if step > 0 else g, state[i])
+                        update = state[i]
+                    else:
+                        k = step + 1
+                        state[i] = torch.where(go > 0, 0.9 * state[i] + 0.1 * g, state[i])
+                        second[i] = torch.where(go > 0, 0.999 * second[i] + 0.001 * g * g, second[i])
+                        update = (state[i] / (1 - 0.9 ** k)) / ((second[i] / (1 - 0.999 ** k)).sqrt() + 1e-8)
+                    weights[i] = W - go * eta * update
+            step += 1
+        with torch.no_grad():
+            z = _forward(weights, x_train[seed_of])
+            fits = (z.argmax(-1) == y_train[seed_of]).all(dim=1)
+            loss = -torch.log_softmax(z.to(DTYPE), -1).gather(-1, y_train[seed_of][..., None])[..., 0].mean(1)
+            done = fits if stop == "fit" else loss < loss_target
+            newly = to_numpy(done & (active > 0))
+            epochs_to_stop[newly] = epoch + 1
+            stopped |= newly
+            active = torch.where(done, torch.zeros_like(active), active)
+        if not bool((active > 0).any()):
+            break
+    record()
+    with torch.no_grad():
+        z = _forward(weights, x_test[seed_of])
+        correct = (z.argmax(-1) == y_test[seed_of]).to(DTYPE)
+        aligned = (y_test == b_test)[seed_of].to(DTYPE)
+        ztr = _forward(weights, x_train[seed_of]).to(DTYPE)
+        train_loss = -torch.log_softmax(ztr, -1).gather(-1, y_train[seed_of][..., None])[..., 0].mean(1)
+    shape = lambda a: np.asarray(a).reshape((L, S) + np.asarray(a).shape[1:])
+    return dict(record_steps=np.array(record_steps),
+                attribution_shares=shape(np.stack(records, axis=1)),
+                bc_loss_share=shape(np.stack(shares, axis=1)),
+                final_attribution_shares=shape(records[-1]),
+                unbiased_accuracy=shape(to_numpy(correct.mean(1))),
+                ba_accuracy=shape(to_numpy((correct * aligned).sum(1) / aligned.sum(1))),
+                bc_accuracy=shape(to_numpy((correct * (1 - aligned)).sum(1) / (1 - aligned).sum(1))),
+                final_train_loss=shape(to_numpy(train_loss)), epochs_to_stop=shape(epochs_to_stop),
+                stopped=shape(stopped))
+
+
+# ------------------------------------------------------------------------------------------------ experiments
+def lr_attribution_runs(seeds: Sequence[int], *, learning_rates: Sequence[float] = (0.05, 0.75),
+                        record_every: int = 20, device: Union[str, torch.device] = "cpu",
+                        **settings: Any) -> ParityTrainingRuns:
+    """A low against a high constant SGD learning rate on the parity task, recording the share of integrated-gradient
+    attribution on the core, spurious and noise bits over training (Barsbey et al. 2025, Fig. 3 right) and the
+    per-minibatch BC loss share (Fig. 13).
+
+    Reduced from the paper: C = 4 core, S = 2 spurious, N = 12 noise bits, 2000 training samples, width 50, cap 150
+    epochs (see :func:`dynamics.spurious.torch_experiments.parity_training_runs`, whose keywords ``settings``
+    passes on). At η = 0.05 the runs stop at the cap, short of 100% training accuracy; at η = 0.75 they fit.
+
+    Parameters
+    ----------
+    seeds : sequence of int
+    learning_rates : sequence of float
+        Default (0.05, 0.75), low and high.
+    record_every : int
+        Steps between attribution records.
+    device : str or torch.device
+    **settings
+        Further keywords of :func:`dynamics.spurious.torch_experiments.parity_training_runs`.
+
+    Returns
+    -------
+    ParityTrainingRuns
+
+    Examples
+    --------
+    >>> runs = lr_attribution_runs([0], n_train=400, n_test=200, width=16, epoch_cap=2, n_attribution_inputs=50)
+    >>> runs.learning_rates.tolist(), runs.final_attribution_shares.shape
+    ([0.05, 0.75], (2, 1, 3))
+    """
+    return parity_training_runs(learning_rates, seeds, record_every=record_every, device=device, **settings)
+
+
+def lr_robustness_runs(seeds: Sequence[int], *, variants: Sequence[str] = ("constant", "annealed", "adam",
+                                                                           "long"),
+                       sgd_learning_rates: Sequence[float] = (0.05, 0.75),
+                       adam_learning_rates: Sequence[float] = (1e-3, 1e-2), anneal_step: int = 200,
+                       long_loss_target: float = 1e-5, long_epoch_cap: int = 300,
+                       device: Union[str, torch.device] = "cpu", **settings: Any) -> LearningRateRobustness:
+    """The learning-rate effect under other training protocols (Barsbey et al. 2025, Figs. 22-24): each variant trains
+    a low and a high learning rate on the same seeds.
+
+    * ``"constant"``: constant-η SGD to 100% training accuracy (or the cap), the reference;
+    * ``"annealed"``: η × 0.1 from step ``anneal_step`` on (default 200 = 10 epochs of this miniature; the paper:
+      after iteration 1000; Fig. 22);
+    * ``"adam"``: Adam, β = (0.9, 0.999), at ``adam_learning_rates`` (default 1e-3 and 1e-2, both of which reach
+      100% training accuracy; Fig. 23);
+    * ``"long"``: SGD trained on until the mean training cross-entropy is below ``long_loss_target`` (1e-5, Fig.
+      24) or ``long_epoch_cap`` epochs.
+
+    Parameters
+    ----------
+    seeds : sequence of int
+    variants : sequence of str
+        A selection of the four above.
+    sgd_learning_rates, adam_learning_rates : sequence of float
+        (low, high) for SGD and for Adam.
+    anneal_step : int
+    long_loss_target : float
+    long_epoch_cap : int
+    device : str or torch.device
+    **settings
+        Further keywords of :func:`dynamics.spurious.torch_experiments.parity_training_runs`.
+
+    Returns
+    -------
+    LearningRateRobustness
+
+    Examples
+    --------
+    >>> rob = lr_robustness_runs([0], variants=("annealed", "adam"), anneal_step=5, n_train=400, n_test=200,
+    ...                          width=16, epoch_cap=2, n_attribution_inputs=50)
+    >>> rob.variants, rob.runs[1].learning_rates.tolist()
+    (('annealed', 'adam'), [0.001, 0.01])
+    """
+    choices = ("constant", "annealed", "adam", "long")
+    variants = tuple(require_choice("variants", v, choices) for v in variants)
+    if not variants:
+        raise ValueError("variants must name at least one of " + ", ".join(choices))
+    anneal_step = require_integer("anneal_step", anneal_step, 0, 10**9)
+    long_epoch_cap = require_integer("long_epoch_cap", long_epoch_cap, 1, _MAX["epoch_cap"])
+    runs, rates = [], []
+    for v in variants:
+        kw = dict(settings, device=device)
+        lrs = sgd_learning_rates
+        if v == "annealed":
+            kw.update(anneal_step=anneal_step, anneal_factor=0.1)
+        elif v == "adam":
+            kw.update(optimizer="adam")
+            lrs = adam_learning_rates
+        elif v == "long":
+            kw.update(stop="loss", loss_target=long_loss_target, epoch_cap=long_epoch_cap)
+        result = parity_training_runs(lrs, seeds, **kw)
+        runs.append(result)
+        rates.append(tuple(result.learning_rates.tolist()))
+    return LearningRateRobustness(variants, tuple(rates), tuple(runs))
+
+
+def width_lr_sweep(seeds: Sequence[int], *, widths: Sequence[int] = (8, 32, 128),
+                   learning_rates: Sequence[float] = (0.05, 0.2, 0.75), device: Union[str, torch.device] = "cpu",
+                   **settings: Any) -> WidthSweep:
+    """The spread of unbiased test accuracy over the learning rates at several hidden widths (Barsbey et al. 2025, §5
+    and Table 1: the spread is larger for the larger models). One stacked model per width (all learning rates and
+    seeds).
+
+    Parameters
+    ----------
+    seeds : sequence of int
+    widths : sequence of int
+        Hidden widths, each trained as one stacked model.
+    learning_rates : sequence of float
+    device : str or torch.device
+    **settings
+        Further keywords of :func:`dynamics.spurious.torch_experiments.parity_training_runs` (not ``width``).
+
+    Returns
+    -------
+    WidthSweep
+
+    Examples
+    --------
+    >>> sweep = width_lr_sweep([0, 1], widths=(4, 8), learning_rates=(0.1, 0.5), n_train=400, n_test=200,
+    ...                        epoch_cap=2, n_attribution_inputs=50)
+    >>> sweep.unbiased_accuracy.shape, sweep.spread.shape, sweep.mean_spread.shape
+    ((2, 2, 2), (2, 2), (2,))
+    """
+    widths = np.array([require_integer("widths", w, 1, _MAX["width"]) for w in widths])
+    if not 1 <= widths.size <= 16:
+        raise ValueError(f"widths must hold 1 to 16 values, got {widths.size}")
+    if "width" in settings:
+        raise ValueError("width is set by widths")
+    accs, epochs = [], []
+    runs = None
+    settings.setdefault("record_every", 10**9)  # attributions are not needed here
+    for w in widths:
+        runs = parity_training_runs(learning_rates, seeds, width=int(w), device=device, **settings)
+        accs.append(runs.unbiased_accuracy)
+        epochs.append(runs.epochs_to_stop)
+    acc = np.array(accs)
+    return WidthSweep(widths, runs.learning_rates, runs.seeds, acc, np.array(epochs),
+                      acc.max(axis=1) - acc.min(axis=1), acc.mean(axis=2).max(axis=1) - acc.mean(axis=2).min(axis=1))
+
+
+def intervention_runs(seeds: Sequence[int], *, names: Sequence[str] = INTERVENTIONS, low_lr: float = 0.05,
+                      high_lr: float = 0.75, momentum: float = 0.9, l1: float = 1e-4, l2: float = 5e-3,
+                      high_lr_l2: float = 1e-3, focal_gamma: float = 2.0, small_batch: int = 25,
+                      device: Union[str, torch.device] = "cpu", **settings: Any) -> InterventionRuns:
+    """Interventions other than the learning rate against the high learning rate (Barsbey et al. 2025, Figs. 6 and
+    19, Table 2), one value each, on the parity task: at ``low_lr`` plain SGD (``"low lr"``), heavy-ball momentum,
+    an L1 penalty, an L2 penalty, focal loss and a smaller batch; at ``high_lr`` plain SGD and SGD with an L2
+    penalty. The selected rows with the common batch size train as one stacked model, the small batch as a second.
+
+    Parameters
+    ----------
+    seeds : sequence of int
+    names : sequence of str
+        The rows to train, a selection of ``INTERVENTIONS`` (kept in that order).
+    low_lr, high_lr : float
+        η of the interventions and of the high-learning-rate rows.
+    momentum : float
+        In [0, 1).
+    l1, l2, high_lr_l2 : float
+        Penalty coefficients (l1‖θ‖₁, (l2/2)‖θ‖²) at the low and (``high_lr_l2``) the high learning rate.
+    focal_gamma : float
+        γ of the focal loss.
+    small_batch : int
+        The smaller batch size (the others use ``batch_size``, default 100).
+    device : str or torch.device
+    **settings
+        Further keywords of :func:`dynamics.spurious.torch_experiments.parity_training_runs`.
+
+    Returns
+    -------
+    InterventionRuns
+
+    Examples
+    --------
+    >>> runs = intervention_runs([0], n_train=200, n_test=100, width=8, epoch_cap=1, n_attribution_inputs=20)
+    >>> runs.names == INTERVENTIONS, runs.unbiased_accuracy.shape
+    (True, (8, 1))
+    """
+    chosen = {require_choice("names", n, INTERVENTIONS) for n in names}
+    if not chosen:
+        raise ValueError("names must hold at least one of " + ", ".join(INTERVENTIONS))
+    names = tuple(n for n in INTERVENTIONS if n in chosen)
+    low_lr, high_lr = require_positive("low_lr", low_lr), require_positive("high_lr", high_lr)
+    small_batch = require_integer("small_batch", small_batch, 1, _MAX["batch_size"])
+    batch = settings.pop("batch_size", 100)
+    settings.setdefault("record_every", 10**9)
+    table = {"low lr": (low_lr, 0.0, 0.0, 0.0, 0.0), "momentum": (low_lr, momentum, 0.0, 0.0, 0.0),
+             "l1": (low_lr, 0.0, l1, 0.0, 0.0), "l2": (low_lr, 0.0, 0.0, l2, 0.0),
+             "focal": (low_lr, 0.0, 0.0, 0.0, focal_gamma), "high lr": (high_lr, 0.0, 0.0, 0.0, 0.0),
+             "high lr + l2": (high_lr, 0.0, 0.0, high_lr_l2, 0.0)}
+    stacked = [n for n in names if n != "small batch"]
+    results = {}
+    if stacked:
+        cols = np.array([table[n] for n in stacked]).T
+        main = parity_training_runs(cols[0], seeds, momentum=cols[1], l1=cols[2], l2=cols[3], focal_gamma=cols[4],
+                                    batch_size=batch, device=device, **settings)
+        for i, n in enumerate(stacked):
+            results[n] = (main, i)
+    if "small batch" in chosen:
+        results["small batch"] = (parity_training_runs([low_lr], seeds, batch_size=small_batch, device=device,
+                                                       **settings), 0)
+    pick = lambda get: np.stack([get(results[n][0])[results[n][1]] for n in names])
+    return InterventionRuns(
+        names, tuple(int(x) for x in seeds), np.array([low_lr if n == "small batch" else table[n][0] for n in names]),
+        np.array([small_batch if n == "small batch" else batch for n in names]),
+        pick(lambda r: r.unbiased_accuracy), pick(lambda r: r.final_attribution_shares[..., 0]),
+        pick(lambda r: r.epochs_to_stop), pick(lambda r: r.stopped))
