@@ -91,7 +91,8 @@ def train_epochs(xs, y, groups, w, v, has_velocity, order, offsets, batch_size, 
                 for j in range(n_features):
                     v[j] = momentum * v[j] + grad[j]
             else:
-                v[:] = grad
+                for j in range(grad.shape[0]):  # element by element: a slice assignment compiles numba's
+                    v[j] = grad[j]  # shape-error formatting
                 has_velocity[0] = True
             for j in range(n_features):
                 w[j] -= learning_rate * v[j]
@@ -101,4 +102,5 @@ def train_epochs(xs, y, groups, w, v, has_velocity, order, offsets, batch_size, 
         worst = val_acc[row_index].min()
         if worst >= best[0]:
             best[0] = worst
-            best_w[:] = w
+            for j in range(w.shape[0]):
+                best_w[j] = w[j]

@@ -185,7 +185,8 @@ def map_cell(flat, s1_values, delta_values, s2, weight_decay, exact, functions, 
         Q[1, 1] += 1.0
     params = np.empty(5)
     params[0] = CE_EXACT if exact else CE_APPROX
-    params[1:] = Q.ravel()
+    params[1], params[2], params[3], params[4] = Q[0, 0], Q[0, 1], Q[1, 0], Q[1, 1]  # no slice assignment: it
+    # would compile numba's shape-error formatting on a cold cache
     alpha, _, converged = solve_fixed_point(params, functions, tol, max_iter)
     status[i, j] = 0 if converged else 1
     proj = U.T @ alpha
