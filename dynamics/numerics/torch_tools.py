@@ -275,7 +275,7 @@ class Ensemble:
 
     The members' parameters and buffers are stacked along a new leading axis (``torch.func.stack_module_state``);
     calling the ensemble runs every member at once (``torch.func.vmap`` of ``torch.func.functional_call``). The
-    stacked parameters are leaf tensors: give :attr:`parameters` to one optimizer and minimise the *sum* of the
+    stacked parameters are leaf tensors: give ``parameters`` to one optimizer and minimise the *sum* of the
     members' losses. The members' gradients do not mix, and the element-wise optimizers (SGD with momentum,
     dampening, Nesterov or weight decay; Adam, AdamW, RMSprop) then move each member exactly as a loop over the
     members would, up to float round-off (a test holds the two to 1e-12 in float64). Optimizers that take norms or
@@ -355,7 +355,7 @@ class Ensemble:
         """Every member's output: shape ``(n_members, *output_shape)``.
 
         ``same_input=True`` feeds the one batch ``x`` to every member; ``same_input=False`` reads ``x`` as one batch
-        per member, stacked along its first axis (of length :attr:`size`).
+        per member, stacked along its first axis (of length ``size``).
         """
         if not same_input and (x.dim() == 0 or x.shape[0] != self.size):
             raise ValueError(f"x must have {self.size} (one per member) along its first axis when same_input=False, "
