@@ -12,7 +12,6 @@ import math
 import matplotlib
 import numpy as np
 from matplotlib.colors import Normalize
-from scipy import optimize
 
 from dynamics import and_mask as am
 from .registry import figure
@@ -137,6 +136,8 @@ def fig4_masked_norm(n_params=3000, agreement=0.8, d_max=100, n_repeats=200, see
         "coordinates are kept with probability → 1, below it they are masked. At small d the map is striped: the "
         "integer threshold ⌈τd⌉ and the parity of d change the kept set from one d to the next.")
 def keep_probability_map(taus=(0.2, 0.6), d_max=1024, snr_max=2.0):
+    from scipy import optimize  # here, not at import: figures --list needs none of scipy.optimize
+
     fig, axes = new_figure(1, len(taus), width=4.0 * len(taus) + 0.9, height=4.0)
     axes = np.atleast_1d(axes)
     ds = np.unique(np.round(np.geomspace(1, d_max, 90)).astype(int))

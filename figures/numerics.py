@@ -1,6 +1,5 @@
 """Figures of the numerics core: the integrators' convergence orders and work–precision."""
 import numpy as np
-from scipy import integrate
 
 from dynamics import numerics as nx
 from dynamics.numerics import reference_problems as rp
@@ -27,6 +26,8 @@ def ode_convergence(n_states=20, rtols=tuple(np.geomspace(1e-3, 1e-12, 10))):
         left.loglog(steps, errors[anchor] * (steps / steps[anchor]) ** order, "--", color=color, lw=0.8)
     left.set(xlabel="step size h", ylabel="max global error", title="fixed steps: order", ylim=(1e-15, 1e3))
     left.legend(loc="upper left")
+
+    from scipy import integrate  # here: scipy.integrate takes a quarter second to import, and --list needs none
 
     y0, params, exact = rp.rotated_logistic_problem(n_states, seed=1)
     t_eval = np.linspace(0.0, 8.0, 41)

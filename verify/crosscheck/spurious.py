@@ -16,11 +16,12 @@ error worth the name.
 import math
 
 import numpy as np
-from scipy import stats
 
 from dynamics import spurious as spur
 from . import crosscheck, experiment
-from ..registry import Check
+from ..registry import Check, lazy_module
+
+stats = lazy_module("scipy.stats")
 
 PARITY_CPU = dict(learning_rates=(0.03, 0.75), n_seeds=5, epoch_cap=800)
 PARITY_CUDA = dict(learning_rates=(0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75), n_seeds=32, epoch_cap=1000)

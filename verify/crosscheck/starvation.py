@@ -9,11 +9,12 @@
   and of the vertical/horizontal input-gradient ratio.
 """
 import numpy as np
-from scipy import stats
 
 import dynamics.starvation as gs
 from . import crosscheck, experiment
-from ..registry import Check, rate_fit
+from ..registry import Check, lazy_module, rate_fit
+
+stats = lazy_module("scipy.stats")
 
 TOY = gs.TOY
 TOY_DELTAS, TOY_S1 = (gs.TOY.delta, 0.6), gs.TOY.s1_values
