@@ -10,6 +10,12 @@ from dynamics.and_mask import torch_experiments as te  # noqa: E402
 from dynamics.and_mask.torch_optim import and_mask_grad  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _every_call_trains(monkeypatch):
+    """No disk cache here: a determinism test must compute twice, not read the first call's entry back."""
+    monkeypatch.setenv("DYNAMICS_CACHE", "0")
+
+
 def _loop_gradients(params, x, y):
     """Per-(model, environment) gradients by one autograd call each."""
     out = [torch.empty(x.shape[:2] + p.shape[1:], dtype=p.dtype) for p in params]

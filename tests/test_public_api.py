@@ -226,6 +226,25 @@ def test_disk_cache_reuses_results_across_processes_and_invalidates_on_new_argum
     assert runs == [["6", "1"], ["6", "0"], ["8", "1"]]
 
 
+def test_disk_cache_keeps_nothing_for_an_argument_without_a_faithful_repr(tmp_path, monkeypatch):
+    """A Generator's repr names its address, so two equal calls would never share a key: computed, not stored."""
+    import numpy as np
+
+    import dynamics.numerics as nx
+
+    monkeypatch.setenv("DYNAMICS_CACHE_DIR", str(tmp_path))
+    calls = []
+
+    @nx.disk_cache()
+    def draw(seed, n=2):
+        calls.append(seed)
+        return np.random.default_rng(seed).random(n)
+
+    draw(np.random.default_rng(0)), draw(np.random.default_rng(0)), draw(5), draw(5)
+    assert len(calls) == 3  # both Generator calls computed, the second int call read back
+    assert len(list(tmp_path.rglob("*.pkl"))) == 1
+
+
 TORCH_MODULES = sorted(f"dynamics.{p.parent.name}.{p.stem}" for p in (ROOT / "dynamics").glob("*/torch_*.py"))
 
 

@@ -10,6 +10,13 @@ torch = pytest.importorskip("torch")
 from dynamics.spherical import torch_experiments as te  # noqa: E402
 from dynamics.spherical.torch_state import effective_learning_rates  # noqa: E402
 
+
+@pytest.fixture(autouse=True)
+def _every_call_trains(monkeypatch):
+    """No disk cache here: a determinism test must compute twice, not read the first call's entry back."""
+    monkeypatch.setenv("DYNAMICS_CACHE", "0")
+
+
 TINY = dict(n_steps=6, eval_every=3, n_train=48, n_test=32, width=4, batch_size=8)
 
 

@@ -10,6 +10,13 @@ torch = pytest.importorskip("torch")
 from dynamics import spurious as spur  # noqa: E402
 from dynamics.spurious import torch_balancing as tb  # noqa: E402
 
+
+@pytest.fixture(autouse=True)
+def _every_call_trains(monkeypatch):
+    """No disk cache here: a determinism test must compute twice, not read the first call's entry back."""
+    monkeypatch.setenv("DYNAMICS_CACHE", "0")
+
+
 TINY = dict(n_samples=40, n_noise=6, n_epochs=25, learning_rate=1e-3, batch_size=10)
 
 

@@ -7,6 +7,13 @@ torch = pytest.importorskip("torch")
 
 from dynamics.spurious import torch_experiments as te  # noqa: E402
 
+
+@pytest.fixture(autouse=True)
+def _every_call_trains(monkeypatch):
+    """No disk cache here: a determinism test must compute twice, not read the first call's entry back."""
+    monkeypatch.setenv("DYNAMICS_CACHE", "0")
+
+
 TINY = dict(n_train=300, n_test=200, width=12, epoch_cap=3, n_attribution_inputs=40, record_every=3,
             dtype=torch.float64)
 

@@ -8,6 +8,13 @@ torch = pytest.importorskip("torch")
 
 from dynamics.starvation import torch_experiments as te  # noqa: E402
 
+
+@pytest.fixture(autouse=True)
+def _every_call_trains(monkeypatch):
+    """No disk cache here: a determinism test must compute twice, not read the first call's entry back."""
+    monkeypatch.setenv("DYNAMICS_CACHE", "0")
+
+
 R = te.Regulariser
 
 

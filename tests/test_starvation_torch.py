@@ -69,7 +69,7 @@ def test_two_moons_runs_of_one_seed_share_data_noise_and_initialisation():
     assert not np.array_equal(out.data[0].X, out.data[1].X)
     W1 = out.params[0]
     np.testing.assert_raises(AssertionError, np.testing.assert_array_equal, W1[0], W1[1])  # seeds differ
-    again = tt.train_two_moons(device="cpu", seeds=(7, 8), n_steps=3, hidden=8, record_every=1)
+    again = tt.train_two_moons.uncached(device="cpu", seeds=(7, 8), n_steps=3, hidden=8, record_every=1)
     np.testing.assert_array_equal(out.z, again.z)
     assert out.logits(0, before.X).shape == (300,)
     # at step 0 every run of one seed has the same initial weights, hence the same NTK and |z| up to the data shift

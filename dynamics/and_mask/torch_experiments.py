@@ -34,7 +34,7 @@ from typing import Optional, Sequence, Tuple, Union
 import numpy as np
 import torch
 
-from dynamics.numerics import require_bool, require_choice, require_in_range, require_integer
+from dynamics.numerics import disk_cache, require_bool, require_choice, require_in_range, require_integer
 from dynamics.numerics.torch_tools import on_device, seed_int, to_numpy
 from dynamics.numerics.validation import rng_from
 from ._checks import require_agreement_threshold
@@ -213,6 +213,7 @@ def _settings(settings):
     return taus, l1, l2
 
 
+@disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
 def train_spiral_memorisation(settings: Sequence[Tuple[float, float, float]] = SPIRAL_SETTINGS, n_seeds: int = 3,
                               n_envs: int = 16, n_samples_per_env: int = 64, dim_shortcut: int = 8,
@@ -321,6 +322,7 @@ def _masked_correlation(update, other, keep):
     return torch.where(count >= 3, r, torch.full_like(r, float("nan")))
 
 
+@disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
 def learning_signals_at_init(agreement_thresholds: Sequence[float] = tuple(np.arange(9) / 8),
                              n_seeds: int = 40, n_envs: int = 16, n_samples_per_env: int = 256,
@@ -447,6 +449,7 @@ def _teacher_data(seed, n_train, n_test, dim, shuffled_fraction):
     return x, given, truth, x_test, np.where(x_test @ teacher > 0, 1.0, -1.0), rng
 
 
+@disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
 def train_noisy_labels(agreement_thresholds: Sequence[float] = (0.0, 0.1, 0.2, 0.4, 0.6, 0.8),
                        shuffled_fraction: float = 1.0, n_seeds: int = 3, n_train: int = 256, dim: int = 16,
@@ -561,6 +564,7 @@ def train_noisy_labels(agreement_thresholds: Sequence[float] = (0.0, 0.1, 0.2, 0
 # Fig 15 in spirit: how many environments plain averaging needs
 
 
+@disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
 def train_environment_sweep(n_envs: Sequence[int] = (4, 8, 16, 32, 64, 128, 256), n_total: int = 1024,
                             n_seeds: int = 3, dim_shortcut: int = 8, n_revolutions: float = 0.75,

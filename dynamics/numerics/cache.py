@@ -92,8 +92,12 @@ def _load(path):
 
 
 def _key(function, args, kwargs, salt):
-    payload = (function.__module__, function.__qualname__, _code_fingerprint(function), salt,
-               repr(args), repr(sorted(kwargs.items())))
+    """The entry's name, or None when an argument's repr names a memory address (`` at 0x``): such a repr differs
+    between calls with equal arguments and would leave a new, never-read entry behind on every call."""
+    arguments = repr(args), repr(sorted(kwargs.items()))
+    if any(" at 0x" in text for text in arguments):
+        return None
+    payload = (function.__module__, function.__qualname__, _code_fingerprint(function), salt) + arguments
     return hashlib.sha256(repr(payload).encode()).hexdigest()
 
 
@@ -101,7 +105,8 @@ def disk_cache(salt: str = "") -> Callable[[Callable[..., _R]], Callable[..., _R
     """Decorate a function whose result depends only on its arguments, to reuse results across processes.
 
     Arguments must have a faithful ``repr`` (numbers, strings, tuples, dtypes, devices: what identifies the
-    computation). ``salt`` adds anything else the result depends on (e.g. a library version).
+    computation); a call with an argument whose repr names a memory address (a ``numpy.random.Generator``, say) is
+    computed and not cached. ``salt`` adds anything else the result depends on (e.g. a library version).
 
     Parameters
     ----------
@@ -126,8 +131,11 @@ def disk_cache(salt: str = "") -> Callable[[Callable[..., _R]], Callable[..., _R
         def wrapper(*args, **kwargs):
             if os.environ.get("DYNAMICS_CACHE", "1") == "0":
                 return function(*args, **kwargs)
+            key = _key(function, args, kwargs, salt)
+            if key is None:  # an argument without a faithful repr (a Generator, say): compute, keep nothing
+                return function(*args, **kwargs)
             folder = cache_dir() / function.__module__
-            path = folder / f"{_key(function, args, kwargs, salt)}.pkl"
+            path = folder / f"{key}.pkl"
             found, result = _load(path)
             if found:
                 return result

@@ -32,7 +32,7 @@ from typing import Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 import torch
 
-from dynamics.numerics import require_choice, require_in_range, require_integer, require_positive
+from dynamics.numerics import disk_cache, require_choice, require_in_range, require_integer, require_positive
 from dynamics.numerics.torch_tools import on_device, seed_int, torch_generator
 from ._results import AdamVariantsTraining, TheoremTwoHypotheses
 from .torch_optim import AdamG, AdamS, AdamSRT, AdamST
@@ -220,6 +220,7 @@ def _train(*, device, optimizers, seeds, n_steps, batch_size, eval_every, spheri
                                 *(records[:, :, :, i] for i in range(4)))
 
 
+@disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 def train_adam_variants(optimizers: Sequence[str] = OPTIMIZERS, seeds: Sequence[Seed] = (0, 1, 2),
                         n_steps: int = 300, batch_size: int = 32, eval_every: int = 25, spherical_every: int = 1,
                         n_train: int = 512,

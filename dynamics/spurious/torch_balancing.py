@@ -24,7 +24,7 @@ from typing import Optional, Sequence, Tuple, Union
 import numpy as np
 import torch
 
-from dynamics.numerics import require_choice, require_in_range, require_integer, require_positive, rng_from
+from dynamics.numerics import disk_cache, require_choice, require_in_range, require_integer, require_positive, rng_from
 from dynamics.numerics.torch_tools import as_tensor, on_device, to_numpy
 from ._balancing import (balanced_sampling_weights, expand_by_counts, jtt_duplication_counts,
                          subsample_to_smallest, weighted_epoch_indices)
@@ -195,6 +195,7 @@ def _train_method(method, splits, train_seeds, scales, n_epochs, settings, dtype
     return members
 
 
+@disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
 def train_balancing_methods(methods: Sequence[str] = METHODS, seeds: Sequence[int] = (0, 1, 2), *,
                             device: Union[str, torch.device], n_samples: int = 400, n_noise: int = 600, learning_rate: float = 1e-5,

@@ -36,7 +36,7 @@ from typing import Any, Optional, Sequence, Union
 import numpy as np
 import torch
 
-from dynamics.numerics import require_choice, require_in_range, require_integer, require_positive
+from dynamics.numerics import disk_cache, require_choice, require_in_range, require_integer, require_positive
 from dynamics.numerics.torch_tools import DTYPE, as_tensor, one_thread_on_cpu, to_numpy
 from ._results import InterventionRuns, LearningRateRobustness, ParityTrainingRuns, WidthSweep
 from ._setups import make_parity_task
@@ -128,6 +128,7 @@ def _per_config(name, value, n_configs, low=0.0, high=math.inf):
 
 
 # ------------------------------------------------------------------------------------------------ trainer
+@disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 def parity_training_runs(learning_rates: Sequence[float], seeds: Sequence[int], *, optimizer: str = "sgd",
                          momentum: Union[float, Sequence[float]] = 0.0, l1: Union[float, Sequence[float]] = 0.0,
                          l2: Union[float, Sequence[float]] = 0.0, focal_gamma: Union[float, Sequence[float]] = 0.0,

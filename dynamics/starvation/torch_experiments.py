@@ -27,7 +27,7 @@ import numpy as np
 import torch
 from numpy.typing import ArrayLike
 
-from dynamics.numerics import as_finite_array, require_in_range, require_integer, require_positive, rng_from
+from dynamics.numerics import as_finite_array, disk_cache, require_in_range, require_integer, require_positive, rng_from
 from dynamics.numerics.torch_tools import DTYPE, as_tensor, on_device, to_numpy, torch_generator
 from ._results import (ColourShapeMethod, ColourShapes, ColourShapeTraining, Dataset, MoonsMargins, MoonsRegularisation,
                        MoonsRun, Regulariser)
@@ -283,6 +283,7 @@ def _seed_tuple(seeds):
 
 
 # ---------------------------------------------------------------- Fig 7: two moons under common regularisers
+@disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
 def moons_regularisers(*, device: Union[str, torch.device], seeds: Sequence[Seed] = (0, 1, 2),
                        regularisers: Sequence[Regulariser] = MOONS_REGULARISERS, n_steps: int = 1000,
@@ -439,6 +440,7 @@ def coloured_shapes(n_samples: int, *, colour_flip: float, label_noise: float = 
     return ColourShapes(X, y, shape, colour)
 
 
+@disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
 def train_coloured_shapes(*, device: Union[str, torch.device], seeds: Sequence[Seed] = (0, 1, 2),
                           methods: Sequence[ColourShapeMethod] = COLOUR_SHAPE_METHODS, n_train: int = 1000,
@@ -540,6 +542,7 @@ def train_coloured_shapes(*, device: Union[str, torch.device], seeds: Sequence[S
 
 
 # ---------------------------------------------------------------- Fig 2 in spirit: margins on two moons
+@disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
 def moons_margins(*, device: Union[str, torch.device], seeds: Sequence[Seed] = (0, 1, 2), n_steps: int = 2000,
                   hidden: int = 500, output_penalty: float = 0.006, weight_decay: float = 2e-4,

@@ -20,7 +20,8 @@ import numpy as np
 import torch
 from numpy.typing import ArrayLike
 
-from dynamics.numerics import as_finite_array, require_in_range, require_integer, require_positive, rng_from
+from dynamics.numerics import (as_finite_array, disk_cache, require_in_range, require_integer, require_positive,
+                               rng_from)
 from dynamics.numerics.torch_tools import DTYPE, as_tensor, on_device, to_numpy, torch_generator
 from ._fixed_points import dual_fixed_point
 from ._results import MoonsRun, ToyTraining, TwoMoonsTraining, WideNetComparison
@@ -195,6 +196,7 @@ def ntk_net_error(width: int, *, device: Union[str, torch.device],
 
 
 # ---------------------------------------------------------------- two moons
+@disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
 def train_two_moons(*, device: Union[str, torch.device],
                     seeds: Sequence[Union[int, np.random.Generator]] = (0, 1, 2), n_steps: int = 10_000,
