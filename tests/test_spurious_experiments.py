@@ -116,3 +116,13 @@ def test_wrapper_bad_input():
         te.lr_robustness_runs([0], variants=("sideways",))
     with pytest.raises(ValueError, match="widths"):
         te.width_lr_sweep([0], widths=(0,))
+
+
+def test_integrated_gradients_names_the_bad_argument():
+    W = [torch.ones(1, 4, 3, dtype=torch.float64), torch.ones(1, 2, 4, dtype=torch.float64)]
+    with pytest.raises(ValueError, match="weights must be"):
+        te.integrated_gradients([], torch.ones(1, 5, 3))
+    with pytest.raises(ValueError, match=r"weights\[-1\] must have 2 outputs"):
+        te.integrated_gradients([W[0], torch.ones(1, 3, 4)], torch.ones(1, 5, 3))
+    with pytest.raises(ValueError, match="x must be"):
+        te.integrated_gradients(W, torch.ones(1, 5, 7, dtype=torch.float64))

@@ -40,6 +40,7 @@ from dynamics.numerics import disk_cache, require_choice, require_in_range, requ
 from dynamics.numerics.torch_tools import DTYPE, as_tensor, one_thread_on_cpu, to_numpy
 from ._results import InterventionRuns, LearningRateRobustness, ParityTrainingRuns, WidthSweep
 from ._setups import make_parity_task
+from .torch_training import _forward as _parity_forward
 
 __all__ = ["FEATURE_GROUPS", "INTERVENTIONS", "InterventionRuns", "LearningRateRobustness", "ParityTrainingRuns",
            "WidthSweep", "integrated_gradients", "intervention_runs", "lr_attribution_runs", "lr_robustness_runs",
@@ -62,11 +63,9 @@ def _seed_streams(seed):
 
 
 def _forward(weights, x):
-    """Stacked bias-free ReLU MLP: weights[l] (M, out, in), x (M, B, in) -> logits (M, B, 2)."""
-    h = x
-    for W in weights[:-1]:
-        h = torch.relu(torch.bmm(h, W.transpose(1, 2)))
-    return torch.bmm(h, weights[-1].transpose(1, 2))
+    """Stacked bias-free ReLU MLP: weights[l] (M, out, in), x (M, B, in) -> logits (M, B, 2) (the parity
+    trainer's forward pass, without its hidden activations)."""
+    return _parity_forward(weights, x)[0]
 
 
 def integrated_gradients(weights: Sequence[torch.Tensor], x: torch.Tensor) -> torch.Tensor:
@@ -98,6 +97,17 @@ def integrated_gradients(weights: Sequence[torch.Tensor], x: torch.Tensor) -> to
     >>> bool(torch.allclose(ig.sum(-1), z[..., 1] - z[..., 0]))
     True
     """
+    weights = list(weights)
+    if not weights or any(not isinstance(W, torch.Tensor) or W.dim() != 3 for W in weights):
+        raise ValueError("weights must be a non-empty sequence of torch tensors of shape (M, out, in), got "
+                         f"{[tuple(W.shape) if isinstance(W, torch.Tensor) else type(W).__name__ for W in weights]}")
+    if weights[-1].shape[1] != 2:
+        raise ValueError(f"weights[-1] must have 2 outputs (shape (M, 2, in)), got shape {tuple(weights[-1].shape)}")
+    if not isinstance(x, torch.Tensor) or x.dim() != 3 or x.shape[0] != weights[0].shape[0] \
+            or x.shape[2] != weights[0].shape[2]:
+        raise ValueError(f"x must be a torch tensor of shape (M, B, in) = ({weights[0].shape[0]}, B, "
+                         f"{weights[0].shape[2]}) to match weights[0], got "
+                         f"{tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__}")
     with torch.enable_grad():
         xs = x.detach().clone().requires_grad_(True)
         z = _forward([W.detach() for W in weights], xs)
