@@ -27,8 +27,10 @@ FIG1_STARTS = ((-1.3, 1.2), (1.25, -1.3), (0.05, 0.35), (1.3, 1.35), (-1.35, -0.
         "q_c·q_e/(q_c + q_e) of a shared bowl q_c around c = (−0.5, −0.5) and one valley q_e per environment "
         "(θ₁ = 0.8 for A, θ₂ = 0.8 for B). The pooled loss has a second zero at s* = (0.8, 0.8) that neither "
         "environment has. Left: plain GD (solid) and AND-masked GD (d = 2, τ = 1; dashed) from six starts (circles), "
-        "lr 0.02, 30000 steps; AND-masked GD stops where the environments disagree on every coordinate. Middle: GD on "
-        "L_A alone ends on its valley or at c, never at s*.")
+        "lr 0.02, 30000 steps; AND-masked GD stops where the environments disagree on every coordinate (squares: "
+        "where it ends; open squares around a start: runs whose mask is zero from the first step, which never move). "
+        "Middle and right: plain GD on L_A alone and on L_B alone from the same starts, as in the paper's figure: each "
+        "ends on its own environment's valley or at c, never at s*.")
 def fig1_landscapes(learning_rate=0.02, n_steps=30_000, starts=FIG1_STARTS, n_grid=241):
     fig, axes = new_figure(1, 3, width=11.0, height=4.1)
     axis = np.linspace(-1.5, 1.5, n_grid)
@@ -39,7 +41,8 @@ def fig1_landscapes(learning_rate=0.02, n_steps=30_000, starts=FIG1_STARTS, n_gr
     every = max(n_steps // 300, 1)
     pooled = am.two_valley_descent(starts, "pooled", learning_rate, n_steps, record_every=every)
     masked = am.two_valley_descent(starts, "and_mask", learning_rate, n_steps, record_every=every)
-    alone = am.two_valley_descent(starts, "env_a", learning_rate, n_steps, record_every=every)
+    alone_a = am.two_valley_descent(starts, "env_a", learning_rate, n_steps, record_every=every)
+    alone_b = am.two_valley_descent(starts, "env_b", learning_rate, n_steps, record_every=every)
     panels = ((axes[0], losses.pooled, "pooled $L = (L_A + L_B)/2$"), (axes[1], losses.loss_a, "environment A: $L_A$"),
               (axes[2], losses.loss_b, "environment B: $L_B$"))
     for ax, values, title in panels:
@@ -48,13 +51,20 @@ def fig1_landscapes(learning_rate=0.02, n_steps=30_000, starts=FIG1_STARTS, n_gr
                ylim=(-1.5, 1.5))
         ax.grid(False)
     for i in range(len(starts)):
-        axes[0].plot(*pooled.paths[i].T, color="w", lw=1.3, label="GD on $L$ (left), on $L_A$ (middle)" if i == 0 else None)
-        axes[0].plot(*masked.paths[i].T, color=COLORS[1], lw=1.8, ls="--", label="AND-masked GD" if i == 0 else None)
-        axes[1].plot(*alone.paths[i].T, color="w", lw=1.3)
-    axes[0].plot(*masked.final.T, "s", color=COLORS[1], mec="k", ms=5, label="AND-masked GD: end")
-    for ax in axes[:2]:
-        ax.plot(*starts.T, "o", color="w", mec="k", ms=5, label="starts" if ax is axes[0] else None)
+        axes[0].plot(*pooled.paths[i].T, color="w", lw=1.3, label="plain GD on the panel's loss" if i == 0 else None)
+        axes[0].plot(*masked.paths[i].T, color=COLORS[1], lw=1.8, ls="--",
+                     label="AND-masked GD on $L$" if i == 0 else None)
+        axes[1].plot(*alone_a.paths[i].T, color="w", lw=1.3)
+        axes[2].plot(*alone_b.paths[i].T, color="w", lw=1.3)
+    # A masked run whose mask is zero at its start never moves: its end is its start, marked by an open square
+    # around the start's circle; the other masked runs end at a filled square.
+    stuck = np.all(masked.paths == starts[:, None, :], axis=(1, 2))
+    axes[0].plot(*masked.final[~stuck].T, "s", color=COLORS[1], mec="k", ms=5, label="AND-masked GD: end")
+    if stuck.any():
+        axes[0].plot(*starts[stuck].T, "s", mfc="none", mec=COLORS[1], mew=1.8, ms=10,
+                     label="AND-masked GD: stuck at its start")
     for ax in axes:
+        ax.plot(*starts.T, "o", color="w", mec="k", ms=5, label="starts" if ax is axes[0] else None)
         ax.plot(*am.TWO_VALLEY_CONSISTENT_MINIMUM, "*", color=COLORS[2], mec="k", ms=12,
                 label="c: minimum of both" if ax is axes[0] else None)
         ax.plot(*am.TWO_VALLEY_INCONSISTENT_MINIMUM, "X", color=COLORS[3], mec="k", ms=10,

@@ -8,6 +8,7 @@ lines carry a ``gid`` naming what they show, so that tests can compare them with
 import importlib.util
 
 import numpy as np
+from matplotlib.lines import Line2D
 
 from dynamics import linear_networks as ln
 from dynamics import numerics as nx
@@ -158,14 +159,26 @@ def theory_vs_simulation(singular_values=(4.0, 3.0, 2.0, 1.5, 1.0, 0.7, 0.5, 0.3
     t_gd = ln.gd_flow_time(gd.steps, learning_rate)
     for k in range(s.size):
         color = COLORS[k % len(COLORS)]
-        left.plot(t_closed, ln.mode_strength(t_closed, s[k], a0 ** 2), color=color, lw=1.2,
-                  label="closed form" if k == 0 else None, gid=f"closed_form:{k}")
-        left.plot(flow.t, u_flow[:, k], "o", color=color, ms=3, mfc="none", label="matrix ODE" if k == 0 else None,
-                  gid=f"matrix_flow:{k}")
-        left.plot(t_gd, u_gd[:, k], "x", color=color, ms=4, label=gd_label if k == 0 else None, gid=f"gd:{k}")
+        u_closed = ln.mode_strength(t_closed, s[k], a0 ** 2)
+        left.plot(t_closed, u_closed, color=color, lw=1.2, label="closed form" if k == 0 else None,
+                  gid=f"closed_form:{k}")
+        # The flow and GD are sampled at the same times; every other marker of each is drawn, alternating, so
+        # that the circles and crosses do not sit on top of one another.
+        left.plot(flow.t, u_flow[:, k], "o", color=color, ms=3.5, mfc="none", mew=0.9, markevery=(0, 2),
+                  label="matrix ODE" if k == 0 else None, gid=f"matrix_flow:{k}")
+        left.plot(t_gd, u_gd[:, k], "x", color=color, ms=4, mew=0.9, markevery=(1, 2),
+                  label=gd_label if k == 0 else None, gid=f"gd:{k}")
+        # The mode's colour is named at the end of its curve.
+        left.annotate(f"$s = {s[k]:g}$", xy=(t_closed[-1], u_closed[-1]), xytext=(4, 0),
+                      textcoords="offset points", va="center", fontsize=7.5, color=color)
     left.set(xlabel=r"$t/\tau = k\eta$", ylabel=r"$u_\alpha = (U^\top W_{32} W_{21} V)_{\alpha\alpha}$",
              title=f"mode learning, $s = {s[0]:g} \\ldots {s[-1]:g}$")
-    left.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    # The legend names the three styles (in grey); the modes are named at the ends of their curves.
+    handles = [Line2D([], [], color="0.3", lw=1.2), Line2D([], [], ls="", marker="o", ms=3.5, mfc="none", mew=0.9,
+                                                           color="0.3"),
+               Line2D([], [], ls="", marker="x", ms=4, mew=0.9, color="0.3")]
+    left.legend(handles, ["closed form", "matrix ODE", gd_label], loc="upper center", bbox_to_anchor=(0.5, -0.2),
+                ncol=3, handletextpad=0.4, columnspacing=1.2)
 
     t_theory = np.geomspace(1e-2, 200.0, 300)
     steps = np.unique(np.geomspace(1, 200.0 / student_learning_rate, 25).astype(int))

@@ -4,8 +4,9 @@ sweep and its BC-loss-share correlation (torch), the linear toy's worst-group cu
 sampling."""
 import importlib.util
 
+import matplotlib
 import numpy as np
-from matplotlib.colors import LogNorm
+from matplotlib.colors import BoundaryNorm, ListedColormap
 
 from dynamics import spurious as spur
 from .registry import figure
@@ -51,7 +52,8 @@ def prop1_ratio(n_bc=10, n_ba=90, alpha=1.0, beta=1.0, hetero_alpha=(0.5, 1.0, 2
         "logit scale k. Bias-decomposable fixture (BA margins {0.5, 1, 2, 1}, BC {−0.3, −1.5}, core gradients 0 on "
         "BC): slope α_min = 0.5 (dashed: the asymptote log 2 + 0.5k). Linear two-block model f = W_c x_c + W_s x_s "
         "(400 Gaussian samples, 10% BC, |margin| >= 0.25, seed 0): the core gradient never vanishes and the ratio "
-        "saturates at Σ_BC s/Σ_BC c (dotted).")
+        "saturates at Σ_BC s/Σ_BC c (dotted); on the main axis the two are one flat line, and the inset magnifies "
+        "them for k ≤ 10, where the ratio dips and then settles on its saturation.")
 def prop2_ratio(k_max=40.0, seed=0):
     fig, ax = new_figure(1, 1, width=5.0, height=3.6)
     k = np.linspace(0.1, k_max, 300)
@@ -63,12 +65,21 @@ def prop2_ratio(k_max=40.0, seed=0):
             label=rf"asymptote: slope $\alpha_{{\min}} = {asym.rate:g}$")
     control = spur.linear_two_block_fixture(seed=seed)
     saturation = spur.spurious_core_gradient_ratio_asymptote(*control)
-    ax.plot(k, spur.spurious_core_gradient_ratio(k, *control, log=True), color=COLORS[1],
-            label="linear two-block model")
-    ax.axhline(np.log(saturation.constant), ls=":", color=COLORS[1], lw=1.5,
-               label=r"saturation $\Sigma_{BC}\,s_i / \Sigma_{BC}\,c_i$")
+    control_ratio = spur.spurious_core_gradient_ratio(k, *control, log=True)
+    ax.plot(k, control_ratio, color=COLORS[1], label="linear two-block model (inset: magnified)")
+    ax.axhline(np.log(saturation.constant), ls=":", color="k", lw=1.2,
+               label=r"its saturation $\log(\Sigma_{BC}\,s_i / \Sigma_{BC}\,c_i)$")
     ax.set(xlabel=r"logit scale $k$", ylabel=r"$\log\; \Sigma\|\nabla_s \ell\| \,/\, \Sigma\|\nabla_c \ell\|$")
     ax.legend(loc="upper left")
+    # On the main axis the two-block model and its saturation are one flat line near 0: the inset magnifies them.
+    inset = ax.inset_axes([0.6, 0.2, 0.37, 0.28])
+    inset.plot(k, control_ratio, color=COLORS[1], lw=2.6)
+    inset.axhline(np.log(saturation.constant), ls=":", color="k", lw=1.2)
+    inset.set_xlim(0, min(10.0, k_max))
+    inset.margins(y=0.25)
+    inset.set_title("two-block model, magnified", fontsize=8)
+    inset.set_xlabel(r"$k$", fontsize=8, labelpad=1)
+    inset.tick_params(labelsize=7)
     return fig
 
 
@@ -88,6 +99,7 @@ _REPRODUCED = (("unbiased_accuracy", "unbiased test accuracy"), ("activation_com
                ("max_bc_loss_share", "max BC loss share"))
 _NOT_REPRODUCED = (("node_prunability", "node prunability"), ("magnitude_prunability", "magnitude prunability"),
                    ("class_selectivity", "CSI"))
+_NOT_REPRODUCED_COLORS = (COLORS[7], COLORS[5], "#882255")  # black, sky blue, wine: none of the left panel's
 
 
 def parity_sweep(learning_rates=PARITY_FIGURE["learning_rates"], n_seeds=PARITY_FIGURE["n_seeds"],
@@ -116,9 +128,11 @@ def parity_lr_sweep(sweep=None, learning_rates=PARITY_FIGURE["learning_rates"], 
     lrs = np.array(sweep.learning_rates)
     rng = np.random.default_rng(0)
     jitter = np.exp(rng.uniform(-0.06, 0.06, len(sweep.seeds)))
-    for ax, group, title in ((axes[0], _REPRODUCED, "reproduced"),
-                             (axes[1], _NOT_REPRODUCED, "not reproduced, not asserted")):
-        for color, (name, label) in zip(COLORS, group):
+    # The two panels show different metrics, so they share no colour: the right one takes colours the left lacks.
+    for ax, group, colors, title in ((axes[0], _REPRODUCED, COLORS[:5], "reproduced"),
+                                     (axes[1], _NOT_REPRODUCED, _NOT_REPRODUCED_COLORS,
+                                      "not reproduced, not asserted")):
+        for color, (name, label) in zip(colors, group):
             values = sweep.metric(name)
             low, high = np.nanmin(values), np.nanmax(values)
             normalised = (values - low) / (high - low) if high > low else np.zeros_like(values)
@@ -148,11 +162,16 @@ def bc_share_vs_accuracy(sweep=None, learning_rates=PARITY_FIGURE["learning_rate
         sweep = parity_sweep(learning_rates, n_seeds, epoch_cap)
     share = sweep.metric("max_bc_loss_share")
     accuracy = sweep.metric("unbiased_accuracy")
-    lrs = np.repeat(np.array(sweep.learning_rates)[:, None], share.shape[1], axis=1)
-    points = ax.scatter(share.ravel(), accuracy.ravel(), c=lrs.ravel(), cmap=SEQUENTIAL,
-                        norm=LogNorm(min(sweep.learning_rates), max(sweep.learning_rates)), s=22, edgecolors="k",
-                        linewidths=0.3)
-    colorbar = fig.colorbar(points, ax=ax)
+    # One discrete colour per learning rate (darker = smaller η), and a colour bar with one tick per rate.
+    n_rates = len(sweep.learning_rates)
+    which = np.repeat(np.arange(n_rates)[:, None], share.shape[1], axis=1)
+    cmap = ListedColormap(matplotlib.colormaps[SEQUENTIAL](np.linspace(0.0, 0.9, n_rates)))
+    points = ax.scatter(share.ravel(), accuracy.ravel(), c=which.ravel(), cmap=cmap,
+                        norm=BoundaryNorm(np.arange(n_rates + 1) - 0.5, n_rates), s=24, edgecolors="k",
+                        linewidths=0.4)
+    colorbar = fig.colorbar(points, ax=ax, ticks=np.arange(n_rates))
+    colorbar.ax.set_yticklabels([f"{lr:g}" for lr in sweep.learning_rates])
+    colorbar.ax.minorticks_off()
     colorbar.set_label(r"learning rate $\eta$")
     rho = stats.spearmanr(share.ravel(), accuracy.ravel()).statistic
     ax.set(xlabel="max BC loss share over training", ylabel="unbiased test accuracy",
@@ -177,12 +196,13 @@ def toy_worst_group_curves(n_samples=400, n_noise=600, learning_rate=1e-5, batch
         curves = toy.test_worst_group_curves(m)
         epochs = runs[m][0].epochs
         ax.fill_between(epochs, curves.min(axis=0), curves.max(axis=0), color=color, alpha=0.2, lw=0)
-        ax.plot(epochs, curves.mean(axis=0), color=color, label=labels[m])
+        # above the axes' spines and not clipped: ERM's mean lies on 0 for the whole run
+        ax.plot(epochs, curves.mean(axis=0), color=color, label=labels[m], zorder=3, clip_on=False)
         if m == "rwg":
             chosen = [r.selected_epoch for r in runs[m]]
             ax.plot(chosen, [r.selected_test_worst_group for r in runs[m]], "v", color=color, mec="k", mew=0.5,
                     label="RWG, validation-selected")
-    ax.set(xlabel="epoch", ylabel="test worst-group accuracy", ylim=(-0.03, 1.03), xlim=(0, n_epochs))
+    ax.set(xlabel="epoch", ylabel="test worst-group accuracy", ylim=(-0.06, 1.06), xlim=(0, n_epochs))
     ax.legend(loc="center left", bbox_to_anchor=(0.03, 0.5))  # every method is at 0 or 1 early on
     return fig
 

@@ -20,6 +20,12 @@ def test_fig1_paths_are_the_descent_runs():
     assert np.allclose(left.lines[1].get_xydata(), masked.paths[0])
     assert np.allclose(left.lines[3].get_xydata(), masked.paths[1])
     assert np.allclose(middle.lines[1].get_xydata(), alone.paths[1])
+    # the right panel holds GD on L_B alone from the same starts, as the paper's figure does
+    alone_b = am.two_valley_descent(np.array(starts), "env_b", 0.02, 3000, record_every=10)
+    assert np.allclose(fig.axes[2].lines[1].get_xydata(), alone_b.paths[1])
+    # the masked run from (0.6, 0.7) never moves: its start is marked, and the legend says what the mark means
+    stuck = next(line for line in left.lines if line.get_label() == "AND-masked GD: stuck at its start")
+    assert np.allclose(stuck.get_xydata(), [starts[1]])
 
 
 def test_fig3_mean_ellipses_are_level_sets_of_the_means():
