@@ -1,35 +1,55 @@
 """Interactive figures for the teaching notebooks (``figures/demos/``): sliders wired to a computation and a plot.
 
-A demo is two functions and a set of controls. ``compute(**values)`` calls :mod:`dynamics` only (it is timed: a
-slider move must recompute in under 50 ms once the kernels are compiled); ``plot(fig, data, **values)`` draws
-the result into a fresh matplotlib Figure in the project's style. The figure is shown as a PNG in an
-``ipywidgets.Image``, which Jupyter, JupyterLab, Voilà and Colab all display the same way. Input outside a
-theory's domain shows the library's ``ValueError`` message under the figure instead of breaking the demo.
+A demo is two functions and a set of controls. ``compute(**values)`` calls :mod:`dynamics` only (it is timed:
+``benchmarks/demo_latency.py`` reports how long a slider move takes). ``draw(fig)`` builds the figure once, in the
+project's style (axes, labels, artists with no data yet), and returns ``update(data, **values)``, which puts new
+data into those artists in place. A slider move therefore changes data, limits and texts, not the figure: the axes,
+their ticks and the layout (solved once, by matplotlib's constrained layout, at the first values) are kept, so a
+move costs one Agg redraw instead of a rebuild and a fresh layout, which took three quarters of a move before.
+
+The figure is shown as a PNG in an ``ipywidgets.Image``, which Jupyter, JupyterLab, Voilà and Colab all display the
+same way. Input outside a theory's domain shows the library's ``ValueError`` message under the figure instead of
+breaking the demo.
 
 Examples
 --------
 >>> import numpy as np, ipywidgets as w
 >>> from figures.interactive import Demo
->>> demo = Demo(compute=lambda slope: np.arange(5) * slope,
-...             plot=lambda fig, y, slope: fig.subplots().plot(y),
+>>> def draw(fig):
+...     ax = fig.subplots()
+...     line, = ax.plot([], [])
+...     def update(y, slope):
+...         line.set_data(np.arange(len(y)), y)
+...         ax.set(xlim=(0, len(y) - 1), ylim=(0, max(1.0, y.max())), title=f"slope {slope:g}")
+...     return update
+>>> demo = Demo(compute=lambda slope: np.arange(5) * slope, draw=draw,
 ...             controls={"slope": w.FloatSlider(value=1.0, min=0.0, max=2.0)})
+>>> axes = demo.figure.axes
 >>> demo.update(slope=2.0)
->>> demo.values["slope"], len(demo.compute_seconds)
-(2.0, 2)
+>>> demo.values["slope"], len(demo.compute_seconds), demo.figure.axes == axes
+(2.0, 2, True)
 """
 import io
 import time
 from typing import Callable, Dict
 
+import matplotlib
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from .style import style_context
 
-__all__ = ["Demo", "log_slider", "slider", "choice"]
+__all__ = ["Demo", "log_slider", "slider", "choice", "demo_index"]
+
+# the number beside a slider can be typed into: give it the look of an input box
+READOUT_STYLE = ("<style>.widget-readout { border: 1px solid #9aa0a6; border-radius: 3px; background: #fff; "
+                 "padding: 0 4px; cursor: text; }</style>")
+CONTROL_WIDTH = 320  # pixels of a labelled slider: its label above, the track and the editable number below
 
 
 def slider(value, low, high, step=None, description=None, integer=False):
-    """A horizontal slider (ipywidgets FloatSlider or IntSlider) that updates on release."""
+    """A horizontal slider (ipywidgets FloatSlider or IntSlider) that updates on release; ``description`` may hold
+    LaTeX between dollar signs."""
     import ipywidgets as w
 
     cls = w.IntSlider if integer else w.FloatSlider
@@ -61,15 +81,27 @@ def choice(options, value=None, description=None):
                       style={"description_width": "initial"})
 
 
+def _png(canvas) -> bytes:
+    """The canvas's last drawing as a PNG (fast zlib level: a move's image is sent once and then replaced)."""
+    from PIL import Image
+
+    width, height = canvas.get_width_height(physical=True)
+    buffer = io.BytesIO()
+    Image.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1).save(
+        buffer, format="png", compress_level=1)
+    return buffer.getvalue()
+
+
 class Demo:
-    """Controls, a timed computation and a redrawn figure, as one ipywidgets box.
+    """Controls, a timed computation and a figure updated in place, as one ipywidgets box.
 
     Parameters
     ----------
     compute : callable
         ``compute(**values) -> data``, calling :mod:`dynamics` only; timed on every update.
-    plot : callable
-        ``plot(fig, data, **values)`` draws into the matplotlib Figure ``fig``.
+    draw : callable
+        ``draw(fig) -> update``: builds the axes and artists of the matplotlib Figure ``fig`` once and returns
+        ``update(data, **values)``, which sets their data, limits and texts in place.
     controls : dict
         Parameter name -> ipywidgets control; ``values`` passes each control's value under its name.
     figsize : (float, float)
@@ -78,18 +110,34 @@ class Demo:
         Resolution of the PNG: it is shown at ``figsize × dpi`` pixels (narrower on a narrow screen), never
         stretched.
 
-    A "Reset to defaults" button restores every control's starting value with one recompute, and a status line
-    says when a recompute is running.
+    Attributes
+    ----------
+    compute_seconds : list of float
+        How long each ``compute`` took.
+    redraw_seconds : list of float
+        How long each whole move took in Python: compute, update, Agg drawing and PNG encoding.
+    figure : matplotlib.figure.Figure
+        The one figure the demo draws into.
+
+    A "Reset to defaults" button restores every control's starting value with one recompute (and solves the
+    layout afresh), and a status line says when a recompute is running.
     """
 
-    def __init__(self, compute: Callable, plot: Callable, controls: Dict, figsize=(8.0, 3.2), dpi=110):
+    def __init__(self, compute: Callable, draw: Callable, controls: Dict, figsize=(8.0, 3.2), dpi=100):
         import ipywidgets as w
 
-        self._compute, self._plot, self.controls = compute, plot, dict(controls)
+        self._compute, self.controls = compute, dict(controls)
         self.figsize, self.dpi = figsize, dpi
         self.defaults = self.values
-        self.compute_seconds = []
-        self._holding = False
+        self.compute_seconds, self.redraw_seconds = [], []
+        self._holding, self._laid_out = False, None
+        # a fixed title height: matplotlib otherwise measures every tick label on each draw to place the titles
+        with style_context(), matplotlib.rc_context({"axes.titley": 1.0}):
+            self.figure = Figure(figsize=figsize, dpi=dpi, layout="constrained")
+            self._canvas = FigureCanvasAgg(self.figure)
+            self._update = draw(self.figure)
+        if not callable(self._update):
+            raise ValueError(f"draw must return the update(data, **values) function, got {self._update!r}")
         # shown at its own size (not stretched, which blurs the text), narrower on a narrow screen
         self.image = w.Image(format="png", layout=w.Layout(width=f"{figsize[0] * dpi:.0f}px", max_width="100%",
                                                             height="auto"))
@@ -100,26 +148,31 @@ class Demo:
         self.reset_button = w.Button(description="Reset to defaults", icon="undo", tooltip="every control back to "
                                      "the value the notebook started with", layout=w.Layout(width="auto"))
         self.reset_button.on_click(lambda _button: self.reset())
-        hint = w.HTML("<small>Drag a slider, use the arrow keys on a selected one, or click its number to type "
-                      "a value.</small>")
-        self.widget = w.VBox([w.HBox([self._labelled(c) for c in self.controls.values()],
-                                     layout=w.Layout(flex_flow="row wrap", grid_gap="4px 16px")),
-                              w.HBox([self.reset_button, self.status, hint], layout=w.Layout(align_items="center",
-                                                                                            grid_gap="12px")),
-                              self.image, self.message])
+        hint = w.HTML("<div style='font-size: 0.8em; line-height: 1.35'>Drag a slider, use the arrow keys on a "
+                      "selected one, or click its number to type a value.</div>")
+        # the controls in a column beside the figure (below it on a narrow screen), so that a demo and its
+        # figure fit one screen of 1366 x 768
+        column = w.VBox([self._labelled(c) for c in self.controls.values()]
+                        + [w.HBox([self.reset_button, self.status], layout=w.Layout(align_items="center",
+                                                                                    grid_gap="12px")), hint],
+                        layout=w.Layout(width=f"{CONTROL_WIDTH + 10}px", grid_gap="2px"))
+        self.widget = w.VBox([w.HBox([column, self.image], layout=w.Layout(flex_flow="row wrap", grid_gap="16px",
+                                                                         align_items="flex-start")),
+                              self.message, w.HTML(READOUT_STYLE)])
         self.redraw()
 
     @staticmethod
     def _labelled(control):
-        """A slider with its label above it, so that a long label does not eat the slider's track."""
+        """A slider with its label above it, so that a long label does not eat the slider's track; the label
+        renders LaTeX."""
         import ipywidgets as w
 
         if not isinstance(control, (w.FloatSlider, w.IntSlider, w.FloatLogSlider)) or not control.description:
             return control
-        label = w.HTML(f"<span style='font-size: 0.9em'>{control.description}</span>")
+        label = w.HTMLMath(f"<span style='font-size: 0.9em'>{control.description}</span>")
         control.description = ""
-        control.layout.width = "340px"
-        return w.VBox([label, control], layout=w.Layout(width="360px", overflow="visible"))
+        control.layout.width = f"{CONTROL_WIDTH}px"
+        return w.VBox([label, control], layout=w.Layout(width=f"{CONTROL_WIDTH}px", overflow="visible"))
 
     @property
     def values(self) -> dict:
@@ -134,17 +187,19 @@ class Demo:
             self.controls[name].value = value
 
     def reset(self) -> None:
-        """Every control back to its starting value, with one recompute."""
+        """Every control back to its starting value, with one recompute and the layout solved afresh."""
         self._holding = True
         try:
             for name, value in self.defaults.items():
                 self.controls[name].value = value
         finally:
             self._holding = False
+        self._laid_out = None  # solved afresh at the next draw
         self.redraw()
 
     def redraw(self) -> None:
-        """Recompute (timed) and redraw with the current values; a ValueError is shown, not raised."""
+        """Recompute (timed) and update the figure in place with the current values; a ValueError is shown, not
+        raised, and leaves the last figure standing."""
         values = self.values
         self.status.value = "<i>computing…</i>"
         start = time.perf_counter()
@@ -158,13 +213,33 @@ class Demo:
         self.compute_seconds.append(time.perf_counter() - start)
         self.message.value = ""
         with style_context():
-            fig = Figure(figsize=self.figsize, layout="constrained")
-            self._plot(fig, data, **values)
-            buffer = io.BytesIO()
-            fig.savefig(buffer, format="png", dpi=self.dpi)
-        self.image.value = buffer.getvalue()
-        self.figure = fig
+            self._update(data, **values)
+            key = self._layout_key()
+            if key != self._laid_out:  # a wider tick label or legend text: solve the layout again at this draw
+                self.figure.set_layout_engine("constrained")
+                self._laid_out = key
+            self._canvas.draw()
+        # the layout was solved at this draw (the first, after a reset, or after a label grew); later moves keep it
+        self.figure.set_layout_engine("none")
+        self.image.value = _png(self._canvas)
+        self.redraw_seconds.append(time.perf_counter() - start)
         self.status.value = ""
+
+    def _layout_key(self) -> list:
+        """What the layout depends on that a move can change: the length of each axes' longest y tick label (a
+        wider one would push its axis label off the figure) and of each visible legend's longest text."""
+        from matplotlib.legend import Legend
+
+        key = []
+        for ax in self.figure.axes:
+            low, high = sorted(ax.get_ylim())
+            ticks = [tick for tick in ax.yaxis.get_major_locator()() if low <= tick <= high]
+            key.append(max(map(len, ax.yaxis.get_major_formatter().format_ticks(ticks)), default=0))
+        legends = list(self.figure.legends) + [a for ax in self.figure.axes for a in ax.get_children()
+                                                if isinstance(a, Legend)]
+        key += [max(len(text.get_text()) for text in legend.get_texts() + [legend.get_title()])
+                for legend in legends if legend.get_visible()]
+        return key
 
     def _ipython_display_(self):
         """Show the live controls and figure; the output also carries the current figure as a PNG, which a static
@@ -191,7 +266,37 @@ def demo_dir():
 
 def list_demos() -> list:
     """Names of the teaching notebooks (one per theory), sorted."""
-    return sorted(path.stem for path in demo_dir().glob("*.ipynb"))
+    return sorted(path.stem for path in demo_dir().glob("*.ipynb") if path.stem != "index")
+
+
+def demo_index():
+    """The index of the demos, as HTML: one line per notebook, its title linked (relative to the index page that
+    ``python -m figures --demo`` serves) and the theory and papers it teaches.
+
+    Examples
+    --------
+    >>> from figures.interactive import demo_index, list_demos
+    >>> html = demo_index().data
+    >>> all(f'href="{name}.ipynb"' in html for name in list_demos())
+    True
+    """
+    import html
+
+    import nbformat
+    from IPython.display import HTML
+
+    from dynamics.theories import theory
+
+    rows = []
+    for name in list_demos():
+        notebook = nbformat.read(demo_dir() / f"{name}.ipynb", as_version=4)
+        heading = next(line for cell in notebook.cells if cell.cell_type == "markdown"
+                       for line in cell.source.splitlines() if line.startswith("# "))
+        about = theory(name)
+        papers = "; ".join(source.key for source in about.sources if source.year)
+        rows.append(f'<li><a href="{name}.ipynb"><b>{html.escape(heading[2:])}</b></a> '
+                    f'&mdash; {html.escape(about.summary)} ({html.escape(papers)})</li>')
+    return HTML("<ul style='line-height: 1.9'>" + "".join(rows) + "</ul>")
 
 
 def free_port() -> int:
@@ -216,10 +321,10 @@ def serve_demo(name=None, port=None, quiet=False):
     if name is not None and name not in list_demos():
         raise ValueError(f"name must be one of {', '.join(list_demos())}, got {name!r}")
     port = port or free_port()
-    target = demo_dir() if name is None else demo_dir() / f"{name}.ipynb"
-    command = [sys.executable, "-m", "voila", str(target), "--no-browser", f"--port={port}",
+    # one server for the folder: the index page links every demo, and a named demo opens directly
+    command = [sys.executable, "-m", "voila", str(demo_dir()), "--no-browser", f"--port={port}",
                "--Voila.ip=127.0.0.1", "--Voila.tornado_settings={'allow_origin': '*'}"]
     env = dict(os.environ, DYNAMICS_COMPILE_NOTICE="0")
     output = subprocess.DEVNULL if quiet else None
     process = subprocess.Popen(command, stdout=output, stderr=output, env=env)
-    return process, f"http://127.0.0.1:{port}/"
+    return process, f"http://127.0.0.1:{port}/voila/render/{name or 'index'}.ipynb"
