@@ -180,15 +180,21 @@ def write_notebooks():
         out = target / f"{name}.ipynb"
         if not out.exists() or out.read_bytes() != data:
             shutil.copyfile(source / f"{name}.ipynb", out)
+    shots = [n for n in ["index"] + names if (DOCS / "_static" / "screenshots" / f"demo_{n}.png").exists()]
     page = [_title("Teaching notebooks"),
             "One interactive notebook per theory: sliders wired to the library's closed forms, with a "
-            "figure that redraws as you move them, and a *Try this* list of things to look for. The pages below "
-            "show each notebook as it runs at its defaults.\n",
-            "To run them live (the sliders need a running Python), install the demos extra and serve one:\n",
+            "figure that is updated in place as you move them, and a *Try this* list of things to look for. The "
+            "pages below show each notebook as it runs at its defaults.\n",
+            "To run them live (the sliders need a running Python), install the demos extra and serve them:\n",
             ".. code-block:: bash\n\n   pip install -e \".[demos]\"\n   python -m figures --demo            "
-            "# lists the demos\n   python -m figures --demo starvation # serves one in the browser (Voila)\n",
+            "# serves an index of every demo (Voila)\n   python -m figures --demo starvation # opens one directly\n",
             "or open ``figures/demos/<name>.ipynb`` in Jupyter or JupyterLab.\n",
             ".. toctree::\n   :maxdepth: 1\n\n" + "".join(f"   {n}\n" for n in names)]
+    if shots:
+        page.append("Served demos as the browser test sees them, at 1366 x 768 (``tests/test_demos.py``; "
+                    "``DEMO_SCREENSHOT_DIR=DIR`` keeps them):\n")
+        page += [f".. image:: ../_static/screenshots/demo_{n}.png\n   :alt: {'the index of the demos' if n == 'index' else f'the {n} demo'} served by Voila\n"
+                 f"   :width: 49%\n" for n in shots]
     _write(target / "index.rst", "\n".join(page))
 
 
