@@ -9,13 +9,15 @@ spirit) and the number of environments averaging needs (Fig 15 in spirit). Every
 :mod:`dynamics.and_mask`."""
 import math
 
-import matplotlib
 import numpy as np
-from matplotlib.colors import Normalize
 
-from dynamics import and_mask as am
+from dynamics._lazy import lazy_module
 from .registry import figure
 from .style import COLORS, SEQUENTIAL, new_figure
+
+matplotlib = lazy_module("matplotlib")
+mcolors = lazy_module("matplotlib.colors")
+am = lazy_module("dynamics.and_mask")
 
 P = "Parascandolo et al. 2021,"
 FIG1_STARTS = ((-1.3, 1.2), (1.25, -1.3), (0.05, 0.35), (1.3, 1.35), (-1.35, -0.1), (0.35, 0.6))
@@ -36,7 +38,7 @@ def fig1_landscapes(learning_rate=0.02, n_steps=30_000, starts=FIG1_STARTS, n_gr
     axis = np.linspace(-1.5, 1.5, n_grid)
     grid = np.stack(np.meshgrid(axis, axis, indexing="xy"), axis=-1)
     losses = am.two_valley_losses(grid)
-    norm = Normalize(-3.0, 0.5)
+    norm = mcolors.Normalize(-3.0, 0.5)
     starts = np.asarray(starts, dtype=float)
     every = max(n_steps // 300, 1)
     pooled = am.two_valley_descent(starts, "pooled", learning_rate, n_steps, record_every=every)

@@ -6,18 +6,18 @@ Lines whose label starts with an underscore are left out of the legends (matplot
 what each line holds, so that tests can find it.
 """
 import numpy as np
-from matplotlib import colormaps
-from matplotlib import colors as mcolors
-from matplotlib.lines import Line2D
 
-import dynamics.double_descent as dd
+from dynamics._lazy import lazy_module
 from .registry import figure
 from .style import COLORS, SEQUENTIAL, new_figure, progress
 
+matplotlib = lazy_module("matplotlib")
+mcolors = lazy_module("matplotlib.colors")
+mlines = lazy_module("matplotlib.lines")
+dd = lazy_module("dynamics.double_descent")
+
 SOURCE = "Pezeshki (thesis),"  # the figures are cited by the numbers of the thesis reprint of Pezeshki et al. 2022
 MSE_LABEL = "MSE generalization error $L_G$"
-PHASE = dd.PHASE_DIAGRAM_SIZES  # Fig 4.4's n, d, p
-PENALTY = dd.OUTPUT_PENALTY_SETUP  # Fig 4.6's n, d, p, κ
 
 
 def _step_axes(ax, xmax, ylabel=MSE_LABEL, ymax=0.5, xlabel="training steps $k$ (plotted at $k + 1$)"):
@@ -89,9 +89,9 @@ def gd_vs_theory(n_samples=150, n_features=100, n_fast=60, kappas=(1.0, 50.0, 1e
     left.set_title("GD vs exact trace formulas (Eqs 4.2.9–4.2.10)")
     _step_axes(right, 1e6, xlabel=r"inverse ridge coefficient $1/\lambda$ (plotted at $1/\lambda + 1$)")
     right.set_title("ridge vs approximate theory (Eqs 4.2.14–4.2.16)")
-    handles = [Line2D([], [], color=c, label=_kappa_label(k)) for c, k in zip(COLORS, kappas)]
-    handles += [Line2D([], [], color="k", ls="--", label=r"GD / ridge at $2\lambda$: mean $\pm$ ½ sd"),
-                Line2D([], [], color="k", label="trace formulas / approximate theory")]
+    handles = [mlines.Line2D([], [], color=c, label=_kappa_label(k)) for c, k in zip(COLORS, kappas)]
+    handles += [mlines.Line2D([], [], color="k", ls="--", label=r"GD / ridge at $2\lambda$: mean $\pm$ ½ sd"),
+                mlines.Line2D([], [], color="k", label="trace formulas / approximate theory")]
     fig.legend(handles=handles, loc="outside lower center", ncol=5)
     return fig
 
@@ -124,9 +124,9 @@ def decoupling_error(n_samples=150, n_features=100, n_fast=70, kappas=(1.0, 100.
     left.set_title("GD vs exact theory (trace formulas)")
     _step_axes(right, 1e5)
     right.set_title(r"GD vs approximate theory at $\lambda_{\rm eff} = 1/(\eta k)$")
-    handles = [Line2D([], [], color=c, label=_kappa_label(k)) for c, k in zip(COLORS, kappas)]
-    handles += [Line2D([], [], color="k", ls="--", marker="o", ms=3.5, lw=1.0, label=r"GD, mean $\pm$ ½ sd"),
-                Line2D([], [], color="k", label="exact (left) / approximate (right) theory")]
+    handles = [mlines.Line2D([], [], color=c, label=_kappa_label(k)) for c, k in zip(COLORS, kappas)]
+    handles += [mlines.Line2D([], [], color="k", ls="--", marker="o", ms=3.5, lw=1.0, label=r"GD, mean $\pm$ ½ sd"),
+                mlines.Line2D([], [], color="k", label="exact (left) / approximate (right) theory")]
     fig.legend(handles=handles, loc="outside lower center", ncol=5)
     return fig
 
@@ -138,20 +138,24 @@ def decoupling_error(n_samples=150, n_features=100, n_fast=70, kappas=(1.0, 100.
         "and "
         "the closed-form points A (Bayes-optimal, R = Q), B (κ → ∞ plateau) and C (k → ∞). Right: L_G at k + 1; "
         "large κ first heads for B, then bends towards C (the second descent); κ = 1e5 stays at L_B ≈ 0.41 (dashed).")
-def phase_diagram(n_samples=PHASE["n_samples"], n_features=PHASE["n_features"], n_fast=PHASE["n_fast"],
-                  kappas=dd.PHASE_DIAGRAM_KAPPAS):
+def phase_diagram(sizes=None, kappas=None):
+    """``sizes`` (n_samples, n_features, n_fast) and ``kappas`` default to Fig 4.4's (``dd.PHASE_DIAGRAM_SIZES``,
+    ``dd.PHASE_DIAGRAM_KAPPAS``)."""
+    sizes = dict(dd.PHASE_DIAGRAM_SIZES if sizes is None else sizes)
+    n_samples, n_features, n_fast = sizes["n_samples"], sizes["n_features"], sizes["n_fast"]
+    kappas = dd.PHASE_DIAGRAM_KAPPAS if kappas is None else kappas
     fig, (left, right) = new_figure(1, 2, width=10.0, height=3.4)
     R, Q = np.meshgrid(np.linspace(0, 1.05, 300), np.linspace(0, 1.3, 300))
     # a light grey map with labelled level lines, so that every trajectory's colour reads against it
     levels = 2.0 * dd.generalization_error(R, Q)
-    light_greys = mcolors.LinearSegmentedColormap.from_list("light_greys", colormaps["Greys"](np.linspace(0.02, 0.6, 256)))
+    light_greys = mcolors.LinearSegmentedColormap.from_list("light_greys", matplotlib.colormaps["Greys"](np.linspace(0.02, 0.6, 256)))
     mesh = left.pcolormesh(R, Q, levels, cmap=light_greys, vmin=0.0, vmax=2.5, shading="auto", rasterized=True)
     contours = left.contour(R, Q, levels, levels=[0.25, 0.5, 1.0, 1.5, 2.0], colors="0.45", linewidths=0.6)
     left.clabel(contours, fontsize=7, fmt="%g")
     bar = fig.colorbar(mesh, ax=left, ticks=[0, 0.5, 1.0, 1.5, 2.0, 2.5])
     bar.ax.set_title("$1 - 2R + Q$", fontsize=8, loc="left", pad=6)
     steps = dd.analytic_steps()
-    palette = [mcolors.to_hex(c) for c in colormaps["plasma"](np.linspace(0.05, 0.85, len(kappas)))]
+    palette = [mcolors.to_hex(c) for c in matplotlib.colormaps["plasma"](np.linspace(0.05, 0.85, len(kappas)))]
     for color, kappa in zip(palette, kappas):
         r = dd.bipartite_theory(steps, n_samples, n_features, n_fast, kappa)
         left.plot(r.R, r.Q, color=color, lw=1.4, label=f"_trajectory kappa={kappa:g}")
@@ -211,8 +215,10 @@ def ridge_time_heatmap(n_samples=120, n_features=100, n_fast=80, kappa=40.0, noi
         "Without regularization: first minimum, a pronounced peak, late second descent. With the output (Q) penalty "
         "of Lemma 4.3.1 on the schedule a_k = 0.6·log(1 + e^{−k/1000})/log 2 (dotted, right axis): the peak is "
         "diminished (not removed) and the final error is the same.")
-def q_penalty_schedule(n_samples=PENALTY["n_samples"], n_features=PENALTY["n_features"], n_fast=PENALTY["n_fast"],
-                       kappa=PENALTY["kappa"], n_seeds=20, seed=6, n_steps=100_000):
+def q_penalty_schedule(setup=None, n_seeds=20, seed=6, n_steps=100_000):
+    """``setup`` (n_samples, n_features, n_fast, kappa) defaults to Fig 4.6's (``dd.OUTPUT_PENALTY_SETUP``)."""
+    setup = dict(dd.OUTPUT_PENALTY_SETUP if setup is None else setup)
+    n_samples, n_features, n_fast, kappa = (setup[k] for k in ("n_samples", "n_features", "n_fast", "kappa"))
     fig, ax = new_figure(1, 1, width=4.8, height=3.3)
     steps = np.unique(np.round(np.logspace(0, np.log10(n_steps), 300)).astype(int))
     runs = dd.output_penalty_runs(steps, n_samples, n_features, n_fast, kappa, n_seeds=n_seeds, seed=seed)

@@ -8,12 +8,14 @@ lines carry a ``gid`` naming what they show, so that tests can compare them with
 import importlib.util
 
 import numpy as np
-from matplotlib.lines import Line2D
 
-from dynamics import linear_networks as ln
-from dynamics import numerics as nx
+from dynamics._lazy import lazy_module
 from .registry import figure
 from .style import COLORS, new_figure
+
+mlines = lazy_module("matplotlib.lines")
+ln = lazy_module("dynamics.linear_networks")
+nx = lazy_module("dynamics.numerics")
 
 SOURCE = "Pezeshki (thesis),"
 
@@ -174,9 +176,9 @@ def theory_vs_simulation(singular_values=(4.0, 3.0, 2.0, 1.5, 1.0, 0.7, 0.5, 0.3
     left.set(xlabel=r"$t/\tau = k\eta$", ylabel=r"$u_\alpha = (U^\top W_{32} W_{21} V)_{\alpha\alpha}$",
              title=f"mode learning, $s = {s[0]:g} \\ldots {s[-1]:g}$")
     # The legend names the three styles (in grey); the modes are named at the ends of their curves.
-    handles = [Line2D([], [], color="0.3", lw=1.2), Line2D([], [], ls="", marker="o", ms=3.5, mfc="none", mew=0.9,
+    handles = [mlines.Line2D([], [], color="0.3", lw=1.2), mlines.Line2D([], [], ls="", marker="o", ms=3.5, mfc="none", mew=0.9,
                                                            color="0.3"),
-               Line2D([], [], ls="", marker="x", ms=4, mew=0.9, color="0.3")]
+               mlines.Line2D([], [], ls="", marker="x", ms=4, mew=0.9, color="0.3")]
     left.legend(handles, ["closed form", "matrix ODE", gd_label], loc="upper center", bbox_to_anchor=(0.5, -0.2),
                 ncol=3, handletextpad=0.4, columnspacing=1.2)
 

@@ -1,10 +1,12 @@
 """Figures of the numerics core: the integrators' convergence orders and work–precision."""
 import numpy as np
 
-from dynamics import numerics as nx
-from dynamics.numerics import reference_problems as rp
+from dynamics._lazy import lazy_module
 from .registry import figure
 from .style import COLORS, new_figure
+
+nx = lazy_module("dynamics.numerics")
+rp = lazy_module("dynamics.numerics.reference_problems")
 
 _ORDERS = {"rosenbrock23": 2, "rk4": 4, "dopri5": 5, "dop853": 8}
 

@@ -5,11 +5,13 @@ and the bounds and equilibria derived in this project): effective learning rates
 import math
 
 import numpy as np
-from matplotlib.ticker import NullFormatter, ScalarFormatter
 
-import dynamics.spherical as sph
+from dynamics._lazy import lazy_module
 from .registry import figure
 from .style import COLORS, new_figure
+
+mticker = lazy_module("matplotlib.ticker")
+sph = lazy_module("dynamics.spherical")
 
 
 def _log_indices(n, count=400):
@@ -66,8 +68,8 @@ def effective_lr_and_norm(n_steps=100_000, dimension=64, grad_norm=1.0, learning
     left.set(xscale="log", yscale="log", xlabel="step k + 1", ylabel=r"effective learning rate $\eta^e_k$",
              title="(a) effective learning rate")
     right.set(xscale="log", yscale="log", xlabel="step k + 1", ylabel=r"norm $\|x_k\|$", title="(b) norm")
-    right.yaxis.set_major_formatter(ScalarFormatter())
-    right.yaxis.set_minor_formatter(NullFormatter())
+    right.yaxis.set_major_formatter(mticker.ScalarFormatter())
+    right.yaxis.set_minor_formatter(mticker.NullFormatter())
     right.set_yticks([1, 2, 3, 4, 6])
     handles, labels = left.get_legend_handles_labels()
     simulated = len(runs)

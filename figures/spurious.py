@@ -4,13 +4,15 @@ sweep and its BC-loss-share correlation (torch), the linear toy's worst-group cu
 sampling."""
 import importlib.util
 
-import matplotlib
 import numpy as np
-from matplotlib.colors import BoundaryNorm, ListedColormap
 
-from dynamics import spurious as spur
+from dynamics._lazy import lazy_module
 from .registry import figure
 from .style import COLORS, SEQUENTIAL, new_figure
+
+matplotlib = lazy_module("matplotlib")
+mcolors = lazy_module("matplotlib.colors")
+spur = lazy_module("dynamics.spurious")
 
 
 @figure("spurious.prop1_ratio", "Barsbey et al. 2025, Prop. 1, Eq. 1, supp. D.1",
@@ -165,9 +167,9 @@ def bc_share_vs_accuracy(sweep=None, learning_rates=PARITY_FIGURE["learning_rate
     # One discrete colour per learning rate (darker = smaller η), and a colour bar with one tick per rate.
     n_rates = len(sweep.learning_rates)
     which = np.repeat(np.arange(n_rates)[:, None], share.shape[1], axis=1)
-    cmap = ListedColormap(matplotlib.colormaps[SEQUENTIAL](np.linspace(0.0, 0.9, n_rates)))
+    cmap = mcolors.ListedColormap(matplotlib.colormaps[SEQUENTIAL](np.linspace(0.0, 0.9, n_rates)))
     points = ax.scatter(share.ravel(), accuracy.ravel(), c=which.ravel(), cmap=cmap,
-                        norm=BoundaryNorm(np.arange(n_rates + 1) - 0.5, n_rates), s=24, edgecolors="k",
+                        norm=mcolors.BoundaryNorm(np.arange(n_rates + 1) - 0.5, n_rates), s=24, edgecolors="k",
                         linewidths=0.4)
     colorbar = fig.colorbar(points, ax=ax, ticks=np.arange(n_rates))
     colorbar.ax.set_yticklabels([f"{lr:g}" for lr in sweep.learning_rates])

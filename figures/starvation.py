@@ -2,12 +2,14 @@
 starvation map of z_2* over (s_1, δ), the accuracy of the Eq 10 and perturbative forms, and the two-moons
 boundaries of Fig 1 (from the torch simulations of :mod:`dynamics.starvation.torch_training`)."""
 import numpy as np
-from matplotlib.colors import SymLogNorm
-from matplotlib.lines import Line2D
 
-import dynamics.starvation as gs
+from dynamics._lazy import lazy_module
 from .registry import figure
 from .style import COLORS, new_figure
+
+mcolors = lazy_module("matplotlib.colors")
+mlines = lazy_module("matplotlib.lines")
+gs = lazy_module("dynamics.starvation")
 
 P = "Pezeshki et al. 2021,"  # the sources of the figures: the paper (Ch. 6 of Pezeshki (thesis) reprints it)
 # Runs in the two-moons panel (d) are told apart by colours other than the classes' blue and orange.
@@ -20,12 +22,13 @@ RUN_MARKERS = ("s", "^", "o")
         "authors' dual gradient ascent (α_0 = 1e-8, learning rate 3e-6) and the SD primal (a = 0.002), 5000 steps "
         "each, for s_1 = 2..6 (δ = 0.5 as in the authors' code, λ = 0.01, s_2 = 2). Stars: fixed points of Eq 9 and Eq 18. As "
         "s_1 grows, z_1 grows and z_2 is starved under CE; under SD every s_1 ends at the same point.")
-def toy_trajectories(delta=gs.TOY.delta, weight_decay=gs.TOY.weight_decay, output_penalty=gs.TOY.output_penalty,
-                     s2=gs.TOY.s2, s1_values=gs.TOY.s1_values, n_steps=5000, learning_rate=gs.TOY.learning_rate,
-                     dual_learning_rate=gs.TOY.dual_learning_rate):
+def toy_trajectories(setup=None, n_steps=5000):
+    """``setup`` defaults to the paper's toy, ``gs.TOY`` (``gs.TOY._replace(delta=0.3)`` changes one value)."""
+    toy = gs.TOY if setup is None else setup
     fig, axes = new_figure(1, 3, width=10.5, height=3.4)
-    runs = gs.toy_trajectories(s1_values, delta, s2, n_steps, weight_decay=weight_decay, output_penalty=output_penalty,
-                               learning_rate=learning_rate, dual_learning_rate=dual_learning_rate)
+    runs = gs.toy_trajectories(toy.s1_values, toy.delta, toy.s2, n_steps, weight_decay=toy.weight_decay,
+                               output_penalty=toy.output_penalty, learning_rate=toy.learning_rate,
+                               dual_learning_rate=toy.dual_learning_rate)
     for k, (color, s1) in enumerate(zip(COLORS, runs.s1)):
         target = runs.fixed_point[k]
         for ax, path, end in ((axes[0], runs.primal[k], target), (axes[1], runs.dual[k], target),
@@ -88,7 +91,7 @@ def starvation_map(s2=2.0, weight_decay=0.01, deltas=(-0.5, 0.1, 0.3, 0.5, 0.6),
     at_equal = gs.starvation_map(np.array([s2]), delta_grid, s2, weight_decay)[:, 0, 1]
     change = np.abs(z[..., 1]) - np.abs(at_equal)[:, None]
     limit = np.abs(change).max()
-    norm = SymLogNorm(linthresh=1e-3, vmin=-limit, vmax=limit, base=10)
+    norm = mcolors.SymLogNorm(linthresh=1e-3, vmin=-limit, vmax=limit, base=10)
     image = left.pcolormesh(s1, delta_grid, change, cmap="RdBu_r", norm=norm, shading="auto")
     left.axvline(s2, color="k", ls="--", lw=1)
     left.axhline(0.0, color="k", ls="-", lw=0.6)
@@ -110,11 +113,11 @@ def starvation_map(s2=2.0, weight_decay=0.01, deltas=(-0.5, 0.1, 0.3, 0.5, 0.6),
     right.set(xlabel=r"$s_1$", ylabel=r"$z_2^*$", title=r"$z_2^*(s_1)$: exact, Eq 10, SD ($a = \lambda$)")
     # one legend (layout-managed, outside the data): colour = coupling, then the line-style key
     handles, _ = right.get_legend_handles_labels()
-    handles += [Line2D([], [], color="none", label=" "),
-                Line2D([], [], color="gray", label="exact (Eq 9)"),
-                Line2D([], [], color="gray", ls="", marker="o", mfc="none", label="Eq 10"),
-                Line2D([], [], color="gray", ls=":", label="SD (Eq 18)"),
-                Line2D([], [], color="gray", ls="--", lw=0.8, label=r"$s_1 = s_2$")]
+    handles += [mlines.Line2D([], [], color="none", label=" "),
+                mlines.Line2D([], [], color="gray", label="exact (Eq 9)"),
+                mlines.Line2D([], [], color="gray", ls="", marker="o", mfc="none", label="Eq 10"),
+                mlines.Line2D([], [], color="gray", ls=":", label="SD (Eq 18)"),
+                mlines.Line2D([], [], color="gray", ls="--", lw=0.8, label=r"$s_1 = s_2$")]
     right.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="colour: coupling")
     return fig
 
@@ -154,8 +157,8 @@ def two_moons(n_steps=2000, seeds=(0, 1, 2), hidden=500, device="cpu"):
         axes[3].plot(result.steps, z[:, k, 6], "--", color=color, marker=marker, ms=4, markevery=marks, mfc="none")
     axes[3].set(title="(d) feature responses", xlabel="step", ylabel="$|z|$", yscale="log")
     handles, _ = axes[3].get_legend_handles_labels()
-    handles += [Line2D([], [], color="none", label=" "), Line2D([], [], color="gray", label="$|z_1|$ (solid)"),
-                Line2D([], [], color="gray", ls="--", label="$|z_6|$ (dashed)")]
+    handles += [mlines.Line2D([], [], color="none", label=" "), mlines.Line2D([], [], color="gray", label="$|z_1|$ (solid)"),
+                mlines.Line2D([], [], color="gray", ls="--", label="$|z_6|$ (dashed)")]
     axes[3].legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="run", fontsize=8)
     return fig
 

@@ -1,8 +1,9 @@
 """The shared look of every figure, and the progress bar for long sweeps."""
 from contextlib import contextmanager
 
-import matplotlib
-from matplotlib.figure import Figure
+from dynamics._lazy import lazy_module
+
+matplotlib = lazy_module("matplotlib")  # imported at the first figure: python -m figures --list draws none
 
 # A sequential palette for families of curves (darker = later / larger), and a qualitative one.
 SEQUENTIAL = "viridis"
@@ -21,14 +22,13 @@ RC = {
     "axes.grid": True,
     "grid.alpha": 0.25,
     "lines.linewidth": 1.6,
-    "axes.prop_cycle": matplotlib.cycler(color=COLORS),
     "pdf.fonttype": 42,
 }
 
 
 @contextmanager
 def style_context():
-    with matplotlib.rc_context(RC):
+    with matplotlib.rc_context(dict(RC, **{"axes.prop_cycle": matplotlib.cycler(color=COLORS)})):
         yield
 
 
@@ -36,6 +36,8 @@ def new_figure(nrows=1, ncols=1, width=None, height=None, **subplot_kw):
     """A Figure (no pyplot state, no GUI backend) and its axes; 3.4 x 3 inches per panel by default."""
     width = width or 3.4 * ncols
     height = height or 3.0 * nrows
+    from matplotlib.figure import Figure
+
     with style_context():
         fig = Figure(figsize=(width, height), layout="constrained")
         axes = fig.subplots(nrows, ncols, squeeze=True, **subplot_kw)

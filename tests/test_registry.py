@@ -177,8 +177,9 @@ def test_errata_document_lists_printed_and_corrected_forms(monkeypatch, tmp_path
 @pytest.mark.parametrize("command", ["verify --list", "figures --list", "verify --only starvation.lambert_case2"])
 def test_listing_and_torch_free_selections_do_not_import_torch(command):
     """torch is loaded only where a selected claim or figure needs it (the listing runs nothing), and the listings
-    load neither sympy nor mpmath, which only some claims compute with (``verify.registry.lazy_module`` leaves a
-    placeholder in ``sys.modules`` that a first attribute read replaces by the module, with its submodules)."""
+    load neither sympy nor mpmath, which only some claims compute with (``verify.registry.lazy_module`` hands out a
+    stand-in that imports the module at its first attribute read); ``figures --list`` loads neither matplotlib nor
+    numba, which only drawing and computing need."""
     import subprocess
     import sys
 
@@ -190,12 +191,14 @@ def test_listing_and_torch_free_selections_do_not_import_torch(command):
             f"        runpy.run_module('{module}', run_name='__main__')\n"
             "    except SystemExit as exc:\n"
             "        assert not exc.code, exc.code\n"
-            "print('torch' in sys.modules, 'sympy.core' in sys.modules, 'mpmath.libmp' in sys.modules)")
+            "print(*(name in sys.modules for name in ('torch', 'sympy', 'mpmath', 'matplotlib', 'numba')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    torch_loaded, sympy_loaded, mpmath_loaded = out.stdout.split()
+    torch_loaded, sympy_loaded, mpmath_loaded, matplotlib_loaded, numba_loaded = out.stdout.split()
     assert torch_loaded == "False", f"{command} imported torch"
     if command.endswith("--list"):
         assert (sympy_loaded, mpmath_loaded) == ("False", "False"), f"{command} imported sympy or mpmath"
+    if command == "figures --list":
+        assert (matplotlib_loaded, numba_loaded) == ("False", "False"), f"{command} imported matplotlib or numba"
 
 
 def test_rate_check_accepts_the_predicted_rate_and_refuses_a_wrong_one():

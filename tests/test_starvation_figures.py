@@ -14,7 +14,7 @@ def _xy(line):
 
 
 def test_toy_trajectories_hold_the_gradient_descent_paths():
-    fig = figs.toy_trajectories(s1_values=(2.0, 6.0), n_steps=300)
+    fig = figs.toy_trajectories(gs.TOY._replace(s1_values=(2.0, 6.0)), n_steps=300)
     U = gs.coupling_matrix(0.5)
     primal_ax, dual_ax, sd_ax = fig.axes
     for k, s1 in enumerate((2.0, 6.0)):

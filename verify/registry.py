@@ -20,28 +20,7 @@ from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from typing import NamedTuple, Tuple
 
-def lazy_module(name):
-    """The module ``name``, imported when one of its attributes is first read (``importlib.util.LazyLoader``).
-
-    The claim modules import sympy, mpmath and scipy's subpackages this way: ``python -m verify --list`` and a
-    selection of claims that never touch them do not pay for importing them (about a second on a 2-core machine).
-    """
-    import importlib.util
-    import sys
-
-    if name in sys.modules:
-        return sys.modules[name]
-    found = importlib.util.find_spec(name)
-    if found is None:
-        raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-    found.loader = importlib.util.LazyLoader(found.loader)
-    module = importlib.util.module_from_spec(found)
-    sys.modules[name] = module
-    found.loader.exec_module(module)
-    parent, _, child = name.rpartition(".")
-    if parent:
-        setattr(sys.modules[parent], child, module)
-    return module
+from dynamics._lazy import lazy_module  # noqa: F401  (the claim modules import it from here)
 
 
 def family_wise_z(m, level=1e-4):

@@ -1,0 +1,50 @@
+"""Modules imported on first use: ``python -m verify --list`` and ``python -m figures --list`` read the registries
+without paying for numba, matplotlib, scipy's subpackages, sympy or mpmath (about a second on a 2-core machine)."""
+import importlib
+import importlib.util
+import sys
+import types
+
+
+class _LazyModule(types.ModuleType):
+    """Stands for a module until one of its attributes is read; then imports it and takes on its namespace."""
+
+    def __getattr__(self, attr):
+        module = importlib.import_module(self.__name__)
+        self.__dict__.update(module.__dict__)
+        return getattr(module, attr)
+
+
+def lazy_module(name):
+    """The module ``name``, imported when one of its attributes is first read.
+
+    Until then nothing is imported, not even the parent package of a submodule (``"matplotlib.colors"`` leaves
+    matplotlib unloaded), and ``sys.modules`` is untouched.
+
+    Parameters
+    ----------
+    name : str
+        A module's dotted name, e.g. ``"scipy.optimize"``.
+
+    Returns
+    -------
+    module
+        The module itself if it is already imported, else a stand-in whose first attribute read imports it.
+
+    Raises
+    ------
+    ModuleNotFoundError
+        If the top-level package of ``name`` is not installed.
+
+    Examples
+    --------
+    >>> from dynamics._lazy import lazy_module
+    >>> lazy_module("json").dumps([1])
+    '[1]'
+    """
+    if name in sys.modules:
+        return sys.modules[name]
+    top = name.partition(".")[0]
+    if top not in sys.modules and importlib.util.find_spec(top) is None:
+        raise ModuleNotFoundError(f"No module named {top!r}", name=top)
+    return _LazyModule(name)
