@@ -228,6 +228,101 @@ def test_batch_reports_failed_rows_and_checks_shapes():
 
 
 @nb.njit(cache=True)
+def lorenz(t, u, p):
+    return np.array([10.0 * (u[1] - u[0]), u[0] * (p[0] - u[2]) - u[1], u[0] * u[1] - 8.0 / 3.0 * u[2]])
+
+
+@nb.njit(cache=True)
+def lorenz_into(t, u, p, out):  # the in-place contract, the same arithmetic as lorenz
+    out[0] = 10.0 * (u[1] - u[0])
+    out[1] = u[0] * (p[0] - u[2]) - u[1]
+    out[2] = u[0] * u[1] - 8.0 / 3.0 * u[2]
+
+
+def _same_rows(a, b):
+    return (np.array_equal(a.y, b.y, equal_nan=True) and np.array_equal(a.nfev, b.nfev)
+            and np.array_equal(a.nsteps, b.nsteps) and np.array_equal(a.reached, b.reached)
+            and np.array_equal(a.success, b.success) and a.message == b.message)
+
+
+@pytest.mark.parametrize("outputs", [5, 400])  # few outputs per step (direct interpolant) and many (coefficients)
+def test_batch_specialised_dopri5_equals_generic_kernels(outputs):
+    problem = rp.rotated_logistic_problem(4, seed=2)
+    y0s = problem.y0 + 0.01 * np.random.default_rng(3).standard_normal((9, 4))
+    t_eval = np.linspace(0.0, 3.0, outputs)
+    kwargs = dict(params=problem.params, rtol=1e-7, atol=1e-10)
+    generic = nx.solve_ode_batch(rp.rotated_logistic_rhs, (0.0, 3.0), y0s, t_eval, specialise=False, **kwargs)
+    fast = nx.solve_ode_batch(rp.rotated_logistic_rhs, (0.0, 3.0), y0s, t_eval, specialise=True, **kwargs)
+    assert generic.success.all() and _same_rows(generic, fast)
+    single = nx.solve_ode(rp.rotated_logistic_rhs, (0.0, 3.0), y0s[4], t_eval=t_eval, **kwargs)
+    assert np.array_equal(single.y, fast.y[4]) and single.nfev == fast.nfev[4]
+
+
+def test_batch_in_place_rhs_equals_returning_rhs():
+    rhos = np.linspace(0.0, 28.0, 11)[:, None]
+    t_eval = np.array([0.0, 0.25, 1.0])
+    kwargs = dict(params=rhos, rtol=1e-9, atol=1e-9)
+    returning = nx.solve_ode_batch(lorenz, (0.0, 1.0), [1.0, 0.0, 0.0], t_eval, specialise=False, **kwargs)
+    in_place = nx.solve_ode_batch(lorenz_into, (0.0, 1.0), [1.0, 0.0, 0.0], t_eval, **kwargs)
+    assert returning.success.all() and _same_rows(returning, in_place)
+    # the time lands exactly on t_eval[0] = t0 and the state meets the tolerance against a tight reference
+    exact = integrate.solve_ivp(lambda t, u: lorenz(t, u, rhos[-1]), (0.0, 1.0), [1.0, 0.0, 0.0], method="DOP853",
+                                rtol=1e-13, atol=1e-13).y[:, -1]
+    assert np.abs(in_place.y[-1, -1] - exact).max() < 1e-6
+
+
+@pytest.mark.parametrize("specialise", [False, True])
+def test_batch_specialised_failures_match(specialise):
+    t_eval = np.linspace(0.0, 2.0, 5)
+    generic = nx.solve_ode_batch(blow_up, (0.0, 2.0), [[0.1], [1.0]], t_eval, specialise=False)
+    other = nx.solve_ode_batch(blow_up, (0.0, 2.0), [[0.1], [1.0]], t_eval, specialise=specialise)
+    assert list(other.success) == [True, False] and _same_rows(generic, other)
+    nan_rows = nx.solve_ode_batch(returns_nan, (0.0, 1.0), [[1.0], [2.0]], t_eval[:3], specialise=True)
+    assert not nan_rows.success.any() and "non-finite" in nan_rows.message[0]
+    short = nx.solve_ode_batch(blow_up, (0.0, 0.9), [[1.0]], [0.9], max_steps=5, specialise=specialise)
+    assert short.message[0] == nx.solve_ode(blow_up, (0.0, 0.9), [1.0], t_eval=[0.9], max_steps=5).message
+
+
+def test_batch_switches_to_specialised_kernels_when_long(monkeypatch):
+    from dynamics.numerics import _batch_dopri5, ode
+    rates = np.linspace(0.5, 2.0, 6)[:, None]
+    t_eval = np.linspace(0.0, 1.0, 4)
+    generic = nx.solve_ode_batch(decay, (0.0, 1.0), [1.0], t_eval, params=rates, rtol=1e-10, atol=1e-12,
+                                 specialise=False)
+    assert not _batch_dopri5.compiled(decay)  # a short batch with specialise=None compiles nothing
+    nx.solve_ode_batch(decay, (0.0, 1.0), [1.0], t_eval, params=rates, rtol=1e-10, atol=1e-12)
+    assert not _batch_dopri5.compiled(decay)
+    monkeypatch.setattr(ode, "SPECIALISE_BATCH_SECONDS", 0.0)
+    switched = nx.solve_ode_batch(decay, (0.0, 1.0), [1.0], t_eval, params=rates, rtol=1e-10, atol=1e-12)
+    assert _batch_dopri5.compiled(decay) and _same_rows(generic, switched)
+
+
+@nb.njit(cache=True)
+def untypable_into(t, y, p, out):
+    out[0] = y  # an array into a float: a typing error
+    return out
+
+
+def test_batch_in_place_and_specialise_arguments_are_checked():
+    t_eval = [1.0]
+    with pytest.raises(ValueError, match=r"rhs\(t, y, params, out\).*dopri5"):
+        nx.solve_ode_batch(lorenz_into, (0.0, 1.0), [1.0, 0.0, 0.0], t_eval, params=[1.0], method="dop853")
+    with pytest.raises(ValueError, match=r"rhs\(t, y, params, out\).*step"):
+        nx.solve_ode_batch(lorenz_into, (0.0, 1.0), [1.0, 0.0, 0.0], t_eval, params=[1.0], step=0.1)
+    with pytest.raises(ValueError, match="specialise=False"):
+        nx.solve_ode_batch(lorenz_into, (0.0, 1.0), [1.0, 0.0, 0.0], t_eval, params=[1.0], specialise=False)
+    with pytest.raises(ValueError, match="specialise=True"):
+        nx.solve_ode_batch(lorenz, (0.0, 1.0), [1.0, 0.0, 0.0], t_eval, params=[1.0], method="rk4", step=0.1,
+                           specialise=True)
+    with pytest.raises(TypeError, match="specialise"):
+        nx.solve_ode_batch(lorenz, (0.0, 1.0), [1.0, 0.0, 0.0], t_eval, params=[1.0], specialise=1)
+    with pytest.raises(TypeError, match=r"rhs\(t0, y0, params, out\)"):
+        nx.solve_ode_batch(untypable_into, (0.0, 1.0), [1.0], t_eval)
+    with pytest.raises(ValueError, match="y0s"):
+        nx.solve_ode_batch(lorenz_into, (0.0, 1.0), [[np.nan, 0.0, 0.0]], t_eval, params=[1.0])
+
+
+@nb.njit(cache=True)
 def logit_barrier(t, a, p):  # the exact dual flow of gradient starvation: a' = log((1 - a)/a) - K a, K = p (2x2)
     K = p.reshape((2, 2))
     out = np.empty(2)

@@ -5,6 +5,10 @@ Each kernel fills the rows ``first:last`` of preallocated outputs, serially or i
 the worker threads and waiting for the slowest costs from microseconds on an idle machine to milliseconds on a
 loaded one, more than a small batch takes on one thread, so ``solve_ode_batch`` times the first row and
 goes parallel only when the rest is long enough to pay for it.
+
+These kernels serve every right-hand side (an integer address; compiled once, cached on disk). Dopri5 batches can
+also run on kernels compiled for one right-hand side, ``dynamics.numerics._batch_dopri5`` (faster per row, seconds
+to compile per right-hand side and process).
 """
 import math
 
