@@ -21,7 +21,8 @@ import numpy as np
 
 from . import _tableaux as tab
 from ._explicit_rk import (DIRECT_DENSE_ROWS, DOPRI5, MAX_STEPS, NON_FINITE, RHS_SHAPE, STEP_TOO_SMALL, SUCCESS,
-                           _dense_block, _dense_dopri5_direct, _row_finite, _spacing)
+                           _dense_block, _dense_dopri5_direct, _initial_step_from, _initial_trial_step, _row_finite,
+                           _spacing)
 
 # The tableau as scalar constants (frozen into the compiled code). The stage sums below skip the zero
 # coefficients, as ``_explicit_rk._combine`` does; check that the zero pattern is the one written out.
@@ -64,36 +65,11 @@ def _make_row(rhs, in_place):
 
     @nb.njit(error_model="numpy")
     def initial_step(t0, t1, y0, f0, params, order, rtol, atol, work):
-        # _explicit_rk._initial_step, operation for operation, with the rhs a constant: that function is cached on
-        # disk, and a call with a dispatcher argument would add an entry to its cache in every process
-        n = y0.shape[0]
-        d0 = 0.0
-        d1 = 0.0
-        for i in range(n):
-            scale = atol[i] + abs(y0[i]) * rtol
-            x = y0[i] / scale
-            d0 += x * x
-            x = f0[i] / scale
-            d1 += x * x
-        d0 = math.sqrt(d0 / n)
-        d1 = math.sqrt(d1 / n)
-        h0 = 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1
-        h0 = min(h0, t1 - t0)
-        for i in range(n):
-            work[i] = y0[i] + h0 * f0[i]
+        # _explicit_rk._initial_step with the rhs a constant, from its two rhs-free halves (a call of the cached
+        # _initial_step with a dispatcher argument would add an entry to its disk cache in every process)
+        h0, d1 = _initial_trial_step(t0, t1, y0, f0, rtol, atol, work)
         f1 = derivative(t0 + h0, work, params)
-        d2 = 0.0
-        for i in range(n):
-            x = (f1[i] - f0[i]) / (atol[i] + abs(y0[i]) * rtol)
-            d2 += x * x
-        d2 = math.sqrt(d2 / n) / h0
-        if not math.isfinite(d2):
-            return h0 * 1e-3
-        if d1 <= 1e-15 and d2 <= 1e-15:
-            h1 = max(1e-6, h0 * 1e-3)
-        else:
-            h1 = (0.01 / max(d1, d2)) ** (1.0 / (order + 1))
-        return min(100.0 * h0, h1, t1 - t0)
+        return _initial_step_from(t0, t1, y0, f0, f1, h0, d1, order, rtol, atol)
 
     @nb.njit(error_model="numpy")
     def row(t0, t1, y0, t_eval, params, rtol, atol, max_steps, out, ts):

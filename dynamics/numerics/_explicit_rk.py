@@ -336,9 +336,9 @@ def _dense_dopri5_direct(t, h, y, y_new, K, t_eval, first, last, out):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _initial_step(rhs, t0, t1, y0, f0, params, order, rtol, atol, work):
-    """Hairer, Nørsett & Wanner, Sec. II.4: a starting step from two derivative evaluations (RMS norms
-    summed in order, in loops rather than array expressions: no temporaries)."""
+def _initial_trial_step(t0, t1, y0, f0, rtol, atol, work):
+    """The first half of :func:`_initial_step`: the trial step ``h0`` from the norms of y0 and f0, with
+    ``y0 + h0 * f0`` written into ``work``; returns ``(h0, d1)``, d1 the scaled norm of f0."""
     n = y0.shape[0]
     d0 = 0.0
     d1 = 0.0
@@ -354,7 +354,13 @@ def _initial_step(rhs, t0, t1, y0, f0, params, order, rtol, atol, work):
     h0 = min(h0, t1 - t0)
     for i in range(n):
         work[i] = y0[i] + h0 * f0[i]
-    f1 = rhs(t0 + h0, work, params)
+    return h0, d1
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _initial_step_from(t0, t1, y0, f0, f1, h0, d1, order, rtol, atol):
+    """The second half of :func:`_initial_step`: the starting step from f1 = f(t0 + h0, y0 + h0 * f0)."""
+    n = y0.shape[0]
     d2 = 0.0
     for i in range(n):
         x = (f1[i] - f0[i]) / (atol[i] + abs(y0[i]) * rtol)
@@ -367,6 +373,16 @@ def _initial_step(rhs, t0, t1, y0, f0, params, order, rtol, atol, work):
     else:
         h1 = (0.01 / max(d1, d2)) ** (1.0 / (order + 1))
     return min(100.0 * h0, h1, t1 - t0)
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _initial_step(rhs, t0, t1, y0, f0, params, order, rtol, atol, work):
+    """Hairer, Nørsett & Wanner, Sec. II.4: a starting step from two derivative evaluations (RMS norms
+    summed in order, in loops rather than array expressions: no temporaries). Its two halves take no ``rhs``, so
+    that kernels compiled for one right-hand side (``_batch_dopri5``) share them without a cache entry per rhs."""
+    h0, d1 = _initial_trial_step(t0, t1, y0, f0, rtol, atol, work)
+    f1 = rhs(t0 + h0, work, params)
+    return _initial_step_from(t0, t1, y0, f0, f1, h0, d1, order, rtol, atol)
 
 
 @nb.njit(cache=True, error_model="numpy")
