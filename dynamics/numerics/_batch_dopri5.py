@@ -33,9 +33,9 @@ A20, A21 = float(_A[2, 0]), float(_A[2, 1])
 A30, A31, A32 = float(_A[3, 0]), float(_A[3, 1]), float(_A[3, 2])
 A40, A41, A42, A43 = (float(v) for v in _A[4, :4])
 A50, A51, A52, A53, A54 = (float(v) for v in _A[5, :5])
-B0, B2, B3, B4, B5 = (float(tab.DOPRI5_B[j]) for j in (0, 2, 3, 4, 5))
+B_0, B_2, B_3, B_4, B_5 = (float(tab.DOPRI5_B[j]) for j in (0, 2, 3, 4, 5))
 C1, C2, C3, C4 = (float(tab.DOPRI5_C[s]) for s in (1, 2, 3, 4))
-E0, E1, E2, E3, E4, E5, E6 = (float(v) for v in tab.DOPRI5_E)
+E_0, E_1, E_2, E_3, E_4, E_5, E_6 = (float(v) for v in tab.DOPRI5_E)
 _P_T = np.ascontiguousarray(tab.DOPRI5_P.T)
 EXPONENT = -1.0 / 5.0  # -1 / (order of the error estimator + 1)
 
@@ -141,7 +141,7 @@ def _make_row(rhs, in_place):
                 for i in range(n):
                     work[i] = ((((y[i] + c0 * K[0, i]) + c1 * K[1, i]) + c2 * K[2, i]) + c3 * K[3, i]) + c4 * K[4, i]
                 evaluate(t + h, work, params, K, 5)  # C5 = 1
-                c0, c2, c3, c4, c5 = h * B0, h * B2, h * B3, h * B4, h * B5
+                c0, c2, c3, c4, c5 = h * B_0, h * B_2, h * B_3, h * B_4, h * B_5
                 for i in range(n):
                     y_new[i] = ((((y[i] + c0 * K[0, i]) + c2 * K[2, i]) + c3 * K[3, i]) + c4 * K[4, i]) + c5 * K[5, i]
                 evaluate(t + h, y_new, params, K, 6)
@@ -154,13 +154,13 @@ def _make_row(rhs, in_place):
                 else:  # _error_norm for DOPRI5
                     for i in range(n):
                         e = 0.0
-                        e += E0 * K[0, i]
-                        e += E1 * K[1, i]
-                        e += E2 * K[2, i]
-                        e += E3 * K[3, i]
-                        e += E4 * K[4, i]
-                        e += E5 * K[5, i]
-                        e += E6 * K[6, i]
+                        e += E_0 * K[0, i]
+                        e += E_1 * K[1, i]
+                        e += E_2 * K[2, i]
+                        e += E_3 * K[3, i]
+                        e += E_4 * K[4, i]
+                        e += E_5 * K[5, i]
+                        e += E_6 * K[6, i]
                         terms[i] = (h * e / (atol[i] + rtol * max(abs(y[i]), abs(y_new[i])))) ** 2
                     acc = 0.0
                     for i in range(n):
