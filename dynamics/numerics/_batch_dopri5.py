@@ -15,14 +15,15 @@ function that closes over another dispatcher on disk) and kept for the process (
 """
 import math
 import threading
+from typing import Callable
 
 import numba as nb
 import numpy as np
 
 from . import _tableaux as tab
 from ._explicit_rk import (DIRECT_DENSE_ROWS, DOPRI5, MAX_STEPS, NON_FINITE, RHS_SHAPE, STEP_TOO_SMALL, SUCCESS,
-                           _dense_block, _dense_dopri5_direct, _initial_step_from, _initial_trial_step, _row_finite,
-                           _spacing)
+                           _dense_block, _dense_dopri5_direct, _initial_step_from, _initial_trial_step, _next_time,
+                           _row_finite, _step_factor)
 
 # The tableau as scalar constants (frozen into the compiled code). The stage sums below skip the zero
 # coefficients, as ``_explicit_rk._combine`` does; check that the zero pattern is the one written out.
@@ -109,16 +110,9 @@ def _make_row(rhs, in_place):
             rejected = False
             while True:
                 attempts += 1
-                if attempts > max_steps:
-                    status = MAX_STEPS
+                status, t_new = _next_time(t, t1, h_abs, attempts, max_steps)
+                if status != SUCCESS:
                     break
-                min_step = 10.0 * _spacing(t)
-                if h_abs < min_step:
-                    status = STEP_TOO_SMALL
-                    break
-                t_new = t + h_abs
-                if t_new >= t1 or t1 - t_new < min_step:
-                    t_new = t1
                 h = t_new - t
                 # the stages: out = base + sum_j (h a_sj) K_j, added in increasing j (as _combine)
                 c0 = h * A10
@@ -166,17 +160,9 @@ def _make_row(rhs, in_place):
                     for i in range(n):
                         acc += terms[i]
                     err = math.sqrt(acc / n)
+                h_abs = h * _step_factor(err, rejected, EXPONENT)
                 if err < 1.0:
-                    if err == 0.0:
-                        factor = 10.0
-                    else:
-                        factor = min(10.0, 0.9 * err ** EXPONENT)
-                    if rejected:
-                        factor = min(1.0, factor)
-                    h_abs = h * factor
                     break
-                factor = 0.2 if not math.isfinite(err) else max(0.2, 0.9 * err ** EXPONENT)
-                h_abs = h * factor
                 rejected = True
             if status != SUCCESS:
                 break
@@ -259,8 +245,28 @@ def dopri5_rows(rhs, in_place=False):
     return kernels
 
 
-def compiled(rhs, in_place=False):
+def compiled(rhs: Callable, in_place: bool = False) -> bool:
     """Whether the kernels of ``dopri5_rows(rhs, in_place)`` have been compiled in this process (serial or
-    parallel), so that using them costs no compilation."""
+    parallel), so that using them costs no compilation.
+
+    Parameters
+    ----------
+    rhs : numba.njit function
+        The right-hand side the kernels are specialised for.
+    in_place : bool
+        Whether ``rhs`` is the four-parameter form ``rhs(t, y, params, out)``.
+
+    Returns
+    -------
+    bool
+        True once either kernel for ``(rhs, in_place)`` holds a compiled signature.
+
+    Examples
+    --------
+    >>> import numba
+    >>> from dynamics.numerics._batch_dopri5 import compiled
+    >>> compiled(numba.njit(lambda t, y, params: -y))
+    False
+    """
     kernels = _KERNELS.get((rhs, in_place))
     return kernels is not None and bool(kernels[0].signatures or kernels[1].signatures)

@@ -336,6 +336,31 @@ def _dense_dopri5_direct(t, h, y, y_new, K, t_eval, first, last, out):
 
 
 @nb.njit(cache=True, error_model="numpy")
+def _next_time(t, t1, h_abs, attempts, max_steps):
+    """The end of the next step attempt: ``(SUCCESS, t + h_abs)``, or t1 when that lands within 10 ulps of it; or
+    ``(MAX_STEPS, t)`` past ``max_steps`` attempts, ``(STEP_TOO_SMALL, t)`` when h_abs is below 10 ulps of t."""
+    if attempts > max_steps:
+        return MAX_STEPS, t
+    min_step = 10.0 * _spacing(t)
+    if h_abs < min_step:
+        return STEP_TOO_SMALL, t
+    t_new = t + h_abs
+    if t_new >= t1 or t1 - t_new < min_step:
+        t_new = t1
+    return SUCCESS, t_new
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _step_factor(err, rejected, exponent):
+    """The step-size controller: the factor for the next step after a step of error norm ``err`` (accepted when
+    ``err < 1``; no growth right after a rejection), bounded to [0.2, 10] (Hairer et al., Sec. II.4)."""
+    if err < 1.0:
+        factor = 10.0 if err == 0.0 else min(10.0, 0.9 * err ** exponent)
+        return min(1.0, factor) if rejected else factor
+    return 0.2 if not math.isfinite(err) else max(0.2, 0.9 * err ** exponent)
+
+
+@nb.njit(cache=True, error_model="numpy")
 def _initial_trial_step(t0, t1, y0, f0, rtol, atol, work):
     """The first half of :func:`_initial_step`: the trial step ``h0`` from the norms of y0 and f0, with
     ``y0 + h0 * f0`` written into ``work``; returns ``(h0, d1)``, d1 the scaled norm of f0."""
@@ -561,31 +586,16 @@ def integrate_into(rhs, t0, t1, y0, t_eval, dense, params, method, rtol, atol, s
             rejected = False
             while True:
                 attempts += 1
-                if attempts > max_steps:
-                    status = MAX_STEPS
+                status, t_new = _next_time(t, t1, h_abs, attempts, max_steps)
+                if status != SUCCESS:
                     break
-                min_step = 10.0 * _spacing(t)
-                if h_abs < min_step:
-                    status = STEP_TOO_SMALL
-                    break
-                t_new = t + h_abs
-                if t_new >= t1 or t1 - t_new < min_step:
-                    t_new = t1
                 h = t_new - t
                 evaluations, finite = _step(rhs, method, t, y, h, params, K, work, y_new)
                 nfev += evaluations
                 err = _error_norm(method, h, y, y_new, K, atol, rtol, terms) if finite else math.inf
+                h_abs = h * _step_factor(err, rejected, exponent)
                 if err < 1.0:
-                    if err == 0.0:
-                        factor = 10.0
-                    else:
-                        factor = min(10.0, 0.9 * err ** exponent)
-                    if rejected:
-                        factor = min(1.0, factor)
-                    h_abs = h * factor
                     break
-                factor = 0.2 if not math.isfinite(err) else max(0.2, 0.9 * err ** exponent)
-                h_abs = h * factor
                 rejected = True
             if status != SUCCESS:
                 break
