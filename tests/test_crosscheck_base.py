@@ -22,6 +22,11 @@ def test_context_is_float64_and_seeding_repeats_and_follows_the_offset():
     ctx = crosscheck.context(RunContext("cpu"))
     assert ctx.dtype == torch.float64 and ctx.device.type == "cpu" and not ctx.large
     assert ctx.size(cpu=3, cuda=300) == 3
+    large = crosscheck.context(RunContext("cpu", large_sizes=True))
+    assert large.large and large.size(cpu=3, cuda=300) == 300
+    # a GPU run extends a rate check's ladder: the CPU sizes first, the larger ones after them
+    assert ctx.ladder((1, 2, 4, 8), cuda_extra=(16, 32)) == (1, 2, 4, 8)
+    assert large.ladder((1, 2, 4, 8), cuda_extra=(16, 32)) == (1, 2, 4, 8, 16, 32)
     rng = ctx.seed(7)
     a, x = torch.randn(4, dtype=ctx.dtype), rng.standard_normal(3)
     rng = ctx.seed(7)

@@ -5,7 +5,8 @@ in miniature, :func:`experiment`), which makes it a
 claim of kind ``crosscheck`` that needs torch. ``ctx`` (:class:`TorchContext`) carries the torch module,
 the device of the run (``python -m verify --device cpu|cuda|auto``, passed in the :class:`RunContext`,
 never through a module global), float64, seeding through the run's seed offset, and
-``ctx.size(cpu=..., cuda=...)`` so that a CUDA run uses larger sizes; on CPU a cross-check runs with one
+``ctx.size(cpu=..., cuda=...)`` so that a CUDA run uses larger sizes (and ``ctx.ladder(cpu, cuda_extra)``, so that a
+CUDA run extends a rate check's ladder of sizes); on CPU a cross-check runs with one
 torch thread. The torch simulations themselves live in the optional modules
 ``dynamics.<theory>.torch_training``, which register nothing (the figures use them too).
 
@@ -67,7 +68,14 @@ class TorchContext:
         return self.device.type == "cuda" or self.run.large_sizes
 
     def size(self, cpu, cuda):
+        """``cuda`` on CUDA (or with the larger sizes asked for), else ``cpu``."""
         return cuda if self.large else cpu
+
+    def ladder(self, cpu, cuda_extra=()):
+        """The sizes of a rate check's ladder: ``cpu`` on every device, followed by ``cuda_extra`` on CUDA (or with
+        the larger sizes asked for). A GPU run thus adds points to the fit that CPU runs make, instead of
+        re-running one size: its slope and standard error cover the CPU sizes and the larger ones."""
+        return tuple(cpu) + (tuple(cuda_extra) if self.large else ())
 
     def seed(self, base):
         """Seed torch, numpy's global state and random with the run's seed for ``base``; return a numpy

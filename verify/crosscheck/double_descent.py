@@ -16,29 +16,31 @@ _SEEDS, _RECORDED = 12, 25
 _t_limit = family_wise_t  # two-sided Bonferroni Student-t quantile: m comparisons at family-wise level 1e−4
 
 
-_EARLY_LADDER = 2.0 ** -np.arange(1, 7)  # η/η_max at the first GD step
+_EARLY_LADDER = tuple(2.0 ** -np.arange(1, 7))  # η/η_max at the first GD step; CUDA adds 2^-7 and 2^-8
+_EARLY_LADDER_CUDA = (2.0 ** -7, 2.0 ** -8)
 
 
-def _first_step_gap(data, n, d, p, kappa, noise_std):
+def _first_step_gap(data, n, d, p, kappa, noise_std, ladder=_EARLY_LADDER):
     """The relative gap of the learned part ½ − L_G after one GD step between the design-mean trace formula and the
     approximate theory at λ_eff = 1/(ηk), k = 1, for η = η_max·2^−j (η_max = 1/λ_max, smallest over the designs),
-    j = 1…6. The trace formula's R after one step is exactly η‖X‖²_F/d, whose mean over designs is
-    η(n/d)Tr(FᵀF)/d: its design noise is replaced by that mean (a control variate), leaving the O(η²) terms."""
-    designs = data.X.shape[0]
+    j = 1…6 (``ladder``: the fractions η/η_max). The trace formula's R after one step is exactly η‖X‖²_F/d, whose
+    mean over designs is η(n/d)Tr(FᵀF)/d: its design noise is replaced by that mean (a control variate), leaving the
+    O(η²) terms."""
+    designs, ladder = data.X.shape[0], np.asarray(ladder)
     eta_max = float(dd.inverse_max_eigenvalue_learning_rate(data.X).min())
-    R, L = np.empty((designs, _EARLY_LADDER.size)), np.empty((designs, _EARLY_LADDER.size))
+    R, L = np.empty((designs, ladder.size)), np.empty((designs, ladder.size))
     for i in range(designs):
         s, W = np.linalg.eigh(data.X[i].T @ data.X[i])
         F = data.modulation.draw(i)
-        for j, fraction in enumerate(_EARLY_LADDER):
+        for j, fraction in enumerate(ladder):
             r = dd.exact_gd_order_parameters(F, None, [1.0], eigenvalues=np.clip(s, 0.0, None), eigenvectors=W,
                                              learning_rate=eta_max * fraction, noise_std=noise_std)
             R[i, j], L[i, j] = r.R[0], r.generalization_error[0]
-    first_order = eta_max * _EARLY_LADDER * (n / d) * (p + (d - p) / kappa ** 2) / d
+    first_order = eta_max * ladder * (n / d) * (p + (d - p) / kappa ** 2) / d
     learned_trace = 0.5 - L.mean(0) - (R.mean(0) - first_order)
     learned_theory = np.array([0.5 - dd.bipartite_theory(1.0, n, d, p, kappa, noise_std,
                                                          learning_rate=eta_max * fraction).generalization_error
-                               for fraction in _EARLY_LADDER])
+                               for fraction in ladder])
     return np.abs(learned_trace - learned_theory) / learned_theory, eta_max
 
 
@@ -53,7 +55,8 @@ def _first_step_gap(data, n, d, p, kappa, noise_std):
             f"theory (the regression envelope of the decoupling error, as in the claim "
             f"double_descent.gd_versus_ridge_map; measured ≈ 0.07). The time calibration λ_eff = 1/(ηk) of the "
             f"approximate theory is exact to first order in ηk (both routes learn R = ηk·(n/d)·Tr(FᵀF)/d at first): "
-            f"after one GD step with η = η_max·2^−j (j = 1…6, on the same designs) the relative gap of the learned "
+            f"after one GD step with η = η_max·2^−j (j = 1…6, on the same designs; CUDA extends the ladder to j = 8) "
+            f"the relative gap of the learned "
             f"part ½ − L_G between the design-mean trace formula and the theory is ≤ 0.02 at the smallest η (measured "
             f"≈ 0.008; a factor-2 calibration gives 0.5) and falls at rate 1 in η (Check.rate, expected slope 1, "
             f"slack 0.1: the O(η²) term at the large end of the ladder bends the measured slope to ≈ 0.93). The trace "
@@ -79,8 +82,9 @@ def torch_gd_matches_trace_formulas(ctx):
     theory = dd.bipartite_theory(record, n, d, p, kappa, noise_std,
                                  learning_rate=float(eta.mean())).generalization_error
     theory_gap = float(np.abs(trace.mean(0) - theory).max())
-    early_gap, eta_max = _first_step_gap(data, n, d, p, kappa, noise_std)
-    rate = Check.rate(eta_max * _EARLY_LADDER, early_gap, 1.0, slack=0.1,
+    ladder = np.asarray(ctx.ladder(_EARLY_LADDER, cuda_extra=_EARLY_LADDER_CUDA))
+    early_gap, eta_max = _first_step_gap(data, n, d, p, kappa, noise_std, ladder)
+    rate = Check.rate(eta_max * ladder, early_gap, 1.0, slack=0.1,
                       detail="first-step gap of trace and theory in η")
     return Check.all_of([Check.at_most(weight_gap, 1e-9, "torch vs closed form"),
                          Check.at_most(float(z.max()), _t_limit(_RECORDED, seeds - 1), "single teacher vs trace"),

@@ -149,7 +149,7 @@ NTK_SLOPE_LIMIT = -0.25
             "CUDA (4 widths) a rate check also holds the slope to -1/2 within Student's t at 1e-3 times its standard "
             "error; CPU's 3 widths are too few for one (a 4th would lengthen an already slow claim).")
 def torch_ntk_wide_net(ctx):
-    widths = ctx.size(cpu=(256, 1024, 4096), cuda=(256, 1024, 4096, 16384))
+    widths = ctx.ladder((256, 1024, 4096), cuda_extra=(16384,))
     seeds = [int(ctx.seed(100 + k).integers(2**31)) for k in range(NTK_SEEDS)]
     errors = np.array([[_trainers().ntk_net_error(m, device=ctx.device, seed=seed).relative_error for m in widths]
                        for seed in seeds])
