@@ -15,6 +15,11 @@ killed mutant costs its cheapest killing claim, not the whole theory. numba's di
 but the mutated one. Each finished mutant is appended to ``--results`` (JSON lines), so an interrupted campaign
 resumes where it stopped.
 
+A survivor of the claims then runs against its module's doctests and the unit tests of its theory that name its
+function (``tests/test_<theory>.py -k <function>``); the report gives both kill rates. A person's reading of each survivor (``equivalent``: no result a user
+can obtain changes, or ``gap``) is kept in ``tools/mutation_verdicts.json`` and quoted by the report, whose headline
+rate counts only the mutants that change results.
+
 Not part of the test suite (tens of seconds per mutant on 2 cores). Usage::
 
     python tools/mutation_campaign.py --mutants 300 --jobs 2 --out docs/mutations.md
@@ -33,6 +38,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+VERDICTS = ROOT / "tools" / "mutation_verdicts.json"  # a person's reading of each survivor
 if "--worker" not in sys.argv:  # a worker imports the (mutated) copy on its PYTHONPATH
     sys.path.insert(0, str(ROOT))
 
@@ -166,6 +172,44 @@ def run_mutant(args):
     return dict(outcome="killed" if killers else "survived", killers=killers, seconds=seconds, claims_run=len(rows))
 
 
+def enclosing_function(path, line):
+    """The name of the innermost function of ``path`` that holds ``line`` ("" at module level)."""
+    best = None
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= node.end_lineno:
+            if best is None or node.lineno > best.lineno:
+                best = node
+    return best.name if best else ""
+
+
+def run_tests(args):
+    """A survivor of the claims against the doctests of its module and the unit tests of its theory
+    (``tests/test_<theory>.py``) that name its function, on a copy of the project; the first failing test id, or ""
+    if they all pass. (The whole test files would take minutes per survivor.)"""
+    theory, path, site, timeout = args
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        for package in ("dynamics", "verify", "tests"):
+            shutil.copytree(ROOT / package, tmp / package, copy_function=shutil.copy2)
+        shutil.copy2(ROOT / "pyproject.toml", tmp / "pyproject.toml")
+        plant(tmp, path, site)
+        stale_numba_caches(tmp / path.relative_to(ROOT))
+        env = dict(os.environ, PYTHONPATH=str(tmp), DYNAMICS_COMPILE_NOTICE="0", OMP_NUM_THREADS="1",
+                   OPENBLAS_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
+        command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", str(path.relative_to(ROOT))]
+        name = enclosing_function(path, site[0]).strip("_")
+        if name:  # the module's doctests (its stem) and the theory's tests that name the function
+            command += [f"tests/test_{theory}.py", "-k", f"{name} or {path.stem.strip('_')}"]
+        try:
+            run = subprocess.run(command, cwd=tmp, env=env, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return "(timeout)"
+    if run.returncode == 0:
+        return ""
+    failed = [line.split(" ", 2)[1] for line in run.stdout.splitlines() if line.startswith(("FAILED ", "ERROR "))]
+    return failed[0] if failed else f"(pytest exit {run.returncode})"
+
+
 def _key(path, site):
     return f"{path.relative_to(ROOT)}:{site[0]}:{site[1]}:{site[5]}"
 
@@ -180,7 +224,7 @@ def main(argv=None):
     parser.add_argument("--results", default=str(ROOT / "docs" / "mutations.jsonl"),
                         help="one JSON line per finished mutant; a rerun with the same seed resumes from it")
     parser.add_argument("--rerun-survivors", action="store_true",
-                        help="run the survivors in --results again (after strengthening the claims)")
+                        help="run again the survivors whose verdict is 'closed' (a claim was strengthened for them)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--order", default="", help=argparse.SUPPRESS)
     parser.add_argument("--fail-fast", action="store_true", help=argparse.SUPPRESS)
@@ -195,7 +239,8 @@ def main(argv=None):
     if results_path.exists():
         for line in results_path.read_text().splitlines():
             row = json.loads(line)
-            if not (args.rerun_survivors and row["outcome"] == "survived"):
+            if not (args.rerun_survivors and row["outcome"] == "survived"
+                    and load_verdicts().get(row["key"], {}).get("verdict") == "closed"):
                 done[row["key"]] = row
     todo = [(t, p, s) for t, p, s in chosen if _key(p, s) not in done]
     orders = {}
@@ -215,6 +260,15 @@ def main(argv=None):
             done[key] = row
             sink.write(json.dumps(row) + "\n")
             sink.flush()
+    untested = [(t, p, s) for t, p, s in chosen if done[_key(p, s)]["outcome"] == "survived"
+                and "tests_killer" not in done[_key(p, s)]]
+    tasks = (delayed(_tested)(_key(p, s), (t, p, s, args.timeout)) for t, p, s in untested)
+    with results_path.open("a", encoding="utf-8") as sink:
+        for key, killer in tqdm(Parallel(n_jobs=args.jobs, return_as="generator_unordered")(tasks),
+                                total=len(untested), desc="survivors against the unit tests"):
+            done[key] = dict(done[key], tests_killer=killer)
+            sink.write(json.dumps(done[key]) + "\n")
+            sink.flush()
     rows = [done[_key(p, s)] for _, p, s in chosen]
     write_report(rows, len(candidates), args, Path(args.out))
 
@@ -223,30 +277,69 @@ def _tagged(key, args):
     return key, args[:3], run_mutant(args)
 
 
+def _tested(key, args):
+    return key, run_tests(args)
+
+
+def load_verdicts(path=VERDICTS):
+    """A person's reading of each survivor, {mutant key: {"verdict": "equivalent" or "gap", "why": text}}."""
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def _where(r):
+    return f"`{r['path']}:{r['line']}` ({r['kind']}): `{r['original']}` → `{r['mutated']}`"
+
+
 def write_report(rows, n_sites, args, out):
     from verify.registry import provenance_text
 
+    verdicts = load_verdicts()
+    verdict = lambda r: verdicts.get(r["key"], {}).get("verdict", "not yet read")  # noqa: E731
     killed = [r for r in rows if r["outcome"].startswith("killed")]
+    survivors = [r for r in rows if r["outcome"] == "survived"]
+    equivalent = [r for r in survivors if verdict(r) == "equivalent"]
+    slow = [r for r in survivors if verdict(r) == "slow"]
+    by_tests = [r for r in survivors if r.get("tests_killer") and verdict(r) != "equivalent"]
+    changing = len(rows) - len(equivalent)
+    pct = lambda k, n: f"{100 * k / max(n, 1):.1f}%"  # noqa: E731
     lines = ["# Mutation campaign", "",
              f"Run by `python tools/mutation_campaign.py --mutants {args.mutants} --seed {args.seed}`: "
              f"{provenance_text()}.", "",
-             f"**{len(killed)} of {len(rows)} mutants killed ({100 * len(killed) / max(len(rows), 1):.0f}%)**, drawn at "
-             f"random from {n_sites} mutable expressions of the theories' formula modules. Each ran the theory's "
-             "fast claims on a copy of the library; a survivor is a gap in the claims or an equivalent edit.", "",
-             "| theory | mutants | killed |", "|---|---|---|"]
+             f"{len(rows)} mutants drawn at random from {n_sites} mutable expressions of the six theories' formula "
+             "modules. Each ran its theory's fast claims on a copy of the library, cheapest first, until one failed. "
+             "A survivor of the claims then ran against its module's doctests and the unit tests of its theory that "
+             "name its function, and a person read it (the verdicts are in `tools/mutation_verdicts.json`): "
+             "*equivalent* (no result a user can obtain changes), *slow* (killed by a slow claim, run by hand), or "
+             "*gap* (a result changes and no claim sees it).", "",
+             f"- Killed by the fast claims: **{len(killed)} of {len(rows)}** ({pct(len(killed), len(rows))}).",
+             f"- Survivors judged equivalent: {len(equivalent)}; killed by a slow claim: {len(slow)}; gaps or not yet "
+             f"read: {len(survivors) - len(equivalent) - len(slow)}.",
+             f"- **Of the {changing} mutants that change results, the fast claims kill "
+             f"{pct(len(killed), changing)}, all the claims {pct(len(killed) + len(slow), changing)}**, and the "
+             f"claims with the unit tests {pct(len(killed) + len(set(map(id, slow)) | set(map(id, by_tests))), changing)}.",
+             "", "| theory | mutants | killed by fast claims | by slow claims | equivalent | gaps | gaps caught by tests |",
+             "|---|---|---|---|---|---|---|"]
     for theory in sorted({r["theory"] for r in rows}):
         own = [r for r in rows if r["theory"] == theory]
-        lines.append(f"| {theory} | {len(own)} | {sum(r['outcome'].startswith('killed') for r in own)} |")
-    survivors = [r for r in rows if r["outcome"] == "survived"]
-    lines += ["", "## Survivors", ""]
-    lines += [f"- `{r['path']}:{r['line']}` ({r['kind']}): `{r['original']}` → `{r['mutated']}`" for r in survivors] \
-        or ["None."]
+        surv = [r for r in own if r["outcome"] == "survived"]
+        gaps = [r for r in surv if verdict(r) not in ("equivalent", "slow")]
+        lines.append(f"| {theory} | {len(own)} | {len(own) - len(surv)} | {sum(verdict(r) == 'slow' for r in surv)} "
+                     f"| {sum(verdict(r) == 'equivalent' for r in surv)} | {len(gaps)} "
+                     f"| {sum(bool(r.get('tests_killer')) for r in gaps)} |")
+    lines += ["", "## Survivors of the fast claims", ""]
+    for r in survivors:
+        v = verdicts.get(r["key"])
+        caught = f"caught by `{r['tests_killer']}`" if r.get("tests_killer") else (
+            "not caught by the unit tests" if "tests_killer" in r else "unit tests not run")
+        reading = f"**{v['verdict']}**: {v['why']}" if v else "**not yet read**"
+        lines.append(f"- {_where(r)}; {caught}. {reading}")
+    if not survivors:
+        lines.append("None.")
     lines += ["", "## Killed", ""]
-    lines += [f"- `{r['path']}:{r['line']}` ({r['kind']}): `{r['original']}` → `{r['mutated']}`: {r['outcome']}"
-              + (f" by {', '.join(r['killers'][:3])}" + (" …" if len(r["killers"]) > 3 else "") if r["killers"] else "")
+    lines += [f"- {_where(r)}: {r['outcome']}" + (f" by {', '.join(r['killers'][:3])}" if r["killers"] else "")
               for r in killed]
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print(f"{len(killed)}/{len(rows)} killed; report in {out}")
+    print(f"{len(killed)}/{len(rows)} killed by the fast claims; report in {out}")
 
 
 if __name__ == "__main__":
