@@ -684,10 +684,11 @@ def _random_spd(rng, n, low=0.2, high=3.0):
        "On 12 random quadratics L = (1/d)Σ_e ½(θ − θ_e)ᵀH_e(θ − θ_e) (d = 5, n = 6) with η = 1/λ_max(mean H), every "
        "step of and_masked_gd (τ in {0.4, 0.8, 1}, 150 steps) satisfies L(θ⁺) <= L(θ) − (η/2)‖m ⊙ ∇L‖², and "
        "min_{i<k} ‖m ⊙ ∇L(θ^i)‖² <= 2(L(θ⁰) − L*)/(ηk) for every k (L and L* computed independently); tolerance "
-       "1e-12 relative to max(1, L), a round-off envelope.", "theorem", stochastic=True)
+       "1e-12 relative to max(1, L), a round-off envelope. masked_descent_bound equals 2(L(θ⁰) − L*)/(ηk) "
+       "(1e-13 relative, round-off), so that a looser bound cannot pass.", "theorem", stochastic=True)
 def proposition1_descent(run):
     rng = run.rng(700)
-    worst_step, worst_min = -math.inf, -math.inf
+    worst_step, worst_min, worst_formula = -math.inf, -math.inf, 0.0
     for _ in range(12):
         d, n = 5, 6
         hessians = np.array([_random_spd(rng, n) for _ in range(d)])
@@ -713,8 +714,12 @@ def proposition1_descent(run):
             for k in range(1, 151):
                 bound = am.masked_descent_bound(losses[0], l_star, eta, k)
                 worst_min = _worst(worst_min, running_min[k - 1] - bound)
+                direct = 2.0 * (losses[0] - l_star) / (eta * k)  # the bound's own formula: a looser one must fail
+                worst_formula = max(worst_formula, abs(bound - direct) / direct)
     return Check.all_of([Check.at_most(worst_step, 1e-12, f"largest descent-lemma excess {worst_step:.1e}"),
-                         Check.at_most(worst_min, 1e-12, f"largest excess over 2(L0 − L*)/(ηk) {worst_min:.1e}")])
+                         Check.at_most(worst_min, 1e-12, f"largest excess over 2(L0 − L*)/(ηk) {worst_min:.1e}"),
+                         Check.at_most(worst_formula, 1e-13, f"masked_descent_bound vs 2(L0 − L*)/(ηk), relative "
+                                                             f"{worst_formula:.1e}")])
 
 
 # ------------------------------------------------------------------------------------------------ Proposition 3

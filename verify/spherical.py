@@ -143,8 +143,10 @@ def erratum_lemma1_appendix_a(run):
        "Plain SGD (λ = 0) with a random schedule η_k on the Rayleigh, BN-probe and WN-logistic losses, 300 steps: "
        "‖x_{k+1}‖² − ‖x_k‖² = η_k²‖∇L(x_k)‖² (to rtol 1e-12 plus the round-off 2ε(r_k² + r_{k+1}²) that the "
        "difference of the stored squared norms inherits), r is non-decreasing, r_k = r₀Π_{i<k} sec θ_i with the atan2 angles "
+       "(rtol 1e-12), the compiled simulate (its own gradient kernels) gives the numpy optimizer's radii "
        "(rtol 1e-12), and the radius equals sgd_radius_sequence from the recorded gradient norms, also with "
-       "weight decay λ = 0.05 (rtol 1e-12).", "identity", stochastic=True)
+       "weight decay λ = 0.05 (rtol 1e-12), where each step's r² also equals the one-step map sgd_l2_radius_map "
+       "(Table 3.1, SGD + L2; rtol 1e-12).", "identity", stochastic=True)
 def pythagorean_growth(run):
     rng = run.rng(103)
     losses = _losses(rng)
@@ -167,8 +169,17 @@ def pythagorean_growth(run):
         for lam in (0.0, 0.05):
             trajectory = sph.simulate(sph.SGD(lambda k: rates[k], weight_decay=lam), loss, x0, 300)
             recursion = sph.sgd_radius_sequence(np.linalg.norm(x0), rates, trajectory.sphere_grad_norm, lam)
+            if lam == 0.0:  # the compiled losses' gradients against the numpy ones (held to finite differences)
+                checks.append(Check.at_most(_rel(trajectory.radius, np.sqrt(r2)), 1e-12,
+                                            f"{name}: compiled simulate vs the numpy optimizer, radius"))
             checks.append(Check.at_most(_rel(trajectory.radius, recursion), 1e-12,
                                         f"{name}: simulated radius vs the exact recursion, λ = {lam:g}"))
+            if lam > 0:  # the one-step map of SGD + L2, r_{k+1}² = (1 − ηλ)² r_k² + η² g_k² / r_k²
+                s = trajectory.radius ** 2
+                mapped = np.array([sph.sgd_l2_radius_map(s[k], rates[k], lam, trajectory.sphere_grad_norm[k])
+                                   for k in range(300)])
+                checks.append(Check.at_most(_rel(s[1:], mapped), 1e-12,
+                                            f"{name}: simulated r² vs sgd_l2_radius_map, λ = {lam:g}"))
     return Check.all_of(checks)
 
 
@@ -190,7 +201,9 @@ def _schemes():
        "(ε = 0 and ε > 0), AdaGradG, AdamG), 40 steps each on a Rayleigh loss with noise: the optimizer's x_{k+1} "
        "equals r_{k+1}u_{k+1} of spherical_step (Eqs 3.24-3.25) built from (A_k, c_k, η_k^e) of its generic form "
        "(direction atol 1e-13, radius rtol 1e-12), the angle between u_k and u_{k+1} is arctan(η^e‖c⊥‖) (atol "
-       "1e-13), and u_{k+1} = Exp_{u_k}(−arctan(η^e‖c⊥‖)c⊥/‖c⊥‖) (atol 1e-13).", "identity", stochastic=True)
+       "1e-13), and u_{k+1} = Exp_{u_k}(−arctan(η^e‖c⊥‖)c⊥/‖c⊥‖) (atol 1e-13). The compiled simulate of each "
+       "scheme (its own kernels) gives the numpy optimizer's radii (rtol 1e-12) and step angles (atol 1e-12).",
+       "identity", stochastic=True)
 def theorem2_one_step(run):
     rng = run.rng(104)
     d = 10
@@ -212,9 +225,16 @@ def theorem2_one_step(run):
             dangle = max(dangle, abs(theta - sph.angle_between(x, x_next)))
             direction = c_perp / np.linalg.norm(c_perp)
             dexp = max(dexp, np.abs(sph.exp_map(u, -theta * direction) - x_next / r_next).max())
+        # the compiled simulation of the same scheme (its own kernels) against the numpy optimizer
+        compiled = sph.simulate(_schemes()[name], loss, start, 40)
+        angles = [sph.angle_between(a, b) for a, b in zip(xs[:-1], xs[1:])]
         checks += [Check.at_most(du, 1e-13, f"{name}: direction"), Check.at_most(dr, 1e-12, f"{name}: radius"),
                    Check.at_most(dangle, 1e-13, f"{name}: angle = arctan z"),
-                   Check.at_most(dexp, 1e-13, f"{name}: exact exponential map")]
+                   Check.at_most(dexp, 1e-13, f"{name}: exact exponential map"),
+                   Check.at_most(_rel(compiled.radius, np.linalg.norm(xs, axis=1)), 1e-12,
+                                 f"{name}: compiled simulate vs numpy, radius"),
+                   Check.at_most(float(np.abs(compiled.angle - angles).max()), 1e-12,
+                                 f"{name}: compiled simulate vs numpy, angle")]
     return Check.all_of(checks)
 
 

@@ -468,6 +468,32 @@ def class_separation_identity(run):
     return Check.at_most(worst, 1e-12, f"max |O(N d) − O(N²)| = {worst:.1e}")
 
 
+@claim("spurious.class_selectivity_definition", "Barsbey et al. 2025, §3.3 (CSI and BSI)",
+       "The vectorised class-selectivity index CSI = ρ_max (π_max − π_−max) / (π_max + π_−max + ε) equals a "
+       "unit-by-unit, class-by-class loop over its definition (π_max the largest class mean, ties to the smallest "
+       "class; π_−max the mean of the other class means; ρ_max the fraction of the argmax class's inputs on which "
+       "the unit is > 0) to 1e-12 on ReLU'd Gaussian activations with dead and tied units, for 2, 3 and 10 classes "
+       "of unequal sizes; mean_class_selectivity is its mean over units.", "identity", stochastic=True)
+def class_selectivity_definition(run):
+    rng = run.rng(8)
+    worst = 0.0
+    for n_classes in (2, 3, 10):
+        labels = rng.integers(0, n_classes, 300)
+        a = np.maximum(rng.standard_normal((300, 9)) + 0.8 * (labels[:, None] % 3 == np.arange(9) % 3), 0.0)
+        a[:, 0] = 0.0  # a dead unit
+        a[:, 1] = 1.0  # equal class means: a tie
+        eps, reference = 1e-7, np.empty(a.shape[1])
+        for j in range(a.shape[1]):
+            means = [a[labels == c, j].mean() for c in np.unique(labels)]
+            top = int(np.argmax(means))
+            rest = (sum(means) - means[top]) / (len(means) - 1)
+            rho = np.mean(a[labels == np.unique(labels)[top], j] > 0)
+            reference[j] = rho * (means[top] - rest) / (means[top] + rest + eps)
+        worst = max(worst, float(np.abs(spur.class_selectivity(a, labels, eps) - reference).max()),
+                    abs(spur.mean_class_selectivity(a, labels, eps) - float(reference.mean())))
+    return Check.at_most(worst, 1e-12, f"max |vectorised − loop| = {worst:.1e}")
+
+
 # ------------------------------------------------------------------------------------------- parity generator
 @claim("spurious.parity_generator", "Barsbey et al. 2025, Fig. 3, supp. C (Qiu et al. SpuriousBooleanSampling)",
        "make_parity_task: the parity of the spurious bits equals b and that of the core bits y on every sample; the "

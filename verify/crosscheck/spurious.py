@@ -184,13 +184,13 @@ def parity_epochs_to_fit(ctx):
 @crosscheck("spurious.toy_torch_agreement", "Pezeshki (thesis), §8.4",
             "torch SGD(momentum 0.9, weight decay 0) in float64, from the numpy trainer's initialisation and replaying "
             "its index orders on the linear toy (n = 400, d = 600, 500 epochs; 1 seed on CPU, 3 on CUDA), ends at "
-            "max|w_np − w_torch|/max|w_np| <= 1e-10 for ERM, SUBG and RWG, with identical group accuracies after "
-            "every epoch.")
+            "max|w_np − w_torch|/max|w_np| <= 1e-10 for ERM, SUBG, RWG and group DRO, with identical group accuracies "
+            "after every epoch.")
 def toy_torch_agreement(ctx):
     from dynamics.spurious import torch_training as tt
 
     seeds = [ctx.run.seed(s) for s in range(ctx.size(cpu=1, cuda=3))]
-    toy = spur.balancing_toy_runs(seeds, ("erm", "subg", "rwg"), return_orders=True)
+    toy = spur.balancing_toy_runs(seeds, ("erm", "subg", "rwg", "gdro"), return_orders=True)
     weight_gap, accuracy_gap = 0.0, 0.0
     for method, runs in toy.runs.items():
         for splits, run in zip(toy.splits, runs):
