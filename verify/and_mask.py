@@ -1228,3 +1228,6 @@ planted_bug("and_mask: Eq 2 loses its -1 in the quadratic consistency", "dynamic
             'return eps * max(largest - 1.0, 0.0) if objective == "eq2" else eps * largest',
             'return eps * largest if objective == "eq2" else eps * largest',
             ("and_mask.consistency_quadratic_general",))
+# Found by the mutation campaign (tools/mutation_campaign.py): it survived the claims before they were made strict.
+planted_bug("and_mask: Proposition 1 bound drops inf L", "dynamics/and_mask/_consistency.py",
+            "half_gap = 0.5 * l0 - 0.5 * lmin", "half_gap = 0.5 * l0", ("and_mask.proposition1_descent",))

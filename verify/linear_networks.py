@@ -1254,3 +1254,6 @@ planted_bug("linear_networks: finite-size E_g(inf) drops the -1 of the inverse-W
             "dynamics/linear_networks/_student.py",
             "return noise * (1.0 + n / (p - n - 1))", "return noise * (1.0 + n / (p - n))",
             ("linear_networks.long_time_limits",))
+# Found by the mutation campaign (tools/mutation_campaign.py): it survived the claims before they were made strict.
+planted_bug("linear_networks: level-crossing interpolation divides by v1 + v0", "dynamics/linear_networks/_network.py",
+            "(0.5 * v1 - 0.5 * v0)", "(0.5 * v1 + 0.5 * v0)", ("linear_networks.half_time_ordering",))

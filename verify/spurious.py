@@ -854,3 +854,7 @@ planted_bug("spurious: RWG sampler systematic instead of with replacement", "dyn
             "return np.minimum(np.searchsorted(np.cumsum(w / total), (np.arange(n_draws) + rng.random()) / n_draws, "
             "side='right'), w.size - 1).astype(np.int64)",
             ("spurious.balanced_sampler_shares",))
+# Found by the mutation campaign (tools/mutation_campaign.py): no claim held the metric to its definition before.
+planted_bug("spurious: CSI averages the other class means over K instead of K − 1", "dynamics/spurious/_metrics.py",
+            "pi_rest = (means.sum(axis=0) - pi_max) / (K - 1)", "pi_rest = (means.sum(axis=0) - pi_max) / K",
+            ("spurious.class_selectivity_definition",))
