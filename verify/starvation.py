@@ -62,7 +62,8 @@ def lambertw_theory_range():
 @claim("starvation.legendre_cross_entropy", "Pezeshki et al. 2021, Lemma 2, Eqs 19-28, Table 4",
        "max over α in (0,1) of H(α) - αω, found by Brent's method, equals log(1+e^{-ω}) to 1e-12 on ω in [-30, 30], "
        "the dual objective at the critical α = σ(-ω) attains it (1e-12), and σ(-ω) = -dL/dω (central difference, to its "
-       "truncation plus round-off error).",
+       "truncation plus round-off error). H(α) equals scipy's entr(α) + entr(1 − α) on [0, 1], endpoints included "
+       "(4ε).",
        "identity")
 def legendre_cross_entropy():
     value_errors, arg_errors = [], []
@@ -82,7 +83,12 @@ def legendre_cross_entropy():
     slope = (upper - lower) / (2 * h)
     argmax_error = np.abs(-slope - gs.dual_maximiser("cross_entropy", omegas)).max()
     fd_tolerance = 0.1 * h * h / 6 + 2 * np.finfo(float).eps * np.abs(upper).max() / (2 * h)
+    # H(α) itself, endpoints included, against scipy's entr(α) + entr(1 − α) (round-off: 4ε·log 2 at most)
+    alphas = np.concatenate([[0.0, 1.0], np.linspace(0.0, 1.0, 201)[1:-1], [1e-300, 1.0 - 1e-16]])
+    entropy_error = float(np.abs(gs.binary_entropy(alphas) - special.entr(alphas) - special.entr(1.0 - alphas)).max())
     return Check.all_of([Check.at_most(max(value_errors), 1e-12, f"max |Brent max - primal| {max(value_errors):.2g}"),
+                         Check.at_most(entropy_error, 4 * np.finfo(float).eps,
+                                       f"binary_entropy vs scipy entr, endpoints included: {entropy_error:.1e}"),
                          Check.at_most(max(arg_errors), 1e-12, "dual objective at σ(-ω) vs primal"),
                          Check.at_most(argmax_error, fd_tolerance, "argmax σ(-ω) vs -dL/dω (finite difference)")])
 
