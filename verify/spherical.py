@@ -390,7 +390,13 @@ def exponential_lr_equivalence(run):
        "k = 2500·2^j, j = 0..4: η_k^e falls like k^{−1/2} (slope −1/2), and 1 − √k·η_k^e·√2·G like 1/k (slope −1; "
        "the sandwich puts it at (r₀⁴ + O(η²G² log k))/(4η²G²k) to first order; the log k term shifts the local slope "
        "by (η²G²/2)/(r₀⁴ + (η²G²/2) log k) < 0.01 and the second-order term of the expansion by less than 0.01 "
-       "more: the slack 0.02).", "bound", stochastic=True)
+       "more: the slack 0.02). Tightness, against the exact λ = 0 recursion at constant G (Roburin (thesis), Eq 3.25: "
+       "s_{k+1} = s_k + η²G²/s_k, s = r², iterated here; w = s², A = 2η²G², B = η⁴G⁴): at k = 1 … 2e4 the bounds "
+       "of effective_lr_bounds_sgd(g_min = g_max = G), as r⁴ = (η/η^e)², are L_k = r₀⁴ + Ak <= w_k <= U_k with "
+       "w_k − L_k <= E_k = B/r₀⁴ + (B/A) ln(1 + Ak/r₀⁴) and U_k − w_k <= (B/r₀⁴)(1 + E_k/A) (derived: w_k = r₀⁴ + "
+       "Ak + BΣ_{i<k} 1/w_i; the sum against its integral misses by < 1/r₀⁴, and Σ(1/L_i − 1/w_i) <= "
+       "E_k Σ 1/L_i² <= E_k/(A r₀⁴)), each up to (k + 10)·1e−15·w_k (round-off of k additions and of the "
+       "conversions).", "bound", stochastic=True)
 def lambda0_sandwich(run):
     rng = run.rng(109)
     d = 16
@@ -415,6 +421,23 @@ def lambda0_sandwich(run):
     squeeze = sph.effective_lr_bounds_sgd(eta, r0, G, G, n - 1)
     low, high = (math.sqrt(n - 1) * b * math.sqrt(2) * G for b in squeeze)
     checks.append(_inside(scaled, low, high, 1e-12, f"√k η^e √2 G = {scaled:.6f} in [{low:.6f}, {high:.6f}]"))
+    # how tight the bounds are: the exact λ = 0 recursion of s = r² at constant G (Eq 3.25), iterated here
+    ladder = np.array([1, 2, 3, 10, 100, 1000, 20000])
+    A, B, w0 = 2.0 * eta ** 2 * G ** 2, eta ** 4 * G ** 4, r0 ** 4
+    s, exact = r0 ** 2, np.empty(ladder.size)
+    for k in range(ladder[-1] + 1):
+        exact[ladder == k] = s * s
+        s += eta * eta * G * G / s
+    tight = sph.effective_lr_bounds_sgd(eta, r0, G, G, ladder)
+    upper_w, lower_w = (eta / tight.lower) ** 2, (eta / tight.upper) ** 2
+    E = B / w0 + (B / A) * np.log1p(A * ladder / w0)
+    roundoff = (ladder + 10) * 1e-15 * exact  # k additions, and the conversions
+    excess = np.max(np.maximum(upper_w - exact - (B / w0) * (1.0 + E / A), lower_w - exact) / roundoff)
+    shortfall = np.max(np.maximum(exact - upper_w, exact - lower_w - E) / roundoff)
+    checks.append(Check.at_most(max(excess, shortfall), 1.0,
+                                f"exact r⁴ recursion at constant G: beyond the bounds' derived distances, in units of "
+                                f"(k + 10)·1e−15·w_k (U_k − w_k up to {np.max(upper_w - exact):.2e}, w_k − L_k up to "
+                                f"{np.max(exact - lower_w):.2e})"))
     # the k^{-1/2} law and its 1/k approach, on a ladder of steps of one run from r₀ = 1
     ks = 2500 * 2 ** np.arange(5)
     unit = rng.standard_normal(d)
