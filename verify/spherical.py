@@ -202,7 +202,8 @@ def _schemes():
        "equals r_{k+1}u_{k+1} of spherical_step (Eqs 3.24-3.25) built from (A_k, c_k, η_k^e) of its generic form "
        "(direction atol 1e-13, radius rtol 1e-12), the angle between u_k and u_{k+1} is arctan(η^e‖c⊥‖) (atol "
        "1e-13), and u_{k+1} = Exp_{u_k}(−arctan(η^e‖c⊥‖)c⊥/‖c⊥‖) (atol 1e-13). The compiled simulate of each "
-       "scheme (its own kernels) gives the numpy optimizer's radii (rtol 1e-12) and step angles (atol 1e-12).",
+       "scheme (its own kernels) gives the numpy optimizer's radii (rtol 1e-12), step angles (atol 1e-12) and "
+       "effective learning rates (rtol 1e-12).",
        "identity", stochastic=True)
 def theorem2_one_step(run):
     rng = run.rng(104)
@@ -214,8 +215,10 @@ def theorem2_one_step(run):
         start = x0 / np.linalg.norm(x0) if name == "AdaGradG" else x0
         xs, _, forms, _ = _run(opt, loss, start, 40)
         du = dr = dangle = dexp = 0.0
+        effective = []
         for x, x_next, form in zip(xs[:-1], xs[1:], forms):
             step = sph.spherical_step(x, form.a, form.b, form.learning_rate, decay=form.decay)
+            effective.append(step.effective_learning_rate)
             r_next = np.linalg.norm(x_next)
             du = max(du, np.abs(step.u_next - x_next / r_next).max())
             dr = max(dr, abs(step.r_next / r_next - 1))
@@ -234,7 +237,9 @@ def theorem2_one_step(run):
                    Check.at_most(_rel(compiled.radius, np.linalg.norm(xs, axis=1)), 1e-12,
                                  f"{name}: compiled simulate vs numpy, radius"),
                    Check.at_most(float(np.abs(compiled.angle - angles).max()), 1e-12,
-                                 f"{name}: compiled simulate vs numpy, angle")]
+                                 f"{name}: compiled simulate vs numpy, angle"),
+                   Check.at_most(_rel(compiled.effective_learning_rate, np.array(effective)), 1e-12,
+                                 f"{name}: compiled simulate vs numpy, η^e of Theorem 2")]
     return Check.all_of(checks)
 
 
