@@ -190,6 +190,7 @@ def _schemes():
             "SGD-M RT": sph.SGDMRT(0.02, momentum=0.9, weight_decay=0.1),
             "Adam": sph.Adam(0.01), "Adam+L2": sph.Adam(0.01, weight_decay=0.1),
             "Adam (eps inside sqrt)": sph.Adam(0.01, eps=1e-10, eps_inside_sqrt=True, weight_decay=0.1),
+            "Adam (eps > 0)": sph.Adam(0.01, eps=1e-3, weight_decay=0.1),
             "AdamW": sph.AdamW(0.01, weight_decay=0.1), "AdaGrad+L2": sph.AdaGrad(0.05, weight_decay=0.1),
             "AdamS": sph.AdamS(0.01, weight_decay=0.1), "AdamST": sph.AdamST(0.01, weight_decay=0.1),
             "AdamSRT": sph.AdamSRT(0.01, weight_decay=0.1), "AdamSRT (eps > 0)": sph.AdamSRT(0.01, eps=1e-3),
@@ -197,8 +198,8 @@ def _schemes():
 
 
 @claim("spherical.theorem2_one_step", "Roburin (thesis), Theorem 2, Eqs 3.21-3.35",
-       "For 16 schemes (SGD, SGD+L2, SGD-M(+L2), SGD-M RT, Adam(+L2, ε inside √), AdamW, AdaGrad+L2, AdamS/ST/SRT "
-       "(ε = 0 and ε > 0), AdaGradG, AdamG), 40 steps each on a Rayleigh loss with noise: the optimizer's x_{k+1} "
+       "For 17 schemes (SGD, SGD+L2, SGD-M(+L2), SGD-M RT, Adam(+L2, ε inside √, ε > 0 outside), AdamW, AdaGrad+L2, "
+       "AdamS/ST/SRT (ε = 0 and ε > 0), AdaGradG, AdamG), 40 steps each on a Rayleigh loss with noise: the optimizer's x_{k+1} "
        "equals r_{k+1}u_{k+1} of spherical_step (Eqs 3.24-3.25) built from (A_k, c_k, η_k^e) of its generic form "
        "(direction atol 1e-13, radius rtol 1e-12), the angle between u_k and u_{k+1} is arctan(η^e‖c⊥‖) (atol "
        "1e-13), and u_{k+1} = Exp_{u_k}(−arctan(η^e‖c⊥‖)c⊥/‖c⊥‖) (atol 1e-13). The compiled simulate of each "
