@@ -409,7 +409,8 @@ def unbalanced_closed_form():
 @claim("linear_networks.opposite_sign_never_learns", "Pezeshki (thesis), Eq 2.2.18",
        "A balanced start with a0 = −b0 stays at u <= 0 and creeps to the saddle (|u(40)| <= 1e-12; integrated flow "
        "and closed form agree to 1e-8), mode_strength rejects u0 < 0, while an unbalanced start with u0 < 0 "
-       "converges to s (to 1e-8 at t = 40).", "theorem")
+       "converges to s (to 1e-8 at t = 40), also when a0 = 1e-150, b0 = −a0(1 + 1e-15) leave c = |a0² − b0²| "
+       "subnormal (mode_strength_unbalanced at t = inf equals s exactly).", "theorem")
 def opposite_sign_never_learns():
     t = np.linspace(0.0, 40.0, 401)
     u = ln.scalar_mode_flow(t, 1.0, 0.5, -0.5).mode_strength
@@ -420,7 +421,11 @@ def opposite_sign_never_learns():
     except ValueError:
         accepted = 0
     learns = abs(ln.scalar_mode_flow(t, 1.0, 0.5, -0.3).mode_strength[-1] - 1.0)
-    return Check.all_of([Check.at_most(float(u.max()), 0.0, "a = −b: largest u along the flow"),
+    # c > 0 makes u = s the only attracting fixed point, however small c is; here c ~ 2e-315 and the closed
+    # form's w0 − w− underflows to 0
+    tiny_c = abs(float(ln.mode_strength_unbalanced(np.inf, 1.0, 1e-150, -1e-150 * (1 + 1e-15))) - 1.0)
+    return Check.all_of([Check.at_most(tiny_c, 0.0, "a0 = 1e-150, b0 = −a0(1 + 1e-15): |u(inf) − s|"),
+                         Check.at_most(float(u.max()), 0.0, "a = −b: largest u along the flow"),
                          Check.at_most(abs(u[-1]), 1e-12, "a = −b: |u(40)|"),
                          Check.at_most(np.abs(u - closed).max(), 1e-8, "a = −b: flow vs closed form"),
                          Check.at_most(accepted, 0, "mode_strength accepted u0 < 0"),
@@ -543,7 +548,9 @@ def loss_mode_decomposition(run):
        "an integrated scalar chain a_1...a_D from a balanced start for D = 3, 4, 6 (1e-9 relative; integrators at "
        "rtol 1e-13), through the whole transition (every mode reaches 0.99 s); deep_mode_curve, integrated decade "
        "by decade, gives the chain's values on log-spaced times from t = 0.5 (1e-8 relative: its pieces restart "
-       "the integration).", "identity")
+       "the integration); and a stiff mode (s = 100, D = 2, t to 1e3: DOP853 gives up and rosenbrock23 with the "
+       "analytic Jacobian finishes) reproduces (2.2.22) to 1e-8 relative (100 times the integrator's rtol 1e-10, "
+       "observed 2e-9).", "identity")
 def deep_mode_ode():
     # rtol 1e-13 and an atol far below u0: the relative error of a mode that grows by 1e4 is then
     # ~1e-12 (observed <= 6e-12); at the defaults (atol 1e-14 against u0 ~ 1e-6) it is ~1e-9.
@@ -565,6 +572,12 @@ def deep_mode_ode():
         reference = ln.deep_chain_strength(np.concatenate([[0.0], late]), 1.5, np.full(depth, a0), **tol)[1:]
         checks.append(Check.at_most(_rel(curve, reference), 1e-8, f"deep_mode_curve, D = {depth}, t from 0.5"))
     checks.append(Check.at_least(min(learned), 0.99, "smallest u(40)/s"))
+    # |∂u'/∂u| = 2s = 200 at u = s: DOP853 would need ~7e4 steps to reach t = 1e3 and hands over to rosenbrock23,
+    # the only integrator that evaluates the Jacobian
+    stiff_t = np.concatenate([[0.0], np.geomspace(1e-3, 1e3, 50)])
+    stiff = ln.deep_mode_strength(stiff_t, 100.0, 1e-4, 2, rtol=1e-10)
+    checks.append(Check.at_most(_rel(stiff, ln.mode_strength(stiff_t, 100.0, 1e-4)), 1e-8,
+                                "stiff D = 2 (s = 100, t to 1e3) vs sigmoid"))
     return Check.all_of(checks, f"u(40)/s = {np.round(learned, 4)}")
 
 
@@ -824,7 +837,9 @@ def _finite_size_bias_ladders(rng, t, count=1000):
        "finite-size E_g(∞) tends to the high-dimensional asymptote at rate −1 in N (E[tr (X Xᵀ)⁻¹]/N = "
        "1/(α − 1) + O(1/N) for α > 1, and likewise for α < 1) on the ladder N = 100·2^k, k = 0 … 5, at α = 2 and 0.5 "
        "(fitted log–log slope within Student's t (1e-3) times its standard error, plus a slack of 0.01 for the "
-       "O(1/N²) bend, of −1).", "limit", stochastic=True)
+       "O(1/N²) bend, of −1); at the edges of its domain, N = P + 2 and P = N + 2 (P = 50), that exact E_g(∞) equals "
+       "the inverse-Wishart formula written out here, (N − P)/N·(σ_w̄² + σ_0²) + σ_ε² P/(N − P − 1) + σ_ε² and "
+       "σ_ε²(1 + N/(P − N − 1)) (1e-14 relative, round-off).", "limit", stochastic=True)
 def long_time_limits(run):
     checks = []
     for alpha in (0.25, 0.5, 2.0, 4.0):
@@ -852,6 +867,10 @@ def long_time_limits(run):
         gaps = [abs(ln.finite_size_asymptotic_generalization_error(int(n), int(alpha * n), init_std=0.3) - limit)
                 for n in sizes]
         checks.append(_rate(sizes, gaps, -1.0, slack=0.01, detail=f"α={alpha}: exact finite-size E_g(∞) vs its limit"))
+    signal, noise, p = 1.0 + 0.3 ** 2, 0.25, 50  # teacher_std 1, init_std 0.3, noise_std 0.5
+    for n, formula in ((p + 2, 2 / (p + 2) * signal + noise * p / 1 + noise), (p - 2, noise * (1 + (p - 2) / 1))):
+        edge = ln.finite_size_asymptotic_generalization_error(n, p, init_std=0.3)
+        checks.append(Check.at_most(abs(edge / formula - 1), 1e-14, f"N={n}, P={p}: exact E_g(∞) vs formula"))
     return Check.all_of(checks)
 
 
@@ -1057,7 +1076,9 @@ def sympy_per_mode_solution():
 @claim("linear_networks.curve_quadrature_accuracy", "Pezeshki (thesis), Eq 2.3.30",
        "generalization_curve (graded Gauss–Legendre in θ) equals an adaptive scipy quad of the same E_g and E_t/P "
        "integrals to 1e-6 relative for α in {0.5, 1, 2} and t/τ up to 1e5; optimal_stopping_time equals the root of "
-       "the quad-evaluated slope dE_g/dt to 1e-4, and E_g there to 1e-7 (the accuracy the package promises).",
+       "the quad-evaluated slope dE_g/dt to 1e-4, and E_g there to 1e-7 (the accuracy the package promises); "
+       "gd_discretization_error equals the quad of the per-mode difference A(d_GD² − d²) + (σ_ε²/λ)((1 − d_GD)² − "
+       "(1 − d)²), d_GD = (1 − ηλ)^k, d = e^{−ηkλ}, at η = 0.05, k in {3, 40, 400} (1e-6 relative).",
        "identity")
 def curve_quadrature_accuracy():
     def bulk(alpha, f):
@@ -1097,6 +1118,12 @@ def curve_quadrature_accuracy():
         checks.append(Check.at_most(abs(t_opt / reference - 1), 1e-4, f"t_opt α={alpha}"))
         checks.append(Check.at_most(abs(ln.generalization_curve(t_opt, alpha, **stds).generalization_error / eg_ref - 1),
                                     1e-7, f"E_g(t_opt) α={alpha}"))
+        eta = 0.05  # η λ+ <= 1 for these α
+        for k in (3, 40, 400):
+            gd_minus_flow = bulk(alpha, lambda lam: signal * ((1 - eta * lam) ** (2 * k) - math.exp(-2 * eta * k * lam))
+                                 + noise / lam * ((1 - (1 - eta * lam) ** k) ** 2 - math.expm1(-eta * k * lam) ** 2))
+            got = ln.gd_discretization_error(k, alpha, eta, **stds)
+            checks.append(Check.at_most(abs(got / gd_minus_flow - 1), 1e-6, f"GD − flow α={alpha} k={k}"))
     return Check.all_of(checks)
 
 
