@@ -86,7 +86,9 @@ def _run(optimizer, loss, x0, n_steps):
        "finite-difference Hessian satisfies ∇²L(x)x = −∇L(x) (1e-6 relative). Both finite-difference errors fall "
        "at the rate 2 of a central difference over the ladder of relative steps h = 1e-2·2^{−j}, j = 0..4 "
        "(errors 1e-4 to 1e-7, far above the round-off ε/h): an analytic gradient or Hessian off by any fixed "
-       "amount would level the ladder off.", "identity", stochastic=True)
+       "amount would level the ladder off. A weight-normalised logistic loss on a single sample s (label t, γ = 2) "
+       "equals log(1 + e^{−m}) and its gradient −(γ/r)t(s − ⟨s,u⟩u)/(1 + e^{m}), m = tγ⟨s,u⟩, written out "
+       "(rel 1e-13, round-off).", "identity", stochastic=True)
 def lemma1_gradient_identities(run):
     rng = run.rng(101)
     checks = []
@@ -114,6 +116,16 @@ def lemma1_gradient_identities(run):
                           for h in steps]
         checks += [Check.rate(steps, grad_errors, 2.0, detail=f"{name}: finite-difference gradient, rate h²"),
                    Check.rate(steps, hessian_errors, 2.0, detail=f"{name}: finite-difference ∇²L(x)x, rate h²")]
+    # one sample: the loss and its gradient written out
+    sample, label, x = rng.standard_normal(12), -1.0, rng.standard_normal(12) * 2.0
+    single = sph.WNLogistic(sample[None, :], [label], 2.0)
+    r = np.linalg.norm(x)
+    u = x / r
+    m = label * 2.0 * (sample @ u)
+    direct = -(2.0 / r) * label * (sample - (sample @ u) * u) / (1.0 + math.exp(m))
+    checks += [Check.at_most(abs(single.value(x) / math.log1p(math.exp(-m)) - 1), 1e-13, "one sample: loss value"),
+               Check.at_most(np.abs(single.grad(x) - direct).max() / np.linalg.norm(direct), 1e-13,
+                             "one sample: gradient")]
     return Check.all_of(checks)
 
 
@@ -402,7 +414,10 @@ def exponential_lr_equivalence(run):
        "w_k − L_k <= E_k = B/r₀⁴ + (B/A) ln(1 + Ak/r₀⁴) and U_k − w_k <= (B/r₀⁴)(1 + E_k/A) (derived: w_k = r₀⁴ + "
        "Ak + BΣ_{i<k} 1/w_i; the sum against its integral misses by < 1/r₀⁴, and Σ(1/L_i − 1/w_i) <= "
        "E_k Σ 1/L_i² <= E_k/(A r₀⁴)), each up to (k + 10)·1e−15·w_k (round-off of k additions and of the "
-       "conversions).", "bound", stochastic=True)
+       "conversions). Far from float64's range (r₀ = 1e100, η = 1e200 and r₀ = 1e-100, η = 1e-200, where r₀⁴ "
+       "leaves float64; g_min = 0.5, g_max = 2; k = 0, 1, 2, 3, 10, 1e3, 1e6) both bounds equal the formula evaluated "
+       "in 50-digit mpmath to rtol 1e-12 (the logs reach |log| ≈ 1e3, so a few ulps of them are ~1e-13).", "bound",
+       stochastic=True)
 def lambda0_sandwich(run):
     rng = run.rng(109)
     d = 16
@@ -452,6 +467,21 @@ def lambda0_sandwich(run):
     squeeze_error = 1 - np.sqrt(ks - 1) * effective * math.sqrt(2) * G
     checks += [Check.rate(ks, effective, -0.5, detail="η_k^e ∝ k^(-1/2)"),
                Check.rate(ks, squeeze_error, -1.0, slack=0.02, detail="1 − √k η^e √2 G ∝ 1/k (log k term: slack 0.02)")]
+    # the bounds where r₀⁴ over- or underflows float64, against the formula in 50-digit mpmath
+    g_min, g_max, far = 0.5, 2.0, 0.0
+    ladder = np.array([0, 1, 2, 3, 10, 1000, 10 ** 6])
+    for r0, eta in ((1e100, 1e200), (1e-100, 1e-200)):
+        bounds = sph.effective_lr_bounds_sgd(eta, r0, g_min, g_max, ladder)
+        with mpmath.workdps(50):
+            e, w0, lo, hi = mpmath.mpf(eta), mpmath.mpf(r0) ** 4, mpmath.mpf(g_min), mpmath.mpf(g_max)
+            for k, lower, upper in zip(ladder.tolist(), bounds.lower, bounds.upper):
+                upper_w = w0 + 2 * e ** 2 * lo ** 2 * k
+                lower_w = (w0 + 2 * e ** 2 * hi ** 2 * k + e ** 4 * hi ** 4 / w0
+                           + (e ** 2 * hi ** 4 / (2 * lo ** 2)) * mpmath.log1p(2 * e ** 2 * lo ** 2 * (k - 1) / w0)
+                           if k >= 1 else w0)
+                far = max(far, abs(float(lower / (e / mpmath.sqrt(lower_w))) - 1),
+                          abs(float(upper / (e / mpmath.sqrt(upper_w))) - 1))
+    checks.append(Check.at_most(far, 1e-12, "effective_lr_bounds_sgd where r₀⁴ leaves float64, vs mpmath"))
     return Check.all_of(checks)
 
 
@@ -519,7 +549,10 @@ def equilibrium_closed_forms_precision():
 @claim("spherical.sgd_l2_invariant_interval", "derived in this project from Roburin (thesis), Eq 3.25",
        "SGD + L2 (η = 0.1, λ = 1e-3) with random gradient norms g_k uniform in [0.5, 2] (ratio condition "
        "(g_min/g_max)² >= (1−ρ)/ρ holds) started at a random s₀ in [L, U]: over 20000 steps s_k = r_k² stays in "
-       "[L, U] and η_k^e in sgd_l2_invariant_interval's bounds (exact; slack rtol 1e-12).", "bound",
+       "[L, U] and η_k^e in sgd_l2_invariant_interval's bounds (exact; slack rtol 1e-12). The interval is tight: "
+       "L and U are the fixed points of the squared-radius map s ↦ (1−ηλ)²s + η²g²/s at g = g_min and g_max, so a "
+       "run at the constant norm g_min from s₀ = L (g_max from s₀ = U) stays there for 500 steps, and its η^e equals "
+       "the max (min) η^e bound, to rtol 1e-12 (round-off: the fixed point attracts, |2(1−ηλ)² − 1| < 1).", "bound",
        stochastic=True)
 def sgd_l2_invariant_interval(run):
     rng = run.rng(111)
@@ -532,10 +565,19 @@ def sgd_l2_invariant_interval(run):
     trajectory = sph.simulate(sph.SGD(eta, weight_decay=lam), loss, x0, n)
     s = trajectory.radius ** 2
     effective = trajectory.effective_learning_rate
-    return Check.all_of([
-        _inside(s, interval.lower_squared_radius, interval.upper_squared_radius, 1e-12, "L <= s_k <= U"),
-        _inside(effective, interval.min_effective_learning_rate, interval.max_effective_learning_rate, 1e-12,
-                "η^e within the interval's bounds")])
+    checks = [_inside(s, interval.lower_squared_radius, interval.upper_squared_radius, 1e-12, "L <= s_k <= U"),
+              _inside(effective, interval.min_effective_learning_rate, interval.max_effective_learning_rate, 1e-12,
+                      "η^e within the interval's bounds")]
+    # tightness: each end is the fixed point of the squared-radius map at the matching constant gradient norm
+    for g, end, rate in ((0.5, interval.lower_squared_radius, interval.max_effective_learning_rate),
+                         (2.0, interval.upper_squared_radius, interval.min_effective_learning_rate)):
+        x0 = rng.standard_normal(d)
+        x0 *= math.sqrt(end) / np.linalg.norm(x0)
+        fixed = sph.simulate(sph.SGD(eta, weight_decay=lam), sph.RandomLinearLoss.stream(d, g, seed=rng), x0, 500)
+        checks += [Check.at_most(_rel(fixed.radius ** 2, end), 1e-12, f"g = {g}: s_k stays at the interval's end"),
+                   Check.at_most(_rel(fixed.effective_learning_rate, rate), 1e-12,
+                                 f"g = {g}: η^e equals the interval's η^e bound")]
+    return Check.all_of(checks)
 
 
 # ---------------------------------------------------------------- relaxation
