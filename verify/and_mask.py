@@ -8,6 +8,7 @@ or real masked-GD runs. Stochastic claims draw every seed through the run contex
 bounds z_m = Φ⁻¹(1 − 0.5e-4/m) on m standardised differences (family-wise level 1e-4), with the theoretical
 standard error where one exists (keep probabilities) and the sample standard error otherwise.
 """
+import itertools
 import math
 from fractions import Fraction
 
@@ -1077,11 +1078,24 @@ def patchwork_sigmoid():
 
 
 # ------------------------------------------------------------------------------------------------ code variants
+def _exact_temporal_keep(snr, beta, threshold, k):
+    """P(|a_k| >= τ) for the sign EMA a_j = βa_{j−1} + (1 − β)sign(g_j), a_0 = 0, g_j ~ N(snr, 1) i.i.d., summed over
+    the 2^k sign sequences (each with probability p^{#+}(1 − p)^{#−}, p = Φ(snr))."""
+    p = float(stats.norm.cdf(snr))
+    signs = np.array(list(itertools.product((1.0, -1.0), repeat=k)))
+    a = np.zeros(len(signs))
+    for j in range(k):
+        a = beta * a + (1.0 - beta) * signs[:, j]
+    plus = (signs > 0).sum(axis=1)
+    return float(np.sum((p ** plus * (1.0 - p) ** (k - plus))[np.abs(a) >= threshold]))
+
+
 @claim("and_mask.temporal_ema_mc",
        "Parascandolo et al. 2021, Algorithm 1, Table 3 (the moments are derived in this project)",
        "For the sign EMA of the temporal AND-mask (a_0 = 0; 2e5 chains of 60 steps; s in {0, 0.5}; β in {0.79, 0.5}), "
        "the Monte Carlo mean of a_k and its variance at k in {1, 5, 20, 60} match (2p − 1)(1 − β^k) and "
-       "4p(1−p)(1−β)(1−β^{2k})/(1+β) of sign_ema_moments (stationary: 4p(1−p)(1−β)/(1+β)); tolerance: Bonferroni z "
+       "4p(1−p)(1−β)(1−β^{2k})/(1+β) of sign_ema_moments (stationary: 4p(1−p)(1−β)/(1+β)), and its keep probability "
+       "P(|a_k| >= τ = 0.36) at k in {5, 10} the exact sum over the 2^k sign sequences; tolerance: Bonferroni z "
        "with sample standard errors (of the mean, and of the variance from the fourth central moment). Rate: over "
        "n = 500, 1000, ..., 64000 chains of 20 steps (8 batches each; (s, β) in {(0, 0.79), (0.5, 0.5)}, k in {5, "
        "20}), the root-mean-square error of the mean and the variance of a_k, in units of their per-chain standard "
@@ -1097,6 +1111,10 @@ def temporal_ema_mc(run):
                 rows.append((sim.ema_mean[k - 1], theory.mean, sim.ema_mean_se[k - 1], f"mean s={s} β={beta} k={k}"))
                 rows.append((sim.ema_variance[k - 1], theory.variance, sim.ema_variance_se[k - 1],
                              f"variance s={s} β={beta} k={k}"))
+            for k in (5, 10):  # P(|a_k| >= τ), exactly, over the 2^k sign sequences; the binomial SE at it
+                exact = _exact_temporal_keep(s, beta, 0.36, k)
+                rows.append((sim.keep_probability[k - 1], exact, math.sqrt(exact * (1 - exact) / sim.n_chains),
+                             f"keep s={s} β={beta} k={k}"))
     stationary = am.sign_ema_moments(0.0, 0.79, np.inf).variance
     closed = 4 * 0.25 * 0.21 / 1.79
 
