@@ -415,7 +415,8 @@ def exponential_lr_equivalence(run):
        "Ak + BΣ_{i<k} 1/w_i; the sum against its integral misses by < 1/r₀⁴, and Σ(1/L_i − 1/w_i) <= "
        "E_k Σ 1/L_i² <= E_k/(A r₀⁴)), each up to (k + 10)·1e−15·w_k (round-off of k additions and of the "
        "conversions). Far from float64's range (r₀ = 1e100, η = 1e200 and r₀ = 1e-100, η = 1e-200, where r₀⁴ "
-       "leaves float64; g_min = 0.5, g_max = 2; k = 0, 1, 2, 3, 10, 1e3, 1e6) both bounds equal the formula evaluated "
+       "leaves float64; g_min = 0.5, g_max = 2; r₀ = 1e-80, where r₀⁴ is subnormal, with η = 3, g = 1e-150..1e-120; "
+       "r₀ = 1e-79 with η = 1, g = 1..2; k = 0, 1, 2, 3, 10, 1e3, 1e6) both bounds equal the formula evaluated "
        "in 50-digit mpmath to rtol 1e-12 (the logs reach |log| ≈ 1e3, so a few ulps of them are ~1e-13).", "bound",
        stochastic=True)
 def lambda0_sandwich(run):
@@ -468,9 +469,11 @@ def lambda0_sandwich(run):
     checks += [Check.rate(ks, effective, -0.5, detail="η_k^e ∝ k^(-1/2)"),
                Check.rate(ks, squeeze_error, -1.0, slack=0.02, detail="1 − √k η^e √2 G ∝ 1/k (log k term: slack 0.02)")]
     # the bounds where r₀⁴ over- or underflows float64, against the formula in 50-digit mpmath
-    g_min, g_max, far = 0.5, 2.0, 0.0
+    far = 0.0
     ladder = np.array([0, 1, 2, 3, 10, 1000, 10 ** 6])
-    for r0, eta in ((1e100, 1e200), (1e-100, 1e-200)):
+    # the last two: r₀⁴ subnormal, and η⁴g⁴ underflowing, where the direct sums are finite but inexact
+    for r0, eta, g_min, g_max in ((1e100, 1e200, 0.5, 2.0), (1e-100, 1e-200, 0.5, 2.0), (1e-80, 3.0, 1e-150, 1e-120),
+                                  (1e-79, 1.0, 1.0, 2.0)):
         bounds = sph.effective_lr_bounds_sgd(eta, r0, g_min, g_max, ladder)
         with mpmath.workdps(50):
             e, w0, lo, hi = mpmath.mpf(eta), mpmath.mpf(r0) ** 4, mpmath.mpf(g_min), mpmath.mpf(g_max)

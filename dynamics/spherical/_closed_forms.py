@@ -247,9 +247,13 @@ def effective_lr_bounds_sgd(learning_rate: float, r0: float, g_min: float, g_max
         lower_w = w0 + 2.0 * eta_ * eta_ * g_max_ * g_max_ * k + eta_ ** 4 * g_max_ ** 4 / w0 + tail
         lower_w = np.where(k == 0, w0, lower_w)
         lower, upper = eta_ / np.sqrt(lower_w), eta_ / np.sqrt(upper_w)
-        # Where a power (r0⁴, η⁴G⁴, ...) leaves float64 although the bounds do not, the same sums in log space
-        # (relative error ~1e-13).
-        direct = np.isfinite(lower) & np.isfinite(upper) & (lower > 0) & (upper > 0) & np.isfinite(w0) & (w0 > 0)
+        # Where a power (r0⁴, η⁴G⁴, ...) leaves float64, or is subnormal and so inexact, although the bounds do not,
+        # the same sums in log space (relative error ~1e-13).
+        tiny = np.finfo(np.float64).tiny
+        powers = (w0, eta_ * eta_ * g_min_ * g_min_, eta_ ** 4 * g_max_ ** 4,
+                  eta_ * eta_ * g_max_ ** 4 / (g_min_ * g_min_))
+        exact = all(np.isfinite(x) and x >= tiny for x in powers)
+        direct = np.isfinite(lower) & np.isfinite(upper) & (lower > 0) & (upper > 0) & exact
         if not np.all(direct):
             log_lower, log_upper = _log_effective_lr_bounds(eta, r0, g_min, g_max, k)
             lower, upper = np.where(direct, lower, np.exp(log_lower)), np.where(direct, upper, np.exp(log_upper))
