@@ -15,10 +15,11 @@ killed mutant costs its cheapest killing claim, not the whole theory. numba's di
 but the mutated one. Each finished mutant is appended to ``--results`` (JSON lines), so an interrupted campaign
 resumes where it stopped.
 
-A survivor of the claims then runs against its module's doctests and the unit tests of its theory that name its
-function (``tests/test_<theory>.py -k <function>``); the report gives both kill rates. A person's reading of each survivor (``equivalent``: no result a user
-can obtain changes, or ``gap``) is kept in ``tools/mutation_verdicts.json`` and quoted by the report, whose headline
-rate counts only the mutants that change results.
+A person's reading of each survivor (``equivalent``: no result a user can obtain changes; ``slow``: a slow claim
+kills it; ``closed``: a claim was made strict for it, and ``--rerun-survivors`` runs it again; ``gap``) is kept in
+``tools/mutation_verdicts.json`` and quoted by the report, whose headline rate counts only the mutants that change
+results. The gaps then run against their module's doctests and the unit tests of their theory that name their
+function (``tests/test_<theory>.py -k <function>``).
 
 Not part of the test suite (tens of seconds per mutant on 2 cores). Usage::
 
@@ -35,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -130,9 +132,28 @@ def worker(theory, order, fail_fast):
                 break
 
 
+def _environment(tree):
+    """The subprocess environment: ``tree`` first on the path, one thread for BLAS, OpenMP and numba."""
+    return dict(os.environ, PYTHONPATH=str(tree), DYNAMICS_COMPILE_NOTICE="0", OMP_NUM_THREADS="1",
+                OPENBLAS_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
+
+
+@contextmanager
+def mutated_copy(path, site, packages=("dynamics", "verify")):
+    """A temporary copy of ``packages`` (and pyproject.toml) with the mutant planted and the mutated package's numba
+    caches removed."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        for package in packages:
+            shutil.copytree(ROOT / package, tmp / package, copy_function=shutil.copy2)
+        shutil.copy2(ROOT / "pyproject.toml", tmp / "pyproject.toml")
+        plant(tmp, path, site)
+        stale_numba_caches(tmp / path.relative_to(ROOT))
+        yield tmp
+
+
 def _run_claims(tree, theory, order, fail_fast, timeout):
-    env = dict(os.environ, PYTHONPATH=str(tree), DYNAMICS_COMPILE_NOTICE="0", OMP_NUM_THREADS="1",
-               OPENBLAS_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
+    env = _environment(tree)
     command = [sys.executable, str(Path(__file__).resolve()), "--worker", theory, "--order", ",".join(order)]
     if fail_fast:
         command.append("--fail-fast")
@@ -154,12 +175,7 @@ def baseline(theory, timeout):
 def run_mutant(args):
     theory, path, site, order, timeout = args
     start = time.perf_counter()
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
-        for package in ("dynamics", "verify"):
-            shutil.copytree(ROOT / package, tmp / package, copy_function=shutil.copy2)
-        plant(tmp, path, site)
-        stale_numba_caches(tmp / path.relative_to(ROOT))
+    with mutated_copy(path, site) as tmp:
         try:
             rows, code, stderr = _run_claims(tmp, theory, order, True, timeout)
         except subprocess.TimeoutExpired:
@@ -189,15 +205,8 @@ def run_tests(args):
     (``tests/test_<theory>.py``) that name its function, on a copy of the project; the first failing test id, or ""
     if they all pass. (The whole test files would take minutes per survivor.)"""
     theory, path, site, timeout = args
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
-        for package in ("dynamics", "verify", "tests"):
-            shutil.copytree(ROOT / package, tmp / package, copy_function=shutil.copy2)
-        shutil.copy2(ROOT / "pyproject.toml", tmp / "pyproject.toml")
-        plant(tmp, path, site)
-        stale_numba_caches(tmp / path.relative_to(ROOT))
-        env = dict(os.environ, PYTHONPATH=str(tmp), DYNAMICS_COMPILE_NOTICE="0", OMP_NUM_THREADS="1",
-                   OPENBLAS_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
+    with mutated_copy(path, site, ("dynamics", "verify", "tests")) as tmp:
+        env = _environment(tmp)
         command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", str(path.relative_to(ROOT))]
         name = enclosing_function(path, site[0]).strip("_")
         if name:  # the module's doctests (its stem) and the theory's tests that name the function
@@ -239,12 +248,12 @@ def main(argv=None):
     rng = random.Random(args.seed)
     chosen = rng.sample(candidates, min(args.mutants, len(candidates)))
     results_path = Path(args.results)
-    done = {}
+    done, verdicts = {}, load_verdicts()
     if results_path.exists():
         for line in results_path.read_text().splitlines():
             row = json.loads(line)
             if not (args.rerun_survivors and row["outcome"] == "survived"
-                    and load_verdicts().get(row["key"], {}).get("verdict") == "closed"):
+                    and verdicts.get(row["key"], {}).get("verdict") == "closed"):
                 done[row["key"]] = row
     todo = [(t, p, s) for t, p, s in chosen if _key(p, s) not in done]
     orders = {}
@@ -264,7 +273,7 @@ def main(argv=None):
             done[key] = row
             sink.write(json.dumps(row) + "\n")
             sink.flush()
-    verdicts = load_verdicts()  # the survivors a person read as equivalent, or a slow claim kills, need no tests
+    # the survivors a person read as equivalent, or that a slow claim kills, need no tests
     untested = [] if args.no_tests else [
         (t, p, s) for t, p, s in chosen if done[_key(p, s)]["outcome"] == "survived"
         and "tests_killer" not in done[_key(p, s)]
