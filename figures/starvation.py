@@ -1,6 +1,6 @@
 """Figures of gradient starvation: the Fig 6 toy trajectories, the Legendre illustration (Fig 8), the
 starvation map of z_2* over (s_1, δ), the accuracy of the Eq 10 and perturbative forms, and the two-moons
-boundaries of Fig 1 (from the torch simulations of :mod:`dynamics.starvation.torch_training`)."""
+boundaries of Fig 1 (from the compiled :func:`dynamics.starvation.train_two_moons`)."""
 import numpy as np
 
 from dynamics._lazy import lazy_module
@@ -123,16 +123,14 @@ def starvation_map(s2=2.0, weight_decay=0.01, deltas=(-0.5, 0.1, 0.3, 0.5, 0.6),
 
 
 @figure("starvation.two_moons", f"{P} Fig 1 a-d, App. B.2",
-        "Two moons, two-layer ReLU net (500 hidden), trained by the torch simulation on CPU (SGD learning rate 1e-2, "
-        "momentum 0.9, weight decay 2e-4, 2000 full-batch steps, 3 seeds; panels a-c show seed 0, blue and orange "
+        "Two moons, two-layer ReLU net (500 hidden), trained by the compiled trainer, which agrees with the torch "
+        "simulation to round-off (SGD learning rate 1e-2, momentum 0.9, weight decay 2e-4, 2000 full-batch steps, 3 seeds; panels a-c show seed 0, blue and orange "
         "are the two classes). (a) Δ = -0.1, not separable: curved boundary; (b) Δ = +0.1, separable by a small "
         "margin: the boundary runs along the horizontal feature only; (c) Δ = +0.1 with SD (0.003·mean ŷ²): curved, "
         "larger margin. (d) |z_1| (solid) and |z_6| (dashed) along the NTK-at-init eigen-directions during training, "
         "seed means, one colour and marker per run: separability inflates z_1 and starves z_6; SD reverses both.")
-def two_moons(n_steps=2000, seeds=(0, 1, 2), hidden=500, device="cpu"):
-    from dynamics.starvation.torch_training import train_two_moons
-
-    result = train_two_moons(device=device, seeds=seeds, n_steps=n_steps, hidden=hidden, record_every=50)
+def two_moons(n_steps=2000, seeds=(0, 1, 2), hidden=500):
+    result = gs.train_two_moons(seeds=seeds, n_steps=n_steps, hidden=hidden, record_every=50)
     fig, axes = new_figure(1, 4, width=14.0, height=3.6)
     every_x = np.concatenate([d.X for d in result.data])
     low, high = every_x.min(axis=0) - 0.15, every_x.max(axis=0) + 0.15

@@ -172,7 +172,9 @@ STRATEGIES = {
     "params": st.sampled_from([np.array([0.0, 1.0]), np.zeros(0)]), "printed": BOOL, "s1": ARRAY,
     "s2": POSITIVE, "z0": SIGNED_ARRAY, "theta0": SIGNED_ARRAY, "margin": st.one_of(st.floats(-1.0, 1.0), FLOAT),
     "loss": st.one_of(WORDS, spherical_losses()), "feature": SMALL_INT, "relative_step": FRACTION,
-    "dual_learning_rate": POSITIVE,
+    "dual_learning_rate": POSITIVE, "hidden": SMALL_INT,
+    "runs": st.sampled_from([(("Δ = +0.1", 0.1, 0.0),), (("SD", 0.1, 0.006), ("Δ = -0.1", -0.1, 0.0)), (),
+                             (("SD", 0.1, -1.0),), (("wide", 2.0, 0.0),), ("runs",)]),
     # AND-mask
     "env_axis": st.sampled_from([0, 1, -1, -2, 2, True, 0.5, "x"]),
     "grads": matrices(), "agreement_threshold": FRACTION, "n_agree": SMALL_INT, "n_envs": SIZE, "snr": FLOAT,

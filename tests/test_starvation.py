@@ -103,6 +103,16 @@ BAD_CALLS = [
     ("exact", lambda: gs.integrate_dual(U_TOY, S_TOY, [1.0], weight_decay=0.1, exact=None)),
     ("printed", lambda: gs.linearised_fixed_point(U_TOY, S_TOY, 0.1, printed=1)),
     ("seed", lambda: gs.two_moons(seed="zero")),
+    ("seeds", lambda: gs.train_two_moons(seeds=(), n_steps=1, hidden=4)),
+    ("runs", lambda: gs.train_two_moons(seeds=(0,), runs=(), n_steps=1, hidden=4)),
+    ("output_penalty", lambda: gs.train_two_moons(seeds=(0,), runs=[("SD", 0.1, -1.0)], n_steps=1, hidden=4)),
+    ("hidden", lambda: gs.train_two_moons(seeds=(0,), n_steps=1, hidden=0)),
+    ("n_steps", lambda: gs.train_two_moons(seeds=(0,), n_steps=-1, hidden=4)),
+    ("record_every", lambda: gs.train_two_moons(seeds=(0,), n_steps=1, hidden=4, record_every=0)),
+    ("momentum", lambda: gs.train_two_moons(seeds=(0,), n_steps=1, hidden=4, momentum=1.0)),
+    ("weight_decay", lambda: gs.train_two_moons(seeds=(0,), n_steps=1, hidden=4, weight_decay=-1e-3)),
+    ("learning_rate", lambda: gs.train_two_moons(seeds=(0,), n_steps=1, hidden=4, learning_rate=0.0)),
+    ("learning_rate", lambda: gs.train_two_moons(seeds=(0,), n_steps=400, hidden=64, learning_rate=1e3)),
 ]
 
 

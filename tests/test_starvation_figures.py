@@ -1,6 +1,5 @@
 """The starvation figures plot what dynamics.starvation computes: each test rebuilds a figure (at small sizes where
 its keyword parameters allow) and compares the data held by its axes with a fresh call of the library."""
-import importlib.util
 
 import numpy as np
 import pytest
@@ -86,12 +85,9 @@ def test_approximation_error_holds_the_gaps():
     assert np.all(reference > first)  # the δ² reference line lies above the data, not on it
 
 
-@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="needs torch")
-def test_two_moons_holds_the_torch_training():
-    from dynamics.starvation.torch_training import train_two_moons
-
+def test_two_moons_holds_the_compiled_training():
     fig = figs.two_moons(n_steps=20, seeds=(0, 1), hidden=16)
-    result = train_two_moons(device="cpu", seeds=(0, 1), n_steps=20, hidden=16, record_every=50)
+    result = gs.train_two_moons(seeds=(0, 1), n_steps=20, hidden=16, record_every=50)
     panels = fig.axes
     for k in range(3):
         X = result.data[2 * k].X

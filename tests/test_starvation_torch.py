@@ -75,3 +75,41 @@ def test_two_moons_runs_of_one_seed_share_data_noise_and_initialisation():
     # at step 0 every run of one seed has the same initial weights, hence the same NTK and |z| up to the data shift
     initial = tt.train_two_moons(device="cpu", seeds=(7,), n_steps=0, hidden=8)
     np.testing.assert_array_equal(initial.params[0][0], initial.params[0][1])
+
+
+def _autograd_loop(seeds, n_steps, hidden, learning_rate=1e-2, momentum=0.9, weight_decay=2e-4):
+    """The textbook route, one model at a time: nn.Linear layers, autograd and torch.optim.SGD, from the data and
+    initialisation of an untrained run. Returns the trained parameters stacked run-major like train_two_moons."""
+    start = gs.train_two_moons.uncached(seeds=seeds, n_steps=0, hidden=hidden)
+    penalties = [run.output_penalty for run in start.runs for _ in seeds]
+    trained = []
+    for b, (penalty, (X, y)) in enumerate(zip(penalties, start.data)):
+        net = torch.nn.Sequential(torch.nn.Linear(2, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, 1)).double()
+        with torch.no_grad():
+            for param, value in zip(net.parameters(), (p[b] for p in start.params)):
+                param.copy_(torch.as_tensor(value).reshape(param.shape))
+        X, y = torch.as_tensor(X), torch.as_tensor(y)
+        optimiser = torch.optim.SGD(net.parameters(), lr=learning_rate, momentum=momentum, weight_decay=weight_decay)
+        for _ in range(n_steps):
+            optimiser.zero_grad()
+            logits = net(X)[:, 0]
+            (torch.nn.functional.softplus(-y * logits).mean() + 0.5 * penalty * (logits ** 2).mean()).backward()
+            optimiser.step()
+        trained.append([p.detach().numpy().reshape(shape) for p, shape in
+                        zip(net.parameters(), ((hidden, 2), (hidden,), (hidden,), ()))])
+    return [np.array([t[k] for t in trained]) for k in range(4)]
+
+
+def test_batched_two_moons_trainers_match_a_loop_of_autograd_models():
+    """The stacked torch model with its closed-form backward pass, and the compiled trainer, both equal a loop of
+    separately trained nn.Linear nets (autograd, torch.optim.SGD) up to float round-off."""
+    reference = _autograd_loop((3, 4), n_steps=25, hidden=16)
+    for trainer in (lambda **kw: tt.train_two_moons.uncached(device="cpu", **kw), gs.train_two_moons.uncached):
+        out = trainer(seeds=(3, 4), n_steps=25, hidden=16, record_every=5)
+        for got, expected in zip(out.params, reference):
+            np.testing.assert_allclose(got, expected, rtol=0, atol=1e-13 * np.abs(expected).max())
+    # and the two batched trainers record the same |z| and input-gradient ratios
+    fast = gs.train_two_moons.uncached(seeds=(3, 4), n_steps=25, hidden=16, record_every=5)
+    simulated = tt.train_two_moons.uncached(device="cpu", seeds=(3, 4), n_steps=25, hidden=16, record_every=5)
+    np.testing.assert_allclose(fast.z, simulated.z, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(fast.gradient_ratio, simulated.gradient_ratio, rtol=1e-12)

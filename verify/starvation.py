@@ -793,3 +793,14 @@ planted_bug("dual ascent step averaged over the examples", "dynamics/starvation/
             "min(max(a[i] + learning_rate * grad[i], clamp), 1.0 - clamp)",
             "min(max(a[i] + learning_rate * grad[i] / n, clamp), 1.0 - clamp)",
             ("starvation.primal_dual_trajectories", "starvation.gd_follows_flow"))
+# The compiled two-moons trainer without weight decay on w₂ (the term is easy to drop from the one update that has no
+# w₂ factor): λ·w₂ is 2e-4 of w₂ per step, so after 300 steps the weights part from the torch simulation's by far more
+# than the round-off bound of the agreement check (1e-11).
+planted_bug("two-moons trainer drops weight decay on w2", "dynamics/starvation/_kernels.py",
+            "mw[h] = momentum * mw[h] + (gw[h] + weight_decay * v[h])", "mw[h] = momentum * mw[h] + gw[h]",
+            ("starvation.two_moons_trainers_agree",))
+# The torch simulation's closed-form backward pass through the ReLU with the activation in place of its derivative
+# (a for 1[a > 0]).
+planted_bug("two-moons torch backward pass uses the activation as the ReLU's derivative",
+            "dynamics/starvation/torch_training.py", "torch.sign(act)", "act",
+            ("starvation.two_moons_trainers_agree",))

@@ -39,7 +39,7 @@ from ._results import (Dataset, DualGDTrajectory, DualTrajectory, Features, Fixe
                        MoonsRun, ParameterTrajectory, PrimalTrajectory, SpectralDecouplingPoint, ToyBatch,
                        ToyConfiguration, ToyTrajectories, ToyTraining, TwoMoonsTraining, WideNetComparison)
 from ._setups import (MOONS_RUNS, TOY, approximation_gap, first_order_error, linearisation_error, make_moons,
-                      random_linear_model, toy_batch, toy_trajectories, two_moons)
+                      random_linear_model, toy_batch, toy_trajectories, train_two_moons, two_moons)
 
 __all__ = [
     # results (the torch layer's included)
@@ -57,5 +57,5 @@ __all__ = [
     "primal_gd_theta", "primal_gd_z", "primal_optimum",
     # set-ups: the sources' configurations, data and experiment drivers
     "MOONS_RUNS", "TOY", "approximation_gap", "first_order_error", "linearisation_error", "make_moons",
-    "random_linear_model", "toy_batch", "toy_trajectories", "two_moons",
+    "random_linear_model", "toy_batch", "toy_trajectories", "train_two_moons", "two_moons",
 ]

@@ -8,7 +8,9 @@ them are in the topic modules).
   and the (s_1, δ) sweep of the Eq 15 coupling (Theorem 2) in ``prange``;
 * the margin root z(1 + e^z) = r (exact uncoupled response, Spectral Decoupling's Eq 18);
 * primal gradient descent in feature coordinates (Eq 5 or Eq 17 mapped through z = SVᵀθ) and the authors' dual gradient
-  ascent on Eq 8.
+  ascent on Eq 8;
+* the two-moons nets of Fig 1 (App. B.2): full-batch SGD with momentum and weight decay, the forward and backward
+  passes fused per sample, one net per ``prange`` iteration.
 
 A dual problem is a parameter array ``params = [mode, Q.ravel()]`` (cross-entropy, Q = K for Eq 9 or A = K + I for
 Eq 10) or ``[mode, 1/a]`` (Spectral Decoupling), with ``mode`` one of the codes below.
@@ -267,3 +269,73 @@ def dual_ascent_steps(K, alpha0, learning_rate, n_steps, clamp):
             grad[i] += math.log1p(-a[i]) - math.log(a[i])
             alpha[k + 1, i] = min(max(a[i] + learning_rate * grad[i], clamp), 1.0 - clamp)
     return alpha
+
+
+# ---------------------------------------------------------------- the two-moons nets (Fig 1, App. B.2)
+@nb.njit(cache=True)
+def moons_logits(X, wh, wv, b1, w2, b2, out):
+    """out[i] = w₂ᵀ relu(W₁ x_i + b₁) + b₂ for one net, W₁ given by its columns (wh, wv) (X (n, 2))."""
+    for i in range(X.shape[0]):
+        x0, x1 = X[i, 0], X[i, 1]
+        s = b2
+        for h in range(w2.shape[0]):
+            s += w2[h] * max(wh[h] * x0 + wv[h] * x1 + b1[h], 0.0)
+        out[i] = s
+
+
+@nb.njit(cache=True, parallel=True)
+def moons_sgd(X, y, penalty, W1, b1, w2, b2, n_steps, record_steps, learning_rate, momentum, weight_decay, logits):
+    """Full-batch SGD on mean softplus(-yŷ) + (a/2)·mean ŷ² for each net b (torch.optim.SGD's update: d = ∇ + λθ,
+    buffer = d on the first step and μ·buffer + d after, θ -= η·buffer). Updates the parameters in place and writes
+    ŷ at the steps ``record_steps`` (ascending, the last = n_steps) into ``logits`` (r, B, n)."""
+    B, n = y.shape
+    H = w2.shape[1]
+    for b in nb.prange(B):
+        # this net's parameters, gradients and momentum buffers (zero, so the first step's buffer is its d) as contiguous vectors over the hidden units
+        wh, wv, c, v, c2 = W1[b, :, 0].copy(), W1[b, :, 1].copy(), b1[b].copy(), w2[b].copy(), b2[b]
+        gh, gv, gc, gw = np.empty(H), np.empty(H), np.empty(H), np.empty(H)
+        mh, mv, mc, mw = np.zeros(H), np.zeros(H), np.zeros(H), np.zeros(H)
+        m2 = 0.0
+        out = np.empty(n)
+        record = 0
+        for step in range(n_steps + 1):
+            if step == record_steps[record]:
+                moons_logits(X[b], wh, wv, c, v, c2, logits[record, b])
+                record += 1
+            if step == n_steps:
+                break
+            moons_logits(X[b], wh, wv, c, v, c2, out)
+            gh[:] = 0.0
+            gv[:] = 0.0
+            gc[:] = 0.0
+            gw[:] = 0.0
+            g2 = 0.0
+            for i in range(n):
+                # n ∂loss/∂ŷ_i = -y σ(-yŷ) + a ŷ
+                g = (penalty[b] * out[i] - y[b, i] / (1.0 + math.exp(y[b, i] * out[i]))) / n
+                g2 += g
+                x0, x1 = X[b, i, 0], X[b, i, 1]
+                for h in range(H):  # branch-free, so that it vectorises
+                    pre = wh[h] * x0 + wv[h] * x1 + c[h]
+                    gate = g if pre > 0.0 else 0.0
+                    gw[h] += g * max(pre, 0.0)
+                    gh[h] += gate * x0
+                    gv[h] += gate * x1
+                    gc[h] += gate
+            for h in range(H):
+                # layer 1's gradient carries w₂ from before this step's update
+                mh[h] = momentum * mh[h] + (v[h] * gh[h] + weight_decay * wh[h])
+                mv[h] = momentum * mv[h] + (v[h] * gv[h] + weight_decay * wv[h])
+                mc[h] = momentum * mc[h] + (v[h] * gc[h] + weight_decay * c[h])
+                mw[h] = momentum * mw[h] + (gw[h] + weight_decay * v[h])
+                wh[h] -= learning_rate * mh[h]
+                wv[h] -= learning_rate * mv[h]
+                c[h] -= learning_rate * mc[h]
+                v[h] -= learning_rate * mw[h]
+            m2 = momentum * m2 + (g2 + weight_decay * c2)
+            c2 -= learning_rate * m2
+        W1[b, :, 0] = wh
+        W1[b, :, 1] = wv
+        b1[b] = c
+        w2[b] = v
+        b2[b] = c2

@@ -18,19 +18,26 @@ drivers that figures, claims, notebooks and cross-checks share.
   3. ``X[:,1] = -y±|X[:,1]|``, then X[:,1] -= y±Δ, so that -y±·X[:,1] >= Δ.
   4. The columns are swapped: x_h = X[:,0] is the coordinate along which the classes are separable with
      margin Δ (Δ > 0) or overlap by ``2|Δ|`` (Δ < 0); x_v is the curved, "vertical" coordinate.
+
+  :func:`~dynamics.starvation.train_two_moons` trains Fig 1's nets (every run and seed at once, compiled); the torch
+  simulation of the same training, :func:`dynamics.starvation.torch_training.train_two_moons`, shares its data,
+  initialisation and NTK directions and is held to it by the claim ``starvation.two_moons_trainers_agree``.
 """
-from typing import Optional, Union
+import math
+from typing import Optional, Sequence, Union
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dynamics.numerics import (haar_orthogonal, require_array_in_range, require_bool, require_in_range,
-                               require_integer, rng_from)
+from dynamics.numerics import (disk_cache, haar_orthogonal, require_array_in_range, require_bool, require_in_range,
+                               require_integer, require_positive, rng_from)
 from ._checks import require_delta, require_strengths
 from ._dynamics import dual_gd, primal_gd_z
 from ._fixed_points import (coupling_matrix, dual_fixed_point, exact_uncoupled_response, feature_response,
                             first_order_response, lambert_fixed_point, linearised_fixed_point, sd_fixed_point)
-from ._results import (Dataset, LinearModel, MoonsRun, ToyBatch, ToyConfiguration, ToyTrajectories)
+from ._kernels import moons_sgd
+from ._results import (Dataset, LinearModel, MoonsRun, ToyBatch, ToyConfiguration, ToyTrajectories,
+                       TwoMoonsTraining)
 
 #: The toy of Fig 6 (App. B.1, the authors' toy code): δ = 0.5, s_1 = 2..6, s_2 = 2, λ = 0.01, a = 0.002, primal
 #: learning rate 0.05, dual ascent from α_0 = 1e-8 with learning rate 3e-6 and α clamped to [1e-50, 1 - 1e-50].
@@ -331,3 +338,114 @@ def two_moons(n_samples: int = 300, *, noise_std: float = 0.1, margin: float = 0
     X[:, 1] = -y * np.abs(X[:, 1])
     X[:, 1] -= y * margin
     return Dataset(np.ascontiguousarray(X[:, ::-1]), y)
+
+
+# ---------------------------------------------------------------- the two-moons nets of Fig 1
+def moons_setup(seeds, runs, n_steps, hidden, record_every, learning_rate, momentum, weight_decay) -> dict:
+    """The checked arguments and the initial state of :func:`train_two_moons`, shared with the torch simulation:
+    the data, the output penalties, the initial weights (numpy, run-major and seed-minor), the recorded steps and
+    the NTK-at-init eigenvectors. One SeedSequence per seed is split into a data stream and an initialisation
+    stream, each replayed for every run: the runs of one seed share their noise and their initial weights."""
+    seeds = tuple(seeds)
+    if not seeds:
+        raise ValueError("seeds must hold at least one seed, got an empty sequence")
+    runs = tuple(MoonsRun(*run) for run in runs)
+    if not runs:
+        raise ValueError("runs must hold at least one MoonsRun, got an empty sequence")
+    for run in runs:
+        require_positive("output_penalty", run.output_penalty, allow_zero=True)
+    n_steps = require_integer("n_steps", n_steps, 0, 10**7)
+    hidden = require_integer("hidden", hidden, 1, 10**5)
+    record_every = require_integer("record_every", record_every, 1)
+    settings = dict(learning_rate=require_positive("learning_rate", learning_rate),
+                    momentum=require_in_range("momentum", momentum, 0.0, 1.0, high_open=True),
+                    weight_decay=require_positive("weight_decay", weight_decay, allow_zero=True))
+    streams = [np.random.SeedSequence(int(rng_from(seed).integers(2**63 - 1))).spawn(2) for seed in seeds]
+    data = tuple(two_moons(300, noise_std=0.1, margin=run.margin, seed=np.random.default_rng(streams[k][0]))
+                 for run in runs for k in range(len(seeds)))
+    bound1, bound2 = 1.0 / math.sqrt(2.0), 1.0 / math.sqrt(hidden)  # PyTorch's default (uniform) initialisation
+    per_seed = []
+    for _, init_stream in streams:
+        r = np.random.default_rng(init_stream)
+        per_seed.append((r.uniform(-bound1, bound1, (hidden, 2)), r.uniform(-bound1, bound1, hidden),
+                         r.uniform(-bound2, bound2, hidden), r.uniform(-bound2, bound2)))
+    params = [np.array([per_seed[i % len(seeds)][k] for i in range(len(data))]) for k in range(4)]
+    X = np.array([d.X for d in data])
+    # The NTK Gram matrix at init, K = Σ_θ ∂ŷ/∂θ ∂ŷ/∂θᵀ, analytically for this net, and its eigenvectors (descending)
+    W1, b1, w2, _ = params
+    pre = X @ W1.transpose(0, 2, 1) + b1[:, None, :]
+    act, gate = np.maximum(pre, 0.0), (pre > 0) * w2[:, None, :]
+    K = act @ act.transpose(0, 2, 1) + 1.0 + (gate @ gate.transpose(0, 2, 1)) * (X @ X.transpose(0, 2, 1) + 1.0)
+    steps = np.unique(np.append(np.arange(0, n_steps + 1, record_every), n_steps))
+    return dict(seeds=seeds, runs=runs, data=data, X=X, y=np.array([d.y for d in data]),
+                penalty=np.array([run.output_penalty for run in runs for _ in seeds]), params=params,
+                n_steps=n_steps, steps=steps, ntk_directions=np.linalg.eigh(K)[1][..., ::-1], **settings)
+
+
+def moons_training(setup: dict, params, logits: np.ndarray, slopes: np.ndarray) -> TwoMoonsTraining:
+    """The result of a two-moons training from its set-up, the trained ``params``, ŷ at the recorded steps
+    (r, B, n) and the mean input-gradient magnitudes (B, 2): |z| = |U_Kᵀŷ| along the NTK directions and the
+    vertical/horizontal gradient ratio, reshaped run-major."""
+    if not (np.all(np.isfinite(logits)) and all(np.all(np.isfinite(p)) for p in params)):
+        first = int(np.argmin(np.isfinite(logits).all(axis=(1, 2)))) if not np.isfinite(logits).all() else -1
+        raise ValueError(f"learning_rate = {setup['learning_rate']:g}: the training diverged (non-finite outputs by "
+                         f"step {setup['steps'][first]}); use a smaller learning_rate")
+    flat = np.flatnonzero(np.asarray(slopes)[:, 0] == 0.0)
+    if flat.size:
+        raise ValueError(f"hidden = {setup['params'][0].shape[1]}: trained net {flat[0]} is flat along x_h (no hidden "
+                         "unit active at any point), so its input-gradient ratio is undefined; use more hidden units "
+                         "or a smaller learning_rate")
+    shape = (len(setup["runs"]), len(setup["seeds"]))
+    z = np.abs(np.einsum("bnj,rbn->rbj", setup["ntk_directions"], logits))
+    return TwoMoonsTraining(setup["runs"], setup["seeds"], setup["data"], tuple(params), setup["steps"],
+                            z.reshape(len(setup["steps"]), *shape, -1), (slopes[:, 1] / slopes[:, 0]).reshape(shape))
+
+
+@disk_cache()  # rendering a figure again reuses its training
+def train_two_moons(seeds: Sequence[Union[int, np.random.Generator]] = (0, 1, 2), n_steps: int = 10_000,
+                    hidden: int = 500, record_every: int = 100, runs: Sequence[MoonsRun] = MOONS_RUNS,
+                    learning_rate: float = 1e-2, momentum: float = 0.9,
+                    weight_decay: float = 2e-4) -> TwoMoonsTraining:
+    """Train the two-moons nets of Fig 1 (App. B.2), every (run, seed) at once, compiled.
+
+    Linear(2, hidden) → ReLU → Linear(hidden, 1) with PyTorch's default (uniform) initialisation, the same
+    initialisation for every run of one seed; full-batch SGD with momentum and weight decay (torch.optim.SGD's
+    update) on the mean cross-entropy plus (a/2)·mean(ŷ²) (Spectral Decoupling, a = the run's ``output_penalty``).
+    The forward and backward passes are fused per sample, one net per thread; the torch simulation of the same
+    training is :func:`dynamics.starvation.torch_training.train_two_moons` (it agrees to round-off).
+
+    Parameters
+    ----------
+    seeds : sequence of (int or numpy.random.Generator)
+        One model per seed and run; a seed draws its data (300 points, noise_std 0.1) and its initialisation.
+    n_steps : int
+        Full-batch steps, in [0, 10^7] (10 000 in the paper).
+    hidden : int
+        Hidden units, in [1, 10^5].
+    record_every : int
+        Record ``|z|`` every this many steps (and at the end), >= 1.
+    runs : sequence of MoonsRun
+        The settings (default: Fig 1's three), each with ``output_penalty`` >= 0.
+    learning_rate, momentum, weight_decay : float
+        SGD's step (> 0), heavy-ball momentum (in [0, 1)) and L2 coefficient (>= 0; torch's convention).
+
+    Returns
+    -------
+    TwoMoonsTraining
+
+    Examples
+    --------
+    >>> out = train_two_moons(seeds=(0,), n_steps=4, hidden=8, record_every=2)
+    >>> out.steps.tolist(), out.z.shape, out.gradient_ratio.shape
+    ([0, 2, 4], (3, 3, 1, 300), (3, 1))
+    >>> bool(out.z[-1, 1, 0, 1] > out.z[0, 1, 0, 1])   # Δ = +0.1: the response along the top NTK direction grows
+    True
+    """
+    setup = moons_setup(seeds, runs, n_steps, hidden, record_every, learning_rate, momentum, weight_decay)
+    W1, b1, w2, b2 = (p.copy() for p in setup["params"])
+    logits = np.empty((len(setup["steps"]), *setup["y"].shape))
+    moons_sgd(setup["X"], setup["y"], setup["penalty"], W1, b1, w2, b2, setup["n_steps"], setup["steps"],
+              setup["learning_rate"], setup["momentum"], setup["weight_decay"], logits)
+    # mean over the points of |∂ŷ/∂x| = |Σ_h w₂_h 1[pre_h > 0] W₁_h|, vertical over horizontal
+    gate = (setup["X"] @ W1.transpose(0, 2, 1) + b1[:, None, :] > 0) * w2[:, None, :]
+    return moons_training(setup, (W1, b1, w2, b2), logits, np.abs(gate @ W1).mean(axis=1))

@@ -6,7 +6,8 @@
 * A wide two-layer ReLU net in NTK parameterisation against the exact dual (Eq 9) with its empirical
   NTK; the error falls with the width.
 * Two moons (Fig 1): Δ = ±0.1 and SD; orderings of |z_1|, |z_6| along the NTK-at-init eigen-directions
-  and of the vertical/horizontal input-gradient ratio.
+  and of the vertical/horizontal input-gradient ratio; and the compiled trainer the figure uses
+  (``dynamics.starvation.train_two_moons``) against the torch simulation of the same training.
 """
 import numpy as np
 
@@ -201,6 +202,34 @@ def torch_two_moons(ctx):
               + ", ".join(f"{name} {t:.1f}" for name, t in t_statistics.items())
               + f"; family-wise z {stats.norm.isf(0.5e-4 / MOONS_ORDERINGS):.2f}")
     return Check.predicate(t_statistics[weakest], f"weakest ordering {weakest}; {detail}")
+
+
+# The two trainers sum each gradient over the n = 300 points in other orders, so each step's result may differ by
+# n·u relative (u = 2^-53, the worst case of a recursive sum); over T steps, without amplification, by T·n·u
+# (1e-11 at 300 steps). Measured: 1.3e-15 to 2e-15 after 300 steps (seed offsets 0-3; the largest on b₂).
+MOONS_AGREEMENT_SEEDS = 2
+
+
+@crosscheck("starvation.two_moons_trainers_agree", "Pezeshki et al. 2021, §2 (Fig 1), App. B.2",
+            "The compiled two-moons trainer (fused per-sample forward and backward passes, the figure's) and the torch "
+            "simulation (stacked model, torch.optim.SGD) trained from the same data and initialisation (500 hidden "
+            "ReLUs, Fig 1's three runs, 2 seeds; CPU: 300 steps, CUDA: 2000) end at the same weights and the same "
+            "|z| and input-gradient ratios: max relative difference at most T·n·u (T steps, n = 300 points, "
+            "u = 2^-53), the round-off of summing each gradient in another order.")
+def two_moons_trainers_agree(ctx):
+    seeds = tuple(ctx.run.seed(base) for base in range(MOONS_AGREEMENT_SEEDS))  # ints: both trainers draw them
+    n_steps = ctx.size(cpu=300, cuda=2000)
+    # Uncached, so that both take their NTK directions from this process's eigh: the Gram matrix has near-degenerate
+    # trailing eigenvalues, whose eigenvectors move with the BLAS thread count of the process that computed them.
+    compiled = gs.train_two_moons.uncached(seeds=seeds, n_steps=n_steps, record_every=n_steps // 3)
+    simulated = _trainers().train_two_moons.uncached(device=ctx.device, seeds=seeds, n_steps=n_steps,
+                                                     record_every=n_steps // 3)
+    pairs = dict(zip(("W1", "b1", "w2", "b2"), zip(compiled.params, simulated.params)))
+    pairs.update({"|z|": (compiled.z, simulated.z),
+                  "gradient ratio": (compiled.gradient_ratio, simulated.gradient_ratio)})
+    bound = n_steps * 300 * 2.0 ** -53
+    return Check.all_of([Check.at_most(float(np.abs(a - b).max() / np.abs(b).max()), bound, f"max relative gap, {name}")
+                         for name, (a, b) in pairs.items()])
 
 
 # ---------------------------------------------------------------- experiments in miniature
