@@ -437,8 +437,8 @@ class MoonsRun(NamedTuple):
 
 
 class TwoMoonsTraining(NamedTuple):
-    """The trained two-moons nets of :func:`~dynamics.starvation.torch_training.train_two_moons`, run-major and
-    seed-minor.
+    """The trained two-moons nets of :func:`~dynamics.starvation.train_two_moons` (and of its torch simulation,
+    :func:`~dynamics.starvation.torch_training.train_two_moons`), run-major and seed-minor.
 
     Attributes
     ----------
