@@ -13,7 +13,10 @@ Speed: the claims of each theory first run once on the unmutated library (the ba
 its time is recorded). A mutant then runs its theory's claims cheapest first and stops at the first failure, so a
 killed mutant costs its cheapest killing claim, not the whole theory. numba's disk cache is kept for every package
 but the mutated one. Each finished mutant is appended to ``--results`` (JSON lines), so an interrupted campaign
-resumes where it stopped.
+resumes where it stopped. The draw depends on the source, so the first run records it in ``--sample`` (the seed,
+the size, the number of sites, the commit and the mutants in draw order): a later run that would draw other mutants
+(the formula modules changed) refuses, and ``--report-only`` rebuilds the report from the recorded draw and its
+results without running anything.
 
 A person's reading of each survivor (``equivalent``: no result a user can obtain changes; ``slow``: a slow claim
 kills it; ``closed``: a claim was made strict for it, and ``--rerun-survivors`` runs it again; ``gap``) is kept in
@@ -238,16 +241,44 @@ def main(argv=None):
                         help="run again the survivors whose verdict is 'closed' (a claim was strengthened for them)")
     parser.add_argument("--no-tests", action="store_true",
                         help="do not run the survivors against the doctests and unit tests")
+    parser.add_argument("--sample", default=str(ROOT / "tools" / "mutation_sample.json"),
+                        help="the draw: its seed, size, number of sites, commit and mutants in draw order; written by "
+                             "the first run, checked by later ones (the draw depends on the source)")
+    parser.add_argument("--report-only", action="store_true",
+                        help="rebuild the report from --sample and --results, drawing and running nothing")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--order", default="", help=argparse.SUPPRESS)
     parser.add_argument("--fail-fast", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         return worker(args.worker, [i for i in args.order.split(",") if i], args.fail_fast)
+    results_path, sample_path = Path(args.results), Path(args.sample)
+    if args.report_only:
+        sample = json.loads(sample_path.read_text(encoding="utf-8"))
+        done = {}
+        for line in results_path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            done[row["key"]] = row  # a later line (a rerun, the unit tests' verdict) replaces an earlier one
+        missing = [key for key in sample["keys"] if key not in done]
+        if missing:
+            raise SystemExit(f"{len(missing)} drawn mutants have no result in {results_path} (first: {missing[0]}); "
+                             "run the campaign to finish them")
+        write_report([done[key] for key in sample["keys"]], sample, Path(args.out))
+        return
     candidates = [(theory, path, site) for theory, path in formula_modules() for site in sites(path)]
     rng = random.Random(args.seed)
     chosen = rng.sample(candidates, min(args.mutants, len(candidates)))
-    results_path = Path(args.results)
+    sample = dict(seed=args.seed, mutants=args.mutants, sites=len(candidates), commit=_commit(),
+                  keys=[_key(p, s) for _, p, s in chosen])
+    if sample_path.exists():
+        recorded = json.loads(sample_path.read_text(encoding="utf-8"))
+        if recorded["keys"] != sample["keys"]:
+            raise SystemExit(f"{sample_path} holds another draw (seed {recorded['seed']}, {recorded['mutants']} "
+                             f"mutants, commit {recorded['commit']}): the source or the arguments changed since. "
+                             "--report-only rebuilds its report; a new campaign needs new --sample and --results files")
+        sample = recorded
+    else:
+        sample_path.write_text(json.dumps(sample, indent=0) + "\n", encoding="utf-8")
     done, verdicts = {}, load_verdicts()
     if results_path.exists():
         for line in results_path.read_text().splitlines():
@@ -286,7 +317,7 @@ def main(argv=None):
             sink.write(json.dumps(done[key]) + "\n")
             sink.flush()
     rows = [done[_key(p, s)] for _, p, s in chosen]
-    write_report(rows, len(candidates), args, Path(args.out))
+    write_report(rows, sample, Path(args.out))
 
 
 def _tagged(key, args):
@@ -306,7 +337,13 @@ def _where(r):
     return f"`{r['path']}:{r['line']}` ({r['kind']}): `{r['original']}` → `{r['mutated']}`"
 
 
-def write_report(rows, n_sites, args, out):
+def _commit():
+    """The short hash of the checkout's HEAD (the draw depends on the source it was made from)."""
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def write_report(rows, sample, out):
     from verify.registry import provenance_text
 
     verdicts = load_verdicts()
@@ -319,9 +356,10 @@ def write_report(rows, n_sites, args, out):
     changing = len(rows) - len(equivalent)
     pct = lambda k, n: f"{100 * k / max(n, 1):.1f}%"  # noqa: E731
     lines = ["# Mutation campaign", "",
-             f"Run by `python tools/mutation_campaign.py --mutants {args.mutants} --seed {args.seed}`: "
+             f"Run by `python tools/mutation_campaign.py --mutants {sample['mutants']} --seed {sample['seed']}`, "
+             f"drawn from the source at commit `{sample['commit']}`; report: "
              f"{provenance_text()}.", "",
-             f"{len(rows)} mutants drawn at random from {n_sites} mutable expressions of the six theories' formula "
+             f"{len(rows)} mutants drawn at random from {sample['sites']} mutable expressions of the six theories' formula "
              "modules. Each ran its theory's fast claims on a copy of the library, cheapest first, until one failed. "
              "A person read every survivor of the fast claims (the verdicts are in `tools/mutation_verdicts.json`): "
              "*equivalent* (no result a user can obtain changes), *slow* (killed by a slow claim, run by hand), "
