@@ -137,6 +137,10 @@ CORE = Theory("numerics", "The numerics core",
 def theory_ids() -> Tuple[str, ...]:
     """The ids of the registered theories, in the registry's order.
 
+    Parameters
+    ----------
+    None
+
     Returns
     -------
     tuple of str
@@ -181,6 +185,10 @@ def theory(id: str) -> Theory:
 def sources() -> Tuple[Source, ...]:
     """Every work the registry cites, each once, in the registry's order.
 
+    Parameters
+    ----------
+    None
+
     Returns
     -------
     tuple of Source
@@ -200,6 +208,10 @@ def sources() -> Tuple[Source, ...]:
 def bibtex() -> str:
     """The documentation's bibliography, one BibTeX entry per work of :func:`sources`.
 
+    Parameters
+    ----------
+    None
+
     Returns
     -------
     str
@@ -214,6 +226,10 @@ def bibtex() -> str:
 
 def markdown_table() -> str:
     """The README's theory table (theory, package, sources), generated from the registry.
+
+    Parameters
+    ----------
+    None
 
     Returns
     -------

@@ -48,6 +48,10 @@ class _Runner(doctest.DocTestRunner):
 def example_modules() -> list:
     """Names of the ``dynamics`` modules whose examples the warm-up runs (torch modules excluded).
 
+    Parameters
+    ----------
+    None
+
     Returns
     -------
     list of str
@@ -107,6 +111,10 @@ def clear_kernel_cache() -> int:
     """Delete numba's cached kernels of ``dynamics`` (its ``*.nbi`` index and ``*.nbc`` object files: in the
     package's ``__pycache__`` folders, and under ``NUMBA_CACHE_DIR`` when that is set, the entries whose path names
     ``dynamics``). The next call of each kernel compiles it again.
+
+    Parameters
+    ----------
+    None
 
     Returns
     -------

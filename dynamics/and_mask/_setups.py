@@ -140,6 +140,10 @@ def make_notebook_patchwork() -> LinearPatchwork:
     Environment e has a strong private feature e (3.0) and a weak shared feature 5 (0.3); the loss of environment
     e is ½(x_e·θ − 1)².
 
+    Parameters
+    ----------
+    None
+
     Returns
     -------
     LinearPatchwork

@@ -32,6 +32,10 @@ _R = TypeVar("_R")
 def cache_dir() -> Path:
     """The folder of the disk cache (``$DYNAMICS_CACHE_DIR`` or ``~/.cache/learning-dynamics``).
 
+    Parameters
+    ----------
+    None
+
     Returns
     -------
     pathlib.Path

@@ -304,6 +304,10 @@ def bias_decomposable_fixture() -> MarginGradients:
     block whose margin gradient vanishes on BC samples: the "converged core" of Barsbey et al. 2025, Def. 1 and
     Prop. 2).
 
+    Parameters
+    ----------
+    None
+
     Returns
     -------
     MarginGradients

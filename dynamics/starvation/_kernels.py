@@ -299,12 +299,12 @@ def moons_sgd(X, y, penalty, W1, b1, w2, b2, n_steps, record_steps, learning_rat
         out = np.empty(n)
         record = 0
         for step in range(n_steps + 1):
+            moons_logits(X[b], wh, wv, c, v, c2, out)
             if step == record_steps[record]:
-                moons_logits(X[b], wh, wv, c, v, c2, logits[record, b])
+                logits[record, b] = out
                 record += 1
             if step == n_steps:
                 break
-            moons_logits(X[b], wh, wv, c, v, c2, out)
             gh[:] = 0.0
             gv[:] = 0.0
             gc[:] = 0.0

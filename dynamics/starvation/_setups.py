@@ -343,8 +343,8 @@ def two_moons(n_samples: int = 300, *, noise_std: float = 0.1, margin: float = 0
 # ---------------------------------------------------------------- the two-moons nets of Fig 1
 def moons_setup(seeds, runs, n_steps, hidden, record_every, learning_rate, momentum, weight_decay) -> dict:
     """The checked arguments and the initial state of :func:`train_two_moons`, shared with the torch simulation:
-    the data, the output penalties, the initial weights (numpy, run-major and seed-minor), the recorded steps and
-    the NTK-at-init eigenvectors. One SeedSequence per seed is split into a data stream and an initialisation
+    the data, the output penalties, the initial weights (numpy, run-major and seed-minor), the recorded steps (the
+    last is n_steps) and the NTK-at-init eigenvectors. One SeedSequence per seed is split into a data stream and an initialisation
     stream, each replayed for every run: the runs of one seed share their noise and their initial weights."""
     seeds = tuple(seeds)
     if not seeds:
@@ -379,15 +379,16 @@ def moons_setup(seeds, runs, n_steps, hidden, record_every, learning_rate, momen
     steps = np.unique(np.append(np.arange(0, n_steps + 1, record_every), n_steps))
     return dict(seeds=seeds, runs=runs, data=data, X=X, y=np.array([d.y for d in data]),
                 penalty=np.array([run.output_penalty for run in runs for _ in seeds]), params=params,
-                n_steps=n_steps, steps=steps, ntk_directions=np.linalg.eigh(K)[1][..., ::-1], **settings)
+                steps=steps, ntk_directions=np.linalg.eigh(K)[1][..., ::-1], **settings)
 
 
 def moons_training(setup: dict, params, logits: np.ndarray, slopes: np.ndarray) -> TwoMoonsTraining:
     """The result of a two-moons training from its set-up, the trained ``params``, ŷ at the recorded steps
     (r, B, n) and the mean input-gradient magnitudes (B, 2): |z| = |U_Kᵀŷ| along the NTK directions and the
     vertical/horizontal gradient ratio, reshaped run-major."""
-    if not (np.all(np.isfinite(logits)) and all(np.all(np.isfinite(p)) for p in params)):
-        first = int(np.argmin(np.isfinite(logits).all(axis=(1, 2)))) if not np.isfinite(logits).all() else -1
+    finite = np.isfinite(logits).all(axis=(1, 2))  # per record
+    if not (finite.all() and all(np.isfinite(p).all() for p in params)):
+        first = int(np.argmin(finite)) if not finite.all() else -1
         raise ValueError(f"learning_rate = {setup['learning_rate']:g}: the training diverged (non-finite outputs by "
                          f"step {setup['steps'][first]}); use a smaller learning_rate")
     flat = np.flatnonzero(np.asarray(slopes)[:, 0] == 0.0)
@@ -444,7 +445,7 @@ def train_two_moons(seeds: Sequence[Union[int, np.random.Generator]] = (0, 1, 2)
     setup = moons_setup(seeds, runs, n_steps, hidden, record_every, learning_rate, momentum, weight_decay)
     W1, b1, w2, b2 = (p.copy() for p in setup["params"])
     logits = np.empty((len(setup["steps"]), *setup["y"].shape))
-    moons_sgd(setup["X"], setup["y"], setup["penalty"], W1, b1, w2, b2, setup["n_steps"], setup["steps"],
+    moons_sgd(setup["X"], setup["y"], setup["penalty"], W1, b1, w2, b2, int(setup["steps"][-1]), setup["steps"],
               setup["learning_rate"], setup["momentum"], setup["weight_decay"], logits)
     # mean over the points of |∂ŷ/∂x| = |Σ_h w₂_h 1[pre_h > 0] W₁_h|, vertical over horizontal
     gate = (setup["X"] @ W1.transpose(0, 2, 1) + b1[:, None, :] > 0) * w2[:, None, :]

@@ -216,18 +216,8 @@ def train_two_moons(*, device: Union[str, torch.device],
     ----------
     device : str or torch.device
         Where to compute.
-    seeds : sequence of (int or numpy.random.Generator)
-        One model per seed and run; a seed draws its data (300 points, noise_std 0.1) and its initialisation.
-    n_steps : int
-        Full-batch steps, in [0, 10^7] (10 000 in the paper).
-    hidden : int
-        Hidden units, in [1, 10^5].
-    record_every : int
-        Record ``|z|`` every this many steps (and at the end), >= 1.
-    runs : sequence of MoonsRun
-        The settings (default: Fig 1's three), each with ``output_penalty`` >= 0.
-    learning_rate, momentum, weight_decay : float
-        SGD's step (> 0), heavy-ball momentum (in [0, 1)) and L2 coefficient (>= 0; torch's convention).
+    seeds, n_steps, hidden, record_every, runs, learning_rate, momentum, weight_decay
+        As for :func:`dynamics.starvation.train_two_moons` (one set-up function checks them for both).
 
     Returns
     -------
@@ -261,14 +251,15 @@ def train_two_moons(*, device: Union[str, torch.device],
                                 weight_decay=setup["weight_decay"])
     recorded = set(setup["steps"].tolist())
     history = []
-    for step in range(setup["n_steps"] + 1):
-        if step in recorded:
-            history.append(to_numpy(forward(X, *params)))
-        if step == setup["n_steps"]:
-            break
+    n_steps = int(setup["steps"][-1])
+    for step in range(n_steps + 1):
         W1, b1, w2, b2 = params
         act = activations(X_aug, W1, b1)
         logits = torch.bmm(act, w2[:, :, None])[..., 0] + b2[:, None]
+        if step in recorded:
+            history.append(to_numpy(logits))
+        if step == n_steps:
+            break
         # loss = mean softplus(-yŷ) + (a/2) mean ŷ², so n ∂loss/∂ŷ = -y σ(-yŷ) + a ŷ
         g = (penalty[:, None] * logits - y * torch.sigmoid(-y * logits)) / X.shape[1]
         M = torch.bmm((g[:, :, None] * X_aug).transpose(1, 2), torch.sign(act)) * w2[:, None, :]  # (B, 3, hidden)
