@@ -33,3 +33,32 @@ _hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if _
 collect_ignore_glob = ["figures/demos/*"]
 if importlib.util.find_spec("torch") is None and not _CI:
     collect_ignore_glob.append("dynamics/*/torch_*.py")
+
+
+# ------------------------------------------------------------------------------------------------ the two tiers
+# The fast tier (the default, the README's test command) is every test not marked ``slow``: unit, property and
+# fuzz tests, the fast claims and their seed sweeps, the doctests, and one browser test per kind (a served demo,
+# a page of the built docs, a demo as the static docs show it). ``--full`` adds the tests marked ``slow``: the
+# slow claims and the torch cross-checks, every figure, every notebook executed, every browser test. An explicit
+# ``-m`` expression replaces the tier choice (``-m slow`` runs the full tier's remainder alone, as .ci/run does).
+def pytest_addoption(parser):
+    parser.addoption("--full", action="store_true", default=False,
+                     help="the full tier: also the tests marked slow (slow claims, torch cross-checks, every figure, "
+                          "notebook and browser test); without it only the fast tier runs")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--full") or config.getoption("markexpr"):
+        return
+    fast = [item for item in items if item.get_closest_marker("slow") is None]
+    if len(fast) < len(items):
+        config.hook.pytest_deselected(items=[item for item in items if item.get_closest_marker("slow") is not None])
+        items[:] = fast
+
+
+def pytest_report_header(config):
+    if config.getoption("markexpr"):
+        return f"tier: the tests selected by -m {config.getoption('markexpr')!r}"
+    if config.getoption("--full"):
+        return "tier: full (every test)"
+    return "tier: fast (tests marked slow are deselected; --full runs them too)"

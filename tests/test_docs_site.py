@@ -2,6 +2,7 @@
 
 The site is built by ``python -m sphinx -W -n -b html docs docs/_build/html`` (``.ci/run`` builds it before the
 tests; ``LD_DOCS_HTML`` points elsewhere). Without a built site or a browser the tests skip, except under CI.
+The fast tier opens one API page and one teaching notebook as the static site shows it; ``--full`` adds the rest.
 ``DOCS_SCREENSHOT_DIR=DIR`` keeps the screenshots (the ones in ``docs/_static/screenshots`` were taken so).
 """
 import functools
@@ -17,7 +18,7 @@ from verify import registry
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = Path(os.environ.get("LD_DOCS_HTML", ROOT / "docs" / "_build" / "html"))
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytestmark = pytest.mark.browser
 
 
 def _site_and_browser_or_skip():
@@ -27,7 +28,8 @@ def _site_and_browser_or_skip():
     except ImportError:
         missing.append("selenium")
     if not (SITE / "index.html").exists():
-        missing.append(f"a built site in {SITE}")
+        missing.append(f"a built site in {SITE} (build it with the README's documentation command: "
+                       "python -m sphinx -W -n -b html docs docs/_build/html)")
     if missing:
         reason = f"needs {', '.join(missing)}"
         if registry.in_ci():
@@ -72,6 +74,7 @@ def _screenshot(driver, name, tmp_path):
     driver.save_screenshot(str(shots / name))
 
 
+@pytest.mark.slow
 def test_search_finds_keep_probability(site, tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
@@ -102,6 +105,7 @@ def test_api_page_renders_its_maths_offline(site, tmp_path):
     _screenshot(driver, "api_keep_probability.png", tmp_path)
 
 
+@pytest.mark.slow
 def test_gallery_images_load(site, tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
@@ -115,3 +119,21 @@ def test_gallery_images_load(site, tmp_path):
               for img in images]
     assert len(images) >= 10 and all(w and w > 100 for w in widths), widths
     _screenshot(driver, "gallery.png", tmp_path)
+
+
+def test_static_notebook_page_shows_its_figure(site, tmp_path):
+    """A teaching notebook as the static site shows it (executed at its defaults by myst-nb, no Python behind the
+    page): its figure is a PNG that loads, and no error output is on the page."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    base, driver = site
+    driver.get(f"{base}/notebooks/linear_networks.html")
+    images = WebDriverWait(driver, 60).until(
+        lambda d: [img for img in d.find_elements(By.CSS_SELECTOR, ".cell_output img")
+                   if driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth", img)]
+        or None)
+    assert images[0].size["width"] > 300, images[0].size
+    errors = driver.find_elements(By.CSS_SELECTOR, ".cell_output .traceback, .cell_output .stderr")
+    assert not errors and "Traceback" not in driver.find_element(By.TAG_NAME, "body").text, errors[0].text[:2000]
+    _screenshot(driver, "static_notebook_linear_networks.png", tmp_path)
