@@ -134,7 +134,7 @@ def _callable_env_gradients():
 #: parameter name -> strategy.
 STRATEGIES = {
     # numerics core
-    "x": ARRAY, "q": ARRAY, "lam": ARRAY, "branch": st.sampled_from([0, -1, 1, 0.5]), "k": SMALL_INT, "n": SIZE,
+    "x": ARRAY, "q": ARRAY, "lam": ARRAY, "array_arguments": st.lists(st.sampled_from(["A", "X", "", 1])), "branch": st.sampled_from([0, -1, 1, 0.5]), "k": SMALL_INT, "n": SIZE,
     "p": st.one_of(st.floats(0, 1), FLOAT), "alpha": POSITIVE, "scale": POSITIVE, "order": SMALL_INT,
     "f": st.just(np.ones_like), "seed": SEED, "n_matrices": st.one_of(st.none(), SMALL_INT), "M": SPD,
     "b": st.one_of(st.lists(st.floats(-5, 5), min_size=1, max_size=3), ARRAY, st.floats(0.1, 3.0)), "A": SQUARE,

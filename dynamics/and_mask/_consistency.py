@@ -16,7 +16,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dynamics.numerics import (as_finite_array, require_array_in_range, require_choice, require_finite_product,
+from dynamics.numerics import (one_blas_thread_when_small, as_finite_array, require_array_in_range, require_choice, require_finite_product,
                                require_finite_result, require_integer, require_positive)
 from ._checks import NULL_TOLERANCE, SYMMETRY_TOLERANCE, require_diagonal_hessians, require_eps, require_spd
 
@@ -26,6 +26,7 @@ __all__ = ["amgm_ratio", "consistency_diagonal", "consistency_lower_bound", "con
 OBJECTIVES = ("eq2", "proof")
 
 
+@one_blas_thread_when_small("hessians")
 def consistency_quadratic(hessians: ArrayLike, eps: float, objective: str = "eq2") -> float:
     """−C^ε(θ*) of Eq 2 of Parascandolo et al. 2021 for quadratic environments with a common minimiser (the closed
     form is derived in this project).
@@ -205,6 +206,7 @@ def consistency_lower_bound(hessian_a: ArrayLike, hessian_b: ArrayLike, eps: flo
                                    hint="the Hessians are too unequal or eps too large")
 
 
+@one_blas_thread_when_small("a", "b")
 def karcher_mean(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     """The matrix geometric (Karcher) mean A#B = A^{1/2}(A^{−1/2} B A^{−1/2})^{1/2} A^{1/2} (Parascandolo et al.
     2021, §2.2).

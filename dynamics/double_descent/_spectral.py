@@ -28,7 +28,7 @@ from typing import Optional, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dynamics.numerics import (as_finite_array, require_choice, require_finite_result, require_in_range,
+from dynamics.numerics import (one_blas_thread_when_small, as_finite_array, require_choice, require_finite_result, require_in_range,
                                require_output_times, require_positive, solve_ode)
 from ._checks import (require_data, require_design, require_designs, require_eigenvalues, require_gd_options,
                       require_noise_std, require_penalty_schedule, require_preconditioner, require_single_modulation,
@@ -160,6 +160,7 @@ def spectral_filter(eigenvalues: ArrayLike, steps: ArrayLike, learning_rate: Opt
                          null[None])[0]
 
 
+@one_blas_thread_when_small("X", "preconditioner")
 def gd_weights(X: ArrayLike, y: ArrayLike, steps: ArrayLike, learning_rate: Optional[float] = None,
                weight_decay: float = 0.0, dynamics: str = "gd", output_penalty: float = 0.0,
                preconditioner: Optional[ArrayLike] = None) -> np.ndarray:
@@ -218,6 +219,7 @@ def gd_weights(X: ArrayLike, y: ArrayLike, steps: ArrayLike, learning_rate: Opti
     return u if M is None else u @ M.T
 
 
+@one_blas_thread_when_small("X")
 def ridge_weights(X: ArrayLike, y: ArrayLike, weight_decay: ArrayLike) -> np.ndarray:
     """Ridge solutions (XᵀX + λI)⁻¹Xᵀy (Eq .2.14), the k → inf limit of GD with weight decay λ; λ = 0 is the
     minimum-norm solution.
@@ -334,6 +336,7 @@ def _assemble(steps, R, Q, noise_std):
     return order_parameters(R[0] + R[1], Q[0] + Q[1], noise_std, R[0], R[1], Q[0], Q[1], steps=steps)
 
 
+@one_blas_thread_when_small("F", "X", "eigenvectors")
 def exact_gd_order_parameters(F: Union[Modulation, ArrayLike], X: Optional[ArrayLike], steps: ArrayLike, *,
                               eigenvalues: Optional[ArrayLike] = None, eigenvectors: Optional[ArrayLike] = None,
                               learning_rate: Optional[float] = None, weight_decay: float = 0.0,
@@ -485,6 +488,7 @@ def scheduled_filter(eigenvalues: ArrayLike, steps: ArrayLike, learning_rate: Op
 
 
 
+@one_blas_thread_when_small("X")
 def scheduled_gd_weights(X: ArrayLike, y: ArrayLike, steps: ArrayLike, output_penalty_schedule: ArrayLike,
                          learning_rate: Optional[float] = None, weight_decay: float = 0.0) -> np.ndarray:
     """Closed-form weights of discrete GD whose step k uses the output penalty a_k =
@@ -539,6 +543,7 @@ def scheduled_gd_weights(X: ArrayLike, y: ArrayLike, steps: ArrayLike, output_pe
     b = np.einsum("...ji,...j->...i", W, np.einsum("...nd,...n->...d", X, y))
     return np.einsum("...ij,...tj->...ti", W, f * b[..., None, :])
 
+@one_blas_thread_when_small("F", "X")
 def scheduled_gd_order_parameters(F: Union[Modulation, ArrayLike], X: ArrayLike, steps: ArrayLike,
                                   output_penalty_schedule: ArrayLike, learning_rate: Optional[float] = None,
                                   weight_decay: float = 0.0, noise_std: float = 0.0) -> OrderParameterCurve:

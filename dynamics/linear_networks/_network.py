@@ -22,7 +22,7 @@ from typing import Optional, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dynamics.numerics import (as_finite_array, require_array_in_range, require_finite_product, require_integer,
+from dynamics.numerics import (one_blas_thread_when_small, as_finite_array, require_array_in_range, require_finite_product, require_integer,
                                require_output_times, require_positive)
 from ._checks import (require_correlations, require_mode_bases, require_network_data, require_one_network,
                       require_weights, scalar_or_array)
@@ -78,6 +78,7 @@ def gd_flow_time(steps: ArrayLike, learning_rate: float, loss_scale: float = 1.0
     return scalar_or_array(t, steps)
 
 
+@one_blas_thread_when_small("X")
 def whiten(X: ArrayLike) -> np.ndarray:
     """(X Xᵀ)^{-1/2} X: inputs with X Xᵀ = I, the sum-normalised whitening of Eq (2.2.7).
 

@@ -12,7 +12,7 @@ from typing import Optional, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dynamics.numerics import (as_finite_array, haar_orthogonal, require_array_in_range, require_in_range,
+from dynamics.numerics import (one_blas_thread_when_small, as_finite_array, haar_orthogonal, require_array_in_range, require_in_range,
                                require_integer, require_output_times, require_positive, rng_from)
 from ._checks import require_alpha, require_broadcast, require_mode_factors, require_std
 from ._results import ModeTask, NetworkWeights, SignalNoiseStds, StudentErrors, StudentInstance, WhitenedTask
@@ -255,6 +255,7 @@ def whitened_mode_task(singular_values: ArrayLike, n_features: int, n_outputs: i
 # Part B: the Advani–Saxe student
 # ----------------------------------------------------------------------------------------------------
 
+@one_blas_thread_when_small("inputs")
 def student_instance(inputs: ArrayLike, teacher: ArrayLike, noise: ArrayLike, initial_weights: ArrayLike,
                      noise_std: float) -> StudentInstance:
     """A :class:`dynamics.linear_networks.StudentInstance` from given X, w̄, ε and w(0), with the decomposition X = V

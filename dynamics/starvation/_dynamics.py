@@ -26,7 +26,7 @@ from typing import Optional, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dynamics.numerics import (IntegrationError, as_finite_array, require_choice, require_finite_result,
+from dynamics.numerics import (one_blas_thread_when_small, IntegrationError, as_finite_array, require_choice, require_finite_result,
                                require_in_range, require_integer, require_output_times, require_positive,
                                require_shape, solve_ode)
 from ._checks import (require_dual_point, require_flow, require_learning_rate, require_one_penalty,
@@ -359,6 +359,7 @@ def dual_gd(U: ArrayLike, s: ArrayLike, n_steps: int, *, learning_rate: float, w
     return DualGDTrajectory(np.arange(n_steps + 1), alpha, (alpha @ U) * (s * s) / weight_decay)
 
 
+@one_blas_thread_when_small("Phi0")
 def features(Phi0: ArrayLike, y: ArrayLike) -> Features:
     """The features of Definition 1 (6.3.1, Eq 4): the SVD YΦ_0 = USVᵀ.
 

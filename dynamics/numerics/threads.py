@@ -1,0 +1,133 @@
+"""The library's thread policy for dense linear algebra: small matrices get one BLAS thread.
+
+The theories' dense routines (the exact gradient-descent traces, the spectral filters, the singular value
+decompositions of a design) work on matrices of a few hundred rows. At that size a second BLAS thread gains little
+on a quiet machine, and on a busy one it costs up to two orders of magnitude: OpenBLAS's threads spin while they
+wait for a core that another process holds (``benchmarks/blas_threads.py``: an ``eigh`` of a 250 × 250 matrix took
+8 ms on one thread and 1 s on two beside two CPU-bound processes). The entry points (``python -m verify``,
+``python -m figures``, the tests) already pin one thread for the whole process; :func:`blas_threads_for_size`
+protects the same routines inside a user's own script, notebook or demo kernel.
+
+The rule: a routine whose largest matrix dimension is at most :data:`SMALL_DENSE_DIMENSION` (256) runs with one
+BLAS thread, and the caller's setting is restored afterwards; above it the caller's setting stands, since there a
+second thread gains on a quiet machine (about 1.3x for a 400 × 400 product, 1.5x at 1000 × 1000). The limit is
+process-wide for its duration (threadpoolctl); it is not meant for routines called from several Python threads
+at once.
+"""
+import functools
+import inspect
+from contextlib import contextmanager, nullcontext
+from typing import Callable, ContextManager, Iterator
+
+import numpy as np
+
+__all__ = ["SMALL_DENSE_DIMENSION", "blas_threads_for_size", "one_blas_thread_when_small"]
+
+SMALL_DENSE_DIMENSION = 256
+"""The largest matrix dimension at which a dense routine runs with one BLAS thread (see the module's note)."""
+
+
+@functools.lru_cache(maxsize=1)
+def _controller():
+    # scipy.linalg carries its own OpenBLAS, beside numpy's: load it first, so that one scan of the loaded
+    # libraries finds both (a fresh scan costs about 0.5 ms; a limit through the cached controller about 10 µs)
+    import scipy.linalg  # noqa: F401
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+@contextmanager
+def _one_thread() -> Iterator[None]:
+    with _controller().limit(limits=1, user_api="blas"):
+        yield
+
+
+def blas_threads_for_size(dimension: int) -> ContextManager[None]:
+    """One BLAS thread inside the block when ``dimension`` is small; the caller's setting otherwise.
+
+    Parameters
+    ----------
+    dimension : int
+        The largest dimension of the matrices the block factorises or multiplies.
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        Limits numpy's and scipy's BLAS to one thread when ``dimension <= SMALL_DENSE_DIMENSION`` and restores the
+        previous limits on exit; does nothing for a larger ``dimension``.
+
+    Raises
+    ------
+    ValueError
+        If ``dimension`` is not a non-negative integer.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from threadpoolctl import threadpool_info
+    >>> from dynamics.numerics import blas_threads_for_size
+    >>> with blas_threads_for_size(250):
+    ...     [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"][0]
+    1
+    """
+    if isinstance(dimension, (bool, np.bool_)) or not isinstance(dimension, (int, np.integer)) or dimension < 0:
+        raise ValueError(f"dimension must be an integer >= 0, got {dimension!r}")
+    return _one_thread() if dimension <= SMALL_DENSE_DIMENSION else nullcontext()
+
+
+def one_blas_thread_when_small(*array_arguments: str) -> Callable[[Callable], Callable]:
+    """Decorate a dense routine so that it runs under :func:`blas_threads_for_size` of its own size.
+
+    Parameters
+    ----------
+    *array_arguments : str
+        Names of the routine's matrix arguments. The size of a call is the largest of their last two dimensions
+        (a stack of matrices counts by its matrices); an argument that is absent or ``None`` does not count.
+
+    Returns
+    -------
+    callable
+        A decorator; the decorated routine keeps its name, signature and docstring.
+
+    Raises
+    ------
+    ValueError
+        If no argument name is given, or a name is not a parameter of the decorated routine.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dynamics.numerics import one_blas_thread_when_small
+    >>> @one_blas_thread_when_small("A")
+    ... def largest_eigenvalue(A):
+    ...     return np.linalg.eigvalsh(A)[-1]
+    >>> float(largest_eigenvalue(np.diag([1.0, 3.0])))
+    3.0
+    """
+    if not array_arguments or not all(isinstance(name, str) for name in array_arguments):
+        raise ValueError(f"array_arguments must be one or more parameter names, got {array_arguments!r}")
+
+    def decorate(routine):
+        signature = inspect.signature(routine)
+        unknown = [name for name in array_arguments if name not in signature.parameters]
+        if unknown:
+            raise ValueError(f"array_arguments {unknown} are not parameters of {routine.__qualname__}")
+
+        @functools.wraps(routine)
+        def limited(*args, **kwargs):
+            try:
+                bound = signature.bind(*args, **kwargs).arguments
+            except TypeError:  # a wrong call: the routine raises its own error
+                return routine(*args, **kwargs)
+            try:
+                shapes = [np.shape(bound[name]) for name in array_arguments if bound.get(name) is not None]
+            except ValueError:  # a ragged nested list: the routine's checks reject it
+                return routine(*args, **kwargs)
+            dimension = max((max(shape[-2:]) for shape in shapes if len(shape)), default=0)
+            with blas_threads_for_size(int(dimension)):
+                return routine(*args, **kwargs)
+
+        return limited
+
+    return decorate
