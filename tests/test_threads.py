@@ -24,7 +24,7 @@ def _threads_seen(A, B=None, *, scale=1.0):
 
 
 @pytest.mark.parametrize("shape, inside", [((3, 3), {1}), ((7, nx.SMALL_DENSE_DIMENSION), {1}),
-                                           ((5, nx.SMALL_DENSE_DIMENSION + 1), {2}), ((2, 300, 4), {2})])
+                                           ((5, nx.SMALL_DENSE_DIMENSION + 1), {2}), ((2, 600, 4), {2}), ((600, 3), {2})])
 def test_small_routines_run_on_one_blas_thread_and_the_callers_setting_returns(shape, inside):
     with threadpool_limits(limits=2, user_api="blas"):
         assert _blas_threads() == {2}
@@ -56,7 +56,13 @@ def test_decorated_routines_keep_their_signature_docstring_and_errors():
         nx.blas_threads_for_size(-1)
 
 
+def _exact_gd_with_a_modulation(rng):
+    design = dd.draw_teacher_student(30, 20, 10, 5.0, seed=0)
+    return design.modulation.draw(0), design.X[0], np.geomspace(1.0, 1e3, 5)
+
+
 @pytest.mark.parametrize("routine, arguments", [
+    (dd.exact_gd_order_parameters, _exact_gd_with_a_modulation),  # a NamedTuple argument does not count as a matrix
     (dd.ridge_weights, lambda rng: (rng.standard_normal((20, 8)), rng.standard_normal(20), 0.1)),
     (gs.features, lambda rng: (rng.standard_normal((4, 6)), np.sign(rng.standard_normal(4)))),
 ])

@@ -8,11 +8,15 @@ wait for a core that another process holds (``benchmarks/blas_threads.py``: an `
 ``python -m figures``, the tests) already pin one thread for the whole process; :func:`blas_threads_for_size`
 protects the same routines inside a user's own script, notebook or demo kernel.
 
-The rule: a routine whose largest matrix dimension is at most :data:`SMALL_DENSE_DIMENSION` (256) runs with one
+The rule: a routine whose largest matrix dimension is at most :data:`SMALL_DENSE_DIMENSION` (512) runs with one
 BLAS thread, and the caller's setting is restored afterwards; above it the caller's setting stands, since there a
-second thread gains on a quiet machine (about 1.3x for a 400 × 400 product, 1.5x at 1000 × 1000). The limit is
-process-wide for its duration (threadpoolctl); it is not meant for routines called from several Python threads
-at once.
+second thread gains on a quiet machine (1.6x for a 600 × 600 product, 1.5x for an ``eigh`` at 1000 × 1000).
+Below the threshold the trade is lopsided. On a quiet 2-core machine the decorated routines took 0.53–1.22x the
+time of the same routines on two threads (the products and the ``eigh`` of a few hundred rows gain up to 20% from a
+second thread; the exact-GD traces lose half to it). Beside two CPU-bound processes the two-thread versions took
+1.6–2.6x as long in one run and up to 250x in another, when OpenBLAS's threads spun against the load
+(``benchmarks/blas_threads.py``; the performance page has the table). The limit is process-wide for its duration
+(threadpoolctl); it is not meant for routines called from several Python threads at once.
 """
 import functools
 import inspect
@@ -23,7 +27,7 @@ import numpy as np
 
 __all__ = ["SMALL_DENSE_DIMENSION", "blas_threads_for_size", "one_blas_thread_when_small"]
 
-SMALL_DENSE_DIMENSION = 256
+SMALL_DENSE_DIMENSION = 512
 """The largest matrix dimension at which a dense routine runs with one BLAS thread (see the module's note)."""
 
 
@@ -76,6 +80,20 @@ def blas_threads_for_size(dimension: int) -> ContextManager[None]:
     return _one_thread() if dimension <= SMALL_DENSE_DIMENSION else nullcontext()
 
 
+def _matrix_shape(value):
+    """The shape of an array argument; () for None, a result type (a NamedTuple, whose fields are not a matrix) or
+    input the routine's own checks will reject (a ragged list)."""
+    if value is None or hasattr(value, "_fields"):
+        return ()
+    shape = getattr(value, "shape", None)
+    if isinstance(shape, tuple):
+        return shape
+    try:
+        return np.shape(value)
+    except ValueError:
+        return ()
+
+
 def one_blas_thread_when_small(*array_arguments: str) -> Callable[[Callable], Callable]:
     """Decorate a dense routine so that it runs under :func:`blas_threads_for_size` of its own size.
 
@@ -83,7 +101,8 @@ def one_blas_thread_when_small(*array_arguments: str) -> Callable[[Callable], Ca
     ----------
     *array_arguments : str
         Names of the routine's matrix arguments. The size of a call is the largest of their last two dimensions
-        (a stack of matrices counts by its matrices); an argument that is absent or ``None`` does not count.
+        (a stack of matrices counts by its matrices); an argument that is absent, ``None`` or a structured object
+        (a NamedTuple such as a ``Modulation``) does not count.
 
     Returns
     -------
@@ -120,10 +139,7 @@ def one_blas_thread_when_small(*array_arguments: str) -> Callable[[Callable], Ca
                 bound = signature.bind(*args, **kwargs).arguments
             except TypeError:  # a wrong call: the routine raises its own error
                 return routine(*args, **kwargs)
-            try:
-                shapes = [np.shape(bound[name]) for name in array_arguments if bound.get(name) is not None]
-            except ValueError:  # a ragged nested list: the routine's checks reject it
-                return routine(*args, **kwargs)
+            shapes = [_matrix_shape(bound.get(name)) for name in array_arguments]
             dimension = max((max(shape[-2:]) for shape in shapes if len(shape)), default=0)
             with blas_threads_for_size(int(dimension)):
                 return routine(*args, **kwargs)
