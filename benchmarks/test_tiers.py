@@ -38,7 +38,7 @@ def run_tier(tier, workers, env):
     seconds = time.perf_counter() - start
     lines = done.stdout.splitlines()
     closing = next((line for line in reversed(lines) if re.search(r"\d+ (passed|failed)", line)), "(no summary)")
-    slowest = [m.groups() for m in (re.match(r"([\d.]+)s (call|setup|teardown)\s+(\S+)", line) for line in lines) if m]
+    slowest = [m.groups() for m in (re.match(r"([\d.]+)s (call|setup|teardown)\s+(.+)$", line) for line in lines) if m]
     if done.returncode != 0:
         print(done.stdout[-4000:], done.stderr[-2000:], sep="\n", file=sys.stderr)
     return seconds, closing.strip("= "), [(float(s), phase, test) for s, phase, test in slowest]

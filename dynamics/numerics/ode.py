@@ -585,11 +585,14 @@ def solve_ode_batch(rhs: RightHandSide, t_span: Tuple[float, float], y0s: ArrayL
     shared by every row. Each row is exactly the solve :func:`dynamics.numerics.solve_ode` would do with the same
     arguments (the same steps, the same values), whichever kernels run it.
 
-    For ``method="dopri5"`` with adaptive steps, a batch can run on kernels compiled for its ``rhs`` (the call
-    inlined, the stages written out: about 2.5x faster per row than the generic kernels on a Lorenz ensemble;
-    see ``specialise``); compiling them takes seconds, once per ``rhs`` and process (numba cannot cache them on
-    disk). ``rhs`` may then also be given as ``rhs(t, y, params, out)``, writing dy/dt into ``out`` instead of
-    returning a new array: no allocation per evaluation, about 5x faster per row than the generic kernels.
+    **For batches, write the right-hand side in place**, ``rhs(t, y, params, out)``, writing dy/dt into ``out``
+    (second example): the recommended contract for ``method="dopri5"`` with adaptive steps. It runs on kernels
+    compiled for that ``rhs`` (the call inlined, the stages written out, no allocation per evaluation): about 5x
+    faster per row than the generic kernels on a Lorenz ensemble, and ahead of diffrax and torchode on the CPU
+    (``benchmarks/ode_batch_peers.py``; the performance page). Compiling them takes seconds, once per ``rhs`` and
+    process (numba cannot cache them on disk). A right-hand side that returns its array can run on the same
+    compiled kernels (about 2.5x faster per row than the generic ones; see ``specialise``), or on the generic
+    kernels, compiled once for every ``rhs`` and cached on disk, which suit a few rows or a one-off solve.
 
     Parameters
     ----------
@@ -629,6 +632,17 @@ def solve_ode_batch(rhs: RightHandSide, t_span: Tuple[float, float], y0s: ArrayL
     >>> sol = solve_ode_batch(decay, (0.0, 1.0), [1.0], t_eval=[1.0], params=rates, rtol=1e-10, atol=1e-12)
     >>> sol.y.shape, bool(np.allclose(sol.y[:, -1, 0], np.exp(-rates[:, 0]), rtol=1e-9)), bool(sol.success.all())
     ((3, 1, 1), True, True)
+
+    The same decay in place, the contract to use for many rows (here 1,000 rates; the first call compiles):
+
+    >>> @numba.njit
+    ... def decay_into(t, y, params, out):
+    ...     for i in range(y.shape[0]):
+    ...         out[i] = -params[0] * y[i]
+    >>> rates = np.linspace(0.1, 2.0, 1000)[:, None]
+    >>> sol = solve_ode_batch(decay_into, (0.0, 1.0), [1.0], t_eval=[1.0], params=rates, rtol=1e-10, atol=1e-12)
+    >>> bool(np.allclose(sol.y[:, -1, 0], np.exp(-rates[:, 0]), rtol=1e-9)), bool(sol.success.all())
+    (True, True)
     """
     in_place = _in_place_rhs(rhs)
     if specialise is not None:
