@@ -201,7 +201,7 @@ def main(argv=None):
         t_scipy, y_scipy = best(scipy_loop(rhos[check]), 1)
         t_scipy *= B / len(check)
         print(f"            SciPy loop {t_scipy:8.2f} s (err {np.abs(y_scipy - exact).max():.0e})", flush=True)
-    print("\nFirst call of each route in this process (the specialised ones compile their kernels, once per rhs): "
+    print("\nFirst call of each route in this process (the specialised ones compile their kernels, once per rhs and system size): "
           + ", ".join(f"{route} {t:.2f} s" for route, t in cold.items()))
     bound = {False: rhs_nanoseconds(False), True: rhs_nanoseconds(True)}
     threads = nb.get_num_threads()

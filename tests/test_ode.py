@@ -246,9 +246,10 @@ def _same_rows(a, b):
 
 
 @pytest.mark.parametrize("outputs", [5, 400])  # few outputs per step (direct interpolant) and many (coefficients)
-def test_batch_specialised_dopri5_equals_generic_kernels(outputs):
-    problem = rp.rotated_logistic_problem(4, seed=2)
-    y0s = problem.y0 + 0.01 * np.random.default_rng(3).standard_normal((9, 4))
+@pytest.mark.parametrize("n_states", [4, 20])  # kernels with the size fixed at compile time (<= 16), and any size
+def test_batch_specialised_dopri5_equals_generic_kernels(outputs, n_states):
+    problem = rp.rotated_logistic_problem(n_states, seed=2)
+    y0s = problem.y0 + 0.01 * np.random.default_rng(3).standard_normal((9, n_states))
     t_eval = np.linspace(0.0, 3.0, outputs)
     kwargs = dict(params=problem.params, rtol=1e-7, atol=1e-10)
     generic = nx.solve_ode_batch(rp.rotated_logistic_rhs, (0.0, 3.0), y0s, t_eval, specialise=False, **kwargs)
@@ -289,12 +290,13 @@ def test_batch_switches_to_specialised_kernels_when_long(monkeypatch):
     t_eval = np.linspace(0.0, 1.0, 4)
     generic = nx.solve_ode_batch(decay, (0.0, 1.0), [1.0], t_eval, params=rates, rtol=1e-10, atol=1e-12,
                                  specialise=False)
-    assert not _batch_dopri5.compiled(decay)  # a short batch with specialise=None compiles nothing
+    assert not _batch_dopri5.compiled(decay, n_states=1)  # a short batch with specialise=None compiles nothing
     nx.solve_ode_batch(decay, (0.0, 1.0), [1.0], t_eval, params=rates, rtol=1e-10, atol=1e-12)
-    assert not _batch_dopri5.compiled(decay)
+    assert not _batch_dopri5.compiled(decay, n_states=1)
     monkeypatch.setattr(ode, "SPECIALISE_BATCH_SECONDS", 0.0)
     switched = nx.solve_ode_batch(decay, (0.0, 1.0), [1.0], t_eval, params=rates, rtol=1e-10, atol=1e-12)
-    assert _batch_dopri5.compiled(decay) and _same_rows(generic, switched)
+    assert _batch_dopri5.compiled(decay, n_states=1) and _same_rows(generic, switched)
+    assert not _batch_dopri5.compiled(decay, n_states=2)  # kernels are kept per system size
 
 
 @nb.njit(cache=True)

@@ -546,8 +546,9 @@ PARALLEL_BATCH_SECONDS = 2e-3
 #: With ``specialise=None``, an explicit Dopri5 batch (adaptive steps) of a right-hand side ``rhs(t, y, params)``
 #: switches to the kernels specialised for that ``rhs`` (``dynamics.numerics._batch_dopri5``) when they are compiled
 #: already in this process, or when the rows after the first would take longer than this on one thread with the
-#: generic kernels (estimated from the first row). Compiling them takes about 10 s, once per ``rhs`` and process,
-#: and they run a row in about a third of the time: on two threads the switch pays for itself beyond about 30 s.
+#: generic kernels (estimated from the first row). Compiling them takes about 10 s, once per ``rhs``, system size
+#: and process, and they run a row in about a third of the time: on two threads the switch pays for itself beyond
+#: about 30 s.
 SPECIALISE_BATCH_SECONDS = 30.0
 
 
@@ -589,8 +590,8 @@ def solve_ode_batch(rhs: RightHandSide, t_span: Tuple[float, float], y0s: ArrayL
     (second example): the recommended contract for ``method="dopri5"`` with adaptive steps. It runs on kernels
     compiled for that ``rhs`` (the call inlined, the stages written out, no allocation per evaluation): about 5x
     faster per row than the generic kernels on a Lorenz ensemble, and ahead of diffrax and torchode on the CPU
-    (``benchmarks/ode_batch_peers.py``; the performance page). Compiling them takes seconds, once per ``rhs`` and
-    process (numba cannot cache them on disk). A right-hand side that returns its array can run on the same
+    (``benchmarks/ode_batch_peers.py``; the performance page). Compiling them takes seconds, once per ``rhs``, system
+    size and process (numba cannot cache them on disk). A right-hand side that returns its array can run on the same
     compiled kernels (about 2.5x faster per row than the generic ones; see ``specialise``), or on the generic
     kernels, compiled once for every ``rhs`` and cached on disk, which suit a few rows or a one-off solve.
 
@@ -674,13 +675,14 @@ def solve_ode_batch(rhs: RightHandSide, t_span: Tuple[float, float], y0s: ArrayL
     y = np.empty((rows, p.t_eval.size, y0s.shape[1]))  # every row written by the kernels (NaN past a failure)
     status, nfev, nsteps, reached = (np.empty(rows, dtype=np.int64) for _ in range(4))
     fast = p.kernel == "explicit" and p.code == DOPRI5 and p.step == 0.0 and specialise is not False
-    specialised = fast and (in_place or specialise or _batch_dopri5.compiled(rhs))
+    n_states = y0s.shape[1]
+    specialised = fast and (in_place or specialise or _batch_dopri5.compiled(rhs, False, n_states))
     if fast:
         fast_arguments = (p.t0, p.t1, y0s, p.t_eval, params, p.rtol, p.atol, p.max_steps, y, status, nfev, nsteps,
                           reached)
     if specialised:
         arguments = fast_arguments
-        serial, parallel = _batch_dopri5.dopri5_rows(rhs, in_place)
+        serial, parallel = _batch_dopri5.dopri5_rows(rhs, in_place, n_states)
     elif p.kernel == "explicit":
         arguments = (p.rhs.jit_address, p.t0, p.t1, y0s, p.t_eval, params, p.code, p.rtol, p.atol, p.step,
                      p.max_steps, y, status, nfev, nsteps, reached)
@@ -697,7 +699,7 @@ def solve_ode_batch(rhs: RightHandSide, t_span: Tuple[float, float], y0s: ArrayL
     rest = (rows - 1) * (time.perf_counter() - start)
     if fast and not specialised and rest > SPECIALISE_BATCH_SECONDS:  # worth compiling the specialised kernels
         arguments = fast_arguments
-        serial, parallel = _batch_dopri5.dopri5_rows(rhs)
+        serial, parallel = _batch_dopri5.dopri5_rows(rhs, False, n_states)
         rest = 0.3 * rest  # about their speed-up over the generic kernels (an estimate, for the choice below)
     if rows > 2 and rest > PARALLEL_BATCH_SECONDS and nb.get_num_threads() > 1:
         parallel(1, rows, *arguments)
