@@ -246,3 +246,24 @@ def test_rate_check_leaves_out_the_round_off_floor_and_needs_four_sizes():
     with pytest.raises(ValueError, match="at least four"):
         Check.rate(h[:3], h[:3] ** 4, 4)
     assert not Check.rate(h, np.full(h.size, np.nan), 4).passed
+
+
+def test_relative_error_is_one_function_with_one_meaning():
+    """The claims' single relative error: max |a − b| / |b|, 0 for equal entries (zeros included), inf for a zero
+    reference under a non-zero value, NaN (which fails every check) for a NaN; exact rationals give exact values."""
+    import math
+
+    import mpmath
+    import numpy as np
+
+    from verify.registry import relative_error
+
+    assert relative_error([1.0, 3.0], [2.0, 4.0]) == 0.5  # |1 − 2| / 2 beats |3 − 4| / 4
+    assert relative_error(0.0, 0.0) == 0.0 and relative_error([0.0, 1.0], [0.0, 1.0]) == 0.0
+    assert relative_error(1e-310, 0.0) == math.inf
+    assert math.isnan(relative_error([1.0, math.nan], [1.0, 1.0]))
+    assert relative_error(np.full((2, 3), 1.5), 1.0) == 0.5  # broadcasts
+    assert relative_error(2.0, mpmath.mpf(4)) == 0.5
+    for name in ("double_descent", "linear_networks", "spherical", "spurious", "starvation"):
+        module = __import__(f"verify.{name}", fromlist=["_"])
+        assert not hasattr(module, "_rel") and module.relative_error is relative_error, name

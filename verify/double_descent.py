@@ -22,7 +22,7 @@ import numpy as np
 
 import dynamics.double_descent as dd
 from dynamics import numerics as nx
-from .registry import Check, claim, family_wise_t, family_wise_z, lazy_module, planted_bug
+from .registry import Check, claim, family_wise_t, family_wise_z, lazy_module, planted_bug, relative_error
 
 mpmath = lazy_module("mpmath")
 sp = lazy_module("sympy")
@@ -41,11 +41,6 @@ def _z_limit(m):
 def _t_limit(m, dof):
     """Two-sided Bonferroni Student-t quantile with ``dof`` degrees of freedom: m comparisons at family-wise 1e−4."""
     return family_wise_t(m, dof, FAMILY_WISE)
-
-
-def _rel(a, b):
-    a, b = np.asarray(a, float), np.asarray(b, float)
-    return float(np.max(np.abs(a - b) / np.maximum(np.abs(b), 1e-300)))
 
 
 def _abs(a, b):
@@ -84,7 +79,7 @@ def generalization_error_identity(run):
     rate = Check.rate(_IDENTITY_LADDER, ladder, -0.5, detail="Monte Carlo in the test inputs")
     return Check.all_of([Check.at_most(float(z.max()), _z_limit(4)), rate],
                         f"max |MC − ½(‖w‖²/d − 2R + Q)| = {_abs(measured, theory):.2e} ({z.max():.2f} SE); "
-                        f"relative {_rel(measured, theory):.1e}; RMS block error × √m / sd = "
+                        f"relative {relative_error(measured, theory):.1e}; RMS block error × √m / sd = "
                         f"{np.round(np.asarray(ladder) * np.sqrt(_IDENTITY_LADDER), 2).tolist()} (1 for pure Monte "
                         f"Carlo); {rate.detail}")
 
@@ -215,7 +210,7 @@ def case1_replica_equals_random_matrix_theory():
         for noise_var in (0.0, 0.3, 1.2):
             a = dd.replica_saddle_point(alpha, lam, t_power, noise_var)
             b = dd.stieltjes_order_parameters(alpha, lam, t_power, noise_var)
-            worst = max(worst, _rel(a.R, b.R), _rel(a.Q, b.Q), _rel(a.a, b.a))
+            worst = max(worst, relative_error(a.R, b.R), relative_error(a.Q, b.Q), relative_error(a.a, b.a))
     checks.append(Check.at_most(worst, 1e-9))
     details.append(f"replica vs Stieltjes rel {worst:.1e}")
     ridgeless = 0.0  # λ = 0 (α > 1): ordinary least squares, E[(XᵀX)⁻¹] → I/(n − d) per unit d
@@ -225,8 +220,8 @@ def case1_replica_equals_random_matrix_theory():
             a = dd.replica_saddle_point(al, 0.0, t_power, noise_var)
             b = dd.stieltjes_order_parameters(al, 0.0, t_power, noise_var)
             ols_q = t_power + noise_var / (al - 1.0)
-            ridgeless = max(ridgeless, _rel(b.R, t_power), _rel(b.Q, ols_q), _rel(b.a, al), _rel(a.R, t_power),
-                            _rel(a.Q, ols_q), _rel(a.a, al))
+            ridgeless = max(ridgeless, relative_error(b.R, t_power), relative_error(b.Q, ols_q), relative_error(b.a, al), relative_error(a.R, t_power),
+                            relative_error(a.Q, ols_q), relative_error(a.a, al))
     checks.append(Check.at_most(ridgeless, 1e-12))
     details.append(f"λ = 0 vs least squares rel {ridgeless:.1e}")
     # stationarity of Φ(R, Q, x) = (Q − R²/T)/(2x) − λQ/2 − α(G − 2R + Q)/(2(1 + x)), G = T + σ²
@@ -246,7 +241,7 @@ def case1_replica_equals_random_matrix_theory():
         nodes, weights = nx.mp_quadrature(a_val)
         for l_val in np.logspace(-2, 1, 7):
             g_quad = np.sum(weights / (nodes + l_val)) + nx.mp_atom(a_val) / l_val
-            quad_err = max(quad_err, _rel(g_quad, dd.mp_stieltjes(a_val, l_val)))
+            quad_err = max(quad_err, relative_error(g_quad, dd.mp_stieltjes(a_val, l_val)))
     checks.append(Check.at_most(quad_err, 1e-7))
     details.append(f"g vs MP quadrature rel {quad_err:.1e}")
     return Check.all_of(checks, "; ".join(details))
@@ -309,7 +304,7 @@ def stable_root():
     alphas = np.array([0.5, 1.0, 1.5, 4.0])
     lam = np.logspace(-10, 4, 57)
     A, L = np.meshgrid(alphas, lam)
-    vs_printed = _rel(dd.printed_root(A, L), dd.stable_root(A, L))
+    vs_printed = relative_error(dd.printed_root(A, L), dd.stable_root(A, L))
     exact_err = 0.0
     with mpmath.workdps(50):  # local precision: claims must not change global state
         for alpha in alphas:
@@ -395,7 +390,7 @@ def limits_small_and_large_time(run):
     finite_n = 1.0 + noise_std ** 2 * d / (n - d - 1)
     z = abs(Q_inf.mean() - finite_n) / (Q_inf.std(ddof=1) / np.sqrt(designs))
     rate = Check.rate(_BIAS_LADDER, _late_q_bias(run), -1.0, slack=0.05, detail="finite-n bias of Q(∞) in d")
-    checks += [Check.at_most(exact_ends, 1e-9, "GD at k = 0 and R(∞)"), Check.at_most(_rel(Q_inf, direct), 1e-9),
+    checks += [Check.at_most(exact_ends, 1e-9, "GD at k = 0 and R(∞)"), Check.at_most(relative_error(Q_inf, direct), 1e-9),
                Check.at_most(z, _t_limit(1, designs - 1)), rate]
     return Check.all_of(checks, f"theories {worst_theory:.1e}; GD at d = 200: mean Q(∞) − Q_C = "
                                 f"{Q_inf.mean() - C.Q:.4f} (finite-n bias {finite_n - C.Q:.4f}, {z:.2f} SE from it), "
@@ -495,7 +490,7 @@ def point_a_bayes_optimal():
         P = p / 100
         replica = dd.replica_saddle_point(n / p, np.exp(best.x) / P, P, 1 - P + noise_std ** 2)
         checks += [Check.at_most(abs(A.R - A.Q), 1e-12), Check.at_most(float(abs(at_best.R - at_best.Q)), 1e-6),
-                   Check.at_most(_rel(np.exp(best.x), A.effective_weight_decay), 1e-4),
+                   Check.at_most(relative_error(np.exp(best.x), A.effective_weight_decay), 1e-4),
                    Check.at_most(abs(best.fun - A.generalization_error), 1e-10),
                    Check.at_most(abs(0.5 * (1 - 2 * replica.R + replica.Q) - A.generalization_error), 1e-10)]
         steps = np.logspace(-1, 3, 401)
@@ -508,7 +503,7 @@ def point_a_bayes_optimal():
         refined = optimize.minimize_scalar(in_steps, bounds=(np.log(steps[i - 1]), np.log(steps[i + 1])),
                                            method="bounded", options={"xatol": 1e-12})
         k_min = float(np.exp(refined.x))
-        checks.append(Check.at_most(_rel(k_min, A.steps_at(dd.ANALYTIC_LEARNING_RATE)), 1e-5))
+        checks.append(Check.at_most(relative_error(k_min, A.steps_at(dd.ANALYTIC_LEARNING_RATE)), 1e-5))
         kappas, misses = 100.0 * 2.0 ** np.arange(5), []
         for kappa in kappas:
 
@@ -580,8 +575,8 @@ def double_descent_at_large_kappa(run):
                     i += 1
                 x0, x1 = math.log(steps[i - 1]), math.log(steps[i])
                 halfway = math.exp(x0 + (curve[i - 1] - level) / (curve[i - 1] - curve[i]) * (x1 - x0))
-                off = max(_rel(read.peak_step, steps[peak]), _rel(read.first_minimum_step, steps[ext.minima[0]]),
-                          _rel(read.peak, curve[peak]), _rel(read.second_descent_step, halfway))
+                off = max(relative_error(read.peak_step, steps[peak]), relative_error(read.first_minimum_step, steps[ext.minima[0]]),
+                          relative_error(read.peak, curve[peak]), relative_error(read.second_descent_step, halfway))
                 if off > 1e-12:
                     violations.append(f"{method} κ={kappa:g}: second_descent off by {off:.1e} relative")
             else:
@@ -648,10 +643,10 @@ def time_scale_separation():
     for kappa in (3.0, 30.0, 1e3):
         slow = dd.bipartite_theory(kappa ** 2 * steps, 130, 100, 50, kappa).R2
         fast = dd.bipartite_theory(steps, 130, 100, 50, kappa).R1
-        worst = max(worst, _rel(slow, fast))
+        worst = max(worst, relative_error(slow, fast))
     a = dd.bipartite_theory(steps, 120, 100, 70, 20.0, learning_rate=0.25)
     b = dd.bipartite_theory(steps / 3.0, 120, 100, 70, 20.0, learning_rate=0.75)
-    worst = max(worst, _rel(a.R1, b.R1), _rel(a.R2, b.R2))
+    worst = max(worst, relative_error(a.R1, b.R1), relative_error(a.R2, b.R2))
     return Check.at_most(worst, 1e-12)
 
 
@@ -1001,7 +996,7 @@ def erratum_c_uses_other_group():
             system[:, 0, 0], system[:, 0, 1], system[:, 1, 0], system[:, 1, 1] = 1.0, -b[0], -b[1], 1.0
             Q = np.linalg.solve(system, (b * c).T[:, :, None])[:, :, 0]
             r = dd.bipartite_theory(steps, n, d, p, kappa, noise_std, c_overlap=form)
-            solved = max(solved, _rel(r.Q1, Q[:, 0]), _rel(r.Q2, Q[:, 1]))
+            solved = max(solved, relative_error(r.Q1, Q[:, 0]), relative_error(r.Q2, Q[:, 1]))
     return Check.all_of(
         [Check.erratum(printed, corrected, 1e-4, reject_above=1e-2, detail="max |ΔL_G| against the ridge oracle"),
          Check.at_most(solved, 1e-12, "Q₁, Q₂ against the solved linear system of Eq 4.2.15"),

@@ -22,7 +22,7 @@ import numpy as np
 
 from dynamics import linear_networks as ln
 from dynamics import numerics as nx
-from .registry import Check, claim, lazy_module, planted_bug
+from .registry import Check, claim, lazy_module, planted_bug, relative_error
 
 mpmath = lazy_module("mpmath")
 sp = lazy_module("sympy")
@@ -40,10 +40,6 @@ def _critical(m, n=None):
     quantile, or Student's t with n − 1 degrees of freedom when each standard error is estimated from n draws."""
     p = 0.5 * FAMILY_LEVEL / m
     return float(stats.norm.isf(p) if n is None else stats.t.isf(p, n - 1))
-
-
-def _rel(a, b):
-    return float(np.max(np.abs(np.asarray(a) - np.asarray(b)) / np.maximum(np.abs(np.asarray(b)), 1e-300)))
 
 
 def _rate(sizes, errors, expected, slack=0.0, detail=""):
@@ -312,21 +308,21 @@ def logistic_identities():
     delta = 0.37 * t_half
     h = 1e-3 * tau / s
     checks = [
-        Check.at_most(_rel(ln.mode_strength(0.0, s, u0, tau), u0), 1e-12, "u(0) = u0"),
-        Check.at_most(_rel(ln.mode_strength(np.inf, s, u0, tau), s), 1e-12, "u(inf) = s"),
-        Check.at_most(_rel(ln.mode_strength(t_half, s, u0, tau), s / 2), 1e-12, "u(t_half) = s/2"),
-        Check.at_most(_rel(ln.mode_strength(t_half + delta, s, u0, tau)
+        Check.at_most(relative_error(ln.mode_strength(0.0, s, u0, tau), u0), 1e-12, "u(0) = u0"),
+        Check.at_most(relative_error(ln.mode_strength(np.inf, s, u0, tau), s), 1e-12, "u(inf) = s"),
+        Check.at_most(relative_error(ln.mode_strength(t_half, s, u0, tau), s / 2), 1e-12, "u(t_half) = s/2"),
+        Check.at_most(relative_error(ln.mode_strength(t_half + delta, s, u0, tau)
                            + ln.mode_strength(t_half - delta, s, u0, tau), s), 1e-12, "logistic symmetry"),
     ]
     f = lambda x: ln.mode_strength(x, s, u0, tau)  # noqa: E731
     slope = (8 * (f(t_half + h) - f(t_half - h)) - (f(t_half + 2 * h) - f(t_half - 2 * h))) / (12 * h)
-    checks.append(Check.at_most(_rel(slope, s ** 2 / (2 * tau)), 1e-9, "u'(t_half) = s²/2τ (finite difference)"))
+    checks.append(Check.at_most(relative_error(slope, s ** 2 / (2 * tau)), 1e-9, "u'(t_half) = s²/2τ (finite difference)"))
     steps = 0.2 * 2.0 ** -np.arange(6)
     ladder = []
     for c in steps:
         h = c * tau / s
         fd = (8 * (f(t_half + h) - f(t_half - h)) - (f(t_half + 2 * h) - f(t_half - 2 * h))) / (12 * h)
-        ladder.append(_rel(fd, s ** 2 / (2 * tau)))
+        ladder.append(relative_error(fd, s ** 2 / (2 * tau)))
     checks.append(_rate(steps, ladder, 4.0, detail="fourth-order difference vs s²/2τ in h"))
     return Check.all_of(checks)
 
@@ -349,7 +345,7 @@ def half_time_ordering():
         measured.append(ln.first_crossing_time(fine, u[1:], s / 2)[0])
     measured = np.array(measured)
     predicted = ln.half_learning_time(S_SMALL_TASK, a0 * a0)
-    return Check.all_of([Check.at_most(_rel(measured, predicted), 1e-10, "measured vs (τ/2s) ln(s/u0 − 1)"),
+    return Check.all_of([Check.at_most(relative_error(measured, predicted), 1e-10, "measured vs (τ/2s) ln(s/u0 − 1)"),
                          Check.predicate(float(np.min(np.diff(measured))),
                                          "smallest increase of t_half as s decreases")],
                         f"measured t_half {np.round(measured, 4)} for s = {S_SMALL_TASK}")
@@ -365,8 +361,8 @@ def learning_time_inverts_sigmoid():
     t = ln.learning_time(s, u0, uf, tau)
     eps = 1e-3 * s
     saxe = ln.learning_time(s, eps, s - eps, tau)
-    return Check.all_of([Check.at_most(_rel(ln.mode_strength(t, s, u0, tau), uf), 1e-12, "u(t(u0 → uf)) = uf"),
-                         Check.at_most(_rel(saxe, tau / s * np.log((s - eps) / eps)), 1e-12, "Saxe's learning time")])
+    return Check.all_of([Check.at_most(relative_error(ln.mode_strength(t, s, u0, tau), uf), 1e-12, "u(t(u0 → uf)) = uf"),
+                         Check.at_most(relative_error(saxe, tau / s * np.log((s - eps) / eps)), 1e-12, "Saxe's learning time")])
 
 
 @claim("linear_networks.zero_singular_value_limit", "Pezeshki (thesis), Eq 2.2.22 (s → 0)",
@@ -380,7 +376,7 @@ def zero_singular_value_limit():
         limit = 1e-3 / (1.0 + 2e-3 * t / tau)
         tiny = ln.mode_strength(t[:-1], 1e-14, 1e-3, tau)
         zero = ln.mode_strength(t, 0.0, 1e-3, tau)
-        err = max(_rel(tiny, limit[:-1]), _rel(zero[:-1], limit[:-1]), abs(zero[-1]))
+        err = max(relative_error(tiny, limit[:-1]), relative_error(zero[:-1], limit[:-1]), abs(zero[-1]))
         checks += [Check.at_most(err, 1e-10, f"distance to the s = 0 limit, τ = {tau:g}"),
                    Check.at_most(int(np.sum(~np.isfinite(zero))), 0, f"non-finite values at s = 0, τ = {tau:g}")]
     return Check.all_of(checks)
@@ -401,7 +397,7 @@ def unbalanced_closed_form():
     a0 = 1e-3
     for c in (1e-12, 1e-16):
         b0 = math.sqrt(a0 * a0 - c)
-        checks.append(Check.at_most(_rel(ln.mode_strength_unbalanced(t, 1.0, a0, b0), ln.mode_strength(t, 1.0, a0 * b0)),
+        checks.append(Check.at_most(relative_error(ln.mode_strength_unbalanced(t, 1.0, a0, b0), ln.mode_strength(t, 1.0, a0 * b0)),
                                     1e-8, f"c = {c:g} vs balanced sigmoid"))
     return Check.all_of(checks)
 
@@ -558,26 +554,26 @@ def deep_mode_ode():
     tol = dict(rtol=1e-13, atol=1e-20)
     t = np.linspace(0.0, 40.0, 201)
     deep2 = ln.deep_mode_strength(t, 2.0, 1e-4, 2, **tol)
-    checks = [Check.at_most(_rel(deep2, ln.mode_strength(t, 2.0, 1e-4)), 1e-9, "D = 2 vs sigmoid")]
+    checks = [Check.at_most(relative_error(deep2, ln.mode_strength(t, 2.0, 1e-4)), 1e-9, "D = 2 vs sigmoid")]
     learned = [deep2[-1] / 2.0]
     # Larger per-layer starts for deeper chains: the plateau lasts ~ u0^{2/D − 1}, so a0 = 0.05 at D = 6
     # would never leave it within t = 40 and the comparison would only see the plateau.
     for depth, a0 in ((3, 0.05), (4, 0.3), (6, 0.6)):
         chain = ln.deep_chain_strength(t, 1.5, np.full(depth, a0), **tol)
         deep = ln.deep_mode_strength(t, 1.5, a0 ** depth, depth, **tol)
-        checks.append(Check.at_most(_rel(deep, chain), 1e-9, f"D = {depth}"))
+        checks.append(Check.at_most(relative_error(deep, chain), 1e-9, f"D = {depth}"))
         learned.append(chain[-1] / 1.5)
         # the long-grid curve, on log-spaced times that start after 0 (u0 is still at t = 0)
         late = np.concatenate([[0.05], np.geomspace(0.5, 40.0, 30)])  # one time inside the first decade
         curve = ln.deep_mode_curve(late, 1.5, a0 ** depth, depth, **tol)
         reference = ln.deep_chain_strength(np.concatenate([[0.0], late]), 1.5, np.full(depth, a0), **tol)[1:]
-        checks.append(Check.at_most(_rel(curve, reference), 1e-8, f"deep_mode_curve, D = {depth}, t from 0.05"))
+        checks.append(Check.at_most(relative_error(curve, reference), 1e-8, f"deep_mode_curve, D = {depth}, t from 0.05"))
     checks.append(Check.at_least(min(learned), 0.99, "smallest u(40)/s"))
     # |∂u'/∂u| = 2s = 200 at u = s: DOP853 would need ~7e4 steps to reach t = 1e3 and hands over to rosenbrock23,
     # the only integrator that evaluates the Jacobian
     stiff_t = np.concatenate([[0.0], np.geomspace(1e-3, 1e3, 50)])
     stiff = ln.deep_mode_strength(stiff_t, 100.0, 1e-4, 2, rtol=1e-10)
-    checks.append(Check.at_most(_rel(stiff, ln.mode_strength(stiff_t, 100.0, 1e-4)), 1e-8,
+    checks.append(Check.at_most(relative_error(stiff, ln.mode_strength(stiff_t, 100.0, 1e-4)), 1e-8,
                                 "stiff D = 2 (s = 100, t to 1e3) vs sigmoid"))
     return Check.all_of(checks, f"u(40)/s = {np.round(learned, 4)}")
 
@@ -930,7 +926,7 @@ def error_curve_shape():
 def early_stopping_near_bayes():
     lam = np.concatenate([[0.0], np.geomspace(1e-6, 10.0, 50)])
     stopped = ln.expected_mode_error(ln.per_mode_stopping_time(lam), lam)
-    checks = [Check.at_most(_rel(stopped, ln.mode_bayes_error(lam)), 1e-12, "per-mode stopping = Bayes")]
+    checks = [Check.at_most(relative_error(stopped, ln.mode_bayes_error(lam)), 1e-12, "per-mode stopping = Bayes")]
     ratios, above_grid = [], -math.inf
     for alpha in (0.5, 0.9, 1.0, 1.1, 2.0):
         t_opt = ln.optimal_stopping_time(alpha)
@@ -1140,7 +1136,7 @@ def api_unbalanced_reduces_to_balanced():
     t = np.concatenate([np.linspace(0.0, 20.0, 41), [np.inf]])
     checks = []
     for s, a in ((1.5, 1e-3), (1.5, 0.4), (0.7, -0.9), (0.0, 0.3), (2.0, 3.0)):
-        checks.append(Check.at_most(_rel(ln.mode_strength_unbalanced(t, s, a, a), ln.mode_strength(t, s, a * a)),
+        checks.append(Check.at_most(relative_error(ln.mode_strength_unbalanced(t, s, a, a), ln.mode_strength(t, s, a * a)),
                                     1e-12, f"s={s}, a={a}"))
     opposite = ln.mode_strength_unbalanced(t, 1.5, 0.3, -0.3)
     flow = ln.scalar_mode_flow(t[:-1], 1.5, 0.3, -0.3)
@@ -1178,10 +1174,10 @@ def api_curve_scaling():
         for k in (3.0, 1e-4):
             r = math.sqrt(k)
             eg_k, et_k = ln.generalization_curve(finite, alpha, teacher_std=r, noise_std=0.5 * r, init_std=0.3 * r)
-            checks.append(Check.at_most(max(_rel(eg_k, k * eg), _rel(et_k, k * et)), 1e-12, f"α={alpha} k={k:g}"))
+            checks.append(Check.at_most(max(relative_error(eg_k, k * eg), relative_error(et_k, k * et)), 1e-12, f"α={alpha} k={k:g}"))
         for tau in (2.5, 0.01):
             eg_tau, et_tau = ln.generalization_curve(finite * tau, alpha, teacher_std=1.0, noise_std=0.5, init_std=0.3, tau=tau)
-            checks.append(Check.at_most(max(_rel(eg_tau, eg), _rel(et_tau, et)), 1e-12, f"α={alpha} τ'={tau:g}"))
+            checks.append(Check.at_most(max(relative_error(eg_tau, eg), relative_error(et_tau, et)), 1e-12, f"α={alpha} τ'={tau:g}"))
     return Check.all_of(checks)
 
 

@@ -31,6 +31,19 @@ def family_wise_z(m, level=1e-4):
     return -NormalDist().inv_cdf(0.5 * level / m)
 
 
+def relative_error(measured, reference):
+    """The largest relative error max |measured − reference| / |reference| over the entries (the one relative error
+    of the claims): 0 where the two are equal, zeros included; inf where the reference is 0 and the measured value is
+    not; NaN (which no check passes) where either is NaN. Arrays broadcast; mpmath numbers are taken as floats."""
+    import numpy as np
+
+    a, b = np.asarray(measured, dtype=float), np.asarray(reference, dtype=float)
+    difference = np.abs(a - b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(difference == 0.0, 0.0, difference / np.abs(b))
+    return float(np.max(ratio))
+
+
 def family_wise_t(m, dof, level=1e-4):
     """The two-sided Bonferroni Student-t quantile with ``dof`` degrees of freedom for ``m`` comparisons at
     family-wise ``level`` (``scipy.special.stdtrit``, which scipy has loaded anyway, not the slower scipy.stats)."""

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 import dynamics.spherical as sph
-from .registry import Check, claim, lazy_module, planted_bug
+from .registry import Check, claim, lazy_module, planted_bug, relative_error
 
 mpmath = lazy_module("mpmath")
 stats = lazy_module("scipy.stats")
@@ -23,11 +23,6 @@ stats = lazy_module("scipy.stats")
 def _z(m, level=1e-4):
     """Two-sided Bonferroni z for m comparisons at family-wise level 1e-4."""
     return float(stats.norm.isf(0.5 * level / m))
-
-
-def _rel(a, b):
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    return float(np.max(np.abs(a - b) / np.abs(b)))
 
 
 def _inside(value, lower, upper, slack, what):
@@ -177,20 +172,20 @@ def pythagorean_growth(run):
         checks.append(Check.at_least(float(np.diff(r2).min()), 0.0, f"{name}: r non-decreasing"))
         thetas = np.array([sph.angle_between(a, b) for a, b in zip(xs[:-1], xs[1:])])
         product = np.linalg.norm(x0) * np.concatenate([[1.0], np.cumprod(1.0 / np.cos(thetas))])
-        checks.append(Check.at_most(_rel(product, np.sqrt(r2)), 1e-12, f"{name}: r_k = r_0 Π sec θ_i"))
+        checks.append(Check.at_most(relative_error(product, np.sqrt(r2)), 1e-12, f"{name}: r_k = r_0 Π sec θ_i"))
         for lam in (0.0, 0.05):
             trajectory = sph.simulate(sph.SGD(lambda k: rates[k], weight_decay=lam), loss, x0, 300)
             recursion = sph.sgd_radius_sequence(np.linalg.norm(x0), rates, trajectory.sphere_grad_norm, lam)
             if lam == 0.0:  # the compiled losses' gradients against the numpy ones (held to finite differences)
-                checks.append(Check.at_most(_rel(trajectory.radius, np.sqrt(r2)), 1e-12,
+                checks.append(Check.at_most(relative_error(trajectory.radius, np.sqrt(r2)), 1e-12,
                                             f"{name}: compiled simulate vs the numpy optimizer, radius"))
-            checks.append(Check.at_most(_rel(trajectory.radius, recursion), 1e-12,
+            checks.append(Check.at_most(relative_error(trajectory.radius, recursion), 1e-12,
                                         f"{name}: simulated radius vs the exact recursion, λ = {lam:g}"))
             if lam > 0:  # the one-step map of SGD + L2, r_{k+1}² = (1 − ηλ)² r_k² + η² g_k² / r_k²
                 s = trajectory.radius ** 2
                 mapped = np.array([sph.sgd_l2_radius_map(s[k], rates[k], lam, trajectory.sphere_grad_norm[k])
                                    for k in range(300)])
-                checks.append(Check.at_most(_rel(s[1:], mapped), 1e-12,
+                checks.append(Check.at_most(relative_error(s[1:], mapped), 1e-12,
                                             f"{name}: simulated r² vs sgd_l2_radius_map, λ = {lam:g}"))
     return Check.all_of(checks)
 
@@ -247,11 +242,11 @@ def theorem2_one_step(run):
         checks += [Check.at_most(du, 1e-13, f"{name}: direction"), Check.at_most(dr, 1e-12, f"{name}: radius"),
                    Check.at_most(dangle, 1e-13, f"{name}: angle = arctan z"),
                    Check.at_most(dexp, 1e-13, f"{name}: exact exponential map"),
-                   Check.at_most(_rel(compiled.radius, np.linalg.norm(xs, axis=1)), 1e-12,
+                   Check.at_most(relative_error(compiled.radius, np.linalg.norm(xs, axis=1)), 1e-12,
                                  f"{name}: compiled simulate vs numpy, radius"),
                    Check.at_most(float(np.abs(compiled.angle - angles).max()), 1e-12,
                                  f"{name}: compiled simulate vs numpy, angle"),
-                   Check.at_most(_rel(compiled.effective_learning_rate, np.array(effective)), 1e-12,
+                   Check.at_most(relative_error(compiled.effective_learning_rate, np.array(effective)), 1e-12,
                                  f"{name}: compiled simulate vs numpy, η^e of Theorem 2")]
     return Check.all_of(checks)
 
@@ -292,7 +287,7 @@ def sgd_equals_spherical_scheme(run):
         us, rs = _spherical_scheme(loss, x0, 0.05, lam, momentum, 5000)
         euclid = sph.simulate(sph.SGD(0.05, momentum, lam), loss, x0, 5000, record_every=1)
         checks += [Check.at_most(np.abs(us - euclid.directions).max(), 1e-10, f"γ = {momentum}: directions"),
-                   Check.at_most(_rel(rs, euclid.radius), 1e-10, f"γ = {momentum}: radii")]
+                   Check.at_most(relative_error(rs, euclid.radius), 1e-10, f"γ = {momentum}: radii")]
     return Check.all_of(checks)
 
 
@@ -339,7 +334,7 @@ def table31_closed_forms(run):
     radii = np.linalg.norm(xs[:-1], axis=1)
     nu_direct = radii * np.array([np.linalg.norm(f.b) / math.sqrt(d) for f in forms])
     nu_closed = sph.adam_nu(radii * np.linalg.norm(grads, axis=1), radii, d, betas, lam)
-    checks.append(Check.at_most(_rel(nu_direct, nu_closed), 1e-12, "Adam: ν_k vs Eq 3.42"))
+    checks.append(Check.at_most(relative_error(nu_direct, nu_closed), 1e-12, "Adam: ν_k vs Eq 3.42"))
     return Check.all_of(checks)
 
 
@@ -386,7 +381,7 @@ def exponential_lr_equivalence(run):
         b = sph.simulate(sph.SGD(sph.exponential_lr_schedule(eta, lam)), loss, x0, n, record_every=1)
         growth = (1 - eta * lam) ** -np.arange(n + 1.0)
         checks += [Check.at_most(np.abs(a.directions - b.directions).max(), 1e-10, f"{name}: Eq 3.44 directions"),
-                   Check.at_most(_rel(b.radius, a.radius * growth), 1e-10, f"{name}: Eq 3.44 radii")]
+                   Check.at_most(relative_error(b.radius, a.radius * growth), 1e-10, f"{name}: Eq 3.44 radii")]
         for momentum in (0.9,):
             equivalent = sph.li_arora_equivalent(eta, lam, momentum, x0)
             a = sph.simulate(sph.SGD(eta, momentum, lam), loss, x0, n, record_every=1)
@@ -394,7 +389,7 @@ def exponential_lr_equivalence(run):
                             loss, x0, n, record_every=1)
             growth = equivalent.alpha ** -np.arange(n + 1.0)
             checks += [Check.at_most(np.abs(a.directions - b.directions).max(), 1e-10, f"{name}: momentum directions"),
-                       Check.at_most(_rel(b.radius, a.radius * growth), 1e-10, f"{name}: momentum radii")]
+                       Check.at_most(relative_error(b.radius, a.radius * growth), 1e-10, f"{name}: momentum radii")]
     return Check.all_of(checks)
 
 
@@ -577,8 +572,8 @@ def sgd_l2_invariant_interval(run):
         x0 = rng.standard_normal(d)
         x0 *= math.sqrt(end) / np.linalg.norm(x0)
         fixed = sph.simulate(sph.SGD(eta, weight_decay=lam), sph.RandomLinearLoss.stream(d, g, seed=rng), x0, 500)
-        checks += [Check.at_most(_rel(fixed.radius ** 2, end), 1e-12, f"g = {g}: s_k stays at the interval's end"),
-                   Check.at_most(_rel(fixed.effective_learning_rate, rate), 1e-12,
+        checks += [Check.at_most(relative_error(fixed.radius ** 2, end), 1e-12, f"g = {g}: s_k stays at the interval's end"),
+                   Check.at_most(relative_error(fixed.effective_learning_rate, rate), 1e-12,
                                  f"g = {g}: η^e equals the interval's η^e bound")]
     return Check.all_of(checks)
 
@@ -605,7 +600,7 @@ def sgd_l2_relaxation(run):
             eta, lam = math.sqrt(product * ratio), math.sqrt(product / ratio)
             n = int(round(3 / product))
             trajectory = sph.simulate(sph.SGD(eta, weight_decay=lam), loss, x0, n)
-            errors.append(_rel(trajectory.radius ** 4, sph.sgd_l2_relaxation(r0, eta, lam, G, np.arange(n + 1))))
+            errors.append(relative_error(trajectory.radius ** 4, sph.sgd_l2_relaxation(r0, eta, lam, G, np.arange(n + 1))))
         checks += [Check.at_most(errors[-1], 5e-3, f"r₀ = {r0} at (η, λ) = (0.1, 1e-3)"),
                    Check.rate(products, errors, 1.0, detail=f"r₀ = {r0}: error ∝ ηλ")]
     return Check.all_of(checks)
@@ -692,7 +687,7 @@ def theorem4_identity(run):
         xs, grads, _, states = _run(sph.AdaGradG(params.learning_rate, params.beta, params.v0), loss, u0, 2000)
         adagradg = params.learning_rate / np.sqrt([s["v"] for s in states])
         w_tilde = sph.sgd_order2_radius4(r0, eta, np.linalg.norm(grads, axis=1), lam)[:-1]
-        checks.append(Check.at_most(_rel(adagradg, sph.sgd_effective_lr(eta, w_tilde, lam)), 1e-12,
+        checks.append(Check.at_most(relative_error(adagradg, sph.sgd_effective_lr(eta, w_tilde, lam)), 1e-12,
                                     f"(η, λ, r₀) = ({eta}, {lam}, {r0})"))
     c1 = sph.adagradg_equivalent_params(1e-2, 1e-3, 1.0)
     checks += [Check.at_most(abs(round(c1.beta, 5) - 0.99996), 0.0, f"β = {c1.beta:.8f}"),
@@ -960,10 +955,10 @@ def erratum_nu_rescaled(run):
     c2 = 1 - beta2 ** np.arange(1.0, radii.size + 1)
     v = c2 * (np.array([f.b for f in forms]) * (1 - beta1) / c1) ** 2  # v_k, from b_k = (c1/(1−β₁))·sqrt(v_k/c2)
     printed_rv = radii * v
-    printed_error = min(_rel(printed, nu_state), _rel(printed_rv, nu_state))
-    return Check.erratum(printed_error, _rel(corrected, nu_state), 1e-12, reject_above=1e-2,
-                         detail=f"λr_ir_k sum off by {_rel(printed, nu_state):.2g}, r_k v_k off by "
-                                f"{_rel(printed_rv, nu_state):.2g}")
+    printed_error = min(relative_error(printed, nu_state), relative_error(printed_rv, nu_state))
+    return Check.erratum(printed_error, relative_error(corrected, nu_state), 1e-12, reject_above=1e-2,
+                         detail=f"λr_ir_k sum off by {relative_error(printed, nu_state):.2g}, r_k v_k off by "
+                                f"{relative_error(printed_rv, nu_state):.2g}")
 
 
 @claim("spherical.adam_srt_radius_law", "derived in this project from Roburin (thesis), Algorithm 1 (Adam w/o (abc))",
@@ -983,11 +978,11 @@ def adam_srt_radius_law(run):
         runs = {engine: sph.simulate(sph.AdamSRT(eta, betas=(0.0, 0.99)), loss, x0, n, engine=engine)
                 for engine in ("numba", "numpy")}
         for engine, trajectory in runs.items():
-            checks += [Check.at_most(_rel(trajectory.radius, law.radius), 1e-12, f"G = {G}, {engine}: radius"),
-                       Check.at_most(_rel(trajectory.effective_learning_rate, law.effective_learning_rate[:-1]), 1e-12,
+            checks += [Check.at_most(relative_error(trajectory.radius, law.radius), 1e-12, f"G = {G}, {engine}: radius"),
+                       Check.at_most(relative_error(trajectory.effective_learning_rate, law.effective_learning_rate[:-1]), 1e-12,
                                      f"G = {G}, {engine}: effective learning rate")]
-        checks += [Check.at_most(_rel(runs["numpy"].radius, runs["numba"].radius), 1e-12, f"G = {G}: numpy = numba, r"),
-                   Check.at_most(_rel(runs["numpy"].effective_learning_rate, runs["numba"].effective_learning_rate),
+        checks += [Check.at_most(relative_error(runs["numpy"].radius, runs["numba"].radius), 1e-12, f"G = {G}: numpy = numba, r"),
+                   Check.at_most(relative_error(runs["numpy"].effective_learning_rate, runs["numba"].effective_learning_rate),
                                  1e-12, f"G = {G}: numpy = numba, η^e")]
     return Check.all_of(checks)
 
@@ -1087,10 +1082,10 @@ def erratum_theorem4_small_parameter(run):
         r = trajectory.radius[:-1]
         g = trajectory.sphere_grad_norm
         parameters.append(((lr * g) ** 2 / r ** 4, (lr * g) ** 2 / r ** 2))
-    corrected = _rel(parameters[0][0], parameters[1][0])
-    printed = _rel(parameters[0][1], parameters[1][1])
+    corrected = relative_error(parameters[0][0], parameters[1][0])
+    printed = relative_error(parameters[0][1], parameters[1][1])
     tan2 = np.tan(big.angle) ** 2
-    dropped = _rel(0.5 * parameters[0][0], 0.5 * tan2)
+    dropped = relative_error(0.5 * parameters[0][0], 0.5 * tan2)
     return Check.erratum(printed, max(corrected, dropped), 1e-10, reject_above=1.0,
                          detail=f"tan²θ/2 identity {dropped:.1e}")
 
@@ -1141,7 +1136,7 @@ def erratum_appendix_b2_schedule(run):
     k = np.arange(1, n)
     rates = corrected(np.arange(n))
     ratio = np.cumsum(rates ** 2)[:-1] / rates[1:] ** 2
-    identity = _rel(ratio, (1 - decay ** (4.0 * k)) / (decay ** -4.0 - 1))
+    identity = relative_error(ratio, (1 - decay ** (4.0 * k)) / (decay ** -4.0 - 1))
     corrected_error, printed_error = 0.0, math.inf
     for loss in losses.values():
         reference = sph.simulate(sph.SGD(eta, weight_decay=lam), loss, x0, n, record_every=1).directions

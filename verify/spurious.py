@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from dynamics import spurious as spur
-from .registry import Check, claim, family_wise_z, lazy_module, planted_bug
+from .registry import Check, claim, family_wise_z, lazy_module, planted_bug, relative_error
 
 mpmath = lazy_module("mpmath")
 special = lazy_module("scipy.special")
@@ -60,10 +60,6 @@ def _mp_log_ratio_logits(k, logits, labels, bias, dps=50):
         return mpmath.log(bc) - mpmath.log(ba)
 
 
-def _rel(ours, ref):
-    return abs(ours - float(ref)) / abs(float(ref))
-
-
 # ------------------------------------------------------------------------------------------- Proposition 1
 SHARED_ALPHA, SHARED_BETA = np.ones(90), np.ones(10)  # n_ba = 90, n_bc = 10, α = β = 1 (the shared fixture)
 HETERO_ALPHA, HETERO_BETA = np.array([0.5, 1.0, 2.0]), np.array([0.3, 1.5])  # heterogeneous margins
@@ -99,13 +95,13 @@ def prop1_exact_ratio(run):
             worst_log = max(worst_log, abs(value - float(ref)) / max(1.0, abs(float(ref))))
             n_points += 1
             if float(ref) < 700:
-                worst_ratio = max(worst_ratio, _rel(spur.bc_ba_loss_ratio(k, alpha, beta), mpmath.exp(ref)))
+                worst_ratio = max(worst_ratio, relative_error(spur.bc_ba_loss_ratio(k, alpha, beta), mpmath.exp(ref)))
     # the 12-digit reference row of the shared fixture: R(k) e^{-k}/k at k = 1, 2, 5, 10, 20 (limit 1/9), R(5), R(10)
     row = [spur.bc_ba_loss_ratio(k, SHARED_ALPHA, SHARED_BETA) * math.exp(-k) / k for k in (1, 2, 5, 10, 20)]
     printed = [0.171359031962, 0.125989353437, 0.111634754696, 0.111114137754, 0.111111111237]
     printed_gap = max(abs(a - b) / b for a, b in zip(row, printed))
-    r5 = _rel(spur.bc_ba_loss_ratio(5.0, SHARED_ALPHA, SHARED_BETA), 82.8403330503)
-    r10 = _rel(spur.bc_ba_loss_ratio(10.0, SHARED_ALPHA, SHARED_BETA), 24474.5175456)
+    r5 = relative_error(spur.bc_ba_loss_ratio(5.0, SHARED_ALPHA, SHARED_BETA), 82.8403330503)
+    r10 = relative_error(spur.bc_ba_loss_ratio(10.0, SHARED_ALPHA, SHARED_BETA), 24474.5175456)
     return Check.all_of([Check.at_most(worst_log, 1e-12), Check.at_most(worst_ratio, 1e-12),
                          Check.at_most(max(printed_gap, r5, r10), 1e-9, "the 12-digit reference values")],
                         f"log R vs mpmath {worst_log:.1e} over {n_points} points; R {worst_ratio:.1e}; reference row, "
@@ -196,11 +192,11 @@ def prop1_heterogeneous_limit(run):
                 ref.append(mpmath.exp(_mp_log_ratio(k, alpha, beta) - mpmath.mpf(rate) * k) / k)
         with mpmath.workdps(40):
             limit = mpmath.exp(_mp_log_ratio(400, alpha, beta) - mpmath.mpf(400) * float(alpha.min())) / 400
-        checks += [Check.at_most(max(_rel(a, b) for a, b in zip(ours, ref)), 1e-12, f"{name}: values vs mpmath"),
-                   Check.at_most(_rel(constant, limit), 1e-12, f"{name}: constant vs mpmath at k = 400"),
+        checks += [Check.at_most(max(relative_error(a, b) for a, b in zip(ours, ref)), 1e-12, f"{name}: values vs mpmath"),
+                   Check.at_most(relative_error(constant, limit), 1e-12, f"{name}: constant vs mpmath at k = 400"),
                    Check.at_most(abs(rate - float(alpha.min())), 0.0, f"{name}: rate = min α")]
         if printed:
-            checks.append(Check.at_most(max(_rel(a, b) for a, b in zip(ours, printed)), 1e-7, "reference values"))
+            checks.append(Check.at_most(max(relative_error(a, b) for a, b in zip(ours, printed)), 1e-7, "reference values"))
             gaps_hetero = [abs(v - constant) for v in ours]
             checks.append(Check.predicate(min(gaps_hetero[0] - gaps_hetero[1], gaps_hetero[1] - gaps_hetero[2]),
                                           "distance to the limit shrinks"))
@@ -268,7 +264,7 @@ def prop1_multiclass_limit(run):
         ours = spur.bc_ba_loss_ratio_from_logits(k, MULTI_LOGITS, MULTI_LABELS, MULTI_BIAS) * math.exp(-rate * k) / k
         with mpmath.workdps(50):
             ref = mpmath.exp(_mp_log_ratio_logits(k, MULTI_LOGITS, MULTI_LABELS, MULTI_BIAS) - rate * k) / k
-        errs.append(max(_rel(ours, ref), 1e-3 * _rel(ours, printed)))  # printed values: 12 digits -> 1e-9
+        errs.append(max(relative_error(ours, ref), 1e-3 * relative_error(ours, printed)))  # printed values: 12 digits -> 1e-9
     with mpmath.workdps(50):
         limit = mpmath.exp(_mp_log_ratio_logits(400, MULTI_LOGITS, MULTI_LABELS, MULTI_BIAS) - 400 * rate) / 400
     ks = np.arange(10.0, 41.0, 5.0)
@@ -285,7 +281,7 @@ def prop1_multiclass_limit(run):
         worst = max(worst, gap[1])
         not_smaller += gap[1] >= gap[0]
     return Check.all_of([Check.at_most(max(errs), 1e-12, "fixture vs mpmath"),
-                         Check.at_most(abs(rate - 1.0) + _rel(constant, limit), 1e-12, "asymptote vs mpmath k = 400"),
+                         Check.at_most(abs(rate - 1.0) + relative_error(constant, limit), 1e-12, "asymptote vs mpmath k = 400"),
                          Check.below(worst, 0.05, "random fixtures at k = 320"),
                          Check.at_most(not_smaller, 0, "random fixtures whose gap did not shrink from k = 20"),
                          rate_check],
@@ -312,7 +308,7 @@ def prop2_per_sample_scaling():
     for kk, mm in ((0.5, 3.0), (5.0, -0.2), (20.0, 1.0), (100.0, -0.01)):
         with mpmath.workdps(40):
             ref = kk * norm / (1 + mpmath.exp(kk * mpmath.mpf(mm)))
-        ident = max(ident, _rel(spur.scaled_ce_grad_norm(kk, mm, norm), ref))
+        ident = max(ident, relative_error(spur.scaled_ce_grad_norm(kk, mm, norm), ref))
     return Check.all_of([Check.at_most(max(bc_violation, ba_violation), 0.0, "largest violation beyond slack"),
                          Check.at_most(ident, 1e-14, "identity vs mpmath")],
                         f"BC violation {bc_violation:.1e}, BA violation {ba_violation:.1e}; identity {ident:.1e}")
@@ -346,9 +342,9 @@ def prop2_rate_converged_core():
                      / mpmath.fsum(s * c for s, c in zip(sig, BD_CORE)))
             return ratio * mpmath.exp(-mpmath.mpf(k) / 2)
 
-    values_err = max(_rel(spur.spurious_core_gradient_ratio(k, BD_MARGINS, BD_CORE, BD_SPURIOUS) * math.exp(-0.5 * k),
+    values_err = max(relative_error(spur.spurious_core_gradient_ratio(k, BD_MARGINS, BD_CORE, BD_SPURIOUS) * math.exp(-0.5 * k),
                           mp_scaled(k)) for k in (20.0, 40.0))
-    limit_err = _rel(asym.constant, mp_scaled(400)) + abs(asym.rate - 0.5)
+    limit_err = relative_error(asym.constant, mp_scaled(400)) + abs(asym.rate - 0.5)
     ks = np.arange(20.0, 61.0, 5.0)
     ladder = [_relative_gap(log_ratio(k), asym.rate * k, math.log(asym.constant)) for k in ks]
     rate_check = Check.rate(np.exp(ks), ladder, -0.3, detail="relative gap against e^k (k = 20..60)")
@@ -714,7 +710,7 @@ def coverage_formula(run):
         worst_z = max(worst_z, abs(unique.mean() - predicted) / max(se, 1e-12))
         with mpmath.workdps(40):
             ref = 1 - (1 - mpmath.mpf(1) / N) ** k
-        worst_mp = max(worst_mp, _rel(spur.expected_unique_fraction(N, k), ref))
+        worst_mp = max(worst_mp, relative_error(spur.expected_unique_fraction(N, k), ref))
     one, three = _celeba_rwg_coverage(1), _celeba_rwg_coverage(3)
     sizes, batches, errors = 25 * MC_RUNGS, 16, []
     for rung, n in enumerate(sizes):
@@ -760,7 +756,7 @@ def toy_core_separable(run):
         ref = mpmath.ncdf(-1 / mpmath.mpf("0.15"))
     data = spur.make_balancing_toy(1_000_000, 0, seed=run.seed(9))
     disagreements = int(np.sum((2 * data.y - 1) * data.x[:, 1] < 0))
-    return Check.all_of([Check.at_most(_rel(p, ref), 1e-12, "vs mpmath"),
+    return Check.all_of([Check.at_most(relative_error(p, ref), 1e-12, "vs mpmath"),
                          Check.at_most(abs(p / 1.3084e-11 - 1.0), 1e-4, "vs the thesis"),
                          Check.at_most(disagreements, 0, "core-sign disagreements in 1e6 samples")],
                         f"Φ(−1/0.15) = {p:.6e}; {disagreements} disagreements")

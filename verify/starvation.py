@@ -17,7 +17,7 @@ import numpy as np
 
 import dynamics.starvation as gs
 from dynamics.numerics import haar_orthogonal
-from .registry import Check, claim, lazy_module, planted_bug
+from .registry import Check, claim, lazy_module, planted_bug, relative_error
 
 mpmath = lazy_module("mpmath")
 sp = lazy_module("sympy")
@@ -29,10 +29,6 @@ TOY_WEIGHT_DECAY, TOY_OUTPUT_PENALTY, TOY_S2 = gs.TOY.weight_decay, gs.TOY.outpu
 # A central difference of the dual field with relative step h = 1e-7: truncation ~h² and round-off
 # ~ε·|terms of the field|/h ~ 1e-7 relative to J; 1e-6 covers both.
 FD_JACOBIAN_TOLERANCE = 1e-6
-
-
-def _rel(a, b):
-    return float(np.max(np.abs(np.asarray(a) - np.asarray(b)) / np.abs(np.asarray(b))))
 
 
 def _evidence(evidence, side_checks):
@@ -53,9 +49,9 @@ def lambertw_theory_range():
     c = np.geomspace(1.0, 1e12, 2000)
     w = gs.lambertw(c)
     reference = special.lambertw(c, 0)
-    return Check.all_of([Check.at_most(_rel(w, reference.real), 1e-14, "vs scipy"),
+    return Check.all_of([Check.at_most(relative_error(w, reference.real), 1e-14, "vs scipy"),
                          Check.at_most(float(np.abs(reference.imag).max()), 0.0, "scipy imaginary part"),
-                         Check.at_most(_rel(w * np.exp(w), c), 1e-14, "W e^W = c"),
+                         Check.at_most(relative_error(w * np.exp(w), c), 1e-14, "W e^W = c"),
                          Check.at_most(float(np.max(np.abs(np.log(w / c) + w) / w)), 1e-14, "log(W/c) = -W")])
 
 
@@ -207,7 +203,7 @@ def exact_vs_approx_gap():
         Check.at_most(gap[c >= 30].max(), 1.1e-3, "c >= 30"),
         Check.at_most(gap[c >= 1000].max(), 2.5e-6, "c >= 1000"),
         Check.above(gap[c <= 3].min(), 1e-2, f"c <= 3 (λ <= s²/2): gap {gap[c <= 3].min():.2g}"),
-        Check.at_most(_rel(newton9, alpha9), 1e-12, "margin root vs Newton")])
+        Check.at_most(relative_error(newton9, alpha9), 1e-12, "margin root vs Newton")])
 
 
 def _fd_jacobian(params, alpha, h=1e-7):

@@ -24,9 +24,9 @@ own tensor, L1/L2 penalties per model after the mask (as the public code's weigh
 ``torch.optim.Adam`` over the stacked tensors moves each model exactly as it would alone (Adam is element-wise).
 
 Models: Kaiming-normal weights (gain √2), biases 0.01, LeakyReLU (slope 0.01), one logit, the logistic
-(binary cross-entropy) loss, as the public code. Float32 by default (``dtype="float64"`` for the tests). CPU by
-default: ``device=`` is keyword only, resolved by ``dynamics.numerics.torch_tools.on_device`` (one torch thread on
-the CPU). Imports torch at module level; :mod:`dynamics.and_mask` does not import this module.
+(binary cross-entropy) loss, as the public code. Float32 by default (``dtype="float64"`` for the tests). Every
+trainer requires ``device=`` (keyword only, no default), resolved by ``dynamics.numerics.torch_tools.on_device``
+(one torch thread on the CPU). Imports torch at module level; :mod:`dynamics.and_mask` does not import this module.
 """
 import math
 from typing import Optional, Sequence, Tuple, Union
