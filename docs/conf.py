@@ -17,6 +17,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE / "_ext"))
 os.environ.setdefault("MPLBACKEND", "Agg")
+# The executed notebooks and recipes inherit this: a build from a cold numba cache would otherwise print the
+# first-use compile notice into the static pages, where a reader has nothing to compile.
+os.environ.setdefault("DYNAMICS_COMPILE_NOTICE", "0")
 
 import dynamics  # noqa: E402
 
