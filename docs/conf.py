@@ -105,6 +105,7 @@ html_static_path = ["_static"]
 html_css_files = ["custom.css"]
 html_theme_options = {
     "navbar_align": "left",
+    "header_links_before_dropdown": 7,  # the notebooks and the claims in the bar, not under "More"
     "show_toc_level": 2,
     "navigation_with_keys": False,
     "secondary_sidebar_items": ["page-toc"],

@@ -6,6 +6,7 @@
   rendered once into ``gallery/_images`` (set ``LD_DOCS_REFRESH_FIGURES=1`` to render them again).
 - ``notebooks/``: the teaching notebooks, executed at their defaults by myst-nb.
 - ``_generated/references.bib``: the bibliography, from the works the theory registry cites.
+- ``_generated/theory_toctree.inc``: the theory notes in the registry's order, for ``theory/index.md``.
 
 Nothing here holds a list of theories: every list is read from :mod:`dynamics.theories` and the registries.
 """
@@ -114,6 +115,16 @@ def write_bibliography():
     from dynamics.theories import bibtex
 
     _write(DOCS / "_generated" / "references.bib", bibtex())
+
+
+def write_theory_toctree():
+    """The theory notes in the registry's order (Saxe's linear networks first), the numerical methods last: the
+    toctree that ``theory/index.md`` includes (a glob would order them alphabetically)."""
+    from dynamics.theories import CORE, THEORIES
+
+    names = [t.id for t in THEORIES + (CORE,) if (DOCS / "theory" / f"{t.id}.md").exists()]
+    _write(DOCS / "_generated" / "theory_toctree.inc",
+           "```{toctree}\n:maxdepth: 1\n\n" + "".join(f"{name}\n" for name in names) + "```\n")
 
 
 def _render_missing_figures(entries, image_dir):
@@ -241,6 +252,7 @@ def resolve_unqualified(app, env, node, contnode):
 
 def generate(app=None, config=None):
     write_bibliography()
+    write_theory_toctree()
     write_api_pages()
     write_gallery()
     write_notebooks()
