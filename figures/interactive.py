@@ -308,9 +308,17 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def serve_demo(name=None, port=None, quiet=False):
+IDLE_KERNEL_SECONDS = 600  # a served demo's kernel with no page open is shut down after this long idle
+
+
+def serve_demo(name=None, port=None, quiet=False, cull_idle_seconds=IDLE_KERNEL_SECONDS):
     """Start Voilà serving the notebook ``name`` as a standalone web app on localhost, or, without a name, an index
     of every demo (one server; each opens from the list).
+
+    Each page load starts a kernel of 125–300 MB. A kernel that no page is connected to any more (its tab closed)
+    is shut down once it has been idle for ``cull_idle_seconds`` (checked every ``min(60, cull_idle_seconds)``
+    seconds), so that a class's server does not keep one kernel for every page ever opened. A kernel whose page is
+    still open is never shut down.
 
     Returns ``(process, url)``; the caller stops the process. Needs the ``demos`` extra (voila, ipywidgets).
     """
@@ -320,10 +328,15 @@ def serve_demo(name=None, port=None, quiet=False):
 
     if name is not None and name not in list_demos():
         raise ValueError(f"name must be one of {', '.join(list_demos())}, got {name!r}")
+    if isinstance(cull_idle_seconds, bool) or not isinstance(cull_idle_seconds, int) or cull_idle_seconds < 1:
+        raise ValueError(f"cull_idle_seconds must be an integer >= 1, got {cull_idle_seconds!r}")
     port = port or free_port()
     # one server for the folder: the index page links every demo, and a named demo opens directly
     command = [sys.executable, "-m", "voila", str(demo_dir()), "--no-browser", f"--port={port}",
-               "--Voila.ip=127.0.0.1", "--Voila.tornado_settings={'allow_origin': '*'}"]
+               "--Voila.ip=127.0.0.1", "--Voila.tornado_settings={'allow_origin': '*'}",
+               f"--MappingKernelManager.cull_idle_timeout={cull_idle_seconds}",
+               f"--MappingKernelManager.cull_interval={min(60, cull_idle_seconds)}",
+               "--MappingKernelManager.cull_connected=False"]
     env = dict(os.environ, DYNAMICS_COMPILE_NOTICE="0")
     output = subprocess.DEVNULL if quiet else None
     process = subprocess.Popen(command, stdout=output, stderr=output, env=env)

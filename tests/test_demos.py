@@ -318,6 +318,39 @@ def test_index_page_links_every_demo_in_chromium(browser, tmp_path):
     driver.save_screenshot(str(_shots_dir(tmp_path) / "demo_index.png"))
 
 
+def _kernels(process):
+    """The kernels a Voilà server process has started (its children running ipykernel)."""
+    import psutil
+
+    return [child for child in psutil.Process(process.pid).children(recursive=True)
+            if "ipykernel" in " ".join(child.cmdline())]
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_closed_pages_kernel_is_shut_down_once_idle(browser):
+    """A class's server must not keep a kernel for every page ever opened: once its page is closed, a demo's kernel
+    is culled after ``cull_idle_seconds`` idle (here 2 s, on a server of its own)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver, _ = browser
+    process, url = interactive.serve_demo(FAST_TIER_DEMO, quiet=True, cull_idle_seconds=2)
+    try:
+        _wait_for(url, 120)
+        driver.get(url)
+        WebDriverWait(driver, 240).until(lambda d: d.find_elements(By.CSS_SELECTOR, "img.widget-image"))
+        assert len(_kernels(process)) >= 1  # the open page's kernel lives, idle or not
+        driver.get("about:blank")  # the tab moves on: no page is connected to the kernel any more
+        deadline = time.time() + 60
+        while _kernels(process) and time.time() < deadline:
+            time.sleep(1)
+        assert not _kernels(process), "the closed page's kernel still runs a minute later"
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
 def _steps(control, before, after):
     """How many slider steps lie between two readouts of ``control``."""
     if hasattr(control, "base"):  # FloatLogSlider: steps in the exponent
