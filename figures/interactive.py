@@ -265,8 +265,11 @@ def demo_dir():
 
 
 def list_demos() -> list:
-    """Names of the teaching notebooks (one per theory), sorted."""
-    return sorted(path.stem for path in demo_dir().glob("*.ipynb") if path.stem != "index")
+    """Names of the teaching notebooks (one per theory), in the theory registry's order: the order of the lessons,
+    from Saxe's linear networks, whose modes the later lessons build on, to the spurious correlations."""
+    from dynamics.theories import THEORIES
+
+    return [t.id for t in THEORIES if (demo_dir() / f"{t.id}.ipynb").exists()]
 
 
 def demo_index():

@@ -128,6 +128,10 @@ def test_index_links_every_demo_once_with_its_title():
         title = notebook.cells[0].source.splitlines()[0][2:]
         assert html.count(f'href="{name}.ipynb"') == 1 and title in html, name
     assert "index" not in DEMOS
+    # every notebook of the folder is a lesson of a registered theory, listed in the registry's order
+    assert {path.stem for path in interactive.demo_dir().glob("*.ipynb")} - {"index"} == set(DEMOS)
+    positions = [html.index(f'href="{name}.ipynb"') for name in DEMOS]
+    assert positions == sorted(positions) and DEMOS[0] == "linear_networks"
 
 
 @pytest.mark.parametrize("name", DEMOS + ["index"])
@@ -313,7 +317,7 @@ def test_index_page_links_every_demo_in_chromium(browser, tmp_path):
     driver, index_url = browser
     driver.get(index_url)
     links = WebDriverWait(driver, 240).until(lambda d: d.find_elements(By.CSS_SELECTOR, "li a[href$='.ipynb']"))
-    assert sorted(Path(link.get_attribute("href")).stem for link in links) == DEMOS
+    assert [Path(link.get_attribute("href")).stem for link in links] == DEMOS  # in the lessons' order
     assert all(link.text and link.is_displayed() for link in links)
     driver.save_screenshot(str(_shots_dir(tmp_path) / "demo_index.png"))
 
