@@ -26,7 +26,7 @@ import dynamics  # noqa: E402
 project = "learning-dynamics"
 author = "the learning-dynamics developers"
 copyright = "2026, the learning-dynamics developers"
-release = version = "0.1.0"
+release = version = dynamics.__version__
 
 extensions = [
     "sphinx.ext.autodoc",
@@ -100,7 +100,7 @@ bibtex_reference_style = "author_year"
 
 # HTML
 html_theme = "pydata_sphinx_theme"
-html_title = "learning-dynamics"
+html_title = f"learning-dynamics {release}"  # the version, in the navigation bar and every page title
 html_static_path = ["_static"]
 html_css_files = ["custom.css"]
 html_theme_options = {

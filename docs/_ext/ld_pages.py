@@ -7,6 +7,7 @@
 - ``notebooks/``: the teaching notebooks, executed at their defaults by myst-nb.
 - ``_generated/references.bib``: the bibliography, from the works the theory registry cites.
 - ``_generated/theory_toctree.inc``: the theory notes in the registry's order, for ``theory/index.md``.
+- ``_generated/citation.bib``: the project's own BibTeX entry, from ``CITATION.cff``, for ``citing.md``.
 
 Nothing here holds a list of theories: every list is read from :mod:`dynamics.theories` and the registries.
 """
@@ -115,6 +116,23 @@ def write_bibliography():
     from dynamics.theories import bibtex
 
     _write(DOCS / "_generated" / "references.bib", bibtex())
+
+
+def write_citation():
+    """``_generated/citation.bib``: the project's own BibTeX entry, read from CITATION.cff (its title, version and
+    authors), for the cite-this page."""
+    import yaml
+
+    from dynamics import __version__
+
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    if str(cff["version"]) != __version__:
+        raise ValueError(f"CITATION.cff gives version {cff['version']}, the package {__version__}: update CITATION.cff")
+    authors = " and ".join("{" + a["name"] + "}" if "name" in a else f"{a['family-names']}, {a['given-names']}"
+                           for a in cff["authors"])
+    _write(DOCS / "_generated" / "citation.bib",
+           f"@software{{learning_dynamics,\n  author = {{{authors}}},\n  title = {{{{{cff['title']}}}}},\n"
+           f"  version = {{{cff['version']}}},\n  license = {{{cff['license']}}}\n}}\n")
 
 
 def write_theory_toctree():
@@ -252,6 +270,7 @@ def resolve_unqualified(app, env, node, contnode):
 
 def generate(app=None, config=None):
     write_bibliography()
+    write_citation()
     write_theory_toctree()
     write_api_pages()
     write_gallery()
