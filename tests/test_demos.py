@@ -39,6 +39,7 @@ def test_there_is_a_demo_per_theory_with_a_lesson():
         authors = {source.key.split()[0] for source in theory(name).sources}  # "Saxe", "Pezeshki", …
         assert "Try this" in text and any(author in text for author in authors), \
             f"{name}: a lesson names its source (one of {sorted(authors)}) and has a 'Try this' prompt"
+        assert "](index.ipynb)" in notebook.cells[0].source, f"{name}: the first cell links back to the index"
 
 
 def _draw_line(fig):

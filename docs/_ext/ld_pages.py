@@ -15,7 +15,6 @@ import importlib
 import inspect
 import os
 import re
-import shutil
 import sys
 from pathlib import Path
 
@@ -205,10 +204,10 @@ def write_notebooks():
     target.mkdir(parents=True, exist_ok=True)
     names = [t.id for t in THEORIES if (source / f"{t.id}.ipynb").exists()]
     for name in names:
-        data = (source / f"{name}.ipynb").read_bytes()
-        out = target / f"{name}.ipynb"
-        if not out.exists() or out.read_bytes() != data:
-            shutil.copyfile(source / f"{name}.ipynb", out)
+        # a lesson's link back to the index of the lessons: index.ipynb where the notebooks are served, this
+        # section's index page on the site
+        text = (source / f"{name}.ipynb").read_text(encoding="utf-8").replace("](index.ipynb)", "](index.rst)")
+        _write(target / f"{name}.ipynb", text)
     shots = [n for n in ["index"] + names if (DOCS / "_static" / "screenshots" / f"demo_{n}.png").exists()]
     page = [_title("Teaching notebooks"),
             "One interactive notebook per theory: sliders wired to the library's closed forms, with a "
