@@ -7,7 +7,7 @@ what each line holds, so that tests can find it.
 """
 import numpy as np
 
-from dynamics._lazy import lazy_module
+from dynamics.lazy import lazy_module
 from .registry import figure
 from .style import COLORS, SEQUENTIAL, new_figure, progress
 

@@ -9,7 +9,7 @@ import importlib.util
 
 import numpy as np
 
-from dynamics._lazy import lazy_module
+from dynamics.lazy import lazy_module
 from .registry import figure
 from .style import COLORS, new_figure
 

@@ -1,7 +1,7 @@
 """Figures of the numerics core: the integrators' convergence orders and work–precision."""
 import numpy as np
 
-from dynamics._lazy import lazy_module
+from dynamics.lazy import lazy_module
 from .registry import figure
 from .style import COLORS, new_figure
 

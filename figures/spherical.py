@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from dynamics._lazy import lazy_module
+from dynamics.lazy import lazy_module
 from .registry import figure
 from .style import COLORS, new_figure
 

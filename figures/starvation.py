@@ -3,7 +3,7 @@ starvation map of z_2* over (s_1, δ), the accuracy of the Eq 10 and perturbativ
 boundaries of Fig 1 (from the compiled :func:`dynamics.starvation.train_two_moons`)."""
 import numpy as np
 
-from dynamics._lazy import lazy_module
+from dynamics.lazy import lazy_module
 from .registry import figure
 from .style import COLORS, new_figure
 

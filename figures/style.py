@@ -1,7 +1,7 @@
 """The shared look of every figure, and the progress bar for long sweeps."""
 from contextlib import contextmanager
 
-from dynamics._lazy import lazy_module
+from dynamics.lazy import lazy_module
 
 matplotlib = lazy_module("matplotlib")  # imported at the first figure: python -m figures --list draws none
 

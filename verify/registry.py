@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from typing import NamedTuple, Tuple
 
-from dynamics._lazy import lazy_module  # noqa: F401  (the claim modules import it from here)
+from dynamics.lazy import lazy_module  # noqa: F401  (the claim modules import it from here)
 
 
 def family_wise_z(m, level=1e-4):

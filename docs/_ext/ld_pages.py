@@ -102,6 +102,9 @@ def write_api_pages():
                                                    "THEORIES", "CORE"]),
                 ".. py:module:: dynamics.warmup\n\n" + (inspect.getdoc(importlib.import_module("dynamics.warmup"))
                                                        or "").split("\n\n")[0] + "\n",
+                ".. py:module:: dynamics.lazy\n\n" + (inspect.getdoc(importlib.import_module("dynamics.lazy"))
+                                                     or "").split("\n\n")[0] + "\n",
+                _autosummary("dynamics.lazy", ["lazy_module"]),
                 _autosummary("verify.registry", ["claim", "planted_bug", "Check", "RunContext"]),
                 _autosummary("figures.registry", ["figure"])]
     _write(DOCS / "api" / "registry.rst", "\n".join(registry))

@@ -1,9 +1,13 @@
-"""Modules imported on first use: ``python -m verify --list`` and ``python -m figures --list`` read the registries
-without paying for numba, matplotlib, scipy's subpackages, sympy or mpmath (about a second on a 2-core machine)."""
+"""Modules imported on first use (:func:`lazy_module`): ``python -m verify --list`` and ``python -m figures --list``
+read the registries without paying for numba, matplotlib, scipy's subpackages, sympy or mpmath (about a second on
+a 2-core machine). The claims and figures modules import their heavy dependencies through it; so can a user's own
+module that should import quickly."""
 import importlib
 import importlib.util
 import sys
 import types
+
+__all__ = ["lazy_module"]
 
 
 class _LazyModule(types.ModuleType):
@@ -15,7 +19,7 @@ class _LazyModule(types.ModuleType):
         return getattr(module, attr)
 
 
-def lazy_module(name):
+def lazy_module(name: str) -> types.ModuleType:
     """The module ``name``, imported when one of its attributes is first read.
 
     Until then nothing is imported, not even the parent package of a submodule (``"matplotlib.colors"`` leaves
@@ -38,7 +42,7 @@ def lazy_module(name):
 
     Examples
     --------
-    >>> from dynamics._lazy import lazy_module
+    >>> from dynamics.lazy import lazy_module
     >>> lazy_module("json").dumps([1])
     '[1]'
     """
