@@ -37,6 +37,8 @@ def lazy_module(name: str) -> types.ModuleType:
 
     Raises
     ------
+    ValueError
+        If ``name`` is not a dotted module name.
     ModuleNotFoundError
         If the top-level package of ``name`` is not installed.
 
@@ -46,6 +48,8 @@ def lazy_module(name: str) -> types.ModuleType:
     >>> lazy_module("json").dumps([1])
     '[1]'
     """
+    if not isinstance(name, str) or not all(part.isidentifier() for part in name.split(".")):
+        raise ValueError(f"name must be a module's dotted name such as 'scipy.optimize', got {name!r}")
     if name in sys.modules:
         return sys.modules[name]
     top = name.partition(".")[0]

@@ -264,6 +264,9 @@ def test_relative_error_is_one_function_with_one_meaning():
     assert math.isnan(relative_error([1.0, math.nan], [1.0, 1.0]))
     assert relative_error(np.full((2, 3), 1.5), 1.0) == 0.5  # broadcasts
     assert relative_error(2.0, mpmath.mpf(4)) == 0.5
+    for measured, reference in (([1.0, 2.0], [1.0, 2.0, 3.0]), ("a", 1.0), ([], [])):
+        with pytest.raises(ValueError, match="measured and reference"):
+            relative_error(measured, reference)
     from dynamics.theories import THEORIES
 
     for theory in THEORIES:  # no claim module keeps a relative error of its own

@@ -37,8 +37,14 @@ def relative_error(measured, reference):
     not; NaN (which no check passes) where either is NaN. Arrays broadcast; mpmath numbers are taken as floats."""
     import numpy as np
 
-    a, b = np.asarray(measured, dtype=float), np.asarray(reference, dtype=float)
-    difference = np.abs(a - b)
+    try:
+        a, b = np.asarray(measured, dtype=float), np.asarray(reference, dtype=float)
+        difference = np.abs(a - b)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"measured and reference must be real numbers or arrays of shapes that broadcast, got "
+                         f"{np.shape(measured)} and {np.shape(reference)}: {exc}") from None
+    if difference.size == 0:
+        raise ValueError("measured and reference must hold at least one value, got empty arrays")
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(difference == 0.0, 0.0, difference / np.abs(b))
     return float(np.max(ratio))

@@ -16,8 +16,8 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dynamics.numerics import (one_blas_thread_when_small, as_finite_array, require_array_in_range, require_choice, require_finite_product,
-                               require_finite_result, require_integer, require_positive)
+from dynamics.numerics import (as_finite_array, one_blas_thread_when_small, require_array_in_range, require_choice,
+                               require_finite_product, require_finite_result, require_integer, require_positive)
 from ._checks import NULL_TOLERANCE, SYMMETRY_TOLERANCE, require_diagonal_hessians, require_eps, require_spd
 
 __all__ = ["amgm_ratio", "consistency_diagonal", "consistency_lower_bound", "consistency_quadratic", "karcher_mean",

@@ -28,8 +28,8 @@ from typing import Optional, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dynamics.numerics import (one_blas_thread_when_small, as_finite_array, require_choice, require_finite_result, require_in_range,
-                               require_output_times, require_positive, solve_ode)
+from dynamics.numerics import (as_finite_array, one_blas_thread_when_small, require_choice, require_finite_result,
+                               require_in_range, require_output_times, require_positive, solve_ode)
 from ._checks import (require_data, require_design, require_designs, require_eigenvalues, require_gd_options,
                       require_noise_std, require_penalty_schedule, require_preconditioner, require_single_modulation,
                       require_stable_gd)

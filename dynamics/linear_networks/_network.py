@@ -22,8 +22,8 @@ from typing import Optional, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dynamics.numerics import (one_blas_thread_when_small, as_finite_array, require_array_in_range, require_finite_product, require_integer,
-                               require_output_times, require_positive)
+from dynamics.numerics import (as_finite_array, one_blas_thread_when_small, require_array_in_range,
+                               require_finite_product, require_integer, require_output_times, require_positive)
 from ._checks import (require_correlations, require_mode_bases, require_network_data, require_one_network,
                       require_weights, scalar_or_array)
 from ._integrate import integrate_flow

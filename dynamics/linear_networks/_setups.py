@@ -12,8 +12,8 @@ from typing import Optional, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dynamics.numerics import (one_blas_thread_when_small, as_finite_array, haar_orthogonal, require_array_in_range, require_in_range,
-                               require_integer, require_output_times, require_positive, rng_from)
+from dynamics.numerics import (as_finite_array, haar_orthogonal, one_blas_thread_when_small, require_array_in_range,
+                               require_in_range, require_integer, require_output_times, require_positive, rng_from)
 from ._checks import require_alpha, require_broadcast, require_mode_factors, require_std
 from ._results import ModeTask, NetworkWeights, SignalNoiseStds, StudentErrors, StudentInstance, WhitenedTask
 from ._student import (generalization_error, student_weights, student_weights_gd, training_error,

@@ -20,8 +20,8 @@ second thread; the exact-GD traces lose half to it). Beside two CPU-bound proces
 """
 import functools
 import inspect
-from contextlib import contextmanager, nullcontext
-from typing import Callable, ContextManager, Iterator
+from contextlib import nullcontext
+from typing import Callable, ContextManager
 
 import numpy as np
 
@@ -39,12 +39,6 @@ def _controller():
     from threadpoolctl import ThreadpoolController
 
     return ThreadpoolController()
-
-
-@contextmanager
-def _one_thread() -> Iterator[None]:
-    with _controller().limit(limits=1, user_api="blas"):
-        yield
 
 
 def blas_threads_for_size(dimension: int) -> ContextManager[None]:
@@ -77,7 +71,9 @@ def blas_threads_for_size(dimension: int) -> ContextManager[None]:
     """
     if isinstance(dimension, (bool, np.bool_)) or not isinstance(dimension, (int, np.integer)) or dimension < 0:
         raise ValueError(f"dimension must be an integer >= 0, got {dimension!r}")
-    return _one_thread() if dimension <= SMALL_DENSE_DIMENSION else nullcontext()
+    if dimension > SMALL_DENSE_DIMENSION:
+        return nullcontext()
+    return _controller().limit(limits=1, user_api="blas")  # restores the previous limits on exit
 
 
 def _matrix_shape(value):

@@ -26,9 +26,9 @@ from typing import Optional, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dynamics.numerics import (one_blas_thread_when_small, IntegrationError, as_finite_array, require_choice, require_finite_result,
-                               require_in_range, require_integer, require_output_times, require_positive,
-                               require_shape, solve_ode)
+from dynamics.numerics import (IntegrationError, as_finite_array, one_blas_thread_when_small, require_choice,
+                               require_finite_result, require_in_range, require_integer, require_output_times,
+                               require_positive, require_shape, solve_ode)
 from ._checks import (require_dual_point, require_flow, require_learning_rate, require_one_penalty,
                       require_primal_data, require_problem, require_strengths)
 from ._fixed_points import dual_matrix
