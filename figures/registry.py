@@ -105,9 +105,9 @@ def render_many(ids, out_dir, jobs=1, progress=None):
     ids = list(ids)
     wrap = progress or (lambda iterable: iterable)
     if jobs == 1:
-        from threadpoolctl import threadpool_limits
+        from dynamics.numerics.threads import one_thread
 
-        with threadpool_limits(limits=1):  # small matrices: a threaded BLAS only contends (as in the workers)
+        with one_thread():  # small matrices: a second thread only contends (as in the workers)
             for entry_id in wrap(ids):
                 paths, seconds = render(get(entry_id), out_dir)
                 yield entry_id, paths, seconds

@@ -121,7 +121,7 @@ def worker(theory, order, fail_fast):
     """In the subprocess: run ``theory``'s fast claims in the given id order (the rest after them), one thread,
     stopping at the first failure when ``fail_fast``; print one JSON line per claim."""
     from verify import registry
-    from verify.runner import one_thread
+    from dynamics.numerics.threads import one_thread
 
     claims = registry.select(f"{theory}.*")
     rank = {claim_id: i for i, claim_id in enumerate(order)}

@@ -11,34 +11,18 @@ numba's disk cache is shared by the workers (it writes each kernel atomically).
 import sys
 from contextlib import contextmanager, nullcontext
 
+from dynamics.numerics.threads import one_thread
+
 from . import registry
 
 _FIELDS = ("measured", "tolerance", "comparison", "passed", "verdict", "seconds", "detail", "seed_offset",
            "printed_error", "reject_above", "rates", "device")
 
 
-@contextmanager
-def one_thread():
-    """One BLAS/OpenMP thread (threadpoolctl) and one numba thread inside the block, restored afterwards.
-
-    Every claim runs so, serially or in a worker: the claims' matrices are small (a threaded BLAS on a busy
-    machine was measured 100x slower on them), and a threaded reduction rounds differently, which would make
-    a parallel run's values differ from a serial run's."""
-    import numba
-    from threadpoolctl import threadpool_limits
-
-    previous = numba.get_num_threads()
-    numba.set_num_threads(1)
-    try:
-        with threadpool_limits(limits=1):
-            yield
-    finally:
-        numba.set_num_threads(previous)
-
-
 def _run_unit(claim_id, device, seed_offset):
     """In a worker: run one claim with one thread; return its result fields (plain values). loky workers start
-    with the thread variables set; a Dask worker has numpy loaded already, hence :func:`one_thread` here too."""
+    with the thread variables set; a Dask worker has numpy loaded already, hence
+    :func:`dynamics.numerics.one_thread` here too."""
     with one_thread():
         claims = registry.load_all()
         result = registry.run_claim(claims[claim_id], registry.RunContext(device, seed_offset))

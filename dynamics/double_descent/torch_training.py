@@ -3,8 +3,8 @@ full-batch gradient descent of the linear student on a stack of teacher–studen
 (an independent route to the closed forms of :mod:`dynamics.double_descent`).
 
 Optional: this module imports torch, is not imported by :mod:`dynamics.double_descent`, registers nothing, works
-in float64 and takes the device explicitly (on the CPU with one torch thread,
-:func:`dynamics.numerics.torch_tools.one_thread_on_cpu`). The cross-checks (``verify.crosscheck.double_descent``)
+in float64 and takes the device as a keyword (default ``"cpu"``; one torch thread,
+:func:`dynamics.numerics.one_thread`). The cross-checks (``verify.crosscheck.double_descent``)
 call it.
 """
 from typing import Optional, Union
@@ -24,7 +24,7 @@ __all__ = ["train_linear_student"]
 @on_device
 def train_linear_student(X: ArrayLike, y: ArrayLike, steps: ArrayLike, learning_rate: Union[float, ArrayLike],
                          output_penalty_schedule: Optional[ArrayLike] = None, *,
-                         device: Union[str, "torch.device"]) -> WeightTrajectory:
+                         device: Union[str, "torch.device"] = "cpu") -> WeightTrajectory:
     """Full-batch GD of the summed loss ½Σ_μ(y^μ − x^μ·ŵ)² + (a_k/2)‖Xŵ‖² (Eq 4.2.3 as corrected, with the
     output penalty of Lemma 4.3.1 at step k) from ŵ = 0, one independent run per design, gradients by autograd.
 
@@ -40,7 +40,7 @@ def train_linear_student(X: ArrayLike, y: ArrayLike, steps: ArrayLike, learning_
         η > 0, one for all designs or one per design (shape (S,)).
     output_penalty_schedule : array_like, optional
         a_k >= 0 for steps 1..steps[-1] (None: no penalty).
-    device : str or torch.device
+    device : str or torch.device, default "cpu"
         Where to run ("cpu", "cuda", ...); float64 throughout.
 
     Returns

@@ -24,7 +24,8 @@ import torch
 from numpy.typing import ArrayLike
 
 from dynamics.numerics import require_integer, require_output_times, require_positive
-from dynamics.numerics.torch_tools import DTYPE, as_tensor, one_thread_on_cpu, to_numpy, torch_device
+from dynamics.numerics.threads import one_thread
+from dynamics.numerics.torch_tools import DTYPE, as_tensor, to_numpy, torch_device
 from ._checks import require_network_data, require_one_network
 from ._results import NetworkGDTrajectory, StudentGDTrajectory, StudentInstance
 
@@ -32,7 +33,7 @@ __all__ = ["train_two_layer", "train_students"]
 
 
 def train_two_layer(W21: ArrayLike, W32: ArrayLike, X: ArrayLike, Y: ArrayLike, n_steps: int, learning_rate: float,
-                    record_every: int = 10, *, device: Union[str, "torch.device"]) -> NetworkGDTrajectory:
+                    record_every: int = 10, *, device: Union[str, "torch.device"] = "cpu") -> NetworkGDTrajectory:
     """Train a torch two-weight-layer linear network by full-batch gradient descent on Eq (2.2.2) of Pezeshki
     (thesis) (Saxe et al. 2014's set-up).
 
@@ -52,7 +53,7 @@ def train_two_layer(W21: ArrayLike, W32: ArrayLike, X: ArrayLike, Y: ArrayLike, 
         η > 0; step k is at flow time kη.
     record_every : int
         Record every r-th step (k = 0, r, 2r, ...), 1 <= r <= max(n_steps, 1).
-    device : str or torch.device
+    device : str or torch.device, default "cpu"
         Where to train (keyword, required).
 
     Returns
@@ -88,7 +89,7 @@ def train_two_layer(W21: ArrayLike, W32: ArrayLike, X: ArrayLike, Y: ArrayLike, 
     optimizer = torch.optim.SGD([first.weight, second.weight], lr=eta, momentum=0.0, weight_decay=0.0)
     inputs, targets = as_tensor(X.T, device), as_tensor(Y.T, device)  # torch is batch-first
     history21, history32 = [to_numpy(first.weight)], [to_numpy(second.weight)]
-    with one_thread_on_cpu(device):
+    with one_thread():
         for k in range(1, n_steps + 1):
             optimizer.zero_grad(set_to_none=True)
             loss = 0.5 * ((targets - second(first(inputs))) ** 2).sum()
@@ -104,7 +105,7 @@ def train_two_layer(W21: ArrayLike, W32: ArrayLike, X: ArrayLike, Y: ArrayLike, 
 
 
 def train_students(instances: Sequence[StudentInstance], steps: ArrayLike, learning_rate: float, *,
-                   device: Union[str, "torch.device"]) -> StudentGDTrajectory:
+                   device: Union[str, "torch.device"] = "cpu") -> StudentGDTrajectory:
     """Train a batch of Advani–Saxe linear students in torch by full-batch gradient descent on
     ``0.5 * sum((y − w X)**2)`` (the discrete form of Eq 2.3.5 of Pezeshki (thesis)), one student per instance,
     batched.
@@ -117,7 +118,7 @@ def train_students(instances: Sequence[StudentInstance], steps: ArrayLike, learn
         Step counts k >= 0 at which to record the weights (non-decreasing); the run lasts max(steps) steps.
     learning_rate : float
         η > 0; step k is at flow time kη.
-    device : str or torch.device
+    device : str or torch.device, default "cpu"
         Where to train (keyword, required).
 
     Returns
@@ -166,7 +167,7 @@ def train_students(instances: Sequence[StudentInstance], steps: ArrayLike, learn
     optimizer = torch.optim.SGD([w], lr=eta, momentum=0.0, weight_decay=0.0)
     wanted = set(int(x) for x in k)
     recorded = {0: to_numpy(w)[:, 0]}
-    with one_thread_on_cpu(device):
+    with one_thread():
         for step in range(1, int(k[-1]) + 1):
             optimizer.zero_grad(set_to_none=True)
             loss = 0.5 * ((y - torch.einsum("sin,snp->sip", w, X)) ** 2).sum()  # batched w X

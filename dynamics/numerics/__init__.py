@@ -17,8 +17,8 @@ from .marchenko_pastur import (MPEdges, Quadrature, mp_atom, mp_cdf, mp_density,
                                mp_quadrature)
 from .ode import (DOP853, DOPRI5, JAC_SIGNATURE, METHODS, RHS_SIGNATURE, RK4, BatchOdeResult, IntegrationError,
                   OdeResult, compiled_function, integrate, integrate_rosenbrock, solve_ode, solve_ode_batch)
-from .random import haar_orthogonal
-from .threads import SMALL_DENSE_DIMENSION, blas_threads_for_size, one_blas_thread_when_small
+from .random import haar_orthogonal, seed_streams
+from .threads import SMALL_DENSE_DIMENSION, blas_threads_for_size, one_blas_thread_when_small, one_thread
 from .special import (binom_cdf, binom_sf, log_binom_pmf, log_binom_pmf_kernel, log_binom_sf, log_binom_sf_kernel,
                       normal_cdf, normal_cdf_kernel, normal_logcdf, normal_logcdf_kernel, normal_pdf,
                       normal_pdf_kernel, normal_ppf, normal_ppf_kernel, normal_sf)
@@ -42,8 +42,9 @@ __all__ = [
     "newton_maximise", "newton_maximise_kernel", "newton_functions", "NewtonFunctions", "NewtonResult",
     # linear algebra, random numbers, the disk cache of expensive results
     "cholesky_solve", "lu_factor", "lu_solve", "nearest_orthogonal", "haar_orthogonal", "disk_cache", "cache_dir",
+    "seed_streams",
     # the thread policy of dense routines on small matrices
-    "SMALL_DENSE_DIMENSION", "blas_threads_for_size", "one_blas_thread_when_small",
+    "SMALL_DENSE_DIMENSION", "blas_threads_for_size", "one_blas_thread_when_small", "one_thread",
     # argument checks
     "as_finite_array", "as_float", "format_value", "require_array_in_range", "require_betas", "require_bool", "require_choice",
     "require_finite_product", "require_finite_result", "require_in_range", "require_integer", "require_of_type", "require_orthogonal",

@@ -17,15 +17,21 @@ second thread; the exact-GD traces lose half to it). Beside two CPU-bound proces
 1.6–2.6x as long in one run and up to 250x in another, when OpenBLAS's threads spun against the load
 (``benchmarks/blas_threads.py``; the performance page has the table). The limit is process-wide for its duration
 (threadpoolctl); it is not meant for routines called from several Python threads at once.
+
+:func:`one_thread` is the stricter policy of the entry points, written once: inside it, every pool the process
+computes with has one thread (BLAS and OpenMP, numba's pool, and torch's intra-op pool when torch is loaded). The
+claims, the figures and the torch trainers run so: their arrays are small, and a threaded reduction rounds
+differently, which would make a parallel run's values differ from a serial run's.
 """
 import functools
 import inspect
-from contextlib import nullcontext
-from typing import Callable, ContextManager
+import sys
+from contextlib import contextmanager, nullcontext
+from typing import Callable, ContextManager, Iterator
 
 import numpy as np
 
-__all__ = ["SMALL_DENSE_DIMENSION", "blas_threads_for_size", "one_blas_thread_when_small"]
+__all__ = ["SMALL_DENSE_DIMENSION", "blas_threads_for_size", "one_blas_thread_when_small", "one_thread"]
 
 SMALL_DENSE_DIMENSION = 512
 """The largest matrix dimension at which a dense routine runs with one BLAS thread (see the module's note)."""
@@ -143,3 +149,47 @@ def one_blas_thread_when_small(*array_arguments: str) -> Callable[[Callable], Ca
         return limited
 
     return decorate
+
+
+@contextmanager
+def one_thread() -> Iterator[None]:
+    """One thread for every pool the block computes with; each pool's previous size restored afterwards.
+
+    The pools: numpy's and scipy's BLAS and any OpenMP runtime (threadpoolctl), numba's pool, and torch's intra-op
+    pool when torch is already imported (this module never imports torch). The verifier runs every claim so, the
+    figures render so, and the torch trainers run so on the CPU (through
+    :func:`dynamics.numerics.torch_tools.on_device`): on a busy machine a second thread on a small array waits for a
+    core instead of computing, and a one-thread reduction rounds the same way in every process.
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        Yields None; the limits hold until the block exits (also by an exception).
+
+    Examples
+    --------
+    >>> import numba
+    >>> from dynamics.numerics import one_thread
+    >>> before = numba.get_num_threads()
+    >>> with one_thread():
+    ...     numba.get_num_threads()
+    1
+    >>> numba.get_num_threads() == before
+    True
+    """
+    import numba
+    from threadpoolctl import threadpool_limits  # a fresh scan: it sees libraries loaded since the last one
+
+    torch = sys.modules.get("torch")
+    previous_numba = numba.get_num_threads()
+    previous_torch = torch.get_num_threads() if torch is not None else None
+    numba.set_num_threads(1)
+    if torch is not None:
+        torch.set_num_threads(1)
+    try:
+        with threadpool_limits(limits=1):
+            yield
+    finally:
+        numba.set_num_threads(previous_numba)
+        if torch is not None:
+            torch.set_num_threads(previous_torch)

@@ -5,10 +5,10 @@ The theories' torch layers (``dynamics/<theory>/torch_*.py``) build on these hel
 
 * :func:`dynamics.numerics.torch_tools.torch_device` turns ``"cpu"``, ``"cuda"``, ``"cuda:1"`` or a ``torch.device``
   into a ``torch.device``, and refuses anything else by name;
-* :func:`dynamics.numerics.torch_tools.one_thread_on_cpu` runs a block with one torch intra-op thread on CPU (restored
-  afterwards): the project's tensors are small, and on a busy 2-core machine thread hand-offs cost more than the
-  arithmetic (a two-moons figure ran 3x slower with torch's default threads);
-  :func:`dynamics.numerics.torch_tools.on_device` wraps a trainer in it;
+* :func:`dynamics.numerics.torch_tools.on_device` resolves a trainer's ``device`` (default ``"cpu"``, keyword-only
+  in every trainer) and runs it under the project's one thread policy, :func:`dynamics.numerics.one_thread`: the
+  project's tensors are small, and on a busy 2-core machine thread hand-offs cost more than the arithmetic (a
+  two-moons figure ran 3x slower with torch's default threads);
 * :func:`dynamics.numerics.torch_tools.seed_int` and :func:`dynamics.numerics.torch_tools.torch_generator` seed torch
   from the project's seeds (None, an int or a ``numpy.random.Generator``), so that the same seed gives the same numbers
   on every run;
@@ -23,17 +23,17 @@ The theories' torch layers (``dynamics/<theory>/torch_*.py``) build on these hel
   differentiate through its caller's data).
 """
 import functools
-from contextlib import contextmanager
-from typing import Callable, Dict, Iterator, Optional, Sequence, TypeVar, Union
+from typing import Callable, Dict, Optional, Sequence, TypeVar, Union
 
 import numpy as np
 import torch
 from numpy.typing import ArrayLike
 
+from .threads import one_thread
 from .validation import rng_from
 
-__all__ = ["DTYPE", "Ensemble", "as_tensor", "closure_loss", "on_device", "one_thread_on_cpu", "seed_int", "to_numpy",
-           "torch_device", "torch_generator"]
+__all__ = ["DTYPE", "Ensemble", "as_tensor", "closure_loss", "on_device", "seed_int", "to_numpy", "torch_device",
+           "torch_generator"]
 
 DTYPE = torch.float64
 
@@ -74,43 +74,10 @@ def torch_device(device: Union[str, torch.device]) -> torch.device:
         raise ValueError(f"device must name a torch device such as 'cpu' or 'cuda', got {device!r}") from exc
 
 
-@contextmanager
-def one_thread_on_cpu(device: Union[str, torch.device]) -> Iterator[torch.device]:
-    """Run the block with one torch intra-op thread when ``device`` is the CPU; restore the count afterwards.
-
-    Parameters
-    ----------
-    device : str or torch.device
-        The device the block computes on (other devices leave the thread count alone).
-
-    Returns
-    -------
-    contextlib.AbstractContextManager
-        Yields the resolved ``torch.device``.
-
-    Examples
-    --------
-    >>> before = torch.get_num_threads()
-    >>> with one_thread_on_cpu("cpu") as device:
-    ...     device, torch.get_num_threads()
-    (device(type='cpu'), 1)
-    >>> torch.get_num_threads() == before
-    True
-    """
-    device = torch_device(device)
-    previous = torch.get_num_threads()
-    if device.type == "cpu":
-        torch.set_num_threads(1)
-    try:
-        yield device
-    finally:
-        torch.set_num_threads(previous)
-
-
 def on_device(function: Callable[..., _R]) -> Callable[..., _R]:
-    """Decorate a trainer whose keyword ``device`` is required: resolve it with
+    """Decorate a trainer that takes the keyword ``device`` (default ``"cpu"``): resolve it with
     :func:`dynamics.numerics.torch_tools.torch_device` and run the trainer under
-    :func:`dynamics.numerics.torch_tools.one_thread_on_cpu`.
+    :func:`dynamics.numerics.one_thread` (one torch, BLAS and numba thread, restored afterwards).
 
     Parameters
     ----------
@@ -120,20 +87,21 @@ def on_device(function: Callable[..., _R]) -> Callable[..., _R]:
     Returns
     -------
     callable
-        The wrapped function, with the same name and docstring.
+        The wrapped function, with the same name, signature and docstring.
 
     Examples
     --------
     >>> @on_device
-    ... def threads(*, device):
+    ... def threads(*, device="cpu"):
     ...     return device.type, torch.get_num_threads()
-    >>> threads(device="cpu")
+    >>> threads()
     ('cpu', 1)
     """
 
     @functools.wraps(function)
-    def run(*args, device, **kwargs):
-        with one_thread_on_cpu(device) as resolved:
+    def run(*args, device: Union[str, torch.device] = "cpu", **kwargs):
+        resolved = torch_device(device)
+        with one_thread():
             return function(*args, device=resolved, **kwargs)
 
     return run
@@ -282,7 +250,7 @@ class Ensemble:
     other reductions over a whole tensor (LBFGS, the spherical optimizers of :mod:`dynamics.spherical.torch_optim`)
     would couple the members, and do not belong here. A BatchNorm that updates running statistics in the forward
     pass cannot run under ``vmap``: build such members with ``track_running_stats=False`` (batch statistics at train
-    and test time), or with the project's :class:`dynamics.spherical.torch_training.BatchNorm`.
+    and test time), or with the project's :class:`dynamics.spherical.torch_models.BatchNorm`.
 
     Parameters
     ----------

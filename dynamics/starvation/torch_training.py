@@ -35,7 +35,7 @@ __all__ = ["MOONS_RUNS", "MoonsRun", "ToyTraining", "TwoMoonsTraining", "WideNet
 
 # ---------------------------------------------------------------- the Fig 6 toy
 @on_device
-def train_toy(U: ArrayLike, s: ArrayLike, Phi: ArrayLike, n_steps: int, *, device: Union[str, torch.device],
+def train_toy(U: ArrayLike, s: ArrayLike, Phi: ArrayLike, n_steps: int, *, device: Union[str, torch.device] = "cpu",
               weight_decay: float = TOY.weight_decay, output_penalty: float = TOY.output_penalty,
               primal_learning_rate: float = TOY.learning_rate, dual_learning_rate: float = TOY.dual_learning_rate,
               alpha0: float = TOY.alpha0, clamp: float = TOY.clamp) -> ToyTraining:
@@ -55,7 +55,7 @@ def train_toy(U: ArrayLike, s: ArrayLike, Phi: ArrayLike, n_steps: int, *, devic
         Φ_0 = YUSVᵀ with y = 1 (so YΦ_0 = Φ_0), m >= n.
     n_steps : int
         Number of SGD steps, >= 0.
-    device : str or torch.device
+    device : str or torch.device, default "cpu"
         Where to compute.
     weight_decay : float
         λ > 0 of Eq 5 (and of the dual's K = λ⁻¹US²Uᵀ).
@@ -121,7 +121,7 @@ def train_toy(U: ArrayLike, s: ArrayLike, Phi: ArrayLike, n_steps: int, *, devic
 
 # ---------------------------------------------------------------- a wide net in the NTK regime
 @on_device
-def ntk_net_error(width: int, *, device: Union[str, torch.device],
+def ntk_net_error(width: int, *, device: Union[str, torch.device] = "cpu",
                   seed: Optional[Union[int, np.random.Generator]] = None, weight_decay: float = 0.1, n_steps: int = 800,
                   n_samples: int = 16) -> WideNetComparison:
     """Train f = aᵀReLU(Wx)/√m (NTK parameterisation) and compare with the Eq 9 dual (Eqs 3, 8, 9, 11).
@@ -136,7 +136,7 @@ def ntk_net_error(width: int, *, device: Union[str, torch.device],
     ----------
     width : int
         Hidden width m, in [1, 10^6].
-    device : str or torch.device
+    device : str or torch.device, default "cpu"
         Where to compute.
     seed : None, int or numpy.random.Generator
         Draws the data and the initial weights.
@@ -199,7 +199,7 @@ def ntk_net_error(width: int, *, device: Union[str, torch.device],
 # ---------------------------------------------------------------- two moons
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
-def train_two_moons(*, device: Union[str, torch.device],
+def train_two_moons(*, device: Union[str, torch.device] = "cpu",
                     seeds: Sequence[Union[int, np.random.Generator]] = (0, 1, 2), n_steps: int = 10_000,
                     hidden: int = 500, record_every: int = 100, runs: Sequence[MoonsRun] = MOONS_RUNS,
                     learning_rate: float = 1e-2, momentum: float = 0.9, weight_decay: float = 2e-4) -> TwoMoonsTraining:
@@ -214,7 +214,7 @@ def train_two_moons(*, device: Union[str, torch.device],
 
     Parameters
     ----------
-    device : str or torch.device
+    device : str or torch.device, default "cpu"
         Where to compute.
     seeds, n_steps, hidden, record_every, runs, learning_rate, momentum, weight_decay
         As for :func:`dynamics.starvation.train_two_moons` (one set-up function checks them for both).

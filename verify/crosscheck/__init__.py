@@ -15,10 +15,11 @@ missing torch is an error.
 """
 import importlib.util
 import random
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
+
+from dynamics.numerics.threads import one_thread
 
 from ..registry import RunContext, claim
 
@@ -94,16 +95,6 @@ class TorchContext:
         return tensor.detach().cpu().numpy()
 
 
-@contextmanager
-def single_thread_on_cpu(ctx):
-    """One torch intra-op thread on CPU, restored afterwards (:func:`dynamics.numerics.torch_tools.one_thread_on_cpu`):
-    the cross-checks' tensors are small, and thread hand-offs cost more than the arithmetic."""
-    from dynamics.numerics.torch_tools import one_thread_on_cpu
-
-    with one_thread_on_cpu(ctx.device):
-        yield ctx
-
-
 def context(run=None):
     """The :class:`TorchContext` of a run (default: CPU, seed offset 0)."""
     import torch
@@ -117,7 +108,8 @@ def crosscheck(id, source, statement, cost="slow", needs=(), stochastic=True, ki
 
     def register(fn):
         def check(run):
-            with single_thread_on_cpu(context(run)) as ctx:
+            ctx = context(run)  # imports torch first, so that one_thread pins its pool too
+            with one_thread():
                 return fn(ctx)
 
         check.__qualname__ = fn.__qualname__
