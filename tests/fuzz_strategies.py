@@ -197,6 +197,11 @@ STRATEGIES = {
     "sphere_grad_norms": ARRAY, "adam_learning_rate": POSITIVE,
     "betas": st.sampled_from([(0.9, 0.999), (0.0, 0.5), (1.5, 0.9), "betas"]), "engine": WORDS,
     "optimizer": spherical_optimizers(),
+    "names": st.one_of(st.sampled_from([("data", "init", "order"), ("data",), ("data", "data"), ("_x",), (), "data",
+                                        ("class",), (1,)]), WORDS),
+    # the starvation experiments' numpy side (decision boundaries, the coloured shapes)
+    "grid_h": ARRAY, "grid_v": ARRAY, "colour_flip": FRACTION, "label_noise": FRACTION, "size": SIZE,
+    "bar_length": SIZE,
     # spurious correlations and data balancing
     "logit_scale": POSITIVE, "ba_margins": ARRAY, "bc_margins": ARRAY, "log": BOOL, "logits": matrices(),
     "bias_labels": INT_ARRAY, "margins": SIGNED_ARRAY, "margin_grad_norm": POSITIVE, "core_grad_norms": ARRAY,

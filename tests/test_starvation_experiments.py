@@ -6,6 +6,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+import dynamics.starvation as gs  # noqa: E402
 from dynamics.starvation import torch_experiments as te  # noqa: E402
 
 
@@ -22,18 +23,18 @@ def test_boundary_line_distance_of_straight_and_curved_boundaries():
     h = v = np.linspace(-1, 1, 201)
     box = np.array([[-1.0, -1.0], [1.0, 1.0]])
     slanted = np.add.outer(0.5 * v, h) - 0.2  # the line x_h + 0.5 x_v = 0.2
-    assert te.boundary_line_distance(h, v, slanted, box) < 1e-10
+    assert gs.boundary_line_distance(h, v, slanted, box) < 1e-10
     # the parabola x_h = x_v² - 0.3 over x_v in [-1, 1]: RMS orthogonal distance from its best line ~ the sd of x_v²
     # (0.298) along x_h, shrunk a little by the tilt-free fit; in units of the box's RMS radius √(2)·1
     parabola = np.add.outer(v ** 2, -h) - 0.3
-    value = te.boundary_line_distance(h, v, parabola, box)
+    value = gs.boundary_line_distance(h, v, parabola, box)
     assert 0.15 < value < 0.25
-    assert np.isnan(te.boundary_line_distance(h, v, np.ones((201, 201)), box))
+    assert np.isnan(gs.boundary_line_distance(h, v, np.ones((201, 201)), box))
 
 
 def test_boundary_points_validate_the_grid():
     with pytest.raises(ValueError, match="logits"):
-        te.boundary_points(np.arange(3.0), np.arange(4.0), np.zeros((3, 3)))
+        gs.boundary_points(np.arange(3.0), np.arange(4.0), np.zeros((3, 3)))
 
 
 SETTINGS = (R("plain", 0.0, 0.0, False, 0.0, 0.0, 1, 1), R("wd", 1e-2, 0.0, False, 0.0, 0.0, 1, 1),
@@ -71,17 +72,17 @@ def test_moons_regularisers_validate(kwargs, name):
 
 
 def test_coloured_shapes_statistics_and_channels():
-    data = te.coloured_shapes(4000, colour_flip=0.2, seed=1)
+    data = gs.coloured_shapes(4000, colour_flip=0.2, seed=1)
     assert abs(np.mean(data.colour == data.y) - 0.8) < 0.03
     assert abs(np.mean(data.shape == data.y) - 0.75) < 0.03
     half = data.X.shape[1] // 2
     assert np.all(data.X[data.colour > 0, half:] == 0) and np.all(data.X[data.colour < 0, :half] == 0)
-    clean = te.coloured_shapes(50, colour_flip=0.0, noise_std=0.0, seed=2)
+    clean = gs.coloured_shapes(50, colour_flip=0.0, noise_std=0.0, seed=2)
     assert np.all(clean.X.sum(axis=1) == 3.0)  # one 3-pixel bar per image
     with pytest.raises(ValueError, match="colour_flip"):
-        te.coloured_shapes(10, colour_flip=1.5)
+        gs.coloured_shapes(10, colour_flip=1.5)
     with pytest.raises(ValueError, match="bar_length"):
-        te.coloured_shapes(10, colour_flip=0.1, bar_length=9)
+        gs.coloured_shapes(10, colour_flip=0.1, bar_length=9)
 
 
 SHAPES = dict(device="cpu", n_train=60, n_test=40, n_steps=6, hidden=5, record_every=3)

@@ -22,13 +22,23 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dynamics.numerics import (format_value, normal_sf, require_array_in_range, require_choice, require_in_range, require_integer,
-                               require_positive, rng_from)
+                               require_positive, rng_from, seed_streams)
 from ._results import BalancingToyRuns, GroupCountTable, MarginGradients, SpuriousData, ToySplits
 from ._toy_training import METHODS, train_balancing_toy
 
 BALANCING_TOY_SIZE = (400, 600)
 """(n_samples, n_noise) of the linear-toy experiment: this project's CPU setting of the thesis's Ch. 8 Fig. 1 (the
 authors' code uses n = 1000, d = 1200)."""
+
+
+PARITY_SEED_STREAMS = ("train_data", "test_data", "init", "order", "subset")
+"""The streams of one seed of a parity network (:func:`dynamics.numerics.seed_streams`): the training set, the test
+set, the initial weights, the minibatch order and the test inputs whose activations and attributions are measured.
+Runs that share a seed share all five, whatever their learning rate or other settings."""
+
+BALANCING_TOY_SEED_STREAMS = ("data", "train")
+"""The streams of one seed of the linear-toy experiment (:func:`dynamics.numerics.seed_streams`): the three splits,
+and the integer seed of the training (initialisation and index orders)."""
 
 
 def _pm_ones(rng, shape):
@@ -244,9 +254,9 @@ def balancing_toy_runs(seeds: Sequence[int], methods: Sequence[str] = ("erm", "s
                          f"{len(methods)} methods")
     splits, runs = [], {m: [] for m in methods}
     for seed in seeds:
-        data_stream, train_stream = map(np.random.default_rng, np.random.SeedSequence(seed).spawn(2))
-        data = make_balancing_toy_splits(n_samples, n_noise, seed=data_stream)
-        train_seed = int(train_stream.integers(2**63))
+        streams = seed_streams(seed, BALANCING_TOY_SEED_STREAMS)
+        data = make_balancing_toy_splits(n_samples, n_noise, seed=streams.data)
+        train_seed = int(streams.train.integers(2**63))
         splits.append(data)
         for m in methods:
             runs[m].append(train_balancing_toy(*data, m, seed=train_seed, **train_options))

@@ -19,28 +19,22 @@ Float64 by default (float32 on request); CPU by default, ``device="cuda"`` for a
 thread. Optional: ``dynamics.spurious`` does not import this module.
 """
 import math
-from typing import Optional, Sequence, Tuple, Union
+from typing import Sequence, Tuple, Union
 
 import numpy as np
 import torch
 
-from dynamics.numerics import disk_cache, require_choice, require_in_range, require_integer, require_positive, rng_from
+from dynamics.numerics import disk_cache, require_choice, require_in_range, require_integer, rng_from, seed_streams
 from dynamics.numerics.torch_tools import as_tensor, on_device, to_numpy
 from ._balancing import (balanced_sampling_weights, expand_by_counts, jtt_duplication_counts,
                          subsample_to_smallest, weighted_epoch_indices)
-from ._results import BalancingExperiment, DecisionMaps, ToySplits
-from ._setups import make_balancing_toy_splits
+from ._results import BalancingExperiment, DecisionMaps
+from ._setups import BALANCING_TOY_SEED_STREAMS, make_balancing_toy_splits
 from ._toy_training import METHODS, N_GROUPS, TOY_GAMMAS, toy_feature_scales
 
 __all__ = ["BalancingExperiment", "DecisionMaps", "decision_maps", "train_balancing_methods"]
 
 MAX_MEMBERS_ELEMENTS = 4 * 10**8  # seeds × samples × features held in memory at once (3.2 GB in float64)
-
-
-def _seed_streams(seed):
-    """The data stream and the integer training seed of one seed, as in balancing_toy_runs."""
-    data_stream, train_stream = map(np.random.default_rng, np.random.SeedSequence(seed).spawn(2))
-    return data_stream, int(train_stream.integers(2**63))
 
 
 class _Members:
@@ -198,7 +192,7 @@ def _train_method(method, splits, train_seeds, scales, n_epochs, settings, dtype
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
 def train_balancing_methods(methods: Sequence[str] = METHODS, seeds: Sequence[int] = (0, 1, 2), *,
-                            device: Union[str, torch.device], n_samples: int = 400, n_noise: int = 600, learning_rate: float = 1e-5,
+                            device: Union[str, torch.device] = "cpu", n_samples: int = 400, n_noise: int = 600, learning_rate: float = 1e-5,
                             momentum: float = 0.9, weight_decay: float = 0.0, batch_size: int = 100,
                             n_epochs: int = 500, gammas: Sequence[float] = TOY_GAMMAS, jtt_epochs: int = 1,
                             jtt_upweight: int = 20, gdro_step_size: float = 0.1,
@@ -247,7 +241,7 @@ def train_balancing_methods(methods: Sequence[str] = METHODS, seeds: Sequence[in
         gDRO's η_q in (0, 100] (0.1).
     dtype : torch.float64 or torch.float32
         Precision of the training (float64 by default).
-    device : str or torch.device
+    device : str or torch.device, default "cpu"
         "cpu" (one torch thread) or "cuda"; required.
 
     Returns
@@ -295,7 +289,8 @@ def train_balancing_methods(methods: Sequence[str] = METHODS, seeds: Sequence[in
     scales = toy_feature_scales(d, gammas)
     splits, train_seeds = [], []
     for seed in seeds:
-        data_stream, train_seed = _seed_streams(seed)
+        streams = seed_streams(seed, BALANCING_TOY_SEED_STREAMS)
+        data_stream, train_seed = streams.data, int(streams.train.integers(2**63))
         splits.append(make_balancing_toy_splits(n, d, seed=data_stream))
         train_seeds.append(train_seed)
     results = [_train_method(m, splits, train_seeds, scales, n_epochs, settings, dtype, device) for m in methods]

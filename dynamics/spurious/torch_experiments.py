@@ -36,10 +36,12 @@ from typing import Any, Optional, Sequence, Union
 import numpy as np
 import torch
 
-from dynamics.numerics import disk_cache, require_choice, require_in_range, require_integer, require_positive
-from dynamics.numerics.torch_tools import DTYPE, as_tensor, one_thread_on_cpu, to_numpy
+from dynamics.numerics import (disk_cache, require_choice, require_in_range, require_integer, require_positive,
+                               seed_streams)
+from dynamics.numerics.threads import one_thread
+from dynamics.numerics.torch_tools import DTYPE, as_tensor, to_numpy, torch_device
 from ._results import InterventionRuns, LearningRateRobustness, ParityTrainingRuns, WidthSweep
-from ._setups import make_parity_task
+from ._setups import PARITY_SEED_STREAMS, make_parity_task
 from .torch_training import _forward as _parity_forward
 
 __all__ = ["FEATURE_GROUPS", "INTERVENTIONS", "InterventionRuns", "LearningRateRobustness", "ParityTrainingRuns",
@@ -57,11 +59,6 @@ _MAX = dict(configs=64, seeds=256, width=4096, depth=8, n_train=100_000, n_test=
 
 
 # ------------------------------------------------------------------------------------------------ helpers
-def _seed_streams(seed):
-    """Independent streams of one seed: train data, test data, initialisation, shuffling, attribution subset."""
-    return [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(5)]
-
-
 def _forward(weights, x):
     """Stacked bias-free ReLU MLP: weights[l] (M, out, in), x (M, B, in) -> logits (M, B, 2) (the parity
     trainer's forward pass, without its hidden activations)."""
@@ -248,7 +245,8 @@ def parity_training_runs(learning_rates: Sequence[float], seeds: Sequence[int], 
     settings = dict(optimizer=optimizer, anneal_step=anneal_step, anneal_factor=anneal_factor, stop=stop,
                     loss_target=loss_target, width=width, depth=depth, batch_size=batch_size, epoch_cap=epoch_cap,
                     record_every=record_every, n_attr=n_attr, dtype=dtype, device=device, **sizes)
-    with one_thread_on_cpu(device) as dev:  # as dynamics.numerics.torch_tools.on_device, with device="cpu" default
+    dev = torch_device(device)
+    with one_thread():
         settings["device"] = dev
         if batched:
             parts = [_train_stack(lrs, hyper, seeds, **settings)]
@@ -294,14 +292,14 @@ def _train_stack(lrs, hyper, seeds, *, optimizer, anneal_step, anneal_factor, st
     """Train the members (config c, seed s) in config-major order as one stacked model; arrays (L, S, ...)."""
     L, S = lrs.size, len(seeds)
     M = L * S
-    streams = [_seed_streams(seed) for seed in seeds]
+    streams = [seed_streams(seed, PARITY_SEED_STREAMS) for seed in seeds]
     xs, ys, bs, xt, yt, bt, xa = [], [], [], [], [], [], []
     for st in streams:
-        train = make_parity_task(n_train, n_core, n_spurious, n_noise, bc_rate, seed=st[0])
-        test = make_parity_task(n_test, n_core, n_spurious, n_noise, 0.5, seed=st[1])
+        train = make_parity_task(n_train, n_core, n_spurious, n_noise, bc_rate, seed=st.train_data)
+        test = make_parity_task(n_test, n_core, n_spurious, n_noise, 0.5, seed=st.test_data)
         xs.append(train.x), ys.append(train.y), bs.append(train.b)
         xt.append(test.x), yt.append(test.y), bt.append(test.b)
-        xa.append(test.x[st[4].choice(n_test, size=n_attr, replace=False)])
+        xa.append(test.x[st.subset.choice(n_test, size=n_attr, replace=False)])
     t = lambda a, dt=dtype: as_tensor(np.array(a), device, dt)
     x_train, y_train, b_train = t(xs), t(ys, torch.long), t(bs, torch.long)
     x_test, y_test, b_test, x_attr = t(xt), t(yt, torch.long), t(bt, torch.long), t(xa)
@@ -311,7 +309,7 @@ def _train_stack(lrs, hyper, seeds, *, optimizer, anneal_step, anneal_factor, st
     weights = []
     for fan_in, fan_out in zip(layer_sizes[:-1], layer_sizes[1:]):
         bound = 1.0 / math.sqrt(fan_in)
-        per_seed = [st[2].uniform(-bound, bound, size=(fan_out, fan_in)) for st in streams]
+        per_seed = [st.init.uniform(-bound, bound, size=(fan_out, fan_in)) for st in streams]
         weights.append(t([per_seed[s] for c in range(L) for s in range(S)]))
     seed_of = torch.as_tensor([s for c in range(L) for s in range(S)], device=device)
     member = lambda a: as_tensor(np.repeat(a, S), device, dtype)[:, None, None]
@@ -332,7 +330,7 @@ def _train_stack(lrs, hyper, seeds, *, optimizer, anneal_step, anneal_factor, st
         record_steps.append(step)
 
     for epoch in range(epoch_cap):
-        order = torch.as_tensor(np.stack([st[3].permutation(n_train) for st in streams]), device=device)[seed_of]
+        order = torch.as_tensor(np.stack([st.order.permutation(n_train) for st in streams]), device=device)[seed_of]
         for j in range(n_batches):
             if step % record_every == 0:
                 record()

@@ -19,9 +19,9 @@
   torch ``SGD(momentum, weight_decay)`` in float64 on the linear toy, replaying the index orders and
   initialisation of :func:`dynamics.spurious.train_balancing_toy`.
 
-Every function takes ``device`` explicitly and returns named results. Runs on CPU use one torch thread (restored
-afterwards; ``dynamics.numerics.torch_tools.one_thread_on_cpu``): the tensors are small and thread hand-offs cost
-more than the arithmetic.
+Every function takes ``device`` as a keyword (default ``"cpu"``) and returns named results. Each runs under
+:func:`dynamics.numerics.one_thread` (one torch, BLAS and numba thread, restored afterwards): the tensors are small and
+thread hand-offs cost more than the arithmetic.
 """
 import math
 from typing import Optional, Sequence, Union
@@ -30,13 +30,15 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from dynamics.numerics import require_choice, require_in_range, require_integer, require_positive, rng_from
+from dynamics.numerics import (require_choice, require_in_range, require_integer, require_positive, rng_from,
+                               seed_streams)
 from dynamics.numerics.cache import disk_cache
-from dynamics.numerics.torch_tools import DTYPE, as_tensor, one_thread_on_cpu, to_numpy, torch_device
+from dynamics.numerics.threads import one_thread
+from dynamics.numerics.torch_tools import DTYPE, as_tensor, to_numpy, torch_device
 from . import _metrics as metrics
 from ._results import (PARITY_METRICS, GradientIdentity, NetworkLogits, ParityData, ParityRun, ParitySweep,
                        SpuriousData, ToyRun, TorchToyRun)
-from ._setups import make_parity_task
+from ._setups import PARITY_SEED_STREAMS, make_parity_task
 from ._toy_training import METHODS, N_GROUPS, TOY_GAMMAS, toy_feature_scales
 
 __all__ = ["GradientIdentity", "NetworkLogits", "PARITY_METRICS", "ParityRun", "ParitySweep", "TorchToyRun",
@@ -81,7 +83,8 @@ def gradient_identity(logit_scales: Sequence[float] = (0.5, 1.0, 5.0, 20.0), *, 
     scales = np.array([require_positive("logit_scales", k) for k in logit_scales])
     n_samples = require_integer("n_samples", n_samples, 1)
     rng = rng_from(seed)
-    with one_thread_on_cpu(device) as dev:
+    dev = torch_device(device)
+    with one_thread():
         torch.manual_seed(int(rng.integers(2**31)))
         net = torch.nn.Sequential(torch.nn.Linear(10, 32), torch.nn.ReLU(), torch.nn.Linear(32, 32),
                                   torch.nn.ReLU(), torch.nn.Linear(32, 2)).to(dtype=DTYPE, device=dev)
@@ -111,11 +114,6 @@ def gradient_identity(logit_scales: Sequence[float] = (0.5, 1.0, 5.0, 20.0), *, 
 
 
 # --------------------------------------------------------------------------------------------- parity MLP
-def _parity_seeds(seed):
-    """Independent streams of one run: train data, test data, initialisation, shuffling, metric subset."""
-    return [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(5)]
-
-
 def _forward(weights, x):
     """Batched MLP without biases: weights[l] has shape (S, out, in), x (S, B, in). Returns (logits, hiddens)."""
     hiddens = []
@@ -126,15 +124,14 @@ def _forward(weights, x):
     return torch.bmm(h, weights[-1].transpose(1, 2)), hiddens
 
 
-def _load_parity(seeds, n_train, n_test, n_core, n_spurious, n_noise, bc_rate, n_activation_inputs, dtype, dev):
+def _load_parity(streams, n_train, n_test, n_core, n_spurious, n_noise, bc_rate, n_activation_inputs, dtype, dev):
     xs, ys, bs, xt, yt, bt, subsets = [], [], [], [], [], [], []
-    for seed in seeds:
-        r_train, r_test, _, _, r_subset = _parity_seeds(seed)
-        train = make_parity_task(n_train, n_core, n_spurious, n_noise, bc_rate, seed=r_train)
-        test = make_parity_task(n_test, n_core, n_spurious, n_noise, 0.5, seed=r_test)
+    for st in streams:
+        train = make_parity_task(n_train, n_core, n_spurious, n_noise, bc_rate, seed=st.train_data)
+        test = make_parity_task(n_test, n_core, n_spurious, n_noise, 0.5, seed=st.test_data)
         xs.append(train.x), ys.append(train.y), bs.append(train.b)
         xt.append(test.x), yt.append(test.y), bt.append(test.b)
-        subsets.append(r_subset.choice(n_test, size=min(n_activation_inputs, n_test), replace=False))
+        subsets.append(st.subset.choice(n_test, size=min(n_activation_inputs, n_test), replace=False))
     as_t = lambda a, dt: as_tensor(np.array(a), dev, dt)
     return ParityData(as_t(xs, dtype), as_t(ys, torch.long), as_t(bs, torch.long), as_t(xt, dtype),
                        as_t(yt, torch.long), as_t(bt, torch.long), np.array(subsets))
@@ -244,12 +241,12 @@ def _train_parity_members(learning_rate, seeds, *, n_train, n_test, n_core, n_sp
     its first epoch with 100% training accuracy, or at the cap. Cached on disk by its arguments (and the package's
     source), so that claims, figures and test workers in other processes reuse the runs."""
     S = len(seeds)
-    data = _load_parity(seeds, n_train, n_test, n_core, n_spurious, n_noise, bc_rate, n_activation_inputs, dtype,
+    streams = [seed_streams(s, PARITY_SEED_STREAMS) for s in seeds]
+    data = _load_parity(streams, n_train, n_test, n_core, n_spurious, n_noise, bc_rate, n_activation_inputs, dtype,
                         device)
     dim = data.x_train.shape[-1]
     sizes = [dim] + [width] * depth + [2]
-    streams = [_parity_seeds(s) for s in seeds]
-    weights = [torch.stack([_uniform_init(st[2], (fan_out, fan_in), dtype, device) for st in streams])
+    weights = [torch.stack([_uniform_init(st.init, (fan_out, fan_in), dtype, device) for st in streams])
                for fan_in, fan_out in zip(sizes[:-1], sizes[1:])]
     snapshots = [None] * S
     epochs_to_fit = [epoch_cap] * S
@@ -262,7 +259,7 @@ def _train_parity_members(learning_rate, seeds, *, n_train, n_test, n_core, n_sp
     eval_order = torch.argsort((~bc_train).to(torch.int8), dim=1, stable=True)
     for epoch in range(epoch_cap):
         members = torch.as_tensor(active, device=device)[:, None]
-        order = torch.as_tensor(np.stack([streams[s][3].permutation(n_train) for s in active]), device=device)
+        order = torch.as_tensor(np.stack([streams[s].order.permutation(n_train) for s in active]), device=device)
         losses_epoch = torch.zeros(len(active), n_batches, batch_size, dtype=dtype, device=device)
         bc_epoch = torch.zeros(len(active), n_batches, batch_size, dtype=torch.bool, device=device)
         for j in range(n_batches):
@@ -400,7 +397,7 @@ def parity_lr_sweep(learning_rates: Sequence[float], seeds: Sequence[int], *, n_
     batched = True if batched is None else bool(batched)
     key_settings = tuple(sorted((k, str(v)) for k, v in settings.items())) + (str(dev), batched)
     rows = []
-    with one_thread_on_cpu(dev):
+    with one_thread():
         for lr in lrs:
             missing = [s for s in seeds if (lr, s, key_settings) not in _PARITY_MEMO]
             groups = [missing] if batched else [[s] for s in missing]
@@ -462,7 +459,8 @@ def spurious_rule_logits(logit_scales: Sequence[float] = (1.0, 2.0, 5.0, 10.0, 2
     rng = rng_from(seed)
     data = make_parity_task(n_train, seed=rng)
     dtype = DTYPE
-    with one_thread_on_cpu(device) as dev:
+    dev = torch_device(device)
+    with one_thread():
         x = as_tensor(data.x, dev, dtype)[None]
         y = as_tensor(data.y, dev, torch.long)
         b = as_tensor(data.b, dev, torch.long)
@@ -553,7 +551,8 @@ def replay_balancing_toy(train: SpuriousData, val: SpuriousData, test: SpuriousD
     n_features = train.x.shape[1]
     scales = toy_feature_scales(n_features - 2, gammas)
     dtype = DTYPE
-    with one_thread_on_cpu(device) as dev:
+    dev = torch_device(device)
+    with one_thread():
         t = lambda a, dt=dtype: as_tensor(a, dev, dt)
         gam = t(scales)
         x_train = t(train.x) * gam  # ToyNet's x * γ, taken once: the same products in the same order

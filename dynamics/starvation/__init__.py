@@ -38,8 +38,9 @@ from ._kernels import dual_rhs
 from ._results import (Dataset, DualGDTrajectory, DualTrajectory, Features, FixedPoint, LinearModel, LossTangent,
                        MoonsRun, ParameterTrajectory, PrimalTrajectory, SpectralDecouplingPoint, ToyBatch,
                        ToyConfiguration, ToyTrajectories, ToyTraining, TwoMoonsTraining, WideNetComparison)
-from ._setups import (MOONS_RUNS, TOY, approximation_gap, first_order_error, linearisation_error, make_moons,
-                      random_linear_model, toy_batch, toy_trajectories, train_two_moons, two_moons)
+from ._setups import (MOONS_RUNS, TOY, approximation_gap, boundary_line_distance, boundary_points, coloured_shapes,
+                      first_order_error, linearisation_error, make_moons, random_linear_model, toy_batch,
+                      toy_trajectories, train_two_moons, two_moons)
 
 __all__ = [
     # results (the torch layer's included)
@@ -58,4 +59,6 @@ __all__ = [
     # set-ups: the sources' configurations, data and experiment drivers
     "MOONS_RUNS", "TOY", "approximation_gap", "first_order_error", "linearisation_error", "make_moons",
     "random_linear_model", "toy_batch", "toy_trajectories", "train_two_moons", "two_moons",
+    # the torch experiments' data and measurements (numpy)
+    "boundary_line_distance", "boundary_points", "coloured_shapes",
 ]

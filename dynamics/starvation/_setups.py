@@ -22,6 +22,9 @@ drivers that figures, claims, notebooks and cross-checks share.
   :func:`~dynamics.starvation.train_two_moons` trains Fig 1's nets (every run and seed at once, compiled); the torch
   simulation of the same training, :func:`dynamics.starvation.torch_training.train_two_moons`, shares its data,
   initialisation and NTK directions and is held to it by the claim ``starvation.two_moons_trainers_agree``.
+* The torch experiments' numpy side: :func:`~dynamics.starvation.coloured_shapes`, the coloured-shape data in the
+  spirit of Colored MNIST (§4.3, Table 2), and :func:`~dynamics.starvation.boundary_points` /
+  :func:`~dynamics.starvation.boundary_line_distance`, how far a decision boundary is from straight (Fig 7).
 """
 import math
 from typing import Optional, Sequence, Union
@@ -29,14 +32,14 @@ from typing import Optional, Sequence, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dynamics.numerics import (disk_cache, haar_orthogonal, require_array_in_range, require_bool, require_in_range,
-                               require_integer, require_positive, rng_from)
+from dynamics.numerics import (as_finite_array, disk_cache, haar_orthogonal, require_array_in_range, require_bool, require_in_range,
+                               require_integer, require_positive, rng_from, seed_streams)
 from ._checks import require_delta, require_strengths
 from ._dynamics import dual_gd, primal_gd_z
 from ._fixed_points import (coupling_matrix, dual_fixed_point, exact_uncoupled_response, feature_response,
                             first_order_response, lambert_fixed_point, linearised_fixed_point, sd_fixed_point)
 from ._kernels import moons_sgd
-from ._results import (Dataset, LinearModel, MoonsRun, ToyBatch, ToyConfiguration, ToyTrajectories,
+from ._results import (ColourShapes, Dataset, LinearModel, MoonsRun, ToyBatch, ToyConfiguration, ToyTrajectories,
                        TwoMoonsTraining)
 
 #: The toy of Fig 6 (App. B.1, the authors' toy code): δ = 0.5, s_1 = 2..6, s_2 = 2, λ = 0.01, a = 0.002, primal
@@ -344,8 +347,8 @@ def two_moons(n_samples: int = 300, *, noise_std: float = 0.1, margin: float = 0
 def moons_setup(seeds, runs, n_steps, hidden, record_every, learning_rate, momentum, weight_decay) -> dict:
     """The checked arguments and the initial state of :func:`train_two_moons`, shared with the torch simulation:
     the data, the output penalties, the initial weights (numpy, run-major and seed-minor), the recorded steps (the
-    last is n_steps) and the NTK-at-init eigenvectors. One SeedSequence per seed is split into a data stream and an initialisation
-    stream, each replayed for every run: the runs of one seed share their noise and their initial weights."""
+    last is n_steps) and the NTK-at-init eigenvectors. Each seed is split into a data stream and an initialisation
+    stream (:func:`dynamics.numerics.seed_streams` of ``rng_from(seed)``), each replayed for every run: the runs of one seed share their noise and their initial weights."""
     seeds = tuple(seeds)
     if not seeds:
         raise ValueError("seeds must hold at least one seed, got an empty sequence")
@@ -360,13 +363,14 @@ def moons_setup(seeds, runs, n_steps, hidden, record_every, learning_rate, momen
     settings = dict(learning_rate=require_positive("learning_rate", learning_rate),
                     momentum=require_in_range("momentum", momentum, 0.0, 1.0, high_open=True),
                     weight_decay=require_positive("weight_decay", weight_decay, allow_zero=True))
-    streams = [np.random.SeedSequence(int(rng_from(seed).integers(2**63 - 1))).spawn(2) for seed in seeds]
-    data = tuple(two_moons(300, noise_std=0.1, margin=run.margin, seed=np.random.default_rng(streams[k][0]))
+    streams = [seed_streams(rng_from(seed), ("data", "init")) for seed in seeds]
+    replay = lambda stream: np.random.default_rng(stream.bit_generator.seed_seq)  # the stream from its start
+    data = tuple(two_moons(300, noise_std=0.1, margin=run.margin, seed=replay(streams[k].data))
                  for run in runs for k in range(len(seeds)))
     bound1, bound2 = 1.0 / math.sqrt(2.0), 1.0 / math.sqrt(hidden)  # PyTorch's default (uniform) initialisation
     per_seed = []
-    for _, init_stream in streams:
-        r = np.random.default_rng(init_stream)
+    for stream in streams:
+        r = stream.init
         per_seed.append((r.uniform(-bound1, bound1, (hidden, 2)), r.uniform(-bound1, bound1, hidden),
                          r.uniform(-bound2, bound2, hidden), r.uniform(-bound2, bound2)))
     params = [np.array([per_seed[i % len(seeds)][k] for i in range(len(data))]) for k in range(4)]
@@ -450,3 +454,150 @@ def train_two_moons(seeds: Sequence[Union[int, np.random.Generator]] = (0, 1, 2)
     # mean over the points of |∂ŷ/∂x| = |Σ_h w₂_h 1[pre_h > 0] W₁_h|, vertical over horizontal
     gate = (setup["X"] @ W1.transpose(0, 2, 1) + b1[:, None, :] > 0) * w2[:, None, :]
     return moons_training(setup, (W1, b1, w2, b2), logits, np.abs(gate @ W1).mean(axis=1))
+
+
+# ---------------------------------------------------------------- the experiments' data and measurements (numpy)
+def boundary_points(grid_h: ArrayLike, grid_v: ArrayLike, logits: ArrayLike) -> np.ndarray:
+    """The zero level set of ``logits`` on a rectangular grid: every crossing of a grid edge, linearly interpolated.
+
+    Parameters
+    ----------
+    grid_h : array_like, shape (G_h,)
+        Increasing horizontal coordinates.
+    grid_v : array_like, shape (G_v,)
+        Increasing vertical coordinates.
+    logits : array_like, shape (G_v, G_h)
+        Values on the grid, indexed [v, h].
+
+    Returns
+    -------
+    ndarray, shape (m, 2)
+        The crossing points (x_h, x_v); m = 0 when ``logits`` has one sign.
+
+    Examples
+    --------
+    >>> h = v = np.linspace(-1, 1, 5)
+    >>> boundary_points(h, v, np.add.outer(0 * v, h - 0.1))[:2].tolist()
+    [[0.1, -1.0], [0.1, -0.5]]
+    """
+    h = as_finite_array("grid_h", grid_h, ndim=1)
+    v = as_finite_array("grid_v", grid_v, ndim=1)
+    f = as_finite_array("logits", logits, ndim=2)
+    if f.shape != (v.size, h.size):
+        raise ValueError(f"logits must have shape (len(grid_v), len(grid_h)) = {(v.size, h.size)}, got {f.shape}")
+    points = []
+    # edges along h (fixed v row)
+    a, b = f[:, :-1], f[:, 1:]
+    rows, cols = np.nonzero((a > 0) != (b > 0))
+    t = a[rows, cols] / (a[rows, cols] - b[rows, cols])
+    points.append(np.column_stack([h[cols] + t * (h[cols + 1] - h[cols]), v[rows]]))
+    a, b = f[:-1, :], f[1:, :]
+    rows, cols = np.nonzero((a > 0) != (b > 0))
+    t = a[rows, cols] / (a[rows, cols] - b[rows, cols])
+    points.append(np.column_stack([h[cols], v[rows] + t * (v[rows + 1] - v[rows])]))
+    return np.concatenate(points)
+
+
+def boundary_line_distance(grid_h: ArrayLike, grid_v: ArrayLike, logits: ArrayLike, X: ArrayLike) -> float:
+    """How far a decision boundary is from straight: the RMS orthogonal distance of its points from their total
+    least-squares line, divided by the data's RMS radius.
+
+    The boundary points are :func:`boundary_points` of ``logits`` that lie in the bounding box of ``X``. Their best
+    straight line (total least squares) passes through their mean along the leading principal axis; the RMS
+    orthogonal distance from it is the square root of the smaller eigenvalue of their covariance. The data's RMS
+    radius is sqrt(mean ‖x - mean(x)‖²) over ``X``. A straight boundary gives 0.
+
+    Parameters
+    ----------
+    grid_h, grid_v : array_like
+        The grid, as in :func:`boundary_points`.
+    logits : array_like, shape (G_v, G_h)
+    X : array_like, shape (n, 2)
+        The data: its bounding box selects the boundary points, its RMS radius is the unit.
+
+    Returns
+    -------
+    float
+        >= 0; NaN when fewer than 3 boundary points lie in the box.
+
+    Examples
+    --------
+    >>> h = v = np.linspace(-1, 1, 101)
+    >>> X = np.array([[-1.0, -1.0], [1.0, 1.0]])
+    >>> round(boundary_line_distance(h, v, np.add.outer(0 * v, h - 0.3), X), 12)
+    0.0
+    >>> 0.15 < boundary_line_distance(h, v, np.add.outer(v ** 2, -h - 0.3), X) < 0.25  # the parabola x_h = x_v² - 0.3
+    True
+    """
+    X = as_finite_array("X", X, ndim=2)
+    if X.shape[1] != 2:
+        raise ValueError(f"X must have shape (n, 2), got {X.shape}")
+    points = boundary_points(grid_h, grid_v, logits)
+    low, high = X.min(axis=0), X.max(axis=0)
+    points = points[np.all((points >= low) & (points <= high), axis=1)]
+    if len(points) < 3:
+        return float("nan")
+    smallest = np.linalg.eigvalsh(np.cov(points.T, bias=True))[0]
+    radius = np.sqrt(np.mean(np.sum((X - X.mean(axis=0)) ** 2, axis=1)))
+    return float(np.sqrt(max(smallest, 0.0)) / radius)
+
+
+def coloured_shapes(n_samples: int, *, colour_flip: float, label_noise: float = 0.25, size: int = 7,
+                    bar_length: int = 3, noise_std: float = 0.2,
+                    seed: Optional[Union[int, np.random.Generator]] = None) -> ColourShapes:
+    """A coloured-shape data set in the spirit of Colored MNIST (Pezeshki et al. 2021, §4.3, Table 2).
+
+    The shape: a bar of ``bar_length`` pixels at a uniformly random place in a ``size`` × ``size`` image, horizontal
+    for class +1 and vertical for class -1, plus Gaussian pixel noise. Every pixel has the same mean in both classes,
+    so no linear read-out of the pixels separates the classes: the shape is a hard feature. The label is the shape's
+    class flipped with probability ``label_noise`` (0.25 as in Colored MNIST: the shape predicts 75% of the labels).
+    The colour is the label flipped with probability ``colour_flip`` (Colored MNIST: 0.1 and 0.2 in the two training
+    environments, 0.9 at test time); the image goes to channel 0 for colour +1 and to channel 1 for colour -1.
+
+    Parameters
+    ----------
+    n_samples : int
+        In [1, 10^6].
+    colour_flip : float
+        In [0, 1].
+    label_noise : float
+        In [0, 0.5].
+    size : int
+        Image side, in [3, 64].
+    bar_length : int
+        In [2, size].
+    noise_std : float
+        Pixel noise, in [0, 10].
+    seed : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    ColourShapes
+
+    Examples
+    --------
+    >>> data = coloured_shapes(1000, colour_flip=0.1, seed=0)
+    >>> data.X.shape, round(float(np.mean(data.colour == data.y)), 1), round(float(np.mean(data.shape == data.y)), 1)
+    ((1000, 98), 0.9, 0.8)
+    """
+    n_samples = require_integer("n_samples", n_samples, 1, 10**6)
+    colour_flip = require_in_range("colour_flip", colour_flip, 0.0, 1.0)
+    label_noise = require_in_range("label_noise", label_noise, 0.0, 0.5)
+    size = require_integer("size", size, 3, 64)
+    bar_length = require_integer("bar_length", bar_length, 2, size)
+    noise_std = require_in_range("noise_std", noise_std, 0.0, 10.0)
+    rng = rng_from(seed)
+    shape = np.where(rng.random(n_samples) < 0.5, 1.0, -1.0)
+    images = np.zeros((n_samples, size, size))
+    along = rng.integers(0, size - bar_length + 1, n_samples)
+    across = rng.integers(0, size, n_samples)
+    for k in range(bar_length):
+        horizontal = shape > 0
+        images[horizontal, across[horizontal], along[horizontal] + k] = 1.0
+        images[~horizontal, along[~horizontal] + k, across[~horizontal]] = 1.0
+    images += noise_std * rng.standard_normal(images.shape)
+    y = np.where(rng.random(n_samples) < label_noise, -shape, shape)
+    colour = np.where(rng.random(n_samples) < colour_flip, -y, y)
+    flat = images.reshape(n_samples, -1)
+    X = np.concatenate([flat * (colour > 0)[:, None], flat * (colour < 0)[:, None]], axis=1)
+    return ColourShapes(X, y, shape, colour)

@@ -21,21 +21,20 @@ it would follow alone.
 The result types are ``typing.NamedTuple`` classes of ``dynamics/starvation/_results.py``.
 """
 import math
-from typing import Optional, Sequence, Tuple, Union
+from typing import Sequence, Union
 
 import numpy as np
 import torch
-from numpy.typing import ArrayLike
 
-from dynamics.numerics import as_finite_array, disk_cache, require_in_range, require_integer, require_positive, rng_from
+from dynamics.numerics import (disk_cache, require_in_range, require_integer, require_positive, rng_from,
+                               seed_streams)
 from dynamics.numerics.torch_tools import DTYPE, as_tensor, on_device, to_numpy, torch_generator
-from ._results import (ColourShapeMethod, ColourShapes, ColourShapeTraining, Dataset, MoonsMargins, MoonsRegularisation,
+from ._results import (ColourShapeMethod, ColourShapes, ColourShapeTraining, MoonsMargins, MoonsRegularisation,
                        MoonsRun, Regulariser)
-from ._setups import two_moons
+from ._setups import boundary_line_distance, boundary_points, coloured_shapes, two_moons
 
 __all__ = ["COLOUR_SHAPE_METHODS", "ColourShapeMethod", "ColourShapeTraining", "ColourShapes", "MOONS_REGULARISERS",
-           "MoonsMargins", "MoonsRegularisation", "Regulariser", "boundary_line_distance", "boundary_points",
-           "coloured_shapes", "moons_margins", "moons_regularisers", "train_coloured_shapes"]
+           "MoonsMargins", "MoonsRegularisation", "Regulariser", "moons_margins", "moons_regularisers", "train_coloured_shapes"]
 
 Seed = Union[int, np.random.Generator]
 
@@ -57,100 +56,21 @@ COLOUR_SHAPE_METHODS = (ColourShapeMethod("ERM", 0.0, 0.0, 0.0), ColourShapeMeth
                         ColourShapeMethod("SD", 0.0, 1.0, 1.0))
 
 
-# ---------------------------------------------------------------- decision boundaries
-def boundary_points(grid_h: ArrayLike, grid_v: ArrayLike, logits: ArrayLike) -> np.ndarray:
-    """The zero level set of ``logits`` on a rectangular grid: every crossing of a grid edge, linearly interpolated.
-
-    Parameters
-    ----------
-    grid_h : array_like, shape (G_h,)
-        Increasing horizontal coordinates.
-    grid_v : array_like, shape (G_v,)
-        Increasing vertical coordinates.
-    logits : array_like, shape (G_v, G_h)
-        Values on the grid, indexed [v, h].
-
-    Returns
-    -------
-    ndarray, shape (m, 2)
-        The crossing points (x_h, x_v); m = 0 when ``logits`` has one sign.
-
-    Examples
-    --------
-    >>> h = v = np.linspace(-1, 1, 5)
-    >>> boundary_points(h, v, np.add.outer(0 * v, h - 0.1))[:2].tolist()
-    [[0.1, -1.0], [0.1, -0.5]]
-    """
-    h = as_finite_array("grid_h", grid_h, ndim=1)
-    v = as_finite_array("grid_v", grid_v, ndim=1)
-    f = as_finite_array("logits", logits, ndim=2)
-    if f.shape != (v.size, h.size):
-        raise ValueError(f"logits must have shape (len(grid_v), len(grid_h)) = {(v.size, h.size)}, got {f.shape}")
-    points = []
-    # edges along h (fixed v row)
-    a, b = f[:, :-1], f[:, 1:]
-    rows, cols = np.nonzero((a > 0) != (b > 0))
-    t = a[rows, cols] / (a[rows, cols] - b[rows, cols])
-    points.append(np.column_stack([h[cols] + t * (h[cols + 1] - h[cols]), v[rows]]))
-    a, b = f[:-1, :], f[1:, :]
-    rows, cols = np.nonzero((a > 0) != (b > 0))
-    t = a[rows, cols] / (a[rows, cols] - b[rows, cols])
-    points.append(np.column_stack([h[cols], v[rows] + t * (v[rows + 1] - v[rows])]))
-    return np.concatenate(points)
 
 
-def boundary_line_distance(grid_h: ArrayLike, grid_v: ArrayLike, logits: ArrayLike, X: ArrayLike) -> float:
-    """How far a decision boundary is from straight: the RMS orthogonal distance of its points from their total
-    least-squares line, divided by the data's RMS radius.
-
-    The boundary points are :func:`boundary_points` of ``logits`` that lie in the bounding box of ``X``. Their best
-    straight line (total least squares) passes through their mean along the leading principal axis; the RMS
-    orthogonal distance from it is the square root of the smaller eigenvalue of their covariance. The data's RMS
-    radius is sqrt(mean ‖x - mean(x)‖²) over ``X``. A straight boundary gives 0.
-
-    Parameters
-    ----------
-    grid_h, grid_v : array_like
-        The grid, as in :func:`boundary_points`.
-    logits : array_like, shape (G_v, G_h)
-    X : array_like, shape (n, 2)
-        The data: its bounding box selects the boundary points, its RMS radius is the unit.
-
-    Returns
-    -------
-    float
-        >= 0; NaN when fewer than 3 boundary points lie in the box.
-
-    Examples
-    --------
-    >>> h = v = np.linspace(-1, 1, 101)
-    >>> X = np.array([[-1.0, -1.0], [1.0, 1.0]])
-    >>> round(boundary_line_distance(h, v, np.add.outer(0 * v, h - 0.3), X), 12)
-    0.0
-    >>> 0.15 < boundary_line_distance(h, v, np.add.outer(v ** 2, -h - 0.3), X) < 0.25  # the parabola x_h = x_v² - 0.3
-    True
-    """
-    X = as_finite_array("X", X, ndim=2)
-    if X.shape[1] != 2:
-        raise ValueError(f"X must have shape (n, 2), got {X.shape}")
-    points = boundary_points(grid_h, grid_v, logits)
-    low, high = X.min(axis=0), X.max(axis=0)
-    points = points[np.all((points >= low) & (points <= high), axis=1)]
-    if len(points) < 3:
-        return float("nan")
-    smallest = np.linalg.eigvalsh(np.cov(points.T, bias=True))[0]
-    radius = np.sqrt(np.mean(np.sum((X - X.mean(axis=0)) ** 2, axis=1)))
-    return float(np.sqrt(max(smallest, 0.0)) / radius)
 
 
 # ---------------------------------------------------------------- a batched MLP with per-member settings
-def _seed_streams(seeds):
-    """Per seed: a data stream and an initialisation stream (independent of the other seeds and the settings)."""
-    return [np.random.SeedSequence(int(rng_from(seed).integers(2**63 - 1))).spawn(3) for seed in seeds]
+_SEED_STREAMS = ("data", "init", "dropout")
+"""The streams of one seed (:func:`dynamics.numerics.seed_streams` of ``rng_from(seed)``): the data, the initial
+weights (one keyed child per depth) and the dropout masks (the first seed's, one keyed child per depth and number of
+steps, shared by the batched model)."""
 
 
-def _child(sequence, *key):
-    """A child of ``sequence`` named by ``key`` (the same key gives the same child, however often it is asked for)."""
+def _child(stream, *key):
+    """A child of ``stream``'s SeedSequence named by ``key`` (the same key gives the same child, however often it is
+    asked for)."""
+    sequence = stream.bit_generator.seed_seq
     return np.random.SeedSequence(sequence.entropy, spawn_key=tuple(sequence.spawn_key) + tuple(key))
 
 
@@ -285,7 +205,7 @@ def _seed_tuple(seeds):
 # ---------------------------------------------------------------- Fig 7: two moons under common regularisers
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
-def moons_regularisers(*, device: Union[str, torch.device], seeds: Sequence[Seed] = (0, 1, 2),
+def moons_regularisers(*, device: Union[str, torch.device] = "cpu", seeds: Sequence[Seed] = (0, 1, 2),
                        regularisers: Sequence[Regulariser] = MOONS_REGULARISERS, n_steps: int = 1000,
                        hidden: int = 500, learning_rate: float = 1e-2, momentum: float = 0.9, margin: float = 0.1,
                        grid_size: int = 121) -> MoonsRegularisation:
@@ -300,7 +220,7 @@ def moons_regularisers(*, device: Union[str, torch.device], seeds: Sequence[Seed
 
     Parameters
     ----------
-    device : str or torch.device
+    device : str or torch.device, default "cpu"
         Where to compute.
     seeds : sequence of (int or numpy.random.Generator)
         1 to 1000 seeds; a seed draws its data (300 points, noise 0.1), its initialisation and its dropout masks.
@@ -344,8 +264,8 @@ def moons_regularisers(*, device: Union[str, torch.device], seeds: Sequence[Seed
     momentum = require_in_range("momentum", momentum, 0.0, 1.0, high_open=True)
     margin = require_in_range("margin", margin, -1.0, 1.0)
     grid_size = require_integer("grid_size", grid_size, 10, 2000)
-    streams = _seed_streams(seeds)
-    data = tuple(two_moons(300, noise_std=0.1, margin=margin, seed=np.random.default_rng(s[0])) for s in streams)
+    streams = [seed_streams(rng_from(seed), _SEED_STREAMS) for seed in seeds]
+    data = tuple(two_moons(300, noise_std=0.1, margin=margin, seed=s.data) for s in streams)
     every_x = np.concatenate([d.X for d in data])
     low, high = every_x.min(axis=0) - 0.15, every_x.max(axis=0) + 0.15
     grid_h, grid_v = np.linspace(low[0], high[0], grid_size), np.linspace(low[1], high[1], grid_size)
@@ -359,8 +279,8 @@ def moons_regularisers(*, device: Union[str, torch.device], seeds: Sequence[Seed
         groups.setdefault((r.depth, r.steps_factor), []).append(i)
     for (depth, factor), indices in groups.items():
         widths = [2] + [hidden] * depth + [1]
-        inits = [_init_layers(widths, np.random.default_rng(_child(s[1], depth)), False) for s in streams]
-        generator = torch_generator(np.random.default_rng(_child(streams[0][2], depth, factor)), device)
+        inits = [_init_layers(widths, np.random.default_rng(_child(s.init, depth)), False) for s in streams]
+        generator = torch_generator(np.random.default_rng(_child(streams[0].dropout, depth, factor)), device)
         members = _Members([inits[k] for _ in indices for k in range(S)],
                            [regularisers[i]._asdict() for i in indices for _ in range(S)], device, momentum,
                            learning_rate)
@@ -378,71 +298,12 @@ def moons_regularisers(*, device: Union[str, torch.device], seeds: Sequence[Seed
     return MoonsRegularisation(regularisers, seeds, data, grid_h, grid_v, logits, distance, accuracy)
 
 
-# ---------------------------------------------------------------- CMNIST in spirit: coloured shapes
-def coloured_shapes(n_samples: int, *, colour_flip: float, label_noise: float = 0.25, size: int = 7,
-                    bar_length: int = 3, noise_std: float = 0.2,
-                    seed: Optional[Seed] = None) -> ColourShapes:
-    """A coloured-shape data set in the spirit of Colored MNIST (Pezeshki et al. 2021, §4.3, Table 2).
-
-    The shape: a bar of ``bar_length`` pixels at a uniformly random place in a ``size`` × ``size`` image, horizontal
-    for class +1 and vertical for class -1, plus Gaussian pixel noise. Every pixel has the same mean in both classes,
-    so no linear read-out of the pixels separates the classes: the shape is a hard feature. The label is the shape's
-    class flipped with probability ``label_noise`` (0.25 as in Colored MNIST: the shape predicts 75% of the labels).
-    The colour is the label flipped with probability ``colour_flip`` (Colored MNIST: 0.1 and 0.2 in the two training
-    environments, 0.9 at test time); the image goes to channel 0 for colour +1 and to channel 1 for colour -1.
-
-    Parameters
-    ----------
-    n_samples : int
-        In [1, 10^6].
-    colour_flip : float
-        In [0, 1].
-    label_noise : float
-        In [0, 0.5].
-    size : int
-        Image side, in [3, 64].
-    bar_length : int
-        In [2, size].
-    noise_std : float
-        Pixel noise, in [0, 10].
-    seed : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    ColourShapes
-
-    Examples
-    --------
-    >>> data = coloured_shapes(1000, colour_flip=0.1, seed=0)
-    >>> data.X.shape, round(float(np.mean(data.colour == data.y)), 1), round(float(np.mean(data.shape == data.y)), 1)
-    ((1000, 98), 0.9, 0.8)
-    """
-    n_samples = require_integer("n_samples", n_samples, 1, 10**6)
-    colour_flip = require_in_range("colour_flip", colour_flip, 0.0, 1.0)
-    label_noise = require_in_range("label_noise", label_noise, 0.0, 0.5)
-    size = require_integer("size", size, 3, 64)
-    bar_length = require_integer("bar_length", bar_length, 2, size)
-    noise_std = require_in_range("noise_std", noise_std, 0.0, 10.0)
-    rng = rng_from(seed)
-    shape = np.where(rng.random(n_samples) < 0.5, 1.0, -1.0)
-    images = np.zeros((n_samples, size, size))
-    along = rng.integers(0, size - bar_length + 1, n_samples)
-    across = rng.integers(0, size, n_samples)
-    for k in range(bar_length):
-        horizontal = shape > 0
-        images[horizontal, across[horizontal], along[horizontal] + k] = 1.0
-        images[~horizontal, along[~horizontal] + k, across[~horizontal]] = 1.0
-    images += noise_std * rng.standard_normal(images.shape)
-    y = np.where(rng.random(n_samples) < label_noise, -shape, shape)
-    colour = np.where(rng.random(n_samples) < colour_flip, -y, y)
-    flat = images.reshape(n_samples, -1)
-    X = np.concatenate([flat * (colour > 0)[:, None], flat * (colour < 0)[:, None]], axis=1)
-    return ColourShapes(X, y, shape, colour)
+# ---------------------------------------------------------------- CMNIST in spirit: coloured shapes (data: dynamics.starvation.coloured_shapes)
 
 
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
-def train_coloured_shapes(*, device: Union[str, torch.device], seeds: Sequence[Seed] = (0, 1, 2),
+def train_coloured_shapes(*, device: Union[str, torch.device] = "cpu", seeds: Sequence[Seed] = (0, 1, 2),
                           methods: Sequence[ColourShapeMethod] = COLOUR_SHAPE_METHODS, n_train: int = 1000,
                           n_test: int = 1000, n_steps: int = 400, hidden: int = 32, learning_rate: float = 1e-3,
                           record_every: int = 50, size: int = 7, noise_std: float = 0.2) -> ColourShapeTraining:
@@ -456,7 +317,7 @@ def train_coloured_shapes(*, device: Union[str, torch.device], seeds: Sequence[S
 
     Parameters
     ----------
-    device : str or torch.device
+    device : str or torch.device, default "cpu"
     seeds : sequence of (int or numpy.random.Generator)
         1 to 1000 seeds; a seed draws the data sets and the initialisation.
     methods : sequence of ColourShapeMethod
@@ -505,11 +366,11 @@ def train_coloured_shapes(*, device: Union[str, torch.device], seeds: Sequence[S
     record_every = require_integer("record_every", record_every, 1)
     size = require_integer("size", size, 3, 64)
     noise_std = require_in_range("noise_std", noise_std, 0.0, 10.0)
-    streams = _seed_streams(seeds)
+    streams = [seed_streams(rng_from(seed), _SEED_STREAMS) for seed in seeds]
     S, M = len(seeds), len(methods)
     train, test, gray = [], [], []
     for s in streams:
-        r = np.random.default_rng(s[0])
+        r = s.data
         first = coloured_shapes(n_train // 2, colour_flip=0.1, size=size, noise_std=noise_std, seed=r)
         second = coloured_shapes(n_train - n_train // 2, colour_flip=0.2, size=size, noise_std=noise_std,
                                  seed=r)
@@ -519,7 +380,7 @@ def train_coloured_shapes(*, device: Union[str, torch.device], seeds: Sequence[S
         image = flipped.X[:, :size * size] + flipped.X[:, size * size:]
         gray.append(np.concatenate([image, image], axis=1))
     widths = [2 * size * size, hidden, hidden, 1]
-    inits = [_init_layers(widths, np.random.default_rng(s[1]), True) for s in streams]
+    inits = [_init_layers(widths, s.init, True) for s in streams]
     settings = [dict(weight_decay=m.weight_decay, dropout=0.0, batch_norm=False, adam_learning_rate=learning_rate,
                      output_penalty=m.output_penalty, target_margin=m.target_margin) for m in methods for _ in seeds]
     members = _Members([inits[k] for _ in methods for k in range(S)], settings, device, 0.0, learning_rate)
@@ -544,7 +405,7 @@ def train_coloured_shapes(*, device: Union[str, torch.device], seeds: Sequence[S
 # ---------------------------------------------------------------- Fig 2 in spirit: margins on two moons
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
-def moons_margins(*, device: Union[str, torch.device], seeds: Sequence[Seed] = (0, 1, 2), n_steps: int = 2000,
+def moons_margins(*, device: Union[str, torch.device] = "cpu", seeds: Sequence[Seed] = (0, 1, 2), n_steps: int = 2000,
                   hidden: int = 500, output_penalty: float = 0.006, weight_decay: float = 2e-4,
                   cap: float = 1.0, resolution: float = 0.005) -> MoonsMargins:
     """Per-example margins of the separable two moons (Δ = +0.1), trained with and without Spectral Decoupling by
@@ -558,7 +419,7 @@ def moons_margins(*, device: Union[str, torch.device], seeds: Sequence[Seed] = (
 
     Parameters
     ----------
-    device : str or torch.device
+    device : str or torch.device, default "cpu"
     seeds : sequence of (int or numpy.random.Generator)
         1 to 1000 seeds (data and initialisation, shared by both runs of a seed).
     n_steps : int
