@@ -8,6 +8,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from dynamics.spherical import torch_experiments as te  # noqa: E402
+from dynamics.spherical.torch_models import bn_mlp2  # noqa: E402
 from dynamics.spherical.torch_state import effective_learning_rates  # noqa: E402
 
 
@@ -59,7 +60,7 @@ def test_shadow_adams_step_is_the_variants_step(name):
     the filter (learning rate and ε / sqrt(d), no weight decay) up to its radial renormalisation: the shadow the
     trainer reads the effective learning rate from takes exactly the variant's step."""
     torch.manual_seed(0)
-    model = te.bn_mlp2(6, 5, 3, seed=1)
+    model = bn_mlp2(6, 5, 3, seed=1)
     data = torch.randn(16, 6, dtype=torch.float64), torch.randint(0, 3, (16,))
     eta, lam, betas, eps = 3e-2, 5e-3, (0.9, 0.99), 1e-8
     optimizer = te._optimizer(name, model, eta, lam, betas, eps)
@@ -86,7 +87,7 @@ def test_shadow_adams_step_is_the_variants_step(name):
 def test_sgd_effective_learning_rate_without_momentum_matches_table():
     """With SGD and no momentum the effective learning rate is η/((1 − ηλ)r²) (Roburin (thesis), Table 3.1); the
     trainer reads SGD-M through the same helper, so check the helper's reading on the trainer's network."""
-    model = te.bn_mlp2(6, 5, 3, seed=2)
+    model = bn_mlp2(6, 5, 3, seed=2)
     opt = torch.optim.SGD(model.parameters(), lr=0.1, weight_decay=1e-3)
     before = model[0].weight.detach().clone()
     torch.nn.functional.cross_entropy(model(torch.randn(16, 6, dtype=torch.float64)),
@@ -133,7 +134,7 @@ def test_bad_input_names_the_parameter(kwargs, name):
 
 def test_bad_input_of_helpers():
     with pytest.raises(ValueError, match="width"):
-        te.bn_mlp2(width=0)
+        bn_mlp2(width=0)
     with pytest.raises(TypeError, match="training"):
         te.theorem2_hypotheses("not a run")
     run = te.train_adam_variants(("SGD-M",), seeds=(0,), **TINY)

@@ -109,8 +109,9 @@ def test_effective_learning_rates_match_spherical_step_and_the_closed_forms(name
     effective learning rate read from the torch optimizer's state equals spherical_step on the generic form of the
     package's numpy optimizer stepped filter by filter on the same gradients, and the closed forms: η/((1−ηλ)r²)
     for SGD (+ L2) (Table 3.1), and A = η/(rν) with Adam's second moment on the sphere ν of adam_nu (Eq 3.42)."""
+    from dynamics.spherical.torch_models import conv_bn_net
     from dynamics.spherical.torch_state import effective_learning_rates
-    from dynamics.spherical.torch_training import conv_bn_net, synthetic_images
+    from dynamics.spherical.torch_training import synthetic_images
 
     data = synthetic_images(32, size=6, seed=0)
     model = conv_bn_net(width=4, seed=0)

@@ -25,7 +25,9 @@ a direction u = x/r on the sphere S_{d−1}:
 
 The optional torch layer is not imported here: :mod:`dynamics.spherical.torch_optim` (torch.optim versions of the
 Adam variants and AdaGradG), :mod:`dynamics.spherical.torch_state` (the per-filter effective learning rates of a
-torch optimizer's last step) and :mod:`dynamics.spherical.torch_training` (the torch models of the cross-checks).
+torch optimizer's last step), :mod:`dynamics.spherical.torch_models` (the BatchNorm networks with ε = 0 of the
+cross-checks and experiments), :mod:`dynamics.spherical.torch_training` (the cross-checks' data and training loops)
+and :mod:`dynamics.spherical.torch_experiments` (the Adam-variants experiment in miniature).
 
 Examples
 --------

@@ -3,9 +3,9 @@
 small BatchNorm network, with the per-layer effective learning rate of every step and Theorem 2's hypotheses along the
 training.
 
-The network is :func:`dynamics.spherical.torch_experiments.bn_mlp2`, an MLP with two hidden layers without bias, each
-followed by the :class:`dynamics.spherical.torch_training.BatchNorm` of the cross-checks (ε = 0), so every row of
-both hidden layers is exactly radially invariant; the data are
+The network is :func:`dynamics.spherical.torch_models.bn_mlp2`, an MLP with two hidden layers without bias, each
+followed by the :class:`dynamics.spherical.torch_models.BatchNorm` of the cross-checks (ε = 0), so every row of both
+hidden layers is exactly radially invariant; the data are
 :func:`dynamics.spherical.torch_training.gaussian_classification` (Gaussian inputs, a random linear teacher, random
 labels). The thesis trains ResNets on CIFAR and SVHN; a small MLP keeps a claim's run within seconds on a CPU. As in
 the thesis's protocol (§3.5.3), each method acts on the radially invariant weights only (with ``channel_wise=True``
@@ -35,12 +35,12 @@ import torch
 from dynamics.numerics import disk_cache, require_choice, require_in_range, require_integer, require_positive
 from dynamics.numerics.torch_tools import on_device, seed_int, torch_generator
 from ._results import AdamVariantsTraining, TheoremTwoHypotheses
+from .torch_models import bn_mlp2
 from .torch_optim import AdamG, AdamS, AdamSRT, AdamST
 from .torch_state import effective_learning_rates
-from .torch_training import BatchNorm, gaussian_classification
+from .torch_training import gaussian_classification
 
-__all__ = ["AdamVariantsTraining", "TheoremTwoHypotheses",
-           "bn_mlp2", "train_adam_variants", "theorem2_hypotheses"]
+__all__ = ["AdamVariantsTraining", "TheoremTwoHypotheses", "train_adam_variants", "theorem2_hypotheses"]
 
 Seed = Union[int, np.random.Generator]
 Device = Union[str, torch.device]
@@ -55,52 +55,6 @@ DEFAULT_LEARNING_RATES = {"SGD-M": 0.05, "Adam": 3e-3, "AdamW": 3e-3, "AdamG": 3
 
 _LAYERS = ("layer1", "layer2")
 _SPHERICAL = {"AdamG": AdamG, "AdamS": AdamS, "AdamST": AdamST, "AdamSRT": AdamSRT}
-
-
-def bn_mlp2(n_features: int = 16, width: int = 32, n_classes: int = 3, *, seed: Optional[Seed] = None,
-            device: Device = "cpu", dtype: torch.dtype = torch.float64) -> torch.nn.Sequential:
-    """The network of the experiment: Linear(no bias) -> BatchNorm -> ReLU -> Linear(no bias) -> BatchNorm -> ReLU
-    -> Linear, with :class:`dynamics.spherical.torch_training.BatchNorm` (ε = 0, no affine map), so that every row of
-    the two hidden layers is exactly radially invariant.
-
-    The layers get torch's default initialisation after ``torch.manual_seed`` (which reseeds torch's global
-    generator). The model maps inputs (batch, n_features), batch >= 2, to logits (batch, n_classes).
-
-    Parameters
-    ----------
-    n_features : int, optional
-        Input dimension, in [1, 4096]. Default 16.
-    width : int, optional
-        Width of both hidden layers (the number of radially invariant rows of each), in [1, 4096]. Default 32.
-    n_classes : int, optional
-        Number of outputs, in [2, 1000]. Default 3.
-    seed : None, int >= 0 or numpy.random.Generator, optional
-        Seeds torch's global generator. Default None: fresh entropy, not reproducible.
-    device : str or torch.device, optional
-        Where the parameters live. Default ``"cpu"``.
-    dtype : torch.dtype, optional
-        Floating dtype of the parameters. Default ``torch.float64``.
-
-    Returns
-    -------
-    torch.nn.Sequential
-        ``[0]`` Linear(n_features -> width, bias=False), ``[1]`` BatchNorm, ``[2]`` ReLU, ``[3]`` Linear(width ->
-        width, bias=False), ``[4]`` BatchNorm, ``[5]`` ReLU, ``[6]`` Linear(width -> n_classes).
-
-    Examples
-    --------
-    >>> model = bn_mlp2(seed=0)
-    >>> [tuple(p.shape) for p in model.parameters()]
-    [(32, 16), (32, 32), (3, 32), (3,)]
-    """
-    n_features = require_integer("n_features", n_features, 1, 4096)
-    width = require_integer("width", width, 1, 4096)
-    n_classes = require_integer("n_classes", n_classes, 2, 1000)
-    torch.manual_seed(seed_int(seed))
-    model = torch.nn.Sequential(torch.nn.Linear(n_features, width, bias=False), BatchNorm(width), torch.nn.ReLU(),
-                                torch.nn.Linear(width, width, bias=False), BatchNorm(width), torch.nn.ReLU(),
-                                torch.nn.Linear(width, n_classes))
-    return model.to(device=device, dtype=dtype)
 
 
 def _filters_and_rest(model):
@@ -234,7 +188,7 @@ def train_adam_variants(optimizers: Sequence[str] = OPTIMIZERS, seeds: Sequence[
 
     Each seed draws its own data (``n_train + n_test`` points of
     :func:`dynamics.spherical.torch_training.gaussian_classification`, split in two), initial network
-    (:func:`dynamics.spherical.torch_experiments.bn_mlp2` with ``width`` hidden units) and mini-batch sequence (drawn
+    (:func:`dynamics.spherical.torch_models.bn_mlp2` with ``width`` hidden units) and mini-batch sequence (drawn
     uniformly with replacement), shared by all methods. The methods act on the two hidden layers' weights with
     ``weight_decay`` λ (coupled L2 for SGD-M, Adam, AdamS, AdamST and AdamSRT; decoupled for AdamW; none for AdamG,
     which keeps the rows on the unit sphere); the readout gets the method's optimizer without weight decay (SGD with

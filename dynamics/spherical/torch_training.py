@@ -1,13 +1,21 @@
-"""Torch models and training loops of the spherical cross-checks (``verify/crosscheck/spherical.py``).
+"""Torch training loops of the spherical cross-checks (``verify/crosscheck/spherical.py``), on the models of
+:mod:`dynamics.spherical.torch_models` and the data generated here.
 
-* M1: Linear(16 -> 8, no bias) -> BatchNorm1d(8, affine=False, ε = 0) -> ReLU -> Linear(8 -> 3), cross-entropy on
-  a Gaussian data set with 20% random labels; its radially invariant groups are the 8 rows of the first layer.
-* M2: Conv(3 -> 16, 3×3, no bias) -> BN2d -> ReLU -> Conv(16 -> 16, 3×3, no bias) -> BN2d -> ReLU -> global
-  average pool -> Linear(16 -> 10) on synthetic images; its groups are the conv filters (d = 27 and 144).
+* M1 (:func:`dynamics.spherical.torch_models.bn_mlp`): Linear(16 -> 8, no bias) -> BatchNorm1d(8, affine=False, ε = 0)
+  -> ReLU -> Linear(8 -> 3), cross-entropy on a Gaussian data set with 20% random labels
+  (:func:`dynamics.spherical.torch_training.gaussian_classification`); its radially invariant groups are the 8 rows
+  of the first layer.
+* M2 (:func:`dynamics.spherical.torch_models.conv_bn_net`): Conv(3 -> 16, 3×3, no bias) -> BN2d -> ReLU -> Conv(16 ->
+  16, 3×3, no bias) -> BN2d -> ReLU -> global average pool -> Linear(16 -> 10) on synthetic images
+  (:func:`dynamics.spherical.torch_training.synthetic_images`); its groups are the conv filters (d = 27 and 144).
 
-Every function takes ``device=`` explicitly, works in float64 unless told otherwise, seeds torch from ``seed``
-and returns named results. This module imports torch and registers nothing; the claims that use it live in
-``verify/crosscheck/spherical.py``.
+The two data generators stay in the torch layer: they draw from a seeded ``torch.Generator``, whose stream numpy
+cannot reproduce, so a numpy version would change every seeded number.
+
+Every function takes ``device=`` keyword-only (default ``"cpu"``), works in float64 unless told otherwise, seeds
+torch from ``seed`` and returns named results; the trainers run under
+:func:`dynamics.numerics.torch_tools.on_device` (the project's one-thread policy). This module imports torch and
+registers nothing; the claims that use it live in ``verify/crosscheck/spherical.py``.
 """
 import math
 from typing import Optional, Sequence, Tuple, Union
@@ -16,18 +24,19 @@ import numpy as np
 import torch
 
 from dynamics.numerics import require_integer, require_positive
-from dynamics.numerics.torch_tools import as_tensor, seed_int, to_numpy, torch_generator
+from dynamics.numerics.torch_tools import as_tensor, on_device, seed_int, to_numpy, torch_generator
 from ._closed_forms import (adagrad_matched_learning_rate, adagradg_equivalent_params, li_arora_equivalent,
                             sgd_lambda0_sandwich)
 from ._results import (AdamVariantsResult, AnglesToSGD, ClassificationData, EquilibriumStatistics,
                        ExponentialLREquivalence, PythagoreanResult, SphericalStepErrors)
 from ._step import spherical_step
+from .torch_models import bn_mlp, conv_bn_net
 from .torch_optim import AdaGradG
 
 __all__ = ["AdamVariantsResult", "AnglesToSGD", "ClassificationData", "EquilibriumStatistics",
-           "ExponentialLREquivalence", "PythagoreanResult", "SphericalStepErrors", "BatchNorm", "adagradg_vs_sgd_m2",
-           "adam_variants_m2", "bn_mlp", "conv_bn_net", "equilibrium_statistics", "exponential_lr_pair",
-           "gaussian_classification", "pythagorean_sgd", "spherical_step_vs_torch", "synthetic_images"]
+           "ExponentialLREquivalence", "PythagoreanResult", "SphericalStepErrors", "adagradg_vs_sgd_m2",
+           "adam_variants_m2", "equilibrium_statistics", "exponential_lr_pair", "gaussian_classification",
+           "pythagorean_sgd", "spherical_step_vs_torch", "synthetic_images"]
 
 Seed = Optional[Union[int, np.random.Generator]]
 Device = Union[str, torch.device]
@@ -129,136 +138,6 @@ def synthetic_images(n_samples: int = 256, size: int = 16, n_classes: int = 10, 
     return ClassificationData(x.to(device), (pooled @ teacher).argmax(dim=1).to(device))
 
 
-class BatchNorm(torch.nn.Module):
-    """Training-mode batch normalisation over the batch (and spatial) dims with the biased variance and ε added
-    under the square root, ε = 0 allowed (torch's BatchNorm refuses ε = 0, and any ε > 0 breaks the exact radial
-    invariance by O(ε/σ²)); optional per-channel affine map. No running statistics: the theory is about training.
-
-    Examples
-    --------
-    >>> bn = BatchNorm(2)
-    >>> out = bn(torch.tensor([[1.0, 2.0], [3.0, 6.0]], dtype=torch.float64))
-    >>> out.tolist()
-    [[-1.0, -1.0], [1.0, 1.0]]
-    """
-
-    def __init__(self, num_features, eps=0.0, affine=False):
-        super().__init__()
-        self.num_features, self.eps = num_features, float(require_positive("eps", eps, allow_zero=True))
-        self.weight = torch.nn.Parameter(torch.ones(num_features)) if affine else None
-        self.bias = torch.nn.Parameter(torch.zeros(num_features)) if affine else None
-
-    def forward(self, x):
-        dims = [0] + list(range(2, x.dim()))
-        centred = x - x.mean(dim=dims, keepdim=True)
-        out = centred / ((centred ** 2).mean(dim=dims, keepdim=True) + self.eps).sqrt()
-        if self.weight is not None:
-            shape = [1, -1] + [1] * (x.dim() - 2)
-            out = out * self.weight.reshape(shape) + self.bias.reshape(shape)
-        return out
-
-    def extra_repr(self):
-        return f"{self.num_features}, eps={self.eps}, affine={self.weight is not None}"
-
-
-def bn_mlp(n_features: int = 16, n_hidden: int = 8, n_classes: int = 3, bn_eps: float = 0.0, *, seed: Seed = None,
-           device: Device = "cpu", dtype: torch.dtype = torch.float64) -> torch.nn.Sequential:
-    """M1: Linear(no bias) -> BatchNorm(affine=False, eps=bn_eps) -> ReLU -> Linear.
-
-    With ``bn_eps = 0`` each row of the first layer is exactly radially invariant.
-
-    The layers get torch's default initialisation after ``torch.manual_seed`` (which reseeds torch's global
-    generator). The model expects inputs (batch, n_features) with batch >= 2 (batch normalisation over one
-    sample is 0/0 at ``bn_eps = 0``) and returns logits (batch, n_classes).
-
-    Parameters
-    ----------
-    n_features : int, optional
-        Input dimension, >= 1. Default 16.
-    n_hidden : int, optional
-        Width of the hidden layer (the number of radially invariant rows), >= 1. Default 8.
-    n_classes : int, optional
-        Number of outputs, >= 1. Default 3.
-    bn_eps : float, optional
-        ε >= 0 added to the batch variance under the square root. Default 0.0 (exact invariance).
-    seed : None, int >= 0 or numpy.random.Generator, optional
-        Seeds torch's global generator (through ``numpy.random.default_rng``; a Generator's stream advances
-        once). Default None: fresh entropy, not reproducible.
-    device : str or torch.device, optional
-        Where the parameters live. Default ``"cpu"``.
-    dtype : torch.dtype, optional
-        Floating dtype of the parameters. Default ``torch.float64``.
-
-    Returns
-    -------
-    torch.nn.Sequential
-        ``[0]`` Linear(n_features -> n_hidden, bias=False), ``[1]``
-        :class:`dynamics.spherical.torch_training.BatchNorm` (n_hidden, eps=bn_eps, affine=False), ``[2]`` ReLU,
-        ``[3]`` Linear(n_hidden -> n_classes).
-
-    Examples
-    --------
-    >>> bn_mlp(seed=0)[1]
-    BatchNorm(8, eps=0.0, affine=False)
-    >>> tuple(bn_mlp(seed=0)(torch.randn(4, 16, dtype=torch.float64)).shape)
-    (4, 3)
-    """
-    torch.manual_seed(seed_int(seed))
-    model = torch.nn.Sequential(torch.nn.Linear(n_features, n_hidden, bias=False),
-                                BatchNorm(n_hidden, eps=bn_eps), torch.nn.ReLU(),
-                                torch.nn.Linear(n_hidden, n_classes))
-    return model.to(device=device, dtype=dtype)
-
-
-def conv_bn_net(width: int = 16, n_classes: int = 10, bn_eps: float = 0.0, *, seed: Seed = None,
-                device: Device = "cpu", dtype: torch.dtype = torch.float64) -> torch.nn.Sequential:
-    """M2: Conv(3 -> width, 3×3) -> BN2d -> ReLU -> Conv(width -> width, 3×3) -> BN2d -> ReLU -> GAP -> Linear.
-
-    The convolutions have padding 1 and no bias, so each filter (d = 27, then 9·width) is radially invariant
-    at ``bn_eps = 0``; the batch normalisations carry a per-channel affine map. The layers get torch's default
-    initialisation after ``torch.manual_seed`` (which reseeds torch's global generator). The model maps images
-    (batch, 3, H, W), with batch·H·W >= 2, to logits (batch, n_classes).
-
-    Parameters
-    ----------
-    width : int, optional
-        Number of channels (filters) of both convolutions, >= 1. Default 16.
-    n_classes : int, optional
-        Number of outputs, >= 1. Default 10.
-    bn_eps : float, optional
-        ε >= 0 added to the batch variance under the square root. Default 0.0 (exact invariance).
-    seed : None, int >= 0 or numpy.random.Generator, optional
-        Seeds torch's global generator (through ``numpy.random.default_rng``; a Generator's stream advances
-        once). Default None: fresh entropy, not reproducible.
-    device : str or torch.device, optional
-        Where the parameters live. Default ``"cpu"``.
-    dtype : torch.dtype, optional
-        Floating dtype of the parameters. Default ``torch.float64``.
-
-    Returns
-    -------
-    torch.nn.Sequential
-        ``[0]`` Conv2d(3 -> width, 3×3, padding=1, bias=False), ``[1]``
-        :class:`dynamics.spherical.torch_training.BatchNorm` (width, bn_eps, affine=True), ``[2]`` ReLU, ``[3]``
-        Conv2d(width -> width, 3×3, padding=1, bias=False), ``[4]``
-        :class:`dynamics.spherical.torch_training.BatchNorm` (width, bn_eps, affine=True), ``[5]`` ReLU, ``[6]``
-        AdaptiveAvgPool2d(1), ``[7]`` Flatten, ``[8]`` Linear(width -> n_classes).
-
-    Examples
-    --------
-    >>> [tuple(p.shape) for p in conv_bn_net(seed=0).parameters()][:2]
-    [(16, 3, 3, 3), (16,)]
-    >>> tuple(conv_bn_net(4, seed=0)(torch.randn(2, 3, 5, 5, dtype=torch.float64)).shape)
-    (2, 10)
-    """
-    torch.manual_seed(seed_int(seed))
-    model = torch.nn.Sequential(
-        torch.nn.Conv2d(3, width, 3, padding=1, bias=False), BatchNorm(width, bn_eps, affine=True), torch.nn.ReLU(),
-        torch.nn.Conv2d(width, width, 3, padding=1, bias=False), BatchNorm(width, bn_eps, affine=True),
-        torch.nn.ReLU(), torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(width, n_classes))
-    return model.to(device=device, dtype=dtype)
-
-
 def _conv_weights(model):
     return [m.weight for m in model if isinstance(m, torch.nn.Conv2d)]
 
@@ -268,11 +147,12 @@ def _batches(n_samples, batch_size, n_steps, gen):
         yield torch.randint(0, n_samples, (batch_size,), generator=gen)
 
 
+@on_device
 def pythagorean_sgd(learning_rate: float = 0.5, n_steps: int = 200, batch_size: int = 256, *, seed: Seed = None,
                     device: Device = "cpu") -> PythagoreanResult:
     """Plain SGD on M1 (float64, BN ε = 0); gradient orthogonality and Pythagorean growth per row of W₁.
 
-    M1 is :func:`dynamics.spherical.torch_training.bn_mlp` with its defaults, trained on
+    M1 is :func:`dynamics.spherical.torch_models.bn_mlp` with its defaults, trained on
     :func:`dynamics.spherical.torch_training.gaussian_classification` with its defaults (2048 samples) by
     ``torch.optim.SGD`` on all parameters (no momentum, no weight decay) with the mean cross-entropy of mini-batches
     drawn uniformly with replacement.
@@ -336,6 +216,7 @@ def pythagorean_sgd(learning_rate: float = 0.5, n_steps: int = 200, batch_size: 
     return PythagoreanResult(max_cos, max_err, r ** 4, np.array(lower).T, np.array(upper).T)
 
 
+@on_device
 def spherical_step_vs_torch(n_steps: int = 20, batch_size: int = 256,
                             learning_rates: Tuple[float, float, float] = (0.05, 0.01, 0.01),
                             weight_decay: float = 1e-3, *, seed: Seed = None,
@@ -346,7 +227,7 @@ def spherical_step_vs_torch(n_steps: int = 20, batch_size: int = 256,
     SGD: a = momentum_buffer, b = 1. Adam: a = exp_avg/(1−β₁), b = ((1−β₁^t)/(1−β₁))(sqrt(exp_avg_sq/(1−β₂^t)) + ε)
     with ε = 1e-30 (avoids 0/0). AdamW: the same a, b with η/(1−ηλ) and decay 1 − ηλ.
 
-    Each optimizer trains only W₁ of a fresh copy of M1 (:func:`dynamics.spherical.torch_training.bn_mlp`, same seed;
+    Each optimizer trains only W₁ of a fresh copy of M1 (:func:`dynamics.spherical.torch_models.bn_mlp`, same seed;
     the readout stays at its initialisation) on :func:`dynamics.spherical.torch_training.gaussian_classification`'s
     default data, the same mini-batches for all three. SGD has momentum 0.9; Adam and AdamW have betas (0.9, 0.999).
     After every step each row of W₁ is compared with :func:`dynamics.spherical.spherical_step` from the row before the
@@ -426,6 +307,7 @@ def spherical_step_vs_torch(n_steps: int = 20, batch_size: int = 256,
     return SphericalStepErrors(direction, radius)
 
 
+@on_device
 def exponential_lr_pair(n_steps: int = 2000, learning_rate: float = 0.05, momentum: float = 0.9,
                         weight_decay: float = 1e-3, batch_size: int = 128, *, seed: Seed = None,
                         device: Device = "cpu") -> ExponentialLREquivalence:
@@ -433,7 +315,7 @@ def exponential_lr_pair(n_steps: int = 2000, learning_rate: float = 0.05, moment
     L2 and the buffer initialised to −(1−α)W₁⁽⁰⁾/(ηα) (:func:`dynamics.spherical.li_arora_equivalent`); the other
     parameters use identical plain SGD in both. Then W₁(B) = α^{−k}W₁(A) and the functions agree.
 
-    M1 is :func:`dynamics.spherical.torch_training.bn_mlp` with its defaults on
+    M1 is :func:`dynamics.spherical.torch_models.bn_mlp` with its defaults on
     :func:`dynamics.spherical.torch_training.gaussian_classification`'s default data; α and the schedule come from
     :func:`dynamics.spherical.li_arora_equivalent`. The gaps are measured after every step.
 
@@ -505,6 +387,7 @@ def exponential_lr_pair(n_steps: int = 2000, learning_rate: float = 0.05, moment
     return ExponentialLREquivalence(*(float(g) for g in gaps), equivalent.alpha)
 
 
+@on_device
 def equilibrium_statistics(configs: Sequence[Tuple[float, float, float]], n_replicas: int = 1, n_warmup: int = 300,
                            relaxation_times: float = 8.0, n_average: int = 10000, batch_size: int = 32,
                            readout_learning_rate: float = 0.05, *, seed: Seed = None,
@@ -618,6 +501,7 @@ def equilibrium_statistics(configs: Sequence[Tuple[float, float, float]], n_repl
     return EquilibriumStatistics(configs, means[0], means[1], means[2], total)
 
 
+@on_device
 def adagradg_vs_sgd_m2(n_steps: int = 300, learning_rate: float = 1e-2, weight_decay: float = 1e-3,
                        n_pretrain: int = 100, image_size: int = 8, batch_size: int = 8, width: int = 16, *,
                        seed: Seed = None, device: Device = "cpu", dtype: torch.dtype = torch.float64) -> AnglesToSGD:
@@ -628,7 +512,7 @@ def adagradg_vs_sgd_m2(n_steps: int = 300, learning_rate: float = 1e-2, weight_d
     to SGD's first step. The other parameters use the same plain SGD in all three. The defaults are App. C.1's
     η = 1e-2, λ = 1e-3 (β ≈ 0.99996, η_AGG ≈ 0.7071).
 
-    M2 is :func:`dynamics.spherical.torch_training.conv_bn_net` on 512
+    M2 is :func:`dynamics.spherical.torch_models.conv_bn_net` on 512
     :func:`dynamics.spherical.torch_training.synthetic_images` (10 classes); the pre-training is SGD with learning rate
     0.05 and momentum 0.9 on all parameters; the fine-tuning batches (drawn uniformly with replacement) restart the
     pre-training's batch sequence. AdaGradG starts from the unit filters; AdaGrad has ε = 1e-30.
@@ -732,6 +616,7 @@ def adagradg_vs_sgd_m2(n_steps: int = 300, learning_rate: float = 1e-2, weight_d
     return AnglesToSGD(np.arange(n_steps + 1), np.array(angle_agg), np.array(angle_ag))
 
 
+@on_device
 def adam_variants_m2(n_steps: int = 20, learning_rate: float = 0.01, weight_decay: float = 0.05, image_size: int = 8,
                      batch_size: int = 16, width: int = 16, *, seed: Seed = None, device: Device = "cpu",
                      dtype: torch.dtype = torch.float64) -> AdamVariantsResult:
@@ -739,7 +624,7 @@ def adam_variants_m2(n_steps: int = 20, learning_rate: float = 0.01, weight_deca
     filters (``channel_wise=True``; element-wise Adam on the rest), against the numpy optimizers of
     :mod:`dynamics.spherical` stepping each filter with the same gradients.
 
-    M2 is :func:`dynamics.spherical.torch_training.conv_bn_net` on 256
+    M2 is :func:`dynamics.spherical.torch_models.conv_bn_net` on 256
     :func:`dynamics.spherical.torch_training.synthetic_images` (10 classes), a fresh copy (same seed) and the same
     mini-batches (drawn uniformly with replacement) per variant; betas (0.9, 0.99), ε = 1e-8. Each numpy optimizer
     keeps its own state but restarts every step from the torch filter, so the gap is per step.

@@ -1,7 +1,8 @@
 """Torch cross-checks of the spherical view (Roburin et al. 2022; Roburin (thesis), Chapter 3), on the BatchNorm MLP
-M1 and the BatchNorm CNN M2 of :mod:`dynamics.spherical.torch_training`, in float64 (BatchNorm with ε = 0, exactly
-invariant). CPU runs the sizes below; CUDA runs larger ones (the equilibrium check's full grid, the Theorem 4
-check's thousands of steps, larger images and batches).
+M1 and the BatchNorm CNN M2 of :mod:`dynamics.spherical.torch_models`, trained by
+:mod:`dynamics.spherical.torch_training`, in float64 (BatchNorm with ε = 0, exactly invariant). CPU runs the sizes
+below; CUDA runs larger ones (the equilibrium check's full grid, the Theorem 4 check's thousands of steps, larger
+images and batches).
 """
 import math
 from statistics import NormalDist
