@@ -59,13 +59,19 @@ class Source(NamedTuple):
 
 
 class Theory(NamedTuple):
-    """One body of theory: its package, its names and its sources."""
+    """One body of theory: its package, its names, its sources and its optional torch layer.
+
+    ``torch_modules`` names the package's modules that import torch (``"torch_training"`` for
+    ``dynamics.<id>.torch_training``): the optional torch layer, which the package itself never imports. The
+    architecture test holds this declaration to the code's imports, both ways; the API reference lists these modules
+    after the package's own names."""
 
     id: str
     title: str
     summary: str
     alias: str
     sources: Tuple[Source, ...]
+    torch_modules: Tuple[str, ...] = ()
 
     @property
     def package(self) -> str:
@@ -88,22 +94,26 @@ THEORIES: Tuple[Theory, ...] = (
             Source("Advani & Saxe 2017", "M. S. Advani, A. M. Saxe", "2017",
                    "High-dimensional dynamics of generalization error in neural networks",
                    "arXiv:1710.03667; Neural Networks 132 (2020)"),
-            _PEZESHKI_THESIS)),
+            _PEZESHKI_THESIS),
+           torch_modules=("torch_training",)),
     Theory("double_descent", "Epoch-wise double descent",
            "teacher–student R/Q dynamics, epoch-wise double descent from multi-scale features", "dd",
            (Source("Pezeshki et al. 2022", "M. Pezeshki, A. Mitra, Y. Bengio, G. Lajoie", "2022",
                    "Multi-scale Feature Learning Dynamics: Insights for Double Descent", "ICML 2022, arXiv:2112.03215"),
-            _PEZESHKI_THESIS)),
+            _PEZESHKI_THESIS),
+           torch_modules=("torch_training",)),
     Theory("starvation", "Gradient starvation",
            "gradient starvation: dual dynamics, Lambert-W fixed points, spectral decoupling", "gs",
            (Source("Pezeshki et al. 2021", "M. Pezeshki, S.-O. Kaba, Y. Bengio, A. Courville, D. Precup, G. Lajoie",
                    "2021", "Gradient Starvation: A Learning Proclivity in Neural Networks",
                    "NeurIPS 2021, arXiv:2011.09468"),
-            _PEZESHKI_THESIS)),
+            _PEZESHKI_THESIS),
+           torch_modules=("torch_experiments", "torch_training")),
     Theory("and_mask", "The AND-mask",
            "the AND-mask: gradient-sign statistics, consistency, the algorithm", "am",
            (Source("Parascandolo et al. 2021", "G. Parascandolo, A. Neitz, A. Orvieto, L. Gresele, B. Schölkopf",
-                   "2021", "Learning explanations that are hard to vary", "ICLR 2021, arXiv:2009.00329"),)),
+                   "2021", "Learning explanations that are hard to vary", "ICLR 2021, arXiv:2009.00329"),),
+           torch_modules=("torch_experiments", "torch_optim", "torch_training")),
     Theory("spherical", "The spherical view of normalized networks",
            "the spherical view of normalized networks: effective learning rates, bounds, Adam variants", "sph",
            (Source("Roburin et al. 2022", "S. Roburin, Y. de Mont-Marin, A. Bursuc, R. Marlet, P. Pérez, M. Aubry",
@@ -112,7 +122,8 @@ THEORIES: Tuple[Theory, ...] = (
             Source("Roburin (thesis)", "S. Roburin", "",
                    "Optimization of Deep Neural Networks: A Functional Perspective with Applications in Image "
                    "Classification (PhD thesis; Ch. 3 reprints the spherical-perspective paper)",
-                   "École des Ponts ParisTech, HAL tel-03968114"))),
+                   "École des Ponts ParisTech, HAL tel-03968114")),
+           torch_modules=("torch_experiments", "torch_models", "torch_optim", "torch_state", "torch_training")),
     Theory("spurious", "Large learning rates, spurious correlations and data balancing",
            "large learning rates vs spurious correlations; data balancing for worst-group accuracy", "spur",
            (Source("Barsbey et al. 2025", "M. Barsbey, L. Prieto, S. Zafeiriou, T. Birdal", "2025",
@@ -120,7 +131,8 @@ THEORIES: Tuple[Theory, ...] = (
                    "Compressibility", "preprint, Imperial College London"),
             Source("Idrissi et al. 2022", "B. Y. Idrissi, M. Arjovsky, M. Pezeshki, D. Lopez-Paz", "2022",
                    "Simple data balancing achieves competitive worst-group-accuracy", "CLeaR 2022, arXiv:2110.14503"),
-            _PEZESHKI_THESIS)),
+            _PEZESHKI_THESIS),
+           torch_modules=("torch_balancing", "torch_experiments", "torch_training")),
 )
 
 CORE = Theory("numerics", "The numerics core",
@@ -131,7 +143,8 @@ CORE = Theory("numerics", "The numerics core",
                Source("Shampine & Reichelt 1997", "L. F. Shampine, M. W. Reichelt", "1997", "The MATLAB ODE Suite",
                       "SIAM J. Sci. Comput. 18(1)"),
                Source("Golub & Van Loan 2013", "G. H. Golub, C. F. Van Loan", "2013", "Matrix Computations (4th ed.)",
-                      "Johns Hopkins University Press")))
+                      "Johns Hopkins University Press")),
+              torch_modules=("torch_tools",))
 
 
 def theory_ids() -> Tuple[str, ...]:

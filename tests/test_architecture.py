@@ -2,7 +2,9 @@
 
 - Layers: ``figures`` never imports ``verify``; ``dynamics`` imports neither; a theory package imports
   ``dynamics.numerics`` and no other theory; the numerics core imports no theory.
-- The torch rule: only modules named ``torch_*.py`` import torch, and no other module imports one of them.
+- The torch rule: the torch layer is what the registry declares (``Theory.torch_modules``), and the imports agree:
+  exactly the declared modules import torch, directly or through another project module, so that no package and
+  no analytic module loads torch. File names play no part.
 - No import circle anywhere in ``dynamics``, ``verify`` and ``figures`` (imports inside functions included).
 - One list of theories: no module but ``dynamics/theories.py`` spells the theories out; the claims and figures modules
   are exactly those of the registered theories.
@@ -67,10 +69,6 @@ def _top(name):
     return name.split(".")[0]
 
 
-def _is_torch_layer(module):
-    return module.rpartition(".")[2].startswith("torch_")
-
-
 def test_layers():
     for module, imported in IMPORTS.items():
         if module.startswith("figures"):
@@ -89,14 +87,39 @@ def test_layers():
                                if _top(m) == "dynamics"), f"{module}: the numerics core imports a theory"
 
 
+DECLARED_TORCH_LAYER = {f"{t.package}.{name}" for t in THEORIES + (CORE,) for name in t.torch_modules}
+
+
+def _torch_layer(imports):
+    """The modules of ``dynamics`` that import torch: directly, or through a project module that does (a fixpoint
+    over the import graph, imports inside functions included)."""
+    layer = {m for m, imported in imports.items() if m.startswith("dynamics") and
+             any(_top(i) == "torch" for i in imported)}
+    while True:
+        grown = layer | {m for m, imported in imports.items() if m.startswith("dynamics") and layer & set(imported)}
+        if grown == layer:
+            return layer
+        layer = grown
+
+
 def test_torch_rule():
-    """Only the torch layer (modules named torch_*.py) imports torch, and nothing outside it imports the layer."""
-    for module, imported in IMPORTS.items():
-        if not module.startswith("dynamics") or _is_torch_layer(module):
-            continue
-        assert not any(_top(m) == "torch" for m in imported), f"{module} imports torch but is not a torch_* module"
-        layer = [m for m in imported if m.startswith("dynamics") and _is_torch_layer(m)]
-        assert not layer, f"{module} imports the torch layer {layer}"
+    """The modules that import torch are exactly the declared torch layer: a package, an analytic module or a
+    numpy-only module in a torch file breaks it (the first two because they would import torch, the third because
+    its module would not)."""
+    layer = _torch_layer(IMPORTS)
+    assert not layer - DECLARED_TORCH_LAYER, (
+        f"{sorted(layer - DECLARED_TORCH_LAYER)} import torch (directly or through the torch layer) but are not "
+        f"declared in dynamics/theories.py (Theory.torch_modules); only the optional torch layer may")
+    assert not DECLARED_TORCH_LAYER - layer, (
+        f"{sorted(DECLARED_TORCH_LAYER - layer)} are declared torch modules but do not import torch: move their "
+        f"numpy code into the package's own modules")
+    assert all(m in MODULES for m in DECLARED_TORCH_LAYER), sorted(DECLARED_TORCH_LAYER - set(MODULES))
+
+
+def test_the_torch_layer_finder_follows_imports():
+    graph = {"dynamics.a.x": ["torch"], "dynamics.a.y": ["dynamics.a.x"], "dynamics.a": ["dynamics.a.z"],
+             "dynamics.a.z": ["numpy"], "figures.f": ["torch"]}
+    assert _torch_layer(graph) == {"dynamics.a.x", "dynamics.a.y"}
 
 
 def _cycles(graph):
