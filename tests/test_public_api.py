@@ -245,7 +245,7 @@ def test_disk_cache_keeps_nothing_for_an_argument_without_a_faithful_repr(tmp_pa
     assert len(list(tmp_path.rglob("*.pkl"))) == 1
 
 
-TORCH_MODULES = sorted(f"dynamics.{p.parent.name}.{p.stem}" for p in (ROOT / "dynamics").glob("*/torch_*.py"))
+TORCH_MODULES = sorted(f"{t.package}.{name}" for t in THEORIES + (CORE,) for name in t.torch_modules)
 
 
 @pytest.mark.parametrize("module_name", TORCH_MODULES)
@@ -264,3 +264,97 @@ def test_torch_layer_functions_are_documented_and_annotated(module_name):
         assert signature.return_annotation is not inspect.Signature.empty, f"{module_name}.{name}: no return annotation"
         doc = inspect.getdoc(obj) or ""
         assert "Returns\n-------" in doc, f"{module_name}.{name}: numpydoc Returns section missing"
+
+
+MAX_PARAMETERS = 8
+
+# Public functions that still take more than MAX_PARAMETERS parameters, with their count: a debt list that may only
+# shrink. An experiment's trainer moves to a configuration object, ``(config, seeds, *, device)``; the integrators
+# keep solve_ivp's keyword options until they share one options object.
+OVER_MAX_PARAMETERS = {
+    "and_mask.torch_experiments.learning_signals_at_init": 11,
+    "and_mask.torch_experiments.train_environment_sweep": 13,
+    "and_mask.torch_experiments.train_noisy_labels": 16,
+    "and_mask.torch_experiments.train_spiral_memorisation": 16,
+    "and_mask.and_masked_gd": 9,
+    "double_descent.bipartite_theory": 12,
+    "double_descent.bipartite_theory_ode": 10,
+    "double_descent.draw_teacher_student": 10,
+    "double_descent.exact_gd_order_parameters": 12,
+    "double_descent.teacher_student_gd_runs": 9,
+    "linear_networks.network_flow": 9,
+    "linear_networks.simulated_student_errors": 9,
+    "numerics.integrate": 12,
+    "numerics.integrate_rosenbrock": 16,
+    "numerics.newton_maximise": 9,
+    "numerics.solve_ode": 14,
+    "numerics.solve_ode_batch": 14,
+    "spherical.optimizer_runs": 9,
+    "spherical.torch_experiments.train_adam_variants": 18,
+    "spherical.torch_training.adagradg_vs_sgd_m2": 10,
+    "spherical.torch_training.adam_variants_m2": 9,
+    "spherical.torch_training.equilibrium_statistics": 9,
+    "spurious.train_balancing_toy": 17,
+    "spurious.torch_balancing.train_balancing_methods": 15,
+    "spurious.torch_experiments.intervention_runs": 11,
+    "spurious.torch_experiments.parity_training_runs": 26,
+    "spurious.torch_training.parity_lr_sweep": 16,
+    "spurious.torch_training.replay_balancing_toy": 13,
+    "spurious.torch_training.spurious_rule_logits": 10,
+    "spurious.torch_training.train_parity_mlp": 15,
+    "starvation.integrate_dual": 10,
+    "starvation.torch_experiments.moons_regularisers": 9,
+    "starvation.torch_experiments.train_coloured_shapes": 11,
+    "starvation.torch_training.train_toy": 11,
+    "starvation.torch_training.train_two_moons": 9,
+}
+
+
+def _every_public_callable():
+    """(qualified name without ``dynamics.``, function) for every public function of the packages and of their
+    declared torch layers (the torch layer only when torch is installed)."""
+    modules = [t.package for t in (CORE,) + THEORIES]
+    try:
+        import torch  # noqa: F401
+        modules += TORCH_MODULES
+    except ImportError:
+        pass
+    for module_name in modules:
+        module = importlib.import_module(module_name)
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if inspect.isfunction(obj) or type(obj).__name__ == "CPUDispatcher":
+                yield f"{module_name.removeprefix('dynamics.')}.{name}", _python_function(obj)
+
+
+def _parameter_count(function):
+    return sum(p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in inspect.signature(function).parameters.values())
+
+
+def test_no_public_function_takes_more_than_eight_parameters():
+    """A public function takes at most 8 parameters; a longer list becomes a configuration object. The numba kernel
+    drivers (``*_kernel``) are exempt: numba compiles no objects. The debt list above may only shrink."""
+    counts = {name: _parameter_count(f) for name, f in _every_public_callable() if not name.endswith("_kernel")}
+    over = {name: n for name, n in counts.items() if n > MAX_PARAMETERS}
+    new = {name: n for name, n in over.items() if name not in OVER_MAX_PARAMETERS}
+    assert not new, f"public functions with more than {MAX_PARAMETERS} parameters (use a configuration object): {new}"
+    grown = {name: (OVER_MAX_PARAMETERS[name], n) for name, n in over.items() if n > OVER_MAX_PARAMETERS[name]}
+    assert not grown, f"functions on the debt list gained parameters (listed, now): {grown}"
+    paid = sorted(name for name in OVER_MAX_PARAMETERS if name in counts and counts[name] <= MAX_PARAMETERS)
+    assert not paid, f"now within {MAX_PARAMETERS} parameters: remove them from OVER_MAX_PARAMETERS: {paid}"
+
+
+def test_every_trainer_takes_device_as_a_keyword_defaulting_to_the_cpu():
+    """One device convention: a public function of the torch layer that takes ``device`` takes it keyword-only with
+    default ``"cpu"`` (the conversion helpers of the core, which take a device as data, excepted)."""
+    pytest.importorskip("torch")
+    helpers = {"numerics.torch_tools.as_tensor", "numerics.torch_tools.torch_device",
+               "numerics.torch_tools.torch_generator"}
+    wrong = []
+    for name, function in _every_public_callable():
+        parameter = inspect.signature(function).parameters.get("device")
+        if parameter is None or name in helpers:
+            continue
+        if parameter.kind is not parameter.KEYWORD_ONLY or parameter.default != "cpu":
+            wrong.append(f"{name} ({parameter.kind.description}, default {parameter.default!r})")
+    assert not wrong, f"device must be keyword-only with default 'cpu': {wrong}"
