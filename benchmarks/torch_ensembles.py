@@ -15,7 +15,7 @@ from _timing import best_of
 import torch
 
 from dynamics import starvation as gs
-from dynamics.spurious import torch_training as spurious_torch
+from dynamics.numerics.torch_batched import MemberOptimizer, relu_mlp_cross_entropy_gradients
 from dynamics.starvation import torch_training as starvation_torch
 
 SEEDS, HIDDEN, STEPS = (0, 1, 2), 500, 200
@@ -69,14 +69,19 @@ def parity(n_seeds=6, repeats=100):
     singles = [[W[s:s + 1].clone() for W in weights] for s in range(n_seeds)]
     hidden = torch.randn(n_seeds, 100, 200, generator=gen)
 
+    optimizers = [MemberOptimizer(weights, 1e-9)] + [MemberOptimizer(single, 1e-9) for single in singles]
+
+    def sgd_step(optimizer, x, labels):  # the parity trainer's step on the batched-trainer core
+        optimizer.step(relu_mlp_cross_entropy_gradients(optimizer.params, x, labels)[1])
+
     def stacked():
         for _ in range(repeats):
-            spurious_torch._sgd_step(weights, x, labels, 1e-9)
+            sgd_step(optimizers[0], x, labels)
 
     def looped():
         for _ in range(repeats):
             for s in range(n_seeds):
-                spurious_torch._sgd_step(singles[s], x[s:s + 1], labels[s:s + 1], 1e-9)
+                sgd_step(optimizers[s + 1], x[s:s + 1], labels[s:s + 1])
 
     def products():  # the five large products of one step: two forward, two weight gradients, one backward
         for _ in range(repeats):

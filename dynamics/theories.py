@@ -144,7 +144,7 @@ CORE = Theory("numerics", "The numerics core",
                       "SIAM J. Sci. Comput. 18(1)"),
                Source("Golub & Van Loan 2013", "G. H. Golub, C. F. Van Loan", "2013", "Matrix Computations (4th ed.)",
                       "Johns Hopkins University Press")),
-              torch_modules=("torch_tools",))
+              torch_modules=("torch_batched", "torch_tools"))
 
 
 def theory_ids() -> Tuple[str, ...]:

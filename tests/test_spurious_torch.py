@@ -1,5 +1,5 @@
-"""Tests of dynamics.spurious.torch_training (skipped without torch): the manual backpropagation of the parity
-MLP against autograd, stacked against one-by-one training, the exact early-exit fit test, the torch replay of
+"""Tests of dynamics.spurious.torch_training (skipped without torch): stacked against one-by-one training (the
+manual backpropagation is tested with the batched-trainer core, tests/test_torch_batched.py), the exact early-exit fit test, the torch replay of
 every balancing method, the parity figures' data, and the record of the reversed prunability trend (a claim of
 Barsbey et al. 2025 that the parity task does not reproduce)."""
 import numpy as np
@@ -8,27 +8,11 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from dynamics import spurious as spur  # noqa: E402
+from dynamics.numerics import seed_streams  # noqa: E402
+from dynamics.numerics.torch_batched import relu_mlp  # noqa: E402
 from dynamics.spurious import torch_training as tt  # noqa: E402
 
 TINY = dict(n_train=300, n_test=200, width=24, epoch_cap=6, n_activation_inputs=50)
-
-
-def test_manual_backprop_matches_autograd():
-    gen = torch.Generator().manual_seed(0)
-    weights = [torch.randn(3, 40, 20, generator=gen, dtype=torch.float64) * 0.3,
-               torch.randn(3, 40, 40, generator=gen, dtype=torch.float64) * 0.2,
-               torch.randn(3, 2, 40, generator=gen, dtype=torch.float64) * 0.2]
-    x = torch.randn(3, 17, 20, generator=gen, dtype=torch.float64)
-    y = torch.randint(0, 2, (3, 17), generator=gen)
-    leaves = [w.clone().requires_grad_(True) for w in weights]
-    logits, _ = tt._forward(leaves, x)
-    losses = torch.nn.functional.cross_entropy(logits.reshape(-1, 2), y.reshape(-1), reduction="none").reshape(3, -1)
-    grads = torch.autograd.grad(losses.mean(dim=1).sum(), leaves)
-    stepped = [w.clone() for w in weights]
-    returned = tt._sgd_step(stepped, x, y, 0.5)
-    assert torch.allclose(returned, losses.detach(), rtol=1e-13)
-    for w, s, g in zip(weights, stepped, grads):
-        assert torch.allclose(w - s, 0.5 * g, rtol=1e-12, atol=1e-15)
 
 
 def test_stacked_training_equals_one_by_one():
@@ -54,11 +38,12 @@ def test_sweep_is_memoised_and_seeds_share_data_across_learning_rates():
 
 
 def test_fit_test_is_exact():
-    data = tt._load_parity([0, 1, 2], 500, 50, 6, 2, 12, 0.1, 10, torch.float64, torch.device("cpu"))
+    streams = [seed_streams(s, spur.PARITY_SEED_STREAMS) for s in (0, 1, 2)]
+    data = tt._load_parity(streams, 500, 50, 6, 2, 12, 0.1, 10, torch.float64, torch.device("cpu"))
     gen = torch.Generator().manual_seed(1)
     weights = [torch.randn(3, 30, 20, generator=gen, dtype=torch.float64),
                torch.randn(3, 2, 30, generator=gen, dtype=torch.float64)]
-    predicted = tt._forward(weights, data.x_train)[0].argmax(-1)
+    predicted = relu_mlp(weights, data.x_train)[0].argmax(-1)
     order = torch.argsort(torch.rand(3, 500, generator=gen), dim=1)
     labels = predicted.clone()  # member 0 fits; member 1 misses only the last sample of its order
     labels[1, order[1, -1]] = 1 - labels[1, order[1, -1]]

@@ -42,7 +42,8 @@ from ._proposition1 import (bc_ba_loss_ratio, bc_ba_loss_ratio_asymptote, bc_ba_
 from ._proposition2 import scaled_ce_grad_norm, spurious_core_gradient_ratio, spurious_core_gradient_ratio_asymptote
 from ._results import (BalancingToyRuns, GdroStep, GradientRatioAsymptote, GroupCountTable, LossRatioAsymptote,
                        LossRatioBounds, MarginGradients, ReweightingCoverage, SpuriousData, ToyRun, ToySplits)
-from ._setups import (BALANCING_TOY_SIZE, BENCHMARK_GROUP_COUNTS, balancing_toy_runs, bias_decomposable_fixture,
+from ._setups import (BALANCING_TOY_SEED_STREAMS, BALANCING_TOY_SIZE, BENCHMARK_GROUP_COUNTS, PARITY_SEED_STREAMS,
+                      balancing_toy_runs, bias_decomposable_fixture,
                       core_error_probability, linear_two_block_fixture, make_balancing_toy, make_balancing_toy_splits,
                       make_parity_task)
 from ._toy_training import METHODS, TOY_GAMMAS, toy_feature_scales, train_balancing_toy
@@ -68,7 +69,7 @@ __all__ = [
     "SpuriousData", "make_parity_task", "make_balancing_toy", "make_balancing_toy_splits", "ToySplits", "TOY_GAMMAS",
     "toy_feature_scales", "core_error_probability", "BENCHMARK_GROUP_COUNTS", "GroupCountTable",
     "bias_decomposable_fixture", "linear_two_block_fixture", "balancing_toy_runs", "BalancingToyRuns",
-    "BALANCING_TOY_SIZE",
+    "BALANCING_TOY_SIZE", "PARITY_SEED_STREAMS", "BALANCING_TOY_SEED_STREAMS",
     # linear-toy trainer
     "train_balancing_toy", "ToyRun", "METHODS",
 ]

@@ -25,6 +25,7 @@ import numpy as np
 import torch
 
 from dynamics.numerics import disk_cache, require_choice, require_in_range, require_integer, rng_from, seed_streams
+from dynamics.numerics.torch_batched import MemberOptimizer
 from dynamics.numerics.torch_tools import as_tensor, on_device, to_numpy
 from ._balancing import (balanced_sampling_weights, expand_by_counts, jtt_duplication_counts,
                          subsample_to_smallest, weighted_epoch_indices)
@@ -45,8 +46,7 @@ class _Members:
         S, _, D = xs.shape
         self.settings, self.dtype, self.device = settings, dtype, device
         zeros = lambda *shape: torch.zeros(*shape, dtype=dtype, device=device)
-        self.w, self.v = zeros(S, D), zeros(S, D)
-        self.has_velocity = torch.zeros(S, dtype=torch.bool, device=device)
+        self.restart(zeros(S, D))
         self.log_q = zeros(S, N_GROUPS)
         self.best = [torch.full((S,), -1.0, dtype=dtype, device=device) for _ in range(2)]
         self.best_w = [zeros(S, D), zeros(S, D)]
@@ -54,6 +54,17 @@ class _Members:
         self.val_accuracy = np.zeros((S, n_epochs))
         self.offsets = torch.arange(S, device=device)[:, None] * xs.shape[1]
         self.xs_flat, self.y_flat, self.groups_flat = xs.reshape(-1, D), y.reshape(-1), groups.reshape(-1)
+
+    def restart(self, w):
+        """Start the model at ``w`` (S, D) with a fresh optimizer (SGD with momentum and weight decay per torch)."""
+        s = self.settings
+        self.optimizer = MemberOptimizer([w.clone()], s["learning_rate"], momentum=s["momentum"],
+                                         weight_decay=s["weight_decay"])
+
+    @property
+    def w(self):
+        """The members' weights (S, D)."""
+        return self.optimizer.params[0]
 
     def step(self, idx, mask, use_gdro):
         s = self.settings
@@ -76,11 +87,7 @@ class _Members:
             residual = residual * self.log_q.exp().gather(1, gb) / group_count.gather(1, gb).clamp(min=1)
         else:
             residual = residual / n_batch.clamp(min=1)[:, None]
-        grad = torch.bmm(residual[:, None, :], xb)[:, 0, :] + s["weight_decay"] * self.w
-        velocity = torch.where(self.has_velocity[:, None], s["momentum"] * self.v + grad, grad)
-        self.v = torch.where(active[:, None], velocity, self.v)
-        self.w = torch.where(active[:, None], self.w - s["learning_rate"] * self.v, self.w)
-        self.has_velocity |= active
+        self.optimizer.step([torch.bmm(residual[:, None, :], xb)[:, 0, :]], active=active)
 
     def _group_acc(self, x, y, groups, counts, w, within=None):
         correct = ((torch.bmm(x, w[:, :, None])[..., 0] > 0).to(self.dtype) == y).to(self.dtype)
@@ -155,7 +162,7 @@ def _train_method(method, splits, train_seeds, scales, n_epochs, settings, dtype
     bound = 1.0 / math.sqrt(D)
     rngs = [rng_from(seed) for seed in train_seeds]
     draw_init = lambda rng: 0.01 / scales * rng.uniform(-bound, bound, D)  # the authors' ToyNet, as the numpy trainer
-    members.w = as_tensor(np.stack([draw_init(r) for r in rngs]), device, dtype)
+    members.restart(as_tensor(np.stack([draw_init(r) for r in rngs]), device, dtype))
     everyone = np.arange(n)
     labels = [sp.train.y.astype(np.int64) for sp in splits]
     strata = [sp.train.group.astype(np.int64) for sp in splits]
@@ -181,9 +188,7 @@ def _train_method(method, splits, train_seeds, scales, n_epochs, settings, dtype
         members.record(T)  # pass T + 1 records the error set, no step: the model is evaluated unchanged
         duplicated = [expand_by_counts(everyone, jtt_duplication_counts(wr, settings["jtt_upweight"]))
                       for wr in wrong]
-        members.w = as_tensor(np.stack([draw_init(r) for r in rngs]), device, dtype)  # model and optimiser afresh
-        members.v = torch.zeros_like(members.w)
-        members.has_velocity[:] = False
+        members.restart(as_tensor(np.stack([draw_init(r) for r in rngs]), device, dtype))  # model and optimiser afresh
         members.epochs(list(zip(*[[r.permutation(d) for _ in range(n_epochs - T - 1)]
                                   for d, r in zip(duplicated, rngs)])), T + 1, False)
     return members

@@ -39,10 +39,10 @@ import torch
 from dynamics.numerics import (disk_cache, require_choice, require_in_range, require_integer, require_positive,
                                seed_streams)
 from dynamics.numerics.threads import one_thread
+from dynamics.numerics.torch_batched import MemberOptimizer, relu_mlp, stacked_uniform_weights
 from dynamics.numerics.torch_tools import DTYPE, as_tensor, to_numpy, torch_device
 from ._results import InterventionRuns, LearningRateRobustness, ParityTrainingRuns, WidthSweep
 from ._setups import PARITY_SEED_STREAMS, make_parity_task
-from .torch_training import _forward as _parity_forward
 
 __all__ = ["FEATURE_GROUPS", "INTERVENTIONS", "InterventionRuns", "LearningRateRobustness", "ParityTrainingRuns",
            "WidthSweep", "integrated_gradients", "intervention_runs", "lr_attribution_runs", "lr_robustness_runs",
@@ -59,12 +59,6 @@ _MAX = dict(configs=64, seeds=256, width=4096, depth=8, n_train=100_000, n_test=
 
 
 # ------------------------------------------------------------------------------------------------ helpers
-def _forward(weights, x):
-    """Stacked bias-free ReLU MLP: weights[l] (M, out, in), x (M, B, in) -> logits (M, B, 2) (the parity
-    trainer's forward pass, without its hidden activations)."""
-    return _parity_forward(weights, x)[0]
-
-
 def integrated_gradients(weights: Sequence[torch.Tensor], x: torch.Tensor) -> torch.Tensor:
     """Integrated gradients of the margin z₁ − z₀ of a stacked bias-free ReLU MLP, zero baseline.
 
@@ -90,7 +84,7 @@ def integrated_gradients(weights: Sequence[torch.Tensor], x: torch.Tensor) -> to
     ...       dtype=torch.float64)]
     >>> x = torch.randn(1, 5, 3, generator=g, dtype=torch.float64)
     >>> ig = integrated_gradients(Ws, x)
-    >>> z = _forward(Ws, x)
+    >>> z, _ = relu_mlp(Ws, x)
     >>> bool(torch.allclose(ig.sum(-1), z[..., 1] - z[..., 0]))
     True
     """
@@ -107,7 +101,7 @@ def integrated_gradients(weights: Sequence[torch.Tensor], x: torch.Tensor) -> to
                          f"{tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__}")
     with torch.enable_grad():
         xs = x.detach().clone().requires_grad_(True)
-        z = _forward([W.detach() for W in weights], xs)
+        z, _ = relu_mlp([W.detach() for W in weights], xs)
         (grad,) = torch.autograd.grad((z[..., 1] - z[..., 0]).sum(), xs)
     return (xs * grad).detach()
 
@@ -306,17 +300,13 @@ def _train_stack(lrs, hyper, seeds, *, optimizer, anneal_step, anneal_factor, st
     bc_train = y_train != b_train
     dim = x_train.shape[-1]
     layer_sizes = [dim] + [width] * depth + [2]
-    weights = []
-    for fan_in, fan_out in zip(layer_sizes[:-1], layer_sizes[1:]):
-        bound = 1.0 / math.sqrt(fan_in)
-        per_seed = [st.init.uniform(-bound, bound, size=(fan_out, fan_in)) for st in streams]
-        weights.append(t([per_seed[s] for c in range(L) for s in range(S)]))
     seed_of = torch.as_tensor([s for c in range(L) for s in range(S)], device=device)
-    member = lambda a: as_tensor(np.repeat(a, S), device, dtype)[:, None, None]
-    lr, mu, l1, l2 = (member(v) for v in (lrs, hyper["momentum"], hyper["l1"], hyper["l2"]))
+    weights = [W[seed_of] for W in stacked_uniform_weights([st.init for st in streams], layer_sizes, dtype=dtype,
+                                                           device=device)]
+    member = lambda a: np.repeat(a, S)  # noqa: E731  (config-major: member c·S + s)
+    optim = MemberOptimizer(weights, member(lrs), momentum=member(hyper["momentum"]), weight_decay=member(hyper["l2"]),
+                            l1=member(hyper["l1"]), adam=optimizer == "adam")
     gamma = as_tensor(np.repeat(hyper["focal_gamma"], S), device, dtype)[:, None]
-    state = [torch.zeros_like(W) for W in weights]
-    second = [torch.zeros_like(W) for W in weights]
     active = torch.ones(M, dtype=dtype, device=device)
     epochs_to_stop = np.full(M, epoch_cap)
     stopped = np.zeros(M, dtype=bool)
@@ -338,7 +328,7 @@ def _train_stack(lrs, hyper, seeds, *, optimizer, anneal_step, anneal_factor, st
             rows = seed_of[:, None]
             xb, yb = x_train[rows, idx], y_train[rows, idx]
             params = [W.detach().requires_grad_(True) for W in weights]
-            log_p = torch.log_softmax(_forward(params, xb), dim=-1).gather(-1, yb[..., None])[..., 0]
+            log_p = torch.log_softmax(relu_mlp(params, xb)[0], dim=-1).gather(-1, yb[..., None])[..., 0]
             ce = -log_p
             focal = ce * (1 - log_p.exp()).clamp_min(0) ** gamma
             grads = torch.autograd.grad(focal.mean(dim=1).sum(), params)
@@ -348,22 +338,11 @@ def _train_stack(lrs, hyper, seeds, *, optimizer, anneal_step, anneal_factor, st
                 share = (ce_d * bc).sum(1) / ce_d.sum(1)
                 share = torch.where(active > 0, share, torch.full_like(share, float("nan")))
                 shares.append(to_numpy(share))
-                eta = lr * (anneal_factor if anneal_step is not None and step >= anneal_step else 1.0)
-                go = active[:, None, None]
-                for i, (W, g) in enumerate(zip(weights, grads)):
-                    g = g + l2 * W + l1 * torch.sign(W)
-                    if optimizer == "sgd":
-                        state[i] = torch.where(go > 0, mu * state[i] + g if step > 0 else g, state[i])
-                        update = state[i]
-                    else:
-                        k = step + 1
-                        state[i] = torch.where(go > 0, 0.9 * state[i] + 0.1 * g, state[i])
-                        second[i] = torch.where(go > 0, 0.999 * second[i] + 0.001 * g * g, second[i])
-                        update = (state[i] / (1 - 0.9 ** k)) / ((second[i] / (1 - 0.999 ** k)).sqrt() + 1e-8)
-                    weights[i] = W - go * eta * update
+            optim.step(grads, active=active > 0,
+                       scale=anneal_factor if anneal_step is not None and step >= anneal_step else 1.0)
             step += 1
         with torch.no_grad():
-            z = _forward(weights, x_train[seed_of])
+            z = relu_mlp(weights, x_train[seed_of])[0]
             fits = (z.argmax(-1) == y_train[seed_of]).all(dim=1)
             loss = -torch.log_softmax(z.to(DTYPE), -1).gather(-1, y_train[seed_of][..., None])[..., 0].mean(1)
             done = fits if stop == "fit" else loss < loss_target
@@ -375,10 +354,10 @@ def _train_stack(lrs, hyper, seeds, *, optimizer, anneal_step, anneal_factor, st
             break
     record()
     with torch.no_grad():
-        z = _forward(weights, x_test[seed_of])
+        z = relu_mlp(weights, x_test[seed_of])[0]
         correct = (z.argmax(-1) == y_test[seed_of]).to(DTYPE)
         aligned = (y_test == b_test)[seed_of].to(DTYPE)
-        ztr = _forward(weights, x_train[seed_of]).to(DTYPE)
+        ztr = relu_mlp(weights, x_train[seed_of])[0].to(DTYPE)
         train_loss = -torch.log_softmax(ztr, -1).gather(-1, y_train[seed_of][..., None])[..., 0].mean(1)
     shape = lambda a: np.asarray(a).reshape((L, S) + np.asarray(a).shape[1:])
     return dict(record_steps=np.array(record_steps),

@@ -34,6 +34,8 @@ from dynamics.numerics import (require_choice, require_in_range, require_integer
                                seed_streams)
 from dynamics.numerics.cache import disk_cache
 from dynamics.numerics.threads import one_thread
+from dynamics.numerics.torch_batched import (MemberOptimizer, relu_mlp, relu_mlp_cross_entropy_gradients,
+                                              stacked_uniform_weights)
 from dynamics.numerics.torch_tools import DTYPE, as_tensor, to_numpy, torch_device
 from . import _metrics as metrics
 from ._results import (PARITY_METRICS, GradientIdentity, NetworkLogits, ParityData, ParityRun, ParitySweep,
@@ -44,12 +46,6 @@ from ._toy_training import METHODS, N_GROUPS, TOY_GAMMAS, toy_feature_scales
 __all__ = ["GradientIdentity", "NetworkLogits", "PARITY_METRICS", "ParityRun", "ParitySweep", "TorchToyRun",
            "gradient_identity", "parity_lr_sweep", "replay_balancing_toy", "spurious_rule_logits",
            "train_parity_mlp"]
-
-
-def _uniform_init(rng, shape, dtype, device):
-    """PyTorch's default Linear weight init U(±1/√fan_in), drawn in numpy so that CPU and CUDA runs agree."""
-    bound = 1.0 / math.sqrt(shape[-1])
-    return as_tensor(rng.uniform(-bound, bound, size=shape), device, dtype)
 
 
 # -------------------------------------------------------------------------------------- gradient identity
@@ -114,16 +110,6 @@ def gradient_identity(logit_scales: Sequence[float] = (0.5, 1.0, 5.0, 20.0), *, 
 
 
 # --------------------------------------------------------------------------------------------- parity MLP
-def _forward(weights, x):
-    """Batched MLP without biases: weights[l] has shape (S, out, in), x (S, B, in). Returns (logits, hiddens)."""
-    hiddens = []
-    h = x
-    for W in weights[:-1]:
-        h = torch.relu(torch.bmm(h, W.transpose(1, 2)))
-        hiddens.append(h)
-    return torch.bmm(h, weights[-1].transpose(1, 2)), hiddens
-
-
 def _load_parity(streams, n_train, n_test, n_core, n_spurious, n_noise, bc_rate, n_activation_inputs, dtype, dev):
     xs, ys, bs, xt, yt, bt, subsets = [], [], [], [], [], [], []
     for st in streams:
@@ -145,8 +131,8 @@ def _parity_metrics(weights, data, member, lr, seed, fitted, epochs, shares):
     """Every recorded quantity of one member (index ``member`` of the stacked weights)."""
     Ws = [W[member:member + 1] for W in weights]
     with torch.no_grad():
-        logits, hiddens = _forward(Ws, data.x_test[member:member + 1])
-        train_logits, _ = _forward(Ws, data.x_train[member:member + 1])
+        logits, hiddens = relu_mlp(Ws, data.x_test[member:member + 1])
+        train_logits, _ = relu_mlp(Ws, data.x_train[member:member + 1])
     logits, train_logits = logits[0], train_logits[0]
     y = to_numpy(data.y_test[member])
     b = to_numpy(data.b_test[member])
@@ -166,10 +152,10 @@ def _parity_metrics(weights, data, member, lr, seed, fitted, epochs, shares):
         for layer, mask in enumerate(keep):
             m = torch.as_tensor(mask, dtype=Ws[0].dtype, device=Ws[0].device)
             pruned[layer] = pruned[layer] * m[None, :, None]  # a pruned unit outputs 0 (ReLU(0) = 0)
-        node.append(float(_accuracy(_forward(pruned, data.x_test[member:member + 1])[0][0], data.y_test[member])))
+        node.append(float(_accuracy(relu_mlp(pruned, data.x_test[member:member + 1])[0][0], data.y_test[member])))
         masks = metrics.magnitude_pruning_masks(mats, kappa)
         pruned = [W * torch.as_tensor(mk, dtype=W.dtype, device=W.device)[None] for W, mk in zip(Ws, masks)]
-        magnitude.append(float(_accuracy(_forward(pruned, data.x_test[member:member + 1])[0][0],
+        magnitude.append(float(_accuracy(relu_mlp(pruned, data.x_test[member:member + 1])[0][0],
                                          data.y_test[member])))
     chance = 0.5
     corrected = lambda accs: (metrics.prunability(accs, full, chance=chance) if full > chance else float("nan"))
@@ -190,31 +176,6 @@ def _parity_metrics(weights, data, member, lr, seed, fitted, epochs, shares):
         bc_share_history=history)
 
 
-def _sgd_step(weights, x, labels, learning_rate):
-    """One plain-SGD step on the mean cross-entropy of every member (manual backpropagation through the
-    bias-free ReLU MLP; checked against autograd in the tests). Returns the per-sample losses (S, B)."""
-    pre, h = [], x
-    for W in weights[:-1]:
-        a = torch.bmm(h, W.transpose(1, 2))
-        pre.append((a, h))
-        h = a.clamp_min(0)
-    z = torch.bmm(h, weights[-1].transpose(1, 2))
-    log_p = torch.log_softmax(z, dim=-1)
-    losses = -log_p.gather(-1, labels[..., None])[..., 0]
-    delta = log_p.exp()
-    delta.scatter_add_(-1, labels[..., None], -torch.ones_like(delta[..., :1]))
-    delta /= x.shape[1]
-    grads = [torch.bmm(delta.transpose(1, 2), h)]
-    for layer in range(len(weights) - 2, -1, -1):
-        a, below = pre[layer]
-        # the ReLU's backward pass, delta·1[a > 0], as torch's fused kernel (a tenth of the time of the product)
-        delta = torch.ops.aten.threshold_backward(torch.bmm(delta, weights[layer + 1]), a, 0.0)
-        grads.append(torch.bmm(delta.transpose(1, 2), below))
-    for W, g in zip(weights, reversed(grads)):
-        W.sub_(learning_rate * g)
-    return losses
-
-
 def _fits_training_set(weights, data, members, eval_order, chunk=1000):
     """Whether each member classifies every training sample correctly (exactly: 100% training accuracy), evaluated
     chunk by chunk in ``eval_order`` and stopped for a member at its first error."""
@@ -227,7 +188,7 @@ def _fits_training_set(weights, data, members, eval_order, chunk=1000):
             break
         m = members[rows]
         idx = eval_order[m, start:start + chunk]
-        logits, _ = _forward([W[rows] for W in weights], data.x_train[m[:, None], idx])
+        logits, _ = relu_mlp([W[rows] for W in weights], data.x_train[m[:, None], idx])
         wrong = (logits.argmax(dim=-1) != data.y_train[m[:, None], idx]).any(dim=1)
         fits[rows[wrong]] = False
         undecided[rows[wrong]] = False
@@ -246,8 +207,8 @@ def _train_parity_members(learning_rate, seeds, *, n_train, n_test, n_core, n_sp
                         device)
     dim = data.x_train.shape[-1]
     sizes = [dim] + [width] * depth + [2]
-    weights = [torch.stack([_uniform_init(st.init, (fan_out, fan_in), dtype, device) for st in streams])
-               for fan_in, fan_out in zip(sizes[:-1], sizes[1:])]
+    weights = stacked_uniform_weights([st.init for st in streams], sizes, dtype=dtype, device=device)
+    optimizer = MemberOptimizer(weights, learning_rate)  # plain SGD
     snapshots = [None] * S
     epochs_to_fit = [epoch_cap] * S
     fitted = [False] * S
@@ -264,7 +225,9 @@ def _train_parity_members(learning_rate, seeds, *, n_train, n_test, n_core, n_sp
         bc_epoch = torch.zeros(len(active), n_batches, batch_size, dtype=torch.bool, device=device)
         for j in range(n_batches):
             idx = order[:, j * batch_size:(j + 1) * batch_size]
-            losses = _sgd_step(weights, data.x_train[members, idx], data.y_train[members, idx], learning_rate)
+            losses, grads = relu_mlp_cross_entropy_gradients(weights, data.x_train[members, idx],
+                                                             data.y_train[members, idx])
+            optimizer.step(grads)
             losses_epoch[:, j, :idx.shape[1]] = losses
             bc_epoch[:, j, :idx.shape[1]] = bc_train[members, idx]
         shares = metrics.bc_loss_share(to_numpy(losses_epoch.to(DTYPE)), to_numpy(bc_epoch))
@@ -282,7 +245,7 @@ def _train_parity_members(learning_rate, seeds, *, n_train, n_test, n_core, n_sp
             break
         if len(keep) < len(active):
             rows = torch.as_tensor(keep, device=device)
-            weights = [W[rows].contiguous() for W in weights]
+            weights = optimizer.keep(rows)
             active = [active[p] for p in keep]
     stacked = [torch.cat([snap[layer] for snap in snapshots]) for layer in range(len(weights))]
     return [_parity_metrics(stacked, data, s, learning_rate, seeds[s], fitted[s], epochs_to_fit[s], histories[s])
@@ -465,12 +428,11 @@ def spurious_rule_logits(logit_scales: Sequence[float] = (1.0, 2.0, 5.0, 10.0, 2
         y = as_tensor(data.y, dev, torch.long)
         b = as_tensor(data.b, dev, torch.long)
         sizes = [x.shape[-1], 200, 200, 2]
-        weights = [_uniform_init(rng, (o, i), dtype, dev)[None].requires_grad_(True)
-                   for i, o in zip(sizes[:-1], sizes[1:])]
+        weights = [W.requires_grad_(True) for W in stacked_uniform_weights([rng], sizes, dtype=dtype, device=dev)]
         aligned = to_numpy(y == b)
         for step in range(1, max_steps + 1):
             idx = torch.as_tensor(rng.choice(n_train, 100, replace=False), device=dev)
-            logits, _ = _forward(weights, x[:, idx])
+            logits, _ = relu_mlp(weights, x[:, idx])
             loss = F.cross_entropy(logits[0], y[idx])
             grads = torch.autograd.grad(loss, weights)
             with torch.no_grad():
@@ -479,7 +441,7 @@ def spurious_rule_logits(logit_scales: Sequence[float] = (1.0, 2.0, 5.0, 10.0, 2
             if step % eval_every:
                 continue
             with torch.no_grad():
-                f = _forward(weights, x)[0][0]
+                f = relu_mlp(weights, x)[0][0]
             f_np = to_numpy(f)
             predicts_b = (f_np.argmax(axis=1) == data.b) & (f_np[:, 0] != f_np[:, 1])
             ba_ok, bc_ok = np.flatnonzero(predicts_b & aligned), np.flatnonzero(predicts_b & ~aligned)

@@ -28,6 +28,7 @@ import torch
 
 from dynamics.numerics import (disk_cache, require_in_range, require_integer, require_positive, rng_from,
                                seed_streams)
+from dynamics.numerics.torch_batched import MemberOptimizer
 from dynamics.numerics.torch_tools import DTYPE, as_tensor, on_device, to_numpy, torch_generator
 from ._results import (ColourShapeMethod, ColourShapes, ColourShapeTraining, MoonsMargins, MoonsRegularisation,
                        MoonsRun, Regulariser)
@@ -116,17 +117,8 @@ class _Members:
         subset = lambda chosen: torch.nonzero(chosen).flatten() if bool(chosen.any()) else None  # noqa: E731
         self.bn_members = subset(self.batch_norm > 0)
         self.dropout_members = subset(self.dropout > 0)
-        self.adam_members = subset(self.adam > 0)
-        self.sgd_members = subset(self.adam == 0)
-        if self.adam_members is None:
-            self.sgd_members = slice(None)
-        elif self.sgd_members is None:
-            self.adam_members = slice(None)
-        self.state = [(torch.zeros_like(p), torch.zeros_like(p), torch.zeros_like(p)) for p in self.params]
-        self.t = 0
-
-    def _expand(self, values, p):
-        return values.reshape((-1,) + (1,) * (p.dim() - 1))
+        self.optimizer = MemberOptimizer(self.params, to_numpy(self.lr), momentum=momentum,
+                                         adam=to_numpy(self.adam) > 0)  # weight decay is in the loss
 
     def forward(self, X, generator=None, stats=None):
         """ŷ (B, n); training mode (dropout, batch statistics) when ``generator`` is given. ``stats``: the batch-norm
@@ -165,23 +157,10 @@ class _Members:
     @torch.no_grad()
     def step(self):
         """One step of SGD with momentum (torch's convention: v <- μv + g, θ <- θ - ηv) or Adam (torch's defaults),
-        per member."""
-        self.t += 1
-        beta1, beta2, eps = 0.9, 0.999, 1e-8
-        for p, (velocity, m, v) in zip(self.params, self.state):
-            g = p.grad
-            if g is None:  # the batch-norm parameters when no member uses batch norm
-                continue
-            if self.sgd_members is not None:
-                i = self.sgd_members
-                velocity[i] = velocity[i] * self.momentum + g[i]
-                p[i] -= self._expand(self.lr[i], p) * velocity[i]
-            if self.adam_members is not None:
-                i = self.adam_members
-                m[i] = m[i] * beta1 + (1 - beta1) * g[i]
-                v[i] = v[i] * beta2 + (1 - beta2) * g[i] ** 2
-                adam_step = (m[i] / (1 - beta1 ** self.t)) / ((v[i] / (1 - beta2 ** self.t)).sqrt() + eps)
-                p[i] -= self._expand(self.lr[i], p) * adam_step
+        per member (:class:`dynamics.numerics.torch_batched.MemberOptimizer`); a parameter without a gradient (the
+        batch-norm parameters when no member uses batch norm) stays where it is."""
+        self.optimizer.step([torch.zeros_like(p) if p.grad is None else p.grad for p in self.params])
+        for p in self.params:
             p.grad = None
 
     def train_step(self, X, y, generator):
