@@ -89,7 +89,7 @@ def train_two_layer(W21: ArrayLike, W32: ArrayLike, X: ArrayLike, Y: ArrayLike, 
     optimizer = torch.optim.SGD([first.weight, second.weight], lr=eta, momentum=0.0, weight_decay=0.0)
     inputs, targets = as_tensor(X.T, device), as_tensor(Y.T, device)  # torch is batch-first
     history21, history32 = [to_numpy(first.weight)], [to_numpy(second.weight)]
-    with one_thread():
+    with one_thread(numba=False):
         for k in range(1, n_steps + 1):
             optimizer.zero_grad(set_to_none=True)
             loss = 0.5 * ((targets - second(first(inputs))) ** 2).sum()
@@ -167,7 +167,7 @@ def train_students(instances: Sequence[StudentInstance], steps: ArrayLike, learn
     optimizer = torch.optim.SGD([w], lr=eta, momentum=0.0, weight_decay=0.0)
     wanted = set(int(x) for x in k)
     recorded = {0: to_numpy(w)[:, 0]}
-    with one_thread():
+    with one_thread(numba=False):
         for step in range(1, int(k[-1]) + 1):
             optimizer.zero_grad(set_to_none=True)
             loss = 0.5 * ((y - torch.einsum("sin,snp->sip", w, X)) ** 2).sum()  # batched w X

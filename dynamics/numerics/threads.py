@@ -152,7 +152,7 @@ def one_blas_thread_when_small(*array_arguments: str) -> Callable[[Callable], Ca
 
 
 @contextmanager
-def one_thread() -> Iterator[None]:
+def one_thread(*, numba: bool = True) -> Iterator[None]:
     """One thread for every pool the block computes with; each pool's previous size restored afterwards.
 
     The pools: numpy's and scipy's BLAS and any OpenMP runtime (threadpoolctl), numba's pool, and torch's intra-op
@@ -160,6 +160,13 @@ def one_thread() -> Iterator[None]:
     figures render so, and the torch trainers run so on the CPU (through
     :func:`dynamics.numerics.torch_tools.on_device`): on a busy machine a second thread on a small array waits for a
     core instead of computing, and a one-thread reduction rounds the same way in every process.
+
+    Parameters
+    ----------
+    numba : bool, default True
+        Also pin numba's pool (launching it if no parallel kernel has run yet). The torch trainers, which call no
+        parallel numba kernel, pass False: launching numba's OpenMP pool resets the OpenMP thread count that torch
+        reports and restores, so a torch-only block leaves numba's pool alone.
 
     Returns
     -------
@@ -177,19 +184,27 @@ def one_thread() -> Iterator[None]:
     >>> numba.get_num_threads() == before
     True
     """
-    import numba
     from threadpoolctl import threadpool_limits  # a fresh scan: it sees libraries loaded since the last one
 
     torch = sys.modules.get("torch")
-    previous_numba = numba.get_num_threads()
+    pool = None
+    if numba:
+        import numba as pool
+    previous_numba = pool.get_num_threads() if pool is not None else None
     previous_torch = torch.get_num_threads() if torch is not None else None
-    numba.set_num_threads(1)
-    if torch is not None:
-        torch.set_num_threads(1)
+    # numba's and torch's pools may share one OpenMP runtime, whose thread count threadpoolctl also sets: torch's
+    # count is set after the others on the way in, and restored after them on the way out
     try:
         with threadpool_limits(limits=1):
-            yield
+            if pool is not None:
+                pool.set_num_threads(1)
+            if torch is not None:
+                torch.set_num_threads(1)
+            try:
+                yield
+            finally:
+                if pool is not None:
+                    pool.set_num_threads(previous_numba)
     finally:
-        numba.set_num_threads(previous_numba)
         if torch is not None:
             torch.set_num_threads(previous_torch)

@@ -14,10 +14,8 @@ The theories' torch layers (``dynamics/<theory>/torch_*.py``) build on these hel
   on every run;
 * :func:`dynamics.numerics.torch_tools.closure_loss` evaluates a ``torch.optim`` closure with gradients enabled, as
   every optimizer's ``step`` does;
-* :class:`dynamics.numerics.torch_tools.Ensemble` trains many models of one shape (seeds, learning rates, settings)
-  as one batched model: their parameters stacked along a leading axis, one ``torch.func.vmap`` of
-  ``torch.func.functional_call`` for the forward pass, and one optimizer over the stacked tensors (SGD with momentum
-  and weight decay, Adam and AdamW act element by element, so each member follows exactly the path it would alone);
+* the batched-trainer core, :mod:`dynamics.numerics.torch_batched`, trains many models of one shape as one
+  stacked model;
 * :func:`dynamics.numerics.torch_tools.as_tensor` and :func:`dynamics.numerics.torch_tools.to_numpy` move arrays across,
   in float64 unless told otherwise, refusing tensors that carry an autograd graph (a trainer must not silently
   differentiate through its caller's data).
@@ -32,7 +30,7 @@ from numpy.typing import ArrayLike
 from .threads import one_thread
 from .validation import rng_from
 
-__all__ = ["DTYPE", "Ensemble", "as_tensor", "closure_loss", "on_device", "seed_int", "to_numpy", "torch_device",
+__all__ = ["DTYPE", "as_tensor", "closure_loss", "on_device", "seed_int", "to_numpy", "torch_device",
            "torch_generator"]
 
 DTYPE = torch.float64
@@ -101,7 +99,7 @@ def on_device(function: Callable[..., _R]) -> Callable[..., _R]:
     @functools.wraps(function)
     def run(*args, device: Union[str, torch.device] = "cpu", **kwargs):
         resolved = torch_device(device)
-        with one_thread():
+        with one_thread(numba=False):  # a trainer calls no parallel numba kernel: leave numba's pool unlaunched
             return function(*args, device=resolved, **kwargs)
 
     return run
@@ -236,109 +234,3 @@ def closure_loss(closure: Optional[Callable[[], _R]]) -> Optional[_R]:
         return None
     with torch.enable_grad():
         return closure()
-
-
-class Ensemble:
-    """Many torch modules of one architecture, trained as one batched model.
-
-    The members' parameters and buffers are stacked along a new leading axis (``torch.func.stack_module_state``);
-    calling the ensemble runs every member at once (``torch.func.vmap`` of ``torch.func.functional_call``). The
-    stacked parameters are leaf tensors: give ``parameters`` to one optimizer and minimise the *sum* of the
-    members' losses. The members' gradients do not mix, and the element-wise optimizers (SGD with momentum,
-    dampening, Nesterov or weight decay; Adam, AdamW, RMSprop) then move each member exactly as a loop over the
-    members would, up to float round-off (a test holds the two to 1e-12 in float64). Optimizers that take norms or
-    other reductions over a whole tensor (LBFGS, the spherical optimizers of :mod:`dynamics.spherical.torch_optim`)
-    would couple the members, and do not belong here. A BatchNorm that updates running statistics in the forward
-    pass cannot run under ``vmap``: build such members with ``track_running_stats=False`` (batch statistics at train
-    and test time), or with the project's :class:`dynamics.spherical.torch_models.BatchNorm`.
-
-    Parameters
-    ----------
-    modules : sequence of torch.nn.Module
-        The members, at least one, all of the same architecture (same parameter and buffer names and shapes); each
-        keeps its own initial values.
-    randomness : {"different", "same", "error"}
-        What random operations inside the forward pass (dropout) do across members, as in ``torch.func.vmap``:
-        ``"different"`` draws independently per member.
-
-    Attributes
-    ----------
-    parameters : dict of str to torch.Tensor
-        The stacked parameters, shape ``(n_members, *shape)``; leaf tensors that require grad.
-    buffers : dict of str to torch.Tensor
-        The stacked buffers (BatchNorm's running statistics, for instance).
-    size : int
-        The number of members.
-
-    Raises
-    ------
-    ValueError
-        If ``modules`` is empty, if the members' parameter names or shapes differ, or if ``randomness`` is not one of
-        the three words.
-
-    Examples
-    --------
-    >>> torch.manual_seed(0)  # doctest: +ELLIPSIS
-    <torch._C.Generator object at ...>
-    >>> members = [torch.nn.Linear(3, 1).double() for _ in range(4)]
-    >>> ensemble = Ensemble(members)
-    >>> x = torch.ones(5, 3, dtype=torch.float64)
-    >>> ensemble(x).shape                    # one input batch for every member
-    torch.Size([4, 5, 1])
-    >>> bool(torch.allclose(ensemble(x)[2], members[2](x)))
-    True
-    >>> ensemble(x.expand(4, 5, 3), same_input=False).shape   # one input batch per member
-    torch.Size([4, 5, 1])
-    >>> optimizer = torch.optim.SGD(ensemble.parameters.values(), lr=0.1)
-    >>> ensemble(x).pow(2).mean(dim=(1, 2)).sum().backward(); optimizer.step()
-    >>> ensemble.member(2).weight.shape
-    torch.Size([1, 3])
-    """
-
-    def __init__(self, modules: Sequence[torch.nn.Module], *, randomness: str = "different") -> None:
-        modules = list(modules)
-        if not modules:
-            raise ValueError("modules must hold at least one torch.nn.Module, got an empty sequence")
-        if randomness not in ("different", "same", "error"):
-            raise ValueError(f"randomness must be 'different', 'same' or 'error', got {randomness!r}")
-        first = {name: tuple(t.shape) for name, t in modules[0].state_dict().items()}
-        for k, module in enumerate(modules[1:], 1):
-            shapes = {name: tuple(t.shape) for name, t in module.state_dict().items()}
-            if shapes != first:
-                raise ValueError(f"modules[{k}] differs from modules[0] in its parameter names or shapes: "
-                                 f"{sorted(set(shapes.items()) ^ set(first.items()))[:4]}")
-        import copy
-
-        params, buffers = torch.func.stack_module_state(modules)
-        self.parameters: Dict[str, torch.Tensor] = params
-        self.buffers: Dict[str, torch.Tensor] = buffers
-        self.size: int = len(modules)
-        self._base = copy.deepcopy(modules[0]).to("meta")
-        self._randomness = randomness
-
-    def _call(self, params, buffers, x):
-        return torch.func.functional_call(self._base, (params, buffers), (x,))
-
-    def __call__(self, x: torch.Tensor, *, same_input: bool = True) -> torch.Tensor:
-        """Every member's output: shape ``(n_members, *output_shape)``.
-
-        ``same_input=True`` feeds the one batch ``x`` to every member; ``same_input=False`` reads ``x`` as one batch
-        per member, stacked along its first axis (of length ``size``).
-        """
-        if not same_input and (x.dim() == 0 or x.shape[0] != self.size):
-            raise ValueError(f"x must have {self.size} (one per member) along its first axis when same_input=False, "
-                             f"got shape {tuple(x.shape)}")
-        in_dims = (0, 0, None if same_input else 0)
-        return torch.func.vmap(self._call, in_dims=in_dims, randomness=self._randomness)(self.parameters,
-                                                                                         self.buffers, x)
-
-    def member(self, index: int) -> torch.nn.Module:
-        """A standalone copy of member ``index`` with its current parameters and buffers (detached)."""
-        if not -self.size <= index < self.size:
-            raise ValueError(f"index must be in [{-self.size}, {self.size}), got {index}")
-        import copy
-
-        module = copy.deepcopy(self._base).to_empty(device=next(iter(self.parameters.values())).device)
-        state = {name: t[index].detach().clone() for name, t in {**self.parameters, **self.buffers}.items()}
-        module.load_state_dict(state)
-        return module

@@ -240,7 +240,7 @@ def parity_training_runs(learning_rates: Sequence[float], seeds: Sequence[int], 
                     loss_target=loss_target, width=width, depth=depth, batch_size=batch_size, epoch_cap=epoch_cap,
                     record_every=record_every, n_attr=n_attr, dtype=dtype, device=device, **sizes)
     dev = torch_device(device)
-    with one_thread():
+    with one_thread(numba=False):
         settings["device"] = dev
         if batched:
             parts = [_train_stack(lrs, hyper, seeds, **settings)]

@@ -80,7 +80,7 @@ def gradient_identity(logit_scales: Sequence[float] = (0.5, 1.0, 5.0, 20.0), *, 
     n_samples = require_integer("n_samples", n_samples, 1)
     rng = rng_from(seed)
     dev = torch_device(device)
-    with one_thread():
+    with one_thread(numba=False):
         torch.manual_seed(int(rng.integers(2**31)))
         net = torch.nn.Sequential(torch.nn.Linear(10, 32), torch.nn.ReLU(), torch.nn.Linear(32, 32),
                                   torch.nn.ReLU(), torch.nn.Linear(32, 2)).to(dtype=DTYPE, device=dev)
@@ -360,7 +360,7 @@ def parity_lr_sweep(learning_rates: Sequence[float], seeds: Sequence[int], *, n_
     batched = True if batched is None else bool(batched)
     key_settings = tuple(sorted((k, str(v)) for k, v in settings.items())) + (str(dev), batched)
     rows = []
-    with one_thread():
+    with one_thread(numba=False):
         for lr in lrs:
             missing = [s for s in seeds if (lr, s, key_settings) not in _PARITY_MEMO]
             groups = [missing] if batched else [[s] for s in missing]
@@ -423,7 +423,7 @@ def spurious_rule_logits(logit_scales: Sequence[float] = (1.0, 2.0, 5.0, 10.0, 2
     data = make_parity_task(n_train, seed=rng)
     dtype = DTYPE
     dev = torch_device(device)
-    with one_thread():
+    with one_thread(numba=False):
         x = as_tensor(data.x, dev, dtype)[None]
         y = as_tensor(data.y, dev, torch.long)
         b = as_tensor(data.b, dev, torch.long)
@@ -514,7 +514,7 @@ def replay_balancing_toy(train: SpuriousData, val: SpuriousData, test: SpuriousD
     scales = toy_feature_scales(n_features - 2, gammas)
     dtype = DTYPE
     dev = torch_device(device)
-    with one_thread():
+    with one_thread(numba=False):
         t = lambda a, dt=dtype: as_tensor(a, dev, dt)
         gam = t(scales)
         x_train = t(train.x) * gam  # ToyNet's x * γ, taken once: the same products in the same order
