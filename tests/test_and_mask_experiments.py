@@ -45,9 +45,9 @@ def test_mask_step_equals_and_mask_grad_per_model():
     grads[0][0, :, 0, 0] = 0.0  # exact zeros: sign(0) = 0
     taus = (0.0, 0.6, 1.0)
     zero = torch.zeros(3, dtype=torch.float64)
-    te._masked_step_gradients(params, grads, te._thresholds(taus, 5, "cpu"), True, zero, zero)
+    te._masked_step_gradients(params, grads, te._member_taus(taus, "cpu"), True, zero, zero)
     for m, tau in enumerate(taus):
-        assert torch.allclose(params[0].grad[m], and_mask_grad(grads[0][m], tau, rescale=True), rtol=1e-13, atol=0)
+        assert torch.equal(params[0].grad[m], and_mask_grad(grads[0][m], tau, rescale=True))  # one implementation
 
 
 def _train_models(taus, l1, l2, seeds):
@@ -58,7 +58,7 @@ def _train_models(taus, l1, l2, seeds):
     y = torch.as_tensor(np.stack([d.train_labels for d in data]))
     params = te._init_mlp((5, 6, 1), seeds, torch.float64, "cpu")
     as_t = lambda v: torch.as_tensor(np.asarray(v, dtype=float))  # noqa: E731
-    te._train(params, te._thresholds(taus, 4, "cpu"), as_t(l1), as_t(l2), 25, 0.05, True, lambda step: (x, y),
+    te._train(params, te._member_taus(taus, "cpu"), as_t(l1), as_t(l2), 25, 0.05, True, lambda step: (x, y),
               lambda: (torch.zeros(n),), 100)
     return [p.detach() for p in params]
 
@@ -70,6 +70,15 @@ def test_batched_models_equal_models_trained_one_at_a_time():
         alone = _train_models(taus[m:m + 1], l1[m:m + 1], l2[m:m + 1], seeds[m:m + 1])
         for a, b in zip(batched, alone):
             assert torch.allclose(a[m], b[0], rtol=1e-10, atol=1e-12)
+
+
+def test_every_trainer_takes_device_keyword_only_defaulting_to_cpu():
+    import inspect
+
+    for trainer in (te.train_spiral_memorisation, te.learning_signals_at_init, te.train_noisy_labels,
+                    te.train_environment_sweep):
+        device = inspect.signature(trainer).parameters["device"]  # through the wrappers' __wrapped__
+        assert device.kind is inspect.Parameter.KEYWORD_ONLY and device.default == "cpu", trainer.__name__
 
 
 def test_spiral_memorisation_shapes_and_determinism():

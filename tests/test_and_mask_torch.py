@@ -1,12 +1,13 @@
-"""The torch AND-mask (dynamics.and_mask.torch_optim): equality with the numpy API, the optimizer wrapper, the temporal
-AND-mask Adam, and bad input. Skipped without torch."""
+"""The torch AND-mask (dynamics.and_mask.torch_optim): equality with the numpy API, the batched mask against the
+single-model one, the pinned offsets and sign count, the optimizer wrapper, the temporal AND-mask Adam, and bad input.
+Skipped without torch."""
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 
 from dynamics import and_mask as am  # noqa: E402
-from dynamics.and_mask.torch_optim import AndMask, TemporalAndMaskAdam, and_mask_grad  # noqa: E402
+from dynamics.and_mask.torch_optim import AndMask, TemporalAndMaskAdam, and_mask_batched, and_mask_grad  # noqa: E402
 from dynamics.and_mask.torch_training import train_linear_patchwork  # noqa: E402
 
 
@@ -25,6 +26,86 @@ def test_torch_mask_equals_numpy_at_every_boundary():
                 for geom in (False, True):
                     ours = and_mask_grad(_t(g), tau, rescale, geom).numpy()
                     assert np.allclose(ours, am.masked_gradient(g, tau, rescale, geom), rtol=1e-13, atol=0.0)
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+def test_batched_mask_equals_the_single_model_mask_member_by_member(dtype):
+    """Two member axes (2 × 3 models), 5 environments on axis 2, a (4, 3) tensor, one τ per member (boundaries
+    τ = abs(2k/d − 1) among them) and exact zeros: every member's update is and_mask_grad's, bitwise."""
+    rng = np.random.default_rng(7)
+    g = rng.standard_normal((2, 3, 5, 4, 3))
+    g[rng.random(g.shape) < 0.2] = 0.0
+    g[:, :, :, 0, 0] = 1.0  # kept by every τ: no member keeps nothing, so every member's rescaling shows
+    grads = torch.as_tensor(g, dtype=dtype)
+    taus = torch.tensor([[0.0, 0.2, 0.6], [1.0, abs(2 * 1 / 5 - 1), 0.8]], dtype=torch.float64)
+    for rescale in (False, True):
+        for geom in (False, True):
+            update, mask = and_mask_batched(grads, taus, rescale, geom, env_axis=2)
+            again, _ = and_mask_batched(grads, taus.tolist(), rescale, geom, env_axis=-3)
+            assert update.shape == mask.shape == (2, 3, 4, 3) and update.dtype == dtype and torch.equal(update, again)
+            for a in range(2):
+                for b in range(3):
+                    single = and_mask_grad(grads[a, b], float(taus[a, b]), rescale, geom)
+                    assert torch.equal(update[a, b], single), (a, b, rescale, geom)
+                    assert torch.equal(mask[a, b], and_mask_batched(grads[a, b], float(taus[a, b]))[1])
+                    if dtype == torch.float64:
+                        reference = am.masked_gradient(g[a, b].reshape(5, -1), float(taus[a, b]), rescale, geom)
+                        assert np.allclose(update[a, b].numpy().ravel(), reference, rtol=1e-13, atol=0.0)
+
+
+def test_per_member_thresholds_equal_sign_threshold_at_every_edge():
+    for d in (1, 2, 3, 7, 9, 10, 25, 64):
+        taus = sorted({abs(2 * k / d - 1) for k in range(d + 1)} | {k / d for k in range(d + 1)} | {0.28, 0.1, 0.3})
+        grads = torch.zeros(len(taus), d, 1, dtype=torch.float64)
+        grads[:, :, 0] = torch.tensor([1.0] * d)
+        for n_pos in range(d + 1):  # n_pos positive signs, the rest negative: S = 2·n_pos − d
+            grads[:, :, 0] = torch.tensor([1.0] * n_pos + [-1.0] * (d - n_pos))
+            _, mask = and_mask_batched(grads, torch.tensor(taus, dtype=torch.float64), env_axis=1)
+            expected = [abs(2 * n_pos - d) >= am.sign_threshold(d, t) for t in taus]
+            assert mask[:, 0].tolist() == expected, (d, n_pos)
+
+
+def test_offsets_and_sign_count_are_the_public_codes():
+    """Pinned by hand: zeros count for neither sign (sign(0) = 0), log(abs(g) + 1e-10) in the geometric mean and
+    1/(1e-10 + ρ) in the rescaling. Counting a zero as positive keeps column 2 of member 1, counting it as negative
+    drops column 0; another offset moves the values far beyond the tolerance."""
+    env_grads = [[1.0, 1.0, 0.0, -1.0], [1.0, -1.0, 0.0, -2.0], [0.0, 0.0, 2.0, -3.0]]  # 3 environments, 4 entries
+    grads = torch.tensor([env_grads, env_grads], dtype=torch.float64)  # two members: τ = 0 and τ = 2/3 (T = 2)
+    update, mask = and_mask_batched(grads, [0.0, 2 / 3], rescale=True, env_axis=1)
+    assert mask.tolist() == [[True, True, True, True], [True, False, False, True]]
+    mean = [2 / 3, 0.0, 2 / 3, -2.0]
+    assert update[0].tolist() == [m / (1e-10 + 1.0) for m in mean]
+    assert update[1].tolist() == [mean[0] / (1e-10 + 0.5), 0.0, 0.0, mean[3] / (1e-10 + 0.5)]
+    assert torch.equal(and_mask_grad(grads[1], 2 / 3, rescale=True), update[1])
+    geom = and_mask_batched(grads, [0.0, 2 / 3], geom_mean=True, env_axis=1)[0]
+    magnitudes = np.abs(np.array(env_grads)) + 1e-10
+    expected = np.sign(mean) * np.exp(np.log(magnitudes).mean(axis=0))  # column 2: (1e-10 · 1e-10 · 2)^(1/3)
+    assert np.allclose(geom[0].numpy(), expected, rtol=1e-13, atol=0.0)
+    assert np.allclose(geom[1].numpy(), expected * [1, 0, 0, 1], rtol=1e-13, atol=0.0)
+
+
+@pytest.mark.parametrize("dtype, n_envs", [(torch.float64, 5), (torch.float32, 3000), (torch.float16, 3000),
+                                           (torch.bfloat16, 600)])
+def test_sign_sums_are_exact_integer_counts(dtype, n_envs):
+    """The one sign count (sign(0) = 0) equals #positive − #negative exactly, also beyond the dtype's exact integers
+    (float16 above 2048 environments, bfloat16 above 256), where it sums in float64."""
+    from dynamics.and_mask.torch_optim import _sign_sums
+
+    g = torch.as_tensor(np.random.default_rng(3).choice([-1.0, 0.0, 2.0], size=(3, n_envs, 4), p=[0.1, 0.2, 0.7]))
+    g = g.to(dtype)
+    counted = (g > 0).sum(dim=1) - (g < 0).sum(dim=1)
+    assert _sign_sums(g, 1).dtype == torch.int64 and torch.equal(_sign_sums(g, 1), counted)
+
+
+def test_the_mask_computes_where_its_gradients_live():
+    """The two tensor functions take no device: they compute on their input's device (the trainers' device keyword,
+    default "cpu", is checked for the whole torch layer in tests/test_public_api.py)."""
+    import inspect
+
+    for function in (and_mask_grad, and_mask_batched):
+        assert "device" not in inspect.signature(function).parameters, function.__name__
+    g = _t([[1.0, -1.0], [2.0, -3.0]])
+    assert and_mask_grad(g, 1.0).device == g.device and and_mask_batched(g, 1.0)[0].device == g.device
 
 
 def test_wrapper_masks_per_tensor_and_steps():
@@ -79,6 +160,13 @@ def test_patchwork_and_mask_keeps_private_weights_at_zero():
     ("agreement_threshold", lambda: and_mask_grad(_t(np.ones((2, 3))), 1.5)),
     ("per_env_grads", lambda: and_mask_grad(_t(np.ones(3)), 0.5)),
     ("per_env_grads", lambda: and_mask_grad(_t([[1.0, np.nan], [1.0, 1.0]]), 0.5)),
+    ("agreement_threshold", lambda: and_mask_batched(_t(np.ones((2, 3, 4))), [0.5, 1.5], env_axis=1)),
+    ("agreement_threshold", lambda: and_mask_batched(_t(np.ones((2, 3, 4))), [0.5, 0.5, 0.5], env_axis=1)),
+    ("agreement_threshold", lambda: and_mask_batched(_t(np.ones((2, 3, 4))), [True, False], env_axis=1)),
+    ("env_axis", lambda: and_mask_batched(_t(np.ones((2, 3))), 0.5, env_axis=2)),
+    ("per_env_grads", lambda: and_mask_batched(torch.ones(2, 3, dtype=torch.int64), 0.5)),
+    ("per_env_grads", lambda: and_mask_batched(_t(np.ones((2, 0, 3))), 0.5, env_axis=1)),
+    ("per_env_grads", lambda: and_mask_batched(_t([[1.0, np.inf], [1.0, 1.0]]), 0.5)),
     ("agreement_threshold", lambda: AndMask(torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1), -0.5)),
     ("env_losses", lambda: AndMask(torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1), 0.5).step([])),
     ("finite", lambda: AndMask(torch.optim.SGD([torch.zeros(1, dtype=torch.float64, requires_grad=True)], lr=0.1),

@@ -19,14 +19,19 @@ Layout: every trainer trains many models of one shape (settings × seeds) as one
 layer l are one tensor of shape (n_models, fan_out, fan_in); the per-environment gradients of every model come
 from one backward pass through per-environment copies of the weights, shape (n_models, n_envs, fan_out, fan_in)
 (the per-example-gradient trick: the gradient of the summed losses with respect to copy (m, e) is model m's gradient
-on environment e). The AND-mask then acts per model (its own τ), the inverse-sparsity rescaling over each model's
-own tensor, L1/L2 penalties per model after the mask (as the public code's weight decay), and one
-``torch.optim.Adam`` over the stacked tensors moves each model exactly as it would alone (Adam is element-wise).
+on environment e). The AND-mask then acts per model (its own τ) through the package's one torch AND-mask,
+:func:`dynamics.and_mask.torch_optim.and_mask_batched` (the models are its member axis), with the inverse-sparsity
+rescaling over each model's own tensor; L1/L2 penalties per model after the mask (as the public code's weight
+decay), and one ``torch.optim.Adam`` over the stacked tensors moves each model exactly as it would alone (Adam is
+element-wise).
 
 Models: Kaiming-normal weights (gain √2), biases 0.01, LeakyReLU (slope 0.01), one logit, the logistic
 (binary cross-entropy) loss, as the public code. Float32 by default (``dtype="float64"`` for the tests). Every
-trainer requires ``device=`` (keyword only, no default), resolved by ``dynamics.numerics.torch_tools.on_device``
-(one torch thread on the CPU). Imports torch at module level; :mod:`dynamics.and_mask` does not import this module.
+trainer takes ``device=`` keyword only, default ``"cpu"`` (a ``torch.device`` or a name such as ``"cuda"``); the
+device is resolved by ``dynamics.numerics.torch_tools.on_device``, which also pins torch to one intra-op thread while
+a trainer computes on the CPU (the thread count is restored afterwards). The results are kept in the disk cache
+(``dynamics.numerics.disk_cache``), keyed on the arguments as passed. Imports torch at module level;
+:mod:`dynamics.and_mask` does not import this module.
 """
 import math
 from typing import Optional, Sequence, Tuple, Union
@@ -38,9 +43,10 @@ from dynamics.numerics import disk_cache, require_bool, require_choice, require_
 from dynamics.numerics.torch_tools import on_device, seed_int, to_numpy
 from dynamics.numerics.validation import rng_from
 from ._checks import require_agreement_threshold
-from ._mask import sign_threshold
+from ._mask import THRESHOLD_SLACK
 from ._results import EnvironmentSweep, LearningSignals, NoisyLabelRun, SpiralMemorisation
 from ._setups import make_spiral_dataset
+from .torch_optim import _sign_sums, and_mask_batched
 
 __all__ = ["EnvironmentSweep", "LearningSignals", "NoisyLabelRun", "SPIRAL_SETTINGS", "SpiralMemorisation",
            "learning_signals_at_init", "train_environment_sweep", "train_noisy_labels", "train_spiral_memorisation"]
@@ -138,20 +144,12 @@ def _env_gradients(params, x, y):
     return grads
 
 
-def _sign_sums(g):
-    """abs(Σ_e sign(g_e)) over axis 1 (sign(0) = 0); exact integers in float (at most 1024 environments)."""
-    return torch.sign(g).sum(dim=1).abs()
-
-
-def _masked_step_gradients(params, grads, thresholds, rescale, l1, l2):
-    """Write the AND-masked mean gradient (+ penalties) of every model into ``param.grad``; thresholds (M,), whole
-    numbers."""
+def _masked_step_gradients(params, grads, taus, rescale, l1, l2):
+    """Write the AND-masked mean gradient (+ penalties) of every model into ``param.grad``: grads (M, E, *shape),
+    taus (M,) float64, one τ per model (the models are the member axis of ``and_mask_batched``)."""
     for p, g in zip(params, grads):
         shape = (p.shape[0],) + (1,) * (p.dim() - 1)
-        mask = _sign_sums(g) >= thresholds.to(g.dtype).view(shape)
-        update = torch.where(mask, g.mean(dim=1), torch.zeros((), dtype=g.dtype, device=g.device))
-        if rescale:
-            update = update / (1e-10 + mask.to(g.dtype).flatten(1).mean(dim=1).view(shape))
+        update, _ = and_mask_batched(g, taus, rescale, env_axis=1)
         w = p.detach()
         p.grad = update + l1.view(shape) * torch.sign(w) + l2.view(shape) * w
 
@@ -163,8 +161,8 @@ def _accuracy(params, x, y):
         return right.to(torch.float64).flatten(1).mean(dim=1)
 
 
-def _train(params, thresholds, l1, l2, n_steps, learning_rate, rescale, batch, evaluate, record_every):
-    """The shared loop: Adam (lr ×0.1 at ¾ of training, as the public code), the AND-mask per model.
+def _train(params, taus, l1, l2, n_steps, learning_rate, rescale, batch, evaluate, record_every):
+    """The shared loop: Adam (lr ×0.1 at ¾ of training, as the public code), the AND-mask per model (taus (M,)).
 
     ``batch(step)`` returns the (M, E, n, D) inputs and (M, E, n) labels of the step; ``evaluate()`` returns a tuple
     of (M,) accuracies. Returns the recorded steps and, per quantity, an array (M, n_records)."""
@@ -181,14 +179,15 @@ def _train(params, thresholds, l1, l2, n_steps, learning_rate, rescale, batch, e
             for group in optimizer.param_groups:
                 group["lr"] = learning_rate / 10
         x, y = batch(step)
-        _masked_step_gradients(params, _env_gradients(params, x, y), thresholds, rescale, l1, l2)
+        _masked_step_gradients(params, _env_gradients(params, x, y), taus, rescale, l1, l2)
         optimizer.step()
     curves = [np.stack([r[q] for r in records], axis=-1) for q in range(len(records[0]))]
     return np.array(steps), curves
 
 
-def _thresholds(taus, n_envs, device):
-    return torch.tensor([sign_threshold(n_envs, t) for t in taus], dtype=torch.float64, device=device)
+def _member_taus(taus, device):
+    """One τ per model, a float64 tensor (M,) (the per-member thresholds of ``and_mask_batched``)."""
+    return torch.tensor([float(t) for t in taus], dtype=torch.float64, device=device)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -221,7 +220,7 @@ def train_spiral_memorisation(settings: Sequence[Tuple[float, float, float]] = S
                               learning_rate: float = 1e-2, rescale: bool = True, n_test: int = 1000,
                               record_every: int = 20, *, seed: Union[None, int, np.random.Generator] = None,
                               seeds: Optional[Sequence[int]] = None, dtype: str = "float32",
-                              device: Union[str, torch.device]) -> SpiralMemorisation:
+                              device: Union[str, torch.device] = "cpu") -> SpiralMemorisation:
     """Train LeakyReLU MLPs on the synthetic memorisation task with AND-masked, averaged or penalised gradients
     (Parascandolo et al. 2021, Fig 6 and Fig 14).
 
@@ -262,7 +261,7 @@ def train_spiral_memorisation(settings: Sequence[Tuple[float, float, float]] = S
     seeds : sequence of int, optional
         The integer seeds themselves (each gives one data set and one initialisation).
     dtype : {"float32", "float64"}, default "float32"
-    device : str or torch.device
+    device : str or torch.device, default "cpu"
         Keyword only.
 
     Returns
@@ -297,11 +296,12 @@ def train_spiral_memorisation(settings: Sequence[Tuple[float, float, float]] = S
     x, y, x_test, y_test = expand(x), expand(y), expand(x_test), expand(y_test)
     params = _init_mlp(sizes, seed_list * k, dt, device)
     per_model = lambda v: torch.as_tensor(np.repeat(v, s), dtype=dt, device=device)  # noqa: E731
-    thresholds = _thresholds(np.repeat(taus, s), n_envs, device)
+    member_taus = _member_taus(np.repeat(taus, s), device)
+
     def evaluate():
         return _accuracy(params, x, y), _accuracy(params, x_test, y_test)
 
-    steps, (train, test) = _train(params, thresholds, per_model(l1), per_model(l2), n_steps, lr, rescale,
+    steps, (train, test) = _train(params, member_taus, per_model(l1), per_model(l2), n_steps, lr, rescale,
                                   lambda step: (x, y), evaluate, record_every)
     return SpiralMemorisation(taus, l1, l2, np.array(seed_list), steps, train.reshape(k, s, -1),
                               test.reshape(k, s, -1))
@@ -329,7 +329,7 @@ def learning_signals_at_init(agreement_thresholds: Sequence[float] = tuple(np.ar
                              dim_shortcut: int = 8, n_revolutions: float = 3.0, hidden: Sequence[int] = (64, 64, 64),
                              *, seed: Union[None, int, np.random.Generator] = None,
                              seeds: Optional[Sequence[int]] = None, dtype: str = "float32",
-                             device: Union[str, torch.device]) -> LearningSignals:
+                             device: Union[str, torch.device] = "cpu") -> LearningSignals:
     """Correlation of the masked average gradient of a freshly initialised MLP with a memorisation gradient and
     with a mechanism gradient, against τ (Parascandolo et al. 2021, Fig 7; no training).
 
@@ -372,7 +372,7 @@ def learning_signals_at_init(agreement_thresholds: Sequence[float] = tuple(np.ar
     seeds : sequence of int, optional
         The integer seeds themselves.
     dtype : {"float32", "float64"}, default "float32"
-    device : str or torch.device
+    device : str or torch.device, default "cpu"
         Keyword only.
 
     Returns
@@ -418,11 +418,11 @@ def learning_signals_at_init(agreement_thresholds: Sequence[float] = tuple(np.ar
     g_mech = flat(_env_gradients(params, as_t(mechanism), y)).mean(dim=1) - g_null
     g_mem = flat(_env_gradients(params, as_t(memorisation), y)).mean(dim=1) - g_null
     mean = per_env.mean(dim=1)
-    sums = _sign_sums(per_env)
+    sums = _sign_sums(per_env, 1).abs()  # (M, P), sign(0) = 0
     out = {key: np.empty((len(seed_list), taus.size)) for key in ("am", "an", "xm", "xn", "ak", "xk")}
     for j, tau in enumerate(taus):
-        keep_and = sums >= sign_threshold(n_envs, tau)
-        keep_xor = sums <= math.floor((1.0 - tau) * n_envs + 1e-9)
+        keep_and = and_mask_batched(per_env, float(tau), env_axis=1)[1]
+        keep_xor = sums <= math.floor((1.0 - tau) * n_envs + THRESHOLD_SLACK)  # the XOR-mask of xor_mask
         for keep, mem_key, mech_key, kept_key in ((keep_and, "am", "an", "ak"), (keep_xor, "xm", "xn", "xk")):
             out[mem_key][:, j] = to_numpy(_masked_correlation(mean, g_mem, keep))
             out[mech_key][:, j] = to_numpy(_masked_correlation(mean, g_mech, keep))
@@ -456,7 +456,7 @@ def train_noisy_labels(agreement_thresholds: Sequence[float] = (0.0, 0.1, 0.2, 0
                        hidden: Sequence[int] = (64, 64), batch_size: int = 32, n_steps: int = 800,
                        learning_rate: float = 5e-3, rescale: bool = True, n_test: int = 1000, record_every: int = 40,
                        *, seed: Union[None, int, np.random.Generator] = None, seeds: Optional[Sequence[int]] = None,
-                       dtype: str = "float32", device: Union[str, torch.device]) -> NoisyLabelRun:
+                       dtype: str = "float32", device: Union[str, torch.device] = "cpu") -> NoisyLabelRun:
     """Train LeakyReLU MLPs on shuffled labels with each example its own environment (Parascandolo et al. 2021,
     Figs 8, 9 and 16 in spirit; a generated tabular task instead of CIFAR-10).
 
@@ -498,7 +498,7 @@ def train_noisy_labels(agreement_thresholds: Sequence[float] = (0.0, 0.1, 0.2, 0
     seeds : sequence of int, optional
         The integer seeds themselves (each: data, shuffle, minibatches and initial weights).
     dtype : {"float32", "float64"}, default "float32"
-    device : str or torch.device
+    device : str or torch.device, default "cpu"
         Keyword only.
 
     Returns
@@ -540,7 +540,7 @@ def train_noisy_labels(agreement_thresholds: Sequence[float] = (0.0, 0.1, 0.2, 0
     draws = torch.as_tensor(np.tile(draws, (1, k, 1)), device=device)  # (steps, K·S, B), model order τ-major
     rows = torch.arange(k * s, device=device)[:, None]
     params = _init_mlp(sizes, seed_list * k, dt, device)
-    thresholds = _thresholds(np.repeat(taus, s), batch, device)
+    member_taus = _member_taus(np.repeat(taus, s), device)
     zero = torch.zeros(k * s, dtype=dt, device=device)
 
     def step_data(step):
@@ -554,7 +554,7 @@ def train_noisy_labels(agreement_thresholds: Sequence[float] = (0.0, 0.1, 0.2, 0
             on_clean = (right * (1 - wrong)).sum(dim=1) / (1 - wrong).sum(dim=1)
             return right.mean(dim=1), on_wrong, on_clean, _accuracy(params, x_test, y_test)
 
-    steps, curves = _train(params, thresholds, zero, zero, n_steps, lr, rescale, step_data, evaluate, record_every)
+    steps, curves = _train(params, member_taus, zero, zero, n_steps, lr, rescale, step_data, evaluate, record_every)
     curves = [c.reshape(k, s, -1) for c in curves]
     return NoisyLabelRun(taus, np.array(seed_list), steps, *curves,
                          to_numpy(wrong[:s].mean(dim=1)).astype(np.float64))
@@ -571,7 +571,7 @@ def train_environment_sweep(n_envs: Sequence[int] = (4, 8, 16, 32, 64, 128, 256)
                             hidden: Sequence[int] = (32, 32), n_steps: int = 400, learning_rate: float = 1e-2,
                             n_test: int = 1000, *, seed: Union[None, int, np.random.Generator] = None,
                             seeds: Optional[Sequence[int]] = None, dtype: str = "float32",
-                            device: Union[str, torch.device]) -> EnvironmentSweep:
+                            device: Union[str, torch.device] = "cpu") -> EnvironmentSweep:
     """Plain averaging (τ = 0) on the memorisation task against the number of training environments, the total
     number of examples fixed (Parascandolo et al. 2021, Fig 15 in spirit).
 
@@ -596,7 +596,7 @@ def train_environment_sweep(n_envs: Sequence[int] = (4, 8, 16, 32, 64, 128, 256)
     seeds : sequence of int, optional
         The integer seeds themselves (the same for every d).
     dtype : {"float32", "float64"}, default "float32"
-    device : str or torch.device
+    device : str or torch.device, default "cpu"
         Keyword only.
 
     Returns

@@ -1,10 +1,15 @@
 """The AND-mask for torch models (Parascandolo et al. 2021, §2.3 and Algorithm 1; the authors' public code,
 ``and_mask/and_mask_utils.py::get_grads``).
 
-* :func:`dynamics.and_mask.torch_optim.and_mask_grad`: the masked gradient of one parameter tensor from its
-  per-environment gradients, with the integer threshold test abs(Σ_e sign(g_e)) >= ⌈τd − 1e-9⌉ (sign(0) = 0) of
-  :func:`dynamics.and_mask.and_mask` (the public code's float test ``mean >= τ`` flips at exact-fraction
-  thresholds), the inverse-sparsity rescaling and the signed geometric mean of the public code.
+* :func:`dynamics.and_mask.torch_optim.and_mask_batched`: the one torch AND-mask. The masked gradient of a
+  parameter tensor from its per-environment gradients, for one model or a batch of models (leading member axes
+  before the environment axis, one threshold τ per member), with the integer threshold test
+  abs(Σ_e sign(g_e)) >= ⌈τd − 1e-9⌉ (sign(0) = 0) of :func:`dynamics.and_mask.and_mask` (the public code's float
+  test ``mean >= τ`` flips at exact-fraction thresholds), the inverse-sparsity rescaling (per member) and the
+  signed geometric mean of the public code, with the offsets ``GEOM_MEAN_OFFSET`` and ``RESCALE_OFFSET`` of
+  :mod:`dynamics.and_mask._mask`. Everything else here and in the package's torch trainers calls it.
+* :func:`dynamics.and_mask.torch_optim.and_mask_grad`: the masked gradient of one parameter tensor (one model;
+  :func:`~dynamics.and_mask.torch_optim.and_mask_batched` without member axes).
 * :class:`dynamics.and_mask.torch_optim.AndMask`: wraps any ``torch.optim.Optimizer``; ``step(env_losses)`` takes
   one loss per environment, computes each environment's gradients with ``torch.autograd.grad`` (one forward graph,
   retained), masks each parameter tensor (the rescaling is per tensor, as in the public code), writes
@@ -33,17 +38,18 @@ There is no ``backward()`` and no ``zero_grad()`` to call: ``step`` computes the
 Imports torch at module level; :mod:`dynamics.and_mask` does not import this module. The step record
 :class:`dynamics.and_mask.AndMaskStep` lives with the package's named results.
 """
-from typing import Callable, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Union
 
+import numpy as np
 import torch
 
 from dynamics.numerics import require_betas, require_bool, require_in_range, require_positive
 from dynamics.numerics.torch_tools import closure_loss
-from ._checks import require_agreement_threshold
-from ._mask import GEOM_MEAN_OFFSET, RESCALE_OFFSET, sign_threshold
+from ._checks import require_agreement_threshold, require_n_envs
+from ._mask import GEOM_MEAN_OFFSET, RESCALE_OFFSET, THRESHOLD_SLACK, sign_threshold
 from ._results import AndMaskStep
 
-__all__ = ["AndMask", "AndMaskStep", "TemporalAndMaskAdam", "and_mask_grad"]
+__all__ = ["AndMask", "AndMaskStep", "TemporalAndMaskAdam", "and_mask_batched", "and_mask_grad"]
 
 
 def and_mask_grad(per_env_grads: torch.Tensor, agreement_threshold: float, rescale: bool = False,
@@ -68,7 +74,8 @@ def and_mask_grad(per_env_grads: torch.Tensor, agreement_threshold: float, resca
     Returns
     -------
     torch.Tensor, shape ``param_shape``
-        m ⊙ b (rescaled); equal to :func:`dynamics.and_mask.masked_gradient` on the flattened tensor.
+        m ⊙ b (rescaled); equal to :func:`dynamics.and_mask.masked_gradient` on the flattened tensor, and to
+        :func:`dynamics.and_mask.torch_optim.and_mask_batched` (which computes it).
 
     Examples
     --------
@@ -94,21 +101,149 @@ def and_mask_grad(per_env_grads: torch.Tensor, agreement_threshold: float, resca
     if per_env_grads.dim() < 2 or per_env_grads.shape[0] < 1:
         raise ValueError(f"per_env_grads must have shape (n_envs, *param_shape) with n_envs >= 1, got "
                          f"{tuple(per_env_grads.shape)}")
-    if not bool(torch.isfinite(per_env_grads).all()):
-        raise ValueError("per_env_grads must be finite")
+    return and_mask_batched(per_env_grads, agreement_threshold, rescale, geom_mean, env_axis=0)[0]
+
+
+#: Up to this many environments the sign sum is exact in each dtype (the integers of its significand); beyond, float64.
+_EXACT_SIGN_SUM = {torch.float64: 2 ** 53, torch.float32: 2 ** 24, torch.float16: 2 ** 11, torch.bfloat16: 2 ** 8}
+
+
+def _sign_sums(g: torch.Tensor, dim: int) -> torch.Tensor:
+    """S = Σ sign(g) = #positive − #negative along ``dim`` (sign(0) = 0), as int64: the torch layer's one count of
+    signs. Summed as floats (in torch several times faster than counting booleans), exactly: every partial sum is
+    an integer of at most the number of terms, within the dtype's exact range (else summed in float64)."""
+    exact = g.shape[dim] <= _EXACT_SIGN_SUM.get(g.dtype, 0)
+    return torch.sign(g).sum(dim=dim, dtype=None if exact else torch.float64).to(torch.int64)
+
+
+def _member_sign_thresholds(agreement_threshold, n_envs, members, param_ndim, device):
+    """The integer threshold T(d, τ): a Python int for one τ (:func:`dynamics.and_mask.sign_threshold`), else an
+    int64 tensor of shape ``members + (1,) * param_ndim``, one per member, computed as ``sign_threshold`` computes
+    it (⌈τd − 1e-9⌉, at least 0, in float64)."""
+    if isinstance(agreement_threshold, torch.Tensor) and agreement_threshold.dim() == 0:
+        agreement_threshold = agreement_threshold.item()
+    if not isinstance(agreement_threshold, (torch.Tensor, np.ndarray, list, tuple)):
+        return sign_threshold(n_envs, agreement_threshold)
+    if isinstance(agreement_threshold, (list, tuple)):
+        try:
+            agreement_threshold = np.asarray(agreement_threshold)
+        except ValueError as exc:  # ragged
+            raise ValueError(f"agreement_threshold must be a number or a flat sequence of numbers, got "
+                             f"{agreement_threshold!r}") from exc
+    dtype = agreement_threshold.dtype
+    if (dtype == torch.bool or dtype.is_complex) if isinstance(dtype, torch.dtype) else dtype.kind not in "iuf":
+        raise ValueError(f"agreement_threshold must hold real numbers, got dtype {dtype}")
+    tau = torch.as_tensor(agreement_threshold, dtype=torch.float64, device=device)
+    if tau.dim() == 0:
+        return sign_threshold(n_envs, tau.item())
+    if tuple(tau.shape) != members:
+        raise ValueError(f"agreement_threshold must be a number or hold one τ per member, shape {members} (the axes "
+                         f"of per_env_grads before env_axis), got shape {tuple(tau.shape)}")
+    if not bool(((tau >= 0.0) & (tau <= 1.0)).all()):
+        raise ValueError("agreement_threshold must be in [0, 1] for every member (NaN is refused)")
+    thresholds = torch.ceil(tau * require_n_envs(n_envs) - THRESHOLD_SLACK).clamp(min=0.0).to(torch.int64)
+    return thresholds.view(members + (1,) * param_ndim)
+
+
+def and_mask_batched(per_env_grads: torch.Tensor, agreement_threshold: Union[float, Sequence[float], torch.Tensor],
+                     rescale: bool = False, geom_mean: bool = False, *,
+                     env_axis: int = 0) -> Tuple[torch.Tensor, torch.Tensor]:
+    """The AND-masked gradient of one parameter tensor, for one model or a batch of models (Parascandolo et al.
+    2021, §2.3; the authors' public code, ``get_grads``): the one torch AND-mask of the package.
+
+    The axes of ``per_env_grads`` before ``env_axis`` index members (models trained side by side, each with its own
+    threshold τ), the axis ``env_axis`` indexes the environments and the axes after it are the parameter tensor.
+    A member keeps entry j iff abs(Σ_e sign(g_ej)) >= ⌈τd − 1e-9⌉ with sign(0) = 0 (the integer test of
+    :func:`dynamics.and_mask.and_mask`); the kept entries get the mean ḡ (or the signed geometric mean
+    sign(ḡ)·exp(mean_e log(abs(g_e) + GEOM_MEAN_OFFSET))), and with ``rescale`` each member's update is divided by
+    RESCALE_OFFSET + (the fraction of its own tensor kept). A member's result does not depend on the other members.
+
+    Parameters
+    ----------
+    per_env_grads : torch.Tensor, shape ``(*members, n_envs, *param_shape)``
+        Floating point, finite; ``members`` are the ``env_axis`` leading axes (none by default) and ``param_shape``
+        may be empty.
+    agreement_threshold : float, or sequence of float or torch.Tensor of shape ``members``
+        Agreement threshold τ in [0, 1], one for all members or one per member (converted to float64).
+    rescale : bool, default False
+        Divide each member's update by 1e-10 + (the kept fraction of its tensor) (the public code's
+        ``scale_grad_inverse_sparsity``).
+    geom_mean : bool, default False
+        Use the signed geometric mean of the magnitudes instead of the arithmetic mean ḡ.
+    env_axis : int, default 0
+        Keyword only. The axis of ``per_env_grads`` that indexes the environments (negative counts from the end).
+
+    Returns
+    -------
+    update : torch.Tensor, shape ``(*members, *param_shape)``
+        m ⊙ b (rescaled), in the dtype of ``per_env_grads``; a member alone gives
+        :func:`dynamics.and_mask.torch_optim.and_mask_grad` bitwise.
+    mask : torch.Tensor of bool, shape ``(*members, *param_shape)``
+        The AND-mask m.
+
+    Raises
+    ------
+    TypeError
+        If ``per_env_grads`` is not a tensor, or ``rescale`` or ``geom_mean`` is not a bool.
+    ValueError
+        Naming the parameter: non-finite or non-floating gradients, no environments, a bad ``env_axis``, a τ outside
+        [0, 1] or of the wrong shape.
+
+    See Also
+    --------
+    dynamics.and_mask.masked_gradient : the same mask in numpy, one model.
+
+    Examples
+    --------
+    Two models (members) with the same two environments' gradients, trained at τ = 0 and τ = 1:
+
+    >>> import torch
+    >>> from dynamics.and_mask.torch_optim import and_mask_batched
+    >>> g = torch.tensor([[1.0, -2.0, 0.5, 3.0], [3.0, 1.0, 0.2, 1.0]], dtype=torch.float64)  # (n_envs, n_params)
+    >>> batch = torch.stack([g, g])  # (members, n_envs, n_params)
+    >>> update, mask = and_mask_batched(batch, torch.tensor([0.0, 1.0]), env_axis=1)
+    >>> update.tolist()  # member 1 masks coordinate 1, whose signs disagree
+    [[2.0, -0.5, 0.35, 2.0], [2.0, 0.0, 0.35, 2.0]]
+    >>> mask.tolist()
+    [[True, True, True, True], [True, False, True, True]]
+    >>> update, _ = and_mask_batched(batch, [0.0, 1.0], rescale=True, env_axis=1)  # member 1 keeps 3 of 4
+    >>> [round(x, 6) for x in update[1].tolist()]
+    [2.666667, 0.0, 0.466667, 2.666667]
+    """
+    if not isinstance(per_env_grads, torch.Tensor):
+        raise TypeError(f"per_env_grads must be a torch.Tensor, got {type(per_env_grads).__name__}")
+    if not per_env_grads.is_floating_point():
+        raise ValueError(f"per_env_grads must be a floating-point tensor, got dtype {per_env_grads.dtype}")
+    ndim = per_env_grads.dim()
+    if isinstance(env_axis, bool) or not isinstance(env_axis, (int, np.integer)) or not -ndim <= env_axis < ndim:
+        raise ValueError(f"env_axis must be an integer in [{-ndim}, {ndim - 1}] for per_env_grads of shape "
+                         f"{tuple(per_env_grads.shape)}, got {env_axis!r}")
+    axis = int(env_axis) % ndim
+    n_envs = per_env_grads.shape[axis]
+    if n_envs < 1:
+        raise ValueError(f"per_env_grads must hold at least 1 environment along env_axis={env_axis}, got shape "
+                         f"{tuple(per_env_grads.shape)}")
     rescale, geom_mean = require_bool("rescale", rescale), require_bool("geom_mean", geom_mean)
-    threshold = sign_threshold(per_env_grads.shape[0], require_agreement_threshold(agreement_threshold))
-    return _masked(per_env_grads, threshold, rescale, geom_mean)[0]
-
-
-def _masked(g, threshold, rescale, geom_mean):
-    """(update, mask) for checked arguments."""
-    mask = ((g > 0).sum(dim=0) - (g < 0).sum(dim=0)).abs() >= threshold  # integer sign sums, sign(0) = 0
-    mean = g.mean(dim=0)
-    base = torch.sign(mean) * torch.exp(torch.log(g.abs() + GEOM_MEAN_OFFSET).mean(dim=0)) if geom_mean else mean
+    g = per_env_grads
+    device = g.device  # computed where the gradients live
+    members, param_ndim = tuple(g.shape[:axis]), ndim - axis - 1
+    threshold = _member_sign_thresholds(agreement_threshold, n_envs, members, param_ndim, device)
+    mean = g.mean(dim=axis)
+    if not bool(torch.isfinite(mean).all()):  # a NaN or ±inf entry makes its mean non-finite: one pass less than g
+        raise ValueError("per_env_grads must be finite (and small enough to average in their dtype)")
+    mask = _sign_sums(g, axis).abs() >= threshold
+    if geom_mean:
+        base = torch.sign(mean) * torch.exp(torch.log(g.abs() + GEOM_MEAN_OFFSET).mean(dim=axis))
+    else:
+        base = mean
     update = torch.where(mask, base, torch.zeros_like(base))
     if rescale:
-        update = update / (RESCALE_OFFSET + mask.to(g.dtype).mean())
+        kept = mask.to(g.dtype)
+        if members:  # the kept fraction of each member's own tensor
+            kept = kept.reshape(members + (-1,)).mean(dim=-1).view(members + (1,) * param_ndim)
+        else:
+            kept = kept.mean()
+        update = update / (RESCALE_OFFSET + kept)
     return update, mask
 
 
@@ -256,7 +391,6 @@ class AndMask:
         n_envs = env_grads[0].shape[0] if env_grads else 0
         if n_envs < 1:
             raise ValueError("env_grads must hold at least 1 environment")
-        threshold = sign_threshold(n_envs, self.agreement_threshold)
         masks = []
         for p, stacked in zip(params, env_grads):
             if tuple(stacked.shape) != (n_envs,) + tuple(p.shape):
@@ -264,7 +398,7 @@ class AndMask:
                                  f"{(n_envs,) + tuple(p.shape)}, got {tuple(stacked.shape)}")
             if not bool(torch.isfinite(stacked).all()):
                 raise ValueError("the environments' gradients must be finite (a loss is inf or NaN, or diverged)")
-            update, mask = _masked(stacked.detach(), threshold, self.rescale, self.geom_mean)
+            update, mask = and_mask_batched(stacked.detach(), self.agreement_threshold, self.rescale, self.geom_mean)
             p.grad = update
             masks.append(mask)
         kept = float(sum(m.sum() for m in masks))
@@ -354,8 +488,8 @@ class TemporalAndMaskAdam(torch.optim.Optimizer):
         agreement_threshold = require_agreement_threshold(agreement_threshold)
         eps = require_positive("eps", eps)
         weight_decay = require_positive("weight_decay", weight_decay, allow_zero=True)
-        super().__init__(params, dict(lr=learning_rate, betas=(beta1, beta2), sign_decay=sign_decay, agreement_threshold=agreement_threshold, eps=eps,
-                                      weight_decay=weight_decay))
+        super().__init__(params, dict(lr=learning_rate, betas=(beta1, beta2), sign_decay=sign_decay,
+                                      agreement_threshold=agreement_threshold, eps=eps, weight_decay=weight_decay))
 
     @torch.no_grad()
     def step(self, closure: Optional[Callable[[], torch.Tensor]] = None) -> Optional[torch.Tensor]:

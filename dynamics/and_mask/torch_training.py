@@ -12,8 +12,10 @@
 
 Several independent problems of one shape (seeds) are trained in one torch computation: their parameters are the
 rows of one tensor and their losses are summed, so each row's gradient is its own problem's, and the AND-mask acts
-entry-wise (no rescaling across rows). Imports torch at module level; float64; ``device=`` is explicit, resolved
-by ``dynamics.numerics.torch_tools.on_device`` (one torch thread on the CPU).
+entry-wise (no rescaling across rows). The mask is :class:`dynamics.and_mask.torch_optim.AndMask`, which calls the
+package's one torch AND-mask, :func:`dynamics.and_mask.torch_optim.and_mask_batched`. Imports torch at module level;
+float64; every function takes ``device=`` keyword only, default ``"cpu"``, resolved by
+``dynamics.numerics.torch_tools.on_device`` (one torch intra-op thread while it computes on the CPU).
 """
 from typing import List, Optional, Sequence, Union
 
@@ -36,7 +38,7 @@ __all__ = ["LinearPatchworkRun", "PATCHWORK_METHODS", "logistic_init_gradients",
 def train_linear_patchwork(method: str = "and_mask", envs: Sequence[int] = (0, 1, 2, 3),
                            theta0: Optional[ArrayLike] = None, learning_rate: float = 0.3, lr_decay: float = 0.9995,
                            weight_decay: float = 0.01, n_iters: int = 1000, *,
-                           device: Union[str, torch.device]) -> LinearPatchworkRun:
+                           device: Union[str, torch.device] = "cpu") -> LinearPatchworkRun:
     """The authors' linear-regression patchwork (their notebook ``linear_regression_ilc``), trained with the torch
     AND-mask.
 
@@ -55,7 +57,7 @@ def train_linear_patchwork(method: str = "and_mask", envs: Sequence[int] = (0, 1
         wd >= 0 of the decoupled decay θ ← θ − wd·lr·θ after each step.
     n_iters : int, default 1000
         The notebook's loop runs i = 0..n_iters (n_iters + 1 steps).
-    device : str or torch.device
+    device : str or torch.device, default "cpu"
         Keyword only.
 
     Returns
@@ -127,14 +129,14 @@ def _env_gradients(weights, inputs, labels):
 
 @on_device
 def logistic_init_gradients(datasets: Union[ShortcutDataset, Sequence[ShortcutDataset]], *,
-                            device: Union[str, torch.device]) -> np.ndarray:
+                            device: Union[str, torch.device] = "cpu") -> np.ndarray:
     """Per-environment gradients of the mean logistic loss of the logistic shortcut task at w = 0, by autograd.
 
     Parameters
     ----------
     datasets : ShortcutDataset or sequence of them (one shape)
         From :func:`dynamics.and_mask.make_logistic_shortcut`.
-    device : str or torch.device
+    device : str or torch.device, default "cpu"
         Keyword only.
 
     Returns
@@ -162,7 +164,7 @@ def logistic_init_gradients(datasets: Union[ShortcutDataset, Sequence[ShortcutDa
 @on_device
 def train_logistic_shortcut(datasets: Union[ShortcutDataset, Sequence[ShortcutDataset]], agreement_threshold: float,
                             learning_rate: float = 0.5, n_steps: int = 500, rescale: bool = False, *,
-                            device: Union[str, torch.device]) -> List[ShortcutRun]:
+                            device: Union[str, torch.device] = "cpu") -> List[ShortcutRun]:
     """Full-batch AND-masked GD (torch SGD + :class:`dynamics.and_mask.torch_optim.AndMask`) on the logistic shortcut
     task, w₀ = 0.
 
@@ -179,7 +181,7 @@ def train_logistic_shortcut(datasets: Union[ShortcutDataset, Sequence[ShortcutDa
     rescale : bool, default False
         Inverse-sparsity rescaling (applied over all problems' entries together; leave False when training
         several problems at once).
-    device : str or torch.device
+    device : str or torch.device, default "cpu"
         Keyword only.
 
     Returns
