@@ -292,10 +292,16 @@ class MemberOptimizer:
         if not (0 <= beta1 < 1 and 0 <= beta2 < 1) or not eps > 0:
             raise ValueError(f"betas must lie in [0, 1) and eps be > 0, got betas={betas!r}, eps={eps!r}")
         self.betas, self.eps = (beta1, beta2), float(eps)
-        self._decay, self._l1 = bool((self.weight_decay > 0).any()), bool((self.l1 > 0).any())
+        self._summarise()
         self.first = [torch.zeros_like(p) for p in self.params]
         self.second = [torch.zeros_like(p) for p in self.params] if bool(self.adam.any()) else None
         self.steps = 0
+
+    def _summarise(self):
+        """Python flags of the settings, read once (a tensor's truth value costs a synchronisation per step)."""
+        self._decay, self._l1 = bool((self.weight_decay > 0).any()), bool((self.l1 > 0).any())
+        self._any_adam, self._all_adam = bool(self.adam.any()), bool(self.adam.all())
+        self._momentum = bool((self.momentum > 0).any())
 
     def __len__(self) -> int:
         return self.params[0].shape[0]
@@ -324,7 +330,7 @@ class MemberOptimizer:
         self.steps += 1
         t = self.steps
         beta1, beta2 = self.betas
-        any_adam, all_adam = bool(self.adam.any()), bool(self.adam.all())
+        any_adam, all_adam = self._any_adam, self._all_adam
         for i, (p, g) in enumerate(zip(self.params, grads)):
             shape = (p.shape[0],) + (1,) * (p.dim() - 1)
             column = lambda values: values.view(shape)  # noqa: E731
@@ -342,10 +348,14 @@ class MemberOptimizer:
                 update = torch.where(adam, self._adam(i, g, go & adam if go is not None else adam, t, beta1, beta2),
                                      self._sgd(i, g, go & ~adam if go is not None else ~adam, column))
             eta = column(self.learning_rate) * scale if scale != 1.0 else column(self.learning_rate)
-            stepped = p - eta * update
-            p.copy_(stepped if go is None else torch.where(go, stepped, p))
+            if go is None:
+                p.sub_(eta * update)
+            else:
+                p.copy_(torch.where(go, p - eta * update, p))
 
     def _sgd(self, i, g, go, column):
+        if not self._momentum:  # plain SGD: v = g (μ·v + g would be g too), no buffer to keep
+            return g
         velocity = g if self.steps == 1 else column(self.momentum) * self.first[i] + g
         self.first[i] = velocity if go is None else torch.where(go, velocity, self.first[i])
         return self.first[i]
@@ -385,4 +395,5 @@ class MemberOptimizer:
             self.second = [take(s) for s in self.second]
         for name in ("learning_rate", "momentum", "weight_decay", "l1", "adam"):
             setattr(self, name, take(getattr(self, name)))
+        self._summarise()
         return self.params
