@@ -197,7 +197,7 @@ STRATEGIES = {
     "sphere_grad_norms": ARRAY, "adam_learning_rate": POSITIVE,
     "betas": st.sampled_from([(0.9, 0.999), (0.0, 0.5), (1.5, 0.9), "betas"]), "engine": WORDS,
     "optimizer": spherical_optimizers(),
-    "numba": BOOL,
+    "numba": BOOL, "like": st.one_of(FLOAT, ARRAY),
     "names": st.one_of(st.sampled_from([("data", "init", "order"), ("data",), ("data", "data"), ("_x",), (), "data",
                                         ("class",), (1,)]), WORDS),
     # the starvation experiments' numpy side (decision boundaries, the coloured shapes)

@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dynamics.numerics import (require_finite_product, require_finite_result, require_in_range, require_integer,
-                               require_positive)
+                               require_positive, scalar_or_array)
 from ._checks import (MAX_EXACT_N_ENVS, MAX_SNR, require_agreement_threshold, require_gradient_laws, require_majority_agreement,
                       require_n_envs, require_snr)
 from ._kernels import log_keep, log_keep_many, masked_moments_kernel, poisson_binomial_kernel, truncated_normal_pieces
@@ -42,10 +42,6 @@ def _xlogx(x):
 
 
 # ------------------------------------------------------------------------------------------------ keep probability
-def _scalar_or_array(values, like):
-    return float(values[0]) if np.ndim(like) == 0 else values.reshape(np.shape(like))
-
-
 def log_keep_probability(n_envs: int, agreement_threshold: float, snr: ArrayLike = 0.0) -> Union[float, np.ndarray]:
     """log π(d, τ, s): the logarithm of :func:`dynamics.and_mask.keep_probability`, finite where π underflows.
 
@@ -70,7 +66,8 @@ def log_keep_probability(n_envs: int, agreement_threshold: float, snr: ArrayLike
     """
     d, agreement_threshold = require_n_envs(n_envs), require_agreement_threshold(agreement_threshold)
     s = require_snr(snr)
-    return _scalar_or_array(log_keep_many(d, integer_threshold(d, agreement_threshold), s.reshape(-1)), snr)
+    values = log_keep_many(d, integer_threshold(d, agreement_threshold), s.reshape(-1))
+    return scalar_or_array(values.reshape(s.shape), snr)
 
 
 def keep_probability(n_envs: int, agreement_threshold: float, snr: ArrayLike = 0.0) -> Union[float, np.ndarray]:

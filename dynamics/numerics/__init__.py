@@ -25,7 +25,7 @@ from .special import (binom_cdf, binom_sf, log_binom_pmf, log_binom_pmf_kernel, 
 from .validation import (as_finite_array, as_float, format_value, require_array_in_range, require_betas, require_bool,
                          require_choice, require_finite_product, require_finite_result, require_in_range,
                          require_integer, require_of_type, require_orthogonal, require_output_times,
-                         require_positive, require_same_length, require_shape, require_times, rng_from)
+                         require_positive, require_same_length, require_shape, require_times, rng_from, scalar_or_array)
 
 __all__ = [
     # ODEs
@@ -49,4 +49,5 @@ __all__ = [
     "as_finite_array", "as_float", "format_value", "require_array_in_range", "require_betas", "require_bool", "require_choice",
     "require_finite_product", "require_finite_result", "require_in_range", "require_integer", "require_of_type", "require_orthogonal",
     "require_output_times", "require_positive", "require_same_length", "require_shape", "require_times", "rng_from",
+    "scalar_or_array",
 ]

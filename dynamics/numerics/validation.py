@@ -30,7 +30,7 @@ from numpy.typing import ArrayLike
 __all__ = ["as_finite_array", "as_float", "format_value", "require_array_in_range", "require_bool",
            "require_choice", "require_finite_product", "require_finite_result", "require_in_range",
            "require_integer", "require_orthogonal", "require_output_times", "require_positive", "require_same_length",
-           "require_shape", "require_times", "rng_from"]
+           "require_shape", "require_times", "rng_from", "scalar_or_array"]
 
 
 def format_value(value: object) -> str:
@@ -241,6 +241,42 @@ def as_finite_array(name: str, value: ArrayLike, ndim: Optional[int] = None) -> 
         bad = float(infinite.flat[0]) if infinite.size else bad
         raise ValueError(_with_notes(f"{name} must be finite, got {format_value(value)}", _dtype_note(value, bad)))
     return arr
+
+
+def scalar_or_array(values: ArrayLike, like: ArrayLike) -> Union[float, np.ndarray]:
+    """``values`` as a Python float when the caller's argument ``like`` is a scalar, else as a float64 array: the
+    theories' element-wise functions return a number for a number.
+
+    Parameters
+    ----------
+    values : array_like
+        The computed values (one element when ``like`` is a scalar).
+    like : array_like
+        The argument that decides the kind of the result.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The array keeps the shape of ``values``.
+
+    Raises
+    ------
+    ValueError
+        If ``like`` is a scalar and ``values`` does not hold exactly one element.
+
+    Examples
+    --------
+    >>> scalar_or_array(np.array([0.5]), 2.0)
+    0.5
+    >>> scalar_or_array([1.0, 2.0], [3.0, 4.0])
+    array([1., 2.])
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if np.ndim(like) == 0:
+        if values.size != 1:
+            raise ValueError(f"values must hold one element when like is a scalar, got shape {values.shape}")
+        return float(values.reshape(-1)[0])
+    return values
 
 
 def as_float(name: str, value: object) -> float:

@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike
 from scipy.special import logsumexp
 
 from dynamics.numerics import (as_finite_array, require_bool, require_finite_result, require_positive,
-                               require_same_length)
+                               require_same_length, scalar_or_array)
 from ._checks import require_labels, require_logit_scale, require_matrix, require_positive_margins
 from ._results import LossRatioAsymptote, LossRatioBounds
 
@@ -28,10 +28,6 @@ from ._results import LossRatioAsymptote, LossRatioBounds
 _SERIES_BELOW = 1e-8
 _TIE_RTOL = 1e-12
 _MAX_LOG = math.log(np.finfo(np.float64).max)
-
-
-def _scalar_or_array(values, like):
-    return float(values) if np.ndim(like) == 0 else values
 
 
 def log_softplus_of_negative(v):
@@ -137,7 +133,7 @@ def bc_ba_loss_ratio(logit_scale: ArrayLike, ba_margins: ArrayLike, bc_margins: 
     log = require_bool("log", log)
     log_ratio = _log_ratio_grid(k, alpha, beta)
     out = require_finite_result(log_ratio, "log R(k)", _LOG_HINT) if log else _finite_exp(log_ratio, "R(k)")
-    return _scalar_or_array(out, k)
+    return scalar_or_array(out, k)
 
 
 def bc_ba_loss_ratio_bounds(logit_scale: ArrayLike, ba_margins: ArrayLike, bc_margins: ArrayLike,
@@ -186,9 +182,9 @@ def bc_ba_loss_ratio_bounds(logit_scale: ArrayLike, ba_margins: ArrayLike, bc_ma
     log_lower, log_upper = log_lower.reshape(k.shape), log_upper.reshape(k.shape)
     require_finite_result(np.array([log_lower, log_upper]), "the log bounds", _LOG_HINT)
     if log:
-        return LossRatioBounds(_scalar_or_array(log_lower, k), _scalar_or_array(log_upper, k))
-    return LossRatioBounds(_scalar_or_array(_finite_exp(log_lower, "the lower bound"), k),
-                       _scalar_or_array(_finite_exp(log_upper, "the upper bound"), k))
+        return LossRatioBounds(scalar_or_array(log_lower, k), scalar_or_array(log_upper, k))
+    return LossRatioBounds(scalar_or_array(_finite_exp(log_lower, "the lower bound"), k),
+                       scalar_or_array(_finite_exp(log_upper, "the upper bound"), k))
 
 
 def _min_and_multiplicity(values):
@@ -359,7 +355,7 @@ def bc_ba_loss_ratio_from_logits(logit_scale: ArrayLike, logits: ArrayLike, labe
     out = out.reshape(k.shape)
     if not log:
         out = _finite_exp(out, "R(k)")
-    return _scalar_or_array(out, k)
+    return scalar_or_array(out, k)
 
 
 def bc_ba_loss_ratio_asymptote_from_logits(logits: ArrayLike, labels: ArrayLike,

@@ -19,9 +19,9 @@ from numpy.typing import ArrayLike
 from scipy.special import expit, logsumexp
 
 from dynamics.numerics import (as_finite_array, require_array_in_range, require_bool, require_finite_product,
-                               require_finite_result, require_positive, require_same_length)
+                               require_finite_result, require_positive, require_same_length, scalar_or_array)
 from ._checks import require_logit_scale, require_nonempty_vector
-from ._proposition1 import _finite_exp, _min_and_multiplicity, _scalar_or_array
+from ._proposition1 import _finite_exp, _min_and_multiplicity
 from ._results import GradientRatioAsymptote
 
 
@@ -124,7 +124,7 @@ def spurious_core_gradient_ratio(logit_scale: ArrayLike, margins: ArrayLike, cor
                                     "float64: the ratio is beyond e^(±1.8e308); reduce logit_scale")
     else:
         out = _finite_exp(log_ratio, "the gradient-norm ratio")
-    return _scalar_or_array(out, k)
+    return scalar_or_array(out, k)
 
 
 def _relative_log_sigmoid(k, m, used):

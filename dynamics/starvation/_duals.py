@@ -13,16 +13,12 @@ from typing import Union
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dynamics.numerics import as_finite_array, require_array_in_range, require_choice, require_finite_result
+from dynamics.numerics import (as_finite_array, require_array_in_range, require_choice, require_finite_result,
+                               scalar_or_array)
 from ._results import LossTangent
 
 LOSSES = ("cross_entropy", "hinge", "squared")
 _ALPHA_DOMAIN = {"cross_entropy": (0.0, 1.0), "hinge": (0.0, 1.0), "squared": (-np.inf, np.inf)}
-
-
-def _scalar_or_array(value):
-    value = np.asarray(value, dtype=np.float64)
-    return value if value.ndim else float(value)
 
 
 def binary_entropy(alpha: ArrayLike) -> Union[float, np.ndarray]:
@@ -47,7 +43,7 @@ def binary_entropy(alpha: ArrayLike) -> Union[float, np.ndarray]:
     with np.errstate(divide="ignore", invalid="ignore"):
         h = -np.where(a > 0, a * np.log(np.where(a > 0, a, 1.0)), 0.0) \
             - np.where(a < 1, (1.0 - a) * np.log1p(-np.where(a < 1, a, 0.0)), 0.0)
-    return _scalar_or_array(h)
+    return scalar_or_array(h, alpha)
 
 
 def primal_loss(loss: str, omega: ArrayLike) -> Union[float, np.ndarray]:
@@ -79,7 +75,7 @@ def primal_loss(loss: str, omega: ArrayLike) -> Union[float, np.ndarray]:
         with np.errstate(over="ignore"):
             out = (1.0 - w) ** 2
     require_finite_result(out, "primal_loss", "omega: (1 - ω)² overflows for |ω| > 1.3e154")
-    return _scalar_or_array(out)
+    return scalar_or_array(out, omega)
 
 
 def dual_objective(loss: str, alpha: ArrayLike, omega: ArrayLike) -> Union[float, np.ndarray]:
@@ -116,7 +112,7 @@ def dual_objective(loss: str, alpha: ArrayLike, omega: ArrayLike) -> Union[float
         with np.errstate(over="ignore", invalid="ignore"):
             out = -0.25 * a * a + a - a * w
     require_finite_result(out, "dual_objective", "alpha and omega: α² or αω overflows")
-    return _scalar_or_array(out)
+    return scalar_or_array(out, out)
 
 
 def dual_maximiser(loss: str, omega: ArrayLike) -> Union[float, np.ndarray]:
@@ -146,7 +142,7 @@ def dual_maximiser(loss: str, omega: ArrayLike) -> Union[float, np.ndarray]:
         out = (w < 1.0).astype(np.float64)
     else:
         out = 2.0 * (1.0 - w)
-    return _scalar_or_array(out)
+    return scalar_or_array(out, omega)
 
 
 def loss_tangent(loss: str, omega: ArrayLike) -> LossTangent:
@@ -178,4 +174,4 @@ def loss_tangent(loss: str, omega: ArrayLike) -> LossTangent:
     with np.errstate(over="ignore", invalid="ignore"):
         intercept = primal_loss(loss, w) + alpha * w
     require_finite_result(intercept, "loss_tangent", "omega: α*ω overflows for |ω| > 1.3e154")
-    return LossTangent(alpha, _scalar_or_array(-np.asarray(alpha)), _scalar_or_array(intercept))
+    return LossTangent(alpha, scalar_or_array(-np.asarray(alpha), omega), scalar_or_array(intercept, omega))
