@@ -14,6 +14,7 @@ import torch
 from numpy.typing import ArrayLike
 
 from dynamics.numerics import as_finite_array, require_array_in_range
+from dynamics.numerics.torch_batched import MemberOptimizer
 from dynamics.numerics.torch_tools import DTYPE, as_tensor, on_device, to_numpy
 from ._checks import require_step_record
 from ._results import WeightTrajectory
@@ -75,8 +76,8 @@ def train_linear_student(X: ArrayLike, y: ArrayLike, steps: ArrayLike, learning_
                              f"{schedule.size}")
     X_t = as_tensor(X, device, name="X")
     y_t = as_tensor(y, device, name="y")
-    eta_t = as_tensor(eta, device, name="learning_rate")[:, None]
     w = torch.zeros(X.shape[0], X.shape[2], dtype=DTYPE, device=device, requires_grad=True)
+    optimizer = MemberOptimizer([w], eta)  # plain GD, one learning rate per design
     out = np.empty((X.shape[0], record.size, X.shape[2]))
     r = 0
     while r < record.size and record[r] == 0:
@@ -85,9 +86,7 @@ def train_linear_student(X: ArrayLike, y: ArrayLike, steps: ArrayLike, learning_
     for step in range(1, n_steps + 1):
         outputs = torch.einsum("snd,sd->sn", X_t, w)
         loss = 0.5 * ((outputs - y_t) ** 2).sum() + 0.5 * float(schedule[step - 1]) * (outputs ** 2).sum()
-        (grad,) = torch.autograd.grad(loss, w)
-        with torch.no_grad():
-            w -= eta_t * grad
+        optimizer.step(torch.autograd.grad(loss, w))
         while r < record.size and record[r] == step:
             out[:, r] = to_numpy(w)
             r += 1
