@@ -21,6 +21,23 @@ am = lazy_module("dynamics.and_mask")
 
 P = "Parascandolo et al. 2021,"
 FIG1_STARTS = ((-1.3, 1.2), (1.25, -1.3), (0.05, 0.35), (1.3, 1.35), (-1.35, -0.1), (0.35, 0.6))
+# The integer seeds of the four figures trained by dynamics.and_mask.torch_experiments: the seeds that
+# dynamics.numerics.torch_tools.seed_int drew from numpy.random.default_rng(6), (7), (8), (9) and (9) for them,
+# written out so that the figures stay what they were when the trainers drew their own seeds.
+SPIRAL_SEEDS = (2481845015299203263, 1583057470851580983, 1702022229623934203)
+LEARNING_SIGNAL_SEEDS = (2882744023523087010, 4137668341471484581, 3577218852397956696, 1038584849328933328,
+                         1384272659328390225, 4028554210483014093, 24281931447823132, 3787247614991040951,
+                         3675833940291716695, 2157969079562866248, 1397490405892749074, 1284011502497223841,
+                         1175378513906880444, 2052552176972312932, 2326818151458274759, 2552555999798518307,
+                         4590934738454890714, 3655507890177885016, 2869295253369736173, 4560773685846433371,
+                         992936113298913402, 738847596526037320, 2824840328758981339, 202646743737136902,
+                         164546242753785090, 2374505573490050913, 2149995808699240703, 4229689796185658722,
+                         2901793920263626332, 2370949162649771149, 2291424274932207969, 1141461105265587010,
+                         54390342695350048, 887298277332510441, 3191434856173429983, 925135224213348263,
+                         1704185436905437640, 17221151860982607, 3827919510154104474, 712326007922221817)
+RANDOM_LABEL_SEEDS = (1507893476435237117, 4553010814738638046)
+LABEL_NOISE_SEEDS = (4013316086496403912, 1322710912993444104)
+ENVIRONMENT_SEEDS = (4013316086496403912, 1322710912993444104, 2781529890633132271)
 
 
 @figure("and_mask.fig1_landscapes", f"{P} Fig 1 (the landscape is the project's construction)",
@@ -213,12 +230,13 @@ def _setting_label(tau, l1, l2):
         "(1e-3), the AND-mask with inverse-sparsity rescaling at τ = 0.5, 0.8 and 1. Right: learning curves of "
         "averaging and the AND-mask at τ = 1 (seed "
         "mean; solid: training, dashed: o.o.d.). Dotted: chance.",
-        quick=dict(n_seeds=1, n_steps=40, settings=((0.0, 0.0, 0.0), (1.0, 0.0, 0.0))))
-def spiral_memorisation(settings=None, n_seeds=3, n_steps=400, seed=6):
-    from dynamics.and_mask.torch_experiments import SPIRAL_SETTINGS, train_spiral_memorisation
+        quick=dict(seeds=SPIRAL_SEEDS[:1], n_steps=40, settings=((0.0, 0.0, 0.0), (1.0, 0.0, 0.0))))
+def spiral_memorisation(settings=None, seeds=SPIRAL_SEEDS, n_steps=400):
+    from dynamics.and_mask.torch_experiments import train_spiral_memorisation
 
-    settings = SPIRAL_SETTINGS if settings is None else settings
-    run = train_spiral_memorisation(settings, n_seeds=n_seeds, n_steps=n_steps, seed=seed, device="cpu")
+    settings = am.SPIRAL_SETTINGS if settings is None else tuple(tuple(row) for row in settings)
+    config = am.SpiralMemorisationConfig.ci()._replace(settings=settings, n_steps=n_steps)
+    run = train_spiral_memorisation(config, seeds, device="cpu")
     fig, axes = new_figure(1, 2, width=10.5, height=3.9, gridspec_kw=dict(width_ratios=(1.6, 1.0)))
     k = len(run.agreement_thresholds)
     positions = np.arange(k)
@@ -256,12 +274,12 @@ def spiral_memorisation(settings=None, n_seeds=3, n_steps=400, seed=6):
         "XOR-mask (keeps components on which the environments disagree); middle: AND-mask; lines: mean over seeds, "
         "bands: ± one standard error (seeds with fewer than 3 kept components are left out). Right: fraction of the "
         "parameters each mask keeps.",
-        quick=dict(n_seeds=4, n_samples_per_env=64))
-def learning_signals(n_seeds=40, n_samples_per_env=256, seed=7):
+        quick=dict(seeds=LEARNING_SIGNAL_SEEDS[:4], n_samples_per_env=64))
+def learning_signals(seeds=LEARNING_SIGNAL_SEEDS, n_samples_per_env=256):
     from dynamics.and_mask.torch_experiments import learning_signals_at_init
 
-    run = learning_signals_at_init(np.arange(9) / 8, n_seeds=n_seeds, n_samples_per_env=n_samples_per_env, seed=seed,
-                                   device="cpu")
+    config = am.LearningSignalsConfig(n_samples_per_env=n_samples_per_env)  # τ = 0, 1/8, ..., 1
+    run = learning_signals_at_init(config, seeds, device="cpu")
     fig, axes = new_figure(1, 3, width=11.0, height=3.7)
     taus = run.agreement_thresholds
 
@@ -301,14 +319,16 @@ def learning_signals(n_seeds=40, n_samples_per_env=256, seed=7):
         "τ ≥ 0.4 hinders memorisation. Middle: with 25% of the labels shuffled, accuracy on the mislabelled "
         "training examples against their wrong labels: averaging memorises them, the AND-mask at τ = 0.6 stays "
         "below chance (it predicts the true class). Right: accuracy on clean test data in the same run. Dotted: "
-        "chance.", quick=dict(taus=(0.0, 0.6), n_seeds=1, n_steps=60))
-def noisy_labels(taus=(0.0, 0.2, 0.4, 0.6, 0.8), n_seeds=2, n_steps=600, seed=8):
+        "chance.", quick=dict(taus=(0.0, 0.6), random_label_seeds=RANDOM_LABEL_SEEDS[:1],
+                              label_noise_seeds=LABEL_NOISE_SEEDS[:1], n_steps=60))
+def noisy_labels(taus=(0.0, 0.2, 0.4, 0.6, 0.8), random_label_seeds=RANDOM_LABEL_SEEDS,
+                 label_noise_seeds=LABEL_NOISE_SEEDS, n_steps=600):
     from dynamics.and_mask.torch_experiments import train_noisy_labels
 
-    random_labels = train_noisy_labels(taus, 1.0, n_seeds=n_seeds, n_steps=n_steps, record_every=max(n_steps // 30, 1),
-                                       seed=seed, device="cpu")
-    label_noise = train_noisy_labels(taus, 0.25, n_seeds=n_seeds, n_steps=n_steps, record_every=max(n_steps // 30, 1),
-                                     seed=seed + 1, device="cpu")
+    config = am.NoisyLabelsConfig(agreement_thresholds=tuple(taus), shuffled_fraction=1.0, n_steps=n_steps,
+                                  record_every=max(n_steps // 30, 1))
+    random_labels = train_noisy_labels(config, random_label_seeds, device="cpu")
+    label_noise = train_noisy_labels(config._replace(shuffled_fraction=0.25), label_noise_seeds, device="cpu")
     fig, axes = new_figure(1, 3, width=11.0, height=3.8)
     colors = matplotlib.colormaps[SEQUENTIAL](np.linspace(0.0, 0.85, len(taus)))
     panels = ((axes[0], random_labels, random_labels.train_accuracy, "random labels: training accuracy"),
@@ -336,11 +356,12 @@ def noisy_labels(taus=(0.0, 0.2, 0.4, 0.6, 0.8), n_seeds=2, n_steps=600, seed=8)
         "The paper "
         "(32 shortcut dimensions, larger networks, 1280 examples per environment) sees the switch at 1024 "
         "environments. Dotted: chance.",
-        quick=dict(n_envs=(4, 64), n_seeds=1, n_steps=40))
-def environments_needed(n_envs=(4, 8, 16, 32, 64, 128, 256), n_seeds=3, n_steps=400, seed=9):
+        quick=dict(n_envs=(4, 64), seeds=ENVIRONMENT_SEEDS[:1], n_steps=40))
+def environments_needed(n_envs=(4, 8, 16, 32, 64, 128, 256), seeds=ENVIRONMENT_SEEDS, n_steps=400):
     from dynamics.and_mask.torch_experiments import train_environment_sweep
 
-    sweep = train_environment_sweep(n_envs, n_seeds=n_seeds, n_steps=n_steps, seed=seed, device="cpu")
+    sweep = train_environment_sweep(am.EnvironmentSweepConfig(n_envs=tuple(n_envs), n_steps=n_steps), seeds,
+                                    device="cpu")
     fig, ax = new_figure(1, 1, width=5.6, height=3.9)
     for values, color, name in ((sweep.train_accuracy, COLORS[0], "training environments"),
                                 (sweep.test_accuracy, COLORS[1], "o.o.d. test")):

@@ -81,12 +81,17 @@ def test_every_trainer_takes_device_keyword_only_defaulting_to_cpu():
         assert device.kind is inspect.Parameter.KEYWORD_ONLY and device.default == "cpu", trainer.__name__
 
 
+# the seeds that seed_int drew from numpy.random.default_rng(1) and (2) when the trainers drew their own
+SEEDS_1 = (2360360630558964031, 4383240139369130521, 664818870401041971)
+SEEDS_2 = (1206473021768521264, 1376547432707316825, 3754953463742327879)
+
+
 def test_spiral_memorisation_shapes_and_determinism():
-    kwargs = dict(settings=[(0.0, 0.0, 0.0), (1.0, 0.0, 0.0)], n_envs=4, n_samples_per_env=16, hidden=(8,),
-                  n_steps=20, n_test=40, record_every=10, device="cpu")
-    a = te.train_spiral_memorisation(seed=1, **kwargs)
-    b = te.train_spiral_memorisation(seed=1, **kwargs)
-    c = te.train_spiral_memorisation(seed=2, **kwargs)
+    config = am.SpiralMemorisationConfig(settings=((0.0, 0.0, 0.0), (1.0, 0.0, 0.0)), n_envs=4, n_samples_per_env=16,
+                                         hidden=(8,), n_steps=20, n_test=40, record_every=10)
+    a = te.train_spiral_memorisation(config, SEEDS_1, device="cpu")
+    b = te.train_spiral_memorisation(config, SEEDS_1, device="cpu")
+    c = te.train_spiral_memorisation(config, SEEDS_2, device="cpu")
     assert a.train_accuracy.shape == a.test_accuracy.shape == (2, 3, 3)
     assert a.steps.tolist() == [0, 10, 20]
     assert np.array_equal(a.test_accuracy, b.test_accuracy) and np.array_equal(a.seeds, b.seeds)
@@ -95,48 +100,87 @@ def test_spiral_memorisation_shapes_and_determinism():
 
 
 def test_learning_signals_at_tau_zero_keep_everything():
-    run = te.learning_signals_at_init((0.0, 0.5, 1.0), n_envs=4, n_samples_per_env=32, hidden=(16,), seeds=[0, 1],
-                                      dtype="float64", device="cpu")
+    config = am.LearningSignalsConfig(agreement_thresholds=(0.0, 0.5, 1.0), n_envs=4, n_samples_per_env=32,
+                                      hidden=(16,))
+    run = te.learning_signals_at_init(config, (0, 1), dtype="float64", device="cpu")
     assert run.and_mechanism.shape == (2, 3)
     assert np.all(run.and_kept_fraction[:, 0] == 1.0) and np.all(run.xor_kept_fraction[:, 0] == 1.0)
     assert np.allclose(run.and_mechanism[:, 0], run.xor_mechanism[:, 0])
     assert np.all(run.and_kept_fraction[:, 2] <= run.and_kept_fraction[:, 1])
-    again = te.learning_signals_at_init((0.0, 0.5, 1.0), n_envs=4, n_samples_per_env=32, hidden=(16,),
-                                        seeds=[0, 1], dtype="float64", device="cpu")
+    again = te.learning_signals_at_init(config, (0, 1), dtype="float64", device="cpu")
     assert np.array_equal(run.and_memorisation, again.and_memorisation, equal_nan=True)
 
 
 def test_noisy_labels_shuffle_and_shapes():
-    run = te.train_noisy_labels((0.0, 0.8), 0.5, n_train=40, dim=4, hidden=(8,), batch_size=8, n_steps=10,
-                                n_test=20, record_every=5, seeds=[3, 4], device="cpu")
+    config = am.NoisyLabelsConfig(agreement_thresholds=(0.0, 0.8), shuffled_fraction=0.5, n_train=40, dim=4,
+                                  hidden=(8,), batch_size=8, n_steps=10, n_test=20, record_every=5)
+    run = te.train_noisy_labels(config, (3, 4), device="cpu")
     assert run.train_accuracy.shape == run.mislabelled_accuracy.shape == (2, 2, 3)
     assert np.all((run.mislabelled_fraction > 0) & (run.mislabelled_fraction <= 0.5))
-    clean = te.train_noisy_labels((0.0,), 0.0, n_train=40, dim=4, hidden=(8,), batch_size=8, n_steps=2, n_test=20,
-                                  seeds=[3], device="cpu")
+    clean = te.train_noisy_labels(config._replace(agreement_thresholds=(0.0,), shuffled_fraction=0.0, n_steps=2,
+                                                  record_every=40), (3,), device="cpu")
     assert clean.mislabelled_fraction.tolist() == [0.0] and np.isnan(clean.mislabelled_accuracy).all()
 
 
 def test_environment_sweep_shapes():
-    sweep = te.train_environment_sweep((2, 4), n_total=32, hidden=(4,), n_steps=3, n_test=10, seeds=[0, 1],
-                                       device="cpu")
+    config = am.EnvironmentSweepConfig(n_envs=(2, 4), n_total=32, hidden=(4,), n_steps=3, n_test=10)
+    sweep = te.train_environment_sweep(config, (0, 1), device="cpu")
     assert sweep.n_envs.tolist() == [2, 4] and sweep.test_accuracy.shape == (2, 2)
 
 
 @pytest.mark.parametrize("call, name", [
-    (lambda: te.train_spiral_memorisation([(1.5, 0.0, 0.0)], device="cpu"), "agreement_threshold"),
-    (lambda: te.train_spiral_memorisation([(0.0, 0.0)], device="cpu"), "settings"),
-    (lambda: te.train_spiral_memorisation(n_envs=0, device="cpu"), "n_envs"),
-    (lambda: te.train_spiral_memorisation(hidden=(0,), device="cpu"), "hidden"),
+    (lambda: te.train_spiral_memorisation(am.SpiralMemorisationConfig(settings=((1.5, 0.0, 0.0),)), device="cpu"),
+     "agreement_threshold"),
+    (lambda: te.train_spiral_memorisation(am.SpiralMemorisationConfig(settings=((0.0, 0.0),)), device="cpu"),
+     "settings"),
+    (lambda: te.train_spiral_memorisation(am.SpiralMemorisationConfig(n_envs=0), device="cpu"), "n_envs"),
+    (lambda: te.train_spiral_memorisation(am.SpiralMemorisationConfig(hidden=(0,)), device="cpu"), "hidden"),
     (lambda: te.train_spiral_memorisation(dtype="float16", device="cpu"), "dtype"),
     (lambda: te.train_spiral_memorisation(seeds=[], device="cpu"), "seeds"),
-    (lambda: te.train_spiral_memorisation(n_seeds=0, device="cpu"), "n_seeds"),
-    (lambda: te.learning_signals_at_init((-0.1,), device="cpu"), "agreement_threshold"),
-    (lambda: te.learning_signals_at_init(n_samples_per_env=1, device="cpu"), "n_samples_per_env"),
-    (lambda: te.train_noisy_labels(shuffled_fraction=1.5, device="cpu"), "shuffled_fraction"),
-    (lambda: te.train_noisy_labels(batch_size=300, device="cpu"), "batch_size"),
-    (lambda: te.train_noisy_labels(learning_rate=0.0, device="cpu"), "learning_rate"),
-    (lambda: te.train_environment_sweep((600,), device="cpu"), "n_envs"),
+    (lambda: te.train_spiral_memorisation(seeds=(0, -1), device="cpu"), "seeds"),
+    (lambda: te.learning_signals_at_init(am.LearningSignalsConfig(agreement_thresholds=(-0.1,)), device="cpu"),
+     "agreement_threshold"),
+    (lambda: te.learning_signals_at_init(am.LearningSignalsConfig(n_samples_per_env=1), device="cpu"),
+     "n_samples_per_env"),
+    (lambda: te.train_noisy_labels(am.NoisyLabelsConfig(shuffled_fraction=1.5), device="cpu"), "shuffled_fraction"),
+    (lambda: te.train_noisy_labels(am.NoisyLabelsConfig(batch_size=300), device="cpu"), "batch_size"),
+    (lambda: te.train_noisy_labels(am.NoisyLabelsConfig(learning_rate=0.0), device="cpu"), "learning_rate"),
+    (lambda: te.train_environment_sweep(am.EnvironmentSweepConfig(n_envs=(600,)), device="cpu"), "n_envs"),
 ])
 def test_bad_input_names_the_parameter(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+@pytest.mark.parametrize("call", [
+    lambda: te.train_spiral_memorisation(am.NoisyLabelsConfig(), device="cpu"),  # another experiment's config
+    lambda: te.learning_signals_at_init((0.0, 1.0), device="cpu"),  # the old positional form
+    lambda: te.train_noisy_labels(dict(n_steps=10), device="cpu"),
+    lambda: te.train_environment_sweep(am.SpiralMemorisationConfig(), device="cpu"),
+    lambda: te.train_spiral_memorisation(seeds=5, device="cpu"),
+])
+def test_a_config_or_seeds_of_the_wrong_type_is_refused(call):
+    with pytest.raises(TypeError, match="config|seeds"):
+        call()
+
+
+CONFIGS = (am.SpiralMemorisationConfig, am.LearningSignalsConfig, am.NoisyLabelsConfig, am.EnvironmentSweepConfig)
+TRAINERS = (te.train_spiral_memorisation, te.learning_signals_at_init, te.train_noisy_labels,
+            te.train_environment_sweep)
+
+
+@pytest.mark.parametrize("kind, trainer", list(zip(CONFIGS, TRAINERS)), ids=[c.__name__ for c in CONFIGS])
+def test_configs_are_cache_keys_with_documented_fields(kind, trainer):
+    """Each config is hashable, rebuilds from its repr (the disk cache keys on it), documents every field, and is
+    the trainer's default; the trainer takes (config, seeds, *, dtype, device)."""
+    import inspect
+
+    for config in (kind(), kind.ci(), kind.source()):
+        assert hash(config) == hash(kind(*config))
+        assert eval(repr(config), {kind.__name__: kind}) == config
+    doc = inspect.getdoc(kind)
+    for field in kind._fields:
+        assert f"\n{field} : " in doc, f"{kind.__name__}.{field} is not documented"
+    parameters = inspect.signature(trainer).parameters
+    assert list(parameters) == ["config", "seeds", "dtype", "device"]
+    assert parameters["config"].default == kind()

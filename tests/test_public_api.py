@@ -272,11 +272,6 @@ MAX_PARAMETERS = 8
 # shrink. An experiment's trainer moves to a configuration object, ``(config, seeds, *, device)``; the integrators
 # keep solve_ivp's keyword options until they share one options object.
 OVER_MAX_PARAMETERS = {
-    "and_mask.torch_experiments.learning_signals_at_init": 11,
-    "and_mask.torch_experiments.train_environment_sweep": 13,
-    "and_mask.torch_experiments.train_noisy_labels": 16,
-    "and_mask.torch_experiments.train_spiral_memorisation": 16,
-    "and_mask.and_masked_gd": 9,
     "double_descent.bipartite_theory": 12,
     "double_descent.bipartite_theory_ode": 10,
     "double_descent.draw_teacher_student": 10,

@@ -707,7 +707,7 @@ def proposition1_descent(run):
 
         l_star = loss(theta_star)
         for tau in (0.4, 0.8, 1.0):
-            result = am.and_masked_gd(env_gradients, 3.0 * rng.standard_normal(n), tau, eta, 150, loss=loss)
+            result = am.and_masked_gd(env_gradients, 3.0 * rng.standard_normal(n), tau, eta, 150)
             losses = np.array([loss(t) for t in result.thetas])
             excess = losses[1:] - losses[:-1] + 0.5 * eta * result.masked_gradient_sq
             worst_step = _worst(worst_step, float(np.max(excess / np.maximum(1.0, losses[:-1]))))

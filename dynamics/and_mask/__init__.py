@@ -37,7 +37,11 @@ source.
 
 The torch optimizer wrapper (:class:`dynamics.and_mask.torch_optim.AndMask`, the AND-mask inside your own torch
 training loop) and the temporal AND-mask Adam live in :mod:`dynamics.and_mask.torch_optim`, the torch trainers of
-the cross-checks in :mod:`dynamics.and_mask.torch_training` (neither is imported here).
+the cross-checks in :mod:`dynamics.and_mask.torch_training`, the paper's experiments in miniature in
+:mod:`dynamics.and_mask.torch_experiments` (none is imported here). Their configurations are defined here, without
+torch: :class:`dynamics.and_mask.SpiralMemorisationConfig`, :class:`dynamics.and_mask.LearningSignalsConfig`,
+:class:`dynamics.and_mask.NoisyLabelsConfig` and :class:`dynamics.and_mask.EnvironmentSweepConfig`, each with the
+named constructors ``source()`` (the paper's size) and ``ci()`` (the size of the project's claim).
 
 Examples
 --------
@@ -59,12 +63,13 @@ from ._landscape import (PATCHWORK_THETA_STAR, PATCHWORK_THETA_TILDE, TWO_VALLEY
 from ._mask import (and_mask, and_mask_t, and_masked_gd, effective_agreement, keep_set, masked_gradient,
                     sign_threshold, xor_mask)
 from ._monte_carlo import estimate_from_simulation, simulate_mask, simulate_mask_hetero, simulate_temporal_mask
-from ._results import (AndMaskStep, BasinFractions, ConditionalEstimate, ConditionalMoments, EmaMoments,
-                       LinearPatchwork, LinearPatchworkRun, MaskedDescent, MaskedMoments, MaskedNormCurves,
-                       MaskedNormSamples, MaskedUpdateCurves, MaskedUpdateSamples, MaskEstimate, MaskSimulation,
-                       NoiseNormBounds, PatchworkLosses, ProbabilityBounds, ShortcutDataset, ShortcutRun,
-                       ShortcutSweep, SpiralDataset, SquaredNorms, TemporalMaskSimulation, ThresholdSweep,
-                       ThresholdSweepSamples, TwoValleyDescent, TwoValleyLosses)
+from ._results import (SPIRAL_SETTINGS, AndMaskStep, BasinFractions, ConditionalEstimate, ConditionalMoments,
+                       EmaMoments, EnvironmentSweepConfig, LearningSignalsConfig, LinearPatchwork,
+                       LinearPatchworkRun, MaskedDescent, MaskedMoments, MaskedNormCurves, MaskedNormSamples,
+                       MaskedUpdateCurves, MaskedUpdateSamples, MaskEstimate, MaskSimulation, NoiseNormBounds,
+                       NoisyLabelsConfig, PatchworkLosses, ProbabilityBounds, ShortcutDataset, ShortcutRun,
+                       ShortcutSweep, SpiralDataset, SpiralMemorisationConfig, SquaredNorms, TemporalMaskSimulation,
+                       ThresholdSweep, ThresholdSweepSamples, TwoValleyDescent, TwoValleyLosses)
 from ._setups import (PATCHWORK_METHODS, logistic_env_gradients, make_logistic_shortcut, make_notebook_patchwork,
                       make_spiral_dataset, masked_norm_curves, masked_norm_samples, masked_update_curves,
                       masked_update_samples, patchwork_masked_shared_weight, shortcut_bayes_accuracy,
@@ -103,4 +108,7 @@ __all__ = [
     "PatchworkLosses", "ProbabilityBounds", "ShortcutDataset", "ShortcutRun", "ShortcutSweep", "SpiralDataset",
     "SquaredNorms", "TemporalMaskSimulation", "ThresholdSweep", "ThresholdSweepSamples", "TwoValleyDescent",
     "TwoValleyLosses",
+    # configurations of the torch experiments (dynamics.and_mask.torch_experiments)
+    "SpiralMemorisationConfig", "LearningSignalsConfig", "NoisyLabelsConfig", "EnvironmentSweepConfig",
+    "SPIRAL_SETTINGS",
 ]

@@ -286,8 +286,8 @@ def masked_gradient(grads: ArrayLike, agreement_threshold: float, rescale: bool 
 
 
 def and_masked_gd(env_gradients: Callable[[np.ndarray], ArrayLike], theta0: ArrayLike, agreement_threshold: float,
-                  learning_rate: float, n_steps: int, rescale: bool = False, geom_mean: bool = False,
-                  loss: Optional[Callable[[np.ndarray], float]] = None, *, env_axis: int = 0) -> MaskedDescent:
+                  learning_rate: float, n_steps: int, rescale: bool = False, geom_mean: bool = False, *,
+                  env_axis: int = 0) -> MaskedDescent:
     """AND-masked gradient descent θ ← θ − η·u(θ), u = :func:`dynamics.and_mask.masked_gradient`
     (Parascandolo et al. 2021, §2.3 and Proposition 1).
 
@@ -306,8 +306,6 @@ def and_masked_gd(env_gradients: Callable[[np.ndarray], ArrayLike], theta0: Arra
         Number of steps k >= 0.
     rescale, geom_mean : bool
         As in :func:`dynamics.and_mask.masked_gradient`.
-    loss : callable, optional
-        ``loss(theta) -> float``, the pooled loss; recorded at every iterate when given.
     env_axis : {0, 1}, default 0
         The axis of the array ``env_gradients`` returns that indexes the environments: 0 for (n_envs, n_params),
         1 for (n_params, n_envs) (−2 and −1 are accepted too). A result whose parameter axis does not have
@@ -316,8 +314,8 @@ def and_masked_gd(env_gradients: Callable[[np.ndarray], ArrayLike], theta0: Arra
     Returns
     -------
     MaskedDescent
-        ``thetas`` (n_steps + 1, n_params), ``losses`` (n_steps + 1,) or None, and ``masked_gradient_sq``
-        (n_steps,): ‖u(θ^i)‖² at each step.
+        ``thetas`` (n_steps + 1, n_params) and ``masked_gradient_sq`` (n_steps,): ‖u(θ^i)‖² at each step. A loss
+        along the run is that loss evaluated on the rows of ``thetas`` (see the example).
 
     Examples
     --------
@@ -325,6 +323,8 @@ def and_masked_gd(env_gradients: Callable[[np.ndarray], ArrayLike], theta0: Arra
     >>> run = and_masked_gd(lambda th: np.stack([H @ th, H @ th - [0.0, 1.0]]), [1.0, 1.0], 1.0, 0.5, 3)
     >>> run.thetas[-1].tolist()  # environment B's zero gradient masks coordinate 1 throughout
     [0.0, 1.0]
+    >>> [0.5 * float(th @ H @ th) for th in run.thetas]  # environment A's loss along the run, on the iterates
+    [1.5, 0.5, 0.5, 0.5]
     """
     if not callable(env_gradients):
         raise TypeError(f"env_gradients must be callable, got {env_gradients!r}")
@@ -335,9 +335,6 @@ def and_masked_gd(env_gradients: Callable[[np.ndarray], ArrayLike], theta0: Arra
     axis = require_env_axis(env_axis)
     thetas = np.empty((n_steps + 1, theta.size))
     thetas[0] = theta
-    losses = None if loss is None else np.empty(n_steps + 1)
-    if losses is not None:
-        losses[0] = float(loss(theta))
     norms = np.empty(n_steps)
     for i in range(n_steps):
         grads = np.asarray(env_gradients(theta), dtype=np.float64)
@@ -355,6 +352,4 @@ def and_masked_gd(env_gradients: Callable[[np.ndarray], ArrayLike], theta0: Arra
             raise ValueError(f"AND-masked gradient descent diverged at step {i + 1}: reduce learning_rate "
                              f"(η <= 1/L for an L-Lipschitz gradient)")
         thetas[i + 1] = theta
-        if losses is not None:
-            losses[i + 1] = float(loss(theta))
-    return MaskedDescent(thetas, losses, norms)
+    return MaskedDescent(thetas, norms)

@@ -25,35 +25,42 @@ rescaling over each model's own tensor; L1/L2 penalties per model after the mask
 decay), and one ``torch.optim.Adam`` over the stacked tensors moves each model exactly as it would alone (Adam is
 element-wise).
 
+Calls: every trainer is ``trainer(config, seeds, *, dtype="float32", device="cpu")``. The config is a frozen
+``typing.NamedTuple`` of the experiment's settings, defined (without torch) in :mod:`dynamics.and_mask` and
+re-exported here: :class:`dynamics.and_mask.SpiralMemorisationConfig`, :class:`dynamics.and_mask.LearningSignalsConfig`,
+:class:`dynamics.and_mask.NoisyLabelsConfig`, :class:`dynamics.and_mask.EnvironmentSweepConfig`, each with
+``source()`` (the paper's size, for a GPU) and ``ci()`` (the size of the project's claim); its fields are checked when
+the trainer runs, and a bad one raises a ValueError naming the field. ``seeds`` is a sequence of non-negative integer
+seeds, one model per seed and setting.
+
 Models: Kaiming-normal weights (gain √2), biases 0.01, LeakyReLU (slope 0.01), one logit, the logistic
 (binary cross-entropy) loss, as the public code. Float32 by default (``dtype="float64"`` for the tests). Every
 trainer takes ``device=`` keyword only, default ``"cpu"`` (a ``torch.device`` or a name such as ``"cuda"``); the
 device is resolved by ``dynamics.numerics.torch_tools.on_device``, which also pins torch to one intra-op thread while
 a trainer computes on the CPU (the thread count is restored afterwards). The results are kept in the disk cache
-(``dynamics.numerics.disk_cache``), keyed on the arguments as passed. Imports torch at module level;
-:mod:`dynamics.and_mask` does not import this module.
+(``dynamics.numerics.disk_cache``), keyed on the arguments as passed (the config included). Imports torch at module
+level; :mod:`dynamics.and_mask` does not import this module.
 """
 import math
-from typing import Optional, Sequence, Tuple, Union
+from typing import Sequence, Union
 
 import numpy as np
 import torch
 
 from dynamics.numerics import disk_cache, require_bool, require_choice, require_in_range, require_integer
-from dynamics.numerics.torch_tools import on_device, seed_int, to_numpy
-from dynamics.numerics.validation import rng_from
+from dynamics.numerics.torch_tools import on_device, to_numpy
 from ._checks import require_agreement_threshold
 from ._mask import THRESHOLD_SLACK
-from ._results import EnvironmentSweep, LearningSignals, NoisyLabelRun, SpiralMemorisation
+from ._results import (SPIRAL_SETTINGS, EnvironmentSweep, EnvironmentSweepConfig, LearningSignals,
+                       LearningSignalsConfig, NoisyLabelRun, NoisyLabelsConfig, SpiralMemorisation,
+                       SpiralMemorisationConfig)
 from ._setups import make_spiral_dataset
 from .torch_optim import _sign_sums, and_mask_batched
 
-__all__ = ["EnvironmentSweep", "LearningSignals", "NoisyLabelRun", "SPIRAL_SETTINGS", "SpiralMemorisation",
+__all__ = ["EnvironmentSweep", "EnvironmentSweepConfig", "LearningSignals", "LearningSignalsConfig", "NoisyLabelRun",
+           "NoisyLabelsConfig", "SPIRAL_SETTINGS", "SpiralMemorisation", "SpiralMemorisationConfig",
            "learning_signals_at_init", "train_environment_sweep", "train_noisy_labels", "train_spiral_memorisation"]
 
-#: The default (τ, L1, L2) settings of the memorisation task: averaging, averaging + L1, averaging + L2, the AND-mask.
-SPIRAL_SETTINGS = ((0.0, 0.0, 0.0), (0.0, 1e-4, 0.0), (0.0, 0.0, 1e-3), (0.5, 0.0, 0.0), (0.8, 0.0, 0.0),
-                   (1.0, 0.0, 0.0))
 _MAX_MODELS = 4096
 _MAX_WIDTH = 4096
 _MAX_STEPS = 100_000
@@ -74,13 +81,11 @@ def _seed_list(seeds, name="seeds"):
     raise TypeError(f"{name} must be a sequence of non-negative ints, got {seeds!r}")
 
 
-def _resolve_seeds(seeds, n_seeds, seed):
-    """The list of integer seeds: ``seeds`` if given, else ``n_seeds`` integers drawn from ``seed``."""
-    if seeds is not None:
-        return _seed_list(seeds)
-    n_seeds = require_integer("n_seeds", n_seeds, 1, _MAX_MODELS)
-    rng = rng_from(seed)
-    return [seed_int(rng) for _ in range(n_seeds)]
+def _config(config, kind):
+    """``config`` if it is a ``kind`` (the trainer's configuration NamedTuple), else a TypeError naming it."""
+    if not isinstance(config, kind):
+        raise TypeError(f"config must be a {kind.__name__}, got {config!r}")
+    return config
 
 
 def _dtype(dtype):
@@ -214,53 +219,28 @@ def _settings(settings):
 
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
-def train_spiral_memorisation(settings: Sequence[Tuple[float, float, float]] = SPIRAL_SETTINGS, n_seeds: int = 3,
-                              n_envs: int = 16, n_samples_per_env: int = 64, dim_shortcut: int = 8,
-                              n_revolutions: float = 0.75, hidden: Sequence[int] = (32, 32), n_steps: int = 400,
-                              learning_rate: float = 1e-2, rescale: bool = True, n_test: int = 1000,
-                              record_every: int = 20, *, seed: Union[None, int, np.random.Generator] = None,
-                              seeds: Optional[Sequence[int]] = None, dtype: str = "float32",
+def train_spiral_memorisation(config: SpiralMemorisationConfig = SpiralMemorisationConfig(),
+                              seeds: Sequence[int] = (0, 1, 2), *, dtype: str = "float32",
                               device: Union[str, torch.device] = "cpu") -> SpiralMemorisation:
     """Train LeakyReLU MLPs on the synthetic memorisation task with AND-masked, averaged or penalised gradients
     (Parascandolo et al. 2021, Fig 6 and Fig 14).
 
-    Every setting (τ, L1, L2) is trained on every seed's data set (:func:`dynamics.and_mask.make_spiral_dataset`,
-    shortcut entries N(0, 1)) from that seed's initial weights, full batch in each environment: per step, one
-    gradient per environment, the AND-mask at τ (τ = 0: the plain average), inverse-sparsity rescaling per tensor
-    (the public code), then the L1 gradient λ₁·sign(w) and the L2 gradient λ₂·w, then Adam (lr ×0.1 at ¾ of the
-    steps). All settings × seeds are one batched model.
+    Every setting (τ, L1, L2) of the config is trained on every seed's data set
+    (:func:`dynamics.and_mask.make_spiral_dataset`, shortcut entries N(0, 1)) from that seed's initial weights, full
+    batch in each environment: per step, one gradient per environment, the AND-mask at τ (τ = 0: the plain average),
+    inverse-sparsity rescaling per tensor (the public code), then the L1 gradient λ₁·sign(w) and the L2 gradient
+    λ₂·w, then Adam (lr ×0.1 at ¾ of the steps). All settings × seeds are one batched model.
 
     Parameters
     ----------
-    settings : sequence of (float, float, float), default SPIRAL_SETTINGS
-        (τ in [0, 1], L1 coefficient in [0, 1], L2 coefficient in [0, 1]) per setting, 1 to 256 of them.
-    n_seeds : int, default 3
-        Number of seeds drawn from ``seed`` (1 to 4096; ignored when ``seeds`` is given).
-    n_envs : int, default 16
-        Training environments, 1 to 1024.
-    n_samples_per_env : int, default 64
-        Examples per environment, 2 to 4096.
-    dim_shortcut : int, default 8
-        Dimension of the shortcut signature, 1 to 256.
-    n_revolutions : float, default 0.75
-        Turns of each spiral, in (0, 10] (the public code: 3).
-    hidden : sequence of int, default (32, 32)
-        Hidden-layer widths (1 to 8 layers, each 1 to 4096).
-    n_steps : int, default 400
-        Adam steps, 0 to 100000.
-    learning_rate : float, default 1e-2
-        Adam's initial learning rate, in (0, 1].
-    rescale : bool, default True
-        Inverse-sparsity rescaling of the masked gradient (per model and tensor).
-    n_test : int, default 1000
-        Size of the o.o.d. test set, 2 to 100000.
-    record_every : int, default 20
-        Record the accuracies every this many steps (>= 1) and at the end.
-    seed : None, int or numpy.random.Generator
-        Draws the ``n_seeds`` integer seeds.
-    seeds : sequence of int, optional
-        The integer seeds themselves (each gives one data set and one initialisation).
+    config : SpiralMemorisationConfig, default SpiralMemorisationConfig()
+        The settings, sizes and optimiser (:class:`dynamics.and_mask.SpiralMemorisationConfig`; ``.source()`` is the
+        paper's size, ``.ci()`` the claim's). A bad field raises a ValueError naming it when the trainer runs.
+    seeds : sequence of int, default (0, 1, 2)
+        The integer seeds, 1 to 4096 non-negative ints (each gives one data set and one initialisation, shared by
+        all settings: runs are paired).
     dtype : {"float32", "float64"}, default "float32"
+        Keyword only.
     device : str or torch.device, default "cpu"
         Keyword only.
 
@@ -270,23 +250,25 @@ def train_spiral_memorisation(settings: Sequence[Tuple[float, float, float]] = S
 
     Examples
     --------
-    >>> run = train_spiral_memorisation([(0.0, 0.0, 0.0), (1.0, 0.0, 0.0)], n_envs=4, n_samples_per_env=16,
-    ...                                 hidden=(8,), n_steps=20, n_test=50, record_every=10, seeds=[0, 1], device="cpu")
+    >>> config = SpiralMemorisationConfig(settings=((0.0, 0.0, 0.0), (1.0, 0.0, 0.0)), n_envs=4, n_samples_per_env=16,
+    ...                                   hidden=(8,), n_steps=20, n_test=50, record_every=10)
+    >>> run = train_spiral_memorisation(config, seeds=(0, 1), device="cpu")
     >>> run.train_accuracy.shape, run.steps.tolist()
     ((2, 2, 3), [0, 10, 20])
     """
-    taus, l1, l2 = _settings(settings)
-    seed_list = _resolve_seeds(seeds, n_seeds, seed)
-    n_envs = require_integer("n_envs", n_envs, 1, 1024)
-    n = require_integer("n_samples_per_env", n_samples_per_env, 2, 4096)
-    dim = require_integer("dim_shortcut", dim_shortcut, 1, 256)
-    turns = require_in_range("n_revolutions", n_revolutions, 0.0, 10.0, low_open=True)
-    sizes = (2 + dim,) + _hidden(hidden) + (1,)
-    n_steps = require_integer("n_steps", n_steps, 0, _MAX_STEPS)
-    lr = require_in_range("learning_rate", learning_rate, 0.0, 1.0, low_open=True)
-    rescale = require_bool("rescale", rescale)
-    n_test = require_integer("n_test", n_test, 2, 100_000)
-    record_every = require_integer("record_every", record_every, 1)
+    config = _config(config, SpiralMemorisationConfig)
+    taus, l1, l2 = _settings(config.settings)
+    seed_list = _seed_list(seeds)
+    n_envs = require_integer("n_envs", config.n_envs, 1, 1024)
+    n = require_integer("n_samples_per_env", config.n_samples_per_env, 2, 4096)
+    dim = require_integer("dim_shortcut", config.dim_shortcut, 1, 256)
+    turns = require_in_range("n_revolutions", config.n_revolutions, 0.0, 10.0, low_open=True)
+    sizes = (2 + dim,) + _hidden(config.hidden) + (1,)
+    n_steps = require_integer("n_steps", config.n_steps, 0, _MAX_STEPS)
+    lr = require_in_range("learning_rate", config.learning_rate, 0.0, 1.0, low_open=True)
+    rescale = require_bool("rescale", config.rescale)
+    n_test = require_integer("n_test", config.n_test, 2, 100_000)
+    record_every = require_integer("record_every", config.record_every, 1)
     if len(taus) * len(seed_list) > _MAX_MODELS:
         raise ValueError(f"settings × seeds must be at most {_MAX_MODELS} models, got {len(taus) * len(seed_list)}")
     dt = _dtype(dtype)
@@ -324,17 +306,15 @@ def _masked_correlation(update, other, keep):
 
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
-def learning_signals_at_init(agreement_thresholds: Sequence[float] = tuple(np.arange(9) / 8),
-                             n_seeds: int = 40, n_envs: int = 16, n_samples_per_env: int = 256,
-                             dim_shortcut: int = 8, n_revolutions: float = 3.0, hidden: Sequence[int] = (64, 64, 64),
-                             *, seed: Union[None, int, np.random.Generator] = None,
-                             seeds: Optional[Sequence[int]] = None, dtype: str = "float32",
+def learning_signals_at_init(config: LearningSignalsConfig = LearningSignalsConfig(),
+                             seeds: Sequence[int] = tuple(range(40)), *, dtype: str = "float32",
                              device: Union[str, torch.device] = "cpu") -> LearningSignals:
     """Correlation of the masked average gradient of a freshly initialised MLP with a memorisation gradient and
     with a mechanism gradient, against τ (Parascandolo et al. 2021, Fig 7; no training).
 
     The paper leaves the two reference gradients open; here, on the memorisation task of each seed
-    (:func:`dynamics.and_mask.make_spiral_dataset`, environment e's examples, the same weights):
+    (:func:`dynamics.and_mask.make_spiral_dataset` with the config's sizes, environment e's examples, the same
+    weights):
 
     * the original gradients g_e: environment e's gradient on its own data (spirals and shortcut);
     * the mechanism gradient: the mean over environments of the gradient on the same examples with the shortcut
@@ -352,26 +332,14 @@ def learning_signals_at_init(agreement_thresholds: Sequence[float] = tuple(np.ar
 
     Parameters
     ----------
-    agreement_thresholds : sequence of float, default 0, 1/8, ..., 1
-        τ values in [0, 1], 1 to 1000 of them (with an even number of environments, τd and τd − 1 give the same
-        mask when τd is odd: the sign sum has the parity of d).
-    n_seeds : int, default 40
-        Weight seeds (each with its own data set), 1 to 4096; ignored when ``seeds`` is given.
-    n_envs : int, default 16
-        Environments, 1 to 1024.
-    n_samples_per_env : int, default 256
-        Examples per environment (the paper: a batch of 1024), 2 to 4096.
-    dim_shortcut : int, default 8
-        1 to 256.
-    n_revolutions : float, default 3
-        Turns of each spiral, in (0, 10].
-    hidden : sequence of int, default (64, 64, 64)
-        Hidden-layer widths (the paper: 3 × 256).
-    seed : None, int or numpy.random.Generator
-        Draws the ``n_seeds`` integer seeds.
-    seeds : sequence of int, optional
-        The integer seeds themselves.
+    config : LearningSignalsConfig, default LearningSignalsConfig()
+        The thresholds τ, the task's sizes and the network (:class:`dynamics.and_mask.LearningSignalsConfig`;
+        ``.source()`` is the paper's size, ``.ci()`` the claim's). A bad field raises a ValueError naming it when
+        the function runs.
+    seeds : sequence of int, default (0, 1, ..., 39)
+        The integer weight seeds, 1 to 4096 non-negative ints (each with its own data set); the paper uses 40.
     dtype : {"float32", "float64"}, default "float32"
+        Keyword only.
     device : str or torch.device, default "cpu"
         Keyword only.
 
@@ -381,20 +349,21 @@ def learning_signals_at_init(agreement_thresholds: Sequence[float] = tuple(np.ar
 
     Examples
     --------
-    >>> signals = learning_signals_at_init((0.0, 1.0), n_envs=4, n_samples_per_env=32, hidden=(16,), seeds=[0, 1],
-    ...                                    device="cpu")
+    >>> config = LearningSignalsConfig(agreement_thresholds=(0.0, 1.0), n_envs=4, n_samples_per_env=32, hidden=(16,))
+    >>> signals = learning_signals_at_init(config, seeds=(0, 1), device="cpu")
     >>> signals.and_mechanism.shape, bool(np.all(signals.and_kept_fraction[:, 0] == 1.0))
     ((2, 2), True)
     """
-    taus = np.array([require_agreement_threshold(t) for t in agreement_thresholds])
+    config = _config(config, LearningSignalsConfig)
+    taus = np.array([require_agreement_threshold(t) for t in config.agreement_thresholds])
     if not 1 <= taus.size <= 1000:
         raise ValueError(f"agreement_thresholds must hold 1 to 1000 values, got {taus.size}")
-    seed_list = _resolve_seeds(seeds, n_seeds, seed)
-    n_envs = require_integer("n_envs", n_envs, 1, 1024)
-    n = require_integer("n_samples_per_env", n_samples_per_env, 2, 4096)
-    dim = require_integer("dim_shortcut", dim_shortcut, 1, 256)
-    turns = require_in_range("n_revolutions", n_revolutions, 0.0, 10.0, low_open=True)
-    sizes = (2 + dim,) + _hidden(hidden) + (1,)
+    seed_list = _seed_list(seeds)
+    n_envs = require_integer("n_envs", config.n_envs, 1, 1024)
+    n = require_integer("n_samples_per_env", config.n_samples_per_env, 2, 4096)
+    dim = require_integer("dim_shortcut", config.dim_shortcut, 1, 256)
+    turns = require_in_range("n_revolutions", config.n_revolutions, 0.0, 10.0, low_open=True)
+    sizes = (2 + dim,) + _hidden(config.hidden) + (1,)
     dt = _dtype(dtype)
     original, mechanism, memorisation, null, labels = [], [], [], [], []
     for s in seed_list:
@@ -451,53 +420,29 @@ def _teacher_data(seed, n_train, n_test, dim, shuffled_fraction):
 
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
-def train_noisy_labels(agreement_thresholds: Sequence[float] = (0.0, 0.1, 0.2, 0.4, 0.6, 0.8),
-                       shuffled_fraction: float = 1.0, n_seeds: int = 3, n_train: int = 256, dim: int = 16,
-                       hidden: Sequence[int] = (64, 64), batch_size: int = 32, n_steps: int = 800,
-                       learning_rate: float = 5e-3, rescale: bool = True, n_test: int = 1000, record_every: int = 40,
-                       *, seed: Union[None, int, np.random.Generator] = None, seeds: Optional[Sequence[int]] = None,
+def train_noisy_labels(config: NoisyLabelsConfig = NoisyLabelsConfig(), seeds: Sequence[int] = (0, 1, 2), *,
                        dtype: str = "float32", device: Union[str, torch.device] = "cpu") -> NoisyLabelRun:
     """Train LeakyReLU MLPs on shuffled labels with each example its own environment (Parascandolo et al. 2021,
     Figs 8, 9 and 16 in spirit; a generated tabular task instead of CIFAR-10).
 
-    Data of each seed: ``n_train`` inputs x ~ N(0, I_dim) labelled sign(x·w*) by a random unit teacher w*; the labels
-    of a random ``shuffled_fraction`` of the examples are permuted among themselves (1.0: random labels, Fig 8;
-    0.25: label noise, Fig 9). Each step draws ``batch_size`` examples (the same draws for every τ of a seed), takes
-    one gradient per example (each example is an environment, as the paper's CIFAR-10 runs with d = 80), AND-masks
-    them at τ (τ = 0: the plain mean), rescales by the inverse kept fraction (the public code), and steps Adam (lr
-    ×0.1 at ¾). All τ × seeds are one batched model.
+    Data of each seed: ``config.n_train`` inputs x ~ N(0, I_dim) labelled sign(x·w*) by a random unit teacher w*; the
+    labels of a random ``config.shuffled_fraction`` of the examples are permuted among themselves (1.0: random labels,
+    Fig 8; 0.25: label noise, Fig 9). Each step draws ``config.batch_size`` examples (the same draws for every τ of a
+    seed), takes one gradient per example (each example is an environment, as the paper's CIFAR-10 runs with d = 80),
+    AND-masks them at τ (τ = 0: the plain mean), rescales by the inverse kept fraction (the public code), and steps
+    Adam (lr ×0.1 at ¾). All τ × seeds are one batched model.
 
     Parameters
     ----------
-    agreement_thresholds : sequence of float, default (0, 0.1, 0.2, 0.4, 0.6, 0.8)
-        τ values in [0, 1], 1 to 256 of them.
-    shuffled_fraction : float, default 1.0
-        Fraction in [0, 1] of the training labels that are shuffled.
-    n_seeds : int, default 3
-        1 to 4096; ignored when ``seeds`` is given.
-    n_train : int, default 256
-        Training examples, 2 to 100000.
-    dim : int, default 16
-        Input dimension, 1 to 4096.
-    hidden : sequence of int, default (64, 64)
-        Hidden-layer widths.
-    batch_size : int, default 32
-        Examples (environments) per step, 1 to min(n_train, 1024).
-    n_steps : int, default 800
-        Adam steps, 0 to 100000.
-    learning_rate : float, default 5e-3
-        In (0, 1].
-    rescale : bool, default True
-        Inverse-sparsity rescaling.
-    n_test : int, default 1000
-        Clean test examples, 2 to 100000.
-    record_every : int, default 40
-        Record every this many steps (>= 1) and at the end.
-    seed : None, int or numpy.random.Generator
-        Draws the ``n_seeds`` integer seeds.
-    seeds : sequence of int, optional
-        The integer seeds themselves (each: data, shuffle, minibatches and initial weights).
+    config : NoisyLabelsConfig, default NoisyLabelsConfig()
+        The thresholds τ, the shuffled fraction, the task's sizes, the network and the optimiser
+        (:class:`dynamics.and_mask.NoisyLabelsConfig`; ``.source()`` is the paper's setting, ``.ci()`` the claim's).
+        A bad field raises a ValueError naming it when the trainer runs.
+    seeds : sequence of int, default (0, 1, 2)
+        The integer seeds, 1 to 4096 non-negative ints (each: data, shuffle, minibatches and initial weights, shared
+        by all thresholds: runs are paired).
     dtype : {"float32", "float64"}, default "float32"
+        Keyword only.
     device : str or torch.device, default "cpu"
         Keyword only.
 
@@ -507,25 +452,27 @@ def train_noisy_labels(agreement_thresholds: Sequence[float] = (0.0, 0.1, 0.2, 0
 
     Examples
     --------
-    >>> run = train_noisy_labels((0.0, 0.8), 0.25, n_train=32, dim=4, hidden=(8,), batch_size=8, n_steps=10,
-    ...                          n_test=20, record_every=5, seeds=[3], device="cpu")
+    >>> config = NoisyLabelsConfig(agreement_thresholds=(0.0, 0.8), shuffled_fraction=0.25, n_train=32, dim=4,
+    ...                            hidden=(8,), batch_size=8, n_steps=10, n_test=20, record_every=5)
+    >>> run = train_noisy_labels(config, seeds=(3,), device="cpu")
     >>> run.train_accuracy.shape, 0.0 < float(run.mislabelled_fraction[0]) <= 0.25
     ((2, 1, 3), True)
     """
-    taus = np.array([require_agreement_threshold(t) for t in agreement_thresholds])
+    config = _config(config, NoisyLabelsConfig)
+    taus = np.array([require_agreement_threshold(t) for t in config.agreement_thresholds])
     if not 1 <= taus.size <= 256:
         raise ValueError(f"agreement_thresholds must hold 1 to 256 values, got {taus.size}")
-    fraction = require_in_range("shuffled_fraction", shuffled_fraction, 0.0, 1.0)
-    seed_list = _resolve_seeds(seeds, n_seeds, seed)
-    n_train = require_integer("n_train", n_train, 2, 100_000)
-    dim = require_integer("dim", dim, 1, 4096)
-    sizes = (dim,) + _hidden(hidden) + (1,)
-    batch = require_integer("batch_size", batch_size, 1, min(n_train, 1024))
-    n_steps = require_integer("n_steps", n_steps, 0, _MAX_STEPS)
-    lr = require_in_range("learning_rate", learning_rate, 0.0, 1.0, low_open=True)
-    rescale = require_bool("rescale", rescale)
-    n_test = require_integer("n_test", n_test, 2, 100_000)
-    record_every = require_integer("record_every", record_every, 1)
+    fraction = require_in_range("shuffled_fraction", config.shuffled_fraction, 0.0, 1.0)
+    seed_list = _seed_list(seeds)
+    n_train = require_integer("n_train", config.n_train, 2, 100_000)
+    dim = require_integer("dim", config.dim, 1, 4096)
+    sizes = (dim,) + _hidden(config.hidden) + (1,)
+    batch = require_integer("batch_size", config.batch_size, 1, min(n_train, 1024))
+    n_steps = require_integer("n_steps", config.n_steps, 0, _MAX_STEPS)
+    lr = require_in_range("learning_rate", config.learning_rate, 0.0, 1.0, low_open=True)
+    rescale = require_bool("rescale", config.rescale)
+    n_test = require_integer("n_test", config.n_test, 2, 100_000)
+    record_every = require_integer("record_every", config.record_every, 1)
     k, s = taus.size, len(seed_list)
     if k * s > _MAX_MODELS:
         raise ValueError(f"thresholds × seeds must be at most {_MAX_MODELS} models, got {k * s}")
@@ -566,36 +513,30 @@ def train_noisy_labels(agreement_thresholds: Sequence[float] = (0.0, 0.1, 0.2, 0
 
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
-def train_environment_sweep(n_envs: Sequence[int] = (4, 8, 16, 32, 64, 128, 256), n_total: int = 1024,
-                            n_seeds: int = 3, dim_shortcut: int = 8, n_revolutions: float = 0.75,
-                            hidden: Sequence[int] = (32, 32), n_steps: int = 400, learning_rate: float = 1e-2,
-                            n_test: int = 1000, *, seed: Union[None, int, np.random.Generator] = None,
-                            seeds: Optional[Sequence[int]] = None, dtype: str = "float32",
+def train_environment_sweep(config: EnvironmentSweepConfig = EnvironmentSweepConfig(),
+                            seeds: Sequence[int] = (0, 1, 2), *, dtype: str = "float32",
                             device: Union[str, torch.device] = "cpu") -> EnvironmentSweep:
     """Plain averaging (τ = 0) on the memorisation task against the number of training environments, the total
     number of examples fixed (Parascandolo et al. 2021, Fig 15 in spirit).
 
-    For each number of environments d, :func:`dynamics.and_mask.torch_experiments.train_spiral_memorisation` with
-    the single setting τ = 0 (no penalty) on ``n_total // d`` examples per environment. With few environments the
-    per-environment shortcut signatures separate the training data and the network memorises them (o.o.d.
-    accuracy near chance); with many, memorising every signature costs more than learning the spirals, and the
-    network switches to the mechanism.
+    For each number of environments d of the config,
+    :func:`dynamics.and_mask.torch_experiments.train_spiral_memorisation` with the single setting τ = 0 (no penalty)
+    on ``config.n_total // d`` examples per environment and the config's other fields, recording only the final
+    accuracies. With few environments the
+    per-environment shortcut signatures separate the training data and the network memorises them (o.o.d. accuracy
+    near chance); with many, memorising every signature costs more than learning the spirals, and the network
+    switches to the mechanism.
 
     Parameters
     ----------
-    n_envs : sequence of int, default (4, 8, 16, 32, 64, 128, 256)
-        Numbers of environments, each in [1, min(1024, n_total // 2)]; 1 to 64 of them.
-    n_total : int, default 1024
-        Training examples in all (split evenly), 2 to 100000.
-    n_seeds : int, default 3
-        1 to 4096; ignored when ``seeds`` is given.
-    dim_shortcut, n_revolutions, hidden, n_steps, learning_rate, n_test
-        As :func:`dynamics.and_mask.torch_experiments.train_spiral_memorisation`.
-    seed : None, int or numpy.random.Generator
-        Draws the ``n_seeds`` integer seeds.
-    seeds : sequence of int, optional
-        The integer seeds themselves (the same for every d).
+    config : EnvironmentSweepConfig, default EnvironmentSweepConfig()
+        The numbers of environments, the total number of examples, the task, the network and the optimiser
+        (:class:`dynamics.and_mask.EnvironmentSweepConfig`; ``.source()`` is the paper's size, ``.ci()`` the
+        claim's). A bad field raises a ValueError naming it when the trainer runs.
+    seeds : sequence of int, default (0, 1, 2)
+        The integer seeds, 1 to 4096 non-negative ints (the same for every d).
     dtype : {"float32", "float64"}, default "float32"
+        Keyword only.
     device : str or torch.device, default "cpu"
         Keyword only.
 
@@ -605,22 +546,25 @@ def train_environment_sweep(n_envs: Sequence[int] = (4, 8, 16, 32, 64, 128, 256)
 
     Examples
     --------
-    >>> sweep = train_environment_sweep((2, 8), n_total=64, hidden=(8,), n_steps=10, n_test=20, seeds=[0],
-    ...                                 device="cpu")
+    >>> config = EnvironmentSweepConfig(n_envs=(2, 8), n_total=64, hidden=(8,), n_steps=10, n_test=20)
+    >>> sweep = train_environment_sweep(config, seeds=(0,), device="cpu")
     >>> sweep.test_accuracy.shape
     (2, 1)
     """
-    n_total = require_integer("n_total", n_total, 2, 100_000)
-    sizes = [require_integer("n_envs", d, 1, min(1024, n_total // 2)) for d in n_envs]
+    config = _config(config, EnvironmentSweepConfig)
+    n_total = require_integer("n_total", config.n_total, 2, 100_000)
+    sizes = [require_integer("n_envs", d, 1, min(1024, n_total // 2)) for d in config.n_envs]
     if not 1 <= len(sizes) <= 64:
         raise ValueError(f"n_envs must hold 1 to 64 values, got {len(sizes)}")
-    seed_list = _resolve_seeds(seeds, n_seeds, seed)
+    seed_list = _seed_list(seeds)
     train, test = [], []
     for d in sizes:
-        run = train_spiral_memorisation([(0.0, 0.0, 0.0)], n_envs=d, n_samples_per_env=n_total // d,
-                                        dim_shortcut=dim_shortcut, n_revolutions=n_revolutions, hidden=hidden,
-                                        n_steps=n_steps, learning_rate=learning_rate, n_test=n_test,
-                                        record_every=_MAX_STEPS + 1, seeds=seed_list, dtype=dtype, device=device)
+        spiral = SpiralMemorisationConfig(settings=((0.0, 0.0, 0.0),), n_envs=d, n_samples_per_env=n_total // d,
+                                          dim_shortcut=config.dim_shortcut, n_revolutions=config.n_revolutions,
+                                          hidden=config.hidden, n_steps=config.n_steps,
+                                          learning_rate=config.learning_rate, n_test=config.n_test,
+                                          record_every=_MAX_STEPS + 1)
+        run = train_spiral_memorisation(spiral, seed_list, dtype=dtype, device=device)
         train.append(run.train_accuracy[0, :, -1])
         test.append(run.test_accuracy[0, :, -1])
     return EnvironmentSweep(np.array(sizes), np.array(seed_list), np.array(train), np.array(test))

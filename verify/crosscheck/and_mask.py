@@ -277,11 +277,9 @@ SPIRAL_SEEDS = 10
             "gain over averaging.")
 def experiment_spiral_memorisation(ctx):
     ctx.seed(3000)
-    seeds = [ctx.run.seed(3000 + j) for j in range(SPIRAL_SEEDS)]
-    size = ctx.size(cpu=dict(), cuda=dict(n_envs=32, n_samples_per_env=1280, dim_shortcut=32, n_revolutions=3.0,
-                                          hidden=(256, 256, 256), n_steps=3000, n_test=2000, record_every=100))
-    run = _experiments().train_spiral_memorisation([(0.0, 0.0, 0.0), (1.0, 0.0, 0.0)], seeds=seeds,
-                                                    device=ctx.device, **size)
+    seeds = tuple(ctx.run.seed(3000 + j) for j in range(SPIRAL_SEEDS))
+    config = ctx.size(cpu=am.SpiralMemorisationConfig.ci(), cuda=am.SpiralMemorisationConfig.source())
+    run = _experiments().train_spiral_memorisation(config, seeds, device=ctx.device)
     train, test = run.train_accuracy[..., -1], run.test_accuracy[..., -1]
     gain = _paired_bound(test[1] - test[0], 1e-2 / 2)
     return Check.all_of([Check.above(float(train[0].mean()), 0.95,
@@ -309,10 +307,9 @@ SIGNAL_SEEDS = 40
             "the difference (mechanism − memorisation correlation) grows by 0.15 ± 0.07 from τ = 0 to 7/8.")
 def experiment_learning_signals(ctx):
     ctx.seed(3100)
-    seeds = [ctx.run.seed(3100 + j) for j in range(SIGNAL_SEEDS)]
-    size = ctx.size(cpu=dict(hidden=(64, 64, 64), n_samples_per_env=512),
-                    cuda=dict(hidden=(256, 256, 256), n_samples_per_env=1024))
-    run = _experiments().learning_signals_at_init((0.0, 7 / 8), seeds=seeds, device=ctx.device, **size)
+    seeds = tuple(ctx.run.seed(3100 + j) for j in range(SIGNAL_SEEDS))
+    config = ctx.size(cpu=am.LearningSignalsConfig.ci(), cuda=am.LearningSignalsConfig.source())
+    run = _experiments().learning_signals_at_init(config, seeds, device=ctx.device)
     rise = run.and_mechanism[:, 1] - run.and_mechanism[:, 0]
     versus_xor = run.and_mechanism[:, 1] - run.xor_mechanism[:, 1]
     rows = []
@@ -344,12 +341,11 @@ LABEL_SEEDS = 10
             "(sd 0.08-0.14).")
 def experiment_noisy_labels(ctx):
     ctx.seed(3200)
-    seeds = [ctx.run.seed(3200 + j) for j in range(LABEL_SEEDS)]
-    size = ctx.size(cpu=dict(n_steps=500), cuda=dict(n_train=2048, dim=64, hidden=(512, 512), batch_size=80,
-                                                      n_steps=4000))
+    seeds = tuple(ctx.run.seed(3200 + j) for j in range(LABEL_SEEDS))
+    config = ctx.size(cpu=am.NoisyLabelsConfig.ci(), cuda=am.NoisyLabelsConfig.source())  # all labels shuffled
     trainer = _experiments().train_noisy_labels
-    random_labels = trainer((0.0, 0.6), 1.0, seeds=seeds, record_every=10 ** 6, device=ctx.device, **size)
-    label_noise = trainer((0.0, 0.6), 0.25, seeds=seeds, record_every=10 ** 6, device=ctx.device, **size)
+    random_labels = trainer(config, seeds, device=ctx.device)
+    label_noise = trainer(config._replace(shuffled_fraction=0.25), seeds, device=ctx.device)
     train = random_labels.train_accuracy[..., -1]
     gap = _paired_bound(train[0] - train[1], 1e-2 / 2)
     wrong = label_noise.mislabelled_accuracy[..., -1]
@@ -378,11 +374,9 @@ ENV_SEEDS = 6
             "dimension and networks); here it lies between 16 and 128.")
 def experiment_environments_needed(ctx):
     ctx.seed(3300)
-    seeds = [ctx.run.seed(3300 + j) for j in range(ENV_SEEDS)]
-    size = ctx.size(cpu=dict(n_envs=(16, 128)),
-                    cuda=dict(n_envs=(64, 1024), n_total=16384, dim_shortcut=32, n_revolutions=3.0,
-                              hidden=(256, 256, 256), n_steps=3000, n_test=2000))
-    sweep = _experiments().train_environment_sweep(seeds=seeds, device=ctx.device, **size)
+    seeds = tuple(ctx.run.seed(3300 + j) for j in range(ENV_SEEDS))
+    config = ctx.size(cpu=am.EnvironmentSweepConfig.ci(), cuda=am.EnvironmentSweepConfig.source())
+    sweep = _experiments().train_environment_sweep(config, seeds, device=ctx.device)
     few, many = sweep.test_accuracy
     gain = _paired_bound(many - few, 1e-2)
     return Check.all_of([Check.below(float(few.mean()), 0.7, f"o.o.d. accuracy with d = {sweep.n_envs[0]}: "
