@@ -23,7 +23,7 @@ SEEDS, HIDDEN, STEPS = (0, 1, 2), 500, 200
 
 def autograd_loop(n_steps):
     """The nine two-moons nets one after another: nn.Linear layers, autograd, torch.optim.SGD."""
-    start = gs.train_two_moons.uncached(seeds=SEEDS, n_steps=0, hidden=HIDDEN)
+    start = gs.train_two_moons.uncached(gs.TwoMoonsConfig(n_steps=0, hidden=HIDDEN), SEEDS)
     penalties = [run.output_penalty for run in start.runs for _ in SEEDS]
     for b, (penalty, (X, y)) in enumerate(zip(penalties, start.data)):
         net = torch.nn.Sequential(torch.nn.Linear(2, HIDDEN), torch.nn.ReLU(), torch.nn.Linear(HIDDEN, 1)).double()
@@ -46,10 +46,12 @@ def per_step(train, repeats=3):
 
 
 def two_moons():
-    rows = {"compiled (train_two_moons)": lambda n: gs.train_two_moons.uncached(seeds=SEEDS, n_steps=n,
-                                                                                 hidden=HIDDEN, record_every=50),
-            "torch, one stacked model": lambda n: starvation_torch.train_two_moons.uncached(
-                device="cpu", seeds=SEEDS, n_steps=n, hidden=HIDDEN, record_every=50),
+    def config(n_steps):
+        return gs.TwoMoonsConfig(n_steps=n_steps, hidden=HIDDEN, record_every=50)
+
+    rows = {"compiled (train_two_moons)": lambda n: gs.train_two_moons.uncached(config(n), SEEDS),
+            "torch, one stacked model": lambda n: starvation_torch.train_two_moons.uncached(config(n), SEEDS,
+                                                                                            device="cpu"),
             "torch, loop of 9 autograd nets": autograd_loop}
     times = {name: per_step(train) for name, train in rows.items()}
     loop = times["torch, loop of 9 autograd nets"]

@@ -130,7 +130,7 @@ def starvation_map(s2=2.0, weight_decay=0.01, deltas=(-0.5, 0.1, 0.3, 0.5, 0.6),
         "larger margin. (d) |z_1| (solid) and |z_6| (dashed) along the NTK-at-init eigen-directions during training, "
         "seed means, one colour and marker per run: separability inflates z_1 and starves z_6; SD reverses both.")
 def two_moons(n_steps=2000, seeds=(0, 1, 2), hidden=500):
-    result = gs.train_two_moons(seeds=seeds, n_steps=n_steps, hidden=hidden, record_every=50)
+    result = gs.train_two_moons(gs.TwoMoonsConfig(n_steps=n_steps, hidden=hidden, record_every=50), seeds)
     fig, axes = new_figure(1, 4, width=14.0, height=3.6)
     every_x = np.concatenate([d.X for d in result.data])
     low, high = every_x.min(axis=0) - 0.15, every_x.max(axis=0) + 0.15
@@ -202,7 +202,8 @@ def approximation_error(weight_decay=0.1, coupled_s_squared=(9.0, 4.0)):
 def moons_regularisers(n_steps=1000, hidden=100, seeds=(0, 1, 2), grid_size=101, device="cpu"):
     from dynamics.starvation.torch_experiments import moons_regularisers as train
 
-    result = train(device=device, seeds=seeds, n_steps=n_steps, hidden=hidden, grid_size=grid_size)
+    config = gs.MoonsRegularisersConfig.ci()._replace(n_steps=n_steps, hidden=hidden, grid_size=grid_size)
+    result = train(config, seeds, device=device)
     n = len(result.regularisers)
     columns = (n + 2) // 2
     distance = result.boundary_distance  # NaN where a boundary has fewer than 3 points in the data's box
@@ -290,8 +291,9 @@ def coloured_shapes(n_steps=400, hidden=32, seeds=(0, 1, 2, 3), n_train=1000, re
     from dynamics.starvation import coloured_shapes as make
     from dynamics.starvation.torch_experiments import train_coloured_shapes
 
-    result = train_coloured_shapes(device=device, seeds=seeds, n_steps=n_steps, hidden=hidden, n_train=n_train,
-                                   n_test=1000, record_every=record_every)
+    config = gs.ColouredShapesConfig.ci()._replace(n_steps=n_steps, hidden=hidden, n_train=n_train,
+                                                   record_every=record_every)
+    result = train_coloured_shapes(config, seeds, device=device)
     fig = new_figure(1, 3, width=13.0, height=3.8, gridspec_kw={"width_ratios": [0.9, 1.2, 1.2]})[0]
     left, middle, right = fig.axes
     examples = make(8, colour_flip=0.1, seed=1)

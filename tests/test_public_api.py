@@ -298,10 +298,6 @@ OVER_MAX_PARAMETERS = {
     "spurious.torch_training.spurious_rule_logits": 10,
     "spurious.torch_training.train_parity_mlp": 15,
     "starvation.integrate_dual": 10,
-    "starvation.torch_experiments.moons_regularisers": 9,
-    "starvation.torch_experiments.train_coloured_shapes": 11,
-    "starvation.torch_training.train_toy": 11,
-    "starvation.torch_training.train_two_moons": 9,
 }
 
 

@@ -11,6 +11,7 @@ from dynamics.numerics import haar_orthogonal
 
 U_TOY = gs.coupling_matrix(0.5)
 S_TOY = np.array([6.0, 2.0])
+MOONS_TINY = gs.TwoMoonsConfig(n_steps=1, hidden=4)
 
 
 def _dual_matrix(U, s, weight_decay, exact):
@@ -103,16 +104,17 @@ BAD_CALLS = [
     ("exact", lambda: gs.integrate_dual(U_TOY, S_TOY, [1.0], weight_decay=0.1, exact=None)),
     ("printed", lambda: gs.linearised_fixed_point(U_TOY, S_TOY, 0.1, printed=1)),
     ("seed", lambda: gs.two_moons(seed="zero")),
-    ("seeds", lambda: gs.train_two_moons(seeds=(), n_steps=1, hidden=4)),
-    ("runs", lambda: gs.train_two_moons(seeds=(0,), runs=(), n_steps=1, hidden=4)),
-    ("output_penalty", lambda: gs.train_two_moons(seeds=(0,), runs=[("SD", 0.1, -1.0)], n_steps=1, hidden=4)),
-    ("hidden", lambda: gs.train_two_moons(seeds=(0,), n_steps=1, hidden=0)),
-    ("n_steps", lambda: gs.train_two_moons(seeds=(0,), n_steps=-1, hidden=4)),
-    ("record_every", lambda: gs.train_two_moons(seeds=(0,), n_steps=1, hidden=4, record_every=0)),
-    ("momentum", lambda: gs.train_two_moons(seeds=(0,), n_steps=1, hidden=4, momentum=1.0)),
-    ("weight_decay", lambda: gs.train_two_moons(seeds=(0,), n_steps=1, hidden=4, weight_decay=-1e-3)),
-    ("learning_rate", lambda: gs.train_two_moons(seeds=(0,), n_steps=1, hidden=4, learning_rate=0.0)),
-    ("learning_rate", lambda: gs.train_two_moons(seeds=(0,), n_steps=400, hidden=64, learning_rate=1e3)),
+    ("seeds", lambda: gs.train_two_moons(MOONS_TINY, seeds=())),
+    ("runs", lambda: gs.train_two_moons(MOONS_TINY._replace(runs=()), (0,))),
+    ("output_penalty", lambda: gs.train_two_moons(MOONS_TINY._replace(runs=(("SD", 0.1, -1.0),)), (0,))),
+    ("hidden", lambda: gs.train_two_moons(MOONS_TINY._replace(hidden=0), (0,))),
+    ("n_steps", lambda: gs.train_two_moons(MOONS_TINY._replace(n_steps=-1), (0,))),
+    ("record_every", lambda: gs.train_two_moons(MOONS_TINY._replace(record_every=0), (0,))),
+    ("momentum", lambda: gs.train_two_moons(MOONS_TINY._replace(momentum=1.0), (0,))),
+    ("weight_decay", lambda: gs.train_two_moons(MOONS_TINY._replace(weight_decay=-1e-3), (0,))),
+    ("learning_rate", lambda: gs.train_two_moons(MOONS_TINY._replace(learning_rate=0.0), (0,))),
+    ("learning_rate", lambda: gs.train_two_moons(gs.TwoMoonsConfig(n_steps=400, hidden=64, learning_rate=1e3), (0,))),
+    ("config", lambda: gs.train_two_moons((0,))),  # the seeds where the configuration goes
 ]
 
 
@@ -120,6 +122,30 @@ BAD_CALLS = [
 def test_bad_input_names_the_parameter(name, call):
     with pytest.raises((ValueError, TypeError), match=name):
         call()
+
+
+# ------------------------------------------------------------------ the experiments' configurations
+CONFIGS = (gs.ToyTrainingConfig, gs.TwoMoonsConfig, gs.MoonsRegularisersConfig, gs.ColouredShapesConfig)
+
+
+@pytest.mark.parametrize("config_type", CONFIGS, ids=[c.__name__ for c in CONFIGS])
+def test_configurations_are_hashable_with_a_faithful_repr(config_type):
+    """The disk cache keys on a configuration's repr: it must rebuild the configuration (no memory addresses)."""
+    from dynamics.starvation import _results
+
+    for config in (config_type(), config_type.source(), config_type.ci()):
+        assert isinstance(config, config_type) and hash(config) == hash(config_type(*config))
+        assert eval(repr(config), vars(_results)) == config and " at 0x" not in repr(config)
+
+
+def test_configurations_hold_the_sources_settings():
+    toy = gs.ToyTrainingConfig.source()
+    assert (toy.weight_decay, toy.output_penalty, toy.primal_learning_rate, toy.dual_learning_rate, toy.alpha0,
+            toy.clamp) == (gs.TOY.weight_decay, gs.TOY.output_penalty, gs.TOY.learning_rate,
+                           gs.TOY.dual_learning_rate, gs.TOY.alpha0, gs.TOY.clamp)
+    assert gs.TwoMoonsConfig.source() == gs.TwoMoonsConfig() and gs.TwoMoonsConfig.source().runs == gs.MOONS_RUNS
+    assert gs.MoonsRegularisersConfig.source() == gs.MoonsRegularisersConfig()
+    assert gs.ColouredShapesConfig.ci() == gs.ColouredShapesConfig()
 
 
 # ------------------------------------------------------------------ one of weight_decay / output_penalty

@@ -43,32 +43,35 @@ SETTINGS = (R("plain", 0.0, 0.0, False, 0.0, 0.0, 1, 1), R("wd", 1e-2, 0.0, Fals
 
 
 def test_moons_regularisers_batched_equals_one_member_at_a_time():
-    kwargs = dict(device="cpu", n_steps=15, hidden=6, grid_size=12)
-    batched = te.moons_regularisers(seeds=(0, 1), regularisers=SETTINGS, **kwargs)
+    config = gs.MoonsRegularisersConfig(regularisers=SETTINGS, n_steps=15, hidden=6, grid_size=12)
+    batched = te.moons_regularisers(config, (0, 1), device="cpu")
     for i, setting in enumerate(SETTINGS):  # the same seeds, hence the same grid (it covers every seed's data)
-        alone = te.moons_regularisers(seeds=(0, 1), regularisers=(setting,), **kwargs)
+        alone = te.moons_regularisers(config._replace(regularisers=(setting,)), (0, 1), device="cpu")
         scale = np.abs(alone.logits).max()
         np.testing.assert_allclose(batched.logits[i], alone.logits[0], rtol=0, atol=1e-10 * scale)
 
 
 def test_moons_regularisers_deterministic_and_seeded():
-    kwargs = dict(device="cpu", regularisers=SETTINGS[:1] + (R("drop", 0.0, 0.5, False, 0.0, 0.0, 1, 1),),
-                  n_steps=5, hidden=6, grid_size=12)
-    a, b = te.moons_regularisers(seeds=(3,), **kwargs), te.moons_regularisers(seeds=(3,), **kwargs)
-    c = te.moons_regularisers(seeds=(4,), **kwargs)
+    config = gs.MoonsRegularisersConfig(regularisers=SETTINGS[:1] + (R("drop", 0.0, 0.5, False, 0.0, 0.0, 1, 1),),
+                                        n_steps=5, hidden=6, grid_size=12)
+    a, b = te.moons_regularisers(config, (3,), device="cpu"), te.moons_regularisers(config, (3,), device="cpu")
+    c = te.moons_regularisers(config, (4,), device="cpu")
     np.testing.assert_array_equal(a.logits, b.logits)
     assert not np.allclose(a.logits, c.logits)
     assert a.logits.shape == (2, 1, 12, 12) and a.boundary_distance.shape == a.train_accuracy.shape == (2, 1)
     assert not np.allclose(a.logits[0], a.logits[1])  # dropout changes the path
 
 
-@pytest.mark.parametrize("kwargs, name", [(dict(n_steps=-1), "n_steps"), (dict(hidden=0), "hidden"),
-                                          (dict(seeds=()), "seeds"), (dict(grid_size=3), "grid_size"),
-                                          (dict(regularisers=(R("x", 0.0, 1.5, False, 0.0, 0.0, 1, 1),)), "dropout"),
-                                          (dict(regularisers=(R("x", 0.0, 0.0, False, 0.0, 0.0, 0, 1),)), "depth")])
-def test_moons_regularisers_validate(kwargs, name):
+@pytest.mark.parametrize("fields, seeds, name", [
+    (dict(n_steps=-1), (0,), "n_steps"), (dict(hidden=0), (0,), "hidden"), ({}, (), "seeds"),
+    (dict(grid_size=3), (0,), "grid_size"), (dict(momentum=1.0), (0,), "momentum"), (dict(margin=2.0), (0,), "margin"),
+    (dict(regularisers=(R("x", 0.0, 1.5, False, 0.0, 0.0, 1, 1),)), (0,), "dropout"),
+    (dict(regularisers=(R("x", 0.0, 0.0, False, 0.0, 0.0, 0, 1),)), (0,), "depth")])
+def test_moons_regularisers_validate(fields, seeds, name):
     with pytest.raises(ValueError, match=name):
-        te.moons_regularisers(device="cpu", **kwargs)
+        te.moons_regularisers(gs.MoonsRegularisersConfig(**fields), seeds, device="cpu")
+    with pytest.raises(TypeError, match="config"):  # the old call, seeds where the configuration goes
+        te.moons_regularisers((0,), device="cpu")
 
 
 def test_coloured_shapes_statistics_and_channels():
@@ -85,31 +88,32 @@ def test_coloured_shapes_statistics_and_channels():
         gs.coloured_shapes(10, colour_flip=0.1, bar_length=9)
 
 
-SHAPES = dict(device="cpu", n_train=60, n_test=40, n_steps=6, hidden=5, record_every=3)
+SHAPES = gs.ColouredShapesConfig(n_train=60, n_test=40, n_steps=6, hidden=5, record_every=3)
 
 
 def test_train_coloured_shapes_batched_equals_one_method_at_a_time():
-    batched = te.train_coloured_shapes(seeds=(0, 1), **SHAPES)
+    batched = te.train_coloured_shapes(SHAPES, (0, 1), device="cpu")
     for k, method in enumerate(te.COLOUR_SHAPE_METHODS):
-        alone = te.train_coloured_shapes(seeds=(0, 1), methods=(method,), **SHAPES)
+        alone = te.train_coloured_shapes(SHAPES._replace(methods=(method,)), (0, 1), device="cpu")
         for field in ("train_accuracy", "test_accuracy", "shape_accuracy"):
             np.testing.assert_array_equal(getattr(batched, field)[:, k], getattr(alone, field)[:, 0])
     assert batched.steps.tolist() == [0, 3, 6] and batched.test_accuracy.shape == (3, 3, 2)
 
 
 def test_train_coloured_shapes_deterministic_and_seeded():
-    a, b = te.train_coloured_shapes(seeds=(5,), **SHAPES), te.train_coloured_shapes(seeds=(5,), **SHAPES)
-    c = te.train_coloured_shapes(seeds=(6,), **SHAPES)
+    a, b = te.train_coloured_shapes(SHAPES, (5,), device="cpu"), te.train_coloured_shapes(SHAPES, (5,), device="cpu")
+    c = te.train_coloured_shapes(SHAPES, (6,), device="cpu")
     np.testing.assert_array_equal(a.test_accuracy, b.test_accuracy)
     assert not np.array_equal(a.test_accuracy, c.test_accuracy)
 
 
-@pytest.mark.parametrize("kwargs, name", [(dict(n_train=1), "n_train"), (dict(hidden=0), "hidden"),
+@pytest.mark.parametrize("fields, name", [(dict(n_train=1), "n_train"), (dict(hidden=0), "hidden"),
                                           (dict(methods=(te.ColourShapeMethod("x", -1.0, 0.0, 0.0),)), "weight_decay"),
-                                          (dict(record_every=0), "record_every")])
-def test_train_coloured_shapes_validate(kwargs, name):
+                                          (dict(methods=()), "methods"), (dict(size=2), "size"),
+                                          (dict(noise_std=-0.1), "noise_std"), (dict(record_every=0), "record_every")])
+def test_train_coloured_shapes_validate(fields, name):
     with pytest.raises(ValueError, match=name):
-        te.train_coloured_shapes(device="cpu", **{**dict(n_steps=1), **kwargs})
+        te.train_coloured_shapes(gs.ColouredShapesConfig(n_steps=1, **fields), device="cpu")
 
 
 def test_moons_margins_shapes_signs_and_validation():

@@ -87,7 +87,7 @@ def test_approximation_error_holds_the_gaps():
 
 def test_two_moons_holds_the_compiled_training():
     fig = figs.two_moons(n_steps=20, seeds=(0, 1), hidden=16)
-    result = gs.train_two_moons(seeds=(0, 1), n_steps=20, hidden=16, record_every=50)
+    result = gs.train_two_moons(gs.TwoMoonsConfig(n_steps=20, hidden=16, record_every=50), (0, 1))
     panels = fig.axes
     for k in range(3):
         X = result.data[2 * k].X

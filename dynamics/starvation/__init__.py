@@ -12,7 +12,10 @@ every equation the package computes, the conventions, and the corrections the pr
 Names: ``weight_decay`` is λ of the L2 penalty (λ/2)‖θ‖² (Eq 5); ``output_penalty`` is a of Spectral
 Decoupling's (a/2)‖ŷ‖² (Eq 17); functions that describe either take exactly one of the two. ``t`` is
 dual-flow time (η = 1), ``steps``/``n_steps`` count gradient-descent steps. The torch simulations of
-the same set-ups are in the optional module :mod:`dynamics.starvation.torch_training` (not imported here).
+the same set-ups are in the optional module :mod:`dynamics.starvation.torch_training` (not imported here). An
+experiment's trainer takes its settings as one configuration object (``TwoMoonsConfig``, ``ToyTrainingConfig``,
+``MoonsRegularisersConfig``, ``ColouredShapesConfig``), each with ``source()``, the authors' settings, and ``ci()``,
+the size the claims run on CPU.
 
 Examples
 --------
@@ -35,10 +38,11 @@ from ._fixed_points import (coupling_matrix, dual_fixed_point, dual_matrix, exac
                             response_derivative, sd_fixed_point, sd_lambert_approx, sd_margin, starvation_map,
                             weak_response_derivative)
 from ._kernels import dual_rhs
-from ._results import (Dataset, DualGDTrajectory, DualTrajectory, Features, FixedPoint, LinearModel, LossTangent,
-                       MoonsRun, ParameterTrajectory, PrimalTrajectory, SpectralDecouplingPoint, ToyBatch,
-                       ToyConfiguration, ToyTrajectories, ToyTraining, TwoMoonsTraining, WideNetComparison)
-from ._setups import (MOONS_RUNS, TOY, approximation_gap, boundary_line_distance, boundary_points, coloured_shapes,
+from ._results import (MOONS_RUNS, ColouredShapesConfig, Dataset, DualGDTrajectory, DualTrajectory, Features,
+                       FixedPoint, LinearModel, LossTangent, MoonsRegularisersConfig, MoonsRun, ParameterTrajectory,
+                       PrimalTrajectory, SpectralDecouplingPoint, ToyBatch, ToyConfiguration, ToyTrainingConfig,
+                       ToyTrajectories, ToyTraining, TwoMoonsConfig, TwoMoonsTraining, WideNetComparison)
+from ._setups import (TOY, approximation_gap, boundary_line_distance, boundary_points, coloured_shapes,
                       first_order_error, linearisation_error, make_moons, random_linear_model, toy_batch,
                       toy_trajectories, train_two_moons, two_moons)
 
@@ -47,6 +51,8 @@ __all__ = [
     "Dataset", "DualGDTrajectory", "DualTrajectory", "Features", "FixedPoint", "LinearModel", "LossTangent",
     "MoonsRun", "ParameterTrajectory", "PrimalTrajectory", "SpectralDecouplingPoint", "ToyBatch", "ToyConfiguration",
     "ToyTrajectories", "ToyTraining", "TwoMoonsTraining", "WideNetComparison",
+    # the experiments' configurations (the torch layer's included)
+    "ColouredShapesConfig", "MoonsRegularisersConfig", "ToyTrainingConfig", "TwoMoonsConfig",
     # Legendre duals (Lemma 2, Table 4)
     "LOSSES", "binary_entropy", "dual_maximiser", "dual_objective", "loss_tangent", "primal_loss",
     # fixed points and closed forms

@@ -32,24 +32,21 @@ from typing import Optional, Sequence, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dynamics.numerics import (as_finite_array, disk_cache, haar_orthogonal, require_array_in_range, require_bool, require_in_range,
-                               require_integer, require_positive, rng_from, seed_streams)
+from dynamics.numerics import (as_finite_array, disk_cache, haar_orthogonal, require_array_in_range, require_bool,
+                               require_in_range, require_integer, require_of_type, require_positive, rng_from,
+                               seed_streams)
 from ._checks import require_delta, require_strengths
 from ._dynamics import dual_gd, primal_gd_z
 from ._fixed_points import (coupling_matrix, dual_fixed_point, exact_uncoupled_response, feature_response,
                             first_order_response, lambert_fixed_point, linearised_fixed_point, sd_fixed_point)
 from ._kernels import moons_sgd
 from ._results import (ColourShapes, Dataset, LinearModel, MoonsRun, ToyBatch, ToyConfiguration, ToyTrajectories,
-                       TwoMoonsTraining)
+                       TwoMoonsConfig, TwoMoonsTraining)
 
 #: The toy of Fig 6 (App. B.1, the authors' toy code): δ = 0.5, s_1 = 2..6, s_2 = 2, λ = 0.01, a = 0.002, primal
 #: learning rate 0.05, dual ascent from α_0 = 1e-8 with learning rate 3e-6 and α clamped to [1e-50, 1 - 1e-50].
 TOY = ToyConfiguration(delta=0.5, s1_values=(2.0, 3.0, 4.0, 5.0, 6.0), s2=2.0, weight_decay=0.01,
                        output_penalty=0.002, learning_rate=0.05, dual_learning_rate=3e-6, alpha0=1e-8, clamp=1e-50)
-
-#: The three runs of Fig 1 (a)-(c): not separable, separable, separable with Spectral Decoupling.
-MOONS_RUNS = (MoonsRun(r"$\Delta = -0.1$", -0.1, 0.0), MoonsRun(r"$\Delta = +0.1$", 0.1, 0.0),
-              MoonsRun(r"$\Delta = +0.1$, SD", 0.1, 0.006))
 
 
 def toy_trajectories(s1: ArrayLike = TOY.s1_values, delta: float = TOY.delta, s2: float = TOY.s2, n_steps: int = 5000,
@@ -344,25 +341,27 @@ def two_moons(n_samples: int = 300, *, noise_std: float = 0.1, margin: float = 0
 
 
 # ---------------------------------------------------------------- the two-moons nets of Fig 1
-def moons_setup(seeds, runs, n_steps, hidden, record_every, learning_rate, momentum, weight_decay) -> dict:
-    """The checked arguments and the initial state of :func:`train_two_moons`, shared with the torch simulation:
+def moons_setup(config: TwoMoonsConfig, seeds) -> dict:
+    """The checked settings and the initial state of :func:`train_two_moons`, shared with the torch simulation:
     the data, the output penalties, the initial weights (numpy, run-major and seed-minor), the recorded steps (the
     last is n_steps) and the NTK-at-init eigenvectors. Each seed is split into a data stream and an initialisation
-    stream (:func:`dynamics.numerics.seed_streams` of ``rng_from(seed)``), each replayed for every run: the runs of one seed share their noise and their initial weights."""
+    stream (:func:`dynamics.numerics.seed_streams` of ``rng_from(seed)``), each replayed for every run: the runs of
+    one seed share their noise and their initial weights."""
+    config = require_of_type("config", config, TwoMoonsConfig, made_by="dynamics.starvation.TwoMoonsConfig")
     seeds = tuple(seeds)
     if not seeds:
         raise ValueError("seeds must hold at least one seed, got an empty sequence")
-    runs = tuple(MoonsRun(*run) for run in runs)
+    runs = tuple(MoonsRun(*run) for run in config.runs)
     if not runs:
         raise ValueError("runs must hold at least one MoonsRun, got an empty sequence")
     for run in runs:
         require_positive("output_penalty", run.output_penalty, allow_zero=True)
-    n_steps = require_integer("n_steps", n_steps, 0, 10**7)
-    hidden = require_integer("hidden", hidden, 1, 10**5)
-    record_every = require_integer("record_every", record_every, 1)
-    settings = dict(learning_rate=require_positive("learning_rate", learning_rate),
-                    momentum=require_in_range("momentum", momentum, 0.0, 1.0, high_open=True),
-                    weight_decay=require_positive("weight_decay", weight_decay, allow_zero=True))
+    n_steps = require_integer("n_steps", config.n_steps, 0, 10**7)
+    hidden = require_integer("hidden", config.hidden, 1, 10**5)
+    record_every = require_integer("record_every", config.record_every, 1)
+    settings = dict(learning_rate=require_positive("learning_rate", config.learning_rate),
+                    momentum=require_in_range("momentum", config.momentum, 0.0, 1.0, high_open=True),
+                    weight_decay=require_positive("weight_decay", config.weight_decay, allow_zero=True))
     streams = [seed_streams(rng_from(seed), ("data", "init")) for seed in seeds]
     replay = lambda stream: np.random.default_rng(stream.bit_generator.seed_seq)  # the stream from its start
     data = tuple(two_moons(300, noise_std=0.1, margin=run.margin, seed=replay(streams[k].data))
@@ -407,10 +406,8 @@ def moons_training(setup: dict, params, logits: np.ndarray, slopes: np.ndarray) 
 
 
 @disk_cache()  # rendering a figure again reuses its training
-def train_two_moons(seeds: Sequence[Union[int, np.random.Generator]] = (0, 1, 2), n_steps: int = 10_000,
-                    hidden: int = 500, record_every: int = 100, runs: Sequence[MoonsRun] = MOONS_RUNS,
-                    learning_rate: float = 1e-2, momentum: float = 0.9,
-                    weight_decay: float = 2e-4) -> TwoMoonsTraining:
+def train_two_moons(config: TwoMoonsConfig = TwoMoonsConfig(),
+                    seeds: Sequence[Union[int, np.random.Generator]] = (0, 1, 2)) -> TwoMoonsTraining:
     """Train the two-moons nets of Fig 1 (App. B.2), every (run, seed) at once, compiled.
 
     Linear(2, hidden) → ReLU → Linear(hidden, 1) with PyTorch's default (uniform) initialisation, the same
@@ -421,18 +418,12 @@ def train_two_moons(seeds: Sequence[Union[int, np.random.Generator]] = (0, 1, 2)
 
     Parameters
     ----------
+    config : TwoMoonsConfig
+        The settings (default: Fig 1's, :meth:`~dynamics.starvation.TwoMoonsConfig.source`;
+        :meth:`~dynamics.starvation.TwoMoonsConfig.ci` is the claims' CPU size). A field out of its range raises
+        ValueError naming the field.
     seeds : sequence of (int or numpy.random.Generator)
         One model per seed and run; a seed draws its data (300 points, noise_std 0.1) and its initialisation.
-    n_steps : int
-        Full-batch steps, in [0, 10^7] (10 000 in the paper).
-    hidden : int
-        Hidden units, in [1, 10^5].
-    record_every : int
-        Record ``|z|`` every this many steps (and at the end), >= 1.
-    runs : sequence of MoonsRun
-        The settings (default: Fig 1's three), each with ``output_penalty`` >= 0.
-    learning_rate, momentum, weight_decay : float
-        SGD's step (> 0), heavy-ball momentum (in [0, 1)) and L2 coefficient (>= 0; torch's convention).
 
     Returns
     -------
@@ -440,13 +431,13 @@ def train_two_moons(seeds: Sequence[Union[int, np.random.Generator]] = (0, 1, 2)
 
     Examples
     --------
-    >>> out = train_two_moons(seeds=(0,), n_steps=100, hidden=8, record_every=50)
+    >>> out = train_two_moons(TwoMoonsConfig(n_steps=100, hidden=8, record_every=50), seeds=(0,))
     >>> out.steps.tolist(), out.z.shape, out.gradient_ratio.shape
     ([0, 50, 100], (3, 3, 1, 300), (3, 1))
     >>> bool(out.z[-1, 1, 0, 1] > 10 * out.z[0, 1, 0, 1])   # Δ = +0.1: |z_1| grows more than tenfold
     True
     """
-    setup = moons_setup(seeds, runs, n_steps, hidden, record_every, learning_rate, momentum, weight_decay)
+    setup = moons_setup(config, seeds)
     W1, b1, w2, b2 = (p.copy() for p in setup["params"])
     logits = np.empty((len(setup["steps"]), *setup["y"].shape))
     moons_sgd(setup["X"], setup["y"], setup["penalty"], W1, b1, w2, b2, int(setup["steps"][-1]), setup["steps"],

@@ -26,39 +26,22 @@ from typing import Sequence, Union
 import numpy as np
 import torch
 
-from dynamics.numerics import (disk_cache, require_in_range, require_integer, require_positive, rng_from,
-                               seed_streams)
+from dynamics.numerics import (disk_cache, require_in_range, require_integer, require_of_type, require_positive,
+                               rng_from, seed_streams)
 from dynamics.numerics.torch_batched import MemberOptimizer
 from dynamics.numerics.torch_tools import DTYPE, as_tensor, on_device, to_numpy, torch_generator
-from ._results import (ColourShapeMethod, ColourShapes, ColourShapeTraining, MoonsMargins, MoonsRegularisation,
-                       MoonsRun, Regulariser)
+from ._results import (COLOUR_SHAPE_METHODS, MOONS_REGULARISERS, ColouredShapesConfig, ColourShapeMethod, ColourShapes,
+                       ColourShapeTraining, MoonsMargins, MoonsRegularisation, MoonsRegularisersConfig, MoonsRun,
+                       Regulariser, TwoMoonsConfig)
 from ._setups import boundary_line_distance, boundary_points, coloured_shapes, two_moons
 
-__all__ = ["COLOUR_SHAPE_METHODS", "ColourShapeMethod", "ColourShapeTraining", "ColourShapes", "MOONS_REGULARISERS",
-           "MoonsMargins", "MoonsRegularisation", "Regulariser", "moons_margins", "moons_regularisers", "train_coloured_shapes"]
+# The result, setting and configuration types and the default settings live in the package (dynamics.starvation,
+# its _results module); they are re-exported here.
+__all__ = ["COLOUR_SHAPE_METHODS", "ColourShapeMethod", "ColourShapeTraining", "ColourShapes", "ColouredShapesConfig",
+           "MOONS_REGULARISERS", "MoonsMargins", "MoonsRegularisation", "MoonsRegularisersConfig", "Regulariser",
+           "moons_margins", "moons_regularisers", "train_coloured_shapes"]
 
 Seed = Union[int, np.random.Generator]
-
-# ---------------------------------------------------------------- result and setting types
-
-MOONS_REGULARISERS = (
-    Regulariser("none", 0.0, 0.0, False, 0.0, 0.0, 1, 1),
-    Regulariser("weight decay 1e-2", 1e-2, 0.0, False, 0.0, 0.0, 1, 1),
-    Regulariser("dropout 0.7", 0.0, 0.7, False, 0.0, 0.0, 1, 1),
-    Regulariser("batch norm", 0.0, 0.0, True, 0.0, 0.0, 1, 1),
-    Regulariser("Adam 3e-3", 0.0, 0.0, False, 3e-3, 0.0, 1, 1),
-    Regulariser("5 layers", 0.0, 0.0, False, 0.0, 0.0, 4, 1),
-    Regulariser("10x longer", 0.0, 0.0, False, 0.0, 0.0, 1, 10),
-    Regulariser("SD 0.003", 0.0, 0.0, False, 0.0, 0.006, 1, 1),
-)
-
-
-COLOUR_SHAPE_METHODS = (ColourShapeMethod("ERM", 0.0, 0.0, 0.0), ColourShapeMethod("L2", 1e-2, 0.0, 0.0),
-                        ColourShapeMethod("SD", 0.0, 1.0, 1.0))
-
-
-
-
 
 
 # ---------------------------------------------------------------- a batched MLP with per-member settings
@@ -184,10 +167,8 @@ def _seed_tuple(seeds):
 # ---------------------------------------------------------------- Fig 7: two moons under common regularisers
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
-def moons_regularisers(*, device: Union[str, torch.device] = "cpu", seeds: Sequence[Seed] = (0, 1, 2),
-                       regularisers: Sequence[Regulariser] = MOONS_REGULARISERS, n_steps: int = 1000,
-                       hidden: int = 500, learning_rate: float = 1e-2, momentum: float = 0.9, margin: float = 0.1,
-                       grid_size: int = 121) -> MoonsRegularisation:
+def moons_regularisers(config: MoonsRegularisersConfig = MoonsRegularisersConfig(), seeds: Sequence[Seed] = (0, 1, 2),
+                       *, device: Union[str, torch.device] = "cpu") -> MoonsRegularisation:
     """Train the separable two moons (Δ = ``margin``) under each regulariser of Pezeshki et al. 2021, Fig 7, and
     measure how far each boundary is from straight.
 
@@ -199,22 +180,15 @@ def moons_regularisers(*, device: Union[str, torch.device] = "cpu", seeds: Seque
 
     Parameters
     ----------
-    device : str or torch.device, default "cpu"
-        Where to compute.
+    config : MoonsRegularisersConfig
+        The regularisers, net, optimizer, margin and evaluation grid (default: the authors' code for Fig 7,
+        :meth:`~dynamics.starvation.MoonsRegularisersConfig.source`;
+        :meth:`~dynamics.starvation.MoonsRegularisersConfig.ci` is the claim's CPU size). A field out of its range
+        raises ValueError naming the field.
     seeds : sequence of (int or numpy.random.Generator)
         1 to 1000 seeds; a seed draws its data (300 points, noise 0.1), its initialisation and its dropout masks.
-    regularisers : sequence of Regulariser
-        The settings (default: :data:`MOONS_REGULARISERS`).
-    n_steps : int
-        Full-batch steps, in [0, 10^6] (times each setting's ``steps_factor``; the authors' code: 1000).
-    hidden : int
-        Hidden width, in [1, 10^4].
-    learning_rate, momentum : float
-        SGD's step (> 0) and heavy-ball momentum (in [0, 1)).
-    margin : float
-        Δ of :func:`~dynamics.starvation.two_moons`, in [-1, 1].
-    grid_size : int
-        Evaluation grid points per axis, in [10, 2000].
+    device : str or torch.device, default "cpu"
+        Where to compute.
 
     Returns
     -------
@@ -222,12 +196,14 @@ def moons_regularisers(*, device: Union[str, torch.device] = "cpu", seeds: Seque
 
     Examples
     --------
-    >>> out = moons_regularisers(device="cpu", seeds=(0,), n_steps=3, hidden=8, grid_size=20)
+    >>> out = moons_regularisers(MoonsRegularisersConfig(n_steps=3, hidden=8, grid_size=20), seeds=(0,), device="cpu")
     >>> out.logits.shape, out.boundary_distance.shape
     ((8, 1, 20, 20), (8, 1))
     """
+    config = require_of_type("config", config, MoonsRegularisersConfig,
+                             made_by="dynamics.starvation.MoonsRegularisersConfig")
     seeds = _seed_tuple(seeds)
-    regularisers = tuple(Regulariser(*r) for r in regularisers)
+    regularisers = tuple(Regulariser(*r) for r in config.regularisers)
     if not regularisers:
         raise ValueError("regularisers must hold at least one Regulariser, got an empty sequence")
     for r in regularisers:
@@ -237,12 +213,12 @@ def moons_regularisers(*, device: Union[str, torch.device] = "cpu", seeds: Seque
         require_positive("output_penalty", r.output_penalty, allow_zero=True)
         require_integer("depth", r.depth, 1, 16)
         require_integer("steps_factor", r.steps_factor, 1, 100)
-    n_steps = require_integer("n_steps", n_steps, 0, 10**6)
-    hidden = require_integer("hidden", hidden, 1, 10**4)
-    learning_rate = require_positive("learning_rate", learning_rate)
-    momentum = require_in_range("momentum", momentum, 0.0, 1.0, high_open=True)
-    margin = require_in_range("margin", margin, -1.0, 1.0)
-    grid_size = require_integer("grid_size", grid_size, 10, 2000)
+    n_steps = require_integer("n_steps", config.n_steps, 0, 10**6)
+    hidden = require_integer("hidden", config.hidden, 1, 10**4)
+    learning_rate = require_positive("learning_rate", config.learning_rate)
+    momentum = require_in_range("momentum", config.momentum, 0.0, 1.0, high_open=True)
+    margin = require_in_range("margin", config.margin, -1.0, 1.0)
+    grid_size = require_integer("grid_size", config.grid_size, 10, 2000)
     streams = [seed_streams(rng_from(seed), _SEED_STREAMS) for seed in seeds]
     data = tuple(two_moons(300, noise_std=0.1, margin=margin, seed=s.data) for s in streams)
     every_x = np.concatenate([d.X for d in data])
@@ -277,15 +253,12 @@ def moons_regularisers(*, device: Union[str, torch.device] = "cpu", seeds: Seque
     return MoonsRegularisation(regularisers, seeds, data, grid_h, grid_v, logits, distance, accuracy)
 
 
-# ---------------------------------------------------------------- CMNIST in spirit: coloured shapes (data: dynamics.starvation.coloured_shapes)
-
-
+# ---------------------------------------------------------------- CMNIST in spirit: coloured shapes
+# (the data: dynamics.starvation.coloured_shapes)
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
-def train_coloured_shapes(*, device: Union[str, torch.device] = "cpu", seeds: Sequence[Seed] = (0, 1, 2),
-                          methods: Sequence[ColourShapeMethod] = COLOUR_SHAPE_METHODS, n_train: int = 1000,
-                          n_test: int = 1000, n_steps: int = 400, hidden: int = 32, learning_rate: float = 1e-3,
-                          record_every: int = 50, size: int = 7, noise_std: float = 0.2) -> ColourShapeTraining:
+def train_coloured_shapes(config: ColouredShapesConfig = ColouredShapesConfig(), seeds: Sequence[Seed] = (0, 1, 2), *,
+                          device: Union[str, torch.device] = "cpu") -> ColourShapeTraining:
     """Train ERM, the L2 baseline and γ-shifted Spectral Decoupling on :func:`coloured_shapes` (Pezeshki et al.
     2021, Table 2, Fig 3 in spirit), all methods and seeds as one batched model.
 
@@ -296,27 +269,17 @@ def train_coloured_shapes(*, device: Union[str, torch.device] = "cpu", seeds: Se
 
     Parameters
     ----------
-    device : str or torch.device, default "cpu"
+    config : ColouredShapesConfig
+        The methods, data sizes, net, optimizer and image settings (default: the project's CPU size,
+        :meth:`~dynamics.starvation.ColouredShapesConfig.ci`; :meth:`~dynamics.starvation.ColouredShapesConfig.source`
+        has the authors' Colored MNIST sizes). With pixel noise (``noise_std`` > 0) every image is unique and the net
+        can memorise the training set, as the Colored MNIST nets do (their ERM reaches 91% training accuracy, above the
+        85% the colour alone gives); without it, identical images carry conflicting labels. A field out of its range
+        raises ValueError naming the field.
     seeds : sequence of (int or numpy.random.Generator)
         1 to 1000 seeds; a seed draws the data sets and the initialisation.
-    methods : sequence of ColourShapeMethod
-        Default :data:`COLOUR_SHAPE_METHODS`: ERM, L2 (λ = 0.01), SD (a = 1, γ = 1).
-    n_train, n_test : int
-        In [2, 10^6].
-    n_steps : int
-        Full-batch Adam steps, in [0, 10^6].
-    hidden : int
-        Width of both hidden layers, in [1, 10^4].
-    learning_rate : float
-        > 0.
-    record_every : int
-        Record the accuracies every this many steps (and at the end), >= 1.
-    size : int
-        Image side, in [3, 64].
-    noise_std : float
-        Pixel noise of :func:`coloured_shapes`, in [0, 10]. With noise every image is unique and the net can
-        memorise the training set, as the Colored MNIST nets do (their ERM reaches 91% training accuracy, above the
-        85% the colour alone gives); without it, identical images carry conflicting labels.
+    device : str or torch.device, default "cpu"
+        Where to compute.
 
     Returns
     -------
@@ -324,27 +287,28 @@ def train_coloured_shapes(*, device: Union[str, torch.device] = "cpu", seeds: Se
 
     Examples
     --------
-    >>> out = train_coloured_shapes(device="cpu", seeds=(0,), n_train=40, n_test=40, n_steps=4, hidden=8,
-    ...                             record_every=2)
+    >>> config = ColouredShapesConfig(n_train=40, n_test=40, n_steps=4, hidden=8, record_every=2)
+    >>> out = train_coloured_shapes(config, seeds=(0,), device="cpu")
     >>> out.steps.tolist(), out.test_accuracy.shape
     ([0, 2, 4], (3, 3, 1))
     """
+    config = require_of_type("config", config, ColouredShapesConfig, made_by="dynamics.starvation.ColouredShapesConfig")
     seeds = _seed_tuple(seeds)
-    methods = tuple(ColourShapeMethod(*m) for m in methods)
+    methods = tuple(ColourShapeMethod(*m) for m in config.methods)
     if not methods:
         raise ValueError("methods must hold at least one ColourShapeMethod, got an empty sequence")
     for m in methods:
         require_positive("weight_decay", m.weight_decay, allow_zero=True)
         require_positive("output_penalty", m.output_penalty, allow_zero=True)
         require_positive("target_margin", m.target_margin, allow_zero=True)
-    n_train = require_integer("n_train", n_train, 2, 10**6)
-    n_test = require_integer("n_test", n_test, 2, 10**6)
-    n_steps = require_integer("n_steps", n_steps, 0, 10**6)
-    hidden = require_integer("hidden", hidden, 1, 10**4)
-    learning_rate = require_positive("learning_rate", learning_rate)
-    record_every = require_integer("record_every", record_every, 1)
-    size = require_integer("size", size, 3, 64)
-    noise_std = require_in_range("noise_std", noise_std, 0.0, 10.0)
+    n_train = require_integer("n_train", config.n_train, 2, 10**6)
+    n_test = require_integer("n_test", config.n_test, 2, 10**6)
+    n_steps = require_integer("n_steps", config.n_steps, 0, 10**6)
+    hidden = require_integer("hidden", config.hidden, 1, 10**4)
+    learning_rate = require_positive("learning_rate", config.learning_rate)
+    record_every = require_integer("record_every", config.record_every, 1)
+    size = require_integer("size", config.size, 3, 64)
+    noise_std = require_in_range("noise_std", config.noise_std, 0.0, 10.0)
     streams = [seed_streams(rng_from(seed), _SEED_STREAMS) for seed in seeds]
     S, M = len(seeds), len(methods)
     train, test, gray = [], [], []
@@ -434,8 +398,8 @@ def moons_margins(*, device: Union[str, torch.device] = "cpu", seeds: Sequence[S
     cap = require_in_range("cap", cap, 0.0, 10.0, low_open=True)
     resolution = require_in_range("resolution", resolution, 1e-4, cap / 10)
     runs = (MoonsRun("ERM", 0.1, 0.0), MoonsRun("SD", 0.1, output_penalty))
-    trained = train_two_moons(device=device, seeds=seeds, n_steps=n_steps, hidden=hidden, record_every=10**9,
-                              runs=runs, weight_decay=weight_decay)
+    trained = train_two_moons(TwoMoonsConfig(n_steps=n_steps, hidden=hidden, record_every=10**9, runs=runs,
+                                             weight_decay=weight_decay), seeds, device=device)
     S = len(seeds)
     offsets = np.arange(resolution, cap + resolution / 2, resolution)
     distance, vertical, horizontal = (np.empty((2, S, 300)) for _ in range(3))

@@ -21,29 +21,29 @@ import numpy as np
 import torch
 from numpy.typing import ArrayLike
 
-from dynamics.numerics import (as_finite_array, disk_cache, require_in_range, require_integer, require_positive,
-                               rng_from)
+from dynamics.numerics import (as_finite_array, disk_cache, require_in_range, require_integer, require_of_type,
+                               require_positive, rng_from)
 from dynamics.numerics.torch_tools import DTYPE, as_tensor, on_device, to_numpy, torch_generator
 from ._fixed_points import dual_fixed_point
-from ._results import MoonsRun, ToyTraining, TwoMoonsTraining, WideNetComparison
-from ._setups import MOONS_RUNS, TOY, moons_setup, moons_training
+from ._results import (MOONS_RUNS, MoonsRun, ToyTraining, ToyTrainingConfig, TwoMoonsConfig, TwoMoonsTraining,
+                       WideNetComparison)
+from ._setups import moons_setup, moons_training
 
-# The result types and the Fig 1 runs live in the package (dynamics.starvation); they are re-exported here.
-__all__ = ["MOONS_RUNS", "MoonsRun", "ToyTraining", "TwoMoonsTraining", "WideNetComparison", "ntk_net_error",
-           "train_toy", "train_two_moons"]
+# The result and configuration types and the Fig 1 runs live in the package (dynamics.starvation); they are
+# re-exported here.
+__all__ = ["MOONS_RUNS", "MoonsRun", "ToyTraining", "ToyTrainingConfig", "TwoMoonsConfig", "TwoMoonsTraining",
+           "WideNetComparison", "ntk_net_error", "train_toy", "train_two_moons"]
 
 
 # ---------------------------------------------------------------- the Fig 6 toy
 @on_device
-def train_toy(U: ArrayLike, s: ArrayLike, Phi: ArrayLike, n_steps: int, *, device: Union[str, torch.device] = "cpu",
-              weight_decay: float = TOY.weight_decay, output_penalty: float = TOY.output_penalty,
-              primal_learning_rate: float = TOY.learning_rate, dual_learning_rate: float = TOY.dual_learning_rate,
-              alpha0: float = TOY.alpha0, clamp: float = TOY.clamp) -> ToyTraining:
+def train_toy(U: ArrayLike, s: ArrayLike, Phi: ArrayLike, config: ToyTrainingConfig = ToyTrainingConfig(), *,
+              device: Union[str, torch.device] = "cpu") -> ToyTraining:
     """Train a batch of Fig 6 toys (App. B.1, y = 1) by torch SGD, primal (Eq 5), SD (Eq 17) and dual (Eq 8).
 
     One ``torch.optim.SGD`` loop runs the three independent optimisations of every toy of the batch (summed
-    losses of independent problems), with the authors' settings: θ_0 = 0 and learning rate 0.05 for the
-    primals, α_0 = 1e-8, learning rate 3e-6 and α clamped to (1e-50, 1 - 1e-50) for the dual.
+    losses of independent problems), by default with the authors' settings: θ_0 = 0 and learning rate 0.05 for the
+    primals, α_0 = 1e-8, learning rate 3e-6 and α clamped to (1e-50, 1 - 1e-50) for the dual, 5000 steps.
 
     Parameters
     ----------
@@ -53,20 +53,12 @@ def train_toy(U: ArrayLike, s: ArrayLike, Phi: ArrayLike, n_steps: int, *, devic
         Feature strengths, > 0.
     Phi : array_like, shape (b, n, m)
         Φ_0 = YUSVᵀ with y = 1 (so YΦ_0 = Φ_0), m >= n.
-    n_steps : int
-        Number of SGD steps, >= 0.
+    config : ToyTrainingConfig
+        The settings: steps, penalties, learning rates, dual start and clamp (default: the authors' toy code,
+        :meth:`~dynamics.starvation.ToyTrainingConfig.source`). A field out of its range raises ValueError naming
+        the field.
     device : str or torch.device, default "cpu"
         Where to compute.
-    weight_decay : float
-        λ > 0 of Eq 5 (and of the dual's K = λ⁻¹US²Uᵀ).
-    output_penalty : float
-        a > 0 of Eq 17.
-    primal_learning_rate, dual_learning_rate : float
-        Step sizes, > 0.
-    alpha0 : float
-        The dual start, in (0, 1).
-    clamp : float
-        In (0, 0.5): the dual is held in [clamp, 1 - clamp].
 
     Returns
     -------
@@ -77,23 +69,24 @@ def train_toy(U: ArrayLike, s: ArrayLike, Phi: ArrayLike, n_steps: int, *, devic
     --------
     >>> from dynamics.starvation import coupling_matrix
     >>> U, s = coupling_matrix(0.5)[None], np.array([[6.0, 2.0]])
-    >>> out = train_toy(U, s, U * s[:, None, :], 200, device="cpu")
+    >>> out = train_toy(U, s, U * s[:, None, :], ToyTrainingConfig(n_steps=200), device="cpu")
     >>> out.primal.shape, bool(np.all(np.isfinite(out.dual)))
     ((1, 2), True)
     """
+    config = require_of_type("config", config, ToyTrainingConfig, made_by="dynamics.starvation.ToyTrainingConfig")
     U = as_finite_array("U", U, ndim=3)
     s = as_finite_array("s", s, ndim=2)
     Phi = as_finite_array("Phi", Phi, ndim=3)
     if s.shape != U.shape[:2] or U.shape[1] != U.shape[2] or Phi.shape[:2] != s.shape:
         raise ValueError(f"U (b, n, n), s (b, n) and Phi (b, n, m) must agree, got shapes {U.shape}, {s.shape}, "
                          f"{Phi.shape}")
-    n_steps = require_integer("n_steps", n_steps, 0, 10**8)
-    weight_decay = require_positive("weight_decay", weight_decay)
-    output_penalty = require_positive("output_penalty", output_penalty)
-    primal_learning_rate = require_positive("primal_learning_rate", primal_learning_rate)
-    dual_learning_rate = require_positive("dual_learning_rate", dual_learning_rate)
-    alpha0 = require_in_range("alpha0", alpha0, 0.0, 1.0, low_open=True, high_open=True)
-    clamp = require_in_range("clamp", clamp, 0.0, 0.5, low_open=True, high_open=True)
+    n_steps = require_integer("n_steps", config.n_steps, 0, 10**8)
+    weight_decay = require_positive("weight_decay", config.weight_decay)
+    output_penalty = require_positive("output_penalty", config.output_penalty)
+    primal_learning_rate = require_positive("primal_learning_rate", config.primal_learning_rate)
+    dual_learning_rate = require_positive("dual_learning_rate", config.dual_learning_rate)
+    alpha0 = require_in_range("alpha0", config.alpha0, 0.0, 1.0, low_open=True, high_open=True)
+    clamp = require_in_range("clamp", config.clamp, 0.0, 0.5, low_open=True, high_open=True)
     Phi_t = as_tensor(Phi, device)
     K = as_tensor(np.einsum("bij,bj,bkj->bik", U, s ** 2, U), device)
     theta = torch.zeros(Phi.shape[0], Phi.shape[2], dtype=DTYPE, device=device, requires_grad=True)
@@ -199,10 +192,9 @@ def ntk_net_error(width: int, *, device: Union[str, torch.device] = "cpu",
 # ---------------------------------------------------------------- two moons
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
-def train_two_moons(*, device: Union[str, torch.device] = "cpu",
-                    seeds: Sequence[Union[int, np.random.Generator]] = (0, 1, 2), n_steps: int = 10_000,
-                    hidden: int = 500, record_every: int = 100, runs: Sequence[MoonsRun] = MOONS_RUNS,
-                    learning_rate: float = 1e-2, momentum: float = 0.9, weight_decay: float = 2e-4) -> TwoMoonsTraining:
+def train_two_moons(config: TwoMoonsConfig = TwoMoonsConfig(),
+                    seeds: Sequence[Union[int, np.random.Generator]] = (0, 1, 2), *,
+                    device: Union[str, torch.device] = "cpu") -> TwoMoonsTraining:
     """The torch simulation of :func:`dynamics.starvation.train_two_moons`: the same nets, data, initialisation and
     SGD, every (run, seed) as one stacked model, on ``device``.
 
@@ -214,10 +206,13 @@ def train_two_moons(*, device: Union[str, torch.device] = "cpu",
 
     Parameters
     ----------
+    config : TwoMoonsConfig
+        The settings, the same object :func:`dynamics.starvation.train_two_moons` takes (one set-up function checks
+        them for both; default: Fig 1's, :meth:`~dynamics.starvation.TwoMoonsConfig.source`).
+    seeds : sequence of (int or numpy.random.Generator)
+        One model per seed and run; a seed draws its data (300 points, noise_std 0.1) and its initialisation.
     device : str or torch.device, default "cpu"
         Where to compute.
-    seeds, n_steps, hidden, record_every, runs, learning_rate, momentum, weight_decay
-        As for :func:`dynamics.starvation.train_two_moons` (one set-up function checks them for both).
 
     Returns
     -------
@@ -225,11 +220,11 @@ def train_two_moons(*, device: Union[str, torch.device] = "cpu",
 
     Examples
     --------
-    >>> out = train_two_moons(device="cpu", seeds=(0,), n_steps=4, hidden=8, record_every=2)
+    >>> out = train_two_moons(TwoMoonsConfig(n_steps=4, hidden=8, record_every=2), seeds=(0,), device="cpu")
     >>> out.steps.tolist(), out.z.shape, out.gradient_ratio.shape
     ([0, 2, 4], (3, 3, 1, 300), (3, 1))
     """
-    setup = moons_setup(seeds, runs, n_steps, hidden, record_every, learning_rate, momentum, weight_decay)
+    setup = moons_setup(config, seeds)
     X, y, penalty = (as_tensor(setup[key], device) for key in ("X", "y", "penalty"))
     params = [as_tensor(p, device) for p in setup["params"]]
 

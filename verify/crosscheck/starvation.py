@@ -99,11 +99,11 @@ def _descent_left(Us, ss, n_steps):
             "the SD fixed point by 1e-3 relative (5e-3 in z) is 100 times the largest SD bound.")
 def torch_toy_linear(ctx):
     Us, ss, Phi = gs.toy_batch(TOY_S1, TOY_DELTAS, TOY_S2, seed=ctx.seed(1235))
-    n_steps = ctx.size(cpu=5_000, cuda=50_000)
+    config = ctx.size(cpu=gs.ToyTrainingConfig.ci(), cuda=gs.ToyTrainingConfig.ci()._replace(n_steps=50_000))
+    n_steps = config.n_steps
     expected = np.array([gs.feature_response(U, s, TOY_WEIGHT_DECAY) for U, s in zip(Us, ss)])
     sd_expected = np.array([gs.sd_fixed_point(U, TOY_OUTPUT_PENALTY).z for U in Us])
-    trained = _trainers().train_toy(Us, ss, Phi, n_steps, device=ctx.device, weight_decay=TOY_WEIGHT_DECAY,
-                                   output_penalty=TOY_OUTPUT_PENALTY)
+    trained = _trainers().train_toy(Us, ss, Phi, config, device=ctx.device)  # the settings of TOY
     left = {route: bound + TOY_FLOOR for route, bound in _descent_left(Us, ss, n_steps).items()}
     shape = (len(TOY_DELTAS), len(TOY_S1), 2)
 
@@ -187,8 +187,8 @@ MOONS_ORDERINGS = 5
             "lies 4.7 standard errors out, beyond the z = 4.26 of a family-wise 1e-4 level over 5 orderings.")
 def torch_two_moons(ctx):
     seeds = tuple(ctx.seed(base) for base in range(MOONS_SEEDS))
-    result = _trainers().train_two_moons(device=ctx.device, seeds=seeds, n_steps=ctx.size(cpu=300, cuda=10_000),
-                                         record_every=10**9)
+    config = ctx.size(cpu=gs.TwoMoonsConfig.ci(), cuda=gs.TwoMoonsConfig.source())._replace(record_every=10**9)
+    result = _trainers().train_two_moons(config, seeds, device=ctx.device)
     z = result.z[-1]  # (runs, seeds, n)
     z1, z6, ratio = z[..., 1], z[..., 6], result.gradient_ratio
     neg, pos, sd = 0, 1, 2
@@ -219,11 +219,11 @@ MOONS_AGREEMENT_SEEDS = 2
 def two_moons_trainers_agree(ctx):
     seeds = tuple(ctx.run.seed(base) for base in range(MOONS_AGREEMENT_SEEDS))  # ints: both trainers draw them
     n_steps = ctx.size(cpu=300, cuda=2000)
+    config = gs.TwoMoonsConfig.ci()._replace(n_steps=n_steps, record_every=n_steps // 3)
     # Uncached, so that both take their NTK directions from this process's eigh: the Gram matrix has near-degenerate
     # trailing eigenvalues, whose eigenvectors move with the BLAS thread count of the process that computed them.
-    compiled = gs.train_two_moons.uncached(seeds=seeds, n_steps=n_steps, record_every=n_steps // 3)
-    simulated = _trainers().train_two_moons.uncached(device=ctx.device, seeds=seeds, n_steps=n_steps,
-                                                     record_every=n_steps // 3)
+    compiled = gs.train_two_moons.uncached(config, seeds)
+    simulated = _trainers().train_two_moons.uncached(config, seeds, device=ctx.device)
     pairs = dict(zip(("W1", "b1", "w2", "b2"), zip(compiled.params, simulated.params)))
     pairs.update({"|z|": (compiled.z, simulated.z),
                   "gradient ratio": (compiled.gradient_ratio, simulated.gradient_ratio)})
@@ -284,8 +284,9 @@ def experiment_moons_regularisers(ctx):
     compared += ctx.size(cpu=[], cuda=["10x longer"])
     sd = settings["SD 0.003"]
     seeds = tuple(ctx.seed(300 + k) for k in range(MOONS_REG_SEEDS))
-    result = te.moons_regularisers(device=ctx.device, seeds=seeds, regularisers=[settings[c] for c in compared] + [sd],
-                                   n_steps=1000, hidden=ctx.size(cpu=100, cuda=500), grid_size=101)
+    config = gs.MoonsRegularisersConfig.ci()._replace(regularisers=tuple(settings[c] for c in compared) + (sd,),
+                                                      hidden=ctx.size(cpu=100, cuda=500))
+    result = te.moons_regularisers(config, seeds, device=ctx.device)
     distance = result.boundary_distance
     statistics = _paired_t({f"SD - {name}": distance[-1] - distance[k] for k, name in enumerate(compared)})
     weakest = min(statistics, key=lambda name: statistics[name][2])
@@ -349,9 +350,10 @@ SHAPES_SEEDS = 4
             "stays below chance (50%) and the shape alone (75%) at this size.")
 def experiment_coloured_shapes(ctx):
     seeds = tuple(ctx.seed(500 + k) for k in range(SHAPES_SEEDS))
-    result = _experiments().train_coloured_shapes(
-        device=ctx.device, seeds=seeds, n_train=ctx.size(cpu=1000, cuda=50_000), n_test=ctx.size(cpu=1000, cuda=10_000),
-        n_steps=ctx.size(cpu=400, cuda=2000), hidden=ctx.size(cpu=32, cuda=300), record_every=10**6)
+    # CUDA: the authors' Colored MNIST sizes, with the CPU claim's learning rate and 7 x 7 images
+    config = ctx.size(cpu=gs.ColouredShapesConfig.ci(),
+                      cuda=gs.ColouredShapesConfig.source()._replace(learning_rate=1e-3, size=7))
+    result = _experiments().train_coloured_shapes(config._replace(record_every=10**6), seeds, device=ctx.device)
     labels = [m.label for m in result.methods]
     test = result.test_accuracy[-1]  # (methods, seeds)
     erm, sd = test[labels.index("ERM")], test[labels.index("SD")]
