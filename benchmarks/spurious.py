@@ -41,7 +41,8 @@ def numpy_trainer(splits, run, learning_rate=1e-5, momentum=0.9, batch_size=100)
 
 
 def main():
-    splits = spur.make_balancing_toy_splits(400, 600, seed=0)
+    config = spur.BalancingToyConfig.ci()  # n = 400, d = 600, batch 100, 500 epochs
+    splits = spur.make_balancing_toy_splits(config.n_samples, config.n_noise, seed=0)
     print("linear toy, n = 400, d = 600, batch 100, 500 epochs (one run)")
     print(f"{'method':8s} {'numba ms':>10s} {'numpy ms':>10s} {'speed-up':>9s} {'torch ms':>10s} {'speed-up':>9s} "
           f"{'max |Δw|/max|w|':>16s}")
@@ -50,14 +51,14 @@ def main():
     except ImportError:
         tt = None
     for method in ("erm", "rwg"):
-        run = spur.train_balancing_toy(*splits, method, seed=1, return_orders=True)
-        ours = best_of(lambda: spur.train_balancing_toy(*splits, method, seed=1))
+        run = spur.train_balancing_toy(*splits, method, config, seed=1, return_orders=True)
+        ours = best_of(lambda: spur.train_balancing_toy(*splits, method, config, seed=1))
         w, _ = numpy_trainer(splits, run)
         plain = best_of(lambda: numpy_trainer(splits, run), repeats=2)
         gap = np.abs(w - run.weights).max() / np.abs(run.weights).max()
         torch_cell = f"{'-':>10s} {'-':>9s}"
         if tt is not None:
-            torch_time = best_of(lambda: tt.replay_balancing_toy(*splits, run, method, device="cpu"), repeats=1)
+            torch_time = best_of(lambda: tt.replay_balancing_toy(*splits, run, method, config, device="cpu"), repeats=1)
             torch_cell = f"{1e3 * torch_time:10.1f} {torch_time / ours:8.1f}x"
         print(f"{method:8s} {1e3 * ours:10.1f} {1e3 * plain:10.1f} {plain / ours:8.1f}x {torch_cell} {gap:16.1e}",
               flush=True)

@@ -7,7 +7,8 @@ torch's first-call costs), with the disk cache off and one thread everywhere (as
 the time of each and the ratio after/before, the figure to read: above 1 means slower after the change. The
 machine's load is the same for both sides of a row, which alternate round by round.
 
-A workload names the call in each tree's API (the trainers' signatures may change between revisions).
+A workload names the call in each tree's API (the trainers' signatures may change between revisions), as one
+expression.
 
 Run: python benchmarks/trainers.py --before 416eec2 [--rounds 3] [--repeats 3] [--only NAME]
 """
@@ -24,23 +25,24 @@ ROOT = Path(__file__).resolve().parents[1]
 #: name -> (setup code, call in the "before" tree, call in the working tree); the setup runs in both.
 WORKLOADS = {
     "spurious.parity_training_runs": (
-        "from dynamics.spurious import torch_experiments as m",
-        "m.parity_training_runs([0.05, 0.2], [0, 1], momentum=0.5, l2=1e-3, n_train=400, n_test=200, width=32, "
-        "epoch_cap=4, batch_size=50, n_attribution_inputs=50)",
-        "m.parity_training_runs([0.05, 0.2], [0, 1], momentum=0.5, l2=1e-3, n_train=400, n_test=200, width=32, "
-        "epoch_cap=4, batch_size=50, n_attribution_inputs=50)"),
+        "from dynamics.spurious import torch_experiments as m; import dynamics.spurious as sp",
+        "m.parity_training_runs([0.05, 0.2], [0, 1], momentum=0.5, l2=1e-3, n_train=400, n_test=200, n_core=4, "
+        "width=32, epoch_cap=4, batch_size=50, n_attribution_inputs=50)",
+        "m.parity_training_runs([0.05, 0.2], [0, 1], sp.ParityTrainingConfig(task=sp.ParityTaskConfig(n_train=400, "
+        "n_test=200, n_core=4), momentum=0.5, l2=1e-3, width=32, epoch_cap=4, batch_size=50, "
+        "n_attribution_inputs=50))"),
     "spurious.parity_lr_sweep": (
-        "from dynamics.spurious import torch_training as m; import torch",
-        "m._PARITY_MEMO.clear(); m.parity_lr_sweep([0.1, 0.3], [0, 1, 2], n_train=400, n_test=200, width=32, "
-        "epoch_cap=5, n_activation_inputs=50)",
-        "m._PARITY_MEMO.clear(); m.parity_lr_sweep([0.1, 0.3], [0, 1, 2], n_train=400, n_test=200, width=32, "
-        "epoch_cap=5, n_activation_inputs=50)"),
+        "from dynamics.spurious import torch_training as m; import dynamics.spurious as sp",
+        "(m._PARITY_MEMO.clear(), m.parity_lr_sweep([0.1, 0.3], [0, 1, 2], n_train=400, n_test=200, width=32, "
+        "epoch_cap=5, n_activation_inputs=50))",
+        "(m._PARITY_MEMO.clear(), m.parity_lr_sweep([0.1, 0.3], [0, 1, 2], sp.ParitySweepConfig("
+        "task=sp.ParityTaskConfig(n_train=400, n_test=200), width=32, epoch_cap=5, n_activation_inputs=50)))"),
     "spurious.train_balancing_methods": (
-        "from dynamics.spurious import torch_balancing as m",
+        "from dynamics.spurious import torch_balancing as m; import dynamics.spurious as sp",
         "m.train_balancing_methods(('erm', 'subg', 'rwg', 'jtt', 'gdro'), (0, 1), n_samples=200, n_noise=100, "
         "n_epochs=20, device='cpu')",
-        "m.train_balancing_methods(('erm', 'subg', 'rwg', 'jtt', 'gdro'), (0, 1), n_samples=200, n_noise=100, "
-        "n_epochs=20, device='cpu')"),
+        "m.train_balancing_methods(('erm', 'subg', 'rwg', 'jtt', 'gdro'), (0, 1), sp.BalancingToyConfig(n_samples=200, "
+        "n_noise=100, n_epochs=20), device='cpu')"),
     "starvation.moons_regularisers": (
         "from dynamics.starvation import torch_experiments as m",
         "m.moons_regularisers(device='cpu', seeds=(0, 1), n_steps=40, hidden=32, grid_size=30)",

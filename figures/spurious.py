@@ -105,11 +105,12 @@ _NOT_REPRODUCED_COLORS = (COLORS[7], COLORS[5], "#882255")  # black, sky blue, w
 
 
 def parity_sweep(learning_rates=PARITY_FIGURE["learning_rates"], n_seeds=PARITY_FIGURE["n_seeds"],
-                 epoch_cap=PARITY_FIGURE["epoch_cap"], device="cpu", **settings):
+                 epoch_cap=PARITY_FIGURE["epoch_cap"], device="cpu"):
     """The parity learning-rate sweep at the figure's setting (memoised per process by the torch module)."""
     from dynamics.spurious import torch_training as tt
 
-    return tt.parity_lr_sweep(learning_rates, range(n_seeds), epoch_cap=epoch_cap, device=device, **settings)
+    config = spur.ParitySweepConfig.ci()._replace(epoch_cap=epoch_cap)
+    return tt.parity_lr_sweep(learning_rates, range(n_seeds), config, device=device)
 
 
 @figure("spurious.parity_lr_sweep", "Barsbey et al. 2025, Fig. 3 (left), Table 1 (parity row)",
@@ -191,8 +192,9 @@ def toy_worst_group_curves(n_samples=400, n_noise=600, learning_rate=1e-5, batch
                            n_seeds=3, methods=("erm", "subg", "rwg")):
     fig, ax = new_figure(1, 1, width=5.6, height=3.6)
     labels = {"erm": "ERM", "suby": "SUBY", "subg": "SUBG", "rwy": "RWY", "rwg": "RWG", "jtt": "JTT", "gdro": "gDRO"}
-    toy = spur.balancing_toy_runs(range(n_seeds), methods, n_samples, n_noise, learning_rate=learning_rate,
-                                  batch_size=batch_size, n_epochs=n_epochs)
+    config = spur.BalancingToyConfig.ci()._replace(n_samples=n_samples, n_noise=n_noise, learning_rate=learning_rate,
+                                                   batch_size=batch_size, n_epochs=n_epochs)
+    toy = spur.balancing_toy_runs(range(n_seeds), methods, config)
     runs = toy.runs
     for color, m in zip(COLORS, methods):
         curves = toy.test_worst_group_curves(m)
@@ -250,7 +252,8 @@ def _llr_runs(n_seeds, epoch_cap):
     if key not in _LLR_MEMO:
         from dynamics.spurious import torch_experiments as te
 
-        _LLR_MEMO[key] = te.lr_attribution_runs(range(n_seeds), epoch_cap=epoch_cap)
+        _LLR_MEMO[key] = te.lr_attribution_runs(range(n_seeds), spur.ParityTrainingConfig.ci()._replace(
+            epoch_cap=epoch_cap))
     return _LLR_MEMO[key]
 
 
@@ -332,7 +335,8 @@ def lr_width_spread(widths=WIDTH_FIGURE["widths"], learning_rates=WIDTH_FIGURE["
         return _torch_missing(fig, axes[0], "the width sweep")
     from dynamics.spurious import torch_experiments as te
 
-    sweep = te.width_lr_sweep(range(n_seeds), widths=widths, learning_rates=learning_rates, epoch_cap=epoch_cap)
+    sweep = te.width_lr_sweep(range(n_seeds), spur.ParityTrainingConfig.ci()._replace(epoch_cap=epoch_cap),
+                              widths=widths, learning_rates=learning_rates)
     lrs = sweep.learning_rates
     for color, w, acc in zip(COLORS, sweep.widths, sweep.unbiased_accuracy):
         mean = acc.mean(axis=1)
@@ -377,7 +381,8 @@ def lr_robustness(variants=ROBUSTNESS_FIGURE["variants"], n_seeds=ROBUSTNESS_FIG
         return _torch_missing(fig, axes[0], "the robustness runs")
     from dynamics.spurious import torch_experiments as te
 
-    rob = te.lr_robustness_runs(range(n_seeds), variants=variants, epoch_cap=epoch_cap)
+    rob = te.lr_robustness_runs(range(n_seeds), spur.ParityTrainingConfig.ci()._replace(epoch_cap=epoch_cap),
+                                variants=variants)
     rng = np.random.default_rng(0)
     for ax, (name, label) in zip(axes, (("unbiased_accuracy", "unbiased test accuracy"),
                                         ("core_share", "core share of |IG| at the stop"))):
@@ -413,7 +418,8 @@ def lr_interventions(n_seeds=INTERVENTIONS_FIGURE["n_seeds"], epoch_cap=INTERVEN
         return _torch_missing(fig, axes[0], "the intervention runs")
     from dynamics.spurious import torch_experiments as te
 
-    runs = te.intervention_runs(range(n_seeds), epoch_cap=epoch_cap)
+    config = spur.InterventionConfig.ci()
+    runs = te.intervention_runs(range(n_seeds), config._replace(training=config.training._replace(epoch_cap=epoch_cap)))
     labels = [f"{n} (η {lr:g}, B {b})" for n, lr, b in zip(runs.names, runs.learning_rates, runs.batch_sizes)]
     y = np.arange(len(labels))[::-1]
     for ax, values, xlabel in ((axes[0], runs.unbiased_accuracy, "unbiased test accuracy"),
@@ -440,8 +446,9 @@ BALANCING_QUICK = dict(n_seeds=2, n_samples=120, n_noise=200, n_epochs=60)
 def _balancing_experiment(methods, n_seeds, n_samples, n_noise, n_epochs):
     from dynamics.spurious import torch_balancing as tb
 
-    return tb.train_balancing_methods(methods, tuple(range(n_seeds)), n_samples=n_samples, n_noise=n_noise,
-                                      n_epochs=n_epochs, batch_size=n_samples // 4, device="cpu")
+    config = spur.BalancingToyConfig.ci()._replace(n_samples=n_samples, n_noise=n_noise, n_epochs=n_epochs,
+                                                   batch_size=n_samples // 4)
+    return tb.train_balancing_methods(methods, tuple(range(n_seeds)), config, device="cpu")
 
 
 def _mean_interval(values):

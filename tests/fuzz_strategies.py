@@ -131,6 +131,19 @@ def _callable_env_gradients():
                             None, "gradients"])
 
 
+def _small_configs():
+    """Configuration objects at sizes a fuzz call can afford (each is the wrong type for the other functions that take
+    a ``config``, which must refuse it by name)."""
+    from dynamics.spurious import BalancingToyConfig
+    from dynamics.starvation import TwoMoonsConfig
+
+    return [TwoMoonsConfig(n_steps=2, hidden=3, record_every=1),
+            BalancingToyConfig(n_samples=20, n_noise=5, n_epochs=2, batch_size=10)]
+
+
+CONFIGS = st.one_of(st.sampled_from([None, "config", 3, (1, 2)]), st.sampled_from(_small_configs()))
+
+
 #: parameter name -> strategy.
 STRATEGIES = {
     # numerics core
@@ -197,7 +210,7 @@ STRATEGIES = {
     "sphere_grad_norms": ARRAY, "adam_learning_rate": POSITIVE,
     "betas": st.sampled_from([(0.9, 0.999), (0.0, 0.5), (1.5, 0.9), "betas"]), "engine": WORDS,
     "optimizer": spherical_optimizers(),
-    "numba": BOOL, "like": st.one_of(FLOAT, ARRAY),
+    "config": CONFIGS, "numba": BOOL, "like": st.one_of(FLOAT, ARRAY),
     "names": st.one_of(st.sampled_from([("data", "init", "order"), ("data",), ("data", "data"), ("_x",), (), "data",
                                         ("class",), (1,)]), WORDS),
     # the starvation experiments' numpy side (decision boundaries, the coloured shapes)

@@ -289,14 +289,6 @@ OVER_MAX_PARAMETERS = {
     "spherical.torch_training.adagradg_vs_sgd_m2": 10,
     "spherical.torch_training.adam_variants_m2": 9,
     "spherical.torch_training.equilibrium_statistics": 9,
-    "spurious.train_balancing_toy": 17,
-    "spurious.torch_balancing.train_balancing_methods": 15,
-    "spurious.torch_experiments.intervention_runs": 11,
-    "spurious.torch_experiments.parity_training_runs": 26,
-    "spurious.torch_training.parity_lr_sweep": 16,
-    "spurious.torch_training.replay_balancing_toy": 13,
-    "spurious.torch_training.spurious_rule_logits": 10,
-    "spurious.torch_training.train_parity_mlp": 15,
     "starvation.integrate_dual": 10,
 }
 

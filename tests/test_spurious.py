@@ -86,7 +86,9 @@ BAD_CALLS = [
     ("on_zero", lambda: spur.class_separation_r2(np.ones((4, 2)), [0, 0, 1, 1], on_zero="skip")),
     ("split", lambda: spur.make_balancing_toy(40, 3, split="validation")),
     ("sign", lambda: spur.make_balancing_toy(40, 3, sign="paper")),
-    ("gdro_sampler", lambda: spur.train_balancing_toy(*TOY, "gdro", gdro_sampler="uniform")),
+    ("gdro_sampler", lambda: spur.train_balancing_toy(*TOY, "gdro", spur.BalancingToyConfig(gdro_sampler="uniform"))),
+    ("config", lambda: spur.train_balancing_toy(*TOY, "erm", dict(n_epochs=5))),
+    ("config", lambda: spur.balancing_toy_runs([0], ("erm",), (40, 6))),
     # other ranges
     ("bias_labels", lambda: spur.bc_ba_loss_ratio_from_logits(1.0, LOGITS, LABELS, [1, 1, 2, 0, 2])),
     ("labels", lambda: spur.bc_ba_loss_ratio_asymptote_from_logits(LOGITS, [0, 1, 3, 1, 0], BIAS)),
@@ -101,9 +103,11 @@ BAD_CALLS = [
     ("bc_rate", lambda: spur.make_parity_task(10, bc_rate=1.5)),
     ("n_samples", lambda: spur.make_balancing_toy(41, 3)),
     ("n_samples", lambda: spur.make_parity_task(0)),
-    ("n_epochs", lambda: spur.train_balancing_toy(*TOY, "jtt", n_epochs=2, jtt_epochs=1)),
-    ("learning_rate", lambda: spur.train_balancing_toy(*TOY, "erm", learning_rate=0.0)),
-    ("momentum", lambda: spur.train_balancing_toy(*TOY, "erm", momentum=1.0)),
+    ("n_epochs", lambda: spur.train_balancing_toy(*TOY, "jtt", spur.BalancingToyConfig(n_epochs=2, jtt_epochs=1))),
+    ("learning_rate", lambda: spur.train_balancing_toy(*TOY, "erm", spur.BalancingToyConfig(learning_rate=0.0))),
+    ("momentum", lambda: spur.train_balancing_toy(*TOY, "erm", spur.BalancingToyConfig(momentum=1.0))),
+    ("gammas", lambda: spur.train_balancing_toy(*TOY, "erm", spur.BalancingToyConfig(gammas=(4.0, 1.0)))),
+    ("n_samples", lambda: spur.balancing_toy_runs([0], ("erm",), spur.BalancingToyConfig(n_samples=41))),
     ("full_accuracy", lambda: spur.retention_ratios([0.5], 0.0)),
     ("full_accuracy", lambda: spur.prunability([0.5], 0.5, chance=0.5)),
     ("pruned_accuracies", lambda: spur.retention_ratios([1.5], 0.9)),
@@ -612,8 +616,9 @@ def _reference_trainer(splits, run, method, learning_rate=1e-5, momentum=0.9, we
 @pytest.mark.parametrize("method", spur.METHODS)
 def test_numba_trainer_matches_numpy_reference(method):
     splits = spur.make_balancing_toy_splits(80, 30, seed=11)
-    run = spur.train_balancing_toy(*splits, method, n_epochs=30, batch_size=16, learning_rate=1e-3, weight_decay=0.01,
-                                 jtt_epochs=2, jtt_upweight=5, seed=5, return_orders=True)
+    config = spur.BalancingToyConfig(n_epochs=30, batch_size=16, learning_rate=1e-3, weight_decay=0.01, jtt_epochs=2,
+                                     jtt_upweight=5)
+    run = spur.train_balancing_toy(*splits, method, config, seed=5, return_orders=True)
     w, val_acc = _reference_trainer(splits, run, method, learning_rate=1e-3, weight_decay=0.01, batch_size=16,
                                     jtt_epochs=2)
     assert np.abs(run.weights - w).max() <= 1e-12 * np.abs(w).max()
@@ -631,28 +636,29 @@ def test_numba_trainer_matches_numpy_reference(method):
 
 
 def test_trainer_init_and_selected_weights():
-    run = spur.train_balancing_toy(*TOY, "erm", n_epochs=5, seed=0)
-    again = spur.train_balancing_toy(*TOY, "erm", n_epochs=5, seed=0)
+    five = spur.BalancingToyConfig(n_epochs=5)
+    run = spur.train_balancing_toy(*TOY, "erm", five, seed=0)
+    again = spur.train_balancing_toy(*TOY, "erm", five, seed=0)
     assert np.array_equal(run.weights, again.weights) and run.orders is None and run.jtt_init is None
     bound = 1 / math.sqrt(TOY.train.x.shape[1])
     assert np.all(np.abs(run.init * spur.toy_feature_scales(6)) <= 0.01 * bound)
-    given = spur.train_balancing_toy(*TOY, "erm", n_epochs=5, seed=1, init=run.init)
+    given = spur.train_balancing_toy(*TOY, "erm", five, seed=1, init=run.init)
     assert np.array_equal(given.init, run.init)
-    best = spur.train_balancing_toy(*TOY, "rwg", n_epochs=40, seed=2, learning_rate=1e-3)
+    best = spur.train_balancing_toy(*TOY, "rwg", spur.BalancingToyConfig(n_epochs=40, learning_rate=1e-3), seed=2)
     gam = spur.toy_feature_scales(6)
     pred = ((TOY.test.x * gam) @ best.selected_weights > 0).astype(int)
     assert spur.worst_group_accuracy(pred, TOY.test.y, TOY.test.group, 4) == best.selected_test_worst_group
 
 
 def test_balancing_toy_runs_share_data_and_training_seed_across_methods():
-    settings = dict(n_epochs=5, batch_size=10, learning_rate=1e-3)
-    toy = spur.balancing_toy_runs([3, 4], ("erm", "rwg"), 40, 6, **settings)
+    config = spur.BalancingToyConfig(n_samples=40, n_noise=6, n_epochs=5, batch_size=10, learning_rate=1e-3)
+    toy = spur.balancing_toy_runs([3, 4], ("erm", "rwg"), config)
     assert toy.seeds == (3, 4) and set(toy.runs) == {"erm", "rwg"}
     for seed, splits, erm, rwg in zip(toy.seeds, toy.splits, toy.runs["erm"], toy.runs["rwg"]):
         data_stream, train_stream = map(np.random.default_rng, np.random.SeedSequence(seed).spawn(2))
         expected = spur.make_balancing_toy_splits(40, 6, seed=data_stream)
         assert all(np.array_equal(a.x, b.x) for a, b in zip(splits, expected))
-        again = spur.train_balancing_toy(*expected, "rwg", seed=int(train_stream.integers(2**63)), **settings)
+        again = spur.train_balancing_toy(*expected, "rwg", config, seed=int(train_stream.integers(2**63)))
         assert np.array_equal(again.weights, rwg.weights)
         assert np.array_equal(erm.init, rwg.init)  # one training seed per data set, shared by the methods
     assert toy.test_worst_group_curves("erm").shape == (2, 5)
@@ -664,6 +670,20 @@ def test_balancing_toy_runs_share_data_and_training_seed_across_methods():
                               (lambda: toy.test_worst_group_curves("subg"), ValueError, "method")):
         with pytest.raises(error, match=name):
             call()
+
+
+def test_balancing_toy_configuration():
+    """One frozen configuration for every trainer of the toy: hashable and picklable (the disk cache keys on its
+    repr), its defaults the CPU size of the claims (ci()), source() the authors' code's size."""
+    import pickle
+
+    config = spur.BalancingToyConfig()
+    assert config == spur.BalancingToyConfig.ci() and hash(config) == hash(spur.BalancingToyConfig.ci())
+    assert pickle.loads(pickle.dumps(config)) == config and eval(repr(config), vars(spur)) == config
+    assert (config.n_samples, config.n_noise) == spur.BALANCING_TOY_SIZE and config.gammas == spur.TOY_GAMMAS
+    source = spur.BalancingToyConfig.source()
+    assert (source.n_samples, source.n_noise, source.batch_size, source.n_epochs) == (1000, 1200, 250, 500)
+    assert source._replace(n_samples=400, n_noise=600, batch_size=100) == config
 
 
 # ------------------------------------------------------------------ figures hold what dynamics computes
@@ -702,8 +722,9 @@ def test_figure_toy_curves_data():
     for seed in range(2):
         data_stream, train_stream = map(np.random.default_rng, np.random.SeedSequence(seed).spawn(2))
         splits = spur.make_balancing_toy_splits(40, 6, seed=data_stream)
-        curves.append(spur.train_balancing_toy(*splits, "subg", learning_rate=1e-3, batch_size=10, n_epochs=20,
-                                             seed=int(train_stream.integers(2**63))).test_worst_group)
+        config = spur.BalancingToyConfig(learning_rate=1e-3, batch_size=10, n_epochs=20)
+        curves.append(spur.train_balancing_toy(*splits, "subg", config,
+                                               seed=int(train_stream.integers(2**63))).test_worst_group)
     assert np.allclose(ax.lines[1].get_ydata(), np.mean(curves, axis=0))
 
 

@@ -17,18 +17,18 @@ def _every_call_trains(monkeypatch):
     monkeypatch.setenv("DYNAMICS_CACHE", "0")
 
 
-TINY = dict(n_samples=40, n_noise=6, n_epochs=25, learning_rate=1e-3, batch_size=10)
+TINY = spur.BalancingToyConfig(n_samples=40, n_noise=6, n_epochs=25, learning_rate=1e-3, batch_size=10)
 
 
 @pytest.fixture(scope="module")
 def tiny():
-    return tb.train_balancing_methods(spur.METHODS, (0, 1, 2), device="cpu", **TINY)
+    return tb.train_balancing_methods(spur.METHODS, (0, 1, 2), TINY, device="cpu")
 
 
 def test_every_member_equals_the_numpy_trainer(tiny):
     """The torch trainer (float64) draws each seed's data and orders as the numpy reference trainer does, and
     follows it to float round-off: weights, selected weights, epochs and every group accuracy."""
-    reference = spur.balancing_toy_runs((0, 1, 2), spur.METHODS, **TINY)
+    reference = spur.balancing_toy_runs((0, 1, 2), spur.METHODS, TINY)
     for i, method in enumerate(spur.METHODS):
         for s, run in enumerate(reference.runs[method]):
             scale = np.abs(run.weights).max()
@@ -42,7 +42,7 @@ def test_every_member_equals_the_numpy_trainer(tiny):
 
 def test_batched_equals_one_seed_at_a_time(tiny):
     for s, seed in enumerate((0, 1, 2)):
-        alone = tb.train_balancing_methods(("subg", "jtt", "gdro"), (seed,), device="cpu", **TINY)
+        alone = tb.train_balancing_methods(("subg", "jtt", "gdro"), (seed,), TINY, device="cpu")
         for j, method in enumerate(alone.methods):
             i = tiny.methods.index(method)
             scale = np.abs(alone.final_weights[j, 0]).max()
@@ -52,11 +52,11 @@ def test_batched_equals_one_seed_at_a_time(tiny):
 
 
 def test_determinism_shapes_and_records(tiny):
-    again = tb.train_balancing_methods(("rwg",), (1,), device="cpu", **TINY)
+    again = tb.train_balancing_methods(("rwg",), (1,), TINY, device="cpu")
     i = tiny.methods.index("rwg")
     assert np.array_equal(again.final_weights[0, 0], tiny.final_weights[i, 1])
     assert not np.allclose(tiny.final_weights[i, 0], tiny.final_weights[i, 1])
-    M, S, E, D = len(spur.METHODS), 3, TINY["n_epochs"], 2 + TINY["n_noise"]
+    M, S, E, D = len(spur.METHODS), 3, TINY.n_epochs, 2 + TINY.n_noise
     assert tiny.train_group_acc.shape == tiny.val_group_acc.shape == tiny.test_group_acc.shape == (M, S, E, 4)
     assert tiny.val_accuracy.shape == (M, S, E) and tiny.selected_weights.shape == (M, S, D)
     assert np.array_equal(tiny.epochs, np.arange(1, E + 1))
@@ -75,7 +75,7 @@ def test_determinism_shapes_and_records(tiny):
 
 
 def test_float32_runs_and_decision_maps(tiny):
-    single = tb.train_balancing_methods(("erm",), (0,), device="cpu", dtype=torch.float32, **TINY)
+    single = tb.train_balancing_methods(("erm",), (0,), TINY, dtype=torch.float32, device="cpu")
     assert np.allclose(single.final_weights[0, 0], tiny.final_weights[0, 0], rtol=1e-3, atol=1e-6)
     maps = tb.decision_maps(tiny, "subg", n_points=(30, 10))
     assert maps.probabilities.shape == (3, 10, 30) and maps.core_grid.shape == (10,)
@@ -94,19 +94,25 @@ def test_float32_runs_and_decision_maps(tiny):
     (dict(n_epochs=0), "n_epochs"), (dict(methods=("jtt",), n_epochs=2), "n_epochs"),
     (dict(jtt_upweight=0), "jtt_upweight"), (dict(gdro_step_size=0.0), "gdro_step_size"),
     (dict(gammas=(1.0, 1.0)), "gammas"), (dict(dtype=torch.int64), "dtype"),
+    (dict(gdro_sampler="shuffle"), "gdro_sampler"),
     (dict(seeds=tuple(range(1000)), n_samples=100_000, n_noise=100), "n_samples")])
 def test_bad_input_is_refused_by_name(kwargs, name):
-    settings = dict(TINY, methods=("erm",), seeds=(0,))
-    settings.update(kwargs)
+    """A bad argument or configuration field fails when the trainer runs, with a ValueError naming it."""
+    arguments = dict(methods=("erm",), seeds=(0,), dtype=torch.float64)
+    fields = {k: v for k, v in kwargs.items() if k not in arguments}
+    arguments.update({k: v for k, v in kwargs.items() if k in arguments})
     with pytest.raises(ValueError, match=name):
-        tb.train_balancing_methods(device="cpu", **settings)
+        tb.train_balancing_methods(arguments["methods"], arguments["seeds"], TINY._replace(**fields),
+                                   dtype=arguments["dtype"], device="cpu")
+    with pytest.raises(TypeError, match="config"):
+        tb.train_balancing_methods(("erm",), (0,), dict(n_samples=40))
 
 
 def test_decision_maps_refuse_bad_input(tiny):
     with pytest.raises(TypeError, match="experiment"):
-        tb.decision_maps(spur.balancing_toy_runs((0,), ("erm",), **TINY), "erm")
+        tb.decision_maps(spur.balancing_toy_runs((0,), ("erm",), TINY), "erm")
     with pytest.raises(ValueError, match="method"):
-        tb.decision_maps(tb.train_balancing_methods(("erm",), (0,), device="cpu", **TINY), "subg")
+        tb.decision_maps(tb.train_balancing_methods(("erm",), (0,), TINY, device="cpu"), "subg")
     with pytest.raises(ValueError, match="weights"):
         tb.decision_maps(tiny, "erm", weights="best")
     with pytest.raises(ValueError, match="core_range"):

@@ -12,13 +12,15 @@ from dynamics.numerics import seed_streams  # noqa: E402
 from dynamics.numerics.torch_batched import relu_mlp  # noqa: E402
 from dynamics.spurious import torch_training as tt  # noqa: E402
 
-TINY = dict(n_train=300, n_test=200, width=24, epoch_cap=6, n_activation_inputs=50)
+TINY = spur.ParitySweepConfig(task=spur.ParityTaskConfig(n_train=300, n_test=200), width=24, epoch_cap=6,
+                              n_activation_inputs=50)
 
 
 def test_stacked_training_equals_one_by_one():
-    settings = dict(n_train=200, n_test=100, width=64, epoch_cap=40, n_activation_inputs=50, dtype=torch.float64)
-    stacked = tt.parity_lr_sweep([0.5], [0, 1, 2, 3], batched=True, **settings)
-    alone = tt.parity_lr_sweep([0.5], [0, 1, 2, 3], batched=False, **settings)
+    config = spur.ParitySweepConfig(task=spur.ParityTaskConfig(n_train=200, n_test=100), width=64, epoch_cap=40,
+                                    n_activation_inputs=50, dtype="float64")
+    stacked = tt.parity_lr_sweep([0.5], [0, 1, 2, 3], config, batched=True)
+    alone = tt.parity_lr_sweep([0.5], [0, 1, 2, 3], config, batched=False)
     assert len({r.epochs_to_fit for r in stacked.runs[0]}) > 1  # members leave the stack at different epochs
     assert all(r.fitted for r in stacked.runs[0])
     for a, b in zip(stacked.runs[0], alone.runs[0]):
@@ -29,12 +31,22 @@ def test_stacked_training_equals_one_by_one():
 
 
 def test_sweep_is_memoised_and_seeds_share_data_across_learning_rates():
-    first = tt.parity_lr_sweep([0.2, 0.4], [3], **TINY)
-    again = tt.parity_lr_sweep([0.4], [3], **TINY)
+    first = tt.parity_lr_sweep([0.2, 0.4], [3], TINY)
+    again = tt.parity_lr_sweep([0.4], [3], TINY)
     assert again.runs[0][0] is first.runs[1][0]
     assert first.runs[0][0].seed == first.runs[1][0].seed == 3
     with pytest.raises(ValueError, match="name"):
         first.metric("accuracy")
+    assert tt.train_parity_mlp(0.4, 3, TINY) is first.runs[1][0]  # one run of the sweep, memoised with it
+
+
+@pytest.mark.parametrize("field, value", [("width", 0), ("epoch_cap", 0), ("dtype", "bfloat16"),
+                                          ("task", spur.ParityTaskConfig(n_noise=-1))])
+def test_sweep_names_the_bad_field(field, value):
+    with pytest.raises(ValueError, match="n_noise" if field == "task" else field):
+        tt.parity_lr_sweep([0.1], [0], TINY._replace(**{field: value}))
+    with pytest.raises(TypeError, match="config"):
+        tt.parity_lr_sweep([0.1], [0], spur.ParityTrainingConfig())
 
 
 def test_fit_test_is_exact():
@@ -57,21 +69,34 @@ def test_fit_test_is_exact():
 @pytest.mark.parametrize("method", spur.METHODS)
 def test_torch_replay_of_every_method(method):
     splits = spur.make_balancing_toy_splits(60, 12, seed=4)
-    kwargs = dict(learning_rate=1e-3, momentum=0.9, weight_decay=0.05, batch_size=16)
-    run = spur.train_balancing_toy(*splits, method, n_epochs=12, jtt_epochs=2, jtt_upweight=4, seed=3,
-                                 return_orders=True, **kwargs)
-    replay = tt.replay_balancing_toy(*splits, run, method, jtt_epochs=2, device="cpu", **kwargs)
+    config = spur.BalancingToyConfig(learning_rate=1e-3, momentum=0.9, weight_decay=0.05, batch_size=16, n_epochs=12,
+                                     jtt_epochs=2, jtt_upweight=4)
+    run = spur.train_balancing_toy(*splits, method, config, seed=3, return_orders=True)
+    replay = tt.replay_balancing_toy(*splits, run, method, config, device="cpu")
     assert np.abs(run.weights - replay.weights).max() <= 1e-12 * np.abs(run.weights).max()
     assert np.array_equal(run.test_group_acc, replay.test_group_acc)
 
 
 def test_replay_rejects_runs_without_orders():
     splits = spur.make_balancing_toy_splits(40, 6, seed=0)
-    run = spur.train_balancing_toy(*splits, "erm", n_epochs=2, seed=0)
+    config = spur.BalancingToyConfig(n_epochs=2)
+    run = spur.train_balancing_toy(*splits, "erm", config, seed=0)
     with pytest.raises(ValueError, match="return_orders"):
-        tt.replay_balancing_toy(*splits, run, "erm")
+        tt.replay_balancing_toy(*splits, run, "erm", config)
+    with pytest.raises(TypeError, match="config"):
+        tt.replay_balancing_toy(*splits, spur.train_balancing_toy(*splits, "erm", config, seed=0, return_orders=True),
+                                "erm", dict(n_epochs=2))
     with pytest.raises(TypeError, match="device"):
         tt.gradient_identity(device=3)
+
+
+def test_spurious_rule_logits_names_the_bad_field():
+    with pytest.raises(ValueError, match="n_train"):
+        tt.spurious_rule_logits(config=spur.SpuriousRuleLogitsConfig(n_train=10), seed=0)
+    with pytest.raises(ValueError, match="min_aligned_accuracy"):
+        tt.spurious_rule_logits(config=spur.SpuriousRuleLogitsConfig(min_aligned_accuracy=2.0), seed=0)
+    with pytest.raises(TypeError, match="config"):
+        tt.spurious_rule_logits(config=spur.ParitySweepConfig(), seed=0)
 
 
 def _synthetic_sweep():
@@ -114,6 +139,6 @@ def test_parity_figures_plot_the_sweep():
 def test_prunability_rises_with_learning_rate():
     """Barsbey et al. 2025: prunability rises with η. On the parity task the ratio prunability falls. Seeds 0-1 of
     the claims' setting: memoised when the cross-checks ran in this process, about 40% of their sweep otherwise."""
-    sweep = tt.parity_lr_sweep((0.03, 0.75), range(2), epoch_cap=800)
+    sweep = tt.parity_lr_sweep((0.03, 0.75), range(2), spur.ParitySweepConfig.ci())
     node = sweep.metric("node_prunability")
     assert node[1].mean() > node[0].mean()

@@ -828,13 +828,12 @@ def _group_accuracies(data, gammas, weights):
        "accuracy, its weights the transcription's there (1e-12); side check: batches that miss a group occur.",
        "identity")
 def toy_gdro_trainer():
-    options = dict(learning_rate=1e-2, momentum=0.9, weight_decay=1e-3, batch_size=10, gdro_step_size=0.1)
-    train, val, test = spur.make_balancing_toy_splits(40, 6, seed=0)
-    run = spur.train_balancing_toy(train, val, test, "gdro", n_epochs=10, gdro_sampler="shuffle", seed=0,
-                                   return_orders=True, **options)
-    weights, gammas, missing = _numpy_gdro_toy(train, run, options["learning_rate"], options["momentum"],
-                                               options["weight_decay"], options["batch_size"],
-                                               options["gdro_step_size"])
+    config = spur.BalancingToyConfig(n_samples=40, n_noise=6, learning_rate=1e-2, momentum=0.9, weight_decay=1e-3,
+                                     batch_size=10, n_epochs=10, gdro_step_size=0.1, gdro_sampler="shuffle")
+    train, val, test = spur.make_balancing_toy_splits(config.n_samples, config.n_noise, seed=0)
+    run = spur.train_balancing_toy(train, val, test, "gdro", config, seed=0, return_orders=True)
+    weights, gammas, missing = _numpy_gdro_toy(train, run, config.learning_rate, config.momentum,
+                                               config.weight_decay, config.batch_size, config.gdro_step_size)
     scale = np.abs(weights[-1]).max()
     gap = float(np.abs(run.weights - weights[-1]).max() / scale)
     val_acc, test_acc = _group_accuracies(val, gammas, weights), _group_accuracies(test, gammas, weights)
@@ -859,7 +858,8 @@ def toy_gdro_trainer():
        "where 3 of 40 seeds are still learning the core feature (min 0.24; 1.0 on all 40 at epoch 25); selected RWG "
        "per seed >= 0.85 there, so the mean over 3 seeds.", "theorem", cost="slow", stochastic=True)
 def toy_balancing_outcomes(run):
-    runs = spur.balancing_toy_runs([run.seed(s) for s in range(3)], ("erm", "subg", "rwg")).runs
+    runs = spur.balancing_toy_runs([run.seed(s) for s in range(3)], ("erm", "subg", "rwg"),
+                                   spur.BalancingToyConfig.ci()).runs
     erm = [r.test_worst_group[-1] for r in runs["erm"]]
     subg = [r.test_worst_group[-1] for r in runs["subg"]]
     rwg_early = [r.test_worst_group[24] for r in runs["rwg"]]

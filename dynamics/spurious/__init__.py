@@ -18,7 +18,12 @@ accuracy (Idrissi et al. 2022, reprinted as Chapter 8 of Pezeshki (thesis)). The
   experiment over seeds and methods (:func:`dynamics.spurious.balancing_toy_runs`).
 
 The torch simulations (parity learning-rate sweep, gradient identity, toy replay) live in the optional module
-``dynamics.spurious.torch_training``, which this package does not import.
+``dynamics.spurious.torch_training``, which this package does not import. Every experiment's trainer takes its
+settings as one frozen configuration, defined here so that it needs no torch: ``BalancingToyConfig`` (the linear
+toy), ``ParityTaskConfig`` (the parity data), ``ParitySweepConfig`` (the parity learning-rate sweep),
+``ParityTrainingConfig`` and ``InterventionConfig`` (the experiments in miniature of
+``dynamics.spurious.torch_experiments``) and ``SpuriousRuleLogitsConfig``; each has ``source()`` (the source's
+settings) and ``ci()`` (the size the project's claims run on the CPU).
 
 Examples
 --------
@@ -40,8 +45,10 @@ from ._metrics import (PRUNE_FRACTIONS, ba_bc_mean_loss_ratio, bc_loss_share, cl
 from ._proposition1 import (bc_ba_loss_ratio, bc_ba_loss_ratio_asymptote, bc_ba_loss_ratio_asymptote_from_logits,
                             bc_ba_loss_ratio_bounds, bc_ba_loss_ratio_from_logits, scaled_binary_ce, softmax_ce)
 from ._proposition2 import scaled_ce_grad_norm, spurious_core_gradient_ratio, spurious_core_gradient_ratio_asymptote
-from ._results import (BalancingToyRuns, GdroStep, GradientRatioAsymptote, GroupCountTable, LossRatioAsymptote,
-                       LossRatioBounds, MarginGradients, ReweightingCoverage, SpuriousData, ToyRun, ToySplits)
+from ._results import (BalancingToyConfig, BalancingToyRuns, GdroStep, GradientRatioAsymptote, GroupCountTable,
+                       InterventionConfig, LossRatioAsymptote, LossRatioBounds, MarginGradients, ParitySweepConfig,
+                       ParityTaskConfig, ParityTrainingConfig, ReweightingCoverage, SpuriousData,
+                       SpuriousRuleLogitsConfig, ToyRun, ToySplits)
 from ._setups import (BALANCING_TOY_SEED_STREAMS, BALANCING_TOY_SIZE, BENCHMARK_GROUP_COUNTS, PARITY_SEED_STREAMS,
                       balancing_toy_runs, bias_decomposable_fixture,
                       core_error_probability, linear_two_block_fixture, make_balancing_toy, make_balancing_toy_splits,
@@ -72,4 +79,7 @@ __all__ = [
     "BALANCING_TOY_SIZE", "PARITY_SEED_STREAMS", "BALANCING_TOY_SEED_STREAMS",
     # linear-toy trainer
     "train_balancing_toy", "ToyRun", "METHODS",
+    # the experiments' configurations (their trainers: here and in the torch modules)
+    "BalancingToyConfig", "ParityTaskConfig", "ParitySweepConfig", "ParityTrainingConfig", "InterventionConfig",
+    "SpuriousRuleLogitsConfig",
 ]

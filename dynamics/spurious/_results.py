@@ -7,7 +7,10 @@ annotated by name: this module does not import torch).
 * balancing (Idrissi et al. 2022, reprinted as Pezeshki (thesis) Ch. 8): ``GdroStep``, ``ReweightingCoverage``,
   ``ToyRun``, ``BalancingToyRuns``;
 * the torch layer (``dynamics.spurious.torch_training``): ``GradientIdentity``, ``ParityRun``, ``ParitySweep``,
-  ``NetworkLogits``, ``TorchToyRun``.
+  ``NetworkLogits``, ``TorchToyRun``;
+* the experiments' configurations (the settings a trainer takes as one frozen object): ``ParityTaskConfig``,
+  ``ParitySweepConfig``, ``ParityTrainingConfig``, ``InterventionConfig``, ``SpuriousRuleLogitsConfig``,
+  ``BalancingToyConfig``.
 """
 from typing import Dict, NamedTuple, Optional, Tuple, Union
 
@@ -450,3 +453,501 @@ class WidthSweep(NamedTuple):
     epochs_to_stop: np.ndarray
     spread: np.ndarray
     mean_spread: np.ndarray
+
+
+# ---------------------------------------------------------------------------------------------------- configurations
+class ParityTaskConfig(NamedTuple):
+    """The data of the parity spurious-correlation task (Barsbey et al. 2025, Fig. 3 and supp. C, after Qiu et al.
+    2024; :func:`dynamics.spurious.make_parity_task`): a training set at BC rate ρ and an unbiased test set (ρ = 0.5),
+    both drawn from one seed's streams by the parity trainers.
+
+    The defaults are the data of the parity learning-rate sweep (:class:`dynamics.spurious.ParitySweepConfig`); the
+    experiments in miniature (:class:`dynamics.spurious.ParityTrainingConfig`) use 2000 samples each and C = 4.
+
+    Attributes
+    ----------
+    n_train : int, default 10000
+        Training samples, drawn at BC rate ``bc_rate``, >= 1 (2 to 100000 in
+        :mod:`dynamics.spurious.torch_experiments`).
+    n_test : int, default 10000
+        Unbiased test samples, drawn at BC rate 0.5; the range of ``n_train``.
+    n_core : int, default 6
+        C core bits, the label being their product y = Π x_c; >= 1 (at most 64 in
+        :mod:`dynamics.spurious.torch_experiments`).
+    n_spurious : int, default 2
+        S spurious bits, uniform given Π x_s = b; >= 1 (at most 64 there).
+    n_noise : int, default 12
+        N uniform noise bits; >= 0 (at most 64 there).
+    bc_rate : float, default 0.1
+        ρ in [0, 1]: the training set's probability that the bias label b disagrees with y (a bias-conflicting
+        sample).
+
+    Examples
+    --------
+    >>> from dynamics.spurious import ParityTaskConfig
+    >>> ParityTaskConfig(n_train=2000, n_test=2000, n_core=4)
+    ParityTaskConfig(n_train=2000, n_test=2000, n_core=4, n_spurious=2, n_noise=12, bc_rate=0.1)
+    """
+
+    n_train: int = 10000
+    n_test: int = 10000
+    n_core: int = 6
+    n_spurious: int = 2
+    n_noise: int = 12
+    bc_rate: float = 0.1
+
+    @classmethod
+    def source(cls) -> "ParityTaskConfig":
+        """The paper's set sizes, 10000 training and 10000 test samples; C, S, N and ρ at this project's values.
+
+        The paper gives the two set sizes; it leaves C, S, N and ρ open (see the theory note,
+        docs/theory/spurious.md): C = 6, S = 2, N = 12 and ρ = 0.1 are this project's.
+
+        Examples
+        --------
+        >>> ParityTaskConfig.source()
+        ParityTaskConfig(n_train=10000, n_test=10000, n_core=6, n_spurious=2, n_noise=12, bc_rate=0.1)
+        """
+        return cls(n_train=10000, n_test=10000, n_core=6, n_spurious=2, n_noise=12, bc_rate=0.1)
+
+    @classmethod
+    def ci(cls) -> "ParityTaskConfig":
+        """The data of the parity sweep's claims and figures on the CPU: the source's.
+
+        Examples
+        --------
+        >>> ParityTaskConfig.ci() == ParityTaskConfig.source()
+        True
+        """
+        return cls.source()
+
+
+class ParitySweepConfig(NamedTuple):
+    """Settings of the parity learning-rate sweep (Barsbey et al. 2025, Fig. 3 and Table 1, parity row; Fig. 12),
+    trained by :func:`dynamics.spurious.torch_training.parity_lr_sweep` and
+    :func:`dynamics.spurious.torch_training.train_parity_mlp`.
+
+    A bias-free ReLU network d → width → … → 2 (PyTorch's default uniform initialisation), plain SGD with a constant
+    learning rate, trained to the end of its first epoch with 100% training accuracy (or the cap); every run records
+    the metrics of :class:`dynamics.spurious.torch_training.ParityRun`. The defaults are the source's
+    (:meth:`source`), which the CPU claims run (:meth:`ci`). The learning rates and the seeds are not settings but
+    the trainers' arguments: the claims sweep η in {0.03, 0.75} over 5 seeds on the CPU, 9 rates over 32 seeds on
+    a GPU.
+
+    Attributes
+    ----------
+    task : ParityTaskConfig, default ParityTaskConfig()
+        The data: C = 6, S = 2, N = 12 bits, ρ = 0.1, 10000 training and 10000 test samples.
+    width : int, default 200
+        Hidden units per layer, >= 1.
+    depth : int, default 2
+        Hidden layers, >= 1.
+    batch_size : int, default 100
+        Minibatch size, >= 1 (the last batch of an epoch may be smaller).
+    epoch_cap : int, default 800
+        Epochs after which a run stops if it never reaches 100% training accuracy, >= 1.
+    n_activation_inputs : int, default 1000
+        Random test inputs on which the activation statistics are averaged, >= 1 (at most ``task.n_test`` are
+        used).
+    dtype : {"float32", "float64"}, default "float32"
+        Precision of the training ("float32": the precision of the paper's training).
+
+    Examples
+    --------
+    >>> from dynamics.spurious import ParitySweepConfig, ParityTaskConfig
+    >>> config = ParitySweepConfig(task=ParityTaskConfig(n_train=300, n_test=200), width=24, epoch_cap=6)
+    >>> config.task.n_core, config.depth, config.batch_size, config.dtype
+    (6, 2, 100, 'float32')
+    """
+
+    task: ParityTaskConfig = ParityTaskConfig()
+    width: int = 200
+    depth: int = 2
+    batch_size: int = 100
+    epoch_cap: int = 800
+    n_activation_inputs: int = 1000
+    dtype: str = "float32"
+
+    @classmethod
+    def source(cls) -> "ParitySweepConfig":
+        """The paper's sweep: 10000/10000 samples, width 200, batch 100, SGD to 100% training accuracy, float32.
+
+        The paper gives the set sizes, the width, the batch, the stopping rule and float32 training; it leaves open
+        C, S, N and ρ (:meth:`dynamics.spurious.ParityTaskConfig.source`), gives the depth as 3 hidden layers in one
+        place and 2 in another (2 here), and sets no epoch cap (800 here) nor the number of inputs of the activation
+        statistics (1000 here).
+
+        Examples
+        --------
+        >>> config = ParitySweepConfig.source()
+        >>> config.task.n_train, config.width, config.batch_size, config.epoch_cap
+        (10000, 200, 100, 800)
+        """
+        return cls(task=ParityTaskConfig.source(), width=200, depth=2, batch_size=100, epoch_cap=800,
+                   n_activation_inputs=1000, dtype="float32")
+
+    @classmethod
+    def ci(cls) -> "ParitySweepConfig":
+        """The size of the sweep's claims on the CPU: the source's (cap 800 epochs; a GPU run caps at 1000).
+
+        Examples
+        --------
+        >>> ParitySweepConfig.ci() == ParitySweepConfig.source()
+        True
+        """
+        return cls.source()
+
+
+class ParityTrainingConfig(NamedTuple):
+    """Settings of the experiments in miniature of Barsbey et al. 2025 on the parity task (Figs. 3 right, 6, 13, 19,
+    22-24, Table 2), trained by :func:`dynamics.spurious.torch_experiments.parity_training_runs` and its wrappers
+    (:func:`dynamics.spurious.torch_experiments.lr_attribution_runs`,
+    :func:`dynamics.spurious.torch_experiments.lr_robustness_runs`,
+    :func:`dynamics.spurious.torch_experiments.width_lr_sweep`, and through
+    :class:`dynamics.spurious.InterventionConfig` :func:`dynamics.spurious.torch_experiments.intervention_runs`).
+
+    A bias-free ReLU network d → width → … → 2; loss: the minibatch's mean focal loss −(1 − p_y)^γ log p_y
+    (γ = 0: cross-entropy) plus l1‖θ‖₁ + (l2/2)‖θ‖²; update: SGD with heavy-ball momentum as ``torch.optim.SGD``,
+    or Adam (β = (0.9, 0.999), ε = 1e-8); a run stops at the end of its first epoch that meets ``stop``, or at
+    ``epoch_cap``. ``momentum``, ``l1``, ``l2`` and ``focal_gamma`` take one value, or a tuple of one value per
+    learning rate of the call. The defaults are this project's CPU miniature (:meth:`ci`); :meth:`source` is the
+    paper's size, which the claims run on a GPU. The learning rates and the seeds are the trainers' arguments.
+
+    Attributes
+    ----------
+    task : ParityTaskConfig, default ParityTaskConfig(n_train=2000, n_test=2000, n_core=4)
+        The data (S = 2, N = 12 bits, ρ = 0.1).
+    optimizer : {"sgd", "adam"}, default "sgd"
+        The update rule.
+    momentum : float or tuple of float, default 0.0
+        Heavy-ball momentum μ in [0, 0.999] (SGD only).
+    l1 : float or tuple of float, default 0.0
+        L1 coefficient in [0, 10], entering the gradient as l1·sign(θ).
+    l2 : float or tuple of float, default 0.0
+        L2 coefficient in [0, 10], entering the gradient as l2·θ.
+    focal_gamma : float or tuple of float, default 0.0
+        Focal-loss exponent γ in [0, 100] (0: cross-entropy).
+    anneal_step : int or None, default None
+        The step (counted from 0, in [0, 10^9]) from which the learning rate is multiplied by ``anneal_factor``;
+        None keeps it constant.
+    anneal_factor : float, default 0.1
+        In (0, 1].
+    stop : {"fit", "loss"}, default "fit"
+        Stop at 100% training accuracy ("fit") or once the mean training cross-entropy is below ``loss_target``
+        ("loss").
+    loss_target : float, default 1e-5
+        The mean training cross-entropy, in (0, 1], that stops a run under ``stop="loss"``.
+    width : int, default 50
+        Hidden units per layer, in [1, 4096].
+    depth : int, default 2
+        Hidden layers, in [1, 8].
+    batch_size : int, default 100
+        Minibatch size, in [1, 10000] (the last batch of an epoch may be smaller).
+    epoch_cap : int, default 150
+        The most epochs a run trains, in [1, 100000].
+    record_every : int, default 20
+        SGD steps between records of the attribution shares, >= 1 (they are recorded after the last step too).
+    n_attribution_inputs : int, default 500
+        Random test inputs, in [1, ``task.n_test``], on which the attribution shares are averaged.
+    dtype : {"float32", "float64"}, default "float32"
+        Precision of the training ("float32": the precision of the paper's training).
+
+    Examples
+    --------
+    >>> from dynamics.spurious import ParityTrainingConfig
+    >>> config = ParityTrainingConfig(epoch_cap=60)._replace(momentum=(0.0, 0.9))
+    >>> config.task.n_core, config.width, config.epoch_cap, config.momentum
+    (4, 50, 60, (0.0, 0.9))
+    """
+
+    task: ParityTaskConfig = ParityTaskConfig(n_train=2000, n_test=2000, n_core=4)
+    optimizer: str = "sgd"
+    momentum: Union[float, Tuple[float, ...]] = 0.0
+    l1: Union[float, Tuple[float, ...]] = 0.0
+    l2: Union[float, Tuple[float, ...]] = 0.0
+    focal_gamma: Union[float, Tuple[float, ...]] = 0.0
+    anneal_step: Optional[int] = None
+    anneal_factor: float = 0.1
+    stop: str = "fit"
+    loss_target: float = 1e-5
+    width: int = 50
+    depth: int = 2
+    batch_size: int = 100
+    epoch_cap: int = 150
+    record_every: int = 20
+    n_attribution_inputs: int = 500
+    dtype: str = "float32"
+
+    @classmethod
+    def source(cls) -> "ParityTrainingConfig":
+        """The paper's sizes: 10000/10000 samples, width 200, batch 100, SGD to 100% training accuracy, float32.
+
+        The paper gives the set sizes, the width, the batch, plain SGD, the stop at 100% training accuracy and
+        float32 training. It leaves open C, S, N and ρ, the depth (3 hidden layers in one place, 2 in another), an
+        epoch cap, and the attribution's method, inputs and record interval: those keep the miniature's values
+        (C = 4, S = 2, N = 12, ρ = 0.1, depth 2, integrated gradients on 500 test inputs every 20 steps), with a cap
+        of 800 epochs. Too large for the CPU claims: a GPU run uses it.
+
+        Examples
+        --------
+        >>> config = ParityTrainingConfig.source()
+        >>> config.task.n_train, config.task.n_test, config.width, config.batch_size, config.epoch_cap
+        (10000, 10000, 200, 100, 800)
+        """
+        return cls.ci()._replace(task=ParityTaskConfig(n_train=10000, n_test=10000, n_core=4), width=200,
+                                 batch_size=100, epoch_cap=800)
+
+    @classmethod
+    def ci(cls) -> "ParityTrainingConfig":
+        """The CPU miniature of the attribution claims: 2000 samples each, C = 4, width 50, cap 150 epochs.
+
+        Examples
+        --------
+        >>> config = ParityTrainingConfig.ci()
+        >>> config.task.n_train, config.task.n_core, config.width, config.epoch_cap
+        (2000, 4, 50, 150)
+        """
+        return cls(task=ParityTaskConfig(n_train=2000, n_test=2000, n_core=4), width=50, epoch_cap=150)
+
+
+class InterventionConfig(NamedTuple):
+    """Settings of the interventions other than the learning rate against the high learning rate on the parity task
+    (Barsbey et al. 2025, Figs. 6 and 19, Table 2), trained by
+    :func:`dynamics.spurious.torch_experiments.intervention_runs`: at ``low_lr`` plain SGD, heavy-ball momentum, an
+    L1 penalty, an L2 penalty, focal loss and a smaller batch; at ``high_lr`` plain SGD and SGD with an L2 penalty.
+
+    Every row trains with the data and protocol of ``training``, except that the rows set ``momentum``, ``l1``,
+    ``l2`` and ``focal_gamma`` (0 where a row does not name them) and the small-batch row its batch size;
+    ``training.record_every`` is not used (only the attributions at the stop are kept). The defaults are this
+    project's CPU miniature with the cap of the attribution claims; :meth:`ci` is the claim's CPU size and
+    :meth:`source` the paper's sizes.
+
+    Attributes
+    ----------
+    low_lr : float, default 0.05
+        η > 0 of the interventions.
+    high_lr : float, default 0.75
+        η > 0 of the two high-learning-rate rows.
+    momentum : float, default 0.9
+        μ in [0, 0.999] of the momentum row.
+    l1 : float, default 1e-4
+        L1 coefficient in [0, 10] of the L1 row.
+    l2 : float, default 5e-3
+        L2 coefficient in [0, 10] of the L2 row at the low learning rate.
+    high_lr_l2 : float, default 1e-3
+        L2 coefficient in [0, 10] of the row "high lr + l2".
+    focal_gamma : float, default 2.0
+        γ in [0, 100] of the focal-loss row.
+    small_batch : int, default 25
+        The batch size of the row "small batch", in [1, 10000] (the other rows use ``training.batch_size``).
+    training : ParityTrainingConfig, default ParityTrainingConfig()
+        The data and the training protocol of every row.
+
+    Examples
+    --------
+    >>> from dynamics.spurious import InterventionConfig
+    >>> config = InterventionConfig(momentum=0.5)
+    >>> config.low_lr, config.momentum, config.training.epoch_cap
+    (0.05, 0.5, 150)
+    """
+
+    low_lr: float = 0.05
+    high_lr: float = 0.75
+    momentum: float = 0.9
+    l1: float = 1e-4
+    l2: float = 5e-3
+    high_lr_l2: float = 1e-3
+    focal_gamma: float = 2.0
+    small_batch: int = 25
+    training: ParityTrainingConfig = ParityTrainingConfig()
+
+    @classmethod
+    def source(cls) -> "InterventionConfig":
+        """The rows at the paper's sizes (:meth:`dynamics.spurious.ParityTrainingConfig.source`): the claim's GPU size.
+
+        The paper sweeps each hyper-parameter over a range (Figs. 6 and 19); it gives no single value, so the rows
+        keep this project's (momentum 0.9, L1 1e-4, L2 5e-3, focal γ = 2, batch 25 at η = 0.05; L2 1e-3 at
+        η = 0.75).
+
+        Examples
+        --------
+        >>> InterventionConfig.source().training == ParityTrainingConfig.source()
+        True
+        """
+        return cls(training=ParityTrainingConfig.source())
+
+    @classmethod
+    def ci(cls) -> "InterventionConfig":
+        """The claim's CPU size: the miniature of :meth:`dynamics.spurious.ParityTrainingConfig.ci`, cap 60 epochs.
+
+        Examples
+        --------
+        >>> InterventionConfig.ci().training.epoch_cap
+        60
+        """
+        return cls(training=ParityTrainingConfig.ci()._replace(epoch_cap=60))
+
+
+class SpuriousRuleLogitsConfig(NamedTuple):
+    """Settings of the parity network read while it predicts by the spurious rule, for the check of Proposition 1
+    of Barsbey et al. 2025 (Eq. 1) on real logits, computed by
+    :func:`dynamics.spurious.torch_training.spurious_rule_logits`.
+
+    FCN 20→200→200→2 (no bias) on the parity task (C = 6, S = 2, N = 12, ρ = 0.1), float64, plain SGD on
+    minibatches of 100 drawn independently at each step, evaluated every ``eval_every`` steps until the network
+    predicts the bias label b on enough training samples. The defaults are the cross-check's (:meth:`ci`).
+
+    Attributes
+    ----------
+    learning_rate : float, default 0.1
+        Constant SGD step size η > 0.
+    n_aligned : int, default 100
+        BA training samples predicted as their bias label b to read, >= 1 (at least 50 for the cross-check to mean
+        something).
+    n_conflicting : int, default 10
+        BC training samples predicted as b to read, >= 1 (at least 5 for the cross-check).
+    min_aligned_accuracy : float, default 0.9
+        The fraction, in [0, 1], of the BA training samples the network must predict as b.
+    eval_every : int, default 10
+        SGD steps between evaluations, >= 1.
+    max_steps : int, default 5000
+        SGD steps after which the search gives up with a RuntimeError, >= 1.
+    n_train : int, default 10000
+        Training samples, >= 100.
+
+    Examples
+    --------
+    >>> from dynamics.spurious import SpuriousRuleLogitsConfig
+    >>> SpuriousRuleLogitsConfig(n_aligned=50, n_conflicting=5).n_train
+    10000
+    """
+
+    learning_rate: float = 0.1
+    n_aligned: int = 100
+    n_conflicting: int = 10
+    min_aligned_accuracy: float = 0.9
+    eval_every: int = 10
+    max_steps: int = 5000
+    n_train: int = 10000
+
+    @classmethod
+    def source(cls) -> "SpuriousRuleLogitsConfig":
+        """The paper's parity network and training-set size (10000); the rest at this project's values.
+
+        The network and the data are those of the paper's parity experiment (:class:`ParitySweepConfig`); the paper
+        has no experiment that reads the logits, so the learning rate, the subset and the rule that picks the
+        evaluation are this project's (the defaults).
+
+        Examples
+        --------
+        >>> SpuriousRuleLogitsConfig.source().n_train
+        10000
+        """
+        return cls(learning_rate=0.1, n_aligned=100, n_conflicting=10, min_aligned_accuracy=0.9, eval_every=10,
+                   max_steps=5000, n_train=10000)
+
+    @classmethod
+    def ci(cls) -> "SpuriousRuleLogitsConfig":
+        """The size of the cross-check spurious.prop1_on_network: the source's.
+
+        Examples
+        --------
+        >>> config = SpuriousRuleLogitsConfig.ci()
+        >>> config.n_aligned, config.n_conflicting, config == SpuriousRuleLogitsConfig.source()
+        (100, 10, True)
+        """
+        return cls.source()
+
+
+class BalancingToyConfig(NamedTuple):
+    """Settings of the linear toy of Pezeshki (thesis) §8.4 (Eq. 8.4.1, Ch. 8 Fig. 1; Idrissi et al. 2022) trained
+    with a balancing method of its §8.3, shared by the numpy trainer :func:`dynamics.spurious.train_balancing_toy`,
+    its experiment over seeds and methods :func:`dynamics.spurious.balancing_toy_runs`, the batched torch trainer
+    :func:`dynamics.spurious.torch_balancing.train_balancing_methods` and the torch replay
+    :func:`dynamics.spurious.torch_training.replay_balancing_toy`.
+
+    The model f(x) = wᵀ(γ ⊙ x), no bias, BCE-with-logits, torch ``SGD`` with momentum and weight decay. The functions
+    that take the data as given (the numpy trainer and the replay) read the toy's size from the data, not from
+    ``n_samples`` and ``n_noise``. The defaults are this project's CPU size, which the claims and figures run
+    (:meth:`ci`); :meth:`source` is the authors' code's. The methods and the seeds are the trainers' arguments.
+
+    Attributes
+    ----------
+    n_samples : int, default 400
+        n, even: the size of every split, >= 2 (8 to 100000 in the torch trainer).
+    n_noise : int, default 600
+        d >= 0 noise features (at most 100000 in the torch trainer).
+    learning_rate : float, default 1e-5
+        SGD step size η > 0 (at most 10 in the torch trainer).
+    momentum : float, default 0.9
+        μ in [0, 1) (torch's convention, dampening 0).
+    weight_decay : float, default 0.0
+        λ >= 0, the gradient gaining λw (at most 100 in the torch trainer).
+    batch_size : int, default 100
+        Minibatch size >= 1 (at most ``n_samples`` in the torch trainer); the last batch of an epoch may be partial.
+    n_epochs : int, default 500
+        Epochs >= 1 (at most 100000 in the torch trainer); JTT needs more than ``jtt_epochs`` + 1.
+    gammas : tuple of 3 floats, default (4.0, 1.0, 2.0)
+        (γ_spu, γ_core, γ_noise), each > 0: the per-feature scales, which act as per-feature learning rates.
+    jtt_epochs : int, default 1
+        JTT's first-stage length T >= 1 (at most 10000 in the torch trainer).
+    jtt_upweight : int, default 20
+        JTT's λ_up >= 1 (at most 10000 in the torch trainer).
+    gdro_step_size : float, default 0.1
+        gDRO's step size η_q > 0 (at most 100 in the torch trainer).
+    gdro_sampler : {"group", "shuffle"}, default "group"
+        gDRO's minibatches come from the group-balanced sampler (as in the authors' code) or from reshuffles of the
+        data (the numpy trainer only).
+
+    Examples
+    --------
+    >>> from dynamics.spurious import BalancingToyConfig
+    >>> config = BalancingToyConfig(n_samples=40, n_noise=6, n_epochs=20, learning_rate=1e-3, batch_size=10)
+    >>> config.momentum, config.gammas, config.jtt_upweight
+    (0.9, (4.0, 1.0, 2.0), 20)
+    """
+
+    n_samples: int = 400
+    n_noise: int = 600
+    learning_rate: float = 1e-5
+    momentum: float = 0.9
+    weight_decay: float = 0.0
+    batch_size: int = 100
+    n_epochs: int = 500
+    gammas: Tuple[float, float, float] = (4.0, 1.0, 2.0)
+    jtt_epochs: int = 1
+    jtt_upweight: int = 20
+    gdro_step_size: float = 0.1
+    gdro_sampler: str = "group"
+
+    @classmethod
+    def source(cls) -> "BalancingToyConfig":
+        """The authors' code's toy: n = 1000, d = 1200, batch 250, 500 epochs, lr 1e-5, momentum 0.9, no weight decay.
+
+        The authors' code (the BalancingGroups repository: ``train_toy.py``, ``models.py``, ``datasets.py``) gives
+        n = 1000, d = 1200, batch 250, 500 epochs, γ = (4, 1, 2), SGD with momentum 0.9, gDRO's η_q = 0.1 with the
+        group-balanced sampler and JTT's T = 1; it sweeps the learning rate over {1e-6, 1e-5} and the weight decay
+        over {0, 0.1, 1, 10} (1e-5 and 0 here, the thesis's Fig. 1). Its toy sweep runs no JTT, so λ_up = 20 is
+        this project's. Too slow for the CPU claims: a GPU run uses it.
+
+        Examples
+        --------
+        >>> config = BalancingToyConfig.source()
+        >>> config.n_samples, config.n_noise, config.batch_size, config.n_epochs
+        (1000, 1200, 250, 500)
+        """
+        return cls(n_samples=1000, n_noise=1200, learning_rate=1e-5, momentum=0.9, weight_decay=0.0, batch_size=250,
+                   n_epochs=500, gammas=(4.0, 1.0, 2.0), jtt_epochs=1, jtt_upweight=20, gdro_step_size=0.1,
+                   gdro_sampler="group")
+
+    @classmethod
+    def ci(cls) -> "BalancingToyConfig":
+        """This project's CPU size of the claims and figures: n = 400, d = 600, batch 100, the source's otherwise.
+
+        Examples
+        --------
+        >>> config = BalancingToyConfig.ci()
+        >>> config.n_samples, config.n_noise, config.batch_size, config.n_epochs
+        (400, 600, 100, 500)
+        """
+        return cls.source()._replace(n_samples=400, n_noise=600, batch_size=100)

@@ -16,17 +16,18 @@ configurations and the experiment driver that claims, figures, notebooks and cro
 """
 import math
 from types import MappingProxyType
-from typing import Any, Optional, Sequence, Union
+from typing import Optional, Sequence, Union
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dynamics.numerics import (format_value, normal_sf, require_array_in_range, require_choice, require_in_range, require_integer,
-                               require_positive, rng_from, seed_streams)
-from ._results import BalancingToyRuns, GroupCountTable, MarginGradients, SpuriousData, ToySplits
+from dynamics.numerics import (format_value, normal_sf, require_array_in_range, require_bool, require_choice,
+                               require_in_range, require_integer, require_of_type, require_positive, rng_from,
+                               seed_streams)
+from ._results import BalancingToyConfig, BalancingToyRuns, GroupCountTable, MarginGradients, SpuriousData, ToySplits
 from ._toy_training import METHODS, train_balancing_toy
 
-BALANCING_TOY_SIZE = (400, 600)
+BALANCING_TOY_SIZE = (BalancingToyConfig.ci().n_samples, BalancingToyConfig.ci().n_noise)
 """(n_samples, n_noise) of the linear-toy experiment: this project's CPU setting of the thesis's Ch. 8 Fig. 1 (the
 authors' code uses n = 1000, d = 1200)."""
 
@@ -205,8 +206,8 @@ def make_balancing_toy_splits(n_samples: int, n_noise: int, *, seed: Optional[Un
 
 
 def balancing_toy_runs(seeds: Sequence[int], methods: Sequence[str] = ("erm", "subg", "rwg"),
-                       n_samples: int = BALANCING_TOY_SIZE[0], n_noise: int = BALANCING_TOY_SIZE[1],
-                       **train_options: Any) -> BalancingToyRuns:
+                       config: BalancingToyConfig = BalancingToyConfig(), *,
+                       return_orders: bool = False) -> BalancingToyRuns:
     """The linear-toy experiment of Pezeshki (thesis) §8.4 (Ch. 8 Fig. 1), at this project's CPU size: every
     balancing method on the same data, seed by seed.
 
@@ -222,12 +223,12 @@ def balancing_toy_runs(seeds: Sequence[int], methods: Sequence[str] = ("erm", "s
     methods : sequence of str
         Methods of :func:`dynamics.spurious.train_balancing_toy` (default ERM, SUBG and RWG, the three of the
         thesis's figure).
-    n_samples, n_noise : int
-        n (even) and d of the toy (400 and 600, this project's CPU setting).
-    **train_options
-        Settings of :func:`dynamics.spurious.train_balancing_toy` (``learning_rate``, ``batch_size``,
-        ``n_epochs``, ``return_orders``, ...; its defaults otherwise: lr 1e-5, momentum 0.9, batch 100, 500
-        epochs).
+    config : BalancingToyConfig
+        The toy's size (``n_samples`` = n, even, and ``n_noise`` = d) and the training settings of
+        :func:`dynamics.spurious.train_balancing_toy` (default: this project's CPU setting, n = 400, d = 600, lr
+        1e-5, momentum 0.9, batch 100, 500 epochs).
+    return_orders : bool
+        Keep every epoch's index order in the runs (for a replay in torch).
 
     Returns
     -------
@@ -236,8 +237,9 @@ def balancing_toy_runs(seeds: Sequence[int], methods: Sequence[str] = ("erm", "s
 
     Examples
     --------
-    >>> runs = balancing_toy_runs([0, 1], ("erm", "subg"), n_samples=40, n_noise=6, n_epochs=20,
-    ...                           learning_rate=1e-3, batch_size=10)
+    >>> from dynamics.spurious import BalancingToyConfig
+    >>> config = BalancingToyConfig(n_samples=40, n_noise=6, n_epochs=20, learning_rate=1e-3, batch_size=10)
+    >>> runs = balancing_toy_runs([0, 1], ("erm", "subg"), config)
     >>> runs.test_worst_group_curves("subg").shape, len(runs.splits), len(runs.runs["erm"])
     ((2, 20), 2, 2)
     >>> runs.test_worst_group_curves("erm")[:, -1].tolist(), runs.test_worst_group_curves("subg")[:, -1].tolist()
@@ -252,14 +254,16 @@ def balancing_toy_runs(seeds: Sequence[int], methods: Sequence[str] = ("erm", "s
     if not seeds or not methods:
         raise ValueError(f"seeds and methods must each hold at least one value, got {len(seeds)} seeds and "
                          f"{len(methods)} methods")
+    require_of_type("config", config, BalancingToyConfig)
+    return_orders = require_bool("return_orders", return_orders)
     splits, runs = [], {m: [] for m in methods}
     for seed in seeds:
         streams = seed_streams(seed, BALANCING_TOY_SEED_STREAMS)
-        data = make_balancing_toy_splits(n_samples, n_noise, seed=streams.data)
+        data = make_balancing_toy_splits(config.n_samples, config.n_noise, seed=streams.data)
         train_seed = int(streams.train.integers(2**63))
         splits.append(data)
         for m in methods:
-            runs[m].append(train_balancing_toy(*data, m, seed=train_seed, **train_options))
+            runs[m].append(train_balancing_toy(*data, m, config, seed=train_seed, return_orders=return_orders))
     return BalancingToyRuns(seeds, tuple(splits), {m: tuple(r) for m, r in runs.items()})
 
 

@@ -23,14 +23,14 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dynamics.numerics import (as_finite_array, require_bool, require_choice, require_in_range, require_integer,
-                               require_positive, rng_from)
+                               require_of_type, require_positive, rng_from)
 from ._balancing import (balanced_sampling_weights, expand_by_counts, jtt_duplication_counts,
                          subsample_to_smallest, weighted_epoch_indices)
 from ._checks import require_toy_split
 from ._kernels import train_epochs
-from ._results import SpuriousData, ToyRun
+from ._results import BalancingToyConfig, SpuriousData, ToyRun
 
-TOY_GAMMAS = (4.0, 1.0, 2.0)
+TOY_GAMMAS = BalancingToyConfig().gammas
 """(γ_spu, γ_core, γ_noise) of Pezeshki (thesis) Ch. 8 Fig. 1: 4, 1 and 2.0, the values of the authors' code (the
 thesis's text, as the project read it, garbles them)."""
 
@@ -84,11 +84,8 @@ def _flatten(orders):
     return flat, offsets
 
 
-def train_balancing_toy(train: SpuriousData, val: SpuriousData, test: SpuriousData, method: str, *,
-                        learning_rate: float = 1e-5, momentum: float = 0.9, weight_decay: float = 0.0,
-                        batch_size: int = 100, n_epochs: int = 500, gammas: Sequence[float] = TOY_GAMMAS,
-                        jtt_epochs: int = 1, jtt_upweight: int = 20, gdro_step_size: float = 0.1,
-                        gdro_sampler: str = "group", init: Optional[ArrayLike] = None,
+def train_balancing_toy(train: SpuriousData, val: SpuriousData, test: SpuriousData, method: str,
+                        config: BalancingToyConfig = BalancingToyConfig(), *, init: Optional[ArrayLike] = None,
                         seed: Optional[Union[int, np.random.Generator]] = None, return_orders: bool = False) -> ToyRun:
     """Train the linear toy of Pezeshki (thesis) §8.4 with one of the seven balancing methods of its §8.3.
 
@@ -97,26 +94,10 @@ def train_balancing_toy(train: SpuriousData, val: SpuriousData, test: SpuriousDa
     train, val, test : SpuriousData
         From :func:`dynamics.spurious.make_balancing_toy` (val/test with split "val"/"test", every group non-empty).
     method : {"erm", "suby", "subg", "rwy", "rwg", "jtt", "gdro"}
-    learning_rate : float
-        SGD step size η > 0 (1e-5).
-    momentum : float
-        μ ∈ [0, 1) (0.9; torch convention, dampening 0).
-    weight_decay : float
-        λ >= 0 (the gradient gains λw).
-    batch_size : int
-        Minibatch size >= 1 (100 at the CPU setting n = 400; the code uses 250 with n = 1000).
-    n_epochs : int
-        Epochs >= 1 (500); JTT needs n_epochs > jtt_epochs + 1.
-    gammas : sequence of 3 floats
-        (γ_spu, γ_core, γ_noise).
-    jtt_epochs : int
-        JTT's first-stage length T >= 1.
-    jtt_upweight : int
-        JTT's λ_up >= 1.
-    gdro_step_size : float
-        gDRO's η > 0 (0.1).
-    gdro_sampler : {"group", "shuffle"}
-        gDRO batches from the group-balanced sampler (as the authors' code does) or from reshuffles of the data.
+    config : BalancingToyConfig
+        The training settings: learning rate, momentum, weight decay, batch size, epochs, γ, JTT's T and λ_up,
+        gDRO's step size and sampler (default: this project's CPU setting, lr 1e-5, momentum 0.9, batch 100, 500
+        epochs). Its ``n_samples`` and ``n_noise`` are not used: the data's sizes are.
     init : array_like, shape (2 + n_noise,), optional
         Initial w (JTT re-initialises to it too); default: the draw of the authors' ``ToyNet``.
     seed : None, int or numpy.random.Generator
@@ -130,15 +111,20 @@ def train_balancing_toy(train: SpuriousData, val: SpuriousData, test: SpuriousDa
 
     Examples
     --------
-    >>> from dynamics.spurious import make_balancing_toy_splits
+    >>> from dynamics.spurious import BalancingToyConfig, make_balancing_toy_splits
     >>> train, val, test = make_balancing_toy_splits(400, 600, seed=0)
-    >>> run = train_balancing_toy(train, val, test, "subg", n_epochs=50, seed=0)
+    >>> run = train_balancing_toy(train, val, test, "subg", BalancingToyConfig(n_epochs=50), seed=0)
     >>> run.test_group_acc.shape, round(float(run.test_worst_group[-1]), 2)
     ((50, 4), 1.0)
     """
     x, y, groups = require_toy_split("train", train, n_groups=N_GROUPS)
     n, n_features = x.shape
     method = require_choice("method", method, METHODS)
+    require_of_type("config", config, BalancingToyConfig)
+    learning_rate, momentum, weight_decay = config.learning_rate, config.momentum, config.weight_decay
+    batch_size, n_epochs, gammas = config.batch_size, config.n_epochs, config.gammas
+    jtt_epochs, jtt_upweight = config.jtt_epochs, config.jtt_upweight
+    gdro_step_size, gdro_sampler = config.gdro_step_size, config.gdro_sampler
     learning_rate = require_positive("learning_rate", learning_rate)
     momentum = require_in_range("momentum", momentum, 0.0, 1.0, high_open=True)
     weight_decay = require_positive("weight_decay", weight_decay, allow_zero=True)

@@ -24,16 +24,17 @@ from typing import Sequence, Tuple, Union
 import numpy as np
 import torch
 
-from dynamics.numerics import disk_cache, require_choice, require_in_range, require_integer, rng_from, seed_streams
+from dynamics.numerics import (disk_cache, require_choice, require_in_range, require_integer, require_of_type, rng_from,
+                               seed_streams)
 from dynamics.numerics.torch_batched import MemberOptimizer
 from dynamics.numerics.torch_tools import as_tensor, on_device, to_numpy
 from ._balancing import (balanced_sampling_weights, expand_by_counts, jtt_duplication_counts,
                          subsample_to_smallest, weighted_epoch_indices)
-from ._results import BalancingExperiment, DecisionMaps
+from ._results import BalancingExperiment, BalancingToyConfig, DecisionMaps
 from ._setups import BALANCING_TOY_SEED_STREAMS, make_balancing_toy_splits
-from ._toy_training import METHODS, N_GROUPS, TOY_GAMMAS, toy_feature_scales
+from ._toy_training import METHODS, N_GROUPS, toy_feature_scales
 
-__all__ = ["BalancingExperiment", "DecisionMaps", "decision_maps", "train_balancing_methods"]
+__all__ = ["BalancingExperiment", "BalancingToyConfig", "DecisionMaps", "decision_maps", "train_balancing_methods"]
 
 MAX_MEMBERS_ELEMENTS = 4 * 10**8  # seeds × samples × features held in memory at once (3.2 GB in float64)
 
@@ -196,12 +197,10 @@ def _train_method(method, splits, train_seeds, scales, n_epochs, settings, dtype
 
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
-def train_balancing_methods(methods: Sequence[str] = METHODS, seeds: Sequence[int] = (0, 1, 2), *,
-                            device: Union[str, torch.device] = "cpu", n_samples: int = 400, n_noise: int = 600, learning_rate: float = 1e-5,
-                            momentum: float = 0.9, weight_decay: float = 0.0, batch_size: int = 100,
-                            n_epochs: int = 500, gammas: Sequence[float] = TOY_GAMMAS, jtt_epochs: int = 1,
-                            jtt_upweight: int = 20, gdro_step_size: float = 0.1,
-                            dtype: torch.dtype = torch.float64) -> BalancingExperiment:
+def train_balancing_methods(methods: Sequence[str] = METHODS, seeds: Sequence[int] = (0, 1, 2),
+                            config: BalancingToyConfig = BalancingToyConfig(), *,
+                            dtype: torch.dtype = torch.float64,
+                            device: Union[str, torch.device] = "cpu") -> BalancingExperiment:
     """Every balancing method of Pezeshki (thesis) §8.3 on the linear toy of its §8.4 (Ch. 8 Fig. 1), all seeds of
     one method trained as one batched model.
 
@@ -222,28 +221,12 @@ def train_balancing_methods(methods: Sequence[str] = METHODS, seeds: Sequence[in
         Distinct names from ``("erm", "suby", "subg", "rwy", "rwg", "jtt", "gdro")`` (default: all seven).
     seeds : sequence of int
         1 to 1024 distinct seeds >= 0, one data set and one run per seed.
-    n_samples : int
-        n, even, in [8, 100000]: every split's size (400 at this project's CPU size; the authors' code uses 1000).
-    n_noise : int
-        d in [0, 100000] noise features (600; the authors' code 1200).
-    learning_rate : float
-        η in (0, 10] (1e-5).
-    momentum : float
-        μ in [0, 1) (0.9).
-    weight_decay : float
-        λ in [0, 100] (0).
-    batch_size : int
-        In [1, n_samples] (100; the authors' code 250 with n = 1000).
-    n_epochs : int
-        In [1, 100000] (500); JTT needs more than ``jtt_epochs`` + 1.
-    gammas : sequence of 3 floats
-        (γ_spu, γ_core, γ_noise), each > 0 (4, 1, 2).
-    jtt_epochs : int
-        JTT's first stage T in [1, 10000] (1).
-    jtt_upweight : int
-        JTT's λ_up in [1, 10000] (20).
-    gdro_step_size : float
-        gDRO's η_q in (0, 100] (0.1).
+    config : BalancingToyConfig
+        The toy's size and the training settings (default: this project's CPU size, n = 400, d = 600, lr 1e-5,
+        momentum 0.9, batch 100, 500 epochs; :meth:`dynamics.spurious.BalancingToyConfig.source` is the authors'
+        code's, n = 1000, d = 1200, batch 250). Here n must lie in [8, 100000], d in [0, 100000], the learning rate in
+        (0, 10], the weight decay in [0, 100], the batch size in [1, n], the epochs in [1, 100000], T and λ_up in
+        [1, 10000], gDRO's step size in (0, 100], and the gDRO sampler must be "group".
     dtype : torch.float64 or torch.float32
         Precision of the training (float64 by default).
     device : str or torch.device, default "cpu"
@@ -255,8 +238,8 @@ def train_balancing_methods(methods: Sequence[str] = METHODS, seeds: Sequence[in
 
     Examples
     --------
-    >>> result = train_balancing_methods(("erm", "subg"), (0, 1), n_samples=40, n_noise=6, n_epochs=20,
-    ...                                  learning_rate=1e-3, batch_size=10, device="cpu")
+    >>> config = BalancingToyConfig(n_samples=40, n_noise=6, n_epochs=20, learning_rate=1e-3, batch_size=10)
+    >>> result = train_balancing_methods(("erm", "subg"), (0, 1), config, device="cpu")
     >>> result.test_group_acc.shape
     (2, 2, 20, 4)
     >>> result.test_group_acc[:, :, -1].min(axis=-1).tolist()     # final test worst-group accuracy
@@ -271,27 +254,29 @@ def train_balancing_methods(methods: Sequence[str] = METHODS, seeds: Sequence[in
     for name, values, high in (("methods", methods, len(METHODS)), ("seeds", seeds, 1024)):
         if not 1 <= len(values) <= high or len(set(values)) != len(values):
             raise ValueError(f"{name} must hold 1 to {high} distinct values, got {list(values)}")
-    n = require_integer("n_samples", n_samples, 8, 100_000)
+    require_of_type("config", config, BalancingToyConfig)
+    n = require_integer("n_samples", config.n_samples, 8, 100_000)
     if n % 2:
         raise ValueError(f"n_samples must be even (n/2 samples per class), got {n}")
-    d = require_integer("n_noise", n_noise, 0, 100_000)
+    d = require_integer("n_noise", config.n_noise, 0, 100_000)
     if len(seeds) * n * (d + 2) > MAX_MEMBERS_ELEMENTS:
         raise ValueError(f"len(seeds) * n_samples * (n_noise + 2) must be at most {MAX_MEMBERS_ELEMENTS}, got "
                          f"{len(seeds) * n * (d + 2)}: train fewer seeds per call")
     settings = dict(
-        learning_rate=require_in_range("learning_rate", learning_rate, 0.0, 10.0, low_open=True),
-        momentum=require_in_range("momentum", momentum, 0.0, 1.0, high_open=True),
-        weight_decay=require_in_range("weight_decay", weight_decay, 0.0, 100.0),
-        batch_size=require_integer("batch_size", batch_size, 1, n),
-        jtt_epochs=require_integer("jtt_epochs", jtt_epochs, 1, 10_000),
-        jtt_upweight=require_integer("jtt_upweight", jtt_upweight, 1, 10_000),
-        gdro_step_size=require_in_range("gdro_step_size", gdro_step_size, 0.0, 100.0, low_open=True))
-    n_epochs = require_integer("n_epochs", n_epochs, 1, 100_000)
+        learning_rate=require_in_range("learning_rate", config.learning_rate, 0.0, 10.0, low_open=True),
+        momentum=require_in_range("momentum", config.momentum, 0.0, 1.0, high_open=True),
+        weight_decay=require_in_range("weight_decay", config.weight_decay, 0.0, 100.0),
+        batch_size=require_integer("batch_size", config.batch_size, 1, n),
+        jtt_epochs=require_integer("jtt_epochs", config.jtt_epochs, 1, 10_000),
+        jtt_upweight=require_integer("jtt_upweight", config.jtt_upweight, 1, 10_000),
+        gdro_step_size=require_in_range("gdro_step_size", config.gdro_step_size, 0.0, 100.0, low_open=True))
+    require_choice("gdro_sampler", config.gdro_sampler, ("group",))  # the batched trainer has no reshuffled gDRO
+    n_epochs = require_integer("n_epochs", config.n_epochs, 1, 100_000)
     if "jtt" in methods and n_epochs <= settings["jtt_epochs"] + 1:
         raise ValueError(f"n_epochs must exceed jtt_epochs + 1 = {settings['jtt_epochs'] + 1} for JTT, got {n_epochs}")
     if dtype not in (torch.float32, torch.float64):
         raise ValueError(f"dtype must be torch.float32 or torch.float64, got {dtype!r}")
-    scales = toy_feature_scales(d, gammas)
+    scales = toy_feature_scales(d, config.gammas)
     splits, train_seeds = [], []
     for seed in seeds:
         streams = seed_streams(seed, BALANCING_TOY_SEED_STREAMS)
@@ -345,8 +330,8 @@ def decision_maps(experiment: BalancingExperiment, method: str, *, weights: str 
 
     Examples
     --------
-    >>> result = train_balancing_methods(("erm", "subg"), (0,), n_samples=40, n_noise=6, n_epochs=20,
-    ...                                  learning_rate=1e-3, batch_size=10, device="cpu")
+    >>> config = BalancingToyConfig(n_samples=40, n_noise=6, n_epochs=20, learning_rate=1e-3, batch_size=10)
+    >>> result = train_balancing_methods(("erm", "subg"), (0,), config, device="cpu")
     >>> maps = decision_maps(result, "subg", n_points=(20, 10))
     >>> maps.probabilities.shape
     (1, 10, 20)

@@ -31,22 +31,25 @@ baseline IG_i(x) = x_i ∂f/∂x_i(x) exactly (gradient × input); this module u
 f = z₁ − z₀ (the tests check it against a Riemann sum of the integral).
 """
 import math
-from typing import Any, Optional, Sequence, Union
+from typing import Sequence, Union
 
 import numpy as np
 import torch
 
-from dynamics.numerics import (disk_cache, require_choice, require_in_range, require_integer, require_positive,
-                               seed_streams)
+from dynamics.numerics import (disk_cache, require_choice, require_in_range, require_integer, require_of_type,
+                               require_positive, seed_streams)
 from dynamics.numerics.threads import one_thread
 from dynamics.numerics.torch_batched import MemberOptimizer, relu_mlp, stacked_uniform_weights
 from dynamics.numerics.torch_tools import DTYPE, as_tensor, to_numpy, torch_device
-from ._results import InterventionRuns, LearningRateRobustness, ParityTrainingRuns, WidthSweep
+from ._results import (InterventionConfig, InterventionRuns, LearningRateRobustness, ParityTaskConfig,
+                       ParityTrainingConfig, ParityTrainingRuns, WidthSweep)
 from ._setups import PARITY_SEED_STREAMS, make_parity_task
 
-__all__ = ["FEATURE_GROUPS", "INTERVENTIONS", "InterventionRuns", "LearningRateRobustness", "ParityTrainingRuns",
-           "WidthSweep", "integrated_gradients", "intervention_runs", "lr_attribution_runs", "lr_robustness_runs",
-           "parity_training_runs", "width_lr_sweep"]
+__all__ = ["FEATURE_GROUPS", "INTERVENTIONS", "InterventionConfig", "InterventionRuns", "LearningRateRobustness",
+           "ParityTaskConfig", "ParityTrainingConfig", "ParityTrainingRuns", "WidthSweep", "integrated_gradients",
+           "intervention_runs", "lr_attribution_runs", "lr_robustness_runs", "parity_training_runs", "width_lr_sweep"]
+
+_DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
 #: The configurations of :func:`dynamics.spurious.torch_experiments.intervention_runs`, in its order.
 INTERVENTIONS = ("low lr", "momentum", "l1", "l2", "focal", "small batch", "high lr", "high lr + l2")
@@ -130,27 +133,21 @@ def _per_config(name, value, n_configs, low=0.0, high=math.inf):
 
 # ------------------------------------------------------------------------------------------------ trainer
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
-def parity_training_runs(learning_rates: Sequence[float], seeds: Sequence[int], *, optimizer: str = "sgd",
-                         momentum: Union[float, Sequence[float]] = 0.0, l1: Union[float, Sequence[float]] = 0.0,
-                         l2: Union[float, Sequence[float]] = 0.0, focal_gamma: Union[float, Sequence[float]] = 0.0,
-                         anneal_step: Optional[int] = None, anneal_factor: float = 0.1, stop: str = "fit",
-                         loss_target: float = 1e-5, n_train: int = 2000, n_test: int = 2000, n_core: int = 4,
-                         n_spurious: int = 2, n_noise: int = 12, bc_rate: float = 0.1, width: int = 50,
-                         depth: int = 2, batch_size: int = 100, epoch_cap: int = 150, record_every: int = 20,
-                         n_attribution_inputs: int = 500, dtype: torch.dtype = torch.float32,
+def parity_training_runs(learning_rates: Sequence[float], seeds: Sequence[int],
+                         config: ParityTrainingConfig = ParityTrainingConfig(), *,
                          device: Union[str, torch.device] = "cpu", batched: bool = True) -> ParityTrainingRuns:
     """Train the parity network for every (configuration, seed) as one stacked model and record attributions and the
     BC loss share over training (Barsbey et al. 2025, Figs. 3, 13, 22-24; the parity set-up of supp. C, reduced).
 
-    Data: :func:`dynamics.spurious.make_parity_task` (training BC rate ``bc_rate``, test set unbiased, ρ = 0.5).
-    Model: FCN d→width→…→2, ReLU, no bias, PyTorch's default U(±1/√fan_in) initialisation. Loss: mean focal loss
-    −(1 − p_y)^γ log p_y over the minibatch (γ = 0: cross-entropy) plus l1‖θ‖₁ + (l2/2)‖θ‖². Update: SGD with
-    heavy-ball momentum as ``torch.optim.SGD`` (buffer b ← μb + g, θ ← θ − ηb) or Adam (β = (0.9, 0.999),
+    Data: :func:`dynamics.spurious.make_parity_task` (training BC rate ``config.task.bc_rate``, test set unbiased,
+    ρ = 0.5). Model: FCN d→width→…→2, ReLU, no bias, PyTorch's default U(±1/√fan_in) initialisation. Loss: mean
+    focal loss −(1 − p_y)^γ log p_y over the minibatch (γ = 0: cross-entropy) plus l1‖θ‖₁ + (l2/2)‖θ‖². Update: SGD
+    with heavy-ball momentum as ``torch.optim.SGD`` (buffer b ← μb + g, θ ← θ − ηb) or Adam (β = (0.9, 0.999),
     ε = 1e-8, bias-corrected, as ``torch.optim.Adam``), the L1/L2 terms entering the gradient. Learning rate η,
-    multiplied by ``anneal_factor`` from step ``anneal_step`` on. Batches of ``batch_size`` in a fresh permutation
-    every epoch (the last batch may be smaller). After each epoch a member stops if it classifies every training
-    sample correctly (``stop="fit"``) or if its mean training cross-entropy is below ``loss_target``
-    (``stop="loss"``), or at ``epoch_cap``.
+    multiplied by ``config.anneal_factor`` from step ``config.anneal_step`` on. Batches of ``config.batch_size`` in a
+    fresh permutation every epoch (the last batch may be smaller). After each epoch a member stops if it classifies
+    every training sample correctly (``stop="fit"``) or if its mean training cross-entropy is below
+    ``config.loss_target`` (``stop="loss"``), or at ``config.epoch_cap``.
 
     Parameters
     ----------
@@ -159,35 +156,12 @@ def parity_training_runs(learning_rates: Sequence[float], seeds: Sequence[int], 
     seeds : sequence of int
         Seeds (>= 0, at most 256). A seed fixes the data, the initialisation, the shuffling and the attribution
         inputs, shared by all configurations.
-    optimizer : {"sgd", "adam"}
-    momentum, l1, l2, focal_gamma : float or sequence of float
-        One value, or one per learning rate (momentum in [0, 1), the others >= 0).
-    anneal_step : int, optional
-        The step (counted from 0) from which η is multiplied by ``anneal_factor`` (None: constant η).
-    anneal_factor : float
-        In (0, 1].
-    stop : {"fit", "loss"}
-    loss_target : float
-        Mean training cross-entropy that stops a member under ``stop="loss"``.
-    n_train, n_test : int
-        Training and unbiased test set sizes (default 2000 each; the paper uses 10000 each).
-    n_core, n_spurious, n_noise : int
-        C, S, N bits (default 4, 2, 12; the parity sweep of :mod:`dynamics.spurious.torch_training` uses C = 6,
-        which needs about 10000 training samples to generalise at all).
-    bc_rate : float
-        Training BC rate ρ in [0, 1] (0.1).
-    width, depth : int
-        Hidden width (default 50; the paper 200) and number of hidden layers (2).
-    batch_size : int
-        Minibatch size (100).
-    epoch_cap : int
-        Most epochs a member trains (default 150; the paper trains to 100% training accuracy, cap 800 here in
-        :mod:`dynamics.spurious.torch_training`).
-    record_every : int
-        Steps between attribution records.
-    n_attribution_inputs : int
-        Random test inputs (at most ``n_test``) on which the attribution shares are averaged.
-    dtype : torch.float32 or torch.float64
+    config : ParityTrainingConfig
+        The data (``config.task``), the optimiser, the penalties and the focal γ (one value, or one per learning
+        rate), the annealing, the stopping rule, the network, the batch size, the epoch cap, the attribution records
+        and the precision (default: this project's CPU miniature, 2000 samples each, C = 4, width 50, cap 150
+        epochs, float32; :meth:`dynamics.spurious.ParityTrainingConfig.source` is the paper's size). A field out of
+        its range raises a ValueError that names it.
     device : str or torch.device
     batched : bool
         Train all members as one stacked model (True) or each member alone (False; the same numbers up to float
@@ -200,8 +174,9 @@ def parity_training_runs(learning_rates: Sequence[float], seeds: Sequence[int], 
 
     Examples
     --------
-    >>> runs = parity_training_runs([0.05, 0.5], [0], n_train=400, n_test=200, width=16, epoch_cap=3,
-    ...                             record_every=2, n_attribution_inputs=50)
+    >>> config = ParityTrainingConfig(task=ParityTaskConfig(n_train=400, n_test=200, n_core=4), width=16,
+    ...                               epoch_cap=3, record_every=2, n_attribution_inputs=50)
+    >>> runs = parity_training_runs([0.05, 0.5], [0], config)
     >>> runs.attribution_shares.shape[:2], runs.unbiased_accuracy.shape, runs.bc_loss_share.shape[:2]
     ((2, 1), (2, 1), (2, 1))
     >>> bool(np.allclose(runs.final_attribution_shares.sum(-1), 1.0))
@@ -214,28 +189,32 @@ def parity_training_runs(learning_rates: Sequence[float], seeds: Sequence[int], 
     if not 1 <= len(seeds) <= _MAX["seeds"]:
         raise ValueError(f"seeds must hold 1 to {_MAX['seeds']} values, got {len(seeds)}")
     L = lrs.size
-    optimizer = require_choice("optimizer", optimizer, ("sgd", "adam"))
-    hyper = dict(momentum=_per_config("momentum", momentum, L, 0.0, 0.999), l1=_per_config("l1", l1, L, 0.0, 10.0),
-                 l2=_per_config("l2", l2, L, 0.0, 10.0), focal_gamma=_per_config("focal_gamma", focal_gamma, L, 0.0,
-                                                                                  100.0))
+    require_of_type("config", config, ParityTrainingConfig)
+    require_of_type("config.task", config.task, ParityTaskConfig)
+    optimizer = require_choice("optimizer", config.optimizer, ("sgd", "adam"))
+    hyper = dict(momentum=_per_config("momentum", config.momentum, L, 0.0, 0.999),
+                 l1=_per_config("l1", config.l1, L, 0.0, 10.0), l2=_per_config("l2", config.l2, L, 0.0, 10.0),
+                 focal_gamma=_per_config("focal_gamma", config.focal_gamma, L, 0.0, 100.0))
+    anneal_step = config.anneal_step
     if anneal_step is not None:
         anneal_step = require_integer("anneal_step", anneal_step, 0, 10**9)
-    anneal_factor = require_in_range("anneal_factor", anneal_factor, 0.0, 1.0, low_open=True)
-    stop = require_choice("stop", stop, ("fit", "loss"))
-    loss_target = require_in_range("loss_target", loss_target, 0.0, 1.0, low_open=True)
-    sizes = dict(n_train=require_integer("n_train", n_train, 2, _MAX["n_train"]),
-                 n_test=require_integer("n_test", n_test, 2, _MAX["n_test"]),
-                 n_core=require_integer("n_core", n_core, 1, _MAX["bits"]),
-                 n_spurious=require_integer("n_spurious", n_spurious, 1, _MAX["bits"]),
-                 n_noise=require_integer("n_noise", n_noise, 0, _MAX["bits"]),
-                 bc_rate=require_in_range("bc_rate", bc_rate, 0.0, 1.0))
-    width = require_integer("width", width, 1, _MAX["width"])
-    depth = require_integer("depth", depth, 1, _MAX["depth"])
-    batch_size = require_integer("batch_size", batch_size, 1, _MAX["batch_size"])
-    epoch_cap = require_integer("epoch_cap", epoch_cap, 1, _MAX["epoch_cap"])
-    record_every = require_integer("record_every", record_every, 1, 10**9)
-    n_attr = require_integer("n_attribution_inputs", n_attribution_inputs, 1, sizes["n_test"])
-    dtype = require_choice("dtype", dtype, (torch.float32, torch.float64))
+    anneal_factor = require_in_range("anneal_factor", config.anneal_factor, 0.0, 1.0, low_open=True)
+    stop = require_choice("stop", config.stop, ("fit", "loss"))
+    loss_target = require_in_range("loss_target", config.loss_target, 0.0, 1.0, low_open=True)
+    task = config.task
+    sizes = dict(n_train=require_integer("n_train", task.n_train, 2, _MAX["n_train"]),
+                 n_test=require_integer("n_test", task.n_test, 2, _MAX["n_test"]),
+                 n_core=require_integer("n_core", task.n_core, 1, _MAX["bits"]),
+                 n_spurious=require_integer("n_spurious", task.n_spurious, 1, _MAX["bits"]),
+                 n_noise=require_integer("n_noise", task.n_noise, 0, _MAX["bits"]),
+                 bc_rate=require_in_range("bc_rate", task.bc_rate, 0.0, 1.0))
+    width = require_integer("width", config.width, 1, _MAX["width"])
+    depth = require_integer("depth", config.depth, 1, _MAX["depth"])
+    batch_size = require_integer("batch_size", config.batch_size, 1, _MAX["batch_size"])
+    epoch_cap = require_integer("epoch_cap", config.epoch_cap, 1, _MAX["epoch_cap"])
+    record_every = require_integer("record_every", config.record_every, 1, 10**9)
+    n_attr = require_integer("n_attribution_inputs", config.n_attribution_inputs, 1, sizes["n_test"])
+    dtype = _DTYPES[require_choice("dtype", config.dtype, tuple(_DTYPES))]
     settings = dict(optimizer=optimizer, anneal_step=anneal_step, anneal_factor=anneal_factor, stop=stop,
                     loss_target=loss_target, width=width, depth=depth, batch_size=batch_size, epoch_cap=epoch_cap,
                     record_every=record_every, n_attr=n_attr, dtype=dtype, device=device, **sizes)
@@ -372,27 +351,26 @@ def _train_stack(lrs, hyper, seeds, *, optimizer, anneal_step, anneal_factor, st
 
 
 # ------------------------------------------------------------------------------------------------ experiments
-def lr_attribution_runs(seeds: Sequence[int], *, learning_rates: Sequence[float] = (0.05, 0.75),
-                        record_every: int = 20, device: Union[str, torch.device] = "cpu",
-                        **settings: Any) -> ParityTrainingRuns:
+def lr_attribution_runs(seeds: Sequence[int], config: ParityTrainingConfig = ParityTrainingConfig(), *,
+                        learning_rates: Sequence[float] = (0.05, 0.75),
+                        device: Union[str, torch.device] = "cpu") -> ParityTrainingRuns:
     """A low against a high constant SGD learning rate on the parity task, recording the share of integrated-gradient
     attribution on the core, spurious and noise bits over training (Barsbey et al. 2025, Fig. 3 right) and the
     per-minibatch BC loss share (Fig. 13).
 
-    Reduced from the paper: C = 4 core, S = 2 spurious, N = 12 noise bits, 2000 training samples, width 50, cap 150
-    epochs (see :func:`dynamics.spurious.torch_experiments.parity_training_runs`, whose keywords ``settings``
-    passes on). At η = 0.05 the runs stop at the cap, short of 100% training accuracy; at η = 0.75 they fit.
+    Reduced from the paper by default: C = 4 core, S = 2 spurious, N = 12 noise bits, 2000 training samples, width
+    50, cap 150 epochs, attributions every 20 steps (:class:`dynamics.spurious.ParityTrainingConfig`, trained by
+    :func:`dynamics.spurious.torch_experiments.parity_training_runs`). At η = 0.05 the runs stop at the cap, short of
+    100% training accuracy; at η = 0.75 they fit.
 
     Parameters
     ----------
     seeds : sequence of int
+    config : ParityTrainingConfig
+        The data and the training protocol (default: this project's CPU miniature).
     learning_rates : sequence of float
         Default (0.05, 0.75), low and high.
-    record_every : int
-        Steps between attribution records.
     device : str or torch.device
-    **settings
-        Further keywords of :func:`dynamics.spurious.torch_experiments.parity_training_runs`.
 
     Returns
     -------
@@ -400,43 +378,46 @@ def lr_attribution_runs(seeds: Sequence[int], *, learning_rates: Sequence[float]
 
     Examples
     --------
-    >>> runs = lr_attribution_runs([0], n_train=400, n_test=200, width=16, epoch_cap=2, n_attribution_inputs=50)
+    >>> config = ParityTrainingConfig(task=ParityTaskConfig(n_train=400, n_test=200, n_core=4), width=16,
+    ...                               epoch_cap=2, n_attribution_inputs=50)
+    >>> runs = lr_attribution_runs([0], config)
     >>> runs.learning_rates.tolist(), runs.final_attribution_shares.shape
     ([0.05, 0.75], (2, 1, 3))
     """
-    return parity_training_runs(learning_rates, seeds, record_every=record_every, device=device, **settings)
+    return parity_training_runs(learning_rates, seeds, config, device=device)
 
 
-def lr_robustness_runs(seeds: Sequence[int], *, variants: Sequence[str] = ("constant", "annealed", "adam",
-                                                                           "long"),
+def lr_robustness_runs(seeds: Sequence[int], config: ParityTrainingConfig = ParityTrainingConfig(), *,
+                       variants: Sequence[str] = ("constant", "annealed", "adam", "long"),
                        sgd_learning_rates: Sequence[float] = (0.05, 0.75),
                        adam_learning_rates: Sequence[float] = (1e-3, 1e-2), anneal_step: int = 200,
-                       long_loss_target: float = 1e-5, long_epoch_cap: int = 300,
-                       device: Union[str, torch.device] = "cpu", **settings: Any) -> LearningRateRobustness:
+                       long_epoch_cap: int = 300, device: Union[str, torch.device] = "cpu") -> LearningRateRobustness:
     """The learning-rate effect under other training protocols (Barsbey et al. 2025, Figs. 22-24): each variant trains
     a low and a high learning rate on the same seeds.
 
-    * ``"constant"``: constant-η SGD to 100% training accuracy (or the cap), the reference;
+    * ``"constant"``: ``config`` as given (by default constant-η SGD to 100% training accuracy or the cap), the
+      reference;
     * ``"annealed"``: η × 0.1 from step ``anneal_step`` on (default 200 = 10 epochs of this miniature; the paper:
       after iteration 1000; Fig. 22);
     * ``"adam"``: Adam, β = (0.9, 0.999), at ``adam_learning_rates`` (default 1e-3 and 1e-2, both of which reach
       100% training accuracy; Fig. 23);
-    * ``"long"``: SGD trained on until the mean training cross-entropy is below ``long_loss_target`` (1e-5, Fig.
-      24) or ``long_epoch_cap`` epochs.
+    * ``"long"``: SGD trained on until the mean training cross-entropy is below ``config.loss_target`` (default
+      1e-5, Fig. 24) or ``long_epoch_cap`` epochs.
 
     Parameters
     ----------
     seeds : sequence of int
+    config : ParityTrainingConfig
+        The data and the training protocol that every variant starts from (default: this project's CPU miniature).
     variants : sequence of str
         A selection of the four above.
     sgd_learning_rates, adam_learning_rates : sequence of float
         (low, high) for SGD and for Adam.
     anneal_step : int
-    long_loss_target : float
+        In [0, 1e9].
     long_epoch_cap : int
+        The epoch cap of ``"long"``, in [1, 100000].
     device : str or torch.device
-    **settings
-        Further keywords of :func:`dynamics.spurious.torch_experiments.parity_training_runs`.
 
     Returns
     -------
@@ -444,8 +425,9 @@ def lr_robustness_runs(seeds: Sequence[int], *, variants: Sequence[str] = ("cons
 
     Examples
     --------
-    >>> rob = lr_robustness_runs([0], variants=("annealed", "adam"), anneal_step=5, n_train=400, n_test=200,
-    ...                          width=16, epoch_cap=2, n_attribution_inputs=50)
+    >>> config = ParityTrainingConfig(task=ParityTaskConfig(n_train=400, n_test=200, n_core=4), width=16,
+    ...                               epoch_cap=2, n_attribution_inputs=50)
+    >>> rob = lr_robustness_runs([0], config, variants=("annealed", "adam"), anneal_step=5)
     >>> rob.variants, rob.runs[1].learning_rates.tolist()
     (('annealed', 'adam'), [0.001, 0.01])
     """
@@ -455,26 +437,27 @@ def lr_robustness_runs(seeds: Sequence[int], *, variants: Sequence[str] = ("cons
         raise ValueError("variants must name at least one of " + ", ".join(choices))
     anneal_step = require_integer("anneal_step", anneal_step, 0, 10**9)
     long_epoch_cap = require_integer("long_epoch_cap", long_epoch_cap, 1, _MAX["epoch_cap"])
+    require_of_type("config", config, ParityTrainingConfig)
     runs, rates = [], []
     for v in variants:
-        kw = dict(settings, device=device)
+        variant = config
         lrs = sgd_learning_rates
         if v == "annealed":
-            kw.update(anneal_step=anneal_step, anneal_factor=0.1)
+            variant = config._replace(anneal_step=anneal_step, anneal_factor=0.1)
         elif v == "adam":
-            kw.update(optimizer="adam")
+            variant = config._replace(optimizer="adam")
             lrs = adam_learning_rates
         elif v == "long":
-            kw.update(stop="loss", loss_target=long_loss_target, epoch_cap=long_epoch_cap)
-        result = parity_training_runs(lrs, seeds, **kw)
+            variant = config._replace(stop="loss", epoch_cap=long_epoch_cap)
+        result = parity_training_runs(lrs, seeds, variant, device=device)
         runs.append(result)
         rates.append(tuple(result.learning_rates.tolist()))
     return LearningRateRobustness(variants, tuple(rates), tuple(runs))
 
 
-def width_lr_sweep(seeds: Sequence[int], *, widths: Sequence[int] = (8, 32, 128),
-                   learning_rates: Sequence[float] = (0.05, 0.2, 0.75), device: Union[str, torch.device] = "cpu",
-                   **settings: Any) -> WidthSweep:
+def width_lr_sweep(seeds: Sequence[int], config: ParityTrainingConfig = ParityTrainingConfig(), *,
+                   widths: Sequence[int] = (8, 32, 128), learning_rates: Sequence[float] = (0.05, 0.2, 0.75),
+                   device: Union[str, torch.device] = "cpu") -> WidthSweep:
     """The spread of unbiased test accuracy over the learning rates at several hidden widths (Barsbey et al. 2025, §5
     and Table 1: the spread is larger for the larger models). One stacked model per width (all learning rates and
     seeds).
@@ -482,12 +465,13 @@ def width_lr_sweep(seeds: Sequence[int], *, widths: Sequence[int] = (8, 32, 128)
     Parameters
     ----------
     seeds : sequence of int
+    config : ParityTrainingConfig
+        The data and the training protocol (default: this project's CPU miniature); its ``width`` is set by
+        ``widths``, and no attributions are recorded during training (``record_every`` is not used).
     widths : sequence of int
         Hidden widths, each trained as one stacked model.
     learning_rates : sequence of float
     device : str or torch.device
-    **settings
-        Further keywords of :func:`dynamics.spurious.torch_experiments.parity_training_runs` (not ``width``).
 
     Returns
     -------
@@ -495,21 +479,22 @@ def width_lr_sweep(seeds: Sequence[int], *, widths: Sequence[int] = (8, 32, 128)
 
     Examples
     --------
-    >>> sweep = width_lr_sweep([0, 1], widths=(4, 8), learning_rates=(0.1, 0.5), n_train=400, n_test=200,
-    ...                        epoch_cap=2, n_attribution_inputs=50)
+    >>> config = ParityTrainingConfig(task=ParityTaskConfig(n_train=400, n_test=200, n_core=4), epoch_cap=2,
+    ...                               n_attribution_inputs=50)
+    >>> sweep = width_lr_sweep([0, 1], config, widths=(4, 8), learning_rates=(0.1, 0.5))
     >>> sweep.unbiased_accuracy.shape, sweep.spread.shape, sweep.mean_spread.shape
     ((2, 2, 2), (2, 2), (2,))
     """
     widths = np.array([require_integer("widths", w, 1, _MAX["width"]) for w in widths])
     if not 1 <= widths.size <= 16:
         raise ValueError(f"widths must hold 1 to 16 values, got {widths.size}")
-    if "width" in settings:
-        raise ValueError("width is set by widths")
+    require_of_type("config", config, ParityTrainingConfig)
     accs, epochs = [], []
     runs = None
-    settings.setdefault("record_every", 10**9)  # attributions are not needed here
     for w in widths:
-        runs = parity_training_runs(learning_rates, seeds, width=int(w), device=device, **settings)
+        # attributions are not needed here: no record before the final one
+        runs = parity_training_runs(learning_rates, seeds, config._replace(width=int(w), record_every=10**9),
+                                    device=device)
         accs.append(runs.unbiased_accuracy)
         epochs.append(runs.epochs_to_stop)
     acc = np.array(accs)
@@ -517,33 +502,24 @@ def width_lr_sweep(seeds: Sequence[int], *, widths: Sequence[int] = (8, 32, 128)
                       acc.max(axis=1) - acc.min(axis=1), acc.mean(axis=2).max(axis=1) - acc.mean(axis=2).min(axis=1))
 
 
-def intervention_runs(seeds: Sequence[int], *, names: Sequence[str] = INTERVENTIONS, low_lr: float = 0.05,
-                      high_lr: float = 0.75, momentum: float = 0.9, l1: float = 1e-4, l2: float = 5e-3,
-                      high_lr_l2: float = 1e-3, focal_gamma: float = 2.0, small_batch: int = 25,
-                      device: Union[str, torch.device] = "cpu", **settings: Any) -> InterventionRuns:
+def intervention_runs(seeds: Sequence[int], config: InterventionConfig = InterventionConfig(), *,
+                      names: Sequence[str] = INTERVENTIONS,
+                      device: Union[str, torch.device] = "cpu") -> InterventionRuns:
     """Interventions other than the learning rate against the high learning rate (Barsbey et al. 2025, Figs. 6 and
-    19, Table 2), one value each, on the parity task: at ``low_lr`` plain SGD (``"low lr"``), heavy-ball momentum,
-    an L1 penalty, an L2 penalty, focal loss and a smaller batch; at ``high_lr`` plain SGD and SGD with an L2
-    penalty. The selected rows with the common batch size train as one stacked model, the small batch as a second.
+    19, Table 2), one value each, on the parity task: at ``config.low_lr`` plain SGD (``"low lr"``), heavy-ball
+    momentum, an L1 penalty, an L2 penalty, focal loss and a smaller batch; at ``config.high_lr`` plain SGD and SGD
+    with an L2 penalty. The selected rows with the common batch size (``config.training.batch_size``) train as one
+    stacked model, the small batch as a second.
 
     Parameters
     ----------
     seeds : sequence of int
+    config : InterventionConfig
+        The learning rates and the value of each intervention, and the data and training protocol of every row
+        (``config.training``; default: this project's CPU miniature).
     names : sequence of str
         The rows to train, a selection of ``INTERVENTIONS`` (kept in that order).
-    low_lr, high_lr : float
-        η of the interventions and of the high-learning-rate rows.
-    momentum : float
-        In [0, 1).
-    l1, l2, high_lr_l2 : float
-        Penalty coefficients (l1‖θ‖₁, (l2/2)‖θ‖²) at the low and (``high_lr_l2``) the high learning rate.
-    focal_gamma : float
-        γ of the focal loss.
-    small_batch : int
-        The smaller batch size (the others use ``batch_size``, default 100).
     device : str or torch.device
-    **settings
-        Further keywords of :func:`dynamics.spurious.torch_experiments.parity_training_runs`.
 
     Returns
     -------
@@ -551,7 +527,9 @@ def intervention_runs(seeds: Sequence[int], *, names: Sequence[str] = INTERVENTI
 
     Examples
     --------
-    >>> runs = intervention_runs([0], n_train=200, n_test=100, width=8, epoch_cap=1, n_attribution_inputs=20)
+    >>> training = ParityTrainingConfig(task=ParityTaskConfig(n_train=200, n_test=100, n_core=4), width=8,
+    ...                                 epoch_cap=1, n_attribution_inputs=20)
+    >>> runs = intervention_runs([0], InterventionConfig(training=training))
     >>> runs.names == INTERVENTIONS, runs.unbiased_accuracy.shape
     (True, (8, 1))
     """
@@ -559,10 +537,15 @@ def intervention_runs(seeds: Sequence[int], *, names: Sequence[str] = INTERVENTI
     if not chosen:
         raise ValueError("names must hold at least one of " + ", ".join(INTERVENTIONS))
     names = tuple(n for n in INTERVENTIONS if n in chosen)
-    low_lr, high_lr = require_positive("low_lr", low_lr), require_positive("high_lr", high_lr)
-    small_batch = require_integer("small_batch", small_batch, 1, _MAX["batch_size"])
-    batch = settings.pop("batch_size", 100)
-    settings.setdefault("record_every", 10**9)
+    require_of_type("config", config, InterventionConfig)
+    require_of_type("config.training", config.training, ParityTrainingConfig)
+    low_lr, high_lr = require_positive("low_lr", config.low_lr), require_positive("high_lr", config.high_lr)
+    small_batch = require_integer("small_batch", config.small_batch, 1, _MAX["batch_size"])
+    momentum, l1, l2, high_lr_l2, focal_gamma = config.momentum, config.l1, config.l2, config.high_lr_l2, \
+        config.focal_gamma
+    # the rows set the penalties; only the attributions at the stop are kept (no records during training)
+    training = config.training._replace(momentum=0.0, l1=0.0, l2=0.0, focal_gamma=0.0, record_every=10**9)
+    batch = training.batch_size
     table = {"low lr": (low_lr, 0.0, 0.0, 0.0, 0.0), "momentum": (low_lr, momentum, 0.0, 0.0, 0.0),
              "l1": (low_lr, 0.0, l1, 0.0, 0.0), "l2": (low_lr, 0.0, 0.0, l2, 0.0),
              "focal": (low_lr, 0.0, 0.0, 0.0, focal_gamma), "high lr": (high_lr, 0.0, 0.0, 0.0, 0.0),
@@ -571,13 +554,14 @@ def intervention_runs(seeds: Sequence[int], *, names: Sequence[str] = INTERVENTI
     results = {}
     if stacked:
         cols = np.array([table[n] for n in stacked]).T
-        main = parity_training_runs(cols[0], seeds, momentum=cols[1], l1=cols[2], l2=cols[3], focal_gamma=cols[4],
-                                    batch_size=batch, device=device, **settings)
+        rows = training._replace(momentum=tuple(cols[1].tolist()), l1=tuple(cols[2].tolist()),
+                                 l2=tuple(cols[3].tolist()), focal_gamma=tuple(cols[4].tolist()))
+        main = parity_training_runs(cols[0], seeds, rows, device=device)
         for i, n in enumerate(stacked):
             results[n] = (main, i)
     if "small batch" in chosen:
-        results["small batch"] = (parity_training_runs([low_lr], seeds, batch_size=small_batch, device=device,
-                                                       **settings), 0)
+        results["small batch"] = (parity_training_runs([low_lr], seeds, training._replace(batch_size=small_batch),
+                                                       device=device), 0)
     pick = lambda get: np.stack([get(results[n][0])[results[n][1]] for n in names])
     return InterventionRuns(
         names, tuple(int(x) for x in seeds), np.array([low_lr if n == "small batch" else table[n][0] for n in names]),

@@ -30,22 +30,25 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from dynamics.numerics import (require_choice, require_in_range, require_integer, require_positive, rng_from,
-                               seed_streams)
+from dynamics.numerics import (require_choice, require_in_range, require_integer, require_of_type, require_positive,
+                               rng_from, seed_streams)
 from dynamics.numerics.cache import disk_cache
 from dynamics.numerics.threads import one_thread
 from dynamics.numerics.torch_batched import (MemberOptimizer, relu_mlp, relu_mlp_cross_entropy_gradients,
                                               stacked_uniform_weights)
 from dynamics.numerics.torch_tools import DTYPE, as_tensor, to_numpy, torch_device
 from . import _metrics as metrics
-from ._results import (PARITY_METRICS, GradientIdentity, NetworkLogits, ParityData, ParityRun, ParitySweep,
-                       SpuriousData, ToyRun, TorchToyRun)
+from ._results import (PARITY_METRICS, BalancingToyConfig, GradientIdentity, NetworkLogits, ParityData, ParityRun,
+                       ParitySweep, ParitySweepConfig, ParityTaskConfig, SpuriousData, SpuriousRuleLogitsConfig, ToyRun,
+                       TorchToyRun)
 from ._setups import PARITY_SEED_STREAMS, make_parity_task
-from ._toy_training import METHODS, N_GROUPS, TOY_GAMMAS, toy_feature_scales
+from ._toy_training import METHODS, N_GROUPS, toy_feature_scales
 
-__all__ = ["GradientIdentity", "NetworkLogits", "PARITY_METRICS", "ParityRun", "ParitySweep", "TorchToyRun",
-           "gradient_identity", "parity_lr_sweep", "replay_balancing_toy", "spurious_rule_logits",
-           "train_parity_mlp"]
+__all__ = ["GradientIdentity", "NetworkLogits", "PARITY_METRICS", "ParityRun", "ParitySweep", "ParitySweepConfig",
+           "SpuriousRuleLogitsConfig", "TorchToyRun", "gradient_identity", "parity_lr_sweep", "replay_balancing_toy",
+           "spurious_rule_logits", "train_parity_mlp"]
+
+_DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
 
 # -------------------------------------------------------------------------------------- gradient identity
@@ -255,22 +258,25 @@ def _train_parity_members(learning_rate, seeds, *, n_train, n_test, n_core, n_sp
 _PARITY_MEMO = {}
 
 
-def _parity_settings(n_train, n_test, n_core, n_spurious, n_noise, bc_rate, width, depth, batch_size, epoch_cap,
-                     n_activation_inputs, dtype):
+def _parity_settings(config):
+    """The sweep's settings from ``config``, checked (a ValueError names the bad field)."""
+    require_of_type("config", config, ParitySweepConfig)
+    require_of_type("config.task", config.task, ParityTaskConfig)
+    n_train, n_test, n_core, n_spurious, n_noise, bc_rate = config.task
+    width, depth, batch_size, epoch_cap = config.width, config.depth, config.batch_size, config.epoch_cap
+    n_activation_inputs = config.n_activation_inputs
+    dtype = _DTYPES[require_choice("dtype", config.dtype, tuple(_DTYPES))]
     return dict(n_train=require_integer("n_train", n_train, 1), n_test=require_integer("n_test", n_test, 1),
                 n_core=require_integer("n_core", n_core, 1), n_spurious=require_integer("n_spurious", n_spurious, 1),
                 n_noise=require_integer("n_noise", n_noise, 0), bc_rate=require_in_range("bc_rate", bc_rate, 0.0, 1.0),
                 width=require_integer("width", width, 1), depth=require_integer("depth", depth, 1),
                 batch_size=require_integer("batch_size", batch_size, 1),
                 epoch_cap=require_integer("epoch_cap", epoch_cap, 1),
-                n_activation_inputs=require_integer("n_activation_inputs", n_activation_inputs, 1),
-                dtype=require_choice("dtype", dtype, (torch.float32, torch.float64)))
+                n_activation_inputs=require_integer("n_activation_inputs", n_activation_inputs, 1), dtype=dtype)
 
 
-def train_parity_mlp(learning_rate: float, *, seed: int, n_train: int = 10000, n_test: int = 10000, n_core: int = 6,
-                     n_spurious: int = 2, n_noise: int = 12, bc_rate: float = 0.1, width: int = 200, depth: int = 2,
-                     batch_size: int = 100, epoch_cap: int = 800, n_activation_inputs: int = 1000,
-                     dtype: torch.dtype = torch.float32, device: Union[str, torch.device] = "cpu") -> ParityRun:
+def train_parity_mlp(learning_rate: float, seed: int, config: ParitySweepConfig = ParitySweepConfig(), *,
+                     device: Union[str, torch.device] = "cpu") -> ParityRun:
     """One run of the parity learning-rate experiment (Barsbey et al. 2025, Fig. 3 and Table 1, parity row): train
     to 100% training accuracy with constant-LR SGD and record the metrics.
 
@@ -281,22 +287,10 @@ def train_parity_mlp(learning_rate: float, *, seed: int, n_train: int = 10000, n
     seed : int
         Drives the training and test data, the initialisation, the shuffling and the 1000-input metric subset
         (independent streams); runs with the same seed and different η share all of them.
-    n_train, n_test : int
-        Training (ρ = ``bc_rate``) and unbiased test (ρ = 0.5) set sizes (10000 each).
-    n_core, n_spurious, n_noise : int
-        C, S, N bits (6, 2, 12).
-    bc_rate : float
-        Training BC rate ρ (0.1).
-    width, depth : int
-        Hidden width (200) and number of hidden layers (2).
-    batch_size : int
-        100.
-    epoch_cap : int
-        Stop after this many epochs if 100% training accuracy is never reached (800).
-    n_activation_inputs : int
-        Number of random test inputs for the activation statistics (1000).
-    dtype : torch.float32 or torch.float64
-        float32 by default (the precision of the paper's training).
+    config : ParitySweepConfig
+        The data (``config.task``: training set at ρ = ``bc_rate``, unbiased test set at ρ = 0.5), the network
+        (width, depth), the batch size, the epoch cap, the activation inputs and the precision (default: the
+        paper's sizes, 10000 samples each, width 200, batch 100, cap 800 epochs, float32).
     device : str or torch.device
 
     Returns
@@ -305,21 +299,19 @@ def train_parity_mlp(learning_rate: float, *, seed: int, n_train: int = 10000, n
 
     Examples
     --------
-    >>> run = train_parity_mlp(0.5, seed=0, n_train=200, n_test=200, width=16, epoch_cap=3, n_activation_inputs=50)
+    >>> from dynamics.spurious import ParitySweepConfig, ParityTaskConfig
+    >>> config = ParitySweepConfig(task=ParityTaskConfig(n_train=200, n_test=200), width=16, epoch_cap=3,
+    ...                            n_activation_inputs=50)
+    >>> run = train_parity_mlp(0.5, 0, config)
     >>> run.epochs_to_fit <= 3, run.bc_share_history.shape[1], bool(0.0 <= run.unbiased_accuracy <= 1.0)
     (True, 2, True)
     """
-    return parity_lr_sweep([learning_rate], [seed], n_train=n_train, n_test=n_test, n_core=n_core,
-                           n_spurious=n_spurious, n_noise=n_noise, bc_rate=bc_rate, width=width, depth=depth,
-                           batch_size=batch_size, epoch_cap=epoch_cap, n_activation_inputs=n_activation_inputs,
-                           dtype=dtype, device=device).runs[0][0]
+    return parity_lr_sweep([learning_rate], [seed], config, device=device).runs[0][0]
 
 
-def parity_lr_sweep(learning_rates: Sequence[float], seeds: Sequence[int], *, n_train: int = 10000,
-                    n_test: int = 10000, n_core: int = 6, n_spurious: int = 2, n_noise: int = 12,
-                    bc_rate: float = 0.1, width: int = 200, depth: int = 2, batch_size: int = 100,
-                    epoch_cap: int = 800, n_activation_inputs: int = 1000, dtype: torch.dtype = torch.float32,
-                    device: Union[str, torch.device] = "cpu", batched: Optional[bool] = None) -> ParitySweep:
+def parity_lr_sweep(learning_rates: Sequence[float], seeds: Sequence[int],
+                    config: ParitySweepConfig = ParitySweepConfig(), *, device: Union[str, torch.device] = "cpu",
+                    batched: Optional[bool] = None) -> ParitySweep:
     """The parity learning-rate sweep (Barsbey et al. 2025, Fig. 3 and Table 1, parity row): every (η, seed) run.
 
     Runs are memoised in this process by their settings and device, so that the claims and the figures share
@@ -332,10 +324,10 @@ def parity_lr_sweep(learning_rates: Sequence[float], seeds: Sequence[int], *, n_
         The η grid (each > 0).
     seeds : sequence of int
         Run seeds (see :func:`dynamics.spurious.torch_training.train_parity_mlp`).
-    n_train, n_test, n_core, n_spurious, n_noise, bc_rate, width, depth, batch_size, epoch_cap : int or float
-        As in :func:`dynamics.spurious.torch_training.train_parity_mlp`.
-    n_activation_inputs, dtype, device
-        As in :func:`dynamics.spurious.torch_training.train_parity_mlp`.
+    config : ParitySweepConfig
+        The data, network, batch size, epoch cap, activation inputs and precision of every run (default: the
+        paper's sizes; see :func:`dynamics.spurious.torch_training.train_parity_mlp`).
+    device : str or torch.device
     batched : bool, optional
         Train the seeds of one η together as one stacked model (default True; False trains each run alone).
 
@@ -345,8 +337,10 @@ def parity_lr_sweep(learning_rates: Sequence[float], seeds: Sequence[int], *, n_
 
     Examples
     --------
-    >>> sweep = parity_lr_sweep([0.1, 0.5], [0, 1], n_train=200, n_test=200, width=16, epoch_cap=3,
-    ...                         n_activation_inputs=50)
+    >>> from dynamics.spurious import ParitySweepConfig, ParityTaskConfig
+    >>> config = ParitySweepConfig(task=ParityTaskConfig(n_train=200, n_test=200), width=16, epoch_cap=3,
+    ...                            n_activation_inputs=50)
+    >>> sweep = parity_lr_sweep([0.1, 0.5], [0, 1], config)
     >>> sweep.metric("epochs_to_fit").shape
     (2, 2)
     """
@@ -354,8 +348,7 @@ def parity_lr_sweep(learning_rates: Sequence[float], seeds: Sequence[int], *, n_
     seeds = tuple(require_integer("seeds", s, 0) for s in seeds)
     if not lrs or not seeds:
         raise ValueError("learning_rates and seeds must each hold at least one value")
-    settings = _parity_settings(n_train, n_test, n_core, n_spurious, n_noise, bc_rate, width, depth, batch_size,
-                                epoch_cap, n_activation_inputs, dtype)
+    settings = _parity_settings(config)
     dev = torch_device(device)
     batched = True if batched is None else bool(batched)
     key_settings = tuple(sorted((k, str(v)) for k, v in settings.items())) + (str(dev), batched)
@@ -373,30 +366,27 @@ def parity_lr_sweep(learning_rates: Sequence[float], seeds: Sequence[int], *, n_
 
 
 # ----------------------------------------------------------------------------------------- network logits
-def spurious_rule_logits(logit_scales: Sequence[float] = (1.0, 2.0, 5.0, 10.0, 20.0), *, learning_rate: float = 0.1,
-                         n_aligned: int = 100, n_conflicting: int = 10, min_aligned_accuracy: float = 0.9,
-                         eval_every: int = 10, max_steps: int = 5000,
-                         seed: Optional[Union[int, np.random.Generator]] = None, n_train: int = 10000,
+def spurious_rule_logits(logit_scales: Sequence[float] = (1.0, 2.0, 5.0, 10.0, 20.0),
+                         config: SpuriousRuleLogitsConfig = SpuriousRuleLogitsConfig(), *,
+                         seed: Optional[Union[int, np.random.Generator]] = None,
                          device: Union[str, torch.device] = "cpu") -> NetworkLogits:
     """Train the parity network of :func:`dynamics.spurious.torch_training.train_parity_mlp` in float64 until it
     predicts by the spurious rule, then read its logits (Proposition 1 of Barsbey et al. 2025 on real logits).
 
     Plain SGD on minibatches of 100 drawn independently at each step. At the first evaluation (every
-    ``eval_every`` steps) where the training accuracy on BA samples
-    is at least ``min_aligned_accuracy`` and at least ``n_aligned`` BA and ``n_conflicting`` BC training samples
-    are predicted as their bias label b, the first such samples (in index order) form the subset.
+    ``config.eval_every`` steps) where the training accuracy on BA samples is at least
+    ``config.min_aligned_accuracy`` and at least ``config.n_aligned`` BA and ``config.n_conflicting`` BC training
+    samples are predicted as their bias label b, the first such samples (in index order) form the subset.
 
     Parameters
     ----------
     logit_scales : sequence of float
         k values for the torch cross-entropy sums.
-    learning_rate : float
-    n_aligned, n_conflicting : int
-        Subset sizes (at least 50 and 5 for the cross-check to mean something).
-    min_aligned_accuracy : float
-    eval_every, max_steps : int
+    config : SpuriousRuleLogitsConfig
+        The learning rate, the subset sizes, the evaluation rule, the step cap and the training-set size (default:
+        the cross-check's, lr 0.1, 100 BA and 10 BC samples, 10000 training samples).
     seed : None, int or numpy.random.Generator
-    n_train : int
+        Drives the data, the initialisation and the minibatches.
     device : str or torch.device
 
     Returns
@@ -405,20 +395,22 @@ def spurious_rule_logits(logit_scales: Sequence[float] = (1.0, 2.0, 5.0, 10.0, 2
 
     Examples
     --------
-    >>> from dynamics.spurious import bc_ba_loss_ratio_from_logits
-    >>> net = spurious_rule_logits((1.0, 5.0), n_aligned=50, n_conflicting=5, seed=0, n_train=2000, device="cpu")
+    >>> from dynamics.spurious import SpuriousRuleLogitsConfig, bc_ba_loss_ratio_from_logits
+    >>> config = SpuriousRuleLogitsConfig(n_aligned=50, n_conflicting=5, n_train=2000)
+    >>> net = spurious_rule_logits((1.0, 5.0), config, seed=0, device="cpu")
     >>> ours = bc_ba_loss_ratio_from_logits(net.logit_scales, net.logits, net.labels, net.bias_labels)
     >>> bool(np.allclose(ours, net.bc_loss_sums / net.ba_loss_sums, rtol=1e-10))
     True
     """
     scales = np.array([require_positive("logit_scales", k) for k in logit_scales])
-    learning_rate = require_positive("learning_rate", learning_rate)
-    n_aligned = require_integer("n_aligned", n_aligned, 1)
-    n_conflicting = require_integer("n_conflicting", n_conflicting, 1)
-    min_aligned_accuracy = require_in_range("min_aligned_accuracy", min_aligned_accuracy, 0.0, 1.0)
-    eval_every = require_integer("eval_every", eval_every, 1)
-    max_steps = require_integer("max_steps", max_steps, 1)
-    n_train = require_integer("n_train", n_train, 100)
+    require_of_type("config", config, SpuriousRuleLogitsConfig)
+    learning_rate = require_positive("learning_rate", config.learning_rate)
+    n_aligned = require_integer("n_aligned", config.n_aligned, 1)
+    n_conflicting = require_integer("n_conflicting", config.n_conflicting, 1)
+    min_aligned_accuracy = require_in_range("min_aligned_accuracy", config.min_aligned_accuracy, 0.0, 1.0)
+    eval_every = require_integer("eval_every", config.eval_every, 1)
+    max_steps = require_integer("max_steps", config.max_steps, 1)
+    n_train = require_integer("n_train", config.n_train, 100)
     rng = rng_from(seed)
     data = make_parity_task(n_train, seed=rng)
     dtype = DTYPE
@@ -469,10 +461,9 @@ def _group_acc_torch(x, y, g, w):
     return to_numpy(torch.bincount(g, weights=correct, minlength=N_GROUPS) / totals)
 
 
-def replay_balancing_toy(train: SpuriousData, val: SpuriousData, test: SpuriousData, run: ToyRun, method: str, *,
-                         learning_rate: float = 1e-5, momentum: float = 0.9, weight_decay: float = 0.0,
-                         batch_size: int = 100, gammas: Sequence[float] = TOY_GAMMAS, jtt_epochs: int = 1,
-                         gdro_step_size: float = 0.1, device: Union[str, torch.device] = "cpu") -> TorchToyRun:
+def replay_balancing_toy(train: SpuriousData, val: SpuriousData, test: SpuriousData, run: ToyRun, method: str,
+                         config: BalancingToyConfig = BalancingToyConfig(), *,
+                         device: Union[str, torch.device] = "cpu") -> TorchToyRun:
     """Replay a :func:`dynamics.spurious.train_balancing_toy` run with torch ``SGD`` in float64 (the linear toy of
     Pezeshki (thesis) §8.4).
 
@@ -484,11 +475,12 @@ def replay_balancing_toy(train: SpuriousData, val: SpuriousData, test: SpuriousD
     ----------
     train, val, test : SpuriousData
     run : ToyRun
-        A numpy run made with ``return_orders=True`` and the same settings.
+        A numpy run made with ``return_orders=True`` and ``config``.
     method : str
         The run's method.
-    learning_rate, momentum, weight_decay, batch_size, gammas, jtt_epochs, gdro_step_size
-        The run's settings.
+    config : BalancingToyConfig
+        The run's settings (the replay reads the learning rate, momentum, weight decay, batch size, γ, JTT's T and
+        gDRO's step size; the epochs and JTT's duplicates come with ``run.orders``, the sizes with the data).
     device : str or torch.device
 
     Returns
@@ -497,21 +489,25 @@ def replay_balancing_toy(train: SpuriousData, val: SpuriousData, test: SpuriousD
 
     Examples
     --------
-    >>> from dynamics.spurious import make_balancing_toy_splits, train_balancing_toy
+    >>> from dynamics.spurious import BalancingToyConfig, make_balancing_toy_splits, train_balancing_toy
     >>> splits = make_balancing_toy_splits(40, 6, seed=0)
-    >>> run = train_balancing_toy(*splits, "rwg", n_epochs=5, batch_size=10, seed=0, return_orders=True)
-    >>> replay = replay_balancing_toy(*splits, run, "rwg", batch_size=10, device="cpu")
+    >>> config = BalancingToyConfig(n_epochs=5, batch_size=10)
+    >>> run = train_balancing_toy(*splits, "rwg", config, seed=0, return_orders=True)
+    >>> replay = replay_balancing_toy(*splits, run, "rwg", config, device="cpu")
     >>> bool(np.abs(replay.weights - run.weights).max() <= 1e-12 * np.abs(run.weights).max())
     True
     """
     require_choice("method", method, METHODS)
+    require_of_type("config", config, BalancingToyConfig)
+    learning_rate, momentum, weight_decay = config.learning_rate, config.momentum, config.weight_decay
+    batch_size, jtt_epochs, gdro_step_size = config.batch_size, config.jtt_epochs, config.gdro_step_size
     if not isinstance(run, ToyRun) or run.orders is None:
         raise ValueError("run must be a ToyRun made with return_orders=True")
     for name, data in (("train", train), ("val", val), ("test", test)):
         if not isinstance(data, SpuriousData):
             raise TypeError(f"{name} must be a SpuriousData")
     n_features = train.x.shape[1]
-    scales = toy_feature_scales(n_features - 2, gammas)
+    scales = toy_feature_scales(n_features - 2, config.gammas)
     dtype = DTYPE
     dev = torch_device(device)
     with one_thread(numba=False):

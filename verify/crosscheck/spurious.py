@@ -23,8 +23,9 @@ from ..registry import Check, lazy_module
 
 stats = lazy_module("scipy.stats")
 
-PARITY_CPU = dict(learning_rates=(0.03, 0.75), n_seeds=5, epoch_cap=800)
-PARITY_CUDA = dict(learning_rates=(0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75), n_seeds=32, epoch_cap=1000)
+PARITY_CPU = dict(learning_rates=(0.03, 0.75), n_seeds=5, config=spur.ParitySweepConfig.ci())
+PARITY_CUDA = dict(learning_rates=(0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75), n_seeds=32,
+                   config=spur.ParitySweepConfig.source()._replace(epoch_cap=1000))
 LOW_LR, HIGH_LR = 0.03, 0.75
 
 
@@ -33,7 +34,7 @@ def _parity_sweep(ctx):
 
     setting = ctx.size(cpu=PARITY_CPU, cuda=PARITY_CUDA)
     seeds = [ctx.run.seed(s) for s in range(setting["n_seeds"])]
-    return tt.parity_lr_sweep(setting["learning_rates"], seeds, epoch_cap=setting["epoch_cap"], device=ctx.device)
+    return tt.parity_lr_sweep(setting["learning_rates"], seeds, setting["config"], device=ctx.device)
 
 
 def _pair(sweep, name):
@@ -94,7 +95,7 @@ def ce_gradient_identity(ctx):
 def prop1_on_network(ctx):
     from dynamics.spurious import torch_training as tt
 
-    net = tt.spurious_rule_logits(seed=ctx.run.seed(202), device=ctx.device)
+    net = tt.spurious_rule_logits(config=spur.SpuriousRuleLogitsConfig.ci(), seed=ctx.run.seed(202), device=ctx.device)
     ours = spur.bc_ba_loss_ratio_from_logits(net.logit_scales, net.logits, net.labels, net.bias_labels)
     torch_ratio = net.bc_loss_sums / net.ba_loss_sums
     rel = float(np.max(np.abs(ours - torch_ratio) / ours))
@@ -190,11 +191,12 @@ def toy_torch_agreement(ctx):
     from dynamics.spurious import torch_training as tt
 
     seeds = [ctx.run.seed(s) for s in range(ctx.size(cpu=1, cuda=3))]
-    toy = spur.balancing_toy_runs(seeds, ("erm", "subg", "rwg", "gdro"), return_orders=True)
+    config = spur.BalancingToyConfig.ci()
+    toy = spur.balancing_toy_runs(seeds, ("erm", "subg", "rwg", "gdro"), config, return_orders=True)
     weight_gap, accuracy_gap = 0.0, 0.0
     for method, runs in toy.runs.items():
         for splits, run in zip(toy.splits, runs):
-            replay = tt.replay_balancing_toy(*splits, run, method, device=ctx.device)
+            replay = tt.replay_balancing_toy(*splits, run, method, config, device=ctx.device)
             weight_gap = max(weight_gap, float(np.abs(run.weights - replay.weights).max() / np.abs(run.weights).max()))
             accuracy_gap = max(accuracy_gap, float(np.abs(run.val_group_acc - replay.val_group_acc).max()),
                                float(np.abs(run.test_group_acc - replay.test_group_acc).max()))
@@ -221,10 +223,10 @@ def _llr_runs(ctx):
     from dynamics.spurious import torch_experiments as te
 
     seeds = tuple(ctx.run.seed(s) for s in range(ctx.size(cpu=LLR_SEEDS, cuda=16)))
-    settings = ctx.size(cpu={}, cuda=dict(n_train=10000, n_test=10000, width=200, epoch_cap=800))
-    key = (seeds, str(ctx.device), tuple(sorted(settings.items())))
+    config = ctx.size(cpu=spur.ParityTrainingConfig.ci(), cuda=spur.ParityTrainingConfig.source())
+    key = (seeds, str(ctx.device), config)
     if key not in _LLR_MEMO:  # the two claims share one training
-        _LLR_MEMO[key] = te.lr_attribution_runs(seeds, device=ctx.device, **settings)
+        _LLR_MEMO[key] = te.lr_attribution_runs(seeds, config, device=ctx.device)
     return _LLR_MEMO[key]
 
 
@@ -287,7 +289,8 @@ def experiment_lr_bc_loss_share(ctx):
 # per-seed average of the gain over the widths has mean 0.32, sd 0.07: with WIDTH_SEEDS = 4 seeds it lies ~9
 # standard errors out, beyond the one-sided t quantile 4.54 (level 0.01, 3 degrees of freedom).
 WIDTH_SEEDS = 4
-WIDTH_CPU = dict(widths=(8, 16, 32, 64), learning_rates=(0.05, 0.75), epoch_cap=100)
+WIDTH_CPU = dict(widths=(8, 16, 32, 64), learning_rates=(0.05, 0.75),
+                 config=spur.ParityTrainingConfig.ci()._replace(epoch_cap=100))
 
 
 @experiment("spurious.experiment_lr_width_spread", "Barsbey et al. 2025, §5 and Table 1 (spread of unbiased accuracy "
@@ -304,7 +307,7 @@ def experiment_lr_width_spread(ctx):
 
     seeds = [ctx.run.seed(s) for s in range(ctx.size(cpu=WIDTH_SEEDS, cuda=8))]
     setting = ctx.size(cpu=WIDTH_CPU, cuda=dict(widths=(8, 32, 128, 512), learning_rates=(0.05, 0.75),
-                                                epoch_cap=800, n_train=10000, n_test=10000))
+                                                config=spur.ParityTrainingConfig.source()))
     sweep = te.width_lr_sweep(seeds, device=ctx.device, **setting)
     gains = sweep.unbiased_accuracy[:, 1] - sweep.unbiased_accuracy[:, 0]  # (width, seed)
     mean, se, lower = _paired_lower_bound(gains.mean(axis=0))
@@ -339,9 +342,10 @@ def experiment_lr_robustness(ctx):
     from dynamics.spurious import torch_experiments as te
 
     seeds = [ctx.run.seed(s) for s in range(ctx.size(cpu=ROBUSTNESS_SEEDS, cuda=16))]
-    settings = ctx.size(cpu=dict(epoch_cap=100), cuda=dict(n_train=10000, n_test=10000, width=200, epoch_cap=800))
+    config = ctx.size(cpu=spur.ParityTrainingConfig.ci()._replace(epoch_cap=100),
+                      cuda=spur.ParityTrainingConfig.source())
     variants = ctx.size(cpu=("annealed",), cuda=("annealed", "adam"))
-    rob = te.lr_robustness_runs(seeds, variants=variants, record_every=10**9, device=ctx.device, **settings)
+    rob = te.lr_robustness_runs(seeds, config._replace(record_every=10**9), variants=variants, device=ctx.device)
     annealed = rob.runs[0]
     parts = []
     for name, values in (("accuracy", annealed.unbiased_accuracy), ("core share",
@@ -382,8 +386,8 @@ def experiment_lr_interventions(ctx):
     from dynamics.spurious import torch_experiments as te
 
     seeds = [ctx.run.seed(s) for s in range(ctx.size(cpu=INTERVENTION_SEEDS, cuda=16))]
-    settings = ctx.size(cpu=dict(epoch_cap=60), cuda=dict(n_train=10000, n_test=10000, width=200, epoch_cap=800))
-    runs = te.intervention_runs(seeds, names=INTERVENTION_ROWS, device=ctx.device, **settings)
+    config = ctx.size(cpu=spur.InterventionConfig.ci(), cuda=spur.InterventionConfig.source())
+    runs = te.intervention_runs(seeds, config, names=INTERVENTION_ROWS, device=ctx.device)
     acc = dict(zip(runs.names, runs.unbiased_accuracy))
     orderings = {"high lr > l2": acc["high lr"] - acc["l2"], "high lr > small batch": acc["high lr"] - acc["small batch"],
                  "high lr + l2 > high lr": acc["high lr + l2"] - acc["high lr"]}
@@ -412,23 +416,24 @@ def experiment_lr_interventions(ctx):
 #   noise-free decision rule at the selected epoch, fraction of the [−8, 8] × [−2, 2] map that agrees with the
 #   core rule: ERM 0.57, SUBG 0.96, RWG 0.85; paired SUBG − ERM 0.39 (sd 0.09), RWG − ERM 0.28 (sd 0.09).
 BALANCING_LEVEL = 0.01  # family-wise, split evenly over the intervals of one claim (Bonferroni)
-BALANCING_CPU = dict(n_seeds=8, n_samples=400, n_noise=600, batch_size=100, n_epochs=500)
-BALANCING_CUDA = dict(n_seeds=16, n_samples=1000, n_noise=1200, batch_size=250, n_epochs=500)
+BALANCING_CPU = dict(n_seeds=8, config=spur.BalancingToyConfig.ci())  # n = 400, d = 600, batch 100, 500 epochs
+BALANCING_CUDA = dict(n_seeds=16, config=spur.BalancingToyConfig.source())  # n = 1000, d = 1200, batch 250
 _BALANCING_MEMO = {}
 
 
 def _balancing_runs(ctx, methods, n_epochs=None):
     from dynamics.spurious import torch_balancing as tb
 
-    setting = dict(ctx.size(cpu=BALANCING_CPU, cuda=BALANCING_CUDA))
-    seeds = tuple(ctx.run.seed(s) for s in range(setting.pop("n_seeds")))
+    setting = ctx.size(cpu=BALANCING_CPU, cuda=BALANCING_CUDA)
+    seeds = tuple(ctx.run.seed(s) for s in range(setting["n_seeds"]))
+    config = setting["config"]
     if n_epochs is not None and not ctx.large:
-        setting["n_epochs"] = n_epochs
-    key = (methods, seeds, str(ctx.device), tuple(sorted(setting.items())))
+        config = config._replace(n_epochs=n_epochs)
+    key = (methods, seeds, str(ctx.device), config)
     if key not in _BALANCING_MEMO:  # the train-test gap and the decision maps share one training
         while len(_BALANCING_MEMO) >= 4:  # a seed sweep runs 4 offsets
             _BALANCING_MEMO.pop(next(iter(_BALANCING_MEMO)))
-        _BALANCING_MEMO[key] = tb.train_balancing_methods(methods, seeds, device=ctx.device, **setting)
+        _BALANCING_MEMO[key] = tb.train_balancing_methods(methods, seeds, config, device=ctx.device)
     return _BALANCING_MEMO[key]
 
 
