@@ -21,7 +21,7 @@ from .random import haar_orthogonal, seed_streams
 from .threads import SMALL_DENSE_DIMENSION, blas_threads_for_size, one_blas_thread_when_small, one_thread
 from .special import (binom_cdf, binom_sf, log_binom_pmf, log_binom_pmf_kernel, log_binom_sf, log_binom_sf_kernel,
                       normal_cdf, normal_cdf_kernel, normal_logcdf, normal_logcdf_kernel, normal_pdf,
-                      normal_pdf_kernel, normal_ppf, normal_ppf_kernel, normal_sf)
+                      normal_pdf_kernel, normal_ppf, normal_ppf_kernel, normal_sf, sigmoid, sigmoid_kernel)
 from .validation import (as_finite_array, as_float, format_value, require_array_in_range, require_betas, require_bool,
                          require_choice, require_finite_product, require_finite_result, require_in_range,
                          require_integer, require_of_type, require_orthogonal, require_output_times,
@@ -34,7 +34,7 @@ __all__ = [
     # special functions
     "lambertw", "lambertw_kernel", "INV_E_HI", "OMEGA",
     "normal_pdf", "normal_cdf", "normal_sf", "normal_logcdf", "normal_ppf",
-    "normal_pdf_kernel", "normal_cdf_kernel", "normal_logcdf_kernel", "normal_ppf_kernel",
+    "normal_pdf_kernel", "normal_cdf_kernel", "normal_logcdf_kernel", "normal_ppf_kernel", "sigmoid", "sigmoid_kernel",
     "log_binom_pmf", "log_binom_sf", "binom_sf", "binom_cdf", "log_binom_pmf_kernel", "log_binom_sf_kernel",
     # Marchenko–Pastur
     "mp_edges", "mp_atom", "mp_density", "mp_cdf", "mp_quadrature", "mp_integrate", "MPEdges", "Quadrature",

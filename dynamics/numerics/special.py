@@ -8,6 +8,9 @@
   ``P(X >= k)``, ``P(X <= k)`` summed in log space (log-sum-exp), exact for every n the theories use
   (the AND-mask's agreement counts, Parascandolo et al. 2021, Prop. 2; the group counts of ``dynamics.spurious``).
 
+* The logistic function σ(x) = 1/(1 + e^{−x}) as ½(1 + tanh(x/2)), which neither overflows nor loses the small
+  values of either tail (the logistic losses of gradient starvation and of the spherical view's probes).
+
 Every public function checks its arguments in Python; the ``*_kernel`` functions are the unchecked
 numba versions for use inside other compiled code.
 """
@@ -267,6 +270,60 @@ def _NORMAL_PPF(q):
 def _apply(ufunc, arr):
     out = ufunc(arr)
     return float(out) if np.ndim(out) == 0 else out
+
+
+@nb.njit(cache=True)
+def sigmoid_kernel(x: float) -> float:
+    """σ(x) = 1/(1 + e^{−x}) for one float, as ½(1 + tanh(x/2)) (unchecked, for compiled code).
+
+    Parameters
+    ----------
+    x : float
+        Any float; no check is made (NaN gives NaN, ±inf gives 1 or 0).
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
+    Examples
+    --------
+    >>> sigmoid_kernel(0.0), sigmoid_kernel(-800.0)
+    (0.5, 0.0)
+    """
+    return 0.5 * (1.0 + math.tanh(0.5 * x))
+
+
+def sigmoid(x: ArrayLike) -> Union[float, np.ndarray]:
+    """The logistic function σ(x) = 1/(1 + e^{−x}), as ½(1 + tanh(x/2)): no overflow for large |x| (the naive form's
+    e^{−x} overflows below x = −709).
+
+    Parameters
+    ----------
+    x : float or array_like
+        Real numbers; ±inf allowed (σ = 1 or 0), NaN refused.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        σ(x) in [0, 1], of the shape of ``x``.
+
+    Raises
+    ------
+    ValueError
+        If ``x`` holds a NaN.
+
+    Examples
+    --------
+    >>> from dynamics.numerics import sigmoid
+    >>> float(sigmoid(0.0)), sigmoid([-1000.0, 1000.0]).tolist()
+    (0.5, [0.0, 1.0])
+    """
+    values = np.asarray(x, dtype=np.float64)
+    if np.isnan(values).any():
+        raise ValueError(f"x must not hold NaN, got {x!r}")
+    out = 0.5 * (1.0 + np.tanh(0.5 * values))
+    return float(out) if out.ndim == 0 else out
 
 
 def normal_pdf(x: ArrayLike) -> Union[float, np.ndarray]:

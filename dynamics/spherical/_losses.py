@@ -16,7 +16,8 @@ import math
 
 import numpy as np
 
-from dynamics.numerics import (as_finite_array, require_array_in_range, require_integer, require_positive, rng_from)
+from dynamics.numerics import (as_finite_array, require_array_in_range, require_integer, require_positive, rng_from,
+                               sigmoid)
 from dynamics.numerics.random import counter_normals, stream_key
 from ._checks import require_weight_vector
 
@@ -29,10 +30,6 @@ _EMPTY1 = np.zeros(0)
 
 def _step_index(k):
     return 0 if k is None else require_integer("k", k, 0)
-
-
-def _sigmoid(z):
-    return 0.5 * (1.0 - np.tanh(-0.5 * z))  # 1/(1+e^{-z}) without overflow
 
 
 class _Loss:
@@ -257,7 +254,7 @@ class BNLinearProbe(_Loss):
 
     def _sphere_grad(self, u, k):
         S, t, zhat, sigma, margins = self._forward(u, k)
-        g = -t * _sigmoid(-margins) * self.readout / zhat.size
+        g = -t * sigmoid(-margins) * self.readout / zhat.size
         dz = (g - g.mean() - zhat * np.mean(g * zhat)) / sigma
         return S.T @ dz  # the gradient at u (r = 1)
 
@@ -306,7 +303,7 @@ class WNLogistic(_Loss):
 
     def _sphere_grad(self, u, k):
         margins = self.labels * self.gamma * (self.S @ u)
-        g = -(self.gamma / self.labels.size) * (self.S.T @ (self.labels * _sigmoid(-margins)))
+        g = -(self.gamma / self.labels.size) * (self.S.T @ (self.labels * sigmoid(-margins)))
         return g - float(g @ u) * u
 
     def _kernel_spec(self):

@@ -28,7 +28,7 @@ from numpy.typing import ArrayLike
 
 from dynamics.numerics import (IntegrationError, as_finite_array, one_blas_thread_when_small, require_choice,
                                require_finite_result, require_in_range, require_integer, require_output_times,
-                               require_positive, require_shape, solve_ode)
+                               require_positive, require_shape, sigmoid, solve_ode)
 from ._checks import (require_dual_point, require_flow, require_learning_rate, require_one_penalty,
                       require_primal_data, require_problem, require_strengths)
 from ._fixed_points import dual_matrix
@@ -389,13 +389,9 @@ def features(Phi0: ArrayLike, y: ArrayLike) -> Features:
     return Features(U, s, Vt)
 
 
-def _sigmoid(x):
-    return 0.5 * (1.0 + np.tanh(0.5 * x))  # = 1/(1+e^{-x}), without overflow
-
-
 def _primal_gradient(Phi0, y, penalty, theta, sd):
     logits = Phi0 @ theta
-    weights = _sigmoid(-y * logits)
+    weights = sigmoid(-y * logits)
     regulariser = penalty * (Phi0.T @ logits) if sd else penalty * theta
     return -Phi0.T @ (y * weights) + regulariser
 
@@ -497,7 +493,7 @@ def primal_optimum(Phi0: ArrayLike, y: ArrayLike, *, weight_decay: Optional[floa
         size = np.abs(grad).max()
         if size <= tolerance:
             return theta
-        p = _sigmoid(y * (Phi0 @ theta))
+        p = sigmoid(y * (Phi0 @ theta))
         curvature = (p * (1.0 - p) + (penalty if sd else 0.0))
         hessian = (Phi0.T * curvature) @ Phi0 + (0.0 if sd else penalty * np.eye(m))
         direction = -np.linalg.lstsq(hessian, grad, rcond=1e-14)[0]  # minimum norm when sd (rank n)
