@@ -66,7 +66,7 @@ WORKLOADS = {
     "spherical.train_adam_variants": (
         "from dynamics.spherical import torch_experiments as m",
         "m.train_adam_variants(('Adam', 'AdamW', 'AdamG'), seeds=(0,), n_steps=40, device='cpu')",
-        "m.train_adam_variants(('Adam', 'AdamW', 'AdamG'), seeds=(0,), n_steps=40, device='cpu')"),
+        "m.train_adam_variants(m.AdamVariantsConfig(('Adam', 'AdamW', 'AdamG'), n_steps=40), (0,), device='cpu')"),
 }
 
 _CHILD = r"""

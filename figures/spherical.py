@@ -30,8 +30,8 @@ def _log_indices(n, count=400):
         "nearly coincide on isotropic noise. Adam's effective learning rate falls like 1/r, SGD's like 1/r².")
 def effective_lr_and_norm(n_steps=100_000, dimension=64, grad_norm=1.0, learning_rate=0.1, adam_learning_rate=1e-3,
                           weight_decay=1e-3, momentum=0.9, r0=1.0, seed=0):
-    runs = sph.optimizer_runs(n_steps, dimension, grad_norm, learning_rate, adam_learning_rate, weight_decay, momentum,
-                              r0, seed)
+    runs = sph.optimizer_runs(sph.OptimizerRunsConfig(n_steps, dimension, grad_norm, learning_rate, adam_learning_rate,
+                                                      weight_decay, momentum, r0), seed)
     fig, (left, right) = new_figure(1, 2, width=10.5, height=4.2)
     idx = _log_indices(n_steps)
     steps = idx + 1.0  # plotted at k + 1 on the log axis
@@ -187,16 +187,21 @@ def periodic_collapse(n_steps=6000, dimension=8, learning_rate=0.1, weight_decay
 _TRAINING_CACHE = {}
 
 
-def _adam_variants_training(**kwargs):
-    """The run of train_adam_variants for these keywords, kept for the process: both figures below draw the same
-    training (the docs build renders them one after the other)."""
-    key = tuple(sorted(kwargs.items()))
+def _adam_variants_training(config, seeds):
+    """The run of train_adam_variants for this config and these seeds, kept for the process: both figures below draw
+    the same training (the docs build renders them one after the other)."""
+    key = (config, tuple(seeds))
     if key not in _TRAINING_CACHE:
         from dynamics.spherical.torch_experiments import train_adam_variants
 
         _TRAINING_CACHE.clear()
-        _TRAINING_CACHE[key] = train_adam_variants(**kwargs)
+        _TRAINING_CACHE[key] = train_adam_variants(config, tuple(seeds))
     return _TRAINING_CACHE[key]
+
+
+def _figure_config(n_steps, eval_every):
+    """The figures' training: all seven methods at the CPU size, the spherical quantities read every other step."""
+    return sph.AdamVariantsConfig(n_steps=n_steps, eval_every=eval_every, spherical_every=2)
 
 
 _METHOD_LABELS = {"SGD-M": "SGD-M", "Adam": "Adam", "AdamW": "AdamW†", "AdamG": "AdamG†", "AdamS": "Adam w/o (a)",
@@ -237,7 +242,7 @@ def _zoom(ax, x, values, names, family):
         "CIFAR10, 405 epochs with learning-rate drops, a grid search per method, 5 seeds.",
         quick={"seeds": (0,), "n_steps": 40, "eval_every": 10})
 def adam_variants_training(seeds=(0, 1, 2), n_steps=300, eval_every=10):
-    run = _adam_variants_training(seeds=tuple(seeds), n_steps=n_steps, eval_every=eval_every, spherical_every=2)
+    run = _adam_variants_training(_figure_config(n_steps, eval_every), seeds)
     fig, axes = new_figure(2, 3, width=14.0, height=7.6)
     family = ("Adam", "AdamW", "AdamS", "AdamST", "AdamSRT")
     names = list(run.optimizers)
@@ -281,7 +286,7 @@ def adam_variants_training(seeds=(0, 1, 2), n_steps=300, eval_every=10):
         "Adam only), whole training.",
         quick={"seeds": (0,), "n_steps": 40, "eval_every": 10})
 def theorem2_hypotheses(seeds=(0, 1, 2), n_steps=300, eval_every=10):
-    run = _adam_variants_training(seeds=tuple(seeds), n_steps=n_steps, eval_every=eval_every, spherical_every=2)
+    run = _adam_variants_training(_figure_config(n_steps, eval_every), seeds)
     fig, axes = new_figure(1, 3, width=14.0, height=4.2)
     fields = ("max_radial_term", "max_tangent_step", "max_tan2_gradient")
     for color, (i, name) in zip(COLORS, enumerate(run.optimizers)):

@@ -134,11 +134,13 @@ def _callable_env_gradients():
 def _small_configs():
     """Configuration objects at sizes a fuzz call can afford (each is the wrong type for the other functions that take
     a ``config``, which must refuse it by name)."""
+    from dynamics.spherical import OptimizerRunsConfig
     from dynamics.spurious import BalancingToyConfig
     from dynamics.starvation import TwoMoonsConfig
 
     return [TwoMoonsConfig(n_steps=2, hidden=3, record_every=1),
-            BalancingToyConfig(n_samples=20, n_noise=5, n_epochs=2, batch_size=10)]
+            BalancingToyConfig(n_samples=20, n_noise=5, n_epochs=2, batch_size=10),
+            OptimizerRunsConfig(n_steps=2, dimension=3)]
 
 
 CONFIGS = st.one_of(st.sampled_from([None, "config", 3, (1, 2)]), st.sampled_from(_small_configs()))

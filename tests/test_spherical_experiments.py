@@ -7,6 +7,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from dynamics.spherical import AdamVariantsConfig  # noqa: E402
 from dynamics.spherical import torch_experiments as te  # noqa: E402
 from dynamics.spherical.torch_models import bn_mlp2  # noqa: E402
 from dynamics.spherical.torch_state import effective_learning_rates  # noqa: E402
@@ -18,11 +19,15 @@ def _every_call_trains(monkeypatch):
     monkeypatch.setenv("DYNAMICS_CACHE", "0")
 
 
-TINY = dict(n_steps=6, eval_every=3, n_train=48, n_test=32, width=4, batch_size=8)
+TINY = AdamVariantsConfig(n_steps=6, eval_every=3, n_train=48, n_test=32, width=4, batch_size=8)
+
+
+def _tiny(optimizers, **fields):
+    return TINY._replace(optimizers=optimizers, **fields)
 
 
 def test_shapes_and_steps():
-    run = te.train_adam_variants(("SGD-M", "AdamG", "AdamSRT"), seeds=(0, 1), spherical_every=2, **TINY)
+    run = te.train_adam_variants(_tiny(("SGD-M", "AdamG", "AdamSRT"), spherical_every=2), (0, 1))
     assert run.optimizers == ("SGD-M", "AdamG", "AdamSRT")
     assert run.eval_steps.tolist() == [0, 3, 6]
     assert run.spherical_steps.tolist() == [1, 3, 5]
@@ -38,17 +43,17 @@ def test_shapes_and_steps():
 
 def test_seed_loop_equals_single_runs():
     """A run over several seeds is, per seed, the run of that seed alone (float64, to round-off)."""
-    both = te.train_adam_variants(("Adam", "AdamST"), seeds=(3, 4), **TINY)
+    both = te.train_adam_variants(_tiny(("Adam", "AdamST")), (3, 4))
     for j, seed in enumerate((3, 4)):
-        alone = te.train_adam_variants(("Adam", "AdamST"), seeds=(seed,), **TINY)
+        alone = te.train_adam_variants(_tiny(("Adam", "AdamST")), (seed,))
         for field in ("train_loss", "test_accuracy", "effective_learning_rate", "max_tan2_gradient"):
             np.testing.assert_allclose(getattr(both, field)[:, j], getattr(alone, field)[:, 0], rtol=1e-12, atol=0)
 
 
 def test_deterministic_and_seed_dependent():
-    a = te.train_adam_variants(("AdamS",), seeds=(5,), **TINY)
-    b = te.train_adam_variants(("AdamS",), seeds=(5,), **TINY)
-    c = te.train_adam_variants(("AdamS",), seeds=(6,), **TINY)
+    a = te.train_adam_variants(_tiny(("AdamS",)), (5,))
+    b = te.train_adam_variants(_tiny(("AdamS",)), (5,))
+    c = te.train_adam_variants(_tiny(("AdamS",)), (6,))
     assert np.array_equal(a.train_loss, b.train_loss)
     assert np.array_equal(a.effective_learning_rate, b.effective_learning_rate)
     assert not np.allclose(a.train_loss, c.train_loss)
@@ -99,7 +104,7 @@ def test_sgd_effective_learning_rate_without_momentum_matches_table():
 
 
 def test_theorem2_hypotheses_reduces_the_run():
-    run = te.train_adam_variants(("SGD-M", "Adam"), seeds=(0, 1), **TINY)
+    run = te.train_adam_variants(_tiny(("SGD-M", "Adam")), (0, 1))
     worst = te.theorem2_hypotheses(run, first_step=3)
     keep = run.spherical_steps >= 3
     assert worst.max_radial_term.shape == (2, 2) and worst.first_step == 3
@@ -108,11 +113,10 @@ def test_theorem2_hypotheses_reduces_the_run():
     assert np.all(worst.max_radial_term < 1) and np.all(np.arctan(worst.max_tangent_step) < 1)
 
 
-@pytest.mark.parametrize("kwargs, name", [
+@pytest.mark.parametrize("fields, name", [
     (dict(optimizers=()), "optimizers"),
     (dict(optimizers=("SGD",)), "optimizers entry"),
     (dict(optimizers=("Adam", "Adam")), "optimizers"),
-    (dict(seeds=()), "number of seeds"),
     (dict(n_steps=0), "n_steps"),
     (dict(n_steps=10**6), "n_steps"),
     (dict(batch_size=1), "batch_size"),
@@ -123,13 +127,70 @@ def test_theorem2_hypotheses_reduces_the_run():
     (dict(label_noise=1.5), "label_noise"),
     (dict(learning_rates={"Adam": -1.0}), "learning_rates"),
     (dict(learning_rates={"Lion": 1.0}), "learning_rates key"),
+    (dict(learning_rates=(("Adam", -1.0),)), "learning_rates"),
+    (dict(learning_rates=(("Adam", 1e-3), ("Adam", 2e-3))), "learning_rates"),
+    (dict(learning_rates=("Adam",)), "learning_rates"),
+    (dict(widths=(("Adam", 0),)), "widths"),
+    (dict(widths=(("Lion", 8),)), "widths key"),
+    (dict(widths=(("Adam", 8), ("Adam", 4))), "widths"),
+    (dict(widths="Adam"), "widths"),
     (dict(weight_decay=1.0), "weight_decay"),
     (dict(betas=(0.9, 1.0)), "betas"),
     (dict(eps=-1.0), "eps"),
 ])
-def test_bad_input_names_the_parameter(kwargs, name):
+def test_bad_config_names_the_field(fields, name):
     with pytest.raises(ValueError, match=name.split()[0]):
-        te.train_adam_variants(**{**dict(n_steps=5), **kwargs})
+        te.train_adam_variants(AdamVariantsConfig(**{"n_steps": 5, **fields}))
+
+
+def test_bad_seeds_and_config_type():
+    with pytest.raises(ValueError, match="number of seeds"):
+        te.train_adam_variants(TINY, ())
+    with pytest.raises(TypeError, match="AdamVariantsConfig"):
+        te.train_adam_variants({"n_steps": 5})
+
+
+def test_config_is_hashable_and_has_a_faithful_repr():
+    """The disk cache keys on the arguments' repr; a config of tuples is also hashable."""
+    for config in (AdamVariantsConfig(), AdamVariantsConfig.source(), AdamVariantsConfig.ci(),
+                   TINY._replace(widths=(("Adam", 8),), learning_rates=(("Adam", 1e-3),))):
+        assert eval(repr(config), {"AdamVariantsConfig": AdamVariantsConfig}) == config
+        assert hash(config) == hash(AdamVariantsConfig(*config))
+        assert " at 0x" not in repr(config)
+
+
+def test_a_method_with_its_own_width_trains_a_network_of_that_width(monkeypatch):
+    """``widths`` gives one method its own hidden width; the other methods keep ``width`` and their numbers, and the
+    narrower method's numbers are those of a run at that width."""
+    built = []
+    original = te.bn_mlp2
+
+    def spy(n_features, width, n_classes, **kwargs):
+        model = original(n_features, width, n_classes, **kwargs)
+        built.append((tuple(model[0].weight.shape), tuple(model[3].weight.shape)))
+        return model
+
+    monkeypatch.setattr(te, "bn_mlp2", spy)
+    methods = ("SGD-M", "Adam", "AdamSRT")
+    base = te.train_adam_variants(_tiny(methods), (0, 1))
+    assert [shapes[0][0] for shapes in built] == [4] * 6
+    built.clear()
+    mixed = te.train_adam_variants(_tiny(methods, widths=(("Adam", 7),)), (0, 1))
+    # per seed, one network per method in order: Adam's hidden layers are 7 wide, the others 4
+    assert built == [((4, 16), (4, 4)), ((7, 16), (7, 7)), ((4, 16), (4, 4))] * 2
+    fields = ("train_loss", "test_accuracy", "effective_learning_rate", "max_radial_term", "max_tangent_step",
+              "max_tan2_gradient")
+    for i, name in enumerate(methods):
+        for field in fields:
+            same = np.array_equal(getattr(mixed, field)[i], getattr(base, field)[i])
+            assert same == (name != "Adam"), (name, field)
+    alone = te.train_adam_variants(_tiny(("Adam",))._replace(width=7), (0, 1))
+    for field in fields:
+        np.testing.assert_array_equal(getattr(mixed, field)[1], getattr(alone, field)[0])
+    # naming a method that is not trained, or every method's own width equal to ``width``, changes nothing
+    same = te.train_adam_variants(_tiny(methods, widths=(("AdamG", 9), ("SGD-M", 4))), (0, 1))
+    for field in fields:
+        np.testing.assert_array_equal(getattr(same, field), getattr(base, field))
 
 
 def test_bad_input_of_helpers():
@@ -137,11 +198,11 @@ def test_bad_input_of_helpers():
         bn_mlp2(width=0)
     with pytest.raises(TypeError, match="training"):
         te.theorem2_hypotheses("not a run")
-    run = te.train_adam_variants(("SGD-M",), seeds=(0,), **TINY)
+    run = te.train_adam_variants(_tiny(("SGD-M",)), (0,))
     with pytest.raises(ValueError, match="first_step"):
         te.theorem2_hypotheses(run, first_step=0)
 
 
 def test_float32_runs():
-    run = te.train_adam_variants(("AdamSRT",), seeds=(0,), dtype=torch.float32, **TINY)
+    run = te.train_adam_variants(_tiny(("AdamSRT",)), (0,), dtype=torch.float32)
     assert np.all(np.isfinite(run.train_loss)) and math.isfinite(float(run.effective_learning_rate.max()))

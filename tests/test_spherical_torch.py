@@ -195,3 +195,41 @@ def test_effective_learning_rates_of_a_float32_network_and_bad_input():
                            (torch_optim.AdamS([model[0].weight], channel_dims=[1]), "along dims")):
         with pytest.raises(ValueError, match=match):
             effective_learning_rates(train(refused), [model[0]])
+
+
+@pytest.mark.parametrize("name, config_class", [
+    ("equilibrium_statistics", sph.EquilibriumStatisticsConfig),
+    ("adagradg_vs_sgd_m2", sph.AdaGradGVsSGDM2Config),
+    ("adam_variants_m2", sph.AdamVariantsM2Config),
+])
+def test_cross_check_trainers_take_their_config(name, config_class):
+    """The cross-check trainers take ``(config, seed, *, device)``: the default config is the CPU one, ``ci()`` the
+    cross-check's CPU size, anything else a TypeError; the configs are hashable with a faithful repr (the disk cache
+    keys on it)."""
+    import inspect
+
+    from dynamics.spherical import torch_training
+
+    trainer = getattr(torch_training, name)
+    assert list(inspect.signature(trainer).parameters)[:2] == ["config", "seed"]
+    assert inspect.signature(trainer).parameters["config"].default == config_class()
+    for config in (config_class(), config_class.source(), config_class.ci()):
+        assert eval(repr(config), {config_class.__name__: config_class}) == config
+        assert hash(config) == hash(config_class(*config))
+    with pytest.raises(TypeError, match=config_class.__name__):
+        trainer(tuple(config_class()), 0)
+
+
+def test_cross_check_configs_run_and_bad_fields_are_named():
+    from dynamics.spherical import torch_training
+
+    stats = torch_training.equilibrium_statistics(
+        sph.EquilibriumStatisticsConfig(((0.1, 1e-3, 0.9), (0.05, 1e-3, 0.0)), n_replicas=2, n_warmup=3,
+                                        relaxation_times=0.0, n_average=2), 0)
+    assert stats.radius_fourth_power.shape == (2, 2, 8) and stats.n_steps == 5
+    with pytest.raises(ValueError, match="n_replicas"):
+        torch_training.equilibrium_statistics(sph.EquilibriumStatisticsConfig(n_replicas=0), 0)
+    run = torch_training.adagradg_vs_sgd_m2(sph.AdaGradGVsSGDM2Config(n_steps=1, n_pretrain=1, width=4), 0)
+    assert run.steps.tolist() == [0, 1]
+    result = torch_training.adam_variants_m2(sph.AdamVariantsM2Config(n_steps=1, width=4), 0)
+    assert sorted(result.numpy_gap) == ["AdamG", "AdamS", "AdamSRT", "AdamST"]

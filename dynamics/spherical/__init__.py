@@ -21,7 +21,11 @@ a direction u = x/r on the sphere S_{d−1}:
   AdamST, AdamSRT, Eqs 3.56-3.81), on numpy vectors, and :func:`dynamics.spherical.simulate`, a compiled loop that runs
   them on the synthetic losses;
 * the experiment drivers that the figures, claims and notebook share (:func:`dynamics.spherical.optimizer_runs`,
-  :func:`dynamics.spherical.adagradg_vs_sgd_runs`, :func:`dynamics.spherical.collapse_run`).
+  :func:`dynamics.spherical.adagradg_vs_sgd_runs`, :func:`dynamics.spherical.collapse_run`);
+* the configurations of the experiments (frozen NamedTuples, each with ``source()``, the source's settings, and
+  ``ci()``, the size of the project's claims): :class:`dynamics.spherical.OptimizerRunsConfig` and, for the torch
+  layer, :class:`dynamics.spherical.AdamVariantsConfig`, :class:`dynamics.spherical.AdaGradGVsSGDM2Config`,
+  :class:`dynamics.spherical.AdamVariantsM2Config`, :class:`dynamics.spherical.EquilibriumStatisticsConfig`.
 
 The optional torch layer is not imported here: :mod:`dynamics.spherical.torch_optim` (torch.optim versions of the
 Adam variants and AdaGradG), :mod:`dynamics.spherical.torch_state` (the per-filter effective learning rates of a
@@ -50,9 +54,10 @@ from ._geometry import (angle_between, exp_map, parallel_transport, rescale_R, t
                         transport_T)
 from ._losses import BNLinearProbe, RandomLinearLoss, RayleighLoss, WNLogistic
 from ._optimizers import SGD, SGDM, SGDMRT, AdaGrad, AdaGradG, Adam, AdamG, AdamS, AdamSRT, AdamST, AdamW
-from ._results import (AdaGradGComparison, AdaGradGParameters, CollapseRun, EffectiveLRBounds, Equilibrium,
-                       GenericForm, GeometricSchedule, InvariantInterval, LiAroraEquivalent, OptimizerRun, RadiusLaw,
-                       RadiusSandwich, SphericalStep, SphericalStepBatch, Trajectory)
+from ._results import (AdaGradGComparison, AdaGradGParameters, AdaGradGVsSGDM2Config, AdamVariantsConfig,
+                       AdamVariantsM2Config, CollapseRun, EffectiveLRBounds, Equilibrium, EquilibriumStatisticsConfig,
+                       GenericForm, GeometricSchedule, InvariantInterval, LiAroraEquivalent, OptimizerRun,
+                       OptimizerRunsConfig, RadiusLaw, RadiusSandwich, SphericalStep, SphericalStepBatch, Trajectory)
 from ._setups import adagradg_vs_sgd_runs, collapse_run, optimizer_runs
 from ._simulate import simulate
 from ._step import spherical_step, spherical_step_batch
@@ -75,5 +80,8 @@ __all__ = [
     # synthetic radially invariant losses
     "RayleighLoss", "RandomLinearLoss", "BNLinearProbe", "WNLogistic",
     # experiment drivers
-    "OptimizerRun", "optimizer_runs", "AdaGradGComparison", "adagradg_vs_sgd_runs", "CollapseRun", "collapse_run",
+    "OptimizerRunsConfig", "OptimizerRun", "optimizer_runs", "AdaGradGComparison", "adagradg_vs_sgd_runs",
+    "CollapseRun", "collapse_run",
+    # configurations of the torch layer's experiments and cross-checks (the trainers import torch; these do not)
+    "AdamVariantsConfig", "AdaGradGVsSGDM2Config", "AdamVariantsM2Config", "EquilibriumStatisticsConfig",
 ]

@@ -16,7 +16,8 @@ __all__ = ["AdaGradGComparison", "AdaGradGParameters", "AdamVariantsResult", "Ad
            "CollapseRun", "EffectiveLRBounds", "Equilibrium", "EquilibriumStatistics", "ExponentialLREquivalence",
            "GenericForm", "GeometricSchedule", "InvariantInterval", "LiAroraEquivalent", "OptimizerRun",
            "PythagoreanResult", "RadiusLaw", "RadiusSandwich", "SphericalStep", "SphericalStepBatch",
-           "SphericalStepErrors", "Trajectory", "EffectiveLearningRates"]
+           "SphericalStepErrors", "Trajectory", "EffectiveLearningRates", "AdaGradGVsSGDM2Config",
+           "AdamVariantsConfig", "AdamVariantsM2Config", "EquilibriumStatisticsConfig", "OptimizerRunsConfig"]
 
 ArrayOrFloat = Union[float, np.ndarray]
 
@@ -353,8 +354,8 @@ class OptimizerRun(NamedTuple):
 
     Examples
     --------
-    >>> from dynamics.spherical import optimizer_runs
-    >>> optimizer, trajectory = optimizer_runs(n_steps=3, dimension=4)["SGD + L2"]
+    >>> from dynamics.spherical import OptimizerRunsConfig, optimizer_runs
+    >>> optimizer, trajectory = optimizer_runs(OptimizerRunsConfig(n_steps=3, dimension=4))["SGD + L2"]
     >>> optimizer, trajectory.radius.shape
     (SGD(learning_rate=0.1, momentum=0.0, weight_decay=0.001), (4,))
     """
@@ -599,3 +600,382 @@ class TheoremTwoHypotheses(NamedTuple):
     max_radial_term: np.ndarray
     max_tangent_step: np.ndarray
     max_tan2_gradient: np.ndarray
+
+
+# ------------------------------------------------------------------------------ configurations of the experiments
+#: The methods of the Adam-variants experiment, in the default order of its results' first axis (Roburin (thesis),
+#: Figs 3.6-3.7): SGD with momentum, Adam, AdamW, AdamG and Adam w/o (a), (ab), (abc).
+ADAM_VARIANTS_OPTIMIZERS = ("SGD-M", "Adam", "AdamW", "AdamG", "AdamS", "AdamST", "AdamSRT")
+
+
+class OptimizerRunsConfig(NamedTuple):
+    """Settings of the seven optimizer runs on one radially invariant group (Roburin (thesis), Table 3.1, Eqs 3.25,
+    3.41-3.46), run by :func:`dynamics.spherical.optimizer_runs`: SGD, SGD + L2, SGD-M + L2, Adam and Adam w/o (a),
+    (ab), (abc) on a random linear loss whose gradient on the unit sphere has a constant norm.
+
+    The defaults are the size of the project's figure spherical.effective_lr_and_norm (:meth:`ci`); :meth:`source`
+    takes the optimizers' settings from the authors' public code. The seed of the loss's directions is not a setting
+    but the function's second argument.
+
+    Attributes
+    ----------
+    n_steps : int, default 100000
+        Steps per run, >= 0.
+    dimension : int, default 64
+        d, the size of the radially invariant group, in [1, 10^7].
+    grad_norm : float, default 1.0
+        G > 0, the norm of every gradient on the unit sphere (‖∇L(u)‖ = r‖∇L(x)‖).
+    learning_rate : float, default 0.1
+        η > 0 of SGD and SGD + L2; SGD-M + L2 steps with η(1−γ), so that the three share η/(1−γ).
+    adam_learning_rate : float, default 1e-3
+        η > 0 of the four Adam runs (which run without weight decay and with ε = 0).
+    weight_decay : float, default 1e-3
+        λ >= 0 of SGD + L2 and SGD-M + L2, with ηλ < 1.
+    momentum : float, default 0.9
+        γ in [0, 1) of SGD-M + L2.
+    r0 : float, default 1.0
+        ‖x₀‖ > 0, the norm of the common start x₀ = (r₀/√d)·1.
+    """
+
+    n_steps: int = 100_000
+    dimension: int = 64
+    grad_norm: float = 1.0
+    learning_rate: float = 0.1
+    adam_learning_rate: float = 1e-3
+    weight_decay: float = 1e-3
+    momentum: float = 0.9
+    r0: float = 1.0
+
+    @classmethod
+    def source(cls) -> "OptimizerRunsConfig":
+        """The optimizers' settings of the authors' code for ResNet20 on CIFAR10: λ = 2.5e-4, the figure's size.
+
+        The authors' public code (Roburin et al. 2022) trains SGD with learning rate 0.1, momentum 0.9 and weight
+        decay 2.5e-4, and Adam with learning rate 1e-3 (the defaults of ``learning_rate``, ``momentum`` and
+        ``adam_learning_rate``); Table 3.1 is a set of formulas and leaves the synthetic group open (d, G, r₀ and the
+        number of steps: here the figure's). Runs on a CPU in seconds.
+
+        Examples
+        --------
+        >>> config = OptimizerRunsConfig.source()
+        >>> config.learning_rate, config.momentum, config.weight_decay, config.adam_learning_rate
+        (0.1, 0.9, 0.00025, 0.001)
+        """
+        return cls(weight_decay=2.5e-4)
+
+    @classmethod
+    def ci(cls) -> "OptimizerRunsConfig":
+        """The size of the project's figure spherical.effective_lr_and_norm: the defaults.
+
+        Examples
+        --------
+        >>> config = OptimizerRunsConfig.ci()
+        >>> config.n_steps, config.dimension, config.weight_decay
+        (100000, 64, 0.001)
+        """
+        return cls()
+
+
+class AdamVariantsConfig(NamedTuple):
+    """Settings of the Adam-variants experiment in miniature (Roburin (thesis), Figs 3.6-3.7 and B.1-B.3; Roburin et
+    al. 2022, §5), trained by :func:`dynamics.spherical.torch_experiments.train_adam_variants`: SGD-M, Adam, AdamW,
+    AdamG and Adam w/o (a), (ab), (abc) on the BatchNorm MLP :func:`dynamics.spherical.torch_models.bn_mlp2`, with
+    Gaussian data labelled by a random linear teacher.
+
+    The defaults are the project's CPU size (that of the figure spherical.adam_variants_training, which reads the
+    spherical quantities every other step and evaluates every 10 steps); :meth:`source` takes what the thesis's
+    ResNet20/CIFAR10 runs and the authors' code give, :meth:`ci` is the size of the claim
+    spherical.experiment_adam_variants. The seeds are not a setting but the trainer's second argument: the thesis
+    averages 5 seeds, the claims use 4 and 3, the figures 3.
+
+    Attributes
+    ----------
+    optimizers : tuple of str, default all seven
+        The methods, in the order of the results' first axis: distinct names among "SGD-M", "Adam", "AdamW",
+        "AdamG", "AdamS" (Adam w/o (a)), "AdamST" (w/o (ab)) and "AdamSRT" (w/o (abc)), at least one.
+    n_steps : int, default 300
+        Mini-batch steps per run, in [1, 100000].
+    batch_size : int, default 32
+        Points per mini-batch (drawn uniformly with replacement), in [2, 4096].
+    eval_every : int, default 25
+        Steps between two evaluations of the training loss and test accuracy, in [1, 100000] (the initialisation
+        and the last step are always evaluated).
+    spherical_every : int, default 1
+        Steps between two readings of the effective learning rates and of Theorem 2's quantities, in [1, 100000]
+        (each reading costs about one step); the first step is always read.
+    n_train : int, default 512
+        Training points, in [2, 100000].
+    n_test : int, default 1024
+        Held-out points, in [2, 100000].
+    n_features : int, default 16
+        Input dimension, in [1, 4096].
+    n_classes : int, default 3
+        Number of classes, in [2, 1000].
+    label_noise : float, default 0.2
+        Probability in [0, 1] that a label (training or held-out) is redrawn uniformly.
+    width : int, default 32
+        Width of both hidden layers, in [1, 4096], for the methods not named in ``widths``.
+    widths : tuple of (str, int), default ()
+        (method, width) pairs giving a method its own hidden width, in [1, 4096] (a narrower network for one method,
+        say); each method named at most once, among the seven (a method not trained is ignored).
+    learning_rates : tuple of (str, float), default ()
+        (method, learning rate > 0) pairs, each method at most once (a mapping is also accepted, but makes the
+        config unhashable); the methods not named take ``DEFAULT_LEARNING_RATES`` of
+        :mod:`dynamics.spherical.torch_experiments`: 0.05 for SGD-M, 3e-2 for AdamG (whose second moment sums over
+        a row), 3e-3 for the others.
+    weight_decay : float, default 5e-4
+        λ in [0, 1) on the hidden layers' weights (coupled L2, decoupled for AdamW, none for AdamG).
+    betas : (float, float), default (0.9, 0.99)
+        (β₁, β₂) of the Adam family, each in [0, 1).
+    eps : float, default 1e-8
+        ε in [0, 1) of the Adam family.
+    """
+
+    optimizers: Tuple[str, ...] = ADAM_VARIANTS_OPTIMIZERS
+    n_steps: int = 300
+    batch_size: int = 32
+    eval_every: int = 25
+    spherical_every: int = 1
+    n_train: int = 512
+    n_test: int = 1024
+    n_features: int = 16
+    n_classes: int = 3
+    label_noise: float = 0.2
+    width: int = 32
+    widths: Tuple[Tuple[str, int], ...] = ()
+    learning_rates: Tuple[Tuple[str, float], ...] = ()
+    weight_decay: float = 5e-4
+    betas: Tuple[float, float] = (0.9, 0.99)
+    eps: float = 1e-8
+
+    @classmethod
+    def source(cls) -> "AdamVariantsConfig":
+        """The thesis's ResNet20/CIFAR10 setting carried to the MLP: CIFAR10's sizes, batches of 128, tuned rates.
+
+        The authors' public code (Roburin et al. 2022) gives, for ResNet20 on CIFAR10: batches of 128, 47500
+        training images (5% of the 50000 held out for validation) and the 10000 test images of 10 classes in
+        3×32×32 = 3072 dimensions, β = (0.9, 0.99), PyTorch's ε = 1e-8, the learning rates 0.1 (SGD-M), 1e-3 (Adam,
+        AdamW, AdamS, AdamSRT) and 1e-2 (AdamG), and λ = 5e-4 for Adam, AdamS and AdamG (it tunes λ per method;
+        this trainer has one). Its 405 epochs (150660 steps, with learning-rate drops this trainer does not have)
+        exceed the trainer's limit: 100000 steps, evaluated and read once per epoch (372 steps). Left open by the
+        transfer to the MLP on Gaussian data: the width (128), the label noise of the synthetic task (0.2) and
+        AdamST's learning rate (the code has no AdamST; 1e-3 as its family). Too large for a CPU: a GPU run uses it.
+
+        Examples
+        --------
+        >>> config = AdamVariantsConfig.source()
+        >>> config.batch_size, config.n_train, config.n_test, config.n_features, config.n_classes, config.width
+        (128, 47500, 10000, 3072, 10, 128)
+        >>> dict(config.learning_rates)["SGD-M"], config.betas
+        (0.1, (0.9, 0.99))
+        """
+        return cls(n_steps=100_000, batch_size=128, eval_every=372, spherical_every=372, n_train=47_500,
+                   n_test=10_000, n_features=3072, n_classes=10, width=128,
+                   learning_rates=(("SGD-M", 0.1), ("Adam", 1e-3), ("AdamW", 1e-3), ("AdamG", 1e-2), ("AdamS", 1e-3),
+                                   ("AdamST", 1e-3), ("AdamSRT", 1e-3)))
+
+    @classmethod
+    def ci(cls) -> "AdamVariantsConfig":
+        """The size of the claim spherical.experiment_adam_variants (run over 4 seeds): AdamG and the Adam family.
+
+        Examples
+        --------
+        >>> config = AdamVariantsConfig.ci()
+        >>> config.optimizers, config.n_steps, config.spherical_every
+        (('AdamG', 'Adam', 'AdamW', 'AdamS', 'AdamST', 'AdamSRT'), 300, 300)
+        """
+        return cls(optimizers=("AdamG", "Adam", "AdamW", "AdamS", "AdamST", "AdamSRT"), eval_every=300,
+                   spherical_every=300)
+
+
+class AdaGradGVsSGDM2Config(NamedTuple):
+    """Settings of Theorem 4 on a BatchNorm CNN (Roburin et al. 2022, Theorem 4; Roburin (thesis), Fig 3.4 in small,
+    App. C.1), run by :func:`dynamics.spherical.torch_training.adagradg_vs_sgd_m2`: the CNN M2 pre-trained by SGD-M,
+    then fine-tuned on identical batches by SGD + L2, by AdaGradG with Theorem 4's parameters and by element-wise
+    AdaGrad.
+
+    The defaults are the CPU size of the cross-check spherical.torch_theorem4_cnn (:meth:`ci`); :meth:`source` is
+    its GPU size. The seed is the function's second argument.
+
+    Attributes
+    ----------
+    n_steps : int, default 300
+        Fine-tuning steps, >= 0.
+    learning_rate : float, default 1e-2
+        η > 0 of SGD + L2 and of every run's plain SGD on the parameters other than the conv filters.
+    weight_decay : float, default 1e-3
+        λ >= 0 with ηλ < 1, the L2 coefficient on the conv filters of SGD + L2 and of AdaGrad.
+    n_pretrain : int, default 100
+        Pre-training steps (SGD with learning rate 0.05 and momentum 0.9 on all parameters), >= 0.
+    image_size : int, default 8
+        Side of the square synthetic images, in pixels, >= 1.
+    batch_size : int, default 8
+        Images per mini-batch, >= 1, with batch_size·image_size² >= 2 (BatchNorm with ε = 0).
+    width : int, default 16
+        Channels of both convolutions, >= 1.
+    """
+
+    n_steps: int = 300
+    learning_rate: float = 1e-2
+    weight_decay: float = 1e-3
+    n_pretrain: int = 100
+    image_size: int = 8
+    batch_size: int = 8
+    width: int = 16
+
+    @classmethod
+    def source(cls) -> "AdaGradGVsSGDM2Config":
+        """App. C.1's η = 1e-2 and λ = 1e-3 at the cross-check's GPU size: 3000 steps, 16×16 images, batches of 64.
+
+        The thesis (App. C.1) gives the learning rate and the weight decay (the defaults). The network, the images
+        and the lengths of the pre-training and of the fine-tuning are this project's M2 set-up, left open by the
+        source: here the GPU size of the cross-check. Slow on a CPU: a GPU run uses it.
+
+        Examples
+        --------
+        >>> config = AdaGradGVsSGDM2Config.source()
+        >>> config.n_steps, config.image_size, config.batch_size, config.learning_rate, config.weight_decay
+        (3000, 16, 64, 0.01, 0.001)
+        """
+        return cls(n_steps=3000, image_size=16, batch_size=64)
+
+    @classmethod
+    def ci(cls) -> "AdaGradGVsSGDM2Config":
+        """The CPU size of the cross-check spherical.torch_theorem4_cnn: the defaults.
+
+        Examples
+        --------
+        >>> config = AdaGradGVsSGDM2Config.ci()
+        >>> config.n_steps, config.image_size, config.batch_size
+        (300, 8, 8)
+        """
+        return cls()
+
+
+class AdamVariantsM2Config(NamedTuple):
+    """Settings of the check of the torch Adam variants against the numpy ones (Roburin (thesis), Eqs 3.67-3.81,
+    Algorithm 1; Roburin et al. 2022), run by :func:`dynamics.spherical.torch_training.adam_variants_m2`: AdamS,
+    AdamST, AdamSRT and AdamG on the conv filters of the CNN M2, stepped filter by filter in numpy on the same
+    gradients.
+
+    The defaults are the CPU size of the cross-check spherical.torch_adam_variants (:meth:`ci`); :meth:`source` takes
+    the learning rate and weight decay of the authors' code. β = (0.9, 0.99) and ε = 1e-8 are fixed (those of the
+    authors' code for ResNet20 on CIFAR10). The seed is the function's second argument.
+
+    Attributes
+    ----------
+    n_steps : int, default 20
+        Steps per variant, >= 0.
+    learning_rate : float, default 0.01
+        η > 0 of the four variants.
+    weight_decay : float, default 0.05
+        λ >= 0 (coupled) of AdamS, AdamST and AdamSRT; AdamG runs without weight decay.
+    image_size : int, default 8
+        Side of the square synthetic images, in pixels, >= 1.
+    batch_size : int, default 16
+        Images per mini-batch, >= 1, with batch_size·image_size² >= 2 (BatchNorm with ε = 0).
+    width : int, default 16
+        Channels of both convolutions, >= 1.
+    """
+
+    n_steps: int = 20
+    learning_rate: float = 0.01
+    weight_decay: float = 0.05
+    image_size: int = 8
+    batch_size: int = 16
+    width: int = 16
+
+    @classmethod
+    def source(cls) -> "AdamVariantsM2Config":
+        """AdamS's learning rate 1e-3 and λ = 5e-4 of the authors' code, at the cross-check's GPU size.
+
+        The authors' public code (Roburin et al. 2022) trains AdamS on ResNet20/CIFAR10 with learning rate 1e-3 and
+        weight decay 5e-4 (it tunes them per variant). The network, the images and the number of steps are this
+        project's M2 set-up, left open by the source: here the GPU size of the cross-check, 50 steps on 16×16 images
+        in batches of 64.
+
+        Examples
+        --------
+        >>> config = AdamVariantsM2Config.source()
+        >>> config.learning_rate, config.weight_decay, config.n_steps, config.image_size, config.batch_size
+        (0.001, 0.0005, 50, 16, 64)
+        """
+        return cls(n_steps=50, learning_rate=1e-3, weight_decay=5e-4, image_size=16, batch_size=64)
+
+    @classmethod
+    def ci(cls) -> "AdamVariantsM2Config":
+        """The CPU size of the cross-check spherical.torch_adam_variants: the defaults.
+
+        Examples
+        --------
+        >>> config = AdamVariantsM2Config.ci()
+        >>> config.n_steps, config.learning_rate, config.weight_decay
+        (20, 0.01, 0.05)
+        """
+        return cls()
+
+
+class EquilibriumStatisticsConfig(NamedTuple):
+    """Settings of the equilibria of SGD(-M) + L2 under mini-batch noise (derived in this project from Roburin
+    (thesis), Eqs 3.15 and 3.25; cf. Wan et al. 2021), run by
+    :func:`dynamics.spherical.torch_training.equilibrium_statistics`: the BatchNorm MLP M1, one batched model per
+    configuration and replica, warmed up, rescaled to the predicted radius, relaxed, then averaged.
+
+    The defaults are the trainer's; :meth:`ci` is the CPU size of the cross-check spherical.torch_equilibrium,
+    :meth:`source` its GPU size. The seed is the function's second argument.
+
+    Attributes
+    ----------
+    configs : tuple of (float, float, float), default ((0.1, 1e-3, 0.9),)
+        Non-empty; each (learning_rate η > 0, weight_decay λ > 0, momentum γ in [0, 1)) of the first layer's SGD(-M)
+        + L2.
+    n_replicas : int, default 1
+        Independent models per configuration, >= 1.
+    n_warmup : int, default 300
+        Steps before the rescaling to the predicted radius, >= 1 (0 skips the rescaling).
+    relaxation_times : float, default 8.0
+        >= 0: the relaxation lasts ``int(relaxation_times · max (1−γ)/(4ηλ))`` steps over the configurations.
+    n_average : int, default 10000
+        Steps averaged over, >= 1.
+    batch_size : int, default 32
+        Samples per mini-batch, >= 2.
+    readout_learning_rate : float, default 0.05
+        Learning rate >= 0 of the readout's plain SGD.
+    """
+
+    configs: Tuple[Tuple[float, float, float], ...] = ((0.1, 1e-3, 0.9),)
+    n_replicas: int = 1
+    n_warmup: int = 300
+    relaxation_times: float = 8.0
+    n_average: int = 10000
+    batch_size: int = 32
+    readout_learning_rate: float = 0.05
+
+    @classmethod
+    def source(cls) -> "EquilibriumStatisticsConfig":
+        """The GPU size of the cross-check: η in {0.05, 0.1} × λ in {5e-4, 1e-3} × γ in {0, 0.9}, 2 replicas.
+
+        The thesis leaves every setting open (the equilibrium law and its check are derived in this project):
+        this is the cross-check's GPU size, the full grid (the γ = 0 runs need 8·(1−γ)/(4ηλ) >= 2e4 relaxation
+        steps) with 2 replicas averaged over 10000 steps. Slow on a CPU: a GPU run uses it.
+
+        Examples
+        --------
+        >>> config = EquilibriumStatisticsConfig.source()
+        >>> len(config.configs), config.configs[0], config.n_replicas, config.n_average
+        (8, (0.05, 0.0005, 0.0), 2, 10000)
+        """
+        return cls(configs=tuple((eta, lam, gamma) for gamma in (0.0, 0.9) for eta in (0.05, 0.1)
+                                 for lam in (5e-4, 1e-3)), n_replicas=2)
+
+    @classmethod
+    def ci(cls) -> "EquilibriumStatisticsConfig":
+        """The CPU size of the cross-check spherical.torch_equilibrium: the momentum case, 2 replicas, 5000 steps.
+
+        Examples
+        --------
+        >>> config = EquilibriumStatisticsConfig.ci()
+        >>> config.configs, config.n_replicas, config.n_average
+        (((0.1, 0.001, 0.9),), 2, 5000)
+        """
+        return cls(n_replicas=2, n_average=5000)

@@ -18,15 +18,14 @@ from dynamics.numerics import haar_orthogonal, require_integer, require_positive
 from ._closed_forms import adagrad_matched_learning_rate, adagradg_equivalent_params
 from ._losses import BNLinearProbe, RandomLinearLoss, RayleighLoss
 from ._optimizers import SGD, AdaGrad, AdaGradG, Adam, AdamS, AdamSRT, AdamST
-from ._results import AdaGradGComparison, CollapseRun, OptimizerRun
+from ._results import AdaGradGComparison, CollapseRun, OptimizerRun, OptimizerRunsConfig
 from ._simulate import simulate
 
 __all__ = ["adagradg_vs_sgd_runs", "collapse_run", "optimizer_runs"]
 
 
-def optimizer_runs(n_steps: int = 100_000, dimension: int = 64, grad_norm: float = 1.0, learning_rate: float = 0.1,
-                   adam_learning_rate: float = 1e-3, weight_decay: float = 1e-3, momentum: float = 0.9,
-                   r0: float = 1.0, seed: Optional[Union[int, np.random.Generator]] = 0) -> Dict[str, OptimizerRun]:
+def optimizer_runs(config: OptimizerRunsConfig = OptimizerRunsConfig(),
+                   seed: Optional[Union[int, np.random.Generator]] = 0) -> Dict[str, OptimizerRun]:
     """Seven optimizers on one random linear loss whose gradient on the sphere has the constant norm G, all from
     x₀ = (r₀/√d)·1 (Table 3.1, Eqs 3.25, 3.41-3.46).
 
@@ -37,22 +36,10 @@ def optimizer_runs(n_steps: int = 100_000, dimension: int = 64, grad_norm: float
 
     Parameters
     ----------
-    n_steps : int, optional
-        Steps per run, >= 0. Default 100000.
-    dimension : int, optional
-        d in [1, 10^7], the size of the radially invariant group. Default 64.
-    grad_norm : float, optional
-        G > 0. Default 1.0.
-    learning_rate : float, optional
-        η > 0 of the SGD runs. Default 0.1.
-    adam_learning_rate : float, optional
-        η > 0 of the Adam runs. Default 1e-3.
-    weight_decay : float, optional
-        λ >= 0 of the SGD + L2 runs, with ηλ < 1. Default 1e-3.
-    momentum : float, optional
-        γ in [0, 1) of SGD-M + L2. Default 0.9.
-    r0 : float, optional
-        ‖x₀‖ > 0. Default 1.0.
+    config : OptimizerRunsConfig, optional
+        The settings (:class:`dynamics.spherical.OptimizerRunsConfig`: steps, d, G, the learning rates, λ, γ, r₀;
+        ``.source()`` takes the authors' optimizer settings, ``.ci()`` is the figure's size). A bad field raises a
+        ValueError naming it. Default ``OptimizerRunsConfig()``.
     seed : None, int >= 0 or numpy.random.Generator, optional
         Seeds the loss's stream of directions (shared by the seven runs). Default 0.
 
@@ -63,12 +50,15 @@ def optimizer_runs(n_steps: int = 100_000, dimension: int = 64, grad_norm: float
 
     Examples
     --------
-    >>> runs = optimizer_runs(n_steps=100, dimension=8)
+    >>> runs = optimizer_runs(OptimizerRunsConfig(n_steps=100, dimension=8))
     >>> list(runs)[:3]
     ['SGD', 'SGD + L2', 'SGD-M + L2']
     >>> round(float(runs["SGD"].trajectory.effective_learning_rate[0]), 6)   # η/r₀²
     0.1
     """
+    if not isinstance(config, OptimizerRunsConfig):
+        raise TypeError(f"config must be an OptimizerRunsConfig, got {config!r}")
+    (n_steps, dimension, grad_norm, learning_rate, adam_learning_rate, weight_decay, momentum, r0) = config
     dimension = require_integer("dimension", dimension, 1, 10**7)  # float64 vectors of that size per optimizer
     r0 = require_positive("r0", r0)
     loss = RandomLinearLoss.stream(dimension, grad_norm, seed=seed)

@@ -24,29 +24,36 @@ The seeds and optimizers run in a loop, one model each: the spherical optimizers
 the helper reads the rows along dim 0 of a layer's weight, so the members of a stacked ensemble would need another
 layout (the cost is a few hundred small steps per run).
 
+The call is ``train_adam_variants(config, seeds, *, device="cpu", dtype=torch.float64)``: the config, a
+:class:`dynamics.spherical.AdamVariantsConfig` (a frozen NamedTuple defined, without torch, in
+:mod:`dynamics.spherical` and re-exported here; ``.source()`` carries the thesis's setting to the MLP, ``.ci()`` is the
+claim's size), holds the methods, sizes and optimizers' settings; its fields are checked when the trainer runs, and a
+bad one raises a ValueError naming the field.
+
 This module imports torch; :mod:`dynamics.spherical` does not import it.
 """
 import math
-from typing import Mapping, Optional, Sequence, Tuple, Union
+from typing import Sequence, Union
 
 import numpy as np
 import torch
 
 from dynamics.numerics import disk_cache, require_choice, require_in_range, require_integer, require_positive
 from dynamics.numerics.torch_tools import on_device, seed_int, torch_generator
-from ._results import AdamVariantsTraining, TheoremTwoHypotheses
+from ._results import ADAM_VARIANTS_OPTIMIZERS, AdamVariantsConfig, AdamVariantsTraining, TheoremTwoHypotheses
 from .torch_models import bn_mlp2
 from .torch_optim import AdamG, AdamS, AdamSRT, AdamST
 from .torch_state import effective_learning_rates
 from .torch_training import gaussian_classification
 
-__all__ = ["AdamVariantsTraining", "TheoremTwoHypotheses", "train_adam_variants", "theorem2_hypotheses"]
+__all__ = ["AdamVariantsConfig", "AdamVariantsTraining", "TheoremTwoHypotheses", "train_adam_variants",
+           "theorem2_hypotheses"]
 
 Seed = Union[int, np.random.Generator]
 Device = Union[str, torch.device]
 
-#: The methods compared, in the order of the results' first axis.
-OPTIMIZERS = ("SGD-M", "Adam", "AdamW", "AdamG", "AdamS", "AdamST", "AdamSRT")
+#: The methods compared, in the default order of the results' first axis.
+OPTIMIZERS = ADAM_VARIANTS_OPTIMIZERS
 
 #: The learning rate of each method on the hidden layers (and on the readout), chosen once on this set-up so that
 #: every method trains within a few hundred steps (the thesis tunes each method on a grid).
@@ -154,7 +161,7 @@ def _train_one(name, seed, data, test, n_classes, n_steps, batch_size, eval_ever
 
 @on_device
 def _train(*, device, optimizers, seeds, n_steps, batch_size, eval_every, spherical_every, n_train, n_test,
-           n_features, n_classes, label_noise, width, learning_rates, weight_decay, betas, eps, dtype):
+           n_features, n_classes, label_noise, widths, learning_rates, weight_decay, betas, eps, dtype):
     losses, accuracies, records = [], [], []
     for seed in seeds:
         both = gaussian_classification(n_train + n_test, n_features, n_classes, label_noise, seed=seed, device=device,
@@ -162,8 +169,8 @@ def _train(*, device, optimizers, seeds, n_steps, batch_size, eval_every, spheri
         data = type(both)(both.inputs[:n_train], both.labels[:n_train])
         test = type(both)(both.inputs[n_train:], both.labels[n_train:])
         for name in optimizers:
-            out = _train_one(name, seed, data, test, n_classes, n_steps, batch_size, eval_every, spherical_every, width,
-                             learning_rates[name], weight_decay, betas, eps, device, dtype)
+            out = _train_one(name, seed, data, test, n_classes, n_steps, batch_size, eval_every, spherical_every,
+                             widths[name], learning_rates[name], weight_decay, betas, eps, device, dtype)
             losses.append(out[0]), accuracies.append(out[1]), records.append(out[2])
     shape = (len(seeds), len(optimizers))
     swap = lambda values: np.swapaxes(np.array(values).reshape(shape + np.shape(values[0])), 0, 1)  # noqa: E731
@@ -174,63 +181,49 @@ def _train(*, device, optimizers, seeds, n_steps, batch_size, eval_every, spheri
                                 *(records[:, :, :, i] for i in range(4)))
 
 
+def _pairs(name, value):
+    """``value`` (a mapping, or a sequence of (method, value) pairs, or None) as a dict, each method once."""
+    if value is None:
+        return {}
+    if hasattr(value, "items"):
+        return dict(value.items())
+    if isinstance(value, (str, bytes)):
+        raise ValueError(f"{name} must be (method, value) pairs, got {value!r}")
+    out = {}
+    for pair in value:
+        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
+            raise ValueError(f"{name} must be (method, value) pairs, got the entry {pair!r}")
+        if pair[0] in out:
+            raise ValueError(f"{name} names the method {pair[0]!r} twice")
+        out[pair[0]] = pair[1]
+    return out
+
+
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
-def train_adam_variants(optimizers: Sequence[str] = OPTIMIZERS, seeds: Sequence[Seed] = (0, 1, 2),
-                        n_steps: int = 300, batch_size: int = 32, eval_every: int = 25, spherical_every: int = 1,
-                        n_train: int = 512,
-                        n_test: int = 1024, n_features: int = 16, n_classes: int = 3, label_noise: float = 0.2,
-                        width: int = 32, learning_rates: Optional[Mapping[str, float]] = None,
-                        weight_decay: float = 5e-4,
-                        betas: Tuple[float, float] = (0.9, 0.99), eps: float = 1e-8, *, device: Device = "cpu",
-                        dtype: torch.dtype = torch.float64) -> AdamVariantsTraining:
+def train_adam_variants(config: AdamVariantsConfig = AdamVariantsConfig(), seeds: Sequence[Seed] = (0, 1, 2), *,
+                        device: Device = "cpu", dtype: torch.dtype = torch.float64) -> AdamVariantsTraining:
     """Train the BatchNorm MLP with each method and seed; record the training loss, the test accuracy, the per-layer
     effective learning rate and Theorem 2's hypotheses (Roburin (thesis), Figs 3.6-3.7, B.1-B.3, in miniature).
 
     Each seed draws its own data (``n_train + n_test`` points of
     :func:`dynamics.spherical.torch_training.gaussian_classification`, split in two), initial network
-    (:func:`dynamics.spherical.torch_models.bn_mlp2` with ``width`` hidden units) and mini-batch sequence (drawn
-    uniformly with replacement), shared by all methods. The methods act on the two hidden layers' weights with
-    ``weight_decay`` λ (coupled L2 for SGD-M, Adam, AdamS, AdamST and AdamSRT; decoupled for AdamW; none for AdamG,
-    which keeps the rows on the unit sphere); the readout gets the method's optimizer without weight decay (SGD with
-    momentum 0.9 for SGD-M; Adam for the whole Adam family). Floats run in ``dtype``; the results are float64. The
-    loss and accuracy are those of the network in training mode (BatchNorm with the batch statistics of the evaluated
-    set: this BatchNorm keeps no running statistics).
+    (:func:`dynamics.spherical.torch_models.bn_mlp2` with ``width`` hidden units, or the method's own width from
+    ``widths``) and mini-batch sequence (drawn uniformly with replacement), shared by all methods. The methods act on
+    the two hidden layers' weights with ``weight_decay`` λ (coupled L2 for SGD-M, Adam, AdamS, AdamST and AdamSRT;
+    decoupled for AdamW; none for AdamG, which keeps the rows on the unit sphere); the readout gets the method's
+    optimizer without weight decay (SGD with momentum 0.9 for SGD-M; Adam for the whole Adam family). Floats run in
+    ``dtype``; the results are float64. The loss and accuracy are those of the network in training mode (BatchNorm
+    with the batch statistics of the evaluated set: this BatchNorm keeps no running statistics).
 
     Parameters
     ----------
-    optimizers : sequence of str, optional
-        Methods among ``OPTIMIZERS`` of this module ("SGD-M", "Adam", "AdamW", "AdamG",
-        "AdamS", "AdamST", "AdamSRT"), without repeats. Default: all seven.
+    config : AdamVariantsConfig, optional
+        The methods, sizes and optimizers' settings (:class:`dynamics.spherical.AdamVariantsConfig`, whose
+        attributes document each field and its range; ``.source()`` carries the thesis's ResNet20/CIFAR10 setting to
+        the MLP, ``.ci()`` is the claim's size). A bad field raises a ValueError naming it. Default
+        ``AdamVariantsConfig()``: all seven methods, 300 steps of 32 points, width 32, read every step.
     seeds : sequence of (int >= 0 or numpy.random.Generator), optional
         One run per seed (1 to 64 seeds). Default (0, 1, 2).
-    n_steps : int, optional
-        Steps per run, in [1, 100000]. Default 300.
-    batch_size : int, optional
-        Images per mini-batch, in [2, 4096]. Default 32.
-    eval_every : int, optional
-        Steps between two evaluations, in [1, 100000] (the last step is always evaluated). Default 25.
-    spherical_every : int, optional
-        Steps between two readings of the effective learning rates, in [1, 100000] (each reading costs about
-        as much as a step). Default 1: every step.
-    n_train, n_test : int, optional
-        Training and test images, each in [2, 100000]. Default 512 each.
-    n_features : int, optional
-        Input dimension, in [1, 4096]. Default 16.
-    n_classes : int, optional
-        Number of classes, in [2, 1000]. Default 3.
-    label_noise : float, optional
-        Probability in [0, 1] that a label (training or test) is redrawn uniformly. Default 0.2.
-    width : int, optional
-        Width of both hidden layers, in [1, 4096]. Default 32.
-    learning_rates : mapping of str to float, optional
-        Learning rate per method (> 0); missing methods take ``DEFAULT_LEARNING_RATES`` of this module: 0.05 for
-        SGD-M, 3e-2 for AdamG (whose second moment sums over a row), 3e-3 for the others. Default None.
-    weight_decay : float, optional
-        λ in [0, 1) on the hidden layers' weights. Default 5e-4.
-    betas : (float, float), optional
-        (β₁, β₂) of the Adam family, each in [0, 1). Default (0.9, 0.99).
-    eps : float, optional
-        ε in [0, 1) of the Adam family. Default 1e-8.
     device : str or torch.device, optional
         Where to compute. Default ``"cpu"``.
     dtype : torch.dtype, optional
@@ -243,14 +236,19 @@ def train_adam_variants(optimizers: Sequence[str] = OPTIMIZERS, seeds: Sequence[
 
     Examples
     --------
-    >>> run = train_adam_variants(("SGD-M", "AdamSRT"), seeds=(0,), n_steps=4, eval_every=2, n_train=64,
-    ...                           n_test=64, width=4)
+    >>> config = AdamVariantsConfig(("SGD-M", "AdamSRT"), n_steps=4, eval_every=2, n_train=64, n_test=64, width=4)
+    >>> run = train_adam_variants(config, seeds=(0,))
     >>> run.eval_steps.tolist(), run.train_loss.shape, run.effective_learning_rate.shape
     ([0, 2, 4], (2, 1, 3), (2, 1, 4, 2))
     >>> bool((run.max_radial_term < 1).all())
     True
+    >>> narrow = train_adam_variants(config._replace(widths=(("AdamSRT", 2),)), seeds=(0,))  # AdamSRT: width 2
+    >>> bool((narrow.train_loss[0] == run.train_loss[0]).all())   # SGD-M keeps width 4
+    True
     """
-    optimizers = tuple(optimizers)
+    if not isinstance(config, AdamVariantsConfig):
+        raise TypeError(f"config must be an AdamVariantsConfig, got {config!r}")
+    optimizers = tuple(config.optimizers)
     if not optimizers:
         raise ValueError("optimizers must name at least one method, got an empty sequence")
     for name in optimizers:
@@ -260,31 +258,35 @@ def train_adam_variants(optimizers: Sequence[str] = OPTIMIZERS, seeds: Sequence[
     seeds = tuple(seeds)
     require_integer("number of seeds", len(seeds), 1, 64)
     seeds = tuple(seed_int(seed) for seed in seeds)
-    n_steps = require_integer("n_steps", n_steps, 1, 100_000)
-    batch_size = require_integer("batch_size", batch_size, 2, 4096)
-    eval_every = require_integer("eval_every", eval_every, 1, 100_000)
-    spherical_every = require_integer("spherical_every", spherical_every, 1, 100_000)
-    n_train = require_integer("n_train", n_train, 2, 100_000)
-    n_test = require_integer("n_test", n_test, 2, 100_000)
-    n_features = require_integer("n_features", n_features, 1, 4096)
-    n_classes = require_integer("n_classes", n_classes, 2, 1000)
-    label_noise = require_in_range("label_noise", label_noise, 0.0, 1.0)
-    width = require_integer("width", width, 1, 4096)
+    n_steps = require_integer("n_steps", config.n_steps, 1, 100_000)
+    batch_size = require_integer("batch_size", config.batch_size, 2, 4096)
+    eval_every = require_integer("eval_every", config.eval_every, 1, 100_000)
+    spherical_every = require_integer("spherical_every", config.spherical_every, 1, 100_000)
+    n_train = require_integer("n_train", config.n_train, 2, 100_000)
+    n_test = require_integer("n_test", config.n_test, 2, 100_000)
+    n_features = require_integer("n_features", config.n_features, 1, 4096)
+    n_classes = require_integer("n_classes", config.n_classes, 2, 1000)
+    label_noise = require_in_range("label_noise", config.label_noise, 0.0, 1.0)
+    width = require_integer("width", config.width, 1, 4096)
+    widths = dict.fromkeys(OPTIMIZERS, width)
+    for name, value in _pairs("widths", config.widths).items():
+        require_choice("widths key", name, OPTIMIZERS)
+        widths[name] = require_integer(f"widths[{name!r}]", value, 1, 4096)
     rates = dict(DEFAULT_LEARNING_RATES)
-    for name, value in dict(learning_rates or {}).items():
+    for name, value in _pairs("learning_rates", config.learning_rates).items():
         require_choice("learning_rates key", name, OPTIMIZERS)
         rates[name] = require_positive(f"learning_rates[{name!r}]", value)
-    weight_decay = require_in_range("weight_decay", weight_decay, 0.0, 1.0, high_open=True)
-    betas = tuple(betas)
+    weight_decay = require_in_range("weight_decay", config.weight_decay, 0.0, 1.0, high_open=True)
+    betas = tuple(config.betas)
     if len(betas) != 2:
         raise ValueError(f"betas must be two numbers (β₁, β₂), got {betas!r}")
     betas = tuple(require_in_range(f"betas[{i}]", b, 0.0, 1.0, high_open=True) for i, b in enumerate(betas))
-    eps = require_in_range("eps", eps, 0.0, 1.0, high_open=True)
+    eps = require_in_range("eps", config.eps, 0.0, 1.0, high_open=True)
     if dtype not in (torch.float32, torch.float64):
         raise ValueError(f"dtype must be torch.float32 or torch.float64, got {dtype}")
     return _train(device=device, optimizers=optimizers, seeds=seeds, n_steps=n_steps, batch_size=batch_size,
                   eval_every=eval_every, spherical_every=spherical_every, n_train=n_train, n_test=n_test,
-                  n_features=n_features, n_classes=n_classes, label_noise=label_noise, width=width,
+                  n_features=n_features, n_classes=n_classes, label_noise=label_noise, widths=widths,
                   learning_rates=rates, weight_decay=weight_decay, betas=betas, eps=eps, dtype=dtype)
 
 
@@ -307,7 +309,8 @@ def theorem2_hypotheses(training: AdamVariantsTraining, first_step: int = 1) -> 
 
     Examples
     --------
-    >>> run = train_adam_variants(("SGD-M",), seeds=(0,), n_steps=3, eval_every=3, n_train=64, n_test=64, width=4)
+    >>> config = AdamVariantsConfig(("SGD-M",), n_steps=3, eval_every=3, n_train=64, n_test=64, width=4)
+    >>> run = train_adam_variants(config, seeds=(0,))
     >>> worst = theorem2_hypotheses(run)
     >>> worst.max_radial_term.shape, bool(worst.max_tangent_step.max() < 1)
     ((1, 2), True)

@@ -13,12 +13,17 @@ The two data generators stay in the torch layer: they draw from a seeded ``torch
 cannot reproduce, so a numpy version would change every seeded number.
 
 Every function takes ``device=`` keyword-only (default ``"cpu"``), works in float64 unless told otherwise, seeds
-torch from ``seed`` and returns named results; the trainers run under
-:func:`dynamics.numerics.torch_tools.on_device` (the project's one-thread policy). This module imports torch and
-registers nothing; the claims that use it live in ``verify/crosscheck/spherical.py``.
+torch from ``seed`` and returns named results; the trainers run under :func:`dynamics.numerics.torch_tools.on_device`
+(the project's one-thread policy). The three trainers with many settings take them as one frozen configuration,
+``trainer(config, seed, *, device="cpu")``: :func:`dynamics.spherical.torch_training.equilibrium_statistics`
+(:class:`dynamics.spherical.EquilibriumStatisticsConfig`), :func:`dynamics.spherical.torch_training.adagradg_vs_sgd_m2`
+(:class:`dynamics.spherical.AdaGradGVsSGDM2Config`) and :func:`dynamics.spherical.torch_training.adam_variants_m2`
+(:class:`dynamics.spherical.AdamVariantsM2Config`), each config with ``source()`` and ``ci()``; its fields are checked
+when the trainer runs. This module imports torch and registers nothing; the claims that use it live in
+``verify/crosscheck/spherical.py``.
 """
 import math
-from typing import Optional, Sequence, Tuple, Union
+from typing import Optional, Tuple, Union
 
 import numpy as np
 import torch
@@ -27,16 +32,18 @@ from dynamics.numerics import require_integer, require_positive
 from dynamics.numerics.torch_tools import as_tensor, on_device, seed_int, to_numpy, torch_generator
 from ._closed_forms import (adagrad_matched_learning_rate, adagradg_equivalent_params, li_arora_equivalent,
                             sgd_lambda0_sandwich)
-from ._results import (AdamVariantsResult, AnglesToSGD, ClassificationData, EquilibriumStatistics,
-                       ExponentialLREquivalence, PythagoreanResult, SphericalStepErrors)
+from ._results import (AdaGradGVsSGDM2Config, AdamVariantsM2Config, AdamVariantsResult, AnglesToSGD,
+                       ClassificationData, EquilibriumStatistics, EquilibriumStatisticsConfig, ExponentialLREquivalence,
+                       PythagoreanResult, SphericalStepErrors)
 from ._step import spherical_step
 from .torch_models import bn_mlp, conv_bn_net
 from .torch_optim import AdaGradG
 
-__all__ = ["AdamVariantsResult", "AnglesToSGD", "ClassificationData", "EquilibriumStatistics",
-           "ExponentialLREquivalence", "PythagoreanResult", "SphericalStepErrors", "adagradg_vs_sgd_m2",
-           "adam_variants_m2", "equilibrium_statistics", "exponential_lr_pair", "gaussian_classification",
-           "pythagorean_sgd", "spherical_step_vs_torch", "synthetic_images"]
+__all__ = ["AdaGradGVsSGDM2Config", "AdamVariantsM2Config", "AdamVariantsResult", "AnglesToSGD",
+           "ClassificationData", "EquilibriumStatistics", "EquilibriumStatisticsConfig", "ExponentialLREquivalence",
+           "PythagoreanResult", "SphericalStepErrors", "adagradg_vs_sgd_m2", "adam_variants_m2",
+           "equilibrium_statistics", "exponential_lr_pair", "gaussian_classification", "pythagorean_sgd",
+           "spherical_step_vs_torch", "synthetic_images"]
 
 Seed = Optional[Union[int, np.random.Generator]]
 Device = Union[str, torch.device]
@@ -388,9 +395,7 @@ def exponential_lr_pair(n_steps: int = 2000, learning_rate: float = 0.05, moment
 
 
 @on_device
-def equilibrium_statistics(configs: Sequence[Tuple[float, float, float]], n_replicas: int = 1, n_warmup: int = 300,
-                           relaxation_times: float = 8.0, n_average: int = 10000, batch_size: int = 32,
-                           readout_learning_rate: float = 0.05, *, seed: Seed = None,
+def equilibrium_statistics(config: EquilibriumStatisticsConfig = EquilibriumStatisticsConfig(), seed: Seed = None, *,
                            device: Device = "cpu") -> EquilibriumStatistics:
     """M1 under mini-batch noise with SGD(-M) + L2 on W₁ (PyTorch's heavy ball, dampening 0), one batched
     model per (configuration, replica); configs are (learning_rate, weight_decay, momentum) triples.
@@ -407,20 +412,11 @@ def equilibrium_statistics(configs: Sequence[Tuple[float, float, float]], n_repl
 
     Parameters
     ----------
-    configs : sequence of (float, float, float)
-        Non-empty; each (learning_rate η > 0, weight_decay λ > 0, momentum γ in [0, 1)).
-    n_replicas : int, optional
-        Independent models per configuration, >= 1. Default 1.
-    n_warmup : int, optional
-        Steps before the rescaling, >= 1 (0 skips the rescaling). Default 300.
-    relaxation_times : float, optional
-        >= 0: the relaxation lasts ``int(relaxation_times · max (1−γ)/(4ηλ))`` steps over the configs. Default 8.0.
-    n_average : int, optional
-        Steps averaged over, >= 1. Default 10000.
-    batch_size : int, optional
-        Samples per mini-batch, >= 2. Default 32.
-    readout_learning_rate : float, optional
-        Learning rate >= 0 of the readout's plain SGD. Default 0.05.
+    config : EquilibriumStatisticsConfig, optional
+        The (learning_rate, weight_decay, momentum) triples ``configs`` and the lengths of the phases
+        (:class:`dynamics.spherical.EquilibriumStatisticsConfig`, whose attributes document each field and its range;
+        ``.ci()`` and ``.source()`` are the cross-check's CPU and GPU sizes). A bad field raises a ValueError naming
+        it. Default ``EquilibriumStatisticsConfig()``: η = 0.1, λ = 1e-3, γ = 0.9, one replica.
     seed : None, int >= 0 or numpy.random.Generator, optional
         Seeds the data, the models and the batch order (one integer drawn from it; a Generator's stream
         advances once). Default None: fresh entropy, not reproducible.
@@ -437,12 +433,16 @@ def equilibrium_statistics(configs: Sequence[Tuple[float, float, float]], n_repl
 
     Examples
     --------
-    >>> stats = equilibrium_statistics([(0.1, 1e-3, 0.9)], n_warmup=5, relaxation_times=0.0, n_average=5, seed=0)
+    >>> config = EquilibriumStatisticsConfig(((0.1, 1e-3, 0.9),), n_warmup=5, relaxation_times=0.0, n_average=5)
+    >>> stats = equilibrium_statistics(config, seed=0)
     >>> stats.radius_fourth_power.shape
     (1, 1, 8)
     >>> stats.configs, stats.n_steps
     (((0.1, 0.001, 0.9),), 10)
     """
+    if not isinstance(config, EquilibriumStatisticsConfig):
+        raise TypeError(f"config must be an EquilibriumStatisticsConfig, got {config!r}")
+    configs, n_replicas, n_warmup, relaxation_times, n_average, batch_size, readout_learning_rate = config
     seed = seed_int(seed)
     dtype = torch.float64
     configs = tuple(tuple(float(v) for v in c) for c in configs)
@@ -502,9 +502,8 @@ def equilibrium_statistics(configs: Sequence[Tuple[float, float, float]], n_repl
 
 
 @on_device
-def adagradg_vs_sgd_m2(n_steps: int = 300, learning_rate: float = 1e-2, weight_decay: float = 1e-3,
-                       n_pretrain: int = 100, image_size: int = 8, batch_size: int = 8, width: int = 16, *,
-                       seed: Seed = None, device: Device = "cpu", dtype: torch.dtype = torch.float64) -> AnglesToSGD:
+def adagradg_vs_sgd_m2(config: AdaGradGVsSGDM2Config = AdaGradGVsSGDM2Config(), seed: Seed = None, *,
+                       device: Device = "cpu", dtype: torch.dtype = torch.float64) -> AnglesToSGD:
     """Fig 3.4 in small ( Theorem 4 of Roburin et al. 2022): pre-train M2 with SGD-M, then fine-tune three copies
     on identical batches: (i) SGD + L2 on the conv filters (no momentum), (ii) AdaGradG on the normalised filters
     with Theorem 4's β = (1−ηλ)⁴,
@@ -519,20 +518,10 @@ def adagradg_vs_sgd_m2(n_steps: int = 300, learning_rate: float = 1e-2, weight_d
 
     Parameters
     ----------
-    n_steps : int, optional
-        Number of fine-tuning steps, >= 0. Default 300.
-    learning_rate : float, optional
-        η > 0 of SGD + L2 and of the other parameters' SGD. Default 1e-2.
-    weight_decay : float, optional
-        λ >= 0 with ηλ < 1, the L2 coefficient on the conv filters of SGD (i) and AdaGrad (iii). Default 1e-3.
-    n_pretrain : int, optional
-        Number of pre-training steps, >= 0. Default 100.
-    image_size : int, optional
-        Side of the images, >= 1. Default 8.
-    batch_size : int, optional
-        Images per mini-batch, >= 1 (with batch_size·image_size² >= 2). Default 8.
-    width : int, optional
-        Channels of both convolutions, >= 1. Default 16.
+    config : AdaGradGVsSGDM2Config, optional
+        The steps, η, λ, image size, batch size and width (:class:`dynamics.spherical.AdaGradGVsSGDM2Config`, whose
+        attributes document each field and its range; ``.ci()`` and ``.source()`` are the cross-check's CPU and GPU
+        sizes). Default ``AdaGradGVsSGDM2Config()``: 300 fine-tuning steps after 100, 8×8 images, width 16.
     seed : None, int >= 0 or numpy.random.Generator, optional
         Seeds the data, the models and the batch order (one integer drawn from it; a Generator's stream
         advances once). Default None: fresh entropy, not reproducible.
@@ -550,12 +539,15 @@ def adagradg_vs_sgd_m2(n_steps: int = 300, learning_rate: float = 1e-2, weight_d
 
     Examples
     --------
-    >>> run = adagradg_vs_sgd_m2(n_steps=3, n_pretrain=2, seed=0)
+    >>> run = adagradg_vs_sgd_m2(AdaGradGVsSGDM2Config(n_steps=3, n_pretrain=2), seed=0)
     >>> bool(run.angle_adagradg.max() < 1e-6)
     True
     >>> run.steps.tolist(), run.angle_adagrad.shape, bool(run.angle_adagrad[0] < 1e-12)
     ([0, 1, 2, 3], (4,), True)
     """
+    if not isinstance(config, AdaGradGVsSGDM2Config):
+        raise TypeError(f"config must be an AdaGradGVsSGDM2Config, got {config!r}")
+    n_steps, learning_rate, weight_decay, n_pretrain, image_size, batch_size, width = config
     seed = seed_int(seed)
     data = synthetic_images(512, image_size, seed=seed, device=device, dtype=dtype)
     base = conv_bn_net(width, seed=seed, device=device, dtype=dtype)
@@ -617,9 +609,8 @@ def adagradg_vs_sgd_m2(n_steps: int = 300, learning_rate: float = 1e-2, weight_d
 
 
 @on_device
-def adam_variants_m2(n_steps: int = 20, learning_rate: float = 0.01, weight_decay: float = 0.05, image_size: int = 8,
-                     batch_size: int = 16, width: int = 16, *, seed: Seed = None, device: Device = "cpu",
-                     dtype: torch.dtype = torch.float64) -> AdamVariantsResult:
+def adam_variants_m2(config: AdamVariantsM2Config = AdamVariantsM2Config(), seed: Seed = None, *,
+                     device: Device = "cpu", dtype: torch.dtype = torch.float64) -> AdamVariantsResult:
     """The torch AdamS, AdamST, AdamSRT and AdamG of :mod:`dynamics.spherical.torch_optim` on M2's conv
     filters (``channel_wise=True``; element-wise Adam on the rest), against the numpy optimizers of
     :mod:`dynamics.spherical` stepping each filter with the same gradients.
@@ -631,18 +622,10 @@ def adam_variants_m2(n_steps: int = 20, learning_rate: float = 0.01, weight_deca
 
     Parameters
     ----------
-    n_steps : int, optional
-        Number of steps per variant, >= 0. Default 20.
-    learning_rate : float, optional
-        η > 0. Default 0.01.
-    weight_decay : float, optional
-        λ >= 0 of AdamS, AdamST and AdamSRT (AdamG runs without weight decay). Default 0.05.
-    image_size : int, optional
-        Side of the images, >= 1. Default 8.
-    batch_size : int, optional
-        Images per mini-batch, >= 1 (with batch_size·image_size² >= 2). Default 16.
-    width : int, optional
-        Channels of both convolutions, >= 1. Default 16.
+    config : AdamVariantsM2Config, optional
+        The steps, η, λ, image size, batch size and width (:class:`dynamics.spherical.AdamVariantsM2Config`, whose
+        attributes document each field and its range; ``.ci()`` is the cross-check's CPU size). Default
+        ``AdamVariantsM2Config()``: 20 steps, η = 0.01, λ = 0.05, 8×8 images, width 16.
     seed : None, int >= 0 or numpy.random.Generator, optional
         Seeds the data, the models and the batch order (one integer drawn from it; a Generator's stream
         advances once). Default None: fresh entropy, not reproducible.
@@ -662,12 +645,15 @@ def adam_variants_m2(n_steps: int = 20, learning_rate: float = 0.01, weight_deca
 
     Examples
     --------
-    >>> result = adam_variants_m2(n_steps=2, seed=0)
+    >>> result = adam_variants_m2(AdamVariantsM2Config(n_steps=2), seed=0)
     >>> max(result.numpy_gap.values()) < 1e-12
     True
     >>> sorted(result.radial_identity), result.tangency["AdamS"]
     (['AdamSRT', 'AdamST'], 0.0)
     """
+    if not isinstance(config, AdamVariantsM2Config):
+        raise TypeError(f"config must be an AdamVariantsM2Config, got {config!r}")
+    n_steps, learning_rate, weight_decay, image_size, batch_size, width = config
     seed = seed_int(seed)
     from . import _optimizers as numpy_optim
     from . import torch_optim

@@ -60,11 +60,6 @@ def torch_exponential_lr(ctx):
                          Check.at_most(result.radius_ratio_error, 1e-8, "W₁(B) = α^{-k} W₁(A)")])
 
 
-# CPU: the momentum case of the grid (the γ = 0 runs need 8·(1−γ)/(4ηλ) >= 2e4 steps); CUDA: the full grid.
-_EQUILIBRIUM_CPU = ((0.1, 1e-3, 0.9),)
-_EQUILIBRIUM_CUDA = tuple((eta, lam, gamma) for gamma in (0.0, 0.9) for eta in (0.05, 0.1) for lam in (5e-4, 1e-3))
-
-
 @crosscheck("spherical.torch_equilibrium",
             "derived in this project from Roburin (thesis), Eqs 3.15, 3.25 (cf. Wan et al. 2021)",
             "M1 under mini-batch noise (batches of 32) with SGD-M + L2 on W₁: after a warm start and 8 relaxation "
@@ -74,9 +69,9 @@ _EQUILIBRIUM_CUDA = tuple((eta, lam, gamma) for gamma in (0.0, 0.9) for eta in (
             "sgdm_l2_equilibrium otherwise), and the rms angle per step within 5% of sqrt(2ηλ/(1+γ)): the "
             "envelopes this project sets for noise that is neither isotropic nor white.")
 def torch_equilibrium(ctx):
-    configs, replicas, n_average = ctx.size(cpu=(_EQUILIBRIUM_CPU, 2, 5000), cuda=(_EQUILIBRIUM_CUDA, 2, 10000))
-    stats = _training().equilibrium_statistics(configs, n_replicas=replicas, n_average=n_average,
-                                               seed=ctx.seed(204), device=ctx.device)
+    # CPU: the momentum case of the grid (the γ = 0 runs need 8·(1−γ)/(4ηλ) >= 2e4 steps); CUDA: the full grid.
+    config = ctx.size(cpu=sph.EquilibriumStatisticsConfig.ci(), cuda=sph.EquilibriumStatisticsConfig.source())
+    stats = _training().equilibrium_statistics(config, ctx.seed(204), device=ctx.device)
     worst_r4 = worst_angle = 0.0
     for (eta, lam, gamma), r4, g2, a2 in zip(stats.configs, stats.radius_fourth_power, stats.grad_norm_squared,
                                              stats.angle_squared):
@@ -97,9 +92,8 @@ def torch_equilibrium(ctx):
             ">= 1 − 1e-6) over the run (CPU: 300 steps, 8×8 images; CUDA: 3000 steps, 16×16), while element-wise "
             "AdaGrad (learning rate matched at the first step) drifts more than 10 times further.")
 def torch_theorem4_cnn(ctx):
-    n_steps, size, batch = ctx.size(cpu=(300, 8, 8), cuda=(3000, 16, 64))
-    run = _training().adagradg_vs_sgd_m2(n_steps=n_steps, image_size=size, batch_size=batch, seed=ctx.seed(205),
-                                         device=ctx.device)
+    config = ctx.size(cpu=sph.AdaGradGVsSGDM2Config.ci(), cuda=sph.AdaGradGVsSGDM2Config.source())
+    run = _training().adagradg_vs_sgd_m2(config, ctx.seed(205), device=ctx.device)
     bound = math.acos(1 - 1e-6)
     return Check.all_of([Check.at_most(float(run.angle_adagradg.max()), bound, "SGD vs AdaGradG"),
                          Check.at_least(float(run.angle_adagrad.max()), 10 * bound, "SGD vs AdaGrad drifts")])
@@ -112,9 +106,9 @@ def torch_theorem4_cnn(ctx):
             "⟨m_k, x_k⟩ = (1−β₁)λr_k² (AdamST, AdamSRT) and the transported buffer is tangent at x_{k+1} (AdamST, "
             "AdamSRT, AdamG), to 1e-12 relative.")
 def torch_adam_variants(ctx):
-    n_steps, size, batch = ctx.size(cpu=(20, 8, 16), cuda=(50, 16, 64))
-    result = _training().adam_variants_m2(n_steps=n_steps, image_size=size, batch_size=batch, seed=ctx.seed(206),
-                                          device=ctx.device)
+    config = ctx.size(cpu=sph.AdamVariantsM2Config.ci(),
+                      cuda=sph.AdamVariantsM2Config.ci()._replace(n_steps=50, image_size=16, batch_size=64))
+    result = _training().adam_variants_m2(config, ctx.seed(206), device=ctx.device)
     checks = [Check.at_most(v, 1e-12, f"{name}: torch vs numpy") for name, v in result.numpy_gap.items()]
     checks += [Check.at_most(v, 1e-12, f"{name}: <m, x> = (1−β₁)λr²") for name, v in result.radial_identity.items()]
     checks += [Check.at_most(v, 1e-12, f"{name}: transported buffer tangent") for name, v in result.tangency.items()]
@@ -139,6 +133,9 @@ def _upper(values, z):
 # the effect size 0.1 asked, and the equivalence bound about 0.04 against 0.1.
 ADAM_VARIANTS_SEEDS = 4
 _ADAM_FAMILY = ("Adam", "AdamW", "AdamS", "AdamST", "AdamSRT")
+# The larger size of both experiments (CUDA): width 128, 8192 points, 3000 steps of 128, read and evaluated at the end.
+_ADAM_VARIANTS_CUDA = dict(n_steps=3000, eval_every=3000, spherical_every=3000, n_train=8192, n_test=16384,
+                           width=128, batch_size=128)
 _Z_ADAM_VARIANTS = -NormalDist().inv_cdf(1e-4 / 6)  # one-sided, family-wise 1e-4 over 6 (stdlib: no scipy.stats at import)
 
 
@@ -155,11 +152,10 @@ _Z_ADAM_VARIANTS = -NormalDist().inv_cdf(1e-4 / 6)  # one-sided, family-wise 1e-
             "less accurate than (ab); Adam, AdamW†, (a), (ab) and (abc) end within 0.5 points of test accuracy "
             "(0.707-0.712 over 10 seeds, one standard error 0.004), and AdamG†, fastest, ends 5 points lower.")
 def experiment_adam_variants(ctx):
-    n_steps, n_train, width, batch = ctx.size(cpu=(300, 512, 32, 32), cuda=(3000, 8192, 128, 128))
+    config = ctx.size(cpu=sph.AdamVariantsConfig.ci(),
+                      cuda=sph.AdamVariantsConfig.ci()._replace(**_ADAM_VARIANTS_CUDA))
     seeds = tuple(ctx.seed(310 + i) for i in range(ADAM_VARIANTS_SEEDS))
-    run = _experiments().train_adam_variants(("AdamG",) + _ADAM_FAMILY, seeds=seeds, n_steps=n_steps,
-                                             eval_every=n_steps, spherical_every=n_steps, n_train=n_train,
-                                             n_test=2 * n_train, width=width, batch_size=batch, device=ctx.device)
+    run = _experiments().train_adam_variants(config, seeds, device=ctx.device)
     loss = dict(zip(run.optimizers, run.train_loss[:, :, -1]))
     accuracy = dict(zip(run.optimizers, run.test_accuracy[:, :, -1]))
     z = _Z_ADAM_VARIANTS
@@ -196,11 +192,12 @@ _Z_THEOREM2 = -NormalDist().inv_cdf(1e-4 / 3)  # one-sided, family-wise 1e-4 ove
             "largest |A<c,u>| and η^e‖c⊥‖ are SGD-M's (its momentum buffer carries a radial part), the largest "
             "tan²θ is at the first steps of the Adam family, whose second moment then holds one gradient.")
 def experiment_theorem2_hypotheses(ctx):
-    n_steps, n_train, width, batch = ctx.size(cpu=(200, 512, 32, 32), cuda=(3000, 8192, 128, 128))
+    # every method, every step read
+    cpu = sph.AdamVariantsConfig.ci()._replace(optimizers=sph.AdamVariantsConfig().optimizers, n_steps=200,
+                                               eval_every=200, spherical_every=1)
+    config = ctx.size(cpu=cpu, cuda=cpu._replace(**{**_ADAM_VARIANTS_CUDA, "spherical_every": 1}))
     seeds = tuple(ctx.seed(320 + i) for i in range(THEOREM2_SEEDS))
-    run = _experiments().train_adam_variants(seeds=seeds, n_steps=n_steps, eval_every=n_steps, spherical_every=1,
-                                             n_train=n_train, n_test=2 * n_train, width=width, batch_size=batch,
-                                             device=ctx.device)
+    run = _experiments().train_adam_variants(config, seeds, device=ctx.device)
     checks = []
     for field, limit, label in (("max_radial_term", 0.1, "|A<c,u>|"), ("max_tangent_step", 0.25, "η^e‖c⊥‖"),
                                 ("max_tan2_gradient", 0.01, "tan²θ")):
