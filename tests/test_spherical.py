@@ -105,7 +105,7 @@ def test_closed_forms_reject_bad_parameters():
              (lambda: sph.sgd_l2_collapse_radius(1.0, 0.1, 1e-3, -1), "steps must be an integer >= 0"),
              (lambda: sph.adagrad_matched_learning_rate(0.1, 0.0, 4), "grad_norm must be > 0"),
              (lambda: sph.adagrad_matched_learning_rate(0.1, 1.0, 0), "dimension must be an integer >= 1"),
-             (lambda: sph.optimizer_runs(n_steps=2, r0=0.0), "r0 must be > 0"),
+             (lambda: sph.optimizer_runs(sph.OptimizerRunsConfig(n_steps=2, r0=0.0)), "r0 must be > 0"),
              (lambda: sph.adagradg_vs_sgd_runs(n_steps=2, n_groups=0), "n_groups must be an integer >= 1"),
              (lambda: sph.collapse_run(n_steps=2, dimension=0), "dimension must be an integer >= 1")]
     for call, message in cases:
@@ -253,8 +253,8 @@ def test_effective_learning_rate_laws_match_their_definitions():
 
 
 def test_setups_are_seeded_and_share_their_set_up():
-    runs = sph.optimizer_runs(n_steps=50, dimension=6, seed=3)
-    again = sph.optimizer_runs(n_steps=50, dimension=6, seed=3)
+    runs = sph.optimizer_runs(sph.OptimizerRunsConfig(n_steps=50, dimension=6), seed=3)
+    again = sph.optimizer_runs(sph.OptimizerRunsConfig(n_steps=50, dimension=6), seed=3)
     assert list(runs) == ["SGD", "SGD + L2", "SGD-M + L2", "Adam", "Adam w/o (a)", "Adam w/o (ab)",
                           "Adam w/o (abc), β₁ = 0"]
     assert all(np.array_equal(runs[name].trajectory.radius, again[name].trajectory.radius) for name in runs)
@@ -417,6 +417,61 @@ def test_numba_loop_matches_numpy_reference(loss_name):
         assert opt.state["step"] == 0  # simulate leaves the optimizer's state alone
 
 
+def test_simulate_kernel_is_one_cached_loop_per_update_function():
+    """Each optimizer names its update function; simulate runs the loop specialised for it, an entry point cached on
+    disk for the package's optimizers, and a loop built (once) for any other numba update function."""
+    from dynamics.spherical import _kernels
+    optimizers = [sph.SGD(0.1), sph.SGDMRT(0.1), sph.Adam(0.1), sph.AdamW(0.1), sph.AdaGrad(0.1),
+                  sph.AdaGradG(0.1, 0.9, 1.0), sph.AdamS(0.1), sph.AdamST(0.1), sph.AdamSRT(0.1), sph.AdamG(0.1)]
+    kernels = set()
+    for opt in optimizers:
+        update, init, hyper = opt._kernel_spec()
+        kernel = _kernels.simulate_kernel(update, init)
+        assert kernel is _kernels.SIMULATE_KERNELS[(update, init)] and kernel._cache.__class__.__name__ != "NullCache"
+        kernels.add(kernel)
+    assert len(kernels) == 6
+    with pytest.raises(TypeError, match="update must be a numba.njit function"):
+        _kernels.simulate_kernel(lambda *args: None)
+
+
+def test_simulate_kernel_runs_a_new_update_function():
+    """A plain SGD step written outside the package runs through the factory and reproduces SGD bit for bit."""
+    import numba
+    from dynamics.spherical import _kernels
+    from dynamics.spherical._simulate import _record_plan
+
+    @numba.njit(inline="always")
+    def plain_sgd(t, eta, r, x, g, m, v, s, a, b, x_next, hyper):
+        for i in range(x.shape[0]):
+            a[i] = g[i]
+            x_next[i] = x[i] - eta * g[i]
+        return 0, eta, 1.0
+
+    loss = sph.RandomLinearLoss.stream(6, seed=4)
+    x0 = np.linspace(1.0, 2.0, 6)
+    kernel = _kernels.simulate_kernel(plain_sgd)
+    assert _kernels.simulate_kernel(plain_sgd) is kernel
+    every, n_records = _record_plan(40, 7)
+    status, k, *arrays = kernel((), (*loss._kernel_spec()[:5], np.uint64(loss.key)), x0, np.full(40, 0.1), every,
+                                n_records)
+    run = sph.simulate(sph.SGD(0.1), loss, x0, 40, record_every=7)
+    assert (status, k) == (0, 40)
+    for got, field in zip(arrays, ("radius", "effective_learning_rate", "angle", "sphere_grad_norm", "loss",
+                                   "direction_steps", "directions")):
+        assert np.array_equal(got, getattr(run, field)), field
+
+
+def test_bias_correction_is_one_definition_for_both_backends():
+    from dynamics.spherical import _kernels, _optimizers
+    t = np.arange(1.0, 2001.0)
+    for beta in (0.0, 0.5, 0.9, 0.999, 1 - 1e-9):
+        compiled = np.array([_kernels._one_minus_power(beta, k) for k in t])
+        np.testing.assert_array_max_ulp(_optimizers._one_minus_power(beta, t), compiled, maxulp=1)
+        assert _optimizers._one_minus_power(beta, 3) == float(_kernels.one_minus_power(beta, np.float64(3.0)))
+    assert _optimizers._one_minus_power(0.9, 1) == pytest.approx(0.1, rel=1e-15)
+    assert np.all(_optimizers._one_minus_power(0.0, t) == 1.0)
+
+
 def test_adam_srt_second_moment_is_rescaled_by_eq_3_81():
     """Adam w/o (abc)'s scalar v follows v_k = β₂(r_{k−1}²/r_k²)v_{k−1} + (1−β₂)d^{−1}‖∇L(x_k)+λx_k‖² (Roburin (thesis),
     Eq 3.81), and the two engines of simulate agree over a long run with β₁ > 0 and weight decay."""
@@ -478,8 +533,9 @@ def test_import_is_light_and_compiles_nothing():
     benchmarks/import_time.py, not asserted here)."""
     code = ("import sys; import dynamics.spherical as sph; import numba; "
             "from dynamics.spherical import _kernels; from dynamics.numerics.random import fill_normals; "
-            "compiled = [f for f in (_kernels.simulate_kernel, _kernels.loss_grad, _kernels.sgd_radius_kernel, "
-            "_kernels.sgd_order2_kernel, _kernels.spherical_step_kernel, fill_normals) if f.signatures]; "
+            "compiled = [f for f in (*_kernels.SIMULATE_KERNELS.values(), _kernels.loss_grad, _kernels.sgd_update, "
+            "_kernels.adam_update, _kernels._one_minus_power, _kernels.sgd_radius_kernel, _kernels.sgd_order2_kernel, "
+            "_kernels.spherical_step_kernel, fill_normals) if f.signatures]; "
             "print('torch' in sys.modules, compiled)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")[0]
     assert out == "False []", out

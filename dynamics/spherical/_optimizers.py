@@ -13,6 +13,12 @@
 :func:`dynamics.spherical.spherical_step` reproduces it (Theorem 2). ε defaults to 0 (theory mode) and sits outside the
 square root, as in Algorithm 1, PyTorch and the reference code; Adam and AdamW accept ``eps_inside_sqrt=True`` (the
 thesis's Eqs 3.16-3.18). Bias corrections use t = k + 1 at step k.
+
+Each optimizer's ``_kernel_spec`` names its compiled twin in ``_kernels`` (``sgd_update``, ``adam_update``, ...), which
+:func:`dynamics.spherical.simulate` runs. The numpy steps here do not call those functions: they are the independent
+reference the compiled loop is tested against (calling the compiled updates would make the two engines agree by
+construction), and they keep what the loop does not need (the state dict with torch's buffer names, the generic form
+with its decay, errors that name the coordinate). The bias correction is shared: ``_kernels.one_minus_power``.
 """
 import copy
 import math
@@ -23,19 +29,20 @@ from ._checks import (UNIT_TOLERANCE, require_decay_product, require_learning_ra
                       require_scheduled_learning_rate, require_vector_like, require_weight_decay,
                       require_weight_vector)
 from ._geometry import _transport_RT, _transport_T
+from ._kernels import (adagrad_init, adagrad_update, adagradg_init, adagradg_update, adam_update, adamg_update,
+                       adams_update, no_init, one_minus_power, sgd_init, sgd_update)
 from ._results import GenericForm
 
 __all__ = ["AdaGrad", "AdaGradG", "Adam", "AdamG", "AdamS", "AdamSRT", "AdamST", "AdamW", "SGD", "SGDM", "SGDMRT"]
 
-SGD_KIND, ADAM_KIND, ADAGRAD_KIND, ADAGRADG_KIND, ADAMS_KIND, ADAMG_KIND = range(6)
+_EMPTY = np.zeros(0)
 
 
 def _one_minus_power(beta, t):
-    """1 − β^t without cancellation for β near 1 (t > 0 an integer or array of integers): Adam's bias correction."""
+    """1 − β^t without cancellation for β near 1 (t > 0 an integer or array of integers): Adam's bias correction,
+    ``_kernels.one_minus_power`` (the kernels' definition) on float64, a float for a scalar t."""
     t = np.asarray(t, dtype=np.float64)
-    if beta == 0.0:
-        return np.ones_like(t) if t.ndim else 1.0
-    value = -np.expm1(t * math.log(beta))
+    value = one_minus_power(beta, t)
     return value if t.ndim else float(value)
 
 
@@ -81,6 +88,9 @@ class _Optimizer:
         return x_next
 
     def _kernel_spec(self):
+        """``(update, init, hyper)`` for :func:`dynamics.spherical.simulate`: the optimizer's update and state
+        initialisation in ``_kernels`` (the compiled twins of ``_update`` and ``reset``) and the tuple of its
+        hyper-parameters that they unpack."""
         raise NotImplementedError
 
     def __repr__(self):
@@ -146,7 +156,8 @@ class SGD(_Optimizer):
         return x - eta * m
 
     def _kernel_spec(self):
-        return SGD_KIND, np.array([self.momentum, self.weight_decay, 0.0]), self.initial_buffer
+        buffer = _EMPTY if self.initial_buffer is None else self.initial_buffer
+        return sgd_update, sgd_init, (float(self.momentum), float(self.weight_decay), False, buffer)
 
 
 SGDM = SGD
@@ -181,7 +192,7 @@ class SGDMRT(SGD):
         return x_next
 
     def _kernel_spec(self):
-        return SGD_KIND, np.array([self.momentum, self.weight_decay, 1.0]), None
+        return sgd_update, sgd_init, (float(self.momentum), float(self.weight_decay), True, _EMPTY)
 
 
 class _AdamBase(_Optimizer):
@@ -260,8 +271,8 @@ class Adam(_AdamBase):
 
     def _kernel_spec(self):
         beta1, beta2 = self.betas
-        return (ADAM_KIND, np.array([beta1, beta2, self.eps, self.weight_decay, float(self.eps_inside_sqrt),
-                                     float(self._decoupled)]), None)
+        return adam_update, no_init, (float(beta1), float(beta2), float(self.eps), float(self.weight_decay),
+                                      bool(self.eps_inside_sqrt), bool(self._decoupled))
 
 
 class AdamW(Adam):
@@ -335,7 +346,8 @@ class AdaGrad(_Optimizer):
         return x - eta * g / root
 
     def _kernel_spec(self):
-        return ADAGRAD_KIND, np.array([self.eps, self.weight_decay, self.initial_accumulator]), None
+        return adagrad_update, adagrad_init, (float(self.eps), float(self.weight_decay),
+                                              float(self.initial_accumulator))
 
 
 class AdaGradG(_Optimizer):
@@ -387,7 +399,7 @@ class AdaGradG(_Optimizer):
         return x_hat * scale
 
     def _kernel_spec(self):
-        return ADAGRADG_KIND, np.array([self.beta, self.v0]), None
+        return adagradg_update, adagradg_init, (float(self.beta), float(self.v0))
 
 
 class AdamS(_AdamBase):
@@ -441,7 +453,8 @@ class AdamS(_AdamBase):
 
     def _kernel_spec(self):
         beta1, beta2 = self.betas
-        return ADAMS_KIND, np.array([beta1, beta2, self.eps, self.weight_decay, float(self._variant)]), None
+        return adams_update, no_init, (float(beta1), float(beta2), float(self.eps), float(self.weight_decay),
+                                       int(self._variant))
 
 
 class AdamST(AdamS):
@@ -551,4 +564,4 @@ class AdamG(_AdamBase):
 
     def _kernel_spec(self):
         beta1, beta2 = self.betas
-        return ADAMG_KIND, np.array([beta1, beta2, self.eps]), None
+        return adamg_update, no_init, (float(beta1), float(beta2), float(self.eps))

@@ -1,9 +1,10 @@
 """Runs of an optimizer on a synthetic loss, recorded in the spherical quantities of Theorem 2 (Roburin et al.
 2022; Roburin (thesis), Eqs 3.21-3.25).
 
-``simulate`` runs the compiled loop of ``_kernels`` (engine "numba") or the numpy reference, optimizer step by
-optimizer step, with the effective learning rate of each step from :func:`dynamics.spherical.spherical_step` (engine
-"numpy"). The two agree to rounding (a test holds them to it).
+``simulate`` runs the compiled loop of ``_kernels`` (engine "numba"; ``simulate_kernel`` specialised for the update
+function that the optimizer's ``_kernel_spec`` names) or the numpy reference, optimizer step by optimizer step, with
+the effective learning rate of each step from :func:`dynamics.spherical.spherical_step` (engine "numpy"). The two
+agree to rounding (a test holds them to it).
 """
 import math
 from typing import Optional, Union
@@ -80,7 +81,8 @@ def simulate(optimizer: Union[SGD, Adam, AdaGrad, AdaGradG, AdamS, AdamG],
     5.002501
     """
     if not isinstance(optimizer, _Optimizer):
-        raise TypeError(f"optimizer must be one of the optimizers of dynamics.spherical, got {type(optimizer).__name__}")
+        raise TypeError(f"optimizer must be one of the optimizers of dynamics.spherical, got "
+                        f"{type(optimizer).__name__}")
     if not isinstance(loss, _Loss):
         raise TypeError(f"loss must be one of the losses of dynamics.spherical, got {type(loss).__name__}")
     x0 = require_weight_vector("x0", x0)
@@ -91,17 +93,17 @@ def simulate(optimizer: Union[SGD, Adam, AdaGrad, AdaGradG, AdamS, AdamG],
     every, n_records = _record_plan(n_steps, record_every)
     if engine == "numpy":
         return _simulate_numpy(optimizer, loss, x0, n_steps, every, n_records)
-    kind, hyper, buffer0 = optimizer._kernel_spec()
-    if kind == 3 and abs(float(np.linalg.norm(x0)) - 1.0) > UNIT_TOLERANCE:
+    if isinstance(optimizer, AdaGradG) and abs(float(np.linalg.norm(x0)) - 1.0) > UNIT_TOLERANCE:
         raise ValueError(f"x0 must be a unit vector for AdaGradG (normalise it), got norm {np.linalg.norm(x0):.17g}")
-    buffer0 = np.zeros(0) if buffer0 is None else buffer0
-    if buffer0.size and buffer0.shape != x0.shape:
+    buffer0 = getattr(optimizer, "initial_buffer", None)
+    if buffer0 is not None and buffer0.size and buffer0.shape != x0.shape:
         raise ValueError(f"initial_buffer must have the shape of x0, {x0.shape}, got {buffer0.shape}")
+    update, init, hyper = optimizer._kernel_spec()
     lrs = require_learning_rates(optimizer.learning_rate, n_steps)
     loss_kind, mat, table, vec, scal, key = loss._kernel_spec()
     with np.errstate(all="ignore"):
-        status, k, *arrays = simulate_kernel(kind, hyper, buffer0, loss_kind, mat, table, vec, scal, np.uint64(key),
-                                             x0, lrs, every, n_records)
+        status, k, *arrays = simulate_kernel(update, init)(hyper, (loss_kind, mat, table, vec, scal, np.uint64(key)),
+                                                           x0, lrs, every, n_records)
     if status:
         raise ValueError(f"simulate: at step {k}, {_STATUS[status]}")
     radius, effective, angle, grad_norm, values, record_steps, directions = arrays
