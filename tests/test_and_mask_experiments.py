@@ -99,6 +99,24 @@ def test_spiral_memorisation_shapes_and_determinism():
     assert np.array_equal(a.train_accuracy[0, :, 0], a.train_accuracy[1, :, 0])  # same start for every setting
 
 
+def test_spiral_minibatches():
+    """batch_size draws that many examples per environment and step from each seed's own stream: a whole
+    environment is full-batch training up to the order of the sum, a seed's draws do not depend on the other seeds or
+    on the settings, and they differ from full-batch training."""
+    config = am.SpiralMemorisationConfig(settings=((0.0, 0.0, 0.0), (1.0, 0.0, 0.0)), n_envs=4, n_samples_per_env=16,
+                                         hidden=(8,), n_steps=12, n_test=40, record_every=4)
+    full = te.train_spiral_memorisation(config, (0, 1), dtype="float64")
+    whole = te.train_spiral_memorisation(config._replace(batch_size=16), (0, 1), dtype="float64")
+    assert np.array_equal(full.train_accuracy, whole.train_accuracy)
+    mini = te.train_spiral_memorisation(config._replace(batch_size=4), (0, 1), dtype="float64")
+    alone = te.train_spiral_memorisation(config._replace(batch_size=4, settings=config.settings[1:]), (1,),
+                                         dtype="float64")
+    assert np.array_equal(mini.train_accuracy[1:, 1:], alone.train_accuracy)
+    assert not np.array_equal(mini.train_accuracy, full.train_accuracy)
+    with pytest.raises(ValueError, match="batch_size"):
+        te.train_spiral_memorisation(config._replace(batch_size=17), (0,))
+
+
 def test_learning_signals_at_tau_zero_keep_everything():
     config = am.LearningSignalsConfig(agreement_thresholds=(0.0, 0.5, 1.0), n_envs=4, n_samples_per_env=32,
                                       hidden=(16,))

@@ -761,6 +761,11 @@ class SpiralMemorisationConfig(NamedTuple):
         Examples in the o.o.d. test set, 2 to 100000.
     record_every : int, default 20
         Record the accuracies every this many steps (>= 1) and after the last step.
+    batch_size : int or None, default None
+        Examples drawn per environment per step, without replacement, in [1, n_samples_per_env] (the authors' code
+        takes 256); None trains on every example of every environment at each step (full batch). The draws of a seed
+        are the same for all its settings, from that seed's own minibatch stream (the first child of
+        ``numpy.random.SeedSequence(seed)``, independent of its data and initial weights).
     """
 
     settings: Tuple[Tuple[float, float, float], ...] = SPIRAL_SETTINGS
@@ -774,6 +779,7 @@ class SpiralMemorisationConfig(NamedTuple):
     rescale: bool = True
     n_test: int = 1000
     record_every: int = 20
+    batch_size: Optional[int] = None
 
     @classmethod
     def source(cls) -> "SpiralMemorisationConfig":

@@ -47,7 +47,8 @@ from typing import Sequence, Union
 import numpy as np
 import torch
 
-from dynamics.numerics import disk_cache, require_bool, require_choice, require_in_range, require_integer
+from dynamics.numerics import (disk_cache, require_bool, require_choice, require_in_range, require_integer,
+                               seed_streams)
 from dynamics.numerics.torch_tools import on_device, to_numpy
 from ._checks import require_agreement_threshold
 from ._mask import THRESHOLD_SLACK
@@ -280,11 +281,25 @@ def train_spiral_memorisation(config: SpiralMemorisationConfig = SpiralMemorisat
     per_model = lambda v: torch.as_tensor(np.repeat(v, s), dtype=dt, device=device)  # noqa: E731
     member_taus = _member_taus(np.repeat(taus, s), device)
 
+    if config.batch_size is None:
+        step_data = lambda step: (x, y)  # noqa: E731  (full batch)
+    else:
+        size = require_integer("batch_size", config.batch_size, 1, n)
+        streams = [seed_streams(sd, ("batches",)).batches for sd in seed_list]
+        rows = torch.arange(k * s, device=device)[:, None, None]
+        envs = torch.arange(n_envs, device=device)[None, :, None]
+
+        def step_data(step):  # called once per step, in order: each seed's stream draws that step's minibatches
+            # per seed and environment, `size` of its n examples without replacement (the first of a random order)
+            idx = np.stack([np.argsort(r.random((n_envs, n)), axis=-1)[:, :size] for r in streams])  # (S, E, B)
+            idx = torch.as_tensor(np.tile(idx, (k, 1, 1)), device=device)  # (K·S, E, B), τ-major as the models
+            return x[rows, envs, idx], y[rows, envs, idx]  # (M, E, B, D), (M, E, B)
+
     def evaluate():
         return _accuracy(params, x, y), _accuracy(params, x_test, y_test)
 
     steps, (train, test) = _train(params, member_taus, per_model(l1), per_model(l2), n_steps, lr, rescale,
-                                  lambda step: (x, y), evaluate, record_every)
+                                  step_data, evaluate, record_every)
     return SpiralMemorisation(taus, l1, l2, np.array(seed_list), steps, train.reshape(k, s, -1),
                               test.reshape(k, s, -1))
 
