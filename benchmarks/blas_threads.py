@@ -34,7 +34,7 @@ def _burn(stop):
 
 
 def _cases():
-    design = dd.draw_teacher_student(300, 250, 175, 30.0, seed=0)
+    design = dd.draw_teacher_student(dd.TeacherStudentProblem(300, 250, 175, 30.0), seed=0)
     F, X = design.modulation.draw(0), design.X[0]
     steps = np.geomspace(1.0, 1e6, 300)
     A = X.T @ X
@@ -47,14 +47,15 @@ def _routines():
     """The five heaviest dense routines of the theories at the sizes the claims and figures use: (name, the routine
     as the library runs it, its unprotected original, its arguments)."""
     rng = np.random.default_rng(0)
-    design = dd.draw_teacher_student(300, 250, 175, 30.0, seed=0)
+    design = dd.draw_teacher_student(dd.TeacherStudentProblem(300, 250, 175, 30.0), seed=0)
     F, X = design.modulation.draw(0), design.X[0]
     y = X @ rng.standard_normal(250)
     steps = np.geomspace(1.0, 1e6, 300)
     inputs = rng.standard_normal((200, 240)) / np.sqrt(200)
     Phi0 = rng.standard_normal((150, 250))
     labels = np.where(rng.standard_normal(150) > 0, 1.0, -1.0)
-    big = dd.draw_teacher_student(500, 480, 336, 30.0, seed=1)  # near the limit's threshold (512)
+    # near the limit's threshold (512)
+    big = dd.draw_teacher_student(dd.TeacherStudentProblem(500, 480, 336, 30.0), seed=1)
     F_big, X_big = big.modulation.draw(0), big.X[0]
     cases = (("dd.exact_gd_order_parameters (d = 250)", dd.exact_gd_order_parameters, (F, X, steps)),
              ("dd.exact_gd_order_parameters (d = 480)", dd.exact_gd_order_parameters, (F_big, X_big, steps)),

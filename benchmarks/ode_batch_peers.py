@@ -66,9 +66,10 @@ ROUTES = {"generic": (lorenz, False), "specialised": (lorenz, True), "in-place":
 
 def ours(rhos, out=None, route="in-place"):
     rhs, specialise = ROUTES[route]
+    options = nx.OdeOptions(rtol=TOL, atol=TOL)
 
     def run():
-        sol = nx.solve_ode_batch(rhs, (0.0, T1), U0, [T1], params=rhos[:, None], rtol=TOL, atol=TOL,
+        sol = nx.solve_ode_batch(rhs, (0.0, T1), U0, [T1], params=rhos[:, None], options=options,
                                  specialise=specialise)
         sol.check()
         if out is not None:

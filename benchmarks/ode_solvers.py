@@ -114,10 +114,11 @@ def batch_table(repeats):
         rates = rng.uniform(0.5, 2.0, (rows, n))
         exact = np.stack([rp.logistic_exact(T_EVAL, y0, r) for r in rates])
         for ours, theirs in PAIRS:
+            options = nx.OdeOptions(method=ours, rtol=1e-6, atol=1e-9)
             t_batch, batch = timed(lambda: nx.solve_ode_batch(rp.logistic_rhs, (0.0, T_END), y0, T_EVAL, params=rates,
-                                                              method=ours, rtol=1e-6, atol=1e-9).check(), repeats)
+                                                              options=options).check(), repeats)
             t_loop, _ = timed(lambda: [nx.solve_ode(rp.logistic_rhs, (0.0, T_END), y0, t_eval=T_EVAL, params=r,
-                                                    method=ours, rtol=1e-6, atol=1e-9) for r in rates],
+                                                    options=options) for r in rates],
                               max(2, repeats // 3))
             scipy_rows = rates[:16]  # a loop of solve_ivp is timed on 16 rows and scaled per solve
 
@@ -149,8 +150,9 @@ def main():
         per_evaluation = rhs_cost(rhs, y0, params)
         for ours, theirs in PAIRS:
             for rtol, atol in TOLERANCES:
+                options = nx.OdeOptions(method=ours, rtol=rtol, atol=atol)
                 t_ours, sol = timed(lambda: nx.solve_ode(rhs, (0.0, T_END), y0, t_eval=T_EVAL, params=params,
-                                                         method=ours, rtol=rtol, atol=atol).check(), repeats)
+                                                         options=options).check(), repeats)
                 t_scipy, ivp = timed(lambda: solve_ivp(lambda t, y: rhs(t, y, params), (0.0, T_END), y0,
                                                        method=theirs, t_eval=T_EVAL, rtol=rtol, atol=atol),
                                      max(2, repeats // 3))

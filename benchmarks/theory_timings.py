@@ -30,7 +30,7 @@ def main():
     t300 = np.logspace(-3, 7, 300)
     kappas = (1.0, 7.0, 12.0, 30.0, 100.0, 1e3, 1e5)
     weight_decays = dd.code_weight_decay_to_api(10 ** -np.linspace(0.1, 8, 100))
-    design = dd.draw_teacher_student(300, 250, 175, 30.0, seed=0)
+    design = dd.draw_teacher_student(dd.TeacherStudentProblem(300, 250, 175, 30.0), seed=0)
     F, X = design.modulation.draw(0), design.X[0]
     steps = np.geomspace(1.0, 1e6, 300)
     s1, delta = np.linspace(0.5, 6.0, 200), np.linspace(-0.9, 0.9, 200)
@@ -38,9 +38,9 @@ def main():
         ("linear_networks.generalization_curve, 200 times, alpha = 0.5", lambda: ln.generalization_curve(t200, 0.5)),
         ("linear_networks.generalization_curve, 200 times, alpha = 1", lambda: ln.generalization_curve(t200, 1.0)),
         ("double_descent Fig 4.4 sweep, 7 kappa x 300 t",
-         lambda: [dd.bipartite_theory(t300, 110, 100, 70, k) for k in kappas]),
+         lambda: [dd.bipartite_theory(t300, dd.TeacherStudentProblem(110, 100, 70, k)) for k in kappas]),
         ("double_descent Fig 4.5 heat map, 100 lambda x 300 t",
-         lambda: dd.bipartite_theory(t300[:, None], 120, 100, 80, 40.0, noise_std=0.2,
+         lambda: dd.bipartite_theory(t300[:, None], dd.TeacherStudentProblem(120, 100, 80, 40.0, noise_std=0.2),
                                      weight_decay=weight_decays[None, :])),
         (f"double_descent.exact_gd_order_parameters, d = 250, n = 300, {steps.size} times",
          lambda: dd.exact_gd_order_parameters(F, X, steps)),

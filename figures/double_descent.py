@@ -39,10 +39,10 @@ def _kappa_label(kappa):
 def fast_slow_features(n_samples=130, n_features=100, n_fast=70, kappa=100.0):
     fig, (left, right) = new_figure(1, 2, width=8.0, height=3.0)
     steps = dd.analytic_steps()
-    config = dict(n_samples=n_samples, n_features=n_features, n_fast=n_fast, kappa=kappa)
-    fast = dd.bipartite_theory(steps, **config, freeze_slow_at=1e-3).generalization_error
-    slow = dd.bipartite_theory(steps, **config, freeze_fast_at=1e8).generalization_error
-    both = dd.bipartite_theory(steps, **config).generalization_error
+    problem = dd.TeacherStudentProblem(n_samples, n_features, n_fast, kappa)
+    fast = dd.bipartite_theory(steps, problem, freeze_slow_at=1e-3).generalization_error
+    slow = dd.bipartite_theory(steps, problem, freeze_fast_at=1e8).generalization_error
+    both = dd.bipartite_theory(steps, problem).generalization_error
     points = dd.phase_points(n_samples, n_features, n_fast)
     left.plot(steps + 1, fast, color=COLORS[0], label="fast feature")
     left.plot(steps + 1, slow, color=COLORS[4], label="slow feature")
@@ -74,11 +74,11 @@ def gd_vs_theory(n_samples=150, n_features=100, n_fast=60, kappas=(1.0, 50.0, 1e
     steps = np.logspace(-3, 6, 100)
     inverse_ridge = steps  # the right panel's x = 1/λ on the same grid
     for color, kappa in progress(list(zip(COLORS, kappas)), "Fig 4.3"):
-        runs = dd.teacher_student_gd_runs(steps, n_samples, n_features, n_fast, kappa, n_seeds=n_seeds, seed=seed)
+        problem = dd.TeacherStudentProblem(n_samples, n_features, n_fast, kappa)
+        runs = dd.teacher_student_gd_runs(steps, problem, n_seeds=n_seeds, seed=seed)
         data, gd, trace = runs.data, runs.test_errors, runs.trace_errors
         ridge = dd.test_error(dd.ridge_weights(data.X, data.y, 2.0 / inverse_ridge), data)
-        approx = dd.bipartite_theory(inverse_ridge, n_samples, n_features, n_fast, kappa,
-                                     learning_rate=(0.5, 0.25)).generalization_error
+        approx = dd.bipartite_theory(inverse_ridge, problem, learning_rate=(0.5, 0.25)).generalization_error
         panels = ((left, gd, trace.mean(0), "gd", "trace"), (right, ridge, approx, "ridge", "approximate"))
         for ax, empirical, theory, empirical_name, theory_name in panels:
             mean, sd = empirical.mean(0), empirical.std(0)
@@ -110,9 +110,10 @@ def decoupling_error(n_samples=150, n_features=100, n_fast=70, kappas=(1.0, 100.
     steps = np.logspace(-3, 5, 90)
     marked = np.arange(4, steps.size, 5)
     for color, kappa in progress(list(zip(COLORS, kappas)), "emp_vs_analytic"):
-        runs = dd.teacher_student_gd_runs(steps, n_samples, n_features, n_fast, kappa, n_seeds=n_seeds, seed=seed)
+        problem = dd.TeacherStudentProblem(n_samples, n_features, n_fast, kappa)
+        runs = dd.teacher_student_gd_runs(steps, problem, n_seeds=n_seeds, seed=seed)
         gd, trace = runs.test_errors, runs.trace_errors
-        approx = dd.bipartite_theory(steps, n_samples, n_features, n_fast, kappa,
+        approx = dd.bipartite_theory(steps, problem,
                                      learning_rate=float(runs.learning_rates.mean())).generalization_error
         mean, sd = gd.mean(0), gd.std(0)
         for ax, theory, theory_name in ((left, trace.mean(0), "trace"), (right, approx, "approximate")):
@@ -157,7 +158,7 @@ def phase_diagram(sizes=None, kappas=None):
     steps = dd.analytic_steps()
     palette = [mcolors.to_hex(c) for c in matplotlib.colormaps["plasma"](np.linspace(0.05, 0.85, len(kappas)))]
     for color, kappa in zip(palette, kappas):
-        r = dd.bipartite_theory(steps, n_samples, n_features, n_fast, kappa)
+        r = dd.bipartite_theory(steps, dd.TeacherStudentProblem(n_samples, n_features, n_fast, kappa))
         left.plot(r.R, r.Q, color=color, lw=1.4, label=f"_trajectory kappa={kappa:g}")
         right.plot(steps + 1, r.generalization_error, color=color, label=_kappa_label(kappa))
     points = dd.phase_points(n_samples, n_features, n_fast)
@@ -184,7 +185,8 @@ def ridge_time_heatmap(n_samples=120, n_features=100, n_fast=80, kappa=40.0, noi
     fig, (left, right) = new_figure(1, 2, width=9.6, height=3.5)
     code_lam = 10 ** -np.linspace(0.1, 8, 100)
     steps = np.logspace(-3, 4, 300)
-    grid = dd.bipartite_theory(steps[:, None], n_samples, n_features, n_fast, kappa, noise_std=noise_std,
+    problem = dd.TeacherStudentProblem(n_samples, n_features, n_fast, kappa, noise_std=noise_std)
+    grid = dd.bipartite_theory(steps[:, None], problem,
                                weight_decay=dd.code_weight_decay_to_api(code_lam)[None, :]).noisy_generalization_error
     column = np.arange(code_lam.size)
     mesh = left.pcolormesh(column, steps + 1, grid, cmap=SEQUENTIAL, vmin=0.2, vmax=0.45, shading="auto",

@@ -190,8 +190,8 @@ def theory_vs_simulation(singular_values=(4.0, 3.0, 2.0, 1.5, 1.0, 0.7, 0.5, 0.3
         right.plot(t_theory, curve.generalization_error, color=color, label=rf"$\alpha = {alpha:g}$ theory",
                    gid=f"theory:{alpha:g}")
         sims = ln.simulated_student_errors(alpha, n_features, n_students, t_students,
-                                           learning_rate=student_learning_rate, teacher_std=teacher_std,
-                                           noise_std=noise_std, seed=rng)
+                                           learning_rate=student_learning_rate,
+                                           stds=ln.SignalNoiseStds(teacher_std, noise_std), seed=rng)
         right.plot(sims.t, sims.generalization_error.mean(axis=0), "o", color=color, ms=3,
                    label=rf"$\alpha = {alpha:g}$ simulated", gid=f"simulated:{alpha:g}")
     right.set(xscale="log", xlabel=r"$t/\tau = k\eta$", ylabel="$E_g$", ylim=(0, 3.5),

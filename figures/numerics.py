@@ -38,7 +38,7 @@ def ode_convergence(n_states=20, rtols=tuple(np.geomspace(1e-3, 1e-12, 10))):
         mine, scipy_ = [], []
         for rtol in rtols:
             sol = nx.solve_ode(rp.rotated_logistic_rhs, (0.0, 8.0), y0, t_eval=t_eval, params=params,
-                               method=ours, rtol=rtol, atol=rtol * 1e-2).check()
+                               options=nx.OdeOptions(method=ours, rtol=rtol, atol=rtol * 1e-2)).check()
             mine.append((sol.nfev, np.abs(sol.y - reference).max()))
             ivp = integrate.solve_ivp(lambda t, y: rp.rotated_logistic_rhs(t, y, params), (0.0, 8.0), y0,
                                       method=theirs, t_eval=t_eval, rtol=rtol, atol=rtol * 1e-2)

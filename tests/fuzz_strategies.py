@@ -61,11 +61,79 @@ def student_instances(draw):
 
 @st.composite
 def teacher_student_data(draw):
-    from dynamics.double_descent import draw_teacher_student
+    from dynamics.double_descent import TeacherStudentProblem, draw_teacher_student
 
     if draw(st.booleans()):
         return draw(st.sampled_from([None, "data", {"Z_test": np.zeros(3)}]))
-    return draw_teacher_student(12, 8, 4, 10.0, n_seeds=2, seed=draw(st.integers(0, 100)), n_test=draw(st.sampled_from([0, 5])))
+    return draw_teacher_student(TeacherStudentProblem(12, 8, 4, 10.0), n_seeds=2, seed=draw(st.integers(0, 100)),
+                                n_test=draw(st.sampled_from([0, 5])))
+
+
+@st.composite
+def teacher_student_problems(draw):
+    """Small teacher–student problems (some with n <= d, which the bipartite theory refuses), and wrong kinds."""
+    from dynamics.double_descent import TeacherStudentProblem
+
+    kind = draw(st.sampled_from(["wrong", "valid", "edge"]))
+    if kind == "wrong":
+        return draw(st.sampled_from([None, "problem", (110, 100, 70, 30.0), {"n_samples": 110}]))
+    d = draw(st.integers(2, 12))
+    n_fast, n_samples = draw(st.integers(1, d - 1)), draw(st.integers(d + 1, 3 * d))
+    kappa, noise_std = draw(st.floats(1.0, 100.0)), draw(st.floats(0.0, 2.0))
+    if kind == "edge":  # one field at an edge or of a wrong kind
+        field = draw(st.sampled_from(["n_samples", "n_features", "n_fast", "kappa", "noise_std"]))
+        value = draw(st.integers(1, d) if field == "n_samples" else FLOAT if field in ("kappa", "noise_std") else SIZE)
+        return TeacherStudentProblem(n_samples, d, n_fast, kappa, noise_std)._replace(**{field: value})
+    return TeacherStudentProblem(n_samples, d, n_fast, kappa, noise_std)
+
+
+@st.composite
+def gd_settings(draw):
+    """GD settings of exact_gd_order_parameters (a None learning rate is the stable 1/λ_max), and wrong kinds."""
+    from dynamics.double_descent import GDSettings
+
+    if draw(st.booleans()):
+        return draw(st.sampled_from([None, "settings", 0.1, {"learning_rate": 0.1}, (None, 0.0, "gd", 0.0, None)]))
+    return GDSettings(learning_rate=draw(st.one_of(st.none(), POSITIVE)),
+                      weight_decay=draw(st.one_of(st.floats(0.0, 1.0), FLOAT)),
+                      dynamics=draw(st.sampled_from(["gd", "flow", "ode", None])),
+                      output_penalty=draw(st.one_of(st.floats(0.0, 1.0), FLOAT)),
+                      preconditioner=draw(st.one_of(st.none(), SPD, st.just("M"))))
+
+
+@st.composite
+def ode_options(draw):
+    """Integrator options: the theory functions' defaults and variants of them (some refused: a method they do not
+    take, a tolerance out of range, a field they set themselves), and wrong kinds."""
+    from dynamics.linear_networks import NETWORK_ODE_OPTIONS
+    from dynamics.numerics import OdeOptions
+    from dynamics.starvation import DUAL_ODE_OPTIONS
+
+    if draw(st.booleans()):
+        return draw(st.sampled_from([None, "auto", {"rtol": 1e-8}, (1e-8, 1e-10)]))
+    base = draw(st.sampled_from([DUAL_ODE_OPTIONS, NETWORK_ODE_OPTIONS, OdeOptions()]))
+    change = draw(st.sampled_from(["none", "method", "rtol", "atol", "max_steps", "autonomous"]))
+    if change == "method":
+        return base._replace(method=draw(st.sampled_from(["auto", "dop853", "rosenbrock23", "dopri5", "rk4", 3])))
+    if change == "rtol":
+        return base._replace(rtol=draw(st.one_of(st.floats(1e-10, 1e-4), FLOAT)))
+    if change == "atol":
+        return base._replace(atol=draw(st.one_of(st.floats(1e-14, 1e-6), FLOAT)))
+    if change == "max_steps":
+        return base._replace(max_steps=draw(SMALL_INT))
+    if change == "autonomous":
+        return base._replace(autonomous=True)
+    return base
+
+
+@st.composite
+def signal_noise_stds(draw):
+    """The teacher's and the label noise's standard deviations of the linear-network student, and wrong kinds."""
+    from dynamics.linear_networks import SignalNoiseStds
+
+    if draw(st.booleans()):
+        return draw(st.sampled_from([None, "stds", (1.0, 0.5), {"teacher_std": 1.0}]))
+    return SignalNoiseStds(draw(POSITIVE), draw(st.one_of(st.floats(0.0, 2.0), FLOAT)))
 
 
 @st.composite
@@ -213,6 +281,10 @@ STRATEGIES = {
     "betas": st.sampled_from([(0.9, 0.999), (0.0, 0.5), (1.5, 0.9), "betas"]), "engine": WORDS,
     "optimizer": spherical_optimizers(),
     "config": CONFIGS, "numba": BOOL, "like": st.one_of(FLOAT, ARRAY),
+    # the objects that group a function's settings: integrator options, the teacher–student problem, a GD run, the
+    # student's standard deviations (each the wrong type for the others, which must refuse it by name)
+    "options": ode_options(), "problem": teacher_student_problems(), "settings": gd_settings(),
+    "stds": signal_noise_stds(),
     "names": st.one_of(st.sampled_from([("data", "init", "order"), ("data",), ("data", "data"), ("_x",), (), "data",
                                         ("class",), (1,)]), WORDS),
     # the starvation experiments' numpy side (decision boundaries, the coloured shapes)
@@ -238,7 +310,7 @@ STRATEGIES = {
     "present": st.one_of(st.lists(st.booleans(), min_size=1, max_size=4), ARRAY), "step_size": POSITIVE,
     "n_core": SIZE, "n_spurious": SIZE, "n_noise": SMALL_INT, "bc_rate": FRACTION, "split": WORDS,
     "rho_spurious": FRACTION, "rho_core": FRACTION, "feature_std": POSITIVE, "sign": WORDS,
-    "gammas": st.sampled_from([(4.0, 1.0, 2.0), (1.0, 1.0), "gammas"]), "options": st.just({}),
+    "gammas": st.sampled_from([(4.0, 1.0, 2.0), (1.0, 1.0), "gammas"]),
     "min_margin": POSITIVE, "train": toy_splits(), "val": toy_splits(), "test": toy_splits(),
     "batch_size": SIZE, "jtt_epochs": SMALL_INT, "jtt_upweight": SMALL_INT, "gdro_step_size": POSITIVE,
     "gdro_sampler": WORDS, "init": st.one_of(st.none(), SIGNED_ARRAY), "return_orders": BOOL,

@@ -11,11 +11,13 @@ from hypothesis import strategies as st
 import dynamics.double_descent as dd
 
 CONFIG = dict(n_samples=110, n_features=100, n_fast=70, kappa=30.0)
+PROBLEM = dd.TeacherStudentProblem(**CONFIG)
 
 
 @pytest.fixture(scope="module")
 def small():
-    return dd.draw_teacher_student(30, 20, 14, 10.0, noise_std=0.2, n_seeds=2, seed=1, n_test=50)
+    return dd.draw_teacher_student(dd.TeacherStudentProblem(30, 20, 14, 10.0, noise_std=0.2), n_seeds=2, seed=1,
+                                   n_test=50)
 
 
 # ------------------------------------------------------------------------------------------- the public API
@@ -37,7 +39,7 @@ def test_results_are_named_tuples():
                 dd.PhasePoints, dd.SaddlePoint, dd.Modulation, dd.TeacherStudentData, dd.WeightTrajectory, dd.Extrema,
                 dd.DesignRuns, dd.OutputPenaltyRuns, dd.SecondDescent):
         assert issubclass(cls, tuple) and hasattr(cls, "_fields"), cls
-    r = dd.bipartite_theory([1.0, 2.0], **CONFIG)
+    r = dd.bipartite_theory([1.0, 2.0], PROBLEM)
     steps, R, Q, *_ = r  # still unpacks
     assert np.array_equal(steps, [1.0, 2.0]) and np.array_equal(R, r.R)
     assert dd.phase_points(110, 100, 70).A._fields[-2:] == ("effective_weight_decay", "rescaled_weight_decay")
@@ -71,10 +73,36 @@ BAD_BIPARTITE = [
 
 @pytest.mark.parametrize("change, name", BAD_BIPARTITE)
 def test_bipartite_theory_rejects_bad_input(change, name):
-    kwargs = dict(steps=[0.0, 1.0, np.inf], **CONFIG)
-    kwargs.update(change)
+    """A bad argument, or a bad field of the problem, fails with a ValueError naming it."""
+    problem = PROBLEM._replace(**{k: v for k, v in change.items() if k in dd.TeacherStudentProblem._fields})
+    kwargs = dict(steps=[0.0, 1.0, np.inf], problem=problem)
+    kwargs.update({k: v for k, v in change.items() if k not in dd.TeacherStudentProblem._fields})
     with pytest.raises(ValueError, match=name):
         dd.bipartite_theory(**kwargs)
+
+
+@pytest.mark.parametrize("fn", [lambda p: dd.bipartite_theory(1.0, p), lambda p: dd.bipartite_theory_ode([1.0], p),
+                                lambda p: dd.draw_teacher_student(p, seed=0),
+                                lambda p: dd.teacher_student_gd_runs([1.0], p, seed=0)])
+def test_problem_of_another_type_is_refused_by_name(fn):
+    for wrong in (None, (110, 100, 70, 30.0), CONFIG, "problem"):
+        with pytest.raises(TypeError, match="problem must be a TeacherStudentProblem"):
+            fn(wrong)
+
+
+def test_gd_settings_of_another_type_are_refused_by_name(small):
+    for wrong in (None, 0.1, {"learning_rate": 0.1}, (None, 0.0, "gd", 0.0, None)):
+        with pytest.raises(TypeError, match="settings must be a GDSettings"):
+            dd.exact_gd_order_parameters(small.modulation.draw(0), small.X[0], [1.0], wrong)
+
+
+@pytest.mark.parametrize("change, name", [(dict(weight_decay=-1.0), "weight_decay"), (dict(dynamics="ode"), "dynamics"),
+                                          (dict(output_penalty=-0.5), "output_penalty"),
+                                          (dict(learning_rate=0.0), "learning_rate"),
+                                          (dict(preconditioner=np.ones((3, 3))), "preconditioner")])
+def test_gd_settings_fields_are_checked_by_name(small, change, name):
+    with pytest.raises(ValueError, match=name):
+        dd.exact_gd_order_parameters(small.modulation.draw(0), small.X[0], [1.0], dd.GDSettings(**change))
 
 
 @pytest.mark.parametrize("name", ["n_samples", "n_features", "n_fast"])
@@ -83,7 +111,12 @@ def test_sizes_must_be_integers(fn, name):
     kwargs = dict(CONFIG)
     kwargs[name] = kwargs[name] + 0.5  # e.g. n_samples = 110.5, the issue's 300.5
     with pytest.raises(ValueError, match=name):
-        fn(1.0, **kwargs) if fn is not dd.draw_teacher_student else fn(**kwargs, seed=0)
+        if fn is dd.draw_teacher_student:
+            fn(dd.TeacherStudentProblem(**kwargs), seed=0)
+        elif fn is dd.bipartite_theory:
+            fn(1.0, dd.TeacherStudentProblem(**kwargs))
+        else:
+            fn(1.0, **kwargs)
     for call in (lambda: dd.phase_points(150.5, 100, 50), lambda: dd.modulation_matrix(10, 4.5, 2.0, seed=0)):
         with pytest.raises(ValueError, match="n_samples|n_fast"):
             call()
@@ -91,7 +124,7 @@ def test_sizes_must_be_integers(fn, name):
 
 def test_the_issues_bad_inputs():
     with pytest.raises(ValueError, match="n_samples must be an integer"):
-        dd.bipartite_theory(1.0, 300.5, 250, 175, 30.0)
+        dd.bipartite_theory(1.0, dd.TeacherStudentProblem(300.5, 250, 175, 30.0))
     with pytest.raises(ValueError, match="code_weight_decay"):
         dd.code_weight_decay_to_api(1e308)  # 4e308 would overflow
     with pytest.raises(ValueError, match="weight_decay must be > 0 where alpha <= 1.*susceptibility"):
@@ -101,24 +134,24 @@ def test_the_issues_bad_inputs():
     with pytest.raises(ValueError, match="y must have shape"):
         dd.gd_weights(np.eye(2), 0.5, 0.5)
     with pytest.raises(ValueError, match=r"kappa must be in \[1, 1e100\], got 1e200 \(sigma_2\^2 = 1/kappa\^2"):
-        dd.bipartite_theory(1.0, 110, 100, 70, 1e200)
+        dd.bipartite_theory(1.0, dd.TeacherStudentProblem(110, 100, 70, 1e200))
     with pytest.raises(ValueError, match=r"noise_std.*\(noise_std\^2 must stay inside float64\)"):
-        dd.bipartite_theory(1.0, **CONFIG, noise_std=1e200)
+        dd.bipartite_theory(1.0, PROBLEM._replace(noise_std=1e200))
 
 
 def test_bipartite_theory_type_errors():
     with pytest.raises(TypeError, match="steps"):
-        dd.bipartite_theory("soon", **CONFIG)
+        dd.bipartite_theory("soon", PROBLEM)
     with pytest.raises(TypeError, match="kappa"):
-        dd.bipartite_theory(1.0, 110, 100, 70, "big")
+        dd.bipartite_theory(1.0, dd.TeacherStudentProblem(110, 100, 70, "big"))
     with pytest.raises(TypeError, match="per_group_learning_rate"):
-        dd.bipartite_theory(1.0, **CONFIG, per_group_learning_rate=1)
+        dd.bipartite_theory(1.0, PROBLEM, per_group_learning_rate=1)
 
 
 @pytest.mark.parametrize("call, name", [
-    (lambda: dd.bipartite_theory_ode([0.0, 1.0], **CONFIG), "steps"),
-    (lambda: dd.bipartite_theory_ode([2.0, 1.0], **CONFIG), "steps"),
-    (lambda: dd.bipartite_theory_ode([1.0, 2.0], **CONFIG, rtol=1.0), "rtol"),
+    (lambda: dd.bipartite_theory_ode([0.0, 1.0], PROBLEM), "steps"),
+    (lambda: dd.bipartite_theory_ode([2.0, 1.0], PROBLEM), "steps"),
+    (lambda: dd.bipartite_theory_ode([1.0, 2.0], PROBLEM, rtol=1.0), "rtol"),
     (lambda: dd.bipartite_roots(1.0, 110, 100, 70, 30.0, weight_decay=-1), "weight_decay"),
     (lambda: dd.bipartite_from_roots(2.0, 3.0, 110, 100, 70, c_overlap="x"), "c_overlap"),
     (lambda: dd.phase_points(100, 100, 50), "n_samples"),
@@ -139,8 +172,8 @@ def test_bipartite_theory_type_errors():
     (lambda: dd.code_weight_decay_to_api(-1.0), "code_weight_decay"),
     (lambda: dd.modulation_matrix(10, 0, 2.0), "n_fast"),
     (lambda: dd.modulation_matrix(10, 5, 0.5), "kappa"),
-    (lambda: dd.draw_teacher_student(10, 10, 5, 2.0, n_seeds=0), "n_seeds"),
-    (lambda: dd.draw_teacher_student(10, 10, 5, 2.0, noise_std=-1.0), "noise_std"),
+    (lambda: dd.draw_teacher_student(dd.TeacherStudentProblem(10, 10, 5, 2.0), n_seeds=0), "n_seeds"),
+    (lambda: dd.draw_teacher_student(dd.TeacherStudentProblem(10, 10, 5, 2.0, noise_std=-1.0)), "noise_std"),
     (lambda: dd.q_penalty_schedule(0), "n_steps"),
     (lambda: dd.q_penalty_schedule(10, decay=0.0), "decay"),
     (lambda: dd.spectral_filter([-1.0, 1.0], [1.0], 0.1), "eigenvalues"),
@@ -170,8 +203,8 @@ def test_bipartite_theory_type_errors():
     (lambda: dd.bipartite_from_roots(2.0, 3.0, 110, 100, 170), "n_fast"),
     (lambda: dd.bipartite_from_roots(2.0, 3.0, 110, 100, 70, noise_std=-1.0), "noise_std"),
     (lambda: dd.bipartite_from_roots([2.0, 2.0], [4.0, 4.0, 4.0], 110, 100, 70), "a1"),
-    (lambda: dd.draw_teacher_student(10, 10, 5, 1e200), "kappa"),
-    (lambda: dd.draw_teacher_student(10, 10, 5, 2.0, noise_std=1e200), "noise_std"),
+    (lambda: dd.draw_teacher_student(dd.TeacherStudentProblem(10, 10, 5, 1e200)), "kappa"),
+    (lambda: dd.draw_teacher_student(dd.TeacherStudentProblem(10, 10, 5, 2.0, noise_std=1e200)), "noise_std"),
     (lambda: dd.generalization_error(0.5, -0.1), "Q"),
     (lambda: dd.generalization_error([0.5, 0.2], [0.1, 0.2, 0.3]), "R"),
     (lambda: dd.generalization_error(np.nan, 0.1), "R"),
@@ -189,8 +222,9 @@ def test_bipartite_theory_type_errors():
     (lambda: dd.inverse_max_eigenvalue_learning_rate(np.full((3, 2), 1e-160)), "lambda_max"),
     (lambda: dd.output_penalty_runs([2, 1], 30, 20, 14, 10.0, seed=0), "steps"),
     (lambda: dd.output_penalty_runs([1.5], 30, 20, 14, 10.0, seed=0), "steps"),
-    (lambda: dd.teacher_student_gd_runs([1.0], 30, 20, 14, 10.0, seed=0, n_test=0), "n_test"),
-    (lambda: dd.teacher_student_gd_runs([-1.0], 30, 20, 14, 10.0, seed=0), "steps"),
+    (lambda: dd.teacher_student_gd_runs([1.0], dd.TeacherStudentProblem(30, 20, 14, 10.0), seed=0, n_test=0),
+     "n_test"),
+    (lambda: dd.teacher_student_gd_runs([-1.0], dd.TeacherStudentProblem(30, 20, 14, 10.0), seed=0), "steps"),
 ])
 def test_public_functions_reject_bad_input(call, name):
     with pytest.raises(ValueError, match=name):
@@ -203,7 +237,7 @@ def test_simulation_functions_reject_bad_input(small):
         (lambda: dd.exact_gd_order_parameters(np.ones((20, 19)), X, [1.0]), "F"),
         (lambda: dd.exact_gd_order_parameters(F, X[:, :5], [1.0]), "X"),
         (lambda: dd.exact_gd_order_parameters(F, X, [1.0], method="qr"), "method"),
-        (lambda: dd.exact_gd_order_parameters(F, X, [1.0], learning_rate=10.0), "learning_rate"),
+        (lambda: dd.exact_gd_order_parameters(F, X, [1.0], dd.GDSettings(learning_rate=10.0)), "learning_rate"),
         (lambda: dd.exact_gd_order_parameters(F, X, [-1.0]), "steps"),
         (lambda: dd.exact_gd_order_parameters(F, None, [1.0]), "X"),
         (lambda: dd.exact_gd_order_parameters(F, None, [1.0], eigenvalues=np.ones(20), eigenvectors=np.ones((20, 20))),
@@ -238,18 +272,18 @@ def test_simulation_functions_reject_bad_input(small):
     with pytest.raises(TypeError, match="modulation"):
         dd.measure_order_parameters(np.ones((2, 20)), small.w, np.eye(20))
     with pytest.raises(TypeError, match="seed"):
-        dd.draw_teacher_student(10, 10, 5, 2.0, seed="one")
+        dd.draw_teacher_student(dd.TeacherStudentProblem(10, 10, 5, 2.0), seed="one")
     with pytest.raises(TypeError, match="haar"):
         dd.modulation_matrix(10, 5, 2.0, haar="no")
     with pytest.raises(TypeError, match="normalized_teacher"):
-        dd.draw_teacher_student(10, 10, 5, 2.0, normalized_teacher="no")
+        dd.draw_teacher_student(dd.TeacherStudentProblem(10, 10, 5, 2.0), normalized_teacher="no")
     with pytest.raises(TypeError, match="data"):
         dd.test_error(np.ones((2, 20)), {"Z_test": small.Z_test})
     with pytest.raises(TypeError, match="data"):
         dd.design_order_parameters({"X": small.X}, [1.0])
     with pytest.raises(ValueError, match="num"):
         dd.analytic_steps(num=2.5)
-    no_test = dd.draw_teacher_student(30, 20, 14, 10.0, n_seeds=2, seed=1)
+    no_test = dd.draw_teacher_student(dd.TeacherStudentProblem(30, 20, 14, 10.0), n_seeds=2, seed=1)
     with pytest.raises(ValueError, match="n_test"):
         dd.test_error(np.ones((2, 20)), no_test)
 
@@ -257,7 +291,7 @@ def test_simulation_functions_reject_bad_input(small):
 # ------------------------------------------------------------------------------------------- limits
 
 def test_bipartite_limits_at_zero_and_infinite_steps():
-    r = dd.bipartite_theory([0.0, np.inf], 120, 100, 80, 40.0, noise_std=0.2)
+    r = dd.bipartite_theory([0.0, np.inf], dd.TeacherStudentProblem(120, 100, 80, 40.0, noise_std=0.2))
     C = dd.phase_points(120, 100, 80, 0.2).C
     assert r.R[0] == 0 and r.Q[0] == 0 and r.generalization_error[0] == 0.5
     assert r.noisy_generalization_error[0] == pytest.approx(0.5 + 0.02)
@@ -270,7 +304,7 @@ def test_exact_gd_limits(small):
     r = dd.exact_gd_order_parameters(F, X, [0.0, np.inf], noise_std=0.2)
     assert r.R[0] == 0 and r.Q[0] == 0 and r.generalization_error[0] == 0.5
     assert r.R[1] == pytest.approx(1.0, abs=1e-12)  # n > d: OLS recovers the teacher in the teacher average
-    flow = dd.exact_gd_order_parameters(F, X, [0.0, np.inf], noise_std=0.2, dynamics="flow")
+    flow = dd.exact_gd_order_parameters(F, X, [0.0, np.inf], dd.GDSettings(dynamics="flow"), noise_std=0.2)
     assert np.allclose(flow.Q, r.Q, atol=1e-12)
     w = dd.gd_weights(X, small.y[0], [0.0, np.inf])
     assert np.all(w[0] == 0)
@@ -284,7 +318,8 @@ def test_ridge_oracle_limits():
 
 
 def test_underparametrised_zero_modes_do_not_give_nan():
-    data = dd.draw_teacher_student(15, 20, 14, 10.0, noise_std=0.3, n_seeds=1, seed=3)  # n < d: 5 zero eigenvalues
+    # n < d: 5 zero eigenvalues
+    data = dd.draw_teacher_student(dd.TeacherStudentProblem(15, 20, 14, 10.0, noise_std=0.3), n_seeds=1, seed=3)
     r = dd.exact_gd_order_parameters(data.modulation.draw(0), data.X[0], [0.0, 1.0, 1e3, np.inf], noise_std=0.3)
     assert np.all(np.isfinite(r.Q)) and np.all(np.isfinite(r.R))
     w = dd.gd_weights(data.X[0], data.y[0], [np.inf])
@@ -303,23 +338,23 @@ def test_case1_ridgeless_limits():
 
 def test_group_swap_symmetry_at_kappa_one():
     steps = np.logspace(-2, 4, 30)
-    a = dd.bipartite_theory(steps, 130, 100, 30, 1.0)
-    b = dd.bipartite_theory(steps, 130, 100, 70, 1.0)
+    a = dd.bipartite_theory(steps, dd.TeacherStudentProblem(130, 100, 30, 1.0))
+    b = dd.bipartite_theory(steps, dd.TeacherStudentProblem(130, 100, 70, 1.0))
     assert np.allclose(a.R1, b.R2, rtol=1e-13) and np.allclose(a.Q1, b.Q2, rtol=1e-13)
 
 
 def test_learning_rate_and_steps_enter_as_a_product():
     steps = np.logspace(-2, 4, 30)
-    a = dd.bipartite_theory(steps, **CONFIG, learning_rate=0.25)
-    b = dd.bipartite_theory(2 * steps, **CONFIG, learning_rate=0.125)
+    a = dd.bipartite_theory(steps, PROBLEM, learning_rate=0.25)
+    b = dd.bipartite_theory(2 * steps, PROBLEM, learning_rate=0.125)
     assert np.allclose(a.generalization_error, b.generalization_error, rtol=1e-13)
 
 
 def test_a_pair_of_learning_rates_sets_each_groups_time_scale():
     steps = np.logspace(-2, 6, 30)
-    pair = dd.bipartite_theory(steps, **CONFIG, learning_rate=(0.5, 0.25))
-    fast = dd.bipartite_theory(steps, **CONFIG, learning_rate=0.5)
-    slow = dd.bipartite_theory(steps, **CONFIG, learning_rate=0.25)
+    pair = dd.bipartite_theory(steps, PROBLEM, learning_rate=(0.5, 0.25))
+    fast = dd.bipartite_theory(steps, PROBLEM, learning_rate=0.5)
+    slow = dd.bipartite_theory(steps, PROBLEM, learning_rate=0.25)
     roots = dd.bipartite_roots(steps, **CONFIG, learning_rate=(0.5, 0.25))
     assert np.array_equal(roots.a1, dd.bipartite_roots(steps, **CONFIG, learning_rate=0.5).a1)
     assert np.array_equal(roots.a2, dd.bipartite_roots(steps, **CONFIG, learning_rate=0.25).a2)
@@ -337,11 +372,13 @@ def test_trace_formulas_are_invariant_to_left_rotations_of_F(small):
 def test_hadamard_kernel_equals_direct_traces(small):
     F, X = small.modulation.draw(1), small.X[1]
     steps = np.concatenate([[0.0, 0.3], np.logspace(0, 5, 12), [np.inf]])
-    for kwargs in ({}, dict(weight_decay=0.1, noise_std=0.3), dict(dynamics="flow", output_penalty=0.5),
-                   dict(preconditioner=F.preconditioner_factor)):
+    for settings, noise_std in ((dd.GDSettings(), 0.0), (dd.GDSettings(weight_decay=0.1), 0.3),
+                                (dd.GDSettings(dynamics="flow", output_penalty=0.5), 0.0),
+                                (dd.GDSettings(preconditioner=F.preconditioner_factor), 0.0)):
         for modulation in (F, F.matrix):
-            fast = dd.exact_gd_order_parameters(modulation, X, steps, **kwargs)
-            direct = dd.exact_gd_order_parameters(modulation, X, steps, method="matrix", **kwargs)
+            fast = dd.exact_gd_order_parameters(modulation, X, steps, settings, noise_std=noise_std)
+            direct = dd.exact_gd_order_parameters(modulation, X, steps, settings, noise_std=noise_std,
+                                                  method="matrix")
             for name in ("R", "Q", "R1", "Q2"):
                 if getattr(fast, name) is not None:
                     assert np.allclose(getattr(fast, name), getattr(direct, name), atol=1e-13, rtol=0), name
@@ -349,7 +386,8 @@ def test_hadamard_kernel_equals_direct_traces(small):
 
 
 def test_same_seed_same_data_and_vectorised_weights(small):
-    again = dd.draw_teacher_student(30, 20, 14, 10.0, noise_std=0.2, n_seeds=2, seed=1, n_test=50)
+    again = dd.draw_teacher_student(dd.TeacherStudentProblem(30, 20, 14, 10.0, noise_std=0.2), n_seeds=2, seed=1,
+                                    n_test=50)
     assert np.array_equal(again.X, small.X) and np.array_equal(again.y, small.y)
     assert np.allclose(np.sum(small.w ** 2, -1), 20.0)
     batched = dd.gd_weights(small.X, small.y, [3.0])
@@ -393,9 +431,10 @@ def test_design_order_parameters_stack_the_per_design_trace_formulas(small):
     eta = dd.inverse_max_eigenvalue_learning_rate(small.X)
     given = dd.design_order_parameters(small, steps, learning_rate=eta, noise_std=0.0)
     for i in range(2):
-        one = dd.exact_gd_order_parameters(small.modulation.draw(i), small.X[i], steps, weight_decay=0.05,
-                                           noise_std=small.noise_std)
-        other = dd.exact_gd_order_parameters(small.modulation.draw(i), small.X[i], steps, learning_rate=eta[i])
+        one = dd.exact_gd_order_parameters(small.modulation.draw(i), small.X[i], steps,
+                                           dd.GDSettings(weight_decay=0.05), noise_std=small.noise_std)
+        other = dd.exact_gd_order_parameters(small.modulation.draw(i), small.X[i], steps,
+                                             dd.GDSettings(learning_rate=eta[i]))
         for name in ("R", "Q", "generalization_error", "noisy_generalization_error", "R1", "R2", "Q1", "Q2"):
             assert np.array_equal(getattr(curves, name)[i], getattr(one, name)), name
             assert np.array_equal(getattr(given, name)[i], getattr(other, name)), name
@@ -417,15 +456,15 @@ def test_scheduled_gd_weights_follow_explicit_gd(small):
 
 def test_experiment_drivers_equal_their_parts():
     steps = np.array([0.0, 1.0, 30.0, 1e4])
-    runs = dd.teacher_student_gd_runs(steps, 30, 20, 14, 10.0, n_seeds=2, seed=4, n_test=40)
-    data = dd.draw_teacher_student(30, 20, 14, 10.0, n_seeds=2, seed=4, n_test=40)
+    runs = dd.teacher_student_gd_runs(steps, dd.TeacherStudentProblem(30, 20, 14, 10.0), n_seeds=2, seed=4, n_test=40)
+    data = dd.draw_teacher_student(dd.TeacherStudentProblem(30, 20, 14, 10.0), n_seeds=2, seed=4, n_test=40)
     assert np.array_equal(runs.data.X, data.X) and np.array_equal(runs.steps, steps)
     assert np.array_equal(runs.test_errors, dd.test_error(dd.gd_weights(data.X, data.y, steps), data))
     assert np.array_equal(runs.trace_errors, dd.design_order_parameters(data, steps).generalization_error)
     assert np.array_equal(runs.learning_rates, dd.inverse_max_eigenvalue_learning_rate(data.X))
     record = np.array([0, 5, 500])
     penalty = dd.output_penalty_runs(record, **dd.OUTPUT_PENALTY_SETUP, n_seeds=2, seed=6)
-    data = dd.draw_teacher_student(**dd.OUTPUT_PENALTY_SETUP, n_seeds=2, seed=6)
+    data = dd.draw_teacher_student(dd.TeacherStudentProblem(**dd.OUTPUT_PENALTY_SETUP), n_seeds=2, seed=6)
     schedule = dd.q_penalty_schedule(500)
     assert np.array_equal(penalty.schedule, schedule) and np.array_equal(penalty.steps, record)
     for i in range(2):
@@ -480,7 +519,8 @@ def test_second_descent_of_the_theory():
     κ² later (the slow group's time scale, Eq 4.2.12); with label noise and κ = 1 there is no second descent."""
     k = dd.analytic_steps(600, -3, 12)
     A = dd.phase_points(110, 100, 70).A
-    found = {kappa: dd.second_descent(k, dd.bipartite_theory(k, 110, 100, 70, kappa).generalization_error)
+    problem = dd.TeacherStudentProblem(110, 100, 70, 1.0)
+    found = {kappa: dd.second_descent(k, dd.bipartite_theory(k, problem._replace(kappa=kappa)).generalization_error)
              for kappa in (1e2, 1e3, 1e4)}
     ratio = k[1] / k[0]
     for r in found.values():
@@ -490,7 +530,7 @@ def test_second_descent_of_the_theory():
     assert found[1e2].peak_height < found[1e3].peak_height < found[1e4].peak_height
     assert found[1e4].second_descent_step / found[1e3].second_descent_step == pytest.approx(100.0, rel=0.05)
     with pytest.raises(ValueError, match="no interior maximum after its first minimum"):
-        dd.second_descent(k, dd.bipartite_theory(k, 110, 100, 70, 1.0, noise_std=0.5).generalization_error)
+        dd.second_descent(k, dd.bipartite_theory(k, problem._replace(noise_std=0.5)).generalization_error)
 
 
 def test_phase_point_a_steps_and_effective_weight_decay():
@@ -522,7 +562,8 @@ def test_iterate_gd_records_the_requested_steps(small):
 def test_bipartite_theory_random_valid_inputs(n_features, excess, fraction, kappa, noise_std, weight_decay,
                                               learning_rate, steps):
     n_samples, n_fast = n_features + excess, min(max(1, int(fraction * n_features)), n_features - 1)
-    r = dd.bipartite_theory(steps, n_samples, n_features, n_fast, kappa, noise_std, weight_decay, learning_rate)
+    r = dd.bipartite_theory(steps, dd.TeacherStudentProblem(n_samples, n_features, n_fast, kappa, noise_std=noise_std),
+                            weight_decay, learning_rate)
     for value in (r.R1, r.R2, r.Q1, r.Q2, r.generalization_error):
         assert np.all(np.isfinite(value))
     share = n_fast / n_features
@@ -535,14 +576,16 @@ def test_bipartite_theory_random_valid_inputs(n_features, excess, fraction, kapp
 @given(n=st.integers(5, 40), d=st.integers(3, 25), kappa=st.floats(1.0, 1e3), noise_std=st.floats(0.0, 1.0),
        weight_decay=st.floats(0.0, 1.0), seed=st.integers(0, 1000), flow=st.booleans())
 def test_exact_gd_random_valid_inputs(n, d, kappa, noise_std, weight_decay, seed, flow):
-    data = dd.draw_teacher_student(n, d, max(1, d // 2), kappa, noise_std=noise_std, n_seeds=1, seed=seed)
+    data = dd.draw_teacher_student(dd.TeacherStudentProblem(n, d, max(1, d // 2), kappa, noise_std=noise_std),
+                                   n_seeds=1, seed=seed)
     steps = np.array([0.0, 0.5, 3.0, 1e4, np.inf])
     dynamics = "flow" if flow else "gd"
-    r = dd.exact_gd_order_parameters(data.modulation.draw(0), data.X[0], steps, weight_decay=weight_decay,
-                                     noise_std=noise_std, dynamics=dynamics)
+    r = dd.exact_gd_order_parameters(data.modulation.draw(0), data.X[0], steps,
+                                     dd.GDSettings(weight_decay=weight_decay, dynamics=dynamics), noise_std=noise_std)
     assert np.all(np.isfinite(r.R)) and np.all(np.isfinite(r.Q)) and np.all(r.Q >= -1e-12)
-    direct = dd.exact_gd_order_parameters(data.modulation.draw(0), data.X[0], steps, weight_decay=weight_decay,
-                                          noise_std=noise_std, dynamics=dynamics, method="matrix")
+    direct = dd.exact_gd_order_parameters(data.modulation.draw(0), data.X[0], steps,
+                                          dd.GDSettings(weight_decay=weight_decay, dynamics=dynamics),
+                                          noise_std=noise_std, method="matrix")
     assert np.allclose(r.Q, direct.Q, rtol=1e-9, atol=1e-12)
     w = dd.gd_weights(data.X[0], data.y[0], steps, weight_decay=weight_decay, dynamics=dynamics)
     assert np.all(np.isfinite(w))
@@ -553,14 +596,14 @@ def test_exact_gd_random_valid_inputs(n, d, kappa, noise_std, weight_decay, seed
 def test_bipartite_from_roots_reproduces_the_closed_form():
     steps = np.logspace(-2, 6, 40)
     roots = dd.bipartite_roots(steps, **CONFIG)
-    direct = dd.bipartite_theory(steps, **CONFIG)
+    direct = dd.bipartite_theory(steps, PROBLEM)
     again = dd.bipartite_from_roots(roots.a1, roots.a2, 110, 100, 70)
     assert np.array_equal(direct.generalization_error, again.generalization_error)
 
 
 def test_extreme_but_valid_inputs_stay_finite():
     # κ at its cap, huge weight decay and steps: every overlap finite, limits where expected
-    r = dd.bipartite_theory([0.0, 1.0, 1e300, np.inf], 110, 100, 70, 1e100, weight_decay=0.0)
+    r = dd.bipartite_theory([0.0, 1.0, 1e300, np.inf], dd.TeacherStudentProblem(110, 100, 70, 1e100), weight_decay=0.0)
     assert np.all(np.isfinite(r.Q)) and r.R[-1] == pytest.approx(1.0)
     o = dd.ridge_oracle([0.0, 1e-3, 1.0, 1e300], 110, 100, 70, 1e100)
     assert np.all(np.isfinite(o.Q)) and o.generalization_error[-1] == pytest.approx(0.5)
@@ -598,7 +641,7 @@ def test_no_silent_non_finite_order_parameters():
 
 def test_torch_trainer_follows_the_closed_form_and_the_schedule():
     torch_training = pytest.importorskip("dynamics.double_descent.torch_training")
-    data = dd.draw_teacher_student(30, 20, 14, 10.0, noise_std=0.2, n_seeds=2, seed=4)
+    data = dd.draw_teacher_student(dd.TeacherStudentProblem(30, 20, 14, 10.0, noise_std=0.2), n_seeds=2, seed=4)
     eta = dd.inverse_max_eigenvalue_learning_rate(data.X)
     run = torch_training.train_linear_student(data.X, data.y, [0, 3, 40], eta, device="cpu")
     closed = np.stack([dd.gd_weights(data.X[i], data.y[i], [0, 3, 40], learning_rate=eta[i]) for i in range(2)])

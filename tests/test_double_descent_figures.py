@@ -25,12 +25,12 @@ def test_fast_slow_features_plots_the_bipartite_theory():
     fig = figs.fast_slow_features(n_samples=140, kappa=50.0)
     left, right = fig.axes
     steps = dd.analytic_steps()
-    config = dict(n_samples=140, n_features=100, n_fast=70, kappa=50.0)
+    problem = dd.TeacherStudentProblem(n_samples=140, n_features=100, n_fast=70, kappa=50.0)
     _same(_line(left, "fast feature"), steps + 1,
-          dd.bipartite_theory(steps, **config, freeze_slow_at=1e-3).generalization_error)
+          dd.bipartite_theory(steps, problem, freeze_slow_at=1e-3).generalization_error)
     _same(_line(left, "slow feature"), steps + 1,
-          dd.bipartite_theory(steps, **config, freeze_fast_at=1e8).generalization_error)
-    _same(_line(right, "both features"), steps + 1, dd.bipartite_theory(steps, **config).generalization_error)
+          dd.bipartite_theory(steps, problem, freeze_fast_at=1e8).generalization_error)
+    _same(_line(right, "both features"), steps + 1, dd.bipartite_theory(steps, problem).generalization_error)
     points = dd.phase_points(140, 100, 70)
     for ax in (left, right):
         assert np.allclose(_line(ax, "plateau $L_B$").get_ydata(), points.B.generalization_error)
@@ -42,7 +42,7 @@ def test_gd_vs_theory_plots_gd_trace_ridge_and_the_sources_convention():
     fig = figs.gd_vs_theory(kappas=(50.0,), n_seeds=3, seed=5)
     left, right = fig.axes
     steps = np.logspace(-3, 6, 100)
-    data = dd.draw_teacher_student(150, 100, 60, 50.0, n_seeds=3, seed=5, n_test=1000)
+    data = dd.draw_teacher_student(dd.TeacherStudentProblem(150, 100, 60, 50.0), n_seeds=3, seed=5, n_test=1000)
     gd = dd.test_error(dd.gd_weights(data.X, data.y, steps), data).mean(0)
     trace = np.mean([dd.exact_gd_order_parameters(data.modulation.draw(i), data.X[i], steps).generalization_error
                      for i in range(3)], axis=0)
@@ -51,7 +51,8 @@ def test_gd_vs_theory_plots_gd_trace_ridge_and_the_sources_convention():
     ridge = dd.test_error(dd.ridge_weights(data.X, data.y, 2.0 / steps), data).mean(0)
     _same(_line(right, "_ridge kappa=50"), steps + 1, ridge, rtol=1e-9)
     # the source's convention: fast group at λ_eff = 2λ, slow group at 4λ
-    approx = dd.bipartite_theory(steps, 150, 100, 60, 50.0, learning_rate=(0.5, 0.25)).generalization_error
+    approx = dd.bipartite_theory(steps, dd.TeacherStudentProblem(150, 100, 60, 50.0),
+                                 learning_rate=(0.5, 0.25)).generalization_error
     _same(_line(right, "_approximate kappa=50"), steps + 1, approx)
     assert len(fig.legends) == 1  # one legend, outside the axes
 
@@ -60,12 +61,13 @@ def test_decoupling_error_plots_gd_against_exact_and_approximate_theory():
     fig = figs.decoupling_error(kappas=(100.0,), n_seeds=3, seed=8)
     left, right = fig.axes
     steps = np.logspace(-3, 5, 90)
-    data = dd.draw_teacher_student(150, 100, 70, 100.0, n_seeds=3, seed=8, n_test=1000)
+    data = dd.draw_teacher_student(dd.TeacherStudentProblem(150, 100, 70, 100.0), n_seeds=3, seed=8, n_test=1000)
     gd = dd.test_error(dd.gd_weights(data.X, data.y, steps), data).mean(0)
     trace = np.mean([dd.exact_gd_order_parameters(data.modulation.draw(i), data.X[i], steps).generalization_error
                      for i in range(3)], axis=0)
     eta = dd.inverse_max_eigenvalue_learning_rate(data.X)
-    approx = dd.bipartite_theory(steps, 150, 100, 70, 100.0, learning_rate=float(eta.mean())).generalization_error
+    approx = dd.bipartite_theory(steps, dd.TeacherStudentProblem(150, 100, 70, 100.0),
+                                 learning_rate=float(eta.mean())).generalization_error
     for ax in (left, right):
         _same(_line(ax, "_gd kappa=100"), steps + 1, gd, rtol=1e-9)
     _same(_line(left, "_trace kappa=100"), steps + 1, trace, rtol=1e-9)
@@ -77,7 +79,7 @@ def test_phase_diagram_plots_trajectories_and_points():
     left, right, _colorbar = fig.axes
     steps = dd.analytic_steps()
     for kappa in (1.0, 30.0):
-        r = dd.bipartite_theory(steps, 110, 100, 70, kappa)
+        r = dd.bipartite_theory(steps, dd.TeacherStudentProblem(110, 100, 70, kappa))
         _same(_line(left, f"_trajectory kappa={kappa:g}"), r.R, r.Q)
         _same(_line(right, figs._kappa_label(kappa)), steps + 1, r.generalization_error)
     R, Q = np.meshgrid(np.linspace(0, 1.05, 300), np.linspace(0, 1.3, 300))
@@ -96,7 +98,7 @@ def test_ridge_time_heatmap_plots_the_grid_and_its_slices():
     left, right, _colorbar = fig.axes
     steps = np.logspace(-3, 4, 300)
     code_lam = 10 ** -np.linspace(0.1, 8, 100)
-    grid = dd.bipartite_theory(steps[:, None], 120, 100, 80, 60.0, noise_std=0.2,
+    grid = dd.bipartite_theory(steps[:, None], dd.TeacherStudentProblem(120, 100, 80, 60.0, noise_std=0.2),
                                weight_decay=4.0 * code_lam[None, :]).noisy_generalization_error
     assert np.allclose(np.asarray(left.collections[0].get_array()).reshape(grid.shape), grid, rtol=1e-12)
     for line, index in zip(right.get_lines(), (10, 30, -3)):
@@ -108,7 +110,7 @@ def test_q_penalty_schedule_plots_both_runs_and_the_schedule():
     fig = figs.q_penalty_schedule(n_seeds=2, seed=3, n_steps=3000)
     ax, twin = fig.axes
     steps = np.unique(np.round(np.logspace(0, np.log10(3000), 300)).astype(int))
-    data = dd.draw_teacher_student(120, 100, 70, 30.0, n_seeds=2, seed=3)
+    data = dd.draw_teacher_student(dd.TeacherStudentProblem(120, 100, 70, 30.0), n_seeds=2, seed=3)
     schedule = dd.q_penalty_schedule(int(steps[-1]))
     without = np.mean([dd.exact_gd_order_parameters(data.modulation.draw(i), data.X[i], steps).generalization_error
                        for i in range(2)], axis=0)
@@ -210,7 +212,8 @@ def test_phase_diagram_extrema_and_plateaus_against_an_independent_route():
                 assert abs(y[i] - value) <= 1e-3, (kappa, y[i], value)
                 assert abs(x[i] / (k + 1) - 1) <= 0.1, (kappa, x[i], k + 1)
             # the library's log-time ODE reproduces the retyped theory at the refined extrema
-            ode = dd.bipartite_theory_ode([k_min, k_max], 110, 100, 70, kappa).generalization_error
+            problem = dd.TeacherStudentProblem(110, 100, 70, kappa)
+            ode = dd.bipartite_theory_ode([k_min, k_max], problem).generalization_error
             assert np.allclose(ode, [L_min, L_max], rtol=0, atol=1e-7), (kappa, ode, L_min, L_max)
             bumps.append(L_max - L_min)
             if kappa >= 100:  # the first minimum is point A once the slow group is slow enough

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dynamics import linear_networks as ln
+from dynamics import numerics as nx
 
 # ----------------------------------------------------------------------------------------------------
 # Bad input raises ValueError naming the parameter
@@ -421,7 +422,8 @@ def test_decoupled_init_from_a_reduced_svd_is_read_back_by_mode_strengths():
     M = ln.mode_map(W21, W32, U, Vh.T)
     np.testing.assert_allclose(M - np.diag(np.diag(M)), 0.0, atol=1e-14)
     # and the flow from it follows the sigmoid of each singular value
-    run = ln.network_flow(W21, W32, sigma31, [0.0, 1.0, 3.0], rtol=1e-12, atol=1e-15)
+    run = ln.network_flow(W21, W32, sigma31, [0.0, 1.0, 3.0],
+                          options=ln.NETWORK_ODE_OPTIONS._replace(rtol=1e-12, atol=1e-15))
     u = ln.mode_strengths(run.W21, run.W32, U, Vh.T)
     np.testing.assert_allclose(u, ln.mode_strength(run.t[:, None], s, a0 ** 2), rtol=1e-8)
 
@@ -683,6 +685,18 @@ def test_simulated_student_errors_average_trained_instances():
         ln.simulated_student_errors(1.5, 20, 3, [0.0, 0.07], learning_rate=0.05)
     with pytest.raises(ValueError, match="alpha"):
         ln.simulated_student_errors(0.01, 20, 3, [0.0])
+    with pytest.raises(ValueError, match="noise_std"):
+        ln.simulated_student_errors(1.5, 20, 3, [0.0], stds=ln.SignalNoiseStds(1.0, -0.5))
+    with pytest.raises(TypeError, match="stds must be a SignalNoiseStds"):
+        ln.simulated_student_errors(1.5, 20, 3, [0.0], stds=(1.0, 0.5))
+    # the teacher and noise standard deviations as one object: the SNR-4 default, or stds_at_snr's
+    teacher_std, noise_std = ln.stds_at_snr(9.0)
+    snr = ln.simulated_student_errors(1.5, 20, 3, t, stds=ln.stds_at_snr(9.0), seed=11)
+    rng = np.random.default_rng(11)
+    for i in range(3):
+        inst = ln.draw_student(20, 30, teacher_std=teacher_std, noise_std=noise_std, seed=rng)
+        np.testing.assert_array_equal(snr.generalization_error[i],
+                                      ln.generalization_error(inst, ln.student_weights(inst, t)))
 
 
 def test_gd_discretization_error_matches_a_quadrature_of_the_per_mode_difference():
@@ -740,7 +754,15 @@ def test_network_flow_methods_are_dop853_then_stiff_or_rosenbrock23():
     init = ln.decoupled_init(task.U, task.V, 3, 0.1, seed=2)
     t = [0.0, 1.0, 4.0]
     explicit = ln.network_flow(*init, task.correlation, t)
-    stiff = ln.network_flow(*init, task.correlation, t, method="rosenbrock23")
+    stiff = ln.network_flow(*init, task.correlation, t, options=ln.NETWORK_ODE_OPTIONS._replace(method="rosenbrock23"))
     np.testing.assert_allclose(stiff.W32, explicit.W32, atol=1e-6)
-    with pytest.raises(ValueError, match="method"):
-        ln.network_flow(*init, task.correlation, t, method="dopri5")
+    same = ln.network_flow(*init, task.correlation, t, options=nx.OdeOptions(method="auto", rtol=1e-10, atol=1e-13))
+    np.testing.assert_array_equal(same.W32, explicit.W32)  # the default is NETWORK_ODE_OPTIONS
+    for field, value in (("method", "dopri5"), ("method", "dop853"), ("rtol", 0.0), ("atol", -1.0),
+                         ("max_steps", 10), ("options.autonomous", True), ("options.jac", len)):
+        with pytest.raises(ValueError, match=field):
+            ln.network_flow(*init, task.correlation, t,
+                            options=ln.NETWORK_ODE_OPTIONS._replace(**{field.removeprefix("options."): value}))
+    for wrong in (None, "auto", (1e-10, 1e-13)):
+        with pytest.raises(TypeError, match="options must be a OdeOptions"):
+            ln.network_flow(*init, task.correlation, t, options=wrong)

@@ -10,7 +10,8 @@ import numba
 import numpy as np
 import pytest
 
-from dynamics.numerics.newton import NewtonResult, newton_functions, newton_maximise, newton_maximise_kernel
+from dynamics.numerics.newton import (NewtonOptions, NewtonResult, newton_functions, newton_maximise,
+                                      newton_maximise_kernel)
 
 
 # ---------------------------------------------------------------- problems with known maximisers
@@ -111,7 +112,8 @@ def test_quadratic_convergence_rate():
     b = np.array([4.0])
     errors = []
     for k in range(12):
-        result = newton_maximise(log_barrier, log_barrier_curvature, [0.5], b, inside=positive, max_iter=k)
+        result = newton_maximise(log_barrier, log_barrier_curvature, [0.5], b, inside=positive,
+                                 options=NewtonOptions(max_iter=k))
         errors.append(abs(result.x[0] - 2.0))
     errors = np.array(errors)
     assert errors[-1] < 1e-12
@@ -170,9 +172,11 @@ def scalar_objective(x, params):
     ("x0", lambda: newton_maximise(log_barrier, log_barrier_curvature, [], [4.0])),
     ("x0", lambda: newton_maximise(log_barrier, log_barrier_curvature, [[1.0]], [4.0])),
     ("params", lambda: newton_maximise(log_barrier, log_barrier_curvature, [1.0], [np.inf])),
-    ("tol", lambda: newton_maximise(log_barrier, log_barrier_curvature, [1.0], [4.0], tol=0.0)),
-    ("max_iter", lambda: newton_maximise(log_barrier, log_barrier_curvature, [1.0], [4.0], max_iter=-1)),
-    ("move_tol", lambda: newton_maximise(log_barrier, log_barrier_curvature, [1.0], [4.0], move_tol=1.0)),
+    ("tol", lambda: newton_maximise(log_barrier, log_barrier_curvature, [1.0], [4.0], options=NewtonOptions(tol=0.0))),
+    ("max_iter", lambda: newton_maximise(log_barrier, log_barrier_curvature, [1.0], [4.0],
+                                         options=NewtonOptions(max_iter=-1))),
+    ("move_tol", lambda: newton_maximise(log_barrier, log_barrier_curvature, [1.0], [4.0],
+                                         options=NewtonOptions(move_tol=1.0))),
     ("objective", lambda: newton_maximise(wrong_gradient_shape, log_barrier_curvature, [1.0], [4.0])),
     ("curvature", lambda: newton_maximise(log_barrier, wrong_curvature_shape, [1.0], [4.0])),
 ])
@@ -189,6 +193,12 @@ def test_bad_input_names_the_parameter(name, call):
 def test_functions_that_are_not_compiled_for_the_signature_are_refused(call):
     with pytest.raises(TypeError, match="objective|inside"):
         call()
+
+
+@pytest.mark.parametrize("options", [None, 1e-12, (1e-12, 200, 4e-16), {"tol": 1e-12}])
+def test_options_of_another_type_name_the_parameter(options):
+    with pytest.raises(TypeError, match="options must be a NewtonOptions"):
+        newton_maximise(log_barrier, log_barrier_curvature, [1.0], [4.0], inside=positive, options=options)
 
 
 @numba.njit(parallel=True)

@@ -34,8 +34,8 @@ def test_solve_ode_never_fails_silently(t1, y0, p, method, rtol, atol, step, n_e
         if shuffle:
             t_eval = t_eval[::-1]
     try:
-        sol = nx.solve_ode(_rhs, (0.0, t1), y0, t_eval=t_eval, params=np.array(p), method=method, rtol=rtol,
-                           atol=atol, step=step, max_steps=2000)
+        options = nx.OdeOptions(method=method, rtol=rtol, atol=atol, step=step, max_steps=2000)
+        sol = nx.solve_ode(_rhs, (0.0, t1), y0, t_eval=t_eval, params=np.array(p), options=options)
     except (ValueError, TypeError):
         return
     assert _finite(sol.t) and _finite(sol.y) and sol.y.shape == (len(sol.t), len(y0))
@@ -237,7 +237,7 @@ def test_a_torch_tensor_is_named_by_its_dtype():
 
 def test_solvers_refuse_complex_instead_of_dropping_the_imaginary_part():
     with pytest.raises(TypeError, match=r"^atol must be real, got a complex128 array$"):
-        nx.solve_ode(_rhs, (0.0, 1.0), [1.0], params=np.zeros(3), atol=np.array([1e-9 + 1e-9j]))
+        nx.solve_ode(_rhs, (0.0, 1.0), [1.0], params=np.zeros(3), options=nx.OdeOptions(atol=np.array([1e-9 + 1e-9j])))
     with pytest.raises(TypeError, match=r"^f's values must be real, got a complex128 array$"):
         nx.mp_integrate(lambda lam: lam * (1 + 1j), 0.5)
     LU, pivots = nx.lu_factor(np.array([[1.0, 2.0], [3.0, 4.0]]))

@@ -34,7 +34,7 @@ def test_adaptive_meets_tolerance_on_exact_problem(method):
     t_eval = np.linspace(0.0, 6.0, 13)
     for rtol in (1e-4, 1e-8, 1e-11):
         sol = nx.solve_ode(rp.rotated_logistic_rhs, (0.0, 6.0), y0, t_eval=t_eval, params=params,
-                           method=method, rtol=rtol, atol=rtol * 1e-2).check()
+                           options=nx.OdeOptions(method=method, rtol=rtol, atol=rtol * 1e-2)).check()
         assert sol.success and sol.t.shape == t_eval.shape and sol.y.shape == (13, 30)
         assert np.abs(sol.y - exact(t_eval)).max() < 50 * rtol
 
@@ -43,7 +43,8 @@ def test_adaptive_meets_tolerance_on_exact_problem(method):
 def test_same_steps_as_solve_ivp(method):
     """Same tableau, controller and starting step as SciPy: the step counts agree closely."""
     y0, params, _ = rp.rotated_logistic_problem(10, seed=5)
-    sol = nx.solve_ode(rp.rotated_logistic_rhs, (0.0, 5.0), y0, params=params, method=method, rtol=1e-7, atol=1e-9)
+    sol = nx.solve_ode(rp.rotated_logistic_rhs, (0.0, 5.0), y0, params=params,
+                       options=nx.OdeOptions(method=method, rtol=1e-7, atol=1e-9))
     ivp = integrate.solve_ivp(lambda t, y: rp.rotated_logistic_rhs(t, y, params), (0.0, 5.0), y0,
                               method={"dopri5": "RK45", "dop853": "DOP853"}[method], rtol=1e-7, atol=1e-9)
     assert abs(sol.nsteps - (len(ivp.t) - 1)) <= 2
@@ -58,14 +59,15 @@ def test_output_at_every_accepted_step_without_t_eval():
 
 def test_t_eval_endpoints_are_exact_and_repeated_times_allowed():
     t_eval = [0.0, 0.0, 2.5, 2.5, 10.0]
-    sol = nx.solve_ode(decay, (0.0, 10.0), [1.0], t_eval=t_eval, params=np.array([0.5]), rtol=1e-10, atol=1e-12)
+    sol = nx.solve_ode(decay, (0.0, 10.0), [1.0], t_eval=t_eval, params=np.array([0.5]),
+                       options=nx.OdeOptions(rtol=1e-10, atol=1e-12))
     assert sol.y[0, 0] == 1.0 and sol.y[1, 0] == 1.0
     assert sol.y[2, 0] == sol.y[3, 0]
     assert np.allclose(sol.y[:, 0], np.exp(-0.5 * np.array(t_eval)), rtol=1e-9)
 
 
 def test_rk4_fixed_step_lands_on_end_and_counts_evaluations():
-    sol = nx.solve_ode(decay, (0.0, 1.0), [1.0], params=np.array([1.0]), method="rk4", step=0.3)
+    sol = nx.solve_ode(decay, (0.0, 1.0), [1.0], params=np.array([1.0]), options=nx.OdeOptions(method="rk4", step=0.3))
     assert sol.t[-1] == 1.0 and sol.nsteps == 4 and sol.nfev == 1 + 4 * 4
     assert abs(sol.y[-1, 0] - np.exp(-1.0)) < 1e-4
 
@@ -82,9 +84,10 @@ def test_blow_up_is_reported_not_returned_as_nan():
 def test_nan_rhs_and_max_steps_are_reported():
     sol = nx.solve_ode(returns_nan, (0.0, 1.0), [1.0])
     assert not sol.success and "non-finite" in sol.message
-    sol = nx.solve_ode(rp.logistic_rhs, (0.0, 100.0), [0.01], params=np.array([1.0]), rtol=1e-12, max_steps=5)
+    sol = nx.solve_ode(rp.logistic_rhs, (0.0, 100.0), [0.01], params=np.array([1.0]),
+                       options=nx.OdeOptions(rtol=1e-12, max_steps=5))
     assert not sol.success and "max_steps" in sol.message
-    sol = nx.solve_ode(blow_up, (0.0, 2.0), [1.0], method="rk4", step=0.01)
+    sol = nx.solve_ode(blow_up, (0.0, 2.0), [1.0], options=nx.OdeOptions(method="rk4", step=0.01))
     assert not sol.success and np.all(np.isfinite(sol.y))
 
 
@@ -98,10 +101,29 @@ def test_nan_rhs_and_max_steps_are_reported():
     (dict(step=1e-9), "max_steps"), (dict(max_steps=0), "max_steps"), (dict(params=[np.inf]), "params"),
 ])
 def test_bad_input_names_the_parameter(kwargs, match):
+    """A bad argument, or a bad field of the options, fails with a ValueError naming it."""
     args = dict(rhs=decay, t_span=(0.0, 1.0), y0=[1.0], params=np.array([1.0]))
-    args.update(kwargs)
+    options = {name: kwargs.pop(name) for name in list(kwargs) if name in nx.OdeOptions._fields}
+    args.update(kwargs, options=nx.OdeOptions(**options))
     with pytest.raises(ValueError, match=match):
         nx.solve_ode(**args)
+
+
+@pytest.mark.parametrize("options", [None, "dopri5", ("dopri5", 1e-6, 1e-9), {"method": "dopri5"}])
+def test_options_of_another_type_name_the_parameter(options):
+    for solve in (nx.solve_ode, nx.solve_ode_batch):
+        with pytest.raises(TypeError, match="options must be a OdeOptions"):
+            solve(decay, (0.0, 1.0), [1.0], [1.0], np.array([1.0]), options)
+
+
+def test_options_are_frozen_hashable_and_replaceable():
+    options = nx.OdeOptions(method="dop853", rtol=1e-10, atol=1e-12)
+    assert hash(options) == hash(nx.OdeOptions(method="dop853", rtol=1e-10, atol=1e-12))
+    with pytest.raises(AttributeError):
+        options.rtol = 1e-3
+    assert options._replace(rtol=1e-8) == nx.OdeOptions(method="dop853", rtol=1e-8, atol=1e-12)
+    assert nx.solve_ode(decay, (0.0, 1.0), [1.0], [1.0], np.array([1.0])).y.tolist() == \
+        nx.solve_ode(decay, (0.0, 1.0), [1.0], [1.0], np.array([1.0]), nx.OdeOptions()).y.tolist()
 
 
 def test_rhs_must_be_numba_with_matching_output():
@@ -110,13 +132,13 @@ def test_rhs_must_be_numba_with_matching_output():
     with pytest.raises(ValueError, match="shape"):
         nx.solve_ode(wrong_length, (0.0, 1.0), [1.0])
     with pytest.raises(ValueError, match="max_steps must be an integer"):
-        nx.solve_ode(decay, (0.0, 1.0), [1.0], params=np.array([1.0]), max_steps=2.5)
+        nx.solve_ode(decay, (0.0, 1.0), [1.0], params=np.array([1.0]), options=nx.OdeOptions(max_steps=2.5))
 
 
 def test_integrator_compiles_once_for_all_right_hand_sides():
     for rhs, p in ((decay, [1.0]), (rp.logistic_rhs, [1.0]), (blow_up, [0.0])):
         nx.solve_ode(rhs, (0.0, 0.5), [0.5], params=np.array(p))
-        nx.solve_ode(rhs, (0.0, 0.5), [0.5], params=np.array(p), method="rosenbrock23")
+        nx.solve_ode(rhs, (0.0, 0.5), [0.5], params=np.array(p), options=nx.OdeOptions(method="rosenbrock23"))
     from dynamics.numerics._explicit_rk import solve_explicit
     from dynamics.numerics._rosenbrock import solve_rosenbrock
     # solve_ode passes the kernels an integer address, so one compiled kernel serves every rhs
@@ -154,32 +176,36 @@ def test_rosenbrock_on_a_stiff_problem_with_and_without_jacobian():
     exact = lambda t: (k * k * np.cos(t) + k * np.sin(t) - k * k * np.exp(-k * t)) / (k * k + 1)
     t_eval = np.linspace(0.0, 5.0, 11)
     for jac in (stiff_jacobian, None):
-        sol = nx.solve_ode(stiff, (0.0, 5.0), [0.0], t_eval=t_eval, params=np.array([k]), method="rosenbrock23",
-                           jac=jac, rtol=1e-5, atol=1e-8).check()
+        sol = nx.solve_ode(stiff, (0.0, 5.0), [0.0], t_eval=t_eval, params=np.array([k]),
+                           options=nx.OdeOptions(method="rosenbrock23", rtol=1e-5, atol=1e-8, jac=jac)).check()
         assert np.abs(sol.y[:, 0] - exact(t_eval)).max() < 1e-4 and sol.nsteps < 2000
 
 
 def test_rosenbrock_bounds_hold_the_state_in_the_domain():
     c = 5000.0
     sol = nx.solve_ode(log_barrier, (0.0, 1.0), [0.9], t_eval=[0.0, 0.5, 1.0], params=np.array([c]),
-                       method="rosenbrock23", bounds=(1e-300, np.inf), rtol=1e-8, atol=1e-12).check()
+                       options=nx.OdeOptions(method="rosenbrock23", rtol=1e-8, atol=1e-12,
+                                             bounds=(1e-300, np.inf))).check()
     assert np.all(sol.y >= 1e-300) and abs(sol.y[-1, 0] / (nx.lambertw(c) / c) - 1.0) < 1e-6
     with pytest.raises(ValueError, match="bounds"):
-        nx.solve_ode(log_barrier, (0.0, 1.0), [0.5], params=np.array([c]), method="rosenbrock23", bounds=(1.0, 0.0))
+        nx.solve_ode(log_barrier, (0.0, 1.0), [0.5], params=np.array([c]),
+                     options=nx.OdeOptions(method="rosenbrock23", bounds=(1.0, 0.0)))
     with pytest.raises(ValueError, match="inside bounds"):
-        nx.solve_ode(log_barrier, (0.0, 1.0), [0.5], params=np.array([c]), method="rosenbrock23", bounds=(0.6, 2.0))
+        nx.solve_ode(log_barrier, (0.0, 1.0), [0.5], params=np.array([c]),
+                     options=nx.OdeOptions(method="rosenbrock23", bounds=(0.6, 2.0)))
     with pytest.raises(ValueError, match="rosenbrock23"):
-        nx.solve_ode(log_barrier, (0.0, 1.0), [0.5], params=np.array([c]), bounds=(0.0, 2.0))
+        nx.solve_ode(log_barrier, (0.0, 1.0), [0.5], params=np.array([c]), options=nx.OdeOptions(bounds=(0.0, 2.0)))
 
 
 def test_rosenbrock_reports_failures_and_checks_the_jacobian():
-    sol = nx.solve_ode(blow_up, (0.0, 2.0), [1.0], method="rosenbrock23")
+    sol = nx.solve_ode(blow_up, (0.0, 2.0), [1.0], options=nx.OdeOptions(method="rosenbrock23"))
     assert not sol.success and np.all(np.isfinite(sol.y)) and sol.t[-1] < 1.0 + 1e-3
     with pytest.raises(ValueError, match="jac must return"):
-        nx.solve_ode(stiff, (0.0, 1.0), [0.0, 1.0], params=np.array([1.0]), method="rosenbrock23",
-                     jac=stiff_jacobian)
+        nx.solve_ode(stiff, (0.0, 1.0), [0.0, 1.0], params=np.array([1.0]),
+                     options=nx.OdeOptions(method="rosenbrock23", jac=stiff_jacobian))
     with pytest.raises(TypeError, match="jac"):
-        nx.solve_ode(stiff, (0.0, 1.0), [0.0], params=np.array([1.0]), method="rosenbrock23", jac=lambda t, y, p: y)
+        nx.solve_ode(stiff, (0.0, 1.0), [0.0], params=np.array([1.0]),
+                     options=nx.OdeOptions(method="rosenbrock23", jac=lambda t, y, p: y))
 
 
 @nb.njit  # not cached: a first-class function pointer in the body cannot be cached
@@ -206,11 +232,11 @@ def test_batch_rows_equal_single_solves(method):
     y0s = problem.y0 + 0.01 * rng.standard_normal((rows, 4))
     t_eval = np.linspace(0.0, 3.0, 5)
     batch = nx.solve_ode_batch(rp.rotated_logistic_rhs, (0.0, 3.0), y0s, t_eval, params=problem.params,
-                               method=method, rtol=1e-8, atol=1e-10).check()
+                               options=nx.OdeOptions(method=method, rtol=1e-8, atol=1e-10)).check()
     assert batch.y.shape == (rows, 5, 4) and batch.success.all() and len(batch.message) == rows
     for b in range(rows):
         single = nx.solve_ode(rp.rotated_logistic_rhs, (0.0, 3.0), y0s[b], t_eval=t_eval, params=problem.params,
-                              method=method, rtol=1e-8, atol=1e-10)
+                              options=nx.OdeOptions(method=method, rtol=1e-8, atol=1e-10))
         assert np.array_equal(single.y, batch.y[b]) and single.nfev == batch.nfev[b]
 
 
@@ -251,7 +277,7 @@ def test_batch_specialised_dopri5_equals_generic_kernels(outputs, n_states):
     problem = rp.rotated_logistic_problem(n_states, seed=2)
     y0s = problem.y0 + 0.01 * np.random.default_rng(3).standard_normal((9, n_states))
     t_eval = np.linspace(0.0, 3.0, outputs)
-    kwargs = dict(params=problem.params, rtol=1e-7, atol=1e-10)
+    kwargs = dict(params=problem.params, options=nx.OdeOptions(rtol=1e-7, atol=1e-10))
     generic = nx.solve_ode_batch(rp.rotated_logistic_rhs, (0.0, 3.0), y0s, t_eval, specialise=False, **kwargs)
     fast = nx.solve_ode_batch(rp.rotated_logistic_rhs, (0.0, 3.0), y0s, t_eval, specialise=True, **kwargs)
     assert generic.success.all() and _same_rows(generic, fast)
@@ -262,7 +288,7 @@ def test_batch_specialised_dopri5_equals_generic_kernels(outputs, n_states):
 def test_batch_in_place_rhs_equals_returning_rhs():
     rhos = np.linspace(0.0, 28.0, 11)[:, None]
     t_eval = np.array([0.0, 0.25, 1.0])
-    kwargs = dict(params=rhos, rtol=1e-9, atol=1e-9)
+    kwargs = dict(params=rhos, options=nx.OdeOptions(rtol=1e-9, atol=1e-9))
     returning = nx.solve_ode_batch(lorenz, (0.0, 1.0), [1.0, 0.0, 0.0], t_eval, specialise=False, **kwargs)
     in_place = nx.solve_ode_batch(lorenz_into, (0.0, 1.0), [1.0, 0.0, 0.0], t_eval, **kwargs)
     assert returning.success.all() and _same_rows(returning, in_place)
@@ -280,21 +306,24 @@ def test_batch_specialised_failures_match(specialise):
     assert list(other.success) == [True, False] and _same_rows(generic, other)
     nan_rows = nx.solve_ode_batch(returns_nan, (0.0, 1.0), [[1.0], [2.0]], t_eval[:3], specialise=True)
     assert not nan_rows.success.any() and "non-finite" in nan_rows.message[0]
-    short = nx.solve_ode_batch(blow_up, (0.0, 0.9), [[1.0]], [0.9], max_steps=5, specialise=specialise)
-    assert short.message[0] == nx.solve_ode(blow_up, (0.0, 0.9), [1.0], t_eval=[0.9], max_steps=5).message
+    short = nx.solve_ode_batch(blow_up, (0.0, 0.9), [[1.0]], [0.9], options=nx.OdeOptions(max_steps=5),
+                               specialise=specialise)
+    assert short.message[0] == nx.solve_ode(blow_up, (0.0, 0.9), [1.0], t_eval=[0.9],
+                                            options=nx.OdeOptions(max_steps=5)).message
 
 
 def test_batch_switches_to_specialised_kernels_when_long(monkeypatch):
     from dynamics.numerics import _batch_dopri5, ode
     rates = np.linspace(0.5, 2.0, 6)[:, None]
     t_eval = np.linspace(0.0, 1.0, 4)
-    generic = nx.solve_ode_batch(decay, (0.0, 1.0), [1.0], t_eval, params=rates, rtol=1e-10, atol=1e-12,
-                                 specialise=False)
+    generic = nx.solve_ode_batch(decay, (0.0, 1.0), [1.0], t_eval, params=rates,
+                                 options=nx.OdeOptions(rtol=1e-10, atol=1e-12), specialise=False)
     assert not _batch_dopri5.compiled(decay, n_states=1)  # a short batch with specialise=None compiles nothing
-    nx.solve_ode_batch(decay, (0.0, 1.0), [1.0], t_eval, params=rates, rtol=1e-10, atol=1e-12)
+    nx.solve_ode_batch(decay, (0.0, 1.0), [1.0], t_eval, params=rates, options=nx.OdeOptions(rtol=1e-10, atol=1e-12))
     assert not _batch_dopri5.compiled(decay, n_states=1)
     monkeypatch.setattr(ode, "SPECIALISE_BATCH_SECONDS", 0.0)
-    switched = nx.solve_ode_batch(decay, (0.0, 1.0), [1.0], t_eval, params=rates, rtol=1e-10, atol=1e-12)
+    switched = nx.solve_ode_batch(decay, (0.0, 1.0), [1.0], t_eval, params=rates,
+                                  options=nx.OdeOptions(rtol=1e-10, atol=1e-12))
     assert _batch_dopri5.compiled(decay, n_states=1) and _same_rows(generic, switched)
     assert not _batch_dopri5.compiled(decay, n_states=2)  # kernels are kept per system size
 
@@ -308,14 +337,16 @@ def untypable_into(t, y, p, out):
 def test_batch_in_place_and_specialise_arguments_are_checked():
     t_eval = [1.0]
     with pytest.raises(ValueError, match=r"rhs\(t, y, params, out\).*dopri5"):
-        nx.solve_ode_batch(lorenz_into, (0.0, 1.0), [1.0, 0.0, 0.0], t_eval, params=[1.0], method="dop853")
+        nx.solve_ode_batch(lorenz_into, (0.0, 1.0), [1.0, 0.0, 0.0], t_eval, params=[1.0],
+                           options=nx.OdeOptions(method="dop853"))
     with pytest.raises(ValueError, match=r"rhs\(t, y, params, out\).*step"):
-        nx.solve_ode_batch(lorenz_into, (0.0, 1.0), [1.0, 0.0, 0.0], t_eval, params=[1.0], step=0.1)
+        nx.solve_ode_batch(lorenz_into, (0.0, 1.0), [1.0, 0.0, 0.0], t_eval, params=[1.0],
+                           options=nx.OdeOptions(step=0.1))
     with pytest.raises(ValueError, match="specialise=False"):
         nx.solve_ode_batch(lorenz_into, (0.0, 1.0), [1.0, 0.0, 0.0], t_eval, params=[1.0], specialise=False)
     with pytest.raises(ValueError, match="specialise=True"):
-        nx.solve_ode_batch(lorenz, (0.0, 1.0), [1.0, 0.0, 0.0], t_eval, params=[1.0], method="rk4", step=0.1,
-                           specialise=True)
+        nx.solve_ode_batch(lorenz, (0.0, 1.0), [1.0, 0.0, 0.0], t_eval, params=[1.0],
+                           options=nx.OdeOptions(method="rk4", step=0.1), specialise=True)
     with pytest.raises(TypeError, match="specialise"):
         nx.solve_ode_batch(lorenz, (0.0, 1.0), [1.0, 0.0, 0.0], t_eval, params=[1.0], specialise=1)
     with pytest.raises(TypeError, match=r"rhs\(t0, y0, params, out\)"):
@@ -350,13 +381,14 @@ def test_rosenbrock_does_not_cycle_on_clipped_steps():
     K = (U * s ** 2) @ U.T / lam
     for autonomous in (False, True):
         sol = nx.solve_ode(logit_barrier, (0.0, 30.0), [0.08990811, 0.20733267], t_eval=[30.0], params=K.ravel(),
-                           method="rosenbrock23", jac=logit_barrier_jacobian, bounds=(1e-300, 1 - 2.0 ** -53),
-                           rtol=1e-10, atol=1e-12, max_steps=200_000, autonomous=autonomous).check()
+                           options=nx.OdeOptions(method="rosenbrock23", rtol=1e-10, atol=1e-12, max_steps=200_000,
+                                                 jac=logit_barrier_jacobian, bounds=(1e-300, 1 - 2.0 ** -53),
+                                                 autonomous=autonomous)).check()
         a = sol.y[-1]
         residual = np.log1p(-a) - np.log(a) - K @ a
         assert np.abs(residual).max() < 1e-7 and sol.nsteps < 20_000
     with pytest.raises(ValueError, match="rosenbrock23"):
-        nx.solve_ode(decay, (0.0, 1.0), [1.0], params=np.array([1.0]), autonomous=True)
+        nx.solve_ode(decay, (0.0, 1.0), [1.0], params=np.array([1.0]), options=nx.OdeOptions(autonomous=True))
 
 
 @pytest.mark.parametrize("method", ["dopri5", "dop853"])
@@ -368,10 +400,10 @@ def test_dense_output_routes_agree(method):
     rates, y0 = np.array([0.7, 1.3, 2.0]), np.array([0.05, 0.1, 0.2])
     fine = np.linspace(0.0, 8.0, 4001)  # ~100 output times per step: the coefficient route
     sparse = fine[::400]                # one per several steps: the direct route
-    a = nx.solve_ode(rp.logistic_rhs, (0.0, 8.0), y0, t_eval=fine, params=rates, method=method, rtol=1e-9,
-                     atol=1e-12).check()
-    b = nx.solve_ode(rp.logistic_rhs, (0.0, 8.0), y0, t_eval=sparse, params=rates, method=method, rtol=1e-9,
-                     atol=1e-12).check()
+    a = nx.solve_ode(rp.logistic_rhs, (0.0, 8.0), y0, t_eval=fine, params=rates,
+                     options=nx.OdeOptions(method=method, rtol=1e-9, atol=1e-12)).check()
+    b = nx.solve_ode(rp.logistic_rhs, (0.0, 8.0), y0, t_eval=sparse, params=rates,
+                     options=nx.OdeOptions(method=method, rtol=1e-9, atol=1e-12)).check()
     assert a.nsteps == b.nsteps and fine.size / a.nsteps > DIRECT_DENSE_ROWS
     assert np.abs(a.y[::400] - b.y).max() <= 8 * np.finfo(float).eps
     assert np.abs(a.y - rp.logistic_exact(fine, y0, rates)).max() < 1e-8

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import dynamics.starvation as gs
+import dynamics.numerics as nx
 from dynamics.numerics import haar_orthogonal
 
 U_TOY = gs.coupling_matrix(0.5)
@@ -65,7 +66,16 @@ BAD_CALLS = [
     ("t", lambda: gs.integrate_dual(U_TOY, S_TOY, [1.0, 0.5], weight_decay=0.1)),
     ("t", lambda: gs.integrate_dual(U_TOY, S_TOY, [-1.0, 0.5], weight_decay=0.1)),
     ("t", lambda: gs.integrate_dual(U_TOY, S_TOY, [], weight_decay=0.1)),
-    ("method", lambda: gs.integrate_dual(U_TOY, S_TOY, [1.0], weight_decay=0.1, method="rosenbrock")),
+    ("method", lambda: gs.integrate_dual(U_TOY, S_TOY, [1.0], weight_decay=0.1,
+                                         options=gs.DUAL_ODE_OPTIONS._replace(method="rosenbrock"))),
+    ("rtol", lambda: gs.integrate_dual(U_TOY, S_TOY, [1.0], weight_decay=0.1,
+                                       options=gs.DUAL_ODE_OPTIONS._replace(rtol=1e-2))),
+    ("atol", lambda: gs.integrate_dual(U_TOY, S_TOY, [1.0], weight_decay=0.1,
+                                       options=gs.DUAL_ODE_OPTIONS._replace(atol=0.0))),
+    ("max_steps", lambda: gs.integrate_dual(U_TOY, S_TOY, [1.0], weight_decay=0.1,
+                                            options=gs.DUAL_ODE_OPTIONS._replace(max_steps=10))),
+    ("options.bounds", lambda: gs.integrate_dual(U_TOY, S_TOY, [1.0], weight_decay=0.1,
+                                                 options=gs.DUAL_ODE_OPTIONS._replace(bounds=(0.0, 1.0)))),
     ("x", lambda: gs.lambertw(-1.0)),
     ("branch", lambda: gs.lambertw(1.0, 2)),
     ("learning_rate", lambda: gs.primal_gd_z(U_TOY, S_TOY, 10, learning_rate=0.0, weight_decay=0.1)),
@@ -167,6 +177,19 @@ def test_exactly_one_penalty(call):
             call(**kwargs)
     call(weight_decay=0.1)
     call(output_penalty=0.1)
+
+
+def test_integrate_dual_takes_integrator_options():
+    """The default is DUAL_ODE_OPTIONS ("auto" at rtol 1e-10, atol 1e-12); an equal object gives the same flow, and
+    an object of another type is refused by name."""
+    assert gs.DUAL_ODE_OPTIONS == nx.OdeOptions(method="auto", rtol=1e-10, atol=1e-12)
+    default = gs.integrate_dual(U_TOY, S_TOY, [0.0, 1.0], weight_decay=0.1)
+    same = gs.integrate_dual(U_TOY, S_TOY, [0.0, 1.0], weight_decay=0.1,
+                             options=nx.OdeOptions(method="auto", rtol=1e-10, atol=1e-12))
+    assert np.array_equal(default.alpha, same.alpha)
+    for wrong in (None, "auto", (1e-10, 1e-12), {"rtol": 1e-10}):
+        with pytest.raises(TypeError, match="options must be a OdeOptions"):
+            gs.integrate_dual(U_TOY, S_TOY, [0.0, 1.0], weight_decay=0.1, options=wrong)
 
 
 def test_old_positional_penalty_is_refused():
@@ -380,8 +403,10 @@ def test_stiff_default_start_stays_in_domain():
 def test_rosenbrock_and_dop853_agree_on_a_nonstiff_flow(exact):
     """Two integrators of the numerics core, one trajectory: the Rosenbrock path is the same flow as DOP853."""
     U, s, t = gs.coupling_matrix(0.3), np.array([1.5, 1.0]), np.linspace(0.0, 3.0, 7)
-    explicit = gs.integrate_dual(U, s, t, weight_decay=1.0, exact=exact, method="dop853")
-    stiff = gs.integrate_dual(U, s, t, weight_decay=1.0, exact=exact, method="rosenbrock23", rtol=1e-8, atol=1e-10)
+    explicit = gs.integrate_dual(U, s, t, weight_decay=1.0, exact=exact,
+                                 options=gs.DUAL_ODE_OPTIONS._replace(method="dop853"))
+    stiff = gs.integrate_dual(U, s, t, weight_decay=1.0, exact=exact,
+                              options=gs.DUAL_ODE_OPTIONS._replace(method="rosenbrock23", rtol=1e-8, atol=1e-10))
     np.testing.assert_allclose(stiff.alpha, explicit.alpha, atol=1e-6)
 
 
@@ -389,7 +414,8 @@ def test_rosenbrock_reaches_a_fixed_point_far_below_the_explicit_step():
     """Strong coupling (s²/λ up to e^10): the Eq 9 flow from ½ needs the stiff integrator; it reaches Newton's root."""
     rng = np.random.default_rng(3)
     U, s = haar_orthogonal(4, seed=rng), np.exp(rng.uniform(-2.0, 5.0, 4))
-    flow = gs.integrate_dual(U, s, [0.0, 30.0], weight_decay=1.0, method="rosenbrock23")
+    flow = gs.integrate_dual(U, s, [0.0, 30.0], weight_decay=1.0,
+                             options=gs.DUAL_ODE_OPTIONS._replace(method="rosenbrock23"))
     np.testing.assert_allclose(flow.alpha[-1], gs.dual_fixed_point(U, s, 1.0).alpha, atol=1e-8)
 
 

@@ -57,7 +57,7 @@ def test_decorated_routines_keep_their_signature_docstring_and_errors():
 
 
 def _exact_gd_with_a_modulation(rng):
-    design = dd.draw_teacher_student(30, 20, 10, 5.0, seed=0)
+    design = dd.draw_teacher_student(dd.TeacherStudentProblem(30, 20, 10, 5.0), seed=0)
     return design.modulation.draw(0), design.X[0], np.geomspace(1.0, 1e3, 5)
 
 

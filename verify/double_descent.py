@@ -61,7 +61,8 @@ _IDENTITY_BLOCKS, _IDENTITY_LADDER = 12, 250 * 2 ** np.arange(6)  # test-set siz
        "mean square of (block mean − ½(‖w‖²/d − 2R + Q))/sd has log–log slope −1/2 (Check.rate, Student t at 1e−3 "
        "on the fit's standard error).", "identity", stochastic=True)
 def generalization_error_identity(run):
-    data = dd.draw_teacher_student(45, 30, 20, 10.0, noise_std=0.3, n_seeds=1, seed=run.seed(11), n_test=200_000)
+    data = dd.draw_teacher_student(dd.TeacherStudentProblem(45, 30, 20, 10.0, noise_std=0.3), n_seeds=1,
+                                   seed=run.seed(11), n_test=200_000)
     weights = dd.gd_weights(data.X, data.y, [2.0, 30.0, 3000.0])
     random_student = run.rng(12).standard_normal((1, 1, 30))
     w_hat = np.concatenate([weights, random_student], axis=1)
@@ -89,7 +90,8 @@ def generalization_error_identity(run):
        "weight decay, label noise, 3 draws, up to 600 steps) to 1e−10 (a round-off envelope: observed ~1e−14).",
        "identity", stochastic=True)
 def closed_form_equals_iterated_gd(run):
-    data = dd.draw_teacher_student(60, 40, 28, 10.0, noise_std=0.4, n_seeds=3, seed=run.seed(21))
+    data = dd.draw_teacher_student(dd.TeacherStudentProblem(60, 40, 28, 10.0, noise_std=0.4), n_seeds=3,
+                                   seed=run.seed(21))
     steps = np.array([0, 1, 2, 7, 40, 150, 600])
     weight_decay = 0.1
     eta = dd.inverse_max_eigenvalue_learning_rate(data.X, weight_decay, factor=0.9).min()  # stable for all 3
@@ -110,7 +112,8 @@ _FLOW_LADDER = 2.0 ** -np.arange(6)  # η/η₀
        "(1 − ηr)^k = e^{−rτ}(1 − ητr²/2 + O(η²))) to 2e−2 relative at the smallest η (itself O(η): measured ≤ 6e−3).",
        "limit", stochastic=True)
 def gd_approaches_gradient_flow(run):
-    data = dd.draw_teacher_student(60, 40, 28, 10.0, noise_std=0.4, n_seeds=2, seed=run.seed(22))
+    data = dd.draw_teacher_student(dd.TeacherStudentProblem(60, 40, 28, 10.0, noise_std=0.4), n_seeds=2,
+                                   seed=run.seed(22))
     weight_decay, k0 = 0.05, np.array([1, 4, 16])
     eta0 = float(dd.inverse_max_eigenvalue_learning_rate(data.X, weight_decay, factor=0.5).min())
     flow = dd.gd_weights(data.X, data.y, k0, learning_rate=eta0, weight_decay=weight_decay, dynamics="flow")
@@ -136,7 +139,8 @@ def gd_approaches_gradient_flow(run):
 def _teacher_monte_carlo(design_seed, teacher_seed):
     """Fixed design, 4000 teachers and noise draws: MC means and standard errors of R, Q, Q1, Q2, and the inputs."""
     n, d, p, kappa, noise_std, weight_decay = 45, 30, 20, 10.0, 0.5, 0.05
-    data = dd.draw_teacher_student(n, d, p, kappa, noise_std=noise_std, n_seeds=1, seed=design_seed)
+    data = dd.draw_teacher_student(dd.TeacherStudentProblem(n, d, p, kappa, noise_std=noise_std), n_seeds=1,
+                                   seed=design_seed)
     F, Z, X = data.modulation.draw(0), data.Z[0], data.X[0]
     rng = np.random.default_rng(teacher_seed)
     draws = 4000
@@ -160,9 +164,10 @@ def _teacher_monte_carlo(design_seed, teacher_seed):
        "evaluation equals the direct A/B traces to 1e−12 (round-off).", "identity", stochastic=True)
 def trace_formula_equals_teacher_average(run):
     mc = _teacher_monte_carlo(run.seed(31), run.seed(32))
-    kwargs = dict(learning_rate=mc["eta"], weight_decay=mc["weight_decay"], noise_std=mc["noise_std"])
-    fast = dd.exact_gd_order_parameters(mc["F"], mc["X"], mc["steps"], **kwargs)
-    direct = dd.exact_gd_order_parameters(mc["F"], mc["X"], mc["steps"], method="matrix", **kwargs)
+    settings = dd.GDSettings(learning_rate=mc["eta"], weight_decay=mc["weight_decay"])
+    fast = dd.exact_gd_order_parameters(mc["F"], mc["X"], mc["steps"], settings, noise_std=mc["noise_std"])
+    direct = dd.exact_gd_order_parameters(mc["F"], mc["X"], mc["steps"], settings, noise_std=mc["noise_std"],
+                                          method="matrix")
     z = max(float(np.max(np.abs(getattr(fast, name) - mean) / se)) for name, (mean, se) in mc["moments"].items())
     gap = max(_abs(getattr(fast, name), getattr(direct, name)) for name in ("R", "Q", "R1", "R2", "Q1", "Q2"))
     return Check.all_of([Check.at_most(z, _z_limit(20)), Check.at_most(gap, 1e-12)],
@@ -185,8 +190,9 @@ def erratum_teacher_enters_through_inverse_F(run):
     F_tilde = F @ W
     printed = np.array([(np.sum(((F_tilde * (f_k * s)) @ F_tilde.T) ** 2)
                          + noise_std ** 2 * np.sum((F_tilde * (f_k * np.sqrt(s))) ** 2)) / d for f_k in f])
-    corrected = dd.exact_gd_order_parameters(mc["F"], X, steps, learning_rate=mc["eta"],
-                                             weight_decay=mc["weight_decay"], noise_std=noise_std).Q
+    corrected = dd.exact_gd_order_parameters(mc["F"], X, steps,
+                                             dd.GDSettings(learning_rate=mc["eta"], weight_decay=mc["weight_decay"]),
+                                             noise_std=noise_std).Q
     mean, se = mc["moments"]["Q"]
     return Check.erratum(np.max(np.abs(printed - mean) / se), np.max(np.abs(corrected - mean) / se), _z_limit(4),
                          reject_above=15.0, detail="errors in units of the Monte-Carlo standard error of Q")
@@ -271,7 +277,7 @@ def case1_ridge_simulation(run):
     single_z, bias_excess, notes = 0.0, -np.inf, []
     for offset, alpha in enumerate((0.5, 1.5, 3.0)):
         n = int(alpha * d)
-        data = dd.draw_teacher_student(n, d, d // 2, 1.0, noise_std=noise_std, n_seeds=draws,
+        data = dd.draw_teacher_student(dd.TeacherStudentProblem(n, d, d // 2, 1.0, noise_std=noise_std), n_seeds=draws,
                                        seed=run.seed(41 + offset), haar=False)
         theory = dd.replica_saddle_point(alpha, lams, 1.0, noise_std ** 2)
         w_hat = dd.ridge_weights(data.Z, data.y, lams)  # F = I: the student input is z
@@ -280,8 +286,8 @@ def case1_ridge_simulation(run):
         for i, Z in enumerate(data.Z):
             s, W = np.linalg.eigh(Z.T @ Z)
             for j, lam in enumerate(lams):
-                r = dd.exact_gd_order_parameters(data.modulation.draw(i), None, np.inf, eigenvalues=np.clip(s, 0, None),
-                                                 eigenvectors=W, weight_decay=lam, noise_std=noise_std)
+                r = dd.exact_gd_order_parameters(data.modulation.draw(i), None, np.inf, dd.GDSettings(weight_decay=lam),
+                                                 eigenvalues=np.clip(s, 0, None), eigenvectors=W, noise_std=noise_std)
                 averaged["R"][i, j], averaged["Q"][i, j] = r.R[0], r.Q[0]
         for name in ("R", "Q"):
             diff = getattr(simulated, name) - averaged[name]
@@ -347,8 +353,8 @@ def _late_q_bias(run):
     gaps = []
     for d in _BIAS_LADDER:
         n = 2 * int(d)
-        data = dd.draw_teacher_student(n, int(d), int(d) // 2, 10.0, noise_std=1.0, n_seeds=_BIAS_DESIGNS,
-                                       seed=run.seed(52 + int(d)), n_test=1)
+        data = dd.draw_teacher_student(dd.TeacherStudentProblem(n, int(d), int(d) // 2, 10.0, noise_std=1.0),
+                                       n_seeds=_BIAS_DESIGNS, seed=run.seed(52 + int(d)), n_test=1)
         Q_inf = dd.design_order_parameters(data, [np.inf]).Q[:, 0]
         gaps.append(abs(float(Q_inf.mean()) - dd.phase_points(n, int(d), int(d) // 2, 1.0).C.Q))
     return np.array(gaps)
@@ -369,7 +375,7 @@ def limits_small_and_large_time(run):
     checks, worst_theory = [], 0.0
     for n, d, p, kappa, noise_std in _CONFIGS:
         C = dd.phase_points(n, d, p, noise_std).C
-        approx = dd.bipartite_theory([0.0, np.inf], n, d, p, kappa, noise_std)
+        approx = dd.bipartite_theory([0.0, np.inf], dd.TeacherStudentProblem(n, d, p, kappa, noise_std=noise_std))
         oracle = dd.ridge_oracle([1e15, 0.0], n, d, p, kappa, noise_std)
         for r in (approx, oracle):
             worst_theory = max(worst_theory, abs(r.R[0]), abs(r.Q[0]), abs(r.generalization_error[0] - 0.5),
@@ -379,7 +385,8 @@ def limits_small_and_large_time(run):
     # At k = ∞ the teacher-averaged Q is 1 + σ²Tr((XᵀX)⁻¹FᵀF)/d = 1 + σ²Tr((ZᵀZ)⁻¹)/d whatever F is; its design
     # mean is the inverse-Wishart 1 + σ²d/(n − d − 1), above point C by the finite-n bias σ²d/((n − d)(n − d − 1)).
     n, d, p, kappa, noise_std, designs = 240, 200, 160, 40.0, 0.2, 8
-    data = dd.draw_teacher_student(n, d, p, kappa, noise_std=noise_std, n_seeds=designs, seed=run.seed(51))
+    data = dd.draw_teacher_student(dd.TeacherStudentProblem(n, d, p, kappa, noise_std=noise_std), n_seeds=designs,
+                                   seed=run.seed(51))
     C = dd.phase_points(n, d, p, noise_std).C
     gd = [dd.exact_gd_order_parameters(data.modulation.draw(i), data.X[i], [0.0, np.inf], noise_std=noise_std)
           for i in range(designs)]
@@ -411,7 +418,8 @@ def order_parameter_bounds():
                 for noise_std in (0.0, 0.5):
                     for weight_decay in (0.0, 0.1):
                         # bipartite_theory raises if 1 − b₁b₂ <= 0
-                        r = dd.bipartite_theory(steps, n, 100, p, kappa, noise_std, weight_decay)
+                        r = dd.bipartite_theory(steps, dd.TeacherStudentProblem(n, 100, p, kappa, noise_std=noise_std),
+                                                weight_decay)
                         worst = max(worst, np.max(r.R1 - fraction), np.max(r.R2 - (1 - fraction)),
                                     np.max(-r.Q1), np.max(-r.Q2), np.max(r.R ** 2 - r.Q))
                     o = dd.ridge_oracle(lam, n, 100, p, kappa, noise_std)
@@ -436,11 +444,13 @@ def point_b_plateau():
         R_B, Q_B = P, P + (1 - P + s2) * p / (n - p)
         L_B = 0.5 * (1 - P + s2) * n / (n - p) - 0.5 * s2
         worst = max(worst, abs(B.R - R_B), abs(B.Q - Q_B), abs(B.generalization_error - L_B))
-        for r in (dd.bipartite_theory(np.inf, n, 100, p, 1e8, noise_std, weight_decay=1e-6),
+        for r in (dd.bipartite_theory(np.inf, dd.TeacherStudentProblem(n, 100, p, 1e8, noise_std=noise_std),
+                                      weight_decay=1e-6),
                   dd.ridge_oracle(1e-6, n, 100, p, 1e8, noise_std)):
             worst = max(worst, float(abs(r.R - R_B)), float(abs(r.Q - Q_B)), float(abs(r.generalization_error - L_B)))
         ladder = np.zeros_like(lams)
-        for r in (dd.bipartite_theory(np.inf, n, 100, p, 1e8, noise_std, weight_decay=lams),
+        for r in (dd.bipartite_theory(np.inf, dd.TeacherStudentProblem(n, 100, p, 1e8, noise_std=noise_std),
+                                      weight_decay=lams),
                   dd.ridge_oracle(lams, n, 100, p, 1e8, noise_std)):
             ladder = np.maximum.reduce([ladder, np.abs(r.R - R_B), np.abs(r.Q - Q_B),
                                         np.abs(r.generalization_error - L_B)])
@@ -460,7 +470,7 @@ def point_c_limit():
         C = dd.phase_points(n, d, p, noise_std).C
         s2 = noise_std ** 2
         worst = max(worst, abs(C.R - 1.0), abs(C.Q - (1.0 + s2 * d / (n - d))))
-        for r in (dd.bipartite_theory(np.inf, n, d, p, kappa, noise_std),
+        for r in (dd.bipartite_theory(np.inf, dd.TeacherStudentProblem(n, d, p, kappa, noise_std=noise_std)),
                   dd.ridge_oracle(0.0, n, d, p, kappa, noise_std)):
             worst = max(worst, float(abs(r.R - C.R)), float(abs(r.Q - C.Q)),
                         float(abs(r.generalization_error - C.generalization_error)),
@@ -481,12 +491,12 @@ def point_a_bayes_optimal():
         A = dd.phase_points(n, 100, p, noise_std).A
 
         def frozen_error(log_lam):
-            return float(dd.bipartite_theory(np.inf, n, 100, p, 1.0, noise_std, weight_decay=np.exp(log_lam),
-                                             freeze_slow_at=0.0).generalization_error)
+            return float(dd.bipartite_theory(np.inf, dd.TeacherStudentProblem(n, 100, p, 1.0, noise_std=noise_std),
+                                             weight_decay=np.exp(log_lam), freeze_slow_at=0.0).generalization_error)
 
         best = optimize.minimize_scalar(frozen_error, bounds=(-8, 4), method="bounded", options={"xatol": 1e-10})
-        at_best = dd.bipartite_theory(np.inf, n, 100, p, 1.0, noise_std, weight_decay=np.exp(best.x),
-                                      freeze_slow_at=0.0)
+        at_best = dd.bipartite_theory(np.inf, dd.TeacherStudentProblem(n, 100, p, 1.0, noise_std=noise_std),
+                                      weight_decay=np.exp(best.x), freeze_slow_at=0.0)
         P = p / 100
         replica = dd.replica_saddle_point(n / p, np.exp(best.x) / P, P, 1 - P + noise_std ** 2)
         checks += [Check.at_most(abs(A.R - A.Q), 1e-12), Check.at_most(float(abs(at_best.R - at_best.Q)), 1e-6),
@@ -494,11 +504,12 @@ def point_a_bayes_optimal():
                    Check.at_most(abs(best.fun - A.generalization_error), 1e-10),
                    Check.at_most(abs(0.5 * (1 - 2 * replica.R + replica.Q) - A.generalization_error), 1e-10)]
         steps = np.logspace(-1, 3, 401)
-        curve = dd.bipartite_theory(steps, n, 100, p, 1e5, noise_std).generalization_error
+        large_kappa = dd.TeacherStudentProblem(n, 100, p, 1e5, noise_std=noise_std)
+        curve = dd.bipartite_theory(steps, large_kappa).generalization_error
         i = dd.curve_extrema(curve).minima[0]
 
         def in_steps(log_k):
-            return float(dd.bipartite_theory(np.exp(log_k), n, 100, p, 1e5, noise_std).generalization_error)
+            return float(dd.bipartite_theory(np.exp(log_k), large_kappa).generalization_error)
 
         refined = optimize.minimize_scalar(in_steps, bounds=(np.log(steps[i - 1]), np.log(steps[i + 1])),
                                            method="bounded", options={"xatol": 1e-12})
@@ -508,7 +519,7 @@ def point_a_bayes_optimal():
         for kappa in kappas:
 
             def at_kappa(log_k, kappa=kappa):
-                return float(dd.bipartite_theory(np.exp(log_k), n, 100, p, kappa, noise_std).generalization_error)
+                return float(dd.bipartite_theory(np.exp(log_k), large_kappa._replace(kappa=kappa)).generalization_error)
 
             log_kA = math.log(A.steps_at(dd.ANALYTIC_LEARNING_RATE))
             found = optimize.minimize_scalar(at_kappa, bounds=(log_kA - 1.0, log_kA + 1.0), method="bounded",
@@ -528,7 +539,7 @@ def point_a_bayes_optimal():
 def _fig4_gd(kappa, seed, noise_std=0.0, d=200):
     """Exact teacher-averaged GD curve of one drawn design at d in the Fig 4.4 ratios, and its η."""
     n, p = int(1.1 * d), int(0.7 * d)
-    data = dd.draw_teacher_student(n, d, p, kappa, noise_std=noise_std, n_seeds=1, seed=seed)
+    data = dd.draw_teacher_student(dd.TeacherStudentProblem(n, d, p, kappa, noise_std=noise_std), n_seeds=1, seed=seed)
     steps = np.logspace(-1, 10, 331)
     return steps, dd.exact_gd_order_parameters(data.modulation.draw(0), data.X[0], steps, noise_std=noise_std), \
         dd.inverse_max_eigenvalue_learning_rate(data.X[0])
@@ -540,7 +551,8 @@ def _fig4_gd(kappa, seed, noise_std=0.0, d=200):
        stochastic=True)
 def no_double_descent_at_kappa_one(run):
     steps, gd, eta = _fig4_gd(1.0, run.seed(61))
-    curves = {"approximate": dd.bipartite_theory(steps, **PHASE, kappa=1.0, learning_rate=eta).generalization_error,
+    curves = {"approximate": dd.bipartite_theory(steps, dd.TeacherStudentProblem(**PHASE, kappa=1.0),
+                                                 learning_rate=eta).generalization_error,
               "ridge": dd.ridge_oracle(dd.effective_weight_decay(steps, eta), **PHASE, kappa=1.0).generalization_error,
               "GD": gd.generalization_error}
     rises = {k: dd.largest_rise(v) for k, v in curves.items()}
@@ -562,7 +574,8 @@ def double_descent_at_large_kappa(run):
         for kappa in (30.0, 100.0, 1000.0):
             steps, gd, eta = _fig4_gd(kappa, run.seed(61))
             curve = gd.generalization_error if method == "GD" else \
-                dd.bipartite_theory(steps, **PHASE, kappa=kappa, learning_rate=eta).generalization_error
+                dd.bipartite_theory(steps, dd.TeacherStudentProblem(**PHASE, kappa=kappa),
+                                    learning_rate=eta).generalization_error
             ext = dd.curve_extrema(curve, 1e-9)
             if ext.maxima.size == 1 and ext.minima.size == 1:
                 peak = ext.maxima[0]
@@ -601,7 +614,8 @@ def critical_kappa_bracket(run):
         for kappa, want_peak in ((below, False), (above, True)):
             steps, gd, eta = _fig4_gd(kappa, run.seed(61))
             curve = gd.generalization_error if method == "GD" else \
-                dd.bipartite_theory(steps, **PHASE, kappa=kappa, learning_rate=eta).generalization_error
+                dd.bipartite_theory(steps, dd.TeacherStudentProblem(**PHASE, kappa=kappa),
+                                    learning_rate=eta).generalization_error
             rise = dd.largest_rise(curve)
             peaks = dd.curve_extrema(curve, 1e-9).maxima.size
             label = f"{method} κ={kappa:g}: {peaks} maxima, rise {rise:.1e}"
@@ -619,7 +633,7 @@ def critical_kappa_bracket(run):
        "GD at d = 200 (a drawn design).", "theorem", stochastic=True)
 def single_u_with_noise(run):
     steps, gd, eta = _fig4_gd(1.0, run.seed(61), noise_std=0.5)
-    curves = {"approximate": dd.bipartite_theory(steps, **PHASE, kappa=1.0, noise_std=0.5,
+    curves = {"approximate": dd.bipartite_theory(steps, dd.TeacherStudentProblem(**PHASE, kappa=1.0, noise_std=0.5),
                                                  learning_rate=eta).generalization_error,
               "ridge": dd.ridge_oracle(dd.effective_weight_decay(steps, eta), **PHASE, kappa=1.0,
                                        noise_std=0.5).generalization_error,
@@ -641,11 +655,11 @@ def time_scale_separation():
     steps = np.logspace(-3, 6, 200)
     worst = 0.0
     for kappa in (3.0, 30.0, 1e3):
-        slow = dd.bipartite_theory(kappa ** 2 * steps, 130, 100, 50, kappa).R2
-        fast = dd.bipartite_theory(steps, 130, 100, 50, kappa).R1
+        slow = dd.bipartite_theory(kappa ** 2 * steps, dd.TeacherStudentProblem(130, 100, 50, kappa)).R2
+        fast = dd.bipartite_theory(steps, dd.TeacherStudentProblem(130, 100, 50, kappa)).R1
         worst = max(worst, relative_error(slow, fast))
-    a = dd.bipartite_theory(steps, 120, 100, 70, 20.0, learning_rate=0.25)
-    b = dd.bipartite_theory(steps / 3.0, 120, 100, 70, 20.0, learning_rate=0.75)
+    a = dd.bipartite_theory(steps, dd.TeacherStudentProblem(120, 100, 70, 20.0), learning_rate=0.25)
+    b = dd.bipartite_theory(steps / 3.0, dd.TeacherStudentProblem(120, 100, 70, 20.0), learning_rate=0.75)
     worst = max(worst, relative_error(a.R1, b.R1), relative_error(a.R2, b.R2))
     return Check.at_most(worst, 1e-12)
 
@@ -670,7 +684,8 @@ def gd_versus_ridge_map(run):
         start = dd.ridge_oracle(1e12, **PHASE, kappa=kappa).generalization_error
         checks.append(Check.at_most(abs(float(start) - 0.5), 1e-9, "k → 0"))
         ridge = dd.ridge_oracle(dd.effective_weight_decay(steps, eta), **PHASE, kappa=kappa).generalization_error
-        approx = dd.bipartite_theory(steps, **PHASE, kappa=kappa, learning_rate=eta).generalization_error
+        approx = dd.bipartite_theory(steps, dd.TeacherStudentProblem(**PHASE, kappa=kappa),
+                                     learning_rate=eta).generalization_error
         curve = gd.generalization_error
         gap = max(_abs(curve, ridge), _abs(curve, approx))
         checks.append(Check.at_most(gap, 0.12, f"κ={kappa:g}: max |ΔL_G|"))
@@ -690,7 +705,8 @@ def gd_versus_ridge_map(run):
             L_B = dd.phase_points(**PHASE).B.generalization_error
             checks.append(Check.at_most(abs(ridge[window][-1] - L_B), 1e-3, "ridge map: risen to L_B"))
             n, d, p = 220, 200, 140
-            data = dd.draw_teacher_student(n, d, p, kappa, n_seeds=_PLATEAU_DESIGNS, seed=run.seed(62))
+            data = dd.draw_teacher_student(dd.TeacherStudentProblem(n, d, p, kappa), n_seeds=_PLATEAU_DESIGNS,
+                                           seed=run.seed(62))
             plateau = dd.design_order_parameters(data, 1e6).generalization_error[:, 0]
             finite_n = 0.5 * (1 - p / d) * (1 + p / (n - p - 1))
             se = plateau.std(ddof=1) / np.sqrt(_PLATEAU_DESIGNS)
@@ -713,10 +729,13 @@ def decoupling_error_bound():
     checks, notes = [], []
     lam = np.logspace(-7, 1, 401)
     for n, p, kappa, noise_std in ((110, 70, 30.0, 0.0), (150, 50, 50.0, 0.0), (120, 80, 40.0, 0.2)):
-        approx = dd.bipartite_theory(np.inf, n, 100, p, kappa, noise_std, weight_decay=lam)
+        approx = dd.bipartite_theory(np.inf, dd.TeacherStudentProblem(n, 100, p, kappa, noise_std=noise_std),
+                                     weight_decay=lam)
         exact = dd.ridge_oracle(lam, n, 100, p, kappa, noise_std)
         gap = np.abs(approx.generalization_error - exact.generalization_error)
-        at_tenth = float(np.abs(dd.bipartite_theory(np.inf, n, 100, p, kappa, noise_std, weight_decay=0.1)
+        at_tenth = float(np.abs(dd.bipartite_theory(np.inf,
+                                                    dd.TeacherStudentProblem(n, 100, p, kappa, noise_std=noise_std),
+                                                    weight_decay=0.1)
                                 .generalization_error - dd.ridge_oracle(0.1, n, 100, p, kappa, noise_std)
                                 .generalization_error))
         label = f"({n},{p},{kappa:g},{noise_std})"
@@ -757,14 +776,14 @@ def ridge_oracle_matches_ridge_simulation(run):
                                                                   (0.8, 0.5, 10.0, 0.3))):
         n, p = int(ratio * d), int(fraction * d)
         oracle = dd.ridge_oracle(lams, n, d, p, kappa, noise_std)
-        data = dd.draw_teacher_student(n, d, p, kappa, noise_std=noise_std, n_seeds=designs,
+        data = dd.draw_teacher_student(dd.TeacherStudentProblem(n, d, p, kappa, noise_std=noise_std), n_seeds=designs,
                                        seed=run.seed(141 + offset), haar=False)
         values = {name: np.empty((designs, lams.size)) for name in _ORACLE_BIAS}
         for i in range(designs):
             s, W = np.linalg.eigh(data.X[i].T @ data.X[i])
             for j, lam in enumerate(lams):
-                r = dd.exact_gd_order_parameters(data.modulation.draw(i), None, np.inf, eigenvalues=np.clip(s, 0, None),
-                                                 eigenvectors=W, weight_decay=lam, noise_std=noise_std)
+                r = dd.exact_gd_order_parameters(data.modulation.draw(i), None, np.inf, dd.GDSettings(weight_decay=lam),
+                                                 eigenvalues=np.clip(s, 0, None), eigenvectors=W, noise_std=noise_std)
                 for name in values:
                     values[name][i, j] = getattr(r, name)[0]
         for name, v in values.items():
@@ -791,12 +810,13 @@ def finite_d_convergence(run):
     steps, designs = _CONVERGENCE_STEPS, _CONVERGENCE_DESIGNS
     curves = []
     for d in (200, 400):
-        data = dd.draw_teacher_student(int(1.1 * d), d, int(0.7 * d), 30.0, n_seeds=designs, seed=run.seed(71 + d))
+        data = dd.draw_teacher_student(dd.TeacherStudentProblem(int(1.1 * d), d, int(0.7 * d), 30.0), n_seeds=designs,
+                                       seed=run.seed(71 + d))
         curves.append(dd.design_order_parameters(data, steps).generalization_error)
     gap = np.abs(curves[0].mean(0) - curves[1].mean(0))
     se = np.sqrt(sum(c.var(0, ddof=1) for c in curves) / designs)
     excess = float(np.max(gap - _t_limit(steps.size, designs - 1) * se))
-    data = dd.draw_teacher_student(110, 100, 70, 30.0, n_seeds=20, seed=run.seed(72))
+    data = dd.draw_teacher_student(dd.TeacherStudentProblem(110, 100, 70, 30.0), n_seeds=20, seed=run.seed(72))
     k_sim = np.array([3.0, 30.0, 300.0, 3000.0])
     sim = dd.measure_order_parameters(dd.gd_weights(data.X, data.y, k_sim), data.w, data.modulation)
     trace = dd.design_order_parameters(data, k_sim).generalization_error
@@ -818,28 +838,31 @@ def finite_d_convergence(run):
        "R₀((1+a)k)/(1+a), Q₀((1+a)k)/(1+a)² at rate 1 in η (Check.rate, expected slope 1).", "identity",
        stochastic=True)
 def q_penalty_exact_mapping(run):
-    data = dd.draw_teacher_student(60, 40, 28, 20.0, n_seeds=1, seed=run.seed(81))
+    data = dd.draw_teacher_student(dd.TeacherStudentProblem(60, 40, 28, 20.0), n_seeds=1, seed=run.seed(81))
     F, X = data.modulation.draw(0), data.X[0]
     steps = np.logspace(-1, 5, 61)
     eta = dd.inverse_max_eigenvalue_learning_rate(X, factor=0.5)
     checks = []
     for a in (0.3, 2.0):
-        pen = dd.exact_gd_order_parameters(F, X, steps, learning_rate=eta, output_penalty=a, dynamics="flow")
-        base = dd.exact_gd_order_parameters(F, X, (1 + a) * steps, learning_rate=eta, dynamics="flow")
+        pen = dd.exact_gd_order_parameters(F, X, steps,
+                                           dd.GDSettings(learning_rate=eta, dynamics="flow", output_penalty=a))
+        base = dd.exact_gd_order_parameters(F, X, (1 + a) * steps, dd.GDSettings(learning_rate=eta, dynamics="flow"))
         checks += [Check.at_most(_abs(pen.R, base.R / (1 + a)), 1e-12, f"a={a}: R"),
                    Check.at_most(_abs(pen.Q, base.Q / (1 + a) ** 2), 1e-12, f"a={a}: Q"),
                    Check.at_most(_abs(pen.R1, base.R1 / (1 + a)), 1e-12, f"a={a}: R1")]
-        final = dd.exact_gd_order_parameters(F, X, np.inf, learning_rate=eta, output_penalty=a).generalization_error
+        final = dd.exact_gd_order_parameters(F, X, np.inf,
+                                             dd.GDSettings(learning_rate=eta, output_penalty=a)).generalization_error
         checks.append(Check.at_most(abs(final[0] - 0.5 * (a / (1 + a)) ** 2), 1e-12, f"a={a}: final error"))
         record = np.array([0, 1, 5, 30, 200])
         explicit = dd.iterate_gd(data.X, data.y, record, eta, output_penalty_schedule=np.full(200, a)).weights
         closed = dd.gd_weights(data.X, data.y, record, learning_rate=eta, output_penalty=a)
         checks.append(Check.at_most(_abs(explicit, closed), 1e-10, f"a={a}: explicit vs closed form"))
         eta0, k0 = eta / (2.0 * (1 + a)), np.array([1.0, 5.0, 30.0, 200.0])
-        target = dd.exact_gd_order_parameters(F, X, (1 + a) * k0, learning_rate=eta0, dynamics="flow")
+        target = dd.exact_gd_order_parameters(F, X, (1 + a) * k0, dd.GDSettings(learning_rate=eta0, dynamics="flow"))
         ladder = []
         for j in range(6):
-            discrete = dd.exact_gd_order_parameters(F, X, k0 * 2 ** j, learning_rate=eta0 / 2 ** j, output_penalty=a)
+            discrete = dd.exact_gd_order_parameters(F, X, k0 * 2 ** j,
+                                                    dd.GDSettings(learning_rate=eta0 / 2 ** j, output_penalty=a))
             ladder.append(max(_abs(discrete.R, target.R / (1 + a)), _abs(discrete.Q, target.Q / (1 + a) ** 2)))
         checks.append(Check.rate(eta0 / 2.0 ** np.arange(6), ladder, 1.0,
                                  detail=f"a={a}: discrete GD against the flow mapping in η"))
@@ -905,13 +928,13 @@ def q_penalty_schedule(run):
        "d = 200, against a bump ≥ 0.02 without it (a regression envelope: measured ≈ 0.11); in the approximate theory "
        "it is exactly the κ = 1 curve (1e−14).", "theorem", stochastic=True)
 def per_group_learning_rates_remove_double_descent(run):
-    data = dd.draw_teacher_student(220, 200, 140, 30.0, n_seeds=1, seed=run.seed(101))
+    data = dd.draw_teacher_student(dd.TeacherStudentProblem(220, 200, 140, 30.0), n_seeds=1, seed=run.seed(101))
     F, X = data.modulation.draw(0), data.X[0]
     M = F.preconditioner_factor
     steps = np.logspace(-1, 8, 250)
-    pre = dd.exact_gd_order_parameters(F, X, steps, preconditioner=M).generalization_error
+    pre = dd.exact_gd_order_parameters(F, X, steps, dd.GDSettings(preconditioner=M)).generalization_error
     plain = dd.exact_gd_order_parameters(F, X, steps).generalization_error
-    small = dd.draw_teacher_student(60, 40, 28, 30.0, n_seeds=2, seed=run.seed(102))
+    small = dd.draw_teacher_student(dd.TeacherStudentProblem(60, 40, 28, 30.0), n_seeds=2, seed=run.seed(102))
     record = np.array([0, 1, 4, 20, 100])
     Ms = small.modulation.preconditioner_factor
     eta = dd.inverse_max_eigenvalue_learning_rate(small.X @ Ms).min()  # of the preconditioned designs XM
@@ -919,8 +942,9 @@ def per_group_learning_rates_remove_double_descent(run):
     closed = np.stack([dd.gd_weights(small.X[i], small.y[i], record, learning_rate=eta, preconditioner=Ms[i])
                        for i in range(2)])
     grid = dd.analytic_steps()
-    theory_gap = _abs(dd.bipartite_theory(grid, **PHASE, kappa=30.0, per_group_learning_rate=True).generalization_error,
-                      dd.bipartite_theory(grid, **PHASE, kappa=1.0).generalization_error)
+    theory_gap = _abs(dd.bipartite_theory(grid, dd.TeacherStudentProblem(**PHASE, kappa=30.0),
+                                          per_group_learning_rate=True).generalization_error,
+                      dd.bipartite_theory(grid, dd.TeacherStudentProblem(**PHASE, kappa=1.0)).generalization_error)
     rise, bump = dd.largest_rise(pre), dd.largest_rise(plain)
     return Check.all_of([Check.at_most(rise, 1e-12, "rise with per-group rates"),
                          Check.at_least(bump, 0.02, "bump without"),
@@ -940,12 +964,13 @@ def log_time_ode_equals_closed_form(run):
     worst = 0.0
     for n, d, p, kappa, noise_std in _CONFIGS:
         for weight_decay, per_group in ((0.0, False), (1e-3, False), (0.0, True)):
-            ode = dd.bipartite_theory_ode(steps, n, d, p, kappa, noise_std, weight_decay,
-                                          per_group_learning_rate=per_group)
-            closed = dd.bipartite_theory(steps, n, d, p, kappa, noise_std, weight_decay,
-                                         per_group_learning_rate=per_group)
+            ode = dd.bipartite_theory_ode(steps, dd.TeacherStudentProblem(n, d, p, kappa, noise_std=noise_std),
+                                          weight_decay, per_group_learning_rate=per_group)
+            closed = dd.bipartite_theory(steps, dd.TeacherStudentProblem(n, d, p, kappa, noise_std=noise_std),
+                                         weight_decay, per_group_learning_rate=per_group)
             worst = max(worst, *(_abs(getattr(ode, k), getattr(closed, k)) for k in ("R1", "R2", "Q1", "Q2")))
-    data = dd.draw_teacher_student(50, 30, 20, 10.0, noise_std=0.3, n_seeds=1, seed=run.seed(111))
+    data = dd.draw_teacher_student(dd.TeacherStudentProblem(50, 30, 20, 10.0, noise_std=0.3), n_seeds=1,
+                                   seed=run.seed(111))
     X, y = data.X[0], data.y[0]
     eta = dd.inverse_max_eigenvalue_learning_rate(X)
     k_flow = np.array([0.5, 3.0, 20.0, 150.0, 1000.0])
@@ -973,8 +998,8 @@ def erratum_c_uses_other_group():
         for k, weight_decay in ((kappa, 0.0), (1e8, 1e-6)):
             exact = dd.ridge_oracle(weight_decay, n, d, p, k, noise_std).generalization_error
             for form in ("own", "other"):
-                approx = dd.bipartite_theory(np.inf, n, d, p, k, noise_std, weight_decay,
-                                             c_overlap=form).generalization_error
+                approx = dd.bipartite_theory(np.inf, dd.TeacherStudentProblem(n, d, p, k, noise_std=noise_std),
+                                             weight_decay, c_overlap=form).generalization_error
                 if form == "own":
                     printed = max(printed, float(np.max(np.abs(approx - exact))))
                 else:
@@ -995,7 +1020,8 @@ def erratum_c_uses_other_group():
             system = np.empty((steps.size, 2, 2))
             system[:, 0, 0], system[:, 0, 1], system[:, 1, 0], system[:, 1, 1] = 1.0, -b[0], -b[1], 1.0
             Q = np.linalg.solve(system, (b * c).T[:, :, None])[:, :, 0]
-            r = dd.bipartite_theory(steps, n, d, p, kappa, noise_std, c_overlap=form)
+            r = dd.bipartite_theory(steps, dd.TeacherStudentProblem(n, d, p, kappa, noise_std=noise_std),
+                                    c_overlap=form)
             solved = max(solved, relative_error(r.Q1, Q[:, 0]), relative_error(r.Q2, Q[:, 1]))
     return Check.all_of(
         [Check.erratum(printed, corrected, 1e-4, reject_above=1e-2, detail="max |ΔL_G| against the ridge oracle"),
@@ -1015,7 +1041,8 @@ def erratum_c_uses_other_group():
        "erratum", stochastic=True, printed="L_T = (1/2n) Σ_μ (y^μ − ŷ^μ)² + (λ/2)‖ŵ‖²",
        corrected="L_T = ½ Σ_μ (y^μ − ŷ^μ)² + (λ/2)‖ŵ‖²")
 def erratum_loss_is_a_sum(run):
-    data = dd.draw_teacher_student(40, 20, 14, 3.0, noise_std=0.3, n_seeds=1, seed=run.seed(121))
+    data = dd.draw_teacher_student(dd.TeacherStudentProblem(40, 20, 14, 3.0, noise_std=0.3), n_seeds=1,
+                                   seed=run.seed(121))
     X, y, weight_decay = data.X, data.y, 0.5
     summed = dd.iterate_gd(X, y, [2000], dd.inverse_max_eigenvalue_learning_rate(X[0], weight_decay),
                            weight_decay=weight_decay).weights[0, -1]
@@ -1066,16 +1093,17 @@ _AKT_CONSTANT = 1.6862
        stochastic=True, printed="risk(GF, t) ≤ risk(ridge, λ = 1/t)",
        corrected="risk(GF, t) ≤ 1.6862 · risk(ridge, λ = 1/t)")
 def erratum_gradient_flow_ridge_constant(run):
-    data = dd.draw_teacher_student(120, 100, 50, 1.0, noise_std=1.0, n_seeds=1, seed=run.seed(161), n_test=1)
+    data = dd.draw_teacher_student(dd.TeacherStudentProblem(120, 100, 50, 1.0, noise_std=1.0), n_seeds=1,
+                                   seed=run.seed(161), n_test=1)
     F, X = data.modulation.draw(0), data.X[0]
     s, W = np.linalg.eigh(X.T @ X)
     s = np.clip(s, 0.0, None)
     eta = 1.0 / s.max()
     steps = np.logspace(-1, 5, 121)
-    flow = dd.exact_gd_order_parameters(F, None, steps, eigenvalues=s, eigenvectors=W, learning_rate=eta,
-                                        noise_std=1.0, dynamics="flow").generalization_error
-    ridge = np.array([dd.exact_gd_order_parameters(F, None, np.inf, eigenvalues=s, eigenvectors=W,
-                                                   weight_decay=1.0 / (eta * k), noise_std=1.0).generalization_error[0]
+    flow = dd.exact_gd_order_parameters(F, None, steps, dd.GDSettings(learning_rate=eta, dynamics="flow"),
+                                        eigenvalues=s, eigenvectors=W, noise_std=1.0).generalization_error
+    ridge = np.array([dd.exact_gd_order_parameters(F, None, np.inf, dd.GDSettings(weight_decay=1.0 / (eta * k)),
+                                                   eigenvalues=s, eigenvectors=W, noise_std=1.0).generalization_error[0]
                       for k in steps])
     ratio = flow / ridge
     sharp = optimize.minimize_scalar(lambda x: -((-math.expm1(-x)) * (1 + x) / x) ** 2, bounds=(0.1, 10.0),
@@ -1105,17 +1133,18 @@ _STEP_LADDER = 2.0 ** np.arange(6)
        printed="exp(−ηkΛ) ≈ (I + ηkΛ)⁻¹ by log(1 + x) ≈ x (valid for ηks ≪ 1)",
        corrected="e^{−x} ≈ 1/(1 + x): exact only as x → 0 and x → ∞, off by up to 0.2036 per mode at x = 2.513")
 def erratum_gd_to_ridge_step(run):
-    data = dd.draw_teacher_student(110, 100, 70, 30.0, n_seeds=1, seed=run.seed(171), n_test=1)
+    data = dd.draw_teacher_student(dd.TeacherStudentProblem(110, 100, 70, 30.0), n_seeds=1, seed=run.seed(171),
+                                   n_test=1)
     F, X = data.modulation.draw(0), data.X[0]
     s, W = np.linalg.eigh(X.T @ X)
     s = np.clip(s, 0.0, None)
     eta = 1.0 / s.max()
 
     def gap(steps):
-        flow = dd.exact_gd_order_parameters(F, None, steps, eigenvalues=s, eigenvectors=W, learning_rate=eta,
-                                            dynamics="flow").R
-        ridge = np.array([dd.exact_gd_order_parameters(F, None, np.inf, eigenvalues=s, eigenvectors=W,
-                                                       weight_decay=1.0 / (eta * k)).R[0] for k in steps])
+        flow = dd.exact_gd_order_parameters(F, None, steps, dd.GDSettings(learning_rate=eta, dynamics="flow"),
+                                            eigenvalues=s, eigenvectors=W).R
+        ridge = np.array([dd.exact_gd_order_parameters(F, None, np.inf, dd.GDSettings(weight_decay=1.0 / (eta * k)),
+                                                       eigenvalues=s, eigenvectors=W).R[0] for k in steps])
         return np.abs(flow - ridge)
 
     late_steps = 100.0 * _STEP_LADDER / (eta * s.min())
@@ -1130,8 +1159,10 @@ def erratum_gd_to_ridge_step(run):
 
     def one_mode_gap(log_k):
         k = math.exp(log_k)
-        flow = dd.exact_gd_order_parameters(np.eye(1), one, [k], learning_rate=eta_one, dynamics="flow").R[0]
-        ridge = dd.exact_gd_order_parameters(np.eye(1), one, [np.inf], weight_decay=1.0 / (eta_one * k)).R[0]
+        flow = dd.exact_gd_order_parameters(np.eye(1), one, [k],
+                                            dd.GDSettings(learning_rate=eta_one, dynamics="flow")).R[0]
+        ridge = dd.exact_gd_order_parameters(np.eye(1), one, [np.inf],
+                                             dd.GDSettings(weight_decay=1.0 / (eta_one * k))).R[0]
         return flow - ridge
 
     found = optimize.minimize_scalar(lambda t: -one_mode_gap(t), bounds=(-3.0, 8.0), method="bounded",
@@ -1155,16 +1186,17 @@ def erratum_gd_to_ridge_step(run):
                  "shrinkage")
 def erratum_q_penalty_equalises_speeds(run):
     setup = dd.OUTPUT_PENALTY_SETUP
-    data = dd.draw_teacher_student(setup["n_samples"], setup["n_features"], setup["n_fast"], setup["kappa"],
-                                   n_seeds=1, seed=run.seed(181), n_test=1)
+    data = dd.draw_teacher_student(dd.TeacherStudentProblem(**setup), n_seeds=1, seed=run.seed(181), n_test=1)
     F, X = data.modulation.draw(0), data.X[0]
     eta = dd.inverse_max_eigenvalue_learning_rate(X, factor=0.5)
     steps = np.logspace(-1, 7, 161)
     printed = corrected = 0.0
     for a in (0.6, 2.0):
-        pen = dd.exact_gd_order_parameters(F, X, steps, learning_rate=eta, output_penalty=a, dynamics="flow")
-        base = dd.exact_gd_order_parameters(F, X, (1 + a) * steps, learning_rate=eta, dynamics="flow")
-        final = dd.exact_gd_order_parameters(F, X, [np.inf], learning_rate=eta, output_penalty=a, dynamics="flow")
+        pen = dd.exact_gd_order_parameters(F, X, steps,
+                                           dd.GDSettings(learning_rate=eta, dynamics="flow", output_penalty=a))
+        base = dd.exact_gd_order_parameters(F, X, (1 + a) * steps, dd.GDSettings(learning_rate=eta, dynamics="flow"))
+        final = dd.exact_gd_order_parameters(F, X, [np.inf],
+                                             dd.GDSettings(learning_rate=eta, dynamics="flow", output_penalty=a))
         progress_gap = np.abs(pen.R1 / final.R1[0] - pen.R2 / final.R2[0]).max()
         printed = max(printed, float(progress_gap))
         corrected = max(corrected, _abs(pen.R1, base.R1 / (1 + a)), _abs(pen.R2, base.R2 / (1 + a)),

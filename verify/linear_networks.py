@@ -49,6 +49,11 @@ def _rate(sizes, errors, expected, slack=0.0, detail=""):
     return Check.rate(sizes, np.where(errors > 0, errors, np.nan), expected, slack=slack, detail=detail)
 
 
+def _flow_options(rtol, atol):
+    """network_flow's integrator ("auto": DOP853, then rosenbrock23) at the claim's tolerances."""
+    return ln.NETWORK_ODE_OPTIONS._replace(rtol=rtol, atol=atol)
+
+
 # ----------------------------------------------------------------------------------------------------
 # Part A: mode learning in a two-weight-layer linear network
 # ----------------------------------------------------------------------------------------------------
@@ -59,7 +64,7 @@ def _decoupled_flow_run(seed):
     rng = np.random.default_rng(seed)
     task = ln.mode_task(S_SMALL_TASK, 6, 5, seed=rng)
     init = ln.decoupled_init(task.U, task.V, n_hidden=6, a0=1e-3, seed=rng)
-    run = ln.network_flow(*init, task.correlation, np.linspace(0.0, 12.0, 121), rtol=1e-12, atol=1e-16)
+    run = ln.network_flow(*init, task.correlation, np.linspace(0.0, 12.0, 121), options=_flow_options(1e-12, 1e-16))
     return task, run
 
 
@@ -115,7 +120,7 @@ def _gradient(f, x, h):
 def _flow_velocity(W21, W32, sigma31, tau, h=1e-3):
     """(W21', W32') at t = 0 of the library's integrated flow (2.2.5–6): the fourth-order forward difference
     (−25 f0 + 48 f1 − 36 f2 + 16 f3 − 3 f4)/(12h) on the integrated trajectory at t = 0, h, …, 4h (rtol 1e-13)."""
-    flow = ln.network_flow(W21, W32, sigma31, h * np.arange(5.0), tau=tau, rtol=1e-13, atol=1e-18)
+    flow = ln.network_flow(W21, W32, sigma31, h * np.arange(5.0), tau=tau, options=_flow_options(1e-13, 1e-18))
     c = np.array([-25.0, 48.0, -36.0, 16.0, -3.0]) / (12 * h)
     return np.tensordot(c, flow.W21, axes=1), np.tensordot(c, flow.W32, axes=1)
 
@@ -175,7 +180,7 @@ def _mode_basis_weights(U, V, a_vectors, b_vectors):
 def _decoupling_errors(task, W21, W32, t, closed_form):
     """Largest off-diagonal coupling |a^α·b^β| (α ≠ β) along the integrated flow, and largest distance of the mode
     strengths a^α·b^α from ``closed_form`` (t × modes), both over s_max."""
-    flow = ln.network_flow(W21, W32, task.correlation, t, rtol=1e-12, atol=1e-16)
+    flow = ln.network_flow(W21, W32, task.correlation, t, options=_flow_options(1e-12, 1e-16))
     M = ln.mode_map(flow.W21, flow.W32, task.U, task.V)
     s = np.diagonal(task.S)
     off = np.abs(M * (1.0 - np.eye(*M.shape[1:]))).max() / s.max()
@@ -230,7 +235,8 @@ def _non_white_problem(rng):
        "at integrator rtol 1e-12).", "identity", stochastic=True)
 def conserved_gram_flow(run):
     X, Y, init = _non_white_problem(run.rng(3))
-    flow = ln.network_flow(*init, Y @ X.T, np.linspace(0.0, 5.0, 51), sigma11=X @ X.T, rtol=1e-12, atol=1e-15)
+    flow = ln.network_flow(*init, Y @ X.T, np.linspace(0.0, 5.0, 51), sigma11=X @ X.T,
+                           options=_flow_options(1e-12, 1e-15))
     gram = ln.conserved_gram(flow.W21, flow.W32)
     drift = np.abs(gram - gram[0]).max() / np.abs(gram[0]).max()
     loss = ln.network_loss(flow.W21, flow.W32, X, Y)
@@ -261,7 +267,8 @@ def conserved_gram_gd_first_order(run):
     sigma11, sigma31 = X @ X.T, Y @ X.T
     scale = np.linalg.eigvalsh(sigma11).max()
     t_end = 20.0 / scale
-    flow = ln.network_flow(*init, sigma31, np.linspace(0.0, t_end, 2001), sigma11=sigma11, rtol=1e-12, atol=1e-15)
+    flow = ln.network_flow(*init, sigma31, np.linspace(0.0, t_end, 2001), sigma11=sigma11,
+                           options=_flow_options(1e-12, 1e-15))
     predicted = _gram_drift_rate_integral(flow, sigma31, sigma11)
     etas = 1e-2 * 2.0 ** -np.arange(5) / scale
     drifts, remainders = [], []
@@ -465,8 +472,8 @@ def _random_init_run(rng, init_std=1e-3):
     init = ln.random_init(16, 32, 12, init_std=init_std, seed=rng)
     u_eff = ln.effective_initial_strength(*init, task.U, task.V)[:S_RANDOM_TASK.size]
     predicted = ln.half_learning_time(S_RANDOM_TASK, u_eff)
-    flow = ln.network_flow(*init, task.correlation, np.linspace(0.0, 2.6 * predicted.max(), 4001), rtol=1e-9,
-                           atol=1e-15)
+    flow = ln.network_flow(*init, task.correlation, np.linspace(0.0, 2.6 * predicted.max(), 4001),
+                           options=_flow_options(1e-9, 1e-15))
     u = ln.mode_strengths(flow.W21, flow.W32, task.U, task.V)[:, :S_RANDOM_TASK.size]
     simulated = ln.first_crossing_time(flow.t, u, S_RANDOM_TASK / 2)
     final = np.linalg.norm(flow.W32[-1] @ flow.W21[-1] - task.correlation) / np.linalg.norm(task.S)
@@ -529,7 +536,7 @@ def loss_mode_decomposition(run):
     U, s_all, Vt = np.linalg.svd(Y @ X.T)
     s = s_all[:5]
     init = ln.decoupled_init(U, Vt.T, n_hidden=6, a0=1e-3, seed=rng)
-    flow = ln.network_flow(*init, Y @ X.T, np.linspace(0.0, 15.0, 301), rtol=1e-12, atol=1e-16)
+    flow = ln.network_flow(*init, Y @ X.T, np.linspace(0.0, 15.0, 301), options=_flow_options(1e-12, 1e-16))
     loss = ln.network_loss(flow.W21, flow.W32, X, Y)
     u = ln.mode_strength(flow.t[:, None], s, 1e-6)
     formula = 0.5 * np.sum((s - u) ** 2, axis=1) + 0.5 * (np.sum(Y ** 2) - np.sum((Y @ X.T) ** 2))

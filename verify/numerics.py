@@ -109,12 +109,12 @@ def _stiff_exact(t, k):
 def rosenbrock23_stiff():
     k, rtol = 1e4, 1e-3
     params = np.array([k])
-    explicit = nx.solve_ode(_stiff_rhs, (0.0, 10.0), [0.0], params=params, rtol=rtol, atol=1e-6,
-                            max_steps=10**6).check()
+    explicit = nx.solve_ode(_stiff_rhs, (0.0, 10.0), [0.0], params=params,
+                            options=nx.OdeOptions(rtol=rtol, atol=1e-6, max_steps=10**6)).check()
     checks = []
     for jac, label in ((_stiff_jacobian, "analytic J"), (None, "finite-difference J")):
-        sol = nx.solve_ode(_stiff_rhs, (0.0, 10.0), [0.0], params=params, method="rosenbrock23", jac=jac,
-                           rtol=rtol, atol=1e-6).check()
+        sol = nx.solve_ode(_stiff_rhs, (0.0, 10.0), [0.0], params=params,
+                           options=nx.OdeOptions(method="rosenbrock23", rtol=rtol, atol=1e-6, jac=jac)).check()
         error = float(np.abs(sol.y[:, 0] - _stiff_exact(sol.t, k)).max())
         checks.append(Check.at_most(error, 3 * rtol, f"{label}: error {error:.1e} in {sol.nsteps} steps"))
         checks.append(Check.at_most(sol.nsteps / explicit.nsteps, 1 / 20,
@@ -133,7 +133,7 @@ def ode_matches_solve_ivp(run):
     checks = []
     for ours, theirs in (("dopri5", "RK45"), ("dop853", "DOP853")):
         sol = nx.solve_ode(rp.rotated_logistic_rhs, (0.0, 8.0), problem.y0, t_eval=t_eval, params=problem.params,
-                           method=ours, rtol=1e-11, atol=1e-13).check()
+                           options=nx.OdeOptions(method=ours, rtol=1e-11, atol=1e-13)).check()
         ivp = integrate.solve_ivp(lambda t, y: rp.rotated_logistic_rhs(t, y, problem.params), (0.0, 8.0),
                                   problem.y0, method=theirs, t_eval=t_eval, rtol=1e-11, atol=1e-13)
         gap = np.abs(sol.y - ivp.y.T).max()
@@ -152,7 +152,7 @@ def _dense_local_errors(method, steps):
     for h in steps:
         inside = t_start + h * np.array([0.3, 0.5, 0.7])
         sol = nx.solve_ode(rp.logistic_rhs, (t_start, t_start + h), start, t_eval=inside, params=rates,
-                           method=method, step=h).check()
+                           options=nx.OdeOptions(method=method, step=h)).check()
         errors.append(np.abs(sol.y[:, 0] - rp.logistic_exact(inside - t_start, start, rates)[:, 0]).max())
     return np.array(errors)
 

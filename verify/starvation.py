@@ -29,6 +29,10 @@ TOY_WEIGHT_DECAY, TOY_OUTPUT_PENALTY, TOY_S2 = gs.TOY.weight_decay, gs.TOY.outpu
 # A central difference of the dual field with relative step h = 1e-7: truncation ~h² and round-off
 # ~ε·|terms of the field|/h ~ 1e-7 relative to J; 1e-6 covers both.
 FD_JACOBIAN_TOLERANCE = 1e-6
+# The dual flows of the claims that compare them with closed forms at 1e-10 and tighter: integrate_dual's "auto" at
+# rtol 1e-12 and 1e-13.
+_TIGHT = gs.DUAL_ODE_OPTIONS._replace(rtol=1e-12, atol=1e-14)
+_TIGHTEST = gs.DUAL_ODE_OPTIONS._replace(rtol=1e-13, atol=1e-15)
 
 
 def _evidence(evidence, side_checks):
@@ -135,7 +139,7 @@ def primal_equals_dual(run):
 def lambert_case2_ode():
     s, weight_decay = np.sqrt([4.0, 1.0, 0.25, 9.0]), 0.1
     perm = np.eye(4)[:, [2, 0, 3, 1]]  # column j of U is the example carrying feature j
-    flow = gs.integrate_dual(perm, s, [0.0, 30.0], weight_decay=weight_decay, exact=False, rtol=1e-12, atol=1e-14)
+    flow = gs.integrate_dual(perm, s, [0.0, 30.0], weight_decay=weight_decay, exact=False, options=_TIGHT)
     closed = gs.lambert_fixed_point(s, weight_decay)
     return Check.all_of([Check.at_most(np.abs(flow.alpha[-1] - perm @ closed.alpha).max(), 1e-10, "α"),
                          Check.at_most(np.abs(flow.z[-1] - closed.z).max(), 1e-10, "z")])
@@ -149,7 +153,7 @@ def lambert_case1_ode(run):
     U = haar_orthogonal(5, seed=run.rng(5))
     s, weight_decay = np.full(5, math.sqrt(2.0)), 0.05
     closed = gs.lambert_fixed_point(s[0], weight_decay)
-    flow = gs.integrate_dual(U, s, [0.0, 30.0], weight_decay=weight_decay, exact=False, rtol=1e-12, atol=1e-14)
+    flow = gs.integrate_dual(U, s, [0.0, 30.0], weight_decay=weight_decay, exact=False, options=_TIGHT)
     newton = gs.dual_fixed_point(U, s, weight_decay, exact=False)
     return Check.all_of([Check.at_most(np.abs(newton.alpha - closed.alpha).max(), 1e-10, "Newton α"),
                          Check.at_most(np.abs(flow.z[-1] - closed.z * U.sum(axis=0)).max(), 1e-10, "ODE z")])
@@ -531,7 +535,7 @@ def sd_lambert_approx():
     for output_penalty, bound in ((0.0005, 1e-5), (0.002, 1e-5), (0.005, 2e-4), (0.01, 2e-4)):
         approx = gs.sd_lambert_approx(output_penalty)
         flow = gs.integrate_dual(np.eye(1), [1.0], [0.0, 20.0], output_penalty=output_penalty, exact=False,
-                                 rtol=1e-13, atol=1e-15)
+                                 options=_TIGHTEST)
         checks += [Check.at_most(abs(flow.alpha[-1, 0] - approx), 1e-12, "approximate flow"),
                    Check.at_most(abs(approx / (output_penalty * gs.sd_margin(output_penalty)) - 1.0), bound,
                                  f"a={output_penalty}")]
@@ -621,7 +625,7 @@ def gd_follows_flow():
     # dual: α' = log((1-α)/α) - Kα, Hessian of the (concave) objective's negative diag(1/(α(1-α))) + K
     end, start = 5e-3, np.full(2, 1e-3)
     times = np.linspace(0.0, end, 4001)
-    alpha = gs.integrate_dual(U, s, times, weight_decay=weight_decay, alpha0=start, rtol=1e-13, atol=1e-15).alpha
+    alpha = gs.integrate_dual(U, s, times, weight_decay=weight_decay, alpha0=start, options=_TIGHTEST).alpha
     field = np.log1p(-alpha) - np.log(alpha) - alpha @ K
     curvature = [np.diag(1 / (a * (1 - a))) + K for a in alpha]
     acceleration = np.array([-H @ f for H, f in zip(curvature, field)])

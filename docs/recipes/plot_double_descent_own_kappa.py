@@ -29,7 +29,8 @@ n_features = 200  # d of the drawn design (the exact route)
 seed = 0
 
 n_samples, n_fast = round(samples_per_feature * n_features), round(fast_share * n_features)
-print(f"n = {n_samples}, d = {n_features}, p = {n_fast}, kappa = {kappa:g}, noise_std = {noise_std:g}")
+problem = dd.TeacherStudentProblem(n_samples, n_features, n_fast, kappa, noise_std=noise_std)
+print(problem)
 
 # %%
 # The test error over training time
@@ -41,14 +42,13 @@ print(f"n = {n_samples}, d = {n_features}, p = {n_fast}, kappa = {kappa:g}, nois
 # (:func:`dynamics.double_descent.bipartite_theory`). The slow features learn about κ² times later than the fast
 # ones, so the grid of steps runs to a few hundred times κ². Both curves are the test error on noiseless test labels,
 # ½(1 − 2R + Q); noisy test labels add ½σ_ε².
-data = dd.draw_teacher_student(n_samples, n_features, n_fast, kappa, noise_std=noise_std, seed=seed)
+data = dd.draw_teacher_student(problem, seed=seed)
 eta = dd.inverse_max_eigenvalue_learning_rate(data.X[0])
 last_decade = int(np.ceil(np.log10(300.0 * kappa ** 2 / eta)))
 steps = np.logspace(-1, last_decade, 60 * (last_decade + 1))
 exact = dd.exact_gd_order_parameters(data.modulation.draw(0), data.X[0], steps,  # at η = 1/λ_max, its default
                                      noise_std=noise_std).generalization_error
-theory = dd.bipartite_theory(steps, n_samples, n_features, n_fast, kappa, noise_std=noise_std,
-                             learning_rate=eta).generalization_error
+theory = dd.bipartite_theory(steps, problem, learning_rate=eta).generalization_error
 points = dd.phase_points(n_samples, n_features, n_fast, noise_std)
 print(f"learning rate {eta:.4f}; plateau of the fast features alone L_B = {points.B.generalization_error:.4f}")
 
@@ -111,8 +111,7 @@ kappas = np.geomspace(max(2.0, kappa / 10.0), kappa * 10.0, 9)
 sweep_steps = np.logspace(-1, int(np.ceil(np.log10(300.0 * kappas[-1] ** 2 / eta))), 800)
 rows = []
 for kappa_i in kappas:
-    curve = dd.bipartite_theory(sweep_steps, n_samples, n_features, n_fast, kappa_i, noise_std=noise_std,
-                                learning_rate=eta).generalization_error
+    curve = dd.bipartite_theory(sweep_steps, problem._replace(kappa=kappa_i), learning_rate=eta).generalization_error
     try:
         r = dd.second_descent(sweep_steps, curve)
     except ValueError:

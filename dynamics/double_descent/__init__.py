@@ -5,6 +5,8 @@ figure and appendix numbers (Eq 4.2.x, Fig 4.x, App. .2.x) are cited throughout.
 
 * Order parameters R, Q and the generalisation error L_G = ½(1 − 2R + Q), Eqs 4.2.5–4.2.7
   (:func:`~dynamics.double_descent.generalization_error`).
+* The teacher–student problem (n, d, p, κ, σ_ε) as one object,
+  :class:`~dynamics.double_descent.TeacherStudentProblem`, which the closed forms and the simulations take.
 * Approximate bipartite closed form, Eqs 4.2.11–4.2.16 (:func:`~dynamics.double_descent.bipartite_theory`), its log-time
   ODE (:func:`~dynamics.double_descent.bipartite_theory_ode`) and the phase-plane points A, B, C of Fig 4.4
   (:func:`~dynamics.double_descent.phase_points`).
@@ -41,7 +43,8 @@ Examples
 >>> import numpy as np
 >>> from dynamics import double_descent as dd
 >>> # Epoch-wise double descent: fast features (n_fast = 700 of d = 1000) and slow ones, κ = 100
->>> curve = dd.bipartite_theory(np.geomspace(1, 1e8, 400), 1100, 1000, 700, kappa=100.0)
+>>> problem = dd.TeacherStudentProblem(n_samples=1100, n_features=1000, n_fast=700, kappa=100.0)
+>>> curve = dd.bipartite_theory(np.geomspace(1, 1e8, 400), problem)
 >>> extrema = dd.curve_extrema(curve.generalization_error, 1e-9)
 >>> len(extrema.minima), len(extrema.maxima)                # one dip, one bump: two descents
 (1, 1)
@@ -55,9 +58,9 @@ from ._bipartite import (ANALYTIC_LEARNING_RATE, analytic_steps, bipartite_from_
 from ._curves import curve_extrema, largest_drop, largest_rise, second_descent
 from ._order_parameters import generalization_error
 from ._replica import mp_stieltjes, printed_root, replica_saddle_point, stable_root, stieltjes_order_parameters
-from ._results import (BayesPoint, BipartiteRoots, DesignRuns, Extrema, Modulation, OrderParameterCurve,
+from ._results import (BayesPoint, BipartiteRoots, DesignRuns, Extrema, GDSettings, Modulation, OrderParameterCurve,
                        OrderParameters, OutputPenaltyRuns, PhasePoint, PhasePoints, SaddlePoint, SecondDescent,
-                       TeacherStudentData, WeightTrajectory)
+                       TeacherStudentData, TeacherStudentProblem, WeightTrajectory)
 from ._ridge_oracle import ridge_oracle
 from ._setups import (OUTPUT_PENALTY_SETUP, PHASE_DIAGRAM_KAPPAS, PHASE_DIAGRAM_SIZES, draw_teacher_student,
                       modulation_matrix, output_penalty_runs, q_penalty_schedule, teacher_student_gd_runs)
@@ -67,6 +70,8 @@ from ._spectral import (design_order_parameters, exact_gd_order_parameters, gd_w
                         scheduled_gd_order_parameters, scheduled_gd_weights, spectral_filter)
 
 __all__ = [
+    # the teacher–student problem and the settings of exact GD on it
+    "TeacherStudentProblem", "GDSettings",
     # order parameters
     "generalization_error",
     # approximate bipartite theory and its fixed points

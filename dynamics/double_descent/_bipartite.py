@@ -28,14 +28,15 @@ from typing import Optional, Tuple, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dynamics.numerics import (require_array_in_range, require_bool, require_choice, require_finite_result,
-                               require_in_range, require_integer, require_output_times, require_positive,
-                               require_times, solve_ode)
-from ._checks import require_bipartite_sizes, require_group_learning_rates, require_noise_std
+from dynamics.numerics import (OdeOptions, require_array_in_range, require_bool, require_choice,
+                               require_finite_result, require_in_range, require_integer, require_output_times,
+                               require_positive, require_times, solve_ode)
+from ._checks import require_bipartite_sizes, require_group_learning_rates, require_noise_std, require_problem
 from ._kernels import log_time_rhs
 from ._order_parameters import order_parameters
 from ._replica import _stable_root
-from ._results import BayesPoint, BipartiteRoots, OrderParameterCurve, OrderParameters, PhasePoint, PhasePoints
+from ._results import (BayesPoint, BipartiteRoots, OrderParameterCurve, OrderParameters, PhasePoint, PhasePoints,
+                       TeacherStudentProblem)
 
 #: The learning rate of the authors' analytic mode (ησ₁² = 1/4: their s₁ = 0.5).
 ANALYTIC_LEARNING_RATE = 0.25
@@ -275,8 +276,7 @@ def _roots(steps, n, d, p, kappa, weight_decay, learning_rate, per_group_learnin
     return BipartiteRoots(steps, _stable_root(alpha[0], lam[0]), _stable_root(alpha[1], lam[1]))
 
 
-def bipartite_theory(steps: ArrayLike, n_samples: int, n_features: int, n_fast: int, kappa: float,
-                     noise_std: float = 0.0, weight_decay: ArrayLike = 0.0,
+def bipartite_theory(steps: ArrayLike, problem: TeacherStudentProblem, weight_decay: ArrayLike = 0.0,
                      learning_rate: Union[float, Tuple[float, float]] = ANALYTIC_LEARNING_RATE,
                      per_group_learning_rate: bool = False, freeze_fast_at: Optional[float] = None,
                      freeze_slow_at: Optional[float] = None, c_overlap: str = "other") -> OrderParameterCurve:
@@ -286,17 +286,10 @@ def bipartite_theory(steps: ArrayLike, n_samples: int, n_features: int, n_fast: 
     ----------
     steps : float or array_like
         GD steps k >= 0 (real values allowed; 0 is R = Q = 0, inf is λ_eff = weight_decay).
-    n_samples : int
-        n > n_features (the decoupled formulas count every sample in both groups and fail for n <= d; derived in
-        this project).
-    n_features : int
-        Input dimension d >= 2.
-    n_fast : int
-        Fast-group size p, 1 <= p <= d − 1 (σ₁ = 1; the slow group has σ₂ = 1/κ).
-    kappa : float
-        Condition number κ = σ₁/σ₂ in [1, 1e100].
-    noise_std : float
-        Label-noise standard deviation σ_ε in [0, 1e100].
+    problem : TeacherStudentProblem
+        n, d, p, κ and σ_ε (:class:`~dynamics.double_descent.TeacherStudentProblem`), with n > d (the decoupled
+        formulas count every sample in both groups and fail for n <= d; derived in this project), 1 <= p <= d − 1
+        (σ₁ = 1; the slow group has σ₂ = 1/κ), κ in [1, 1e100] and σ_ε in [0, 1e100].
     weight_decay : float or array_like
         λ >= 0 of the sum-normalised loss; an array broadcasts against ``steps`` (e.g. a λ × k grid, Fig 4.5c).
     learning_rate : float or (float, float)
@@ -320,17 +313,19 @@ def bipartite_theory(steps: ArrayLike, n_samples: int, n_features: int, n_fast: 
 
     Examples
     --------
-    >>> r = bipartite_theory([0.0, np.inf], 120, 100, 80, 40.0, noise_std=0.2)
+    >>> from dynamics.double_descent import TeacherStudentProblem
+    >>> r = bipartite_theory([0.0, np.inf], TeacherStudentProblem(120, 100, 80, 40.0, noise_std=0.2))
     >>> [round(float(x), 12) for x in r.generalization_error], round(float(r.noisy_generalization_error[1]), 12)
     ([0.5, 0.1], 0.12)
-    >>> bipartite_theory(1.0, 300.5, 100, 70, 30.0)
+    >>> bipartite_theory(1.0, TeacherStudentProblem(300.5, 100, 70, 30.0))
     Traceback (most recent call last):
     ...
     ValueError: n_samples must be an integer >= 1, got 300.5
     """
     steps = require_times("steps", steps)
-    n, d, p, kappa = require_bipartite_sizes(n_samples, n_features, n_fast, kappa)
-    noise_std = require_noise_std(noise_std)
+    problem = require_problem(problem)
+    n, d, p, kappa = require_bipartite_sizes(problem.n_samples, problem.n_features, problem.n_fast, problem.kappa)
+    noise_std = require_noise_std(problem.noise_std)
     require_choice("c_overlap", c_overlap, ("other", "own"))
     roots = _roots(steps, n, d, p, kappa, weight_decay, learning_rate, per_group_learning_rate)
     a = [roots.a1, roots.a2]
@@ -363,8 +358,7 @@ def _root_series(alpha, lam):
 _ODE_START = 20.0
 
 
-def bipartite_theory_ode(steps: ArrayLike, n_samples: int, n_features: int, n_fast: int, kappa: float,
-                         noise_std: float = 0.0, weight_decay: float = 0.0,
+def bipartite_theory_ode(steps: ArrayLike, problem: TeacherStudentProblem, weight_decay: float = 0.0,
                          learning_rate: Union[float, Tuple[float, float]] = ANALYTIC_LEARNING_RATE,
                          per_group_learning_rate: bool = False, rtol: float = 1e-13) -> OrderParameterCurve:
     """The bipartite theory with a_i(k) from the log-time ODE of Eq 4.2.13 (derived in this project), integrated by
@@ -374,22 +368,14 @@ def bipartite_theory_ode(steps: ArrayLike, n_samples: int, n_features: int, n_fa
     ----------
     steps : array_like
         1-D, finite, > 0 and strictly increasing GD steps.
-    n_samples : int
-        n > n_features.
-    n_features : int
-        d >= 2.
-    n_fast : int
-        1 <= p <= d − 1.
-    kappa : float
-        κ in [1, 1e100].
-    noise_std : float
-        σ_ε in [0, 1e100].
+    problem : TeacherStudentProblem
+        As in :func:`~dynamics.double_descent.bipartite_theory` (n > d).
+    weight_decay : float
+        λ >= 0 (a scalar).
     learning_rate : float or (float, float)
         As in :func:`~dynamics.double_descent.bipartite_theory`.
     per_group_learning_rate : bool
         As in :func:`~dynamics.double_descent.bipartite_theory`.
-    weight_decay : float
-        λ >= 0 (a scalar).
     rtol : float
         Relative tolerance of the solver, in [1e-14, 1e-3].
 
@@ -401,15 +387,16 @@ def bipartite_theory_ode(steps: ArrayLike, n_samples: int, n_features: int, n_fa
 
     Examples
     --------
-    >>> k = np.logspace(0, 4, 5)
-    >>> ode = bipartite_theory_ode(k, 110, 100, 70, 30.0, rtol=1e-10)
-    >>> bool(np.allclose(ode.generalization_error, bipartite_theory(k, 110, 100, 70, 30.0).generalization_error,
-    ...                  atol=1e-7))
+    >>> from dynamics.double_descent import TeacherStudentProblem
+    >>> k, problem = np.logspace(0, 4, 5), TeacherStudentProblem(110, 100, 70, 30.0)
+    >>> ode = bipartite_theory_ode(k, problem, rtol=1e-10)
+    >>> bool(np.allclose(ode.generalization_error, bipartite_theory(k, problem).generalization_error, atol=1e-7))
     True
     """
     steps = require_output_times("steps", steps, positive=True, strictly_increasing=True)
-    n, d, p, kappa = require_bipartite_sizes(n_samples, n_features, n_fast, kappa)
-    noise_std = require_noise_std(noise_std)
+    problem = require_problem(problem)
+    n, d, p, kappa = require_bipartite_sizes(problem.n_samples, problem.n_features, problem.n_fast, problem.kappa)
+    noise_std = require_noise_std(problem.noise_std)
     weight_decay = require_positive("weight_decay", weight_decay, allow_zero=True)
     rtol = require_in_range("rtol", rtol, 1e-14, 1e-3)
     alpha, sizes, sigma2, etas = _group_setup(n, d, p, kappa, learning_rate, per_group_learning_rate)
@@ -426,7 +413,7 @@ def bipartite_theory_ode(steps: ArrayLike, n_samples: int, n_features: int, n_fa
             params = np.array([alpha[i], lam_inf[i], rate[i]])
             a0 = np.array([_root_series(alpha[i], _ODE_START)])
             sol = solve_ode(log_time_rhs, (np.log(k0), np.log(steps[-1]) + 1e-12), a0, t_eval=np.log(steps[late]),
-                            params=params, method="dop853", rtol=rtol, atol=rtol * 1e-3).check()
+                            params=params, options=OdeOptions(method="dop853", rtol=rtol, atol=rtol * 1e-3)).check()
             a[late] = sol.y[:, 0]
         roots.append(a)
     return _from_roots(np.stack(roots), n, d, p, noise_std, "other", steps=steps)

@@ -12,7 +12,7 @@ import numpy as np
 
 from dynamics.numerics import (as_finite_array, require_of_type, require_array_in_range, require_choice, require_in_range,
                                require_integer, require_output_times, require_positive, require_times)
-from ._results import Modulation, TeacherStudentData
+from ._results import GDSettings, Modulation, TeacherStudentData, TeacherStudentProblem
 
 # κ and σ_ε enter squared (σ₂² = 1/κ², σ_ε²): these bounds keep both squares far inside float64 (1e±200),
 # so that the slow group's scale never underflows to 0 and the noise power never overflows.
@@ -198,6 +198,19 @@ def require_single_modulation(F):
 def require_modulation(modulation) -> Modulation:
     """A :class:`~dynamics.double_descent.Modulation` (a ``TypeError`` otherwise)."""
     return require_of_type("modulation", modulation, Modulation, made_by="modulation_matrix")
+
+
+def require_problem(problem) -> TeacherStudentProblem:
+    """A :class:`~dynamics.double_descent.TeacherStudentProblem` (a ``TypeError`` otherwise); its fields are checked
+    by the size checks above, each naming the field."""
+    return require_of_type("problem", problem, TeacherStudentProblem,
+                           made_by="dynamics.double_descent.TeacherStudentProblem")
+
+
+def require_gd_settings(settings) -> GDSettings:
+    """A :class:`~dynamics.double_descent.GDSettings` (a ``TypeError`` otherwise); its fields are checked by
+    :func:`require_gd_options`, :func:`require_preconditioner` and the learning-rate checks, each naming the field."""
+    return require_of_type("settings", settings, GDSettings, made_by="dynamics.double_descent.GDSettings")
 
 
 def require_data(data) -> TeacherStudentData:

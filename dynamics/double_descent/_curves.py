@@ -156,15 +156,16 @@ def second_descent(steps: ArrayLike, values: ArrayLike, tolerance: float = 1e-9)
 
     Examples
     --------
-    >>> from dynamics.double_descent import analytic_steps, bipartite_theory
+    >>> from dynamics.double_descent import TeacherStudentProblem, analytic_steps, bipartite_theory
     >>> k = analytic_steps()                                  # 10^-3 ... 10^8, 300 points
-    >>> curve = bipartite_theory(k, 110, 100, 70, kappa=100.0).generalization_error
+    >>> problem = TeacherStudentProblem(110, 100, 70, kappa=100.0)
+    >>> curve = bipartite_theory(k, problem).generalization_error
     >>> dd2 = second_descent(k, curve)
     >>> round(dd2.first_minimum, 3), round(dd2.peak, 3), round(dd2.peak_height, 3)
     (0.263, 0.379, 0.116)
     >>> [round(step) for step in (dd2.first_minimum_step, dd2.peak_step, dd2.second_descent_step)]
     [13, 770, 22053]
-    >>> second_descent(k, bipartite_theory(k, 110, 100, 70, kappa=1.0).generalization_error)
+    >>> second_descent(k, bipartite_theory(k, problem._replace(kappa=1.0)).generalization_error)
     Traceback (most recent call last):
     ...
     ValueError: values has no interior minimum: the curve is monotone ... (no double descent)

@@ -7,17 +7,103 @@ nothing else of the package).
   :class:`~dynamics.double_descent.PhasePoint`, :class:`~dynamics.double_descent.BayesPoint`,
   :class:`~dynamics.double_descent.PhasePoints`;
 * Case 1 (F = I, App. .2.33–.2.35): :class:`~dynamics.double_descent.SaddlePoint`;
+* the teacher–student problem and the settings of exact GD on it (Eqs 4.2.1–4.2.4, 4.2.8–4.2.10):
+  :class:`~dynamics.double_descent.TeacherStudentProblem`, :class:`~dynamics.double_descent.GDSettings`;
 * the teacher–student data and GD runs (Eqs 4.2.1–4.2.4): :class:`~dynamics.double_descent.Modulation`,
   :class:`~dynamics.double_descent.TeacherStudentData`, :class:`~dynamics.double_descent.WeightTrajectory` (also what
   the torch trainer returns), and the experiment drivers' results :class:`~dynamics.double_descent.DesignRuns`,
   :class:`~dynamics.double_descent.OutputPenaltyRuns`;
 * curve shape: :class:`~dynamics.double_descent.Extrema`, :class:`~dynamics.double_descent.SecondDescent`.
 """
-from typing import NamedTuple, Optional
+from typing import NamedTuple, Optional, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dynamics.numerics import require_integer, require_positive
+
+
+# ---------------------------------------------------------------------------------------------------- problem, settings
+class TeacherStudentProblem(NamedTuple):
+    """The teacher–student problem of Pezeshki et al. 2022 (ICML; Pezeshki (thesis), Ch. 4, Eqs 4.2.1–4.2.2 and
+    Assumption 4.2.1): n noisy labels y = zᵀw + σ_ε ε of a linear teacher on latent inputs z ~ N(0, I/d), learnt by a
+    linear student from the modulated inputs x = Fᵀz, F = UΣVᵀ with σ₁ = 1 on ``n_fast`` fast directions and
+    σ₂ = 1/κ on the other d − p slow ones.
+
+    One object for the closed forms (:func:`~dynamics.double_descent.bipartite_theory`,
+    :func:`~dynamics.double_descent.bipartite_theory_ode`) and the simulations
+    (:func:`~dynamics.double_descent.draw_teacher_student`, :func:`~dynamics.double_descent.teacher_student_gd_runs`).
+    The fields are checked where they are used, each ``ValueError`` naming the field: the bipartite theory needs
+    n > d (its decoupled formulas fail for n <= d), and the simulations allocate the arrays, so they cap d at 1e5 and
+    n at 1e7. The sources' sizes are :data:`~dynamics.double_descent.PHASE_DIAGRAM_SIZES` (Fig 4.4) and
+    :data:`~dynamics.double_descent.OUTPUT_PENALTY_SETUP` (Fig 4.6).
+
+    Attributes
+    ----------
+    n_samples : int
+        n, the number of training examples, >= 1 (> n_features for the bipartite theory).
+    n_features : int
+        d, the input dimension, >= 2.
+    n_fast : int
+        p, the size of the fast group (σ₁ = 1), 1 <= p <= d − 1.
+    kappa : float
+        κ = σ₁/σ₂, the ratio of the fast to the slow features' scale, in [1, 1e100].
+    noise_std : float, default 0.0
+        σ_ε, the standard deviation of the label noise, in [0, 1e100].
+
+    Examples
+    --------
+    >>> from dynamics.double_descent import PHASE_DIAGRAM_SIZES, TeacherStudentProblem
+    >>> problem = TeacherStudentProblem(**PHASE_DIAGRAM_SIZES, kappa=30.0)
+    >>> problem
+    TeacherStudentProblem(n_samples=110, n_features=100, n_fast=70, kappa=30.0, noise_std=0.0)
+    >>> problem._replace(noise_std=0.2).noise_std
+    0.2
+    """
+
+    n_samples: int
+    n_features: int
+    n_fast: int
+    kappa: float
+    noise_std: float = 0.0
+
+
+class GDSettings(NamedTuple):
+    """The settings of (exact) gradient descent on the teacher–student loss ½‖y − Xŵ‖² + (λ/2)‖ŵ‖² (Pezeshki et al.
+    2022, Eqs 4.2.3–4.2.4 and App. .2.12–.2.20; the output penalty (a/2)‖Xŵ‖² of Lemma 4.3.1), from ŵ₀ = 0, as
+    :func:`~dynamics.double_descent.exact_gd_order_parameters` takes them. The defaults are the authors' code's: η =
+    1/λ_max, no weight decay, discrete GD, no penalty, no preconditioner. The fields are checked where they are used,
+    each ``ValueError`` naming the field.
+
+    Attributes
+    ----------
+    learning_rate : float, optional
+        η > 0; discrete GD needs η((1 + a)λ_max + λ) < 2. None (default): 1/(λ_max + λ), the authors' code
+        (:func:`~dynamics.double_descent.inverse_max_eigenvalue_learning_rate`).
+    weight_decay : float, default 0.0
+        λ >= 0.
+    dynamics : {"gd", "flow"}, default "gd"
+        Discrete GD, whose filter is D = 1 − (1 − ηr)^k, or gradient flow, D = 1 − exp(−ηrk), in GD steps k.
+    output_penalty : float, default 0.0
+        The constant a >= 0 of the output penalty (a/2)‖Xŵ‖² (Lemma 4.3.1).
+    preconditioner : array_like of shape (d, d), optional
+        M: the update ŵ ← ŵ − η MMᵀ∇L, invertible (condition number <= 1e12); per-group learning rates are
+        ``F.preconditioner_factor`` of a :class:`~dynamics.double_descent.Modulation`. None (default): plain GD.
+
+    Examples
+    --------
+    >>> from dynamics.double_descent import GDSettings
+    >>> GDSettings()
+    GDSettings(learning_rate=None, weight_decay=0.0, dynamics='gd', output_penalty=0.0, preconditioner=None)
+    >>> GDSettings(learning_rate=0.01, dynamics="flow").dynamics
+    'flow'
+    """
+
+    learning_rate: Optional[float] = None
+    weight_decay: float = 0.0
+    dynamics: str = "gd"
+    output_penalty: float = 0.0
+    preconditioner: Optional[Union[ArrayLike, np.ndarray]] = None
 
 
 # ---------------------------------------------------------------------------------------------------- order parameters
@@ -57,8 +143,8 @@ class OrderParameterCurve(NamedTuple):
 
     Examples
     --------
-    >>> from dynamics.double_descent import bipartite_theory
-    >>> curve = bipartite_theory([0.0, 10.0], 110, 100, 70, 30.0)
+    >>> from dynamics.double_descent import TeacherStudentProblem, bipartite_theory
+    >>> curve = bipartite_theory([0.0, 10.0], TeacherStudentProblem(110, 100, 70, 30.0))
     >>> curve.steps.tolist(), float(curve.generalization_error[0])
     ([0.0, 10.0], 0.5)
     """
@@ -242,8 +328,8 @@ class TeacherStudentData(NamedTuple):
 
     Examples
     --------
-    >>> from dynamics.double_descent import draw_teacher_student
-    >>> data = draw_teacher_student(12, 8, 4, 3.0, noise_std=0.1, seed=0)
+    >>> from dynamics.double_descent import TeacherStudentProblem, draw_teacher_student
+    >>> data = draw_teacher_student(TeacherStudentProblem(12, 8, 4, 3.0, noise_std=0.1), seed=0)
     >>> data.Z.shape, data.noise_std
     ((1, 12, 8), 0.1)
     """
@@ -284,8 +370,9 @@ class DesignRuns(NamedTuple):
 
     Examples
     --------
-    >>> from dynamics.double_descent import teacher_student_gd_runs
-    >>> runs = teacher_student_gd_runs([1.0, 100.0], 30, 20, 14, 10.0, n_seeds=2, seed=0, n_test=50)
+    >>> from dynamics.double_descent import TeacherStudentProblem, teacher_student_gd_runs
+    >>> runs = teacher_student_gd_runs([1.0, 100.0], TeacherStudentProblem(30, 20, 14, 10.0), n_seeds=2, seed=0,
+    ...                                n_test=50)
     >>> runs.test_errors.shape, runs.trace_errors.shape, runs.learning_rates.shape
     ((2, 2), (2, 2), (2,))
     """

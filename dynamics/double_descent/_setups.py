@@ -24,8 +24,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dynamics.numerics import haar_orthogonal, require_bool, require_integer, require_positive, rng_from
-from ._checks import require_noise_std, require_simulation_sizes, require_step_record
-from ._results import DesignRuns, Modulation, OutputPenaltyRuns, TeacherStudentData
+from ._checks import require_noise_std, require_problem, require_simulation_sizes, require_step_record
+from ._results import DesignRuns, Modulation, OutputPenaltyRuns, TeacherStudentData, TeacherStudentProblem
 from ._simulation import test_error
 from ._spectral import (design_order_parameters, gd_weights, inverse_max_eigenvalue_learning_rate,
                         scheduled_gd_order_parameters)
@@ -87,23 +87,16 @@ def modulation_matrix(n_features: int, n_fast: int, kappa: float, haar: bool = T
     return Modulation(U, sigma, V, p)
 
 
-def draw_teacher_student(n_samples: int, n_features: int, n_fast: int, kappa: float, noise_std: float = 0.0,
-                         n_seeds: int = 1, *, seed: Optional[Union[int, np.random.Generator]] = None,
-                         haar: bool = True, normalized_teacher: bool = True, n_test: int = 0) -> TeacherStudentData:
+def draw_teacher_student(problem: TeacherStudentProblem, n_seeds: int = 1, *,
+                         seed: Optional[Union[int, np.random.Generator]] = None, haar: bool = True,
+                         normalized_teacher: bool = True, n_test: int = 0) -> TeacherStudentData:
     """Draw ``n_seeds`` independent teacher–student problems (Eqs 4.2.1–4.2.2, the authors' simulation protocol).
 
     Parameters
     ----------
-    n_samples : int
-        n, 1 <= n <= 1e7.
-    n_features : int
-        d, 2 <= d <= 1e5.
-    n_fast : int
-        p, 1 <= p <= d − 1.
-    kappa : float
-        κ in [1, 1e100].
-    noise_std : float
-        Label-noise standard deviation σ_ε in [0, 1e100].
+    problem : TeacherStudentProblem
+        n, d, p, κ and σ_ε (:class:`~dynamics.double_descent.TeacherStudentProblem`), with 1 <= n <= 1e7,
+        2 <= d <= 1e5, 1 <= p <= d − 1, κ in [1, 1e100] and σ_ε in [0, 1e100].
     n_seeds : int
         Number of independent draws S >= 1.
     seed : None, int or numpy.random.Generator
@@ -121,12 +114,14 @@ def draw_teacher_student(n_samples: int, n_features: int, n_fast: int, kappa: fl
 
     Examples
     --------
-    >>> data = draw_teacher_student(30, 20, 14, 10.0, noise_std=0.2, n_seeds=2, seed=1, n_test=5)
+    >>> problem = TeacherStudentProblem(30, 20, 14, 10.0, noise_std=0.2)
+    >>> data = draw_teacher_student(problem, n_seeds=2, seed=1, n_test=5)
     >>> data.X.shape, data.y.shape, data.Z_test.shape, bool(np.allclose((data.w ** 2).sum(-1), 20.0))
     ((2, 30, 20), (2, 30), (2, 5, 20), True)
     """
-    n, d, p, kappa = require_simulation_sizes(n_samples, n_features, n_fast, kappa)
-    noise_std = require_noise_std(noise_std)
+    problem = require_problem(problem)
+    n, d, p, kappa = require_simulation_sizes(problem.n_samples, problem.n_features, problem.n_fast, problem.kappa)
+    noise_std = require_noise_std(problem.noise_std)
     haar = require_bool("haar", haar)
     normalized_teacher = require_bool("normalized_teacher", normalized_teacher)
     n_seeds = require_integer("n_seeds", n_seeds, 1, 100_000)
@@ -173,8 +168,7 @@ def q_penalty_schedule(n_steps: int, strength: float = 0.6, decay: float = 1e-3)
     return strength * np.log1p(np.exp(-decay * k)) / np.log(2.0)
 
 
-def teacher_student_gd_runs(steps: ArrayLike, n_samples: int, n_features: int, n_fast: int, kappa: float,
-                            noise_std: float = 0.0, n_seeds: int = 1, *,
+def teacher_student_gd_runs(steps: ArrayLike, problem: TeacherStudentProblem, n_seeds: int = 1, *,
                             seed: Optional[Union[int, np.random.Generator]] = None,
                             n_test: int = 1000) -> DesignRuns:
     """GD on ``n_seeds`` drawn teacher–student designs against the exact theory of each design (Fig 4.3 left; the
@@ -186,7 +180,9 @@ def teacher_student_gd_runs(steps: ArrayLike, n_samples: int, n_features: int, n
     ----------
     steps : float or array_like
         GD steps k >= 0, shape (T,) (real values interpolate; inf is the fixed point).
-    n_samples, n_features, n_fast, kappa, noise_std, n_seeds, seed
+    problem : TeacherStudentProblem
+        As in :func:`~dynamics.double_descent.draw_teacher_student`.
+    n_seeds, seed
         As in :func:`~dynamics.double_descent.draw_teacher_student` (Haar F, normalised teachers).
     n_test : int
         Noiseless test inputs per design, >= 1 (0 is a ``ValueError``: the test error needs a test set).
@@ -198,11 +194,12 @@ def teacher_student_gd_runs(steps: ArrayLike, n_samples: int, n_features: int, n
 
     Examples
     --------
-    >>> runs = teacher_student_gd_runs([0.0, 10.0, np.inf], 45, 30, 20, 10.0, n_seeds=2, seed=3, n_test=2000)
+    >>> problem = TeacherStudentProblem(45, 30, 20, 10.0)
+    >>> runs = teacher_student_gd_runs([0.0, 10.0, np.inf], problem, n_seeds=2, seed=3, n_test=2000)
     >>> runs.trace_errors[:, 0].tolist(), bool(np.all(runs.trace_errors[:, -1] < 1e-12))
     ([0.5, 0.5], True)
     """
-    data = draw_teacher_student(n_samples, n_features, n_fast, kappa, noise_std, n_seeds, seed=seed, n_test=n_test)
+    data = draw_teacher_student(problem, n_seeds, seed=seed, n_test=n_test)
     test_errors = test_error(gd_weights(data.X, data.y, steps), data)
     trace = design_order_parameters(data, steps)
     learning_rates = np.atleast_1d(inverse_max_eigenvalue_learning_rate(data.X))
@@ -237,7 +234,7 @@ def output_penalty_runs(steps: ArrayLike, n_samples: int, n_features: int, n_fas
     """
     steps = require_step_record(steps)
     schedule = q_penalty_schedule(max(int(steps[-1]), 1))
-    data = draw_teacher_student(n_samples, n_features, n_fast, kappa, n_seeds=n_seeds, seed=seed)
+    data = draw_teacher_student(TeacherStudentProblem(n_samples, n_features, n_fast, kappa), n_seeds, seed=seed)
     without = design_order_parameters(data, steps).generalization_error
     with_penalty = np.stack([scheduled_gd_order_parameters(data.modulation.draw(i), data.X[i], steps, schedule)
                              .generalization_error for i in range(data.X.shape[0])])

@@ -48,8 +48,8 @@ def measure_order_parameters(w_hat: ArrayLike, w: ArrayLike, modulation: Modulat
 
     Examples
     --------
-    >>> from dynamics.double_descent import draw_teacher_student
-    >>> data = draw_teacher_student(30, 20, 14, 10.0, n_seeds=1, seed=1)
+    >>> from dynamics.double_descent import TeacherStudentProblem, draw_teacher_student
+    >>> data = draw_teacher_student(TeacherStudentProblem(30, 20, 14, 10.0), n_seeds=1, seed=1)
     >>> F = data.modulation.matrix[0]
     >>> exact = np.linalg.solve(F, data.w[0])[None, None]     # Fŵ = w: the teacher itself
     >>> r = measure_order_parameters(exact, data.w, data.modulation)
@@ -97,8 +97,8 @@ def test_error(w_hat: ArrayLike, data: TeacherStudentData) -> np.ndarray:
 
     Examples
     --------
-    >>> from dynamics.double_descent import draw_teacher_student
-    >>> data = draw_teacher_student(30, 20, 14, 10.0, n_seeds=1, seed=1, n_test=10)
+    >>> from dynamics.double_descent import TeacherStudentProblem, draw_teacher_student
+    >>> data = draw_teacher_student(TeacherStudentProblem(30, 20, 14, 10.0), n_seeds=1, seed=1, n_test=10)
     >>> float(test_error(np.zeros((1, 20)), data)[0]) == 0.5 * float(np.mean(data.y_test ** 2))
     True
     """

@@ -28,14 +28,15 @@ from typing import Optional, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dynamics.numerics import (as_finite_array, one_blas_thread_when_small, require_choice, require_finite_result,
-                               require_in_range, require_output_times, require_positive, solve_ode)
+from dynamics.numerics import (OdeOptions, as_finite_array, one_blas_thread_when_small, require_choice,
+                               require_finite_result, require_in_range, require_output_times, require_positive,
+                               solve_ode)
 from ._checks import (require_data, require_design, require_designs, require_eigenvalues, require_gd_options,
-                      require_noise_std, require_penalty_schedule, require_preconditioner, require_single_modulation,
-                      require_stable_gd)
+                      require_gd_settings, require_noise_std, require_penalty_schedule, require_preconditioner,
+                      require_single_modulation, require_stable_gd)
 from ._kernels import filter_kernel, gradient_flow_rhs, scheduled_filter_kernel, trace_kernel
 from ._order_parameters import order_parameters
-from ._results import Modulation, OrderParameterCurve, TeacherStudentData
+from ._results import GDSettings, Modulation, OrderParameterCurve, TeacherStudentData
 
 
 def _eig(gram):
@@ -337,11 +338,9 @@ def _assemble(steps, R, Q, noise_std):
 
 
 @one_blas_thread_when_small("F", "X", "eigenvectors")
-def exact_gd_order_parameters(F: Union[Modulation, ArrayLike], X: Optional[ArrayLike], steps: ArrayLike, *,
+def exact_gd_order_parameters(F: Union[Modulation, ArrayLike], X: Optional[ArrayLike], steps: ArrayLike,
+                              settings: GDSettings = GDSettings(), *, noise_std: float = 0.0,
                               eigenvalues: Optional[ArrayLike] = None, eigenvectors: Optional[ArrayLike] = None,
-                              learning_rate: Optional[float] = None, weight_decay: float = 0.0,
-                              noise_std: float = 0.0, dynamics: str = "gd", output_penalty: float = 0.0,
-                              preconditioner: Optional[ArrayLike] = None,
                               method: str = "hadamard") -> OrderParameterCurve:
     """Teacher- and noise-averaged R, Q and L_G of exact finite-d GD at a fixed design (Eqs 4.2.9–4.2.10,
     .2.18–.2.20, with the trace of R and the F⁻¹ of A corrected), in O(d²) per step.
@@ -355,22 +354,18 @@ def exact_gd_order_parameters(F: Union[Modulation, ArrayLike], X: Optional[Array
         ``eigenvectors``).
     steps : float or array_like
         GD steps k >= 0, shape (T,) (real values interpolate; inf is the fixed point).
+    settings : GDSettings
+        The GD run (:class:`~dynamics.double_descent.GDSettings`): ``learning_rate`` η > 0 (None, the default:
+        1/(λ_max + λ)), ``weight_decay`` λ >= 0, ``dynamics`` "gd" (discrete GD, D = 1 − (1 − ηr)^k) or "flow"
+        (gradient flow, D = 1 − exp(−ηrk)), ``output_penalty`` a >= 0 of (a/2)‖Xŵ‖² (Lemma 4.3.1) and
+        ``preconditioner`` M (d, d), the update ŵ ← ŵ − η MMᵀ∇L (per-group learning rates:
+        ``F.preconditioner_factor``).
+    noise_std : float
+        Label-noise standard deviation σ_ε >= 0.
     eigenvalues : array_like, optional
         s_j >= 0 of XᵀX, shape (d,) (with ``eigenvectors``, in place of X).
     eigenvectors : array_like, optional
         Orthonormal W, shape (d, d), with XᵀX = W diag(s) Wᵀ.
-    learning_rate : float, optional
-        η > 0; None: 1/(λ_max + λ).
-    weight_decay : float
-        λ >= 0.
-    noise_std : float
-        Label-noise standard deviation σ_ε >= 0.
-    dynamics : {"gd", "flow"}
-        Discrete GD, D = 1 − (1 − ηr)^k, or gradient flow, D = 1 − exp(−ηrk).
-    output_penalty : float
-        Constant a >= 0 of (a/2)‖Xŵ‖² (Lemma 4.3.1).
-    preconditioner : array_like, optional
-        M (d, d): the update ŵ ← ŵ − η MMᵀ∇L (per-group learning rates: ``F.preconditioner_factor``).
     method : {"hadamard", "matrix"}
         The O(d²)-per-step G∘H form (numba, parallel over steps) or the direct A/B traces (O(d³) per step).
 
@@ -382,12 +377,20 @@ def exact_gd_order_parameters(F: Union[Modulation, ArrayLike], X: Optional[Array
 
     Examples
     --------
-    >>> from dynamics.double_descent import draw_teacher_student
-    >>> data = draw_teacher_student(45, 30, 20, 10.0, n_seeds=1, seed=3)
-    >>> r = exact_gd_order_parameters(data.modulation.draw(0), data.X[0], [0.0, 10.0, np.inf], noise_std=0.2)
+    >>> from dynamics.double_descent import GDSettings, TeacherStudentProblem, draw_teacher_student
+    >>> data = draw_teacher_student(TeacherStudentProblem(45, 30, 20, 10.0), n_seeds=1, seed=3)
+    >>> F, X = data.modulation.draw(0), data.X[0]
+    >>> r = exact_gd_order_parameters(F, X, [0.0, 10.0, np.inf], noise_std=0.2)
     >>> [round(float(x), 6) for x in r.R], round(float(r.R1[2] + r.R2[2]), 12)
     ([0.0, 0.597912, 1.0], 1.0)
+
+    Gradient flow with weight decay λ = 0.05: the fixed point is the ridge solution, R < 1.
+
+    >>> ridge = exact_gd_order_parameters(F, X, [np.inf], GDSettings(weight_decay=0.05, dynamics="flow"))
+    >>> bool(ridge.R[0] < 1.0)
+    True
     """
+    learning_rate, weight_decay, dynamics, output_penalty, preconditioner = require_gd_settings(settings)
     steps, weight_decay, output_penalty = require_gd_options(steps, weight_decay, dynamics, output_penalty)
     noise_std = require_noise_std(noise_std)
     require_choice("method", method, ("hadamard", "matrix"))
@@ -428,8 +431,8 @@ def design_order_parameters(data: TeacherStudentData, steps: ArrayLike,
 
     Examples
     --------
-    >>> from dynamics.double_descent import draw_teacher_student
-    >>> data = draw_teacher_student(45, 30, 20, 10.0, n_seeds=2, seed=3)
+    >>> from dynamics.double_descent import TeacherStudentProblem, draw_teacher_student
+    >>> data = draw_teacher_student(TeacherStudentProblem(45, 30, 20, 10.0), n_seeds=2, seed=3)
     >>> curves = design_order_parameters(data, [0.0, 10.0, np.inf])
     >>> curves.R.shape, bool(np.allclose(curves.R[:, -1], 1.0))
     ((2, 3), True)
@@ -445,8 +448,9 @@ def design_order_parameters(data: TeacherStudentData, steps: ArrayLike,
                              f"shape {rates.shape}")
         rates = list(np.broadcast_to(rates, (n_designs,)))
     noise_std = data.noise_std if noise_std is None else noise_std
-    curves = [exact_gd_order_parameters(data.modulation.draw(i), data.X[i], steps, learning_rate=rates[i],
-                                        weight_decay=weight_decay, noise_std=noise_std) for i in range(n_designs)]
+    curves = [exact_gd_order_parameters(data.modulation.draw(i), data.X[i], steps,
+                                        GDSettings(learning_rate=rates[i], weight_decay=weight_decay),
+                                        noise_std=noise_std) for i in range(n_designs)]
     return OrderParameterCurve(curves[0].steps, *(np.stack([getattr(c, name) for c in curves])
                                                   for name in OrderParameterCurve._fields[1:]))
 
@@ -574,8 +578,8 @@ def scheduled_gd_order_parameters(F: Union[Modulation, ArrayLike], X: ArrayLike,
 
     Examples
     --------
-    >>> from dynamics.double_descent import draw_teacher_student
-    >>> data = draw_teacher_student(45, 30, 20, 10.0, n_seeds=1, seed=3)
+    >>> from dynamics.double_descent import TeacherStudentProblem, draw_teacher_student
+    >>> data = draw_teacher_student(TeacherStudentProblem(45, 30, 20, 10.0), n_seeds=1, seed=3)
     >>> F, X = data.modulation.draw(0), data.X[0]
     >>> a = scheduled_gd_order_parameters(F, X, [0, 5, 50], np.zeros(50))
     >>> b = exact_gd_order_parameters(F, X, [0, 5, 50])
@@ -635,5 +639,5 @@ def gradient_flow_weights_ode(X: ArrayLike, y: ArrayLike, steps: ArrayLike, lear
     rtol = require_in_range("rtol", rtol, 1e-14, 1e-3)
     params = np.concatenate([[eta, weight_decay], X.T @ y, (X.T @ X).ravel()])
     sol = solve_ode(gradient_flow_rhs, (0.0, float(steps[-1])), np.zeros(X.shape[1]), t_eval=steps, params=params,
-                    method="dop853", rtol=rtol, atol=rtol * 1e-2).check()
+                    options=OdeOptions(method="dop853", rtol=rtol, atol=rtol * 1e-2)).check()
     return sol.y

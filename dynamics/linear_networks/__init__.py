@@ -50,8 +50,8 @@ from ._high_dim import (SQRT_GROWTH_CONSTANT, asymptotic_errors, bayes_error, ex
                         per_mode_stopping_time)
 from ._modes import (deep_chain_strength, deep_mode_curve, deep_mode_strength, half_learning_time, learning_time,
                      mode_strength, mode_strength_unbalanced, scalar_mode_flow, scalar_mode_velocity)
-from ._network import (conserved_gram, effective_initial_strength, first_crossing_time, gd_flow_time, mode_map,
-                       mode_strengths, network_flow, network_gd, network_loss, whiten)
+from ._network import (NETWORK_ODE_OPTIONS, conserved_gram, effective_initial_strength, first_crossing_time,
+                       gd_flow_time, mode_map, mode_strengths, network_flow, network_gd, network_loss, whiten)
 from ._results import (AsymptoticErrors, GeneralizationCurve, ModeTask, ModeVelocity, MonteCarloEstimate,
                        NetworkGDTrajectory, NetworkTrajectory, NetworkWeights, ScalarModeTrajectory, SignalNoiseStds,
                        StudentErrors, StudentFlowTrajectory, StudentGDTrajectory, StudentInstance, WhitenedTask)
@@ -70,6 +70,7 @@ __all__ = [
     # two-weight-layer network simulators
     "gd_flow_time", "whiten", "mode_map", "mode_strengths", "effective_initial_strength", "conserved_gram",
     "network_loss", "network_flow", "network_gd", "first_crossing_time", "NetworkTrajectory", "NetworkGDTrajectory",
+    "NETWORK_ODE_OPTIONS",
     # their set-ups
     "whitened_inputs", "mode_task", "whitened_mode_task", "decoupled_init", "random_init", "ModeTask",
     "WhitenedTask", "NetworkWeights",

@@ -5,8 +5,13 @@ output side of the same convention (``scalar_or_array``: a Python float when eve
 """
 import numpy as np
 
-from dynamics.numerics import as_finite_array, require_in_range, require_positive, require_of_type
-from ._results import StudentInstance
+from dynamics.numerics import (OdeOptions, as_finite_array, format_value, require_choice, require_in_range,
+                               require_of_type, require_positive)
+from ._results import SignalNoiseStds, StudentInstance
+
+#: The fields of an :class:`~dynamics.numerics.OdeOptions` that the flows set themselves (step budgets, Jacobian,
+#: autonomy, stiffness switch): a caller's options keep their defaults there.
+_FLOW_OWN_FIELDS = ("step", "max_steps", "jac", "bounds", "autonomous", "stiff_after")
 
 
 def require_broadcast(**arrays):
@@ -129,3 +134,28 @@ def require_student_weights(weights, instance):
     if w.ndim == 0 or w.shape[-1] != instance.n_features:
         raise ValueError(f"weights must have shape (..., N) with N = {instance.n_features}, got {w.shape}")
     return w
+
+
+def require_flow_options(options, methods, what):
+    """The ``method`` (one of ``methods``), ``rtol`` in [1e-15, 1] and ``atol`` > 0 of ``options``, an
+    :class:`~dynamics.numerics.OdeOptions` (a TypeError otherwise) whose other fields keep their defaults (a
+    ValueError naming the field otherwise: the flow ``what`` sets them itself)."""
+    options = require_of_type("options", options, OdeOptions, made_by="dynamics.numerics.OdeOptions")
+    defaults = OdeOptions()
+    for field in _FLOW_OWN_FIELDS:
+        value, default = getattr(options, field), getattr(defaults, field)
+        if not (value is default or (type(value) is type(default) and value == default)):
+            raise ValueError(f"options.{field} must keep its default {default!r}: {what} sets the step budgets, "
+                             f"the Jacobian and the stiffness switch itself (it reads method, rtol and atol), got "
+                             f"{format_value(value)}")
+    method = require_choice("method", options.method, methods)
+    rtol = require_in_range("rtol", options.rtol, 1e-15, 1.0)
+    atol = require_in_range("atol", options.atol, 0.0, np.inf, low_open=True)
+    return method, rtol, atol
+
+
+def require_signal_noise(stds) -> SignalNoiseStds:
+    """A :class:`~dynamics.linear_networks.SignalNoiseStds` (a TypeError otherwise) with each standard deviation in
+    [0, 1e150] (a ValueError naming the field otherwise)."""
+    stds = require_of_type("stds", stds, SignalNoiseStds, made_by="dynamics.linear_networks.stds_at_snr")
+    return SignalNoiseStds(require_std("teacher_std", stds.teacher_std), require_std("noise_std", stds.noise_std))

@@ -14,20 +14,20 @@ the weights), and the request is refused with a ValueError naming the inputs.
 """
 import numpy as np
 
-from dynamics.numerics import IntegrationError, require_choice, require_in_range, solve_ode
+from dynamics.numerics import IntegrationError, OdeOptions, require_choice, require_in_range, solve_ode
 
 EXPLICIT_STEPS = 20_000  # DOP853 step attempts before the switch to rosenbrock23 (the claims' flows take < 5 000)
 STIFF_STEPS = 200_000
 MAX_HORIZON = 2.0 ** 52
-METHODS = ("dop853", "rosenbrock23")
+METHODS = ("auto", "rosenbrock23")
 
 
-def integrate_flow(rhs, jac, y0, t, tau, params, rtol, atol, what, rate, rate_text, method="dop853") -> np.ndarray:
+def integrate_flow(rhs, jac, y0, t, tau, params, rtol, atol, what, rate, rate_text, method="auto") -> np.ndarray:
     """The states (one row per time in ``t``) of τ y' = rhs(T, y, params) from y0, with ``rhs`` and ``jac`` in units
     of τ (``jac`` None: forward differences); ``t`` is checked output times, ``tau`` > 0; ``rate`` a bound on the
-    flow's Jacobian in units of 1/τ (``rate_text`` says how it is formed from the inputs); ``method`` "dop853"
-    (DOP853, then rosenbrock23 where the flow turns stiff: ``solve_ode``'s "auto") or "rosenbrock23" (from the
-    start). ValueError if rate·t/τ exceeds 2^52; IntegrationError if the integrators do not reach the last time."""
+    flow's Jacobian in units of 1/τ (``rate_text`` says how it is formed from the inputs); ``method`` "auto"
+    (``solve_ode``'s: DOP853, then rosenbrock23 where the flow turns stiff) or "rosenbrock23" (from the start).
+    ValueError if rate·t/τ exceeds 2^52; IntegrationError if the integrators do not reach the last time."""
     method = require_choice("method", method, METHODS)
     rtol = require_in_range("rtol", rtol, 1e-15, 1.0)
     atol = require_in_range("atol", atol, 0.0, np.inf, low_open=True)
@@ -42,12 +42,9 @@ def integrate_flow(rhs, jac, y0, t, tau, params, rtol, atol, what, rate, rate_te
     if flow_time[-1] == 0.0:  # nothing moves (also when t/τ underflows to 0)
         return np.tile(y0, (t.size, 1))
     span = (0.0, float(flow_time[-1]))
-    if method == "rosenbrock23":
-        result = solve_ode(rhs, span, y0, t_eval=flow_time, params=params, method="rosenbrock23", jac=jac, rtol=rtol,
-                           atol=atol, max_steps=STIFF_STEPS, autonomous=True)
-    else:
-        result = solve_ode(rhs, span, y0, t_eval=flow_time, params=params, method="auto", jac=jac, rtol=rtol,
-                           atol=atol, max_steps=STIFF_STEPS, autonomous=True, stiff_after=EXPLICIT_STEPS)
+    options = OdeOptions(method=method, rtol=rtol, atol=atol, max_steps=STIFF_STEPS, jac=jac, autonomous=True,
+                         stiff_after=EXPLICIT_STEPS)  # stiff_after: read by "auto" only
+    result = solve_ode(rhs, span, y0, t_eval=flow_time, params=params, options=options)
     if result.success:
         return result.y
     reached = (result.t[-1] if result.t.size else 0.0) * tau

@@ -22,16 +22,22 @@ from typing import Optional, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dynamics.numerics import (as_finite_array, one_blas_thread_when_small, require_array_in_range,
+from dynamics.numerics import (OdeOptions, as_finite_array, one_blas_thread_when_small, require_array_in_range,
                                require_finite_product, require_integer, require_output_times, require_positive)
-from ._checks import (require_correlations, require_mode_bases, require_network_data, require_one_network,
-                      require_weights, scalar_or_array)
-from ._integrate import integrate_flow
+from ._checks import (require_correlations, require_flow_options, require_mode_bases, require_network_data,
+                      require_one_network, require_weights, scalar_or_array)
+from ._integrate import METHODS, integrate_flow
 from ._kernels import two_layer_gd, two_layer_rhs
 from ._results import NetworkGDTrajectory, NetworkTrajectory
 
-__all__ = ["conserved_gram", "effective_initial_strength", "first_crossing_time", "gd_flow_time", "mode_map",
-           "mode_strengths", "network_flow", "network_gd", "network_loss", "whiten"]
+__all__ = ["NETWORK_ODE_OPTIONS", "conserved_gram", "effective_initial_strength", "first_crossing_time",
+           "gd_flow_time", "mode_map", "mode_strengths", "network_flow", "network_gd", "network_loss", "whiten"]
+
+NETWORK_ODE_OPTIONS = OdeOptions(method="auto", rtol=1e-10, atol=1e-13)
+"""The integrator settings :func:`~dynamics.linear_networks.network_flow` uses by default: ``solve_ode``'s "auto"
+(DOP853, then rosenbrock23 from where DOP853 gave up after 20 000 step attempts) at rtol = 1e-10, atol = 1e-13.
+``network_flow`` reads ``method``, ``rtol`` and ``atol``; the step budgets and the stiffness switch are the flows'
+own, so the other fields keep :class:`~dynamics.numerics.OdeOptions`' defaults."""
 
 
 def gd_flow_time(steps: ArrayLike, learning_rate: float, loss_scale: float = 1.0,
@@ -303,8 +309,7 @@ def network_loss(W21: ArrayLike, W32: ArrayLike, X: ArrayLike, Y: ArrayLike) -> 
 
 
 def network_flow(W21: ArrayLike, W32: ArrayLike, sigma31: ArrayLike, t: ArrayLike, sigma11: Optional[ArrayLike] = None,
-                 tau: float = 1.0, rtol: float = 1e-10, atol: float = 1e-13,
-                 method: str = "dop853") -> NetworkTrajectory:
+                 tau: float = 1.0, options: OdeOptions = NETWORK_ODE_OPTIONS) -> NetworkTrajectory:
     """Integrate the full-matrix gradient flow (2.2.5–6) from (W21, W32).
 
     Parameters
@@ -321,12 +326,13 @@ def network_flow(W21: ArrayLike, W32: ArrayLike, sigma31: ArrayLike, t: ArrayLik
         Input correlation Σ11 = X Xᵀ; None means whitened inputs (I).
     tau : float
         Time constant τ > 0.
-    rtol, atol : float
-        Tolerances of :func:`dynamics.numerics.solve_ode`.
-    method : {"dop853", "rosenbrock23"}
-        "dop853": DOP853, and where it does not finish within 20 000 step attempts (a stiff flow, τ tiny against
-        t) the L-stable rosenbrock23 from the last output time it reached (:func:`dynamics.numerics.solve_ode`'s
-        ``method="auto"``); "rosenbrock23": rosenbrock23 from the start.
+    options : OdeOptions
+        The integrator (:class:`dynamics.numerics.OdeOptions`; default
+        :data:`~dynamics.linear_networks.NETWORK_ODE_OPTIONS`, "auto" at rtol = 1e-10, atol = 1e-13), of which
+        ``network_flow`` reads ``method``, ``rtol`` (in [1e-15, 1]) and ``atol`` (> 0); the other fields keep their
+        defaults (a ``ValueError`` names one that does not). ``method`` "auto": DOP853, and where it does not finish
+        within 20 000 step attempts (a stiff flow, τ tiny against t) the L-stable rosenbrock23 from the last output
+        time it reached (:func:`dynamics.numerics.solve_ode`'s "auto"); "rosenbrock23": rosenbrock23 from the start.
 
     Returns
     -------
@@ -336,8 +342,8 @@ def network_flow(W21: ArrayLike, W32: ArrayLike, sigma31: ArrayLike, t: ArrayLik
     Raises
     ------
     ValueError
-        For non-finite input, shapes that do not match (named), bad times, tau <= 0, t/tau above 2^52, or a
-        method other than "dop853" and "rosenbrock23".
+        For non-finite input, shapes that do not match (named), bad times, tau <= 0, t/tau above 2^52, a method
+        other than "auto" and "rosenbrock23", or a tolerance out of range.
     dynamics.numerics.IntegrationError
         If the integration does not reach the last time.
 
@@ -350,7 +356,13 @@ def network_flow(W21: ArrayLike, W32: ArrayLike, sigma31: ArrayLike, t: ArrayLik
     >>> u = mode_strengths(run.W21, run.W32, task.U, task.V)[:, 0]
     >>> bool(abs(u[1] - mode_strength(3.0, 2.0, 0.01)) < 1e-8)
     True
+    >>> stiff = network_flow(*init, task.correlation, [0.0, 3.0],
+    ...                      options=NETWORK_ODE_OPTIONS._replace(method="rosenbrock23", rtol=1e-8))
+    >>> u_stiff = mode_strengths(stiff.W21, stiff.W32, task.U, task.V)[:, 0]
+    >>> bool(abs(u_stiff[1] - mode_strength(3.0, 2.0, 0.01)) < 1e-6)
+    True
     """
+    method, rtol, atol = require_flow_options(options, METHODS, "network_flow")
     W21, W32, sigma31, sigma11 = require_correlations(W21, W32, sigma31, sigma11)
     tau = require_positive("tau", tau)
     t_eval = require_output_times("t", t)

@@ -172,11 +172,30 @@ class StudentErrors(NamedTuple):
 
 
 class SignalNoiseStds(NamedTuple):
-    """The standard deviations ``teacher_std`` σ_w̄ and ``noise_std`` σ_ε of a teacher–student set-up (Eqs
-    2.3.1–2.3.3)."""
+    """The standard deviations of the teacher and of the label noise of the Advani–Saxe teacher–student set-up
+    (Advani & Saxe 2017, as reviewed in Pezeshki (thesis), Eqs 2.3.1–2.3.3): what
+    :func:`dynamics.linear_networks.stds_at_snr` returns and :func:`dynamics.linear_networks.simulated_student_errors`
+    takes. The defaults are the thesis's SNR 4 set-up, σ_w̄² = 1 and σ_ε² = 0.25. Their ranges are checked where the
+    standard deviations are used, each ``ValueError`` naming the field.
 
-    teacher_std: float
-    noise_std: float
+    Attributes
+    ----------
+    teacher_std : float, default 1.0
+        σ_w̄, the standard deviation of the teacher's weights w̄ ~ N(0, σ_w̄² I), in [0, 1e150].
+    noise_std : float, default 0.5
+        σ_ε, the standard deviation of the label noise ε ~ N(0, σ_ε² I), in [0, 1e150].
+
+    Examples
+    --------
+    >>> from dynamics.linear_networks import SignalNoiseStds, stds_at_snr
+    >>> SignalNoiseStds()
+    SignalNoiseStds(teacher_std=1.0, noise_std=0.5)
+    >>> [round(std ** 2, 12) for std in stds_at_snr(4.0)]
+    [0.8, 0.2]
+    """
+
+    teacher_std: float = 1.0
+    noise_std: float = 0.5
 
 
 class MonteCarloEstimate(NamedTuple):

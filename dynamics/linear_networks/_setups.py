@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike
 
 from dynamics.numerics import (as_finite_array, haar_orthogonal, one_blas_thread_when_small, require_array_in_range,
                                require_in_range, require_integer, require_output_times, require_positive, rng_from)
-from ._checks import require_alpha, require_broadcast, require_mode_factors, require_std
+from ._checks import require_alpha, require_broadcast, require_mode_factors, require_signal_noise, require_std
 from ._results import ModeTask, NetworkWeights, SignalNoiseStds, StudentErrors, StudentInstance, WhitenedTask
 from ._student import (generalization_error, student_weights, student_weights_gd, training_error,
                        training_error_direct)
@@ -431,7 +431,7 @@ def stds_at_snr(snr: float) -> SignalNoiseStds:
 
 
 def simulated_student_errors(alpha: float, n_features: int, n_students: int, t: ArrayLike, *,
-                             learning_rate: Optional[float] = None, teacher_std: float = 1.0, noise_std: float = 0.5,
+                             learning_rate: Optional[float] = None, stds: SignalNoiseStds = SignalNoiseStds(),
                              init_std: float = 0.0,
                              seed: Optional[Union[int, np.random.Generator]] = None) -> StudentErrors:
     """Realised errors of independently drawn students (Eqs 2.3.1–2.3.3, P = round(α N)) trained on their own
@@ -454,8 +454,12 @@ def simulated_student_errors(alpha: float, n_features: int, n_students: int, t: 
         Flow times: finite, >= 0, non-decreasing; with ``learning_rate``, whole multiples k·η of it.
     learning_rate : float, optional
         η > 0 of gradient descent on (1/2)||y − wX||² (each instance needs η < 2/λ_max); None: the flow.
-    teacher_std, noise_std, init_std : float
-        Standard deviations σ_w̄, σ_ε, σ_0, each in [0, 1e150].
+    stds : SignalNoiseStds
+        The teacher's and the label noise's standard deviations σ_w̄ and σ_ε, each in [0, 1e150] (default: the
+        thesis's SNR 4 set-up, σ_w̄ = 1, σ_ε = 0.5; :func:`dynamics.linear_networks.stds_at_snr` gives them at an
+        SNR).
+    init_std : float
+        σ_0, the standard deviation of the students' initial weights, in [0, 1e150].
     seed : None, int or numpy.random.Generator
         Source of randomness: one :func:`dynamics.linear_networks.draw_student` per student, in turn.
 
@@ -468,8 +472,11 @@ def simulated_student_errors(alpha: float, n_features: int, n_students: int, t: 
     Raises
     ------
     ValueError
-        For alpha <= 0, sizes out of range, bad times, times that are not whole numbers of steps, or as
-        :func:`dynamics.linear_networks.draw_student` and :func:`dynamics.linear_networks.student_weights_gd`.
+        For alpha <= 0, sizes out of range, bad times, times that are not whole numbers of steps, a standard
+        deviation out of range (named by its field), or as :func:`dynamics.linear_networks.draw_student` and
+        :func:`dynamics.linear_networks.student_weights_gd`.
+    TypeError
+        If ``stds`` is not a :class:`dynamics.linear_networks.SignalNoiseStds`.
 
     Examples
     --------
@@ -479,12 +486,17 @@ def simulated_student_errors(alpha: float, n_features: int, n_students: int, t: 
     >>> gd = simulated_student_errors(2.0, 20, 3, [0.0, 1.0, 10.0], learning_rate=0.05, seed=0)
     >>> bool(np.abs(gd.generalization_error - run.generalization_error).max() < 0.05)
     True
+    >>> clean = simulated_student_errors(2.0, 20, 3, [0.0, 10.0], stds=stds_at_snr(1e6), seed=0)
+    >>> bool(np.all(clean.training_error[:, -1] < 1e-2))
+    True
     """
     alpha = require_alpha(alpha)
+    teacher_std, noise_std = require_signal_noise(stds)
     n = require_integer("n_features", n_features, 1, 100_000)
     count = require_integer("n_students", n_students, 1, 100_000)
     times = require_output_times("t", t)
-    p = round(alpha * n)
+    product = alpha * n  # inf for a huge alpha: refused below, not an OverflowError from round()
+    p = round(product) if math.isfinite(product) else math.inf
     if not 1 <= p <= 1_000_000:
         raise ValueError(f"alpha must give 1 <= P = round(alpha·n_features) <= 1e6 examples, got P = {p:g} for "
                          f"alpha = {alpha:g}, n_features = {n}")

@@ -12,11 +12,12 @@ from . import _compile  # noqa: F401  (the first-compile notice)
 from .cache import cache_dir, disk_cache
 from .lambertw import INV_E_HI, OMEGA, lambertw, lambertw_kernel
 from .linalg import cholesky_solve, lu_factor, lu_solve, nearest_orthogonal
-from .newton import NewtonFunctions, NewtonResult, newton_functions, newton_maximise, newton_maximise_kernel
+from .newton import (NewtonFunctions, NewtonOptions, NewtonResult, newton_functions, newton_maximise,
+                     newton_maximise_kernel)
 from .marchenko_pastur import (MPEdges, Quadrature, mp_atom, mp_cdf, mp_density, mp_edges, mp_integrate,
                                mp_quadrature)
 from .ode import (DOP853, DOPRI5, JAC_SIGNATURE, METHODS, RHS_SIGNATURE, RK4, BatchOdeResult, IntegrationError,
-                  OdeResult, compiled_function, integrate, integrate_rosenbrock, solve_ode, solve_ode_batch)
+                  OdeOptions, OdeResult, compiled_function, integrate, integrate_rosenbrock, solve_ode, solve_ode_batch)
 from .random import haar_orthogonal, seed_streams
 from .threads import SMALL_DENSE_DIMENSION, blas_threads_for_size, one_blas_thread_when_small, one_thread
 from .special import (binom_cdf, binom_sf, log_binom_pmf, log_binom_pmf_kernel, log_binom_sf, log_binom_sf_kernel,
@@ -29,7 +30,8 @@ from .validation import (as_finite_array, as_float, format_value, require_array_
 
 __all__ = [
     # ODEs
-    "solve_ode", "solve_ode_batch", "OdeResult", "BatchOdeResult", "IntegrationError", "METHODS", "integrate", "integrate_rosenbrock",
+    "solve_ode", "solve_ode_batch", "OdeOptions", "OdeResult", "BatchOdeResult", "IntegrationError", "METHODS",
+    "integrate", "integrate_rosenbrock",
     "compiled_function", "RHS_SIGNATURE", "JAC_SIGNATURE", "DOPRI5", "DOP853", "RK4",
     # special functions
     "lambertw", "lambertw_kernel", "INV_E_HI", "OMEGA",
@@ -39,7 +41,8 @@ __all__ = [
     # Marchenko–Pastur
     "mp_edges", "mp_atom", "mp_density", "mp_cdf", "mp_quadrature", "mp_integrate", "MPEdges", "Quadrature",
     # damped Newton for strictly concave objectives
-    "newton_maximise", "newton_maximise_kernel", "newton_functions", "NewtonFunctions", "NewtonResult",
+    "newton_maximise", "newton_maximise_kernel", "newton_functions", "NewtonFunctions", "NewtonOptions",
+    "NewtonResult",
     # linear algebra, random numbers, the disk cache of expensive results
     "cholesky_solve", "lu_factor", "lu_solve", "nearest_orthogonal", "haar_orthogonal", "disk_cache", "cache_dir",
     "seed_streams",

@@ -39,9 +39,10 @@ from numba.experimental.function_type import _get_jit_address
 
 from ._function_address import _from_address
 from .linalg import cholesky_solve
-from .validation import as_finite_array, require_in_range, require_integer
+from .validation import as_finite_array, require_in_range, require_integer, require_of_type
 
-__all__ = ["NewtonFunctions", "NewtonResult", "newton_functions", "newton_maximise", "newton_maximise_kernel"]
+__all__ = ["NewtonFunctions", "NewtonOptions", "NewtonResult", "newton_functions", "newton_maximise",
+           "newton_maximise_kernel"]
 
 OBJECTIVE_SIGNATURE = types.Tuple((types.float64, types.float64[::1]))(types.float64[::1], types.float64[::1])
 CURVATURE_SIGNATURE = types.float64[:, ::1](types.float64[::1], types.float64[::1])
@@ -79,6 +80,40 @@ class NewtonFunctions(NamedTuple):
     curvature: int
     inside: int
     residual_floor: int
+
+
+class NewtonOptions(NamedTuple):
+    """When :func:`dynamics.numerics.newton_maximise` stops: its tolerances and its budget of Newton steps.
+
+    Damped Newton with Armijo backtracking (Nocedal & Wright 2006, *Numerical Optimization*, Algorithm 3.1 with
+    Newton directions); the stopping rules are the module docstring's. The values are checked by
+    :func:`dynamics.numerics.newton_maximise`, each ``ValueError`` naming the field.
+
+    Attributes
+    ----------
+    tol : float, default 1e-12
+        Converged when max|∇F| <= max(tol, residual_floor(x)), in (0, 1].
+    max_iter : int, default 200
+        Most Newton steps, >= 0.
+    move_tol : float, default 4e-16
+        Stop when every coordinate moves by at most this much relative to itself, in [0, 1) (the default,
+        ``MOVE_TOLERANCE``, is a few ulps: below it an iterate no longer moves).
+
+    Examples
+    --------
+    >>> options = NewtonOptions()
+    >>> options.tol, options.max_iter, options.move_tol
+    (1e-12, 200, 4e-16)
+    >>> NewtonOptions(max_iter=5).max_iter
+    5
+    """
+
+    tol: float = 1e-12
+    max_iter: int = 200
+    move_tol: float = MOVE_TOLERANCE
+
+
+_DEFAULT_OPTIONS = NewtonOptions()
 
 
 class NewtonResult(NamedTuple):
@@ -281,8 +316,8 @@ def newton_maximise(objective: Callable[[np.ndarray, np.ndarray], Tuple[float, n
                     curvature: Callable[[np.ndarray, np.ndarray], np.ndarray], x0: ArrayLike,
                     params: Optional[ArrayLike] = None, *,
                     inside: Optional[Callable[[np.ndarray, np.ndarray], bool]] = None,
-                    residual_floor: Optional[Callable[[np.ndarray, np.ndarray], float]] = None, tol: float = 1e-12,
-                    max_iter: int = 200, move_tol: float = MOVE_TOLERANCE) -> NewtonResult:
+                    residual_floor: Optional[Callable[[np.ndarray, np.ndarray], float]] = None,
+                    options: NewtonOptions = _DEFAULT_OPTIONS) -> NewtonResult:
     """Maximise a strictly concave objective over an open domain by damped Newton, from ``x0`` inside it.
 
     Each step solves ``curvature(x) d = ∇F(x)`` and halves the step until ``x + step·d`` is inside the domain and the
@@ -305,12 +340,9 @@ def newton_maximise(objective: Callable[[np.ndarray, np.ndarray], Tuple[float, n
     residual_floor : numba.njit function, optional
         ``residual_floor(x, params) -> float``: the smallest residual float64 can resolve at x, where the objective's
         scale makes ``tol`` unreachable (default 0).
-    tol : float
-        Converged when max|∇F| <= max(tol, residual_floor(x)), in (0, 1].
-    max_iter : int
-        Most Newton steps, >= 0.
-    move_tol : float
-        Stop when every coordinate moves by at most this much relative to itself, in [0, 1).
+    options : NewtonOptions
+        When to stop (:class:`dynamics.numerics.NewtonOptions`): the tolerance ``tol`` on the residual, the most
+        Newton steps ``max_iter`` and the smallest relative move ``move_tol``.
 
     Returns
     -------
@@ -321,9 +353,10 @@ def newton_maximise(objective: Callable[[np.ndarray, np.ndarray], Tuple[float, n
     ------
     ValueError
         If ``x0`` or ``params`` is not finite, ``x0`` is empty or outside the domain, the functions return values of
-        the wrong shape, or a tolerance is out of range.
+        the wrong shape, or a field of ``options`` is out of range.
     TypeError
-        If a function is not a numba.njit function of the signature above.
+        If a function is not a numba.njit function of the signature above, or ``options`` is not a
+        :class:`dynamics.numerics.NewtonOptions`.
 
     Examples
     --------
@@ -342,12 +375,21 @@ def newton_maximise(objective: Callable[[np.ndarray, np.ndarray], Tuple[float, n
     >>> result = newton_maximise(objective, curvature, [1.0, 1.0], [4.0, 0.01], inside=positive)
     >>> result.x.round(12).tolist(), result.converged
     ([2.0, 0.1], True)
+
+    At most two Newton steps, from further away: not converged yet.
+
+    >>> early = newton_maximise(objective, curvature, [9.0, 9.0], [4.0, 0.01], inside=positive,
+    ...                         options=NewtonOptions(max_iter=2))
+    >>> early.iterations, early.converged
+    (2, False)
     """
     functions = newton_functions(objective, curvature, inside, residual_floor)
     x0 = as_finite_array("x0", x0, ndim=1)
     if x0.size == 0:
         raise ValueError("x0 must have at least one coordinate, got an empty array")
     params = np.zeros(0) if params is None else as_finite_array("params", params, ndim=1)
+    tol, max_iter, move_tol = require_of_type("options", options, NewtonOptions,
+                                              made_by="dynamics.numerics.NewtonOptions")
     tol = require_in_range("tol", tol, 0.0, 1.0, low_open=True)
     max_iter = require_integer("max_iter", max_iter, 0)
     move_tol = require_in_range("move_tol", move_tol, 0.0, 1.0, high_open=True)

@@ -42,10 +42,10 @@ from ._explicit_rk import DOP853, DOPRI5, RK4, integrate, solve_explicit
 from ._function_address import JAC_SIGNATURE, RHS_SIGNATURE
 from ._rosenbrock import integrate_rosenbrock, solve_rosenbrock
 from .validation import (_as_float64_array, as_finite_array, as_float, format_value, require_bool, require_choice,
-                         require_in_range, require_integer)
+                         require_in_range, require_integer, require_of_type)
 
-__all__ = ["BatchOdeResult", "DOP853", "DOPRI5", "IntegrationError", "JAC_SIGNATURE", "METHODS", "OdeResult",
-           "RHS_SIGNATURE", "RK4", "compiled_function", "integrate", "integrate_rosenbrock", "solve_ode",
+__all__ = ["BatchOdeResult", "DOP853", "DOPRI5", "IntegrationError", "JAC_SIGNATURE", "METHODS", "OdeOptions",
+           "OdeResult", "RHS_SIGNATURE", "RK4", "compiled_function", "integrate", "integrate_rosenbrock", "solve_ode",
            "solve_ode_batch"]
 
 #: A right-hand side ``rhs(t, y, params) -> dydt`` and a Jacobian ``jac(t, y, params) -> ∂rhs/∂y``: ``@numba.njit``
@@ -184,6 +184,74 @@ class OdeResult(NamedTuple):
         return self
 
 
+class OdeOptions(NamedTuple):
+    """The integrator settings of :func:`dynamics.numerics.solve_ode` and :func:`dynamics.numerics.solve_ode_batch`
+    (and of the theory functions that integrate a flow with them), one frozen object.
+
+    The explicit pairs and their step-size control follow Hairer, Nørsett & Wanner (1993), *Solving Ordinary
+    Differential Equations I*, §§II.4–II.10 (Dopri5, DOP853, the classical RK4), the stiff method Shampine & Reichelt
+    (1997), *The MATLAB ODE Suite* (the modified Rosenbrock 2(3) pair); the bounds hold the state as MATLAB's
+    ``NonNegative`` option does. The defaults (Dopri5 at rtol = 1e-6, atol = 1e-9) are the project's. The values are
+    checked where they are used, each ``ValueError`` naming the field.
+
+    Attributes
+    ----------
+    method : {"dopri5", "dop853", "rk4", "rosenbrock23", "auto"}, default "dopri5"
+        The scheme (the module docstring's table): the adaptive explicit pairs Dopri5 and DOP853, the fixed-step
+        classical RK4 (needs ``step``), the L-stable Rosenbrock 2(3) for stiff problems, or "auto" (DOP853, and
+        rosenbrock23 from where DOP853 gave up, for a problem that may turn stiff; not for a batch).
+    rtol : float, default 1e-6
+        Relative tolerance of the adaptive methods, in [1e-15, 1].
+    atol : float or array_like of shape (n,), default 1e-9
+        Absolute tolerance, > 0: a scalar or one value per state.
+    step : float, optional
+        A fixed step size > 0 (no error control): required by "rk4"; with an adaptive pair, how its convergence
+        order is measured. None (default): adaptive steps.
+    max_steps : int, default 100 000
+        Step attempts (>= 1) before the solve gives up (``success=False``); with "auto", those of rosenbrock23.
+    jac : numba.njit function, optional
+        ``jac(t, y, params) -> ∂rhs/∂y`` (n × n, C order) for "rosenbrock23" and "auto" (forward differences
+        without it).
+    bounds : (lower, upper), optional
+        "rosenbrock23" and "auto" only: each state is held inside [lower, upper] (scalars or one value per state),
+        the domain of ``rhs``, at every stage and output; the amount a step is clipped counts in its error estimate.
+    autonomous : bool, default False
+        "rosenbrock23" and "auto" only: ``rhs`` does not depend on t, so ∂f/∂t is not estimated (one evaluation
+        fewer per step).
+    stiff_after : int, default 5 000
+        "auto" only: DOP853's step attempts (>= 1) before the problem is taken to be stiff.
+
+    Examples
+    --------
+    >>> options = OdeOptions()
+    >>> options.method, options.rtol, options.atol, options.max_steps
+    ('dopri5', 1e-06, 1e-09, 100000)
+    >>> tight = OdeOptions(method="dop853", rtol=1e-10, atol=1e-12)
+    >>> tight._replace(rtol=1e-8).rtol, tight.method
+    (1e-08, 'dop853')
+    """
+
+    method: str = "dopri5"
+    rtol: float = 1e-6
+    atol: ArrayLike = 1e-9
+    step: Optional[float] = None
+    max_steps: int = 100_000
+    jac: Optional[Jacobian] = None
+    bounds: Optional[Tuple[ArrayLike, ArrayLike]] = None
+    autonomous: bool = False
+    stiff_after: int = 5_000
+
+
+_DEFAULT_OPTIONS = OdeOptions()
+
+
+def _options(options):
+    """``options`` if it is an :class:`OdeOptions`, else a TypeError naming the parameter."""
+    if type(options) is not OdeOptions:
+        require_of_type("options", options, OdeOptions, made_by="dynamics.numerics.OdeOptions")
+    return options
+
+
 def _time_span(t_span):
     try:
         t0, t1 = (as_float("t_span", t) for t in t_span)
@@ -310,10 +378,7 @@ def _check_problem(rhs, t_span, y0s, t_eval, params, method, rtol, atol, step, m
 
 
 def solve_ode(rhs: RightHandSide, t_span: Tuple[float, float], y0: ArrayLike, t_eval: Optional[ArrayLike] = None,
-              params: Optional[ArrayLike] = None, method: str = "dopri5", rtol: float = 1e-6, atol: ArrayLike = 1e-9,
-              step: Optional[float] = None, max_steps: int = 100_000, jac: Optional[Jacobian] = None,
-              bounds: Optional[Tuple[ArrayLike, ArrayLike]] = None, autonomous: bool = False,
-              stiff_after: int = 5_000) -> OdeResult:
+              params: Optional[ArrayLike] = None, options: OdeOptions = _DEFAULT_OPTIONS) -> OdeResult:
     """Integrate ``dy/dt = rhs(t, y, params)`` over ``t_span = (t0, t1)``.
 
     Parameters
@@ -328,30 +393,11 @@ def solve_ode(rhs: RightHandSide, t_span: Tuple[float, float], y0: ArrayLike, t_
         Sorted output times inside ``t_span`` (dense output); without it every accepted step is returned.
     params : array_like, shape (p,), optional
         Parameters passed to ``rhs`` (and ``jac``), finite.
-    method : {"dopri5", "dop853", "rk4", "rosenbrock23", "auto"}
-        See the module docstring; "rk4" needs ``step``. Use "rosenbrock23" for stiff problems, and "auto" for a
-        problem that may turn stiff (DOP853 first, rosenbrock23 from where DOP853 gave up).
-    rtol : float
-        Relative tolerance, in [1e-15, 1].
-    atol : float or array_like, shape (n,)
-        Absolute tolerance, > 0, a scalar or one value per state.
-    step : float, optional
-        Fixed step size (no error control): required by "rk4", and how the adaptive methods' convergence
-        orders are measured.
-    max_steps : int
-        Largest number of step attempts before giving up (``success=False``); with "auto", of rosenbrock23.
-    jac : numba.njit function, optional
-        ``jac(t, y, params) -> ∂rhs/∂y`` (n × n, C order), used by "rosenbrock23" (forward differences
-        without it).
-    bounds : (lower, upper), optional
-        "rosenbrock23" only: each state is held inside [lower, upper] (scalars or one value per state),
-        the domain of ``rhs``, at every stage and output (as MATLAB's ``NonNegative`` option); the amount a
-        step is clipped counts in its error estimate.
-    autonomous : bool
-        "rosenbrock23" only: ``rhs`` does not depend on t, so ∂f/∂t = 0 is not estimated (one evaluation
-        fewer per step).
-    stiff_after : int
-        "auto" only: DOP853's step attempts before the problem is taken to be stiff, >= 1.
+    options : OdeOptions
+        The method and its settings (:class:`dynamics.numerics.OdeOptions`: method, rtol, atol, step, max_steps,
+        jac, bounds, autonomous, stiff_after); the default is Dopri5 at rtol = 1e-6, atol = 1e-9. Use
+        ``method="rosenbrock23"`` for stiff problems, and "auto" for a problem that may turn stiff (DOP853 first,
+        rosenbrock23 from where DOP853 gave up).
 
     Returns
     -------
@@ -366,7 +412,8 @@ def solve_ode(rhs: RightHandSide, t_span: Tuple[float, float], y0: ArrayLike, t_
     >>> @numba.njit
     ... def decay(t, y, params):
     ...     return -params[0] * y
-    >>> sol = solve_ode(decay, (0.0, 1.0), [1.0], t_eval=[0.5, 1.0], params=[2.0], rtol=1e-10, atol=1e-12)
+    >>> tight = OdeOptions(rtol=1e-10, atol=1e-12)
+    >>> sol = solve_ode(decay, (0.0, 1.0), [1.0], t_eval=[0.5, 1.0], params=[2.0], options=tight)
     >>> bool(np.allclose(sol.y[:, 0], np.exp(-2.0 * np.array([0.5, 1.0])), rtol=1e-9)), sol.success
     (True, True)
 
@@ -379,17 +426,19 @@ def solve_ode(rhs: RightHandSide, t_span: Tuple[float, float], y0: ArrayLike, t_
     >>> @numba.njit
     ... def stiff_jacobian(t, y, params):
     ...     return np.full((1, 1), -1000.0)
-    >>> sol = solve_ode(stiff, (0.0, 10.0), [0.0], method="rosenbrock23", jac=stiff_jacobian, rtol=1e-3, atol=1e-6)
-    >>> sol.nsteps < 300, solve_ode(stiff, (0.0, 10.0), [0.0], rtol=1e-3, atol=1e-6).nsteps > 2000
+    >>> loose = OdeOptions(rtol=1e-3, atol=1e-6)
+    >>> sol = solve_ode(stiff, (0.0, 10.0), [0.0], options=loose._replace(method="rosenbrock23", jac=stiff_jacobian))
+    >>> sol.nsteps < 300, solve_ode(stiff, (0.0, 10.0), [0.0], options=loose).nsteps > 2000
     (True, True)
 
     "auto" lets DOP853 resolve the fast transient and hands the stiff remainder to rosenbrock23:
 
-    >>> sol = solve_ode(stiff, (0.0, 10.0), [0.0], t_eval=[1.0, 10.0], method="auto", jac=stiff_jacobian,
-    ...                 rtol=1e-6, atol=1e-9, stiff_after=100)
+    >>> auto = OdeOptions(method="auto", jac=stiff_jacobian, stiff_after=100)
+    >>> sol = solve_ode(stiff, (0.0, 10.0), [0.0], t_eval=[1.0, 10.0], options=auto)
     >>> sol.method, bool(np.allclose(sol.y[:, 0], np.cos(sol.t), atol=1e-3))
     ('dop853+rosenbrock23', True)
     """
+    method, rtol, atol, step, max_steps, jac, bounds, autonomous, stiff_after = _options(options)
     if method == "auto":
         return _solve_auto(rhs, t_span, y0, t_eval, params, rtol, atol, max_steps, jac, bounds, autonomous,
                            stiff_after)
@@ -576,10 +625,8 @@ def _rows(name, value, width=None):
 
 
 def solve_ode_batch(rhs: RightHandSide, t_span: Tuple[float, float], y0s: ArrayLike, t_eval: ArrayLike,
-                    params: Optional[ArrayLike] = None, method: str = "dopri5", rtol: float = 1e-6,
-                    atol: ArrayLike = 1e-9, step: Optional[float] = None, max_steps: int = 100_000,
-                    jac: Optional[Jacobian] = None, bounds: Optional[Tuple[ArrayLike, ArrayLike]] = None,
-                    autonomous: bool = False, specialise: Optional[bool] = None) -> BatchOdeResult:
+                    params: Optional[ArrayLike] = None, options: OdeOptions = _DEFAULT_OPTIONS,
+                    specialise: Optional[bool] = None) -> BatchOdeResult:
     """Integrate one ODE from many initial states and/or parameter rows in one compiled call (rows in parallel).
 
     Row b solves ``dy/dt = rhs(t, y, params[b])`` from ``y0s[b]``; a single initial state or parameter row is
@@ -602,7 +649,7 @@ def solve_ode_batch(rhs: RightHandSide, t_span: Tuple[float, float], y0s: ArrayL
         without ``step``, ``rhs(t, y, params, out)`` (four parameters), writing every component of dy/dt
         into ``out`` (float64, the shape of ``y``, its contents on entry unspecified) and returning nothing.
         Such a right-hand side always runs on the specialised kernels.
-    t_span, method, rtol, atol, step, max_steps, jac, bounds, autonomous :
+    t_span : (float, float)
         As in :func:`dynamics.numerics.solve_ode`.
     y0s : array_like, shape (B, n) or (n,)
         Initial states, finite.
@@ -610,6 +657,9 @@ def solve_ode_batch(rhs: RightHandSide, t_span: Tuple[float, float], y0s: ArrayL
         Output times, sorted, inside ``t_span`` (required: every row reports at the same times).
     params : array_like, shape (B, p) or (p,), optional
         Parameter rows, finite.
+    options : OdeOptions
+        As in :func:`dynamics.numerics.solve_ode` (:class:`dynamics.numerics.OdeOptions`), but for
+        ``method="auto"``, which a batch does not take (so ``stiff_after`` is not used).
     specialise : bool, optional
         Whether a Dopri5 batch (adaptive steps) of ``rhs(t, y, params)`` runs on kernels compiled for ``rhs``:
         True always (the first call compiles them), False never (the generic kernels, compiled once for every
@@ -630,7 +680,8 @@ def solve_ode_batch(rhs: RightHandSide, t_span: Tuple[float, float], y0s: ArrayL
     ... def decay(t, y, params):
     ...     return -params[0] * y
     >>> rates = np.array([[0.5], [1.0], [2.0]])
-    >>> sol = solve_ode_batch(decay, (0.0, 1.0), [1.0], t_eval=[1.0], params=rates, rtol=1e-10, atol=1e-12)
+    >>> tight = OdeOptions(rtol=1e-10, atol=1e-12)
+    >>> sol = solve_ode_batch(decay, (0.0, 1.0), [1.0], t_eval=[1.0], params=rates, options=tight)
     >>> sol.y.shape, bool(np.allclose(sol.y[:, -1, 0], np.exp(-rates[:, 0]), rtol=1e-9)), bool(sol.success.all())
     ((3, 1, 1), True, True)
 
@@ -641,10 +692,11 @@ def solve_ode_batch(rhs: RightHandSide, t_span: Tuple[float, float], y0s: ArrayL
     ...     for i in range(y.shape[0]):
     ...         out[i] = -params[0] * y[i]
     >>> rates = np.linspace(0.1, 2.0, 1000)[:, None]
-    >>> sol = solve_ode_batch(decay_into, (0.0, 1.0), [1.0], t_eval=[1.0], params=rates, rtol=1e-10, atol=1e-12)
+    >>> sol = solve_ode_batch(decay_into, (0.0, 1.0), [1.0], t_eval=[1.0], params=rates, options=tight)
     >>> bool(np.allclose(sol.y[:, -1, 0], np.exp(-rates[:, 0]), rtol=1e-9)), bool(sol.success.all())
     (True, True)
     """
+    method, rtol, atol, step, max_steps, jac, bounds, autonomous, _ = _options(options)
     in_place = _in_place_rhs(rhs)
     if specialise is not None:
         specialise = require_bool("specialise", specialise)

@@ -20,7 +20,7 @@ import numba as nb
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .ode import METHODS, solve_ode
+from .ode import METHODS, OdeOptions, solve_ode
 from .random import haar_orthogonal
 from .validation import as_finite_array, require_array_in_range, require_choice, require_integer, rng_from
 
@@ -328,6 +328,6 @@ def fixed_step_errors(method: str, step_counts: ArrayLike) -> StepErrors:
     steps = t_end / np.array(counts, dtype=float)
     errors = []
     for h in steps:
-        sol = solve_ode(logistic_rhs, (0.0, t_end), y0, params=rates, method=method, step=h).check()
+        sol = solve_ode(logistic_rhs, (0.0, t_end), y0, params=rates, options=OdeOptions(method=method, step=h)).check()
         errors.append(np.abs(sol.y - logistic_exact(sol.t, y0, rates)).max())
     return StepErrors(steps, np.array(errors))

@@ -31,8 +31,8 @@ array([4.5889, 1.2296])
 from dynamics.numerics import lambertw
 
 from ._duals import LOSSES, binary_entropy, dual_maximiser, dual_objective, loss_tangent, primal_loss
-from ._dynamics import (dual_gd, dual_params, features, integrate_dual, jacobian, learning_rate_bound,
-                        primal_gd_theta, primal_gd_z, primal_optimum)
+from ._dynamics import (DUAL_ODE_OPTIONS, dual_gd, dual_params, features, integrate_dual, jacobian,
+                        learning_rate_bound, primal_gd_theta, primal_gd_z, primal_optimum)
 from ._fixed_points import (coupling_matrix, dual_fixed_point, dual_matrix, exact_uncoupled_response,
                             feature_response, first_order_response, lambert_fixed_point, linearised_fixed_point,
                             response_derivative, sd_fixed_point, sd_lambert_approx, sd_margin, starvation_map,
@@ -60,8 +60,8 @@ __all__ = [
     "first_order_response", "lambert_fixed_point", "lambertw", "linearised_fixed_point", "response_derivative",
     "sd_fixed_point", "sd_lambert_approx", "sd_margin", "starvation_map", "weak_response_derivative",
     # dynamics
-    "dual_gd", "dual_params", "dual_rhs", "features", "integrate_dual", "jacobian", "learning_rate_bound",
-    "primal_gd_theta", "primal_gd_z", "primal_optimum",
+    "DUAL_ODE_OPTIONS", "dual_gd", "dual_params", "dual_rhs", "features", "integrate_dual", "jacobian",
+    "learning_rate_bound", "primal_gd_theta", "primal_gd_z", "primal_optimum",
     # set-ups: the sources' configurations, data and experiment drivers
     "MOONS_RUNS", "TOY", "approximation_gap", "first_order_error", "linearisation_error", "make_moons",
     "random_linear_model", "toy_batch", "toy_trajectories", "train_two_moons", "two_moons",

@@ -26,9 +26,10 @@ from typing import Optional, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dynamics.numerics import (IntegrationError, as_finite_array, one_blas_thread_when_small, require_choice,
-                               require_finite_result, require_in_range, require_integer, require_output_times,
-                               require_positive, require_shape, sigmoid, solve_ode)
+from dynamics.numerics import (IntegrationError, OdeOptions, as_finite_array, format_value,
+                               one_blas_thread_when_small, require_choice, require_finite_result, require_in_range,
+                               require_integer, require_of_type, require_output_times, require_positive,
+                               require_shape, sigmoid, solve_ode)
 from ._checks import (require_dual_point, require_flow, require_learning_rate, require_one_penalty,
                       require_primal_data, require_problem, require_strengths)
 from ._fixed_points import dual_matrix
@@ -43,6 +44,31 @@ ROSENBROCK_MAX_STEPS = 200_000  # successful stiff runs take ~1e4 steps: fail fa
 DOP853_MAX_STEPS = 2_000_000  # method="dop853": the explicit pair alone, however stiff
 ALPHA_FLOOR = 1e-300  # below: the exact α_i ~ e^{-(Kα)_i} can underflow (e.g. e^{-2400}) in a transient
 ALPHA_CEILING = 1.0 - 2.0 ** -53  # the largest double below 1
+
+DUAL_ODE_OPTIONS = OdeOptions(method="auto", rtol=1e-10, atol=1e-12)
+"""The integrator settings :func:`~dynamics.starvation.integrate_dual` uses by default: ``solve_ode``'s "auto"
+(DOP853, then rosenbrock23 where the flow turns stiff) at rtol = 1e-10, atol = 1e-12. ``integrate_dual`` reads
+``method``, ``rtol`` and ``atol``; the step budgets, the Jacobian, the bounds on α and the stiffness switch are its
+own (``AUTO_EXPLICIT_STEPS``, ``ROSENBROCK_MAX_STEPS``, ``DOP853_MAX_STEPS``, ``ALPHA_FLOOR``, ``ALPHA_CEILING``), so
+the other fields keep :class:`~dynamics.numerics.OdeOptions`' defaults."""
+
+_OWN_FIELDS = ("step", "max_steps", "jac", "bounds", "autonomous", "stiff_after")  # set by integrate_dual itself
+
+
+def _dual_integrator(options):
+    """The method, rtol and atol of ``options`` (an OdeOptions whose other fields keep their defaults), checked."""
+    options = require_of_type("options", options, OdeOptions, made_by="dynamics.numerics.OdeOptions")
+    defaults = OdeOptions()
+    for field in _OWN_FIELDS:
+        value, default = getattr(options, field), getattr(defaults, field)
+        if not (value is default or (type(value) is type(default) and value == default)):
+            raise ValueError(f"options.{field} must keep its default {default!r}: integrate_dual sets the step "
+                             f"budgets, the Jacobian, the bounds on alpha and the stiffness switch itself (it reads "
+                             f"method, rtol and atol), got {format_value(value)}")
+    method = require_choice("method", options.method, INTEGRATORS)
+    rtol = require_in_range("rtol", options.rtol, 1e-14, 1e-3)
+    atol = require_in_range("atol", options.atol, 1e-300, 1e-3)
+    return method, rtol, atol
 
 
 def _params(U, s, penalty, sd, exact):
@@ -83,7 +109,7 @@ def dual_params(U: ArrayLike, s: ArrayLike, *, weight_decay: Optional[float] = N
 
 def integrate_dual(U: ArrayLike, s: ArrayLike, t: ArrayLike, *, weight_decay: Optional[float] = None,
                    output_penalty: Optional[float] = None, alpha0: Optional[ArrayLike] = None, exact: bool = True,
-                   rtol: float = 1e-10, atol: float = 1e-12, method: str = "auto") -> DualTrajectory:
+                   options: OdeOptions = DUAL_ODE_OPTIONS) -> DualTrajectory:
     """The dual gradient flow of Eq 9, Eq 10, Eq 18 or the approximate SD flow, sampled at dual-flow times ``t``.
 
     Time is dual-flow time with η = 1: the vector field is the gradient of the dual objective, e.g.
@@ -105,16 +131,19 @@ def integrate_dual(U: ArrayLike, s: ArrayLike, t: ArrayLike, *, weight_decay: Op
         Start, in (0, 1) (exact flows) or (0, ∞) (Eq 10); default ½·1, i.e. θ = 0.
     exact : bool
         The exact flow (Eq 9 or 18) or its Eq-10-type approximation.
-    rtol, atol : float
-        Tolerances of the integrator, rtol in [1e-14, 1e-3], atol in [1e-300, 1e-3].
-    method : {"auto", "dop853", "rosenbrock23"}
-        The numerics core's explicit DOP853 pair, its L-stable Rosenbrock 2(3) (with the analytic
-        Jacobian and α held inside [1e-300, 1 - 2^-53] (exact) or [1e-300, ∞) (Eq 10)), or "auto" (the core's
-        ``solve_ode(method="auto")``): DOP853, and where it has not finished within 5 000 step attempts,
-        Rosenbrock from the last output time DOP853 reached. The flow is stiff where some α_i is tiny (the
-        barrier's curvature 1/α_i), e.g. when α_i dips to ~e^{-(Kα)_i} after α_0 = ½ with s²/λ large. If a cycle
-        of steps at the 1e-300 bound stops Rosenbrock, it runs again from the start with the domain as bounds (a
-        step that overshoots the barrier is rejected), then with 10x tighter tolerances.
+    options : OdeOptions
+        The integrator (:class:`dynamics.numerics.OdeOptions`; default :data:`~dynamics.starvation.DUAL_ODE_OPTIONS`,
+        "auto" at rtol = 1e-10, atol = 1e-12), of which ``integrate_dual`` reads three fields (the others keep their
+        defaults: a ``ValueError`` names one that does not).
+
+        * ``method`` in {"auto", "dop853", "rosenbrock23"}: the numerics core's explicit DOP853 pair, its L-stable
+          Rosenbrock 2(3) (with the analytic Jacobian and α held inside [1e-300, 1 - 2^-53] (exact) or [1e-300, ∞)
+          (Eq 10)), or "auto" (the core's ``solve_ode`` "auto"): DOP853, and where it has not finished within 5 000
+          step attempts, Rosenbrock from the last output time DOP853 reached. The flow is stiff where some α_i is
+          tiny (the barrier's curvature 1/α_i), e.g. when α_i dips to ~e^{-(Kα)_i} after α_0 = ½ with s²/λ large. If
+          a cycle of steps at the 1e-300 bound stops Rosenbrock, it runs again from the start with the domain as
+          bounds (a step that overshoots the barrier is rejected), then with 10x tighter tolerances.
+        * ``rtol`` in [1e-14, 1e-3] and ``atol`` in [1e-300, 1e-3]: the tolerances.
 
     Returns
     -------
@@ -136,13 +165,19 @@ def integrate_dual(U: ArrayLike, s: ArrayLike, t: ArrayLike, *, weight_decay: Op
     >>> sd = integrate_dual(U, s, [0.0, 12.0], output_penalty=0.1)
     >>> bool(abs(sd.alpha[-1, 0] - 0.1 * sd_margin(0.1)) < 1e-9)
     True
+
+    The same flow by Rosenbrock alone, at looser tolerances:
+
+    >>> stiff = integrate_dual(U, s, [0.0, 40.0], weight_decay=0.1,
+    ...                        options=DUAL_ODE_OPTIONS._replace(method="rosenbrock23", rtol=1e-8, atol=1e-10))
+    >>> bool(np.allclose(stiff.alpha[-1], flow.alpha[-1], atol=1e-6))
+    True
     """
     U, s, penalty, sd, exact = require_flow(U, s, weight_decay, output_penalty, exact)
     t = require_output_times("t", t)
     n = U.shape[0]
     alpha0 = np.full(n, 0.5) if alpha0 is None else require_dual_point(alpha0, n, exact)
-    method = require_choice("method", method, INTEGRATORS)
-    rtol, atol = require_in_range("rtol", rtol, 1e-14, 1e-3), require_in_range("atol", atol, 1e-300, 1e-3)
+    method, rtol, atol = _dual_integrator(options)
     params = _params(U, s, penalty, sd, exact)
     alpha = np.tile(alpha0, (t.size, 1))
     if t[-1] > 0.0:
@@ -154,8 +189,8 @@ def integrate_dual(U: ArrayLike, s: ArrayLike, t: ArrayLike, *, weight_decay: Op
 def _integrate(params, alpha0, t, exact, rtol, atol, method):
     """α at the times ``t`` (t[-1] > 0) along the flow of ``params`` from ``alpha0``, by ``method``."""
     if method == "dop853":
-        sol = solve_ode(dual_rhs, (0.0, t[-1]), alpha0, t_eval=t, params=params, method="dop853", rtol=rtol,
-                        atol=atol, max_steps=DOP853_MAX_STEPS)
+        sol = solve_ode(dual_rhs, (0.0, t[-1]), alpha0, t_eval=t, params=params,
+                        options=OdeOptions(method="dop853", rtol=rtol, atol=atol, max_steps=DOP853_MAX_STEPS))
         if not sol.success:
             raise IntegrationError(f"integrate_dual: {sol.message} (reached t = {sol.t[-1] if sol.t.size else 0:g})")
         return sol.y
@@ -171,18 +206,18 @@ def _integrate(params, alpha0, t, exact, rtol, atol, method):
     if method == "auto":
         # DOP853 for at most AUTO_EXPLICIT_STEPS attempts; where the flow turns stiff (a tiny α_i: the barrier's
         # curvature 1/α_i), rosenbrock23 continues from the last output DOP853 reached, with α held as above.
-        sol = solve_ode(dual_rhs, (0.0, t[-1]), alpha0, t_eval=t, params=params, method="auto", rtol=rtol, atol=atol,
-                        stiff_after=AUTO_EXPLICIT_STEPS, max_steps=ROSENBROCK_MAX_STEPS, jac=dual_jacobian,
-                        bounds=held, autonomous=True)
+        auto = OdeOptions(method="auto", rtol=rtol, atol=atol, max_steps=ROSENBROCK_MAX_STEPS, jac=dual_jacobian,
+                          bounds=held, autonomous=True, stiff_after=AUTO_EXPLICIT_STEPS)
+        sol = solve_ode(dual_rhs, (0.0, t[-1]), alpha0, t_eval=t, params=params, options=auto)
         if sol.success:
             alpha = sol.y
             alpha[t == 0.0] = alpha0
             return alpha
         runs = runs[1:]  # the first Rosenbrock run has failed: the retries, from the start
     for (lower, upper), rtol_run, atol_run in runs:
-        sol = solve_ode(dual_rhs, (0.0, t[-1]), np.clip(alpha0, lower, upper), t_eval=t, params=params,
-                        method="rosenbrock23", rtol=rtol_run, atol=atol_run, max_steps=ROSENBROCK_MAX_STEPS,
-                        jac=dual_jacobian, bounds=(lower, upper), autonomous=True)
+        stiff = OdeOptions(method="rosenbrock23", rtol=rtol_run, atol=atol_run, max_steps=ROSENBROCK_MAX_STEPS,
+                           jac=dual_jacobian, bounds=(lower, upper), autonomous=True)
+        sol = solve_ode(dual_rhs, (0.0, t[-1]), np.clip(alpha0, lower, upper), t_eval=t, params=params, options=stiff)
         if sol.success:
             alpha = sol.y
             alpha[t == 0.0] = alpha0

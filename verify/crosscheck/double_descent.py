@@ -33,12 +33,13 @@ def _first_step_gap(data, n, d, p, kappa, noise_std, ladder=_EARLY_LADDER):
         s, W = np.linalg.eigh(data.X[i].T @ data.X[i])
         F = data.modulation.draw(i)
         for j, fraction in enumerate(ladder):
-            r = dd.exact_gd_order_parameters(F, None, [1.0], eigenvalues=np.clip(s, 0.0, None), eigenvectors=W,
-                                             learning_rate=eta_max * fraction, noise_std=noise_std)
+            r = dd.exact_gd_order_parameters(F, None, [1.0], dd.GDSettings(learning_rate=eta_max * fraction),
+                                             eigenvalues=np.clip(s, 0.0, None), eigenvectors=W, noise_std=noise_std)
             R[i, j], L[i, j] = r.R[0], r.generalization_error[0]
     first_order = eta_max * ladder * (n / d) * (p + (d - p) / kappa ** 2) / d
     learned_trace = 0.5 - L.mean(0) - (R.mean(0) - first_order)
-    learned_theory = np.array([0.5 - dd.bipartite_theory(1.0, n, d, p, kappa, noise_std,
+    learned_theory = np.array([0.5 - dd.bipartite_theory(1.0,
+                                                         dd.TeacherStudentProblem(n, d, p, kappa, noise_std=noise_std),
                                                          learning_rate=eta_max * fraction).generalization_error
                                for fraction in ladder])
     return np.abs(learned_trace - learned_theory) / learned_theory, eta_max
@@ -66,7 +67,8 @@ def torch_gd_matches_trace_formulas(ctx):
     d = ctx.size(cpu=100, cuda=400)
     n, p, kappa, noise_std, seeds = int(1.3 * d), int(0.7 * d), 10.0, 0.2, _SEEDS
     rng = ctx.seed(2022)
-    data = dd.draw_teacher_student(n, d, p, kappa, noise_std=noise_std, n_seeds=seeds, seed=rng)
+    data = dd.draw_teacher_student(dd.TeacherStudentProblem(n, d, p, kappa, noise_std=noise_std), n_seeds=seeds,
+                                   seed=rng)
     eta = dd.inverse_max_eigenvalue_learning_rate(data.X)
     record = np.unique(np.round(np.logspace(0, np.log10(ctx.size(cpu=2000, cuda=20000)), _RECORDED)).astype(int))
     from dynamics.double_descent.torch_training import train_linear_student  # torch: only when a check runs
@@ -79,7 +81,7 @@ def torch_gd_matches_trace_formulas(ctx):
     trace = dd.design_order_parameters(data, record, learning_rate=eta, noise_std=noise_std).generalization_error
     diff = sim.generalization_error - trace
     z = np.abs(diff.mean(0)) / (diff.std(0, ddof=1) / np.sqrt(seeds))
-    theory = dd.bipartite_theory(record, n, d, p, kappa, noise_std,
+    theory = dd.bipartite_theory(record, dd.TeacherStudentProblem(n, d, p, kappa, noise_std=noise_std),
                                  learning_rate=float(eta.mean())).generalization_error
     theory_gap = float(np.abs(trace.mean(0) - theory).max())
     ladder = np.asarray(ctx.ladder(_EARLY_LADDER, cuda_extra=_EARLY_LADDER_CUDA))
@@ -113,7 +115,7 @@ def torch_q_penalty_schedule(ctx):
     setup, seeds = dd.OUTPUT_PENALTY_SETUP, 4  # Fig 4.6's n/d = 1.2, p/d = 0.7 and κ = 30, at this d
     n, p = int(setup["n_samples"] / setup["n_features"] * d), int(setup["n_fast"] / setup["n_features"] * d)
     rng = ctx.seed(6)
-    data = dd.draw_teacher_student(n, d, p, setup["kappa"], n_seeds=seeds, seed=rng)
+    data = dd.draw_teacher_student(dd.TeacherStudentProblem(n, d, p, setup["kappa"]), n_seeds=seeds, seed=rng)
     eta = dd.inverse_max_eigenvalue_learning_rate(data.X)
     record = np.unique(np.round(np.logspace(0, np.log10(ctx.size(cpu=2000, cuda=20000)), 20)).astype(int))
     from dynamics.double_descent.torch_training import train_linear_student
