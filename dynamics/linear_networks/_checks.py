@@ -5,13 +5,12 @@ output side of the same convention (``scalar_or_array``: a Python float when eve
 """
 import numpy as np
 
-from dynamics.numerics import (OdeOptions, as_finite_array, format_value, require_choice, require_in_range,
+from dynamics.numerics import (OdeOptions, as_finite_array, require_choice, require_in_range,
                                require_of_type, require_positive)
 from ._results import SignalNoiseStds, StudentInstance
 
 #: The fields of an :class:`~dynamics.numerics.OdeOptions` that the flows set themselves (step budgets, Jacobian,
 #: autonomy, stiffness switch): a caller's options keep their defaults there.
-_FLOW_OWN_FIELDS = ("step", "max_steps", "jac", "bounds", "autonomous", "stiff_after")
 
 
 def require_broadcast(**arrays):
@@ -141,16 +140,10 @@ def require_flow_options(options, methods, what):
     :class:`~dynamics.numerics.OdeOptions` (a TypeError otherwise) whose other fields keep their defaults (a
     ValueError naming the field otherwise: the flow ``what`` sets them itself)."""
     options = require_of_type("options", options, OdeOptions, made_by="dynamics.numerics.OdeOptions")
-    defaults = OdeOptions()
-    for field in _FLOW_OWN_FIELDS:
-        value, default = getattr(options, field), getattr(defaults, field)
-        if not (value is default or (type(value) is type(default) and value == default)):
-            raise ValueError(f"options.{field} must keep its default {default!r}: {what} sets the step budgets, "
-                             f"the Jacobian and the stiffness switch itself (it reads method, rtol and atol), got "
-                             f"{format_value(value)}")
-    method = require_choice("method", options.method, methods)
-    rtol = require_in_range("rtol", options.rtol, 1e-15, 1.0)
-    atol = require_in_range("atol", options.atol, 0.0, np.inf, low_open=True)
+    method, rtol, atol = options.tolerances(what)
+    method = require_choice("method", method, methods)
+    rtol = require_in_range("rtol", rtol, 1e-15, 1.0)
+    atol = require_in_range("atol", atol, 0.0, np.inf, low_open=True)
     return method, rtol, atol
 
 

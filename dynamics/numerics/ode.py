@@ -241,8 +241,41 @@ class OdeOptions(NamedTuple):
     autonomous: bool = False
     stiff_after: int = 5_000
 
+    def tolerances(self, what: str) -> Tuple[str, float, ArrayLike]:
+        """``(method, rtol, atol)``, for a routine ``what`` that reads only these three and sets the step budget, the
+        Jacobian, the bounds and the stiffness switch itself (such as :func:`dynamics.starvation.integrate_dual`).
+
+        Parameters
+        ----------
+        what : str
+            The routine, named in the error message.
+
+        Returns
+        -------
+        (str, float, float or array_like)
+            The fields ``method``, ``rtol`` and ``atol``, unchecked (the routine checks them against its own range).
+
+        Raises
+        ------
+        ValueError
+            Naming the field, when any other field differs from its default: the routine would silently ignore it.
+
+        Examples
+        --------
+        >>> OdeOptions(method="auto", rtol=1e-10).tolerances("a flow")
+        ('auto', 1e-10, 1e-09)
+        """
+        for field in _ROUTINE_FIELDS:
+            value, default = getattr(self, field), getattr(_DEFAULT_OPTIONS, field)
+            if not (value is default or (type(value) is type(default) and value == default)):
+                raise ValueError(f"options.{field} must keep its default {default!r}: {what} sets the step budgets, "
+                                 f"the Jacobian, the bounds and the stiffness switch itself (it reads method, rtol and "
+                                 f"atol), got {format_value(value)}")
+        return self.method, self.rtol, self.atol
+
 
 _DEFAULT_OPTIONS = OdeOptions()
+_ROUTINE_FIELDS = ("step", "max_steps", "jac", "bounds", "autonomous", "stiff_after")  # what OdeOptions.tolerances refuses
 
 
 def _options(options):

@@ -26,7 +26,7 @@ from typing import Optional, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dynamics.numerics import (IntegrationError, OdeOptions, as_finite_array, format_value,
+from dynamics.numerics import (IntegrationError, OdeOptions, as_finite_array,
                                one_blas_thread_when_small, require_choice, require_finite_result, require_in_range,
                                require_integer, require_of_type, require_output_times, require_positive,
                                require_shape, sigmoid, solve_ode)
@@ -52,22 +52,15 @@ DUAL_ODE_OPTIONS = OdeOptions(method="auto", rtol=1e-10, atol=1e-12)
 own (``AUTO_EXPLICIT_STEPS``, ``ROSENBROCK_MAX_STEPS``, ``DOP853_MAX_STEPS``, ``ALPHA_FLOOR``, ``ALPHA_CEILING``), so
 the other fields keep :class:`~dynamics.numerics.OdeOptions`' defaults."""
 
-_OWN_FIELDS = ("step", "max_steps", "jac", "bounds", "autonomous", "stiff_after")  # set by integrate_dual itself
 
 
 def _dual_integrator(options):
     """The method, rtol and atol of ``options`` (an OdeOptions whose other fields keep their defaults), checked."""
     options = require_of_type("options", options, OdeOptions, made_by="dynamics.numerics.OdeOptions")
-    defaults = OdeOptions()
-    for field in _OWN_FIELDS:
-        value, default = getattr(options, field), getattr(defaults, field)
-        if not (value is default or (type(value) is type(default) and value == default)):
-            raise ValueError(f"options.{field} must keep its default {default!r}: integrate_dual sets the step "
-                             f"budgets, the Jacobian, the bounds on alpha and the stiffness switch itself (it reads "
-                             f"method, rtol and atol), got {format_value(value)}")
-    method = require_choice("method", options.method, INTEGRATORS)
-    rtol = require_in_range("rtol", options.rtol, 1e-14, 1e-3)
-    atol = require_in_range("atol", options.atol, 1e-300, 1e-3)
+    method, rtol, atol = options.tolerances("integrate_dual")
+    method = require_choice("method", method, INTEGRATORS)
+    rtol = require_in_range("rtol", rtol, 1e-14, 1e-3)
+    atol = require_in_range("atol", atol, 1e-300, 1e-3)
     return method, rtol, atol
 
 
