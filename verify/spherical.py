@@ -1370,7 +1370,7 @@ planted_bug("spherical: AdamSRT (numpy) v rescaled by r_{k+1}²/r_k² instead of
             "v = v * float(x_next @ x_next) / (float(x @ x) + self.eps)", ("spherical.adam_srt_radius_law",))
 # Found by the mutation campaign (tools/mutation_campaign.py): each survived the claims before they were made strict.
 planted_bug("spherical: BN-probe loss kernel uses σ(m) for σ(−m) in its gradient", "dynamics/spherical/_kernels.py",
-            "gz[b] = -t * _sigmoid(-margin) * readout / B", "gz[b] = -t * _sigmoid(margin) * readout / B",
+            "gz[b] = -t * sigmoid_kernel(-margin) * readout / B", "gz[b] = -t * sigmoid_kernel(margin) * readout / B",
             ("spherical.pythagorean_growth",))
 planted_bug("spherical: AdamG kernel renormalises to radius 2", "dynamics/spherical/_kernels.py",
             "decay = 1.0 / (rn + eps)", "decay = 2.0 / (rn + eps)", ("spherical.theorem2_one_step",))
