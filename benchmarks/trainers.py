@@ -44,25 +44,26 @@ WORKLOADS = {
         "m.train_balancing_methods(('erm', 'subg', 'rwg', 'jtt', 'gdro'), (0, 1), sp.BalancingToyConfig(n_samples=200, "
         "n_noise=100, n_epochs=20), device='cpu')"),
     "starvation.moons_regularisers": (
-        "from dynamics.starvation import torch_experiments as m",
+        "from dynamics.starvation import torch_experiments as m; import dynamics.starvation as gs",
         "m.moons_regularisers(device='cpu', seeds=(0, 1), n_steps=40, hidden=32, grid_size=30)",
-        "m.moons_regularisers(device='cpu', seeds=(0, 1), n_steps=40, hidden=32, grid_size=30)"),
+        "m.moons_regularisers(gs.MoonsRegularisersConfig(n_steps=40, hidden=32, grid_size=30), (0, 1), device='cpu')"),
     "starvation.train_coloured_shapes": (
-        "from dynamics.starvation import torch_experiments as m",
+        "from dynamics.starvation import torch_experiments as m; import dynamics.starvation as gs",
         "m.train_coloured_shapes(device='cpu', seeds=(0, 1), n_train=200, n_test=200, n_steps=40, hidden=16)",
-        "m.train_coloured_shapes(device='cpu', seeds=(0, 1), n_train=200, n_test=200, n_steps=40, hidden=16)"),
+        "m.train_coloured_shapes(gs.ColouredShapesConfig(n_train=200, n_test=200, n_steps=40, hidden=16), (0, 1), "
+        "device='cpu')"),
     "and_mask.train_spiral_memorisation": (
-        "from dynamics.and_mask import torch_experiments as m",
+        "from dynamics.and_mask import torch_experiments as m; import dynamics.and_mask as am",
         "m.train_spiral_memorisation(n_envs=8, n_samples_per_env=32, hidden=(32, 32), n_steps=60, n_test=200, "
         "seeds=[0, 1], device='cpu')",
-        "m.train_spiral_memorisation(n_envs=8, n_samples_per_env=32, hidden=(32, 32), n_steps=60, n_test=200, "
-        "seeds=[0, 1], device='cpu')"),
+        "m.train_spiral_memorisation(am.SpiralMemorisationConfig(n_envs=8, n_samples_per_env=32, hidden=(32, 32), "
+        "n_steps=60, n_test=200), (0, 1), device='cpu')"),
     "and_mask.train_noisy_labels": (
-        "from dynamics.and_mask import torch_experiments as m",
+        "from dynamics.and_mask import torch_experiments as m; import dynamics.and_mask as am",
         "m.train_noisy_labels((0.0, 0.5), 0.25, n_train=128, dim=8, hidden=(32,), batch_size=16, n_steps=60, "
         "n_test=200, seeds=[0, 1], device='cpu')",
-        "m.train_noisy_labels((0.0, 0.5), 0.25, n_train=128, dim=8, hidden=(32,), batch_size=16, n_steps=60, "
-        "n_test=200, seeds=[0, 1], device='cpu')"),
+        "m.train_noisy_labels(am.NoisyLabelsConfig(agreement_thresholds=(0.0, 0.5), shuffled_fraction=0.25, n_train=128, "
+        "dim=8, hidden=(32,), batch_size=16, n_steps=60, n_test=200), (0, 1), device='cpu')"),
     "spherical.train_adam_variants": (
         "from dynamics.spherical import torch_experiments as m",
         "m.train_adam_variants(('Adam', 'AdamW', 'AdamG'), seeds=(0,), n_steps=40, device='cpu')",

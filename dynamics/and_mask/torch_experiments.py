@@ -56,7 +56,7 @@ from ._results import (SPIRAL_SETTINGS, EnvironmentSweep, EnvironmentSweepConfig
                        LearningSignalsConfig, NoisyLabelRun, NoisyLabelsConfig, SpiralMemorisation,
                        SpiralMemorisationConfig)
 from ._setups import make_spiral_dataset
-from .torch_optim import _sign_sums, and_mask_batched
+from .torch_optim import _and_mask, _member_sign_thresholds, _sign_sums, and_mask_batched
 
 __all__ = ["EnvironmentSweep", "EnvironmentSweepConfig", "LearningSignals", "LearningSignalsConfig", "NoisyLabelRun",
            "NoisyLabelsConfig", "SPIRAL_SETTINGS", "SpiralMemorisation", "SpiralMemorisationConfig",
@@ -150,14 +150,23 @@ def _env_gradients(params, x, y):
     return grads
 
 
-def _masked_step_gradients(params, grads, taus, rescale, l1, l2):
+def _masked_step_gradients(params, grads, taus, rescale, l1, l2, thresholds=None):
     """Write the AND-masked mean gradient (+ penalties) of every model into ``param.grad``: grads (M, E, *shape),
-    taus (M,) float64, one τ per model (the models are the member axis of ``and_mask_batched``)."""
-    for p, g in zip(params, grads):
+    taus (M,) float64, one τ per model (the models are the member axis of ``and_mask_batched``). ``thresholds``:
+    the integer thresholds per parameter, from :func:`_step_thresholds` (checked once instead of every step)."""
+    for i, (p, g) in enumerate(zip(params, grads)):
         shape = (p.shape[0],) + (1,) * (p.dim() - 1)
-        update, _ = and_mask_batched(g, taus, rescale, env_axis=1)
+        if thresholds is None:
+            update, _ = and_mask_batched(g, taus, rescale, env_axis=1)
+        else:
+            update, _ = _and_mask(g, thresholds[i], rescale, False, 1)
         w = p.detach()
         p.grad = update + l1.view(shape) * torch.sign(w) + l2.view(shape) * w
+
+
+def _step_thresholds(params, taus, n_envs):
+    """Per parameter, the integer thresholds of the models (one per model, shaped for its tensor), checked once."""
+    return [_member_sign_thresholds(taus, n_envs, (p.shape[0],), p.dim() - 1, p.device) for p in params]
 
 
 def _accuracy(params, x, y):
@@ -174,9 +183,12 @@ def _train(params, taus, l1, l2, n_steps, learning_rate, rescale, batch, evaluat
     of (M,) accuracies. Returns the recorded steps and, per quantity, an array (M, n_records)."""
     optimizer = torch.optim.Adam(params, lr=learning_rate)
     milestone = (3 * n_steps) // 4
-    steps, records = [], []
+    steps, records, thresholds = [], [], None
     for step in range(n_steps + 1):
         if step % record_every == 0 or step == n_steps:
+            if not all(bool(torch.isfinite(p).all()) for p in params):  # checked here, not at every step
+                raise ValueError(f"training diverged before step {step}: a weight is NaN or infinite (lower "
+                                 f"learning_rate)")
             steps.append(step)
             records.append([to_numpy(a) for a in evaluate()])
         if step == n_steps:
@@ -185,7 +197,10 @@ def _train(params, taus, l1, l2, n_steps, learning_rate, rescale, batch, evaluat
             for group in optimizer.param_groups:
                 group["lr"] = learning_rate / 10
         x, y = batch(step)
-        _masked_step_gradients(params, _env_gradients(params, x, y), taus, rescale, l1, l2)
+        grads = _env_gradients(params, x, y)
+        if thresholds is None:
+            thresholds = _step_thresholds(params, taus, x.shape[1])
+        _masked_step_gradients(params, grads, taus, rescale, l1, l2, thresholds)
         optimizer.step()
     curves = [np.stack([r[q] for r in records], axis=-1) for q in range(len(records[0]))]
     return np.array(steps), curves

@@ -228,9 +228,16 @@ def and_mask_batched(per_env_grads: torch.Tensor, agreement_threshold: Union[flo
     device = g.device  # computed where the gradients live
     members, param_ndim = tuple(g.shape[:axis]), ndim - axis - 1
     threshold = _member_sign_thresholds(agreement_threshold, n_envs, members, param_ndim, device)
-    mean = g.mean(dim=axis)
-    if not bool(torch.isfinite(mean).all()):  # a NaN or ±inf entry makes its mean non-finite: one pass less than g
+    if not bool(torch.isfinite(g.mean(dim=axis)).all()):  # a NaN or ±inf entry makes its mean non-finite
         raise ValueError("per_env_grads must be finite (and small enough to average in their dtype)")
+    return _and_mask(g, threshold, rescale, geom_mean, axis)
+
+
+def _and_mask(g, threshold, rescale, geom_mean, axis):
+    """The AND-mask of :func:`and_mask_batched` on checked input: ``threshold`` an int or an int64 tensor shaped
+    ``members + (1,) * param_ndim``. The batched trainers call it every step with thresholds computed once."""
+    members, param_ndim = tuple(g.shape[:axis]), g.dim() - axis - 1
+    mean = g.mean(dim=axis)
     mask = _sign_sums(g, axis).abs() >= threshold
     if geom_mean:
         base = torch.sign(mean) * torch.exp(torch.log(g.abs() + GEOM_MEAN_OFFSET).mean(dim=axis))

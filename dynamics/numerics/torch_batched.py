@@ -28,7 +28,6 @@ import numpy as np
 import torch
 
 from .torch_tools import as_tensor
-from .validation import require_choice
 
 __all__ = ["MemberOptimizer", "relu_mlp", "relu_mlp_cross_entropy_gradients", "stacked_uniform_weights"]
 
@@ -298,7 +297,13 @@ class MemberOptimizer:
         self.steps = 0
 
     def _summarise(self):
-        """Python flags of the settings, read once (a tensor's truth value costs a synchronisation per step)."""
+        """Python flags of the settings and each parameter's views of them, made once (a tensor's truth value costs a
+        synchronisation, and a view a dispatch, per step)."""
+        self._columns = []
+        for p in self.params:
+            shape = (p.shape[0],) + (1,) * (p.dim() - 1)
+            self._columns.append((shape,) + tuple(getattr(self, name).view(shape) for name in
+                                                 ("learning_rate", "momentum", "weight_decay", "l1", "adam")))
         self._decay, self._l1 = bool((self.weight_decay > 0).any()), bool((self.l1 > 0).any())
         self._any_adam, self._all_adam = bool(self.adam.any()), bool(self.adam.all())
         self._momentum = bool((self.momentum > 0).any())
@@ -332,31 +337,27 @@ class MemberOptimizer:
         beta1, beta2 = self.betas
         any_adam, all_adam = self._any_adam, self._all_adam
         for i, (p, g) in enumerate(zip(self.params, grads)):
-            shape = (p.shape[0],) + (1,) * (p.dim() - 1)
-            column = lambda values: values.view(shape)  # noqa: E731
+            shape, lr, momentum, weight_decay, l1, adam = self._columns[i]
             if self._decay:
-                g = g + column(self.weight_decay) * p
+                g = g + weight_decay * p
             if self._l1:
-                g = g + column(self.l1) * torch.sign(p)
-            go = None if active is None else column(active)
+                g = g + l1 * torch.sign(p)
+            go = None if active is None else active.view(shape)
             if all_adam:
                 update = self._adam(i, g, go, t, beta1, beta2)
             elif not any_adam:
-                update = self._sgd(i, g, go, column)
+                update = self._sgd(i, g, go, momentum)
             else:
-                adam = column(self.adam)
                 update = torch.where(adam, self._adam(i, g, go & adam if go is not None else adam, t, beta1, beta2),
-                                     self._sgd(i, g, go & ~adam if go is not None else ~adam, column))
-            eta = column(self.learning_rate) * scale if scale != 1.0 else column(self.learning_rate)
-            if go is None:
-                p.sub_(eta * update)
-            else:
-                p.copy_(torch.where(go, p - eta * update, p))
+                                     self._sgd(i, g, go & ~adam if go is not None else ~adam, momentum))
+            step = (lr * scale if scale != 1.0 else lr) * update
+            # a stopped member's step is multiplied by 0 (its weights stay: θ − (±0) = θ); an active one's by 1, exactly
+            p.sub_(step if go is None else step * go.to(step.dtype))
 
-    def _sgd(self, i, g, go, column):
+    def _sgd(self, i, g, go, momentum):
         if not self._momentum:  # plain SGD: v = g (μ·v + g would be g too), no buffer to keep
             return g
-        velocity = g if self.steps == 1 else column(self.momentum) * self.first[i] + g
+        velocity = g if self.steps == 1 else momentum * self.first[i] + g
         self.first[i] = velocity if go is None else torch.where(go, velocity, self.first[i])
         return self.first[i]
 
