@@ -79,6 +79,6 @@ def member_optimizer_matches_torch_alone(ctx):
 # A plausible bug the claim catches (planted in a copy of the library by tests/test_mutations.py): the first member's
 # weight decay is dropped, as a slip in the broadcasting of a per-member setting would do.
 planted_bug("numerics: the batched optimizer drops one member's weight decay", "dynamics/numerics/torch_batched.py",
-            "                g = g + column(self.weight_decay) * p",
-            "                g = g + column(self.weight_decay * (torch.arange(len(self), device=p.device) > 0)) * p",
+            "                g = g + weight_decay * p",
+            "                g = g + weight_decay * (torch.arange(p.shape[0], device=p.device) > 0).view(shape) * p",
             ("numerics.member_optimizer_matches_torch_alone",))
