@@ -288,7 +288,7 @@ STRATEGIES = {
     "names": st.one_of(st.sampled_from([("data", "init", "order"), ("data",), ("data", "data"), ("_x",), (), "data",
                                         ("class",), (1,)]), WORDS),
     # the starvation experiments' numpy side (decision boundaries, the coloured shapes)
-    "grid_h": ARRAY, "grid_v": ARRAY, "colour_flip": FRACTION, "label_noise": FRACTION, "size": SIZE,
+    "rotation": st.one_of(st.floats(-360.0, 360.0), FLOAT), "grid_h": ARRAY, "grid_v": ARRAY, "colour_flip": FRACTION, "label_noise": FRACTION, "size": SIZE,
     "bar_length": SIZE,
     # spurious correlations and data balancing
     "logit_scale": POSITIVE, "ba_margins": ARRAY, "bc_margins": ARRAY, "log": BOOL, "logits": matrices(),

@@ -130,3 +130,20 @@ def test_moons_margins_shapes_signs_and_validation():
         te.moons_margins(device="cpu", seeds=(0,), resolution=0.5)
     with pytest.raises(ValueError, match="output_penalty"):
         te.moons_margins(device="cpu", seeds=(0,), output_penalty=0.0)
+
+
+def test_the_moons_turn_by_their_rotation():
+    """rotation turns the points about the origin (0: the data as before, bitwise; 90°: (x_h, x_v) -> (-x_v, x_h)),
+    and the regulariser grid trains on the turned data."""
+    plain = gs.two_moons(50, seed=3)
+    assert np.array_equal(gs.two_moons(50, rotation=0.0, seed=3).X, plain.X)
+    turned = gs.two_moons(50, rotation=90.0, seed=3)
+    np.testing.assert_allclose(turned.X, np.column_stack([-plain.X[:, 1], plain.X[:, 0]]), atol=1e-15)
+    assert np.array_equal(turned.y, plain.y)
+    with pytest.raises(ValueError, match="rotation"):
+        gs.two_moons(10, rotation=400.0)
+    config = gs.MoonsRegularisersConfig(regularisers=te.MOONS_REGULARISERS[:1], n_steps=2, hidden=4, grid_size=10)
+    a = te.moons_regularisers(config, (0,))
+    b = te.moons_regularisers(config._replace(rotation=45.0), (0,))
+    assert not np.allclose(a.data[0].X, b.data[0].X)
+    np.testing.assert_allclose(np.linalg.norm(a.data[0].X, axis=1), np.linalg.norm(b.data[0].X, axis=1), rtol=1e-12)

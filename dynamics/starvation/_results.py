@@ -857,6 +857,9 @@ class MoonsRegularisersConfig(NamedTuple):
         Δ of :func:`~dynamics.starvation.two_moons`, in [-1, 1].
     grid_size : int, default 121
         Evaluation grid points per axis, in [10, 2000].
+    rotation : float, default 0
+        Degrees in [-360, 360] by which the data are turned (:func:`~dynamics.starvation.two_moons`); the authors'
+        grid has a 45° panel, ``source()._replace(rotation=45.0)``.
 
     Examples
     --------
@@ -873,14 +876,15 @@ class MoonsRegularisersConfig(NamedTuple):
     momentum: float = 0.9
     margin: float = 0.1
     grid_size: int = 121
+    rotation: float = 0.0
 
     @classmethod
     def source(cls) -> "MoonsRegularisersConfig":
         """Fig 7 as the authors' code for it trains it (``Figure_3/moon_fig_3.py``).
 
         The code gives 500 hidden units, 1000 full-batch steps, SGD with learning rate 1e-2 and momentum 0.9, the
-        margin Δ = +0.1 and the regularisers of ``MOONS_REGULARISERS`` (its grid also has Adam 1e-4 and a 45°
-        rotation, left out here). It leaves ``grid_size`` open: it draws a 100 × 100 heat map over [-2, 2]², while
+        margin Δ = +0.1 and the regularisers of ``MOONS_REGULARISERS`` (its grid also has Adam 1e-4, left out here,
+        and a panel with the data turned by 45°: ``source()._replace(rotation=45.0)``). It leaves ``grid_size`` open: it draws a 100 × 100 heat map over [-2, 2]², while
         the project's grid covers the data to measure the boundary.
 
         Examples

@@ -304,7 +304,7 @@ def make_moons(n_samples: int = 300, *, noise_std: float = 0.1,
     return Dataset(X + noise_std * rng.standard_normal(X.shape), y)
 
 
-def two_moons(n_samples: int = 300, *, noise_std: float = 0.1, margin: float = 0.1,
+def two_moons(n_samples: int = 300, *, noise_std: float = 0.1, margin: float = 0.1, rotation: float = 0.0,
               seed: Optional[Union[int, np.random.Generator]] = None) -> Dataset:
     """The two-moons data of Fig 1 (App. B.2) with separation ``margin`` = Δ along the horizontal axis.
 
@@ -316,13 +316,17 @@ def two_moons(n_samples: int = 300, *, noise_std: float = 0.1, margin: float = 0
         Standard deviation of the Gaussian noise of :func:`~dynamics.starvation.make_moons`, in [0, 1e300].
     margin : float
         Δ in [-1, 1]: the classes are separable with margin Δ along x_h (Δ > 0) or overlap by 2|Δ| (Δ < 0).
+    rotation : float, default 0
+        Angle in degrees, in [-360, 360], by which the points are turned counter-clockwise about the origin after
+        they are built (the authors' Fig 3 grid has a 45° panel): the margin then holds along the turned x_h axis.
     seed : None, int or numpy.random.Generator
         Source of the noise.
 
     Returns
     -------
     Dataset
-        ``X`` (n_samples, 2) = (x_h, x_v) and ``y`` (n_samples,) in {-1, +1}, with -y·x_h >= Δ for every point.
+        ``X`` (n_samples, 2) = (x_h, x_v) and ``y`` (n_samples,) in {-1, +1}, with -y·x_h >= Δ for every point
+        (before the rotation).
 
     Examples
     --------
@@ -331,13 +335,19 @@ def two_moons(n_samples: int = 300, *, noise_std: float = 0.1, margin: float = 0
     ((300, 2), True)
     """
     margin = require_in_range("margin", margin, -1.0, 1.0)
+    rotation = require_in_range("rotation", rotation, -360.0, 360.0)
     X, y01 = make_moons(n_samples, noise_std=noise_std, seed=seed)
     y = 2.0 * y01 - 1.0
     X = X - np.column_stack([np.full_like(y, 0.5), 0.3 * y])
     X[:, 1] -= X[:, 1].mean()
     X[:, 1] = -y * np.abs(X[:, 1])
     X[:, 1] -= y * margin
-    return Dataset(np.ascontiguousarray(X[:, ::-1]), y)
+    X = np.ascontiguousarray(X[:, ::-1])
+    if rotation:
+        angle = np.deg2rad(rotation)
+        turn = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+        X = X @ turn.T
+    return Dataset(X, y)
 
 
 # ---------------------------------------------------------------- the two-moons nets of Fig 1

@@ -218,9 +218,10 @@ def moons_regularisers(config: MoonsRegularisersConfig = MoonsRegularisersConfig
     learning_rate = require_positive("learning_rate", config.learning_rate)
     momentum = require_in_range("momentum", config.momentum, 0.0, 1.0, high_open=True)
     margin = require_in_range("margin", config.margin, -1.0, 1.0)
+    rotation = require_in_range("rotation", config.rotation, -360.0, 360.0)
     grid_size = require_integer("grid_size", config.grid_size, 10, 2000)
     streams = [seed_streams(rng_from(seed), _SEED_STREAMS) for seed in seeds]
-    data = tuple(two_moons(300, noise_std=0.1, margin=margin, seed=s.data) for s in streams)
+    data = tuple(two_moons(300, noise_std=0.1, margin=margin, rotation=rotation, seed=s.data) for s in streams)
     every_x = np.concatenate([d.X for d in data])
     low, high = every_x.min(axis=0) - 0.15, every_x.max(axis=0) + 0.15
     grid_h, grid_v = np.linspace(low[0], high[0], grid_size), np.linspace(low[1], high[1], grid_size)
