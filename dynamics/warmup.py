@@ -67,13 +67,14 @@ def example_modules() -> list:
     for package in (CORE,) + THEORIES:  # the registry names the packages; their modules are found by walking them
         root = importlib.import_module(package.package)
         names.append(package.package)
+        torch_layer = {f"{package.package}.{name}" for name in package.torch_modules}  # declared in the registry
         for info in pkgutil.walk_packages(root.__path__, prefix=f"{package.package}."):
-            if not info.name.rsplit(".", 1)[-1].startswith("torch_"):
+            if info.name not in torch_layer:
                 names.append(info.name)
     return sorted(names)
 
 
-def warm_up(modules: Optional[Sequence[str]] = None, progress=True) -> WarmUpReport:
+def warm_up(modules: Optional[Sequence[str]] = None, progress: bool = True) -> WarmUpReport:
     """Run the examples of ``modules`` (default: ``example_modules``) once, compiling what they call.
 
     Parameters
@@ -137,7 +138,23 @@ def clear_kernel_cache() -> int:
     return len(targets)
 
 
-def main(argv=None) -> int:
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """The command ``python -m dynamics.warmup [--quiet] [--clear]``: compile every kernel the examples call.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The command-line arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status: 0, or 1 when an example raised.
+
+    Examples
+    --------
+    >>> main(["--help"])  # doctest: +SKIP
+    """
     parser = argparse.ArgumentParser(prog="python -m dynamics.warmup", description=warm_up.__doc__.splitlines()[0])
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--clear", action="store_true",

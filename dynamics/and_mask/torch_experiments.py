@@ -215,6 +215,16 @@ def _member_taus(taus, device):
 # Fig 6 and Fig 14: the memorisation task
 
 
+def _spiral_task(config):
+    """The checked memorisation-task fields a spiral config shares (environments, examples per environment, shortcut
+    dimension, turns) and the MLP's layer sizes."""
+    n_envs = require_integer("n_envs", config.n_envs, 1, 1024)
+    n = require_integer("n_samples_per_env", config.n_samples_per_env, 2, 4096)
+    dim = require_integer("dim_shortcut", config.dim_shortcut, 1, 256)
+    turns = require_in_range("n_revolutions", config.n_revolutions, 0.0, 10.0, low_open=True)
+    return n_envs, n, dim, turns, (2 + dim,) + _hidden(config.hidden) + (1,)
+
+
 def _spiral_tensors(seeds, n_envs, n_samples_per_env, dim_shortcut, n_revolutions, n_test, dtype, device):
     sets = [make_spiral_dataset(n_envs, n_samples_per_env, dim_shortcut, n_revolutions, 1.0, n_test, seed=s)
             for s in seeds]
@@ -275,11 +285,7 @@ def train_spiral_memorisation(config: SpiralMemorisationConfig = SpiralMemorisat
     config = _config(config, SpiralMemorisationConfig)
     taus, l1, l2 = _settings(config.settings)
     seed_list = _seed_list(seeds)
-    n_envs = require_integer("n_envs", config.n_envs, 1, 1024)
-    n = require_integer("n_samples_per_env", config.n_samples_per_env, 2, 4096)
-    dim = require_integer("dim_shortcut", config.dim_shortcut, 1, 256)
-    turns = require_in_range("n_revolutions", config.n_revolutions, 0.0, 10.0, low_open=True)
-    sizes = (2 + dim,) + _hidden(config.hidden) + (1,)
+    n_envs, n, dim, turns, sizes = _spiral_task(config)
     n_steps = require_integer("n_steps", config.n_steps, 0, _MAX_STEPS)
     lr = require_in_range("learning_rate", config.learning_rate, 0.0, 1.0, low_open=True)
     rescale = require_bool("rescale", config.rescale)
@@ -389,11 +395,7 @@ def learning_signals_at_init(config: LearningSignalsConfig = LearningSignalsConf
     if not 1 <= taus.size <= 1000:
         raise ValueError(f"agreement_thresholds must hold 1 to 1000 values, got {taus.size}")
     seed_list = _seed_list(seeds)
-    n_envs = require_integer("n_envs", config.n_envs, 1, 1024)
-    n = require_integer("n_samples_per_env", config.n_samples_per_env, 2, 4096)
-    dim = require_integer("dim_shortcut", config.dim_shortcut, 1, 256)
-    turns = require_in_range("n_revolutions", config.n_revolutions, 0.0, 10.0, low_open=True)
-    sizes = (2 + dim,) + _hidden(config.hidden) + (1,)
+    n_envs, n, dim, turns, sizes = _spiral_task(config)
     dt = _dtype(dtype)
     original, mechanism, memorisation, null, labels = [], [], [], [], []
     for s in seed_list:
