@@ -8,9 +8,10 @@ the time of each and the ratio after/before, the figure to read: above 1 means s
 machine's load is the same for both sides of a row, which alternate round by round.
 
 A workload names the call in each tree's API (the trainers' signatures may change between revisions), as one
-expression.
+expression: the "before" call is the API of the revisions before the config objects (416eec2 and older); with
+``--same-api`` both trees get the working tree's call (for a revision that already has the configs).
 
-Run: python benchmarks/trainers.py --before 416eec2 [--rounds 3] [--repeats 3] [--only NAME]
+Run: python benchmarks/trainers.py --before 416eec2 [--rounds 3] [--repeats 3] [--only NAME] [--same-api]
 """
 import argparse
 import json
@@ -102,6 +103,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--only", default="", help="workloads whose name contains this string")
+    parser.add_argument("--same-api", action="store_true", help="call the revision with the working tree's API")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         before = Path(folder) / "before"
@@ -115,7 +117,7 @@ def main():
                     continue
                 t_old, t_new = [], []
                 for _ in range(args.rounds):
-                    t_old.append(_time(before, setup, old, args.repeats))
+                    t_old.append(_time(before, setup, new if args.same_api else old, args.repeats))
                     t_new.append(_time(ROOT, setup, new, args.repeats))
                 print(f"{name:38s} {min(t_old) * 1e3:7.0f}ms {min(t_new) * 1e3:7.0f}ms {min(t_new) / min(t_old):13.2f}")
         finally:

@@ -8,6 +8,7 @@ torch = pytest.importorskip("torch")
 from dynamics import and_mask as am  # noqa: E402
 from dynamics.and_mask import torch_experiments as te  # noqa: E402
 from dynamics.and_mask.torch_optim import and_mask_grad  # noqa: E402
+from dynamics.numerics.torch_batched import group_logistic_gradients, stacked_kaiming_mlp  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -30,24 +31,25 @@ def _loop_gradients(params, x, y):
 
 
 def test_env_gradients_equal_one_autograd_call_per_environment():
-    params = te._init_mlp((5, 7, 6, 1), [1, 2], torch.float64, "cpu")
+    params = stacked_kaiming_mlp([1, 2], (5, 7, 6, 1))
     gen = torch.Generator().manual_seed(0)
     x = torch.randn(2, 3, 4, 5, dtype=torch.float64, generator=gen)
     y = torch.sign(torch.randn(2, 3, 4, dtype=torch.float64, generator=gen))
-    for ours, reference in zip(te._env_gradients(params, x, y), _loop_gradients(params, x, y)):
+    for ours, reference in zip(group_logistic_gradients(params, x, y, leak=0.01), _loop_gradients(params, x, y)):
         assert torch.allclose(ours, reference, rtol=1e-12, atol=1e-15)
 
 
 def test_mask_step_equals_and_mask_grad_per_model():
     gen = torch.Generator().manual_seed(1)
-    params = [torch.zeros(3, 4, 2, dtype=torch.float64, requires_grad=True)]
+    params = [torch.zeros(3, 4, 2, dtype=torch.float64)]
     grads = [torch.randn(3, 5, 4, 2, dtype=torch.float64, generator=gen)]
     grads[0][0, :, 0, 0] = 0.0  # exact zeros: sign(0) = 0
-    taus = (0.0, 0.6, 1.0)
-    zero = torch.zeros(3, dtype=torch.float64)
-    te._masked_step_gradients(params, grads, te._member_taus(taus, "cpu"), True, zero, zero)
-    for m, tau in enumerate(taus):
-        assert torch.equal(params[0].grad[m], and_mask_grad(grads[0][m], tau, rescale=True))  # one implementation
+    taus = te._member_taus((0.0, 0.6, 1.0), "cpu")
+    checked = te._masked_gradients(grads, taus, True)
+    unchecked = te._masked_gradients(grads, taus, True, te._step_thresholds(params, taus, 5))
+    for m, tau in enumerate((0.0, 0.6, 1.0)):
+        expected = and_mask_grad(grads[0][m], tau, rescale=True)  # one implementation
+        assert torch.equal(checked[0][m], expected) and torch.equal(unchecked[0][m], expected)
 
 
 def _train_models(taus, l1, l2, seeds):
@@ -56,10 +58,9 @@ def _train_models(taus, l1, l2, seeds):
     data = [am.make_spiral_dataset(4, 8, 3, 1.0, 1.0, 2, seed=s) for s in seeds]
     x = torch.as_tensor(np.stack([d.train_inputs for d in data]))
     y = torch.as_tensor(np.stack([d.train_labels for d in data]))
-    params = te._init_mlp((5, 6, 1), seeds, torch.float64, "cpu")
-    as_t = lambda v: torch.as_tensor(np.asarray(v, dtype=float))  # noqa: E731
-    te._train(params, te._member_taus(taus, "cpu"), as_t(l1), as_t(l2), 25, 0.05, True, lambda step: (x, y),
-              lambda: (torch.zeros(n),), 100)
+    params = stacked_kaiming_mlp(seeds, (5, 6, 1))
+    te._train(params, te._member_taus(taus, "cpu"), np.asarray(l1), np.asarray(l2), 25, 0.05, True,
+              lambda step: (x, y), lambda: (torch.zeros(n),), 100)
     return [p.detach() for p in params]
 
 

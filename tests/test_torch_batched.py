@@ -6,8 +6,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from dynamics.numerics.torch_batched import (MemberOptimizer, relu_mlp,  # noqa: E402
-                                             relu_mlp_cross_entropy_gradients, stacked_uniform_weights)
+from dynamics.numerics.torch_batched import (MemberOptimizer, group_logistic_gradients,  # noqa: E402
+                                             leaky_relu_mlp, relu_mlp, relu_mlp_cross_entropy_gradients,
+                                             stacked_kaiming_mlp, stacked_uniform_weights)
 
 M = 4
 SETTINGS = dict(learning_rate=[0.1, 0.05, 0.2, 0.01], momentum=[0.0, 0.9, 0.5, 0.0],
@@ -151,3 +152,41 @@ def test_stacked_weights_are_each_members_own_draw():
     for W, V in zip(together, alone):
         assert torch.equal(W[1], V[0])
     assert all(float(W.abs().max()) <= 1 / np.sqrt(W.shape[2]) for W in together)
+
+
+def test_kaiming_stack_draws_each_member_from_its_seed_with_the_he_variance():
+    together = stacked_kaiming_mlp([4, 9], (300, 200, 1), bias=0.5)
+    alone = stacked_kaiming_mlp([9], (300, 200, 1), bias=0.5)
+    for p, q in zip(together, alone):
+        assert torch.equal(p[1], q[0])
+    # Var W = 2/fan_in: the sample variance of 60,000 draws has a relative standard error √(2/60,000) ≈ 0.6%
+    assert abs(float(together[0][0].var()) * 300 / 2 - 1) < 5 * np.sqrt(2 / 60_000)
+    assert torch.equal(together[1], torch.full((2, 200), 0.5, dtype=torch.float64))
+    for bad, match in (([], "seeds"), ([-1], "seeds"), ([1.5], "seeds")):
+        with pytest.raises(ValueError, match=match):
+            stacked_kaiming_mlp(bad, (3, 1))
+    with pytest.raises(ValueError, match="sizes"):
+        stacked_kaiming_mlp([0], (3,))
+    with pytest.raises(ValueError, match="bias"):
+        stacked_kaiming_mlp([0], (3, 1), bias=float("nan"))
+
+
+def test_group_gradients_equal_autograd_per_member_and_group_and_refuse_bad_shapes():
+    params = stacked_kaiming_mlp([1, 2], (4, 6, 5, 1))
+    gen = torch.Generator().manual_seed(3)
+    x = torch.randn(2, 3, 7, 4, generator=gen, dtype=torch.float64)
+    y = torch.sign(torch.randn(2, 3, 7, generator=gen, dtype=torch.float64))
+    grads = group_logistic_gradients(params, x, y, leak=0.2)
+    for m in range(2):
+        for g in range(3):
+            leaves = [p[m:m + 1].clone().requires_grad_(True) for p in params]
+            logit = leaky_relu_mlp(leaves, x[m:m + 1, g], leak=0.2)[0, :, 0]
+            expected = torch.autograd.grad(torch.nn.functional.softplus(-y[m, g] * logit).mean(), leaves)
+            for ours, e in zip(grads, expected):
+                assert torch.allclose(ours[m, g], e[0], rtol=1e-12, atol=1e-15)
+    with pytest.raises(ValueError, match="labels"):
+        group_logistic_gradients(params, x, y[:, :2])
+    with pytest.raises(ValueError, match="x must"):
+        group_logistic_gradients(params, x[..., :3], y)
+    with pytest.raises(ValueError, match="params"):
+        leaky_relu_mlp(params[:3], x)

@@ -15,15 +15,16 @@ per-environment gradients are combined by the AND-mask.
   (Parascandolo et al. 2021, Fig 15 in spirit): o.o.d. accuracy of plain averaging on the memorisation task
   against the number of training environments.
 
-Layout: every trainer trains many models of one shape (settings × seeds) as one batched model. The weights of
-layer l are one tensor of shape (n_models, fan_out, fan_in); the per-environment gradients of every model come
-from one backward pass through per-environment copies of the weights, shape (n_models, n_envs, fan_out, fan_in)
-(the per-example-gradient trick: the gradient of the summed losses with respect to copy (m, e) is model m's gradient
-on environment e). The AND-mask then acts per model (its own τ) through the package's one torch AND-mask,
+Layout: every trainer trains many models of one shape (settings × seeds) as one batched model on the project's
+batched-trainer core, :mod:`dynamics.numerics.torch_batched`. The weights of layer l are one tensor of shape
+(n_models, fan_out, fan_in) (:func:`dynamics.numerics.torch_batched.stacked_kaiming_mlp`); the per-environment
+gradients of every model come from one forward and one backward pass
+(:func:`dynamics.numerics.torch_batched.group_logistic_gradients`, with the environments as groups). The AND-mask then
+acts per model (its own τ) through the package's one torch AND-mask,
 :func:`dynamics.and_mask.torch_optim.and_mask_batched` (the models are its member axis), with the inverse-sparsity
-rescaling over each model's own tensor; L1/L2 penalties per model after the mask (as the public code's weight
-decay), and one ``torch.optim.Adam`` over the stacked tensors moves each model exactly as it would alone (Adam is
-element-wise).
+rescaling over each model's own tensor; the core's :class:`dynamics.numerics.torch_batched.MemberOptimizer` (Adam)
+adds each model's L1 and L2 penalty to the masked gradient (as the public code's weight decay, after the mask) and
+moves each model exactly as it would move alone.
 
 Calls: every trainer is ``trainer(config, seeds, *, dtype="float32", device="cpu")``. The config is a frozen
 ``typing.NamedTuple`` of the experiment's settings, defined (without torch) in :mod:`dynamics.and_mask` and
@@ -49,6 +50,8 @@ import torch
 
 from dynamics.numerics import (disk_cache, require_bool, require_choice, require_in_range, require_integer,
                                seed_streams)
+from dynamics.numerics.torch_batched import (MemberOptimizer, group_logistic_gradients, leaky_relu_mlp,
+                                             stacked_kaiming_mlp)
 from dynamics.numerics.torch_tools import on_device, to_numpy
 from ._checks import require_agreement_threshold
 from ._mask import THRESHOLD_SLACK
@@ -100,68 +103,18 @@ def _hidden(hidden):
     return sizes
 
 
-def _init_mlp(sizes, seeds, dtype, device):
-    """Stacked Kaiming-normal weights (gain √2) and 0.01 biases; model k drawn from its own generator seeded by
-    seeds[k] (so a model's initial weights do not depend on the other models of the batch)."""
-    layers = [[] for _ in range(2 * (len(sizes) - 1))]
-    for s in seeds:
-        gen = torch.Generator().manual_seed(int(s) % 2 ** 63)
-        for l, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
-            weight = torch.randn(fan_out, fan_in, generator=gen, dtype=torch.float64) * math.sqrt(2 / fan_in)
-            layers[2 * l].append(weight)
-            layers[2 * l + 1].append(torch.full((fan_out,), 0.01, dtype=torch.float64))
-    return [torch.stack(p).to(device=device, dtype=dtype).requires_grad_(True) for p in layers]
-
-
 def _forward(params, x):
     """Logits of every model: x (M, ..., fan_in) -> (M, ...)."""
-    h = x
-    n_layers = len(params) // 2
-    for l in range(n_layers):
-        w, b = params[2 * l], params[2 * l + 1]
-        h = torch.einsum("m...i,moi->m...o", h, w) + b.view(b.shape[0], *([1] * (h.dim() - 2)), -1)
-        if l < n_layers - 1:
-            h = torch.nn.functional.leaky_relu(h, _LEAK)
-    return h.squeeze(-1)
+    return leaky_relu_mlp(params, x, leak=_LEAK).squeeze(-1)
 
 
-def _env_gradients(params, x, y):
-    """Per-(model, environment) gradients of the mean logistic loss: x (M, E, n, D), y (M, E, n) -> list of
-    (M, E, *param.shape[1:]).
-
-    One forward pass with each model's weights and one backward pass to the pre-activations z_l; since environment
-    e's examples enter only its own loss, ∂(Σ_e L_e)/∂z_l restricted to e's examples is ∂L_e/∂z_l, and environment
-    e's weight gradient is Σ_i (∂L_e/∂z_l,i) ⊗ h_(l−1),i over its examples (its bias gradient the plain sum)."""
-    with torch.enable_grad():
-        h = x
-        inputs, pre = [], []
-        n_layers = len(params) // 2
-        for l in range(n_layers):
-            w, b = params[2 * l].detach(), params[2 * l + 1].detach()
-            inputs.append(h)
-            z = (torch.einsum("meni,moi->meno", h, w) + b[:, None, None, :]).requires_grad_(True)
-            pre.append(z)
-            h = torch.nn.functional.leaky_relu(z, _LEAK) if l < n_layers - 1 else z
-        loss = torch.nn.functional.softplus(-y * h.squeeze(-1)).mean(dim=2).sum()
-        deltas = torch.autograd.grad(loss, pre)
-    grads = []
-    for h_in, delta in zip(inputs, deltas):
-        grads += [torch.einsum("meno,meni->meoi", delta, h_in.detach()), delta.sum(dim=2)]
-    return grads
-
-
-def _masked_step_gradients(params, grads, taus, rescale, l1, l2, thresholds=None):
-    """Write the AND-masked mean gradient (+ penalties) of every model into ``param.grad``: grads (M, E, *shape),
-    taus (M,) float64, one τ per model (the models are the member axis of ``and_mask_batched``). ``thresholds``:
-    the integer thresholds per parameter, from :func:`_step_thresholds` (checked once instead of every step)."""
-    for i, (p, g) in enumerate(zip(params, grads)):
-        shape = (p.shape[0],) + (1,) * (p.dim() - 1)
-        if thresholds is None:
-            update, _ = and_mask_batched(g, taus, rescale, env_axis=1)
-        else:
-            update, _ = _and_mask(g, thresholds[i], rescale, False, 1)
-        w = p.detach()
-        p.grad = update + l1.view(shape) * torch.sign(w) + l2.view(shape) * w
+def _masked_gradients(grads, taus, rescale, thresholds=None):
+    """The AND-masked mean gradient of every model: grads (M, E, *shape) per parameter, taus (M,) float64, one τ per
+    model (the models are the member axis of ``and_mask_batched``). ``thresholds``: the integer thresholds per
+    parameter, from :func:`_step_thresholds` (checked once instead of every step)."""
+    if thresholds is None:
+        return [and_mask_batched(g, taus, rescale, env_axis=1)[0] for g in grads]
+    return [_and_mask(g, t, rescale, False, 1)[0] for g, t in zip(grads, thresholds)]
 
 
 def _step_thresholds(params, taus, n_envs):
@@ -177,11 +130,12 @@ def _accuracy(params, x, y):
 
 
 def _train(params, taus, l1, l2, n_steps, learning_rate, rescale, batch, evaluate, record_every):
-    """The shared loop: Adam (lr ×0.1 at ¾ of training, as the public code), the AND-mask per model (taus (M,)).
+    """The shared loop: the AND-mask per model (taus (M,)), then the core's Adam with each model's L1 and L2 penalty
+    (l1, l2 (M,) arrays) and the learning rate ×0.1 from ¾ of training on, as the public code.
 
     ``batch(step)`` returns the (M, E, n, D) inputs and (M, E, n) labels of the step; ``evaluate()`` returns a tuple
     of (M,) accuracies. Returns the recorded steps and, per quantity, an array (M, n_records)."""
-    optimizer = torch.optim.Adam(params, lr=learning_rate)
+    optimizer = MemberOptimizer(params, learning_rate, l1=l1, weight_decay=l2, adam=True)
     milestone = (3 * n_steps) // 4
     steps, records, thresholds = [], [], None
     for step in range(n_steps + 1):
@@ -193,15 +147,11 @@ def _train(params, taus, l1, l2, n_steps, learning_rate, rescale, batch, evaluat
             records.append([to_numpy(a) for a in evaluate()])
         if step == n_steps:
             break
-        if step == milestone:
-            for group in optimizer.param_groups:
-                group["lr"] = learning_rate / 10
         x, y = batch(step)
-        grads = _env_gradients(params, x, y)
+        grads = group_logistic_gradients(params, x, y, leak=_LEAK)
         if thresholds is None:
             thresholds = _step_thresholds(params, taus, x.shape[1])
-        _masked_step_gradients(params, grads, taus, rescale, l1, l2, thresholds)
-        optimizer.step()
+        optimizer.step(_masked_gradients(grads, taus, rescale, thresholds), scale=0.1 if step >= milestone else 1.0)
     curves = [np.stack([r[q] for r in records], axis=-1) for q in range(len(records[0]))]
     return np.array(steps), curves
 
@@ -298,8 +248,7 @@ def train_spiral_memorisation(config: SpiralMemorisationConfig = SpiralMemorisat
     k, s = len(taus), len(seed_list)
     expand = lambda t: t.unsqueeze(0).expand(k, *t.shape).reshape(k * s, *t.shape[1:])  # noqa: E731
     x, y, x_test, y_test = expand(x), expand(y), expand(x_test), expand(y_test)
-    params = _init_mlp(sizes, seed_list * k, dt, device)
-    per_model = lambda v: torch.as_tensor(np.repeat(v, s), dtype=dt, device=device)  # noqa: E731
+    params = stacked_kaiming_mlp(seed_list * k, sizes, dtype=dt, device=device)
     member_taus = _member_taus(np.repeat(taus, s), device)
 
     if config.batch_size is None:
@@ -319,7 +268,7 @@ def train_spiral_memorisation(config: SpiralMemorisationConfig = SpiralMemorisat
     def evaluate():
         return _accuracy(params, x, y), _accuracy(params, x_test, y_test)
 
-    steps, (train, test) = _train(params, member_taus, per_model(l1), per_model(l2), n_steps, lr, rescale,
+    steps, (train, test) = _train(params, member_taus, np.repeat(l1, s), np.repeat(l2, s), n_steps, lr, rescale,
                                   step_data, evaluate, record_every)
     return SpiralMemorisation(taus, l1, l2, np.array(seed_list), steps, train.reshape(k, s, -1),
                               test.reshape(k, s, -1))
@@ -412,12 +361,12 @@ def learning_signals_at_init(config: LearningSignalsConfig = LearningSignalsConf
         labels.append(data.train_labels)
     as_t = lambda a: torch.as_tensor(np.stack(a), dtype=dt, device=device)  # noqa: E731
     y = as_t(labels)
-    params = _init_mlp(sizes, seed_list, dt, device)
+    params = stacked_kaiming_mlp(seed_list, sizes, dtype=dt, device=device)
     flat = lambda grads: torch.cat([g.flatten(2) for g in grads], dim=2)  # noqa: E731  (M, E, P)
-    per_env = flat(_env_gradients(params, as_t(original), y))
-    g_null = flat(_env_gradients(params, as_t(null), y)).mean(dim=1)
-    g_mech = flat(_env_gradients(params, as_t(mechanism), y)).mean(dim=1) - g_null
-    g_mem = flat(_env_gradients(params, as_t(memorisation), y)).mean(dim=1) - g_null
+    per_env = flat(group_logistic_gradients(params, as_t(original), y, leak=_LEAK))
+    g_null = flat(group_logistic_gradients(params, as_t(null), y, leak=_LEAK)).mean(dim=1)
+    g_mech = flat(group_logistic_gradients(params, as_t(mechanism), y, leak=_LEAK)).mean(dim=1) - g_null
+    g_mem = flat(group_logistic_gradients(params, as_t(memorisation), y, leak=_LEAK)).mean(dim=1) - g_null
     mean = per_env.mean(dim=1)
     sums = _sign_sums(per_env, 1).abs()  # (M, P), sign(0) = 0
     out = {key: np.empty((len(seed_list), taus.size)) for key in ("am", "an", "xm", "xn", "ak", "xk")}
@@ -518,9 +467,8 @@ def train_noisy_labels(config: NoisyLabelsConfig = NoisyLabelsConfig(), seeds: S
     wrong = (given != truth).to(dt)
     draws = torch.as_tensor(np.tile(draws, (1, k, 1)), device=device)  # (steps, K·S, B), model order τ-major
     rows = torch.arange(k * s, device=device)[:, None]
-    params = _init_mlp(sizes, seed_list * k, dt, device)
+    params = stacked_kaiming_mlp(seed_list * k, sizes, dtype=dt, device=device)
     member_taus = _member_taus(np.repeat(taus, s), device)
-    zero = torch.zeros(k * s, dtype=dt, device=device)
 
     def step_data(step):
         idx = draws[step]
@@ -533,7 +481,7 @@ def train_noisy_labels(config: NoisyLabelsConfig = NoisyLabelsConfig(), seeds: S
             on_clean = (right * (1 - wrong)).sum(dim=1) / (1 - wrong).sum(dim=1)
             return right.mean(dim=1), on_wrong, on_clean, _accuracy(params, x_test, y_test)
 
-    steps, curves = _train(params, member_taus, zero, zero, n_steps, lr, rescale, step_data, evaluate, record_every)
+    steps, curves = _train(params, member_taus, 0.0, 0.0, n_steps, lr, rescale, step_data, evaluate, record_every)
     curves = [c.reshape(k, s, -1) for c in curves]
     return NoisyLabelRun(taus, np.array(seed_list), steps, *curves,
                          to_numpy(wrong[:s].mean(dim=1)).astype(np.float64))

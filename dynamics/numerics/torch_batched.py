@@ -13,6 +13,11 @@ the device. Every trainer of the torch layer builds on these pieces:
 * :func:`dynamics.numerics.torch_batched.relu_mlp_cross_entropy_gradients`: its mean cross-entropy and weight
   gradients by a hand-written backward pass (about twice as fast as autograd at these sizes; the tests hold it to
   autograd);
+* :func:`dynamics.numerics.torch_batched.stacked_kaiming_mlp`, :func:`dynamics.numerics.torch_batched.leaky_relu_mlp`
+  and :func:`dynamics.numerics.torch_batched.group_logistic_gradients`: a stack of LeakyReLU MLPs with biases and one
+  logit (Kaiming-normal initialisation, the AND-mask experiments' network), and the gradient of each member's mean
+  logistic loss on each of its groups of examples (per environment, per group) from one forward and one backward
+  pass;
 * :class:`dynamics.numerics.torch_batched.MemberOptimizer`: SGD with heavy-ball momentum (``torch.optim.SGD``'s
   convention) or Adam (Kingma & Ba 2015, Algorithm 1), element by element, with a learning rate, momentum, L2 weight
   decay and L1 penalty per member, a mask of the members still training (per-member early stopping), and
@@ -29,7 +34,8 @@ import torch
 
 from .torch_tools import as_tensor
 
-__all__ = ["MemberOptimizer", "relu_mlp", "relu_mlp_cross_entropy_gradients", "stacked_uniform_weights"]
+__all__ = ["MemberOptimizer", "group_logistic_gradients", "leaky_relu_mlp", "relu_mlp", "relu_mlp_cross_entropy_gradients",
+           "stacked_kaiming_mlp", "stacked_uniform_weights"]
 
 Device = Union[str, torch.device]
 
@@ -198,6 +204,185 @@ def relu_mlp_cross_entropy_gradients(weights: Sequence[torch.Tensor], x: torch.T
         delta = torch.ops.aten.threshold_backward(torch.bmm(delta, weights[layer + 1]), a, 0.0)
         grads.append(torch.bmm(delta.transpose(1, 2), below))
     return losses, grads[::-1]
+
+
+def stacked_kaiming_mlp(seeds: Sequence[int], sizes: Sequence[int], *, bias: float = 0.01,
+                        dtype: torch.dtype = torch.float64, device: Device = "cpu") -> List[torch.Tensor]:
+    """Weights and biases of one MLP per seed, stacked: Kaiming-normal weights for ReLU-like units (gain √2) and
+    constant biases (the AND-mask authors' network).
+
+    Layer l of member m: weight ~ N(0, 2/sizes[l]) of shape (sizes[l + 1], sizes[l]), drawn in float64 from a
+    ``torch.Generator`` seeded by ``seeds[m] % 2**63`` (layer by layer, so a member's weights do not depend on the
+    other members), and bias ``bias`` everywhere.
+
+    Parameters
+    ----------
+    seeds : sequence of int
+        One non-negative integer seed per member.
+    sizes : sequence of int
+        Layer widths, input first, output last (at least two entries, each >= 1).
+    bias : float, default 0.01
+        The initial value of every bias, finite.
+    dtype : torch.dtype, default torch.float64
+    device : str or torch.device, default "cpu"
+
+    Returns
+    -------
+    list of torch.Tensor
+        Weight (M, sizes[l + 1], sizes[l]) and bias (M, sizes[l + 1]) of each layer, alternating: [W_0, b_0, W_1, ...].
+
+    Raises
+    ------
+    ValueError
+        If ``seeds`` is empty or holds a negative or non-integer seed, ``sizes`` has fewer than two entries or a width
+        below 1, or ``bias`` is not finite.
+
+    Examples
+    --------
+    >>> params = stacked_kaiming_mlp([3, 4], (5, 8, 1))
+    >>> [tuple(p.shape) for p in params]
+    [(2, 8, 5), (2, 8), (2, 1, 8), (2, 1)]
+    >>> bool(torch.equal(params[0][1], stacked_kaiming_mlp([4], (5, 8, 1))[0][0]))  # member 1 is seed 4's own draw
+    True
+    """
+    seeds = list(seeds)
+    sizes = [int(s) for s in sizes]
+    if not seeds or any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0 for s in seeds):
+        raise ValueError(f"seeds must hold at least one non-negative integer, got {seeds!r}")
+    if len(sizes) < 2 or min(sizes) < 1:
+        raise ValueError(f"sizes must hold at least two widths >= 1, got {sizes}")
+    if not math.isfinite(bias):
+        raise ValueError(f"bias must be finite, got {bias!r}")
+    layers = [[] for _ in range(2 * (len(sizes) - 1))]
+    for s in seeds:
+        gen = torch.Generator().manual_seed(int(s) % 2 ** 63)
+        for l, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
+            layers[2 * l].append(torch.randn(fan_out, fan_in, generator=gen, dtype=torch.float64)
+                                 * math.sqrt(2 / fan_in))
+            layers[2 * l + 1].append(torch.full((fan_out,), float(bias), dtype=torch.float64))
+    return [torch.stack(p).to(device=device, dtype=dtype) for p in layers]
+
+
+def _check_biased_stack(params, x):
+    params = list(params)
+    if not params or len(params) % 2 or any(not isinstance(p, torch.Tensor) for p in params) \
+            or any(params[i].dim() != 3 or params[i + 1].dim() != 2 for i in range(0, len(params), 2)):
+        raise ValueError("params must alternate weights (M, out, in) and biases (M, out) as torch tensors, got "
+                         f"{[tuple(p.shape) if isinstance(p, torch.Tensor) else type(p).__name__ for p in params]}")
+    if not isinstance(x, torch.Tensor) or x.dim() < 2 or x.shape[0] != params[0].shape[0] \
+            or x.shape[-1] != params[0].shape[2]:
+        raise ValueError(f"x must be a torch tensor of shape (M, ..., in) = ({params[0].shape[0]}, ..., "
+                         f"{params[0].shape[2]}) to match params[0], got "
+                         f"{tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__}")
+    return params
+
+
+def leaky_relu_mlp(params: Sequence[torch.Tensor], x: torch.Tensor, *, leak: float = 0.01) -> torch.Tensor:
+    """The outputs of M LeakyReLU MLPs with biases: h ← leaky_relu(h Wᵀ + b) per hidden layer, a linear output.
+
+    Parameters
+    ----------
+    params : sequence of torch.Tensor
+        Weights (M, out, in) and biases (M, out), alternating (as :func:`stacked_kaiming_mlp` returns).
+    x : torch.Tensor
+        Inputs (M, ..., in_0): member m's own examples, any number of batch axes.
+    leak : float, default 0.01
+        The LeakyReLU's negative slope.
+
+    Returns
+    -------
+    torch.Tensor
+        (M, ..., out_last).
+
+    Raises
+    ------
+    ValueError
+        If the shapes do not match.
+
+    Examples
+    --------
+    >>> W = [torch.eye(2, dtype=torch.float64)[None], torch.zeros(1, 2, dtype=torch.float64),
+    ...      torch.ones(1, 1, 2, dtype=torch.float64), torch.zeros(1, 1, dtype=torch.float64)]
+    >>> leaky_relu_mlp(W, torch.tensor([[[1.0, -2.0]]], dtype=torch.float64), leak=0.5).tolist()
+    [[[0.0]]]
+    """
+    params = _check_biased_stack(params, x)
+    h = x
+    n_layers = len(params) // 2
+    for l in range(n_layers):
+        w, b = params[2 * l], params[2 * l + 1]
+        h = torch.einsum("m...i,moi->m...o", h, w) + b.view(b.shape[0], *([1] * (h.dim() - 2)), -1)
+        if l < n_layers - 1:
+            h = torch.nn.functional.leaky_relu(h, leak)
+    return h
+
+
+def group_logistic_gradients(params: Sequence[torch.Tensor], x: torch.Tensor, labels: torch.Tensor, *,
+                             leak: float = 0.01) -> List[torch.Tensor]:
+    """The gradient of each member's mean logistic loss on each of its groups of examples, for M LeakyReLU MLPs with
+    one logit: x (M, G, n, in), labels ±1 (M, G, n) -> per parameter (M, G, *param.shape[1:]).
+
+    The loss of member m on group g is mean_i log(1 + exp(−y_i f(x_i))) over the group's n examples. One forward pass
+    with each member's weights and one backward pass to the pre-activations z_l give all M·G gradients: group g's
+    examples enter only its own loss, so ∂(Σ_g L_g)/∂z_l restricted to g's examples is ∂L_g/∂z_l, and group g's
+    weight gradient is Σ_i (∂L_g/∂z_l,i) ⊗ h_(l−1),i over its examples (its bias gradient the plain sum), the
+    per-example-gradient trick. The AND-mask trainers call it with the environments as groups.
+
+    Parameters
+    ----------
+    params : sequence of torch.Tensor
+        Weights (M, out, in) and biases (M, out), alternating; the last layer has one output.
+    x : torch.Tensor
+        Inputs (M, G, n, in_0).
+    labels : torch.Tensor
+        Labels ±1 (M, G, n), x's dtype.
+    leak : float, default 0.01
+        The LeakyReLU's negative slope.
+
+    Returns
+    -------
+    list of torch.Tensor
+        One gradient per parameter, (M, G, *param.shape[1:]); the parameters are not touched (no ``.grad``).
+
+    Raises
+    ------
+    ValueError
+        If the shapes do not match or the last layer has more than one output.
+
+    Examples
+    --------
+    >>> params = stacked_kaiming_mlp([0], (3, 4, 1))
+    >>> x = torch.randn(1, 2, 5, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    >>> y = torch.ones(1, 2, 5, dtype=torch.float64)
+    >>> grads = group_logistic_gradients(params, x, y)
+    >>> ps = [p[0].clone().requires_grad_(True) for p in params]
+    >>> loss = torch.nn.functional.softplus(-leaky_relu_mlp([q[None] for q in ps], x[:, 1])[0, :, 0]).mean()
+    >>> all(bool(torch.allclose(g[0, 1], a)) for g, a in zip(grads, torch.autograd.grad(loss, ps)))  # group 1
+    True
+    """
+    params = _check_biased_stack(params, x)
+    if x.dim() != 4 or params[-1].shape[1] != 1:
+        raise ValueError(f"x must have shape (M, G, n, in) and the last layer one output, got x of shape "
+                         f"{tuple(x.shape)} and a last layer of {params[-1].shape[1]} outputs")
+    if not isinstance(labels, torch.Tensor) or labels.shape != x.shape[:3]:
+        raise ValueError(f"labels must be a torch tensor of shape (M, G, n) = {tuple(x.shape[:3])}, got "
+                         f"{tuple(labels.shape) if isinstance(labels, torch.Tensor) else type(labels).__name__}")
+    with torch.enable_grad():
+        h = x
+        inputs, pre = [], []
+        n_layers = len(params) // 2
+        for l in range(n_layers):
+            w, b = params[2 * l].detach(), params[2 * l + 1].detach()
+            inputs.append(h)
+            z = (torch.einsum("meni,moi->meno", h, w) + b[:, None, None, :]).requires_grad_(True)
+            pre.append(z)
+            h = torch.nn.functional.leaky_relu(z, leak) if l < n_layers - 1 else z
+        loss = torch.nn.functional.softplus(-labels * h.squeeze(-1)).mean(dim=2).sum()
+        deltas = torch.autograd.grad(loss, pre)
+    grads = []
+    for h_in, delta in zip(inputs, deltas):
+        grads += [torch.einsum("meno,meni->meoi", delta, h_in.detach()), delta.sum(dim=2)]
+    return grads
 
 
 def _member_column(name, values, n_members, dtype, device):
