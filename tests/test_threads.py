@@ -80,3 +80,9 @@ def test_the_theories_dense_routines_are_limited(routine, arguments, monkeypatch
     with threadpool_limits(limits=2, user_api="blas"):
         routine(*arguments(np.random.default_rng(0)))
     assert seen and all(threads == {1} for threads in seen), seen
+
+
+def test_one_thread_refuses_a_flag_that_is_not_a_bool_by_name():
+    with pytest.raises((TypeError, ValueError), match="numba"):
+        with nx.one_thread(numba="no"):
+            pass

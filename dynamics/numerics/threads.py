@@ -31,6 +31,8 @@ from typing import Callable, ContextManager, Iterator
 
 import numpy as np
 
+from .validation import require_bool
+
 __all__ = ["SMALL_DENSE_DIMENSION", "blas_threads_for_size", "one_blas_thread_when_small", "one_thread"]
 
 SMALL_DENSE_DIMENSION = 512
@@ -186,6 +188,7 @@ def one_thread(*, numba: bool = True) -> Iterator[None]:
     """
     from threadpoolctl import threadpool_limits  # a fresh scan: it sees libraries loaded since the last one
 
+    numba = require_bool("numba", numba)
     torch = sys.modules.get("torch")
     pool = None
     if numba:
