@@ -9,8 +9,11 @@ torch = pytest.importorskip("torch")
 
 from dynamics.spherical import AdamVariantsConfig  # noqa: E402
 from dynamics.spherical import torch_experiments as te  # noqa: E402
+from dynamics.numerics.torch_tools import seed_int, torch_generator  # noqa: E402
+from dynamics.spherical import torch_optim  # noqa: E402
 from dynamics.spherical.torch_models import bn_mlp2  # noqa: E402
 from dynamics.spherical.torch_state import effective_learning_rates  # noqa: E402
+from dynamics.spherical.torch_training import gaussian_classification  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -50,6 +53,90 @@ def test_seed_loop_equals_single_runs():
             np.testing.assert_allclose(getattr(both, field)[:, j], getattr(alone, field)[:, 0], rtol=1e-12, atol=0)
 
 
+def _one_model_run(name, seed, c):
+    """The trainer's protocol for one method and seed on one unstacked bn_mlp2 and its own optimizer (the per-model
+    path the stacked trainer replaced): the training losses, test accuracies and per-step records (reading, 4,
+    layer) of AdamVariantsTraining."""
+    both = gaussian_classification(c.n_train + c.n_test, c.n_features, c.n_classes, c.label_noise, seed=seed)
+    x, y = both.inputs[:c.n_train], both.labels[:c.n_train]
+    model = bn_mlp2(c.n_features, c.width, c.n_classes, seed=seed)
+    filters, rest = [model[0].weight, model[3].weight], [model[6].weight, model[6].bias]
+    eta, lam, betas, eps = te.DEFAULT_LEARNING_RATES[name], c.weight_decay, c.betas, c.eps
+    if name == "SGD-M":
+        opt = torch.optim.SGD([{"params": filters, "weight_decay": lam}, {"params": rest}], lr=eta, momentum=0.9,
+                              foreach=False)
+    elif name in ("Adam", "AdamW"):
+        opt = getattr(torch.optim, name)([{"params": filters, "weight_decay": lam},
+                                          {"params": rest, "weight_decay": 0.0}], lr=eta, betas=betas, eps=eps,
+                                         foreach=False)
+    else:
+        opt = getattr(torch_optim, name)([{"params": filters, "channel_wise": True, "weight_decay": lam},
+                                          {"params": rest, "weight_decay": 0.0}], learning_rate=eta, betas=betas,
+                                         eps=eps)
+    gen, losses, accuracies, records = torch_generator(seed), [], [], []
+
+    def evaluate():
+        with torch.no_grad():
+            losses.append(float(torch.nn.functional.cross_entropy(model(x), y)))
+            right = model(both.inputs[c.n_train:]).argmax(dim=1) == both.labels[c.n_train:]
+            accuracies.append(float(right.double().mean()))
+
+    evaluate()
+    for k in range(c.n_steps):
+        idx = torch.randint(0, c.n_train, (c.batch_size,), generator=gen)
+        opt.zero_grad()
+        torch.nn.functional.cross_entropy(model(x[idx]), y[idx]).backward()
+        read = k % c.spherical_every == 0
+        if read and name in ("AdamST", "AdamSRT", "AdamG"):  # read on an AdamS taking the variant's step
+            scale = [w[0].numel() if name == "AdamG" else 1 for w in filters]
+            shadow = torch_optim.AdamS([{"params": [w], "lr": eta / math.sqrt(s), "eps": eps / math.sqrt(s),
+                                         "weight_decay": 0.0 if name == "AdamG" else lam}
+                                        for w, s in zip(filters, scale)], betas=betas, channel_wise=True)
+            for w, s in zip(filters, scale):
+                state = opt.state.get(w)
+                if state:
+                    shadow.state[w] = {"step": state["step"], "exp_avg": state["exp_avg"].clone(),
+                                       "exp_avg_sq": state["exp_avg_sq"] / s}
+            before = [w.detach().clone() for w in filters]
+            shadow.step()
+            rates = effective_learning_rates(shadow, filters)
+            with torch.no_grad():
+                for w, b in zip(filters, before):
+                    w.copy_(b)
+        opt.step()
+        if read:
+            if name not in ("AdamST", "AdamSRT", "AdamG"):
+                rates = effective_learning_rates(opt, filters)
+            record = []
+            for layer, w in enumerate(filters):
+                mask = rates.layer == layer
+                eta_e, radius = rates.effective_learning_rate[mask], rates.radius[mask]
+                sphere_grad = radius * w.grad.norm(dim=1).numpy()
+                record.append((np.median(eta_e), np.abs(1 - rates.A[mask] / eta_e).max(),
+                               np.tan(rates.angle[mask]).max(), ((eta_e * sphere_grad) ** 2).max()))
+            records.append(np.array(record).T)
+        if (k + 1) % c.eval_every == 0 or k + 1 == c.n_steps:
+            evaluate()
+    return np.array(losses), np.array(accuracies), np.array(records)
+
+
+def test_stacked_trainer_equals_one_model_per_seed_and_method():
+    """All seeds of a method trained as one stacked model (per-member batch statistics, per-member optimizer groups,
+    the effective learning rate read per member) follow, for every method, the run of one model per seed."""
+    config = _tiny(te.OPTIMIZERS, n_steps=7, spherical_every=2)
+    seeds = (0, 1, 5)
+    run = te.train_adam_variants(config, seeds)
+    fields = ("effective_learning_rate", "max_radial_term", "max_tangent_step", "max_tan2_gradient")
+    for i, name in enumerate(te.OPTIMIZERS):
+        for j, seed in enumerate(seeds):
+            losses, accuracies, records = _one_model_run(name, seed_int(seed), config)  # as the trainer
+            np.testing.assert_allclose(run.train_loss[i, j], losses, rtol=1e-10, atol=0, err_msg=name)
+            np.testing.assert_array_equal(run.test_accuracy[i, j], accuracies, err_msg=name)
+            for q, field in enumerate(fields):
+                np.testing.assert_allclose(getattr(run, field)[i, j], records[:, q], rtol=1e-10, atol=0,
+                                           err_msg=f"{name} {field}")
+
+
 def test_deterministic_and_seed_dependent():
     a = te.train_adam_variants(_tiny(("AdamS",)), (5,))
     b = te.train_adam_variants(_tiny(("AdamS",)), (5,))
@@ -63,29 +150,30 @@ def test_deterministic_and_seed_dependent():
 def test_shadow_adams_step_is_the_variants_step(name):
     """The step of AdamST/AdamSRT is an AdamS step from their state before it, and AdamG's is one with v summed over
     the filter (learning rate and ε / sqrt(d), no weight decay) up to its radial renormalisation: the shadow the
-    trainer reads the effective learning rate from takes exactly the variant's step."""
+    trainer reads the effective learning rate from takes exactly the variant's step, on the trainer's stacked
+    layout (two members, each on its own data)."""
+    params = te._stacked_bn_mlp2((1, 2), 6, 5, 3, "cpu", torch.float64)
     torch.manual_seed(0)
-    model = bn_mlp2(6, 5, 3, seed=1)
-    data = torch.randn(16, 6, dtype=torch.float64), torch.randint(0, 3, (16,))
+    data = torch.randn(2, 16, 6, dtype=torch.float64), torch.randint(0, 3, (2, 16))
     eta, lam, betas, eps = 3e-2, 5e-3, (0.9, 0.99), 1e-8
-    optimizer = te._optimizer(name, model, eta, lam, betas, eps)
-    filters, _ = te._filters_and_rest(model)
+    filters, rest = params[:2], params[2:]
+    optimizer = te._optimizer(name, filters, rest, eta, lam, betas, eps)
     for _ in range(5):
         optimizer.zero_grad()
-        torch.nn.functional.cross_entropy(model(data[0]), data[1]).backward()
+        te._losses(params, *data).sum().backward()
         before = [w.detach().clone() for w in filters]
         shadow = te._shadow(name, filters, optimizer, eta, lam, betas, eps)
         shadow.step()
         stepped = [w.detach().clone() for w in filters]
-        rates = effective_learning_rates(shadow, [model[0], model[3]])
-        assert np.all(rates.effective_learning_rate > 0)
+        rates = effective_learning_rates(shadow, filters, stacked=True)
+        assert len(rates) == 2 and all(np.all(r.effective_learning_rate > 0) for r in rates)
         with torch.no_grad():
             for w, x in zip(filters, before):
                 w.copy_(x)
         optimizer.step()
         for w, x in zip(filters, stepped):
             if name == "AdamG":  # same direction; AdamG then renormalises
-                x = x / (x.norm(dim=1, keepdim=True) + eps)
+                x = x / (x.norm(dim=2, keepdim=True) + eps)
             np.testing.assert_allclose(w.detach().numpy(), x.numpy(), rtol=1e-12, atol=1e-15)
 
 
@@ -176,8 +264,8 @@ def test_a_method_with_its_own_width_trains_a_network_of_that_width(monkeypatch)
     assert [shapes[0][0] for shapes in built] == [4] * 6
     built.clear()
     mixed = te.train_adam_variants(_tiny(methods, widths=(("Adam", 7),)), (0, 1))
-    # per seed, one network per method in order: Adam's hidden layers are 7 wide, the others 4
-    assert built == [((4, 16), (4, 4)), ((7, 16), (7, 7)), ((4, 16), (4, 4))] * 2
+    # per method in order, one network per seed (stacked): Adam's hidden layers are 7 wide, the others 4
+    assert built == [((4, 16), (4, 4))] * 2 + [((7, 16), (7, 7))] * 2 + [((4, 16), (4, 4))] * 2
     fields = ("train_loss", "test_accuracy", "effective_learning_rate", "max_radial_term", "max_tangent_step",
               "max_tan2_gradient")
     for i, name in enumerate(methods):
@@ -191,6 +279,18 @@ def test_a_method_with_its_own_width_trains_a_network_of_that_width(monkeypatch)
     same = te.train_adam_variants(_tiny(methods, widths=(("AdamG", 9), ("SGD-M", 4))), (0, 1))
     for field in fields:
         np.testing.assert_array_equal(getattr(same, field), getattr(base, field))
+
+
+def test_a_diverged_run_raises_naming_the_method_and_seed(monkeypatch):
+    original = te._losses
+
+    def nan_when_evaluated(params, x, labels):  # the evaluation runs without autograd
+        loss = original(params, x, labels)
+        return loss if torch.is_grad_enabled() else loss * torch.tensor([1.0, math.nan], dtype=loss.dtype)
+
+    monkeypatch.setattr(te, "_losses", nan_when_evaluated)
+    with pytest.raises(ValueError, match=r"Adam diverged: the training loss of seeds\[1\] is not finite after step 0"):
+        te.train_adam_variants(_tiny(("Adam",)), (3, 7))
 
 
 def test_bad_input_of_helpers():

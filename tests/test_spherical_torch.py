@@ -197,6 +197,75 @@ def test_effective_learning_rates_of_a_float32_network_and_bad_input():
             effective_learning_rates(train(refused), [model[0]])
 
 
+@pytest.mark.parametrize("name", ["SGD-M+L2", "Adam+L2", "AdamW", "AdamS"])
+def test_effective_learning_rates_of_a_stacked_model_are_each_members_own(name):
+    """``stacked=True``: the models stacked along dim 0 of every weight (a 4-D and a 2-D weight per member), stepped
+    by one optimizer on the stack, are read member by member as each member's own model and optimizer are."""
+    from dynamics.spherical import torch_optim
+    from dynamics.spherical.torch_state import effective_learning_rates
+
+    rng = np.random.default_rng(0)
+    n_members, shapes = 3, [(4, 3, 3, 3), (5, 6)]
+
+    def optimizer(weights, stacked):
+        if name == "SGD-M+L2":
+            return torch.optim.SGD(weights, lr=0.05, momentum=0.9, weight_decay=1e-3, foreach=False)
+        if name == "AdamS":
+            grouping = {"channel_dims": [0, 1]} if stacked else {"channel_wise": True}
+            return torch_optim.AdamS([{"params": weights, **grouping}], learning_rate=1e-2, weight_decay=1e-3)
+        cls = torch.optim.AdamW if name == "AdamW" else torch.optim.Adam
+        return cls(weights, lr=1e-2, weight_decay=1e-3, foreach=False)
+
+    members = [[torch.nn.Parameter(torch.tensor(rng.standard_normal(shape))) for shape in shapes]
+               for _ in range(n_members)]
+    stack = [torch.nn.Parameter(torch.stack([ws[i].detach() for ws in members])) for i in range(len(shapes))]
+    alone, together = [optimizer(ws, False) for ws in members], optimizer(stack, True)
+    for _ in range(3):
+        for ws in members:
+            for w in ws:  # a gradient tangent to every filter, as a normalisation layer makes it
+                g, x = torch.tensor(rng.standard_normal(w.shape)).flatten(1), w.detach().flatten(1)
+                w.grad = (g - (g * x).sum(dim=1, keepdim=True) * x / (x * x).sum(dim=1, keepdim=True)).reshape(w.shape)
+        for i, w in enumerate(stack):
+            w.grad = torch.stack([ws[i].grad for ws in members])
+        for opt in alone + [together]:
+            opt.step()
+        read = effective_learning_rates(together, {"conv": stack[0], "linear": stack[1]}, stacked=True)
+        assert len(read) == n_members
+        for ws, opt, got in zip(members, alone, read):
+            expected = effective_learning_rates(opt, {"conv": ws[0], "linear": ws[1]})
+            assert got.layer_names == expected.layer_names
+            np.testing.assert_array_equal(got.layer, expected.layer)
+            np.testing.assert_array_equal(got.channel, expected.channel)
+            for field in ("effective_learning_rate", "A", "radius", "angle"):
+                np.testing.assert_allclose(getattr(got, field), getattr(expected, field), rtol=1e-12, atol=0)
+
+
+def test_effective_learning_rates_stacked_bad_input():
+    from dynamics.spherical import torch_optim
+    from dynamics.spherical.torch_state import effective_learning_rates
+
+    a = torch.nn.Parameter(torch.randn(2, 3, 4, dtype=torch.float64))
+    b = torch.nn.Parameter(torch.randn(3, 5, 3, dtype=torch.float64))
+    c = torch.nn.Parameter(torch.randn(4, dtype=torch.float64))
+    opt = torch.optim.SGD([a, b, c], lr=0.1, momentum=0.9)
+    for w in (a, b, c):
+        w.grad = torch.randn_like(w) * 1e-3
+    opt.step()
+    with pytest.raises(TypeError, match="stacked"):
+        effective_learning_rates(opt, [a], stacked="yes")
+    with pytest.raises(ValueError, match="stacked=True: every layer must hold the same number of members"):
+        effective_learning_rates(opt, [a, b], stacked=True)
+    with pytest.raises(ValueError, match=r"stacked=True: layers\['0'\] must have a leading member axis"):
+        effective_learning_rates(opt, [c], stacked=True)
+    grouped = torch_optim.AdamS([a], channel_dims=[0, 1])
+    grouped.step()
+    with pytest.raises(ValueError, match="pass stacked=True"):  # grouped by (member, row), read as one model
+        effective_learning_rates(grouped, [a])
+    assert len(effective_learning_rates(grouped, [a], stacked=True)) == 2
+    with pytest.raises(ValueError, match="along dims"):  # grouped by row only, read as a stack
+        effective_learning_rates(torch_optim.AdamS([b], channel_wise=True), [b], stacked=True)
+
+
 @pytest.mark.parametrize("name, config_class", [
     ("equilibrium_statistics", sph.EquilibriumStatisticsConfig),
     ("adagradg_vs_sgd_m2", sph.AdaGradGVsSGDM2Config),

@@ -8,21 +8,29 @@ followed by the :class:`dynamics.spherical.torch_models.BatchNorm` of the cross-
 hidden layers is exactly radially invariant; the data are
 :func:`dynamics.spherical.torch_training.gaussian_classification` (Gaussian inputs, a random linear teacher, random
 labels). The thesis trains ResNets on CIFAR and SVHN; a small MLP keeps a claim's run within seconds on a CPU. As in
-the thesis's protocol (§3.5.3), each method acts on the radially invariant weights only (with ``channel_wise=True``
-for the spherical variants: one group per row); the other parameters (the readout) get the same optimizer without
+the thesis's protocol (§3.5.3), each method acts on the radially invariant weights only (the spherical variants with
+one group per row); the other parameters (the readout) get the same optimizer without
 the group-specific parts (element-wise Adam for the Adam family, SGD with momentum for SGD-M) and no weight decay.
 
-The effective learning rate of each step is read by :func:`dynamics.spherical.torch_state.effective_learning_rates`
-from the optimizer's state. That helper reads SGD, Adam, AdamW and AdamS; AdamST and AdamSRT transport their first
-moment (and AdamSRT rescales its second) after the step, and AdamG renormalises the rows, so their state no longer
-holds the last step. Their step is, however, exactly an AdamS step from the state they hold before it (AdamG's with
-v summed rather than averaged over the row, i.e. learning rate and ε divided by sqrt(d), and no weight decay; the
-renormalisation that follows is radial and leaves the direction alone). The trainer therefore takes that AdamS step on
-a shadow optimizer, reads the helper there, and then lets the variant take its own step from the same point.
+The seeds of one method are trained as one stacked model, member m being seed m's network, and the methods (each its
+own optimizer) in a loop. Every parameter of :func:`dynamics.spherical.torch_models.bn_mlp2` gets a leading member
+axis: the hidden weights W1 (M, width, n_features) and W2 (M, width, width), the readout W3 (M, n_classes, width) and
+its bias (M, n_classes), each member's initialised as ``bn_mlp2`` initialises it for its seed. The forward pass is a
+batched product per layer on each member's own mini-batch (inputs (M, batch, n_features)), with the BatchNorm's
+statistics taken over each member's batch; the sum over members of their mean cross-entropies gives each member its
+own gradient. SGD-M, Adam and AdamW act element by element, so on each member as on that member alone; the spherical
+variants group the hidden weights by (member, row) (``channel_dims=[0, 1]``), one group per row of each member.
 
-The seeds and optimizers run in a loop, one model each: the spherical optimizers reduce over a row's weights, and
-the helper reads the rows along dim 0 of a layer's weight, so the members of a stacked ensemble would need another
-layout (the cost is a few hundred small steps per run).
+The effective learning rate of each step is read by :func:`dynamics.spherical.torch_state.effective_learning_rates`
+from the optimizer's state, with ``stacked=True``: it reads the filters of a stacked weight as its (member, row)
+slices and returns one reading per member. That helper reads SGD, Adam, AdamW and AdamS; AdamST and AdamSRT
+transport their first moment (and AdamSRT rescales its second) after the step, and AdamG renormalises the rows, so
+their state no longer holds the last step. Their step is, however, exactly an AdamS step from the state they hold
+before it (AdamG's with v summed rather than averaged over the row, i.e. learning rate and ε divided by sqrt(d), and no
+weight decay; the renormalisation that follows is radial and leaves the direction alone). The trainer therefore takes
+that AdamS step on a shadow optimizer (grouped by (member, row) too), reads the helper there, and then lets the variant
+take its own step from the same point. A run equals, to float64 round-off, one model per seed and method trained alone
+(the tests hold the stack to that loop).
 
 The call is ``train_adam_variants(config, seeds, *, device="cpu", dtype=torch.float64)``: the config, a
 :class:`dynamics.spherical.AdamVariantsConfig` (a frozen NamedTuple defined, without torch, in
@@ -39,8 +47,9 @@ import numpy as np
 import torch
 
 from dynamics.numerics import disk_cache, require_choice, require_in_range, require_integer, require_positive
-from dynamics.numerics.torch_tools import on_device, seed_int, torch_generator
-from ._results import ADAM_VARIANTS_OPTIMIZERS, AdamVariantsConfig, AdamVariantsTraining, TheoremTwoHypotheses
+from dynamics.numerics.torch_tools import on_device, seed_int, to_numpy, torch_generator
+from ._results import (ADAM_VARIANTS_OPTIMIZERS, AdamVariantsConfig, AdamVariantsTraining, ClassificationData,
+                       TheoremTwoHypotheses)
 from .torch_models import bn_mlp2
 from .torch_optim import AdamG, AdamS, AdamSRT, AdamST
 from .torch_state import effective_learning_rates
@@ -61,17 +70,43 @@ DEFAULT_LEARNING_RATES = {"SGD-M": 0.05, "Adam": 3e-3, "AdamW": 3e-3, "AdamG": 3
                           "AdamSRT": 3e-3}
 
 _LAYERS = ("layer1", "layer2")
+_ROW_DIMS = [0, 1]  # the dims of a stacked hidden weight (member, row, column) indexing its groups: one per row
 _SPHERICAL = {"AdamG": AdamG, "AdamS": AdamS, "AdamST": AdamST, "AdamSRT": AdamSRT}
 
 
-def _filters_and_rest(model):
-    filters = [model[0].weight, model[3].weight]
-    rest = [p for p in model.parameters() if all(p is not w for w in filters)]
-    return filters, rest
+def _stacked_bn_mlp2(seeds, n_features, width, n_classes, device, dtype):
+    """The parameters [W1, W2, W3, b3] of :func:`dynamics.spherical.torch_models.bn_mlp2` built for each seed (so
+    with its initial weights), stacked along a leading member axis: W1 (M, width, n_features), W2 (M, width, width),
+    W3 (M, n_classes, width), b3 (M, n_classes)."""
+    models = [bn_mlp2(n_features, width, n_classes, seed=seed, device=device, dtype=dtype) for seed in seeds]
+    return [torch.stack([p.detach() for p in same]).requires_grad_()
+            for same in zip(*(model.parameters() for model in models))]
 
 
-def _optimizer(name, model, learning_rate, weight_decay, betas, eps):
-    filters, rest = _filters_and_rest(model)
+def _batch_norm(h):
+    """:class:`dynamics.spherical.torch_models.BatchNorm` (ε = 0, no affine map) of each member's batch: h is
+    (members, batch, width), normalised over dim 1."""
+    centred = h - h.mean(dim=1, keepdim=True)
+    return centred / (centred ** 2).mean(dim=1, keepdim=True).sqrt()
+
+
+def _forward(params, x):
+    """The logits (M, batch, n_classes) of the stacked bn_mlp2 on each member's inputs x (M, batch, n_features)."""
+    W1, W2, W3, b3 = params
+    h = torch.relu(_batch_norm(torch.bmm(x, W1.transpose(1, 2))))
+    h = torch.relu(_batch_norm(torch.bmm(h, W2.transpose(1, 2))))
+    return torch.bmm(h, W3.transpose(1, 2)) + b3[:, None, :]
+
+
+def _losses(params, x, labels):
+    """Each member's mean cross-entropy (M,) on its own inputs x (M, batch, n_features) and labels (M, batch)."""
+    logits = _forward(params, x)
+    return torch.nn.functional.cross_entropy(logits.transpose(1, 2), labels, reduction="none").mean(dim=1)
+
+
+def _optimizer(name, filters, rest, learning_rate, weight_decay, betas, eps):
+    """The method's optimizer on the stacked parameters: weight decay on the hidden layers' weights ``filters``
+    only; the spherical variants group those by (member, row)."""
     if name == "SGD-M":
         return torch.optim.SGD([{"params": filters, "weight_decay": weight_decay}, {"params": rest}],
                                lr=learning_rate, momentum=0.9, foreach=False)
@@ -79,21 +114,21 @@ def _optimizer(name, model, learning_rate, weight_decay, betas, eps):
         cls = torch.optim.Adam if name == "Adam" else torch.optim.AdamW
         return cls([{"params": filters, "weight_decay": weight_decay}, {"params": rest, "weight_decay": 0.0}],
                    lr=learning_rate, betas=betas, eps=eps, foreach=False)
-    return _SPHERICAL[name]([{"params": filters, "channel_wise": True, "weight_decay": weight_decay},
+    return _SPHERICAL[name]([{"params": filters, "channel_dims": _ROW_DIMS, "weight_decay": weight_decay},
                              {"params": rest, "weight_decay": 0.0}],
                             learning_rate=learning_rate, betas=betas, eps=eps)
 
 
 def _shadow(name, filters, optimizer, learning_rate, weight_decay, betas, eps):
-    """The AdamS whose next step equals the variant's next step on the filters (up to AdamG's radial
-    renormalisation), with its state copied from the variant's."""
-    d = [w[0].numel() for w in filters]
+    """The AdamS whose next step equals the variant's next step on the stacked filters (up to AdamG's radial
+    renormalisation), grouped by (member, row) as the variant, with its state copied from the variant's."""
+    d = [w[0, 0].numel() for w in filters]  # the dimension of one row
     groups = []
     for w, dim in zip(filters, d):
-        scale = math.sqrt(dim) if name == "AdamG" else 1.0  # AdamG: v sums g² over the filter, AdamS averages
+        scale = math.sqrt(dim) if name == "AdamG" else 1.0  # AdamG: v sums g² over the row, AdamS averages
         groups.append({"params": [w], "lr": learning_rate / scale, "eps": eps / scale,
                        "weight_decay": 0.0 if name == "AdamG" else weight_decay})
-    shadow = AdamS(groups, learning_rate=learning_rate, betas=betas, eps=eps, channel_wise=True)
+    shadow = AdamS(groups, learning_rate=learning_rate, betas=betas, eps=eps, channel_dims=_ROW_DIMS)
     for w, dim in zip(filters, d):
         state = optimizer.state.get(w)
         if state:
@@ -104,7 +139,7 @@ def _shadow(name, filters, optimizer, learning_rate, weight_decay, betas, eps):
 
 
 def _spherical_record(rates, n_layers, grads):
-    """Per layer: the median η^e, max |A⟨c,u⟩|, max η^e‖c⊥‖ and max (η^e‖∇L(u)‖)² of one step."""
+    """Per layer: the median η^e, max |A⟨c,u⟩|, max η^e‖c⊥‖ and max (η^e‖∇L(u)‖)² of one step of one member."""
     out = np.empty((4, n_layers))
     a_cu = np.abs(1.0 - rates.A / rates.effective_learning_rate)  # η^e = A/(1 − A⟨c,u⟩)
     tangent = np.tan(rates.angle)
@@ -116,65 +151,73 @@ def _spherical_record(rates, n_layers, grads):
     return out
 
 
-def _train_one(name, seed, data, test, n_classes, n_steps, batch_size, eval_every, spherical_every, width,
-               learning_rate, weight_decay, betas, eps, device, dtype):
-    model = bn_mlp2(data.inputs.shape[1], width, n_classes, seed=seed, device=device, dtype=dtype)
-    filters, _ = _filters_and_rest(model)
-    optimizer = _optimizer(name, model, learning_rate, weight_decay, betas, eps)
-    layers = dict(zip(_LAYERS, (model[0], model[3])))
-    gen = torch_generator(seed)
-    n_train = data.inputs.shape[0]
-    records = np.empty((len(range(0, n_steps, spherical_every)), 4, len(_LAYERS)))
+def _train_method(name, seeds, train, test, n_steps, batch_size, eval_every, spherical_every, width, n_classes,
+                  learning_rate, weight_decay, betas, eps):
+    """Train all seeds of one method as one stacked model on their data (``train`` and ``test``: inputs (M, n,
+    n_features) and labels (M, n), member m holding seed m's). Returns the training losses and test accuracies
+    (M, n_evals) and the spherical records (M, n_readings, 4, n_layers)."""
+    n_members, n_train, n_features = train.inputs.shape
+    dtype = train.inputs.dtype
+    params = _stacked_bn_mlp2(seeds, n_features, width, n_classes, train.inputs.device, dtype)
+    filters, rest = params[:2], params[2:]
+    optimizer = _optimizer(name, filters, rest, learning_rate, weight_decay, betas, eps)
+    layers = dict(zip(_LAYERS, filters))
+    generators = [torch_generator(seed) for seed in seeds]
+    members = torch.arange(n_members, device=train.inputs.device)[:, None]
+    records = np.empty((n_members, len(range(0, n_steps, spherical_every)), 4, len(_LAYERS)))
     losses, accuracies = [], []
 
-    def evaluate():
+    def evaluate(step):
         with torch.no_grad():
-            losses.append(float(torch.nn.functional.cross_entropy(model(data.inputs), data.labels)))
-            accuracies.append(float((model(test.inputs).argmax(dim=1) == test.labels).to(dtype).mean()))
+            loss = _losses(params, train.inputs, train.labels)
+            right = _forward(params, test.inputs).argmax(dim=2) == test.labels
+        if not bool(torch.isfinite(loss).all()):
+            member = int(torch.nonzero(~torch.isfinite(loss))[0, 0])
+            raise ValueError(f"{name} diverged: the training loss of seeds[{member}] is not finite after step {step} "
+                             f"(lower learning_rates[{name!r}])")
+        losses.append(to_numpy(loss).astype(np.float64))
+        accuracies.append(to_numpy(right.to(dtype).mean(dim=1)).astype(np.float64))
 
-    evaluate()
+    evaluate(0)
     for k in range(n_steps):
-        idx = torch.randint(0, n_train, (batch_size,), generator=gen).to(device)
+        idx = torch.stack([torch.randint(0, n_train, (batch_size,), generator=gen) for gen in generators])
+        idx = idx.to(train.inputs.device)
         optimizer.zero_grad()
-        torch.nn.functional.cross_entropy(model(data.inputs[idx]), data.labels[idx]).backward()
+        _losses(params, train.inputs[members, idx], train.labels[members, idx]).sum().backward()  # one per member
         if k % spherical_every:
             optimizer.step()
         elif name in _SPHERICAL and name != "AdamS":
             before = [w.detach().clone() for w in filters]
             shadow = _shadow(name, filters, optimizer, learning_rate, weight_decay, betas, eps)
             shadow.step()
-            rates = effective_learning_rates(shadow, layers)
+            rates = effective_learning_rates(shadow, layers, stacked=True)
             with torch.no_grad():
                 for w, x in zip(filters, before):
                     w.copy_(x)
             optimizer.step()
         else:
             optimizer.step()
-            rates = effective_learning_rates(optimizer, layers)
+            rates = effective_learning_rates(optimizer, layers, stacked=True)
         if k % spherical_every == 0:
-            grads = [w.grad.detach().reshape(w.shape[0], -1).norm(dim=1).cpu().numpy() for w in filters]
-            records[k // spherical_every] = _spherical_record(rates, len(_LAYERS), grads)
+            grads = [to_numpy(w.grad.detach().flatten(2).norm(dim=2)) for w in filters]  # (M, width) per layer
+            for m, member_rates in enumerate(rates):
+                records[m, k // spherical_every] = _spherical_record(member_rates, len(_LAYERS), [g[m] for g in grads])
         if (k + 1) % eval_every == 0 or k + 1 == n_steps:
-            evaluate()
-    return np.array(losses), np.array(accuracies), records
+            evaluate(k + 1)
+    return np.stack(losses, axis=1), np.stack(accuracies, axis=1), records
 
 
 @on_device
 def _train(*, device, optimizers, seeds, n_steps, batch_size, eval_every, spherical_every, n_train, n_test,
            n_features, n_classes, label_noise, widths, learning_rates, weight_decay, betas, eps, dtype):
-    losses, accuracies, records = [], [], []
-    for seed in seeds:
-        both = gaussian_classification(n_train + n_test, n_features, n_classes, label_noise, seed=seed, device=device,
-                                       dtype=dtype)
-        data = type(both)(both.inputs[:n_train], both.labels[:n_train])
-        test = type(both)(both.inputs[n_train:], both.labels[n_train:])
-        for name in optimizers:
-            out = _train_one(name, seed, data, test, n_classes, n_steps, batch_size, eval_every, spherical_every,
-                             widths[name], learning_rates[name], weight_decay, betas, eps, device, dtype)
-            losses.append(out[0]), accuracies.append(out[1]), records.append(out[2])
-    shape = (len(seeds), len(optimizers))
-    swap = lambda values: np.swapaxes(np.array(values).reshape(shape + np.shape(values[0])), 0, 1)  # noqa: E731
-    losses, accuracies, records = swap(losses), swap(accuracies), swap(records)
+    data = [gaussian_classification(n_train + n_test, n_features, n_classes, label_noise, seed=seed, device=device,
+                                    dtype=dtype) for seed in seeds]
+    inputs, labels = torch.stack([d.inputs for d in data]), torch.stack([d.labels for d in data])
+    train = ClassificationData(inputs[:, :n_train], labels[:, :n_train])
+    test = ClassificationData(inputs[:, n_train:], labels[:, n_train:])
+    runs = [_train_method(name, seeds, train, test, n_steps, batch_size, eval_every, spherical_every, widths[name],
+                          n_classes, learning_rates[name], weight_decay, betas, eps) for name in optimizers]
+    losses, accuracies, records = (np.stack([run[i] for run in runs]) for i in range(3))
     eval_steps = np.unique(np.r_[0, np.arange(eval_every, n_steps + 1, eval_every), n_steps])
     spherical_steps = np.arange(1, n_steps + 1, spherical_every)
     return AdamVariantsTraining(tuple(optimizers), eval_steps, losses, accuracies, _LAYERS, spherical_steps,
@@ -233,6 +276,12 @@ def train_adam_variants(config: AdamVariantsConfig = AdamVariantsConfig(), seeds
     -------
     AdamVariantsTraining
         The curves (method, seed, evaluation) and the per-step spherical quantities (method, seed, step, layer).
+
+    Raises
+    ------
+    ValueError
+        If a field of ``config`` is out of range (the message names it), or if a method diverges (a seed's training
+        loss not finite at an evaluation; the message names the method, the seed's index and the step).
 
     Examples
     --------
