@@ -13,6 +13,8 @@ from pathlib import Path
 
 from .style import style_context
 
+RECORDS = Path(__file__).resolve().parents[1] / "records"
+
 
 @dataclass(frozen=True)
 class FigureSpec:
@@ -50,6 +52,26 @@ def figure(id, source, caption, quick=None):
         return fn
 
     return register
+
+
+def record(name):
+    """The committed reproduction record ``name`` (``records/<name>.json``, made by ``python -m verify --record
+    NAME``), read and hash-checked by :func:`dynamics.numerics.records.read_record`. A figure of an experiment draws
+    its record instead of training again."""
+    from dynamics.numerics.records import read_record
+
+    path = RECORDS / f"{name}.json"
+    if not path.exists():
+        raise FileNotFoundError(f"no record {path}: run python -m verify --record {name}")
+    return read_record(path)
+
+
+def verdict_line(fig, verdict, reduced):
+    """Print a record's verdict under the figure: "reproduced: ...", "partly reproduced: ..." or "not reproduced:
+    ...", and what the record reduced from the source."""
+    status, text = verdict
+    fig.text(0.5, -0.01, f"{status}: {text}\nrecord size: {reduced}", ha="center", va="top", fontsize=7.5,
+             wrap=True, color="k" if status == "reproduced" else "#B00020")
 
 
 def figure_modules():

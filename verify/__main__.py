@@ -26,6 +26,10 @@ def _parser():
     parser.add_argument("--docs", metavar="DIR",
                         help="write the documentation's claims pages (one per theory, the errata, an index) into DIR")
     parser.add_argument("--list", action="store_true", help="list the selected claims without running them")
+    parser.add_argument("--record", metavar="NAME",
+                        help="run the reproduction record NAME (a glob over the planned records, e.g. 'and_mask.*') "
+                             "at its record size (with --device cuda, the source's size where planned) and write "
+                             "records/NAME.json; with --list, list the planned records")
     parser.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
                         help="run claims in N worker processes (-1: one per core); same verdicts, values and order")
     parser.add_argument("--dask", metavar="ADDRESS",
@@ -45,6 +49,8 @@ def main(argv=None):
         parser.error(str(exc))
     if args.seed_offset < 0 or args.seed_sweep < 0:
         parser.error("--seed-offset and --seed-sweep must be >= 0")
+    if args.record:
+        return _records(args.record, crosscheck.resolve_device(args.device), args.list)
     claims = registry.select(args.only, include_slow=args.slow or args.list or args.errata)
     if args.errata:
         claims = [c for c in claims if c.kind == "erratum"]
@@ -101,6 +107,29 @@ def main(argv=None):
         for path in pages.write_pages(results, args.docs):
             print(f"wrote {path}")
     return 1 if failures else 0
+
+
+def _records(pattern, device, list_only):
+    """``--record PATTERN``: list or run the planned records whose name matches."""
+    from fnmatch import fnmatchcase
+
+    from . import records
+
+    plans = {name: plan for name, plan in records.load_plans().items()
+             if fnmatchcase(name, pattern) or pattern in name}
+    if not plans:
+        print(f"no record plan matches {pattern!r}; planned: {', '.join(records.load_plans())}", file=sys.stderr)
+        return 1
+    for name, plan in plans.items():
+        if list_only:
+            print(f"{name:40s} {plan.source}: {plan.reduced}")
+            continue
+        print(f"recording {name} on {device} ({plan.reduced}) ...", flush=True)
+        path = records.make_record(name, device)
+        record = records.load_record(name)
+        verdict = plan.judge(record.result)
+        print(f"wrote {path} in {record.provenance['wall_seconds']:.0f} s: {verdict.status}: {verdict.text}")
+    return 0
 
 
 def worst_case(runs):

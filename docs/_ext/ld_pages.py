@@ -8,6 +8,7 @@
 - ``_generated/references.bib``: the bibliography, from the works the theory registry cites.
 - ``_generated/theory_toctree.inc``: the theory notes in the registry's order, for ``theory/index.md``.
 - ``_generated/citation.bib``: the project's own BibTeX entry, from ``CITATION.cff``, for ``citing.md``.
+- ``_generated/reproduction_table.md``: the reproduction table, from the committed records, for ``reproduction.md``.
 
 Nothing here holds a list of theories: every list is read from :mod:`dynamics.theories` and the registries.
 """
@@ -100,8 +101,9 @@ def write_api_pages():
             own = [n for n in torch_module.__all__ if getattr(module, n, None) is not getattr(torch_module, n)]
             page.append(_autosummary(torch_name, own))
         _write(DOCS / "api" / f"{t.id}.rst", "\n".join(page))
-    registry = [_title("Registries: theories, claims, figures"),
-                "The theory registry names every theory once; claims and figures are registered with a decorator.\n",
+    registry = [_title("Registries: theories, claims, figures, records"),
+                "The theory registry names every theory once; claims and figures are registered with a decorator, "
+                "and reproduction records are planned with :func:`verify.records.record_plan`.\n",
                 ".. automodule:: dynamics.theories\n   :no-members:\n",
                 _autosummary("dynamics.theories", ["theory", "theory_ids", "sources", "bibtex", "Theory", "Source",
                                                    "THEORIES", "CORE"]),
@@ -111,7 +113,13 @@ def write_api_pages():
                                                      or "").split("\n\n")[0] + "\n",
                 _autosummary("dynamics.lazy", ["lazy_module"]),
                 _autosummary("verify.registry", ["claim", "planted_bug", "Check", "RunContext"]),
-                _autosummary("figures.registry", ["figure"])]
+                _autosummary("figures.registry", ["figure"]),
+                "\n" + _title("Reproduction records", "-"),
+                ".. py:module:: dynamics.numerics.records\n\n"
+                + (inspect.getdoc(importlib.import_module("dynamics.numerics.records")) or "").split("\n\n")[0] + "\n",
+                _autosummary("dynamics.numerics.records", importlib.import_module("dynamics.numerics.records").__all__),
+                _autosummary("verify.records", ["record_plan", "RecordPlan", "Verdict", "make_record", "load_record",
+                                                "reproduction_table"])]
     _write(DOCS / "api" / "registry.rst", "\n".join(registry))
     _write(DOCS / "api" / "index.rst", "\n".join(index))
     for stale in (DOCS / "api" / "generated").glob("*.rst"):  # names renamed or removed since the last build
@@ -150,6 +158,14 @@ def write_theory_toctree():
     names = [t.id for t in THEORIES + (CORE,) if (DOCS / "theory" / f"{t.id}.md").exists()]
     _write(DOCS / "_generated" / "theory_toctree.inc",
            "```{toctree}\n:maxdepth: 1\n\n" + "".join(f"{name}\n" for name in names) + "```\n")
+
+
+def write_reproduction_table():
+    """``_generated/reproduction_table.md``: one row per planned reproduction record, read from the committed
+    records (``records/*.json``), for ``reproduction.md``."""
+    from verify.records import reproduction_table
+
+    _write(DOCS / "_generated" / "reproduction_table.md", reproduction_table())
 
 
 def _render_missing_figures(entries, image_dir):
@@ -279,6 +295,7 @@ def generate(app=None, config=None):
     write_bibliography()
     write_citation()
     write_theory_toctree()
+    write_reproduction_table()
     write_api_pages()
     write_gallery()
     write_notebooks()
