@@ -46,6 +46,11 @@ def test_values_read_back_exactly_with_their_types():
     for a, b in zip(result[:3], back[:3]):
         assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
     assert decode(encode(_Config(batch=8))) == _Config(batch=8)
+    large = np.random.default_rng(1).standard_normal((3, 2000)).astype(np.float32)
+    large[0, :5] = (np.nan, np.inf, -np.inf, 0.0, -0.0)
+    stored = encode(large)
+    assert "zlib" in stored and np.array_equal(decode(stored), large, equal_nan=True)
+    assert decode(stored).dtype == np.float32 and np.signbit(decode(stored)[0, 4])
     assert decode(encode((0.1 + 0.2, float("inf"), None))) == (0.1 + 0.2, float("inf"), None)  # repr round trip
     with pytest.raises(TypeError, match="cannot store"):
         encode({1, 2})

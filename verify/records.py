@@ -250,17 +250,19 @@ def load_record(name: str, folder: Path = RECORDS) -> RecordFile:
 
 
 def _largest_difference(a, b):
-    worst = 0.0
-    for field in a._fields:
-        x, y = np.asarray(getattr(a, field)), np.asarray(getattr(b, field))
-        if x.shape != y.shape:
+    """The largest absolute difference between two results over their float values (NaN against NaN counts as
+    equal), walking NamedTuples and tuples; inf where a shape, a length or a non-float value differs."""
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        if len(a) != len(b) or getattr(a, "_fields", None) != getattr(b, "_fields", None):
             return math.inf
-        if x.dtype.kind == "f":
-            both = np.isnan(x) & np.isnan(y)
-            worst = max(worst, float(np.max(np.abs(np.where(both, 0.0, x - y)), initial=0.0)))
-        elif not np.array_equal(x, y):
-            return math.inf
-    return worst
+        return max((_largest_difference(x, y) for x, y in zip(a, b)), default=0.0)
+    x, y = np.asarray(a), np.asarray(b)
+    if x.shape != y.shape:
+        return math.inf
+    if x.dtype.kind == "f" and y.dtype.kind == "f":
+        both = np.isnan(x) & np.isnan(y)
+        return float(np.max(np.abs(np.where(both, 0.0, x - y)), initial=0.0))
+    return 0.0 if np.array_equal(x, y) else math.inf
 
 
 def check_record(plan, folder=RECORDS):

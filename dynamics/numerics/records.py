@@ -13,20 +13,26 @@ whether the tree had uncommitted changes, the code hash, versions, machine, devi
 ``repr`` and read back exactly.
 """
 import ast
+import base64
 import hashlib
 import importlib
 import inspect
 import json
 import math
+import zlib
 from pathlib import Path
 from typing import Any, NamedTuple, Sequence, Tuple, Union
 
 import numpy as np
 
-__all__ = ["FORMAT", "RecordFile", "code_hash", "content_hash", "decode", "encode", "read_record", "write_record"]
+__all__ = ["FORMAT", "LARGE", "RecordFile", "code_hash", "content_hash", "decode", "encode", "read_record", "write_record"]
 
 #: The version of the file format this code writes and reads.
 FORMAT = 1
+
+#: Arrays with more elements than this are stored as their bytes (little-endian, zlib-compressed, base64) instead of
+#: a list of numbers: exact either way, and a figure's evaluation grid stays a few hundred kB.
+LARGE = 4096
 
 
 class RecordFile(NamedTuple):
@@ -70,7 +76,8 @@ class RecordFile(NamedTuple):
 
 
 def encode(value: Any) -> Any:
-    """``value`` as JSON-ready data: arrays as dtype, shape and values; NamedTuples as their importable type and
+    """``value`` as JSON-ready data: arrays as dtype, shape and values (above :data:`LARGE` elements, their
+    compressed bytes); NamedTuples as their importable type and
     fields; tuples as lists; non-finite floats as their repr.
 
     Parameters
@@ -94,6 +101,10 @@ def encode(value: Any) -> Any:
     ([3], True)
     """
     if isinstance(value, np.ndarray):
+        if value.size > LARGE:  # the bytes, little-endian, zlib-compressed, in base64: exact and compact
+            raw = np.ascontiguousarray(value, dtype=value.dtype.newbyteorder("<")).tobytes()
+            return {"dtype": str(value.dtype), "shape": list(value.shape),
+                    "zlib": base64.b64encode(zlib.compress(raw, 9)).decode("ascii")}
         data = value.ravel().tolist()
         if value.dtype.kind in "fc":  # NaN and infinities as their repr, "nan", "inf", "-inf"
             data = [v if math.isfinite(v) else repr(v) for v in data]
@@ -119,6 +130,10 @@ def decode(value: Any) -> Any:
     >>> decode(encode((1, 0.5, None)))
     (1, 0.5, None)
     """
+    if isinstance(value, dict) and set(value) == {"dtype", "shape", "zlib"}:
+        dtype = np.dtype(value["dtype"])
+        raw = zlib.decompress(base64.b64decode(value["zlib"]))
+        return np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype).reshape(value["shape"])
     if isinstance(value, dict) and set(value) == {"dtype", "shape", "data"}:
         data = [float(v) if isinstance(v, str) else v for v in value["data"]]
         return np.array(data, dtype=value["dtype"]).reshape(value["shape"])
