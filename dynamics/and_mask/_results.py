@@ -885,6 +885,19 @@ class LearningSignalsConfig(NamedTuple):
         return cls(agreement_thresholds=(0.0, 7 / 8), n_samples_per_env=1024, hidden=(256, 256, 256))
 
     @classmethod
+    def record(cls) -> "LearningSignalsConfig":
+        """The record size: the paper's (:meth:`source`) over the sweep τ = 0, 1/16, ..., 1 that its Fig 7 plots
+        (with 16 environments, each step of 1/16 is one more environment that must agree).
+
+        Examples
+        --------
+        >>> config = LearningSignalsConfig.record()
+        >>> len(config.agreement_thresholds), config.n_samples_per_env, config.hidden
+        (17, 1024, (256, 256, 256))
+        """
+        return cls.source()._replace(agreement_thresholds=tuple(k / 16 for k in range(17)))
+
+    @classmethod
     def ci(cls) -> "LearningSignalsConfig":
         """The size of the project's claim (run over 40 seeds): τ = 0 and 7/8, 512 examples per environment.
 
