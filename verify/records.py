@@ -288,8 +288,10 @@ def check_record(plan, folder=RECORDS):
                         f"{plan.name})")
     replayed = _run(plan, record.replay_config, record.seeds[:1], "cpu")
     difference = _largest_difference(replayed, record.replay)
-    detail = (f"{verdict.status}: {verdict.text}; replay of seed {record.seeds[0]} "
-              f"({record.replay_config.n_steps} steps): largest difference {difference:.3g}")
+    changed = ", ".join(f"{field} {value!r}" for field, value in zip(record.replay_config._fields, record.replay_config)
+                        if value != getattr(record.config, field))
+    detail = (f"{record.verdict[0]}: {record.verdict[1]}; replay of seed {record.seeds[0]} ({changed}): largest "
+              f"difference {difference:.3g}")
     if problems:
         return Check.at_most(math.inf, plan.replay_tolerance, "; ".join(problems) + "; " + detail)
     return Check.at_most(difference, plan.replay_tolerance, detail)

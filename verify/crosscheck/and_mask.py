@@ -31,7 +31,7 @@ from dynamics import and_mask as am
 from . import crosscheck, experiment
 from ..and_mask import _z_check
 from ..records import RecordPlan, record_plan
-from ..registry import Check
+from ..registry import Check, planted_bug
 
 
 @crosscheck("and_mask.torch_mask_matches_numpy", "Parascandolo et al. 2021, §2.3; the authors' public code (get_grads)",
@@ -495,3 +495,12 @@ def experiment_environments_needed(ctx):
                                                              f"{few.mean():.3f}"),
                          Check.above(gain[2], 0.15, _bound_text(f"o.o.d. gain d = {sweep.n_envs[0]} → "
                                                                 f"{sweep.n_envs[1]}", *gain))])
+
+
+# The bug that removes the memorisation task's effect: the trainer averages the environments' gradients whatever τ
+# says (the AND-mask switched off). The record's claim sees the code change and its replay moving; the CI claim sees
+# the gain over averaging vanish.
+planted_bug("and_mask: the experiment trainers average the gradients whatever τ", "dynamics/and_mask/torch_experiments.py",
+            "    return [_and_mask(g, t, rescale, False, 1)[0] for g, t in zip(grads, thresholds)]",
+            "    return [g.mean(dim=1) for g, t in zip(grads, thresholds)]",
+            ("and_mask.record_spiral_memorisation", "and_mask.experiment_spiral_memorisation"))

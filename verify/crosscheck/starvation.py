@@ -14,7 +14,7 @@ import numpy as np
 import dynamics.starvation as gs
 from . import crosscheck, experiment
 from ..records import RecordPlan, record_plan
-from ..registry import Check, lazy_module, rate_fit
+from ..registry import Check, lazy_module, planted_bug, rate_fit
 
 stats = lazy_module("scipy.stats")
 
@@ -423,3 +423,13 @@ def experiment_coloured_shapes(ctx):
               f"accuracy {dict(zip(labels, np.round(result.train_accuracy[-1].mean(axis=1), 3)))}, training mean ŷ² "
               f"{dict(zip(labels, np.round(np.exp(square).mean(axis=1), 2)))}; {_report(statistics)}")
     return Check.predicate(statistics[weakest][2], f"weakest {weakest}; {detail}")
+
+
+# The bug that removes the regulariser grid's effect: Spectral Decoupling's penalty dropped from the batched
+# trainer's loss. The record's claim sees the code change and its replay moving; the CI claim sees SD's boundary
+# stay as straight as the others'.
+planted_bug("starvation: the regulariser grid drops Spectral Decoupling's penalty",
+            "dynamics/starvation/torch_experiments.py",
+            "        per_member = per_member + 0.5 * self.penalty * ((margins - self.target[:, None]) ** 2).mean(dim=1)",
+            "        per_member = per_member + 0.0 * self.penalty * ((margins - self.target[:, None]) ** 2).mean(dim=1)",
+            ("starvation.record_moons_regularisers", "starvation.experiment_moons_regularisers"))
