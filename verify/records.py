@@ -206,6 +206,10 @@ def make_record(name: str, device: str = "cpu", folder: Path = RECORDS) -> Path:
 
     plan = load_plans()[name]
     config = plan.cuda_config if device == "cuda" and plan.cuda_config is not None else plan.config
+    # the code that runs, read before it runs (the tree may change while a record trains)
+    start = {"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "commit": _git("rev-parse", "HEAD"),
+             "uncommitted_changes": bool(_git("status", "--porcelain", "--untracked-files=no")),
+             "code_hash": code_hash(plan.code)}
     wall, cpu = time.perf_counter(), time.process_time()
     result = _run(plan, config, plan.seeds, device)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
@@ -221,9 +225,7 @@ def make_record(name: str, device: str = "cpu", folder: Path = RECORDS) -> Path:
             versions[package] = metadata.version(package)
         except metadata.PackageNotFoundError:
             versions[package] = None
-    provenance = {"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "commit": _git("rev-parse", "HEAD"),
-                  "uncommitted_changes": bool(_git("status", "--porcelain", "--untracked-files=no")),
-                  "code_hash": code_hash(plan.code), "versions": versions, "python": platform.python_version(),
+    provenance = {**start, "versions": versions, "python": platform.python_version(),
                   "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs",
                   "device": device, "wall_seconds": round(wall, 1), "cpu_seconds": round(cpu, 1)}
     return write_record(record_path(name, folder), content, provenance)
