@@ -69,6 +69,11 @@ WORKLOADS = {
         "from dynamics.spherical import torch_experiments as m",
         "m.train_adam_variants(('Adam', 'AdamW', 'AdamG'), seeds=(0,), n_steps=40, device='cpu')",
         "m.train_adam_variants(m.AdamVariantsConfig(('Adam', 'AdamW', 'AdamG'), n_steps=40), (0,), device='cpu')"),
+    "spherical.train_adam_variants, 4 seeds": (
+        "from dynamics.spherical import torch_experiments as m",
+        "m.train_adam_variants(('Adam', 'AdamW', 'AdamG'), seeds=(0, 1, 2, 3), n_steps=40, device='cpu')",
+        "m.train_adam_variants(m.AdamVariantsConfig(('Adam', 'AdamW', 'AdamG'), n_steps=40), (0, 1, 2, 3), "
+        "device='cpu')"),
 }
 
 _CHILD = r"""
