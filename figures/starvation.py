@@ -241,18 +241,19 @@ def moons_regularisers():
 
 @figure("starvation.moons_margins", f"{P} Fig 2 (in spirit), §4.2; Fig 1, App. B.2",
         "Cumulative distribution of per-example margins of the two moons separable by Δ = +0.1, trained without (ERM) "
-        "and with Spectral Decoupling (0.003·mean ŷ²) by dynamics.starvation.torch_experiments.moons_margins: Fig 1's "
-        "net reduced to 100 hidden ReLUs and 1000 full-batch SGD steps (the paper: 500 and 10k), seeds 0-3 (thin: "
-        "each seed, thick: all seeds pooled). Left: the input-space distance of each training point to the decision "
-        "boundary; SD's curve lies below ERM's at small margins (larger margins, as the paper's Fig 2 shows on CIFAR-2 "
-        "with PGD perturbations). Middle: the distance along the weak direction x_v to the first change of the "
-        "prediction, searched up to 3 (points that never flip sit at 3): ERM's starved boundary ignores x_v, so few "
-        "points flip; under SD many more do. Right: the same along the strong direction x_h.",
-        quick={"n_steps": 30, "hidden": 16, "seeds": (0,), "resolution": 0.05})
-def moons_margins(n_steps=1000, hidden=100, seeds=(0, 1, 2, 3), resolution=0.01, device="cpu"):
-    from dynamics.starvation.torch_experiments import moons_margins as train
+        "and with Spectral Decoupling (0.003·mean ŷ²) by dynamics.starvation.torch_experiments.moons_margins, drawn "
+        "from the committed record (python -m verify --record starvation.moons_margins) at the authors' setting for "
+        "Fig 1: 500 hidden ReLUs, 10000 full-batch SGD steps (learning rate 1e-2, momentum 0.9, weight decay 2e-4), "
+        "5 seeds (thin: each seed, thick: all seeds pooled). Left: the input-space distance of each training point to "
+        "the decision boundary (the paper's Fig 2 measures the PGD perturbation on CIFAR-2). Middle: the distance "
+        "along the weak direction x_v to the first change of the prediction, searched up to 3 (points that never "
+        "flip sit at 3): a starved boundary ignores x_v, so few points flip. Right: the same along the strong "
+        "direction x_h. Below the panels: the record's verdict against the paper.")
+def moons_margins():
+    from .registry import record, verdict_line
 
-    result = train(device=device, seeds=seeds, n_steps=n_steps, hidden=hidden, cap=3.0, resolution=resolution)
+    saved = record("starvation.moons_margins")
+    result = saved.result
     fig, axes = new_figure(1, 3, width=12.0, height=3.6)
     panels = (("distance", "distance to the boundary"), ("vertical", "along the weak direction $x_v$"),
               ("horizontal", "along the strong direction $x_h$"))
@@ -271,6 +272,7 @@ def moons_margins(n_steps=1000, hidden=100, seeds=(0, 1, 2, 3), resolution=0.01,
                      textcoords="offset points", ha="right", va="center", fontsize=8)
     axes[0].set_ylabel("fraction of training points")
     axes[0].legend(loc="lower right")
+    verdict_line(fig, saved.verdict, saved.reduced)
     return fig
 
 

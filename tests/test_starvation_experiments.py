@@ -117,19 +117,22 @@ def test_train_coloured_shapes_validate(fields, name):
 
 
 def test_moons_margins_shapes_signs_and_validation():
-    out = te.moons_margins(device="cpu", seeds=(0,), n_steps=40, hidden=8, resolution=0.05)
+    config = gs.MoonsMarginsConfig(n_steps=40, hidden=8, cap=1.0, resolution=0.05)
+    out = te.moons_margins(config, (0,), device="cpu")
     assert out.distance.shape == out.vertical.shape == out.horizontal.shape == (2, 1, 300)
     assert [run.label for run in out.runs] == ["ERM", "SD"]
     for field in (out.distance, out.vertical, out.horizontal):
         assert np.all(np.abs(field) <= out.cap + 1e-12)
     # the distance to the boundary is at most the distance along either axis
     assert np.all(np.abs(out.distance) <= np.minimum(np.abs(out.vertical), np.abs(out.horizontal)) + 0.1)
-    again = te.moons_margins(device="cpu", seeds=(0,), n_steps=40, hidden=8, resolution=0.05)
+    again = te.moons_margins(config, (0,), device="cpu")
     np.testing.assert_array_equal(out.distance, again.distance)
     with pytest.raises(ValueError, match="resolution"):
-        te.moons_margins(device="cpu", seeds=(0,), resolution=0.5)
+        te.moons_margins(config._replace(resolution=0.5), (0,))
     with pytest.raises(ValueError, match="output_penalty"):
-        te.moons_margins(device="cpu", seeds=(0,), output_penalty=0.0)
+        te.moons_margins(config._replace(output_penalty=0.0), (0,))
+    with pytest.raises(TypeError, match="config"):
+        te.moons_margins({"n_steps": 3}, (0,))
 
 
 def test_the_moons_turn_by_their_rotation():

@@ -14,7 +14,7 @@ Decoupling's (a/2)‖ŷ‖² (Eq 17); functions that describe either take exactl
 dual-flow time (η = 1), ``steps``/``n_steps`` count gradient-descent steps. The torch simulations of
 the same set-ups are in the optional module :mod:`dynamics.starvation.torch_training` (not imported here). An
 experiment's trainer takes its settings as one configuration object (``TwoMoonsConfig``, ``ToyTrainingConfig``,
-``MoonsRegularisersConfig``, ``ColouredShapesConfig``), each with ``source()``, the authors' settings, and ``ci()``,
+``MoonsRegularisersConfig``, ``MoonsMarginsConfig``, ``ColouredShapesConfig``), each with ``source()``, the authors' settings, and ``ci()``,
 the size the claims run on CPU.
 
 Examples
@@ -39,8 +39,8 @@ from ._fixed_points import (coupling_matrix, dual_fixed_point, dual_matrix, exac
                             weak_response_derivative)
 from ._kernels import dual_rhs
 from ._results import (MOONS_RUNS, ColouredShapesConfig, Dataset, DualGDTrajectory, DualTrajectory, Features,
-                       FixedPoint, LinearModel, LossTangent, MoonsRegularisersConfig, MoonsRun, ParameterTrajectory,
-                       PrimalTrajectory, SpectralDecouplingPoint, ToyBatch, ToyConfiguration, ToyTrainingConfig,
+                       FixedPoint, LinearModel, LossTangent, MoonsMarginsConfig, MoonsRegularisersConfig, MoonsRun,
+                       ParameterTrajectory, PrimalTrajectory, SpectralDecouplingPoint, ToyBatch, ToyConfiguration, ToyTrainingConfig,
                        ToyTrajectories, ToyTraining, TwoMoonsConfig, TwoMoonsTraining, WideNetComparison)
 from ._setups import (TOY, approximation_gap, boundary_line_distance, boundary_points, coloured_shapes,
                       first_order_error, linearisation_error, make_moons, random_linear_model, toy_batch,
@@ -52,7 +52,7 @@ __all__ = [
     "MoonsRun", "ParameterTrajectory", "PrimalTrajectory", "SpectralDecouplingPoint", "ToyBatch", "ToyConfiguration",
     "ToyTrajectories", "ToyTraining", "TwoMoonsTraining", "WideNetComparison",
     # the experiments' configurations (the torch layer's included)
-    "ColouredShapesConfig", "MoonsRegularisersConfig", "ToyTrainingConfig", "TwoMoonsConfig",
+    "ColouredShapesConfig", "MoonsMarginsConfig", "MoonsRegularisersConfig", "ToyTrainingConfig", "TwoMoonsConfig",
     # Legendre duals (Lemma 2, Table 4)
     "LOSSES", "binary_entropy", "dual_maximiser", "dual_objective", "loss_tangent", "primal_loss",
     # fixed points and closed forms

@@ -17,7 +17,8 @@ from dynamics.numerics import as_finite_array, require_integer
 
 __all__ = ["COLOUR_SHAPE_METHODS", "ColourShapeMethod", "ColourShapeTraining", "ColourShapes", "ColouredShapesConfig",
            "Dataset", "DualGDTrajectory", "DualTrajectory", "Features", "FixedPoint", "LinearModel", "LossTangent",
-           "MOONS_REGULARISERS", "MOONS_RUNS", "MoonsMargins", "MoonsRegularisation", "MoonsRegularisersConfig",
+           "MOONS_REGULARISERS", "MOONS_RUNS", "MoonsMargins", "MoonsMarginsConfig", "MoonsRegularisation",
+           "MoonsRegularisersConfig",
            "MoonsRun", "ParameterTrajectory", "PrimalTrajectory", "Regulariser", "SpectralDecouplingPoint", "ToyBatch",
            "ToyConfiguration", "ToyTraining", "ToyTrainingConfig", "ToyTrajectories", "TwoMoonsConfig",
            "TwoMoonsTraining", "WideNetComparison"]
@@ -921,6 +922,80 @@ class MoonsRegularisersConfig(NamedTuple):
         (500, 1000, 61)
         """
         return cls.source()._replace(grid_size=61)
+
+
+class MoonsMarginsConfig(NamedTuple):
+    """Settings of the per-example margins of the separable two moons with and without Spectral Decoupling
+    (Pezeshki et al. 2021, Fig 2 in spirit, on Fig 1's net and optimizer), computed by
+    :func:`dynamics.starvation.torch_experiments.moons_margins`.
+
+    The defaults are the size of the project's figure on CPU; :meth:`source` is the authors' code for Fig 1,
+    :meth:`ci` the size of the project's claim, :meth:`record` the record's. The seeds (each: data and initialisation,
+    shared by both runs) are the trainer's second argument.
+
+    Attributes
+    ----------
+    n_steps : int, default 1000
+        Full-batch SGD steps (learning rate 1e-2, momentum 0.9), in [0, 10^6].
+    hidden : int, default 100
+        Hidden ReLU units, in [1, 10^4].
+    output_penalty : float, default 0.006
+        a > 0 of the SD run ((a/2)·mean(ŷ²); the authors' 0.003·mean(ŷ²) is a = 0.006).
+    weight_decay : float, default 2e-4
+        >= 0, on both runs (the authors' Fig 1 code).
+    cap : float, default 3.0
+        The largest distance searched, in (0, 10].
+    resolution : float, default 0.01
+        The search step, in [1e-4, cap / 10].
+
+    Examples
+    --------
+    >>> config = MoonsMarginsConfig.source()
+    >>> config.hidden, config.n_steps, config.weight_decay
+    (500, 10000, 0.0002)
+    """
+
+    n_steps: int = 1000
+    hidden: int = 100
+    output_penalty: float = 0.006
+    weight_decay: float = 2e-4
+    cap: float = 3.0
+    resolution: float = 0.01
+
+    @classmethod
+    def source(cls) -> "MoonsMarginsConfig":
+        """The authors' code for Fig 1 (``Figure_2/moon_fig_2.py``): 500 hidden units, 10000 full-batch steps,
+        weight decay 2e-4 on both runs, SD 0.003·mean(ŷ²). The paper's Fig 2 measures margins by PGD on CIFAR-2; the
+        search cap and step here are the project's.
+
+        Examples
+        --------
+        >>> MoonsMarginsConfig.source().n_steps
+        10000
+        """
+        return cls(n_steps=10_000, hidden=500)
+
+    @classmethod
+    def ci(cls) -> "MoonsMarginsConfig":
+        """The size of the project's claim (4 seeds): 100 hidden units, 1000 steps, a 0.02 search step.
+
+        Examples
+        --------
+        >>> MoonsMarginsConfig.ci().resolution
+        0.02
+        """
+        return cls(resolution=0.02)
+
+    @classmethod
+    def record(cls) -> "MoonsMarginsConfig":
+        """The record size: the authors' Fig 1 setting (:meth:`source`) with the figure's search (cap 3, step 0.01).
+
+        Examples
+        --------
+        >>> MoonsMarginsConfig.record().hidden
+        500
+        """
+        return cls.source()
 
 
 class ColouredShapesConfig(NamedTuple):

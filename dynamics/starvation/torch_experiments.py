@@ -31,15 +31,15 @@ from dynamics.numerics import (disk_cache, require_in_range, require_integer, re
 from dynamics.numerics.torch_batched import MemberOptimizer
 from dynamics.numerics.torch_tools import DTYPE, as_tensor, on_device, to_numpy, torch_generator
 from ._results import (COLOUR_SHAPE_METHODS, MOONS_REGULARISERS, ColouredShapesConfig, ColourShapeMethod, ColourShapes,
-                       ColourShapeTraining, MoonsMargins, MoonsRegularisation, MoonsRegularisersConfig, MoonsRun,
-                       Regulariser, TwoMoonsConfig)
+                       ColourShapeTraining, MoonsMargins, MoonsMarginsConfig, MoonsRegularisation, MoonsRegularisersConfig,
+                       MoonsRun, Regulariser, TwoMoonsConfig)
 from ._setups import boundary_line_distance, boundary_points, coloured_shapes, two_moons
 
 # The result, setting and configuration types and the default settings live in the package (dynamics.starvation,
 # its _results module); they are re-exported here.
 __all__ = ["COLOUR_SHAPE_METHODS", "ColourShapeMethod", "ColourShapeTraining", "ColourShapes", "ColouredShapesConfig",
-           "MOONS_REGULARISERS", "MoonsMargins", "MoonsRegularisation", "MoonsRegularisersConfig", "Regulariser",
-           "moons_margins", "moons_regularisers", "train_coloured_shapes"]
+           "MOONS_REGULARISERS", "MoonsMargins", "MoonsMarginsConfig", "MoonsRegularisation", "MoonsRegularisersConfig",
+           "Regulariser", "moons_margins", "moons_regularisers", "train_coloured_shapes"]
 
 Seed = Union[int, np.random.Generator]
 
@@ -349,35 +349,27 @@ def train_coloured_shapes(config: ColouredShapesConfig = ColouredShapesConfig(),
 # ---------------------------------------------------------------- Fig 2 in spirit: margins on two moons
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
-def moons_margins(*, device: Union[str, torch.device] = "cpu", seeds: Sequence[Seed] = (0, 1, 2), n_steps: int = 2000,
-                  hidden: int = 500, output_penalty: float = 0.006, weight_decay: float = 2e-4,
-                  cap: float = 1.0, resolution: float = 0.005) -> MoonsMargins:
+def moons_margins(config: MoonsMarginsConfig = MoonsMarginsConfig(), seeds: Sequence[Seed] = (0, 1, 2), *,
+                  device: Union[str, torch.device] = "cpu") -> MoonsMargins:
     """Per-example margins of the separable two moons (Δ = +0.1), trained with and without Spectral Decoupling by
     :func:`dynamics.starvation.torch_training.train_two_moons` (Fig 1's net and optimizer), in the spirit of
     Pezeshki et al. 2021, Fig 2 (there: the CDF of the PGD perturbation needed to flip a CIFAR-2 prediction).
 
     For every training point: the signed input-space distance to the decision boundary (nearest point of the
-    zero level set, found on a grid of spacing ``resolution``), and the signed distances along x_v (the weak
+    zero level set, found on a grid of spacing ``config.resolution``), and the signed distances along x_v (the weak
     feature) and along x_h (the strong feature) to the first sign change of ŷ (searched in steps of
-    ``resolution`` up to ``cap``; ``cap`` when none). Negative for a misclassified point.
+    ``config.resolution`` up to ``config.cap``; ``cap`` when none). Negative for a misclassified point.
 
     Parameters
     ----------
-    device : str or torch.device, default "cpu"
-    seeds : sequence of (int or numpy.random.Generator)
+    config : MoonsMarginsConfig, default MoonsMarginsConfig()
+        Steps, width, SD strength, weight decay and the search (:class:`dynamics.starvation.MoonsMarginsConfig`;
+        ``.source()`` is the authors' Fig 1 code, ``.ci()`` the claim's size). A bad field raises a ValueError
+        naming it.
+    seeds : sequence of (int or numpy.random.Generator), default (0, 1, 2)
         1 to 1000 seeds (data and initialisation, shared by both runs of a seed).
-    n_steps : int
-        Full-batch steps, in [0, 10^6] (Fig 1: 10 000).
-    hidden : int
-        In [1, 10^4].
-    output_penalty : float
-        a > 0 of the SD run ((a/2)·mean(ŷ²); the authors' 0.003·mean(ŷ²) is a = 0.006).
-    weight_decay : float
-        >= 0, on both runs (Fig 1: 2e-4).
-    cap : float
-        The largest distance searched, in (0, 10].
-    resolution : float
-        The search step, in [1e-4, cap / 10].
+    device : str or torch.device, default "cpu"
+        Keyword only.
 
     Returns
     -------
@@ -385,19 +377,20 @@ def moons_margins(*, device: Union[str, torch.device] = "cpu", seeds: Sequence[S
 
     Examples
     --------
-    >>> out = moons_margins(device="cpu", seeds=(0,), n_steps=3, hidden=8, resolution=0.05)
+    >>> out = moons_margins(MoonsMarginsConfig(n_steps=3, hidden=8, cap=1.0, resolution=0.05), (0,))
     >>> out.distance.shape, bool(np.all(np.abs(out.vertical) <= out.cap))
     ((2, 1, 300), True)
     """
     from .torch_training import train_two_moons
 
+    config = require_of_type("config", config, MoonsMarginsConfig, made_by="dynamics.starvation.MoonsMarginsConfig")
     seeds = _seed_tuple(seeds)
-    n_steps = require_integer("n_steps", n_steps, 0, 10**6)
-    hidden = require_integer("hidden", hidden, 1, 10**4)
-    output_penalty = require_positive("output_penalty", output_penalty)
-    weight_decay = require_positive("weight_decay", weight_decay, allow_zero=True)
-    cap = require_in_range("cap", cap, 0.0, 10.0, low_open=True)
-    resolution = require_in_range("resolution", resolution, 1e-4, cap / 10)
+    n_steps = require_integer("n_steps", config.n_steps, 0, 10**6)
+    hidden = require_integer("hidden", config.hidden, 1, 10**4)
+    output_penalty = require_positive("output_penalty", config.output_penalty)
+    weight_decay = require_positive("weight_decay", config.weight_decay, allow_zero=True)
+    cap = require_in_range("cap", config.cap, 0.0, 10.0, low_open=True)
+    resolution = require_in_range("resolution", config.resolution, 1e-4, cap / 10)
     runs = (MoonsRun("ERM", 0.1, 0.0), MoonsRun("SD", 0.1, output_penalty))
     trained = train_two_moons(TwoMoonsConfig(n_steps=n_steps, hidden=hidden, record_every=10**9, runs=runs,
                                              weight_decay=weight_decay), seeds, device=device)
