@@ -112,3 +112,18 @@ def test_the_record_claim_fails_when_the_trainer_code_is_not_the_code_that_made_
     moved = plan._replace(code=plan.code + ("dynamics.numerics.records",))
     check = records.check_record(moved)
     assert not check.passed and "code changed" in check.detail
+
+
+def test_the_reproduction_table_lists_every_experiment_once_with_its_verdict():
+    from verify import records
+    from verify.registry import load_all
+
+    table = records.reproduction_table()
+    experiments = [c.id for c in load_all().values() if c.kind == "experiment" and ".record_" not in c.id]
+    rows = table.strip().splitlines()[2:]
+    assert len(rows) == len(experiments)
+    for claim_id in experiments:
+        assert sum(f"<claim-{claim_id}>" in row for row in rows) == 1, claim_id
+    for name in records.load_plans():
+        verdict = records.load_record(name).verdict[0]
+        assert any(f"**{verdict}**" in row and records.PLANS[name].source in row for row in rows), name

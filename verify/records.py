@@ -299,11 +299,20 @@ def check_record(plan, folder=RECORDS):
     return Check.at_most(difference, plan.replay_tolerance, detail)
 
 
-def reproduction_table(folder: Path = RECORDS) -> str:
-    """The reproduction table of the documentation, as Markdown.
+def _claim_link(claim_id):
+    return f"{{ref}}`{claim_id} <claim-{claim_id}>`" if claim_id else ""
 
-    One row per planned record: the source, its result, ours at the record size with the seeds and spread and the
-    wall time, the record size, the CI claim and the verdict ("not recorded" where the record is not made yet).
+
+def _cell(text):
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def reproduction_table(folder: Path = RECORDS) -> str:
+    """The reproduction table of the documentation, as Markdown (MyST: the CI claims are links to the claims pages).
+
+    One row per experiment of the sources: for each planned record, the source, its result, ours at the record size
+    with the seeds, spread and wall time, the record size, the CI claim (whose page gives its measured values) and
+    the verdict; then every experiment claim without a record, marked "no record yet" with its statement.
 
     Parameters
     ----------
@@ -313,18 +322,26 @@ def reproduction_table(folder: Path = RECORDS) -> str:
     -------
     str
     """
+    from .registry import load_all
+
     rows = ["| Source | The source reports | Ours at the record size | Record size | In CI | Verdict |",
             "|---|---|---|---|---|---|"]
-    for name, plan in load_plans().items():
+    plans = load_plans()
+    for name, plan in plans.items():
         try:
             record = load_record(name, folder)
         except FileNotFoundError:
-            rows.append(f"| {plan.source} | {plan.source_result} | no record yet | {plan.reduced} | "
-                        f"`{plan.ci_claim}` | not recorded |")
+            rows.append(f"| {plan.source} | {_cell(plan.source_result)} | no record yet | {_cell(plan.reduced)} | "
+                        f"{_claim_link(plan.ci_claim)} | not recorded |")
             continue
         verdict = Verdict(*record.verdict)
         p = record.provenance
-        rows.append(f"| {plan.source} | {plan.source_result} | {plan.summary(record.result)} ({len(record.seeds)} "
-                    f"seeds; {p['wall_seconds'] / 60:.0f} min on {p['device']}) | {plan.reduced} | "
-                    f"`{plan.ci_claim}` | **{verdict.status}**: {verdict.text} |")
+        rows.append(f"| {plan.source} | {_cell(plan.source_result)} | {_cell(plan.summary(record.result))} "
+                    f"({len(record.seeds)} seeds; {p['wall_seconds'] / 60:.0f} min on {p['device']}) | "
+                    f"{_cell(plan.reduced)} | {_claim_link(plan.ci_claim)} | **{verdict.status}**: "
+                    f"{_cell(verdict.text)} |")
+    recorded = {plan.ci_claim for plan in plans.values()}
+    for claim in sorted(load_all().values(), key=lambda c: c.id):
+        if claim.kind == "experiment" and ".record_" not in claim.id and claim.id not in recorded:
+            rows.append(f"| {claim.source} | see the claim | no record yet | | {_claim_link(claim.id)} | not recorded |")
     return "\n".join(rows) + "\n"
