@@ -320,7 +320,7 @@ def leaky_relu_mlp(params: Sequence[torch.Tensor], x: torch.Tensor, *, leak: flo
 def group_logistic_gradients(params: Sequence[torch.Tensor], x: torch.Tensor, labels: torch.Tensor, *,
                              leak: float = 0.01) -> List[torch.Tensor]:
     """The gradient of each member's mean logistic loss on each of its groups of examples, for M LeakyReLU MLPs with
-    one logit: x (M, G, n, in), labels ±1 (M, G, n) -> per parameter (M, G, *param.shape[1:]).
+    one logit: x (M, G, n, in), labels ±1 (M, G, n) -> per parameter ``(M, G, *param.shape[1:])``.
 
     The loss of member m on group g is mean_i log(1 + exp(−y_i f(x_i))) over the group's n examples. One forward pass
     with each member's weights and one backward pass to the pre-activations z_l give all M·G gradients: group g's
@@ -342,7 +342,7 @@ def group_logistic_gradients(params: Sequence[torch.Tensor], x: torch.Tensor, la
     Returns
     -------
     list of torch.Tensor
-        One gradient per parameter, (M, G, *param.shape[1:]); the parameters are not touched (no ``.grad``).
+        One gradient per parameter, ``(M, G, *param.shape[1:])``; the parameters are not touched (no ``.grad``).
 
     Raises
     ------
