@@ -300,19 +300,16 @@ def check_record(plan, folder=RECORDS):
 
 
 def _claim_link(claim_id):
-    return f"{{ref}}`{claim_id} <claim-{claim_id}>`" if claim_id else ""
-
-
-def _cell(text):
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    return f"{{ref}}`{claim_id.split('.', 1)[1].replace('_', ' ')} <claim-{claim_id}>`" if claim_id else ""
 
 
 def reproduction_table(folder: Path = RECORDS) -> str:
     """The reproduction table of the documentation, as Markdown (MyST: the CI claims are links to the claims pages).
 
-    One row per experiment of the sources: for each planned record, the source, its result, ours at the record size
-    with the seeds, spread and wall time, the record size, the CI claim (whose page gives its measured values) and
-    the verdict; then every experiment claim without a record, marked "no record yet" with its statement.
+    A summary table, one row per experiment of the sources (the source, the verdict, the record's seeds and time,
+    a link to its CI claim; "not recorded" for an experiment claim without a record), then one section per record:
+    the source's result, ours at the record size with the spread over seeds, the record size, and the verdict with
+    its numbers.
 
     Parameters
     ----------
@@ -324,24 +321,31 @@ def reproduction_table(folder: Path = RECORDS) -> str:
     """
     from .registry import load_all
 
-    rows = ["| Source | The source reports | Ours at the record size | Record size | In CI | Verdict |",
-            "|---|---|---|---|---|---|"]
+    rows = ["| Source | Verdict | Record | In CI |", "|---|---|---|---|"]
+    sections = []
     plans = load_plans()
     for name, plan in plans.items():
         try:
             record = load_record(name, folder)
         except FileNotFoundError:
-            rows.append(f"| {plan.source} | {_cell(plan.source_result)} | no record yet | {_cell(plan.reduced)} | "
-                        f"{_claim_link(plan.ci_claim)} | not recorded |")
+            rows.append(f"| {plan.source} | not recorded | planned: `{name}` | {_claim_link(plan.ci_claim)} |")
             continue
         verdict = Verdict(*record.verdict)
         p = record.provenance
-        rows.append(f"| {plan.source} | {_cell(plan.source_result)} | {_cell(plan.summary(record.result))} "
-                    f"({len(record.seeds)} seeds; {p['wall_seconds'] / 60:.0f} min on {p['device']}) | "
-                    f"{_cell(plan.reduced)} | {_claim_link(plan.ci_claim)} | **{verdict.status}**: "
-                    f"{_cell(verdict.text)} |")
+        rows.append(f"| {{ref}}`{plan.source} <record-{name.replace('.', '-')}>` | **{verdict.status}** | "
+                    f"{len(record.seeds)} seeds, {p['wall_seconds'] / 60:.0f} min on {p['device']} | "
+                    f"{_claim_link(plan.ci_claim)} |")
+        sections.append(f"(record-{name.replace('.', '-')})=\n### {plan.source}\n\n"
+                        f"- **The source reports:** {plan.source_result.rstrip('.')}.\n"
+                        f"- **Ours at the record size:** {plan.summary(record.result)}; {len(record.seeds)} seeds.\n"
+                        f"- **Record size:** {plan.reduced}. Record `records/{name}.json`, made "
+                        f"{p['date'][:10]} at commit `{p['commit'][:10]}` in {p['wall_seconds'] / 60:.1f} min on "
+                        f"{p['device']} ({p['machine']}).\n"
+                        f"- **Verdict: {verdict.status}.** {verdict.text.rstrip('.')}.\n"
+                        f"- **In CI:** {_claim_link(plan.ci_claim)}, at the reduced size; the record's own claim is "
+                        f"`{name.split('.', 1)[0]}.record_{name.split('.', 1)[1]}`.\n")
     recorded = {plan.ci_claim for plan in plans.values()}
     for claim in sorted(load_all().values(), key=lambda c: c.id):
         if claim.kind == "experiment" and ".record_" not in claim.id and claim.id not in recorded:
-            rows.append(f"| {claim.source} | see the claim | no record yet | | {_claim_link(claim.id)} | not recorded |")
-    return "\n".join(rows) + "\n"
+            rows.append(f"| {claim.source} | not recorded | | {_claim_link(claim.id)} |")
+    return "\n".join(rows) + "\n\n## The records\n\n" + "\n".join(sections)

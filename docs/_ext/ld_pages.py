@@ -8,7 +8,7 @@
 - ``_generated/references.bib``: the bibliography, from the works the theory registry cites.
 - ``_generated/theory_toctree.inc``: the theory notes in the registry's order, for ``theory/index.md``.
 - ``_generated/citation.bib``: the project's own BibTeX entry, from ``CITATION.cff``, for ``citing.md``.
-- ``_generated/reproduction_table.md``: the reproduction table, from the committed records, for ``reproduction.md``.
+- ``_generated/reproduction_table.inc``: the reproduction table, from the committed records, for ``reproduction.md``.
 
 Nothing here holds a list of theories: every list is read from :mod:`dynamics.theories` and the registries.
 """
@@ -161,11 +161,11 @@ def write_theory_toctree():
 
 
 def write_reproduction_table():
-    """``_generated/reproduction_table.md``: one row per planned reproduction record, read from the committed
+    """``_generated/reproduction_table.inc``: one row per planned reproduction record, read from the committed
     records (``records/*.json``), for ``reproduction.md``."""
     from verify.records import reproduction_table
 
-    _write(DOCS / "_generated" / "reproduction_table.md", reproduction_table())
+    _write(DOCS / "_generated" / "reproduction_table.inc", reproduction_table())
 
 
 def _render_missing_figures(entries, image_dir):
