@@ -5,6 +5,7 @@ properties, errata, experiments, deviations and bound groups followed by a numbe
 the large-learning-rate paper) and the file names of the copies of the papers mean nothing to a user. Every tracked text file (code, docstrings, comments, notebooks, docs, README) cites the papers instead:
 authors, year, equation, and the project's own documentation pages.
 """
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -51,11 +52,21 @@ def test_the_patterns_catch_what_they_are_for():
     assert find_internal_references(clean) == []
 
 
+def _readable_text(name, path):
+    """The text a user reads in a file: a reproduction record's text fields only (its arrays are data, and base64
+    bytes spell item-code look-alikes by chance)."""
+    text = path.read_text(encoding="utf-8")
+    if name.startswith("records/") and name.endswith(".json"):
+        record = json.loads(text)
+        return "\n".join([record["name"], record["source"], record["trainer"], record["reduced"], *record["verdict"]])
+    return text
+
+
 def test_no_user_facing_text_cites_internal_material():
     offences = []
     for name, path in _user_files():
         try:
-            text = path.read_text(encoding="utf-8")
+            text = _readable_text(name, path)
         except UnicodeDecodeError:
             continue
         for number, line in enumerate(text.splitlines(), 1):
