@@ -324,11 +324,18 @@ def test_index_page_links_every_demo_in_chromium(browser, tmp_path):
 
 
 def _kernels(process):
-    """The kernels a Voilà server process has started (its children running ipykernel)."""
+    """The kernels a Voilà server process has started (its children running ipykernel). A child that exits while it
+    is read (a culled kernel: gone, or a zombie not yet reaped) is not a running kernel."""
     import psutil
 
-    return [child for child in psutil.Process(process.pid).children(recursive=True)
-            if "ipykernel" in " ".join(child.cmdline())]
+    kernels = []
+    for child in psutil.Process(process.pid).children(recursive=True):
+        try:
+            if child.status() != psutil.STATUS_ZOMBIE and "ipykernel" in " ".join(child.cmdline()):
+                kernels.append(child)
+        except (psutil.NoSuchProcess, psutil.ZombieProcess):
+            continue
+    return kernels
 
 
 @pytest.mark.browser
