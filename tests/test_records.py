@@ -85,6 +85,9 @@ def test_the_code_hash_sees_code_and_ignores_docstrings_and_comments(tmp_path, m
         hashes.append(code_hash(["_hash_probe"]))
     sys.modules.pop("_hash_probe", None)
     assert hashes[0] == hashes[1] != hashes[2]
+    for bad in ([], [3], [""]):
+        with pytest.raises(ValueError, match="modules"):
+            code_hash(bad)
 
 
 torch = pytest.importorskip("torch")

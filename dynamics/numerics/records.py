@@ -125,6 +125,16 @@ def encode(value: Any) -> Any:
 def decode(value: Any) -> Any:
     """The value :func:`encode` wrote (NamedTuple types are imported by name).
 
+    Parameters
+    ----------
+    value : object
+        Data as :func:`encode` returns it (or as read back from JSON).
+
+    Returns
+    -------
+    object
+        The value: arrays with their dtype and shape, NamedTuples of their type, lists as tuples.
+
     Examples
     --------
     >>> decode(encode((1, 0.5, None)))
@@ -162,6 +172,16 @@ def _canonical(payload):
 def content_hash(payload: dict) -> str:
     """SHA-256 of the canonical JSON (sorted keys, no spaces) of a record's content.
 
+    Parameters
+    ----------
+    payload : dict
+        JSON-ready data (as :func:`encode` gives it); NaN and infinities are refused by the JSON encoder.
+
+    Returns
+    -------
+    str
+        64 hexadecimal digits.
+
     Examples
     --------
     >>> content_hash({"a": 1, "b": [0.5]}) == content_hash({"b": [0.5], "a": 1})
@@ -174,11 +194,29 @@ def code_hash(modules: Sequence[str]) -> str:
     """SHA-256 of the code of ``modules`` (importable module names): each module's syntax tree with its docstrings
     removed, so that editing documentation or comments leaves the hash alone and any change of code changes it.
 
+    Parameters
+    ----------
+    modules : sequence of str
+        Importable module names, at least one.
+
+    Returns
+    -------
+    str
+        64 hexadecimal digits.
+
+    Raises
+    ------
+    ValueError
+        If ``modules`` is empty or holds something other than a module name.
+
     Examples
     --------
     >>> len(code_hash(["dynamics.numerics.records"]))
     64
     """
+    modules = list(modules) if not isinstance(modules, str) else [modules]
+    if not modules or not all(isinstance(name, str) and name for name in modules):
+        raise ValueError(f"modules must be a non-empty sequence of module names, got {modules!r}")
     digest = hashlib.sha256()
     for name in modules:
         tree = ast.parse(inspect.getsource(importlib.import_module(name)))
@@ -191,18 +229,41 @@ def code_hash(modules: Sequence[str]) -> str:
     return digest.hexdigest()
 
 
-
-
 def write_record(path: Union[str, Path], content: dict, provenance: dict) -> Path:
-    """Write a record: ``content`` (the keys of the module docstring but ``provenance`` and ``hash``, values as
-    :func:`encode` gives them) with its hash and ``provenance``, as indented JSON; returns the path.
+    """Write a record: ``content`` with its hash and ``provenance``, as indented JSON.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The file to write (its folder is made if missing).
+    content : dict
+        The keys of the module docstring but ``provenance`` and ``hash``, values as :func:`encode` gives them.
+    provenance : dict
+        JSON-ready provenance (not part of the content hash).
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
 
     Raises
     ------
     ValueError
         If ``content`` lacks a key of the format or its ``format`` is not :data:`FORMAT`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> content = {"format": FORMAT, "name": "t.x", "source": "S", "trainer": "m:f", "reduced": "r",
+    ...            "config": encode((1,)), "seeds": [0], "result": encode(np.arange(2.0)),
+    ...            "replay": {"config": encode((1,)), "result": encode(np.arange(2.0))}, "verdict": ["reproduced", "t"]}
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     record = read_record(write_record(Path(folder) / "t.x.json", content, {"device": "cpu"}))
+    >>> record.result.tolist(), record.verdict
+    ([0.0, 1.0], ('reproduced', 't'))
     """
-    missing = {"format", "name", "source", "trainer", "reduced", "config", "seeds", "result", "replay", "verdict"} - set(content)
+    keys = {"format", "name", "source", "trainer", "reduced", "config", "seeds", "result", "replay", "verdict"}
+    missing = keys - set(content)
     if missing or content["format"] != FORMAT:
         raise ValueError(f"content must hold the record's keys with format {FORMAT}; missing {sorted(missing)}")
     path = Path(path)
@@ -230,6 +291,10 @@ def read_record(path: Union[str, Path]) -> RecordFile:
     ValueError
         If the file's format is not :data:`FORMAT` or its content does not match its hash (edited by hand, or
         truncated).
+
+    Examples
+    --------
+    See :func:`write_record`; the project's records: ``read_record("records/and_mask.learning_signals.json")``.
     """
     stored = json.loads(Path(path).read_text(encoding="utf-8"))
     content = {k: v for k, v in stored.items() if k not in ("provenance", "hash")}
