@@ -58,6 +58,21 @@ def family_wise_t(m, dof, level=1e-4):
     return -float(special.stdtrit(dof, 0.5 * level / m))
 
 
+def paired_bound(differences, level):
+    """(mean, standard error, one-sided lower Student-t bound at ``level``) of per-seed paired differences: the
+    mean minus t_{1-level, n-1} standard errors, which lies below the true mean with probability 1 - level when the
+    differences are independent and normal. The upper bound is ``2·mean - lower``."""
+    import numpy as np
+    from scipy import special
+
+    d = np.asarray(differences, dtype=float).ravel()
+    if d.size < 2 or not np.all(np.isfinite(d)):
+        raise ValueError(f"differences must hold at least 2 finite values, got shape {d.shape} with "
+                         f"{int(np.sum(~np.isfinite(d)))} non-finite")
+    se = float(d.std(ddof=1) / math.sqrt(d.size))
+    return float(d.mean()), se, float(d.mean() + special.stdtrit(d.size - 1, level) * se)
+
+
 KINDS = ("identity", "bound", "limit", "theorem", "erratum", "crosscheck", "experiment")
 TORCH_KINDS = ("crosscheck", "experiment")  # claims that train torch models: they take a run context
 COSTS = ("fast", "slow")

@@ -31,7 +31,7 @@ from dynamics import and_mask as am
 from . import crosscheck, experiment
 from ..and_mask import _z_check
 from ..records import RecordPlan, record_plan
-from ..registry import Check, planted_bug
+from ..registry import Check, paired_bound, planted_bug
 
 
 @crosscheck("and_mask.torch_mask_matches_numpy", "Parascandolo et al. 2021, §2.3; the authors' public code (get_grads)",
@@ -246,15 +246,6 @@ def _experiments():
     return torch_experiments
 
 
-def _paired_bound(differences, level):
-    """(mean, standard error, one-sided lower t bound at ``level``) of per-seed paired differences."""
-    from scipy import stats
-
-    d = np.asarray(differences, dtype=float).ravel()
-    se = float(d.std(ddof=1) / math.sqrt(d.size))
-    return float(d.mean()), se, float(d.mean() - stats.t.isf(level, d.size - 1) * se)
-
-
 def _bound_text(name, mean, se, lower):
     return f"{name}: mean {mean:.3f} ± {se:.3f} (se), lower bound {lower:.3f}"
 
@@ -282,7 +273,7 @@ def experiment_spiral_memorisation(ctx):
     config = ctx.size(cpu=am.SpiralMemorisationConfig.ci(), cuda=am.SpiralMemorisationConfig.source())
     run = _experiments().train_spiral_memorisation(config, seeds, device=ctx.device)
     train, test = run.train_accuracy[..., -1], run.test_accuracy[..., -1]
-    gain = _paired_bound(test[1] - test[0], 1e-2 / 2)
+    gain = paired_bound(test[1] - test[0], 1e-2 / 2)
     return Check.all_of([Check.above(float(train[0].mean()), 0.95,
                                      f"averaging training accuracy {train[0].mean():.3f}"),
                          Check.below(float(test[0].mean()), 0.7, f"averaging o.o.d. accuracy {test[0].mean():.3f}"),
@@ -308,7 +299,7 @@ def _spiral_verdict(run):
     from ..records import Verdict
 
     train, test = run.train_accuracy[..., -1], run.test_accuracy[..., -1]
-    mean, se, lower = _paired_bound(test[1] - test[0], 0.05)
+    mean, se, lower = paired_bound(test[1] - test[0], 0.05)
     text = (f"averaging o.o.d. {test[0].mean():.2f} (training {train[0].mean():.2f}), AND-mask o.o.d. median "
             f"{np.median(test[1]):.2f}; paired gain {mean:.2f} ± {se:.2f} (se)")
     if train[0].mean() >= 0.95 and test[0].mean() <= 0.6 and np.median(test[1]) >= 0.9:
@@ -367,7 +358,7 @@ def _signals_verdict(run):
 
     def lower(d):
         d = d[~np.isnan(d)]
-        return _paired_bound(d, 0.05)
+        return paired_bound(d, 0.05)
 
     crossover = lower(run.and_mechanism[:, top] - run.and_memorisation[:, top])
     versus_xor = lower(run.and_mechanism[:, top] - run.xor_mechanism[:, top])
@@ -427,7 +418,7 @@ def experiment_learning_signals(ctx):
     rows = []
     for name, d in (("mechanism correlation, τ = 7/8 vs 0", rise), ("AND vs XOR mechanism correlation", versus_xor)):
         d = d[~np.isnan(d)]
-        rows.append((name, d.size) + _paired_bound(d, 0.05 / 2))
+        rows.append((name, d.size) + paired_bound(d, 0.05 / 2))
     detail = "; ".join(f"{_bound_text(name, m, se, low)} ({n} seeds)" for name, n, m, se, low in rows)
     return Check.above(min(r[4] for r in rows), 0.0, detail)
 
@@ -459,9 +450,9 @@ def experiment_noisy_labels(ctx):
     random_labels = trainer(config, seeds, device=ctx.device)
     label_noise = trainer(config._replace(shuffled_fraction=0.25), seeds, device=ctx.device)
     train = random_labels.train_accuracy[..., -1]
-    gap = _paired_bound(train[0] - train[1], 1e-2 / 2)
+    gap = paired_bound(train[0] - train[1], 1e-2 / 2)
     wrong = label_noise.mislabelled_accuracy[..., -1]
-    below = _paired_bound(0.5 - wrong[1], 1e-2 / 2)
+    below = paired_bound(0.5 - wrong[1], 1e-2 / 2)
     return Check.all_of([
         Check.above(gap[2], 0.2, _bound_text("random labels: training-accuracy gap, averaging − AND", *gap)),
         Check.above(float(wrong[0].mean()), 0.95, f"averaging on the mislabelled examples {wrong[0].mean():.3f}"),
@@ -490,7 +481,7 @@ def experiment_environments_needed(ctx):
     config = ctx.size(cpu=am.EnvironmentSweepConfig.ci(), cuda=am.EnvironmentSweepConfig.source())
     sweep = _experiments().train_environment_sweep(config, seeds, device=ctx.device)
     few, many = sweep.test_accuracy
-    gain = _paired_bound(many - few, 1e-2)
+    gain = paired_bound(many - few, 1e-2)
     return Check.all_of([Check.below(float(few.mean()), 0.7, f"o.o.d. accuracy with d = {sweep.n_envs[0]}: "
                                                              f"{few.mean():.3f}"),
                          Check.above(gain[2], 0.15, _bound_text(f"o.o.d. gain d = {sweep.n_envs[0]} → "

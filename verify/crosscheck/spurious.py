@@ -19,7 +19,7 @@ import numpy as np
 
 from dynamics import spurious as spur
 from . import crosscheck, experiment
-from ..registry import Check, lazy_module
+from ..registry import Check, lazy_module, paired_bound
 
 stats = lazy_module("scipy.stats")
 
@@ -233,14 +233,6 @@ def _llr_runs(ctx):
 _LLR_MEMO = {}
 
 
-def _paired_lower_bound(differences, level=LLR_LEVEL):
-    """Mean, standard error and one-sided lower confidence bound (Student t) of per-seed paired differences."""
-    d = np.asarray(differences, dtype=float)
-    se = float(d.std(ddof=1) / np.sqrt(d.size))
-    mean = float(d.mean())
-    return mean, se, mean - float(stats.t.isf(level, d.size - 1)) * se
-
-
 @experiment("spurious.experiment_lr_attributions", "Barsbey et al. 2025, Fig. 3 (right)",
             "Parity task in miniature (C = 4, S = 2, N = 12 bits, 2000 training samples, FCN 18→50→50→2 without "
             "bias, SGD batch 100, cap 150 epochs; CPU 6 seeds; CUDA 16 seeds, 10000 samples, width 200, cap 800): "
@@ -253,7 +245,7 @@ def experiment_lr_attributions(ctx):
     runs = _llr_runs(ctx)
     final = runs.final_attribution_shares  # (lr, seed, group)
     core = final[1, :, 0] - final[0, :, 0]
-    mean, se, lower = _paired_lower_bound(core)
+    mean, se, lower = paired_bound(core, LLR_LEVEL)
     spurious = final[0, :, 1] - final[1, :, 1]
     return Check.predicate(lower, f"core share gain {mean:.3f} ± {se:.3f} (se) over {core.size} seeds, 99% lower "
                                   f"bound {lower:.3f}; per seed {np.round(core, 3).tolist()}; mean shares "
@@ -273,7 +265,7 @@ def experiment_lr_bc_loss_share(ctx):
     runs = _llr_runs(ctx)
     early = np.nanmean(runs.bc_loss_share[:, :, :200], axis=2)
     gain = early[1] - early[0]
-    mean, se, lower = _paired_lower_bound(gain)
+    mean, se, lower = paired_bound(gain, LLR_LEVEL)
     peak = np.nanmax(runs.bc_loss_share, axis=2)
     return Check.predicate(lower, f"early BC share {np.round(early.mean(1), 3).tolist()} (η = 0.05, 0.75); gain "
                                   f"{mean:.3f} ± {se:.3f} (se) over {gain.size} seeds, 99% lower bound {lower:.3f}; "
@@ -310,7 +302,7 @@ def experiment_lr_width_spread(ctx):
                                                 config=spur.ParityTrainingConfig.source()))
     sweep = te.width_lr_sweep(seeds, device=ctx.device, **setting)
     gains = sweep.unbiased_accuracy[:, 1] - sweep.unbiased_accuracy[:, 0]  # (width, seed)
-    mean, se, lower = _paired_lower_bound(gains.mean(axis=0))
+    mean, se, lower = paired_bound(gains.mean(axis=0), LLR_LEVEL)
     spreads = dict(zip(sweep.widths.tolist(), np.round(sweep.mean_spread, 3).tolist()))
     return Check.predicate(lower, f"gain averaged over widths {mean:.3f} ± {se:.3f} (se), 99% lower bound "
                                   f"{lower:.3f}; seed-mean spread per width {spreads} "
@@ -350,7 +342,7 @@ def experiment_lr_robustness(ctx):
     parts = []
     for name, values in (("accuracy", annealed.unbiased_accuracy), ("core share",
                                                                     annealed.final_attribution_shares[..., 0])):
-        mean, se, lower = _paired_lower_bound(values[1] - values[0])
+        mean, se, lower = paired_bound(values[1] - values[0], LLR_LEVEL)
         parts.append(Check.predicate(lower, f"annealed {name} gain {mean:.3f} ± {se:.3f} (se), 99% lower bound "
                                             f"{lower:.3f}"))
     per_variant = "; ".join(
@@ -393,7 +385,7 @@ def experiment_lr_interventions(ctx):
                  "high lr + l2 > high lr": acc["high lr + l2"] - acc["high lr"]}
     parts = []
     for name, gains in orderings.items():
-        mean, se, lower = _paired_lower_bound(gains, level=LLR_LEVEL / len(orderings))
+        mean, se, lower = paired_bound(gains, LLR_LEVEL / len(orderings))
         parts.append(Check.predicate(lower, f"{name}: gain {mean:.3f} ± {se:.3f} (se), lower bound {lower:.3f}"))
     momentum = acc["high lr"] - acc["momentum"]
     detail = (f"seed-mean accuracy {dict((n, round(float(a.mean()), 3)) for n, a in acc.items())}; high lr over "
@@ -437,13 +429,6 @@ def _balancing_runs(ctx, methods, n_epochs=None):
     return _BALANCING_MEMO[key]
 
 
-def _seed_interval(differences, level):
-    """Mean, standard error and the one-sided Student-t bound half-width of per-seed differences at ``level``."""
-    d = np.asarray(differences, dtype=float)
-    se = float(d.std(ddof=1) / np.sqrt(d.size))
-    return float(d.mean()), se, float(stats.t.isf(level, d.size - 1)) * se
-
-
 @experiment("spurious.experiment_balancing_methods", "Pezeshki (thesis), Ch. 8 Tables 2-3 / Idrissi et al. 2022",
             "Linear toy of the thesis's §8.4 (n = 400, d = 600, γ = (4, 1, 2), lr 1e-5, momentum 0.9, batch 100; "
             "JTT T = 1, λ_up = 20; gDRO η = 0.1; CPU 8 seeds, 200 epochs; CUDA n = 1000, d = 1200, batch 250, "
@@ -469,24 +454,24 @@ def experiment_balancing_methods(ctx):
     lowers = {}
     for g in ("subg", "rwg", "gdro"):
         for n in ("erm", "jtt", "suby", "rwy"):
-            mean, se, half = _seed_interval(selected[g] - selected[n], level)
-            lowers[f"{g}−{n}"] = mean - half
+            mean, se, lower = paired_bound(selected[g] - selected[n], level)
+            lowers[f"{g}−{n}"] = lower
     weakest = min(lowers, key=lowers.get)
     final = dict(zip(result.methods, result.test_group_acc[:, :, -1].min(axis=-1)))
     widest = {}
     for n in ("suby", "rwy"):
-        mean, se, half = _seed_interval(final[n] - final["erm"], level)
-        widest[f"{n}−erm"] = abs(mean) + half
+        mean, se, lower = paired_bound(final[n] - final["erm"], level)
+        widest[f"{n}−erm"] = abs(mean) + mean - lower
     loss = (result.selected_test_worst_group - result.average_selected_test_worst_group).mean(axis=0)
-    mean, se, half = _seed_interval(loss, level)
+    mean, se, lower = paired_bound(loss, level)
     means = {m: round(float(v.mean()), 3) for m, v in selected.items()}
     return Check.all_of(
         [Check.predicate(lowers[weakest], f"group labels help, weakest pair {weakest}"),
          Check.at_most(max(widest.values()), 0.1, "class balancing ends where ERM does on the balanced toy"),
-         Check.at_most(abs(mean) + half, 0.1, "selection without group labels loses nothing here")],
+         Check.at_most(abs(mean) + mean - lower, 0.1, "selection without group labels loses nothing here")],
         f"selected test WGA (seed means) {means}; weakest lower bound {weakest} {lowers[weakest]:.3f}; class "
         f"balancing vs ERM, final test WGA, |mean| + half-width {({k: round(v, 3) for k, v in widest.items()})}; selection loss "
-        f"(worst-group minus average selection, mean over methods) {mean:.4f} ± {half:.4f}, "
+        f"(worst-group minus average selection, mean over methods) {mean:.4f} ± {mean - lower:.4f}, "
         f"{int(np.sum(result.selected_test_worst_group != result.average_selected_test_worst_group))} of "
         f"{result.selected_test_worst_group.size} runs differ; {len(result.seeds)} seeds, "
         f"{result.epochs[-1]} epochs")
@@ -509,9 +494,9 @@ def experiment_train_test_gap(ctx):
     gap = dict(zip(result.methods, train - test))
     parts, margins = [], []
     for m in ("erm", "rwg"):
-        mean, se, half = _seed_interval(gap[m] - gap["subg"], BALANCING_LEVEL / 2)
-        margins.append(mean - half - 0.25)
-        parts.append(f"{m} − subg {mean:.3f} ± {se:.3f} (se), lower bound {mean - half:.3f}")
+        mean, se, lower = paired_bound(gap[m] - gap["subg"], BALANCING_LEVEL / 2)
+        margins.append(lower - 0.25)
+        parts.append(f"{m} − subg {mean:.3f} ± {se:.3f} (se), lower bound {lower:.3f}")
     best_train = result.train_group_acc.min(axis=-1).max(axis=-1)
     return Check.predicate(min(margins), "; ".join(parts) + f"; gaps (seed means) "
                            f"{({m: round(float(v.mean()), 3) for m, v in gap.items()})}; largest training "
@@ -536,9 +521,9 @@ def experiment_decision_maps(ctx):
     drawn = {m: round(float(tb.decision_maps(result, m).core_rule_agreement.mean()), 3) for m in result.methods}
     parts, lowers = [], []
     for m in ("subg", "rwg"):
-        mean, se, half = _seed_interval(rule[m] - rule["erm"], BALANCING_LEVEL / 2)
-        lowers.append(mean - half)
-        parts.append(f"{m} − erm {mean:.3f} ± {se:.3f} (se), lower bound {mean - half:.3f}")
+        mean, se, lower = paired_bound(rule[m] - rule["erm"], BALANCING_LEVEL / 2)
+        lowers.append(lower)
+        parts.append(f"{m} − erm {mean:.3f} ± {se:.3f} (se), lower bound {lower:.3f}")
     return Check.predicate(min(lowers), "; ".join(parts) + f"; noise-free agreement (seed means) "
                            f"{({m: round(float(v.mean()), 3) for m, v in rule.items()})}; maps as drawn {drawn}; "
                            f"{len(result.seeds)} seeds")

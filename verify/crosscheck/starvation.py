@@ -14,7 +14,7 @@ import numpy as np
 import dynamics.starvation as gs
 from . import crosscheck, experiment
 from ..records import RecordPlan, record_plan
-from ..registry import Check, lazy_module, planted_bug, rate_fit
+from ..registry import Check, lazy_module, paired_bound, planted_bug, rate_fit
 
 stats = lazy_module("scipy.stats")
 
@@ -299,17 +299,11 @@ def experiment_moons_regularisers(ctx):
 def _moons_statistics(result):
     """Per setting other than SD: the seed-mean boundary distance and the one-sided lower t bound of SD's paired
     excess over it (family-wise 0.05 over the comparisons)."""
-    from scipy import stats
-
     labels = [r.label for r in result.regularisers]
     sd = labels.index("SD 0.003")
     distance = result.boundary_distance
     others = [k for k in range(len(labels)) if k != sd]
-    t = stats.t.isf(0.05 / len(others), distance.shape[1] - 1)
-    bounds = {}
-    for k in others:
-        d = distance[sd] - distance[k]
-        bounds[labels[k]] = float(d.mean() - t * d.std(ddof=1) / np.sqrt(d.size))
+    bounds = {labels[k]: paired_bound(distance[sd] - distance[k], 0.05 / len(others))[2] for k in others}
     return labels, sd, bounds
 
 
@@ -361,14 +355,10 @@ def _margin_statistics(result):
     """Per seed, SD against ERM: the relative gain of the median distance to the boundary, and the difference of
     the shares of points whose prediction flips along x_v within the cap; each with its one-sided 95% lower t bound
     (family-wise over the two)."""
-    from scipy import stats
-
     median = np.median(result.distance, axis=2)  # (runs, seeds)
     flips = (np.abs(result.vertical) < result.cap).mean(axis=2)
-    t = stats.t.isf(0.05 / 2, median.shape[1] - 1)
-    out = {}
-    for name, d in (("median distance gain", median[1] / median[0] - 1), ("x_v flip share", flips[1] - flips[0])):
-        out[name] = (float(d.mean()), float(d.mean() - t * d.std(ddof=1) / np.sqrt(d.size)))
+    out = {name: paired_bound(d, 0.05 / 2)[::2]
+           for name, d in (("median distance gain", median[1] / median[0] - 1), ("x_v flip share", flips[1] - flips[0]))}
     return median, flips, out
 
 
