@@ -97,7 +97,7 @@ def test_train_coloured_shapes_batched_equals_one_method_at_a_time():
         alone = te.train_coloured_shapes(SHAPES._replace(methods=(method,)), (0, 1), device="cpu")
         for field in ("train_accuracy", "test_accuracy", "shape_accuracy"):
             np.testing.assert_array_equal(getattr(batched, field)[:, k], getattr(alone, field)[:, 0])
-    assert batched.steps.tolist() == [0, 3, 6] and batched.test_accuracy.shape == (3, 3, 2)
+    assert batched.steps.tolist() == [0, 3, 6] and batched.test_accuracy.shape == (3, 4, 2)
 
 
 def test_train_coloured_shapes_deterministic_and_seeded():
@@ -107,9 +107,40 @@ def test_train_coloured_shapes_deterministic_and_seeded():
     assert not np.array_equal(a.test_accuracy, c.test_accuracy)
 
 
+def test_annealed_penalty_enters_scaled_before_its_step_and_scales_the_loss_after():
+    a, c = 2.0, 1e-5
+    config = SHAPES._replace(n_steps=150, record_every=1)
+    annealed = te.ColourShapeMethod("annealed", 0.0, a, 0.0, anneal_steps=4, loss_scale=c)
+    scaled = te.ColourShapeMethod("penalty a·c", 0.0, a * c, 0.0)
+    plain = te.ColourShapeMethod("penalty a", 0.0, a, 0.0)
+    out = te.train_coloured_shapes(config._replace(methods=(annealed, scaled, plain)), (0, 1), device="cpu")
+    square = out.train_output_square  # (steps 0..8, method, seed)
+    # before step 4 the annealed member trains on CE + c·(a/2)·mean ŷ², exactly the member with penalty a·c
+    np.testing.assert_array_equal(square[:5, 0], square[:5, 1])
+    assert not np.array_equal(square[5:, 0], square[5:, 1])
+    # from step 4 on its loss is c·(CE + (a/2)·mean ŷ²): Adam's second moments still hold the unscaled gradients, so
+    # once its first moments have forgotten them (0.9^116 ~ 5e-6) its steps are a few c times the unscaled member's
+    # (√v̂ has decayed to ~0.2 of the old gradients by step 120) and ŷ barely moves, while that member's keeps moving
+    moved = lambda k: np.abs(np.diff(square[120:, k], axis=0)).max()  # noqa: E731
+    assert moved(0) < 1e-3 * moved(1)
+
+
+def test_a_constant_loss_scale_leaves_adam_nearly_unchanged():
+    # Adam is invariant to a constant scale of the loss up to its ε (1e-8 against gradients ~1e-2 here)
+    a = 2.0
+    scaled = te.ColourShapeMethod("scaled", 0.0, a, 0.0, anneal_steps=0, loss_scale=0.25)
+    plain = te.ColourShapeMethod("plain", 0.0, a, 0.0)
+    out = te.train_coloured_shapes(SHAPES._replace(methods=(scaled, plain)), (0,), device="cpu")
+    np.testing.assert_allclose(out.train_output_square[:, 0], out.train_output_square[:, 1], rtol=1e-5)
+
+
 @pytest.mark.parametrize("fields, name", [(dict(n_train=1), "n_train"), (dict(hidden=0), "hidden"),
                                           (dict(methods=(te.ColourShapeMethod("x", -1.0, 0.0, 0.0),)), "weight_decay"),
                                           (dict(methods=()), "methods"), (dict(size=2), "size"),
+                                          (dict(methods=(te.ColourShapeMethod("x", 0.0, 1.0, 0.0, -1),)),
+                                           "anneal_steps"),
+                                          (dict(methods=(te.ColourShapeMethod("x", 0.0, 1.0, 0.0, 0, 0.0),)),
+                                           "loss_scale"),
                                           (dict(noise_std=-0.1), "noise_std"), (dict(record_every=0), "record_every")])
 def test_train_coloured_shapes_validate(fields, name):
     with pytest.raises(ValueError, match=name):

@@ -95,6 +95,7 @@ class _Members:
         self.lr = column([s["adam_learning_rate"] if s["adam_learning_rate"] > 0 else learning_rate
                           for s in settings])
         self.penalty = column([s["output_penalty"] for s in settings])
+        self.loss_scale = torch.ones_like(self.penalty)  # a factor on each member's whole loss (annealing)
         self.target = column([s.get("target_margin", 0.0) for s in settings])
         self.momentum = momentum
         subset = lambda chosen: torch.nonzero(chosen).flatten() if bool(chosen.any()) else None  # noqa: E731
@@ -135,7 +136,7 @@ class _Members:
         per_member = torch.nn.functional.softplus(-margins).mean(dim=1)
         per_member = per_member + 0.5 * self.penalty * ((margins - self.target[:, None]) ** 2).mean(dim=1)
         norms = sum((p ** 2).reshape(p.shape[0], -1).sum(dim=1) for p in self.params[:2 * self.n_layers])
-        return (per_member + 0.5 * self.weight_decay * norms).sum()
+        return ((per_member + 0.5 * self.weight_decay * norms) * self.loss_scale).sum()
 
     @torch.no_grad()
     def step(self):
@@ -266,7 +267,8 @@ def train_coloured_shapes(config: ColouredShapesConfig = ColouredShapesConfig(),
     Training set: two environments of ``n_train // 2`` examples with colour flips 0.1 and 0.2 (the union is used,
     without environment labels); test set: colour flip 0.9. Net: 2·size² → hidden → hidden → 1 ReLU MLP,
     Xavier-uniform weights and zero biases (the same initialisation for every method of one seed), full-batch Adam
-    (learning rate ``learning_rate``) on the mean cross-entropy plus the method's penalty.
+    (learning rate ``learning_rate``) on the mean cross-entropy plus the method's penalty, annealed where the method
+    says so (:class:`~dynamics.starvation.ColourShapeMethod`: ``anneal_steps``, ``loss_scale``).
 
     Parameters
     ----------
@@ -302,6 +304,8 @@ def train_coloured_shapes(config: ColouredShapesConfig = ColouredShapesConfig(),
         require_positive("weight_decay", m.weight_decay, allow_zero=True)
         require_positive("output_penalty", m.output_penalty, allow_zero=True)
         require_positive("target_margin", m.target_margin, allow_zero=True)
+        require_integer("anneal_steps", m.anneal_steps, 0, 10**6)
+        require_positive("loss_scale", m.loss_scale)
     n_train = require_integer("n_train", config.n_train, 2, 10**6)
     n_test = require_integer("n_test", config.n_test, 2, 10**6)
     n_steps = require_integer("n_steps", config.n_steps, 0, 10**6)
@@ -332,8 +336,14 @@ def train_coloured_shapes(config: ColouredShapesConfig = ColouredShapesConfig(),
     X, y = stack([d.X for d in train]), stack([d.y for d in train])
     X_test, y_test = stack([d.X for d in test]), stack([d.y for d in test])
     X_gray = stack(gray)
+    column = lambda values: as_tensor(np.repeat(np.asarray(values, dtype=float), S), device)  # noqa: E731
+    penalty, scale = column([m.output_penalty for m in methods]), column([m.loss_scale for m in methods])
+    anneal = column([m.anneal_steps for m in methods])
     steps, records = [], []
     for step in range(n_steps + 1):
+        annealed = anneal <= step  # before its anneal step a member's penalty enters scaled, after it its whole loss
+        members.penalty = torch.where(annealed, penalty, penalty * scale)
+        members.loss_scale = torch.where(annealed, scale, torch.ones_like(scale))
         if step % record_every == 0 or step == n_steps:
             steps.append(step)
             records.append([to_numpy(((members.predict(X, A) * b) > 0).to(DTYPE).mean(dim=1)).reshape(M, S)
