@@ -38,7 +38,7 @@ from ._fixed_points import (coupling_matrix, dual_fixed_point, dual_matrix, exac
                             response_derivative, sd_fixed_point, sd_lambert_approx, sd_margin, starvation_map,
                             weak_response_derivative)
 from ._kernels import dual_rhs
-from ._results import (COLOUR_SHAPE_METHODS, MOONS_RUNS, ColourShapeMethod, ColouredShapesConfig, Dataset, DualGDTrajectory, DualTrajectory, Features,
+from ._results import (COLORED_MNIST_TABLE_2, COLOUR_SHAPE_METHODS, MOONS_RUNS, ColourShapeMethod, ColouredShapesConfig, Dataset, DualGDTrajectory, DualTrajectory, Features,
                        FixedPoint, LinearModel, LossTangent, MoonsMarginsConfig, MoonsRegularisersConfig, MoonsRun,
                        ParameterTrajectory, PrimalTrajectory, SpectralDecouplingPoint, ToyBatch, ToyConfiguration, ToyTrainingConfig,
                        ToyTrajectories, ToyTraining, TwoMoonsConfig, TwoMoonsTraining, WideNetComparison)
@@ -53,7 +53,7 @@ __all__ = [
     "ToyTrajectories", "ToyTraining", "TwoMoonsTraining", "WideNetComparison",
     # the experiments' configurations (the torch layer's included)
     "ColouredShapesConfig", "MoonsMarginsConfig", "MoonsRegularisersConfig", "ToyTrainingConfig", "TwoMoonsConfig",
-    "COLOUR_SHAPE_METHODS", "ColourShapeMethod",
+    "COLORED_MNIST_TABLE_2", "COLOUR_SHAPE_METHODS", "ColourShapeMethod",
     # Legendre duals (Lemma 2, Table 4)
     "LOSSES", "binary_entropy", "dual_maximiser", "dual_objective", "loss_tangent", "primal_loss",
     # fixed points and closed forms

@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 
 from dynamics.numerics import as_finite_array, require_integer
 
-__all__ = ["COLOUR_SHAPE_METHODS", "ColourShapeMethod", "ColourShapeTraining", "ColourShapes", "ColouredShapesConfig",
+__all__ = ["COLORED_MNIST_TABLE_2", "COLOUR_SHAPE_METHODS", "ColourShapeMethod", "ColourShapeTraining", "ColourShapes", "ColouredShapesConfig",
            "Dataset", "DualGDTrajectory", "DualTrajectory", "Features", "FixedPoint", "LinearModel", "LossTangent",
            "MOONS_REGULARISERS", "MOONS_RUNS", "MoonsMargins", "MoonsMarginsConfig", "MoonsRegularisation",
            "MoonsRegularisersConfig",
@@ -697,6 +697,10 @@ MOONS_REGULARISERS = (
 COLOUR_SHAPE_METHODS = (ColourShapeMethod("ERM", 0.0, 0.0, 0.0), ColourShapeMethod("L2", 1e-2, 0.0, 0.0),
                         ColourShapeMethod("SD", 0.0, 1.0, 1.0),
                         ColourShapeMethod("SD annealed", 0.0, 2.0, 0.0, anneal_steps=450, loss_scale=2e-5))
+
+#: Colored MNIST in Pezeshki et al. 2021, Table 2 (10 restarts; the authors' log gives 91.08 / 23.70 and 70.04 /
+#: 68.40): (training accuracy, accuracy on the colour-flipped test set) of ERM and of the annealed SD.
+COLORED_MNIST_TABLE_2 = {"ERM": (0.911, 0.237), "SD annealed": (0.700, 0.684)}
 
 
 class ToyTrainingConfig(NamedTuple):
