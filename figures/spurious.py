@@ -319,7 +319,7 @@ def lr_bc_loss_share():
     last = np.flatnonzero(np.isfinite(runs.bc_loss_share).any(axis=(0, 1)))[-1]
     ax.set(xscale="log", xlabel="SGD step (log scale)", ylabel="BC share of the minibatch loss", ylim=(0, 1),
            xlim=(smooth - 1, max(last, smooth)))
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="lower right", bbox_to_anchor=(1.0, 0.13), fontsize=8)
     verdict_line(fig, saved.verdict, saved.reduced)
     return fig
 
@@ -514,8 +514,9 @@ def balancing_methods(n_seeds=BALANCING_FIGURE["n_seeds"], n_samples=BALANCING_F
         "(4, 1, 2), SGD lr 1e-5, momentum 0.9, batch 250, 500 epochs, 8 seeds (the thesis shows ResNet/BERT on "
         "four benchmarks). Worst-group accuracy on the method's own training set (dashed; SUBG's is its "
         "subsample) and on the test set (solid), seed mean and range. ERM and RWG memorise the minority through "
-        "the noise features: their training worst-group accuracy keeps rising while the test one stays low; SUBG "
-        "fits its balanced subsample and generalises. Below: the record's verdict against the thesis.")
+        "the noise features: their training worst-group accuracy keeps rising while the test one stays at 0 (ERM) "
+        "or collapses after its early peak (RWG); SUBG fits its balanced subsample and generalises. Below: the "
+        "record's verdict against the thesis.")
 def balancing_train_test_gap():
     from .registry import record, verdict_line
 
