@@ -756,10 +756,11 @@ class AdamVariantsConfig(NamedTuple):
         training images (5% of the 50000 held out for validation) and the 10000 test images of 10 classes in
         3×32×32 = 3072 dimensions, β = (0.9, 0.99), PyTorch's ε = 1e-8, the learning rates 0.1 (SGD-M), 1e-3 (Adam,
         AdamW, AdamS, AdamSRT) and 1e-2 (AdamG), and λ = 5e-4 for Adam, AdamS and AdamG (it tunes λ per method;
-        this trainer has one). Its 405 epochs (150660 steps, with learning-rate drops this trainer does not have)
-        exceed the trainer's limit: 100000 steps, evaluated and read once per epoch (372 steps). Left open by the
-        transfer to the MLP on Gaussian data: the width (128), the label noise of the synthetic task (0.2) and
-        AdamST's learning rate (the code has no AdamST; 1e-3 as its family). Too large for a CPU: a GPU run uses it.
+        this trainer has one). The thesis's Table B.1 gives the same learning rates to the Adam family, Adam w/o (ab)
+        included (1e-3 for AdamST, which the code lacks), and to AdamG. The 405 epochs of both (150660 steps, with
+        learning-rate drops this trainer does not have) exceed the trainer's limit: 100000 steps, evaluated and read
+        once per epoch (372 steps). Left open by the transfer to the MLP on Gaussian data: the width (128) and the
+        label noise of the synthetic task (0.2). Too large for a CPU: a GPU run uses it.
 
         Examples
         --------

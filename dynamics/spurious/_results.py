@@ -498,10 +498,12 @@ class ParityTaskConfig(NamedTuple):
 
     @classmethod
     def source(cls) -> "ParityTaskConfig":
-        """The paper's set sizes, 10000 training and 10000 test samples; C, S, N and ρ at this project's values.
+        """The paper's set sizes, 10000 training and 10000 test samples, and its ρ = 0.1; C, S and N at this
+        project's values.
 
-        The paper gives the two set sizes; it leaves C, S, N and ρ open (see the theory note,
-        docs/theory/spurious.md): C = 6, S = 2, N = 12 and ρ = 0.1 are this project's.
+        The paper gives the two set sizes and the training set's BC rate ρ = 0.1 (the test set being unbiased); it
+        leaves C, S and N open (see the theory note, docs/theory/spurious.md): C = 6, S = 2 and N = 12 are this
+        project's.
 
         Examples
         --------
@@ -550,7 +552,7 @@ class ParitySweepConfig(NamedTuple):
         Random test inputs on which the activation statistics are averaged, >= 1 (at most ``task.n_test`` are
         used).
     dtype : {"float32", "float64"}, default "float32"
-        Precision of the training ("float32": the precision of the paper's training).
+        Precision of the training ("float32", PyTorch's default: this project's choice).
 
     Examples
     --------
@@ -570,12 +572,12 @@ class ParitySweepConfig(NamedTuple):
 
     @classmethod
     def source(cls) -> "ParitySweepConfig":
-        """The paper's sweep: 10000/10000 samples, width 200, batch 100, SGD to 100% training accuracy, float32.
+        """The paper's sweep: 10000/10000 samples, width 200, batch 100, SGD to 100% training accuracy; in float32.
 
-        The paper gives the set sizes, the width, the batch, the stopping rule and float32 training; it leaves open
-        C, S, N and ρ (:meth:`dynamics.spurious.ParityTaskConfig.source`), gives the depth as 3 hidden layers in one
-        place and 2 in another (2 here), and sets no epoch cap (800 here) nor the number of inputs of the activation
-        statistics (1000 here).
+        The paper gives the set sizes, ρ = 0.1, the width, the batch and the stopping rule; it leaves open C, S and
+        N (:meth:`dynamics.spurious.ParityTaskConfig.source`), gives the depth as 3 hidden layers in one place and 2
+        in another (2 here), and sets no epoch cap (800 here) nor the number of inputs of the activation statistics
+        (1000 here); the float32 training is this project's.
 
         Examples
         --------
@@ -650,7 +652,7 @@ class ParityTrainingConfig(NamedTuple):
     n_attribution_inputs : int, default 500
         Random test inputs, in [1, ``task.n_test``], on which the attribution shares are averaged.
     dtype : {"float32", "float64"}, default "float32"
-        Precision of the training ("float32": the precision of the paper's training).
+        Precision of the training ("float32", PyTorch's default: this project's choice).
 
     Examples
     --------
@@ -680,13 +682,13 @@ class ParityTrainingConfig(NamedTuple):
 
     @classmethod
     def source(cls) -> "ParityTrainingConfig":
-        """The paper's sizes: 10000/10000 samples, width 200, batch 100, SGD to 100% training accuracy, float32.
+        """The paper's sizes: 10000/10000 samples, width 200, batch 100, SGD to 100% training accuracy; in float32.
 
-        The paper gives the set sizes, the width, the batch, plain SGD, the stop at 100% training accuracy and
-        float32 training. It leaves open C, S, N and ρ, the depth (3 hidden layers in one place, 2 in another), an
-        epoch cap, and the attribution's method, inputs and record interval: those keep the miniature's values
-        (C = 4, S = 2, N = 12, ρ = 0.1, depth 2, integrated gradients on 500 test inputs every 20 steps), with a cap
-        of 800 epochs. Too large for the CPU claims: a GPU run uses it.
+        The paper gives the set sizes, ρ = 0.1, the width, the batch, plain SGD and the stop at 100% training
+        accuracy. It leaves open C, S and N, the depth (3 hidden layers in one place, 2 in another), an epoch cap,
+        and the attribution's method, inputs and record interval: those keep the miniature's values (C = 4, S = 2,
+        N = 12, depth 2, integrated gradients on 500 test inputs every 20 steps, float32), with a cap of 800
+        epochs. Too large for the CPU claims: a GPU run uses it.
 
         Examples
         --------
@@ -927,7 +929,7 @@ class BalancingToyConfig(NamedTuple):
         The authors' code (the BalancingGroups repository: ``train_toy.py``, ``models.py``, ``datasets.py``) gives
         n = 1000, d = 1200, batch 250, 500 epochs, γ = (4, 1, 2), SGD with momentum 0.9, gDRO's η_q = 0.1 with the
         group-balanced sampler and JTT's T = 1; it sweeps the learning rate over {1e-6, 1e-5} and the weight decay
-        over {0, 0.1, 1, 10} (1e-5 and 0 here, the thesis's Fig. 1). Its toy sweep runs no JTT, so λ_up = 20 is
+        over {0, 0.1, 1, 10} (here 1e-5 and 0, one cell of that grid). Its toy sweep runs no JTT, so λ_up = 20 is
         this project's. Too slow for the CPU claims: a GPU run uses it.
 
         Examples

@@ -16,8 +16,9 @@ for the paper's experiments beyond the learning-rate sweep of :mod:`dynamics.spu
 * :func:`dynamics.spurious.torch_experiments.width_lr_sweep`: the spread of unbiased accuracy over learning rates
   at several hidden widths (the paper's over-parameterisation remark, §5, Table 1).
 
-The set-up is reduced from the paper's parity experiment (10000/10000 samples, width 200, batch 100, cap 800 epochs)
-so that one configuration trains in seconds on one CPU core; each function states its defaults.
+The set-up is reduced from the paper's parity experiment (10000/10000 samples, width 200, batch 100; this project
+caps it at 800 epochs) so that one configuration trains in seconds on one CPU core; each function states its
+defaults.
 
 Batching: every member (configuration, seed) of one call has the same shapes, so the members train as one stacked
 model (``bmm`` over stacked weights; the sum of the members' losses gives each member its own exact gradient) with a

@@ -290,7 +290,8 @@ def train_parity_mlp(learning_rate: float, seed: int, config: ParitySweepConfig 
     config : ParitySweepConfig
         The data (``config.task``: training set at ρ = ``bc_rate``, unbiased test set at ρ = 0.5), the network
         (width, depth), the batch size, the epoch cap, the activation inputs and the precision (default: the
-        paper's sizes, 10000 samples each, width 200, batch 100, cap 800 epochs, float32).
+        paper's sizes, 10000 samples each, width 200, batch 100, with this project's cap of 800 epochs and
+        float32).
     device : str or torch.device
 
     Returns

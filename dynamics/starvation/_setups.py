@@ -318,7 +318,8 @@ def two_moons(n_samples: int = 300, *, noise_std: float = 0.1, margin: float = 0
         Δ in [-1, 1]: the classes are separable with margin Δ along x_h (Δ > 0) or overlap by 2|Δ| (Δ < 0).
     rotation : float, default 0
         Angle in degrees, in [-360, 360], by which the points are turned counter-clockwise about the origin after
-        they are built (the authors' Fig 3 grid has a 45° panel): the margin then holds along the turned x_h axis.
+        they are built (the authors' grid for Fig 7, their ``Figure_3`` script, has a 45° panel): the margin then
+        holds along the turned x_h axis.
     seed : None, int or numpy.random.Generator
         Source of the noise.
 

@@ -287,9 +287,9 @@ def lr_runs(config, seeds, *, device):
 LLR_RECORD = spur.ParityTrainingConfig.source()
 LLR_RECORD_CODE = ("dynamics.spurious.torch_experiments", "dynamics.spurious._setups", "dynamics.numerics.torch_batched",
                    "dynamics.numerics.torch_tools")
-LLR_REDUCED = ("the paper's parity sizes (10000 training and 10000 test samples, width 200, batch 100, plain SGD to "
-               "100% training accuracy, float32); C = 4 core, S = 2 spurious and 12 noise bits, depth 2 and "
-               "η = 0.05 against 0.75, which the paper leaves open; 10 seeds")
+LLR_REDUCED = ("the paper's parity sizes (10000 training and 10000 test samples, BC rate 0.1, width 200, batch 100, "
+               "plain SGD to 100% training accuracy); C = 4 core, S = 2 spurious and 12 noise bits, depth 2, float32 "
+               "and η = 0.05 against 0.75, which the paper leaves open; 10 seeds")
 LLR_REPLAY = dict(replay=lambda config: config._replace(epoch_cap=2), replay_tolerance=1e-3,
                   tolerance_reason="float32 training: another CPU's BLAS rounds at 1e-7 relative, which over 2 epochs "
                                    "moves a share by far less than 1e-3 and can flip a few of the 10000 test "
