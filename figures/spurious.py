@@ -241,37 +241,23 @@ def reweighting_coverage(max_epochs=6.0):
 
 
 # ---------------------------------------------------------------- large-learning-rate experiments
-LLR_FIGURE = dict(n_seeds=6, epoch_cap=150)
-LLR_QUICK = dict(n_seeds=2, epoch_cap=15)
 _GROUP_LABELS = ("core bits", "spurious bits", "noise bits")
-
-
-def _llr_runs(n_seeds, epoch_cap):
-    """The low/high learning-rate runs shared by the attribution and BC-loss-share figures (memoised per process)."""
-    key = (n_seeds, epoch_cap)
-    if key not in _LLR_MEMO:
-        from dynamics.spurious import torch_experiments as te
-
-        _LLR_MEMO[key] = te.lr_attribution_runs(range(n_seeds), spur.ParityTrainingConfig.ci()._replace(
-            epoch_cap=epoch_cap))
-    return _LLR_MEMO[key]
-
-
-_LLR_MEMO = {}
 
 
 @figure("spurious.lr_attributions_over_training", "Barsbey et al. 2025, Fig. 3 (right)",
         "Share of integrated-gradient attribution (|IG| of the logit margin, zero baseline, mean over 500 unbiased "
         "test inputs) on the 4 core, 2 spurious and 12 noise bits of the parity task over SGD steps, at a low "
-        "(η = 0.05, left) and a high (η = 0.75, right) learning rate; lines are seed means, bands the seed range, "
-        "a run that has stopped keeps its last value. Reduced from the paper: C = 4 core bits, 2000 training "
-        "samples, FCN 18→50→50→2 (no bias), batch 100, cap 150 epochs (η = 0.05 stops at the cap, short of 100% "
-        "training accuracy; η = 0.75 fits in about 30 epochs); seeds 0-5.", quick=LLR_QUICK)
-def lr_attributions_over_training(n_seeds=LLR_FIGURE["n_seeds"], epoch_cap=LLR_FIGURE["epoch_cap"]):
+        "(η = 0.05, left) and a high (η = 0.75, right) learning rate, drawn from the committed record (python -m "
+        "verify --record spurious.lr_attributions) at the paper's parity sizes: 10000 training samples, FCN "
+        "18→200→200→2 without bias, batch 100, SGD to 100% training accuracy, 10 seeds. Lines are seed means, "
+        "bands the seed range; a run that has stopped keeps its last value. Below: the record's verdict against "
+        "the paper.")
+def lr_attributions_over_training():
+    from .registry import record, verdict_line
+
+    saved = record("spurious.lr_attributions")
+    runs = saved.result
     fig, axes = new_figure(1, 2, width=9.6, height=3.6, sharey=True)
-    if importlib.util.find_spec("torch") is None:
-        return _torch_missing(fig, axes[0], "the attribution histories")
-    runs = _llr_runs(n_seeds, epoch_cap)
     steps = runs.record_steps
     for c, ax in enumerate(axes):
         for g, (color, label) in enumerate(zip(COLORS, _GROUP_LABELS)):
@@ -281,6 +267,7 @@ def lr_attributions_over_training(n_seeds=LLR_FIGURE["n_seeds"], epoch_cap=LLR_F
         ax.set(xlabel="SGD step", title=rf"$\eta = {runs.learning_rates[c]:g}$", ylim=(0, 1))
     axes[0].set_ylabel("share of |IG| attribution")
     axes[1].legend(loc="upper right")
+    verdict_line(fig, saved.verdict, saved.reduced)
     return fig
 
 
