@@ -492,7 +492,7 @@ record_plan(RecordPlan(
             "1e-4 the smaller net has not memorised by step 450, and the annealed SD freezes it on the colour); the "
             "authors' 2000 full-batch Adam steps, SD annealing at step 450, 25% label noise and colour flips 0.1, "
             "0.2 and 0.9; 10 seeds as the paper's 10 restarts",
-    ci_claim="starvation.experiment_coloured_shapes"))
+    cuda_config=gs.ColouredShapesConfig.source(), ci_claim="starvation.experiment_coloured_shapes"))
 
 
 # Calibration (CPU, 1000 training images with pixel noise 0.2, 2 hidden layers of 32, 800 full-batch Adam steps at
