@@ -534,9 +534,11 @@ def experiment_coloured_shapes(ctx):
                             "flipped-test accuracy SD - ERM": sd - erm,
                             "log mean ŷ² ERM - SD": square[labels.index("ERM")] - square[labels.index("SD")]})
     weakest = min(statistics, key=lambda name: statistics[name][2])
-    detail = (f"flipped-test accuracy (seed means) {dict(zip(labels, np.round(test.mean(axis=1), 3)))}, training "
-              f"accuracy {dict(zip(labels, np.round(result.train_accuracy[-1].mean(axis=1), 3)))}, training mean ŷ² "
-              f"{dict(zip(labels, np.round(np.exp(square).mean(axis=1), 2)))}; {_report(statistics)}")
+    means = lambda values, digits: ", ".join(f"{label} {float(v):.{digits}f}"  # noqa: E731
+                                            for label, v in zip(labels, values.mean(axis=1)))
+    detail = (f"seed means: flipped-test accuracy {means(test, 3)}; training accuracy "
+              f"{means(result.train_accuracy[-1], 3)}; training mean ŷ² {means(np.exp(square), 2)}; "
+              f"{_report(statistics)}")
     return Check.predicate(statistics[weakest][2], f"weakest {weakest}; {detail}")
 
 
