@@ -485,10 +485,10 @@ ENV_SEEDS = 6
             "positive. Calibration (3 seeds): averaging o.o.d. 0.56-0.63 at d = 16, 0.89-0.94 at d = 128; the "
             "AND-mask at d = 16 0.73-0.76 o.o.d. (seeds 100-102: paired gain 0.11-0.16, mean 0.144, bound 0.037 with "
             "3 seeds), training 0.78-0.83. The paper sees averaging switch at 1024 environments (larger shortcut "
-            "dimension and networks); here it lies between 16 and 128. Not reproduced: at d = 128 (8 examples per "
+            "dimension and networks); here it lies between 16 and 128. Not asserted: at d = 128 (8 examples per "
             "environment) the AND-mask at τ = 1 does not train (training 0.45-0.50, o.o.d. 0.46-0.47 in the "
-            "calibration), so this size shows the AND-mask's advantage at few environments only; the GPU size is "
-            "not calibrated.")
+            "calibration), so this size shows the AND-mask's advantage at few environments only; the AND-mask's "
+            "comparison is calibrated at the CPU size only.")
 def experiment_environments_needed(ctx):
     ctx.seed(3300)
     seeds = tuple(ctx.run.seed(3300 + j) for j in range(ENV_SEEDS))

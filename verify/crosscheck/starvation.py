@@ -542,11 +542,12 @@ def experiment_coloured_shapes(ctx):
     return Check.predicate(statistics[weakest][2], f"weakest {weakest}; {detail}")
 
 
-# The bug that removes the regulariser grid's effect: Spectral Decoupling's penalty dropped from the batched
-# trainer's loss. The record's claim sees the code change and its replay moving; the CI claim sees SD's boundary
-# stay as straight as the others'.
-planted_bug("starvation: the regulariser grid drops Spectral Decoupling's penalty",
+# The bug that removes Spectral Decoupling's effect: its penalty dropped from the batched trainer's loss. The records'
+# claims see the code change and their replays moving; the CI claims see SD's boundary stay as straight as the
+# others' and SD's flipped-test accuracy fall to ERM's.
+planted_bug("starvation: the batched trainer drops Spectral Decoupling's penalty",
             "dynamics/starvation/torch_experiments.py",
             "        per_member = per_member + 0.5 * self.penalty * ((margins - self.target[:, None]) ** 2).mean(dim=1)",
             "        per_member = per_member + 0.0 * self.penalty * ((margins - self.target[:, None]) ** 2).mean(dim=1)",
-            ("starvation.record_moons_regularisers", "starvation.experiment_moons_regularisers"))
+            ("starvation.record_moons_regularisers", "starvation.experiment_moons_regularisers",
+             "starvation.record_coloured_shapes", "starvation.experiment_coloured_shapes"))
