@@ -142,9 +142,42 @@ def test_noisy_labels_shuffle_and_shapes():
 
 
 def test_environment_sweep_shapes():
-    config = am.EnvironmentSweepConfig(n_envs=(2, 4), n_total=32, hidden=(4,), n_steps=3, n_test=10)
+    config = am.EnvironmentSweepConfig(n_envs=(2, 4, 8), n_total=32, hidden=(4,), n_steps=3, n_test=10)
     sweep = te.train_environment_sweep(config, (0, 1), device="cpu")
-    assert sweep.n_envs.tolist() == [2, 4] and sweep.test_accuracy.shape == (2, 2)
+    assert sweep.n_envs.tolist() == [2, 4, 8] and sweep.thresholds.tolist() == [0.0, 1.0]
+    assert sweep.train_accuracy.shape == sweep.test_accuracy.shape == (2, 3, 2)  # (τ, d, seed)
+    three = te.train_environment_sweep(config._replace(thresholds=(0.0, 0.5, 1.0)), (0, 1), device="cpu")
+    assert three.test_accuracy.shape == (3, 3, 2)
+
+
+def test_environment_sweep_thresholds_are_paired_with_the_single_setting():
+    """The τ = 0 rows of the batched sweep are exactly a run of plain averaging alone (thresholds=(0.0,)), and the
+    τ = 1 rows a run of τ = 1 alone: each τ trains on the same data and initial weights per seed and d."""
+    config = am.EnvironmentSweepConfig(n_envs=(2, 8), n_total=64, hidden=(8,), n_steps=30, n_test=40)
+    both = te.train_environment_sweep(config, (3, 4), dtype="float64", device="cpu")
+    for i, tau in enumerate((0.0, 1.0)):
+        alone = te.train_environment_sweep(config._replace(thresholds=(tau,)), (3, 4), dtype="float64", device="cpu")
+        assert alone.test_accuracy.shape == (1, 2, 2)
+        assert np.array_equal(both.train_accuracy[i], alone.train_accuracy[0])
+        assert np.array_equal(both.test_accuracy[i], alone.test_accuracy[0])
+    assert not np.array_equal(both.train_accuracy[0], both.train_accuracy[1])  # the mask changes training
+
+
+@pytest.mark.parametrize("thresholds", [(), (0.0, 1.5), (-0.1,), tuple(k / 8 for k in range(9)), 0.5, (float("nan"),)])
+def test_environment_sweep_bad_thresholds_name_the_field(thresholds):
+    config = am.EnvironmentSweepConfig(n_envs=(2,), n_total=8, hidden=(2,), n_steps=1, n_test=4,
+                                       thresholds=thresholds)
+    with pytest.raises(ValueError, match="thresholds"):
+        te.train_environment_sweep(config, (0,), device="cpu")
+
+
+def test_environment_sweep_config_keeps_positional_construction():
+    """thresholds is the last field: the eight earlier fields still construct positionally, and the default trains
+    plain averaging against the AND-mask at τ = 1."""
+    config = am.EnvironmentSweepConfig((16, 128), 1024, 8, 0.75, (32, 32), 400, 1e-2, 1000)
+    assert config == am.EnvironmentSweepConfig.ci() and config.thresholds == (0.0, 1.0)
+    assert am.EnvironmentSweepConfig._fields[-1] == "thresholds"
+    assert am.EnvironmentSweepConfig.source().thresholds == (0.0, 1.0)
 
 
 @pytest.mark.parametrize("call, name", [

@@ -703,21 +703,24 @@ class NoisyLabelRun(NamedTuple):
 
 
 class EnvironmentSweep(NamedTuple):
-    """Final accuracies of plain averaging against the number of environments
+    """Final accuracies of plain averaging and the AND-mask against the number of environments
     (:func:`dynamics.and_mask.torch_experiments.train_environment_sweep`).
 
     Attributes
     ----------
     n_envs : ndarray of int, shape (n_sizes,)
     seeds : ndarray of int, shape (n_seeds,)
-    train_accuracy, test_accuracy : ndarray, shape (n_sizes, n_seeds)
-        Final training accuracy and o.o.d. accuracy.
+    train_accuracy, test_accuracy : ndarray, shape (n_thresholds, n_sizes, n_seeds)
+        Final training accuracy and o.o.d. accuracy, one row per threshold τ of ``thresholds``.
+    thresholds : ndarray, shape (n_thresholds,)
+        The agreement thresholds τ (τ = 0: plain averaging), in the config's order.
     """
 
     n_envs: np.ndarray
     seeds: np.ndarray
     train_accuracy: np.ndarray
     test_accuracy: np.ndarray
+    thresholds: np.ndarray
 
 
 # ------------------------------------------------------------------------------------ torch layer: configurations
@@ -995,9 +998,10 @@ class NoisyLabelsConfig(NamedTuple):
 
 
 class EnvironmentSweepConfig(NamedTuple):
-    """Settings of the number of environments plain averaging needs (Parascandolo et al. 2021, Fig 15 in spirit),
-    trained by :func:`dynamics.and_mask.torch_experiments.train_environment_sweep`: the memorisation task of
-    :class:`dynamics.and_mask.SpiralMemorisationConfig` with τ = 0 and the total number of examples fixed.
+    """Settings of the number of environments plain averaging needs, against the AND-mask (Parascandolo et al. 2021,
+    Fig 15 in spirit), trained by :func:`dynamics.and_mask.torch_experiments.train_environment_sweep`: the
+    memorisation task of :class:`dynamics.and_mask.SpiralMemorisationConfig` at each threshold τ of ``thresholds``
+    (no penalty) and the total number of examples fixed.
 
     The defaults are the CPU size of the project's figure; :meth:`source` is the paper's size, :meth:`ci` the size of
     the project's claim. The seeds (the same for every number of environments) are the trainer's second argument:
@@ -1021,6 +1025,10 @@ class EnvironmentSweepConfig(NamedTuple):
         Adam's initial learning rate, in (0, 1].
     n_test : int, default 1000
         Examples in the o.o.d. test set, 2 to 100000.
+    thresholds : tuple of float, default (0.0, 1.0)
+        The agreement thresholds τ trained at every d, each in [0, 1], 1 to 8 of them: τ = 0 is plain averaging,
+        τ = 1 the AND-mask of the paper's comparison (with the inverse-sparsity rescaling). Every τ of a seed and d
+        shares that seed's data and initial weights (runs are paired).
     """
 
     n_envs: Tuple[int, ...] = (4, 8, 16, 32, 64, 128, 256)
@@ -1031,10 +1039,12 @@ class EnvironmentSweepConfig(NamedTuple):
     n_steps: int = 400
     learning_rate: float = 1e-2
     n_test: int = 1000
+    thresholds: Tuple[float, ...] = (0.0, 1.0)
 
     @classmethod
     def source(cls) -> "EnvironmentSweepConfig":
-        """The paper's size: 64 against 1024 environments, where the paper sees plain averaging switch.
+        """The paper's size: 64 against 1024 environments, where the paper sees plain averaging switch, plain
+        averaging against the AND-mask at τ = 1.
 
         The paper (Fig 15) gives the switch at 1024 environments and, for the task, the 32-dimensional shortcut;
         the authors' public code gives the 3-turn spirals, the 2000-example test set and Adam with learning rate
@@ -1045,20 +1055,21 @@ class EnvironmentSweepConfig(NamedTuple):
         Examples
         --------
         >>> config = EnvironmentSweepConfig.source()
-        >>> config.n_envs, config.n_total, config.dim_shortcut
-        ((64, 1024), 16384, 32)
+        >>> config.n_envs, config.n_total, config.dim_shortcut, config.thresholds
+        ((64, 1024), 16384, 32, (0.0, 1.0))
         """
         return cls(n_envs=(64, 1024), n_total=16384, dim_shortcut=32, n_revolutions=3.0, hidden=(256, 256, 256),
-                   n_steps=3000, n_test=2000)
+                   n_steps=3000, n_test=2000, thresholds=(0.0, 1.0))
 
     @classmethod
     def ci(cls) -> "EnvironmentSweepConfig":
-        """The size of the project's claim (run over 6 seeds): 16 against 128 environments.
+        """The size of the project's claim (run over 6 seeds): 16 against 128 environments, plain averaging against
+        the AND-mask at τ = 1.
 
         Examples
         --------
         >>> config = EnvironmentSweepConfig.ci()
-        >>> config.n_envs, config.n_total
-        ((16, 128), 1024)
+        >>> config.n_envs, config.n_total, config.thresholds
+        ((16, 128), 1024, (0.0, 1.0))
         """
-        return cls(n_envs=(16, 128))
+        return cls(n_envs=(16, 128), thresholds=(0.0, 1.0))

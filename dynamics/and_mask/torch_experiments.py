@@ -12,8 +12,8 @@ per-environment gradients are combined by the AND-mask.
   its own environment (Parascandolo et al. 2021, Figs 8, 9 and 16 in spirit, on a generated tabular task instead
   of CIFAR-10): accuracy on the training labels, on the mislabelled part and on clean test data against τ.
 * :func:`dynamics.and_mask.torch_experiments.train_environment_sweep`: the number of environments needed
-  (Parascandolo et al. 2021, Fig 15 in spirit): o.o.d. accuracy of plain averaging on the memorisation task
-  against the number of training environments.
+  (Parascandolo et al. 2021, Fig 15 in spirit): o.o.d. accuracy of plain averaging and the AND-mask on the
+  memorisation task against the number of training environments.
 
 Layout: every trainer trains many models of one shape (settings × seeds) as one batched model on the project's
 batched-trainer core, :mod:`dynamics.numerics.torch_batched`. The weights of layer l are one tensor of shape
@@ -488,7 +488,17 @@ def train_noisy_labels(config: NoisyLabelsConfig = NoisyLabelsConfig(), seeds: S
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Fig 15 in spirit: how many environments plain averaging needs
+# Fig 15 in spirit: how many environments plain averaging needs, against the AND-mask
+
+
+def _sweep_thresholds(thresholds):
+    """The checked thresholds τ of an environment sweep: 1 to 8 numbers in [0, 1], as a float64 array."""
+    if not isinstance(thresholds, (list, tuple, np.ndarray)):
+        raise ValueError(f"thresholds must be a sequence of 1 to 8 numbers in [0, 1], got {thresholds!r}")
+    taus = np.array([require_in_range("thresholds", t, 0.0, 1.0) for t in thresholds], dtype=np.float64)
+    if not 1 <= taus.size <= 8:
+        raise ValueError(f"thresholds must hold 1 to 8 values, got {taus.size}")
+    return taus
 
 
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
@@ -496,25 +506,27 @@ def train_noisy_labels(config: NoisyLabelsConfig = NoisyLabelsConfig(), seeds: S
 def train_environment_sweep(config: EnvironmentSweepConfig = EnvironmentSweepConfig(),
                             seeds: Sequence[int] = (0, 1, 2), *, dtype: str = "float32",
                             device: Union[str, torch.device] = "cpu") -> EnvironmentSweep:
-    """Plain averaging (τ = 0) on the memorisation task against the number of training environments, the total
-    number of examples fixed (Parascandolo et al. 2021, Fig 15 in spirit).
+    """Plain averaging (τ = 0) and the AND-mask on the memorisation task against the number of training
+    environments, the total number of examples fixed (Parascandolo et al. 2021, Fig 15 in spirit).
 
     For each number of environments d of the config,
-    :func:`dynamics.and_mask.torch_experiments.train_spiral_memorisation` with the single setting τ = 0 (no penalty)
-    on ``config.n_total // d`` examples per environment and the config's other fields, recording only the final
-    accuracies. With few environments the
-    per-environment shortcut signatures separate the training data and the network memorises them (o.o.d. accuracy
-    near chance); with many, memorising every signature costs more than learning the spirals, and the network
-    switches to the mechanism.
+    :func:`dynamics.and_mask.torch_experiments.train_spiral_memorisation` with one setting (τ, no penalty) per
+    threshold τ of ``config.thresholds``, all trained as one batched model on the same data and initial weights per
+    seed, on ``config.n_total // d`` examples per environment and the config's other fields (the AND-mask with the
+    inverse-sparsity rescaling), recording only the final accuracies. With few environments the per-environment
+    shortcut signatures separate the training data and averaging memorises them (o.o.d. accuracy near chance); with
+    many, memorising every signature costs more than learning the spirals, and averaging switches to the mechanism.
+    The AND-mask at τ = 1 keeps only the gradient components on which every environment agrees, which the
+    per-environment signatures do not share.
 
     Parameters
     ----------
     config : EnvironmentSweepConfig, default EnvironmentSweepConfig()
-        The numbers of environments, the total number of examples, the task, the network and the optimiser
-        (:class:`dynamics.and_mask.EnvironmentSweepConfig`; ``.source()`` is the paper's size, ``.ci()`` the
-        claim's). A bad field raises a ValueError naming it when the trainer runs.
+        The numbers of environments, the total number of examples, the task, the network, the optimiser and the
+        thresholds (:class:`dynamics.and_mask.EnvironmentSweepConfig`; ``.source()`` is the paper's size, ``.ci()``
+        the claim's). A bad field raises a ValueError naming it when the trainer runs.
     seeds : sequence of int, default (0, 1, 2)
-        The integer seeds, 1 to 4096 non-negative ints (the same for every d).
+        The integer seeds, 1 to 4096 non-negative ints (the same for every d and every τ: runs are paired).
     dtype : {"float32", "float64"}, default "float32"
         Keyword only.
     device : str or torch.device, default "cpu"
@@ -528,23 +540,26 @@ def train_environment_sweep(config: EnvironmentSweepConfig = EnvironmentSweepCon
     --------
     >>> config = EnvironmentSweepConfig(n_envs=(2, 8), n_total=64, hidden=(8,), n_steps=10, n_test=20)
     >>> sweep = train_environment_sweep(config, seeds=(0,), device="cpu")
-    >>> sweep.test_accuracy.shape
-    (2, 1)
+    >>> sweep.thresholds.tolist(), sweep.test_accuracy.shape
+    ([0.0, 1.0], (2, 2, 1))
     """
     config = _config(config, EnvironmentSweepConfig)
     n_total = require_integer("n_total", config.n_total, 2, 100_000)
     sizes = [require_integer("n_envs", d, 1, min(1024, n_total // 2)) for d in config.n_envs]
     if not 1 <= len(sizes) <= 64:
         raise ValueError(f"n_envs must hold 1 to 64 values, got {len(sizes)}")
+    taus = _sweep_thresholds(config.thresholds)
     seed_list = _seed_list(seeds)
+    settings = tuple((float(t), 0.0, 0.0) for t in taus)
     train, test = [], []
     for d in sizes:
-        spiral = SpiralMemorisationConfig(settings=((0.0, 0.0, 0.0),), n_envs=d, n_samples_per_env=n_total // d,
+        spiral = SpiralMemorisationConfig(settings=settings, n_envs=d, n_samples_per_env=n_total // d,
                                           dim_shortcut=config.dim_shortcut, n_revolutions=config.n_revolutions,
                                           hidden=config.hidden, n_steps=config.n_steps,
                                           learning_rate=config.learning_rate, n_test=config.n_test,
                                           record_every=_MAX_STEPS + 1)
         run = train_spiral_memorisation(spiral, seed_list, dtype=dtype, device=device)
-        train.append(run.train_accuracy[0, :, -1])
-        test.append(run.test_accuracy[0, :, -1])
-    return EnvironmentSweep(np.array(sizes), np.array(seed_list), np.array(train), np.array(test))
+        train.append(run.train_accuracy[:, :, -1])  # (n_thresholds, n_seeds)
+        test.append(run.test_accuracy[:, :, -1])
+    return EnvironmentSweep(np.array(sizes), np.array(seed_list), np.stack(train, axis=1), np.stack(test, axis=1),
+                            taus)

@@ -514,4 +514,5 @@ def experiment_environments_needed(ctx):
 planted_bug("and_mask: the experiment trainers average the gradients whatever τ", "dynamics/and_mask/torch_experiments.py",
             "    return [_and_mask(g, t, rescale, False, 1)[0] for g, t in zip(grads, thresholds)]",
             "    return [g.mean(dim=1) for g, t in zip(grads, thresholds)]",
-            ("and_mask.record_spiral_memorisation", "and_mask.experiment_spiral_memorisation"))
+            ("and_mask.record_spiral_memorisation", "and_mask.experiment_spiral_memorisation",
+             "and_mask.experiment_environments_needed"))
