@@ -284,11 +284,14 @@ def lr_runs(config, seeds, *, device):
     return te.lr_attribution_runs(seeds, config, device=device)
 
 
-LLR_RECORD = spur.ParityTrainingConfig.source()
+# The records take the task of the project's parity sweep (C = 6 core bits, 20 bits in all), whose low learning rate
+# falls short as the paper's parity row does (Table 1: unbiased accuracy 55-86% over η = 0.01-0.75); with the
+# miniature's C = 4 both learning rates reach 99% at these sizes (a first record of Fig. 13 at C = 4: 0.994 and 0.999)
+LLR_RECORD = spur.ParityTrainingConfig.source()._replace(task=spur.ParityTaskConfig.source())
 LLR_RECORD_CODE = ("dynamics.spurious.torch_experiments", "dynamics.spurious._setups", "dynamics.numerics.torch_batched",
                    "dynamics.numerics.torch_tools")
 LLR_REDUCED = ("the paper's parity sizes (10000 training and 10000 test samples, BC rate 0.1, width 200, batch 100, "
-               "plain SGD to 100% training accuracy); C = 4 core, S = 2 spurious and 12 noise bits, depth 2, float32 "
+               "plain SGD to 100% training accuracy); C = 6 core, S = 2 spurious and 12 noise bits, depth 2, float32 "
                "and η = 0.05 against 0.75, which the paper leaves open; 10 seeds")
 LLR_REPLAY = dict(replay=lambda config: config._replace(epoch_cap=2), replay_tolerance=1e-3,
                   tolerance_reason="float32 training: another CPU's BLAS rounds at 1e-7 relative, which over 2 epochs "
@@ -536,6 +539,58 @@ def experiment_lr_interventions(ctx):
     detail = (f"seed-mean accuracy {dict((n, round(float(a.mean()), 3)) for n, a in acc.items())}; high lr over "
               f"momentum {momentum.mean():.3f} ± {momentum.std(ddof=1) / np.sqrt(momentum.size):.3f} (not asserted)")
     return Check.all_of(parts, detail)
+
+
+def intervention_record_runs(config, seeds, *, device):
+    """The interventions record's call of :func:`dynamics.spurious.torch_experiments.intervention_runs` (which takes
+    the seeds first), every row of ``INTERVENTIONS``."""
+    from dynamics.spurious import torch_experiments as te
+
+    return te.intervention_runs(seeds, config, device=device)
+
+
+def _intervention_gains(result):
+    """Per low-learning-rate intervention, the high learning rate's per-seed accuracy gain over it, with the
+    one-sided lower t bound (family-wise 0.05 over the interventions)."""
+    acc = dict(zip(result.names, result.unbiased_accuracy))
+    rivals = [n for n in result.names if not n.startswith("high lr")]
+    return {n: paired_bound(acc["high lr"] - acc[n], 0.05 / len(rivals)) for n in rivals}
+
+
+def _intervention_verdict(result):
+    """Reproduced (Figs. 6 and 19, Table 2: no other intervention matches a large learning rate's unbiased accuracy):
+    the high learning rate's accuracy exceeds every low-learning-rate intervention's (one-sided lower bounds > 0,
+    family-wise 95%); partly: it exceeds some; else not."""
+    from ..records import Verdict
+
+    gains = _intervention_gains(result)
+    text = "high lr over " + ", ".join(f"{n} {mean:+.3f} (lower bound {lower:+.3f})"
+                                       for n, (mean, _, lower) in gains.items())
+    matched = [n for n, (_, _, lower) in gains.items() if not lower > 0]
+    if not matched:
+        return Verdict("reproduced", text)
+    if len(matched) < len(gains):
+        return Verdict("partly reproduced", text + f"; matched by {', '.join(matched)}")
+    return Verdict("not reproduced", text)
+
+
+def _intervention_summary(result):
+    return "unbiased accuracy " + ", ".join(
+        f"{n} {a.mean():.3f} ± {a.std(ddof=1):.3f}" for n, a in zip(result.names, result.unbiased_accuracy)) + \
+        " (mean ± sd over seeds)"
+
+
+record_plan(RecordPlan(
+    name="spurious.lr_interventions", source="Barsbey et al. 2025, Figs. 6 and 19, Table 2",
+    source_result="no other intervention (momentum, L1, L2, focal loss, a smaller batch) matches the unbiased "
+                  "accuracy of a large learning rate, and a large learning rate with L2 does best",
+    trainer="verify.crosscheck.spurious:intervention_record_runs", config=spur.InterventionConfig.source(),
+    seeds=tuple(range(10)), code=LLR_RECORD_CODE, judge=_intervention_verdict, summary=_intervention_summary,
+    replay=lambda config: config._replace(training=config.training._replace(epoch_cap=1)), replay_tolerance=1e-3,
+    tolerance_reason=LLR_REPLAY["tolerance_reason"].replace("2 epochs", "1 epoch"),
+    reduced=LLR_REDUCED + "; one value per intervention (momentum 0.9, L1 1e-4, L2 5e-3, focal γ = 2 and batch 25 "
+                          "at η = 0.05; L2 1e-3 at η = 0.75) where the paper sweeps each",
+    ci_claim="spurious.experiment_lr_interventions"))
 
 # ---------------------------------------------------------------- data-balancing experiments
 # Idrissi et al. 2022 (reprinted as Pezeshki (thesis) Ch. 8) in miniature on the linear toy of its §8.4
