@@ -246,10 +246,10 @@ _GROUP_LABELS = ("core bits", "spurious bits", "noise bits")
 
 @figure("spurious.lr_attributions_over_training", "Barsbey et al. 2025, Fig. 3 (right)",
         "Share of integrated-gradient attribution (|IG| of the logit margin, zero baseline, mean over 500 unbiased "
-        "test inputs) on the 4 core, 2 spurious and 12 noise bits of the parity task over SGD steps, at a low "
+        "test inputs) on the 6 core, 2 spurious and 12 noise bits of the parity task over SGD steps, at a low "
         "(η = 0.05, left) and a high (η = 0.75, right) learning rate, drawn from the committed record (python -m "
         "verify --record spurious.lr_attributions) at the paper's parity sizes: 10000 training samples, FCN "
-        "18→200→200→2 without bias, batch 100, SGD to 100% training accuracy, 10 seeds. Lines are seed means, "
+        "20→200→200→2 without bias, batch 100, SGD to 100% training accuracy, 10 seeds. Lines are seed means, "
         "bands the seed range; a run that has stopped keeps its last value. Below: the record's verdict against "
         "the paper.")
 def lr_attributions_over_training():
@@ -275,7 +275,7 @@ def lr_attributions_over_training():
         "Share of the minibatch cross-entropy carried by its bias-conflicting samples, Σ_BC ℓ / Σ ℓ before each "
         "update, over SGD steps at a low (η = 0.05) and a high (η = 0.75) learning rate on the parity task, drawn "
         "from the committed record (python -m verify --record spurious.lr_bc_loss_share) at the paper's parity "
-        "sizes: 10000 training samples, FCN 18→200→200→2 without bias, batch 100, SGD to 100% training accuracy, "
+        "sizes: 10000 training samples, FCN 20→200→200→2 without bias, batch 100, SGD to 100% training accuracy, "
         "10 seeds. Thin lines: each seed, smoothed over one epoch (100 steps); thick: the seed mean of the "
         "smoothed curves while every seed trains; markers: each seed's maximum share over training, the paper's "
         "statistic (Fig. 12). Dotted: the BC fraction of the training set (0.1), the share of a loss equal on "
