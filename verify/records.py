@@ -107,6 +107,21 @@ class RecordPlan(NamedTuple):
 
 
 PLANS = {}
+NOT_RECORDED = {}
+
+
+def not_recorded(claim_id: str, reason: str) -> None:
+    """Say why the experiment claim ``claim_id`` has no record yet (the reproduction table prints the reason).
+
+    Parameters
+    ----------
+    claim_id : str
+        An experiment claim, "theory.experiment_name".
+    reason : str
+        One sentence: what stands in the way (a data set that is not available offline, a CPU time), or that the
+        record has not been made yet.
+    """
+    NOT_RECORDED[claim_id] = reason
 
 
 def record_plan(plan: RecordPlan) -> RecordPlan:
@@ -347,5 +362,6 @@ def reproduction_table(folder: Path = RECORDS) -> str:
     recorded = {plan.ci_claim for plan in plans.values()}
     for claim in sorted(load_all().values(), key=lambda c: c.id):
         if claim.kind == "experiment" and ".record_" not in claim.id and claim.id not in recorded:
-            rows.append(f"| {claim.source} | not recorded | | {_claim_link(claim.id)} |")
+            rows.append(f"| {claim.source} | not recorded | {NOT_RECORDED.get(claim.id, '')} | "
+                        f"{_claim_link(claim.id)} |")
     return "\n".join(rows) + "\n\n## The records\n\n" + "\n".join(sections)

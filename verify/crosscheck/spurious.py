@@ -19,7 +19,7 @@ import numpy as np
 
 from dynamics import spurious as spur
 from . import crosscheck, experiment
-from ..records import RecordPlan, record_plan
+from ..records import RecordPlan, not_recorded, record_plan
 from ..registry import Check, lazy_module, paired_bound
 
 stats = lazy_module("scipy.stats")
@@ -789,3 +789,8 @@ def experiment_decision_maps(ctx):
     return Check.predicate(min(lowers), "; ".join(parts) + f"; noise-free agreement (seed means) "
                            f"{({m: round(float(v.mean()), 3) for m, v in rule.items()})}; maps as drawn {drawn}; "
                            f"{len(result.seeds)} seeds")
+
+
+for _claim in ("spurious.experiment_balancing_methods", "spurious.experiment_decision_maps",
+               "spurious.experiment_lr_robustness"):
+    not_recorded(_claim, "not made yet")
