@@ -326,7 +326,7 @@ def coloured_shapes():
     middle.annotate("SD annealed:\npenalty on", (anneal, 0.97), xytext=(3, 0), textcoords="offset points",
                     fontsize=7, va="top")
     middle.set(title="(b) flipped test set", xlabel="Adam step", ylabel="accuracy", ylim=(0, 1))
-    middle.legend(loc="upper right", fontsize=7)
+    middle.legend(loc="upper right", fontsize=7, ncol=2)
     width = 0.8 / len(result.methods)
     groups = (("train", result.train_accuracy[-1]), ("flipped test", result.test_accuracy[-1]),
               ("no colour", result.shape_accuracy[-1]))
