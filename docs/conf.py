@@ -100,19 +100,32 @@ bibtex_reference_style = "author_year"
 
 # HTML
 html_theme = "pydata_sphinx_theme"
-html_title = f"learning-dynamics {release}"  # the version, in the navigation bar and every page title
+html_title = f"learning-dynamics {release}"  # the version in every page title (the bar shows it as a badge)
 html_static_path = ["_static"]
 html_css_files = ["custom.css"]
 html_theme_options = {
+    # The project's name, then its version (``release``, the package's) as a badge: docs/_templates/navbar-version.html
+    "logo": {"text": "learning-dynamics"},
+    "navbar_start": ["navbar-logo", "navbar-version"],
     "navbar_align": "left",
-    "header_links_before_dropdown": 7,  # the notebooks and the claims in the bar, not under "More"
+    # The bar holds the first toctree of index.md up to the reproduction table (getting started, theory notes, API,
+    # notebooks, claims, errata, reproduction); the recipes, gallery, reference and developer pages go under "More".
+    # The search is the theme's icon (Ctrl+K), so that these seven fit on one line at 1280 px.
+    "header_links_before_dropdown": 7,
+    "navbar_persistent": ["search-button"],
+    "navbar_end": ["theme-switcher"],
     "show_toc_level": 2,
     "navigation_with_keys": False,
     "secondary_sidebar_items": ["page-toc"],
+    # sidebar-nav-ld is never empty (it falls back to the site's navigation): the theme need not render it to check
+    "templates_skip_empty_check": ["sidebar-nav-bs.html", "navbar-nav.html", "sidebar-nav-ld.html"],
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
 }
-html_sidebars = {"**": ["sidebar-nav-bs"]}
+# The left column (docs/_templates/sidebar-nav-ld.html): the section's navigation where the page belongs to a
+# section; on the top-level pages (getting started, glossary, errata, bibliography, ...), where the theme's section
+# navigation is empty, the whole site's. The landing page keeps the full width for its cards.
+html_sidebars = {"index": [], "**": ["sidebar-nav-ld"]}
 html_show_sourcelink = False
 html_last_updated_fmt = None
 mathjax_path = "mathjax/tex-chtml.js"  # shipped locally by sphinx-mathjax-offline

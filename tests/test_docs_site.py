@@ -138,3 +138,32 @@ def test_static_notebook_page_shows_its_figure(site, tmp_path):
     assert not driver.find_elements(By.CSS_SELECTOR, ".cell_output .traceback") and "Traceback" not in text
     assert "compiling numba kernels" not in text  # the build silences the first-use notice (docs/conf.py)
     _screenshot(driver, "static_notebook_linear_networks.png", tmp_path)
+
+
+def test_header_citations_and_left_navigation(site, tmp_path):
+    """The cite-this page gives the software's BibTeX entry and plain citation at the package's version, the bar
+    shows that version and reaches the claims, the errata, the notebooks and the reproduction table on one line
+    without "More", and a top-level page with no subpages of its own (the bibliography) keeps the site's navigation in
+    its left column."""
+    from selenium.webdriver.common.by import By
+
+    import dynamics
+
+    base, driver = site
+    driver.get(f"{base}/citing.html")
+    text = driver.find_element(By.TAG_NAME, "article").text
+    assert "@software{learning_dynamics" in text and f"version = {{{dynamics.__version__}}}" in text
+    assert f"version {dynamics.__version__} [software]" in text
+
+    driver.get(f"{base}/bibliography.html")
+    assert driver.find_element(By.CSS_SELECTOR, ".bd-header .ld-version").text == f"v{dynamics.__version__}"
+    links = driver.find_elements(By.CSS_SELECTOR, ".bd-header .bd-navbar-elements > li")
+    before_more = [li.text.strip() for li in links if li.is_displayed() and "dropdown" not in li.get_attribute("class")]
+    assert {"Notebooks", "Claims", "Errata", "Reproduction"} <= set(before_more), before_more
+    tops = [li.rect["y"] for li in links if li.is_displayed()]
+    assert max(tops) - min(tops) < 10, f"the bar wraps onto a second line: {tops}"
+    sidebar = driver.find_element(By.ID, "pst-primary-sidebar")
+    assert sidebar.size["width"] > 100
+    sidebar_links = {a.text.strip() for a in sidebar.find_elements(By.TAG_NAME, "a")}
+    assert {"Theory notes", "Glossary", "Contributing"} <= sidebar_links, sidebar_links
+    _screenshot(driver, "bibliography.png", tmp_path)

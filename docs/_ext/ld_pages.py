@@ -7,7 +7,8 @@
 - ``notebooks/``: the teaching notebooks, executed at their defaults by myst-nb.
 - ``_generated/references.bib``: the bibliography, from the works the theory registry cites.
 - ``_generated/theory_toctree.inc``: the theory notes in the registry's order, for ``theory/index.md``.
-- ``_generated/citation.bib``: the project's own BibTeX entry, from ``CITATION.cff``, for ``citing.md``.
+- ``_generated/citation.bib``, ``_generated/citation.inc``: the project's own BibTeX entry and plain citation,
+  from ``CITATION.cff``, for ``citing.md``.
 - ``_generated/reproduction_table.inc``: the reproduction table, from the committed records, for ``reproduction.md``.
 
 Nothing here holds a list of theories: every list is read from :mod:`dynamics.theories` and the registries.
@@ -134,8 +135,9 @@ def write_bibliography():
 
 
 def write_citation():
-    """``_generated/citation.bib``: the project's own BibTeX entry, read from CITATION.cff (its title, version and
-    authors), for the cite-this page."""
+    """``_generated/citation.bib`` and ``_generated/citation.inc``: the project's own BibTeX entry and its plain
+    citation, read from CITATION.cff (its title, version, authors, licence and, where it gives them, the release date
+    and the repository), for the cite-this page."""
     import yaml
 
     from dynamics import __version__
@@ -143,11 +145,18 @@ def write_citation():
     cff = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
     if str(cff["version"]) != __version__:
         raise ValueError(f"CITATION.cff gives version {cff['version']}, the package {__version__}: update CITATION.cff")
-    authors = " and ".join("{" + a["name"] + "}" if "name" in a else f"{a['family-names']}, {a['given-names']}"
-                           for a in cff["authors"])
+    names = [a["name"] if "name" in a else f"{a['family-names']}, {a['given-names']}" for a in cff["authors"]]
+    year = str(cff["date-released"])[:4] if cff.get("date-released") else ""
+    url = cff.get("repository-code") or cff.get("url") or ""
+    fields = [("author", " and ".join("{" + n + "}" if "name" in a else n for n, a in zip(names, cff["authors"]))),
+              ("title", "{" + cff["title"] + "}"), ("version", cff["version"]), ("license", cff["license"])]
+    fields += [("year", year)] if year else []
+    fields += [("url", url)] if url else []
     _write(DOCS / "_generated" / "citation.bib",
-           f"@software{{learning_dynamics,\n  author = {{{authors}}},\n  title = {{{{{cff['title']}}}}},\n"
-           f"  version = {{{cff['version']}}},\n  license = {{{cff['license']}}}\n}}\n")
+           "@software{learning_dynamics,\n" + ",\n".join(f"  {k} = {{{v}}}" for k, v in fields) + "\n}\n")
+    plain = (f"{'; '.join(names)}{f' ({year})' if year else ''}. *{cff['title']}*, version {cff['version']} "
+             f"[software], {cff['license']} licence.{f' <{url}>' if url else ''}")
+    _write(DOCS / "_generated" / "citation.inc", plain + "\n")
 
 
 def write_theory_toctree():
