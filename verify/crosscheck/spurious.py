@@ -584,7 +584,8 @@ record_plan(RecordPlan(
     name="spurious.lr_interventions", source="Barsbey et al. 2025, Figs. 6 and 19, Table 2",
     source_result="no other intervention (momentum, L1, L2, focal loss, a smaller batch) matches the unbiased "
                   "accuracy of a large learning rate, and a large learning rate with L2 does best",
-    trainer="verify.crosscheck.spurious:intervention_record_runs", config=spur.InterventionConfig.source(),
+    trainer="verify.crosscheck.spurious:intervention_record_runs",
+    config=spur.InterventionConfig.source()._replace(training=LLR_RECORD),
     seeds=tuple(range(10)), code=LLR_RECORD_CODE, judge=_intervention_verdict, summary=_intervention_summary,
     replay=lambda config: config._replace(training=config.training._replace(epoch_cap=1)), replay_tolerance=1e-3,
     tolerance_reason=LLR_REPLAY["tolerance_reason"].replace("2 epochs", "1 epoch"),
