@@ -140,6 +140,7 @@ def test_static_notebook_page_shows_its_figure(site, tmp_path):
     _screenshot(driver, "static_notebook_linear_networks.png", tmp_path)
 
 
+@pytest.mark.slow
 def test_header_citations_and_left_navigation(site, tmp_path):
     """The cite-this page gives the software's BibTeX entry and plain citation at the package's version, the bar
     shows that version and reaches the claims, the errata, the notebooks and the reproduction table on one line

@@ -293,7 +293,7 @@ def train_coloured_shapes(config: ColouredShapesConfig = ColouredShapesConfig(),
     >>> config = ColouredShapesConfig(n_train=40, n_test=40, n_steps=4, hidden=8, record_every=2)
     >>> out = train_coloured_shapes(config, seeds=(0,), device="cpu")
     >>> out.steps.tolist(), out.test_accuracy.shape
-    ([0, 2, 4], (3, 3, 1))
+    ([0, 2, 4], (3, 4, 1))
     """
     config = require_of_type("config", config, ColouredShapesConfig, made_by="dynamics.starvation.ColouredShapesConfig")
     seeds = _seed_tuple(seeds)
