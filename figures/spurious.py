@@ -8,7 +8,7 @@ import numpy as np
 
 from dynamics.lazy import lazy_module
 from .registry import figure
-from .style import COLORS, SEQUENTIAL, new_figure
+from .style import COLORS, SEQUENTIAL, new_figure, seed_band
 
 matplotlib = lazy_module("matplotlib")
 mcolors = lazy_module("matplotlib.colors")
@@ -199,9 +199,8 @@ def toy_worst_group_curves(n_samples=400, n_noise=600, learning_rate=1e-5, batch
     for color, m in zip(COLORS, methods):
         curves = toy.test_worst_group_curves(m)
         epochs = runs[m][0].epochs
-        ax.fill_between(epochs, curves.min(axis=0), curves.max(axis=0), color=color, alpha=0.2, lw=0)
-        # above the axes' spines and not clipped: ERM's mean lies on 0 for the whole run
-        ax.plot(epochs, curves.mean(axis=0), color=color, label=labels[m], zorder=3, clip_on=False)
+        # the mean above the axes' spines and not clipped: ERM's lies on 0 for the whole run
+        seed_band(ax, epochs, curves, color, label=labels[m], zorder=3, clip_on=False)
         if m == "rwg":
             chosen = [r.selected_epoch for r in runs[m]]
             ax.plot(chosen, [r.selected_test_worst_group for r in runs[m]], "v", color=color, mec="k", mew=0.5,
@@ -261,9 +260,7 @@ def lr_attributions_over_training():
     steps = runs.record_steps
     for c, ax in enumerate(axes):
         for g, (color, label) in enumerate(zip(COLORS, _GROUP_LABELS)):
-            shares = runs.attribution_shares[c, :, :, g]
-            ax.fill_between(steps, shares.min(axis=0), shares.max(axis=0), color=color, alpha=0.2, lw=0)
-            ax.plot(steps, shares.mean(axis=0), color=color, label=label)
+            seed_band(ax, steps, runs.attribution_shares[c, :, :, g], color, label=label)
         ax.set(xlabel="SGD step", title=rf"$\eta = {runs.learning_rates[c]:g}$", ylim=(0, 1))
     axes[0].set_ylabel("share of |IG| attribution")
     axes[1].legend(loc="upper right")
@@ -513,10 +510,8 @@ def balancing_train_test_gap():
     for ax, m in zip(axes, result.methods):
         i = result.methods.index(m)
         for acc, style, label in ((result.train_group_acc[i], "--", "train"), (result.test_group_acc[i], "-", "test")):
-            worst = acc.min(axis=-1)
             color = COLORS[0] if label == "train" else COLORS[1]
-            ax.fill_between(result.epochs, worst.min(axis=0), worst.max(axis=0), color=color, alpha=0.18, lw=0)
-            ax.plot(result.epochs, worst.mean(axis=0), style, color=color, label=f"{label} worst-group accuracy")
+            seed_band(ax, result.epochs, acc.min(axis=-1), color, style, label=f"{label} worst-group accuracy")
         ax.set(title=BALANCING_LABELS[m], xlabel="epoch", xlim=(0, result.epochs[-1]), ylim=(-0.03, 1.03))
     axes[0].set_ylabel("worst-group accuracy")
     axes[0].legend(loc="upper right", fontsize=8)
@@ -545,9 +540,7 @@ def balancing_decision_maps(n_seeds=BALANCING_FIGURE["n_seeds"], n_samples=BALAN
     ax = axes[0]
     for color, m in zip(COLORS, result.methods):
         i = result.methods.index(m)
-        worst = result.test_group_acc[i].min(axis=-1)
-        ax.fill_between(result.epochs, worst.min(axis=0), worst.max(axis=0), color=color, alpha=0.2, lw=0)
-        ax.plot(result.epochs, worst.mean(axis=0), color=color, label=BALANCING_LABELS[m])
+        seed_band(ax, result.epochs, result.test_group_acc[i].min(axis=-1), color, label=BALANCING_LABELS[m])
         ax.plot(result.selected_epoch[i], result.selected_test_worst_group[i], "v", color=color, mec="k", mew=0.4,
                 ms=5)
     ax.set(xlabel="epoch", ylabel="test worst-group accuracy", ylim=(-0.03, 1.03), xlim=(0, result.epochs[-1]))

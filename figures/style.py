@@ -44,6 +44,13 @@ def new_figure(nrows=1, ncols=1, width=None, height=None, **subplot_kw):
     return fig, axes
 
 
+def seed_band(ax, x, runs, color, style="-", **plot_kw):
+    """Draw runs over seeds (array (seeds, len(x))) as their range, a light band, and their mean, a line in
+    ``style`` (keywords go to the line); return the line."""
+    ax.fill_between(x, runs.min(axis=0), runs.max(axis=0), color=color, alpha=0.2, lw=0)
+    return ax.plot(x, runs.mean(axis=0), style, color=color, **plot_kw)[0]
+
+
 def progress(iterable, desc, total=None):
     """A tqdm progress bar on stderr for a long sweep (silent when stderr is not a terminal)."""
     from tqdm.auto import tqdm

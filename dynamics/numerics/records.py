@@ -294,7 +294,13 @@ def read_record(path: Union[str, Path]) -> RecordFile:
 
     Examples
     --------
-    See :func:`write_record`; the project's records: ``read_record("records/and_mask.learning_signals.json")``.
+    A record committed in the repository's ``records/`` (one written here: see :func:`write_record`):
+
+    >>> import dynamics
+    >>> folder = Path(dynamics.__file__).resolve().parents[1] / "records"
+    >>> record = read_record(folder / "spurious.balancing_train_test_gap.json")
+    >>> record.name, len(record.seeds), record.verdict[0], record.result.train_group_acc.shape
+    ('spurious.balancing_train_test_gap', 8, 'partly reproduced', (3, 8, 500, 4))
     """
     stored = json.loads(Path(path).read_text(encoding="utf-8"))
     content = {k: v for k, v in stored.items() if k not in ("provenance", "hash")}
