@@ -13,7 +13,9 @@ Ch. 8 Figs 1-2 and Tables 2-3) for the experiments in miniature of the data-bala
   group labels, the thesis's Table 3, second row).
 * :func:`dynamics.spurious.torch_balancing.decision_maps`: the decision heat maps of the thesis's Ch. 8 Fig. 1,
   sigmoid(wᵀx̃) on a grid of the (γ_spu x_spu, γ_core x_core) plane, x̃ carrying the noise of the training sample
-  nearest to the grid point, with the fraction of the grid where the model predicts as the core feature does.
+  nearest to the grid point, with the fraction of the grid where the model predicts as the core feature does;
+  :func:`dynamics.spurious.torch_balancing.balancing_toy_splits` draws the seeds' data sets again for an
+  experiment stored without them.
 
 Float64 by default (float32 on request); CPU by default, ``device="cuda"`` for a GPU; runs on CPU use one torch
 thread. Optional: ``dynamics.spurious`` does not import this module.
@@ -30,11 +32,12 @@ from dynamics.numerics.torch_batched import MemberOptimizer
 from dynamics.numerics.torch_tools import as_tensor, on_device, to_numpy
 from ._balancing import (balanced_sampling_weights, expand_by_counts, jtt_duplication_counts,
                          subsample_to_smallest, weighted_epoch_indices)
-from ._results import BalancingExperiment, BalancingToyConfig, DecisionMaps
+from ._results import BalancingExperiment, BalancingToyConfig, DecisionMaps, ToySplits
 from ._setups import BALANCING_TOY_SEED_STREAMS, make_balancing_toy_splits
 from ._toy_training import METHODS, N_GROUPS, toy_feature_scales
 
-__all__ = ["BalancingExperiment", "BalancingToyConfig", "DecisionMaps", "decision_maps", "train_balancing_methods"]
+__all__ = ["BalancingExperiment", "BalancingToyConfig", "DecisionMaps", "balancing_toy_splits", "decision_maps",
+           "train_balancing_methods"]
 
 MAX_MEMBERS_ELEMENTS = 4 * 10**8  # seeds × samples × features held in memory at once (3.2 GB in float64)
 
@@ -277,12 +280,7 @@ def train_balancing_methods(methods: Sequence[str] = METHODS, seeds: Sequence[in
     if dtype not in (torch.float32, torch.float64):
         raise ValueError(f"dtype must be torch.float32 or torch.float64, got {dtype!r}")
     scales = toy_feature_scales(d, config.gammas)
-    splits, train_seeds = [], []
-    for seed in seeds:
-        streams = seed_streams(seed, BALANCING_TOY_SEED_STREAMS)
-        data_stream, train_seed = streams.data, int(streams.train.integers(2**63))
-        splits.append(make_balancing_toy_splits(n, d, seed=data_stream))
-        train_seeds.append(train_seed)
+    splits, train_seeds = _seed_data(n, d, seeds)
     results = [_train_method(m, splits, train_seeds, scales, n_epochs, settings, dtype, device) for m in methods]
     stack = lambda get: np.stack([get(r) for r in results])
     train_acc, val_acc, test_acc = (stack(lambda r, k=k: r.acc[k]) for k in ("train", "val", "test"))
@@ -296,6 +294,46 @@ def train_balancing_methods(methods: Sequence[str] = METHODS, seeds: Sequence[in
         average_selected, at(test_acc, selected), at(test_acc, average_selected), at(train_acc, selected),
         stack(lambda r: to_numpy(r.best_w[0]).astype(np.float64)), stack(lambda r: to_numpy(r.w).astype(np.float64)),
         scales, tuple(splits))
+
+
+def _seed_data(n, d, seeds):
+    """Each seed's data sets and training seed: one ``SeedSequence(seed)`` spawning a data and a training stream."""
+    splits, train_seeds = [], []
+    for seed in seeds:
+        streams = seed_streams(seed, BALANCING_TOY_SEED_STREAMS)
+        splits.append(make_balancing_toy_splits(n, d, seed=streams.data))
+        train_seeds.append(int(streams.train.integers(2**63)))
+    return tuple(splits), train_seeds
+
+
+def balancing_toy_splits(config: BalancingToyConfig, seeds: Sequence[int]) -> Tuple[ToySplits, ...]:
+    """The training, validation and test sets that :func:`train_balancing_methods` draws for ``seeds`` under
+    ``config``: what an experiment stored without its data (a reproduction record) needs back for the heat maps of
+    :func:`decision_maps`.
+
+    Parameters
+    ----------
+    config : BalancingToyConfig
+        Only ``n_samples`` and ``n_noise`` matter.
+    seeds : sequence of int
+
+    Returns
+    -------
+    tuple of ToySplits
+        One per seed, equal to ``train_balancing_methods(methods, seeds, config).splits``.
+
+    Examples
+    --------
+    >>> config = BalancingToyConfig(n_samples=40, n_noise=6, n_epochs=3, batch_size=10)
+    >>> trained = train_balancing_methods(("erm",), (0, 1), config, device="cpu")
+    >>> again = balancing_toy_splits(config, (0, 1))
+    >>> all(np.array_equal(a.train.x, b.train.x) for a, b in zip(trained.splits, again))
+    True
+    """
+    require_of_type("config", config, BalancingToyConfig)
+    n = require_integer("n_samples", config.n_samples, 8, 100_000)
+    d = require_integer("n_noise", config.n_noise, 0, 100_000)
+    return _seed_data(n, d, [require_integer("seeds[i]", seed, 0, 2**63 - 1) for seed in seeds])[0]
 
 
 def decision_maps(experiment: BalancingExperiment, method: str, *, weights: str = "selected",
@@ -356,12 +394,16 @@ def decision_maps(experiment: BalancingExperiment, method: str, *, weights: str 
     scales = np.asarray(experiment.feature_scales)
     X, Y = np.meshgrid(spurious, core)
     points = np.column_stack([X.ravel(), Y.ravel()])
+    if noise == "nearest" and len(experiment.splits) != len(experiment.seeds):
+        raise ValueError(f"noise='nearest' needs the training set of each of the {len(experiment.seeds)} seeds; "
+                         f"experiment.splits holds {len(experiment.splits)} (restore them with "
+                         f"experiment._replace(splits=balancing_toy_splits(config, experiment.seeds)))")
     probabilities = np.empty((len(experiment.seeds),) + X.shape)
     agreement = np.empty(len(experiment.seeds))
-    for s, split in enumerate(experiment.splits):
+    for s in range(len(experiment.seeds)):
         logits = points @ W[s, :2]
         if noise == "nearest":
-            scaled = split.train.x * scales
+            scaled = experiment.splits[s].train.x * scales
             nearest = np.concatenate([  # in chunks of points, to bound the memory of the distance table
                 np.argmin(((chunk[:, None, :] - scaled[None, :, :2]) ** 2).sum(axis=-1), axis=1)
                 for chunk in np.array_split(points, max(1, len(points) * len(scaled) // 2**22 + 1))])
