@@ -92,49 +92,34 @@ def _torch_missing(fig, ax, what):
     return fig
 
 
-PARITY_FIGURE = dict(learning_rates=(0.03, 0.1, 0.3, 0.75), n_seeds=6, epoch_cap=800)
-# The test suite renders the parity figures on the claims' sweep (their CPU setting), whose trained runs it
-# shares through the disk cache: the same code path without training 14 more networks.
-PARITY_QUICK = dict(learning_rates=(0.03, 0.75), n_seeds=5, epoch_cap=800)
-_REPRODUCED = (("unbiased_accuracy", "unbiased test accuracy"), ("activation_compressibility", "act. compressibility"),
-               ("activation_sparsity", "act. sparsity"), ("class_separation", r"class separation $R^2$"),
-               ("max_bc_loss_share", "max BC loss share"))
-_NOT_REPRODUCED = (("node_prunability", "node prunability"), ("magnitude_prunability", "magnitude prunability"),
-                   ("class_selectivity", "CSI"))
-_NOT_REPRODUCED_COLORS = (COLORS[7], COLORS[5], "#882255")  # black, sky blue, wine: none of the left panel's
-
-
-def parity_sweep(learning_rates=PARITY_FIGURE["learning_rates"], n_seeds=PARITY_FIGURE["n_seeds"],
-                 epoch_cap=PARITY_FIGURE["epoch_cap"], device="cpu"):
-    """The parity learning-rate sweep at the figure's setting (memoised per process by the torch module)."""
-    from dynamics.spurious import torch_training as tt
-
-    config = spur.ParitySweepConfig.ci()._replace(epoch_cap=epoch_cap)
-    return tt.parity_lr_sweep(learning_rates, range(n_seeds), config, device=device)
+_REPRESENTATION = (("unbiased_accuracy", "unbiased test accuracy"),
+                   ("activation_compressibility", "act. compressibility"), ("activation_sparsity", "act. sparsity"),
+                   ("class_separation", r"class separation $R^2$"), ("max_bc_loss_share", "max BC loss share"))
+_PRUNING = (("node_prunability", "node prunability"), ("magnitude_prunability", "magnitude prunability"),
+            ("class_selectivity", "CSI"))
+_PRUNING_COLORS = (COLORS[7], COLORS[5], "#882255")  # black, sky blue, wine: none of the left panel's
 
 
 @figure("spurious.parity_lr_sweep", "Barsbey et al. 2025, Fig. 3 (left), Table 1 (parity row)",
-        "Parity task (C = 6 core, S = 2 spurious, N = 12 noise bits, ρ = 0.1; FCN 20→200→200→2, no bias, SGD "
-        "batch 100 to 100% training accuracy, float32; η in {0.03, 0.1, 0.3, 0.75}, seeds 0-5, cap 800 epochs; "
-        "torch). Each metric is min-max normalised over all runs (its range in the legend); dots are seeds, lines "
-        "seed means. Left: reproduced, all rising with η. Right: the paper's other claims, not reproduced and not "
-        "asserted: ratio prunability (incoming-L2 node and magnitude pruning) falls with η; mean CSI rises up "
-        "to η = 0.3 and then levels off, with seeds moving both ways (an earlier run with other seeds saw it fall "
-        "at 0.75).", quick=PARITY_QUICK)
-def parity_lr_sweep(sweep=None, learning_rates=PARITY_FIGURE["learning_rates"], n_seeds=PARITY_FIGURE["n_seeds"],
-                    epoch_cap=PARITY_FIGURE["epoch_cap"]):
+        "Parity task at the paper's sizes (C = 6 core, S = 2 spurious, N = 12 noise bits, ρ = 0.1, 10000 training "
+        "samples; FCN 20→200→200→2, no bias, SGD batch 100 to 100% training accuracy or 800 epochs, float32), η in "
+        "{0.01, 0.03, 0.1, 0.3, 0.75}, 10 seeds, drawn from the committed record (python -m verify --record "
+        "spurious.parity_lr_sweep). Each metric is min-max normalised over all runs (its range in the legend); "
+        "dots are seeds, lines seed means. Left: Table 1's accuracy and representation columns and Fig. 12's BC "
+        "loss share; right: prunability (ratio definition: incoming-L2 node and magnitude pruning) and the class "
+        "selectivity index. Below: the record's verdict, column by column, against the paper's rising trends.")
+def parity_lr_sweep():
+    from .registry import record, verdict_line
+
+    saved = record("spurious.parity_lr_sweep")
+    sweep = saved.result
     fig, axes = new_figure(1, 2, width=9.6, height=3.8, sharey=True)
-    if sweep is None:
-        if importlib.util.find_spec("torch") is None:
-            return _torch_missing(fig, axes[0], "the parity learning-rate sweep")
-        sweep = parity_sweep(learning_rates, n_seeds, epoch_cap)
     lrs = np.array(sweep.learning_rates)
     rng = np.random.default_rng(0)
     jitter = np.exp(rng.uniform(-0.06, 0.06, len(sweep.seeds)))
     # The two panels show different metrics, so they share no colour: the right one takes colours the left lacks.
-    for ax, group, colors, title in ((axes[0], _REPRODUCED, COLORS[:5], "reproduced"),
-                                     (axes[1], _NOT_REPRODUCED, _NOT_REPRODUCED_COLORS,
-                                      "not reproduced, not asserted")):
+    for ax, group, colors, title in ((axes[0], _REPRESENTATION, COLORS[:5], "accuracy and representation"),
+                                     (axes[1], _PRUNING, _PRUNING_COLORS, "prunability and selectivity")):
         for color, (name, label) in zip(colors, group):
             values = sweep.metric(name)
             low, high = np.nanmin(values), np.nanmax(values)
@@ -147,22 +132,20 @@ def parity_lr_sweep(sweep=None, learning_rates=PARITY_FIGURE["learning_rates"], 
         ax.minorticks_off()
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=7)
     axes[0].set_ylabel("min-max normalised value")
+    verdict_line(fig, saved.verdict, saved.reduced)
     return fig
 
 
 @figure("spurious.bc_share_vs_accuracy", "Barsbey et al. 2025, Fig. 12",
         "Unbiased test accuracy against the maximum per-minibatch BC loss share over training, one point per run of "
-        "the parity sweep (η in {0.03, 0.1, 0.3, 0.75}, seeds 0-5; set-up as in spurious.parity_lr_sweep), "
-        "coloured by η; the title gives the Spearman correlation over the runs.", quick=PARITY_QUICK)
-def bc_share_vs_accuracy(sweep=None, learning_rates=PARITY_FIGURE["learning_rates"], n_seeds=PARITY_FIGURE["n_seeds"],
-                         epoch_cap=PARITY_FIGURE["epoch_cap"]):
+        "the parity sweep's record (η in {0.01, 0.03, 0.1, 0.3, 0.75}, seeds 0-9; set-up as in "
+        "spurious.parity_lr_sweep), coloured by η; the title gives the Spearman correlation over the runs.")
+def bc_share_vs_accuracy():
     from scipy import stats
+    from .registry import record
 
+    sweep = record("spurious.parity_lr_sweep").result
     fig, ax = new_figure(1, 1, width=5.0, height=3.8)
-    if sweep is None:
-        if importlib.util.find_spec("torch") is None:
-            return _torch_missing(fig, ax, "the BC loss share of the parity sweep")
-        sweep = parity_sweep(learning_rates, n_seeds, epoch_cap)
     share = sweep.metric("max_bc_loss_share")
     accuracy = sweep.metric("unbiased_accuracy")
     # One discrete colour per learning rate (darker = smaller η), and a colour bar with one tick per rate.
@@ -308,28 +291,21 @@ def lr_bc_loss_share():
     return fig
 
 
-WIDTH_FIGURE = dict(widths=(8, 16, 32, 64), learning_rates=(0.05, 0.2, 0.75), n_seeds=4, epoch_cap=100)
-WIDTH_QUICK = dict(widths=(8, 16), learning_rates=(0.05, 0.75), n_seeds=2, epoch_cap=10)
-
-
 @figure("spurious.lr_width_spread", "Barsbey et al. 2025, §5 and Table 1 (spread of unbiased accuracy over "
         "learning rates against model size)",
-        "Left: unbiased test accuracy against the SGD learning rate on the parity task at hidden widths 8, 16, 32 "
-        "and 64 (seed mean; bars: seed range). Right: the spread max − min of accuracy over the learning rates "
-        "against the width (dots: seeds; line: spread of the seed means). Reduced from the paper (which compares "
-        "an FCN, ResNet18 and ResNet50 on Colored MNIST): C = 4 core, S = 2 spurious, N = 12 noise bits, 2000 "
-        "training samples, FCN with 2 hidden layers and no bias, batch 100, cap 100 epochs; seeds 0-3. η = 0.05 "
-        "stops at the cap near chance at every width, so the spread is the high learning rate's accuracy above "
-        "chance; it does not grow with the width here.", quick=WIDTH_QUICK)
-def lr_width_spread(widths=WIDTH_FIGURE["widths"], learning_rates=WIDTH_FIGURE["learning_rates"],
-                    n_seeds=WIDTH_FIGURE["n_seeds"], epoch_cap=WIDTH_FIGURE["epoch_cap"]):
-    fig, axes = new_figure(1, 2, width=9.6, height=3.6)
-    if importlib.util.find_spec("torch") is None:
-        return _torch_missing(fig, axes[0], "the width sweep")
-    from dynamics.spurious import torch_experiments as te
+        "Left: unbiased test accuracy against the SGD learning rate on the parity task at hidden widths 8, 32, 128 "
+        "and 512 (seed mean; bars: seed range). Right: the spread max − min of accuracy over the learning rates "
+        "against the width (dots: seeds; line: their mean). Drawn from the committed record (python "
+        "-m verify --record spurious.lr_width_spread) at the paper's parity sizes (10000 training samples, C = 6 "
+        "core, S = 2 spurious, N = 12 noise bits, FCN with 2 hidden layers and no bias, batch 100, to 100% "
+        "training accuracy or 800 epochs), η = 0.05 against 0.75, 5 seeds; the paper compares an FCN, ResNet18 "
+        "and ResNet50 on Colored MNIST. Below: the record's verdict against the paper.")
+def lr_width_spread():
+    from .registry import record, verdict_line
 
-    sweep = te.width_lr_sweep(range(n_seeds), spur.ParityTrainingConfig.ci()._replace(epoch_cap=epoch_cap),
-                              widths=widths, learning_rates=learning_rates)
+    saved = record("spurious.lr_width_spread")
+    sweep = saved.result
+    fig, axes = new_figure(1, 2, width=9.6, height=3.6)
     lrs = sweep.learning_rates
     for color, w, acc in zip(COLORS, sweep.widths, sweep.unbiased_accuracy):
         mean = acc.mean(axis=1)
@@ -339,43 +315,40 @@ def lr_width_spread(widths=WIDTH_FIGURE["widths"], learning_rates=WIDTH_FIGURE["
     axes[0].set(xscale="log", xlabel=r"learning rate $\eta$", ylabel="unbiased test accuracy", ylim=(0.4, 1.0))
     axes[0].set_xticks(lrs, [f"{lr:g}" for lr in lrs])
     axes[0].minorticks_off()
-    axes[0].legend(loc="upper left", fontsize=8)
+    axes[0].legend(loc="lower center", fontsize=8, ncol=2)
     for s in range(sweep.spread.shape[1]):
         axes[1].plot(sweep.widths, sweep.spread[:, s], "o", color=COLORS[0], alpha=0.5, mec="none",
                      label="one seed" if s == 0 else None)
-    axes[1].plot(sweep.widths, sweep.mean_spread, "-", color=COLORS[0], lw=2, label="spread of the seed means")
+    axes[1].plot(sweep.widths, sweep.spread.mean(axis=1), "-", color=COLORS[0], lw=2,
+                 label="mean over seeds (the verdict's)")
     axes[1].set(xscale="log", xlabel="hidden width (units per layer)",
                 ylabel="max − min accuracy over η", ylim=(0, 0.6))
     axes[1].set_xticks(sweep.widths, [str(w) for w in sweep.widths])
     axes[1].minorticks_off()
     axes[1].legend(loc="lower right", fontsize=8)
+    verdict_line(fig, saved.verdict, saved.reduced)
     return fig
 
 
-ROBUSTNESS_FIGURE = dict(variants=("constant", "annealed", "adam"), n_seeds=4, epoch_cap=100)
-ROBUSTNESS_QUICK = dict(variants=("constant", "annealed", "adam"), n_seeds=2, epoch_cap=8)
-_VARIANT_LABELS = {"constant": "constant SGD", "annealed": "SGD, η × 0.1\nafter step 200", "adam": "Adam",
+_VARIANT_LABELS = {"constant": "constant SGD", "annealed": "SGD, η × 0.1\nafter iteration {step}", "adam": "Adam",
                    "long": "SGD to CE < 1e-5"}
 
 
 @figure("spurious.lr_robustness", "Barsbey et al. 2025, Figs. 22-23 (annealing, Adam)",
         "Unbiased test accuracy (left) and share of integrated-gradient attribution on the core bits at the stop "
-        "(right) at a low and a high learning rate under three protocols on the parity task: constant SGD "
-        "(η = 0.05 against 0.75), SGD with η × 0.1 from step 200 (10 epochs; the paper anneals after 1000 "
-        "iterations), and Adam (η = 1e-3 against 1e-2, β = (0.9, 0.999)). Dots: seeds 0-3; bars: seed means. "
-        "Set-up as in spurious.lr_attributions_over_training, reduced further to a cap of 100 epochs (η = 0.05 "
-        "stops at the cap; Adam fits at both rates). The gain under annealing is robust over seeds; under Adam it "
-        "is not at this size (its sign changes between seed sets). Training on to CE < 1e-5 (the paper's Fig. 24) "
-        "is not drawn: the low learning rate cannot reach it at this size.", quick=ROBUSTNESS_QUICK)
-def lr_robustness(variants=ROBUSTNESS_FIGURE["variants"], n_seeds=ROBUSTNESS_FIGURE["n_seeds"],
-                  epoch_cap=ROBUSTNESS_FIGURE["epoch_cap"]):
-    fig, axes = new_figure(1, 2, width=9.6, height=3.6)
-    if importlib.util.find_spec("torch") is None:
-        return _torch_missing(fig, axes[0], "the robustness runs")
-    from dynamics.spurious import torch_experiments as te
+        "(right) at a low and a high learning rate under three protocols on the parity task, drawn from the "
+        "committed record (python -m verify --record spurious.lr_robustness) at the paper's parity sizes (10000 "
+        "training samples, width 200, batch 100, C = 6 core bits, to 100% training accuracy or 800 epochs): "
+        "constant SGD (η = 0.05 against 0.75), SGD with η × 0.1 after iteration 1000 (as the paper anneals), and "
+        "Adam (η = 1e-3 against 1e-2, β = (0.9, 0.999)). Dots: seeds 0-9; bars: seed means; the numbers under the "
+        "bars are the learning rates. Training on to CE < 1e-5 (the paper's Fig. 24) is not drawn. Below: the "
+        "record's verdict against the paper.")
+def lr_robustness():
+    from .registry import record, verdict_line
 
-    rob = te.lr_robustness_runs(range(n_seeds), spur.ParityTrainingConfig.ci()._replace(epoch_cap=epoch_cap),
-                                variants=variants)
+    saved = record("spurious.lr_robustness")
+    rob = saved.result
+    fig, axes = new_figure(1, 2, width=9.6, height=3.6)
     rng = np.random.default_rng(0)
     for ax, (name, label) in zip(axes, (("unbiased_accuracy", "unbiased test accuracy"),
                                         ("core_share", "core share of |IG| at the stop"))):
@@ -387,10 +360,11 @@ def lr_robustness(variants=ROBUSTNESS_FIGURE["variants"], n_seeds=ROBUSTNESS_FIG
                        label=("low η" if c == 0 else "high η") if v == 0 else None)
                 ax.plot(v + offset + rng.uniform(-0.08, 0.08, values.shape[1]), values[c], "o", color=color, ms=4)
                 ax.annotate(f"{rob.learning_rates[v][c]:g}", (v + offset, 0.02), ha="center", fontsize=7)
-        ax.set_xticks(range(len(rob.variants)), [_VARIANT_LABELS[v] for v in rob.variants])
+        ax.set_xticks(range(len(rob.variants)), [_VARIANT_LABELS[v].format(step=1000) for v in rob.variants])
         ax.set(ylabel=label, ylim=(0, 1))
     axes[0].axhline(0.5, color="0.4", ls=":", lw=1)
     axes[0].legend(loc="upper left", fontsize=8)
+    verdict_line(fig, saved.verdict, saved.reduced)
     return fig
 
 
@@ -432,16 +406,7 @@ def lr_interventions(n_seeds=INTERVENTIONS_FIGURE["n_seeds"], epoch_cap=INTERVEN
 BALANCING_LABELS = {"erm": "ERM", "suby": "SUBY", "subg": "SUBG", "rwy": "RWY", "rwg": "RWG", "jtt": "JTT",
                     "gdro": "gDRO"}
 BALANCING_ORDER = ("erm", "jtt", "suby", "rwy", "subg", "rwg", "gdro")  # the thesis's Table 2 order: no groups first
-BALANCING_FIGURE = dict(n_seeds=8, n_samples=400, n_noise=600, n_epochs=500)
-BALANCING_QUICK = dict(n_seeds=2, n_samples=120, n_noise=200, n_epochs=60)
-
-
-def _balancing_experiment(methods, n_seeds, n_samples, n_noise, n_epochs):
-    from dynamics.spurious import torch_balancing as tb
-
-    config = spur.BalancingToyConfig.ci()._replace(n_samples=n_samples, n_noise=n_noise, n_epochs=n_epochs,
-                                                   batch_size=n_samples // 4)
-    return tb.train_balancing_methods(methods, tuple(range(n_seeds)), config, device="cpu")
+GROUP_METHODS = ("subg", "rwg", "gdro")  # the methods that use group labels in training
 
 
 def _mean_interval(values):
@@ -455,40 +420,40 @@ def _mean_interval(values):
 
 
 @figure("spurious.balancing_methods", "Pezeshki (thesis), Ch. 8 Tables 2-3 / Idrissi et al. 2022",
-        "The seven balancing methods on the linear toy of the thesis's Ch. 8 Fig. 1 (n = 400, d = 600 noise "
-        "features, γ = (4, 1, 2); SGD lr 1e-5, momentum 0.9, batch 100, 200 epochs; JTT T = 1, λ_up = 20; gDRO "
-        "η = 0.1; torch, 8 seeds; the thesis: ResNet/BERT on four benchmarks, 50 hyper-parameter draws, 5 repeats): "
-        "test worst-group accuracy at the epoch selected by the worst-group validation accuracy (filled) and by "
+        "The seven balancing methods on the linear toy of the thesis's Ch. 8 Fig. 1 at the authors' code's size, "
+        "drawn from the committed record (python -m verify --record spurious.balancing_methods): n = 1000, d = 1200 "
+        "noise features, γ = (4, 1, 2); SGD lr 1e-5, momentum 0.9, batch 250, 500 epochs; JTT T = 1, λ_up = 20; "
+        "gDRO η = 0.1; 8 seeds (the thesis: ResNet/BERT on four benchmarks, 50 hyper-parameter draws, 5 repeats). "
+        "Test worst-group accuracy at the epoch selected by the worst-group validation accuracy (filled) and by "
         "the average validation accuracy, which needs no group labels (open); seed mean with its 95% t interval, "
-        "dots per seed. Methods that use group labels in training (shaded) succeed; ERM, SUBY and RWY fail (the "
-        "toy's classes are balanced, so class balancing changes nothing), and so does JTT: after its one ERM epoch "
-        "about half of the training set, majority and minority alike, is misclassified, so its upweighted error "
-        "set is noise. The two selection rules pick epochs of equal "
-        "test worst-group accuracy here: the thesis's loss from selecting without group labels does not reproduce "
-        "on the toy.", quick=BALANCING_QUICK)
-def balancing_methods(n_seeds=BALANCING_FIGURE["n_seeds"], n_samples=BALANCING_FIGURE["n_samples"],
-                      n_noise=BALANCING_FIGURE["n_noise"], n_epochs=200):
+        "dots per seed. Shaded: the methods that use group labels in training. Below: the record's verdict "
+        "against the thesis's Tables 2 and 3.")
+def balancing_methods():
+    from .registry import record, verdict_line
+
+    saved = record("spurious.balancing_methods")
+    result = saved.result
     fig, ax = new_figure(1, 1, width=6.4, height=3.8)
-    if importlib.util.find_spec("torch") is None:
-        return _torch_missing(fig, ax, "the balancing methods on the linear toy")
-    result = _balancing_experiment(BALANCING_ORDER, n_seeds, n_samples, n_noise, n_epochs)
+    order = [m for m in BALANCING_ORDER if m in result.methods]
+    grouped = [i for i, m in enumerate(order) if m in GROUP_METHODS]
+    ax.axvspan(min(grouped) - 0.5, max(grouped) + 0.5, color="0.92", lw=0, zorder=0)
+    ax.text(min(grouped) - 0.4, 0.5, "uses group labels\nin training", fontsize=8, color="0.35", va="center")
     rng = np.random.default_rng(0)
-    positions = np.arange(len(result.methods))
-    ax.axvspan(positions[4] - 0.5, positions[-1] + 0.5, color="0.92", lw=0, zorder=0)
-    ax.text(positions[4] - 0.4, 0.5, "uses group labels\nin training", fontsize=8, color="0.35", va="center")
     for offset, values, color, face, label in (
             (-0.15, result.selected_test_worst_group, COLORS[0], COLORS[0], "selected by worst-group val. accuracy"),
             (0.15, result.average_selected_test_worst_group, COLORS[1], "white", "selected by average val. accuracy")):
-        for i, per_seed in enumerate(values):
+        for i, m in enumerate(order):
+            per_seed = values[result.methods.index(m)]
             mean, half = _mean_interval(per_seed)
             ax.plot(i + offset + rng.uniform(-0.05, 0.05, per_seed.size), per_seed, ".", color=color, alpha=0.35,
                     ms=4, zorder=2)
             ax.errorbar(i + offset, mean, yerr=half, fmt="o", color=color, mfc=face, ms=6, capsize=3, zorder=3,
                         label=label if i == 0 else None)
-    ax.set_xticks(positions, [BALANCING_LABELS[m] for m in result.methods])
-    ax.set(ylabel="test worst-group accuracy", ylim=(-0.05, 1.12), xlim=(-0.6, len(positions) - 0.4),
+    ax.set_xticks(range(len(order)), [BALANCING_LABELS[m] for m in order])
+    ax.set(ylabel="test worst-group accuracy", ylim=(-0.05, 1.12), xlim=(-0.6, len(order) - 0.4),
            title=f"linear toy, {len(result.seeds)} seeds, {result.epochs[-1]} epochs (mean, 95% interval)")
     ax.legend(loc="upper left", fontsize=8)
+    verdict_line(fig, saved.verdict, saved.reduced)
     return fig
 
 
@@ -520,23 +485,25 @@ def balancing_train_test_gap():
 
 
 @figure("spurious.balancing_decision_maps", "Pezeshki (thesis), §8.4, Ch. 8 Fig. 1 / Idrissi et al. 2022",
-        "The thesis's Ch. 8 Fig. 1 in full: left, test worst-group accuracy against epochs for ERM, SUBG and RWG "
-        "(seed mean and range; markers: the epochs selected by worst-group validation accuracy); right, each "
-        "method's decision heat map at its selected epoch (seed 0): sigmoid(wᵀx̃) over the (γ_spu x_spu, "
-        "γ_core x_core) plane, x̃ carrying the noise of the nearest training sample, with the training points "
-        "(circles: majority, crosses: minority; colour: class) and the 1/2 contour; dashed: the boundary "
-        "without noise, which classifies the noise-free test set (the title gives the fraction of the plane where "
-        "it agrees with the core rule x_core > 0). ERM's boundary follows the spurious axis, with islands around "
-        "memorised minority points; SUBG's follows the core axis; RWG's at its selected epoch lies in between. Linear toy: n = 400, d = 600, γ = (4, 1, 2), SGD lr 1e-5, momentum 0.9, batch 100, "
-        "500 epochs; torch, 8 seeds (the thesis: n = 1000, d = 1200, 8 seeds).", quick=BALANCING_QUICK)
-def balancing_decision_maps(n_seeds=BALANCING_FIGURE["n_seeds"], n_samples=BALANCING_FIGURE["n_samples"],
-                            n_noise=BALANCING_FIGURE["n_noise"], n_epochs=BALANCING_FIGURE["n_epochs"]):
+        "The thesis's Ch. 8 Fig. 1 in full, drawn from the committed record (python -m verify --record "
+        "spurious.decision_maps) at the authors' code's size: n = 1000, d = 1200 noise features, γ = (4, 1, 2), SGD "
+        "lr 1e-5, momentum 0.9, batch 250, 500 epochs, 8 seeds. Left: test worst-group accuracy against epochs for "
+        "ERM, SUBG and RWG (seed mean and range; markers: the epochs selected by worst-group validation accuracy). "
+        "Right: each method's decision heat map at its selected epoch (seed 0): sigmoid(wᵀx̃) over the "
+        "(γ_spu x_spu, γ_core x_core) plane, x̃ carrying the noise of the nearest training sample, with the "
+        "training points (circles: majority, crosses: minority; colour: class) and the 1/2 contour; dashed: the "
+        "boundary without noise, which classifies the noise-free test set (the box gives the fraction of the "
+        "plane where it agrees with the core rule x_core > 0). Below: the record's verdict against the thesis.")
+def balancing_decision_maps():
+    from .registry import record, verdict_line
+
     fig, axes = new_figure(1, 4, width=13.0, height=3.3)
-    if importlib.util.find_spec("torch") is None:
+    if importlib.util.find_spec("torch") is None:  # the maps are drawn by the torch layer's decision_maps
         return _torch_missing(fig, axes[0], "the decision heat maps of the linear toy")
     from dynamics.spurious import torch_balancing as tb
 
-    result = _balancing_experiment(("erm", "subg", "rwg"), n_seeds, n_samples, n_noise, n_epochs)
+    saved = record("spurious.decision_maps")
+    result = saved.result._replace(splits=tb.balancing_toy_splits(saved.config, saved.result.seeds))
     ax = axes[0]
     for color, m in zip(COLORS, result.methods):
         i = result.methods.index(m)
@@ -568,5 +535,6 @@ def balancing_decision_maps(n_seeds=BALANCING_FIGURE["n_seeds"], n_samples=BALAN
     axes[1].set_ylabel(r"$\gamma_{core}\, x_{core}$")
     colorbar = fig.colorbar(image, ax=axes[1:], fraction=0.03, pad=0.01)
     colorbar.set_label("P(class 1)")
+    verdict_line(fig, saved.verdict, saved.reduced)
     return fig
 

@@ -117,7 +117,7 @@ def test_the_record_claim_fails_when_the_trainer_code_is_not_the_code_that_made_
     assert not check.passed and "code changed" in check.detail
 
 
-def test_the_reproduction_table_lists_every_experiment_once_with_its_verdict():
+def test_the_reproduction_table_lists_every_experiment_and_record_once_with_its_verdict():
     from verify import records
     from verify.registry import load_all
 
@@ -125,8 +125,9 @@ def test_the_reproduction_table_lists_every_experiment_once_with_its_verdict():
     summary = table.split("## The records")[0]
     experiments = [c.id for c in load_all().values() if c.kind == "experiment" and ".record_" not in c.id]
     rows = summary.strip().splitlines()[2:]
-    assert len(rows) == len(experiments)
-    for claim_id in experiments:
+    checked = set(experiments) | {plan.ci_claim for plan in records.load_plans().values()}  # a sweep's too
+    assert len(rows) == len(checked)
+    for claim_id in checked:
         assert sum(f"<claim-{claim_id}>" in row for row in rows) == 1, claim_id
     for name in records.load_plans():
         verdict = records.load_record(name).verdict

@@ -119,3 +119,25 @@ def test_decision_maps_refuse_bad_input(tiny):
         tb.decision_maps(tiny, "erm", core_range=(1.0, -1.0))
     with pytest.raises(ValueError, match="n_points"):
         tb.decision_maps(tiny, "erm", n_points=(1, 10))
+
+
+def test_an_experiment_stored_without_its_data(tiny):
+    """A reproduction record stores the experiment without its data sets (``splits=()``): the noise-free maps need
+    none and equal those of the full experiment; the nearest-noise maps refuse, naming ``noise``, until
+    ``balancing_toy_splits`` draws the data sets again, equal to the trained ones."""
+    stored = tiny._replace(splits=())
+    for m in ("erm", "subg"):
+        full = tb.decision_maps(tiny, m, noise="none", n_points=(30, 10))
+        alone = tb.decision_maps(stored, m, noise="none", n_points=(30, 10))
+        assert np.array_equal(full.probabilities, alone.probabilities)
+        assert np.array_equal(full.core_rule_agreement, alone.core_rule_agreement)
+    with pytest.raises(ValueError, match="noise='nearest'"):
+        tb.decision_maps(stored, "erm", n_points=(30, 10))
+    restored = stored._replace(splits=tb.balancing_toy_splits(TINY, tiny.seeds))
+    for a, b in zip(restored.splits, tiny.splits):
+        for part in ("train", "val", "test"):
+            assert all(np.array_equal(u, v) for u, v in zip(getattr(a, part), getattr(b, part)))
+    assert np.array_equal(tb.decision_maps(restored, "erm", n_points=(30, 10)).probabilities,
+                          tb.decision_maps(tiny, "erm", n_points=(30, 10)).probabilities)
+    with pytest.raises(ValueError, match="seeds"):
+        tb.balancing_toy_splits(TINY, (-1,))

@@ -113,11 +113,17 @@ def _synthetic_sweep():
     return tt.ParitySweep(lrs, seeds, tuple(rows))
 
 
-def test_parity_figures_plot_the_sweep():
+def test_parity_figures_plot_the_sweep(monkeypatch):
+    """The two parity figures draw the sweep of their record: here a synthetic one in its place."""
+    import types
+
+    import figures.registry
     import figures.spurious as fs
 
     sweep = _synthetic_sweep()
-    fig = fs.parity_lr_sweep(sweep=sweep)
+    monkeypatch.setattr(figures.registry, "record", lambda name: types.SimpleNamespace(
+        result=sweep, verdict=("partly reproduced", "a synthetic sweep"), reduced="a synthetic size"))
+    fig = fs.parity_lr_sweep()
     left = fig.axes[0]
     accuracy = sweep.metric("unbiased_accuracy")
     normalised = (accuracy - accuracy.min()) / (accuracy.max() - accuracy.min())
@@ -128,7 +134,7 @@ def test_parity_figures_plot_the_sweep():
     prunability = sweep.metric("node_prunability")
     assert np.allclose(right_means[0].get_ydata(),
                        ((prunability - prunability.min()) / np.ptp(prunability)).mean(axis=1))
-    scatter = fs.bc_share_vs_accuracy(sweep=sweep).axes[0].collections[0]
+    scatter = fs.bc_share_vs_accuracy().axes[0].collections[0]
     assert np.allclose(scatter.get_offsets(), np.column_stack([sweep.metric("max_bc_loss_share").ravel(),
                                                                sweep.metric("unbiased_accuracy").ravel()]))
 
