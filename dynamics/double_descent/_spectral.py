@@ -46,6 +46,14 @@ def _eig(gram):
     return s, W, null
 
 
+def _filtered_solution(W, design, y, f):
+    """W diag(f_t) Wᵀ Xᵀy for every row t of the spectral filter ``f`` (..., T, d): the weights of GD, gradient flow
+    or ridge in the eigenbasis W of XᵀX. By BLAS products: the einsum loops they replace took 10 ms where matmul
+    takes 0.7 ms (d = 250, T = 300), more than the eigendecomposition's gain from a second BLAS thread."""
+    b = (np.swapaxes(W, -1, -2) @ (np.swapaxes(design, -1, -2) @ y[..., None]))[..., 0]
+    return (f * b[..., None, :]) @ np.swapaxes(W, -1, -2)
+
+
 def _inverse_max_eigenvalue(s_max, weight_decay):
     """η = 1/(λ_max + λ): the learning rate of the authors' code
     (:func:`~dynamics.double_descent.inverse_max_eigenvalue_learning_rate`)."""
@@ -215,8 +223,7 @@ def gd_weights(X: ArrayLike, y: ArrayLike, steps: ArrayLike, learning_rate: Opti
                                                    output_penalty, dynamics, steps))
     f = filter_kernel(steps, s2, etas, weight_decay, output_penalty, dynamics == "flow", null2)
     f = f.reshape(batch + f.shape[1:])
-    b = np.einsum("...ji,...j->...i", W, np.einsum("...nd,...n->...d", design, y))
-    u = np.einsum("...ij,...tj->...ti", W, f * b[..., None, :])
+    u = _filtered_solution(W, design, y, f)
     return u if M is None else u @ M.T
 
 
@@ -254,8 +261,7 @@ def ridge_weights(X: ArrayLike, y: ArrayLike, weight_decay: ArrayLike) -> np.nda
     rate = s[..., None, :] + lam[:, None]
     with np.errstate(divide="ignore"):
         f = np.where(null[..., None, :], 0.0, 1.0 / np.where(rate > 0, rate, 1.0))
-    b = np.einsum("...ji,...j->...i", W, np.einsum("...nd,...n->...d", X, y))
-    return np.einsum("...ij,...tj->...ti", W, f * b[..., None, :])
+    return _filtered_solution(W, X, y, f)
 
 
 class _TraceSetup:
@@ -544,8 +550,7 @@ def scheduled_gd_weights(X: ArrayLike, y: ArrayLike, steps: ArrayLike, output_pe
     f = np.stack([np.where(null2[b], 0.0, scheduled_filter_kernel(s2[b], etas[b], weight_decay, schedule, steps))
                   for b in range(s2.shape[0])])
     f = f.reshape(batch + f.shape[1:])
-    b = np.einsum("...ji,...j->...i", W, np.einsum("...nd,...n->...d", X, y))
-    return np.einsum("...ij,...tj->...ti", W, f * b[..., None, :])
+    return _filtered_solution(W, X, y, f)
 
 @one_blas_thread_when_small("F", "X")
 def scheduled_gd_order_parameters(F: Union[Modulation, ArrayLike], X: ArrayLike, steps: ArrayLike,
