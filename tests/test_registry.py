@@ -1,6 +1,7 @@
 """The claim registry and the verify CLI: verdicts, errata, reports, exit status."""
 import json
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -172,6 +173,25 @@ def test_errata_document_lists_printed_and_corrected_forms(monkeypatch, tmp_path
     assert main(["--only", "numerics.zz_erratum", "--errata", "--markdown", str(out)]) == 0
     page = out.read_text()
     assert "x = -a" in page and "x = a" in page and "paper Eq 1" in page and "0.5" in page and "confirmed" in page
+    summary = page.split("## Summary")[1].split("\n## ")[0]
+    assert "| paper Eq 1 | x = -a | x = a | 0.5 / 1e-12 (confirmed) |" in summary  # no LaTeX: the text forms
+    typeset = replace(c, printed_math=r"x = -a", corrected_math=r"x = \lvert a \rvert")
+    monkeypatch.setitem(registry.REGISTRY, c.id, typeset)
+    assert main(["--only", "numerics.zz_erratum", "--errata", "--markdown", str(out)]) == 0
+    page = out.read_text()
+    assert r"| $x = -a$ | $x = \lvert a \rvert$ |" in page  # typeset in the summary ...
+    assert "$$\n  x = \\lvert a \\rvert\n  $$" in page and "(erratum-numerics-zz_erratum)=" in page  # ... and below
+
+
+def test_every_erratum_is_typeset_and_a_bad_form_is_refused():
+    """Every erratum claim gives its printed and corrected forms as LaTeX for the errata page; a form with a
+    dollar sign or unbalanced braces is refused by name."""
+    missing = [c.id for c in registry.load_all().values()
+               if c.kind == "erratum" and not (c.printed_math.strip() and c.corrected_math.strip())]
+    assert not missing, f"errata without LaTeX forms: {missing}"
+    for bad in ("$x$", r"\frac{1}{2"):
+        with pytest.raises(ValueError, match="printed_math"):
+            registry.claim("numerics.zz_bad", "s", "s", "erratum", printed="x", corrected="y", printed_math=bad)
 
 
 @pytest.mark.parametrize("command", ["verify --list", "figures --list", "verify --only starvation.lambert_case2"])

@@ -371,7 +371,12 @@ def conditional_second_moment(run):
        "t in (d/2, d] (relative slack 1e-12: the second is an equality at t = d); the printed factor (d − t) makes the "
        "bound 0 at t = d and fails at (d, t) = (2, 2) and (4, 4).", "erratum",
        printed="E‖m_t⊙∇L‖² ≤ σ²n(d − t)·C(d,t)·(1/2)^{d−1}",
-       corrected="E‖m_t⊙∇L‖² ≤ σ²n(d − t + 1)·C(d,t)·(1/2)^{d−1}, and ≤ σ²n(2/π + (1 − 2/π)/d)·π₀(d,t)")
+       corrected="E‖m_t⊙∇L‖² ≤ σ²n(d − t + 1)·C(d,t)·(1/2)^{d−1}, and ≤ σ²n(2/π + (1 − 2/π)/d)·π₀(d,t)",
+       printed_math=r"\mathbb{E} \lVert m_t \odot \nabla L \rVert^2 \le \sigma^2 n (d - t) \cdot \binom{d}{t} "
+                    r"\cdot \left(\tfrac{1}{2}\right)^{d-1}",
+       corrected_math=r"\mathbb{E} \lVert m_t \odot \nabla L \rVert^2 \le \sigma^2 n (d - t + 1) \cdot \binom{d}{t} "
+                      r"\cdot \left(\tfrac{1}{2}\right)^{d-1} \quad\text{and}\quad "
+                      r"\le \sigma^2 n \left(\tfrac{2}{\pi} + \tfrac{1 - 2/\pi}{d}\right) \cdot \pi_0(d, t)")
 def proposition2_factor():
     corrected_violation, printed_violation, library_error = 0.0, 0.0, 0.0
     with mpmath.workdps(30):
@@ -408,7 +413,11 @@ def proposition2_factor():
        "exp KL(Bern((1+τ)/2)‖Bern(1/2)) (mpmath, rel 1e-14) and the listed values (abs 1e-5). The printed base "
        "2 − q (q = 2^{H₂(t/d)}) is below 1, i.e. no decay at all.", "erratum",
        printed="E‖m_t⊙∇L‖² ≤ O(n/(2 − q)^d), q = 1/(r^r(1−r)^{1−r}), r = t/d",
-       corrected="E‖m_t⊙∇L‖² ≤ 2nσ²·c(τ)^{−d} = O(n/c^d), c(τ) = (1+τ)^{(1+τ)/2}(1−τ)^{(1−τ)/2} = 2/q")
+       corrected="E‖m_t⊙∇L‖² ≤ 2nσ²·c(τ)^{−d} = O(n/c^d), c(τ) = (1+τ)^{(1+τ)/2}(1−τ)^{(1−τ)/2} = 2/q",
+       printed_math=r"\mathbb{E} \lVert m_t \odot \nabla L \rVert^2 \le O\left(n / (2 - q)^d\right), \quad q "
+                    r"= \frac{1}{r^r (1 - r)^{1 - r}}, \quad r = t/d",
+       corrected_math=r"\mathbb{E} \lVert m_t \odot \nabla L \rVert^2 \le 2n\sigma^2 \cdot c(\tau)^{-d} = O(n / c^d), "
+                      r"\quad c(\tau) = (1 + \tau)^{(1 + \tau)/2} (1 - \tau)^{(1 - \tau)/2} = 2/q")
 def proposition2_rate():
     d = 1600
     corrected_error, printed_error, limit, log_error = 0.0, math.inf, 0.0, 0.0
@@ -756,7 +765,12 @@ def _consistency_from_definition(hessians_a, hessians_b, eps, rng, n_points=32):
        "−2εR² fails on the counterexample n = 1, λ = (1, 100) (−C_Eq2 = 99ε > 2εR² = 51.005ε) and on about half "
        "of the random pairs.", "erratum", stochastic=True,
        printed="C^ε(θ*) ≥ −2ε·(det H_{A+B}/det H_{A∧B})²",
-       corrected="C^ε(θ*) ≥ −4ε·(det H_{A+B}/det H_{A∧B})² (√ε, not ε, in the proof; sharp)")
+       corrected="C^ε(θ*) ≥ −4ε·(det H_{A+B}/det H_{A∧B})² (√ε, not ε, in the proof; sharp)",
+       printed_math=r"C^\varepsilon(\theta^*) \ge -2\varepsilon \cdot "
+                    r"\left(\det H_{A+B} / \det H_{A \wedge B}\right)^2",
+       corrected_math=r"C^\varepsilon(\theta^*) \ge -4\varepsilon \cdot "
+                      r"\left(\det H_{A+B} / \det H_{A \wedge B}\right)^2 "
+                      r"\quad (\sqrt{\varepsilon}\text{, not } \varepsilon\text{, in the proof; sharp})")
 def proposition3_constant(run):
     rng = run.rng(800)
     eps = 0.37
@@ -903,7 +917,11 @@ def karcher_mean(run):
        "The caption's '100 times' matches the sum (2% off) but not the mean (a factor "
        "3.9); tolerance 5%, reading '100' as a round figure.", "erratum",
        printed="det H_{A+B} / det H_{A∧B} ≈ 100 with H_{A+B} = ½(H_A + H_B)",
-       corrected="½(H_A + H_B) gives 25.5025 (ellipse area ratio 5.05); ≈ 100 (102.01) holds for the sum H_A + H_B")
+       corrected="½(H_A + H_B) gives 25.5025 (ellipse area ratio 5.05); ≈ 100 (102.01) holds for the sum H_A + H_B",
+       printed_math=r"\det H_{A+B} / \det H_{A \wedge B} \approx 100 \quad \text{with } H_{A+B} "
+                    r"= \tfrac{1}{2}(H_A + H_B)",
+       corrected_math=r"\tfrac{1}{2}(H_A + H_B) \text{ gives } 25.5025 \text{ (ellipse area ratio } 5.05\text{)}; "
+                      r"\quad \approx 100 \ (102.01) \text{ holds for the sum } H_A + H_B")
 def fig3_volume_ratio():
     h_a, h_b = np.diag([0.01, 1.0]), np.diag([1.0, 0.01])
     turn = np.array([[math.cos(0.7), -math.sin(0.7)], [math.sin(0.7), math.cos(0.7)]])

@@ -180,7 +180,9 @@ def trace_formula_equals_teacher_average(run):
        "4000-teacher average "
        "at all 4 steps (Bonferroni over 4 at family-wise 1e−4), the printed one misses by more than 15 SE "
        "(measured ≥ 30 over 20 seed offsets).",
-       "erratum", stochastic=True, printed="A = F V D Vᵀ F", corrected="A = F V · DΛ(Λ + λI)⁻¹ · Vᵀ F⁻¹")
+       "erratum", stochastic=True, printed="A = F V D Vᵀ F", corrected="A = F V · DΛ(Λ + λI)⁻¹ · Vᵀ F⁻¹",
+       printed_math=r"A = F V D V^\top F",
+       corrected_math=r"A = F V \cdot D \Lambda (\Lambda + \lambda I)^{-1} \cdot V^\top F^{-1}")
 def erratum_teacher_enters_through_inverse_F(run):
     mc = _teacher_monte_carlo(run.seed(31), run.seed(32))
     F, X, steps, noise_std = mc["F"].matrix, mc["X"], mc["steps"], mc["noise_std"]
@@ -327,7 +329,9 @@ def stable_root():
        "The printed root 1 + 2λ̃/(1 − α − λ̃ + sqrt((1 − α − λ̃)² + 4λ̃)) cancels catastrophically for α > 1 and small "
        "λ̃ (rel error > 1e−6 against mpmath for λ̃ ∈ [1e−15, 1e−8], α = 4); the stable form stays within 1e−14.",
        "erratum", printed="a = 1 + 2λ/(1 − α − λ + sqrt((1 − α − λ)² + 4λ))",
-       corrected="a = ½[1 + α + λ + sqrt((1 + α + λ)² − 4α)]")
+       corrected="a = ½[1 + α + λ + sqrt((1 + α + λ)² − 4α)]",
+       printed_math=r"a = 1 + \frac{2\lambda}{1 - \alpha - \lambda + \sqrt{(1 - \alpha - \lambda)^2 + 4\lambda}}",
+       corrected_math=r"a = \tfrac{1}{2} \left[1 + \alpha + \lambda + \sqrt{(1 + \alpha + \lambda)^2 - 4\alpha}\right]")
 def erratum_printed_root_cancels():
     printed_err = stable_err = 0.0
     with mpmath.workdps(50):
@@ -991,7 +995,9 @@ def log_time_ode_equals_closed_form(run):
        "Q₂ = b₂(c₂ + Q₁), with b_i, c_i written out here from the roots a_i (Eqs 4.2.14, 4.2.16), to rel 1e−12 "
        "(round-off, amplified by at most 1/(1 − b₁b₂) ≤ 3 here). The corrected c_i = 1 + σ² + n/d − 2(R₁ + R₂) is "
        "the same for both groups, so only the printed form, whose c₁ ≠ c₂, tells Q₁'s two c-terms apart.", "erratum",
-       printed="c_i = 1 − 2R_i − ((2 − a_i)/a_i)(n/d)", corrected="c_i = 1 + σ_ε² − 2R_j − ((2 − a_i)/a_i)(n/d), j ≠ i")
+       printed="c_i = 1 − 2R_i − ((2 − a_i)/a_i)(n/d)", corrected="c_i = 1 + σ_ε² − 2R_j − ((2 − a_i)/a_i)(n/d), j ≠ i",
+       printed_math=r"c_i = 1 - 2R_i - \frac{2 - a_i}{a_i} \frac{n}{d}",
+       corrected_math=r"c_i = 1 + \sigma_\varepsilon^2 - 2R_j - \frac{2 - a_i}{a_i} \frac{n}{d}, \quad j \ne i")
 def erratum_c_uses_other_group():
     printed = corrected = 0.0
     for n, d, p, kappa, noise_std in _CONFIGS:
@@ -1039,7 +1045,9 @@ def erratum_c_uses_other_group():
        "form built on it) holds for the summed loss ½Σ: converged GD on the summed loss matches it to 1e−10 "
        "(round-off), on the printed mean loss it misses by more than 0.1 relative (it converges to (XᵀX + nλI)⁻¹Xᵀy).",
        "erratum", stochastic=True, printed="L_T = (1/2n) Σ_μ (y^μ − ŷ^μ)² + (λ/2)‖ŵ‖²",
-       corrected="L_T = ½ Σ_μ (y^μ − ŷ^μ)² + (λ/2)‖ŵ‖²")
+       corrected="L_T = ½ Σ_μ (y^μ − ŷ^μ)² + (λ/2)‖ŵ‖²",
+       printed_math=r"L_T = \frac{1}{2n} \sum_\mu (y^\mu - \hat y^\mu)^2 + \frac{\lambda}{2} \lVert \hat w \rVert^2",
+       corrected_math=r"L_T = \frac{1}{2} \sum_\mu (y^\mu - \hat y^\mu)^2 + \frac{\lambda}{2} \lVert \hat w \rVert^2")
 def erratum_loss_is_a_sum(run):
     data = dd.draw_teacher_student(dd.TeacherStudentProblem(40, 20, 14, 3.0, noise_std=0.3), n_seeds=1,
                                    seed=run.seed(121))
@@ -1060,7 +1068,10 @@ def erratum_loss_is_a_sum(run):
        f"(n = 150, d = 100, 400 input draws): nQ within t = {_t_limit(1, 399):.2f} standard errors (two-sided, "
        "family-wise 1e−4, "
        "t with 399 degrees of freedom), dQ off by more than 40.", "erratum", stochastic=True,
-       printed="‖ŷ‖² = ŵᵀXᵀXŵ = dQ", corrected="E_Z[ŵᵀXᵀXŵ] = nQ (ŵ independent of X)")
+       printed="‖ŷ‖² = ŵᵀXᵀXŵ = dQ", corrected="E_Z[ŵᵀXᵀXŵ] = nQ (ŵ independent of X)",
+       printed_math=r"\lVert \hat y \rVert^2 = \hat w^\top X^\top X \hat w = dQ",
+       corrected_math=r"\mathbb{E}_Z\left[\hat w^\top X^\top X \hat w\right] = nQ "
+                      r"\quad (\hat w \text{ independent of } X)")
 def erratum_lemma_431_normalization(run):
     n, d = 150, 100
     mod = dd.modulation_matrix(d, 70, 10.0, n_seeds=1, seed=run.seed(131))
@@ -1091,7 +1102,10 @@ _AKT_CONSTANT = 1.6862
        "1.6862 (the corrected bound holds: max ratio − 1.6862 ≤ 0). The per-mode supremum of the variance ratio, "
        "sup_x ((1 − e^{−x})(1 + x)/x)², is 1.6859 (scipy), within the theorem's 1.6862.", "erratum",
        stochastic=True, printed="risk(GF, t) ≤ risk(ridge, λ = 1/t)",
-       corrected="risk(GF, t) ≤ 1.6862 · risk(ridge, λ = 1/t)")
+       corrected="risk(GF, t) ≤ 1.6862 · risk(ridge, λ = 1/t)",
+       printed_math=r"\operatorname{risk}(\mathrm{GF}, t) \le \operatorname{risk}(\mathrm{ridge}, \lambda = 1/t)",
+       corrected_math=r"\operatorname{risk}(\mathrm{GF}, t) \le 1.6862 \cdot "
+                      r"\operatorname{risk}(\mathrm{ridge}, \lambda = 1/t)")
 def erratum_gradient_flow_ridge_constant(run):
     data = dd.draw_teacher_student(dd.TeacherStudentProblem(120, 100, 50, 1.0, noise_std=1.0), n_seeds=1,
                                    seed=run.seed(161), n_test=1)
@@ -1131,7 +1145,11 @@ _STEP_LADDER = 2.0 ** np.arange(6)
        "(iii) on a one-feature design the library's flow R and ridge R at λ = 1/(ηk) differ by at most 0.2036 at "
        "ηks = 2.513 (1e−9, the optimiser's tolerance).", "erratum", stochastic=True,
        printed="exp(−ηkΛ) ≈ (I + ηkΛ)⁻¹ by log(1 + x) ≈ x (valid for ηks ≪ 1)",
-       corrected="e^{−x} ≈ 1/(1 + x): exact only as x → 0 and x → ∞, off by up to 0.2036 per mode at x = 2.513")
+       corrected="e^{−x} ≈ 1/(1 + x): exact only as x → 0 and x → ∞, off by up to 0.2036 per mode at x = 2.513",
+       printed_math=r"\exp(-\eta k \Lambda) \approx (I + \eta k \Lambda)^{-1} \quad \text{by } \log(1 + x) \approx x "
+                    r"\quad (\text{valid for } \eta k s \ll 1)",
+       corrected_math=r"e^{-x} \approx \frac{1}{1 + x} \quad \text{exact only as } x \to 0 \text{ and } x \to "
+                      r"\infty\text{; off by up to } 0.2036 \text{ per mode at } x = 2.513")
 def erratum_gd_to_ridge_step(run):
     data = dd.draw_teacher_student(dd.TeacherStudentProblem(110, 100, 70, 30.0), n_seeds=1, seed=run.seed(171),
                                    n_test=1)
@@ -1183,7 +1201,11 @@ def erratum_gd_to_ridge_step(run):
        "more than 0.5 somewhere on k ∈ [0.1, 1e7] (measured 0.98), where equal speeds would make it 0.", "erratum",
        stochastic=True, printed="the output penalty a‖ŷ‖² equalises the learning speeds of the features",
        corrected="R_a(k) = R₀((1 + a)k)/(1 + a), Q_a(k) = Q₀((1 + a)k)/(1 + a)²: a uniform time rescaling and "
-                 "shrinkage")
+                 "shrinkage",
+       printed_math=r"\text{the output penalty } a \lVert \hat y \rVert^2 "
+                    r"\text{ equalises the learning speeds of the features}",
+       corrected_math=r"R_a(k) = \frac{R_0((1 + a)k)}{1 + a}, \quad Q_a(k) = \frac{Q_0((1 + a)k)}{(1 + a)^2} "
+                      r"\quad \text{(a uniform time rescaling and shrinkage)}")
 def erratum_q_penalty_equalises_speeds(run):
     setup = dd.OUTPUT_PENALTY_SETUP
     data = dd.draw_teacher_student(dd.TeacherStudentProblem(**setup), n_seeds=1, seed=run.seed(181), n_test=1)

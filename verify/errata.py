@@ -12,24 +12,50 @@ def _number(x):
     return "-" if x is None or not math.isfinite(x) else f"{x:.3g}"
 
 
+def _math(tex, text):
+    """The typeset form (MyST inline maths) where the claim gives one, else the text form."""
+    return f"${tex}$" if tex else text
+
+
+def _cell(text):
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
 def document(results) -> str:
-    """Markdown for the erratum claims among ``results`` (ClaimResult objects), grouped by theory."""
+    """Markdown for the erratum claims among ``results`` (ClaimResult objects), grouped by theory: a summary table
+    (source, printed, corrected, evidence, claim), then one section per erratum with the typeset forms, their
+    text notes, the evidence and the claim's statement."""
     lines = ["# Errata found in the sources", "",
              "Each entry is an executable claim of `python -m verify`: the printed formula is evaluated and shown to "
              "fail (its error exceeds the rejection threshold), and the corrected one is shown to hold (its error is "
              "within the tolerance). Regenerate with `python -m verify --slow --docs docs/claims`.", ""]
     order = {t.id: i for i, t in enumerate((CORE,) + THEORIES)}  # sections in the registry's order
     errata = sorted((r for r in results if r.claim.kind == "erratum"), key=lambda r: (order[r.claim.theory], r.claim.id))
+    verdicts = {"pass": "confirmed", "FAIL": "NOT confirmed", "error": "error", "skipped": "skipped"}
+    if errata:
+        lines += ["## Summary", "",
+                  "The evidence column gives the printed form's error against the corrected form's; the entry below "
+                  "each table row says what the error measures.", "",
+                  "| Source | Printed | Corrected | Evidence (printed / corrected) | Erratum |", "|---|---|---|---|---|"]
+        for r in errata:
+            c = r.claim
+            lines.append(f"| {_cell(c.source)} | {_cell(_math(c.printed_math, c.printed))} | "
+                         f"{_cell(_math(c.corrected_math, c.corrected))} | {_number(r.printed_error)} / "
+                         f"{_number(r.measured)} ({verdicts[r.verdict]}) | "
+                         f"{{ref}}`{c.id.split('.', 1)[1].replace('_', ' ')} <erratum-{c.id.replace('.', '-')}>` |")
+        lines.append("")
     for theory, group in groupby(errata, key=lambda r: r.claim.theory):
         lines += [f"## {_theory(theory).title}", ""]
         for r in group:
             c = r.claim
-            verdict = {"pass": "confirmed", "FAIL": "NOT confirmed", "error": "error", "skipped": "skipped"}[r.verdict]
-            lines += [f"### `{c.id}` — {verdict}", "", f"Claim page: {{ref}}`{c.id} <claim-{c.id}>`.", "",
-                      f"- **Source:** {c.source}",
-                      f"- **Printed:** {c.printed}",
-                      f"- **Corrected:** {c.corrected}",
-                      f"- **Evidence:** the printed form's error is {_number(r.printed_error)} (rejected above "
+            lines += [f"(erratum-{c.id.replace('.', '-')})=", f"### `{c.id}` — {verdicts[r.verdict]}", "",
+                      f"Claim page: {{ref}}`{c.id} <claim-{c.id}>`.", "",
+                      f"- **Source:** {c.source}"]
+            for label, tex, text in (("Printed", c.printed_math, c.printed), ("Corrected", c.corrected_math,
+                                                                               c.corrected)):
+                lines += ([f"- **{label}:**", "", f"  $$\n  {tex}\n  $$", "", f"  {text}"] if tex
+                          else [f"- **{label}:** {text}"])
+            lines += [f"- **Evidence:** the printed form's error is {_number(r.printed_error)} (rejected above "
                       f"{_number(r.reject_above)}); the corrected form's error is {_number(r.measured)} (tolerance "
                       f"{_number(r.tolerance)}).",
                       f"- **Claim:** {c.statement}", ""]

@@ -139,7 +139,12 @@ _TAUS = (1.0, 1.7)
        "erratum", stochastic=True,
        printed="E = Σ_α (s_α − a^α·b^α)² + Σ_{α≠β} (a^α·b^β)² (2.2.13) and E(s − ab)² (2.2.17), no legible prefactor",
        corrected="E = 1/(2τ) Σ_α (s_α − a^α·b^α)² + 1/(2τ) Σ_{α≠β} (a^α·b^β)² and E(a, b) = 1/(2τ)(s − ab)², "
-                 "whose negative gradients are (2.2.11–12) and (2.2.15–16)")
+                 "whose negative gradients are (2.2.11–12) and (2.2.15–16)",
+       printed_math=r"E = \sum_\alpha (s_\alpha - a^\alpha \cdot b^\alpha)^2 "
+                    r"+ \sum_{\alpha \ne \beta} (a^\alpha \cdot b^\beta)^2 \quad\text{and}\quad E = (s - ab)^2",
+       corrected_math=r"E = \frac{1}{2\tau} \sum_\alpha (s_\alpha - a^\alpha \cdot b^\alpha)^2 "
+                      r"+ \frac{1}{2\tau} \sum_{\alpha \ne \beta} (a^\alpha \cdot b^\beta)^2 \quad\text{and}\quad "
+                      r"E(a, b) = \frac{1}{2\tau} (s - ab)^2")
 def erratum_energy_prefactor(run):
     rng = run.rng(4)
     task = ln.mode_task(S_SMALL_TASK, 6, 5, seed=rng)
@@ -199,7 +204,10 @@ def _decoupling_errors(task, W21, W32, t, closed_form):
        printed="(2.2.14) a^α·b^β = 0 for all α ≠ β: the condition for each mode to follow (2.2.15–16)",
        corrected="a^α = a_α r^α and b^α = b_α r^α with orthonormal r^α (a^α ∥ b^α; with (2.2.14) the directions of "
                  "different modes are then orthogonal): an invariant manifold on which each mode follows "
-                 "(2.2.15–16)")
+                 "(2.2.15–16)",
+       printed_math=r"a^\alpha \cdot b^\beta = 0 \quad \text{for all } \alpha \ne \beta",
+       corrected_math=r"a^\alpha = a_\alpha r^\alpha \quad\text{and}\quad b^\alpha = b_\alpha r^\alpha "
+                      r"\quad \text{with orthonormal } r^\alpha")
 def erratum_decoupling_condition():
     s = np.array([2.0, 1.0])
     task = ln.mode_task(s, 3, 2, seed=0)
@@ -704,7 +712,10 @@ _ERRATUM_TIMES = np.array([0.5, 2.0, 50.0])
        "times its standard error of −1/2), so no bias of (2.3.14) shows down to 1/64 of the smallest estimate's "
        "spread.", "erratum", stochastic=True,
        printed="E_g(t) = (1/N) Σ_i λ_i (z̄_i − z_i(t))² + σ_ε²  (Eq 2.3.15)",
-       corrected="E_g(t) = (1/N) Σ_i (z̄_i − z_i(t))² + σ_ε² = ||w̄ − w(t)||²/N + σ_ε²  (Eq 2.3.14, Advani & Saxe)")
+       corrected="E_g(t) = (1/N) Σ_i (z̄_i − z_i(t))² + σ_ε² = ||w̄ − w(t)||²/N + σ_ε²  (Eq 2.3.14, Advani & Saxe)",
+       printed_math=r"E_g(t) = \frac{1}{N} \sum_i \lambda_i (\bar z_i - z_i(t))^2 + \sigma_\varepsilon^2",
+       corrected_math=r"E_g(t) = \frac{1}{N} \sum_i (\bar z_i - z_i(t))^2 + \sigma_\varepsilon^2 = \lVert \bar w "
+                      r"- w(t) \rVert^2 / N + \sigma_\varepsilon^2")
 def erratum_test_error(run):
     inst = ln.draw_student(200, 150, teacher_std=1.0, noise_std=0.5, init_std=0.1, seed=run.rng(55))
     w = ln.student_weights(inst, _ERRATUM_TIMES)

@@ -291,6 +291,8 @@ class Claim:
     subject: str = "library"
     printed: str = ""
     corrected: str = ""
+    printed_math: str = ""
+    corrected_math: str = ""
 
     @property
     def theory(self):
@@ -343,13 +345,14 @@ REGISTRY = {}
 
 
 def claim(id, source, statement, kind, cost="fast", needs=(), stochastic=False, subject="library", printed="",
-          corrected=""):
+          corrected="", printed_math="", corrected_math=""):
     """Register the decorated function as the check of a claim.
 
     A deterministic claim's function takes no argument; a ``stochastic`` one takes the :class:`RunContext`
     and draws its seeds through it. ``subject="source"`` marks a claim that checks the source's
     mathematics without calling :mod:`dynamics` (e.g. a sympy derivation). An erratum gives the
-    ``printed`` and ``corrected`` forms as text, for the errata document.
+    ``printed`` and ``corrected`` forms as text, for the terminal and the errata document's notes, and
+    ``printed_math`` and ``corrected_math`` as LaTeX (the body of a ``$...$``), which the errata page typesets.
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
@@ -364,12 +367,15 @@ def claim(id, source, statement, kind, cost="fast", needs=(), stochastic=False, 
     theory(id.split(".", 1)[0])  # the prefix names a registered theory (or the numerics core)
     if kind == "erratum" and not (printed.strip() and corrected.strip()):
         raise ValueError(f"erratum claim {id!r} must give its printed and corrected forms")
+    for name, tex in (("printed_math", printed_math), ("corrected_math", corrected_math)):
+        if "$" in tex or tex.count("{") != tex.count("}"):
+            raise ValueError(f"{name} of {id!r} must be LaTeX without '$' and with balanced braces, got {tex!r}")
 
     def register(fn):
         if id in REGISTRY and REGISTRY[id].check.__qualname__ != fn.__qualname__:
             raise ValueError(f"claim id {id!r} registered twice")
         REGISTRY[id] = Claim(id, source, statement, kind, fn, cost, tuple(needs), bool(stochastic), subject,
-                             printed, corrected)
+                             printed, corrected, printed_math, corrected_math)
         return fn
 
     return register

@@ -129,7 +129,9 @@ def lemma1_gradient_identities(run):
        "taken by central finite differences of the loss values (independent of the analytic gradients), the "
        "printed relation misses by |1 − 1/ρ| (> 0.3 at ρ in {0.5, 2, 10}) on every synthetic loss, while the "
        "chain-rule form ∇L(x) = ρ∇L(ρx) holds to 1e-6 (the finite differences' error).", "erratum",
-       stochastic=True, printed="∇L(x) = ∇L(ρx)  (A.1)", corrected="∇L(x) = ρ∇L(ρx)  (chain rule on x ↦ L(ρx))")
+       stochastic=True, printed="∇L(x) = ∇L(ρx)  (A.1)", corrected="∇L(x) = ρ∇L(ρx)  (chain rule on x ↦ L(ρx))",
+       printed_math=r"\nabla L(x) = \nabla L(\rho x)",
+       corrected_math=r"\nabla L(x) = \rho \nabla L(\rho x) \quad (\text{chain rule on } x \mapsto L(\rho x))")
 def erratum_lemma1_appendix_a(run):
     rng = run.rng(102)
     printed, corrected = [], []
@@ -905,7 +907,9 @@ def _srt_run(rng, lam, n=150):
        "(1/r_k)Σ_{i<=k}β^{k−i}(∇L(u_i) + λr_i²u_i) to rtol 1e-12; the printed summand (∇L(u_k) + λr_kr_iu_i) misses "
        "by more than 1e-2 (relative to ‖a_k‖).", "erratum", stochastic=True,
        printed="a_k = (1/r_k) Σ_{i<=k} β^{k−i} (∇L(u_k) + λ r_k r_i u_i)  (3.75)",
-       corrected="a_k = (1/r_k) Σ_{i<=k} β^{k−i} (∇L(u_i) + λ r_i² u_i)")
+       corrected="a_k = (1/r_k) Σ_{i<=k} β^{k−i} (∇L(u_i) + λ r_i² u_i)",
+       printed_math=r"a_k = \frac{1}{r_k} \sum_{i \le k} \beta^{k-i} \left(\nabla L(u_k) + \lambda r_k r_i u_i\right)",
+       corrected_math=r"a_k = \frac{1}{r_k} \sum_{i \le k} \beta^{k-i} \left(\nabla L(u_i) + \lambda r_i^2 u_i\right)")
 def erratum_eq_3_75_rescaled_momentum(run):
     rng = run.rng(121)
     lam, beta = 0.1, 0.9
@@ -935,7 +939,11 @@ def erratum_eq_3_75_rescaled_momentum(run):
        "(adam_nu_R) to rtol 1e-12; the printed sum with λr_ir_k misses by more than 1e-2 relative, and the "
        "printed ν^R = r_k v_k by far more.", "erratum", stochastic=True,
        printed="ν^R_k = r_k v_k, with ‖∇L(u_i) + λ r_i r_k u_i‖² in the sum",
-       corrected="ν^R_k = r_k (1−β₁^{k+1})/(1−β₁) sqrt(v_k/(1−β₂^{k+1})), with ‖∇L(u_i) + λ r_i² u_i‖² in the sum")
+       corrected="ν^R_k = r_k (1−β₁^{k+1})/(1−β₁) sqrt(v_k/(1−β₂^{k+1})), with ‖∇L(u_i) + λ r_i² u_i‖² in the sum",
+       printed_math=r"\nu^R_k = r_k v_k, \quad \text{with } \lVert \nabla L(u_i) "
+                    r"+ \lambda r_i r_k u_i \rVert^2 \text{ in the sum}",
+       corrected_math=r"\nu^R_k = r_k \frac{1 - \beta_1^{k+1}}{1 - \beta_1} \sqrt{\frac{v_k}{1 - \beta_2^{k+1}}}, "
+                      r"\quad \text{with } \lVert \nabla L(u_i) + \lambda r_i^2 u_i \rVert^2 \text{ in the sum}")
 def erratum_nu_rescaled(run):
     rng = run.rng(122)
     lam = 0.3
@@ -1043,7 +1051,9 @@ def periodic_collapse(run):
        "The thesis's §3.4.2 prints the SGD + L2 update with ∇L − λx: its momentum on the sphere has ⟨c,u⟩ = −λr², "
        "contradicting Table 3.1's +λr² (relative miss 2), while SGD with weight_decay (∇L + λx) gives ⟨c,u⟩ = λr² to 1e-12 "
        "(spherical_step on both updates, random points of a Rayleigh loss).", "erratum", stochastic=True,
-       printed="x_{k+1} = x_k − η(∇L(x_k) − λ_k x_k)", corrected="x_{k+1} = x_k − η(∇L(x_k) + λ_k x_k)")
+       printed="x_{k+1} = x_k − η(∇L(x_k) − λ_k x_k)", corrected="x_{k+1} = x_k − η(∇L(x_k) + λ_k x_k)",
+       printed_math=r"x_{k+1} = x_k - \eta \left(\nabla L(x_k) - \lambda_k x_k\right)",
+       corrected_math=r"x_{k+1} = x_k - \eta \left(\nabla L(x_k) + \lambda_k x_k\right)")
 def erratum_sgd_l2_sign(run):
     rng = run.rng(125)
     d, eta, lam = 10, 0.05, 0.2
@@ -1069,7 +1079,10 @@ def erratum_sgd_l2_sign(run):
        "tan²θ_k is the same in the exactly equivalent runs SGD(η; ρx₀) and SGD(η/ρ², x₀) (ρ = 3, rtol 1e-10), "
        "while the printed (ηg)²/r_k² differs between them by the factor ρ² (relative miss 8).", "erratum",
        stochastic=True, printed="small parameter (η_k‖∇L(u_k)‖)²/r_k²",
-       corrected="small parameter (η_k‖∇L(u_k)‖)²/r_k⁴ = tan²θ_k")
+       corrected="small parameter (η_k‖∇L(u_k)‖)²/r_k⁴ = tan²θ_k",
+       printed_math=r"\text{small parameter } \left(\eta_k \lVert \nabla L(u_k) \rVert\right)^2 / r_k^2",
+       corrected_math=r"\text{small parameter } \left(\eta_k \lVert \nabla L(u_k) \rVert\right)^2 / r_k^4 "
+                      r"= \tan^2 \theta_k")
 def erratum_theorem4_small_parameter(run):
     rng = run.rng(126)
     d, eta, rho, n = 12, 0.05, 3.0, 500
@@ -1096,7 +1109,12 @@ def erratum_theorem4_small_parameter(run):
        "1e-15 relative on every synthetic loss, while the printed g ⊘ (‖g‖/(d^{−1/2}‖g‖)) = g/√d misses by more "
        "than 0.1.", "erratum", stochastic=True,
        printed="ψ(∇L(u)) = ∇L(u) ⊘ (‖∇L(u)‖/(d^{−1/2}‖∇L(u)‖))",
-       corrected="ψ(∇L(u)) = ∇L(u) ⊘ (|∇L(u)|/(d^{−1/2}‖∇L(u)‖)) (element-wise |·|)")
+       corrected="ψ(∇L(u)) = ∇L(u) ⊘ (|∇L(u)|/(d^{−1/2}‖∇L(u)‖)) (element-wise |·|)",
+       printed_math=r"\psi(\nabla L(u)) = \nabla L(u) \oslash "
+                    r"\left(\lVert \nabla L(u) \rVert / (d^{-1/2} \lVert \nabla L(u) \rVert)\right)",
+       corrected_math=r"\psi(\nabla L(u)) = \nabla L(u) \oslash "
+                      r"\left(\lvert \nabla L(u) \rvert / (d^{-1/2} \lVert \nabla L(u) \rVert)\right) "
+                      r"\quad (\text{element-wise } \lvert \cdot \rvert)")
 def erratum_fig35_deformation(run):
     rng = run.rng(127)
     printed, corrected = math.inf, 0.0
@@ -1122,7 +1140,9 @@ def erratum_fig35_deformation(run):
        "rates satisfy B.2's ratio Σ_{i<k}η_i²/η_k² = (1 − (1−ηλ)^{4k})/((1−ηλ)^{−4} − 1) (rtol 1e-12); the printed "
        "schedule, read with i = k (exponent −3k) or with i = 0 (exponent −k), leaves SGD + L2's directions by more "
        "than 1e-2 on both losses.", "erratum", stochastic=True,
-       printed="η_k = (1−ηλ)^{−2i−k} η  (App. B.2)", corrected="η_k = (1−ηλ)^{−2k−1} η  (the schedule of Eq 3.44)")
+       printed="η_k = (1−ηλ)^{−2i−k} η  (App. B.2)", corrected="η_k = (1−ηλ)^{−2k−1} η  (the schedule of Eq 3.44)",
+       printed_math=r"\eta_k = (1 - \eta\lambda)^{-2i-k} \eta",
+       corrected_math=r"\eta_k = (1 - \eta\lambda)^{-2k-1} \eta")
 def erratum_appendix_b2_schedule(run):
     rng = run.rng(128)
     d, eta, lam, n = 16, 0.05, 0.01, 1000
@@ -1158,7 +1178,10 @@ def erratum_appendix_b2_schedule(run):
        "relative); the printed line, read with the leading m_k as an element-wise factor, misses R(T(m_k)) by more "
        "than 0.1 relative at every step.", "erratum", stochastic=True,
        printed="m_k ← m_k(x_{k+1}ᵀx_k m_k − (m_kᵀx_{k+1}) x_k)/(x_{k+1}ᵀx_{k+1})  (Algorithm 1, line 10)",
-       corrected="m_k ← (x_{k+1}ᵀx_k m_k − (m_kᵀx_{k+1}) x_k)/(x_{k+1}ᵀx_{k+1}) = RT(m_k)  (Eq 3.76)")
+       corrected="m_k ← (x_{k+1}ᵀx_k m_k − (m_kᵀx_{k+1}) x_k)/(x_{k+1}ᵀx_{k+1}) = RT(m_k)  (Eq 3.76)",
+       printed_math=r"m_k \leftarrow m_k \frac{x_{k+1}^\top x_k m_k - (m_k^\top x_{k+1}) x_k}{x_{k+1}^\top x_{k+1}}",
+       corrected_math=r"m_k \leftarrow \frac{x_{k+1}^\top x_k m_k - (m_k^\top x_{k+1}) x_k}{x_{k+1}^\top x_{k+1}} "
+                      r"= RT(m_k)")
 def erratum_algorithm1_line10_transport(run):
     rng = run.rng(129)
     d, beta1 = 12, 0.9
@@ -1190,7 +1213,10 @@ def erratum_algorithm1_line10_transport(run):
        "noisy Rayleigh loss; with t = k + 2 the corrected first moment misses g by β₁/(1+β₁) and the first step's length misses by "
        "1 − sqrt(1+β₂)/(1+β₁) (both > 0.2).", "erratum", stochastic=True,
        printed="k ← k + 1 at the top of the loop, then 1 − β₁^{k+1}, 1 − β₂^{k+1}  (t = 2 at the first step)",
-       corrected="t = k + 1 at step k = 0, 1, ... (t = 1 at the first step), as in Eq 3.79")
+       corrected="t = k + 1 at step k = 0, 1, ... (t = 1 at the first step), as in Eq 3.79",
+       printed_math=r"k \leftarrow k + 1 \text{ at the top of the loop, then } 1 - \beta_1^{k+1},\ 1 - \beta_2^{k+1} "
+                    r"\quad (t = 2 \text{ at the first step})",
+       corrected_math=r"t = k + 1 \text{ at step } k = 0, 1, \dots \quad (t = 1 \text{ at the first step})")
 def erratum_algorithm1_bias_index(run):
     rng = run.rng(130)
     d, eta, betas = 12, 0.05, (0.9, 0.99)
@@ -1235,7 +1261,10 @@ def erratum_algorithm1_bias_index(run):
        "|η/r_k² − 1|, both more than 0.1 at every step from the fifth on (when the accumulator has grown).",
        "erratum", stochastic=True,
        printed="η^e_AdaGrad = … = η^e_SGD = 1/(d^{−1/2}‖b‖)  (App. C.1)",
-       corrected="η^e_AdaGrad = η^e_SGD · 1/(d^{−1/2}‖b_k‖), the same η  (A_k of Eq 3.26)")
+       corrected="η^e_AdaGrad = η^e_SGD · 1/(d^{−1/2}‖b_k‖), the same η  (A_k of Eq 3.26)",
+       printed_math=r"\eta^e_{\mathrm{AdaGrad}} = \dots = \eta^e_{\mathrm{SGD}} = \frac{1}{d^{-1/2} \lVert b \rVert}",
+       corrected_math=r"\eta^e_{\mathrm{AdaGrad}} = \eta^e_{\mathrm{SGD}} "
+                      r"\cdot \frac{1}{d^{-1/2} \lVert b_k \rVert}\text{, the same } \eta")
 def erratum_appendix_c1_adagrad_lr(run):
     rng = run.rng(131)
     d, eta = 12, 0.05
@@ -1269,7 +1298,9 @@ def erratum_appendix_c1_adagrad_lr(run):
        "SGD) and gives ‖x_{k+1}‖² = (1−ηλ)²‖x_k‖² + η²‖∇L(x_k)‖² (Eq 3.25 with its decay; tangent gradient by "
        "Lemma 1), both to 1e-14 relative; the printed step, which grows the weights by 1 + λ, misses the optimizer's "
        "step by more than 0.05 relative.", "erratum", stochastic=True,
-       printed="x_{k+1} = x_k − η∇L(x_k) + λx_k  (2.14)", corrected="x_{k+1} = x_k − η∇L(x_k) − ηλx_k")
+       printed="x_{k+1} = x_k − η∇L(x_k) + λx_k  (2.14)", corrected="x_{k+1} = x_k − η∇L(x_k) − ηλx_k",
+       printed_math=r"x_{k+1} = x_k - \eta \nabla L(x_k) + \lambda x_k",
+       corrected_math=r"x_{k+1} = x_k - \eta \nabla L(x_k) - \eta\lambda x_k")
 def erratum_sgdw_sign(run):
     rng = run.rng(132)
     eta, lam = 0.05, 0.1
@@ -1295,7 +1326,10 @@ def erratum_sgdw_sign(run):
        "printed term, read with the lost operator as + or as a product ⟨∇L(u_i),u_k⟩ ∇L(u_i) ⊙ u_k, misses c_k⊥ by "
        "more than 1e-2 relative (the largest miss over steps 10..99, the smaller of the two readings).", "erratum",
        stochastic=True, printed="∇L(u_i) ⟨∇L(u_i),u_k⟩u_k  (§3.5.1 (b1))",
-       corrected="∇L(u_i) − ⟨∇L(u_i),u_k⟩u_k  (the tangential part at u_k)")
+       corrected="∇L(u_i) − ⟨∇L(u_i),u_k⟩u_k  (the tangential part at u_k)",
+       printed_math=r"\nabla L(u_i) \; \langle \nabla L(u_i), u_k \rangle u_k",
+       corrected_math=r"\nabla L(u_i) - \langle \nabla L(u_i), u_k \rangle u_k "
+                      r"\quad (\text{the tangential part at } u_k)")
 def erratum_b1_tangential_projection(run):
     rng = run.rng(133)
     d, eta, gamma = 12, 0.05, 0.9
@@ -1340,7 +1374,9 @@ _TABLE_B2_LAMBDA_E4 = ((2.5, 5, 1.25, 0.31, 1.25, 5), (2.5, 0.08, 0.63, 2.5, 1.2
        "duplicate replaced by 1/2 holds all of them to the table's rounding (0.005 in units of 1e-4), while the "
        "printed grid misses the five entries λ = 5e-4 = 1e-3/2 by 2.5e-4 (2.5 in units of 1e-4).", "erratum",
        subject="source", printed="λ ∈ 1e-3·{0, 1/128, 1/64, 1/32, 1/32, 1/16, 1/8, 1/4}  (§3.5.3)",
-       corrected="λ ∈ 1e-3·{0, 1/128, 1/64, 1/32, 1/16, 1/8, 1/4, 1/2}")
+       corrected="λ ∈ 1e-3·{0, 1/128, 1/64, 1/32, 1/16, 1/8, 1/4, 1/2}",
+       printed_math=r"\lambda \in 10^{-3} \cdot \{0, 1/128, 1/64, 1/32, 1/32, 1/16, 1/8, 1/4\}",
+       corrected_math=r"\lambda \in 10^{-3} \cdot \{0, 1/128, 1/64, 1/32, 1/16, 1/8, 1/4, 1/2\}")
 def erratum_lambda_grid():
     entries = np.array(_TABLE_B2_LAMBDA_E4, dtype=float).ravel()
     printed = 10.0 * np.array([0, 1 / 128, 1 / 64, 1 / 32, 1 / 32, 1 / 16, 1 / 8, 1 / 4])  # in units of 1e-4

@@ -385,7 +385,9 @@ def prop2_needs_converged_core(run):
        "index's range [0, 1 − d^{−1/2}] on random Gaussian and sparse vectors), while Diao's (p, q) = (1, 2), "
        "pq_index, stays in that range to 1e-12 and is 0 on constant-magnitude and 1 − d^{−1/2} on 1-sparse vectors.",
        "erratum", printed="I = 1 - d^(1/q - 1/p) ||w||_p / ||w||_q with p = 2, q = 1",
-       corrected="I = 1 - d^(1/2 - 1) ||w||_1 / ||w||_2 (p = 1, q = 2, 0 < p < q)", stochastic=True)
+       corrected="I = 1 - d^(1/2 - 1) ||w||_1 / ||w||_2 (p = 1, q = 2, 0 < p < q)", stochastic=True,
+       printed_math=r"I = 1 - d^{1/q - 1/p} \lVert w \rVert_p / \lVert w \rVert_q \quad \text{with } p = 2,\ q = 1",
+       corrected_math=r"I = 1 - d^{1/2 - 1} \lVert w \rVert_1 / \lVert w \rVert_2 \quad (p = 1,\ q = 2,\ 0 < p < q)")
 def pq_index_convention(run):
     rng = run.rng(5)
     printed_error, corrected_error = math.inf, 0.0
@@ -418,7 +420,11 @@ TABLE1_PRUNABILITY = (  # Barsbey et al. 2025, Table 1, "Prun." column (min, max
        "over the grid), yet Table 1 reports values down to 0.195; the mean over the 10 values is >= 0.1 for any "
        "model and every Table 1 value (0.195 to 1.029) is feasible.", "erratum",
        printed="prunability = sum over kappa in {0, 0.1, ..., 0.9} of Acc(f^kappa)/Acc(f)",
-       corrected="prunability = mean over kappa in {0, 0.1, ..., 0.9} of Acc(f^kappa)/Acc(f)", stochastic=True)
+       corrected="prunability = mean over kappa in {0, 0.1, ..., 0.9} of Acc(f^kappa)/Acc(f)", stochastic=True,
+       printed_math=r"\text{prunability} = \sum_{\kappa \in \{0, 0.1, \dots, 0.9\}} \mathrm{Acc}(f^\kappa) / "
+                    r"\mathrm{Acc}(f)",
+       corrected_math=r"\text{prunability} = \operatorname{mean}_{\kappa \in \{0, 0.1, \dots, 0.9\}} "
+                      r"\mathrm{Acc}(f^\kappa) / \mathrm{Acc}(f)")
 def prunability_is_mean(run):
     rng = run.rng(3)
     data = spur.make_parity_task(2000, seed=rng)
@@ -662,7 +668,9 @@ WATERBIRDS_STANDARD = {("landbird", "land"): 3498, ("landbird", "water"): 184, (
        "waterbird/water 1057); swapping both the row and the column labels makes every count agree, and "
        "BENCHMARK_GROUP_COUNTS holds the standard assignment.", "erratum",
        printed="Land bird: Water 56, Land 1057; Water bird: Water 3498, Land 184",
-       corrected="Water bird: Land 56, Water 1057; Land bird: Land 3498, Water 184")
+       corrected="Water bird: Land 56, Water 1057; Land bird: Land 3498, Water 184",
+       printed_math=r"\text{Land bird: Water 56, Land 1057; Water bird: Water 3498, Land 184}",
+       corrected_math=r"\text{Water bird: Land 56, Water 1057; Land bird: Land 3498, Water 184}")
 def waterbirds_labels_swapped():
     rows = TABLE1_PRINTED["waterbirds"]
     printed_rows, printed_cols = ("landbird", "waterbird"), ("water", "land")
@@ -737,7 +745,9 @@ def coverage_formula(run):
        "group-balanced draws per epoch the not-blond groups' coverage is 0.828 after 3 epochs but 0.444 after 1 "
        "(RWY, N/2 draws per epoch into the not-blond class, gives the same), so the 44% belongs to one epoch (within "
        "the 0.005 of printing a whole percent).", "erratum",
-       printed="coverage after 3 epochs = 44%", corrected="coverage after 1 epoch = 44% (82.8% after 3)")
+       printed="coverage after 3 epochs = 44%", corrected="coverage after 1 epoch = 44% (82.8% after 3)",
+       printed_math=r"\text{coverage after 3 epochs} = 44\%",
+       corrected_math=r"\text{coverage after 1 epoch} = 44\% \quad (82.8\% \text{ after } 3)")
 def coverage_one_epoch_not_three():
     one, three = _celeba_rwg_coverage(1), _celeba_rwg_coverage(3)
     rwy_one = float(spur.reweighting_coverage(CELEBA.counts, 1, balance="class").class_fractions[0])

@@ -310,7 +310,10 @@ def theorem1_eq10_outside_unit_cube():
        "Pezeshki (thesis), Eqs .5.18-.5.20 (the proof of Theorem 1, Eqs 36-38 of Pezeshki et al. 2021)",
        "With learning rate η = 0.3 the printed Jacobian, η multiplying only the barrier term, misses the finite-difference "
        "Jacobian of the field η(log((1-α)/α) - Kα), while η·(-diag(1/(α(1-α))) - K) matches it (relative 1e-6).",
-       "erratum", printed="J = -η·diag(1/(α(1-α))) - λ⁻¹US²Uᵀ", corrected="J = -η·(diag(1/(α(1-α))) + λ⁻¹US²Uᵀ)")
+       "erratum", printed="J = -η·diag(1/(α(1-α))) - λ⁻¹US²Uᵀ", corrected="J = -η·(diag(1/(α(1-α))) + λ⁻¹US²Uᵀ)",
+       printed_math=r"J = -\eta \cdot \operatorname{diag}(1/(\alpha(1 - \alpha))) - \lambda^{-1} U S^2 U^\top",
+       corrected_math=r"J = -\eta \cdot "
+                      r"\left(\operatorname{diag}(1/(\alpha(1 - \alpha))) + \lambda^{-1} U S^2 U^\top\right)")
 def erratum_theorem1_eta():
     eta = 0.3
     U, s, weight_decay = gs.coupling_matrix(0.5), np.array([6.0, TOY_S2]), TOY_WEIGHT_DECAY
@@ -328,7 +331,11 @@ def erratum_theorem1_eta():
        "The proof linearises Eq 9's field although the theorem is about Eq 10: Eq 9's Jacobian misses the Eq 10 flow's "
        "finite-difference Jacobian, while -(diag(1/α) + A) matches it (relative 1e-6).", "erratum",
        printed="J = -(diag(1/(α(1-α))) + λ⁻¹US²Uᵀ) (Eq 9's field) for the system of Eq 10",
-       corrected="J = -(diag(1/α) + A), A = λ⁻¹U(S² + λI)Uᵀ")
+       corrected="J = -(diag(1/α) + A), A = λ⁻¹U(S² + λI)Uᵀ",
+       printed_math=r"J = -\left(\operatorname{diag}(1/(\alpha(1 - \alpha))) + \lambda^{-1} U S^2 U^\top\right) "
+                    r"\quad \text{(Eq 9's field) for the system of Eq 10}",
+       corrected_math=r"J = -\left(\operatorname{diag}(1/\alpha) + A\right), \quad A "
+                      r"= \lambda^{-1} U (S^2 + \lambda I) U^\top")
 def erratum_theorem1_jacobian():
     U, s, weight_decay = gs.coupling_matrix(0.3), np.array([3.0, 1.0]), 0.1
     alpha = gs.dual_fixed_point(U, s, weight_decay, exact=False).alpha
@@ -362,7 +369,10 @@ def lemma1_second_order():
        "The thesis prints Eq 14 without the outer inverse; that form misses the Eq 10 fixed point by orders of magnitude, "
        "while (1 - log α_0)[A + diag(1/α_0)]⁻¹ is within 1e-3 (relative, δ = 0.1; the O(δ²) error of Lemma 1).",
        "erratum", printed="α* ≈ (1 - log α_0*)[A + diag(α_0*⁻¹)]",
-       corrected="α* ≈ (1 - log α_0*)[A + diag(α_0*⁻¹)]⁻¹")
+       corrected="α* ≈ (1 - log α_0*)[A + diag(α_0*⁻¹)]⁻¹",
+       printed_math=r"\alpha^* \approx (1 - \log \alpha_0^*) \left[A + \operatorname{diag}(\alpha_0^{*-1})\right]",
+       corrected_math=r"\alpha^* \approx (1 - \log \alpha_0^*) "
+                      r"\left[A + \operatorname{diag}(\alpha_0^{*-1})\right]^{-1}")
 def erratum_eq14_inverse():
     U, s, weight_decay = gs.coupling_matrix(0.1), np.sqrt([9.0, 4.0]), 0.1
     printed = gs.linearisation_error(U, s, weight_decay, printed=True)
@@ -465,7 +475,10 @@ def maximum_at_equal_strength(run):
        "Theorem 2 states dz_2*/ds_1² < 0 whenever s_1² > s_2², but δ > 0 is also needed: in the exact model the FD sign is "
        "-sign(δ)·sign(s_1² - s_2²) at every grid point, so the printed statement fails for every δ < 0 (measured: share "
        "of sign mismatches).", "erratum", printed="dz_2*/ds_1² < 0 whenever s_1² > s_2²",
-       corrected="sign(dz_2*/ds_1²) = -sign(δ)·sign(s_1² - s_2²): starvation needs δ > 0")
+       corrected="sign(dz_2*/ds_1²) = -sign(δ)·sign(s_1² - s_2²): starvation needs δ > 0",
+       printed_math=r"\frac{dz_2^*}{ds_1^2} < 0 \quad \text{whenever } s_1^2 > s_2^2",
+       corrected_math=r"\operatorname{sign}\left(\frac{dz_2^*}{ds_1^2}\right) = -\operatorname{sign}(\delta) "
+                      r"\cdot \operatorname{sign}(s_1^2 - s_2^2)\text{: starvation needs } \delta > 0")
 def erratum_theorem2_needs_positive_delta():
     printed, corrected, total = 0, 0, 0
     for d in (-0.5, -0.2, -0.05, 0.05, 0.2, 0.5):
@@ -694,7 +707,9 @@ def invariances(run):
 @claim("starvation.erratum_us2ut", "Pezeshki et al. 2021, §3.4 (Pezeshki (thesis), §6.3.4)",
        "The source names UᵀS²U as the coupling term of Eq 9; with it the fixed point misses σ(-Yŷ*) of the primal "
        "optimum (Haar-random V), while US²Uᵀ = YΦ_0Φ_0ᵀY matches it (1e-9, the primal solver's accuracy; every draw).",
-       "erratum", stochastic=True, printed="the term UᵀS²U in Eq 9", corrected="US²Uᵀ = YΦ_0Φ_0ᵀYᵀ")
+       "erratum", stochastic=True, printed="the term UᵀS²U in Eq 9", corrected="US²Uᵀ = YΦ_0Φ_0ᵀYᵀ",
+       printed_math=r"\text{the term } U^\top S^2 U \text{ in Eq 9}",
+       corrected_math=r"U S^2 U^\top = Y \Phi_0 \Phi_0^\top Y^\top")
 def erratum_us2ut(run):
     U, s = gs.coupling_matrix(0.5), np.array([6.0, TOY_S2])
     V = haar_orthogonal(2, seed=run.rng(7))
@@ -709,7 +724,11 @@ def erratum_us2ut(run):
        "At S = [2, 2] the text cites Eq 13, but the permutation-U form misses the Eq 10 fixed point of the δ = 0.5 toy, "
        "while Eq 12 (S² ∝ I) matches it (1e-12).", "erratum",
        printed="According to Eq 13 (permutation U), when S = [2, 2] the dynamics decouple",
-       corrected="According to Eq 12 (S² ∝ I), when S = [2, 2] the dynamics decouple")
+       corrected="According to Eq 12 (S² ∝ I), when S = [2, 2] the dynamics decouple",
+       printed_math=r"\text{According to Eq 13 (permutation } U\text{), when } S "
+                    r"= [2, 2] \text{ the dynamics decouple}",
+       corrected_math=r"\text{According to Eq 12 (}S^2 \propto I\text{), when } S "
+                      r"= [2, 2] \text{ the dynamics decouple}")
 def erratum_eq12_not_eq13():
     U, s = gs.coupling_matrix(0.5), np.array([TOY_S2, TOY_S2])
     reference = gs.feature_response(U, s, TOY_WEIGHT_DECAY, exact=False)
@@ -722,7 +741,10 @@ def erratum_eq12_not_eq13():
        "The thesis prints ŷ = Φθ = UVᵀθ; with the library's features (U, s, Vᵀ) of a Haar-random YΦ_0, ‖Φ_0θ‖ differs from "
        "‖UVᵀθ‖ but equals ‖SVᵀθ‖ = ‖z‖ (relative 1e-13, round-off; every draw), which is why SD's ‖ŷ‖² penalises "
        "directions by strength.", "erratum", stochastic=True, printed="ŷ = Φθ = UVᵀθ",
-       corrected="Yŷ = YΦ_0θ = USVᵀθ, so ‖ŷ‖ = ‖SVᵀθ‖")
+       corrected="Yŷ = YΦ_0θ = USVᵀθ, so ‖ŷ‖ = ‖SVᵀθ‖",
+       printed_math=r"\hat y = \Phi \theta = U V^\top \theta",
+       corrected_math=r"Y \hat y = Y \Phi_0 \theta = U S V^\top \theta, \quad \text{so } \lVert \hat y \rVert "
+                      r"= \lVert S V^\top \theta \rVert")
 def erratum_appendix_a_norm(run):
     rng = run.rng(6)
     _, _, y, _, Phi0 = gs.random_linear_model(np.array([4.0, 1.0, 0.3]), 3, seed=rng)
