@@ -168,3 +168,66 @@ def test_header_citations_and_left_navigation(site, tmp_path):
     sidebar_links = {a.text.strip() for a in sidebar.find_elements(By.TAG_NAME, "a")}
     assert {"Theory notes", "Glossary", "Contributing"} <= sidebar_links, sidebar_links
     _screenshot(driver, "bibliography.png", tmp_path)
+
+
+# What leaves its column on a page: every element of the article and of the two sidebars whose right edge passes
+# its container's, unless an element between them scrolls or clips it (a table or code block in its own frame);
+# and the display equations that still need their own scroll bar after ld-fit.js scaled them down.
+_OVERFLOW = """
+const scrolls = (el, stop) => { for (let p = el.parentElement; p && p !== stop; p = p.parentElement) {
+  if (["auto", "scroll", "hidden", "clip"].includes(getComputedStyle(p).overflowX)) return true; } return false; };
+const found = [];
+for (const sel of ["article.bd-article", ".bd-sidebar-secondary", ".bd-sidebar-primary"]) {
+  const box = document.querySelector(sel);
+  if (!box || box.getBoundingClientRect().width === 0) continue;
+  const edge = box.getBoundingClientRect().right + 1;
+  for (const el of box.querySelectorAll("*")) {
+    const r = el.getBoundingClientRect();
+    if (!el.matches("a.headerlink") && r.width > 0 && r.height > 0 && r.right > edge && !scrolls(el, box))
+      found.push(`${sel} ${el.tagName.toLowerCase()} +${Math.round(r.right - edge)} px: ` +
+                 (el.textContent || "").trim().slice(0, 60));
+  }
+}
+const equations = [...document.querySelectorAll('mjx-container[display="true"]')].filter(
+  (eq) => eq.clientWidth > 0 && eq.scrollWidth > eq.clientWidth + 1).map((eq) => (eq.textContent || "").slice(0, 60));
+return {page: document.documentElement.scrollWidth - window.innerWidth, elements: found, equations: equations};
+"""
+_TYPESET = ("const done = arguments[arguments.length - 1]; (window.MathJax && MathJax.startup && MathJax.startup.promise"
+            " ? MathJax.startup.promise : Promise.resolve()).then(() => setTimeout(done, 50));")
+
+
+def _pages():
+    return sorted(str(p.relative_to(SITE)) for p in SITE.rglob("*.html")
+                  if not {"_static", "_sources", "_images"} & set(p.relative_to(SITE).parts))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("width", [1400, 800])
+def test_no_page_runs_past_its_column(site, width):
+    """Every page of the site at 1400 and at 800 px: nothing in the article or the sidebars runs past its column
+    (tables and code blocks scroll in their own frame, long identifiers wrap), the page itself never scrolls
+    sideways, and no display equation needs a scroll bar after being scaled to the column (down to 70%). First, the
+    probe is shown to catch a planted wide table."""
+    base, driver = site
+    driver.set_window_size(width, 1000)
+    pages = _pages()
+    assert len(pages) > 100, f"only {len(pages)} pages in {SITE}"
+    driver.get(f"{base}/getting_started.html")
+    driver.execute_async_script(_TYPESET)
+    driver.execute_script("const t = document.createElement('table'); t.innerHTML = '<tr><td style=\"white-space: "
+                          "nowrap\">' + 'wide '.repeat(400) + '</td></tr>'; document.querySelector("
+                          "'article.bd-article').appendChild(t);")
+    planted = driver.execute_script(_OVERFLOW)
+    assert any("wide wide" in e for e in planted["elements"]), f"the probe missed a planted wide table: {planted}"
+    faults = []
+    try:
+        for page in pages:
+            driver.get(f"{base}/{page}")
+            driver.execute_async_script(_TYPESET)
+            seen = driver.execute_script(_OVERFLOW)
+            if seen["page"] > 0 or seen["elements"] or seen["equations"]:
+                faults.append(f"{page}: page {seen['page']:+d} px; {len(seen['elements'])} elements, e.g. "
+                              f"{seen['elements'][:2]}; equations {seen['equations'][:2]}")
+    finally:
+        driver.set_window_size(1280, 1000)
+    assert not faults, f"{len(faults)} of {len(pages)} pages at {width} px:\n" + "\n".join(faults[:20])
