@@ -284,6 +284,19 @@ def escape_docstring(app, what, name, obj, options, lines):
             literal_indent = indent
 
 
+def claims_section(app, what, name, obj, options, lines):
+    """A function's page ends with the claims that call it by name (:func:`verify.coverage.claims_naming`), each a
+    link to its entry on the claims pages. Runs after numpydoc has turned the docstring into reStructuredText."""
+    if what != "function":
+        return
+    from verify.coverage import claims_naming
+
+    ids = claims_naming().get(name, ())
+    if ids:
+        lines += ["", ".. rubric:: Claims that call it", "",
+                  ", ".join(f":ref:`{claim} <claim-{claim}>`" for claim in ids), ""]
+
+
 def resolve_unqualified(app, env, node, contnode):
     """A Python reference that Sphinx cannot resolve from the current module (``:func:`spherical_step``` in a
     torch module, a name given by its private module) resolves to the one public object with that name.
@@ -313,5 +326,6 @@ def generate(app=None, config=None):
 def setup(app):
     app.connect("config-inited", generate)
     app.connect("autodoc-process-docstring", escape_docstring)
+    app.connect("autodoc-process-docstring", claims_section, priority=900)  # after numpydoc (500)
     app.connect("missing-reference", resolve_unqualified)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
