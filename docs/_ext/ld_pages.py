@@ -208,14 +208,14 @@ def write_gallery():
              "```{toctree}\n:maxdepth: 1\n:hidden:\n\n"]
     theories = [t for t in (CORE,) + THEORIES if any(s.id.startswith(t.id + ".") for s in entries)]
     index[-1] += "".join(f"{t.id}\n" for t in theories) + "```\n"
-    for t in theories:
+    for t in theories:  # each card opens its figure's section (anchor) on the theory's gallery page
         own = [s for s in entries if s.id.startswith(t.id + ".")]
         index.append(f"## {t.title}\n\n::::{{grid}} 1 2 3 3\n:gutter: 2\n")
         page = [f"# Figures: {t.title}\n"]
         for s in own:
             anchor = s.id.replace(".", "-").replace("_", "-")
-            index.append(f":::{{grid-item-card}} {s.id.split('.', 1)[1].replace('_', ' ')}\n:link: {t.id}\n"
-                         f":link-type: doc\n:img-top: _images/{s.filename}.png\n\n{s.source}\n:::\n")
+            index.append(f":::{{grid-item-card}} {s.id.split('.', 1)[1].replace('_', ' ')}\n:link: {anchor}\n"
+                         f":link-type: ref\n:img-top: _images/{s.filename}.png\n\n{s.source}\n:::\n")
             module = inspect.getmodule(s.build)
             relative = Path(inspect.getsourcefile(s.build)).resolve().relative_to(ROOT)
             page.append(f"({anchor})=\n## `{s.id}`\n\n```{{image}} _images/{s.filename}.png\n:alt: {s.id}\n"
