@@ -104,6 +104,7 @@ html_title = f"learning-dynamics {release}"  # the version in every page title (
 html_static_path = ["_static"]
 html_css_files = ["custom.css"]
 html_js_files = ["ld-fit.js"]  # scales wide display equations to the column
+html_search_scorer = str(HERE / "_static" / "ld-scorer.js")  # phrase-aware ranking, one result per page
 html_theme_options = {
     # The project's name, then its version (``release``, the package's) as a badge: docs/_templates/navbar-version.html
     "logo": {"text": "learning-dynamics"},

@@ -88,6 +88,60 @@ def test_search_finds_keep_probability(site, tmp_path):
     _screenshot(driver, "search.png", tmp_path)
 
 
+# Plain-language questions of the glossary and the recipes, and where their answer lives (docs/_static/ld-scorer.js
+# ranks a page whose name spells the words, or whose title holds the phrase, first).
+SEARCHES = {"effective learning rate": "dynamics.spherical.torch_state.effective_learning_rates.html",
+            "mode strength": "dynamics.linear_networks.mode_strength.html",
+            "double descent curve": "plot_double_descent_own_kappa.html",
+            "keep probability": "dynamics.and_mask.keep_probability.html",
+            "Lambert W": "lambertw.html",
+            "worst-group accuracy": "dynamics.spurious.worst_group_accuracy.html"}
+
+
+def _search(driver, base, query):
+    """The search page's results for ``query``, best first: [(link without anchor, snippet text)], once the search
+    has finished and the first three results have their snippets (fetched one by one after the list)."""
+    import time
+    from urllib.parse import quote
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.get(f"{base}/search.html?q={quote(query)}")
+    WebDriverWait(driver, 60).until(lambda d: "finished" in d.find_element(By.ID, "search-progress").text)
+
+    def read():
+        found = []
+        for item in driver.find_elements(By.CSS_SELECTOR, "#search-results ul.search > li"):
+            link = item.find_element(By.CSS_SELECTOR, "a").get_attribute("href").split("#")[0]
+            snippets = item.find_elements(By.CSS_SELECTOR, "p.context")
+            found.append((link, snippets[0].text if snippets else ""))
+        return found
+
+    found = read()
+    for _ in range(40):
+        if all(snippet for _, snippet in found[:3]):
+            break
+        time.sleep(0.25)
+        found = read()
+    return found
+
+
+@pytest.mark.slow
+def test_search_answers_plain_questions(site):
+    """Each question of SEARCHES finds its page among the first 3 results; no page is listed twice; no snippet
+    shows LaTeX source. A query of nothing the site holds finds nothing (so the check can fail)."""
+    base, driver = site
+    assert _search(driver, base, "xyzzyq plughq") == []
+    for query, page in SEARCHES.items():
+        found = _search(driver, base, query)
+        links = [link for link, _ in found]
+        assert any(link.endswith(page) for link in links[:3]), f"{query!r}: top 3 {links[:3]}"
+        assert len(links) == len(set(links)), f"{query!r}: a page listed twice in {links}"
+        raw = [snippet for _, snippet in found if any(t in snippet for t in ("\\(", "\\frac", "\\mathrm", "\\["))]
+        assert not raw, f"{query!r}: LaTeX source in snippets {raw[:2]}"
+
+
 def test_api_page_renders_its_maths_offline(site, tmp_path):
     """MathJax is served from the site itself (no network here): the formula becomes MathJax's output."""
     from selenium.webdriver.common.by import By
