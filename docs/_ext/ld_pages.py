@@ -297,6 +297,50 @@ def claims_section(app, what, name, obj, options, lines):
                   ", ".join(f":ref:`{claim} <claim-{claim}>`" for claim in ids), ""]
 
 
+_PUBLIC_CLASSES = {}
+
+
+def _public_classes():
+    """{class name: [documented full names]} for the classes in the ``__all__`` of every theory package, the
+    numerics core and their torch layers, as the API reference lists them."""
+    if not _PUBLIC_CLASSES:
+        from dynamics.theories import CORE, THEORIES
+
+        for t in (CORE,) + THEORIES:
+            for module_name in [t.package] + _torch_modules(t.id):
+                try:
+                    module = importlib.import_module(module_name)
+                except ImportError:  # pragma: no cover - the docs extra includes torch
+                    continue
+                for name in getattr(module, "__all__", ()):
+                    if inspect.isclass(getattr(module, name, None)):
+                        _PUBLIC_CLASSES.setdefault(name, []).append(f"{module_name}.{name}")
+    return _PUBLIC_CLASSES
+
+
+def link_return_types(app, what, name, obj, options, lines):
+    """A function's Returns section names its result class as a link to the class's page: the documented name in
+    the function's own module or package, else the only one. Runs after numpydoc (whose type lines are indented
+    four spaces under ``:Returns:``)."""
+    if what != "function" or ":Returns:" not in lines:
+        return
+    classes = _public_classes()
+    module = name.rsplit(".", 1)[0]
+
+    def link(match):
+        owners = classes.get(match.group(0), [])
+        near = [full for full in owners if full.rsplit(".", 1)[0] in (module, module.rsplit(".", 1)[0])]
+        target = near[0] if near else owners[0] if len(owners) == 1 else None
+        return f":class:`~{target}`" if target else match.group(0)
+
+    for i in range(lines.index(":Returns:") + 1, len(lines)):
+        line = lines[i]
+        if line.startswith((":", ".. ")):
+            break
+        if line.startswith("    ") and not line.startswith("     "):  # a type line, not its description
+            lines[i] = re.sub(r"(?<![`.\w])[A-Z]\w+(?![`\w])", link, line)
+
+
 def resolve_unqualified(app, env, node, contnode):
     """A Python reference that Sphinx cannot resolve from the current module (``:func:`spherical_step``` in a
     torch module, a name given by its private module) resolves to the one public object with that name.
@@ -327,5 +371,6 @@ def setup(app):
     app.connect("config-inited", generate)
     app.connect("autodoc-process-docstring", escape_docstring)
     app.connect("autodoc-process-docstring", claims_section, priority=900)  # after numpydoc (500)
+    app.connect("autodoc-process-docstring", link_return_types, priority=900)
     app.connect("missing-reference", resolve_unqualified)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
