@@ -284,17 +284,46 @@ def escape_docstring(app, what, name, obj, options, lines):
             literal_indent = indent
 
 
-def claims_section(app, what, name, obj, options, lines):
-    """A function's page ends with the claims that call it by name (:func:`verify.coverage.claims_naming`), each a
-    link to its entry on the claims pages. Runs after numpydoc has turned the docstring into reStructuredText."""
+def _package(full_name):
+    """``dynamics.<theory>`` (or ``dynamics.numerics``) of a documented name."""
+    return ".".join(full_name.split(".")[:2])
+
+
+def _sources_cited(text):
+    """The theories' sources whose citation key (``Saxe et al. 2014``, ``Pezeshki (thesis)``) a text names."""
+    from dynamics.theories import sources
+
+    return [source for source in sources() if source.key in text]
+
+
+def reference_sections(app, what, name, obj, options, lines):
+    """A function's page ends with three sections, after numpydoc has turned the docstring into
+    reStructuredText:
+
+    * **References**: the sources its docstring cites (else its module's), linked to the bibliography;
+    * **See also**: up to three functions of its package that the most claims call together with it;
+    * **Claims that call it** (:func:`verify.coverage.claims_naming`), each linked to its entry on the claims pages.
+    """
     if what != "function":
         return
     from verify.coverage import claims_naming
 
-    ids = claims_naming().get(name, ())
+    naming = claims_naming()
+    cited = _sources_cited(inspect.getdoc(obj) or "") or _sources_cited(
+        inspect.getdoc(inspect.getmodule(obj)) or "")
+    if cited:
+        lines += ["", ".. rubric:: References", ""] + [f"* :cite:t:`{source.bibkey}`" for source in cited] + [""]
+    ids = set(naming.get(name, ()))
+    together = {}
+    for other, claims in naming.items():
+        if other != name and _package(other) == _package(name) and ids & set(claims):
+            together[other] = len(ids & set(claims))
+    related = sorted(together, key=lambda other: (-together[other], other))[:3]
+    if related:
+        lines += ["", ".. rubric:: See also", ""] + [f"* :func:`~{other}`" for other in related] + [""]
     if ids:
         lines += ["", ".. rubric:: Claims that call it", "",
-                  ", ".join(f":ref:`{claim} <claim-{claim}>`" for claim in ids), ""]
+                  ", ".join(f":ref:`{claim} <claim-{claim}>`" for claim in naming[name]), ""]
 
 
 _PUBLIC_CLASSES = {}
@@ -370,7 +399,7 @@ def generate(app=None, config=None):
 def setup(app):
     app.connect("config-inited", generate)
     app.connect("autodoc-process-docstring", escape_docstring)
-    app.connect("autodoc-process-docstring", claims_section, priority=900)  # after numpydoc (500)
+    app.connect("autodoc-process-docstring", reference_sections, priority=900)  # after numpydoc (500)
     app.connect("autodoc-process-docstring", link_return_types, priority=900)
     app.connect("missing-reference", resolve_unqualified)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
