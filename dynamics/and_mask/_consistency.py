@@ -28,28 +28,43 @@ OBJECTIVES = ("eq2", "proof")
 
 @one_blas_thread_when_small("hessians")
 def consistency_quadratic(hessians: ArrayLike, eps: float, objective: str = "eq2") -> float:
-    """−C^ε(θ*) of Eq 2 of Parascandolo et al. 2021 for quadratic environments with a common minimiser (the closed
-    form is derived in this project).
+    r""":math:`-C^\varepsilon(\theta^*)` of Eq 2 of Parascandolo et al. 2021 for quadratic environments with a common
+    minimiser (the closed form is derived in this project).
 
-    L_e(θ) = ½(θ−θ*)ᵀH_e(θ−θ*); the ε-neighbourhood N^ε_e is the ellipsoid ½θᵀH_eθ <= ε, and
-    max over N^ε_e of abs(L_e' − L_e) = ε·max_i abs(λ_i(H_e⁻¹H_e') − 1), so over ordered pairs
-    −C^ε = ε(max_{e≠e'} λ_max(H_e⁻¹H_e') − 1). With ``objective="proof"`` the Proposition 3 proof's simplified
-    objective (abs(L_e' − L_e) replaced by L_e'): ε·max_{e≠e'} λ_max(H_e⁻¹H_e') (ε for one environment).
+    :math:`L_e(\theta) = \tfrac{1}{2}(\theta - \theta^*)^\top H_e (\theta - \theta^*)`; the
+    :math:`\varepsilon`-neighbourhood :math:`N^\varepsilon_e` is the ellipsoid
+    :math:`\tfrac{1}{2}\theta^\top H_e \theta \le \varepsilon`, and
+
+    .. math::
+
+        \max_{N^\varepsilon_e} \lvert L_{e'} - L_e \rvert
+        = \varepsilon \cdot \max_i \lvert \lambda_i(H_e^{-1} H_{e'}) - 1 \rvert,
+
+    so over ordered pairs
+
+    .. math::
+
+        -C^\varepsilon = \varepsilon \left(\max_{e \ne e'} \lambda_{\max}(H_e^{-1} H_{e'}) - 1\right).
+
+    With ``objective="proof"`` the Proposition 3 proof's simplified objective (:math:`\lvert L_{e'} - L_e \rvert`
+    replaced by :math:`L_{e'}`): :math:`\varepsilon \cdot \max_{e \ne e'} \lambda_{\max}(H_e^{-1} H_{e'})`
+    (:math:`\varepsilon` for one environment).
 
     Parameters
     ----------
     hessians : array_like, shape (n_envs, n, n)
-        Symmetric positive (semi-)definite Hessians H_e.
+        Symmetric positive (semi-)definite Hessians :math:`H_e`.
     eps : float
-        The loss level ε > 0 of the neighbourhoods.
+        The loss level :math:`\varepsilon > 0` of the neighbourhoods.
     objective : {"eq2", "proof"}, default "eq2"
 
     Returns
     -------
     float
-        −C^ε >= 0 (0: perfectly consistent; one environment or identical Hessians give 0 under Eq 2).
-        ``math.inf`` when some H_e has a null vector v with vᵀH_e'v > 0 (an unbounded sublevel set on which L_e'
-        grows without bound: C^ε = −∞, the tight case of Proposition 3).
+        :math:`-C^\varepsilon \ge 0` (0: perfectly consistent; one environment or identical Hessians give 0 under
+        Eq 2). ``math.inf`` when some :math:`H_e` has a null vector :math:`v` with :math:`v^\top H_{e'} v > 0` (an
+        unbounded sublevel set on which :math:`L_{e'}` grows without bound: :math:`C^\varepsilon = -\infty`, the tight
+        case of Proposition 3).
 
     Examples
     --------
@@ -97,25 +112,28 @@ def consistency_quadratic(hessians: ArrayLike, eps: float, objective: str = "eq2
 
 
 def consistency_diagonal(hessian_a: ArrayLike, hessian_b: ArrayLike, eps: float, objective: str = "eq2") -> float:
-    """−C^ε for two diagonal quadratic environments (the setting of Proposition 3 of Parascandolo et al. 2021; the
-    closed forms are derived in this project).
+    r""":math:`-C^\varepsilon` for two diagonal quadratic environments (the setting of Proposition 3 of Parascandolo
+    et al. 2021; the closed forms are derived in this project).
 
-    With ρ_i = λ^B_i/λ^A_i: −C_proof = ε·max_i max(ρ_i, 1/ρ_i) (the proof's simplified objective) and
-    −C_Eq2 = ε·(max_i max(ρ_i, 1/ρ_i) − 1) (Eq 2, with abs(L_e' − L_e)).
+    With :math:`\rho_i = \lambda^B_i/\lambda^A_i`:
+    :math:`-C_{\mathrm{proof}} = \varepsilon \cdot \max_i \max(\rho_i, 1/\rho_i)` (the proof's simplified objective)
+    and :math:`-C_{\mathrm{Eq2}} = \varepsilon \cdot (\max_i \max(\rho_i, 1/\rho_i) - 1)` (Eq 2, with
+    :math:`\lvert L_{e'} - L_e \rvert`).
 
     Parameters
     ----------
     hessian_a, hessian_b : array_like, shape (n,)
-        The eigenvalues λ^A_i, λ^B_i >= 0 (diagonals of H_A, H_B). A coordinate where both vanish is flat for both
-        and ignored; λ^A_i = 0 < λ^B_i gives ``math.inf`` (C = −∞).
+        The eigenvalues :math:`\lambda^A_i, \lambda^B_i \ge 0` (diagonals of :math:`H_A`, :math:`H_B`). A coordinate
+        where both vanish is flat for both and ignored; :math:`\lambda^A_i = 0 < \lambda^B_i` gives ``math.inf``
+        (:math:`C = -\infty`).
     eps : float
-        ε > 0.
+        :math:`\varepsilon > 0`.
     objective : {"eq2", "proof"}, default "eq2"
 
     Returns
     -------
     float
-        −C^ε >= 0.
+        :math:`-C^\varepsilon \ge 0`.
 
     Examples
     --------
@@ -136,11 +154,17 @@ def consistency_diagonal(hessian_a: ArrayLike, hessian_b: ArrayLike, eps: float,
 
 
 def amgm_ratio(hessian_a: ArrayLike, hessian_b: ArrayLike) -> float:
-    """R = det H_{A+B} / det H_{A∧B}: arithmetic over geometric mean of two Hessians (Parascandolo et al. 2021, §2.2
-    and Proposition 3).
+    r""":math:`R = \det H_{A+B} / \det H_{A \wedge B}`: arithmetic over geometric mean of two Hessians (Parascandolo
+    et al. 2021, §2.2 and Proposition 3).
 
-    H_{A+B} = ½(H_A + H_B) and H_{A∧B} = H_A # H_B (Karcher mean), whose determinant is √(det H_A·det H_B). For
-    diagonal Hessians R = Π_i ½(λ^A_i + λ^B_i)/√(λ^A_i λ^B_i) >= 1. Computed in log space.
+    :math:`H_{A+B} = \tfrac{1}{2}(H_A + H_B)` and :math:`H_{A \wedge B} = H_A \# H_B` (Karcher mean), whose determinant
+    is :math:`\sqrt{\det H_A \cdot \det H_B}`. For diagonal Hessians
+
+    .. math::
+
+        R = \prod_i \frac{\tfrac{1}{2}(\lambda^A_i + \lambda^B_i)}{\sqrt{\lambda^A_i \lambda^B_i}} \ge 1.
+
+    Computed in log space.
 
     Parameters
     ----------
@@ -150,7 +174,7 @@ def amgm_ratio(hessian_a: ArrayLike, hessian_b: ArrayLike) -> float:
     Returns
     -------
     float
-        R >= 1.
+        :math:`R \ge 1`.
 
     Examples
     --------
@@ -176,23 +200,24 @@ def amgm_ratio(hessian_a: ArrayLike, hessian_b: ArrayLike) -> float:
 
 
 def consistency_lower_bound(hessian_a: ArrayLike, hessian_b: ArrayLike, eps: float) -> float:
-    """The lower bound C^ε(θ*) >= −4εR² on the consistency of two quadratic environments: Proposition 3 of
-    Parascandolo et al. 2021, corrected in this project (the paper prints −2εR²).
+    r"""The lower bound :math:`C^\varepsilon(\theta^*) \ge -4\varepsilon R^2` on the consistency of two quadratic
+    environments: Proposition 3 of Parascandolo et al. 2021, corrected in this project (the paper prints
+    :math:`-2\varepsilon R^2`).
 
-    Valid for both the Eq 2 score and the proof's simplified objective; sharp (−C_proof/(εR²) → 4 in 1-D as
-    λ^B/λ^A → ∞).
+    Valid for both the Eq 2 score and the proof's simplified objective; sharp
+    (:math:`-C_{\mathrm{proof}}/(\varepsilon R^2) \to 4` in 1-D as :math:`\lambda^B/\lambda^A \to \infty`).
 
     Parameters
     ----------
     hessian_a, hessian_b : array_like
         Positive diagonals (n,) or SPD matrices (n, n), as in :func:`dynamics.and_mask.amgm_ratio`.
     eps : float
-        ε > 0.
+        :math:`\varepsilon > 0`.
 
     Returns
     -------
     float
-        −4εR² (<= 0).
+        :math:`-4\varepsilon R^2` (:math:`\le 0`).
 
     Examples
     --------
@@ -208,11 +233,11 @@ def consistency_lower_bound(hessian_a: ArrayLike, hessian_b: ArrayLike, eps: flo
 
 @one_blas_thread_when_small("a", "b")
 def karcher_mean(a: ArrayLike, b: ArrayLike) -> np.ndarray:
-    """The matrix geometric (Karcher) mean A#B = A^{1/2}(A^{−1/2} B A^{−1/2})^{1/2} A^{1/2} (Parascandolo et al.
-    2021, §2.2).
+    r"""The matrix geometric (Karcher) mean :math:`A \# B = A^{1/2}(A^{-1/2} B A^{-1/2})^{1/2} A^{1/2}` (Parascandolo
+    et al. 2021, §2.2).
 
-    det(A#B) = √(det A det B), A#B ⪯ ½(A + B) and (A#B)A⁻¹(A#B) = B; for commuting (diagonal) matrices it is the
-    element-wise √(ab).
+    :math:`\det(A \# B) = \sqrt{\det A \det B}`, :math:`A \# B \preceq \tfrac{1}{2}(A + B)` and
+    :math:`(A \# B) A^{-1} (A \# B) = B`; for commuting (diagonal) matrices it is the element-wise :math:`\sqrt{ab}`.
 
     Parameters
     ----------
@@ -247,22 +272,23 @@ def karcher_mean(a: ArrayLike, b: ArrayLike) -> np.ndarray:
 
 
 def masked_descent_bound(initial_loss: float, min_loss: float, learning_rate: float, n_steps: int) -> float:
-    """The bound min_{i<k} ‖m_t(θ^i) ⊙ ∇L(θ^i)‖² <= 2(L(θ⁰) − inf L)/(ηk) of AND-masked gradient descent:
-    Proposition 1 of Parascandolo et al. 2021 (§2.3).
+    r"""The bound
+    :math:`\min_{i<k} \lVert m_t(\theta^i) \odot \nabla L(\theta^i) \rVert^2 \le 2(L(\theta^0) - \inf L)/(\eta k)` of
+    AND-masked gradient descent: Proposition 1 of Parascandolo et al. 2021 (§2.3).
 
-    Holds for AND-masked gradient descent without rescaling when ∇L is L-Lipschitz and η <= 1/L (the paper states
-    it with inf L >= 0: 2L(θ⁰)/(ηk)).
+    Holds for AND-masked gradient descent without rescaling when :math:`\nabla L` is :math:`L`-Lipschitz and
+    :math:`\eta \le 1/L` (the paper states it with :math:`\inf L \ge 0`: :math:`2L(\theta^0)/(\eta k)`).
 
     Parameters
     ----------
     initial_loss : float
-        L(θ⁰).
+        :math:`L(\theta^0)`.
     min_loss : float
-        inf L (or any lower bound on it), <= initial_loss.
+        :math:`\inf L` (or any lower bound on it), <= initial_loss.
     learning_rate : float
-        η > 0.
+        :math:`\eta > 0`.
     n_steps : int
-        k >= 1.
+        :math:`k \ge 1`.
 
     Returns
     -------

@@ -37,13 +37,13 @@ TWO_VALLEY_METHODS = ("pooled", "env_a", "env_b", "and_mask")
 
 
 def two_valley_losses(points: ArrayLike) -> TwoValleyLosses:
-    """L_A, L_B and the pooled L = ½(L_A + L_B) of the two-valley landscape: the project's construction of the
-    consistent and inconsistent minima of Fig 1 of Parascandolo et al. 2021.
+    r""":math:`L_A`, :math:`L_B` and the pooled :math:`L = \tfrac{1}{2}(L_A + L_B)` of the two-valley landscape: the
+    project's construction of the consistent and inconsistent minima of Fig 1 of Parascandolo et al. 2021.
 
     Parameters
     ----------
     points : array_like, shape (..., 2)
-        Parameter points θ = (θ₁, θ₂).
+        Parameter points :math:`\theta = (\theta_1, \theta_2)`.
 
     Returns
     -------
@@ -64,8 +64,8 @@ def two_valley_losses(points: ArrayLike) -> TwoValleyLosses:
 
 
 def two_valley_gradients(points: ArrayLike) -> np.ndarray:
-    """Per-environment gradients ∇L_A, ∇L_B of the two-valley landscape (the project's construction of Fig 1 of
-    Parascandolo et al. 2021).
+    r"""Per-environment gradients :math:`\nabla L_A`, :math:`\nabla L_B` of the two-valley landscape (the project's
+    construction of Fig 1 of Parascandolo et al. 2021).
 
     Parameters
     ----------
@@ -74,7 +74,8 @@ def two_valley_gradients(points: ArrayLike) -> np.ndarray:
     Returns
     -------
     ndarray, shape (2, ..., 2)
-        Row 0 is ∇L_A, row 1 ∇L_B (for one point: the ``grads`` layout of :func:`dynamics.and_mask.and_mask`).
+        Row 0 is :math:`\nabla L_A`, row 1 :math:`\nabla L_B` (for one point: the ``grads`` layout of
+        :func:`dynamics.and_mask.and_mask`).
 
     Examples
     --------
@@ -88,16 +89,17 @@ def two_valley_gradients(points: ArrayLike) -> np.ndarray:
 
 def two_valley_descent(starts: ArrayLike, method: str = "pooled", learning_rate: float = 0.02, n_steps: int = 30_000,
                        record_every: Optional[int] = None) -> TwoValleyDescent:
-    """Gradient descent on the two-valley landscape from many starts (Fig 1 of Parascandolo et al. 2021).
+    r"""Gradient descent on the two-valley landscape from many starts (Fig 1 of Parascandolo et al. 2021).
 
     Parameters
     ----------
     starts : array_like, shape (m, 2) or (2,)
         Initial points.
     method : {"pooled", "env_a", "env_b", "and_mask"}, default "pooled"
-        GD on L = ½(L_A + L_B), on one environment, or AND-masked GD on L with d = 2, τ = 1 (no rescaling).
+        GD on :math:`L = \tfrac{1}{2}(L_A + L_B)`, on one environment, or AND-masked GD on :math:`L` with
+        :math:`d = 2`, :math:`\tau = 1` (no rescaling).
     learning_rate : float, default 0.02
-        η > 0 (the protocol's value).
+        :math:`\eta > 0` (the protocol's value).
     n_steps : int, default 30000
         Number of steps >= 0.
     record_every : int, optional
@@ -134,7 +136,7 @@ def two_valley_descent(starts: ArrayLike, method: str = "pooled", learning_rate:
 def two_valley_basins(method: str = "pooled", learning_rate: float = 0.02, n_steps: int = 30_000, n_grid: int = 41,
                       tolerance: float = 1e-2, between_minima: bool = False) -> BasinFractions:
     """Basin statistics on the two-valley landscape (Fig 1 of Parascandolo et al. 2021): where GD from a grid of
-    starts over [−1.5, 1.5]² ends.
+    starts over :math:`[-1.5, 1.5]^2` ends.
 
     Parameters
     ----------
@@ -146,7 +148,7 @@ def two_valley_basins(method: str = "pooled", learning_rate: float = 0.02, n_ste
     tolerance : float, default 1e-2
         A run reaches a minimum when its last iterate is within this Euclidean distance.
     between_minima : bool, default False
-        Use only the starts strictly inside (−0.5, 0.8)².
+        Use only the starts strictly inside :math:`(-0.5, 0.8)^2`.
 
     Returns
     -------
@@ -181,13 +183,13 @@ PATCHWORK_THETA_TILDE = np.array([100.0, -50.0, 100.0, -75.0, 1.0, -0.5])
 
 
 def patchwork_target(x: ArrayLike) -> np.ndarray:
-    """The target f* of the patchwork example: 0, ramp to 1 on [0.4, 0.5), 1, ramp to 2 on [0.7, 0.8), 2
-    (Parascandolo et al. 2021, appendix "Section 2.1").
+    """The target :math:`f^*` of the patchwork example: 0, ramp to 1 on :math:`[0.4, 0.5)`, 1, ramp to 2 on
+    :math:`[0.7, 0.8)`, 2 (Parascandolo et al. 2021, appendix "Section 2.1").
 
     Parameters
     ----------
     x : array_like
-        Inputs in [0, 1].
+        Inputs in :math:`[0, 1]`.
 
     Returns
     -------
@@ -204,8 +206,8 @@ def patchwork_target(x: ArrayLike) -> np.ndarray:
 
 
 def patchwork_model(x: ArrayLike, theta: ArrayLike) -> np.ndarray:
-    """f_θ(x) = θ₅σ(θ₁x + θ₂) + θ₆σ(θ₃x + θ₄), σ the logistic function (Parascandolo et al. 2021, appendix
-    "Section 2.1").
+    r""":math:`f_\theta(x) = \theta_5 \sigma(\theta_1 x + \theta_2) + \theta_6 \sigma(\theta_3 x + \theta_4)`,
+    :math:`\sigma` the logistic function (Parascandolo et al. 2021, appendix "Section 2.1").
 
     Parameters
     ----------
@@ -233,8 +235,8 @@ def patchwork_model(x: ArrayLike, theta: ArrayLike) -> np.ndarray:
 
 
 def patchwork_losses(theta: ArrayLike, n_points: int = 200_000) -> PatchworkLosses:
-    """Mean squared errors of f_θ on environment A (x in [0, 0.5)) and B (x in [0.5, 1]) (Parascandolo et al. 2021,
-    appendix "Section 2.1").
+    r"""Mean squared errors of :math:`f_\theta` on environment A (:math:`x \in [0, 0.5)`) and B
+    (:math:`x \in [0.5, 1]`) (Parascandolo et al. 2021, appendix "Section 2.1").
 
     Parameters
     ----------

@@ -36,25 +36,27 @@ RESCALE_OFFSET = 1e-10
 
 
 def integer_threshold(n_envs: int, agreement_threshold: float) -> int:
-    """T(d, τ) = ⌈τd − 1e-9⌉ (at least 0) for checked arguments: the one place the threshold is computed."""
+    r""":math:`T(d, \tau) = \lceil \tau d - 10^{-9} \rceil` (at least 0) for checked arguments: the one place the
+    threshold is computed."""
     return max(0, math.ceil(agreement_threshold * n_envs - THRESHOLD_SLACK))
 
 
 def sign_threshold(n_envs: int, agreement_threshold: float) -> int:
-    """The integer threshold T(d, τ) = ⌈τd − 10⁻⁹⌉ on the sign sum abs(Σ_e sign(g_e)) (see the theory note,
-    docs/theory/and_mask.md, on why the threshold is an integer).
+    r"""The integer threshold :math:`T(d, \tau) = \lceil \tau d - 10^{-9} \rceil` on the sign sum
+    :math:`\lvert \sum_e \operatorname{sign}(g_e) \rvert` (see the theory note, docs/theory/and_mask.md, on why the
+    threshold is an integer).
 
     Parameters
     ----------
     n_envs : int
-        Number of environments d >= 1.
+        Number of environments :math:`d \ge 1`.
     agreement_threshold : float
-        Agreement threshold τ in [0, 1].
+        Agreement threshold :math:`\tau \in [0, 1]`.
 
     Returns
     -------
     int
-        T in {0, ..., d}: a coordinate is kept when abs(S_j) >= T.
+        :math:`T \in \{0, \ldots, d\}`: a coordinate is kept when :math:`\lvert S_j \rvert \ge T`.
 
     Examples
     --------
@@ -67,19 +69,20 @@ def sign_threshold(n_envs: int, agreement_threshold: float) -> int:
 
 
 def keep_set(n_envs: int, agreement_threshold: float) -> np.ndarray:
-    """The keep set K_τ(d) = {k in 0..d : abs(2k − d) >= T(d, τ)} of numbers of positive signs.
+    r"""The keep set :math:`K_\tau(d) = \{k \in \{0, \ldots, d\} : \lvert 2k - d \rvert \ge T(d, \tau)\}` of numbers of
+    positive signs.
 
     Parameters
     ----------
     n_envs : int
-        Number of environments d >= 1.
+        Number of environments :math:`d \ge 1`.
     agreement_threshold : float
-        Agreement threshold τ in [0, 1].
+        Agreement threshold :math:`\tau \in [0, 1]`.
 
     Returns
     -------
     ndarray of int, shape (m,)
-        The counts k of positive signs (with no zero gradients) for which a coordinate is kept, ascending.
+        The counts :math:`k` of positive signs (with no zero gradients) for which a coordinate is kept, ascending.
 
     Examples
     --------
@@ -92,23 +95,24 @@ def keep_set(n_envs: int, agreement_threshold: float) -> np.ndarray:
 
 
 def effective_agreement(n_envs: int, agreement_threshold: float) -> int:
-    """The t-form threshold t_eff = ⌈(d + T(d, τ))/2⌉ equivalent to the τ-form without exact zeros (derived in this
-    project; see the theory note, docs/theory/and_mask.md).
+    r"""The :math:`t`-form threshold :math:`t_{\mathrm{eff}} = \lceil (d + T(d, \tau))/2 \rceil` equivalent to the
+    :math:`\tau`-form without exact zeros (derived in this project; see the theory note, docs/theory/and_mask.md).
 
-    Computed from the integer T, never as ⌈d(1 + τ)/2⌉ in floating point (which is off by one at edges such as
-    d = 9, τ = abs(2·3/9 − 1)).
+    Computed from the integer :math:`T`, never as :math:`\lceil d(1 + \tau)/2 \rceil` in floating point (which is off
+    by one at edges such as :math:`d = 9`, :math:`\tau = \lvert 2 \cdot 3/9 - 1 \rvert`).
 
     Parameters
     ----------
     n_envs : int
-        Number of environments d >= 1.
+        Number of environments :math:`d \ge 1`.
     agreement_threshold : float
-        Agreement threshold τ in [0, 1].
+        Agreement threshold :math:`\tau \in [0, 1]`.
 
     Returns
     -------
     int
-        t_eff in {⌈d/2⌉, ..., d}: keep j iff max(P_j, N_j) >= t_eff.
+        :math:`t_{\mathrm{eff}} \in \{\lceil d/2 \rceil, \ldots, d\}`: keep :math:`j` iff
+        :math:`\max(P_j, N_j) \ge t_{\mathrm{eff}}`.
 
     Examples
     --------
@@ -125,15 +129,18 @@ def _sign_sums(g: np.ndarray) -> np.ndarray:
 
 
 def and_mask(grads: ArrayLike, agreement_threshold: float, *, env_axis: int = 0) -> np.ndarray:
-    """The AND-mask m_τ: keep j iff abs(Σ_e sign(g_ej)) >= ⌈τd − 1e-9⌉ (Parascandolo et al. 2021, §2.3).
+    r"""The AND-mask :math:`m_\tau`: keep :math:`j` iff
+    :math:`\lvert \sum_e \operatorname{sign}(g_{ej}) \rvert \ge \lceil \tau d - 10^{-9} \rceil` (Parascandolo et al.
+    2021, §2.3).
 
     Parameters
     ----------
     grads : array_like, shape (n_envs, n_params)
-        Row e is the gradient g_e = ∇L_e(θ) of environment e (environments along axis 0; see ``env_axis``); finite.
+        Row :math:`e` is the gradient :math:`g_e = \nabla L_e(\theta)` of environment :math:`e` (environments along
+        axis 0; see ``env_axis``); finite.
     agreement_threshold : float
-        Agreement threshold τ in [0, 1]. τ = 0 keeps everything (plain averaging); τ = 1 keeps j only if all d
-        entries are non-zero and share one sign.
+        Agreement threshold :math:`\tau \in [0, 1]`. :math:`\tau = 0` keeps everything (plain averaging);
+        :math:`\tau = 1` keeps :math:`j` only if all :math:`d` entries are non-zero and share one sign.
     env_axis : {0, 1}, default 0
         The axis of ``grads`` that indexes the environments: 0 for (n_envs, n_params) (rows are environments), 1 for
         (n_params, n_envs) (columns are environments; −2 and −1 are accepted too). The shape cannot tell the two
@@ -142,7 +149,8 @@ def and_mask(grads: ArrayLike, agreement_threshold: float, *, env_axis: int = 0)
     Returns
     -------
     ndarray of bool, shape (n_params,)
-        The mask. A zero entry counts for neither sign (sign(0) = 0), so it lowers abs(S_j).
+        The mask. A zero entry counts for neither sign (:math:`\operatorname{sign}(0) = 0`), so it lowers
+        :math:`\lvert S_j \rvert`.
 
     Examples
     --------
@@ -159,14 +167,17 @@ def and_mask(grads: ArrayLike, agreement_threshold: float, *, env_axis: int = 0)
 
 
 def and_mask_t(grads: ArrayLike, n_agree: int, *, env_axis: int = 0) -> np.ndarray:
-    """The paper's t-form AND-mask: keep j iff max(P_j, N_j) >= t agreeing signs (Parascandolo et al. 2021, §2.3).
+    r"""The paper's :math:`t`-form AND-mask: keep :math:`j` iff :math:`\max(P_j, N_j) \ge t` agreeing signs
+    (Parascandolo et al. 2021, §2.3).
 
     Parameters
     ----------
     grads : array_like, shape (n_envs, n_params)
-        Per-environment gradients, row e for environment e (environments along axis 0; see ``env_axis``); finite.
+        Per-environment gradients, row :math:`e` for environment :math:`e` (environments along axis 0; see
+        ``env_axis``); finite.
     n_agree : int
-        The number t of agreeing signs required, 0 <= t <= d (the paper uses t in {d/2 + 1, ..., d}).
+        The number :math:`t` of agreeing signs required, :math:`0 \le t \le d` (the paper uses
+        :math:`t \in \{d/2 + 1, \ldots, d\}`).
     env_axis : {0, 1}, default 0
         The axis of ``grads`` that indexes the environments: 0 for (n_envs, n_params) (rows are environments), 1 for
         (n_params, n_envs) (columns are environments; −2 and −1 are accepted too). The shape cannot tell the two
@@ -190,18 +201,21 @@ def and_mask_t(grads: ArrayLike, n_agree: int, *, env_axis: int = 0) -> np.ndarr
 
 
 def xor_mask(grads: ArrayLike, agreement_threshold: float, *, env_axis: int = 0) -> np.ndarray:
-    """The XOR-mask of Parascandolo et al. 2021, Fig 7: keep j iff abs(S_j) <= ⌊(1 − τ)d + 1e-9⌋.
+    r"""The XOR-mask of Parascandolo et al. 2021, Fig 7: keep :math:`j` iff
+    :math:`\lvert S_j \rvert \le \lfloor (1 - \tau)d + 10^{-9} \rfloor`.
 
-    It keeps the components on which the environments disagree; τ = 0 keeps everything and τ = 1 only the
-    perfectly split ones (S_j = 0). The paper describes the XOR-mask in words only ("masks out consistent
-    gradients, preserves those with different signs"); this formula is the project's reading of it.
+    It keeps the components on which the environments disagree; :math:`\tau = 0` keeps everything and
+    :math:`\tau = 1` only the perfectly split ones (:math:`S_j = 0`). The paper describes the XOR-mask in words only
+    ("masks out consistent gradients, preserves those with different signs"); this formula is the project's reading of
+    it.
 
     Parameters
     ----------
     grads : array_like, shape (n_envs, n_params)
-        Per-environment gradients, row e for environment e (environments along axis 0; see ``env_axis``); finite.
+        Per-environment gradients, row :math:`e` for environment :math:`e` (environments along axis 0; see
+        ``env_axis``); finite.
     agreement_threshold : float
-        Threshold τ in [0, 1].
+        Threshold :math:`\tau \in [0, 1]`.
     env_axis : {0, 1}, default 0
         The axis of ``grads`` that indexes the environments: 0 for (n_envs, n_params) (rows are environments), 1 for
         (n_params, n_envs) (columns are environments; −2 and −1 are accepted too). The shape cannot tell the two
@@ -224,26 +238,33 @@ def xor_mask(grads: ArrayLike, agreement_threshold: float, *, env_axis: int = 0)
 
 def masked_gradient(grads: ArrayLike, agreement_threshold: float, rescale: bool = False, geom_mean: bool = False,
                     groups: Optional[Union[ArrayLike, Sequence[ArrayLike]]] = None, *, env_axis: int = 0) -> np.ndarray:
-    """The AND-masked update u = m_τ ⊙ b, optionally rescaled by the inverse kept fraction (Parascandolo et al. 2021,
-    §2.3; the rescaling and the geometric mean come from the authors' public code).
+    r"""The AND-masked update :math:`u = m_\tau \odot b`, optionally rescaled by the inverse kept fraction
+    (Parascandolo et al. 2021, §2.3; the rescaling and the geometric mean come from the authors' public code).
 
-    b = ḡ = (1/d) Σ_e g_e, or with ``geom_mean`` the public code's signed geometric mean
-    b = sign(ḡ) ⊙ exp((1/d) Σ_e log(abs(g_e) + 1e-10)). With ``rescale`` (the public code's
-    ``scale_grad_inverse_sparsity``), u ← u/(1e-10 + ρ) with ρ the kept fraction of each group (the whole vector
-    by default); a group with nothing kept gets exactly 0.
+    :math:`b = \bar g = (1/d) \sum_e g_e`, or with ``geom_mean`` the public code's signed geometric mean
+
+    .. math::
+
+        b = \operatorname{sign}(\bar g) \odot \exp\left((1/d) \sum_e \log(\lvert g_e \rvert + 10^{-10})\right).
+
+    With ``rescale`` (the public code's ``scale_grad_inverse_sparsity``), :math:`u \leftarrow u/(10^{-10} + \rho)`
+    with :math:`\rho` the kept fraction of each group (the whole vector by default); a group with nothing kept gets
+    exactly 0.
 
     Parameters
     ----------
     grads : array_like, shape (n_envs, n_params)
-        Per-environment gradients, row e for environment e (environments along axis 0; see ``env_axis``); finite.
+        Per-environment gradients, row :math:`e` for environment :math:`e` (environments along axis 0; see
+        ``env_axis``); finite.
     agreement_threshold : float
-        Agreement threshold τ in [0, 1].
+        Agreement threshold :math:`\tau \in [0, 1]`.
     rescale : bool, default False
         Inverse-sparsity rescaling (not in the paper; the public code and DomainBed use it).
     geom_mean : bool, default False
         Use the signed geometric mean of the magnitudes instead of the arithmetic mean.
     groups : None, array_like of int with shape (n_params,), or list of index arrays, optional
-        Parameter tensors for the rescaling: ρ is computed per group (the public code's layer-wise rescaling).
+        Parameter tensors for the rescaling: :math:`\rho` is computed per group (the public code's layer-wise
+        rescaling).
     env_axis : {0, 1}, default 0
         The axis of ``grads`` that indexes the environments: 0 for (n_envs, n_params) (rows are environments), 1 for
         (n_params, n_envs) (columns are environments; −2 and −1 are accepted too). The shape cannot tell the two
@@ -252,7 +273,7 @@ def masked_gradient(grads: ArrayLike, agreement_threshold: float, rescale: bool 
     Returns
     -------
     ndarray, shape (n_params,)
-        τ = 0 without flags returns ḡ exactly (bitwise).
+        :math:`\tau = 0` without flags returns :math:`\bar g` exactly (bitwise).
 
     Examples
     --------
@@ -288,22 +309,23 @@ def masked_gradient(grads: ArrayLike, agreement_threshold: float, rescale: bool 
 def and_masked_gd(env_gradients: Callable[[np.ndarray], ArrayLike], theta0: ArrayLike, agreement_threshold: float,
                   learning_rate: float, n_steps: int, rescale: bool = False, geom_mean: bool = False, *,
                   env_axis: int = 0) -> MaskedDescent:
-    """AND-masked gradient descent θ ← θ − η·u(θ), u = :func:`dynamics.and_mask.masked_gradient`
-    (Parascandolo et al. 2021, §2.3 and Proposition 1).
+    r"""AND-masked gradient descent :math:`\theta \leftarrow \theta - \eta \cdot u(\theta)`, :math:`u` =
+    :func:`dynamics.and_mask.masked_gradient` (Parascandolo et al. 2021, §2.3 and Proposition 1).
 
     Parameters
     ----------
     env_gradients : callable
-        ``env_gradients(theta) -> array of shape (n_envs, n_params)``: the per-environment gradients at θ, one row
-        per environment (or one column per environment with ``env_axis=1``).
+        ``env_gradients(theta) -> array of shape (n_envs, n_params)``: the per-environment gradients at
+        :math:`\theta`, one row per environment (or one column per environment with ``env_axis=1``).
     theta0 : array_like, shape (n_params,)
         Starting point.
     agreement_threshold : float
-        Agreement threshold τ in [0, 1] (τ = 0: plain gradient descent on the pooled loss).
+        Agreement threshold :math:`\tau \in [0, 1]` (:math:`\tau = 0`: plain gradient descent on the pooled loss).
     learning_rate : float
-        Step size η > 0 (Proposition 1 needs η <= 1/L for an L-Lipschitz ∇L, and rescale=False).
+        Step size :math:`\eta > 0` (Proposition 1 needs :math:`\eta \le 1/L` for an :math:`L`-Lipschitz
+        :math:`\nabla L`, and rescale=False).
     n_steps : int
-        Number of steps k >= 0.
+        Number of steps :math:`k \ge 0`.
     rescale, geom_mean : bool
         As in :func:`dynamics.and_mask.masked_gradient`.
     env_axis : {0, 1}, default 0
@@ -314,8 +336,8 @@ def and_masked_gd(env_gradients: Callable[[np.ndarray], ArrayLike], theta0: Arra
     Returns
     -------
     MaskedDescent
-        ``thetas`` (n_steps + 1, n_params) and ``masked_gradient_sq`` (n_steps,): ‖u(θ^i)‖² at each step. A loss
-        along the run is that loss evaluated on the rows of ``thetas`` (see the example).
+        ``thetas`` (n_steps + 1, n_params) and ``masked_gradient_sq`` (n_steps,): :math:`\lVert u(\theta^i) \rVert^2`
+        at each step. A loss along the run is that loss evaluated on the rows of ``thetas`` (see the example).
 
     Examples
     --------

@@ -51,29 +51,30 @@ def _run_mask(means, stds, n_samples, seed):
 
 def simulate_mask(n_envs: int, n_samples: int, snr: float = 0.0, gradient_std: float = 1.0, *,
                   seed: Optional[Union[int, np.random.Generator]] = None) -> MaskSimulation:
-    """Monte Carlo of the AND-mask on n_samples coordinates with i.i.d. N(μ, σ²) gradients in d environments.
+    r"""Monte Carlo of the AND-mask on n_samples coordinates with i.i.d. :math:`N(\mu, \sigma^2)` gradients in
+    :math:`d` environments.
 
     The reference for :func:`dynamics.and_mask.keep_probability` and
-    :func:`dynamics.and_mask.masked_update_moments` in the package's claims: one run answers every τ through
+    :func:`dynamics.and_mask.masked_update_moments` in the package's claims: one run answers every :math:`\tau` through
     :func:`dynamics.and_mask.estimate_from_simulation`.
 
     Parameters
     ----------
     n_envs : int
-        Number of environments d >= 1.
+        Number of environments :math:`d \ge 1`.
     n_samples : int
-        Number N >= 1 of independent coordinates (N·d gradient entries are drawn).
+        Number :math:`N \ge 1` of independent coordinates (:math:`N \cdot d` gradient entries are drawn).
     snr : float, default 0
-        s = μ/σ (0: Proposition 2's pure noise).
+        :math:`s = \mu/\sigma` (0: Proposition 2's pure noise).
     gradient_std : float, default 1
-        σ > 0.
+        :math:`\sigma > 0`.
     seed : None, int or numpy.random.Generator
         Source of randomness; the same seed gives the same result with any number of numba threads.
 
     Returns
     -------
     MaskSimulation
-        Sums binned by the sign sum S; ``estimate_from_simulation(simulation, agreement_threshold)`` gives a
+        Sums binned by the sign sum :math:`S`; ``estimate_from_simulation(simulation, agreement_threshold)`` gives a
         :class:`dynamics.and_mask.MaskEstimate` with standard errors.
 
     Examples
@@ -92,17 +93,17 @@ def simulate_mask(n_envs: int, n_samples: int, snr: float = 0.0, gradient_std: f
 
 def simulate_mask_hetero(gradient_means: ArrayLike, gradient_stds: ArrayLike, n_samples: int, *,
                          seed: Optional[Union[int, np.random.Generator]] = None) -> MaskSimulation:
-    """Monte Carlo of the AND-mask with environment-dependent N(μ_e, σ_e²) gradients (the reference for
+    r"""Monte Carlo of the AND-mask with environment-dependent :math:`N(\mu_e, \sigma_e^2)` gradients (the reference for
     :func:`dynamics.and_mask.keep_probability_hetero` and :func:`dynamics.and_mask.masked_update_moments_hetero`).
 
     Parameters
     ----------
     gradient_means : array_like, shape (n_envs,)
-        μ_e, finite.
+        :math:`\mu_e`, finite.
     gradient_stds : array_like, shape (n_envs,)
-        σ_e > 0.
+        :math:`\sigma_e > 0`.
     n_samples : int
-        Number N >= 1 of independent coordinates.
+        Number :math:`N \ge 1` of independent coordinates.
     seed : None, int or numpy.random.Generator
         Source of randomness.
 
@@ -124,10 +125,12 @@ def simulate_mask_hetero(gradient_means: ArrayLike, gradient_stds: ArrayLike, n_
 
 
 def estimate_from_simulation(simulation: MaskSimulation, agreement_threshold: float) -> MaskEstimate:
-    """The statistics of the τ-form mask (keep abs(S) >= ⌈τd − 1e-9⌉) from one Monte Carlo run, with standard
-    errors: the keep probability, E[m ḡ] and E[m ḡ²] per coordinate.
+    r"""The statistics of the :math:`\tau`-form mask (keep :math:`\lvert S \rvert \ge \lceil \tau d - 10^{-9} \rceil`)
+    from one Monte Carlo run, with standard errors: the keep probability, :math:`\mathbb{E}[m \bar g]` and
+    :math:`\mathbb{E}[m \bar g^2]` per coordinate.
 
-    Every τ-form statistic depends on τ only through the keep set {k : abs(2k − d) >= T(d, τ)}, so one run of
+    Every :math:`\tau`-form statistic depends on :math:`\tau` only through the keep set
+    :math:`\{k : \lvert 2k - d \rvert \ge T(d, \tau)\}`, so one run of
     :func:`dynamics.and_mask.simulate_mask` or :func:`dynamics.and_mask.simulate_mask_hetero` answers every
     threshold.
 
@@ -136,13 +139,13 @@ def estimate_from_simulation(simulation: MaskSimulation, agreement_threshold: fl
     simulation : MaskSimulation
         From :func:`dynamics.and_mask.simulate_mask` or :func:`dynamics.and_mask.simulate_mask_hetero`.
     agreement_threshold : float
-        Agreement threshold τ in [0, 1].
+        Agreement threshold :math:`\tau \in [0, 1]`.
 
     Returns
     -------
     MaskEstimate
-        Keep probability (standard error √(p̂(1 − p̂)/N)), mean of m·ḡ and of m·ḡ² with their sample standard
-        errors, and N.
+        Keep probability (standard error :math:`\sqrt{\hat p(1 - \hat p)/N}`), mean of :math:`m \cdot \bar g` and of
+        :math:`m \cdot \bar g^2` with their sample standard errors, and :math:`N`.
 
     Examples
     --------
@@ -166,21 +169,22 @@ def estimate_from_simulation(simulation: MaskSimulation, agreement_threshold: fl
 
 def simulate_temporal_mask(snr: float, sign_decay: float, agreement_threshold: float, n_steps: int, n_chains: int, *,
                            seed: Optional[Union[int, np.random.Generator]] = None) -> TemporalMaskSimulation:
-    """Monte Carlo of the temporal AND-mask's sign EMA (Parascandolo et al. 2021, Algorithm 1, CoinRun).
+    r"""Monte Carlo of the temporal AND-mask's sign EMA (Parascandolo et al. 2021, Algorithm 1, CoinRun).
 
-    Each chain is one parameter coordinate receiving i.i.d. gradients g_k ~ N(μ, σ²), s = μ/σ; a_0 = 0,
-    a_k = β a_{k−1} + (1 − β) sign(g_k), and the coordinate is updated at step k iff abs(a_k) >= τ.
+    Each chain is one parameter coordinate receiving i.i.d. gradients :math:`g_k \sim N(\mu, \sigma^2)`,
+    :math:`s = \mu/\sigma`; :math:`a_0 = 0`, :math:`a_k = \beta a_{k-1} + (1 - \beta) \operatorname{sign}(g_k)`, and the
+    coordinate is updated at step :math:`k` iff :math:`\lvert a_k \rvert \ge \tau`.
 
     Parameters
     ----------
     snr : float
-        s = μ/σ of the gradients.
+        :math:`s = \mu/\sigma` of the gradients.
     sign_decay : float
-        β (β3 of Algorithm 1) in [0, 1).
+        :math:`\beta` (:math:`\beta_3` of Algorithm 1) in :math:`[0, 1)`.
     agreement_threshold : float
-        Threshold τ in [0, 1] on abs(a_k).
+        Threshold :math:`\tau \in [0, 1]` on :math:`\lvert a_k \rvert`.
     n_steps : int
-        Number of steps k >= 1 per chain.
+        Number of steps :math:`k \ge 1` per chain.
     n_chains : int
         Number of independent chains >= 1 (n_steps·n_chains gradient entries are drawn).
     seed : None, int or numpy.random.Generator
@@ -189,7 +193,7 @@ def simulate_temporal_mask(snr: float, sign_decay: float, agreement_threshold: f
     Returns
     -------
     TemporalMaskSimulation
-        Per-step mean, variance and keep frequency of a_k with standard errors.
+        Per-step mean, variance and keep frequency of :math:`a_k` with standard errors.
 
     Examples
     --------

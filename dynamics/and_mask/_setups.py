@@ -73,7 +73,7 @@ def _spirals(rng, n, n_revolutions):
 def make_spiral_dataset(n_envs: int = 16, n_samples_per_env: int = 1024, dim_shortcut: int = 8,
                         n_revolutions: float = 3, shortcut_std: float = 1.0, n_test: int = 2000, *,
                         seed: Optional[Union[int, np.random.Generator]] = None) -> SpiralDataset:
-    """The synthetic memorisation data set: spirals mechanism + per-environment shortcut (Parascandolo et al. 2021,
+    r"""The synthetic memorisation data set: spirals mechanism + per-environment shortcut (Parascandolo et al. 2021,
     §3.1 and its appendix; the authors' public code).
 
     Defaults follow the public code (16 environments × 1024 examples, 8 shortcut dimensions, 3 revolutions,
@@ -88,11 +88,11 @@ def make_spiral_dataset(n_envs: int = 16, n_samples_per_env: int = 1024, dim_sho
     n_samples_per_env : int, default 1024
         Examples per environment >= 2.
     dim_shortcut : int, default 8
-        Dimension d_S >= 1 of the shortcut block.
+        Dimension :math:`d_S \ge 1` of the shortcut block.
     n_revolutions : float, default 3
         Turns of each spiral, in (0, 1e9] (beyond, float64 angles no longer resolve the radii).
     shortcut_std : float, default 1
-        Standard deviation of the signature entries x_s, in (0, 1e300].
+        Standard deviation of the signature entries :math:`x_s`, in (0, 1e300].
     n_test : int, default 2000
         Size of the o.o.d. test set >= 2.
     seed : None, int or numpy.random.Generator
@@ -100,7 +100,8 @@ def make_spiral_dataset(n_envs: int = 16, n_samples_per_env: int = 1024, dim_sho
     Returns
     -------
     SpiralDataset
-        Labels in {−1, +1}; class +1 of environment e carries +x_s(e), class −1 carries −x_s(e).
+        Labels in :math:`\{-1, +1\}`; class +1 of environment :math:`e` carries :math:`+x_s(e)`, class -1 carries
+        :math:`-x_s(e)`.
 
     Examples
     --------
@@ -134,11 +135,11 @@ def make_spiral_dataset(n_envs: int = 16, n_samples_per_env: int = 1024, dim_sho
 
 
 def make_notebook_patchwork() -> LinearPatchwork:
-    """The authors' linear-regression patchwork (their notebook ``linear_regression_ilc``): x_e = 3·[e_e, 0.1],
-    y_e = 1, four environments.
+    r"""The authors' linear-regression patchwork (their notebook ``linear_regression_ilc``):
+    :math:`x_e = 3 \cdot [e_e, 0.1]`, :math:`y_e = 1`, four environments.
 
-    Environment e has a strong private feature e (3.0) and a weak shared feature 5 (0.3); the loss of environment
-    e is ½(x_e·θ − 1)².
+    Environment :math:`e` has a strong private feature :math:`e` (3.0) and a weak shared feature 5 (0.3); the loss of
+    environment :math:`e` is :math:`\tfrac{1}{2}(x_e \cdot \theta - 1)^2`.
 
     Parameters
     ----------
@@ -147,7 +148,7 @@ def make_notebook_patchwork() -> LinearPatchwork:
     Returns
     -------
     LinearPatchwork
-        ``inputs`` (4, 5), row e being x_e, and ``targets`` (4,), all 1.
+        ``inputs`` (4, 5), row :math:`e` being :math:`x_e`, and ``targets`` (4,), all 1.
 
     Examples
     --------
@@ -159,25 +160,32 @@ def make_notebook_patchwork() -> LinearPatchwork:
 
 
 def patchwork_masked_shared_weight(private_weights: ArrayLike, weight_decay: float = 0.01) -> np.ndarray:
-    """The shared weight θ₅ at the fixed point of AND-masked GD with decoupled weight decay on the authors' linear
-    patchwork (derived in this project): θ₅ = a(1 − b·m̄)/(a² + wd), a = 0.3, b = 3, m̄ the mean private weight of
-    the trained environments.
+    r"""The shared weight :math:`\theta_5` at the fixed point of AND-masked GD with decoupled weight decay on the
+    authors' linear patchwork (derived in this project):
 
-    At τ = 1 every private weight θ_e is masked (only environment e moves it), while the shared coordinate is kept
-    where the environments' gradients a(b·θ_e + a·θ₅ − 1) agree in sign; its update a(b·m̄ + a·θ₅ − 1) + wd·θ₅
-    vanishes at this θ₅.
+    .. math::
+
+        \theta_5 = \frac{a(1 - b \cdot \bar m)}{a^2 + \mathrm{wd}}, \qquad a = 0.3, \quad b = 3,
+
+    :math:`\bar m` the mean private weight of the trained environments.
+
+    At :math:`\tau = 1` every private weight :math:`\theta_e` is masked (only environment :math:`e` moves it), while the
+    shared coordinate is kept where the environments' gradients :math:`a(b \cdot \theta_e + a \cdot \theta_5 - 1)`
+    agree in sign; its update :math:`a(b \cdot \bar m + a \cdot \theta_5 - 1) + \mathrm{wd} \cdot \theta_5` vanishes
+    at this :math:`\theta_5`.
 
     Parameters
     ----------
     private_weights : array_like, shape (n_trained,) or (n_runs, n_trained)
-        The private weights θ_e of the trained environments (the last axis is averaged).
+        The private weights :math:`\theta_e` of the trained environments (the last axis is averaged).
     weight_decay : float, default 0.01
-        wd >= 0 of the decoupled decay θ ← θ − wd·lr·θ.
+        :math:`\mathrm{wd} \ge 0` of the decoupled decay
+        :math:`\theta \leftarrow \theta - \mathrm{wd} \cdot \mathrm{lr} \cdot \theta`.
 
     Returns
     -------
     ndarray
-        θ₅, of the shape of ``private_weights`` without its last axis.
+        :math:`\theta_5`, of the shape of ``private_weights`` without its last axis.
 
     Examples
     --------
@@ -201,13 +209,14 @@ def patchwork_masked_shared_weight(private_weights: ArrayLike, weight_decay: flo
 def make_logistic_shortcut(n_envs: int = 16, n_samples_per_env: int = 256, dim_shortcut: int = 32,
                            signal: float = 1.0, shortcut_std: float = 1.0, n_test: int = 4000, *,
                            seed: Optional[Union[int, np.random.Generator]] = None) -> ShortcutDataset:
-    """The linearised memorisation task: an invariant feature and per-environment shortcuts (the project's
+    r"""The linearised memorisation task: an invariant feature and per-environment shortcuts (the project's
     logistic-regression version of the memorisation task of Parascandolo et al. 2021, §3.1).
 
-    y = ±1 equiprobable; x_M = a·y + N(0, 1) (invariant, Bayes accuracy Φ(a)); x_S = y·s_e with s_e ~ N(0, σ_S²I)
-    drawn once per environment (separates each environment perfectly). The o.o.d. test set has the same x_M law and
-    x_S ~ N(0, σ_S²I) per example; the shortcut probe keeps x_S = y·s_e of a random training environment and
-    replaces x_M by an independent draw of its law (no label information).
+    :math:`y = \pm 1` equiprobable; :math:`x_M = a \cdot y + N(0, 1)` (invariant, Bayes accuracy :math:`\Phi(a)`);
+    :math:`x_S = y \cdot s_e` with :math:`s_e \sim N(0, \sigma_S^2 I)` drawn once per environment (separates each
+    environment perfectly). The o.o.d. test set has the same :math:`x_M` law and :math:`x_S \sim N(0, \sigma_S^2 I)`
+    per example; the shortcut probe keeps :math:`x_S = y \cdot s_e` of a random training environment and replaces
+    :math:`x_M` by an independent draw of its law (no label information).
 
     Parameters
     ----------
@@ -218,9 +227,9 @@ def make_logistic_shortcut(n_envs: int = 16, n_samples_per_env: int = 256, dim_s
     dim_shortcut : int, default 32
         Number of shortcut features >= 1.
     signal : float, default 1
-        a >= 0.
+        :math:`a \ge 0`.
     shortcut_std : float, default 1
-        σ_S > 0.
+        :math:`\sigma_S > 0`.
     n_test : int, default 4000
         Size of the o.o.d. test set (and of the shortcut probe) >= 1.
     seed : None, int or numpy.random.Generator
@@ -263,16 +272,21 @@ def _accuracy(weights, inputs, labels):
 
 
 def logistic_env_gradients(weights: ArrayLike, inputs: ArrayLike, labels: ArrayLike) -> np.ndarray:
-    """Per-environment gradients of the mean logistic loss log(1 + e^{−y w·x}) of the logistic shortcut task.
+    r"""Per-environment gradients of the mean logistic loss :math:`\log(1 + e^{-y\, w \cdot x})` of the logistic
+    shortcut task.
 
-    g_e = −(1/n_e) Σ_i σ(−y_i w·x_i) y_i x_i; at w = 0 the shortcut block of g_e is −s_e/2.
+    .. math::
+
+        g_e = -\frac{1}{n_e} \sum_i \sigma(-y_i\, w \cdot x_i)\, y_i x_i;
+
+    at :math:`w = 0` the shortcut block of :math:`g_e` is :math:`-s_e/2`.
 
     Parameters
     ----------
     weights : ndarray, shape (n_features,)
     inputs : ndarray, shape (n_envs, n_samples_per_env, n_features)
     labels : ndarray, shape (n_envs, n_samples_per_env)
-        In {−1, +1}.
+        In :math:`\{-1, +1\}`.
 
     Returns
     -------
@@ -296,21 +310,22 @@ def logistic_env_gradients(weights: ArrayLike, inputs: ArrayLike, labels: ArrayL
 
 def train_logistic_shortcut(dataset: ShortcutDataset, agreement_threshold: float, learning_rate: float = 0.5,
                             n_steps: int = 500, rescale: bool = False) -> ShortcutRun:
-    """Full-batch AND-masked gradient descent on the logistic shortcut task, w₀ = 0.
+    r"""Full-batch AND-masked gradient descent on the logistic shortcut task, :math:`w_0 = 0`.
 
     :func:`dynamics.and_mask.and_masked_gd` on the per-environment gradients of
-    :func:`dynamics.and_mask.logistic_env_gradients` (means over each environment's examples): w ← w − η·u with
-    u = :func:`dynamics.and_mask.masked_gradient` (τ = 0 is plain averaging, i.e. GD on the pooled loss). No weight
-    decay. A run that leaves float64 raises the ValueError of :func:`dynamics.and_mask.and_masked_gd`.
+    :func:`dynamics.and_mask.logistic_env_gradients` (means over each environment's examples):
+    :math:`w \leftarrow w - \eta \cdot u` with :math:`u` = :func:`dynamics.and_mask.masked_gradient` (:math:`\tau = 0`
+    is plain averaging, i.e. GD on the pooled loss). No weight decay. A run that leaves float64 raises the ValueError
+    of :func:`dynamics.and_mask.and_masked_gd`.
 
     Parameters
     ----------
     dataset : ShortcutDataset
         From :func:`dynamics.and_mask.make_logistic_shortcut`.
     agreement_threshold : float
-        Agreement threshold τ in [0, 1].
+        Agreement threshold :math:`\tau \in [0, 1]`.
     learning_rate : float, default 0.5
-        Step size η > 0.
+        Step size :math:`\eta > 0`.
     n_steps : int, default 500
         Number of steps >= 0.
     rescale : bool, default False
@@ -344,18 +359,18 @@ def train_logistic_shortcut(dataset: ShortcutDataset, agreement_threshold: float
 
 
 def shortcut_bayes_accuracy(signal: float) -> float:
-    """Φ(a): the Bayes accuracy of the invariant feature x_M = a·y + N(0, 1) of the logistic shortcut task,
-    the best o.o.d. accuracy a classifier can reach when the shortcuts carry no information.
+    r""":math:`\Phi(a)`: the Bayes accuracy of the invariant feature :math:`x_M = a \cdot y + N(0, 1)` of the logistic
+    shortcut task, the best o.o.d. accuracy a classifier can reach when the shortcuts carry no information.
 
     Parameters
     ----------
     signal : float
-        a >= 0.
+        :math:`a \ge 0`.
 
     Returns
     -------
     float
-        In [½, 1].
+        In :math:`[\tfrac{1}{2}, 1]`.
 
     Examples
     --------
@@ -369,17 +384,17 @@ def shortcut_bayes_accuracy(signal: float) -> float:
 def shortcut_threshold_sweep(agreement_threshold: ArrayLike, n_seeds: int = 5, learning_rate: float = 0.5,
                              n_steps: int = 500, *,
                              seed: Optional[Union[int, np.random.Generator]] = 0) -> ShortcutSweep:
-    """The logistic shortcut task (default :func:`dynamics.and_mask.make_logistic_shortcut` data sets) trained by
-    :func:`dynamics.and_mask.train_logistic_shortcut` at each threshold τ on each of ``n_seeds`` data sets.
+    r"""The logistic shortcut task (default :func:`dynamics.and_mask.make_logistic_shortcut` data sets) trained by
+    :func:`dynamics.and_mask.train_logistic_shortcut` at each threshold :math:`\tau` on each of ``n_seeds`` data sets.
 
     Parameters
     ----------
     agreement_threshold : float or array_like, shape (n_thresholds,)
-        Thresholds τ in [0, 1] (0: plain averaging).
+        Thresholds :math:`\tau \in [0, 1]` (0: plain averaging).
     n_seeds : int, default 5
         Number of data sets >= 1.
     learning_rate : float, default 0.5
-        Step size η > 0.
+        Step size :math:`\eta > 0`.
     n_steps : int, default 500
         Number of steps >= 0.
     seed : None, int or numpy.random.Generator, default 0
@@ -388,7 +403,7 @@ def shortcut_threshold_sweep(agreement_threshold: ArrayLike, n_seeds: int = 5, l
     Returns
     -------
     ShortcutSweep
-        Accuracies of shape (n_thresholds, n_seeds) and the Bayes accuracy Φ(a).
+        Accuracies of shape (n_thresholds, n_seeds) and the Bayes accuracy :math:`\Phi(a)`.
 
     Examples
     --------
@@ -424,17 +439,19 @@ def _agreement_counts(n_envs, agreement_fraction):
 
 
 def masked_norm_curves(n_envs: ArrayLike, agreement_fraction: float = 0.8, n_params: int = 3000) -> MaskedNormCurves:
-    """E‖m_t ⊙ ḡ‖², E‖ḡ‖² and the corrected Proposition 2 bounds for pure noise (σ = 1) against the number of
-    environments, with t = ⌈ρd⌉ agreeing signs required (Parascandolo et al. 2021, Fig 4).
+    r""":math:`\mathbb{E}\lVert m_t \odot \bar g \rVert^2`, :math:`\mathbb{E}\lVert \bar g \rVert^2` and the corrected
+    Proposition 2 bounds for pure noise (:math:`\sigma = 1`) against the number of environments, with
+    :math:`t = \lceil \rho d \rceil` agreeing signs required (Parascandolo et al. 2021, Fig 4).
 
     Parameters
     ----------
     n_envs : int or array_like of int
-        Numbers of environments d >= 1.
+        Numbers of environments :math:`d \ge 1`.
     agreement_fraction : float, default 0.8
-        ρ in (½, 1]: t = ⌈ρd − 1e-9⌉ must be a strict majority for every d.
+        :math:`\rho \in (\tfrac{1}{2}, 1]`: :math:`t = \lceil \rho d - 10^{-9} \rceil` must be a strict majority for
+        every :math:`d`.
     n_params : int, default 3000
-        Number of coordinates n >= 1.
+        Number of coordinates :math:`n \ge 1`.
 
     Returns
     -------
@@ -457,20 +474,21 @@ def masked_norm_curves(n_envs: ArrayLike, agreement_fraction: float = 0.8, n_par
 def masked_norm_samples(n_envs: ArrayLike, agreement_fraction: float = 0.8, n_params: int = 3000,
                         n_samples: int = 600_000, *,
                         seed: Optional[Union[int, np.random.Generator]] = None) -> MaskedNormSamples:
-    """Monte Carlo of :func:`dynamics.and_mask.masked_norm_curves`: n times the sample means of m ḡ² and ḡ² over
-    ``n_samples`` pure-noise coordinates per d (σ = 1; Parascandolo et al. 2021, Fig 4), from one
-    :func:`dynamics.and_mask.simulate_mask` run per d.
+    r"""Monte Carlo of :func:`dynamics.and_mask.masked_norm_curves`: :math:`n` times the sample means of
+    :math:`m \bar g^2` and :math:`\bar g^2` over ``n_samples`` pure-noise coordinates per :math:`d` (:math:`\sigma = 1`;
+    Parascandolo et al. 2021, Fig 4), from one :func:`dynamics.and_mask.simulate_mask` run per :math:`d`.
 
     Parameters
     ----------
     n_envs : int or array_like of int
-        Numbers of environments d >= 1 (one run each, in order).
+        Numbers of environments :math:`d \ge 1` (one run each, in order).
     agreement_fraction : float, default 0.8
-        ρ in (½, 1], as in :func:`dynamics.and_mask.masked_norm_curves`.
+        :math:`\rho \in (\tfrac{1}{2}, 1]`, as in :func:`dynamics.and_mask.masked_norm_curves`.
     n_params : int, default 3000
-        n >= 1: the estimates are n·E[m ḡ²] and n·E[ḡ²].
+        :math:`n \ge 1`: the estimates are :math:`n \cdot \mathbb{E}[m \bar g^2]` and
+        :math:`n \cdot \mathbb{E}[\bar g^2]`.
     n_samples : int, default 600000
-        Simulated coordinates per d (e.g. 200 independent n-coordinate gradients).
+        Simulated coordinates per :math:`d` (e.g. 200 independent :math:`n`-coordinate gradients).
     seed : None, int or numpy.random.Generator
         One stream for all runs.
 
@@ -499,17 +517,17 @@ def masked_norm_samples(n_envs: ArrayLike, agreement_fraction: float = 0.8, n_pa
 
 # ------------------------------------------------------------------------------------------------ the notebook
 def masked_update_curves(n_envs: int, agreement_threshold: float, snr: ArrayLike) -> MaskedUpdateCurves:
-    """The keep probability, mean and standard deviation of one masked coordinate against the SNR, exactly
-    (i.i.d. N(μ, σ²) gradients, in units of σ; derived in this project).
+    r"""The keep probability, mean and standard deviation of one masked coordinate against the SNR, exactly
+    (i.i.d. :math:`N(\mu, \sigma^2)` gradients, in units of :math:`\sigma`; derived in this project).
 
     Parameters
     ----------
     n_envs : int
-        Number of environments d >= 1.
+        Number of environments :math:`d \ge 1`.
     agreement_threshold : float
-        Agreement threshold τ in [0, 1].
+        Agreement threshold :math:`\tau \in [0, 1]`.
     snr : float or array_like
-        SNRs s = μ/σ, abs(s) <= 1e6.
+        SNRs :math:`s = \mu/\sigma`, :math:`\lvert s \rvert \le 10^6`.
 
     Returns
     -------
@@ -532,17 +550,17 @@ def masked_update_curves(n_envs: int, agreement_threshold: float, snr: ArrayLike
 
 def masked_update_samples(n_envs: int, agreement_threshold: float, snr: ArrayLike, n_samples: int = 2000, *,
                           seed: Optional[Union[int, np.random.Generator]] = 0) -> MaskedUpdateSamples:
-    """Monte Carlo of :func:`dynamics.and_mask.masked_update_curves` (σ = 1): one
+    r"""Monte Carlo of :func:`dynamics.and_mask.masked_update_curves` (:math:`\sigma = 1`): one
     :func:`dynamics.and_mask.simulate_mask` run of ``n_samples`` coordinates per SNR.
 
     Parameters
     ----------
     n_envs : int
-        Number of environments d >= 1.
+        Number of environments :math:`d \ge 1`.
     agreement_threshold : float
-        Agreement threshold τ in [0, 1].
+        Agreement threshold :math:`\tau \in [0, 1]`.
     snr : float or array_like
-        SNRs s = μ/σ, one run each.
+        SNRs :math:`s = \mu/\sigma`, one run each.
     n_samples : int, default 2000
         Simulated coordinates per run.
     seed : None, int or numpy.random.Generator, default 0
@@ -570,22 +588,23 @@ def masked_update_samples(n_envs: int, agreement_threshold: float, snr: ArrayLik
 
 
 def threshold_sweep(n_envs: int, snr: float) -> ThresholdSweep:
-    """A signal coordinate (SNR s) and a pure-noise coordinate against τ = k/d, k = 0..d, exactly: keep
-    probabilities, the kept fraction E[m ḡ]/μ of the signal's mean and the kept fraction
-    E‖m ⊙ ḡ‖²/E‖ḡ‖² of the noise power (Proposition 2 of Parascandolo et al. 2021 and its extension to signal).
-    The mask changes only just after each k/d.
+    r"""A signal coordinate (SNR :math:`s`) and a pure-noise coordinate against :math:`\tau = k/d`,
+    :math:`k = 0, \ldots, d`, exactly: keep probabilities, the kept fraction :math:`\mathbb{E}[m \bar g]/\mu` of the
+    signal's mean and the kept fraction
+    :math:`\mathbb{E}\lVert m \odot \bar g \rVert^2 / \mathbb{E}\lVert \bar g \rVert^2` of the noise power (Proposition
+    2 of Parascandolo et al. 2021 and its extension to signal). The mask changes only just after each :math:`k/d`.
 
     Parameters
     ----------
     n_envs : int
-        Number of environments d >= 1.
+        Number of environments :math:`d \ge 1`.
     snr : float
-        s = μ/σ of the signal coordinate, non-zero, abs(s) <= 1e6.
+        :math:`s = \mu/\sigma` of the signal coordinate, non-zero, :math:`\lvert s \rvert \le 10^6`.
 
     Returns
     -------
     ThresholdSweep
-        Arrays of length d + 1.
+        Arrays of length :math:`d + 1`.
 
     Examples
     --------
@@ -605,17 +624,18 @@ def threshold_sweep(n_envs: int, snr: float) -> ThresholdSweep:
 
 def threshold_sweep_samples(n_envs: int, snr: float, agreement_threshold: ArrayLike, n_samples: int = 10_000, *,
                             seed: Optional[Union[int, np.random.Generator]] = 0) -> ThresholdSweepSamples:
-    """Monte Carlo of :func:`dynamics.and_mask.threshold_sweep` (σ = 1): one signal run and one pure-noise run of
+    r"""Monte Carlo of :func:`dynamics.and_mask.threshold_sweep` (:math:`\sigma = 1`): one signal run and one
+    pure-noise run of
     :func:`dynamics.and_mask.simulate_mask`, each answering every threshold.
 
     Parameters
     ----------
     n_envs : int
-        Number of environments d >= 1.
+        Number of environments :math:`d \ge 1`.
     snr : float
-        s = μ/σ of the signal coordinate, non-zero.
+        :math:`s = \mu/\sigma` of the signal coordinate, non-zero.
     agreement_threshold : float or array_like
-        Thresholds τ in [0, 1] at which to estimate.
+        Thresholds :math:`\tau \in [0, 1]` at which to estimate.
     n_samples : int, default 10000
         Simulated coordinates per run.
     seed : None, int or numpy.random.Generator, default 0

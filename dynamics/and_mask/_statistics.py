@@ -43,21 +43,23 @@ def _xlogx(x):
 
 # ------------------------------------------------------------------------------------------------ keep probability
 def log_keep_probability(n_envs: int, agreement_threshold: float, snr: ArrayLike = 0.0) -> Union[float, np.ndarray]:
-    """log π(d, τ, s): the logarithm of :func:`dynamics.and_mask.keep_probability`, finite where π underflows.
+    r""":math:`\log \pi(d, \tau, s)`: the logarithm of :func:`dynamics.and_mask.keep_probability`, finite where
+    :math:`\pi` underflows.
 
     Parameters
     ----------
     n_envs : int
-        Number of environments d >= 1.
+        Number of environments :math:`d \ge 1`.
     agreement_threshold : float
-        Agreement threshold τ in [0, 1].
+        Agreement threshold :math:`\tau \in [0, 1]`.
     snr : float or array_like, default 0
-        Per-environment signal-to-noise ratio s = μ/σ of the coordinate, abs(s) <= 1e6.
+        Per-environment signal-to-noise ratio :math:`s = \mu/\sigma` of the coordinate,
+        :math:`\lvert s \rvert \le 10^6`.
 
     Returns
     -------
     float or ndarray
-        log π, of the shape of ``snr``.
+        :math:`\log \pi`, of the shape of ``snr``.
 
     Examples
     --------
@@ -71,32 +73,35 @@ def log_keep_probability(n_envs: int, agreement_threshold: float, snr: ArrayLike
 
 
 def keep_probability(n_envs: int, agreement_threshold: float, snr: ArrayLike = 0.0) -> Union[float, np.ndarray]:
-    r"""Probability π(d, τ, s) that a coordinate passes the AND-mask (Parascandolo et al. 2021, Eq 6 for pure noise;
-    the signal case is derived in this project).
+    r"""Probability :math:`\pi(d, \tau, s)` that a coordinate passes the AND-mask (Parascandolo et al. 2021, Eq 6 for
+    pure noise; the signal case is derived in this project).
 
-    The d per-environment gradients of the coordinate are i.i.d. N(μ, σ²) with s = μ/σ, so that the number k of
-    positive ones is binomial with p = Φ(s), and the coordinate passes when k lies in the keep set K_τ(d) (see the
-    AND-mask theory note):
+    The :math:`d` per-environment gradients of the coordinate are i.i.d. :math:`N(\mu, \sigma^2)` with
+    :math:`s = \mu/\sigma`, so that the number :math:`k` of positive ones is binomial with :math:`p = \Phi(s)`, and the
+    coordinate passes when :math:`k` lies in the keep set :math:`K_\tau(d)` (see the AND-mask theory note):
 
-    .. math:: \pi(d, \tau, s) = \sum_{k \in K_\tau(d)} \binom{d}{k}\, \Phi(s)^k\, \Phi(-s)^{d-k}.
+    .. math::
 
-    At s = 0 this is the pure-noise value π₀(d, τ) of Proposition 2 (any sign-symmetric law).
-    Summed in log space from log Φ(±s): relative accuracy about 1e-11 for d <= 2000 down to values of 1e-300.
-    It is also the expected mask density.
+        \pi(d, \tau, s) = \sum_{k \in K_\tau(d)} \binom{d}{k}\, \Phi(s)^k\, \Phi(-s)^{d-k}.
+
+    At :math:`s = 0` this is the pure-noise value :math:`\pi_0(d, \tau)` of Proposition 2 (any sign-symmetric law).
+    Summed in log space from :math:`\log \Phi(\pm s)`: relative accuracy about 1e-11 for :math:`d \le 2000` down to
+    values of 1e-300. It is also the expected mask density.
 
     Parameters
     ----------
     n_envs : int
-        Number of environments d >= 1.
+        Number of environments :math:`d \ge 1`.
     agreement_threshold : float
-        Agreement threshold τ in [0, 1].
+        Agreement threshold :math:`\tau \in [0, 1]`.
     snr : float or array_like, default 0
-        Per-environment signal-to-noise ratio s = μ/σ, abs(s) <= 1e6.
+        Per-environment signal-to-noise ratio :math:`s = \mu/\sigma`, :math:`\lvert s \rvert \le 10^6`.
 
     Returns
     -------
     float or ndarray
-        π in [0, 1], of the shape of ``snr``: even in s, non-decreasing in abs(s), 1 at τ = 0, Φ(s)^d + Φ(−s)^d at τ = 1.
+        :math:`\pi \in [0, 1]`, of the shape of ``snr``: even in :math:`s`, non-decreasing in :math:`\lvert s \rvert`, 1
+        at :math:`\tau = 0`, :math:`\Phi(s)^d + \Phi(-s)^d` at :math:`\tau = 1`.
 
     Examples
     --------
@@ -110,15 +115,15 @@ def keep_probability(n_envs: int, agreement_threshold: float, snr: ArrayLike = 0
 
 
 def keep_probability_rational(n_envs: int, agreement_threshold: float) -> Fraction:
-    """The pure-noise keep probability π₀(d, τ) = 2^{−d} Σ_{k∈K_τ(d)} C(d, k) as an exact fraction
-    (Parascandolo et al. 2021, Eq 6).
+    r"""The pure-noise keep probability :math:`\pi_0(d, \tau) = 2^{-d} \sum_{k \in K_\tau(d)} \binom{d}{k}` as an exact
+    fraction (Parascandolo et al. 2021, Eq 6).
 
     Parameters
     ----------
     n_envs : int
-        Number of environments d >= 1.
+        Number of environments :math:`d \ge 1`.
     agreement_threshold : float
-        Agreement threshold τ in [0, 1].
+        Agreement threshold :math:`\tau \in [0, 1]`.
 
     Returns
     -------
@@ -138,29 +143,36 @@ def keep_probability_rational(n_envs: int, agreement_threshold: float) -> Fracti
 # ------------------------------------------------------------------------------------------------ moments
 def masked_update_moments(n_envs: int, agreement_threshold: float, snr: float,
                           gradient_std: float = 1.0) -> MaskedMoments:
-    """Exact moments (E[m_τ ḡ], E[m_τ ḡ²]) of one masked coordinate with i.i.d. N(μ, σ²) gradients (derived in this
-    project; see the theory note, docs/theory/and_mask.md).
+    r"""Exact moments :math:`(\mathbb{E}[m_\tau \bar g], \mathbb{E}[m_\tau \bar g^2])` of one masked coordinate with
+    i.i.d. :math:`N(\mu, \sigma^2)` gradients (derived in this project; see the theory note, docs/theory/and_mask.md).
 
-    First moment: (μp + σφ)·Pr[1 + B' ∈ K_τ] + (μ(1−p) − σφ)·Pr[B' ∈ K_τ], B' ~ Bin(d − 1, p), p = Φ(s),
-    φ = φ(s). Second: Σ_{k∈K_τ} Bin(k; d, p)·E[ḡ² | P = k] from truncated-normal pieces (at s = 0 the pure-noise
-    sum of the terms (σ²/d²)[d(1 − 2/π) + (2/π)(2k − d)²]).
+    First moment:
+
+    .. math::
+
+        (\mu p + \sigma\varphi) \cdot \Pr[1 + B' \in K_\tau] + (\mu(1 - p) - \sigma\varphi) \cdot \Pr[B' \in K_\tau],
+
+    :math:`B' \sim \mathrm{Bin}(d - 1, p)`, :math:`p = \Phi(s)`, :math:`\varphi = \varphi(s)`. Second:
+    :math:`\sum_{k \in K_\tau} \mathrm{Bin}(k; d, p) \cdot \mathbb{E}[\bar g^2 \mid P = k]` from truncated-normal
+    pieces (at :math:`s = 0` the pure-noise sum of the terms :math:`(\sigma^2/d^2)[d(1 - 2/\pi) + (2/\pi)(2k - d)^2]`).
 
     Parameters
     ----------
     n_envs : int
-        Number of environments d >= 1.
+        Number of environments :math:`d \ge 1`.
     agreement_threshold : float
-        Agreement threshold τ in [0, 1].
+        Agreement threshold :math:`\tau \in [0, 1]`.
     snr : float
-        s = μ/σ, abs(s) <= 1e6.
+        :math:`s = \mu/\sigma`, :math:`\lvert s \rvert \le 10^6`.
     gradient_std : float, default 1
-        σ > 0, the standard deviation of one environment's gradient coordinate.
+        :math:`\sigma > 0`, the standard deviation of one environment's gradient coordinate.
 
     Returns
     -------
     MaskedMoments
-        ``first_moment`` E[m ḡ] (odd in s, exactly 0 at s = 0, ∝ σ) and ``second_moment`` E[m ḡ²] (even in s,
-        ∝ σ²). τ = 0 gives (μ, μ² + σ²/d).
+        ``first_moment`` :math:`\mathbb{E}[m \bar g]` (odd in :math:`s`, exactly 0 at :math:`s = 0`,
+        :math:`\propto \sigma`) and ``second_moment`` :math:`\mathbb{E}[m \bar g^2]` (even in :math:`s`,
+        :math:`\propto \sigma^2`). :math:`\tau = 0` gives :math:`(\mu, \mu^2 + \sigma^2/d)`.
 
     Examples
     --------
@@ -182,24 +194,31 @@ def masked_update_moments(n_envs: int, agreement_threshold: float, snr: float,
 
 def conditional_moments(n_envs: int, n_positive: int, snr: float = 0.0,
                         gradient_std: float = 1.0) -> ConditionalMoments:
-    """E[ḡ | P = k] and E[ḡ² | P = k] given k positive signs among d i.i.d. N(μ, σ²) gradients (derived in this
-    project; the pure-noise bound E[ḡ² | P = k] <= E[ḡ² | P = d] is used in the proof of Proposition 2 of
-    Parascandolo et al. 2021).
+    r""":math:`\mathbb{E}[\bar g \mid P = k]` and :math:`\mathbb{E}[\bar g^2 \mid P = k]` given :math:`k` positive signs
+    among :math:`d` i.i.d. :math:`N(\mu, \sigma^2)` gradients (derived in this project; the pure-noise bound
+    :math:`\mathbb{E}[\bar g^2 \mid P = k] \le \mathbb{E}[\bar g^2 \mid P = d]` is used in the proof of Proposition 2
+    of Parascandolo et al. 2021).
 
-    Given the sign vector the entries are independent truncated normals, so E[ḡ | P = k] = (k m₊ + (d − k) m₋)/d
-    and E[ḡ² | P = k] = [k v₊ + (d − k) v₋ + (k m₊ + (d − k) m₋)²]/d². At s = 0:
-    (σ²/d²)[d(1 − 2/π) + (2/π)(2k − d)²], increasing in abs(2k − d) and at most σ²(2/π + (1 − 2/π)/d).
+    Given the sign vector the entries are independent truncated normals, so
+
+    .. math::
+
+        \mathbb{E}[\bar g \mid P = k] &= \frac{k m_+ + (d - k) m_-}{d}, \\
+        \mathbb{E}[\bar g^2 \mid P = k] &= \frac{k v_+ + (d - k) v_- + (k m_+ + (d - k) m_-)^2}{d^2}.
+
+    At :math:`s = 0`: :math:`(\sigma^2/d^2)[d(1 - 2/\pi) + (2/\pi)(2k - d)^2]`, increasing in
+    :math:`\lvert 2k - d \rvert` and at most :math:`\sigma^2(2/\pi + (1 - 2/\pi)/d)`.
 
     Parameters
     ----------
     n_envs : int
-        Number of environments d >= 1.
+        Number of environments :math:`d \ge 1`.
     n_positive : int
-        Number k of positive gradients, 0 <= k <= d.
+        Number :math:`k` of positive gradients, :math:`0 \le k \le d`.
     snr : float, default 0
-        s = μ/σ, abs(s) <= 1e6.
+        :math:`s = \mu/\sigma`, :math:`\lvert s \rvert \le 10^6`.
     gradient_std : float, default 1
-        σ > 0.
+        :math:`\sigma > 0`.
 
     Returns
     -------
@@ -228,25 +247,26 @@ def conditional_moments(n_envs: int, n_positive: int, snr: float = 0.0,
 
 def expected_squared_norms(n_envs: int, agreement_threshold: float, n_params: int = 1, snr: float = 0.0,
                            gradient_std: float = 1.0) -> SquaredNorms:
-    """E‖m_τ ⊙ ḡ‖² and E‖ḡ‖² over n i.i.d. coordinates (Parascandolo et al. 2021, Proposition 2 and Fig 4).
+    r""":math:`\mathbb{E}\lVert m_\tau \odot \bar g \rVert^2` and :math:`\mathbb{E}\lVert \bar g \rVert^2` over
+    :math:`n` i.i.d. coordinates (Parascandolo et al. 2021, Proposition 2 and Fig 4).
 
     Parameters
     ----------
     n_envs : int
-        Number of environments d >= 1.
+        Number of environments :math:`d \ge 1`.
     agreement_threshold : float
-        Agreement threshold τ in [0, 1].
+        Agreement threshold :math:`\tau \in [0, 1]`.
     n_params : int, default 1
-        Number of coordinates n >= 1.
+        Number of coordinates :math:`n \ge 1`.
     snr : float, default 0
-        s = μ/σ of every coordinate (0: Proposition 2's pure noise).
+        :math:`s = \mu/\sigma` of every coordinate (0: Proposition 2's pure noise).
     gradient_std : float, default 1
-        σ > 0.
+        :math:`\sigma > 0`.
 
     Returns
     -------
     SquaredNorms
-        ``masked`` = n·E[m ḡ²] and ``unmasked`` = n(μ² + σ²/d).
+        ``masked`` = :math:`n \cdot \mathbb{E}[m \bar g^2]` and ``unmasked`` = :math:`n(\mu^2 + \sigma^2/d)`.
 
     Examples
     --------
@@ -269,21 +289,21 @@ def _hetero_args(gradient_means, gradient_stds, agreement_threshold):
 
 
 def keep_probability_hetero(gradient_means: ArrayLike, gradient_stds: ArrayLike, agreement_threshold: float) -> float:
-    """Keep probability with environment-dependent N(μ_e, σ_e²) gradients: a Poisson-binomial sum (derived in this
-    project).
+    r"""Keep probability with environment-dependent :math:`N(\mu_e, \sigma_e^2)` gradients: a Poisson-binomial sum
+    (derived in this project).
 
-    The number of positive signs is Poisson-binomial with p_e = Φ(μ_e/σ_e); its pmf comes from the O(d²)
-    dynamic programme w'[k+1] += p_e w[k], w'[k] += (1 − p_e) w[k] (linear space: accuracy is absolute,
-    about 1e-16 per environment).
+    The number of positive signs is Poisson-binomial with :math:`p_e = \Phi(\mu_e/\sigma_e)`; its pmf comes from the
+    :math:`O(d^2)` dynamic programme :math:`w'[k+1] \mathrel{+}= p_e w[k]`, :math:`w'[k] \mathrel{+}= (1 - p_e) w[k]`
+    (linear space: accuracy is absolute, about 1e-16 per environment).
 
     Parameters
     ----------
     gradient_means : array_like, shape (n_envs,)
-        μ_e, finite.
+        :math:`\mu_e`, finite.
     gradient_stds : array_like, shape (n_envs,)
-        σ_e > 0 (abs(μ_e)/σ_e <= 1e6).
+        :math:`\sigma_e > 0` (:math:`\lvert \mu_e \rvert/\sigma_e \le 10^6`).
     agreement_threshold : float
-        Agreement threshold τ in [0, 1].
+        Agreement threshold :math:`\tau \in [0, 1]`.
 
     Returns
     -------
@@ -300,21 +320,27 @@ def keep_probability_hetero(gradient_means: ArrayLike, gradient_stds: ArrayLike,
 
 def masked_update_moments_hetero(gradient_means: ArrayLike, gradient_stds: ArrayLike,
                                  agreement_threshold: float) -> MaskedMoments:
-    """Exact (E[m_τ ḡ], E[m_τ ḡ²]) with environment-dependent N(μ_e, σ_e²) gradients (derived in this project).
+    r"""Exact :math:`(\mathbb{E}[m_\tau \bar g], \mathbb{E}[m_\tau \bar g^2])` with environment-dependent
+    :math:`N(\mu_e, \sigma_e^2)` gradients (derived in this project).
 
-    The dynamic programme of :func:`dynamics.and_mask.keep_probability_hetero` carried on four arrays indexed by the number of
-    positive signs k: probability W, first and second conditional sums M1 = E[1{P=k} Σm], M2 = E[1{P=k} (Σm)²] and
-    V = E[1{P=k} Σv] (truncated-normal means m and variances v of each environment's sign); then
-    E[m ḡ] = Σ_{K_τ} M1/d and E[m ḡ²] = Σ_{K_τ} (V + M2)/d².
+    The dynamic programme of :func:`dynamics.and_mask.keep_probability_hetero` carried on four arrays indexed by the
+    number of positive signs :math:`k`: probability :math:`W`, first and second conditional sums
+    :math:`M_1 = \mathbb{E}[\mathbf{1}\{P=k\} \sum m]`, :math:`M_2 = \mathbb{E}[\mathbf{1}\{P=k\} (\sum m)^2]` and
+    :math:`V = \mathbb{E}[\mathbf{1}\{P=k\} \sum v]` (truncated-normal means :math:`m` and variances :math:`v` of each
+    environment's sign); then
+
+    .. math::
+
+        \mathbb{E}[m \bar g] = \sum_{K_\tau} M_1/d, \qquad \mathbb{E}[m \bar g^2] = \sum_{K_\tau} (V + M_2)/d^2.
 
     Parameters
     ----------
     gradient_means : array_like, shape (n_envs,)
-        μ_e, finite.
+        :math:`\mu_e`, finite.
     gradient_stds : array_like, shape (n_envs,)
-        σ_e > 0.
+        :math:`\sigma_e > 0`.
     agreement_threshold : float
-        Agreement threshold τ in [0, 1].
+        Agreement threshold :math:`\tau \in [0, 1]`.
 
     Returns
     -------
@@ -334,21 +360,22 @@ def masked_update_moments_hetero(gradient_means: ArrayLike, gradient_stds: Array
 
 # ------------------------------------------------------------------------------------------------ rates and bounds
 def decay_rate(agreement_threshold: float) -> float:
-    """c(τ) = (1+τ)^{(1+τ)/2}(1−τ)^{(1−τ)/2} = exp KL(Bern((1+τ)/2) ‖ Bern(½)): the rate of Proposition 2 of
-    Parascandolo et al. 2021, corrected in this project.
+    r""":math:`c(\tau) = (1+\tau)^{(1+\tau)/2} (1-\tau)^{(1-\tau)/2}`
+    :math:`= \exp \mathrm{KL}(\mathrm{Bern}((1+\tau)/2) \,\Vert\, \mathrm{Bern}(\tfrac{1}{2}))`: the rate of
+    Proposition 2 of Parascandolo et al. 2021, corrected in this project.
 
-    The pure-noise keep probability and masked norm decay like c(τ)^{−d} (the paper's printed rate
-    O(n/(2 − q)^d) is an erratum).
+    The pure-noise keep probability and masked norm decay like :math:`c(\tau)^{-d}` (the paper's printed rate
+    :math:`O(n/(2 - q)^d)` is an erratum).
 
     Parameters
     ----------
     agreement_threshold : float
-        Agreement threshold τ in [0, 1].
+        Agreement threshold :math:`\tau \in [0, 1]`.
 
     Returns
     -------
     float
-        c in [1, 2]: c(0) = 1, c(1) = 2 (0⁰ = 1).
+        :math:`c \in [1, 2]`: :math:`c(0) = 1`, :math:`c(1) = 2` (:math:`0^0 = 1`).
 
     Examples
     --------
@@ -360,20 +387,21 @@ def decay_rate(agreement_threshold: float) -> float:
 
 
 def threshold_snr(agreement_threshold: float) -> float:
-    """The large-d threshold SNR s*(τ) = Φ⁻¹((1 + τ)/2) = √2·erfinv(τ) (derived in this project).
+    r"""The large-:math:`d` threshold SNR
+    :math:`s^*(\tau) = \Phi^{-1}((1 + \tau)/2) = \sqrt{2} \cdot \operatorname{erfinv}(\tau)` (derived in this project).
 
-    As d → ∞ a signal coordinate with SNR s is kept with probability → 1 if s > s*(τ) (2Φ(s) − 1 > τ) and → 0 if
-    s < s*(τ).
+    As :math:`d \to \infty` a signal coordinate with SNR :math:`s` is kept with probability :math:`\to 1` if
+    :math:`s > s^*(\tau)` (:math:`2\Phi(s) - 1 > \tau`) and :math:`\to 0` if :math:`s < s^*(\tau)`.
 
     Parameters
     ----------
     agreement_threshold : float
-        Agreement threshold τ in [0, 1].
+        Agreement threshold :math:`\tau \in [0, 1]`.
 
     Returns
     -------
     float
-        s* >= 0; τ = 1 returns ``math.inf`` (every finite-SNR coordinate is eventually masked).
+        :math:`s^* \ge 0`; :math:`\tau = 1` returns ``math.inf`` (every finite-SNR coordinate is eventually masked).
 
     Examples
     --------
@@ -395,17 +423,22 @@ def _t_form_args(n_envs, n_agree):
 
 
 def keep_probability_bounds(n_envs: int, n_agree: int) -> ProbabilityBounds:
-    """Type-class and Chernoff–Hoeffding bounds on π₀(d, t) (Parascandolo et al. 2021, Proposition 2, corrected in
-    this project).
+    r"""Type-class and Chernoff–Hoeffding bounds on :math:`\pi_0(d, t)` (Parascandolo et al. 2021, Proposition 2,
+    corrected in this project).
 
-    2e^{−d·KL(t/d‖½)}/(d + 1) <= π₀(d, t) <= 2e^{−d·KL(t/d‖½)}, with π₀(d, t) = Pr[max(P, N) >= t] for pure noise.
+    .. math::
+
+        \frac{2 e^{-d \cdot \mathrm{KL}(t/d \,\Vert\, \frac{1}{2})}}{d + 1} \le \pi_0(d, t)
+        \le 2 e^{-d \cdot \mathrm{KL}(t/d \,\Vert\, \frac{1}{2})},
+
+    with :math:`\pi_0(d, t) = \Pr[\max(P, N) \ge t]` for pure noise.
 
     Parameters
     ----------
     n_envs : int
-        Number of environments d >= 1.
+        Number of environments :math:`d \ge 1`.
     n_agree : int
-        The t-form threshold, d/2 < t <= d.
+        The :math:`t`-form threshold, :math:`d/2 < t \le d`.
 
     Returns
     -------
@@ -425,24 +458,26 @@ def keep_probability_bounds(n_envs: int, n_agree: int) -> ProbabilityBounds:
 
 def noise_masked_norm_bounds(n_envs: int, n_agree: int, n_params: int = 1,
                              gradient_std: float = 1.0) -> NoiseNormBounds:
-    """The bounds of Proposition 2 of Parascandolo et al. 2021 on E‖m_t ⊙ ḡ‖² for pure-noise gradients, as
-    corrected in this project.
+    r"""The bounds of Proposition 2 of Parascandolo et al. 2021 on :math:`\mathbb{E}\lVert m_t \odot \bar g \rVert^2`
+    for pure-noise gradients, as corrected in this project.
 
-    * ``paper_chain``: nσ²(d − t + 1)·C(d, t)·2^{1−d} (the paper's chain with the factor d − t + 1; printed d − t),
-    * ``conditional``: nσ²(2/π + (1 − 2/π)/d)·π₀(d, t) (equality at t = d),
-    * ``chernoff``: 2nσ²(2/π + (1 − 2/π)/d)·e^{−d·KL(t/d‖½)},
-    * ``exponential``: 2nσ²·e^{−d·KL(t/d‖½)} <= 2nσ²·c(τ)^{−d} = O(n/c^d).
+    * ``paper_chain``: :math:`n\sigma^2 (d - t + 1) \cdot \binom{d}{t} \cdot 2^{1-d}` (the paper's chain with the
+      factor :math:`d - t + 1`; printed :math:`d - t`),
+    * ``conditional``: :math:`n\sigma^2 (2/\pi + (1 - 2/\pi)/d) \cdot \pi_0(d, t)` (equality at :math:`t = d`),
+    * ``chernoff``: :math:`2n\sigma^2 (2/\pi + (1 - 2/\pi)/d) \cdot e^{-d \cdot \mathrm{KL}(t/d \,\Vert\, 1/2)}`,
+    * ``exponential``:
+      :math:`2n\sigma^2 \cdot e^{-d \cdot \mathrm{KL}(t/d \,\Vert\, 1/2)} \le 2n\sigma^2 \cdot c(\tau)^{-d} = O(n/c^d)`.
 
     Parameters
     ----------
     n_envs : int
-        Number of environments d >= 1.
+        Number of environments :math:`d \ge 1`.
     n_agree : int
-        The t-form threshold, d/2 < t <= d.
+        The :math:`t`-form threshold, :math:`d/2 < t \le d`.
     n_params : int, default 1
-        Number of coordinates n >= 1.
+        Number of coordinates :math:`n \ge 1`.
     gradient_std : float, default 1
-        σ > 0 of each environment's gradient entries.
+        :math:`\sigma > 0` of each environment's gradient entries.
 
     Returns
     -------
@@ -469,20 +504,28 @@ def noise_masked_norm_bounds(n_envs: int, n_agree: int, n_params: int = 1,
 
 # ------------------------------------------------------------------------------------------------ temporal mask
 def sign_ema_moments(snr: float, sign_decay: float, steps: ArrayLike) -> EmaMoments:
-    """Mean and variance of the sign EMA a_k of the temporal AND-mask (Parascandolo et al. 2021, Algorithm 1; the
-    moments are derived in this project).
+    r"""Mean and variance of the sign EMA :math:`a_k` of the temporal AND-mask (Parascandolo et al. 2021, Algorithm 1;
+    the moments are derived in this project).
 
-    a_k = β a_{k−1} + (1 − β) sign(g_k), a_0 = 0, with i.i.d. g_k ~ N(μ, σ²), P(+) = p = Φ(s):
-    E[a_k] = (2p − 1)(1 − β^k) and Var(a_k) = 4p(1 − p)(1 − β)(1 − β^{2k})/(1 + β).
+    .. math::
+
+        a_k = \beta a_{k-1} + (1 - \beta) \operatorname{sign}(g_k), \qquad a_0 = 0,
+
+    with i.i.d. :math:`g_k \sim N(\mu, \sigma^2)`, :math:`P(+) = p = \Phi(s)`:
+
+    .. math::
+
+        \mathbb{E}[a_k] = (2p - 1)(1 - \beta^k), \qquad
+        \operatorname{Var}(a_k) = \frac{4p(1 - p)(1 - \beta)(1 - \beta^{2k})}{1 + \beta}.
 
     Parameters
     ----------
     snr : float
-        s = μ/σ, abs(s) <= 1e6.
+        :math:`s = \mu/\sigma`, :math:`\lvert s \rvert \le 10^6`.
     sign_decay : float
-        β (β3 of Algorithm 1) in [0, 1).
+        :math:`\beta` (:math:`\beta_3` of Algorithm 1) in :math:`[0, 1)`.
     steps : int or array_like of int
-        Step counts k >= 0; ``np.inf`` gives the stationary values.
+        Step counts :math:`k \ge 0`; ``np.inf`` gives the stationary values.
 
     Returns
     -------

@@ -43,21 +43,22 @@ ANALYTIC_LEARNING_RATE = 0.25
 
 
 def effective_weight_decay(steps: ArrayLike, learning_rate: float, weight_decay: float = 0.0) -> np.ndarray:
-    """λ_eff = λ + 1/(ηk) (Eq 4.2.22): the weight decay that the analytic theory assigns to GD step k.
+    r""":math:`\lambda_\mathrm{eff} = \lambda + 1/(\eta k)` (Eq 4.2.22): the weight decay that the analytic theory
+    assigns to GD step :math:`k`.
 
     Parameters
     ----------
     steps : float or array_like
-        GD steps k >= 0 (0 gives inf, inf gives λ).
+        GD steps :math:`k \ge 0` (0 gives inf, inf gives :math:`\lambda`).
     learning_rate : float
-        η > 0.
+        :math:`\eta > 0`.
     weight_decay : float
-        Explicit weight decay λ >= 0.
+        Explicit weight decay :math:`\lambda \ge 0`.
 
     Returns
     -------
     ndarray
-        λ_eff, of the shape of ``steps``.
+        :math:`\lambda_\mathrm{eff}`, of the shape of ``steps``.
 
     Examples
     --------
@@ -71,8 +72,8 @@ def effective_weight_decay(steps: ArrayLike, learning_rate: float, weight_decay:
 
 
 def analytic_steps(num: int = 300, log10_min: float = -3.0, log10_max: float = 8.0) -> np.ndarray:
-    """The authors' analytic grid of GD steps k = 10^linspace(−3, 8, 300) (their code for Figs 4.1 and 4.4);
-    curves are plotted at k + 1.
+    r"""The authors' analytic grid of GD steps :math:`k = 10^{\operatorname{linspace}(-3, 8, 300)}` (their code for
+    Figs 4.1 and 4.4); curves are plotted at :math:`k + 1`.
 
     Parameters
     ----------
@@ -101,20 +102,21 @@ def analytic_steps(num: int = 300, log10_min: float = -3.0, log10_max: float = 8
 
 def code_weight_decay_to_api(code_weight_decay: ArrayLike,
                              learning_rate: float = ANALYTIC_LEARNING_RATE) -> np.ndarray:
-    """The analytic code's weight decay λ_c (λ_eff = λ_c + 1/k at ησ₁² = 1/4) as this API's ``weight_decay``
-    λ_c/η (the authors' code for Fig 4.5).
+    r"""The analytic code's weight decay :math:`\lambda_c` (:math:`\lambda_\mathrm{eff} = \lambda_c + 1/k` at
+    :math:`\eta\sigma_1^2 = 1/4`) as this API's ``weight_decay`` :math:`\lambda_c/\eta` (the authors' code for
+    Fig 4.5).
 
     Parameters
     ----------
     code_weight_decay : float or array_like
-        λ_c >= 0.
+        :math:`\lambda_c \ge 0`.
     learning_rate : float
-        η > 0 (default 1/4, the analytic mode).
+        :math:`\eta > 0` (default 1/4, the analytic mode).
 
     Returns
     -------
     ndarray
-        λ_c/η; a ``ValueError`` if it leaves float64.
+        :math:`\lambda_c/\eta`; a ``ValueError`` if it leaves float64.
 
     Examples
     --------
@@ -152,24 +154,27 @@ def _group_weight_decays(steps, d, sizes, sigma2, etas, weight_decay):
 
 def bipartite_from_roots(a1: ArrayLike, a2: ArrayLike, n_samples: int, n_features: int, n_fast: int,
                          noise_std: float = 0.0, c_overlap: str = "other") -> OrderParameters:
-    """Eqs 4.2.14–4.2.16 from the roots a_i of Eq 4.2.13 (a_i = inf: group i not yet learning).
+    r"""Eqs 4.2.14–4.2.16 from the roots :math:`a_i` of Eq 4.2.13 (:math:`a_i = \infty`: group :math:`i` not yet
+    learning).
 
     Parameters
     ----------
     a1 : float or array_like
-        The fast group's larger root, a₁ >= max(1, n/p) or inf.
+        The fast group's larger root, :math:`a_1 \ge \max(1, n/p)` or inf.
     a2 : float or array_like
-        The slow group's larger root, a₂ >= max(1, n/(d − p)) or inf; it must broadcast against ``a1``.
+        The slow group's larger root, :math:`a_2 \ge \max(1, n/(d - p))` or inf; it must broadcast against
+        ``a1``.
     n_samples : int
-        n > n_features.
+        :math:`n` > n_features.
     n_features : int
-        d >= 2.
+        :math:`d \ge 2`.
     n_fast : int
-        1 <= p <= d − 1.
+        :math:`1 \le p \le d - 1`.
     noise_std : float
-        Label-noise standard deviation σ_ε in [0, 1e100].
+        Label-noise standard deviation :math:`\sigma_\varepsilon` in [0, 1e100].
     c_overlap : {"other", "own"}
-        "other" uses R_j (j ≠ i) in c_i, the corrected form; "own" uses R_i as printed in the source.
+        "other" uses :math:`R_j` (:math:`j \ne i`) in :math:`c_i`, the corrected form; "own" uses :math:`R_i` as
+        printed in the source.
 
     Returns
     -------
@@ -179,7 +184,8 @@ def bipartite_from_roots(a1: ArrayLike, a2: ArrayLike, n_samples: int, n_feature
     Raises
     ------
     ValueError
-        If 1 − b₁b₂ <= 0 (the approximation's validity condition, derived in this project: it holds iff n > d).
+        If :math:`1 - b_1 b_2 \le 0` (the approximation's validity condition, derived in this project: it holds
+        iff :math:`n > d`).
 
     Examples
     --------
@@ -227,26 +233,27 @@ def bipartite_roots(steps: ArrayLike, n_samples: int, n_features: int, n_fast: i
                     weight_decay: ArrayLike = 0.0,
                     learning_rate: Union[float, Tuple[float, float]] = ANALYTIC_LEARNING_RATE,
                     per_group_learning_rate: bool = False) -> BipartiteRoots:
-    """The roots (a₁(k), a₂(k)) of Eq 4.2.13 (in the stable form) on the analytic map λ_eff = λ + 1/(η_i k).
+    r"""The roots :math:`(a_1(k), a_2(k))` of Eq 4.2.13 (in the stable form) on the analytic map
+    :math:`\lambda_\mathrm{eff} = \lambda + 1/(\eta_i k)`.
 
     Parameters
     ----------
     steps : float or array_like
-        GD steps k >= 0, as in :func:`~dynamics.double_descent.bipartite_theory`.
+        GD steps :math:`k \ge 0`, as in :func:`~dynamics.double_descent.bipartite_theory`.
     n_samples : int
-        n > n_features.
+        :math:`n` > n_features.
     n_features : int
-        d >= 2.
+        :math:`d \ge 2`.
     n_fast : int
-        1 <= p <= d − 1.
+        :math:`1 \le p \le d - 1`.
     kappa : float
-        κ in [1, 1e100].
+        :math:`\kappa` in [1, 1e100].
     weight_decay : float or array_like
-        λ >= 0, broadcasting against ``steps``.
+        :math:`\lambda \ge 0`, broadcasting against ``steps``.
     learning_rate : float or (float, float)
-        η > 0, or a pair (fast, slow), as in :func:`~dynamics.double_descent.bipartite_theory`.
+        :math:`\eta > 0`, or a pair (fast, slow), as in :func:`~dynamics.double_descent.bipartite_theory`.
     per_group_learning_rate : bool
-        Train group i at η/σ_i², as in :func:`~dynamics.double_descent.bipartite_theory`.
+        Train group :math:`i` at :math:`\eta/\sigma_i^2`, as in :func:`~dynamics.double_descent.bipartite_theory`.
 
     Returns
     -------
@@ -280,36 +287,42 @@ def bipartite_theory(steps: ArrayLike, problem: TeacherStudentProblem, weight_de
                      learning_rate: Union[float, Tuple[float, float]] = ANALYTIC_LEARNING_RATE,
                      per_group_learning_rate: bool = False, freeze_fast_at: Optional[float] = None,
                      freeze_slow_at: Optional[float] = None, c_overlap: str = "other") -> OrderParameterCurve:
-    """Approximate closed form of Eqs 4.2.11–4.2.16 along GD steps.
+    r"""Approximate closed form of Eqs 4.2.11–4.2.16 along GD steps.
 
     Parameters
     ----------
     steps : float or array_like
-        GD steps k >= 0 (real values allowed; 0 is R = Q = 0, inf is λ_eff = weight_decay).
+        GD steps :math:`k \ge 0` (real values allowed; 0 is :math:`R = Q = 0`, inf is
+        :math:`\lambda_\mathrm{eff}` = weight_decay).
     problem : TeacherStudentProblem
-        n, d, p, κ and σ_ε (:class:`~dynamics.double_descent.TeacherStudentProblem`), with n > d (the decoupled
-        formulas count every sample in both groups and fail for n <= d; derived in this project), 1 <= p <= d − 1
-        (σ₁ = 1; the slow group has σ₂ = 1/κ), κ in [1, 1e100] and σ_ε in [0, 1e100].
+        :math:`n, d, p, \kappa` and :math:`\sigma_\varepsilon`
+        (:class:`~dynamics.double_descent.TeacherStudentProblem`), with :math:`n > d` (the decoupled formulas count
+        every sample in both groups and fail for :math:`n \le d`; derived in this project), :math:`1 \le p \le d - 1`
+        (:math:`\sigma_1 = 1`; the slow group has :math:`\sigma_2 = 1/\kappa`), :math:`\kappa` in [1, 1e100] and
+        :math:`\sigma_\varepsilon` in [0, 1e100].
     weight_decay : float or array_like
-        λ >= 0 of the sum-normalised loss; an array broadcasts against ``steps`` (e.g. a λ × k grid, Fig 4.5c).
+        :math:`\lambda \ge 0` of the sum-normalised loss; an array broadcasts against ``steps`` (e.g. a
+        :math:`\lambda \times k` grid, Fig 4.5c).
     learning_rate : float or (float, float)
-        η > 0 (default 1/4, the analytic mode); a pair (fast, slow) gives each group its own η_i, as the authors'
-        Fig 4.3 code does (fast λ_eff = 2/k, slow 4/k: ``learning_rate=(0.5, 0.25)``).
+        :math:`\eta > 0` (default 1/4, the analytic mode); a pair (fast, slow) gives each group its own
+        :math:`\eta_i`, as the authors' Fig 4.3 code does (fast :math:`\lambda_\mathrm{eff} = 2/k`, slow :math:`4/k`:
+        ``learning_rate=(0.5, 0.25)``).
     per_group_learning_rate : bool
-        Train group i at η_i/σ_i² (preconditioning, derived in this project): both groups then learn on the fast
-        scale.
+        Train group :math:`i` at :math:`\eta_i/\sigma_i^2` (preconditioning, derived in this project): both groups
+        then learn on the fast scale.
     freeze_fast_at : float, optional
-        Hold a₁ at its value at this step (Fig 4.1's single-feature curves).
+        Hold :math:`a_1` at its value at this step (Fig 4.1's single-feature curves).
     freeze_slow_at : float, optional
-        Hold a₂ at its value at this step (Fig 4.1's single-feature curves).
+        Hold :math:`a_2` at its value at this step (Fig 4.1's single-feature curves).
     c_overlap : {"other", "own"}
-        The corrected c_i with R_j (default) or the printed one with R_i.
+        The corrected :math:`c_i` with :math:`R_j` (default) or the printed one with :math:`R_i`.
 
     Returns
     -------
     OrderParameterCurve
-        steps, R, Q, generalization_error (noiseless test, ½(1 − 2R + Q)), noisy_generalization_error (+½σ_ε²),
-        R1, R2, Q1, Q2, arrays of the shape of ``steps`` (broadcast against ``weight_decay``).
+        steps, R, Q, generalization_error (noiseless test, :math:`\frac{1}{2}(1 - 2R + Q)`),
+        noisy_generalization_error (:math:`+\frac{1}{2}\sigma_\varepsilon^2`), R1, R2, Q1, Q2, arrays of the shape of
+        ``steps`` (broadcast against ``weight_decay``).
 
     Examples
     --------
@@ -361,17 +374,17 @@ _ODE_START = 20.0
 def bipartite_theory_ode(steps: ArrayLike, problem: TeacherStudentProblem, weight_decay: float = 0.0,
                          learning_rate: Union[float, Tuple[float, float]] = ANALYTIC_LEARNING_RATE,
                          per_group_learning_rate: bool = False, rtol: float = 1e-13) -> OrderParameterCurve:
-    """The bipartite theory with a_i(k) from the log-time ODE of Eq 4.2.13 (derived in this project), integrated by
-    the numba DOP853 solver: an independent route to :func:`~dynamics.double_descent.bipartite_theory`.
+    r"""The bipartite theory with :math:`a_i(k)` from the log-time ODE of Eq 4.2.13 (derived in this project),
+    integrated by the numba DOP853 solver: an independent route to :func:`~dynamics.double_descent.bipartite_theory`.
 
     Parameters
     ----------
     steps : array_like
         1-D, finite, > 0 and strictly increasing GD steps.
     problem : TeacherStudentProblem
-        As in :func:`~dynamics.double_descent.bipartite_theory` (n > d).
+        As in :func:`~dynamics.double_descent.bipartite_theory` (:math:`n > d`).
     weight_decay : float
-        λ >= 0 (a scalar).
+        :math:`\lambda \ge 0` (a scalar).
     learning_rate : float or (float, float)
         As in :func:`~dynamics.double_descent.bipartite_theory`.
     per_group_learning_rate : bool
@@ -382,8 +395,8 @@ def bipartite_theory_ode(steps: ArrayLike, problem: TeacherStudentProblem, weigh
     Returns
     -------
     OrderParameterCurve
-        As :func:`~dynamics.double_descent.bipartite_theory`. Each group's ODE starts where its λ̃_i = 20, from the
-        series of the root (which also gives a_i at earlier steps).
+        As :func:`~dynamics.double_descent.bipartite_theory`. Each group's ODE starts where its
+        :math:`\tilde\lambda_i = 20`, from the series of the root (which also gives :math:`a_i` at earlier steps).
 
     Examples
     --------
@@ -420,22 +433,24 @@ def bipartite_theory_ode(steps: ArrayLike, problem: TeacherStudentProblem, weigh
 
 
 def phase_points(n_samples: int, n_features: int, n_fast: int, noise_std: float = 0.0) -> PhasePoints:
-    """Closed-form points A, B, C of the (R, Q) plane (Fig 4.4; the closed forms are derived in this project), with
-    P = p/d and σ₁ = 1.
+    r"""Closed-form points A, B, C of the :math:`(R, Q)` plane (Fig 4.4; the closed forms are derived in this
+    project), with :math:`P = p/d` and :math:`\sigma_1 = 1`.
 
-    A is the Bayes-optimal first minimum (κ → ∞, λ̃₁* = (1 − P + σ²)/P), B the κ → ∞ plateau
-    (R_B = P, Q_B = P + (1 − P + σ²)p/(n − p)), C the k → ∞ limit for finite κ (R_C = 1, Q_C = 1 + σ²d/(n − d)).
+    A is the Bayes-optimal first minimum (:math:`\kappa \to \infty`,
+    :math:`\tilde\lambda_1^* = (1 - P + \sigma^2)/P`), B the :math:`\kappa \to \infty` plateau (:math:`R_B = P`,
+    :math:`Q_B = P + (1 - P + \sigma^2) p/(n - p)`), C the :math:`k \to \infty` limit for finite :math:`\kappa`
+    (:math:`R_C = 1`, :math:`Q_C = 1 + \sigma^2 d/(n - d)`).
 
     Parameters
     ----------
     n_samples : int
-        n > n_features.
+        :math:`n` > n_features.
     n_features : int
-        d >= 2.
+        :math:`d \ge 2`.
     n_fast : int
-        1 <= p <= d − 1.
+        :math:`1 \le p \le d - 1`.
     noise_std : float
-        σ_ε in [0, 1e100].
+        :math:`\sigma_\varepsilon` in [0, 1e100].
 
     Returns
     -------

@@ -62,7 +62,7 @@ def curve_extrema(values: ArrayLike, tolerance: float = 1e-10) -> Extrema:
 
 
 def largest_rise(values: ArrayLike) -> float:
-    """max over i <= j of y_j − y_i: 0 for a non-increasing curve (no double descent, no overfitting).
+    r""":math:`\max_{i \le j} (y_j - y_i)`: 0 for a non-increasing curve (no double descent, no overfitting).
 
     Parameters
     ----------
@@ -83,7 +83,7 @@ def largest_rise(values: ArrayLike) -> float:
 
 
 def largest_drop(values: ArrayLike) -> float:
-    """max over i <= j of y_i − y_j: 0 for a non-decreasing curve (after its minimum: no second descent).
+    r""":math:`\max_{i \le j} (y_i - y_j)`: 0 for a non-decreasing curve (after its minimum: no second descent).
 
     Parameters
     ----------
@@ -116,25 +116,25 @@ def _log_crossing(log_k, y, start, stop, level) -> Optional[float]:
 
 
 def second_descent(steps: ArrayLike, values: ArrayLike, tolerance: float = 1e-9) -> SecondDescent:
-    """Where an epoch-wise double-descent curve L(k) has its first minimum, its peak and its second descent, and how
-    high the peak is: read off a curve sampled on a grid of steps (e.g.
+    r"""Where an epoch-wise double-descent curve :math:`L(k)` has its first minimum, its peak and its second descent,
+    and how high the peak is: read off a curve sampled on a grid of steps (e.g.
     :func:`~dynamics.double_descent.bipartite_theory` on :func:`~dynamics.double_descent.analytic_steps`, or a measured
     test-error curve).
 
-    The first minimum is the first interior local minimum (:func:`~dynamics.double_descent.curve_extrema`, with the
-    same ``tolerance``); the peak is the first interior local maximum after it; the second descent runs from the peak
-    down to the lowest value before the curve turns up again (the next interior minimum, or the lowest value up to
-    the end of the grid). Its step is the half-way point: where L has fallen from the peak half-way to that lowest
-    value. Steps of extrema are grid points; the half-way and recovery steps are interpolated linearly in ln k
-    between grid points.
+    The first minimum is the first interior local minimum (:func:`~dynamics.double_descent.curve_extrema`, with the same
+    ``tolerance``); the peak is the first interior local maximum after it; the second descent runs from the peak down to
+    the lowest value before the curve turns up again (the next interior minimum, or the lowest value up to the end of
+    the grid). Its step is the half-way point: where :math:`L` has fallen from the peak half-way to that lowest value.
+    Steps of extrema are grid points; the half-way and recovery steps are interpolated linearly in :math:`\ln k` between
+    grid points.
 
     Parameters
     ----------
     steps : array_like
-        Training steps k > 0 at which the curve is sampled, 1-D and strictly increasing (a log-spaced grid; a
-        curve plotted at k + 1 may be passed at k + 1, and its steps read off in the same units).
+        Training steps :math:`k > 0` at which the curve is sampled, 1-D and strictly increasing (a log-spaced grid;
+        a curve plotted at :math:`k + 1` may be passed at :math:`k + 1`, and its steps read off in the same units).
     values : array_like
-        The curve L(k), finite, of the shape of ``steps``.
+        The curve :math:`L(k)`, finite, of the shape of ``steps``.
     tolerance : float
         Hysteresis >= 0 of :func:`~dynamics.double_descent.curve_extrema`: wiggles smaller than this (round-off,
         Monte-Carlo noise) are not extrema. Set it above the noise of a measured curve.
@@ -142,17 +142,16 @@ def second_descent(steps: ArrayLike, values: ArrayLike, tolerance: float = 1e-9)
     Returns
     -------
     SecondDescent
-        first_minimum_step, first_minimum, peak_step, peak, peak_height (peak − first minimum),
-        second_descent_step (half-way down), second_minimum_step and second_minimum (the end of the second descent
-        on the grid), and recovery_step (where L is back at the first minimum's level; None if it does not get there
-        on the grid).
+        first_minimum_step, first_minimum, peak_step, peak, peak_height (peak − first minimum), second_descent_step
+        (half-way down), second_minimum_step and second_minimum (the end of the second descent on the grid), and
+        recovery_step (where :math:`L` is back at the first minimum's level; None if it does not get there on the grid).
 
     Raises
     ------
     ValueError
-        If the curve has no interior minimum, or no interior maximum after its first minimum: no double descent on
-        this grid (κ too small, or the grid ends before the peak). :func:`~dynamics.double_descent.curve_extrema` tells
-        the two cases apart.
+        If the curve has no interior minimum, or no interior maximum after its first minimum: no double descent on this
+        grid (:math:`\kappa` too small, or the grid ends before the peak).
+        :func:`~dynamics.double_descent.curve_extrema` tells the two cases apart.
 
     Examples
     --------

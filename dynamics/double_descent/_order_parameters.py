@@ -23,23 +23,23 @@ def generalization_error_of(teacher_power, R, Q):
 
 
 def generalization_error(R: ArrayLike, Q: ArrayLike, teacher_power: float = 1.0) -> np.ndarray:
-    """The generalisation error L_G = ½(T − 2R + Q) of a student with overlaps R, Q (Eq 4.2.6; T = 1 for the
-    normalised teacher ‖w‖² = d): half the test MSE on noiseless test labels, for any (R, Q) of the phase
-    plane (Fig 4.4's level lines).
+    r"""The generalisation error :math:`L_G = \frac{1}{2}(T - 2R + Q)` of a student with overlaps :math:`R`, :math:`Q`
+    (Eq 4.2.6; :math:`T = 1` for the normalised teacher :math:`\lVert w \rVert^2 = d`): half the test MSE on
+    noiseless test labels, for any :math:`(R, Q)` of the phase plane (Fig 4.4's level lines).
 
     Parameters
     ----------
     R : float or array_like
-        Teacher–student overlap R = wᵀFŵ/d, finite.
+        Teacher–student overlap :math:`R = w^\top F \hat w / d`, finite.
     Q : float or array_like
-        Student norm Q = ‖Fŵ‖²/d >= 0; broadcasts against ``R``.
+        Student norm :math:`Q = \lVert F \hat w \rVert^2 / d \ge 0`; broadcasts against ``R``.
     teacher_power : float
-        Teacher power T = ‖w‖²/d > 0.
+        Teacher power :math:`T = \lVert w \rVert^2 / d > 0`.
 
     Returns
     -------
     ndarray
-        L_G, of the broadcast shape of ``R`` and ``Q``.
+        :math:`L_G`, of the broadcast shape of ``R`` and ``Q``.
 
     Examples
     --------

@@ -31,21 +31,23 @@ from ._results import SaddlePoint
 
 
 def stable_root(alpha: ArrayLike, weight_decay: ArrayLike) -> np.ndarray:
-    """Larger root of a² − (1 + α + λ)a + α = 0 (Eq 4.2.13 / .2.35, in a form stable where the printed one cancels).
-    Elementwise.
+    r"""Larger root of :math:`a^2 - (1 + \alpha + \lambda) a + \alpha = 0` (Eq 4.2.13 / .2.35, in a form stable where
+    the printed one cancels). Elementwise.
 
     Parameters
     ----------
     alpha : float or array_like
-        Sample ratio α > 0 of the Case-1 problem (α_i = n/p_i for a group of the bipartite theory).
+        Sample ratio :math:`\alpha > 0` of the Case-1 problem (:math:`\alpha_i = n/p_i` for a group of the bipartite
+        theory).
     weight_decay : float or array_like
-        Its weight decay λ >= 0 in the problem's own units (λ̃_i for a group), finite.
+        Its weight decay :math:`\lambda \ge 0` in the problem's own units (:math:`\tilde\lambda_i` for a group),
+        finite.
 
     Returns
     -------
     ndarray
-        a >= max(1, α), of the broadcast shape; a ``ValueError`` naming ``weight_decay`` for λ = inf or NaN, or
-        where a would overflow float64.
+        :math:`a \ge \max(1, \alpha)`, of the broadcast shape; a ``ValueError`` naming ``weight_decay`` for
+        :math:`\lambda` = inf or NaN, or where :math:`a` would overflow float64.
 
     Examples
     --------
@@ -86,17 +88,21 @@ def _root_offsets(alpha, lam):
 
 
 def printed_root(alpha: ArrayLike, weight_decay: ArrayLike) -> np.ndarray:
-    """The source's printed form of the same root, Eq 4.2.13: 1 + 2λ/(1 − α − λ + sqrt((1 − α − λ)² + 4λ)).
+    r"""The source's printed form of the same root, Eq 4.2.13:
+
+    .. math::
+
+        1 + \frac{2\lambda}{1 - \alpha - \lambda + \sqrt{(1 - \alpha - \lambda)^2 + 4\lambda}}.
 
     Kept for the erratum claim ``double_descent.erratum_printed_root_cancels``: it cancels catastrophically for
-    α > 1 and small λ; use :func:`~dynamics.double_descent.stable_root`.
+    :math:`\alpha > 1` and small :math:`\lambda`; use :func:`~dynamics.double_descent.stable_root`.
 
     Parameters
     ----------
     alpha : float or array_like
-        α > 0.
+        :math:`\alpha > 0`.
     weight_decay : float or array_like
-        λ > 0 (at λ = 0 the printed form is 0/0).
+        :math:`\lambda > 0` (at :math:`\lambda = 0` the printed form is 0/0).
 
     Returns
     -------
@@ -124,25 +130,27 @@ def printed_root(alpha: ArrayLike, weight_decay: ArrayLike) -> np.ndarray:
 
 def replica_saddle_point(alpha: ArrayLike, weight_decay: ArrayLike, teacher_power: float = 1.0,
                          noise_variance: float = 0.0) -> SaddlePoint:
-    """Stationary point of the zero-temperature replica free energy of Case 1 (App. .2.30–.2.35; the general teacher
-    power T and the weight-decay term are derived in this project).
+    r"""Stationary point of the zero-temperature replica free energy of Case 1 (App. .2.30–.2.35; the general teacher
+    power :math:`T` and the weight-decay term are derived in this project).
 
     Parameters
     ----------
     alpha : float or array_like
-        Sample ratio α = n/d > 0.
+        Sample ratio :math:`\alpha = n/d > 0`.
     weight_decay : float or array_like
-        Weight decay λ >= 0 of the sum-normalised loss (> 0 where α <= 1: there the susceptibility diverges).
+        Weight decay :math:`\lambda \ge 0` of the sum-normalised loss (> 0 where :math:`\alpha \le 1`: there the
+        susceptibility diverges).
     teacher_power : float
-        Teacher power T = E[y*²] > 0.
+        Teacher power :math:`T = \mathbb{E}[{y^*}^2] > 0`.
     noise_variance : float
-        Effective label-noise variance σ_eff² >= 0 (G = T + σ_eff²); a variance because it is a sum of powers
-        (see the module docstring).
+        Effective label-noise variance :math:`\sigma_\mathrm{eff}^2 \ge 0` (:math:`G = T + \sigma_\mathrm{eff}^2`); a
+        variance because it is a sum of powers (see the module docstring).
 
     Returns
     -------
     SaddlePoint
-        a, susceptibility x = 1/(a − 1), R, Q and L_G = ½(T − 2R + Q), of the broadcast shape.
+        :math:`a`, susceptibility :math:`x = 1/(a - 1)`, :math:`R`, :math:`Q` and
+        :math:`L_G = \frac{1}{2}(T - 2R + Q)`, of the broadcast shape.
 
     Examples
     --------
@@ -163,20 +171,21 @@ def replica_saddle_point(alpha: ArrayLike, weight_decay: ArrayLike, teacher_powe
 
 
 def mp_stieltjes(alpha: ArrayLike, weight_decay: ArrayLike) -> np.ndarray:
-    """The Marchenko–Pastur Stieltjes transform g(λ) = lim Tr(ZᵀZ + λ)⁻¹/d, Z with iid N(0, 1/d)
-    entries and n = αd rows: the positive root of λg² + (λ + α − 1)g − 1 = 0, in the cancellation-free form.
+    r"""The Marchenko–Pastur Stieltjes transform :math:`g(\lambda) = \lim \operatorname{Tr}(Z^\top Z + \lambda)^{-1}/d`,
+    :math:`Z` with iid :math:`\mathcal{N}(0, 1/d)` entries and :math:`n = \alpha d` rows: the positive root of
+    :math:`\lambda g^2 + (\lambda + \alpha - 1) g - 1 = 0`, in the cancellation-free form.
 
     Parameters
     ----------
     alpha : float or array_like
-        α > 0.
+        :math:`\alpha > 0`.
     weight_decay : float or array_like
-        λ > 0.
+        :math:`\lambda > 0`.
 
     Returns
     -------
     ndarray
-        g(λ), of the broadcast shape.
+        :math:`g(\lambda)`, of the broadcast shape.
 
     Examples
     --------
@@ -201,24 +210,27 @@ def _stieltjes(alpha, lam):
 
 def stieltjes_order_parameters(alpha: ArrayLike, weight_decay: ArrayLike, teacher_power: float = 1.0,
                                noise_variance: float = 0.0) -> SaddlePoint:
-    """R, Q and the susceptibility x = g of Case 1 from the Marchenko–Pastur Stieltjes transform (derived in this
-    project): an independent route to :func:`~dynamics.double_descent.replica_saddle_point`.
+    r""":math:`R`, :math:`Q` and the susceptibility :math:`x = g` of Case 1 from the Marchenko–Pastur Stieltjes
+    transform (derived in this project): an independent route to :func:`~dynamics.double_descent.replica_saddle_point`.
 
     Parameters
     ----------
     alpha : float or array_like
-        Sample ratio α = n/d > 0.
+        Sample ratio :math:`\alpha = n/d > 0`.
     weight_decay : float or array_like
-        Weight decay λ >= 0; 0 (with α > 1) is the ridgeless limit R = T, Q = T + σ²/(α − 1).
+        Weight decay :math:`\lambda \ge 0`; 0 (with :math:`\alpha > 1`) is the ridgeless limit :math:`R = T`,
+        :math:`Q = T + \sigma^2/(\alpha - 1)`.
     teacher_power : float
-        Teacher power T > 0.
+        Teacher power :math:`T > 0`.
     noise_variance : float
-        Effective label-noise variance σ_eff² >= 0, as in :func:`~dynamics.double_descent.replica_saddle_point`.
+        Effective label-noise variance :math:`\sigma_\mathrm{eff}^2 \ge 0`, as in
+        :func:`~dynamics.double_descent.replica_saddle_point`.
 
     Returns
     -------
     SaddlePoint
-        a = 1 + 1/g, susceptibility g, R, Q and L_G = ½(T − 2R + Q).
+        :math:`a = 1 + 1/g`, susceptibility :math:`g`, :math:`R`, :math:`Q` and
+        :math:`L_G = \frac{1}{2}(T - 2R + Q)`.
 
     Examples
     --------

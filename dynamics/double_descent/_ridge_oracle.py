@@ -30,26 +30,28 @@ from ._results import OrderParameters
 
 def ridge_oracle(weight_decay: ArrayLike, n_samples: int, n_features: int, n_fast: int, kappa: float,
                  noise_std: float = 0.0) -> OrderParameters:
-    """Exact large-d R_i, Q_i, L_G of ridge regression (XᵀX + λI)⁻¹Xᵀy for bipartite F (derived in this project;
-    σ₁ = 1, σ₂ = 1/κ): the reference solution against which the decoupled theory of Eqs 4.2.11–4.2.16 is
+    r"""Exact large-:math:`d` :math:`R_i`, :math:`Q_i`, :math:`L_G` of ridge regression
+    :math:`(X^\top X + \lambda I)^{-1} X^\top y` for bipartite :math:`F` (derived in this project; :math:`\sigma_1 = 1`,
+    :math:`\sigma_2 = 1/\kappa`): the reference solution against which the decoupled theory of Eqs 4.2.11–4.2.16 is
     measured.
 
     Parameters
     ----------
     weight_decay : float or array_like
-        λ >= 0 of the sum-normalised loss. 0 is the ridgeless limit: k = 0 when n > d, the positive root when
-        n < d; n = d needs λ > 0 (the interpolation threshold, where the error diverges). To compare with GD
-        step k, pass λ + 1/(ηk) (:func:`~dynamics.double_descent.effective_weight_decay`).
+        :math:`\lambda \ge 0` of the sum-normalised loss. 0 is the ridgeless limit: :math:`k = 0` when :math:`n > d`,
+        the positive root when :math:`n < d`; :math:`n = d` needs :math:`\lambda > 0` (the interpolation threshold,
+        where the error diverges). To compare with GD step :math:`k`, pass :math:`\lambda + 1/(\eta k)`
+        (:func:`~dynamics.double_descent.effective_weight_decay`).
     n_samples : int
-        n >= 1 (n <= d allowed).
+        :math:`n \ge 1` (:math:`n \le d` allowed).
     n_features : int
-        d >= 2.
+        :math:`d \ge 2`.
     n_fast : int
-        1 <= p <= d − 1.
+        :math:`1 \le p \le d - 1`.
     kappa : float
-        κ in [1, 1e100].
+        :math:`\kappa` in [1, 1e100].
     noise_std : float
-        σ_ε in [0, 1e100].
+        :math:`\sigma_\varepsilon` in [0, 1e100].
 
     Returns
     -------

@@ -44,22 +44,22 @@ code; σ_ε = 0, λ = 0)."""
 
 def modulation_matrix(n_features: int, n_fast: int, kappa: float, haar: bool = True, n_seeds: int = 1, *,
                       seed: Optional[Union[int, np.random.Generator]] = None) -> Modulation:
-    """A stack of ``n_seeds`` bipartite modulations F = UΣVᵀ (Assumption 4.2.1; σ₁ = 1 on ``n_fast`` directions,
-    σ₂ = 1/κ on the other d − p).
+    r"""A stack of ``n_seeds`` bipartite modulations :math:`F = U \Sigma V^\top` (Assumption 4.2.1;
+    :math:`\sigma_1 = 1` on ``n_fast`` directions, :math:`\sigma_2 = 1/\kappa` on the other :math:`d - p`).
 
     Parameters
     ----------
     n_features : int
-        d, 2 <= d <= 1e5.
+        :math:`d`, :math:`2 \le d \le 10^5`.
     n_fast : int
-        p, 1 <= p <= d − 1.
+        :math:`p`, :math:`1 \le p \le d - 1`.
     kappa : float
-        κ in [1, 1e100].
+        :math:`\kappa` in [1, 1e100].
     haar : bool
-        Haar-random U and V (the authors' code) or U = V = I (equal in distribution for the teacher–student
-        problem: derived in this project).
+        Haar-random :math:`U` and :math:`V` (the authors' code) or :math:`U = V = I` (equal in distribution for the
+        teacher–student problem: derived in this project).
     n_seeds : int
-        Number of independent draws S >= 1.
+        Number of independent draws :math:`S \ge 1`.
     seed : None, int or numpy.random.Generator
         Source of randomness.
 
@@ -90,21 +90,25 @@ def modulation_matrix(n_features: int, n_fast: int, kappa: float, haar: bool = T
 def draw_teacher_student(problem: TeacherStudentProblem, n_seeds: int = 1, *,
                          seed: Optional[Union[int, np.random.Generator]] = None, haar: bool = True,
                          normalized_teacher: bool = True, n_test: int = 0) -> TeacherStudentData:
-    """Draw ``n_seeds`` independent teacher–student problems (Eqs 4.2.1–4.2.2, the authors' simulation protocol).
+    r"""Draw ``n_seeds`` independent teacher–student problems (Eqs 4.2.1–4.2.2, the authors' simulation protocol).
 
     Parameters
     ----------
     problem : TeacherStudentProblem
-        n, d, p, κ and σ_ε (:class:`~dynamics.double_descent.TeacherStudentProblem`), with 1 <= n <= 1e7,
-        2 <= d <= 1e5, 1 <= p <= d − 1, κ in [1, 1e100] and σ_ε in [0, 1e100].
+        :math:`n, d, p, \kappa` and :math:`\sigma_\varepsilon`
+        (:class:`~dynamics.double_descent.TeacherStudentProblem`), with :math:`1 \le n \le 10^7`,
+        :math:`2 \le d \le 10^5`, :math:`1 \le p \le d - 1`, :math:`\kappa` in [1, 1e100] and :math:`\sigma_\varepsilon`
+        in [0, 1e100].
     n_seeds : int
-        Number of independent draws S >= 1.
+        Number of independent draws :math:`S \ge 1`.
     seed : None, int or numpy.random.Generator
         Source of randomness; the same seed gives the same data.
     haar : bool
-        Haar-random U and V of F, or U = V = I (as in :func:`~dynamics.double_descent.modulation_matrix`).
+        Haar-random :math:`U` and :math:`V` of :math:`F`, or :math:`U = V = I` (as in
+        :func:`~dynamics.double_descent.modulation_matrix`).
     normalized_teacher : bool
-        ‖w‖² = d (the project's convention) or w ~ N(0, I) (the authors' code).
+        :math:`\lVert w \rVert^2 = d` (the project's convention) or :math:`w \sim \mathcal{N}(0, I)` (the authors'
+        code).
     n_test : int
         Number of noiseless test inputs per draw (0: none).
 
@@ -139,22 +143,27 @@ def draw_teacher_student(problem: TeacherStudentProblem, n_seeds: int = 1, *,
 
 
 def q_penalty_schedule(n_steps: int, strength: float = 0.6, decay: float = 1e-3) -> np.ndarray:
-    """The decaying output-penalty schedule of Fig 4.6 (the authors' code): a_k = strength·log(1 + e^{−decay·k})/log 2
-    for k = 0, ..., n_steps − 1 (0.6 → 0.27 at k = 1e3 → 4e−5 at k = 1e4).
+    r"""The decaying output-penalty schedule of Fig 4.6 (the authors' code):
+
+    .. math::
+
+        a_k = \mathrm{strength} \cdot \log(1 + e^{-\mathrm{decay} \cdot k}) / \log 2
+
+    for :math:`k = 0, \ldots, \mathtt{n\_steps} - 1` (0.6 → 0.27 at :math:`k = 10^3` → 4e−5 at :math:`k = 10^4`).
 
     Parameters
     ----------
     n_steps : int
         Number of GD steps, 1 <= n_steps <= 1e8.
     strength : float
-        a_0 >= 0.
+        :math:`a_0 \ge 0`.
     decay : float
         Decay rate > 0 per step.
 
     Returns
     -------
     ndarray
-        Shape (n_steps,): a_k is the output penalty of step k + 1.
+        Shape (n_steps,): :math:`a_k` is the output penalty of step :math:`k + 1`.
 
     Examples
     --------
@@ -171,10 +180,11 @@ def q_penalty_schedule(n_steps: int, strength: float = 0.6, decay: float = 1e-3)
 def teacher_student_gd_runs(steps: ArrayLike, problem: TeacherStudentProblem, n_seeds: int = 1, *,
                             seed: Optional[Union[int, np.random.Generator]] = None,
                             n_test: int = 1000) -> DesignRuns:
-    """GD on ``n_seeds`` drawn teacher–student designs against the exact theory of each design (Fig 4.3 left; the
-    authors' extra_experiments/emp_vs_analytic.png): closed-form GD from ŵ₀ = 0 at η = 1/λ_max per design
+    r"""GD on ``n_seeds`` drawn teacher–student designs against the exact theory of each design (Fig 4.3 left; the
+    authors' extra_experiments/emp_vs_analytic.png): closed-form GD from :math:`\hat w_0 = 0` at
+    :math:`\eta = 1/\lambda_\mathrm{max}` per design
     (:func:`~dynamics.double_descent.inverse_max_eigenvalue_learning_rate`, the authors' code), its test error on a
-    noiseless test set, and the teacher-averaged trace formulas (Eqs 4.2.9–4.2.10) at the same designs and η.
+    noiseless test set, and the teacher-averaged trace formulas (Eqs 4.2.9–4.2.10) at the same designs and :math:`\eta`.
 
     Parameters
     ----------
@@ -209,8 +219,9 @@ def teacher_student_gd_runs(steps: ArrayLike, problem: TeacherStudentProblem, n_
 def output_penalty_runs(steps: ArrayLike, n_samples: int, n_features: int, n_fast: int, kappa: float,
                         n_seeds: int = 1, *,
                         seed: Optional[Union[int, np.random.Generator]] = None) -> OutputPenaltyRuns:
-    """Exact GD (the teacher-averaged trace formulas, Eqs 4.2.9–4.2.10, at η = 1/λ_max) on ``n_seeds`` drawn designs,
-    without and with the decaying output penalty (a_k/2)‖Xŵ‖² of Lemma 4.3.1 on the authors' schedule
+    r"""Exact GD (the teacher-averaged trace formulas, Eqs 4.2.9–4.2.10, at :math:`\eta = 1/\lambda_\mathrm{max}`) on
+    ``n_seeds`` drawn designs, without and with the decaying output penalty
+    :math:`\frac{a_k}{2}\lVert X \hat w \rVert^2` of Lemma 4.3.1 on the authors' schedule
     :func:`~dynamics.double_descent.q_penalty_schedule` (Fig 4.6 left: the penalty diminishes the peak and leaves the
     final error alone).
 
@@ -219,7 +230,8 @@ def output_penalty_runs(steps: ArrayLike, n_samples: int, n_features: int, n_fas
     steps : array_like of int
         Sorted whole GD steps >= 0 at which the errors are recorded, shape (T,).
     n_samples, n_features, n_fast, kappa, n_seeds, seed
-        As in :func:`~dynamics.double_descent.draw_teacher_student` (σ_ε = 0, Haar F, normalised teachers).
+        As in :func:`~dynamics.double_descent.draw_teacher_student` (:math:`\sigma_\varepsilon = 0`, Haar :math:`F`,
+        normalised teachers).
 
     Returns
     -------

@@ -27,8 +27,9 @@ def _expand(arr, like):
 
 def measure_order_parameters(w_hat: ArrayLike, w: ArrayLike, modulation: Modulation,
                              noise_std: float = 0.0) -> OrderParameters:
-    """R = wᵀFŵ/d and Q = ‖Fŵ‖²/d (Eq 4.2.7) of given students, and their fast/slow parts in F's singular
-    bases (R_i = w_i·v_i/d, Q_i = ‖v_i‖²/d with v = ΣVᵀŵ).
+    r""":math:`R = w^\top F \hat w / d` and :math:`Q = \lVert F \hat w \rVert^2 / d` (Eq 4.2.7) of given students, and
+    their fast/slow parts in :math:`F`'s singular bases (:math:`R_i = w_i \cdot v_i / d`,
+    :math:`Q_i = \lVert v_i \rVert^2 / d` with :math:`v = \Sigma V^\top \hat w`).
 
     Parameters
     ----------
@@ -39,12 +40,12 @@ def measure_order_parameters(w_hat: ArrayLike, w: ArrayLike, modulation: Modulat
     modulation : Modulation
         With a draw axis of length S, or a single draw.
     noise_std : float
-        σ_ε, for ``noisy_generalization_error``.
+        :math:`\sigma_\varepsilon`, for ``noisy_generalization_error``.
 
     Returns
     -------
     OrderParameters
-        Of shape w_hat.shape[:-1]; L_G = ½(‖w‖²/d − 2R + Q) per draw (Eq 4.2.5).
+        Of shape w_hat.shape[:-1]; :math:`L_G = \frac{1}{2}(\lVert w \rVert^2/d - 2R + Q)` per draw (Eq 4.2.5).
 
     Examples
     --------
@@ -81,7 +82,8 @@ def measure_order_parameters(w_hat: ArrayLike, w: ArrayLike, modulation: Modulat
 
 
 def test_error(w_hat: ArrayLike, data: TeacherStudentData) -> np.ndarray:
-    """½ mean over the noiseless test set of (y* − ŷ)², ŷ = z_testᵀFŵ (the left side of Eq 4.2.5).
+    r""":math:`\frac{1}{2}` mean over the noiseless test set of :math:`(y^* - \hat y)^2`,
+    :math:`\hat y = z_\mathrm{test}^\top F \hat w` (the left side of Eq 4.2.5).
 
     Parameters
     ----------
@@ -120,9 +122,14 @@ test_error.__test__ = False  # a function named test_*, not a pytest test
 def iterate_gd(X: ArrayLike, y: ArrayLike, steps: ArrayLike, learning_rate: float, weight_decay: float = 0.0,
                output_penalty_schedule: Optional[ArrayLike] = None, preconditioner: Optional[ArrayLike] = None,
                loss_normalization: str = "sum") -> WeightTrajectory:
-    """Explicit full-batch GD from ŵ₀ = 0 (Eq 4.2.4 without Langevin noise):
-    ŵ ← ŵ − ηP[(1 + a_k)XᵀXŵ − Xᵀy]/m − ηPλŵ, with m = 1 ("sum", Eq 4.2.3 as corrected) or n ("mean", the
-    printed 1/(2n) loss). For long runs use the closed forms (:func:`~dynamics.double_descent.gd_weights`).
+    r"""Explicit full-batch GD from :math:`\hat w_0 = 0` (Eq 4.2.4 without Langevin noise):
+
+    .. math::
+
+        \hat w \leftarrow \hat w - \eta P \left[(1 + a_k) X^\top X \hat w - X^\top y\right] / m - \eta P \lambda \hat w,
+
+    with :math:`m = 1` ("sum", Eq 4.2.3 as corrected) or :math:`n` ("mean", the printed :math:`1/(2n)` loss). For long
+    runs use the closed forms (:func:`~dynamics.double_descent.gd_weights`).
 
     Parameters
     ----------
@@ -131,18 +138,19 @@ def iterate_gd(X: ArrayLike, y: ArrayLike, steps: ArrayLike, learning_rate: floa
     y : array_like
         Labels, shape (..., n).
     steps : array_like of int
-        Sorted steps >= 0 at which ŵ is recorded; the run lasts steps[-1] steps.
+        Sorted steps >= 0 at which :math:`\hat w` is recorded; the run lasts steps[-1] steps.
     learning_rate : float
-        η > 0, below 2/(largest eigenvalue of P((1 + a)XᵀX/m + λ)) for every a used.
+        :math:`\eta > 0`, below 2/(largest eigenvalue of :math:`P((1 + a) X^\top X/m + \lambda)`) for every
+        :math:`a` used.
     weight_decay : float
-        λ >= 0.
+        :math:`\lambda \ge 0`.
     output_penalty_schedule : array_like, optional
-        a_k >= 0 for steps 1..steps[-1] (at least steps[-1] values): the output penalty (a_k/2)‖Xŵ‖² of
-        Lemma 4.3.1 at step k (Fig 4.6).
+        :math:`a_k \ge 0` for steps 1..steps[-1] (at least steps[-1] values): the output penalty
+        :math:`\frac{a_k}{2}\lVert X \hat w \rVert^2` of Lemma 4.3.1 at step :math:`k` (Fig 4.6).
     preconditioner : array_like, optional
-        P, shape (d, d) or (..., d, d).
+        :math:`P`, shape (d, d) or (..., d, d).
     loss_normalization : {"sum", "mean"}
-        The summed loss ½Σ (the corrected Eq 4.2.3) or the printed 1/(2n) mean.
+        The summed loss :math:`\frac{1}{2}\sum` (the corrected Eq 4.2.3) or the printed :math:`1/(2n)` mean.
 
     Returns
     -------

@@ -72,32 +72,34 @@ def _learning_rate(learning_rate, s_max, weight_decay, output_penalty, dynamics,
 
 def inverse_max_eigenvalue_learning_rate(X: ArrayLike, weight_decay: float = 0.0, factor: float = 1.0,
                                          loss_normalization: str = "sum") -> Union[float, np.ndarray]:
-    """The learning rate η = factor/(λ_max + λ) of GD on a design, λ_max the largest eigenvalue of XᵀX: the
-    curvature of the loss ½‖Xŵ − y‖² + (λ/2)‖ŵ‖² (Eq 4.2.3, summed as corrected) along its stiffest direction.
+    r"""The learning rate :math:`\eta = \mathrm{factor}/(\lambda_\mathrm{max} + \lambda)` of GD on a design,
+    :math:`\lambda_\mathrm{max}` the largest eigenvalue of :math:`X^\top X`: the curvature of the loss
+    :math:`\frac{1}{2}\lVert X\hat w - y \rVert^2 + \frac{\lambda}{2}\lVert \hat w \rVert^2` (Eq 4.2.3, summed as
+    corrected) along its stiffest direction.
 
-    GD on this quadratic loss converges iff η(λ_max + λ) < 2 (each eigen-mode contracts by |1 − η(s_j + λ)|,
-    App. .2.16–.2.17), so ``factor`` must lie in (0, 2). The authors' code, the figures and the claims use
-    factor = 1, η = 1/λ_max (the default of :func:`~dynamics.double_descent.gd_weights` and
-    :func:`~dynamics.double_descent.exact_gd_order_parameters`): the stiffest mode is fitted in one step and no mode
-    overshoots.
+    GD on this quadratic loss converges iff :math:`\eta(\lambda_\mathrm{max} + \lambda) < 2` (each eigen-mode
+    contracts by :math:`|1 - \eta(s_j + \lambda)|`, App. .2.16–.2.17), so ``factor`` must lie in (0, 2). The authors'
+    code, the figures and the claims use factor = 1, :math:`\eta = 1/\lambda_\mathrm{max}` (the default of
+    :func:`~dynamics.double_descent.gd_weights` and :func:`~dynamics.double_descent.exact_gd_order_parameters`): the
+    stiffest mode is fitted in one step and no mode overshoots.
 
     Parameters
     ----------
     X : array_like
         One design, shape (n, d), or a stack of designs, shape (..., n, d).
     weight_decay : float
-        λ >= 0 (it adds λ to every eigenvalue of the Hessian).
+        :math:`\lambda \ge 0` (it adds :math:`\lambda` to every eigenvalue of the Hessian).
     factor : float
-        η as a multiple of 1/(λ_max + λ), in (0, 2).
+        :math:`\eta` as a multiple of :math:`1/(\lambda_\mathrm{max} + \lambda)`, in (0, 2).
     loss_normalization : {"sum", "mean"}
-        The loss of :func:`~dynamics.double_descent.iterate_gd`: the summed ½Σ (Hessian XᵀX + λ) or the printed 1/(2n)
-        mean (Hessian XᵀX/n + λ).
+        The loss of :func:`~dynamics.double_descent.iterate_gd`: the summed :math:`\frac{1}{2}\sum` (Hessian
+        :math:`X^\top X + \lambda`) or the printed :math:`1/(2n)` mean (Hessian :math:`X^\top X/n + \lambda`).
 
     Returns
     -------
     float or ndarray
-        η, a float for one design, else an array of the stack's leading shape (one η per design; the smallest is
-        stable for all of them).
+        :math:`\eta`, a float for one design, else an array of the stack's leading shape (one :math:`\eta` per
+        design; the smallest is stable for all of them).
 
     Examples
     --------
@@ -134,22 +136,23 @@ def inverse_max_eigenvalue_learning_rate(X: ArrayLike, weight_decay: float = 0.0
 
 def spectral_filter(eigenvalues: ArrayLike, steps: ArrayLike, learning_rate: Optional[float],
                     weight_decay: float = 0.0, dynamics: str = "gd", output_penalty: float = 0.0) -> np.ndarray:
-    """The spectral filter f_j(k) of GD (Eqs .2.16–.2.17): ŵ_k = W diag(f(k)) WᵀXᵀy for XᵀX = WΛWᵀ.
+    r"""The spectral filter :math:`f_j(k)` of GD (Eqs .2.16–.2.17):
+    :math:`\hat w_k = W \operatorname{diag}(f(k)) W^\top X^\top y` for :math:`X^\top X = W \Lambda W^\top`.
 
     Parameters
     ----------
     eigenvalues : array_like
-        s_j >= 0 of XᵀX, shape (d,).
+        :math:`s_j \ge 0` of :math:`X^\top X`, shape (d,).
     steps : float or array_like
-        GD steps k >= 0 (real values interpolate; inf is the fixed point).
+        GD steps :math:`k \ge 0` (real values interpolate; inf is the fixed point).
     learning_rate : float or None
-        η > 0 (None: 1/(λ_max + λ)).
+        :math:`\eta > 0` (None: :math:`1/(\lambda_\mathrm{max} + \lambda)`).
     weight_decay : float
-        λ >= 0.
+        :math:`\lambda \ge 0`.
     dynamics : {"gd", "flow"}
-        Discrete GD, D = 1 − (1 − ηr)^k, or gradient flow, D = 1 − exp(−ηrk).
+        Discrete GD, :math:`D = 1 - (1 - \eta r)^k`, or gradient flow, :math:`D = 1 - \exp(-\eta r k)`.
     output_penalty : float
-        Constant a >= 0 of the output penalty (a/2)‖Xŵ‖² (Lemma 4.3.1).
+        Constant :math:`a \ge 0` of the output penalty :math:`\frac{a}{2}\lVert X\hat w \rVert^2` (Lemma 4.3.1).
 
     Returns
     -------
@@ -173,7 +176,8 @@ def spectral_filter(eigenvalues: ArrayLike, steps: ArrayLike, learning_rate: Opt
 def gd_weights(X: ArrayLike, y: ArrayLike, steps: ArrayLike, learning_rate: Optional[float] = None,
                weight_decay: float = 0.0, dynamics: str = "gd", output_penalty: float = 0.0,
                preconditioner: Optional[ArrayLike] = None) -> np.ndarray:
-    """Closed-form GD (or gradient-flow) weights ŵ_k = W(I − (I − ηΛ − ηλ)^k)Wᵀŵ_λ (Eq .2.17, Eq 4.2.19),
+    r"""Closed-form GD (or gradient-flow) weights
+    :math:`\hat w_k = W (I - (I - \eta\Lambda - \eta\lambda)^k) W^\top \hat w_\lambda` (Eq .2.17, Eq 4.2.19),
     vectorised over any leading (draw) axes of the designs.
 
     Parameters
@@ -183,17 +187,18 @@ def gd_weights(X: ArrayLike, y: ArrayLike, steps: ArrayLike, learning_rate: Opti
     y : array_like
         Labels, shape (..., n), the leading axes broadcasting against X's (e.g. many teachers at one design).
     steps : float or array_like
-        GD steps k >= 0, shape (T,) (real values interpolate; inf is the fixed point).
+        GD steps :math:`k \ge 0`, shape (T,) (real values interpolate; inf is the fixed point).
     learning_rate : float, optional
-        η > 0; None: 1/(λ_max + λ) per design (the authors' code).
+        :math:`\eta > 0`; None: :math:`1/(\lambda_\mathrm{max} + \lambda)` per design (the authors' code).
     weight_decay : float
-        λ >= 0.
+        :math:`\lambda \ge 0`.
     dynamics : {"gd", "flow"}
         Discrete GD or gradient flow (module docstring).
     output_penalty : float
-        Constant a >= 0 of (a/2)‖Xŵ‖² (Lemma 4.3.1).
+        Constant :math:`a \ge 0` of :math:`\frac{a}{2}\lVert X\hat w \rVert^2` (Lemma 4.3.1).
     preconditioner : array_like, optional
-        M (d, d): the update ŵ ← ŵ − η MMᵀ∇L (GD on u = M⁻¹ŵ with design XM).
+        :math:`M` (d, d): the update :math:`\hat w \leftarrow \hat w - \eta M M^\top \nabla L` (GD on
+        :math:`u = M^{-1}\hat w` with design :math:`XM`).
 
     Returns
     -------
@@ -229,8 +234,8 @@ def gd_weights(X: ArrayLike, y: ArrayLike, steps: ArrayLike, learning_rate: Opti
 
 @one_blas_thread_when_small("X")
 def ridge_weights(X: ArrayLike, y: ArrayLike, weight_decay: ArrayLike) -> np.ndarray:
-    """Ridge solutions (XᵀX + λI)⁻¹Xᵀy (Eq .2.14), the k → inf limit of GD with weight decay λ; λ = 0 is the
-    minimum-norm solution.
+    r"""Ridge solutions :math:`(X^\top X + \lambda I)^{-1} X^\top y` (Eq .2.14), the :math:`k \to \infty` limit of GD
+    with weight decay :math:`\lambda`; :math:`\lambda = 0` is the minimum-norm solution.
 
     Parameters
     ----------
@@ -239,7 +244,7 @@ def ridge_weights(X: ArrayLike, y: ArrayLike, weight_decay: ArrayLike) -> np.nda
     y : array_like
         Labels, shape (..., n).
     weight_decay : float or array_like
-        λ >= 0, shape (L,) or scalar.
+        :math:`\lambda \ge 0`, shape (L,) or scalar.
 
     Returns
     -------
@@ -348,32 +353,36 @@ def exact_gd_order_parameters(F: Union[Modulation, ArrayLike], X: Optional[Array
                               settings: GDSettings = GDSettings(), *, noise_std: float = 0.0,
                               eigenvalues: Optional[ArrayLike] = None, eigenvectors: Optional[ArrayLike] = None,
                               method: str = "hadamard") -> OrderParameterCurve:
-    """Teacher- and noise-averaged R, Q and L_G of exact finite-d GD at a fixed design (Eqs 4.2.9–4.2.10,
-    .2.18–.2.20, with the trace of R and the F⁻¹ of A corrected), in O(d²) per step.
+    r"""Teacher- and noise-averaged :math:`R`, :math:`Q` and :math:`L_G` of exact finite-:math:`d` GD at a fixed design
+    (Eqs 4.2.9–4.2.10, .2.18–.2.20, with the trace of :math:`R` and the :math:`F^{-1}` of :math:`A` corrected), in
+    :math:`O(d^2)` per step.
 
     Parameters
     ----------
     F : Modulation or array_like
-        One modulation (then the fast/slow parts R_i, Q_i are returned too) or an invertible (d, d) matrix.
+        One modulation (then the fast/slow parts :math:`R_i`, :math:`Q_i` are returned too) or an invertible (d, d)
+        matrix.
     X : array_like or None
-        The design, shape (n, d); or None, with the spectrum of XᵀX given instead (``eigenvalues``,
+        The design, shape (n, d); or None, with the spectrum of :math:`X^\top X` given instead (``eigenvalues``,
         ``eigenvectors``).
     steps : float or array_like
-        GD steps k >= 0, shape (T,) (real values interpolate; inf is the fixed point).
+        GD steps :math:`k \ge 0`, shape (T,) (real values interpolate; inf is the fixed point).
     settings : GDSettings
-        The GD run (:class:`~dynamics.double_descent.GDSettings`): ``learning_rate`` η > 0 (None, the default:
-        1/(λ_max + λ)), ``weight_decay`` λ >= 0, ``dynamics`` "gd" (discrete GD, D = 1 − (1 − ηr)^k) or "flow"
-        (gradient flow, D = 1 − exp(−ηrk)), ``output_penalty`` a >= 0 of (a/2)‖Xŵ‖² (Lemma 4.3.1) and
-        ``preconditioner`` M (d, d), the update ŵ ← ŵ − η MMᵀ∇L (per-group learning rates:
-        ``F.preconditioner_factor``).
+        The GD run (:class:`~dynamics.double_descent.GDSettings`): ``learning_rate`` :math:`\eta > 0` (None, the
+        default: :math:`1/(\lambda_\mathrm{max} + \lambda)`), ``weight_decay`` :math:`\lambda \ge 0`, ``dynamics``
+        "gd" (discrete GD, :math:`D = 1 - (1 - \eta r)^k`) or "flow" (gradient flow, :math:`D = 1 - \exp(-\eta r k)`),
+        ``output_penalty`` :math:`a \ge 0` of :math:`\frac{a}{2}\lVert X\hat w \rVert^2` (Lemma 4.3.1) and
+        ``preconditioner`` :math:`M` (d, d), the update :math:`\hat w \leftarrow \hat w - \eta M M^\top \nabla L`
+        (per-group learning rates: ``F.preconditioner_factor``).
     noise_std : float
-        Label-noise standard deviation σ_ε >= 0.
+        Label-noise standard deviation :math:`\sigma_\varepsilon \ge 0`.
     eigenvalues : array_like, optional
-        s_j >= 0 of XᵀX, shape (d,) (with ``eigenvectors``, in place of X).
+        :math:`s_j \ge 0` of :math:`X^\top X`, shape (d,) (with ``eigenvectors``, in place of X).
     eigenvectors : array_like, optional
-        Orthonormal W, shape (d, d), with XᵀX = W diag(s) Wᵀ.
+        Orthonormal :math:`W`, shape (d, d), with :math:`X^\top X = W \operatorname{diag}(s) W^\top`.
     method : {"hadamard", "matrix"}
-        The O(d²)-per-step G∘H form (numba, parallel over steps) or the direct A/B traces (O(d³) per step).
+        The :math:`O(d^2)`-per-step :math:`G \circ H` form (numba, parallel over steps) or the direct
+        :math:`A`/:math:`B` traces (:math:`O(d^3)` per step).
 
     Returns
     -------
@@ -390,7 +399,7 @@ def exact_gd_order_parameters(F: Union[Modulation, ArrayLike], X: Optional[Array
     >>> [round(float(x), 6) for x in r.R], round(float(r.R1[2] + r.R2[2]), 12)
     ([0.0, 0.597912, 1.0], 1.0)
 
-    Gradient flow with weight decay λ = 0.05: the fixed point is the ridge solution, R < 1.
+    Gradient flow with weight decay :math:`\lambda = 0.05`: the fixed point is the ridge solution, :math:`R < 1`.
 
     >>> ridge = exact_gd_order_parameters(F, X, [np.inf], GDSettings(weight_decay=0.05, dynamics="flow"))
     >>> bool(ridge.R[0] < 1.0)
@@ -413,8 +422,9 @@ def exact_gd_order_parameters(F: Union[Modulation, ArrayLike], X: Optional[Array
 def design_order_parameters(data: TeacherStudentData, steps: ArrayLike,
                             learning_rate: Optional[Union[float, ArrayLike]] = None, weight_decay: float = 0.0,
                             noise_std: Optional[float] = None) -> OrderParameterCurve:
-    """The teacher- and noise-averaged R, Q and L_G of exact GD (Eqs 4.2.9–4.2.10, the trace formulas of
-    :func:`~dynamics.double_descent.exact_gd_order_parameters`) at each of the S drawn designs of ``data``: the theory
+    r"""The teacher- and noise-averaged :math:`R`, :math:`Q` and :math:`L_G` of exact GD (Eqs 4.2.9–4.2.10, the trace
+    formulas of :func:`~dynamics.double_descent.exact_gd_order_parameters`) at each of the :math:`S` drawn designs of
+    ``data``: the theory
     of the GD runs on those designs, averaged over the teachers that one draw samples once.
 
     Parameters
@@ -422,13 +432,14 @@ def design_order_parameters(data: TeacherStudentData, steps: ArrayLike,
     data : TeacherStudentData
         From :func:`~dynamics.double_descent.draw_teacher_student`.
     steps : float or array_like
-        GD steps k >= 0, shape (T,) (real values interpolate; inf is the fixed point).
+        GD steps :math:`k \ge 0`, shape (T,) (real values interpolate; inf is the fixed point).
     learning_rate : float or array_like, optional
-        η > 0, one for all designs or one per design (shape (S,)); None: 1/(λ_max + λ) per design.
+        :math:`\eta > 0`, one for all designs or one per design (shape (S,)); None:
+        :math:`1/(\lambda_\mathrm{max} + \lambda)` per design.
     weight_decay : float
-        λ >= 0.
+        :math:`\lambda \ge 0`.
     noise_std : float, optional
-        Label-noise standard deviation σ_ε >= 0; None: the data's own.
+        Label-noise standard deviation :math:`\sigma_\varepsilon \ge 0`; None: the data's own.
 
     Returns
     -------
@@ -462,21 +473,23 @@ def design_order_parameters(data: TeacherStudentData, steps: ArrayLike,
 
 def scheduled_filter(eigenvalues: ArrayLike, steps: ArrayLike, learning_rate: Optional[float],
                      output_penalty_schedule: ArrayLike, weight_decay: float = 0.0) -> np.ndarray:
-    """The filter f_j after each of the whole ``steps`` of GD whose step k uses the output penalty
-    a_k = ``output_penalty_schedule[k − 1]`` (Fig 4.6): f ← (1 − η((1 + a_k)s_j + λ))f + η, f(0) = 0.
+    r"""The filter :math:`f_j` after each of the whole ``steps`` of GD whose step :math:`k` uses the output penalty
+    :math:`a_k` = ``output_penalty_schedule[k − 1]`` (Fig 4.6):
+    :math:`f \leftarrow (1 - \eta((1 + a_k) s_j + \lambda)) f + \eta`, :math:`f(0) = 0`.
 
     Parameters
     ----------
     eigenvalues : array_like
-        s_j >= 0 of XᵀX, shape (d,).
+        :math:`s_j \ge 0` of :math:`X^\top X`, shape (d,).
     steps : array_like of int
         Sorted steps >= 0.
     learning_rate : float or None
-        η > 0 (None: 1/(λ_max + λ)); η((1 + max a)λ_max + λ) < 2.
+        :math:`\eta > 0` (None: :math:`1/(\lambda_\mathrm{max} + \lambda)`);
+        :math:`\eta((1 + \max a)\lambda_\mathrm{max} + \lambda) < 2`.
     output_penalty_schedule : array_like
-        a_k >= 0, at least steps[-1] values.
+        :math:`a_k \ge 0`, at least steps[-1] values.
     weight_decay : float
-        λ >= 0.
+        :math:`\lambda \ge 0`.
 
     Returns
     -------
@@ -501,10 +514,11 @@ def scheduled_filter(eigenvalues: ArrayLike, steps: ArrayLike, learning_rate: Op
 @one_blas_thread_when_small("X")
 def scheduled_gd_weights(X: ArrayLike, y: ArrayLike, steps: ArrayLike, output_penalty_schedule: ArrayLike,
                          learning_rate: Optional[float] = None, weight_decay: float = 0.0) -> np.ndarray:
-    """Closed-form weights of discrete GD whose step k uses the output penalty a_k =
-    ``output_penalty_schedule[k − 1]`` (Fig 4.6, Lemma 4.3.1: gradient (1 + a_k)XᵀXŵ − Xᵀy + λŵ) from ŵ₀ = 0:
-    ŵ_k = W diag(f(k)) WᵀXᵀy with the filter of :func:`~dynamics.double_descent.scheduled_filter`, vectorised over
-    leading (draw) axes.
+    r"""Closed-form weights of discrete GD whose step :math:`k` uses the output penalty :math:`a_k` =
+    ``output_penalty_schedule[k − 1]`` (Fig 4.6, Lemma 4.3.1: gradient
+    :math:`(1 + a_k) X^\top X \hat w - X^\top y + \lambda \hat w`) from :math:`\hat w_0 = 0`:
+    :math:`\hat w_k = W \operatorname{diag}(f(k)) W^\top X^\top y` with the filter of
+    :func:`~dynamics.double_descent.scheduled_filter`, vectorised over leading (draw) axes.
 
     Parameters
     ----------
@@ -515,11 +529,12 @@ def scheduled_gd_weights(X: ArrayLike, y: ArrayLike, steps: ArrayLike, output_pe
     steps : array_like of int
         Sorted whole steps >= 0, shape (T,).
     output_penalty_schedule : array_like
-        a_k >= 0, at least steps[-1] values (e.g. :func:`~dynamics.double_descent.q_penalty_schedule`).
+        :math:`a_k \ge 0`, at least steps[-1] values (e.g. :func:`~dynamics.double_descent.q_penalty_schedule`).
     learning_rate : float, optional
-        η > 0 with η((1 + max a)λ_max + λ) < 2; None: 1/(λ_max + λ) per design.
+        :math:`\eta > 0` with :math:`\eta((1 + \max a)\lambda_\mathrm{max} + \lambda) < 2`; None:
+        :math:`1/(\lambda_\mathrm{max} + \lambda)` per design.
     weight_decay : float
-        λ >= 0.
+        :math:`\lambda \ge 0`.
 
     Returns
     -------
@@ -556,8 +571,9 @@ def scheduled_gd_weights(X: ArrayLike, y: ArrayLike, steps: ArrayLike, output_pe
 def scheduled_gd_order_parameters(F: Union[Modulation, ArrayLike], X: ArrayLike, steps: ArrayLike,
                                   output_penalty_schedule: ArrayLike, learning_rate: Optional[float] = None,
                                   weight_decay: float = 0.0, noise_std: float = 0.0) -> OrderParameterCurve:
-    """Teacher-averaged R, Q, L_G (Eqs 4.2.9–4.2.10) of discrete GD whose step k uses the output penalty
-    a_k = ``output_penalty_schedule[k − 1]`` (Fig 4.6: gradient (1 + a_k)XᵀXŵ − Xᵀy + λŵ).
+    r"""Teacher-averaged :math:`R`, :math:`Q`, :math:`L_G` (Eqs 4.2.9–4.2.10) of discrete GD whose step :math:`k` uses
+    the output penalty :math:`a_k` = ``output_penalty_schedule[k − 1]`` (Fig 4.6: gradient
+    :math:`(1 + a_k) X^\top X \hat w - X^\top y + \lambda \hat w`).
 
     Parameters
     ----------
@@ -568,13 +584,14 @@ def scheduled_gd_order_parameters(F: Union[Modulation, ArrayLike], X: ArrayLike,
     steps : array_like of int
         Sorted whole steps >= 0, shape (T,).
     output_penalty_schedule : array_like
-        a_k >= 0, at least steps[-1] values (e.g. :func:`~dynamics.double_descent.q_penalty_schedule`).
+        :math:`a_k \ge 0`, at least steps[-1] values (e.g. :func:`~dynamics.double_descent.q_penalty_schedule`).
     learning_rate : float, optional
-        η > 0 with η((1 + max a)λ_max + λ) < 2; None: 1/(λ_max + λ).
+        :math:`\eta > 0` with :math:`\eta((1 + \max a)\lambda_\mathrm{max} + \lambda) < 2`; None:
+        :math:`1/(\lambda_\mathrm{max} + \lambda)`.
     weight_decay : float
-        λ >= 0.
+        :math:`\lambda \ge 0`.
     noise_std : float
-        Label-noise standard deviation σ_ε >= 0.
+        Label-noise standard deviation :math:`\sigma_\varepsilon \ge 0`.
 
     Returns
     -------
@@ -604,8 +621,9 @@ def scheduled_gd_order_parameters(F: Union[Modulation, ArrayLike], X: ArrayLike,
 
 def gradient_flow_weights_ode(X: ArrayLike, y: ArrayLike, steps: ArrayLike, learning_rate: float,
                               weight_decay: float = 0.0, rtol: float = 1e-12) -> np.ndarray:
-    """Gradient-flow weights ŵ(k) from integrating dŵ/dk = −η∇L (the per-mode ODE of App. .2.16, in the original basis)
-    with the numba DOP853 solver, without an eigendecomposition: an independent route to the closed form.
+    r"""Gradient-flow weights :math:`\hat w(k)` from integrating :math:`d\hat w/dk = -\eta \nabla L` (the per-mode ODE
+    of App. .2.16, in the original basis) with the numba DOP853 solver, without an eigendecomposition: an independent
+    route to the closed form.
 
     Parameters
     ----------
@@ -614,11 +632,11 @@ def gradient_flow_weights_ode(X: ArrayLike, y: ArrayLike, steps: ArrayLike, lear
     y : array_like
         Labels, shape (n,).
     steps : array_like
-        1-D, finite, > 0 and strictly increasing (real GD steps; the flow time is ηk).
+        1-D, finite, > 0 and strictly increasing (real GD steps; the flow time is :math:`\eta k`).
     learning_rate : float
-        η > 0.
+        :math:`\eta > 0`.
     weight_decay : float
-        λ >= 0.
+        :math:`\lambda \ge 0`.
     rtol : float
         Relative tolerance in [1e-14, 1e-3].
 

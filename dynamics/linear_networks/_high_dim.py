@@ -67,20 +67,26 @@ def _mode_error(rate, lam, signal, noise):
 
 def expected_mode_error(t: ArrayLike, eigenvalue: ArrayLike, *, teacher_std: float = 1.0, noise_std: float = 0.5,
                         init_std: float = 0.0, tau: float = 1.0) -> Union[float, np.ndarray]:
-    """Expected contribution of one mode to N·(E_g − σ_ε²) at time t, from Eqs (2.3.13)–(2.3.14):
-    (σ_w̄² + σ_0²) e^{−2λt/τ} + (σ_ε²/λ)(1 − e^{−λt/τ})².
+    r"""Expected contribution of one mode to :math:`N \cdot (E_g - \sigma_\varepsilon^2)` at time :math:`t`, from
+    Eqs (2.3.13)–(2.3.14):
+
+    .. math::
+
+        (\sigma_{\bar w}^2 + \sigma_0^2) \, e^{-2\lambda t/\tau}
+        + \frac{\sigma_\varepsilon^2}{\lambda} \left(1 - e^{-\lambda t/\tau}\right)^2.
 
     Parameters
     ----------
     t : float or array_like
-        Flow time t >= 0 (+inf allowed), in units of tau.
+        Flow time :math:`t \ge 0` (+inf allowed), in units of tau.
     eigenvalue : float or array_like
-        Eigenvalue λ >= 0 of X Xᵀ (λ = 0: a frozen mode, error σ_w̄² + σ_0² forever).
+        Eigenvalue :math:`\lambda \ge 0` of :math:`X X^\top` (:math:`\lambda = 0`: a frozen mode, error
+        :math:`\sigma_{\bar w}^2 + \sigma_0^2` forever).
     teacher_std, noise_std, init_std : float
-        Standard deviations σ_w̄, σ_ε, σ_0 of the teacher's weights, the label noise and the initial weights,
-        each in [0, 1e150].
+        Standard deviations :math:`\sigma_{\bar w}`, :math:`\sigma_\varepsilon`, :math:`\sigma_0` of the teacher's
+        weights, the label noise and the initial weights, each in [0, 1e150].
     tau : float
-        Time constant τ > 0.
+        Time constant :math:`\tau > 0`.
 
     Returns
     -------
@@ -114,23 +120,24 @@ def expected_mode_error(t: ArrayLike, eigenvalue: ArrayLike, *, teacher_std: flo
 
 def per_mode_stopping_time(eigenvalue: ArrayLike, *, teacher_std: float = 1.0, noise_std: float = 0.5,
                            init_std: float = 0.0, tau: float = 1.0) -> Union[float, np.ndarray]:
-    """Per-mode optimal stopping time t*(λ) = (τ/λ) ln(1 + λA/σ_ε²), A = σ_w̄² + σ_0² (derived in this project from
-    Eq 2.3.13; Advani & Saxe 2017 discuss early stopping): the minimiser of
-    :func:`dynamics.linear_networks.expected_mode_error` over t.
+    r"""Per-mode optimal stopping time :math:`t^*(\lambda) = (\tau/\lambda) \ln(1 + \lambda A/\sigma_\varepsilon^2)`,
+    :math:`A = \sigma_{\bar w}^2 + \sigma_0^2` (derived in this project from Eq 2.3.13; Advani & Saxe 2017 discuss
+    early stopping): the minimiser of :func:`dynamics.linear_networks.expected_mode_error` over :math:`t`.
 
     Parameters
     ----------
     eigenvalue : float or array_like
-        λ >= 0; at λ = 0 the limit τA/σ_ε².
+        :math:`\lambda \ge 0`; at :math:`\lambda = 0` the limit :math:`\tau A/\sigma_\varepsilon^2`.
     teacher_std, noise_std, init_std : float
-        Standard deviations σ_w̄, σ_ε, σ_0, each in [0, 1e150].
+        Standard deviations :math:`\sigma_{\bar w}`, :math:`\sigma_\varepsilon`, :math:`\sigma_0`, each in
+        [0, 1e150].
     tau : float
-        Time constant τ > 0.
+        Time constant :math:`\tau > 0`.
 
     Returns
     -------
     float or ndarray
-        t*, of the shape of eigenvalue; inf everywhere when noise_std = 0 (the error only decreases).
+        :math:`t^*`, of the shape of eigenvalue; inf everywhere when noise_std = 0 (the error only decreases).
 
     Raises
     ------
@@ -157,20 +164,22 @@ def per_mode_stopping_time(eigenvalue: ArrayLike, *, teacher_std: float = 1.0, n
 
 def mode_bayes_error(eigenvalue: ArrayLike, *, teacher_std: float = 1.0, noise_std: float = 0.5,
                      init_std: float = 0.0) -> Union[float, np.ndarray]:
-    """Per-mode minimum error A σ_ε² / (σ_ε² + λA), A = σ_w̄² + σ_0² (derived in this project): the error of stopping
-    the mode at t*(λ); with σ_0 = 0 the Bayes (optimal ridge) error of the mode.
+    r"""Per-mode minimum error :math:`A \sigma_\varepsilon^2 / (\sigma_\varepsilon^2 + \lambda A)`,
+    :math:`A = \sigma_{\bar w}^2 + \sigma_0^2` (derived in this project): the error of stopping the mode at
+    :math:`t^*(\lambda)`; with :math:`\sigma_0 = 0` the Bayes (optimal ridge) error of the mode.
 
     Parameters
     ----------
     eigenvalue : float or array_like
-        λ >= 0.
+        :math:`\lambda \ge 0`.
     teacher_std, noise_std, init_std : float
-        Standard deviations σ_w̄, σ_ε, σ_0, each in [0, 1e150].
+        Standard deviations :math:`\sigma_{\bar w}`, :math:`\sigma_\varepsilon`, :math:`\sigma_0`, each in
+        [0, 1e150].
 
     Returns
     -------
     float or ndarray
-        Of the shape of eigenvalue (0 where A σ_ε² = 0).
+        Of the shape of eigenvalue (0 where :math:`A \sigma_\varepsilon^2 = 0`).
 
     Raises
     ------
@@ -195,21 +204,31 @@ def mode_bayes_error(eigenvalue: ArrayLike, *, teacher_std: float = 1.0, noise_s
 
 def asymptotic_errors(alpha: float, *, teacher_std: float = 1.0, noise_std: float = 0.5,
                       init_std: float = 0.0) -> AsymptoticErrors:
-    """The t → ∞ limits of :func:`dynamics.linear_networks.generalization_curve` (derived in this project): E_g(∞) =
-    σ_ε² α/(α − 1) for α > 1, (1 − α)A + σ_ε² α/(1 − α) + σ_ε² for α < 1 (A = σ_w̄² + σ_0²), inf at α = 1 with noise;
-    E_t(∞)/P = σ_ε² max(0, 1 − 1/α).
+    r"""The :math:`t \to \infty` limits of :func:`dynamics.linear_networks.generalization_curve` (derived in this
+    project):
+
+    .. math::
+
+        E_g(\infty) = \begin{cases}
+            \sigma_\varepsilon^2 \, \alpha/(\alpha - 1) & \text{for } \alpha > 1, \\
+            (1 - \alpha) A + \sigma_\varepsilon^2 \, \alpha/(1 - \alpha) + \sigma_\varepsilon^2 & \text{for } \alpha < 1
+        \end{cases}
+
+    (:math:`A = \sigma_{\bar w}^2 + \sigma_0^2`), inf at :math:`\alpha = 1` with noise;
+    :math:`E_t(\infty)/P = \sigma_\varepsilon^2 \max(0, 1 - 1/\alpha)`.
 
     Parameters
     ----------
     alpha : float
-        α = P/N > 0.
+        :math:`\alpha = P/N > 0`.
     teacher_std, noise_std, init_std : float
-        Standard deviations σ_w̄, σ_ε, σ_0, each in [0, 1e150].
+        Standard deviations :math:`\sigma_{\bar w}`, :math:`\sigma_\varepsilon`, :math:`\sigma_0`, each in
+        [0, 1e150].
 
     Returns
     -------
     AsymptoticErrors
-        ``(generalization_error, training_error)``, training_error being E_t(∞)/P.
+        ``(generalization_error, training_error)``, training_error being :math:`E_t(\infty)/P`.
 
     Raises
     ------
@@ -240,35 +259,39 @@ def asymptotic_errors(alpha: float, *, teacher_std: float = 1.0, noise_std: floa
 
 def generalization_curve(t: ArrayLike, alpha: float, *, teacher_std: float = 1.0, noise_std: float = 0.5,
                          init_std: float = 0.0, tau: float = 1.0) -> GeneralizationCurve:
-    """High-dimensional E_g(t) and E_t(t)/P of the Advani–Saxe student under gradient flow (2.3.5), from the
-    Marchenko–Pastur law (2.3.30) (Advani & Saxe 2017; the integrals as derived in this project; the limit N, P → ∞
-    at fixed α = P/N).
+    r"""High-dimensional :math:`E_g(t)` and :math:`E_t(t)/P` of the Advani–Saxe student under gradient flow (2.3.5),
+    from the Marchenko–Pastur law (2.3.30) (Advani & Saxe 2017; the integrals as derived in this project; the limit
+    :math:`N, P \to \infty` at fixed :math:`\alpha = P/N`).
 
-    E_g (2.3.14) is the expected squared error on a fresh noisy label for x ~ N(0, I/N), noise floor σ_ε²
-    included, no factor 1/2; E_t = ||y − wX||² (2.3.4) is returned per sample, E_t/P. Both are averaged over
-    teacher, label noise, initialisation and inputs. E_g(0) = E_t(0)/P = σ_w̄² + σ_0² + σ_ε² for every α.
+    :math:`E_g` (2.3.14) is the expected squared error on a fresh noisy label for
+    :math:`x \sim \mathcal{N}(0, I/N)`, noise floor :math:`\sigma_\varepsilon^2` included, no factor 1/2;
+    :math:`E_t = \lVert y - wX \rVert^2` (2.3.4) is returned per sample, :math:`E_t/P`. Both are averaged over
+    teacher, label noise, initialisation and inputs.
+    :math:`E_g(0) = E_t(0)/P = \sigma_{\bar w}^2 + \sigma_0^2 + \sigma_\varepsilon^2` for every :math:`\alpha`.
 
     Parameters
     ----------
     t : float or array_like
-        Flow times t >= 0 (+inf gives the exact asymptotes, E_g = inf at α = 1 with noise), in units of tau
-        (t = kη for GD with learning rate η on (1/2)||y − wX||²).
+        Flow times :math:`t \ge 0` (+inf gives the exact asymptotes, :math:`E_g = \infty` at :math:`\alpha = 1`
+        with noise), in units of tau (:math:`t = k\eta` for GD with learning rate :math:`\eta` on
+        :math:`\frac{1}{2}\lVert y - wX \rVert^2`).
     alpha : float
-        α = P/N > 0, in [1e-8, 1e8].
+        :math:`\alpha = P/N > 0`, in [1e-8, 1e8].
     teacher_std : float
-        σ_w̄, standard deviation of the teacher's weights, in [0, 1e150].
+        :math:`\sigma_{\bar w}`, standard deviation of the teacher's weights, in [0, 1e150].
     noise_std : float
-        σ_ε, standard deviation of the label noise, in [0, 1e150] (0.5 is the thesis's SNR 4 set-up).
+        :math:`\sigma_\varepsilon`, standard deviation of the label noise, in [0, 1e150] (0.5 is the thesis's
+        SNR 4 set-up).
     init_std : float
-        σ_0, standard deviation of the initial weights, in [0, 1e150].
+        :math:`\sigma_0`, standard deviation of the initial weights, in [0, 1e150].
     tau : float
-        Time constant τ > 0.
+        Time constant :math:`\tau > 0`.
 
     Returns
     -------
     GeneralizationCurve
         ``(generalization_error, training_error)`` of the shape of t (floats for scalar t);
-        training_error is E_t/P.
+        training_error is :math:`E_t/P`.
 
     Raises
     ------
@@ -313,15 +336,22 @@ def generalization_curve(t: ArrayLike, alpha: float, *, teacher_std: float = 1.0
 
 
 def bayes_error(alpha: float, *, teacher_std: float = 1.0, noise_std: float = 0.5, init_std: float = 0.0) -> float:
-    """E_Bayes = ∫ ρ_bulk Aσ_ε²/(σ_ε² + λA) dλ + 1[α<1](1 − α)A + σ_ε² (derived in this project): the error of stopping
-    every mode at its own t*(λ); with σ_0 = 0 the Bayes (optimal ridge) error.
+    r""":math:`E_\mathrm{Bayes}` (derived in this project): the error of stopping every mode at its own
+    :math:`t^*(\lambda)`; with :math:`\sigma_0 = 0` the Bayes (optimal ridge) error.
+
+    .. math::
+
+        E_\mathrm{Bayes} = \int \rho_\mathrm{bulk} \,
+        \frac{A \sigma_\varepsilon^2}{\sigma_\varepsilon^2 + \lambda A} \, d\lambda
+        + \mathbf{1}[\alpha < 1] \, (1 - \alpha) A + \sigma_\varepsilon^2
 
     Parameters
     ----------
     alpha : float
-        α = P/N > 0.
+        :math:`\alpha = P/N > 0`.
     teacher_std, noise_std, init_std : float
-        Standard deviations σ_w̄, σ_ε, σ_0, each in [0, 1e150].
+        Standard deviations :math:`\sigma_{\bar w}`, :math:`\sigma_\varepsilon`, :math:`\sigma_0`, each in
+        [0, 1e150].
 
     Returns
     -------
@@ -353,26 +383,29 @@ def _error_slope(t, lam, weights, signal, noise):
 
 def optimal_stopping_time(alpha: float, *, teacher_std: float = 1.0, noise_std: float = 0.5, init_std: float = 0.0,
                           tau: float = 1.0) -> float:
-    """t_opt = argmin over t in [0, inf] of E_g from :func:`dynamics.linear_networks.generalization_curve` with the
-    same parameters (Advani & Saxe 2017's early stopping; the bracket below is derived in this project).
+    r""":math:`t_\mathrm{opt} = \operatorname{argmin}_{t \in [0, \infty]} E_g` from
+    :func:`dynamics.linear_networks.generalization_curve` with the same parameters (Advani & Saxe 2017's early
+    stopping; the bracket below is derived in this project).
 
-    The root of dE_g/dt inside [t*(λ+), t*(λ−)]: every mode's expected error falls before its own t*(λ) and
-    rises after, and t*(λ) decreases in λ, so the slope is < 0 at the left end and > 0 at the right end.
-    Depends on the standard deviations only through (σ_w̄² + σ_0²)/σ_ε² and is proportional to tau.
+    The root of :math:`dE_g/dt` inside :math:`[t^*(\lambda_+), t^*(\lambda_-)]`: every mode's expected error falls
+    before its own :math:`t^*(\lambda)` and rises after, and :math:`t^*(\lambda)` decreases in :math:`\lambda`, so the
+    slope is < 0 at the left end and > 0 at the right end. Depends on the standard deviations only through
+    :math:`(\sigma_{\bar w}^2 + \sigma_0^2)/\sigma_\varepsilon^2` and is proportional to tau.
 
     Parameters
     ----------
     alpha : float
-        α = P/N > 0.
+        :math:`\alpha = P/N > 0`.
     teacher_std, noise_std, init_std : float
-        Standard deviations σ_w̄, σ_ε, σ_0, each in [0, 1e150].
+        Standard deviations :math:`\sigma_{\bar w}`, :math:`\sigma_\varepsilon`, :math:`\sigma_0`, each in
+        [0, 1e150].
     tau : float
-        Time constant τ > 0.
+        Time constant :math:`\tau > 0`.
 
     Returns
     -------
     float
-        t_opt; inf when E_g never increases (noise_std = 0), 0 when it never decreases
+        :math:`t_\mathrm{opt}`; inf when :math:`E_g` never increases (noise_std = 0), 0 when it never decreases
         (teacher_std = init_std = 0 with noise).
 
     Raises
@@ -421,36 +454,40 @@ def optimal_stopping_time(alpha: float, *, teacher_std: float = 1.0, noise_std: 
 
 def gd_discretization_error(steps: ArrayLike, alpha: float, learning_rate: float, *, teacher_std: float = 1.0,
                             noise_std: float = 0.5, init_std: float = 0.0) -> Union[float, np.ndarray]:
-    """E_g of full-batch gradient descent after k steps minus E_g of the gradient flow at t = kη, both in the
-    high-dimensional limit (derived in this project): the bias of comparing GD students with
-    :func:`dynamics.linear_networks.generalization_curve`.
+    r""":math:`E_g` of full-batch gradient descent after :math:`k` steps minus :math:`E_g` of the gradient flow at
+    :math:`t = k\eta`, both in the high-dimensional limit (derived in this project): the bias of comparing GD
+    students with :func:`dynamics.linear_networks.generalization_curve`.
 
-    Per mode, GD replaces e^{−λt/τ} by (1 − ηλ)^k in the expected error A d² + (σ_ε²/λ)(1 − d)² of Eqs
-    (2.3.13)–(2.3.14) (A = σ_w̄² + σ_0²); the difference is averaged over the Marchenko–Pastur bulk (2.3.30). The
-    frozen modes (atom at λ = 0, α < 1) are the same under both and cancel.
+    Per mode, GD replaces :math:`e^{-\lambda t/\tau}` by :math:`(1 - \eta\lambda)^k` in the expected error
+    :math:`A d^2 + (\sigma_\varepsilon^2/\lambda)(1 - d)^2` of Eqs (2.3.13)–(2.3.14)
+    (:math:`A = \sigma_{\bar w}^2 + \sigma_0^2`); the difference is averaged over the Marchenko–Pastur bulk (2.3.30).
+    The frozen modes (atom at :math:`\lambda = 0`, :math:`\alpha < 1`) are the same under both and cancel.
 
     Parameters
     ----------
     steps : float or array_like
-        Step counts k >= 0 (finite; real values interpolate in k).
+        Step counts :math:`k \ge 0` (finite; real values interpolate in :math:`k`).
     alpha : float
-        α = P/N > 0.
+        :math:`\alpha = P/N > 0`.
     learning_rate : float
-        η > 0 on (1/2)||y − wX||², with η·λ+ <= 1 (λ+ = (1 + √α)², the largest eigenvalue): every mode then
-        decays without overshoot.
+        :math:`\eta > 0` on :math:`\frac{1}{2}\lVert y - wX \rVert^2`, with :math:`\eta \lambda_+ \le 1`
+        (:math:`\lambda_+ = (1 + \sqrt{\alpha})^2`, the largest eigenvalue): every mode then decays without
+        overshoot.
     teacher_std, noise_std, init_std : float
-        Standard deviations σ_w̄, σ_ε, σ_0, each in [0, 1e150].
+        Standard deviations :math:`\sigma_{\bar w}`, :math:`\sigma_\varepsilon`, :math:`\sigma_0`, each in
+        [0, 1e150].
 
     Returns
     -------
     float or ndarray
-        E_g(GD, k) − E_g(flow, kη), of the shape of ``steps`` (a float for scalar steps); 0 at k = 0.
+        :math:`E_g(\mathrm{GD}, k) - E_g(\mathrm{flow}, k\eta)`, of the shape of ``steps`` (a float for scalar
+        steps); 0 at :math:`k = 0`.
 
     Raises
     ------
     ValueError
-        For negative or non-finite steps, alpha <= 0, learning_rate <= 0 or above 1/λ+, or negative standard
-        deviations.
+        For negative or non-finite steps, alpha <= 0, learning_rate <= 0 or above :math:`1/\lambda_+`, or negative
+        standard deviations.
 
     Examples
     --------

@@ -59,28 +59,33 @@ def _growth_factor(s, t, tau):
 
 
 def mode_strength(t: ArrayLike, s: ArrayLike, u0: ArrayLike, tau: float = 1.0) -> Union[float, np.ndarray]:
-    """Mode strength u(t) = a(t) b(t) under the balanced decoupled init, Eq (2.2.22) of Pezeshki (thesis) (Saxe et
-    al. 2014's sigmoid).
+    r"""Mode strength :math:`u(t) = a(t) b(t)` under the balanced decoupled init, Eq (2.2.22) of Pezeshki (thesis)
+    (Saxe et al. 2014's sigmoid).
 
-    u(t) = s e^{2st/τ} / (e^{2st/τ} − 1 + s/u0), evaluated in a form that neither overflows at large t nor
-    cancels as s → 0, with the exact s = 0 limit u0 / (1 + 2 u0 t/τ).
+    .. math::
+
+        u(t) = \frac{s \, e^{2st/\tau}}{e^{2st/\tau} - 1 + s/u_0},
+
+    evaluated in a form that neither overflows at large :math:`t` nor cancels as :math:`s \to 0`, with the exact
+    :math:`s = 0` limit :math:`u_0 / (1 + 2 u_0 t/\tau)`.
 
     Parameters
     ----------
     t : float or array_like
-        Flow time, t >= 0 (+inf gives the limit s); in units of ``tau`` (t = kη for GD).
+        Flow time, :math:`t \ge 0` (+inf gives the limit :math:`s`); in units of ``tau`` (:math:`t = k\eta` for
+        GD).
     s : float or array_like
-        Singular value of the mode, s >= 0.
+        Singular value of the mode, :math:`s \ge 0`.
     u0 : float or array_like
-        Initial mode strength u(0) = a0·b0 > 0 (u0 = a0² for a balanced per-layer weight a0), not a
-        per-layer weight. u0 > s is allowed (u then falls to s).
+        Initial mode strength :math:`u(0) = a_0 b_0 > 0` (:math:`u_0 = a_0^2` for a balanced per-layer weight
+        :math:`a_0`), not a per-layer weight. :math:`u_0 > s` is allowed (:math:`u` then falls to :math:`s`).
     tau : float
-        Time constant τ > 0.
+        Time constant :math:`\tau > 0`.
 
     Returns
     -------
     float or ndarray
-        u(t), of the broadcast shape of t, s and u0 (a float when all three are scalars).
+        :math:`u(t)`, of the broadcast shape of t, s and u0 (a float when all three are scalars).
 
     Raises
     ------
@@ -115,23 +120,23 @@ def mode_strength(t: ArrayLike, s: ArrayLike, u0: ArrayLike, tau: float = 1.0) -
 
 
 def half_learning_time(s: ArrayLike, u0: ArrayLike, tau: float = 1.0) -> Union[float, np.ndarray]:
-    """Half-learning time t_half = (τ/2s) ln(s/u0 − 1), where :func:`dynamics.linear_networks.mode_strength` reaches s/2
-    (Eqs 2.2.19–22).
+    r"""Half-learning time :math:`t_\mathrm{half} = \frac{\tau}{2s} \ln(s/u_0 - 1)`, where
+    :func:`dynamics.linear_networks.mode_strength` reaches :math:`s/2` (Eqs 2.2.19–22).
 
     Parameters
     ----------
     s : float or array_like
-        Singular value, s > 0.
+        Singular value, :math:`s > 0`.
     u0 : float or array_like
-        Initial mode strength, 0 < u0 < s. For s/2 < u0 < s the result is negative (the sigmoid passed s/2
-        before t = 0); for u0 = s/2 it is 0.
+        Initial mode strength, :math:`0 < u_0 < s`. For :math:`s/2 < u_0 < s` the result is negative (the sigmoid
+        passed :math:`s/2` before :math:`t = 0`); for :math:`u_0 = s/2` it is 0.
     tau : float
-        Time constant τ > 0.
+        Time constant :math:`\tau > 0`.
 
     Returns
     -------
     float or ndarray
-        t_half, of the broadcast shape of s and u0, proportional to tau.
+        :math:`t_\mathrm{half}`, of the broadcast shape of s and u0, proportional to tau.
 
     Raises
     ------
@@ -158,17 +163,20 @@ def half_learning_time(s: ArrayLike, u0: ArrayLike, tau: float = 1.0) -> Union[f
 
 
 def learning_time(s: ArrayLike, u_start: ArrayLike, u_end: ArrayLike, tau: float = 1.0) -> Union[float, np.ndarray]:
-    """Time for a balanced mode to grow from u_start to u_end, Eqs (2.2.19–21):
-    t = (τ/2s) ln[u_end (s − u_start) / (u_start (s − u_end))].
+    r"""Time for a balanced mode to grow from u_start to u_end, Eqs (2.2.19–21):
+
+    .. math::
+
+        t = \frac{\tau}{2s} \ln \frac{u_\mathrm{end} (s - u_\mathrm{start})}{u_\mathrm{start} (s - u_\mathrm{end})}.
 
     Parameters
     ----------
     s : float or array_like
-        Singular value, s > 0.
+        Singular value, :math:`s > 0`.
     u_start, u_end : float or array_like
-        Mode strengths in (0, s); u_end < u_start gives a negative time.
+        Mode strengths in :math:`(0, s)`; u_end < u_start gives a negative time.
     tau : float
-        Time constant τ > 0.
+        Time constant :math:`\tau > 0`.
 
     Returns
     -------
@@ -209,30 +217,38 @@ def _opposite_sign_strength(t, s, v0, tau):
 
 def mode_strength_unbalanced(t: ArrayLike, s: float, a0: float, b0: float,
                              tau: float = 1.0) -> Union[float, np.ndarray]:
-    """u(t) = a(t) b(t) of the single-mode flow (2.2.15–16) from arbitrary real a(0), b(0) (a closed form derived in
-    this project; see the theory note, docs/theory/linear_networks.md).
+    r""":math:`u(t) = a(t) b(t)` of the single-mode flow (2.2.15–16) from arbitrary real :math:`a(0)`, :math:`b(0)`
+    (a closed form derived in this project; see the theory note, docs/theory/linear_networks.md).
 
-    With c = |a0² − b0²| (a ↔ b is a symmetry), D = sqrt(4s² + c²), w± = (2s ± D)/c,
-    w0 = exp(asinh(2 a0 b0 / c)), K = (w0 − w−)/(w+ − w0): w(t) = w+ − (w+ − w−) e^{−Dt/τ}/(e^{−Dt/τ} + K)
-    and u = (c/4)(w − 1/w), evaluated without overflow or cancellation. For c = 0 it is
-    :func:`dynamics.linear_networks.mode_strength` (a0·b0 > 0), the saddle u ≡ 0 (a0 = b0 = 0), or the a0 = −b0 branch
-    u = −s/((s/v0 + 1) e^{2st/τ} − 1), v0 = a0², which decays to 0 and never learns.
+    With :math:`c = |a_0^2 - b_0^2|` (:math:`a \leftrightarrow b` is a symmetry), :math:`D = \sqrt{4s^2 + c^2}`,
+    :math:`w_\pm = (2s \pm D)/c`, :math:`w_0 = \exp(\operatorname{asinh}(2 a_0 b_0 / c))`,
+    :math:`K = (w_0 - w_-)/(w_+ - w_0)`:
+
+    .. math::
+
+        w(t) = w_+ - (w_+ - w_-) \frac{e^{-Dt/\tau}}{e^{-Dt/\tau} + K}, \qquad
+        u = \frac{c}{4} \left(w - \frac{1}{w}\right),
+
+    evaluated without overflow or cancellation. For :math:`c = 0` it is
+    :func:`dynamics.linear_networks.mode_strength` (:math:`a_0 b_0 > 0`), the saddle :math:`u \equiv 0`
+    (:math:`a_0 = b_0 = 0`), or the :math:`a_0 = -b_0` branch :math:`u = -s/((s/v_0 + 1) e^{2st/\tau} - 1)`,
+    :math:`v_0 = a_0^2`, which decays to 0 and never learns.
 
     Parameters
     ----------
     t : float or array_like
-        Flow times t >= 0 (+inf allowed), any shape.
+        Flow times :math:`t \ge 0` (+inf allowed), any shape.
     s : float
-        Singular value, s >= 0.
+        Singular value, :math:`s \ge 0`.
     a0, b0 : float
-        Initial per-layer weights (any sign), |a0|, |b0| <= 1e150.
+        Initial per-layer weights (any sign), :math:`|a_0|, |b_0| \le 10^{150}`.
     tau : float
-        Time constant τ > 0.
+        Time constant :math:`\tau > 0`.
 
     Returns
     -------
     float or ndarray
-        u(t), of the shape of t (a float for scalar t).
+        :math:`u(t)`, of the shape of t (a float for scalar t).
 
     Raises
     ------
@@ -311,16 +327,16 @@ def mode_strength_unbalanced(t: ArrayLike, s: float, a0: float, b0: float,
 
 
 def scalar_mode_velocity(a: ArrayLike, b: ArrayLike, s: float, tau: float = 1.0) -> ModeVelocity:
-    """Velocity of the single-mode gradient flow, (a', b') = (b(s − ab), a(s − ab))/τ, Eqs (2.2.15–16).
+    r"""Velocity of the single-mode gradient flow, :math:`(a', b') = (b(s - ab), a(s - ab))/\tau`, Eqs (2.2.15–16).
 
     Parameters
     ----------
     a, b : float or array_like
-        Points of the (a, b) plane (finite; broadcast together), e.g. a meshgrid for a direction field.
+        Points of the :math:`(a, b)` plane (finite; broadcast together), e.g. a meshgrid for a direction field.
     s : float
-        Singular value, s >= 0.
+        Singular value, :math:`s \ge 0`.
     tau : float
-        Time constant τ > 0.
+        Time constant :math:`\tau > 0`.
 
     Returns
     -------
@@ -356,29 +372,30 @@ MAX_DEEP_STRENGTH = 1e100
 
 def scalar_mode_flow(t: ArrayLike, s: float, a0: float, b0: float, tau: float = 1.0, rtol: float = 1e-12,
                      atol: float = 1e-14) -> ScalarModeTrajectory:
-    """Numerical integration (DOP853) of the single-mode flow (2.2.15–16) from (a0, b0).
+    r"""Numerical integration (DOP853) of the single-mode flow (2.2.15–16) from :math:`(a_0, b_0)`.
 
-    A stiff flow (a tiny τ against t, or a large s, a0 or b0), which DOP853 does not finish within 20 000 step
-    attempts, is integrated by the L-stable rosenbrock23 of :func:`dynamics.numerics.solve_ode` with the
-    Jacobian of the flow.
+    A stiff flow (a tiny :math:`\tau` against :math:`t`, or a large :math:`s`, :math:`a_0` or :math:`b_0`), which
+    DOP853 does not finish within 20 000 step attempts, is integrated by the L-stable rosenbrock23 of
+    :func:`dynamics.numerics.solve_ode` with the Jacobian of the flow.
 
     Parameters
     ----------
     t : array_like, shape (m,)
-        Output times: finite, >= 0, non-decreasing (t[0] may be 0), with t/tau <= 2^52.
+        Output times: finite, >= 0, non-decreasing (t[0] may be 0), with :math:`t/\tau \le 2^{52}`.
     s : float
-        Singular value, 0 <= s <= 1e200.
+        Singular value, :math:`0 \le s \le 10^{200}`.
     a0, b0 : float
-        Initial per-layer weights (any sign), |a0|, |b0| <= 1e100 (so that b(s − ab) stays finite).
+        Initial per-layer weights (any sign), :math:`|a_0|, |b_0| \le 10^{100}` (so that :math:`b(s - ab)` stays
+        finite).
     tau : float
-        Time constant τ > 0.
+        Time constant :math:`\tau > 0`.
     rtol, atol : float
         Tolerances of :func:`dynamics.numerics.solve_ode`.
 
     Returns
     -------
     ScalarModeTrajectory
-        ``(t, a, b)`` at the output times; ``.mode_strength`` is a·b.
+        ``(t, a, b)`` at the output times; ``.mode_strength`` is :math:`a b`.
 
     Raises
     ------
@@ -408,32 +425,33 @@ def scalar_mode_flow(t: ArrayLike, s: float, a0: float, b0: float, tau: float = 
 
 def deep_mode_strength(t: ArrayLike, s: float, u0: float, n_weight_layers: int, tau: float = 1.0,
                        rtol: float = 1e-11, atol: float = 1e-14) -> np.ndarray:
-    """Mode strength of a balanced decoupled deep linear net, τ u' = D u^{2−2/D}(s − u) (Saxe et al. 2014, their
-    analysis of deeper networks), integrated with DOP853 (rosenbrock23 where the flow is stiff, as in
+    r"""Mode strength of a balanced decoupled deep linear net, :math:`\tau u' = D u^{2 - 2/D} (s - u)` (Saxe et al.
+    2014, their analysis of deeper networks), integrated with DOP853 (rosenbrock23 where the flow is stiff, as in
     :func:`dynamics.linear_networks.scalar_mode_flow`).
 
-    D = ``n_weight_layers`` weight matrices (N_l = D + 1 layers of units); D = 2 is Eq (2.2.18), whose
-    solution is :func:`dynamics.linear_networks.mode_strength`.
+    :math:`D` = ``n_weight_layers`` weight matrices (:math:`N_l = D + 1` layers of units); :math:`D = 2` is
+    Eq (2.2.18), whose solution is :func:`dynamics.linear_networks.mode_strength`.
 
     Parameters
     ----------
     t : array_like, shape (m,)
-        Output times: finite, >= 0, non-decreasing, with t/tau <= 2^52.
+        Output times: finite, >= 0, non-decreasing, with :math:`t/\tau \le 2^{52}`.
     s : float
-        Singular value, 0 <= s <= 1e100.
+        Singular value, :math:`0 \le s \le 10^{100}`.
     u0 : float
-        Initial mode strength 0 < u0 <= 1e100 (a0^D for a balanced per-layer weight a0).
+        Initial mode strength :math:`0 < u_0 \le 10^{100}` (:math:`a_0^D` for a balanced per-layer weight
+        :math:`a_0`).
     n_weight_layers : int
-        D, in [1, 64].
+        :math:`D`, in [1, 64].
     tau : float
-        Time constant τ > 0.
+        Time constant :math:`\tau > 0`.
     rtol, atol : float
         Tolerances of :func:`dynamics.numerics.solve_ode`.
 
     Returns
     -------
     ndarray, shape (m,)
-        u at the output times.
+        :math:`u` at the output times.
 
     Raises
     ------
@@ -469,33 +487,36 @@ CONVERGED = 1e-6
 
 def deep_mode_curve(t: ArrayLike, s: float, u0: float, n_weight_layers: int, tau: float = 1.0, rtol: float = 1e-8,
                     atol: float = 1e-12) -> np.ndarray:
-    """Mode strength u(t) of a balanced decoupled linear network of D weight layers on a long time grid (Saxe et
-    al. 2014): the closed form (2.2.22) for D = 2, otherwise :func:`dynamics.linear_networks.deep_mode_strength`
-    integrated one decade of t/τ at a time, each piece starting from the last value of the one before (the flow
-    τ u' = D u^{2−2/D}(s − u) does not depend on t), and held at its last value once it is within 1e-6·s of s.
+    r"""Mode strength :math:`u(t)` of a balanced decoupled linear network of :math:`D` weight layers on a long time
+    grid (Saxe et al. 2014): the closed form (2.2.22) for :math:`D = 2`, otherwise
+    :func:`dynamics.linear_networks.deep_mode_strength` integrated one decade of :math:`t/\tau` at a time, each piece
+    starting from the last value of the one before (the flow :math:`\tau u' = D u^{2 - 2/D} (s - u)` does not depend
+    on :math:`t`), and held at its last value once it is within :math:`10^{-6} s` of :math:`s`.
 
-    Made for curves over many decades (log-spaced t up to 1e5 τ, at plotting tolerances): the pieces keep each
-    integration short, and the hold skips the long converged tail.
+    Made for curves over many decades (log-spaced :math:`t` up to :math:`10^5 \tau`, at plotting tolerances): the
+    pieces keep each integration short, and the hold skips the long converged tail.
 
     Parameters
     ----------
     t : array_like, shape (m,)
-        Output times: finite, >= 0, non-decreasing (the start u0 is at t = 0, which need not be among them).
+        Output times: finite, >= 0, non-decreasing (the start :math:`u_0` is at :math:`t = 0`, which need not be
+        among them).
     s : float
-        Singular value, 0 <= s <= 1e100.
+        Singular value, :math:`0 \le s \le 10^{100}`.
     u0 : float
-        Initial mode strength 0 < u0 <= 1e100 (a0^D for a balanced per-layer weight a0).
+        Initial mode strength :math:`0 < u_0 \le 10^{100}` (:math:`a_0^D` for a balanced per-layer weight
+        :math:`a_0`).
     n_weight_layers : int
-        D, in [1, 64]; D = 1 is linear regression, D = 2 Eq (2.2.22).
+        :math:`D`, in [1, 64]; :math:`D = 1` is linear regression, :math:`D = 2` Eq (2.2.22).
     tau : float
-        Time constant τ > 0.
+        Time constant :math:`\tau > 0`.
     rtol, atol : float
         Tolerances of each piece's integration (:func:`dynamics.linear_networks.deep_mode_strength`); unused for D = 2.
 
     Returns
     -------
     ndarray, shape (m,)
-        u at the output times.
+        :math:`u` at the output times.
 
     Raises
     ------
@@ -560,33 +581,35 @@ def _log_chain_bound(s, weights):
 
 def deep_chain_strength(t: ArrayLike, s: float, weights0: ArrayLike, tau: float = 1.0, rtol: float = 1e-11,
                         atol: float = 1e-14) -> np.ndarray:
-    """Product a_1(t) ... a_D(t) of the scalar chain's gradient flow on (1/2τ)(s − a_1 ... a_D)² (Saxe et al. 2014):
+    r"""Product :math:`a_1(t) \cdots a_D(t)` of the scalar chain's gradient flow on
+    :math:`\frac{1}{2\tau} (s - a_1 \cdots a_D)^2` (Saxe et al. 2014):
     the deep mode without the balanced reduction, integrated with DOP853 (rosenbrock23 where the flow is stiff,
     as in :func:`dynamics.linear_networks.scalar_mode_flow`).
 
     Parameters
     ----------
     t : array_like, shape (m,)
-        Output times: finite, >= 0, non-decreasing, with t/tau <= 2^52.
+        Output times: finite, >= 0, non-decreasing, with :math:`t/\tau \le 2^{52}`.
     s : float
-        Singular value, s >= 0.
+        Singular value, :math:`s \ge 0`.
     weights0 : array_like, shape (D,)
-        Initial weight of each layer (finite, D >= 1).
+        Initial weight of each layer (finite, :math:`D \ge 1`).
     tau : float
-        Time constant τ > 0.
+        Time constant :math:`\tau > 0`.
     rtol, atol : float
         Tolerances of :func:`dynamics.numerics.solve_ode`.
 
     Returns
     -------
     ndarray, shape (m,)
-        The product a_1 ... a_D at the output times.
+        The product :math:`a_1 \cdots a_D` at the output times.
 
     Raises
     ------
     ValueError
         For bad times, s < 0, empty or non-finite weights0, tau <= 0, t/tau above 2^52, or s and
-        weights0 so large that the velocity (s − Πa)·Π_{j≠i}a_j can leave float64 (above 1e300).
+        weights0 so large that the velocity :math:`(s - \prod a) \prod_{j \ne i} a_j` can leave float64 (above
+        :math:`10^{300}`).
     dynamics.numerics.IntegrationError
         If the integration does not reach the last time.
 

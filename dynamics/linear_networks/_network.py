@@ -42,25 +42,26 @@ own, so the other fields keep :class:`~dynamics.numerics.OdeOptions`' defaults."
 
 def gd_flow_time(steps: ArrayLike, learning_rate: float, loss_scale: float = 1.0,
                  tau: float = 1.0) -> Union[float, np.ndarray]:
-    """Flow time t = k·c·η·τ reached by k GD steps of size η on c × (1/2)||·||² (Eqs 2.2.3–2.2.6 and 2.3.5 of
-    Pezeshki (thesis), with the project's time convention).
+    r"""Flow time :math:`t = k c \eta \tau` reached by :math:`k` GD steps of size :math:`\eta` on
+    :math:`c \times \frac{1}{2}\lVert \cdot \rVert^2` (Eqs 2.2.3–2.2.6 and 2.3.5 of Pezeshki (thesis), with the
+    project's time convention).
 
     Parameters
     ----------
     steps : int, float or array_like
-        Step counts k >= 0 (real values interpolate).
+        Step counts :math:`k \ge 0` (real values interpolate).
     learning_rate : float
-        η > 0.
+        :math:`\eta > 0`.
     loss_scale : float
-        c > 0: the loss minimised is c times the loss as written (1/2 sum of squares); torch's
-        ``MSELoss(reduction="mean")`` over n entries is c = 2/n.
+        :math:`c > 0`: the loss minimised is :math:`c` times the loss as written (1/2 sum of squares); torch's
+        ``MSELoss(reduction="mean")`` over :math:`n` entries is :math:`c = 2/n`.
     tau : float
-        Time constant τ > 0 of the flow.
+        Time constant :math:`\tau > 0` of the flow.
 
     Returns
     -------
     float or ndarray
-        t, of the shape of ``steps``.
+        :math:`t`, of the shape of ``steps``.
 
     Raises
     ------
@@ -86,9 +87,10 @@ def gd_flow_time(steps: ArrayLike, learning_rate: float, loss_scale: float = 1.0
 
 @one_blas_thread_when_small("X")
 def whiten(X: ArrayLike) -> np.ndarray:
-    """(X Xᵀ)^{-1/2} X: inputs with X Xᵀ = I, the sum-normalised whitening of Eq (2.2.7).
+    r""":math:`(X X^\top)^{-1/2} X`: inputs with :math:`X X^\top = I`, the sum-normalised whitening of Eq (2.2.7).
 
-    Saxe's mean convention (1/P) X Xᵀ = I is X/√P here (or τ rescaled by P).
+    Saxe's mean convention :math:`\frac{1}{P} X X^\top = I` is :math:`X/\sqrt{P}` here (or :math:`\tau` rescaled by
+    :math:`P`).
 
     Parameters
     ----------
@@ -119,9 +121,10 @@ def whiten(X: ArrayLike) -> np.ndarray:
 
 
 def mode_map(W21: ArrayLike, W32: ArrayLike, U: ArrayLike, V: ArrayLike) -> np.ndarray:
-    """The network map in the mode basis, Uᵀ W32 W21 V = W̄32 W̄21 (Eqs 2.2.9–10); its (β, α) entry is b^β·a^α.
+    r"""The network map in the mode basis, :math:`U^\top W_{32} W_{21} V = \bar W_{32} \bar W_{21}` (Eqs 2.2.9–10); its
+    :math:`(\beta, \alpha)` entry is :math:`b^\beta \cdot a^\alpha`.
 
-    U and V may come from a full SVD of Σ31 (square) or from a reduced one (their first k columns, e.g.
+    U and V may come from a full SVD of :math:`\Sigma_{31}` (square) or from a reduced one (their first k columns, e.g.
     ``numpy.linalg.svd(sigma31, full_matrices=False)``), the same factors
     :func:`dynamics.linear_networks.decoupled_init` takes.
 
@@ -160,11 +163,11 @@ def mode_map(W21: ArrayLike, W32: ArrayLike, U: ArrayLike, V: ArrayLike) -> np.n
 
 
 def mode_strengths(W21: ArrayLike, W32: ArrayLike, U: ArrayLike, V: ArrayLike) -> np.ndarray:
-    """Mode strengths u_α = (Uᵀ W32 W21 V)_αα = a^α·b^α, the diagonal of :func:`dynamics.linear_networks.mode_map`
-    (the u of Eq 2.2.22).
+    r"""Mode strengths :math:`u_\alpha = (U^\top W_{32} W_{21} V)_{\alpha\alpha} = a^\alpha \cdot b^\alpha`, the
+    diagonal of :func:`dynamics.linear_networks.mode_map` (the :math:`u` of Eq 2.2.22).
 
-    U and V may be the factors of a full SVD of Σ31 or of a reduced one (U (N3, k), V (N1, k)); the first k mode
-    strengths do not depend on which.
+    U and V may be the factors of a full SVD of :math:`\Sigma_{31}` or of a reduced one (U (N3, k), V (N1, k)); the
+    first k mode strengths do not depend on which.
 
     Parameters
     ----------
@@ -202,11 +205,12 @@ def mode_strengths(W21: ArrayLike, W32: ArrayLike, U: ArrayLike, V: ArrayLike) -
 
 
 def effective_initial_strength(W21: ArrayLike, W32: ArrayLike, U: ArrayLike, V: ArrayLike) -> np.ndarray:
-    """u_eff,α = |a^α + b^α|²/4 from a^α = column α of W21 V and b^α = row α of Uᵀ W32 (derived in this project;
-    see the theory note, docs/theory/linear_networks.md).
+    r""":math:`u_{\mathrm{eff},\alpha} = |a^\alpha + b^\alpha|^2/4` from :math:`a^\alpha` = column :math:`\alpha` of
+    :math:`W_{21} V` and :math:`b^\alpha` = row :math:`\alpha` of :math:`U^\top W_{32}` (derived in this project; see
+    the theory note, docs/theory/linear_networks.md).
 
     The balanced part of a random init, which is what grows along the sigmoid (2.2.22); the predicted half
-    time of mode α is ``half_learning_time(s_α, u_eff,α)``.
+    time of mode :math:`\alpha` is ``half_learning_time(s_α, u_eff,α)``.
 
     Parameters
     ----------
@@ -243,8 +247,10 @@ def effective_initial_strength(W21: ArrayLike, W32: ArrayLike, U: ArrayLike, V: 
 
 
 def conserved_gram(W21: ArrayLike, W32: ArrayLike) -> np.ndarray:
-    """W21 W21ᵀ − W32ᵀ W32, constant along the flow (2.2.5–6) for any Σ31 and Σ11 (derived in this project: the two
-    terms have the same time derivative, W32ᵀ E W21ᵀ + W21 Eᵀ W32 with E = Σ31 − W32 W21 Σ11, over τ).
+    r""":math:`W_{21} W_{21}^\top - W_{32}^\top W_{32}`, constant along the flow (2.2.5–6) for any :math:`\Sigma_{31}`
+    and :math:`\Sigma_{11}` (derived in this project: the two terms have the same time derivative,
+    :math:`W_{32}^\top E W_{21}^\top + W_{21} E^\top W_{32}` with :math:`E = \Sigma_{31} - W_{32} W_{21} \Sigma_{11}`,
+    over :math:`\tau`).
 
     Parameters
     ----------
@@ -273,7 +279,8 @@ def conserved_gram(W21: ArrayLike, W32: ArrayLike) -> np.ndarray:
 
 
 def network_loss(W21: ArrayLike, W32: ArrayLike, X: ArrayLike, Y: ArrayLike) -> Union[float, np.ndarray]:
-    """The loss (2.2.2), 1/2 ||Y − W32 W21 X||_F² summed over the P examples.
+    r"""The loss (2.2.2), :math:`\frac{1}{2}\lVert Y - W_{32} W_{21} X \rVert_F^2` summed over the :math:`P`
+    examples.
 
     Parameters
     ----------
@@ -310,7 +317,7 @@ def network_loss(W21: ArrayLike, W32: ArrayLike, X: ArrayLike, Y: ArrayLike) -> 
 
 def network_flow(W21: ArrayLike, W32: ArrayLike, sigma31: ArrayLike, t: ArrayLike, sigma11: Optional[ArrayLike] = None,
                  tau: float = 1.0, options: OdeOptions = NETWORK_ODE_OPTIONS) -> NetworkTrajectory:
-    """Integrate the full-matrix gradient flow (2.2.5–6) from (W21, W32).
+    r"""Integrate the full-matrix gradient flow (2.2.5–6) from (W21, W32).
 
     Parameters
     ----------
@@ -319,20 +326,21 @@ def network_flow(W21: ArrayLike, W32: ArrayLike, sigma31: ArrayLike, t: ArrayLik
     W32 : array_like, shape (N3, N2)
         Initial second-layer weights.
     sigma31 : array_like, shape (N3, N1)
-        Input–output correlation Σ31 = y Xᵀ (a sum over examples).
+        Input–output correlation :math:`\Sigma_{31} = y X^\top` (a sum over examples).
     t : array_like, shape (m,)
-        Output times: finite, >= 0, non-decreasing (t[0] may be 0), with t/tau <= 2^52.
+        Output times: finite, >= 0, non-decreasing (t[0] may be 0), with :math:`t/\tau \le 2^{52}`.
     sigma11 : array_like, shape (N1, N1), optional
-        Input correlation Σ11 = X Xᵀ; None means whitened inputs (I).
+        Input correlation :math:`\Sigma_{11} = X X^\top`; None means whitened inputs (:math:`I`).
     tau : float
-        Time constant τ > 0.
+        Time constant :math:`\tau > 0`.
     options : OdeOptions
         The integrator (:class:`dynamics.numerics.OdeOptions`; default
         :data:`~dynamics.linear_networks.NETWORK_ODE_OPTIONS`, "auto" at rtol = 1e-10, atol = 1e-13), of which
         ``network_flow`` reads ``method``, ``rtol`` (in [1e-15, 1]) and ``atol`` (> 0); the other fields keep their
         defaults (a ``ValueError`` names one that does not). ``method`` "auto": DOP853, and where it does not finish
-        within 20 000 step attempts (a stiff flow, τ tiny against t) the L-stable rosenbrock23 from the last output
-        time it reached (:func:`dynamics.numerics.solve_ode`'s "auto"); "rosenbrock23": rosenbrock23 from the start.
+        within 20 000 step attempts (a stiff flow, :math:`\tau` tiny against :math:`t`) the L-stable rosenbrock23 from
+        the last output time it reached (:func:`dynamics.numerics.solve_ode`'s "auto"); "rosenbrock23": rosenbrock23
+        from the start.
 
     Returns
     -------
@@ -381,9 +389,10 @@ def network_flow(W21: ArrayLike, W32: ArrayLike, sigma31: ArrayLike, t: ArrayLik
 
 def network_gd(W21: ArrayLike, W32: ArrayLike, sigma31: ArrayLike, n_steps: int, learning_rate: float,
                sigma11: Optional[ArrayLike] = None, record_every: int = 1) -> NetworkGDTrajectory:
-    """Full-batch gradient descent (2.2.3–4) on the loss (2.2.2) from (W21, W32), simultaneous updates.
+    r"""Full-batch gradient descent (2.2.3–4) on the loss (2.2.2) from (W21, W32), simultaneous updates.
 
-    The data enter only through Σ31 = y Xᵀ and Σ11 = X Xᵀ. Step k is at flow time
+    The data enter only through :math:`\Sigma_{31} = y X^\top` and :math:`\Sigma_{11} = X X^\top`. Step :math:`k` is at
+    flow time
     ``gd_flow_time(k, learning_rate)``.
 
     Parameters
@@ -393,13 +402,13 @@ def network_gd(W21: ArrayLike, W32: ArrayLike, sigma31: ArrayLike, n_steps: int,
     W32 : array_like, shape (N3, N2)
         Initial second-layer weights.
     sigma31 : array_like, shape (N3, N1)
-        Input–output correlation Σ31 = y Xᵀ.
+        Input–output correlation :math:`\Sigma_{31} = y X^\top`.
     n_steps : int
         Number of steps, in [0, 1e9].
     learning_rate : float
-        η > 0.
+        :math:`\eta > 0`.
     sigma11 : array_like, shape (N1, N1), optional
-        Input correlation Σ11 = X Xᵀ; None means whitened inputs (I).
+        Input correlation :math:`\Sigma_{11} = X X^\top`; None means whitened inputs (:math:`I`).
     record_every : int
         Record every r-th step (k = 0, r, 2r, ...), 1 <= r <= max(n_steps, 1).
 

@@ -29,15 +29,15 @@ __all__ = ["decoupled_init", "draw_input_spectrum", "draw_student", "mode_task",
 
 def whitened_inputs(n_features: int, n_samples: int,
                     seed: Optional[Union[int, np.random.Generator]] = None) -> np.ndarray:
-    """Random whitened inputs for Eq (2.2.7): the first ``n_features`` rows of a Haar orthogonal
-    ``n_samples`` × ``n_samples`` matrix, so X Xᵀ = I.
+    r"""Random whitened inputs for Eq (2.2.7): the first ``n_features`` rows of a Haar orthogonal
+    ``n_samples`` × ``n_samples`` matrix, so :math:`X X^\top = I`.
 
     Parameters
     ----------
     n_features : int
-        N1, in [1, 100000].
+        :math:`N_1`, in [1, 100000].
     n_samples : int
-        P, in [n_features, 100000].
+        :math:`P`, in [n_features, 100000].
     seed : None, int or numpy.random.Generator
         Source of randomness (a Generator's stream continues).
 
@@ -49,7 +49,7 @@ def whitened_inputs(n_features: int, n_samples: int,
     Raises
     ------
     ValueError
-        For sizes out of range (P < N1 cannot be whitened).
+        For sizes out of range (:math:`P < N_1` cannot be whitened).
 
     Examples
     --------
@@ -64,23 +64,24 @@ def whitened_inputs(n_features: int, n_samples: int,
 
 def mode_task(singular_values: ArrayLike, n_features: int, n_outputs: int,
               seed: Optional[Union[int, np.random.Generator]] = None) -> ModeTask:
-    """A random input–output correlation Σ31 = U S Vᵀ with the given singular values, Eq (2.2.8).
+    r"""A random input–output correlation :math:`\Sigma_{31} = U S V^\top` with the given singular values, Eq (2.2.8).
 
     Parameters
     ----------
     singular_values : array_like, shape (r,)
-        s_α >= 0, r <= min(n_features, n_outputs), in the order they are placed on S's diagonal.
+        :math:`s_\alpha \ge 0`, r <= min(n_features, n_outputs), in the order they are placed on :math:`S`'s
+        diagonal.
     n_features : int
-        N1 (input dimension), >= 1.
+        :math:`N_1` (input dimension), >= 1.
     n_outputs : int
-        N3, >= 1.
+        :math:`N_3`, >= 1.
     seed : None, int or numpy.random.Generator
         Source of randomness: U is drawn first, then V (Haar orthogonal).
 
     Returns
     -------
     ModeTask
-        ``(U, S, V)``: U (N3, N3), S (N3, N1), V (N1, N1); ``.correlation`` is U S Vᵀ.
+        ``(U, S, V)``: U (N3, N3), S (N3, N1), V (N1, N1); ``.correlation`` is :math:`U S V^\top`.
 
     Raises
     ------
@@ -108,13 +109,16 @@ def mode_task(singular_values: ArrayLike, n_features: int, n_outputs: int,
 
 def decoupled_init(U: ArrayLike, V: ArrayLike, n_hidden: int, a0: ArrayLike, b0: Optional[ArrayLike] = None,
                    seed: Optional[Union[int, np.random.Generator]] = None) -> NetworkWeights:
-    """Weights on the decoupled manifold (2.2.14): W21 = R diag(a0) Vᵀ, W32 = U diag(b0) Rᵀ over the first m modes.
+    r"""Weights on the decoupled manifold (2.2.14): :math:`W_{21} = R \operatorname{diag}(a_0) V^\top`,
+    :math:`W_{32} = U \operatorname{diag}(b_0) R^\top` over the first :math:`m` modes.
 
-    R is the first m columns of a Haar orthogonal n_hidden × n_hidden matrix, so a^α = a0_α r^α and
-    b^α = b0_α r^α with orthonormal r^α (what the scalar reduction (2.2.15–16) needs).
+    :math:`R` is the first :math:`m` columns of a Haar orthogonal n_hidden × n_hidden matrix, so
+    :math:`a^\alpha = a_{0,\alpha} r^\alpha` and :math:`b^\alpha = b_{0,\alpha} r^\alpha` with orthonormal
+    :math:`r^\alpha` (what the scalar reduction (2.2.15–16) needs).
 
-    U and V may be the factors of a full SVD of Σ31 = U S Vᵀ or of a reduced one
-    (``numpy.linalg.svd(sigma31, full_matrices=False)`` gives U (N3, k) and Vᵀ (k, N1)); the same factors go to
+    U and V may be the factors of a full SVD of :math:`\Sigma_{31} = U S V^\top` or of a reduced one
+    (``numpy.linalg.svd(sigma31, full_matrices=False)`` gives U (N3, k) and :math:`V^\top` (k, N1)); the same factors
+    go to
     :func:`dynamics.linear_networks.mode_strengths`.
 
     Parameters
@@ -124,12 +128,12 @@ def decoupled_init(U: ArrayLike, V: ArrayLike, n_hidden: int, a0: ArrayLike, b0:
     V : array_like, shape (N1, k_V)
         Input modes in its columns, orthonormal, 1 <= k_V <= N1.
     n_hidden : int
-        N2 >= m.
+        :math:`N_2 \ge m`.
     a0 : float or array_like, shape (m,)
         Per-mode weights of the first layer; m is their length, or min(k_U, k_V) for scalars.
     b0 : float or array_like, shape (m,), optional
-        Per-mode weights of the second layer; None gives the balanced init b0 = a0 (mode strengths
-        u0 = a0·b0).
+        Per-mode weights of the second layer; None gives the balanced init :math:`b_0 = a_0` (mode
+        strengths :math:`u_0 = a_0 b_0`).
     seed : None, int or numpy.random.Generator
         Source of randomness for R.
 
@@ -172,15 +176,15 @@ def decoupled_init(U: ArrayLike, V: ArrayLike, n_hidden: int, a0: ArrayLike, b0:
 
 def random_init(n_features: int, n_hidden: int, n_outputs: int, init_std: float,
                 seed: Optional[Union[int, np.random.Generator]] = None) -> NetworkWeights:
-    """Small random initial weights with i.i.d. N(0, init_std²) entries (the random start of Saxe et al. 2014's
+    r"""Small random initial weights with i.i.d. N(0, init_std²) entries (the random start of Saxe et al. 2014's
     simulations).
 
     Parameters
     ----------
     n_features, n_hidden, n_outputs : int
-        N1, N2, N3 >= 1.
+        :math:`N_1, N_2, N_3 \ge 1`.
     init_std : float
-        Standard deviation σ of every entry, >= 0.
+        Standard deviation :math:`\sigma` of every entry, >= 0.
     seed : None, int or numpy.random.Generator
         Source of randomness (W21 is drawn first, then W32).
 
@@ -211,20 +215,20 @@ def random_init(n_features: int, n_hidden: int, n_outputs: int, init_std: float,
 
 def whitened_mode_task(singular_values: ArrayLike, n_features: int, n_outputs: int, n_samples: int,
                        seed: Optional[Union[int, np.random.Generator]] = None) -> WhitenedTask:
-    """A random task Σ31 = U S Vᵀ (Eq 2.2.8) on random whitened inputs X (X Xᵀ = I, Eq 2.2.7) with targets
-    Y = Σ31 X, so that Y Xᵀ = Σ31: the set-up of the network simulations (the project's torch cross-check uses
-    16 → 32 → 12, P = 64).
+    r"""A random task :math:`\Sigma_{31} = U S V^\top` (Eq 2.2.8) on random whitened inputs :math:`X`
+    (:math:`X X^\top = I`, Eq 2.2.7) with targets :math:`Y = \Sigma_{31} X`, so that :math:`Y X^\top = \Sigma_{31}`:
+    the set-up of the network simulations (the project's torch cross-check uses 16 → 32 → 12, :math:`P = 64`).
 
     Parameters
     ----------
     singular_values : array_like, shape (r,)
-        s_α >= 0, r <= min(n_features, n_outputs).
+        :math:`s_\alpha \ge 0`, r <= min(n_features, n_outputs).
     n_features : int
-        N1, >= 1.
+        :math:`N_1`, >= 1.
     n_outputs : int
-        N3, >= 1.
+        :math:`N_3`, >= 1.
     n_samples : int
-        P, in [n_features, 100000].
+        :math:`P`, in [n_features, 100000].
     seed : None, int or numpy.random.Generator
         Source of randomness: the task is drawn first (:func:`dynamics.linear_networks.mode_task`), then the inputs
         (:func:`dynamics.linear_networks.whitened_inputs`).
@@ -258,19 +262,20 @@ def whitened_mode_task(singular_values: ArrayLike, n_features: int, n_outputs: i
 @one_blas_thread_when_small("inputs")
 def student_instance(inputs: ArrayLike, teacher: ArrayLike, noise: ArrayLike, initial_weights: ArrayLike,
                      noise_std: float) -> StudentInstance:
-    """A :class:`dynamics.linear_networks.StudentInstance` from given X, w̄, ε and w(0), with the decomposition X = V
-    Λ^{1/2} Uᵀ of Eqs (2.3.6–2.3.10) taken here.
+    r"""A :class:`dynamics.linear_networks.StudentInstance` from given :math:`X`, :math:`\bar w`, :math:`\varepsilon`
+    and :math:`w(0)`, with the decomposition :math:`X = V \Lambda^{1/2} U^\top` of Eqs (2.3.6–2.3.10) taken here.
 
     Parameters
     ----------
     inputs : array_like, shape (N, P)
-        X, of full rank min(N, P).
+        :math:`X`, of full rank :math:`\min(N, P)`.
     teacher : array_like, shape (N,)
     noise : array_like, shape (P,)
-        The realised label noise ε.
+        The realised label noise :math:`\varepsilon`.
     initial_weights : array_like, shape (N,)
     noise_std : float
-        σ_ε >= 0, the label-noise standard deviation used by E_g for fresh test labels.
+        :math:`\sigma_\varepsilon \ge 0`, the label-noise standard deviation used by :math:`E_g` for fresh test
+        labels.
 
     Returns
     -------
@@ -316,23 +321,25 @@ def student_instance(inputs: ArrayLike, teacher: ArrayLike, noise: ArrayLike, in
 
 def draw_student(n_features: int, n_samples: int, *, teacher_std: float = 1.0, noise_std: float = 0.5,
                  init_std: float = 0.0, seed: Optional[Union[int, np.random.Generator]] = None) -> StudentInstance:
-    """A random instance of Eqs (2.3.1–2.3.3): X_jμ ~ N(0, 1/N), w̄ ~ N(0, σ_w̄² I), ε ~ N(0, σ_ε² I),
-    w(0) ~ N(0, σ_0² I).
+    r"""A random instance of Eqs (2.3.1–2.3.3): :math:`X_{j\mu} \sim \mathcal{N}(0, 1/N)`,
+    :math:`\bar w \sim \mathcal{N}(0, \sigma_{\bar w}^2 I)`,
+    :math:`\varepsilon \sim \mathcal{N}(0, \sigma_\varepsilon^2 I)`, :math:`w(0) \sim \mathcal{N}(0, \sigma_0^2 I)`.
 
     Parameters
     ----------
     n_features : int
-        N, in [1, 100000].
+        :math:`N`, in [1, 100000].
     n_samples : int
-        P, in [1, 1000000].
+        :math:`P`, in [1, 1000000].
     teacher_std : float
-        σ_w̄, standard deviation of the teacher's weights, in [0, 1e150].
+        :math:`\sigma_{\bar w}`, standard deviation of the teacher's weights, in [0, 1e150].
     noise_std : float
-        σ_ε, standard deviation of the label noise, in [0, 1e150] (0.5: the thesis's SNR 4 with teacher_std 1).
+        :math:`\sigma_\varepsilon`, standard deviation of the label noise, in [0, 1e150] (0.5: the thesis's SNR 4
+        with teacher_std 1).
     init_std : float
-        σ_0, standard deviation of the initial weights, in [0, 1e150].
+        :math:`\sigma_0`, standard deviation of the initial weights, in [0, 1e150].
     seed : None, int or numpy.random.Generator
-        Source of randomness; X, w̄, ε, w(0) are drawn in that order.
+        Source of randomness; :math:`X`, :math:`\bar w`, :math:`\varepsilon`, :math:`w(0)` are drawn in that order.
 
     Returns
     -------
@@ -364,23 +371,24 @@ def draw_student(n_features: int, n_samples: int, *, teacher_std: float = 1.0, n
 
 def draw_input_spectrum(n_features: int, n_samples: int,
                         seed: Optional[Union[int, np.random.Generator]] = None) -> np.ndarray:
-    """The N eigenvalues of X Xᵀ for random inputs X_jμ ~ N(0, 1/N) (Eq 2.3.3), as in
-    :func:`dynamics.linear_networks.draw_student`: the spectrum whose density tends to the Marchenko–Pastur law (2.3.30)
-    with α = P/N.
+    r"""The :math:`N` eigenvalues of :math:`X X^\top` for random inputs :math:`X_{j\mu} \sim \mathcal{N}(0, 1/N)`
+    (Eq 2.3.3), as in :func:`dynamics.linear_networks.draw_student`: the spectrum whose density tends to the
+    Marchenko–Pastur law (2.3.30) with :math:`\alpha = P/N`.
 
     Parameters
     ----------
     n_features : int
-        N, in [1, 100000].
+        :math:`N`, in [1, 100000].
     n_samples : int
-        P, in [1, 1000000].
+        :math:`P`, in [1, 1000000].
     seed : None, int or numpy.random.Generator
-        Source of randomness (X is drawn as N × P standard normals over √N).
+        Source of randomness (:math:`X` is drawn as :math:`N \times P` standard normals over :math:`\sqrt{N}`).
 
     Returns
     -------
     ndarray, shape (N,)
-        The squared singular values of X, decreasing, followed by N − P zeros when P < N (the frozen modes).
+        The squared singular values of :math:`X`, decreasing, followed by :math:`N - P` zeros when :math:`P < N` (the
+        frozen modes).
 
     Raises
     ------
@@ -402,18 +410,20 @@ def draw_input_spectrum(n_features: int, n_samples: int,
 
 
 def stds_at_snr(snr: float) -> SignalNoiseStds:
-    """The teacher and noise standard deviations of a teacher–student set-up (Eqs 2.3.1–2.3.3) with signal-to-noise
-    ratio SNR = σ_w̄²/σ_ε² and unit label variance σ_w̄² + σ_ε² = 1.
+    r"""The teacher and noise standard deviations of a teacher–student set-up (Eqs 2.3.1–2.3.3) with signal-to-noise
+    ratio :math:`\mathrm{SNR} = \sigma_{\bar w}^2/\sigma_\varepsilon^2` and unit label variance
+    :math:`\sigma_{\bar w}^2 + \sigma_\varepsilon^2 = 1`.
 
     Parameters
     ----------
     snr : float
-        σ_w̄²/σ_ε², finite and >= 0.
+        :math:`\sigma_{\bar w}^2/\sigma_\varepsilon^2`, finite and >= 0.
 
     Returns
     -------
     SignalNoiseStds
-        ``(teacher_std, noise_std)`` = (√(SNR/(1 + SNR)), √(1/(1 + SNR))).
+        ``(teacher_std, noise_std)`` =
+        :math:`\left(\sqrt{\mathrm{SNR}/(1 + \mathrm{SNR})}, \sqrt{1/(1 + \mathrm{SNR})}\right)`.
 
     Raises
     ------
@@ -434,32 +444,35 @@ def simulated_student_errors(alpha: float, n_features: int, n_students: int, t: 
                              learning_rate: Optional[float] = None, stds: SignalNoiseStds = SignalNoiseStds(),
                              init_std: float = 0.0,
                              seed: Optional[Union[int, np.random.Generator]] = None) -> StudentErrors:
-    """Realised errors of independently drawn students (Eqs 2.3.1–2.3.3, P = round(α N)) trained on their own
-    instance: E_g (2.3.14) and E_t/P (2.3.4, 2.3.29) at the flow times t, the finite-size counterpart of
-    :func:`dynamics.linear_networks.generalization_curve`.
+    r"""Realised errors of independently drawn students (Eqs 2.3.1–2.3.3, :math:`P = \operatorname{round}(\alpha N)`)
+    trained on their own instance: :math:`E_g` (2.3.14) and :math:`E_t/P` (2.3.4, 2.3.29) at the flow times :math:`t`,
+    the finite-size counterpart of :func:`dynamics.linear_networks.generalization_curve`.
 
-    Without ``learning_rate`` the students follow the gradient flow (2.3.5) by the per-mode solution (2.3.13), E_t by
-    (2.3.29); with it they take k = t/η full-batch GD steps, exactly ((1 − ηλ)^k,
-    :func:`dynamics.linear_networks.student_weights_gd`), and E_t is ||y − wX||² of those weights.
+    Without ``learning_rate`` the students follow the gradient flow (2.3.5) by the per-mode solution (2.3.13),
+    :math:`E_t` by (2.3.29); with it they take :math:`k = t/\eta` full-batch GD steps, exactly
+    (:math:`(1 - \eta\lambda)^k`, :func:`dynamics.linear_networks.student_weights_gd`), and :math:`E_t` is
+    :math:`\lVert y - wX \rVert^2` of those weights.
 
     Parameters
     ----------
     alpha : float
-        α = P/N > 0, with 1 <= round(α N) <= 1e6.
+        :math:`\alpha = P/N > 0`, with :math:`1 \le \operatorname{round}(\alpha N) \le 10^6`.
     n_features : int
-        N, in [1, 100000].
+        :math:`N`, in [1, 100000].
     n_students : int
         Number of students (instances), in [1, 100000].
     t : array_like, shape (m,)
-        Flow times: finite, >= 0, non-decreasing; with ``learning_rate``, whole multiples k·η of it.
+        Flow times: finite, >= 0, non-decreasing; with ``learning_rate``, whole multiples :math:`k \eta` of it.
     learning_rate : float, optional
-        η > 0 of gradient descent on (1/2)||y − wX||² (each instance needs η < 2/λ_max); None: the flow.
+        :math:`\eta > 0` of gradient descent on :math:`\frac{1}{2}\lVert y - wX \rVert^2` (each instance needs
+        :math:`\eta < 2/\lambda_\mathrm{max}`); None: the flow.
     stds : SignalNoiseStds
-        The teacher's and the label noise's standard deviations σ_w̄ and σ_ε, each in [0, 1e150] (default: the
-        thesis's SNR 4 set-up, σ_w̄ = 1, σ_ε = 0.5; :func:`dynamics.linear_networks.stds_at_snr` gives them at an
-        SNR).
+        The teacher's and the label noise's standard deviations :math:`\sigma_{\bar w}` and
+        :math:`\sigma_\varepsilon`, each in [0, 1e150] (default: the thesis's SNR 4 set-up,
+        :math:`\sigma_{\bar w} = 1`, :math:`\sigma_\varepsilon = 0.5`; :func:`dynamics.linear_networks.stds_at_snr`
+        gives them at an SNR).
     init_std : float
-        σ_0, the standard deviation of the students' initial weights, in [0, 1e150].
+        :math:`\sigma_0`, the standard deviation of the students' initial weights, in [0, 1e150].
     seed : None, int or numpy.random.Generator
         Source of randomness: one :func:`dynamics.linear_networks.draw_student` per student, in turn.
 

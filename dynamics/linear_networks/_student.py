@@ -52,15 +52,16 @@ def _mode_decay(instance, decay, rise):
 
 
 def student_weights(instance: StudentInstance, t: ArrayLike, tau: float = 1.0) -> np.ndarray:
-    """w(t) of the gradient flow (2.3.5) from the per-mode solution (2.3.13).
+    r""":math:`w(t)` of the gradient flow (2.3.5) from the per-mode solution (2.3.13).
 
     Parameters
     ----------
     instance : StudentInstance
     t : float or array_like, shape (m,)
-        Flow times t >= 0 (+inf gives the fixed point: z̄_i + ε̃_i/√λ_i, frozen modes unchanged).
+        Flow times :math:`t \ge 0` (+inf gives the fixed point:
+        :math:`\bar z_i + \tilde\varepsilon_i/\sqrt{\lambda_i}`, frozen modes unchanged).
     tau : float
-        Time constant τ > 0.
+        Time constant :math:`\tau > 0`.
 
     Returns
     -------
@@ -91,16 +92,17 @@ def student_weights(instance: StudentInstance, t: ArrayLike, tau: float = 1.0) -
 
 
 def student_weights_gd(instance: StudentInstance, steps: ArrayLike, learning_rate: float) -> np.ndarray:
-    """w after k full-batch GD steps on (1/2)||y − wX||², exactly: e^{−λt/τ} → (1 − ηλ)^k in (2.3.13) (the
-    discrete-time analogue, derived in this project).
+    r""":math:`w` after :math:`k` full-batch GD steps on :math:`\frac{1}{2}\lVert y - wX \rVert^2`, exactly:
+    :math:`e^{-\lambda t/\tau} \to (1 - \eta\lambda)^k` in (2.3.13) (the discrete-time analogue, derived in this
+    project).
 
     Parameters
     ----------
     instance : StudentInstance
     steps : int or array_like, shape (m,)
-        Whole numbers of steps k >= 0.
+        Whole numbers of steps :math:`k \ge 0`.
     learning_rate : float
-        η, in (0, 2/λ_max) so that GD converges.
+        :math:`\eta`, in :math:`(0, 2/\lambda_\mathrm{max})` so that GD converges.
 
     Returns
     -------
@@ -109,7 +111,7 @@ def student_weights_gd(instance: StudentInstance, steps: ArrayLike, learning_rat
     Raises
     ------
     ValueError
-        For negative or fractional steps, or learning_rate outside (0, 2/λ_max).
+        For negative or fractional steps, or learning_rate outside :math:`(0, 2/\lambda_\mathrm{max})`.
     TypeError
         If instance is not a StudentInstance.
 
@@ -144,19 +146,20 @@ def student_weights_gd(instance: StudentInstance, steps: ArrayLike, learning_rat
 
 def student_flow(instance: StudentInstance, t: ArrayLike, tau: float = 1.0, rtol: float = 1e-12,
                  atol: float = 1e-14) -> StudentFlowTrajectory:
-    """w(t) by numerical integration (DOP853) of the matrix flow (2.3.5), τ w' = y Xᵀ − w X Xᵀ.
+    r""":math:`w(t)` by numerical integration (DOP853) of the matrix flow (2.3.5),
+    :math:`\tau w' = y X^\top - w X X^\top`.
 
-    A stiff flow (τ tiny against t, or a large spread of the eigenvalues of X Xᵀ), which DOP853 does not finish
-    within 20 000 step attempts, is integrated by the L-stable rosenbrock23 of :func:`dynamics.numerics.solve_ode`
-    with the Jacobian −X Xᵀ/τ.
+    A stiff flow (:math:`\tau` tiny against :math:`t`, or a large spread of the eigenvalues of :math:`X X^\top`),
+    which DOP853 does not finish within 20 000 step attempts, is integrated by the L-stable rosenbrock23 of
+    :func:`dynamics.numerics.solve_ode` with the Jacobian :math:`-X X^\top/\tau`.
 
     Parameters
     ----------
     instance : StudentInstance
     t : array_like, shape (m,)
-        Output times: finite, >= 0, non-decreasing, with t/tau <= 2^52.
+        Output times: finite, >= 0, non-decreasing, with :math:`t/\tau \le 2^{52}`.
     tau : float
-        Time constant τ > 0.
+        Time constant :math:`\tau > 0`.
     rtol, atol : float
         Tolerances of :func:`dynamics.numerics.solve_ode`.
 
@@ -194,8 +197,10 @@ def student_flow(instance: StudentInstance, t: ArrayLike, tau: float = 1.0, rtol
 
 def student_gd(instance: StudentInstance, n_steps: int, learning_rate: float, loss_scale: float = 1.0,
                record_every: int = 1) -> StudentGDTrajectory:
-    """Plain full-batch gradient descent w ← w − η ∇[c (1/2)||y − wX||²] (c = ``loss_scale``), Eq (2.3.5) in
-    discrete time; step k is at flow time ``gd_flow_time(k, learning_rate, loss_scale)``.
+    r"""Plain full-batch gradient descent
+    :math:`w \leftarrow w - \eta \nabla \left[c \, \frac{1}{2}\lVert y - wX \rVert^2\right]` (:math:`c` =
+    ``loss_scale``), Eq (2.3.5) in discrete time; step :math:`k` is at flow time
+    ``gd_flow_time(k, learning_rate, loss_scale)``.
 
     Parameters
     ----------
@@ -203,9 +208,9 @@ def student_gd(instance: StudentInstance, n_steps: int, learning_rate: float, lo
     n_steps : int
         Number of steps, in [0, 1e8].
     learning_rate : float
-        η > 0 (GD converges for c·η < 2/λ_max).
+        :math:`\eta > 0` (GD converges for :math:`c \eta < 2/\lambda_\mathrm{max}`).
     loss_scale : float
-        c > 0 (2 for the thesis's unhalved loss (2.3.4), 2/P for a per-sample mean).
+        :math:`c > 0` (2 for the thesis's unhalved loss (2.3.4), :math:`2/P` for a per-sample mean).
     record_every : int
         Record every r-th step (k = 0, r, 2r, ...), 1 <= r <= max(n_steps, 1).
 
@@ -267,8 +272,8 @@ def _mean_square(residual, divisor, weights=1.0, what="", hint=""):
 
 
 def generalization_error(instance: StudentInstance, weights: ArrayLike) -> Union[float, np.ndarray]:
-    """E_g = ||w̄ − w||²/N + σ_ε², Eq (2.3.14) (Advani–Saxe): the expected squared error on a fresh noisy label
-    for a test input x ~ N(0, I/N).
+    r""":math:`E_g = \lVert \bar w - w \rVert^2/N + \sigma_\varepsilon^2`, Eq (2.3.14) (Advani–Saxe): the expected
+    squared error on a fresh noisy label for a test input :math:`x \sim \mathcal{N}(0, I/N)`.
 
     Parameters
     ----------
@@ -302,10 +307,12 @@ def generalization_error(instance: StudentInstance, weights: ArrayLike) -> Union
 
 
 def generalization_error_thesis_variant(instance: StudentInstance, weights: ArrayLike) -> Union[float, np.ndarray]:
-    """The thesis's printed Eq (2.3.15), (1/N) Σ λ_i (z̄_i − z_i)² + σ_ε², kept only as the counter-example of
-    the erratum ``linear_networks.erratum_test_error`` (see the theory note, docs/theory/linear_networks.md).
+    r"""The thesis's printed Eq (2.3.15),
+    :math:`\frac{1}{N} \sum_i \lambda_i (\bar z_i - z_i)^2 + \sigma_\varepsilon^2`, kept only as the counter-example
+    of the erratum ``linear_networks.erratum_test_error`` (see the theory note, docs/theory/linear_networks.md).
 
-    It weights the modes by the training covariance X Xᵀ instead of the test covariance I/N and does not match
+    It weights the modes by the training covariance :math:`X X^\top` instead of the test covariance :math:`I/N` and
+    does not match
     a Monte Carlo test error; use :func:`dynamics.linear_networks.generalization_error`.
 
     Parameters
@@ -344,8 +351,9 @@ def generalization_error_thesis_variant(instance: StudentInstance, weights: Arra
 def monte_carlo_generalization_error(instance: StudentInstance, weights: ArrayLike, n_test_samples: int = 100_000,
                                      seed: Optional[Union[int, np.random.Generator]] = None,
                                      chunk: int = 20_000) -> MonteCarloEstimate:
-    """Monte Carlo estimate of E_x,ε[(w̄x + ε − wx)²] over fresh x ~ N(0, I/N) and ε ~ N(0, σ_ε²): the definition
-    that Eq (2.3.14) evaluates.
+    r"""Monte Carlo estimate of :math:`\mathbb{E}_{x,\varepsilon}[(\bar w x + \varepsilon - w x)^2]` over fresh
+    :math:`x \sim \mathcal{N}(0, I/N)` and :math:`\varepsilon \sim \mathcal{N}(0, \sigma_\varepsilon^2)`: the
+    definition that Eq (2.3.14) evaluates.
 
     Parameters
     ----------
@@ -406,16 +414,21 @@ def monte_carlo_generalization_error(instance: StudentInstance, weights: ArrayLi
 
 
 def training_error(instance: StudentInstance, t: ArrayLike, tau: float = 1.0) -> np.ndarray:
-    """E_t(t) = Σ_{λ_i>0} (√λ_i (z̄_i − z_i(0)) + ε̃_i)² e^{−2λ_i t/τ} + ||ε U^⊥||², Eq (2.3.29): the training error
-    ||y − wX||² (2.3.4), summed over the P examples, of the flow.
+    r""":math:`E_t(t)`, Eq (2.3.29): the training error :math:`\lVert y - wX \rVert^2` (2.3.4), summed over the
+    :math:`P` examples, of the flow,
+
+    .. math::
+
+        E_t(t) = \sum_{\lambda_i > 0} \left(\sqrt{\lambda_i} \, (\bar z_i - z_i(0)) + \tilde\varepsilon_i\right)^2
+        e^{-2\lambda_i t/\tau} + \lVert \varepsilon U^\perp \rVert^2.
 
     Parameters
     ----------
     instance : StudentInstance
     t : float or array_like, shape (m,)
-        Flow times t >= 0 (+inf allowed).
+        Flow times :math:`t \ge 0` (+inf allowed).
     tau : float
-        Time constant τ > 0.
+        Time constant :math:`\tau > 0`.
 
     Returns
     -------
@@ -448,7 +461,8 @@ def training_error(instance: StudentInstance, t: ArrayLike, tau: float = 1.0) ->
 
 
 def training_error_direct(instance: StudentInstance, weights: ArrayLike) -> Union[float, np.ndarray]:
-    """E_t = ||y − wX||², Eq (2.3.4) (summed over the P examples, no factor 1/2), evaluated directly.
+    r""":math:`E_t = \lVert y - wX \rVert^2`, Eq (2.3.4) (summed over the :math:`P` examples, no factor 1/2),
+    evaluated directly.
 
     Parameters
     ----------
@@ -485,21 +499,28 @@ def training_error_direct(instance: StudentInstance, weights: ArrayLike) -> Unio
 def expected_generalization_error(t: ArrayLike, eigenvalues: ArrayLike, *, teacher_std: float = 1.0,
                                   noise_std: float = 0.5, init_std: float = 0.0,
                                   tau: float = 1.0) -> Union[float, np.ndarray]:
-    """E[E_g(t) | X] over teacher, label noise and initialisation for the spectrum λ_1..λ_N of X Xᵀ (derived in
-    this project from Eqs 2.3.13–2.3.14):
-    (1/N) Σ_i [(σ_w̄² + σ_0²) e^{−2λ_i t/τ} + (σ_ε²/λ_i)(1 − e^{−λ_i t/τ})²] + σ_ε² (the bracket is σ_w̄² + σ_0²
-    for λ_i = 0).
+    r""":math:`\mathbb{E}[E_g(t) \mid X]` over teacher, label noise and initialisation for the spectrum
+    :math:`\lambda_1, \ldots, \lambda_N` of :math:`X X^\top` (derived in this project from Eqs 2.3.13–2.3.14):
+
+    .. math::
+
+        \frac{1}{N} \sum_i \left[(\sigma_{\bar w}^2 + \sigma_0^2) \, e^{-2\lambda_i t/\tau}
+        + \frac{\sigma_\varepsilon^2}{\lambda_i} \left(1 - e^{-\lambda_i t/\tau}\right)^2\right]
+        + \sigma_\varepsilon^2
+
+    (the bracket is :math:`\sigma_{\bar w}^2 + \sigma_0^2` for :math:`\lambda_i = 0`).
 
     Parameters
     ----------
     t : float or array_like
-        Flow times t >= 0 (+inf allowed).
+        Flow times :math:`t \ge 0` (+inf allowed).
     eigenvalues : array_like, shape (N,)
-        The N eigenvalues of X Xᵀ (>= 0; zeros for the frozen modes).
+        The :math:`N` eigenvalues of :math:`X X^\top` (>= 0; zeros for the frozen modes).
     teacher_std, noise_std, init_std : float
-        Standard deviations σ_w̄, σ_ε, σ_0, each in [0, 1e150].
+        Standard deviations :math:`\sigma_{\bar w}`, :math:`\sigma_\varepsilon`, :math:`\sigma_0`, each in
+        [0, 1e150].
     tau : float
-        Time constant τ > 0.
+        Time constant :math:`\tau > 0`.
 
     Returns
     -------
@@ -528,17 +549,26 @@ def expected_generalization_error(t: ArrayLike, eigenvalues: ArrayLike, *, teach
 
 def finite_size_asymptotic_generalization_error(n_features: int, n_samples: int, *, teacher_std: float = 1.0,
                                                 noise_std: float = 0.5, init_std: float = 0.0) -> float:
-    """Exact E[E_g(∞)] at finite N, P (derived in this project), from the inverse-Wishart mean E[tr (X Xᵀ)^{-1}]:
-    σ_ε²(1 + N/(P − N − 1)) for P > N + 1; (N − P)/N (σ_w̄² + σ_0²) + σ_ε² P/(N − P − 1) + σ_ε² for N > P + 1.
+    r"""Exact :math:`\mathbb{E}[E_g(\infty)]` at finite :math:`N, P` (derived in this project), from the
+    inverse-Wishart mean :math:`\mathbb{E}[\operatorname{tr} (X X^\top)^{-1}]`:
+
+    .. math::
+
+        \mathbb{E}[E_g(\infty)] = \begin{cases}
+            \sigma_\varepsilon^2 \left(1 + \frac{N}{P - N - 1}\right) & \text{for } P > N + 1, \\
+            \frac{N - P}{N} (\sigma_{\bar w}^2 + \sigma_0^2) + \sigma_\varepsilon^2 \frac{P}{N - P - 1}
+            + \sigma_\varepsilon^2 & \text{for } N > P + 1.
+        \end{cases}
 
     Parameters
     ----------
     n_features : int
-        N >= 1.
+        :math:`N \ge 1`.
     n_samples : int
-        P >= 1, with |P − N| >= 2 (the inverse-Wishart mean is infinite otherwise).
+        :math:`P \ge 1`, with :math:`|P - N| \ge 2` (the inverse-Wishart mean is infinite otherwise).
     teacher_std, noise_std, init_std : float
-        Standard deviations σ_w̄, σ_ε, σ_0, each in [0, 1e150].
+        Standard deviations :math:`\sigma_{\bar w}`, :math:`\sigma_\varepsilon`, :math:`\sigma_0`, each in
+        [0, 1e150].
 
     Returns
     -------
@@ -547,7 +577,7 @@ def finite_size_asymptotic_generalization_error(n_features: int, n_samples: int,
     Raises
     ------
     ValueError
-        For |P − N| < 2 (the message names n_samples), bad sizes or negative standard deviations.
+        For :math:`|P - N| < 2` (the message names n_samples), bad sizes or negative standard deviations.
 
     Examples
     --------
@@ -569,17 +599,18 @@ def finite_size_asymptotic_generalization_error(n_features: int, n_samples: int,
 
 
 def finite_size_asymptotic_training_error(n_features: int, n_samples: int, *, noise_std: float = 0.5) -> float:
-    """Exact E[E_t(∞)]/P at finite N, P (derived in this project from Eq 2.3.29): σ_ε² (P − N)/P for P > N (the noise
-    outside the span of X's rows), 0 for P <= N (memorisation).
+    r"""Exact :math:`\mathbb{E}[E_t(\infty)]/P` at finite :math:`N, P` (derived in this project from Eq 2.3.29):
+    :math:`\sigma_\varepsilon^2 (P - N)/P` for :math:`P > N` (the noise outside the span of :math:`X`'s rows), 0 for
+    :math:`P \le N` (memorisation).
 
     Parameters
     ----------
     n_features : int
-        N >= 1.
+        :math:`N \ge 1`.
     n_samples : int
-        P >= 1.
+        :math:`P \ge 1`.
     noise_std : float
-        σ_ε, in [0, 1e150].
+        :math:`\sigma_\varepsilon`, in [0, 1e150].
 
     Returns
     -------

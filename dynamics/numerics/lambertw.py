@@ -63,22 +63,26 @@ def _newton_log(log_abs_x, w):
 
 @nb.njit(cache=True)
 def lambertw_kernel(x: float, branch: int) -> float:
-    """W_branch(x) for one float, branch 0 or −1; NaN outside the real domain or for non-finite x.
+    r""":math:`W_\mathrm{branch}(x)` for one float, branch 0 or :math:`-1`; NaN outside the real domain or for
+    non-finite :math:`x`.
 
     The unchecked kernel for compiled code; Python callers use :func:`dynamics.numerics.lambertw`.
 
     Parameters
     ----------
     x : float
-        Any float; the real domain is x >= −1/e on branch 0 and −1/e <= x < 0 on branch −1.
+        Any float; the real domain is :math:`x \ge -1/e` on branch 0 and :math:`-1/e \le x < 0` on branch
+        :math:`-1`.
     branch : int
-        0 (the principal branch, W >= −1) or −1 (the lower one, W <= −1); any other value gives NaN.
+        0 (the principal branch, :math:`W \ge -1`) or :math:`-1` (the lower one, :math:`W \le -1`); any other value
+        gives NaN.
 
     Returns
     -------
     float
-        W(x), the w with w e^w = x; exactly −1 at the double nearest −1/e; NaN for an x outside the
-        domain of the branch, a non-finite x or an invalid branch (no exception).
+        :math:`W(x)`, the :math:`w` with :math:`w e^w = x`; exactly :math:`-1` at the double nearest :math:`-1/e`;
+        NaN for an :math:`x` outside the domain of the branch, a non-finite :math:`x` or an invalid branch (no
+        exception).
 
     Examples
     --------
@@ -131,21 +135,21 @@ def _lambertw_array(x, branch):
 
 
 def lambertw(x: ArrayLike, branch: int = 0) -> Union[float, np.ndarray]:
-    """Real Lambert W: the w with w e^w = x (the W of Pezeshki et al. 2021, Eqs 12–13).
+    r"""Real Lambert W: the :math:`w` with :math:`w e^w = x` (the :math:`W` of Pezeshki et al. 2021, Eqs 12–13).
 
     Callable on scalars from numba code as well (an ``overload``).
 
     Parameters
     ----------
     x : float or array_like
-        Finite; x >= −1/e on branch 0, −1/e <= x < 0 on branch −1.
+        Finite; :math:`x \ge -1/e` on branch 0, :math:`-1/e \le x < 0` on branch :math:`-1`.
     branch : {0, -1}
-        The principal branch (W >= −1) or the lower one (W <= −1).
+        The principal branch (:math:`W \ge -1`) or the lower one (:math:`W \le -1`).
 
     Returns
     -------
     float or ndarray
-        W(x), of the shape of ``x``; exactly −1 at the double nearest −1/e.
+        :math:`W(x)`, of the shape of ``x``; exactly :math:`-1` at the double nearest :math:`-1/e`.
 
     Examples
     --------

@@ -31,7 +31,8 @@ class MPEdges(NamedTuple):
 
 
 class Quadrature(NamedTuple):
-    """Nodes and weights of a quadrature rule: Σ weights·f(nodes) ≈ the integral."""
+    r"""Nodes and weights of a quadrature rule: :math:`\sum \mathrm{weights} \cdot f(\mathrm{nodes}) \approx` the
+    integral."""
 
     nodes: np.ndarray
     weights: np.ndarray
@@ -50,19 +51,20 @@ def _alpha_scale(alpha, scale):
 
 
 def mp_edges(alpha: float, scale: float = 1.0) -> MPEdges:
-    """The edges λ∓ = scale (1 ∓ √α)² of the Marchenko–Pastur bulk (Pezeshki (thesis), Eq 2.3.30).
+    r"""The edges :math:`\lambda_\mp = \mathrm{scale} \, (1 \mp \sqrt{\alpha})^2` of the Marchenko–Pastur bulk (Pezeshki
+    (thesis), Eq 2.3.30).
 
     Parameters
     ----------
     alpha : float
-        Ratio α = n_samples/n_features, in [1e-8, 1e8].
+        Ratio :math:`\alpha = n_\mathrm{samples} / n_\mathrm{features}`, in [1e-8, 1e8].
     scale : float
         Variance scale of the entries (eigenvalues are multiplied by it), in [1e-100, 1e100].
 
     Returns
     -------
     MPEdges
-        ``(lower, upper)``; lower = 0 at α = 1.
+        ``(lower, upper)``; lower = 0 at :math:`\alpha = 1`.
 
     Examples
     --------
@@ -75,12 +77,12 @@ def mp_edges(alpha: float, scale: float = 1.0) -> MPEdges:
 
 
 def mp_atom(alpha: float) -> float:
-    """Mass of the Marchenko–Pastur atom at λ = 0: 1 − α for α < 1, else 0.
+    r"""Mass of the Marchenko–Pastur atom at :math:`\lambda = 0`: :math:`1 - \alpha` for :math:`\alpha < 1`, else 0.
 
     Parameters
     ----------
     alpha : float
-        α = n_samples/n_features, in [1e-8, 1e8].
+        :math:`\alpha = n_\mathrm{samples} / n_\mathrm{features}`, in [1e-8, 1e8].
 
     Returns
     -------
@@ -95,7 +97,8 @@ def mp_atom(alpha: float) -> float:
 
 
 def mp_density(lam: ArrayLike, alpha: float, scale: float = 1.0) -> Union[float, np.ndarray]:
-    """Bulk density ρ(λ) of the Marchenko–Pastur law (Pezeshki (thesis), Eq 2.3.30), the atom at 0 excluded.
+    r"""Bulk density :math:`\rho(\lambda)` of the Marchenko–Pastur law (Pezeshki (thesis), Eq 2.3.30), the atom at 0
+    excluded.
 
     Parameters
     ----------
@@ -107,7 +110,8 @@ def mp_density(lam: ArrayLike, alpha: float, scale: float = 1.0) -> Union[float,
     Returns
     -------
     float or ndarray
-        ρ(λ), of the shape of ``lam``; 0 outside [λ−, λ+] and at λ = 0.
+        :math:`\rho(\lambda)`, of the shape of ``lam``; 0 outside :math:`[\lambda_-, \lambda_+]` and at
+        :math:`\lambda = 0`.
 
     Examples
     --------
@@ -128,10 +132,12 @@ def _theta_panels():
 
 
 def mp_quadrature(alpha: float, scale: float = 1.0, order: int = 16) -> Quadrature:
-    """Nodes λ_k and weights w_k with Σ w_k f(λ_k) ≈ ∫ ρ_bulk(λ) f(λ) dλ (the weights include ρ).
+    r"""Nodes :math:`\lambda_k` and weights :math:`w_k` with
+    :math:`\sum w_k f(\lambda_k) \approx \int \rho_\mathrm{bulk}(\lambda) f(\lambda) \, d\lambda` (the weights
+    include :math:`\rho`).
 
-    Exact mass and mean to rounding; about 1e-13 relative on smooth f, and robust when f is
-    concentrated within 1e-8 of an edge (graded panels in the θ variable of the module docstring).
+    Exact mass and mean to rounding; about 1e-13 relative on smooth :math:`f`, and robust when :math:`f` is
+    concentrated within 1e-8 of an edge (graded panels in the :math:`\theta` variable of the module docstring).
 
     Parameters
     ----------
@@ -167,13 +173,14 @@ def mp_quadrature(alpha: float, scale: float = 1.0, order: int = 16) -> Quadratu
 
 def mp_integrate(f: Callable[[np.ndarray], ArrayLike], alpha: float, scale: float = 1.0,
                  order: int = 16) -> Union[float, np.ndarray]:
-    """∫ ρ_bulk(λ) f(λ) dλ over the Marchenko–Pastur bulk, by :func:`dynamics.numerics.mp_quadrature`.
+    r""":math:`\int \rho_\mathrm{bulk}(\lambda) f(\lambda) \, d\lambda` over the Marchenko–Pastur bulk, by
+    :func:`dynamics.numerics.mp_quadrature`.
 
     Parameters
     ----------
     f : callable
-        Vectorised over λ: called with the 1-D array of nodes, it returns values whose last axis runs over
-        the nodes (leading axes are kept).
+        Vectorised over :math:`\lambda`: called with the 1-D array of nodes, it returns values whose last axis runs
+        over the nodes (leading axes are kept).
     alpha, scale, order :
         As in :func:`dynamics.numerics.mp_quadrature`.
 
@@ -202,10 +209,11 @@ def mp_integrate(f: Callable[[np.ndarray], ArrayLike], alpha: float, scale: floa
 
 
 def mp_cdf(lam: ArrayLike, alpha: float, scale: float = 1.0, order: int = 16) -> Union[float, np.ndarray]:
-    """P(eigenvalue <= λ) under the Marchenko–Pastur law, atom included.
+    r""":math:`P(\mathrm{eigenvalue} \le \lambda)` under the Marchenko–Pastur law, atom included.
 
-    The bulk is integrated over [λ−, λ] in the θ variable with the graded panels of
-    :func:`dynamics.numerics.mp_quadrature` rescaled to [0, θ(λ)], so λ >= λ+ gives the full mass.
+    The bulk is integrated over :math:`[\lambda_-, \lambda]` in the :math:`\theta` variable with the graded panels
+    of :func:`dynamics.numerics.mp_quadrature` rescaled to :math:`[0, \theta(\lambda)]`, so
+    :math:`\lambda \ge \lambda_+` gives the full mass.
 
     Parameters
     ----------
@@ -217,7 +225,7 @@ def mp_cdf(lam: ArrayLike, alpha: float, scale: float = 1.0, order: int = 16) ->
     Returns
     -------
     float or ndarray
-        Of the shape of ``lam``, in [0, 1].
+        Of the shape of ``lam``, in :math:`[0, 1]`.
 
     Examples
     --------

@@ -83,7 +83,7 @@ class NewtonFunctions(NamedTuple):
 
 
 class NewtonOptions(NamedTuple):
-    """When :func:`dynamics.numerics.newton_maximise` stops: its tolerances and its budget of Newton steps.
+    r"""When :func:`dynamics.numerics.newton_maximise` stops: its tolerances and its budget of Newton steps.
 
     Damped Newton with Armijo backtracking (Nocedal & Wright 2006, *Numerical Optimization*, Algorithm 3.1 with
     Newton directions); the stopping rules are the module docstring's. The values are checked by
@@ -92,7 +92,7 @@ class NewtonOptions(NamedTuple):
     Attributes
     ----------
     tol : float, default 1e-12
-        Converged when max|∇F| <= max(tol, residual_floor(x)), in (0, 1].
+        Converged when :math:`\max \lvert \nabla F \rvert \le` ``max(tol, residual_floor(x))``, in (0, 1].
     max_iter : int, default 200
         Most Newton steps, >= 0.
     move_tol : float, default 4e-16
@@ -117,7 +117,7 @@ _DEFAULT_OPTIONS = NewtonOptions()
 
 
 class NewtonResult(NamedTuple):
-    """The result of :func:`dynamics.numerics.newton_maximise` (and of
+    r"""The result of :func:`dynamics.numerics.newton_maximise` (and of
     :func:`dynamics.numerics.newton_maximise_kernel`).
 
     Attributes
@@ -125,7 +125,7 @@ class NewtonResult(NamedTuple):
     x : ndarray, shape (n,)
         The last iterate (inside the domain).
     residual : float
-        max|∇F(x)|.
+        :math:`\max \lvert \nabla F(x) \rvert`.
     converged : bool
         Whether ``residual <= max(tol, residual_floor(x))``.
     iterations : int
@@ -169,16 +169,17 @@ def newton_functions(objective: Callable[[np.ndarray, np.ndarray], Tuple[float, 
                      curvature: Callable[[np.ndarray, np.ndarray], np.ndarray],
                      inside: Optional[Callable[[np.ndarray, np.ndarray], bool]] = None,
                      residual_floor: Optional[Callable[[np.ndarray, np.ndarray], float]] = None) -> NewtonFunctions:
-    """The addresses of a problem's compiled functions, for :func:`dynamics.numerics.newton_maximise_kernel` (each
+    r"""The addresses of a problem's compiled functions, for :func:`dynamics.numerics.newton_maximise_kernel` (each
     compiled once).
 
     Parameters
     ----------
     objective : numba.njit function
         ``objective(x, params) -> (F, ∇F)``: the value (float) and the gradient (a new float64 array of the shape
-        of x) of F, strictly concave on the domain.
+        of x) of :math:`F`, strictly concave on the domain.
     curvature : numba.njit function
-        ``curvature(x, params) -> ndarray (n, n)``: -∇²F, symmetric positive definite on the domain, C order.
+        ``curvature(x, params) -> ndarray (n, n)``: :math:`-\nabla^2 F`, symmetric positive definite on the domain,
+        C order.
     inside : numba.njit function, optional
         ``inside(x, params) -> bool``: the domain test (default: every x is inside).
     residual_floor : numba.njit function, optional
@@ -318,7 +319,7 @@ def newton_maximise(objective: Callable[[np.ndarray, np.ndarray], Tuple[float, n
                     inside: Optional[Callable[[np.ndarray, np.ndarray], bool]] = None,
                     residual_floor: Optional[Callable[[np.ndarray, np.ndarray], float]] = None,
                     options: NewtonOptions = _DEFAULT_OPTIONS) -> NewtonResult:
-    """Maximise a strictly concave objective over an open domain by damped Newton, from ``x0`` inside it.
+    r"""Maximise a strictly concave objective over an open domain by damped Newton, from ``x0`` inside it.
 
     Each step solves ``curvature(x) d = ∇F(x)`` and halves the step until ``x + step·d`` is inside the domain and the
     objective rises (Armijo, or a smaller residual at round-off level); see the module docstring. From numba code,
@@ -327,8 +328,8 @@ def newton_maximise(objective: Callable[[np.ndarray, np.ndarray], Tuple[float, n
     Parameters
     ----------
     objective : numba.njit function
-        ``objective(x, params) -> (F, ∇F)``: the value (float) and gradient (a new array of the shape of x) of F,
-        strictly concave on the domain; max|∇F| is the residual.
+        ``objective(x, params) -> (F, ∇F)``: the value (float) and gradient (a new array of the shape of x) of
+        :math:`F`, strictly concave on the domain; :math:`\max \lvert \nabla F \rvert` is the residual.
     curvature : numba.njit function
         ``curvature(x, params) -> ndarray (n, n)``: minus the Hessian, symmetric positive definite on the domain.
     x0 : array_like, shape (n,)
@@ -360,7 +361,8 @@ def newton_maximise(objective: Callable[[np.ndarray, np.ndarray], Tuple[float, n
 
     Examples
     --------
-    Maximise F(x) = Σ_i (b_i log x_i - x_i²/2) over x > 0 (a log barrier at 0): the maximiser is x_i = √b_i.
+    Maximise :math:`F(x) = \sum_i (b_i \log x_i - x_i^2/2)` over :math:`x > 0` (a log barrier at 0): the maximiser
+    is :math:`x_i = \sqrt{b_i}`.
 
     >>> import numba, numpy as np
     >>> @numba.njit

@@ -29,7 +29,7 @@ _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 @nb.njit(cache=True)
 def normal_pdf_kernel(x: float) -> float:
-    """φ(x) for one float (unchecked, for compiled code).
+    r""":math:`\varphi(x)` for one float (unchecked, for compiled code).
 
     Parameters
     ----------
@@ -39,7 +39,7 @@ def normal_pdf_kernel(x: float) -> float:
     Returns
     -------
     float
-        φ(x) = exp(−x²/2)/√(2π); exactly 0 for ``|x| > 40``, where it underflows.
+        :math:`\varphi(x) = \exp(-x^2/2) / \sqrt{2\pi}`; exactly 0 for ``|x| > 40``, where it underflows.
 
     Examples
     --------
@@ -55,17 +55,18 @@ def normal_pdf_kernel(x: float) -> float:
 
 @nb.njit(cache=True)
 def normal_cdf_kernel(x: float) -> float:
-    """Φ(x) for one float (unchecked, for compiled code).
+    r""":math:`\Phi(x)` for one float (unchecked, for compiled code).
 
     Parameters
     ----------
     x : float
-        Any float, ±inf included; no check is made. For an upper tail pass −x (Φ(−x)), never ``1 − Φ(x)``.
+        Any float, :math:`\pm\infty` included; no check is made. For an upper tail pass :math:`-x`
+        (:math:`\Phi(-x)`), never ``1 − Φ(x)``.
 
     Returns
     -------
     float
-        Φ(x) = erfc(−x/√2)/2, in [0, 1].
+        :math:`\Phi(x) = \operatorname{erfc}(-x/\sqrt{2}) / 2`, in :math:`[0, 1]`.
 
     Examples
     --------
@@ -79,18 +80,19 @@ def normal_cdf_kernel(x: float) -> float:
 
 @nb.njit(cache=True)
 def normal_logcdf_kernel(x: float) -> float:
-    """log Φ(x) for one float (unchecked, for compiled code).
+    r""":math:`\log \Phi(x)` for one float (unchecked, for compiled code).
 
     Parameters
     ----------
     x : float
-        Finite for x >= −1.8e154 (an asymptotic series below x = −30); no check is made, and below −1.8e154
-        log Φ(x) ≈ −x²/2 is not a double (the checked :func:`dynamics.numerics.normal_logcdf` refuses such x).
+        Finite for :math:`x \ge -1.8 \times 10^{154}` (an asymptotic series below :math:`x = -30`); no check is
+        made, and below :math:`-1.8 \times 10^{154}` :math:`\log \Phi(x) \approx -x^2/2` is not a double (the
+        checked :func:`dynamics.numerics.normal_logcdf` refuses such :math:`x`).
 
     Returns
     -------
     float
-        log Φ(x), <= 0.
+        :math:`\log \Phi(x) \le 0`.
 
     Examples
     --------
@@ -120,17 +122,18 @@ _ACKLAM_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00,
 
 @nb.njit(cache=True)
 def normal_ppf_kernel(q: float) -> float:
-    """Φ⁻¹(q) for q in (0, 1): Acklam's approximation (rel. 1e-9) refined by two Halley steps.
+    r""":math:`\Phi^{-1}(q)` for :math:`q \in (0, 1)`: Acklam's approximation (rel. 1e-9) refined by two Halley steps.
 
     Parameters
     ----------
     q : float
-        A probability in (0, 1); no check is made: q <= 0 gives −inf and q >= 1 gives +inf.
+        A probability in :math:`(0, 1)`; no check is made: :math:`q \le 0` gives :math:`-\infty` and
+        :math:`q \ge 1` gives :math:`+\infty`.
 
     Returns
     -------
     float
-        x with Φ(x) = q, to full double precision.
+        :math:`x` with :math:`\Phi(x) = q`, to full double precision.
 
     Examples
     --------
@@ -170,21 +173,22 @@ def normal_ppf_kernel(q: float) -> float:
 
 @nb.njit(cache=True)
 def log_binom_pmf_kernel(k: int, n: int, p: float) -> float:
-    """log P(X = k), X ~ Binomial(n, p); -inf outside the support.
+    r""":math:`\log P(X = k)`, :math:`X \sim \mathrm{Binomial}(n, p)`; -inf outside the support.
 
     Parameters
     ----------
     k : int
-        Number of successes, any integer (outside 0..n gives −inf).
+        Number of successes, any integer (outside :math:`0, \dots, n` gives :math:`-\infty`).
     n : int
         Number of trials, >= 0 (not checked; :func:`dynamics.numerics.log_binom_pmf` allows n <= 1e7).
     p : float
-        Success probability in [0, 1] (not checked).
+        Success probability in :math:`[0, 1]` (not checked).
 
     Returns
     -------
     float
-        log P(X = k), from ``lgamma`` and ``log1p``; 0 or −inf at p = 0 and p = 1.
+        :math:`\log P(X = k)`, from ``lgamma`` and ``log1p``; 0 or :math:`-\infty` at :math:`p = 0` and
+        :math:`p = 1`.
 
     Examples
     --------
@@ -205,22 +209,22 @@ def log_binom_pmf_kernel(k: int, n: int, p: float) -> float:
 
 @nb.njit(cache=True)
 def log_binom_sf_kernel(k: int, n: int, p: float) -> float:
-    """log P(X >= k) by log-sum-exp over the pmf (exact summation, no cancellation).
+    r""":math:`\log P(X \ge k)` by log-sum-exp over the pmf (exact summation, no cancellation).
 
     Parameters
     ----------
     k : int
-        Threshold, any integer: k <= 0 gives 0 (a sure event), k > n gives −inf.
+        Threshold, any integer: :math:`k \le 0` gives 0 (a sure event), :math:`k > n` gives :math:`-\infty`.
     n : int
-        Number of trials, >= 0 (not checked); the sum takes two passes over the n − k + 1 terms.
+        Number of trials, >= 0 (not checked); the sum takes two passes over the :math:`n - k + 1` terms.
     p : float
-        Success probability in [0, 1] (not checked).
+        Success probability in :math:`[0, 1]` (not checked).
 
     Returns
     -------
     float
-        log P(X >= k), finite where P itself underflows to 0. For the lower tail P(X <= k), pass
-        (n − k, n, 1 − p).
+        :math:`\log P(X \ge k)`, finite where :math:`P` itself underflows to 0. For the lower tail
+        :math:`P(X \le k)`, pass (:math:`n - k`, :math:`n`, :math:`1 - p`).
 
     Examples
     --------
@@ -274,17 +278,18 @@ def _apply(ufunc, arr):
 
 @nb.njit(cache=True)
 def sigmoid_kernel(x: float) -> float:
-    """σ(x) = 1/(1 + e^{−x}) for one float, as ½(1 + tanh(x/2)) (unchecked, for compiled code).
+    r""":math:`\sigma(x) = 1 / (1 + e^{-x})` for one float, as :math:`\tfrac{1}{2}(1 + \tanh(x/2))` (unchecked, for
+    compiled code).
 
     Parameters
     ----------
     x : float
-        Any float; no check is made (NaN gives NaN, ±inf gives 1 or 0).
+        Any float; no check is made (NaN gives NaN, :math:`\pm\infty` gives 1 or 0).
 
     Returns
     -------
     float
-        In [0, 1].
+        In :math:`[0, 1]`.
 
     Examples
     --------
@@ -295,18 +300,18 @@ def sigmoid_kernel(x: float) -> float:
 
 
 def sigmoid(x: ArrayLike) -> Union[float, np.ndarray]:
-    """The logistic function σ(x) = 1/(1 + e^{−x}), as ½(1 + tanh(x/2)): no overflow for large |x| (the naive form's
-    e^{−x} overflows below x = −709).
+    r"""The logistic function :math:`\sigma(x) = 1 / (1 + e^{-x})`, as :math:`\tfrac{1}{2}(1 + \tanh(x/2))`: no overflow
+    for large :math:`|x|` (the naive form's :math:`e^{-x}` overflows below :math:`x = -709`).
 
     Parameters
     ----------
     x : float or array_like
-        Real numbers; ±inf allowed (σ = 1 or 0), NaN refused.
+        Real numbers; :math:`\pm\infty` allowed (:math:`\sigma` = 1 or 0), NaN refused.
 
     Returns
     -------
     float or numpy.ndarray
-        σ(x) in [0, 1], of the shape of ``x``.
+        :math:`\sigma(x)` in :math:`[0, 1]`, of the shape of ``x``.
 
     Raises
     ------
@@ -327,7 +332,7 @@ def sigmoid(x: ArrayLike) -> Union[float, np.ndarray]:
 
 
 def normal_pdf(x: ArrayLike) -> Union[float, np.ndarray]:
-    """Standard normal density φ(x) = exp(−x²/2)/√(2π).
+    r"""Standard normal density :math:`\varphi(x) = \exp(-x^2/2) / \sqrt{2\pi}`.
 
     Parameters
     ----------
@@ -337,7 +342,7 @@ def normal_pdf(x: ArrayLike) -> Union[float, np.ndarray]:
     Returns
     -------
     float or ndarray
-        φ(x), of the shape of ``x`` (0 for ``|x| > 40``, where it underflows).
+        :math:`\varphi(x)`, of the shape of ``x`` (0 for ``|x| > 40``, where it underflows).
 
     Examples
     --------
@@ -348,9 +353,10 @@ def normal_pdf(x: ArrayLike) -> Union[float, np.ndarray]:
 
 
 def normal_cdf(x: ArrayLike) -> Union[float, np.ndarray]:
-    """Standard normal distribution function Φ(x) = erfc(−x/√2)/2.
+    r"""Standard normal distribution function :math:`\Phi(x) = \operatorname{erfc}(-x/\sqrt{2}) / 2`.
 
-    For an upper tail use :func:`dynamics.numerics.normal_sf` (Φ(−x)), never ``1 − Φ(x)``, which cancels.
+    For an upper tail use :func:`dynamics.numerics.normal_sf` (:math:`\Phi(-x)`), never ``1 − Φ(x)``, which
+    cancels.
 
     Parameters
     ----------
@@ -360,7 +366,7 @@ def normal_cdf(x: ArrayLike) -> Union[float, np.ndarray]:
     Returns
     -------
     float or ndarray
-        Φ(x), of the shape of ``x``.
+        :math:`\Phi(x)`, of the shape of ``x``.
 
     Examples
     --------
@@ -373,7 +379,7 @@ def normal_cdf(x: ArrayLike) -> Union[float, np.ndarray]:
 
 
 def normal_sf(x: ArrayLike) -> Union[float, np.ndarray]:
-    """Upper tail 1 − Φ(x), computed as Φ(−x): accurate far into the tail.
+    r"""Upper tail :math:`1 - \Phi(x)`, computed as :math:`\Phi(-x)`: accurate far into the tail.
 
     Parameters
     ----------
@@ -383,7 +389,7 @@ def normal_sf(x: ArrayLike) -> Union[float, np.ndarray]:
     Returns
     -------
     float or ndarray
-        1 − Φ(x), of the shape of ``x``.
+        :math:`1 - \Phi(x)`, of the shape of ``x``.
 
     Examples
     --------
@@ -394,17 +400,18 @@ def normal_sf(x: ArrayLike) -> Union[float, np.ndarray]:
 
 
 def normal_logcdf(x: ArrayLike) -> Union[float, np.ndarray]:
-    """log Φ(x), finite for every finite x >= −1.8e154 (an asymptotic series below x = −30).
+    r""":math:`\log \Phi(x)`, finite for every finite :math:`x \ge -1.8 \times 10^{154}` (an asymptotic series below
+    :math:`x = -30`).
 
     Parameters
     ----------
     x : float or array_like
-        Finite, >= −1.8e154 (below, log Φ(x) ≈ −x²/2 is not a double).
+        Finite, :math:`\ge -1.8 \times 10^{154}` (below, :math:`\log \Phi(x) \approx -x^2/2` is not a double).
 
     Returns
     -------
     float or ndarray
-        log Φ(x), of the shape of ``x``.
+        :math:`\log \Phi(x)`, of the shape of ``x``.
 
     Examples
     --------
@@ -421,17 +428,17 @@ LOGCDF_LOWEST = 1.8e154  # -x²/2 > -1.7977e308 (the most negative double) for |
 
 
 def normal_ppf(q: ArrayLike) -> Union[float, np.ndarray]:
-    """Standard normal quantile Φ⁻¹(q).
+    r"""Standard normal quantile :math:`\Phi^{-1}(q)`.
 
     Parameters
     ----------
     q : float or array_like
-        Probabilities in (0, 1).
+        Probabilities in :math:`(0, 1)`.
 
     Returns
     -------
     float or ndarray
-        x with Φ(x) = q (Acklam's approximation refined by Halley steps: full double precision).
+        :math:`x` with :math:`\Phi(x) = q` (Acklam's approximation refined by Halley steps: full double precision).
 
     Examples
     --------
@@ -452,16 +459,16 @@ def _binom_args(k, n, p):
 
 
 def log_binom_pmf(k: int, n: int, p: float) -> float:
-    """log P(X = k) for X ~ Binomial(n, p), from ``lgamma`` and ``log1p``.
+    r""":math:`\log P(X = k)` for :math:`X \sim \mathrm{Binomial}(n, p)`, from ``lgamma`` and ``log1p``.
 
     Parameters
     ----------
     k : int
-        Number of successes (any integer; outside 0..n gives −inf).
+        Number of successes (any integer; outside :math:`0, \dots, n` gives :math:`-\infty`).
     n : int
-        Number of trials, 0 <= n <= 1e7.
+        Number of trials, :math:`0 \le n \le 10^7`.
     p : float
-        Success probability in [0, 1].
+        Success probability in :math:`[0, 1]`.
 
     Returns
     -------
@@ -476,7 +483,7 @@ def log_binom_pmf(k: int, n: int, p: float) -> float:
 
 
 def binom_sf(k: int, n: int, p: float) -> float:
-    """P(X >= k) for X ~ Binomial(n, p), summed in log space (no cancellation).
+    r""":math:`P(X \ge k)` for :math:`X \sim \mathrm{Binomial}(n, p)`, summed in log space (no cancellation).
 
     Parameters
     ----------
@@ -495,7 +502,8 @@ def binom_sf(k: int, n: int, p: float) -> float:
 
 
 def log_binom_sf(k: int, n: int, p: float) -> float:
-    """log P(X >= k) for X ~ Binomial(n, p); finite where the probability underflows to 0.
+    r""":math:`\log P(X \ge k)` for :math:`X \sim \mathrm{Binomial}(n, p)`; finite where the probability underflows
+    to 0.
 
     Parameters
     ----------
@@ -514,7 +522,8 @@ def log_binom_sf(k: int, n: int, p: float) -> float:
 
 
 def binom_cdf(k: int, n: int, p: float) -> float:
-    """P(X <= k) for X ~ Binomial(n, p), as the upper tail P(n − X >= n − k) summed in log space.
+    r""":math:`P(X \le k)` for :math:`X \sim \mathrm{Binomial}(n, p)`, as the upper tail :math:`P(n - X \ge n - k)`
+    summed in log space.
 
     Parameters
     ----------

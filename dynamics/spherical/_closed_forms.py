@@ -45,21 +45,33 @@ __all__ = ["adagrad_matched_learning_rate", "adagradg_equivalent_params", "adam_
 
 
 def sgd_l2_equilibrium(learning_rate: float, weight_decay: float, grad_norm: float) -> Equilibrium:
-    """The exact fixed point of SGD + L2 (no momentum) with a constant gradient norm on the sphere (derived in
+    r"""The exact fixed point of SGD + L2 (no momentum) with a constant gradient norm on the sphere (derived in
     this project).
 
-    r*⁴ = ηG²/(λ(2−ηλ)), η^e* = sqrt(ηλ(2−ηλ))/((1−ηλ)G) = η/((1−ηλ)r*²) and
-    θ* = atan2(sqrt(ηλ(2−ηλ)), 1−ηλ) = arccos(1−ηλ), the angular step per iteration (independent of G).
+    .. math::
+
+        r_*^4 = \frac{\eta G^2}{\lambda (2 - \eta\lambda)}, \qquad
+        \eta^e_* = \frac{\sqrt{\eta\lambda (2 - \eta\lambda)}}{(1 - \eta\lambda) G}
+        = \frac{\eta}{(1 - \eta\lambda) r_*^2}
+
+    and
+
+    .. math::
+
+        \theta_* = \operatorname{atan2}\left(\sqrt{\eta\lambda (2 - \eta\lambda)}, 1 - \eta\lambda\right)
+        = \arccos(1 - \eta\lambda),
+
+    the angular step per iteration (independent of :math:`G`).
 
     Parameters
     ----------
     learning_rate : float
-        η > 0.
+        :math:`\eta > 0`.
     weight_decay : float
-        λ > 0, with ηλ < 1 (hypothesis H1). At λ = 0 there is no equilibrium (see
-        :func:`dynamics.spherical.effective_lr_bounds_sgd`).
+        :math:`\lambda > 0`, with :math:`\eta\lambda < 1` (hypothesis H1). At :math:`\lambda = 0` there is no
+        equilibrium (see :func:`dynamics.spherical.effective_lr_bounds_sgd`).
     grad_norm : float
-        G = ‖∇L(u)‖ > 0, the norm of the (tangent) gradient on the unit sphere.
+        :math:`G = \lVert \nabla L(u) \rVert > 0`, the norm of the (tangent) gradient on the unit sphere.
 
     Returns
     -------
@@ -85,22 +97,28 @@ def sgd_l2_equilibrium(learning_rate: float, weight_decay: float, grad_norm: flo
 
 
 def sgdm_l2_equilibrium(learning_rate: float, weight_decay: float, momentum: float, grad_norm: float) -> Equilibrium:
-    """The leading-order equilibrium of SGD-M + L2 in the random-walk noise model (derived in this project;
+    r"""The leading-order equilibrium of SGD-M + L2 in the random-walk noise model (derived in this project;
     Wan et al. 2021).
 
-    r*⁴ = ηG²/(2λ(1−γ)), η^e = η/r*² = sqrt(2ηλ(1−γ))/G, and the rms angular update sqrt(2ηλ/(1+γ)).
-    Leading order in ηλ: at γ = 0 it differs from :func:`dynamics.spherical.sgd_l2_equilibrium` by O(ηλ) relative.
+    .. math::
+
+        r_*^4 = \frac{\eta G^2}{2\lambda (1 - \gamma)}, \qquad
+        \eta^e = \frac{\eta}{r_*^2} = \frac{\sqrt{2\eta\lambda (1 - \gamma)}}{G},
+
+    and the rms angular update :math:`\sqrt{2\eta\lambda / (1 + \gamma)}`.
+    Leading order in :math:`\eta\lambda`: at :math:`\gamma = 0` it differs from
+    :func:`dynamics.spherical.sgd_l2_equilibrium` by :math:`O(\eta\lambda)` relative.
 
     Parameters
     ----------
     learning_rate : float
-        η > 0.
+        :math:`\eta > 0`.
     weight_decay : float
-        λ > 0 with ηλ < 1.
+        :math:`\lambda > 0` with :math:`\eta\lambda < 1`.
     momentum : float
-        γ in [0, 1) (heavy ball, dampening 0: m_k = γm_{k−1} + ∇L + λx).
+        :math:`\gamma \in [0, 1)` (heavy ball, dampening 0: :math:`m_k = \gamma m_{k-1} + \nabla L + \lambda x`).
     grad_norm : float
-        G = sqrt(E‖∇L(u)‖²) > 0, the rms gradient norm on the sphere.
+        :math:`G = \sqrt{\mathbb{E} \lVert \nabla L(u) \rVert^2} > 0`, the rms gradient norm on the sphere.
 
     Returns
     -------
@@ -126,19 +144,20 @@ def sgdm_l2_equilibrium(learning_rate: float, weight_decay: float, momentum: flo
 
 
 def sgdm_l2_relaxation_steps(learning_rate: float, weight_decay: float, momentum: float) -> float:
-    """The number of steps (1−γ)/(4ηλ) over which SGD-M + L2 relaxes to its equilibrium (random-walk model).
+    r"""The number of steps :math:`(1 - \gamma) / (4\eta\lambda)` over which SGD-M + L2 relaxes to its equilibrium
+    (random-walk model).
 
     Parameters
     ----------
     learning_rate, weight_decay : float
-        η > 0 and λ > 0.
+        :math:`\eta > 0` and :math:`\lambda > 0`.
     momentum : float
-        γ in [0, 1).
+        :math:`\gamma \in [0, 1)`.
 
     Returns
     -------
     float
-        The relaxation time in steps (r⁴ − r*⁴ ∝ exp(−k/time)).
+        The relaxation time in steps (:math:`r^4 - r_*^4 \propto \exp(-k / \mathrm{time})`).
 
     Examples
     --------
@@ -155,30 +174,31 @@ def sgdm_l2_relaxation_steps(learning_rate: float, weight_decay: float, momentum
 
 def sgdm_l2_relaxation(r0: float, learning_rate: float, weight_decay: float, momentum: float, grad_norm: float,
                        steps: Union[int, ArrayLike]) -> ArrayOrFloat:
-    """The relaxation of SGD-M + L2 to its random-walk equilibrium, r_k⁴ ≈ r*⁴ + (r₀⁴ − r*⁴)e^{−k/τ}
-    (random-walk model, derived in this project).
+    r"""The relaxation of SGD-M + L2 to its random-walk equilibrium,
+    :math:`r_k^4 \approx r_*^4 + (r_0^4 - r_*^4) e^{-k/\tau}` (random-walk model, derived in this project).
 
-    r*⁴ = ηG²/(2λ(1−γ)) is :func:`dynamics.spherical.sgdm_l2_equilibrium`'s leading-order equilibrium and τ =
-    (1−γ)/(4ηλ) :func:`dynamics.spherical.sgdm_l2_relaxation_steps` (Wan et al. 2021); a law for the mean r_k⁴ under
+    :math:`r_*^4 = \eta G^2 / (2\lambda (1 - \gamma))` is :func:`dynamics.spherical.sgdm_l2_equilibrium`'s
+    leading-order equilibrium and :math:`\tau = (1 - \gamma) / (4\eta\lambda)`
+    :func:`dynamics.spherical.sgdm_l2_relaxation_steps` (Wan et al. 2021); a law for the mean :math:`r_k^4` under
     random-walk noise.
 
     Parameters
     ----------
     r0 : float
-        ‖x₀‖ > 0.
+        :math:`\lVert x_0 \rVert > 0`.
     learning_rate, weight_decay : float
-        η > 0, λ > 0 with ηλ < 1.
+        :math:`\eta > 0`, :math:`\lambda > 0` with :math:`\eta\lambda < 1`.
     momentum : float
-        γ in [0, 1).
+        :math:`\gamma \in [0, 1)`.
     grad_norm : float
-        G > 0, the rms gradient norm on the sphere.
+        :math:`G > 0`, the rms gradient norm on the sphere.
     steps : int or array_like of int
-        Step counts k >= 0.
+        Step counts :math:`k \ge 0`.
 
     Returns
     -------
     float or ndarray
-        r_k⁴, shaped like ``steps``.
+        :math:`r_k^4`, shaped like ``steps``.
 
     Examples
     --------
@@ -198,24 +218,31 @@ def sgdm_l2_relaxation(r0: float, learning_rate: float, weight_decay: float, mom
 
 def effective_lr_bounds_sgd(learning_rate: float, r0: float, g_min: float, g_max: float,
                             steps: Union[int, ArrayLike]) -> EffectiveLRBounds:
-    """Bounds on η_k^e = η/r_k² for plain SGD (λ = 0, constant η) with g_min <= ‖∇L(u_i)‖ <= g_max: the
-    constant-η λ = 0 SGD bounds (derived in this project).
+    r"""Bounds on :math:`\eta_k^e = \eta / r_k^2` for plain SGD (:math:`\lambda = 0`, constant :math:`\eta`) with
+    :math:`g_{\min} \le \lVert \nabla L(u_i) \rVert \le g_{\max}`: the constant-:math:`\eta` :math:`\lambda = 0`
+    SGD bounds (derived in this project).
 
-    For k >= 1, with G = g_max,
-    η/sqrt(r₀⁴ + 2η²G²k + η⁴G⁴/r₀⁴ + (η²G⁴/(2g_min²))·ln(1 + 2η²g_min²(k−1)/r₀⁴)) <= η_k^e
-    <= η/sqrt(r₀⁴ + 2η²g_min²k); at k = 0 both equal η/r₀². So η_k^e = Θ(k^{−1/2}), asymptotically
-    independent of η.
+    For :math:`k \ge 1`, with :math:`G = g_{\max}`,
+
+    .. math::
+
+        \frac{\eta}{\sqrt{r_0^4 + 2\eta^2 G^2 k + \eta^4 G^4 / r_0^4
+        + \frac{\eta^2 G^4}{2 g_{\min}^2} \ln\left(1 + \frac{2\eta^2 g_{\min}^2 (k - 1)}{r_0^4}\right)}}
+        \le \eta_k^e \le \frac{\eta}{\sqrt{r_0^4 + 2\eta^2 g_{\min}^2 k}};
+
+    at :math:`k = 0` both equal :math:`\eta / r_0^2`. So :math:`\eta_k^e = \Theta(k^{-1/2})`, asymptotically
+    independent of :math:`\eta`.
 
     Parameters
     ----------
     learning_rate : float
-        η > 0.
+        :math:`\eta > 0`.
     r0 : float
-        The initial radius ‖x₀‖ > 0.
+        The initial radius :math:`\lVert x_0 \rVert > 0`.
     g_min, g_max : float
-        0 < g_min <= g_max, bounds on the gradient norm on the sphere for all steps i < k.
+        :math:`0 < g_{\min} \le g_{\max}`, bounds on the gradient norm on the sphere for all steps :math:`i < k`.
     steps : int or array_like of int
-        Step counts k >= 0 at which to bound η_k^e.
+        Step counts :math:`k \ge 0` at which to bound :math:`\eta_k^e`.
 
     Returns
     -------
@@ -288,24 +315,29 @@ def _log_effective_lr_bounds(eta, r0, g_min, g_max, k):
 
 
 def sgd_lambda0_sandwich(r0: float, learning_rates: Union[float, ArrayLike], grad_norms: ArrayLike) -> RadiusSandwich:
-    """The λ = 0 SGD sandwich P_k <= r_k⁴ <= P_k + Σ_{i<k} η_i⁴g_i⁴/P_i for SGD without weight decay, any schedule.
+    r"""The :math:`\lambda = 0` SGD sandwich :math:`P_k \le r_k^4 \le P_k + \sum_{i<k} \eta_i^4 g_i^4 / P_i` for SGD
+    without weight decay, any schedule.
 
-    P_k = r₀⁴ + 2Σ_{i<k} η_i²g_i² (the thesis's order-2 solution r_k² ≈ sqrt(P_k)); the exact recursion is
-    r_{k+1}⁴ = r_k⁴ + 2η_k²g_k² + η_k⁴g_k⁴/r_k⁴.
+    :math:`P_k = r_0^4 + 2\sum_{i<k} \eta_i^2 g_i^2` (the thesis's order-2 solution :math:`r_k^2 \approx \sqrt{P_k}`);
+    the exact recursion is
+
+    .. math::
+
+        r_{k+1}^4 = r_k^4 + 2\eta_k^2 g_k^2 + \eta_k^4 g_k^4 / r_k^4.
 
     Parameters
     ----------
     r0 : float
-        ‖x₀‖ > 0.
+        :math:`\lVert x_0 \rVert > 0`.
     learning_rates : float or array_like, shape (n_steps,)
-        η_i > 0 (one value for a constant learning rate).
+        :math:`\eta_i > 0` (one value for a constant learning rate).
     grad_norms : array_like, shape (n_steps,)
-        g_i = ‖∇L(u_i)‖ >= 0, the gradient norms on the sphere along the run.
+        :math:`g_i = \lVert \nabla L(u_i) \rVert \ge 0`, the gradient norms on the sphere along the run.
 
     Returns
     -------
     RadiusSandwich
-        ``(lower, upper)``, bounds on r_k⁴ for k = 0..n_steps.
+        ``(lower, upper)``, bounds on :math:`r_k^4` for k = 0..n_steps.
 
     Examples
     --------
@@ -330,26 +362,31 @@ def sgd_lambda0_sandwich(r0: float, learning_rates: Union[float, ArrayLike], gra
 
 def sgd_radius_sequence(r0: float, learning_rate: Union[float, ArrayLike], grad_norms: ArrayLike,
                         weight_decay: float = 0.0) -> np.ndarray:
-    """The exact radius of SGD (+ L2, no momentum) from the gradient norms on the sphere (Eqs 3.25, 3.46).
+    r"""The exact radius of SGD (+ L2, no momentum) from the gradient norms on the sphere (Eqs 3.25, 3.46).
 
-    r_{k+1}² = (1−η_kλ)²r_k² + η_k²g_k²/r_k²: with λ = 0 this is Pythagorean growth
-    ‖x_{k+1}‖² = ‖x_k‖² + η_k²‖∇L(x_k)‖² (Lemma 1: ∇L(x) ⊥ x and ‖∇L(x)‖ = g/r). Compiled (numba).
+    .. math::
+
+        r_{k+1}^2 = (1 - \eta_k\lambda)^2 r_k^2 + \eta_k^2 g_k^2 / r_k^2:
+
+    with :math:`\lambda = 0` this is Pythagorean growth
+    :math:`\lVert x_{k+1} \rVert^2 = \lVert x_k \rVert^2 + \eta_k^2 \lVert \nabla L(x_k) \rVert^2` (Lemma 1:
+    :math:`\nabla L(x) \perp x` and :math:`\lVert \nabla L(x) \rVert = g / r`). Compiled (numba).
 
     Parameters
     ----------
     r0 : float
-        ‖x₀‖ > 0.
+        :math:`\lVert x_0 \rVert > 0`.
     learning_rate : float or array_like, shape (n_steps,)
-        η_k > 0.
+        :math:`\eta_k > 0`.
     grad_norms : array_like, shape (n_steps,)
-        g_k = ‖∇L(u_k)‖ >= 0.
+        :math:`g_k = \lVert \nabla L(u_k) \rVert \ge 0`.
     weight_decay : float
-        λ >= 0 with η_kλ < 1.
+        :math:`\lambda \ge 0` with :math:`\eta_k\lambda < 1`.
 
     Returns
     -------
     ndarray, shape (n_steps + 1,)
-        r_0..r_{n_steps}.
+        :math:`r_0, \dots, r_{n_\mathrm{steps}}`.
 
     Examples
     --------
@@ -367,25 +404,26 @@ def sgd_radius_sequence(r0: float, learning_rate: Union[float, ArrayLike], grad_
 
 def sgd_effective_lr(learning_rate: float, radius_fourth_power: Union[float, ArrayLike],
                      weight_decay: float = 0.0) -> ArrayOrFloat:
-    """The effective learning rate of SGD (+ L2, no momentum) at radius r, η^e = η/((1−ηλ)r²) (Table 3.1).
+    r"""The effective learning rate of SGD (+ L2, no momentum) at radius :math:`r`,
+    :math:`\eta^e = \eta / ((1 - \eta\lambda) r^2)` (Table 3.1).
 
-    Given r⁴: with λ = 0 it is η/r² (Eq 3.46); with the order-2 radius w̃_k of
-    :func:`dynamics.spherical.sgd_order2_radius4` in place of r_k⁴ it is the effective learning rate η_AGG/sqrt(v_k) of
-    the matching AdaGradG run (Theorem 4).
+    Given :math:`r^4`: with :math:`\lambda = 0` it is :math:`\eta / r^2` (Eq 3.46); with the order-2 radius
+    :math:`\tilde w_k` of :func:`dynamics.spherical.sgd_order2_radius4` in place of :math:`r_k^4` it is the
+    effective learning rate :math:`\eta_\mathrm{AGG} / \sqrt{v_k}` of the matching AdaGradG run (Theorem 4).
 
     Parameters
     ----------
     learning_rate : float
-        η > 0.
+        :math:`\eta > 0`.
     radius_fourth_power : float or array_like
-        r⁴ > 0.
+        :math:`r^4 > 0`.
     weight_decay : float
-        λ >= 0 with ηλ < 1.
+        :math:`\lambda \ge 0` with :math:`\eta\lambda < 1`.
 
     Returns
     -------
     float or ndarray
-        η^e, shaped like ``radius_fourth_power``.
+        :math:`\eta^e`, shaped like ``radius_fourth_power``.
 
     Examples
     --------
@@ -406,27 +444,29 @@ def sgd_effective_lr(learning_rate: float, radius_fourth_power: Union[float, Arr
 
 def sgd_l2_collapse_radius(r0: float, learning_rate: float, weight_decay: float,
                            steps: Union[int, ArrayLike]) -> ArrayOrFloat:
-    """The radius of SGD + L2 while the gradient on the sphere vanishes, r_k = r₀(1−ηλ)^k (Eq 3.25, g = 0).
+    r"""The radius of SGD + L2 while the gradient on the sphere vanishes, :math:`r_k = r_0 (1 - \eta\lambda)^k`
+    (Eq 3.25, :math:`g = 0`).
 
-    Near a minimum on the sphere, deterministic GD + L2 shrinks the weights by 1 − ηλ per step, so its effective
-    learning rate η/((1−ηλ)r_k²) grows like (1−ηλ)^{−2k} until the minimum turns unstable: the collapse phase of
-    the periodic behaviour of GD with weight decay (Lobacheva et al. 2021).
+    Near a minimum on the sphere, deterministic GD + L2 shrinks the weights by :math:`1 - \eta\lambda` per step, so
+    its effective learning rate :math:`\eta / ((1 - \eta\lambda) r_k^2)` grows like :math:`(1 - \eta\lambda)^{-2k}`
+    until the minimum turns unstable: the collapse phase of the periodic behaviour of GD with weight decay
+    (Lobacheva et al. 2021).
 
     Parameters
     ----------
     r0 : float
-        ‖x₀‖ > 0 at the start of the collapse.
+        :math:`\lVert x_0 \rVert > 0` at the start of the collapse.
     learning_rate : float
-        η > 0.
+        :math:`\eta > 0`.
     weight_decay : float
-        λ >= 0 with ηλ < 1.
+        :math:`\lambda \ge 0` with :math:`\eta\lambda < 1`.
     steps : int or array_like of int
-        Step counts k >= 0 from the start of the collapse.
+        Step counts :math:`k \ge 0` from the start of the collapse.
 
     Returns
     -------
     float or ndarray
-        r_k, shaped like ``steps``.
+        :math:`r_k`, shaped like ``steps``.
 
     Examples
     --------
@@ -445,23 +485,24 @@ def sgd_l2_collapse_radius(r0: float, learning_rate: float, weight_decay: float,
 
 def sgd_l2_radius_map(radius_squared: Union[float, ArrayLike], learning_rate: float, weight_decay: float,
                       grad_norm: Union[float, ArrayLike]) -> ArrayOrFloat:
-    """One step of the exact squared-radius map of SGD + L2, s ↦ ρs + η²g²/s with ρ = (1−ηλ)² (Eq 3.25).
+    r"""One step of the exact squared-radius map of SGD + L2, :math:`s \mapsto \rho s + \eta^2 g^2 / s` with
+    :math:`\rho = (1 - \eta\lambda)^2` (Eq 3.25).
 
     Parameters
     ----------
     radius_squared : float or array_like
-        Squared radii s = r_k² > 0.
+        Squared radii :math:`s = r_k^2 > 0`.
     learning_rate : float
-        η > 0.
+        :math:`\eta > 0`.
     weight_decay : float
-        λ >= 0 with ηλ < 1.
+        :math:`\lambda \ge 0` with :math:`\eta\lambda < 1`.
     grad_norm : float or array_like
-        g_k = ‖∇L(u_k)‖ >= 0 (broadcast against radius_squared).
+        :math:`g_k = \lVert \nabla L(u_k) \rVert \ge 0` (broadcast against radius_squared).
 
     Returns
     -------
     float or ndarray
-        r_{k+1}².
+        :math:`r_{k+1}^2`.
 
     Examples
     --------
@@ -481,21 +522,27 @@ def sgd_l2_radius_map(radius_squared: Union[float, ArrayLike], learning_rate: fl
 
 def sgd_l2_invariant_interval(learning_rate: float, weight_decay: float, g_min: float,
                               g_max: float) -> InvariantInterval:
-    """The invariant interval of SGD + L2 with bounded gradient norms, and the η^e bounds it implies (derived
-    in this project).
+    r"""The invariant interval of SGD + L2 with bounded gradient norms, and the :math:`\eta^e` bounds it implies
+    (derived in this project).
 
-    With ρ = (1−ηλ)², L = ηg_min/sqrt(1−ρ) and U = ηg_max/sqrt(1−ρ): if (g_min/g_max)² >= (1−ρ)/ρ and
-    s₀ = r₀² ∈ [L, U], then s_k ∈ [L, U] for every k, so
-    sqrt(ηλ(2−ηλ))/((1−ηλ)g_max) <= η_k^e <= sqrt(ηλ(2−ηλ))/((1−ηλ)g_min).
+    With :math:`\rho = (1 - \eta\lambda)^2`, :math:`L = \eta g_{\min} / \sqrt{1 - \rho}` and
+    :math:`U = \eta g_{\max} / \sqrt{1 - \rho}`: if :math:`(g_{\min} / g_{\max})^2 \ge (1 - \rho) / \rho` and
+    :math:`s_0 = r_0^2 \in [L, U]`, then :math:`s_k \in [L, U]` for every :math:`k`, so
+
+    .. math::
+
+        \frac{\sqrt{\eta\lambda (2 - \eta\lambda)}}{(1 - \eta\lambda) g_{\max}} \le \eta_k^e
+        \le \frac{\sqrt{\eta\lambda (2 - \eta\lambda)}}{(1 - \eta\lambda) g_{\min}}.
 
     Parameters
     ----------
     learning_rate : float
-        η > 0.
+        :math:`\eta > 0`.
     weight_decay : float
-        λ > 0 with ηλ < 1.
+        :math:`\lambda > 0` with :math:`\eta\lambda < 1`.
     g_min, g_max : float
-        0 < g_min <= g_max, bounds on ‖∇L(u_k)‖, with (g_min/g_max)² >= (1−ρ)/ρ (≈ 2ηλ).
+        :math:`0 < g_{\min} \le g_{\max}`, bounds on :math:`\lVert \nabla L(u_k) \rVert`, with
+        :math:`(g_{\min} / g_{\max})^2 \ge (1 - \rho) / \rho` (:math:`\approx 2\eta\lambda`).
 
     Returns
     -------
@@ -531,26 +578,27 @@ def sgd_l2_invariant_interval(learning_rate: float, weight_decay: float, g_min: 
 
 def sgd_l2_relaxation(r0: float, learning_rate: float, weight_decay: float, grad_norm: float,
                       steps: Union[int, ArrayLike]) -> ArrayOrFloat:
-    """The ODE (order-2) relaxation of SGD + L2 to equilibrium, r_k⁴ ≈ r*⁴ + (r₀⁴ − r*⁴)e^{−4ηλk} (derived
-    in this project).
+    r"""The ODE (order-2) relaxation of SGD + L2 to equilibrium,
+    :math:`r_k^4 \approx r_*^4 + (r_0^4 - r_*^4) e^{-4\eta\lambda k}` (derived in this project).
 
-    Valid while tan²θ_k = η²g²/r_k⁴ ≪ 1 (it fails when the first step is huge); r*⁴ = ηG²/(λ(2−ηλ)).
+    Valid while :math:`\tan^2\theta_k = \eta^2 g^2 / r_k^4 \ll 1` (it fails when the first step is huge);
+    :math:`r_*^4 = \eta G^2 / (\lambda (2 - \eta\lambda))`.
 
     Parameters
     ----------
     r0 : float
-        ‖x₀‖ > 0.
+        :math:`\lVert x_0 \rVert > 0`.
     learning_rate, weight_decay : float
-        η > 0, λ > 0 with ηλ < 1.
+        :math:`\eta > 0`, :math:`\lambda > 0` with :math:`\eta\lambda < 1`.
     grad_norm : float
-        The constant gradient norm on the sphere G > 0.
+        The constant gradient norm on the sphere :math:`G > 0`.
     steps : int or array_like of int
-        Step counts k >= 0.
+        Step counts :math:`k \ge 0`.
 
     Returns
     -------
     float or ndarray
-        r_k⁴, shaped like ``steps``.
+        :math:`r_k^4`, shaped like ``steps``.
 
     Examples
     --------
@@ -573,22 +621,22 @@ def sgd_l2_relaxation(r0: float, learning_rate: float, weight_decay: float, grad
 
 def sgd_l2_relaxation_law(r0: float, learning_rate: float, weight_decay: float, grad_norm: float,
                           steps: Union[int, ArrayLike]) -> RadiusLaw:
-    """The radius and the effective learning rate of SGD + L2 along its ODE relaxation to equilibrium (derived
+    r"""The radius and the effective learning rate of SGD + L2 along its ODE relaxation to equilibrium (derived
     in this project).
 
-    r_k = (r_k⁴)^{1/4} with r_k⁴ of :func:`dynamics.spherical.sgd_l2_relaxation`, and η_k^e = η/((1−ηλ)r_k²)
-    (:func:`dynamics.spherical.sgd_effective_lr`, Table 3.1).
+    :math:`r_k = (r_k^4)^{1/4}` with :math:`r_k^4` of :func:`dynamics.spherical.sgd_l2_relaxation`, and
+    :math:`\eta_k^e = \eta / ((1 - \eta\lambda) r_k^2)` (:func:`dynamics.spherical.sgd_effective_lr`, Table 3.1).
 
     Parameters
     ----------
     r0 : float
-        ‖x₀‖ > 0.
+        :math:`\lVert x_0 \rVert > 0`.
     learning_rate, weight_decay : float
-        η > 0, λ > 0 with ηλ < 1.
+        :math:`\eta > 0`, :math:`\lambda > 0` with :math:`\eta\lambda < 1`.
     grad_norm : float
-        The constant gradient norm on the sphere G > 0.
+        The constant gradient norm on the sphere :math:`G > 0`.
     steps : int or array_like of int
-        Step counts k >= 0.
+        Step counts :math:`k \ge 0`.
 
     Returns
     -------
@@ -607,27 +655,34 @@ def sgd_l2_relaxation_law(r0: float, learning_rate: float, weight_decay: float, 
 
 def sgd_order2_radius4(r0: float, learning_rate: Union[float, ArrayLike], grad_norms: ArrayLike,
                        weight_decay: float = 0.0) -> np.ndarray:
-    """The order-2 radius of SGD + L2 behind Theorem 4: w̃_{k+1} = ρ²w̃_k + 2ρη_k²g_k², w̃₀ = r₀⁴ (Roburin
+    r"""The order-2 radius of SGD + L2 behind Theorem 4:
+    :math:`\tilde w_{k+1} = \rho^2 \tilde w_k + 2\rho\eta_k^2 g_k^2`, :math:`\tilde w_0 = r_0^4` (Roburin
     (thesis), Theorem 4; derived in this project).
 
-    It drops the term η⁴g⁴/w of the exact recursion w_{k+1} = ρ²w_k + 2ρη²g_k² + η⁴g_k⁴/w_k, so w̃_k <= r_k⁴;
-    with λ = 0 it is P_k of the λ = 0 SGD sandwich (the thesis's r_k² ≈ sqrt(r₀⁴ + 2Σ η_i²g_i²)). Compiled (numba).
+    It drops the term :math:`\eta^4 g^4 / w` of the exact recursion
+
+    .. math::
+
+        w_{k+1} = \rho^2 w_k + 2\rho\eta^2 g_k^2 + \eta^4 g_k^4 / w_k,
+
+    so :math:`\tilde w_k \le r_k^4`; with :math:`\lambda = 0` it is :math:`P_k` of the :math:`\lambda = 0` SGD
+    sandwich (the thesis's :math:`r_k^2 \approx \sqrt{r_0^4 + 2\sum \eta_i^2 g_i^2}`). Compiled (numba).
 
     Parameters
     ----------
     r0 : float
-        ‖x₀‖ > 0.
+        :math:`\lVert x_0 \rVert > 0`.
     learning_rate : float or array_like, shape (n_steps,)
-        η_k > 0.
+        :math:`\eta_k > 0`.
     grad_norms : array_like, shape (n_steps,)
-        g_k = ‖∇L(u_k)‖ >= 0.
+        :math:`g_k = \lVert \nabla L(u_k) \rVert \ge 0`.
     weight_decay : float
-        λ >= 0 with η_kλ < 1 (ρ_k = (1−η_kλ)²).
+        :math:`\lambda \ge 0` with :math:`\eta_k\lambda < 1` (:math:`\rho_k = (1 - \eta_k\lambda)^2`).
 
     Returns
     -------
     ndarray, shape (n_steps + 1,)
-        w̃_0..w̃_{n_steps}.
+        :math:`\tilde w_0, \dots, \tilde w_{n_\mathrm{steps}}`.
 
     Examples
     --------
@@ -643,27 +698,28 @@ def sgd_order2_radius4(r0: float, learning_rate: Union[float, ArrayLike], grad_n
 
 
 def adam_srt_radius(r0: float, learning_rate: float, dimension: int, steps: Union[int, ArrayLike]) -> ArrayOrFloat:
-    """The radius of Adam w/o (abc) with β₁ = 0, λ = 0, ε = 0 and a constant gradient norm: r_k² = r₀² + η²dk
-    (derived in this project).
+    r"""The radius of Adam w/o (abc) with :math:`\beta_1 = 0`, :math:`\lambda = 0`, :math:`\varepsilon = 0` and a
+    constant gradient norm: :math:`r_k^2 = r_0^2 + \eta^2 d k` (derived in this project).
 
-    Every step has ‖Δx_k‖ = η√d exactly and is orthogonal to x_k; the effective learning rate
-    η√d/(G·r_k) decays like k^{−1/2}, asymptotically independent of η and G.
+    Every step has :math:`\lVert \Delta x_k \rVert = \eta\sqrt{d}` exactly and is orthogonal to :math:`x_k`; the
+    effective learning rate :math:`\eta\sqrt{d} / (G r_k)` decays like :math:`k^{-1/2}`, asymptotically independent
+    of :math:`\eta` and :math:`G`.
 
     Parameters
     ----------
     r0 : float
-        ‖x₀‖ > 0.
+        :math:`\lVert x_0 \rVert > 0`.
     learning_rate : float
-        η > 0.
+        :math:`\eta > 0`.
     dimension : int
-        d >= 1, the size of the radially invariant group.
+        :math:`d \ge 1`, the size of the radially invariant group.
     steps : int or array_like of int
-        Step counts k >= 0.
+        Step counts :math:`k \ge 0`.
 
     Returns
     -------
     float or ndarray
-        r_k, shaped like ``steps``.
+        :math:`r_k`, shaped like ``steps``.
 
     Examples
     --------
@@ -682,22 +738,22 @@ def adam_srt_radius(r0: float, learning_rate: float, dimension: int, steps: Unio
 
 def adam_srt_radius_law(r0: float, learning_rate: float, dimension: int, grad_norm: float,
                         steps: Union[int, ArrayLike]) -> RadiusLaw:
-    """The radius r_k = sqrt(r₀² + η²dk) of Adam w/o (abc) (β₁ = 0, λ = 0, ε = 0, constant gradient norm G on the
-    sphere) and its effective learning rate η_k^e = η√d/(G r_k) (derived in this project from Roburin (thesis),
-    Algorithm 1).
+    r"""The radius :math:`r_k = \sqrt{r_0^2 + \eta^2 d k}` of Adam w/o (abc) (:math:`\beta_1 = 0`, :math:`\lambda = 0`,
+    :math:`\varepsilon = 0`, constant gradient norm :math:`G` on the sphere) and its effective learning rate
+    :math:`\eta_k^e = \eta\sqrt{d} / (G r_k)` (derived in this project from Roburin (thesis), Algorithm 1).
 
     Parameters
     ----------
     r0 : float
-        ‖x₀‖ > 0.
+        :math:`\lVert x_0 \rVert > 0`.
     learning_rate : float
-        η > 0.
+        :math:`\eta > 0`.
     dimension : int
-        d >= 1, the size of the radially invariant group.
+        :math:`d \ge 1`, the size of the radially invariant group.
     grad_norm : float
-        G > 0, the constant gradient norm on the sphere.
+        :math:`G > 0`, the constant gradient norm on the sphere.
     steps : int or array_like of int
-        Step counts k >= 0.
+        Step counts :math:`k \ge 0`.
 
     Returns
     -------
@@ -722,22 +778,24 @@ def adam_srt_radius_law(r0: float, learning_rate: float, dimension: int, grad_no
 
 
 def adagradg_equivalent_params(learning_rate: float, weight_decay: float, r0: float) -> AdaGradGParameters:
-    """The AdaGradG parameters that match SGD + L2 (Theorem 4 of Roburin et al. 2022): β = (1−ηλ)⁴,
-    η_AGG = (2β)^{−1/2}, v₀ = r₀⁴/(2η²β^{1/2}).
+    r"""The AdaGradG parameters that match SGD + L2 (Theorem 4 of Roburin et al. 2022):
+    :math:`\beta = (1 - \eta\lambda)^4`, :math:`\eta_\mathrm{AGG} = (2\beta)^{-1/2}`,
+    :math:`v_0 = r_0^4 / (2\eta^2\beta^{1/2})`.
 
-    SGD + L2 (η, λ, no momentum) from x₀ = r₀u₀ and AdaGradG (β, η_AGG, v₀) from u₀ have the same effective learning
-    rate at order 2 in the step (exactly: AdaGradG's is η/((1−ηλ)sqrt(w̃_k)) with w̃ of
-    :func:`dynamics.spherical.sgd_order2_radius4`, against SGD's η/((1−ηλ)r_k²)). Each group has its own r₀, hence its
-    own v₀.
+    SGD + L2 (:math:`\eta`, :math:`\lambda`, no momentum) from :math:`x_0 = r_0 u_0` and AdaGradG
+    (:math:`\beta`, :math:`\eta_\mathrm{AGG}`, :math:`v_0`) from :math:`u_0` have the same effective learning rate at
+    order 2 in the step (exactly: AdaGradG's is :math:`\eta / ((1 - \eta\lambda) \sqrt{\tilde w_k})` with
+    :math:`\tilde w` of :func:`dynamics.spherical.sgd_order2_radius4`, against SGD's
+    :math:`\eta / ((1 - \eta\lambda) r_k^2)`). Each group has its own :math:`r_0`, hence its own :math:`v_0`.
 
     Parameters
     ----------
     learning_rate : float
-        The SGD learning rate η > 0.
+        The SGD learning rate :math:`\eta > 0`.
     weight_decay : float
-        λ >= 0 with ηλ < 1.
+        :math:`\lambda \ge 0` with :math:`\eta\lambda < 1`.
     r0 : float
-        The group's initial radius ‖x₀‖ > 0.
+        The group's initial radius :math:`\lVert x_0 \rVert > 0`.
 
     Returns
     -------
@@ -765,24 +823,28 @@ def adagradg_equivalent_params(learning_rate: float, weight_decay: float, r0: fl
 
 
 def adagrad_matched_learning_rate(learning_rate: float, grad_norm: float, dimension: int) -> float:
-    """The learning rate of element-wise AdaGrad whose first step has the length of SGD's, η‖g̃₀‖/√d.
+    r"""The learning rate of element-wise AdaGrad whose first step has the length of SGD's,
+    :math:`\eta \lVert \tilde g_0 \rVert / \sqrt{d}`.
 
-    From v₀ = 0 and ε = 0, AdaGrad's first step is −η_AG sign(g̃₀), of norm η_AG√d, and SGD's is −ηg̃₀, of norm
-    η‖g̃₀‖ (g̃₀ = ∇L(x₀) + λx₀): the baseline that Theorem 4's AdaGradG is compared with (thesis Fig 3.4).
+    From :math:`v_0 = 0` and :math:`\varepsilon = 0`, AdaGrad's first step is
+    :math:`-\eta_\mathrm{AG} \operatorname{sign}(\tilde g_0)`, of norm :math:`\eta_\mathrm{AG} \sqrt{d}`, and SGD's is
+    :math:`-\eta \tilde g_0`, of norm :math:`\eta \lVert \tilde g_0 \rVert`
+    (:math:`\tilde g_0 = \nabla L(x_0) + \lambda x_0`): the baseline that Theorem 4's AdaGradG is compared with
+    (thesis Fig 3.4).
 
     Parameters
     ----------
     learning_rate : float
-        SGD's η > 0.
+        SGD's :math:`\eta > 0`.
     grad_norm : float
-        ‖g̃₀‖ > 0, the norm of the first (Euclidean) gradient, L2 term included.
+        :math:`\lVert \tilde g_0 \rVert > 0`, the norm of the first (Euclidean) gradient, L2 term included.
     dimension : int
-        d >= 1, the number of weights AdaGrad divides element-wise.
+        :math:`d \ge 1`, the number of weights AdaGrad divides element-wise.
 
     Returns
     -------
     float
-        η_AG = η‖g̃₀‖/√d.
+        :math:`\eta_\mathrm{AG} = \eta \lVert \tilde g_0 \rVert / \sqrt{d}`.
 
     Examples
     --------
@@ -800,22 +862,24 @@ def adagrad_matched_learning_rate(learning_rate: float, grad_norm: float, dimens
 
 
 def exponential_lr_schedule(learning_rate: float, weight_decay: float) -> GeometricSchedule:
-    """The schedule η_k = η(1−ηλ)^{−2k−1} that makes SGD without L2 equivalent to SGD + L2 (Eq 3.44).
+    r"""The schedule :math:`\eta_k = \eta (1 - \eta\lambda)^{-2k-1}` that makes SGD without L2 equivalent to SGD + L2
+    (Eq 3.44).
 
-    SGD(x₀, λ, η) and SGD(x₀, λ = 0, η_k) give the same directions u_k, with r_k(schedule) =
-    (1−ηλ)^{−k} r_k(L2) (x_k := (1−ηλ)^{−k}x̃_k and Lemma 1; derived in this project).
+    SGD(:math:`x_0, \lambda, \eta`) and SGD(:math:`x_0, \lambda = 0, \eta_k`) give the same directions :math:`u_k`,
+    with :math:`r_k(\text{schedule}) = (1 - \eta\lambda)^{-k} r_k(\text{L2})`
+    (:math:`x_k := (1 - \eta\lambda)^{-k} \tilde x_k` and Lemma 1; derived in this project).
 
     Parameters
     ----------
     learning_rate : float
-        η > 0.
+        :math:`\eta > 0`.
     weight_decay : float
-        λ >= 0 with ηλ < 1.
+        :math:`\lambda \ge 0` with :math:`\eta\lambda < 1`.
 
     Returns
     -------
     GeometricSchedule
-        A callable k ↦ η_k (ints or arrays of step counts).
+        A callable :math:`k \mapsto \eta_k` (ints or arrays of step counts).
 
     Examples
     --------
@@ -831,21 +895,23 @@ def exponential_lr_schedule(learning_rate: float, weight_decay: float) -> Geomet
 
 def li_arora_equivalent(learning_rate: float, weight_decay: float, momentum: float,
                         x0: ArrayLike) -> LiAroraEquivalent:
-    """The exact equivalent without weight decay of SGD-M + L2 (derived in this project; Li & Arora 2020,
+    r"""The exact equivalent without weight decay of SGD-M + L2 (derived in this project; Li & Arora 2020,
     Thm 1.1).
 
-    With α the larger root of α² − (1+γ−ηλ)α + γ = 0, SGD-M(η, λ, γ; x₀, m₋₁ = 0) and SGD-M(η̃_k = ηα^{−2k−1},
-    λ = 0, γ; x₀) started with the radial buffer m̃₋₁ = −(1−α)x₀/(ηα) satisfy x̃_k = α^{−k}x_k exactly.
-    At γ = 0, α = 1 − ηλ and this is Eq 3.44.
+    With :math:`\alpha` the larger root of :math:`\alpha^2 - (1 + \gamma - \eta\lambda)\alpha + \gamma = 0`,
+    SGD-M(:math:`\eta, \lambda, \gamma; x_0, m_{-1} = 0`) and
+    SGD-M(:math:`\tilde\eta_k = \eta\alpha^{-2k-1}, \lambda = 0, \gamma; x_0`) started with the radial buffer
+    :math:`\tilde m_{-1} = -(1 - \alpha) x_0 / (\eta\alpha)` satisfy :math:`\tilde x_k = \alpha^{-k} x_k` exactly.
+    At :math:`\gamma = 0`, :math:`\alpha = 1 - \eta\lambda` and this is Eq 3.44.
 
     Parameters
     ----------
     learning_rate : float
-        η > 0.
+        :math:`\eta > 0`.
     weight_decay : float
-        λ >= 0 with ηλ <= (1 − √γ)² (real roots).
+        :math:`\lambda \ge 0` with :math:`\eta\lambda \le (1 - \sqrt{\gamma})^2` (real roots).
     momentum : float
-        γ in [0, 1).
+        :math:`\gamma \in [0, 1)`.
     x0 : array_like, shape (d,)
         The initial weights (nonzero).
 
@@ -898,29 +964,35 @@ def _nu(terms, d, beta1, beta2):
 
 def adam_nu(sphere_grad_norms: ArrayLike, radii: ArrayLike, dimension: int, betas: Tuple[float, float] = (0.9, 0.999),
             weight_decay: float = 0.0) -> np.ndarray:
-    """Adam's second-order moment on the sphere ν_k = r_k d^{−1/2}‖b_k‖ (Eq 3.42; ε = 0, v₋₁ = 0).
+    r"""Adam's second-order moment on the sphere :math:`\nu_k = r_k d^{-1/2} \lVert b_k \rVert` (Eq 3.42;
+    :math:`\varepsilon = 0`, :math:`v_{-1} = 0`).
 
-    ν_k = d^{−1/2}((1−β₁^{k+1})/(1−β₁))((1−β₂)/(1−β₂^{k+1}))^{1/2}(Σ_{i<=k} β₂^{k−i}(r_k²/r_i²)‖g_i + λr_i²u_i‖²)^{1/2}
-    with ‖g_i + λr_i²u_i‖² = g_i² + λ²r_i⁴ (g_i ⊥ u_i). Adam's effective learning rate is
-    (η/(rν))(1 − η⟨c,u⟩/(rν))^{−1} (Eq 3.41).
+    .. math::
+
+        \nu_k = d^{-1/2} \frac{1 - \beta_1^{k+1}}{1 - \beta_1} \left(\frac{1 - \beta_2}{1 - \beta_2^{k+1}}\right)^{1/2}
+        \left(\sum_{i \le k} \beta_2^{k-i} \frac{r_k^2}{r_i^2} \lVert g_i + \lambda r_i^2 u_i \rVert^2\right)^{1/2}
+
+    with :math:`\lVert g_i + \lambda r_i^2 u_i \rVert^2 = g_i^2 + \lambda^2 r_i^4` (:math:`g_i \perp u_i`). Adam's
+    effective learning rate is
+    :math:`\frac{\eta}{r\nu} \left(1 - \frac{\eta \langle c, u \rangle}{r\nu}\right)^{-1}` (Eq 3.41).
 
     Parameters
     ----------
     sphere_grad_norms : array_like, shape (n,)
-        g_i = ‖∇L(u_i)‖ along the run.
+        :math:`g_i = \lVert \nabla L(u_i) \rVert` along the run.
     radii : array_like, shape (n,)
-        r_i = ‖x_i‖ > 0 at the same steps.
+        :math:`r_i = \lVert x_i \rVert > 0` at the same steps.
     dimension : int
-        d, the size of the group.
+        :math:`d`, the size of the group.
     betas : (float, float)
-        (β₁, β₂) in [0, 1).
+        :math:`(\beta_1, \beta_2)` in :math:`[0, 1)`.
     weight_decay : float
-        λ >= 0 (coupled L2).
+        :math:`\lambda \ge 0` (coupled L2).
 
     Returns
     -------
     ndarray, shape (n,)
-        ν_0..ν_{n−1}.
+        :math:`\nu_0, \dots, \nu_{n-1}`.
 
     Examples
     --------
@@ -934,32 +1006,36 @@ def adam_nu(sphere_grad_norms: ArrayLike, radii: ArrayLike, dimension: int, beta
 
 def adam_nu_R(sphere_grad_norms: ArrayLike, radii: ArrayLike, dimension: int,
               betas: Tuple[float, float] = (0.9, 0.999), weight_decay: float = 0.0) -> np.ndarray:
-    """The second-order moment on the sphere of Adam w/o (abc), ν_k^R (Roburin (thesis),
+    r"""The second-order moment on the sphere of Adam w/o (abc), :math:`\nu_k^R` (Roburin (thesis),
     §3.5.2, corrected; Eqs 3.79-3.81).
 
-    ν_k^R = r_k(1−β₁^{k+1})/(1−β₁)·sqrt(v_k/(1−β₂^{k+1}))
-    = d^{−1/2}((1−β₁^{k+1})/(1−β₁))((1−β₂)/(1−β₂^{k+1}))^{1/2}(Σ_{i<=k} β₂^{k−i}‖∇L(u_i) + λr_i²u_i‖²)^{1/2}:
-    the R rescaling of v removes the radius ratios of Eq 3.42. The source prints ν^R = r_k v_k and λr_ir_k in the
-    sum (both wrong; see the theory note, docs/theory/spherical.md). The effective learning rate of (ab) and (abc)
-    is η/(r_kν_k − ηλr_k²).
+    .. math::
+
+        \nu_k^R = r_k \frac{1 - \beta_1^{k+1}}{1 - \beta_1} \sqrt{\frac{v_k}{1 - \beta_2^{k+1}}}
+        = d^{-1/2} \frac{1 - \beta_1^{k+1}}{1 - \beta_1} \left(\frac{1 - \beta_2}{1 - \beta_2^{k+1}}\right)^{1/2}
+        \left(\sum_{i \le k} \beta_2^{k-i} \lVert \nabla L(u_i) + \lambda r_i^2 u_i \rVert^2\right)^{1/2}:
+
+    the R rescaling of :math:`v` removes the radius ratios of Eq 3.42. The source prints :math:`\nu^R = r_k v_k` and
+    :math:`\lambda r_i r_k` in the sum (both wrong; see the theory note, docs/theory/spherical.md). The effective
+    learning rate of (ab) and (abc) is :math:`\eta / (r_k \nu_k - \eta\lambda r_k^2)`.
 
     Parameters
     ----------
     sphere_grad_norms : array_like, shape (n,)
-        g_i = ‖∇L(u_i)‖.
+        :math:`g_i = \lVert \nabla L(u_i) \rVert`.
     radii : array_like, shape (n,)
-        r_i > 0.
+        :math:`r_i > 0`.
     dimension : int
-        d >= 1.
+        :math:`d \ge 1`.
     betas : (float, float)
-        (β₁, β₂) in [0, 1).
+        :math:`(\beta_1, \beta_2)` in :math:`[0, 1)`.
     weight_decay : float
-        λ >= 0.
+        :math:`\lambda \ge 0`.
 
     Returns
     -------
     ndarray, shape (n,)
-        ν_0^R..ν_{n−1}^R.
+        :math:`\nu_0^R, \dots, \nu_{n-1}^R`.
 
     Examples
     --------

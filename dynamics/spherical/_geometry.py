@@ -28,12 +28,18 @@ def _angle(x, y):
 
 
 def angle_between(u: ArrayLike, v: ArrayLike) -> float:
-    """The angle between the directions of two nonzero vectors, θ = atan2(‖v̂ − ⟨v̂,û⟩û‖, ⟨v̂,û⟩).
+    r"""The angle between the directions of two nonzero vectors.
 
-    arccos(⟨û,v̂⟩) would lose about 1e-16/θ of relative accuracy; the atan2 form keeps it down to tiny angles.
+    .. math::
 
-    Accurate for tiny angles, where arccos⟨û, v̂⟩ loses ~1e-16/θ relative accuracy; the geodesic distance
-    d_S(û, v̂) of Eq 3.35.
+        \theta = \operatorname{atan2}(\lVert \hat v - \langle \hat v, \hat u \rangle \hat u \rVert,
+        \langle \hat v, \hat u \rangle).
+
+    :math:`\arccos(\langle \hat u, \hat v \rangle)` would lose about :math:`10^{-16} / \theta` of relative accuracy;
+    the atan2 form keeps it down to tiny angles.
+
+    Accurate for tiny angles, where :math:`\arccos \langle \hat u, \hat v \rangle` loses
+    :math:`\sim 10^{-16} / \theta` relative accuracy; the geodesic distance :math:`d_S(\hat u, \hat v)` of Eq 3.35.
 
     Parameters
     ----------
@@ -43,7 +49,7 @@ def angle_between(u: ArrayLike, v: ArrayLike) -> float:
     Returns
     -------
     float
-        The angle in radians, in [0, π].
+        The angle in radians, in :math:`[0, \pi]`.
 
     Examples
     --------
@@ -57,7 +63,8 @@ def angle_between(u: ArrayLike, v: ArrayLike) -> float:
 
 
 def tangential(q: ArrayLike, u: ArrayLike) -> np.ndarray:
-    """The tangential part q⊥ = q − ⟨q,û⟩û of q at the direction û = u/‖u‖.
+    r"""The tangential part :math:`q_\perp = q - \langle q, \hat u \rangle \hat u` of :math:`q` at the direction
+    :math:`\hat u = u / \lVert u \rVert`.
 
     Parameters
     ----------
@@ -69,7 +76,7 @@ def tangential(q: ArrayLike, u: ArrayLike) -> np.ndarray:
     Returns
     -------
     ndarray, shape (d,)
-        The component of q orthogonal to u.
+        The component of :math:`q` orthogonal to :math:`u`.
 
     Examples
     --------
@@ -83,7 +90,8 @@ def tangential(q: ArrayLike, u: ArrayLike) -> np.ndarray:
 
 
 def exp_map(u: ArrayLike, w: ArrayLike) -> np.ndarray:
-    """The exponential map of the sphere, Exp_u(w) = cos‖w‖ u + sin‖w‖ w/‖w‖ (Roburin
+    r"""The exponential map of the sphere,
+    :math:`\mathrm{Exp}_u(w) = \cos\lVert w \rVert \, u + \sin\lVert w \rVert \, w / \lVert w \rVert` (Roburin
     (thesis), Eq 3.36).
 
     Parameters
@@ -91,12 +99,13 @@ def exp_map(u: ArrayLike, w: ArrayLike) -> np.ndarray:
     u : array_like, shape (d,)
         A unit vector (norm 1 within 1e-10).
     w : array_like, shape (d,)
-        A tangent vector at u: |⟨w,u⟩| <= 1e-10·max(‖w‖, 1).
+        A tangent vector at :math:`u`:
+        :math:`\lvert \langle w, u \rangle \rvert \le 10^{-10} \cdot \max(\lVert w \rVert, 1)`.
 
     Returns
     -------
     ndarray, shape (d,)
-        The point reached along the great circle through u with initial velocity w after unit time.
+        The point reached along the great circle through :math:`u` with initial velocity :math:`w` after unit time.
 
     Examples
     --------
@@ -115,20 +124,22 @@ def exp_map(u: ArrayLike, w: ArrayLike) -> np.ndarray:
 
 
 def parallel_transport(p: ArrayLike, q: ArrayLike, v: ArrayLike) -> np.ndarray:
-    """Exact parallel transport Γ_p^q(v) = v − ⟨q,v⟩/(1+⟨p,q⟩)·(p+q) along the geodesic p -> q (a standard
-    formula of sphere geometry).
+    r"""Exact parallel transport
+    :math:`\Gamma_p^q(v) = v - \frac{\langle q, v \rangle}{1 + \langle p, q \rangle} (p + q)` along the geodesic
+    :math:`p \to q` (a standard formula of sphere geometry).
 
     Parameters
     ----------
     p, q : array_like, shape (d,)
-        Unit vectors (norm 1 within 1e-10), not antipodal (1 + ⟨p,q⟩ > 1e-12).
+        Unit vectors (norm 1 within 1e-10), not antipodal (:math:`1 + \langle p, q \rangle > 10^{-12}`).
     v : array_like, shape (d,)
-        A tangent vector at p (|⟨v,p⟩| <= 1e-10·max(‖v‖, 1)).
+        A tangent vector at :math:`p`
+        (:math:`\lvert \langle v, p \rangle \rvert \le 10^{-10} \cdot \max(\lVert v \rVert, 1)`).
 
     Returns
     -------
     ndarray, shape (d,)
-        A tangent vector at q with the norm of v (parallel transport is an isometry).
+        A tangent vector at :math:`q` with the norm of :math:`v` (parallel transport is an isometry).
 
     Examples
     --------
@@ -167,11 +178,14 @@ def _three(a, x_prev, x_new):
 
 
 def transport_T(a: ArrayLike, x_prev: ArrayLike, x_new: ArrayLike) -> np.ndarray:
-    """The transport T(a) = ⟨u_prev,u_new⟩a − ⟨a,u_new⟩u_prev of Eq 3.70 (Adam w/o (b)).
+    r"""The transport
+    :math:`T(a) = \langle u_\mathrm{prev}, u_\mathrm{new} \rangle a - \langle a, u_\mathrm{new} \rangle u_\mathrm{prev}`
+    of Eq 3.70 (Adam w/o (b)).
 
-    It kills the radial direction u_prev and maps into the tangent space at u_new; on tangent vectors in
-    span(u_prev, u_new) it is exact parallel transport, and it shrinks the component orthogonal to that plane
-    by cos θ (derived in this project), so it is not an isometry in general.
+    It kills the radial direction :math:`u_\mathrm{prev}` and maps into the tangent space at :math:`u_\mathrm{new}`;
+    on tangent vectors in :math:`\operatorname{span}(u_\mathrm{prev}, u_\mathrm{new})` it is exact parallel
+    transport, and it shrinks the component orthogonal to that plane by :math:`\cos\theta` (derived in this
+    project), so it is not an isometry in general.
 
     Parameters
     ----------
@@ -183,7 +197,7 @@ def transport_T(a: ArrayLike, x_prev: ArrayLike, x_new: ArrayLike) -> np.ndarray
     Returns
     -------
     ndarray, shape (d,)
-        T(a), with ⟨T(a), u_new⟩ = 0.
+        :math:`T(a)`, with :math:`\langle T(a), u_\mathrm{new} \rangle = 0`.
 
     Examples
     --------
@@ -195,7 +209,7 @@ def transport_T(a: ArrayLike, x_prev: ArrayLike, x_new: ArrayLike) -> np.ndarray
 
 
 def rescale_R(a: ArrayLike, x_prev: ArrayLike, x_new: ArrayLike) -> np.ndarray:
-    """The rescaling R(a) = (r_prev/r_new)·a of Eq 3.73 (Adam w/o (c)).
+    r"""The rescaling :math:`R(a) = (r_\mathrm{prev} / r_\mathrm{new}) \cdot a` of Eq 3.73 (Adam w/o (c)).
 
     Parameters
     ----------
@@ -207,7 +221,7 @@ def rescale_R(a: ArrayLike, x_prev: ArrayLike, x_new: ArrayLike) -> np.ndarray:
     Returns
     -------
     ndarray, shape (d,)
-        (‖x_prev‖/‖x_new‖)·a.
+        :math:`(\lVert x_\mathrm{prev} \rVert / \lVert x_\mathrm{new} \rVert) \cdot a`.
 
     Examples
     --------
@@ -219,9 +233,16 @@ def rescale_R(a: ArrayLike, x_prev: ArrayLike, x_new: ArrayLike) -> np.ndarray:
 
 
 def transport_RT(a: ArrayLike, x_prev: ArrayLike, x_new: ArrayLike, eps: float = 0.0) -> np.ndarray:
-    """RT(a) = (⟨x_new,x_prev⟩a − ⟨x_new,a⟩x_prev)/(⟨x_new,x_new⟩ + ε) of Eq 3.76 (Algorithm 1, line 10).
+    r"""The transport and rescaling :math:`RT(a)` of Eq 3.76 (Algorithm 1, line 10):
 
-    R and T commute and RT = R∘T (Eqs 3.76-3.78); ε = 0 is the thesis's form, ε > 0 the reference code's.
+    .. math::
+
+        RT(a) = \frac{\langle x_\mathrm{new}, x_\mathrm{prev} \rangle a
+        - \langle x_\mathrm{new}, a \rangle x_\mathrm{prev}}
+        {\langle x_\mathrm{new}, x_\mathrm{new} \rangle + \varepsilon}.
+
+    :math:`R` and :math:`T` commute and :math:`RT = R \circ T` (Eqs 3.76-3.78); :math:`\varepsilon = 0` is the
+    thesis's form, :math:`\varepsilon > 0` the reference code's.
 
     Parameters
     ----------
@@ -230,12 +251,12 @@ def transport_RT(a: ArrayLike, x_prev: ArrayLike, x_new: ArrayLike, eps: float =
     x_prev, x_new : array_like, shape (d,)
         The weights before and after the step (nonzero).
     eps : float
-        Added to the denominator, >= 0 (the reference code's ε; 0 in theory mode).
+        Added to the denominator, :math:`\ge 0` (the reference code's :math:`\varepsilon`; 0 in theory mode).
 
     Returns
     -------
     ndarray, shape (d,)
-        RT(a).
+        :math:`RT(a)`.
 
     Examples
     --------

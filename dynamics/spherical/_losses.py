@@ -45,30 +45,34 @@ class _Loss:
         return x, r, x / r
 
     def value(self, x, k=None) -> float:
-        """The loss at x for draw k (k = None means k = 0)."""
+        """The loss at :math:`x` for draw :math:`k` (``k = None`` means :math:`k = 0`)."""
         x, r, u = self._point(x)
         return float(self._value(u, _step_index(k)))
 
     def grad(self, x, k=None) -> np.ndarray:
-        """The gradient ∇L(x) for draw k; tangent at x (⟨∇L(x), x⟩ = 0) and (−1)-homogeneous."""
+        r"""The gradient :math:`\nabla L(x)` for draw :math:`k`; tangent at :math:`x`
+        (:math:`\langle \nabla L(x), x \rangle = 0`) and :math:`(-1)`-homogeneous."""
         x, r, u = self._point(x)
         return self._sphere_grad(u, _step_index(k)) / r
 
 
 class RayleighLoss(_Loss):
-    """The spherical Rayleigh quotient L(x) = ½xᵀHx/‖x‖² (+ σ⟨ξ_k, x⟩/‖x‖).
+    r"""The spherical Rayleigh quotient :math:`L(x) = \tfrac{1}{2} x^\top H x / \lVert x \rVert^2`
+    (:math:`+ \sigma \langle \xi_k, x \rangle / \lVert x \rVert`).
 
-    ∇L(x) = (Hu − (uᵀHu)u)/r (+ σ(ξ_k − ⟨ξ_k,u⟩u)/r). The minima are ±v₁, the eigenvector of the smallest
-    eigenvalue; the Riemannian Hessian there has eigenvalues λ_i − λ₁, so gradient descent on the sphere is
-    stable roughly while η^e(λ_max − λ_min) < 2 (``stability_threshold``), the mechanism of the periodic collapse
-    of GD with weight decay.
+    :math:`\nabla L(x) = (Hu - (u^\top H u) u) / r` (:math:`+ \sigma (\xi_k - \langle \xi_k, u \rangle u) / r`). The
+    minima are :math:`\pm v_1`, the eigenvector of the smallest eigenvalue; the Riemannian Hessian there has
+    eigenvalues :math:`\lambda_i - \lambda_1`, so gradient descent on the sphere is stable roughly while
+    :math:`\eta^e (\lambda_\max - \lambda_\min) < 2` (``stability_threshold``), the mechanism of the periodic
+    collapse of GD with weight decay.
 
     Parameters
     ----------
     H : array_like, shape (d, d)
         A symmetric matrix (symmetric to 1e-12 relative).
     noise_std : float
-        σ >= 0, the scale of the linear noise term (ξ_k standard normal in R^d, a fresh draw per step).
+        :math:`\sigma \ge 0`, the scale of the linear noise term (:math:`\xi_k` standard normal in
+        :math:`\mathbb{R}^d`, a fresh draw per step).
     seed : None, int or numpy.random.Generator
         The noise stream (used when noise_std > 0).
 
@@ -94,7 +98,8 @@ class RayleighLoss(_Loss):
 
     @property
     def stability_threshold(self) -> float:
-        """2/(λ_max − λ_min): the effective learning rate above which descent at the minimum is unstable."""
+        r""":math:`2 / (\lambda_\max - \lambda_\min)`: the effective learning rate above which descent at the minimum is
+        unstable."""
         spread = float(self.eigenvalues[-1] - self.eigenvalues[0])
         return math.inf if spread == 0 else 2.0 / spread
 
@@ -120,19 +125,21 @@ class RayleighLoss(_Loss):
 
 
 class RandomLinearLoss(_Loss):
-    """The random linear functional L_k(x) = ⟨w_k, x⟩/‖x‖, a model of gradient noise.
+    r"""The random linear functional :math:`L_k(x) = \langle w_k, x \rangle / \lVert x \rVert`, a model of gradient
+    noise.
 
-    ∇L_k(x) = (w_k − ⟨w_k,u⟩u)/r. With ``grad_norm`` the tangential part is rescaled to norm G_k, so that
-    ‖∇L_k(u)‖ = G_k exactly and the SGD(+L2) radius evolves deterministically; the gradient is then
-    a noise model rather than the gradient of ``value`` (which stays ⟨w_k, u⟩).
+    :math:`\nabla L_k(x) = (w_k - \langle w_k, u \rangle u) / r`. With ``grad_norm`` the tangential part is rescaled
+    to norm :math:`G_k`, so that :math:`\lVert \nabla L_k(u) \rVert = G_k` exactly and the SGD(+L2) radius evolves
+    deterministically; the gradient is then a noise model rather than the gradient of ``value`` (which stays
+    :math:`\langle w_k, u \rangle`).
 
     Parameters
     ----------
     W : array_like, shape (n_draws, d)
-        The table of w_k; step k uses row k mod n_draws. Use ``stream`` for fresh Gaussian draws at every
-        step without a table.
+        The table of :math:`w_k`; step :math:`k` uses row k mod n_draws. Use ``stream`` for fresh Gaussian draws at
+        every step without a table.
     grad_norm : None, float or array_like, shape (n,)
-        None: the natural norm; a float G > 0: every step; an array: G_k = grad_norm[k mod n] (each > 0).
+        None: the natural norm; a float :math:`G > 0`: every step; an array: G_k = grad_norm[k mod n] (each > 0).
 
     Examples
     --------
@@ -152,8 +159,9 @@ class RandomLinearLoss(_Loss):
 
     @classmethod
     def stream(cls, dimension, grad_norm=None, *, seed=None) -> "RandomLinearLoss":
-        """A random linear loss with fresh standard normal w_k ∈ R^d at every step (a counter-based stream:
-        w_k is a function of (seed, k), so every optimizer sees the same w_k at step k)."""
+        r"""A random linear loss with fresh standard normal :math:`w_k \in \mathbb{R}^d` at every step (a counter-based
+        stream: :math:`w_k` is a function of (seed, :math:`k`), so every optimizer sees the same :math:`w_k` at step
+        :math:`k`)."""
         d = require_integer("dimension", dimension, 2)
         loss = cls.__new__(cls)
         loss._setup(None, d, grad_norm, stream_key(rng_from(seed)))
@@ -195,22 +203,27 @@ class RandomLinearLoss(_Loss):
 
 
 class BNLinearProbe(_Loss):
-    """A BatchNorm linear probe L(x) = (1/B)Σ_b log(1 + exp(−t_b(a·BN(S x)_b + c))).
+    r"""A BatchNorm linear probe
+    :math:`L(x) = \frac{1}{B} \sum_b \log(1 + \exp(-t_b (a \cdot \mathrm{BN}(S x)_b + c)))`.
 
-    BN(z) = (z − mean z)/sqrt(var z) with the biased variance and ε = 0, so L is exactly radially invariant.
-    Backward: with g = ∂L/∂ẑ, ∂L/∂z = σ^{−1}[g − mean(g) − ẑ·mean(g⊙ẑ)] and ∂L/∂x = Sᵀ∂L/∂z; ⟨∂L/∂x, x⟩ = 0
-    because Σẑ = 0 and ‖ẑ‖² = B.
+    :math:`\mathrm{BN}(z) = (z - \operatorname{mean} z) / \sqrt{\operatorname{var} z}` with the biased variance and
+    :math:`\varepsilon = 0`, so :math:`L` is exactly radially invariant. Backward: with
+    :math:`g = \partial L / \partial \hat z`,
+    :math:`\partial L / \partial z = \sigma^{-1} [g - \mathrm{mean}(g) - \hat z \cdot \mathrm{mean}(g \odot \hat z)]`
+    and :math:`\partial L / \partial x = S^\top \partial L / \partial z`;
+    :math:`\langle \partial L / \partial x, x \rangle = 0` because :math:`\sum \hat z = 0` and
+    :math:`\lVert \hat z \rVert^2 = B`.
 
     Parameters
     ----------
     S : array_like, shape (B, d) or (n_batches, B, d)
-        The inputs of one batch, or of several (step k uses batch k mod n_batches); B >= 2.
+        The inputs of one batch, or of several (step k uses batch k mod n_batches); :math:`B \ge 2`.
     targets : array_like, shape (B,) or (n_batches, B)
-        Labels ±1.
+        Labels :math:`\pm 1`.
     readout : float
-        a, the (fixed) weight of the normalised feature.
+        :math:`a`, the (fixed) weight of the normalised feature.
     bias : float
-        c, the (fixed) bias.
+        :math:`c`, the (fixed) bias.
 
     Examples
     --------
@@ -265,18 +278,21 @@ class BNLinearProbe(_Loss):
 
 
 class WNLogistic(_Loss):
-    """Weight-normalised logistic regression L(x) = mean_i log(1 + exp(−t_iγ⟨s_i, x⟩/‖x‖)).
+    r"""Weight-normalised logistic regression
+    :math:`L(x) = \operatorname{mean}_i \log(1 + \exp(-t_i \gamma \langle s_i, x \rangle / \lVert x \rVert))`.
 
-    Smooth and exactly invariant; ∇L(x) = −(γ/r)·mean_i σ(−m_i)t_i(s_i − ⟨s_i,u⟩u), m_i = t_iγ⟨s_i,u⟩.
+    Smooth and exactly invariant;
+    :math:`\nabla L(x) = -(\gamma / r) \cdot \operatorname{mean}_i \sigma(-m_i) t_i (s_i - \langle s_i, u \rangle u)`,
+    :math:`m_i = t_i \gamma \langle s_i, u \rangle`.
 
     Parameters
     ----------
     S : array_like, shape (n_samples, d)
-        The inputs s_i.
+        The inputs :math:`s_i`.
     labels : array_like, shape (n_samples,)
-        Labels t_i = ±1.
+        Labels :math:`t_i = \pm 1`.
     gamma : float
-        The fixed weight-norm magnitude γ > 0.
+        The fixed weight-norm magnitude :math:`\gamma > 0`.
 
     Examples
     --------

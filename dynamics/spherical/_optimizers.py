@@ -63,7 +63,7 @@ class _Optimizer:
         return copy.deepcopy(self)
 
     def current_learning_rate(self) -> float:
-        """η_k for the next step k = state['step']."""
+        r""":math:`\eta_k` for the next step :math:`k` = ``state['step']``."""
         return require_scheduled_learning_rate(self.learning_rate, self.state["step"])
 
     def _check(self, x, grad):
@@ -76,7 +76,8 @@ class _Optimizer:
         return x, grad
 
     def step(self, x, grad) -> np.ndarray:
-        """One step from x = x_k with grad = ∇L(x_k) (without the L2 term); returns x_{k+1} (a new array)."""
+        r"""One step from :math:`x = x_k` with :math:`\mathrm{grad} = \nabla L(x_k)` (without the L2 term); returns
+        :math:`x_{k+1}` (a new array)."""
         x, grad = self._check(x, grad)
         eta = self.current_learning_rate()
         x_next = self._update(x, grad, eta)
@@ -105,20 +106,21 @@ def _buffer(state, name, shape):
 
 
 class SGD(_Optimizer):
-    """SGD, SGD + L2 and SGD-M(+L2): m = γm_prev + ∇L(x) + λx, x_next = x − η_k m (Eqs 3.14-3.15).
+    r"""SGD, SGD + L2 and SGD-M(+L2): :math:`m = \gamma m_\mathrm{prev} + \nabla L(x) + \lambda x`,
+    :math:`x_\mathrm{next} = x - \eta_k m` (Eqs 3.14-3.15).
 
-    Generic form a = m, b = 1. The heavy-ball convention is PyTorch's with dampening 0.
+    Generic form :math:`a = m`, :math:`b = 1`. The heavy-ball convention is PyTorch's with dampening 0.
 
     Parameters
     ----------
     learning_rate : float or callable
-        η > 0, or a schedule k ↦ η_k (k = completed steps).
+        :math:`\eta > 0`, or a schedule :math:`k \mapsto \eta_k` (:math:`k` = completed steps).
     momentum : float
-        γ in [0, 1).
+        :math:`\gamma \in [0, 1)`.
     weight_decay : float
-        λ >= 0 (coupled L2: the gradient gains λx).
+        :math:`\lambda \ge 0` (coupled L2: the gradient gains :math:`\lambda x`).
     initial_buffer : array_like, optional
-        m_{−1} (default 0): the radial buffer of the exponential-LR equivalence with momentum
+        :math:`m_{-1}` (default 0): the radial buffer of the exponential-LR equivalence with momentum
         (:func:`dynamics.spherical.li_arora_equivalent`).
 
     Examples
@@ -164,16 +166,17 @@ SGDM = SGD
 
 
 class SGDMRT(SGD):
-    """The reference code's SGD-M with RT momentum (not in the thesis): after each step m ← RT(m) (Eq 3.76).
+    r"""The reference code's SGD-M with RT momentum (not in the thesis): after each step :math:`m \leftarrow RT(m)`
+    (Eq 3.76).
 
     Parameters
     ----------
     learning_rate : float or callable
-        η > 0 or a schedule.
+        :math:`\eta > 0` or a schedule.
     momentum : float
-        γ in [0, 1).
+        :math:`\gamma \in [0, 1)`.
     weight_decay : float
-        λ >= 0 (coupled).
+        :math:`\lambda \ge 0` (coupled).
 
     Examples
     --------
@@ -217,23 +220,25 @@ def _zero_second_moment(where):
 
 
 class Adam(_AdamBase):
-    """Adam(+L2): m = β₁m + (1−β₁)g̃, v = β₂v + (1−β₂)g̃², x_next = x − η_k m̂ ⊘ (sqrt(v̂) + ε) (Eqs 3.16-3.18).
+    r"""Adam(+L2): :math:`m = \beta_1 m + (1 - \beta_1) \tilde g`, :math:`v = \beta_2 v + (1 - \beta_2) \tilde g^2`,
+    :math:`x_\mathrm{next} = x - \eta_k \hat m \oslash (\sqrt{\hat v} + \varepsilon)` (Eqs 3.16-3.18).
 
-    g̃ = ∇L(x) + λx; m̂ = m/(1−β₁^t), v̂ = v/(1−β₂^t), t = k + 1. Generic form a = m/(1−β₁),
-    b = ((1−β₁^t)/(1−β₁))(sqrt(v̂) + ε).
+    :math:`\tilde g = \nabla L(x) + \lambda x`; :math:`\hat m = m / (1 - \beta_1^t)`,
+    :math:`\hat v = v / (1 - \beta_2^t)`, :math:`t = k + 1`. Generic form :math:`a = m / (1 - \beta_1)`,
+    :math:`b = ((1 - \beta_1^t) / (1 - \beta_1)) (\sqrt{\hat v} + \varepsilon)`.
 
     Parameters
     ----------
     learning_rate : float or callable
-        η > 0 or a schedule.
+        :math:`\eta > 0` or a schedule.
     betas : (float, float)
-        (β₁, β₂) in [0, 1).
+        :math:`(\beta_1, \beta_2)` in :math:`[0, 1)`.
     eps : float
-        ε >= 0 (0: theory mode; then a coordinate whose second moment is 0 raises ValueError).
+        :math:`\varepsilon \ge 0` (0: theory mode; then a coordinate whose second moment is 0 raises ValueError).
     weight_decay : float
-        λ >= 0 (coupled L2).
+        :math:`\lambda \ge 0` (coupled L2).
     eps_inside_sqrt : bool
-        Use sqrt(v̂ + ε) (the thesis's equations) instead of sqrt(v̂) + ε.
+        Use :math:`\sqrt{\hat v + \varepsilon}` (the thesis's equations) instead of :math:`\sqrt{\hat v} + \varepsilon`.
 
     Examples
     --------
@@ -276,23 +281,25 @@ class Adam(_AdamBase):
 
 
 class AdamW(Adam):
-    """AdamW: x_next = (1 − η_kλ)x − η_k m̂ ⊘ (sqrt(v̂) + ε), moments from ∇L(x) alone (Eqs 2.21-2.23).
+    r"""AdamW: :math:`x_\mathrm{next} = (1 - \eta_k\lambda) x - \eta_k \hat m \oslash (\sqrt{\hat v} + \varepsilon)`,
+    moments from :math:`\nabla L(x)` alone (Eqs 2.21-2.23).
 
-    Decoupled weight decay in PyTorch's order (the decay multiplies x before the Adam step). Generic form:
-    a and b as in :class:`dynamics.spherical.Adam`, learning rate η/(1−ηλ) and decay 1 − ηλ (derived in this project).
+    Decoupled weight decay in PyTorch's order (the decay multiplies :math:`x` before the Adam step). Generic form:
+    :math:`a` and :math:`b` as in :class:`dynamics.spherical.Adam`, learning rate :math:`\eta / (1 - \eta\lambda)`
+    and decay :math:`1 - \eta\lambda` (derived in this project).
 
     Parameters
     ----------
     learning_rate : float or callable
-        η > 0 or a schedule, with η_kλ < 1.
+        :math:`\eta > 0` or a schedule, with :math:`\eta_k\lambda < 1`.
     betas : (float, float)
-        (β₁, β₂) in [0, 1).
+        :math:`(\beta_1, \beta_2)` in :math:`[0, 1)`.
     eps : float
-        ε >= 0.
+        :math:`\varepsilon \ge 0`.
     weight_decay : float
-        λ >= 0, the decoupled decay coefficient (the same name as torch's AdamW).
+        :math:`\lambda \ge 0`, the decoupled decay coefficient (the same name as torch's AdamW).
     eps_inside_sqrt : bool
-        Use sqrt(v̂ + ε).
+        Use :math:`\sqrt{\hat v + \varepsilon}`.
 
     Examples
     --------
@@ -304,18 +311,20 @@ class AdamW(Adam):
 
 
 class AdaGrad(_Optimizer):
-    """Element-wise AdaGrad: v = v + g̃², x_next = x − η_k g̃ ⊘ (sqrt(v) + ε) (Eqs 2.16-2.17; ε outside).
+    r"""Element-wise AdaGrad: :math:`v = v + \tilde g^2`,
+    :math:`x_\mathrm{next} = x - \eta_k \tilde g \oslash (\sqrt{v} + \varepsilon)` (Eqs 2.16-2.17;
+    :math:`\varepsilon` outside).
 
     Parameters
     ----------
     learning_rate : float or callable
-        η > 0 or a schedule.
+        :math:`\eta > 0` or a schedule.
     eps : float
-        ε >= 0.
+        :math:`\varepsilon \ge 0`.
     weight_decay : float
-        λ >= 0 (coupled).
+        :math:`\lambda \ge 0` (coupled).
     initial_accumulator : float
-        v_{−1} >= 0 (PyTorch's ``initial_accumulator_value``).
+        :math:`v_{-1} \ge 0` (PyTorch's ``initial_accumulator_value``).
 
     Examples
     --------
@@ -351,20 +360,22 @@ class AdaGrad(_Optimizer):
 
 
 class AdaGradG(_Optimizer):
-    """AdaGradG (Roburin (thesis), Eq 3.48): x̂ = x − η_k∇L(x)/sqrt(v_k), x_next = x̂/‖x̂‖, v_{k+1} = βv_k + ‖∇L(x)‖².
+    r"""AdaGradG (Roburin (thesis), Eq 3.48): :math:`\hat x = x - \eta_k \nabla L(x) / \sqrt{v_k}`,
+    :math:`x_\mathrm{next} = \hat x / \lVert \hat x \rVert`, :math:`v_{k+1} = \beta v_k + \lVert \nabla L(x) \rVert^2`.
 
-    Its effective learning rate is η_k/sqrt(v_k) (Eq 3.48); with the parameters of
+    Its effective learning rate is :math:`\eta_k / \sqrt{v_k}` (Eq 3.48); with the parameters of
     :func:`dynamics.spherical.adagradg_equivalent_params` it matches SGD + L2 at order 2 (Theorem 4). No bias
-    correction, no ε, no weight decay. The weights must stay on the unit sphere: the caller normalises x₀ = u₀.
+    correction, no :math:`\varepsilon`, no weight decay. The weights must stay on the unit sphere: the caller
+    normalises :math:`x_0 = u_0`.
 
     Parameters
     ----------
     learning_rate : float or callable
-        η > 0 or a schedule.
+        :math:`\eta > 0` or a schedule.
     beta : float
-        β in [0, 1] (β = 1: no decay, the λ = 0 case of Theorem 4).
+        :math:`\beta \in [0, 1]` (:math:`\beta = 1`: no decay, the :math:`\lambda = 0` case of Theorem 4).
     v0 : float
-        The initial accumulator v₀ > 0.
+        The initial accumulator :math:`v_0 > 0`.
 
     Examples
     --------
@@ -403,22 +414,24 @@ class AdaGradG(_Optimizer):
 
 
 class AdamS(_AdamBase):
-    """Adam w/o (a) (Eqs 3.67-3.69): a scalar second moment v = β₂v + (1−β₂)‖g̃‖²/d per group.
+    r"""Adam w/o (a) (Eqs 3.67-3.69): a scalar second moment
+    :math:`v = \beta_2 v + (1 - \beta_2) \lVert \tilde g \rVert^2 / d` per group.
 
-    x_next = x − η_k m̂/(sqrt(v̂) + ε): the Hadamard division becomes a scalar one (standardisation S), so
-    with β₁ = 0 the direction c_k = ∇L(u_k) is tangent (3.58). The reference code stores Σ_j g_j² and
-    multiplies the step by √d instead (the same update when ε_code = √d·ε).
+    :math:`x_\mathrm{next} = x - \eta_k \hat m / (\sqrt{\hat v} + \varepsilon)`: the Hadamard division becomes a
+    scalar one (standardisation S), so with :math:`\beta_1 = 0` the direction :math:`c_k = \nabla L(u_k)` is tangent
+    (3.58). The reference code stores :math:`\sum_j g_j^2` and multiplies the step by :math:`\sqrt{d}` instead (the
+    same update when :math:`\varepsilon_\mathrm{code} = \sqrt{d} \cdot \varepsilon`).
 
     Parameters
     ----------
     learning_rate : float or callable
-        η > 0 or a schedule.
+        :math:`\eta > 0` or a schedule.
     betas : (float, float)
-        (β₁, β₂) in [0, 1).
+        :math:`(\beta_1, \beta_2)` in :math:`[0, 1)`.
     eps : float
-        ε >= 0 (outside the square root).
+        :math:`\varepsilon \ge 0` (outside the square root).
     weight_decay : float
-        λ >= 0 (coupled L2).
+        :math:`\lambda \ge 0` (coupled L2).
 
     Examples
     --------
@@ -458,22 +471,24 @@ class AdamS(_AdamBase):
 
 
 class AdamST(AdamS):
-    """Adam w/o (ab): AdamS, then m ← T(m) = ⟨u_k,u_{k+1}⟩m − ⟨m,u_{k+1}⟩u_k after each step (Eq 3.70).
+    r"""Adam w/o (ab): AdamS, then
+    :math:`m \leftarrow T(m) = \langle u_k, u_{k+1} \rangle m - \langle m, u_{k+1} \rangle u_k` after each step
+    (Eq 3.70).
 
-    The thesis gives no explicit algorithm for this variant; the rule (S + T on m, v not rescaled) is the
-    project's reading of Roburin (thesis) §3.5.2 (see the theory note, docs/theory/spherical.md).
+    The thesis gives no explicit algorithm for this variant; the rule (S + T on :math:`m`, :math:`v` not rescaled)
+    is the project's reading of Roburin (thesis) §3.5.2 (see the theory note, docs/theory/spherical.md).
     ``state['exp_avg']`` holds the transported buffer.
 
     Parameters
     ----------
     learning_rate : float or callable
-        η > 0 or a schedule.
+        :math:`\eta > 0` or a schedule.
     betas : (float, float)
-        (β₁, β₂) in [0, 1).
+        :math:`(\beta_1, \beta_2)` in :math:`[0, 1)`.
     eps : float
-        ε >= 0.
+        :math:`\varepsilon \ge 0`.
     weight_decay : float
-        λ >= 0 (coupled L2).
+        :math:`\lambda \ge 0` (coupled L2).
 
     Examples
     --------
@@ -487,22 +502,24 @@ class AdamST(AdamS):
 
 
 class AdamSRT(AdamS):
-    """Adam w/o (abc) (Algorithm 1, Eqs 3.79-3.81): AdamS, then m ← RT(m) and v ← v·‖x_k‖²/‖x_{k+1}‖².
+    r"""Adam w/o (abc) (Algorithm 1, Eqs 3.79-3.81): AdamS, then :math:`m \leftarrow RT(m)` and
+    :math:`v \leftarrow v \cdot \lVert x_k \rVert^2 / \lVert x_{k+1} \rVert^2`.
 
-    RT (Eq 3.76) transports and rescales the first moment; R rescales the second, so the effective learning rate is
-    η/(r_kν_k^R − ηλr_k²) with ν^R of :func:`dynamics.spherical.adam_nu_R`. With ε > 0 both denominators gain +ε, as in
-    the reference code.
+    :math:`RT` (Eq 3.76) transports and rescales the first moment; :math:`R` rescales the second, so the effective
+    learning rate is :math:`\eta / (r_k \nu_k^R - \eta\lambda r_k^2)` with :math:`\nu^R` of
+    :func:`dynamics.spherical.adam_nu_R`. With :math:`\varepsilon > 0` both denominators gain
+    :math:`+\varepsilon`, as in the reference code.
 
     Parameters
     ----------
     learning_rate : float or callable
-        η > 0 or a schedule.
+        :math:`\eta > 0` or a schedule.
     betas : (float, float)
-        (β₁, β₂) in [0, 1).
+        :math:`(\beta_1, \beta_2)` in :math:`[0, 1)`.
     eps : float
-        ε >= 0.
+        :math:`\varepsilon \ge 0`.
     weight_decay : float
-        λ >= 0 (coupled L2).
+        :math:`\lambda \ge 0` (coupled L2).
 
     Examples
     --------
@@ -518,8 +535,10 @@ class AdamSRT(AdamS):
 
 
 class AdamG(_AdamBase):
-    """The reference code's AdamG (github.com/ymontmarin/adamsrt): scalar v = β₂v + (1−β₂)Σ_j g_j² (no 1/d), step
-    x̂ = x − η_k m̂/(sqrt(v̂) + ε), m ← T(m) with (x, x̂), then x_next = x̂/(‖x̂‖ + ε).
+    r"""The reference code's AdamG (github.com/ymontmarin/adamsrt): scalar
+    :math:`v = \beta_2 v + (1 - \beta_2) \sum_j g_j^2` (no :math:`1/d`), step
+    :math:`\hat x = x - \eta_k \hat m / (\sqrt{\hat v} + \varepsilon)`, :math:`m \leftarrow T(m)` with
+    :math:`(x, \hat x)`, then :math:`x_\mathrm{next} = \hat x / (\lVert \hat x \rVert + \varepsilon)`.
 
     Weight decay is ignored on the sphere (as in the code). Labelled as the code's variant: the thesis
     describes AdamG as Adam with a projection, and Cho & Lee's differs again.
@@ -527,11 +546,11 @@ class AdamG(_AdamBase):
     Parameters
     ----------
     learning_rate : float or callable
-        η > 0 or a schedule.
+        :math:`\eta > 0` or a schedule.
     betas : (float, float)
-        (β₁, β₂) in [0, 1).
+        :math:`(\beta_1, \beta_2)` in :math:`[0, 1)`.
     eps : float
-        ε >= 0.
+        :math:`\varepsilon \ge 0`.
 
     Examples
     --------

@@ -26,20 +26,22 @@ __all__ = ["adagradg_vs_sgd_runs", "collapse_run", "optimizer_runs"]
 
 def optimizer_runs(config: OptimizerRunsConfig = OptimizerRunsConfig(),
                    seed: Optional[Union[int, np.random.Generator]] = 0) -> Dict[str, OptimizerRun]:
-    """Seven optimizers on one random linear loss whose gradient on the sphere has the constant norm G, all from
-    x₀ = (r₀/√d)·1 (Table 3.1, Eqs 3.25, 3.41-3.46).
+    r"""Seven optimizers on one random linear loss whose gradient on the sphere has the constant norm :math:`G`, all
+    from :math:`x_0 = (r_0 / \sqrt{d}) \cdot \mathbf{1}` (Table 3.1, Eqs 3.25, 3.41-3.46).
 
-    The runs, by name: ``"SGD"`` (η), ``"SGD + L2"`` (η, λ), ``"SGD-M + L2"`` (η(1−γ), γ, λ: the same η/(1−γ)),
-    ``"Adam"``, ``"Adam w/o (a)"`` (AdamS), ``"Adam w/o (ab)"`` (AdamST) with the Adam learning rate and
-    β = (0.9, 0.999), and ``"Adam w/o (abc), β₁ = 0"`` (AdamSRT with β = (0, 0.999)); the Adam family runs without
-    weight decay and with ε = 0.
+    The runs, by name: ``"SGD"`` (:math:`\eta`), ``"SGD + L2"`` (:math:`\eta`, :math:`\lambda`), ``"SGD-M + L2"``
+    (:math:`\eta (1 - \gamma)`, :math:`\gamma`, :math:`\lambda`: the same :math:`\eta / (1 - \gamma)`), ``"Adam"``,
+    ``"Adam w/o (a)"`` (AdamS), ``"Adam w/o (ab)"`` (AdamST) with the Adam learning rate and
+    :math:`\beta = (0.9, 0.999)`, and ``"Adam w/o (abc), β₁ = 0"`` (AdamSRT with :math:`\beta = (0, 0.999)`); the
+    Adam family runs without weight decay and with :math:`\varepsilon = 0`.
 
     Parameters
     ----------
     config : OptimizerRunsConfig, optional
-        The settings (:class:`dynamics.spherical.OptimizerRunsConfig`: steps, d, G, the learning rates, λ, γ, r₀;
-        ``.source()`` takes the authors' optimizer settings, ``.ci()`` is the figure's size). A bad field raises a
-        ValueError naming it. Default ``OptimizerRunsConfig()``.
+        The settings (:class:`dynamics.spherical.OptimizerRunsConfig`: steps, :math:`d`, :math:`G`, the learning
+        rates, :math:`\lambda`, :math:`\gamma`, :math:`r_0`; ``.source()`` takes the authors' optimizer settings,
+        ``.ci()`` is the figure's size). A bad field raises a ValueError naming it. Default
+        ``OptimizerRunsConfig()``.
     seed : None, int >= 0 or numpy.random.Generator, optional
         Seeds the loss's stream of directions (shared by the seven runs). Default 0.
 
@@ -78,27 +80,29 @@ def optimizer_runs(config: OptimizerRunsConfig = OptimizerRunsConfig(),
 def adagradg_vs_sgd_runs(n_steps: int = 20_000, learning_rate: float = 1e-2, weight_decay: float = 1e-3,
                          n_groups: int = 3, dimension: int = 27, batch_size: int = 32,
                          seed: Optional[Union[int, np.random.Generator]] = 0) -> List[AdaGradGComparison]:
-    """Theorem 4 of Roburin et al. 2022 in small (thesis Fig 3.4, App. C.1): per radially invariant group, SGD + L2,
+    r"""Theorem 4 of Roburin et al. 2022 in small (thesis Fig 3.4, App. C.1): per radially invariant group, SGD + L2,
     AdaGradG with the matching parameters and element-wise AdaGrad, on identical batches.
 
-    Each group is a BatchNorm linear probe (64 mini-batches of ``batch_size`` Gaussian inputs of dimension d, random ±1
-    targets, readout 2, bias 0.1) with x₀ ~ N(0, I_d). SGD + L2 runs from x₀; AdaGradG with
-    :func:`dynamics.spherical.adagradg_equivalent_params` (η, λ, ‖x₀‖) from u₀ = x₀/‖x₀‖; AdaGrad + L2 from x₀ with the
-    learning rate of :func:`dynamics.spherical.adagrad_matched_learning_rate` for the first gradient ∇L(x₀) + λx₀.
-    Directions are recorded every max(n_steps // 400, 1) steps.
+    Each group is a BatchNorm linear probe (64 mini-batches of ``batch_size`` Gaussian inputs of dimension
+    :math:`d`, random :math:`\pm 1` targets, readout 2, bias 0.1) with :math:`x_0 \sim \mathcal{N}(0, I_d)`. SGD + L2
+    runs from :math:`x_0`; AdaGradG with :func:`dynamics.spherical.adagradg_equivalent_params`
+    (:math:`\eta`, :math:`\lambda`, :math:`\lVert x_0 \rVert`) from :math:`u_0 = x_0 / \lVert x_0 \rVert`;
+    AdaGrad + L2 from :math:`x_0` with the learning rate of :func:`dynamics.spherical.adagrad_matched_learning_rate`
+    for the first gradient :math:`\nabla L(x_0) + \lambda x_0`. Directions are recorded every
+    max(n_steps // 400, 1) steps.
 
     Parameters
     ----------
     n_steps : int, optional
         Steps per run, >= 0. Default 20000.
     learning_rate : float, optional
-        SGD's η > 0. Default 1e-2 (App. C.1).
+        SGD's :math:`\eta > 0`. Default 1e-2 (App. C.1).
     weight_decay : float, optional
-        λ >= 0 with ηλ < 1. Default 1e-3 (App. C.1).
+        :math:`\lambda \ge 0` with :math:`\eta\lambda < 1`. Default 1e-3 (App. C.1).
     n_groups : int, optional
-        Number of groups, >= 1 (each with its own data and x₀). Default 3.
+        Number of groups, >= 1 (each with its own data and :math:`x_0`). Default 3.
     dimension : int, optional
-        d >= 1. Default 27 (a 3×3×3 filter).
+        :math:`d \ge 1`. Default 27 (a 3×3×3 filter).
     batch_size : int, optional
         Samples per mini-batch, >= 2. Default 32.
     seed : None, int >= 0 or numpy.random.Generator, optional
@@ -139,24 +143,25 @@ def adagradg_vs_sgd_runs(n_steps: int = 20_000, learning_rate: float = 1e-2, wei
 
 def collapse_run(n_steps: int = 6000, dimension: int = 8, learning_rate: float = 0.1, weight_decay: float = 0.01,
                  seed: Optional[Union[int, np.random.Generator]] = 0) -> CollapseRun:
-    """Deterministic GD + L2 on a rotated Rayleigh quotient: no fixed-point equilibrium, but collapse/burst cycles
+    r"""Deterministic GD + L2 on a rotated Rayleigh quotient: no fixed-point equilibrium, but collapse/burst cycles
     of the norm (Eq 3.25 with weight decay; Lobacheva et al. 2021).
 
-    The loss is ½xᵀHx/‖x‖² with H = Q diag(0, 1/(d−1), ..., 1) Qᵀ, Q a Haar-random rotation, and the run starts
-    from x₀ ~ N(0, I_d) (both drawn from ``seed``, in that order).
+    The loss is :math:`\tfrac{1}{2} x^\top H x / \lVert x \rVert^2` with
+    :math:`H = Q \operatorname{diag}(0, 1/(d-1), \dots, 1) Q^\top`, :math:`Q` a Haar-random rotation, and the run
+    starts from :math:`x_0 \sim \mathcal{N}(0, I_d)` (both drawn from ``seed``, in that order).
 
     Parameters
     ----------
     n_steps : int, optional
         Steps, >= 0. Default 6000.
     dimension : int, optional
-        d >= 1. Default 8.
+        :math:`d \ge 1`. Default 8.
     learning_rate : float, optional
-        η > 0. Default 0.1.
+        :math:`\eta > 0`. Default 0.1.
     weight_decay : float, optional
-        λ >= 0 with ηλ < 1. Default 0.01.
+        :math:`\lambda \ge 0` with :math:`\eta\lambda < 1`. Default 0.01.
     seed : None, int >= 0 or numpy.random.Generator, optional
-        Seeds the rotation and x₀ (a Generator's stream continues). Default 0.
+        Seeds the rotation and :math:`x_0` (a Generator's stream continues). Default 0.
 
     Returns
     -------

@@ -44,8 +44,8 @@ def simulate(optimizer: Union[SGD, Adam, AdaGrad, AdaGradG, AdamS, AdamG],
              record_every: Optional[int] = None, engine: str = "numba") -> Trajectory:
     """Run ``optimizer`` on ``loss`` from x0 for n_steps steps and record the spherical quantities (Theorem 2).
 
-    Step k uses draw k of the loss. The optimizer's hyper-parameters are read; its state is neither read
-    nor changed (each run starts from a fresh state, with SGD's ``initial_buffer`` if it has one).
+    Step :math:`k` uses draw :math:`k` of the loss. The optimizer's hyper-parameters are read; its state is neither
+    read nor changed (each run starts from a fresh state, with SGD's ``initial_buffer`` if it has one).
 
     Parameters
     ----------
@@ -58,7 +58,7 @@ def simulate(optimizer: Union[SGD, Adam, AdaGrad, AdaGradG, AdamS, AdamG],
     n_steps : int
         Number of steps >= 0.
     record_every : int, optional
-        Record the direction u_k every this many steps (default: only the first and the last).
+        Record the direction :math:`u_k` every this many steps (default: only the first and the last).
     engine : {"numba", "numpy"}
         The compiled loop, or the numpy reference (optimizer objects and :func:`dynamics.spherical.spherical_step`).
 

@@ -52,19 +52,21 @@ def _raise_for(status, row, A, c, x, where=""):
 
 def spherical_step(x: ArrayLike, a: ArrayLike, b: Union[float, ArrayLike], learning_rate: float,
                    decay: float = 1.0) -> SphericalStep:
-    """The exact Theorem 2 decomposition of one step x_{k+1} = decay·(x_k − η_k a_k ⊘ b_k) (Roburin (thesis),
-    Eqs 3.12, 3.21-3.25).
+    r"""The exact Theorem 2 decomposition of one step
+    :math:`x_{k+1} = \mathrm{decay} \cdot (x_k - \eta_k a_k \oslash b_k)` (Roburin (thesis), Eqs 3.12, 3.21-3.25).
 
     Parameters
     ----------
     x : array_like, shape (d,)
-        x_k, a nonzero vector.
+        :math:`x_k`, a nonzero vector.
     a : array_like, shape (d,)
-        a_k, the momentum of the generic scheme (Eq 3.13).
+        :math:`a_k`, the momentum of the generic scheme (Eq 3.13).
     b : float or array_like, shape (d,)
-        b_k, the division vector: a strictly positive vector, or a positive float s₀ meaning b_k = s₀·1.
+        :math:`b_k`, the division vector: a strictly positive vector, or a positive float :math:`s_0` meaning
+        :math:`b_k = s_0 \cdot \mathbf{1}`.
     learning_rate : float
-        η_k > 0 (for decoupled weight decay pass η/(1−ηλ) and ``decay = 1 − ηλ``).
+        :math:`\eta_k > 0` (for decoupled weight decay pass :math:`\eta / (1 - \eta\lambda)` and
+        ``decay =`` :math:`1 - \eta\lambda`).
     decay : float
         A factor > 0 multiplying the new weights (default 1).
 
@@ -76,8 +78,8 @@ def spherical_step(x: ArrayLike, a: ArrayLike, b: Union[float, ArrayLike], learn
     Raises
     ------
     ValueError
-        If (H1) 1 − A⟨c,u⟩ > 0 fails (the step crosses the hyperplane orthogonal to x_k and the decomposition
-        does not apply), or for bad input.
+        If (H1) :math:`1 - A \langle c, u \rangle > 0` fails (the step crosses the hyperplane orthogonal to
+        :math:`x_k` and the decomposition does not apply), or for bad input.
 
     See Also
     --------
@@ -125,20 +127,20 @@ def _per_row(name, value, n):
 
 def spherical_step_batch(x: ArrayLike, a: ArrayLike, b: Union[float, ArrayLike], learning_rate: Union[float, ArrayLike],
                          decay: Union[float, ArrayLike] = 1.0) -> SphericalStepBatch:
-    """Theorem 2 for many radially invariant groups at once: row i of ``x`` is one group (one filter), and the result
+    r"""Theorem 2 for many radially invariant groups at once: row i of ``x`` is one group (one filter), and the result
     equals :func:`dynamics.spherical.spherical_step` applied row by row (bit for bit: both run the same compiled loop).
 
     Parameters
     ----------
     x : array_like, shape (n, d)
-        x_k of each group, every row a nonzero vector.
+        :math:`x_k` of each group, every row a nonzero vector.
     a : array_like, shape (n, d)
-        a_k of each group (Eq 3.13).
+        :math:`a_k` of each group (Eq 3.13).
     b : float or array_like, shape (n,) or (n, d)
-        b_k: one positive float for all groups (b_k = b·1), one per group (shape (n,)), or a strictly positive
-        vector per group (shape (n, d)).
+        :math:`b_k`: one positive float for all groups (:math:`b_k = b \cdot \mathbf{1}`), one per group (shape
+        (n,)), or a strictly positive vector per group (shape (n, d)).
     learning_rate : float or array_like, shape (n,)
-        η_k > 0, shared or per group.
+        :math:`\eta_k > 0`, shared or per group.
     decay : float or array_like, shape (n,)
         The factor > 0 multiplying the new weights, shared or per group (default 1).
 

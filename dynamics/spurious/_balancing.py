@@ -21,15 +21,15 @@ from ._results import GdroStep, ReweightingCoverage
 
 
 def group_index(labels: ArrayLike, attributes: ArrayLike, n_attributes: int) -> np.ndarray:
-    """Group index g = n_attributes·y + a of each sample (Pezeshki (thesis) §8.1; the authors' code's
-    ``nb_groups * y + g``).
+    r"""Group index :math:`g = n_\mathrm{attributes} \cdot y + a` of each sample (Pezeshki (thesis) §8.1; the authors'
+    code's ``nb_groups * y + g``).
 
     Parameters
     ----------
     labels : array_like of int, shape (n_samples,)
-        Classes y in [0, 1e8).
+        Classes :math:`y` in [0, 1e8).
     attributes : array_like of int, shape (n_samples,)
-        Attributes a in [0, n_attributes).
+        Attributes :math:`a` in [0, n_attributes).
     n_attributes : int
         Number of attribute values, in [1, 1e8].
 
@@ -77,8 +77,8 @@ def group_counts(groups: ArrayLike, n_groups: Optional[int] = None) -> np.ndarra
 
 def subsample_to_smallest(strata: ArrayLike, *, seed: Optional[Union[int, np.random.Generator]] = None) \
         -> np.ndarray:
-    """SUBY/SUBG: indices of a random subset with min_s n_s samples of every stratum (Pezeshki (thesis) §8.3; the
-    authors' code's ``GroupDataset.subsample_``).
+    r"""SUBY/SUBG: indices of a random subset with :math:`\min_s n_s` samples of every stratum (Pezeshki (thesis) §8.3;
+    the authors' code's ``GroupDataset.subsample_``).
 
     Walks a random permutation and keeps the first min-count samples of each stratum present in ``strata``;
     drawn once, without replacement, fixed before training. SUBY passes the class labels, SUBG the group
@@ -138,9 +138,9 @@ def subsampled_size(counts: ArrayLike) -> int:
 
 
 def balanced_sampling_weights(strata: ArrayLike) -> np.ndarray:
-    """RWY/RWG sampling weights w_i = N / n_{s_i} (Pezeshki (thesis) §8.3; the authors' code's ``wy``/``wg``).
+    r"""RWY/RWG sampling weights :math:`w_i = N / n_{s_i}` (Pezeshki (thesis) §8.3; the authors' code's ``wy``/``wg``).
 
-    With P(i) ∝ w_i every stratum has expected share 1/(number of strata) per minibatch.
+    With :math:`P(i) \propto w_i` every stratum has expected share 1/(number of strata) per minibatch.
 
     Parameters
     ----------
@@ -163,7 +163,7 @@ def balanced_sampling_weights(strata: ArrayLike) -> np.ndarray:
 
 def weighted_epoch_indices(weights: ArrayLike, *, n_draws: Optional[int] = None,
                            seed: Optional[Union[int, np.random.Generator]] = None) -> np.ndarray:
-    """One RWY/RWG epoch: ``n_draws`` indices drawn with replacement with P(i) ∝ w_i (the authors' code's
+    r"""One RWY/RWG epoch: ``n_draws`` indices drawn with replacement with :math:`P(i) \propto w_i` (the authors' code's
     ``WeightedRandomSampler(w, N, replacement=True)``).
 
     Parameters
@@ -194,22 +194,23 @@ def weighted_epoch_indices(weights: ArrayLike, *, n_draws: Optional[int] = None,
 
 
 def expected_unique_fraction(population: ArrayLike, draws: ArrayLike) -> Union[float, np.ndarray]:
-    """Expected fraction of distinct items after k with-replacement draws from N, 1 − (1 − 1/N)^k (Pezeshki
-    (thesis) §8.5.4).
+    r"""Expected fraction of distinct items after :math:`k` with-replacement draws from :math:`N`,
+    :math:`1 - (1 - 1/N)^k` (Pezeshki (thesis) §8.5.4).
 
-    Evaluated as −expm1(k·log1p(−1/N)). Multiplied by N it is the coverage formula of the thesis.
+    Evaluated as :math:`-\operatorname{expm1}(k \cdot \operatorname{log1p}(-1/N))`. Multiplied by :math:`N` it is
+    the coverage formula of the thesis.
 
     Parameters
     ----------
     population : int or array_like
-        N >= 1 items.
+        :math:`N \ge 1` items.
     draws : float or array_like
-        k >= 0 draws (real k allowed; broadcast against ``population``).
+        :math:`k \ge 0` draws (real :math:`k` allowed; broadcast against ``population``).
 
     Returns
     -------
     float or ndarray
-        In [0, 1].
+        In :math:`[0, 1]`.
 
     Examples
     --------
@@ -232,17 +233,18 @@ def expected_unique_fraction(population: ArrayLike, draws: ArrayLike) -> Union[f
 
 
 def reweighting_coverage(counts: ArrayLike, epochs: ArrayLike, balance: str = "group") -> ReweightingCoverage:
-    """Expected fraction of the distinct training samples of each group (or class) drawn after some epochs of
+    r"""Expected fraction of the distinct training samples of each group (or class) drawn after some epochs of
     reweighted sampling, RWG or RWY (Pezeshki (thesis) §8.5.4, the "coverage" of the majority groups).
 
-    An epoch draws N = Σ counts samples with replacement, every stratum equally likely
-    (:func:`dynamics.spurious.balanced_sampling_weights`): each of the S strata (the groups for RWG, the classes
-    for RWY) gets N/S draws per epoch, and a stratum of n samples has seen the fraction 1 − (1 − 1/n)^{epochs·N/S}
-    of them (:func:`dynamics.spurious.expected_unique_fraction`). Under RWG a class's fraction is the size-weighted
-    mean of its groups'. This is the thesis's computation, with each stratum's draws fixed at their mean N/S; the
-    exact with-replacement value, 1 − (1 − 1/(S·n))^{epochs·N} (each draw picks a given sample with probability
-    1/(S·n)), is slightly smaller (concavity), by O(1/n): 1.8e-6 for the CelebA not-blond groups after one RWG
-    epoch.
+    An epoch draws :math:`N = \sum \mathrm{counts}` samples with replacement, every stratum equally likely
+    (:func:`dynamics.spurious.balanced_sampling_weights`): each of the :math:`S` strata (the groups for RWG, the
+    classes for RWY) gets :math:`N/S` draws per epoch, and a stratum of :math:`n` samples has seen the fraction
+    :math:`1 - (1 - 1/n)^{\mathrm{epochs} \cdot N/S}` of them (:func:`dynamics.spurious.expected_unique_fraction`).
+    Under RWG a class's fraction is the size-weighted mean of its groups'. This is the thesis's computation, with
+    each stratum's draws fixed at their mean :math:`N/S`; the exact with-replacement value,
+    :math:`1 - (1 - 1/(S \cdot n))^{\mathrm{epochs} \cdot N}` (each draw picks a given sample with probability
+    :math:`1/(S \cdot n)`), is slightly smaller (concavity), by :math:`O(1/n)`: 1.8e-6 for the CelebA not-blond
+    groups after one RWG epoch.
 
     Parameters
     ----------
@@ -285,15 +287,15 @@ def reweighting_coverage(counts: ArrayLike, epochs: ArrayLike, balance: str = "g
 
 
 def jtt_duplication_counts(wrong: ArrayLike, upweight: int) -> np.ndarray:
-    """JTT duplication counts 1 + (λ_up − 1)·1[wrong] (Pezeshki (thesis) §8.3; the authors' code's
-    ``JTT.weights``).
+    r"""JTT duplication counts :math:`1 + (\lambda_\mathrm{up} - 1) \cdot \mathbf{1}[\mathrm{wrong}]` (Pezeshki (thesis)
+    §8.3; the authors' code's ``JTT.weights``).
 
     Parameters
     ----------
     wrong : array_like of bool, shape (n_samples,)
         Training points misclassified after the first stage (the error set).
     upweight : int
-        λ_up >= 1.
+        :math:`\lambda_\mathrm{up} \ge 1`.
 
     Returns
     -------
@@ -339,23 +341,24 @@ def expand_by_counts(indices: ArrayLike, counts: ArrayLike) -> np.ndarray:
 
 
 def gdro_update(log_q: ArrayLike, group_losses: ArrayLike, present: ArrayLike, step_size: float = 0.1) -> GdroStep:
-    """One online group-DRO step (Sagawa et al.; Pezeshki (thesis) §8.3, written out as in the standard gDRO update
+    r"""One online group-DRO step (Sagawa et al.; Pezeshki (thesis) §8.3, written out as in the standard gDRO update
     and the authors' code's ``GroupDRO``).
 
-    log q_g += η L̂_g for the groups present in the minibatch, then q is normalised over all groups (log space);
-    the loss weights are q_g on the present groups and 0 elsewhere (the minibatch loss is Σ_g q_g L̂_g). Start
-    from log q = 0 (all q_g = 1, as in the authors' code).
+    :math:`\log q_g \mathrel{+}= \eta \hat L_g` for the groups present in the minibatch, then :math:`q` is
+    normalised over all groups (log space); the loss weights are :math:`q_g` on the present groups and 0 elsewhere
+    (the minibatch loss is :math:`\sum_g q_g \hat L_g`). Start from :math:`\log q = 0` (all :math:`q_g = 1`, as in
+    the authors' code).
 
     Parameters
     ----------
     log_q : array_like, shape (n_groups,)
         Current log weights (finite).
     group_losses : array_like, shape (n_groups,)
-        Mean minibatch loss L̂_g >= 0 of each group (entries of absent groups are ignored).
+        Mean minibatch loss :math:`\hat L_g \ge 0` of each group (entries of absent groups are ignored).
     present : array_like of bool, shape (n_groups,)
         Which groups have samples in the minibatch.
     step_size : float
-        η > 0 (the thesis fixes 0.1).
+        :math:`\eta > 0` (the thesis fixes 0.1).
 
     Returns
     -------

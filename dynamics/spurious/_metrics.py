@@ -46,19 +46,20 @@ def _scalar_if_0d(values):
 
 
 def sparsity(z: ArrayLike, axis: int = -1) -> Union[float, np.ndarray]:
-    """Sparsity 1 − ‖z‖₀/d of activation vectors, counting exact zeros (Barsbey et al. 2025, §3.2).
+    r"""Sparsity :math:`1 - \lVert z \rVert_0 / d` of activation vectors, counting exact zeros (Barsbey et al. 2025,
+    §3.2).
 
     Parameters
     ----------
     z : array_like, shape (..., d) (d along ``axis``)
         Activations, e.g. (n_samples, n_units) post-ReLU values.
     axis : int
-        The axis holding the d entries of each vector.
+        The axis holding the :math:`d` entries of each vector.
 
     Returns
     -------
     float or ndarray
-        One value per vector in [0, 1] (a float for a single vector).
+        One value per vector in :math:`[0, 1]` (a float for a single vector).
 
     Examples
     --------
@@ -79,27 +80,29 @@ def _sorted_powers(arr, q):
 
 def compressibility(z: ArrayLike, q: float = 2.0, keep_fraction: float = 0.1, axis: int = -1) \
         -> Union[float, np.ndarray]:
-    """(q, κ)-compressibility 1 − inf_{‖y‖₀ <= ⌈κd⌉} ‖z − y‖_q / ‖z‖_q (Barsbey et al. 2025, §3.2, after Gribonval
-    et al.).
+    r""":math:`(q, \kappa)`-compressibility
+    :math:`1 - \inf_{\lVert y \rVert_0 \le \lceil \kappa d \rceil} \lVert z - y \rVert_q / \lVert z \rVert_q`
+    (Barsbey et al. 2025, §3.2, after Gribonval et al.).
 
-    The infimum keeps the s = ⌈κd − 1e-9⌉ entries of largest magnitude: the value is 1 − ‖tail‖_q/‖z‖_q. An
-    all-zero vector gives 1.0 (it is exactly representable).
+    The infimum keeps the :math:`s = \lceil \kappa d - 10^{-9} \rceil` entries of largest magnitude: the value is
+    :math:`1 - \lVert \mathrm{tail} \rVert_q / \lVert z \rVert_q`. An all-zero vector gives 1.0 (it is exactly
+    representable).
 
     Parameters
     ----------
     z : array_like, shape (..., d)
-        Activation vectors (``axis`` holds the d entries).
+        Activation vectors (``axis`` holds the :math:`d` entries).
     q : float
-        The norm exponent, q > 0 (the paper's example and the default: 2).
+        The norm exponent, :math:`q > 0` (the paper's example and the default: 2).
     keep_fraction : float
-        κ ∈ [0, 1], the fraction of entries kept (the paper's κ; default 0.1).
+        :math:`\kappa \in [0, 1]`, the fraction of entries kept (the paper's :math:`\kappa`; default 0.1).
     axis : int
         The axis holding the entries.
 
     Returns
     -------
     float or ndarray
-        One value per vector, in [0, 1].
+        One value per vector, in :math:`[0, 1]`.
 
     Examples
     --------
@@ -121,18 +124,19 @@ def compressibility(z: ArrayLike, q: float = 2.0, keep_fraction: float = 0.1, ax
 
 
 def pq_index(w: ArrayLike, p: float = 1.0, q: float = 2.0, axis: int = -1) -> Union[float, np.ndarray]:
-    """PQ-index I_{p,q}(w) = 1 − d^{1/q − 1/p} ‖w‖_p / ‖w‖_q, 0 < p < q (Diao et al.; Barsbey et al. 2025,
-    Fig. 25).
+    r"""PQ-index :math:`I_{p,q}(w) = 1 - d^{1/q - 1/p} \lVert w \rVert_p / \lVert w \rVert_q`, :math:`0 < p < q`
+    (Diao et al.; Barsbey et al. 2025, Fig. 25).
 
-    Larger means sparser; the range is [0, 1 − d^{1/q−1/p}]. Barsbey et al. 2025 print "p = 2, q = 1", which as
-    written is <= 0 (an erratum, see the claim ``spurious.pq_index_convention``): the intended instance is (1, 2).
+    Larger means sparser; the range is :math:`[0, 1 - d^{1/q - 1/p}]`. Barsbey et al. 2025 print
+    ":math:`p = 2, q = 1`", which as written is :math:`\le 0` (an erratum, see the claim
+    ``spurious.pq_index_convention``): the intended instance is :math:`(1, 2)`.
 
     Parameters
     ----------
     w : array_like, shape (..., d)
-        Vectors (``axis`` holds the d entries); an all-zero vector raises ValueError.
+        Vectors (``axis`` holds the :math:`d` entries); an all-zero vector raises ValueError.
     p, q : float
-        0 < p < q.
+        :math:`0 < p < q`.
     axis : int
 
     Returns
@@ -173,11 +177,13 @@ def _classes(labels):
 
 
 def class_separation_r2(representations: ArrayLike, labels: ArrayLike, on_zero: str = "raise") -> float:
-    """Cosine class separation R² = 1 − d̄_within / d̄_total (Barsbey et al. 2025, §3.3, after Kornblith et al.).
+    r"""Cosine class separation :math:`R^2 = 1 - \bar d_\mathrm{within} / \bar d_\mathrm{total}` (Barsbey et al. 2025,
+    §3.3, after Kornblith et al.).
 
-    With unit-normalised rows u and class means ū_k (K classes present in ``labels``), exactly
-    d̄_within = (1/K) Σ_k (1 − ‖ū_k‖²) and d̄_total = 1 − ‖Σ_k ū_k‖²/K²: the O(N²) pair sums of the definition
-    (diagonal terms included, no centring) in O(N·d).
+    With unit-normalised rows :math:`u` and class means :math:`\bar u_k` (:math:`K` classes present in ``labels``),
+    exactly :math:`\bar d_\mathrm{within} = \frac{1}{K} \sum_k (1 - \lVert \bar u_k \rVert^2)` and
+    :math:`\bar d_\mathrm{total} = 1 - \lVert \sum_k \bar u_k \rVert^2 / K^2`: the :math:`O(N^2)` pair sums of the
+    definition (diagonal terms included, no centring) in :math:`O(N \cdot d)`.
 
     Parameters
     ----------
@@ -192,7 +198,7 @@ def class_separation_r2(representations: ArrayLike, labels: ArrayLike, on_zero: 
     Returns
     -------
     float
-        R² (1 for collinear within-class representations of distinct classes; about 0 for random labels).
+        :math:`R^2` (1 for collinear within-class representations of distinct classes; about 0 for random labels).
 
     Examples
     --------
@@ -230,13 +236,14 @@ def class_separation_r2(representations: ArrayLike, labels: ArrayLike, on_zero: 
 
 
 def class_selectivity(activations: ArrayLike, labels: ArrayLike, eps: float = 1e-7) -> np.ndarray:
-    """Per-unit class-selectivity index CSI = ρ_max (π_max − π_−max) / (π_max + π_−max + ε) (Barsbey et al. 2025,
-    §3.3).
+    r"""Per-unit class-selectivity index
+    :math:`\mathrm{CSI} = \rho_\max (\pi_\max - \pi_{-\max}) / (\pi_\max + \pi_{-\max} + \varepsilon)` (Barsbey
+    et al. 2025, §3.3).
 
-    π_max is the largest class-conditional mean activation (ties: the smallest class), π_−max the mean of the
-    other classes' means, ρ_max the fraction of inputs of the argmax class on which the unit is > 0. The
-    bias-selectivity index BSI is the same call with the bias labels b. Meant for non-negative (post-ReLU)
-    activations, where CSI ∈ [0, 1].
+    :math:`\pi_\max` is the largest class-conditional mean activation (ties: the smallest class),
+    :math:`\pi_{-\max}` the mean of the other classes' means, :math:`\rho_\max` the fraction of inputs of the argmax
+    class on which the unit is > 0. The bias-selectivity index BSI is the same call with the bias labels
+    :math:`b`. Meant for non-negative (post-ReLU) activations, where :math:`\mathrm{CSI} \in [0, 1]`.
 
     Parameters
     ----------
@@ -244,7 +251,7 @@ def class_selectivity(activations: ArrayLike, labels: ArrayLike, eps: float = 1e
     labels : array_like of int, shape (n_samples,)
         Class (CSI) or bias (BSI) labels, at least 2 distinct values.
     eps : float
-        ε > 0 (the paper does not give it; 1e-7).
+        :math:`\varepsilon > 0` (the paper does not give it; 1e-7).
 
     Returns
     -------
@@ -308,22 +315,23 @@ def _losses_and_mask(losses, is_bias_conflicting):
 
 
 def bc_loss_share(losses: ArrayLike, is_bias_conflicting: ArrayLike) -> Union[float, np.ndarray]:
-    """BC loss share Σ_BC ℓ / Σ ℓ of a minibatch (the "BC loss ratio" of Barsbey et al. 2025, §6 and Fig. 12).
+    r"""BC loss share :math:`\sum_\mathrm{BC} \ell / \sum \ell` of a minibatch (the "BC loss ratio" of Barsbey et al.
+    2025, §6 and Fig. 12).
 
-    Returns 0.0 when Σ_BC ℓ = 0, including when the total is 0 too (convention). For a model predicting by the
-    spurious rule the share is R/(1 + R) with R the Proposition 1 ratio.
+    Returns 0.0 when :math:`\sum_\mathrm{BC} \ell = 0`, including when the total is 0 too (convention). For a model
+    predicting by the spurious rule the share is :math:`R / (1 + R)` with :math:`R` the Proposition 1 ratio.
 
     Parameters
     ----------
     losses : array_like, shape (..., batch)
         Per-sample losses >= 0; the last axis is one minibatch (rows of a 2-D array are minibatches).
     is_bias_conflicting : array_like of bool, same shape
-        True for BC samples (y != b).
+        True for BC samples (:math:`y \ne b`).
 
     Returns
     -------
     float or ndarray
-        The share of each minibatch, in [0, 1].
+        The share of each minibatch, in :math:`[0, 1]`.
 
     Examples
     --------
@@ -340,7 +348,7 @@ def bc_loss_share(losses: ArrayLike, is_bias_conflicting: ArrayLike) -> Union[fl
 
 
 def ba_bc_mean_loss_ratio(losses: ArrayLike, is_bias_conflicting: ArrayLike) -> float:
-    """Ratio of the mean BA loss to the mean BC loss, the uniform-margin diagnostic of Barsbey et al. 2025, §6.
+    r"""Ratio of the mean BA loss to the mean BC loss, the uniform-margin diagnostic of Barsbey et al. 2025, §6.
 
     Parameters
     ----------
@@ -352,7 +360,7 @@ def ba_bc_mean_loss_ratio(losses: ArrayLike, is_bias_conflicting: ArrayLike) -> 
     Returns
     -------
     float
-        mean_BA ℓ / mean_BC ℓ.
+        :math:`\operatorname{mean}_\mathrm{BA} \ell / \operatorname{mean}_\mathrm{BC} \ell`.
 
     Examples
     --------
@@ -373,8 +381,8 @@ def ba_bc_mean_loss_ratio(losses: ArrayLike, is_bias_conflicting: ArrayLike) -> 
 
 def retention_ratios(pruned_accuracies: ArrayLike, full_accuracy: float, chance: Optional[float] = None) \
         -> np.ndarray:
-    """κ-retention ratios Acc(f^(κ)) / Acc(f) (Barsbey et al. 2025, §3.2), or chance-corrected (an extension of
-    this project, not in the paper).
+    r""":math:`\kappa`-retention ratios :math:`\mathrm{Acc}(f^{(\kappa)}) / \mathrm{Acc}(f)` (Barsbey et al. 2025,
+    §3.2), or chance-corrected (an extension of this project, not in the paper).
 
     Parameters
     ----------
@@ -383,8 +391,8 @@ def retention_ratios(pruned_accuracies: ArrayLike, full_accuracy: float, chance:
     full_accuracy : float
         Accuracy of the unpruned model, in (0, 1].
     chance : float, optional
-        With chance = c the ratios are (acc_κ − c)/(acc_full − c); needs acc_full > c (this project's
-        extension).
+        With chance = :math:`c` the ratios are :math:`(\mathrm{acc}_\kappa - c) / (\mathrm{acc}_\mathrm{full} - c)`;
+        needs :math:`\mathrm{acc}_\mathrm{full} > c` (this project's extension).
 
     Returns
     -------
@@ -409,11 +417,12 @@ def retention_ratios(pruned_accuracies: ArrayLike, full_accuracy: float, chance:
 
 
 def prunability(pruned_accuracies: ArrayLike, full_accuracy: float, chance: Optional[float] = None) -> float:
-    """κ-prunability: the mean of the retention ratios over the κ grid (Barsbey et al. 2025, §3.2 and Table 1).
+    r""":math:`\kappa`-prunability: the mean of the retention ratios over the :math:`\kappa` grid (Barsbey et al. 2025,
+    §3.2 and Table 1).
 
     The paper calls it "the sum of these retention ratios over a range of κ (from 0 to 0.9)", but its Table 1 values
-    (0.195 to 1.029) are impossible for a sum over 10 values whose κ = 0 term is 1: it is the mean (erratum
-    ``spurious.prunability_is_mean``). It can exceed 1.
+    (0.195 to 1.029) are impossible for a sum over 10 values whose :math:`\kappa = 0` term is 1: it is the mean
+    (erratum ``spurious.prunability_is_mean``). It can exceed 1.
 
     Parameters
     ----------
@@ -458,20 +467,21 @@ def _keep_mask_smallest(scores, n_prune):
 
 def neuron_pruning_masks(weights: Sequence[ArrayLike], prune_fraction: float, criterion: str = "incoming_l2",
                          activations: Optional[Sequence[ArrayLike]] = None) -> List[np.ndarray]:
-    """Structured pruning: keep-masks of the hidden units of each layer (Barsbey et al. 2025, §3.2; the ranking
+    r"""Structured pruning: keep-masks of the hidden units of each layer (Barsbey et al. 2025, §3.2; the ranking
     criterion, which the paper leaves open, is a parameter).
 
-    Hidden layer l is the output of matrix l (every matrix but the last). Exactly ⌊κ·width + 0.5⌋ units of each
-    hidden layer are pruned, those with the smallest criterion; ties are pruned lowest index first.
+    Hidden layer :math:`l` is the output of matrix :math:`l` (every matrix but the last). Exactly
+    :math:`\lfloor \kappa \cdot \mathrm{width} + 0.5 \rfloor` units of each hidden layer are pruned, those with the
+    smallest criterion; ties are pruned lowest index first.
 
     Parameters
     ----------
     weights : list of array_like
         Weight matrices in torch layout (out, in), chained (weights[l+1] has weights[l].shape[0] columns).
     prune_fraction : float
-        κ ∈ [0, 1], the fraction of units pruned in every hidden layer.
+        :math:`\kappa \in [0, 1]`, the fraction of units pruned in every hidden layer.
     criterion : {"incoming_l2", "outgoing_l2", "in_out", "activation_out"}
-        Row norm of W_l; column norm of W_{l+1}; their product; mean activation × outgoing norm.
+        Row norm of :math:`W_l`; column norm of :math:`W_{l+1}`; their product; mean activation × outgoing norm.
     activations : list of array_like, optional
         For "activation_out": one (n_samples, width_l) array per hidden layer.
 
@@ -527,14 +537,15 @@ def _relu_network(mats, x):
 def neuron_pruned_accuracies(weights: Sequence[ArrayLike], inputs: ArrayLike, labels: ArrayLike,
                              prune_fractions: Sequence[float] = PRUNE_FRACTIONS, criterion: str = "incoming_l2") \
         -> np.ndarray:
-    """Accuracies Acc(f^(κ)) of a bias-free ReLU network after structured pruning of a fraction κ of the units of
-    every hidden layer (Barsbey et al. 2025, §3.2): the numerators of :func:`dynamics.spurious.retention_ratios`
-    and :func:`dynamics.spurious.prunability`.
+    r"""Accuracies :math:`\mathrm{Acc}(f^{(\kappa)})` of a bias-free ReLU network after structured pruning of a fraction
+    :math:`\kappa` of the units of every hidden layer (Barsbey et al. 2025, §3.2): the numerators of
+    :func:`dynamics.spurious.retention_ratios` and :func:`dynamics.spurious.prunability`.
 
-    The network is f(x) = W_L relu(W_{L−1} … relu(W_1 x)) (weights in torch layout (out, in), as the parity FCN);
-    at each κ the units dropped by :func:`dynamics.spurious.neuron_pruning_masks` output 0, and the prediction is
-    argmax f(x). With ``criterion="activation_out"`` the activations ranking the units are those of the unpruned
-    network on ``inputs``.
+    The network is :math:`f(x) = W_L \operatorname{relu}(W_{L-1} \dots \operatorname{relu}(W_1 x))` (weights in
+    torch layout (out, in), as the parity FCN); at each :math:`\kappa` the units dropped by
+    :func:`dynamics.spurious.neuron_pruning_masks` output 0, and the prediction is :math:`\operatorname{argmax} f(x)`.
+    With ``criterion="activation_out"`` the activations ranking the units are those of the unpruned network on
+    ``inputs``.
 
     Parameters
     ----------
@@ -544,14 +555,14 @@ def neuron_pruned_accuracies(weights: Sequence[ArrayLike], inputs: ArrayLike, la
     labels : array_like of int, shape (n_samples,)
         Classes in [0, n_classes).
     prune_fractions : sequence of float
-        The κ grid, each in [0, 1] (default ``PRUNE_FRACTIONS``, 0 to 0.9).
+        The :math:`\kappa` grid, each in :math:`[0, 1]` (default ``PRUNE_FRACTIONS``, 0 to 0.9).
     criterion : {"incoming_l2", "outgoing_l2", "in_out", "activation_out"}
         As in :func:`dynamics.spurious.neuron_pruning_masks`.
 
     Returns
     -------
     ndarray, shape (n_fractions,)
-        The accuracy in [0, 1] at each κ (at κ = 0 that of the unpruned network).
+        The accuracy in :math:`[0, 1]` at each :math:`\kappa` (at :math:`\kappa = 0` that of the unpruned network).
 
     Examples
     --------
@@ -582,15 +593,15 @@ def neuron_pruned_accuracies(weights: Sequence[ArrayLike], inputs: ArrayLike, la
 
 
 def magnitude_pruning_masks(weights: Sequence[ArrayLike], prune_fraction: float) -> List[np.ndarray]:
-    """Unstructured magnitude pruning: per matrix, prune the ⌊κ·size + 0.5⌋ entries of smallest magnitude
-    (Barsbey et al. 2025, Fig. 21).
+    r"""Unstructured magnitude pruning: per matrix, prune the :math:`\lfloor \kappa \cdot \mathrm{size} + 0.5 \rfloor`
+    entries of smallest magnitude (Barsbey et al. 2025, Fig. 21).
 
     Parameters
     ----------
     weights : list of array_like
         Weight matrices (out, in).
     prune_fraction : float
-        κ ∈ [0, 1].
+        :math:`\kappa \in [0, 1]`.
 
     Returns
     -------
@@ -608,7 +619,7 @@ def magnitude_pruning_masks(weights: Sequence[ArrayLike], prune_fraction: float)
 
 
 def group_accuracies(predictions: ArrayLike, labels: ArrayLike, groups: ArrayLike, n_groups: int) -> np.ndarray:
-    """Accuracy within each group g = (y, a) (Pezeshki (thesis) §8.1).
+    """Accuracy within each group :math:`g = (y, a)` (Pezeshki (thesis) §8.1).
 
     Parameters
     ----------
@@ -641,7 +652,7 @@ def group_accuracies(predictions: ArrayLike, labels: ArrayLike, groups: ArrayLik
 
 
 def worst_group_accuracy(predictions: ArrayLike, labels: ArrayLike, groups: ArrayLike, n_groups: int) -> float:
-    """Worst-group accuracy min_g Acc_g (Pezeshki (thesis) §8.1).
+    r"""Worst-group accuracy :math:`\min_g \mathrm{Acc}_g` (Pezeshki (thesis) §8.1).
 
     Parameters
     ----------

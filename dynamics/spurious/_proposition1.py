@@ -31,8 +31,9 @@ _MAX_LOG = math.log(np.finfo(np.float64).max)
 
 
 def log_softplus_of_negative(v):
-    """log softplus(−v) = log log1p(e^{−v}) for v >= 0, without underflow (−v + log1p(−x/2 + x²/3) once
-    x = e^{−v} < 1e-8). Private: used by both propositions."""
+    r""":math:`\log \operatorname{softplus}(-v) = \log \operatorname{log1p}(e^{-v})` for :math:`v \ge 0`, without
+    underflow (:math:`-v + \operatorname{log1p}(-x/2 + x^2/3)` once :math:`x = e^{-v} < 10^{-8}`). Private: used by
+    both propositions."""
     v = np.asarray(v, dtype=np.float64)
     x = np.exp(-v)
     small = x < _SERIES_BELOW
@@ -65,20 +66,20 @@ def _finite_exp(log_values, what):
 
 
 def scaled_binary_ce(margin: ArrayLike, logit_scale: ArrayLike) -> Union[float, np.ndarray]:
-    """Binary cross-entropy of logits scaled by k, ℓ = softplus(−k m) (the per-sample loss behind Proposition 1 of
-    Barsbey et al. 2025, Eq. 1).
+    r"""Binary cross-entropy of logits scaled by :math:`k`, :math:`\ell = \operatorname{softplus}(-k m)` (the per-sample
+    loss behind Proposition 1 of Barsbey et al. 2025, Eq. 1).
 
     Parameters
     ----------
     margin : float or array_like
-        Logit margin m = f[y] − f[y'] (any sign; > 0 means correctly predicted).
+        Logit margin :math:`m = f[y] - f[y']` (any sign; > 0 means correctly predicted).
     logit_scale : float or array_like
-        The logit-scaling factor k > 0 of Barsbey et al. 2025 (broadcast against ``margin``).
+        The logit-scaling factor :math:`k > 0` of Barsbey et al. 2025 (broadcast against ``margin``).
 
     Returns
     -------
     float or ndarray
-        softplus(−k m) = log(1 + e^{−k m}), evaluated by ``np.logaddexp(0, −k m)``.
+        :math:`\operatorname{softplus}(-k m) = \log(1 + e^{-k m})`, evaluated by ``np.logaddexp(0, −k m)``.
 
     Examples
     --------
@@ -99,26 +100,35 @@ def scaled_binary_ce(margin: ArrayLike, logit_scale: ArrayLike) -> Union[float, 
 
 def bc_ba_loss_ratio(logit_scale: ArrayLike, ba_margins: ArrayLike, bc_margins: ArrayLike, log: bool = False) \
         -> Union[float, np.ndarray]:
-    """The BC/BA loss ratio: total cross-entropy of the bias-conflicting over that of the bias-aligned samples,
-    R(k) = Σ_BC softplus(kβ_j) / Σ_BA softplus(−kα_i), exactly, for logits scaled by k.
+    r"""The BC/BA loss ratio: total cross-entropy of the bias-conflicting over that of the bias-aligned samples, for
+    logits scaled by :math:`k`.
 
-    Proposition 1 of Barsbey et al. 2025 (Eq. 1); the exact finite-k form is derived in this project.
+    Exactly,
+
+    .. math::
+
+        R(k) = \frac{\sum_\mathrm{BC} \operatorname{softplus}(k\beta_j)}
+        {\sum_\mathrm{BA} \operatorname{softplus}(-k\alpha_i)}.
+
+    Proposition 1 of Barsbey et al. 2025 (Eq. 1); the exact finite-:math:`k` form is derived in this project.
 
     Parameters
     ----------
     logit_scale : float or array_like
-        k > 0 (a scalar or an array of values; the result has its shape).
+        :math:`k > 0` (a scalar or an array of values; the result has its shape).
     ba_margins : array_like, shape (n_ba,)
-        Margins α_i > 0 of the bias-aligned samples (correctly predicted). Shared margins: a constant array.
+        Margins :math:`\alpha_i > 0` of the bias-aligned samples (correctly predicted). Shared margins: a constant
+        array.
     bc_margins : array_like, shape (n_bc,)
-        Margins β_j > 0 by which the bias-conflicting samples are mispredicted.
+        Margins :math:`\beta_j > 0` by which the bias-conflicting samples are mispredicted.
     log : bool
-        Return log R(k), finite and accurate to rel 1e-12 for k·max(α, β) up to 1e4 and beyond.
+        Return :math:`\log R(k)`, finite and accurate to rel 1e-12 for :math:`k \cdot \max(\alpha, \beta)` up to
+        :math:`10^4` and beyond.
 
     Returns
     -------
     float or ndarray
-        R(k) or log R(k). Without ``log``, a ratio beyond the float64 range raises ValueError.
+        :math:`R(k)` or :math:`\log R(k)`. Without ``log``, a ratio beyond the float64 range raises ValueError.
 
     Examples
     --------
@@ -138,18 +148,23 @@ def bc_ba_loss_ratio(logit_scale: ArrayLike, ba_margins: ArrayLike, bc_margins: 
 
 def bc_ba_loss_ratio_bounds(logit_scale: ArrayLike, ba_margins: ArrayLike, bc_margins: ArrayLike,
                             log: bool = False) -> LossRatioBounds:
-    """Two-sided bound on the BC/BA loss ratio R(k) for every k > 0 (Proposition 1 of Barsbey et al. 2025, Eq. 1,
-    supp. D.1; the bound is derived in this project).
+    r"""Two-sided bound on the BC/BA loss ratio :math:`R(k)` for every :math:`k > 0` (Proposition 1 of Barsbey et al.
+    2025, Eq. 1, supp. D.1; the bound is derived in this project).
 
-    lower = k Σβ_j / Σ e^{−kα_i} and upper = Σ(kβ_j + e^{−kβ_j}) / Σ(e^{−kα_i} − e^{−2kα_i}/2), from
-    softplus(kβ) ∈ [kβ, kβ + e^{−kβ}] and softplus(−kα) ∈ [e^{−kα} − e^{−2kα}/2, e^{−kα}].
+    .. math::
+
+        \mathrm{lower} = \frac{k \sum \beta_j}{\sum e^{-k\alpha_i}}, \qquad
+        \mathrm{upper} = \frac{\sum (k\beta_j + e^{-k\beta_j})}{\sum (e^{-k\alpha_i} - e^{-2k\alpha_i}/2)},
+
+    from :math:`\operatorname{softplus}(k\beta) \in [k\beta, k\beta + e^{-k\beta}]` and
+    :math:`\operatorname{softplus}(-k\alpha) \in [e^{-k\alpha} - e^{-2k\alpha}/2, e^{-k\alpha}]`.
 
     Parameters
     ----------
     logit_scale : float or array_like
-        k > 0.
+        :math:`k > 0`.
     ba_margins, bc_margins : array_like
-        α_i > 0 and β_j > 0, as in :func:`dynamics.spurious.bc_ba_loss_ratio`.
+        :math:`\alpha_i > 0` and :math:`\beta_j > 0`, as in :func:`dynamics.spurious.bc_ba_loss_ratio`.
     log : bool
         Return the logs of the bounds.
 
@@ -194,16 +209,18 @@ def _min_and_multiplicity(values):
 
 
 def bc_ba_loss_ratio_asymptote(ba_margins: ArrayLike, bc_margins: ArrayLike) -> LossRatioAsymptote:
-    """The k → ∞ limit of the BC/BA loss ratio for heterogeneous margins (Proposition 1 of Barsbey et al. 2025;
-    the constant is derived in this project).
+    r"""The :math:`k \to \infty` limit of the BC/BA loss ratio for heterogeneous margins (Proposition 1 of Barsbey
+    et al. 2025; the constant is derived in this project).
 
-    R(k) ~ constant · k · e^{rate·k} with rate = α_min = min α_i and constant = Σ_j β_j / m_min, where m_min
-    counts the BA margins equal to α_min (ties within rtol 1e-12). For shared margins this is n_bc β / n_ba.
+    :math:`R(k) \sim \mathrm{constant} \cdot k \cdot e^{\mathrm{rate} \cdot k}` with
+    :math:`\mathrm{rate} = \alpha_\min = \min \alpha_i` and :math:`\mathrm{constant} = \sum_j \beta_j / m_\min`,
+    where :math:`m_\min` counts the BA margins equal to :math:`\alpha_\min` (ties within rtol 1e-12). For shared
+    margins this is :math:`n_\mathrm{bc} \beta / n_\mathrm{ba}`.
 
     Parameters
     ----------
     ba_margins, bc_margins : array_like
-        α_i > 0 and β_j > 0.
+        :math:`\alpha_i > 0` and :math:`\beta_j > 0`.
 
     Returns
     -------
@@ -264,22 +281,23 @@ def _log_softmax_ce(k, f, y):
 
 
 def softmax_ce(logits: ArrayLike, labels: ArrayLike, logit_scale: float = 1.0) -> np.ndarray:
-    """Per-sample softmax cross-entropy of k·logits (the multi-class loss of Proposition 1 of Barsbey et al. 2025),
-    computed stably from the logit differences.
+    r"""Per-sample softmax cross-entropy of :math:`k \cdot \mathrm{logits}` (the multi-class loss of Proposition 1 of
+    Barsbey et al. 2025), computed stably from the logit differences.
 
     Parameters
     ----------
     logits : array_like, shape (n_samples, n_classes)
-        Logits f, n_classes >= 2.
+        Logits :math:`f`, n_classes >= 2.
     labels : array_like of int, shape (n_samples,)
         Classes in [0, n_classes).
     logit_scale : float
-        k > 0.
+        :math:`k > 0`.
 
     Returns
     -------
     ndarray, shape (n_samples,)
-        −log softmax(k f)[y], accurate to rel 1e-15 also for losses far below 1e-16 (no 1 − p cancellation).
+        :math:`-\log \operatorname{softmax}(k f)[y]`, accurate to rel 1e-15 also for losses far below
+        :math:`10^{-16}` (no :math:`1 - p` cancellation).
 
     Examples
     --------
@@ -314,26 +332,27 @@ def _spurious_rule_split(f, y, b):
 
 def bc_ba_loss_ratio_from_logits(logit_scale: ArrayLike, logits: ArrayLike, labels: ArrayLike,
                                  bias_labels: ArrayLike, log: bool = False) -> Union[float, np.ndarray]:
-    """The multi-class BC/BA loss ratio Σ_BC CE(k f) / Σ_BA CE(k f) from logits (Proposition 1 of Barsbey et al.
-    2025, stated there for two classes; the multi-class form is derived in this project).
+    r"""The multi-class BC/BA loss ratio :math:`\sum_\mathrm{BC} \mathrm{CE}(k f) / \sum_\mathrm{BA} \mathrm{CE}(k f)`
+    from logits (Proposition 1 of Barsbey et al. 2025, stated there for two classes; the multi-class form is derived
+    in this project).
 
-    BA samples have y = b, BC samples y ≠ b. The model must predict by the spurious rule: argmax f = b on
-    every sample (the proposition's hypothesis); otherwise ValueError.
+    BA samples have :math:`y = b`, BC samples :math:`y \ne b`. The model must predict by the spurious rule:
+    :math:`\operatorname{argmax} f = b` on every sample (the proposition's hypothesis); otherwise ValueError.
 
     Parameters
     ----------
     logit_scale : float or array_like
-        k > 0.
+        :math:`k > 0`.
     logits : array_like, shape (n_samples, n_classes)
     labels, bias_labels : array_like of int, shape (n_samples,)
-        True classes y and bias labels b in [0, n_classes).
+        True classes :math:`y` and bias labels :math:`b` in [0, n_classes).
     log : bool
-        Return log R(k).
+        Return :math:`\log R(k)`.
 
     Returns
     -------
     float or ndarray
-        R(k) or log R(k), shaped like ``logit_scale``.
+        :math:`R(k)` or :math:`\log R(k)`, shaped like ``logit_scale``.
 
     Examples
     --------
@@ -360,11 +379,12 @@ def bc_ba_loss_ratio_from_logits(logit_scale: ArrayLike, logits: ArrayLike, labe
 
 def bc_ba_loss_ratio_asymptote_from_logits(logits: ArrayLike, labels: ArrayLike,
                                            bias_labels: ArrayLike) -> LossRatioAsymptote:
-    """The k → ∞ limit of the multi-class BC/BA loss ratio from logits (Proposition 1 of Barsbey et al. 2025;
-    the limit is derived in this project).
+    r"""The :math:`k \to \infty` limit of the multi-class BC/BA loss ratio from logits (Proposition 1 of Barsbey et al.
+    2025; the limit is derived in this project).
 
-    rate = α_min, the smallest gap f_y − f_j over BA samples and wrong classes j; constant =
-    Σ_BC (max_l f_l − f_y) / m_min, with m_min the number of (sample, class) pairs attaining α_min (rtol 1e-12).
+    :math:`\mathrm{rate} = \alpha_\min`, the smallest gap :math:`f_y - f_j` over BA samples and wrong classes
+    :math:`j`; :math:`\mathrm{constant} = \sum_\mathrm{BC} (\max_l f_l - f_y) / m_\min`, with :math:`m_\min` the
+    number of (sample, class) pairs attaining :math:`\alpha_\min` (rtol 1e-12).
 
     Parameters
     ----------
@@ -374,7 +394,7 @@ def bc_ba_loss_ratio_asymptote_from_logits(logits: ArrayLike, labels: ArrayLike,
     Returns
     -------
     LossRatioAsymptote
-        ``(rate, constant)``: R(k) ~ constant · k · e^{rate·k}.
+        ``(rate, constant)``: :math:`R(k) \sim \mathrm{constant} \cdot k \cdot e^{\mathrm{rate} \cdot k}`.
 
     Examples
     --------

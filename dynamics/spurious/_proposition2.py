@@ -27,24 +27,25 @@ from ._results import GradientRatioAsymptote
 
 def scaled_ce_grad_norm(logit_scale: ArrayLike, margin: ArrayLike, margin_grad_norm: ArrayLike) \
         -> Union[float, np.ndarray]:
-    """Norm of the gradient of the scaled binary cross-entropy, ‖∇ℓ‖ = k σ(−k m) ‖∇m‖ (the binary case of Barsbey
-    et al. 2025, supp. D.2, Eqs. 10–11; derived in this project).
+    r"""Norm of the gradient of the scaled binary cross-entropy,
+    :math:`\lVert \nabla \ell \rVert = k \sigma(-k m) \lVert \nabla m \rVert` (the binary case of Barsbey et al.
+    2025, supp. D.2, Eqs. 10–11; derived in this project).
 
-    Exact for any parameter block, since ∇ℓ = −k σ(−k m) ∇m.
+    Exact for any parameter block, since :math:`\nabla \ell = -k \sigma(-k m) \nabla m`.
 
     Parameters
     ----------
     logit_scale : float or array_like
-        k > 0.
+        :math:`k > 0`.
     margin : float or array_like
-        m = f[y] − f[y'] (> 0 correctly predicted, < 0 mispredicted).
+        :math:`m = f[y] - f[y']` (> 0 correctly predicted, < 0 mispredicted).
     margin_grad_norm : float or array_like
-        ‖∇_θ m‖ >= 0 for the block θ (broadcast against ``margin``).
+        :math:`\lVert \nabla_\theta m \rVert \ge 0` for the block :math:`\theta` (broadcast against ``margin``).
 
     Returns
     -------
     float or ndarray
-        k σ(−k m) ‖∇m‖.
+        :math:`k \sigma(-k m) \lVert \nabla m \rVert`.
 
     Examples
     --------
@@ -77,8 +78,13 @@ def _margins_and_norms(margins, core_grad_norms, spurious_grad_norms):
 
 def spurious_core_gradient_ratio(logit_scale: ArrayLike, margins: ArrayLike, core_grad_norms: ArrayLike,
                                  spurious_grad_norms: ArrayLike, log: bool = False) -> Union[float, np.ndarray]:
-    """The spurious/core gradient-norm ratio Σ‖∇_s ℓ_i‖ / Σ‖∇_c ℓ_i‖ = Σσ(−k m_i) s_i / Σσ(−k m_i) c_i of the
-    cross-entropy of logits scaled by k: how much more the spurious than the core subnetwork is pushed.
+    r"""The spurious/core gradient-norm ratio of the cross-entropy of logits scaled by :math:`k`: how much more the
+    spurious than the core subnetwork is pushed.
+
+    .. math::
+
+        \frac{\sum \lVert \nabla_s \ell_i \rVert}{\sum \lVert \nabla_c \ell_i \rVert}
+        = \frac{\sum \sigma(-k m_i) s_i}{\sum \sigma(-k m_i) c_i}.
 
     Proposition 2 of Barsbey et al. 2025 (Eq. 8, supp. D.2), through the exact binary identity derived in this
     project.
@@ -86,19 +92,19 @@ def spurious_core_gradient_ratio(logit_scale: ArrayLike, margins: ArrayLike, cor
     Parameters
     ----------
     logit_scale : float or array_like
-        k > 0 (the result has its shape).
+        :math:`k > 0` (the result has its shape).
     margins : array_like, shape (n_samples,)
-        Signed margins m_i: > 0 for BA (correctly predicted), < 0 for BC (mispredicted).
+        Signed margins :math:`m_i`: > 0 for BA (correctly predicted), < 0 for BC (mispredicted).
     core_grad_norms, spurious_grad_norms : array_like, shape (n_samples,)
-        c_i = ‖∇_c m_i‖ >= 0 and s_i = ‖∇_s m_i‖ >= 0.
+        :math:`c_i = \lVert \nabla_c m_i \rVert \ge 0` and :math:`s_i = \lVert \nabla_s m_i \rVert \ge 0`.
     log : bool
         Return the log of the ratio (computed in log space).
 
     Returns
     -------
     float or ndarray
-        The ratio (the factor k of both sums cancels). ValueError if the denominator is identically 0 (every
-        c_i = 0), or with ``log`` if the numerator is (every s_i = 0).
+        The ratio (the factor :math:`k` of both sums cancels). ValueError if the denominator is identically 0
+        (every :math:`c_i = 0`), or with ``log`` if the numerator is (every :math:`s_i = 0`).
 
     Examples
     --------
@@ -146,27 +152,29 @@ def _relative_log_sigmoid(k, m, used):
 def spurious_core_gradient_ratio_asymptote(margins: ArrayLike, core_grad_norms: ArrayLike,
                                            spurious_grad_norms: ArrayLike, atol: float = 0.0) \
         -> GradientRatioAsymptote:
-    """Rate and constant of the spurious/core gradient-norm ratio as k → ∞, including the saturating case
-    (Proposition 2 of Barsbey et al. 2025, supp. D.2; the rate, the constant and the saturating case are derived
+    r"""Rate and constant of the spurious/core gradient-norm ratio as :math:`k \to \infty`, including the saturating
+    case (Proposition 2 of Barsbey et al. 2025, supp. D.2; the rate, the constant and the saturating case are derived
     in this project).
 
-    If c_i <= atol on every BC sample (the "converged core" hypothesis): rate = α_min, the smallest BA margin
-    among samples with c_i > 0, and constant = Σ_BC s_i / Σ_{i: m_i = α_min} c_i. Otherwise the ratio saturates:
-    rate = 0 and constant = Σ_BC s_i / Σ_BC c_i.
+    If :math:`c_i \le \mathrm{atol}` on every BC sample (the "converged core" hypothesis):
+    :math:`\mathrm{rate} = \alpha_\min`, the smallest BA margin among samples with :math:`c_i > 0`, and
+    :math:`\mathrm{constant} = \sum_\mathrm{BC} s_i / \sum_{i: m_i = \alpha_\min} c_i`. Otherwise the ratio
+    saturates: :math:`\mathrm{rate} = 0` and :math:`\mathrm{constant} = \sum_\mathrm{BC} s_i / \sum_\mathrm{BC} c_i`.
 
     Parameters
     ----------
     margins : array_like, shape (n_samples,)
         Signed margins, none equal to 0, at least one > 0 (BA) and one < 0 (BC).
     core_grad_norms, spurious_grad_norms : array_like, shape (n_samples,)
-        c_i >= 0 and s_i >= 0.
+        :math:`c_i \ge 0` and :math:`s_i \ge 0`.
     atol : float
         Core gradient norms <= atol on BC samples count as converged (>= 0).
 
     Returns
     -------
     GradientRatioAsymptote
-        ``(rate, constant, converged_core)``: ratio ~ constant · e^{rate·k}.
+        ``(rate, constant, converged_core)``:
+        :math:`\mathrm{ratio} \sim \mathrm{constant} \cdot e^{\mathrm{rate} \cdot k}`.
 
     Examples
     --------

@@ -39,15 +39,16 @@ N_GROUPS = 4  # 2 classes × 2 attribute values: group = 2y + b
 
 
 def toy_feature_scales(n_noise: int, gammas: Sequence[float] = TOY_GAMMAS) -> np.ndarray:
-    """The per-feature scales γ = [γ_spu, γ_core, γ_noise·1_d] of the toy model f(x) = wᵀ(γ ⊙ x) (Pezeshki (thesis)
-    §8.4, Eq. 8.4.1).
+    r"""The per-feature scales
+    :math:`\gamma = [\gamma_\mathrm{spu}, \gamma_\mathrm{core}, \gamma_\mathrm{noise} \cdot \mathbf{1}_d]` of the toy
+    model :math:`f(x) = w^\top (\gamma \odot x)` (Pezeshki (thesis) §8.4, Eq. 8.4.1).
 
     Parameters
     ----------
     n_noise : int
-        d >= 0.
+        :math:`d \ge 0`.
     gammas : sequence of 3 floats
-        (γ_spu, γ_core, γ_noise), each > 0.
+        :math:`(\gamma_\mathrm{spu}, \gamma_\mathrm{core}, \gamma_\mathrm{noise})`, each > 0.
 
     Returns
     -------
@@ -87,7 +88,7 @@ def _flatten(orders):
 def train_balancing_toy(train: SpuriousData, val: SpuriousData, test: SpuriousData, method: str,
                         config: BalancingToyConfig = BalancingToyConfig(), *, init: Optional[ArrayLike] = None,
                         seed: Optional[Union[int, np.random.Generator]] = None, return_orders: bool = False) -> ToyRun:
-    """Train the linear toy of Pezeshki (thesis) §8.4 with one of the seven balancing methods of its §8.3.
+    r"""Train the linear toy of Pezeshki (thesis) §8.4 with one of the seven balancing methods of its §8.3.
 
     Parameters
     ----------
@@ -95,11 +96,12 @@ def train_balancing_toy(train: SpuriousData, val: SpuriousData, test: SpuriousDa
         From :func:`dynamics.spurious.make_balancing_toy` (val/test with split "val"/"test", every group non-empty).
     method : {"erm", "suby", "subg", "rwy", "rwg", "jtt", "gdro"}
     config : BalancingToyConfig
-        The training settings: learning rate, momentum, weight decay, batch size, epochs, γ, JTT's T and λ_up,
-        gDRO's step size and sampler (default: this project's CPU setting, lr 1e-5, momentum 0.9, batch 100, 500
-        epochs). Its ``n_samples`` and ``n_noise`` are not used: the data's sizes are.
+        The training settings: learning rate, momentum, weight decay, batch size, epochs, :math:`\gamma`, JTT's
+        :math:`T` and :math:`\lambda_\mathrm{up}`, gDRO's step size and sampler (default: this project's CPU
+        setting, lr 1e-5, momentum 0.9, batch 100, 500 epochs). Its ``n_samples`` and ``n_noise`` are not used: the
+        data's sizes are.
     init : array_like, shape (2 + n_noise,), optional
-        Initial w (JTT re-initialises to it too); default: the draw of the authors' ``ToyNet``.
+        Initial :math:`w` (JTT re-initialises to it too); default: the draw of the authors' ``ToyNet``.
     seed : None, int or numpy.random.Generator
         Drives the initialisation, the subsampling and every epoch's order.
     return_orders : bool

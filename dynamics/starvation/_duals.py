@@ -22,17 +22,18 @@ _ALPHA_DOMAIN = {"cross_entropy": (0.0, 1.0), "hinge": (0.0, 1.0), "squared": (-
 
 
 def binary_entropy(alpha: ArrayLike) -> Union[float, np.ndarray]:
-    """The binary entropy H(α) = -α log α - (1-α) log(1-α) of the cross-entropy dual (Eq 6 / 6.3.6).
+    r"""The binary entropy :math:`H(\alpha) = -\alpha \log \alpha - (1-\alpha) \log(1-\alpha)` of the cross-entropy dual
+    (Eq 6 / 6.3.6).
 
     Parameters
     ----------
     alpha : float or array_like
-        Dual variables in [0, 1] (0 log 0 = 0).
+        Dual variables in :math:`[0, 1]` (:math:`0 \log 0 = 0`).
 
     Returns
     -------
     float or ndarray
-        H(α) in nats, with the shape of ``alpha``.
+        :math:`H(\alpha)` in nats, with the shape of ``alpha``.
 
     Examples
     --------
@@ -47,13 +48,14 @@ def binary_entropy(alpha: ArrayLike) -> Union[float, np.ndarray]:
 
 
 def primal_loss(loss: str, omega: ArrayLike) -> Union[float, np.ndarray]:
-    """The scalar loss of the margin ω = yŷ (Table 4): log(1+e^{-ω}), max(0, 1-ω) or (1-ω)².
+    r"""The scalar loss of the margin :math:`\omega = y\hat y` (Table 4): :math:`\log(1+e^{-\omega})`,
+    :math:`\max(0, 1-\omega)` or :math:`(1-\omega)^2`.
 
     Parameters
     ----------
     loss : {"cross_entropy", "hinge", "squared"}
     omega : float or array_like
-        Margins y·ŷ, finite.
+        Margins :math:`y \cdot \hat y`, finite.
 
     Returns
     -------
@@ -79,20 +81,21 @@ def primal_loss(loss: str, omega: ArrayLike) -> Union[float, np.ndarray]:
 
 
 def dual_objective(loss: str, alpha: ArrayLike, omega: ArrayLike) -> Union[float, np.ndarray]:
-    """The function of α maximised in Table 4 (Eqs 19-28): H(α) - αω, α - αω, or -α²/4 + α - αω.
+    r"""The function of :math:`\alpha` maximised in Table 4 (Eqs 19-28): :math:`H(\alpha) - \alpha\omega`,
+    :math:`\alpha - \alpha\omega`, or :math:`-\alpha^2/4 + \alpha - \alpha\omega`.
 
     Parameters
     ----------
     loss : {"cross_entropy", "hinge", "squared"}
     alpha : float or array_like
-        Dual variables: in [0, 1] for cross-entropy and hinge, any real for squared error.
+        Dual variables: in :math:`[0, 1]` for cross-entropy and hinge, any real for squared error.
     omega : float or array_like
-        Margins ω = yŷ, broadcast against ``alpha``.
+        Margins :math:`\omega = y\hat y`, broadcast against ``alpha``.
 
     Returns
     -------
     float or ndarray
-        The dual objective; its maximum over α is :func:`~dynamics.starvation.primal_loss` (Lemma 2).
+        The dual objective; its maximum over :math:`\alpha` is :func:`~dynamics.starvation.primal_loss` (Lemma 2).
 
     Examples
     --------
@@ -116,18 +119,19 @@ def dual_objective(loss: str, alpha: ArrayLike, omega: ArrayLike) -> Union[float
 
 
 def dual_maximiser(loss: str, omega: ArrayLike) -> Union[float, np.ndarray]:
-    """The critical α of Table 4 (Lemma 2, Eq 6): σ(-ω) = -∂L/∂ω (CE), 1[ω < 1] (hinge), 2(1 - ω) (squared).
+    r"""The critical :math:`\alpha` of Table 4 (Lemma 2, Eq 6): :math:`\sigma(-\omega) = -\partial L/\partial\omega`
+    (CE), :math:`\mathbf{1}[\omega < 1]` (hinge), :math:`2(1 - \omega)` (squared).
 
     Parameters
     ----------
     loss : {"cross_entropy", "hinge", "squared"}
     omega : float or array_like
-        Margins ω = yŷ, finite.
+        Margins :math:`\omega = y\hat y`, finite.
 
     Returns
     -------
     float or ndarray
-        The maximiser of :func:`~dynamics.starvation.dual_objective` over α, with the shape of ``omega``.
+        The maximiser of :func:`~dynamics.starvation.dual_objective` over :math:`\alpha`, with the shape of ``omega``.
 
     Examples
     --------
@@ -146,22 +150,30 @@ def dual_maximiser(loss: str, omega: ArrayLike) -> Union[float, np.ndarray]:
 
 
 def loss_tangent(loss: str, omega: ArrayLike) -> LossTangent:
-    """The tangent of the loss at the margin ω (Lemma 2, Eqs 19-28; Fig 8): slope dL/dω = -α* and intercept at 0.
+    r"""The tangent of the loss at the margin :math:`\omega` (Lemma 2, Eqs 19-28; Fig 8): slope
+    :math:`dL/d\omega = -\alpha^*` and intercept at 0.
 
-    The Legendre pair of Table 4 in one picture: the tangent of L at ω_0 is L(ω_0) + (ω - ω_0)·dL/dω(ω_0), its slope is
-    -α* with α* = :func:`~dynamics.starvation.dual_maximiser` (Lemma 2), and its value at ω = 0, L(ω_0) + α*ω_0, is the
-    dual objective at α* and ω = 0 (the binary entropy H(α*) for cross-entropy).
+    The Legendre pair of Table 4 in one picture: the tangent of :math:`L` at :math:`\omega_0` is
+
+    .. math::
+
+        L(\omega_0) + (\omega - \omega_0) \cdot \frac{dL}{d\omega}(\omega_0),
+
+    its slope is :math:`-\alpha^*` with :math:`\alpha^*` = :func:`~dynamics.starvation.dual_maximiser` (Lemma 2), and
+    its value at :math:`\omega = 0`, :math:`L(\omega_0) + \alpha^*\omega_0`, is the dual objective at :math:`\alpha^*`
+    and :math:`\omega = 0` (the binary entropy :math:`H(\alpha^*)` for cross-entropy).
 
     Parameters
     ----------
     loss : {"cross_entropy", "hinge", "squared"}
     omega : float or array_like
-        Margins ω_0 = yŷ where the tangents touch, finite.
+        Margins :math:`\omega_0 = y\hat y` where the tangents touch, finite.
 
     Returns
     -------
     LossTangent
-        ``alpha`` = α*, ``slope`` = -α* and ``intercept`` = L(ω_0) + α*ω_0, each with the shape of ``omega``.
+        ``alpha`` = :math:`\alpha^*`, ``slope`` = :math:`-\alpha^*` and ``intercept`` =
+        :math:`L(\omega_0) + \alpha^*\omega_0`, each with the shape of ``omega``.
 
     Examples
     --------

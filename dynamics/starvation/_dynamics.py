@@ -73,7 +73,7 @@ def _params(U, s, penalty, sd, exact):
 
 def dual_params(U: ArrayLike, s: ArrayLike, *, weight_decay: Optional[float] = None,
                 output_penalty: Optional[float] = None, exact: bool = True) -> np.ndarray:
-    """Parameters of :func:`~dynamics.starvation.dual_rhs`: Eq 9/10 (``weight_decay``) or Eq 18 (``output_penalty``).
+    r"""Parameters of :func:`~dynamics.starvation.dual_rhs`: Eq 9/10 (``weight_decay``) or Eq 18 (``output_penalty``).
 
     Parameters
     ----------
@@ -82,7 +82,8 @@ def dual_params(U: ArrayLike, s: ArrayLike, *, weight_decay: Optional[float] = N
     s : array_like, shape (n,)
         Feature strengths, > 0 (validated but unused by the SD flows).
     weight_decay, output_penalty : float
-        Exactly one, > 0: λ of (λ/2)‖θ‖² (Eqs 9, 10) or a of (a/2)‖ŷ‖² (Eq 18 and its approximation).
+        Exactly one, > 0: :math:`\lambda` of :math:`(\lambda/2)\lVert\theta\rVert^2` (Eqs 9, 10) or :math:`a` of
+        :math:`(a/2)\lVert\hat y\rVert^2` (Eq 18 and its approximation).
     exact : bool
         The exact flow (Eq 9 or 18) or its Eq-10-type approximation.
 
@@ -103,11 +104,16 @@ def dual_params(U: ArrayLike, s: ArrayLike, *, weight_decay: Optional[float] = N
 def integrate_dual(U: ArrayLike, s: ArrayLike, t: ArrayLike, *, weight_decay: Optional[float] = None,
                    output_penalty: Optional[float] = None, alpha0: Optional[ArrayLike] = None, exact: bool = True,
                    options: OdeOptions = DUAL_ODE_OPTIONS) -> DualTrajectory:
-    """The dual gradient flow of Eq 9, Eq 10, Eq 18 or the approximate SD flow, sampled at dual-flow times ``t``.
+    r"""The dual gradient flow of Eq 9, Eq 10, Eq 18 or the approximate SD flow, sampled at dual-flow times ``t``.
 
-    Time is dual-flow time with η = 1: the vector field is the gradient of the dual objective, e.g.
-    α̇ = log((1-α)/α) - λ⁻¹US²Uᵀα for Eq 9 (see the module docstring for the others). The flows are
-    gradient flows of strongly concave functions: Eqs 9 and 18 contract at rate >= 4, Eq 10 at rate >= 1.
+    Time is dual-flow time with :math:`\eta = 1`: the vector field is the gradient of the dual objective, e.g.
+
+    .. math::
+
+        \dot\alpha = \log((1-\alpha)/\alpha) - \lambda^{-1} U S^2 U^\top \alpha
+
+    for Eq 9 (see the module docstring for the others). The flows are gradient flows of strongly concave functions:
+    Eqs 9 and 18 contract at rate :math:`\ge 4`, Eq 10 at rate :math:`\ge 1`.
 
     Parameters
     ----------
@@ -116,12 +122,14 @@ def integrate_dual(U: ArrayLike, s: ArrayLike, t: ArrayLike, *, weight_decay: Op
     s : array_like, shape (n,)
         Feature strengths, > 0 (validated but unused by the SD flows).
     t : array_like, shape (m,)
-        Output times, finite, >= 0, non-decreasing; rows at t = 0 are ``alpha0``.
+        Output times, finite, >= 0, non-decreasing; rows at :math:`t = 0` are ``alpha0``.
     weight_decay, output_penalty : float
-        Exactly one, > 0: λ of (λ/2)‖θ‖² (cross-entropy, Eqs 9 and 10) or a of (a/2)‖ŷ‖² (Spectral
-        Decoupling, Eq 18 and its approximation). ValueError if both or neither are given.
+        Exactly one, > 0: :math:`\lambda` of :math:`(\lambda/2)\lVert\theta\rVert^2` (cross-entropy, Eqs 9 and 10) or
+        :math:`a` of :math:`(a/2)\lVert\hat y\rVert^2` (Spectral Decoupling, Eq 18 and its approximation). ValueError
+        if both or neither are given.
     alpha0 : array_like, shape (n,), optional
-        Start, in (0, 1) (exact flows) or (0, ∞) (Eq 10); default ½·1, i.e. θ = 0.
+        Start, in :math:`(0, 1)` (exact flows) or :math:`(0, \infty)` (Eq 10); default :math:`\tfrac{1}{2} \cdot 1`,
+        i.e. :math:`\theta = 0`.
     exact : bool
         The exact flow (Eq 9 or 18) or its Eq-10-type approximation.
     options : OdeOptions
@@ -130,18 +138,21 @@ def integrate_dual(U: ArrayLike, s: ArrayLike, t: ArrayLike, *, weight_decay: Op
         defaults: a ``ValueError`` names one that does not).
 
         * ``method`` in {"auto", "dop853", "rosenbrock23"}: the numerics core's explicit DOP853 pair, its L-stable
-          Rosenbrock 2(3) (with the analytic Jacobian and α held inside [1e-300, 1 - 2^-53] (exact) or [1e-300, ∞)
-          (Eq 10)), or "auto" (the core's ``solve_ode`` "auto"): DOP853, and where it has not finished within 5 000
-          step attempts, Rosenbrock from the last output time DOP853 reached. The flow is stiff where some α_i is
-          tiny (the barrier's curvature 1/α_i), e.g. when α_i dips to ~e^{-(Kα)_i} after α_0 = ½ with s²/λ large. If
-          a cycle of steps at the 1e-300 bound stops Rosenbrock, it runs again from the start with the domain as
-          bounds (a step that overshoots the barrier is rejected), then with 10x tighter tolerances.
+          Rosenbrock 2(3) (with the analytic Jacobian and :math:`\alpha` held inside :math:`[10^{-300}, 1 - 2^{-53}]`
+          (exact) or :math:`[10^{-300}, \infty)` (Eq 10)), or "auto" (the core's ``solve_ode`` "auto"): DOP853, and
+          where it has not finished within 5 000 step attempts, Rosenbrock from the last output time DOP853 reached.
+          The flow is stiff where some :math:`\alpha_i` is tiny (the barrier's curvature :math:`1/\alpha_i`), e.g.
+          when :math:`\alpha_i` dips to :math:`\sim e^{-(K\alpha)_i}` after :math:`\alpha_0 = \tfrac{1}{2}` with
+          :math:`s^2/\lambda` large. If a cycle of steps at the 1e-300 bound stops Rosenbrock, it runs again from the
+          start with the domain as bounds (a step that overshoots the barrier is rejected), then with 10x tighter
+          tolerances.
         * ``rtol`` in [1e-14, 1e-3] and ``atol`` in [1e-300, 1e-3]: the tolerances.
 
     Returns
     -------
     DualTrajectory
-        ``t`` (m,); ``alpha`` (m, n); ``z`` (m, n) = λ⁻¹S²Uᵀα (cross-entropy) or a⁻¹Uᵀα (SD).
+        ``t`` (m,); ``alpha`` (m, n); ``z`` (m, n) = :math:`\lambda^{-1} S^2 U^\top \alpha` (cross-entropy) or
+        :math:`a^{-1} U^\top \alpha` (SD).
 
     Raises
     ------
@@ -222,11 +233,17 @@ def _integrate(params, alpha0, t, exact, rtol, atol, method):
 
 def jacobian(U: ArrayLike, s: ArrayLike, alpha: ArrayLike, *, weight_decay: Optional[float] = None,
              output_penalty: Optional[float] = None, exact: bool = True) -> np.ndarray:
-    """The Jacobian of the dual flow at α (Theorem 1, Eqs 36-38 / .5.18-.5.20), with η = 1.
+    r"""The Jacobian of the dual flow at :math:`\alpha` (Theorem 1, Eqs 36-38 / .5.18-.5.20), with :math:`\eta = 1`.
 
-    J_9 = -(diag(1/(α(1-α))) + K), J_10 = -(diag(1/α) + A); under SD (``output_penalty`` a)
-    -(diag(1/(α(1-α))) + I/a) and -(diag(1/α) + (1 + 1/a)I). Symmetric and negative definite: λ_max <= -4
-    for the exact flows, < -1 for Eq 10 (< -2 while α ∈ (0,1)^n).
+    .. math::
+
+        J_9 = -\left(\operatorname{diag}\left(\frac{1}{\alpha(1-\alpha)}\right) + K\right), \qquad
+        J_{10} = -\left(\operatorname{diag}\left(\frac{1}{\alpha}\right) + A\right);
+
+    under SD (``output_penalty`` :math:`a`) :math:`-(\operatorname{diag}(1/(\alpha(1-\alpha))) + I/a)` and
+    :math:`-(\operatorname{diag}(1/\alpha) + (1 + 1/a)I)`. Symmetric and negative definite:
+    :math:`\lambda_{\max} \le -4` for the exact flows, :math:`< -1` for Eq 10 (:math:`< -2` while
+    :math:`\alpha \in (0,1)^n`).
 
     Parameters
     ----------
@@ -235,7 +252,7 @@ def jacobian(U: ArrayLike, s: ArrayLike, alpha: ArrayLike, *, weight_decay: Opti
     s : array_like, shape (n,)
         Feature strengths, > 0.
     alpha : array_like, shape (n,)
-        The point, in (0, 1) (exact flows) or (0, ∞) (Eq 10).
+        The point, in :math:`(0, 1)` (exact flows) or :math:`(0, \infty)` (Eq 10).
     weight_decay, output_penalty : float
         Exactly one, > 0 (see :func:`~dynamics.starvation.integrate_dual`).
     exact : bool
@@ -261,25 +278,27 @@ def jacobian(U: ArrayLike, s: ArrayLike, alpha: ArrayLike, *, weight_decay: Opti
 
 def learning_rate_bound(s: ArrayLike, *, weight_decay: Optional[float] = None,
                         output_penalty: Optional[float] = None) -> float:
-    """The largest stable learning rate 2/L of primal gradient descent on Eq 5 or Eq 17.
+    r"""The largest stable learning rate :math:`2/L` of primal gradient descent on Eq 5 or Eq 17.
 
-    The loss's Hessian in θ is λI + Φ_0ᵀDΦ_0 (Eq 5) or Φ_0ᵀ(D + aI)Φ_0 (Eq 17), with D = diag(σ'(y_iŷ_i))
-    and σ' <= 1/4 (equality at ŷ = 0, the start θ = 0). Its largest eigenvalue is therefore at most
-    L = λ + s_max²/4 (Eq 5) or L = s_max²(1/4 + a) (Eq 17), attained at θ = 0; gradient descent with
-    η < 2/L decreases the loss at every step and converges, and with η > 2/L the z-space map
-    z ← z - η∇ has an eigenvalue below -1 at the start (it oscillates, and diverges once ηλ > 2).
+    The loss's Hessian in :math:`\theta` is :math:`\lambda I + \Phi_0^\top D \Phi_0` (Eq 5) or
+    :math:`\Phi_0^\top (D + aI) \Phi_0` (Eq 17), with :math:`D = \operatorname{diag}(\sigma'(y_i \hat y_i))` and
+    :math:`\sigma' \le 1/4` (equality at :math:`\hat y = 0`, the start :math:`\theta = 0`). Its largest eigenvalue is
+    therefore at most :math:`L = \lambda + s_{\max}^2/4` (Eq 5) or :math:`L = s_{\max}^2 (1/4 + a)` (Eq 17), attained
+    at :math:`\theta = 0`; gradient descent with :math:`\eta < 2/L` decreases the loss at every step and converges, and
+    with :math:`\eta > 2/L` the :math:`z`-space map :math:`z \leftarrow z - \eta\nabla` has an eigenvalue below -1 at
+    the start (it oscillates, and diverges once :math:`\eta\lambda > 2`).
 
     Parameters
     ----------
     s : array_like, shape (n,)
-        Feature strengths (singular values of YΦ_0), > 0.
+        Feature strengths (singular values of :math:`Y\Phi_0`), > 0.
     weight_decay, output_penalty : float
         Exactly one, > 0.
 
     Returns
     -------
     float
-        2/L.
+        :math:`2/L`.
 
     Examples
     --------
@@ -297,10 +316,20 @@ def learning_rate_bound(s: ArrayLike, *, weight_decay: Optional[float] = None,
 
 def primal_gd_z(U: ArrayLike, s: ArrayLike, n_steps: int, *, learning_rate: float, weight_decay: Optional[float] = None,
                 output_penalty: Optional[float] = None, z0: Optional[ArrayLike] = None) -> PrimalTrajectory:
-    """Primal gradient descent of Eq 5 or Eq 17 written in feature coordinates z = SVᵀθ.
+    r"""Primal gradient descent of Eq 5 or Eq 17 written in feature coordinates :math:`z = S V^\top \theta`.
 
-    z ← (1 - ηλ)z + ηS²Uᵀσ(-Uz) (Eq 5, ``weight_decay`` λ) or z ← z + ηS²(Uᵀσ(-Uz) - az) (Eq 17,
-    ``output_penalty`` a): θ-space gradient descent mapped through SVᵀ, in which V drops out.
+    .. math::
+
+        z \leftarrow (1 - \eta\lambda) z + \eta S^2 U^\top \sigma(-Uz)
+
+    (Eq 5, ``weight_decay`` :math:`\lambda`) or
+
+    .. math::
+
+        z \leftarrow z + \eta S^2 (U^\top \sigma(-Uz) - a z)
+
+    (Eq 17, ``output_penalty`` :math:`a`): :math:`\theta`-space gradient descent mapped through :math:`S V^\top`, in
+    which :math:`V` drops out.
 
     Parameters
     ----------
@@ -311,11 +340,12 @@ def primal_gd_z(U: ArrayLike, s: ArrayLike, n_steps: int, *, learning_rate: floa
     n_steps : int
         Number of gradient-descent steps, >= 0.
     learning_rate : float
-        η in (0, 2/L) (:func:`~dynamics.starvation.learning_rate_bound`); a larger η raises ValueError.
+        :math:`\eta \in (0, 2/L)` (:func:`~dynamics.starvation.learning_rate_bound`); a larger :math:`\eta` raises
+        ValueError.
     weight_decay, output_penalty : float
         Exactly one, > 0.
     z0 : array_like, shape (n,), optional
-        Start (default 0, i.e. θ = 0).
+        Start (default 0, i.e. :math:`\theta = 0`).
 
     Returns
     -------
@@ -342,10 +372,15 @@ def primal_gd_z(U: ArrayLike, s: ArrayLike, n_steps: int, *, learning_rate: floa
 
 def dual_gd(U: ArrayLike, s: ArrayLike, n_steps: int, *, learning_rate: float, weight_decay: float,
             alpha0: Union[float, ArrayLike] = 1e-8, clamp: float = 1e-50) -> DualGDTrajectory:
-    """Discrete dual gradient ascent on Eq 8 (the Eq 9 field), as in the authors' toy code (App. B.1).
+    r"""Discrete dual gradient ascent on Eq 8 (the Eq 9 field), as in the authors' toy code (App. B.1).
 
-    α ← clip(α + η(log((1-α)/α) - Kα), clamp, 1 - clamp), K = λ⁻¹US²Uᵀ. The clamp keeps α in the
-    domain, so no step size diverges; the code's η = 3e-6 follows the flow closely.
+    .. math::
+
+        \alpha \leftarrow \operatorname{clip}\bigl(\alpha + \eta(\log((1-\alpha)/\alpha) - K\alpha),\
+        \texttt{clamp},\ 1 - \texttt{clamp}\bigr), \qquad K = \lambda^{-1} U S^2 U^\top.
+
+    The clamp keeps :math:`\alpha` in the domain, so no step size diverges; the code's :math:`\eta = 3 \cdot 10^{-6}`
+    follows the flow closely.
 
     Parameters
     ----------
@@ -356,18 +391,19 @@ def dual_gd(U: ArrayLike, s: ArrayLike, n_steps: int, *, learning_rate: float, w
     n_steps : int
         Number of steps, >= 0.
     learning_rate : float
-        η > 0.
+        :math:`\eta > 0`.
     weight_decay : float
-        λ > 0.
+        :math:`\lambda > 0`.
     alpha0 : float or array_like, shape (n,)
-        Start in (0, 1) (the code's 1e-8).
+        Start in :math:`(0, 1)` (the code's 1e-8).
     clamp : float
-        In (0, 0.5): α is held in [clamp, 1 - clamp].
+        In :math:`(0, 0.5)`: :math:`\alpha` is held in :math:`[\texttt{clamp}, 1 - \texttt{clamp}]`.
 
     Returns
     -------
     DualGDTrajectory
-        ``steps`` (n_steps + 1,); ``alpha`` and ``z`` = λ⁻¹S²Uᵀα, each (n_steps + 1, n).
+        ``steps`` (n_steps + 1,); ``alpha`` and ``z`` = :math:`\lambda^{-1} S^2 U^\top \alpha`, each
+        (n_steps + 1, n).
 
     Examples
     --------
@@ -389,19 +425,19 @@ def dual_gd(U: ArrayLike, s: ArrayLike, n_steps: int, *, learning_rate: float, w
 
 @one_blas_thread_when_small("Phi0")
 def features(Phi0: ArrayLike, y: ArrayLike) -> Features:
-    """The features of Definition 1 (6.3.1, Eq 4): the SVD YΦ_0 = USVᵀ.
+    r"""The features of Definition 1 (6.3.1, Eq 4): the SVD :math:`Y\Phi_0 = U S V^\top`.
 
     Parameters
     ----------
     Phi0 : array_like, shape (n, m)
-        The neural tangent random features Φ_0 (Eq 2), m >= n, full row rank.
+        The neural tangent random features :math:`\Phi_0` (Eq 2), :math:`m \ge n`, full row rank.
     y : array_like, shape (n,)
-        Labels in {-1, +1}.
+        Labels in :math:`\{-1, +1\}`.
 
     Returns
     -------
     Features
-        ``U`` (n, n), ``s`` (n,) descending and > 0, ``Vt`` (n, m): the first n rows of Vᵀ.
+        ``U`` (n, n), ``s`` (n,) descending and > 0, ``Vt`` (n, m): the first :math:`n` rows of :math:`V^\top`.
 
     Examples
     --------
@@ -427,18 +463,20 @@ def _primal_gradient(Phi0, y, penalty, theta, sd):
 def primal_gd_theta(Phi0: ArrayLike, y: ArrayLike, n_steps: int, *, learning_rate: float,
                     weight_decay: Optional[float] = None, output_penalty: Optional[float] = None,
                     theta0: Optional[ArrayLike] = None) -> ParameterTrajectory:
-    """Gradient descent on Eq 5 (CE + (λ/2)‖θ‖²) or Eq 17 (CE + (a/2)‖ŷ‖²) in parameter space, ŷ = Φ_0θ.
+    r"""Gradient descent on Eq 5 (:math:`\mathrm{CE} + (\lambda/2)\lVert\theta\rVert^2`) or Eq 17
+    (:math:`\mathrm{CE} + (a/2)\lVert\hat y\rVert^2`) in parameter space, :math:`\hat y = \Phi_0\theta`.
 
     Parameters
     ----------
     Phi0 : array_like, shape (n, m)
-        Φ_0, m >= n.
+        :math:`\Phi_0`, :math:`m \ge n`.
     y : array_like, shape (n,)
-        Labels in {-1, +1}.
+        Labels in :math:`\{-1, +1\}`.
     n_steps : int
         Number of steps, >= 0.
     learning_rate : float
-        η in (0, 2/L), L from the singular values of Φ_0 (:func:`~dynamics.starvation.learning_rate_bound`).
+        :math:`\eta \in (0, 2/L)`, :math:`L` from the singular values of :math:`\Phi_0`
+        (:func:`~dynamics.starvation.learning_rate_bound`).
     weight_decay, output_penalty : float
         Exactly one, > 0.
     theta0 : array_like, shape (m,), optional
@@ -472,26 +510,29 @@ def primal_gd_theta(Phi0: ArrayLike, y: ArrayLike, n_steps: int, *, learning_rat
 
 def primal_optimum(Phi0: ArrayLike, y: ArrayLike, *, weight_decay: Optional[float] = None,
                    output_penalty: Optional[float] = None, tolerance: float = 1e-13) -> np.ndarray:
-    """The minimiser θ* of Eq 5 (ridge logistic) or the minimum-norm minimiser of Eq 17 (Spectral Decoupling).
+    r"""The minimiser :math:`\theta^*` of Eq 5 (ridge logistic) or the minimum-norm minimiser of Eq 17 (Spectral
+    Decoupling).
 
-    Newton's method in θ with backtracking (used to cross-check the dual theory: α* = σ(-Yŷ*) and
-    θ* = Φ_0ᵀYα*/λ at the Eq 9 fixed point).
+    Newton's method in :math:`\theta` with backtracking (used to cross-check the dual theory:
+    :math:`\alpha^* = \sigma(-Y\hat y^*)` and :math:`\theta^* = \Phi_0^\top Y \alpha^*/\lambda` at the Eq 9 fixed
+    point).
 
     Parameters
     ----------
     Phi0 : array_like, shape (n, m)
-        Φ_0, m >= n.
+        :math:`\Phi_0`, :math:`m \ge n`.
     y : array_like, shape (n,)
-        Labels in {-1, +1}.
+        Labels in :math:`\{-1, +1\}`.
     weight_decay, output_penalty : float
-        Exactly one, > 0: λ of (λ/2)‖θ‖² (Eq 5) or a of (a/2)‖ŷ‖² (Eq 17).
+        Exactly one, > 0: :math:`\lambda` of :math:`(\lambda/2)\lVert\theta\rVert^2` (Eq 5) or :math:`a` of
+        :math:`(a/2)\lVert\hat y\rVert^2` (Eq 17).
     tolerance : float
-        Stop when max|∇| <= tolerance, in [1e-15, 1e-3].
+        Stop when :math:`\max\lvert\nabla\rvert \le` ``tolerance``, in [1e-15, 1e-3].
 
     Returns
     -------
     ndarray, shape (m,)
-        θ*.
+        :math:`\theta^*`.
 
     Raises
     ------

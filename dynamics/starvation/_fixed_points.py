@@ -45,23 +45,26 @@ def _fixed_point_functions():
 
 
 def dual_matrix(U: ArrayLike, s: ArrayLike, weight_decay: float, exact: bool = True) -> np.ndarray:
-    """The coupling matrix of the dual flow: K = λ⁻¹US²Uᵀ (Eq 9) or A = λ⁻¹U(S² + λI)Uᵀ = K + I (Eq 10).
+    r"""The coupling matrix of the dual flow: :math:`K = \lambda^{-1} U S^2 U^\top` (Eq 9) or
+    :math:`A = \lambda^{-1} U (S^2 + \lambda I) U^\top = K + I` (Eq 10).
 
     Parameters
     ----------
     U : array_like, shape (n, n)
-        Orthogonal (max|UᵀU - I| <= 1e-10); column j holds the weights of feature j over the examples.
+        Orthogonal (:math:`\max \lvert U^\top U - I \rvert \le 10^{-10}`); column :math:`j` holds the weights of
+        feature :math:`j` over the examples.
     s : array_like, shape (n,)
-        Feature strengths (singular values of YΦ_0, not squared), > 0.
+        Feature strengths (singular values of :math:`Y\Phi_0`, not squared), > 0.
     weight_decay : float
-        λ > 0 of the L2 penalty (λ/2)‖θ‖² (Eq 5); s²/λ must be finite in float64.
+        :math:`\lambda > 0` of the L2 penalty :math:`(\lambda/2)\lVert\theta\rVert^2` (Eq 5); :math:`s^2/\lambda` must
+        be finite in float64.
     exact : bool
-        True for K (Eq 9), False for A (Eq 10).
+        True for :math:`K` (Eq 9), False for :math:`A` (Eq 10).
 
     Returns
     -------
     ndarray, shape (n, n)
-        The symmetric matrix K or A.
+        The symmetric matrix :math:`K` or :math:`A`.
 
     Examples
     --------
@@ -88,11 +91,13 @@ def _solve(Q, exact, what):
 
 
 def dual_fixed_point(U: ArrayLike, s: ArrayLike, weight_decay: float, exact: bool = True) -> FixedPoint:
-    """The fixed point α* of the exact (Eq 9 / 6.3.9) or approximate (Eq 10 / 6.3.10) dual flow, and z* (Eq 11).
+    r"""The fixed point :math:`\alpha^*` of the exact (Eq 9 / 6.3.9) or approximate (Eq 10 / 6.3.10) dual flow, and
+    :math:`z^*` (Eq 11).
 
-    Damped Newton in float64 until max|residual of the log-form equation| <= 1e-12, or, when s²/λ is so
-    large (~1e5) that one ulp of α moves the residual by more than that, to the round-off floor
-    4ε·max_i Σ_j|Q_ij|α_j. The Eq 10 root is not clipped: for strongly coupled U it can leave (0,1).
+    Damped Newton in float64 until :math:`\max \lvert \text{residual of the log-form equation} \rvert \le 10^{-12}`,
+    or, when :math:`s^2/\lambda` is so large (:math:`\sim 10^5`) that one ulp of :math:`\alpha` moves the residual by
+    more than that, to the round-off floor :math:`4\varepsilon \cdot \max_i \sum_j \lvert Q_{ij} \rvert \alpha_j`. The
+    Eq 10 root is not clipped: for strongly coupled :math:`U` it can leave :math:`(0,1)`.
 
     Parameters
     ----------
@@ -101,14 +106,16 @@ def dual_fixed_point(U: ArrayLike, s: ArrayLike, weight_decay: float, exact: boo
     s : array_like, shape (n,)
         Feature strengths, > 0.
     weight_decay : float
-        λ > 0 of (λ/2)‖θ‖² (Eq 5).
+        :math:`\lambda > 0` of :math:`(\lambda/2)\lVert\theta\rVert^2` (Eq 5).
     exact : bool
-        True: Eq 9, log((1-α)/α) = Kα, α* ∈ (0,1)^n. False: Eq 10, -log α = Aα, α* ∈ (0,∞)^n.
+        True: Eq 9, :math:`\log((1-\alpha)/\alpha) = K\alpha`, :math:`\alpha^* \in (0,1)^n`. False: Eq 10,
+        :math:`-\log \alpha = A\alpha`, :math:`\alpha^* \in (0,\infty)^n`.
 
     Returns
     -------
     FixedPoint
-        ``alpha`` (n,): α*; ``z`` (n,): the feature responses z* = λ⁻¹S²Uᵀα* (Eq 11).
+        ``alpha`` (n,): :math:`\alpha^*`; ``z`` (n,): the feature responses
+        :math:`z^* = \lambda^{-1} S^2 U^\top \alpha^*` (Eq 11).
 
     Raises
     ------
@@ -130,10 +137,12 @@ def dual_fixed_point(U: ArrayLike, s: ArrayLike, weight_decay: float, exact: boo
 
 
 def feature_response(U: ArrayLike, s: ArrayLike, weight_decay: float, exact: bool = True) -> np.ndarray:
-    """The feature responses z* = λ⁻¹S²Uᵀα* (Eq 11 / 6.3.11) at the Eq 9 (exact) or Eq 10 fixed point.
+    r"""The feature responses :math:`z^* = \lambda^{-1} S^2 U^\top \alpha^*` (Eq 11 / 6.3.11) at the Eq 9 (exact) or
+    Eq 10 fixed point.
 
     With exact=True this is the response of the linearised model at the ridge-logistic optimum,
-    z* = SVᵀθ* = UᵀYŷ*; with exact=False it is the quantity the Lambert closed forms describe.
+    :math:`z^* = S V^\top \theta^* = U^\top Y \hat y^*`; with exact=False it is the quantity the Lambert closed forms
+    describe.
 
     Parameters
     ----------
@@ -142,14 +151,14 @@ def feature_response(U: ArrayLike, s: ArrayLike, weight_decay: float, exact: boo
     s : array_like, shape (n,)
         Feature strengths, > 0.
     weight_decay : float
-        λ > 0.
+        :math:`\lambda > 0`.
     exact : bool
         Eq 9 (True) or Eq 10 (False).
 
     Returns
     -------
     ndarray, shape (n,)
-        z*, one entry per feature.
+        :math:`z^*`, one entry per feature.
 
     Examples
     --------
@@ -160,17 +169,25 @@ def feature_response(U: ArrayLike, s: ArrayLike, weight_decay: float, exact: boo
 
 
 def lambert_fixed_point(s: ArrayLike, weight_decay: float) -> FixedPoint:
-    """The uncoupled closed form of Eq 13 (6.3.13): α = λW(1 + s²/λ)/(s² + λ), z = s²W(1 + s²/λ)/(s² + λ).
+    r"""The uncoupled closed form of Eq 13 (6.3.13): :math:`\alpha = \lambda W(1 + s^2/\lambda)/(s^2 + \lambda)`,
+    :math:`z = s^2 W(1 + s^2/\lambda)/(s^2 + \lambda)`.
 
-    Equivalently α = W(c)/c and z = (1 - 1/c)W(c) with c = 1 + s²/λ (Lambert W, branch 0). It is the
-    Eq 10 fixed point for U = I (and, relabelled, for any permutation U).
+    Equivalently
+
+    .. math::
+
+        \alpha = \frac{W(c)}{c}, \qquad z = \left(1 - \frac{1}{c}\right) W(c) \qquad \text{with} \quad
+        c = 1 + \frac{s^2}{\lambda}
+
+    (Lambert :math:`W`, branch 0). It is the Eq 10 fixed point for :math:`U = I` (and, relabelled, for any
+    permutation :math:`U`).
 
     Parameters
     ----------
     s : float or array_like
         Feature strengths, > 0, any shape.
     weight_decay : float
-        λ > 0; s²/λ must be finite in float64.
+        :math:`\lambda > 0`; :math:`s^2/\lambda` must be finite in float64.
 
     Returns
     -------
@@ -191,7 +208,8 @@ def lambert_fixed_point(s: ArrayLike, weight_decay: float) -> FixedPoint:
 
 
 def exact_uncoupled_response(s: ArrayLike, weight_decay: float) -> FixedPoint:
-    """The exact (Eq 9) uncoupled fixed point, U = I: z solves z(1 + e^z) = s²/λ and α = σ(-z) = λz/s².
+    r"""The exact (Eq 9) uncoupled fixed point, :math:`U = I`: :math:`z` solves :math:`z(1 + e^z) = s^2/\lambda` and
+    :math:`\alpha = \sigma(-z) = \lambda z/s^2`.
 
     The Eq 9 counterpart of :func:`~dynamics.starvation.lambert_fixed_point` (derived in this project); the gap between
     the two measures the Eq 10 approximation.
@@ -201,12 +219,12 @@ def exact_uncoupled_response(s: ArrayLike, weight_decay: float) -> FixedPoint:
     s : float or array_like
         Feature strengths, > 0, any shape.
     weight_decay : float
-        λ > 0; s²/λ must be finite in float64.
+        :math:`\lambda > 0`; :math:`s^2/\lambda` must be finite in float64.
 
     Returns
     -------
     FixedPoint
-        ``alpha`` = σ(-z) and ``z``, each with the shape of ``s``.
+        ``alpha`` = :math:`\sigma(-z)` and ``z``, each with the shape of ``s``.
 
     Examples
     --------
@@ -224,17 +242,18 @@ def exact_uncoupled_response(s: ArrayLike, weight_decay: float) -> FixedPoint:
 
 
 def sd_margin(output_penalty: float) -> float:
-    """The Spectral Decoupling margin m* > 0 with a·m(1 + e^m) = 1 (Eq 18 / 6.3.18), to relative 1e-15.
+    r"""The Spectral Decoupling margin :math:`m^* > 0` with :math:`a \cdot m(1 + e^m) = 1` (Eq 18 / 6.3.18), to
+    relative 1e-15.
 
     Parameters
     ----------
     output_penalty : float
-        a > 0 of the penalty (a/2)‖ŷ‖² (Eq 17); 1/a must be finite.
+        :math:`a > 0` of the penalty :math:`(a/2)\lVert\hat y\rVert^2` (Eq 17); :math:`1/a` must be finite.
 
     Returns
     -------
     float
-        m*, the common training margin y_i ŷ_i at the SD optimum.
+        :math:`m^*`, the common training margin :math:`y_i \hat y_i` at the SD optimum.
 
     Examples
     --------
@@ -246,21 +265,23 @@ def sd_margin(output_penalty: float) -> float:
 
 
 def sd_fixed_point(U: ArrayLike, output_penalty: float) -> SpectralDecouplingPoint:
-    """The exact Spectral Decoupling fixed point (Eq 18 / 6.3.18): z_SD = m*·Uᵀ1, the same for any S.
+    r"""The exact Spectral Decoupling fixed point (Eq 18 / 6.3.18): :math:`z_{\mathrm{SD}} = m^* \cdot U^\top 1`, the
+    same for any :math:`S`.
 
-    Every dual variable is α_i* = a·m* and every training margin is m* (:func:`~dynamics.starvation.sd_margin`).
+    Every dual variable is :math:`\alpha_i^* = a \cdot m^*` and every training margin is :math:`m^*`
+    (:func:`~dynamics.starvation.sd_margin`).
 
     Parameters
     ----------
     U : array_like, shape (n, n)
         Orthogonal.
     output_penalty : float
-        a > 0 of (a/2)‖ŷ‖² (Eq 17).
+        :math:`a > 0` of :math:`(a/2)\lVert\hat y\rVert^2` (Eq 17).
 
     Returns
     -------
     SpectralDecouplingPoint
-        ``z`` (n,): the responses; ``margin``: m*.
+        ``z`` (n,): the responses; ``margin``: :math:`m^*`.
 
     Examples
     --------
@@ -274,15 +295,17 @@ def sd_fixed_point(U: ArrayLike, output_penalty: float) -> SpectralDecouplingPoi
 
 
 def sd_lambert_approx(output_penalty: float) -> float:
-    """The Eq-10-type approximation of the SD dual (derived in this project): α_SD ≈ aW(1 + 1/a)/(1 + a).
+    r"""The Eq-10-type approximation of the SD dual (derived in this project):
+    :math:`\alpha_{\mathrm{SD}} \approx a W(1 + 1/a)/(1 + a)`.
 
-    It is the fixed point of the approximate SD flow -log α = (1 + 1/a)α and approximates the exact
-    α_SD = a·m* (:func:`~dynamics.starvation.sd_margin`) with relative error < 1e-5 for a <= 0.002.
+    It is the fixed point of the approximate SD flow :math:`-\log \alpha = (1 + 1/a)\alpha` and approximates the exact
+    :math:`\alpha_{\mathrm{SD}} = a \cdot m^*` (:func:`~dynamics.starvation.sd_margin`) with relative error
+    :math:`< 10^{-5}` for :math:`a \le 0.002`.
 
     Parameters
     ----------
     output_penalty : float
-        a > 0 of (a/2)‖ŷ‖² (Eq 17); 1/a must be finite.
+        :math:`a > 0` of :math:`(a/2)\lVert\hat y\rVert^2` (Eq 17); :math:`1/a` must be finite.
 
     Returns
     -------
@@ -300,10 +323,14 @@ def sd_lambert_approx(output_penalty: float) -> float:
 
 
 def linearised_fixed_point(U: ArrayLike, s: ArrayLike, weight_decay: float, printed: bool = False) -> FixedPoint:
-    """The Eq 10 fixed point linearised around the uncoupled point, Lemma 1 (Eq 14 / 6.3.14).
+    r"""The Eq 10 fixed point linearised around the uncoupled point, Lemma 1 (Eq 14 / 6.3.14).
 
-    α* ≈ (1 - log α_0)[A + diag(α_0⁻¹)]⁻¹ with α_0i = W(A_ii)/A_ii; its error is O(δ²) in the coupling.
-    α_0 is evaluated at the actual diagonal of A, as in the proof of Theorem 2. ``printed=True`` evaluates the form
+    .. math::
+
+        \alpha^* \approx (1 - \log \alpha_0) [A + \operatorname{diag}(\alpha_0^{-1})]^{-1}
+
+    with :math:`\alpha_{0i} = W(A_{ii})/A_{ii}`; its error is :math:`O(\delta^2)` in the coupling. :math:`\alpha_0` is
+    evaluated at the actual diagonal of :math:`A`, as in the proof of Theorem 2. ``printed=True`` evaluates the form
     printed in Pezeshki (thesis), Eq 6.3.14, without the outer inverse, only to show that it is wrong.
 
     Parameters
@@ -313,14 +340,14 @@ def linearised_fixed_point(U: ArrayLike, s: ArrayLike, weight_decay: float, prin
     s : array_like, shape (n,)
         Feature strengths, > 0.
     weight_decay : float
-        λ > 0.
+        :math:`\lambda > 0`.
     printed : bool
         Evaluate the printed (wrong) form instead.
 
     Returns
     -------
     FixedPoint
-        ``alpha``: the approximate Eq 10 fixed point; ``z`` = λ⁻¹S²Uᵀα.
+        ``alpha``: the approximate Eq 10 fixed point; ``z`` = :math:`\lambda^{-1} S^2 U^\top \alpha`.
 
     Examples
     --------
@@ -341,12 +368,13 @@ def linearised_fixed_point(U: ArrayLike, s: ArrayLike, weight_decay: float, prin
 
 
 def coupling_matrix(delta: float) -> np.ndarray:
-    """The two-feature coupling of Eq 15 (6.3.15): U = [[√(1-δ²), -δ], [δ, √(1-δ²)]].
+    r"""The two-feature coupling of Eq 15 (6.3.15):
+    :math:`U = \begin{pmatrix} \sqrt{1-\delta^2} & -\delta \\ \delta & \sqrt{1-\delta^2} \end{pmatrix}`.
 
     Parameters
     ----------
     delta : float
-        δ in (-1, 1); negative δ is allowed (it reverses Theorem 2's sign).
+        :math:`\delta \in (-1, 1)`; negative :math:`\delta` is allowed (it reverses Theorem 2's sign).
 
     Returns
     -------
@@ -372,25 +400,31 @@ def _decoupled_terms(sq, lam):
 
 
 def first_order_response(s: ArrayLike, weight_decay: float, delta: float) -> np.ndarray:
-    """The responses to first order in δ for the Eq 15 coupling (Eqs 63-64 / .5.45-.5.46).
+    r"""The responses to first order in :math:`\delta` for the Eq 15 coupling (Eqs 63-64 / .5.45-.5.46).
 
-    z_1 ≈ s_1²W_1/(λ+s_1²) + δ s_1²(1+W_2)(λ+λe^{W_1}+s_2²)/(D_1D_2),
-    z_2 ≈ s_2²W_2/(λ+s_2²) - δ s_2²(1+W_1)(λ+λe^{W_2}+s_1²)/(D_1D_2), with W_i = W(1 + s_i²/λ) and
-    D_i = λ + λe^{W_i} + s_i². The error against the Eq 10 fixed point is O(δ²).
+    .. math::
+
+        z_1 &\approx \frac{s_1^2 W_1}{\lambda + s_1^2}
+            + \delta \frac{s_1^2 (1 + W_2)(\lambda + \lambda e^{W_1} + s_2^2)}{D_1 D_2}, \\
+        z_2 &\approx \frac{s_2^2 W_2}{\lambda + s_2^2}
+            - \delta \frac{s_2^2 (1 + W_1)(\lambda + \lambda e^{W_2} + s_1^2)}{D_1 D_2},
+
+    with :math:`W_i = W(1 + s_i^2/\lambda)` and :math:`D_i = \lambda + \lambda e^{W_i} + s_i^2`. The error against the
+    Eq 10 fixed point is :math:`O(\delta^2)`.
 
     Parameters
     ----------
     s : array_like, shape (2,)
-        (s_1, s_2), > 0.
+        :math:`(s_1, s_2)`, > 0.
     weight_decay : float
-        λ > 0.
+        :math:`\lambda > 0`.
     delta : float
-        δ in (-1, 1).
+        :math:`\delta \in (-1, 1)`.
 
     Returns
     -------
     ndarray, shape (2,)
-        (z_1, z_2).
+        :math:`(z_1, z_2)`.
 
     Examples
     --------
@@ -407,25 +441,30 @@ def first_order_response(s: ArrayLike, weight_decay: float, delta: float) -> np.
 
 
 def weak_response_derivative(s: ArrayLike, weight_decay: float, delta: float) -> float:
-    """dz_2*/ds_1², the derivative of the weak feature's response in the strong one's strength: Theorem 2's
-    derivative (Eq 65 / .5.47), first order in δ for the Eq 15 coupling.
+    r""":math:`dz_2^*/ds_1^2`, the derivative of the weak feature's response in the strong one's strength: Theorem 2's
+    derivative (Eq 65 / .5.47), first order in :math:`\delta` for the Eq 15 coupling.
 
-    dz_2*/ds_1² = -δλs_2²(1+W_1)(e^{W_1} - e^{W_2}) / [(λ+λe^{W_1}+s_1²)²(λ+λe^{W_2}+s_2²)] + O(δ²):
-    negative iff δ(s_1² - s_2²) > 0 (Theorem 2, with its δ > 0 assumption made explicit; see the theory note).
+    .. math::
+
+        \frac{dz_2^*}{ds_1^2} = -\frac{\delta \lambda s_2^2 (1 + W_1)(e^{W_1} - e^{W_2})}
+            {(\lambda + \lambda e^{W_1} + s_1^2)^2 (\lambda + \lambda e^{W_2} + s_2^2)} + O(\delta^2):
+
+    negative iff :math:`\delta(s_1^2 - s_2^2) > 0` (Theorem 2, with its :math:`\delta > 0` assumption made explicit;
+    see the theory note).
 
     Parameters
     ----------
     s : array_like, shape (2,)
-        (s_1, s_2), > 0.
+        :math:`(s_1, s_2)`, > 0.
     weight_decay : float
-        λ > 0.
+        :math:`\lambda > 0`.
     delta : float
-        δ in (-1, 1).
+        :math:`\delta \in (-1, 1)`.
 
     Returns
     -------
     float
-        The derivative of the weak feature's response with respect to s_1².
+        The derivative of the weak feature's response with respect to :math:`s_1^2`.
 
     Examples
     --------
@@ -443,11 +482,12 @@ def weak_response_derivative(s: ArrayLike, weight_decay: float, delta: float) ->
 
 def response_derivative(U: ArrayLike, s: ArrayLike, weight_decay: float, feature: int, exact: bool = True,
                         relative_step: float = 1e-4) -> np.ndarray:
-    """∂z*/∂s_i², the derivative of every feature's response (Eq 11) in one feature's squared strength, by a
-    central difference of the fixed point (Eq 9 or Eq 10): Theorem 2's quantity for any U.
+    r""":math:`\partial z^*/\partial s_i^2`, the derivative of every feature's response (Eq 11) in one feature's squared
+    strength, by a central difference of the fixed point (Eq 9 or Eq 10): Theorem 2's quantity for any :math:`U`.
 
-    s_i² moves by ±``relative_step``·s_i²; the error is the difference's truncation (relative ~ step²) plus the
-    round-off of the two fixed points (~1e-12/step, both solved to residual 1e-12).
+    :math:`s_i^2` moves by :math:`\pm` ``relative_step`` :math:`\cdot\, s_i^2`; the error is the difference's
+    truncation (relative :math:`\sim \mathrm{step}^2`) plus the round-off of the two fixed points
+    (:math:`\sim 10^{-12}/\mathrm{step}`, both solved to residual 1e-12).
 
     Parameters
     ----------
@@ -456,18 +496,18 @@ def response_derivative(U: ArrayLike, s: ArrayLike, weight_decay: float, feature
     s : array_like, shape (n,)
         Feature strengths, > 0.
     weight_decay : float
-        λ > 0.
+        :math:`\lambda > 0`.
     feature : int
-        i, the feature whose strength moves, in [0, n).
+        :math:`i`, the feature whose strength moves, in :math:`[0, n)`.
     exact : bool
         Eq 9 (True) or Eq 10 (False).
     relative_step : float
-        The relative step in s_i², in (0, 0.5].
+        The relative step in :math:`s_i^2`, in :math:`(0, 0.5]`.
 
     Returns
     -------
     ndarray, shape (n,)
-        ∂z_j*/∂s_i² for every feature j.
+        :math:`\partial z_j^*/\partial s_i^2` for every feature :math:`j`.
 
     Examples
     --------
@@ -497,7 +537,8 @@ PARALLEL_MAP_CELLS = 1024
 
 def starvation_map(s1: ArrayLike, delta: ArrayLike, s2: float = 2.0, weight_decay: float = 0.01,
                    exact: bool = True) -> np.ndarray:
-    """The responses z* of the two-feature model with the Eq 15 coupling over an (s_1, δ) grid (Theorem 2).
+    r"""The responses :math:`z^*` of the two-feature model with the Eq 15 coupling over an :math:`(s_1, \delta)` grid
+    (Theorem 2).
 
     A numba sweep (``prange`` from 1024 cells on) of the Eq 9 (exact) or Eq 10 fixed point (the same damped Newton as
     :func:`~dynamics.starvation.dual_fixed_point`) followed by Eq 11; z[..., 1] is the starvation picture of the weak
@@ -508,18 +549,18 @@ def starvation_map(s1: ArrayLike, delta: ArrayLike, s2: float = 2.0, weight_deca
     s1 : array_like, shape (k,)
         Strengths of feature 1, > 0.
     delta : array_like, shape (r,)
-        Couplings δ in (-1, 1).
+        Couplings :math:`\delta \in (-1, 1)`.
     s2 : float
         Strength of feature 2, > 0.
     weight_decay : float
-        λ > 0.
+        :math:`\lambda > 0`.
     exact : bool
         Eq 9 (True) or Eq 10 (False).
 
     Returns
     -------
     ndarray, shape (r, k, 2)
-        z*[i, j] = (z_1*, z_2*) at δ = delta[i], s_1 = s1[j].
+        :math:`z^*[i, j] = (z_1^*, z_2^*)` at :math:`\delta` = ``delta[i]``, :math:`s_1` = ``s1[j]``.
 
     Examples
     --------

@@ -53,29 +53,30 @@ def toy_trajectories(s1: ArrayLike = TOY.s1_values, delta: float = TOY.delta, s2
                      *, weight_decay: float = TOY.weight_decay, output_penalty: float = TOY.output_penalty,
                      learning_rate: float = TOY.learning_rate,
                      dual_learning_rate: float = TOY.dual_learning_rate) -> ToyTrajectories:
-    """The trajectories of Fig 6 (App. B.1): the toy trained three ways, for each strength s_1 of feature 1.
+    r"""The trajectories of Fig 6 (App. B.1): the toy trained three ways, for each strength :math:`s_1` of feature 1.
 
     Primal gradient descent on Eq 5 (:func:`~dynamics.starvation.primal_gd_z`), the authors' dual gradient ascent
-    on Eq 8 from α_0 = 1e-8 (:func:`~dynamics.starvation.dual_gd`) and gradient descent on Spectral Decoupling's
-    Eq 17, all in feature coordinates z = SVᵀθ, with the Eq 15 coupling U(δ); and where they end: the Eq 9 fixed
-    point (Eq 11) and Eq 18.
+    on Eq 8 from :math:`\alpha_0 = 10^{-8}` (:func:`~dynamics.starvation.dual_gd`) and gradient descent on Spectral
+    Decoupling's Eq 17, all in feature coordinates :math:`z = S V^\top \theta`, with the Eq 15 coupling
+    :math:`U(\delta)`; and where they end: the Eq 9 fixed point (Eq 11) and Eq 18.
 
     Parameters
     ----------
     s1 : array_like, shape (k,)
         Strengths of feature 1, > 0 (default 2, 3, 4, 5, 6).
     delta : float
-        The Eq 15 coupling δ in (-1, 1).
+        The Eq 15 coupling :math:`\delta \in (-1, 1)`.
     s2 : float
         Strength of feature 2, > 0.
     n_steps : int
-        Steps of each optimisation, in [0, 10^6].
+        Steps of each optimisation, in :math:`[0, 10^6]`.
     weight_decay : float
-        λ > 0 of Eq 5 (primal and dual).
+        :math:`\lambda > 0` of Eq 5 (primal and dual).
     output_penalty : float
-        a > 0 of Eq 17.
+        :math:`a > 0` of Eq 17.
     learning_rate : float
-        The primal step η, below 2/L of both primal losses (:func:`~dynamics.starvation.learning_rate_bound`).
+        The primal step :math:`\eta`, below :math:`2/L` of both primal losses
+        (:func:`~dynamics.starvation.learning_rate_bound`).
     dual_learning_rate : float
         The dual ascent's step, > 0.
 
@@ -108,21 +109,23 @@ def toy_trajectories(s1: ArrayLike = TOY.s1_values, delta: float = TOY.delta, s2
 
 def toy_batch(s1: ArrayLike = TOY.s1_values, delta: ArrayLike = (0.5, 0.6), s2: float = TOY.s2,
               seed: Optional[Union[int, np.random.Generator]] = None) -> ToyBatch:
-    """A batch of Fig 6 toys (App. B.1, labels y = 1), one per (δ, s_1), δ-major, with one Haar-random V.
+    r"""A batch of Fig 6 toys (App. B.1, labels :math:`y = 1`), one per :math:`(\delta, s_1)`, :math:`\delta`-major,
+    with one Haar-random :math:`V`.
 
-    Φ_0 = YUSVᵀ = U(δ)·diag(s_1, s_2)·Vᵀ: the responses z = SVᵀθ do not depend on V, so the batch tests that a
-    trainer's result does not either (the torch toy cross-check).
+    :math:`\Phi_0 = Y U S V^\top = U(\delta) \cdot \operatorname{diag}(s_1, s_2) \cdot V^\top`: the responses
+    :math:`z = S V^\top \theta` do not depend on :math:`V`, so the batch tests that a trainer's result does not either
+    (the torch toy cross-check).
 
     Parameters
     ----------
     s1 : array_like, shape (k,)
         Strengths of feature 1, > 0.
     delta : array_like, shape (r,)
-        Couplings δ in (-1, 1).
+        Couplings :math:`\delta \in (-1, 1)`.
     s2 : float
         Strength of feature 2, > 0.
     seed : None, int or numpy.random.Generator
-        Draws V.
+        Draws :math:`V`.
 
     Returns
     -------
@@ -146,17 +149,18 @@ def toy_batch(s1: ArrayLike = TOY.s1_values, delta: ArrayLike = (0.5, 0.6), s2: 
 
 def random_linear_model(s: ArrayLike, n_params: int,
                         seed: Optional[Union[int, np.random.Generator]] = None) -> LinearModel:
-    """A random linear model in the coordinates of Definition 1 (6.3.1): Haar U (n, n) and V (m, m), random labels
-    y in {-1, +1}, and Φ_0 = YUSVᵀ with S = [diag(s), 0].
+    r"""A random linear model in the coordinates of Definition 1 (6.3.1): Haar :math:`U` (n, n) and :math:`V` (m, m),
+    random labels :math:`y \in \{-1, +1\}`, and :math:`\Phi_0 = Y U S V^\top` with
+    :math:`S = [\operatorname{diag}(s), 0]`.
 
     Parameters
     ----------
     s : array_like, shape (n,)
         The strengths, > 0.
     n_params : int
-        m, the number of parameters, in [n, 10^4].
+        :math:`m`, the number of parameters, in :math:`[n, 10^4]`.
     seed : None, int or numpy.random.Generator
-        Draws U, then V, then y (a Generator's stream continues).
+        Draws :math:`U`, then :math:`V`, then :math:`y` (a Generator's stream continues).
 
     Returns
     -------
@@ -181,17 +185,23 @@ def random_linear_model(s: ArrayLike, n_params: int,
 
 
 def approximation_gap(s: ArrayLike, weight_decay: float) -> np.ndarray:
-    """How much the Eq 10 (Lambert W) fixed point over-estimates the exact Eq 9 one, uncoupled (U = I; App. C.4).
+    r"""How much the Eq 10 (Lambert :math:`W`) fixed point over-estimates the exact Eq 9 one, uncoupled
+    (:math:`U = I`; App. C.4).
 
-    (α_10 - α_9)/α_9 with α_10 = W(c)/c (Eq 13) and α_9 = σ(-z), z(1 + e^z) = s²/λ; it depends on c = 1 + s²/λ
-    only, is positive, and falls with c (6% at c = 2, 1e-3 at c = 30).
+    .. math::
+
+        \frac{\alpha_{10} - \alpha_9}{\alpha_9}
+
+    with :math:`\alpha_{10} = W(c)/c` (Eq 13) and :math:`\alpha_9 = \sigma(-z)`, :math:`z(1 + e^z) = s^2/\lambda`; it
+    depends on :math:`c = 1 + s^2/\lambda` only, is positive, and falls with :math:`c` (6% at :math:`c = 2`, 1e-3 at
+    :math:`c = 30`).
 
     Parameters
     ----------
     s : float or array_like
         Feature strengths, > 0, any shape.
     weight_decay : float
-        λ > 0; s²/λ must be finite in float64.
+        :math:`\lambda > 0`; :math:`s^2/\lambda` must be finite in float64.
 
     Returns
     -------
@@ -209,10 +219,11 @@ def approximation_gap(s: ArrayLike, weight_decay: float) -> np.ndarray:
 
 
 def linearisation_error(U: ArrayLike, s: ArrayLike, weight_decay: float, printed: bool = False) -> float:
-    """The largest relative error of Lemma 1's linearised fixed point (Eq 14) against the Eq 10 fixed point.
+    r"""The largest relative error of Lemma 1's linearised fixed point (Eq 14) against the Eq 10 fixed point.
 
-    ``max_i |α_i - α_i*| / α_i*`` with α from Eq 14, O(δ²) for a coupling δ; with ``printed=True`` that of the form
-    printed in Pezeshki (thesis), Eq 6.3.14, without the outer inverse (a misprint, see the theory note).
+    :math:`\max_i \lvert \alpha_i - \alpha_i^* \rvert / \alpha_i^*` with :math:`\alpha` from Eq 14, :math:`O(\delta^2)`
+    for a coupling :math:`\delta`; with ``printed=True`` that of the form printed in Pezeshki (thesis), Eq 6.3.14,
+    without the outer inverse (a misprint, see the theory note).
 
     Parameters
     ----------
@@ -221,7 +232,7 @@ def linearisation_error(U: ArrayLike, s: ArrayLike, weight_decay: float, printed
     s : array_like, shape (n,)
         Feature strengths, > 0.
     weight_decay : float
-        λ > 0.
+        :math:`\lambda > 0`.
     printed : bool
         Measure the printed (wrong) form.
 
@@ -240,17 +251,17 @@ def linearisation_error(U: ArrayLike, s: ArrayLike, weight_decay: float, printed
 
 
 def first_order_error(s: ArrayLike, weight_decay: float, delta: float) -> float:
-    """The largest absolute error of the first-order responses (Eqs 63-64) against the Eq 10 fixed point's
-    responses (Eq 11) for the Eq 15 coupling: O(δ²).
+    r"""The largest absolute error of the first-order responses (Eqs 63-64) against the Eq 10 fixed point's
+    responses (Eq 11) for the Eq 15 coupling: :math:`O(\delta^2)`.
 
     Parameters
     ----------
     s : array_like, shape (2,)
-        (s_1, s_2), > 0.
+        :math:`(s_1, s_2)`, > 0.
     weight_decay : float
-        λ > 0.
+        :math:`\lambda > 0`.
     delta : float
-        δ in (-1, 1).
+        :math:`\delta \in (-1, 1)`.
 
     Returns
     -------
@@ -268,12 +279,12 @@ def first_order_error(s: ArrayLike, weight_decay: float, delta: float) -> float:
 
 def make_moons(n_samples: int = 300, *, noise_std: float = 0.1,
                seed: Optional[Union[int, np.random.Generator]] = None) -> Dataset:
-    """scikit-learn's ``make_moons`` recipe (unshuffled), the raw data of Fig 1 (App. B.2).
+    r"""scikit-learn's ``make_moons`` recipe (unshuffled), the raw data of Fig 1 (App. B.2).
 
     Parameters
     ----------
     n_samples : int
-        Number of points, in [2, 10^7]; the first ⌊n/2⌋ form the upper moon.
+        Number of points, in :math:`[2, 10^7]`; the first :math:`\lfloor n/2 \rfloor` form the upper moon.
     noise_std : float
         Standard deviation of the Gaussian noise added to every coordinate, in [0, 1e300].
     seed : None, int or numpy.random.Generator
@@ -306,28 +317,29 @@ def make_moons(n_samples: int = 300, *, noise_std: float = 0.1,
 
 def two_moons(n_samples: int = 300, *, noise_std: float = 0.1, margin: float = 0.1, rotation: float = 0.0,
               seed: Optional[Union[int, np.random.Generator]] = None) -> Dataset:
-    """The two-moons data of Fig 1 (App. B.2) with separation ``margin`` = Δ along the horizontal axis.
+    r"""The two-moons data of Fig 1 (App. B.2) with separation ``margin`` = :math:`\Delta` along the horizontal axis.
 
     Parameters
     ----------
     n_samples : int
-        Number of points, in [2, 10^7].
+        Number of points, in :math:`[2, 10^7]`.
     noise_std : float
         Standard deviation of the Gaussian noise of :func:`~dynamics.starvation.make_moons`, in [0, 1e300].
     margin : float
-        Δ in [-1, 1]: the classes are separable with margin Δ along x_h (Δ > 0) or overlap by 2|Δ| (Δ < 0).
+        :math:`\Delta \in [-1, 1]`: the classes are separable with margin :math:`\Delta` along :math:`x_h`
+        (:math:`\Delta > 0`) or overlap by :math:`2\lvert\Delta\rvert` (:math:`\Delta < 0`).
     rotation : float, default 0
         Angle in degrees, in [-360, 360], by which the points are turned counter-clockwise about the origin after
         they are built (the authors' grid for Fig 7, their ``Figure_3`` script, has a 45° panel): the margin then
-        holds along the turned x_h axis.
+        holds along the turned :math:`x_h` axis.
     seed : None, int or numpy.random.Generator
         Source of the noise.
 
     Returns
     -------
     Dataset
-        ``X`` (n_samples, 2) = (x_h, x_v) and ``y`` (n_samples,) in {-1, +1}, with -y·x_h >= Δ for every point
-        (before the rotation).
+        ``X`` (n_samples, 2) = :math:`(x_h, x_v)` and ``y`` (n_samples,) in :math:`\{-1, +1\}`, with
+        :math:`-y \cdot x_h \ge \Delta` for every point (before the rotation).
 
     Examples
     --------
@@ -397,9 +409,10 @@ def moons_setup(config: TwoMoonsConfig, seeds) -> dict:
 
 
 def moons_training(setup: dict, params, logits: np.ndarray, slopes: np.ndarray) -> TwoMoonsTraining:
-    """The result of a two-moons training from its set-up, the trained ``params``, ŷ at the recorded steps
-    (r, B, n) and the mean input-gradient magnitudes (B, 2): |z| = |U_Kᵀŷ| along the NTK directions and the
-    vertical/horizontal gradient ratio, reshaped run-major."""
+    r"""The result of a two-moons training from its set-up, the trained ``params``, :math:`\hat y` at the recorded
+    steps (r, B, n) and the mean input-gradient magnitudes (B, 2):
+    :math:`\lvert z \rvert = \lvert U_K^\top \hat y \rvert` along the NTK directions and the vertical/horizontal
+    gradient ratio, reshaped run-major."""
     finite = np.isfinite(logits).all(axis=(1, 2))  # per record
     if not (finite.all() and all(np.isfinite(p).all() for p in params)):
         first = int(np.argmin(finite)) if not finite.all() else -1
@@ -419,11 +432,12 @@ def moons_training(setup: dict, params, logits: np.ndarray, slopes: np.ndarray) 
 @disk_cache()  # rendering a figure again reuses its training
 def train_two_moons(config: TwoMoonsConfig = TwoMoonsConfig(),
                     seeds: Sequence[Union[int, np.random.Generator]] = (0, 1, 2)) -> TwoMoonsTraining:
-    """Train the two-moons nets of Fig 1 (App. B.2), every (run, seed) at once, compiled.
+    r"""Train the two-moons nets of Fig 1 (App. B.2), every (run, seed) at once, compiled.
 
     Linear(2, hidden) → ReLU → Linear(hidden, 1) with PyTorch's default (uniform) initialisation, the same
     initialisation for every run of one seed; full-batch SGD with momentum and weight decay (torch.optim.SGD's
-    update) on the mean cross-entropy plus (a/2)·mean(ŷ²) (Spectral Decoupling, a = the run's ``output_penalty``).
+    update) on the mean cross-entropy plus :math:`(a/2) \cdot \operatorname{mean}(\hat y^2)` (Spectral Decoupling,
+    :math:`a` = the run's ``output_penalty``).
     The forward and backward passes are fused per sample, one net per thread; the torch simulation of the same
     training is :func:`dynamics.starvation.torch_training.train_two_moons` (it agrees to round-off).
 
@@ -460,7 +474,7 @@ def train_two_moons(config: TwoMoonsConfig = TwoMoonsConfig(),
 
 # ---------------------------------------------------------------- the experiments' data and measurements (numpy)
 def boundary_points(grid_h: ArrayLike, grid_v: ArrayLike, logits: ArrayLike) -> np.ndarray:
-    """The zero level set of ``logits`` on a rectangular grid: every crossing of a grid edge, linearly interpolated.
+    r"""The zero level set of ``logits`` on a rectangular grid: every crossing of a grid edge, linearly interpolated.
 
     Parameters
     ----------
@@ -474,7 +488,7 @@ def boundary_points(grid_h: ArrayLike, grid_v: ArrayLike, logits: ArrayLike) -> 
     Returns
     -------
     ndarray, shape (m, 2)
-        The crossing points (x_h, x_v); m = 0 when ``logits`` has one sign.
+        The crossing points :math:`(x_h, x_v)`; :math:`m = 0` when ``logits`` has one sign.
 
     Examples
     --------
@@ -501,13 +515,14 @@ def boundary_points(grid_h: ArrayLike, grid_v: ArrayLike, logits: ArrayLike) -> 
 
 
 def boundary_line_distance(grid_h: ArrayLike, grid_v: ArrayLike, logits: ArrayLike, X: ArrayLike) -> float:
-    """How far a decision boundary is from straight: the RMS orthogonal distance of its points from their total
+    r"""How far a decision boundary is from straight: the RMS orthogonal distance of its points from their total
     least-squares line, divided by the data's RMS radius.
 
     The boundary points are :func:`boundary_points` of ``logits`` that lie in the bounding box of ``X``. Their best
     straight line (total least squares) passes through their mean along the leading principal axis; the RMS
     orthogonal distance from it is the square root of the smaller eigenvalue of their covariance. The data's RMS
-    radius is sqrt(mean ‖x - mean(x)‖²) over ``X``. A straight boundary gives 0.
+    radius is :math:`\sqrt{\operatorname{mean} \lVert x - \operatorname{mean}(x) \rVert^2}` over ``X``. A straight
+    boundary gives 0.
 
     Parameters
     ----------
@@ -547,7 +562,7 @@ def boundary_line_distance(grid_h: ArrayLike, grid_v: ArrayLike, logits: ArrayLi
 def coloured_shapes(n_samples: int, *, colour_flip: float, label_noise: float = 0.25, size: int = 7,
                     bar_length: int = 3, noise_std: float = 0.2,
                     seed: Optional[Union[int, np.random.Generator]] = None) -> ColourShapes:
-    """A coloured-shape data set in the spirit of Colored MNIST (Pezeshki et al. 2021, §4.3, Table 2).
+    r"""A coloured-shape data set in the spirit of Colored MNIST (Pezeshki et al. 2021, §4.3, Table 2).
 
     The shape: a bar of ``bar_length`` pixels at a uniformly random place in a ``size`` × ``size`` image, horizontal
     for class +1 and vertical for class -1, plus Gaussian pixel noise. Every pixel has the same mean in both classes,
@@ -559,7 +574,7 @@ def coloured_shapes(n_samples: int, *, colour_flip: float, label_noise: float = 
     Parameters
     ----------
     n_samples : int
-        In [1, 10^6].
+        In :math:`[1, 10^6]`.
     colour_flip : float
         In [0, 1].
     label_noise : float
