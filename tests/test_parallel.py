@@ -1,6 +1,7 @@
 """Claims and figures in worker processes (issue 14): ``verify --jobs`` and ``--dask`` give the serial run's
 verdicts, values and order; ``figures --jobs`` writes the serial run's files."""
 import json
+from pathlib import Path
 
 import pytest
 
@@ -56,3 +57,41 @@ def test_figures_in_workers_write_the_serial_files(tmp_path):
     assert serial and serial == sorted(p.name for p in (tmp_path / "parallel").glob("*.png"))
     for name in serial:
         assert (tmp_path / "serial" / name).read_bytes() == (tmp_path / "parallel" / name).read_bytes(), name
+
+
+@pytest.mark.slow
+def test_the_scale_out_page_commands_run_against_a_local_cluster(tmp_path):
+    """The commands of the scale-out page's local block (docs/scale_out.md), run as written with a free port and a
+    small claim selection: a scheduler, two worker processes, and verify --dask, whose report equals a serial run's."""
+    import re
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    pytest.importorskip("distributed")
+    page = (Path(__file__).resolve().parents[1] / "docs" / "scale_out.md").read_text()
+    block = page.split("<!-- the commands of this block run in tests/test_parallel.py")[1].split("```bash\n")[1]
+    commands = [line.rstrip(" &") for line in block.split("```")[0].strip().splitlines()]
+    assert [c.split()[:2] for c in commands] == [["dask", "scheduler"], ["dask", "worker"], ["python", "-m"]]
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    subset = "numerics.lambertw_identity,numerics.normal_tails"
+    commands = [re.sub(r"\b8786\b", str(port), c) for c in commands]
+    commands[2] = commands[2].replace("python -m verify", f"{sys.executable} -m verify --only {subset}", 1)
+    dask = str(Path(sys.executable).with_name("dask"))
+    started = [subprocess.Popen([dask] + c.split()[1:], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL) for c in commands[:2]]
+    try:
+        time.sleep(3)
+        done = subprocess.run(commands[2].split(), cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    finally:
+        for process in started:
+            process.terminate()
+        for process in started:
+            process.wait(timeout=30)
+    serial = tmp_path / "serial.json"
+    assert verify_main(["--only", subset, "--json", str(serial)]) == 0
+    assert _rows(serial) == _rows(tmp_path / "claims.json")
