@@ -1,4 +1,4 @@
-// Display equations wider than their column are scaled down to fit, to 70% of their size at most; what is still
+// Layout helpers of the site. Display equations wider than their column are scaled down to fit, to 70% of their size at most; what is still
 // wider scrolls in its own frame (custom.css). Run once MathJax has typeset the page, and again on resize.
 (function () {
   const SMALLEST = 0.7;
@@ -13,6 +13,27 @@
       }
     });
   }
+  // Long dotted or underscored names (dynamics.linear_networks.generalization_curve) may break after a dot or an
+  // underscore: a <wbr> goes there in headings, the breadcrumbs and both sidebars (no character is added).
+  function breakNames() {
+    const where = "h1, h2, h3, .bd-breadcrumbs a, .bd-sidebar-primary a, .bd-sidebar-secondary a";
+    document.querySelectorAll(where).forEach(function (root) {
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+      const nodes = [];
+      while (walker.nextNode()) if (/[\w][._][\w]/.test(walker.currentNode.nodeValue)) nodes.push(walker.currentNode);
+      nodes.forEach(function (node) {
+        const parts = node.nodeValue.split(/(?<=[._])(?=\w)/);
+        if (parts.length < 2) return;
+        const fragment = document.createDocumentFragment();
+        parts.forEach(function (part, i) {
+          if (i > 0) fragment.appendChild(document.createElement("wbr"));
+          fragment.appendChild(document.createTextNode(part));
+        });
+        node.parentNode.replaceChild(fragment, node);
+      });
+    });
+  }
+  document.addEventListener("DOMContentLoaded", breakNames);
   function start() {
     if (window.MathJax && MathJax.startup && MathJax.startup.promise) MathJax.startup.promise.then(fit);
     else fit();
