@@ -108,23 +108,27 @@ def _search(driver, base, query):
     from selenium.webdriver.support.ui import WebDriverWait
 
     driver.get(f"{base}/search.html?q={quote(query)}")
-    WebDriverWait(driver, 60).until(lambda d: "finished" in d.find_element(By.ID, "search-progress").text)
+    WebDriverWait(driver, 60).until(lambda d: any(
+        "finished" in p.text or "did not match" in p.text
+        for p in d.find_elements(By.CSS_SELECTOR, "#search-results p.search-summary")))
 
     def read():
         found = []
         for item in driver.find_elements(By.CSS_SELECTOR, "#search-results ul.search > li"):
             link = item.find_element(By.CSS_SELECTOR, "a").get_attribute("href").split("#")[0]
             snippets = item.find_elements(By.CSS_SELECTOR, "p.context")
-            found.append((link, snippets[0].text if snippets else ""))
+            # an object's result (a function, a class) has no snippet; a page's gets one once its page is fetched
+            waiting = not snippets and "kind-object" not in (item.get_attribute("class") or "")
+            found.append((link, snippets[0].text if snippets else "", waiting))
         return found
 
     found = read()
     for _ in range(40):
-        if all(snippet for _, snippet in found[:3]):
+        if not any(waiting for _, _, waiting in found[:3]):
             break
         time.sleep(0.25)
         found = read()
-    return found
+    return [(link, snippet) for link, snippet, _ in found]
 
 
 @pytest.mark.slow

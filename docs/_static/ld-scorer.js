@@ -20,7 +20,7 @@ var Scorer = {
     return q.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 0);
   },
 
-  _stem: (word) => word.replace(/(ies|es|s)$/, ""),
+  _stem: (word) => word.replace(/([^s])s$/, "$1"), // rates -> rate, probabilities stays, loss stays
 
   score: function (result) {
     const [docname, title, anchor, , score] = result;
@@ -32,6 +32,8 @@ var Scorer = {
     let bonus = 0;
     if (nameStem === spelled || nameStem.replace(/_/g, "") === spelled.replace(/_/g, "")) bonus = 60;
     else if (nameStem.startsWith(spelled + "_") || nameStem.endsWith("_" + spelled)) bonus = 30;
+    // a field of a result class spelling the words is an answer too, but after the function that computes it
+    if (/\b(attribute|property|method)\b/.test(String(result[3] || ""))) bonus /= 4;
     const phrase = words.join(" ");
     if (String(title || "").toLowerCase().replace(/[_\-.]/g, " ").includes(phrase)) bonus += 20;
     return score + bonus;
@@ -49,7 +51,11 @@ const LD_TEX_SYMBOLS = {
 
 function ldTexAsText(tex) {
   return tex
-    .replace(/^\\[(\[]|\\[)\]]$/g, "")
+    .trim()
+    .replace(/\\[()[\]]/g, " ")
+    .replace(/\\\|/g, "‖")
+    .replace(/\\([{}])/g, "$1")
+    .replace(/\\[td]?frac(\d)(\d)/g, "$1/$2")
     .replace(/\\[td]?frac\{([^{}]*)\}\{([^{}]*)\}/g, "($1)/($2)")
     .replace(/\\(left|right|big|Big|bigg|Bigg)\b/g, "")
     .replace(/\\(mathrm|mathbf|mathbb|mathcal|operatorname|text|boldsymbol)\{([^{}]*)\}/g, "$2")
@@ -60,7 +66,8 @@ function ldTexAsText(tex) {
     .trim();
 }
 
-document.addEventListener("DOMContentLoaded", function () {
+// searchtools.js is loaded before this file (and runs the query as soon as the page is ready): patch it now.
+(function () {
   if (typeof Search === "undefined" || !Search._performSearch) return;
   const toText = Search.htmlToText;
   Search.htmlToText = function (htmlString, anchor) {
@@ -82,4 +89,4 @@ document.addEventListener("DOMContentLoaded", function () {
     }
     return kept.reverse();
   };
-});
+})();
