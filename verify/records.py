@@ -223,7 +223,10 @@ def make_record(name: str, device: str = "cpu", folder: Path = RECORDS) -> Path:
     config = plan.cuda_config if device == "cuda" and plan.cuda_config is not None else plan.config
     # the code that runs, read before it runs (the tree may change while a record trains)
     start = {"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "commit": _git("rev-parse", "HEAD"),
-             "uncommitted_changes": bool(_git("status", "--porcelain", "--untracked-files=no")),
+             # changes to tracked files other than the records themselves (a record written earlier in the same
+             # tree is data, not code)
+             "uncommitted_changes": bool(_git("status", "--porcelain", "--untracked-files=no", "--", ".",
+                                              ":(exclude)records")),
              "code_hash": code_hash(plan.code)}
     wall, cpu = time.perf_counter(), time.process_time()
     result = _run(plan, config, plan.seeds, device)
