@@ -363,7 +363,7 @@ def lr_robustness():
         ax.set_xticks(range(len(rob.variants)), [_VARIANT_LABELS[v].format(step=1000) for v in rob.variants])
         ax.set(ylabel=label, ylim=(0, 1))
     axes[0].axhline(0.5, color="0.4", ls=":", lw=1)
-    axes[0].legend(loc="upper left", fontsize=8)
+    axes[0].legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, fontsize=8, frameon=False)
     verdict_line(fig, saved.verdict, saved.reduced)
     return fig
 
