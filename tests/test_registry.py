@@ -174,12 +174,12 @@ def test_errata_document_lists_printed_and_corrected_forms(monkeypatch, tmp_path
     page = out.read_text()
     assert "x = -a" in page and "x = a" in page and "paper Eq 1" in page and "0.5" in page and "confirmed" in page
     summary = page.split("## Summary")[1].split("\n## ")[0]
-    assert "| paper Eq 1 | x = -a | x = a | 0.5 / 1e-12 (confirmed) |" in summary  # no LaTeX: the text forms
+    assert "* - paper Eq 1\n  - ✗ x = -a\n\n    ✓ x = a\n  - 0.5 / 1e-12 (confirmed)" in summary  # the text forms
     typeset = replace(c, printed_math=r"x = -a", corrected_math=r"x = \lvert a \rvert")
     monkeypatch.setitem(registry.REGISTRY, c.id, typeset)
     assert main(["--only", "numerics.zz_erratum", "--errata", "--markdown", str(out)]) == 0
     page = out.read_text()
-    assert r"| $x = -a$ | $x = \lvert a \rvert$ |" in page  # typeset in the summary ...
+    assert "  - ✗ $x = -a$\n\n    ✓ $x = \\lvert a \\rvert$" in page  # typeset in the summary ...
     assert "$$\n  x = \\lvert a \\rvert\n  $$" in page and "(erratum-numerics-zz_erratum)=" in page  # ... and below
 
 

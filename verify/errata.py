@@ -17,10 +17,6 @@ def _math(tex, text):
     return f"${tex}$" if tex else text
 
 
-def _cell(text):
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def document(results) -> str:
     """Markdown for the erratum claims among ``results`` (ClaimResult objects), grouped by theory: a summary table
     (source, printed, corrected, evidence, claim), then one section per erratum with the typeset forms, their
@@ -34,16 +30,19 @@ def document(results) -> str:
     verdicts = {"pass": "confirmed", "FAIL": "NOT confirmed", "error": "error", "skipped": "skipped"}
     if errata:
         lines += ["## Summary", "",
-                  "The evidence column gives the printed form's error against the corrected form's; the entry below "
-                  "each table row says what the error measures.", "",
-                  "| Source | Printed | Corrected | Evidence (printed / corrected) | Erratum |", "|---|---|---|---|---|"]
+                  "One row per erratum: the printed form (✗) above the corrected one (✓), and the printed form's error "
+                  "against the corrected form's; the entry below each row says what the error measures.", "",
+                  "```{list-table}", ":header-rows: 1", ":widths: 18 62 12 8", "",
+                  "* - Source", "  - Printed (✗) and corrected (✓)", "  - Evidence", "  - Erratum"]
         for r in errata:
             c = r.claim
-            lines.append(f"| {_cell(c.source)} | {_cell(_math(c.printed_math, c.printed))} | "
-                         f"{_cell(_math(c.corrected_math, c.corrected))} | {_number(r.printed_error)} / "
-                         f"{_number(r.measured)} ({verdicts[r.verdict]}) | "
-                         f"{{ref}}`{c.id.split('.', 1)[1].replace('_', ' ')} <erratum-{c.id.replace('.', '-')}>` |")
-        lines.append("")
+            lines += [f"* - {c.source}",
+                      f"  - ✗ {_math(c.printed_math, c.printed)}",
+                      "",
+                      f"    ✓ {_math(c.corrected_math, c.corrected)}",
+                      f"  - {_number(r.printed_error)} / {_number(r.measured)} ({verdicts[r.verdict]})",
+                      f"  - {{ref}}`{c.id.split('.', 1)[1].replace('_', ' ')} <erratum-{c.id.replace('.', '-')}>`"]
+        lines += ["```", ""]
     for theory, group in groupby(errata, key=lambda r: r.claim.theory):
         lines += [f"## {_theory(theory).title}", ""]
         for r in group:
