@@ -67,16 +67,19 @@ def _exact_gd_with_a_modulation(rng):
     (gs.features, lambda rng: (rng.standard_normal((4, 6)), np.sign(rng.standard_normal(4)))),
 ])
 def test_the_theories_dense_routines_are_limited(routine, arguments, monkeypatch):
-    """The decorated routines of the theories see one BLAS thread (the SVD and eigh inside them are watched)."""
+    """The decorated routines of the theories see one BLAS thread (the SVD and eigh inside them, numpy's and
+    scipy's, are watched)."""
+    import scipy.linalg
+
     seen = []
-    for name in ("svd", "eigh"):
-        original = getattr(np.linalg, name)
+    for module, name in ((np.linalg, "svd"), (np.linalg, "eigh"), (scipy.linalg, "eigh")):
+        original = getattr(module, name)
 
         def watched(*args, _original=original, **kwargs):
             seen.append(_blas_threads())
             return _original(*args, **kwargs)
 
-        monkeypatch.setattr(np.linalg, name, watched)
+        monkeypatch.setattr(module, name, watched)
     with threadpool_limits(limits=2, user_api="blas"):
         routine(*arguments(np.random.default_rng(0)))
     assert seen and all(threads == {1} for threads in seen), seen
