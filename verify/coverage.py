@@ -14,35 +14,32 @@ import inspect
 import re
 import sys
 import textwrap
-from pathlib import Path
 from typing import Dict, Tuple
 
-__all__ = ["public_functions", "claims_naming", "unnamed_functions"]
+__all__ = ["public_names", "public_functions", "claims_naming", "unnamed_functions"]
 
 
-def public_functions() -> Dict[str, object]:
-    """{documented name: function} for every function in the ``__all__`` of the numerics core, each theory's
-    package and its torch layer (where torch is installed), as the API reference lists them."""
+def public_names() -> Dict[str, object]:
+    """{documented name: object} for every name in the ``__all__`` of the numerics core, each theory's package and
+    its torch layer (as the registry declares it, where torch is installed), as the API reference lists them."""
     from dynamics.theories import CORE, THEORIES
 
     found = {}
     for t in (CORE,) + THEORIES:
-        modules = [t.package] + [f"{t.package}.{name}" for name in _torch_module_names(t.package)]
-        for module_name in modules:
+        for module_name in [t.package] + [f"{t.package}.{name}" for name in sorted(t.torch_modules)]:
             try:
                 module = importlib.import_module(module_name)
             except ImportError:  # a torch layer without torch
                 continue
             for name in getattr(module, "__all__", ()):
-                obj = getattr(module, name, None)
-                if inspect.isfunction(obj) or type(obj).__name__ == "CPUDispatcher":
-                    found[f"{module_name}.{name}"] = obj
+                found[f"{module_name}.{name}"] = getattr(module, name, None)
     return found
 
 
-def _torch_module_names(package):
-    folder = importlib.import_module(package).__path__[0]
-    return sorted(p.stem for p in Path(folder).glob("torch_*.py"))
+def public_functions() -> Dict[str, object]:
+    """{documented name: function} of :func:`public_names` (numba-compiled ones included)."""
+    return {full: obj for full, obj in public_names().items()
+            if inspect.isfunction(obj) or type(obj).__name__ == "CPUDispatcher"}
 
 
 def _calls(function):

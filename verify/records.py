@@ -50,6 +50,22 @@ class Verdict(NamedTuple):
     status: str
     text: str
 
+    @classmethod
+    def graded(cls, held, text):
+        """The rule the record judges share: "reproduced" when every part of the source's statement holds, "partly
+        reproduced" when some do, "not reproduced" when none does.
+
+        Examples
+        --------
+        >>> Verdict.graded([True, False], "one of two").status
+        'partly reproduced'
+        """
+        held = [bool(h) for h in held]
+        if not held:
+            raise ValueError("held must name at least one part of the statement, got none")
+        status = "reproduced" if all(held) else "partly reproduced" if any(held) else "not reproduced"
+        return cls(status, text)
+
 
 class RecordPlan(NamedTuple):
     """One experiment's record: what to run, and how to read it against the source.

@@ -330,20 +330,13 @@ _PUBLIC_CLASSES = {}
 
 
 def _public_classes():
-    """{class name: [documented full names]} for the classes in the ``__all__`` of every theory package, the
-    numerics core and their torch layers, as the API reference lists them."""
+    """{class name: [documented full names]} of :func:`verify.coverage.public_names`."""
     if not _PUBLIC_CLASSES:
-        from dynamics.theories import CORE, THEORIES
+        from verify.coverage import public_names
 
-        for t in (CORE,) + THEORIES:
-            for module_name in [t.package] + _torch_modules(t.id):
-                try:
-                    module = importlib.import_module(module_name)
-                except ImportError:  # pragma: no cover - the docs extra includes torch
-                    continue
-                for name in getattr(module, "__all__", ()):
-                    if inspect.isclass(getattr(module, name, None)):
-                        _PUBLIC_CLASSES.setdefault(name, []).append(f"{module_name}.{name}")
+        for full, obj in public_names().items():
+            if inspect.isclass(obj):
+                _PUBLIC_CLASSES.setdefault(full.rsplit(".", 1)[1], []).append(full)
     return _PUBLIC_CLASSES
 
 

@@ -613,10 +613,7 @@ def _robustness_verdict(result):
     gains = _robustness_gains(result)
     text = "; ".join(f"{v} {name} gain {mean:+.3f} (lower bound {lower:+.3f})"
                      for (v, name), (mean, _, lower) in gains.items())
-    held = sum(lower > 0 for _, _, lower in gains.values())
-    if held == len(gains):
-        return Verdict("reproduced", text)
-    return Verdict("partly reproduced" if held else "not reproduced", text)
+    return Verdict.graded([lower > 0 for _, _, lower in gains.values()], text)
 
 
 def _robustness_summary(result):
@@ -869,11 +866,9 @@ def _gap_verdict(result):
     text = "train − test worst-group accuracy: " + ", ".join(
         f"{m.upper()} {mean:+.3f} (lower bound {lower:+.3f})" for m, (mean, _, lower) in statistics.items())
     without = [m.upper() for m, (_, _, lower) in statistics.items() if not lower > 0]
-    if not without:
-        return Verdict("reproduced", text)
-    if len(without) < len(statistics):
-        return Verdict("partly reproduced", text + f"; no gap for {', '.join(without)}")
-    return Verdict("not reproduced", text)
+    if 0 < len(without) < len(statistics):
+        text += f"; no gap for {', '.join(without)}"
+    return Verdict.graded([lower > 0 for _, _, lower in statistics.values()], text)
 
 
 def _gap_summary(result):
@@ -936,11 +931,9 @@ def _methods_verdict(result):
             f"{weakest[0].upper()} − {weakest[1].upper()} {mean:+.3f} (lower bound {lower:+.3f}), "
             f"{sum(p[2] > 0 for p in pairs.values())} of {len(pairs)} pairs hold; selection by average validation "
             f"accuracy loses {loss:+.3f} (lower bound {loss_lower:+.3f})")
-    if all(held):
-        return Verdict("reproduced", text)
-    if held[0]:
-        return Verdict("partly reproduced", text + "; selection without group labels loses nothing here")
-    return Verdict("partly reproduced" if held[1] else "not reproduced", text)
+    if held[0] and not held[1]:
+        text += "; selection without group labels loses nothing here"
+    return Verdict.graded(held, text)
 
 
 def _methods_summary(result):
@@ -986,10 +979,7 @@ def _maps_verdict(result):
             f"{', '.join(f'{m.upper()} {v.mean():.3f}' for m, v in rule.items())}; SUBG − ERM {gain:+.3f} (lower "
             f"bound {lower:+.3f}); RWG's test worst-group accuracy selected − final {degrade:+.3f} (lower bound "
             f"{degrade_lower:+.3f})")
-    held = [lower > 0, degrade_lower > 0]
-    if all(held):
-        return Verdict("reproduced", text)
-    return Verdict("partly reproduced" if any(held) else "not reproduced", text)
+    return Verdict.graded([lower > 0, degrade_lower > 0], text)
 
 
 def _maps_summary(result):
