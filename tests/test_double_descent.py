@@ -311,6 +311,32 @@ def test_exact_gd_limits(small):
     assert np.allclose(w[1], dd.ridge_weights(X, small.y[0], 0.0)[0], atol=1e-10)
 
 
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 14), d=st.integers(1, 14), duplicate=st.booleans(), seed=st.integers(0, 2**16))
+def test_ridge_weights_match_the_normal_equations_on_both_routes(n, d, duplicate, seed):
+    """ridge_weights against an independent route: np.linalg.solve of the normal equations for λ > 0 and the
+    pseudo-inverse for λ = 0 (the minimum-norm solution). A full-rank Gram matrix (the smaller of XᵀX and XXᵀ) takes
+    the tridiagonal route; a rank-deficient one (a duplicated column) the eigendecomposition route."""
+    from dynamics.double_descent import _spectral
+
+    rng = np.random.default_rng(seed)
+    X, y = rng.standard_normal((n, d)), rng.standard_normal(n)
+    if duplicate and d >= 2 and n >= 2:
+        X[:, 1] = X[:, 0]
+    lam = np.array([0.0, 1e-3, 0.5, 20.0])
+    spectral_calls = []
+    original = _spectral._ridge_spectral
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_spectral, "_ridge_spectral", lambda *a: spectral_calls.append(1) or original(*a))
+        w = dd.ridge_weights(X, y, lam)
+    reference = [np.linalg.pinv(X) @ y] + [np.linalg.solve(X.T @ X + l * np.eye(d), X.T @ y) for l in lam[1:]]
+    scale = np.linalg.cond(X.T @ X + 1e-3 * np.eye(d)) * 1e-14 + 1e-12  # the normal equations' conditioning
+    for got, want in zip(w, reference):
+        assert np.allclose(got, want, rtol=scale * 1e3, atol=scale * np.abs(want).max())
+    rank_deficient = np.linalg.matrix_rank(X) < min(n, d)
+    assert bool(spectral_calls) == (rank_deficient or min(n, d) == 1)
+
+
 def test_ridge_oracle_limits():
     o = dd.ridge_oracle([1e14, 0.0], **CONFIG, noise_std=0.3)
     assert o.R[0] == pytest.approx(0.0, abs=1e-9) and o.Q[0] == pytest.approx(0.0, abs=1e-9)

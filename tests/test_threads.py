@@ -9,6 +9,7 @@ import scipy.linalg  # noqa: F401  (its own BLAS is loaded before the tests set 
 from threadpoolctl import threadpool_info, threadpool_limits
 
 import dynamics.double_descent as dd
+import dynamics.linear_networks as ln
 import dynamics.starvation as gs
 from dynamics import numerics as nx
 
@@ -65,14 +66,17 @@ def _exact_gd_with_a_modulation(rng):
     (dd.exact_gd_order_parameters, _exact_gd_with_a_modulation),  # a NamedTuple argument does not count as a matrix
     (dd.ridge_weights, lambda rng: (rng.standard_normal((20, 8)), rng.standard_normal(20), 0.1)),
     (gs.features, lambda rng: (rng.standard_normal((4, 6)), np.sign(rng.standard_normal(4)))),
+    (ln.student_instance, lambda rng: (rng.standard_normal((6, 8)), np.ones(6), np.ones(8), np.zeros(6), 0.1)),
 ])
 def test_the_theories_dense_routines_are_limited(routine, arguments, monkeypatch):
-    """The decorated routines of the theories see one BLAS thread (the SVD and eigh inside them, numpy's and
-    scipy's, are watched)."""
+    """The decorated routines of the theories see one BLAS thread (the SVD, eigh and tridiagonal reduction inside
+    them, numpy's and scipy's, are watched)."""
     import scipy.linalg
+    import scipy.linalg.lapack
 
     seen = []
-    for module, name in ((np.linalg, "svd"), (np.linalg, "eigh"), (scipy.linalg, "eigh")):
+    for module, name in ((np.linalg, "svd"), (np.linalg, "eigh"), (scipy.linalg, "svd"), (scipy.linalg, "eigh"),
+                         (scipy.linalg.lapack, "dsytrd")):
         original = getattr(module, name)
 
         def watched(*args, _original=original, **kwargs):

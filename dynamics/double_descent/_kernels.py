@@ -10,7 +10,9 @@ functions that check the arguments and call them live in the topic modules.
   (App. .2.16–.2.17), for a constant or a step-dependent output penalty;
 * :func:`trace_kernel`: the O(d²)-per-step trace formulas for R and Q (Eqs 4.2.9–4.2.10 in the G∘H form derived
   in this project);
-* :func:`gradient_flow_rhs`: dŵ/dk of gradient flow in the original basis, for :func:`solve_ode`.
+* :func:`gradient_flow_rhs`: dŵ/dk of gradient flow in the original basis, for :func:`solve_ode`;
+* :func:`shifted_tridiagonal_solve`: (T + λ_j I) z_j = c for every shift λ_j, T symmetric tridiagonal, by the
+  LDLᵀ factorisation without pivoting (backward stable for a positive definite T + λ_j I), for the ridge path.
 """
 import numba as nb
 import numpy as np
@@ -184,3 +186,30 @@ def gradient_flow_rhs(step, w, params):
     rhs_b = params[2:2 + d]
     gram = params[2 + d:].reshape((d, d))
     return -eta * (gram @ w + lam * w - rhs_b)
+
+
+@nb.njit(cache=True)
+def shifted_tridiagonal_solve(diagonal, off_diagonal, shifts, rhs):
+    """(Z, ok): row j of Z solves (T + λ_j I) z = rhs, T the symmetric tridiagonal matrix of ``diagonal`` and
+    ``off_diagonal``; ok is False (and Z incomplete) when a pivot of some T + λ_j I is not positive, that is when it
+    is not numerically positive definite and the caller must take another route."""
+    m = diagonal.shape[0]
+    out = np.empty((shifts.shape[0], m))
+    pivots = np.empty(m)
+    for j in range(shifts.shape[0]):
+        pivot = diagonal[0] + shifts[j]
+        if not pivot > 0.0:
+            return out, False
+        pivots[0] = pivot
+        out[j, 0] = rhs[0]
+        for i in range(1, m):
+            multiplier = off_diagonal[i - 1] / pivots[i - 1]
+            pivot = diagonal[i] + shifts[j] - multiplier * off_diagonal[i - 1]
+            if not pivot > 0.0:
+                return out, False
+            pivots[i] = pivot
+            out[j, i] = rhs[i] - multiplier * out[j, i - 1]
+        out[j, m - 1] /= pivots[m - 1]
+        for i in range(m - 2, -1, -1):
+            out[j, i] = (out[j, i] - off_diagonal[i] * out[j, i + 1]) / pivots[i]
+    return out, True
