@@ -5,11 +5,11 @@ make no call slower on a quiet machine than the code they replaced.
 The earlier commit's ``dynamics`` is taken with ``git archive`` into a temporary folder; each side runs in its own
 worker process (two copies of the package's numba kernels cannot share one process), and the two workers alternate
 for ``--rounds`` rounds, each timing every routine (minimum of ``--repeats`` calls). A routine's time is its minimum
-over the rounds, so that a burst of load in one round does not decide the ratio. The default commit, 0b79586, is
+over the rounds, so that a burst of load in one round does not decide the ratio. The default commit, 4de22db, is
 the code as it was when the test-tier issue was filed (``einsum`` back-transforms, numpy's ``eigh`` and ``svd``,
 no thread limit).
 
-Run: python benchmarks/dense_against_previous.py [--previous 0b79586] [--rounds 5] [--repeats 7]
+Run: python benchmarks/dense_against_previous.py [--previous 4de22db] [--rounds 5] [--repeats 7]
 """
 import argparse
 import json
@@ -31,8 +31,11 @@ def _cases(dd, ln, gs):
     rng = np.random.default_rng(0)
     cases = []
     for n, d in ((300, 250), (500, 480)):
-        design = dd.draw_teacher_student(dd.TeacherStudentProblem(n, d, int(0.7 * d), 30.0), seed=0)
-        F, X = design.modulation.draw(0), design.X[0]
+        # the teacher-student model's design and modulation (σ = 1 on 70% of the directions, 1/κ on the others),
+        # drawn with numpy so that both sides get the same arrays whatever their drawing API
+        U, V = (np.linalg.qr(rng.standard_normal((d, d)))[0] for _ in range(2))
+        sigma = np.where(np.arange(d) < int(0.7 * d), 1.0, 1.0 / 30.0)
+        F, X = dd.Modulation(U, sigma, V, int(0.7 * d)), rng.standard_normal((n, d)) / np.sqrt(d)
         y = X @ rng.standard_normal(d)
         steps, ridges = np.geomspace(1.0, 1e6, 300), np.geomspace(1e-3, 10, 50)
         cases += [(f"exact_gd_order_parameters, {n} x {d}, 300 steps",
@@ -77,7 +80,7 @@ def _run_worker(root, repeats):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--previous", default="0b79586", help="the earlier commit (0b79586)")
+    parser.add_argument("--previous", default="4de22db", help="the earlier commit (4de22db)")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
