@@ -408,3 +408,108 @@ planted_bug("a three-term Runge-Kutta stage reuses the second coefficient", "dyn
             "            out[i] = ((base[i] + c0 * K[j0, i]) + c1 * K[j1, i]) + c2 * K[j2, i]",
             "            out[i] = ((base[i] + c0 * K[j0, i]) + c1 * K[j1, i]) + c1 * K[j2, i]",
             ("numerics.dopri5_order", "numerics.dop853_order", "numerics.dense_output_order"))
+
+
+# ------------------------------------------------------------------------------------------ the verifier's own statistics
+# Hundreds of verdicts rest on three statistics of verify.registry: the rate check's log-log slope and its standard
+# error (Check.rate, rate_fit), the paired one-sided Student-t bound of the experiment claims (paired_bound), and the
+# family-wise normal and t quantiles (family_wise_z, family_wise_t). A slip in any of them would make claims lenient
+# or strict while each still passed; these claims run them on synthetic data whose answer is known exactly (Gaussian
+# noise, where the t statistics are exact) and hold the observed frequencies to binomial intervals at tail 1e-6.
+_LADDER = np.array([8.0, 16.0, 32.0, 64.0, 128.0, 256.0])  # six sizes, as the rate claims use
+
+
+def _noisy_ladders(rng, slope, draws, noise_sd=0.1):
+    """Errors 3·sizes^slope with independent Gaussian noise of ``noise_sd`` on log(error)."""
+    return np.exp(np.log(3.0) + slope * np.log(_LADDER) + noise_sd * rng.standard_normal((draws, _LADDER.size)))
+
+
+def _count_within(count, draws, probability, what, tail=1e-6):
+    """The count of a Binomial(draws, probability) event held to its central interval at ``tail`` each side."""
+    low, high = stats.binom.ppf(tail, draws, probability), stats.binom.isf(tail, draws, probability)
+    centre = draws * probability
+    return Check.at_most(abs(count - centre) / max(high - centre, centre - low), 1.0,
+                         f"{what}: {count} of {draws} (expected {centre:.1f}, binomial interval {low:.0f}..{high:.0f} "
+                         f"at tail {tail:g})")
+
+
+@claim("numerics.verifier_rate_check", "the verifier's rate check (Check.rate; Student 1908 for the t law)",
+       "Check.rate rejects a true rate at its level and a wrong one at the rate the non-central t law predicts: over "
+       "2000 synthetic six-size ladders with slope −1 and Gaussian log-noise of sd 0.1, the rejections at level 0.01 "
+       "are Binomial(2000, 0.01); over 1000 ladders with slope −0.8 (5.8 standard errors off), the acceptances at "
+       "level 0.01 are Binomial(1000, P(|T| <= t_crit)) with T non-central t (4 degrees of freedom, non-centrality "
+       "0.2/se); and (slope + 1)/se falls inside Student's t interval (4 degrees of freedom) at 50%, 90% and 99% with "
+       "binomial frequencies. Every count is held to its binomial interval at tail 1e-6.",
+       "theorem", stochastic=True)
+def verifier_rate_check(run):
+    from verify.registry import rate_fit
+
+    rng, level, dof = run.rng(901), 0.01, _LADDER.size - 2
+    null = _noisy_ladders(rng, -1.0, 2000)
+    rejections = sum(not Check.rate(_LADDER, errors, -1.0, level=level).passed for errors in null)
+    se_true = 0.1 / math.sqrt(float(np.sum((np.log(_LADDER) - np.log(_LADDER).mean()) ** 2)))
+    critical = stats.t.isf(level / 2, dof)
+    accept_wrong = float(stats.nct.cdf(critical, dof, 0.2 / se_true) - stats.nct.cdf(-critical, dof, 0.2 / se_true))
+    wrong = _noisy_ladders(rng, -0.8, 1000)
+    acceptances = sum(Check.rate(_LADDER, errors, -1.0, level=level).passed for errors in wrong)
+    fits = np.array([rate_fit(_LADDER, errors) for errors in null])
+    t_values = np.abs(fits[:, 0] + 1.0) / fits[:, 1]
+    coverage = [_count_within(int(np.sum(t_values <= stats.t.isf((1 - c) / 2, dof))), 2000, c,
+                              f"(slope + 1)/se inside the {c:.0%} t interval") for c in (0.5, 0.9, 0.99)]
+    return Check.all_of([_count_within(rejections, 2000, level, "true rate rejected at level 0.01"),
+                         _count_within(acceptances, 1000, accept_wrong, f"slope −0.8 accepted (power "
+                                                                        f"{1 - accept_wrong:.3f})")] + coverage)
+
+
+@claim("numerics.verifier_paired_bound", "the verifier's paired bound (paired_bound; Student 1908)",
+       "paired_bound's one-sided lower bound at level 0.05 lies above the true mean in 5% of samples: over 20000 "
+       "synthetic samples of 8 Gaussian paired differences (mean 0.3, sd 1), the count above is Binomial(20000, "
+       "0.05), held to its interval at tail 1e-6 (±0.75 points of a percent); the returned mean and standard error "
+       "match numpy's mean and std(ddof=1)/√8 to 1e-12.", "theorem", stochastic=True)
+def verifier_paired_bound(run):
+    from verify.registry import paired_bound
+
+    rng = run.rng(902)
+    samples = 0.3 + rng.standard_normal((20000, 8))
+    results = np.array([paired_bound(sample, 0.05) for sample in samples])
+    above = int(np.sum(results[:, 2] > 0.3))
+    moments = max(np.abs(results[:, 0] - samples.mean(1)).max(),
+                  np.abs(results[:, 1] - samples.std(1, ddof=1) / math.sqrt(8)).max())
+    return Check.all_of([_count_within(above, 20000, 0.05, "lower bound above the true mean"),
+                         Check.at_most(moments, 1e-12, f"mean and standard error against numpy: {moments:.1e}")])
+
+
+@claim("numerics.verifier_family_wise_quantiles", "the verifier's Bonferroni quantiles (family_wise_z, family_wise_t)",
+       "family_wise_z(m, level) and family_wise_t(m, dof, level) are the two-sided Bonferroni quantiles: the upper "
+       "tail of the standard normal (mpmath erfc) and of Student's t (mpmath's regularised incomplete beta, "
+       "P(T > t) = I_{ν/(ν+t²)}(ν/2, 1/2)/2) at the returned value equals level/(2m) to 1e-9 relative, for m in "
+       "{1, 4, 18, 300}, level in {1e-4, 1e-2} and ν in {3, 19, 399}, all at 30 digits.", "identity")
+def verifier_family_wise_quantiles():
+    from verify.registry import family_wise_t, family_wise_z
+
+    errors = []
+    with mpmath.workdps(30):
+        for m in (1, 4, 18, 300):
+            for level in (1e-4, 1e-2):
+                target = mpmath.mpf(level) / (2 * m)
+                z = mpmath.mpf(family_wise_z(m, level))
+                errors.append(abs(mpmath.erfc(z / mpmath.sqrt(2)) / 2 / target - 1))
+                for dof in (3, 19, 399):
+                    t = mpmath.mpf(family_wise_t(m, dof, level))
+                    nu = mpmath.mpf(dof)
+                    tail = mpmath.betainc(nu / 2, mpmath.mpf(1) / 2, 0, nu / (nu + t * t), regularized=True) / 2
+                    errors.append(abs(tail / target - 1))
+    worst = float(max(errors))
+    return Check.at_most(worst, 1e-9, f"worst relative error of the tail at the quantile over {len(errors)} cases: "
+                                      f"{worst:.1e}")
+
+
+planted_bug("the rate check's slope standard error doubled (every rate claim twice as lenient)", "verify/registry.py",
+            "    return float(coef[1]), float(math.sqrt(max(cov[1, 1], 0.0)))",
+            "    return float(coef[1]), 2 * float(math.sqrt(max(cov[1, 1], 0.0)))", ("numerics.verifier_rate_check",))
+planted_bug("the paired bound's standard error divides by n, not n - 1", "verify/registry.py",
+            "    se = float(d.std(ddof=1) / math.sqrt(d.size))", "    se = float(d.std(ddof=0) / math.sqrt(d.size))",
+            ("numerics.verifier_paired_bound",))
+planted_bug("the family-wise normal quantile one-sided", "verify/registry.py",
+            "    return -NormalDist().inv_cdf(0.5 * level / m)", "    return -NormalDist().inv_cdf(level / m)",
+            ("numerics.verifier_family_wise_quantiles",))
