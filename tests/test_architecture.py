@@ -25,7 +25,8 @@ IDS = {t.id for t in THEORIES}
 ALIASES = {t.id: t.alias for t in THEORIES + (CORE,)}
 LAYERS = ("dynamics", "verify", "figures")
 SHAPE = ("__init__.py", "_results.py", "_checks.py", "_kernels.py", "_setups.py")
-FRAMEWORK = {"verify": {"__init__", "__main__", "registry", "runner", "errata", "pages", "records", "coverage"},
+FRAMEWORK = {"verify": {"__init__", "__main__", "registry", "runner", "errata", "pages", "records", "coverage",
+                        "symbolic"},
              "verify/crosscheck": {"__init__"},
              "figures": {"__init__", "__main__", "registry", "style", "interactive"}}
 
