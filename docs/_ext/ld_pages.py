@@ -3,7 +3,9 @@
 - ``api/``: one page per package of the theory registry (and its torch layer), listing every name of its
   ``__all__``; autosummary writes one page per name from its docstring.
 - ``gallery/``: every registered figure with its caption, source and the code that makes it. Figures are
-  rendered once into ``gallery/_images`` (set ``LD_DOCS_REFRESH_FIGURES=1`` to render them again).
+  rendered once into ``gallery/_images`` (set ``LD_DOCS_REFRESH_FIGURES=1`` to render them again); a figure that
+  ``python -m figures --all`` rendered into ``figures_out/`` after the last change of the code and the records is
+  copied from there instead (``LD_DOCS_FIGURES_FROM`` names another folder).
 - ``notebooks/``: the teaching notebooks, executed at their defaults by myst-nb.
 - ``_generated/references.bib``: the bibliography, from the works the theory registry cites.
 - ``_generated/theory_toctree.inc``: the theory notes in the registry's order, for ``theory/index.md``.
@@ -177,6 +179,38 @@ def write_reproduction_table():
     _write(DOCS / "_generated" / "reproduction_table.inc", reproduction_table())
 
 
+def _newest_source():
+    """The modification time of the newest Python file or record a figure is drawn from."""
+    return max(path.stat().st_mtime for folder in ("dynamics", "figures", "records") for pattern in ("*.py", "*.json")
+               for path in (ROOT / folder).rglob(pattern))
+
+
+def _reuse_rendered(entries, image_dir, wanted):
+    """Copy into ``image_dir`` the figures of ``wanted`` that ``python -m figures --all`` already rendered into
+    ``LD_DOCS_FIGURES_FROM`` (default ``figures_out/``, the README's main job) after the newest source file and
+    record changed, PNG and PDF, as ``render_many`` writes them for the gallery; return the ids still to render."""
+    import shutil
+
+    rendered = Path(os.environ.get("LD_DOCS_FIGURES_FROM", ROOT / "figures_out"))
+    if not rendered.is_dir():
+        return wanted
+    newest = _newest_source()
+    by_id = {s.id: s for s in entries}
+    left = []
+    for entry_id in wanted:
+        files = [rendered / f"{by_id[entry_id].filename}.{suffix}" for suffix in ("png", "pdf")]
+        if all(f.exists() and f.stat().st_mtime > newest for f in files):
+            image_dir.mkdir(parents=True, exist_ok=True)
+            for f in files:
+                shutil.copy2(f, image_dir / f.name)
+        else:
+            left.append(entry_id)
+    if len(left) < len(wanted):
+        print(f"ld_pages: {len(wanted) - len(left)} figures taken from {rendered} (rendered after the last source "
+              f"change)", file=sys.stderr)
+    return left
+
+
 def _render_missing_figures(entries, image_dir):
     from figures.registry import render_many
 
@@ -184,6 +218,7 @@ def _render_missing_figures(entries, image_dir):
         return
     refresh = os.environ.get("LD_DOCS_REFRESH_FIGURES") == "1"
     missing = [s.id for s in entries if refresh or not (image_dir / f"{s.filename}.png").exists()]
+    missing = _reuse_rendered(entries, image_dir, missing)
     if not missing:
         return
     from tqdm.auto import tqdm
