@@ -42,6 +42,10 @@ def test_each_perturbation_changes_what_it_names(tool):
     assert dict(tool.perturbations((1, 2)))["swapped"] == (2, 1)
     assert tool.perturbations(np.ones((2, 3)))[-1][0] != "swapped"  # equal rows: a swap would change nothing
     assert tool.perturbations("text") == [] and tool.perturbations(None) == [] and tool.perturbations(np.inf) == []
+    nested = dict(tool.perturbations(Result(np.array([1.0, 2.0]), 3, "a")))  # every member a kind fits
+    assert set(nested) == {"relative", "first", "swapped", "off_by_one"}
+    assert np.allclose(nested["relative"].value, [1.001, 2.002]) and nested["relative"].epoch == 3
+    assert nested["off_by_one"].epoch == 4 and nested["off_by_one"].label == "a"
 
 
 def test_a_named_result_changes_in_one_field(tool):

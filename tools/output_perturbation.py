@@ -82,7 +82,12 @@ def perturbations(value):
             swapped[[0, 1]] = swapped[[1, 0]]
             out.append(("swapped", swapped))
         return out
-    if isinstance(value, (tuple, list)) and not hasattr(value, "_fields") and len(value) >= 2:
+    if hasattr(value, "_fields"):  # a nested named result: each kind applied to every member it fits
+        members = {name: dict(perturbations(getattr(value, name))) for name in value._fields}
+        kinds = sorted({kind for by_kind in members.values() for kind in by_kind})
+        return [(kind, value._replace(**{name: by_kind[kind] for name, by_kind in members.items() if kind in by_kind}))
+                for kind in kinds]
+    if isinstance(value, (tuple, list)) and len(value) >= 2:
         try:
             differ = not (value[0] is value[1] or bool(np.all(np.asarray(value[0]) == np.asarray(value[1]))))
         except (ValueError, TypeError):

@@ -354,8 +354,9 @@ def reference_sections(app, what, name, obj, options, lines):
         if other != name and _package(other) == _package(name) and ids & set(claims):
             together[other] = len(ids & set(claims))
     related = sorted(together, key=lambda other: (-together[other], other))[:3]
-    if related:
-        lines += ["", ".. rubric:: See also", ""] + [f"* :func:`~{other}`" for other in related] + [""]
+    if related:  # named from the package down, so that a torch module's namesake reads apart from the package's
+        lines += ["", ".. rubric:: See also", ""] + [
+            f"* :func:`{other[len(_package(other)) + 1:]} <{other}>`" for other in related] + [""]
     if ids:
         lines += ["", ".. rubric:: Claims that call it", "",
                   ", ".join(f":ref:`{claim} <claim-{claim}>`" for claim in naming[name]), ""]
@@ -398,6 +399,30 @@ def link_return_types(app, what, name, obj, options, lines):
             lines[i] = re.sub(r"(?<![`.\w])[A-Z]\w+(?![`\w])", link, line)
 
 
+_DESCRIBED_FIELDS = set()
+
+
+def _described_fields():
+    """The ids of the field accessors of every public named result whose docstring describes its fields in an
+    Attributes section."""
+    if not _DESCRIBED_FIELDS:
+        from verify.coverage import public_names
+
+        for obj in public_names().values():
+            if inspect.isclass(obj) and hasattr(obj, "_fields") and re.search(r"^Attributes\n-+$",
+                                                                             inspect.getdoc(obj) or "", re.M):
+                _DESCRIBED_FIELDS.update(id(vars(obj)[f]) for f in obj._fields if f in vars(obj))
+    return _DESCRIBED_FIELDS
+
+
+def skip_described_fields(app, what, name, obj, skip, options):
+    """Leave out a named result's "Alias for field number N" entries when its Attributes section already
+    describes the fields (they repeated each field without a word of its own)."""
+    if what == "class" and id(obj) in _described_fields():
+        return True
+    return None
+
+
 def resolve_unqualified(app, env, node, contnode):
     """A Python reference that Sphinx cannot resolve from the current module (``:func:`spherical_step``` in a
     torch module, a name given by its private module) resolves to the one public object with that name.
@@ -429,5 +454,6 @@ def setup(app):
     app.connect("autodoc-process-docstring", escape_docstring)
     app.connect("autodoc-process-docstring", reference_sections, priority=900)  # after numpydoc (500)
     app.connect("autodoc-process-docstring", link_return_types, priority=900)
+    app.connect("autodoc-skip-member", skip_described_fields)
     app.connect("missing-reference", resolve_unqualified)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
