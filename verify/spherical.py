@@ -14,8 +14,10 @@ import numpy as np
 
 import dynamics.spherical as sph
 from .registry import Check, claim, lazy_module, planted_bug, relative_error
+from .symbolic import library_against_symbols, residual_zero, spread
 
 mpmath = lazy_module("mpmath")
+sp = lazy_module("sympy")
 stats = lazy_module("scipy.stats")
 
 
@@ -1410,3 +1412,591 @@ planted_bug("spherical: BN-probe loss kernel uses σ(m) for σ(−m) in its grad
             ("spherical.pythagorean_growth",))
 planted_bug("spherical: AdamG kernel renormalises to radius 2", "dynamics/spherical/_kernels.py",
             "decay = 1.0 / (rn + eps)", "decay = 2.0 / (rn + eps)", ("spherical.theorem2_one_step",))
+
+
+# ---------------------------------------------------------------- symbolic claims
+# Each closed form of dynamics/spherical/_closed_forms.py against the relation it solves, simplified by sympy, and
+# the library against the sympy expression evaluated by mpmath at 30 digits (verify/symbolic.py). The relative
+# error bounds are first-order round-off analyses in units of ε = 2^-52: a sum of positive terms is as accurate as its
+# least accurate term, (1 − ηλ) computed from the rounded product ηλ carries ε(1 + ηλ/(1 − ηλ)), a difference
+# a − b carries ε(|a| + |b|)/|a − b|, and a k-th power multiplies its base's relative error by k.
+# Every closed form of the module is covered:
+#   sgd_l2_radius_map, sgd_radius_sequence, sgd_l2_collapse_radius, sgd_effective_lr  -> symbolic_sgd_l2_one_step
+#   sgd_l2_equilibrium, sgd_l2_invariant_interval                                        -> symbolic_sgd_l2_equilibrium
+#   sgd_l2_relaxation, sgd_l2_relaxation_law                                             -> symbolic_sgd_l2_relaxation
+#   sgdm_l2_equilibrium, sgdm_l2_relaxation_steps, sgdm_l2_relaxation -> symbolic_random_walk_equilibrium
+#   sgd_lambda0_sandwich, effective_lr_bounds_sgd                                        -> symbolic_lambda0_bounds
+#   sgd_order2_radius4, adagradg_equivalent_params, adagrad_matched_learning_rate        -> symbolic_theorem4
+#   exponential_lr_schedule, li_arora_equivalent                                         -> symbolic_exponential_lr
+#   adam_nu, adam_nu_R, adam_srt_radius, adam_srt_radius_law                             -> symbolic_adam_nu
+# The random-walk forms (sgdm_*) solve a leading-order moment balance, not an exact recursion: the claim checks that
+# balance (its geometric series summed by sympy), which is all they assert.
+EPS = float(np.finfo(float).eps)
+
+
+def _converged(expression):
+    """A sympy sum of a geometric series with its convergence condition (|γ| < 1, here 0 <= γ < 1) taken as met."""
+    return expression.replace(lambda e: isinstance(e, sp.Piecewise), lambda e: e.args[0][0])
+
+
+def _printed_misses(printed_residual, reference, counterexample, what, reject=0.1):
+    """A printed (erratum) form: its residual does not simplify to 0, and at the simplest counterexample (a dict of
+    symbol values) it misses the reference by more than ``reject`` relative."""
+    left = sp.simplify(printed_residual)
+    miss = math.inf if left == 0 else float(abs(left.subs(counterexample) / reference.subs(counterexample)))
+    miss = 0.0 if left == 0 else miss
+    at = ", ".join(f"{k} = {v}" for k, v in counterexample.items())
+    return Check.at_least(miss, reject, f"{what}: printed residual {left} (relative miss {miss:.3g} at {at})")
+
+
+def _spread_int(column):
+    """Step counts or dimensions from a spread column (the library takes integers)."""
+    return np.rint(column)
+
+
+_P = dict(positive=True)
+
+
+@claim("spherical.symbolic_sgd_l2_one_step", "Roburin (thesis), Eqs 3.25, 3.46, Table 3.1, Theorem 2; §3.4.2; Eq 2.14",
+       "sympy: with x = r·e₁ and Lemma 1's tangent gradient ∇L(x) = (g/r)·e₂, the SGD + L2 step (1−ηλ)x − η∇L(x) has "
+       "squared norm (1−ηλ)²r² + η²g²/r² (Eq 3.25; residual 0), so r_k = r₀(1−ηλ)^k solves it at g = 0 (residual of "
+       "the recursion and of r(0) = r₀ both 0), and Theorem 2's A/(1 − A⟨c,u⟩) with A = η/r², c = r(∇L(x) + λx) is "
+       "η/((1−ηλ)r²) (Table 3.1; residual 0); the printed ∇L − λx of §3.4.2 gives (η/r²)/(1+ηλ) and Eq 2.14's "
+       "x − η∇L + λx the squared norm (1+λ)²r² + η²g²/r² (both residuals nonzero: at η = λ = r = g = 1/2 they miss "
+       "by more than 0.1). sgd_l2_radius_map, sgd_radius_sequence (two steps), sgd_l2_collapse_radius and "
+       "sgd_effective_lr equal the sympy forms at 30 digits at 1000 points each, r² in [1e-6, 1e6], η in [1e-4, 1], "
+       "λ in [1e-6, 0.9], g in [1e-4, 1e4], k in [0, 1e5], within 8ε(1 + ηλ/(1−ηλ)) (a sum of positive terms, the "
+       "rounding of 1 − ηλ from ηλ) and (4 + 2k)ε(1 + ηλ/(1−ηλ)) for the k-th power of the collapse.", "identity")
+def symbolic_sgd_l2_one_step():
+    r, s, eta, lam, g, g1, r0, a = sp.symbols("r s eta lambda g g_1 r_0 a", **_P)
+    k = sp.Symbol("k", integer=True, nonnegative=True)
+    x, grad = sp.Matrix([r, 0]), sp.Matrix([0, g / r])  # Lemma 1: ∇L(x) ⟂ x and ‖∇L(x)‖ = ‖∇L(u)‖/r
+    step = (1 - eta * lam) * x - eta * grad
+    radius_map = (1 - eta * lam) ** 2 * s + eta ** 2 * g ** 2 / s  # on s = r²
+    collapse = r0 * (1 - eta * lam) ** k
+    A = eta / r ** 2  # b = 1, s_k = 1
+    c = r * (grad + lam * x)
+    effective = A / (1 - A * c[0])  # u = e₁
+    table = eta / ((1 - eta * lam) * r ** 2)
+    c_printed = r * (grad - lam * x)
+    printed_step = x - eta * grad + lam * x
+    half = {eta: sp.Rational(1, 2), lam: sp.Rational(1, 2), r: sp.Rational(1, 2), g: sp.Rational(1, 2)}
+    checks = [residual_zero(step.dot(step) - radius_map.subs(s, r ** 2), "Eq 3.25, ‖x_{k+1}‖² = map(r²)"),
+              residual_zero(r0 * a ** (k + 1) - a * (r0 * a ** k), "collapse recursion at g = 0 (a = 1 − ηλ > 0)"),
+              residual_zero(collapse.subs(k, 0) - r0, "collapse r(0) = r₀"),
+              residual_zero(effective - table, "Table 3.1, η^e of SGD + L2"),
+              _printed_misses(A / (1 - A * c_printed[0]) - table, table, half, "§3.4.2's ∇L − λx"),
+              _printed_misses(printed_step.dot(printed_step) - radius_map.subs(s, r ** 2), radius_map.subs(s, r ** 2),
+                              half, "Eq 2.14's x − η∇L + λx")]
+    ranges = [(1e-6, 1e6, "log"), (1e-4, 1.0, "log"), (1e-6, 0.9, "log"), (1e-4, 1e4, "log")]
+    points = spread(ranges, 1000)
+
+    def decay_bound(factor):
+        return lambda s_, eta_, lam_, *rest: factor * EPS * (1 + eta_ * lam_ / (1 - eta_ * lam_))
+
+    checks.append(library_against_symbols(radius_map, (s, eta, lam, g), sph.sgd_l2_radius_map, points,
+                                          decay_bound(8), "sgd_l2_radius_map"))
+    checks.append(library_against_symbols(table.subs(r, s ** sp.Rational(1, 4)), (s, eta, lam),
+                                          lambda w, e, l_: sph.sgd_effective_lr(e, w, l_), points[:, :3],
+                                          decay_bound(8), "sgd_effective_lr (r⁴ in the first column)"))
+    two = sp.sqrt((1 - eta * lam) ** 2 * radius_map.subs(s, r0 ** 2)  # r₂ from r₀ with g₀ = g, g₁
+                  + eta ** 2 * g1 ** 2 / radius_map.subs(s, r0 ** 2))
+    seq_points = np.column_stack([np.sqrt(points[:, 0]), points[:, 1:], points[::-1, 3]])
+    checks.append(library_against_symbols(
+        two, (r0, eta, lam, g, g1), lambda a, e, l_, ga, gb: float(sph.sgd_radius_sequence(a, e, [ga, gb], l_)[-1]),
+        seq_points, decay_bound(8), "sgd_radius_sequence, r₂"))
+    collapse_points = np.column_stack([np.sqrt(points[:, 0]), points[:, 1:3],
+                                       _spread_int(spread([(1.0, 1e5, "log")], 1000)[:, 0] - 1)])
+    # keep r₀(1−ηλ)^k a normal double
+    collapse_points[:, 3] = np.minimum(collapse_points[:, 3],
+                                       np.floor(600 / -np.log1p(-collapse_points[:, 1] * collapse_points[:, 2])))
+    checks.append(library_against_symbols(
+        collapse, (r0, eta, lam, k), lambda a, e, l_, kk: sph.sgd_l2_collapse_radius(a, e, l_, int(kk)),
+        collapse_points, lambda a, e, l_, kk: (4 + 2 * kk) * EPS * (1 + e * l_ / (1 - e * l_)),
+        "sgd_l2_collapse_radius"))
+    return Check.all_of(checks)
+
+
+@claim("spherical.symbolic_sgd_l2_equilibrium", "Roburin (thesis), Eq 3.25, Table 3.1, Theorem 2 (SGD + L2)",
+       "sympy: r*⁴ = ηG²/(λ(2−ηλ)) is the fixed point of Eq 3.25's map s ↦ (1−ηλ)²s + η²G²/s on s = r² "
+       "((map(s*) − s*)s* = 0), η^e* is Table 3.1's η/((1−ηλ)r*²) and the angle θ* = arctan(η^e*G) of Theorem 2 has "
+       "cos²θ* = (1−ηλ)² (squared residuals 0); the invariant interval's ends L = ηg_min/sqrt(1−ρ), U = "
+       "ηg_max/sqrt(1−ρ) (ρ = (1−ηλ)²) are the map's fixed points at g_min and g_max, its η^e bounds are "
+       "η/((1−ηλ)U) and η/((1−ηλ)L), and map_{g_max}(L) − U = c(g_min − g_max)(ρg_min − (1−ρ)g_max)/g_min (c = "
+       "η/sqrt(1−ρ); residuals 0), which is <= 0 under the library's condition (g_min/g_max)² >= (1−ρ)/ρ. "
+       "sgd_l2_equilibrium (three fields, against r*⁴, η/((1−ηλ)sqrt(r*⁴)) and arccos(1−ηλ)) and "
+       "sgd_l2_invariant_interval (four fields) equal the sympy forms at 30 digits at 1000 points, η in [1e-4, 1], "
+       "λ in [1e-8, 0.9], G and g_min in [1e-4, 1e4], g_min/g_max spread over its allowed range, within "
+       "8ε(1 + ηλ/(1−ηλ)) (products, quotients and square roots of positive terms, and the rounding of 1 − ηλ).",
+       "identity")
+def symbolic_sgd_l2_equilibrium():
+    eta, lam, G, s, g_min, g_max = sp.symbols("eta lambda G s g_min g_max", **_P)
+    rho = (1 - eta * lam) ** 2
+    r4 = eta * G ** 2 / (lam * (2 - eta * lam))
+    effective = sp.sqrt(eta * lam * (2 - eta * lam)) / ((1 - eta * lam) * G)
+
+    def radius_map(s_, g_):
+        return rho * s_ + eta ** 2 * g_ ** 2 / s_
+
+    tan = effective * G  # Theorem 2: tan θ = η^e‖c⊥‖, ‖c⊥‖ = G at the fixed point
+    c = eta / sp.sqrt(1 - rho)
+    L, U = c * g_min, c * g_max
+    checks = [residual_zero(((radius_map(s, G) - s) * s).subs(s ** 2, r4).subs(s, sp.sqrt(r4)),
+                            "fixed point of Eq 3.25's map"),
+              residual_zero(effective ** 2 - (eta / (1 - eta * lam)) ** 2 / r4, "η^e* = η/((1−ηλ)r*²), squared"),
+              residual_zero(1 / (1 + tan ** 2) - rho, "cos²θ* = (1 − ηλ)²"),
+              residual_zero((radius_map(L, g_min) - L) * L, "L is the fixed point at g_min"),
+              residual_zero((radius_map(U, g_max) - U) * U, "U is the fixed point at g_max"),
+              residual_zero(radius_map(L, g_max) - U - c * (g_min - g_max) * (rho * g_min - (1 - rho) * g_max) / g_min,
+                            "map_{g_max}(L) − U factorised")]
+    points = spread([(1e-4, 1.0, "log"), (1e-8, 0.9, "log"), (1e-4, 1e4, "log"), (0.0, 1.0, "linear")], 1100)
+    eta_, lam_ = points[:, 0], points[:, 1]
+    p = eta_ * lam_
+    t_min = np.sqrt(p * (2 - p)) / (1 - p)  # sqrt((1−ρ)/ρ)
+    ratio = t_min + points[:, 3] * (1 - t_min)  # g_min/g_max in its allowed range
+    interval_points = np.column_stack([eta_, lam_, points[:, 2], points[:, 2] / ratio])
+    interval_points = interval_points[t_min < 1][:1000]  # the interval needs ρ > 1/2
+    points = points[:1000]
+
+    def bound(eta_, lam_, *rest):
+        return 8 * EPS * (1 + eta_ * lam_ / (1 - eta_ * lam_))
+
+    angle = sp.acos(1 - eta * lam)
+    for i, (field, expression) in enumerate((("r*⁴", r4), ("η^e*", eta / ((1 - eta * lam) * sp.sqrt(r4))),
+                                            ("θ* = arccos(1 − ηλ)", angle))):
+        checks.append(library_against_symbols(expression, (eta, lam, G),
+                                              lambda e, l_, g_, i=i: sph.sgd_l2_equilibrium(e, l_, g_)[i],
+                                              points[:, :3], bound, f"sgd_l2_equilibrium, {field}"))
+    for i, (field, expression) in enumerate((("L", L), ("U", U), ("min η^e", eta / ((1 - eta * lam) * U)),
+                                            ("max η^e", eta / ((1 - eta * lam) * L)))):
+        checks.append(library_against_symbols(expression, (eta, lam, g_min, g_max),
+                                              lambda e, l_, a, b, i=i: sph.sgd_l2_invariant_interval(e, l_, a, b)[i],
+                                              interval_points, bound, f"sgd_l2_invariant_interval, {field}"))
+    return Check.all_of(checks)
+
+
+@claim("spherical.symbolic_sgd_l2_relaxation", "Roburin (thesis), Eq 3.25, Theorem 4 (order-2 radius), Table 3.1",
+       "sympy: r_k⁴ = r*⁴ + (r₀⁴ − r*⁴)e^{−4ηλk} solves the ODE dw/dk = −4ηλ(w − r*⁴) with w(0) = r₀⁴ and tends to "
+       "r*⁴ = ηG²/(λ(2−ηλ)) as k → ∞ (residuals 0), the ODE's rate being the order-2 map's per-step log-contraction "
+       "−log(ρ²) = −4 log(1−ηλ) = 4ηλ + O((ηλ)²) (series residual 0); sgd_l2_relaxation and sgd_l2_relaxation_law "
+       "(radius w^{1/4} and Table 3.1's η/((1−ηλ)sqrt(w))) equal the sympy forms at 30 digits at 1000 points, r₀ "
+       "in [1e-2, 1e2], η in [1e-4, 1], λ in [1e-6, 0.5], G in [1e-2, 1e2], k in [0, 1e6], within "
+       "8ε(r*⁴ + (1 + 4ηλk)|r₀⁴ − r*⁴|e^{−4ηλk})/r_k⁴ (the absolute round-off of each term, the exponent's "
+       "4ηλk carrying a relative 3ε, over the value), plus 8ε(1 + ηλ/(1−ηλ)) for η^e.", "identity")
+def symbolic_sgd_l2_relaxation():
+    r0, eta, lam, G, k, p = sp.symbols("r_0 eta lambda G k p", **_P)
+    w_star = eta * G ** 2 / (lam * (2 - eta * lam))
+    w = w_star + (r0 ** 4 - w_star) * sp.exp(-4 * eta * lam * k)
+    checks = [residual_zero(sp.diff(w, k) + 4 * eta * lam * (w - w_star), "dw/dk = −4ηλ(w − r*⁴)"),
+              residual_zero(w.subs(k, 0) - r0 ** 4, "w(0) = r₀⁴"),
+              residual_zero(sp.limit(w, k, sp.oo) - w_star, "w → r*⁴ as k → ∞"),
+              residual_zero(sp.series(-4 * sp.log(1 - p), p, 0, 2).removeO() - 4 * p,
+                            "−log ρ² = 4ηλ + O((ηλ)²) (series, p = ηλ)")]
+    points = spread([(1e-2, 1e2, "log"), (1e-4, 1.0, "log"), (1e-6, 0.5, "log"), (1e-2, 1e2, "log"),
+                     (1.0, 1e6 + 1, "log")], 1000)
+    points[:, 4] = _spread_int(points[:, 4] - 1)
+
+    def bound(r0_, eta_, lam_, G_, k_):
+        ws = eta_ * G_ ** 2 / (lam_ * (2 - eta_ * lam_))
+        decay = math.exp(-4 * eta_ * lam_ * k_)
+        value = ws + (r0_ ** 4 - ws) * decay
+        return 8 * EPS * (ws + (1 + 4 * eta_ * lam_ * k_) * abs(r0_ ** 4 - ws) * decay) / value
+
+    def bound_law(*point):
+        return bound(*point) + 8 * EPS * (1 + point[1] * point[2] / (1 - point[1] * point[2]))
+
+    symbols = (r0, eta, lam, G, k)
+    checks += [library_against_symbols(w, symbols,
+                                       lambda a, e, l_, g_, kk: sph.sgd_l2_relaxation(a, e, l_, g_, int(kk)),
+                                       points, bound, "sgd_l2_relaxation, r_k⁴"),
+               library_against_symbols(w ** sp.Rational(1, 4), symbols,
+                                       lambda a, e, l_, g_, kk: sph.sgd_l2_relaxation_law(a, e, l_, g_, int(kk)).radius,
+                                       points, bound, "sgd_l2_relaxation_law, radius"),
+               library_against_symbols(eta / ((1 - eta * lam) * sp.sqrt(w)), symbols,
+                                       lambda a, e, l_, g_, kk: sph.sgd_l2_relaxation_law(
+                                           a, e, l_, g_, int(kk)).effective_learning_rate,
+                                       points, bound_law, "sgd_l2_relaxation_law, η^e")]
+    return Check.all_of(checks)
+
+
+@claim("spherical.symbolic_random_walk_equilibrium",
+       "Roburin (thesis), Eqs 3.15, 3.25 (SGD-M + L2); cf. Wan et al. 2021",
+       "sympy, in the random-walk model (tangent gradients of norm G/r in fresh independent directions, momentum "
+       "γ, leading order in ηλ): E‖m‖² = (G²/r²)Σ_j γ^{2j}, E⟨m,x⟩ = λr²/(1−γ) − (ηG²/r²)Σ_j γ^j(1−γ^j)/(1−γ) "
+       "(the buffer's past gradients met by the steps since; series summed by sympy), and the radial balance "
+       "2E⟨m,x⟩ = ηE‖m‖² has the root r⁴ = ηG²/(2λ(1−γ)), with η^e = η/r², the rms angle ηsqrt(E‖m‖²)/r = "
+       "sqrt(2ηλ/(1+γ)), and Δr⁴ = 2r²(−2ηE⟨m,x⟩ + η²E‖m‖²) = −(r⁴ − r*⁴)/τ with τ = (1−γ)/(4ηλ), solved by "
+       "r*⁴ + (r₀⁴ − r*⁴)e^{−k/τ} (all residuals 0). sgdm_l2_equilibrium (three fields), sgdm_l2_relaxation_steps and "
+       "sgdm_l2_relaxation equal the sympy forms at 30 digits at 1000 points, η in [1e-4, 1], λ in [1e-6, 0.9], "
+       "γ in [0, 0.999], G in [1e-3, 1e3], r₀ in [1e-2, 1e2], k in [0, 1e6], within 8ε (products, quotients and roots "
+       "of positive terms; 1 − γ and 1 + γ are exact or one rounding) and, for the relaxation, "
+       "8ε(r*⁴ + (1 + k/τ)|r₀⁴ − r*⁴|e^{−k/τ})/r_k⁴.", "identity")
+def symbolic_random_walk_equilibrium():
+    eta, lam, G, s, r0, k, w = sp.symbols("eta lambda G s r_0 k w", **_P)
+    gamma = sp.Symbol("gamma", nonnegative=True)
+    j = sp.Symbol("j", integer=True, nonnegative=True)
+    # s = r²; sums over the buffer's past steps j (|γ| < 1)
+    squares = _converged(sp.summation(gamma ** (2 * j), (j, 0, sp.oo)))
+    met = _converged(sp.summation(gamma ** j * (1 - gamma ** j) / (1 - gamma), (j, 0, sp.oo)))
+    norm2 = G ** 2 / s * squares  # E‖m‖²
+    radial = lam * s / (1 - gamma) - eta * G ** 2 / s * met  # E⟨m,x⟩
+    r4 = eta * G ** 2 / (2 * lam * (1 - gamma))
+    tau = (1 - gamma) / (4 * eta * lam)
+    relax = r4 + (r0 ** 4 - r4) * sp.exp(-k / tau)
+    balance = sp.solve(sp.expand((2 * radial - eta * norm2) * s).subs(s, sp.sqrt(w)), w)  # linear in w = s²
+    drift = 2 * s * (-2 * eta * radial + eta ** 2 * norm2)  # Δ(r⁴) = 2r²Δ(r²) at leading order
+    checks = [Check.at_most(0.0 if len(balance) == 1 else math.inf, 0.0, f"one root w = r⁴ ({balance})"),
+              residual_zero(balance[0] - r4, "radial balance: r⁴ = ηG²/(2λ(1−γ))"),
+              residual_zero((eta / sp.sqrt(r4)) ** 2 - 2 * eta * lam * (1 - gamma) / G ** 2,
+                            "η^e = η/r*² = sqrt(2ηλ(1−γ))/G, squared"),
+              residual_zero((eta ** 2 * norm2 / s).subs(s, sp.sqrt(r4)) - 2 * eta * lam / (1 + gamma),
+                            "rms angle² = 2ηλ/(1+γ)"),
+              residual_zero(drift.subs(s, sp.sqrt(w)) + (w - r4) / tau, "Δr⁴ = −(r⁴ − r*⁴)/τ"),
+              residual_zero(sp.diff(relax, k) + (relax - r4) / tau, "relaxation solves dw/dk = −(w − r*⁴)/τ"),
+              residual_zero(relax.subs(k, 0) - r0 ** 4, "relaxation at k = 0")]
+    points = spread([(1e-4, 1.0, "log"), (1e-6, 0.9, "log"), (0.0, 0.999, "linear"), (1e-3, 1e3, "log"),
+                     (1e-2, 1e2, "log"), (1.0, 1e6 + 1, "log")], 1000)
+    points[:, 5] = _spread_int(points[:, 5] - 1)
+    symbols = (eta, lam, gamma, G)
+    fields = (("r*⁴", r4), ("η^e", eta / sp.sqrt(r4)), ("rms angle", sp.sqrt(2 * eta * lam / (1 + gamma))))
+    for i, (field, expression) in enumerate(fields):
+        checks.append(library_against_symbols(expression, symbols,
+                                              lambda e, l_, c, g_, i=i: sph.sgdm_l2_equilibrium(e, l_, c, g_)[i],
+                                              points[:, :4], 8 * EPS, f"sgdm_l2_equilibrium, {field}"))
+    checks.append(library_against_symbols(tau, (eta, lam, gamma), sph.sgdm_l2_relaxation_steps, points[:, :3],
+                                          8 * EPS, "sgdm_l2_relaxation_steps"))
+
+    def bound(e, l_, c, g_, a, kk):
+        ws = e * g_ ** 2 / (2 * l_ * (1 - c))
+        steps = kk * 4 * e * l_ / (1 - c)
+        value = ws + (a ** 4 - ws) * math.exp(-steps)
+        return 8 * EPS * (ws + (1 + steps) * abs(a ** 4 - ws) * math.exp(-steps)) / value
+
+    checks.append(library_against_symbols(relax, symbols + (r0, k),
+                                          lambda e, l_, c, g_, a, kk: sph.sgdm_l2_relaxation(a, e, l_, c, g_, int(kk)),
+                                          points, bound, "sgdm_l2_relaxation"))
+    return Check.all_of(checks)
+
+
+@claim("spherical.symbolic_lambda0_bounds", "Roburin (thesis), Eq 3.46 and its order-2 solution; Arora et al. 2019",
+       "sympy: at λ = 0, Eq 3.46 squared gives w_{k+1} = w_k + 2a_k + a_k²/w_k for w = r⁴, a = η²g²; the sandwich "
+       "P_{k+1} = P_k + 2a_k, U_{k+1} = U_k + 2a_k + a_k²/P_k keeps P_k <= w_k <= U_k because w_{k+1} − P_{k+1} = "
+       "w_k − P_k + a_k²/w_k and U_{k+1} − w_{k+1} = U_k − w_k + a_k²(1/P_k − 1/w_k) (residuals 0); with constant η, "
+       "g_min <= g_i <= G, the sum Σ_{1<=i<k} η⁴G⁴/(r₀⁴ + 2iη²g_min²) of the decreasing summand is below its integral "
+       "over [0, k−1], which sympy integrates to (η²G⁴/(2g_min²))ln(1 + 2η²g_min²(k−1)/r₀⁴) (residual 0): the "
+       "lower bound of effective_lr_bounds_sgd. sgd_lambda0_sandwich (P_3 and U_3 of three steps with their own η_i, "
+       "g_i) and effective_lr_bounds_sgd (lower and upper) equal the sympy forms at 30 digits at 1000 points, r₀ "
+       "in [1e-2, 1e2], η in [1e-4, 1], g in [1e-3, 1e3], g_min/g_max in [1e-2, 1], k in [1, 1e6], within 8ε (sums "
+       "of positive terms of a few roundings each, a square root halving them, log1p of a positive argument), and "
+       "at 200 more points with r₀ in [1e-100, 1e100], where r₀⁴ leaves float64 and the library sums in log space, "
+       "within 2ε(2 + 4|ln r₀| + 2|ln η| + 4|ln g_max| + |ln k|) (ε per unit of the log terms' size, which exp "
+       "turns into relative error).", "identity")
+def symbolic_lambda0_bounds():
+    s, a, P, U, w, eta, r0, g_min, G, i, K = sp.symbols("s a P U w eta r_0 g_min G i K", **_P)
+    w_next = w + 2 * a + a ** 2 / w
+    integral = sp.integrate(eta ** 4 * G ** 4 / (r0 ** 4 + 2 * i * eta ** 2 * g_min ** 2), (i, 0, K))  # K = k − 1
+    log_term = eta ** 2 * G ** 4 / (2 * g_min ** 2) * sp.log(1 + 2 * eta ** 2 * g_min ** 2 * K / r0 ** 4)
+    checks = [residual_zero((s + a / s) ** 2 - w_next.subs(w, s ** 2), "Eq 3.46 squared (s = r², a = η²g²)"),
+              residual_zero((w_next - (P + 2 * a)) - (w - P + a ** 2 / w), "w_{k+1} − P_{k+1}"),
+              residual_zero((U + 2 * a + a ** 2 / P - w_next) - (U - w + a ** 2 * (1 / P - 1 / w)),
+                            "U_{k+1} − w_{k+1}"),
+              residual_zero(sp.expand_log(integral - log_term, force=True), "the integral's log term")]
+    # three steps with their own rates and gradient norms
+    etas, gs = sp.symbols("eta_0:3", **_P), sp.symbols("g_0:3", **_P)
+    P_k, U_k = r0 ** 4, r0 ** 4
+    for e, g in zip(etas, gs):
+        P_k, U_k = P_k + 2 * (e * g) ** 2, U_k + 2 * (e * g) ** 2 + (e * g) ** 4 / P_k
+    points = spread([(1e-2, 1e2, "log")] + [(1e-4, 1.0, "log")] * 3 + [(1e-3, 1e3, "log")] * 3, 1000)
+    for i_, (name, expression) in enumerate((("P_3", P_k), ("U_3", U_k))):
+        checks.append(library_against_symbols(
+            expression, (r0,) + etas + gs,
+            lambda a0, e0, e1, e2, h0, h1, h2, i_=i_: float(sph.sgd_lambda0_sandwich(a0, [e0, e1, e2],
+                                                                                     [h0, h1, h2])[i_][-1]),
+            points, 8 * EPS, f"sgd_lambda0_sandwich, {name}"))
+    k = sp.Symbol("k", **_P)
+    lower = eta / sp.sqrt(r0 ** 4 + 2 * eta ** 2 * G ** 2 * k + eta ** 4 * G ** 4 / r0 ** 4 + log_term.subs(K, k - 1))
+    upper = eta / sp.sqrt(r0 ** 4 + 2 * eta ** 2 * g_min ** 2 * k)
+    points = spread([(1e-2, 1e2, "log"), (1e-4, 1.0, "log"), (1e-3, 1e3, "log"), (1e-2, 1.0, "log"),
+                     (1.0, 1e6, "log")], 1000)
+    points[:, 3] = points[:, 2] / points[:, 3]  # g_max from g_min and the ratio
+    points[:, 4] = _spread_int(points[:, 4])
+    extreme = points[:200].copy()
+    extreme[:, 0] = spread([(1e-100, 1e100, "log")], 200)[:, 0]
+    for i_, (name, expression) in enumerate((("lower", lower), ("upper", upper))):
+        checks.append(library_against_symbols(
+            expression, (r0, eta, g_min, G, k),
+            lambda a0, e, lo, hi, kk, i_=i_: sph.effective_lr_bounds_sgd(e, a0, lo, hi, int(kk))[i_],
+            points, 8 * EPS, f"effective_lr_bounds_sgd, {name}"))
+        # where r₀⁴ leaves float64 the library sums in log space: each log term's absolute round-off is ε times its
+        # size, and exp turns the log's absolute error into a relative one
+        checks.append(library_against_symbols(
+            expression, (r0, eta, g_min, G, k),
+            lambda a0, e, lo, hi, kk, i_=i_: sph.effective_lr_bounds_sgd(e, a0, lo, hi, int(kk))[i_],
+            extreme, lambda a0, e, lo, hi, kk: 2 * EPS * (2 + 4 * abs(math.log(a0)) + 2 * abs(math.log(e))
+                                                          + 4 * abs(math.log(hi)) + abs(math.log(kk))),
+            f"effective_lr_bounds_sgd, {name}, r₀ in [1e-100, 1e100] (log-space sums)"))
+    return Check.all_of(checks)
+
+
+@claim("spherical.symbolic_theorem4", "Roburin (thesis), Theorem 4, Eqs 3.47-3.48, Fig 3.4, App. C.1",
+       "sympy: Eq 3.25 squared is w_{k+1} = ρ²w_k + 2ρη²g² + η⁴g⁴/w_k (w = r⁴, ρ = (1−ηλ)²); dropping the last term, "
+       "w̃_k = ρ^{2k}r₀⁴ + 2ρη²g²(1 − ρ^{2k})/(1 − ρ²) solves w̃_{k+1} = ρ²w̃_k + 2ρη²g² from r₀⁴ (constant g), and "
+       "with (β, η_AGG, v₀) = ((1−ηλ)⁴, (2β)^{−1/2}, r₀⁴/(2η²√β)) the AdaGradG accumulator v_k = w̃_k/(2ρη²) obeys "
+       "v_{k+1} = βv_k + g², starts at v₀, and gives η_AGG²/v_k = η²/((1−ηλ)²w̃_k), SGD's Table 3.1 rate at the "
+       "order-2 radius (residuals 0); the dropped term relative to the kept increment is tan²θ_k/2 with Theorem 2's "
+       "tan θ_k = ηg/r_k² (λ = 0; residual 0), the small parameter is (ηg)²/r_k⁴, invariant under SGD(η; ρx₀) ≡ "
+       "SGD(η/ρ², x₀) (residual 0), while the printed (ηg)²/r_k² is neither (residuals nonzero, relative misses above "
+       "0.1 at η = g = 1, r = 2, ρ = 2); AdaGrad's matched rate η_AG = η‖g̃₀‖/√d gives the first step of SGD's length "
+       "(‖η_AG sign(g̃₀)‖ = η_AG√d; residual 0). sgd_order2_radius4 (constant η, g, k steps), "
+       "adagradg_equivalent_params (three fields) and adagrad_matched_learning_rate equal the sympy forms at 30 digits "
+       "at 1000 points, r₀ in [1e-2, 1e2], η in [1e-4, 1], λ in [1e-6, 0.9], g in [1e-3, 1e3], k in [0, 1000], "
+       "d in [1, 1e4], within 8ε(1 + ηλ/(1−ηλ))(1 + min(k, 1/(1−ρ²)) + kf) for the recursion (each step's few "
+       "roundings, damped by ρ²; and the decay's rounding raised to the power 4k in the share f of the start "
+       "ρ^{2k}r₀⁴ in w̃_k) and 8ε(1 + ηλ/(1−ηλ)) for the parameters.",
+       "identity")
+def symbolic_theorem4():
+    eta, lam, g, s, w, r0, r, rho_, d, scale = sp.symbols("eta lambda g s w r_0 r rho d varrho", **_P)
+    k = sp.Symbol("k", integer=True, nonnegative=True)
+    rho = (1 - eta * lam) ** 2
+    exact = rho ** 2 * w + 2 * rho * eta ** 2 * g ** 2 + eta ** 4 * g ** 4 / w
+    # the recursion in ρ as its own positive symbol (ρ^{2k} with a symbolic k), then ρ = (1 − ηλ)²
+    order2 = rho_ ** (2 * k) * r0 ** 4 + 2 * rho_ * eta ** 2 * g ** 2 * (1 - rho_ ** (2 * k)) / (1 - rho_ ** 2)
+    beta, eta_agg, v0 = (1 - eta * lam) ** 4, 1 / sp.sqrt(2 * (1 - eta * lam) ** 4), \
+        r0 ** 4 / (2 * eta ** 2 * sp.sqrt((1 - eta * lam) ** 4))
+    w_t, w_next = sp.symbols("wtilde wtilde_next", **_P)
+    v_of = w_t / (2 * rho * eta ** 2)
+    tan = eta * g / r ** 2  # Theorem 2 at λ = 0: tan θ = η^e‖c⊥‖ = (η/r²)g
+    small, printed = (eta * g) ** 2 / r ** 4, (eta * g) ** 2 / r ** 2
+    one = {eta: 1, g: 1, r: 2, scale: 2}
+    checks = [residual_zero((rho * s + eta ** 2 * g ** 2 / s) ** 2 - exact.subs(w, s ** 2), "Eq 3.25 squared"),
+              residual_zero(order2.subs(k, k + 1) - (rho_ ** 2 * order2 + 2 * rho_ * eta ** 2 * g ** 2),
+                            "order-2 recursion"),
+              residual_zero(order2.subs(k, 0) - r0 ** 4, "order-2 start"),
+              residual_zero(v_of.subs(w_t, rho ** 2 * w_t + 2 * rho * eta ** 2 * g ** 2) - (beta * v_of + g ** 2),
+                            "AdaGradG accumulator v_{k+1} = βv_k + g²"),
+              residual_zero(v_of.subs(w_t, r0 ** 4) - v0, "v₀ = r₀⁴/(2η²√β)"),
+              residual_zero(eta_agg ** 2 / v_of - eta ** 2 / ((1 - eta * lam) ** 2 * w_t), "equal effective rates"),
+              residual_zero((eta ** 4 * g ** 4 / r ** 4) / (2 * eta ** 2 * g ** 2) - tan ** 2 / 2,
+                            "dropped / kept = tan²θ/2"),
+              residual_zero(small - tan ** 2, "small parameter (ηg)²/r⁴ = tan²θ"),
+              residual_zero(small.subs({r: scale * r}) - small.subs({eta: eta / scale ** 2}),
+                            "(ηg)²/r⁴ invariant under (η, ρx₀) -> (η/ρ², x₀)"),
+              _printed_misses(printed - tan ** 2, tan ** 2, one, "Theorem 4's printed (ηg)²/r² against tan²θ"),
+              _printed_misses(printed.subs({r: scale * r}) - printed.subs({eta: eta / scale ** 2}),
+                              printed.subs({r: scale * r}), one, "printed (ηg)²/r² under the equivalence"),
+              residual_zero(eta * g / sp.sqrt(d) * sp.sqrt(d) - eta * g, "‖η_AG sign(g̃₀)‖ = η‖g̃₀‖")]
+    points = spread([(1e-2, 1e2, "log"), (1e-4, 1.0, "log"), (1e-6, 0.9, "log"), (1e-3, 1e3, "log"),
+                     (1.0, 1001.0, "log")], 1000)
+    points[:, 4] = _spread_int(points[:, 4] - 1)
+
+    def bound(r0_, eta_, lam_, g_, k_):
+        # the steps' round-off, damped by ρ², and the decay's rounding raised to the power 4k in the share f of the
+        # value that the start r₀⁴ρ^{2k} holds
+        p, rho4 = eta_ * lam_, (1 - eta_ * lam_) ** 4
+        start = rho4 ** k_ * r0_ ** 4
+        f = start / (start + 2 * (1 - p) ** 2 * (eta_ * g_) ** 2 * (1 - rho4 ** k_) / (1 - rho4))  # λ > 0 here
+        return 8 * EPS * (1 + p / (1 - p)) * (1 + min(k_, 1 / (1 - rho4)) + k_ * f)
+
+    checks.append(library_against_symbols(
+        order2.subs(rho_, rho), (r0, eta, lam, g, k),
+        lambda a, e, l_, h, kk: float(sph.sgd_order2_radius4(a, e, np.full(int(kk), h), l_)[-1]), points, bound,
+        "sgd_order2_radius4, w̃_k"))
+    for i, (field, expression) in enumerate((("β", beta), ("η_AGG", eta_agg), ("v₀", v0))):
+        checks.append(library_against_symbols(
+            expression, (r0, eta, lam), lambda a, e, l_, i=i: sph.adagradg_equivalent_params(e, l_, a)[i],
+            points[:, :3], lambda a, e, l_: 8 * EPS * (1 + e * l_ / (1 - e * l_)),
+            f"adagradg_equivalent_params, {field}"))
+    matched = np.column_stack([points[:, 1], points[:, 3], _spread_int(spread([(1.0, 1e4, "log")], 1000)[:, 0])])
+    checks.append(library_against_symbols(eta * g / sp.sqrt(d), (eta, g, d),
+                                          lambda e, h, dd: sph.adagrad_matched_learning_rate(e, h, int(dd)), matched,
+                                          8 * EPS, "adagrad_matched_learning_rate"))
+    return Check.all_of(checks)
+
+
+@claim("spherical.symbolic_exponential_lr", "Roburin (thesis), Eq 3.44, Lemma 1, App. B.2; Li & Arora 2020",
+       "sympy, with Lemma 1's ∇L(a^k x̃) = a^{−k}∇L(x̃): SGD + L2, x_{k+1} = (1−ηλ)x_k − η∇L(x_k), read as "
+       "x̃_k = (1−ηλ)^{−k}x_k, is SGD without L2 at η_k = η(1−ηλ)^{−2k−1} (Eq 3.44; residual 0), while App. B.2's "
+       "printed η(1−ηλ)^{−2i−k} leaves a nonzero residual (relative miss 0.5 at k = i = 0, ηλ = 1/2); SGD-M + L2 "
+       "(m_k = γm_{k−1} + ∇L(x_k) + λx_k) read as x̃_k = α^{−k}x_k, m̃_k = α^k(m_k − (1−α)x_k/η) is SGD-M without L2 "
+       "at η_k = ηα^{−2k−1} from m̃_{−1} = −(1−α)x₀/(ηα) (residuals of the positions, the buffer recursion and the "
+       "initial buffer 0) when α is a root of α² − (1+γ−ηλ)α + γ, which the library's larger root "
+       "(1+γ−ηλ + sqrt((1−γ)² − ηλ(2(1+γ) − ηλ)))/2 is (residual 0; at γ = 0 the discriminant is (1−ηλ)², so "
+       "α = 1−ηλ). exponential_lr_schedule and li_arora_equivalent (α, the schedule at k, the initial buffer for x₀ "
+       "= 1) equal the sympy forms at 30 digits at 1000 points, η in [1e-4, 1], ηλ/(1−√γ)² in [1e-6, 0.999], γ in "
+       "[0, 0.999], k in [0, 1e4] (capped where the schedule nears 1e300), within c_α = 8ε(1 + ((1−γ)² + "
+       "2ηλ(1+γ) + (ηλ)²)/(α sqrt(D))) for α (the discriminant D's cancellation), (2k+1)c_α + 4ε(1 + k(1 + 2|ln α|)) "
+       "for the schedule (the power of α and the exponent k·ln α^{−2}), c_α(1 + α/(1−α)) + 4ε/(1−α) for the buffer "
+       "(1 − α's cancellation), and the same with α = 1−ηλ, c_α = ε(1 + ηλ/(1−ηλ)) for Eq 3.44.", "identity")
+def symbolic_exponential_lr():
+    eta, lam, alpha, a = sp.symbols("eta lambda alpha a", **_P)
+    X, grad, x_prev, m_prev, G_k, x0, G0 = sp.symbols("xtilde G x_prev m_prev G_k x_0 G_0", real=True)
+    k, i = sp.symbols("k i", integer=True, nonnegative=True)
+    # Eq 3.44 with a = 1 − ηλ
+    x_k = a ** k * X  # x̃_k = X
+    tilde_next = a ** (-k - 1) * (a * x_k - eta * a ** (-k) * grad)  # ∇L(x_k) = a^{-k}∇L(x̃_k)
+    schedule = eta * a ** (-2 * k - 1)
+    printed = eta * a ** (-2 * i - k)
+    at = {k: 0, i: 0, a: sp.Rational(1, 2), eta: 1, grad: 1, X: 0}
+    checks = [residual_zero(tilde_next - (X - schedule * grad), "Eq 3.44: x̃_{k+1} = x̃_k − η_k∇L(x̃_k)"),
+              _printed_misses(tilde_next - (X - printed * grad), schedule * grad, at, "App. B.2's (1−ηλ)^{−2i−k}η")]
+    # Li & Arora with momentum: γ from the root relation α² − (1 + γ − ηλ)α + γ = 0
+    gamma = alpha * (1 - eta * lam - alpha) / (1 - alpha)
+    x_k = x_prev - eta * m_prev
+    m_k = gamma * m_prev + alpha ** (-k) * G_k + lam * x_k  # ∇L(x_k) = α^{-k}∇L(x̃_k), ∇L(x̃_k) = G_k
+
+    def m_tilde(step, m, x):
+        return alpha ** step * (m - (1 - alpha) * x / eta)
+
+    m0 = G0 + lam * x0  # m_{-1} = 0
+    checks += [residual_zero(m_tilde(k, m_k, x_k) - gamma * m_tilde(k - 1, m_prev, x_prev) - G_k,
+                             "m̃_k = γm̃_{k−1} + ∇L(x̃_k)"),
+               residual_zero(alpha ** (-k - 1) * (x_k - eta * m_k)
+                             - (alpha ** (-k) * x_k - eta * alpha ** (-2 * k - 1) * m_tilde(k, m_k, x_k)),
+                             "x̃_{k+1} = x̃_k − ηα^{−2k−1}m̃_k"),
+               residual_zero((m_tilde(0, m0, x0) - G0) / gamma + (1 - alpha) * x0 / (eta * alpha),
+                             "m̃_{−1} = −(1−α)x₀/(ηα)")]
+    g_ = sp.Symbol("gamma", nonnegative=True)
+    p = eta * lam
+    discriminant = (1 - g_) ** 2 - p * (2 * (1 + g_) - p)
+    root = (1 + g_ - p + sp.sqrt(discriminant)) / 2
+    checks += [residual_zero(sp.expand(root ** 2 - (1 + g_ - p) * root + g_), "the larger root solves the quadratic"),
+               residual_zero(discriminant.subs(g_, 0) - (1 - p) ** 2, "at γ = 0, D = (1 − ηλ)²")]
+    points = spread([(1e-4, 1.0, "log"), (1e-6, 0.999, "log"), (0.0, 0.999, "linear"), (1.0, 1e4 + 1, "log")], 1000)
+    eta_, gamma_ = points[:, 0], points[:, 2]
+    p_ = points[:, 1] * (1 - np.sqrt(gamma_)) ** 2
+    alpha_ = 0.5 * (1 + gamma_ - p_ + np.sqrt((1 - gamma_) ** 2 - p_ * (2 * (1 + gamma_) - p_)))
+    k_ = np.minimum(_spread_int(points[:, 3] - 1), np.floor(340 / (2 * np.abs(np.log(alpha_)))))
+    li_points = np.column_stack([eta_, p_ / eta_, gamma_, k_])
+
+    def c_alpha(e, l_, c):
+        q = e * l_
+        D = (1 - c) ** 2 - q * (2 * (1 + c) - q)
+        al = 0.5 * (1 + c - q + math.sqrt(D))
+        return al, 8 * EPS * (1 + ((1 - c) ** 2 + 2 * q * (1 + c) + q * q) / (al * math.sqrt(D)))
+
+    def schedule_bound(al, c_a, kk):
+        return (2 * kk + 1) * c_a + 4 * EPS * (1 + kk * (1 + 2 * abs(math.log(al))))
+
+    li_symbols = (eta, lam, g_, k)
+    li_schedule = eta * root ** (-2 * k - 1)
+    checks += [
+        library_against_symbols(root, li_symbols[:3], lambda e, l_, c: sph.li_arora_equivalent(e, l_, c, [1.0]).alpha,
+                                li_points[:, :3], lambda e, l_, c: c_alpha(e, l_, c)[1], "li_arora_equivalent, α"),
+        library_against_symbols(li_schedule, li_symbols,
+                                lambda e, l_, c, kk: sph.li_arora_equivalent(e, l_, c, [1.0]).schedule(kk), li_points,
+                                lambda e, l_, c, kk: schedule_bound(*c_alpha(e, l_, c), kk),
+                                "li_arora_equivalent, η_k = ηα^{−2k−1}"),
+        library_against_symbols(-(1 - root) / (eta * root), li_symbols[:3],
+                                lambda e, l_, c: float(sph.li_arora_equivalent(e, l_, c, [1.0]).initial_buffer[0]),
+                                li_points[:, :3],
+                                lambda e, l_, c: (lambda al, ca: ca * (1 + al / (1 - al)) + 4 * EPS / (1 - al))(
+                                    *c_alpha(e, l_, c)),
+                                "li_arora_equivalent, m̃_{−1} for x₀ = 1")]
+    # Eq 3.44 alone: λ in [1e-6, 0.9]
+    exp_points = np.column_stack([eta_, spread([(1e-6, 0.9, "log")], 1000)[:, 0], k_])
+    exp_points[:, 2] = np.minimum(exp_points[:, 2],
+                                  np.floor(340 / (2 * np.abs(np.log1p(-exp_points[:, 0] * exp_points[:, 1])))))
+
+    def exp_bound(e, l_, kk):
+        q = e * l_
+        return schedule_bound(1 - q, EPS * (1 + q / (1 - q)), kk)
+
+    checks.append(library_against_symbols(schedule.subs(a, 1 - eta * lam), (eta, lam, k),
+                                          lambda e, l_, kk: sph.exponential_lr_schedule(e, l_)(kk), exp_points,
+                                          exp_bound, "exponential_lr_schedule, η(1−ηλ)^{−2k−1}"))
+    return Check.all_of(checks)
+
+
+@claim("spherical.symbolic_adam_nu", "Roburin (thesis), Eqs 3.41-3.42, 3.67-3.69, 3.79-3.81, §3.5.2, Algorithm 1",
+       "sympy, over three steps of Adam (+L2, ε = 0, v₋₁ = 0) with Lemma 1's ‖∇L(x_i) + λx_i‖² = g_i²/r_i² + λ²r_i²: "
+       "ν_2 = r_2d^{−1/2}‖b_2‖ from the recursion of v equals Eq 3.42's closed form, and for Adam w/o (abc), whose v "
+       "is rescaled by r_k²/r_{k+1}² after each step, ν_2^R = r_2((1−β₁³)/(1−β₁))sqrt(v_2/(1−β₂³)) equals the "
+       "corrected sum Σβ₂^{2−i}(g_i² + λ²r_i⁴) (residuals of ν² 0); the printed ν^R = r_kv_k and the printed summand with "
+       "λr_ir_k leave nonzero residuals (relative misses of ν² above 0.1 at β = 0, d = 1, λ = 0, g₀ = 2, r₀ = 1, and "
+       "at β = (0, 1/2), λ = 1, g = 0, r = (1, 1/2)); with β₁ = 0, λ = 0 and constant G, the rescaled v has "
+       "v̂_k = G²/(dr_k²) (the bias weights Σ_{i<=k}β₂^{k−i}(1−β₂) = 1 − β₂^{k+1} summed by sympy), so every step has "
+       "length² η²d and is tangent, r_k² = r₀² + η²dk solves r_{k+1}² = r_k² + η²d from r₀, and Theorem 2's "
+       "η^e = A = η/(r_k²sqrt(v̂_k)) = η√d/(Gr_k) (residuals 0). adam_nu and adam_nu_R (ν_2 of three steps), "
+       "adam_srt_radius and adam_srt_radius_law (η^e) equal the sympy forms at 30 digits at 1000 points each, g in "
+       "[1e-3, 1e3], r in [1e-2, 1e2], λ in [1e-6, 1], β₁ in [0, 0.99], 1 − β₂ in [1e-4, 0.5], d in [1, 1e4], η in "
+       "[1e-4, 1], k in [0, 1e6], within 16ε for ν (about a dozen roundings of positive terms, 1 − β₂ exact for "
+       "β₂ >= 1/2, the bias corrections to a few ε) and 8ε for the radius law (a positive sum, a root, a quotient).",
+       "identity")
+def symbolic_adam_nu():
+    gs, rs = sp.symbols("g_0:3", **_P), sp.symbols("r_0:3", **_P)
+    lam, d, eta, G, r0, r, g, beta1, beta2 = sp.symbols("lambda d eta G r_0 r g beta_1 beta_2", **_P)
+    k, i = sp.symbols("k i", integer=True, nonnegative=True)
+    x, grad = sp.Matrix([r, 0]), sp.Matrix([0, g / r])
+    checks = [residual_zero((grad + lam * x).dot(grad + lam * x) - (g ** 2 / r ** 2 + lam ** 2 * r ** 2),
+                            "Lemma 1: ‖∇L(x) + λx‖² = g²/r² + λ²r²")]
+    squared = [gi ** 2 / ri ** 2 + lam ** 2 * ri ** 2 for gi, ri in zip(gs, rs)]
+    bias1 = (1 - beta1 ** 3) / (1 - beta1)
+    V = V_R = 0
+    for n, term in enumerate(squared):  # Adam's v summed over coordinates; Adam w/o (abc)'s scalar v
+        V = beta2 * V + (1 - beta2) * term
+        V_R = beta2 * V_R * (rs[n - 1] ** 2 / rs[n] ** 2 if n else 1) + (1 - beta2) * term / d
+    nu2 = rs[2] ** 2 / d * bias1 ** 2 * V / (1 - beta2 ** 3)
+    nu2_R = rs[2] ** 2 * bias1 ** 2 * V_R / (1 - beta2 ** 3)
+    common = bias1 ** 2 * (1 - beta2) / (1 - beta2 ** 3) / d
+    eq342 = common * sum(beta2 ** (2 - n) * rs[2] ** 2 / rs[n] ** 2 * (gs[n] ** 2 + lam ** 2 * rs[n] ** 4)
+                         for n in range(3))
+    corrected = common * sum(beta2 ** (2 - n) * (gs[n] ** 2 + lam ** 2 * rs[n] ** 4) for n in range(3))
+    printed_sum = common * sum(beta2 ** (2 - n) * (gs[n] ** 2 + lam ** 2 * rs[n] ** 2 * rs[2] ** 2) for n in range(3))
+    nu0_R = rs[0] ** 2 * (1 - beta2) * squared[0] / d / (1 - beta2)  # ν_0^R², β₁ = 0
+    printed0 = (rs[0] * (1 - beta2) * squared[0] / d) ** 2  # (r₀v₀)²
+    checks += [residual_zero(nu2 - eq342, "Eq 3.42, ν_2²"),
+               residual_zero(nu2_R - corrected, "ν_2^R², corrected"),
+               _printed_misses(printed0 - nu0_R, nu0_R, {beta2: 0, d: 1, lam: 0, gs[0]: 2, rs[0]: 1},
+                               "printed ν^R = r_kv_k (squared)"),
+               _printed_misses(printed_sum - corrected, corrected,
+                               {beta1: 0, beta2: sp.Rational(1, 2), lam: 1, gs[0]: 0, gs[1]: 0, gs[2]: 0, rs[0]: 1,
+                                rs[1]: 1, rs[2]: sp.Rational(1, 2), d: 1}, "printed λr_ir_k summand (ν²)")]
+    # Adam w/o (abc), β₁ = 0, λ = 0, constant G: r_k²v_k = β₂r_{k−1}²v_{k−1} + (1−β₂)G²/d, so r_k²v_k is the sum
+    weights = sp.summation(beta2 ** (k - i) * (1 - beta2), (i, 0, k))
+    v_hat = weights * G ** 2 / (d * r ** 2) / (1 - beta2 ** (k + 1))
+    radius2 = r0 ** 2 + eta ** 2 * d * k
+    A = eta / (r ** 2 * sp.sqrt(v_hat))
+    checks += [residual_zero(v_hat - G ** 2 / (d * r ** 2), "v̂_k = G²/(dr_k²)"),
+               residual_zero(eta ** 2 * (G / r) ** 2 / v_hat - eta ** 2 * d, "step length² = η²d"),
+               residual_zero(radius2.subs(k, k + 1) - radius2 - eta ** 2 * d, "r_{k+1}² = r_k² + η²d"),
+               residual_zero(radius2.subs(k, 0) - r0 ** 2, "r(0) = r₀"),
+               residual_zero(A - eta * sp.sqrt(d) / (G * r), "η^e = η√d/(Gr_k)")]
+    points = spread([(1e-3, 1e3, "log")] * 3 + [(1e-2, 1e2, "log")] * 3
+                    + [(1e-6, 1.0, "log"), (0.0, 0.99, "linear"), (1e-4, 0.5, "log"), (1.0, 1e4, "log")], 1000)
+    points[:, 8] = 1 - points[:, 8]  # β₂, the double the library receives
+    points[:, 9] = _spread_int(points[:, 9])
+    symbols = gs + rs + (lam, beta1, beta2, d)
+    for name, function, expression in (("adam_nu", sph.adam_nu, eq342), ("adam_nu_R", sph.adam_nu_R, corrected)):
+        checks.append(library_against_symbols(
+            sp.sqrt(expression), symbols,
+            lambda g0, g1, g2, a0, a1, a2, l_, b1, b2, dd, f=function: float(
+                f([g0, g1, g2], [a0, a1, a2], int(dd), (b1, b2), l_)[-1]),
+            points, 16 * EPS, f"{name}, ν_2"))
+    law_points = np.column_stack([points[:, 3], spread([(1e-4, 1.0, "log"), (1.0, 1e6 + 1, "log")], 1000),
+                                  points[:, 9], points[:, 0]])
+    law_points[:, 2] = _spread_int(law_points[:, 2] - 1)
+    radius = sp.sqrt(radius2)
+    checks += [library_against_symbols(radius, (r0, eta, k, d),
+                                       lambda a, e, kk, dd: sph.adam_srt_radius(a, e, int(dd), int(kk)),
+                                       law_points[:, :4], 8 * EPS, "adam_srt_radius"),
+               library_against_symbols(eta * sp.sqrt(d) / (G * radius), (r0, eta, k, d, G),
+                                       lambda a, e, kk, dd, h: sph.adam_srt_radius_law(
+                                           a, e, int(dd), h, int(kk)).effective_learning_rate,
+                                       law_points, 8 * EPS, "adam_srt_radius_law, η^e")]
+    return Check.all_of(checks)
+
+
+# Plausible slips in the closed forms that the symbolic claims catch.
+planted_bug("spherical: SGD + L2 relaxation rate 2ηλ instead of 4ηλ", "dynamics/spherical/_closed_forms.py",
+            "rate = -4.0 * float(learning_rate) * float(weight_decay)",
+            "rate = -2.0 * float(learning_rate) * float(weight_decay)", ("spherical.symbolic_sgd_l2_relaxation",))
+planted_bug("spherical: random-walk equilibrium r*⁴ loses its factor 2", "dynamics/spherical/_closed_forms.py",
+            "r4 = eta * g * g / (2.0 * lam * (1.0 - gamma))", "r4 = eta * g * g / (lam * (1.0 - gamma))",
+            ("spherical.symbolic_random_walk_equilibrium",))
+planted_bug("spherical: λ = 0 lower bound's log term over g_min² instead of 2g_min²",
+            "dynamics/spherical/_closed_forms.py",
+            "tail = (eta_ * eta_ * g_max_ ** 4 / (2.0 * g_min_ * g_min_))",
+            "tail = (eta_ * eta_ * g_max_ ** 4 / (g_min_ * g_min_))", ("spherical.symbolic_lambda0_bounds",))
+planted_bug("spherical: Theorem 4's η_AGG = β^{-1/2} instead of (2β)^{-1/2}", "dynamics/spherical/_closed_forms.py",
+            "return AdaGradGParameters(beta, 1.0 / math.sqrt(2.0 * beta), v0)",
+            "return AdaGradGParameters(beta, 1.0 / math.sqrt(beta), v0)", ("spherical.symbolic_theorem4",))
