@@ -1291,3 +1291,579 @@ planted_bug("and_mask: Eq 2 loses its -1 in the quadratic consistency", "dynamic
 # Found by the mutation campaign (tools/mutation_campaign.py): it survived the claims before they were made strict.
 planted_bug("and_mask: Proposition 1 bound drops inf L", "dynamics/and_mask/_consistency.py",
             "half_gap = 0.5 * l0 - 0.5 * lmin", "half_gap = 0.5 * l0", ("and_mask.proposition1_descent",))
+
+
+# ------------------------------------------------------------------------------------------------ symbolic claims
+# Each claim states a closed form's defining relation once in sympy (the Gaussian integral, the sum over sign patterns,
+# the stationarity equation, the limit it equals) and checks that the residual simplifies to 0; then the library
+# against the sympy expression evaluated by mpmath at 30 digits at 1000 points spread over orders of magnitude
+# (verify.symbolic). Every bound is a first-order propagation of float64 rounding through the formula as the library
+# evaluates it (stated at each claim). Closed forms not covered here:
+# * masked_descent_bound (Prop. 1) and noise_masked_norm_bounds / keep_probability_bounds (Prop. 2 bounds) are
+#   inequalities, not identities with a defining equation: the claims above check them against the exact values;
+# * the large-d limit −(1/d) ln π₀ → ln c(τ) (Stirling): sympy does not evaluate the limit of the log-gamma quotient,
+#   so only c(τ)'s own definition and end points are symbolic; proposition2_rate checks the limit numerically;
+# * threshold_snr, sign_ema_moments and the heterogeneous (Poisson-binomial) moments are outside this brief;
+# * effective_agreement is integer arithmetic (⌈(d + T)/2⌉), checked exactly against rationals by
+#   tau_form_equals_t_form; there is no real-valued relation for sympy to simplify.
+from .symbolic import library_against_symbols, residual_zero, spread  # noqa: E402
+
+sp = lazy_module("sympy")
+
+EPS = float(np.finfo(np.float64).eps)
+#: The numerics core's log Φ(x) takes an asymptotic series below x = −30, truncated at a relative error < 1e-12
+#: (dynamics.numerics.normal_logcdf_kernel): an absolute error of the logarithm the eps-bounds below must allow.
+LOG_PHI_SERIES_ERROR = 1e-12
+SYMBOLIC_POINTS = 1000
+
+
+def _symbolic_result(checks, shown):
+    """All checks must pass; the detail names the last ``shown`` (the library against the symbols) when all pass,
+    else the failing check's own detail."""
+    if all(c.passed for c in checks):
+        return Check.all_of(checks, "; ".join(c.detail for c in checks[-shown:]))
+    return Check.all_of(checks)
+
+
+def _normal_symbols():
+    """s (the SNR μ/σ) and the pieces p = Φ(s), q = Φ(−s), φ = φ(s) as sympy expressions. Φ(−s) is written
+    erfc(s/√2)/2 and Φ(s) as erfc(−s/√2)/2 unevaluated (sympy would rewrite it as 1 − erfc(s/√2)/2, which mpmath
+    evaluates by cancellation for s ≪ 0)."""
+    s = sp.Symbol("s", real=True)
+    p = sp.erfc(-s / sp.sqrt(2), evaluate=False) / 2
+    q = sp.erfc(s / sp.sqrt(2)) / 2
+    phi = sp.exp(-s ** 2 / 2) / sp.sqrt(2 * sp.pi)
+    return s, p, q, phi
+
+
+def _log_cdf_error(x):
+    """The absolute error bound of the library's log Φ(x) in units of eps (beyond rounding: the series below −30)."""
+    return LOG_PHI_SERIES_ERROR / EPS if x < -30.0 else 0.0
+
+
+def _mills(x):
+    """φ(x)/Φ(x) (no underflow) and the relative error bound of the library's exp(log φ − log Φ) in units of eps:
+    the exponent has magnitude x²/2 + |log Φ(x)| + 1, each rounded once."""
+    log_cdf = float(special.log_ndtr(x))
+    ratio = math.exp(-0.5 * x * x - 0.5 * math.log(2 * math.pi) - log_cdf)
+    return ratio, 2.0 * (1.0 + 0.5 * x * x + abs(log_cdf)) + _log_cdf_error(x)
+
+
+def _pieces_errors(s):
+    """The truncated-normal pieces (σ = 1) as the library writes them, m± and v±, with first-order absolute error
+    bounds (in eps) from the Mills ratios' errors and the cancellations in m₋ = s − φ/q and
+    v₋ = 1 + s φ/q − (φ/q)² (and their mirror images for s < 0)."""
+    rp, dp = _mills(s)
+    rq, dq = _mills(-s)
+    m_plus, m_minus = s + rp, s - rq
+    v_plus, v_minus = 1 - s * rp - rp * rp, 1 + s * rq - rq * rq
+    err_m_plus = abs(s) + rp + rp * dp
+    err_m_minus = abs(s) + rq + rq * dq
+    err_v_plus = 2 * (1 + abs(s) * rp + rp * rp) + (abs(s) + 2 * rp) * rp * dp
+    err_v_minus = 2 * (1 + abs(s) * rq + rq * rq) + (abs(s) + 2 * rq) * rq * dq
+    return (m_plus, m_minus, max(v_plus, 0.0), max(v_minus, 0.0), err_m_plus, err_m_minus, err_v_plus, err_v_minus)
+
+
+def _keep_ends(d, tau):
+    """lo, hi of the keep set K_τ(d) = {k >= lo} ∪ {k <= hi} for T >= 1 (disjoint: lo > d/2 > hi)."""
+    threshold = math.ceil(tau * d - 1e-9)
+    return -(-(d + threshold) // 2), (d - threshold) // 2
+
+
+def _binomial_tails():
+    """Tail probabilities of Bin(n, x) by the regularised incomplete beta function (mpmath's betainc, a route
+    independent of the library's log-space binomial sums): U(n, t, x) = P[B >= t], L(n, h, x) = P[B <= h]."""
+    def upper(n, t, x):
+        return sp.Piecewise((1, t <= 0), (0, t > n), (sp.betainc(t, n - t + 1, 0, x) / sp.beta(t, n - t + 1), True))
+
+    def lower(n, h, x_complement):  # P[B <= h] = P[Bin(n, 1 − x) >= n − h]
+        return sp.Piecewise((0, h < 0), (1, h >= n), (sp.betainc(n - h, h + 1, 0, x_complement)
+                                                       / sp.beta(n - h, h + 1), True))
+    return upper, lower
+
+
+def _sign_patterns_sum(d, threshold, term):
+    """Σ over the 2^d sign patterns kept by the mask (|Σ signs| >= T) of term(pattern)."""
+    return sum(term(pattern) for pattern in itertools.product((1, -1), repeat=d) if abs(sum(pattern)) >= threshold)
+
+
+@claim("and_mask.symbolic_truncated_normal",
+       "Parascandolo et al. 2021, proof of Prop. 2 (half-normal moments); signal coordinates derived in this project",
+       "sympy: integrating the N(μ, σ²) density gives P(g > 0) = Φ(μ/σ), E[g 1{g>0}] = μΦ + σφ, E[g 1{g<0}] = "
+       "μΦ(−s) − σφ, E[g² 1{g≷0}] = (σ² + μ²)Φ(±s) ± μσφ, and at μ = 0 the half-normal E|g| = σ√(2/π), E g² = σ²; "
+       "with independent magnitudes given the signs, E[ḡ² | P = k] = (σ²/d²)[d(1 − 2/π) + (2/π)(2k − d)²] (pure "
+       "noise) and E[ḡ | P = k], E[ḡ² | P = k] equal the library's m±, v± forms (residuals 0, symbolic d, k). "
+       "conditional_moments equals these at 30 digits at 1000 points (d in [1, 2000], k in [0, d], |s| in [1e-3, 40] "
+       "of both signs, σ in [1e-3, 1e3]) within 4 eps times the first-order rounding propagation of its formula "
+       "(Mills ratios exp(log φ − log Φ) with exponent s²/2, the cancellations in s − φ/Φ(−s) and "
+       "1 + sφ/Φ(−s) − (φ/Φ(−s))², and 1e-12 for the asymptotic log Φ below −30).", "identity")
+def symbolic_truncated_normal():
+    g, mu = sp.symbols("g mu", real=True)
+    sigma = sp.Symbol("sigma", positive=True)
+    s, p, q, phi = _normal_symbols()
+    density = sp.exp(-(g - mu) ** 2 / (2 * sigma ** 2)) / (sigma * sp.sqrt(2 * sp.pi))
+    at = {s: mu / sigma}
+    pp, qq, ff = p.subs(at), q.subs(at), phi.subs(at)
+    pieces = [(sp.integrate(density, (g, 0, sp.oo)), pp, "P(g > 0) = Φ(μ/σ)"),
+              (sp.integrate(g * density, (g, 0, sp.oo)), mu * pp + sigma * ff, "E[g 1{g>0}] = μΦ + σφ"),
+              (sp.integrate(g * density, (g, -sp.oo, 0)), mu * qq - sigma * ff, "E[g 1{g<0}] = μΦ(−s) − σφ"),
+              (sp.integrate(g ** 2 * density, (g, 0, sp.oo)), (sigma ** 2 + mu ** 2) * pp + mu * sigma * ff,
+               "E[g² 1{g>0}]"),
+              (sp.integrate(g ** 2 * density, (g, -sp.oo, 0)), (sigma ** 2 + mu ** 2) * qq - mu * sigma * ff,
+               "E[g² 1{g<0}]")]
+    checks = [residual_zero(integral - closed, what) for integral, closed, what in pieces]
+    half_abs = sp.integrate(2 * g * density.subs(mu, 0), (g, 0, sp.oo))
+    checks.append(residual_zero(half_abs - sigma * sp.sqrt(2 / sp.pi), "half-normal E|g| = σ√(2/π)"))
+    checks.append(residual_zero(sp.integrate(g ** 2 * density.subs(mu, 0), (g, -sp.oo, sp.oo)) - sigma ** 2,
+                                "half-normal E g² = σ²"))
+    # Given P = k positive signs, ḡ = (1/d) Σ ε_e |g_e| with i.i.d. half-normal |g_e|: E ḡ² = (1/d²)[Σ E g² +
+    # Σ_{e≠e'} ε_e ε_e' (E|g|)²] and Σ_{e≠e'} ε_e ε_e' = (2k − d)² − d.
+    d, k = sp.symbols("d k", positive=True)
+    noise = (d * sigma ** 2 + ((2 * k - d) ** 2 - d) * half_abs ** 2) / d ** 2
+    checks.append(residual_zero(noise - sigma ** 2 / d ** 2 * (d * (1 - 2 / sp.pi) + 2 / sp.pi * (2 * k - d) ** 2),
+                                "E[ḡ² | P = k] at μ = 0"))
+    # With signal (σ = 1 pieces scaled by σ): the definition from the truncated-normal integrals above against the
+    # library's documented m±, v± form.
+    a_plus, a_minus = s * p + phi, s * q - phi  # E[g 1{g≷0}] / σ at σ = 1
+    b_plus, b_minus = (1 + s ** 2) * p + s * phi, (1 + s ** 2) * q - s * phi
+    e_plus, e_minus = a_plus / p, a_minus / q  # E[g | g ≷ 0]
+    mean = sigma * (k * e_plus + (d - k) * e_minus) / d
+    second = sigma ** 2 * (k * b_plus / p + (d - k) * b_minus / q + k * (k - 1) * e_plus ** 2
+                           + (d - k) * (d - k - 1) * e_minus ** 2 + 2 * k * (d - k) * e_plus * e_minus) / d ** 2
+    m_plus, m_minus = s + phi / p, s - phi / q
+    v_plus, v_minus = 1 - s * phi / p - (phi / p) ** 2, 1 + s * phi / q - (phi / q) ** 2
+    documented = (k * v_plus + (d - k) * v_minus + (k * m_plus + (d - k) * m_minus) ** 2) / d ** 2
+    checks.append(residual_zero(mean - sigma * (k * m_plus + (d - k) * m_minus) / d, "E[ḡ | P = k] (m± form)"))
+    checks.append(residual_zero(second - sigma ** 2 * documented, "E[ḡ² | P = k] (m±, v± form)"))
+
+    raw = spread([(1.0, 2000.0, "log"), (0.0, 1.0, "linear"), (1e-3, 40.0, "log"), (1e-3, 1e3, "log")],
+                 SYMBOLIC_POINTS)
+    points = np.empty_like(raw)
+    points[:, 0] = np.round(raw[:, 0])
+    points[:, 1] = np.floor(raw[:, 1] * (points[:, 0] + 1))  # k in {0, ..., d}
+    points[:, 2] = np.where(np.arange(len(raw)) % 2 == 0, raw[:, 2], -raw[:, 2])
+    points[:, 3] = raw[:, 3]
+
+    def bounds(dv, kv, sv, _):
+        mp_, mm_, vp_, vm_, dmp, dmm, dvp, dvm = _pieces_errors(sv)
+        total = kv * mp_ + (dv - kv) * mm_
+        err_total = kv * dmp + (dv - kv) * dmm + kv * abs(mp_) + (dv - kv) * abs(mm_)
+        value = kv * vp_ + (dv - kv) * vm_ + total * total
+        err_value = kv * dvp + (dv - kv) * dvm + 2 * abs(total) * err_total + value
+        return 4 * EPS * (2 + err_total / abs(total)), 4 * EPS * (3 + err_value / value)
+
+    checks.append(library_against_symbols(
+        mean, (d, k, s, sigma), lambda *x: am.conditional_moments(int(x[0]), int(x[1]), x[2], x[3]).mean, points,
+        lambda *x: bounds(*x)[0], "conditional_moments mean"))
+    checks.append(library_against_symbols(
+        second, (d, k, s, sigma), lambda *x: am.conditional_moments(int(x[0]), int(x[1]), x[2], x[3]).second_moment,
+        points, lambda *x: bounds(*x)[1], "conditional_moments second moment"))
+    return _symbolic_result(checks, 2)
+
+
+def _keep_points(count, d_high=2000.0, s_low=1e-3, s_high=40.0):
+    """(d, τ, s) spread over d in [1, d_high] (log, rounded), τ in (0, 1) (linear: never 0, so T >= 1) and
+    |s| in [s_low, s_high] (log), with alternating signs."""
+    raw = spread([(1.0, d_high, "log"), (0.0, 1.0, "linear"), (s_low, s_high, "log")], count)
+    raw[:, 0] = np.round(raw[:, 0])
+    raw[1::2, 2] *= -1.0
+    return raw
+
+
+def _keep_reference():
+    """π(d, τ, s) in the symbols d, τ, lo, hi, s: P[Bin(d, Φ(s)) >= lo] + P[Bin(d, Φ(s)) <= hi]."""
+    d, tau, lo, hi = sp.symbols("d tau lo hi", real=True)
+    s, p, q, _ = _normal_symbols()
+    upper, lower = _binomial_tails()
+    return (d, tau, lo, hi, s), upper(d, lo, p) + lower(d, hi, q)  # τ enters through lo and hi
+
+
+def _with_keep_ends(points):
+    """(d, τ, lo, hi, s) columns from (d, τ, s) points (the keep set's ends from the threshold T = ⌈τd − 1e-9⌉)."""
+    ends = np.array([_keep_ends(int(d), tau) for d, tau, _ in points], dtype=float)
+    return np.column_stack([points[:, :2], ends, points[:, 2]])
+
+
+def _log_term_scale(d, s):
+    """The magnitude of the logarithms the library sums for π (lgamma(d + 1) and d·(|log Φ(s)| + |log Φ(−s)|)), in
+    which each rounding is an absolute error of the logarithm, i.e. a relative error of π; plus the series error of
+    log Φ below −30 (in eps) times the powers it enters with."""
+    log_p, log_q = float(special.log_ndtr(s)), float(special.log_ndtr(-s))
+    return 1.0 + math.lgamma(d + 1.0) + d * (abs(log_p) + abs(log_q)) + d * (_log_cdf_error(s) + _log_cdf_error(-s))
+
+
+@claim("and_mask.symbolic_keep_probability", "Parascandolo et al. 2021, Prop. 2, Eq 6 (signal: derived in this project)",
+       "sympy: for d = 1..7 and every threshold T = 1..d, the probability of the sign patterns the mask keeps "
+       "(|Σ sign| >= T, each sign positive with probability p) equals Σ_{k∈K} C(d,k) p^k (1−p)^{d−k} and the "
+       "incomplete-beta tails ∫₀^p d·C(d−1, lo−1) x^{lo−1}(1−x)^{d−lo} dx + the mirror tail (residuals 0), and "
+       "1/B(t, n−t+1) = n·C(n−1, t−1) (symbolic n, t); keep_probability equals the incomplete-beta form with "
+       "p = Φ(s) at 30 digits at 1000 points (d in [1, 2000], τ in (0, 1), |s| in [1e-3, 40] of both signs; where π > 1e-300, below "
+       "which it underflows) within 4 eps (1 + lgamma(d+1) + d(|log Φ(s)| + |log Φ(−s)|)), the rounding of the "
+       "logarithms it sums, and log_keep_probability at all 1000 within the same absolute error of log π (checked "
+       "as the relative error of 1 − log π, plus eps for that subtraction).",
+       "identity")
+def symbolic_keep_probability():
+    p, x = sp.symbols("p x", positive=True)
+    checks = []
+    for d in range(1, 8):
+        for threshold in range(1, d + 1):
+            lo, hi = -(-(d + threshold) // 2), (d - threshold) // 2
+            patterns = _sign_patterns_sum(d, threshold, lambda signs: p ** signs.count(1) * (1 - p) ** signs.count(-1))
+            binomial = sum(sp.binomial(d, k) * p ** k * (1 - p) ** (d - k)
+                           for k in range(d + 1) if abs(2 * k - d) >= threshold)
+            upper = sp.integrate(d * sp.binomial(d - 1, lo - 1) * x ** (lo - 1) * (1 - x) ** (d - lo), (x, 0, p))
+            lower = sp.integrate(d * sp.binomial(d - 1, d - hi - 1) * x ** (d - hi - 1) * (1 - x) ** hi,
+                                 (x, 0, 1 - p))
+            checks.append(residual_zero(sp.expand(patterns - binomial), f"patterns vs binomial sum, d={d} T={threshold}"))
+            checks.append(residual_zero(sp.expand(binomial - upper - lower), f"incomplete beta, d={d} T={threshold}"))
+    n, t = sp.symbols("n t", positive=True, integer=True)
+    checks.append(residual_zero((1 / sp.beta(t, n - t + 1) - n * sp.binomial(n - 1, t - 1)).rewrite(sp.gamma),
+                                "1/B(t, n−t+1) = n C(n−1, t−1)"))
+    symbols, keep = _keep_reference()
+    points = _keep_points(SYMBOLIC_POINTS)
+    columns = _with_keep_ends(points)
+
+    def log_pi(d, lo, hi, s):
+        """|log π| for the bound's scale only (scipy's binomial tails), at most 690: where scipy's tails underflow
+        the true |log π| is larger, and a smaller scale only loosens the bound."""
+        upper = stats.binom.logsf(lo - 1, int(d), float(special.ndtr(s)))
+        value = abs(float(np.logaddexp(upper, stats.binom.logcdf(hi, int(d), float(special.ndtr(s))))))
+        return min(value, 690.0) if math.isfinite(value) else 690.0
+
+    # π itself where it is a normal double (π > e^{-690} ≈ 1e-300; below, log_keep_probability is the answer)
+    representable = np.array([log_pi(d, lo, hi, s) < 690.0 for d, _, lo, hi, s in columns])
+    checks.append(library_against_symbols(
+        keep, symbols, lambda d, tau, lo, hi, s: am.keep_probability(int(d), tau, s), columns[representable],
+        lambda d, tau, lo, hi, s: 4 * EPS * _log_term_scale(d, s), "keep_probability"))
+    # log π: its absolute error, as the relative error of 1 − log π >= 1 (log π is 0 where every k is kept, and
+    # 30-digit rounding of a zero reference is no scale for a relative error)
+    checks.append(library_against_symbols(
+        1 - sp.log(keep), symbols, lambda d, tau, lo, hi, s: 1.0 - am.log_keep_probability(int(d), tau, s), columns,
+        lambda d, tau, lo, hi, s: EPS + 4 * EPS * _log_term_scale(d, s) / (1.0 + log_pi(d, lo, hi, s)),
+        "log_keep_probability (1 − log π)"))
+    return _symbolic_result(checks, 2)
+
+
+@claim("and_mask.symbolic_keep_limits", "Parascandolo et al. 2021, Prop. 2, Eq 6 and its proof (rate corrected in this "
+       "project)",
+       "sympy: for d = 1..8 and every T = 0..d, π(d, τ, s) = Σ_{k∈K} C(d,k) Φ(s)^k Φ(−s)^{d−k} tends to 1 as s → ±∞ and "
+       "equals 2^{−d} Σ_{k∈K} C(d,k) at s = 0 (2^{1−d} at τ = 1), which keep_probability_rational gives exactly and "
+       "keep_probability within 4 eps (1 + lgamma(d+1) + 2d ln 2); ln c(τ) = KL(Bern((1+τ)/2) ‖ Bern(½)), c(0) = 1 "
+       "and c(τ) → 2 as τ → 1 (residuals 0). keep_probability(d, 1, 0) = 2^{1−d} for d = 1..1000 (normal doubles) "
+       "within 4 eps (1 + lgamma(d+1) + 2d ln 2), log_keep_probability(d, 1, 0) = (1 − d) ln 2 for d = 1..2000 within "
+       "the same absolute error, keep_probability(d, τ, ±1e3) = 1 within eps at 200 points (d in [1, 2000], τ in "
+       "(0, 1)); decay_rate equals c(τ) at 30 digits at 1000 points τ in [1e-8, 1] (log) within 4 eps (1 + |ln c(τ)|).",
+       "limit")
+def symbolic_keep_limits():
+    s, p, q, _ = _normal_symbols()
+    at_infinity = (sp.limit(p, s, sp.oo), sp.limit(q, s, sp.oo))
+    at_minus_infinity = (sp.limit(p, s, -sp.oo), sp.limit(q, s, -sp.oo))
+    at_zero = (sp.limit(p, s, 0), sp.limit(q, s, 0))
+    checks = [residual_zero(at_infinity[0] - 1, "Φ(s) → 1 as s → ∞"), residual_zero(at_infinity[1], "Φ(−s) → 0"),
+              residual_zero(at_minus_infinity[0], "Φ(s) → 0 as s → −∞"),
+              residual_zero(at_minus_infinity[1] - 1, "Φ(−s) → 1 as s → −∞"),
+              residual_zero(at_zero[0] - sp.Rational(1, 2), "Φ(0) = ½"),
+              residual_zero(at_zero[1] - sp.Rational(1, 2), "Φ(−0) = ½")]
+    x, y = sp.symbols("x y", positive=True)  # the keep probability is a polynomial in Φ(s), Φ(−s): continuous
+    rational_gap = 0.0
+    for d in range(1, 9):
+        for threshold in range(d + 1):
+            pi = sum(sp.binomial(d, k) * x ** k * y ** (d - k) for k in range(d + 1) if abs(2 * k - d) >= threshold)
+            tau = Fraction(threshold, d)
+            noise = pi.subs({x: at_zero[0], y: at_zero[1]})
+            exact = am.keep_probability_rational(d, float(tau))
+            checks.append(residual_zero(noise - sp.Rational(exact.numerator, exact.denominator),
+                                        f"π(s → 0) = keep_probability_rational, d={d} T={threshold}"))
+            checks.append(residual_zero(pi.subs({x: at_infinity[0], y: at_infinity[1]}) - 1, f"π(s → ∞), d={d}"))
+            checks.append(residual_zero(pi.subs({x: at_minus_infinity[0], y: at_minus_infinity[1]}) - 1,
+                                        f"π(s → −∞), d={d}"))
+            if threshold == d:
+                checks.append(residual_zero(noise - sp.Integer(2) ** (1 - d), f"π₀(d, 1) = 2^(1−d), d={d}"))
+            rational_gap = max(rational_gap, abs(am.keep_probability(d, float(tau), 0.0) / float(noise) - 1)
+                               / (4 * EPS * _log_term_scale(d, 0.0)))
+    checks.append(Check.at_most(rational_gap, 1.0, f"keep_probability(d, τ, 0) vs sympy, d <= 8: relative error / "
+                                                   f"4 eps (1 + lgamma(d+1) + 2d ln 2) = {rational_gap:.2f}"))
+    tau = sp.Symbol("tau", positive=True)
+    rate = (1 + tau) ** ((1 + tau) / 2) * (1 - tau) ** ((1 - tau) / 2)
+    r = (1 + tau) / 2
+    kl = r * sp.log(r / sp.Rational(1, 2)) + (1 - r) * sp.log((1 - r) / sp.Rational(1, 2))
+    checks.append(residual_zero(sp.expand_log(sp.log(rate) - kl, force=True), "ln c(τ) = KL((1+τ)/2 ‖ ½)"))
+    checks.append(residual_zero(rate.subs(tau, 0) - 1, "c(0) = 1"))
+    checks.append(residual_zero(sp.limit(rate, tau, 1, "-") - 2, "c(τ) → 2 as τ → 1"))
+    # the library against the limits
+    d_values = np.arange(1.0, 2001.0)[:, None]
+    checks.append(library_against_symbols(
+        sp.Integer(2) ** (1 - sp.Symbol("d")), (sp.Symbol("d"),), lambda d: am.keep_probability(int(d), 1.0, 0.0),
+        d_values[d_values[:, 0] <= 1000], lambda d: 4 * EPS * (1 + math.lgamma(d + 1) + 2 * d * math.log(2.0)),
+        "keep_probability(d, 1, 0) vs 2^(1−d), d <= 1000 (normal doubles)"))
+    checks.append(library_against_symbols(
+        1 + (sp.Symbol("d") - 1) * sp.log(2), (sp.Symbol("d"),),
+        lambda d: 1.0 - am.log_keep_probability(int(d), 1.0, 0.0), d_values,
+        lambda d: EPS + 4 * EPS * (1 + math.lgamma(d + 1) + 2 * d * math.log(2.0)) / (1 + (d - 1) * math.log(2.0)),
+        "1 − log_keep_probability(d, 1, 0) vs 1 + (d − 1) ln 2"))
+    large = max(abs(am.keep_probability(int(d), tau_v, sign * 1e3) - 1.0)
+                for d, tau_v, _ in _keep_points(200) for sign in (1.0, -1.0))
+    checks.append(Check.at_most(large, EPS, f"|keep_probability(d, τ, ±1e3) − 1| = {large:.1e}"))
+    taus = spread([(1e-8, 1.0, "log")], SYMBOLIC_POINTS)
+    checks.append(library_against_symbols(
+        rate, (tau,), am.decay_rate, taus,
+        lambda t: 4 * EPS * (1 + 0.5 * abs((1 + t) * math.log1p(t) + (1 - t) * math.log1p(-t) if t < 1 else 2 * math.log(2.0))),
+        "decay_rate vs c(τ)"))
+    return _symbolic_result(checks, 4)
+
+
+def _masked_moments_reference():
+    """(E[m ḡ], E[m ḡ²]) for σ = 1 in the symbols (d, τ, lo, hi, s), from incomplete-beta tails: with
+    S_j = E[k^j 1{k ∈ K}], E[m ḡ] = (sp + φ)·P[1 + B' ∈ K] + (sq − φ)·P[B' ∈ K] and E[m ḡ²] =
+    [(d v₋ + d² m₋²) S₀ + (v₊ − v₋ + 2d m₋(m₊ − m₋)) S₁ + (m₊ − m₋)² S₂]/d², where S₁ = d p P[1 + B' ∈ K] and
+    S₂ = d(d−1) p² P[2 + B'' ∈ K] + S₁ (B' ~ Bin(d−1, p), B'' ~ Bin(d−2, p))."""
+    d, tau, lo, hi = sp.symbols("d tau lo hi", real=True)
+    s, p, q, phi = _normal_symbols()
+    upper, lower = _binomial_tails()
+
+    def kept(n, shift):  # P[shift + Bin(n, p) ∈ K]
+        return upper(n, lo - shift, p) + lower(n, hi - shift, q)
+
+    m_plus, m_minus = s + phi / p, s - phi / q
+    v_plus, v_minus = 1 - s * phi / p - (phi / p) ** 2, 1 + s * phi / q - (phi / q) ** 2
+    s1 = d * p * kept(d - 1, 1)
+    s2 = d * (d - 1) * p ** 2 * kept(d - 2, 2) + s1
+    first = (s * p + phi) * kept(d - 1, 1) + (s * q - phi) * kept(d - 1, 0)
+    second = ((d * v_minus + d ** 2 * m_minus ** 2) * kept(d, 0) + (v_plus - v_minus + 2 * d * m_minus * (m_plus - m_minus)) * s1
+              + (m_plus - m_minus) ** 2 * s2) / d ** 2
+    return (d, tau, lo, hi, s), first, second
+
+
+@claim("and_mask.symbolic_masked_moments", "derived in this project (moments of a masked coordinate; Parascandolo et al. "
+       "2021, Prop. 2 at s = 0)",
+       "sympy: for d = 1..3 and every T = 0..d, E[m ḡ] and E[m ḡ²] by the sum over sign patterns of independent "
+       "truncated normals (E[g 1{g≷0}] = sp + φ, sq − φ; E[g² 1{g≷0}] = (1+s²)p + sφ, (1+s²)q − sφ, σ = 1) equal the "
+       "library's closed forms (sp + φ)P[1 + B' ∈ K] + (sq − φ)P[B' ∈ K], B' ~ Bin(d−1, p), and Σ_K Bin(k; d, p)·"
+       "E[ḡ² | P = k]; k C(d,k) = d C(d−1,k−1) and k(k−1) C(d,k) = d(d−1) C(d−2,k−2) (residuals 0). "
+       "masked_update_moments equals the incomplete-beta form of both at 30 digits at 1000 points (d in [1, 500], τ "
+       "in (0, 1), |s| in [1e-3, 40] of both signs) within 4 eps times the first-order rounding propagation of its "
+       "formulas: the binomial weights' log terms (as for the keep probability), the cancellation of the two terms of "
+       "E[m ḡ] (their magnitudes over the value) and the truncated-normal pieces' errors in each term of E[m ḡ²].",
+       "identity")
+def symbolic_masked_moments():
+    p, phi, s = sp.symbols("p phi s", real=True)
+    q = 1 - p
+    a = {1: s * p + phi, -1: s * q - phi}  # E[g 1{sign g = ±1}]
+    b = {1: (1 + s ** 2) * p + s * phi, -1: (1 + s ** 2) * q - s * phi}  # E[g² 1{sign g = ±1}]
+    prob = {1: p, -1: q}
+    m_plus, m_minus = a[1] / p, a[-1] / q
+    v_plus, v_minus = b[1] / p - m_plus ** 2, b[-1] / q - m_minus ** 2
+    checks = []
+    for d in range(1, 4):
+        for threshold in range(d + 1):
+            def product(signs, skip=()):
+                return sp.Mul(*[prob[x] for e, x in enumerate(signs) if e not in skip])
+
+            first_def = _sign_patterns_sum(d, threshold, lambda signs: sum(
+                a[x] * product(signs, (e,)) for e, x in enumerate(signs)) / d)
+            second_def = _sign_patterns_sum(d, threshold, lambda signs: (sum(
+                b[x] * product(signs, (e,)) for e, x in enumerate(signs)) + sum(
+                a[x] * a[y] * product(signs, (e, f)) for e, x in enumerate(signs) for f, y in enumerate(signs)
+                if e != f)) / d ** 2)
+            keep_with = sum(sp.binomial(d - 1, j) * p ** j * q ** (d - 1 - j) for j in range(d)
+                            if abs(2 * (j + 1) - d) >= threshold)
+            keep_without = sum(sp.binomial(d - 1, j) * p ** j * q ** (d - 1 - j) for j in range(d)
+                               if abs(2 * j - d) >= threshold)
+            first = (s * p + phi) * keep_with + (s * q - phi) * keep_without
+            second = sum(sp.binomial(d, k) * p ** k * q ** (d - k)
+                         * (k * v_plus + (d - k) * v_minus + (k * m_plus + (d - k) * m_minus) ** 2)
+                         for k in range(d + 1) if abs(2 * k - d) >= threshold) / d ** 2
+            checks.append(residual_zero(sp.expand(first_def - first), f"E[m ḡ], d={d} T={threshold}"))
+            checks.append(residual_zero(sp.cancel(sp.together(second_def - second)), f"E[m ḡ²], d={d} T={threshold}"))
+    n, k = sp.symbols("n k", positive=True, integer=True)
+    checks.append(residual_zero((k * sp.binomial(n, k) - n * sp.binomial(n - 1, k - 1)).rewrite(sp.gamma),
+                                "k C(d,k) = d C(d−1,k−1)"))
+    checks.append(residual_zero((k * (k - 1) * sp.binomial(n, k) - n * (n - 1) * sp.binomial(n - 2, k - 2))
+                                .rewrite(sp.gamma), "k(k−1) C(d,k) = d(d−1) C(d−2,k−2)"))
+
+    symbols, first, second = _masked_moments_reference()
+    columns = _with_keep_ends(_keep_points(SYMBOLIC_POINTS, d_high=500.0))
+
+    def tails(n, lo, hi, x, shift):  # P[shift + Bin(n, x) ∈ K] in floats, for the bounds only
+        return float(stats.binom.sf(lo - shift - 1, int(n), x) + stats.binom.cdf(hi - shift, int(n), x))
+
+    def first_bound(d, tau, lo, hi, sv):
+        x, y, f = float(special.ndtr(abs(sv))), float(special.ndtr(-abs(sv))), math.exp(-0.5 * sv * sv) / math.sqrt(2 * math.pi)
+        with_plus, without = tails(d - 1, lo, hi, x, 1), tails(d - 1, lo, hi, x, 0)
+        value = abs((abs(sv) * x + f) * with_plus + (abs(sv) * y - f) * without)
+        size = (abs(sv) * x + f) * with_plus + (abs(sv) * y + f) * without
+        return 4 * EPS * (2 + _log_term_scale(d, sv)) * size / value
+
+    def second_bound(d, tau, lo, hi, sv):
+        mp_, mm_, vp_, vm_, dmp, dmm, dvp, dvm = _pieces_errors(abs(sv))
+        ks = np.arange(int(d) + 1.0)
+        ks = ks[np.abs(2 * ks - d) >= 2 * max(lo - d / 2, d / 2 - hi)]  # the keep set
+        total = ks * mp_ + (d - ks) * mm_
+        term = ks * vp_ + (d - ks) * vm_ + total * total
+        err = ks * dvp + (d - ks) * dvm + 2 * np.abs(total) * (ks * dmp + (d - ks) * dmm + ks * abs(mp_)
+                                                                + (d - ks) * abs(mm_)) + term
+        return 4 * EPS * (3 + _log_term_scale(d, sv) + float(np.max(err / term)))
+
+    checks.append(library_against_symbols(
+        first, symbols, lambda d, tau, lo, hi, sv: am.masked_update_moments(int(d), tau, sv).first_moment, columns,
+        first_bound, "masked_update_moments E[m ḡ]"))
+    checks.append(library_against_symbols(
+        second, symbols, lambda d, tau, lo, hi, sv: am.masked_update_moments(int(d), tau, sv).second_moment, columns,
+        second_bound, "masked_update_moments E[m ḡ²]"))
+    return _symbolic_result(checks, 2)
+
+
+
+def _spd_2x2(first, second, correlation):
+    """[[x₁, z√(x₁x₂)], [z√(x₁x₂), x₂]] (positive definite for |z| < 1) as a float array."""
+    off = correlation * math.sqrt(first * second)
+    return np.array([[first, off], [off, second]])
+
+
+def _spd_symbols():
+    """The symmetric 2×2 matrices A, B in the symbols (x₁, x₂, z_A, y₁, y₂, z_B) of :func:`_spd_2x2`, and ε."""
+    x1, x2, y1, y2, eps = sp.symbols("x1 x2 y1 y2 epsilon", positive=True)
+    za, zb = sp.symbols("z_A z_B", real=True)
+    A = sp.Matrix([[x1, za * sp.sqrt(x1 * x2)], [za * sp.sqrt(x1 * x2), x2]])
+    B = sp.Matrix([[y1, zb * sp.sqrt(y1 * y2)], [zb * sp.sqrt(y1 * y2), y2]])
+    return (x1, x2, za, y1, y2, zb, eps), A, B
+
+
+def _spd_points():
+    """1000 points: diagonals in [1e-3, 1e3] (log), correlations in [−0.999, 0.999], ε in [1e-3, 1e3] (log)."""
+    return spread([(1e-3, 1e3, "log"), (1e-3, 1e3, "log"), (-0.999, 0.999, "linear"), (1e-3, 1e3, "log"),
+                   (1e-3, 1e3, "log"), (-0.999, 0.999, "linear"), (1e-3, 1e3, "log")], SYMBOLIC_POINTS)
+
+
+def _kappa(x1, x2, z):
+    """The condition number of :func:`_spd_2x2`."""
+    w = np.linalg.eigvalsh(_spd_2x2(x1, x2, z))
+    return float(w[-1] / w[0])
+
+
+@claim("and_mask.symbolic_consistency", "Parascandolo et al. 2021, Eq 2 and Prop. 3 (the quadratic closed forms derived "
+       "in this project)",
+       "sympy, for general symmetric 2×2 Hessians A, B: θ = (b₁₂ − λa₁₂, λa₁₁ − b₁₁) satisfies the first row of "
+       "(B − λA)θ = 0 and θᵀ(B − λA)θ = −θ₂·det(B − λA), so at both quadratic-formula roots λ± of det(B − λA) = 0 "
+       "(residuals 0) θ is a stationary point of the Lagrangian of max (L_B − L_A) on L_A = ε, with value ε(λ − 1). "
+       "At 30 digits at 1000 points (A = [[x₁, z√(x₁x₂)], [z√(x₁x₂), x₂]], B likewise, diagonals in [1e-3, 1e3], "
+       "z in [−0.999, 0.999], ε in [1e-3, 1e3]): consistency_quadratic = ε(max(λ₊(A,B), λ₊(B,A)) − 1) and "
+       "consistency_diagonal (z = 0) equal it within 8 eps (κ(A) + κ(B)) λ/(λ − 1) (a generalised eigenvalue by "
+       "Cholesky, then the cancellation of the −1).", "identity")
+def symbolic_consistency():
+    a11, a12, a22, b11, b12, b22, lam = sp.symbols("a11 a12 a22 b11 b12 b22 lambda", real=True)
+    A, B = sp.Matrix([[a11, a12], [a12, a22]]), sp.Matrix([[b11, b12], [b12, b22]])
+    theta = sp.Matrix([b12 - lam * a12, lam * a11 - b11])
+    pencil = B - lam * A
+    checks = [residual_zero(sp.expand(pencil[0, :].dot(theta)), "first row of (B − λA)θ = 0"),
+              residual_zero(sp.expand((theta.T * pencil * theta)[0] + theta[1] * pencil.det()),
+                            "θᵀ(B − λA)θ = −θ₂ det(B − λA)")]
+    roots = sp.solve(pencil.det(), lam)
+    checks += [residual_zero(sp.expand(pencil.det().subs(lam, root)), f"det(B − λA) = 0 at root {i}")
+               for i, root in enumerate(roots)]
+
+    symbols, An, Bn = _spd_symbols()
+    eps = symbols[-1]
+
+    def largest(P, Q):  # the larger root of det(Q − λP) = 0
+        trace = P[0, 0] * Q[1, 1] + P[1, 1] * Q[0, 0] - 2 * P[0, 1] * Q[0, 1]
+        return (trace + sp.sqrt(trace ** 2 - 4 * P.det() * Q.det())) / (2 * P.det())
+
+    consistency = eps * (sp.Max(largest(An, Bn), largest(Bn, An)) - 1)
+    points = _spd_points()
+
+    def eig_bound(x1, x2, za, y1, y2, zb, _):
+        w = np.linalg.eigvals(np.linalg.solve(_spd_2x2(x1, x2, za), _spd_2x2(y1, y2, zb))).real
+        top = max(w.max(), 1 / w.min())
+        return 8 * EPS * (_kappa(x1, x2, za) + _kappa(y1, y2, zb)) * top / (top - 1)
+
+    checks.append(library_against_symbols(
+        consistency, symbols, lambda x1, x2, za, y1, y2, zb, e: am.consistency_quadratic(
+            [_spd_2x2(x1, x2, za), _spd_2x2(y1, y2, zb)], e), points, eig_bound, "consistency_quadratic"))
+    flat = points.copy()
+    flat[:, [2, 5]] = 0.0
+    checks.append(library_against_symbols(
+        consistency.subs({symbols[2]: 0, symbols[5]: 0}), symbols,
+        lambda x1, x2, za, y1, y2, zb, e: am.consistency_diagonal([x1, x2], [y1, y2], e), flat,
+        eig_bound, "consistency_diagonal"))
+    return _symbolic_result(checks, 2)
+
+
+@claim("and_mask.symbolic_geometric_mean", "Parascandolo et al. 2021, §2.2, Prop. 3 and Fig 3",
+       "sympy, for general symmetric 2×2 A, B: G = (αβ)^{1/4}(√β A + √α B)/√det(√β A + √α B), α = det A, β = det B, "
+       "solves the Riccati equation G A⁻¹ G = B that defines A#B and has det G = √(αβ), so "
+       "R = det ½(A+B)/det(A#B) = det ½(A+B)/√(αβ) (residuals 0). At 30 digits at 1000 points (A = [[x₁, z√(x₁x₂)], "
+       "[z√(x₁x₂), x₂]], B likewise, diagonals in [1e-3, 1e3], z in [−0.999, 0.999], ε in [1e-3, 1e3]): amgm_ratio "
+       "(matrices; diagonals at z = 0) within 8 eps (κ(½(A+B)) + κ(A) + κ(B) + |ln R|) (log-determinants), "
+       "−consistency_lower_bound/(4ε) = R² within twice that, and karcher_mean's quadratic forms eᵀGe "
+       "(e = e₁, e₂, (e₁+e₂)/√2) within 8 eps κ(A) (κ(A) + κ(B)) (the square roots of A and of A^{−1/2}BA^{−1/2}).",
+       "identity")
+def symbolic_geometric_mean():
+    a11, a12, a22, b11, b12, b22 = sp.symbols("a11 a12 a22 b11 b12 b22", real=True)
+    A, B = sp.Matrix([[a11, a12], [a12, a22]]), sp.Matrix([[b11, b12], [b12, b22]])
+    ra, rb, c = sp.symbols("r_a r_b c", positive=True)  # √det A, √det B, √det M
+    M = rb * A + ra * B
+    G = M * sp.sqrt(ra * rb) / c
+    on_dets = {a22: (ra ** 2 + a12 ** 2) / a11, b22: (rb ** 2 + b12 ** 2) / b11}
+    riccati = (G * A.adjugate() / ra ** 2 * G - B).applyfunc(
+        lambda e: sp.simplify(sp.expand(e.subs(c ** 2, sp.expand(M.det()))).subs(on_dets)))
+    checks = [residual_zero(entry, "G A⁻¹ G = B") for entry in riccati]
+    checks.append(residual_zero(sp.simplify(sp.expand(G.det().subs(c ** 2, sp.expand(M.det()))).subs(on_dets)
+                                            - ra * rb), "det G = √(det A det B)"))
+
+    symbols, An, Bn = _spd_symbols()
+    za, zb, eps = symbols[2], symbols[5], symbols[6]
+    points = _spd_points()
+    flat = points.copy()
+    flat[:, [2, 5]] = 0.0
+    ratio = ((An + Bn) / 2).det() / sp.sqrt(An.det() * Bn.det())
+
+    def ratio_bound(x1, x2, z_a, y1, y2, z_b, _):
+        a, b = _spd_2x2(x1, x2, z_a), _spd_2x2(y1, y2, z_b)
+        w = np.linalg.eigvalsh(0.5 * (a + b))
+        log_r = np.linalg.slogdet(0.5 * (a + b))[1] - 0.5 * (np.linalg.slogdet(a)[1] + np.linalg.slogdet(b)[1])
+        return 8 * EPS * (w[-1] / w[0] + _kappa(x1, x2, z_a) + _kappa(y1, y2, z_b) + abs(log_r))
+
+    checks.append(library_against_symbols(
+        ratio, symbols, lambda x1, x2, z_a, y1, y2, z_b, e: am.amgm_ratio(_spd_2x2(x1, x2, z_a), _spd_2x2(y1, y2, z_b)),
+        points, ratio_bound, "amgm_ratio (matrices)"))
+    checks.append(library_against_symbols(
+        ratio.subs({za: 0, zb: 0}), symbols, lambda x1, x2, z_a, y1, y2, z_b, e: am.amgm_ratio([x1, x2], [y1, y2]),
+        flat, ratio_bound, "amgm_ratio (diagonals)"))
+    checks.append(library_against_symbols(
+        4 * eps * ratio ** 2, symbols,
+        lambda x1, x2, z_a, y1, y2, z_b, e: -am.consistency_lower_bound(_spd_2x2(x1, x2, z_a), _spd_2x2(y1, y2, z_b), e),
+        points, lambda *x: 2 * ratio_bound(*x), "−consistency_lower_bound = 4εR²"))
+    root_b, root_a = sp.sqrt(Bn.det()), sp.sqrt(An.det())
+    Mn = root_b * An + root_a * Bn
+    Gn = Mn * sp.sqrt(root_a * root_b) / sp.sqrt(Mn.det())
+    for name, e in (("e1", (1, 0)), ("e2", (0, 1)), ("(e1+e2)/√2", (1, 1))):
+        vec = sp.Matrix(e) / sp.sqrt(sum(e))
+        checks.append(library_against_symbols(
+            (vec.T * Gn * vec)[0], symbols,
+            lambda x1, x2, z_a, y1, y2, z_b, _, vv=np.array(e) / math.sqrt(sum(e)): float(
+                vv @ am.karcher_mean(_spd_2x2(x1, x2, z_a), _spd_2x2(y1, y2, z_b)) @ vv), points,
+            lambda x1, x2, z_a, y1, y2, z_b, _: 8 * EPS * _kappa(x1, x2, z_a) * (_kappa(x1, x2, z_a)
+                                                                              + _kappa(y1, y2, z_b)),
+            f"karcher_mean {name}ᵀ G {name}"))
+    return _symbolic_result(checks, 6)
+
+
+# Plausible slips the symbolic claims catch (planted in a copy of the library by tests/test_mutations.py).
+planted_bug("and_mask: truncated-normal variance v- with the sign of s·φ/q flipped", "dynamics/and_mask/_kernels.py",
+            "v_minus = max(0.0, 1.0 + snr * ratio_q - ratio_q * ratio_q)",
+            "v_minus = max(0.0, 1.0 - snr * ratio_q - ratio_q * ratio_q)",
+            ("and_mask.symbolic_truncated_normal", "and_mask.symbolic_masked_moments"))
+planted_bug("and_mask: first masked moment with +phi on the negative side", "dynamics/and_mask/_kernels.py",
+            "first = (snr * p + phi) * with_plus + (snr * q - phi) * without",
+            "first = (snr * p + phi) * with_plus + (snr * q + phi) * without",
+            ("and_mask.symbolic_masked_moments",))
+planted_bug("and_mask: AM/GM ratio of diagonals with the geometric mean's square root lost",
+            "dynamics/and_mask/_consistency.py",
+            "log_ratio = float(np.sum(np.log(0.5 * a + 0.5 * b) - 0.5 * (np.log(a) + np.log(b))))",
+            "log_ratio = float(np.sum(np.log(0.5 * a + 0.5 * b) - (np.log(a) + np.log(b))))",
+            ("and_mask.symbolic_geometric_mean",))
+planted_bug("and_mask: decay rate c(tau) without the halved exponents", "dynamics/and_mask/_statistics.py",
+            "return float(math.exp(0.5 * (_xlogx(1.0 + agreement_threshold) + _xlogx(1.0 - agreement_threshold))))",
+            "return float(math.exp(_xlogx(1.0 + agreement_threshold) + _xlogx(1.0 - agreement_threshold)))",
+            ("and_mask.symbolic_keep_limits",))
