@@ -34,6 +34,7 @@ import inspect
 import io
 import json
 import math
+import os
 import re
 import sys
 import time
@@ -246,54 +247,106 @@ def _recorded_kinds(function, fields, ids, tests):
     return {field: sorted(kinds[field]) for field in fields}, failed, len(calls)
 
 
-def measure_function(full_name, function):
-    """The rows of one function: per field, per perturbation that applies to its values, whether a detector
-    notices."""
+def measure_function(full_name, function, journal):
+    """Measure one function, appending each row to ``journal`` (a file) as it is made and skipping the
+    perturbations the journal already holds: per field, per perturbation that applies to its values, whether a
+    detector notices. Before each perturbation its (field, kind) is journalled as ``pending``, so that a crash of
+    the process (a perturbed value that makes compiled code fault) can be recorded against it."""
     fields = fields_of(function)
     ids, tests = detectors(full_name)
     base = {"function": full_name, "claims": len(ids), "tests": len(tests)}
+    held = [json.loads(line) for line in journal.read_text().splitlines()] if journal.exists() else []
+    done = {(row["field"], row["kind"]) for row in held if row["outcome"] != "pending"}
+
+    def write(**row):
+        with journal.open("a") as out:
+            out.write(json.dumps(dict(base, **row)) + "\n")
+
     if not ids and not tests:
-        return [dict(base, field=field, kind="", outcome="no detector") for field in fields]
+        for field in fields:
+            write(field=field, kind="", outcome="no detector")
+        return
     kinds, failed, calls = _recorded_kinds(function, fields, ids, tests)
     if failed:
-        return [dict(base, field="", kind="", outcome="fails unperturbed", by=failed)]
+        write(field="", kind="", outcome="fails unperturbed", by=failed)
+        return
     if not calls:  # its detectors reach it only where no module binding does (a registry entry, numba code)
-        return [dict(base, field=field, kind="", outcome="not reached") for field in fields]
-    rows = []
+        for field in fields:
+            write(field=field, kind="", outcome="not reached")
+        return
     for field in fields:
-        if not kinds[field]:
-            rows.append(dict(base, field=field, kind="", outcome="not perturbable"))
+        if not kinds[field] and (field, "") not in done:
+            write(field=field, kind="", outcome="not perturbable")
         for kind in kinds[field]:
+            if (field, kind) in done:
+                continue
+            write(field=field, kind=kind, outcome="pending")
             applied = []
             start = time.perf_counter()
             with replaced(function, _with_perturbation(function, field, kind, applied)):
                 caught = _claims_fail(ids) or _tests_fail(tests)
-            rows.append(dict(base, field=field, kind=kind, seconds=round(time.perf_counter() - start, 2),
-                             outcome="detected" if caught else "undetected", by=caught or ""))
-    return rows
+            write(field=field, kind=kind, seconds=round(time.perf_counter() - start, 2),
+                  outcome="detected" if caught else "undetected", by=caught or "")
+
+
+def _measure_in_child(full_name, function, journal):
+    """Run :func:`measure_function` in a forked child until it finishes; a child that dies (a segmentation fault
+    from compiled code fed a perturbed value) marks its pending perturbation as detected by the crash, and the next
+    child goes on from there. Returns the function's rows."""
+    while True:
+        pid = os.fork()
+        if pid == 0:  # the child: everything is loaded already
+            code = 0
+            try:
+                measure_function(full_name, function, journal)
+            except BaseException:  # noqa: BLE001 - reported by the parent
+                import traceback
+
+                traceback.print_exc()
+                code = 3
+            os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        rows = [json.loads(line) for line in journal.read_text().splitlines()] if journal.exists() else []
+        if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
+            finished = {(r["field"], r["kind"]) for r in rows if r["outcome"] != "pending"}
+            return [r for r in rows if r["outcome"] != "pending" or (r["field"], r["kind"]) not in finished]
+        pending = [r for r in rows if r["outcome"] == "pending"]
+        finished = {(r["field"], r["kind"]) for r in rows if r["outcome"] != "pending"}
+        open_ = [r for r in pending if (r["field"], r["kind"]) not in finished]
+        how = f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exit {os.WEXITSTATUS(status)}"
+        if not open_:  # it died outside a perturbation: report the function as failing unperturbed
+            return rows + [{"function": full_name, "claims": 0, "tests": 0, "field": "", "kind": "",
+                            "outcome": "fails unperturbed", "by": f"the measuring process died ({how})"}]
+        last = open_[-1]
+        with journal.open("a") as out:
+            out.write(json.dumps(dict(last, outcome="detected", by=f"a detector crashed ({how})")) + "\n")
 
 
 def run(pattern=None, limit=None, progress=True):
     """Measure every public function matching ``pattern`` that the results file does not hold yet (at most
-    ``limit`` functions), appending its rows."""
-    from verify.coverage import public_functions
+    ``limit`` functions), appending its rows; each function is measured in a forked child."""
+    import tempfile
 
+    from verify.coverage import claims_naming, public_functions
+
+    claims_naming(), _test_functions()  # computed once here, inherited by every child
     done = set()
     if RESULTS.exists():
         done = {json.loads(line)["function"] for line in RESULTS.read_text().splitlines()}
     targets = [(full, f) for full, f in sorted(public_functions().items())
                if full not in done and (not pattern or any(fnmatchcase(full, p) or p in full
                                                            for p in pattern.split(",")))]
-    for full, function in targets[:limit]:
-        start = time.perf_counter()
-        rows = measure_function(full, function)
-        with RESULTS.open("a") as out:
-            for row in rows:
-                out.write(json.dumps(row) + "\n")
-        if progress:
-            missed = [f"{r['field']}[{r['kind']}]" for r in rows if r["outcome"] != "detected"]
-            print(f"{full} ({time.perf_counter() - start:.0f} s): {len(rows) - len(missed)} of {len(rows)} detected"
-                  + (f"; not: {', '.join(missed)}" if missed else ""), flush=True)
+    with tempfile.TemporaryDirectory() as folder:
+        for full, function in targets[:limit]:
+            start = time.perf_counter()
+            rows = _measure_in_child(full, function, Path(folder) / f"{full}.jsonl")
+            with RESULTS.open("a") as out:
+                for row in rows:
+                    out.write(json.dumps(row) + "\n")
+            if progress:
+                missed = [f"{r['field']}[{r['kind']}]" for r in rows if r["outcome"] != "detected"]
+                print(f"{full} ({time.perf_counter() - start:.0f} s): {len(rows) - len(missed)} of {len(rows)} "
+                      f"detected" + (f"; not: {', '.join(missed)}" if missed else ""), flush=True)
 
 
 def field_outcomes(rows):
