@@ -68,9 +68,34 @@ def log_keep_many(d, threshold, snrs):
     return out
 
 
+FAR_TAIL_SNR = 1.5  # from here on the far side's mean and variance come from the continued fraction
+FAR_TAIL_TERMS = 200  # its depth: 2 eps or better at s >= 1.5 (against mpmath at 40 digits)
+
+
+@nb.njit(cache=True)
+def far_side_pieces(snr):
+    """(m, v): mean and variance of N(s, 1) truncated to the far side g < 0, for s >= FAR_TAIL_SNR, without the
+    cancellation of s − φ/Φ(−s) and 1 + sφ/Φ(−s) − (φ/Φ(−s))² (both ~1/s and 1/s², from terms ~s and ~s²).
+    Laplace's continued fraction φ(s)/Φ(−s) = s + 1/T₂ with the tails T_k = s + k/T_{k+1} gives
+    m = −1/T₂ and v = (s + 4/T₃ − 3/T₄)/(T₃T₂²), every step a sum of positive terms."""
+    tail = snr
+    t2 = t3 = t4 = snr
+    for k in range(FAR_TAIL_TERMS, 1, -1):
+        tail = snr + k / tail
+        if k == 4:
+            t4 = tail
+        elif k == 3:
+            t3 = tail
+        elif k == 2:
+            t2 = tail
+    return -1.0 / t2, (snr + 4.0 / t3 - 3.0 / t4) / (t3 * t2 * t2)
+
+
 @nb.njit(cache=True)
 def truncated_normal_pieces(snr):
-    """Truncated-normal pieces for σ = 1 and s >= -MAX: p, q, m₊, m₋, v₊, v₋ (Mills ratios in log space)."""
+    """Truncated-normal pieces for σ = 1 and s >= -MAX: p, q, m₊, m₋, v₊, v₋ (Mills ratios in log space; the side
+    away from the mean by the continued fraction of :func:`far_side_pieces` once |s| >= FAR_TAIL_SNR, where the
+    direct forms lose up to s⁴ eps: 1e-8 relative at s = 30)."""
     log_p = normal_logcdf_kernel(snr)
     log_q = normal_logcdf_kernel(-snr)
     log_phi = -0.5 * snr * snr - LOG_SQRT_2PI
@@ -80,6 +105,11 @@ def truncated_normal_pieces(snr):
     m_minus = snr - ratio_q
     v_plus = max(0.0, 1.0 - snr * ratio_p - ratio_p * ratio_p)
     v_minus = max(0.0, 1.0 + snr * ratio_q - ratio_q * ratio_q)
+    if snr >= FAR_TAIL_SNR:
+        m_minus, v_minus = far_side_pieces(snr)
+    elif snr <= -FAR_TAIL_SNR:  # g > 0 is the far side: m₊(s) = −m₋(−s), v₊(s) = v₋(−s)
+        m_far, v_plus = far_side_pieces(-snr)
+        m_plus = -m_far
     return log_p, log_q, m_plus, m_minus, v_plus, v_minus
 
 
