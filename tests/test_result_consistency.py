@@ -56,3 +56,51 @@ def test_double_descent_order_parameters_agree_with_their_overlaps():
                          ("stieltjes_order_parameters", dd.stieltjes_order_parameters([0.5, 1.5, 3.0], 0.1, 1.0,
                                                                                       0.09))):
         _order_parameters_agree(name, saddle, 0.0)
+
+
+def test_linear_network_student_errors_at_the_start_and_in_expectation():
+    """Advani & Saxe's student (Eqs 2.3.13-2.3.14 of Pezeshki (thesis)). At t = 0 nothing has moved: the
+    high-dimensional E_g and E_t/P both equal σ_w̄² + σ₀² + σ_ε², and E_g of an instance is ‖w̄ − w(0)‖²/N + σ_ε².
+    expected_generalization_error against linearity: w(t) = A w̄ + B ε + C w(0), so E‖w̄ − w(t)‖²/N =
+    (σ_w̄²‖I − A‖² + σ_ε²‖B‖² + σ₀²‖C‖²)/N, with A, B, C read column by column from student_weights on unit vectors
+    (an independent route through the per-mode solution)."""
+    import dynamics.linear_networks as ln
+
+    curve = ln.generalization_curve([0.0, 1.0, 10.0], 0.7, teacher_std=1.2, noise_std=0.5, init_std=0.3)
+    start = 1.2 ** 2 + 0.3 ** 2 + 0.5 ** 2
+    assert abs(curve.generalization_error[0] - start) < 1e-12 and abs(curve.training_error[0] - start) < 1e-12
+    instance = ln.draw_student(20, 15, init_std=0.3, noise_std=0.5, seed=4)
+    at_start = ln.generalization_error(instance, ln.student_weights(instance, [0.0, 2.0]))[0]
+    assert abs(at_start - (np.sum((instance.teacher - instance.initial_weights) ** 2) / 20 + 0.25)) < 1e-12
+
+    n, p, t = 20, 15, np.array([0.0, 0.3, 2.0, 30.0])
+    X = instance.inputs
+
+    def weights(teacher, noise, initial):
+        return ln.student_weights(ln.student_instance(X, teacher, noise, initial, 0.5), t)  # (T, N)
+
+    columns = [np.stack([weights(e, np.zeros(p), np.zeros(n)) for e in np.eye(n)], -1),
+               np.stack([weights(np.zeros(n), e, np.zeros(n)) for e in np.eye(p)], -1),
+               np.stack([weights(np.zeros(n), np.zeros(p), e) for e in np.eye(n)], -1)]
+    A, B, C = columns  # (T, N, N), (T, N, P), (T, N, N)
+    stds = (1.2, 0.5, 0.3)
+    by_linearity = (stds[0] ** 2 * np.sum((np.eye(n) - A) ** 2, (1, 2)) + stds[1] ** 2 * np.sum(B ** 2, (1, 2))
+                    + stds[2] ** 2 * np.sum(C ** 2, (1, 2))) / n + stds[1] ** 2
+    expected = ln.expected_generalization_error(t, instance.eigenvalues, teacher_std=1.2, noise_std=0.5, init_std=0.3)
+    assert np.allclose(expected, by_linearity, rtol=1e-10), (expected, by_linearity)
+
+
+def test_linear_network_effective_initial_strength_and_conserved_gram_by_their_definitions():
+    """u_eff,α = |a^α + b^α|²/4 with a^α column α of W₂₁V and b^α row α of UᵀW₃₂ (Saxe et al. 2014's mode
+    coordinates), and W₂₁W₂₁ᵀ − W₃₂ᵀW₃₂, each computed here from its definition, for one network and a stack."""
+    import dynamics.linear_networks as ln
+
+    rng = np.random.default_rng(3)
+    W21, W32 = rng.standard_normal((2, 4, 3)), rng.standard_normal((2, 5, 4))
+    U, V = np.linalg.qr(rng.standard_normal((5, 5)))[0][:, :3], np.linalg.qr(rng.standard_normal((3, 3)))[0]
+    for net in range(2):
+        a, b = W21[net] @ V, U.T @ W32[net]  # (N2, 3), (3, N2)
+        by_definition = np.array([np.sum((a[:, k] + b[k]) ** 2) / 4 for k in range(3)])
+        assert np.allclose(ln.effective_initial_strength(W21[net], W32[net], U, V), by_definition, rtol=1e-12)
+    assert np.allclose(ln.conserved_gram(W21, W32), W21 @ np.swapaxes(W21, -1, -2) - np.swapaxes(W32, -1, -2) @ W32,
+                       rtol=1e-12)
