@@ -11,6 +11,7 @@ through the run context, so that ``--seed-sweep`` reaches them. Their tolerances
 statistical: the draw picks the instance, and the statement holds for every instance up to the
 solvers' accuracy, which each statement names.
 """
+import itertools
 import math
 
 import numpy as np
@@ -826,3 +827,712 @@ planted_bug("two-moons trainer drops weight decay on w2", "dynamics/starvation/_
 planted_bug("two-moons torch backward pass uses the activation as the ReLU's derivative",
             "dynamics/starvation/torch_training.py", "torch.sign(act)", "act",
             ("starvation.two_moons_trainers_agree",))
+
+
+# ---------------------------------------------------------------- symbolic claims
+# Each closed form of dynamics/starvation against the relation it solves, simplified by sympy (the stationarity
+# equation, the ODE's right-hand side, the derivative it is, the limit it has), and the library against the sympy
+# expression evaluated by mpmath at 30 digits (more where stated) at 1000 points spread over orders of magnitude of
+# every parameter (verify/symbolic.py). Lambert W is handled through its definition: c = w e^w and W(c) = w, so that
+# sympy simplifies rational functions of w and e^w. The relative error bounds are first-order round-off analyses in
+# units of ε = 2^-52 of the formula as the library evaluates it: a sum of positive terms is as accurate as its least
+# accurate term, a difference a − b carries ε(|a| + |b|)/|a − b|, e^x carries x's absolute error, the real Lambert W
+# of the numerics core is within 1 ε of W (measured 0.62 ε on [1, 1e14]) and its condition number c W'(c)/W =
+# 1/(1 + W) is below 1. Each bound counts the roundings of its formula with a factor 2 to 4 for the ones not
+# itemised. Covered here (sympy_lambert_forms above covers −log α = cα at α = W(c)/c, Eqs 12-13 and the SD form):
+#   binary_entropy, dual_objective, dual_maximiser (Lemma 2, Table 4)        -> symbolic_legendre_duals
+#   lambert_fixed_point, sd_lambert_approx (Eq 13, its proof identities)       -> symbolic_lambert_point
+#   approximation_gap (Eq 10 against Eq 9 as λ/s² -> 0, App. C.4)               -> symbolic_approximation_limit
+#   exact_uncoupled_response, sd_margin, sd_fixed_point (Eqs 9 and 18, U = I) -> symbolic_margin_equations
+#   jacobian, dual_rhs (Theorem 1, Eqs 9, 10, 18)                               -> symbolic_jacobian
+#   first_order_response, weak_response_derivative (Eqs 63-65)                 -> symbolic_first_order
+#   linearised_fixed_point (Lemma 1, Eq 14)                                      -> symbolic_lemma1
+#   learning_rate_bound (the Hessian of Eqs 5 and 17 at θ = 0)                 -> symbolic_learning_rate_bound
+# coupling_matrix (Eq 15) and dual_matrix (K, A) enter symbolic_jacobian and symbolic_lemma1 through the library's U
+# against the sympy U(δ). Not covered: primal_loss and loss_tangent are log(1 + e^{−ω}), max(0, 1 − ω), (1 − ω)² and
+# their tangents built from dual_maximiser (legendre_cross_entropy and the unit tests hold them); dual_fixed_point,
+# feature_response, starvation_map and response_derivative solve the coupled Eq 9/10 by Newton (no closed form: the
+# Eq 9 root has no Lambert form, and Eq 10's has one only for S² ∝ I or a permutation U), so there is no expression
+# for sympy; their claims above check them against ODE limits, the primal optimum and finite differences;
+# linearisation_error and first_order_error measure the distance of a closed form to those Newton roots. The
+# trajectories (integrate_dual, dual_gd, primal_gd_*) have no closed form.
+# Found while measuring, and fixed: dual_maximiser("cross_entropy", ω) was 0.5(1 − tanh(ω/2)), which cancels for ω > 0
+# (relative error ~ε e^ω: 9e-9 at ω = 20, 0 returned for ω > 37.4 where σ(−ω) ≈ 4e-17; it is now the core's
+# sigmoid, from e^{−|ω|}), and lambert_fixed_point's z was (1 − 1/c)W(c), which lost ~ελ/s² to the rounding of
+# c = 1 + s²/λ (7e-9 relative at s²/λ = 1e-8; it is now (s²/λ)W/c). The bounds below hold the fixed forms.
+from .symbolic import library_against_symbols, residual_zero, spread  # noqa: E402
+
+EPS = float(np.finfo(float).eps)
+SYMBOLIC_POINTS = 1000
+
+
+def _symbolic_result(checks, shown):
+    """All checks must pass; the detail names the last ``shown`` (the library against the symbols) when all pass,
+    else the failing check's own detail."""
+    if all(c.passed for c in checks):
+        return Check.all_of(checks, "; ".join(c.detail for c in checks[-shown:]))
+    return Check.all_of(checks)
+
+
+def _on_lambert(expression, pairs, lam):
+    """``expression`` with every W(1 + q/λ) written w and q = λ(w e^w − 1), for each (q, w) in ``pairs``: the definition
+    of W (c = w e^w), after which the residuals are rational functions of w and e^w."""
+    for square, w in pairs:
+        c = 1 + square / lam
+        expression = expression.replace(lambda e: isinstance(e, sp.LambertW) and sp.simplify(e.args[0] - c) == 0,
+                                        lambda e: w)
+    return expression.subs({square: lam * (w * sp.exp(w) - 1) for square, w in pairs})
+
+
+def _margin_function():
+    """Z(r), the root z >= 0 of z(1 + e^z) = r, as a sympy function that mpmath evaluates at the working precision:
+    Newton on the log form f(z) = log z + log(1 + e^z) − log r from z = W(r/2) <= Z (z e^z <= r). f is increasing
+    and concave (f'' = σ(z)σ(−z) − 1/z² < 0, since e^z >= z²), so the iterates rise monotonically to the root; an
+    mpmath route independent of the library's float64 kernel. Roots are memoised per precision (each claim asks for
+    the same r in several expressions)."""
+    from sympy.utilities.lambdify import implemented_function
+
+    def root(r):
+        r = mpmath.mpf(r)
+        key = (mpmath.mp.prec, r)
+        if key not in _ROOTS:
+            if r == 0:
+                _ROOTS[key] = mpmath.mpf(0)
+            else:
+                log_r, z = mpmath.log(r), mpmath.lambertw(r / 2).real
+                for _ in range(200):
+                    step = (mpmath.log(z) + mpmath.log1p(mpmath.exp(z)) - log_r) / (1 / z + 1 / (1 + mpmath.exp(-z)))
+                    z -= step
+                    if abs(step) <= mpmath.mp.eps * 4 * z:
+                        break
+                _ROOTS[key] = z
+        return _ROOTS[key]
+    return implemented_function(sp.Function(f"Z_{next(_NAMES)}"), root)
+
+
+_ROOTS = {}
+_NAMES = itertools.count()
+
+
+def _together(expressions, symbols):
+    """``expressions`` as sympy functions of ``symbols`` that mpmath evaluates together, once per point (lambdify with
+    common subexpressions, memoised per precision): a closed form whose components share Lambert W evaluations."""
+    from sympy.utilities.lambdify import implemented_function
+    evaluate = sp.lambdify(list(symbols), list(expressions), "mpmath", cse=True)
+    memo = {}
+
+    def component(i):
+        def value(*point):
+            key = (mpmath.mp.prec,) + tuple(point)
+            if key not in memo:
+                memo[key] = evaluate(*point)
+            return memo[key][i]
+        return implemented_function(sp.Function(f"reference_{next(_NAMES)}"), value)(*symbols)
+    return [component(i) for i in range(len(expressions))]
+
+
+def _eq15(delta):
+    """The coupling of Eq 15 in sympy."""
+    c = sp.sqrt(1 - delta ** 2)
+    return sp.Matrix([[c, -delta], [delta, c]])
+
+
+def _signed(values):
+    """Alternate the signs of a spread column (a parameter spread over orders of magnitude of |x|, both signs)."""
+    values = np.array(values, dtype=float)
+    values[1::2] *= -1.0
+    return values
+
+
+def _cached(function):
+    """The library evaluated once per point: ``function`` returns a tuple of values; entry(i) reads its i-th value."""
+    store = {}
+
+    def entry(i):
+        def value(*point):
+            if point not in store:
+                store[point] = function(*point)
+            return float(store[point][i])
+        return value
+    return entry
+
+
+@claim("starvation.symbolic_legendre_duals", "Pezeshki et al. 2021, Lemma 2, Eqs 19-28, Table 4",
+       "sympy: F(α) = H(α) − αω has dF/dα = log((1−α)/α) − ω (Eq 23) and d²F/dα² = −1/(α(1−α)) < 0, vanishes at "
+       "α* = σ(−ω) = −dL/dω and F(α*) = log(1 + e^{−ω}) (Eqs 24-28); the squared-error dual −α²/4 + α − αω is "
+       "stationary at α = 2(1 − ω) with value (1 − ω)², the hinge dual α(1 − ω) peaks at α = 1[ω < 1] with value "
+       "max(0, 1 − ω) (residuals 0). binary_entropy equals H at 340 digits (so that 1 − α is resolved) at 1000 "
+       "points (α in [1e-300, 0.5] and 1 − α in [1e-15, 0.5], log-spread) within 4ε (two positive terms of three "
+       "roundings each); dual_objective "
+       "(cross-entropy) equals H(α) − αω at 1000 points (α in [1e-12, 0.5], |ω| in [1e-3, 30], both signs) within "
+       "4ε(H + |αω|)/|H − αω| (the difference); dual_maximiser (cross-entropy) equals σ(−ω) within 4ε at 1000 "
+       "points ω in [−700, −1e-3] and at 1000 points ω in [1e-3, 700], where σ(−ω) is a tail down to 1e-304 "
+       "(relatively: the form 0.5(1 − tanh(ω/2)) lost ε e^ω there).", "identity")
+def symbolic_legendre_duals():
+    a = sp.Symbol("alpha", positive=True)
+    w = sp.Symbol("omega", real=True)
+    t = sp.Symbol("t", positive=True)
+    entropy = -a * sp.log(a) - (1 - a) * sp.log(1 - a)
+    dual = entropy - a * w
+    star = 1 / (1 + sp.exp(w))
+    stationary = sp.log(1 - a) - sp.log(a) - w
+
+    def logs(e):  # every logarithm here has a positive argument (0 < α < 1, e^ω > 0)
+        return sp.expand_log(e, force=True)
+    squared = -a ** 2 / 4 + a - a * w
+    hinge = a * (1 - w)
+    checks = [residual_zero(sp.diff(dual, a) - stationary, "dF/dα = log((1−α)/α) − ω (Eq 23)"),
+              residual_zero(sp.diff(dual, a, 2) + 1 / (a * (1 - a)), "d²F/dα² = −1/(α(1−α))"),
+              residual_zero(logs(stationary.subs(a, star)), "dF/dα = 0 at α* = σ(−ω)"),
+              residual_zero(-sp.diff(sp.log(1 + sp.exp(-w)), w) - star, "α* = −dL/dω (Lemma 2)"),
+              residual_zero(logs(dual.subs(a, star) - sp.log(1 + sp.exp(-w))), "F(α*) = log(1 + e^{−ω}) (Eq 28)"),
+              residual_zero(sp.diff(squared, a).subs(a, 2 * (1 - w)), "squared: stationary at α = 2(1 − ω)"),
+              residual_zero(squared.subs(a, 2 * (1 - w)) - (1 - w) ** 2, "squared: value (1 − ω)²"),
+              residual_zero(hinge.subs({a: 1, w: 1 - t}) - sp.Max(0, t), "hinge: ω = 1 − t < 1, α = 1"),
+              residual_zero(hinge.subs({a: 0, w: 1 + t}) - sp.Max(0, -t), "hinge: ω = 1 + t > 1, α = 0")]
+    # binary entropy on both ends of (0, 1)
+    low = spread([(1e-300, 0.5, "log")], SYMBOLIC_POINTS // 2)[:, 0]
+    high = 1.0 - spread([(1e-15, 0.5, "log")], SYMBOLIC_POINTS - low.size)[:, 0]
+    # at 340 digits: (1 − α)log(1 − α) ≈ −α needs 1 − α resolved for α down to 1e-300
+    checks.append(library_against_symbols(entropy, (a,), lambda x: gs.binary_entropy(x),
+                                          np.concatenate([low, high])[:, None], 4 * EPS, "binary_entropy", digits=340))
+    points = spread([(1e-12, 0.5, "log"), (1e-3, 30.0, "log")], SYMBOLIC_POINTS)
+    points[:, 1] = _signed(points[:, 1])
+
+    def objective_bound(x, y):
+        h = float(special.entr(x) + special.entr(1.0 - x))
+        return 4 * EPS * (h + abs(x * y)) / abs(h - x * y)
+    checks.append(library_against_symbols(dual, (a, w), lambda x, y: gs.dual_objective("cross_entropy", x, y), points,
+                                          objective_bound, "dual_objective (cross-entropy)"))
+    margins = spread([(1e-3, 700.0, "log")], SYMBOLIC_POINTS)
+    checks.append(library_against_symbols(star, (w,), lambda y: gs.dual_maximiser("cross_entropy", y), -margins,
+                                          4 * EPS, "dual_maximiser, ω < 0"))
+    # the tail ω > 0 in relative terms (4ε, as σ(−ω) = e^{−ω}/(1 + e^{−ω}) rounds three times), up to ω = 700
+    checks.append(library_against_symbols(star, (w,), lambda y: gs.dual_maximiser("cross_entropy", y), margins,
+                                          4 * EPS, "dual_maximiser, ω > 0 (the tail)"))
+    return _symbolic_result(checks, 4)
+
+
+def _strength_points(count=SYMBOLIC_POINTS):
+    """(s, λ) with s in [1e-3, 1e3] and λ in [1e-4, 1e2], log-spread: s²/λ over [1e-8, 1e10]."""
+    return spread([(1e-3, 1e3, "log"), (1e-4, 1e2, "log")], count)
+
+
+def _lambert_bounds(s, lam):
+    """Relative error bounds of the library's α = w/c and z = (r/c)w, r = s²/λ, c = 1 + r: r two roundings, c one
+    more (≤ 1.5ε), W(c) ≤ 1.5ε + 1ε, w/c ≤ 4.5ε, and (r/c)w two more roundings of the same terms."""
+    return 8 * EPS, 8 * EPS
+
+
+@claim("starvation.symbolic_lambert_point", "Pezeshki et al. 2021, Eq 13 (Eqs 47-53), Lemma 1 and Theorem 2 proofs "
+       "(Eqs 56, 63-66); Eq 18's Lambert approximation derived in this project",
+       "sympy: with W = W(1 + s²/λ) the proofs' identities hold: α = λW/(s² + λ) = e^{−W} (so −log α = W and 1/α = "
+       "e^W) and λ + λe^W + s² = λe^W(1 + W) (residuals 0); as λ → 0 at fixed s, z = s²W/(s² + λ) grows like "
+       "log(s²/λ) (z/log(s²/λ) → 1), and as s → 0, α → W(1) and z·λ/s² → W(1) (limits by sympy). "
+       "lambert_fixed_point equals the Eq 13 forms at 30 digits at 1000 points (s in [1e-3, 1e3], λ in [1e-4, 1e2], "
+       "s²/λ over [1e-8, 1e10]) within 8ε (α, and z computed as (s²/λ)W/c: a few roundings of positive "
+       "terms), sd_lambert_approx equals aW(1 + 1/a)/(1 + a) at 1000 points a in [1e-6, 1e6] "
+       "within 8ε, and the library's Eq 10 field (dual_rhs, U = I) at the library's Lambert point vanishes within "
+       "8ε(1 + cα) + 4ε(|log α| + cα) (α's own bound carried by the field's slope, and the rounding of its two "
+       "terms) at the same 1000 (s, λ).", "identity")
+def symbolic_lambert_point():
+    q, lam, w = sp.symbols("q lam w", positive=True)  # q = s²
+    W = sp.LambertW(1 + q / lam)
+    alpha, z = lam * W / (q + lam), q * W / (q + lam)
+
+    def on_w(e):
+        return _on_lambert(e, [(q, w)], lam)
+    big = on_w(z / sp.log(q / lam))  # λ -> 0 at fixed s is w -> ∞
+    checks = [residual_zero(on_w(alpha - sp.exp(-W)), "α = e^{−W} (Eq 56)"),
+              residual_zero(on_w(-sp.log(alpha)) - w, "−log α = W"),
+              residual_zero(on_w(1 / alpha - sp.exp(W)), "1/α = e^W"),
+              residual_zero(on_w(lam + lam * sp.exp(W) + q - lam * sp.exp(W) * (1 + W)), "λ + λe^W + s² = λe^W(1+W)"),
+              residual_zero(sp.limit(big, w, sp.oo) - 1, "z/log(s²/λ) → 1 as λ → 0"),
+              residual_zero(sp.limit(alpha, q, 0) - sp.LambertW(1), "α → W(1) as s → 0"),
+              residual_zero(sp.limit(z * lam / q, q, 0) - sp.LambertW(1), "zλ/s² → W(1) as s → 0")]
+    s = sp.Symbol("s", positive=True)
+    points = _strength_points()
+    library = _cached(lambda x, y: (lambda p: (p.alpha, p.z))(gs.lambert_fixed_point(x, y)))
+    checks.append(library_against_symbols(alpha.subs(q, s ** 2), (s, lam), library(0), points,
+                                          lambda x, y: _lambert_bounds(x, y)[0], "lambert_fixed_point α"))
+    checks.append(library_against_symbols(z.subs(q, s ** 2), (s, lam), library(1), points,
+                                          lambda x, y: _lambert_bounds(x, y)[1], "lambert_fixed_point z"))
+    a = sp.Symbol("a", positive=True)
+    checks.append(library_against_symbols(a * sp.LambertW(1 + 1 / a) / (1 + a), (a,), gs.sd_lambert_approx,
+                                          spread([(1e-6, 1e6, "log")], SYMBOLIC_POINTS), 8 * EPS,
+                                          "sd_lambert_approx"))
+    worst = 0.0
+    for x, y in points:
+        point = gs.lambert_fixed_point(x, y).alpha
+        c = 1.0 + x * x / y
+        field = gs.dual_rhs(0.0, np.array([point]), gs.dual_params(np.eye(1), [x], weight_decay=y, exact=False))[0]
+        allowed = 8 * EPS * (1 + c * point) + 4 * EPS * (abs(math.log(point)) + c * point)
+        worst = max(worst, abs(field) / allowed)
+    checks.append(Check.at_most(worst, 1.0, f"Eq 10 field at the Lambert point: worst |field| / bound {worst:.2f} "
+                                            f"over {len(points)} points"))
+    return _symbolic_result(checks, 4)
+
+
+def _margin_bounds(r):
+    """Relative error bounds (z, α = σ(−z)) of the library's root of z(1 + e^z) = r, r = s²/λ (or 1/a) rounded once
+    or twice: r's rounding (cond <= 1), the stop (0.5ε), and the computed log form log z + softplus(z) − log r, whose
+    rounding ε(|log z| + softplus(z) + |log r|) moves the root by that over its slope z(1/z + σ(z)) = 1 + zσ(z);
+    α = exp(−softplus(z)) carries zσ(z) times z's error and ε(1 + softplus(z)) of its own. The scale quantities are
+    taken at the ends of the bracket W(r/2) <= z <= W(r) (scipy), not at the library's root."""
+    low, high = float(special.lambertw(r / 2).real), float(special.lambertw(r).real)
+    logs = max(abs(math.log(low)), abs(math.log(high)))
+    softplus = float(np.logaddexp(0.0, high))
+    bound_z = 4 * EPS * (1 + (logs + softplus + abs(math.log(r))) / (1 + low * special.expit(low)))
+    return bound_z, high * special.expit(high) * bound_z + 4 * EPS * (1 + softplus)
+
+
+@claim("starvation.symbolic_margin_equations", "Pezeshki et al. 2021, Eq 9 (U = I), Eq 18 and App. C.11; the "
+       "root forms z(1 + e^z) = s²/λ and a·m(1 + e^m) = 1 are derived in this project",
+       "sympy: with s²/λ = z(1 + e^z), α = σ(−z) solves Eq 9's stationarity log((1−α)/α) = (s²/λ)α and equals λz/s²; "
+       "with a = 1/(m(1 + e^m)), α = a·m solves Eq 18's log((1−α)/α) = α/a, equals σ(−m), and z_SD = a⁻¹Uᵀα·1 = "
+       "m·Uᵀ1 for the Eq 15 U (residuals 0). exact_uncoupled_response (z and α) equals the root Z(s²/λ) and σ(−Z) "
+       "(mpmath at 30 digits: Newton on the concave log form from W(s²/(2λ)), monotone) at 1000 points (s in "
+       "[1e-3, 1e3], λ in [1e-4, 1e2]), sd_margin equals Z(1/a) at 1000 points a in [1e-6, 1e3], and "
+       "sd_fixed_point's z equals Z(1/a)·Uᵀ1 at 1000 points (a in [1e-6, 1e3], |δ| in [1e-4, 0.99], both signs), "
+       "within 4ε(1 + (|log z| + softplus(z) + |log r|)/(1 + "
+       "zσ(z))) for z (the rounding of the log-form equation over its slope), zσ(z) times that plus 4ε(1 + "
+       "softplus(z)) for α, and for z_SD the margin's bound plus 4ε(1 + |u_1j| + |u_2j|)/|u_1j + u_2j| (the sum "
+       "of a column, U's entries within 1.5ε).", "identity")
+def symbolic_margin_equations():
+    z, m = sp.symbols("z m", positive=True)
+    d = sp.Symbol("delta", real=True)
+    r = z * (1 + sp.exp(z))
+    alpha = 1 / (1 + sp.exp(z))
+
+    def logs(e):  # positive arguments only
+        return sp.expand_log(e, force=True)
+    a = 1 / (m * (1 + sp.exp(m)))
+    sd_alpha = a * m
+    U = _eq15(d)
+    checks = [residual_zero(logs(sp.log((1 - alpha) / alpha)) - r * alpha, "Eq 9, U = I: log((1−α)/α) = (s²/λ)α"),
+              residual_zero(alpha - z / r, "α = λz/s²"),
+              residual_zero(logs(sp.log((1 - sd_alpha) / sd_alpha)) - sd_alpha / a, "Eq 18: log((1−α)/α) = α/a"),
+              residual_zero(sd_alpha - 1 / (1 + sp.exp(m)), "α_SD = σ(−m)"),
+              residual_zero(sum(abs(e) for e in (U.T * sp.Matrix([sd_alpha, sd_alpha]) / a - m * U.T * sp.ones(2, 1))),
+                            "z_SD = a⁻¹Uᵀα = m·Uᵀ1")]
+    Z = _margin_function()
+    s, lam, pen = sp.symbols("s lam a", positive=True)
+    points = _strength_points()
+    library = _cached(lambda x, y: (lambda p: (p.z, p.alpha))(gs.exact_uncoupled_response(x, y)))
+    root = Z(s ** 2 / lam)
+    checks.append(library_against_symbols(root, (s, lam), library(0), points,
+                                          lambda x, y: _margin_bounds(x * x / y)[0], "exact_uncoupled_response z"))
+    checks.append(library_against_symbols(1 / (1 + sp.exp(root)), (s, lam), library(1), points,
+                                          lambda x, y: _margin_bounds(x * x / y)[1], "exact_uncoupled_response α"))
+    penalties = spread([(1e-6, 1e3, "log")], SYMBOLIC_POINTS)
+    checks.append(library_against_symbols(Z(1 / pen), (pen,), gs.sd_margin, penalties,
+                                          lambda x: _margin_bounds(1 / x)[0], "sd_margin"))
+    sd_points = spread([(1e-6, 1e3, "log"), (1e-4, 0.99, "log")], SYMBOLIC_POINTS)
+    sd_points[:, 1] = _signed(sd_points[:, 1])
+
+    def column_bound(x, y, j):
+        c = math.sqrt((1.0 - y) * (1.0 + y))
+        column = c + y if j == 0 else c - y  # u_1j + u_2j of Eq 15
+        return _margin_bounds(1 / x)[0] + 4 * EPS * (1 + c + abs(y)) / abs(column)
+    library_sd = _cached(lambda x, y: tuple(gs.sd_fixed_point(gs.coupling_matrix(y), x).z))
+    for j in range(2):
+        checks.append(library_against_symbols(Z(1 / pen) * sum(U[:, j]), (pen, d), library_sd(j), sd_points,
+                                              lambda x, y, j=j: column_bound(x, y, j), f"sd_fixed_point z_{j + 1}"))
+    return _symbolic_result(checks, 6)
+
+
+@claim("starvation.symbolic_approximation_limit", "Pezeshki et al. 2021, Eqs 9-10 and App. C.4 (Eqs 31-35: "
+       "log(1 − α) ≈ −α when λ ≪ s²)",
+       "sympy: at the Lambert point α = W(c)/c (c = 1 + s²/λ) Eq 9's field log((1−α)/α) − (s²/λ)α equals "
+       "α + log(1 − α) (residual 0), whose series is −α²/2 − α³/3 − α⁴/4 − α⁵/5 + O(α⁶) (series to order 6, "
+       "residual 0); α = W(c)/c → 0 as λ/s² → 0 (limit by sympy), so the Eq 10 point solves Eq 9 in that limit; one "
+       "Newton step of Eq 9 from it gives the relative gap α²(1 + 2α/3)/(2(1 + W)) + O(α⁴) (series to order 4 in α at "
+       "fixed W, residual 0; derived in this project). "
+       "approximation_gap equals (W(c)/c − σ(−Z))/σ(−Z), Z the root of z(1 + e^z) = s²/λ (mpmath, 40 digits: the "
+       "gap is down to 1e-19 of α), at 1000 points (s in [1e-3, 1e3], λ in [1e-4, 1e2]) within (8εα_10 + "
+       "b_9α_9)/|α_10 − α_9| + 2ε (the two points' bounds through the difference, b_9 that of "
+       "exact_uncoupled_response's α); the reference gap (80 digits) over α²/(2(1 + W)) tends to 1 + 2α/3 as c "
+       "grows: |ratio − 1 − 2α/3| <= α² at c = 10, 100, ..., 1e13 (the O(α²) remainder, whose coefficient measures "
+       "0.28 at c = 10 rising to 0.48 at 1e13).",
+       "limit")
+def symbolic_approximation_limit():
+    q, lam, w, a = sp.symbols("q lam w alpha", positive=True)
+    W = sp.LambertW(1 + q / lam)
+    point = W / (1 + q / lam)
+    field9 = sp.log(1 - point) - sp.log(point) - q / lam * point
+    defect = a + sp.log(1 - a)
+    series = sp.series(defect, a, 0, 6).removeO()
+    # g(α) = Eq 9's field with s²/λ = W/α − 1 (α = W/c); the Newton step −g/g' relative to α
+    g = defect  # g at the Lambert point, as above
+    slope = -1 / (a * (1 - a)) - (w / a - 1)
+    newton = sp.series(-g / (a * slope), a, 0, 4).removeO()
+    checks = [residual_zero(sp.expand_log(_on_lambert(field9 - (point + sp.log(1 - point)), [(q, w)], lam),
+                                          force=True), "Eq 9 field at the Lambert point = α + log(1 − α)"),
+              residual_zero(series + sum(a ** k / k for k in range(2, 6)), "α + log(1 − α) = −Σ α^k/k (order 6)"),
+              residual_zero(sp.limit(_on_lambert(point, [(q, w)], lam), w, sp.oo), "α → 0 as λ/s² → 0"),
+              residual_zero(-newton - a ** 2 * (3 + 2 * a) / (6 * (1 + w)), "relative gap α²(1 + 2α/3)/(2(1 + W)) + "
+                                                                              "O(α⁴)")]
+    Z = _margin_function()
+    s = sp.Symbol("s", positive=True)
+    exact = 1 / (1 + sp.exp(Z(s ** 2 / lam)))
+    approx = point.subs(q, s ** 2)
+    gap = (approx - exact) / exact
+
+    shared = _together([gap, approx, exact], (s, lam))
+    parts = sp.lambdify((s, lam), shared[1:], "mpmath")  # the same memo as the comparison's
+
+    def gap_bound(x, y):
+        """The two points' bounds through the difference α_10 − α_9, which is evaluated at 40 digits (it is down to
+        1e-19 of α at s²/λ = 1e10)."""
+        with mpmath.workdps(40):
+            alpha10, alpha9 = parts(mpmath.mpf(float(x)), mpmath.mpf(float(y)))
+            difference = float(abs(alpha10 - alpha9))
+        return (8 * EPS * float(alpha10) + _margin_bounds(x * x / y)[1] * float(alpha9)) / difference + 2 * EPS
+    checks.append(library_against_symbols(shared[0], (s, lam), lambda x, y: gs.approximation_gap(x, y),
+                                          _strength_points(), gap_bound, "approximation_gap", digits=40))
+    worst = 0.0
+    reference = sp.lambdify((s, lam), gap, "mpmath")
+    with mpmath.workdps(80):  # the gap is down to 1e-25 of α at c = 1e13
+        for c in 10.0 ** np.arange(1, 14):
+            w_c = mpmath.lambertw(mpmath.mpf(c)).real
+            alpha10 = w_c / c
+            ratio = reference(mpmath.sqrt(mpmath.mpf(c) - 1), mpmath.mpf(1)) / (alpha10 ** 2 / (2 * (1 + w_c)))
+            worst = max(worst, float(abs(ratio - 1 - 2 * alpha10 / 3) / alpha10 ** 2))
+    checks.append(Check.at_most(worst, 1.0, f"|gap/(α²/(2(1 + W))) − 1 − 2α/3| over α², c = 10..1e13: worst "
+                                            f"{worst:.2f}"))
+    return _symbolic_result(checks, 2)
+
+
+def _abs_coupling(delta, s, lam):
+    """|U|S²|U|ᵀ/λ for the Eq 15 U (numpy): the scale of each entry's rounding in K = US²Uᵀ/λ."""
+    c = math.sqrt((1.0 - delta) * (1.0 + delta))
+    U = np.abs(np.array([[c, -delta], [delta, c]]))
+    return (U * (np.asarray(s) ** 2)) @ U.T / lam
+
+
+def _dual_points(count, exact):
+    """(δ, s_1, s_2, λ, α_1, α_2): |δ| in [1e-4, 0.99] (both signs), s in [1e-2, 1e2], λ in [1e-3, 1e2], α in
+    [1e-10, 0.5] with every third point's α mapped to 1 − α (exact flows, (0, 1)), or α in [1e-10, 10] (Eq 10)."""
+    top = 0.5 if exact else 10.0
+    points = spread([(1e-4, 0.99, "log"), (1e-2, 1e2, "log"), (1e-2, 1e2, "log"), (1e-3, 1e2, "log"),
+                     (1e-10, top, "log"), (1e-10, top, "log")], count)
+    points[:, 0] = _signed(points[:, 0])
+    if exact:
+        points[::3, 4] = 1.0 - points[::3, 4]
+        points[1::3, 5] = 1.0 - points[1::3, 5]
+    return points
+
+
+@claim("starvation.symbolic_jacobian", "Pezeshki et al. 2021, Theorem 1, Eqs 36-38, Eqs 9, 10 and 18",
+       "sympy: for the Eq 15 U (symbolic δ, s_1, s_2, λ) the Jacobian of Eq 9's field log((1−α)/α) − Kα "
+       "(K = λ⁻¹US²Uᵀ) is −(diag(1/(α(1−α))) + K), symmetric, that of Eq 10's −log α − Aα (A = K + I) is "
+       "−(diag(1/α) + A), and those of Eq 18's log((1−α)/α) − α/a and its approximation −log α − (1 + 1/a)α are "
+       "−(1/(α(1−α)) + 1/a) and −(1/α + 1 + 1/a) (residuals 0). jacobian (entries 11, 12, 22; 21 = 12 exactly) "
+       "and dual_rhs (both components) equal the sympy Jacobians and fields at 30 digits at 1000 points each for "
+       "Eqs 9 and 10 (|δ| in [1e-4, 0.99] both signs, s in [1e-2, 1e2], λ in [1e-3, 1e2], α in [1e-10, 0.5] and "
+       "1 − α there (Eq 9), α in [1e-10, 10] (Eq 10)) and at 1000 points (a in [1e-4, 1e4], α as for Eq 9) for the "
+       "SD flows, within 6ε times the sum of the magnitudes of an entry's terms over its value: the dual matrix's "
+       "entries carry 5ε(|U|S²|U|ᵀ)_ij/λ (U's entries 1.5ε, two products, a sum, the division), the barriers 2ε, "
+       "the logarithms ε/2 each.", "identity")
+def symbolic_jacobian():
+    d = sp.Symbol("delta", real=True)
+    s1, s2, lam, a1, a2, pen, x = sp.symbols("s1 s2 lam alpha1 alpha2 a x", positive=True)
+    U = _eq15(d)
+    K = U * sp.diag(s1 ** 2, s2 ** 2) * U.T / lam
+    alpha = sp.Matrix([a1, a2])
+    log_ratio = sp.Matrix([sp.log(1 - a1) - sp.log(a1), sp.log(1 - a2) - sp.log(a2)])
+    minus_log = sp.Matrix([-sp.log(a1), -sp.log(a2)])
+    field9, field10 = log_ratio - K * alpha, minus_log - (K + sp.eye(2)) * alpha
+    J9 = -(sp.diag(1 / (a1 * (1 - a1)), 1 / (a2 * (1 - a2))) + K)
+    J10 = -(sp.diag(1 / a1, 1 / a2) + K + sp.eye(2))
+    field18, field_sd = sp.log(1 - x) - sp.log(x) - x / pen, -sp.log(x) - (1 + 1 / pen) * x
+
+    def zero(matrix):
+        return sum(abs(sp.simplify(e)) for e in matrix)
+    checks = [residual_zero(zero(field9.jacobian(alpha) - J9), "Eq 9: J = −(diag(1/(α(1−α))) + K)"),
+              residual_zero(zero(J9 - J9.T), "Eq 9: J symmetric"),
+              residual_zero(zero(field10.jacobian(alpha) - J10), "Eq 10: J = −(diag(1/α) + A)"),
+              residual_zero(sp.diff(field18, x) + 1 / (x * (1 - x)) + 1 / pen, "Eq 18: J = −(1/(α(1−α)) + 1/a)"),
+              residual_zero(sp.diff(field_sd, x) + 1 / x + 1 + 1 / pen, "approximate SD: J = −(1/α + 1 + 1/a)")]
+    symbols = (d, s1, s2, lam, a1, a2)
+    for exact, field, J in ((True, field9, J9), (False, field10, J10)):
+        label = "Eq 9" if exact else "Eq 10"
+        points = _dual_points(SYMBOLIC_POINTS, exact)
+
+        def library(*p, exact=exact):
+            U_, s_, a_ = gs.coupling_matrix(p[0]), [p[1], p[2]], np.array([p[4], p[5]])
+            jac = gs.jacobian(U_, s_, a_, weight_decay=p[3], exact=exact)
+            rhs = gs.dual_rhs(0.0, a_, gs.dual_params(U_, s_, weight_decay=p[3], exact=exact))
+            return jac[0, 0], jac[0, 1], jac[1, 1], rhs[0], rhs[1], jac[1, 0] == jac[0, 1]
+        values = _cached(library)
+
+        def barrier(a, exact=exact):
+            return 1.0 / (a * (1.0 - a)) if exact else 1.0 / a + 1.0
+
+        def jacobian_bound(*p, i=0, j=0, exact=exact):
+            scale = _abs_coupling(p[0], p[1:3], p[3])
+            if i == j:  # a sum of positive terms: |J_ii| is its scale
+                return 6 * EPS
+            c = math.sqrt((1.0 - p[0]) * (1.0 + p[0]))  # J_12 = −δ√(1−δ²)(s_1² − s_2²)/λ
+            return 6 * EPS * scale[i, j] / abs(p[0] * c * (p[1] - p[2]) * (p[1] + p[2]) / p[3])
+        for k, (i, j) in enumerate(((0, 0), (0, 1), (1, 1))):
+            checks.append(library_against_symbols(J[i, j], symbols, values(k), points,
+                                                  lambda *p, i=i, j=j: jacobian_bound(*p, i=i, j=j),
+                                                  f"jacobian {label} J_{i + 1}{j + 1}"))
+        fields = _together(list(field), symbols)
+        reference = [sp.lambdify(symbols, f, "mpmath") for f in fields]  # the same memo as the comparison's
+
+        def field_bound(*p, i=0, exact=exact):
+            scale = _abs_coupling(p[0], p[1:3], p[3]) @ np.array([p[4], p[5]])
+            a = p[4 + i]
+            logs = abs(math.log(a)) + (abs(math.log1p(-a)) if exact else a)
+            with mpmath.workdps(30):
+                value = abs(reference[i](*(mpmath.mpf(float(v)) for v in p)))
+            return 6 * EPS * (logs + scale[i]) / float(value)
+        for i in range(2):
+            checks.append(library_against_symbols(fields[i], symbols, values(3 + i), points,
+                                                  lambda *p, i=i: field_bound(*p, i=i), f"dual_rhs {label}, component "
+                                                                                         f"{i + 1}"))
+        symmetric = all(values(5)(*p) for p in points)
+        checks.append(Check.at_most(0.0 if symmetric else 1.0, 0.0, f"jacobian {label} symmetric at every point"))
+    sd_points = spread([(1e-4, 1e4, "log"), (1e-10, 0.5, "log")], SYMBOLIC_POINTS)
+    sd_points[::3, 1] = 1.0 - sd_points[::3, 1]
+    for exact, field in ((True, field18), (False, field_sd)):
+        label = "Eq 18" if exact else "approximate SD"
+
+        def sd_library(p_, a, exact=exact):
+            U_, a_ = np.eye(1), np.array([a])
+            jac = gs.jacobian(U_, [1.0], a_, output_penalty=p_, exact=exact)[0, 0]
+            return jac, gs.dual_rhs(0.0, a_, gs.dual_params(U_, [1.0], output_penalty=p_, exact=exact))[0]
+        sd_values = _cached(sd_library)
+        sd_field = _together([field], (pen, x))[0]
+        reference_sd = sp.lambdify((pen, x), sd_field, "mpmath")
+
+        def sd_field_bound(p_, a, exact=exact):
+            logs = abs(math.log(a)) + (abs(math.log1p(-a)) if exact else a)
+            with mpmath.workdps(30):
+                value = abs(reference_sd(mpmath.mpf(float(p_)), mpmath.mpf(float(a))))
+            return 6 * EPS * (logs + a / p_) / float(value)
+        checks.append(library_against_symbols(sp.diff(field, x), (pen, x), sd_values(0), sd_points, 6 * EPS,
+                                              f"jacobian {label}"))
+        checks.append(library_against_symbols(sd_field, (pen, x), sd_values(1), sd_points, sd_field_bound,
+                                              f"dual_rhs {label}"))
+    return _symbolic_result(checks, 3)
+
+
+def _two_feature_symbols():
+    """(δ, s_1², s_2², λ, w_1, w_2, U(δ), A(δ) = λ⁻¹U(S² + λI)Uᵀ) of the Eq 15 model in sympy."""
+    d = sp.Symbol("delta", real=True)
+    q1, q2, lam, w1, w2 = sp.symbols("q1 q2 lam w1 w2", positive=True)
+    U = _eq15(d)
+    A = U * (sp.diag(q1, q2) + lam * sp.eye(2)) * U.T / lam
+    return d, q1, q2, lam, w1, w2, U, A
+
+
+def _eq10_first_order(d, q1, q2, lam, A):
+    """The Eq 10 fixed point α(δ) to first order: α(0) = α_0 = W(c_i)/c_i (Eq 13) and, by implicit differentiation of
+    F(α, δ) = −log α − A(δ)α = 0, α'(0) = −F_α⁻¹F_δ at δ = 0; returns (α_0, α'(0), F(α_0, 0))."""
+    a1, a2 = sp.symbols("a1 a2", positive=True)
+    alpha = sp.Matrix([a1, a2])
+    F = sp.Matrix([-sp.log(a1), -sp.log(a2)]) - A * alpha
+    c1, c2 = 1 + q1 / lam, 1 + q2 / lam
+    at0 = {a1: sp.LambertW(c1) / c1, a2: sp.LambertW(c2) / c2}
+    slope = (-F.jacobian(alpha).subs(d, 0).inv() * sp.diff(F, d).subs(d, 0)).subs(at0)
+    return sp.Matrix([at0[a1], at0[a2]]), slope, F.subs(d, 0).subs(at0)
+
+
+def _first_order_forms(q1, q2, lam):
+    """Eqs 63-65 as the library documents them: (T0_1, T1_1, T0_2, T1_2, dz_2/ds_1²) with z_i = T0_i + δT1_i."""
+    W1, W2 = sp.LambertW(1 + q1 / lam), sp.LambertW(1 + q2 / lam)
+    D1, D2 = lam + lam * sp.exp(W1) + q1, lam + lam * sp.exp(W2) + q2
+    return (q1 * W1 / (lam + q1), q1 * (1 + W2) * (lam + lam * sp.exp(W1) + q2) / (D1 * D2),
+            q2 * W2 / (lam + q2), -q2 * (1 + W1) * (lam + lam * sp.exp(W2) + q1) / (D1 * D2),
+            -lam * q2 * (1 + W1) * (sp.exp(W1) - sp.exp(W2)) / (D1 ** 2 * D2))
+
+
+def _first_order_scales(s1, s2, lam):
+    """(T0_1, T1_1, T0_2, T1_2, W_1, W_2, e^{W_1}, e^{W_2}) in float64 (scipy's W), for the bounds' scales."""
+    q = np.array([s1 * s1, s2 * s2])
+    W = special.lambertw(1.0 + q / lam).real
+    e = np.exp(W)
+    D = lam + lam * e + q
+    return (q[0] * W[0] / (lam + q[0]), q[0] * (1 + W[1]) * (lam + lam * e[0] + q[1]) / (D[0] * D[1]),
+            q[1] * W[1] / (lam + q[1]), -q[1] * (1 + W[0]) * (lam + lam * e[1] + q[0]) / (D[0] * D[1]),
+            W[0], W[1], e[0], e[1])
+
+
+@claim("starvation.symbolic_first_order", "Pezeshki et al. 2021, Eqs 11, 13, 15 and 63-65 (Theorem 2, App. C.10)",
+       "sympy: for the Eq 15 coupling the Eq 10 fixed point at δ = 0 is the Lambert point of Eq 13 (F(α_0, 0) = 0), "
+       "its derivative α'(0) = −F_α⁻¹F_δ (implicit differentiation of −log α − A(δ)α = 0) mapped by Eq 11, "
+       "z = λ⁻¹S²Uᵀα, gives the δ-coefficients of Eqs 63-64 and the δ⁰ terms are Eq 13's s_i²W_i/(λ + s_i²) "
+       "(residuals 0 with c_i = w_i e^{w_i}), so Eqs 63-64 are the first-order Taylor form of the coupled responses "
+       "and reduce to the uncoupled ones as δ → 0; Eq 65 is the derivative of Eq 64's δ-term in s_1² (residual 0). "
+       "first_order_response (z_1, z_2) and weak_response_derivative equal these forms at 30 digits at 1000 points "
+       "(s in [1e-2, 1e2], λ in [1e-3, 1e2], |δ| in [1e-6, 0.9] both signs) within ε(6|T0| + (12 + 5(W_1 + W_2))"
+       "|δT1|)/|z| + ε (z = T0 + δT1: W_i within 2.5ε, e^{W_i} within 2.5εW_i + ε/2, about ten roundings in T1) and "
+       "ε(13 + 5(W_1 + W_2)) + 3ε((1 + W_1)e^{W_1} + (1 + W_2)e^{W_2})/|e^{W_1} − e^{W_2}| for Eq 65 (the "
+       "difference of the exponentials).", "identity")
+def symbolic_first_order():
+    d, q1, q2, lam, w1, w2, U, A = _two_feature_symbols()
+    alpha0, slope, stationary = _eq10_first_order(d, q1, q2, lam, A)
+    S2 = sp.diag(q1, q2)
+    z = S2 * U.T / lam
+    dz = sp.diff(z, d).subs(d, 0) * alpha0 + z.subs(d, 0) * slope
+    T0_1, T1_1, T0_2, T1_2, eq65 = _first_order_forms(q1, q2, lam)
+    pairs = [(q1, w1), (q2, w2)]
+
+    def on_w(e):
+        return _on_lambert(e, pairs, lam)
+    x = sp.Symbol("x", positive=True)
+    derivative = sp.diff(T1_2.subs(q1, x), x).subs(x, q1)
+    checks = [residual_zero(on_w(stationary[0]) ** 2 + on_w(stationary[1]) ** 2, "F(α_0, 0) = 0 (Eq 13 at δ = 0)"),
+              residual_zero(on_w((z.subs(d, 0) * alpha0)[0] - T0_1), "δ⁰ term of z_1 = Eq 13"),
+              residual_zero(on_w((z.subs(d, 0) * alpha0)[1] - T0_2), "δ⁰ term of z_2 = Eq 13"),
+              residual_zero(on_w(dz[0] - T1_1), "Eq 63: dz_1/dδ at δ = 0"),
+              residual_zero(on_w(dz[1] - T1_2), "Eq 64: dz_2/dδ at δ = 0"),
+              residual_zero(on_w(derivative - eq65), "Eq 65 = d(Eq 64's δ-term)/ds_1²")]
+    s1, s2 = sp.symbols("s1 s2", positive=True)
+    squares = {q1: s1 ** 2, q2: s2 ** 2}
+    symbols = (s1, s2, lam, d)
+    points = spread([(1e-2, 1e2, "log"), (1e-2, 1e2, "log"), (1e-3, 1e2, "log"), (1e-6, 0.9, "log")],
+                    SYMBOLIC_POINTS)
+    points[:, 3] = _signed(points[:, 3])
+    library = _cached(lambda a, b, c, e: tuple(gs.first_order_response([a, b], c, e))
+                      + (gs.weak_response_derivative([a, b], c, e),))
+
+    def z_bound(a, b, c, e, i=0):
+        scales = _first_order_scales(a, b, c)
+        t0, t1 = scales[2 * i], scales[2 * i + 1]
+        return EPS * (6 * abs(t0) + (12 + 5 * (scales[4] + scales[5])) * abs(e * t1)) / abs(t0 + e * t1) + EPS
+
+    def derivative_bound(a, b, c, e):
+        *_, W1, W2, e1, e2 = _first_order_scales(a, b, c)
+        return EPS * (13 + 5 * (W1 + W2)) + 3 * EPS * ((1 + W1) * e1 + (1 + W2) * e2) / abs(e1 - e2)
+    references = _together([(T0_1 + d * T1_1).subs(squares), (T0_2 + d * T1_2).subs(squares),
+                            (d * eq65).subs(squares)], symbols)
+    for i in range(2):
+        checks.append(library_against_symbols(references[i], symbols, library(i), points,
+                                              lambda *p, i=i: z_bound(*p, i=i), f"first_order_response z_{i + 1}"))
+    checks.append(library_against_symbols(references[2], symbols, library(2), points, derivative_bound,
+                                          "weak_response_derivative"))
+    return _symbolic_result(checks, 3)
+
+
+@claim("starvation.symbolic_lemma1", "Pezeshki et al. 2021, Lemma 1, Eq 14 (Eqs 54-60)",
+       "sympy: for the Eq 15 coupling, Eq 14's α = [A + diag(1/α_0)]⁻¹(1 − log α_0) with α_0i = W(A_ii)/A_ii "
+       "equals the uncoupled Lambert point at δ = 0 and has the same δ-derivative at δ = 0 as the Eq 10 fixed point "
+       "(implicit differentiation of −log α = Aα; residuals 0), so it is exact to first order in the coupling "
+       "(Lemma 1's O(δ²)). linearised_fixed_point equals Eq 14 at 30 digits at 1000 points (|δ| in [1e-4, 0.99] "
+       "both signs, s in [1e-2, 1e2], λ in [1e-3, 1e2]) within Skeel's componentwise bound of the 2 × 2 solve, "
+       "(12ε|M⁻¹|M_abs|α| + 8ε|M⁻¹||r|)_i/|α_i| with M = A + diag(1/α_0), M_abs = |U|S²|U|ᵀ/λ + I + diag(1/α_0), "
+       "r = 1 − log α_0 (the dual matrix within 5ε of its terms, α_0 within 7ε, the solve's backward error 4ε).",
+       "identity")
+def symbolic_lemma1():
+    d, q1, q2, lam, w1, w2, U, A = _two_feature_symbols()
+    alpha0 = sp.Matrix([sp.LambertW(A[i, i]) / A[i, i] for i in range(2)])
+    M = A + sp.diag(1 / alpha0[0], 1 / alpha0[1])
+    eq14 = M.LUsolve(sp.Matrix([1 - sp.log(alpha0[i]) for i in range(2)]))
+    uncoupled, slope, _ = _eq10_first_order(d, q1, q2, lam, A)
+    pairs = [(q1, w1), (q2, w2)]
+
+    def on_w(e):
+        return _on_lambert(e, pairs, lam)
+    at0, derivative = eq14.subs(d, 0), sp.diff(eq14, d).subs(d, 0)
+    checks = [residual_zero(on_w(at0[i] - uncoupled[i]), f"Eq 14 at δ = 0: α_{i + 1} = α_0") for i in range(2)]
+    checks += [residual_zero(on_w(derivative[i] - slope[i]), f"dα_{i + 1}/dδ at 0: Eq 14 = Eq 10") for i in range(2)]
+    s1, s2 = sp.symbols("s1 s2", positive=True)
+    symbols = (d, s1, s2, lam)
+    points = spread([(1e-4, 0.99, "log"), (1e-2, 1e2, "log"), (1e-2, 1e2, "log"), (1e-3, 1e2, "log")],
+                    SYMBOLIC_POINTS)
+    points[:, 0] = _signed(points[:, 0])
+    library = _cached(lambda e, a, b, c: tuple(gs.linearised_fixed_point(gs.coupling_matrix(e), [a, b], c).alpha))
+
+    def skeel(e, a, b, c, i=0):
+        scale = _abs_coupling(e, [a, b], c)
+        co = math.sqrt((1.0 - e) * (1.0 + e))
+        U_ = np.array([[co, -e], [e, co]])
+        A_ = (U_ * np.array([a * a, b * b])) @ U_.T / c + np.eye(2)
+        diagonal = np.diag(A_)
+        inverse0 = diagonal / special.lambertw(diagonal).real  # 1/α_0
+        M_ = A_ + np.diag(inverse0)
+        r = 1.0 + np.log(inverse0)
+        alpha = np.linalg.solve(M_, r)
+        inverse = np.abs(np.linalg.inv(M_))
+        error = 12 * EPS * inverse @ ((scale + np.eye(2) + np.diag(inverse0)) @ np.abs(alpha)) + 8 * EPS * inverse @ r
+        return error[i] / abs(alpha[i])
+    references = _together(list(eq14.subs({q1: s1 ** 2, q2: s2 ** 2})), symbols)
+    for i in range(2):
+        checks.append(library_against_symbols(references[i], symbols, library(i), points,
+                                              lambda *p, i=i: skeel(*p, i=i), f"linearised_fixed_point α_{i + 1}"))
+    return _symbolic_result(checks, 2)
+
+
+@claim("starvation.symbolic_learning_rate_bound", "Pezeshki et al. 2021, Eqs 3-5 and 17 (primal gradient descent)",
+       "sympy: for the Eq 15 U and S = diag(s_1, s_2), the Hessian of Eq 5's Σ log(1 + e^{−(USθ)_i}) + (λ/2)‖θ‖² at "
+       "θ = 0 is diag(λ + s_i²/4), that of Eq 17 (penalty (a/2)‖ŷ‖²) is diag(s_i²(1/4 + a)), σ'(x) = σ(x)σ(−x) = "
+       "1/4 − (σ(x) − 1/2)² <= 1/4, and the Jacobian of primal gradient descent in z, z ↦ (1 − ηλ)z + ηS²Uᵀσ(−Uz), "
+       "at z = 0 is I − η·diag(λ + s_i²/4), whose extreme eigenvalue 1 − ηL is −1 at η = 2/L, L = λ + max s²/4 "
+       "(residuals 0). learning_rate_bound equals 2/(λ + max s²/4) and 2/(max s²(1/4 + a)) at 30 digits at 1000 "
+       "points each (three strengths in [1e-3, 1e3], λ and a in [1e-6, 1e2]) within 4ε (a square, a sum of "
+       "positive terms, a product, a quotient).", "identity")
+def symbolic_learning_rate_bound():
+    d = sp.Symbol("delta", real=True)
+    s1, s2, s3, lam, pen, eta = sp.symbols("s1 s2 s3 lam a eta", positive=True)
+    t1, t2, u = sp.symbols("theta1 theta2 x", real=True)
+    U, S = _eq15(d), sp.diag(s1, s2)
+    theta = sp.Matrix([t1, t2])
+    margins = U * S * theta  # Yŷ = YΦ_0θ = USVᵀθ, V = I
+    softplus = sum(sp.log(1 + sp.exp(-m)) for m in margins)
+    at0 = {t1: 0, t2: 0}
+    ce = sp.hessian(softplus + lam / 2 * (theta.T * theta)[0], theta).subs(at0)
+    sd = sp.hessian(softplus + pen / 2 * (margins.T * margins)[0], theta).subs(at0)
+    sigma = 1 / (1 + sp.exp(-u))
+    z1, z2 = sp.symbols("z1 z2", real=True)
+    zv = sp.Matrix([z1, z2])
+    pull = U.T * (U * zv).applyfunc(lambda m: 1 / (1 + sp.exp(m)))
+    step = (1 - eta * lam) * zv + eta * S ** 2 * pull
+    step_jacobian = step.jacobian(zv).subs({z1: 0, z2: 0})
+
+    def zero(matrix):
+        return sum(abs(sp.simplify(e)) for e in matrix)
+    checks = [residual_zero(zero(ce - sp.diag(lam + s1 ** 2 / 4, lam + s2 ** 2 / 4)), "Eq 5: Hessian at θ = 0"),
+              residual_zero(zero(sd - (sp.Rational(1, 4) + pen) * sp.diag(s1 ** 2, s2 ** 2)),
+                            "Eq 17: Hessian at θ = 0"),
+              residual_zero(sp.diff(sigma, u) - sigma * sigma.subs(u, -u), "σ' = σ(x)σ(−x)"),
+              residual_zero(sigma * sigma.subs(u, -u) - (sp.Rational(1, 4) - (sigma - sp.Rational(1, 2)) ** 2),
+                            "σ(x)σ(−x) = 1/4 − (σ − 1/2)²"),
+              residual_zero(zero(step_jacobian - (sp.eye(2) - eta * sp.diag(lam + s1 ** 2 / 4, lam + s2 ** 2 / 4))),
+                            "z-map Jacobian at z = 0"),
+              residual_zero((1 - eta * (lam + s1 ** 2 / 4)).subs(eta, 2 / (lam + s1 ** 2 / 4)) + 1, "1 − ηL = −1 at "
+                                                                                                   "η = 2/L")]
+    top = sp.Max(s1, s2, s3) ** 2
+    points = spread([(1e-3, 1e3, "log")] * 3 + [(1e-6, 1e2, "log")], SYMBOLIC_POINTS)
+    checks.append(library_against_symbols(2 / (lam + top / 4), (s1, s2, s3, lam),
+                                          lambda a, b, c, e: gs.learning_rate_bound([a, b, c], weight_decay=e), points,
+                                          4 * EPS, "learning_rate_bound, Eq 5"))
+    checks.append(library_against_symbols(2 / (top * (sp.Rational(1, 4) + pen)), (s1, s2, s3, pen),
+                                          lambda a, b, c, e: gs.learning_rate_bound([a, b, c], output_penalty=e),
+                                          points, 4 * EPS, "learning_rate_bound, Eq 17"))
+    return _symbolic_result(checks, 2)
+
+
+# Plausible slips in the closed forms that the symbolic claims catch (planted in a copy of the library by
+# tests/test_mutations.py).
+# The Eq 10 Jacobian given Eq 9's barrier (the proof of Theorem 1 linearises Eq 9's field; the erratum claim
+# erratum_theorem1_jacobian shows the printed form, this one the library).
+planted_bug("Eq 10 Jacobian with the Eq 9 barrier 1/(a(1-a))", "dynamics/starvation/_kernels.py",
+            "J[i, i] -= 1.0 / (a * (1.0 - a)) if exact else 1.0 / a",
+            "J[i, i] -= 1.0 / (a * (1.0 - a))", ("starvation.symbolic_jacobian",))
+# Eq 63's cross term with s_1² where s_2² belongs (an index slip in a reconstructed formula).
+planted_bug("Eq 63 cross term with s_1 for s_2", "dynamics/starvation/_fixed_points.py",
+            "(1.0 + w[1]) * (lam + lam * e[0] + sq[1]) / cross", "(1.0 + w[1]) * (lam + lam * e[0] + sq[0]) / cross",
+            ("starvation.symbolic_first_order",))
+# The approximation gap relative to the Eq 10 point instead of the exact one (off by the gap itself, up to 6%).
+planted_bug("approximation gap divided by the Eq 10 point", "dynamics/starvation/_setups.py",
+            "return (alpha10 - alpha9) / alpha9", "return (alpha10 - alpha9) / alpha10",
+            ("starvation.symbolic_approximation_limit",))
+# σ(z) where σ(−z) belongs in the exact uncoupled dual variable (a sign slip).
+planted_bug("exact uncoupled alpha = sigma(z) for sigma(-z)", "dynamics/starvation/_fixed_points.py",
+            "return FixedPoint(np.exp(-np.logaddexp(0.0, z)), z)",
+            "return FixedPoint(np.exp(-np.logaddexp(0.0, -z)), z)",
+            ("starvation.symbolic_margin_equations",))

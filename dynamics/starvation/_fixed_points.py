@@ -202,9 +202,11 @@ def lambert_fixed_point(s: ArrayLike, weight_decay: float) -> FixedPoint:
     """
     s = require_strengths_any_shape(s)
     weight_decay = require_positive("weight_decay", weight_decay)
-    c = 1.0 + require_finite_ratio(s, weight_decay)
+    ratio = require_finite_ratio(s, weight_decay)
+    c = 1.0 + ratio
     w = lambertw(c)
-    return FixedPoint(w / c, (1.0 - 1.0 / c) * w)
+    # z = (1 − 1/c) W = (s²/λ)W/c: the ratio, not 1 − 1/c, which loses ε λ/s² when s² ≪ λ
+    return FixedPoint(w / c, ratio / c * w)
 
 
 def exact_uncoupled_response(s: ArrayLike, weight_decay: float) -> FixedPoint:

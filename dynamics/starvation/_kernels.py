@@ -20,7 +20,7 @@ import math
 import numba as nb
 import numpy as np
 
-from dynamics.numerics import lambertw_kernel
+from dynamics.numerics import lambertw_kernel, sigmoid_kernel
 from dynamics.numerics.newton import newton_maximise_kernel
 
 CE_EXACT, CE_APPROX, SD_EXACT, SD_APPROX = 0, 1, 2, 3
@@ -248,7 +248,7 @@ def primal_z_steps(U, sq, penalty, learning_rate, n_steps, z0, sd):
         margins = U @ z[k]
         weights = np.empty(n)
         for i in range(n):
-            weights[i] = 0.5 * (1.0 - math.tanh(0.5 * margins[i]))  # σ(-margin)
+            weights[i] = sigmoid_kernel(-margins[i])
         pull = sq * (U.T @ weights)
         if sd:
             z[k + 1] = z[k] + learning_rate * (pull - penalty * sq * z[k])
