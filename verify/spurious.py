@@ -930,3 +930,515 @@ planted_bug("spurious: RWG sampler systematic instead of with replacement", "dyn
 planted_bug("spurious: CSI averages the other class means over K instead of K − 1", "dynamics/spurious/_metrics.py",
             "pi_rest = (means.sum(axis=0) - pi_max) / (K - 1)", "pi_rest = (means.sum(axis=0) - pi_max) / K",
             ("spurious.class_selectivity_definition",))
+
+
+# ------------------------------------------------------------------------------------------------ symbolic claims
+# Each claim states a closed form's defining relation once in sympy (the Gaussian integral, the cross-entropy it comes
+# from, the k → ∞ limit, the recursion, the stationarity equation it solves) and checks that the residual simplifies
+# to 0; then it holds the library against the sympy expression evaluated by mpmath at 30 digits at 1000 points spread
+# over orders of magnitude of every parameter (verify.symbolic). Every bound is a first-order propagation of float64
+# rounding through the formula as the library evaluates it, stated at each claim. Closed forms not covered here:
+# * bc_ba_loss_ratio_bounds is an inequality, not an identity (prop1_two_sided_bound checks it against the exact R);
+#   softmax_ce shares its kernel with bc_ba_loss_ratio_from_logits, covered below; bc_loss_share and
+#   ba_bc_mean_loss_ratio are ratios of loss sums by definition (R/(1 + R)), with no further relation to solve;
+# * bias_decomposable_fixture and linear_two_block_fixture are fixtures (a constant table and a seeded Gaussian draw):
+#   no relation to solve; their asymptotes are covered through the general margins of symbolic_gradient_ratio_limit;
+# * sparsity, compressibility, pq_index, class_selectivity, retention_ratios, prunability and the pruning masks are
+#   definitions evaluated by counting, sorting or an argmax: there is no closed relation beyond the definition itself
+#   (class_selectivity_definition checks CSI against a unit-by-unit loop, pq_index_convention the PQ-index's range,
+#   and tests/test_spurious.py the others' values and properties);
+# * subsample_to_smallest, weighted_epoch_indices and the data generators (make_parity_task, make_balancing_toy) draw
+#   at random, and the trainers (train_balancing_toy, the torch layer) have no closed form: the Monte Carlo, rate
+#   and transcription claims above check them; subsampled_size and group_index/group_counts are integer counts checked
+#   exactly by subsample_sizes and benchmark_percentages; group_accuracies and worst_group_accuracy count.
+from .symbolic import library_against_symbols, residual_zero, spread  # noqa: E402
+
+sp = lazy_module("sympy")
+
+EPS = float(np.finfo(np.float64).eps)
+SYMBOLIC_POINTS = 1000
+
+
+def _log1p(x):
+    """sympy's log1p (printed as mpmath.log1p): log(1 + x) without the cancellation of 1 + x at 30 digits, where
+    x = e^{−500} would vanish."""
+    from sympy.codegen.cfunctions import log1p
+    return log1p(x)
+
+
+def _softplus(x):
+    """softplus(x) = log(1 + e^x) in the log1p form (the same function; see _log1p)."""
+    return _log1p(sp.exp(x))
+
+
+def _signed(magnitude, sign_coordinate):
+    """Magnitudes with a sign from a coordinate spread over [−1, 1]."""
+    return np.where(sign_coordinate < 0, -magnitude, magnitude)
+
+
+@claim("spurious.symbolic_core_error", "Pezeshki (thesis), §8.4 (Idrissi et al. 2022, the linear toy)",
+       "sympy: with y·x_core ~ N(1, σ²), the integral of its density over (−∞, 0) is Φ(−1/σ) = erfc(1/(σ√2))/2 "
+       "(residual 0), tending to 0 as σ → 0 and to 1/2 as σ → ∞; core_error_probability equals it at 30 digits at "
+       "1000 points σ in [0.03, 1e3] (Φ(−1/σ) from 1e-243 to 0.4996) within 4 eps (1 + κ), κ = xφ(x)/Φ(−x) at "
+       "x = 1/σ the condition number of Φ(−x) (the rounding of 1/σ, amplified by κ ≈ x², and the error of the "
+       "normal tail kernel).", "identity")
+def symbolic_core_error():
+    x = sp.Symbol("x", real=True)
+    sigma = sp.Symbol("sigma", positive=True)
+    density = sp.exp(-(x - 1) ** 2 / (2 * sigma ** 2)) / (sigma * sp.sqrt(2 * sp.pi))
+    probability = sp.integrate(density, (x, -sp.oo, 0))
+    closed = sp.erfc(1 / (sigma * sp.sqrt(2))) / 2
+    checks = [residual_zero((probability - closed).rewrite(sp.erf), "P(y·x_core < 0) = Φ(−1/σ)"),
+              residual_zero(sp.limit(closed, sigma, 0, "+"), "σ → 0: the core feature alone separates"),
+              residual_zero(sp.limit(closed, sigma, sp.oo) - sp.Rational(1, 2), "σ → ∞: a coin flip")]
+
+    def bound(s):
+        z = 1.0 / s  # κ = z φ(z)/Φ(−z) = z √(2/π)/erfcx(z/√2), no underflow
+        return 4 * EPS * (1.0 + z * math.sqrt(2 / math.pi) / float(special.erfcx(z / math.sqrt(2))))
+
+    points = spread([(0.03, 1e3, "log")], SYMBOLIC_POINTS)
+    checks.append(library_against_symbols(closed, [sigma], spur.core_error_probability, points, bound,
+                                          "core_error_probability vs Φ(−1/σ)"))
+    return Check.all_of(checks)
+
+
+@claim("spurious.symbolic_scaled_ce_gradient", "Barsbey et al. 2025, Prop. 1 (Eq. 1) and supp. D.2, Eqs. 10–11; "
+       "the exact binary identity is derived in this project",
+       "sympy: the cross-entropy of the scaled logit, −log σ(k m), is softplus(−k m) (residual 0), and its derivative "
+       "along any parameter θ of the margin m(θ) is −k σ(−k m) m'(θ) (residual 0), so ‖∇ℓ‖ = k σ(−k m)‖∇m‖ for every "
+       "parameter block. At 1000 points (k in [1e-3, 100], |m| in [1e-3, 5] of both signs, ‖∇m‖ in [1e-3, 1e3]) "
+       "scaled_binary_ce equals softplus(−km) at 30 digits within 4 eps (1 + κ₁), κ₁ = |x σ(−x)/softplus(−x)| at "
+       "x = km (its condition number, ≈ x for x ≫ 1: the rounding of k·m amplified), and scaled_ce_grad_norm "
+       "equals k σ(−km)‖∇m‖ within 4 eps (2 + κ₂), κ₂ = |x| σ(x) the condition number of σ(−x), plus the two "
+       "products by k and ‖∇m‖.", "identity")
+def symbolic_scaled_ce_gradient():
+    k, norm = sp.symbols("k g", positive=True)
+    m, theta = sp.symbols("m theta", real=True)
+    sigmoid = lambda z: 1 / (1 + sp.exp(-z))  # noqa: E731
+    loss = -sp.log(sigmoid(k * m))
+    checks = [residual_zero(sp.expand_log(loss - sp.log(1 + sp.exp(-k * m)), force=True),
+                            "−log σ(km) = softplus(−km)")]
+    margin = sp.Function("m")(theta)
+    along = sp.diff(loss.subs(m, margin), theta)
+    checks.append(residual_zero(along + k * sigmoid(-k * margin) * sp.diff(margin, theta),
+                                "dℓ/dθ = −k σ(−km) dm/dθ"))
+    raw = spread([(1e-3, 100.0, "log"), (1e-3, 5.0, "log"), (-1.0, 1.0, "linear"), (1e-3, 1e3, "log")],
+                 SYMBOLIC_POINTS)
+    points = np.column_stack([raw[:, 0], _signed(raw[:, 1], raw[:, 2]), raw[:, 3]])
+
+    def kappa_loss(kk, mm, *_):
+        x = kk * mm
+        return abs(x * float(special.expit(-x)) / float(np.logaddexp(0.0, -x)))
+
+    checks.append(library_against_symbols(
+        _softplus(-k * m), [k, m], lambda kk, mm: spur.scaled_binary_ce(mm, kk), points[:, :2],
+        lambda kk, mm: 4 * EPS * (1.0 + kappa_loss(kk, mm)), "scaled_binary_ce vs softplus(−km)"))
+    checks.append(library_against_symbols(
+        k * norm / (1 + sp.exp(k * m)), [k, m, norm], spur.scaled_ce_grad_norm, points,
+        lambda kk, mm, gg: 4 * EPS * (2.0 + abs(kk * mm) * float(special.expit(kk * mm))),
+        "scaled_ce_grad_norm vs k σ(−km)‖∇m‖"))
+    return Check.all_of(checks)
+
+
+def _log_ratio_kappa(k, margins, log_ratio):
+    """4 eps (2 + k·max margin + |log R|): each softplus(±k·margin) is accurate to eps (1 + k·margin) relative (the
+    rounding of the product k·margin, amplified by the condition number ≈ k·margin of softplus(−x)), sums of positive
+    terms add no cancellation, and R = exp(log R) turns the absolute error of log R, at most eps·|log R| from its
+    rounding, into a relative one."""
+    return 4 * EPS * (2.0 + k * max(margins) + abs(log_ratio))
+
+
+@claim("spurious.symbolic_loss_ratio_limit", "Barsbey et al. 2025, Prop. 1 (Eq. 1), supp. D.1; the exact finite-k "
+       "form, the constant and the multi-class limit are derived in this project",
+       "sympy: for m BA margins tied at α, one more at α + δ and BC margins β₁, β₂, the limit as k → ∞ of "
+       "R(k)e^{−αk}/k, R(k) = Σ_BC softplus(kβ)/Σ_BA softplus(−kα), is (β₁ + β₂)/m (residual 0); for softmax "
+       "cross-entropy log Σ_j e^{k f_j} − k f_y (K = 3: a BA sample with gaps α, α + δ, one with both gaps α, a BC "
+       "sample with its third class below the label, one with it between label and bias) the limit is (β₁ + β₂)/3, "
+       "the three (sample, class) pairs at the minimum gap (residual 0; the limit is the quotient of the limits of "
+       "Σ_BC ℓ/k and Σ_BA ℓ·e^{αk}, which sympy's gruntz takes separately). At 1000 points (k in [0.01, 100], α, β "
+       "in [0.01, 3], δ in [1e-3, 3], m in 1..4; γ₁ in [0.01, 3], γ₂ = β₂δ/3) bc_ba_loss_ratio and "
+       "bc_ba_loss_ratio_from_logits "
+       "equal the exact R(k) at 30 digits within 4 eps (2 + k·max margin + |log R|) (each softplus(−kα) has "
+       "condition number ≈ kα; R = exp(log R) adds eps·|log R|), and the constants of bc_ba_loss_ratio_asymptote "
+       "and bc_ba_loss_ratio_asymptote_from_logits equal the sympy limits within 4 eps (a sum and a division), their "
+       "rates equal α exactly.", "limit")
+def symbolic_loss_ratio_limit():
+    k, alpha, delta, beta1, beta2, gamma1, gamma2 = sp.symbols("k alpha delta beta1 beta2 gamma1 gamma2",
+                                                               positive=True)
+    tied = sp.Symbol("m", positive=True, integer=True)
+    softplus = lambda z: sp.log(1 + sp.exp(z))  # noqa: E731  (the log1p form for mpmath below)
+    ratio = ((softplus(k * beta1) + softplus(k * beta2))
+             / (tied * softplus(-k * alpha) + softplus(-k * (alpha + delta))))
+    checks = [residual_zero(sp.limit(ratio * sp.exp(-alpha * k) / k, k, sp.oo) - (beta1 + beta2) / tied,
+                            "binary: lim R(k)e^{−αk}/k = Σβ/m")]
+    # Softmax cross-entropy of k·f, per sample: log Σ_j e^{k f_j} − k f_y. Logits (label first):
+    logits = [((0, -alpha, -alpha - delta), 0), ((-alpha, 0, -alpha), 1),  # BA: gaps (α, α + δ) and (α, α)
+              ((beta1, 0, -gamma1), 1),  # BC, bias 0: third class γ₁ below the label
+              ((beta2 - gamma2, beta2, 0), 2)]  # BC, bias 1: third class between label and bias (γ₂ < β₂)
+    ce = [sp.log(sum(sp.exp(k * fj) for fj in f)) - k * f[y] for f, y in logits]
+    one_plus = [sp.log(1 + sp.exp(-k * alpha) + sp.exp(-k * (alpha + delta))), sp.log(1 + 2 * sp.exp(-k * alpha)),
+                sp.log(1 + sp.exp(k * beta1) + sp.exp(-k * gamma1)),
+                k * beta2 + sp.log(1 + sp.exp(-k * beta2) + sp.exp(-k * gamma2))]  # e^{kβ₂} factored out
+    checks += [residual_zero(sp.exp(a) - sp.exp(b), f"sample {i}: CE = log(1 + Σ_(j≠y) e^(k(f_j − f_y)))")
+               for i, (a, b) in enumerate(zip(ce, one_plus))]
+    bc_over_k = sp.limit((one_plus[2] + one_plus[3]) / k, k, sp.oo)
+    ba_scaled = sp.limit((one_plus[0] + one_plus[1]) * sp.exp(alpha * k), k, sp.oo)
+    checks.append(residual_zero(bc_over_k / ba_scaled - (beta1 + beta2) / 3, "softmax: lim R(k)e^{−αk}/k = Σβ/3"))
+
+    # The library at 30 digits: the exact R(k) in the log1p form, and the limits.
+    raw = spread([(0.01, 100.0, "log"), (0.01, 3.0, "log"), (1e-3, 3.0, "log"), (0.01, 3.0, "log"),
+                  (0.01, 3.0, "log"), (0.0, 4.0, "linear")], SYMBOLIC_POINTS)
+    binary = raw.copy()
+    binary[:, 5] = np.floor(binary[:, 5]) + 1  # m in 1..4
+    exact = ratio.replace(sp.log, lambda z: _log1p(z - 1))
+    symbols = [k, alpha, delta, beta1, beta2, tied]
+
+    def margins(a, d, b1, b2, m):
+        return np.concatenate([np.full(int(m), a), [a + d]]), np.array([b1, b2])
+
+    def binary_ratio(kk, a, d, b1, b2, m):
+        return spur.bc_ba_loss_ratio(kk, *margins(a, d, b1, b2, m))
+
+    def binary_bound(kk, a, d, b1, b2, m):  # log R in float64, for its magnitude only
+        log_r = (math.log(np.logaddexp(0.0, kk * b1) + np.logaddexp(0.0, kk * b2))
+                 - math.log(m * math.log1p(math.exp(-kk * a)) + math.log1p(math.exp(-kk * (a + d)))))
+        return _log_ratio_kappa(kk, (a + d, b1, b2), log_r)
+
+    checks.append(library_against_symbols(exact, symbols, binary_ratio, binary, binary_bound,
+                                          "bc_ba_loss_ratio vs the exact R(k)"))
+    found = {tuple(p): spur.bc_ba_loss_ratio_asymptote(*margins(*p)) for p in binary[:, 1:]}
+    checks.append(library_against_symbols((beta1 + beta2) / tied, symbols[1:], lambda *p: found[p].constant,
+                                          binary[:, 1:], 4 * EPS, "bc_ba_loss_ratio_asymptote constant vs Σβ/m"))
+    wrong = max(abs(a.rate - p[0]) for p, a in found.items())
+    checks.append(Check.at_most(wrong, 0.0, f"bc_ba_loss_ratio_asymptote rate vs α, largest difference {wrong:.1e}"))
+
+    # Softmax: the same points; γ₁ from the last coordinate, spread over [0.01, 3), and γ₂ = β₂·δ/3 in (0, β₂].
+    multi = np.column_stack([raw[:, :5], 0.01 * 300.0 ** (raw[:, 5] / 4.0), raw[:, 2] / 3.0 * raw[:, 4]])
+    multi_symbols = [k, alpha, delta, beta1, beta2, gamma1, gamma2]
+    labels, bias = np.array([0, 1, 1, 2]), np.array([0, 1, 0, 1])
+
+    def logit_table(a, d, b1, b2, g1, g2):
+        return np.array([[0.0, -a, -a - d], [-a, 0.0, -a], [b1, 0.0, -g1], [b2 - g2, b2, 0.0]])
+
+    def multi_ratio(kk, a, d, b1, b2, g1, g2):
+        return spur.bc_ba_loss_ratio_from_logits(kk, logit_table(a, d, b1, b2, g1, g2), labels, bias)
+
+    def multi_bound(kk, a, d, b1, b2, g1, g2):  # log R in float64 from the one_plus forms, for its magnitude only
+        bc = np.logaddexp.reduce([0.0, kk * b1, -kk * g1]) + np.logaddexp.reduce([kk * (b2 - g2), kk * b2, 0.0])
+        ba = math.log1p(math.exp(-kk * a) + math.exp(-kk * (a + d))) + math.log1p(2 * math.exp(-kk * a))
+        return _log_ratio_kappa(kk, (a + d, b1 + g1, b2), math.log(bc) - math.log(ba))
+
+    # every label logit is 0, so e^{k f_y} = 1 and each log Σ_j e^{k f_j} is log(1 + x): mpmath takes log1p(x)
+    exact_multi = (sum(ce[2:]) / sum(ce[:2])).replace(sp.log, lambda z: _log1p(z - 1))
+    checks.append(library_against_symbols(exact_multi, multi_symbols, multi_ratio, multi, multi_bound,
+                                          "bc_ba_loss_ratio_from_logits vs the exact softmax R(k)"))
+    found = {tuple(p): spur.bc_ba_loss_ratio_asymptote_from_logits(logit_table(*p), labels, bias) for p in multi[:, 1:]}
+    checks.append(library_against_symbols((beta1 + beta2) / 3, multi_symbols[1:], lambda *p: found[p].constant,
+                                          multi[:, 1:], 4 * EPS, "bc_ba_loss_ratio_asymptote_from_logits constant vs "
+                                                                 "Σβ/3"))
+    wrong = max(abs(a.rate - p[0]) for p, a in found.items())
+    checks.append(Check.at_most(wrong, 0.0, f"bc_ba_loss_ratio_asymptote_from_logits rate vs α, largest difference "
+                                            f"{wrong:.1e}"))
+    return Check.all_of(checks)
+
+
+@claim("spurious.symbolic_gradient_ratio_limit", "Barsbey et al. 2025, supp. D.2, Def. 1, Prop. 2, Eq. 8; the rate, "
+       "the constant and the saturating case are derived in this project",
+       "sympy: with ‖∇ℓ_i‖ = kσ(−k m_i)‖∇m_i‖, the ratio Σ‖∇_s ℓ_i‖/Σ‖∇_c ℓ_i‖ is Σσ(−k m_i)s_i/Σσ(−k m_i)c_i (the k "
+       "cancels; residual 0); for BA margins α, α + δ (core norms c₁, c₂, spurious s₁) and BC margins −β₁, −β₂ "
+       "(spurious s₃, s₄): with a converged core (c = 0 on BC) the limit as k → ∞ of ratio·e^{−αk} is "
+       "(s₃ + s₄)/c₁, and with BC core norms c₃, c₄ > 0 the ratio itself tends to (s₃ + s₄)/(c₃ + c₄) (residuals "
+       "0; the limits taken in u = e^{−k} → 0+, the substitution checked by a residual 0). At 1000 points per case "
+       "(k in [0.01, 100], α, β in [0.01, 3], δ in [1e-3, 3], norms in [1e-3, 1e3]; the saturating case ties "
+       "c₂ = c₁ and s₄ = s₁ + s₃) "
+       "spurious_core_gradient_ratio equals the sympy ratio at 30 digits within 4 eps (3 + k·max|m| + |log ratio|) "
+       "(each σ(−k m_i) has condition number ≤ k|m_i|; the library's exp of the log ratio adds eps·|log ratio|), and "
+       "spurious_core_gradient_ratio_asymptote's constants equal the limits within 4 eps (two sums and a division), "
+       "its rate α exactly (0 when saturating) and converged_core says which case holds.", "limit")
+def symbolic_gradient_ratio_limit():
+    k, alpha, delta, beta1, beta2 = sp.symbols("k alpha delta beta1 beta2", positive=True)
+    c1, c2, c3, c4, s1, s3, s4 = sp.symbols("c1 c2 c3 c4 s1 s3 s4", positive=True)
+    sigmoid = lambda z: 1 / (1 + sp.exp(-z))  # noqa: E731
+    margins = (alpha, alpha + delta, -beta1, -beta2)
+    spurious, core = (s1, s1, s3, s4), (c1, c2, c3, c4)
+    per_sample = lambda norms: sum(k * sigmoid(-k * m) * n for m, n in zip(margins, norms))  # noqa: E731
+    ratio = sum(sigmoid(-k * m) * s for m, s in zip(margins, spurious)) / sum(
+        sigmoid(-k * m) * c for m, c in zip(margins, core))
+    converged = ratio.subs({c3: 0, c4: 0})
+    # the limits in u = e^{−k} → 0+ (σ(−k m) = 1/(1 + u^{−m})), which gruntz takes in milliseconds
+    u = sp.Symbol("u", positive=True)
+    ratio_u = sum(s / (1 + u ** (-m)) for m, s in zip(margins, spurious)) / sum(
+        c / (1 + u ** (-m)) for m, c in zip(margins, core))
+    checks = [residual_zero(sp.cancel(per_sample(spurious) / per_sample(core) - ratio), "the factor k cancels"),
+              residual_zero(sp.cancel(ratio_u.subs(u, sp.exp(-k)) - ratio), "the ratio in u = e^{−k}"),
+              residual_zero(sp.limit(ratio_u.subs({c3: 0, c4: 0}) * u ** alpha, u, 0, "+") - (s3 + s4) / c1,
+                            "converged core: lim ratio·e^{−αk} = Σ_BC s/c(α_min)"),
+              residual_zero(sp.limit(ratio_u, u, 0, "+") - (s3 + s4) / (c3 + c4),
+                            "saturating: lim ratio = Σ_BC s/Σ_BC c")]
+    # The library at 1000 points per case: ten coordinates, so the saturating case ties c₂ = c₁ and s₄ = s₁ + s₃.
+    saturating = ratio.subs({c2: c1, s4: s1 + s3})
+    cases = (("converged", converged, [c1, c2, s1, s3, s4], (s3 + s4) / c1, True,
+              lambda c1_, c2_, s1_, s3_, s4_: ((c1_, c2_, 0.0, 0.0), (s1_, s1_, s3_, s4_))),
+             ("saturating", saturating, [c1, c3, c4, s1, s3], ((s3 + s4) / (c3 + c4)).subs(s4, s1 + s3), False,
+              lambda c1_, c3_, c4_, s1_, s3_: ((c1_, c1_, c3_, c4_), (s1_, s1_, s3_, s1_ + s3_))))
+    box = [(0.01, 100.0, "log"), (0.01, 3.0, "log"), (1e-3, 3.0, "log"), (0.01, 3.0, "log"), (0.01, 3.0, "log")]
+    points = spread(box + [(1e-3, 1e3, "log")] * 5, SYMBOLIC_POINTS)
+    for name, expression, norm_symbols, limit, grows, unpack in cases:
+        symbols = [k, alpha, delta, beta1, beta2] + norm_symbols
+
+        def arguments(a, d, b1, b2, *norms, unpack=unpack):
+            c, s = unpack(*norms)
+            return np.array([a, a + d, -b1, -b2]), np.array(c), np.array(s)
+
+        def library(kk, *rest, arguments=arguments):
+            return spur.spurious_core_gradient_ratio(kk, *arguments(*rest))
+
+        def bound(kk, a, d, b1, b2, *norms, arguments=arguments):  # log of the ratio in float64, for its magnitude
+            m, c, s = arguments(a, d, b1, b2, *norms)
+            weights = special.expit(-kk * m)
+            log_ratio = math.log(np.dot(weights, s)) - math.log(np.dot(weights, c))
+            return 4 * EPS * (3.0 + kk * max(a + d, b1, b2) + abs(log_ratio))
+
+        checks.append(library_against_symbols(expression, symbols, library, points, bound,
+                                              f"{name}: spurious_core_gradient_ratio vs sympy"))
+        found = {tuple(p): spur.spurious_core_gradient_ratio_asymptote(*arguments(*p)) for p in points[:, 1:]}
+        checks.append(library_against_symbols(limit, symbols[1:], lambda *rest, found=found: found[rest].constant,
+                                              points[:, 1:], 4 * EPS, f"{name}: asymptote constant vs the sympy limit"))
+        wrong = max(abs(a.rate - (p[0] if grows else 0.0)) + (a.converged_core != grows) for p, a in found.items())
+        checks.append(Check.at_most(wrong, 0.0, f"{name}: asymptote rate vs {'α' if grows else '0'} and "
+                                                f"converged_core, largest difference {wrong:.1e}"))
+    return Check.all_of(checks)
+
+
+@claim("spurious.symbolic_expected_unique", "Pezeshki (thesis), §8.5.4 (the coverage of reweighted sampling)",
+       "sympy: u_k = 1 − (1 − 1/N)^k, the expected fraction of distinct items after k with-replacement draws from N, "
+       "solves u_{k+1} = u_k + (1 − u_k)/N (the next draw is new with probability 1 − u_k) with u_0 = 0 (residuals 0); "
+       "and the thesis's coverage under RWG, 1 − (1 − 1/n)^{EN/S} per stratum of n samples (its N/S draws per epoch "
+       "fixed at their mean), is at least the exact with-replacement 1 − (1 − 1/(Sn))^{EN}: the log of the ratio of "
+       "the miss probabilities is EN·Σ_j (S^{j−1} − 1)/(j S^j) n^{−j} >= 0 (series in 1/n to order 6, residual 0). "
+       "expected_unique_fraction equals 1 − (1 − 1/N)^k at 30 digits at 1000 points (N in [1, 1e8], k in [1e-3, "
+       "1e10]) within 4 eps (1 + 2κ), κ = |x e^x/expm1(x)| at x = k log1p(−1/N) the condition number of −expm1 (x "
+       "carries the roundings of 1/N, log1p and the product, ≈ 2 eps relative), and reweighting_coverage's class "
+       "fractions (RWG and RWY, 2 × 2 counts in [1, 1e6], E in [0.01, 10] epochs) equal the thesis's formula within "
+       "4 eps (2 + 2κ_max) (more roundings in E·N/S and the size-weighted mean).", "identity")
+def symbolic_expected_unique():
+    population = sp.Symbol("N", positive=True)
+    draws = sp.Symbol("k", nonnegative=True)
+    fraction = lambda kk: 1 - (1 - 1 / population) ** kk  # noqa: E731
+    checks = [residual_zero(fraction(draws + 1) - (fraction(draws) + (1 - fraction(draws)) / population),
+                            "u_{k+1} = u_k + (1 − u_k)/N"),
+              residual_zero(fraction(0), "u_0 = 0")]
+    t, strata, epochs = sp.symbols("t S E", positive=True)  # t = 1/n
+    log_gap = population * epochs * (sp.log(1 - t / strata) - sp.log(1 - t) / strata)
+    series = sp.series(log_gap, t, 0, 6).removeO()
+    expected = population * epochs * sum((strata ** (j - 1) - 1) / (j * strata ** j) * t ** j for j in range(2, 6))
+    checks.append(residual_zero(series - expected, "exact vs the thesis's RWG coverage, series in 1/n"))
+
+    def kappa(n, k):
+        x = k * math.log1p(-1.0 / n) if n > 1 else -math.inf
+        return 1.0 if x == 0 else (0.0 if x == -math.inf else abs(x * math.exp(x) / math.expm1(x)))
+
+    raw = spread([(1.0, 1e8, "log"), (1e-3, 1e10, "log")], SYMBOLIC_POINTS)
+    points = np.column_stack([np.round(raw[:, 0]), raw[:, 1]])
+    checks.append(library_against_symbols(fraction(draws), [population, draws], spur.expected_unique_fraction, points,
+                                          lambda n, k: 4 * EPS * (1.0 + 2.0 * kappa(n, k)),
+                                          "expected_unique_fraction vs 1 − (1 − 1/N)^k"))
+    # reweighting_coverage: counts n_ya of a 2 × 2 table, E epochs; class 0 under RWG (S = 4) and RWY (S = 2)
+    n00, n01, n10, n11 = sp.symbols("n00 n01 n10 n11", positive=True)
+    total = n00 + n01 + n10 + n11
+    per = lambda n, s: 1 - (1 - 1 / n) ** (epochs * total / s)  # noqa: E731
+    rwg = (n00 * per(n00, 4) + n01 * per(n01, 4)) / (n00 + n01)
+    rwy = per(n00 + n01, 2)
+    raw = spread([(1.0, 1e6, "log")] * 4 + [(0.01, 10.0, "log")], SYMBOLIC_POINTS)
+    table = np.column_stack([np.round(raw[:, :4]), raw[:, 4]])
+    symbols = [n00, n01, n10, n11, epochs]
+
+    def coverage_bound(a, b, c, d, e):
+        n = a + b + c + d
+        return 4 * EPS * (2.0 + 2.0 * max(kappa(a, e * n / 4), kappa(b, e * n / 4), kappa(a + b, e * n / 2)))
+
+    for name, expression, balance in (("RWG", rwg, "group"), ("RWY", rwy, "class")):
+        checks.append(library_against_symbols(
+            expression, symbols, lambda a, b, c, d, e, balance=balance: float(spur.reweighting_coverage(
+                [[a, b], [c, d]], e, balance).class_fractions[0]), table, coverage_bound,
+            f"reweighting_coverage ({name}) vs the thesis's formula"))
+    return Check.all_of(checks)
+
+
+@claim("spurious.symbolic_balanced_sampling", "Pezeshki (thesis), §8.3 (RWY, RWG, JTT; Idrissi et al. 2022)",
+       "sympy: with n₁..n₄ samples per group and weights w = N/n_g (N = Σn), a draw with P(i) ∝ w_i lands in group "
+       "g with probability n_g w_g/Σ_h n_h w_h = 1/4 for every g (residual 0; the same algebra gives 1/2 per class "
+       "for RWY); JTT's duplication count 1 + (λ_up − 1)·1[wrong] is λ_up on the error set and 1 elsewhere, and the "
+       "upweighted set has n + (λ_up − 1)|E| points (residuals 0). At 1000 points (group counts in [1, 1e3]) "
+       "balanced_sampling_weights equals N/n_g within 2 eps (one correctly rounded division, eps/2) and the group "
+       "shares of its weights, summed exactly (math.fsum), equal 1/4 within 4 eps (the weights' eps/2 through a "
+       "ratio of sums); at 1000 points (n_right, n_wrong in [1, 1e3], λ_up in [1, 1e3]) "
+       "jtt_duplication_counts and expand_by_counts give exactly n + (λ_up − 1)|E| indices, λ_up copies of each "
+       "error-set index (integers: bound 0).", "identity")
+def symbolic_balanced_sampling():
+    counts = sp.symbols("n1:5", positive=True)
+    total = sum(counts)
+    weights = [total / n for n in counts]
+    shares = [n * w / sum(m * v for m, v in zip(counts, weights)) for n, w in zip(counts, weights)]
+    checks = [residual_zero(share - sp.Rational(1, 4), f"RWG share of group {g + 1}") for g, share in
+              enumerate(shares)]
+    upweight, n_right, n_wrong = sp.symbols("lambda n_r n_w", positive=True)
+    duplicate = lambda wrong: 1 + (upweight - 1) * wrong  # noqa: E731
+    checks += [residual_zero(duplicate(1) - upweight, "JTT count on the error set"),
+               residual_zero(duplicate(0) - 1, "JTT count elsewhere"),
+               residual_zero(n_right * duplicate(0) + n_wrong * duplicate(1) - (n_right + n_wrong
+                                                                                + (upweight - 1) * n_wrong),
+                             "JTT upweighted size")]
+
+    points = np.round(spread([(1.0, 1e3, "log")] * 4, SYMBOLIC_POINTS))
+    library_weights, library_shares = {}, {}
+    for p in points:
+        strata = np.repeat(np.arange(4), p.astype(np.int64))
+        w = spur.balanced_sampling_weights(strata)
+        first = np.searchsorted(strata, np.arange(4))
+        library_weights[tuple(p)] = w[first]
+        library_shares[tuple(p)] = [math.fsum(w[strata == g]) / math.fsum(w) for g in range(4)]
+    for g in range(4):
+        checks.append(library_against_symbols(weights[g], counts, lambda *p, g=g: float(library_weights[p][g]),
+                                              points, 2 * EPS, f"balanced_sampling_weights, group {g + 1}"))
+        checks.append(library_against_symbols(shares[g], counts, lambda *p, g=g: library_shares[p][g], points,
+                                              4 * EPS, f"RWG share of group {g + 1}"))
+
+    jtt = np.round(spread([(1.0, 1e3, "log")] * 3, SYMBOLIC_POINTS))
+
+    def error_set(right, wrong):  # ``wrong`` of the right + wrong indices, spread evenly over them
+        mask = np.zeros(int(right + wrong), dtype=bool)
+        mask[np.round(np.linspace(0, right + wrong - 1, int(wrong))).astype(np.int64)] = True
+        return mask
+
+    def upweighted(right, wrong, up):
+        return spur.expand_by_counts(np.arange(int(right + wrong)),
+                                     spur.jtt_duplication_counts(error_set(right, wrong), int(up)))
+
+    copies = max(int(np.abs(np.bincount(upweighted(*p), minlength=int(p[0] + p[1]))
+                            - np.where(error_set(p[0], p[1]), p[2], 1)).max()) for p in jtt)
+    checks.append(Check.at_most(copies, 0, f"largest error in the per-index copy counts {copies}"))
+    checks.append(library_against_symbols(n_right + n_wrong + (upweight - 1) * n_wrong, [n_right, n_wrong, upweight],
+                                          lambda *p: float(upweighted(*p).size), jtt, 0.0, "JTT upweighted size"))
+    return Check.all_of(checks)
+
+
+@claim("spurious.symbolic_gdro_step", "Pezeshki (thesis), §8.3 (online group DRO, after Sagawa et al. 2020)",
+       "sympy: the online step q'_g = q_g e^{η L_g π_g}/Z (π_g = 1 for the groups present in the minibatch, 0 "
+       "otherwise; Z = Σ_h q_h e^{η L_h π_h}) sums to 1, has the multiplicative form q'_g/q'_h = (q_g/q_h)"
+       "e^{η(L_g π_g − L_h π_h)}, equals the library's log-space form log q_g + η L_g π_g − log Σ_h e^{log q_h + η L_h "
+       "π_h}, and is the stationary point of the exponentiated-gradient (mirror-ascent) objective η Σ_g π_g L_g q'_g "
+       "− Σ_g q'_g log(q'_g/q_g) on the simplex (the gradient of its Lagrangian vanishes with multiplier 1 − log Z; "
+       "residuals 0, 4 groups). At 1000 points (log q_g in [−20, 5], L_g in [1e-3, 100], η in [1e-3, 1], each of the "
+       "16 presence patterns) gdro_update's weights e^{log q'_g} equal q'_g at 30 digits within 4 eps (3 + |log q_g| "
+       "+ η L_g + |log Z|) (the absolute error of the log-space sum, the exponent's magnitude, turned relative by the "
+       "exp), and its loss weights are exactly π_g e^{log q'_g} (0 for absent groups).", "identity")
+def symbolic_gdro_step():
+    eta = sp.Symbol("eta", positive=True)
+    log_q = sp.symbols("l1:5", real=True)
+    losses = sp.symbols("L1:5", nonnegative=True)
+    present = sp.symbols("p1:5", nonnegative=True)  # 0 or 1
+    q = [sp.exp(lq) for lq in log_q]
+    tilted = [qg * sp.exp(eta * L * p) for qg, L, p in zip(q, losses, present)]
+    partition = sum(tilted)
+    new = [t / partition for t in tilted]
+    checks = [residual_zero(sum(new) - 1, "Σ q' = 1"),
+              residual_zero(new[0] / new[1] - q[0] / q[1] * sp.exp(eta * (losses[0] * present[0]
+                                                                         - losses[1] * present[1])),
+                            "q'_1/q'_2 = (q_1/q_2) e^{η(L̃_1 − L̃_2)}")]
+    log_space = [lq + eta * L * p - sp.log(sum(sp.exp(lh + eta * Lh * ph) for lh, Lh, ph in
+                                                zip(log_q, losses, present)))
+                 for lq, L, p in zip(log_q, losses, present)]
+    checks += [residual_zero(sp.exp(ls) - n, f"log-space form, group {g + 1}") for g, (n, ls) in
+               enumerate(zip(new, log_space))]
+    # Lagrangian of the mirror-ascent step: η Σ π L q' − Σ q' log(q'/q) + λ(Σ q' − 1), at q' = new, λ = 1 − log Z
+    variables = sp.symbols("x1:5", positive=True)
+    lagrangian = (eta * sum(p * L * x for p, L, x in zip(present, losses, variables))
+                  - sum(x * (sp.log(x) - lq) for x, lq in zip(variables, log_q))
+                  + (1 - sp.log(partition)) * (sum(variables) - 1))
+    stationary = {x: n for x, n in zip(variables, new)}
+    checks += [residual_zero(sp.expand_log(sp.diff(lagrangian, x).subs(stationary), force=True),
+                             f"stationarity in q'_{g + 1}") for g, x in enumerate(variables)]
+
+    raw = spread([(-20.0, 5.0, "linear")] * 4 + [(1e-3, 100.0, "log")] * 4 + [(1e-3, 1.0, "log"),
+                                                                           (0.0, 16.0, "linear")], SYMBOLIC_POINTS)
+    pattern = np.floor(raw[:, 9]).astype(np.int64)
+    masks = (pattern[:, None] >> np.arange(4)) & 1  # the 16 presence patterns
+    points = np.column_stack([raw[:, :9], masks])
+    symbols = list(log_q) + list(losses) + [eta] + list(present)
+    steps = {tuple(p): spur.gdro_update(p[:4], p[4:8], p[9:].astype(bool), p[8]) for p in points}
+    exponents = points[:, :4] + points[:, 8:9] * points[:, 4:8] * points[:, 9:]  # log q_g + η L_g π_g
+    top = exponents.max(axis=1)
+    log_z = top + np.log(np.exp(exponents - top[:, None]).sum(axis=1))  # in float64, for its magnitude only
+    scale = {tuple(p): 3.0 + np.abs(p[:4]) + p[8] * p[4:8] + abs(z) for p, z in zip(points, log_z)}
+    for g in range(4):
+        checks.append(library_against_symbols(new[g], symbols, lambda *p, g=g: math.exp(steps[p].log_q[g]), points,
+                                              lambda *p, g=g: 4 * EPS * scale[p][g], f"gdro_update q'_{g + 1}"))
+    # the loss weights are e^{log q'} on the present groups and 0 on the others, exactly
+    off = max(float(np.abs(step.loss_weights - np.where(np.array(p[9:]) > 0, np.exp(step.log_q), 0.0)).max())
+              for p, step in steps.items())
+    checks.append(Check.at_most(off, 0.0, f"loss weights vs π_g e^(log q'_g): largest difference {off:.1e}"))
+    return Check.all_of(checks)
+
+
+@claim("spurious.symbolic_class_separation", "Barsbey et al. 2025, §3.3 (after Kornblith et al. 2021); the O(N·d) "
+       "form is derived in this project",
+       "sympy: for two classes of 2 and 3 vectors in R² (symbolic components), the mean pair dissimilarity "
+       "1 − u_i·u_j within class k (diagonal pairs included) is 1 − ‖ū_k‖², and its mean over all class pairs "
+       "(a, c) is 1 − ‖Σ_k ū_k‖²/K² (residuals 0), so R² = 1 − d̄_within/d̄_total needs only the class means. At "
+       "1000 points (the five rows at angles in [0, 2π), norms in [1e-3, 1e3]) class_separation_r2 equals the pair-sum "
+       "R² of the unit rows at 30 digits within 4 eps (1 + W/T)/(T·|R²|) + 2 eps (W, T the within and total "
+       "dissimilarities: each is accurate to about 4 eps absolute from normalising and averaging the rows, and "
+       "R² = 1 − W/T turns those into this relative error).", "identity")
+def symbolic_class_separation():
+    rows = [sp.Matrix(sp.symbols(f"x{i} y{i}", real=True)) for i in range(5)]
+    classes = (rows[:2], rows[2:])
+    mean = lambda vectors: sum(vectors, sp.zeros(2, 1)) / len(vectors)  # noqa: E731
+    pair_mean = lambda a, c: sum(1 - u.dot(v) for u in a for v in c) / (len(a) * len(c))  # noqa: E731
+    checks = [residual_zero(sp.expand(pair_mean(c, c) - (1 - mean(c).dot(mean(c)))), f"within class {i}")
+              for i, c in enumerate(classes)]
+    means_sum = mean(classes[0]) + mean(classes[1])
+    total = sum(pair_mean(a, c) for a in classes for c in classes) / 4
+    checks.append(residual_zero(sp.expand(total - (1 - means_sum.dot(means_sum) / 4)), "total over class pairs"))
+    # the library: rows r_i (cos θ_i, sin θ_i); R² of the unit rows from the pair sums
+    angles = sp.symbols("theta0:5", real=True)
+    unit = {s: f(a) for a, row in zip(angles, rows) for s, f in zip(row, (sp.cos, sp.sin))}
+    within = sum(pair_mean(c, c) for c in classes) / 2
+    r2 = (1 - within / total).subs(unit)
+    labels = np.array([0, 0, 1, 1, 1])
+    points = spread([(0.0, 2 * math.pi, "linear")] * 5 + [(1e-3, 1e3, "log")] * 5, SYMBOLIC_POINTS)
+
+    def matrix(*p):
+        return np.array(p[5:])[:, None] * np.column_stack([np.cos(p[:5]), np.sin(p[:5])])
+
+    def bound(*p):
+        u = np.column_stack([np.cos(p[:5]), np.sin(p[:5])])
+        means = np.array([u[:2].mean(axis=0), u[2:].mean(axis=0)])
+        w = float(np.mean(1.0 - np.sum(means ** 2, axis=1)))
+        t = 1.0 - float(np.sum(means.sum(axis=0) ** 2)) / 4.0
+        return 4 * EPS * (1.0 + w / t) / (t * abs(1.0 - w / t)) + 2 * EPS
+
+    radii = sp.symbols("r0:5", positive=True)  # R² does not depend on them: the library normalises the rows
+    checks.append(library_against_symbols(r2, list(angles) + list(radii),
+                                          lambda *p: spur.class_separation_r2(matrix(*p), labels),
+                                          points, bound, "class_separation_r2 vs the pair-sum R²"))
+    return Check.all_of(checks)
+
+
+# Plausible slips the symbolic claims catch (planted in a copy of the library by tests/test_mutations.py).
+# A precision slip: log(1 − 1/N) rounds 1 − 1/N first, a relative error ~N·eps of the exponent (1e-8 at N = 1e8).
+planted_bug("spurious: expected unique fraction takes log(1 - 1/N) instead of log1p", "dynamics/spurious/_balancing.py",
+            "out = -np.expm1(k * np.log1p(-1.0 / n))", "out = -np.expm1(k * np.log(1.0 - 1.0 / n))",
+            ("spurious.symbolic_expected_unique",))
+planted_bug("spurious: gDRO step descends the group losses (sign)", "dynamics/spurious/_balancing.py",
+            "new = lq + eta * np.where(mask, raw, 0.0)", "new = lq - eta * np.where(mask, raw, 0.0)",
+            ("spurious.symbolic_gdro_step",))
+planted_bug("spurious: saturating Proposition 2 constant sums the core norms of every sample",
+            "dynamics/spurious/_proposition2.py",
+            "return GradientRatioAsymptote(0.0, _ratio_of_sums(s[bc], c[bc]), False)",
+            "return GradientRatioAsymptote(0.0, _ratio_of_sums(s[bc], c), False)",
+            ("spurious.symbolic_gradient_ratio_limit",))
+# A precision slip: 1 − σ(km) cancels for km ≫ 1, where σ(−km) is e^{−km}.
+planted_bug("spurious: scaled CE gradient through 1 - sigmoid(km)", "dynamics/spurious/_proposition2.py",
+            "out = k * expit(-k * m) * g", "out = k * (1 - expit(k * m)) * g",
+            ("spurious.symbolic_scaled_ce_gradient",))
