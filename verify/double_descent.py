@@ -1239,3 +1239,752 @@ planted_bug("double_descent: GD time calibration λ_eff = 1/(2ηk) instead of 1/
             "return np.where(steps > 0, 1.0 / (2.0 * learning_rate * np.where(steps > 0, steps, 1.0)), np.inf)",
             ("double_descent.torch_gd_matches_trace_formulas", "double_descent.point_a_bayes_optimal",
              "double_descent.gd_versus_ridge_map"))
+
+
+# ------------------------------------------------------------------------------------------------ symbolic claims
+# Each claim states a closed form's defining relation once in sympy (the recursion or ODE it solves and its start, the
+# stationarity equations it satisfies, the Gaussian expectation it equals, the limit it has) and checks that the
+# residual simplifies to 0; then the library against the sympy expression evaluated by mpmath at 30 digits at 1000
+# points spread over orders of magnitude of every argument (verify.symbolic).
+#
+# Bounds. A float64 evaluation that rounds c times along its chain of operations, each rounding carried to the result
+# by at most the formula's relative condition number, is within c·ε·(1 + κ) of the exact value, where
+# κ = Σ_i |x_i ∂f/∂x_i / f| is the condition number over the formula's real arguments (sympy's derivatives, evaluated
+# at each point; sizes n, d, p are counted as real, since the library forms their ratios in floating point). Each
+# claim states its c (the roundings it counts); the detail reports the worst ratio measured. Where the library's
+# algorithm cancels although the formula does not (a difference of nearly equal computed numbers), the claim says so
+# and adds that cancellation factor to κ, so that the bound describes the algorithm the library runs.
+#
+# Closed forms not covered here, and why:
+# * ridge_weights, gd_weights, scheduled_gd_weights, exact_gd_order_parameters (the trace formulas) and
+#   design_order_parameters are matrix computations on a drawn design (eigendecompositions, traces): their scalar
+#   ingredient, the spectral filter, is covered; the claims above check them against iterated GD and Monte Carlo;
+# * gradient_flow_weights_ode and bipartite_theory_ode integrate ODEs numerically (the closed forms they are checked
+#   against are covered here);
+# * the bipartite theory's freeze_fast_at/freeze_slow_at and per_group_learning_rate options only change which λ̃_i
+#   enters the same formulas; q_penalty_schedule is a schedule, not a derived closed form (Fig 4.6's code);
+# * the ridge oracle's effective regularisation k has no closed form for κ ≠ 1 (a cubic, solved by bisection): the
+#   claim parametrises by k instead and checks the balance equation's consequences (see symbolic_ridge_oracle).
+from .symbolic import library_against_symbols, residual_zero, spread  # noqa: E402
+
+EPS = float(np.finfo(np.float64).eps)
+SYMBOLIC_POINTS = 1000
+_POSITIVE = dict(positive=True)
+
+
+def _condition(expression, symbols, points, magnitude=None):
+    """κ = Σ_i |x_i ∂f/∂x_i| / |f| at each row of ``points`` (columns in the order of ``symbols``): numpy where it is
+    finite, else mpmath at 20 digits. ``magnitude``, if given, is |f| at the
+    points from an accurate route (where f is a small difference, its float64 value is no denominator)."""
+    terms = [sp.diff(expression, v) * v for v in symbols] + [expression]
+    fast = sp.lambdify(list(symbols), terms, "numpy", cse=True)
+    with np.errstate(all="ignore"):
+        values = [np.abs(np.broadcast_to(np.asarray(v, dtype=float), (len(points),))) for v in fast(*points.T)]
+    sensitivity, size = sum(values[:-1]), values[-1] if magnitude is None else np.abs(magnitude)
+    with np.errstate(all="ignore"):
+        kappa = np.where(size == 0, 0.0, sensitivity / size)  # f = 0 exactly: the error is held absolutely
+    bad = ~np.isfinite(kappa)
+    if np.any(bad):
+        slow = sp.lambdify(list(symbols), terms, "mpmath")
+        with mpmath.workdps(20):
+            for i in np.flatnonzero(bad):
+                parts = [abs(t) for t in slow(*(mpmath.mpf(float(x)) for x in points[i]))]
+                kappa[i] = float(sum(parts[:-1]) / (parts[-1] if magnitude is None else abs(magnitude[i])))
+    return kappa
+
+
+def _mp_values(expression, symbols, points, digits=30):
+    """``expression`` at each row of ``points`` by mpmath at ``digits`` digits, as floats."""
+    function = sp.lambdify(list(symbols), expression, "mpmath")
+    with mpmath.workdps(digits):
+        return np.array([float(function(*(mpmath.mpf(float(x)) for x in row))) for row in points])
+
+
+def _keyed(points, values):
+    """A callable of one point's coordinates returning its entry of ``values`` (precomputed, e.g. vectorised)."""
+    table = {tuple(p): v for p, v in zip(points.tolist(), np.asarray(values, dtype=float).tolist())}
+    return lambda *x: table[tuple(float(v) for v in x)]
+
+
+def _against(expression, symbols, library, points, rounding, what, kappa=None, digits=30):
+    """The library (a callable of a point's coordinates, or an array of its values at the points) against
+    ``expression`` at ``digits`` digits, each point held to rounding·ε·(1 + κ) (κ: :func:`_condition`, or
+    given)."""
+    kappa = _condition(expression, symbols, points) if kappa is None else kappa
+    if not np.all(np.isfinite(kappa)):
+        return Check.at_most(math.inf, 1.0, f"{what}: condition number not finite")
+    bound = _keyed(points, rounding * EPS * (1.0 + kappa))
+    values = library if callable(library) else _keyed(points, library)
+    check = library_against_symbols(expression, symbols, values, points, bound, what, digits=digits)
+    return Check.at_most(check.measured, check.tolerance, f"{check.detail}, bound {rounding}ε(1 + κ), κ ≤ "
+                                                          f"{float(np.max(kappa)):.3g}")
+
+
+def _gaussian_expectation(polynomial, variances):
+    """E of a polynomial in independent centred Gaussians ({symbol: variance}): E[z^(2m)] = (2m − 1)!! v^m."""
+    symbols = list(variances)
+    total = 0
+    for powers, coefficient in sp.Poly(sp.expand(polynomial), *symbols).terms():
+        term = coefficient
+        for power, z in zip(powers, symbols):
+            term *= 0 if power % 2 else sp.factorial2(power - 1) * variances[z] ** (power // 2)
+        total += term
+    return total
+
+
+def _symbolic_result(checks):
+    """All must pass; the detail lists every check's own detail."""
+    return Check.all_of(checks, "; ".join(c.detail for c in checks))
+
+
+@claim("double_descent.symbolic_generalization_error", "Pezeshki (thesis), Eqs 4.2.5–4.2.7, App. Eqs .2.4–.2.9",
+       "sympy: with (y*, ŷ) the centred Gaussian pair of covariance [[T, R], [R, Q]] (ŷ = (R/T)y* + sqrt(Q − R²/T)ξ, "
+       "ξ ~ N(0, 1) independent), E[y*ŷ] = R, E[ŷ²] = Q, ½E(y* − ŷ)² = ½(T − 2R + Q) (Eq 4.2.6) and with test-label "
+       "noise ε of variance σ², ½E(y* + ε − ŷ)² = ½(T + σ² − 2R + Q) (App. .2.9) (residuals 0). generalization_error "
+       "equals ½(T − 2R + Q) at 30 digits at 1000 points (T in [1e-3, 1e3], Q in [1e-6, 1e6], R = ρ·sqrt(QT), ρ in "
+       "[−1, 1]) within 3ε(1 + κ), κ = (T + 2|R| + Q)/|T − 2R + Q| the cancellation of the difference (the two "
+       "roundings of T − 2R and + Q, carried by κ, and one spare).", "identity")
+def symbolic_generalization_error():
+    T, Q, s2 = sp.symbols("T Q sigma2", positive=True)
+    R = sp.Symbol("R", real=True)
+    y, xi, eps = sp.symbols("y xi epsilon", real=True)
+    y_hat = R / T * y + sp.sqrt(Q - R ** 2 / T) * xi
+    moments = {y: T, xi: sp.Integer(1), eps: s2}
+    error = (T - 2 * R + Q) / 2
+    checks = [residual_zero(_gaussian_expectation(y * y_hat, moments) - R, "E[y*ŷ] = R"),
+              residual_zero(_gaussian_expectation(y_hat ** 2, moments) - Q, "E[ŷ²] = Q"),
+              residual_zero(_gaussian_expectation((y - y_hat) ** 2, moments) / 2 - error, "Eq 4.2.6"),
+              residual_zero(_gaussian_expectation((y + eps - y_hat) ** 2, moments) / 2 - error - s2 / 2,
+                            "App. .2.9, noisy test labels")]
+    points = spread([(1e-3, 1e3, "log"), (1e-6, 1e6, "log"), (-1.0, 1.0, "linear")], SYMBOLIC_POINTS)
+    points[:, 2] *= np.sqrt(points[:, 0] * points[:, 1])  # R = ρ sqrt(QT): a realisable pair
+    library = np.array([float(dd.generalization_error(r, q, t)) for t, q, r in points])
+    checks.append(_against(error, (T, Q, R), library, points, 3, "generalization_error"))
+    return _symbolic_result(checks)
+
+
+def _blocks(shared, varying, blocks=50):
+    """Points in ``blocks`` blocks: the ``shared`` ranges spread over the blocks (one value per block, repeated), the
+    ``varying`` ones spread over all SYMBOLIC_POINTS rows; so that one library call serves a block (the library's
+    numba kernels run in parallel, and a call per point would cost more in thread start-up than in arithmetic).
+    Returns (shared columns, varying columns), each of SYMBOLIC_POINTS rows."""
+    per_block = SYMBOLIC_POINTS // blocks
+    return np.repeat(spread(shared, blocks), per_block, axis=0), spread(varying, SYMBOLIC_POINTS)
+
+
+_SCHEDULE_STEPS = 4
+
+
+@claim("double_descent.symbolic_spectral_filter", "Pezeshki (thesis), Eqs 4.2.17–4.2.19, App. Eqs .2.12–.2.17; "
+       "Lemma 4.3.1 and Fig 4.6 (output penalty)",
+       "sympy: on an eigen-coordinate c = f·b of ŵ (XᵀX = WΛWᵀ, b = WᵀXᵀy) the loss ½‖y − Xŵ‖² + (a/2)‖Xŵ‖² + "
+       "(λ/2)‖ŵ‖² is ½(r c² − 2bc) + const with r = (1 + a)s + λ, and one GD step maps f to (1 − ηr)f + η (.2.15); "
+       "f(k) = (1 − (1 − ηr)^k)/r solves that recursion with f(0) = 0 (.2.16–.2.17) and is the sum of its geometric "
+       "series; (1 − e^{−ηrk})/r solves the gradient flow df/dk = η(1 − rf), f(0) = 0; the fixed point 1/r is "
+       "stationary, the ridge solution (.2.14); the scheduled recursion f ← (1 − ηr(a_k))f + η over 4 steps with "
+       "equal a_k is f(4) (residuals 0). spectral_filter (GD and flow) and scheduled_filter (4 steps, 4 different "
+       "a_k) equal these at 30 digits at 1000 points each (50 blocks of 20 modes: s in [1e-4, 1e4], λ in "
+       "[1e-6, 1e2] or 0, a in [1e-3, 10] or 0, η = x/max r with x in [1e-8, 0.999], so that ηr spans 1e-16 to "
+       "0.999, k in [1e-2, 1e7]) within 8ε(1 + κ) (the closed form's seven roundings: r, ηr, "
+       "log1p, k·log, expm1, the quotient) and 24ε(1 + κ) for the schedule (six roundings a step, four steps).",
+       "identity")
+def symbolic_spectral_filter():
+    s, lam, a, eta, k, b = sp.symbols("s lambda a eta k b", **_POSITIVE)
+    c, f = sp.symbols("c f", real=True)
+    r = (1 + a) * s + lam
+    loss = (s * c ** 2 - 2 * b * c) / 2 + a * s * c ** 2 / 2 + lam * c ** 2 / 2  # per mode, up to ½‖y‖²
+    gradient = sp.diff(loss, c)
+    gd = (1 - (1 - eta * r) ** k) / r
+    flow = (1 - sp.exp(-eta * r * k)) / r
+    j, K = sp.symbols("j K", integer=True, nonnegative=True)
+    series = sp.summation(eta * (1 - eta * r) ** j, (j, 0, K - 1))
+    series = series.replace(lambda e: isinstance(e, sp.Piecewise), lambda e: e.args[-1][0])  # ηr ≠ 0
+    rates = sp.symbols("a1:%d" % (_SCHEDULE_STEPS + 1), nonnegative=True)
+    scheduled = sp.Integer(0)
+    for a_k in rates:
+        scheduled = (1 - eta * ((1 + a_k) * s + lam)) * scheduled + eta
+    checks = [residual_zero((f * b - eta * gradient.subs(c, f * b)) / b - ((1 - eta * r) * f + eta),
+                            "GD step on the mode (.2.15)"),
+              residual_zero(gd.subs(k, k + 1) - ((1 - eta * r) * gd + eta), "GD filter solves the recursion"),
+              residual_zero(gd.subs(k, 0), "f(0) = 0"),
+              residual_zero(series - gd.subs(k, K), "geometric series"),
+              residual_zero(sp.diff(flow, k) - eta * (1 - r * flow), "flow filter solves df/dk = η(1 − rf)"),
+              residual_zero(flow.subs(k, 0), "flow f(0) = 0"),
+              residual_zero(gradient.subs(c, b / r), "1/r is stationary (.2.14)"),
+              residual_zero(scheduled.subs({a_k: a for a_k in rates}) - gd.subs(k, _SCHEDULE_STEPS),
+                            "constant schedule")]
+    # 50 blocks share (λ, a, x = ηr_max) and spread (s, k) over 20 points each: λ every 4th block 0, a every 3rd 0
+    shared, varying = _blocks([(1e-6, 1e2, "log"), (1e-3, 10.0, "log"), (1e-8, 0.999, "log")],
+                              [(1e-4, 1e4, "log"), (1e-2, 1e7, "log")])
+    shared[:, 0][np.repeat(np.arange(50) % 4 == 0, 20)] = 0.0
+    shared[:, 1][np.repeat(np.arange(50) % 3 == 0, 20)] = 0.0
+    r_max = ((1.0 + shared[:, 1]) * varying[:, 0] + shared[:, 0]).reshape(50, 20).max(1)
+    eta_ = np.repeat(shared[::20, 2] / r_max, 20)  # ηr in (0, 0.999] for every mode of the block
+    points = np.column_stack([varying[:, 0], shared[:, 0], shared[:, 1], eta_, varying[:, 1]])
+    symbols = (s, lam, a, eta, k)
+    for dynamics, expression in (("gd", gd), ("flow", flow)):
+        values = np.concatenate([np.diag(dd.spectral_filter(
+            block[:, 0], block[:, 4], block[0, 3], weight_decay=block[0, 1], dynamics=dynamics,
+            output_penalty=block[0, 2])) for block in points.reshape(50, 20, 5)])
+        checks.append(_against(expression, symbols, values, points, 8, f"spectral_filter ({dynamics})"))
+    shared, varying = _blocks([(1e-6, 1e2, "log"), (1e-8, 0.999, "log")] + [(1e-3, 10.0, "log")] * _SCHEDULE_STEPS,
+                              [(1e-4, 1e4, "log")])
+    shared[:, 0][np.repeat(np.arange(50) % 4 == 0, 20)] = 0.0
+    shared[:, 2][np.repeat(np.arange(50) % 3 == 0, 20)] = 0.0
+    r_max = ((1.0 + shared[:, 2:].max(1)) * varying[:, 0] + shared[:, 0]).reshape(50, 20).max(1)
+    eta_ = np.repeat(shared[::20, 1] / r_max, 20)
+    schedule_points = np.column_stack([varying[:, 0], shared[:, 0], eta_, shared[:, 2:]])
+    values = np.concatenate([dd.scheduled_filter(block[:, 0], [_SCHEDULE_STEPS], block[0, 2], block[0, 3:],
+                                                 weight_decay=block[0, 1])[0]
+                             for block in schedule_points.reshape(50, 20, 3 + _SCHEDULE_STEPS)])
+    checks.append(_against(scheduled, (s, lam, eta) + rates, values, schedule_points, 24, "scheduled_filter"))
+    return _symbolic_result(checks)
+
+
+@claim("double_descent.symbolic_time_limits", "Pezeshki (thesis), Eqs 4.2.21–4.2.22, App. Eqs .2.42–.2.52 (with "
+       "the corrected reading of the GD → ridge step)",
+       "sympy: at fixed τ = ηk, (1 − ηr)^{τ/η} → e^{−rτ} as η → 0 (GD → gradient flow, .2.42–.2.44), with series "
+       "e^{−rτ}(1 − ητr²/2 + η²(τ²r⁴/8 − τr³/3)) + O(η³) (residual 0); the flow filter (1 − e^{−ηrk})/r and the "
+       "ridge filter 1/(r + 1/(ηk)) at λ_eff = λ + 1/(ηk) (r = s + λ) have the same limits ηk (k → 0) and 1/r "
+       "(k → ∞), differ at second order by η²rk²/2 and at late times by 1/(ηr²k) (k·gap → 1/(ηr²)); the per-mode gap "
+       "1/(1 + x) − e^{−x} is stationary at x* = −1 − 2W₋₁(−1/(2√e)) (the stationarity residual e^{−x}(1 + x)² − 1 "
+       "is 0 at 30 digits) and a maximum, 0.2036 at x* = 2.5129, where Brent's root of e^{−x}(1 + x)² = 1 agrees "
+       "to 1e-12. "
+       "effective_weight_decay equals λ + 1/(ηk) at 30 digits at 1000 points (k in [1e-3, 1e9], η in [1e-4, 10], "
+       "λ in [1e-8, 1e2] or 0) within 4ε(1 + κ) (three roundings: ηk, the reciprocal, the sum).", "limit")
+def symbolic_time_limits():
+    eta, r, tau, k, lam = sp.symbols("eta r tau k lambda", **_POSITIVE)
+    x = sp.Symbol("x", positive=True)
+    power = (1 - eta * r) ** (tau / eta)
+    flow = (1 - sp.exp(-eta * r * k)) / r
+    ridge = 1 / (r + 1 / (eta * k))
+    second = sp.exp(-r * tau) * (1 - eta * tau * r ** 2 / 2 + eta ** 2 * (tau ** 2 * r ** 4 / 8 - tau * r ** 3 / 3))
+    checks = [residual_zero(sp.limit(power, eta, 0) - sp.exp(-r * tau), "η → 0 at fixed ηk"),
+              residual_zero(sp.series(power, eta, 0, 3).removeO() - second, "series in η to O(η³)"),
+              residual_zero(sp.limit(flow / (eta * k), k, 0) - 1, "flow ~ ηk as k → 0"),
+              residual_zero(sp.limit(ridge / (eta * k), k, 0) - 1, "ridge map ~ ηk as k → 0"),
+              residual_zero(sp.limit(flow, k, sp.oo) - 1 / r, "flow → 1/r"),
+              residual_zero(sp.limit(ridge, k, sp.oo) - 1 / r, "ridge map → 1/r"),
+              residual_zero(sp.series(flow - ridge, k, 0, 3).removeO() - eta ** 2 * r * k ** 2 / 2,
+                            "second-order gap"),
+              residual_zero(sp.limit(k * (flow - ridge), k, sp.oo) - 1 / (eta * r ** 2), "late gap ~ 1/(ηr²k)")]
+    x_star = -1 - 2 * sp.LambertW(-1 / (2 * sp.sqrt(sp.E)), -1)
+    gap = 1 / (1 + x) - sp.exp(-x)
+    with mpmath.workdps(30):
+        stationarity = abs(float((sp.exp(-x) * (1 + x) ** 2 - 1).subs(x, x_star).evalf(30)))
+        worst_x, worst_gap = float(x_star.evalf(30)), float(gap.subs(x, x_star).evalf(30))
+    found = optimize.brentq(lambda v: math.exp(-v) * (1 + v) ** 2 - 1.0, 1.0, 5.0, xtol=1e-15)  # another route
+    checks += [Check.at_most(stationarity, 1e-25, f"gap stationary at x* (30 digits): residual {stationarity:.1e}"),
+               Check.at_most(abs(worst_x - found), 1e-12, f"x* = {worst_x:.6f} (Brent: {found:.6f}), gap "
+                                                          f"{worst_gap:.6f}"),
+               Check.predicate(-float(sp.diff(gap, x, 2).subs(x, x_star)), "x* is a maximum of the gap")]
+    points = spread([(1e-3, 1e9, "log"), (1e-4, 10.0, "log"), (1e-8, 1e2, "log")], SYMBOLIC_POINTS)
+    points[::4, 2] = 0.0
+    values = [float(dd.effective_weight_decay(k_, eta_, lam_)) for k_, eta_, lam_ in points]
+    checks.append(_against(lam + 1 / (eta * k), (k, eta, lam), values, points, 4, "effective_weight_decay"))
+    return _symbolic_result(checks)
+
+
+def _case1_symbols():
+    """α, λ, T, σ² and the larger root a of a² − (1 + α + λ)a + α = 0 (Eq 4.2.13) with its discriminant factored as
+    ((1 − √α)² + λ)((1 + √α)² + λ), which mpmath evaluates without cancellation."""
+    alpha, lam, T, s2 = sp.symbols("alpha lambda T sigma2", **_POSITIVE)
+    root_alpha = sp.sqrt(alpha)
+    a = (1 + alpha + lam + sp.sqrt(((1 - root_alpha) ** 2 + lam) * ((1 + root_alpha) ** 2 + lam))) / 2
+    return alpha, lam, T, s2, a
+
+
+def _case1_points():
+    """(α, λ, T, σ²): α in [1e-2, 1e2], λ in [1e-10, 1e4], T in [1e-2, 1e2], σ² in [1e-4, 1e2] or 0 (every 4th)."""
+    points = spread([(1e-2, 1e2, "log"), (1e-10, 1e4, "log"), (1e-2, 1e2, "log"), (1e-4, 1e2, "log")],
+                    SYMBOLIC_POINTS)
+    points[::4, 3] = 0.0
+    return points
+
+
+@claim("double_descent.symbolic_replica_saddle_point", "Pezeshki (thesis), App. Eqs .2.30–.2.36, .2.64–.2.66 "
+       "(general teacher power and weight decay derived in this project), Eq 4.2.13",
+       "sympy: the replica-symmetric free energy of Case 1 divided by β, with Q₀ = Q + x/β, tends as β → ∞ to "
+       "Φ(R, Q, x) = (Q − R²/T)/(2x) − λQ/2 − α(G − 2R + Q)/(2(1 + x)), G = T + σ² (the reading a = 1 + 1/x of "
+       ".2.36); its three stationarity equations vanish at R = αT/a, Q = α(G − ((2 − a)/a)αT)/(a² − α), x = 1/(a − 1) "
+       "for every a, with λ = (a − 1)(a − α)/a the quadratic a² − (1 + α + λ)a + α = 0 solved for λ (residuals 0); "
+       "the stable root ½[1 + α + λ + sqrt((1 + α + λ)² − 4α)] solves that quadratic, equals the printed "
+       "1 + 2λ/(1 − α − λ + sqrt((1 − α − λ)² + 4λ)) identically (the printed form's fault is numerical only), and "
+       "tends to max(1, α) as λ → 0 (.2.66) (residuals 0). stable_root, replica_saddle_point (a, R, Q and the "
+       "susceptibility x) equal these at 30 digits at 1000 points (α in [1e-2, 1e2], λ in [1e-10, 1e4], T in "
+       "[1e-2, 1e2], σ² in [1e-4, 1e2] or 0) within 8ε(1 + κ) (the root's square roots, products and sums: at most "
+       "eight roundings on any path); printed_root is faithful to the printed form: within 8ε(1 + κ + "
+       "((a − 1)/a)·(2(1 + α + λ) + √D)/|1 − α − λ + √D|), D = (1 − α − λ)² + 4λ, the cancellation of its "
+       "denominator carried into a.", "identity")
+def symbolic_replica_saddle_point():
+    alpha, lam, T, s2, a = _case1_symbols()
+    R, Q, x, beta, G, A = sp.symbols("R Q x beta G A", **_POSITIVE)
+    q0 = Q + x / beta
+    free_energy = ((Q - R ** 2 / T) / (2 * (q0 - Q)) + sp.log(q0 - Q) / 2 - beta * lam * q0 / 2
+                   - alpha * sp.log(1 + beta * (q0 - Q)) / 2
+                   - alpha * beta * (G - 2 * R + Q) / (2 * (1 + beta * (q0 - Q))))
+    phi = (Q - R ** 2 / T) / (2 * x) - lam * Q / 2 - alpha * (G - 2 * R + Q) / (2 * (1 + x))
+    saddle = {R: alpha * T / A, Q: alpha / (A ** 2 - alpha) * (G - (2 - A) / A * alpha * T), x: 1 / (A - 1),
+              lam: (A - 1) * (A - alpha) / A}
+    printed = 1 + 2 * lam / (1 - alpha - lam + sp.sqrt((1 - alpha - lam) ** 2 + 4 * lam))
+    plain = (1 + alpha + lam + sp.sqrt((1 + alpha + lam) ** 2 - 4 * alpha)) / 2
+    delta = sp.Symbol("delta", positive=True)
+    zero_ridge = [plain.subs(lam, 0).subs(alpha, value) for value in (1 + delta, 1 / (1 + delta))]
+    checks = [residual_zero(sp.limit(free_energy / beta, beta, sp.oo) - phi, "β → ∞ at fixed x = β(Q₀ − Q)")]
+    checks += [residual_zero(sp.diff(phi, v).subs(saddle), f"∂Φ/∂{v}") for v in (R, Q, x)]
+    checks += [residual_zero(sp.expand(plain ** 2 - (1 + alpha + lam) * plain + alpha), "root of the quadratic"),
+               residual_zero(a - plain, "factored discriminant"),
+               residual_zero(sp.radsimp(printed - plain), "printed root = stable root"),
+               residual_zero(sp.sqrtdenest(sp.factor(zero_ridge[0], deep=True)) - (1 + delta), "λ → 0, α > 1: a = α"),
+               residual_zero(sp.sqrtdenest(sp.factor(zero_ridge[1], deep=True)) - 1, "λ → 0, α < 1: a = 1")]
+    points = _case1_points()
+    symbols = (alpha, lam, T, s2)
+    result = [dd.replica_saddle_point(al, la, t, v) for al, la, t, v in points]
+    fields = {"a": a, "R": alpha * T / a,
+              "Q": alpha / (a ** 2 - alpha) * (T + s2 - (2 - a) / a * alpha * T),
+              "susceptibility": 1 / (a - 1)}
+    for name, expression in fields.items():
+        checks.append(_against(expression, symbols, [float(getattr(o, name)) for o in result], points, 8,
+                               f"replica_saddle_point.{name}"))
+    pair = points[:, :2]
+    checks.append(_against(a, (alpha, lam), dd.stable_root(pair[:, 0], pair[:, 1]), pair, 8, "stable_root"))
+    kappa = _condition(a, (alpha, lam), pair)
+    al_, la_ = pair[:, 0], pair[:, 1]
+    a_ = dd.stable_root(al_, la_)
+    B = 1.0 - al_ - la_
+    root_D = np.sqrt(B * B + 4.0 * la_)
+    cancellation = (a_ - 1.0) / a_ * (2.0 * (1.0 + al_ + la_) + root_D) / np.abs(B + root_D)
+    checks.append(_against(a, (alpha, lam), dd.printed_root(al_, la_), pair, 8, "printed_root",
+                           kappa=kappa + cancellation))
+    return _symbolic_result(checks)
+
+
+@claim("double_descent.symbolic_stieltjes", "Pezeshki (thesis), §4.2.3 and App. Eqs .2.33–.2.35 (Case 1 as "
+       "random-matrix theory, derived in this project; Marchenko and Pastur 1967)",
+       "sympy: g = 2/(λ + α − 1 + sqrt((λ + α − 1)² + 4λ)) solves the Marchenko–Pastur equation "
+       "λg² + (λ + α − 1)g − 1 = 0; on that equation (λ = (1 − (α − 1)g)/(g(1 + g))), a = 1 + 1/g solves Eq 4.2.13's "
+       "quadratic (the susceptibility is g), g′ = −(g² + g)/(2λg + λ + α − 1) is the implicit derivative, and "
+       "R = T(1 − λg), Q = T(1 − 2λg − λ²g′) + σ²(g + λg′) equal the replica R = αT/a and "
+       "Q = α(T + σ² − ((2 − a)/a)αT)/(a² − α) (residuals 0); at λ → 0, g → 1/(α − 1), R → T, Q → T + σ²/(α − 1) "
+       "for α > 1 and R → αT, Q → αT + σ²α/(1 − α) for α < 1 (residuals 0). mp_stieltjes and "
+       "stieltjes_order_parameters (R, Q) equal these at 30 digits at 1000 points (α in [1e-2, 1e2], λ in "
+       "[1e-10, 1e4], T in [1e-2, 1e2], σ² in [1e-4, 1e2] or 0) within 8ε(1 + κ) (g's hypot, square root, sum and "
+       "quotient, and the products and sums of R and Q: at most eight roundings on any path), κ taken from the "
+       "replica forms (equal to these, and free of cancellation in float64) plus the cancellation of the library's "
+       "algorithm: it forms 1 − λg and 1 − 2λg − λ²g′, which cancel for λ ≫ α (R ≈ αT/λ, Q ~ (α/λ)²), so κ gains "
+       "λg/|1 − λg| for R and (T(1 + 2λg + |λ²g′|) + σ²λg/(λg + 1/g))/Q for Q; the Stieltjes forms are evaluated at "
+       "60 digits (for α < 1 and small λ, g ~ (1 − α)/λ and g + λg′ loses 20 of them).", "identity")
+def symbolic_stieltjes():
+    alpha, lam, T, s2 = sp.symbols("alpha lambda T sigma2", **_POSITIVE)
+    g, delta = sp.symbols("g delta", **_POSITIVE)
+    b = lam + alpha - 1
+    stieltjes = 2 / (b + sp.sqrt(b ** 2 + 4 * lam))
+    quadratic = lam * g ** 2 + b * g - 1
+    on_curve = {lam: (1 - (alpha - 1) * g) / (g * (1 + g))}
+    g_prime = -(g ** 2 + g) / (2 * lam * g + lam + alpha - 1)
+    a = 1 + 1 / g
+    R_rmt = T * (1 - lam * g)
+    Q_rmt = T * (1 - 2 * lam * g - lam ** 2 * g_prime) + s2 * (g + lam * g_prime)
+    R_replica = alpha * T / a
+    Q_replica = alpha / (a ** 2 - alpha) * (T + s2 - (2 - a) / a * alpha * T)
+    checks = [residual_zero(sp.expand(sp.radsimp(quadratic.subs(g, stieltjes))), "g solves the MP equation"),
+              residual_zero(quadratic.subs(on_curve), "λ on the MP curve"),
+              residual_zero((a ** 2 - (1 + alpha + lam) * a + alpha).subs(on_curve), "a = 1 + 1/g"),
+              residual_zero(g_prime + sp.diff(quadratic, lam) / sp.diff(quadratic, g), "g′ implicit"),
+              residual_zero((R_rmt - R_replica).subs(on_curve), "R: Stieltjes = replica"),
+              residual_zero((Q_rmt - Q_replica).subs(on_curve), "Q: Stieltjes = replica")]
+    # λ → 0 along the MP curve: g → 1/(α − 1) for α = 1 + δ > 1, g → ∞ for α = 1/(1 + δ) < 1
+    below = 1 / (1 + delta)
+    for label, value, end, R0, Q0 in (("α > 1", 1 + delta, 1 / delta, T, T + s2 / delta),
+                                      ("α < 1", below, sp.oo, below * T, below * T + s2 * below / (1 - below))):
+        for what, expression, limit in (("λ", lam, 0), ("R", R_rmt, R0), ("Q", Q_rmt, Q0)):
+            on = sp.cancel(expression.subs(on_curve).subs(alpha, value))  # a rational function of g
+            checks.append(residual_zero((on.subs(g, end) if end is not sp.oo else sp.limit(on, g, sp.oo)) - limit,
+                                        f"ridgeless, {label}: {what}"))
+    checks.append(residual_zero(stieltjes.subs({alpha: 1 + delta, lam: 0}) - 1 / delta, "ridgeless, α > 1: g"))
+    points = _case1_points()
+    pair = points[:, :2]
+    checks.append(_against(stieltjes, (alpha, lam), dd.mp_stieltjes(pair[:, 0], pair[:, 1]), pair, 8, "mp_stieltjes"))
+    # The library writes R = T(1 − λg) and Q = T(1 − 2λg − λ²g′) + σ²(1 − λg)/(λg + 1/g): for λ ≫ α, λg → 1 and
+    # these differences cancel (R ≈ αT/λ); the bound adds the cancellation factors of the algorithm to κ. κ itself
+    # comes from the replica forms (equal, residuals 0 above, and free of cancellation in float64), and the Stieltjes
+    # forms are evaluated at 60 digits (for α < 1 and small λ, g ~ (1 − α)/λ and g + λg′ loses 20 of them).
+    al_, la_, t_, v_ = points.T
+    g_ = dd.mp_stieltjes(al_, la_)
+    lg, l2gp = la_ * g_, -la_ * g_ * (la_ * g_ + la_) / (la_ * g_ + 1.0 / g_)
+    q_ = t_ * (1.0 - 2.0 * lg - l2gp) + v_ * (1.0 - lg) / (lg + 1.0 / g_)
+    cancellation = {"R": lg / np.abs(1.0 - lg),
+                    "Q": (t_ * (1.0 + 2.0 * lg + np.abs(l2gp)) + v_ * lg / (lg + 1.0 / g_)) / np.abs(q_)}
+    _, _, _, _, root = _case1_symbols()
+    replica = {"R": alpha * T / root, "Q": alpha / (root ** 2 - alpha) * (T + s2 - (2 - root) / root * alpha * T)}
+    result = [dd.stieltjes_order_parameters(al, la, t, v) for al, la, t, v in points]
+    symbols = (alpha, lam, T, s2)
+    for name, expression in (("R", R_rmt), ("Q", Q_rmt)):
+        kappa = _condition(replica[name], symbols, points) + cancellation[name]
+        checks.append(_against(expression.subs(g, stieltjes), symbols, [float(getattr(o, name)) for o in result],
+                               points, 8, f"stieltjes_order_parameters.{name}", kappa=kappa, digits=60))
+    return _symbolic_result(checks)
+
+
+def _bipartite_symbols():
+    """n, d, p, σ_ε and the closed form of Eqs 4.2.14–4.2.16 (c_i with R_j) as a function of the roots a₁, a₂:
+    the dict R1, R2, Q1, Q2, R, Q, L (noiseless test), L_noisy; and the same forms in the reciprocals w_i = 1/a_i
+    (where a_i → ∞, a group not yet learning, is the substitution w_i = 0)."""
+    n, d, p, sigma, a1, a2, w1, w2 = sp.symbols("n d p sigma a1 a2 w1 w2", **_POSITIVE)
+    alpha = [n / p, n / (d - p)]
+    w = [w1, w2]
+    R = [n * w[i] / d for i in range(2)]
+    b = [alpha[i] * w[i] ** 2 / (1 - alpha[i] * w[i] ** 2) for i in range(2)]  # α/(a² − α)
+    c = [1 + sigma ** 2 - 2 * R[1 - i] - (2 * w[i] - 1) * n / d for i in range(2)]
+    Q1 = (b[0] * b[1] * c[1] + b[0] * c[0]) / (1 - b[0] * b[1])
+    Q2 = (b[0] * b[1] * c[0] + b[1] * c[1]) / (1 - b[0] * b[1])
+    L = (1 - 2 * (R[0] + R[1]) + Q1 + Q2) / 2
+    reciprocal = {"R1": R[0], "R2": R[1], "Q1": Q1, "Q2": Q2, "R": R[0] + R[1], "Q": Q1 + Q2,
+                  "generalization_error": L, "noisy_generalization_error": L + sigma ** 2 / 2}
+    roots = {w1: 1 / a1, w2: 1 / a2}
+    forms = {name: form.subs(roots) for name, form in reciprocal.items()}
+    b, c = ([e.subs(roots) for e in terms] for terms in (b, c))
+    return (n, d, p, sigma, a1, a2), alpha, b, c, forms, (reciprocal, w1, w2)
+
+
+_MP_ROOTS = {}
+
+
+def _mp_stable_root(alpha, lam):
+    """The larger root of Eq 4.2.13 at mpmath's working precision (factored discriminant: no cancellation); memoised,
+    since a composed form evaluates the same root wherever a_i occurs."""
+    key = (alpha, lam, mpmath.mp.prec)
+    if key not in _MP_ROOTS:
+        if len(_MP_ROOTS) > 100_000:
+            _MP_ROOTS.clear()
+        root_alpha = mpmath.sqrt(alpha)
+        discriminant = ((1 - root_alpha) ** 2 + lam) * ((1 + root_alpha) ** 2 + lam)
+        _MP_ROOTS[key] = (1 + alpha + lam + mpmath.sqrt(discriminant)) / 2
+    return _MP_ROOTS[key]
+
+
+def _float_root(alpha, lam):
+    """The same root in float64 (for bounds only)."""
+    root_alpha = np.sqrt(alpha)
+    return 0.5 * (1.0 + alpha + lam + np.sqrt(((1.0 - root_alpha) ** 2 + lam) * ((1.0 + root_alpha) ** 2 + lam)))
+
+
+@lru_cache(maxsize=1)
+def _root_function():
+    """The stable root as one sympy function that lambdify evaluates by :func:`_mp_stable_root`: composed forms stay
+    small (each root a single node, not a tree repeated wherever a_i occurs)."""
+    from sympy.utilities.lambdify import implemented_function
+
+    return implemented_function("stable_root", _mp_stable_root)
+
+
+def _compiled(name, expression, symbols):
+    """``expression`` as one sympy function node of ``symbols`` that lambdify evaluates by the same expression
+    compiled with common-subexpression elimination (a composed form then costs one evaluation of each part)."""
+    from sympy.utilities.lambdify import implemented_function
+
+    return implemented_function(name, sp.lambdify(list(symbols), expression, "mpmath", cse=True))(*symbols)
+
+
+def _error_checks(forms, symbols, points, values, what, expressions=None, expression_symbols=None,
+                  expression_points=None, names=("generalization_error", "noisy_generalization_error")):
+    """The library's L_G = ½(1 − 2R + Q) (+ ½σ²) from its rounded R and Q: a first-order bound
+    16ε(1 + κ_L) with κ_L = [(1 + 2R + Q)/2 + R(1 + κ_R) + Q(1 + κ_Q)/2 + σ²/2]/|L| (the rounding of the difference
+    and the errors of R and Q carried into it; |L| at 30 digits, since L can be a small difference)."""
+    expressions = forms if expressions is None else expressions
+    expression_symbols = symbols if expression_symbols is None else expression_symbols
+    expression_points = points if expression_points is None else expression_points
+    reference = sp.lambdify(list(symbols), [forms["R"], forms["Q"]], "mpmath")
+    with mpmath.workdps(30):
+        pairs = [reference(*(mpmath.mpf(float(x)) for x in row)) for row in points]
+        # L at 30 digits from R and Q at 30 digits (L can be a difference far below R and Q)
+        exact_L = np.array([abs(float((1 - 2 * r + q) / 2)) for r, q in pairs])
+    R_, Q_ = (np.array([abs(float(pair[i])) for pair in pairs]) for i in (0, 1))
+    kappa_R, kappa_Q = (_condition(forms[name], symbols, points) for name in ("R", "Q"))
+    sigma2 = points[:, symbols.index(sp.Symbol("sigma", positive=True))] ** 2
+    checks = []
+    for name in names:
+        size = exact_L + (sigma2 / 2 if name == "noisy_generalization_error" else 0.0)
+        kappa = ((1 + 2 * R_ + Q_) / 2 + R_ * (1 + kappa_R) + Q_ * (1 + kappa_Q) / 2 + sigma2 / 2) / size
+        checks.append(_against(expressions[name], expression_symbols, values[name], expression_points, 16,
+                               f"{what}.{name}", kappa=kappa))
+    return checks
+
+
+def _size_columns(shared):
+    """Integer n > d >= 2 and 1 <= p <= d − 1 from spread columns (d, n/d, p/d)."""
+    d = np.maximum(np.rint(shared[:, 0]), 2.0)
+    n = np.maximum(np.rint(d * shared[:, 1]), d + 1.0)
+    p = np.clip(np.rint(d * shared[:, 2]), 1.0, d - 1.0)
+    return n, d, p
+
+
+@claim("double_descent.symbolic_bipartite_closed_form", "Pezeshki (thesis), Eqs 4.2.11–4.2.16, App. Eqs "
+       ".2.37–.2.41 (c_i with the other group's R_j, as corrected)",
+       "sympy: treating group i as Case 1 with teacher power T_i = p_i/d, α_i = n/p_i and G_i = 1 + σ² + Q_j − 2R_j "
+       "(the other group's unlearnt signal as noise, .2.37–.2.38), the replica forms R = α_iT_i/a_i and "
+       "Q = α_i(G_i − ((2 − a_i)/a_i)α_iT_i)/(a_i² − α_i) are R_i = n/(a_i d) and Q_i = b_i(c_i + Q_j) with "
+       "b_i = α_i/(a_i² − α_i), c_i = 1 + σ² − 2R_j − ((2 − a_i)/a_i)(n/d) (Eqs 4.2.14–4.2.16), and the printed "
+       "Q₁ = (b₁b₂c₂ + b₁c₁)/(1 − b₁b₂), Q₂ = (b₁b₂c₁ + b₂c₂)/(1 − b₁b₂) solve that coupled system (residuals 0). "
+       "bipartite_from_roots (Q1, Q2, both generalisation errors) and bipartite_theory (Q and L_G on the map "
+       "λ̃_i = (d/p_i)(λ + 1/(ηk))/σ_i², σ₁ = 1, σ₂ = 1/κ, a_i the stable root) equal these at 30 digits at 1000 "
+       "points each (d in [2, 1e4], n/d in [1.01, 10], p/d in [0.01, 0.99], σ_ε in [1e-3, 3] or 0, a_i/max(1, α_i) "
+       "− 1 in [1e-10, 1e6]; k in [1e-2, 1e8], λ in [1e-8, 10] or 0, η in [1e-2, 1], κ in [1, 1e3]) within "
+       "16ε(1 + κ_f) (κ_f the condition number over a_i, σ and n, d, p as reals, for bipartite_theory at its roots, "
+       "whose own condition number is <= 1; the ratios, b_i, c_i, the coupling and the quotients: at most sixteen "
+       "roundings on any path); L_G = ½(1 − 2R + Q) is formed from the rounded R and Q and can be a small "
+       "difference (k → ∞), so its κ_f is [(1 + 2R + Q)/2 + R(1 + κ_R) + Q(1 + κ_Q)/2 + σ²/2]/|L_G|, |L_G| at 30 "
+       "digits.", "identity")
+def symbolic_bipartite_closed_form():
+    symbols, alpha, b, c, forms, _ = _bipartite_symbols()
+    n, d, p, sigma, a1, a2 = symbols
+    A, T, G, al, Q1, Q2 = sp.symbols("A T G alpha Q1 Q2", **_POSITIVE)
+    R_case1, Q_case1 = al * T / A, al / (A ** 2 - al) * (G - (2 - A) / A * al * T)
+    R = [forms["R1"], forms["R2"]]
+    Qs, Qj = [forms["Q1"], forms["Q2"]], [Q2, Q1]
+    checks = []
+    for i, (a_i, T_i) in enumerate(((a1, p / d), (a2, (d - p) / d))):
+        group = {A: a_i, T: T_i, al: alpha[i], G: 1 + sigma ** 2 + Qj[i] - 2 * R[1 - i]}
+        checks += [residual_zero(R_case1.subs(group) - R[i], f"R_{i + 1} from Case 1"),
+                   residual_zero(Q_case1.subs(group) - b[i] * (c[i] + Qj[i]), f"Q_{i + 1} from Case 1"),
+                   residual_zero(Qs[i] - b[i] * (c[i] + Qs[1 - i]), f"Q_{i + 1} solves the system")]
+    # bipartite_from_roots: 50 blocks of sizes and noise, 20 pairs of roots each
+    shared, varying = _blocks([(2.0, 1e4, "log"), (1.01, 10.0, "log"), (0.01, 0.99, "linear"), (1e-3, 3.0, "log")],
+                              [(1e-10, 1e6, "log"), (1e-10, 1e6, "log")])
+    n_, d_, p_ = _size_columns(shared)
+    sigma_ = np.where(np.repeat(np.arange(50) % 4 == 0, 20), 0.0, shared[:, 3])
+    a1_ = np.maximum(1.0, n_ / p_) * (1.0 + varying[:, 0])
+    a2_ = np.maximum(1.0, n_ / (d_ - p_)) * (1.0 + varying[:, 1])
+    points = np.column_stack([n_, d_, p_, sigma_, a1_, a2_])
+    results = [dd.bipartite_from_roots(block[:, 4], block[:, 5], int(block[0, 0]), int(block[0, 1]),
+                                       int(block[0, 2]), block[0, 3]) for block in points.reshape(50, 20, 6)]
+    values = {name: np.concatenate([getattr(r, name) for r in results]) for name in forms}
+    for name in ("Q1", "Q2"):  # R = Σ n/(a_i d) enters both generalisation errors below
+        checks.append(_against(forms[name], symbols, values[name], points, 16, f"bipartite_from_roots.{name}"))
+    checks += _error_checks(forms, symbols, points, values, "bipartite_from_roots")
+    # bipartite_theory: 50 blocks of (sizes, κ, σ, η), 20 (k, λ) each; the roots enter the mpmath evaluation as one
+    # function (the stable root at the working precision), and the bound is the from-roots one at the roots (the
+    # root itself has condition number <= 1 in α and λ̃: symbolic_replica_saddle_point)
+    k, lam, eta, kappa = sp.symbols("k lambda eta kappa", **_POSITIVE)
+    shared, varying = _blocks([(2.0, 1e4, "log"), (1.01, 10.0, "log"), (0.01, 0.99, "linear"), (1e-3, 3.0, "log"),
+                               (1.0, 1e3, "log"), (1e-2, 1.0, "log")], [(1e-2, 1e8, "log"), (1e-8, 10.0, "log")])
+    n_, d_, p_ = _size_columns(shared)
+    sigma_ = np.where(np.repeat(np.arange(50) % 4 == 0, 20), 0.0, shared[:, 3])
+    lam_ = np.where(np.arange(SYMBOLIC_POINTS) % 4 == 0, 0.0, varying[:, 1])
+    points = np.column_stack([varying[:, 0], lam_, shared[:, 5], shared[:, 4], n_, d_, p_, sigma_])
+    decay = lam + 1 / (eta * k)
+    root = _root_function()
+    roots = [root(alpha[0], d / p * decay), root(alpha[1], d / (d - p) * decay * kappa ** 2)]
+    theory_symbols = (k, lam, eta, kappa, n, d, p, sigma)
+    results = [dd.bipartite_theory(block[:, 0], dd.TeacherStudentProblem(int(block[0, 4]), int(block[0, 5]),
+                                                                         int(block[0, 6]), block[0, 3],
+                                                                         noise_std=block[0, 7]),
+                                   weight_decay=block[:, 1], learning_rate=block[0, 2])
+               for block in points.reshape(50, 20, 8)]
+    values = {name: np.concatenate([getattr(r, name) for r in results]) for name in ("Q", "generalization_error")}
+    decay_ = points[:, 1] + 1.0 / (points[:, 2] * points[:, 0])
+    at_roots = np.column_stack([n_, d_, p_, sigma_, _float_root(n_ / p_, d_ / p_ * decay_),
+                                _float_root(n_ / (d_ - p_), d_ / (d_ - p_) * decay_ * points[:, 3] ** 2)])
+    composed = {name: _compiled(f"bipartite_{name}", forms[name], symbols).subs({a1: roots[0], a2: roots[1]})
+                for name in ("Q", "generalization_error")}
+    checks.append(_against(composed["Q"], theory_symbols, values["Q"], points, 16, "bipartite_theory.Q",
+                           kappa=_condition(forms["Q"], symbols, at_roots)))
+    checks += _error_checks(forms, symbols, at_roots, values, "bipartite_theory", composed, theory_symbols, points,
+                            ("generalization_error",))
+    return _symbolic_result(checks)
+
+
+@claim("double_descent.symbolic_phase_points", "Pezeshki (thesis), Fig 4.4 (points A, B, C), Eqs 4.2.11–4.2.16, "
+       "App. Eqs .2.33–.2.35 (the closed forms derived in this project)",
+       "sympy: from the bipartite closed form, C is its limit a_i → α_i (k → ∞, λ = 0): R = 1, "
+       "Q = 1 + σ²d/(n − d); B its limit a₂ → ∞ (slow group frozen) with a₁ = α₁: R = p/d, "
+       "Q = p/d + (1 − p/d + σ²)p/(n − p); with the slow group frozen, the fast group is Case 1 with T = p/d and noise "
+       "1 − p/d + σ², and at the weight decay λ̃₁* = (1 − p/d + σ²)/(p/d) its R and Q are equal and "
+       "L_G = ½(1 − 2R + Q) is stationary in λ̃₁ (dL/da = 0, a the root, λ̃ = (a − 1)(a − α₁)/a), so "
+       "L_A = ½(1 − R_A); the library's Q_A = α₁(1 + σ² − (2/a − 1)n/d)/(a² − α₁) is the bipartite Q at (a, ∞) "
+       "(residuals 0). phase_points (A: R, Q, L_G, λ_eff* = 1 − p/d + σ², λ̃₁*; B: Q, L_G; C: Q, L_G) equals these "
+       "at 30 digits at 1000 points (d in [2, 1e4], n/d in [1.01, 10], p/d in [0.01, 0.99], σ_ε in [1e-4, 3] or 0) "
+       "within 16ε(1 + κ) (the ratios, the root, b·c: at most sixteen roundings on any path); L_C is computed as "
+       "½(Q_C − 1), whose cancellation (Q_C + 1)/(Q_C − 1) the bound adds to κ.", "identity")
+def symbolic_phase_points():
+    symbols, alpha, b, c, forms, (reciprocal, w1, w2) = _bipartite_symbols()
+    n, d, p, sigma, a1, a2 = symbols
+    P, s2 = p / d, sigma ** 2
+    R_C, Q_C = sp.Integer(1), 1 + s2 * d / (n - d)
+    R_B, Q_B = P, P + (1 - P + s2) * p / (n - p)
+    frozen = {w1: 1 / alpha[0], w2: 0}  # a₁ = α₁, a₂ → ∞
+    checks = [residual_zero(forms["R"].subs({a1: alpha[0], a2: alpha[1]}) - R_C, "C: R"),
+              residual_zero(forms["Q"].subs({a1: alpha[0], a2: alpha[1]}) - Q_C, "C: Q"),
+              residual_zero(reciprocal["R"].subs(frozen) - R_B, "B: R"),
+              residual_zero(reciprocal["Q"].subs(frozen) - Q_B, "B: Q")]
+    # A: group 1 as Case 1 with the slow group frozen (G = 1 + σ², T = P), parametrised by its root a
+    A = sp.Symbol("A", positive=True)
+    lam_of_root = (A - 1) * (A - alpha[0]) / A
+    R_A = alpha[0] * P / A
+    Q_A = alpha[0] / (A ** 2 - alpha[0]) * (1 + s2 - (2 - A) / A * alpha[0] * P)
+    L_A = (1 - 2 * R_A + Q_A) / 2
+    optimum = {s2: P * lam_of_root - (1 - P)}  # λ̃₁ = (1 − P + σ²)/P solved for σ²
+    checks += [residual_zero((R_A - Q_A).subs(optimum), "A: R = Q at λ̃₁*"),
+               residual_zero(sp.diff(L_A, A).subs(optimum), "A: dL/da = 0 at λ̃₁*"),
+               residual_zero(reciprocal["Q"].subs({w1: 1 / A, w2: 0}) - Q_A, "A: Q is the bipartite Q at (a, ∞)")]
+    shared = spread([(2.0, 1e4, "log"), (1.01, 10.0, "log"), (0.01, 0.99, "linear"), (1e-4, 3.0, "log")],
+                    SYMBOLIC_POINTS)
+    n_, d_, p_ = _size_columns(shared)
+    sigma_ = np.where(np.arange(SYMBOLIC_POINTS) % 4 == 0, 0.0, shared[:, 3])
+    points = np.column_stack([n_, d_, p_, sigma_])
+    size_symbols = (n, d, p, sigma)
+    lam_star = (1 - P + s2) / P
+    a_star = _case1_symbols()[4].subs({sp.Symbol("alpha", positive=True): alpha[0],
+                                       sp.Symbol("lambda", positive=True): lam_star})
+    fields = {"A.R": R_A.subs(A, a_star), "A.Q": Q_A.subs(A, a_star),
+              "A.generalization_error": (1 - R_A.subs(A, a_star)) / 2,
+              "A.effective_weight_decay": 1 - P + s2, "A.rescaled_weight_decay": lam_star,
+              "B.Q": Q_B, "B.generalization_error": (1 - 2 * R_B + Q_B) / 2,
+              "C.Q": Q_C, "C.generalization_error": (1 - 2 * R_C + Q_C) / 2}
+    results = [dd.phase_points(int(n0), int(d0), int(p0), s0) for n0, d0, p0, s0 in points]
+    for name, expression in fields.items():
+        point, field = name.split(".")
+        values = np.array([float(getattr(getattr(r, point), field)) for r in results])
+        kappa = _condition(expression, size_symbols, points)
+        if name == "C.generalization_error":  # the library's ½(Q_C − 1)
+            q_c = 1.0 + sigma_ ** 2 * d_ / (n_ - d_)
+            kappa = kappa + np.where(sigma_ > 0, (q_c + 1.0) / np.where(sigma_ > 0, q_c - 1.0, 1.0), 0.0)
+        checks.append(_against(expression, size_symbols, values, points, 16, f"phase_points.{name}", kappa=kappa))
+    return _symbolic_result(checks)
+
+
+def _oracle_symbols():
+    """The deterministic-equivalent ridge forms of the oracle as functions of the effective regularisation k:
+    (k, n, d, p, κ, σ), the weight decay λ(k) that the balance k − λ/n = (k/n)Σ p_i u_i solves for, and the dict
+    R, Q, R1, Q1, L (u_i = s_i/(s_i + k), s₁ = 1/d, s₂ = 1/(κ²d))."""
+    k, n, d, p, kappa, sigma = sp.symbols("k n d p kappa sigma", **_POSITIVE)
+    sizes, s = (p, d - p), (1 / d, 1 / (kappa ** 2 * d))
+    u = [s[i] / (s[i] + k) for i in range(2)]
+    v = [1 - x for x in u]
+    weight_decay = n * k - k * (sizes[0] * u[0] + sizes[1] * u[1])
+    R = [sizes[i] / d * u[i] for i in range(2)]
+    df2 = sizes[0] * u[0] ** 2 + sizes[1] * u[1] ** 2
+    bias = sizes[0] / d * v[0] ** 2 + sizes[1] / d * v[1] ** 2
+    E = [sizes[i] / d * v[i] ** 2 + (bias + sigma ** 2) / (n - df2) * sizes[i] * u[i] ** 2 for i in range(2)]
+    Q = [E[i] - sizes[i] / d + 2 * R[i] for i in range(2)]
+    forms = {"R": R[0] + R[1], "Q": Q[0] + Q[1], "R1": R[0], "Q1": Q[0],
+             "generalization_error": (E[0] + E[1]) / 2}
+    parts = {"E1": E[0], "E2": E[1], "u1": u[0], "u2": u[1], "v1": v[0], "v2": v[1], "R2": R[1]}
+    return (k, n, d, p, kappa, sigma), weight_decay, forms, parts
+
+
+@claim("double_descent.symbolic_ridge_oracle", "Pezeshki (thesis), §4.2.3 and App. Eqs .2.33–.2.35; the oracle is "
+       "derived in this project from the deterministic equivalents of Dobriban and Wager 2018 and Hastie et al. 2022",
+       "sympy: with the balance equation k − λ/n = (k/n)Σ_i p_i s_i/(s_i + k) solved for λ(k), at κ = 1 "
+       "g = (1 − R)/λ solves the Marchenko–Pastur equation λg² + (λ + n/d − 1)g − 1 = 0 and the oracle's R, Q are "
+       "the Stieltjes forms T(1 − λg), T(1 − 2λg − λ²g′) + σ²(g + λg′) with T = 1 (Case 1 exactly); as k → 0 "
+       "(λ → 0, n > d) R → 1, Q → 1 + σ²d/(n − d) (point C) and as κ → ∞ then k → 0, R → p/d, "
+       "Q → p/d + (1 − p/d + σ²)p/(n − p) (point B); L_G = ½Σ E_i = ½(1 − 2R + Q) (residuals 0). ridge_oracle "
+       "(R, Q, R1, Q1, L_G) equals the forms at 30 digits at 1000 points parametrised by k (d·k in [1e-6, 1e6] for "
+       "n > d, k/k₀ − 1 in [1e-6, 1e6] above the ridgeless root k₀ for n < d; d in [2, 1e4], n/d in [0.2, 10], "
+       "p/d in [0.01, 0.99], κ in [1, 1e3], σ_ε in [1e-3, 3] or 0; the library gets λ(k) rounded to float64) within "
+       "32ε(1 + κ_f) (at most 32 roundings on any path, the bisection and Newton polish of k included), κ_f the "
+       "condition number at fixed λ over λ, κ, σ and n, d, p as reals (implicit differentiation through the "
+       "balance) plus the cancellations of the library's algorithm: v_i = 1 − u_i (ε·u/v, for k ≪ s_i), "
+       "Q_i = E_i − p_i/d + 2R_i ((E_i + p_i/d + 2R_i)/Q_i, for k ≫ s_i) and L_G = ½(1 − 2R + Q) from the rounded "
+       "R and Q (as in symbolic_bipartite_closed_form).", "identity")
+def symbolic_ridge_oracle():
+    symbols, weight_decay, forms, parts = _oracle_symbols()
+    k, n, d, p, kappa, sigma = symbols
+    lam, g = sp.symbols("lambda g", **_POSITIVE)
+    at_one = {kappa: 1}
+    R1, Q1, lam1 = (e.subs(at_one) for e in (forms["R"], forms["Q"], weight_decay))
+    g1 = (1 - R1) / lam1
+    g_prime = -(g ** 2 + g) / (2 * lam * g + lam + n / d - 1)
+    Q_rmt = 1 - 2 * lam * g - lam ** 2 * g_prime + sigma ** 2 * (g + lam * g_prime)
+    checks = [residual_zero((lam * g ** 2 + (lam + n / d - 1) * g - 1).subs(g, g1).subs(lam, lam1),
+                            "κ = 1: MP equation"),
+              residual_zero(Q_rmt.subs(g, g1).subs(lam, lam1) - Q1, "κ = 1: Q = Stieltjes Q"),
+              residual_zero(forms["R"].subs(k, 0) - 1, "k → 0: R = 1"),
+              residual_zero(forms["Q"].subs(k, 0) - (1 + sigma ** 2 * d / (n - d)), "k → 0: Q (point C)"),
+              residual_zero(sp.limit(weight_decay / k, k, 0) - (n - d), "λ ~ (n − d)k as k → 0"),
+              residual_zero(2 * forms["generalization_error"] - (1 - 2 * forms["R"] + forms["Q"]), "L_G")]
+    slow = sp.Symbol("c", nonnegative=True)  # 1/κ², → 0
+    frozen = {name: forms[name].subs(kappa, 1 / sp.sqrt(slow)).subs(slow, 0).subs(k, 0) for name in ("R", "Q")}
+    P = p / d
+    checks += [residual_zero(frozen["R"] - P, "κ → ∞, k → 0: R (point B)"),
+               residual_zero(frozen["Q"] - (P + (1 - P + sigma ** 2) * p / (n - p)), "κ → ∞, k → 0: Q (point B)")]
+    # points: 50 blocks of (sizes, κ, σ), 20 values of dk each (one library call per block, vectorised in λ)
+    shared, varying = _blocks([(2.0, 1e4, "log"), (0.2, 10.0, "log"), (0.01, 0.99, "linear"), (1.0, 1e3, "log"),
+                               (1e-3, 3.0, "log")], [(1e-6, 1e6, "log")])
+    d_ = np.maximum(np.rint(shared[:, 0]), 2.0)
+    n_ = np.maximum(np.rint(d_ * shared[:, 1]), 1.0)
+    n_ = np.where(n_ == d_, d_ + 1.0, n_)
+    p_ = np.clip(np.rint(d_ * shared[:, 2]), 1.0, d_ - 1.0)
+    sigma_ = np.where(np.repeat(np.arange(50) % 4 == 0, 20), 0.0, shared[:, 4])
+    # k ranges from the ridgeless root k₀ up (λ(k) > 0 needs Σ p_i u_i < n): k₀ = 0 for n > d, else the root of
+    # Σ p_i s_i/(s_i + k) = n (Brent, in log k); k = k₀ + t/d with t in [1e-6, 1e6] (k₀(1 + t) when k₀ > 0)
+    k0 = np.zeros(SYMBOLIC_POINTS)
+    for i in range(0, SYMBOLIC_POINTS, 20):
+        if n_[i] < d_[i]:
+            s_ = np.array([1.0, shared[i, 3] ** -2]) / d_[i]
+            fill = np.array([p_[i], d_[i] - p_[i]])
+            k0[i:i + 20] = math.exp(optimize.brentq(lambda t: np.sum(fill * s_ / (s_ + math.exp(t))) - n_[i],
+                                                    -800.0, 50.0, xtol=1e-14))
+    k_ = np.where(k0 > 0, k0 * (1.0 + varying[:, 0]), varying[:, 0] / d_)
+    points = np.column_stack([k_, n_, d_, p_, shared[:, 3], sigma_])
+    lam_ = _mp_values(weight_decay, symbols, points)
+    results = [dd.ridge_oracle(lam_[i:i + 20], int(n_[i]), int(d_[i]), int(p_[i]), shared[i, 3], noise_std=sigma_[i])
+               for i in range(0, SYMBOLIC_POINTS, 20)]
+    values = {name: np.concatenate([getattr(r, name) for r in results])
+              for name in ("R", "Q", "R1", "Q1", "generalization_error")}
+    # Exact sizes at 30 digits (the library's Q_i = E_i − p_i/d + 2R_i and v_i = 1 − u_i cancel: Q_i ~ u_i² for
+    # large k, v_i ~ k/s_i for small k), for the bound's denominators and its cancellation terms.
+    names = ("R", "Q", "R1", "Q1", "generalization_error")
+    exact = sp.lambdify(list(symbols), [forms[m] for m in names] + [parts[m] for m in ("E1", "E2", "u1", "u2",
+                                                                                      "v1", "v2", "R2")],
+                        "mpmath", cse=True)
+    with mpmath.workdps(30):
+        table = np.array([[abs(float(x)) for x in exact(*(mpmath.mpf(float(c)) for c in row))] for row in points])
+    size = dict(zip(names, table[:, :5].T))
+    E1, E2, u1, u2, v1, v2, R2 = table[:, 5:].T
+    # v = 1 − u carries ε·u/v; E_i's bias part ~ v², so E_i and L_G carry 2ε·max(u/v)
+    lost = 2.0 * np.maximum(u1 / v1, u2 / v2)
+    P1, P2 = points[:, 3] / points[:, 2], 1.0 - points[:, 3] / points[:, 2]
+    algorithm = {"R": 0.0, "R1": 0.0, "Q1": ((E1 + P1 + 2 * size["R1"]) + E1 * lost) / size["Q1"],
+                 "Q": ((E1 + E2 + 1.0 + 2 * size["R"]) + (E1 + E2) * lost) / size["Q"]}
+    kappas = {}
+    # condition at fixed λ: ∂/∂x|_λ = ∂/∂x − (∂f/∂k)(∂λ/∂x)/(∂λ/∂k), and λ's own share (∂f/∂k)/(∂λ/∂k)·λ
+    dlam_dk = sp.diff(weight_decay, k)
+    for name in names:
+        f = forms[name]
+        df_dk = sp.diff(f, k)
+        terms = [sp.diff(f, x) - df_dk * sp.diff(weight_decay, x) / dlam_dk for x in symbols[1:]]
+        terms = [t * x for t, x in zip(terms, symbols[1:])] + [df_dk / dlam_dk * weight_decay]
+        fast = sp.lambdify(list(symbols), terms, "numpy", cse=True)
+        with np.errstate(all="ignore"):
+            sensitivity = sum(np.abs(np.broadcast_to(np.asarray(t, dtype=float), (SYMBOLIC_POINTS,)))
+                              for t in fast(*points.T))
+            kappa_f = np.where(size[name] == 0, 0.0, sensitivity / size[name])
+        if name == "generalization_error":  # the library's ½(1 − 2R + Q) from its rounded R and Q
+            kappa_f = kappa_f + (size["R"] * (1 + kappas["R"]) + size["Q"] * (1 + kappas["Q"]) / 2
+                                 + (1 + 2 * size["R"] + size["Q"]) / 2) / size[name]
+        else:
+            kappa_f = kappa_f + algorithm[name]
+        kappas[name] = kappa_f
+        checks.append(_against(f, symbols, values[name], points, 32, f"ridge_oracle.{name}", kappa=kappa_f))
+    return _symbolic_result(checks)
+
+
+# Plausible slips in the closed forms that the symbolic claims catch.
+planted_bug("double_descent: point B's Q_B over n − d instead of n − p", "dynamics/double_descent/_bipartite.py",
+            "Q_B = P + (1.0 - P + s2) * p / (n - p)", "Q_B = P + (1.0 - P + s2) * p / (n - d)",
+            ("double_descent.symbolic_phase_points",))
+planted_bug("double_descent: c_i's ((2 − a)/a)(n/d) term with the wrong sign", "dynamics/double_descent/_bipartite.py",
+            "c = 1.0 + noise_std * noise_std - 2.0 * overlap - (2.0 / a - 1.0) * (n / d)",
+            "c = 1.0 + noise_std * noise_std - 2.0 * overlap + (2.0 / a - 1.0) * (n / d)",
+            ("double_descent.symbolic_bipartite_closed_form",))
+planted_bug("double_descent: Stieltjes Q's noise term g + λg′ with 1 + λg", "dynamics/double_descent/_replica.py",
+            "noise_var * (1.0 - lam_g) / denominator", "noise_var * (1.0 + lam_g) / denominator",
+            ("double_descent.symbolic_stieltjes",))
+planted_bug("double_descent: ridge oracle Q_i = E_i + p_i/d − 2R_i (signs swapped)",
+            "dynamics/double_descent/_ridge_oracle.py", "Q = E - share + 2.0 * R", "Q = E + share - 2.0 * R",
+            ("double_descent.symbolic_ridge_oracle",))
+planted_bug("double_descent: spectral filter's output penalty (1 + 2a)s instead of (1 + a)s",
+            "dynamics/double_descent/_kernels.py", "rate = (1.0 + penalty) * s[b, j] + ridge",
+            "rate = (1.0 + 2.0 * penalty) * s[b, j] + ridge", ("double_descent.symbolic_spectral_filter",))
