@@ -10,9 +10,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _ld_pages():
-    spec = importlib.util.spec_from_file_location("ld_pages_under_test", ROOT / "docs" / "_ext" / "ld_pages.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    found = importlib.util.spec_from_file_location("ld_pages_under_test", ROOT / "docs" / "_ext" / "ld_pages.py")
+    module = importlib.util.module_from_spec(found)
+    found.loader.exec_module(module)
     return module
 
 

@@ -1869,7 +1869,7 @@ def _oracle_symbols():
     Q = [E[i] - sizes[i] / d + 2 * R[i] for i in range(2)]
     forms = {"R": R[0] + R[1], "Q": Q[0] + Q[1], "R1": R[0], "Q1": Q[0],
              "generalization_error": (E[0] + E[1]) / 2}
-    parts = {"E1": E[0], "E2": E[1], "u1": u[0], "u2": u[1], "v1": v[0], "v2": v[1], "R2": R[1]}
+    parts = {"E_fast": E[0], "E_slow": E[1], "u1": u[0], "u2": u[1], "v1": v[0], "v2": v[1], "R2": R[1]}
     return (k, n, d, p, kappa, sigma), weight_decay, forms, parts
 
 
@@ -1936,18 +1936,18 @@ def symbolic_ridge_oracle():
     # Exact sizes at 30 digits (the library's Q_i = E_i − p_i/d + 2R_i and v_i = 1 − u_i cancel: Q_i ~ u_i² for
     # large k, v_i ~ k/s_i for small k), for the bound's denominators and its cancellation terms.
     names = ("R", "Q", "R1", "Q1", "generalization_error")
-    exact = sp.lambdify(list(symbols), [forms[m] for m in names] + [parts[m] for m in ("E1", "E2", "u1", "u2",
-                                                                                      "v1", "v2", "R2")],
+    exact = sp.lambdify(list(symbols), [forms[m] for m in names] + [parts[m] for m in ("E_fast", "E_slow", "u1",
+                                                                                      "u2", "v1", "v2", "R2")],
                         "mpmath", cse=True)
     with mpmath.workdps(30):
         table = np.array([[abs(float(x)) for x in exact(*(mpmath.mpf(float(c)) for c in row))] for row in points])
     size = dict(zip(names, table[:, :5].T))
-    E1, E2, u1, u2, v1, v2, R2 = table[:, 5:].T
+    e_fast, e_slow, u1, u2, v1, v2, R2 = table[:, 5:].T
     # v = 1 − u carries ε·u/v; E_i's bias part ~ v², so E_i and L_G carry 2ε·max(u/v)
     lost = 2.0 * np.maximum(u1 / v1, u2 / v2)
-    P1, P2 = points[:, 3] / points[:, 2], 1.0 - points[:, 3] / points[:, 2]
-    algorithm = {"R": 0.0, "R1": 0.0, "Q1": ((E1 + P1 + 2 * size["R1"]) + E1 * lost) / size["Q1"],
-                 "Q": ((E1 + E2 + 1.0 + 2 * size["R"]) + (E1 + E2) * lost) / size["Q"]}
+    p_fast = points[:, 3] / points[:, 2]
+    algorithm = {"R": 0.0, "R1": 0.0, "Q1": ((e_fast + p_fast + 2 * size["R1"]) + e_fast * lost) / size["Q1"],
+                 "Q": ((e_fast + e_slow + 1.0 + 2 * size["R"]) + (e_fast + e_slow) * lost) / size["Q"]}
     kappas = {}
     # condition at fixed λ: ∂/∂x|_λ = ∂/∂x − (∂f/∂k)(∂λ/∂x)/(∂λ/∂k), and λ's own share (∂f/∂k)/(∂λ/∂k)·λ
     dlam_dk = sp.diff(weight_decay, k)

@@ -1299,3 +1299,615 @@ planted_bug("linear_networks: finite-size E_g(inf) drops the -1 of the inverse-W
 # Found by the mutation campaign (tools/mutation_campaign.py): it survived the claims before they were made strict.
 planted_bug("linear_networks: level-crossing interpolation divides by v1 + v0", "dynamics/linear_networks/_network.py",
             "(0.5 * v1 - 0.5 * v0)", "(0.5 * v1 + 0.5 * v0)", ("linear_networks.half_time_ordering",))
+
+
+# ---------------------------------------------------------------- symbolic claims
+# Each closed form of the package against the relation it solves, simplified by sympy (verify/symbolic.py), and the
+# library against the sympy expression evaluated by mpmath at 30 digits at 1000 points spread over the orders of
+# magnitude of every parameter. The relative error bounds are first-order round-off analyses in units of
+# ε = 2^-52: an operation on exact inputs rounds once (ε/2), a difference a − b of rounded terms carries
+# ε(|a| + |b|)/|a − b|, exp(−x) carries ε·x from its argument's rounding, and a sum of positive terms is as accurate as
+# its least accurate term. Each bound's constant is the count of roundings on the longest path in units of ε (not
+# ε/2: numpy's exp, log and expm1 are within 1 ulp, not half of one), rounded up to 2, 4 or 8. Integrated flows are
+# held to their tolerance instead (see symbolic_deep_mode).
+#   half_learning_time, learning_time, first_crossing_time              -> symbolic_learning_times
+#   deep_mode_strength (D = 1 explicit; D = 3, 4 implicit), the chain    -> symbolic_deep_mode
+#   effective_initial_strength, conserved_gram                          -> symbolic_network_weights
+#   student_weights, student_weights_gd, training_error                 -> symbolic_student_solutions
+#   expected_generalization_error, expected_mode_error, the E_t integrand -> symbolic_expected_errors
+#   per_mode_stopping_time, mode_bayes_error, optimal_stopping_time     -> symbolic_early_stopping
+#   asymptotic_errors, SQRT_GROWTH_CONSTANT                             -> symbolic_asymptotes
+# Covered before: mode_strength and mode_strength_unbalanced (sympy_sigmoid_solves_ode), the per-mode ODE
+# (2.3.12)–(2.3.13) itself (sympy_per_mode_solution). Not covered here, and why:
+#   * generalization_curve, bayes_error, gd_discretization_error: quadratures of the integrands checked here against
+#     the Marchenko–Pastur law (their integrands are symbolic_expected_errors' and symbolic_early_stopping's; the
+#     quadratures against scipy's adaptive quad in curve_quadrature_accuracy, and the law's moments symbolically in
+#     numerics.symbolic_mp_moments);
+#   * deep_mode_strength for D >= 5 and deep_chain_strength: no elementary closed form (the implicit t(u) is a
+#     hypergeometric function); D = 3, 4 stand for them, and the chain is reduced to the deep ODE symbolically;
+#   * finite_size_asymptotic_*: inverse-Wishart means, not closed forms of a relation sympy can state (checked
+#     against finite-size Monte Carlo in long_time_limits);
+#   * the simulators (network_flow, network_gd, student_flow, student_gd) and scalar_mode_flow: integrations.
+from .symbolic import library_against_symbols, residual_zero, spread  # noqa: E402
+
+EPS = float(np.finfo(float).eps)
+_POSITIVE = dict(positive=True)
+
+
+def _logit_points(column, low, high):
+    """A spread column on [0, 1] mapped to a fraction in (0, 1) uniform in logit between ``low`` and ``high``."""
+    z = np.log(low / (1 - low)) + column * (np.log(high / (1 - high)) - np.log(low / (1 - low)))
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def _signed(magnitudes, signs):
+    """Magnitudes with the signs of a spread column on [0, 1] (negative below 1/2)."""
+    return np.where(signs < 0.5, -magnitudes, magnitudes)
+
+
+@claim("linear_networks.symbolic_learning_times",
+       "Saxe et al. 2014; Pezeshki (thesis), Eqs 2.2.19–2.2.22",
+       "sympy: the learning time T(u₀ → u_f) = (τ/2s) ln[u_f(s − u₀)/(u₀(s − u_f))] is the integral of "
+       "τ du/(2u(s − u)) (∂T/∂u_f equals the integrand and T(u₀ → u₀) = 0), the sigmoid (2.2.22) at T equals u_f, "
+       "t_half = (τ/2s) ln(s/u₀ − 1) = T(u₀ → s/2) and the sigmoid there is s/2, Saxe's T(ε → s − ε) = (τ/s) "
+       "ln((s − ε)/ε), and the linear interpolant through (t₀, v₀), (t₁, v₁) reaches the level L at t₀ + (t₁ − t₀)(L − "
+       "v₀)/(v₁ − v₀) (all residuals 0). learning_time, half_learning_time and first_crossing_time equal the sympy "
+       "forms at 30 digits at 1000 points each (s in [1e-3, 1e3], u/s in (1e-12, 1 − 1e-12) on a logit scale, τ in "
+       "[1e-2, 1e2]; times in [1e-3, 1e3], gaps in [1e-8, 1e3]), within 2ε(1 + (2 + Σ|ln|)/|ln ratio|) (the four "
+       "logarithms' round-off over the logarithm of the ratio, the condition of the difference of logarithms), "
+       "2ε(1 + (1 + Σ|ln|)/|ln(s/u₀ − 1)|) and 4ε (exact inputs: each difference, the quotient and the sum of "
+       "positive terms round once).", "identity")
+def symbolic_learning_times():
+    s, u0, uf, tau, eps_, t = sp.symbols("s u_0 u_f tau epsilon t", **_POSITIVE)
+    learning = tau / (2 * s) * sp.log(uf * (s - u0) / (u0 * (s - uf)))
+    e = sp.exp(2 * s * t / tau)
+    sigmoid = s * e / (e - 1 + s / u0)
+    half = tau / (2 * s) * sp.log(s / u0 - 1)
+    t0, t1, v0, v1, level = sp.symbols("t_0 t_1 v_0 v_1 L", real=True)
+    interpolant = v0 + (v1 - v0) * (t - t0) / (t1 - t0)
+    crossing = sp.solve(sp.Eq(interpolant, level), t)
+    checks = [residual_zero(sp.diff(learning, uf) - tau / (2 * uf * (s - uf)), "∂T/∂u_f = τ/(2u_f(s − u_f))"),
+              residual_zero(learning.subs(uf, u0), "T(u₀ → u₀) = 0"),
+              residual_zero(sp.expand_log(sigmoid.subs(t, learning) - uf, force=True), "u(T(u₀ → u_f)) = u_f"),
+              residual_zero(sigmoid.subs(t, half) - s / 2, "u(t_half) = s/2"),
+              residual_zero(sp.expand_log(learning.subs(uf, s / 2) - half, force=True), "T(u₀ → s/2) = t_half"),
+              residual_zero(sp.expand_log(learning.subs({u0: eps_, uf: s - eps_}) - tau / s * sp.log((s - eps_) / eps_),
+                                          force=True), "Saxe's T(ε → s − ε)"),
+              Check.at_most(0.0 if len(crossing) == 1 else math.inf, 0.0, f"one crossing of the interpolant "
+                                                                          f"({crossing})")]
+    crossing_time = t0 + (t1 - t0) * (level - v0) / (v1 - v0)
+    checks.append(residual_zero(crossing[0] - crossing_time, "the interpolant's crossing"))
+    # learning_time and half_learning_time: s, and u₀/s, u_f/s on a logit scale (both ends of (0, s))
+    grid = spread([(1e-3, 1e3, "log"), (0.0, 1.0, "linear"), (0.0, 1.0, "linear"), (1e-2, 1e2, "log")], 1000)
+    s_ = grid[:, 0]
+    points = np.column_stack([s_, _logit_points(grid[:, 1], 1e-12, 1 - 1e-12) * s_,
+                              _logit_points(grid[:, 2], 1e-12, 1 - 1e-12) * s_, grid[:, 3]])
+
+    def learning_bound(s_, a, b, tau_):
+        logs = [math.log(b), math.log(s_ - a), math.log(a), math.log(s_ - b)]
+        return 2 * EPS * (1 + (2 + sum(map(abs, logs))) / abs(logs[0] + logs[1] - logs[2] - logs[3]))
+
+    def half_bound(s_, a, tau_):
+        logs = [math.log(s_ - a), math.log(a)]
+        return 2 * EPS * (1 + (1 + sum(map(abs, logs))) / abs(logs[0] - logs[1]))
+
+    checks.append(library_against_symbols(learning, (s, u0, uf, tau),
+                                          lambda a, b, c, d: ln.learning_time(a, b, c, tau=d), points,
+                                          learning_bound, "learning_time"))
+    checks.append(library_against_symbols(half, (s, u0, tau), lambda a, b, d: ln.half_learning_time(a, b, tau=d),
+                                          points[:, [0, 1, 3]], half_bound, "half_learning_time"))
+    # first_crossing_time: t₀ >= 0, t₁ = t₀ + gap, and v₀ < L <= v₁ around a level of either sign
+    grid = spread([(1e-3, 1e3, "log"), (1e-8, 1e3, "log"), (1e-3, 1e3, "log"), (0.0, 1.0, "linear"),
+                   (1e-6, 1.0, "log"), (1e-8, 1e2, "log")], 1000)
+    level_ = _signed(grid[:, 2], grid[:, 3])
+    width = grid[:, 5] * np.abs(level_)
+    low = level_ - grid[:, 4] * width
+    crossing_points = np.column_stack([grid[:, 0], grid[:, 0] + grid[:, 1] * grid[:, 0], low, low + width, level_])
+    keep = (crossing_points[:, 2] < level_) & (level_ <= crossing_points[:, 3])
+    checks.append(library_against_symbols(
+        crossing_time, (t0, t1, v0, v1, level),
+        lambda a, b, c, d, lv: float(ln.first_crossing_time([a, b], [[c], [d]], lv)[0]), crossing_points[keep],
+        4 * EPS, f"first_crossing_time ({int(keep.sum())} points)"))
+    return Check.all_of(checks)
+
+
+def _deep_times(depth):
+    """(T_D, c, v, τ): T_D(u) = ∫ τ du/(D u^{2−2/D}(s − u)) for D = 3 and 4 in c = s^{1/D} and v = u^{1/D}, an
+    antiderivative written out here (partial fractions: a logarithm and an arctangent for D = 3, an artanh for D = 4)
+    and checked by differentiation in symbolic_deep_mode (sympy's own integral of the D = 3 case drops its
+    arctangent)."""
+    c, v, tau = sp.symbols("c v tau", **_POSITIVE)
+    if depth == 3:
+        partial = (sp.log(v ** 2 + c * v + c ** 2) / (6 * c) - sp.log(c - v) / (3 * c)
+                   - sp.atan((2 * v + c) / (c * sp.sqrt(3))) / (c * sp.sqrt(3)))
+        return tau * (-1 / (c ** 3 * v) + partial / c ** 3), c, v, tau
+    return tau / 2 * (-1 / (c ** 4 * v ** 2) + sp.log((c ** 2 + v ** 2) / (c ** 2 - v ** 2)) / (2 * c ** 6)), c, v, tau
+
+
+_DEEP_RTOL = 1e-11
+
+
+def _deep_against_implicit(depth, points):
+    """deep_mode_strength against the implicit solution T_D(u(t)) − T_D(u₀) = t at each point (s, u₀/s, q, τ): the
+    time t to reach a target u* (a logit fraction q of the way from u₀/s to 1 − 1e-6) is T_D(u*) − T_D(u₀) at 30
+    digits, rounded to a double; the reference at that double is u* + u'(u*)·(t_double − t) (the rounding of t is
+    10^-16 relative, so the first order is exact to 30 digits). The error is held to 10·rtol·max(1, (u/u₀)^{1−2/D}):
+    a run at relative tolerance rtol keeps each step's relative error within rtol, and a relative perturbation at u'
+    reaches u multiplied by (f(u)/u)/(f(u')/u') <= (u/u')^{1−2/D} for f(u) = D u^{2−2/D}(s − u) (a shift in time
+    along the flow); the 10 allows for the accumulation over the steps. atol = rtol·min(u₀, s) (u stays between u₀
+    and s along the flow) so that the relative tolerance governs."""
+    times, c, v, tau = _deep_times(depth)
+    time_at = sp.lambdify((c, v, tau), times, "mpmath")
+    root = mpmath.cbrt if depth == 3 else (lambda x: mpmath.sqrt(mpmath.sqrt(x)))
+
+    def time_of(s_, u_, tau_):
+        return time_at(root(s_), root(u_), tau_)
+    worst, where = 0.0, None
+    with mpmath.workdps(30):
+        for s_, fraction, q, tau_ in points:
+            u0 = fraction * s_
+            ms, mt = mpmath.mpf(s_), mpmath.mpf(tau_)
+            low, high = math.log(fraction / (1 - fraction)), math.log((1 - 1e-6) / 1e-6)
+            target = ms / (1 + mpmath.exp(-(low + q * (high - low))))
+            exact = time_of(ms, target, mt) - time_of(ms, mpmath.mpf(u0), mt)
+            t_double = float(exact)
+            reference = target + depth * target ** (2 - mpmath.mpf(2) / depth) * (ms - target) / mt * (t_double - exact)
+            got = ln.deep_mode_strength([0.0, t_double], s_, u0, depth, tau=tau_, rtol=_DEEP_RTOL,
+                                        atol=_DEEP_RTOL * min(u0, s_))[1]
+            allowed = 10 * _DEEP_RTOL * max(1.0, float(reference / u0) ** (1 - 2 / depth))
+            ratio = float(abs(got - reference) / reference) / allowed
+            if not ratio <= worst:
+                worst, where = ratio, (s_, u0, t_double, tau_)
+    return Check.at_most(worst, 1.0, f"deep_mode_strength, D = {depth}, against the implicit solution: worst "
+                                     f"relative error / bound {worst:.2f} over {len(points)} points (worst at s, u₀, "
+                                     f"t, τ = {np.array2string(np.asarray(where), precision=3)})")
+
+
+@claim("linear_networks.symbolic_deep_mode",
+       "Saxe et al. 2014, deep linear networks (the balanced decoupled mode ODE)",
+       "sympy: the balanced scalar chain τa' = a^{D−1}(s − a^D) (the gradient of (s − a₁⋯a_D)²/(2τ) at equal "
+       "weights; residual 0 at D = 3) moves its product P = a^D by τP' = D P^{2−2/D}(s − P), Saxe's deep mode ODE "
+       "(residual 0 for symbolic D); dsolve gives u = s + (u₀ − s)e^{−t/τ} at D = 1, and for D = 3 and 4 the "
+       "elementary T_D(u) has ∂T_D/∂u = τ/(D u^{2−2/D}(s − u)) (residuals 0), so that T_D(u(t)) − T_D(u₀) = t. "
+       "deep_mode_strength (rtol 1e-11, atol 1e-11·min(u₀, s)) equals the D = 1 solution at 30 digits at 1000 points "
+       "(s in [1e-2, 1e2], u₀ in [1e-8, 1e2], t in [1e-3, 1e3], τ in [1e-2, 1e2]) within 10·rtol (a contracting flow "
+       "keeps a run's global error within a few step tolerances), and the D = 3 and D = 4 implicit solutions at 1000 "
+       "points each (s in [1e-2, 1e2], u₀/s in [1e-8, 1/2], u(t)/s up to 1 − 1e-6, τ in [1e-2, 1e2]) within "
+       "10·rtol·max(1, (u/u₀)^{1−2/D}) (each step's relative error rtol, carried along the growth phase by the flow's "
+       "(f(u)/u)/(f(u₀)/u₀) <= (u/u₀)^{1−2/D}).", "identity")
+def symbolic_deep_mode():
+    s, u0, tau, A = sp.symbols("s u_0 tau A", **_POSITIVE)
+    t = sp.Symbol("t", nonnegative=True)
+    D = sp.Symbol("D", positive=True, integer=True)
+    a = sp.Function("a")(t)
+    chain = sp.diff(a ** D, t).subs(sp.Derivative(a, t), a ** (D - 1) * (s - a ** D) / tau)
+    a1, a2, a3 = sp.symbols("a_1 a_2 a_3", real=True)
+    energy = (s - a1 * a2 * a3) ** 2 / (2 * tau)
+    mode = sp.Function("u")
+    explicit = sp.dsolve(sp.Eq(tau * mode(t).diff(t), s - mode(t)), mode(t), ics={mode(0): u0}).rhs
+    checks = [residual_zero(-sp.diff(energy, a1) - (s - a1 * a2 * a3) * a2 * a3 / tau, "chain gradient, D = 3"),
+              residual_zero((-sp.diff(energy, a1)).subs({a1: A, a2: A, a3: A}) - A ** 2 * (s - A ** 3) / tau,
+                            "at equal weights, a^{D−1}(s − a^D)/τ, D = 3"),
+              residual_zero((chain - D * (a ** D) ** (2 - 2 / D) * (s - a ** D) / tau).subs(a, A),
+                            "τP' = D P^{2−2/D}(s − P) for P = a^D"),
+              residual_zero(explicit - (s + (u0 - s) * sp.exp(-t / tau)), "D = 1: dsolve")]
+    for depth in (3, 4):
+        # dT/dv = (dT/du)(du/dv) = τ D v^{D−1}/(D v^{2D−2}(s − v^D)) with u = v^D, s = c^D
+        times, c, v, tau_ = _deep_times(depth)
+        checks.append(residual_zero(sp.diff(times, v) - tau_ * v ** (depth - 1) / (v ** (2 * depth - 2)
+                                                                                  * (c ** depth - v ** depth)),
+                                    f"∂T_D/∂u, D = {depth}"))
+    points = spread([(1e-2, 1e2, "log"), (1e-8, 1e2, "log"), (1e-3, 1e3, "log"), (1e-2, 1e2, "log")], 1000)
+    checks.append(library_against_symbols(
+        explicit, (s, u0, t, tau),
+        lambda a_, b_, c_, d_: float(ln.deep_mode_strength([0.0, c_], a_, b_, 1, tau=d_, rtol=_DEEP_RTOL,
+                                                           atol=_DEEP_RTOL * min(a_, b_))[1]),
+        points, 10 * _DEEP_RTOL, "deep_mode_strength, D = 1"))
+    implicit_points = spread([(1e-2, 1e2, "log"), (1e-8, 0.5, "log"), (0.0, 1.0, "linear"), (1e-2, 1e2, "log")], 1000)
+    checks += [_deep_against_implicit(depth, implicit_points) for depth in (3, 4)]
+    return Check.all_of(checks)
+
+
+@claim("linear_networks.symbolic_network_weights",
+       "Saxe et al. 2014 (learning from small random weights); Pezeshki (thesis), Eqs 2.2.5–2.2.10",
+       "sympy: near W = 0 the mode-basis flow (2.2.9–10) of a mode with connectivity vectors a, b in R² is "
+       "τa' = s b, τb' = s a, solved by a, b = ((a₀ + b₀)e^{st/τ} ± (a₀ − b₀)e^{−st/τ})/2, whose strength u = a·b = "
+       "(|a₀ + b₀|²e^{2st/τ} − |a₀ − b₀|²e^{−2st/τ})/4 grows as u_eff e^{2st/τ} with u_eff = |a₀ + b₀|²/4, the "
+       "initial growth u₀e^{2st/τ} of the sigmoid (2.2.22) at u₀ = u_eff (first order in u₀); and along the full flow "
+       "(2.2.5–6) the time derivative of W21W21ᵀ − W32ᵀW32 vanishes for any Σ31 and Σ11 (as matrix symbols, and "
+       "entry by entry for N1 = 3, N2 = 2, N3 = 2; residuals 0). effective_initial_strength (U = V = 1, N2 = 2) equals "
+       "|a₀ + b₀|²/4 at 30 digits at 1000 points (entries of either sign with magnitudes in [1e-6, 1e6]) within 4ε "
+       "(exact inputs: each sum, square and the sum of squares round once), and two entries of conserved_gram "
+       "(N1 = N3 = 1, N2 = 2) equal a_i a_j − b_i b_j within ε(1 + (|a_i a_j| + |b_i b_j|)/|a_i a_j − b_i b_j|) "
+       "(two rounded products and their difference).", "identity")
+def symbolic_network_weights():
+    s, tau, u0 = sp.symbols("s tau u_0", **_POSITIVE)
+    t = sp.Symbol("t", nonnegative=True)
+    a0 = sp.Matrix(sp.symbols("a_1 a_2", real=True))
+    b0 = sp.Matrix(sp.symbols("b_1 b_2", real=True))
+    grow, decay = sp.exp(s * t / tau), sp.exp(-s * t / tau)
+    a = ((a0 + b0) * grow + (a0 - b0) * decay) / 2
+    b = ((a0 + b0) * grow - (a0 - b0) * decay) / 2
+    strength = sp.expand(a.dot(b))
+    effective = (a0 + b0).dot(a0 + b0) / 4
+    E = sp.Symbol("E", positive=True)  # e^{st/τ}
+    e = sp.exp(2 * s * t / tau)
+    sigmoid = s * e / (e - 1 + s / u0)
+    checks = [residual_zero((tau * a.diff(t) - s * b).norm() ** 2, "τa' = s b"),
+              residual_zero((tau * b.diff(t) - s * a).norm() ** 2, "τb' = s a"),
+              residual_zero((a.subs(t, 0) - a0).norm() ** 2 + (b.subs(t, 0) - b0).norm() ** 2, "a(0), b(0)"),
+              residual_zero(strength - (effective * e - (a0 - b0).dot(a0 - b0) * sp.exp(-2 * s * t / tau) / 4),
+                            "u = (|a₀+b₀|²e^{2st/τ} − |a₀−b₀|²e^{−2st/τ})/4"),
+              residual_zero(sp.expand(strength.subs(t, tau * sp.log(E) / s)).coeff(E, 2) - effective,
+                            "coefficient of e^{2st/τ} = |a₀ + b₀|²/4"),
+              residual_zero(sp.series(sigmoid, u0, 0, 2).removeO() - u0 * e, "sigmoid = u₀e^{2st/τ} + O(u₀²) (series)")]
+    # The conserved Gram matrix along (2.2.5–6): as matrix symbols (any sizes), and entry by entry.
+    n1, n2, n3 = 3, 2, 2
+    W21, W32 = sp.MatrixSymbol("W21", n2, n1), sp.MatrixSymbol("W32", n3, n2)
+    S31, S11 = sp.MatrixSymbol("Sigma31", n3, n1), sp.MatrixSymbol("Sigma11", n1, n1)
+    error = S31 - W32 * W21 * S11
+    d21, d32 = W32.T * error / tau, error * W21.T / tau
+    checks.append(residual_zero(sp.expand(d21 * W21.T + W21 * d21.T - d32.T * W32 - W32.T * d32).as_explicit()
+                                .norm() ** 2, "d/dt(W21W21ᵀ − W32ᵀW32), matrix symbols"))
+    A = sp.Matrix(n2, n1, lambda i, j: sp.Function(f"w21_{i}{j}")(t))
+    B = sp.Matrix(n3, n2, lambda i, j: sp.Function(f"w32_{i}{j}")(t))
+    C = sp.Matrix(n3, n1, lambda i, j: sp.Symbol(f"c_{i}{j}"))
+    Q = sp.Matrix(n1, n1, lambda i, j: sp.Symbol(f"q_{i}{j}"))
+    gap31 = C - B * A * Q
+    flow = {**{sp.Derivative(A[i, j], t): (B.T * gap31)[i, j] / tau for i in range(n2) for j in range(n1)},
+            **{sp.Derivative(B[i, j], t): (gap31 * A.T)[i, j] / tau for i in range(n3) for j in range(n2)}}
+    gram_rate = (A * A.T - B.T * B).diff(t).subs(flow)
+    checks.append(residual_zero(sp.expand(gram_rate).norm() ** 2, "d/dt(W21W21ᵀ − W32ᵀW32), N1 = 3, N2 = 2, N3 = 2"))
+    # the library: one mode (U = V = 1), two hidden units
+    grid = spread([(1e-6, 1e6, "log")] * 4 + [(0.0, 1.0, "linear")] * 4, 1000)
+    entries = _signed(grid[:, :4], grid[:, 4:])
+    one = np.ones((1, 1))
+
+    def weights(a1, a2, b1, b2):
+        return np.array([[a1], [a2]]), np.array([[b1, b2]])
+
+    symbols = list(a0) + list(b0)
+    checks.append(library_against_symbols(
+        effective, symbols, lambda *w: float(ln.effective_initial_strength(*weights(*w), one, one)[0]), entries,
+        4 * EPS, "effective_initial_strength"))
+
+    def gram_bound(i, j):
+        def bound(*w):
+            p, q = w[i] * w[j], w[2 + i] * w[2 + j]
+            return EPS * (1 + (abs(p) + abs(q)) / abs(p - q))
+        return bound
+
+    for i, j in ((0, 0), (0, 1)):
+        checks.append(library_against_symbols(
+            a0[i] * a0[j] - b0[i] * b0[j], symbols,
+            lambda *w, i=i, j=j: float(ln.conserved_gram(*weights(*w))[i, j]), entries, gram_bound(i, j),
+            f"conserved_gram[{i}, {j}]"))
+    return Check.all_of(checks)
+
+
+def _one_by_one(x, teacher, initial, noise):
+    """The student instance N = P = 1: X = [[x]], w̄, w(0) and ε given (λ = x², V and U the signs of its SVD)."""
+    return ln.student_instance([[x]], [teacher], [noise], [initial], noise_std=1.0)
+
+
+@claim("linear_networks.symbolic_student_solutions",
+       "Advani & Saxe 2017; Pezeshki (thesis), Eqs 2.3.5, 2.3.13 (and its discrete analogue), 2.3.29",
+       "sympy, for one feature and one example (X = x, y = w̄x + ε, λ = x²): dsolve of the flow (2.3.5) τw' = "
+       "(y − wx)x from w₀ is (2.3.13), w̄ − (w̄ − w₀)e^{−λt/τ} + (ε/x)(1 − e^{−λt/τ}); w_k = w* + (w₀ − w*)(1 − ηλ)^k "
+       "with w* = w̄ + ε/x solves the GD step w_{k+1} = w_k + η(y − w_k x)x with w_0 = w₀; and ||y − w(t)x||² is "
+       "(2.3.29), (√λ(z̄ − z₀) + ε̃)²e^{−2λt/τ} = (x(w̄ − w₀) + ε)²e^{−2λt/τ} (residuals 0). student_weights, "
+       "student_weights_gd and training_error on that instance equal the sympy forms at 30 digits at 1000 points each "
+       "(x, w̄, w₀, ε of either sign, |x| in [1e-2, 1e2], the others in [1e-3, 1e3], t in [1e-3, 1e3], τ in "
+       "[1e-2, 1e2], for E_t where 2λt/τ < 600 so that it is a normal double; k in [1, 1e4] and ηλ in [1e-6, 1.9], "
+       "overshooting modes included) within 8ε(|w̄| + |w̄ − w₀||d|κ + |ε/x|(|1 − d| + |d|κ))/|w| (the round-off of "
+       "each term of (2.3.13) over the value: d = e^{−λt/τ} with κ = 1 + λt/τ from its argument, or d = (1 − ηλ)^k "
+       "with κ = 1 + k(ηλ/|1 − ηλ| + |ln|1 − ηλ||)), and 8ε(1 + 2λt/τ + 2(|x(w̄ − w₀)| + |ε|)/|x(w̄ − w₀) + ε|) "
+       "(the exponential and the cancelling amplitude).", "identity")
+def symbolic_student_solutions():
+    x, teacher, initial, noise, eta = sp.symbols("x wbar w_0 epsilon eta", real=True)
+    tau = sp.Symbol("tau", positive=True)
+    t = sp.Symbol("t", nonnegative=True)
+    k = sp.Symbol("k", integer=True, nonnegative=True)
+    lam = x ** 2
+    y = teacher * x + noise
+    decay = sp.exp(-lam * t / tau)
+    flow_solution = teacher - (teacher - initial) * decay + noise / x * (1 - decay)
+    w = sp.Function("w")
+    solved = sp.dsolve(sp.Eq(tau * w(t).diff(t), (y - w(t) * x) * x), w(t), ics={w(0): initial}).rhs
+    fixed = teacher + noise / x
+    gd = fixed + (initial - fixed) * (1 - eta * lam) ** k
+    training = (x * (teacher - initial) + noise) ** 2 * sp.exp(-2 * lam * t / tau)
+    checks = [residual_zero(solved - flow_solution, "dsolve of τw' = (y − wx)x is (2.3.13)"),
+              residual_zero(gd.subs(k, k + 1) - (gd + eta * (y - gd * x) * x), "GD step"),
+              residual_zero(gd.subs(k, 0) - initial, "w_0 = w₀"),
+              residual_zero((y - flow_solution * x) ** 2 - training, "||y − w(t)x||² = (2.3.29)")]
+    grid = spread([(1e-2, 1e2, "log"), (1e-3, 1e3, "log"), (1e-3, 1e3, "log"), (1e-3, 1e3, "log"),
+                   (1e-3, 1e3, "log"), (1e-2, 1e2, "log")] + [(0.0, 1.0, "linear")] * 4, 2000)
+    signed = _signed(grid[:, :4], grid[:, 6:])
+    points = np.column_stack([signed, grid[:, 4:6]])  # x, w̄, w₀, ε, t, τ
+    # E_t as a normal double: e^{−2λt/τ} above 1e-260
+    normal = points[2 * points[:, 0] ** 2 * points[:, 4] / points[:, 5] < 600]
+    points = points[:1000]
+
+    def flow_bound(x_, wb, w0, e_, t_, tau_):
+        rate = x_ * x_ * t_ / tau_
+        d = math.exp(-rate)
+        w_ = wb - (wb - w0) * d + e_ / x_ * (1 - d)
+        return 8 * EPS * (abs(wb) + abs(wb - w0) * d * (1 + rate) + abs(e_ / x_) * ((1 - d) + d * (1 + rate))) / abs(w_)
+
+    def training_bound(x_, wb, w0, e_, t_, tau_):
+        amplitude = x_ * (wb - w0)
+        return 8 * EPS * (1 + 2 * x_ * x_ * t_ / tau_ + 2 * (abs(amplitude) + abs(e_)) / abs(amplitude + e_))
+
+    symbols = (x, teacher, initial, noise, t, tau)
+    checks += [library_against_symbols(flow_solution, symbols,
+                                       lambda x_, wb, w0, e_, t_, tau_: float(ln.student_weights(
+                                           _one_by_one(x_, wb, w0, e_), t_, tau=tau_)[0, 0]),
+                                       points, flow_bound, "student_weights"),
+               library_against_symbols(training, symbols,
+                                       lambda x_, wb, w0, e_, t_, tau_: float(ln.training_error(
+                                           _one_by_one(x_, wb, w0, e_), t_, tau=tau_)[0]),
+                                       normal[:1000], training_bound, "training_error")]
+    # GD: k in [1, 1e4] and ηλ in [1e-6, 1.9] (η = ηλ/x²)
+    grid = spread([(1e-2, 1e2, "log"), (1e-3, 1e3, "log"), (1e-3, 1e3, "log"), (1e-3, 1e3, "log"),
+                   (1.0, 1e4, "log"), (1e-6, 1.9, "log")] + [(0.0, 1.0, "linear")] * 4, 1000)
+    signed = _signed(grid[:, :4], grid[:, 6:])
+    gd_points = np.column_stack([signed, np.rint(grid[:, 4]), grid[:, 5] / signed[:, 0] ** 2])  # x, w̄, w₀, ε, k, η
+
+    def gd_bound(x_, wb, w0, e_, k_, eta_):
+        r = eta_ * x_ * x_
+        d = (1 - r) ** k_
+        kappa = 1 + k_ * (r / abs(1 - r) + abs(math.log(abs(1 - r))))
+        w_ = wb - (wb - w0) * d + e_ / x_ * (1 - d)
+        terms = abs(wb) + abs(wb - w0) * abs(d) * kappa + abs(e_ / x_) * (abs(1 - d) + abs(d) * kappa)
+        return 8 * EPS * terms / abs(w_)
+
+    checks.append(library_against_symbols(gd, (x, teacher, initial, noise, k, eta),
+                                          lambda x_, wb, w0, e_, k_, eta_: float(ln.student_weights_gd(
+                                              _one_by_one(x_, wb, w0, e_), int(k_), eta_)[0, 0]),
+                                          gd_points, gd_bound, "student_weights_gd"))
+    return Check.all_of(checks)
+
+
+def _mode_error_symbols():
+    """(e(λ, t), λ, t, τ, A, σ_ε², teacher, noise and init standard deviations): the per-mode expected error
+    A e^{−2λt/τ} + (σ_ε²/λ)(1 − e^{−λt/τ})² with A = σ_w̄² + σ_0²."""
+    lam, tau, sw, se, s0 = sp.symbols("lambda tau sigma_w sigma_epsilon sigma_0", **_POSITIVE)
+    t = sp.Symbol("t", nonnegative=True)
+    A, noise = sw ** 2 + s0 ** 2, se ** 2
+    error = A * sp.exp(-2 * lam * t / tau) + noise / lam * (1 - sp.exp(-lam * t / tau)) ** 2
+    return error, lam, t, tau, A, noise, sw, se, s0
+
+
+@claim("linear_networks.symbolic_expected_errors",
+       "Advani & Saxe 2017; Pezeshki (thesis), Eqs 2.3.13–2.3.14, 2.3.29",
+       "sympy.stats: with z̄ ~ N(0, σ_w̄²), z₀ ~ N(0, σ_0²) and ε̃ ~ N(0, σ_ε²) independent, the expectation of the "
+       "squared gap (z̄ − z(t))² of (2.3.13) is e(λ, t) = A e^{−2λt/τ} + (σ_ε²/λ)(1 − e^{−λt/τ})², A = σ_w̄² + σ_0², "
+       "whose λ → 0 limit is A (the frozen subspace), and the expectation of a mode's term "
+       "(√λ(z̄ − z₀) + ε̃)²e^{−2λt/τ} of (2.3.29) is (λA + σ_ε²)e^{−2λt/τ}, the integrand of E_t/P (residuals 0). "
+       "expected_generalization_error(t, [λ₁, λ₂, 0]) equals (e(λ₁, t) + e(λ₂, t) + A)/3 + σ_ε² (Eq 2.3.14 in "
+       "expectation) at 30 digits at 1000 points (t in [1e-4, 1e4], λ in [1e-4, 1e2], the standard deviations in "
+       "[1e-3, 1e3], τ in [1e-2, 1e2]) within 8ε(1 + Σᵢ wᵢ·2λᵢt/τ), wᵢ the share of A e^{−2λᵢt/τ} in the total "
+       "(a sum of positive terms, each a few roundings, the exponential carrying its argument's rounding times "
+       "2λt/τ).", "identity")
+def symbolic_expected_errors():
+    from sympy import stats
+
+    error, lam, t, tau, A, noise, sw, se, s0 = _mode_error_symbols()
+    teacher, initial, rotated = stats.Normal("zbar", 0, sw), stats.Normal("z0", 0, s0), stats.Normal("epsilon", 0, se)
+    decay = sp.exp(-lam * t / tau)
+    gap = (teacher - initial) * decay - rotated / sp.sqrt(lam) * (1 - decay)  # (2.3.13): z̄ − z(t)
+    training_term = (sp.sqrt(lam) * (teacher - initial) + rotated) ** 2 * sp.exp(-2 * lam * t / tau)
+    checks = [residual_zero(stats.E(sp.expand(gap ** 2)) - error, "E[(z̄ − z(t))²] = e(λ, t)"),
+              residual_zero(sp.limit(error, lam, 0) - A, "e(0⁺, t) = A"),
+              residual_zero(stats.E(sp.expand(training_term)) - (lam * A + noise) * sp.exp(-2 * lam * t / tau),
+                            "E[(√λ(z̄ − z₀) + ε̃)²]e^{−2λt/τ}")]
+    l1, l2 = sp.symbols("lambda_1 lambda_2", **_POSITIVE)
+    expected = (error.subs(lam, l1) + error.subs(lam, l2) + A) / 3 + noise
+    points = spread([(1e-4, 1e4, "log"), (1e-4, 1e2, "log"), (1e-4, 1e2, "log"), (1e-3, 1e3, "log"),
+                     (1e-3, 1e3, "log"), (1e-3, 1e3, "log"), (1e-2, 1e2, "log")], 1000)
+
+    def bound(t_, a, b, sw_, se_, s0_, tau_):
+        signal, noise_ = sw_ ** 2 + s0_ ** 2, se_ ** 2
+        terms = [signal * math.exp(-2 * r) for r in (a * t_ / tau_, b * t_ / tau_)]
+        total = (sum(terms) + noise_ / a * math.expm1(-a * t_ / tau_) ** 2
+                 + noise_ / b * math.expm1(-b * t_ / tau_) ** 2 + signal) / 3 + noise_
+        return 8 * EPS * (1 + sum(term / 3 / total * 2 * r * t_ / tau_ for term, r in zip(terms, (a, b))))
+
+    checks.append(library_against_symbols(
+        expected, (t, l1, l2, sw, se, s0, tau),
+        lambda t_, a, b, sw_, se_, s0_, tau_: ln.expected_generalization_error(
+            t_, [a, b, 0.0], teacher_std=sw_, noise_std=se_, init_std=s0_, tau=tau_),
+        points, bound, "expected_generalization_error"))
+    return Check.all_of(checks)
+
+
+@functools.lru_cache(maxsize=2)
+def _legendre_nodes(prec):
+    """96 Gauss–Legendre nodes and weights on [−1, 1] at ``prec`` bits (computed once: 0.3 s at 30 digits)."""
+    from mpmath.calculus.quadrature import GaussLegendre
+
+    return GaussLegendre(mpmath.mp).get_nodes(-1, 1, 6, prec)
+
+
+def _bulk_integrals(alpha, integrands):
+    """∫ρ_bulk(λ) f(λ) dλ for each f at the working precision (30 digits): in θ with λ = 1 + α − 2√α cos θ, where
+    ρ dλ = 2α sin²θ/(πλ) dθ has no endpoint singularity (see numerics.symbolic_mp_moments), by Gauss–Legendre with
+    96 nodes on each of the panels [0, π/64, π/8, π/2, π] (graded towards λ−, where e^{−λt} concentrates at large t;
+    it agrees with mpmath's adaptive tanh-sinh quadrature to 1e-30 on these integrands)."""
+    nodes = _legendre_nodes(mpmath.mp.prec)
+    root, edges = mpmath.sqrt(alpha), [mpmath.mpf(0), mpmath.pi / 64, mpmath.pi / 8, mpmath.pi / 2, mpmath.pi]
+    totals = [mpmath.mpf(0)] * len(integrands)
+    for a, b in zip(edges[:-1], edges[1:]):
+        half, middle = (b - a) / 2, (a + b) / 2
+        for x, w in nodes:
+            theta = middle + half * x
+            lam = 1 + alpha - 2 * root * mpmath.cos(theta)
+            weight = w * half * 2 * alpha * mpmath.sin(theta) ** 2 / (mpmath.pi * lam)
+            totals = [total + weight * f(lam) for total, f in zip(totals, integrands)]
+    return totals
+
+
+_STATIONARY_POINTS = 16
+
+
+@claim("linear_networks.symbolic_early_stopping",
+       "Advani & Saxe 2017 (early stopping); Pezeshki (thesis), Eqs 2.3.13–2.3.14, 2.3.30 (Sec. 2.3.3)",
+       "sympy: ∂e/∂t = 0 for the per-mode error e(λ, t) = A e^{−2λt/τ} + (σ_ε²/λ)(1 − e^{−λt/τ})² has the one root "
+       "t* = (τ/λ) ln(1 + λA/σ_ε²), where ∂²e/∂t² = 2λσ_ε⁴/(τ²(σ_ε² + λA)) > 0 and e(λ, t*) = Aσ_ε²/(σ_ε² + λA) "
+       "(residuals 0), t* → τA/σ_ε² as λ → 0 (limit), and ∂e/∂t = (2/τ)e^{−λt/τ}[σ_ε²(1 − e^{−λt/τ}) − λA "
+       "e^{−λt/τ}], the slope whose Marchenko–Pastur average optimal_stopping_time finds the root of. "
+       "per_mode_stopping_time and mode_bayes_error equal the sympy forms at 30 digits at 1000 points (λ in "
+       "[1e-6, 1e4], the standard deviations in [1e-3, 1e3], τ in [1e-2, 1e2]) within 8ε (a few roundings of positive "
+       "terms; log1p's condition λr/((1 + λr)ln(1 + λr)) is at most 1); and at "
+       f"{_STATIONARY_POINTS} points (α in [1e-3, 1e3], A/σ_ε² in [1e-2, 1e2], τ in [1e-2, 1e2]) the slope "
+       "|∫ρ_bulk ∂e/∂t dλ| at optimal_stopping_time's t_opt, integrated at 30 digits (Gauss–Legendre in θ), is at "
+       "most 1e-13 times the integral of its two terms' magnitudes, −2λA e^{−2λt/τ}/τ and 2σ_ε²(1 − e^{−λt/τ})"
+       "e^{−λt/τ}/τ (the documented relative accuracy of the Marchenko–Pastur quadrature the library's slope is "
+       "computed with; the implied relative error of t_opt, |slope|/(|slope'| t_opt), is reported). Each point is "
+       "three 30-digit quadratures of 384 nodes, so not 1000 of them.", "identity")
+def symbolic_early_stopping():
+    error, lam, t, tau, A, noise, sw, se, s0 = _mode_error_symbols()
+    slope = sp.diff(error, t)
+    roots = sp.solve(slope, t)
+    star = tau / lam * sp.log(1 + lam * A / noise)
+    bayes = A * noise / (noise + lam * A)
+    curvature = sp.diff(error, t, 2).subs(t, star)
+    checks = [Check.at_most(0.0 if len(roots) == 1 else math.inf, 0.0, f"one stationary time ({roots})"),
+              residual_zero(sp.expand_log(roots[0] - star, force=True), "t* = (τ/λ) ln(1 + λA/σ_ε²)"),
+              residual_zero(curvature - 2 * lam * noise ** 2 / (tau ** 2 * (noise + lam * A)),
+                            "∂²e/∂t² at t*"),
+              residual_zero(error.subs(t, star) - bayes, "e(λ, t*) = Aσ_ε²/(σ_ε² + λA)"),
+              residual_zero(sp.limit(star, lam, 0) - tau * A / noise, "t* → τA/σ_ε² as λ → 0"),
+              residual_zero(slope - 2 / tau * sp.exp(-lam * t / tau) * (noise * (1 - sp.exp(-lam * t / tau))
+                                                                       - lam * A * sp.exp(-lam * t / tau)),
+                            "∂e/∂t, the integrand of the slope")]
+    points = spread([(1e-6, 1e4, "log"), (1e-3, 1e3, "log"), (1e-3, 1e3, "log"), (1e-3, 1e3, "log"),
+                     (1e-2, 1e2, "log")], 1000)
+    checks += [library_against_symbols(star, (lam, sw, se, s0, tau),
+                                       lambda l_, sw_, se_, s0_, tau_: ln.per_mode_stopping_time(
+                                           l_, teacher_std=sw_, noise_std=se_, init_std=s0_, tau=tau_),
+                                       points, 8 * EPS, "per_mode_stopping_time"),
+               library_against_symbols(bayes, (lam, sw, se, s0),
+                                       lambda l_, sw_, se_, s0_: ln.mode_bayes_error(
+                                           l_, teacher_std=sw_, noise_std=se_, init_std=s0_),
+                                       points[:, :4], 8 * EPS, "mode_bayes_error")]
+    # The global stopping time: the MP-averaged slope vanishes there (σ_ε = 1, A = ratio, in units of τ).
+    lam_, ratio_ = sp.symbols("lambda r", **_POSITIVE)
+    x_ = sp.Symbol("t", nonnegative=True)
+    unit_error = error.subs({tau: 1, sw: sp.sqrt(ratio_), s0: 0, se: 1, lam: lam_, t: x_})
+    terms = sp.diff(unit_error, x_).as_ordered_terms()
+    slope_f = sp.lambdify((lam_, ratio_, x_), sp.diff(unit_error, x_), "mpmath")
+    curve_f = sp.lambdify((lam_, ratio_, x_), sp.diff(unit_error, x_, 2), "mpmath")
+    magnitude_f = sp.lambdify((lam_, ratio_, x_), sum(abs(term) for term in terms), "mpmath")
+    worst, implied = 0.0, 0.0
+    with mpmath.workdps(30):
+        for alpha, ratio, tau_ in spread([(1e-3, 1e3, "log"), (1e-2, 1e2, "log"), (1e-2, 1e2, "log")],
+                                         _STATIONARY_POINTS):
+            t_opt = ln.optimal_stopping_time(alpha, teacher_std=math.sqrt(ratio), noise_std=1.0, tau=tau_) / tau_
+            a, r, x = (mpmath.mpf(v) for v in (alpha, ratio, t_opt))
+            s_, c_, m_ = _bulk_integrals(a, [lambda l_, f=f: f(l_, r, x) for f in (slope_f, curve_f, magnitude_f)])
+            worst = max(worst, float(abs(s_) / m_))
+            implied = max(implied, float(abs(s_ / c_) / x))
+    checks.append(Check.at_most(worst, 1e-13, f"optimal_stopping_time: |∫ρ ∂e/∂t| / ∫ρ |terms| at t_opt, worst "
+                                              f"{worst:.1e} over {_STATIONARY_POINTS} points (implied relative error "
+                                              f"of t_opt {implied:.1e})"))
+    return Check.all_of(checks)
+
+
+def _mp_inverse_moment(inside_pole):
+    """∫ρ_bulk(λ)/λ dλ of the Marchenko–Pastur law at α = a², by residues: with z = e^{iθ}, λ = 1 + a² − a(z + 1/z)
+    and ρ dλ = 2a² sin²θ/(πλ) dθ, the integral over θ in [0, π] is half the contour integral of a rational function
+    over |z| = 1, πi times the residues inside: at z = 0 and at z = a (a < 1) or z = 1/a (a > 1)."""
+    z, a = sp.Symbol("z"), sp.Symbol("a", positive=True)
+    lam = 1 + a ** 2 - a * (z + 1 / z)
+    integrand = sp.cancel(2 * a ** 2 * (-(z - 1 / z) ** 2 / 4) / (sp.pi * lam ** 2) / (sp.I * z))
+    denominator = sp.fraction(integrand)[1]
+
+    def residue(pole, order):
+        return sp.cancel(sp.diff(sp.cancel((z - pole) ** order * integrand), z, order - 1).subs(z, pole)
+                         / sp.factorial(order - 1))
+
+    at_zero = next(m for m in range(1, 8) if sp.cancel(denominator / z ** m).subs(z, 0) != 0)
+    pole = a if inside_pole == "a" else 1 / a
+    return sp.factor(sp.cancel(sp.pi * sp.I * (residue(0, at_zero) + residue(pole, 2)))), a
+
+
+@claim("linear_networks.symbolic_asymptotes",
+       "Advani & Saxe 2017 (the long-time errors and the overtraining peak at α = 1); Pezeshki (thesis), "
+       "Eqs 2.3.13–2.3.14, 2.3.29–2.3.30 (Sec. 2.3.3)",
+       "sympy: the per-mode error tends to σ_ε²/λ as t → ∞ and the E_t integrand to 0 (limits); the Marchenko–Pastur "
+       "bulk has ∫ρ/λ dλ = α/(1 − α) for α < 1 and 1/(α − 1) for α > 1 (residues at z = 0 and at the pole inside "
+       "|z| = 1), so that E_g(∞) = σ_ε² ∫ρ/λ + (1 − α)⁺A + σ_ε² is (1 − α)A + σ_ε²α/(1 − α) + σ_ε² (α < 1) and "
+       "σ_ε²α/(α − 1) (α > 1), and E_t(∞)/P = σ_ε²(P − N)/P = σ_ε²(1 − 1/α) for P = αN > N (residuals 0); at α = 1, "
+       "√λ ρ(λ) → 1/π as λ → 0 and, integrating by parts (boundary terms 0 in the limits), C = (1/π)∫₀^∞ "
+       "x^{−3/2}(1 − e^{−x})² dx = 2(2 − √2)/√π (residual 0). asymptotic_errors equals the sympy forms at 30 digits at "
+       "1000 points each side of α = 1 (α in [1e-4, 0.999] and [1.001, 1e4], the standard deviations in [1e-3, 1e3]) "
+       "within 8ε (a few roundings of positive terms; the inputs are exact, so α − 1 and 1 − α round at most once) "
+       "for E_g and "
+       "4ε(1 + 1/|α − 1|) for E_t (1 − 1/α cancels as α → 1), and SQRT_GROWTH_CONSTANT equals C within 4ε.", "limit")
+def symbolic_asymptotes():
+    error, lam, t, tau, A, noise, sw, se, s0 = _mode_error_symbols()
+    training = (lam * A + noise) * sp.exp(-2 * lam * t / tau)
+    below, a = _mp_inverse_moment("a")
+    above, _ = _mp_inverse_moment("1/a")
+    alpha = sp.Symbol("alpha", positive=True)
+    n = sp.Symbol("N", positive=True)
+    eg_below = (1 - alpha) * A + noise * alpha / (1 - alpha) + noise
+    eg_above = noise * alpha / (alpha - 1)
+    lam_ = sp.Symbol("lambda", positive=True)
+    density_one = sp.sqrt((4 - lam_) * lam_) / (2 * sp.pi * lam_)  # α = 1
+    x = sp.Symbol("x", positive=True)
+    rise = (1 - sp.exp(-x)) ** 2
+    boundary = -2 * x ** sp.Rational(-1, 2) * rise  # ∫x^{-3/2}f = [−2x^{-1/2}f] + 2∫x^{-1/2}f'
+    by_parts = 2 * sp.integrate(sp.expand(x ** sp.Rational(-1, 2) * sp.diff(rise, x)), (x, 0, sp.oo))
+    constant = 2 * (2 - sp.sqrt(2)) / sp.sqrt(sp.pi)
+    checks = [residual_zero(sp.limit(error, t, sp.oo) - noise / lam, "e(λ, ∞) = σ_ε²/λ"),
+              residual_zero(sp.limit(training, t, sp.oo), "E_t integrand → 0"),
+              residual_zero(below.subs(a, sp.sqrt(alpha)) - alpha / (1 - alpha), "∫ρ/λ, α < 1"),
+              residual_zero(above.subs(a, sp.sqrt(alpha)) - 1 / (alpha - 1), "∫ρ/λ, α > 1"),
+              residual_zero(noise * below.subs(a, sp.sqrt(alpha)) + (1 - alpha) * A + noise - eg_below,
+                            "E_g(∞) = σ_ε²∫ρ/λ + (1 − α)A + σ_ε², α < 1"),
+              residual_zero(noise * above.subs(a, sp.sqrt(alpha)) + noise - eg_above,
+                            "E_g(∞) = σ_ε²∫ρ/λ + σ_ε², α > 1"),
+              residual_zero(noise * (alpha * n - n) / (alpha * n) - noise * (1 - 1 / alpha), "E_t(∞)/P, α > 1"),
+              residual_zero(sp.limit(sp.sqrt(lam_) * density_one, lam_, 0) - 1 / sp.pi, "√λ ρ → 1/π at α = 1"),
+              residual_zero(sp.limit(boundary, x, 0) + sp.limit(boundary, x, sp.oo), "boundary terms"),
+              residual_zero(by_parts / sp.pi - constant, "C = 2(2 − √2)/√π")]
+    grid = spread([(0.0, 1.0, "linear"), (1e-3, 1e3, "log"), (1e-3, 1e3, "log"), (1e-3, 1e3, "log")], 1000)
+    low = np.exp(np.log(1e-4) + grid[:, 0] * (np.log(0.999) - np.log(1e-4)))
+    high = np.exp(np.log(1.001) + grid[:, 0] * (np.log(1e4) - np.log(1.001)))
+    symbols = (alpha, sw, se, s0)
+
+    def field(i):
+        return lambda a_, sw_, se_, s0_: ln.asymptotic_errors(a_, teacher_std=sw_, noise_std=se_, init_std=s0_)[i]
+
+    for side, alphas, eg in (("α < 1", low, eg_below), ("α > 1", high, eg_above)):
+        points = np.column_stack([alphas, grid[:, 1:]])
+        checks.append(library_against_symbols(eg, symbols, field(0), points, 8 * EPS, f"E_g(∞), {side}"))
+    points = np.column_stack([high, grid[:, 1:]])
+    checks.append(library_against_symbols(noise * (1 - 1 / alpha), symbols, field(1), points,
+                                          lambda a_, *rest: 4 * EPS * (1 + 1 / abs(a_ - 1)), "E_t(∞)/P, α > 1"))
+    with mpmath.workdps(30):
+        reference = sp.lambdify((), constant, "mpmath")()
+        gap = float(abs((mpmath.mpf(ln.SQRT_GROWTH_CONSTANT) - reference) / reference))
+    checks.append(Check.at_most(gap / (4 * EPS), 1.0, f"SQRT_GROWTH_CONSTANT: relative error {gap:.1e}"))
+    return Check.all_of(checks)
+
+
+# Plausible slips the symbolic claims catch (planted in a copy of the library by tests/test_mutations.py).
+# The often-quoted (1/s) ln(s/u₀) form of the half time, without the 2 of the balanced flow τu' = 2u(s − u):
+planted_bug("linear_networks: half_learning_time without the 2 of 2s (the often-quoted (τ/s) ln form)",
+            "dynamics/linear_networks/_modes.py",
+            "t_half = tau / (2.0 * s_b) * (np.log(s_b - u0_b) - np.log(u0_b))",
+            "t_half = tau / s_b * (np.log(s_b - u0_b) - np.log(u0_b))", ("linear_networks.symbolic_learning_times",))
+planted_bug("linear_networks: effective_initial_strength divides |a + b|² by 2, not 4",
+            "dynamics/linear_networks/_network.py", "return np.sum((a[:m] + b[:m]) ** 2, axis=1) / 4.0",
+            "return np.sum((a[:m] + b[:m]) ** 2, axis=1) / 2.0", ("linear_networks.symbolic_network_weights",))
+# Only modes with 1 < ηλ < 2 overshoot; the discrete-GD claims elsewhere use small steps and never meet them.
+planted_bug("linear_networks: student_weights_gd gives an overshooting mode the wrong sign of (1 − ηλ)^k",
+            "dynamics/linear_networks/_student.py", "overshoot = np.where(steps_ % 2 == 1, -1.0, 1.0)",
+            "overshoot = np.where(steps_ % 2 == 0, -1.0, 1.0)", ("linear_networks.symbolic_student_solutions",))
+planted_bug("linear_networks: the deep mode ODE drops its factor D", "dynamics/linear_networks/_kernels.py",
+            "out[0] = depth * abs(u) ** (2.0 - 2.0 / depth) * (s - u) / tau",
+            "out[0] = abs(u) ** (2.0 - 2.0 / depth) * (s - u) / tau", ("linear_networks.symbolic_deep_mode",))

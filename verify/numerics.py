@@ -433,7 +433,8 @@ def _count_within(count, draws, probability, what, tail=1e-6):
                          f"at tail {tail:g})")
 
 
-@claim("numerics.verifier_rate_check", "the verifier's rate check (Check.rate; Student 1908 for the t law)",
+@claim("numerics.verifier_rate_check", "derived in this project: the verifier's rate check (Check.rate) against "
+       "Student's t law",
        "Check.rate rejects a true rate at its level and a wrong one at the rate the non-central t law predicts: over "
        "2000 synthetic six-size ladders with slope −1 and Gaussian log-noise of sd 0.1, the rejections at level 0.01 "
        "are Binomial(2000, 0.01); over 1000 ladders with slope −0.8 (5.8 standard errors off), the acceptances at "
@@ -461,7 +462,8 @@ def verifier_rate_check(run):
                                                                         f"{1 - accept_wrong:.3f})")] + coverage)
 
 
-@claim("numerics.verifier_paired_bound", "the verifier's paired bound (paired_bound; Student 1908)",
+@claim("numerics.verifier_paired_bound", "derived in this project: the verifier's paired bound (paired_bound) "
+       "against Student's t law",
        "paired_bound's one-sided lower bound at level 0.05 lies above the true mean in 5% of samples: over 20000 "
        "synthetic samples of 8 Gaussian paired differences (mean 0.3, sd 1), the count above is Binomial(20000, "
        "0.05), held to its interval at tail 1e-6 (±0.75 points of a percent); the returned mean and standard error "
@@ -479,7 +481,8 @@ def verifier_paired_bound(run):
                          Check.at_most(moments, 1e-12, f"mean and standard error against numpy: {moments:.1e}")])
 
 
-@claim("numerics.verifier_family_wise_quantiles", "the verifier's Bonferroni quantiles (family_wise_z, family_wise_t)",
+@claim("numerics.verifier_family_wise_quantiles", "derived in this project: the verifier's Bonferroni quantiles "
+       "(family_wise_z, family_wise_t)",
        "family_wise_z(m, level) and family_wise_t(m, dof, level) are the two-sided Bonferroni quantiles: the upper "
        "tail of the standard normal (mpmath erfc) and of Student's t (mpmath's regularised incomplete beta, "
        "P(T > t) = I_{ν/(ν+t²)}(ν/2, 1/2)/2) at the returned value equals level/(2m) to 1e-9 relative, for m in "
@@ -513,3 +516,244 @@ planted_bug("the paired bound's standard error divides by n, not n - 1", "verify
 planted_bug("the family-wise normal quantile one-sided", "verify/registry.py",
             "    return -NormalDist().inv_cdf(0.5 * level / m)", "    return -NormalDist().inv_cdf(level / m)",
             ("numerics.verifier_family_wise_quantiles",))
+
+
+# ------------------------------------------------------------------------------------------------------ symbolic claims
+# Closed forms of the numerics core against the relations they solve, simplified by sympy (verify/symbolic.py), and
+# the library against the sympy (or exact rational) values at 30 digits at 1000 points or more, each within a bound
+# derived from its formula's conditioning in units of ε = 2^-52:
+#   lambertw (its branch-point series, Halley and log-Newton steps)      -> symbolic_lambertw
+#   mp_integrate / mp_quadrature (the θ substitution, moments k = −1..3) -> symbolic_mp_moments
+#   log_binom_pmf, binom_sf, binom_cdf, log_binom_sf, normal_logcdf's
+#   asymptotic series, sigmoid                                          -> symbolic_special_functions
+# Covered before, not repeated: mp_density over its whole domain and mp_cdf (mp_over_its_domain, against mpmath),
+# the bulk's mass and mean at five α (mp_quadrature), W e^W = x in ulps and W against SciPy (lambertw_*), Φ, φ and
+# Φ⁻¹ against mpmath (normal_tails). Not covered, and why: the ODE integrators, Newton's method, the linear algebra
+# and the random streams have no closed form (their orders, tolerances and agreement with LAPACK are the claims
+# above); normal_ppf is Acklam's rational start refined by Halley steps on erfc, a root, checked against SciPy.
+from .symbolic import library_against_symbols, residual_zero, spread  # noqa: E402
+
+sp = lazy_module("sympy")
+EPS = float(np.finfo(float).eps)
+
+
+@claim("numerics.symbolic_lambertw", LAMBERT + "; Corless et al. 1996 (the branch-point series and Halley's method)",
+       "sympy: with x = (p²/2 − 1)/e (p = ±sqrt(2(ex + 1)), + on branch 0, − on branch −1), the library's starting "
+       "series W = −1 + p − p²/3 + (11/72)p³ − (43/540)p⁴ + (769/17280)p⁵ has W e^W − x = O(p⁶) (series residual 0 "
+       "to order 6), its update w − f/(e^w(w+1) − (w+2)f/(2w+2)), f = w e^w − x, is Halley's w − 2ff'/(2f'² − ff''), "
+       "its log-space step for |x| beyond 1e±300 is Newton's on g = w + ln|w| − ln|x| (g' = 1 + 1/w, and e^g = "
+       "w e^w/x), and W' = W/(x(1 + W)) (residuals 0). lambertw equals sympy's LambertW evaluated by mpmath at 30 "
+       "digits at 1000 points on branch 0 (x + 1/e in [1e-16, 1e300]) and 1000 on branch −1 (x + 1/e in [1e-16, "
+       "0.1] and −x in [1e-300, 0.27]), within 4ε(1 + 1/|1 + W|): the relative condition of W in x is "
+       "1/|1 + W|, and the residual w e^w − x rounds at ε|x| (the double nearest −1/e, mapped to −1 by design and "
+       "checked in lambertw_vs_scipy, lies 1.2e-17 outside the real domain and is left out).", "identity")
+def symbolic_lambertw():
+    p, w, x = sp.Symbol("p", real=True), sp.Symbol("w", positive=True), sp.Symbol("x", positive=True)
+    series = (-1 + p - p ** 2 / 3 + sp.Rational(11, 72) * p ** 3 - sp.Rational(43, 540) * p ** 4
+              + sp.Rational(769, 17280) * p ** 5)
+    f = w * sp.exp(w) - x
+    f1, f2 = sp.diff(f, w), sp.diff(f, w, 2)
+    library_step = w - f / (sp.exp(w) * (w + 1) - (w + 2) * f / (2 * w + 2))
+    halley = w - 2 * f * f1 / (2 * f1 ** 2 - f * f2)
+    g = w + sp.log(w) - sp.log(x)
+    # W e^W − x = e^{−1}(W e^q − (p²/2 − 1)) with q = W + 1 = O(p): e^q to order 5 in q, the product to order 5 in p
+    q = series + 1
+    product = sp.expand(series * sum(q ** j / sp.factorial(j) for j in range(6)) - (p ** 2 / 2 - 1))
+    checks = [residual_zero(sum(product.coeff(p, i) * p ** i for i in range(6)),
+                            "W e^W − x = O(p⁶) for the branch-point series (Taylor coefficients of p⁰..p⁵)"),
+              residual_zero(library_step - halley, "the library's step is Halley's"),
+              residual_zero(sp.diff(g, w) - (1 + 1 / w), "g' = 1 + 1/w"),
+              residual_zero(sp.exp(g) - w * sp.exp(w) / x, "e^g = w e^w/x"),
+              residual_zero(sp.diff(sp.LambertW(x), x) - sp.LambertW(x) / (x * (1 + sp.LambertW(x))),
+                            "W' = W/(x(1 + W))")]
+    y = sp.Symbol("y", real=True)
+    near = spread([(1e-16, 1e300, "log")], 1000)[:, 0] - nx.INV_E_HI
+    lower = np.concatenate([spread([(1e-16, 0.1, "log")], 500)[:, 0] - nx.INV_E_HI,
+                            -spread([(1e-300, 0.27, "log")], 500)[:, 0]])
+    for branch, points in ((0, near), (-1, lower)):
+        points = points[points > -nx.INV_E_HI][:, None]
+        checks.append(library_against_symbols(
+            sp.LambertW(y, branch), (y,), lambda v, branch=branch: nx.lambertw(v, branch), points,
+            lambda v, branch=branch: 4 * EPS * (1 + 1 / abs(1 + float(mpmath.lambertw(v, branch).real))),
+            f"lambertw, branch {branch}"))
+    return Check.all_of(checks)
+
+
+def _bulk_moment(k, below_one):
+    """∫ρ_bulk(λ) λ^k dλ (k <= 0) of the Marchenko–Pastur law (scale 1) at α = a², by residues: with z = e^{iθ} and
+    λ = 1 + a² − a(z + 1/z), ρ dλ = 2a² sin²θ/(πλ) dθ, and the integral over θ in [0, π] is half the contour integral
+    over |z| = 1 of a rational function, πi times its residues inside: at z = 0 and at z = a (a < 1) or z = 1/a
+    (a > 1), a pole of order 1 − k."""
+    z, a = sp.Symbol("z"), sp.Symbol("a", positive=True)
+    lam = 1 + a ** 2 - a * (z + 1 / z)
+    integrand = sp.cancel(2 * a ** 2 * (-(z - 1 / z) ** 2 / 4) * lam ** (k - 1) / sp.pi / (sp.I * z))
+    denominator = sp.fraction(integrand)[1]
+
+    def residue(pole, order):
+        return sp.cancel(sp.diff(sp.cancel((z - pole) ** order * integrand), z, order - 1).subs(z, pole)
+                         / sp.factorial(order - 1))
+
+    at_zero = next(m for m in range(12) if sp.cancel(denominator / z ** m).subs(z, 0) != 0)
+    total = (residue(0, at_zero) if at_zero else 0) + residue(a if below_one else 1 / a, 1 - k)
+    return sp.factor(sp.cancel(sp.pi * sp.I * total)), a
+
+
+_MOMENTS = {-1: ("α/(1 − α)", "1/(α − 1)"), 0: ("α", "1"), 1: ("α", "α"), 2: ("α(1 + α)", "α(1 + α)"),
+            3: ("α(1 + 3α + α²)", "α(1 + 3α + α²)")}
+
+
+@claim("numerics.symbolic_mp_moments",
+       "Pezeshki (thesis), Eq 2.3.30 (the Marchenko–Pastur law); Marchenko & Pastur 1967",
+       "sympy: λ = 1 + α − 2√α cos θ maps θ in [0, π] onto the bulk [(1 − √α)², (1 + √α)²] with "
+       "(λ₊ − λ)(λ − λ₋) = 4α sin²θ, so ρ dλ = 2α sin²θ/(πλ) dθ (the substitution mp_quadrature uses; residuals 0), "
+       "and "
+       "by residues of that rational function of z = e^{iθ} the bulk moments ∫ρλ^k dλ are, for α < 1 and α > 1: "
+       + "; ".join(f"k = {k}: {lo} and {hi}" for k, (lo, hi) in _MOMENTS.items()) +
+       " (residuals 0; k >= 1 integrated directly in θ), so the mass with the atom (1 − α)⁺ is 1 and the mean α. The "
+       "sums Σ w λ^k of mp_quadrature's nodes and weights (what mp_integrate returns for f = λ^k), k = −1..3, equal "
+       "them at 30 digits at 1000 α from 1e-8 to 1e8 within 4ε(1 + log₂n + (1 + |k − 1|)κ), n the number of nodes, "
+       "κ = (1 + α)/√α + 2√α/|1 − √α| the condition of the edges' rounding (λ₊ − λ₋ = 4√α formed as a difference "
+       "of the edges, λ₋ = (1 − √α)² from the rounded √α), which the weights carry once and λ^{k−1} |k − 1| times; "
+       "a sum of n "
+       "positive terms rounds within log₂n ε pairwise.", "identity")
+def symbolic_mp_moments():
+    theta, a = sp.Symbol("theta", positive=True), sp.Symbol("a", positive=True)
+    lam = 1 + a ** 2 - 2 * a * sp.cos(theta)
+    lower, upper = (1 - a) ** 2, (1 + a) ** 2
+    alpha = sp.Symbol("alpha", positive=True)
+    closed = {-1: (alpha / (1 - alpha), 1 / (alpha - 1)), 0: (alpha, sp.Integer(1)), 1: (alpha, alpha),
+              2: (alpha * (1 + alpha), alpha * (1 + alpha)), 3: (alpha * (1 + 3 * alpha + alpha ** 2),) * 2}
+    checks = [residual_zero(lam.subs(theta, 0) - lower, "λ(0) = λ₋"),
+              residual_zero(lam.subs(theta, sp.pi) - upper, "λ(π) = λ₊"),
+              residual_zero((upper - lam) * (lam - lower) - 4 * a ** 2 * sp.sin(theta) ** 2,
+                            "(λ₊ − λ)(λ − λ₋) = 4α sin²θ"),
+              residual_zero(2 * a * sp.sin(theta) / (2 * sp.pi * lam) * sp.diff(lam, theta)
+                            - 2 * a ** 2 * sp.sin(theta) ** 2 / (sp.pi * lam), "ρ dλ = 2α sin²θ/(πλ) dθ")]
+    for k, forms in closed.items():
+        if k >= 1:  # a polynomial in cos θ: sympy integrates it over [0, π] directly, for every α
+            density = sp.expand(2 * a ** 2 * sp.sin(theta) ** 2 * lam ** (k - 1) / sp.pi)
+            moment = sp.integrate(density, (theta, 0, sp.pi))
+            checks.append(residual_zero(moment - forms[0].subs(alpha, a ** 2), f"∫ρλ^{k}"))
+            continue
+        for below_one, form in zip((True, False), forms):
+            moment, a_ = _bulk_moment(k, below_one)
+            side = "α < 1" if below_one else "α > 1"
+            checks.append(residual_zero(moment - form.subs(alpha, a_ ** 2), f"∫ρλ^{k}, {side} (residues)"))
+    alphas = spread([(1e-8, 1e8, "log")], 1000)[:, 0]
+    evaluate = {k: [sp.lambdify(alpha, form, "mpmath") for form in forms] for k, forms in closed.items()}
+    worst, where = 0.0, None
+    with mpmath.workdps(30):
+        for value in alphas:
+            nodes, weights = nx.mp_quadrature(value)
+            root = math.sqrt(value)
+            kappa = (1 + value) / root + 2 * root / abs(1 - root)
+            for k, (below, above) in evaluate.items():
+                reference = (below if value < 1 else above)(mpmath.mpf(value))
+                got = float(nodes ** k @ weights)  # as mp_integrate sums its values
+                error = float(abs((mpmath.mpf(got) - reference) / reference))
+                ratio = error / (4 * EPS * (1 + math.log2(nodes.size) + (1 + abs(k - 1)) * kappa))
+                if not ratio <= worst:
+                    worst, where = ratio, (value, k)
+    checks.append(Check.at_most(worst, 1.0, f"mp_quadrature's Σ w λ^k: worst relative error / bound {worst:.2f} over "
+                                            f"{alphas.size} α × 5 moments (worst at α, k = {where})"))
+    return Check.all_of(checks)
+
+
+def _binomial_reference(k, n, p):
+    """(P(X = k), P(X >= k), P(X <= k)) for X ~ Binomial(n, p), exactly: the double p is m/d with d a power of 2, so
+    each pmf is the integer C(n, j) m^j (d − m)^{n−j} over d^n; the exact sums are taken to mpmath at the working
+    precision."""
+    m, d = p.as_integer_ratio()
+    pmf = [math.comb(n, j) * m ** j * (d - m) ** (n - j) for j in range(n + 1)]
+    scale = mpmath.mpf(d) ** n
+    return tuple(mpmath.mpf(v) / scale for v in (pmf[k], sum(pmf[k:]), sum(pmf[:k + 1])))
+
+
+@claim("numerics.symbolic_special_functions",
+       "Parascandolo et al. 2021, Prop. 2 (binomial keep probabilities, in log space); Abramowitz & Stegun 1964, "
+       "7.1.23 (the asymptotic series of erfc)",
+       "sympy: for every n <= 12 the pmf C(n,j)p^j(1 − p)^{n−j} sums to 1 and P(X <= k; p) = P(X >= n − k; 1 − p) "
+       "(binom_cdf's route) as polynomials in a symbolic p; the asymptotic series of √π y e^{y²} erfc(y) as y → ∞ is "
+       "1 − 1/(2y²) + 3/(4y⁴) − 15/(8y⁶) + 105/(16y⁸) + O(y^{−10}), so that log Φ(x) = −x²/2 − log(√(2π)|x|) + "
+       "log(1 − z + 3z² − 15z³ + 105z⁴) + O(z⁵), z = 1/x² (normal_logcdf below x = −30); and ½(1 + tanh(x/2)) = "
+       "1/(1 + e^{−x}) (sigmoid) (residuals 0). log_binom_pmf, binom_sf, binom_cdf and log_binom_sf equal exact "
+       "rational sums at 30 digits at 1000 points (n in [1, 60], k in [0, n], p in (1e-6, 1 − 1e-6) on a logit "
+       "scale; the probabilities themselves where they are normal doubles, above 1e-300) within 4εΛ (absolute in "
+       "the log, relative in the probability), Λ = 1 + Σ|terms| of the largest summed log pmf (lgamma and the "
+       "logarithms round once each; the log-sum-exp adds log₂(n + 1) + 2), plus "
+       "nε/min(p, 1 − p) for binom_cdf (it forms 1 − p); normal_logcdf equals log(erfc(−x/√2)/2) at 30 digits at 1000 "
+       "points, −x in [30, 1e40], within 4ε + 945z⁵/(x²/2) (round-off, and the series' next term over "
+       "|log Φ| >= x²/2); sigmoid equals "
+       "1/(1 + e^{−x}) at 1000 points, x in [−700, 700], within 4ε relative (it forms e^{−|x|} and one quotient, "
+       "so both tails keep their relative accuracy down to 1e-304).", "identity")
+def symbolic_special_functions():
+    p = sp.Symbol("p", positive=True)
+    mass, reflection = [], []
+    for n in range(13):
+        pmf = [sp.binomial(n, j) * p ** j * (1 - p) ** (n - j) for j in range(n + 1)]
+        mass.append(sp.expand(sum(pmf) - 1))
+        reflected = [sp.binomial(n, j) * (1 - p) ** j * p ** (n - j) for j in range(n + 1)]
+        reflection += [sp.expand(sum(pmf[:k + 1]) - sum(reflected[n - k:])) for k in range(n + 1)]
+    y = sp.Symbol("y", positive=True)
+    series = sp.series(sp.sqrt(sp.pi) * y * sp.exp(y ** 2) * sp.erfc(y), y, sp.oo, 10).removeO()
+    x, z = sp.Symbol("x", negative=True), sp.Symbol("z", positive=True)
+    library_series = 1 - z + 3 * z ** 2 - 15 * z ** 3 + 105 * z ** 4
+    t = sp.Symbol("t", real=True)
+    checks = [residual_zero(sum(m ** 2 for m in mass), "Σ_j pmf = 1, n = 0..12"),
+              residual_zero(sum(r ** 2 for r in reflection), "P(X <= k; p) = P(X >= n − k; 1 − p), n = 0..12"),
+              residual_zero(series.subs(y, -x / sp.sqrt(2)) - library_series.subs(z, 1 / x ** 2),
+                            "√π y e^{y²} erfc(y) to O(y^{−10}), y = −x/√2"),
+              # log Φ(x) = log(erfc(y)/2) = −y² − log(2√π y) + log(√π y e^{y²} erfc(y))
+              residual_zero(sp.expand_log((-y ** 2 - sp.log(2 * sp.sqrt(sp.pi) * y)).subs(y, -x / sp.sqrt(2))
+                                          + x ** 2 / 2 + sp.log(sp.sqrt(2 * sp.pi) * -x), force=True),
+                            "log Φ(x) = −x²/2 − log(√(2π)|x|) + log(series)"),
+              residual_zero((sp.tanh(t / 2).rewrite(sp.exp) + 1) / 2 - 1 / (1 + sp.exp(-t)), "sigmoid identity")]
+    # binomial: exact sums against the log-space library
+    grid = spread([(1.0, 60.0, "log"), (0.0, 1.0, "linear"), (0.0, 1.0, "linear")], 1000)
+    worst = {name: (0.0, None) for name in ("log_binom_pmf", "binom_sf", "binom_cdf", "log_binom_sf")}
+    with mpmath.workdps(30):
+        for n_, u_, v_ in grid:
+            n = int(round(n_))
+            k = min(int(u_ * (n + 1)), n)
+            p_ = float(1.0 / (1.0 + math.exp(-(math.log(1e-6 / (1 - 1e-6)) * (1 - 2 * v_)))))
+            pmf, sf, cdf = _binomial_reference(k, n, p_)
+
+            def terms(j):
+                return (abs(math.lgamma(n + 1.0)) + abs(math.lgamma(j + 1.0)) + abs(math.lgamma(n - j + 1.0))
+                        + abs(j * math.log(p_)) + abs((n - j) * math.log1p(-p_)))
+
+            spread_ = math.log2(n + 1) + 2
+            bounds = {"log_binom_pmf": 4 * EPS * (1 + terms(k)),
+                      "binom_sf": 4 * EPS * (1 + max(terms(j) for j in range(k, n + 1)) + spread_),
+                      "log_binom_sf": 4 * EPS * (1 + max(terms(j) for j in range(k, n + 1)) + spread_),
+                      "binom_cdf": 4 * EPS * (1 + max(terms(j) for j in range(k + 1)) + spread_)
+                      + n * EPS / min(p_, 1 - p_)}
+            errors = {"log_binom_pmf": abs(nx.log_binom_pmf(k, n, p_) - mpmath.log(pmf)),
+                      "binom_sf": abs(nx.binom_sf(k, n, p_) / sf - 1) if sf > 1e-300 else 0,
+                      "log_binom_sf": abs(nx.log_binom_sf(k, n, p_) - mpmath.log(sf)),
+                      "binom_cdf": abs(nx.binom_cdf(k, n, p_) / cdf - 1) if cdf > 1e-300 else 0}
+            for name, error in errors.items():
+                ratio = float(error) / bounds[name]
+                if not ratio <= worst[name][0]:
+                    worst[name] = (ratio, (k, n, p_))
+    checks += [Check.at_most(ratio, 1.0, f"{name}: worst error / bound {ratio:.2f} over {grid.shape[0]} points "
+                                         f"(worst at k, n, p = {where})") for name, (ratio, where) in worst.items()]
+    # normal_logcdf in its series range, against log(erfc(−x/√2)/2)
+    s_ = sp.Symbol("s", positive=True)  # s = −x
+    minus_x = spread([(30.0, 1e40, "log")], 1000)  # mpmath's erfc slows beyond 1e50
+    checks.append(library_against_symbols(
+        sp.log(sp.erfc(s_ / sp.sqrt(2)) / 2), (s_,), lambda v: nx.normal_logcdf(-v), minus_x,
+        lambda v: 4 * EPS + 945 * v ** -10 / (0.5 * v * v), "normal_logcdf, x <= −30"))
+    xs = spread([(0.0, 1.0, "linear")], 1000) * 1400.0 - 700.0
+    checks.append(library_against_symbols(1 / (1 + sp.exp(-t)), (t,), nx.sigmoid, xs, 4 * EPS, "sigmoid"))
+    return Check.all_of(checks)
+
+
+# Plausible slips the symbolic claims catch (planted in a copy of the library by tests/test_mutations.py): a wrong
+# coefficient of a series the library returns directly (Lambert W within p < 1e-3 of its branch point; log Φ below −30).
+planted_bug("numerics: Lambert W's branch-point series with 11/36 for 11/72", "dynamics/numerics/lambertw.py",
+            "p * (sigma * 11.0 / 72.0", "p * (sigma * 11.0 / 36.0", ("numerics.symbolic_lambertw",))
+planted_bug("numerics: normal_logcdf's asymptotic series with 3 for 5 (−9z³ for −15z³)", "dynamics/numerics/special.py",
+            "series = 1.0 - z * (1.0 - 3.0 * z * (1.0 - 5.0 * z * (1.0 - 7.0 * z)))",
+            "series = 1.0 - z * (1.0 - 3.0 * z * (1.0 - 3.0 * z * (1.0 - 7.0 * z)))",
+            ("numerics.symbolic_special_functions",))

@@ -1344,10 +1344,10 @@ def _eq10_first_order(d, q1, q2, lam, A):
 def _first_order_forms(q1, q2, lam):
     """Eqs 63-65 as the library documents them: (T0_1, T1_1, T0_2, T1_2, dz_2/ds_1²) with z_i = T0_i + δT1_i."""
     W1, W2 = sp.LambertW(1 + q1 / lam), sp.LambertW(1 + q2 / lam)
-    D1, D2 = lam + lam * sp.exp(W1) + q1, lam + lam * sp.exp(W2) + q2
-    return (q1 * W1 / (lam + q1), q1 * (1 + W2) * (lam + lam * sp.exp(W1) + q2) / (D1 * D2),
-            q2 * W2 / (lam + q2), -q2 * (1 + W1) * (lam + lam * sp.exp(W2) + q1) / (D1 * D2),
-            -lam * q2 * (1 + W1) * (sp.exp(W1) - sp.exp(W2)) / (D1 ** 2 * D2))
+    den1, den2 = lam + lam * sp.exp(W1) + q1, lam + lam * sp.exp(W2) + q2
+    return (q1 * W1 / (lam + q1), q1 * (1 + W2) * (lam + lam * sp.exp(W1) + q2) / (den1 * den2),
+            q2 * W2 / (lam + q2), -q2 * (1 + W1) * (lam + lam * sp.exp(W2) + q1) / (den1 * den2),
+            -lam * q2 * (1 + W1) * (sp.exp(W1) - sp.exp(W2)) / (den1 ** 2 * den2))
 
 
 def _first_order_scales(s1, s2, lam):
