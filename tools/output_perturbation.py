@@ -25,7 +25,13 @@ what the file holds) and, with ``--markdown FILE``, a table for the developer pa
 
 Run: python tools/output_perturbation.py [--only PATTERN] [--limit N] [--markdown docs/output_coverage.md]
 """
-import argparse
+import os
+
+# numba's GNU OpenMP layer terminates a forked child of a process that has started its pool (every function is
+# measured in a forked child, below); the work-queue layer does not, and the detectors run one thread anyway
+os.environ.setdefault("NUMBA_THREADING_LAYER", "workqueue")
+
+import argparse  # noqa: E402
 import ast
 import contextlib
 import functools
@@ -34,7 +40,6 @@ import inspect
 import io
 import json
 import math
-import os
 import re
 import sys
 import time
