@@ -468,8 +468,10 @@ def _provenance():
 
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                             cwd=ROOT).stdout.strip()
-    return (f"Measured at commit `{commit}` on {datetime.date.today().isoformat()}; the rows are in "
-            f"`tools/output_perturbation.jsonl`.")
+    return (f"Written at commit `{commit}` on {datetime.date.today().isoformat()} from the rows in "
+            f"`tools/output_perturbation.jsonl`; a function's rows come from the run that measured it (rerun "
+            f"`--only` a function after its claims or tests change: the tool measures only what the file lacks, so "
+            f"delete its rows first).")
 
 
 def main(argv=None):
