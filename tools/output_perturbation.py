@@ -435,17 +435,19 @@ def markdown(rows, provenance=""):
              f"fields not detected (perturbed or not): "
              + ", ".join(f"{n} {label}" for label, n in sorted(by_category.items(), key=lambda kv: -kv[1]))
              + " (categories below).", "",
-             "| theory | functions | fields | detected | undetected | no claim or test names the function | "
-             "detectors never call it | not a number |", "|---|---|---|---|---|---|---|---|"]
+             "| theory | fields | detected | undetected | no detector | not reached | not perturbed |",
+             "|---|---|---|---|---|---|---|"]
     for theory in theories:
         mine = {k: v for k, v in outcomes.items() if k[0].split(".")[1] == theory}
-        lines.append(f"| {theory} | {len({f for f, _ in mine})} | {len(mine)} | "
+        lines.append(f"| {theory} | {len(mine)} | "
                      f"{sum(v == 'detected' for v in mine.values())} | "
                      f"{sum(v.startswith('undetected') for v in mine.values())} | "
                      f"{sum(v == 'no detector' for v in mine.values())} | "
                      f"{sum(v == 'not reached' for v in mine.values())} | "
                      f"{sum(v == 'not perturbable' for v in mine.values())} |")
-    lines += ["", "## Fields not detected", "",
+    lines += ["", "*No detector*: no fast claim or test names the function. *Not reached*: its detectors never call "
+              "it through a module's binding (a registry entry or compiled code holds it). *Not perturbed*: strings, "
+              "None, objects, exact fractions.", "", "## Fields not detected", "",
               "The categories: *gap*, a result that changes and nothing sees; *input echo*, a field that repeats an "
               "argument of the call; *draw*, a field of a random data set (a perturbed draw is another draw, and no "
               "sampling check resolves 1e-3); *Monte Carlo*, a simulation's estimate, which a claim can hold only to "
@@ -453,12 +455,16 @@ def markdown(rows, provenance=""):
               "string, an object or an exact fraction, which the tool does not perturb. A *gap* is work to do: a "
               "claim against an independent route or a property test. The other categories are the argued "
               "exceptions.", "",
-              "| function | field | outcome | category | fast claims, tests naming it |", "|---|---|---|---|---|"]
+              "Per function (with the number of fast claims and tests that name it): each field not detected, its "
+              "outcome and its category.", ""]
+    by_function = defaultdict(list)
     for (function, field), outcome in sorted(outcomes.items()):
         if outcome != "detected":
-            claims, tests = detectors_of[function]
-            lines.append(f"| `{function}` | `{field or '-'}` | {outcome} | {category(function, field, outcome)} | "
-                         f"{claims}, {tests} |")
+            by_function[function].append(f"`{field or '-'}` {outcome}, *{category(function, field, outcome)}*")
+    for function, missed_fields in by_function.items():
+        claims, tests = detectors_of[function]
+        counts = f"{claims} claim{'' if claims == 1 else 's'}, {tests} test{'' if tests == 1 else 's'}"
+        lines.append(f"- `{function}` ({counts}): " + "; ".join(missed_fields))
     return "\n".join(lines) + "\n"
 
 
