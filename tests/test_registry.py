@@ -183,6 +183,21 @@ def test_errata_document_lists_printed_and_corrected_forms(monkeypatch, tmp_path
     assert "$$\n  x = \\lvert a \\rvert\n  $$" in page and "(erratum-numerics-zz_erratum)=" in page  # ... and below
 
 
+def test_errata_link_the_symbolic_claims_that_show_them(monkeypatch, tmp_path):
+    """Every symbolic counterpart a claims module declares pairs an erratum claim with a symbolic claim, and the
+    errata page links it under the erratum and marks its summary row."""
+    from verify.errata import symbolic_counterparts
+
+    claims = registry.load_all()
+    pairs = symbolic_counterparts()
+    assert pairs and all(claims[e].kind == "erratum" and ".symbolic_" in s for e, s in pairs.items())
+    erratum, symbolic = sorted(pairs.items())[0]
+    out = tmp_path / "errata.md"
+    assert main(["--only", erratum, "--errata", "--markdown", str(out)]) == 0
+    page = out.read_text()
+    assert f"**Symbolically:** {{ref}}`{symbolic} <claim-{symbolic}>`" in page and "(also symbolically)" in page
+
+
 def test_every_erratum_is_typeset_and_a_bad_form_is_refused():
     """Every erratum claim gives its printed and corrected forms as LaTeX for the errata page; a form with a
     dollar sign or unbalanced braces is refused by name."""

@@ -17,6 +17,20 @@ def _math(tex, text):
     return f"${tex}$" if tex else text
 
 
+def symbolic_counterparts():
+    """{erratum claim id: symbolic claim id}: the symbolic claims that show an erratum in sympy (its printed form's
+    residual nonzero at a counterexample, the corrected form's residual 0), as each claims module declares them in
+    its ``SYMBOLIC_COUNTERPARTS``."""
+    import importlib
+
+    from .registry import claim_modules
+
+    found = {}
+    for name in claim_modules():
+        found.update(getattr(importlib.import_module(name), "SYMBOLIC_COUNTERPARTS", {}))
+    return found
+
+
 def document(results) -> str:
     """Markdown for the erratum claims among ``results`` (ClaimResult objects), grouped by theory: a summary table
     (source, printed, corrected, evidence, claim), then one section per erratum with the typeset forms, their
@@ -28,6 +42,7 @@ def document(results) -> str:
     order = {t.id: i for i, t in enumerate((CORE,) + THEORIES)}  # sections in the registry's order
     errata = sorted((r for r in results if r.claim.kind == "erratum"), key=lambda r: (order[r.claim.theory], r.claim.id))
     verdicts = {"pass": "confirmed", "FAIL": "NOT confirmed", "error": "error", "skipped": "skipped"}
+    symbolic = symbolic_counterparts()
     if errata:
         lines += ["## Summary", "",
                   "One row per erratum: the printed form (✗) above the corrected one (✓), and the printed form's error "
@@ -41,7 +56,8 @@ def document(results) -> str:
                       "",
                       f"    ✓ {_math(c.corrected_math, c.corrected)}",
                       f"  - {_number(r.printed_error)} / {_number(r.measured)} ({verdicts[r.verdict]})",
-                      f"  - {{ref}}`{c.id.split('.', 1)[1].replace('_', ' ')} <erratum-{c.id.replace('.', '-')}>`"]
+                      f"  - {{ref}}`{c.id.split('.', 1)[1].replace('_', ' ')} <erratum-{c.id.replace('.', '-')}>`"
+                      + (" (also symbolically)" if c.id in symbolic else "")]
         lines += ["```", ""]
     for theory, group in groupby(errata, key=lambda r: r.claim.theory):
         lines += [f"## {_theory(theory).title}", ""]
@@ -56,8 +72,12 @@ def document(results) -> str:
                           else [f"- **{label}:** {text}"])
             lines += [f"- **Evidence:** the printed form's error is {_number(r.printed_error)} (rejected above "
                       f"{_number(r.reject_above)}); the corrected form's error is {_number(r.measured)} (tolerance "
-                      f"{_number(r.tolerance)}).",
-                      f"- **Claim:** {c.statement}", ""]
+                      f"{_number(r.tolerance)})."]
+            if c.id in symbolic:
+                lines += [f"- **Symbolically:** {{ref}}`{symbolic[c.id]} <claim-{symbolic[c.id]}>` shows it in sympy: "
+                          f"the printed form's residual is a nonzero expression, evaluated at a counterexample, and "
+                          f"the corrected form's simplifies to 0."]
+            lines += [f"- **Claim:** {c.statement}", ""]
     if not errata:
         lines.append("No erratum claim was selected.")
     from .registry import provenance_text

@@ -1432,6 +1432,14 @@ planted_bug("spherical: AdamG kernel renormalises to radius 2", "dynamics/spheri
 # The random-walk forms (sgdm_*) solve a leading-order moment balance, not an exact recursion: the claim checks that
 # balance (its geometric series summed by sympy), which is all they assert.
 EPS = float(np.finfo(float).eps)
+#: The errata that the symbolic claims below show in sympy (the errata page links them).
+SYMBOLIC_COUNTERPARTS = {
+    "spherical.erratum_sgd_l2_sign": "spherical.symbolic_sgd_l2_one_step",
+    "spherical.erratum_sgdw_sign": "spherical.symbolic_sgd_l2_one_step",
+    "spherical.erratum_theorem4_small_parameter": "spherical.symbolic_theorem4",
+    "spherical.erratum_appendix_b2_schedule": "spherical.symbolic_exponential_lr",
+    "spherical.erratum_nu_rescaled": "spherical.symbolic_adam_nu",
+}
 
 
 def _converged(expression):
