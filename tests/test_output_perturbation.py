@@ -79,3 +79,16 @@ def test_a_replaced_function_is_seen_everywhere_and_restored(tool):
     finally:
         sys.modules.pop("holder_of_original", None)
         sys.modules.pop("late_importer", None)
+
+
+def test_a_field_that_repeats_a_setting_is_an_input_echo(tool):
+    class Config(NamedTuple):
+        learning_rate: float
+        seed: int
+
+    def train(config: Config, steps: int) -> Result:
+        return Result(np.zeros(2), steps, "a")
+
+    names = tool._settings_of(train)
+    assert {"config", "steps", "learning_rate", "learning_rates", "seed", "seeds", "step"} <= names
+    assert "value" not in names and "epoch" not in names

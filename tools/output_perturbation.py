@@ -377,10 +377,25 @@ _DRAW = re.compile(r"\.(make_|draw_)|_dataset$|_splits$|_data$")
 _MONTE_CARLO = re.compile(r"\.(simulate_|estimate_)|_samples$")
 
 
+def _settings_of(function):
+    """The names a call's arguments can echo: its parameters, and the fields of a config or settings object it takes
+    (a NamedTuple or dataclass annotation), each also in the singular and the plural."""
+    try:
+        parameters = inspect.signature(function).parameters
+        hints = typing.get_type_hints(function)
+    except (TypeError, ValueError, NameError):
+        return set()
+    names = set(parameters)
+    for name in parameters:
+        kind = hints.get(name)
+        names |= set(getattr(kind, "_fields", ())) | set(getattr(kind, "__dataclass_fields__", ()))
+    return names | {n + "s" for n in names} | {n[:-1] for n in names if n.endswith("s")}
+
+
 def category(function, field, outcome):
     """Why a field is not detected, in the page's words:
 
-    * ``input echo``: the field repeats an argument of the call (a convenience copy);
+    * ``input echo``: the field repeats an argument of the call or a field of its config (a convenience copy);
     * ``draw``: a field of a random data set (a perturbed draw is another draw, and a sampling check cannot see
       1e-3);
     * ``Monte Carlo``: a field of a simulation's estimate, which a claim can hold only to its sampling error (a
@@ -394,11 +409,7 @@ def category(function, field, outcome):
     from verify.coverage import public_functions
 
     target = public_functions().get(function)
-    try:
-        parameters = inspect.signature(getattr(target, "py_func", target)).parameters
-    except (TypeError, ValueError):
-        parameters = {}
-    if field in parameters:
+    if field in _settings_of(getattr(target, "py_func", target)):
         return "input echo"
     if _DRAW.search(function):
         return "draw"
@@ -449,7 +460,7 @@ def markdown(rows, provenance=""):
               "it through a module's binding (a registry entry or compiled code holds it). *Not perturbed*: strings, "
               "None, objects, exact fractions.", "", "## Fields not detected", "",
               "The categories: *gap*, a result that changes and nothing sees; *input echo*, a field that repeats an "
-              "argument of the call; *draw*, a field of a random data set (a perturbed draw is another draw, and no "
+              "argument of the call or a field of its config; *draw*, a field of a random data set (a perturbed draw is another draw, and no "
               "sampling check resolves 1e-3); *Monte Carlo*, a simulation's estimate, which a claim can hold only to "
               "its sampling error; *uncertainty*, a standard error reported beside an estimate; *not a number*, a "
               "string, an object or an exact fraction, which the tool does not perturb. A *gap* is work to do: a "
