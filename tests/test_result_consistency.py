@@ -104,3 +104,50 @@ def test_linear_network_effective_initial_strength_and_conserved_gram_by_their_d
         assert np.allclose(ln.effective_initial_strength(W21[net], W32[net], U, V), by_definition, rtol=1e-12)
     assert np.allclose(ln.conserved_gram(W21, W32), W21 @ np.swapaxes(W21, -1, -2) - np.swapaxes(W32, -1, -2) @ W32,
                        rtol=1e-12)
+
+
+def test_and_mask_noise_bounds_by_their_formulas_in_mpmath():
+    """Proposition 2's bounds (Parascandolo et al. 2021, as corrected in this project) at 30 digits: with
+    KL = KL(t/d ‖ 1/2), the type-class bounds 2e^{−d·KL}/(d + 1) <= π₀ <= 2e^{−d·KL}; and the noise-norm bounds
+    nσ²(d − t + 1)C(d, t)2^{1−d}, nσ²(2/π + (1 − 2/π)/d)π₀ with π₀ = 2P[Bin(d, ½) >= t] exactly, and
+    2nσ²(2/π + (1 − 2/π)/d)e^{−d·KL}, 2nσ²e^{−d·KL}. The library works in log space, where each of its terms
+    (log-gamma of d and t, d·KL) is as large as d·ln d: 4 eps (1 + d ln d) bounds what its float64 rounding leaves
+    in the value, relatively."""
+    import mpmath
+
+    import dynamics.and_mask as am
+
+    with mpmath.workdps(30):
+        for d, t in ((1, 1), (4, 3), (8, 7), (30, 20), (200, 101), (1000, 900)):
+            r = mpmath.mpf(t) / d
+            kl = mpmath.log(2) + r * mpmath.log(r) + ((1 - r) * mpmath.log(1 - r) if t < d else 0)
+            exponential = 2 * mpmath.exp(-d * kl)
+            pi0 = 2 * mpmath.fsum(mpmath.binomial(d, k) for k in range(t, d + 1)) / mpmath.mpf(2) ** d
+            tol = 4 * 2.0 ** -52 * (1 + d * np.log(d))
+            bounds = am.keep_probability_bounds(d, t)
+            assert abs(bounds.upper / exponential - 1) < tol and abs(bounds.lower / (exponential / (d + 1)) - 1) < tol
+            n, sigma = 3, 0.5
+            scale = n * sigma ** 2 * (2 / mpmath.pi + (1 - 2 / mpmath.pi) / d)
+            norms = am.noise_masked_norm_bounds(d, t, n, sigma)
+            expected = {"paper_chain": n * sigma ** 2 * (d - t + 1) * mpmath.binomial(d, t) * 2 / mpmath.mpf(2) ** d,
+                        "conditional": scale * pi0, "chernoff": scale * exponential,
+                        "exponential": n * sigma ** 2 * exponential}
+            for field, value in expected.items():
+                assert abs(getattr(norms, field) / value - 1) < tol, (d, t, field, getattr(norms, field), value)
+
+
+def test_starvation_dual_gd_follows_its_recursion_from_its_start():
+    """dual_gd (Pezeshki et al. 2021, Eq 8 ascended as the authors' App. B.1 code does): the first row is the start
+    α₀, every row the clipped step α + η(log((1 − α)/α) − Kα) of the one before, K = λ⁻¹US²Uᵀ, and z = λ⁻¹S²Uᵀα
+    row by row; computed here in numpy from the documented update (1e-12 relative: a few roundings per step)."""
+    import dynamics.starvation as gs
+
+    U, s, lam, eta = gs.coupling_matrix(0.3), np.array([2.0, 1.0]), 0.5, 0.1
+    run = gs.dual_gd(U, s, 6, learning_rate=eta, weight_decay=lam, alpha0=[0.2, 0.3])
+    K = U @ np.diag(s ** 2) @ U.T / lam
+    alpha = np.array([0.2, 0.3])
+    assert np.array_equal(run.steps, np.arange(7))
+    for k in range(7):
+        assert np.allclose(run.alpha[k], alpha, rtol=1e-12, atol=0), k
+        assert np.allclose(run.z[k], np.diag(s ** 2) @ U.T @ run.alpha[k] / lam, rtol=1e-12, atol=1e-15), k
+        alpha = np.clip(alpha + eta * (np.log((1 - alpha) / alpha) - K @ alpha), 1e-50, 1 - 1e-50)
