@@ -373,8 +373,8 @@ def field_outcomes(rows):
     return outcomes
 
 
-_DRAW = re.compile(r"\.(make_|draw_)|_dataset$|_splits$|_data$")
-_MONTE_CARLO = re.compile(r"\.(simulate_|estimate_)|_samples$")
+_DRAW = re.compile(r"\.(make_|draw_|random_)|_dataset$|_splits$|_data$|_fixture$")
+_MONTE_CARLO = re.compile(r"\.(simulate_|estimate_|monte_carlo_)|_samples$")
 
 
 def _settings_of(function):
