@@ -171,3 +171,43 @@ def test_marchenko_pastur_quadrature_integrates_the_law_s_moments():
             for k in range(7):
                 moment = mpmath.quad(lambda x: mpmath.sqrt((b - x) * (x - a)) / (2 * mpmath.pi * x) * x ** k, [a, b])
                 assert abs(np.sum(q.weights * q.nodes ** k) / moment - 1) < 1e-13, (alpha, k)
+
+
+def test_and_mask_curves_agree_with_the_pointwise_functions():
+    """The figure-data functions of the AND-mask (Parascandolo et al. 2021, Figs 3-4 and Proposition 2) against the
+    pointwise functions they tabulate, each checked by its own claims: keep_probability, masked_update_moments (the
+    std as √(E[mḡ²] − E[mḡ]²)), noise_masked_norm_bounds, and the grids as documented (τ = k/d; t = ⌈ρd⌉ and its
+    τ = (2t − d)/d; E‖ḡ‖² = n/d for σ = 1). 1e-12 relative: the same float64 operations, reordered."""
+    import dynamics.and_mask as am
+
+    snr = np.array([0.0, 0.3, 1.0, -2.0, 4.0])
+    curves = am.masked_update_curves(6, 0.3, snr)
+    moments = [am.masked_update_moments(6, 0.3, s) for s in snr]
+    assert np.array_equal(curves.snr, snr)
+    assert np.allclose(curves.keep_probability, [am.keep_probability(6, 0.3, s) for s in snr], rtol=1e-12)
+    assert np.allclose(curves.mean, [m.first_moment for m in moments], rtol=1e-12, atol=1e-300)
+    assert np.allclose(curves.std, [np.sqrt(m.second_moment - m.first_moment ** 2) for m in moments], rtol=1e-10)
+
+    d, s = 5, 1.5
+    sweep = am.threshold_sweep(d, s)
+    taus = np.arange(d + 1) / d
+    assert np.allclose(sweep.agreement_threshold, taus, rtol=1e-15)
+    assert np.allclose(sweep.keep_probability, [am.keep_probability(d, t, s) for t in taus], rtol=1e-12)
+    assert np.allclose(sweep.noise_keep_probability, [am.keep_probability(d, t, 0.0) for t in taus], rtol=1e-12)
+    assert np.allclose(sweep.mean_kept, [am.masked_update_moments(d, t, s).first_moment / s for t in taus],
+                       rtol=1e-12)
+    assert np.allclose(sweep.noise_power_kept, [am.masked_update_moments(d, t, 0.0).second_moment * d for t in taus],
+                       rtol=1e-12)
+
+    envs, n = np.array([3, 5, 10, 21]), 30
+    norms = am.masked_norm_curves(envs, 0.8, n)
+    agree = np.ceil(0.8 * envs - 1e-9).astype(int)
+    assert np.array_equal(norms.n_envs, envs) and np.array_equal(norms.n_agree, agree)
+    assert np.allclose(norms.agreement_threshold, (2 * agree - envs) / envs, rtol=1e-15)
+    assert np.allclose(norms.unmasked, n / envs, rtol=1e-15)
+    for i, (e, t) in enumerate(zip(envs, agree)):
+        bounds = am.noise_masked_norm_bounds(int(e), int(t), n, 1.0)
+        tau = (2 * t - e) / e
+        assert np.isclose(norms.masked[i], n * am.masked_update_moments(int(e), tau, 0.0).second_moment, rtol=1e-12)
+        assert np.isclose(norms.paper_chain[i], bounds.paper_chain, rtol=1e-12)
+        assert np.isclose(norms.exponential[i], bounds.exponential, rtol=1e-12)
