@@ -211,3 +211,35 @@ def test_and_mask_curves_agree_with_the_pointwise_functions():
         assert np.isclose(norms.masked[i], n * am.masked_update_moments(int(e), tau, 0.0).second_moment, rtol=1e-12)
         assert np.isclose(norms.paper_chain[i], bounds.paper_chain, rtol=1e-12)
         assert np.isclose(norms.exponential[i], bounds.exponential, rtol=1e-12)
+
+
+def test_starvation_spherical_and_spurious_outputs_by_their_definitions():
+    """Fields no claim read, each against its documented definition computed here: the dual's z = λ⁻¹S²Uᵀα for
+    linearised_fixed_point and integrate_dual (Pezeshki et al. 2021, Eq 11) at every time including t = 0; K and
+    A = K + I of dual_matrix (Eqs 9-10); the binary entropy (Eq 6) elementwise; the tangential part
+    q − ⟨q, û⟩û (Roburin (thesis), Lemma 1); JTT's duplicated index list and the group index n_a·y + a (Pezeshki
+    (thesis) §8.1). 1e-12 relative (a few roundings), exact for the integer outputs."""
+    import dynamics.spherical as sph
+    import dynamics.spurious as sp
+    import dynamics.starvation as gs
+
+    U, s, lam = gs.coupling_matrix(0.3), np.array([2.0, 1.0]), 0.5
+    to_z = np.diag(s ** 2) @ U.T / lam
+    point = gs.linearised_fixed_point(U, s, lam)
+    assert np.allclose(point.z, to_z @ point.alpha, rtol=1e-12)
+    for exact in (False, True):
+        flow = gs.integrate_dual(U, s, [0.0, 0.5, 3.0], weight_decay=lam, exact=exact)
+        assert np.allclose(flow.z, flow.alpha @ to_z.T, rtol=1e-12), exact
+    K = U @ np.diag(s ** 2) @ U.T / lam
+    assert np.allclose(gs.dual_matrix(U, s, lam, exact=True), K, rtol=1e-12)  # Eq 9
+    assert np.allclose(gs.dual_matrix(U, s, lam, exact=False), K + np.eye(2), rtol=1e-12)  # Eq 10
+    alpha = np.array([1e-9, 0.2, 0.5, 0.9])
+    assert np.allclose(gs.binary_entropy(alpha), -alpha * np.log(alpha) - (1 - alpha) * np.log1p(-alpha), rtol=1e-12)
+
+    rng = np.random.default_rng(5)
+    for q, u in rng.standard_normal((3, 2, 6)):
+        hat = u / np.linalg.norm(u)
+        assert np.allclose(sph.tangential(q, u), q - (q @ hat) * hat, rtol=1e-12, atol=1e-15)
+
+    assert sp.expand_by_counts([3, 5, 7, 9], [2, 0, 1, 3]).tolist() == [3, 3, 7, 9, 9, 9]
+    assert sp.group_index([0, 1, 1, 0], [1, 0, 1, 0], 2).tolist() == [1, 2, 3, 0]

@@ -402,10 +402,14 @@ def category(function, field, outcome):
       relative 1e-3, or one entry of many, is below it by construction);
     * ``uncertainty``: a standard error reported beside an estimate;
     * ``not a number``: strings, None, objects, exact fractions (not perturbed);
+    * ``not measured``: the detectors fail without a change (in the tool's forked child), or reach the function only
+      through compiled code or a registry entry, where the tool cannot replace it;
     * ``gap``: a result that changes and nothing sees.
     """
     if outcome == "not perturbable":
         return "not a number"
+    if outcome in ("fails unperturbed", "not reached"):
+        return "not measured"  # the tool's limit: its detectors fail without a change, or never call it
     from verify.coverage import public_functions
 
     target = public_functions().get(function)
@@ -463,7 +467,9 @@ def markdown(rows, provenance=""):
               "argument of the call or a field of its config; *draw*, a field of a random data set (a perturbed draw is another draw, and no "
               "sampling check resolves 1e-3); *Monte Carlo*, a simulation's estimate, which a claim can hold only to "
               "its sampling error; *uncertainty*, a standard error reported beside an estimate; *not a number*, a "
-              "string, an object or an exact fraction, which the tool does not perturb. A *gap* is work to do: a "
+              "string, an object or an exact fraction, which the tool does not perturb; *not measured*, where the "
+              "detectors fail without any change or reach the function only through compiled code. A *gap* is work "
+              "to do: a "
               "claim against an independent route or a property test. The other categories are the argued "
               "exceptions.", "",
               "Per function (with the number of fast claims and tests that name it): each field not detected, its "
