@@ -243,3 +243,25 @@ def test_starvation_spherical_and_spurious_outputs_by_their_definitions():
 
     assert sp.expand_by_counts([3, 5, 7, 9], [2, 0, 1, 3]).tolist() == [3, 3, 7, 9, 9, 9]
     assert sp.group_index([0, 1, 1, 0], [1, 0, 1, 0], 2).tolist() == [1, 2, 3, 0]
+
+
+def test_small_closed_forms_by_their_definitions():
+    """test_error as ½ mean over the noiseless test set of (y* − z_testᵀFŵ)² (Pezeshki (thesis) Eq 4.2.5, per
+    draw), the analytic step grid 10^linspace (the authors' code for Figs 4.1 and 4.4), Adam's radius
+    r_k = √(r₀² + η²dk) and SGD-M's relaxation time (1 − γ)/(4ηλ) (Roburin (thesis), as derived in this project), each
+    computed here from its definition (1e-12 relative)."""
+    import dynamics.double_descent as dd
+    import dynamics.spherical as sph
+
+    data = dd.draw_teacher_student(dd.TeacherStudentProblem(30, 20, 14, 5.0), n_seeds=2, seed=1, n_test=50)
+    w_hat = np.random.default_rng(0).standard_normal((2, 3, 20))
+    F = data.modulation.matrix  # (2, 20, 20)
+    predictions = np.einsum("snd,sde,ske->skn", data.Z_test, F, w_hat)
+    by_definition = 0.5 * np.mean((data.y_test[:, None, :] - predictions) ** 2, axis=-1)
+    assert np.allclose(dd.test_error(w_hat, data), by_definition, rtol=1e-12)
+    assert np.allclose(dd.analytic_steps(7, -2, 4), 10.0 ** np.linspace(-2, 4, 7), rtol=1e-14)
+    steps = np.array([0, 1, 10, 1000])
+    assert np.allclose(sph.adam_srt_radius(1.5, 0.01, 100, steps), np.sqrt(1.5 ** 2 + 0.01 ** 2 * 100 * steps),
+                       rtol=1e-12)
+    for eta, lam, gamma in ((0.1, 1e-3, 0.9), (0.5, 0.2, 0.0), (1e-3, 5e-4, 0.99)):
+        assert abs(sph.sgdm_l2_relaxation_steps(eta, lam, gamma) / ((1 - gamma) / (4 * eta * lam)) - 1) < 1e-12
