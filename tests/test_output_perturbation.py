@@ -86,9 +86,9 @@ def test_a_field_that_repeats_a_setting_is_an_input_echo(tool):
         learning_rate: float
         seed: int
 
-    def train(config: Config, steps: int) -> Result:
-        return Result(np.zeros(2), steps, "a")
+    def train(config: Config, n_epochs: int) -> Result:
+        return Result(np.zeros(2), n_epochs, "a")
 
     names = tool._settings_of(train)
-    assert {"config", "steps", "learning_rate", "learning_rates", "seed", "seeds", "step"} <= names
+    assert {"config", "epochs", "learning_rate", "learning_rates", "seed", "seeds", "epoch"} <= names
     assert "value" not in names and "epoch" not in names

@@ -373,13 +373,14 @@ def field_outcomes(rows):
     return outcomes
 
 
-_DRAW = re.compile(r"\.(make_|draw_|random_)|_dataset$|_splits$|_data$|_fixture$")
+_DRAW = re.compile(r"\.(make_|draw_|random_|haar_)|_dataset$|_splits$|_data$|_fixture$")
 _MONTE_CARLO = re.compile(r"\.(simulate_|estimate_|monte_carlo_)|_samples$")
 
 
 def _settings_of(function):
     """The names a call's arguments can echo: its parameters, and the fields of a config or settings object it takes
-    (a NamedTuple or dataclass annotation), each also in the singular and the plural."""
+    (a NamedTuple or dataclass annotation), each also in the singular and the plural, and ``steps`` for
+    ``n_steps`` (the steps a run records)."""
     try:
         parameters = inspect.signature(function).parameters
         hints = typing.get_type_hints(function)
@@ -389,6 +390,7 @@ def _settings_of(function):
     for name in parameters:
         kind = hints.get(name)
         names |= set(getattr(kind, "_fields", ())) | set(getattr(kind, "__dataclass_fields__", ()))
+    names |= {n[2:] for n in names if n.startswith("n_")}  # n_steps -> the steps 0..n_steps it records
     return names | {n + "s" for n in names} | {n[:-1] for n in names if n.endswith("s")}
 
 
