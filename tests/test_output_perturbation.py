@@ -91,4 +91,4 @@ def test_a_field_that_repeats_a_setting_is_an_input_echo(tool):
 
     names = tool._settings_of(train)
     assert {"config", "epochs", "learning_rate", "learning_rates", "seed", "seeds", "epoch"} <= names
-    assert "value" not in names and "epoch" not in names
+    assert "value" not in names and "label" not in names
