@@ -220,7 +220,7 @@ def test_starvation_spherical_and_spurious_outputs_by_their_definitions():
     q − ⟨q, û⟩û (Roburin (thesis), Lemma 1); JTT's duplicated index list and the group index n_a·y + a (Pezeshki
     (thesis) §8.1). 1e-12 relative (a few roundings), exact for the integer outputs."""
     import dynamics.spherical as sph
-    import dynamics.spurious as sp
+    import dynamics.spurious as spur
     import dynamics.starvation as gs
 
     U, s, lam = gs.coupling_matrix(0.3), np.array([2.0, 1.0]), 0.5
@@ -241,8 +241,8 @@ def test_starvation_spherical_and_spurious_outputs_by_their_definitions():
         hat = u / np.linalg.norm(u)
         assert np.allclose(sph.tangential(q, u), q - (q @ hat) * hat, rtol=1e-12, atol=1e-15)
 
-    assert sp.expand_by_counts([3, 5, 7, 9], [2, 0, 1, 3]).tolist() == [3, 3, 7, 9, 9, 9]
-    assert sp.group_index([0, 1, 1, 0], [1, 0, 1, 0], 2).tolist() == [1, 2, 3, 0]
+    assert spur.expand_by_counts([3, 5, 7, 9], [2, 0, 1, 3]).tolist() == [3, 3, 7, 9, 9, 9]
+    assert spur.group_index([0, 1, 1, 0], [1, 0, 1, 0], 2).tolist() == [1, 2, 3, 0]
 
 
 def test_small_closed_forms_by_their_definitions():
