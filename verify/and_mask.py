@@ -1309,23 +1309,15 @@ planted_bug("and_mask: Proposition 1 bound drops inf L", "dynamics/and_mask/_con
 #   tau_form_equals_t_form; there is no real-valued relation for sympy to simplify.
 from dynamics.and_mask._kernels import FAR_TAIL_SNR  # noqa: E402  (the far side's branch point, for the bounds)
 
-from .symbolic import library_against_symbols, residual_zero, spread  # noqa: E402
+from .symbolic import EPS, library_against_symbols, residual_zero, spread  # noqa: E402
+from .symbolic import POINTS as SYMBOLIC_POINTS  # noqa: E402
+from .symbolic import symbolic_result as _symbolic_result  # noqa: E402
 
 sp = lazy_module("sympy")
 
-EPS = float(np.finfo(np.float64).eps)
 #: The numerics core's log Φ(x) takes an asymptotic series below x = −30, truncated at a relative error < 1e-12
 #: (dynamics.numerics.normal_logcdf_kernel): an absolute error of the logarithm the eps-bounds below must allow.
 LOG_PHI_SERIES_ERROR = 1e-12
-SYMBOLIC_POINTS = 1000
-
-
-def _symbolic_result(checks, shown):
-    """All checks must pass; the detail names the last ``shown`` (the library against the symbols) when all pass,
-    else the failing check's own detail."""
-    if all(c.passed for c in checks):
-        return Check.all_of(checks, "; ".join(c.detail for c in checks[-shown:]))
-    return Check.all_of(checks)
 
 
 def _normal_symbols():

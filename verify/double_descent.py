@@ -1265,10 +1265,10 @@ planted_bug("double_descent: GD time calibration λ_eff = 1/(2ηk) instead of 1/
 #   enters the same formulas; q_penalty_schedule is a schedule, not a derived closed form (Fig 4.6's code);
 # * the ridge oracle's effective regularisation k has no closed form for κ ≠ 1 (a cubic, solved by bisection): the
 #   claim parametrises by k instead and checks the balance equation's consequences (see symbolic_ridge_oracle).
-from .symbolic import library_against_symbols, residual_zero, spread  # noqa: E402
+from .symbolic import EPS, library_against_symbols, residual_zero, spread  # noqa: E402
+from .symbolic import POINTS as SYMBOLIC_POINTS  # noqa: E402
+from .symbolic import symbolic_result as _symbolic_result  # noqa: E402
 
-EPS = float(np.finfo(np.float64).eps)
-SYMBOLIC_POINTS = 1000
 _POSITIVE = dict(positive=True)
 
 
@@ -1330,11 +1330,6 @@ def _gaussian_expectation(polynomial, variances):
             term *= 0 if power % 2 else sp.factorial2(power - 1) * variances[z] ** (power // 2)
         total += term
     return total
-
-
-def _symbolic_result(checks):
-    """All must pass; the detail lists every check's own detail."""
-    return Check.all_of(checks, "; ".join(c.detail for c in checks))
 
 
 @claim("double_descent.symbolic_generalization_error", "Pezeshki (thesis), Eqs 4.2.5–4.2.7, App. Eqs .2.4–.2.9",

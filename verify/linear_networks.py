@@ -1328,9 +1328,8 @@ planted_bug("linear_networks: level-crossing interpolation divides by v1 + v0", 
 #   * finite_size_asymptotic_*: inverse-Wishart means, not closed forms of a relation sympy can state (checked
 #     against finite-size Monte Carlo in long_time_limits);
 #   * the simulators (network_flow, network_gd, student_flow, student_gd) and scalar_mode_flow: integrations.
-from .symbolic import library_against_symbols, residual_zero, spread  # noqa: E402
+from .symbolic import EPS, library_against_symbols, residual_zero, spread  # noqa: E402
 
-EPS = float(np.finfo(float).eps)
 _POSITIVE = dict(positive=True)
 
 

@@ -531,10 +531,9 @@ planted_bug("the family-wise normal quantile one-sided", "verify/registry.py",
 # Φ⁻¹ against mpmath (normal_tails). Not covered, and why: the ODE integrators, Newton's method, the linear algebra
 # and the random streams have no closed form (their orders, tolerances and agreement with LAPACK are the claims
 # above); normal_ppf is Acklam's rational start refined by Halley steps on erfc, a root, checked against SciPy.
-from .symbolic import library_against_symbols, residual_zero, spread  # noqa: E402
+from .symbolic import EPS, library_against_symbols, residual_zero, spread  # noqa: E402
 
 sp = lazy_module("sympy")
-EPS = float(np.finfo(float).eps)
 
 
 @claim("numerics.symbolic_lambertw", LAMBERT + "; Corless et al. 1996 (the branch-point series and Halley's method)",

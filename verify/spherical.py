@@ -14,7 +14,7 @@ import numpy as np
 
 import dynamics.spherical as sph
 from .registry import Check, claim, lazy_module, planted_bug, relative_error
-from .symbolic import library_against_symbols, residual_zero, spread
+from .symbolic import EPS, library_against_symbols, residual_zero, spread
 
 mpmath = lazy_module("mpmath")
 sp = lazy_module("sympy")
@@ -1431,7 +1431,6 @@ planted_bug("spherical: AdamG kernel renormalises to radius 2", "dynamics/spheri
 #   adam_nu, adam_nu_R, adam_srt_radius, adam_srt_radius_law                             -> symbolic_adam_nu
 # The random-walk forms (sgdm_*) solve a leading-order moment balance, not an exact recursion: the claim checks that
 # balance (its geometric series summed by sympy), which is all they assert.
-EPS = float(np.finfo(float).eps)
 #: The errata that the symbolic claims below show in sympy (the errata page links them).
 SYMBOLIC_COUNTERPARTS = {
     "spherical.erratum_sgd_l2_sign": "spherical.symbolic_sgd_l2_one_step",

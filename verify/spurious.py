@@ -951,12 +951,11 @@ planted_bug("spurious: CSI averages the other class means over K instead of K âˆ
 #   at random, and the trainers (train_balancing_toy, the torch layer) have no closed form: the Monte Carlo, rate
 #   and transcription claims above check them; subsampled_size and group_index/group_counts are integer counts checked
 #   exactly by subsample_sizes and benchmark_percentages; group_accuracies and worst_group_accuracy count.
-from .symbolic import library_against_symbols, residual_zero, spread  # noqa: E402
+from .symbolic import EPS, library_against_symbols, residual_zero, spread  # noqa: E402
+from .symbolic import POINTS as SYMBOLIC_POINTS  # noqa: E402
 
 sp = lazy_module("sympy")
 
-EPS = float(np.finfo(np.float64).eps)
-SYMBOLIC_POINTS = 1000
 
 
 def _log1p(x):

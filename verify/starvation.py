@@ -860,18 +860,9 @@ planted_bug("two-moons torch backward pass uses the activation as the ReLU's der
 # (relative error ~ε e^ω: 9e-9 at ω = 20, 0 returned for ω > 37.4 where σ(−ω) ≈ 4e-17; it is now the core's
 # sigmoid, from e^{−|ω|}), and lambert_fixed_point's z was (1 − 1/c)W(c), which lost ~ελ/s² to the rounding of
 # c = 1 + s²/λ (7e-9 relative at s²/λ = 1e-8; it is now (s²/λ)W/c). The bounds below hold the fixed forms.
-from .symbolic import library_against_symbols, residual_zero, spread  # noqa: E402
-
-EPS = float(np.finfo(float).eps)
-SYMBOLIC_POINTS = 1000
-
-
-def _symbolic_result(checks, shown):
-    """All checks must pass; the detail names the last ``shown`` (the library against the symbols) when all pass,
-    else the failing check's own detail."""
-    if all(c.passed for c in checks):
-        return Check.all_of(checks, "; ".join(c.detail for c in checks[-shown:]))
-    return Check.all_of(checks)
+from .symbolic import EPS, library_against_symbols, residual_zero, spread  # noqa: E402
+from .symbolic import POINTS as SYMBOLIC_POINTS  # noqa: E402
+from .symbolic import symbolic_result as _symbolic_result  # noqa: E402
 
 
 def _on_lambert(expression, pairs, lam):

@@ -23,7 +23,20 @@ from .registry import Check, lazy_module
 sp = lazy_module("sympy")
 mpmath = lazy_module("mpmath")
 
-__all__ = ["residual_zero", "spread", "library_against_symbols"]
+__all__ = ["EPS", "POINTS", "residual_zero", "spread", "library_against_symbols", "symbolic_result"]
+
+EPS = float(np.finfo(np.float64).eps)
+"""The float64 unit round-off, the unit of the symbolic claims' bounds."""
+POINTS = 1000
+"""How many points a symbolic claim compares the library with the symbols at."""
+
+
+def symbolic_result(checks, shown=None):
+    """All ``checks`` must pass. When they do, the detail joins the details of the last ``shown`` of them (all by
+    default: the library against the symbols is usually last); otherwise it is the failing check's own."""
+    if all(c.passed for c in checks):
+        return Check.all_of(checks, "; ".join(c.detail for c in checks[-(shown or len(checks)):]))
+    return Check.all_of(checks)
 
 
 def residual_zero(residual, what):
