@@ -17,18 +17,30 @@ def _math(tex, text):
     return f"${tex}$" if tex else text
 
 
-def symbolic_counterparts():
-    """{erratum claim id: symbolic claim id}: the symbolic claims that show an erratum in sympy (its printed form's
-    residual nonzero at a counterexample, the corrected form's residual 0), as each claims module declares them in
-    its ``SYMBOLIC_COUNTERPARTS``."""
+def _declared(attribute):
+    """The union of the dicts that the claims modules declare under ``attribute``."""
     import importlib
 
     from .registry import claim_modules
 
     found = {}
     for name in claim_modules():
-        found.update(getattr(importlib.import_module(name), "SYMBOLIC_COUNTERPARTS", {}))
+        found.update(getattr(importlib.import_module(name), attribute, {}))
     return found
+
+
+def symbolic_counterparts():
+    """{erratum claim id: symbolic claim id}: the symbolic claims that show an erratum in sympy (its printed form's
+    residual nonzero at a counterexample, the corrected form's residual 0), as each claims module declares them in
+    its ``SYMBOLIC_COUNTERPARTS``."""
+    return _declared("SYMBOLIC_COUNTERPARTS")
+
+
+def without_symbolic_form():
+    """{erratum claim id: why it has no symbolic counterpart}: the errata whose printed or corrected form is not an
+    algebraic relation sympy can decide (a figure's setting, a simulation's outcome, a numerical value), as each
+    claims module declares them in its ``ERRATA_WITHOUT_SYMBOLIC_FORM``."""
+    return _declared("ERRATA_WITHOUT_SYMBOLIC_FORM")
 
 
 def document(results) -> str:
@@ -42,7 +54,7 @@ def document(results) -> str:
     order = {t.id: i for i, t in enumerate((CORE,) + THEORIES)}  # sections in the registry's order
     errata = sorted((r for r in results if r.claim.kind == "erratum"), key=lambda r: (order[r.claim.theory], r.claim.id))
     verdicts = {"pass": "confirmed", "FAIL": "NOT confirmed", "error": "error", "skipped": "skipped"}
-    symbolic = symbolic_counterparts()
+    symbolic, not_algebraic = symbolic_counterparts(), without_symbolic_form()
     if errata:
         lines += ["## Summary", "",
                   "One row per erratum: the printed form (✗) above the corrected one (✓), and the printed form's error "
@@ -77,6 +89,8 @@ def document(results) -> str:
                 lines += [f"- **Symbolically:** {{ref}}`{symbolic[c.id]} <claim-{symbolic[c.id]}>` shows it in sympy: "
                           f"the printed form's residual is a nonzero expression, evaluated at a counterexample, and "
                           f"the corrected form's simplifies to 0."]
+            elif c.id in not_algebraic:
+                lines += [f"- **No symbolic counterpart:** {not_algebraic[c.id]}"]
             lines += [f"- **Claim:** {c.statement}", ""]
     if not errata:
         lines.append("No erratum claim was selected.")

@@ -2,8 +2,9 @@
 
 One page per theory lists each claim with its statement, source, kind, the limit it is held to, what was measured
 in this run and the verdict; each claim carries the label ``claim-<claim id>`` so that the theory notes link to it.
-``errata.md`` is the errata document (:func:`verify.errata.document`) and ``index.md`` the summary, with the
-provenance of the run (date, commit, versions) so that a reader knows which code produced the numbers.
+``errata.md`` is the errata document (:func:`verify.errata.document`), ``derivations.md`` the closed forms and
+their symbolic checks (:func:`derivations_document`), and ``index.md`` the summary, with the provenance of the run
+(date, commit, versions) so that a reader knows which code produced the numbers.
 """
 import math
 from itertools import groupby
@@ -14,6 +15,7 @@ from dynamics.theories import theory as _theory
 
 from . import errata
 from .registry import format_summary, provenance_text
+from .symbolic import CHECKS, derivations
 
 _VERDICT = {"pass": "✔ pass", "FAIL": "✘ FAIL", "error": "✘ error", "skipped": "– skipped (not run)"}
 
@@ -55,9 +57,68 @@ def claim_entry(result) -> str:
     return "\n".join(lines)
 
 
+def _anchor(functions):
+    return "derivation-" + functions[0].replace(".", "-").replace("_", "-")
+
+
+def derivations_document(results) -> str:
+    """Markdown for the derivations page: a coverage table (per theory, how many closed forms are checked exactly,
+    by a series, by interval arithmetic, or not at all), then one section per theory with each closed form's
+    relation, its functions, what was checked, the symbolic claim with its residuals as measured in this run, and
+    its source (or its derivation, for a form derived in this project)."""
+    by_id = {r.claim.id: r for r in results}
+    found = derivations()
+    lines = ["# Derivations a machine has checked", "",
+             "Every closed form of the library, with the relation it solves and how the relation is checked. A "
+             "symbolic claim states the relation once in sympy (the ODE or recursion with its initial condition, "
+             "the fixed-point or stationarity equation, the expectation or sum it equals, its limits), checks that "
+             "the residual simplifies to 0, and then holds the library's function to the symbolic form evaluated "
+             "by mpmath at 30 digits, at 1000 points spread over the orders of magnitude of each parameter, within "
+             "a round-off bound derived from the formula. Each claim also fails when a plausible slip (a factor 2, "
+             "a sign, an exponent) is planted in the library's formula, and when the same kind of slip is planted "
+             "in its symbolic statement: the two are independent routes.", "",
+             "What a check establishes:", ""]
+    lines += [f"- **{kind}**: {meaning}" for kind, meaning in CHECKS.items()]
+    lines += ["", f"The measured residuals below come from the run that generated these pages: "
+                  f"{provenance_text(results)}.", "", "## Coverage", "",
+              "| theory | closed forms | exact | series | interval | none |", "|---|---|---|---|---|---|"]
+    totals = dict.fromkeys(("all",) + tuple(CHECKS), 0)
+    for theory_id, entries in found.items():
+        counts = {kind: sum(e.check == kind for e in entries) for kind in CHECKS}
+        totals["all"] += len(entries)
+        for kind in CHECKS:
+            totals[kind] += counts[kind]
+        lines.append(f"| [{_theory(theory_id).title}](#derivations-{theory_id.replace('_', '-')}) | {len(entries)} | "
+                     + " | ".join(str(counts[kind]) for kind in CHECKS) + " |")
+    lines += [f"| **all** | **{totals['all']}** | " + " | ".join(f"**{totals[k]}**" for k in CHECKS) + " |", ""]
+    for theory_id, entries in found.items():
+        lines += [f"(derivations-{theory_id.replace('_', '-')})=", f"## {_theory(theory_id).title}", ""]
+        for entry in entries:
+            names = ", ".join(f"`{f.split('.', 1)[1]}`" for f in entry.functions)
+            lines += [f"({_anchor(entry.functions)})=", f"### {names}", "", f"$$\n{entry.relation}\n$$", "",
+                      "- **Functions:** " + ", ".join(f"{{func}}`dynamics.{f}`" for f in entry.functions)]
+            if entry.source.startswith("derived in this project"):
+                lines.append(f"- **Derived in this project.** {entry.note}")
+            else:
+                lines.append(f"- **Source:** {entry.source}")
+            if entry.check == "none":
+                lines.append(f"- **Checked:** no symbolic check. {entry.note}")
+                lines.append("")
+                continue
+            result = by_id.get(entry.claim)
+            verdict = _VERDICT[result.verdict] if result else "– not run"
+            lines.append(f"- **Checked:** {entry.check} ({CHECKS[entry.check]})."
+                         + ("" if entry.check == "exact" or entry.source.startswith("derived") else f" {entry.note}"))
+            lines.append(f"- **Claim:** {{ref}}`{entry.claim} <claim-{entry.claim}>`, {verdict}")
+            if result and result.detail:
+                lines.append(f"- **Residuals as measured:** {result.detail}")
+            lines.append("")
+    return "\n".join(lines)
+
+
 def write_pages(results, directory) -> list:
-    """Write ``index.md``, one ``<theory>.md`` per theory with claims among ``results``, and ``errata.md`` into
-    ``directory``; return the paths written."""
+    """Write ``index.md``, one ``<theory>.md`` per theory with claims among ``results``, ``errata.md`` and
+    ``derivations.md`` into ``directory``; return the paths written."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     order = {t.id: i for i, t in enumerate((CORE,) + THEORIES)}
@@ -87,7 +148,8 @@ def write_pages(results, directory) -> list:
              f"These pages were generated by `python -m verify --slow --docs docs/claims`: {provenance_text(results)}. "
              f"{format_summary(results)}.", "",
              "| theory | claims | passed | errata |", "|---|---|---|---|", *rows, "",
-             "```{toctree}", ":maxdepth: 1", ":hidden:", "", *[p.stem for p in written], "errata", "```", ""]
+             "```{toctree}", ":maxdepth: 1", ":hidden:", "", *[p.stem for p in written], "errata", "derivations", "```", ""]
     (directory / "index.md").write_text("\n".join(index), encoding="utf-8")
     (directory / "errata.md").write_text(errata.document(results), encoding="utf-8")
-    return written + [directory / "index.md", directory / "errata.md"]
+    (directory / "derivations.md").write_text(derivations_document(results), encoding="utf-8")
+    return written + [directory / "index.md", directory / "errata.md", directory / "derivations.md"]

@@ -14,7 +14,7 @@ import numpy as np
 
 import dynamics.spherical as sph
 from .registry import Check, claim, lazy_module, planted_bug, relative_error
-from .symbolic import EPS, library_against_symbols, residual_zero, spread
+from .symbolic import EPS, library_against_symbols, printed_misses, residual_zero, spread
 
 mpmath = lazy_module("mpmath")
 sp = lazy_module("sympy")
@@ -1446,16 +1446,6 @@ def _converged(expression):
     return expression.replace(lambda e: isinstance(e, sp.Piecewise), lambda e: e.args[0][0])
 
 
-def _printed_misses(printed_residual, reference, counterexample, what, reject=0.1):
-    """A printed (erratum) form: its residual does not simplify to 0, and at the simplest counterexample (a dict of
-    symbol values) it misses the reference by more than ``reject`` relative."""
-    left = sp.simplify(printed_residual)
-    miss = math.inf if left == 0 else float(abs(left.subs(counterexample) / reference.subs(counterexample)))
-    miss = 0.0 if left == 0 else miss
-    at = ", ".join(f"{k} = {v}" for k, v in counterexample.items())
-    return Check.at_least(miss, reject, f"{what}: printed residual {left} (relative miss {miss:.3g} at {at})")
-
-
 def _spread_int(column):
     """Step counts or dimensions from a spread column (the library takes integers)."""
     return np.rint(column)
@@ -1492,8 +1482,8 @@ def symbolic_sgd_l2_one_step():
               residual_zero(r0 * a ** (k + 1) - a * (r0 * a ** k), "collapse recursion at g = 0 (a = 1 − ηλ > 0)"),
               residual_zero(collapse.subs(k, 0) - r0, "collapse r(0) = r₀"),
               residual_zero(effective - table, "Table 3.1, η^e of SGD + L2"),
-              _printed_misses(A / (1 - A * c_printed[0]) - table, table, half, "§3.4.2's ∇L − λx"),
-              _printed_misses(printed_step.dot(printed_step) - radius_map.subs(s, r ** 2), radius_map.subs(s, r ** 2),
+              printed_misses(A / (1 - A * c_printed[0]) - table, table, half, "§3.4.2's ∇L − λx"),
+              printed_misses(printed_step.dot(printed_step) - radius_map.subs(s, r ** 2), radius_map.subs(s, r ** 2),
                               half, "Eq 2.14's x − η∇L + λx")]
     ranges = [(1e-6, 1e6, "log"), (1e-4, 1.0, "log"), (1e-6, 0.9, "log"), (1e-4, 1e4, "log")]
     points = spread(ranges, 1000)
@@ -1788,8 +1778,8 @@ def symbolic_theorem4():
               residual_zero(small - tan ** 2, "small parameter (ηg)²/r⁴ = tan²θ"),
               residual_zero(small.subs({r: scale * r}) - small.subs({eta: eta / scale ** 2}),
                             "(ηg)²/r⁴ invariant under (η, ρx₀) -> (η/ρ², x₀)"),
-              _printed_misses(printed - tan ** 2, tan ** 2, one, "Theorem 4's printed (ηg)²/r² against tan²θ"),
-              _printed_misses(printed.subs({r: scale * r}) - printed.subs({eta: eta / scale ** 2}),
+              printed_misses(printed - tan ** 2, tan ** 2, one, "Theorem 4's printed (ηg)²/r² against tan²θ"),
+              printed_misses(printed.subs({r: scale * r}) - printed.subs({eta: eta / scale ** 2}),
                               printed.subs({r: scale * r}), one, "printed (ηg)²/r² under the equivalence"),
               residual_zero(eta * g / sp.sqrt(d) * sp.sqrt(d) - eta * g, "‖η_AG sign(g̃₀)‖ = η‖g̃₀‖")]
     points = spread([(1e-2, 1e2, "log"), (1e-4, 1.0, "log"), (1e-6, 0.9, "log"), (1e-3, 1e3, "log"),
@@ -1845,7 +1835,7 @@ def symbolic_exponential_lr():
     printed = eta * a ** (-2 * i - k)
     at = {k: 0, i: 0, a: sp.Rational(1, 2), eta: 1, grad: 1, X: 0}
     checks = [residual_zero(tilde_next - (X - schedule * grad), "Eq 3.44: x̃_{k+1} = x̃_k − η_k∇L(x̃_k)"),
-              _printed_misses(tilde_next - (X - printed * grad), schedule * grad, at, "App. B.2's (1−ηλ)^{−2i−k}η")]
+              printed_misses(tilde_next - (X - printed * grad), schedule * grad, at, "App. B.2's (1−ηλ)^{−2i−k}η")]
     # Li & Arora with momentum: γ from the root relation α² − (1 + γ − ηλ)α + γ = 0
     gamma = alpha * (1 - eta * lam - alpha) / (1 - alpha)
     x_k = x_prev - eta * m_prev
@@ -1953,9 +1943,9 @@ def symbolic_adam_nu():
     printed0 = (rs[0] * (1 - beta2) * squared[0] / d) ** 2  # (r₀v₀)²
     checks += [residual_zero(nu2 - eq342, "Eq 3.42, ν_2²"),
                residual_zero(nu2_R - corrected, "ν_2^R², corrected"),
-               _printed_misses(printed0 - nu0_R, nu0_R, {beta2: 0, d: 1, lam: 0, gs[0]: 2, rs[0]: 1},
+               printed_misses(printed0 - nu0_R, nu0_R, {beta2: 0, d: 1, lam: 0, gs[0]: 2, rs[0]: 1},
                                "printed ν^R = r_kv_k (squared)"),
-               _printed_misses(printed_sum - corrected, corrected,
+               printed_misses(printed_sum - corrected, corrected,
                                {beta1: 0, beta2: sp.Rational(1, 2), lam: 1, gs[0]: 0, gs[1]: 0, gs[2]: 0, rs[0]: 1,
                                 rs[1]: 1, rs[2]: sp.Rational(1, 2), d: 1}, "printed λr_ir_k summand (ν²)")]
     # Adam w/o (abc), β₁ = 0, λ = 0, constant G: r_k²v_k = β₂r_{k−1}²v_{k−1} + (1−β₂)G²/d, so r_k²v_k is the sum

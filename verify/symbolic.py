@@ -10,11 +10,26 @@ equation it satisfies, the expectation it equals, the limit it has) and checks i
   Kronecker sequence, so that a claim's points never change between runs);
 * :func:`library_against_symbols` lambdifies an expression for mpmath, evaluates it at 30 digits at each point and
   holds the library's value to a relative error bound that the claim derives from the formula's conditioning, in
-  the manner of SciPy's mpmath harness.
+  the manner of SciPy's mpmath harness;
+* :func:`printed_misses` shows a printed (erratum) form failing: its residual is a nonzero expression, and at the
+  simplest counterexample it misses by more than a stated share.
+
+:func:`simplified` is sympy's ``simplify`` with its results cached on disk by expression hash (``LD_SYMPY_CACHE``,
+default ``~/.cache/learning-dynamics/sympy``), so that a warm run of the symbolic claims skips the simplifications.
+The key is the expression's full ``srepr`` and sympy's version: a changed statement is a new key, never a stale hit.
+
+Each claims module lists its theory's closed forms in ``DERIVATIONS`` (:func:`derivation`): the relation each
+solves, what was checked (exact, series, interval, or none and why) and the symbolic claim that checks it. The
+derivations page of the documentation is generated from these lists (:func:`derivations`).
 
 sympy and mpmath are imported on first use (the claims modules stay light to import).
 """
+import hashlib
+import importlib
 import math
+import os
+from pathlib import Path
+from typing import NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -23,7 +38,8 @@ from .registry import Check, lazy_module
 sp = lazy_module("sympy")
 mpmath = lazy_module("mpmath")
 
-__all__ = ["EPS", "POINTS", "residual_zero", "spread", "library_against_symbols", "symbolic_result"]
+__all__ = ["EPS", "POINTS", "residual_zero", "spread", "library_against_symbols", "symbolic_result", "simplified",
+           "printed_misses", "Derivation", "derivation", "derivations", "CHECKS"]
 
 EPS = float(np.finfo(np.float64).eps)
 """The float64 unit round-off, the unit of the symbolic claims' bounds."""
@@ -39,17 +55,61 @@ def symbolic_result(checks, shown=None):
     return Check.all_of(checks)
 
 
+def _cache_directory():
+    return Path(os.environ.get("LD_SYMPY_CACHE") or Path.home() / ".cache" / "learning-dynamics" / "sympy")
+
+
+def simplified(expression):
+    """``sympy.simplify(expression)``, cached on disk by the hash of the expression's ``srepr`` and sympy's version.
+
+    A cache that cannot be read or written (a read-only home, a corrupt entry) is skipped: the expression is then
+    simplified afresh.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> x = sympy.Symbol("x")
+    >>> simplified(sympy.sin(x) ** 2 + sympy.cos(x) ** 2 - 1)
+    0
+    """
+    key = hashlib.sha256(f"{sp.__version__}\n{sp.srepr(expression)}".encode()).hexdigest()
+    path = _cache_directory() / key[:2] / f"{key}.txt"
+    try:
+        return sp.sympify(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, SyntaxError, TypeError, sp.SympifyError):
+        pass
+    result = sp.simplify(expression)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(f".{os.getpid()}.part")
+        partial.write_text(sp.srepr(result), encoding="utf-8")
+        os.replace(partial, path)  # atomic: parallel workers never read half an entry
+    except OSError:
+        pass
+    return result
+
+
 def residual_zero(residual, what):
     """A :class:`Check` that ``residual`` (a sympy expression) simplifies to exactly 0.
 
     ``simplify`` is tried first, then ``together``/``expand`` of the result (rational functions of exponentials
-    often need both). The measured value is 0 when the residual vanishes, else inf, and the detail names what is
-    left.
+    often need both); both go through the on-disk cache (:func:`simplified`). The measured value is 0 when the
+    residual vanishes, else inf, and the detail names what is left.
     """
-    left = sp.simplify(residual)
+    left = simplified(residual)
     if left != 0:
-        left = sp.simplify(sp.expand(sp.together(left)))
+        left = simplified(sp.expand(sp.together(left)))
     return Check.at_most(0.0 if left == 0 else math.inf, 0.0, f"{what}: residual {'0' if left == 0 else left}")
+
+
+def printed_misses(printed_residual, reference, counterexample, what, reject=0.1):
+    """A :class:`Check` that a printed (erratum) form fails: its residual (a sympy expression, the printed form
+    minus what it should equal) does not simplify to 0, and at the simplest counterexample (a dict of symbol values)
+    it misses ``reference`` by more than ``reject`` relative. The detail prints the residual and the miss."""
+    left = simplified(printed_residual)
+    miss = 0.0 if left == 0 else float(abs(left.subs(counterexample) / reference.subs(counterexample)))
+    at = ", ".join(f"{k} = {v}" for k, v in counterexample.items())
+    return Check.at_least(miss, reject, f"{what}: printed residual {left} (relative miss {miss:.3g} at {at})")
 
 
 def spread(ranges, count):
@@ -118,3 +178,80 @@ def library_against_symbols(expression, symbols, library, points, bound, what, d
     at = "" if where is None else f" (worst at {np.array2string(np.asarray(where), precision=3)})"
     return Check.at_most(worst, 1.0, f"{what}: worst relative error / bound {worst:.2f} over {len(points)} "
                                      f"points{at}")
+
+
+CHECKS = {
+    "exact": "the residual of the defining relation simplifies to 0 (sympy), and the library equals the symbolic "
+             "form at 30 digits",
+    "series": "the relation holds as a series to a stated order (sympy), and the library equals the symbolic form "
+              "at 30 digits",
+    "interval": "the relation holds under mpmath interval arithmetic over the stated domain",
+    "none": "no symbolic check: the reason is given",
+}
+"""What each kind of check of a closed form establishes (the derivations page's legend)."""
+
+
+class Derivation(NamedTuple):
+    """One closed form of a theory and how it is checked symbolically (an entry of a claims module's
+    ``DERIVATIONS``; see :func:`derivation`)."""
+
+    functions: Tuple[str, ...]
+    relation: str
+    check: str
+    claim: Optional[str]
+    source: str
+    note: str
+
+
+def derivation(functions, relation, check, claim=None, source="", note=""):
+    """A :class:`Derivation`, validated.
+
+    Parameters
+    ----------
+    functions : str or tuple of str
+        The public functions that compute the closed form, named from the theory package down
+        (``"spherical.sgd_l2_radius_map"`` for :func:`dynamics.spherical.sgd_l2_radius_map`).
+    relation : str
+        The defining relation in LaTeX (no dollar signs): the ODE, recursion, fixed-point equation, expectation or
+        limit that the closed form solves.
+    check : {"exact", "series", "interval", "none"}
+        What the symbolic claim establishes (:data:`CHECKS`).
+    claim : str, optional
+        The symbolic claim's id; required unless ``check`` is ``"none"``.
+    source : str
+        Where the form is printed (author, year, equation), or ``"derived in this project"``.
+    note : str
+        The derivation written out (required for a form derived in this project), or, for ``"series"``,
+        ``"interval"`` and ``"none"``, why no exact check is possible. Markdown with ``$...$`` maths.
+    """
+    functions = (functions,) if isinstance(functions, str) else tuple(functions)
+    if not functions or not all(isinstance(f, str) and f.count(".") == 1 for f in functions):
+        raise ValueError(f"functions must name 'theory.function' entries, got {functions!r}")
+    if check not in CHECKS:
+        raise ValueError(f"check must be one of {sorted(CHECKS)}, got {check!r}")
+    if (claim is None) != (check == "none"):
+        raise ValueError(f"{functions[0]}: a claim is required exactly when check is not 'none' (check={check!r}, "
+                         f"claim={claim!r})")
+    if "$" in relation or relation.count("{") != relation.count("}"):
+        raise ValueError(f"{functions[0]}: relation must be LaTeX without dollar signs and with balanced braces")
+    if not source:
+        raise ValueError(f"{functions[0]}: source must cite where the form is printed, or say 'derived in this "
+                         f"project'")
+    if check != "exact" and not note:
+        raise ValueError(f"{functions[0]}: a {check!r} check needs a note saying why no exact check is possible")
+    if source.startswith("derived in this project") and not note:
+        raise ValueError(f"{functions[0]}: a form derived in this project needs its derivation in note")
+    return Derivation(functions, relation, check, claim, source, note)
+
+
+def derivations():
+    """{theory id: the ``DERIVATIONS`` its claims module declares}, in the registry's order (the numerics core
+    first)."""
+    from .registry import claim_modules
+
+    found = {}
+    for name in claim_modules():
+        entries = getattr(importlib.import_module(name), "DERIVATIONS", ())
+        if entries:
+            found.setdefault(name.rsplit(".", 1)[1], []).extend(entries)
+    return found
