@@ -42,9 +42,13 @@ def public_functions() -> Dict[str, object]:
             if inspect.isfunction(obj) or type(obj).__name__ == "CPUDispatcher"}
 
 
-def _calls(function):
-    """The names a function calls: ``f(...)`` gives ``f``, ``a.b.f(...)`` gives ``f``; not the context managers
-    of its ``with`` statements."""
+_FOREIGN = {"np", "numpy", "sp", "sympy", "mpmath", "math", "scipy", "torch", "stats", "special", "linalg"}
+"""Module aliases whose attribute calls are never the library's (``sp.integrate`` is not ``numerics.integrate``)."""
+
+
+def _calls(function, bare_only=False):
+    """The names a function calls: ``f(...)`` gives ``f``, ``a.b.f(...)`` gives ``f`` (unless ``a`` is a third-party
+    module's alias, :data:`_FOREIGN`, or ``bare_only``); not the context managers of its ``with`` statements."""
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
     except (OSError, TypeError, SyntaxError):
@@ -56,22 +60,27 @@ def _calls(function):
         if isinstance(node, ast.Call) and id(node) not in contexts:
             target = node.func
             if isinstance(target, ast.Attribute):
-                names.add(target.attr)
+                root = target.value
+                while isinstance(root, ast.Attribute):
+                    root = root.value
+                if not bare_only and not (isinstance(root, ast.Name) and root.id in _FOREIGN):
+                    names.add(target.attr)
             elif isinstance(target, ast.Name):
                 names.add(target.id)
     return names
 
 
 def _reached(function, depth=2):
-    """The names called by ``function`` and by the functions of its own module that it calls, ``depth`` levels."""
+    """The names called by ``function`` and by the functions of its own module that it calls by bare name (not
+    ``sph.x(...)``, which is the library's ``x`` even where the module has a function of that name), ``depth``
+    levels."""
     module = sys.modules.get(function.__module__)
     seen, frontier, names = {function}, [function], set()
     for _ in range(depth + 1):
         following = []
         for f in frontier:
-            called = _calls(f)
-            names |= called
-            for name in called:
+            names |= _calls(f)
+            for name in _calls(f, bare_only=True):
                 helper = getattr(module, name, None)
                 if inspect.isfunction(helper) and helper.__module__ == function.__module__ and helper not in seen:
                     seen.add(helper)

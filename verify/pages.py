@@ -57,8 +57,15 @@ def claim_entry(result) -> str:
     return "\n".join(lines)
 
 
-def _anchor(functions):
-    return "derivation-" + functions[0].replace(".", "-").replace("_", "-")
+def _anchor(entry, taken):
+    """A label for a derivation entry, from its first function; a second entry of the same function gets a suffix."""
+    base = "derivation-" + entry.functions[0].replace(".", "-").replace("_", "-")
+    label, k = base, 1
+    while label in taken:
+        k += 1
+        label = f"{base}-{k}"
+    taken.add(label)
+    return label
 
 
 def derivations_document(results) -> str:
@@ -88,14 +95,15 @@ def derivations_document(results) -> str:
         totals["all"] += len(entries)
         for kind in CHECKS:
             totals[kind] += counts[kind]
-        lines.append(f"| [{_theory(theory_id).title}](#derivations-{theory_id.replace('_', '-')}) | {len(entries)} | "
+        lines.append(f"| {{ref}}`{_theory(theory_id).title} <derivations-{theory_id.replace('_', '-')}>` | {len(entries)} | "
                      + " | ".join(str(counts[kind]) for kind in CHECKS) + " |")
     lines += [f"| **all** | **{totals['all']}** | " + " | ".join(f"**{totals[k]}**" for k in CHECKS) + " |", ""]
+    taken = set()
     for theory_id, entries in found.items():
         lines += [f"(derivations-{theory_id.replace('_', '-')})=", f"## {_theory(theory_id).title}", ""]
         for entry in entries:
             names = ", ".join(f"`{f.split('.', 1)[1]}`" for f in entry.functions)
-            lines += [f"({_anchor(entry.functions)})=", f"### {names}", "", f"$$\n{entry.relation}\n$$", "",
+            lines += [f"({_anchor(entry, taken)})=", f"### {names}", "", f"$$\n{entry.relation}\n$$", "",
                       "- **Functions:** " + ", ".join(f"{{func}}`dynamics.{f}`" for f in entry.functions)]
             if entry.source.startswith("derived in this project"):
                 lines.append(f"- **Derived in this project.** {entry.note}")
@@ -107,7 +115,7 @@ def derivations_document(results) -> str:
                 continue
             result = by_id.get(entry.claim)
             verdict = _VERDICT[result.verdict] if result else "– not run"
-            lines.append(f"- **Checked:** {entry.check} ({CHECKS[entry.check]})."
+            lines.append(f"- **Checked:** {entry.check}: {CHECKS[entry.check]}."
                          + ("" if entry.check == "exact" or entry.source.startswith("derived") else f" {entry.note}"))
             lines.append(f"- **Claim:** {{ref}}`{entry.claim} <claim-{entry.claim}>`, {verdict}")
             if result and result.detail:

@@ -8,8 +8,9 @@
   ``P(X >= k)``, ``P(X <= k)`` summed in log space (log-sum-exp), exact for every n the theories use
   (the AND-mask's agreement counts, Parascandolo et al. 2021, Prop. 2; the group counts of ``dynamics.spurious``).
 
-* The logistic function σ(x) = 1/(1 + e^{−x}) as ½(1 + tanh(x/2)), which neither overflows nor loses the small
-  values of either tail (the logistic losses of gradient starvation and of the spherical view's probes).
+* The logistic function σ(x) = 1/(1 + e^{−x}) from e^{−|x|} (1/(1 + e^{−|x|}) for x ≥ 0, e^{−|x|}/(1 + e^{−|x|})
+  otherwise), which neither overflows nor loses the small values of either tail (the logistic losses of gradient
+  starvation and of the spherical view's probes).
 
 Every public function checks its arguments in Python; the ``*_kernel`` functions are the unchecked
 numba versions for use inside other compiled code.
