@@ -521,17 +521,119 @@ planted_bug("the family-wise normal quantile one-sided", "verify/registry.py",
 # ------------------------------------------------------------------------------------------------------ symbolic claims
 # Closed forms of the numerics core against the relations they solve, simplified by sympy (verify/symbolic.py), and
 # the library against the sympy (or exact rational) values at 30 digits at 1000 points or more, each within a bound
-# derived from its formula's conditioning in units of ε = 2^-52:
-#   lambertw (its branch-point series, Halley and log-Newton steps)      -> symbolic_lambertw
-#   mp_integrate / mp_quadrature (the θ substitution, moments k = −1..3) -> symbolic_mp_moments
-#   log_binom_pmf, binom_sf, binom_cdf, log_binom_sf, normal_logcdf's
-#   asymptotic series, sigmoid                                          -> symbolic_special_functions
-# Covered before, not repeated: mp_density over its whole domain and mp_cdf (mp_over_its_domain, against mpmath),
-# the bulk's mass and mean at five α (mp_quadrature), W e^W = x in ulps and W against SciPy (lambertw_*), Φ, φ and
-# Φ⁻¹ against mpmath (normal_tails). Not covered, and why: the ODE integrators, Newton's method, the linear algebra
-# and the random streams have no closed form (their orders, tolerances and agreement with LAPACK are the claims
-# above); normal_ppf is Acklam's rational start refined by Halley steps on erfc, a root, checked against SciPy.
-from .symbolic import EPS, library_against_symbols, residual_zero, spread  # noqa: E402
+# derived from its formula's conditioning in units of ε = 2^-52. DERIVATIONS lists every closed form of the core: the
+# relation it solves, its check, and, for a form no symbolic claim checks, why not and which claim holds it instead.
+# The ODE integrators, Newton's method, the linear algebra and the random streams are algorithms, not closed forms:
+# their orders, tolerances and agreement with LAPACK are the claims above.
+from .symbolic import EPS, derivation, library_against_symbols, residual_zero, spread  # noqa: E402
+
+DERIVATIONS = (
+    derivation("numerics.lambertw",
+               r"w e^{w} = x,\quad W' = \frac{W}{x(1+W)},\quad w \leftarrow w - \frac{2ff'}{2f'^2 - ff''},\ "
+               r"f = we^{w} - x",
+               "exact", "numerics.symbolic_lambertw",
+               LAMBERT + "; Corless et al. 1996 (Halley's method)",
+               "The library's update $w - f/(e^w(w+1) - (w+2)f/(2w+2))$ is Halley's step on $f = we^w - x$ "
+               "(residual 0). Where $we^w$ leaves the float range ($|x|$ beyond about $10^{\\pm 300}$) it takes "
+               "Newton steps on $g = w + \\ln|w| - \\ln|x|$, the same root: $g' = 1 + 1/w$ and $e^g = we^w/x$ "
+               "(residuals 0). Its values equal sympy's `LambertW` at 30 digits on both branches."),
+    derivation(("numerics.lambertw_kernel", "numerics.lambertw"),
+               r"We^{W} - x = O(p^6),\ W = -1 + p - \tfrac{p^2}{3} + \tfrac{11}{72}p^3 - \tfrac{43}{540}p^4 "
+               r"+ \tfrac{769}{17280}p^5,\quad p = \pm\sqrt{2(ex+1)}",
+               "series", "numerics.symbolic_lambertw",
+               "Corless et al. 1996 (the series of W at its branch point -1/e)",
+               "A truncated series, so the check is to a stated order: with $x = (p^2/2 - 1)/e$ the Taylor "
+               "coefficients of $p^0, \\dots, p^5$ in $We^W - x$ simplify to 0 (the first omitted term is of order "
+               "$p^6$). The library returns the series itself only within $p < 10^{-3}$ of the branch point, where "
+               "$p^6 < 10^{-18}$ is below rounding; farther out it only starts Halley's iteration."),
+    derivation("numerics.normal_logcdf",
+               r"\begin{gathered} \sqrt{\pi}\,y e^{y^2}\operatorname{erfc}(y) = 1 - \tfrac{1}{2y^2} + \tfrac{3}{4y^4} "
+               r"- \tfrac{15}{8y^6} + \tfrac{105}{16y^8} + O(y^{-10}),\quad y \to \infty \\ "
+               r"\log\Phi(x) = -\tfrac{x^2}{2} - \log(\sqrt{2\pi}|x|) + \log(1 - z + 3z^2 - 15z^3 + 105z^4) + O(z^5),"
+               r"\ z = x^{-2} \end{gathered}",
+               "series", "numerics.symbolic_special_functions",
+               "Abramowitz & Stegun 1964, 7.1.23 (the asymptotic series of erfc)",
+               "An asymptotic (divergent) series holds to a stated order as $x \\to -\\infty$, never identically: "
+               "sympy's series of $\\sqrt\\pi\\,y e^{y^2}\\operatorname{erfc}(y)$ at $y = \\infty$ to $O(y^{-10})$, "
+               "at $y = -x/\\sqrt2$, equals the library's polynomial in $z = 1/x^2$ (residual 0), and "
+               "$\\log\\Phi(x) = \\log(\\operatorname{erfc}(y)/2)$ splits into the three logarithms (residual 0). The "
+               "library uses the series below $x = -30$, where the next term $945z^5$ is below $10^{-12}$ relative "
+               "(and below rounding over $|\\log\\Phi| \\ge x^2/2$); above it forms "
+               "$\\log(\\operatorname{erfc}(-x/\\sqrt2)/2)$."),
+    derivation(("numerics.normal_pdf", "numerics.normal_cdf", "numerics.normal_sf"),
+               r"\varphi(x) = \frac{e^{-x^2/2}}{\sqrt{2\pi}},\quad \Phi(x) = \tfrac12\operatorname{erfc}(-x/\sqrt2),"
+               r"\quad 1 - \Phi(x) = \Phi(-x)",
+               "none", None, "Parascandolo et al. 2021, Prop. 2 (keep probabilities: Φ(-s), never 1 - Φ(s))",
+               "Definitions evaluated as written (one `exp`, one `erfc`, the upper tail as $\\Phi(-x)$): no relation "
+               "is left for sympy beyond the definition itself. The claim normal_tails holds all three to mpmath at "
+               "40 digits across both tails, $|x| \\le 37$."),
+    derivation("numerics.normal_ppf",
+               r"\Phi(x) = q,\quad x \leftarrow x - \frac{u}{1 + xu/2},\ u = \frac{\Phi(x) - q}{\varphi(x)}",
+               "none", None, "Parascandolo et al. 2021, Prop. 2 (the normal keep probabilities and their quantiles)",
+               "A root, not a closed form: Acklam's rational approximation (about $10^{-9}$ relative) as the start, "
+               "then two Halley steps on $\\Phi(x) - q$ through `erfc`, each residual formed in the tail that does "
+               "not cancel. The claim normal_tails holds it to SciPy's `norm.ppf` at $10^{-13}$ relative."),
+    derivation(("numerics.log_binom_pmf", "numerics.log_binom_sf", "numerics.binom_sf", "numerics.binom_cdf"),
+               r"P(X{=}j) = \binom{n}{j}p^j(1-p)^{n-j},\quad \sum_{j=0}^{n} P(X{=}j) = 1,\quad "
+               r"P(X \le k; p) = P(X \ge n-k; 1-p)",
+               "exact", "numerics.symbolic_special_functions",
+               "Parascandolo et al. 2021, Prop. 2 (binomial keep probabilities, in log space)",
+               "sympy checks the mass and the reflection that `binom_cdf` takes (the lower tail as the upper tail of "
+               "$n - X$ at $1 - p$) as polynomials in a symbolic $p$ for every $n \\le 12$; for $n$ up to 60 the "
+               "library is held to exact rational sums (a double $p$ is a dyadic rational) at 30 digits."),
+    derivation("numerics.sigmoid",
+               r"\sigma(x) = \frac{1}{1+e^{-x}}\ (x \ge 0),\quad \sigma(x) = \frac{e^{x}}{1+e^{x}}\ (x < 0)",
+               "exact", "numerics.symbolic_special_functions",
+               "derived in this project (the logistic function formed from e^{-|x|} alone)",
+               "Below 0 the library multiplies the numerator and the denominator of $1/(1 + e^{-x})$ by $e^{x}$: "
+               "$e^{x}/(1 + e^{x}) = 1/(e^{-x} + 1)$ (residual 0). Either branch forms only $e^{-|x|} \\le 1$, so "
+               "nothing overflows, and each is one quotient of positive terms: a few $\\epsilon$ relative in both "
+               "tails, where $\\tfrac12(1 + \\tanh(x/2))$ would lose $\\epsilon e^{|x|}$ in the small one."),
+    derivation(("numerics.mp_quadrature", "numerics.mp_edges"),
+               r"\lambda = 1 + \alpha - 2\sqrt\alpha\cos\theta,\quad \lambda(0) = \lambda_-,\ \lambda(\pi) = \lambda_+,"
+               r"\quad \rho\,d\lambda = \frac{2\alpha\sin^2\theta}{\pi\lambda}\,d\theta",
+               "exact", "numerics.symbolic_mp_moments",
+               "derived in this project (a substitution in the Marchenko–Pastur law of Pezeshki (thesis), Eq 2.3.30)",
+               "With $a = \\sqrt\\alpha$ the edges are $\\lambda_\\pm = (1 \\pm a)^2$ and "
+               "$\\lambda = 1 + a^2 - 2a\\cos\\theta$ runs from $\\lambda_-$ at $\\theta = 0$ to $\\lambda_+$ at "
+               "$\\theta = \\pi$. Then $\\lambda_+ - \\lambda = 2a(1 + \\cos\\theta)$ and "
+               "$\\lambda - \\lambda_- = 2a(1 - \\cos\\theta)$, so $(\\lambda_+ - \\lambda)(\\lambda - \\lambda_-) = "
+               "4a^2\\sin^2\\theta$, and with $d\\lambda = 2a\\sin\\theta\\,d\\theta$ the measure "
+               "$\\rho\\,d\\lambda = \\frac{2a\\sin\\theta}{2\\pi\\lambda}\\,2a\\sin\\theta\\,d\\theta = "
+               "\\frac{2a^2\\sin^2\\theta}{\\pi\\lambda}\\,d\\theta$ (residuals 0). The square roots are gone, so the "
+               "integrand is smooth even at $\\alpha = 1$, where $\\rho \\sim \\lambda^{-1/2}$; the library forms "
+               "$1 - \\cos\\theta$ as $2\\sin^2(\\theta/2)$, without cancellation."),
+    derivation(("numerics.mp_integrate", "numerics.mp_quadrature"),
+               r"\begin{gathered} \textstyle\int \rho\,\lambda^{k}\,d\lambda = \frac{\alpha}{1-\alpha},\ \alpha,\ "
+               r"\alpha,\ \alpha(1+\alpha),\ \alpha(1+3\alpha+\alpha^2)\ (k = -1, \dots, 3;\ \alpha < 1) \\ "
+               r"\textstyle\int \rho\,\lambda^{k}\,d\lambda = \frac{1}{\alpha-1},\ 1,\ \alpha,\ \alpha(1+\alpha),\ "
+               r"\alpha(1+3\alpha+\alpha^2)\ (\alpha > 1) \end{gathered}",
+               "exact", "numerics.symbolic_mp_moments",
+               "derived in this project (the moments of the Marchenko–Pastur law, Marchenko & Pastur 1967)",
+               "In the $\\theta$ variable the bulk moment is $\\int_0^\\pi 2a^2\\sin^2\\theta\\,\\lambda^{k-1}/\\pi"
+               "\\,d\\theta$ with $a = \\sqrt\\alpha$. For $k \\ge 1$ it is a polynomial in $\\cos\\theta$, integrated "
+               "directly. For $k \\le 0$, $z = e^{i\\theta}$ turns $\\lambda$ into $1 + a^2 - a(z + 1/z)$ and the "
+               "integral over $[0, \\pi]$ into half the integral over $|z| = 1$ of a rational function, that is "
+               "$\\pi i$ times its residues inside the circle: at $z = 0$ and at $z = a$ ($a < 1$) or $z = 1/a$ "
+               "($a > 1$), a pole of order $1 - k$. With the atom $(1 - \\alpha)^+$ the mass is 1 and the mean "
+               "$\\alpha$ on both sides."),
+    derivation(("numerics.mp_density", "numerics.mp_atom"),
+               r"\rho(\lambda) = \frac{\sqrt{(\lambda_+-\lambda)(\lambda-\lambda_-)}}{2\pi s\lambda},\quad "
+               r"\lambda_\pm = s(1\pm\sqrt\alpha)^2,\quad P(\lambda = 0) = (1-\alpha)^+",
+               "none", None, "Pezeshki (thesis), Eq 2.3.30 (the Marchenko–Pastur law)",
+               "The printed law, evaluated as written: no relation is left for sympy beyond the definition itself. "
+               "Its normalisation with the atom is the $k = 0$ moment of symbolic_mp_moments, and the claim "
+               "mp_over_its_domain holds the density to mpmath over the whole bulk within a few $\\epsilon$ times "
+               "its condition."),
+    derivation("numerics.mp_cdf",
+               r"F(\lambda) = (1-\alpha)^+ + \int_{\lambda_-}^{\min(\lambda, \lambda_+)} \rho(v)\,dv\quad "
+               r"(\lambda \ge 0)",
+               "none", None, "Pezeshki (thesis), Eq 2.3.30 (the Marchenko–Pastur law)",
+               "A quadrature, not a closed form: the library integrates the bulk over $[0, \\theta(\\lambda)]$ in the "
+               "$\\theta$ variable with the graded Gauss–Legendre panels of `mp_quadrature`. The claim "
+               "mp_over_its_domain holds it to mpmath's quadrature at $10^{-8}$ relative, from $10^{-6}$ of the bulk "
+               "to its end."),
+)
 
 sp = lazy_module("sympy")
 
@@ -631,7 +733,7 @@ def symbolic_mp_moments():
     for k, forms in closed.items():
         if k >= 1:  # a polynomial in cos θ: sympy integrates it over [0, π] directly, for every α
             density = sp.expand(2 * a ** 2 * sp.sin(theta) ** 2 * lam ** (k - 1) / sp.pi)
-            moment = sp.integrate(density, (theta, 0, sp.pi))
+            moment = sp.Integral(density, (theta, 0, sp.pi)).doit()
             checks.append(residual_zero(moment - forms[0].subs(alpha, a ** 2), f"∫ρλ^{k}"))
             continue
         for below_one, form in zip((True, False), forms):
@@ -674,10 +776,11 @@ def _binomial_reference(k, n, p):
        "sympy: for every n <= 12 the pmf C(n,j)p^j(1 − p)^{n−j} sums to 1 and P(X <= k; p) = P(X >= n − k; 1 − p) "
        "(binom_cdf's route) as polynomials in a symbolic p; the asymptotic series of √π y e^{y²} erfc(y) as y → ∞ is "
        "1 − 1/(2y²) + 3/(4y⁴) − 15/(8y⁶) + 105/(16y⁸) + O(y^{−10}), so that log Φ(x) = −x²/2 − log(√(2π)|x|) + "
-       "log(1 − z + 3z² − 15z³ + 105z⁴) + O(z⁵), z = 1/x² (normal_logcdf below x = −30); and ½(1 + tanh(x/2)) = "
-       "1/(1 + e^{−x}) (sigmoid) (residuals 0). log_binom_pmf, binom_sf, binom_cdf and log_binom_sf equal exact "
-       "rational sums at 30 digits at 1000 points (n in [1, 60], k in [0, n], p in (1e-6, 1 − 1e-6) on a logit "
-       "scale; the probabilities themselves where they are normal doubles, above 1e-300) within 4εΛ (absolute in "
+       "log(1 − z + 3z² − 15z³ + 105z⁴) + O(z⁵), z = 1/x² (normal_logcdf below x = −30); and e^x/(1 + e^x) = "
+       "1/(1 + e^{−x}) (sigmoid's form below 0: like its form above, it forms only e^{−|x|}) (residuals 0). "
+       "log_binom_pmf, binom_sf, binom_cdf and log_binom_sf equal exact rational sums at 30 digits at 1000 points "
+       "(n in [1, 60], k in [0, n], p in (1e-6, 1 − 1e-6) on a logit scale; the probabilities themselves where "
+       "they are normal doubles, above 1e-300) within 4εΛ (absolute in "
        "the log, relative in the probability), Λ = 1 + Σ|terms| of the largest summed log pmf (lgamma and the "
        "logarithms round once each; the log-sum-exp adds log₂(n + 1) + 2), plus "
        "nε/min(p, 1 − p) for binom_cdf (it forms 1 − p); normal_logcdf equals log(erfc(−x/√2)/2) at 30 digits at 1000 "
@@ -706,7 +809,7 @@ def symbolic_special_functions():
               residual_zero(sp.expand_log((-y ** 2 - sp.log(2 * sp.sqrt(sp.pi) * y)).subs(y, -x / sp.sqrt(2))
                                           + x ** 2 / 2 + sp.log(sp.sqrt(2 * sp.pi) * -x), force=True),
                             "log Φ(x) = −x²/2 − log(√(2π)|x|) + log(series)"),
-              residual_zero((sp.tanh(t / 2).rewrite(sp.exp) + 1) / 2 - 1 / (1 + sp.exp(-t)), "sigmoid identity")]
+              residual_zero(sp.exp(t) / (1 + sp.exp(t)) - 1 / (1 + sp.exp(-t)), "sigmoid below 0: e^x/(1 + e^x)")]
     # binomial: exact sums against the log-space library
     grid = spread([(1.0, 60.0, "log"), (0.0, 1.0, "linear"), (0.0, 1.0, "linear")], 1000)
     worst = {name: (0.0, None) for name in ("log_binom_pmf", "binom_sf", "binom_cdf", "log_binom_sf")}
@@ -756,3 +859,15 @@ planted_bug("numerics: normal_logcdf's asymptotic series with 3 for 5 (−9z³ f
             "series = 1.0 - z * (1.0 - 3.0 * z * (1.0 - 5.0 * z * (1.0 - 7.0 * z)))",
             "series = 1.0 - z * (1.0 - 3.0 * z * (1.0 - 3.0 * z * (1.0 - 7.0 * z)))",
             ("numerics.symbolic_special_functions",))
+planted_bug("numerics: mp_quadrature's nodes with sin²(θ/2) for 2 sin²(θ/2) (1 − cos θ halved)",
+            "dynamics/numerics/marchenko_pastur.py", "    lam = lo + 2.0 * half * np.sin(theta / 2) ** 2",
+            "    lam = lo + half * np.sin(theta / 2) ** 2", ("numerics.symbolic_mp_moments",))
+# The same kinds of slip in the symbolic statements (the string literals are split so that each snippet occurs once in
+# this file, in the claim's body): each claim fails on its own statement, independently of the library.
+planted_bug("numerics: symbolic statement: the branch-point series with 11/36 for 11/72", "verify/numerics.py",
+            "sp.Rational(11, " "72) * p ** 3", "sp.Rational(11, 36) * p ** 3", ("numerics.symbolic_lambertw",))
+planted_bug("numerics: symbolic statement: the third Marchenko–Pastur moment with 2α for 3α", "verify/numerics.py",
+            "3: (alpha * (1 + 3 * alpha " "+ alpha ** 2),) * 2", "3: (alpha * (1 + 2 * alpha + alpha ** 2),) * 2",
+            ("numerics.symbolic_mp_moments",))
+planted_bug("numerics: symbolic statement: the erfc series with −9z³ for −15z³", "verify/numerics.py",
+            "3 * z ** 2 - 15 " "* z ** 3", "3 * z ** 2 - 9 * z ** 3", ("numerics.symbolic_special_functions",))
