@@ -14,7 +14,7 @@ import numpy as np
 
 import dynamics.spherical as sph
 from .registry import Check, claim, lazy_module, planted_bug, relative_error
-from .symbolic import EPS, library_against_symbols, printed_misses, residual_zero, spread
+from .symbolic import EPS, derivation, library_against_symbols, printed_misses, residual_zero, spread
 
 mpmath = lazy_module("mpmath")
 sp = lazy_module("sympy")
@@ -497,7 +497,7 @@ def lambda0_sandwich(run):
        "round-off), falls like q^k with q = 2(1−ηλ)² − 1, the derivative at its fixed point of the squared-radius "
        "map s ↦ (1−ηλ)²s + η²G²/s: a rate check of slope −1 against the sizes q^{−k}.", "limit",
        stochastic=True)
-def sgd_l2_equilibrium(run):
+def sgd_l2_equilibrium_claim(run):  # named apart from the library's sgd_l2_equilibrium: see the symbolic claims' note
     rng = run.rng(110)
     d = 16
     checks = []
@@ -556,7 +556,7 @@ def equilibrium_closed_forms_precision():
        "run at the constant norm g_min from s₀ = L (g_max from s₀ = U) stays there for 500 steps, and its η^e equals "
        "the max (min) η^e bound, to rtol 1e-12 (round-off: the fixed point attracts, |2(1−ηλ)² − 1| < 1).", "bound",
        stochastic=True)
-def sgd_l2_invariant_interval(run):
+def sgd_l2_invariant_interval_claim(run):  # named apart from the library's sgd_l2_invariant_interval: see the symbolic claims' note
     rng = run.rng(111)
     d, eta, lam, n = 16, 0.1, 1e-3, 20000
     interval = sph.sgd_l2_invariant_interval(eta, lam, 0.5, 2.0)
@@ -590,7 +590,7 @@ def sgd_l2_invariant_interval(run):
        "on the ladder ηλ = 1e-4·2^j, j = 0..4, with η/λ = 100 held (so r*⁴ is fixed and tan²θ₀ = η²G²/r₀⁴ also "
        "scales like ηλ), the max relative error over 3/(ηλ) steps falls with slope 1 in ηλ (the dropped "
        "η⁴G⁴/r⁴ term and the step-to-ODE error are both O(ηλ)).", "limit", stochastic=True)
-def sgd_l2_relaxation(run):
+def sgd_l2_relaxation_claim(run):  # named apart from the library's sgd_l2_relaxation: see the symbolic claims' note
     rng = run.rng(112)
     d, G, ratio = 16, 1.0, 100.0  # η/λ held at 100: η = 0.1, λ = 1e-3 at ηλ = 1e-4
     products = 1e-4 * 2.0 ** np.arange(4, -1, -1)
@@ -977,7 +977,7 @@ def erratum_nu_rescaled(run):
        "to rtol 1e-12 (accumulated round-off over the steps), for both engines of simulate: the compiled loop and "
        "the numpy optimizer AdamSRT stepped one step at a time (its R-rescaling of v included), which also agree "
        "with each other step by step over the whole run (rtol 1e-12).", "identity", stochastic=True)
-def adam_srt_radius_law(run):
+def adam_srt_radius_law_claim(run):  # named apart from the library's adam_srt_radius_law: see the symbolic claims' note
     rng = run.rng(123)
     d, eta, n = 24, 0.01, 3000
     checks = []
@@ -1420,17 +1420,151 @@ planted_bug("spherical: AdamG kernel renormalises to radius 2", "dynamics/spheri
 # error bounds are first-order round-off analyses in units of ε = 2^-52: a sum of positive terms is as accurate as its
 # least accurate term, (1 − ηλ) computed from the rounded product ηλ carries ε(1 + ηλ/(1 − ηλ)), a difference
 # a − b carries ε(|a| + |b|)/|a − b|, and a k-th power multiplies its base's relative error by k.
-# Every closed form of the module is covered:
-#   sgd_l2_radius_map, sgd_radius_sequence, sgd_l2_collapse_radius, sgd_effective_lr  -> symbolic_sgd_l2_one_step
-#   sgd_l2_equilibrium, sgd_l2_invariant_interval                                        -> symbolic_sgd_l2_equilibrium
-#   sgd_l2_relaxation, sgd_l2_relaxation_law                                             -> symbolic_sgd_l2_relaxation
-#   sgdm_l2_equilibrium, sgdm_l2_relaxation_steps, sgdm_l2_relaxation -> symbolic_random_walk_equilibrium
-#   sgd_lambda0_sandwich, effective_lr_bounds_sgd                                        -> symbolic_lambda0_bounds
-#   sgd_order2_radius4, adagradg_equivalent_params, adagrad_matched_learning_rate        -> symbolic_theorem4
-#   exponential_lr_schedule, li_arora_equivalent                                         -> symbolic_exponential_lr
-#   adam_nu, adam_nu_R, adam_srt_radius, adam_srt_radius_law                             -> symbolic_adam_nu
-# The random-walk forms (sgdm_*) solve a leading-order moment balance, not an exact recursion: the claim checks that
-# balance (its geometric series summed by sympy), which is all they assert.
+# DERIVATIONS lists every closed form of the module, the relation it solves and the claim that checks it.
+# The numeric claims that share a closed form's name (sgd_l2_equilibrium, ...) are defined as <name>_claim: the
+# coverage table resolves a call sph.<name>(...) to a function of this module of that name and follows it.
+_THESIS = "Roburin (thesis)"
+
+#: The closed forms of the spherical view, the relation each solves and the symbolic claim that checks it.
+DERIVATIONS = (
+    derivation(("spherical.sgd_l2_radius_map", "spherical.sgd_radius_sequence"),
+               r"\begin{gathered} s_{k+1} = (1-\eta\lambda)^2 s_k + \eta^2 g_k^2 / s_k,\quad s_k = \lVert x_k \rVert^2 \\ "
+               r"\nabla L(x) \perp x,\ \lVert \nabla L(x) \rVert = g/r \end{gathered}",
+               "exact", "spherical.symbolic_sgd_l2_one_step", f"{_THESIS}, Eqs 3.25, 3.46 (Lemma 1)"),
+    derivation("spherical.sgd_l2_collapse_radius", r"r_{k+1} = (1-\eta\lambda) r_k,\quad r(0) = r_0",
+               "exact", "spherical.symbolic_sgd_l2_one_step", f"{_THESIS}, Eq 3.25 at g = 0"),
+    derivation("spherical.sgd_effective_lr",
+               r"\eta^e = \frac{A}{1 - A\langle c, u\rangle},\quad A = \frac{\eta}{r^2},\quad "
+               r"\langle c, u\rangle = \lambda r^2",
+               "exact", "spherical.symbolic_sgd_l2_one_step", f"{_THESIS}, Theorem 2, Table 3.1"),
+    derivation("spherical.sgd_l2_equilibrium",
+               r"\begin{gathered} s_* = (1-\eta\lambda)^2 s_* + \eta^2 G^2 / s_*,\quad "
+               r"\eta^e_* = \frac{\eta}{(1-\eta\lambda) s_*} \\ \tan\theta_* = \eta^e_* G \end{gathered}",
+               "exact", "spherical.symbolic_sgd_l2_equilibrium", f"derived in this project from {_THESIS}, Eq 3.25",
+               note=r"The fixed point $s_*$ of Eq 3.25's map $s \mapsto \rho s + \eta^2 G^2/s$, $\rho = (1-\eta\lambda)^2$, "
+                    r"solves $(1-\rho)s_*^2 = \eta^2 G^2$; since $1 - \rho = \eta\lambda(2-\eta\lambda)$, "
+                    r"$r_*^4 = s_*^2 = \eta G^2/(\lambda(2-\eta\lambda))$. Table 3.1's rate at that radius is "
+                    r"$\eta^e_* = \sqrt{\eta\lambda(2-\eta\lambda)}/((1-\eta\lambda)G)$, and Theorem 2's angle "
+                    r"$\tan\theta_* = \eta^e_* G$ gives $\cos^2\theta_* = 1/(1+\tan^2\theta_*) = (1-\eta\lambda)^2$."),
+    derivation("spherical.sgd_l2_invariant_interval",
+               r"\begin{gathered} L = \rho L + \frac{\eta^2 g_{\min}^2}{L},\quad U = \rho U + \frac{\eta^2 g_{\max}^2}{U} "
+               r"\\ \rho L + \frac{\eta^2 g_{\max}^2}{L} \le U \iff \rho g_{\min} \ge (1-\rho) g_{\max} \end{gathered}",
+               "exact", "spherical.symbolic_sgd_l2_equilibrium", f"derived in this project from {_THESIS}, Eq 3.25",
+               note=r"The map $m_g(s) = \rho s + \eta^2 g^2/s$ increases with $g$ and is convex in $s$ with its minimum "
+                    r"at $s = \eta g/\sqrt\rho$. Its fixed points at $g_{\min}$ and $g_{\max}$ are "
+                    r"$L = \eta g_{\min}/\sqrt{1-\rho}$ and $U = \eta g_{\max}/\sqrt{1-\rho}$. On $[L, U]$ a convex "
+                    r"function is largest at an end: $m_{g_{\max}}(U) = U$, and "
+                    r"$m_{g_{\max}}(L) - U = c(g_{\min} - g_{\max})(\rho g_{\min} - (1-\rho)g_{\max})/g_{\min}$ with "
+                    r"$c = \eta/\sqrt{1-\rho}$, which is $\le 0$ when $(g_{\min}/g_{\max})^2 \ge (1-\rho)/\rho$; the "
+                    r"smallest value, $m_{g_{\min}}$ at its minimum or at $L$, stays $\ge L$. So $[L, U]$ is invariant, "
+                    r"and Table 3.1's $\eta/((1-\eta\lambda)s)$ on it gives the bounds on $\eta^e_k$."),
+    derivation(("spherical.sgd_l2_relaxation", "spherical.sgd_l2_relaxation_law"),
+               r"\begin{gathered} \frac{dw}{dk} = -4\eta\lambda (w - r_*^4),\quad w(0) = r_0^4 \\ "
+               r"-\log\rho^2 = 4\eta\lambda + O((\eta\lambda)^2) \end{gathered}",
+               "exact", "spherical.symbolic_sgd_l2_relaxation", f"derived in this project from {_THESIS}, Eq 3.25",
+               note=r"Squared, Eq 3.25 reads $w_{k+1} = \rho^2 w_k + 2\rho\eta^2 g^2 + \eta^4 g^4/w_k$ for $w = r^4$. Near "
+                    r"the fixed point $r_*^4$ the deviation $w - r_*^4$ contracts by $\rho^2 = (1-\eta\lambda)^4$ per step "
+                    r"to leading order, a log-rate $-\log\rho^2 = 4\eta\lambda + O((\eta\lambda)^2)$ (checked as a "
+                    r"series). The ODE $dw/dk = -4\eta\lambda(w - r_*^4)$ with $w(0) = r_0^4$ is solved exactly by "
+                    r"$r_*^4 + (r_0^4 - r_*^4)e^{-4\eta\lambda k}$, and the effective rate along it is Table 3.1's "
+                    r"$\eta/((1-\eta\lambda)\sqrt w)$."),
+    derivation("spherical.sgdm_l2_equilibrium",
+               r"\begin{gathered} 2\,\mathbb{E}\langle m, x\rangle = \eta\,\mathbb{E}\lVert m \rVert^2 \\ "
+               r"\mathbb{E}\lVert m \rVert^2 = \frac{G^2}{r^2}\sum_{j \ge 0}\gamma^{2j} \end{gathered}",
+               "exact", "spherical.symbolic_random_walk_equilibrium",
+               "derived in this project from Roburin (thesis), Eqs 3.15, 3.25; cf. Wan et al. 2021",
+               note=r"In the random-walk model the gradients on the sphere have norm $G$ and fresh independent tangent "
+                    r"directions. The buffer $m = \sum_j \gamma^j(\nabla L(x_{k-j}) + \lambda x_{k-j})$ then has "
+                    r"$\mathbb{E}\lVert m\rVert^2 = (G^2/r^2)\sum_j\gamma^{2j}$ and, to leading order in $\eta\lambda$, "
+                    r"$\mathbb{E}\langle m, x\rangle = \lambda r^2/(1-\gamma) - (\eta G^2/r^2)\sum_j\gamma^j(1-\gamma^j)/(1-\gamma)$ "
+                    r"(each past gradient meets the steps taken since). The radius is stationary when "
+                    r"$\lVert x - \eta m\rVert^2 = \lVert x\rVert^2$ on average, $2\mathbb{E}\langle m,x\rangle = "
+                    r"\eta\mathbb{E}\lVert m\rVert^2$, whose root is $r_*^4 = \eta G^2/(2\lambda(1-\gamma))$; then "
+                    r"$\eta^e = \eta/r_*^2$ and the rms angle is $\eta\sqrt{\mathbb{E}\lVert m\rVert^2}/r_* = "
+                    r"\sqrt{2\eta\lambda/(1+\gamma)}$. This is a leading-order moment balance, not an exact "
+                    r"recursion: the claim checks the balance, which is all the form asserts."),
+    derivation(("spherical.sgdm_l2_relaxation_steps", "spherical.sgdm_l2_relaxation"),
+               r"\begin{gathered} \Delta r^4 = 2r^2(-2\eta\,\mathbb{E}\langle m, x\rangle + \eta^2\,\mathbb{E}\lVert m "
+               r"\rVert^2) \\ = -\frac{r^4 - r_*^4}{\tau},\quad \tau = \frac{1-\gamma}{4\eta\lambda} \end{gathered}",
+               "exact", "spherical.symbolic_random_walk_equilibrium",
+               "derived in this project from Roburin (thesis), Eqs 3.15, 3.25; cf. Wan et al. 2021",
+               note=r"With the moments of the random-walk model above, the mean change of $r^2$ per step is "
+                    r"$-2\eta\mathbb{E}\langle m,x\rangle + \eta^2\mathbb{E}\lVert m\rVert^2$, and "
+                    r"$\Delta r^4 = 2r^2\Delta r^2$ at leading order. It is linear in $r^4$: "
+                    r"$\Delta r^4 = -(r^4 - r_*^4)/\tau$ with $\tau = (1-\gamma)/(4\eta\lambda)$, whose continuous "
+                    r"solution from $r_0^4$ is $r_*^4 + (r_0^4 - r_*^4)e^{-k/\tau}$."),
+    derivation("spherical.sgd_lambda0_sandwich",
+               r"\begin{gathered} w_{k+1} = w_k + 2a_k + a_k^2/w_k,\quad a_k = \eta_k^2 g_k^2 \\ "
+               r"P_{k+1} = P_k + 2a_k,\quad U_{k+1} = U_k + 2a_k + a_k^2/P_k,\quad P_0 = U_0 = r_0^4 \end{gathered}",
+               "exact", "spherical.symbolic_lambda0_bounds", f"derived in this project from {_THESIS}, Eq 3.46",
+               note=r"At $\lambda = 0$, Eq 3.46 squared is $w_{k+1} = w_k + 2a_k + a_k^2/w_k$ for $w = r^4$, "
+                    r"$a_k = \eta_k^2 g_k^2$. Then $w_{k+1} - P_{k+1} = w_k - P_k + a_k^2/w_k \ge w_k - P_k$ and "
+                    r"$U_{k+1} - w_{k+1} = U_k - w_k + a_k^2(1/P_k - 1/w_k) \ge U_k - w_k$ while $P_k \le w_k$, so "
+                    r"$P_k \le w_k \le U_k$ by induction from $P_0 = w_0 = U_0 = r_0^4$."),
+    derivation("spherical.effective_lr_bounds_sgd",
+               r"\begin{gathered} \sum_{1 \le i < k} \frac{\eta^4 G^4}{r_0^4 + 2i\eta^2 g_{\min}^2} \le \int_0^{k-1} "
+               r"\frac{\eta^4 G^4\,di}{r_0^4 + 2i\eta^2 g_{\min}^2} \\ \eta^e_k = \eta / r_k^2 \end{gathered}",
+               "exact", "spherical.symbolic_lambda0_bounds",
+               f"derived in this project from {_THESIS}, Eq 3.46; Arora et al. 2019",
+               note=r"With constant $\eta$ and $g_{\min} \le g_i \le G$, the sandwich gives "
+                    r"$r_0^4 + 2\eta^2 g_{\min}^2 k \le r_k^4 \le r_0^4 + 2\eta^2 G^2 k + \sum_{i<k}\eta^4 G^4/P_i$ with "
+                    r"$P_i \ge r_0^4 + 2i\eta^2 g_{\min}^2$. The $i = 0$ term is $\eta^4G^4/r_0^4$; the rest, a decreasing "
+                    r"summand, is below its integral over $[0, k-1]$, "
+                    r"$(\eta^2G^4/(2g_{\min}^2))\ln(1 + 2\eta^2 g_{\min}^2(k-1)/r_0^4)$. Then "
+                    r"$\eta^e_k = \eta/r_k^2$ lies between $\eta$ over the square roots of the two ends."),
+    derivation("spherical.sgd_order2_radius4",
+               r"\tilde w_{k+1} = \rho^2 \tilde w_k + 2\rho\eta^2 g^2,\quad \tilde w_0 = r_0^4",
+               "exact", "spherical.symbolic_theorem4", f"{_THESIS}, Theorem 4, Eqs 3.47-3.48"),
+    derivation("spherical.adagradg_equivalent_params",
+               r"\begin{gathered} v_k = \frac{\tilde w_k}{2\rho\eta^2}:\quad v_{k+1} = \beta v_k + g^2 \\ "
+               r"\frac{\eta_{\mathrm{AGG}}^2}{v_k} = \frac{\eta^2}{(1-\eta\lambda)^2 \tilde w_k} \end{gathered}",
+               "exact", "spherical.symbolic_theorem4", "Roburin et al. 2022, Theorem 4; Roburin (thesis), Theorem 4"),
+    derivation("spherical.adagrad_matched_learning_rate",
+               r"\begin{gathered} \lVert \eta_{\mathrm{AG}}\,\mathrm{sign}(\tilde g_0) \rVert = \eta \lVert \tilde g_0 "
+               r"\rVert \\ A_k = \frac{\eta_k}{r_k^2 d^{-1/2}\lVert b_k \rVert} \end{gathered}",
+               "exact", "spherical.symbolic_theorem4", f"{_THESIS}, App. C.1, Eq 3.26"),
+    derivation("spherical.exponential_lr_schedule",
+               r"\begin{gathered} \tilde x_k = (1-\eta\lambda)^{-k} x_k:\quad \tilde x_{k+1} = \tilde x_k - \eta_k "
+               r"\nabla L(\tilde x_k) \\ \eta_k = \eta(1-\eta\lambda)^{-2k-1} \end{gathered}",
+               "exact", "spherical.symbolic_exponential_lr", f"{_THESIS}, Eq 3.44, Lemma 1"),
+    derivation("spherical.li_arora_equivalent",
+               r"\begin{gathered} \alpha^2 - (1+\gamma-\eta\lambda)\alpha + \gamma = 0,\quad \tilde x_k = \alpha^{-k}x_k,"
+               r"\quad \tilde m_k = \alpha^k (m_k - (1-\alpha)x_k/\eta) \\ \tilde m_k = \gamma \tilde m_{k-1} + "
+               r"\nabla L(\tilde x_k),\quad \tilde x_{k+1} = \tilde x_k - \eta\alpha^{-2k-1}\tilde m_k \\ "
+               r"\tilde m_{-1} = -\frac{(1-\alpha)x_0}{\eta\alpha} \end{gathered}",
+               "exact", "spherical.symbolic_exponential_lr", "derived in this project from Li & Arora 2020, Thm 1.1",
+               note=r"Write SGD-M + L2 as $m_k = \gamma m_{k-1} + \nabla L(x_k) + \lambda x_k$, "
+                    r"$x_{k+1} = x_k - \eta m_k$, and set $\tilde x_k = \alpha^{-k}x_k$, "
+                    r"$\tilde m_k = \alpha^k(m_k - (1-\alpha)x_k/\eta)$. Lemma 1 gives "
+                    r"$\nabla L(x_k) = \alpha^{-k}\nabla L(\tilde x_k)$; substituting, the buffer recursion of "
+                    r"$\tilde m$ loses its $x_k$ terms exactly when $\alpha^2 - (1+\gamma-\eta\lambda)\alpha + \gamma = 0$, "
+                    r"and the position update becomes $\tilde x_{k+1} = \tilde x_k - \eta\alpha^{-2k-1}\tilde m_k$. The "
+                    r"zero buffer $m_{-1} = 0$ maps to $\tilde m_{-1} = -(1-\alpha)x_0/(\eta\alpha)$. The library takes "
+                    r"the larger root, real for $\eta\lambda \le (1-\sqrt\gamma)^2$; at $\gamma = 0$ it is "
+                    r"$1 - \eta\lambda$, Eq 3.44."),
+    derivation("spherical.adam_nu",
+               r"\begin{gathered} \nu_k^2 = \frac{r_k^2}{d}\,\frac{(1-\beta_1^{k+1})^2}{(1-\beta_1)^2}\,"
+               r"\frac{V_k}{1-\beta_2^{k+1}} \\ V_k = \beta_2 V_{k-1} + (1-\beta_2)\lVert \nabla L(x_k) + \lambda x_k "
+               r"\rVert^2 \end{gathered}",
+               "exact", "spherical.symbolic_adam_nu", f"{_THESIS}, Eqs 3.41-3.42"),
+    derivation("spherical.adam_nu_R",
+               r"\begin{gathered} r_k^2 v_k = \beta_2 r_{k-1}^2 v_{k-1} + \frac{1-\beta_2}{d}\lVert \nabla L(u_k) + "
+               r"\lambda r_k^2 u_k \rVert^2 \\ \nu^R_k = r_k\frac{1-\beta_1^{k+1}}{1-\beta_1}"
+               r"\sqrt{\frac{v_k}{1-\beta_2^{k+1}}} \end{gathered}",
+               "exact", "spherical.symbolic_adam_nu", f"{_THESIS}, §3.5.2, Eqs 3.79-3.81 (corrected)"),
+    derivation(("spherical.adam_srt_radius", "spherical.adam_srt_radius_law"),
+               r"\begin{gathered} r_{k+1}^2 = r_k^2 + \eta^2 d,\quad r(0) = r_0 \\ \hat v_k = \frac{G^2}{d r_k^2},\quad "
+               r"\eta^e_k = \frac{\eta}{r_k^2\sqrt{\hat v_k}} \end{gathered}",
+               "exact", "spherical.symbolic_adam_nu", f"derived in this project from {_THESIS}, Algorithm 1",
+               note=r"Adam w/o (abc) with $\beta_1 = 0$, $\lambda = 0$, $\varepsilon = 0$ rescales $v$ by "
+                    r"$r_k^2/r_{k+1}^2$ after each step, so $r_k^2 v_k = \beta_2 r_{k-1}^2 v_{k-1} + (1-\beta_2)G^2/d$ "
+                    r"for gradients of constant norm $G$ on the sphere, and "
+                    r"$r_k^2 v_k = (1-\beta_2^{k+1})G^2/d$: the bias-corrected $\hat v_k = G^2/(d r_k^2)$. The step "
+                    r"$\eta\nabla L(x_k)/\sqrt{\hat v_k}$ is tangent (Lemma 1) of squared length $\eta^2 d$, so "
+                    r"$r_{k+1}^2 = r_k^2 + \eta^2 d$ (Pythagoras) and $r_k^2 = r_0^2 + \eta^2 dk$; Theorem 2's rate is "
+                    r"$A = \eta/(r_k^2\sqrt{\hat v_k}) = \eta\sqrt d/(G r_k)$."),
+)
+
 #: The errata that the symbolic claims below show in sympy (the errata page links them).
 SYMBOLIC_COUNTERPARTS = {
     "spherical.erratum_sgd_l2_sign": "spherical.symbolic_sgd_l2_one_step",
@@ -1438,6 +1572,18 @@ SYMBOLIC_COUNTERPARTS = {
     "spherical.erratum_theorem4_small_parameter": "spherical.symbolic_theorem4",
     "spherical.erratum_appendix_b2_schedule": "spherical.symbolic_exponential_lr",
     "spherical.erratum_nu_rescaled": "spherical.symbolic_adam_nu",
+    "spherical.erratum_lemma1_appendix_a": "spherical.symbolic_exponential_lr",
+    "spherical.erratum_eq_3_75_rescaled_momentum": "spherical.symbolic_adam_nu",
+    "spherical.erratum_fig35_deformation": "spherical.symbolic_adam_nu",
+    "spherical.erratum_algorithm1_line10_transport": "spherical.symbolic_adam_nu",
+    "spherical.erratum_algorithm1_bias_index": "spherical.symbolic_adam_nu",
+    "spherical.erratum_appendix_c1_adagrad_lr": "spherical.symbolic_theorem4",
+    "spherical.erratum_b1_tangential_projection": "spherical.symbolic_random_walk_equilibrium",
+}
+#: The errata whose printed and corrected forms are not algebraic relations sympy can decide.
+ERRATA_WITHOUT_SYMBOLIC_FORM = {
+    "spherical.erratum_lambda_grid": "the printed and corrected weight-decay grids are lists of numbers, judged "
+                                     "against the best values Table B.2 reports; there is no formula to simplify",
 }
 
 
@@ -1617,13 +1763,16 @@ def symbolic_sgd_l2_relaxation():
 
 
 @claim("spherical.symbolic_random_walk_equilibrium",
-       "Roburin (thesis), Eqs 3.15, 3.25 (SGD-M + L2); cf. Wan et al. 2021",
+       "Roburin (thesis), Eqs 3.15, 3.25 (SGD-M + L2), §3.5.1 (b1), Eq 3.54; cf. Wan et al. 2021",
        "sympy, in the random-walk model (tangent gradients of norm G/r in fresh independent directions, momentum "
        "γ, leading order in ηλ): E‖m‖² = (G²/r²)Σ_j γ^{2j}, E⟨m,x⟩ = λr²/(1−γ) − (ηG²/r²)Σ_j γ^j(1−γ^j)/(1−γ) "
        "(the buffer's past gradients met by the steps since; series summed by sympy), and the radial balance "
        "2E⟨m,x⟩ = ηE‖m‖² has the root r⁴ = ηG²/(2λ(1−γ)), with η^e = η/r², the rms angle ηsqrt(E‖m‖²)/r = "
        "sqrt(2ηλ/(1+γ)), and Δr⁴ = 2r²(−2ηE⟨m,x⟩ + η²E‖m‖²) = −(r⁴ − r*⁴)/τ with τ = (1−γ)/(4ηλ), solved by "
-       "r*⁴ + (r₀⁴ − r*⁴)e^{−k/τ} (all residuals 0). sgdm_l2_equilibrium (three fields), sgdm_l2_relaxation_steps and "
+       "r*⁴ + (r₀⁴ − r*⁴)e^{−k/τ} (all residuals 0). §3.5.1 (b1): for c_k = Σ_iw_i∇L(u_i) (w_i = γ^{k−i}r_k/r_i, "
+       "Eq 3.54 at λ = 0; two past gradients in the plane), c_k⊥ = Σ_iw_i(∇L(u_i) − ⟨∇L(u_i),u_k⟩u_k) and each term "
+       "is tangent at u_k (residuals 0), while the printed term read with + for the lost − misses (‖Σ − c⊥‖² over "
+       "‖c⊥‖² is 4 at u_k = (1, 0), ∇L(u_0) = (1, 1), ∇L(u_1) = 0, w = 1). sgdm_l2_equilibrium (three fields), sgdm_l2_relaxation_steps and "
        "sgdm_l2_relaxation equal the sympy forms at 30 digits at 1000 points, η in [1e-4, 1], λ in [1e-6, 0.9], "
        "γ in [0, 0.999], G in [1e-3, 1e3], r₀ in [1e-2, 1e2], k in [0, 1e6], within 8ε (products, quotients and roots "
        "of positive terms; 1 − γ and 1 + γ are exact or one rounding) and, for the relaxation, "
@@ -1651,6 +1800,23 @@ def symbolic_random_walk_equilibrium():
               residual_zero(drift.subs(s, sp.sqrt(w)) + (w - r4) / tau, "Δr⁴ = −(r⁴ − r*⁴)/τ"),
               residual_zero(sp.diff(relax, k) + (relax - r4) / tau, "relaxation solves dw/dk = −(w − r*⁴)/τ"),
               residual_zero(relax.subs(k, 0) - r0 ** 4, "relaxation at k = 0")]
+    # §3.5.1 (b1): c_k = Σ_i w_i∇L(u_i) (w_i = γ^{k−i}r_k/r_i, Eq 3.54 at λ = 0), two past gradients in the plane
+    xv = sp.Matrix(sp.symbols("p_1:3", real=True))
+    vs = [sp.Matrix(sp.symbols(f"v_{n}x v_{n}y", real=True)) for n in range(2)]  # ∇L(u_0), ∇L(u_1)
+    ws = sp.symbols("w_0:2", **_P)
+
+    def radial(v):  # ⟨v, u_k⟩u_k with u_k = x/‖x‖
+        return v.dot(xv) * xv / xv.dot(xv)
+
+    c = ws[0] * vs[0] + ws[1] * vs[1]
+    c_perp = c - radial(c)
+    tangential = ws[0] * (vs[0] - radial(vs[0])) + ws[1] * (vs[1] - radial(vs[1]))
+    plus = ws[0] * (vs[0] + radial(vs[0])) + ws[1] * (vs[1] + radial(vs[1]))
+    b1 = {xv[0]: 1, xv[1]: 0, ws[0]: 1, ws[1]: 1, vs[0][0]: 1, vs[0][1]: 1, vs[1][0]: 0, vs[1][1]: 0}
+    checks += [residual_zero((tangential - c_perp).dot(tangential - c_perp), "§3.5.1 (b1) corrected: ‖Σ − c⊥‖²"),
+               residual_zero(tangential.dot(xv), "the corrected terms are tangent at u_k"),
+               printed_misses((plus - c_perp).dot(plus - c_perp), c_perp.dot(c_perp), b1,
+                              "§3.5.1 (b1) read with + for the lost −, ‖Σ − c⊥‖²")]
     points = spread([(1e-4, 1.0, "log"), (1e-6, 0.9, "log"), (0.0, 0.999, "linear"), (1e-3, 1e3, "log"),
                      (1e-2, 1e2, "log"), (1.0, 1e6 + 1, "log")], 1000)
     points[:, 5] = _spread_int(points[:, 5] - 1)
@@ -1744,7 +1910,9 @@ def symbolic_lambda0_bounds():
        "tan θ_k = ηg/r_k² (λ = 0; residual 0), the small parameter is (ηg)²/r_k⁴, invariant under SGD(η; ρx₀) ≡ "
        "SGD(η/ρ², x₀) (residual 0), while the printed (ηg)²/r_k² is neither (residuals nonzero, relative misses above "
        "0.1 at η = g = 1, r = 2, ρ = 2); AdaGrad's matched rate η_AG = η‖g̃₀‖/√d gives the first step of SGD's length "
-       "(‖η_AG sign(g̃₀)‖ = η_AG√d; residual 0). sgd_order2_radius4 (constant η, g, k steps), "
+       "(‖η_AG sign(g̃₀)‖ = η_AG√d; residual 0), and with Eq 3.26's A = η/(r²d^{−1/2}‖b‖) (λ = 0, d = 2) AdaGrad's "
+       "rate is SGD's (b = 1) divided by s_k = d^{−1/2}‖b_k‖ (residual 0), while App. C.1's printed '= η^e_SGD' and "
+       "'= 1/s_k' miss (relative misses 1 and 3 at η = 1/4, r = 1, b = (2, 2)). sgd_order2_radius4 (constant η, g, k steps), "
        "adagradg_equivalent_params (three fields) and adagrad_matched_learning_rate equal the sympy forms at 30 digits "
        "at 1000 points, r₀ in [1e-2, 1e2], η in [1e-4, 1], λ in [1e-6, 0.9], g in [1e-3, 1e3], k in [0, 1000], "
        "d in [1, 1e4], within 8ε(1 + ηλ/(1−ηλ))(1 + min(k, 1/(1−ρ²)) + kf) for the recursion (each step's few "
@@ -1782,6 +1950,18 @@ def symbolic_theorem4():
               printed_misses(printed.subs({r: scale * r}) - printed.subs({eta: eta / scale ** 2}),
                               printed.subs({r: scale * r}), one, "printed (ηg)²/r² under the equivalence"),
               residual_zero(eta * g / sp.sqrt(d) * sp.sqrt(d) - eta * g, "‖η_AG sign(g̃₀)‖ = η‖g̃₀‖")]
+    # App. C.1: Eq 3.26's A = η/(r²d^{−1/2}‖b‖) (λ = 0, so η^e = A) for AdaGrad's b = sqrt(v_k) and SGD's b = 1, d = 2
+    bs = sp.symbols("b_1:3", **_P)
+    spread_b = sp.sqrt((bs[0] ** 2 + bs[1] ** 2) / 2)  # s_k = d^{−1/2}‖b_k‖
+
+    def rate(b_):
+        return eta / (r ** 2 * b_)
+
+    adagrad, sgd = rate(spread_b), rate(sp.sqrt((1 + 1) / sp.Integer(2)))
+    c1 = {eta: sp.Rational(1, 4), r: 1, bs[0]: 2, bs[1]: 2}
+    checks += [residual_zero(adagrad - sgd / spread_b, "App. C.1 corrected: η^e_AdaGrad = η^e_SGD/s_k"),
+               printed_misses(sgd - adagrad, adagrad, c1, "App. C.1's printed η^e_AdaGrad = η^e_SGD"),
+               printed_misses(1 / spread_b - adagrad, adagrad, c1, "App. C.1's printed η^e_AdaGrad = 1/s_k")]
     points = spread([(1e-2, 1e2, "log"), (1e-4, 1.0, "log"), (1e-6, 0.9, "log"), (1e-3, 1e3, "log"),
                      (1.0, 1001.0, "log")], 1000)
     points[:, 4] = _spread_int(points[:, 4] - 1)
@@ -1810,8 +1990,11 @@ def symbolic_theorem4():
     return Check.all_of(checks)
 
 
-@claim("spherical.symbolic_exponential_lr", "Roburin (thesis), Eq 3.44, Lemma 1, App. B.2; Li & Arora 2020",
-       "sympy, with Lemma 1's ∇L(a^k x̃) = a^{−k}∇L(x̃): SGD + L2, x_{k+1} = (1−ηλ)x_k − η∇L(x_k), read as "
+@claim("spherical.symbolic_exponential_lr", "Roburin (thesis), Eq 3.44, Lemma 1, App. A (A.1), App. B.2; Li & Arora 2020",
+       "sympy: on every radially invariant loss of the plane, L(x) = F(x₂/x₁) with F any function, the chain rule "
+       "gives Lemma 1's ∇L(x) = ρ∇L(ρx) (both components' residuals 0), while App. A's printed (A.1) ∇L(x) = "
+       "∇L(ρx) leaves the residual (1 − 1/ρ)∇L(x) (relative miss 0.5 at ρ = 2, x = (1, 1)); with Lemma 1's "
+       "∇L(a^k x̃) = a^{−k}∇L(x̃): SGD + L2, x_{k+1} = (1−ηλ)x_k − η∇L(x_k), read as "
        "x̃_k = (1−ηλ)^{−k}x_k, is SGD without L2 at η_k = η(1−ηλ)^{−2k−1} (Eq 3.44; residual 0), while App. B.2's "
        "printed η(1−ηλ)^{−2i−k} leaves a nonzero residual (relative miss 0.5 at k = i = 0, ηλ = 1/2); SGD-M + L2 "
        "(m_k = γm_{k−1} + ∇L(x_k) + λx_k) read as x̃_k = α^{−k}x_k, m̃_k = α^k(m_k − (1−α)x_k/η) is SGD-M without L2 "
@@ -1836,6 +2019,18 @@ def symbolic_exponential_lr():
     at = {k: 0, i: 0, a: sp.Rational(1, 2), eta: 1, grad: 1, X: 0}
     checks = [residual_zero(tilde_next - (X - schedule * grad), "Eq 3.44: x̃_{k+1} = x̃_k − η_k∇L(x̃_k)"),
               printed_misses(tilde_next - (X - printed * grad), schedule * grad, at, "App. B.2's (1−ηλ)^{−2i−k}η")]
+    # Lemma 1's scaling on every radially invariant loss of the plane, L(x) = F(x₂/x₁) (x₁ > 0, F any function)
+    x1, x2, scale = sp.symbols("x_1 x_2 varrho", **_P)
+    loss = sp.Function("F")(x2 / x1)
+
+    def gradient(p1, p2):
+        return [sp.diff(loss, v).subs({x1: p1, x2: p2}, simultaneous=True) for v in (x1, x2)]
+
+    here, scaled = gradient(x1, x2), gradient(scale * x1, scale * x2)
+    checks += [residual_zero(here[j] - scale * scaled[j], f"Lemma 1: ∇L(x) = ρ∇L(ρx), component {j + 1}")
+               for j in range(2)]
+    checks.append(printed_misses(here[0] - scaled[0], here[0], {scale: 2, x1: 1, x2: 1},
+                                 "App. A's (A.1) ∇L(x) = ∇L(ρx), first component"))
     # Li & Arora with momentum: γ from the root relation α² − (1 + γ − ηλ)α + γ = 0
     gamma = alpha * (1 - eta * lam - alpha) / (1 - alpha)
     x_k = x_prev - eta * m_prev
@@ -1904,7 +2099,8 @@ def symbolic_exponential_lr():
     return Check.all_of(checks)
 
 
-@claim("spherical.symbolic_adam_nu", "Roburin (thesis), Eqs 3.41-3.42, 3.67-3.69, 3.79-3.81, §3.5.2, Algorithm 1",
+@claim("spherical.symbolic_adam_nu",
+       "Roburin (thesis), Eqs 3.41-3.42, 3.67-3.81, §3.5.2, Algorithm 1 (lines 10, indices), Fig 3.5 caption",
        "sympy, over three steps of Adam (+L2, ε = 0, v₋₁ = 0) with Lemma 1's ‖∇L(x_i) + λx_i‖² = g_i²/r_i² + λ²r_i²: "
        "ν_2 = r_2d^{−1/2}‖b_2‖ from the recursion of v equals Eq 3.42's closed form, and for Adam w/o (abc), whose v "
        "is rescaled by r_k²/r_{k+1}² after each step, ν_2^R = r_2((1−β₁³)/(1−β₁))sqrt(v_2/(1−β₂³)) equals the "
@@ -1913,7 +2109,16 @@ def symbolic_exponential_lr():
        "at β = (0, 1/2), λ = 1, g = 0, r = (1, 1/2)); with β₁ = 0, λ = 0 and constant G, the rescaled v has "
        "v̂_k = G²/(dr_k²) (the bias weights Σ_{i<=k}β₂^{k−i}(1−β₂) = 1 − β₂^{k+1} summed by sympy), so every step has "
        "length² η²d and is tangent, r_k² = r₀² + η²dk solves r_{k+1}² = r_k² + η²d from r₀, and Theorem 2's "
-       "η^e = A = η/(r_k²sqrt(v̂_k)) = η√d/(Gr_k) (residuals 0). adam_nu and adam_nu_R (ν_2 of three steps), "
+       "η^e = A = η/(r_k²sqrt(v̂_k)) = η√d/(Gr_k) (residuals 0). Errata: the bias weights over 1 − β^{k+1} are 1 "
+       "(residual 0), while Algorithm 1's index, 1 − β^{k+2} at step k, leaves a nonzero residual (relative miss 1/3 "
+       "at β = 1/2, k = 0); unrolling Eq 3.73's a_k = βR(a_{k−1}) + ∇L(x_k) + λx_k over three steps (one coordinate, "
+       "x_i = r_iU_i, ∇L(x_i) = G_i/r_i) gives (1/r_k)Σβ^{k−i}(G_i + λr_i²U_i) (residual 0), while Eq 3.75's printed "
+       "summand G_k + λr_kr_iU_i misses (relative miss 1 at β = 1/2, λ = 0, G = (1, 0, 0), r = 1); Algorithm 1's line "
+       "10, (x_{k+1}ᵀx_k m − (mᵀx_{k+1})x_k)/‖x_{k+1}‖², is R(T(m)) of Eqs 3.70 and 3.73 for any m, x_k, x_{k+1} of "
+       "the plane (residuals 0), while the printed leading factor m_k (element-wise) misses (relative miss 1 at x_k "
+       "= (1, 0), x_{k+1} = (1, 1), m = (0, 2)); at Adam's first step (ε = 0, d = 2) m̂₀ = g and b₀ = sqrt(v̂₀) = |g|, "
+       "so Theorem 2's c₀ = g ⊘ (b₀/(d^{−1/2}‖b₀‖)) is Fig 3.5's ψ(g) = g ⊘ (|g|/(d^{−1/2}‖g‖)) (residuals 0), while "
+       "the caption's ‖g‖ for |g| gives g/√d (relative miss 0.55 at g = (1, 2)). adam_nu and adam_nu_R (ν_2 of three steps), "
        "adam_srt_radius and adam_srt_radius_law (η^e) equal the sympy forms at 30 digits at 1000 points each, g in "
        "[1e-3, 1e3], r in [1e-2, 1e2], λ in [1e-6, 1], β₁ in [0, 0.99], 1 − β₂ in [1e-4, 0.5], d in [1, 1e4], η in "
        "[1e-4, 1], k in [0, 1e6], within 16ε for ν (about a dozen roundings of positive terms, 1 − β₂ exact for "
@@ -1958,6 +2163,41 @@ def symbolic_adam_nu():
                residual_zero(radius2.subs(k, k + 1) - radius2 - eta ** 2 * d, "r_{k+1}² = r_k² + η²d"),
                residual_zero(radius2.subs(k, 0) - r0 ** 2, "r(0) = r₀"),
                residual_zero(A - eta * sp.sqrt(d) / (G * r), "η^e = η√d/(Gr_k)")]
+    # Algorithm 1's bias corrections with t = k + 1 undo the zero start of the moments; with t = k + 2 they do not
+    checks += [residual_zero(weights / (1 - beta2 ** (k + 1)) - 1, "bias weights / (1 − β^{k+1}) = 1"),
+               printed_misses(weights / (1 - beta2 ** (k + 2)) - 1, sp.Integer(1), {beta2: sp.Rational(1, 2), k: 0},
+                              "Algorithm 1's index, 1 − β^{k+2} at step k")]
+    # Eq 3.75: a_k = βR(a_{k−1}) + ∇L(x_k) + λx_k along one coordinate (x_i = r_iU_i, ∇L(x_i) = G_i/r_i by Lemma 1)
+    Gs, Us = sp.symbols("G_0:3", real=True), sp.symbols("U_0:3", real=True)
+    momentum = 0
+    for n in range(3):
+        momentum = (beta1 * rs[n - 1] / rs[n] * momentum if n else 0) + Gs[n] / rs[n] + lam * rs[n] * Us[n]
+    unrolled = sum(beta1 ** (2 - n) * (Gs[n] + lam * rs[n] ** 2 * Us[n]) for n in range(3)) / rs[2]
+    printed_unrolled = sum(beta1 ** (2 - n) * (Gs[2] + lam * rs[2] * rs[n] * Us[n]) for n in range(3)) / rs[2]
+    checks += [residual_zero(momentum - unrolled, "Eq 3.75 corrected, a_2"),
+               printed_misses(printed_unrolled - momentum, momentum,
+                              {beta1: sp.Rational(1, 2), lam: 0, Gs[0]: 1, Gs[1]: 0, Gs[2]: 0, rs[0]: 1, rs[1]: 1,
+                               rs[2]: 1}, "Eq 3.75's printed ∇L(u_k) + λr_kr_iu_i, a_2")]
+    # Algorithm 1's line 10 against R(T(m)) of Eqs 3.70 and 3.73, in the plane
+    xv, yv, mv = (sp.Matrix(sp.symbols(f"{c}_1:3", real=True)) for c in ("p", "q", "m"))
+    u_x, u_y = xv / sp.sqrt(xv.dot(xv)), yv / sp.sqrt(yv.dot(yv))
+    RT = sp.sqrt(xv.dot(xv)) / sp.sqrt(yv.dot(yv)) * (u_x.dot(u_y) * mv - mv.dot(u_y) * u_x)
+    line10 = (yv.dot(xv) * mv - mv.dot(yv) * xv) / yv.dot(yv)
+    checks += [residual_zero(line10[j] - RT[j], f"Algorithm 1, line 10 = R(T(m)), component {j + 1}")
+               for j in range(2)]
+    checks.append(printed_misses(mv[0] * line10[0] - RT[0], RT[0],
+                                 {xv[0]: 1, xv[1]: 0, yv[0]: 1, yv[1]: 1, mv[0]: 0, mv[1]: 2},
+                                 "line 10's printed leading m_k (element-wise), first component"))
+    # Fig 3.5: Adam's first step (ε = 0) on the sphere, r = 1, d = 2: m̂₀ = g, v̂₀ = g² element-wise, b₀ = sqrt(v̂₀)
+    gv = sp.Matrix(sp.symbols("h_1:3", real=True, nonzero=True))
+    m_hat = (1 - beta1) * gv / (1 - beta1)
+    b0 = ((1 - beta2) * gv.applyfunc(lambda e: e ** 2) / (1 - beta2)).applyfunc(sp.sqrt)
+    c0 = [m_hat[j] / (b0[j] / (sp.sqrt(b0.dot(b0)) / sp.sqrt(2))) for j in range(2)]  # Theorem 2's c at u₀
+    norm = sp.sqrt(gv.dot(gv))
+    checks += [residual_zero(c0[j] - gv[j] / (sp.Abs(gv[j]) / (norm / sp.sqrt(2))),
+                             f"Fig 3.5's ψ(g) = g ⊘ (|g|/(d^{{−1/2}}‖g‖)), component {j + 1}") for j in range(2)]
+    checks.append(printed_misses(gv[0] / (norm / (norm / sp.sqrt(2))) - c0[0], c0[0], {gv[0]: 1, gv[1]: 2},
+                                 "the caption's ‖g‖ for |g|, first component"))
     points = spread([(1e-3, 1e3, "log")] * 3 + [(1e-2, 1e2, "log")] * 3
                     + [(1e-6, 1.0, "log"), (0.0, 0.99, "linear"), (1e-4, 0.5, "log"), (1.0, 1e4, "log")], 1000)
     points[:, 8] = 1 - points[:, 8]  # β₂, the double the library receives
@@ -1997,3 +2237,43 @@ planted_bug("spherical: λ = 0 lower bound's log term over g_min² instead of 2g
 planted_bug("spherical: Theorem 4's η_AGG = β^{-1/2} instead of (2β)^{-1/2}", "dynamics/spherical/_closed_forms.py",
             "return AdaGradGParameters(beta, 1.0 / math.sqrt(2.0 * beta), v0)",
             "return AdaGradGParameters(beta, 1.0 / math.sqrt(beta), v0)", ("spherical.symbolic_theorem4",))
+planted_bug("spherical: SGD + L2 radius map decays s by (1−ηλ) instead of (1−ηλ)²", "dynamics/spherical/_closed_forms.py",
+            "value = (1.0 - eta * lam) ** 2 * s_arr + (eta * g) ** 2 / s_arr",
+            "value = (1.0 - eta * lam) * s_arr + (eta * g) ** 2 / s_arr", ("spherical.symbolic_sgd_l2_one_step",))
+planted_bug("spherical: SGD + L2 equilibrium r*⁴ at leading order ηG²/(2λ) instead of ηG²/(λ(2−ηλ))",
+            "dynamics/spherical/_closed_forms.py",
+            "r4 = eta * g * g / (lam * (2.0 - product))", "r4 = eta * g * g / (2.0 * lam)",
+            ("spherical.symbolic_sgd_l2_equilibrium",))
+planted_bug("spherical: Eq 3.44 schedule's ratio (1−ηλ)^{−1} instead of (1−ηλ)^{−2}", "dynamics/spherical/_closed_forms.py",
+            "return GeometricSchedule(eta / (1.0 - product), (1.0 - product) ** -2)",
+            "return GeometricSchedule(eta / (1.0 - product), (1.0 - product) ** -1)",
+            ("spherical.symbolic_exponential_lr",))
+planted_bug("spherical: Eq 3.42's summand with λr_i instead of λr_i²", "dynamics/spherical/_closed_forms.py",
+            "terms = (g * g + (lam * r * r) ** 2) / (r * r)", "terms = (g * g + (lam * r) ** 2) / (r * r)",
+            ("spherical.symbolic_adam_nu",))
+# Plausible slips in the symbolic statements: each makes its claim fail, so the statement and the library are
+# independent routes. (Each snippet is split in two literals here, so that it occurs once in this file: in the claim.)
+planted_bug("spherical: symbolic statement: Eq 3.25's map decays s by (1−ηλ) instead of (1−ηλ)²", "verify/spherical.py",
+            "radius_map = (1 - eta * lam) ** 2 " "* s + eta ** 2 * g ** 2 / s",
+            "radius_map = (1 - eta * lam) * s + eta ** 2 * g ** 2 / s", ("spherical.symbolic_sgd_l2_one_step",))
+planted_bug("spherical: symbolic statement: SGD + L2 fixed point r*⁴ = ηG²/(2λ)", "verify/spherical.py",
+            "r4 = eta * G ** 2 / " "(lam * (2 - eta * lam))", "r4 = eta * G ** 2 / (2 * lam)",
+            ("spherical.symbolic_sgd_l2_equilibrium",))
+planted_bug("spherical: symbolic statement: relaxation rate 2ηλ instead of 4ηλ", "verify/spherical.py",
+            "w = w_star + (r0 ** 4 - w_star) * " "sp.exp(-4 * eta * lam * k)",
+            "w = w_star + (r0 ** 4 - w_star) * sp.exp(-2 * eta * lam * k)", ("spherical.symbolic_sgd_l2_relaxation",))
+planted_bug("spherical: symbolic statement: random-walk relaxation time (1−γ)/(2ηλ)", "verify/spherical.py",
+            "tau = (1 - gamma) / " "(4 * eta * lam)", "tau = (1 - gamma) / (2 * eta * lam)",
+            ("spherical.symbolic_random_walk_equilibrium",))
+planted_bug("spherical: symbolic statement: λ = 0 log term over g_min² instead of 2g_min²", "verify/spherical.py",
+            "log_term = eta ** 2 * G ** 4 / " "(2 * g_min ** 2)", "log_term = eta ** 2 * G ** 4 / (g_min ** 2)",
+            ("spherical.symbolic_lambda0_bounds",))
+planted_bug("spherical: symbolic statement: Theorem 4's η_AGG = β^{-1/2}", "verify/spherical.py",
+            "1 / sp.sqrt(2 * " "(1 - eta * lam) ** 4)", "1 / sp.sqrt((1 - eta * lam) ** 4)",
+            ("spherical.symbolic_theorem4",))
+planted_bug("spherical: symbolic statement: Eq 3.44's schedule η(1−ηλ)^{−2k}", "verify/spherical.py",
+            "schedule = eta * a ** " "(-2 * k - 1)", "schedule = eta * a ** (-2 * k)",
+            ("spherical.symbolic_exponential_lr",))
+planted_bug("spherical: symbolic statement: Eq 3.42's radius ratio r_k/r_i instead of its square", "verify/spherical.py",
+            "rs[2] ** 2 / " "rs[n] ** 2 * (gs[n] ** 2", "rs[2] / rs[n] * (gs[n] ** 2",
+            ("spherical.symbolic_adam_nu",))
