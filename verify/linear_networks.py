@@ -602,8 +602,8 @@ def sympy_sigmoid_solves_ode():
     t, s, u0, tau, c = sp.symbols("t s u0 tau c", positive=True)
     e = sp.exp(2 * s * t / tau)
     u = s * e / (e - 1 + s / u0)
-    residual = sp.simplify(tau * sp.diff(u, t) - 2 * u * (s - u))
-    initial = sp.simplify(u.subs(t, 0) - u0)
+    residual = simplified(tau * sp.diff(u, t) - 2 * u * (s - u))
+    initial = simplified(u.subs(t, 0) - u0)
     # Unbalanced: u = (c/4)(w − 1/w), w = (w+ E + w−)/(1 + E), E = K e^{Dt/τ}, and sqrt(4u² + c²) = (c/2)(w + 1/w).
     K = sp.symbols("K", real=True)
     D = sp.sqrt(4 * s ** 2 + c ** 2)
@@ -611,7 +611,7 @@ def sympy_sigmoid_solves_ode():
     E = K * sp.exp(D * t / tau)
     w = (wp * E + wm) / (1 + E)
     uu = c / 4 * (w - 1 / w)
-    res2 = sp.simplify(sp.together(tau * sp.diff(uu, t) - c / 2 * (w + 1 / w) * (s - uu)))
+    res2 = simplified(sp.together(tau * sp.diff(uu, t) - c / 2 * (w + 1 / w) * (s - uu)))
     symbolic = [Check.at_most(abs(float(x)) if x.is_number else math.inf, 0.0, f"sympy residual {x}")
                 for x in (residual, initial, res2)]
     # The library against the sympy solutions at many points (mpmath, 30 digits).
@@ -1066,8 +1066,8 @@ def sympy_per_mode_solution():
     t, zbar, z0, eps = sp.symbols("t zbar z0 epsilon", real=True)
     lam, tau = sp.symbols("lambda tau", positive=True)
     z = zbar - ((zbar - z0) * sp.exp(-lam * t / tau) - eps / sp.sqrt(lam) * (1 - sp.exp(-lam * t / tau)))
-    residual = sp.simplify(tau * sp.diff(z, t) - (lam * (zbar - z) + sp.sqrt(lam) * eps))
-    initial = sp.simplify(z.subs(t, 0) - z0)
+    residual = simplified(tau * sp.diff(z, t) - (lam * (zbar - z) + sp.sqrt(lam) * eps))
+    initial = simplified(z.subs(t, 0) - z0)
     # Expectation over independent zero-mean zbar − z0 (variance A) and ε (variance σ²): square and drop cross terms.
     A, sigma2, g, e = sp.symbols("A sigma2 g e")
     gap = sp.expand((g * sp.exp(-lam * t / tau) - e / sp.sqrt(lam) * (1 - sp.exp(-lam * t / tau))) ** 2)
@@ -1310,25 +1310,160 @@ planted_bug("linear_networks: level-crossing interpolation divides by v1 + v0", 
 # its least accurate term. Each bound's constant is the count of roundings on the longest path in units of ε (not
 # ε/2: numpy's exp, log and expm1 are within 1 ulp, not half of one), rounded up to 2, 4 or 8. Integrated flows are
 # held to their tolerance instead (see symbolic_deep_mode).
-#   half_learning_time, learning_time, first_crossing_time              -> symbolic_learning_times
-#   deep_mode_strength (D = 1 explicit; D = 3, 4 implicit), the chain    -> symbolic_deep_mode
-#   effective_initial_strength, conserved_gram                          -> symbolic_network_weights
-#   student_weights, student_weights_gd, training_error                 -> symbolic_student_solutions
-#   expected_generalization_error, expected_mode_error, the E_t integrand -> symbolic_expected_errors
-#   per_mode_stopping_time, mode_bayes_error, optimal_stopping_time     -> symbolic_early_stopping
-#   asymptotic_errors, SQRT_GROWTH_CONSTANT                             -> symbolic_asymptotes
-# Covered before: mode_strength and mode_strength_unbalanced (sympy_sigmoid_solves_ode), the per-mode ODE
-# (2.3.12)–(2.3.13) itself (sympy_per_mode_solution). Not covered here, and why:
-#   * generalization_curve, bayes_error, gd_discretization_error: quadratures of the integrands checked here against
-#     the Marchenko–Pastur law (their integrands are symbolic_expected_errors' and symbolic_early_stopping's; the
-#     quadratures against scipy's adaptive quad in curve_quadrature_accuracy, and the law's moments symbolically in
-#     numerics.symbolic_mp_moments);
-#   * deep_mode_strength for D >= 5 and deep_chain_strength: no elementary closed form (the implicit t(u) is a
-#     hypergeometric function); D = 3, 4 stand for them, and the chain is reduced to the deep ODE symbolically;
-#   * finite_size_asymptotic_*: inverse-Wishart means, not closed forms of a relation sympy can state (checked
-#     against finite-size Monte Carlo in long_time_limits);
-#   * the simulators (network_flow, network_gd, student_flow, student_gd) and scalar_mode_flow: integrations.
-from .symbolic import EPS, library_against_symbols, residual_zero, spread  # noqa: E402
+# The closed forms, the relation each solves and the claim that checks it (or why none does) are listed in
+# DERIVATIONS below.
+from .symbolic import (EPS, derivation, library_against_symbols, printed_misses, residual_zero, simplified,  # noqa: E402
+                       spread)
+
+_LN = "linear_networks."
+
+
+def _ln(*names):
+    return tuple(_LN + name for name in names)
+
+
+#: The theory's closed forms, the relation each solves and the symbolic claim that checks it (the derivations page).
+DERIVATIONS = (
+    derivation(_ln("scalar_mode_velocity"),
+               r"\tau(\dot a, \dot b) = -\tau\,\nabla_{a,b} E,\quad E(a, b) = \frac{1}{2\tau}(s - ab)^2",
+               "exact", _LN + "symbolic_mode_reduction", "Pezeshki (thesis), Eqs 2.2.13, 2.2.15–2.2.17"),
+    derivation(_ln("mode_strength"), r"\tau \dot u = 2u(s-u),\quad u(0)=u_0",
+               "exact", _LN + "symbolic_mode_reduction",
+               "Saxe et al. 2014, Eq 6; Pezeshki (thesis), Eqs 2.2.18, 2.2.22",
+               "The ODE holds on the decoupled manifold $a^\\alpha = a_\\alpha r^\\alpha$, $b^\\alpha = b_\\alpha "
+               "r^\\alpha$ with balanced weights ($a^2 - b^2 = 0$, $u_0 > 0$). The library's stable form "
+               "$s/(-\\mathrm{expm1}(-x) + (s/u_0)e^{-x})$, $x = 2st/\\tau$, is compared with the sigmoid at 30 digits "
+               "(here, and at 200 more points in `sympy_sigmoid_solves_ode`)."),
+    derivation(_ln("mode_strength_unbalanced"),
+               r"\tau \dot u = \sqrt{4u^2 + c^2}\,(s-u),\quad c = a_0^2 - b_0^2,\quad u(0) = a_0 b_0",
+               "exact", _LN + "symbolic_mode_reduction", "derived in this project",
+               "Along $\\tau a' = b(s - ab)$, $\\tau b' = a(s - ab)$ the difference $c = a^2 - b^2$ is conserved and "
+               "$u = ab$ moves by $\\tau u' = (a^2 + b^2)(s - u)$ with $(a^2 + b^2)^2 = c^2 + 4u^2$. Writing "
+               "$u = (c/2)\\sinh\\theta$ gives $\\tau\\theta' = 2s - c\\sinh\\theta$, a Riccati equation in "
+               "$w = e^\\theta$: $\\tau w' = -(c/2)(w - w_+)(w - w_-)$ with $w_\\pm = (2s \\pm D)/c$, "
+               "$D = \\sqrt{4s^2 + c^2}$, solved by $w = (w_+ E + w_-)/(1 + E)$, $E = K e^{Dt/\\tau}$, "
+               "$K = (w_0 - w_-)/(w_+ - w_0)$, $w_0 = e^{\\operatorname{asinh}(2u_0/c)}$; then $u = (c/4)(w - 1/w)$. "
+               "The symbolic claim checks the reduction to the $u$-ODE; the residual of the closed form in that ODE "
+               "and the library against it at 30 digits (relative to $\\max(|u|, 10^{-3}s)$, as $u$ may cross 0) "
+               "are in `sympy_sigmoid_solves_ode`."),
+    derivation(_ln("learning_time"),
+               r"T(u_0 \to u_f) = \int_{u_0}^{u_f} \frac{\tau\,du}{2u(s-u)},\quad u(T) = u_f",
+               "exact", _LN + "symbolic_learning_times", "Saxe et al. 2014; Pezeshki (thesis), Eqs 2.2.19–2.2.21"),
+    derivation(_ln("half_learning_time"), r"u(t_{1/2}) = s/2,\quad t_{1/2} = T(u_0 \to s/2)",
+               "exact", _LN + "symbolic_learning_times", "Pezeshki (thesis), Eqs 2.2.21–2.2.22 (the logistic form)"),
+    derivation(_ln("first_crossing_time"),
+               r"v_0 + (v_1 - v_0)\frac{t - t_0}{t_1 - t_0} = L",
+               "exact", _LN + "symbolic_learning_times", "derived in this project",
+               "A sampled curve's first crossing of the level $L$ between the grid times $t_0 < t_1$ (values "
+               "$v_0 < L \\le v_1$) is read off the linear interpolant through the two samples: solving it for $t$ "
+               "gives the unique root $t = t_0 + (t_1 - t_0)(L - v_0)/(v_1 - v_0)$."),
+    derivation(_ln("deep_mode_strength"),
+               r"\begin{gathered} \tau \dot u = D\,u^{2-2/D}(s-u),\quad u(0) = u_0 \\ "
+               r"T_D(u(t)) - T_D(u_0) = t,\quad T_D'(u) = \frac{\tau}{D u^{2-2/D}(s-u)} \end{gathered}",
+               "exact", _LN + "symbolic_deep_mode", "Saxe et al. 2014, deep linear networks (the balanced decoupled "
+               "mode ODE)",
+               "Explicit at $D = 1$ (dsolve), implicit and elementary at $D = 3, 4$; the library integrates the ODE, "
+               "so it is held to ten times its integrator tolerance, not to round-off."),
+    derivation(_ln("deep_chain_strength", "deep_mode_curve"),
+               r"\tau \dot a_i = \Big(\prod_{j \ne i} a_j\Big)\Big(s - \prod_j a_j\Big)",
+               "none", source="Saxe et al. 2014, deep linear networks",
+               note="Integrations: for $D \\ge 5$ the implicit $t(u)$ is a hypergeometric function with no "
+                    "elementary form. The chain's balanced reduction to the deep mode ODE is shown in "
+                    "`symbolic_deep_mode`; the integrated chain and curve are compared with it in `deep_mode_ode`."),
+    derivation(_ln("effective_initial_strength"),
+               r"\tau \dot a = s\,b,\quad \tau \dot b = s\,a,\quad a \cdot b = u_\mathrm{eff}\,e^{2st/\tau} "
+               r"+ O(e^{-2st/\tau})",
+               "exact", _LN + "symbolic_network_weights", "derived in this project",
+               "Near $W = 0$ the mode-basis flow of a mode with connectivity vectors $a, b$ is linear, "
+               "$\\tau a' = s b$, $\\tau b' = s a$, solved by $a, b = ((a_0 + b_0)e^{st/\\tau} \\pm (a_0 - b_0)"
+               "e^{-st/\\tau})/2$. Its strength is $(|a_0 + b_0|^2 e^{2st/\\tau} - |a_0 - b_0|^2 e^{-2st/\\tau})/4$, "
+               "whose growing part $u_\\mathrm{eff} e^{2st/\\tau}$, $u_\\mathrm{eff} = |a_0 + b_0|^2/4$, is the "
+               "sigmoid's first-order growth $u_0 e^{2st/\\tau}$ at $u_0 = u_\\mathrm{eff}$."),
+    derivation(_ln("conserved_gram"),
+               r"\frac{d}{dt}\left(W_{21} W_{21}^\top - W_{32}^\top W_{32}\right) = 0",
+               "exact", _LN + "symbolic_network_weights", "Pezeshki (thesis), Eqs 2.2.5–2.2.6"),
+    derivation(_ln("student_weights", "student_instance"),
+               r"\tau \dot w = (y - wX)X^\top,\quad w(0) = w_0",
+               "exact", _LN + "symbolic_student_solutions", "Pezeshki (thesis), Eqs 2.3.5, 2.3.12–2.3.13"),
+    derivation(_ln("student_weights_gd"), r"w_{k+1} = w_k + \eta\,(y - w_k X)X^\top,\quad w_0 = w(0)",
+               "exact", _LN + "symbolic_student_solutions", "Pezeshki (thesis), Eq 2.3.13 (discrete analogue)"),
+    derivation(_ln("training_error"), r"E_t(t) = \lVert y - w(t) X \rVert^2",
+               "exact", _LN + "symbolic_student_solutions", "Pezeshki (thesis), Eqs 2.3.4, 2.3.29"),
+    derivation(_ln("generalization_error"),
+               r"E_g = \mathbb{E}_{x \sim \mathcal{N}(0, I/N),\,\varepsilon}\big[(\bar w x + \varepsilon - w x)^2\big]",
+               "exact", _LN + "symbolic_expected_errors", "Advani & Saxe 2017; Pezeshki (thesis), Eq 2.3.14"),
+    derivation(_ln("expected_generalization_error", "expected_mode_error"),
+               r"\mathbb{E}[E_g(t) \mid X] = \frac{1}{N}\sum_i \mathbb{E}\big[(\bar z_i - z_i(t))^2\big] "
+               r"+ \sigma_\varepsilon^2",
+               "exact", _LN + "symbolic_expected_errors", "Advani & Saxe 2017; Pezeshki (thesis), Eqs 2.3.13–2.3.14"),
+    derivation(_ln("per_mode_stopping_time"), r"\partial_t e(\lambda, t^*) = 0",
+               "exact", _LN + "symbolic_early_stopping", "derived in this project",
+               "The per-mode expected error $e(\\lambda, t) = A e^{-2\\lambda t/\\tau} + (\\sigma_\\varepsilon^2/\\lambda)"
+               "(1 - e^{-\\lambda t/\\tau})^2$, $A = \\sigma_{\\bar w}^2 + \\sigma_0^2$, has the slope $(2/\\tau)"
+               "e^{-\\lambda t/\\tau}[\\sigma_\\varepsilon^2(1 - e^{-\\lambda t/\\tau}) - \\lambda A e^{-\\lambda t/\\tau}]$, "
+               "which vanishes where $e^{\\lambda t/\\tau} = 1 + \\lambda A/\\sigma_\\varepsilon^2$: "
+               "$t^* = (\\tau/\\lambda)\\ln(1 + \\lambda A/\\sigma_\\varepsilon^2)$, a minimum (positive curvature), "
+               "with the limit $\\tau A/\\sigma_\\varepsilon^2$ as $\\lambda \\to 0$."),
+    derivation(_ln("mode_bayes_error"), r"e(\lambda, t^*) = \frac{A\sigma_\varepsilon^2}{\sigma_\varepsilon^2 + \lambda A}",
+               "exact", _LN + "symbolic_early_stopping", "derived in this project",
+               "Substituting $e^{-\\lambda t^*/\\tau} = \\sigma_\\varepsilon^2/(\\sigma_\\varepsilon^2 + \\lambda A)$ into "
+               "$e(\\lambda, t)$ gives $A\\sigma_\\varepsilon^4/(\\sigma_\\varepsilon^2 + \\lambda A)^2 + "
+               "\\lambda A^2\\sigma_\\varepsilon^2/(\\sigma_\\varepsilon^2 + \\lambda A)^2 = A\\sigma_\\varepsilon^2/"
+               "(\\sigma_\\varepsilon^2 + \\lambda A)$, the Bayes (optimal ridge) error of the mode when $\\sigma_0 = 0$."),
+    derivation(_ln("optimal_stopping_time"), r"\int \rho_\mathrm{bulk}(\lambda)\,\partial_t e(\lambda, t_\mathrm{opt})"
+               r"\,d\lambda = 0",
+               "exact", _LN + "symbolic_early_stopping", "Advani & Saxe 2017 (early stopping); derived in this project",
+               "The slope's integrand is the symbolic $\\partial_t e$; the library's root is held to a slope of at most "
+               "$10^{-13}$ of its terms' magnitudes, integrated at 30 digits over the Marchenko–Pastur bulk "
+               "(Gauss–Legendre in $\\theta$)."),
+    derivation(_ln("asymptotic_errors"),
+               r"E_g(\infty) = \sigma_\varepsilon^2 \int \frac{\rho_\mathrm{bulk}}{\lambda}\,d\lambda + (1-\alpha)^+ A "
+               r"+ \sigma_\varepsilon^2,\quad \frac{E_t(\infty)}{P} = \sigma_\varepsilon^2\Big(1 - \frac{1}{\alpha}\Big)^+",
+               "exact", _LN + "symbolic_asymptotes", "derived in this project",
+               "As $t \\to \\infty$ the per-mode error tends to $\\sigma_\\varepsilon^2/\\lambda$ and the training-error "
+               "integrand to 0. The Marchenko–Pastur inverse moment $\\int \\rho_\\mathrm{bulk}/\\lambda\\,d\\lambda$ "
+               "is a contour integral over $|z| = 1$ ($\\lambda = 1 + \\alpha - \\sqrt\\alpha(z + 1/z)$), $\\alpha/(1 - "
+               "\\alpha)$ for $\\alpha < 1$ and $1/(\\alpha - 1)$ for $\\alpha > 1$ by residues; the frozen fraction "
+               "$1 - \\alpha$ keeps $A$ and the $P - N$ directions without input variance keep the noise in $E_t$."),
+    derivation(_ln("SQRT_GROWTH_CONSTANT"),
+               r"C = \frac{1}{\pi}\int_0^\infty x^{-3/2}(1 - e^{-x})^2\,dx = \frac{2(2 - \sqrt 2)}{\sqrt\pi}",
+               "exact", _LN + "symbolic_asymptotes", "derived in this project",
+               "At $\\alpha = 1$ the bulk density behaves as $1/(\\pi\\sqrt\\lambda)$ near $\\lambda = 0$, and "
+               "$x = \\lambda t/\\tau$ in the noise term gives $E_g(t) \\approx C\\sigma_\\varepsilon^2\\sqrt{t/\\tau}$. "
+               "Integrating by parts (boundary terms 0) leaves $2\\int_0^\\infty x^{-1/2} \\cdot 2(1 - e^{-x})e^{-x}\\,dx"
+               " = 4\\sqrt\\pi(1 - 1/\\sqrt 2)$, so $C = 2(2 - \\sqrt 2)/\\sqrt\\pi$."),
+    derivation(_ln("generalization_curve", "bayes_error", "gd_discretization_error"),
+               r"E_g(t) = \int \rho_\mathrm{bulk}(\lambda)\,e(\lambda, t)\,d\lambda + (1-\alpha)^+ A + \sigma_\varepsilon^2",
+               "none", source="Advani & Saxe 2017; Pezeshki (thesis), Eqs 2.3.14, 2.3.30",
+               note="Quadratures of integrands that are checked symbolically (`symbolic_expected_errors`, "
+                    "`symbolic_early_stopping`) against the Marchenko–Pastur law, whose moments are checked in "
+                    "`numerics.symbolic_mp_moments`; the quadratures themselves are compared with scipy's adaptive "
+                    "quad in `curve_quadrature_accuracy`."),
+    derivation(_ln("finite_size_asymptotic_generalization_error", "finite_size_asymptotic_training_error"),
+               r"\mathbb{E}[E_g(\infty)] = \sigma_\varepsilon^2\Big(1 + \mathbb{E}\operatorname{tr}(X X^\top)^{-1}\Big),"
+               r"\quad \mathbb{E}\operatorname{tr}(X X^\top)^{-1} = \frac{N}{P - N - 1}",
+               "none", source="derived in this project",
+               note="Inverse-Wishart means: an expectation over a random matrix, not a relation sympy can state in "
+                    "closed form; the expressions are compared with finite-size Monte Carlo in `long_time_limits`. "
+                    "With $X_{j\\mu} \\sim \\mathcal{N}(0, 1/N)$, $X X^\\top$ is Wishart with $P$ degrees of freedom "
+                    "and scale $I/N$, so $\\mathbb{E}(X X^\\top)^{-1} = N I/(P - N - 1)$ for $P > N + 1$; the noise part "
+                    "of $\\lVert \\bar w - w(\\infty) \\rVert^2/N$ is $\\sigma_\\varepsilon^2 \\operatorname{tr}"
+                    "(X X^\\top)^{-1}/N$, and for $N > P + 1$ the same argument on $X^\\top X$ and the $N - P$ frozen "
+                    "directions give the other case."),
+    derivation(_ln("network_flow", "network_gd", "student_flow", "student_gd", "scalar_mode_flow"),
+               r"\tau \dot W_{21} = W_{32}^\top(\Sigma_{31} - W_{32} W_{21} \Sigma_{11}),\quad "
+               r"\tau \dot W_{32} = (\Sigma_{31} - W_{32} W_{21} \Sigma_{11}) W_{21}^\top",
+               "none", source="Pezeshki (thesis), Eqs 2.2.3–2.2.6, 2.3.5",
+               note="Simulators: they integrate the flows (or iterate gradient descent) numerically; the closed forms "
+                    "above are compared with them in the numerical claims."),
+)
+
+#: The errata that the symbolic claims below show in sympy (the errata page links them).
+SYMBOLIC_COUNTERPARTS = {
+    "linear_networks.erratum_energy_prefactor": "linear_networks.symbolic_mode_reduction",
+    "linear_networks.erratum_decoupling_condition": "linear_networks.symbolic_mode_reduction",
+    "linear_networks.erratum_test_error": "linear_networks.symbolic_expected_errors",
+}
 
 _POSITIVE = dict(positive=True)
 
@@ -1342,6 +1477,122 @@ def _logit_points(column, low, high):
 def _signed(magnitudes, signs):
     """Magnitudes with the signs of a spread column on [0, 1] (negative below 1/2)."""
     return np.where(signs < 0.5, -magnitudes, magnitudes)
+
+
+def _mode_basis_energy(Wb21, Wb32, s, prefactor):
+    """The energy (2.2.13) as its two sums over connectivity modes (a^α the columns of W̄21, b^β the rows of W̄32)."""
+    n = len(s)
+    cooperative = sum((s[k] - Wb21[:, k].dot(Wb32[k, :])) ** 2 for k in range(n))
+    competitive = sum(Wb21[:, i].dot(Wb32[j, :]) ** 2 for i in range(n) for j in range(n) if i != j)
+    return prefactor * (cooperative + competitive)
+
+
+@claim("linear_networks.symbolic_mode_reduction",
+       "Saxe et al. 2014; Pezeshki (thesis), Eqs 2.2.9–2.2.18, 2.2.22",
+       "sympy, two modes in two hidden units: −∂E/∂(W̄21, W̄32) of the energy (2.2.13) written as its two sums with the "
+       "prefactor 1/(2τ) is the mode-basis flow (2.2.9–10), W̄32ᵀ(S − W̄32W̄21)/τ and (S − W̄32W̄21)W̄21ᵀ/τ, and "
+       "−∂E/∂(a, b) of (2.2.17), E = (s − ab)²/(2τ), is (2.2.15–16), (b(s − ab), a(s − ab))/τ (residuals 0); the "
+       "printed energies without a prefactor give the residuals (2τ − 1)/τ times the velocity (at τ = 1, s₁ = 2, "
+       "s₂ = 1, W̄21 = W̄32 = I and at s = 2, a = b = 1, τ = 1 they miss by 1). On a^α = a_α r^α, b^α = b_α r^α "
+       "with orthonormal r^α (a rotation by a rational parameter m) the flow moves each mode along its r^α by "
+       "(2.2.15–16) (residual 0: the manifold is invariant); the printed condition (2.2.14) alone, a¹ = a₁e₁, "
+       "b¹ = b₁(cos φ, sin φ), a² = a₂(−sin φ, cos φ), b² = b₂e₂, holds at t = 0 but τ d(a¹·b²)/dt is a nonzero "
+       "residual (4/5 at a = b = 1, s = (2, 1), tan(φ/2) = 1/2, τ = 1, against τ d(a¹·b¹)/dt = 14/5). Along "
+       "(2.2.15–16) c = a² − b² is conserved and u = ab obeys τu' = (a² + b²)(s − u) with (a² + b²)² = c² + 4u², "
+       "which is 2u(s − u) (2.2.18) for c = 0, u > 0, solved by the sigmoid (2.2.22) from u₀ (residuals 0). "
+       "scalar_mode_velocity equals the sympy velocity at 30 digits at 1000 points (a, b of either sign with "
+       "magnitudes in [1e-3, 1e3], s in [1e-3, 1e3], τ in [1e-2, 1e2]) within 4ε(1 + |ab|/|s − ab|) (the rounded "
+       "product ab in the difference s − ab, then a product and a quotient), and mode_strength equals the sigmoid at "
+       "1000 points (t in [1e-3, 1e3], s in [1e-3, 1e3], u₀/s in [1e-10, 1e2], τ in [1e-2, 1e2]) within "
+       "8ε(1 + x e^{−x}(1 + s/u₀)/(1 − e^{−x} + (s/u₀)e^{−x})), x = 2st/τ (the rounding of x carried by e^{−x} and "
+       "expm1(−x) over the positive denominator).", "identity")
+def symbolic_mode_reduction():
+    s, tau, u0 = sp.symbols("s tau u_0", **_POSITIVE)
+    t = sp.Symbol("t", nonnegative=True)
+    a, b, m = sp.symbols("a b m", real=True)
+    velocity = sp.Matrix([b * (s - a * b), a * (s - a * b)]) / tau  # (2.2.15–16)
+
+    def descent(energy):
+        return sp.Matrix([-sp.diff(energy, a), -sp.diff(energy, b)])
+
+    scalar_energy = (s - a * b) ** 2 / (2 * tau)  # (2.2.17)
+    one = {s: 2, a: 1, b: 1, tau: 1}
+    # (2.2.13) and (2.2.9–10), two modes in two hidden units
+    s1, s2 = sp.symbols("s_1 s_2", **_POSITIVE)
+    S = sp.diag(s1, s2)
+    Wb21 = sp.Matrix(2, 2, sp.symbols("p_11 p_12 p_21 p_22", real=True))
+    Wb32 = sp.Matrix(2, 2, sp.symbols("q_11 q_12 q_21 q_22", real=True))
+
+    def mode_flow(W21, W32):
+        gap = S - W32 * W21
+        return W32.T * gap / tau, gap * W21.T / tau
+
+    flow21, flow32 = mode_flow(Wb21, Wb32)
+
+    def matrix_descent(prefactor):
+        energy = _mode_basis_energy(Wb21, Wb32, (s1, s2), prefactor)
+        return (sp.Matrix(2, 2, lambda i, j: -sp.diff(energy, Wb21[i, j])),
+                sp.Matrix(2, 2, lambda i, j: -sp.diff(energy, Wb32[i, j])))
+
+    g21, g32 = matrix_descent(1 / (2 * tau))
+    p21, _ = matrix_descent(1)
+    identity = {**dict(zip(Wb21, sp.eye(2))), **dict(zip(Wb32, sp.eye(2))), s1: 2, s2: 1, tau: 1}
+    checks = [residual_zero(sp.expand((g21 - flow21).norm() ** 2 + (g32 - flow32).norm() ** 2),
+                            "−∇E of (2.2.13) with 1/(2τ) is (2.2.9–10)"),
+              printed_misses(p21[0, 0] - flow21[0, 0], flow21[0, 0], identity, "(2.2.13) without a prefactor, ∂/∂W̄21₁₁"),
+              residual_zero((descent(scalar_energy) - velocity).norm() ** 2, "−∇E of (2.2.17) with 1/(2τ) is (2.2.15–16)"),
+              printed_misses(descent((s - a * b) ** 2)[0] - velocity[0], velocity[0], one, "(2.2.17) as E(s − ab)²")]
+    # The decoupled manifold: a^α = a_α r^α, b^α = b_α r^α, r^α the columns of a rotation.
+    a1, a2, b1, b2 = sp.symbols("a_1 a_2 b_1 b_2", real=True)
+    R = sp.Matrix([[1 - m ** 2, -2 * m], [2 * m, 1 - m ** 2]]) / (1 + m ** 2)
+    d21, d32 = mode_flow(R * sp.diag(a1, a2), sp.diag(b1, b2) * R.T)
+    on = (d21 - R * sp.diag(b1 * (s1 - a1 * b1), b2 * (s2 - a2 * b2)) / tau,
+          d32 - sp.diag(a1 * (s1 - a1 * b1), a2 * (s2 - a2 * b2)) * R.T / tau)
+    checks.append(residual_zero(sp.together(sp.expand(on[0].norm() ** 2 + on[1].norm() ** 2)),
+                                "on a^α = a_α r^α, b^α = b_α r^α each mode follows (2.2.15–16)"))
+    # (2.2.14) alone: orthogonal couplings at t = 0, but not a^α ∥ b^α (cos φ, sin φ from m = tan(φ/2))
+    cos, sin = (1 - m ** 2) / (1 + m ** 2), 2 * m / (1 + m ** 2)
+    A = sp.Matrix([[a1, -a2 * sin], [0, a2 * cos]])
+    B = sp.Matrix([[b1 * cos, b1 * sin], [0, b2]])
+    dA, dB = mode_flow(A, B)
+    coupling_rate = tau * (dA[:, 0].dot(B[1, :]) + A[:, 0].dot(dB[1, :]))
+    own_rate = tau * (dA[:, 0].dot(B[0, :]) + A[:, 0].dot(dB[0, :]))
+    start = {a1: 1, a2: 1, b1: 1, b2: 1, s1: 2, s2: 1, m: sp.Rational(1, 2), tau: 1}
+    checks += [residual_zero(A[:, 0].dot(B[1, :]) ** 2 + A[:, 1].dot(B[0, :]) ** 2, "(2.2.14) holds at t = 0"),
+               printed_misses(coupling_rate, own_rate, start, "(2.2.14) alone: τ d(a¹·b²)/dt")]
+    # The scalar system: c = a² − b² conserved, u = ab, and the balanced sigmoid.
+    flow = {a: velocity[0], b: velocity[1]}  # the time derivatives of a and b
+    u, c = sp.symbols("u c", real=True)
+    e = sp.exp(2 * s * t / tau)
+    sigmoid = s * e / (e - 1 + s / u0)
+    checks += [residual_zero(2 * a * flow[a] - 2 * b * flow[b], "d(a² − b²)/dt = 0"),
+               residual_zero(tau * (flow[a] * b + a * flow[b]) - (a ** 2 + b ** 2) * (s - a * b), "τu' = (a² + b²)(s − u)"),
+               residual_zero((a ** 2 + b ** 2) ** 2 - ((a ** 2 - b ** 2) ** 2 + 4 * (a * b) ** 2), "(a² + b²)² = c² + 4u²"),
+               residual_zero(sp.sqrt(4 * u ** 2 + c ** 2).subs(c, 0).subs(u, u0) - 2 * u0, "√(4u² + c²) = 2u at c = 0, u > 0"),
+               residual_zero(tau * sp.diff(sigmoid, t) - 2 * sigmoid * (s - sigmoid), "τu' = 2u(s − u) for (2.2.22)"),
+               residual_zero(sigmoid.subs(t, 0) - u0, "u(0) = u₀")]
+    grid = spread([(1e-3, 1e3, "log"), (1e-3, 1e3, "log"), (1e-3, 1e3, "log"), (1e-2, 1e2, "log"),
+                   (0.0, 1.0, "linear"), (0.0, 1.0, "linear")], 1000)
+    points = np.column_stack([_signed(grid[:, 0], grid[:, 4]), _signed(grid[:, 1], grid[:, 5]), grid[:, 2:4]])
+
+    def velocity_bound(a_, b_, s_, tau_):
+        return 4 * EPS * (1 + abs(a_ * b_) / abs(s_ - a_ * b_))
+
+    for i, field in enumerate(("a_velocity", "b_velocity")):
+        checks.append(library_against_symbols(velocity[i], (a, b, s, tau),
+                                              lambda a_, b_, s_, tau_, i=i: ln.scalar_mode_velocity(a_, b_, s_, tau_)[i],
+                                              points, velocity_bound, f"scalar_mode_velocity, {field}"))
+    grid = spread([(1e-3, 1e3, "log"), (1e-3, 1e3, "log"), (1e-10, 1e2, "log"), (1e-2, 1e2, "log")], 1000)
+    points = np.column_stack([grid[:, 0], grid[:, 1], grid[:, 2] * grid[:, 1], grid[:, 3]])  # t, s, u₀, τ
+
+    def sigmoid_bound(t_, s_, u0_, tau_):
+        x, r = 2 * s_ * t_ / tau_, s_ / u0_
+        decay = math.exp(-x)
+        return 8 * EPS * (1 + x * decay * (1 + r) / (-math.expm1(-x) + r * decay))
+
+    checks.append(library_against_symbols(sigmoid, (t, s, u0, tau), ln.mode_strength, points, sigmoid_bound,
+                                          "mode_strength"))
+    return Check.all_of(checks)
 
 
 @claim("linear_networks.symbolic_learning_times",
@@ -1679,7 +1930,7 @@ def _mode_error_symbols():
 
 
 @claim("linear_networks.symbolic_expected_errors",
-       "Advani & Saxe 2017; Pezeshki (thesis), Eqs 2.3.13–2.3.14, 2.3.29",
+       "Advani & Saxe 2017; Pezeshki (thesis), Eqs 2.3.13–2.3.15, 2.3.29",
        "sympy.stats: with z̄ ~ N(0, σ_w̄²), z₀ ~ N(0, σ_0²) and ε̃ ~ N(0, σ_ε²) independent, the expectation of the "
        "squared gap (z̄ − z(t))² of (2.3.13) is e(λ, t) = A e^{−2λt/τ} + (σ_ε²/λ)(1 − e^{−λt/τ})², A = σ_w̄² + σ_0², "
        "whose λ → 0 limit is A (the frozen subspace), and the expectation of a mode's term "
@@ -1688,7 +1939,14 @@ def _mode_error_symbols():
        "expectation) at 30 digits at 1000 points (t in [1e-4, 1e4], λ in [1e-4, 1e2], the standard deviations in "
        "[1e-3, 1e3], τ in [1e-2, 1e2]) within 8ε(1 + Σᵢ wᵢ·2λᵢt/τ), wᵢ the share of A e^{−2λᵢt/τ} in the total "
        "(a sum of positive terms, each a few roundings, the exponential carrying its argument's rounding times "
-       "2λt/τ).", "identity")
+       "2λt/τ). The test error of weights w for a fresh x ~ N(0, I/N) and label noise, N = 2 with the eigenbasis V "
+       "of X Xᵀ a rotation by a rational parameter m and w̄ − w = (g₁, g₂)Vᵀ, is E[((w̄ − w)x + ε)²] = (g₁² + g₂²)/2 "
+       "+ σ_ε² = ||w̄ − w||²/N + σ_ε², Eq 2.3.14 (residual 0, for every V); the printed λ-weighted Eq 2.3.15, "
+       "(λ₁g₁² + λ₂g₂²)/2 + σ_ε², leaves the residual ((λ₁ − 1)g₁² + (λ₂ − 1)g₂²)/2 (at λ₁ = 2, λ₂ = 1, g₁ = 1, "
+       "g₂ = 0, σ_ε = 1 it misses by 1/3). generalization_error on an instance N = P = 2 equals "
+       "||w̄ − w||²/2 + σ_ε² at 1000 points (entries of w̄ and w of either sign with magnitudes in [1e-3, 1e3], "
+       "σ_ε in [1e-3, 1e3]) within 4ε (exact inputs: each difference, square, the sum of positive terms and the "
+       "quotient round once).", "identity")
 def symbolic_expected_errors():
     from sympy import stats
 
@@ -1718,6 +1976,29 @@ def symbolic_expected_errors():
         lambda t_, a, b, sw_, se_, s0_, tau_: ln.expected_generalization_error(
             t_, [a, b, 0.0], teacher_std=sw_, noise_std=se_, init_std=s0_, tau=tau_),
         points, bound, "expected_generalization_error"))
+    # Eq 2.3.14 against the printed Eq 2.3.15: a fresh test input x ~ N(0, I/N), N = 2, and fresh label noise
+    g1, g2, m = sp.symbols("g_1 g_2 m", real=True)  # z̄ − z in the eigenbasis of X Xᵀ
+    V = sp.Matrix([[1 - m ** 2, -2 * m], [2 * m, 1 - m ** 2]]) / (1 + m ** 2)
+    x = sp.Matrix([stats.Normal("x_1", 0, 1 / sp.sqrt(2)), stats.Normal("x_2", 0, 1 / sp.sqrt(2))])
+    label_noise = stats.Normal("varepsilon", 0, se)
+    miss = (sp.Matrix([[g1, g2]]) * V.T * x)[0] + label_noise  # (w̄ − w)x + ε, w̄ − w = (z̄ − z)Vᵀ
+    test_error = stats.E(sp.expand(miss ** 2))
+    corrected = (g1 ** 2 + g2 ** 2) / 2 + noise
+    printed = (l1 * g1 ** 2 + l2 * g2 ** 2) / 2 + noise
+    checks += [residual_zero(test_error - corrected, "E[((w̄ − w)x + ε)²] = ||w̄ − w||²/N + σ_ε² (Eq 2.3.14)"),
+               printed_misses(printed - corrected, corrected, {l1: 2, l2: 1, g1: 1, g2: 0, se: 1},
+                              "the λ-weighted Eq 2.3.15")]
+    grid = spread([(1e-3, 1e3, "log")] * 5 + [(0.0, 1.0, "linear")] * 4, 1000)
+    entries = _signed(grid[:, :4], grid[:, 5:])
+    teacher, weights = sp.symbols("wbar_1 wbar_2", real=True), sp.symbols("w_1 w_2", real=True)
+    squared = ((teacher[0] - weights[0]) ** 2 + (teacher[1] - weights[1]) ** 2) / 2 + se ** 2
+
+    def test_error_of(wb1, wb2, w1, w2, se_):
+        instance = ln.student_instance(np.eye(2), [wb1, wb2], [0.0, 0.0], [0.0, 0.0], noise_std=se_)
+        return float(ln.generalization_error(instance, np.array([w1, w2])))
+
+    checks.append(library_against_symbols(squared, teacher + weights + (se,), test_error_of,
+                                          np.column_stack([entries, grid[:, 4]]), 4 * EPS, "generalization_error"))
     return Check.all_of(checks)
 
 
@@ -1910,3 +2191,44 @@ planted_bug("linear_networks: student_weights_gd gives an overshooting mode the 
 planted_bug("linear_networks: the deep mode ODE drops its factor D", "dynamics/linear_networks/_kernels.py",
             "out[0] = depth * abs(u) ** (2.0 - 2.0 / depth) * (s - u) / tau",
             "out[0] = abs(u) ** (2.0 - 2.0 / depth) * (s - u) / tau", ("linear_networks.symbolic_deep_mode",))
+# Library slips for the claims without one above.
+planted_bug("linear_networks: expected_mode_error decays the signal term as e^(-λt), not e^(-2λt)",
+            "dynamics/linear_networks/_high_dim.py", "return signal * np.exp(-2.0 * rate) + noise_term",
+            "return signal * np.exp(-rate) + noise_term", ("linear_networks.symbolic_expected_errors",))
+planted_bug("linear_networks: per_mode_stopping_time divides the log by 2λ",
+            "dynamics/linear_networks/_high_dim.py", "np.log1p(lam * ratio) / np.where(lam > 0, lam, 1.0)",
+            "np.log1p(lam * ratio) / np.where(lam > 0, 2.0 * lam, 1.0)", ("linear_networks.symbolic_early_stopping",))
+planted_bug("linear_networks: asymptotic_errors drops the α of σ_ε²α/(α − 1)",
+            "dynamics/linear_networks/_high_dim.py", "generalization = noise * alpha / (alpha - 1.0)",
+            "generalization = noise / (alpha - 1.0)", ("linear_networks.symbolic_asymptotes",))
+planted_bug("linear_networks: scalar_mode_velocity with the sign of the error flipped (gradient ascent)",
+            "dynamics/linear_networks/_modes.py", "err = s - a_b * b_b", "err = a_b * b_b - s",
+            ("linear_networks.symbolic_mode_reduction",))
+# Slips in the symbolic statements: each claim fails on them, so that the statement and the library are independent
+# routes. The snippets are split into two literals here so that each occurs once in this file, in the claim's body.
+planted_bug("linear_networks: symbolic statement: the scalar energy with 1/τ, not 1/(2τ)", "verify/linear_networks.py",
+            "scalar_energy = (s - a * b) ** 2 " "/ (2 * tau)", "scalar_energy = (s - a * b) ** 2 / tau",
+            ("linear_networks.symbolic_mode_reduction",))
+planted_bug("linear_networks: symbolic statement: the learning time without the 2 of 2s", "verify/linear_networks.py",
+            "learning = tau / (2 * s) " "* sp.log(", "learning = tau / s * sp.log(",
+            ("linear_networks.symbolic_learning_times",))
+planted_bug("linear_networks: symbolic statement: the deep mode ODE without its factor D", "verify/linear_networks.py",
+            "residual_zero((chain - D * (a ** D) " "** (2 - 2 / D)", "residual_zero((chain - (a ** D) ** (2 - 2 / D)",
+            ("linear_networks.symbolic_deep_mode",))
+planted_bug("linear_networks: symbolic statement: the effective strength |a + b|²/2", "verify/linear_networks.py",
+            "effective = (a0 + b0).dot(a0 + b0) " "/ 4", "effective = (a0 + b0).dot(a0 + b0) / 2",
+            ("linear_networks.symbolic_network_weights",))
+planted_bug("linear_networks: symbolic statement: the noise term of (2.3.13) with the wrong sign",
+            "verify/linear_networks.py",
+            "flow_solution = teacher - (teacher - initial) * decay " "+ noise / x",
+            "flow_solution = teacher - (teacher - initial) * decay - noise / x",
+            ("linear_networks.symbolic_student_solutions",))
+planted_bug("linear_networks: symbolic statement: the noise of (2.3.13) amplified by 1/λ, not 1/√λ",
+            "verify/linear_networks.py", "gap = (teacher - initial) * decay - rotated " "/ sp.sqrt(lam)",
+            "gap = (teacher - initial) * decay - rotated / lam", ("linear_networks.symbolic_expected_errors",))
+planted_bug("linear_networks: symbolic statement: the stopping time with σ_ε²/A for A/σ_ε²", "verify/linear_networks.py",
+            "star = tau / lam * sp.log(1 + lam * A " "/ noise)", "star = tau / lam * sp.log(1 + lam * noise / A)",
+            ("linear_networks.symbolic_early_stopping",))
+planted_bug("linear_networks: symbolic statement: E_g(∞) above α = 1 without the α", "verify/linear_networks.py",
+            "eg_above = noise * alpha " "/ (alpha - 1)", "eg_above = noise / (alpha - 1)",
+            ("linear_networks.symbolic_asymptotes",))
