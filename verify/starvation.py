@@ -765,7 +765,7 @@ def _lambert_residual(expression_of_alpha, c_value):
     c = sp.symbols("c", positive=True)
     alpha = sp.LambertW(c) / c
     residual = expression_of_alpha(alpha, c)
-    symbolic = sp.simplify(sp.expand_log(residual.subs(sp.LambertW(c), w).subs(c, w * sp.exp(w)), force=True))
+    symbolic = simplified(sp.expand_log(residual.subs(sp.LambertW(c), w).subs(c, w * sp.exp(w)), force=True))
     numeric = abs(sp.N(residual.subs(c, c_value), 40))
     return symbolic, float(numeric)
 
@@ -782,17 +782,17 @@ def sympy_lambert_forms():
     # Eq 13 in the paper's variables: α = λW(1 + s²/λ)/(s² + λ) is W(c)/c with c = 1 + s²/λ.
     c_of = 1 + s2 / lam
     eq13 = lam * sp.LambertW(c_of) / (s2 + lam)
-    identities["Eq 13 = W(c)/c"] = sp.simplify(eq13 - sp.LambertW(c_of) / c_of)
+    identities["Eq 13 = W(c)/c"] = simplified(eq13 - sp.LambertW(c_of) / c_of)
     z13 = s2 * sp.LambertW(c_of) / (s2 + lam)
-    identities["z = s²α/λ"] = sp.simplify(z13 - s2 / lam * eq13)
-    identities["z = (1 - 1/c)W(c)"] = sp.simplify(z13 - (1 - 1 / c_of) * sp.LambertW(c_of))
+    identities["z = s²α/λ"] = simplified(z13 - s2 / lam * eq13)
+    identities["z = (1 - 1/c)W(c)"] = simplified(z13 - (1 - 1 / c_of) * sp.LambertW(c_of))
     # Eq 12: with U a rotation and S² = s²I, A = λ⁻¹U(s² + λ)Uᵀ is (1 + s²/λ)I, so each coordinate is the scalar case.
     d = sp.symbols("delta", real=True)
     U = sp.Matrix([[sp.sqrt(1 - d ** 2), -d], [d, sp.sqrt(1 - d ** 2)]])
     A = (U * (s2 + lam) * U.T) / lam
-    identities["Eq 12: A = cI"] = sum(abs(x) for x in sp.simplify(A - c_of * sp.eye(2)))
+    identities["Eq 12: A = cI"] = sum(abs(simplified(x)) for x in A - c_of * sp.eye(2))
     sd = lam * sp.LambertW(1 + 1 / lam) / (1 + lam)
-    identities["SD = W(c)/c, c = 1 + 1/a"] = sp.simplify(sd - sp.LambertW(1 + 1 / lam) / (1 + 1 / lam))
+    identities["SD = W(c)/c, c = 1 + 1/a"] = simplified(sd - sp.LambertW(1 + 1 / lam) / (1 + 1 / lam))
     failed = [name for name, value in identities.items() if value != 0]
     return Check.all_of([Check.at_most(len(failed), 0, f"identities not simplified to 0: {failed or 'none'}"),
                          Check.at_most(numeric, 1e-30, f"numeric residual at c = 401: {numeric:.1e}")])
@@ -839,30 +839,163 @@ planted_bug("two-moons torch backward pass uses the activation as the ReLU's der
 # accurate term, a difference a − b carries ε(|a| + |b|)/|a − b|, e^x carries x's absolute error, the real Lambert W
 # of the numerics core is within 1 ε of W (measured 0.62 ε on [1, 1e14]) and its condition number c W'(c)/W =
 # 1/(1 + W) is below 1. Each bound counts the roundings of its formula with a factor 2 to 4 for the ones not
-# itemised. Covered here (sympy_lambert_forms above covers −log α = cα at α = W(c)/c, Eqs 12-13 and the SD form):
-#   binary_entropy, dual_objective, dual_maximiser (Lemma 2, Table 4)        -> symbolic_legendre_duals
-#   lambert_fixed_point, sd_lambert_approx (Eq 13, its proof identities)       -> symbolic_lambert_point
-#   approximation_gap (Eq 10 against Eq 9 as λ/s² -> 0, App. C.4)               -> symbolic_approximation_limit
-#   exact_uncoupled_response, sd_margin, sd_fixed_point (Eqs 9 and 18, U = I) -> symbolic_margin_equations
-#   jacobian, dual_rhs (Theorem 1, Eqs 9, 10, 18)                               -> symbolic_jacobian
-#   first_order_response, weak_response_derivative (Eqs 63-65)                 -> symbolic_first_order
-#   linearised_fixed_point (Lemma 1, Eq 14)                                      -> symbolic_lemma1
-#   learning_rate_bound (the Hessian of Eqs 5 and 17 at θ = 0)                 -> symbolic_learning_rate_bound
-# coupling_matrix (Eq 15) and dual_matrix (K, A) enter symbolic_jacobian and symbolic_lemma1 through the library's U
-# against the sympy U(δ). Not covered: primal_loss and loss_tangent are log(1 + e^{−ω}), max(0, 1 − ω), (1 − ω)² and
-# their tangents built from dual_maximiser (legendre_cross_entropy and the unit tests hold them); dual_fixed_point,
-# feature_response, starvation_map and response_derivative solve the coupled Eq 9/10 by Newton (no closed form: the
-# Eq 9 root has no Lambert form, and Eq 10's has one only for S² ∝ I or a permutation U), so there is no expression
-# for sympy; their claims above check them against ODE limits, the primal optimum and finite differences;
-# linearisation_error and first_order_error measure the distance of a closed form to those Newton roots. The
-# trajectories (integrate_dual, dual_gd, primal_gd_*) have no closed form.
+# itemised. DERIVATIONS below lists every closed form, the relation it solves and the claim that checks it (or why
+# none can); SYMBOLIC_COUNTERPARTS names the symbolic claim that shows each erratum of a printed form in sympy.
 # Found while measuring, and fixed: dual_maximiser("cross_entropy", ω) was 0.5(1 − tanh(ω/2)), which cancels for ω > 0
 # (relative error ~ε e^ω: 9e-9 at ω = 20, 0 returned for ω > 37.4 where σ(−ω) ≈ 4e-17; it is now the core's
 # sigmoid, from e^{−|ω|}), and lambert_fixed_point's z was (1 − 1/c)W(c), which lost ~ελ/s² to the rounding of
 # c = 1 + s²/λ (7e-9 relative at s²/λ = 1e-8; it is now (s²/λ)W/c). The bounds below hold the fixed forms.
-from .symbolic import EPS, library_against_symbols, residual_zero, spread  # noqa: E402
+from .symbolic import EPS, derivation, library_against_symbols, printed_misses, residual_zero, simplified  # noqa: E402
+from .symbolic import spread  # noqa: E402
 from .symbolic import POINTS as SYMBOLIC_POINTS  # noqa: E402
 from .symbolic import symbolic_result as _symbolic_result  # noqa: E402
+
+DERIVATIONS = (
+    derivation(("starvation.binary_entropy", "starvation.dual_objective"),
+               r"\begin{gathered} F(\alpha) = H(\alpha) - \alpha\omega,\quad F'(\alpha) = \log\tfrac{1-\alpha}{\alpha} - \omega \\ "
+               r"H(\alpha) = -\alpha\log\alpha - (1-\alpha)\log(1-\alpha) \end{gathered}",
+               "exact", "starvation.symbolic_legendre_duals", "Pezeshki et al. 2021, Lemma 2, Eqs 19-28, Table 4"),
+    derivation("starvation.dual_maximiser",
+               r"\begin{gathered} \max_\alpha F = \log(1 + e^{-\omega}) \text{ at } \alpha^* = \sigma(-\omega) = -\partial_\omega L \\ "
+               r"\alpha^*_{\mathrm{sq}} = 2(1-\omega),\quad \alpha^*_{\mathrm{hinge}} = \mathbf{1}[\omega < 1] \end{gathered}",
+               "exact", "starvation.symbolic_legendre_duals", "Pezeshki et al. 2021, Lemma 2, Eqs 24-28, Table 4"),
+    derivation(("starvation.primal_loss", "starvation.loss_tangent"),
+               r"L(\omega) \in \{\log(1 + e^{-\omega}),\ \max(0, 1 - \omega),\ (1 - \omega)^2\},"
+               r"\quad L'(\omega) = -\alpha^*(\omega)",
+               "none", source="Pezeshki et al. 2021, Table 4; Lemma 2",
+               note=r"The losses are the textbook forms and their tangents take the slope $-\alpha^*$ from "
+                    r"`dual_maximiser`: `symbolic_legendre_duals` shows in sympy that the duals' maxima are "
+                    r"$\log(1 + e^{-\omega})$, $(1-\omega)^2$ and $\max(0, 1-\omega)$ and that "
+                    r"$\alpha^* = -\partial_\omega L$, while `legendre_cross_entropy`, `legendre_hinge_squared` and "
+                    r"the unit tests hold the library's losses and tangents numerically."),
+    derivation("starvation.lambert_fixed_point",
+               r"\begin{gathered} -\log\alpha = (1 + s^2/\lambda)\,\alpha,\quad \alpha^* = \frac{\lambda W(1 + s^2/\lambda)}{s^2 + \lambda},"
+               r"\quad z^* = \frac{s^2}{\lambda}\alpha^* \ \text{(Eq 13)} \\ S^2 = s^2 I:\ z_j^* = \frac{s^2 W(1 + s^2/\lambda)}"
+               r"{s^2 + \lambda}\sum_i u_{ij} \ \text{(Eq 12)} \end{gathered}",
+               "exact", "starvation.symbolic_lambert_point", "Pezeshki et al. 2021, Eqs 12-13 (Eqs 39-53), Eq 56"),
+    derivation("starvation.sd_lambert_approx",
+               r"-\log\alpha = (1 + 1/a)\,\alpha,\quad \alpha = \frac{a W(1 + 1/a)}{1 + a}",
+               "exact", "starvation.symbolic_lambert_point",
+               "derived in this project (from Pezeshki et al. 2021, Eqs 10 and 18)",
+               note=r"Eq 18's field $\log((1-\alpha)/\alpha) - \alpha/a$ with $\log(1-\alpha)$ replaced by "
+                    r"$-\alpha$, the step from Eq 9 to Eq 10, is $-\log\alpha - (1 + 1/a)\alpha$. Its zero solves "
+                    r"$c\alpha e^{c\alpha} = c$ with $c = 1 + 1/a$, so $c\alpha = W(c)$ and "
+                    r"$\alpha = W(c)/c = aW(1 + 1/a)/(1 + a)$; with $W(c) = w$, $c = we^w$ the residual of "
+                    r"$-\log\alpha = c\alpha$ is $w - w = 0$."),
+    derivation("starvation.exact_uncoupled_response",
+               r"\begin{gathered} \log\tfrac{1-\alpha}{\alpha} = \tfrac{s^2}{\lambda}\alpha \\ \alpha = \sigma(-z) = "
+               r"\tfrac{\lambda z}{s^2},\quad z(1 + e^z) = s^2/\lambda \end{gathered}",
+               "exact", "starvation.symbolic_margin_equations",
+               "derived in this project (from Pezeshki et al. 2021, Eq 9 with U = I)",
+               note=r"With $U = I$ Eq 9's fixed point decouples into $\log((1-\alpha)/\alpha) = (s^2/\lambda)\alpha$. "
+                    r"Writing the left side as $z$ gives $\alpha = \sigma(-z) = 1/(1 + e^z)$, and the right side "
+                    r"then reads $z = (s^2/\lambda)/(1 + e^z)$, that is $z(1 + e^z) = s^2/\lambda$ and "
+                    r"$\alpha = \lambda z/s^2$ (Eq 11's response is $z$ itself). The root has no Lambert form; the "
+                    r"claim's reference is an mpmath Newton iteration on the concave log form."),
+    derivation(("starvation.sd_margin", "starvation.sd_fixed_point"),
+               r"\begin{gathered} \log\tfrac{1-\alpha}{\alpha} = \alpha/a,\quad \alpha = a m = \sigma(-m) \\ a\,m(1 + e^m) = 1,"
+               r"\quad z_{\mathrm{SD}} = m\,U^\top\mathbf{1} \end{gathered}",
+               "exact", "starvation.symbolic_margin_equations",
+               "derived in this project (from Pezeshki et al. 2021, Eq 18, App. C.11)",
+               note=r"Eq 18's stationarity, $\log((1-\alpha)/\alpha) = \alpha/a$ in every coordinate (the SD "
+                    r"penalty makes the dual matrix $a^{-1}I$ whatever $U$ and $S$), with $m = \alpha/a$ reads "
+                    r"$\alpha = \sigma(-m)$, so $am = 1/(1 + e^m)$, that is $am(1 + e^m) = 1$. The response "
+                    r"$z = a^{-1}U^\top\alpha = mU^\top\mathbf{1}$ is the same for every $S$."),
+    derivation("starvation.approximation_gap",
+               r"\begin{gathered} g = \frac{\alpha_{10} - \alpha_9}{\alpha_9},\ \alpha_{10} = \frac{W(c)}{c},\ \alpha_9 = "
+               r"\sigma(-Z),\ Z(1+e^Z) = c - 1 \\ g = \frac{\alpha^2(1 + 2\alpha/3)}{2(1 + W)} + O(\alpha^4) \end{gathered}",
+               "series", "starvation.symbolic_approximation_limit",
+               "derived in this project (from Pezeshki et al. 2021, Eqs 9-10 and App. C.4, Eqs 31-35)",
+               note=r"The exact point $\alpha_9$ is the root of $z(1 + e^z) = s^2/\lambda$, which has no closed form, "
+                    r"so the gap is checked as a series: at the Lambert point $\alpha = W(c)/c$ Eq 9's field equals "
+                    r"$\alpha + \log(1-\alpha) = -\alpha^2/2 - \alpha^3/3 - \dots$ (residual 0, series to order 6), "
+                    r"and one Newton step of Eq 9 from it, $-g/(\alpha g')$ with $g' = -1/(\alpha(1-\alpha)) - "
+                    r"(W/\alpha - 1)$, is $\alpha^2(1 + 2\alpha/3)/(2(1 + W)) + O(\alpha^4)$ (series to order 4 at "
+                    r"fixed $W$). The library is held to the root form at 40 digits, and the reference gap to the "
+                    r"series up to its $O(\alpha^2)$ relative remainder for $c$ from 10 to $10^{13}$."),
+    derivation(("starvation.dual_rhs", "starvation.dual_params"),
+               r"\begin{gathered} \dot\alpha = \log\tfrac{1-\alpha}{\alpha} - K\alpha \ \text{(Eq 9)},\quad "
+               r"\dot\alpha = -\log\alpha - A\alpha \ \text{(Eq 10)} \\ \dot\alpha = \log\tfrac{1-\alpha}{\alpha}"
+               r" - \alpha/a \ \text{(Eq 18)} \end{gathered}",
+               "exact", "starvation.symbolic_jacobian", "Pezeshki et al. 2021, Eqs 9, 10 and 18"),
+    derivation("starvation.jacobian",
+               r"\begin{gathered} J_9 = -\eta\big(\operatorname{diag}\tfrac{1}{\alpha(1-\alpha)} + K\big) \\ "
+               r"J_{10} = -\eta\big(\operatorname{diag}\tfrac{1}{\alpha} + A\big),\quad J = J^\top \end{gathered}",
+               "exact", "starvation.symbolic_jacobian", "Pezeshki et al. 2021, Theorem 1, Eqs 36-38"),
+    derivation(("starvation.coupling_matrix", "starvation.dual_matrix"),
+               r"\begin{gathered} U(\delta) = \begin{pmatrix} \sqrt{1-\delta^2} & -\delta \\ \delta & \sqrt{1-\delta^2} \end{pmatrix} \\ "
+               r"K = \lambda^{-1} Y\Phi_0\Phi_0^\top Y^\top = \lambda^{-1} U S^2 U^\top,\quad A = K + I \end{gathered}",
+               "exact", "starvation.symbolic_jacobian", "Pezeshki et al. 2021, Eqs 9, 10 and 15; §3.4",
+               note=r"$K$ and $A$ are checked through the entries of `jacobian` and `dual_rhs`, which the claim "
+                    r"evaluates with the library's $U(\delta)$ against the sympy $U(\delta)$; sympy shows "
+                    r"$Y\Phi_0\Phi_0^\top Y^\top = US^2U^\top$ for $Y\Phi_0 = USV^\top$ with a rotation $V$."),
+    derivation("starvation.first_order_response",
+               r"\begin{gathered} z = \lambda^{-1}S^2U(\delta)^\top\alpha(\delta),\quad -\log\alpha = A(\delta)\alpha \\ "
+               r"z_i = z_i|_{\delta=0} + \delta\,\partial_\delta z_i|_{\delta=0} + O(\delta^2) \end{gathered}",
+               "exact", "starvation.symbolic_first_order", "Pezeshki et al. 2021, Eqs 11, 13, 15 and 63-64"),
+    derivation("starvation.weak_response_derivative",
+               r"\frac{dz_2}{ds_1^2} = \delta\,\frac{\partial T_2}{\partial s_1^2} = -\delta P\,"
+               r"(e^{W_1} - e^{W_2}),\quad P > 0",
+               "exact", "starvation.symbolic_first_order", "Pezeshki et al. 2021, Eq 65, Theorem 2 (Eq 16)",
+               note=r"$T_2$ is the $\delta$-coefficient of $z_2$ (Eq 64) and "
+                    r"$P = \lambda s_2^2(1 + W_1)/(D_1^2 D_2)$ with $D_i = \lambda + \lambda e^{W_i} + s_i^2$, so "
+                    r"the sign of the derivative is $-\operatorname{sign}(\delta)\operatorname{sign}(s_1^2 - s_2^2)$."),
+    derivation("starvation.linearised_fixed_point",
+               r"\begin{gathered} \alpha = (1 - \log\alpha_0)\,[A + \operatorname{diag}(\alpha_0^{-1})]^{-1},\quad "
+               r"\alpha_{0i} = W(A_{ii})/A_{ii} \\ \alpha - \alpha_{10} = O(\delta^2) \end{gathered}",
+               "exact", "starvation.symbolic_lemma1", "Pezeshki et al. 2021, Lemma 1, Eq 14 (Eqs 54-60)"),
+    derivation("starvation.learning_rate_bound",
+               r"\begin{gathered} \eta_{\max} = 2/L,\quad L = \lambda_{\max}\nabla^2_\theta\mathcal{L}(0) \\ L = \lambda + "
+               r"\max_i s_i^2/4 \ \text{(Eq 5)},\quad L = \max_i s_i^2(1/4 + a) \ \text{(Eq 17)} \end{gathered}",
+               "exact", "starvation.symbolic_learning_rate_bound", "Pezeshki et al. 2021, Eqs 3-5 and 17"),
+    derivation("starvation.lambertw",
+               r"W(c)\,e^{W(c)} = c,\quad W(c) \ge 0 \text{ for } c \ge 0 \ \text{(principal branch)}",
+               "none", source="Pezeshki et al. 2021, Eqs 12-13",
+               note=r"The numerics core's real Lambert W, re-exported: its closed forms (Halley's iteration, the "
+                    r"branch-point series) are listed, and checked by `numerics.symbolic_lambertw`, under the numerics "
+                    r"core. The claims here use it through its definition ($c = we^w$, $W(c) = w$), and "
+                    r"`lambertw_theory_range` holds it against scipy and $We^W = c$ on $c \in [1, 10^{12}]$."),
+    derivation(("starvation.dual_fixed_point", "starvation.feature_response", "starvation.starvation_map",
+                "starvation.response_derivative"),
+               r"\begin{gathered} \log\tfrac{1-\alpha}{\alpha} = K\alpha \ \text{or} \ -\log\alpha = A\alpha \\ "
+               r"z^* = \lambda^{-1}S^2U^\top\alpha^*,\quad \partial z^*/\partial s_i^2 \end{gathered}",
+               "none", source="Pezeshki et al. 2021, Eqs 9-11, 15, Theorem 2",
+               note=r"Newton roots of the coupled Eq 9 or Eq 10 and a central difference of them: Eq 9's root has no "
+                    r"Lambert form, and Eq 10's has one only for $S^2 \propto I$ or a permutation $U$, so there is no "
+                    r"expression for sympy. The claims above hold them against ODE limits, the primal optimum and "
+                    r"finite differences."),
+    derivation(("starvation.linearisation_error", "starvation.first_order_error"),
+               r"\max_i \frac{|\alpha_{14,i} - \alpha_{10,i}|}{\alpha_{10,i}},\quad \max_i |z_i^{(1)} - z_i^*|",
+               "none", source="Pezeshki et al. 2021, Lemma 1 (Eq 14), Eqs 63-64",
+               note=r"Distances of a closed form to a Newton root of Eq 10, not closed forms: `lemma1_second_order` "
+                    r"and `first_order_response` hold their $O(\delta^2)$ rate."),
+    derivation(("starvation.integrate_dual", "starvation.dual_gd", "starvation.primal_gd_theta",
+                "starvation.primal_gd_z"),
+               r"\begin{gathered} \dot\alpha = f(\alpha),\quad \alpha_{k+1} = \alpha_k + \eta f(\alpha_k) \\ "
+               r"\theta_{k+1} = \theta_k - \eta\nabla_\theta\mathcal{L}(\theta_k) \end{gathered}",
+               "none", source="Pezeshki et al. 2021, Eqs 5, 9, 10, 17 and 18; App. B.1",
+               note=r"Trajectories of the flows and of gradient descent, which have no closed form; the claims above "
+                    r"hold them against their fixed points, scipy's DOP853 and each other."),
+    derivation(("starvation.primal_optimum", "starvation.random_linear_model", "starvation.features"),
+               r"Y\Phi_0 = USV^\top,\quad \theta^* = \Phi_0^\top Y\alpha^*/\lambda,\quad "
+               r"\alpha^* = \sigma(-Y\Phi_0\theta^*)",
+               "none", source="Pezeshki et al. 2021, Definition 1, Eqs 4-7",
+               note=r"A drawn problem, its SVD and the Newton optimum of the ridge-logistic primal: no closed form. "
+                    r"`primal_equals_dual` holds the optimum against the dual fixed point."),
+)
+
+# Every erratum of a printed form is an algebraic relation, shown in sympy (printed residual nonzero at a
+# counterexample, corrected residual 0) by the symbolic claim of the same closed form.
+SYMBOLIC_COUNTERPARTS = {
+    "starvation.erratum_theorem1_eta": "starvation.symbolic_jacobian",
+    "starvation.erratum_theorem1_jacobian": "starvation.symbolic_jacobian",
+    "starvation.erratum_us2ut": "starvation.symbolic_jacobian",
+    "starvation.erratum_eq14_inverse": "starvation.symbolic_lemma1",
+    "starvation.erratum_theorem2_needs_positive_delta": "starvation.symbolic_first_order",
+    "starvation.erratum_eq12_not_eq13": "starvation.symbolic_lambert_point",
+    "starvation.erratum_appendix_a_norm": "starvation.symbolic_learning_rate_bound",
+}
+ERRATA_WITHOUT_SYMBOLIC_FORM = {}
 
 
 def _on_lambert(expression, pairs, lam):
@@ -870,7 +1003,7 @@ def _on_lambert(expression, pairs, lam):
     of W (c = w e^w), after which the residuals are rational functions of w and e^w."""
     for square, w in pairs:
         c = 1 + square / lam
-        expression = expression.replace(lambda e: isinstance(e, sp.LambertW) and sp.simplify(e.args[0] - c) == 0,
+        expression = expression.replace(lambda e: isinstance(e, sp.LambertW) and simplified(e.args[0] - c) == 0,
                                         lambda e: w)
     return expression.subs({square: lam * (w * sp.exp(w) - 1) for square, w in pairs})
 
@@ -1015,10 +1148,16 @@ def _lambert_bounds(s, lam):
     return 8 * EPS, 8 * EPS
 
 
-@claim("starvation.symbolic_lambert_point", "Pezeshki et al. 2021, Eq 13 (Eqs 47-53), Lemma 1 and Theorem 2 proofs "
-       "(Eqs 56, 63-66); Eq 18's Lambert approximation derived in this project",
-       "sympy: with W = W(1 + s²/λ) the proofs' identities hold: α = λW/(s² + λ) = e^{−W} (so −log α = W and 1/α = "
-       "e^W) and λ + λe^W + s² = λe^W(1 + W) (residuals 0); as λ → 0 at fixed s, z = s²W/(s² + λ) grows like "
+@claim("starvation.symbolic_lambert_point", "Pezeshki et al. 2021, Eqs 12-13 (Eqs 39-53), Lemma 1 and Theorem 2 "
+       "proofs (Eqs 56, 63-66), App. B.1; Eq 18's Lambert approximation derived in this project",
+       "sympy: with W = W(1 + s²/λ), α = λW/(s² + λ) solves Eq 10's stationarity −log α = (1 + s²/λ)α, and the "
+       "proofs' identities hold: α = e^{−W} (so −log α = W and 1/α = "
+       "e^W) and λ + λe^W + s² = λe^W(1 + W); aW(1 + 1/a)/(1 + a) solves the approximate SD stationarity "
+       "−log α = (1 + 1/a)α (with 1 + 1/a = we^w; residuals 0). For S² = s²I and the Eq 15 U (symbolic δ), "
+       "A = λ⁻¹U(S² + λI)Uᵀ = (1 + s²/λ)I, α_i = W/c solves −log α = Aα, and z = λ⁻¹S²Uᵀα is Eq 12's "
+       "s²W/(s² + λ)·Σ_i u_ij (residuals 0), while Eq 13's s²W/(s² + λ), which App. B.1 cites for S = [2, 2], leaves "
+       "the residual (1 − Σ_i u_i1)s²W/(s² + λ) (relative miss 2/7 at δ = 3/5). As λ → 0 at fixed s, "
+       "z = s²W/(s² + λ) grows like "
        "log(s²/λ) (z/log(s²/λ) → 1), and as s → 0, α → W(1) and z·λ/s² → W(1) (limits by sympy). "
        "lambert_fixed_point equals the Eq 13 forms at 30 digits at 1000 points (s in [1e-3, 1e3], λ in [1e-4, 1e2], "
        "s²/λ over [1e-8, 1e10]) within 8ε (α, and z computed as (s²/λ)W/c: a few roundings of positive "
@@ -1034,7 +1173,29 @@ def symbolic_lambert_point():
     def on_w(e):
         return _on_lambert(e, [(q, w)], lam)
     big = on_w(z / sp.log(q / lam))  # λ -> 0 at fixed s is w -> ∞
-    checks = [residual_zero(on_w(alpha - sp.exp(-W)), "α = e^{−W} (Eq 56)"),
+    a, d = sp.Symbol("a", positive=True), sp.Symbol("delta", real=True)
+    sd = a * sp.LambertW(1 + 1 / a) / (1 + a)
+    on_sd = {a: 1 / (w * sp.exp(w) - 1)}  # 1 + 1/a = we^w, W(1 + 1/a) = w
+    sd_w = simplified(sd.subs(sp.LambertW(1 + 1 / a), w).subs(on_sd))
+    # Eq 12: S² = s²I with the Eq 15 U; App. B.1 cites Eq 13 for S = [2, 2]
+    U = _eq15(d)
+    A = U * (q + lam) * U.T / lam
+    c = 1 + q / lam
+    alpha12 = sp.Matrix([alpha, alpha])
+    stationary12 = sp.Matrix([-sp.log(alpha), -sp.log(alpha)]) - A * alpha12
+    z12 = q * U.T * alpha12 / lam
+    eq12 = [z * (U[0, j] + U[1, j]) for j in range(2)]
+    checks = [residual_zero(sp.expand_log(on_w(-sp.log(alpha) - c * alpha), force=True),
+                            "Eq 10, U = I: −log α = (1 + s²/λ)α"),
+              residual_zero(sp.expand_log(-sp.log(sd_w), force=True) - simplified((1 + 1 / a).subs(on_sd)) * sd_w,
+                            "approximate SD: −log α = (1 + 1/a)α"),
+              residual_zero(sum(abs(simplified(e)) for e in A - c * sp.eye(2)), "Eq 12: A = (1 + s²/λ)I"),
+              residual_zero(sum(sp.expand_log(on_w(e), force=True) ** 2 for e in stationary12),
+                            "Eq 12: −log α = Aα at α_i = W/c"),
+              residual_zero(sum(on_w(z12[j] - eq12[j]) ** 2 for j in range(2)), "Eq 12: z_j = s²W/(s² + λ)·Σ_i u_ij"),
+              printed_misses(on_w(z - z12[0]), on_w(z12[0]), {d: sp.Rational(3, 5), w: 1, lam: 1},
+                             "Eq 13 cited for S = [2, 2] (z_1)"),
+              residual_zero(on_w(alpha - sp.exp(-W)), "α = e^{−W} (Eq 56)"),
               residual_zero(on_w(-sp.log(alpha)) - w, "−log α = W"),
               residual_zero(on_w(1 / alpha - sp.exp(W)), "1/α = e^W"),
               residual_zero(on_w(lam + lam * sp.exp(W) + q - lam * sp.exp(W) * (1 + W)), "λ + λe^W + s² = λe^W(1+W)"),
@@ -1048,8 +1209,7 @@ def symbolic_lambert_point():
                                           lambda x, y: _lambert_bounds(x, y)[0], "lambert_fixed_point α"))
     checks.append(library_against_symbols(z.subs(q, s ** 2), (s, lam), library(1), points,
                                           lambda x, y: _lambert_bounds(x, y)[1], "lambert_fixed_point z"))
-    a = sp.Symbol("a", positive=True)
-    checks.append(library_against_symbols(a * sp.LambertW(1 + 1 / a) / (1 + a), (a,), gs.sd_lambert_approx,
+    checks.append(library_against_symbols(sd, (a,), gs.sd_lambert_approx,
                                           spread([(1e-6, 1e6, "log")], SYMBOLIC_POINTS), 8 * EPS,
                                           "sd_lambert_approx"))
     worst = 0.0
@@ -1214,11 +1374,17 @@ def _dual_points(count, exact):
     return points
 
 
-@claim("starvation.symbolic_jacobian", "Pezeshki et al. 2021, Theorem 1, Eqs 36-38, Eqs 9, 10 and 18",
+@claim("starvation.symbolic_jacobian", "Pezeshki et al. 2021, Theorem 1, Eqs 36-38, Eqs 9, 10 and 18, §3.4; "
+       "Pezeshki (thesis), Eqs .5.18-.5.20",
        "sympy: for the Eq 15 U (symbolic δ, s_1, s_2, λ) the Jacobian of Eq 9's field log((1−α)/α) − Kα "
        "(K = λ⁻¹US²Uᵀ) is −(diag(1/(α(1−α))) + K), symmetric, that of Eq 10's −log α − Aα (A = K + I) is "
        "−(diag(1/α) + A), and those of Eq 18's log((1−α)/α) − α/a and its approximation −log α − (1 + 1/a)α are "
-       "−(1/(α(1−α)) + 1/a) and −(1/α + 1 + 1/a) (residuals 0). jacobian (entries 11, 12, 22; 21 = 12 exactly) "
+       "−(1/(α(1−α)) + 1/a) and −(1/α + 1 + 1/a) (residuals 0); with a learning rate η the Jacobian of η times "
+       "Eq 9's field is η·J_9, while the proof's printed −η·diag(1/(α(1−α))) − K leaves the residual (η − 1)K and "
+       "Eq 9's J_9 taken for Eq 10's field leaves α/(α − 1) on the diagonal (relative misses 0.2 and 0.25 at "
+       "δ = 0, s = λ = 1, α = η = 1/2); K is the Gram matrix of the margins, YΦ_0Φ_0ᵀYᵀ = US²Uᵀ for YΦ_0 = USVᵀ "
+       "with V a rotation by a symbolic angle (residual 0), while the printed UᵀS²U leaves 2δ√(1−δ²)(s_2² − s_1²) "
+       "off the diagonal (relative miss 2 at δ = 3/5, s = (2, 1)). jacobian (entries 11, 12, 22; 21 = 12 exactly) "
        "and dual_rhs (both components) equal the sympy Jacobians and fields at 30 digits at 1000 points each for "
        "Eqs 9 and 10 (|δ| in [1e-4, 0.99] both signs, s in [1e-2, 1e2], λ in [1e-3, 1e2], α in [1e-10, 0.5] and "
        "1 − α there (Eq 9), α in [1e-10, 10] (Eq 10)) and at 1000 points (a in [1e-4, 1e4], α as for Eq 9) for the "
@@ -1227,7 +1393,8 @@ def _dual_points(count, exact):
        "the logarithms ε/2 each.", "identity")
 def symbolic_jacobian():
     d = sp.Symbol("delta", real=True)
-    s1, s2, lam, a1, a2, pen, x = sp.symbols("s1 s2 lam alpha1 alpha2 a x", positive=True)
+    s1, s2, lam, a1, a2, pen, x, eta = sp.symbols("s1 s2 lam alpha1 alpha2 a x eta", positive=True)
+    phi = sp.Symbol("phi", real=True)
     U = _eq15(d)
     K = U * sp.diag(s1 ** 2, s2 ** 2) * U.T / lam
     alpha = sp.Matrix([a1, a2])
@@ -1239,12 +1406,27 @@ def symbolic_jacobian():
     field18, field_sd = sp.log(1 - x) - sp.log(x) - x / pen, -sp.log(x) - (1 + 1 / pen) * x
 
     def zero(matrix):
-        return sum(abs(sp.simplify(e)) for e in matrix)
+        return sum(abs(simplified(e)) for e in matrix)
     checks = [residual_zero(zero(field9.jacobian(alpha) - J9), "Eq 9: J = −(diag(1/(α(1−α))) + K)"),
               residual_zero(zero(J9 - J9.T), "Eq 9: J symmetric"),
               residual_zero(zero(field10.jacobian(alpha) - J10), "Eq 10: J = −(diag(1/α) + A)"),
               residual_zero(sp.diff(field18, x) + 1 / (x * (1 - x)) + 1 / pen, "Eq 18: J = −(1/(α(1−α)) + 1/a)"),
               residual_zero(sp.diff(field_sd, x) + 1 / x + 1 + 1 / pen, "approximate SD: J = −(1/α + 1 + 1/a)")]
+    # the proof of Theorem 1: η multiplies the whole field, and the theorem's system is Eq 10, not Eq 9
+    J_eta = (eta * field9).jacobian(alpha)
+    printed_eta = -eta * sp.diag(1 / (a1 * (1 - a1)), 1 / (a2 * (1 - a2))) - K
+    half = {d: 0, s1: 1, s2: 1, lam: 1, a1: sp.Rational(1, 2), a2: sp.Rational(1, 2), eta: sp.Rational(1, 2)}
+    # §3.4's coupling: the margins' Gram matrix YΦ_0Φ_0ᵀYᵀ with YΦ_0 = USVᵀ, V a rotation
+    V = sp.Matrix([[sp.cos(phi), -sp.sin(phi)], [sp.sin(phi), sp.cos(phi)]])
+    margins = U * sp.diag(s1, s2) * V.T
+    gram = margins * margins.T
+    checks += [residual_zero(zero(J_eta - eta * J9), "Theorem 1 proof: J of η·(Eq 9's field) = η·J_9"),
+               printed_misses(printed_eta[0, 0] - J_eta[0, 0], J_eta[0, 0], half, "the proof's −η·diag(...) − K"),
+               printed_misses(J9[0, 0] - field10.jacobian(alpha)[0, 0], J10[0, 0], half,
+                              "Eq 9's Jacobian for Eq 10's field"),
+               residual_zero(zero(gram - U * sp.diag(s1 ** 2, s2 ** 2) * U.T), "YΦ_0Φ_0ᵀYᵀ = US²Uᵀ"),
+               printed_misses((U.T * sp.diag(s1 ** 2, s2 ** 2) * U - gram)[0, 1], gram[0, 1],
+                              {d: sp.Rational(3, 5), s1: 2, s2: 1, phi: 0}, "§3.4's UᵀS²U")]
     symbols = (d, s1, s2, lam, a1, a2)
     for exact, field, J in ((True, field9, J9), (False, field10, J10)):
         label = "Eq 9" if exact else "Eq 10"
@@ -1352,12 +1534,18 @@ def _first_order_scales(s1, s2, lam):
             W[0], W[1], e[0], e[1])
 
 
-@claim("starvation.symbolic_first_order", "Pezeshki et al. 2021, Eqs 11, 13, 15 and 63-65 (Theorem 2, App. C.10)",
+@claim("starvation.symbolic_first_order", "Pezeshki et al. 2021, Eqs 11, 13, 15 and 63-65 (Theorem 2, Eq 16, "
+       "App. C.10)",
        "sympy: for the Eq 15 coupling the Eq 10 fixed point at δ = 0 is the Lambert point of Eq 13 (F(α_0, 0) = 0), "
        "its derivative α'(0) = −F_α⁻¹F_δ (implicit differentiation of −log α − A(δ)α = 0) mapped by Eq 11, "
        "z = λ⁻¹S²Uᵀα, gives the δ-coefficients of Eqs 63-64 and the δ⁰ terms are Eq 13's s_i²W_i/(λ + s_i²) "
        "(residuals 0 with c_i = w_i e^{w_i}), so Eqs 63-64 are the first-order Taylor form of the coupled responses "
-       "and reduce to the uncoupled ones as δ → 0; Eq 65 is the derivative of Eq 64's δ-term in s_1² (residual 0). "
+       "and reduce to the uncoupled ones as δ → 0; Eq 65 is the derivative of Eq 64's δ-term in s_1² (residual 0), "
+       "and Theorem 2's derivative δ·(Eq 65) is −δP(e^{W_1} − e^{W_2}) with P = λs_2²(1 + W_1)/((λ + λe^{W_1} + "
+       "s_1²)²(λ + λe^{W_2} + s_2²)) (residual 0), P > 0 and s² = λ(we^w − 1), e^w both increasing in w = W (sympy's "
+       "sign assumptions), so its sign is −sign(δ)·sign(s_1² − s_2²); the printed δ-free statement, derivative < 0 "
+       "whenever s_1² > s_2², read as δ·(Eq 65)/(e^{W_1} − e^{W_2}) = −|δ·(Eq 65)/(e^{W_1} − e^{W_2})|, leaves a "
+       "residual that is nonzero for δ < 0 (relative miss 2 at δ = −1/2, W = (2, 1), λ = 1). "
        "first_order_response (z_1, z_2) and weak_response_derivative equal these forms at 30 digits at 1000 points "
        "(s in [1e-2, 1e2], λ in [1e-3, 1e2], |δ| in [1e-6, 0.9] both signs) within ε(6|T0| + (12 + 5(W_1 + W_2))"
        "|δT1|)/|z| + ε (z = T0 + δT1: W_i within 2.5ε, e^{W_i} within 2.5εW_i + ε/2, about ten roundings in T1) and "
@@ -1382,6 +1570,18 @@ def symbolic_first_order():
               residual_zero(on_w(dz[0] - T1_1), "Eq 63: dz_1/dδ at δ = 0"),
               residual_zero(on_w(dz[1] - T1_2), "Eq 64: dz_2/dδ at δ = 0"),
               residual_zero(on_w(derivative - eq65), "Eq 65 = d(Eq 64's δ-term)/ds_1²")]
+    # Theorem 2's sign: δ·(Eq 65) = −δP(e^{W_1} − e^{W_2}), P > 0, and s² and e^W both increase with W
+    W1, W2 = sp.LambertW(1 + q1 / lam), sp.LambertW(1 + q2 / lam)
+    P = lam * q2 * (1 + W1) / ((lam + lam * sp.exp(W1) + q1) ** 2 * (lam + lam * sp.exp(W2) + q2))
+    ratio = on_w(d * derivative / (sp.exp(W1) - sp.exp(W2)))
+    u1, u2 = sp.symbols("u1 u2", positive=True)  # W > 0 on the principal branch for c >= 1
+    signs = [P.subs({W1: u1, W2: u2}).is_positive, sp.diff(lam * (w1 * sp.exp(w1) - 1), w1).is_positive,
+             sp.diff(sp.exp(w1), w1).is_positive]
+    checks += [residual_zero(ratio + d * on_w(P), "Theorem 2: δ·(Eq 65) = −δP(e^{W_1} − e^{W_2})"),
+               Check.at_most(0.0 if all(s is True for s in signs) else math.inf, 0.0,
+                             f"P > 0, ds²/dw > 0, de^w/dw > 0 (sympy's assumptions: {signs})"),
+               printed_misses(ratio + sp.Abs(ratio), sp.Abs(ratio), {d: -sp.Rational(1, 2), w1: 2, w2: 1, lam: 1},
+                              "Theorem 2 without δ > 0")]
     s1, s2 = sp.symbols("s1 s2", positive=True)
     squares = {q1: s1 ** 2, q2: s2 ** 2}
     symbols = (s1, s2, lam, d)
@@ -1409,11 +1609,16 @@ def symbolic_first_order():
     return _symbolic_result(checks, 3)
 
 
-@claim("starvation.symbolic_lemma1", "Pezeshki et al. 2021, Lemma 1, Eq 14 (Eqs 54-60)",
+@claim("starvation.symbolic_lemma1", "Pezeshki et al. 2021, Lemma 1, Eq 14 (Eqs 54-60); Pezeshki (thesis), "
+       "Eq 6.3.14",
        "sympy: for the Eq 15 coupling, Eq 14's α = [A + diag(1/α_0)]⁻¹(1 − log α_0) with α_0i = W(A_ii)/A_ii "
+       "solves Eq 60's linear equation [A + diag(1/α_0)]α = 1 − log α_0 (for any α_0 > 0; A symmetric, so the row "
+       "form is the same), "
        "equals the uncoupled Lambert point at δ = 0 and has the same δ-derivative at δ = 0 as the Eq 10 fixed point "
        "(implicit differentiation of −log α = Aα; residuals 0), so it is exact to first order in the coupling "
-       "(Lemma 1's O(δ²)). linearised_fixed_point equals Eq 14 at 30 digits at 1000 points (|δ| in [1e-4, 0.99] "
+       "(Lemma 1's O(δ²)); the thesis's printed form without the outer inverse, (1 − log α_0)[A + diag(1/α_0)], "
+       "is (1 + W)²e^W at δ = 0 instead of e^{−W} (residual nonzero; relative miss 4e² − 1 at W = 1). "
+       "linearised_fixed_point equals Eq 14 at 30 digits at 1000 points (|δ| in [1e-4, 0.99] "
        "both signs, s in [1e-2, 1e2], λ in [1e-3, 1e2]) within Skeel's componentwise bound of the 2 × 2 solve, "
        "(12ε|M⁻¹|M_abs|α| + 8ε|M⁻¹||r|)_i/|α_i| with M = A + diag(1/α_0), M_abs = |U|S²|U|ᵀ/λ + I + diag(1/α_0), "
        "r = 1 − log α_0 (the dual matrix within 5ε of its terms, α_0 within 7ε, the solve's backward error 4ε).",
@@ -1422,14 +1627,22 @@ def symbolic_lemma1():
     d, q1, q2, lam, w1, w2, U, A = _two_feature_symbols()
     alpha0 = sp.Matrix([sp.LambertW(A[i, i]) / A[i, i] for i in range(2)])
     M = A + sp.diag(1 / alpha0[0], 1 / alpha0[1])
-    eq14 = M.LUsolve(sp.Matrix([1 - sp.log(alpha0[i]) for i in range(2)]))
+    rhs = sp.Matrix([1 - sp.log(alpha0[i]) for i in range(2)])
+    eq14 = M.LUsolve(rhs)
     uncoupled, slope, _ = _eq10_first_order(d, q1, q2, lam, A)
+    b1, b2 = sp.symbols("b1 b2", positive=True)  # any α_0: Eq 60 is linear in α
+    M_b, rhs_b = A + sp.diag(1 / b1, 1 / b2), sp.Matrix([1 - sp.log(b1), 1 - sp.log(b2)])
     pairs = [(q1, w1), (q2, w2)]
 
     def on_w(e):
         return _on_lambert(e, pairs, lam)
     at0, derivative = eq14.subs(d, 0), sp.diff(eq14, d).subs(d, 0)
-    checks = [residual_zero(on_w(at0[i] - uncoupled[i]), f"Eq 14 at δ = 0: α_{i + 1} = α_0") for i in range(2)]
+    printed = (M * rhs).subs(d, 0)  # the row (1 − log α_0)M is M(1 − log α_0): M is symmetric
+    checks = [residual_zero(sum(abs(simplified(e)) for e in M_b * M_b.LUsolve(rhs_b) - rhs_b),
+                            "Eq 60: [A + diag(1/α_0)]α = 1 − log α_0"),
+              printed_misses(on_w(printed[0] - uncoupled[0]), on_w(uncoupled[0]), {w1: 1, w2: 1, lam: 1},
+                             "the thesis's Eq 14 without the inverse, at δ = 0")]
+    checks += [residual_zero(on_w(at0[i] - uncoupled[i]), f"Eq 14 at δ = 0: α_{i + 1} = α_0") for i in range(2)]
     checks += [residual_zero(on_w(derivative[i] - slope[i]), f"dα_{i + 1}/dδ at 0: Eq 14 = Eq 10") for i in range(2)]
     s1, s2 = sp.symbols("s1 s2", positive=True)
     symbols = (d, s1, s2, lam)
@@ -1458,12 +1671,15 @@ def symbolic_lemma1():
     return _symbolic_result(checks, 2)
 
 
-@claim("starvation.symbolic_learning_rate_bound", "Pezeshki et al. 2021, Eqs 3-5 and 17 (primal gradient descent)",
+@claim("starvation.symbolic_learning_rate_bound", "Pezeshki et al. 2021, Eqs 3-5 and 17 (primal gradient descent); "
+       "Pezeshki (thesis), supp. §.3 (App. A)",
        "sympy: for the Eq 15 U and S = diag(s_1, s_2), the Hessian of Eq 5's Σ log(1 + e^{−(USθ)_i}) + (λ/2)‖θ‖² at "
        "θ = 0 is diag(λ + s_i²/4), that of Eq 17 (penalty (a/2)‖ŷ‖²) is diag(s_i²(1/4 + a)), σ'(x) = σ(x)σ(−x) = "
        "1/4 − (σ(x) − 1/2)² <= 1/4, and the Jacobian of primal gradient descent in z, z ↦ (1 − ηλ)z + ηS²Uᵀσ(−Uz), "
        "at z = 0 is I − η·diag(λ + s_i²/4), whose extreme eigenvalue 1 − ηL is −1 at η = 2/L, L = λ + max s²/4 "
-       "(residuals 0). learning_rate_bound equals 2/(λ + max s²/4) and 2/(max s²(1/4 + a)) at 30 digits at 1000 "
+       "(residuals 0). Eq 17's penalty weighs directions by strength because ‖ŷ‖² = ‖YΦ_0θ‖² = ‖USVᵀθ‖² = "
+       "‖SVᵀθ‖² for any rotation V (symbolic angle; residual 0), while App. A's printed ŷ = UVᵀθ gives ‖Vᵀθ‖² "
+       "(residual nonzero; relative miss 3/4 at δ = 0, V = I, s = (2, 1), θ = e_1). learning_rate_bound equals 2/(λ + max s²/4) and 2/(max s²(1/4 + a)) at 30 digits at 1000 "
        "points each (three strengths in [1e-3, 1e3], λ and a in [1e-6, 1e2]) within 4ε (a square, a sum of "
        "positive terms, a product, a quotient).", "identity")
 def symbolic_learning_rate_bound():
@@ -1485,17 +1701,26 @@ def symbolic_learning_rate_bound():
     step_jacobian = step.jacobian(zv).subs({z1: 0, z2: 0})
 
     def zero(matrix):
-        return sum(abs(sp.simplify(e)) for e in matrix)
-    checks = [residual_zero(zero(ce - sp.diag(lam + s1 ** 2 / 4, lam + s2 ** 2 / 4)), "Eq 5: Hessian at θ = 0"),
-              residual_zero(zero(sd - (sp.Rational(1, 4) + pen) * sp.diag(s1 ** 2, s2 ** 2)),
-                            "Eq 17: Hessian at θ = 0"),
-              residual_zero(sp.diff(sigma, u) - sigma * sigma.subs(u, -u), "σ' = σ(x)σ(−x)"),
-              residual_zero(sigma * sigma.subs(u, -u) - (sp.Rational(1, 4) - (sigma - sp.Rational(1, 2)) ** 2),
-                            "σ(x)σ(−x) = 1/4 − (σ − 1/2)²"),
-              residual_zero(zero(step_jacobian - (sp.eye(2) - eta * sp.diag(lam + s1 ** 2 / 4, lam + s2 ** 2 / 4))),
-                            "z-map Jacobian at z = 0"),
-              residual_zero((1 - eta * (lam + s1 ** 2 / 4)).subs(eta, 2 / (lam + s1 ** 2 / 4)) + 1, "1 − ηL = −1 at "
-                                                                                                   "η = 2/L")]
+        return sum(abs(simplified(e)) for e in matrix)
+
+    def norm2(v):
+        return (v.T * v)[0]
+    phi = sp.Symbol("phi", real=True)
+    V = sp.Matrix([[sp.cos(phi), -sp.sin(phi)], [sp.sin(phi), sp.cos(phi)]])
+    output = U * S * V.T * theta  # Yŷ = YΦ_0θ = USVᵀθ
+    checks = [residual_zero(norm2(output) - norm2(S * V.T * theta), "App. A: ‖ŷ‖² = ‖SVᵀθ‖²"),
+              printed_misses(norm2(U * V.T * theta) - norm2(output), norm2(output),
+                             {d: 0, phi: 0, s1: 2, s2: 1, t1: 1, t2: 0}, "App. A's ŷ = UVᵀθ (‖ŷ‖²)")]
+    checks += [residual_zero(zero(ce - sp.diag(lam + s1 ** 2 / 4, lam + s2 ** 2 / 4)), "Eq 5: Hessian at θ = 0"),
+               residual_zero(zero(sd - (sp.Rational(1, 4) + pen) * sp.diag(s1 ** 2, s2 ** 2)),
+                             "Eq 17: Hessian at θ = 0"),
+               residual_zero(sp.diff(sigma, u) - sigma * sigma.subs(u, -u), "σ' = σ(x)σ(−x)"),
+               residual_zero(sigma * sigma.subs(u, -u) - (sp.Rational(1, 4) - (sigma - sp.Rational(1, 2)) ** 2),
+                             "σ(x)σ(−x) = 1/4 − (σ − 1/2)²"),
+               residual_zero(zero(step_jacobian - (sp.eye(2) - eta * sp.diag(lam + s1 ** 2 / 4, lam + s2 ** 2 / 4))),
+                             "z-map Jacobian at z = 0"),
+               residual_zero((1 - eta * (lam + s1 ** 2 / 4)).subs(eta, 2 / (lam + s1 ** 2 / 4)) + 1, "1 − ηL = −1 at "
+                                                                                                    "η = 2/L")]
     top = sp.Max(s1, s2, s3) ** 2
     points = spread([(1e-3, 1e3, "log")] * 3 + [(1e-6, 1e2, "log")], SYMBOLIC_POINTS)
     checks.append(library_against_symbols(2 / (lam + top / 4), (s1, s2, s3, lam),
@@ -1527,3 +1752,37 @@ planted_bug("exact uncoupled alpha = sigma(z) for sigma(-z)", "dynamics/starvati
             "return FixedPoint(np.exp(-np.logaddexp(0.0, z)), z)",
             "return FixedPoint(np.exp(-np.logaddexp(0.0, -z)), z)",
             ("starvation.symbolic_margin_equations",))
+# Slips in the closed forms of the symbolic claims that had none above: a sign, a lost factor, a lost term.
+planted_bug("starvation: dual objective H(α) + αω for H(α) − αω", "dynamics/starvation/_duals.py",
+            "out = binary_entropy(a) - a * w", "out = binary_entropy(a) + a * w",
+            ("starvation.symbolic_legendre_duals",))
+planted_bug("starvation: Lambert response z = (s²/λ)W without the 1/c", "dynamics/starvation/_fixed_points.py",
+            "return FixedPoint(w / c, ratio / c * w)", "return FixedPoint(w / c, ratio * w)",
+            ("starvation.symbolic_lambert_point",))
+planted_bug("starvation: Lemma 1's right-hand side −log α_0 without the 1", "dynamics/starvation/_fixed_points.py",
+            "rhs = 1.0 - np.log(alpha0)", "rhs = -np.log(alpha0)", ("starvation.symbolic_lemma1",))
+planted_bug("starvation: learning-rate bound's curvature λ + s²/2 for λ + s²/4", "dynamics/starvation/_dynamics.py",
+            "penalty + 0.25 * top", "penalty + 0.5 * top", ("starvation.symbolic_learning_rate_bound",))
+# The same kind of slip in each symbolic claim's statement (its sympy form), planted in verify/starvation.py: the
+# statement and the library are independent routes, so the claim fails. Each snippet is written as two literals so
+# that it occurs once in this file, in the claim's body.
+planted_bug("starvation: symbolic statement: α* = σ(ω) for σ(−ω)", "verify/starvation.py",
+            "star = 1 / (1 + " "sp.exp(w))", "star = 1 / (1 + sp.exp(-w))", ("starvation.symbolic_legendre_duals",))
+planted_bug("starvation: symbolic statement: Eq 13's α without the factor λ", "verify/starvation.py",
+            "alpha, z = lam * W / " "(q + lam), q * W / (q + lam)", "alpha, z = W / (q + lam), q * W / (q + lam)",
+            ("starvation.symbolic_lambert_point",))
+planted_bug("starvation: symbolic statement: Newton step with Eq 10's barrier 1/α for 1/(α(1 − α))",
+            "verify/starvation.py", "slope = -1 / (a * (1 - a)) " "- (w / a - 1)", "slope = -1 / a - (w / a - 1)",
+            ("starvation.symbolic_approximation_limit",))
+planted_bug("starvation: symbolic statement: margin equation z e^z for z(1 + e^z)", "verify/starvation.py",
+            "r = z * (1 + " "sp.exp(z))", "r = z * sp.exp(z)", ("starvation.symbolic_margin_equations",))
+planted_bug("starvation: symbolic statement: Eq 10 Jacobian with K for A = K + I", "verify/starvation.py",
+            "J10 = -(sp.diag(1 / a1, 1 / a2) + K " "+ sp.eye(2))", "J10 = -(sp.diag(1 / a1, 1 / a2) + K)",
+            ("starvation.symbolic_jacobian",))
+planted_bug("starvation: symbolic statement: Eq 11's response with U for Uᵀ", "verify/starvation.py",
+            "z = S2 * U.T " "/ lam", "z = S2 * U / lam", ("starvation.symbolic_first_order",))
+planted_bug("starvation: symbolic statement: Eq 14 with diag(α_0) for diag(1/α_0)", "verify/starvation.py",
+            "M = A + sp.diag(1 / alpha0[0], " "1 / alpha0[1])", "M = A + sp.diag(alpha0[0], alpha0[1])",
+            ("starvation.symbolic_lemma1",))
+planted_bug("starvation: symbolic statement: learning-rate bound 2/(λ + s²/2)", "verify/starvation.py",
+            "2 / (lam + " "top / 4)", "2 / (lam + top / 2)", ("starvation.symbolic_learning_rate_bound",))
