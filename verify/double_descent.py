@@ -1255,19 +1255,160 @@ planted_bug("double_descent: GD time calibration λ_eff = 1/(2ηk) instead of 1/
 # algorithm cancels although the formula does not (a difference of nearly equal computed numbers), the claim says so
 # and adds that cancellation factor to κ, so that the bound describes the algorithm the library runs.
 #
-# Closed forms not covered here, and why:
-# * ridge_weights, gd_weights, scheduled_gd_weights, exact_gd_order_parameters (the trace formulas) and
-#   design_order_parameters are matrix computations on a drawn design (eigendecompositions, traces): their scalar
-#   ingredient, the spectral filter, is covered; the claims above check them against iterated GD and Monte Carlo;
-# * gradient_flow_weights_ode and bipartite_theory_ode integrate ODEs numerically (the closed forms they are checked
-#   against are covered here);
-# * the bipartite theory's freeze_fast_at/freeze_slow_at and per_group_learning_rate options only change which λ̃_i
-#   enters the same formulas; q_penalty_schedule is a schedule, not a derived closed form (Fig 4.6's code);
-# * the ridge oracle's effective regularisation k has no closed form for κ ≠ 1 (a cubic, solved by bisection): the
-#   claim parametrises by k instead and checks the balance equation's consequences (see symbolic_ridge_oracle).
-from .symbolic import EPS, library_against_symbols, residual_zero, spread  # noqa: E402
+# The theory's closed forms, what each solves and which claim checks it (or why none does), are listed in
+# DERIVATIONS below; the errata that the symbolic claims show in sympy, in SYMBOLIC_COUNTERPARTS.
+from .symbolic import EPS, derivation, library_against_symbols, printed_misses, residual_zero, spread  # noqa: E402
 from .symbolic import POINTS as SYMBOLIC_POINTS  # noqa: E402
 from .symbolic import symbolic_result as _symbolic_result  # noqa: E402
+
+#: The theory's closed forms: the relation each solves, what the symbolic claims check and where it is printed
+#: (the derivations page is generated from this list).
+DERIVATIONS = (
+    derivation("double_descent.generalization_error",
+               r"L_G = \tfrac12 \mathbb{E}(y^* - \hat y)^2 = \tfrac12(T - 2R + Q),\quad "
+               r"\mathbb{E}[y^* \hat y] = R,\quad \mathbb{E}[\hat y^2] = Q",
+               "exact", "double_descent.symbolic_generalization_error",
+               "Pezeshki (thesis), Eqs 4.2.5–4.2.7, App. Eqs .2.4–.2.9"),
+    derivation("double_descent.spectral_filter",
+               r"f_{k+1} = (1 - \eta r) f_k + \eta,\quad f_0 = 0,\quad \dot f = \eta(1 - r f),\quad "
+               r"r = (1 + a)s + \lambda",
+               "exact", "double_descent.symbolic_spectral_filter",
+               "Pezeshki (thesis), Eqs 4.2.17–4.2.19, App. Eqs .2.12–.2.17; Lemma 4.3.1 (output penalty)"),
+    derivation("double_descent.scheduled_filter",
+               r"f_{k+1} = \bigl(1 - \eta((1 + a_k)s + \lambda)\bigr) f_k + \eta,\quad f_0 = 0",
+               "exact", "double_descent.symbolic_spectral_filter", "Pezeshki (thesis), Lemma 4.3.1, Fig 4.6"),
+    derivation("double_descent.effective_weight_decay",
+               r"\lambda_\mathrm{eff} = \lambda + \frac{1}{\eta k}:\quad \frac{1 - e^{-\eta r k}}{r} "
+               r"\simeq \frac{1}{r + 1/(\eta k)}\ \text{as } k \to 0 \text{ and } k \to \infty",
+               "series", "double_descent.symbolic_time_limits",
+               "Pezeshki (thesis), Eqs 4.2.21–4.2.22, App. Eqs .2.42–.2.52 (with the corrected reading of the GD → "
+               "ridge step)",
+               "The GD → ridge map is an approximation, not an identity: the flow filter $(1 - e^{-\\eta r k})/r$ and "
+               "the ridge filter $1/(r + 1/(\\eta k))$ agree as $k \\to 0$ (both $\\eta k$, gap $\\eta^2 r k^2/2$) and "
+               "as $k \\to \\infty$ (both $1/r$, gap $1/(\\eta r^2 k)$), and GD meets the flow as $\\eta \\to 0$ at "
+               "fixed $\\eta k$ (series to $O(\\eta^3)$). sympy checks these limits and series, the largest per-mode "
+               "gap $\\max_x (1/(1 + x) - e^{-x}) = 0.2036$ and the per-mode risk ratio of Ali, Kolter and Tibshirani "
+               "(2019); the library's $\\lambda + 1/(\\eta k)$ itself equals the symbolic form at 30 digits."),
+    derivation(("double_descent.stable_root", "double_descent.printed_root"),
+               r"a^2 - (1 + \alpha + \lambda) a + \alpha = 0,\quad a \ge \max(1, \alpha)",
+               "exact", "double_descent.symbolic_replica_saddle_point",
+               "Pezeshki (thesis), Eq 4.2.13, App. Eq .2.35"),
+    derivation("double_descent.replica_saddle_point",
+               r"\partial_{R, Q, x} \Phi = 0,\quad \Phi = \frac{Q - R^2/T}{2x} - \frac{\lambda Q}{2} "
+               r"- \frac{\alpha(G - 2R + Q)}{2(1 + x)}",
+               "exact", "double_descent.symbolic_replica_saddle_point",
+               "Pezeshki (thesis), App. Eqs .2.30–.2.36, .2.64–.2.66 (general teacher power and weight decay derived "
+               "in this project)",
+               "$\\Phi$ is the limit $\\beta \\to \\infty$ of the replica-symmetric free energy divided by $\\beta$, "
+               "at fixed $x = \\beta(Q_0 - Q)$ (the reading $a = 1 + 1/x$ of App. Eq .2.36), with teacher power $T$, "
+               "$G = T + \\sigma^2$ and the weight-decay term $-\\lambda Q/2$; sympy takes the limit and solves the "
+               "stationarity equations in the root $a$."),
+    derivation("double_descent.mp_stieltjes",
+               r"\lambda g^2 + (\lambda + \alpha - 1) g - 1 = 0,\quad g > 0",
+               "exact", "double_descent.symbolic_stieltjes",
+               "Marchenko and Pastur 1967; Pezeshki (thesis), App. Eqs .2.33–.2.35 (Case 1)"),
+    derivation("double_descent.stieltjes_order_parameters",
+               r"R = T(1 - \lambda g),\quad Q = T(1 - 2\lambda g - \lambda^2 g') + \sigma^2 (g + \lambda g')",
+               "exact", "double_descent.symbolic_stieltjes",
+               "derived in this project (Case 1 of Pezeshki (thesis), App. Eqs .2.33–.2.35, as random-matrix theory)",
+               "Ridge $\\hat w = (S + \\lambda)^{-1} Z^\\top y$ with $S = Z^\\top Z$, $y = Zw + \\epsilon$ and "
+               "$\\mathbb{E}\\lVert w \\rVert^2/d = T$: averaging over the teacher, "
+               "$R = T \\operatorname{tr}[(S + \\lambda)^{-1} S]/d = T(1 - \\lambda g)$, and $Q$ has the signal part "
+               "$T \\operatorname{tr}[(S + \\lambda)^{-2} S^2]/d = T(1 - 2\\lambda g - \\lambda^2 g')$ and the noise "
+               "part $\\sigma^2 \\operatorname{tr}[(S + \\lambda)^{-2} S]/d = \\sigma^2(g + \\lambda g')$, with "
+               "$\\operatorname{tr}(S + \\lambda)^{-1}/d \\to g$ the Marchenko–Pastur Stieltjes transform and "
+               "$\\operatorname{tr}(S + \\lambda)^{-2}/d \\to -g'$. sympy checks that these equal the replica saddle "
+               "point on the Marchenko–Pastur curve, and their ridgeless limits."),
+    derivation(("double_descent.bipartite_from_roots", "double_descent.bipartite_theory",
+                "double_descent.bipartite_roots"),
+               r"\begin{gathered} Q_i = b_i (c_i + Q_j),\quad b_i = \frac{\alpha_i}{a_i^2 - \alpha_i},\quad "
+               r"R_i = \frac{n}{a_i d} \\ c_i = 1 + \sigma^2 - 2R_j - \frac{2 - a_i}{a_i} \frac{n}{d},\quad "
+               r"a_i^2 - (1 + \alpha_i + \tilde\lambda_i) a_i + \alpha_i = 0 \end{gathered}",
+               "exact", "double_descent.symbolic_bipartite_closed_form",
+               "Pezeshki (thesis), Eqs 4.2.11–4.2.16, App. Eqs .2.37–.2.41 (c_i with the other group's R_j, as "
+               "corrected)",
+               "Each group is Case 1 with teacher power $p_i/d$, $\\alpha_i = n/p_i$ and the other group's unlearnt "
+               "signal as noise, $G_i = 1 + \\sigma^2 + Q_j - 2R_j$; bipartite_roots gives the roots $a_i$ at "
+               "$\\tilde\\lambda_i = (d/p_i)(\\lambda + 1/(\\eta k))/\\sigma_i^2$ (the stable root), through which "
+               "bipartite_theory is compared. Its options freeze_fast_at, freeze_slow_at and per_group_learning_rate "
+               "only change which $\\tilde\\lambda_i$ enters the same formulas."),
+    derivation("double_descent.phase_points",
+               r"C:\ a_i = \alpha_i,\quad B:\ a_1 = \alpha_1,\ a_2 \to \infty,\quad "
+               r"A:\ \partial L_G / \partial \tilde\lambda_1 = 0 \text{ with group 2 frozen}",
+               "exact", "double_descent.symbolic_phase_points",
+               "derived in this project (Pezeshki (thesis), Fig 4.4, points A, B, C; Eqs 4.2.11–4.2.16)",
+               "$C$ is the bipartite closed form at $a_i = \\alpha_i$ ($k \\to \\infty$, $\\lambda = 0$): $R = 1$, "
+               "$Q = 1 + \\sigma^2 d/(n - d)$. $B$ is its limit $a_2 \\to \\infty$ (the slow group not yet learning) "
+               "with $a_1 = \\alpha_1$: $R = p/d$, $Q = p/d + (1 - p/d + \\sigma^2) p/(n - p)$. With the slow group "
+               "frozen the fast group is Case 1 with $T = p/d$ and noise $1 - p/d + \\sigma^2$; $L_G$ is stationary in "
+               "$\\tilde\\lambda_1$ where $R = Q$, at $\\tilde\\lambda_1^* = (1 - p/d + \\sigma^2)/(p/d)$, so "
+               "$L_A = \\tfrac12 (1 - R_A)$ with $R_A = n/(a d)$, $a$ the stable root at "
+               "$(\\alpha_1, \\tilde\\lambda_1^*)$, and $\\lambda_\\mathrm{eff}^* = 1 - p/d + \\sigma^2$."),
+    derivation("double_descent.ridge_oracle",
+               r"\begin{gathered} k - \frac{\lambda}{n} = \frac{k}{n} \sum_i p_i u_i,\quad "
+               r"u_i = \frac{s_i}{s_i + k},\quad R_i = \frac{p_i}{d} u_i \\ E_i = \frac{p_i}{d}(1 - u_i)^2 "
+               r"+ \frac{B + \sigma^2}{n - \sum_j p_j u_j^2} p_i u_i^2,\quad Q_i = E_i - \frac{p_i}{d} + 2R_i "
+               r"\end{gathered}",
+               "exact", "double_descent.symbolic_ridge_oracle",
+               "derived in this project from the deterministic equivalents of Dobriban and Wager 2018 and Hastie et "
+               "al. 2022",
+               "Ridge on the bipartite design has population covariance $\\operatorname{diag}(s_i)$, $s_1 = 1/d$, "
+               "$s_2 = 1/(\\kappa^2 d)$, on $p_1 = p$ and $p_2 = d - p$ features. Its deterministic equivalent "
+               "replaces the resolvent by $(\\Sigma + k)^{-1}$ with the effective regularisation $k$ of the balance "
+               "$k - \\lambda/n = (k/n)\\sum_i p_i u_i$, $u_i = s_i/(s_i + k)$. Then $R_i = (p_i/d) u_i$; the error "
+               "of group $i$ is its bias $(p_i/d)(1 - u_i)^2$ plus its share $p_i u_i^2/(n - \\sum_j p_j u_j^2)$ of "
+               "the total bias $B = \\sum_j (p_j/d)(1 - u_j)^2$ and the noise $\\sigma^2$; "
+               "$Q_i = E_i - p_i/d + 2R_i$ and $L_G = \\tfrac12 \\sum_i E_i$. The balance is a cubic in $k$ for "
+               "$\\kappa \\ne 1$, solved by bisection: the claim parametrises by $k$ and checks that at $\\kappa = 1$ "
+               "these are the Marchenko–Pastur forms and that the limits are points B and C."),
+    derivation(("double_descent.ridge_weights", "double_descent.gd_weights", "double_descent.scheduled_gd_weights"),
+               r"\hat w_k = W \operatorname{diag}(f_k(s_j)) W^\top X^\top y,\quad X^\top X = W \Lambda W^\top",
+               "none", source="Pezeshki (thesis), Eq 4.2.19, App. Eqs .2.12–.2.17",
+               note="Matrix computations on a drawn design (an eigendecomposition and products), not closed forms in "
+                    "scalars: their scalar ingredient, the filter $f_k$, is checked exactly "
+                    "(symbolic_spectral_filter), and the claims double_descent.closed_form_equals_iterated_gd and "
+                    "double_descent.q_penalty_schedule hold them to explicitly iterated GD."),
+    derivation(("double_descent.exact_gd_order_parameters", "double_descent.design_order_parameters",
+                "double_descent.scheduled_gd_order_parameters"),
+               r"\begin{gathered} A = F W \operatorname{diag}(f_j s_j) W^\top F^{-1},\quad R = \tfrac1d "
+               r"\operatorname{Tr} A \\ Q = \tfrac1d \lVert A \rVert_F^2 + \tfrac{\sigma^2}{d} \lVert F W "
+               r"\operatorname{diag}(f_j \sqrt{s_j}) \rVert_F^2 \end{gathered}",
+               "none", source="Pezeshki (thesis), Eqs 4.2.9–4.2.10, App. Eqs .2.18–.2.20 (A with F⁻¹, as corrected)",
+               note="Traces of matrix products on a drawn design (in $O(d^2)$ per step through $G \\circ H$), not "
+                    "closed forms in scalars. The teacher map $F\\hat w = A w$ is shown in sympy on a two-dimensional "
+                    "design with a general $F$ and general eigenvectors (symbolic_spectral_filter); the claims "
+                    "double_descent.trace_formula_equals_teacher_average and "
+                    "double_descent.erratum_teacher_enters_through_inverse_F hold the traces to Monte Carlo over "
+                    "teachers."),
+    derivation(("double_descent.gradient_flow_weights_ode", "double_descent.bipartite_theory_ode"),
+               r"\frac{d\hat w}{dk} = -\eta \nabla L(\hat w),\quad \frac{da_i}{d\ln k} = "
+               r"\frac{a_i\, d\tilde\lambda_i / d\ln k}{2a_i - 1 - \alpha_i - \tilde\lambda_i}",
+               "none", source="derived in this project: the per-mode ODE of Pezeshki (thesis) App. Eq .2.16 and the "
+                              "log-time ODE of Eq 4.2.13",
+               note="Numerical integrations (DOP853), not closed forms: differentiating "
+                    "$a_i^2 - (1 + \\alpha_i + \\tilde\\lambda_i) a_i + \\alpha_i = 0$ along $\\ln k$ gives "
+                    "$(2a_i - 1 - \\alpha_i - \\tilde\\lambda_i)\\,da_i = a_i\\,d\\tilde\\lambda_i$, and the gradient "
+                    "flow is the loss's $-\\eta\\nabla L$. The closed forms they reproduce are checked symbolically "
+                    "(symbolic_bipartite_closed_form, symbolic_spectral_filter), and the claim "
+                    "double_descent.log_time_ode_equals_closed_form holds the integrations to them."),
+    derivation("double_descent.q_penalty_schedule",
+               r"a_k = 0.6 \log(1 + e^{-k/1000}) / \log 2",
+               "none", source="Pezeshki (thesis), Fig 4.6 (its caption and the authors' code)",
+               note="A setting of the experiment (Fig 4.6's decaying output penalty), not a derived closed form: the "
+                    "claim double_descent.q_penalty_schedule compares it with the formula computed independently."),
+)
+
+#: The errata that the symbolic claims below show in sympy (the errata page links them).
+SYMBOLIC_COUNTERPARTS = {
+    "double_descent.erratum_teacher_enters_through_inverse_F": "double_descent.symbolic_spectral_filter",
+    "double_descent.erratum_loss_is_a_sum": "double_descent.symbolic_spectral_filter",
+    "double_descent.erratum_q_penalty_equalises_speeds": "double_descent.symbolic_spectral_filter",
+    "double_descent.erratum_printed_root_cancels": "double_descent.symbolic_replica_saddle_point",
+    "double_descent.erratum_c_uses_other_group": "double_descent.symbolic_bipartite_closed_form",
+    "double_descent.erratum_lemma_431_normalization": "double_descent.symbolic_generalization_error",
+    "double_descent.erratum_gradient_flow_ridge_constant": "double_descent.symbolic_time_limits",
+    "double_descent.erratum_gd_to_ridge_step": "double_descent.symbolic_time_limits",
+}
 
 _POSITIVE = dict(positive=True)
 
@@ -1332,10 +1473,15 @@ def _gaussian_expectation(polynomial, variances):
     return total
 
 
-@claim("double_descent.symbolic_generalization_error", "Pezeshki (thesis), Eqs 4.2.5–4.2.7, App. Eqs .2.4–.2.9",
+@claim("double_descent.symbolic_generalization_error", "Pezeshki (thesis), Eqs 4.2.5–4.2.7, App. Eqs .2.4–.2.9; "
+       "Lemma 4.3.1, App. .2.5 (the normalisation of ‖ŷ‖², as corrected)",
        "sympy: with (y*, ŷ) the centred Gaussian pair of covariance [[T, R], [R, Q]] (ŷ = (R/T)y* + sqrt(Q − R²/T)ξ, "
        "ξ ~ N(0, 1) independent), E[y*ŷ] = R, E[ŷ²] = Q, ½E(y* − ŷ)² = ½(T − 2R + Q) (Eq 4.2.6) and with test-label "
-       "noise ε of variance σ², ½E(y* + ε − ŷ)² = ½(T + σ² − 2R + Q) (App. .2.9) (residuals 0). generalization_error "
+       "noise ε of variance σ², ½E(y* + ε − ŷ)² = ½(T + σ² − 2R + Q) (App. .2.9) (residuals 0); for a student ŵ "
+       "independent of the inputs, ŷ = zᵀv (v = Fŵ, z with iid N(0, 1/d) coordinates, three of them here) has "
+       "E[ŷ²] = ‖v‖²/d = Q, so over n iid training inputs E_Z‖Xŵ‖² = nQ (Lemma 4.3.1 as corrected; residual 0), "
+       "where the printed ‖ŷ‖² = dQ leaves the residual (d − n)Q (relative miss 0.5 at n = 2, d = 1, v = e₁). "
+       "generalization_error "
        "equals ½(T − 2R + Q) at 30 digits at 1000 points (T in [1e-3, 1e3], Q in [1e-6, 1e6], R = ρ·sqrt(QT), ρ in "
        "[−1, 1]) within 3ε(1 + κ), κ = (T + 2|R| + Q)/|T − 2R + Q| the cancellation of the difference (the two "
        "roundings of T − 2R and + Q, carried by κ, and one spare).", "identity")
@@ -1351,6 +1497,14 @@ def symbolic_generalization_error():
               residual_zero(_gaussian_expectation((y - y_hat) ** 2, moments) / 2 - error, "Eq 4.2.6"),
               residual_zero(_gaussian_expectation((y + eps - y_hat) ** 2, moments) / 2 - error - s2 / 2,
                             "App. .2.9, noisy test labels")]
+    # Lemma 4.3.1: ŵ independent of X, rows x = zᵀF with z ~ N(0, I/d); ŷ = zᵀv, v = Fŵ, Q = ‖v‖²/d
+    d, n = sp.symbols("d n", positive=True)
+    z, v = sp.symbols("z1:4", real=True), sp.symbols("v1:4", real=True)
+    Q_v = sum(c ** 2 for c in v) / d
+    norm = n * _gaussian_expectation(sum(a * b for a, b in zip(z, v)) ** 2, {c: 1 / d for c in z})  # n iid rows
+    checks += [residual_zero(norm - n * Q_v, "Lemma 4.3.1: E_Z‖Xŵ‖² = nQ"),
+               printed_misses(d * Q_v - norm, norm, {n: 2, d: 1, v[0]: 1, v[1]: 0, v[2]: 0},
+                              "Lemma 4.3.1's printed ‖ŷ‖² = dQ")]
     points = spread([(1e-3, 1e3, "log"), (1e-6, 1e6, "log"), (-1.0, 1.0, "linear")], SYMBOLIC_POINTS)
     points[:, 2] *= np.sqrt(points[:, 0] * points[:, 1])  # R = ρ sqrt(QT): a realisable pair
     library = np.array([float(dd.generalization_error(r, q, t)) for t, q, r in points])
@@ -1370,14 +1524,63 @@ def _blocks(shared, varying, blocks=50):
 _SCHEDULE_STEPS = 4
 
 
-@claim("double_descent.symbolic_spectral_filter", "Pezeshki (thesis), Eqs 4.2.17–4.2.19, App. Eqs .2.12–.2.17; "
-       "Lemma 4.3.1 and Fig 4.6 (output penalty)",
+def _filter_errata(s, lam, a, eta, k, b, c, r, flow):
+    """The three errata of the eigenmode picture (see symbolic_spectral_filter): the summed loss, the teacher map
+    with F⁻¹, and the output penalty's uniform time rescaling."""
+    n = sp.Symbol("n", positive=True)
+    mean_loss = ((s * c ** 2 - 2 * b * c) / 2 + a * s * c ** 2 / 2) / n + lam * c ** 2 / 2  # the printed 1/(2n)
+    printed_fixed = sp.solve(sp.diff(mean_loss, c), c)[0]
+    checks = [printed_misses(printed_fixed - b / r, b / r, {n: 2, s: 1, lam: 1, a: 0, b: 1},
+                             "Eq 4.2.3's printed 1/(2n) loss: its stationary point against the ridge solution b/r")]
+    # Eq 4.2.10 on a two-dimensional design: X = Λ^{1/2}Wᵀ (XᵀX = WΛWᵀ), Z = XF⁻¹, ŵ = W diag(f) Wᵀ Xᵀ y
+    t = sp.Symbol("t", real=True)
+    s1, s2, phi1, phi2 = sp.symbols("s1 s2 phi1 phi2", positive=True)
+    f1, f2 = sp.symbols("f1 f2", real=True)
+    F = sp.Matrix(2, 2, sp.symbols("F11 F12 F21 F22", real=True))
+    w = sp.Matrix(sp.symbols("w1 w2", real=True))
+    W = sp.Matrix([[1 - t ** 2, -2 * t], [2 * t, 1 - t ** 2]]) / (1 + t ** 2)
+
+    def student(F, W):
+        X = sp.diag(sp.sqrt(s1), sp.sqrt(s2)) * W.T
+        return F * W * sp.diag(f1, f2) * W.T * X.T * (X * F.inv() * w)
+
+    A = F * W * sp.diag(f1 * s1, f2 * s2) * W.T * F.inv()
+    corrected = student(F, W) - A * w
+    checks += [residual_zero(corrected[i], f"Eq 4.2.10: (Fŵ − Aw)_{i + 1}, A = FW·diag(f s)·WᵀF⁻¹") for i in range(2)]
+    diagonal, identity = sp.diag(phi1, phi2), sp.eye(2)
+    printed_A = diagonal * sp.diag(f1 * (s1 + lam), f2 * (s2 + lam)) * diagonal  # FW·diag(D)·WᵀF at W = I
+    on_diagonal = student(diagonal, identity)
+    checks.append(printed_misses((on_diagonal - printed_A * w)[0], on_diagonal[0],
+                                 {phi1: 2, s1: 1, lam: 0, f1: 1, w[0]: 1}, "Eq 4.2.10's printed A = FW·diag(D)·WᵀF"))
+    # Lemma 4.3.1: at λ = 0 the penalty rescales time by 1 + a and shrinks the filter by 1 + a, for every mode
+    plain = flow.subs({lam: 0, a: 0, k: (1 + a) * k}, simultaneous=True) / (1 + a)
+    progress = [1 - sp.exp(-eta * (1 + a) * s_i * k) for s_i in (s1, s2)]
+    checks += [residual_zero(flow.subs(lam, 0) - plain, "Lemma 4.3.1: f_a(k) = f₀((1 + a)k)/(1 + a)"),
+               printed_misses(progress[0] - progress[1], progress[0],
+                              {s1: 2, s2: 1, a: 1, eta: sp.Rational(1, 2), k: 1},
+                              "equal speeds: two modes' progress with the penalty")]
+    return checks
+
+
+@claim("double_descent.symbolic_spectral_filter", "Pezeshki (thesis), Eqs 4.2.3, 4.2.10, 4.2.17–4.2.19, App. Eqs "
+       ".2.12–.2.17; Lemma 4.3.1 and Fig 4.6 (output penalty)",
        "sympy: on an eigen-coordinate c = f·b of ŵ (XᵀX = WΛWᵀ, b = WᵀXᵀy) the loss ½‖y − Xŵ‖² + (a/2)‖Xŵ‖² + "
        "(λ/2)‖ŵ‖² is ½(r c² − 2bc) + const with r = (1 + a)s + λ, and one GD step maps f to (1 − ηr)f + η (.2.15); "
        "f(k) = (1 − (1 − ηr)^k)/r solves that recursion with f(0) = 0 (.2.16–.2.17) and is the sum of its geometric "
        "series; (1 − e^{−ηrk})/r solves the gradient flow df/dk = η(1 − rf), f(0) = 0; the fixed point 1/r is "
        "stationary, the ridge solution (.2.14); the scheduled recursion f ← (1 − ηr(a_k))f + η over 4 steps with "
-       "equal a_k is f(4) (residuals 0). spectral_filter (GD and flow) and scheduled_filter (4 steps, 4 different "
+       "equal a_k is f(4) (residuals 0). Three errata of the source: (i) the loss is the sum ½Σ_μ: the printed "
+       "1/(2n) loss, (1/n)(½(sc² − 2bc) + (a/2)sc²) + (λ/2)c², is stationary at b/((1 + a)s + nλ), not at the "
+       "ridge solution b/r (relative miss 1/3 at n = 2, s = λ = b = 1, a = 0); (ii) on a two-dimensional design "
+       "X = Λ^{1/2}Wᵀ with a general F (4 symbols), general eigenvectors W (a rotation, rationally parametrised) and "
+       "any filter values f_j, labels y = Zw = XF⁻¹w give Fŵ = Aw with A = FW·diag(f_j s_j)·WᵀF⁻¹ (Eq 4.2.10 as "
+       "corrected, D_j = f_j(s_j + λ); residuals 0), while the printed A = FW·diag(D_j)·WᵀF leaves the residual "
+       "f₁w₁(s₁ − φ₁²(s₁ + λ)) at F = diag(φ₁, φ₂), W = I (relative miss 3 at φ₁ = 2, s₁ = 1, λ = 0); (iii) the "
+       "output penalty does not equalise the speeds: at λ = 0 the penalised flow filter is the plain one at "
+       "(1 + a)k divided by 1 + a (so R_a(k) = R₀((1 + a)k)/(1 + a) and, Q being quadratic in the filter, "
+       "Q_a(k) = Q₀((1 + a)k)/(1 + a)²; residual 0), and two modes' progress 1 − e^{−η(1+a)s_i k} keeps differing "
+       "(relative miss 0.27 at s = (2, 1), a = 1, η = ½, k = 1). spectral_filter (GD and flow) and "
+       "scheduled_filter (4 steps, 4 different "
        "a_k) equal these at 30 digits at 1000 points each (50 blocks of 20 modes: s in [1e-4, 1e4], λ in "
        "[1e-6, 1e2] or 0, a in [1e-3, 10] or 0, η = x/max r with x in [1e-8, 0.999], so that ηr spans 1e-16 to "
        "0.999, k in [1e-2, 1e7]) within 8ε(1 + κ) (the closed form's seven roundings: r, ηr, "
@@ -1408,6 +1611,7 @@ def symbolic_spectral_filter():
               residual_zero(gradient.subs(c, b / r), "1/r is stationary (.2.14)"),
               residual_zero(scheduled.subs({a_k: a for a_k in rates}) - gd.subs(k, _SCHEDULE_STEPS),
                             "constant schedule")]
+    checks += _filter_errata(s, lam, a, eta, k, b, c, r, flow)
     # 50 blocks share (λ, a, x = ηr_max) and spread (s, k) over 20 points each: λ every 4th block 0, a every 3rd 0
     shared, varying = _blocks([(1e-6, 1e2, "log"), (1e-3, 10.0, "log"), (1e-8, 0.999, "log")],
                               [(1e-4, 1e4, "log"), (1e-2, 1e7, "log")])
@@ -1437,14 +1641,22 @@ def symbolic_spectral_filter():
 
 
 @claim("double_descent.symbolic_time_limits", "Pezeshki (thesis), Eqs 4.2.21–4.2.22, App. Eqs .2.42–.2.52 (with "
-       "the corrected reading of the GD → ridge step)",
+       "the corrected reading of the GD → ridge step); §4.2.3 (citing Ali, Kolter and Tibshirani 2019, Theorem 1)",
        "sympy: at fixed τ = ηk, (1 − ηr)^{τ/η} → e^{−rτ} as η → 0 (GD → gradient flow, .2.42–.2.44), with series "
        "e^{−rτ}(1 − ητr²/2 + η²(τ²r⁴/8 − τr³/3)) + O(η³) (residual 0); the flow filter (1 − e^{−ηrk})/r and the "
        "ridge filter 1/(r + 1/(ηk)) at λ_eff = λ + 1/(ηk) (r = s + λ) have the same limits ηk (k → 0) and 1/r "
        "(k → ∞), differ at second order by η²rk²/2 and at late times by 1/(ηr²k) (k·gap → 1/(ηr²)); the per-mode gap "
        "1/(1 + x) − e^{−x} is stationary at x* = −1 − 2W₋₁(−1/(2√e)) (the stationarity residual e^{−x}(1 + x)² − 1 "
        "is 0 at 30 digits) and a maximum, 0.2036 at x* = 2.5129, where Brent's root of e^{−x}(1 + x)² = 1 agrees "
-       "to 1e-12. "
+       "to 1e-12. The source's justification of that step, log(1 + x) ≈ x, has the error x − log(1 + x) (~ x as "
+       "x → ∞, residual 0), which is not the step's error: the residual (x − log(1 + x)) − (1/(1 + x) − e^{−x}) "
+       "misses by 1.32 relative at x = 1, while the step's gap is 0 at x = 0 and ~ 1/x as x → ∞ (x·gap → 1, "
+       "residual 0). Ali, Kolter and Tibshirani's per-mode variance ratio ((1 − e^{−x})(1 + x)/x)² (x = ηks, "
+       "λ = 1/(ηk)) tends to 1 as x → 0 and x → ∞, is stationary where e^x = 1 + x + x² (one positive root: "
+       "e^x − 1 − x − x² has e^x − 2 for second derivative) and equals "
+       "((1 + x)²/(1 + x + x²))² there (residuals 0); that root (mpmath, 30 digits) is x = 1.7933, where the ratio is "
+       "1.68591, within the theorem's constant 1.6862, whereas the printed bound without a constant, ratio ≤ 1, "
+       "misses by 0.598 relative at x = 1. "
        "effective_weight_decay equals λ + 1/(ηk) at 30 digits at 1000 points (k in [1e-3, 1e9], η in [1e-4, 10], "
        "λ in [1e-8, 1e2] or 0) within 4ε(1 + κ) (three roundings: ηk, the reciprocal, the sum).", "limit")
 def symbolic_time_limits():
@@ -1473,11 +1685,36 @@ def symbolic_time_limits():
                Check.at_most(abs(worst_x - found), 1e-12, f"x* = {worst_x:.6f} (Brent: {found:.6f}), gap "
                                                           f"{worst_gap:.6f}"),
                Check.predicate(-float(sp.diff(gap, x, 2).subs(x, x_star)), "x* is a maximum of the gap")]
+    checks += _ridge_step_errata(x, gap)
     points = spread([(1e-3, 1e9, "log"), (1e-4, 10.0, "log"), (1e-8, 1e2, "log")], SYMBOLIC_POINTS)
     points[::4, 2] = 0.0
     values = [float(dd.effective_weight_decay(k_, eta_, lam_)) for k_, eta_, lam_ in points]
     checks.append(_against(lam + 1 / (eta * k), (k, eta, lam), values, points, 4, "effective_weight_decay"))
     return _symbolic_result(checks)
+
+
+def _ridge_step_errata(x, gap):
+    """The source's justification of e^{−x} ≈ 1/(1 + x) and its bound without Ali, Kolter and Tibshirani's constant
+    (see symbolic_time_limits); x = ηks, the ridge at λ = 1/(ηk)."""
+    log_error = x - sp.log(1 + x)
+    checks = [printed_misses(log_error - gap, gap, {x: 1}, "the printed log(1 + x) ≈ x: its error against the step's"),
+              residual_zero(sp.limit(log_error / x, x, sp.oo) - 1, "x − log(1 + x) ~ x as x → ∞"),
+              residual_zero(gap.subs(x, 0), "the step's gap is 0 at x = 0"),
+              residual_zero(sp.limit(x * gap, x, sp.oo) - 1, "the step's gap ~ 1/x as x → ∞")]
+    ratio = ((1 - sp.exp(-x)) * (1 + x) / x) ** 2  # flow variance factor over the ridge's (x/(1 + x))²
+    on_root = {sp.exp(-x): 1 / (1 + x + x ** 2)}
+    checks += [residual_zero(sp.limit(ratio, x, 0) - 1, "variance ratio → 1 as x → 0"),
+               residual_zero(sp.limit(ratio, x, sp.oo) - 1, "variance ratio → 1 as x → ∞"),
+               residual_zero(sp.diff(ratio, x).subs(on_root), "variance ratio stationary where e^x = 1 + x + x²"),
+               residual_zero(ratio.subs(on_root) - ((1 + x) ** 2 / (1 + x + x ** 2)) ** 2,
+                             "variance ratio there = ((1 + x)²/(1 + x + x²))²")]
+    with mpmath.workdps(30):
+        root = mpmath.findroot(lambda u: mpmath.exp(u) - 1 - u - u * u, 1.8)
+        supremum = float(((1 + root) ** 2 / (1 + root + root ** 2)) ** 2)
+    checks += [Check.at_most(supremum, _AKT_CONSTANT, f"largest variance ratio {supremum:.6f} at x = {float(root):.4f} "
+                                                      f"(30 digits), within Ali, Kolter and Tibshirani's 1.6862"),
+               printed_misses(ratio - 1, sp.Integer(1), {x: 1}, "the printed bound risk(GF) ≤ risk(ridge), per mode")]
+    return checks
 
 
 def _case1_symbols():
@@ -1505,7 +1742,11 @@ def _case1_points():
        "for every a, with λ = (a − 1)(a − α)/a the quadratic a² − (1 + α + λ)a + α = 0 solved for λ (residuals 0); "
        "the stable root ½[1 + α + λ + sqrt((1 + α + λ)² − 4α)] solves that quadratic, equals the printed "
        "1 + 2λ/(1 − α − λ + sqrt((1 − α − λ)² + 4λ)) identically (the printed form's fault is numerical only), and "
-       "tends to max(1, α) as λ → 0 (.2.66) (residuals 0). stable_root, replica_saddle_point (a, R, Q and the "
+       "tends to max(1, α) as λ → 0 (.2.66) (residuals 0). That fault, shown on one relative rounding ε of the square "
+       "root: the stable root moves by ε√D′/2 (D′ = (1 + α + λ)² − 4α; residual 0), relative at most ε/2, the "
+       "printed one by a nonzero residual that at α = 4, λ = 1e−10, ε = 2⁻⁵³ is 3.7e−6 of a (above the 1e−6 the "
+       "erratum double_descent.erratum_printed_root_cancels rejects: its denominator ≈ 2λ/3 cancels). stable_root, "
+       "replica_saddle_point (a, R, Q and the "
        "susceptibility x) equal these at 30 digits at 1000 points (α in [1e-2, 1e2], λ in [1e-10, 1e4], T in "
        "[1e-2, 1e2], σ² in [1e-4, 1e2] or 0) within 8ε(1 + κ) (the root's square roots, products and sums: at most "
        "eight roundings on any path); printed_root is faithful to the printed form: within 8ε(1 + κ + "
@@ -1532,6 +1773,16 @@ def symbolic_replica_saddle_point():
                residual_zero(sp.radsimp(printed - plain), "printed root = stable root"),
                residual_zero(sp.sqrtdenest(sp.factor(zero_ridge[0], deep=True)) - (1 + delta), "λ → 0, α > 1: a = α"),
                residual_zero(sp.sqrtdenest(sp.factor(zero_ridge[1], deep=True)) - 1, "λ → 0, α < 1: a = 1")]
+    # one relative rounding ε of each form's square root (Eq 4.2.13's printed form against the stable one)
+    rounding = sp.Symbol("epsilon", positive=True)
+    B, S = 1 - alpha - lam, 1 + alpha + lam
+    rounded_printed = 1 + 2 * lam / (B + sp.sqrt(B ** 2 + 4 * lam) * (1 + rounding))
+    rounded_stable = (S + sp.sqrt(S ** 2 - 4 * alpha) * (1 + rounding)) / 2
+    checks += [residual_zero((rounded_stable - plain) / rounding - sp.sqrt(S ** 2 - 4 * alpha) / 2,
+                             "stable root, one rounding of its square root: ε√D′/2"),
+               printed_misses(rounded_printed - plain, plain,
+                              {alpha: 4, lam: sp.Rational(1, 10 ** 10), rounding: sp.Rational(1, 2 ** 53)},
+                              "printed root, one rounding of its square root", reject=1e-6)]
     points = _case1_points()
     symbols = (alpha, lam, T, s2)
     result = [dd.replica_saddle_point(al, la, t, v) for al, la, t, v in points]
@@ -1720,7 +1971,9 @@ def _size_columns(shared):
        "(the other group's unlearnt signal as noise, .2.37–.2.38), the replica forms R = α_iT_i/a_i and "
        "Q = α_i(G_i − ((2 − a_i)/a_i)α_iT_i)/(a_i² − α_i) are R_i = n/(a_i d) and Q_i = b_i(c_i + Q_j) with "
        "b_i = α_i/(a_i² − α_i), c_i = 1 + σ² − 2R_j − ((2 − a_i)/a_i)(n/d) (Eqs 4.2.14–4.2.16), and the printed "
-       "Q₁ = (b₁b₂c₂ + b₁c₁)/(1 − b₁b₂), Q₂ = (b₁b₂c₁ + b₂c₂)/(1 − b₁b₂) solve that coupled system (residuals 0). "
+       "Q₁ = (b₁b₂c₂ + b₁c₁)/(1 − b₁b₂), Q₂ = (b₁b₂c₁ + b₂c₂)/(1 − b₁b₂) solve that coupled system (residuals 0); "
+       "the printed c_i = 1 − 2R_i − ((2 − a_i)/a_i)(n/d), with the group's own R_i, leaves a nonzero residual "
+       "against Case 1 (relative miss 1/3 at n = 4, d = 2, p = 1, σ = 0, a₁ = 4, a₂ = 8, Q₂ = 0). "
        "bipartite_from_roots (Q1, Q2, both generalisation errors) and bipartite_theory (Q and L_G on the map "
        "λ̃_i = (d/p_i)(λ + 1/(ηk))/σ_i², σ₁ = 1, σ₂ = 1/κ, a_i the stable root) equal these at 30 digits at 1000 "
        "points each (d in [2, 1e4], n/d in [1.01, 10], p/d in [0.01, 0.99], σ_ε in [1e-3, 3] or 0, a_i/max(1, α_i) "
@@ -1743,6 +1996,10 @@ def symbolic_bipartite_closed_form():
         checks += [residual_zero(R_case1.subs(group) - R[i], f"R_{i + 1} from Case 1"),
                    residual_zero(Q_case1.subs(group) - b[i] * (c[i] + Qj[i]), f"Q_{i + 1} from Case 1"),
                    residual_zero(Qs[i] - b[i] * (c[i] + Qs[1 - i]), f"Q_{i + 1} solves the system")]
+    group = {A: a1, T: p / d, al: alpha[0], G: 1 + sigma ** 2 + Q2 - 2 * R[1]}
+    printed_c = 1 - 2 * R[0] - (2 - a1) / a1 * n / d  # Eq 4.2.16 as printed: the group's own R_1, no σ²
+    checks.append(printed_misses(Q_case1.subs(group) - b[0] * (printed_c + Q2), Q_case1.subs(group),
+                                 {n: 4, d: 2, p: 1, sigma: 0, a1: 4, a2: 8, Q2: 0}, "Eq 4.2.16's printed c_1"))
     # bipartite_from_roots: 50 blocks of sizes and noise, 20 pairs of roots each
     shared, varying = _blocks([(2.0, 1e4, "log"), (1.01, 10.0, "log"), (0.01, 0.99, "linear"), (1e-3, 3.0, "log")],
                               [(1e-10, 1e6, "log"), (1e-10, 1e6, "log")])
@@ -1983,3 +2240,41 @@ planted_bug("double_descent: ridge oracle Q_i = E_i + p_i/d − 2R_i (signs swap
 planted_bug("double_descent: spectral filter's output penalty (1 + 2a)s instead of (1 + a)s",
             "dynamics/double_descent/_kernels.py", "rate = (1.0 + penalty) * s[b, j] + ridge",
             "rate = (1.0 + 2.0 * penalty) * s[b, j] + ridge", ("double_descent.symbolic_spectral_filter",))
+planted_bug("double_descent: generalization error ½(T − R + Q) instead of ½(T − 2R + Q)",
+            "dynamics/double_descent/_order_parameters.py", "error = 0.5 * (teacher_power - 2.0 * R + Q)",
+            "error = 0.5 * (teacher_power - R + Q)", ("double_descent.symbolic_generalization_error",))
+planted_bug("double_descent: effective weight decay 1/(ηk) without the explicit λ",
+            "dynamics/double_descent/_bipartite.py",
+            "return weight_decay + _inverse_steps(steps, learning_rate)", "return _inverse_steps(steps, learning_rate)",
+            ("double_descent.symbolic_time_limits",))
+planted_bug("double_descent: replica susceptibility 1/a instead of 1/(a − 1)", "dynamics/double_descent/_replica.py",
+            "susceptibility = 1.0 / a_minus_one", "susceptibility = 1.0 / a",
+            ("double_descent.symbolic_replica_saddle_point",))
+
+# The same kind of slips in the symbolic statements: each claim fails with its slip, so that the statement and the
+# library are independent routes (the snippets are split in two literals here, so that each occurs once in this file).
+planted_bug("double_descent: symbolic statement: L_G = ½(T − R + Q)", "verify/double_descent.py",
+            "error = (T - 2 * R " "+ Q) / 2", "error = (T - R " "+ Q) / 2",
+            ("double_descent.symbolic_generalization_error",))
+planted_bug("double_descent: symbolic statement: GD filter exponent k + 1", "verify/double_descent.py",
+            "gd = (1 - (1 - eta * r) ** k) " "/ r", "gd = (1 - (1 - eta * r) ** (k + 1)) " "/ r",
+            ("double_descent.symbolic_spectral_filter",))
+planted_bug("double_descent: symbolic statement: ridge map at 1/(2ηk)", "verify/double_descent.py",
+            "ridge = 1 / (r + 1 / (eta " "* k))", "ridge = 1 / (r + 1 / (2 * eta " "* k))",
+            ("double_descent.symbolic_time_limits",))
+planted_bug("double_descent: symbolic statement: saddle point R = T/a", "verify/double_descent.py",
+            "saddle = {R: alpha " "* T / A,", "saddle = {R: T " "/ A,",
+            ("double_descent.symbolic_replica_saddle_point",))
+planted_bug("double_descent: symbolic statement: Stieltjes R = T(1 − 2λg)", "verify/double_descent.py",
+            "R_rmt = T * (1 - lam " "* g)", "R_rmt = T * (1 - 2 * lam " "* g)", ("double_descent.symbolic_stieltjes",))
+planted_bug("double_descent: symbolic statement: b_i = α_i w_i/(1 − α_i w_i²)", "verify/double_descent.py",
+            "b = [alpha[i] * w[i] ** 2 " "/ (1 - alpha[i] * w[i] ** 2)",
+            "b = [alpha[i] * w[i] " "/ (1 - alpha[i] * w[i] ** 2)",
+            ("double_descent.symbolic_bipartite_closed_form",))
+planted_bug("double_descent: symbolic statement: point C's Q over n − p", "verify/double_descent.py",
+            "R_C, Q_C = sp.Integer(1), 1 + s2 * d / (n " "- d)", "R_C, Q_C = sp.Integer(1), 1 + s2 * d / (n " "- p)",
+            ("double_descent.symbolic_phase_points",))
+planted_bug("double_descent: symbolic statement: ridge oracle Q_i = E_i − p_i/d − 2R_i", "verify/double_descent.py",
+            "Q = [E[i] - sizes[i] / d + 2 " "* R[i] for i in range(2)]",
+            "Q = [E[i] - sizes[i] / d - 2 " "* R[i] for i in range(2)]",
+            ("double_descent.symbolic_ridge_oracle",))
