@@ -937,24 +937,208 @@ planted_bug("spurious: CSI averages the other class means over K instead of K �
 # from, the k → ∞ limit, the recursion, the stationarity equation it solves) and checks that the residual simplifies
 # to 0; then it holds the library against the sympy expression evaluated by mpmath at 30 digits at 1000 points spread
 # over orders of magnitude of every parameter (verify.symbolic). Every bound is a first-order propagation of float64
-# rounding through the formula as the library evaluates it, stated at each claim. Closed forms not covered here:
-# * bc_ba_loss_ratio_bounds is an inequality, not an identity (prop1_two_sided_bound checks it against the exact R);
-#   softmax_ce shares its kernel with bc_ba_loss_ratio_from_logits, covered below; bc_loss_share and
-#   ba_bc_mean_loss_ratio are ratios of loss sums by definition (R/(1 + R)), with no further relation to solve;
-# * bias_decomposable_fixture and linear_two_block_fixture are fixtures (a constant table and a seeded Gaussian draw):
-#   no relation to solve; their asymptotes are covered through the general margins of symbolic_gradient_ratio_limit;
-# * sparsity, compressibility, pq_index, class_selectivity, retention_ratios, prunability and the pruning masks are
-#   definitions evaluated by counting, sorting or an argmax: there is no closed relation beyond the definition itself
-#   (class_selectivity_definition checks CSI against a unit-by-unit loop, pq_index_convention the PQ-index's range,
-#   and tests/test_spurious.py the others' values and properties);
-# * subsample_to_smallest, weighted_epoch_indices and the data generators (make_parity_task, make_balancing_toy) draw
-#   at random, and the trainers (train_balancing_toy, the torch layer) have no closed form: the Monte Carlo, rate
-#   and transcription claims above check them; subsampled_size and group_index/group_counts are integer counts checked
-#   exactly by subsample_sizes and benchmark_percentages; group_accuracies and worst_group_accuracy count.
-from .symbolic import EPS, library_against_symbols, residual_zero, spread  # noqa: E402
+# rounding through the formula as the library evaluates it, stated at each claim. DERIVATIONS lists every closed form
+# of the theory, the relation it solves and the claim that checks it, or why none does.
+from .symbolic import EPS, derivation, library_against_symbols, printed_misses, residual_zero, spread  # noqa: E402
 from .symbolic import POINTS as SYMBOLIC_POINTS  # noqa: E402
 
 sp = lazy_module("sympy")
+
+_LLR = "Barsbey et al. 2025"
+_THESIS = "Pezeshki (thesis)"
+
+#: The closed forms of the spurious-correlation theory, the relation each solves and the symbolic claim that checks it.
+DERIVATIONS = (
+    derivation("spurious.core_error_probability",
+               r"P(y\,x_{\mathrm{core}} < 0) "
+               r"= \int_{-\infty}^{0} \frac{e^{-(x-1)^2/(2\sigma^2)}}{\sigma\sqrt{2\pi}}\,dx = \Phi(-1/\sigma)",
+               "exact", "spurious.symbolic_core_error", f"{_THESIS}, §8.4 (Idrissi et al. 2022, the linear toy)"),
+    derivation("spurious.scaled_binary_ce",
+               r"\ell(m) = -\log\sigma(km) = \mathrm{softplus}(-km) = \log(1 + e^{-km})",
+               "exact", "spurious.symbolic_scaled_ce_gradient", f"{_LLR}, Prop. 1 (Eq. 1)"),
+    derivation("spurious.scaled_ce_grad_norm",
+               r"\frac{d\ell}{d\theta} = -k\,\sigma(-km)\,\frac{dm}{d\theta},\quad "
+               r"\lVert\nabla\ell\rVert = k\,\sigma(-km)\,\lVert\nabla m\rVert",
+               "exact", "spurious.symbolic_scaled_ce_gradient",
+               f"derived in this project from {_LLR}, supp. D.2, Eqs. 10–11",
+               note=r"By the chain rule, $\ell(\theta) = \mathrm{softplus}(-k\,m(\theta))$ has "
+                    r"$d\ell/d\theta = -k\,\sigma(-km)\,dm/d\theta$, since $\mathrm{softplus}' = \sigma$. The factor "
+                    r"$k\sigma(-km)$ is one scalar for every parameter, so for any block of parameters "
+                    r"$\lVert\nabla\ell\rVert = k\sigma(-km)\lVert\nabla m\rVert$ exactly, at every $k$, not only "
+                    r"asymptotically."),
+    derivation(("spurious.bc_ba_loss_ratio", "spurious.bc_ba_loss_ratio_asymptote"),
+               r"R(k) = \frac{\sum_j \mathrm{softplus}(k\beta_j)}{\sum_i \mathrm{softplus}(-k\alpha_i)},\quad "
+               r"\lim_{k\to\infty} \frac{R(k)\,e^{-\alpha_{\min}k}}{k} = \frac{\sum_j \beta_j}{m_{\min}}",
+               "exact", "spurious.symbolic_loss_ratio_limit",
+               f"derived in this project from {_LLR}, Prop. 1 (Eq. 1), supp. D.1",
+               note=r"Each sample's loss is $\mathrm{softplus}(-km)$ with its signed margin $m$: $\alpha_i > 0$ for a "
+                    r"bias-aligned sample, $-\beta_j < 0$ for a bias-conflicting one; the ratio of the two sums is "
+                    r"exact at every $k$. As $k \to \infty$, $\mathrm{softplus}(k\beta) = k\beta + O(e^{-k\beta})$ and "
+                    r"$\mathrm{softplus}(-k\alpha) = e^{-k\alpha}(1 + O(e^{-k\alpha}))$, so the denominator is "
+                    r"$m_{\min}e^{-\alpha_{\min}k}(1 + o(1))$, with $m_{\min}$ the number of margins at the minimum, "
+                    r"and "
+                    r"$R(k) \sim k\,e^{\alpha_{\min}k}\sum_j\beta_j/m_{\min}$: the paper's $O(k e^{\alpha k})$ is a "
+                    r"$\Theta$. sympy takes the limit for $m$ margins tied at $\alpha$ and one at $\alpha + \delta$."),
+    derivation(("spurious.bc_ba_loss_ratio_from_logits", "spurious.bc_ba_loss_ratio_asymptote_from_logits"),
+               r"\begin{gathered} \ell_i = \log\sum_j e^{k f_{ij}} - k f_{iy_i} "
+               r"= \log\Big(1 + \sum_{j \ne y_i} e^{k(f_{ij} - f_{iy_i})}\Big) \\ "
+               r"\lim_{k\to\infty} \frac{R(k)\,e^{-\alpha_{\min}k}}{k} "
+               r"= \frac{1}{m_{\min}}\sum_{\mathrm{BC}} \big(\max_l f_{il} - f_{iy_i}\big) \end{gathered}",
+               "exact", "spurious.symbolic_loss_ratio_limit",
+               f"derived in this project from {_LLR}, Prop. 1 (Eq. 1), stated there for two classes",
+               note=r"Softmax cross-entropy of $kf$ is $\log(1 + \sum_{j\ne y}e^{k(f_j - f_y)})$. A bias-conflicting "
+                    r"sample, predicted as its bias class, has $\beta = \max_l f_l - f_y > 0$ and loss "
+                    r"$k\beta + O(1)$, so $\sum_{\mathrm{BC}}\ell/k \to \sum_{\mathrm{BC}}\beta$. A bias-aligned "
+                    r"sample has loss $\sum_{j\ne y}e^{-k(f_y - f_j)}(1 + o(1))$, so the bias-aligned sum is led by "
+                    r"the terms at the smallest gap $\alpha_{\min}$ over all such samples and wrong classes; with "
+                    r"$m_{\min}$ the number of "
+                    r"(sample, class) pairs at that gap, $e^{\alpha_{\min}k}\sum_{\mathrm{BA}}\ell \to m_{\min}$. The "
+                    r"limit is the quotient of these two limits, which sympy takes separately on a three-class "
+                    r"fixture with three pairs at the minimum."),
+    derivation(("spurious.spurious_core_gradient_ratio", "spurious.spurious_core_gradient_ratio_asymptote"),
+               r"\begin{gathered} \frac{\sum_i \lVert\nabla_s\ell_i\rVert}{\sum_i \lVert\nabla_c\ell_i\rVert} "
+               r"= \frac{\sum_i \sigma(-km_i)\,s_i}{\sum_i \sigma(-km_i)\,c_i} \\ "
+               r"c_{\mathrm{BC}} = 0:\ \lim_{k\to\infty} \rho(k)\,e^{-\alpha_{\min}k} "
+               r"= \frac{\sum_{\mathrm{BC}} s_i}{\sum_{m_i = \alpha_{\min}} c_i},\quad "
+               r"\text{otherwise}\ \lim_{k\to\infty} \rho(k) = \frac{\sum_{\mathrm{BC}} s_i}{\sum_{\mathrm{BC}} c_i} "
+               r"\end{gathered}",
+               "exact", "spurious.symbolic_gradient_ratio_limit",
+               f"derived in this project from {_LLR}, supp. D.2, Def. 1, Prop. 2, Eq. 8",
+               note=r"With $\lVert\nabla\ell_i\rVert = k\sigma(-km_i)\lVert\nabla m_i\rVert$ in each block, the "
+                    r"factor $k$ cancels in the ratio $\rho(k)$ of the spurious ($s_i$) to the core ($c_i$) gradient "
+                    r"norms. On a bias-conflicting sample ($m_i < 0$) $\sigma(-km_i) \to 1$; on a bias-aligned one "
+                    r"$\sigma(-k\alpha_i) = e^{-k\alpha_i}(1 + o(1))$. If the core gradient vanishes on the "
+                    r"bias-conflicting samples (Def. 1's converged core), the denominator is "
+                    r"$e^{-\alpha_{\min}k}\sum_{m_i=\alpha_{\min}}c_i\,(1 + o(1))$ and the ratio grows like "
+                    r"$e^{\alpha_{\min}k}$; otherwise both sums tend to their bias-conflicting parts and the ratio "
+                    r"saturates. sympy takes both limits in $u = e^{-k} \to 0^+$."),
+    derivation("spurious.expected_unique_fraction",
+               r"u_{k+1} = u_k + \frac{1 - u_k}{N},\quad u_0 = 0,\quad u_k = 1 - (1 - 1/N)^k",
+               "exact", "spurious.symbolic_expected_unique", f"{_THESIS}, §8.5.4"),
+    derivation("spurious.reweighting_coverage",
+               r"\begin{gathered} c_g(E) = 1 - (1 - 1/n_g)^{EN/S},\quad 1 - c_g(E) = (1 - c_g(1))^E \\ "
+               r"\log\frac{(1 - 1/(Sn))^{EN}}{(1 - 1/n)^{EN/S}} = EN\sum_{j \ge 2}\frac{S^{j-1} - 1}{j\,S^j\,n^j} "
+               r"\end{gathered}",
+               "series", "spurious.symbolic_expected_unique", f"{_THESIS}, §8.5.4",
+               note=r"The thesis fixes each stratum's draws at their mean $N/S$; the exact with-replacement coverage "
+                    r"$1 - (1 - 1/(Sn))^{EN}$ is smaller, and the log of the ratio of the two miss probabilities is a "
+                    r"power series in $1/n$ with no finite closed form, so sympy checks it to order 6 (every "
+                    r"coefficient $\ge 0$). The thesis's formula, which the library evaluates, and its epoch law "
+                    r"$1 - c_g(E) = (1 - c_g(1))^E$ are checked exactly."),
+    derivation("spurious.balanced_sampling_weights",
+               r"w_g = \frac{N}{n_g},\quad \frac{n_g w_g}{\sum_h n_h w_h} = \frac{1}{\lvert G\rvert}",
+               "exact", "spurious.symbolic_balanced_sampling", f"{_THESIS}, §8.3 (RWY, RWG; Idrissi et al. 2022)"),
+    derivation(("spurious.jtt_duplication_counts", "spurious.expand_by_counts"),
+               r"c_i = 1 + (\lambda_{\mathrm{up}} - 1)\,\mathbb{1}[i \text{ wrong}],\quad "
+               r"\sum_i c_i = n + (\lambda_{\mathrm{up}} - 1)\,\lvert\{i \text{ wrong}\}\rvert",
+               "exact", "spurious.symbolic_balanced_sampling", f"{_THESIS}, §8.3 (JTT; Idrissi et al. 2022)"),
+    derivation("spurious.gdro_update",
+               r"\begin{gathered} q'_g = \frac{q_g\,e^{\eta L_g\pi_g}}{\sum_h q_h\,e^{\eta L_h\pi_h}} \\ "
+               r"q' = \arg\max_{\sum_g q'_g = 1}\ \eta\sum_g \pi_g L_g q'_g - \sum_g q'_g\log\frac{q'_g}{q_g} "
+               r"\end{gathered}",
+               "exact", "spurious.symbolic_gdro_step",
+               f"{_THESIS}, §8.3 (online group DRO, after Sagawa et al. 2020)"),
+    derivation("spurious.class_separation_r2",
+               r"\begin{gathered} \frac{1}{N_a N_c}\sum_{m \in a,\, n \in c}(1 - u_m\cdot u_n) "
+               r"= 1 - \bar u_a\cdot\bar u_c "
+               r"\\ \bar d_{\mathrm{within}} = \frac{1}{K}\sum_k (1 - \lVert\bar u_k\rVert^2),\quad "
+               r"\bar d_{\mathrm{total}} = 1 - \frac{\lVert\sum_k \bar u_k\rVert^2}{K^2},\quad "
+               r"R^2 = 1 - \frac{\bar d_{\mathrm{within}}}{\bar d_{\mathrm{total}}} \end{gathered}",
+               "exact", "spurious.symbolic_class_separation",
+               f"derived in this project from {_LLR}, §3.3 (after Kornblith et al. 2021)",
+               note=r"For unit rows $u$, the mean of $1 - u_m\cdot u_n$ over the pairs of two classes $a$ and $c$ "
+                    r"(diagonal pairs included) is $1 - \bar u_a\cdot\bar u_c$: the mean of a bilinear form over a "
+                    r"product of two sets is the form of the two means. Within class $k$ this is "
+                    r"$1 - \lVert\bar u_k\rVert^2$, and the mean over all $K^2$ class pairs is "
+                    r"$1 - \lVert\sum_k\bar u_k\rVert^2/K^2$, so $R^2$ needs only the $K$ class means: $O(Nd)$ work "
+                    r"instead of the $O(N^2 d)$ of the pair sums."),
+    derivation("spurious.pq_index",
+               r"I_{p,q}(w) = 1 - d^{1/q - 1/p}\,\frac{\lVert w\rVert_p}{\lVert w\rVert_q},\quad "
+               r"I_{p,q}(w_m) = 1 - (m/d)^{1/p - 1/q}\ (w_m\text{: } m \text{ equal magnitudes, } d - m \text{ zeros})",
+               "exact", "spurious.symbolic_pq_index", f"{_LLR}, Fig. 25 (after Diao et al.), with 0 < p < q"),
+    derivation(("spurious.prunability", "spurious.retention_ratios"),
+               r"\mathrm{prunability} = \frac{1}{10}\sum_{\kappa \in \{0, 0.1, \dots, 0.9\}} "
+               r"\frac{\mathrm{Acc}(f^{\kappa})}{\mathrm{Acc}(f)} "
+               r"= \int_0^1 r\big(\lfloor 10\kappa\rfloor/10\big)\,d\kappa",
+               "exact", "spurious.symbolic_prunability",
+               f"{_LLR}, §3.2 and Table 1 (printed as a sum; Table 1 holds the mean)"),
+    # closed forms without a symbolic check
+    derivation("spurious.bc_ba_loss_ratio_bounds",
+               r"\frac{k\sum_j\beta_j}{\sum_i e^{-k\alpha_i}} \le R(k) \le "
+               r"\frac{\sum_j (k\beta_j + e^{-k\beta_j})}{\sum_i (e^{-k\alpha_i} - e^{-2k\alpha_i}/2)}",
+               "none", source=f"derived in this project from {_LLR}, Prop. 1, supp. D.1",
+               note=r"Term by term from $\mathrm{softplus}(k\beta) \in [k\beta, k\beta + e^{-k\beta}]$ and "
+                    r"$\mathrm{softplus}(-k\alpha) \in [e^{-k\alpha} - e^{-2k\alpha}/2, e^{-k\alpha}]$ (the "
+                    r"alternating series of $\log(1 + x)$). An inequality, not an identity: the claim "
+                    r"prop1_two_sided_bound holds it against the exact $R(k)$ on random margins."),
+    derivation("spurious.softmax_ce", r"\ell_i = -\log\frac{e^{k f_{iy_i}}}{\sum_j e^{k f_{ij}}}",
+               "none", source=f"{_LLR}, Prop. 1 (the multi-class loss)",
+               note=r"The per-sample kernel that bc_ba_loss_ratio_from_logits sums: its identity "
+                    r"$\ell = \log(1 + \sum_{j\ne y}e^{k(f_j - f_y)})$ and the ratio built on it are checked by "
+                    r"symbolic_loss_ratio_limit, but that claim does not call softmax_ce itself."),
+    derivation(("spurious.bc_loss_share", "spurious.ba_bc_mean_loss_ratio"),
+               r"\frac{\sum_{\mathrm{BC}}\ell}{\sum\ell} = \frac{R}{1 + R},\quad "
+               r"\frac{\mathrm{mean}_{\mathrm{BA}}\,\ell}{\mathrm{mean}_{\mathrm{BC}}\,\ell}",
+               "none", source=f"{_LLR}, §6 and Fig. 12",
+               note="Ratios of loss sums by definition, with no further relation to solve; the ratio $R$ they are "
+                    "built from is checked by symbolic_loss_ratio_limit."),
+    derivation(("spurious.bias_decomposable_fixture", "spurious.linear_two_block_fixture"),
+               r"\alpha = \{0.5, 1, 2, 1\},\ \beta = \{0.3, 1.5\};\quad f = W_c x_c + W_s x_s",
+               "none", source=f"{_LLR}, supp. D.2, Def. 1 and Prop. 2 (the fixtures are this project's)",
+               note="Fixtures (a constant table and a seeded Gaussian draw), with no relation to solve; their "
+                    "asymptotes are covered through the general margins of symbolic_gradient_ratio_limit."),
+    derivation(("spurious.sparsity", "spurious.compressibility"),
+               r"1 - \frac{\lVert z\rVert_0}{d},\quad "
+               r"1 - \min_{\lVert y\rVert_0 \le \lceil\kappa d\rceil}\frac{\lVert z - y\rVert_q}{\lVert z\rVert_q}",
+               "none", source=f"{_LLR}, §3.2 (after Gribonval et al.)",
+               note="Definitions evaluated by counting zeros and by sorting magnitudes: there is no closed relation "
+                    "beyond the definition itself; the unit tests check their values and invariances."),
+    derivation(("spurious.class_selectivity", "spurious.mean_class_selectivity"),
+               r"\mathrm{CSI} = \rho_{\max}\,\frac{\pi_{\max} - \pi_{-\max}}{\pi_{\max} + \pi_{-\max} + \varepsilon}",
+               "none", source=f"{_LLR}, §3.3 (CSI and BSI)",
+               note="A definition through an argmax over the class means, with no relation beyond itself: "
+                    "class_selectivity_definition checks it against a unit-by-unit loop."),
+    derivation(("spurious.neuron_pruning_masks", "spurious.magnitude_pruning_masks",
+                "spurious.neuron_pruned_accuracies"),
+               r"\#\{\text{pruned}\} = \lfloor \kappa\cdot\mathrm{width} + 0.5\rfloor \text{ of the smallest scores}",
+               "none", source=f"{_LLR}, §3.2, Fig. 21",
+               note="Sorting and counting, then a forward pass: no closed relation; the unit tests check the counts "
+                    "and the tie order."),
+    derivation(("spurious.subsample_to_smallest", "spurious.weighted_epoch_indices", "spurious.make_parity_task",
+                "spurious.make_balancing_toy", "spurious.make_balancing_toy_splits", "spurious.toy_feature_scales"),
+               r"P(i) \propto w_i;\quad y = \textstyle\prod x_c,\ b = \pm y;\quad "
+               r"x_{\mathrm{core}} = y(1 + \sigma\tilde Z_0)",
+               "none", source=f"{_THESIS}, §8.3, §8.4; {_LLR}, supp. C",
+               note="Random draws and data generators: what they draw is checked by the Monte Carlo, rate and "
+                    "transcription claims (balanced_sampler_shares, subsample_sizes, parity_generator, "
+                    "toy_generator), not by an identity."),
+    derivation(("spurious.train_balancing_toy", "spurious.balancing_toy_runs"),
+               r"v \leftarrow \mu v + \nabla L(w) + \lambda w,\quad w \leftarrow w - \eta v",
+               "none", source=f"{_THESIS}, §8.3, §8.4 (the authors' code)",
+               note="Trainers have no closed form: toy_gdro_trainer and toy_balancing_outcomes check them against "
+                    "the thesis's outcomes, and the torch layer replays them."),
+    derivation(("spurious.subsampled_size", "spurious.group_index", "spurious.group_counts",
+                "spurious.group_accuracies", "spurious.worst_group_accuracy"),
+               r"\lvert S\rvert\cdot\min_s n_s,\quad g = n_{\mathrm{attributes}}\,y + a",
+               "none", source=f"{_THESIS}, §8.1, §8.3 and Ch. 8 Table 1",
+               note="Integer counts, checked exactly by subsample_sizes and benchmark_percentages; group_accuracies "
+                    "and worst_group_accuracy count."),
+)
+
+#: The errata of this theory that a symbolic claim shows (the printed form's residual nonzero at a counterexample,
+#: the corrected form's residual 0).
+SYMBOLIC_COUNTERPARTS = {
+    "spurious.pq_index_convention": "spurious.symbolic_pq_index",
+    "spurious.prunability_is_mean": "spurious.symbolic_prunability",
+    "spurious.coverage_one_epoch_not_three": "spurious.symbolic_expected_unique",
+}
+
+#: The errata whose printed and corrected forms are no algebraic relation, and why.
+ERRATA_WITHOUT_SYMBOLIC_FORM = {
+    "spurious.waterbirds_labels_swapped": "a transcription of a table's row and column labels against the dataset's "
+                                          "standard counts: a labelling convention, with no formula for sympy to "
+                                          "decide",
+}
 
 
 
@@ -1219,7 +1403,12 @@ def symbolic_gradient_ratio_limit():
        "1e10]) within 4 eps (1 + 2κ), κ = |x e^x/expm1(x)| at x = k log1p(−1/N) the condition number of −expm1 (x "
        "carries the roundings of 1/N, log1p and the product, ≈ 2 eps relative), and reweighting_coverage's class "
        "fractions (RWG and RWY, 2 × 2 counts in [1, 1e6], E in [0.01, 10] epochs) equal the thesis's formula within "
-       "4 eps (2 + 2κ_max) (more roundings in E·N/S and the size-weighted mean).", "identity")
+       "4 eps (2 + 2κ_max) (more roundings in E·N/S and the size-weighted mean). The thesis's '44% of majority "
+       "examples after 3 epochs' for CelebA: RWG's class coverage after E epochs is 1 − Σ n_g x_g^E/Σ n_g with one "
+       "epoch's miss probabilities x_g = (1 − 1/n_g)^{N/4} (residual 0); at the thesis's Table 1 counts it rounds to "
+       "44% after one epoch and 83% after three (residuals 0, at 50 digits); the printed text gives the one-epoch "
+       "value for three epochs, a residual c(1) − c(3) = Σ n_g (x_g³ − x_g)/Σ n_g (relative miss 0.43 at "
+       "x_g = 1/2).", "identity")
 def symbolic_expected_unique():
     population = sp.Symbol("N", positive=True)
     draws = sp.Symbol("k", nonnegative=True)
@@ -1261,6 +1450,27 @@ def symbolic_expected_unique():
             expression, symbols, lambda a, b, c, d, e, balance=balance: float(spur.reweighting_coverage(
                 [[a, b], [c, d]], e, balance).class_fractions[0]), table, coverage_bound,
             f"reweighting_coverage ({name}) vs the thesis's formula"))
+    # The epoch law: with one epoch's miss probabilities x_g = (1 − 1/n_g)^{N/4} of the two class-0 groups, RWG's
+    # class-0 coverage after E epochs is 1 − Σ n_g x_g^E/Σ n_g (powdenest with force: 1 − 1/n_g >= 0).
+    x0, x1 = sp.symbols("x0 x1", positive=True)
+    after = lambda e: 1 - (n00 * x0 ** e + n01 * x1 ** e) / (n00 + n01)  # noqa: E731
+    one_epoch = {x0: (1 - 1 / n00) ** (total / 4), x1: (1 - 1 / n01) ** (total / 4)}
+    checks.append(residual_zero(sp.powdenest(rwg - after(epochs).subs(one_epoch), force=True),
+                                "RWG coverage after E epochs from one epoch's misses, 1 − Σ n_g x_g^E/Σ n_g"))
+    # The thesis's 44% for the CelebA not-blond groups (its Table 1 counts, as 50-digit floats: exact integers, and
+    # the powers (1 − 1/n)^{EN/4} to 1e-50, far finer than the distance of 100·c to a rounding boundary) is one
+    # epoch's coverage, rounded to a whole percent; three epochs give 83%. The printed text gives the one-epoch value
+    # for three epochs: its residual c(1) − c(3) = Σ n_g (x_g³ − x_g)/Σ n_g vanishes only when no draw is new or
+    # every one is.
+    counts = {n00: 71629, n01: 66874, n10: 22880, n11: 1387}
+    celeba = {n: sp.Float(c, 50) for n, c in counts.items()}
+    percent = lambda e: sp.floor(100 * rwg.subs(celeba).subs(epochs, e) + sp.Rational(1, 2))  # noqa: E731
+    half = {x0: sp.Rational(1, 2), x1: sp.Rational(1, 2)}
+    checks += [residual_zero(percent(1) - 44, "CelebA not-blond coverage after one RWG epoch, in whole percent, "
+                                              "− 44"),
+               residual_zero(percent(3) - 83, "after three epochs, − 83"),
+               printed_misses((after(1) - after(3)).subs(counts), after(3).subs(counts), half,
+                              "44% (one epoch's coverage) printed for three epochs")]
     return Check.all_of(checks)
 
 
@@ -1424,6 +1634,99 @@ def symbolic_class_separation():
     return Check.all_of(checks)
 
 
+def _flat_sparse(m, d, magnitude):
+    """A vector of d entries: m of magnitude ``magnitude`` with alternating signs, then d − m zeros."""
+    w = np.zeros(int(d))
+    w[:int(m)] = magnitude * (-1.0) ** np.arange(int(m))
+    return w
+
+
+@claim("spurious.symbolic_pq_index", "Barsbey et al. 2025, Fig. 25 (after Diao et al.)",
+       "sympy: on a vector w_m of m equal magnitudes a and d − m zeros, the PQ-index 1 − d^{1/q − 1/p}‖w‖_p/‖w‖_q "
+       "is 1 − (m/d)^{1/p − 1/q} for every p, q (residual 0), so Diao's (p, q) = (1, 2) gives 1 − sqrt(m/d), from 0 "
+       "(m = d) to 1 − d^{−1/2} (m = 1) (residual 0); the printed 'p = 2, q = 1' gives 1 − sqrt(d/m) <= 0, a "
+       "residual sqrt(m/d) − sqrt(d/m) against it (relative miss 3 at m = 1, d = 4), and is <= 0 for every w: "
+       "d‖w‖₂² − ‖w‖₁² is a sum of squares (Lagrange's identity, residual 0 at d = 3). At 1000 points (d in "
+       "[2, 1e3], m in 1..d, p in [0.05, 5], q/p in [1.01, 20], a in [1e-3, 1e3]) pq_index equals "
+       "1 − (m/d)^{1/p − 1/q} at 30 digits within 4 eps (1 + (((d − m)/m + 2|L|)(1/p + 1/q) + |D|) e^D/|expm1(D)|), "
+       "L = log(m/d), D = (1/p − 1/q)L: the library's power means take log1p of the rounded mean −(d − m)/d, whose "
+       "condition number is (d − m)/m, and its −expm1(D) turns the absolute error of D into a relative one.",
+       "identity")
+def symbolic_pq_index():
+    m, d, a, p, q = sp.symbols("m d a p q", positive=True)
+    norm = lambda r: (m * a ** r) ** (1 / r)  # noqa: E731  (‖w_m‖_r)
+    index = lambda pp, qq: 1 - d ** (1 / qq - 1 / pp) * norm(pp) / norm(qq)  # noqa: E731
+    flat = 1 - (m / d) ** (1 / p - 1 / q)
+    one, two = sp.Integer(1), sp.Integer(2)
+    corrected = 1 - sp.sqrt(m / d)
+    x, y, z = sp.symbols("x y z", nonnegative=True)  # |w_i| at d = 3
+    checks = [residual_zero(index(p, q) - flat, "I_{p,q}(w_m) = 1 − (m/d)^{1/p − 1/q}"),
+              residual_zero(index(one, two) - corrected, "(p, q) = (1, 2): 1 − sqrt(m/d)"),
+              residual_zero(corrected.subs(m, d), "(1, 2) at m = d: 0"),
+              residual_zero(corrected.subs(m, 1) - (1 - 1 / sp.sqrt(d)), "(1, 2) at m = 1: 1 − d^{−1/2}"),
+              residual_zero(3 * (x ** 2 + y ** 2 + z ** 2) - (x + y + z) ** 2
+                            - ((x - y) ** 2 + (x - z) ** 2 + (y - z) ** 2), "d‖w‖₂² − ‖w‖₁² = Σ_{i<j}(|w_i| − |w_j|)²"),
+              printed_misses(index(two, one) - corrected, corrected, {m: 1, d: 4}, "the printed p = 2, q = 1")]
+
+    raw = spread([(2.0, 1e3, "log"), (0.0, 1.0, "linear"), (0.05, 5.0, "log"), (1.01, 20.0, "log"),
+                  (1e-3, 1e3, "log")], SYMBOLIC_POINTS)
+    dims = np.round(raw[:, 0])
+    points = np.column_stack([np.clip(np.ceil(raw[:, 1] * dims), 1, dims), dims, raw[:, 2], raw[:, 2] * raw[:, 3],
+                              raw[:, 4]])
+
+    def bound(m_, d_, p_, q_, a_):
+        if m_ == d_:
+            return 4 * EPS  # the index is 0 exactly: every scaled entry is 1
+        log_ratio = math.log(m_ / d_)
+        exponent = (1 / p_ - 1 / q_) * log_ratio
+        spread_ = ((d_ - m_) / m_ + 2 * abs(log_ratio)) * (1 / p_ + 1 / q_) + abs(exponent)
+        return 4 * EPS * (1.0 + spread_ * math.exp(exponent) / abs(math.expm1(exponent)))
+
+    checks.append(library_against_symbols(flat, [m, d, p, q, a],
+                                          lambda m_, d_, p_, q_, a_: spur.pq_index(_flat_sparse(m_, d_, a_), p_, q_),
+                                          points, bound, "pq_index vs 1 − (m/d)^{1/p − 1/q}"))
+    return Check.all_of(checks)
+
+
+@claim("spurious.symbolic_prunability", "Barsbey et al. 2025, §3.2 and Table 1",
+       "sympy: with retention ratios r_κ = Acc(f^κ)/Acc(f) on the grid κ = 0, 0.1, ..., 0.9 (r_0 = 1: nothing "
+       "pruned), the mean (1/10)Σ_κ r_κ is the area ∫₀¹ r(⌊10κ⌋/10) dκ under the retention curve (residual 0), which "
+       "is 1 for a model that loses nothing and 1/10 for one that loses everything once pruned; the printed 'sum of "
+       "the retention ratios' leaves the residual 9·(area) against it (relative miss 9 at r_κ = 0 for κ > 0, where "
+       "the sum is 1 > 0.195, Table 1's smallest value). At 1000 points (Acc(f) in [0.05, 1], the nine pruned "
+       "accuracies in [0, 1]) retention_ratios equals Acc(f^κ)/Acc(f) at 30 digits within eps (one correctly "
+       "rounded division, eps/2) and prunability equals the mean within 8 eps (a division per ratio, a sum of ten "
+       "non-negative terms, a division by 10).", "identity")
+def symbolic_prunability():
+    kappa = sp.Symbol("kappa", nonnegative=True)
+    full = sp.Symbol("A", positive=True)
+    pruned = sp.symbols("a1:10", nonnegative=True)  # Acc(f^κ) at κ = 0.1, ..., 0.9
+    ratios = (sp.Integer(1),) + tuple(acc / full for acc in pruned)  # κ = 0 prunes nothing: r_0 = 1
+    curve = sp.Piecewise(*[(r, kappa < sp.Rational(j + 1, 10)) for j, r in enumerate(ratios)], (0, True))
+    area = sp.integrate(curve, (kappa, 0, 1))
+    mean = sum(ratios) / 10
+    printed = sum(ratios)
+    lost = {acc: 0 for acc in pruned}
+    checks = [residual_zero(mean - area, "mean of the ten ratios = area under the retention curve"),
+              residual_zero(mean.subs({acc: full for acc in pruned}) - 1, "nothing lost: 1"),
+              residual_zero(mean.subs(lost) - sp.Rational(1, 10), "everything lost: 1/10"),
+              printed_misses(printed - area, area, lost, "the printed sum")]
+
+    points = spread([(0.05, 1.0, "log")] + [(0.0, 1.0, "linear")] * 9, SYMBOLIC_POINTS)
+    symbols = [full] + list(pruned)
+
+    def accuracies(*p):
+        return [p[0]] + list(p[1:])
+
+    for j in range(9):
+        checks.append(library_against_symbols(
+            ratios[j + 1], symbols, lambda *p, j=j: float(spur.retention_ratios(accuracies(*p), p[0])[j + 1]), points,
+            EPS, f"retention_ratios at κ = 0.{j + 1}"))
+    checks.append(library_against_symbols(mean, symbols, lambda *p: spur.prunability(accuracies(*p), p[0]), points,
+                                          8 * EPS, "prunability vs the mean of the ratios"))
+    return Check.all_of(checks)
+
+
 # Plausible slips the symbolic claims catch (planted in a copy of the library by tests/test_mutations.py).
 # A precision slip: log(1 − 1/N) rounds 1 − 1/N first, a relative error ~N·eps of the exponent (1e-8 at N = 1e8).
 planted_bug("spurious: expected unique fraction takes log(1 - 1/N) instead of log1p", "dynamics/spurious/_balancing.py",
@@ -1441,3 +1744,56 @@ planted_bug("spurious: saturating Proposition 2 constant sums the core norms of 
 planted_bug("spurious: scaled CE gradient through 1 - sigmoid(km)", "dynamics/spurious/_proposition2.py",
             "out = k * expit(-k * m) * g", "out = k * (1 - expit(k * m)) * g",
             ("spurious.symbolic_scaled_ce_gradient",))
+planted_bug("spurious: core error probability Φ(−1/σ²) instead of Φ(−1/σ)", "dynamics/spurious/_setups.py",
+            "return normal_sf(1.0 / sigma)", "return normal_sf(1.0 / sigma ** 2)", ("spurious.symbolic_core_error",))
+planted_bug("spurious: BC losses softplus(−kβ) instead of softplus(kβ) (the sign of the BC margin)",
+            "dynamics/spurious/_proposition1.py",
+            "np.log(np.logaddexp(0.0, k_beta))", "np.log(np.logaddexp(0.0, -k_beta))",
+            ("spurious.symbolic_loss_ratio_limit",))
+planted_bug("spurious: JTT duplicates the error set λ_up + 1 times (off by one)", "dynamics/spurious/_balancing.py",
+            "return 1 + (upweight - 1) * mask.astype(np.int64)", "return 1 + upweight * mask.astype(np.int64)",
+            ("spurious.symbolic_balanced_sampling",))
+planted_bug("spurious: class separation total dissimilarity over K instead of K²", "dynamics/spurious/_metrics.py",
+            "total = 1.0 - np.sum(means.sum(axis=0) ** 2) / K ** 2", "total = 1.0 - np.sum(means.sum(axis=0) ** 2) / K",
+            ("spurious.symbolic_class_separation",))
+planted_bug("spurious: PQ-index with p and q swapped (the printed convention)", "dynamics/spurious/_metrics.py",
+            "value = -np.expm1(log_mean_p - log_mean_q)", "value = -np.expm1(log_mean_q - log_mean_p)",
+            ("spurious.symbolic_pq_index",))
+planted_bug("spurious: prunability sums the retention ratios (the printed definition)", "dynamics/spurious/_metrics.py",
+            "return float(np.mean(retention_ratios(pruned_accuracies, full_accuracy, chance)))",
+            "return float(np.sum(retention_ratios(pruned_accuracies, full_accuracy, chance)))",
+            ("spurious.symbolic_prunability",))
+
+# The same kinds of slip in the symbolic statements: each claim fails with it, so the statement is an independent
+# route to the closed form, not a transcription of the library. Each snippet is split into two literals here, so that
+# it occurs once in this file: in the claim's body.
+planted_bug("spurious: symbolic statement: core error erfc(1/(σ√2)) without its 1/2", "verify/spurious.py",
+            "sp.erfc(1 / (sigma * sp.sqrt(2)))" " / 2", "sp.erfc(1 / (sigma" " * sp.sqrt(2)))",
+            ("spurious.symbolic_core_error",))
+planted_bug("spurious: symbolic statement: CE gradient loses the factor k", "verify/spurious.py",
+            "along + k * sigmoid" "(-k * margin)", "along + sigmoid" "(-k * margin)",
+            ("spurious.symbolic_scaled_ce_gradient",))
+planted_bug("spurious: symbolic statement: loss ratio drops the multiplicity of the tied BA margins",
+            "verify/spurious.py",
+            "(tied * softplus(-k * alpha)" " + softplus(-k * (alpha + delta)))",
+            "(softplus(-k * alpha)" " + softplus(-k * (alpha + delta)))",
+            ("spurious.symbolic_loss_ratio_limit",))
+planted_bug("spurious: symbolic statement: converged-core constant over both BA core norms", "verify/spurious.py",
+            "- (s3 + s4)" " / c1", "- (s3 + s4)" " / (c1 + c2)", ("spurious.symbolic_gradient_ratio_limit",))
+planted_bug("spurious: symbolic statement: unique fraction after k + 1 draws (off by one)", "verify/spurious.py",
+            "fraction = lambda kk: 1 - (1 - 1 / population)" " ** kk",
+            "fraction = lambda kk: 1 - (1 - 1 / population)" " ** (kk + 1)", ("spurious.symbolic_expected_unique",))
+planted_bug("spurious: symbolic statement: JTT count λ_up + 1 on the error set", "verify/spurious.py",
+            "duplicate = lambda wrong: 1 + (upweight - 1)" " * wrong",
+            "duplicate = lambda wrong: 1 + upweight" " * wrong",
+            ("spurious.symbolic_balanced_sampling",))
+planted_bug("spurious: symbolic statement: gDRO step descends the group losses (sign)", "verify/spurious.py",
+            "qg * sp.exp(eta" " * L * p)", "qg * sp.exp(-eta" " * L * p)", ("spurious.symbolic_gdro_step",))
+planted_bug("spurious: symbolic statement: total class dissimilarity over K instead of K²", "verify/spurious.py",
+            "1 - means_sum.dot(means_sum)" " / 4", "1 - means_sum.dot(means_sum)" " / 2",
+            ("spurious.symbolic_class_separation",))
+planted_bug("spurious: symbolic statement: PQ-index exponent 1/q − 1/p (sign)", "verify/spurious.py",
+            "flat = 1 - (m / d) ** (1 / p" " - 1 / q)", "flat = 1 - (m / d) ** (1 / q" " - 1 / p)",
+            ("spurious.symbolic_pq_index",))
+planted_bug("spurious: symbolic statement: prunability averages over 9 instead of 10 ratios", "verify/spurious.py",
+            "mean = sum(ratios)" " / 10", "mean = sum(ratios)" " / 9", ("spurious.symbolic_prunability",))
