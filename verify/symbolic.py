@@ -136,6 +136,36 @@ def spread(ranges, count):
     return np.column_stack(columns)
 
 
+def _references(expression, symbols, points, digits):
+    """``expression`` evaluated by mpmath at ``digits`` digits at every point, cached on disk like
+    :func:`simplified`: the key is the expression's and the symbols' ``srepr``, the points' bytes, the precision and
+    sympy's and mpmath's versions, so a changed statement or point set is evaluated afresh. Only real values are
+    cached (a complex or non-numeric value is recomputed every run)."""
+    points = np.asarray(points, dtype=np.float64)
+    text = f"{sp.__version__} {mpmath.__version__} {digits}\n{sp.srepr(expression)}\n{sp.srepr(tuple(symbols))}\n"
+    key = hashlib.sha256(text.encode() + points.tobytes() + str(points.shape).encode()).hexdigest()
+    path = _cache_directory() / key[:2] / f"{key}.ref"
+    with mpmath.workdps(digits):
+        try:
+            values = [mpmath.mpf(line) for line in path.read_text(encoding="ascii").split()]
+            if len(values) == len(points):
+                return values
+        except (OSError, ValueError, TypeError):
+            pass
+        function = sp.lambdify(list(symbols), expression, "mpmath")
+        values = [function(*(mpmath.mpf(float(x)) for x in point)) for point in points]
+        if all(isinstance(v, mpmath.mpf) for v in values):
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                partial = path.with_suffix(f".{os.getpid()}.part")
+                partial.write_text("\n".join(mpmath.nstr(v, digits + 5, strip_zeros=False) for v in values),
+                                   encoding="ascii")
+                os.replace(partial, path)
+            except OSError:
+                pass
+    return values
+
+
 def library_against_symbols(expression, symbols, library, points, bound, what, digits=30):
     """The library's value against ``expression`` evaluated by mpmath at ``digits`` digits, at every point.
 
@@ -159,11 +189,9 @@ def library_against_symbols(expression, symbols, library, points, bound, what, d
     Check
         The worst ratio of relative error to its bound, held to 1.
     """
-    function = sp.lambdify(list(symbols), expression, "mpmath")
     worst, where = 0.0, None
     with mpmath.workdps(digits):
-        for point in points:
-            reference = function(*(mpmath.mpf(float(x)) for x in point))
+        for point, reference in zip(points, _references(expression, symbols, points, digits)):
             got = library(*(float(x) for x in point))
             if reference == 0:
                 error = abs(got)
