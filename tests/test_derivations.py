@@ -69,6 +69,7 @@ def test_every_erratum_is_shown_symbolically_or_says_why_not():
     (dict(functions="a.f", relation="x", check="proof", claim="a.b", source="s"), "check must be one of"),
     (dict(functions="a.f", relation="x", check="exact", source="s"), "claim is required"),
     (dict(functions="a.f", relation="x", check="none", claim="a.b", source="s", note="why"), "claim is required"),
+    (dict(functions="a.f", relation="x", check="algorithm", claim="a.b", source="s", note="why"), "claim is required"),
     (dict(functions="a.f", relation="$x$", check="exact", claim="a.b", source="s"), "dollar"),
     (dict(functions="a.f", relation="x", check="series", claim="a.b", source="s"), "needs a note"),
     (dict(functions="a.f", relation="x", check="exact", claim="a.b", source="derived in this project"), "derivation"),
@@ -98,8 +99,10 @@ def test_derivations_page_counts_and_links(monkeypatch):
     from verify.pages import derivations_document
 
     page = derivations_document([])
-    total = sum(len(v) for v in DERIVATIONS.values())
-    assert f"| **all** | **{total}** |" in page
+    forms = sum(e.check != "algorithm" for v in DERIVATIONS.values() for e in v)
+    algorithms = sum(e.check == "algorithm" for v in DERIVATIONS.values() for e in v)
+    assert f"| **all** | **{forms}** |" in page and page.split("| **all** |")[1].split("\n")[0].endswith(
+        f"**{algorithms}** |")
     entry = DERIVATIONS["spherical"][0]
     assert f"{{func}}`dynamics.{entry.functions[0]}`" in page
     assert f"<claim-{entry.claim}>" in page

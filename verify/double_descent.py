@@ -1363,7 +1363,7 @@ DERIVATIONS = (
                "these are the Marchenko–Pastur forms and that the limits are points B and C."),
     derivation(("double_descent.ridge_weights", "double_descent.gd_weights", "double_descent.scheduled_gd_weights"),
                r"\hat w_k = W \operatorname{diag}(f_k(s_j)) W^\top X^\top y,\quad X^\top X = W \Lambda W^\top",
-               "none", source="Pezeshki (thesis), Eq 4.2.19, App. Eqs .2.12–.2.17",
+               "algorithm", source="Pezeshki (thesis), Eq 4.2.19, App. Eqs .2.12–.2.17",
                note="Matrix computations on a drawn design (an eigendecomposition and products), not closed forms in "
                     "scalars: their scalar ingredient, the filter $f_k$, is checked exactly "
                     "(symbolic_spectral_filter), and the claims double_descent.closed_form_equals_iterated_gd and "
@@ -1373,7 +1373,7 @@ DERIVATIONS = (
                r"\begin{gathered} A = F W \operatorname{diag}(f_j s_j) W^\top F^{-1},\quad R = \tfrac1d "
                r"\operatorname{Tr} A \\ Q = \tfrac1d \lVert A \rVert_F^2 + \tfrac{\sigma^2}{d} \lVert F W "
                r"\operatorname{diag}(f_j \sqrt{s_j}) \rVert_F^2 \end{gathered}",
-               "none", source="Pezeshki (thesis), Eqs 4.2.9–4.2.10, App. Eqs .2.18–.2.20 (A with F⁻¹, as corrected)",
+               "algorithm", source="Pezeshki (thesis), Eqs 4.2.9–4.2.10, App. Eqs .2.18–.2.20 (A with F⁻¹, as corrected)",
                note="Traces of matrix products on a drawn design (in $O(d^2)$ per step through $G \\circ H$), not "
                     "closed forms in scalars. The teacher map $F\\hat w = A w$ is shown in sympy on a two-dimensional "
                     "design with a general $F$ and general eigenvectors (symbolic_spectral_filter); the claims "
@@ -1383,7 +1383,7 @@ DERIVATIONS = (
     derivation(("double_descent.gradient_flow_weights_ode", "double_descent.bipartite_theory_ode"),
                r"\frac{d\hat w}{dk} = -\eta \nabla L(\hat w),\quad \frac{da_i}{d\ln k} = "
                r"\frac{a_i\, d\tilde\lambda_i / d\ln k}{2a_i - 1 - \alpha_i - \tilde\lambda_i}",
-               "none", source="derived in this project: the per-mode ODE of Pezeshki (thesis) App. Eq .2.16 and the "
+               "algorithm", source="derived in this project: the per-mode ODE of Pezeshki (thesis) App. Eq .2.16 and the "
                               "log-time ODE of Eq 4.2.13",
                note="Numerical integrations (DOP853), not closed forms: differentiating "
                     "$a_i^2 - (1 + \\alpha_i + \\tilde\\lambda_i) a_i + \\alpha_i = 0$ along $\\ln k$ gives "

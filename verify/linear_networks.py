@@ -1366,7 +1366,7 @@ DERIVATIONS = (
                "so it is held to ten times its integrator tolerance, not to round-off."),
     derivation(_ln("deep_chain_strength", "deep_mode_curve"),
                r"\tau \dot a_i = \Big(\prod_{j \ne i} a_j\Big)\Big(s - \prod_j a_j\Big)",
-               "none", source="Saxe et al. 2014, deep linear networks",
+               "algorithm", source="Saxe et al. 2014, deep linear networks",
                note="Integrations: for $D \\ge 5$ the implicit $t(u)$ is a hypergeometric function with no "
                     "elementary form. The chain's balanced reduction to the deep mode ODE is shown in "
                     "`symbolic_deep_mode`; the integrated chain and curve are compared with it in `deep_mode_ode`."),
@@ -1434,7 +1434,7 @@ DERIVATIONS = (
                " = 4\\sqrt\\pi(1 - 1/\\sqrt 2)$, so $C = 2(2 - \\sqrt 2)/\\sqrt\\pi$."),
     derivation(_ln("generalization_curve", "bayes_error", "gd_discretization_error"),
                r"E_g(t) = \int \rho_\mathrm{bulk}(\lambda)\,e(\lambda, t)\,d\lambda + (1-\alpha)^+ A + \sigma_\varepsilon^2",
-               "none", source="Advani & Saxe 2017; Pezeshki (thesis), Eqs 2.3.14, 2.3.30",
+               "algorithm", source="Advani & Saxe 2017; Pezeshki (thesis), Eqs 2.3.14, 2.3.30",
                note="Quadratures of integrands that are checked symbolically (`symbolic_expected_errors`, "
                     "`symbolic_early_stopping`) against the Marchenko–Pastur law, whose moments are checked in "
                     "`numerics.symbolic_mp_moments`; the quadratures themselves are compared with scipy's adaptive "
@@ -1453,7 +1453,7 @@ DERIVATIONS = (
     derivation(_ln("network_flow", "network_gd", "student_flow", "student_gd", "scalar_mode_flow"),
                r"\tau \dot W_{21} = W_{32}^\top(\Sigma_{31} - W_{32} W_{21} \Sigma_{11}),\quad "
                r"\tau \dot W_{32} = (\Sigma_{31} - W_{32} W_{21} \Sigma_{11}) W_{21}^\top",
-               "none", source="Pezeshki (thesis), Eqs 2.2.3–2.2.6, 2.3.5",
+               "algorithm", source="Pezeshki (thesis), Eqs 2.2.3–2.2.6, 2.3.5",
                note="Simulators: they integrate the flows (or iterate gradient descent) numerically; the closed forms "
                     "above are compared with them in the numerical claims."),
 )

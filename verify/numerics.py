@@ -569,7 +569,7 @@ DERIVATIONS = (
                "40 digits across both tails, $|x| \\le 37$."),
     derivation("numerics.normal_ppf",
                r"\Phi(x) = q,\quad x \leftarrow x - \frac{u}{1 + xu/2},\ u = \frac{\Phi(x) - q}{\varphi(x)}",
-               "none", None, "Parascandolo et al. 2021, Prop. 2 (the normal keep probabilities and their quantiles)",
+               "algorithm", None, "Parascandolo et al. 2021, Prop. 2 (the normal keep probabilities and their quantiles)",
                "A root, not a closed form: Acklam's rational approximation (about $10^{-9}$ relative) as the start, "
                "then two Halley steps on $\\Phi(x) - q$ through `erfc`, each residual formed in the tail that does "
                "not cancel. The claim normal_tails holds it to SciPy's `norm.ppf` at $10^{-13}$ relative."),
@@ -628,7 +628,7 @@ DERIVATIONS = (
     derivation("numerics.mp_cdf",
                r"F(\lambda) = (1-\alpha)^+ + \int_{\lambda_-}^{\min(\lambda, \lambda_+)} \rho(v)\,dv\quad "
                r"(\lambda \ge 0)",
-               "none", None, "Pezeshki (thesis), Eq 2.3.30 (the Marchenko–Pastur law)",
+               "algorithm", None, "Pezeshki (thesis), Eq 2.3.30 (the Marchenko–Pastur law)",
                "A quadrature, not a closed form: the library integrates the bulk over $[0, \\theta(\\lambda)]$ in the "
                "$\\theta$ variable with the graded Gauss–Legendre panels of `mp_quadrature`. The claim "
                "mp_over_its_domain holds it to mpmath's quadrature at $10^{-8}$ relative, from $10^{-6}$ of the bulk "

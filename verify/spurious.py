@@ -1084,7 +1084,7 @@ DERIVATIONS = (
                     "built from is checked by symbolic_loss_ratio_limit."),
     derivation(("spurious.bias_decomposable_fixture", "spurious.linear_two_block_fixture"),
                r"\alpha = \{0.5, 1, 2, 1\},\ \beta = \{0.3, 1.5\};\quad f = W_c x_c + W_s x_s",
-               "none", source=f"{_LLR}, supp. D.2, Def. 1 and Prop. 2 (the fixtures are this project's)",
+               "algorithm", source=f"{_LLR}, supp. D.2, Def. 1 and Prop. 2 (the fixtures are this project's)",
                note="Fixtures (a constant table and a seeded Gaussian draw), with no relation to solve; their "
                     "asymptotes are covered through the general margins of symbolic_gradient_ratio_limit."),
     derivation(("spurious.sparsity", "spurious.compressibility"),
@@ -1101,26 +1101,26 @@ DERIVATIONS = (
     derivation(("spurious.neuron_pruning_masks", "spurious.magnitude_pruning_masks",
                 "spurious.neuron_pruned_accuracies"),
                r"\#\{\text{pruned}\} = \lfloor \kappa\cdot\mathrm{width} + 0.5\rfloor \text{ of the smallest scores}",
-               "none", source=f"{_LLR}, §3.2, Fig. 21",
+               "algorithm", source=f"{_LLR}, §3.2, Fig. 21",
                note="Sorting and counting, then a forward pass: no closed relation; the unit tests check the counts "
                     "and the tie order."),
     derivation(("spurious.subsample_to_smallest", "spurious.weighted_epoch_indices", "spurious.make_parity_task",
                 "spurious.make_balancing_toy", "spurious.make_balancing_toy_splits", "spurious.toy_feature_scales"),
                r"P(i) \propto w_i;\quad y = \textstyle\prod x_c,\ b = \pm y;\quad "
                r"x_{\mathrm{core}} = y(1 + \sigma\tilde Z_0)",
-               "none", source=f"{_THESIS}, §8.3, §8.4; {_LLR}, supp. C",
+               "algorithm", source=f"{_THESIS}, §8.3, §8.4; {_LLR}, supp. C",
                note="Random draws and data generators: what they draw is checked by the Monte Carlo, rate and "
                     "transcription claims (balanced_sampler_shares, subsample_sizes, parity_generator, "
                     "toy_generator), not by an identity."),
     derivation(("spurious.train_balancing_toy", "spurious.balancing_toy_runs"),
                r"v \leftarrow \mu v + \nabla L(w) + \lambda w,\quad w \leftarrow w - \eta v",
-               "none", source=f"{_THESIS}, §8.3, §8.4 (the authors' code)",
+               "algorithm", source=f"{_THESIS}, §8.3, §8.4 (the authors' code)",
                note="Trainers have no closed form: toy_gdro_trainer and toy_balancing_outcomes check them against "
                     "the thesis's outcomes, and the torch layer replays them."),
     derivation(("spurious.subsampled_size", "spurious.group_index", "spurious.group_counts",
                 "spurious.group_accuracies", "spurious.worst_group_accuracy"),
                r"\lvert S\rvert\cdot\min_s n_s,\quad g = n_{\mathrm{attributes}}\,y + a",
-               "none", source=f"{_THESIS}, §8.1, §8.3 and Ch. 8 Table 1",
+               "algorithm", source=f"{_THESIS}, §8.1, §8.3 and Ch. 8 Table 1",
                note="Integer counts, checked exactly by subsample_sizes and benchmark_percentages; group_accuracies "
                     "and worst_group_accuracy count."),
 )

@@ -959,27 +959,27 @@ DERIVATIONS = (
                 "starvation.response_derivative"),
                r"\begin{gathered} \log\tfrac{1-\alpha}{\alpha} = K\alpha \ \text{or} \ -\log\alpha = A\alpha \\ "
                r"z^* = \lambda^{-1}S^2U^\top\alpha^*,\quad \partial z^*/\partial s_i^2 \end{gathered}",
-               "none", source="Pezeshki et al. 2021, Eqs 9-11, 15, Theorem 2",
+               "algorithm", source="Pezeshki et al. 2021, Eqs 9-11, 15, Theorem 2",
                note=r"Newton roots of the coupled Eq 9 or Eq 10 and a central difference of them: Eq 9's root has no "
                     r"Lambert form, and Eq 10's has one only for $S^2 \propto I$ or a permutation $U$, so there is no "
                     r"expression for sympy. The claims above hold them against ODE limits, the primal optimum and "
                     r"finite differences."),
     derivation(("starvation.linearisation_error", "starvation.first_order_error"),
                r"\max_i \frac{|\alpha_{14,i} - \alpha_{10,i}|}{\alpha_{10,i}},\quad \max_i |z_i^{(1)} - z_i^*|",
-               "none", source="Pezeshki et al. 2021, Lemma 1 (Eq 14), Eqs 63-64",
+               "algorithm", source="Pezeshki et al. 2021, Lemma 1 (Eq 14), Eqs 63-64",
                note=r"Distances of a closed form to a Newton root of Eq 10, not closed forms: `lemma1_second_order` "
                     r"and `first_order_response` hold their $O(\delta^2)$ rate."),
     derivation(("starvation.integrate_dual", "starvation.dual_gd", "starvation.primal_gd_theta",
                 "starvation.primal_gd_z"),
                r"\begin{gathered} \dot\alpha = f(\alpha),\quad \alpha_{k+1} = \alpha_k + \eta f(\alpha_k) \\ "
                r"\theta_{k+1} = \theta_k - \eta\nabla_\theta\mathcal{L}(\theta_k) \end{gathered}",
-               "none", source="Pezeshki et al. 2021, Eqs 5, 9, 10, 17 and 18; App. B.1",
+               "algorithm", source="Pezeshki et al. 2021, Eqs 5, 9, 10, 17 and 18; App. B.1",
                note=r"Trajectories of the flows and of gradient descent, which have no closed form; the claims above "
                     r"hold them against their fixed points, scipy's DOP853 and each other."),
     derivation(("starvation.primal_optimum", "starvation.random_linear_model", "starvation.features"),
                r"Y\Phi_0 = USV^\top,\quad \theta^* = \Phi_0^\top Y\alpha^*/\lambda,\quad "
                r"\alpha^* = \sigma(-Y\Phi_0\theta^*)",
-               "none", source="Pezeshki et al. 2021, Definition 1, Eqs 4-7",
+               "algorithm", source="Pezeshki et al. 2021, Definition 1, Eqs 4-7",
                note=r"A drawn problem, its SVD and the Newton optimum of the ridge-logistic primal: no closed form. "
                     r"`primal_equals_dual` holds the optimum against the dual fixed point."),
 )

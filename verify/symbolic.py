@@ -214,9 +214,12 @@ CHECKS = {
     "series": "the relation holds as a series to a stated order (sympy), and the library equals the symbolic form "
               "at 30 digits",
     "interval": "the relation holds under mpmath interval arithmetic over the stated domain",
-    "none": "no symbolic check: the reason is given",
+    "none": "a closed form with no symbolic check: the reason is given, and the numerical claims that hold it",
+    "algorithm": "not a closed form (a simulator, a root, a quadrature, a draw, a trainer, a count) that a symbolic "
+                 "claim calls: listed with the numerical claims that hold it",
 }
-"""What each kind of check of a closed form establishes (the derivations page's legend)."""
+"""What each kind of check establishes (the derivations page's legend). The first four are closed forms; an
+``"algorithm"`` entry is listed so that every function a symbolic claim calls is on the page."""
 
 
 class Derivation(NamedTuple):
@@ -242,24 +245,25 @@ def derivation(functions, relation, check, claim=None, source="", note=""):
     relation : str
         The defining relation in LaTeX (no dollar signs): the ODE, recursion, fixed-point equation, expectation or
         limit that the closed form solves.
-    check : {"exact", "series", "interval", "none"}
+    check : {"exact", "series", "interval", "none", "algorithm"}
         What the symbolic claim establishes (:data:`CHECKS`).
     claim : str, optional
-        The symbolic claim's id; required unless ``check`` is ``"none"``.
+        The symbolic claim's id; required unless ``check`` is ``"none"`` or ``"algorithm"``.
     source : str
         Where the form is printed (author, year, equation), or ``"derived in this project"``.
     note : str
         The derivation written out (required for a form derived in this project), or, for ``"series"``,
-        ``"interval"`` and ``"none"``, why no exact check is possible. Markdown with ``$...$`` maths.
+        ``"interval"``, ``"none"`` and ``"algorithm"``, why no exact check is possible. Markdown with ``$...$``
+        maths.
     """
     functions = (functions,) if isinstance(functions, str) else tuple(functions)
     if not functions or not all(isinstance(f, str) and f.count(".") == 1 for f in functions):
         raise ValueError(f"functions must name 'theory.function' entries, got {functions!r}")
     if check not in CHECKS:
         raise ValueError(f"check must be one of {sorted(CHECKS)}, got {check!r}")
-    if (claim is None) != (check == "none"):
-        raise ValueError(f"{functions[0]}: a claim is required exactly when check is not 'none' (check={check!r}, "
-                         f"claim={claim!r})")
+    if (claim is None) != (check in ("none", "algorithm")):
+        raise ValueError(f"{functions[0]}: a claim is required exactly when check is not 'none' or 'algorithm' "
+                         f"(check={check!r}, claim={claim!r})")
     if "$" in relation or relation.count("{") != relation.count("}"):
         raise ValueError(f"{functions[0]}: relation must be LaTeX without dollar signs and with balanced braces")
     if not source:
