@@ -1605,7 +1605,7 @@ def symbolic_truncated_normal():
     checks.append(library_against_symbols(
         second, (d, k, s, sigma), lambda *x: am.conditional_moments(int(x[0]), int(x[1]), x[2], x[3]).second_moment,
         points, lambda *x: bounds(*x)[1], "conditional_moments second moment"))
-    return _symbolic_result(checks, 2)
+    return _symbolic_result(checks)
 
 
 def _keep_points(count, d_high=2000.0, s_low=1e-3, s_high=40.0):
@@ -1688,7 +1688,7 @@ def symbolic_keep_probability():
         1 - sp.log(keep), symbols, lambda d, tau, lo, hi, s: 1.0 - am.log_keep_probability(int(d), tau, s), columns,
         lambda d, tau, lo, hi, s: EPS + 4 * EPS * _log_term_scale(d, s) / (1.0 + log_pi(d, lo, hi, s)),
         "log_keep_probability (1 − log π)"))
-    return _symbolic_result(checks, 2)
+    return _symbolic_result(checks)
 
 
 @claim("and_mask.symbolic_keep_limits", "Parascandolo et al. 2021, Prop. 2, Eq 6 and its proof (rate corrected in this "
@@ -1756,7 +1756,7 @@ def symbolic_keep_limits():
         rate, (tau,), am.decay_rate, taus,
         lambda t: 4 * EPS * (1 + 0.5 * abs((1 + t) * math.log1p(t) + (1 - t) * math.log1p(-t) if t < 1 else 2 * math.log(2.0))),
         "decay_rate vs c(τ)"))
-    return _symbolic_result(checks, 4)
+    return _symbolic_result(checks)
 
 
 def _masked_moments_reference():
@@ -1857,7 +1857,7 @@ def symbolic_masked_moments():
     checks.append(library_against_symbols(
         second, symbols, lambda d, tau, lo, hi, sv: am.masked_update_moments(int(d), tau, sv).second_moment, columns,
         second_bound, "masked_update_moments E[m ḡ²]"))
-    return _symbolic_result(checks, 2)
+    return _symbolic_result(checks)
 
 
 
@@ -1933,7 +1933,7 @@ def symbolic_consistency():
         consistency.subs({symbols[2]: 0, symbols[5]: 0}), symbols,
         lambda x1, x2, za, y1, y2, zb, e: am.consistency_diagonal([x1, x2], [y1, y2], e), flat,
         eig_bound, "consistency_diagonal"))
-    return _symbolic_result(checks, 2)
+    return _symbolic_result(checks)
 
 
 @claim("and_mask.symbolic_geometric_mean", "Parascandolo et al. 2021, §2.2, Prop. 3 and Fig 3",
@@ -2017,7 +2017,7 @@ def symbolic_geometric_mean():
             lambda x1, x2, z_a, y1, y2, z_b, _: 8 * EPS * _kappa(x1, x2, z_a) * (_kappa(x1, x2, z_a)
                                                                               + _kappa(y1, y2, z_b)),
             f"karcher_mean {name}ᵀ G {name}"))
-    return _symbolic_result(checks + printed, 6 + len(printed))
+    return _symbolic_result(checks + printed)
 
 
 @claim("and_mask.symbolic_threshold_snr",
@@ -2039,7 +2039,7 @@ def symbolic_threshold_snr():
     high = 1.0 - spread([(1e-12, 0.5, "log")], SYMBOLIC_POINTS - SYMBOLIC_POINTS // 2)
     checks.append(library_against_symbols(s_star, (tau,), am.threshold_snr, np.vstack([low, high]), 8 * EPS,
                                           "threshold_snr vs √2 erfinv(τ)"))
-    return _symbolic_result(checks, 1)
+    return _symbolic_result(checks)
 
 
 @claim("and_mask.symbolic_sign_ema",
@@ -2119,7 +2119,7 @@ def symbolic_sign_ema():
     checks.append(library_against_symbols(4 * ps * qs * (1 - beta) / (1 + beta), (s, beta),
                                           lambda sv, b: am.sign_ema_moments(sv, b, np.inf).variance, raw[:, :2],
                                           variance_bound, "sign_ema_moments stationary variance"))
-    return _symbolic_result(checks, 4)
+    return _symbolic_result(checks)
 
 
 def _hetero_recursion(weights, means, variances):
@@ -2243,7 +2243,7 @@ def symbolic_hetero():
                 expression, mus + sigmas, lambda *x, j=j, tau=tau: library[j](np.array(x), tau), halves[tau],
                 lambda *x, j=j, threshold=threshold: 4 * EPS * _hetero_error_bounds(x[:d], x[d:], threshold)[j],
                 f"{name}, d = {d}, τ = {tau}"))
-    return _symbolic_result(checks, 6)
+    return _symbolic_result(checks)
 
 
 @claim("and_mask.symbolic_proposition2", "Parascandolo et al. 2021, Prop. 2 and its proof (factor and rate corrected "
@@ -2321,7 +2321,7 @@ def symbolic_proposition2():
     checks.append(library_against_symbols(tail / (d + 1), (d, t),
                                           lambda dd, tt: am.keep_probability_bounds(int(dd), int(tt)).lower, points,
                                           lambda dd, tt: tail_bound(dd, tt) + 4 * EPS, "keep_probability_bounds.lower"))
-    return _symbolic_result(checks + printed, 6 + len(printed))
+    return _symbolic_result(checks + printed)
 
 
 # Plausible slips the symbolic claims catch (planted in a copy of the library by tests/test_mutations.py).

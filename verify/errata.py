@@ -6,6 +6,8 @@ from itertools import groupby
 from dynamics.theories import CORE, THEORIES
 from dynamics.theories import theory as _theory
 
+from .symbolic import detail_parts
+
 
 
 def _number(x):
@@ -43,6 +45,14 @@ def without_symbolic_form():
     return _declared("ERRATA_WITHOUT_SYMBOLIC_FORM")
 
 
+def _printed_residuals(result):
+    """The printed forms' residuals as a passing symbolic claim measured them (:func:`verify.symbolic.detail_parts`);
+    nothing for a claim not run or not passing."""
+    if result is None or result.verdict != "pass":
+        return []
+    return detail_parts(result.detail, printed_only=True)
+
+
 def document(results) -> str:
     """Markdown for the erratum claims among ``results`` (ClaimResult objects), grouped by theory: a summary table
     (source, printed, corrected, evidence, claim), then one section per erratum with the typeset forms, their
@@ -55,6 +65,7 @@ def document(results) -> str:
     errata = sorted((r for r in results if r.claim.kind == "erratum"), key=lambda r: (order[r.claim.theory], r.claim.id))
     verdicts = {"pass": "confirmed", "FAIL": "NOT confirmed", "error": "error", "skipped": "skipped"}
     symbolic, not_algebraic = symbolic_counterparts(), without_symbolic_form()
+    by_id = {r.claim.id: r for r in results}
     if errata:
         lines += ["## Summary", "",
                   "One row per erratum: the printed form (✗) above the corrected one (✓), and the printed form's error "
@@ -89,6 +100,7 @@ def document(results) -> str:
                 lines += [f"- **Symbolically:** {{ref}}`{symbolic[c.id]} <claim-{symbolic[c.id]}>` shows it in sympy: "
                           f"the printed form's residual is a nonzero expression, evaluated at a counterexample, and "
                           f"the corrected form's simplifies to 0."]
+                lines += [f"  - {part}" for part in _printed_residuals(by_id.get(symbolic[c.id]))]
             elif c.id in not_algebraic:
                 lines += [f"- **No symbolic counterpart:** {not_algebraic[c.id]}"]
             lines += [f"- **Claim:** {c.statement}", ""]

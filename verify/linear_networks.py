@@ -1314,6 +1314,7 @@ planted_bug("linear_networks: level-crossing interpolation divides by v1 + v0", 
 # DERIVATIONS below.
 from .symbolic import (EPS, derivation, library_against_symbols, printed_misses, residual_zero, simplified,  # noqa: E402
                        spread)
+from .symbolic import symbolic_result as _symbolic_result  # noqa: E402
 
 _LN = "linear_networks."
 
@@ -1592,7 +1593,7 @@ def symbolic_mode_reduction():
 
     checks.append(library_against_symbols(sigmoid, (t, s, u0, tau), ln.mode_strength, points, sigmoid_bound,
                                           "mode_strength"))
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 @claim("linear_networks.symbolic_learning_times",
@@ -1658,7 +1659,7 @@ def symbolic_learning_times():
         crossing_time, (t0, t1, v0, v1, level),
         lambda a, b, c, d, lv: float(ln.first_crossing_time([a, b], [[c], [d]], lv)[0]), crossing_points[keep],
         4 * EPS, f"first_crossing_time ({int(keep.sum())} points)"))
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 def _deep_times(depth):
@@ -1755,7 +1756,7 @@ def symbolic_deep_mode():
         points, 10 * _DEEP_RTOL, "deep_mode_strength, D = 1"))
     implicit_points = spread([(1e-2, 1e2, "log"), (1e-8, 0.5, "log"), (0.0, 1.0, "linear"), (1e-2, 1e2, "log")], 1000)
     checks += [_deep_against_implicit(depth, implicit_points) for depth in (3, 4)]
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 @claim("linear_networks.symbolic_network_weights",
@@ -1832,7 +1833,7 @@ def symbolic_network_weights():
             a0[i] * a0[j] - b0[i] * b0[j], symbols,
             lambda *w, i=i, j=j: float(ln.conserved_gram(*weights(*w))[i, j]), entries, gram_bound(i, j),
             f"conserved_gram[{i}, {j}]"))
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 def _one_by_one(x, teacher, initial, noise):
@@ -1916,7 +1917,7 @@ def symbolic_student_solutions():
                                           lambda x_, wb, w0, e_, k_, eta_: float(ln.student_weights_gd(
                                               _one_by_one(x_, wb, w0, e_), int(k_), eta_)[0, 0]),
                                           gd_points, gd_bound, "student_weights_gd"))
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 def _mode_error_symbols():
@@ -1999,7 +2000,7 @@ def symbolic_expected_errors():
 
     checks.append(library_against_symbols(squared, teacher + weights + (se,), test_error_of,
                                           np.column_stack([entries, grid[:, 4]]), 4 * EPS, "generalization_error"))
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 @functools.lru_cache(maxsize=2)
@@ -2092,7 +2093,7 @@ def symbolic_early_stopping():
     checks.append(Check.at_most(worst, 1e-13, f"optimal_stopping_time: |∫ρ ∂e/∂t| / ∫ρ |terms| at t_opt, worst "
                                               f"{worst:.1e} over {_STATIONARY_POINTS} points (implied relative error "
                                               f"of t_opt {implied:.1e})"))
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 def _mp_inverse_moment(inside_pole):
@@ -2172,7 +2173,7 @@ def symbolic_asymptotes():
         reference = sp.lambdify((), constant, "mpmath")()
         gap = float(abs((mpmath.mpf(ln.SQRT_GROWTH_CONSTANT) - reference) / reference))
     checks.append(Check.at_most(gap / (4 * EPS), 1.0, f"SQRT_GROWTH_CONSTANT: relative error {gap:.1e}"))
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 # Plausible slips the symbolic claims catch (planted in a copy of the library by tests/test_mutations.py).

@@ -526,6 +526,7 @@ planted_bug("the family-wise normal quantile one-sided", "verify/registry.py",
 # The ODE integrators, Newton's method, the linear algebra and the random streams are algorithms, not closed forms:
 # their orders, tolerances and agreement with LAPACK are the claims above.
 from .symbolic import EPS, derivation, library_against_symbols, residual_zero, spread  # noqa: E402
+from .symbolic import symbolic_result as _symbolic_result  # noqa: E402
 
 DERIVATIONS = (
     derivation("numerics.lambertw",
@@ -677,7 +678,7 @@ def symbolic_lambertw():
             sp.LambertW(y, branch), (y,), lambda v, branch=branch: nx.lambertw(v, branch), points,
             lambda v, branch=branch: 4 * EPS * (1 + 1 / abs(1 + float(mpmath.lambertw(v, branch).real))),
             f"lambertw, branch {branch}"))
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 def _bulk_moment(k, below_one):
@@ -757,7 +758,7 @@ def symbolic_mp_moments():
                     worst, where = ratio, (value, k)
     checks.append(Check.at_most(worst, 1.0, f"mp_quadrature's Σ w λ^k: worst relative error / bound {worst:.2f} over "
                                             f"{alphas.size} α × 5 moments (worst at α, k = {where})"))
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 def _binomial_reference(k, n, p):
@@ -848,7 +849,7 @@ def symbolic_special_functions():
         lambda v: 4 * EPS + 945 * v ** -10 / (0.5 * v * v), "normal_logcdf, x <= −30"))
     xs = spread([(0.0, 1.0, "linear")], 1000) * 1400.0 - 700.0
     checks.append(library_against_symbols(1 / (1 + sp.exp(-t)), (t,), nx.sigmoid, xs, 4 * EPS, "sigmoid"))
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 # Plausible slips the symbolic claims catch (planted in a copy of the library by tests/test_mutations.py): a wrong

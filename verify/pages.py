@@ -15,7 +15,7 @@ from dynamics.theories import theory as _theory
 
 from . import errata
 from .registry import format_summary, provenance_text
-from .symbolic import CHECKS, derivations
+from .symbolic import CHECKS, derivations, detail_parts
 
 _VERDICT = {"pass": "✔ pass", "FAIL": "✘ FAIL", "error": "✘ error", "skipped": "– skipped (not run)"}
 
@@ -52,7 +52,9 @@ def claim_entry(result) -> str:
         lines.append(f"- **Rate:** fitted slope {fit.slope:.3f} ± {fit.standard_error:.2g} against the predicted "
                      f"{fit.expected:g} (band ±{fit.band:.2g}); size: error = {ladder}")
     if result.detail:
-        lines.append(f"- **What was measured:** {result.detail}")
+        parts = detail_parts(result.detail)
+        lines += ([f"- **What was measured:** {parts[0]}"] if len(parts) == 1
+                  else ["- **What was measured:**", *(f"  - {part}" for part in parts)])
     lines += [f"- **Verdict:** {_VERDICT[result.verdict]}", ""]
     return "\n".join(lines)
 
@@ -117,7 +119,7 @@ def derivations_document(results) -> str:
             else:
                 lines.append(f"- **Source:** {entry.source}")
             if entry.check in ("none", "algorithm"):
-                lines.append(f"- **Checked:** {'not a closed form' if entry.check == 'algorithm' else 'no symbolic check'}"
+                lines.append(f"- **Checked:** {'numerically' if entry.check == 'algorithm' else 'no symbolic check'}"
                              f". {entry.note}")
                 lines.append("")
                 continue
@@ -127,7 +129,7 @@ def derivations_document(results) -> str:
                          + ("" if entry.check == "exact" or entry.source.startswith("derived") else f" {entry.note}"))
             lines.append(f"- **Claim:** {{ref}}`{entry.claim} <claim-{entry.claim}>`, {verdict}")
             if result and result.detail:
-                lines.append(f"- **Residuals as measured:** {result.detail}")
+                lines += ["- **Residuals as measured:**", *(f"  - {part}" for part in detail_parts(result.detail))]
             lines.append("")
     return "\n".join(lines)
 

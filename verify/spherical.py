@@ -15,6 +15,7 @@ import numpy as np
 import dynamics.spherical as sph
 from .registry import Check, claim, lazy_module, planted_bug, relative_error
 from .symbolic import EPS, derivation, library_against_symbols, printed_misses, residual_zero, spread
+from .symbolic import symbolic_result as _symbolic_result  # noqa: E402
 
 mpmath = lazy_module("mpmath")
 sp = lazy_module("sympy")
@@ -1657,7 +1658,7 @@ def symbolic_sgd_l2_one_step():
         collapse, (r0, eta, lam, k), lambda a, e, l_, kk: sph.sgd_l2_collapse_radius(a, e, l_, int(kk)),
         collapse_points, lambda a, e, l_, kk: (4 + 2 * kk) * EPS * (1 + e * l_ / (1 - e * l_)),
         "sgd_l2_collapse_radius"))
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 @claim("spherical.symbolic_sgd_l2_equilibrium", "Roburin (thesis), Eq 3.25, Table 3.1, Theorem 2 (SGD + L2)",
@@ -1715,7 +1716,7 @@ def symbolic_sgd_l2_equilibrium():
         checks.append(library_against_symbols(expression, (eta, lam, g_min, g_max),
                                               lambda e, l_, a, b, i=i: sph.sgd_l2_invariant_interval(e, l_, a, b)[i],
                                               interval_points, bound, f"sgd_l2_invariant_interval, {field}"))
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 @claim("spherical.symbolic_sgd_l2_relaxation", "Roburin (thesis), Eq 3.25, Theorem 4 (order-2 radius), Table 3.1",
@@ -1759,7 +1760,7 @@ def symbolic_sgd_l2_relaxation():
                                        lambda a, e, l_, g_, kk: sph.sgd_l2_relaxation_law(
                                            a, e, l_, g_, int(kk)).effective_learning_rate,
                                        points, bound_law, "sgd_l2_relaxation_law, η^e")]
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 @claim("spherical.symbolic_random_walk_equilibrium",
@@ -1838,7 +1839,7 @@ def symbolic_random_walk_equilibrium():
     checks.append(library_against_symbols(relax, symbols + (r0, k),
                                           lambda e, l_, c, g_, a, kk: sph.sgdm_l2_relaxation(a, e, l_, c, g_, int(kk)),
                                           points, bound, "sgdm_l2_relaxation"))
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 @claim("spherical.symbolic_lambda0_bounds", "Roburin (thesis), Eq 3.46 and its order-2 solution; Arora et al. 2019",
@@ -1898,7 +1899,7 @@ def symbolic_lambda0_bounds():
             extreme, lambda a0, e, lo, hi, kk: 2 * EPS * (2 + 4 * abs(math.log(a0)) + 2 * abs(math.log(e))
                                                           + 4 * abs(math.log(hi)) + abs(math.log(kk))),
             f"effective_lr_bounds_sgd, {name}, r₀ in [1e-100, 1e100] (log-space sums)"))
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 @claim("spherical.symbolic_theorem4", "Roburin (thesis), Theorem 4, Eqs 3.47-3.48, Fig 3.4, App. C.1",
@@ -1987,7 +1988,7 @@ def symbolic_theorem4():
     checks.append(library_against_symbols(eta * g / sp.sqrt(d), (eta, g, d),
                                           lambda e, h, dd: sph.adagrad_matched_learning_rate(e, h, int(dd)), matched,
                                           8 * EPS, "adagrad_matched_learning_rate"))
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 @claim("spherical.symbolic_exponential_lr", "Roburin (thesis), Eq 3.44, Lemma 1, App. A (A.1), App. B.2; Li & Arora 2020",
@@ -2096,7 +2097,7 @@ def symbolic_exponential_lr():
     checks.append(library_against_symbols(schedule.subs(a, 1 - eta * lam), (eta, lam, k),
                                           lambda e, l_, kk: sph.exponential_lr_schedule(e, l_)(kk), exp_points,
                                           exp_bound, "exponential_lr_schedule, η(1−ηλ)^{−2k−1}"))
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 @claim("spherical.symbolic_adam_nu",
@@ -2220,7 +2221,7 @@ def symbolic_adam_nu():
                                        lambda a, e, kk, dd, h: sph.adam_srt_radius_law(
                                            a, e, int(dd), h, int(kk)).effective_learning_rate,
                                        law_points, 8 * EPS, "adam_srt_radius_law, η^e")]
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 # Plausible slips in the closed forms that the symbolic claims catch.

@@ -940,6 +940,7 @@ planted_bug("spurious: CSI averages the other class means over K instead of K �
 # rounding through the formula as the library evaluates it, stated at each claim. DERIVATIONS lists every closed form
 # of the theory, the relation it solves and the claim that checks it, or why none does.
 from .symbolic import EPS, derivation, library_against_symbols, printed_misses, residual_zero, spread  # noqa: E402
+from .symbolic import symbolic_result as _symbolic_result  # noqa: E402
 from .symbolic import POINTS as SYMBOLIC_POINTS  # noqa: E402
 
 sp = lazy_module("sympy")
@@ -1182,7 +1183,7 @@ def symbolic_core_error():
     points = spread([(0.03, 1e3, "log")], SYMBOLIC_POINTS)
     checks.append(library_against_symbols(closed, [sigma], spur.core_error_probability, points, bound,
                                           "core_error_probability vs Φ(−1/σ)"))
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 @claim("spurious.symbolic_scaled_ce_gradient", "Barsbey et al. 2025, Prop. 1 (Eq. 1) and supp. D.2, Eqs. 10–11; "
@@ -1220,7 +1221,7 @@ def symbolic_scaled_ce_gradient():
         k * norm / (1 + sp.exp(k * m)), [k, m, norm], spur.scaled_ce_grad_norm, points,
         lambda kk, mm, gg: 4 * EPS * (2.0 + abs(kk * mm) * float(special.expit(kk * mm))),
         "scaled_ce_grad_norm vs k σ(−km)‖∇m‖"))
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 def _log_ratio_kappa(k, margins, log_ratio):
@@ -1322,7 +1323,7 @@ def symbolic_loss_ratio_limit():
     wrong = max(abs(a.rate - p[0]) for p, a in found.items())
     checks.append(Check.at_most(wrong, 0.0, f"bc_ba_loss_ratio_asymptote_from_logits rate vs α, largest difference "
                                             f"{wrong:.1e}"))
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 @claim("spurious.symbolic_gradient_ratio_limit", "Barsbey et al. 2025, supp. D.2, Def. 1, Prop. 2, Eq. 8; the rate, "
@@ -1390,7 +1391,7 @@ def symbolic_gradient_ratio_limit():
         wrong = max(abs(a.rate - (p[0] if grows else 0.0)) + (a.converged_core != grows) for p, a in found.items())
         checks.append(Check.at_most(wrong, 0.0, f"{name}: asymptote rate vs {'α' if grows else '0'} and "
                                                 f"converged_core, largest difference {wrong:.1e}"))
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 @claim("spurious.symbolic_expected_unique", "Pezeshki (thesis), §8.5.4 (the coverage of reweighted sampling)",
@@ -1471,7 +1472,7 @@ def symbolic_expected_unique():
                residual_zero(percent(3) - 83, "after three epochs, − 83"),
                printed_misses((after(1) - after(3)).subs(counts), after(3).subs(counts), half,
                               "44% (one epoch's coverage) printed for three epochs")]
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 @claim("spurious.symbolic_balanced_sampling", "Pezeshki (thesis), §8.3 (RWY, RWG, JTT; Idrissi et al. 2022)",
@@ -1529,7 +1530,7 @@ def symbolic_balanced_sampling():
     checks.append(Check.at_most(copies, 0, f"largest error in the per-index copy counts {copies}"))
     checks.append(library_against_symbols(n_right + n_wrong + (upweight - 1) * n_wrong, [n_right, n_wrong, upweight],
                                           lambda *p: float(upweighted(*p).size), jtt, 0.0, "JTT upweighted size"))
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 @claim("spurious.symbolic_gdro_step", "Pezeshki (thesis), §8.3 (online group DRO, after Sagawa et al. 2020)",
@@ -1587,7 +1588,7 @@ def symbolic_gdro_step():
     off = max(float(np.abs(step.loss_weights - np.where(np.array(p[9:]) > 0, np.exp(step.log_q), 0.0)).max())
               for p, step in steps.items())
     checks.append(Check.at_most(off, 0.0, f"loss weights vs π_g e^(log q'_g): largest difference {off:.1e}"))
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 @claim("spurious.symbolic_class_separation", "Barsbey et al. 2025, §3.3 (after Kornblith et al. 2021); the O(N·d) "
@@ -1631,7 +1632,7 @@ def symbolic_class_separation():
     checks.append(library_against_symbols(r2, list(angles) + list(radii),
                                           lambda *p: spur.class_separation_r2(matrix(*p), labels),
                                           points, bound, "class_separation_r2 vs the pair-sum R²"))
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 def _flat_sparse(m, d, magnitude):
@@ -1685,7 +1686,7 @@ def symbolic_pq_index():
     checks.append(library_against_symbols(flat, [m, d, p, q, a],
                                           lambda m_, d_, p_, q_, a_: spur.pq_index(_flat_sparse(m_, d_, a_), p_, q_),
                                           points, bound, "pq_index vs 1 − (m/d)^{1/p − 1/q}"))
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 @claim("spurious.symbolic_prunability", "Barsbey et al. 2025, §3.2 and Table 1",
@@ -1724,7 +1725,7 @@ def symbolic_prunability():
             EPS, f"retention_ratios at κ = 0.{j + 1}"))
     checks.append(library_against_symbols(mean, symbols, lambda *p: spur.prunability(accuracies(*p), p[0]), points,
                                           8 * EPS, "prunability vs the mean of the ratios"))
-    return Check.all_of(checks)
+    return _symbolic_result(checks)
 
 
 # Plausible slips the symbolic claims catch (planted in a copy of the library by tests/test_mutations.py).

@@ -1134,7 +1134,7 @@ def symbolic_legendre_duals():
     # the tail ω > 0 in relative terms (4ε, as σ(−ω) = e^{−ω}/(1 + e^{−ω}) rounds three times), up to ω = 700
     checks.append(library_against_symbols(star, (w,), lambda y: gs.dual_maximiser("cross_entropy", y), margins,
                                           4 * EPS, "dual_maximiser, ω > 0 (the tail)"))
-    return _symbolic_result(checks, 4)
+    return _symbolic_result(checks)
 
 
 def _strength_points(count=SYMBOLIC_POINTS):
@@ -1221,7 +1221,7 @@ def symbolic_lambert_point():
         worst = max(worst, abs(field) / allowed)
     checks.append(Check.at_most(worst, 1.0, f"Eq 10 field at the Lambert point: worst |field| / bound {worst:.2f} "
                                             f"over {len(points)} points"))
-    return _symbolic_result(checks, 4)
+    return _symbolic_result(checks)
 
 
 def _margin_bounds(r):
@@ -1289,7 +1289,7 @@ def symbolic_margin_equations():
     for j in range(2):
         checks.append(library_against_symbols(Z(1 / pen) * sum(U[:, j]), (pen, d), library_sd(j), sd_points,
                                               lambda x, y, j=j: column_bound(x, y, j), f"sd_fixed_point z_{j + 1}"))
-    return _symbolic_result(checks, 6)
+    return _symbolic_result(checks)
 
 
 @claim("starvation.symbolic_approximation_limit", "Pezeshki et al. 2021, Eqs 9-10 and App. C.4 (Eqs 31-35: "
@@ -1351,7 +1351,7 @@ def symbolic_approximation_limit():
             worst = max(worst, float(abs(ratio - 1 - 2 * alpha10 / 3) / alpha10 ** 2))
     checks.append(Check.at_most(worst, 1.0, f"|gap/(α²/(2(1 + W))) − 1 − 2α/3| over α², c = 10..1e13: worst "
                                             f"{worst:.2f}"))
-    return _symbolic_result(checks, 2)
+    return _symbolic_result(checks)
 
 
 def _abs_coupling(delta, s, lam):
@@ -1490,7 +1490,7 @@ def symbolic_jacobian():
                                               f"jacobian {label}"))
         checks.append(library_against_symbols(sd_field, (pen, x), sd_values(1), sd_points, sd_field_bound,
                                               f"dual_rhs {label}"))
-    return _symbolic_result(checks, 3)
+    return _symbolic_result(checks)
 
 
 def _two_feature_symbols():
@@ -1606,7 +1606,7 @@ def symbolic_first_order():
                                               lambda *p, i=i: z_bound(*p, i=i), f"first_order_response z_{i + 1}"))
     checks.append(library_against_symbols(references[2], symbols, library(2), points, derivative_bound,
                                           "weak_response_derivative"))
-    return _symbolic_result(checks, 3)
+    return _symbolic_result(checks)
 
 
 @claim("starvation.symbolic_lemma1", "Pezeshki et al. 2021, Lemma 1, Eq 14 (Eqs 54-60); Pezeshki (thesis), "
@@ -1668,7 +1668,7 @@ def symbolic_lemma1():
     for i in range(2):
         checks.append(library_against_symbols(references[i], symbols, library(i), points,
                                               lambda *p, i=i: skeel(*p, i=i), f"linearised_fixed_point α_{i + 1}"))
-    return _symbolic_result(checks, 2)
+    return _symbolic_result(checks)
 
 
 @claim("starvation.symbolic_learning_rate_bound", "Pezeshki et al. 2021, Eqs 3-5 and 17 (primal gradient descent); "
@@ -1729,7 +1729,7 @@ def symbolic_learning_rate_bound():
     checks.append(library_against_symbols(2 / (top * (sp.Rational(1, 4) + pen)), (s1, s2, s3, pen),
                                           lambda a, b, c, e: gs.learning_rate_bound([a, b, c], output_penalty=e),
                                           points, 4 * EPS, "learning_rate_bound, Eq 17"))
-    return _symbolic_result(checks, 2)
+    return _symbolic_result(checks)
 
 
 # Plausible slips in the closed forms that the symbolic claims catch (planted in a copy of the library by

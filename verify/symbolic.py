@@ -39,7 +39,7 @@ sp = lazy_module("sympy")
 mpmath = lazy_module("mpmath")
 
 __all__ = ["EPS", "POINTS", "residual_zero", "spread", "library_against_symbols", "symbolic_result", "simplified",
-           "printed_misses", "Derivation", "derivation", "derivations", "CHECKS"]
+           "printed_misses", "Derivation", "derivation", "derivations", "CHECKS", "detail_parts"]
 
 EPS = float(np.finfo(np.float64).eps)
 """The float64 unit round-off, the unit of the symbolic claims' bounds."""
@@ -47,12 +47,36 @@ POINTS = 1000
 """How many points a symbolic claim compares the library with the symbols at."""
 
 
-def symbolic_result(checks, shown=None):
-    """All ``checks`` must pass. When they do, the detail joins the details of the last ``shown`` of them (all by
-    default: the library against the symbols is usually last); otherwise it is the failing check's own."""
+def symbolic_result(checks):
+    """All ``checks`` must pass. When they do, the detail joins the details of every check (each residual, each
+    printed form's miss, each comparison of the library with the symbols), which the claims, errata and derivations
+    pages quote; otherwise it is the failing check's own."""
     if all(c.passed for c in checks):
-        return Check.all_of(checks, "; ".join(c.detail for c in checks[-(shown or len(checks)):]))
+        return Check.all_of(checks, "; ".join(c.detail for c in checks))
     return Check.all_of(checks)
+
+
+def detail_parts(detail, printed_only=False):
+    """A claim's detail as Markdown list items, one per check (the parts :func:`symbolic_result` joined with
+    "; "): each residual that sympy left (``residual EXPR``, ``printed residual EXPR``) as inline code, so that its
+    ``*`` and ``_`` are not read as emphasis; the rest with ``*`` escaped. With ``printed_only``, only the printed
+    forms' residuals (:func:`printed_misses`)."""
+    items = []
+    for part in detail.split("; "):
+        for marker in (": printed residual ", ": residual "):
+            if marker in part:
+                what, rest = part.split(marker, 1)
+                expression, _, tail = rest.partition(" (relative miss")
+                items.append(f"{what.replace('*', chr(92) + '*')}{marker}`{expression}`"
+                             + (f" (relative miss{tail}" if tail else ""))
+                break
+        else:
+            if printed_only:
+                continue
+            items.append(part.replace("*", "\\*"))
+        if printed_only and ": printed residual " not in part:
+            items.pop()
+    return items
 
 
 def _cache_directory():
