@@ -939,8 +939,9 @@ def erratum_eq_3_75_rescaled_momentum(run):
 @claim("spherical.erratum_nu_rescaled", "Roburin (thesis), §3.5.2 (scheduling with R), Eqs 3.79-3.81",
        "Adam w/o (abc)'s second moment on the sphere, ν_k^R = r_k((1−β₁^{k+1})/(1−β₁))sqrt(v_k/(1−β₂^{k+1})) read "
        "from its state along a run (η = 0.1, λ = 0.3, 150 steps), equals the corrected closed form with λr_i² in the sum "
-       "(adam_nu_R) to rtol 1e-12; the printed sum with λr_ir_k misses by more than 1e-2 relative, and the "
-       "printed ν^R = r_k v_k by far more.", "erratum", stochastic=True,
+       "(adam_nu_R) to rtol 1e-12; the printed sum with λr_ir_k misses by more than 1e-3 relative "
+       "(nine orders above the corrected form's round-off; it misses by 0.0057 to 0.13, median 0.035, over seed "
+       "offsets 0-99, as the radius drifts along the run), and the printed ν^R = r_k v_k by far more.", "erratum", stochastic=True,
        printed="ν^R_k = r_k v_k, with ‖∇L(u_i) + λ r_i r_k u_i‖² in the sum",
        corrected="ν^R_k = r_k (1−β₁^{k+1})/(1−β₁) sqrt(v_k/(1−β₂^{k+1})), with ‖∇L(u_i) + λ r_i² u_i‖² in the sum",
        printed_math=r"\nu^R_k = r_k v_k, \quad \text{with } \lVert \nabla L(u_i) "
@@ -967,7 +968,7 @@ def erratum_nu_rescaled(run):
     v = c2 * (np.array([f.b for f in forms]) * (1 - beta1) / c1) ** 2  # v_k, from b_k = (c1/(1−β₁))·sqrt(v_k/c2)
     printed_rv = radii * v
     printed_error = min(relative_error(printed, nu_state), relative_error(printed_rv, nu_state))
-    return Check.erratum(printed_error, relative_error(corrected, nu_state), 1e-12, reject_above=1e-2,
+    return Check.erratum(printed_error, relative_error(corrected, nu_state), 1e-12, reject_above=1e-3,
                          detail=f"λr_ir_k sum off by {relative_error(printed, nu_state):.2g}, r_k v_k off by "
                                 f"{relative_error(printed_rv, nu_state):.2g}")
 
