@@ -498,7 +498,7 @@ def lambda0_sandwich(run):
        "round-off), falls like q^k with q = 2(1−ηλ)² − 1, the derivative at its fixed point of the squared-radius "
        "map s ↦ (1−ηλ)²s + η²G²/s: a rate check of slope −1 against the sizes q^{−k}.", "limit",
        stochastic=True)
-def sgd_l2_equilibrium_claim(run):  # named apart from the library's sgd_l2_equilibrium: see the symbolic claims' note
+def sgd_l2_equilibrium_claim(run):
     rng = run.rng(110)
     d = 16
     checks = []
@@ -557,7 +557,7 @@ def equilibrium_closed_forms_precision():
        "run at the constant norm g_min from s₀ = L (g_max from s₀ = U) stays there for 500 steps, and its η^e equals "
        "the max (min) η^e bound, to rtol 1e-12 (round-off: the fixed point attracts, |2(1−ηλ)² − 1| < 1).", "bound",
        stochastic=True)
-def sgd_l2_invariant_interval_claim(run):  # named apart from the library's sgd_l2_invariant_interval: see the symbolic claims' note
+def sgd_l2_invariant_interval_claim(run):
     rng = run.rng(111)
     d, eta, lam, n = 16, 0.1, 1e-3, 20000
     interval = sph.sgd_l2_invariant_interval(eta, lam, 0.5, 2.0)
@@ -591,7 +591,7 @@ def sgd_l2_invariant_interval_claim(run):  # named apart from the library's sgd_
        "on the ladder ηλ = 1e-4·2^j, j = 0..4, with η/λ = 100 held (so r*⁴ is fixed and tan²θ₀ = η²G²/r₀⁴ also "
        "scales like ηλ), the max relative error over 3/(ηλ) steps falls with slope 1 in ηλ (the dropped "
        "η⁴G⁴/r⁴ term and the step-to-ODE error are both O(ηλ)).", "limit", stochastic=True)
-def sgd_l2_relaxation_claim(run):  # named apart from the library's sgd_l2_relaxation: see the symbolic claims' note
+def sgd_l2_relaxation_claim(run):
     rng = run.rng(112)
     d, G, ratio = 16, 1.0, 100.0  # η/λ held at 100: η = 0.1, λ = 1e-3 at ηλ = 1e-4
     products = 1e-4 * 2.0 ** np.arange(4, -1, -1)
@@ -979,7 +979,7 @@ def erratum_nu_rescaled(run):
        "to rtol 1e-12 (accumulated round-off over the steps), for both engines of simulate: the compiled loop and "
        "the numpy optimizer AdamSRT stepped one step at a time (its R-rescaling of v included), which also agree "
        "with each other step by step over the whole run (rtol 1e-12).", "identity", stochastic=True)
-def adam_srt_radius_law_claim(run):  # named apart from the library's adam_srt_radius_law: see the symbolic claims' note
+def adam_srt_radius_law_claim(run):
     rng = run.rng(123)
     d, eta, n = 24, 0.01, 3000
     checks = []
