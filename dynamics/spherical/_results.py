@@ -788,6 +788,25 @@ class AdamVariantsConfig(NamedTuple):
         return cls(optimizers=("AdamG", "Adam", "AdamW", "AdamS", "AdamST", "AdamSRT"), eval_every=300,
                    spherical_every=300)
 
+    @classmethod
+    def record(cls) -> "AdamVariantsConfig":
+        """The record size of Theorem 2's hypotheses along training (Roburin (thesis), Figs B.1-B.3): all seven
+        methods on a 128-wide MLP, 8192 training and 16384 held-out points, 3000 steps of 128 (the CUDA size of the
+        claims spherical.experiment_adam_variants and spherical.experiment_theorem2_hypotheses), Theorem 2's
+        quantities read every 5 steps and the loss every 100. The thesis's ResNet20/CIFAR10 runs (:meth:`source`)
+        are out of a CPU's reach; this size runs in about 10 minutes on one core for 5 seeds.
+
+        Examples
+        --------
+        >>> config = AdamVariantsConfig.record()
+        >>> config.width, config.n_train, config.n_steps, config.batch_size, config.spherical_every
+        (128, 8192, 3000, 128, 5)
+        >>> len(config.optimizers)
+        7
+        """
+        return cls(n_steps=3000, batch_size=128, eval_every=100, spherical_every=5, n_train=8192, n_test=16384,
+                   width=128)
+
 
 class AdaGradGVsSGDM2Config(NamedTuple):
     """Settings of Theorem 4 on a BatchNorm CNN (Roburin et al. 2022, Theorem 4; Roburin (thesis), Fig 3.4 in small,
