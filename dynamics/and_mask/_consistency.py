@@ -19,6 +19,7 @@ from numpy.typing import ArrayLike
 from dynamics.numerics import (as_finite_array, one_blas_thread_when_small, require_array_in_range, require_choice,
                                require_finite_product, require_finite_result, require_integer, require_positive)
 from ._checks import NULL_TOLERANCE, SYMMETRY_TOLERANCE, require_diagonal_hessians, require_eps, require_spd
+from ._docs import fill_doc
 
 __all__ = ["amgm_ratio", "consistency_diagonal", "consistency_lower_bound", "consistency_quadratic", "karcher_mean",
            "masked_descent_bound"]
@@ -271,6 +272,7 @@ def karcher_mean(a: ArrayLike, b: ArrayLike) -> np.ndarray:
                                  "a and b are too ill-conditioned for their square roots in float64")
 
 
+@fill_doc
 def masked_descent_bound(initial_loss: float, min_loss: float, learning_rate: float, n_steps: int) -> float:
     r"""The bound
     :math:`\min_{i<k} \lVert m_t(\theta^i) \odot \nabla L(\theta^i) \rVert^2 \le 2(L(\theta^0) - \inf L)/(\eta k)` of
@@ -285,8 +287,7 @@ def masked_descent_bound(initial_loss: float, min_loss: float, learning_rate: fl
         :math:`L(\theta^0)`.
     min_loss : float
         :math:`\inf L` (or any lower bound on it), <= initial_loss.
-    learning_rate : float
-        :math:`\eta > 0`.
+    %(learning_rate)s
     n_steps : int
         :math:`k \ge 1`.
 

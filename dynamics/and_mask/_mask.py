@@ -24,6 +24,7 @@ from numpy.typing import ArrayLike
 from dynamics.numerics import as_finite_array, require_bool, require_finite_result, require_integer, require_positive
 from ._checks import require_agreement_threshold, require_env_axis, require_grads, require_groups, require_n_envs
 from ._results import MaskedDescent
+from ._docs import fill_doc
 
 __all__ = ["and_mask", "and_mask_t", "and_masked_gd", "effective_agreement", "keep_set", "masked_gradient",
            "sign_threshold", "xor_mask"]
@@ -41,6 +42,7 @@ def integer_threshold(n_envs: int, agreement_threshold: float) -> int:
     return max(0, math.ceil(agreement_threshold * n_envs - THRESHOLD_SLACK))
 
 
+@fill_doc
 def sign_threshold(n_envs: int, agreement_threshold: float) -> int:
     r"""The integer threshold :math:`T(d, \tau) = \lceil \tau d - 10^{-9} \rceil` on the sign sum
     :math:`\lvert \sum_e \operatorname{sign}(g_e) \rvert` (see the theory note, docs/theory/and_mask.md, on why the
@@ -48,10 +50,8 @@ def sign_threshold(n_envs: int, agreement_threshold: float) -> int:
 
     Parameters
     ----------
-    n_envs : int
-        Number of environments :math:`d \ge 1`.
-    agreement_threshold : float
-        Agreement threshold :math:`\tau \in [0, 1]`.
+    %(n_envs)s
+    %(agreement_threshold)s
 
     Returns
     -------
@@ -68,16 +68,15 @@ def sign_threshold(n_envs: int, agreement_threshold: float) -> int:
     return integer_threshold(require_n_envs(n_envs), require_agreement_threshold(agreement_threshold))
 
 
+@fill_doc
 def keep_set(n_envs: int, agreement_threshold: float) -> np.ndarray:
     r"""The keep set :math:`K_\tau(d) = \{k \in \{0, \ldots, d\} : \lvert 2k - d \rvert \ge T(d, \tau)\}` of numbers of
     positive signs.
 
     Parameters
     ----------
-    n_envs : int
-        Number of environments :math:`d \ge 1`.
-    agreement_threshold : float
-        Agreement threshold :math:`\tau \in [0, 1]`.
+    %(n_envs)s
+    %(agreement_threshold)s
 
     Returns
     -------
@@ -94,6 +93,7 @@ def keep_set(n_envs: int, agreement_threshold: float) -> np.ndarray:
     return k[np.abs(2 * k - d) >= integer_threshold(d, require_agreement_threshold(agreement_threshold))]
 
 
+@fill_doc
 def effective_agreement(n_envs: int, agreement_threshold: float) -> int:
     r"""The :math:`t`-form threshold :math:`t_{\mathrm{eff}} = \lceil (d + T(d, \tau))/2 \rceil` equivalent to the
     :math:`\tau`-form without exact zeros (derived in this project; see the theory note, docs/theory/and_mask.md).
@@ -103,10 +103,8 @@ def effective_agreement(n_envs: int, agreement_threshold: float) -> int:
 
     Parameters
     ----------
-    n_envs : int
-        Number of environments :math:`d \ge 1`.
-    agreement_threshold : float
-        Agreement threshold :math:`\tau \in [0, 1]`.
+    %(n_envs)s
+    %(agreement_threshold)s
 
     Returns
     -------
@@ -236,6 +234,7 @@ def xor_mask(grads: ArrayLike, agreement_threshold: float, *, env_axis: int = 0)
     return np.abs(_sign_sums(g)) <= limit
 
 
+@fill_doc
 def masked_gradient(grads: ArrayLike, agreement_threshold: float, rescale: bool = False, geom_mean: bool = False,
                     groups: Optional[Union[ArrayLike, Sequence[ArrayLike]]] = None, *, env_axis: int = 0) -> np.ndarray:
     r"""The AND-masked update :math:`u = m_\tau \odot b`, optionally rescaled by the inverse kept fraction
@@ -256,8 +255,7 @@ def masked_gradient(grads: ArrayLike, agreement_threshold: float, rescale: bool 
     grads : array_like, shape (n_envs, n_params)
         Per-environment gradients, row :math:`e` for environment :math:`e` (environments along axis 0; see
         ``env_axis``); finite.
-    agreement_threshold : float
-        Agreement threshold :math:`\tau \in [0, 1]`.
+    %(agreement_threshold)s
     rescale : bool, default False
         Inverse-sparsity rescaling (not in the paper; the public code and DomainBed use it).
     geom_mean : bool, default False

@@ -25,6 +25,7 @@ from ._checks import MAX_SNR, require_agreement_threshold, require_n_envs
 from ._kernels import mask_parallel, mask_serial, temporal_parallel, temporal_serial
 from ._mask import integer_threshold
 from ._results import MaskEstimate, MaskSimulation, TemporalMaskSimulation
+from ._docs import fill_doc
 
 __all__ = ["estimate_from_simulation", "simulate_mask", "simulate_mask_hetero", "simulate_temporal_mask"]
 
@@ -49,6 +50,7 @@ def _run_mask(means, stds, n_samples, seed):
     return MaskSimulation(int(means.size), n, bins[0].astype(np.int64), bins[1], bins[2], bins[3])
 
 
+@fill_doc
 def simulate_mask(n_envs: int, n_samples: int, snr: float = 0.0, gradient_std: float = 1.0, *,
                   seed: Optional[Union[int, np.random.Generator]] = None) -> MaskSimulation:
     r"""Monte Carlo of the AND-mask on n_samples coordinates with i.i.d. :math:`N(\mu, \sigma^2)` gradients in
@@ -60,8 +62,7 @@ def simulate_mask(n_envs: int, n_samples: int, snr: float = 0.0, gradient_std: f
 
     Parameters
     ----------
-    n_envs : int
-        Number of environments :math:`d \ge 1`.
+    %(n_envs)s
     n_samples : int
         Number :math:`N \ge 1` of independent coordinates (:math:`N \cdot d` gradient entries are drawn).
     snr : float, default 0
@@ -91,6 +92,7 @@ def simulate_mask(n_envs: int, n_samples: int, snr: float = 0.0, gradient_std: f
     return _run_mask(np.full(d, s * sigma), np.full(d, sigma), n_samples, seed)
 
 
+@fill_doc
 def simulate_mask_hetero(gradient_means: ArrayLike, gradient_stds: ArrayLike, n_samples: int, *,
                          seed: Optional[Union[int, np.random.Generator]] = None) -> MaskSimulation:
     r"""Monte Carlo of the AND-mask with environment-dependent :math:`N(\mu_e, \sigma_e^2)` gradients (the reference for
@@ -104,8 +106,7 @@ def simulate_mask_hetero(gradient_means: ArrayLike, gradient_stds: ArrayLike, n_
         :math:`\sigma_e > 0`.
     n_samples : int
         Number :math:`N \ge 1` of independent coordinates.
-    seed : None, int or numpy.random.Generator
-        Source of randomness.
+    %(seed)s
 
     Returns
     -------
@@ -124,6 +125,7 @@ def simulate_mask_hetero(gradient_means: ArrayLike, gradient_stds: ArrayLike, n_
     return _run_mask(means, stds, n_samples, seed)
 
 
+@fill_doc
 def estimate_from_simulation(simulation: MaskSimulation, agreement_threshold: float) -> MaskEstimate:
     r"""The statistics of the :math:`\tau`-form mask (keep :math:`\lvert S \rvert \ge \lceil \tau d - 10^{-9} \rceil`)
     from one Monte Carlo run, with standard errors: the keep probability, :math:`\mathbb{E}[m \bar g]` and
@@ -138,8 +140,7 @@ def estimate_from_simulation(simulation: MaskSimulation, agreement_threshold: fl
     ----------
     simulation : MaskSimulation
         From :func:`dynamics.and_mask.simulate_mask` or :func:`dynamics.and_mask.simulate_mask_hetero`.
-    agreement_threshold : float
-        Agreement threshold :math:`\tau \in [0, 1]`.
+    %(agreement_threshold)s
 
     Returns
     -------
@@ -167,6 +168,7 @@ def estimate_from_simulation(simulation: MaskSimulation, agreement_threshold: fl
                         math.sqrt(max(fourth - second * second, 0.0) / n), int(simulation.n_samples))
 
 
+@fill_doc
 def simulate_temporal_mask(snr: float, sign_decay: float, agreement_threshold: float, n_steps: int, n_chains: int, *,
                            seed: Optional[Union[int, np.random.Generator]] = None) -> TemporalMaskSimulation:
     r"""Monte Carlo of the temporal AND-mask's sign EMA (Parascandolo et al. 2021, Algorithm 1, CoinRun).
@@ -187,8 +189,7 @@ def simulate_temporal_mask(snr: float, sign_decay: float, agreement_threshold: f
         Number of steps :math:`k \ge 1` per chain.
     n_chains : int
         Number of independent chains >= 1 (n_steps·n_chains gradient entries are drawn).
-    seed : None, int or numpy.random.Generator
-        Source of randomness.
+    %(seed)s
 
     Returns
     -------

@@ -34,6 +34,7 @@ from ._results import (LinearPatchwork, MaskedNormCurves, MaskedNormSamples, Mas
                        ShortcutDataset, ShortcutRun, ShortcutSweep, SpiralDataset, ThresholdSweep,
                        ThresholdSweepSamples)
 from ._statistics import expected_squared_norms, keep_probability, masked_update_moments, noise_masked_norm_bounds
+from ._docs import fill_doc
 
 __all__ = ["PATCHWORK_METHODS", "logistic_env_gradients", "make_logistic_shortcut", "make_notebook_patchwork",
            "make_spiral_dataset", "masked_norm_curves", "masked_norm_samples", "masked_update_curves",
@@ -70,6 +71,7 @@ def _spirals(rng, n, n_revolutions):
     return points / spread, 2.0 * labels - 1.0
 
 
+@fill_doc
 def make_spiral_dataset(n_envs: int = 16, n_samples_per_env: int = 1024, dim_shortcut: int = 8,
                         n_revolutions: float = 3, shortcut_std: float = 1.0, n_test: int = 2000, *,
                         seed: Optional[Union[int, np.random.Generator]] = None) -> SpiralDataset:
@@ -95,7 +97,7 @@ def make_spiral_dataset(n_envs: int = 16, n_samples_per_env: int = 1024, dim_sho
         Standard deviation of the signature entries :math:`x_s`, in (0, 1e300].
     n_test : int, default 2000
         Size of the o.o.d. test set >= 2.
-    seed : None, int or numpy.random.Generator
+    %(seed)s
 
     Returns
     -------
@@ -206,6 +208,7 @@ def patchwork_masked_shared_weight(private_weights: ArrayLike, weight_decay: flo
     return value
 
 
+@fill_doc
 def make_logistic_shortcut(n_envs: int = 16, n_samples_per_env: int = 256, dim_shortcut: int = 32,
                            signal: float = 1.0, shortcut_std: float = 1.0, n_test: int = 4000, *,
                            seed: Optional[Union[int, np.random.Generator]] = None) -> ShortcutDataset:
@@ -232,8 +235,7 @@ def make_logistic_shortcut(n_envs: int = 16, n_samples_per_env: int = 256, dim_s
         :math:`\sigma_S > 0`.
     n_test : int, default 4000
         Size of the o.o.d. test set (and of the shortcut probe) >= 1.
-    seed : None, int or numpy.random.Generator
-        Source of randomness.
+    %(seed)s
 
     Returns
     -------
@@ -308,6 +310,7 @@ def logistic_env_gradients(weights: ArrayLike, inputs: ArrayLike, labels: ArrayL
     return -np.einsum("en,en,enf->ef", sigmoid, labels, inputs) / inputs.shape[1]
 
 
+@fill_doc
 def train_logistic_shortcut(dataset: ShortcutDataset, agreement_threshold: float, learning_rate: float = 0.5,
                             n_steps: int = 500, rescale: bool = False) -> ShortcutRun:
     r"""Full-batch AND-masked gradient descent on the logistic shortcut task, :math:`w_0 = 0`.
@@ -322,8 +325,7 @@ def train_logistic_shortcut(dataset: ShortcutDataset, agreement_threshold: float
     ----------
     dataset : ShortcutDataset
         From :func:`dynamics.and_mask.make_logistic_shortcut`.
-    agreement_threshold : float
-        Agreement threshold :math:`\tau \in [0, 1]`.
+    %(agreement_threshold)s
     learning_rate : float, default 0.5
         Step size :math:`\eta > 0`.
     n_steps : int, default 500
@@ -516,16 +518,15 @@ def masked_norm_samples(n_envs: ArrayLike, agreement_fraction: float = 0.8, n_pa
 
 
 # ------------------------------------------------------------------------------------------------ the notebook
+@fill_doc
 def masked_update_curves(n_envs: int, agreement_threshold: float, snr: ArrayLike) -> MaskedUpdateCurves:
     r"""The keep probability, mean and standard deviation of one masked coordinate against the SNR, exactly
     (i.i.d. :math:`N(\mu, \sigma^2)` gradients, in units of :math:`\sigma`; derived in this project).
 
     Parameters
     ----------
-    n_envs : int
-        Number of environments :math:`d \ge 1`.
-    agreement_threshold : float
-        Agreement threshold :math:`\tau \in [0, 1]`.
+    %(n_envs)s
+    %(agreement_threshold)s
     snr : float or array_like
         SNRs :math:`s = \mu/\sigma`, :math:`\lvert s \rvert \le 10^6`.
 
@@ -548,6 +549,7 @@ def masked_update_curves(n_envs: int, agreement_threshold: float, snr: ArrayLike
                               np.sqrt(np.maximum(second - first ** 2, 0.0)))
 
 
+@fill_doc
 def masked_update_samples(n_envs: int, agreement_threshold: float, snr: ArrayLike, n_samples: int = 2000, *,
                           seed: Optional[Union[int, np.random.Generator]] = 0) -> MaskedUpdateSamples:
     r"""Monte Carlo of :func:`dynamics.and_mask.masked_update_curves` (:math:`\sigma = 1`): one
@@ -555,10 +557,8 @@ def masked_update_samples(n_envs: int, agreement_threshold: float, snr: ArrayLik
 
     Parameters
     ----------
-    n_envs : int
-        Number of environments :math:`d \ge 1`.
-    agreement_threshold : float
-        Agreement threshold :math:`\tau \in [0, 1]`.
+    %(n_envs)s
+    %(agreement_threshold)s
     snr : float or array_like
         SNRs :math:`s = \mu/\sigma`, one run each.
     n_samples : int, default 2000
@@ -587,6 +587,7 @@ def masked_update_samples(n_envs: int, agreement_threshold: float, snr: ArrayLik
                                np.sqrt(np.maximum([r.second_moment - r.first_moment ** 2 for r in runs], 0.0)))
 
 
+@fill_doc
 def threshold_sweep(n_envs: int, snr: float) -> ThresholdSweep:
     r"""A signal coordinate (SNR :math:`s`) and a pure-noise coordinate against :math:`\tau = k/d`,
     :math:`k = 0, \ldots, d`, exactly: keep probabilities, the kept fraction :math:`\mathbb{E}[m \bar g]/\mu` of the
@@ -596,8 +597,7 @@ def threshold_sweep(n_envs: int, snr: float) -> ThresholdSweep:
 
     Parameters
     ----------
-    n_envs : int
-        Number of environments :math:`d \ge 1`.
+    %(n_envs)s
     snr : float
         :math:`s = \mu/\sigma` of the signal coordinate, non-zero, :math:`\lvert s \rvert \le 10^6`.
 
@@ -622,6 +622,7 @@ def threshold_sweep(n_envs: int, snr: float) -> ThresholdSweep:
                           np.array([x.masked / x.unmasked for x in noise]))
 
 
+@fill_doc
 def threshold_sweep_samples(n_envs: int, snr: float, agreement_threshold: ArrayLike, n_samples: int = 10_000, *,
                             seed: Optional[Union[int, np.random.Generator]] = 0) -> ThresholdSweepSamples:
     r"""Monte Carlo of :func:`dynamics.and_mask.threshold_sweep` (:math:`\sigma = 1`): one signal run and one
@@ -630,8 +631,7 @@ def threshold_sweep_samples(n_envs: int, snr: float, agreement_threshold: ArrayL
 
     Parameters
     ----------
-    n_envs : int
-        Number of environments :math:`d \ge 1`.
+    %(n_envs)s
     snr : float
         :math:`s = \mu/\sigma` of the signal coordinate, non-zero.
     agreement_threshold : float or array_like

@@ -29,6 +29,7 @@ from ._checks import (MAX_EXACT_N_ENVS, MAX_SNR, require_agreement_threshold, re
 from ._kernels import log_keep, log_keep_many, masked_moments_kernel, poisson_binomial_kernel, truncated_normal_pieces
 from ._mask import integer_threshold
 from ._results import ConditionalMoments, EmaMoments, MaskedMoments, NoiseNormBounds, ProbabilityBounds, SquaredNorms
+from ._docs import fill_doc
 
 __all__ = ["conditional_moments", "decay_rate", "expected_squared_norms", "keep_probability",
            "keep_probability_bounds", "keep_probability_hetero", "keep_probability_rational",
@@ -42,16 +43,15 @@ def _xlogx(x):
 
 
 # ------------------------------------------------------------------------------------------------ keep probability
+@fill_doc
 def log_keep_probability(n_envs: int, agreement_threshold: float, snr: ArrayLike = 0.0) -> Union[float, np.ndarray]:
     r""":math:`\log \pi(d, \tau, s)`: the logarithm of :func:`dynamics.and_mask.keep_probability`, finite where
     :math:`\pi` underflows.
 
     Parameters
     ----------
-    n_envs : int
-        Number of environments :math:`d \ge 1`.
-    agreement_threshold : float
-        Agreement threshold :math:`\tau \in [0, 1]`.
+    %(n_envs)s
+    %(agreement_threshold)s
     snr : float or array_like, default 0
         Per-environment signal-to-noise ratio :math:`s = \mu/\sigma` of the coordinate,
         :math:`\lvert s \rvert \le 10^6`.
@@ -72,6 +72,7 @@ def log_keep_probability(n_envs: int, agreement_threshold: float, snr: ArrayLike
     return scalar_or_array(values.reshape(s.shape), snr)
 
 
+@fill_doc
 def keep_probability(n_envs: int, agreement_threshold: float, snr: ArrayLike = 0.0) -> Union[float, np.ndarray]:
     r"""Probability :math:`\pi(d, \tau, s)` that a coordinate passes the AND-mask (Parascandolo et al. 2021, Eq 6 for
     pure noise; the signal case is derived in this project).
@@ -90,10 +91,8 @@ def keep_probability(n_envs: int, agreement_threshold: float, snr: ArrayLike = 0
 
     Parameters
     ----------
-    n_envs : int
-        Number of environments :math:`d \ge 1`.
-    agreement_threshold : float
-        Agreement threshold :math:`\tau \in [0, 1]`.
+    %(n_envs)s
+    %(agreement_threshold)s
     snr : float or array_like, default 0
         Per-environment signal-to-noise ratio :math:`s = \mu/\sigma`, :math:`\lvert s \rvert \le 10^6`.
 
@@ -114,16 +113,15 @@ def keep_probability(n_envs: int, agreement_threshold: float, snr: ArrayLike = 0
     return math.exp(log_value) if isinstance(log_value, float) else np.exp(log_value)
 
 
+@fill_doc
 def keep_probability_rational(n_envs: int, agreement_threshold: float) -> Fraction:
     r"""The pure-noise keep probability :math:`\pi_0(d, \tau) = 2^{-d} \sum_{k \in K_\tau(d)} \binom{d}{k}` as an exact
     fraction (Parascandolo et al. 2021, Eq 6).
 
     Parameters
     ----------
-    n_envs : int
-        Number of environments :math:`d \ge 1`.
-    agreement_threshold : float
-        Agreement threshold :math:`\tau \in [0, 1]`.
+    %(n_envs)s
+    %(agreement_threshold)s
 
     Returns
     -------
@@ -141,6 +139,7 @@ def keep_probability_rational(n_envs: int, agreement_threshold: float) -> Fracti
 
 
 # ------------------------------------------------------------------------------------------------ moments
+@fill_doc
 def masked_update_moments(n_envs: int, agreement_threshold: float, snr: float,
                           gradient_std: float = 1.0) -> MaskedMoments:
     r"""Exact moments :math:`(\mathbb{E}[m_\tau \bar g], \mathbb{E}[m_\tau \bar g^2])` of one masked coordinate with
@@ -158,10 +157,8 @@ def masked_update_moments(n_envs: int, agreement_threshold: float, snr: float,
 
     Parameters
     ----------
-    n_envs : int
-        Number of environments :math:`d \ge 1`.
-    agreement_threshold : float
-        Agreement threshold :math:`\tau \in [0, 1]`.
+    %(n_envs)s
+    %(agreement_threshold)s
     snr : float
         :math:`s = \mu/\sigma`, :math:`\lvert s \rvert \le 10^6`.
     gradient_std : float, default 1
@@ -192,6 +189,7 @@ def masked_update_moments(n_envs: int, agreement_threshold: float, snr: float,
     return result
 
 
+@fill_doc
 def conditional_moments(n_envs: int, n_positive: int, snr: float = 0.0,
                         gradient_std: float = 1.0) -> ConditionalMoments:
     r""":math:`\mathbb{E}[\bar g \mid P = k]` and :math:`\mathbb{E}[\bar g^2 \mid P = k]` given :math:`k` positive signs
@@ -211,8 +209,7 @@ def conditional_moments(n_envs: int, n_positive: int, snr: float = 0.0,
 
     Parameters
     ----------
-    n_envs : int
-        Number of environments :math:`d \ge 1`.
+    %(n_envs)s
     n_positive : int
         Number :math:`k` of positive gradients, :math:`0 \le k \le d`.
     snr : float, default 0
@@ -245,6 +242,7 @@ def conditional_moments(n_envs: int, n_positive: int, snr: float = 0.0,
     return result
 
 
+@fill_doc
 def expected_squared_norms(n_envs: int, agreement_threshold: float, n_params: int = 1, snr: float = 0.0,
                            gradient_std: float = 1.0) -> SquaredNorms:
     r""":math:`\mathbb{E}\lVert m_\tau \odot \bar g \rVert^2` and :math:`\mathbb{E}\lVert \bar g \rVert^2` over
@@ -252,10 +250,8 @@ def expected_squared_norms(n_envs: int, agreement_threshold: float, n_params: in
 
     Parameters
     ----------
-    n_envs : int
-        Number of environments :math:`d \ge 1`.
-    agreement_threshold : float
-        Agreement threshold :math:`\tau \in [0, 1]`.
+    %(n_envs)s
+    %(agreement_threshold)s
     n_params : int, default 1
         Number of coordinates :math:`n \ge 1`.
     snr : float, default 0
@@ -288,6 +284,7 @@ def _hetero_args(gradient_means, gradient_stds, agreement_threshold):
     return means, stds, integer_threshold(means.size, require_agreement_threshold(agreement_threshold))
 
 
+@fill_doc
 def keep_probability_hetero(gradient_means: ArrayLike, gradient_stds: ArrayLike, agreement_threshold: float) -> float:
     r"""Keep probability with environment-dependent :math:`N(\mu_e, \sigma_e^2)` gradients: a Poisson-binomial sum
     (derived in this project).
@@ -302,8 +299,7 @@ def keep_probability_hetero(gradient_means: ArrayLike, gradient_stds: ArrayLike,
         :math:`\mu_e`, finite.
     gradient_stds : array_like, shape (n_envs,)
         :math:`\sigma_e > 0` (:math:`\lvert \mu_e \rvert/\sigma_e \le 10^6`).
-    agreement_threshold : float
-        Agreement threshold :math:`\tau \in [0, 1]`.
+    %(agreement_threshold)s
 
     Returns
     -------
@@ -318,6 +314,7 @@ def keep_probability_hetero(gradient_means: ArrayLike, gradient_stds: ArrayLike,
     return min(max(probability, 0.0), 1.0)  # a sum of probabilities can round to 1 + 2e-16
 
 
+@fill_doc
 def masked_update_moments_hetero(gradient_means: ArrayLike, gradient_stds: ArrayLike,
                                  agreement_threshold: float) -> MaskedMoments:
     r"""Exact :math:`(\mathbb{E}[m_\tau \bar g], \mathbb{E}[m_\tau \bar g^2])` with environment-dependent
@@ -339,8 +336,7 @@ def masked_update_moments_hetero(gradient_means: ArrayLike, gradient_stds: Array
         :math:`\mu_e`, finite.
     gradient_stds : array_like, shape (n_envs,)
         :math:`\sigma_e > 0`.
-    agreement_threshold : float
-        Agreement threshold :math:`\tau \in [0, 1]`.
+    %(agreement_threshold)s
 
     Returns
     -------
@@ -359,6 +355,7 @@ def masked_update_moments_hetero(gradient_means: ArrayLike, gradient_stds: Array
 
 
 # ------------------------------------------------------------------------------------------------ rates and bounds
+@fill_doc
 def decay_rate(agreement_threshold: float) -> float:
     r""":math:`c(\tau) = (1+\tau)^{(1+\tau)/2} (1-\tau)^{(1-\tau)/2}`
     :math:`= \exp \mathrm{KL}(\mathrm{Bern}((1+\tau)/2) \,\Vert\, \mathrm{Bern}(\tfrac{1}{2}))`: the rate of
@@ -369,8 +366,7 @@ def decay_rate(agreement_threshold: float) -> float:
 
     Parameters
     ----------
-    agreement_threshold : float
-        Agreement threshold :math:`\tau \in [0, 1]`.
+    %(agreement_threshold)s
 
     Returns
     -------
@@ -386,6 +382,7 @@ def decay_rate(agreement_threshold: float) -> float:
     return float(math.exp(0.5 * (_xlogx(1.0 + agreement_threshold) + _xlogx(1.0 - agreement_threshold))))
 
 
+@fill_doc
 def threshold_snr(agreement_threshold: float) -> float:
     r"""The large-:math:`d` threshold SNR
     :math:`s^*(\tau) = \Phi^{-1}((1 + \tau)/2) = \sqrt{2} \cdot \operatorname{erfinv}(\tau)` (derived in this project).
@@ -395,8 +392,7 @@ def threshold_snr(agreement_threshold: float) -> float:
 
     Parameters
     ----------
-    agreement_threshold : float
-        Agreement threshold :math:`\tau \in [0, 1]`.
+    %(agreement_threshold)s
 
     Returns
     -------
@@ -422,6 +418,7 @@ def _t_form_args(n_envs, n_agree):
     return d, t, math.log(2.0) + _xlogx(r) + _xlogx(1.0 - r)
 
 
+@fill_doc
 def keep_probability_bounds(n_envs: int, n_agree: int) -> ProbabilityBounds:
     r"""Type-class and Chernoff–Hoeffding bounds on :math:`\pi_0(d, t)` (Parascandolo et al. 2021, Proposition 2,
     corrected in this project).
@@ -435,8 +432,7 @@ def keep_probability_bounds(n_envs: int, n_agree: int) -> ProbabilityBounds:
 
     Parameters
     ----------
-    n_envs : int
-        Number of environments :math:`d \ge 1`.
+    %(n_envs)s
     n_agree : int
         The :math:`t`-form threshold, :math:`d/2 < t \le d`.
 
@@ -456,6 +452,7 @@ def keep_probability_bounds(n_envs: int, n_agree: int) -> ProbabilityBounds:
     return ProbabilityBounds(upper / (d + 1), upper)
 
 
+@fill_doc
 def noise_masked_norm_bounds(n_envs: int, n_agree: int, n_params: int = 1,
                              gradient_std: float = 1.0) -> NoiseNormBounds:
     r"""The bounds of Proposition 2 of Parascandolo et al. 2021 on :math:`\mathbb{E}\lVert m_t \odot \bar g \rVert^2`
@@ -470,8 +467,7 @@ def noise_masked_norm_bounds(n_envs: int, n_agree: int, n_params: int = 1,
 
     Parameters
     ----------
-    n_envs : int
-        Number of environments :math:`d \ge 1`.
+    %(n_envs)s
     n_agree : int
         The :math:`t`-form threshold, :math:`d/2 < t \le d`.
     n_params : int, default 1

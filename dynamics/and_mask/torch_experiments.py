@@ -60,6 +60,7 @@ from ._results import (SPIRAL_SETTINGS, EnvironmentSweep, EnvironmentSweepConfig
                        SpiralMemorisationConfig)
 from ._setups import make_spiral_dataset
 from .torch_optim import _and_mask, _member_sign_thresholds, _sign_sums, and_mask_batched
+from ._docs import fill_doc
 
 __all__ = ["EnvironmentSweep", "EnvironmentSweepConfig", "LearningSignals", "LearningSignalsConfig", "NoisyLabelRun",
            "NoisyLabelsConfig", "SPIRAL_SETTINGS", "SpiralMemorisation", "SpiralMemorisationConfig",
@@ -193,6 +194,7 @@ def _settings(settings):
     return taus, l1, l2
 
 
+@fill_doc
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
 def train_spiral_memorisation(config: SpiralMemorisationConfig = SpiralMemorisationConfig(),
@@ -217,8 +219,7 @@ def train_spiral_memorisation(config: SpiralMemorisationConfig = SpiralMemorisat
         all settings: runs are paired).
     dtype : {"float32", "float64"}, default "float32"
         Keyword only.
-    device : str or torch.device, default "cpu"
-        Keyword only.
+    %(device)s
 
     Returns
     -------
@@ -289,6 +290,7 @@ def _masked_correlation(update, other, keep):
     return torch.where(count >= 3, r, torch.full_like(r, float("nan")))
 
 
+@fill_doc
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
 def learning_signals_at_init(config: LearningSignalsConfig = LearningSignalsConfig(),
@@ -325,8 +327,7 @@ def learning_signals_at_init(config: LearningSignalsConfig = LearningSignalsConf
         The integer weight seeds, 1 to 4096 non-negative ints (each with its own data set); the paper uses 40.
     dtype : {"float32", "float64"}, default "float32"
         Keyword only.
-    device : str or torch.device, default "cpu"
-        Keyword only.
+    %(device)s
 
     Returns
     -------
@@ -399,6 +400,7 @@ def _teacher_data(seed, n_train, n_test, dim, shuffled_fraction):
     return x, given, truth, x_test, np.where(x_test @ teacher > 0, 1.0, -1.0), rng
 
 
+@fill_doc
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
 def train_noisy_labels(config: NoisyLabelsConfig = NoisyLabelsConfig(), seeds: Sequence[int] = (0, 1, 2), *,
@@ -424,8 +426,7 @@ def train_noisy_labels(config: NoisyLabelsConfig = NoisyLabelsConfig(), seeds: S
         by all thresholds: runs are paired).
     dtype : {"float32", "float64"}, default "float32"
         Keyword only.
-    device : str or torch.device, default "cpu"
-        Keyword only.
+    %(device)s
 
     Returns
     -------
@@ -501,6 +502,7 @@ def _sweep_thresholds(thresholds):
     return taus
 
 
+@fill_doc
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
 def train_environment_sweep(config: EnvironmentSweepConfig = EnvironmentSweepConfig(),
@@ -529,8 +531,7 @@ def train_environment_sweep(config: EnvironmentSweepConfig = EnvironmentSweepCon
         The integer seeds, 1 to 4096 non-negative ints (the same for every d and every τ: runs are paired).
     dtype : {"float32", "float64"}, default "float32"
         Keyword only.
-    device : str or torch.device, default "cpu"
-        Keyword only.
+    %(device)s
 
     Returns
     -------

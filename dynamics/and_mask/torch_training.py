@@ -29,11 +29,13 @@ from ._checks import require_shortcut_datasets
 from ._results import LinearPatchworkRun, ShortcutDataset, ShortcutRun
 from ._setups import PATCHWORK_METHODS, make_notebook_patchwork
 from .torch_optim import AndMask
+from ._docs import fill_doc
 
 __all__ = ["LinearPatchworkRun", "PATCHWORK_METHODS", "logistic_init_gradients", "train_linear_patchwork",
            "train_logistic_shortcut"]
 
 
+@fill_doc
 @on_device
 def train_linear_patchwork(method: str = "and_mask", envs: Sequence[int] = (0, 1, 2, 3),
                            theta0: Optional[ArrayLike] = None, learning_rate: float = 0.3, lr_decay: float = 0.9995,
@@ -57,8 +59,7 @@ def train_linear_patchwork(method: str = "and_mask", envs: Sequence[int] = (0, 1
         wd >= 0 of the decoupled decay θ ← θ − wd·lr·θ after each step.
     n_iters : int, default 1000
         The notebook's loop runs i = 0..n_iters (n_iters + 1 steps).
-    device : str or torch.device, default "cpu"
-        Keyword only.
+    %(device)s
 
     Returns
     -------
@@ -127,6 +128,7 @@ def _env_gradients(weights, inputs, labels):
         return torch.autograd.grad(total, copies)[0]
 
 
+@fill_doc
 @on_device
 def logistic_init_gradients(datasets: Union[ShortcutDataset, Sequence[ShortcutDataset]], *,
                             device: Union[str, torch.device] = "cpu") -> np.ndarray:
@@ -136,8 +138,7 @@ def logistic_init_gradients(datasets: Union[ShortcutDataset, Sequence[ShortcutDa
     ----------
     datasets : ShortcutDataset or sequence of them (one shape)
         From :func:`dynamics.and_mask.make_logistic_shortcut`.
-    device : str or torch.device, default "cpu"
-        Keyword only.
+    %(device)s
 
     Returns
     -------
@@ -161,6 +162,7 @@ def logistic_init_gradients(datasets: Union[ShortcutDataset, Sequence[ShortcutDa
     return to_numpy(torch.stack(grads, dim=1))
 
 
+@fill_doc
 @on_device
 def train_logistic_shortcut(datasets: Union[ShortcutDataset, Sequence[ShortcutDataset]], agreement_threshold: float,
                             learning_rate: float = 0.5, n_steps: int = 500, rescale: bool = False, *,
@@ -181,8 +183,7 @@ def train_logistic_shortcut(datasets: Union[ShortcutDataset, Sequence[ShortcutDa
     rescale : bool, default False
         Inverse-sparsity rescaling (applied over all problems' entries together; leave False when training
         several problems at once).
-    device : str or torch.device, default "cpu"
-        Keyword only.
+    %(device)s
 
     Returns
     -------

@@ -37,11 +37,13 @@ from ._order_parameters import order_parameters
 from ._replica import _stable_root
 from ._results import (BayesPoint, BipartiteRoots, OrderParameterCurve, OrderParameters, PhasePoint, PhasePoints,
                        TeacherStudentProblem)
+from ._docs import fill_doc
 
 #: The learning rate of the authors' analytic mode (ησ₁² = 1/4: their s₁ = 0.5).
 ANALYTIC_LEARNING_RATE = 0.25
 
 
+@fill_doc
 def effective_weight_decay(steps: ArrayLike, learning_rate: float, weight_decay: float = 0.0) -> np.ndarray:
     r""":math:`\lambda_\mathrm{eff} = \lambda + 1/(\eta k)` (Eq 4.2.22): the weight decay that the analytic theory
     assigns to GD step :math:`k`.
@@ -50,8 +52,7 @@ def effective_weight_decay(steps: ArrayLike, learning_rate: float, weight_decay:
     ----------
     steps : float or array_like
         GD steps :math:`k \ge 0` (0 gives inf, inf gives :math:`\lambda`).
-    learning_rate : float
-        :math:`\eta > 0`.
+    %(learning_rate)s
     weight_decay : float
         Explicit weight decay :math:`\lambda \ge 0`.
 

@@ -29,6 +29,7 @@ from ._results import DesignRuns, Modulation, OutputPenaltyRuns, TeacherStudentD
 from ._simulation import test_error
 from ._spectral import (design_order_parameters, gd_weights, inverse_max_eigenvalue_learning_rate,
                         scheduled_gd_order_parameters)
+from ._docs import fill_doc
 
 PHASE_DIAGRAM_SIZES = MappingProxyType(dict(n_samples=110, n_features=100, n_fast=70))
 """The sizes of the phase diagram, Fig 4.4 (n/d = 1.1, p/d = 0.7, σ_ε = 0): the configuration of the
@@ -42,6 +43,7 @@ OUTPUT_PENALTY_SETUP = MappingProxyType(dict(n_samples=120, n_features=100, n_fa
 code; σ_ε = 0, λ = 0)."""
 
 
+@fill_doc
 def modulation_matrix(n_features: int, n_fast: int, kappa: float, haar: bool = True, n_seeds: int = 1, *,
                       seed: Optional[Union[int, np.random.Generator]] = None) -> Modulation:
     r"""A stack of ``n_seeds`` bipartite modulations :math:`F = U \Sigma V^\top` (Assumption 4.2.1;
@@ -60,8 +62,7 @@ def modulation_matrix(n_features: int, n_fast: int, kappa: float, haar: bool = T
         teacher–student problem: derived in this project).
     n_seeds : int
         Number of independent draws :math:`S \ge 1`.
-    seed : None, int or numpy.random.Generator
-        Source of randomness.
+    %(seed)s
 
     Returns
     -------

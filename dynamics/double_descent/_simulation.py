@@ -18,6 +18,7 @@ from dynamics.numerics import as_finite_array, require_choice, require_finite_re
 from ._checks import require_data, require_modulation, require_noise_std, require_step_record
 from ._order_parameters import order_parameters
 from ._results import Modulation, OrderParameters, TeacherStudentData, WeightTrajectory
+from ._docs import fill_doc
 
 
 def _expand(arr, like):
@@ -119,6 +120,7 @@ def test_error(w_hat: ArrayLike, data: TeacherStudentData) -> np.ndarray:
 test_error.__test__ = False  # a function named test_*, not a pytest test
 
 
+@fill_doc
 def iterate_gd(X: ArrayLike, y: ArrayLike, steps: ArrayLike, learning_rate: float, weight_decay: float = 0.0,
                output_penalty_schedule: Optional[ArrayLike] = None, preconditioner: Optional[ArrayLike] = None,
                loss_normalization: str = "sum") -> WeightTrajectory:
@@ -142,8 +144,7 @@ def iterate_gd(X: ArrayLike, y: ArrayLike, steps: ArrayLike, learning_rate: floa
     learning_rate : float
         :math:`\eta > 0`, below 2/(largest eigenvalue of :math:`P((1 + a) X^\top X/m + \lambda)`) for every
         :math:`a` used.
-    weight_decay : float
-        :math:`\lambda \ge 0`.
+    %(weight_decay)s
     output_penalty_schedule : array_like, optional
         :math:`a_k \ge 0` for steps 1..steps[-1] (at least steps[-1] values): the output penalty
         :math:`\frac{a_k}{2}\lVert X \hat w \rVert^2` of Lemma 4.3.1 at step :math:`k` (Fig 4.6).

@@ -38,6 +38,7 @@ from ._kernels import (filter_kernel, gradient_flow_rhs, scheduled_filter_kernel
                        trace_kernel)
 from ._order_parameters import order_parameters
 from ._results import GDSettings, Modulation, OrderParameterCurve, TeacherStudentData
+from ._docs import fill_doc
 
 
 def _eig(gram):
@@ -139,6 +140,7 @@ def inverse_max_eigenvalue_learning_rate(X: ArrayLike, weight_decay: float = 0.0
     return float(eta) if np.ndim(eta) == 0 else eta
 
 
+@fill_doc
 def spectral_filter(eigenvalues: ArrayLike, steps: ArrayLike, learning_rate: Optional[float],
                     weight_decay: float = 0.0, dynamics: str = "gd", output_penalty: float = 0.0) -> np.ndarray:
     r"""The spectral filter :math:`f_j(k)` of GD (Eqs .2.16–.2.17):
@@ -152,8 +154,7 @@ def spectral_filter(eigenvalues: ArrayLike, steps: ArrayLike, learning_rate: Opt
         GD steps :math:`k \ge 0` (real values interpolate; inf is the fixed point).
     learning_rate : float or None
         :math:`\eta > 0` (None: :math:`1/(\lambda_\mathrm{max} + \lambda)`).
-    weight_decay : float
-        :math:`\lambda \ge 0`.
+    %(weight_decay)s
     dynamics : {"gd", "flow"}
         Discrete GD, :math:`D = 1 - (1 - \eta r)^k`, or gradient flow, :math:`D = 1 - \exp(-\eta r k)`.
     output_penalty : float
@@ -177,6 +178,7 @@ def spectral_filter(eigenvalues: ArrayLike, steps: ArrayLike, learning_rate: Opt
                          null[None])[0]
 
 
+@fill_doc
 @one_blas_thread_when_small("X", "preconditioner")
 def gd_weights(X: ArrayLike, y: ArrayLike, steps: ArrayLike, learning_rate: Optional[float] = None,
                weight_decay: float = 0.0, dynamics: str = "gd", output_penalty: float = 0.0,
@@ -195,8 +197,7 @@ def gd_weights(X: ArrayLike, y: ArrayLike, steps: ArrayLike, learning_rate: Opti
         GD steps :math:`k \ge 0`, shape (T,) (real values interpolate; inf is the fixed point).
     learning_rate : float, optional
         :math:`\eta > 0`; None: :math:`1/(\lambda_\mathrm{max} + \lambda)` per design (the authors' code).
-    weight_decay : float
-        :math:`\lambda \ge 0`.
+    %(weight_decay)s
     dynamics : {"gd", "flow"}
         Discrete GD or gradient flow (module docstring).
     output_penalty : float
@@ -474,6 +475,7 @@ def exact_gd_order_parameters(F: Union[Modulation, ArrayLike], X: Optional[Array
 
 
 
+@fill_doc
 def design_order_parameters(data: TeacherStudentData, steps: ArrayLike,
                             learning_rate: Optional[Union[float, ArrayLike]] = None, weight_decay: float = 0.0,
                             noise_std: Optional[float] = None) -> OrderParameterCurve:
@@ -491,8 +493,7 @@ def design_order_parameters(data: TeacherStudentData, steps: ArrayLike,
     learning_rate : float or array_like, optional
         :math:`\eta > 0`, one for all designs or one per design (shape (S,)); None:
         :math:`1/(\lambda_\mathrm{max} + \lambda)` per design.
-    weight_decay : float
-        :math:`\lambda \ge 0`.
+    %(weight_decay)s
     noise_std : float, optional
         Label-noise standard deviation :math:`\sigma_\varepsilon \ge 0`; None: the data's own.
 
@@ -526,6 +527,7 @@ def design_order_parameters(data: TeacherStudentData, steps: ArrayLike,
     return OrderParameterCurve(curves[0].steps, *(np.stack([getattr(c, name) for c in curves])
                                                   for name in OrderParameterCurve._fields[1:]))
 
+@fill_doc
 def scheduled_filter(eigenvalues: ArrayLike, steps: ArrayLike, learning_rate: Optional[float],
                      output_penalty_schedule: ArrayLike, weight_decay: float = 0.0) -> np.ndarray:
     r"""The filter :math:`f_j` after each of the whole ``steps`` of GD whose step :math:`k` uses the output penalty
@@ -543,8 +545,7 @@ def scheduled_filter(eigenvalues: ArrayLike, steps: ArrayLike, learning_rate: Op
         :math:`\eta((1 + \max a)\lambda_\mathrm{max} + \lambda) < 2`.
     output_penalty_schedule : array_like
         :math:`a_k \ge 0`, at least steps[-1] values.
-    weight_decay : float
-        :math:`\lambda \ge 0`.
+    %(weight_decay)s
 
     Returns
     -------
@@ -566,6 +567,7 @@ def scheduled_filter(eigenvalues: ArrayLike, steps: ArrayLike, learning_rate: Op
 
 
 
+@fill_doc
 @one_blas_thread_when_small("X")
 def scheduled_gd_weights(X: ArrayLike, y: ArrayLike, steps: ArrayLike, output_penalty_schedule: ArrayLike,
                          learning_rate: Optional[float] = None, weight_decay: float = 0.0) -> np.ndarray:
@@ -588,8 +590,7 @@ def scheduled_gd_weights(X: ArrayLike, y: ArrayLike, steps: ArrayLike, output_pe
     learning_rate : float, optional
         :math:`\eta > 0` with :math:`\eta((1 + \max a)\lambda_\mathrm{max} + \lambda) < 2`; None:
         :math:`1/(\lambda_\mathrm{max} + \lambda)` per design.
-    weight_decay : float
-        :math:`\lambda \ge 0`.
+    %(weight_decay)s
 
     Returns
     -------
@@ -622,6 +623,7 @@ def scheduled_gd_weights(X: ArrayLike, y: ArrayLike, steps: ArrayLike, output_pe
     f = f.reshape(batch + f.shape[1:])
     return _filtered_solution(W, X, y, f)
 
+@fill_doc
 @one_blas_thread_when_small("F", "X")
 def scheduled_gd_order_parameters(F: Union[Modulation, ArrayLike], X: ArrayLike, steps: ArrayLike,
                                   output_penalty_schedule: ArrayLike, learning_rate: Optional[float] = None,
@@ -643,8 +645,7 @@ def scheduled_gd_order_parameters(F: Union[Modulation, ArrayLike], X: ArrayLike,
     learning_rate : float, optional
         :math:`\eta > 0` with :math:`\eta((1 + \max a)\lambda_\mathrm{max} + \lambda) < 2`; None:
         :math:`1/(\lambda_\mathrm{max} + \lambda)`.
-    weight_decay : float
-        :math:`\lambda \ge 0`.
+    %(weight_decay)s
     noise_std : float
         Label-noise standard deviation :math:`\sigma_\varepsilon \ge 0`.
 
@@ -674,6 +675,7 @@ def scheduled_gd_order_parameters(F: Union[Modulation, ArrayLike], X: ArrayLike,
     return _assemble(steps, R, Q, noise_std)
 
 
+@fill_doc
 def gradient_flow_weights_ode(X: ArrayLike, y: ArrayLike, steps: ArrayLike, learning_rate: float,
                               weight_decay: float = 0.0, rtol: float = 1e-12) -> np.ndarray:
     r"""Gradient-flow weights :math:`\hat w(k)` from integrating :math:`d\hat w/dk = -\eta \nabla L` (the per-mode ODE
@@ -688,10 +690,8 @@ def gradient_flow_weights_ode(X: ArrayLike, y: ArrayLike, steps: ArrayLike, lear
         Labels, shape (n,).
     steps : array_like
         1-D, finite, > 0 and strictly increasing (real GD steps; the flow time is :math:`\eta k`).
-    learning_rate : float
-        :math:`\eta > 0`.
-    weight_decay : float
-        :math:`\lambda \ge 0`.
+    %(learning_rate)s
+    %(weight_decay)s
     rtol : float
         Relative tolerance in [1e-14, 1e-3].
 

@@ -18,10 +18,12 @@ from dynamics.numerics.torch_batched import MemberOptimizer
 from dynamics.numerics.torch_tools import DTYPE, as_tensor, on_device, to_numpy
 from ._checks import require_step_record
 from ._results import WeightTrajectory
+from ._docs import fill_doc
 
 __all__ = ["train_linear_student"]
 
 
+@fill_doc
 @on_device
 def train_linear_student(X: ArrayLike, y: ArrayLike, steps: ArrayLike, learning_rate: Union[float, ArrayLike],
                          output_penalty_schedule: Optional[ArrayLike] = None, *,
@@ -41,8 +43,7 @@ def train_linear_student(X: ArrayLike, y: ArrayLike, steps: ArrayLike, learning_
         η > 0, one for all designs or one per design (shape (S,)).
     output_penalty_schedule : array_like, optional
         a_k >= 0 for steps 1..steps[-1] (None: no penalty).
-    device : str or torch.device, default "cpu"
-        Where to run ("cpu", "cuda", ...); float64 throughout.
+    %(device)s
 
     Returns
     -------

@@ -32,6 +32,7 @@ from dynamics.numerics import (mp_atom, mp_edges, mp_quadrature, require_array_i
 from ._checks import require_alpha, require_broadcast, require_std, scalar_or_array
 from ._modes import rate_time
 from ._results import AsymptoticErrors, GeneralizationCurve
+from ._docs import fill_doc
 
 __all__ = ["SQRT_GROWTH_CONSTANT", "asymptotic_errors", "bayes_error", "expected_mode_error", "gd_discretization_error",
            "generalization_curve", "mode_bayes_error", "optimal_stopping_time", "per_mode_stopping_time"]
@@ -65,6 +66,7 @@ def _mode_error(rate, lam, signal, noise):
     return signal * np.exp(-2.0 * rate) + noise_term
 
 
+@fill_doc
 def expected_mode_error(t: ArrayLike, eigenvalue: ArrayLike, *, teacher_std: float = 1.0, noise_std: float = 0.5,
                         init_std: float = 0.0, tau: float = 1.0) -> Union[float, np.ndarray]:
     r"""Expected contribution of one mode to :math:`N \cdot (E_g - \sigma_\varepsilon^2)` at time :math:`t`, from
@@ -85,8 +87,7 @@ def expected_mode_error(t: ArrayLike, eigenvalue: ArrayLike, *, teacher_std: flo
     teacher_std, noise_std, init_std : float
         Standard deviations :math:`\sigma_{\bar w}`, :math:`\sigma_\varepsilon`, :math:`\sigma_0` of the teacher's
         weights, the label noise and the initial weights, each in [0, 1e150].
-    tau : float
-        Time constant :math:`\tau > 0`.
+    %(tau)s
 
     Returns
     -------
@@ -118,6 +119,7 @@ def expected_mode_error(t: ArrayLike, eigenvalue: ArrayLike, *, teacher_std: flo
     return scalar_or_array(error, t, eigenvalue)
 
 
+@fill_doc
 def per_mode_stopping_time(eigenvalue: ArrayLike, *, teacher_std: float = 1.0, noise_std: float = 0.5,
                            init_std: float = 0.0, tau: float = 1.0) -> Union[float, np.ndarray]:
     r"""Per-mode optimal stopping time :math:`t^*(\lambda) = (\tau/\lambda) \ln(1 + \lambda A/\sigma_\varepsilon^2)`,
@@ -128,11 +130,8 @@ def per_mode_stopping_time(eigenvalue: ArrayLike, *, teacher_std: float = 1.0, n
     ----------
     eigenvalue : float or array_like
         :math:`\lambda \ge 0`; at :math:`\lambda = 0` the limit :math:`\tau A/\sigma_\varepsilon^2`.
-    teacher_std, noise_std, init_std : float
-        Standard deviations :math:`\sigma_{\bar w}`, :math:`\sigma_\varepsilon`, :math:`\sigma_0`, each in
-        [0, 1e150].
-    tau : float
-        Time constant :math:`\tau > 0`.
+    %(teacher_noise_init_std)s
+    %(tau)s
 
     Returns
     -------
@@ -162,6 +161,7 @@ def per_mode_stopping_time(eigenvalue: ArrayLike, *, teacher_std: float = 1.0, n
     return scalar_or_array(out, eigenvalue)
 
 
+@fill_doc
 def mode_bayes_error(eigenvalue: ArrayLike, *, teacher_std: float = 1.0, noise_std: float = 0.5,
                      init_std: float = 0.0) -> Union[float, np.ndarray]:
     r"""Per-mode minimum error :math:`A \sigma_\varepsilon^2 / (\sigma_\varepsilon^2 + \lambda A)`,
@@ -172,9 +172,7 @@ def mode_bayes_error(eigenvalue: ArrayLike, *, teacher_std: float = 1.0, noise_s
     ----------
     eigenvalue : float or array_like
         :math:`\lambda \ge 0`.
-    teacher_std, noise_std, init_std : float
-        Standard deviations :math:`\sigma_{\bar w}`, :math:`\sigma_\varepsilon`, :math:`\sigma_0`, each in
-        [0, 1e150].
+    %(teacher_noise_init_std)s
 
     Returns
     -------
@@ -202,6 +200,7 @@ def mode_bayes_error(eigenvalue: ArrayLike, *, teacher_std: float = 1.0, noise_s
     return scalar_or_array(out, eigenvalue)
 
 
+@fill_doc
 def asymptotic_errors(alpha: float, *, teacher_std: float = 1.0, noise_std: float = 0.5,
                       init_std: float = 0.0) -> AsymptoticErrors:
     r"""The :math:`t \to \infty` limits of :func:`dynamics.linear_networks.generalization_curve` (derived in this
@@ -221,9 +220,7 @@ def asymptotic_errors(alpha: float, *, teacher_std: float = 1.0, noise_std: floa
     ----------
     alpha : float
         :math:`\alpha = P/N > 0`.
-    teacher_std, noise_std, init_std : float
-        Standard deviations :math:`\sigma_{\bar w}`, :math:`\sigma_\varepsilon`, :math:`\sigma_0`, each in
-        [0, 1e150].
+    %(teacher_noise_init_std)s
 
     Returns
     -------
@@ -257,6 +254,7 @@ def asymptotic_errors(alpha: float, *, teacher_std: float = 1.0, noise_std: floa
     return AsymptoticErrors(float(generalization), float(training))
 
 
+@fill_doc
 def generalization_curve(t: ArrayLike, alpha: float, *, teacher_std: float = 1.0, noise_std: float = 0.5,
                          init_std: float = 0.0, tau: float = 1.0) -> GeneralizationCurve:
     r"""High-dimensional :math:`E_g(t)` and :math:`E_t(t)/P` of the Advani–Saxe student under gradient flow (2.3.5),
@@ -284,8 +282,7 @@ def generalization_curve(t: ArrayLike, alpha: float, *, teacher_std: float = 1.0
         SNR 4 set-up).
     init_std : float
         :math:`\sigma_0`, standard deviation of the initial weights, in [0, 1e150].
-    tau : float
-        Time constant :math:`\tau > 0`.
+    %(tau)s
 
     Returns
     -------
@@ -335,6 +332,7 @@ def generalization_curve(t: ArrayLike, alpha: float, *, teacher_std: float = 1.0
     return GeneralizationCurve(eg.reshape(t_arr.shape), et.reshape(t_arr.shape))
 
 
+@fill_doc
 def bayes_error(alpha: float, *, teacher_std: float = 1.0, noise_std: float = 0.5, init_std: float = 0.0) -> float:
     r""":math:`E_\mathrm{Bayes}` (derived in this project): the error of stopping every mode at its own
     :math:`t^*(\lambda)`; with :math:`\sigma_0 = 0` the Bayes (optimal ridge) error.
@@ -349,9 +347,7 @@ def bayes_error(alpha: float, *, teacher_std: float = 1.0, noise_std: float = 0.
     ----------
     alpha : float
         :math:`\alpha = P/N > 0`.
-    teacher_std, noise_std, init_std : float
-        Standard deviations :math:`\sigma_{\bar w}`, :math:`\sigma_\varepsilon`, :math:`\sigma_0`, each in
-        [0, 1e150].
+    %(teacher_noise_init_std)s
 
     Returns
     -------
@@ -381,6 +377,7 @@ def _error_slope(t, lam, weights, signal, noise):
     return float((2.0 * decay * (noise * -np.expm1(-lam * t) - lam * signal * decay)) @ weights)
 
 
+@fill_doc
 def optimal_stopping_time(alpha: float, *, teacher_std: float = 1.0, noise_std: float = 0.5, init_std: float = 0.0,
                           tau: float = 1.0) -> float:
     r""":math:`t_\mathrm{opt} = \operatorname{argmin}_{t \in [0, \infty]} E_g` from
@@ -396,11 +393,8 @@ def optimal_stopping_time(alpha: float, *, teacher_std: float = 1.0, noise_std: 
     ----------
     alpha : float
         :math:`\alpha = P/N > 0`.
-    teacher_std, noise_std, init_std : float
-        Standard deviations :math:`\sigma_{\bar w}`, :math:`\sigma_\varepsilon`, :math:`\sigma_0`, each in
-        [0, 1e150].
-    tau : float
-        Time constant :math:`\tau > 0`.
+    %(teacher_noise_init_std)s
+    %(tau)s
 
     Returns
     -------
@@ -452,6 +446,7 @@ def optimal_stopping_time(alpha: float, *, teacher_std: float = 1.0, noise_std: 
     return float(t_opt * tau)
 
 
+@fill_doc
 def gd_discretization_error(steps: ArrayLike, alpha: float, learning_rate: float, *, teacher_std: float = 1.0,
                             noise_std: float = 0.5, init_std: float = 0.0) -> Union[float, np.ndarray]:
     r""":math:`E_g` of full-batch gradient descent after :math:`k` steps minus :math:`E_g` of the gradient flow at
@@ -473,9 +468,7 @@ def gd_discretization_error(steps: ArrayLike, alpha: float, learning_rate: float
         :math:`\eta > 0` on :math:`\frac{1}{2}\lVert y - wX \rVert^2`, with :math:`\eta \lambda_+ \le 1`
         (:math:`\lambda_+ = (1 + \sqrt{\alpha})^2`, the largest eigenvalue): every mode then decays without
         overshoot.
-    teacher_std, noise_std, init_std : float
-        Standard deviations :math:`\sigma_{\bar w}`, :math:`\sigma_\varepsilon`, :math:`\sigma_0`, each in
-        [0, 1e150].
+    %(teacher_noise_init_std)s
 
     Returns
     -------

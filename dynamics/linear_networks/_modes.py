@@ -28,6 +28,7 @@ from ._integrate import integrate_flow
 from ._kernels import (deep_chain_jacobian, deep_chain_rhs, deep_mode_jacobian, deep_mode_rhs, scalar_mode_jacobian,
                        scalar_mode_rhs)
 from ._results import ModeVelocity, ScalarModeTrajectory
+from ._docs import fill_doc
 
 __all__ = ["deep_chain_strength", "deep_mode_curve", "deep_mode_strength", "half_learning_time", "learning_time",
            "mode_strength", "mode_strength_unbalanced", "scalar_mode_flow", "scalar_mode_velocity"]
@@ -58,6 +59,7 @@ def _growth_factor(s, t, tau):
     return g, np.exp(-x), rise
 
 
+@fill_doc
 def mode_strength(t: ArrayLike, s: ArrayLike, u0: ArrayLike, tau: float = 1.0) -> Union[float, np.ndarray]:
     r"""Mode strength :math:`u(t) = a(t) b(t)` under the balanced decoupled init, Eq (2.2.22) of Pezeshki (thesis)
     (Saxe et al. 2014's sigmoid).
@@ -79,8 +81,7 @@ def mode_strength(t: ArrayLike, s: ArrayLike, u0: ArrayLike, tau: float = 1.0) -
     u0 : float or array_like
         Initial mode strength :math:`u(0) = a_0 b_0 > 0` (:math:`u_0 = a_0^2` for a balanced per-layer weight
         :math:`a_0`), not a per-layer weight. :math:`u_0 > s` is allowed (:math:`u` then falls to :math:`s`).
-    tau : float
-        Time constant :math:`\tau > 0`.
+    %(tau)s
 
     Returns
     -------
@@ -119,6 +120,7 @@ def mode_strength(t: ArrayLike, s: ArrayLike, u0: ArrayLike, tau: float = 1.0) -
     return scalar_or_array(u, t, s, u0)
 
 
+@fill_doc
 def half_learning_time(s: ArrayLike, u0: ArrayLike, tau: float = 1.0) -> Union[float, np.ndarray]:
     r"""Half-learning time :math:`t_\mathrm{half} = \frac{\tau}{2s} \ln(s/u_0 - 1)`, where
     :func:`dynamics.linear_networks.mode_strength` reaches :math:`s/2` (Eqs 2.2.19–22).
@@ -130,8 +132,7 @@ def half_learning_time(s: ArrayLike, u0: ArrayLike, tau: float = 1.0) -> Union[f
     u0 : float or array_like
         Initial mode strength, :math:`0 < u_0 < s`. For :math:`s/2 < u_0 < s` the result is negative (the sigmoid
         passed :math:`s/2` before :math:`t = 0`); for :math:`u_0 = s/2` it is 0.
-    tau : float
-        Time constant :math:`\tau > 0`.
+    %(tau)s
 
     Returns
     -------
@@ -162,6 +163,7 @@ def half_learning_time(s: ArrayLike, u0: ArrayLike, tau: float = 1.0) -> Union[f
     return scalar_or_array(t_half, s, u0)
 
 
+@fill_doc
 def learning_time(s: ArrayLike, u_start: ArrayLike, u_end: ArrayLike, tau: float = 1.0) -> Union[float, np.ndarray]:
     r"""Time for a balanced mode to grow from u_start to u_end, Eqs (2.2.19–21):
 
@@ -175,8 +177,7 @@ def learning_time(s: ArrayLike, u_start: ArrayLike, u_end: ArrayLike, tau: float
         Singular value, :math:`s > 0`.
     u_start, u_end : float or array_like
         Mode strengths in :math:`(0, s)`; u_end < u_start gives a negative time.
-    tau : float
-        Time constant :math:`\tau > 0`.
+    %(tau)s
 
     Returns
     -------
@@ -215,6 +216,7 @@ def _opposite_sign_strength(t, s, v0, tau):
         return -decay / (1.0 / v0 + g)
 
 
+@fill_doc
 def mode_strength_unbalanced(t: ArrayLike, s: float, a0: float, b0: float,
                              tau: float = 1.0) -> Union[float, np.ndarray]:
     r""":math:`u(t) = a(t) b(t)` of the single-mode flow (2.2.15–16) from arbitrary real :math:`a(0)`, :math:`b(0)`
@@ -242,8 +244,7 @@ def mode_strength_unbalanced(t: ArrayLike, s: float, a0: float, b0: float,
         Singular value, :math:`s \ge 0`.
     a0, b0 : float
         Initial per-layer weights (any sign), :math:`|a_0|, |b_0| \le 10^{150}`.
-    tau : float
-        Time constant :math:`\tau > 0`.
+    %(tau)s
 
     Returns
     -------
@@ -326,6 +327,7 @@ def mode_strength_unbalanced(t: ArrayLike, s: float, a0: float, b0: float,
     return scalar_or_array(u, t)
 
 
+@fill_doc
 def scalar_mode_velocity(a: ArrayLike, b: ArrayLike, s: float, tau: float = 1.0) -> ModeVelocity:
     r"""Velocity of the single-mode gradient flow, :math:`(a', b') = (b(s - ab), a(s - ab))/\tau`, Eqs (2.2.15–16).
 
@@ -335,8 +337,7 @@ def scalar_mode_velocity(a: ArrayLike, b: ArrayLike, s: float, tau: float = 1.0)
         Points of the :math:`(a, b)` plane (finite; broadcast together), e.g. a meshgrid for a direction field.
     s : float
         Singular value, :math:`s \ge 0`.
-    tau : float
-        Time constant :math:`\tau > 0`.
+    %(tau)s
 
     Returns
     -------
@@ -370,6 +371,7 @@ MAX_FLOW_STRENGTH = 1e200
 MAX_DEEP_STRENGTH = 1e100
 
 
+@fill_doc
 def scalar_mode_flow(t: ArrayLike, s: float, a0: float, b0: float, tau: float = 1.0, rtol: float = 1e-12,
                      atol: float = 1e-14) -> ScalarModeTrajectory:
     r"""Numerical integration (DOP853) of the single-mode flow (2.2.15–16) from :math:`(a_0, b_0)`.
@@ -387,8 +389,7 @@ def scalar_mode_flow(t: ArrayLike, s: float, a0: float, b0: float, tau: float = 
     a0, b0 : float
         Initial per-layer weights (any sign), :math:`|a_0|, |b_0| \le 10^{100}` (so that :math:`b(s - ab)` stays
         finite).
-    tau : float
-        Time constant :math:`\tau > 0`.
+    %(tau)s
     rtol, atol : float
         Tolerances of :func:`dynamics.numerics.solve_ode`.
 
@@ -423,6 +424,7 @@ def scalar_mode_flow(t: ArrayLike, s: float, a0: float, b0: float, tau: float = 
     return ScalarModeTrajectory(t_eval, y[:, 0].copy(), y[:, 1].copy())
 
 
+@fill_doc
 def deep_mode_strength(t: ArrayLike, s: float, u0: float, n_weight_layers: int, tau: float = 1.0,
                        rtol: float = 1e-11, atol: float = 1e-14) -> np.ndarray:
     r"""Mode strength of a balanced decoupled deep linear net, :math:`\tau u' = D u^{2 - 2/D} (s - u)` (Saxe et al.
@@ -443,8 +445,7 @@ def deep_mode_strength(t: ArrayLike, s: float, u0: float, n_weight_layers: int, 
         :math:`a_0`).
     n_weight_layers : int
         :math:`D`, in [1, 64].
-    tau : float
-        Time constant :math:`\tau > 0`.
+    %(tau)s
     rtol, atol : float
         Tolerances of :func:`dynamics.numerics.solve_ode`.
 
@@ -485,6 +486,7 @@ def deep_mode_strength(t: ArrayLike, s: float, u0: float, n_weight_layers: int, 
 CONVERGED = 1e-6
 
 
+@fill_doc
 def deep_mode_curve(t: ArrayLike, s: float, u0: float, n_weight_layers: int, tau: float = 1.0, rtol: float = 1e-8,
                     atol: float = 1e-12) -> np.ndarray:
     r"""Mode strength :math:`u(t)` of a balanced decoupled linear network of :math:`D` weight layers on a long time
@@ -508,8 +510,7 @@ def deep_mode_curve(t: ArrayLike, s: float, u0: float, n_weight_layers: int, tau
         :math:`a_0`).
     n_weight_layers : int
         :math:`D`, in [1, 64]; :math:`D = 1` is linear regression, :math:`D = 2` Eq (2.2.22).
-    tau : float
-        Time constant :math:`\tau > 0`.
+    %(tau)s
     rtol, atol : float
         Tolerances of each piece's integration (:func:`dynamics.linear_networks.deep_mode_strength`); unused for D = 2.
 
@@ -579,6 +580,7 @@ def _log_chain_bound(s, weights):
     return max([depth * log_a, log_error + (depth - 1) * log_a] + jacobian), max(jacobian)
 
 
+@fill_doc
 def deep_chain_strength(t: ArrayLike, s: float, weights0: ArrayLike, tau: float = 1.0, rtol: float = 1e-11,
                         atol: float = 1e-14) -> np.ndarray:
     r"""Product :math:`a_1(t) \cdots a_D(t)` of the scalar chain's gradient flow on
@@ -594,8 +596,7 @@ def deep_chain_strength(t: ArrayLike, s: float, weights0: ArrayLike, tau: float 
         Singular value, :math:`s \ge 0`.
     weights0 : array_like, shape (D,)
         Initial weight of each layer (finite, :math:`D \ge 1`).
-    tau : float
-        Time constant :math:`\tau > 0`.
+    %(tau)s
     rtol, atol : float
         Tolerances of :func:`dynamics.numerics.solve_ode`.
 

@@ -29,6 +29,7 @@ from ._checks import (require_correlations, require_flow_options, require_mode_b
 from ._integrate import METHODS, integrate_flow
 from ._kernels import two_layer_gd, two_layer_rhs
 from ._results import NetworkGDTrajectory, NetworkTrajectory
+from ._docs import fill_doc
 
 __all__ = ["NETWORK_ODE_OPTIONS", "conserved_gram", "effective_initial_strength", "first_crossing_time",
            "gd_flow_time", "mode_map", "mode_strengths", "network_flow", "network_gd", "network_loss", "whiten"]
@@ -40,6 +41,7 @@ NETWORK_ODE_OPTIONS = OdeOptions(method="auto", rtol=1e-10, atol=1e-13)
 own, so the other fields keep :class:`~dynamics.numerics.OdeOptions`' defaults."""
 
 
+@fill_doc
 def gd_flow_time(steps: ArrayLike, learning_rate: float, loss_scale: float = 1.0,
                  tau: float = 1.0) -> Union[float, np.ndarray]:
     r"""Flow time :math:`t = k c \eta \tau` reached by :math:`k` GD steps of size :math:`\eta` on
@@ -50,8 +52,7 @@ def gd_flow_time(steps: ArrayLike, learning_rate: float, loss_scale: float = 1.0
     ----------
     steps : int, float or array_like
         Step counts :math:`k \ge 0` (real values interpolate).
-    learning_rate : float
-        :math:`\eta > 0`.
+    %(learning_rate)s
     loss_scale : float
         :math:`c > 0`: the loss minimised is :math:`c` times the loss as written (1/2 sum of squares); torch's
         ``MSELoss(reduction="mean")`` over :math:`n` entries is :math:`c = 2/n`.
@@ -315,6 +316,7 @@ def network_loss(W21: ArrayLike, W32: ArrayLike, X: ArrayLike, Y: ArrayLike) -> 
     return float(loss) if np.ndim(loss) == 0 else loss
 
 
+@fill_doc
 def network_flow(W21: ArrayLike, W32: ArrayLike, sigma31: ArrayLike, t: ArrayLike, sigma11: Optional[ArrayLike] = None,
                  tau: float = 1.0, options: OdeOptions = NETWORK_ODE_OPTIONS) -> NetworkTrajectory:
     r"""Integrate the full-matrix gradient flow (2.2.5–6) from (W21, W32).
@@ -331,8 +333,7 @@ def network_flow(W21: ArrayLike, W32: ArrayLike, sigma31: ArrayLike, t: ArrayLik
         Output times: finite, >= 0, non-decreasing (t[0] may be 0), with :math:`t/\tau \le 2^{52}`.
     sigma11 : array_like, shape (N1, N1), optional
         Input correlation :math:`\Sigma_{11} = X X^\top`; None means whitened inputs (:math:`I`).
-    tau : float
-        Time constant :math:`\tau > 0`.
+    %(tau)s
     options : OdeOptions
         The integrator (:class:`dynamics.numerics.OdeOptions`; default
         :data:`~dynamics.linear_networks.NETWORK_ODE_OPTIONS`, "auto" at rtol = 1e-10, atol = 1e-13), of which
@@ -387,6 +388,7 @@ def network_flow(W21: ArrayLike, W32: ArrayLike, sigma31: ArrayLike, t: ArrayLik
     return NetworkTrajectory(t_eval, y[:, :n2 * n1].reshape(-1, n2, n1), y[:, n2 * n1:].reshape(-1, n3, n2))
 
 
+@fill_doc
 def network_gd(W21: ArrayLike, W32: ArrayLike, sigma31: ArrayLike, n_steps: int, learning_rate: float,
                sigma11: Optional[ArrayLike] = None, record_every: int = 1) -> NetworkGDTrajectory:
     r"""Full-batch gradient descent (2.2.3–4) on the loss (2.2.2) from (W21, W32), simultaneous updates.
@@ -405,8 +407,7 @@ def network_gd(W21: ArrayLike, W32: ArrayLike, sigma31: ArrayLike, n_steps: int,
         Input–output correlation :math:`\Sigma_{31} = y X^\top`.
     n_steps : int
         Number of steps, in [0, 1e9].
-    learning_rate : float
-        :math:`\eta > 0`.
+    %(learning_rate)s
     sigma11 : array_like, shape (N1, N1), optional
         Input correlation :math:`\Sigma_{11} = X X^\top`; None means whitened inputs (:math:`I`).
     record_every : int

@@ -18,6 +18,7 @@ from ._checks import require_alpha, require_broadcast, require_mode_factors, req
 from ._results import ModeTask, NetworkWeights, SignalNoiseStds, StudentErrors, StudentInstance, WhitenedTask
 from ._student import (generalization_error, student_weights, student_weights_gd, training_error,
                        training_error_direct)
+from ._docs import fill_doc
 
 __all__ = ["decoupled_init", "draw_input_spectrum", "draw_student", "mode_task", "random_init",
            "simulated_student_errors", "stds_at_snr", "student_instance", "whitened_inputs", "whitened_mode_task"]
@@ -27,6 +28,7 @@ __all__ = ["decoupled_init", "draw_input_spectrum", "draw_student", "mode_task",
 # Part A: the two-weight-layer network
 # ----------------------------------------------------------------------------------------------------
 
+@fill_doc
 def whitened_inputs(n_features: int, n_samples: int,
                     seed: Optional[Union[int, np.random.Generator]] = None) -> np.ndarray:
     r"""Random whitened inputs for Eq (2.2.7): the first ``n_features`` rows of a Haar orthogonal
@@ -38,8 +40,7 @@ def whitened_inputs(n_features: int, n_samples: int,
         :math:`N_1`, in [1, 100000].
     n_samples : int
         :math:`P`, in [n_features, 100000].
-    seed : None, int or numpy.random.Generator
-        Source of randomness (a Generator's stream continues).
+    %(seed)s
 
     Returns
     -------

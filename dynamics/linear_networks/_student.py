@@ -32,6 +32,7 @@ from ._high_dim import expected_mode_error
 from ._integrate import integrate_flow
 from ._kernels import student_jacobian, student_rhs
 from ._results import MonteCarloEstimate, StudentFlowTrajectory, StudentGDTrajectory, StudentInstance
+from ._docs import fill_doc
 
 __all__ = ["expected_generalization_error", "finite_size_asymptotic_generalization_error",
            "finite_size_asymptotic_training_error", "generalization_error", "generalization_error_thesis_variant",
@@ -51,6 +52,7 @@ def _mode_decay(instance, decay, rise):
     return (instance.teacher_modes - gap) @ instance.input_modes.T
 
 
+@fill_doc
 def student_weights(instance: StudentInstance, t: ArrayLike, tau: float = 1.0) -> np.ndarray:
     r""":math:`w(t)` of the gradient flow (2.3.5) from the per-mode solution (2.3.13).
 
@@ -60,8 +62,7 @@ def student_weights(instance: StudentInstance, t: ArrayLike, tau: float = 1.0) -
     t : float or array_like, shape (m,)
         Flow times :math:`t \ge 0` (+inf gives the fixed point:
         :math:`\bar z_i + \tilde\varepsilon_i/\sqrt{\lambda_i}`, frozen modes unchanged).
-    tau : float
-        Time constant :math:`\tau > 0`.
+    %(tau)s
 
     Returns
     -------
@@ -144,6 +145,7 @@ def student_weights_gd(instance: StudentInstance, steps: ArrayLike, learning_rat
     return _mode_decay(instance, decay, rise)
 
 
+@fill_doc
 def student_flow(instance: StudentInstance, t: ArrayLike, tau: float = 1.0, rtol: float = 1e-12,
                  atol: float = 1e-14) -> StudentFlowTrajectory:
     r""":math:`w(t)` by numerical integration (DOP853) of the matrix flow (2.3.5),
@@ -158,8 +160,7 @@ def student_flow(instance: StudentInstance, t: ArrayLike, tau: float = 1.0, rtol
     instance : StudentInstance
     t : array_like, shape (m,)
         Output times: finite, >= 0, non-decreasing, with :math:`t/\tau \le 2^{52}`.
-    tau : float
-        Time constant :math:`\tau > 0`.
+    %(tau)s
     rtol, atol : float
         Tolerances of :func:`dynamics.numerics.solve_ode`.
 
@@ -348,6 +349,7 @@ def generalization_error_thesis_variant(instance: StudentInstance, weights: Arra
     return _per_weights(require_finite_result(values, "generalization_error_thesis_variant", "reduce weights"), w)
 
 
+@fill_doc
 def monte_carlo_generalization_error(instance: StudentInstance, weights: ArrayLike, n_test_samples: int = 100_000,
                                      seed: Optional[Union[int, np.random.Generator]] = None,
                                      chunk: int = 20_000) -> MonteCarloEstimate:
@@ -362,8 +364,7 @@ def monte_carlo_generalization_error(instance: StudentInstance, weights: ArrayLi
         One weight vector or k of them, evaluated on the same test draws.
     n_test_samples : int
         Number of fresh test examples, in [2, 1e9].
-    seed : None, int or numpy.random.Generator
-        Source of randomness.
+    %(seed)s
     chunk : int
         Test examples drawn at a time (memory), >= 1.
 
@@ -413,6 +414,7 @@ def monte_carlo_generalization_error(instance: StudentInstance, weights: ArrayLi
     return MonteCarloEstimate(mean, se)
 
 
+@fill_doc
 def training_error(instance: StudentInstance, t: ArrayLike, tau: float = 1.0) -> np.ndarray:
     r""":math:`E_t(t)`, Eq (2.3.29): the training error :math:`\lVert y - wX \rVert^2` (2.3.4), summed over the
     :math:`P` examples, of the flow,
@@ -427,8 +429,7 @@ def training_error(instance: StudentInstance, t: ArrayLike, tau: float = 1.0) ->
     instance : StudentInstance
     t : float or array_like, shape (m,)
         Flow times :math:`t \ge 0` (+inf allowed).
-    tau : float
-        Time constant :math:`\tau > 0`.
+    %(tau)s
 
     Returns
     -------
@@ -496,6 +497,7 @@ def training_error_direct(instance: StudentInstance, weights: ArrayLike) -> Unio
                                      hint="||y − wX||² overflows float64; reduce weights"), w)
 
 
+@fill_doc
 def expected_generalization_error(t: ArrayLike, eigenvalues: ArrayLike, *, teacher_std: float = 1.0,
                                   noise_std: float = 0.5, init_std: float = 0.0,
                                   tau: float = 1.0) -> Union[float, np.ndarray]:
@@ -516,11 +518,8 @@ def expected_generalization_error(t: ArrayLike, eigenvalues: ArrayLike, *, teach
         Flow times :math:`t \ge 0` (+inf allowed).
     eigenvalues : array_like, shape (N,)
         The :math:`N` eigenvalues of :math:`X X^\top` (>= 0; zeros for the frozen modes).
-    teacher_std, noise_std, init_std : float
-        Standard deviations :math:`\sigma_{\bar w}`, :math:`\sigma_\varepsilon`, :math:`\sigma_0`, each in
-        [0, 1e150].
-    tau : float
-        Time constant :math:`\tau > 0`.
+    %(teacher_noise_init_std)s
+    %(tau)s
 
     Returns
     -------
@@ -547,6 +546,7 @@ def expected_generalization_error(t: ArrayLike, eigenvalues: ArrayLike, *, teach
     return scalar_or_array(out, t)
 
 
+@fill_doc
 def finite_size_asymptotic_generalization_error(n_features: int, n_samples: int, *, teacher_std: float = 1.0,
                                                 noise_std: float = 0.5, init_std: float = 0.0) -> float:
     r"""Exact :math:`\mathbb{E}[E_g(\infty)]` at finite :math:`N, P` (derived in this project), from the
@@ -566,9 +566,7 @@ def finite_size_asymptotic_generalization_error(n_features: int, n_samples: int,
         :math:`N \ge 1`.
     n_samples : int
         :math:`P \ge 1`, with :math:`|P - N| \ge 2` (the inverse-Wishart mean is infinite otherwise).
-    teacher_std, noise_std, init_std : float
-        Standard deviations :math:`\sigma_{\bar w}`, :math:`\sigma_\varepsilon`, :math:`\sigma_0`, each in
-        [0, 1e150].
+    %(teacher_noise_init_std)s
 
     Returns
     -------

@@ -28,10 +28,12 @@ from dynamics.numerics.threads import one_thread
 from dynamics.numerics.torch_tools import DTYPE, as_tensor, to_numpy, torch_device
 from ._checks import require_network_data, require_one_network
 from ._results import NetworkGDTrajectory, StudentGDTrajectory, StudentInstance
+from ._docs import fill_doc
 
 __all__ = ["train_two_layer", "train_students"]
 
 
+@fill_doc
 def train_two_layer(W21: ArrayLike, W32: ArrayLike, X: ArrayLike, Y: ArrayLike, n_steps: int, learning_rate: float,
                     record_every: int = 10, *, device: Union[str, "torch.device"] = "cpu") -> NetworkGDTrajectory:
     """Train a torch two-weight-layer linear network by full-batch gradient descent on Eq (2.2.2) of Pezeshki
@@ -53,8 +55,7 @@ def train_two_layer(W21: ArrayLike, W32: ArrayLike, X: ArrayLike, Y: ArrayLike, 
         η > 0; step k is at flow time kη.
     record_every : int
         Record every r-th step (k = 0, r, 2r, ...), 1 <= r <= max(n_steps, 1).
-    device : str or torch.device, default "cpu"
-        Where to train (keyword, required).
+    %(device)s
 
     Returns
     -------
@@ -104,6 +105,7 @@ def train_two_layer(W21: ArrayLike, W32: ArrayLike, X: ArrayLike, Y: ArrayLike, 
     return NetworkGDTrajectory(np.arange(0, n_steps + 1, every), out21, out32)
 
 
+@fill_doc
 def train_students(instances: Sequence[StudentInstance], steps: ArrayLike, learning_rate: float, *,
                    device: Union[str, "torch.device"] = "cpu") -> StudentGDTrajectory:
     """Train a batch of Advani–Saxe linear students in torch by full-batch gradient descent on
@@ -118,8 +120,7 @@ def train_students(instances: Sequence[StudentInstance], steps: ArrayLike, learn
         Step counts k >= 0 at which to record the weights (non-decreasing); the run lasts max(steps) steps.
     learning_rate : float
         η > 0; step k is at flow time kη.
-    device : str or torch.device, default "cpu"
-        Where to train (keyword, required).
+    %(device)s
 
     Returns
     -------

@@ -22,6 +22,7 @@ import numpy as np
 from ._counter_rng import fill_normals, normals as _counter_normals, stream_key
 from ._ziggurat import N_CHUNKS, ZIGGURAT, next_u64, normal_fill, seed_states, ziggurat_fast, ziggurat_slow
 from .validation import require_integer, rng_from
+from ._docstrings import fill_doc
 
 __all__ = ["haar_orthogonal", "seed_streams", "normal_fill", "counter_normals", "fill_normals", "stream_key", "N_CHUNKS", "ZIGGURAT",
            "next_u64", "seed_states", "ziggurat_fast", "ziggurat_slow"]
@@ -55,6 +56,7 @@ def counter_normals(key: int, k: int, d: int) -> np.ndarray:
     return _counter_normals(key, k, d)
 
 
+@fill_doc
 def haar_orthogonal(n: int, seed: Union[None, int, np.random.Generator] = None,
                     n_matrices: Optional[int] = None) -> np.ndarray:
     """Haar-distributed random orthogonal matrices.
@@ -63,8 +65,7 @@ def haar_orthogonal(n: int, seed: Union[None, int, np.random.Generator] = None,
     ----------
     n : int
         Size of each matrix, 1 <= n <= 100000.
-    seed : None, int or numpy.random.Generator
-        Source of randomness (a Generator's stream continues).
+    %(seed)s
     n_matrices : int, optional
         Draw a stack of this many independent matrices (shape (n_matrices, n, n)); None draws one (n, n).
 

@@ -192,7 +192,8 @@ def content_hash(payload: dict) -> str:
 
 def code_hash(modules: Sequence[str]) -> str:
     """SHA-256 of the code of ``modules`` (importable module names): each module's syntax tree with its docstrings
-    removed, so that editing documentation or comments leaves the hash alone and any change of code changes it.
+    and its ``@fill_doc`` decorators and their import (:mod:`dynamics.numerics._docstrings`) removed, so that editing documentation or
+    comments leaves the hash alone and any change of code changes it.
 
     Parameters
     ----------
@@ -221,7 +222,13 @@ def code_hash(modules: Sequence[str]) -> str:
     for name in modules:
         tree = ast.parse(inspect.getsource(importlib.import_module(name)))
         for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):  # documentation decorators
+                node.decorator_list = [d for d in node.decorator_list
+                                       if not (isinstance(d, ast.Name) and d.id == "fill_doc")]
             body = getattr(node, "body", None)
+            if isinstance(body, list):  # the import of the documentation decorator
+                body[:] = [n for n in body if not (isinstance(n, ast.ImportFrom)
+                                                   and [a.name for a in n.names] == ["fill_doc"])]
             if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
                     and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
                 node.body = body[1:] or [ast.Pass()]

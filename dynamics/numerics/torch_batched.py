@@ -33,6 +33,7 @@ import numpy as np
 import torch
 
 from .torch_tools import as_tensor
+from ._docstrings import fill_doc
 
 __all__ = ["MemberOptimizer", "group_logistic_gradients", "leaky_relu_mlp", "relu_mlp", "relu_mlp_cross_entropy_gradients",
            "stacked_kaiming_mlp", "stacked_uniform_weights"]
@@ -40,6 +41,7 @@ __all__ = ["MemberOptimizer", "group_logistic_gradients", "leaky_relu_mlp", "rel
 Device = Union[str, torch.device]
 
 
+@fill_doc
 def stacked_uniform_weights(rngs: Sequence[np.random.Generator], sizes: Sequence[int], *,
                             dtype: torch.dtype = torch.float64, device: Device = "cpu") -> List[torch.Tensor]:
     """Bias-free layer weights of one MLP per generator, stacked: torch's default ``Linear`` initialisation.
@@ -54,7 +56,7 @@ def stacked_uniform_weights(rngs: Sequence[np.random.Generator], sizes: Sequence
     sizes : sequence of int
         Layer widths, input first, output last (at least two entries, each >= 1).
     dtype : torch.dtype, default torch.float64
-    device : str or torch.device, default "cpu"
+    %(device)s
 
     Returns
     -------
@@ -206,6 +208,7 @@ def relu_mlp_cross_entropy_gradients(weights: Sequence[torch.Tensor], x: torch.T
     return losses, grads[::-1]
 
 
+@fill_doc
 def stacked_kaiming_mlp(seeds: Sequence[int], sizes: Sequence[int], *, bias: float = 0.01,
                         dtype: torch.dtype = torch.float64, device: Device = "cpu") -> List[torch.Tensor]:
     """Weights and biases of one MLP per seed, stacked: Kaiming-normal weights for ReLU-like units (gain √2) and
@@ -224,7 +227,7 @@ def stacked_kaiming_mlp(seeds: Sequence[int], sizes: Sequence[int], *, bias: flo
     bias : float, default 0.01
         The initial value of every bias, finite.
     dtype : torch.dtype, default torch.float64
-    device : str or torch.device, default "cpu"
+    %(device)s
 
     Returns
     -------

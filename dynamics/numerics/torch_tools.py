@@ -29,6 +29,7 @@ from numpy.typing import ArrayLike
 
 from .threads import one_thread
 from .validation import rng_from
+from ._docstrings import fill_doc
 
 __all__ = ["DTYPE", "as_tensor", "closure_loss", "on_device", "seed_int", "to_numpy", "torch_device",
            "torch_generator"]
@@ -125,6 +126,7 @@ def seed_int(seed: Union[None, int, np.random.Generator]) -> int:
     return int(rng_from(seed).integers(2 ** 62))
 
 
+@fill_doc
 def torch_generator(seed: Union[None, int, np.random.Generator],
                     device: Union[str, torch.device] = "cpu") -> torch.Generator:
     """A ``torch.Generator`` on ``device`` seeded from ``seed`` (through
@@ -132,7 +134,7 @@ def torch_generator(seed: Union[None, int, np.random.Generator],
 
     Parameters
     ----------
-    seed : None, int or numpy.random.Generator
+    %(seed)s
     device : str or torch.device
 
     Returns

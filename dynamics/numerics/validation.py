@@ -26,6 +26,7 @@ from typing import Optional, Sequence, Tuple, Union
 
 import numpy as np
 from numpy.typing import ArrayLike
+from ._docstrings import fill_doc
 
 __all__ = ["as_finite_array", "as_float", "format_value", "require_array_in_range", "require_bool",
            "require_choice", "require_finite_product", "require_finite_result", "require_in_range",
@@ -193,15 +194,14 @@ def _as_float64_array(name, value):
     return arr
 
 
+@fill_doc
 def as_finite_array(name: str, value: ArrayLike, ndim: Optional[int] = None) -> np.ndarray:
     """``value`` as a new C-contiguous float64 array with finite entries (and ``ndim`` dimensions).
 
     Parameters
     ----------
-    name : str
-        The parameter's name, used in the error message.
-    value : object
-        The argument as the caller gave it.
+    %(name)s
+    %(value)s
     ndim : int, optional
         The number of dimensions required.
 
@@ -279,15 +279,14 @@ def scalar_or_array(values: ArrayLike, like: ArrayLike) -> Union[float, np.ndarr
     return values
 
 
+@fill_doc
 def as_float(name: str, value: object) -> float:
     """``value`` as a finite Python float (rejecting booleans, strings and arrays of size other than 1).
 
     Parameters
     ----------
-    name : str
-        The parameter's name, used in the error message.
-    value : object
-        The argument as the caller gave it.
+    %(name)s
+    %(value)s
 
     Returns
     -------
@@ -329,16 +328,15 @@ def as_float(name: str, value: object) -> float:
     return x
 
 
+@fill_doc
 def require_in_range(name: str, value: object, low: float = -np.inf, high: float = np.inf, low_open: bool = False,
                      high_open: bool = False, why: str = "") -> float:
     """A finite scalar float inside [low, high].
 
     Parameters
     ----------
-    name : str
-        The parameter's name, used in the error message.
-    value : object
-        The argument as the caller gave it.
+    %(name)s
+    %(value)s
     low, high : float
         The interval (±inf for none).
     low_open, high_open : bool
@@ -369,15 +367,14 @@ def require_in_range(name: str, value: object, low: float = -np.inf, high: float
     return x
 
 
+@fill_doc
 def require_positive(name: str, value: object, allow_zero: bool = False) -> float:
     """A finite scalar > 0 (or >= 0 with ``allow_zero``).
 
     Parameters
     ----------
-    name : str
-        The parameter's name, used in the error message.
-    value : object
-        The argument as the caller gave it.
+    %(name)s
+    %(value)s
     allow_zero : bool
 
     Returns
@@ -396,16 +393,15 @@ def require_positive(name: str, value: object, allow_zero: bool = False) -> floa
     return require_in_range(name, value, 0.0, np.inf, low_open=not allow_zero)
 
 
+@fill_doc
 def require_array_in_range(name: str, value: ArrayLike, low: float = -np.inf, high: float = np.inf,
                            low_open: bool = False, high_open: bool = False, ndim: Optional[int] = None) -> np.ndarray:
     """A finite float64 array whose every entry lies in the interval; the message names the first bad entry.
 
     Parameters
     ----------
-    name : str
-        The parameter's name, used in the error message.
-    value : object
-        The argument as the caller gave it.
+    %(name)s
+    %(value)s
     low, high, low_open, high_open :
         As in :func:`dynamics.numerics.require_in_range`.
     ndim : int, optional
@@ -443,15 +439,14 @@ def require_array_in_range(name: str, value: ArrayLike, low: float = -np.inf, hi
     return arr
 
 
+@fill_doc
 def require_integer(name: str, value: object, low: Optional[int] = None, high: Optional[int] = None) -> int:
     """A Python int in [low, high]: a non-integral number is a ValueError, a boolean or non-number a TypeError.
 
     Parameters
     ----------
-    name : str
-        The parameter's name, used in the error message.
-    value : object
-        The argument as the caller gave it.
+    %(name)s
+    %(value)s
     low, high : int or None
         The allowed range (None: unbounded on that side).
 
@@ -491,15 +486,14 @@ def _integer_range(low, high):
     return f" in [{low}, {high}]"
 
 
+@fill_doc
 def require_bool(name: str, value: object) -> bool:
     """``True`` or ``False`` (numpy booleans accepted); anything else, 0 and 1 included, is a TypeError.
 
     Parameters
     ----------
-    name : str
-        The parameter's name, used in the error message.
-    value : object
-        The argument as the caller gave it.
+    %(name)s
+    %(value)s
 
     Returns
     -------
@@ -515,15 +509,14 @@ def require_bool(name: str, value: object) -> bool:
     return bool(value)
 
 
+@fill_doc
 def require_choice(name: str, value: object, choices: Sequence[object]) -> object:
     """``value`` if it is one of ``choices``.
 
     Parameters
     ----------
-    name : str
-        The parameter's name, used in the error message.
-    value : object
-        The argument as the caller gave it.
+    %(name)s
+    %(value)s
     choices : sequence
         The allowed values.
 
@@ -554,13 +547,13 @@ def require_choice(name: str, value: object, choices: Sequence[object]) -> objec
     return value
 
 
+@fill_doc
 def require_shape(name: str, arr: ArrayLike, shape: Sequence[Optional[int]]) -> np.ndarray:
     """``arr`` unchanged if its shape matches ``shape`` (None in ``shape`` matches any length).
 
     Parameters
     ----------
-    name : str
-        The parameter's name, used in the error message.
+    %(name)s
     arr : array_like
     shape : tuple of int or None
 
@@ -677,6 +670,7 @@ def require_same_length(**arrays: ArrayLike) -> int:
     return next(iter(lengths.values()))
 
 
+@fill_doc
 def require_times(name: str, value: ArrayLike, allow_zero: bool = True) -> np.ndarray:
     """Times for closed forms: a float64 array with entries in [0, inf] ((0, inf] without ``allow_zero``).
 
@@ -684,10 +678,8 @@ def require_times(name: str, value: ArrayLike, allow_zero: bool = True) -> np.nd
 
     Parameters
     ----------
-    name : str
-        The parameter's name, used in the error message.
-    value : object
-        The argument as the caller gave it.
+    %(name)s
+    %(value)s
     allow_zero : bool
 
     Returns
@@ -708,16 +700,15 @@ def require_times(name: str, value: ArrayLike, allow_zero: bool = True) -> np.nd
     return arr
 
 
+@fill_doc
 def require_output_times(name: str, value: ArrayLike, positive: bool = False,
                          strictly_increasing: bool = False) -> np.ndarray:
     """Output times of an integration or a recorded run: a non-empty, finite, 1-D, non-decreasing array.
 
     Parameters
     ----------
-    name : str
-        The parameter's name, used in the error message.
-    value : object
-        The argument as the caller gave it.
+    %(name)s
+    %(value)s
     positive : bool
         Require times > 0 (else >= 0).
     strictly_increasing : bool
@@ -839,6 +830,7 @@ def require_finite_product(factors: Sequence[ArrayLike], divisors: Sequence[Arra
 ORTHOGONALITY_TOLERANCE = 1e-10
 
 
+@fill_doc
 def require_orthogonal(name: str, value: ArrayLike) -> np.ndarray:
     """A float64 square matrix Q with max|QᵀQ − I| <= 1e-10 (orthogonal to float64 round-off).
 
@@ -851,8 +843,7 @@ def require_orthogonal(name: str, value: ArrayLike) -> np.ndarray:
 
     Parameters
     ----------
-    name : str
-        The parameter's name, used in the error message.
+    %(name)s
     value : array_like, shape (n, n)
         The argument as the caller gave it: real, finite, n >= 1.
 

@@ -35,6 +35,7 @@ from ._kernels import sgd_order2_kernel, sgd_radius_kernel
 from ._optimizers import _one_minus_power
 from ._results import (AdaGradGParameters, ArrayOrFloat, EffectiveLRBounds, Equilibrium, GeometricSchedule,
                        InvariantInterval, LiAroraEquivalent, RadiusLaw, RadiusSandwich)
+from ._docs import fill_doc
 
 __all__ = ["adagrad_matched_learning_rate", "adagradg_equivalent_params", "adam_nu", "adam_nu_R", "adam_srt_radius",
            "adam_srt_radius_law", "effective_lr_bounds_sgd", "exponential_lr_schedule", "li_arora_equivalent",
@@ -44,6 +45,7 @@ __all__ = ["adagrad_matched_learning_rate", "adagradg_equivalent_params", "adam_
            "sgdm_l2_relaxation_steps"]
 
 
+@fill_doc
 def sgd_l2_equilibrium(learning_rate: float, weight_decay: float, grad_norm: float) -> Equilibrium:
     r"""The exact fixed point of SGD + L2 (no momentum) with a constant gradient norm on the sphere (derived in
     this project).
@@ -65,8 +67,7 @@ def sgd_l2_equilibrium(learning_rate: float, weight_decay: float, grad_norm: flo
 
     Parameters
     ----------
-    learning_rate : float
-        :math:`\eta > 0`.
+    %(learning_rate)s
     weight_decay : float
         :math:`\lambda > 0`, with :math:`\eta\lambda < 1` (hypothesis H1). At :math:`\lambda = 0` there is no
         equilibrium (see :func:`dynamics.spherical.effective_lr_bounds_sgd`).
@@ -96,6 +97,7 @@ def sgd_l2_equilibrium(learning_rate: float, weight_decay: float, grad_norm: flo
     return Equilibrium(r4, effective, math.atan2(math.sqrt(q), 1.0 - product))
 
 
+@fill_doc
 def sgdm_l2_equilibrium(learning_rate: float, weight_decay: float, momentum: float, grad_norm: float) -> Equilibrium:
     r"""The leading-order equilibrium of SGD-M + L2 in the random-walk noise model (derived in this project;
     Wan et al. 2021).
@@ -111,10 +113,8 @@ def sgdm_l2_equilibrium(learning_rate: float, weight_decay: float, momentum: flo
 
     Parameters
     ----------
-    learning_rate : float
-        :math:`\eta > 0`.
-    weight_decay : float
-        :math:`\lambda > 0` with :math:`\eta\lambda < 1`.
+    %(learning_rate)s
+    %(weight_decay_positive)s
     momentum : float
         :math:`\gamma \in [0, 1)` (heavy ball, dampening 0: :math:`m_k = \gamma m_{k-1} + \nabla L + \lambda x`).
     grad_norm : float
@@ -216,6 +216,7 @@ def sgdm_l2_relaxation(r0: float, learning_rate: float, weight_decay: float, mom
     return float(value) if scalar else value
 
 
+@fill_doc
 def effective_lr_bounds_sgd(learning_rate: float, r0: float, g_min: float, g_max: float,
                             steps: Union[int, ArrayLike]) -> EffectiveLRBounds:
     r"""Bounds on :math:`\eta_k^e = \eta / r_k^2` for plain SGD (:math:`\lambda = 0`, constant :math:`\eta`) with
@@ -235,8 +236,7 @@ def effective_lr_bounds_sgd(learning_rate: float, r0: float, g_min: float, g_max
 
     Parameters
     ----------
-    learning_rate : float
-        :math:`\eta > 0`.
+    %(learning_rate)s
     r0 : float
         The initial radius :math:`\lVert x_0 \rVert > 0`.
     g_min, g_max : float
@@ -402,6 +402,7 @@ def sgd_radius_sequence(r0: float, learning_rate: Union[float, ArrayLike], grad_
     return r
 
 
+@fill_doc
 def sgd_effective_lr(learning_rate: float, radius_fourth_power: Union[float, ArrayLike],
                      weight_decay: float = 0.0) -> ArrayOrFloat:
     r"""The effective learning rate of SGD (+ L2, no momentum) at radius :math:`r`,
@@ -413,12 +414,10 @@ def sgd_effective_lr(learning_rate: float, radius_fourth_power: Union[float, Arr
 
     Parameters
     ----------
-    learning_rate : float
-        :math:`\eta > 0`.
+    %(learning_rate)s
     radius_fourth_power : float or array_like
         :math:`r^4 > 0`.
-    weight_decay : float
-        :math:`\lambda \ge 0` with :math:`\eta\lambda < 1`.
+    %(weight_decay)s
 
     Returns
     -------
@@ -442,6 +441,7 @@ def sgd_effective_lr(learning_rate: float, radius_fourth_power: Union[float, Arr
     return float(value) if value.ndim == 0 else value
 
 
+@fill_doc
 def sgd_l2_collapse_radius(r0: float, learning_rate: float, weight_decay: float,
                            steps: Union[int, ArrayLike]) -> ArrayOrFloat:
     r"""The radius of SGD + L2 while the gradient on the sphere vanishes, :math:`r_k = r_0 (1 - \eta\lambda)^k`
@@ -456,10 +456,8 @@ def sgd_l2_collapse_radius(r0: float, learning_rate: float, weight_decay: float,
     ----------
     r0 : float
         :math:`\lVert x_0 \rVert > 0` at the start of the collapse.
-    learning_rate : float
-        :math:`\eta > 0`.
-    weight_decay : float
-        :math:`\lambda \ge 0` with :math:`\eta\lambda < 1`.
+    %(learning_rate)s
+    %(weight_decay)s
     steps : int or array_like of int
         Step counts :math:`k \ge 0` from the start of the collapse.
 
@@ -483,6 +481,7 @@ def sgd_l2_collapse_radius(r0: float, learning_rate: float, weight_decay: float,
     return float(value) if scalar else value
 
 
+@fill_doc
 def sgd_l2_radius_map(radius_squared: Union[float, ArrayLike], learning_rate: float, weight_decay: float,
                       grad_norm: Union[float, ArrayLike]) -> ArrayOrFloat:
     r"""One step of the exact squared-radius map of SGD + L2, :math:`s \mapsto \rho s + \eta^2 g^2 / s` with
@@ -492,10 +491,8 @@ def sgd_l2_radius_map(radius_squared: Union[float, ArrayLike], learning_rate: fl
     ----------
     radius_squared : float or array_like
         Squared radii :math:`s = r_k^2 > 0`.
-    learning_rate : float
-        :math:`\eta > 0`.
-    weight_decay : float
-        :math:`\lambda \ge 0` with :math:`\eta\lambda < 1`.
+    %(learning_rate)s
+    %(weight_decay)s
     grad_norm : float or array_like
         :math:`g_k = \lVert \nabla L(u_k) \rVert \ge 0` (broadcast against radius_squared).
 
@@ -520,6 +517,7 @@ def sgd_l2_radius_map(radius_squared: Union[float, ArrayLike], learning_rate: fl
     return float(value) if value.ndim == 0 else value
 
 
+@fill_doc
 def sgd_l2_invariant_interval(learning_rate: float, weight_decay: float, g_min: float,
                               g_max: float) -> InvariantInterval:
     r"""The invariant interval of SGD + L2 with bounded gradient norms, and the :math:`\eta^e` bounds it implies
@@ -536,10 +534,8 @@ def sgd_l2_invariant_interval(learning_rate: float, weight_decay: float, g_min: 
 
     Parameters
     ----------
-    learning_rate : float
-        :math:`\eta > 0`.
-    weight_decay : float
-        :math:`\lambda > 0` with :math:`\eta\lambda < 1`.
+    %(learning_rate)s
+    %(weight_decay_positive)s
     g_min, g_max : float
         :math:`0 < g_{\min} \le g_{\max}`, bounds on :math:`\lVert \nabla L(u_k) \rVert`, with
         :math:`(g_{\min} / g_{\max})^2 \ge (1 - \rho) / \rho` (:math:`\approx 2\eta\lambda`).
@@ -697,6 +693,7 @@ def sgd_order2_radius4(r0: float, learning_rate: Union[float, ArrayLike], grad_n
     return require_finite_result(w, "the order-2 radius", "the increments 2ρη²g² overflow float64")
 
 
+@fill_doc
 def adam_srt_radius(r0: float, learning_rate: float, dimension: int, steps: Union[int, ArrayLike]) -> ArrayOrFloat:
     r"""The radius of Adam w/o (abc) with :math:`\beta_1 = 0`, :math:`\lambda = 0`, :math:`\varepsilon = 0` and a
     constant gradient norm: :math:`r_k^2 = r_0^2 + \eta^2 d k` (derived in this project).
@@ -709,8 +706,7 @@ def adam_srt_radius(r0: float, learning_rate: float, dimension: int, steps: Unio
     ----------
     r0 : float
         :math:`\lVert x_0 \rVert > 0`.
-    learning_rate : float
-        :math:`\eta > 0`.
+    %(learning_rate)s
     dimension : int
         :math:`d \ge 1`, the size of the radially invariant group.
     steps : int or array_like of int
@@ -736,6 +732,7 @@ def adam_srt_radius(r0: float, learning_rate: float, dimension: int, steps: Unio
     return float(value) if scalar else value
 
 
+@fill_doc
 def adam_srt_radius_law(r0: float, learning_rate: float, dimension: int, grad_norm: float,
                         steps: Union[int, ArrayLike]) -> RadiusLaw:
     r"""The radius :math:`r_k = \sqrt{r_0^2 + \eta^2 d k}` of Adam w/o (abc) (:math:`\beta_1 = 0`, :math:`\lambda = 0`,
@@ -746,8 +743,7 @@ def adam_srt_radius_law(r0: float, learning_rate: float, dimension: int, grad_no
     ----------
     r0 : float
         :math:`\lVert x_0 \rVert > 0`.
-    learning_rate : float
-        :math:`\eta > 0`.
+    %(learning_rate)s
     dimension : int
         :math:`d \ge 1`, the size of the radially invariant group.
     grad_norm : float
@@ -777,6 +773,7 @@ def adam_srt_radius_law(r0: float, learning_rate: float, dimension: int, grad_no
     return RadiusLaw(radius, float(effective) if effective.ndim == 0 else effective)
 
 
+@fill_doc
 def adagradg_equivalent_params(learning_rate: float, weight_decay: float, r0: float) -> AdaGradGParameters:
     r"""The AdaGradG parameters that match SGD + L2 (Theorem 4 of Roburin et al. 2022):
     :math:`\beta = (1 - \eta\lambda)^4`, :math:`\eta_\mathrm{AGG} = (2\beta)^{-1/2}`,
@@ -792,8 +789,7 @@ def adagradg_equivalent_params(learning_rate: float, weight_decay: float, r0: fl
     ----------
     learning_rate : float
         The SGD learning rate :math:`\eta > 0`.
-    weight_decay : float
-        :math:`\lambda \ge 0` with :math:`\eta\lambda < 1`.
+    %(weight_decay)s
     r0 : float
         The group's initial radius :math:`\lVert x_0 \rVert > 0`.
 
@@ -861,6 +857,7 @@ def adagrad_matched_learning_rate(learning_rate: float, grad_norm: float, dimens
     return value
 
 
+@fill_doc
 def exponential_lr_schedule(learning_rate: float, weight_decay: float) -> GeometricSchedule:
     r"""The schedule :math:`\eta_k = \eta (1 - \eta\lambda)^{-2k-1}` that makes SGD without L2 equivalent to SGD + L2
     (Eq 3.44).
@@ -871,10 +868,8 @@ def exponential_lr_schedule(learning_rate: float, weight_decay: float) -> Geomet
 
     Parameters
     ----------
-    learning_rate : float
-        :math:`\eta > 0`.
-    weight_decay : float
-        :math:`\lambda \ge 0` with :math:`\eta\lambda < 1`.
+    %(learning_rate)s
+    %(weight_decay)s
 
     Returns
     -------
@@ -893,6 +888,7 @@ def exponential_lr_schedule(learning_rate: float, weight_decay: float) -> Geomet
     return GeometricSchedule(eta / (1.0 - product), (1.0 - product) ** -2)
 
 
+@fill_doc
 def li_arora_equivalent(learning_rate: float, weight_decay: float, momentum: float,
                         x0: ArrayLike) -> LiAroraEquivalent:
     r"""The exact equivalent without weight decay of SGD-M + L2 (derived in this project; Li & Arora 2020,
@@ -906,8 +902,7 @@ def li_arora_equivalent(learning_rate: float, weight_decay: float, momentum: flo
 
     Parameters
     ----------
-    learning_rate : float
-        :math:`\eta > 0`.
+    %(learning_rate)s
     weight_decay : float
         :math:`\lambda \ge 0` with :math:`\eta\lambda \le (1 - \sqrt{\gamma})^2` (real roots).
     momentum : float
@@ -962,6 +957,7 @@ def _nu(terms, d, beta1, beta2):
     return scale * np.sqrt(running / d)
 
 
+@fill_doc
 def adam_nu(sphere_grad_norms: ArrayLike, radii: ArrayLike, dimension: int, betas: Tuple[float, float] = (0.9, 0.999),
             weight_decay: float = 0.0) -> np.ndarray:
     r"""Adam's second-order moment on the sphere :math:`\nu_k = r_k d^{-1/2} \lVert b_k \rVert` (Eq 3.42;
@@ -986,8 +982,7 @@ def adam_nu(sphere_grad_norms: ArrayLike, radii: ArrayLike, dimension: int, beta
         :math:`d`, the size of the group.
     betas : (float, float)
         :math:`(\beta_1, \beta_2)` in :math:`[0, 1)`.
-    weight_decay : float
-        :math:`\lambda \ge 0` (coupled L2).
+    %(weight_decay_l2)s
 
     Returns
     -------

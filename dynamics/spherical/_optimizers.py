@@ -32,6 +32,7 @@ from ._geometry import _transport_RT, _transport_T
 from ._kernels import (adagrad_init, adagrad_update, adagradg_init, adagradg_update, adam_update, adamg_update,
                        adams_update, no_init, one_minus_power, sgd_init, sgd_update)
 from ._results import GenericForm
+from ._docs import fill_doc
 
 __all__ = ["AdaGrad", "AdaGradG", "Adam", "AdamG", "AdamS", "AdamSRT", "AdamST", "AdamW", "SGD", "SGDM", "SGDMRT"]
 
@@ -165,14 +166,14 @@ class SGD(_Optimizer):
 SGDM = SGD
 
 
+@fill_doc
 class SGDMRT(SGD):
     r"""The reference code's SGD-M with RT momentum (not in the thesis): after each step :math:`m \leftarrow RT(m)`
     (Eq 3.76).
 
     Parameters
     ----------
-    learning_rate : float or callable
-        :math:`\eta > 0` or a schedule.
+    %(learning_rate_schedule)s
     momentum : float
         :math:`\gamma \in [0, 1)`.
     weight_decay : float
@@ -219,6 +220,7 @@ def _zero_second_moment(where):
     raise ValueError(f"eps: with eps = 0 the second moment is 0 {where}, so the step divides 0 by 0; use eps > 0")
 
 
+@fill_doc
 class Adam(_AdamBase):
     r"""Adam(+L2): :math:`m = \beta_1 m + (1 - \beta_1) \tilde g`, :math:`v = \beta_2 v + (1 - \beta_2) \tilde g^2`,
     :math:`x_\mathrm{next} = x - \eta_k \hat m \oslash (\sqrt{\hat v} + \varepsilon)` (Eqs 3.16-3.18).
@@ -229,14 +231,12 @@ class Adam(_AdamBase):
 
     Parameters
     ----------
-    learning_rate : float or callable
-        :math:`\eta > 0` or a schedule.
+    %(learning_rate_schedule)s
     betas : (float, float)
         :math:`(\beta_1, \beta_2)` in :math:`[0, 1)`.
     eps : float
         :math:`\varepsilon \ge 0` (0: theory mode; then a coordinate whose second moment is 0 raises ValueError).
-    weight_decay : float
-        :math:`\lambda \ge 0` (coupled L2).
+    %(weight_decay_l2)s
     eps_inside_sqrt : bool
         Use :math:`\sqrt{\hat v + \varepsilon}` (the thesis's equations) instead of :math:`\sqrt{\hat v} + \varepsilon`.
 
@@ -310,6 +310,7 @@ class AdamW(Adam):
     _decoupled = True
 
 
+@fill_doc
 class AdaGrad(_Optimizer):
     r"""Element-wise AdaGrad: :math:`v = v + \tilde g^2`,
     :math:`x_\mathrm{next} = x - \eta_k \tilde g \oslash (\sqrt{v} + \varepsilon)` (Eqs 2.16-2.17;
@@ -317,8 +318,7 @@ class AdaGrad(_Optimizer):
 
     Parameters
     ----------
-    learning_rate : float or callable
-        :math:`\eta > 0` or a schedule.
+    %(learning_rate_schedule)s
     eps : float
         :math:`\varepsilon \ge 0`.
     weight_decay : float
@@ -359,6 +359,7 @@ class AdaGrad(_Optimizer):
                                               float(self.initial_accumulator))
 
 
+@fill_doc
 class AdaGradG(_Optimizer):
     r"""AdaGradG (Roburin (thesis), Eq 3.48): :math:`\hat x = x - \eta_k \nabla L(x) / \sqrt{v_k}`,
     :math:`x_\mathrm{next} = \hat x / \lVert \hat x \rVert`, :math:`v_{k+1} = \beta v_k + \lVert \nabla L(x) \rVert^2`.
@@ -370,8 +371,7 @@ class AdaGradG(_Optimizer):
 
     Parameters
     ----------
-    learning_rate : float or callable
-        :math:`\eta > 0` or a schedule.
+    %(learning_rate_schedule)s
     beta : float
         :math:`\beta \in [0, 1]` (:math:`\beta = 1`: no decay, the :math:`\lambda = 0` case of Theorem 4).
     v0 : float
@@ -413,6 +413,7 @@ class AdaGradG(_Optimizer):
         return adagradg_update, adagradg_init, (float(self.beta), float(self.v0))
 
 
+@fill_doc
 class AdamS(_AdamBase):
     r"""Adam w/o (a) (Eqs 3.67-3.69): a scalar second moment
     :math:`v = \beta_2 v + (1 - \beta_2) \lVert \tilde g \rVert^2 / d` per group.
@@ -424,14 +425,12 @@ class AdamS(_AdamBase):
 
     Parameters
     ----------
-    learning_rate : float or callable
-        :math:`\eta > 0` or a schedule.
+    %(learning_rate_schedule)s
     betas : (float, float)
         :math:`(\beta_1, \beta_2)` in :math:`[0, 1)`.
     eps : float
         :math:`\varepsilon \ge 0` (outside the square root).
-    weight_decay : float
-        :math:`\lambda \ge 0` (coupled L2).
+    %(weight_decay_l2)s
 
     Examples
     --------
@@ -470,6 +469,7 @@ class AdamS(_AdamBase):
                                        int(self._variant))
 
 
+@fill_doc
 class AdamST(AdamS):
     r"""Adam w/o (ab): AdamS, then
     :math:`m \leftarrow T(m) = \langle u_k, u_{k+1} \rangle m - \langle m, u_{k+1} \rangle u_k` after each step
@@ -481,14 +481,12 @@ class AdamST(AdamS):
 
     Parameters
     ----------
-    learning_rate : float or callable
-        :math:`\eta > 0` or a schedule.
+    %(learning_rate_schedule)s
     betas : (float, float)
         :math:`(\beta_1, \beta_2)` in :math:`[0, 1)`.
     eps : float
         :math:`\varepsilon \ge 0`.
-    weight_decay : float
-        :math:`\lambda \ge 0` (coupled L2).
+    %(weight_decay_l2)s
 
     Examples
     --------
@@ -501,6 +499,7 @@ class AdamST(AdamS):
     _variant = 1
 
 
+@fill_doc
 class AdamSRT(AdamS):
     r"""Adam w/o (abc) (Algorithm 1, Eqs 3.79-3.81): AdamS, then :math:`m \leftarrow RT(m)` and
     :math:`v \leftarrow v \cdot \lVert x_k \rVert^2 / \lVert x_{k+1} \rVert^2`.
@@ -512,14 +511,12 @@ class AdamSRT(AdamS):
 
     Parameters
     ----------
-    learning_rate : float or callable
-        :math:`\eta > 0` or a schedule.
+    %(learning_rate_schedule)s
     betas : (float, float)
         :math:`(\beta_1, \beta_2)` in :math:`[0, 1)`.
     eps : float
         :math:`\varepsilon \ge 0`.
-    weight_decay : float
-        :math:`\lambda \ge 0` (coupled L2).
+    %(weight_decay_l2)s
 
     Examples
     --------
@@ -534,6 +531,7 @@ class AdamSRT(AdamS):
     _variant = 2
 
 
+@fill_doc
 class AdamG(_AdamBase):
     r"""The reference code's AdamG (github.com/ymontmarin/adamsrt): scalar
     :math:`v = \beta_2 v + (1 - \beta_2) \sum_j g_j^2` (no :math:`1/d`), step
@@ -545,8 +543,7 @@ class AdamG(_AdamBase):
 
     Parameters
     ----------
-    learning_rate : float or callable
-        :math:`\eta > 0` or a schedule.
+    %(learning_rate_schedule)s
     betas : (float, float)
         :math:`(\beta_1, \beta_2)` in :math:`[0, 1)`.
     eps : float

@@ -54,6 +54,7 @@ from .torch_models import bn_mlp2
 from .torch_optim import AdamG, AdamS, AdamSRT, AdamST
 from .torch_state import effective_learning_rates
 from .torch_training import gaussian_classification
+from ._docs import fill_doc
 
 __all__ = ["AdamVariantsConfig", "AdamVariantsTraining", "TheoremTwoHypotheses", "train_adam_variants",
            "theorem2_hypotheses"]
@@ -242,6 +243,7 @@ def _pairs(name, value):
     return out
 
 
+@fill_doc
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 def train_adam_variants(config: AdamVariantsConfig = AdamVariantsConfig(), seeds: Sequence[Seed] = (0, 1, 2), *,
                         device: Device = "cpu", dtype: torch.dtype = torch.float64) -> AdamVariantsTraining:
@@ -267,8 +269,7 @@ def train_adam_variants(config: AdamVariantsConfig = AdamVariantsConfig(), seeds
         ``AdamVariantsConfig()``: all seven methods, 300 steps of 32 points, width 32, read every step.
     seeds : sequence of (int >= 0 or numpy.random.Generator), optional
         One run per seed (1 to 64 seeds). Default (0, 1, 2).
-    device : str or torch.device, optional
-        Where to compute. Default ``"cpu"``.
+    %(device)s
     dtype : torch.dtype, optional
         ``torch.float64`` (default) or ``torch.float32``.
 

@@ -23,6 +23,7 @@ import torch
 
 from dynamics.numerics import require_integer, require_positive
 from dynamics.numerics.torch_tools import seed_int
+from ._docs import fill_doc
 
 __all__ = ["BatchNorm", "bn_mlp", "bn_mlp2", "conv_bn_net"]
 
@@ -62,6 +63,7 @@ class BatchNorm(torch.nn.Module):
         return f"{self.num_features}, eps={self.eps}, affine={self.weight is not None}"
 
 
+@fill_doc
 def bn_mlp(n_features: int = 16, n_hidden: int = 8, n_classes: int = 3, bn_eps: float = 0.0, *, seed: Seed = None,
            device: Device = "cpu", dtype: torch.dtype = torch.float64) -> torch.nn.Sequential:
     """M1: Linear(no bias) -> BatchNorm(affine=False, eps=bn_eps) -> ReLU -> Linear.
@@ -85,8 +87,7 @@ def bn_mlp(n_features: int = 16, n_hidden: int = 8, n_classes: int = 3, bn_eps: 
     seed : None, int >= 0 or numpy.random.Generator, optional
         Seeds torch's global generator (through ``numpy.random.default_rng``; a Generator's stream advances
         once). Default None: fresh entropy, not reproducible.
-    device : str or torch.device, optional
-        Where the parameters live. Default ``"cpu"``.
+    %(device)s
     dtype : torch.dtype, optional
         Floating dtype of the parameters. Default ``torch.float64``.
 
@@ -111,6 +112,7 @@ def bn_mlp(n_features: int = 16, n_hidden: int = 8, n_classes: int = 3, bn_eps: 
     return model.to(device=device, dtype=dtype)
 
 
+@fill_doc
 def conv_bn_net(width: int = 16, n_classes: int = 10, bn_eps: float = 0.0, *, seed: Seed = None,
                 device: Device = "cpu", dtype: torch.dtype = torch.float64) -> torch.nn.Sequential:
     """M2: Conv(3 -> width, 3×3) -> BN2d -> ReLU -> Conv(width -> width, 3×3) -> BN2d -> ReLU -> GAP -> Linear.
@@ -131,8 +133,7 @@ def conv_bn_net(width: int = 16, n_classes: int = 10, bn_eps: float = 0.0, *, se
     seed : None, int >= 0 or numpy.random.Generator, optional
         Seeds torch's global generator (through ``numpy.random.default_rng``; a Generator's stream advances
         once). Default None: fresh entropy, not reproducible.
-    device : str or torch.device, optional
-        Where the parameters live. Default ``"cpu"``.
+    %(device)s
     dtype : torch.dtype, optional
         Floating dtype of the parameters. Default ``torch.float64``.
 
@@ -160,6 +161,7 @@ def conv_bn_net(width: int = 16, n_classes: int = 10, bn_eps: float = 0.0, *, se
     return model.to(device=device, dtype=dtype)
 
 
+@fill_doc
 def bn_mlp2(n_features: int = 16, width: int = 32, n_classes: int = 3, *, seed: Seed = None,
             device: Device = "cpu", dtype: torch.dtype = torch.float64) -> torch.nn.Sequential:
     """The network of the Adam-variants experiment (:func:`dynamics.spherical.torch_experiments.train_adam_variants`):
@@ -180,8 +182,7 @@ def bn_mlp2(n_features: int = 16, width: int = 32, n_classes: int = 3, *, seed: 
         Number of outputs, in [2, 1000]. Default 3.
     seed : None, int >= 0 or numpy.random.Generator, optional
         Seeds torch's global generator. Default None: fresh entropy, not reproducible.
-    device : str or torch.device, optional
-        Where the parameters live. Default ``"cpu"``.
+    %(device)s
     dtype : torch.dtype, optional
         Floating dtype of the parameters. Default ``torch.float64``.
 

@@ -38,6 +38,7 @@ from ._results import (AdaGradGVsSGDM2Config, AdamVariantsM2Config, AdamVariants
 from ._step import spherical_step
 from .torch_models import bn_mlp, conv_bn_net
 from .torch_optim import AdaGradG
+from ._docs import fill_doc
 
 __all__ = ["AdaGradGVsSGDM2Config", "AdamVariantsM2Config", "AdamVariantsResult", "AnglesToSGD",
            "ClassificationData", "EquilibriumStatistics", "EquilibriumStatisticsConfig", "ExponentialLREquivalence",
@@ -49,6 +50,7 @@ Seed = Optional[Union[int, np.random.Generator]]
 Device = Union[str, torch.device]
 
 
+@fill_doc
 def gaussian_classification(n_samples: int = 2048, n_features: int = 16, n_classes: int = 3,
                             label_noise: float = 0.2, *, seed: Seed = None, device: Device = "cpu",
                             dtype: torch.dtype = torch.float64) -> ClassificationData:
@@ -71,8 +73,7 @@ def gaussian_classification(n_samples: int = 2048, n_features: int = 16, n_class
     seed : None, int >= 0 or numpy.random.Generator, optional
         Seeds the torch generator (through ``numpy.random.default_rng``; a Generator's stream advances once).
         Default None: fresh entropy, not reproducible.
-    device : str or torch.device, optional
-        Where the returned tensors live. Default ``"cpu"``.
+    %(device)s
     dtype : torch.dtype, optional
         Floating dtype of the inputs. Default ``torch.float64``.
 
@@ -100,6 +101,7 @@ def gaussian_classification(n_samples: int = 2048, n_features: int = 16, n_class
     return ClassificationData(x.to(device), labels.to(device))
 
 
+@fill_doc
 def synthetic_images(n_samples: int = 256, size: int = 16, n_classes: int = 10, *, seed: Seed = None,
                      device: Device = "cpu", dtype: torch.dtype = torch.float64) -> ClassificationData:
     """Random 3×size×size images labelled by a random linear teacher on their pooled features (the data of
@@ -120,8 +122,7 @@ def synthetic_images(n_samples: int = 256, size: int = 16, n_classes: int = 10, 
     seed : None, int >= 0 or numpy.random.Generator, optional
         Seeds the torch generator (through ``numpy.random.default_rng``; a Generator's stream advances once).
         Default None: fresh entropy, not reproducible.
-    device : str or torch.device, optional
-        Where the returned tensors live. Default ``"cpu"``.
+    %(device)s
     dtype : torch.dtype, optional
         Floating dtype of the images. Default ``torch.float64``.
 
@@ -154,6 +155,7 @@ def _batches(n_samples, batch_size, n_steps, gen):
         yield torch.randint(0, n_samples, (batch_size,), generator=gen)
 
 
+@fill_doc
 @on_device
 def pythagorean_sgd(learning_rate: float = 0.5, n_steps: int = 200, batch_size: int = 256, *, seed: Seed = None,
                     device: Device = "cpu") -> PythagoreanResult:
@@ -175,8 +177,7 @@ def pythagorean_sgd(learning_rate: float = 0.5, n_steps: int = 200, batch_size: 
     seed : None, int >= 0 or numpy.random.Generator, optional
         Seeds the data, the models and the batch order (one integer drawn from it; a Generator's stream
         advances once). Default None: fresh entropy, not reproducible.
-    device : str or torch.device, optional
-        Where to compute. Default ``"cpu"``.
+    %(device)s
 
     Returns
     -------
@@ -223,6 +224,7 @@ def pythagorean_sgd(learning_rate: float = 0.5, n_steps: int = 200, batch_size: 
     return PythagoreanResult(max_cos, max_err, r ** 4, np.array(lower).T, np.array(upper).T)
 
 
+@fill_doc
 @on_device
 def spherical_step_vs_torch(n_steps: int = 20, batch_size: int = 256,
                             learning_rates: Tuple[float, float, float] = (0.05, 0.01, 0.01),
@@ -253,8 +255,7 @@ def spherical_step_vs_torch(n_steps: int = 20, batch_size: int = 256,
     seed : None, int >= 0 or numpy.random.Generator, optional
         Seeds the data, the models and the batch order (one integer drawn from it; a Generator's stream
         advances once). Default None: fresh entropy, not reproducible.
-    device : str or torch.device, optional
-        Where to compute. Default ``"cpu"``.
+    %(device)s
 
     Returns
     -------
@@ -314,6 +315,7 @@ def spherical_step_vs_torch(n_steps: int = 20, batch_size: int = 256,
     return SphericalStepErrors(direction, radius)
 
 
+@fill_doc
 @on_device
 def exponential_lr_pair(n_steps: int = 2000, learning_rate: float = 0.05, momentum: float = 0.9,
                         weight_decay: float = 1e-3, batch_size: int = 128, *, seed: Seed = None,
@@ -341,8 +343,7 @@ def exponential_lr_pair(n_steps: int = 2000, learning_rate: float = 0.05, moment
     seed : None, int >= 0 or numpy.random.Generator, optional
         Seeds the data, the models and the batch order (one integer drawn from it; a Generator's stream
         advances once). Default None: fresh entropy, not reproducible.
-    device : str or torch.device, optional
-        Where to compute. Default ``"cpu"``.
+    %(device)s
 
     Returns
     -------
@@ -394,6 +395,7 @@ def exponential_lr_pair(n_steps: int = 2000, learning_rate: float = 0.05, moment
     return ExponentialLREquivalence(*(float(g) for g in gaps), equivalent.alpha)
 
 
+@fill_doc
 @on_device
 def equilibrium_statistics(config: EquilibriumStatisticsConfig = EquilibriumStatisticsConfig(), seed: Seed = None, *,
                            device: Device = "cpu") -> EquilibriumStatistics:
@@ -420,8 +422,7 @@ def equilibrium_statistics(config: EquilibriumStatisticsConfig = EquilibriumStat
     seed : None, int >= 0 or numpy.random.Generator, optional
         Seeds the data, the models and the batch order (one integer drawn from it; a Generator's stream
         advances once). Default None: fresh entropy, not reproducible.
-    device : str or torch.device, optional
-        Where to compute. Default ``"cpu"``.
+    %(device)s
 
     Returns
     -------
@@ -501,6 +502,7 @@ def equilibrium_statistics(config: EquilibriumStatisticsConfig = EquilibriumStat
     return EquilibriumStatistics(configs, means[0], means[1], means[2], total)
 
 
+@fill_doc
 @on_device
 def adagradg_vs_sgd_m2(config: AdaGradGVsSGDM2Config = AdaGradGVsSGDM2Config(), seed: Seed = None, *,
                        device: Device = "cpu", dtype: torch.dtype = torch.float64) -> AnglesToSGD:
@@ -525,8 +527,7 @@ def adagradg_vs_sgd_m2(config: AdaGradGVsSGDM2Config = AdaGradGVsSGDM2Config(), 
     seed : None, int >= 0 or numpy.random.Generator, optional
         Seeds the data, the models and the batch order (one integer drawn from it; a Generator's stream
         advances once). Default None: fresh entropy, not reproducible.
-    device : str or torch.device, optional
-        Where to compute. Default ``"cpu"``.
+    %(device)s
     dtype : torch.dtype, optional
         Floating dtype of the data and models. Default ``torch.float64``.
 
@@ -608,6 +609,7 @@ def adagradg_vs_sgd_m2(config: AdaGradGVsSGDM2Config = AdaGradGVsSGDM2Config(), 
     return AnglesToSGD(np.arange(n_steps + 1), np.array(angle_agg), np.array(angle_ag))
 
 
+@fill_doc
 @on_device
 def adam_variants_m2(config: AdamVariantsM2Config = AdamVariantsM2Config(), seed: Seed = None, *,
                      device: Device = "cpu", dtype: torch.dtype = torch.float64) -> AdamVariantsResult:
@@ -629,8 +631,7 @@ def adam_variants_m2(config: AdamVariantsM2Config = AdamVariantsM2Config(), seed
     seed : None, int >= 0 or numpy.random.Generator, optional
         Seeds the data, the models and the batch order (one integer drawn from it; a Generator's stream
         advances once). Default None: fresh entropy, not reproducible.
-    device : str or torch.device, optional
-        Where to compute. Default ``"cpu"``.
+    %(device)s
     dtype : torch.dtype, optional
         Floating dtype of the data and model. Default ``torch.float64``.
 

@@ -18,6 +18,7 @@ from dynamics.numerics import (as_finite_array, require_array_in_range, require_
                                require_positive, require_same_length, rng_from)
 from ._checks import MAX_LABEL, require_bool_mask, require_labels, require_nonempty_vector
 from ._results import GdroStep, ReweightingCoverage
+from ._docs import fill_doc
 
 
 def group_index(labels: ArrayLike, attributes: ArrayLike, n_attributes: int) -> np.ndarray:
@@ -75,6 +76,7 @@ def group_counts(groups: ArrayLike, n_groups: Optional[int] = None) -> np.ndarra
     return np.bincount(g, minlength=n_groups or 0).astype(np.int64)
 
 
+@fill_doc
 def subsample_to_smallest(strata: ArrayLike, *, seed: Optional[Union[int, np.random.Generator]] = None) \
         -> np.ndarray:
     r"""SUBY/SUBG: indices of a random subset with :math:`\min_s n_s` samples of every stratum (Pezeshki (thesis) §8.3;
@@ -88,7 +90,7 @@ def subsample_to_smallest(strata: ArrayLike, *, seed: Optional[Union[int, np.ran
     ----------
     strata : array_like of int, shape (n_samples,)
         Class or group of each sample.
-    seed : None, int or numpy.random.Generator
+    %(seed)s
 
     Returns
     -------
@@ -161,6 +163,7 @@ def balanced_sampling_weights(strata: ArrayLike) -> np.ndarray:
     return s.size / counts[inverse.reshape(s.shape)].astype(np.float64)
 
 
+@fill_doc
 def weighted_epoch_indices(weights: ArrayLike, *, n_draws: Optional[int] = None,
                            seed: Optional[Union[int, np.random.Generator]] = None) -> np.ndarray:
     r"""One RWY/RWG epoch: ``n_draws`` indices drawn with replacement with :math:`P(i) \propto w_i` (the authors' code's
@@ -172,7 +175,7 @@ def weighted_epoch_indices(weights: ArrayLike, *, n_draws: Optional[int] = None,
         Non-negative weights, not all 0.
     n_draws : int, optional
         Number of draws (default: n_samples, one epoch).
-    seed : None, int or numpy.random.Generator
+    %(seed)s
 
     Returns
     -------

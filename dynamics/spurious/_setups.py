@@ -26,6 +26,7 @@ from dynamics.numerics import (format_value, normal_sf, require_array_in_range, 
                                seed_streams)
 from ._results import BalancingToyConfig, BalancingToyRuns, GroupCountTable, MarginGradients, SpuriousData, ToySplits
 from ._toy_training import METHODS, train_balancing_toy
+from ._docs import fill_doc
 
 BALANCING_TOY_SIZE = (BalancingToyConfig.ci().n_samples, BalancingToyConfig.ci().n_noise)
 """(n_samples, n_noise) of the linear-toy experiment: this project's CPU setting of the thesis's Ch. 8 Fig. 1 (the
@@ -46,6 +47,7 @@ def _pm_ones(rng, shape):
     return (2 * rng.integers(0, 2, size=shape) - 1).astype(np.float64)
 
 
+@fill_doc
 def make_parity_task(n_samples: int, n_core: int = 6, n_spurious: int = 2, n_noise: int = 12, bc_rate: float = 0.1,
                      *, seed: Optional[Union[int, np.random.Generator]] = None) -> SpuriousData:
     """The parity spurious-correlation task (Barsbey et al. 2025, Fig. 3 and supp. C, after Qiu et al. 2024), in ±1
@@ -66,7 +68,7 @@ def make_parity_task(n_samples: int, n_core: int = 6, n_spurious: int = 2, n_noi
         N >= 0 noise bits.
     bc_rate : float
         ρ ∈ [0, 1], the bias-conflicting rate (0.1 in training, 0.5 for the unbiased test set).
-    seed : None, int or numpy.random.Generator
+    %(seed)s
 
     Returns
     -------
@@ -102,6 +104,7 @@ def _flip_count(n, rho):
     return int(math.floor((1.0 - rho) * n + 1e-9))
 
 
+@fill_doc
 def make_balancing_toy(n_samples: int, n_noise: int, split: str = "train", rho_spurious: float = 0.8,
                        rho_core: float = 1.0, feature_std: float = 0.15, *,
                        seed: Optional[Union[int, np.random.Generator]] = None, sign: str = "thesis") -> SpuriousData:
@@ -127,7 +130,7 @@ def make_balancing_toy(n_samples: int, n_noise: int, split: str = "train", rho_s
         Agreement rates in [0, 1] of the spurious and core signs with the label (0.8 and 1.0).
     feature_std : float
         σ > 0 of the two blob features (0.15).
-    seed : None, int or numpy.random.Generator
+    %(seed)s
     sign : {"thesis", "code"}
         "code" negates both features (the code's blob has mean −y; equivalent under w ↦ −w).
 
@@ -336,6 +339,7 @@ def bias_decomposable_fixture() -> MarginGradients:
                            np.ones(6))
 
 
+@fill_doc
 def linear_two_block_fixture(n_samples: int = 400, n_features: int = 5, bc_rate: float = 0.1,
                              min_margin: float = 0.25, *,
                              seed: Optional[Union[int, np.random.Generator]] = None) -> MarginGradients:
@@ -358,7 +362,7 @@ def linear_two_block_fixture(n_samples: int = 400, n_features: int = 5, bc_rate:
         In [0, 1).
     min_margin : float
         >= 0.
-    seed : None, int or numpy.random.Generator
+    %(seed)s
 
     Returns
     -------

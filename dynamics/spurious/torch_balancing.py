@@ -35,6 +35,7 @@ from ._balancing import (balanced_sampling_weights, expand_by_counts, jtt_duplic
 from ._results import BalancingExperiment, BalancingToyConfig, DecisionMaps, ToySplits
 from ._setups import BALANCING_TOY_SEED_STREAMS, make_balancing_toy_splits
 from ._toy_training import METHODS, N_GROUPS, toy_feature_scales
+from ._docs import fill_doc
 
 __all__ = ["BalancingExperiment", "BalancingToyConfig", "DecisionMaps", "balancing_toy_splits", "decision_maps",
            "train_balancing_methods"]
@@ -198,6 +199,7 @@ def _train_method(method, splits, train_seeds, scales, n_epochs, settings, dtype
     return members
 
 
+@fill_doc
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
 def train_balancing_methods(methods: Sequence[str] = METHODS, seeds: Sequence[int] = (0, 1, 2),
@@ -232,8 +234,7 @@ def train_balancing_methods(methods: Sequence[str] = METHODS, seeds: Sequence[in
         [1, 10000], gDRO's step size in (0, 100], and the gDRO sampler must be "group".
     dtype : torch.float64 or torch.float32
         Precision of the training (float64 by default).
-    device : str or torch.device, default "cpu"
-        "cpu" (one torch thread) or "cuda"; required.
+    %(device)s
 
     Returns
     -------

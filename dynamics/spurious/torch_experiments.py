@@ -45,6 +45,7 @@ from dynamics.numerics.torch_tools import DTYPE, as_tensor, to_numpy, torch_devi
 from ._results import (InterventionConfig, InterventionRuns, LearningRateRobustness, ParityTaskConfig,
                        ParityTrainingConfig, ParityTrainingRuns, WidthSweep)
 from ._setups import PARITY_SEED_STREAMS, make_parity_task
+from ._docs import fill_doc
 
 __all__ = ["FEATURE_GROUPS", "INTERVENTIONS", "InterventionConfig", "InterventionRuns", "LearningRateRobustness",
            "ParityTaskConfig", "ParityTrainingConfig", "ParityTrainingRuns", "WidthSweep", "integrated_gradients",
@@ -133,6 +134,7 @@ def _per_config(name, value, n_configs, low=0.0, high=math.inf):
 
 
 # ------------------------------------------------------------------------------------------------ trainer
+@fill_doc
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 def parity_training_runs(learning_rates: Sequence[float], seeds: Sequence[int],
                          config: ParityTrainingConfig = ParityTrainingConfig(), *,
@@ -163,7 +165,7 @@ def parity_training_runs(learning_rates: Sequence[float], seeds: Sequence[int],
         and the precision (default: this project's CPU miniature, 2000 samples each, C = 4, width 50, cap 150
         epochs, float32; :meth:`dynamics.spurious.ParityTrainingConfig.source` is the paper's size). A field out of
         its range raises a ValueError that names it.
-    device : str or torch.device
+    %(device)s
     batched : bool
         Train all members as one stacked model (True) or each member alone (False; the same numbers up to float
         round-off, for tests).
@@ -352,6 +354,7 @@ def _train_stack(lrs, hyper, seeds, *, optimizer, anneal_step, anneal_factor, st
 
 
 # ------------------------------------------------------------------------------------------------ experiments
+@fill_doc
 def lr_attribution_runs(seeds: Sequence[int], config: ParityTrainingConfig = ParityTrainingConfig(), *,
                         learning_rates: Sequence[float] = (0.05, 0.75),
                         device: Union[str, torch.device] = "cpu") -> ParityTrainingRuns:
@@ -371,7 +374,7 @@ def lr_attribution_runs(seeds: Sequence[int], config: ParityTrainingConfig = Par
         The data and the training protocol (default: this project's CPU miniature).
     learning_rates : sequence of float
         Default (0.05, 0.75), low and high.
-    device : str or torch.device
+    %(device)s
 
     Returns
     -------
@@ -388,6 +391,7 @@ def lr_attribution_runs(seeds: Sequence[int], config: ParityTrainingConfig = Par
     return parity_training_runs(learning_rates, seeds, config, device=device)
 
 
+@fill_doc
 def lr_robustness_runs(seeds: Sequence[int], config: ParityTrainingConfig = ParityTrainingConfig(), *,
                        variants: Sequence[str] = ("constant", "annealed", "adam", "long"),
                        sgd_learning_rates: Sequence[float] = (0.05, 0.75),
@@ -418,7 +422,7 @@ def lr_robustness_runs(seeds: Sequence[int], config: ParityTrainingConfig = Pari
         In [0, 1e9].
     long_epoch_cap : int
         The epoch cap of ``"long"``, in [1, 100000].
-    device : str or torch.device
+    %(device)s
 
     Returns
     -------
@@ -456,6 +460,7 @@ def lr_robustness_runs(seeds: Sequence[int], config: ParityTrainingConfig = Pari
     return LearningRateRobustness(variants, tuple(rates), tuple(runs))
 
 
+@fill_doc
 def width_lr_sweep(seeds: Sequence[int], config: ParityTrainingConfig = ParityTrainingConfig(), *,
                    widths: Sequence[int] = (8, 32, 128), learning_rates: Sequence[float] = (0.05, 0.2, 0.75),
                    device: Union[str, torch.device] = "cpu") -> WidthSweep:
@@ -472,7 +477,7 @@ def width_lr_sweep(seeds: Sequence[int], config: ParityTrainingConfig = ParityTr
     widths : sequence of int
         Hidden widths, each trained as one stacked model.
     learning_rates : sequence of float
-    device : str or torch.device
+    %(device)s
 
     Returns
     -------
@@ -503,6 +508,7 @@ def width_lr_sweep(seeds: Sequence[int], config: ParityTrainingConfig = ParityTr
                       acc.max(axis=1) - acc.min(axis=1), acc.mean(axis=2).max(axis=1) - acc.mean(axis=2).min(axis=1))
 
 
+@fill_doc
 def intervention_runs(seeds: Sequence[int], config: InterventionConfig = InterventionConfig(), *,
                       names: Sequence[str] = INTERVENTIONS,
                       device: Union[str, torch.device] = "cpu") -> InterventionRuns:
@@ -520,7 +526,7 @@ def intervention_runs(seeds: Sequence[int], config: InterventionConfig = Interve
         (``config.training``; default: this project's CPU miniature).
     names : sequence of str
         The rows to train, a selection of ``INTERVENTIONS`` (kept in that order).
-    device : str or torch.device
+    %(device)s
 
     Returns
     -------

@@ -43,6 +43,7 @@ from ._results import (PARITY_METRICS, BalancingToyConfig, GradientIdentity, Net
                        TorchToyRun)
 from ._setups import PARITY_SEED_STREAMS, make_parity_task
 from ._toy_training import METHODS, N_GROUPS, toy_feature_scales
+from ._docs import fill_doc
 
 __all__ = ["GradientIdentity", "NetworkLogits", "PARITY_METRICS", "ParityRun", "ParitySweep", "ParitySweepConfig",
            "SpuriousRuleLogitsConfig", "TorchToyRun", "gradient_identity", "parity_lr_sweep", "replay_balancing_toy",
@@ -52,6 +53,7 @@ _DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
 
 # -------------------------------------------------------------------------------------- gradient identity
+@fill_doc
 def gradient_identity(logit_scales: Sequence[float] = (0.5, 1.0, 5.0, 20.0), *, n_samples: int = 16,
                       seed: Optional[Union[int, np.random.Generator]] = None,
                       device: Union[str, torch.device] = "cpu") -> GradientIdentity:
@@ -64,8 +66,8 @@ def gradient_identity(logit_scales: Sequence[float] = (0.5, 1.0, 5.0, 20.0), *, 
         Values of k > 0.
     n_samples : int
         Random inputs N(0, I₁₀) with random labels.
-    seed : None, int or numpy.random.Generator
-    device : str or torch.device
+    %(seed)s
+    %(device)s
 
     Returns
     -------
@@ -275,6 +277,7 @@ def _parity_settings(config):
                 n_activation_inputs=require_integer("n_activation_inputs", n_activation_inputs, 1), dtype=dtype)
 
 
+@fill_doc
 def train_parity_mlp(learning_rate: float, seed: int, config: ParitySweepConfig = ParitySweepConfig(), *,
                      device: Union[str, torch.device] = "cpu") -> ParityRun:
     """One run of the parity learning-rate experiment (Barsbey et al. 2025, Fig. 3 and Table 1, parity row): train
@@ -292,7 +295,7 @@ def train_parity_mlp(learning_rate: float, seed: int, config: ParitySweepConfig 
         (width, depth), the batch size, the epoch cap, the activation inputs and the precision (default: the
         paper's sizes, 10000 samples each, width 200, batch 100, with this project's cap of 800 epochs and
         float32).
-    device : str or torch.device
+    %(device)s
 
     Returns
     -------
@@ -310,6 +313,7 @@ def train_parity_mlp(learning_rate: float, seed: int, config: ParitySweepConfig 
     return parity_lr_sweep([learning_rate], [seed], config, device=device).runs[0][0]
 
 
+@fill_doc
 def parity_lr_sweep(learning_rates: Sequence[float], seeds: Sequence[int],
                     config: ParitySweepConfig = ParitySweepConfig(), *, device: Union[str, torch.device] = "cpu",
                     batched: Optional[bool] = None) -> ParitySweep:
@@ -328,7 +332,7 @@ def parity_lr_sweep(learning_rates: Sequence[float], seeds: Sequence[int],
     config : ParitySweepConfig
         The data, network, batch size, epoch cap, activation inputs and precision of every run (default: the
         paper's sizes; see :func:`dynamics.spurious.torch_training.train_parity_mlp`).
-    device : str or torch.device
+    %(device)s
     batched : bool, optional
         Train the seeds of one η together as one stacked model (default True; False trains each run alone).
 
@@ -367,6 +371,7 @@ def parity_lr_sweep(learning_rates: Sequence[float], seeds: Sequence[int],
 
 
 # ----------------------------------------------------------------------------------------- network logits
+@fill_doc
 def spurious_rule_logits(logit_scales: Sequence[float] = (1.0, 2.0, 5.0, 10.0, 20.0),
                          config: SpuriousRuleLogitsConfig = SpuriousRuleLogitsConfig(), *,
                          seed: Optional[Union[int, np.random.Generator]] = None,
@@ -388,7 +393,7 @@ def spurious_rule_logits(logit_scales: Sequence[float] = (1.0, 2.0, 5.0, 10.0, 2
         the cross-check's, lr 0.1, 100 BA and 10 BC samples, 10000 training samples).
     seed : None, int or numpy.random.Generator
         Drives the data, the initialisation and the minibatches.
-    device : str or torch.device
+    %(device)s
 
     Returns
     -------
@@ -462,6 +467,7 @@ def _group_acc_torch(x, y, g, w):
     return to_numpy(torch.bincount(g, weights=correct, minlength=N_GROUPS) / totals)
 
 
+@fill_doc
 def replay_balancing_toy(train: SpuriousData, val: SpuriousData, test: SpuriousData, run: ToyRun, method: str,
                          config: BalancingToyConfig = BalancingToyConfig(), *,
                          device: Union[str, torch.device] = "cpu") -> TorchToyRun:
@@ -482,7 +488,7 @@ def replay_balancing_toy(train: SpuriousData, val: SpuriousData, test: SpuriousD
     config : BalancingToyConfig
         The run's settings (the replay reads the learning rate, momentum, weight decay, batch size, γ, JTT's T and
         gDRO's step size; the epochs and JTT's duplicates come with ``run.orders``, the sizes with the data).
-    device : str or torch.device
+    %(device)s
 
     Returns
     -------

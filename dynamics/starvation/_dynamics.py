@@ -36,6 +36,7 @@ from ._fixed_points import dual_matrix
 from ._kernels import (CE_APPROX, CE_EXACT, SD_APPROX, SD_EXACT, dual_ascent_steps, dual_jacobian, dual_rhs,
                        primal_z_steps)
 from ._results import DualGDTrajectory, DualTrajectory, Features, ParameterTrajectory, PrimalTrajectory
+from ._docs import fill_doc
 
 INTEGRATORS = ("auto", "dop853", "rosenbrock23")
 AUTO_EXPLICIT_STEPS = 5_000  # method="auto": DOP853 step attempts before the switch to rosenbrock23 (measured:
@@ -71,14 +72,14 @@ def _params(U, s, penalty, sd, exact):
     return np.concatenate([[CE_EXACT if exact else CE_APPROX], Q.ravel()])
 
 
+@fill_doc
 def dual_params(U: ArrayLike, s: ArrayLike, *, weight_decay: Optional[float] = None,
                 output_penalty: Optional[float] = None, exact: bool = True) -> np.ndarray:
     r"""Parameters of :func:`~dynamics.starvation.dual_rhs`: Eq 9/10 (``weight_decay``) or Eq 18 (``output_penalty``).
 
     Parameters
     ----------
-    U : array_like, shape (n, n)
-        Orthogonal.
+    %(U)s
     s : array_like, shape (n,)
         Feature strengths, > 0 (validated but unused by the SD flows).
     weight_decay, output_penalty : float
@@ -101,6 +102,7 @@ def dual_params(U: ArrayLike, s: ArrayLike, *, weight_decay: Optional[float] = N
     return _params(U, s, penalty, sd, exact)
 
 
+@fill_doc
 def integrate_dual(U: ArrayLike, s: ArrayLike, t: ArrayLike, *, weight_decay: Optional[float] = None,
                    output_penalty: Optional[float] = None, alpha0: Optional[ArrayLike] = None, exact: bool = True,
                    options: OdeOptions = DUAL_ODE_OPTIONS) -> DualTrajectory:
@@ -117,8 +119,7 @@ def integrate_dual(U: ArrayLike, s: ArrayLike, t: ArrayLike, *, weight_decay: Op
 
     Parameters
     ----------
-    U : array_like, shape (n, n)
-        Orthogonal.
+    %(U)s
     s : array_like, shape (n,)
         Feature strengths, > 0 (validated but unused by the SD flows).
     t : array_like, shape (m,)
@@ -231,6 +232,7 @@ def _integrate(params, alpha0, t, exact, rtol, atol, method):
                            f"[1e-300, 1 - 2^-53], with the domain as bounds, and with 10x tighter tolerances")
 
 
+@fill_doc
 def jacobian(U: ArrayLike, s: ArrayLike, alpha: ArrayLike, *, weight_decay: Optional[float] = None,
              output_penalty: Optional[float] = None, exact: bool = True) -> np.ndarray:
     r"""The Jacobian of the dual flow at :math:`\alpha` (Theorem 1, Eqs 36-38 / .5.18-.5.20), with :math:`\eta = 1`.
@@ -247,10 +249,8 @@ def jacobian(U: ArrayLike, s: ArrayLike, alpha: ArrayLike, *, weight_decay: Opti
 
     Parameters
     ----------
-    U : array_like, shape (n, n)
-        Orthogonal.
-    s : array_like, shape (n,)
-        Feature strengths, > 0.
+    %(U)s
+    %(strengths)s
     alpha : array_like, shape (n,)
         The point, in :math:`(0, 1)` (exact flows) or :math:`(0, \infty)` (Eq 10).
     weight_decay, output_penalty : float
@@ -314,6 +314,7 @@ def learning_rate_bound(s: ArrayLike, *, weight_decay: Optional[float] = None,
     return 2.0 / curvature
 
 
+@fill_doc
 def primal_gd_z(U: ArrayLike, s: ArrayLike, n_steps: int, *, learning_rate: float, weight_decay: Optional[float] = None,
                 output_penalty: Optional[float] = None, z0: Optional[ArrayLike] = None) -> PrimalTrajectory:
     r"""Primal gradient descent of Eq 5 or Eq 17 written in feature coordinates :math:`z = S V^\top \theta`.
@@ -333,10 +334,8 @@ def primal_gd_z(U: ArrayLike, s: ArrayLike, n_steps: int, *, learning_rate: floa
 
     Parameters
     ----------
-    U : array_like, shape (n, n)
-        Orthogonal.
-    s : array_like, shape (n,)
-        Feature strengths, > 0.
+    %(U)s
+    %(strengths)s
     n_steps : int
         Number of gradient-descent steps, >= 0.
     learning_rate : float
@@ -370,6 +369,7 @@ def primal_gd_z(U: ArrayLike, s: ArrayLike, n_steps: int, *, learning_rate: floa
     return PrimalTrajectory(np.arange(n_steps + 1), z)
 
 
+@fill_doc
 def dual_gd(U: ArrayLike, s: ArrayLike, n_steps: int, *, learning_rate: float, weight_decay: float,
             alpha0: Union[float, ArrayLike] = 1e-8, clamp: float = 1e-50) -> DualGDTrajectory:
     r"""Discrete dual gradient ascent on Eq 8 (the Eq 9 field), as in the authors' toy code (App. B.1).
@@ -384,16 +384,12 @@ def dual_gd(U: ArrayLike, s: ArrayLike, n_steps: int, *, learning_rate: float, w
 
     Parameters
     ----------
-    U : array_like, shape (n, n)
-        Orthogonal.
-    s : array_like, shape (n,)
-        Feature strengths, > 0.
+    %(U)s
+    %(strengths)s
     n_steps : int
         Number of steps, >= 0.
-    learning_rate : float
-        :math:`\eta > 0`.
-    weight_decay : float
-        :math:`\lambda > 0`.
+    %(learning_rate)s
+    %(weight_decay)s
     alpha0 : float or array_like, shape (n,)
         Start in :math:`(0, 1)` (the code's 1e-8).
     clamp : float

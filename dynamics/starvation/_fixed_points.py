@@ -31,6 +31,7 @@ from . import _kernels
 from ._checks import (require_delta, require_finite_ratio, require_invertible_penalty, require_problem,
                       require_strengths, require_strengths_any_shape, require_two_features)
 from ._results import FixedPoint, SpectralDecouplingPoint
+from ._docs import fill_doc
 
 RESIDUAL_TOLERANCE = 1e-12
 MAX_NEWTON = 200
@@ -90,6 +91,7 @@ def _solve(Q, exact, what):
     return alpha
 
 
+@fill_doc
 def dual_fixed_point(U: ArrayLike, s: ArrayLike, weight_decay: float, exact: bool = True) -> FixedPoint:
     r"""The fixed point :math:`\alpha^*` of the exact (Eq 9 / 6.3.9) or approximate (Eq 10 / 6.3.10) dual flow, and
     :math:`z^*` (Eq 11).
@@ -103,8 +105,7 @@ def dual_fixed_point(U: ArrayLike, s: ArrayLike, weight_decay: float, exact: boo
     ----------
     U : array_like, shape (n, n)
         Orthogonal; column j holds the weights of feature j over the examples.
-    s : array_like, shape (n,)
-        Feature strengths, > 0.
+    %(strengths)s
     weight_decay : float
         :math:`\lambda > 0` of :math:`(\lambda/2)\lVert\theta\rVert^2` (Eq 5).
     exact : bool
@@ -136,6 +137,7 @@ def dual_fixed_point(U: ArrayLike, s: ArrayLike, weight_decay: float, exact: boo
     return FixedPoint(alpha, s * s * (U.T @ alpha) / weight_decay)
 
 
+@fill_doc
 def feature_response(U: ArrayLike, s: ArrayLike, weight_decay: float, exact: bool = True) -> np.ndarray:
     r"""The feature responses :math:`z^* = \lambda^{-1} S^2 U^\top \alpha^*` (Eq 11 / 6.3.11) at the Eq 9 (exact) or
     Eq 10 fixed point.
@@ -146,12 +148,9 @@ def feature_response(U: ArrayLike, s: ArrayLike, weight_decay: float, exact: boo
 
     Parameters
     ----------
-    U : array_like, shape (n, n)
-        Orthogonal.
-    s : array_like, shape (n,)
-        Feature strengths, > 0.
-    weight_decay : float
-        :math:`\lambda > 0`.
+    %(U)s
+    %(strengths)s
+    %(weight_decay)s
     exact : bool
         Eq 9 (True) or Eq 10 (False).
 
@@ -168,6 +167,7 @@ def feature_response(U: ArrayLike, s: ArrayLike, weight_decay: float, exact: boo
     return dual_fixed_point(U, s, weight_decay, exact).z
 
 
+@fill_doc
 def lambert_fixed_point(s: ArrayLike, weight_decay: float) -> FixedPoint:
     r"""The uncoupled closed form of Eq 13 (6.3.13): :math:`\alpha = \lambda W(1 + s^2/\lambda)/(s^2 + \lambda)`,
     :math:`z = s^2 W(1 + s^2/\lambda)/(s^2 + \lambda)`.
@@ -184,10 +184,8 @@ def lambert_fixed_point(s: ArrayLike, weight_decay: float) -> FixedPoint:
 
     Parameters
     ----------
-    s : float or array_like
-        Feature strengths, > 0, any shape.
-    weight_decay : float
-        :math:`\lambda > 0`; :math:`s^2/\lambda` must be finite in float64.
+    %(strengths_any)s
+    %(weight_decay_finite)s
 
     Returns
     -------
@@ -209,6 +207,7 @@ def lambert_fixed_point(s: ArrayLike, weight_decay: float) -> FixedPoint:
     return FixedPoint(w / c, ratio / c * w)
 
 
+@fill_doc
 def exact_uncoupled_response(s: ArrayLike, weight_decay: float) -> FixedPoint:
     r"""The exact (Eq 9) uncoupled fixed point, :math:`U = I`: :math:`z` solves :math:`z(1 + e^z) = s^2/\lambda` and
     :math:`\alpha = \sigma(-z) = \lambda z/s^2`.
@@ -218,10 +217,8 @@ def exact_uncoupled_response(s: ArrayLike, weight_decay: float) -> FixedPoint:
 
     Parameters
     ----------
-    s : float or array_like
-        Feature strengths, > 0, any shape.
-    weight_decay : float
-        :math:`\lambda > 0`; :math:`s^2/\lambda` must be finite in float64.
+    %(strengths_any)s
+    %(weight_decay_finite)s
 
     Returns
     -------
@@ -266,6 +263,7 @@ def sd_margin(output_penalty: float) -> float:
     return float(_kernels.margin_root(1.0 / output_penalty))
 
 
+@fill_doc
 def sd_fixed_point(U: ArrayLike, output_penalty: float) -> SpectralDecouplingPoint:
     r"""The exact Spectral Decoupling fixed point (Eq 18 / 6.3.18): :math:`z_{\mathrm{SD}} = m^* \cdot U^\top 1`, the
     same for any :math:`S`.
@@ -275,8 +273,7 @@ def sd_fixed_point(U: ArrayLike, output_penalty: float) -> SpectralDecouplingPoi
 
     Parameters
     ----------
-    U : array_like, shape (n, n)
-        Orthogonal.
+    %(U)s
     output_penalty : float
         :math:`a > 0` of :math:`(a/2)\lVert\hat y\rVert^2` (Eq 17).
 
@@ -324,6 +321,7 @@ def sd_lambert_approx(output_penalty: float) -> float:
     return float(lambertw(c) / c)
 
 
+@fill_doc
 def linearised_fixed_point(U: ArrayLike, s: ArrayLike, weight_decay: float, printed: bool = False) -> FixedPoint:
     r"""The Eq 10 fixed point linearised around the uncoupled point, Lemma 1 (Eq 14 / 6.3.14).
 
@@ -337,12 +335,9 @@ def linearised_fixed_point(U: ArrayLike, s: ArrayLike, weight_decay: float, prin
 
     Parameters
     ----------
-    U : array_like, shape (n, n)
-        Orthogonal.
-    s : array_like, shape (n,)
-        Feature strengths, > 0.
-    weight_decay : float
-        :math:`\lambda > 0`.
+    %(U)s
+    %(strengths)s
+    %(weight_decay)s
     printed : bool
         Evaluate the printed (wrong) form instead.
 
@@ -401,6 +396,7 @@ def _decoupled_terms(sq, lam):
     return w, e, lam + lam * e + sq
 
 
+@fill_doc
 def first_order_response(s: ArrayLike, weight_decay: float, delta: float) -> np.ndarray:
     r"""The responses to first order in :math:`\delta` for the Eq 15 coupling (Eqs 63-64 / .5.45-.5.46).
 
@@ -416,10 +412,8 @@ def first_order_response(s: ArrayLike, weight_decay: float, delta: float) -> np.
 
     Parameters
     ----------
-    s : array_like, shape (2,)
-        :math:`(s_1, s_2)`, > 0.
-    weight_decay : float
-        :math:`\lambda > 0`.
+    %(strength_pair)s
+    %(weight_decay)s
     delta : float
         :math:`\delta \in (-1, 1)`.
 
@@ -442,6 +436,7 @@ def first_order_response(s: ArrayLike, weight_decay: float, delta: float) -> np.
                                  "s and weight_decay: s² so large that the products D_1·D_2 overflow")
 
 
+@fill_doc
 def weak_response_derivative(s: ArrayLike, weight_decay: float, delta: float) -> float:
     r""":math:`dz_2^*/ds_1^2`, the derivative of the weak feature's response in the strong one's strength: Theorem 2's
     derivative (Eq 65 / .5.47), first order in :math:`\delta` for the Eq 15 coupling.
@@ -456,10 +451,8 @@ def weak_response_derivative(s: ArrayLike, weight_decay: float, delta: float) ->
 
     Parameters
     ----------
-    s : array_like, shape (2,)
-        :math:`(s_1, s_2)`, > 0.
-    weight_decay : float
-        :math:`\lambda > 0`.
+    %(strength_pair)s
+    %(weight_decay)s
     delta : float
         :math:`\delta \in (-1, 1)`.
 
@@ -482,6 +475,7 @@ def weak_response_derivative(s: ArrayLike, weight_decay: float, delta: float) ->
                                        "s_2²) overflows"))
 
 
+@fill_doc
 def response_derivative(U: ArrayLike, s: ArrayLike, weight_decay: float, feature: int, exact: bool = True,
                         relative_step: float = 1e-4) -> np.ndarray:
     r""":math:`\partial z^*/\partial s_i^2`, the derivative of every feature's response (Eq 11) in one feature's squared
@@ -493,12 +487,9 @@ def response_derivative(U: ArrayLike, s: ArrayLike, weight_decay: float, feature
 
     Parameters
     ----------
-    U : array_like, shape (n, n)
-        Orthogonal.
-    s : array_like, shape (n,)
-        Feature strengths, > 0.
-    weight_decay : float
-        :math:`\lambda > 0`.
+    %(U)s
+    %(strengths)s
+    %(weight_decay)s
     feature : int
         :math:`i`, the feature whose strength moves, in :math:`[0, n)`.
     exact : bool
@@ -537,6 +528,7 @@ def response_derivative(U: ArrayLike, s: ArrayLike, weight_decay: float, feature
 PARALLEL_MAP_CELLS = 1024
 
 
+@fill_doc
 def starvation_map(s1: ArrayLike, delta: ArrayLike, s2: float = 2.0, weight_decay: float = 0.01,
                    exact: bool = True) -> np.ndarray:
     r"""The responses :math:`z^*` of the two-feature model with the Eq 15 coupling over an :math:`(s_1, \delta)` grid
@@ -554,8 +546,7 @@ def starvation_map(s1: ArrayLike, delta: ArrayLike, s2: float = 2.0, weight_deca
         Couplings :math:`\delta \in (-1, 1)`.
     s2 : float
         Strength of feature 2, > 0.
-    weight_decay : float
-        :math:`\lambda > 0`.
+    %(weight_decay)s
     exact : bool
         Eq 9 (True) or Eq 10 (False).
 

@@ -42,6 +42,7 @@ from ._fixed_points import (coupling_matrix, dual_fixed_point, exact_uncoupled_r
 from ._kernels import moons_sgd
 from ._results import (ColourShapes, Dataset, LinearModel, MoonsRun, ToyBatch, ToyConfiguration, ToyTrajectories,
                        TwoMoonsConfig, TwoMoonsTraining)
+from ._docs import fill_doc
 
 #: The toy of Fig 6 (App. B.1, the authors' toy code): δ = 0.5, s_1 = 2..6, s_2 = 2, λ = 0.01, a = 0.002, primal
 #: learning rate 0.05, dual ascent from α_0 = 1e-8 with learning rate 3e-6 and α clamped to [1e-50, 1 - 1e-50].
@@ -184,6 +185,7 @@ def random_linear_model(s: ArrayLike, n_params: int,
     return LinearModel(U, V, y, S, y[:, None] * (U @ S @ V.T))
 
 
+@fill_doc
 def approximation_gap(s: ArrayLike, weight_decay: float) -> np.ndarray:
     r"""How much the Eq 10 (Lambert :math:`W`) fixed point over-estimates the exact Eq 9 one, uncoupled
     (:math:`U = I`; App. C.4).
@@ -198,10 +200,8 @@ def approximation_gap(s: ArrayLike, weight_decay: float) -> np.ndarray:
 
     Parameters
     ----------
-    s : float or array_like
-        Feature strengths, > 0, any shape.
-    weight_decay : float
-        :math:`\lambda > 0`; :math:`s^2/\lambda` must be finite in float64.
+    %(strengths_any)s
+    %(weight_decay_finite)s
 
     Returns
     -------
@@ -218,6 +218,7 @@ def approximation_gap(s: ArrayLike, weight_decay: float) -> np.ndarray:
     return (alpha10 - alpha9) / alpha9
 
 
+@fill_doc
 def linearisation_error(U: ArrayLike, s: ArrayLike, weight_decay: float, printed: bool = False) -> float:
     r"""The largest relative error of Lemma 1's linearised fixed point (Eq 14) against the Eq 10 fixed point.
 
@@ -227,12 +228,9 @@ def linearisation_error(U: ArrayLike, s: ArrayLike, weight_decay: float, printed
 
     Parameters
     ----------
-    U : array_like, shape (n, n)
-        Orthogonal.
-    s : array_like, shape (n,)
-        Feature strengths, > 0.
-    weight_decay : float
-        :math:`\lambda > 0`.
+    %(U)s
+    %(strengths)s
+    %(weight_decay)s
     printed : bool
         Measure the printed (wrong) form.
 
@@ -250,16 +248,15 @@ def linearisation_error(U: ArrayLike, s: ArrayLike, weight_decay: float, printed
     return float(np.max(np.abs(approximation - reference) / reference))
 
 
+@fill_doc
 def first_order_error(s: ArrayLike, weight_decay: float, delta: float) -> float:
     r"""The largest absolute error of the first-order responses (Eqs 63-64) against the Eq 10 fixed point's
     responses (Eq 11) for the Eq 15 coupling: :math:`O(\delta^2)`.
 
     Parameters
     ----------
-    s : array_like, shape (2,)
-        :math:`(s_1, s_2)`, > 0.
-    weight_decay : float
-        :math:`\lambda > 0`.
+    %(strength_pair)s
+    %(weight_decay)s
     delta : float
         :math:`\delta \in (-1, 1)`.
 
@@ -559,6 +556,7 @@ def boundary_line_distance(grid_h: ArrayLike, grid_v: ArrayLike, logits: ArrayLi
     return float(np.sqrt(max(smallest, 0.0)) / radius)
 
 
+@fill_doc
 def coloured_shapes(n_samples: int, *, colour_flip: float, label_noise: float = 0.25, size: int = 7,
                     bar_length: int = 3, noise_std: float = 0.2,
                     seed: Optional[Union[int, np.random.Generator]] = None) -> ColourShapes:
@@ -585,7 +583,7 @@ def coloured_shapes(n_samples: int, *, colour_flip: float, label_noise: float = 
         In [2, size].
     noise_std : float
         Pixel noise, in [0, 10].
-    seed : None, int or numpy.random.Generator
+    %(seed)s
 
     Returns
     -------

@@ -34,6 +34,7 @@ from ._results import (COLOUR_SHAPE_METHODS, MOONS_REGULARISERS, ColouredShapesC
                        ColourShapeTraining, MoonsMargins, MoonsMarginsConfig, MoonsRegularisation, MoonsRegularisersConfig,
                        MoonsRun, Regulariser, TwoMoonsConfig)
 from ._setups import boundary_line_distance, boundary_points, coloured_shapes, two_moons
+from ._docs import fill_doc
 
 # The result, setting and configuration types and the default settings live in the package (dynamics.starvation,
 # its _results module); they are re-exported here.
@@ -166,6 +167,7 @@ def _seed_tuple(seeds):
 
 
 # ---------------------------------------------------------------- Fig 7: two moons under common regularisers
+@fill_doc
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
 def moons_regularisers(config: MoonsRegularisersConfig = MoonsRegularisersConfig(), seeds: Sequence[Seed] = (0, 1, 2),
@@ -188,8 +190,7 @@ def moons_regularisers(config: MoonsRegularisersConfig = MoonsRegularisersConfig
         raises ValueError naming the field.
     seeds : sequence of (int or numpy.random.Generator)
         1 to 1000 seeds; a seed draws its data (300 points, noise 0.1), its initialisation and its dropout masks.
-    device : str or torch.device, default "cpu"
-        Where to compute.
+    %(device)s
 
     Returns
     -------
@@ -257,6 +258,7 @@ def moons_regularisers(config: MoonsRegularisersConfig = MoonsRegularisersConfig
 
 # ---------------------------------------------------------------- CMNIST in spirit: coloured shapes
 # (the data: dynamics.starvation.coloured_shapes)
+@fill_doc
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
 def train_coloured_shapes(config: ColouredShapesConfig = ColouredShapesConfig(), seeds: Sequence[Seed] = (0, 1, 2), *,
@@ -281,8 +283,7 @@ def train_coloured_shapes(config: ColouredShapesConfig = ColouredShapesConfig(),
         raises ValueError naming the field.
     seeds : sequence of (int or numpy.random.Generator)
         1 to 1000 seeds; a seed draws the data sets and the initialisation.
-    device : str or torch.device, default "cpu"
-        Where to compute.
+    %(device)s
 
     Returns
     -------
@@ -357,6 +358,7 @@ def train_coloured_shapes(config: ColouredShapesConfig = ColouredShapesConfig(),
 
 
 # ---------------------------------------------------------------- Fig 2 in spirit: margins on two moons
+@fill_doc
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
 def moons_margins(config: MoonsMarginsConfig = MoonsMarginsConfig(), seeds: Sequence[Seed] = (0, 1, 2), *,
@@ -378,8 +380,7 @@ def moons_margins(config: MoonsMarginsConfig = MoonsMarginsConfig(), seeds: Sequ
         naming it.
     seeds : sequence of (int or numpy.random.Generator), default (0, 1, 2)
         1 to 1000 seeds (data and initialisation, shared by both runs of a seed).
-    device : str or torch.device, default "cpu"
-        Keyword only.
+    %(device)s
 
     Returns
     -------

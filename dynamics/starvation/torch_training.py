@@ -28,6 +28,7 @@ from ._fixed_points import dual_fixed_point
 from ._results import (MOONS_RUNS, MoonsRun, ToyTraining, ToyTrainingConfig, TwoMoonsConfig, TwoMoonsTraining,
                        WideNetComparison)
 from ._setups import moons_setup, moons_training
+from ._docs import fill_doc
 
 # The result and configuration types and the Fig 1 runs live in the package (dynamics.starvation); they are
 # re-exported here.
@@ -36,6 +37,7 @@ __all__ = ["MOONS_RUNS", "MoonsRun", "ToyTraining", "ToyTrainingConfig", "TwoMoo
 
 
 # ---------------------------------------------------------------- the Fig 6 toy
+@fill_doc
 @on_device
 def train_toy(U: ArrayLike, s: ArrayLike, Phi: ArrayLike, config: ToyTrainingConfig = ToyTrainingConfig(), *,
               device: Union[str, torch.device] = "cpu") -> ToyTraining:
@@ -57,8 +59,7 @@ def train_toy(U: ArrayLike, s: ArrayLike, Phi: ArrayLike, config: ToyTrainingCon
         The settings: steps, penalties, learning rates, dual start and clamp (default: the authors' toy code,
         :meth:`~dynamics.starvation.ToyTrainingConfig.source`). A field out of its range raises ValueError naming
         the field.
-    device : str or torch.device, default "cpu"
-        Where to compute.
+    %(device)s
 
     Returns
     -------
@@ -113,6 +114,7 @@ def train_toy(U: ArrayLike, s: ArrayLike, Phi: ArrayLike, config: ToyTrainingCon
 
 
 # ---------------------------------------------------------------- a wide net in the NTK regime
+@fill_doc
 @on_device
 def ntk_net_error(width: int, *, device: Union[str, torch.device] = "cpu",
                   seed: Optional[Union[int, np.random.Generator]] = None, weight_decay: float = 0.1, n_steps: int = 800,
@@ -129,8 +131,7 @@ def ntk_net_error(width: int, *, device: Union[str, torch.device] = "cpu",
     ----------
     width : int
         Hidden width m, in [1, 10^6].
-    device : str or torch.device, default "cpu"
-        Where to compute.
+    %(device)s
     seed : None, int or numpy.random.Generator
         Draws the data and the initial weights.
     weight_decay : float
@@ -190,6 +191,7 @@ def ntk_net_error(width: int, *, device: Union[str, torch.device] = "cpu",
 
 
 # ---------------------------------------------------------------- two moons
+@fill_doc
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 @on_device
 def train_two_moons(config: TwoMoonsConfig = TwoMoonsConfig(),
@@ -211,8 +213,7 @@ def train_two_moons(config: TwoMoonsConfig = TwoMoonsConfig(),
         them for both; default: Fig 1's, :meth:`~dynamics.starvation.TwoMoonsConfig.source`).
     seeds : sequence of (int or numpy.random.Generator)
         One model per seed and run; a seed draws its data (300 points, noise_std 0.1) and its initialisation.
-    device : str or torch.device, default "cpu"
-        Where to compute.
+    %(device)s
 
     Returns
     -------

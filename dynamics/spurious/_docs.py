@@ -1,0 +1,6 @@
+"""Docstring entries shared by this theory's functions, filled into ``%(name)s`` placeholders at import (see
+:mod:`dynamics.numerics._docstrings`)."""
+from dynamics.numerics._docstrings import SHARED
+
+TABLE = SHARED
+fill_doc = TABLE.fill
