@@ -126,6 +126,7 @@ def _sign_sums(g: np.ndarray) -> np.ndarray:
     return (g > 0).sum(axis=0, dtype=np.int64) - (g < 0).sum(axis=0, dtype=np.int64)
 
 
+@fill_doc
 def and_mask(grads: ArrayLike, agreement_threshold: float, *, env_axis: int = 0) -> np.ndarray:
     r"""The AND-mask :math:`m_\tau`: keep :math:`j` iff
     :math:`\lvert \sum_e \operatorname{sign}(g_{ej}) \rvert \ge \lceil \tau d - 10^{-9} \rceil` (Parascandolo et al.
@@ -139,10 +140,7 @@ def and_mask(grads: ArrayLike, agreement_threshold: float, *, env_axis: int = 0)
     agreement_threshold : float
         Agreement threshold :math:`\tau \in [0, 1]`. :math:`\tau = 0` keeps everything (plain averaging);
         :math:`\tau = 1` keeps :math:`j` only if all :math:`d` entries are non-zero and share one sign.
-    env_axis : {0, 1}, default 0
-        The axis of ``grads`` that indexes the environments: 0 for (n_envs, n_params) (rows are environments), 1 for
-        (n_params, n_envs) (columns are environments; −2 and −1 are accepted too). The shape cannot tell the two
-        apart, so a (n_params, n_envs) array passed without ``env_axis=1`` is silently read as n_params environments.
+    %(env_axis)s
 
     Returns
     -------
@@ -164,22 +162,18 @@ def and_mask(grads: ArrayLike, agreement_threshold: float, *, env_axis: int = 0)
     return np.abs(_sign_sums(g)) >= integer_threshold(g.shape[0], require_agreement_threshold(agreement_threshold))
 
 
+@fill_doc
 def and_mask_t(grads: ArrayLike, n_agree: int, *, env_axis: int = 0) -> np.ndarray:
     r"""The paper's :math:`t`-form AND-mask: keep :math:`j` iff :math:`\max(P_j, N_j) \ge t` agreeing signs
     (Parascandolo et al. 2021, §2.3).
 
     Parameters
     ----------
-    grads : array_like, shape (n_envs, n_params)
-        Per-environment gradients, row :math:`e` for environment :math:`e` (environments along axis 0; see
-        ``env_axis``); finite.
+    %(grads)s
     n_agree : int
         The number :math:`t` of agreeing signs required, :math:`0 \le t \le d` (the paper uses
         :math:`t \in \{d/2 + 1, \ldots, d\}`).
-    env_axis : {0, 1}, default 0
-        The axis of ``grads`` that indexes the environments: 0 for (n_envs, n_params) (rows are environments), 1 for
-        (n_params, n_envs) (columns are environments; −2 and −1 are accepted too). The shape cannot tell the two
-        apart, so a (n_params, n_envs) array passed without ``env_axis=1`` is silently read as n_params environments.
+    %(env_axis)s
 
     Returns
     -------
@@ -198,6 +192,7 @@ def and_mask_t(grads: ArrayLike, n_agree: int, *, env_axis: int = 0) -> np.ndarr
     return np.maximum(positive, negative) >= t
 
 
+@fill_doc
 def xor_mask(grads: ArrayLike, agreement_threshold: float, *, env_axis: int = 0) -> np.ndarray:
     r"""The XOR-mask of Parascandolo et al. 2021, Fig 7: keep :math:`j` iff
     :math:`\lvert S_j \rvert \le \lfloor (1 - \tau)d + 10^{-9} \rfloor`.
@@ -209,15 +204,10 @@ def xor_mask(grads: ArrayLike, agreement_threshold: float, *, env_axis: int = 0)
 
     Parameters
     ----------
-    grads : array_like, shape (n_envs, n_params)
-        Per-environment gradients, row :math:`e` for environment :math:`e` (environments along axis 0; see
-        ``env_axis``); finite.
+    %(grads)s
     agreement_threshold : float
         Threshold :math:`\tau \in [0, 1]`.
-    env_axis : {0, 1}, default 0
-        The axis of ``grads`` that indexes the environments: 0 for (n_envs, n_params) (rows are environments), 1 for
-        (n_params, n_envs) (columns are environments; −2 and −1 are accepted too). The shape cannot tell the two
-        apart, so a (n_params, n_envs) array passed without ``env_axis=1`` is silently read as n_params environments.
+    %(env_axis)s
 
     Returns
     -------
@@ -252,9 +242,7 @@ def masked_gradient(grads: ArrayLike, agreement_threshold: float, rescale: bool 
 
     Parameters
     ----------
-    grads : array_like, shape (n_envs, n_params)
-        Per-environment gradients, row :math:`e` for environment :math:`e` (environments along axis 0; see
-        ``env_axis``); finite.
+    %(grads)s
     %(agreement_threshold)s
     rescale : bool, default False
         Inverse-sparsity rescaling (not in the paper; the public code and DomainBed use it).
@@ -263,10 +251,7 @@ def masked_gradient(grads: ArrayLike, agreement_threshold: float, rescale: bool 
     groups : None, array_like of int with shape (n_params,), or list of index arrays, optional
         Parameter tensors for the rescaling: :math:`\rho` is computed per group (the public code's layer-wise
         rescaling).
-    env_axis : {0, 1}, default 0
-        The axis of ``grads`` that indexes the environments: 0 for (n_envs, n_params) (rows are environments), 1 for
-        (n_params, n_envs) (columns are environments; −2 and −1 are accepted too). The shape cannot tell the two
-        apart, so a (n_params, n_envs) array passed without ``env_axis=1`` is silently read as n_params environments.
+    %(env_axis)s
 
     Returns
     -------

@@ -67,8 +67,7 @@ def simulate_mask(n_envs: int, n_samples: int, snr: float = 0.0, gradient_std: f
         Number :math:`N \ge 1` of independent coordinates (:math:`N \cdot d` gradient entries are drawn).
     snr : float, default 0
         :math:`s = \mu/\sigma` (0: Proposition 2's pure noise).
-    gradient_std : float, default 1
-        :math:`\sigma > 0`.
+    %(gradient_std)s
     seed : None, int or numpy.random.Generator
         Source of randomness; the same seed gives the same result with any number of numba threads.
 
@@ -100,8 +99,7 @@ def simulate_mask_hetero(gradient_means: ArrayLike, gradient_stds: ArrayLike, n_
 
     Parameters
     ----------
-    gradient_means : array_like, shape (n_envs,)
-        :math:`\mu_e`, finite.
+    %(gradient_means)s
     gradient_stds : array_like, shape (n_envs,)
         :math:`\sigma_e > 0`.
     n_samples : int

@@ -328,8 +328,7 @@ def train_logistic_shortcut(dataset: ShortcutDataset, agreement_threshold: float
     %(agreement_threshold)s
     learning_rate : float, default 0.5
         Step size :math:`\eta > 0`.
-    n_steps : int, default 500
-        Number of steps >= 0.
+    %(n_steps)s
     rescale : bool, default False
         Inverse-sparsity rescaling of the update.
 
@@ -383,6 +382,7 @@ def shortcut_bayes_accuracy(signal: float) -> float:
     return float(0.5 * (1 + math.erf(a / math.sqrt(2))))
 
 
+@fill_doc
 def shortcut_threshold_sweep(agreement_threshold: ArrayLike, n_seeds: int = 5, learning_rate: float = 0.5,
                              n_steps: int = 500, *,
                              seed: Optional[Union[int, np.random.Generator]] = 0) -> ShortcutSweep:
@@ -397,8 +397,7 @@ def shortcut_threshold_sweep(agreement_threshold: ArrayLike, n_seeds: int = 5, l
         Number of data sets >= 1.
     learning_rate : float, default 0.5
         Step size :math:`\eta > 0`.
-    n_steps : int, default 500
-        Number of steps >= 0.
+    %(n_steps)s
     seed : None, int or numpy.random.Generator, default 0
         Data set j is drawn with seed + j (an int), or from one continued stream.
 

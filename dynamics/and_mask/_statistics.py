@@ -214,8 +214,7 @@ def conditional_moments(n_envs: int, n_positive: int, snr: float = 0.0,
         Number :math:`k` of positive gradients, :math:`0 \le k \le d`.
     snr : float, default 0
         :math:`s = \mu/\sigma`, :math:`\lvert s \rvert \le 10^6`.
-    gradient_std : float, default 1
-        :math:`\sigma > 0`.
+    %(gradient_std)s
 
     Returns
     -------
@@ -256,8 +255,7 @@ def expected_squared_norms(n_envs: int, agreement_threshold: float, n_params: in
         Number of coordinates :math:`n \ge 1`.
     snr : float, default 0
         :math:`s = \mu/\sigma` of every coordinate (0: Proposition 2's pure noise).
-    gradient_std : float, default 1
-        :math:`\sigma > 0`.
+    %(gradient_std)s
 
     Returns
     -------
@@ -295,8 +293,7 @@ def keep_probability_hetero(gradient_means: ArrayLike, gradient_stds: ArrayLike,
 
     Parameters
     ----------
-    gradient_means : array_like, shape (n_envs,)
-        :math:`\mu_e`, finite.
+    %(gradient_means)s
     gradient_stds : array_like, shape (n_envs,)
         :math:`\sigma_e > 0` (:math:`\lvert \mu_e \rvert/\sigma_e \le 10^6`).
     %(agreement_threshold)s
@@ -332,8 +329,7 @@ def masked_update_moments_hetero(gradient_means: ArrayLike, gradient_stds: Array
 
     Parameters
     ----------
-    gradient_means : array_like, shape (n_envs,)
-        :math:`\mu_e`, finite.
+    %(gradient_means)s
     gradient_stds : array_like, shape (n_envs,)
         :math:`\sigma_e > 0`.
     %(agreement_threshold)s

@@ -217,8 +217,7 @@ def train_spiral_memorisation(config: SpiralMemorisationConfig = SpiralMemorisat
     seeds : sequence of int, default (0, 1, 2)
         The integer seeds, 1 to 4096 non-negative ints (each gives one data set and one initialisation, shared by
         all settings: runs are paired).
-    dtype : {"float32", "float64"}, default "float32"
-        Keyword only.
+    %(dtype_name)s
     %(device)s
 
     Returns
@@ -325,8 +324,7 @@ def learning_signals_at_init(config: LearningSignalsConfig = LearningSignalsConf
         the function runs.
     seeds : sequence of int, default (0, 1, ..., 39)
         The integer weight seeds, 1 to 4096 non-negative ints (each with its own data set); the paper uses 40.
-    dtype : {"float32", "float64"}, default "float32"
-        Keyword only.
+    %(dtype_name)s
     %(device)s
 
     Returns
@@ -424,8 +422,7 @@ def train_noisy_labels(config: NoisyLabelsConfig = NoisyLabelsConfig(), seeds: S
     seeds : sequence of int, default (0, 1, 2)
         The integer seeds, 1 to 4096 non-negative ints (each: data, shuffle, minibatches and initial weights, shared
         by all thresholds: runs are paired).
-    dtype : {"float32", "float64"}, default "float32"
-        Keyword only.
+    %(dtype_name)s
     %(device)s
 
     Returns
@@ -529,8 +526,7 @@ def train_environment_sweep(config: EnvironmentSweepConfig = EnvironmentSweepCon
         the claim's). A bad field raises a ValueError naming it when the trainer runs.
     seeds : sequence of int, default (0, 1, 2)
         The integer seeds, 1 to 4096 non-negative ints (the same for every d and every τ: runs are paired).
-    dtype : {"float32", "float64"}, default "float32"
-        Keyword only.
+    %(dtype_name)s
     %(device)s
 
     Returns

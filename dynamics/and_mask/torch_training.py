@@ -178,8 +178,7 @@ def train_logistic_shortcut(datasets: Union[ShortcutDataset, Sequence[ShortcutDa
         Agreement threshold τ in [0, 1] (0: plain averaging).
     learning_rate : float, default 0.5
         Step size η > 0.
-    n_steps : int, default 500
-        Number of steps >= 0.
+    %(n_steps)s
     rescale : bool, default False
         Inverse-sparsity rescaling (applied over all problems' entries together; leave False when training
         several problems at once).

@@ -153,6 +153,7 @@ def _group_weight_decays(steps, d, sizes, sigma2, etas, weight_decay):
                                               / sigma2[i] for i in range(2)]))
 
 
+@fill_doc
 def bipartite_from_roots(a1: ArrayLike, a2: ArrayLike, n_samples: int, n_features: int, n_fast: int,
                          noise_std: float = 0.0, c_overlap: str = "other") -> OrderParameters:
     r"""Eqs 4.2.14–4.2.16 from the roots :math:`a_i` of Eq 4.2.13 (:math:`a_i = \infty`: group :math:`i` not yet
@@ -165,12 +166,9 @@ def bipartite_from_roots(a1: ArrayLike, a2: ArrayLike, n_samples: int, n_feature
     a2 : float or array_like
         The slow group's larger root, :math:`a_2 \ge \max(1, n/(d - p))` or inf; it must broadcast against
         ``a1``.
-    n_samples : int
-        :math:`n` > n_features.
-    n_features : int
-        :math:`d \ge 2`.
-    n_fast : int
-        :math:`1 \le p \le d - 1`.
+    %(n_samples)s
+    %(n_features)s
+    %(n_fast)s
     noise_std : float
         Label-noise standard deviation :math:`\sigma_\varepsilon` in [0, 1e100].
     c_overlap : {"other", "own"}
@@ -230,6 +228,7 @@ def _from_roots(a, n, d, p, noise_std, c_overlap, steps=None):
     return order_parameters(R[0] + R[1], Q1 + Q2, noise_std, R[0], R[1], Q1, Q2, steps=steps)
 
 
+@fill_doc
 def bipartite_roots(steps: ArrayLike, n_samples: int, n_features: int, n_fast: int, kappa: float,
                     weight_decay: ArrayLike = 0.0,
                     learning_rate: Union[float, Tuple[float, float]] = ANALYTIC_LEARNING_RATE,
@@ -241,14 +240,10 @@ def bipartite_roots(steps: ArrayLike, n_samples: int, n_features: int, n_fast: i
     ----------
     steps : float or array_like
         GD steps :math:`k \ge 0`, as in :func:`~dynamics.double_descent.bipartite_theory`.
-    n_samples : int
-        :math:`n` > n_features.
-    n_features : int
-        :math:`d \ge 2`.
-    n_fast : int
-        :math:`1 \le p \le d - 1`.
-    kappa : float
-        :math:`\kappa` in [1, 1e100].
+    %(n_samples)s
+    %(n_features)s
+    %(n_fast)s
+    %(kappa)s
     weight_decay : float or array_like
         :math:`\lambda \ge 0`, broadcasting against ``steps``.
     learning_rate : float or (float, float)
@@ -433,6 +428,7 @@ def bipartite_theory_ode(steps: ArrayLike, problem: TeacherStudentProblem, weigh
     return _from_roots(np.stack(roots), n, d, p, noise_std, "other", steps=steps)
 
 
+@fill_doc
 def phase_points(n_samples: int, n_features: int, n_fast: int, noise_std: float = 0.0) -> PhasePoints:
     r"""Closed-form points A, B, C of the :math:`(R, Q)` plane (Fig 4.4; the closed forms are derived in this
     project), with :math:`P = p/d` and :math:`\sigma_1 = 1`.
@@ -444,12 +440,9 @@ def phase_points(n_samples: int, n_features: int, n_fast: int, noise_std: float 
 
     Parameters
     ----------
-    n_samples : int
-        :math:`n` > n_features.
-    n_features : int
-        :math:`d \ge 2`.
-    n_fast : int
-        :math:`1 \le p \le d - 1`.
+    %(n_samples)s
+    %(n_features)s
+    %(n_fast)s
     noise_std : float
         :math:`\sigma_\varepsilon` in [0, 1e100].
 

@@ -26,8 +26,10 @@ from ._checks import require_noise_std, require_sizes
 from ._kernels import effective_regularisation
 from ._order_parameters import order_parameters
 from ._results import OrderParameters
+from ._docs import fill_doc
 
 
+@fill_doc
 def ridge_oracle(weight_decay: ArrayLike, n_samples: int, n_features: int, n_fast: int, kappa: float,
                  noise_std: float = 0.0) -> OrderParameters:
     r"""Exact large-:math:`d` :math:`R_i`, :math:`Q_i`, :math:`L_G` of ridge regression
@@ -44,12 +46,9 @@ def ridge_oracle(weight_decay: ArrayLike, n_samples: int, n_features: int, n_fas
         (:func:`~dynamics.double_descent.effective_weight_decay`).
     n_samples : int
         :math:`n \ge 1` (:math:`n \le d` allowed).
-    n_features : int
-        :math:`d \ge 2`.
-    n_fast : int
-        :math:`1 \le p \le d - 1`.
-    kappa : float
-        :math:`\kappa` in [1, 1e100].
+    %(n_features)s
+    %(n_fast)s
+    %(kappa)s
     noise_std : float
         :math:`\sigma_\varepsilon` in [0, 1e100].
 

@@ -55,8 +55,7 @@ def modulation_matrix(n_features: int, n_fast: int, kappa: float, haar: bool = T
         :math:`d`, :math:`2 \le d \le 10^5`.
     n_fast : int
         :math:`p`, :math:`1 \le p \le d - 1`.
-    kappa : float
-        :math:`\kappa` in [1, 1e100].
+    %(kappa)s
     haar : bool
         Haar-random :math:`U` and :math:`V` (the authors' code) or :math:`U = V = I` (equal in distribution for the
         teacher–student problem: derived in this project).

@@ -135,8 +135,7 @@ def iterate_gd(X: ArrayLike, y: ArrayLike, steps: ArrayLike, learning_rate: floa
 
     Parameters
     ----------
-    X : array_like
-        Designs, shape (..., n, d).
+    %(X)s
     y : array_like
         Labels, shape (..., n).
     steps : array_like of int

@@ -189,12 +189,10 @@ def gd_weights(X: ArrayLike, y: ArrayLike, steps: ArrayLike, learning_rate: Opti
 
     Parameters
     ----------
-    X : array_like
-        Designs, shape (..., n, d).
+    %(X)s
     y : array_like
         Labels, shape (..., n), the leading axes broadcasting against X's (e.g. many teachers at one design).
-    steps : float or array_like
-        GD steps :math:`k \ge 0`, shape (T,) (real values interpolate; inf is the fixed point).
+    %(steps)s
     learning_rate : float, optional
         :math:`\eta > 0`; None: :math:`1/(\lambda_\mathrm{max} + \lambda)` per design (the authors' code).
     %(weight_decay)s
@@ -238,6 +236,7 @@ def gd_weights(X: ArrayLike, y: ArrayLike, steps: ArrayLike, learning_rate: Opti
     return u if M is None else u @ M.T
 
 
+@fill_doc
 @one_blas_thread_when_small("X")
 def ridge_weights(X: ArrayLike, y: ArrayLike, weight_decay: ArrayLike) -> np.ndarray:
     r"""Ridge solutions :math:`(X^\top X + \lambda I)^{-1} X^\top y` (Eq .2.14), the :math:`k \to \infty` limit of GD
@@ -245,8 +244,7 @@ def ridge_weights(X: ArrayLike, y: ArrayLike, weight_decay: ArrayLike) -> np.nda
 
     Parameters
     ----------
-    X : array_like
-        Designs, shape (..., n, d).
+    %(X)s
     y : array_like
         Labels, shape (..., n).
     weight_decay : float or array_like
@@ -404,6 +402,7 @@ def _assemble(steps, R, Q, noise_std):
     return order_parameters(R[0] + R[1], Q[0] + Q[1], noise_std, R[0], R[1], Q[0], Q[1], steps=steps)
 
 
+@fill_doc
 @one_blas_thread_when_small("F", "X", "eigenvectors")
 def exact_gd_order_parameters(F: Union[Modulation, ArrayLike], X: Optional[ArrayLike], steps: ArrayLike,
                               settings: GDSettings = GDSettings(), *, noise_std: float = 0.0,
@@ -421,8 +420,7 @@ def exact_gd_order_parameters(F: Union[Modulation, ArrayLike], X: Optional[Array
     X : array_like or None
         The design, shape (n, d); or None, with the spectrum of :math:`X^\top X` given instead (``eigenvalues``,
         ``eigenvectors``).
-    steps : float or array_like
-        GD steps :math:`k \ge 0`, shape (T,) (real values interpolate; inf is the fixed point).
+    %(steps)s
     settings : GDSettings
         The GD run (:class:`~dynamics.double_descent.GDSettings`): ``learning_rate`` :math:`\eta > 0` (None, the
         default: :math:`1/(\lambda_\mathrm{max} + \lambda)`), ``weight_decay`` :math:`\lambda \ge 0`, ``dynamics``
@@ -488,8 +486,7 @@ def design_order_parameters(data: TeacherStudentData, steps: ArrayLike,
     ----------
     data : TeacherStudentData
         From :func:`~dynamics.double_descent.draw_teacher_student`.
-    steps : float or array_like
-        GD steps :math:`k \ge 0`, shape (T,) (real values interpolate; inf is the fixed point).
+    %(steps)s
     learning_rate : float or array_like, optional
         :math:`\eta > 0`, one for all designs or one per design (shape (S,)); None:
         :math:`1/(\lambda_\mathrm{max} + \lambda)` per design.
@@ -579,8 +576,7 @@ def scheduled_gd_weights(X: ArrayLike, y: ArrayLike, steps: ArrayLike, output_pe
 
     Parameters
     ----------
-    X : array_like
-        Designs, shape (..., n, d).
+    %(X)s
     y : array_like
         Labels, shape (..., n), the leading axes broadcasting against X's.
     steps : array_like of int

@@ -218,8 +218,7 @@ def asymptotic_errors(alpha: float, *, teacher_std: float = 1.0, noise_std: floa
 
     Parameters
     ----------
-    alpha : float
-        :math:`\alpha = P/N > 0`.
+    %(alpha)s
     %(teacher_noise_init_std)s
 
     Returns
@@ -345,8 +344,7 @@ def bayes_error(alpha: float, *, teacher_std: float = 1.0, noise_std: float = 0.
 
     Parameters
     ----------
-    alpha : float
-        :math:`\alpha = P/N > 0`.
+    %(alpha)s
     %(teacher_noise_init_std)s
 
     Returns
@@ -391,8 +389,7 @@ def optimal_stopping_time(alpha: float, *, teacher_std: float = 1.0, noise_std: 
 
     Parameters
     ----------
-    alpha : float
-        :math:`\alpha = P/N > 0`.
+    %(alpha)s
     %(teacher_noise_init_std)s
     %(tau)s
 
@@ -462,8 +459,7 @@ def gd_discretization_error(steps: ArrayLike, alpha: float, learning_rate: float
     ----------
     steps : float or array_like
         Step counts :math:`k \ge 0` (finite; real values interpolate in :math:`k`).
-    alpha : float
-        :math:`\alpha = P/N > 0`.
+    %(alpha)s
     learning_rate : float
         :math:`\eta > 0` on :math:`\frac{1}{2}\lVert y - wX \rVert^2`, with :math:`\eta \lambda_+ \le 1`
         (:math:`\lambda_+ = (1 + \sqrt{\alpha})^2`, the largest eigenvalue): every mode then decays without

@@ -240,8 +240,7 @@ def mode_strength_unbalanced(t: ArrayLike, s: float, a0: float, b0: float,
     ----------
     t : float or array_like
         Flow times :math:`t \ge 0` (+inf allowed), any shape.
-    s : float
-        Singular value, :math:`s \ge 0`.
+    %(singular_value)s
     a0, b0 : float
         Initial per-layer weights (any sign), :math:`|a_0|, |b_0| \le 10^{150}`.
     %(tau)s
@@ -335,8 +334,7 @@ def scalar_mode_velocity(a: ArrayLike, b: ArrayLike, s: float, tau: float = 1.0)
     ----------
     a, b : float or array_like
         Points of the :math:`(a, b)` plane (finite; broadcast together), e.g. a meshgrid for a direction field.
-    s : float
-        Singular value, :math:`s \ge 0`.
+    %(singular_value)s
     %(tau)s
 
     Returns
@@ -390,8 +388,7 @@ def scalar_mode_flow(t: ArrayLike, s: float, a0: float, b0: float, tau: float = 
         Initial per-layer weights (any sign), :math:`|a_0|, |b_0| \le 10^{100}` (so that :math:`b(s - ab)` stays
         finite).
     %(tau)s
-    rtol, atol : float
-        Tolerances of :func:`dynamics.numerics.solve_ode`.
+    %(rtol_atol)s
 
     Returns
     -------
@@ -436,8 +433,7 @@ def deep_mode_strength(t: ArrayLike, s: float, u0: float, n_weight_layers: int, 
 
     Parameters
     ----------
-    t : array_like, shape (m,)
-        Output times: finite, >= 0, non-decreasing, with :math:`t/\tau \le 2^{52}`.
+    %(output_times)s
     s : float
         Singular value, :math:`0 \le s \le 10^{100}`.
     u0 : float
@@ -446,8 +442,7 @@ def deep_mode_strength(t: ArrayLike, s: float, u0: float, n_weight_layers: int, 
     n_weight_layers : int
         :math:`D`, in [1, 64].
     %(tau)s
-    rtol, atol : float
-        Tolerances of :func:`dynamics.numerics.solve_ode`.
+    %(rtol_atol)s
 
     Returns
     -------
@@ -590,15 +585,12 @@ def deep_chain_strength(t: ArrayLike, s: float, weights0: ArrayLike, tau: float 
 
     Parameters
     ----------
-    t : array_like, shape (m,)
-        Output times: finite, >= 0, non-decreasing, with :math:`t/\tau \le 2^{52}`.
-    s : float
-        Singular value, :math:`s \ge 0`.
+    %(output_times)s
+    %(singular_value)s
     weights0 : array_like, shape (D,)
         Initial weight of each layer (finite, :math:`D \ge 1`).
     %(tau)s
-    rtol, atol : float
-        Tolerances of :func:`dynamics.numerics.solve_ode`.
+    %(rtol_atol)s
 
     Returns
     -------

@@ -121,6 +121,7 @@ def whiten(X: ArrayLike) -> np.ndarray:
     return (vec / np.sqrt(lam)) @ vec.T @ X
 
 
+@fill_doc
 def mode_map(W21: ArrayLike, W32: ArrayLike, U: ArrayLike, V: ArrayLike) -> np.ndarray:
     r"""The network map in the mode basis, :math:`U^\top W_{32} W_{21} V = \bar W_{32} \bar W_{21}` (Eqs 2.2.9–10); its
     :math:`(\beta, \alpha)` entry is :math:`b^\beta \cdot a^\alpha`.
@@ -133,8 +134,7 @@ def mode_map(W21: ArrayLike, W32: ArrayLike, U: ArrayLike, V: ArrayLike) -> np.n
     ----------
     W21 : array_like, shape (..., N2, N1)
         First-layer weights (one network, or a stack such as a trajectory).
-    W32 : array_like, shape (..., N3, N2)
-        Second-layer weights, with the same leading axes.
+    %(W32)s
     U : array_like, shape (N3, k_U)
         Output modes in its columns, orthonormal, 1 <= k_U <= N3 (k_U = N3 for a full SVD).
     V : array_like, shape (N1, k_V)
@@ -163,6 +163,7 @@ def mode_map(W21: ArrayLike, W32: ArrayLike, U: ArrayLike, V: ArrayLike) -> np.n
     return U.T @ (W32 @ W21) @ V
 
 
+@fill_doc
 def mode_strengths(W21: ArrayLike, W32: ArrayLike, U: ArrayLike, V: ArrayLike) -> np.ndarray:
     r"""Mode strengths :math:`u_\alpha = (U^\top W_{32} W_{21} V)_{\alpha\alpha} = a^\alpha \cdot b^\alpha`, the
     diagonal of :func:`dynamics.linear_networks.mode_map` (the :math:`u` of Eq 2.2.22).
@@ -174,8 +175,7 @@ def mode_strengths(W21: ArrayLike, W32: ArrayLike, U: ArrayLike, V: ArrayLike) -
     ----------
     W21 : array_like, shape (..., N2, N1)
         First-layer weights (one network, or a stack such as a trajectory).
-    W32 : array_like, shape (..., N3, N2)
-        Second-layer weights, with the same leading axes.
+    %(W32)s
     U : array_like, shape (N3, k_U)
         Output modes in its columns, orthonormal, 1 <= k_U <= N3.
     V : array_like, shape (N1, k_V)
@@ -247,6 +247,7 @@ def effective_initial_strength(W21: ArrayLike, W32: ArrayLike, U: ArrayLike, V: 
     return np.sum((a[:m] + b[:m]) ** 2, axis=1) / 4.0
 
 
+@fill_doc
 def conserved_gram(W21: ArrayLike, W32: ArrayLike) -> np.ndarray:
     r""":math:`W_{21} W_{21}^\top - W_{32}^\top W_{32}`, constant along the flow (2.2.5–6) for any :math:`\Sigma_{31}`
     and :math:`\Sigma_{11}` (derived in this project: the two terms have the same time derivative,
@@ -257,8 +258,7 @@ def conserved_gram(W21: ArrayLike, W32: ArrayLike) -> np.ndarray:
     ----------
     W21 : array_like, shape (..., N2, N1)
         First-layer weights (one network or a stack).
-    W32 : array_like, shape (..., N3, N2)
-        Second-layer weights, with the same leading axes.
+    %(W32)s
 
     Returns
     -------
@@ -279,6 +279,7 @@ def conserved_gram(W21: ArrayLike, W32: ArrayLike) -> np.ndarray:
     return W21 @ np.swapaxes(W21, -1, -2) - np.swapaxes(W32, -1, -2) @ W32
 
 
+@fill_doc
 def network_loss(W21: ArrayLike, W32: ArrayLike, X: ArrayLike, Y: ArrayLike) -> Union[float, np.ndarray]:
     r"""The loss (2.2.2), :math:`\frac{1}{2}\lVert Y - W_{32} W_{21} X \rVert_F^2` summed over the :math:`P`
     examples.
@@ -287,8 +288,7 @@ def network_loss(W21: ArrayLike, W32: ArrayLike, X: ArrayLike, Y: ArrayLike) -> 
     ----------
     W21 : array_like, shape (..., N2, N1)
         First-layer weights (one network or a stack).
-    W32 : array_like, shape (..., N3, N2)
-        Second-layer weights, with the same leading axes.
+    %(W32)s
     X : array_like, shape (N1, P)
         Inputs (one example per column).
     Y : array_like, shape (N3, P)
@@ -410,8 +410,7 @@ def network_gd(W21: ArrayLike, W32: ArrayLike, sigma31: ArrayLike, n_steps: int,
     %(learning_rate)s
     sigma11 : array_like, shape (N1, N1), optional
         Input correlation :math:`\Sigma_{11} = X X^\top`; None means whitened inputs (:math:`I`).
-    record_every : int
-        Record every r-th step (k = 0, r, 2r, ...), 1 <= r <= max(n_steps, 1).
+    %(record_every)s
 
     Returns
     -------

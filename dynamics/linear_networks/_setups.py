@@ -325,6 +325,7 @@ def student_instance(inputs: ArrayLike, teacher: ArrayLike, noise: ArrayLike, in
     return StudentInstance(X, w_bar, eps, w0, w_bar @ X + eps, noise_std, lam, V, rotated, residual)
 
 
+@fill_doc
 def draw_student(n_features: int, n_samples: int, *, teacher_std: float = 1.0, noise_std: float = 0.5,
                  init_std: float = 0.0, seed: Optional[Union[int, np.random.Generator]] = None) -> StudentInstance:
     r"""A random instance of Eqs (2.3.1–2.3.3): :math:`X_{j\mu} \sim \mathcal{N}(0, 1/N)`,
@@ -333,8 +334,7 @@ def draw_student(n_features: int, n_samples: int, *, teacher_std: float = 1.0, n
 
     Parameters
     ----------
-    n_features : int
-        :math:`N`, in [1, 100000].
+    %(n_features)s
     n_samples : int
         :math:`P`, in [1, 1000000].
     teacher_std : float
@@ -375,6 +375,7 @@ def draw_student(n_features: int, n_samples: int, *, teacher_std: float = 1.0, n
     return student_instance(X, w_bar, eps, w0, noise_std)
 
 
+@fill_doc
 def draw_input_spectrum(n_features: int, n_samples: int,
                         seed: Optional[Union[int, np.random.Generator]] = None) -> np.ndarray:
     r"""The :math:`N` eigenvalues of :math:`X X^\top` for random inputs :math:`X_{j\mu} \sim \mathcal{N}(0, 1/N)`
@@ -383,8 +384,7 @@ def draw_input_spectrum(n_features: int, n_samples: int,
 
     Parameters
     ----------
-    n_features : int
-        :math:`N`, in [1, 100000].
+    %(n_features)s
     n_samples : int
         :math:`P`, in [1, 1000000].
     seed : None, int or numpy.random.Generator
@@ -446,6 +446,7 @@ def stds_at_snr(snr: float) -> SignalNoiseStds:
     return SignalNoiseStds(float(np.sqrt(snr / (1 + snr))), float(np.sqrt(1 / (1 + snr))))
 
 
+@fill_doc
 def simulated_student_errors(alpha: float, n_features: int, n_students: int, t: ArrayLike, *,
                              learning_rate: Optional[float] = None, stds: SignalNoiseStds = SignalNoiseStds(),
                              init_std: float = 0.0,
@@ -463,8 +464,7 @@ def simulated_student_errors(alpha: float, n_features: int, n_students: int, t: 
     ----------
     alpha : float
         :math:`\alpha = P/N > 0`, with :math:`1 \le \operatorname{round}(\alpha N) \le 10^6`.
-    n_features : int
-        :math:`N`, in [1, 100000].
+    %(n_features)s
     n_students : int
         Number of students (instances), in [1, 100000].
     t : array_like, shape (m,)

@@ -58,7 +58,7 @@ def student_weights(instance: StudentInstance, t: ArrayLike, tau: float = 1.0) -
 
     Parameters
     ----------
-    instance : StudentInstance
+    %(instance)s
     t : float or array_like, shape (m,)
         Flow times :math:`t \ge 0` (+inf gives the fixed point:
         :math:`\bar z_i + \tilde\varepsilon_i/\sqrt{\lambda_i}`, frozen modes unchanged).
@@ -92,6 +92,7 @@ def student_weights(instance: StudentInstance, t: ArrayLike, tau: float = 1.0) -
     return _mode_decay(instance, np.exp(log_decay), -np.expm1(log_decay))
 
 
+@fill_doc
 def student_weights_gd(instance: StudentInstance, steps: ArrayLike, learning_rate: float) -> np.ndarray:
     r""":math:`w` after :math:`k` full-batch GD steps on :math:`\frac{1}{2}\lVert y - wX \rVert^2`, exactly:
     :math:`e^{-\lambda t/\tau} \to (1 - \eta\lambda)^k` in (2.3.13) (the discrete-time analogue, derived in this
@@ -99,7 +100,7 @@ def student_weights_gd(instance: StudentInstance, steps: ArrayLike, learning_rat
 
     Parameters
     ----------
-    instance : StudentInstance
+    %(instance)s
     steps : int or array_like, shape (m,)
         Whole numbers of steps :math:`k \ge 0`.
     learning_rate : float
@@ -157,12 +158,10 @@ def student_flow(instance: StudentInstance, t: ArrayLike, tau: float = 1.0, rtol
 
     Parameters
     ----------
-    instance : StudentInstance
-    t : array_like, shape (m,)
-        Output times: finite, >= 0, non-decreasing, with :math:`t/\tau \le 2^{52}`.
+    %(instance)s
+    %(output_times)s
     %(tau)s
-    rtol, atol : float
-        Tolerances of :func:`dynamics.numerics.solve_ode`.
+    %(rtol_atol)s
 
     Returns
     -------
@@ -196,6 +195,7 @@ def student_flow(instance: StudentInstance, t: ArrayLike, tau: float = 1.0, rtol
     return StudentFlowTrajectory(t_eval, weights)
 
 
+@fill_doc
 def student_gd(instance: StudentInstance, n_steps: int, learning_rate: float, loss_scale: float = 1.0,
                record_every: int = 1) -> StudentGDTrajectory:
     r"""Plain full-batch gradient descent
@@ -205,15 +205,14 @@ def student_gd(instance: StudentInstance, n_steps: int, learning_rate: float, lo
 
     Parameters
     ----------
-    instance : StudentInstance
+    %(instance)s
     n_steps : int
         Number of steps, in [0, 1e8].
     learning_rate : float
         :math:`\eta > 0` (GD converges for :math:`c \eta < 2/\lambda_\mathrm{max}`).
     loss_scale : float
         :math:`c > 0` (2 for the thesis's unhalved loss (2.3.4), :math:`2/P` for a per-sample mean).
-    record_every : int
-        Record every r-th step (k = 0, r, 2r, ...), 1 <= r <= max(n_steps, 1).
+    %(record_every)s
 
     Returns
     -------
@@ -272,13 +271,14 @@ def _mean_square(residual, divisor, weights=1.0, what="", hint=""):
     return require_finite_product([safe, safe, reduced], [divisor], what=what, hint=hint)
 
 
+@fill_doc
 def generalization_error(instance: StudentInstance, weights: ArrayLike) -> Union[float, np.ndarray]:
     r""":math:`E_g = \lVert \bar w - w \rVert^2/N + \sigma_\varepsilon^2`, Eq (2.3.14) (Advani–Saxe): the expected
     squared error on a fresh noisy label for a test input :math:`x \sim \mathcal{N}(0, I/N)`.
 
     Parameters
     ----------
-    instance : StudentInstance
+    %(instance)s
     weights : array_like, shape (..., N)
         One weight vector or a stack of them.
 
@@ -307,6 +307,7 @@ def generalization_error(instance: StudentInstance, weights: ArrayLike) -> Union
     return _per_weights(require_finite_result(values, "generalization_error", "reduce weights"), w)
 
 
+@fill_doc
 def generalization_error_thesis_variant(instance: StudentInstance, weights: ArrayLike) -> Union[float, np.ndarray]:
     r"""The thesis's printed Eq (2.3.15),
     :math:`\frac{1}{N} \sum_i \lambda_i (\bar z_i - z_i)^2 + \sigma_\varepsilon^2`, kept only as the counter-example
@@ -318,7 +319,7 @@ def generalization_error_thesis_variant(instance: StudentInstance, weights: Arra
 
     Parameters
     ----------
-    instance : StudentInstance
+    %(instance)s
     weights : array_like, shape (..., N)
 
     Returns
@@ -359,7 +360,7 @@ def monte_carlo_generalization_error(instance: StudentInstance, weights: ArrayLi
 
     Parameters
     ----------
-    instance : StudentInstance
+    %(instance)s
     weights : array_like, shape (N,) or (k, N)
         One weight vector or k of them, evaluated on the same test draws.
     n_test_samples : int
@@ -426,7 +427,7 @@ def training_error(instance: StudentInstance, t: ArrayLike, tau: float = 1.0) ->
 
     Parameters
     ----------
-    instance : StudentInstance
+    %(instance)s
     t : float or array_like, shape (m,)
         Flow times :math:`t \ge 0` (+inf allowed).
     %(tau)s
@@ -461,13 +462,14 @@ def training_error(instance: StudentInstance, t: ArrayLike, tau: float = 1.0) ->
     return decay @ amplitude + instance.residual_noise
 
 
+@fill_doc
 def training_error_direct(instance: StudentInstance, weights: ArrayLike) -> Union[float, np.ndarray]:
     r""":math:`E_t = \lVert y - wX \rVert^2`, Eq (2.3.4) (summed over the :math:`P` examples, no factor 1/2),
     evaluated directly.
 
     Parameters
     ----------
-    instance : StudentInstance
+    %(instance)s
     weights : array_like, shape (..., N)
 
     Returns

@@ -53,8 +53,7 @@ def train_two_layer(W21: ArrayLike, W32: ArrayLike, X: ArrayLike, Y: ArrayLike, 
         Number of steps, >= 0.
     learning_rate : float
         η > 0; step k is at flow time kη.
-    record_every : int
-        Record every r-th step (k = 0, r, 2r, ...), 1 <= r <= max(n_steps, 1).
+    %(record_every)s
     %(device)s
 
     Returns

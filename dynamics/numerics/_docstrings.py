@@ -114,6 +114,9 @@ SHARED = DocTable({
     "learning_rate": "learning_rate : float\n    :math:`\\eta > 0`.",
     "name": "name : str\n    The parameter's name, used in the error message.",
     "value": "value : object\n    The argument as the caller gave it.",
+    't_autonomous': 't : float\n    Time (unused: the equation is autonomous).',
+    'x_finite': 'x : float or array_like\n    Finite.',
+    'k_n_p': 'k, n, p : as in :func:`dynamics.numerics.log_binom_pmf`',
 })
 
 #: Fill placeholders from :data:`SHARED` (a theory uses its own table's ``fill``).

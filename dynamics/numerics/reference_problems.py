@@ -23,6 +23,7 @@ from numpy.typing import ArrayLike
 from .ode import METHODS, OdeOptions, solve_ode
 from .random import haar_orthogonal
 from .validation import as_finite_array, require_array_in_range, require_choice, require_integer, rng_from
+from ._docstrings import fill_doc
 
 
 class ReferenceProblem(NamedTuple):
@@ -41,6 +42,7 @@ class StepErrors(NamedTuple):
     errors: np.ndarray
 
 
+@fill_doc
 @nb.njit(cache=True)
 def logistic_rhs(t: float, y: np.ndarray, rates: np.ndarray) -> np.ndarray:
     """y_i' = r_i y_i (1 - y_i) with ``rates`` r.
@@ -49,8 +51,7 @@ def logistic_rhs(t: float, y: np.ndarray, rates: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    t : float
-        Time (unused: the equation is autonomous).
+    %(t_autonomous)s
     y : ndarray, shape (n,), float64
         State.
     rates : ndarray, shape (n,), float64
@@ -102,6 +103,7 @@ def logistic_exact(t: ArrayLike, y0: ArrayLike, rates: ArrayLike) -> np.ndarray:
     return 1.0 / (1.0 + (1.0 / y0 - 1.0) * np.exp(-np.outer(t, rates)))
 
 
+@fill_doc
 @nb.njit(cache=True)
 def rotated_logistic_rhs(t: float, y: np.ndarray, params: np.ndarray) -> np.ndarray:
     """params = [r_1..r_n, Q.ravel()] for n = len(y). Plain loops: for these sizes a BLAS call costs
@@ -111,8 +113,7 @@ def rotated_logistic_rhs(t: float, y: np.ndarray, params: np.ndarray) -> np.ndar
 
     Parameters
     ----------
-    t : float
-        Time (unused: the equation is autonomous).
+    %(t_autonomous)s
     y : ndarray, shape (n,), float64
         State.
     params : ndarray, shape (n + n²,), float64
@@ -195,6 +196,7 @@ def _apply_givens(v, cos, sin, transpose):
         v[k + 1] = s * a + c * b
 
 
+@fill_doc
 @nb.njit(cache=True)
 def givens_logistic_rhs(t: float, y: np.ndarray, params: np.ndarray) -> np.ndarray:
     """params = [r_1..r_n, cos θ_1..θ_{n-1}, sin θ_1..θ_{n-1}] for n = len(y).
@@ -203,8 +205,7 @@ def givens_logistic_rhs(t: float, y: np.ndarray, params: np.ndarray) -> np.ndarr
 
     Parameters
     ----------
-    t : float
-        Time (unused: the equation is autonomous).
+    %(t_autonomous)s
     y : ndarray, shape (n,), float64
         State, n >= 2.
     params : ndarray, shape (3n − 2,), float64

@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .validation import as_finite_array, require_array_in_range, require_in_range, require_integer
+from ._docstrings import fill_doc
 
 _SQRT2 = math.sqrt(2.0)
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
@@ -341,13 +342,13 @@ def sigmoid(x: ArrayLike) -> Union[float, np.ndarray]:
     return float(out) if out.ndim == 0 else out
 
 
+@fill_doc
 def normal_pdf(x: ArrayLike) -> Union[float, np.ndarray]:
     r"""Standard normal density :math:`\varphi(x) = \exp(-x^2/2) / \sqrt{2\pi}`.
 
     Parameters
     ----------
-    x : float or array_like
-        Finite.
+    %(x_finite)s
 
     Returns
     -------
@@ -362,6 +363,7 @@ def normal_pdf(x: ArrayLike) -> Union[float, np.ndarray]:
     return _apply(_NORMAL_PDF, as_finite_array("x", x))
 
 
+@fill_doc
 def normal_cdf(x: ArrayLike) -> Union[float, np.ndarray]:
     r"""Standard normal distribution function :math:`\Phi(x) = \operatorname{erfc}(-x/\sqrt{2}) / 2`.
 
@@ -370,8 +372,7 @@ def normal_cdf(x: ArrayLike) -> Union[float, np.ndarray]:
 
     Parameters
     ----------
-    x : float or array_like
-        Finite.
+    %(x_finite)s
 
     Returns
     -------
@@ -388,13 +389,13 @@ def normal_cdf(x: ArrayLike) -> Union[float, np.ndarray]:
     return _apply(_NORMAL_CDF, as_finite_array("x", x))
 
 
+@fill_doc
 def normal_sf(x: ArrayLike) -> Union[float, np.ndarray]:
     r"""Upper tail :math:`1 - \Phi(x)`, computed as :math:`\Phi(-x)`: accurate far into the tail.
 
     Parameters
     ----------
-    x : float or array_like
-        Finite.
+    %(x_finite)s
 
     Returns
     -------
@@ -492,12 +493,13 @@ def log_binom_pmf(k: int, n: int, p: float) -> float:
     return float(log_binom_pmf_kernel(*_binom_args(k, n, p)))
 
 
+@fill_doc
 def binom_sf(k: int, n: int, p: float) -> float:
     r""":math:`P(X \ge k)` for :math:`X \sim \mathrm{Binomial}(n, p)`, summed in log space (no cancellation).
 
     Parameters
     ----------
-    k, n, p : as in :func:`dynamics.numerics.log_binom_pmf`
+    %(k_n_p)s
 
     Returns
     -------
@@ -511,13 +513,14 @@ def binom_sf(k: int, n: int, p: float) -> float:
     return math.exp(log_binom_sf_kernel(*_binom_args(k, n, p)))
 
 
+@fill_doc
 def log_binom_sf(k: int, n: int, p: float) -> float:
     r""":math:`\log P(X \ge k)` for :math:`X \sim \mathrm{Binomial}(n, p)`; finite where the probability underflows
     to 0.
 
     Parameters
     ----------
-    k, n, p : as in :func:`dynamics.numerics.log_binom_pmf`
+    %(k_n_p)s
 
     Returns
     -------
@@ -531,13 +534,14 @@ def log_binom_sf(k: int, n: int, p: float) -> float:
     return float(log_binom_sf_kernel(*_binom_args(k, n, p)))
 
 
+@fill_doc
 def binom_cdf(k: int, n: int, p: float) -> float:
     r""":math:`P(X \le k)` for :math:`X \sim \mathrm{Binomial}(n, p)`, as the upper tail :math:`P(n - X \ge n - k)`
     summed in log space.
 
     Parameters
     ----------
-    k, n, p : as in :func:`dynamics.numerics.log_binom_pmf`
+    %(k_n_p)s
 
     Returns
     -------

@@ -143,6 +143,7 @@ def sgdm_l2_equilibrium(learning_rate: float, weight_decay: float, momentum: flo
     return Equilibrium(r4, effective, math.sqrt(2.0 * eta * lam / (1.0 + gamma)))
 
 
+@fill_doc
 def sgdm_l2_relaxation_steps(learning_rate: float, weight_decay: float, momentum: float) -> float:
     r"""The number of steps :math:`(1 - \gamma) / (4\eta\lambda)` over which SGD-M + L2 relaxes to its equilibrium
     (random-walk model).
@@ -151,8 +152,7 @@ def sgdm_l2_relaxation_steps(learning_rate: float, weight_decay: float, momentum
     ----------
     learning_rate, weight_decay : float
         :math:`\eta > 0` and :math:`\lambda > 0`.
-    momentum : float
-        :math:`\gamma \in [0, 1)`.
+    %(momentum)s
 
     Returns
     -------
@@ -172,6 +172,7 @@ def sgdm_l2_relaxation_steps(learning_rate: float, weight_decay: float, momentum
                                  "learning_rate·weight_decay is too small")
 
 
+@fill_doc
 def sgdm_l2_relaxation(r0: float, learning_rate: float, weight_decay: float, momentum: float, grad_norm: float,
                        steps: Union[int, ArrayLike]) -> ArrayOrFloat:
     r"""The relaxation of SGD-M + L2 to its random-walk equilibrium,
@@ -184,16 +185,12 @@ def sgdm_l2_relaxation(r0: float, learning_rate: float, weight_decay: float, mom
 
     Parameters
     ----------
-    r0 : float
-        :math:`\lVert x_0 \rVert > 0`.
-    learning_rate, weight_decay : float
-        :math:`\eta > 0`, :math:`\lambda > 0` with :math:`\eta\lambda < 1`.
-    momentum : float
-        :math:`\gamma \in [0, 1)`.
+    %(r0)s
+    %(learning_rate_weight_decay)s
+    %(momentum)s
     grad_norm : float
         :math:`G > 0`, the rms gradient norm on the sphere.
-    steps : int or array_like of int
-        Step counts :math:`k \ge 0`.
+    %(steps)s
 
     Returns
     -------
@@ -314,6 +311,7 @@ def _log_effective_lr_bounds(eta, r0, g_min, g_max, k):
     return np.where(k == 0, at_start, log_lower), np.where(k == 0, at_start, log_upper)
 
 
+@fill_doc
 def sgd_lambda0_sandwich(r0: float, learning_rates: Union[float, ArrayLike], grad_norms: ArrayLike) -> RadiusSandwich:
     r"""The :math:`\lambda = 0` SGD sandwich :math:`P_k \le r_k^4 \le P_k + \sum_{i<k} \eta_i^4 g_i^4 / P_i` for SGD
     without weight decay, any schedule.
@@ -327,8 +325,7 @@ def sgd_lambda0_sandwich(r0: float, learning_rates: Union[float, ArrayLike], gra
 
     Parameters
     ----------
-    r0 : float
-        :math:`\lVert x_0 \rVert > 0`.
+    %(r0)s
     learning_rates : float or array_like, shape (n_steps,)
         :math:`\eta_i > 0` (one value for a constant learning rate).
     grad_norms : array_like, shape (n_steps,)
@@ -360,6 +357,7 @@ def sgd_lambda0_sandwich(r0: float, learning_rates: Union[float, ArrayLike], gra
     return RadiusSandwich(P, upper)
 
 
+@fill_doc
 def sgd_radius_sequence(r0: float, learning_rate: Union[float, ArrayLike], grad_norms: ArrayLike,
                         weight_decay: float = 0.0) -> np.ndarray:
     r"""The exact radius of SGD (+ L2, no momentum) from the gradient norms on the sphere (Eqs 3.25, 3.46).
@@ -374,8 +372,7 @@ def sgd_radius_sequence(r0: float, learning_rate: Union[float, ArrayLike], grad_
 
     Parameters
     ----------
-    r0 : float
-        :math:`\lVert x_0 \rVert > 0`.
+    %(r0)s
     learning_rate : float or array_like, shape (n_steps,)
         :math:`\eta_k > 0`.
     grad_norms : array_like, shape (n_steps,)
@@ -572,6 +569,7 @@ def sgd_l2_invariant_interval(learning_rate: float, weight_decay: float, g_min: 
     return InvariantInterval(*(float(v) for v in values))
 
 
+@fill_doc
 def sgd_l2_relaxation(r0: float, learning_rate: float, weight_decay: float, grad_norm: float,
                       steps: Union[int, ArrayLike]) -> ArrayOrFloat:
     r"""The ODE (order-2) relaxation of SGD + L2 to equilibrium,
@@ -582,14 +580,11 @@ def sgd_l2_relaxation(r0: float, learning_rate: float, weight_decay: float, grad
 
     Parameters
     ----------
-    r0 : float
-        :math:`\lVert x_0 \rVert > 0`.
-    learning_rate, weight_decay : float
-        :math:`\eta > 0`, :math:`\lambda > 0` with :math:`\eta\lambda < 1`.
+    %(r0)s
+    %(learning_rate_weight_decay)s
     grad_norm : float
         The constant gradient norm on the sphere :math:`G > 0`.
-    steps : int or array_like of int
-        Step counts :math:`k \ge 0`.
+    %(steps)s
 
     Returns
     -------
@@ -615,6 +610,7 @@ def sgd_l2_relaxation(r0: float, learning_rate: float, weight_decay: float, grad
     return float(value) if scalar else value
 
 
+@fill_doc
 def sgd_l2_relaxation_law(r0: float, learning_rate: float, weight_decay: float, grad_norm: float,
                           steps: Union[int, ArrayLike]) -> RadiusLaw:
     r"""The radius and the effective learning rate of SGD + L2 along its ODE relaxation to equilibrium (derived
@@ -625,14 +621,11 @@ def sgd_l2_relaxation_law(r0: float, learning_rate: float, weight_decay: float, 
 
     Parameters
     ----------
-    r0 : float
-        :math:`\lVert x_0 \rVert > 0`.
-    learning_rate, weight_decay : float
-        :math:`\eta > 0`, :math:`\lambda > 0` with :math:`\eta\lambda < 1`.
+    %(r0)s
+    %(learning_rate_weight_decay)s
     grad_norm : float
         The constant gradient norm on the sphere :math:`G > 0`.
-    steps : int or array_like of int
-        Step counts :math:`k \ge 0`.
+    %(steps)s
 
     Returns
     -------
@@ -649,6 +642,7 @@ def sgd_l2_relaxation_law(r0: float, learning_rate: float, weight_decay: float, 
     return RadiusLaw(relaxed ** 0.25, sgd_effective_lr(learning_rate, relaxed, weight_decay))
 
 
+@fill_doc
 def sgd_order2_radius4(r0: float, learning_rate: Union[float, ArrayLike], grad_norms: ArrayLike,
                        weight_decay: float = 0.0) -> np.ndarray:
     r"""The order-2 radius of SGD + L2 behind Theorem 4:
@@ -666,8 +660,7 @@ def sgd_order2_radius4(r0: float, learning_rate: Union[float, ArrayLike], grad_n
 
     Parameters
     ----------
-    r0 : float
-        :math:`\lVert x_0 \rVert > 0`.
+    %(r0)s
     learning_rate : float or array_like, shape (n_steps,)
         :math:`\eta_k > 0`.
     grad_norms : array_like, shape (n_steps,)
@@ -704,13 +697,11 @@ def adam_srt_radius(r0: float, learning_rate: float, dimension: int, steps: Unio
 
     Parameters
     ----------
-    r0 : float
-        :math:`\lVert x_0 \rVert > 0`.
+    %(r0)s
     %(learning_rate)s
     dimension : int
         :math:`d \ge 1`, the size of the radially invariant group.
-    steps : int or array_like of int
-        Step counts :math:`k \ge 0`.
+    %(steps)s
 
     Returns
     -------
@@ -741,15 +732,13 @@ def adam_srt_radius_law(r0: float, learning_rate: float, dimension: int, grad_no
 
     Parameters
     ----------
-    r0 : float
-        :math:`\lVert x_0 \rVert > 0`.
+    %(r0)s
     %(learning_rate)s
     dimension : int
         :math:`d \ge 1`, the size of the radially invariant group.
     grad_norm : float
         :math:`G > 0`, the constant gradient norm on the sphere.
-    steps : int or array_like of int
-        Step counts :math:`k \ge 0`.
+    %(steps)s
 
     Returns
     -------
@@ -905,8 +894,7 @@ def li_arora_equivalent(learning_rate: float, weight_decay: float, momentum: flo
     %(learning_rate)s
     weight_decay : float
         :math:`\lambda \ge 0` with :math:`\eta\lambda \le (1 - \sqrt{\gamma})^2` (real roots).
-    momentum : float
-        :math:`\gamma \in [0, 1)`.
+    %(momentum)s
     x0 : array_like, shape (d,)
         The initial weights (nonzero).
 
@@ -980,8 +968,7 @@ def adam_nu(sphere_grad_norms: ArrayLike, radii: ArrayLike, dimension: int, beta
         :math:`r_i = \lVert x_i \rVert > 0` at the same steps.
     dimension : int
         :math:`d`, the size of the group.
-    betas : (float, float)
-        :math:`(\beta_1, \beta_2)` in :math:`[0, 1)`.
+    %(betas)s
     %(weight_decay_l2)s
 
     Returns
@@ -999,6 +986,7 @@ def adam_nu(sphere_grad_norms: ArrayLike, radii: ArrayLike, dimension: int, beta
     return require_finite_result(r * _nu(terms, d, beta1, beta2), "ν", "the inputs overflow float64")
 
 
+@fill_doc
 def adam_nu_R(sphere_grad_norms: ArrayLike, radii: ArrayLike, dimension: int,
               betas: Tuple[float, float] = (0.9, 0.999), weight_decay: float = 0.0) -> np.ndarray:
     r"""The second-order moment on the sphere of Adam w/o (abc), :math:`\nu_k^R` (Roburin (thesis),
@@ -1022,8 +1010,7 @@ def adam_nu_R(sphere_grad_norms: ArrayLike, radii: ArrayLike, dimension: int,
         :math:`r_i > 0`.
     dimension : int
         :math:`d \ge 1`.
-    betas : (float, float)
-        :math:`(\beta_1, \beta_2)` in :math:`[0, 1)`.
+    %(betas)s
     weight_decay : float
         :math:`\lambda \ge 0`.
 

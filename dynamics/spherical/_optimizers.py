@@ -106,6 +106,7 @@ def _buffer(state, name, shape):
     return state[name]
 
 
+@fill_doc
 class SGD(_Optimizer):
     r"""SGD, SGD + L2 and SGD-M(+L2): :math:`m = \gamma m_\mathrm{prev} + \nabla L(x) + \lambda x`,
     :math:`x_\mathrm{next} = x - \eta_k m` (Eqs 3.14-3.15).
@@ -116,8 +117,7 @@ class SGD(_Optimizer):
     ----------
     learning_rate : float or callable
         :math:`\eta > 0`, or a schedule :math:`k \mapsto \eta_k` (:math:`k` = completed steps).
-    momentum : float
-        :math:`\gamma \in [0, 1)`.
+    %(momentum)s
     weight_decay : float
         :math:`\lambda \ge 0` (coupled L2: the gradient gains :math:`\lambda x`).
     initial_buffer : array_like, optional
@@ -174,8 +174,7 @@ class SGDMRT(SGD):
     Parameters
     ----------
     %(learning_rate_schedule)s
-    momentum : float
-        :math:`\gamma \in [0, 1)`.
+    %(momentum)s
     weight_decay : float
         :math:`\lambda \ge 0` (coupled).
 
@@ -232,8 +231,7 @@ class Adam(_AdamBase):
     Parameters
     ----------
     %(learning_rate_schedule)s
-    betas : (float, float)
-        :math:`(\beta_1, \beta_2)` in :math:`[0, 1)`.
+    %(betas)s
     eps : float
         :math:`\varepsilon \ge 0` (0: theory mode; then a coordinate whose second moment is 0 raises ValueError).
     %(weight_decay_l2)s
@@ -280,6 +278,7 @@ class Adam(_AdamBase):
                                       bool(self.eps_inside_sqrt), bool(self._decoupled))
 
 
+@fill_doc
 class AdamW(Adam):
     r"""AdamW: :math:`x_\mathrm{next} = (1 - \eta_k\lambda) x - \eta_k \hat m \oslash (\sqrt{\hat v} + \varepsilon)`,
     moments from :math:`\nabla L(x)` alone (Eqs 2.21-2.23).
@@ -292,10 +291,8 @@ class AdamW(Adam):
     ----------
     learning_rate : float or callable
         :math:`\eta > 0` or a schedule, with :math:`\eta_k\lambda < 1`.
-    betas : (float, float)
-        :math:`(\beta_1, \beta_2)` in :math:`[0, 1)`.
-    eps : float
-        :math:`\varepsilon \ge 0`.
+    %(betas)s
+    %(eps)s
     weight_decay : float
         :math:`\lambda \ge 0`, the decoupled decay coefficient (the same name as torch's AdamW).
     eps_inside_sqrt : bool
@@ -319,8 +316,7 @@ class AdaGrad(_Optimizer):
     Parameters
     ----------
     %(learning_rate_schedule)s
-    eps : float
-        :math:`\varepsilon \ge 0`.
+    %(eps)s
     weight_decay : float
         :math:`\lambda \ge 0` (coupled).
     initial_accumulator : float
@@ -426,8 +422,7 @@ class AdamS(_AdamBase):
     Parameters
     ----------
     %(learning_rate_schedule)s
-    betas : (float, float)
-        :math:`(\beta_1, \beta_2)` in :math:`[0, 1)`.
+    %(betas)s
     eps : float
         :math:`\varepsilon \ge 0` (outside the square root).
     %(weight_decay_l2)s
@@ -482,10 +477,8 @@ class AdamST(AdamS):
     Parameters
     ----------
     %(learning_rate_schedule)s
-    betas : (float, float)
-        :math:`(\beta_1, \beta_2)` in :math:`[0, 1)`.
-    eps : float
-        :math:`\varepsilon \ge 0`.
+    %(betas)s
+    %(eps)s
     %(weight_decay_l2)s
 
     Examples
@@ -512,10 +505,8 @@ class AdamSRT(AdamS):
     Parameters
     ----------
     %(learning_rate_schedule)s
-    betas : (float, float)
-        :math:`(\beta_1, \beta_2)` in :math:`[0, 1)`.
-    eps : float
-        :math:`\varepsilon \ge 0`.
+    %(betas)s
+    %(eps)s
     %(weight_decay_l2)s
 
     Examples
@@ -544,10 +535,8 @@ class AdamG(_AdamBase):
     Parameters
     ----------
     %(learning_rate_schedule)s
-    betas : (float, float)
-        :math:`(\beta_1, \beta_2)` in :math:`[0, 1)`.
-    eps : float
-        :math:`\varepsilon \ge 0`.
+    %(betas)s
+    %(eps)s
 
     Examples
     --------

@@ -88,8 +88,7 @@ def bn_mlp(n_features: int = 16, n_hidden: int = 8, n_classes: int = 3, bn_eps: 
         Seeds torch's global generator (through ``numpy.random.default_rng``; a Generator's stream advances
         once). Default None: fresh entropy, not reproducible.
     %(device)s
-    dtype : torch.dtype, optional
-        Floating dtype of the parameters. Default ``torch.float64``.
+    %(dtype_torch)s
 
     Returns
     -------
@@ -134,8 +133,7 @@ def conv_bn_net(width: int = 16, n_classes: int = 10, bn_eps: float = 0.0, *, se
         Seeds torch's global generator (through ``numpy.random.default_rng``; a Generator's stream advances
         once). Default None: fresh entropy, not reproducible.
     %(device)s
-    dtype : torch.dtype, optional
-        Floating dtype of the parameters. Default ``torch.float64``.
+    %(dtype_torch)s
 
     Returns
     -------
@@ -183,8 +181,7 @@ def bn_mlp2(n_features: int = 16, width: int = 32, n_classes: int = 3, *, seed: 
     seed : None, int >= 0 or numpy.random.Generator, optional
         Seeds torch's global generator. Default None: fresh entropy, not reproducible.
     %(device)s
-    dtype : torch.dtype, optional
-        Floating dtype of the parameters. Default ``torch.float64``.
+    %(dtype_torch)s
 
     Returns
     -------

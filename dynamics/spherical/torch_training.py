@@ -174,9 +174,7 @@ def pythagorean_sgd(learning_rate: float = 0.5, n_steps: int = 200, batch_size: 
         Number of SGD steps, >= 1. Default 200.
     batch_size : int, optional
         Samples per mini-batch, >= 2 (batch normalisation with ε = 0 needs two distinct samples). Default 256.
-    seed : None, int >= 0 or numpy.random.Generator, optional
-        Seeds the data, the models and the batch order (one integer drawn from it; a Generator's stream
-        advances once). Default None: fresh entropy, not reproducible.
+    %(seed_run)s
     %(device)s
 
     Returns
@@ -252,9 +250,7 @@ def spherical_step_vs_torch(n_steps: int = 20, batch_size: int = 256,
         η > 0 of SGD-M + L2, Adam + L2 and AdamW, in that order. Default (0.05, 0.01, 0.01).
     weight_decay : float, optional
         λ >= 0: the L2 coefficient of SGD-M and Adam, the decoupled decay of AdamW (with ηλ < 1). Default 1e-3.
-    seed : None, int >= 0 or numpy.random.Generator, optional
-        Seeds the data, the models and the batch order (one integer drawn from it; a Generator's stream
-        advances once). Default None: fresh entropy, not reproducible.
+    %(seed_run)s
     %(device)s
 
     Returns
@@ -340,9 +336,7 @@ def exponential_lr_pair(n_steps: int = 2000, learning_rate: float = 0.05, moment
         λ >= 0 of copy A's W₁, with ηλ <= (1 − √γ)² (and ηλ < 1 at γ = 0). Default 1e-3.
     batch_size : int, optional
         Samples per mini-batch (drawn uniformly with replacement), >= 2. Default 128.
-    seed : None, int >= 0 or numpy.random.Generator, optional
-        Seeds the data, the models and the batch order (one integer drawn from it; a Generator's stream
-        advances once). Default None: fresh entropy, not reproducible.
+    %(seed_run)s
     %(device)s
 
     Returns
@@ -419,9 +413,7 @@ def equilibrium_statistics(config: EquilibriumStatisticsConfig = EquilibriumStat
         (:class:`dynamics.spherical.EquilibriumStatisticsConfig`, whose attributes document each field and its range;
         ``.ci()`` and ``.source()`` are the cross-check's CPU and GPU sizes). A bad field raises a ValueError naming
         it. Default ``EquilibriumStatisticsConfig()``: η = 0.1, λ = 1e-3, γ = 0.9, one replica.
-    seed : None, int >= 0 or numpy.random.Generator, optional
-        Seeds the data, the models and the batch order (one integer drawn from it; a Generator's stream
-        advances once). Default None: fresh entropy, not reproducible.
+    %(seed_run)s
     %(device)s
 
     Returns
@@ -524,9 +516,7 @@ def adagradg_vs_sgd_m2(config: AdaGradGVsSGDM2Config = AdaGradGVsSGDM2Config(), 
         The steps, η, λ, image size, batch size and width (:class:`dynamics.spherical.AdaGradGVsSGDM2Config`, whose
         attributes document each field and its range; ``.ci()`` and ``.source()`` are the cross-check's CPU and GPU
         sizes). Default ``AdaGradGVsSGDM2Config()``: 300 fine-tuning steps after 100, 8×8 images, width 16.
-    seed : None, int >= 0 or numpy.random.Generator, optional
-        Seeds the data, the models and the batch order (one integer drawn from it; a Generator's stream
-        advances once). Default None: fresh entropy, not reproducible.
+    %(seed_run)s
     %(device)s
     dtype : torch.dtype, optional
         Floating dtype of the data and models. Default ``torch.float64``.
@@ -628,9 +618,7 @@ def adam_variants_m2(config: AdamVariantsM2Config = AdamVariantsM2Config(), seed
         The steps, η, λ, image size, batch size and width (:class:`dynamics.spherical.AdamVariantsM2Config`, whose
         attributes document each field and its range; ``.ci()`` is the cross-check's CPU size). Default
         ``AdamVariantsM2Config()``: 20 steps, η = 0.01, λ = 0.05, 8×8 images, width 16.
-    seed : None, int >= 0 or numpy.random.Generator, optional
-        Seeds the data, the models and the batch order (one integer drawn from it; a Generator's stream
-        advances once). Default None: fresh entropy, not reproducible.
+    %(seed_run)s
     %(device)s
     dtype : torch.dtype, optional
         Floating dtype of the data and model. Default ``torch.float64``.

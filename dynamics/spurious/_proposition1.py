@@ -22,6 +22,7 @@ from dynamics.numerics import (as_finite_array, require_bool, require_finite_res
                                require_same_length, scalar_or_array)
 from ._checks import require_labels, require_logit_scale, require_matrix, require_positive_margins
 from ._results import LossRatioAsymptote, LossRatioBounds
+from ._docs import fill_doc
 
 # Below this e^{-v}, log(log1p(e^{-v})) is evaluated as -v + log1p(-x/2 + x²/3) (x = e^{-v}): the series of
 # log(log1p(x)/x), whose next term is O(x³) < 1e-24, so the result is exact to float64 and never underflows.
@@ -146,6 +147,7 @@ def bc_ba_loss_ratio(logit_scale: ArrayLike, ba_margins: ArrayLike, bc_margins: 
     return scalar_or_array(out, k)
 
 
+@fill_doc
 def bc_ba_loss_ratio_bounds(logit_scale: ArrayLike, ba_margins: ArrayLike, bc_margins: ArrayLike,
                             log: bool = False) -> LossRatioBounds:
     r"""Two-sided bound on the BC/BA loss ratio :math:`R(k)` for every :math:`k > 0` (Proposition 1 of Barsbey et al.
@@ -161,8 +163,7 @@ def bc_ba_loss_ratio_bounds(logit_scale: ArrayLike, ba_margins: ArrayLike, bc_ma
 
     Parameters
     ----------
-    logit_scale : float or array_like
-        :math:`k > 0`.
+    %(logit_scale)s
     ba_margins, bc_margins : array_like
         :math:`\alpha_i > 0` and :math:`\beta_j > 0`, as in :func:`dynamics.spurious.bc_ba_loss_ratio`.
     log : bool
@@ -330,6 +331,7 @@ def _spurious_rule_split(f, y, b):
     return ba, ~ba
 
 
+@fill_doc
 def bc_ba_loss_ratio_from_logits(logit_scale: ArrayLike, logits: ArrayLike, labels: ArrayLike,
                                  bias_labels: ArrayLike, log: bool = False) -> Union[float, np.ndarray]:
     r"""The multi-class BC/BA loss ratio :math:`\sum_\mathrm{BC} \mathrm{CE}(k f) / \sum_\mathrm{BA} \mathrm{CE}(k f)`
@@ -341,8 +343,7 @@ def bc_ba_loss_ratio_from_logits(logit_scale: ArrayLike, logits: ArrayLike, labe
 
     Parameters
     ----------
-    logit_scale : float or array_like
-        :math:`k > 0`.
+    %(logit_scale)s
     logits : array_like, shape (n_samples, n_classes)
     labels, bias_labels : array_like of int, shape (n_samples,)
         True classes :math:`y` and bias labels :math:`b` in [0, n_classes).

@@ -23,8 +23,10 @@ from dynamics.numerics import (as_finite_array, require_array_in_range, require_
 from ._checks import require_logit_scale, require_nonempty_vector
 from ._proposition1 import _finite_exp, _min_and_multiplicity
 from ._results import GradientRatioAsymptote
+from ._docs import fill_doc
 
 
+@fill_doc
 def scaled_ce_grad_norm(logit_scale: ArrayLike, margin: ArrayLike, margin_grad_norm: ArrayLike) \
         -> Union[float, np.ndarray]:
     r"""Norm of the gradient of the scaled binary cross-entropy,
@@ -35,8 +37,7 @@ def scaled_ce_grad_norm(logit_scale: ArrayLike, margin: ArrayLike, margin_grad_n
 
     Parameters
     ----------
-    logit_scale : float or array_like
-        :math:`k > 0`.
+    %(logit_scale)s
     margin : float or array_like
         :math:`m = f[y] - f[y']` (> 0 correctly predicted, < 0 mispredicted).
     margin_grad_norm : float or array_like

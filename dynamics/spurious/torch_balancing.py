@@ -307,6 +307,7 @@ def _seed_data(n, d, seeds):
     return tuple(splits), train_seeds
 
 
+@fill_doc
 def balancing_toy_splits(config: BalancingToyConfig, seeds: Sequence[int]) -> Tuple[ToySplits, ...]:
     """The training, validation and test sets that :func:`train_balancing_methods` draws for ``seeds`` under
     ``config``: what an experiment stored without its data (a reproduction record) needs back for the heat maps of
@@ -316,7 +317,7 @@ def balancing_toy_splits(config: BalancingToyConfig, seeds: Sequence[int]) -> Tu
     ----------
     config : BalancingToyConfig
         Only ``n_samples`` and ``n_noise`` matter.
-    seeds : sequence of int
+    %(seeds)s
 
     Returns
     -------

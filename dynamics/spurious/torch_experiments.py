@@ -369,7 +369,7 @@ def lr_attribution_runs(seeds: Sequence[int], config: ParityTrainingConfig = Par
 
     Parameters
     ----------
-    seeds : sequence of int
+    %(seeds)s
     config : ParityTrainingConfig
         The data and the training protocol (default: this project's CPU miniature).
     learning_rates : sequence of float
@@ -411,7 +411,7 @@ def lr_robustness_runs(seeds: Sequence[int], config: ParityTrainingConfig = Pari
 
     Parameters
     ----------
-    seeds : sequence of int
+    %(seeds)s
     config : ParityTrainingConfig
         The data and the training protocol that every variant starts from (default: this project's CPU miniature).
     variants : sequence of str
@@ -470,7 +470,7 @@ def width_lr_sweep(seeds: Sequence[int], config: ParityTrainingConfig = ParityTr
 
     Parameters
     ----------
-    seeds : sequence of int
+    %(seeds)s
     config : ParityTrainingConfig
         The data and the training protocol (default: this project's CPU miniature); its ``width`` is set by
         ``widths``, and no attributions are recorded during training (``record_every`` is not used).
@@ -520,7 +520,7 @@ def intervention_runs(seeds: Sequence[int], config: InterventionConfig = Interve
 
     Parameters
     ----------
-    seeds : sequence of int
+    %(seeds)s
     config : InterventionConfig
         The learning rates and the value of each intervention, and the data and training protocol of every row
         (``config.training``; default: this project's CPU miniature).

@@ -9,5 +9,11 @@ TABLE = SHARED.extended(
     strengths_any='s : float or array_like\n    Feature strengths, > 0, any shape.',
     strength_pair='s : array_like, shape (2,)\n    :math:`(s_1, s_2)`, > 0.',
     U='U : array_like, shape (n, n)\n    Orthogonal.',
+    loss='loss : {"cross_entropy", "hinge", "squared"}',
+    weight_decay_output_penalty='weight_decay, output_penalty : float\n    Exactly one, > 0.',
+    y='y : array_like, shape (n,)\n    Labels in :math:`\\{-1, +1\\}`.',
+    exact='exact : bool\n    Eq 9 (True) or Eq 10 (False).',
+    delta='delta : float\n    :math:`\\delta \\in (-1, 1)`.',
+    s2='s2 : float\n    Strength of feature 2, > 0.',
 )
 fill_doc = TABLE.fill

@@ -16,6 +16,7 @@ from numpy.typing import ArrayLike
 from dynamics.numerics import (as_finite_array, require_array_in_range, require_choice, require_finite_result,
                                scalar_or_array, sigmoid)
 from ._results import LossTangent
+from ._docs import fill_doc
 
 LOSSES = ("cross_entropy", "hinge", "squared")
 _ALPHA_DOMAIN = {"cross_entropy": (0.0, 1.0), "hinge": (0.0, 1.0), "squared": (-np.inf, np.inf)}
@@ -47,13 +48,14 @@ def binary_entropy(alpha: ArrayLike) -> Union[float, np.ndarray]:
     return scalar_or_array(h, alpha)
 
 
+@fill_doc
 def primal_loss(loss: str, omega: ArrayLike) -> Union[float, np.ndarray]:
     r"""The scalar loss of the margin :math:`\omega = y\hat y` (Table 4): :math:`\log(1+e^{-\omega})`,
     :math:`\max(0, 1-\omega)` or :math:`(1-\omega)^2`.
 
     Parameters
     ----------
-    loss : {"cross_entropy", "hinge", "squared"}
+    %(loss)s
     omega : float or array_like
         Margins :math:`y \cdot \hat y`, finite.
 
@@ -80,13 +82,14 @@ def primal_loss(loss: str, omega: ArrayLike) -> Union[float, np.ndarray]:
     return scalar_or_array(out, omega)
 
 
+@fill_doc
 def dual_objective(loss: str, alpha: ArrayLike, omega: ArrayLike) -> Union[float, np.ndarray]:
     r"""The function of :math:`\alpha` maximised in Table 4 (Eqs 19-28): :math:`H(\alpha) - \alpha\omega`,
     :math:`\alpha - \alpha\omega`, or :math:`-\alpha^2/4 + \alpha - \alpha\omega`.
 
     Parameters
     ----------
-    loss : {"cross_entropy", "hinge", "squared"}
+    %(loss)s
     alpha : float or array_like
         Dual variables: in :math:`[0, 1]` for cross-entropy and hinge, any real for squared error.
     omega : float or array_like
@@ -118,13 +121,14 @@ def dual_objective(loss: str, alpha: ArrayLike, omega: ArrayLike) -> Union[float
     return scalar_or_array(out, out)
 
 
+@fill_doc
 def dual_maximiser(loss: str, omega: ArrayLike) -> Union[float, np.ndarray]:
     r"""The critical :math:`\alpha` of Table 4 (Lemma 2, Eq 6): :math:`\sigma(-\omega) = -\partial L/\partial\omega`
     (CE), :math:`\mathbf{1}[\omega < 1]` (hinge), :math:`2(1 - \omega)` (squared).
 
     Parameters
     ----------
-    loss : {"cross_entropy", "hinge", "squared"}
+    %(loss)s
     omega : float or array_like
         Margins :math:`\omega = y\hat y`, finite.
 
@@ -149,6 +153,7 @@ def dual_maximiser(loss: str, omega: ArrayLike) -> Union[float, np.ndarray]:
     return scalar_or_array(out, omega)
 
 
+@fill_doc
 def loss_tangent(loss: str, omega: ArrayLike) -> LossTangent:
     r"""The tangent of the loss at the margin :math:`\omega` (Lemma 2, Eqs 19-28; Fig 8): slope
     :math:`dL/d\omega = -\alpha^*` and intercept at 0.
@@ -165,7 +170,7 @@ def loss_tangent(loss: str, omega: ArrayLike) -> LossTangent:
 
     Parameters
     ----------
-    loss : {"cross_entropy", "hinge", "squared"}
+    %(loss)s
     omega : float or array_like
         Margins :math:`\omega_0 = y\hat y` where the tangents touch, finite.
 

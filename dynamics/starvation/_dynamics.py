@@ -276,6 +276,7 @@ def jacobian(U: ArrayLike, s: ArrayLike, alpha: ArrayLike, *, weight_decay: Opti
     return dual_jacobian(0.0, alpha, _params(U, s, penalty, sd, exact))
 
 
+@fill_doc
 def learning_rate_bound(s: ArrayLike, *, weight_decay: Optional[float] = None,
                         output_penalty: Optional[float] = None) -> float:
     r"""The largest stable learning rate :math:`2/L` of primal gradient descent on Eq 5 or Eq 17.
@@ -292,8 +293,7 @@ def learning_rate_bound(s: ArrayLike, *, weight_decay: Optional[float] = None,
     ----------
     s : array_like, shape (n,)
         Feature strengths (singular values of :math:`Y\Phi_0`), > 0.
-    weight_decay, output_penalty : float
-        Exactly one, > 0.
+    %(weight_decay_output_penalty)s
 
     Returns
     -------
@@ -341,8 +341,7 @@ def primal_gd_z(U: ArrayLike, s: ArrayLike, n_steps: int, *, learning_rate: floa
     learning_rate : float
         :math:`\eta \in (0, 2/L)` (:func:`~dynamics.starvation.learning_rate_bound`); a larger :math:`\eta` raises
         ValueError.
-    weight_decay, output_penalty : float
-        Exactly one, > 0.
+    %(weight_decay_output_penalty)s
     z0 : array_like, shape (n,), optional
         Start (default 0, i.e. :math:`\theta = 0`).
 
@@ -419,6 +418,7 @@ def dual_gd(U: ArrayLike, s: ArrayLike, n_steps: int, *, learning_rate: float, w
     return DualGDTrajectory(np.arange(n_steps + 1), alpha, (alpha @ U) * (s * s) / weight_decay)
 
 
+@fill_doc
 @one_blas_thread_when_small("Phi0")
 def features(Phi0: ArrayLike, y: ArrayLike) -> Features:
     r"""The features of Definition 1 (6.3.1, Eq 4): the SVD :math:`Y\Phi_0 = U S V^\top`.
@@ -427,8 +427,7 @@ def features(Phi0: ArrayLike, y: ArrayLike) -> Features:
     ----------
     Phi0 : array_like, shape (n, m)
         The neural tangent random features :math:`\Phi_0` (Eq 2), :math:`m \ge n`, full row rank.
-    y : array_like, shape (n,)
-        Labels in :math:`\{-1, +1\}`.
+    %(y)s
 
     Returns
     -------
@@ -456,6 +455,7 @@ def _primal_gradient(Phi0, y, penalty, theta, sd):
     return -Phi0.T @ (y * weights) + regulariser
 
 
+@fill_doc
 def primal_gd_theta(Phi0: ArrayLike, y: ArrayLike, n_steps: int, *, learning_rate: float,
                     weight_decay: Optional[float] = None, output_penalty: Optional[float] = None,
                     theta0: Optional[ArrayLike] = None) -> ParameterTrajectory:
@@ -466,15 +466,13 @@ def primal_gd_theta(Phi0: ArrayLike, y: ArrayLike, n_steps: int, *, learning_rat
     ----------
     Phi0 : array_like, shape (n, m)
         :math:`\Phi_0`, :math:`m \ge n`.
-    y : array_like, shape (n,)
-        Labels in :math:`\{-1, +1\}`.
+    %(y)s
     n_steps : int
         Number of steps, >= 0.
     learning_rate : float
         :math:`\eta \in (0, 2/L)`, :math:`L` from the singular values of :math:`\Phi_0`
         (:func:`~dynamics.starvation.learning_rate_bound`).
-    weight_decay, output_penalty : float
-        Exactly one, > 0.
+    %(weight_decay_output_penalty)s
     theta0 : array_like, shape (m,), optional
         Start (default 0).
 
@@ -504,6 +502,7 @@ def primal_gd_theta(Phi0: ArrayLike, y: ArrayLike, n_steps: int, *, learning_rat
     return ParameterTrajectory(np.arange(n_steps + 1), out)
 
 
+@fill_doc
 def primal_optimum(Phi0: ArrayLike, y: ArrayLike, *, weight_decay: Optional[float] = None,
                    output_penalty: Optional[float] = None, tolerance: float = 1e-13) -> np.ndarray:
     r"""The minimiser :math:`\theta^*` of Eq 5 (ridge logistic) or the minimum-norm minimiser of Eq 17 (Spectral
@@ -517,8 +516,7 @@ def primal_optimum(Phi0: ArrayLike, y: ArrayLike, *, weight_decay: Optional[floa
     ----------
     Phi0 : array_like, shape (n, m)
         :math:`\Phi_0`, :math:`m \ge n`.
-    y : array_like, shape (n,)
-        Labels in :math:`\{-1, +1\}`.
+    %(y)s
     weight_decay, output_penalty : float
         Exactly one, > 0: :math:`\lambda` of :math:`(\lambda/2)\lVert\theta\rVert^2` (Eq 5) or :math:`a` of
         :math:`(a/2)\lVert\hat y\rVert^2` (Eq 17).

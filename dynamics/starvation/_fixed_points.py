@@ -151,8 +151,7 @@ def feature_response(U: ArrayLike, s: ArrayLike, weight_decay: float, exact: boo
     %(U)s
     %(strengths)s
     %(weight_decay)s
-    exact : bool
-        Eq 9 (True) or Eq 10 (False).
+    %(exact)s
 
     Returns
     -------
@@ -414,8 +413,7 @@ def first_order_response(s: ArrayLike, weight_decay: float, delta: float) -> np.
     ----------
     %(strength_pair)s
     %(weight_decay)s
-    delta : float
-        :math:`\delta \in (-1, 1)`.
+    %(delta)s
 
     Returns
     -------
@@ -453,8 +451,7 @@ def weak_response_derivative(s: ArrayLike, weight_decay: float, delta: float) ->
     ----------
     %(strength_pair)s
     %(weight_decay)s
-    delta : float
-        :math:`\delta \in (-1, 1)`.
+    %(delta)s
 
     Returns
     -------
@@ -492,8 +489,7 @@ def response_derivative(U: ArrayLike, s: ArrayLike, weight_decay: float, feature
     %(weight_decay)s
     feature : int
         :math:`i`, the feature whose strength moves, in :math:`[0, n)`.
-    exact : bool
-        Eq 9 (True) or Eq 10 (False).
+    %(exact)s
     relative_step : float
         The relative step in :math:`s_i^2`, in :math:`(0, 0.5]`.
 
@@ -544,11 +540,9 @@ def starvation_map(s1: ArrayLike, delta: ArrayLike, s2: float = 2.0, weight_deca
         Strengths of feature 1, > 0.
     delta : array_like, shape (r,)
         Couplings :math:`\delta \in (-1, 1)`.
-    s2 : float
-        Strength of feature 2, > 0.
+    %(s2)s
     %(weight_decay)s
-    exact : bool
-        Eq 9 (True) or Eq 10 (False).
+    %(exact)s
 
     Returns
     -------

@@ -50,6 +50,7 @@ TOY = ToyConfiguration(delta=0.5, s1_values=(2.0, 3.0, 4.0, 5.0, 6.0), s2=2.0, w
                        output_penalty=0.002, learning_rate=0.05, dual_learning_rate=3e-6, alpha0=1e-8, clamp=1e-50)
 
 
+@fill_doc
 def toy_trajectories(s1: ArrayLike = TOY.s1_values, delta: float = TOY.delta, s2: float = TOY.s2, n_steps: int = 5000,
                      *, weight_decay: float = TOY.weight_decay, output_penalty: float = TOY.output_penalty,
                      learning_rate: float = TOY.learning_rate,
@@ -67,8 +68,7 @@ def toy_trajectories(s1: ArrayLike = TOY.s1_values, delta: float = TOY.delta, s2
         Strengths of feature 1, > 0 (default 2, 3, 4, 5, 6).
     delta : float
         The Eq 15 coupling :math:`\delta \in (-1, 1)`.
-    s2 : float
-        Strength of feature 2, > 0.
+    %(s2)s
     n_steps : int
         Steps of each optimisation, in :math:`[0, 10^6]`.
     weight_decay : float
@@ -108,6 +108,7 @@ def toy_trajectories(s1: ArrayLike = TOY.s1_values, delta: float = TOY.delta, s2
                            sd_fixed_point(U, output_penalty).z)
 
 
+@fill_doc
 def toy_batch(s1: ArrayLike = TOY.s1_values, delta: ArrayLike = (0.5, 0.6), s2: float = TOY.s2,
               seed: Optional[Union[int, np.random.Generator]] = None) -> ToyBatch:
     r"""A batch of Fig 6 toys (App. B.1, labels :math:`y = 1`), one per :math:`(\delta, s_1)`, :math:`\delta`-major,
@@ -123,8 +124,7 @@ def toy_batch(s1: ArrayLike = TOY.s1_values, delta: ArrayLike = (0.5, 0.6), s2: 
         Strengths of feature 1, > 0.
     delta : array_like, shape (r,)
         Couplings :math:`\delta \in (-1, 1)`.
-    s2 : float
-        Strength of feature 2, > 0.
+    %(s2)s
     seed : None, int or numpy.random.Generator
         Draws :math:`V`.
 
@@ -257,8 +257,7 @@ def first_order_error(s: ArrayLike, weight_decay: float, delta: float) -> float:
     ----------
     %(strength_pair)s
     %(weight_decay)s
-    delta : float
-        :math:`\delta \in (-1, 1)`.
+    %(delta)s
 
     Returns
     -------
