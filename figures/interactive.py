@@ -9,7 +9,15 @@ move costs one Agg redraw instead of a rebuild and a fresh layout, which took th
 
 The figure is shown as a PNG in an ``ipywidgets.Image``, which Jupyter, JupyterLab, Voilà and Colab all display the
 same way. Input outside a theory's domain shows the library's ``ValueError`` message under the figure instead of
-breaking the demo.
+breaking the demo, and a demo's ``check(**values)`` names settings that leave the range where its theory holds.
+
+What a student sees of the controls: each slider has its label above it (log sliders say so), a one-line ``hint``
+under it (what it is and what to watch), and a box beside it where a value can be typed. A typed value is read as a
+number (``2.5``, ``1e-3``, ``10^-6``, ``3×10⁻⁴``) and refused, with the reason under the box, when it is not one
+(``2,5``, ``abc``), not a whole number for an integer slider, or outside the slider's range: nothing is clamped
+without a word. After a move a faint copy of the previous curves stays on the figure (a check box hides it), and
+the figure is dimmed while it recomputes. ``Demo.setup_button`` gives a lesson's step a button that puts the
+sliders where the step says.
 
 Examples
 --------
@@ -39,17 +47,25 @@ from matplotlib.figure import Figure
 
 from .style import style_context
 
-__all__ = ["Demo", "log_slider", "slider", "choice", "demo_index"]
+__all__ = ["Demo", "log_slider", "slider", "choice", "demo_index", "format_value", "parse_value"]
 
 # the number beside a slider can be typed into: give it the look of an input box
 READOUT_STYLE = ("<style>.widget-readout { border: 1px solid #9aa0a6; border-radius: 3px; background: #fff; "
-                 "padding: 0 4px; cursor: text; }</style>")
+                 "padding: 0 4px; cursor: text; } .ld-busy { opacity: 0.45; transition: opacity 0.15s; } "
+                 ".ld-value input { font-variant-numeric: tabular-nums; }</style>")
+TRACE_ALPHA = 0.28  # the faint copy of the previous setting's curves
 CONTROL_WIDTH = 320  # pixels of a labelled slider: its label above, the track and the editable number below
 
 
-def slider(value, low, high, step=None, description=None, integer=False):
+def _with_hint(control, hint):
+    """Attach the one-line hint a demo shows under the control (what it is, what to watch)."""
+    control.hint = hint or ""
+    return control
+
+
+def slider(value, low, high, step=None, description=None, integer=False, hint=None):
     """A horizontal slider (ipywidgets FloatSlider or IntSlider) that updates on release; ``description`` may hold
-    LaTeX between dollar signs."""
+    LaTeX between dollar signs; ``hint`` is the one line shown under it."""
     import ipywidgets as w
 
     cls = w.IntSlider if integer else w.FloatSlider
@@ -57,19 +73,20 @@ def slider(value, low, high, step=None, description=None, integer=False):
                   style={"description_width": "initial"}, layout=w.Layout(width="100%"))
     if step is not None:
         kwargs["step"] = step
-    return cls(**kwargs)
+    return _with_hint(cls(**kwargs), hint)
 
 
-def log_slider(value, low_exponent, high_exponent, description=None, step=0.05):
-    """A slider over 10**low_exponent .. 10**high_exponent (ipywidgets FloatLogSlider), updating on release."""
+def log_slider(value, low_exponent, high_exponent, description=None, step=0.05, hint=None):
+    """A slider over 10**low_exponent .. 10**high_exponent (ipywidgets FloatLogSlider), updating on release; its
+    label says "log scale"."""
     import ipywidgets as w
 
-    return w.FloatLogSlider(value=value, base=10, min=low_exponent, max=high_exponent, step=step,
-                            continuous_update=False, description=description or "",
-                            style={"description_width": "initial"}, layout=w.Layout(width="100%"))
+    return _with_hint(w.FloatLogSlider(value=value, base=10, min=low_exponent, max=high_exponent, step=step,
+                                       continuous_update=False, description=description or "",
+                                       style={"description_width": "initial"}, layout=w.Layout(width="100%")), hint)
 
 
-def choice(options, value=None, description=None):
+def choice(options, value=None, description=None, hint=None):
     """A drop-down list (ipywidgets Dropdown) of options, or of ``(label, value)`` pairs; the first is selected
     unless ``value`` names another."""
     import ipywidgets as w
@@ -77,8 +94,75 @@ def choice(options, value=None, description=None):
     options = list(options)
     if value is None:
         value = options[0][1] if isinstance(options[0], tuple) else options[0]
-    return w.Dropdown(options=options, value=value, description=description or "",
-                      style={"description_width": "initial"})
+    return _with_hint(w.Dropdown(options=options, value=value, description=description or "",
+                                 style={"description_width": "initial"}), hint)
+
+
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+_POWER_OF_TEN = __import__("re").compile(r"^(?:(?P<mantissa>[0-9]*\.?[0-9]+)\s*[×x*·]\s*)?10\s*\^?\s*(?P<exponent>[-+]?[0-9]+)$")
+
+
+def format_value(value, log=False) -> str:
+    """A control's value as its box shows it: 4 significant digits; on a log slider, a power of ten below 1e-3
+    or from 1e4 on, written as the figures write it (``10⁻⁶``, ``3×10⁻⁴``).
+
+    Examples
+    --------
+    >>> format_value(0.25), format_value(12), format_value(1e-6, log=True), format_value(3e-4, log=True)
+    ('0.25', '12', '10⁻⁶', '3×10⁻⁴')
+    """
+    import math
+
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, int):
+        return str(value)
+    if log and value > 0 and not 1e-3 <= value < 1e4:
+        exponent = math.floor(math.log10(value))
+        mantissa = round(value / 10.0 ** exponent, 2)
+        if mantissa >= 10:
+            mantissa, exponent = mantissa / 10, exponent + 1
+        power = "10" + str(exponent).translate(str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻"))
+        return power if mantissa == 1 else f"{mantissa:g}×{power}"
+    return f"{value:.4g}"
+
+
+def parse_value(text, integer=False):
+    """The number typed into a control's box, or a ValueError that says why it is refused.
+
+    Accepts ``2.5``, ``1e-3``, ``10^-6``, ``10⁻⁶`` and ``3×10⁻⁴``; refuses a comma for the decimal point, text that is
+    no number, and (for an integer control) a number with a fractional part.
+
+    Examples
+    --------
+    >>> parse_value("1e3"), parse_value("10⁻⁶"), parse_value("3×10^-4"), parse_value("7", integer=True)
+    (1000.0, 1e-06, 0.0003, 7)
+    >>> parse_value("2,5")
+    Traceback (most recent call last):
+    ...
+    ValueError: “2,5” is not a number: write the decimal point as a point, 2.5
+    """
+    import math
+
+    raw = str(text).strip()
+    cleaned = raw.translate(_SUPERSCRIPTS).replace(" ", "")
+    if "," in cleaned:
+        raise ValueError(f"“{raw}” is not a number: write the decimal point as a point, {cleaned.replace(',', '.')}")
+    power = _POWER_OF_TEN.match(cleaned)
+    try:
+        if power:
+            number = float(f"{power.group('mantissa') or 1}e{int(power.group('exponent'))}")  # exact, as typed
+        else:
+            number = float(cleaned)
+    except (ValueError, OverflowError):
+        raise ValueError(f"“{raw}” is not a number") from None
+    if not math.isfinite(number):
+        raise ValueError(f"“{raw}” is not a finite number")
+    if integer:
+        if number != int(number):
+            raise ValueError(f"{raw} is not a whole number")
+        return int(number)
+    return number
 
 
 def _png(canvas) -> bytes:
@@ -109,6 +193,9 @@ class Demo:
     dpi : int
         Resolution of the PNG: it is shown at ``figsize × dpi`` pixels (narrower on a narrow screen), never
         stretched.
+    check : callable, optional
+        ``check(**values) -> str or None``: a sentence when the setting leaves the range where the theory holds
+        (shown in orange under the figure, which is still drawn), None inside it.
 
     Attributes
     ----------
@@ -120,13 +207,16 @@ class Demo:
         The one figure the demo draws into.
 
     A "Reset to defaults" button restores every control's starting value with one recompute (and solves the
-    layout afresh), and a status line says when a recompute is running.
+    layout afresh), and a status line says when a recompute is running, while the figure is dimmed. Each slider
+    has a box for typed values (checked by :func:`parse_value`, refused with the reason under it) and its hint under
+    it; after a move, a faint copy of the previous setting's curves stays on the figure (``show_trace``).
     """
 
-    def __init__(self, compute: Callable, draw: Callable, controls: Dict, figsize=(8.0, 3.2), dpi=100):
+    def __init__(self, compute: Callable, draw: Callable, controls: Dict, figsize=(8.0, 3.2), dpi=100,
+                 check: Callable = None):
         import ipywidgets as w
 
-        self._compute, self.controls = compute, dict(controls)
+        self._compute, self.controls, self._check = compute, dict(controls), check
         self.figsize, self.dpi = figsize, dpi
         self.defaults = self.values
         self.compute_seconds, self.redraw_seconds = [], []
@@ -141,7 +231,16 @@ class Demo:
         # shown at its own size (not stretched, which blurs the text), narrower on a narrow screen
         self.image = w.Image(format="png", layout=w.Layout(width=f"{figsize[0] * dpi:.0f}px", max_width="100%",
                                                             height="auto"))
+        # one faint trace per axes (a LineCollection: autoscaling ignores it), filled with the previous curves
+        from matplotlib.collections import LineCollection
+
+        self._traces = {ax: ax.add_collection(LineCollection([], alpha=TRACE_ALPHA, zorder=1.5, label="_previous"),
+                                              autolim=False) for ax in self.figure.axes}
+        self.show_trace = w.Checkbox(value=True, description="faint trace of the previous setting", indent=False,
+                                     layout=w.Layout(width="auto"))
+        self.show_trace.observe(lambda _change: self._show_trace(), names="value")
         self.message = w.HTML()
+        self.warning = w.HTML()
         self.status = w.HTML(layout=w.Layout(min_height="1.6em"))
         for control in self.controls.values():
             control.observe(lambda _change: None if self._holding else self.redraw(), names="value")
@@ -149,30 +248,128 @@ class Demo:
                                      "the value the notebook started with", layout=w.Layout(width="auto"))
         self.reset_button.on_click(lambda _button: self.reset())
         hint = w.HTML("<div style='font-size: 0.8em; line-height: 1.35'>Drag a slider, use the arrow keys on a "
-                      "selected one, or click its number to type a value.</div>")
+                      "selected one, or type a value in its box and press Enter.</div>")
         # the controls in a column beside the figure (below it on a narrow screen), so that a demo and its
         # figure fit one screen of 1366 x 768
         column = w.VBox([self._labelled(c) for c in self.controls.values()]
                         + [w.HBox([self.reset_button, self.status], layout=w.Layout(align_items="center",
-                                                                                    grid_gap="12px")), hint],
+                                                                                    grid_gap="12px")),
+                           self.show_trace, hint],
                         layout=w.Layout(width=f"{CONTROL_WIDTH + 10}px", grid_gap="2px"))
         self.widget = w.VBox([w.HBox([column, self.image], layout=w.Layout(flex_flow="row wrap", grid_gap="16px",
                                                                          align_items="flex-start")),
-                              self.message, w.HTML(READOUT_STYLE)])
+                              self.warning, self.message, w.HTML(READOUT_STYLE)])
         self.redraw()
 
     @staticmethod
     def _labelled(control):
-        """A slider with its label above it, so that a long label does not eat the slider's track; the label
-        renders LaTeX."""
+        """A control with its label above it, so that a long label does not eat the slider's track (the label
+        renders LaTeX; a log slider's says so), a box beside a slider for typed values, and its hint under it."""
         import ipywidgets as w
 
-        if not isinstance(control, (w.FloatSlider, w.IntSlider, w.FloatLogSlider)) or not control.description:
-            return control
-        label = w.HTMLMath(f"<span style='font-size: 0.9em'>{control.description}</span>")
+        hint = getattr(control, "hint", "")
+        hint_html = (w.HTMLMath(f"<div style='font-size: 0.78em; color: #555; line-height: 1.3'>{hint}</div>")
+                     if hint else None)
+        if not isinstance(control, (w.FloatSlider, w.IntSlider, w.FloatLogSlider)):
+            if not hint_html:
+                return control
+            return w.VBox([control, hint_html], layout=w.Layout(width=f"{CONTROL_WIDTH}px", overflow="visible"))
+        log = isinstance(control, w.FloatLogSlider)
+        text = control.description + (" <span style='color: #555'>(log scale)</span>" if log else "")
+        label = w.HTMLMath(f"<span style='font-size: 0.9em'>{text}</span>")
         control.description = ""
-        control.layout.width = f"{CONTROL_WIDTH}px"
-        return w.VBox([label, control], layout=w.Layout(width=f"{CONTROL_WIDTH}px", overflow="visible"))
+        control.readout = False
+        control.layout.width = f"{CONTROL_WIDTH - 100}px"
+        box = w.Text(value=format_value(control.value, log), continuous_update=False,
+                     layout=w.Layout(width="92px"))
+        box.add_class("ld-value")
+        refused = w.HTML(layout=w.Layout(min_height="0"))
+
+        syncing = []  # set while a move writes its value into the box: that is not a typed value
+
+        def typed(change):
+            if syncing:
+                return
+            try:
+                number = parse_value(change["new"], integer=isinstance(control, w.IntSlider))
+                low, high = ((control.base ** control.min, control.base ** control.max) if log
+                             else (control.min, control.max))
+                if not low <= number <= high:
+                    raise ValueError(f"{format_value(number, log)} is outside the range "
+                                     f"{format_value(low, log)} to {format_value(high, log)}; not applied")
+            except ValueError as exc:
+                refused.value = f"<div style='font-size: 0.8em; color: #b00; line-height: 1.3'>{exc}</div>"
+                return
+            refused.value = ""
+            if number != control.value:
+                control.value = number
+            else:  # the same value typed differently: show it as the other boxes do
+                moved({"new": control.value})
+
+        def moved(change):
+            refused.value = ""
+            syncing.append(True)
+            try:
+                box.value = format_value(change["new"], log)
+            finally:
+                syncing.clear()
+
+        box.observe(typed, names="value")
+        control.observe(moved, names="value")
+        control.value_box, control.refused = box, refused
+        parts = [label, w.HBox([control, box], layout=w.Layout(align_items="center")), refused]
+        return w.VBox(parts + ([hint_html] if hint_html else []),
+                      layout=w.Layout(width=f"{CONTROL_WIDTH}px", overflow="visible"))
+
+    def setup_button(self, description: str, **values):
+        """A button that puts the named controls at ``values`` (the others unchanged) with one recompute: a lesson's
+        step shows it beside its instruction ("set this up").
+
+        Raises
+        ------
+        ValueError
+            If a name is not a control of this demo.
+        """
+        import ipywidgets as w
+
+        unknown = sorted(set(values) - set(self.controls))
+        if unknown:
+            raise ValueError(f"values must name controls of this demo ({', '.join(self.controls)}), got {unknown}")
+        button = w.Button(description=description, icon="arrow-right", layout=w.Layout(width="auto"),
+                          tooltip="puts the sliders where this step says")
+        button.on_click(lambda _button: self.set_values(**values))
+        return button
+
+    def set_values(self, **values) -> None:
+        """Set several controls at once, with one recompute."""
+        unknown = sorted(set(values) - set(self.controls))
+        if unknown:
+            raise ValueError(f"values must name controls of this demo ({', '.join(self.controls)}), got {unknown}")
+        self._holding = True
+        try:
+            for name, value in values.items():
+                self.controls[name].value = value
+        finally:
+            self._holding = False
+        self.redraw()
+
+    def _show_trace(self):
+        """Show or hide the faint previous curves, without recomputing."""
+        for trace in self._traces.values():
+            trace.set_visible(self.show_trace.value)
+        with style_context():
+            self._canvas.draw()
+        self.image.value = _png(self._canvas)
+
+    def _previous_curves(self):
+        """The curves now drawn in data coordinates, per axes: (xy, colour, line style, width) of each visible line
+        with at least two points (the next move's faint trace)."""
+        curves = {}
+        for ax in self.figure.axes:
+            curves[ax] = [(line.get_xydata(), line.get_color(), line.get_linestyle(), line.get_linewidth())
+                          for line in ax.lines if line.get_visible() and line.get_transform() == ax.transData
+                          and len(line.get_xdata()) > 1]
+        return curves
 
     @property
     def values(self) -> dict:
@@ -202,6 +399,7 @@ class Demo:
         raised, and leaves the last figure standing."""
         values = self.values
         self.status.value = "<i>computing…</i>"
+        self.image.add_class("ld-busy")
         start = time.perf_counter()
         try:
             data = self._compute(**values)
@@ -209,11 +407,23 @@ class Demo:
             self.compute_seconds.append(time.perf_counter() - start)
             self.message.value = f"<span style='color:#b00'>{type(exc).__name__}: {exc}</span>"
             self.status.value = ""
+            self.image.remove_class("ld-busy")
             return
         self.compute_seconds.append(time.perf_counter() - start)
         self.message.value = ""
+        outside = self._check(**values) if self._check is not None else None
+        self.warning.value = ("" if not outside else "<div style='color: #a35200; font-size: 0.9em'>&#9888; Outside "
+                              f"the theory's range: {outside}</div>")
+        previous = self._previous_curves()
         with style_context():
             self._update(data, **values)
+            for ax, trace in self._traces.items():
+                curves = previous.get(ax, [])
+                trace.set_segments([xy for xy, *_ in curves])
+                trace.set_color([color for _, color, *_ in curves] or "none")
+                trace.set_linestyle([style for *_, style, _ in curves] or "solid")
+                trace.set_linewidth([width for *_, width in curves] or 1.0)
+                trace.set_visible(self.show_trace.value)
             key = self._layout_key()
             if key != self._laid_out:  # a wider tick label or legend text: solve the layout again at this draw
                 self.figure.set_layout_engine("constrained")
@@ -224,6 +434,7 @@ class Demo:
         self.image.value = _png(self._canvas)
         self.redraw_seconds.append(time.perf_counter() - start)
         self.status.value = ""
+        self.image.remove_class("ld-busy")
 
     def _layout_key(self) -> list:
         """What the layout depends on that a move can change: the length of each axes' longest y tick label (a

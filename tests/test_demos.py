@@ -14,6 +14,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from dynamics.theories import theory
@@ -91,8 +92,78 @@ def test_reset_restores_the_defaults_with_one_recompute():
     assert demo.status.value == ""  # the "computing…" note is cleared once the figure is drawn
     # the long label sits above its slider, whose track keeps the full width; the image is shown at its own size
     labelled = demo.widget.children[0].children[0].children[0]
-    assert "a long slope label" in labelled.children[0].value and labelled.children[1].description == ""
+    track = labelled.children[1].children[0]
+    assert "a long slope label" in labelled.children[0].value and track.description == ""
     assert demo.image.layout.width == f"{demo.figsize[0] * demo.dpi:.0f}px"
+
+
+def _typed_demo():
+    return interactive.Demo(
+        compute=lambda slope, n: [0.0, slope * n], draw=_draw_line,
+        controls={"slope": interactive.log_slider(1e-2, -6, 0, description="slope", hint="how steep the line is"),
+                  "n": interactive.slider(4, 2, 64, step=1, integer=True, description="count")})
+
+
+@pytest.mark.parametrize("control, typed, reason", [
+    ("n", "1e3", "outside the range 2 to 64"), ("n", "2,5", "decimal point as a point, 2.5"),
+    ("n", "abc", "not a number"), ("n", "3.7", "not a whole number"), ("slope", "10", "outside the range"),
+    ("slope", "inf", "not a finite number")])
+def test_a_typed_value_that_cannot_be_applied_is_refused_with_its_reason(control, typed, reason):
+    demo = _typed_demo()
+    before, computed = demo.values, len(demo.compute_seconds)
+    slider = demo.controls[control]
+    slider.value_box.value = typed
+    assert reason in slider.refused.value and "#b00" in slider.refused.value
+    assert demo.values == before and len(demo.compute_seconds) == computed  # nothing applied, nothing clamped
+
+
+def test_a_typed_value_in_range_is_applied_and_shown_as_the_figure_writes_it():
+    demo = _typed_demo()
+    demo.controls["slope"].value_box.value = "3×10^-4"
+    assert demo.controls["slope"].value == pytest.approx(3e-4) and demo.controls["slope"].refused.value == ""
+    assert demo.controls["slope"].value_box.value == "3×10⁻⁴"
+    demo.controls["n"].value_box.value = "16"
+    assert demo.values["n"] == 16
+    demo.update(n=8)  # a move shows in the box
+    assert demo.controls["n"].value_box.value == "8"
+
+
+def test_each_control_shows_its_hint_and_a_log_slider_says_log_scale():
+    demo = _typed_demo()
+    column = demo.widget.children[0].children[0]
+    slope_box = column.children[0]
+    assert "(log scale)" in slope_box.children[0].value
+    assert "how steep the line is" in slope_box.children[-1].value
+
+
+def test_a_move_leaves_a_faint_trace_of_the_previous_curve_that_a_box_hides():
+    demo = _typed_demo()
+    ax = demo.figure.axes[0]
+    old = ax.lines[0].get_xydata().copy()
+    demo.update(n=16)
+    trace = demo._traces[ax]
+    assert len(trace.get_segments()) == 1 and np.array_equal(trace.get_segments()[0], old)
+    assert trace.get_visible() and trace.get_alpha() < 0.5
+    computed = len(demo.compute_seconds)
+    demo.show_trace.value = False
+    assert not trace.get_visible() and len(demo.compute_seconds) == computed  # hidden without recomputing
+    demo.update(n=32)
+    assert not trace.get_visible()
+
+
+def test_a_setup_button_sets_the_step_with_one_recompute_and_a_check_warns_outside_the_theory():
+    demo = interactive.Demo(compute=lambda slope, n: [0.0, slope * n], draw=_draw_line,
+                            controls={"slope": interactive.slider(1.0, 0.0, 2.0), "n": interactive.slider(
+                                4, 2, 64, step=1, integer=True)},
+                            check=lambda slope, n: "the slope must stay below 1.5" if slope > 1.5 else None)
+    assert demo.warning.value == ""
+    computed = len(demo.compute_seconds)
+    demo.setup_button("Set this up", slope=1.8, n=10).click()
+    assert demo.values == {"slope": 1.8, "n": 10} and len(demo.compute_seconds) == computed + 1
+    assert "Outside the theory's range: the slope must stay below 1.5" in demo.warning.value
+    assert "ld-busy" not in demo.image._dom_classes  # the figure is dimmed only while it recomputes
+    with pytest.raises(ValueError, match="name controls"):
+        demo.setup_button("bad", width=3)
 
 
 def test_demo_output_carries_its_figure_as_a_png_for_static_pages(monkeypatch):
@@ -402,16 +473,21 @@ def test_demo_in_chromium(browser, name, tmp_path, record_property):
     assert height > 200 and top + height <= view, (name, top, height, view)
 
     handle = driver.find_elements(By.CSS_SELECTOR, ".noUi-handle")[0]
-    readout = driver.find_elements(By.CSS_SELECTOR, ".widget-readout")[0]
-    start_readouts = [r.text for r in driver.find_elements(By.CSS_SELECTOR, ".widget-readout")]
+    boxes = lambda d: d.find_elements(By.CSS_SELECTOR, ".ld-value input")  # noqa: E731  (the typed-value boxes)
+    box = boxes(driver)[0]
+    shown = lambda: interactive.parse_value(box.get_attribute("value"))  # noqa: E731
+    start_readouts = [b.get_attribute("value") for b in boxes(driver)]
     track = driver.find_elements(By.CSS_SELECTOR, ".noUi-target")[0].size["width"]
     n_steps = ((first.max - first.min) / first.step)
     pixels = math.ceil(track / n_steps)  # one step's width on the track
     assert pixels <= 12, f"{name}: a step of the first slider is {pixels} px wide"
-    before, figure = float(readout.text), images[0].get_attribute("src")
+    before, figure = shown(), images[0].get_attribute("src")
     ActionChains(driver).click_and_hold(handle).move_by_offset(pixels, 0).release().perform()
-    wait.until(lambda d: float(readout.text) != before and images[0].get_attribute("src") != figure)
-    moved = _steps(first, before, float(readout.text))
+    wait.until(lambda d: shown() != before and images[0].get_attribute("src") != figure)
+    moved = _steps(first, before, shown())
+    # the previous setting's faint trace is on by default
+    assert driver.find_element(By.XPATH, "//label[contains(., 'faint trace of the previous setting')]//input"
+                               ).is_selected()
     assert 0.5 <= moved <= 2.5, f"{name}: a drag of {pixels} px moved the first slider {moved:.2f} steps"
 
     latencies = []
@@ -425,4 +501,12 @@ def test_demo_in_chromium(browser, name, tmp_path, record_property):
         out.write(f"{name} median {median:.0f} ms over {MOVES} moves: {' '.join(f'{t:.0f}' for t in latencies)}\n")
 
     driver.find_element(By.XPATH, "//button[contains(., 'Reset to defaults')]").click()
-    wait.until(lambda d: [r.text for r in d.find_elements(By.CSS_SELECTOR, ".widget-readout")] == start_readouts)
+    wait.until(lambda d: [b.get_attribute("value") for b in boxes(d)] == start_readouts)
+    # a typed value that is no number is refused with a visible message, and the value stays
+    box.clear()
+    box.send_keys("2,5", Keys.ENTER)
+    message = wait.until(lambda d: [e for e in d.find_elements(By.XPATH, "//*[contains(text(), 'is not a number')]")
+                                    if e.is_displayed()])
+    driver.save_screenshot(str(_shots_dir(tmp_path) / f"demo_{name}_refused.png"))
+    assert "decimal point" in message[0].text
+    assert [b.get_attribute("value") for b in boxes(driver)][1:] == start_readouts[1:]
