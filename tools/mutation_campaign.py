@@ -353,6 +353,9 @@ def write_report(rows, sample, out):
     equivalent = [r for r in survivors if verdict(r) == "equivalent"]
     slow = [r for r in survivors if verdict(r) == "slow"]
     by_tests = [r for r in survivors if r.get("tests_killer") and verdict(r) != "equivalent"]
+    # gaps a person closed with a test after reading them (the verdict names it; the test was run on the mutant)
+    by_named = [r for r in survivors if verdict(r) == "gap" and "caught by tests/" in verdicts[r["key"]].get("why", "")]
+    open_gaps = [r for r in survivors if verdict(r) == "gap" and r not in by_named and not r.get("tests_killer")]
     changing = len(rows) - len(equivalent)
     pct = lambda k, n: f"{100 * k / max(n, 1):.1f}%"  # noqa: E731
     lines = ["# Mutation campaign", "",
@@ -373,6 +376,9 @@ def write_report(rows, sample, out):
              f"- **Of the {changing} mutants that change results, the fast claims kill "
              f"{pct(len(killed), changing)}, all the claims {pct(len(killed) + len(slow), changing)}**, and the "
              f"claims with the unit tests {pct(len(killed) + len(set(map(id, slow)) | set(map(id, by_tests))), changing)}.",
+             *([f"- With the tests written for the gaps after reading them (named in each verdict, each run on its "
+                f"mutant): {pct(len(killed) + len(set(map(id, slow)) | set(map(id, by_tests)) | set(map(id, by_named))), changing)}"
+                f"; gaps still open: {len(open_gaps)}."] if by_named else []),
              "", "| theory | mutants | killed by fast claims | by slow claims | equivalent | gaps | gaps caught by tests |",
              "|---|---|---|---|---|---|---|"]
     for theory in sorted({r["theory"] for r in rows}):

@@ -543,6 +543,9 @@ def deep_mode_curve(t: ArrayLike, s: float, u0: float, n_weight_layers: int, tau
     grid = np.concatenate([[0.0], t_eval]) if prepend else t_eval
     with np.errstate(over="ignore", divide="ignore"):
         span = grid[-1] / tau
+        if not math.isfinite(span):  # t/tau beyond float64: no decade can be cut out of it
+            raise ValueError(f"t and tau: t/tau must be finite in float64, got {grid[-1]:g}/{tau:g}; reduce t or "
+                             f"increase tau")
         last = int(min(math.ceil(math.log10(span)), 400)) if span > 0 else -1
         bounds = tau * 10.0 ** np.arange(-1, max(last, -1) + 1)
     ends = np.append(np.searchsorted(grid, bounds, side="right"), grid.size)
