@@ -26,7 +26,6 @@ FIG1_STARTS = ((-1.3, 1.2), (1.25, -1.3), (0.05, 0.35), (1.3, 1.35), (-1.35, -0.
 # written out so that the figures stay what they were when the trainers drew their own seeds.
 RANDOM_LABEL_SEEDS = (1507893476435237117, 4553010814738638046)
 LABEL_NOISE_SEEDS = (4013316086496403912, 1322710912993444104)
-ENVIRONMENT_SEEDS = (4013316086496403912, 1322710912993444104, 2781529890633132271)
 
 
 @figure("and_mask.fig1_landscapes", f"{P} Fig 1 (the landscape is the project's construction)",
@@ -338,26 +337,25 @@ def noisy_labels(taus=(0.0, 0.2, 0.4, 0.6, 0.8), random_label_seeds=RANDOM_LABEL
     return fig
 
 
-@figure("and_mask.environments_needed", f"{P} Fig 15 in spirit (reduced)",
-        "How many environments plain averaging needs before it learns the mechanism, against the AND-mask: the "
-        "memorisation task in miniature (0.75-turn spirals, 8 shortcut dimensions, MLP 2 × 32 LeakyReLU, Adam lr "
-        "1e-2, 400 full-batch steps) with 1024 training examples in all, split evenly over d environments, each with "
-        "its own shortcut signature, trained by plain averaging (τ = 0, blue) and by the AND-mask at τ = 1 with the "
-        "inverse-sparsity rescaling (orange) from the same data and initial weights. Accuracy on the o.o.d. test set "
-        "(1000 examples, shortcut drawn per example; solid, circles) and on the training environments (dashed, "
-        "squares) against d; lines: mean over 3 seeds, dots: seeds. With few environments averaging memorises the "
-        "signatures (o.o.d. near chance); between d = 16 and d = 128 it switches to the spirals. The AND-mask, which "
-        "keeps only the gradient components every environment agrees on, memorises too at d = 4 but from d = 8 on "
-        "no longer fits the training signatures and beats averaging out of distribution up to d = 16; with many "
-        "environments of few examples each, τ = 1 masks almost everything and the AND-mask stops learning (both "
-        "accuracies near chance). The paper (32 shortcut dimensions, larger networks, 1280 examples per "
-        "environment) sees averaging switch at 1024 environments. Dotted: chance.",
-        quick=dict(n_envs=(4, 64), seeds=ENVIRONMENT_SEEDS[:1], n_steps=40))
-def environments_needed(n_envs=(4, 8, 16, 32, 64, 128, 256), seeds=ENVIRONMENT_SEEDS, n_steps=400):
-    from dynamics.and_mask.torch_experiments import train_environment_sweep
+@figure("and_mask.environments_needed", f"{P} Fig 15 (and Fig 6)",
+        "How many environments plain averaging needs before it learns the mechanism, against the AND-mask, drawn "
+        "from the committed record (python -m verify --record and_mask.environments_needed): the memorisation task "
+        "(0.75-turn spirals, 16 shortcut dimensions, MLP 3 × 64 LeakyReLU, Adam lr 1e-2, 1000 full-batch steps) "
+        "with 4096 training examples in all, split evenly over d environments, each with its own shortcut "
+        "signature, trained by plain averaging (τ = 0, blue) and by the AND-mask at τ = 1 with the inverse-sparsity "
+        "rescaling (orange) from the same data and initial weights. Accuracy on the o.o.d. test set (1000 "
+        "examples, shortcut drawn per example; solid, circles) and on the training environments (dashed, squares) "
+        "against d; lines: mean over the record's seeds, dots: seeds. With few environments averaging memorises "
+        "the signatures (o.o.d. near chance) and with many it switches to the spirals; the AND-mask, which keeps "
+        "only the gradient components every environment agrees on, no longer fits the training signatures from "
+        "d = 16 and beats averaging out of distribution there, but with many environments of few examples each "
+        "τ = 1 masks almost everything and it stops learning. Dotted: chance. Below the panel: the record's verdict "
+        "against the paper, which sees averaging switch at 1024 environments.")
+def environments_needed():
+    from .registry import record, verdict_line
 
-    sweep = train_environment_sweep(am.EnvironmentSweepConfig(n_envs=tuple(n_envs), n_steps=n_steps,
-                                                              thresholds=(0.0, 1.0)), seeds, device="cpu")
+    saved = record("and_mask.environments_needed")
+    sweep = saved.result
     fig, ax = new_figure(1, 1, width=5.6, height=4.6)
     for i, tau in enumerate(sweep.thresholds):
         method = "averaging (τ = 0)" if tau == 0 else f"AND-mask (τ = {tau:g})"
@@ -369,12 +367,12 @@ def environments_needed(n_envs=(4, 8, 16, 32, 64, 128, 256), seeds=ENVIRONMENT_S
                 ax.plot(sweep.n_envs, values[:, j], ".", color=COLORS[i], alpha=0.5, ms=5)
     ax.axhline(0.5, color="0.3", ls=":", lw=1.0)
     lowest = min(float(sweep.test_accuracy.min()), float(sweep.train_accuracy.min()))
-    ax.set(xscale="log", xlabel="number of training environments d (1024 examples in all)",
+    ax.set(xscale="log", xlabel=f"number of training environments d ({saved.config.n_total} examples in all)",
            ylabel="accuracy (fraction correct)", ylim=(min(0.4, lowest - 0.03), 1.03),
-           title="plain averaging against the AND-mask")
+           title=f"plain averaging against the AND-mask ({len(saved.seeds)} seeds)")
     ax.set_xticks(sweep.n_envs)
     ax.set_xticklabels([str(d) for d in sweep.n_envs])
     ax.minorticks_off()
-    handles, labels = ax.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=2, fontsize=8)
+    ax.legend(loc="lower left", fontsize=7, frameon=True, framealpha=0.9)  # below the curves at few environments
+    verdict_line(fig, saved.verdict, saved.reduced)
     return fig
