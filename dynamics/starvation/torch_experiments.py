@@ -368,7 +368,8 @@ def moons_margins(config: MoonsMarginsConfig = MoonsMarginsConfig(), seeds: Sequ
     Pezeshki et al. 2021, Fig 2 (there: the CDF of the PGD perturbation needed to flip a CIFAR-2 prediction).
 
     For every training point: the signed input-space distance to the decision boundary (nearest point of the
-    zero level set, found on a grid of spacing ``config.resolution``), and the signed distances along x_v (the weak
+    zero level set, found on a grid of spacing ``2 * config.resolution`` with its crossings placed by linear
+    interpolation between grid points), and the signed distances along x_v (the weak
     feature) and along x_h (the strong feature) to the first sign change of ŷ (searched in steps of
     ``config.resolution`` up to ``config.cap``; ``cap`` when none). Negative for a misclassified point.
 
