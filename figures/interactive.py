@@ -99,7 +99,8 @@ def choice(options, value=None, description=None, hint=None):
 
 
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
-_POWER_OF_TEN = __import__("re").compile(r"^(?:(?P<mantissa>[0-9]*\.?[0-9]+)\s*[×x*·]\s*)?10\s*\^?\s*(?P<exponent>[-+]?[0-9]+)$")
+_POWER_OF_TEN = __import__("re").compile(r"^(?:(?P<mantissa>[0-9]*\.?[0-9]+)\s*[×x*·]\s*)?10\s*\^\s*(?P<exponent>[-+]?[0-9]+)$")
+_SUPERSCRIPT_RUN = __import__("re").compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
 
 
 def format_value(value, log=False) -> str:
@@ -137,6 +138,8 @@ def parse_value(text, integer=False):
     --------
     >>> parse_value("1e3"), parse_value("10⁻⁶"), parse_value("3×10^-4"), parse_value("7", integer=True)
     (1000.0, 1e-06, 0.0003, 7)
+    >>> parse_value("100"), parse_value("106"), parse_value("10⁶")
+    (100.0, 106.0, 1000000.0)
     >>> parse_value("2,5")
     Traceback (most recent call last):
     ...
@@ -145,7 +148,8 @@ def parse_value(text, integer=False):
     import math
 
     raw = str(text).strip()
-    cleaned = raw.translate(_SUPERSCRIPTS).replace(" ", "")
+    # a superscript exponent becomes ^exponent: 10⁻⁶ is 10^-6 (and 10⁶ not 106); a plain 100 stays a hundred
+    cleaned = _SUPERSCRIPT_RUN.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPTS), raw).replace(" ", "")
     if "," in cleaned:
         raise ValueError(f"“{raw}” is not a number: write the decimal point as a point, {cleaned.replace(',', '.')}")
     power = _POWER_OF_TEN.match(cleaned)
@@ -165,14 +169,18 @@ def parse_value(text, integer=False):
     return number
 
 
-def _png(canvas) -> bytes:
-    """The canvas's last drawing as a PNG (fast zlib level: a move's image is sent once and then replaced)."""
+def _png(canvas, palette=False) -> bytes:
+    """The canvas's last drawing as a PNG (fast zlib level: a move's image is sent once and then replaced); with
+    ``palette``, 256 colours and the best compression (the static pages' frames, a third of the size)."""
     from PIL import Image
 
     width, height = canvas.get_width_height(physical=True)
     buffer = io.BytesIO()
-    Image.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1).save(
-        buffer, format="png", compress_level=1)
+    image = Image.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+    if palette:
+        image.convert("RGB").quantize(256).save(buffer, format="png", optimize=True)
+    else:
+        image.save(buffer, format="png", compress_level=1)
     return buffer.getvalue()
 
 
@@ -256,7 +264,10 @@ class Demo:
                                                                                     grid_gap="12px")),
                            self.show_trace, hint],
                         layout=w.Layout(width=f"{CONTROL_WIDTH + 10}px", grid_gap="2px"))
-        self.widget = w.VBox([w.HBox([column, self.image], layout=w.Layout(flex_flow="row wrap", grid_gap="16px",
+        # dimmed while it recomputes through a class on this box, not on the image: the image view redraws itself
+        # (a new blob URL) on any change of its own model
+        self.figure_box = w.Box([self.image])
+        self.widget = w.VBox([w.HBox([column, self.figure_box], layout=w.Layout(flex_flow="row wrap", grid_gap="16px",
                                                                          align_items="flex-start")),
                               self.warning, self.message, w.HTML(READOUT_STYLE)])
         self.redraw()
@@ -275,6 +286,7 @@ class Demo:
                 return control
             return w.VBox([control, hint_html], layout=w.Layout(width=f"{CONTROL_WIDTH}px", overflow="visible"))
         log = isinstance(control, w.FloatLogSlider)
+        control.ld_label = control.description
         text = control.description + (" <span style='color: #555'>(log scale)</span>" if log else "")
         label = w.HTMLMath(f"<span style='font-size: 0.9em'>{text}</span>")
         control.description = ""
@@ -399,7 +411,7 @@ class Demo:
         raised, and leaves the last figure standing."""
         values = self.values
         self.status.value = "<i>computing…</i>"
-        self.image.add_class("ld-busy")
+        self.figure_box.add_class("ld-busy")
         start = time.perf_counter()
         try:
             data = self._compute(**values)
@@ -407,23 +419,32 @@ class Demo:
             self.compute_seconds.append(time.perf_counter() - start)
             self.message.value = f"<span style='color:#b00'>{type(exc).__name__}: {exc}</span>"
             self.status.value = ""
-            self.image.remove_class("ld-busy")
+            self.figure_box.remove_class("ld-busy")
             return
         self.compute_seconds.append(time.perf_counter() - start)
         self.message.value = ""
         outside = self._check(**values) if self._check is not None else None
         self.warning.value = ("" if not outside else "<div style='color: #a35200; font-size: 0.9em'>&#9888; Outside "
                               f"the theory's range: {outside}</div>")
-        previous = self._previous_curves()
+        self._draw(data, values, self._previous_curves(), self.show_trace.value)
+        self.image.value = _png(self._canvas)
+        self.redraw_seconds.append(time.perf_counter() - start)
+        self.status.value = ""
+        self.figure_box.remove_class("ld-busy")
+
+    def _draw(self, data, values, previous, trace):
+        """Update the figure in place for ``values`` and draw it on the canvas, with the faint ``previous`` curves
+        (None: the traces as they are) shown if ``trace``."""
         with style_context():
             self._update(data, **values)
-            for ax, trace in self._traces.items():
-                curves = previous.get(ax, [])
-                trace.set_segments([xy for xy, *_ in curves])
-                trace.set_color([color for _, color, *_ in curves] or "none")
-                trace.set_linestyle([style for *_, style, _ in curves] or "solid")
-                trace.set_linewidth([width for *_, width in curves] or 1.0)
-                trace.set_visible(self.show_trace.value)
+            for ax, collection in self._traces.items():
+                if previous is not None:
+                    curves = previous.get(ax, [])
+                    collection.set_segments([xy for xy, *_ in curves])
+                    collection.set_color([color for _, color, *_ in curves] or "none")
+                    collection.set_linestyle([style for *_, style, _ in curves] or "solid")
+                    collection.set_linewidth([width for *_, width in curves] or 1.0)
+                collection.set_visible(trace)
             key = self._layout_key()
             if key != self._laid_out:  # a wider tick label or legend text: solve the layout again at this draw
                 self.figure.set_layout_engine("constrained")
@@ -431,10 +452,121 @@ class Demo:
             self._canvas.draw()
         # the layout was solved at this draw (the first, after a reset, or after a label grew); later moves keep it
         self.figure.set_layout_engine("none")
+
+    def static_grid(self, points: int = 9) -> dict:
+        """The settings the static page precomputes, per control: ``points`` positions across a slider's range on
+        its step grid (every value of a short integer slider, every option of a list), the default among them.
+
+        Returns
+        -------
+        dict
+            Control name -> list of values, ascending for sliders, the default included.
+        """
+        import ipywidgets as w
+        import numpy as np
+
+        grid = {}
+        for name, control in self.controls.items():
+            default = self.defaults[name]
+            if isinstance(control, w.Dropdown):
+                values = [option[1] if isinstance(option, tuple) else option for option in control.options]
+            elif isinstance(control, w.Checkbox):
+                values = [False, True]
+            elif isinstance(control, w.FloatLogSlider):  # whole and half decades, else evenly in the exponent
+                halves = np.arange(np.ceil(2 * control.min), np.floor(2 * control.max) + 1) / 2
+                exponents = halves if 3 <= halves.size <= 2 * points else np.linspace(control.min, control.max, points)
+                values = sorted({float(f"{control.base ** e:.3g}") for e in exponents} | {default})
+            elif isinstance(control, w.IntSlider):
+                count = (control.max - control.min) // control.step + 1
+                chosen = (range(control.min, control.max + 1, control.step) if count <= points else
+                          np.unique(np.round(np.linspace(control.min, control.max, points)).astype(int)))
+                values = sorted({int(v) for v in chosen} | {default})
+            else:
+                steps = np.round((np.linspace(control.min, control.max, points) - control.min) / control.step)
+                values = sorted({float(round(control.min + k * control.step, 12)) for k in steps} | {default})
+            grid[name] = values
+        return grid
+
+    def static_html(self, points: int = 9) -> str:
+        """The demo as a page without Python: the figure precomputed at every setting of :meth:`static_grid` (one
+        control moved at a time from the defaults) as palette PNGs, and a small script that shows the frame of the
+        control moved last, the others back at their defaults. The live demo is unchanged afterwards.
+
+        Returns
+        -------
+        str
+            A self-contained HTML fragment (frames inline).
+        """
+        import base64
+        import html
+        import json
+        import re
+        import uuid
+
+        import ipywidgets as w
+
+        grid = self.static_grid(points)
+        frames, index = [], {}
+
+        def frame(values):
+            key = repr(sorted(values.items()))
+            if key not in index:
+                try:
+                    data = self._compute(**values)
+                except ValueError:
+                    index[key] = None
+                    return None
+                self._draw(data, values, None, False)
+                index[key] = len(frames)
+                frames.append(base64.b64encode(_png(self._canvas, palette=True)).decode("ascii"))
+            return index[key]
+
+        default = frame(dict(self.defaults))
+        controls = []
+        for name, values in grid.items():
+            control = self.controls[name]
+            log = isinstance(control, w.FloatLogSlider)
+            shown = [str(dict((o[1], o[0]) if isinstance(o, tuple) else (o, o) for o in control.options)[v])
+                     if isinstance(control, w.Dropdown) else format_value(v, log) for v in values]
+            label = getattr(control, "ld_label", control.description) or name
+            label = re.sub(r"\$([^$]+)\$", lambda m: rf"<span class='math notranslate nohighlight'>\({m.group(1)}\)</span>",
+                           label)
+            controls.append({"name": name, "label": label + (" (log scale)" if log else ""), "shown": shown,
+                             "start": values.index(self.defaults[name]), "hint": getattr(control, "hint", ""),
+                             "frames": [frame({**self.defaults, name: v}) for v in values]})
+        # back to the live demo's own setting
+        self._draw(self._compute(**self.values), self.values, None, self.show_trace.value)
         self.image.value = _png(self._canvas)
-        self.redraw_seconds.append(time.perf_counter() - start)
-        self.status.value = ""
-        self.image.remove_class("ld-busy")
+        player = f"ld-static-{uuid.uuid4().hex[:8]}"
+        rows = "".join(
+            f"<div style='margin-bottom: 6px'><div style='font-size: 0.9em'>{c['label']}</div>"
+            f"<input type='range' min='0' max='{len(c['shown']) - 1}' step='1' value='{c['start']}' "
+            f"data-control='{i}' style='width: 220px; vertical-align: middle'> "
+            f"<span class='ld-static-value' style='font-variant-numeric: tabular-nums'>{html.escape(c['shown'][c['start']])}"
+            f"</span><div style='font-size: 0.78em; color: #555'>{c['hint']}</div></div>"
+            for i, c in enumerate(controls))
+        data = json.dumps({"default": default, "frames": frames,
+                           "controls": [{k: c[k] for k in ("shown", "start", "frames")} for c in controls]})
+        width = f"{self.figsize[0] * self.dpi:.0f}px"
+        return (f"<div class='ld-static' id='{player}'><p style='font-size: 0.85em; color: #555'>Precomputed when "
+                f"this page was built (no Python runs here): move one control at a time from the defaults; moving "
+                f"one puts the others back. Run the notebook for every setting.</p>"
+                f"<div style='display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start'>"
+                f"<div style='width: 340px'>{rows}<button type='button' class='ld-static-reset'>Reset to defaults"
+                f"</button></div><img class='ld-static-frame' alt='the demo figure' style='width: {width}; "
+                f"max-width: 100%' src='data:image/png;base64,{frames[default]}'></div>"
+                f"<script>(function () {{ const root = document.getElementById('{player}'); const d = {data};"
+                f"const img = root.querySelector('img.ld-static-frame');"
+                f"const inputs = Array.from(root.querySelectorAll('input[type=range]'));"
+                f"function show(moved) {{ inputs.forEach(function (input, i) {{ const c = d.controls[i];"
+                f"if (i !== moved) {{ input.value = c.start; }}"
+                f"input.parentNode.querySelector('.ld-static-value').textContent = c.shown[input.value]; }});"
+                f"const f = moved === null ? d.default : d.controls[moved].frames[inputs[moved].value];"
+                f"img.style.opacity = f === null ? 0.3 : 1; if (f !== null) {{ img.src = 'data:image/png;base64,' + "
+                f"d.frames[f]; }} }}"
+                f"inputs.forEach(function (input, i) {{ input.addEventListener('input', function () {{ show(i); }}); }});"
+                f"root.querySelector('.ld-static-reset').addEventListener('click', function () {{ show(null); }});"
+                f"}})();</script></div>")
 
     def _layout_key(self) -> list:
         """What the layout depends on that a move can change: the length of each axes' longest y tick label (a
@@ -459,9 +591,13 @@ class Demo:
 
         from IPython.display import display
 
+        import os
+
         bundle = self.widget._repr_mimebundle_()
         if self.image.value:
             bundle["image/png"] = base64.b64encode(self.image.value).decode("ascii")
+        if os.environ.get("LD_STATIC_DEMOS") == "1":  # the documentation build: the precomputed player
+            bundle["text/html"] = self.static_html()
         display(bundle, raw=True)
 
 
