@@ -20,6 +20,8 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 # The executed notebooks and recipes inherit this: a build from a cold numba cache would otherwise print the
 # first-use compile notice into the static pages, where a reader has nothing to compile.
 os.environ.setdefault("DYNAMICS_COMPILE_NOTICE", "0")
+# the teaching notebooks, executed by myst-nb, add a player of precomputed frames to each demo's output
+os.environ.setdefault("LD_STATIC_DEMOS", "1")
 
 import dynamics  # noqa: E402
 
@@ -73,8 +75,10 @@ nb_execution_mode = "force"  # the teaching notebooks run once at their defaults
 nb_execution_timeout = 300
 nb_execution_raise_on_error = True
 nb_execution_show_tb = True
-# A demo's output carries the live widget and a PNG of its figure: the static site shows the PNG.
-nb_mime_priority_overrides = [("html", "image/png", 0), ("html", "application/vnd.jupyter.widget-view+json", None)]
+# A demo's output carries the live widget, a PNG of its figure and, in this build (LD_STATIC_DEMOS, set above), the
+# precomputed player (figures.interactive.Demo.static_html): the static site shows the player, else the PNG.
+nb_mime_priority_overrides = [("html", "text/html", 0), ("html", "image/png", 1),
+                              ("html", "application/vnd.jupyter.widget-view+json", None)]
 
 # Recipes: sphinx-gallery runs every docs/recipes/plot_*.py during the build.
 sphinx_gallery_conf = {

@@ -508,6 +508,10 @@ class Demo:
         grid = self.static_grid(points)
         frames, index = [], {}
 
+        def math(text):  # $...$ as the inline maths the site's MathJax typesets
+            return re.sub(r"\$([^$]+)\$", lambda m: rf"<span class='math notranslate nohighlight'>\({m.group(1)}\)</span>",
+                          text)
+
         def frame(values):
             key = repr(sorted(values.items()))
             if key not in index:
@@ -529,10 +533,8 @@ class Demo:
             shown = [str(dict((o[1], o[0]) if isinstance(o, tuple) else (o, o) for o in control.options)[v])
                      if isinstance(control, w.Dropdown) else format_value(v, log) for v in values]
             label = getattr(control, "ld_label", control.description) or name
-            label = re.sub(r"\$([^$]+)\$", lambda m: rf"<span class='math notranslate nohighlight'>\({m.group(1)}\)</span>",
-                           label)
-            controls.append({"name": name, "label": label + (" (log scale)" if log else ""), "shown": shown,
-                             "start": values.index(self.defaults[name]), "hint": getattr(control, "hint", ""),
+            controls.append({"name": name, "label": math(label) + (" (log scale)" if log else ""), "shown": shown,
+                             "start": values.index(self.defaults[name]), "hint": math(getattr(control, "hint", "")),
                              "frames": [frame({**self.defaults, name: v}) for v in values]})
         # back to the live demo's own setting
         self._draw(self._compute(**self.values), self.values, None, self.show_trace.value)
@@ -542,7 +544,9 @@ class Demo:
             f"<div style='margin-bottom: 6px'><div style='font-size: 0.9em'>{c['label']}</div>"
             f"<input type='range' min='0' max='{len(c['shown']) - 1}' step='1' value='{c['start']}' "
             f"data-control='{i}' style='width: 220px; vertical-align: middle'> "
-            f"<span class='ld-static-value' style='font-variant-numeric: tabular-nums'>{html.escape(c['shown'][c['start']])}"
+            f"<span class='ld-static-value' style='font-variant-numeric: tabular-nums; display: inline-block; "
+            f"max-width: 110px; font-size: 0.85em; line-height: 1.2; vertical-align: middle'>"
+            f"{html.escape(c['shown'][c['start']])}"
             f"</span><div style='font-size: 0.78em; color: #555'>{c['hint']}</div></div>"
             for i, c in enumerate(controls))
         data = json.dumps({"default": default, "frames": frames,

@@ -195,6 +195,19 @@ def test_static_notebook_page_shows_its_figure(site, tmp_path):
     text = driver.find_element(By.TAG_NAME, "body").text
     assert not driver.find_elements(By.CSS_SELECTOR, ".cell_output .traceback") and "Traceback" not in text
     assert "compiling numba kernels" not in text  # the build silences the first-use notice (docs/conf.py)
+    # the precomputed player: moving a control shows another frame, with no kernel behind the page
+    player = driver.find_elements(By.CSS_SELECTOR, ".ld-static")[0]
+    frame = player.find_element(By.CSS_SELECTOR, "img.ld-static-frame")
+    before = frame.get_attribute("src")
+    slider = player.find_elements(By.CSS_SELECTOR, "input[type=range]")[0]
+    driver.execute_script("arguments[0].value = 0; arguments[0].dispatchEvent(new Event('input'));", slider)
+    assert frame.get_attribute("src") != before, "moving a static slider did not change the frame"
+    # the notebook can be downloaded from its page, and its links to the theory note reach the note's page
+    download = driver.find_element(By.PARTIAL_LINK_TEXT, "Download this notebook")
+    assert download.get_attribute("href").endswith("linear_networks.ipynb")
+    notes = [a.get_attribute("href") for a in driver.find_elements(By.CSS_SELECTOR, "a")
+             if "theory/linear_networks" in (a.get_attribute("href") or "")]
+    assert notes and all("/docs/" not in href for href in notes), notes
     _screenshot(driver, "static_notebook_linear_networks.png", tmp_path)
 
 

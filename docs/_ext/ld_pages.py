@@ -17,6 +17,7 @@ Nothing here holds a list of theories: every list is read from :mod:`dynamics.th
 """
 import importlib
 import inspect
+import json
 import os
 import re
 import sys
@@ -275,12 +276,23 @@ def write_notebooks():
         # a lesson's link back to the index of the lessons: index.ipynb where the notebooks are served, this
         # section's index page on the site
         text = (source / f"{name}.ipynb").read_text(encoding="utf-8").replace("](index.ipynb)", "](index.rst)")
-        _write(target / f"{name}.ipynb", text)
+        # links written as repository paths (figures/demos/ -> docs/...) point at the site's pages
+        text = text.replace("](../../docs/", "](../")
+        notebook = json.loads(text)
+        # a download link for the notebook, under its title
+        notebook["cells"].insert(1, {"cell_type": "markdown", "metadata": {}, "id": "download-link",
+                                     "source": f"{{download}}`Download this notebook <{name}.ipynb>` and run it with "
+                                               f"Jupyter or `python -m figures --demo {name}` for every setting. On "
+                                               f"this page no Python runs: each figure was precomputed when the site "
+                                               f"was built, one control moved at a time from the defaults."})
+        _write(target / f"{name}.ipynb", json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")
     shots = [n for n in ["index"] + names if (DOCS / "_static" / "screenshots" / f"demo_{n}.png").exists()]
     page = [_title("Teaching notebooks"),
-            "One interactive notebook per theory: sliders wired to the library's closed forms, with a "
-            "figure that is updated in place as you move them, and a *Try this* list of things to look for. The "
-            "pages below show each notebook as it runs at its defaults.\n",
+            "One lesson per theory, in teaching order: each demo opens with what it shows, then the figure and how "
+            "to read it, steps to predict and then move the sliders (with buttons that set them up), and the idea "
+            "with its maths and sources. The pages below show each notebook with its figures precomputed at the "
+            "build (one control moved at a time from the defaults, no Python behind the page); each has a download "
+            "link.\n",
             "To run them live (the sliders need a running Python), install the demos extra and serve them:\n",
             ".. code-block:: bash\n\n   pip install -e \".[demos]\"\n   python -m figures --demo            "
             "# serves an index of every demo (Voila)\n   python -m figures --demo starvation # opens one directly\n",

@@ -192,8 +192,8 @@ def content_hash(payload: dict) -> str:
 
 def code_hash(modules: Sequence[str]) -> str:
     """SHA-256 of the code of ``modules`` (importable module names): each module's syntax tree with its docstrings
-    and its ``@fill_doc`` decorators and their import (:mod:`dynamics.numerics._docstrings`) removed, so that editing documentation or
-    comments leaves the hash alone and any change of code changes it.
+    and its ``@fill_doc`` decorators and their import (``dynamics/numerics/_docstrings.py``) removed, so that editing
+    documentation or comments leaves the hash alone and any change of code changes it.
 
     Parameters
     ----------
