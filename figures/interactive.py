@@ -344,19 +344,21 @@ class Demo:
         """
         import ipywidgets as w
 
-        unknown = sorted(set(values) - set(self.controls))
-        if unknown:
-            raise ValueError(f"values must name controls of this demo ({', '.join(self.controls)}), got {unknown}")
+        self._require_controls(values)
         button = w.Button(description=description, icon="arrow-right", layout=w.Layout(width="auto"),
                           tooltip="puts the sliders where this step says")
         button.on_click(lambda _button: self.set_values(**values))
         return button
 
     def set_values(self, **values) -> None:
-        """Set several controls at once, with one recompute."""
-        unknown = sorted(set(values) - set(self.controls))
-        if unknown:
-            raise ValueError(f"values must name controls of this demo ({', '.join(self.controls)}), got {unknown}")
+        """Set several controls at once, with one recompute.
+
+        Raises
+        ------
+        ValueError
+            If a name is not a control of this demo.
+        """
+        self._require_controls(values)
         self._holding = True
         try:
             for name, value in values.items():
@@ -364,6 +366,12 @@ class Demo:
         finally:
             self._holding = False
         self.redraw()
+
+    def _require_controls(self, names) -> None:
+        """Refuse names that are not controls of this demo, naming the controls there are."""
+        unknown = sorted(set(names) - set(self.controls))
+        if unknown:
+            raise ValueError(f"values must name controls of this demo ({', '.join(self.controls)}), got {unknown}")
 
     def _show_trace(self):
         """Show or hide the faint previous curves, without recomputing."""
@@ -390,21 +398,14 @@ class Demo:
 
     def update(self, **values) -> None:
         """Set controls programmatically (one redraw per changed control, as a user's moves would)."""
+        self._require_controls(values)
         for name, value in values.items():
-            if name not in self.controls:
-                raise ValueError(f"values must name controls of this demo ({', '.join(self.controls)}), got {name!r}")
             self.controls[name].value = value
 
     def reset(self) -> None:
         """Every control back to its starting value, with one recompute and the layout solved afresh."""
-        self._holding = True
-        try:
-            for name, value in self.defaults.items():
-                self.controls[name].value = value
-        finally:
-            self._holding = False
         self._laid_out = None  # solved afresh at the next draw
-        self.redraw()
+        self.set_values(**self.defaults)
 
     def redraw(self) -> None:
         """Recompute (timed) and update the figure in place with the current values; a ValueError is shown, not
@@ -461,9 +462,17 @@ class Demo:
         -------
         dict
             Control name -> list of values, ascending for sliders, the default included.
+
+        Raises
+        ------
+        ValueError
+            If ``points`` is not an integer from 2 to 101.
         """
         import ipywidgets as w
         import numpy as np
+
+        if isinstance(points, bool) or not isinstance(points, (int, np.integer)) or not 2 <= points <= 101:
+            raise ValueError(f"points must be an integer from 2 to 101, got {points!r}")
 
         grid = {}
         for name, control in self.controls.items():

@@ -214,6 +214,27 @@ def test_a_setup_button_sets_the_step_with_one_recompute_and_a_check_warns_outsi
         demo.setup_button("bad", width=3)
 
 
+@pytest.mark.parametrize("method", ["set_values", "update"])
+def test_setting_a_name_that_is_no_control_is_refused_before_anything_moves(method):
+    demo = _typed_demo()
+    before, computed = demo.values, len(demo.compute_seconds)
+    with pytest.raises(ValueError, match=r"name controls of this demo \(slope, n\), got \['width'\]"):
+        getattr(demo, method)(n=8, width=3)
+    assert demo.values == before and len(demo.compute_seconds) == computed
+
+
+@pytest.mark.parametrize("points", [1, 0, 2.5, True, 102])
+def test_a_static_grid_needs_two_to_101_points(points):
+    with pytest.raises(ValueError, match="points must be an integer from 2 to 101"):
+        _typed_demo().static_grid(points)
+
+
+def test_a_static_grid_of_two_points_holds_each_slider_s_ends_and_default():
+    grid = _typed_demo().static_grid(2)
+    assert grid["n"] == [2, 4, 64]
+    assert grid["slope"][0] == pytest.approx(1e-6) and grid["slope"][-1] == pytest.approx(1.0)
+
+
 def test_demo_output_carries_its_figure_as_a_png_for_static_pages(monkeypatch):
     """The documentation renders the notebooks without a kernel: a demo's output holds the live widget and a PNG of
     the figure at the current values, which the static page shows."""
