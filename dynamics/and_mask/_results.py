@@ -1015,6 +1015,25 @@ class NoisyLabelsConfig(NamedTuple):
         return cls(agreement_thresholds=(0.0, 0.1, 0.2, 0.4, 0.6, 0.8), n_train=1024, dim=32, hidden=(256, 256),
                    batch_size=80, n_steps=2000, record_every=250)
 
+    @classmethod
+    def record_label_noise(cls) -> "NoisyLabelsConfig":
+        """The record size of label noise (the paper's Fig 9): :meth:`record` with 25% of the training labels
+        shuffled instead of all.
+
+        Chosen by a run on one seed (τ = 0, 0.2, 0.4, 0.6; 3 minutes on one CPU core): averaging and τ = 0.2 fit the
+        mislabelled examples (accuracy 1.0 against their wrong labels), τ = 0.4 stays below chance on them until
+        step 750 and then fits them too, and τ = 0.6 ends at 0.23 against the wrong labels (it predicts their true
+        class) while its test accuracy rises from 0.52 to 0.78; averaging's test accuracy peaks at 0.83 and ends at
+        0.82.
+
+        Examples
+        --------
+        >>> config = NoisyLabelsConfig.record_label_noise()
+        >>> config.shuffled_fraction, config.n_train, config.n_steps
+        (0.25, 1024, 2000)
+        """
+        return cls.record()._replace(shuffled_fraction=0.25)
+
 
 class EnvironmentSweepConfig(NamedTuple):
     """Settings of the number of environments plain averaging needs, against the AND-mask (Parascandolo et al. 2021,
