@@ -403,9 +403,14 @@ class Demo:
             self.controls[name].value = value
 
     def reset(self) -> None:
-        """Every control back to its starting value, with one recompute and the layout solved afresh."""
+        """Every control back to its starting value, with one recompute and the layout solved afresh; every box
+        shows its control's value again, and refusals of typed values are cleared."""
         self._laid_out = None  # solved afresh at the next draw
         self.set_values(**self.defaults)
+        for control in self.controls.values():
+            if hasattr(control, "value_box"):  # a refused value stays in its box until then
+                control.value_box.value = format_value(control.value, hasattr(control, "base"))
+                control.refused.value = ""
 
     def redraw(self) -> None:
         """Recompute (timed) and update the figure in place with the current values; a ValueError is shown, not

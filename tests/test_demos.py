@@ -163,6 +163,9 @@ def test_a_typed_value_that_cannot_be_applied_is_refused_with_its_reason(control
     slider.value_box.value = typed
     assert reason in slider.refused.value and "#b00" in slider.refused.value
     assert demo.values == before and len(demo.compute_seconds) == computed  # nothing applied, nothing clamped
+    demo.reset()  # the box shows the value again and the refusal is gone
+    assert slider.value_box.value == interactive.format_value(slider.value, control == "slope")
+    assert slider.refused.value == ""
 
 
 def test_a_typed_value_in_range_is_applied_and_shown_as_the_figure_writes_it():
@@ -416,25 +419,61 @@ watch.observe(img, {attributes: true, attributeFilter: ["src"]});
 MOVES = 9  # timed moves per demo (alternately right and left): the median is reported
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    """One Voilà server for the demo folder and one headless Chromium the size of a 1366 x 768 screen."""
-    _browser_or_skip()
+WINDOW = (1366, 768)  # the browser window: a common laptop screen
+
+
+def chromium(profile_dir):
+    """A headless Chromium the size of :data:`WINDOW`, with its profile in ``profile_dir``."""
     from selenium import webdriver
 
-    process, index_url = interactive.serve_demo(quiet=True)
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium")
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage", "--hide-scrollbars", "--window-size=1366,768",
-                 f"--user-data-dir={tmp_path_factory.mktemp('chromium')}"):
+                 "--disable-dev-shm-usage", "--hide-scrollbars", f"--window-size={WINDOW[0]},{WINDOW[1]}",
+                 "--force-device-scale-factor=1", f"--user-data-dir={profile_dir}"):
         options.add_argument(flag)
+    return webdriver.Chrome(service=webdriver.ChromeService(executable_path=shutil.which("chromedriver")),
+                            options=options)
+
+
+def open_demo_page(driver, url, n_demos, seconds=240):
+    """Load a demo page and wait until each of its ``n_demos`` figures is shown; return the figures' img elements."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.get(url)
+    return WebDriverWait(driver, seconds).until(
+        lambda d: [img for img in d.find_elements(By.CSS_SELECTOR, "img.widget-image")
+                   if (img.get_attribute("src") or "").startswith(("blob:", "data:"))]
+        if len(d.find_elements(By.CSS_SELECTOR, "img.widget-image")) == n_demos else None)
+
+
+def timed_moves(driver, image, handle, moves, seconds=240, left_first=False):
+    """Move a slider's ``handle`` one step ``moves`` times (right, left, ...; left first at the top of its range)
+    with real key presses; return the times in ms from each key press to ``image``'s new figure decoded and
+    painted."""
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    keys = (Keys.ARROW_LEFT, Keys.ARROW_RIGHT) if left_first else (Keys.ARROW_RIGHT, Keys.ARROW_LEFT)
+    latencies = []
+    for move in range(moves):
+        driver.execute_script(_WATCH_MOVE, image)
+        handle.send_keys(keys[move % 2])
+        latencies.append(WebDriverWait(driver, seconds).until(lambda d: d.execute_script("return window.moveMs")))
+    return latencies
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    """One Voilà server for the demo folder and one headless Chromium the size of a 1366 x 768 screen."""
+    _browser_or_skip()
+    process, index_url = interactive.serve_demo(quiet=True)
     driver = None
     try:
         _wait_for(index_url, 120)
-        driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=shutil.which("chromedriver")),
-                                  options=options)
+        driver = chromium(tmp_path_factory.mktemp("chromium"))
         yield driver, index_url
     finally:
         if driver is not None:
@@ -520,6 +559,7 @@ def test_demo_in_chromium(browser, name, tmp_path, record_property):
     """The demo loads without an error with its first figure on a 1366 x 768 screen; a drag of one step's width
     moves its first slider by about one step; each of a few moves shows a new figure (the time from key press to
     painted figure is recorded, not asserted); Reset brings every control back."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
@@ -528,11 +568,8 @@ def test_demo_in_chromium(browser, name, tmp_path, record_property):
     driver, index_url = browser
     demos = _run_in_process(name)
     first = next(c for c in demos[0].controls.values() if hasattr(c, "step") and not hasattr(c, "options"))
-    driver.get(index_url.replace("index.ipynb", f"{name}.ipynb"))
+    images = open_demo_page(driver, index_url.replace("index.ipynb", f"{name}.ipynb"), len(demos))
     wait = WebDriverWait(driver, 240)
-    images = wait.until(lambda d: [img for img in d.find_elements(By.CSS_SELECTOR, "img.widget-image")
-                                   if (img.get_attribute("src") or "").startswith(("blob:", "data:"))]
-                        if len(d.find_elements(By.CSS_SELECTOR, "img.widget-image")) == len(demos) else None)
     page = driver.find_element(By.TAG_NAME, "body").text
     assert "Traceback" not in page and "There was an error" not in page, page[-2000:]
     # the first figure is in the first view of the page
@@ -562,54 +599,90 @@ def test_demo_in_chromium(browser, name, tmp_path, record_property):
                                ).is_selected()
     assert 0.5 <= moved <= 2.5, f"{name}: a drag of {pixels} px moved the first slider {moved:.2f} steps"
 
-    latencies = []
-    for move in range(MOVES):
-        driver.execute_script(_WATCH_MOVE, images[0])
-        handle.send_keys((Keys.ARROW_RIGHT, Keys.ARROW_LEFT)[move % 2])
-        latencies.append(wait.until(lambda d: d.execute_script("return window.moveMs")))
+    latencies = timed_moves(driver, images[0], handle, MOVES)
     median = sorted(latencies)[len(latencies) // 2]
     record_property("median_move_ms", round(median, 1))
     with open(_shots_dir(tmp_path) / "latency.txt", "a") as out:
         out.write(f"{name} median {median:.0f} ms over {MOVES} moves: {' '.join(f'{t:.0f}' for t in latencies)}\n")
 
-    driver.find_element(By.XPATH, "//button[contains(., 'Reset to defaults')]").click()
+    for button in driver.find_elements(By.XPATH, "//button[contains(., 'Reset to defaults')]"):
+        button.click()
     wait.until(lambda d: [b.get_attribute("value") for b in boxes(d)] == start_readouts)
-    # a typed value that is no number is refused with a visible message, and the value stays
-    box.send_keys(Keys.CONTROL, "a")  # select the number and type over it (clear() would submit an empty box)
-    box.send_keys("2,5", Keys.ENTER)
-    message = wait.until(lambda d: [e for e in d.find_elements(By.XPATH, "//*[contains(text(), 'decimal point')]")
-                                    if e.is_displayed()])
+
+    # typed values, in one box of each kind (whole numbers, decimals, powers of ten): a number with a comma and a
+    # word are refused with a visible message beside the box; 1e3 is refused as out of range, or applied where the
+    # range holds it
+    sliders = [control for demo in demos for control in demo.controls.values() if hasattr(control, "value_box")]
+    assert len(sliders) == len(boxes(driver)), (name, len(sliders), len(boxes(driver)))
+    kinds = {}
+    for index, control in enumerate(sliders):
+        kinds.setdefault("log" if hasattr(control, "base") else type(control.value).__name__, index)
+
+    def typed(index, text):
+        box = boxes(driver)[index]
+        box.send_keys(Keys.CONTROL, "a")  # select the number and type over it (clear() would submit an empty box)
+        box.send_keys(text, Keys.ENTER)
+
+    def message_of(index):  # the refusal shown under a box ("" while none, or while the widget re-renders)
+        try:
+            column = boxes(driver)[index].find_element(By.XPATH,
+                                                       "./ancestor::div[contains(@class, 'widget-vbox')][1]")
+            refused = column.find_elements(By.XPATH, ".//div[contains(@style, 'color: #b00')]")
+            return refused[0].text if refused and refused[0].is_displayed() else ""
+        except StaleElementReferenceException:
+            return ""
+
+    for kind, index in kinds.items():
+        control = sliders[index]
+        for text, reason in (("abc", "not a number"), ("2,5", "decimal point")):
+            typed(index, text)
+            wait.until(lambda d: reason in message_of(index), f"{name}: typed {text!r} into a {kind} box")
+        low, high = ((control.base ** control.min, control.base ** control.max) if kind == "log"
+                     else (control.min, control.max))
+        typed(index, "1e3")
+        if low <= 1e3 <= high:  # applied: the box shows it as the figure writes it, and no message is left
+            wait.until(lambda d: boxes(d)[index].get_attribute("value") == interactive.format_value(
+                1000 if kind == "int" else 1000.0, kind == "log") and not message_of(index))
+        else:
+            wait.until(lambda d: "outside the range" in message_of(index), f"{name}: typed '1e3' into a {kind} box")
     driver.save_screenshot(str(_shots_dir(tmp_path) / f"demo_{name}_refused.png"))
-    assert "decimal point" in message[0].text
-    assert [b.get_attribute("value") for b in boxes(driver)][1:] == start_readouts[1:]
+
+    # a setting outside the theory's range, typed into its box, shows each demo's warning on the page
+    def warnings(d):  # the visible warnings that a setting leaves the theory's range
+        try:
+            return [e for e in d.find_elements(By.XPATH, "//*[contains(text(), \"Outside the theory's range\")]")
+                    if e.is_displayed()]
+        except StaleElementReferenceException:
+            return []
+    for button in driver.find_elements(By.XPATH, "//button[contains(., 'Reset to defaults')]"):
+        button.click()
+    wait.until(lambda d: [b.get_attribute("value") for b in boxes(d)] == start_readouts and not warnings(d))
+    shown = 0
+    for demo in demos:
+        outside = _outside_setting(demo)
+        if outside is None:
+            continue
+        for control_name, value in outside:
+            control = demo.controls[control_name]
+            typed(sliders.index(control), interactive.format_value(value, hasattr(control, "base")))
+        shown += 1
+        wait.until(lambda d: len(warnings(d)) == shown)
+    assert shown >= 1, f"{name}: no demo of this lesson has a setting outside its theory's range on its grid"
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", warnings(driver)[0])
+    driver.save_screenshot(str(_shots_dir(tmp_path) / f"demo_{name}_outside.png"))
 
 
-def test_the_static_player_precomputes_one_control_at_a_time_and_leaves_the_demo_as_it_was():
-    """The documentation's player (no Python behind the page): a frame per position of each control with the others
-    at their defaults, the default among the positions, one range input per control, and the live demo unchanged."""
-    import base64
+def _outside_setting(demo):
+    """A setting of the static grid at which the demo's check warns: one slider moved from the defaults, else two;
+    as a list of (control name, value), None if it has no check or no such setting leaves the theory's range."""
+    import itertools
 
-    demo = _typed_demo()
-    demo.update(n=8)
-    image, values = bytes(demo.image.value), demo.values
-    grid = demo.static_grid(points=5)
-    assert grid["n"] == sorted(set(grid["n"])) and 4 in grid["n"] and grid["n"][0] == 2 and grid["n"][-1] == 64
-    assert 1e-2 in grid["slope"] and grid["slope"][0] == pytest.approx(1e-6)  # log slider: whole and half decades
-    page = demo.static_html(points=5)
-    data = json.loads(re.search(r"const d = (\{.*?\});const img", page).group(1))
-    assert [len(c["frames"]) for c in data["controls"]] == [len(grid["slope"]), len(grid["n"])]
-    assert page.count("type='range'") == 2 and "(log scale)" in page
-    # one frame per distinct setting: the defaults' frame is shared by both controls
-    assert len(data["frames"]) == len(grid["slope"]) + len(grid["n"]) - 1
-    assert all(base64.b64decode(f).startswith(b"\x89PNG") for f in data["frames"])
-    assert demo.values == values and bytes(demo.image.value) == image
-
-
-@pytest.mark.parametrize("typed, number", [("100", 100.0), ("106", 106.0), ("10", 10.0), ("10⁶", 1e6), ("10^6", 1e6),
-                                           ("10⁻⁶", 1e-6), ("3×10⁻⁴", 3e-4), ("2.5×10^3", 2500.0), (" 2.5 ", 2.5),
-                                           ("1e-3", 1e-3), ("-0.5", -0.5)])
-def test_typed_numbers_are_read_as_written(typed, number):
-    """A plain integer is that integer (100 is a hundred, not 10⁰), and a power of ten needs its exponent marked (^
-    or superscripts)."""
-    assert interactive.parse_value(typed) == number
-    assert interactive.parse_value(interactive.format_value(number, log=True)) == pytest.approx(number, rel=1e-3)
+    if demo._check is None:
+        return None
+    grid = {name: values for name, values in demo.static_grid().items() if hasattr(demo.controls[name], "value_box")}
+    for count in (1, 2):
+        for names in itertools.combinations(grid, count):
+            for values in itertools.product(*(grid[name] for name in names)):
+                if demo._check(**{**demo.defaults, **dict(zip(names, values))}):
+                    return list(zip(names, values))
+    return None
