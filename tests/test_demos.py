@@ -686,3 +686,34 @@ def _outside_setting(demo):
                 if demo._check(**{**demo.defaults, **dict(zip(names, values))}):
                     return list(zip(names, values))
     return None
+
+
+def test_the_static_player_precomputes_one_control_at_a_time_and_leaves_the_demo_as_it_was():
+    """The documentation's player (no Python behind the page): a frame per position of each control with the others
+    at their defaults, the default among the positions, one range input per control, and the live demo unchanged."""
+    import base64
+
+    demo = _typed_demo()
+    demo.update(n=8)
+    image, values = bytes(demo.image.value), demo.values
+    grid = demo.static_grid(points=5)
+    assert grid["n"] == sorted(set(grid["n"])) and 4 in grid["n"] and grid["n"][0] == 2 and grid["n"][-1] == 64
+    assert 1e-2 in grid["slope"] and grid["slope"][0] == pytest.approx(1e-6)  # log slider: whole and half decades
+    page = demo.static_html(points=5)
+    data = json.loads(re.search(r"const d = (\{.*?\});const img", page).group(1))
+    assert [len(c["frames"]) for c in data["controls"]] == [len(grid["slope"]), len(grid["n"])]
+    assert page.count("type='range'") == 2 and "(log scale)" in page
+    # one frame per distinct setting: the defaults' frame is shared by both controls
+    assert len(data["frames"]) == len(grid["slope"]) + len(grid["n"]) - 1
+    assert all(base64.b64decode(f).startswith(b"\x89PNG") for f in data["frames"])
+    assert demo.values == values and bytes(demo.image.value) == image
+
+
+@pytest.mark.parametrize("typed, number", [("100", 100.0), ("106", 106.0), ("10", 10.0), ("10⁶", 1e6), ("10^6", 1e6),
+                                           ("10⁻⁶", 1e-6), ("3×10⁻⁴", 3e-4), ("2.5×10^3", 2500.0), (" 2.5 ", 2.5),
+                                           ("1e-3", 1e-3), ("-0.5", -0.5)])
+def test_typed_numbers_are_read_as_written(typed, number):
+    """A plain integer is that integer (100 is a hundred, not 10⁰), and a power of ten needs its exponent marked (^
+    or superscripts)."""
+    assert interactive.parse_value(typed) == number
+    assert interactive.parse_value(interactive.format_value(number, log=True)) == pytest.approx(number, rel=1e-3)
