@@ -17,7 +17,8 @@ number (``2.5``, ``1e-3``, ``10^-6``, ``3×10⁻⁴``) and refused, with the rea
 (``2,5``, ``abc``), not a whole number for an integer slider, or outside the slider's range: nothing is clamped
 without a word. After a move a faint copy of the previous curves stays on the figure (a check box hides it), and
 the figure is dimmed while it recomputes. ``Demo.setup_button`` gives a lesson's step a button that puts the
-sliders where the step says.
+sliders where the step says, and ``Demo.step_buttons`` a row of them, which the static player of the documentation
+site shows too, with each step's figure precomputed.
 
 Examples
 --------
@@ -350,6 +351,22 @@ class Demo:
         button.on_click(lambda _button: self.set_values(**values))
         return button
 
+    def step_buttons(self, steps: Dict[str, Dict]) -> "StepButtons":
+        """A row of :meth:`setup_button` buttons, one per lesson step: ``{"Step 1: D = 4": {"depth": 4, ...}, ...}``.
+        Displayed live, the buttons set the sliders; on the static documentation page (``LD_STATIC_DEMOS=1``) they
+        show each step's figure, precomputed at the build, in the demo's player above.
+
+        Raises
+        ------
+        ValueError
+            If ``steps`` is empty or a step names a control that this demo does not have.
+        """
+        if not isinstance(steps, dict) or not steps:
+            raise ValueError(f"steps must be a non-empty dict of button text -> control values, got {steps!r}")
+        for values in steps.values():
+            self._require_controls(values)
+        return StepButtons(self, dict(steps))
+
     def set_values(self, **values) -> None:
         """Set several controls at once, with one recompute.
 
@@ -553,7 +570,7 @@ class Demo:
         # back to the live demo's own setting
         self._draw(self._compute(**self.values), self.values, None, self.show_trace.value)
         self.image.value = _png(self._canvas)
-        player = f"ld-static-{uuid.uuid4().hex[:8]}"
+        player = self._player = f"ld-static-{uuid.uuid4().hex[:8]}"
         rows = "".join(
             f"<div style='margin-bottom: 6px'><div style='font-size: 0.9em'>{c['label']}</div>"
             f"<input type='range' min='0' max='{len(c['shown']) - 1}' step='1' value='{c['start']}' "
@@ -584,6 +601,9 @@ class Demo:
                 f"d.frames[f]; }} }}"
                 f"inputs.forEach(function (input, i) {{ input.addEventListener('input', function () {{ show(i); }}); }});"
                 f"root.querySelector('.ld-static-reset').addEventListener('click', function () {{ show(null); }});"
+                f"root.ldSet = function (png, positions, texts) {{ inputs.forEach(function (input, i) {{ "
+                f"input.value = positions[i]; input.parentNode.querySelector('.ld-static-value').textContent = "
+                f"texts[i]; }}); img.style.opacity = 1; img.src = 'data:image/png;base64,' + png; }};"
                 f"}})();</script></div>")
 
     def _layout_key(self) -> list:
@@ -615,6 +635,91 @@ class Demo:
         if self.image.value:
             bundle["image/png"] = base64.b64encode(self.image.value).decode("ascii")
         if os.environ.get("LD_STATIC_DEMOS") == "1":  # the documentation build: the precomputed player
+            bundle["text/html"] = self.static_html()
+        display(bundle, raw=True)
+
+
+class StepButtons:
+    """A lesson's step buttons under a demo (made by :meth:`Demo.step_buttons`): live, a row of setup buttons; on the
+    static documentation page, HTML buttons that show each step's precomputed figure in the demo's player."""
+
+    def __init__(self, demo: Demo, steps: Dict[str, Dict]):
+        self.demo, self.steps = demo, steps
+        self.buttons = [demo.setup_button(text, **values) for text, values in steps.items()]
+
+    @property
+    def widget(self):
+        import ipywidgets as w
+
+        return w.HBox(self.buttons, layout=w.Layout(flex_flow="row wrap"))
+
+    def static_html(self) -> str:
+        """The steps as buttons of the demo's static player: each shows its step's figure (computed now, the other
+        controls at their defaults) and puts the player's sliders at the nearest positions of their grids, with the
+        step's own values written beside them.
+
+        Raises
+        ------
+        ValueError
+            If the demo's player has not been made yet (:meth:`Demo.static_html` comes first).
+        """
+        import base64
+        import html
+        import json
+        import math
+
+        demo = self.demo
+        player = getattr(demo, "_player", None)
+        if player is None:
+            raise ValueError("the demo's static player must be shown before its steps (Demo.static_html)")
+        grid = demo.static_grid()
+        steps = []
+        for values in self.steps.values():
+            setting = {**demo.defaults, **values}
+            try:
+                data = demo._compute(**setting)
+            except ValueError:
+                steps.append(None)
+                continue
+            demo._draw(data, setting, None, False)
+            positions, texts = [], []
+            for name, options in grid.items():
+                value = setting[name]
+                control = demo.controls[name]
+                numeric = all(isinstance(o, (int, float)) and not isinstance(o, bool) for o in options)
+                log = hasattr(control, "base")  # nearest in the exponent on a log slider
+                scale = (lambda v: math.log(v)) if log else (lambda v: v)
+                position = (min(range(len(options)), key=lambda k: abs(scale(options[k]) - scale(value))) if numeric
+                            else options.index(value))
+                positions.append(position)
+                if hasattr(control, "options"):
+                    labels = dict((o[1], o[0]) if isinstance(o, tuple) else (o, o) for o in control.options)
+                    texts.append(str(labels[value]))
+                else:
+                    texts.append(format_value(value, log) if numeric else str(value))
+            steps.append({"png": base64.b64encode(_png(demo._canvas, palette=True)).decode("ascii"),
+                          "positions": positions, "texts": texts})
+        demo._draw(demo._compute(**demo.values), demo.values, None, demo.show_trace.value)  # the live setting back
+        row = f"{player}-steps"
+        buttons = "".join(f"<button type='button' style='margin: 0 6px 6px 0'>{html.escape(text)}</button>"
+                          for text in self.steps)
+        return (f"<div id='{row}' class='ld-static-steps'>{buttons}<span class='ld-static-step-note' "
+                f"style='font-size: 0.85em; color: #555; margin-left: 4px'></span></div>"
+                f"<script>(function () {{ const steps = {json.dumps(steps)};"
+                f"const row = document.getElementById('{row}'); const note = row.querySelector('.ld-static-step-note');"
+                f"row.querySelectorAll('button').forEach(function (button, i) {{ button.addEventListener('click', "
+                f"function () {{ const root = document.getElementById('{player}'); const s = steps[i];"
+                f"if (s === null || !root || !root.ldSet) {{ note.textContent = 'this step has no precomputed figure'; "
+                f"return; }} root.ldSet(s.png, s.positions, s.texts); note.textContent = button.textContent + "
+                f"': set up in the player above (precomputed)'; }}); }}); }})();</script>")
+
+    def _ipython_display_(self):
+        import os
+
+        from IPython.display import display
+
+        bundle = self.widget._repr_mimebundle_()
+        if os.environ.get("LD_STATIC_DEMOS") == "1" and getattr(self.demo, "_player", None):
             bundle["text/html"] = self.static_html()
         display(bundle, raw=True)
 

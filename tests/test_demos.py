@@ -44,7 +44,7 @@ def test_there_is_a_demo_per_theory_with_a_lesson():
         assert "](index.ipynb)" in notebook.cells[0].source, f"{name}: the first cell links back to the index"
 
 
-_LESSON = ("## ", "**How to read it.**", "### Predict, then move", ".setup_button(", "### The idea")
+_LESSON = ("## ", "**How to read it.**", "### Predict, then move", ".step_buttons(", "### The idea")
 
 
 @pytest.mark.parametrize("name", DEMOS)
@@ -68,7 +68,8 @@ def test_each_demo_is_a_lesson_in_reading_order(name):
         numbered = re.findall(r"^\d+\. (.*)$", steps.source, flags=re.M)
         assert len(numbered) >= 2 and all("?" in step for step in numbered), \
             f"{name}, cell {i}: each step asks the student to predict (a question) before the move"
-        assert buttons.cell_type == "code" and buttons.source.count(_LESSON[3]) >= 2, (name, i)
+        assert buttons.cell_type == "code" and _LESSON[3] in buttons.source and \
+            len(re.findall(r'"Step \d+: ', buttons.source)) >= 2, (name, i)
         assert idea.cell_type == "markdown" and idea.source.startswith(_LESSON[4]), (name, i, idea.source[:60])
         assert "$" in idea.source and any(author in idea.source for author in authors), \
             f"{name}, cell {i}: the idea gives its maths and its source"
@@ -215,6 +216,36 @@ def test_a_setup_button_sets_the_step_with_one_recompute_and_a_check_warns_outsi
     assert "ld-busy" not in demo.figure_box._dom_classes  # the figure is dimmed only while it recomputes
     with pytest.raises(ValueError, match="name controls"):
         demo.setup_button("bad", width=3)
+
+
+def test_step_buttons_set_each_step_live_and_show_its_precomputed_figure_in_the_static_player():
+    import base64
+
+    demo = _typed_demo()
+    steps = demo.step_buttons({"Step 1: n = 10": dict(n=10), "Step 2: slope 0.1": dict(slope=0.1, n=64)})
+    assert [b.description for b in steps.widget.children] == ["Step 1: n = 10", "Step 2: slope 0.1"]
+    steps.buttons[1].click()
+    assert demo.values == {"slope": 0.1, "n": 64}
+    demo.reset()
+    with pytest.raises(ValueError, match="player must be shown before its steps"):
+        steps.static_html()
+    player = demo.static_html(points=5)
+    page = steps.static_html()
+    assert demo._player in page and demo._player in player and "root.ldSet" in player
+    data = json.loads(re.search(r"const steps = (\[.*?\]);", page).group(1))
+    grid = demo.static_grid()
+    # each step: its figure, and the player's sliders at the nearest grid positions with the exact values written
+    assert [s["texts"] for s in data] == [["0.01", "10"], ["0.1", "64"]]
+    assert data[0]["positions"] == [grid["slope"].index(1e-2), min(range(len(grid["n"])),
+                                                                    key=lambda k: abs(grid["n"][k] - 10))]
+    assert data[1]["positions"][1] == len(grid["n"]) - 1
+    frames = [base64.b64decode(s["png"]) for s in data]
+    assert all(f.startswith(b"\x89PNG") for f in frames) and frames[0] != frames[1]
+    assert demo.values == demo.defaults  # the live demo is left as it was
+    with pytest.raises(ValueError, match="name controls"):
+        demo.step_buttons({"Step 1": dict(width=2)})
+    with pytest.raises(ValueError, match="non-empty dict"):
+        demo.step_buttons({})
 
 
 @pytest.mark.parametrize("method", ["set_values", "update"])

@@ -202,6 +202,15 @@ def test_static_notebook_page_shows_its_figure(site, tmp_path):
     slider = player.find_elements(By.CSS_SELECTOR, "input[type=range]")[0]
     driver.execute_script("arguments[0].value = 0; arguments[0].dispatchEvent(new Event('input'));", slider)
     assert frame.get_attribute("src") != before, "moving a static slider did not change the frame"
+    # a lesson step's button shows that step's precomputed frame in the player and writes its values by the sliders
+    moved = frame.get_attribute("src")
+    step = driver.find_elements(By.CSS_SELECTOR, ".ld-static-steps button")[0]
+    assert step.text.startswith("Step 1")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", step)
+    step.click()
+    assert frame.get_attribute("src") not in (before, moved), "a static step button did not change the frame"
+    note = driver.find_elements(By.CSS_SELECTOR, ".ld-static-step-note")[0].text
+    assert note.startswith("Step 1") and "precomputed" in note
     # the notebook can be downloaded from its page, and its links to the theory note reach the note's page
     download = driver.find_element(By.PARTIAL_LINK_TEXT, "Download this notebook")
     assert download.get_attribute("href").endswith("linear_networks.ipynb")
