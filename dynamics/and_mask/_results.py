@@ -1034,6 +1034,23 @@ class NoisyLabelsConfig(NamedTuple):
         """
         return cls.record()._replace(shuffled_fraction=0.25)
 
+    @classmethod
+    def record_clean_labels(cls) -> "NoisyLabelsConfig":
+        """The record size of clean labels (the clean-label half of the paper's Figs 8 and 16): :meth:`record` with
+        no label shuffled.
+
+        Chosen by a run on one seed (τ = 0, 0.4, 0.6, 0.8; 6 minutes on one busy CPU core): averaging fits the
+        training set (1.00) and reaches 0.95 on test data; τ = 0.4 gives 1.00 and 0.94, τ = 0.6 0.88 and 0.85, and
+        τ = 0.8 does not train (both at their starting 0.48 and 0.47).
+
+        Examples
+        --------
+        >>> config = NoisyLabelsConfig.record_clean_labels()
+        >>> config.shuffled_fraction, config.n_train, config.n_steps
+        (0.0, 1024, 2000)
+        """
+        return cls.record()._replace(shuffled_fraction=0.0)
+
 
 class EnvironmentSweepConfig(NamedTuple):
     """Settings of the number of environments plain averaging needs, against the AND-mask (Parascandolo et al. 2021,
