@@ -618,17 +618,23 @@ def _random_labels_verdict(run):
     return Verdict("not reproduced", text)
 
 
-record_plan(RecordPlan(
+def _labels_plan(**fields):
+    """A record of the labels experiments (random labels, label noise, clean labels): one trainer, 5 seeds, the
+    same code and the same short replay, checked in CI by one experiment claim."""
+    return RecordPlan(
+        trainer="dynamics.and_mask.torch_experiments:train_noisy_labels", seeds=tuple(range(5)),
+        code=("dynamics.and_mask.torch_experiments", "dynamics.and_mask.torch_optim", "dynamics.and_mask._setups",
+              "dynamics.numerics.torch_batched"),
+        replay=lambda config: config._replace(n_steps=6, record_every=3), replay_tolerance=0.01,
+        ci_claim="and_mask.experiment_noisy_labels", **fields)
+
+
+record_plan(_labels_plan(
     name="and_mask.noisy_labels", source="Parascandolo et al. 2021, Fig 8",
     source_result="on CIFAR-10 with random labels the baseline (τ = 0) memorises the training set (about 100% "
                   "training accuracy), and \"as the threshold of the AND-mask increases, memorisation ... is quickly "
                   "hindered\": a slightly higher τ prevents it",
-    trainer="dynamics.and_mask.torch_experiments:train_noisy_labels",
-    config=am.NoisyLabelsConfig.record(), seeds=tuple(range(5)),
-    code=("dynamics.and_mask.torch_experiments", "dynamics.and_mask.torch_optim", "dynamics.and_mask._setups",
-          "dynamics.numerics.torch_batched"),
-    judge=_random_labels_verdict, summary=_random_labels_summary,
-    replay=lambda config: config._replace(n_steps=6, record_every=3), replay_tolerance=0.01,
+    config=am.NoisyLabelsConfig.record(), judge=_random_labels_verdict, summary=_random_labels_summary,
     tolerance_reason="the replay with one and two torch threads agrees exactly, in float32 and float64 to 3e-8; "
                      "accuracies are counts over 1024 training and 1000 test examples, and 0.01 lets another CPU's "
                      "float32 rounding flip a few borderline examples",
@@ -636,7 +642,7 @@ record_plan(RecordPlan(
             "random, an MLP 2 × 256, the paper's batches of 80 examples (each its own environment), Adam lr 5e-3 "
             "(the paper: 5e-4 for Fig 8) for 2000 steps (156 epochs; the paper: 80), τ in 0, 0.1, 0.2, 0.4, 0.6, "
             "0.8 (the paper's grid without 0.05), 5 seeds (the paper: 2)",
-    cuda_config=am.NoisyLabelsConfig.source(), ci_claim="and_mask.experiment_noisy_labels"))
+    cuda_config=am.NoisyLabelsConfig.source()))
 
 
 def _label_noise_summary(run):
@@ -683,18 +689,13 @@ def _label_noise_verdict(run):
     return Verdict.graded(held, text)
 
 
-record_plan(RecordPlan(
+record_plan(_labels_plan(
     name="and_mask.label_noise", source="Parascandolo et al. 2021, Fig 9",
     source_result="on CIFAR-10 with 25% of the training labels shuffled, the baseline memorises the mislabelled "
                   "examples while the AND-mask's accuracy against their wrong labels is well below chance (it "
                   "predicts their true class); on the test set the baseline peaks early and then declines, while the "
                   "AND-mask improves slowly but steadily (no numbers given)",
-    trainer="dynamics.and_mask.torch_experiments:train_noisy_labels",
-    config=am.NoisyLabelsConfig.record_label_noise(), seeds=tuple(range(5)),
-    code=("dynamics.and_mask.torch_experiments", "dynamics.and_mask.torch_optim", "dynamics.and_mask._setups",
-          "dynamics.numerics.torch_batched"),
-    judge=_label_noise_verdict, summary=_label_noise_summary,
-    replay=lambda config: config._replace(n_steps=6, record_every=3), replay_tolerance=0.01,
+    config=am.NoisyLabelsConfig.record_label_noise(), judge=_label_noise_verdict, summary=_label_noise_summary,
     tolerance_reason="the random-labels record's replay, on the same trainer, agrees exactly with one and two torch "
                      "threads; accuracies are counts over 1024 training and 1000 test examples, and 0.01 lets another "
                      "CPU's float32 rounding flip a few borderline examples",
@@ -703,8 +704,7 @@ record_plan(RecordPlan(
             "of 80 examples (each its own environment), one Adam learning rate 5e-3 for all τ (the paper: the "
             "AND-mask's 5e-3, the baseline's best 1e-3) for 2000 steps (156 epochs; the paper: 80), τ in 0, 0.1, "
             "0.2, 0.4, 0.6, 0.8, 5 seeds",
-    cuda_config=am.NoisyLabelsConfig.source()._replace(shuffled_fraction=0.25),
-    ci_claim="and_mask.experiment_noisy_labels"))
+    cuda_config=am.NoisyLabelsConfig.source()._replace(shuffled_fraction=0.25)))
 
 
 def _clean_labels_summary(run):
@@ -745,17 +745,12 @@ def _clean_labels_verdict(run):
     return Verdict.graded(held, text)
 
 
-record_plan(RecordPlan(
+record_plan(_labels_plan(
     name="and_mask.clean_labels", source="Parascandolo et al. 2021, Figs 8 and 16 (clean labels)",
     source_result="on CIFAR-10 with clean labels both the baseline and the AND-mask converge and generalise; as τ "
                   "grows the test accuracy falls more slowly than the training accuracy, and eventually the two "
                   "reach the same value (Fig 16; no numbers given)",
-    trainer="dynamics.and_mask.torch_experiments:train_noisy_labels",
-    config=am.NoisyLabelsConfig.record_clean_labels(), seeds=tuple(range(5)),
-    code=("dynamics.and_mask.torch_experiments", "dynamics.and_mask.torch_optim", "dynamics.and_mask._setups",
-          "dynamics.numerics.torch_batched"),
-    judge=_clean_labels_verdict, summary=_clean_labels_summary,
-    replay=lambda config: config._replace(n_steps=6, record_every=3), replay_tolerance=0.01,
+    config=am.NoisyLabelsConfig.record_clean_labels(), judge=_clean_labels_verdict, summary=_clean_labels_summary,
     tolerance_reason="the random-labels record's replay, on the same trainer, agrees exactly with one and two torch "
                      "threads; accuracies are counts over 1024 training and 1000 test examples, and 0.01 lets another "
                      "CPU's float32 rounding flip a few borderline examples",
@@ -763,5 +758,4 @@ record_plan(RecordPlan(
             "random linear teacher, no label shuffled, an MLP 2 × 256, the paper's batches of 80 examples (each its "
             "own environment), Adam lr 5e-3 for 2000 steps (156 epochs; the paper: 80), τ in 0, 0.1, 0.2, 0.4, 0.6, "
             "0.8, 5 seeds",
-    cuda_config=am.NoisyLabelsConfig.source()._replace(shuffled_fraction=0.0),
-    ci_claim="and_mask.experiment_noisy_labels"))
+    cuda_config=am.NoisyLabelsConfig.source()._replace(shuffled_fraction=0.0)))
