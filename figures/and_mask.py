@@ -21,10 +21,6 @@ am = lazy_module("dynamics.and_mask")
 
 P = "Parascandolo et al. 2021,"
 FIG1_STARTS = ((-1.3, 1.2), (1.25, -1.3), (0.05, 0.35), (1.3, 1.35), (-1.35, -0.1), (0.35, 0.6))
-# The integer seeds of the two figures trained by dynamics.and_mask.torch_experiments: the seeds that
-# dynamics.numerics.torch_tools.seed_int drew from numpy.random.default_rng(8), (9) and (9) for them,
-# written out so that the figures stay what they were when the trainers drew their own seeds.
-LABEL_NOISE_SEEDS = (4013316086496403912, 1322710912993444104)
 
 
 @figure("and_mask.fig1_landscapes", f"{P} Fig 1 (the landscape is the project's construction)",
@@ -78,6 +74,82 @@ def fig1_landscapes(learning_rate=0.02, n_steps=30_000, starts=FIG1_STARTS, n_gr
     fig.legend(loc="outside lower center", ncol=5, fontsize=8, frameon=True, facecolor="0.75", edgecolor="0.75")
     colorbar = fig.colorbar(image, ax=axes, shrink=0.85)
     colorbar.set_label(r"$\log_{10}(\mathrm{loss} + 10^{-3})$")
+    return fig
+
+
+@figure("and_mask.fig11_patchwork", f"{P} Fig 11 and Eq 5 (the appendix's patchwork example)",
+        "The patchwork of two logistic units f_θ(x) = θ5 σ(θ1 x + θ2) + θ6 σ(θ3 x + θ4) fitted to the piecewise-linear "
+        "target f* (black) of two noiseless environments, A on [0, 0.5) and B on [0.5, 1] (shaded). θ* = (100, −50, "
+        "100, −75, 1, 1) fits both; θ̃* differs only in the second unit's output weight (θ6 = −0.5), which A does not "
+        "see: the losses on A agree to 1e-12 while B's grows by 1.06, so the consistency of θ* is at most "
+        "−|L_B(θ*) − L_B(θ̃*)|. The legend gives each environment's mean squared error, computed on 2·10⁵-point grids "
+        "(the claim and_mask.patchwork_sigmoid holds them to adaptive quadrature). Dotted grey: the same network "
+        "with θ6 = 0 and 2, which also leave A unchanged.")
+def fig11_patchwork(n_points=801):
+    fig, ax = new_figure(1, 1, width=6.4, height=3.9)
+    x = np.linspace(0.0, 1.0, n_points)
+    ax.axvspan(0.0, 0.5, color=COLORS[0], alpha=0.07, lw=0)
+    ax.axvspan(0.5, 1.0, color=COLORS[1], alpha=0.07, lw=0)
+    ax.text(0.25, 3.02, "environment A", ha="center", fontsize=8, color=COLORS[0])
+    ax.text(0.75, 3.02, "environment B", ha="center", fontsize=8, color=COLORS[1])
+    for theta6 in (0.0, 2.0):
+        other = am.PATCHWORK_THETA_STAR.copy()
+        other[5] = theta6
+        ax.plot(x, am.patchwork_model(x, other), color="0.6", ls=":", lw=1.0,
+                label=r"$\theta^*$ with $\theta_6$ = 0 or 2" if theta6 == 0 else None)
+    ax.plot(x, am.patchwork_target(x), color="k", lw=2.2, label="target $f^*$")
+    for theta, color, style, name in ((am.PATCHWORK_THETA_STAR, COLORS[2], "-", r"$\theta^*$"),
+                                      (am.PATCHWORK_THETA_TILDE, COLORS[3], "--", r"$\tilde\theta^*$")):
+        losses = am.patchwork_losses(theta)
+        ax.plot(x, am.patchwork_model(x, theta), color=color, ls=style, lw=1.6,
+                label=f"{name}: $L_A$ = {losses.loss_a:.4f}, $L_B$ = {losses.loss_b:.4f}")
+    ax.set(xlabel="input x", ylabel="output", xlim=(0.0, 1.0), ylim=(-0.6, 3.2),
+           title="a change that environment A cannot see")
+    ax.legend(loc="upper left", fontsize=8, bbox_to_anchor=(0.0, 0.95))
+    return fig
+
+
+@figure("and_mask.fig5_dataset", f"{P} Figs 5 and 13 (the synthetic memorisation data set)",
+        "The data of the memorisation task, made by dynamics.and_mask.make_spiral_dataset with two environments, "
+        "two shortcut dimensions (as the paper's Fig 5 draws them) and the authors' 3-turn spirals. Left: the "
+        "mechanism, two interleaved spirals, the same in every environment and in the o.o.d. test set (Fig 13); 256 "
+        "training examples of environment A by label. Right: the shortcut block. In each training environment class "
+        "+1 carries the environment's signature x_s(e) and class −1 carries −x_s(e) (filled markers; every example of "
+        "a class sits on one point, the generator adds no noise), so a boundary through the origin perpendicular to "
+        "x_s(A) (blue dashes) separates A, and one perpendicular to x_s(B) (green dashes) separates B. Pooled, "
+        "a boundary separates both only if it lies in the wedge between them; the diagonal one, perpendicular to "
+        "x̂_s(A) + x̂_s(B) (black), is the natural pooled choice. In the o.o.d. test set the shortcut is drawn per "
+        "example (grey dots), so any shortcut boundary is at chance there.")
+def fig5_dataset(seed=5, n_per_env=256):
+    data = am.make_spiral_dataset(n_envs=2, n_samples_per_env=n_per_env, dim_shortcut=2, n_test=400, seed=seed)
+    fig, (left, right) = new_figure(1, 2, width=9.6, height=4.3)
+    inputs, labels = data.train_inputs[0], data.train_labels[0]
+    for label, color, marker in ((1, COLORS[0], "o"), (-1, COLORS[1], "s")):
+        chosen = labels == label
+        left.plot(inputs[chosen, 0], inputs[chosen, 1], marker, ms=3, color=color, alpha=0.8, ls="none",
+                  label=f"y = {label:+d}".replace("-", "−"))
+    left.set(xlabel="mechanism coordinate 1 (standardised)", ylabel="mechanism coordinate 2 (standardised)",
+             title="mechanism: two interleaved spirals", aspect="equal")
+    left.legend(loc="upper right", fontsize=8)
+    right.plot(data.test_inputs[:, 2], data.test_inputs[:, 3], ".", ms=2.5, color="0.7",
+               label="o.o.d. test (drawn per example)")
+    signatures = []
+    for env, name, color in ((0, "A", COLORS[0]), (1, "B", COLORS[2])):
+        shortcut, y = data.train_inputs[env, :, 2:], data.train_labels[env]
+        signature = shortcut[y == 1][0]
+        signatures.append(signature / np.linalg.norm(signature))
+        right.plot(*signature, "o", ms=9, color=color, label=f"environment {name}, y = +1")
+        right.plot(*(-signature), "s", ms=9, color=color, mfc="white", mew=2, label=f"environment {name}, y = −1")
+        normal = np.array([-signature[1], signature[0]]) / np.linalg.norm(signature)
+        right.plot(*np.outer([-4, 4], normal).T, ls="--", color=color, lw=1.2,
+                   label=f"boundary ⊥ $x_s$({name}): separates {name}")
+    pooled = signatures[0] + signatures[1]
+    normal = np.array([-pooled[1], pooled[0]]) / np.linalg.norm(pooled)
+    right.plot(*np.outer([-4, 4], normal).T, color="k", lw=1.4, label="pooled: separates A and B")
+    reach = 1.15 * max(np.abs(data.train_inputs[:, :, 2:]).max(), 2.5)
+    right.set(xlabel="shortcut coordinate 1", ylabel="shortcut coordinate 2", xlim=(-reach, reach),
+              ylim=(-reach, reach), aspect="equal", title="shortcut: one signature per environment")
+    right.legend(loc="upper left", fontsize=7, bbox_to_anchor=(1.02, 1.0))
     return fig
 
 
@@ -301,45 +373,53 @@ def learning_signals():
 
 
 @figure("and_mask.noisy_labels", f"{P} Figs 8, 9 and 16 in spirit (a generated tabular task instead of CIFAR-10)",
-        "Random labels and label noise with each example its own environment, the AND-mask at τ with "
-        "inverse-sparsity rescaling (τ = 0: plain averaging), Adam lr 5e-3 (×0.1 at ¾). Left, drawn from the "
-        "committed record (python -m verify --record and_mask.noisy_labels): training accuracy with all labels "
-        "random, 1024 Gaussian inputs in 32 dimensions, an MLP 2 × 256 LeakyReLU, the paper's batches of 80 "
-        "examples = 80 environments, 2000 steps, mean over the record's seeds (the paper: FastResNet on CIFAR-10). "
-        "Middle and right, trained at the CPU size (256 inputs in 16 dimensions, MLP 2 × 64, batches of 32, 600 "
-        "steps, mean over 2 seeds; no record yet): with 25% of the labels shuffled, accuracy on the mislabelled "
-        "training examples against their wrong labels (averaging memorises them, the AND-mask at τ = 0.6 stays "
-        "below chance: it predicts the true class) and on clean test data in the same run. Dotted: chance. Below "
-        "the panels: the record's verdict against the paper's Fig 8.",
-        quick=dict(taus=(0.0, 0.6), label_noise_seeds=LABEL_NOISE_SEEDS[:1], n_steps=60))
-def noisy_labels(taus=(0.0, 0.2, 0.4, 0.6, 0.8), label_noise_seeds=LABEL_NOISE_SEEDS, n_steps=600):
-    from dynamics.and_mask.torch_experiments import train_noisy_labels
+        "Random labels, label noise and clean labels with each example its own environment, drawn from three "
+        "committed records (python -m verify --record and_mask.noisy_labels, and_mask.label_noise, "
+        "and_mask.clean_labels), all at one size: 1024 Gaussian inputs in 32 dimensions labelled by a random linear "
+        "teacher, an MLP 2 × 256 LeakyReLU, the paper's batches of 80 examples = 80 environments, Adam lr 5e-3 "
+        "(×0.1 at ¾) for 2000 steps, the AND-mask at τ with inverse-sparsity rescaling (τ = 0: plain averaging), "
+        "5 seeds (the paper: FastResNet on CIFAR-10, 2 seeds). (a) All labels random: training accuracy "
+        "(Fig 8). (b) 25% of the labels shuffled: accuracy on the mislabelled training examples against their "
+        "wrong labels; below chance means the network predicts their true class (Fig 9, left). (c) The same runs "
+        "on clean test data (Fig 9, right). (d) Clean labels: final training and test accuracy against τ, mean "
+        "and seeds (Fig 16). Lines in (a)-(c): mean over seeds; dotted: chance. Below the panels: each record's "
+        "verdict against the paper.")
+def noisy_labels():
+    from .registry import record, verdict_lines
 
-    from .registry import record, verdict_line
-
-    saved = record("and_mask.noisy_labels")
-    random_labels = saved.result
-    config = am.NoisyLabelsConfig(agreement_thresholds=tuple(taus), shuffled_fraction=0.25, n_steps=n_steps,
-                                  record_every=max(n_steps // 30, 1))
-    label_noise = train_noisy_labels(config, label_noise_seeds, device="cpu")
-    fig, axes = new_figure(1, 3, width=11.0, height=3.8)
+    saved = {name: record(f"and_mask.{name}") for name in ("noisy_labels", "label_noise", "clean_labels")}
+    random_labels, label_noise, clean = (saved[name].result for name in saved)
+    fig, axes = new_figure(2, 2, width=10.0, height=7.2)
+    (a, b), (c, d) = axes
     every = sorted(set(random_labels.agreement_thresholds) | set(label_noise.agreement_thresholds))
     colors = dict(zip(every, matplotlib.colormaps[SEQUENTIAL](np.linspace(0.0, 0.85, len(every)))))
-    panels = ((axes[0], random_labels, random_labels.train_accuracy,
-               f"random labels: training accuracy (record, {len(saved.seeds)} seeds)"),
-              (axes[1], label_noise, label_noise.mislabelled_accuracy, "25% shuffled: mislabelled examples"),
-              (axes[2], label_noise, label_noise.test_accuracy, "25% shuffled: clean test data"))
-    for ax, run, values, title in panels:
+    panels = ((a, random_labels, random_labels.train_accuracy, "(a) random labels: training accuracy",
+               "accuracy on the random labels"),
+              (b, label_noise, label_noise.mislabelled_accuracy, "(b) 25% shuffled: the mislabelled examples",
+               "accuracy against their wrong labels"),
+              (c, label_noise, label_noise.test_accuracy, "(c) 25% shuffled: clean test data",
+               "test accuracy (fraction correct)"))
+    for ax, run, values, title, ylabel in panels:
         for i, tau in enumerate(run.agreement_thresholds):
             ax.plot(run.steps, values[i].mean(axis=0), color=colors[tau],
                     label="averaging (τ = 0)" if tau == 0 else f"AND τ = {tau:g}")
         ax.axhline(0.5, color="0.3", ls=":", lw=1.0)
-        ax.set(xlabel="Adam step", ylabel="accuracy (fraction correct)", ylim=(0.0, 1.03), title=title)
-    axes[0].title.set_fontsize(9)
-    axes[1].set_ylabel("accuracy against the wrong labels")
-    handles, labels = axes[0].get_legend_handles_labels()
+        ax.set(xlabel="Adam step", ylabel=ylabel, ylim=(0.0, 1.03), title=title)
+    taus = clean.agreement_thresholds
+    for values, style, marker, name in ((clean.train_accuracy[..., -1], "--", "s", "training"),
+                                        (clean.test_accuracy[..., -1], "-", "o", "test")):
+        d.plot(taus, values.mean(axis=1), ls=style, marker=marker, ms=5, color=COLORS[0], label=f"{name} (mean)")
+        for j in range(values.shape[1]):
+            d.plot(taus, values[:, j], marker, color=COLORS[0], alpha=0.35, ms=3)
+    d.axhline(0.5, color="0.3", ls=":", lw=1.0)
+    d.set(xlabel="agreement threshold τ", ylabel="final accuracy (fraction correct)", ylim=(0.0, 1.03),
+          title="(d) clean labels: training and test against τ")
+    d.legend(loc="lower left", fontsize=8)
+    handles, labels = a.get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside right center", fontsize=8)
-    verdict_line(fig, saved.verdict, saved.reduced)
+    verdict_lines(fig, [("random labels (Fig 8)", saved["noisy_labels"].verdict),
+                        ("label noise (Fig 9)", saved["label_noise"].verdict),
+                        ("clean labels (Figs 8, 16)", saved["clean_labels"].verdict)])
     return fig
 
 

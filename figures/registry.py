@@ -74,6 +74,17 @@ def verdict_line(fig, verdict, reduced):
              wrap=True, color="k" if status == "reproduced" else "#B00020")
 
 
+def verdict_lines(fig, verdicts):
+    """Print several records' verdicts under one figure, one line each: ``[(what, verdict), ...]`` as "what —
+    status: text" (red unless every record is reproduced); each record's size is in the figure's caption."""
+    import textwrap
+
+    width = int(fig.get_figwidth() * 16)  # characters of 7.5-point text per line across the figure
+    text = "\n".join(textwrap.fill(f"{what}: {status}: {line}", width) for what, (status, line) in verdicts)
+    fig.text(0.5, -0.01, text, ha="center", va="top", fontsize=7.5,
+             color="k" if all(status == "reproduced" for _, (status, _) in verdicts) else "#B00020")
+
+
 def figure_modules():
     """The figures modules, read from the theory registry (:mod:`dynamics.theories`): ``figures.numerics`` for the
     numerics core, then ``figures.<id>`` for each theory that has one."""

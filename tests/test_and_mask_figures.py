@@ -73,3 +73,43 @@ def test_shortcut_task_bars_are_the_trained_accuracies():
               for j in range(2)] for tau in taus]
     heights = [bar.get_height() for bar in fig.axes[0].patches]
     assert np.allclose(heights, np.mean(tests, axis=1), rtol=1e-14)
+
+
+def test_fig11_curves_are_the_patchwork_and_its_target():
+    fig = figs.fig11_patchwork(n_points=101)
+    ax = fig.axes[0]
+    x = np.linspace(0.0, 1.0, 101)
+    lines = {line.get_label(): line for line in ax.lines}
+    assert np.array_equal(lines["target $f^*$"].get_ydata(), am.patchwork_target(x))
+    star = next(line for label, line in lines.items() if label.startswith(r"$\theta^*$:"))
+    tilde = next(line for label, line in lines.items() if label.startswith(r"$\tilde\theta^*$:"))
+    assert np.array_equal(star.get_ydata(), am.patchwork_model(x, am.PATCHWORK_THETA_STAR))
+    assert np.array_equal(tilde.get_ydata(), am.patchwork_model(x, am.PATCHWORK_THETA_TILDE))
+    # the legend's losses are the environments' losses of each θ
+    losses = am.patchwork_losses(am.PATCHWORK_THETA_TILDE)
+    assert f"$L_A$ = {losses.loss_a:.4f}, $L_B$ = {losses.loss_b:.4f}" in tilde.get_label()
+    # on environment A the two networks coincide; on B they part
+    a, b = x < 0.5, x > 0.8
+    assert np.allclose(star.get_ydata()[a], tilde.get_ydata()[a], atol=1e-9)
+    assert np.all(np.abs(star.get_ydata()[b] - tilde.get_ydata()[b]) > 1.0)
+
+
+def test_fig5_draws_the_data_set_and_boundaries_that_separate_it():
+    fig = figs.fig5_dataset(seed=3, n_per_env=64)
+    left, right = fig.axes
+    data = am.make_spiral_dataset(n_envs=2, n_samples_per_env=64, dim_shortcut=2, n_test=400, seed=3)
+    positive = data.train_labels[0] == 1
+    assert np.array_equal(left.lines[0].get_xydata(), data.train_inputs[0][positive][:, :2])
+    assert np.array_equal(right.lines[0].get_xydata(), data.test_inputs[:, 2:])
+    boundaries = {line.get_label(): line for line in right.lines if "separates" in line.get_label()}
+    assert len(boundaries) == 3
+
+    def sides(line, env):  # the side of the line through 0 on which each example of env lies, times its label
+        (x0, y0), (x1, y1) = line.get_xydata()
+        normal = np.array([-(y1 - y0), x1 - x0])
+        return set(np.sign(data.train_inputs[env, :, 2:] @ normal) * data.train_labels[env])
+
+    a, b = (boundaries[f"boundary ⊥ $x_s$({name}): separates {name}"] for name in "AB")
+    pooled = boundaries["pooled: separates A and B"]
+    assert len(sides(a, 0)) == 1 and len(sides(b, 1)) == 1
+    assert sides(pooled, 0) == sides(pooled, 1) and len(sides(pooled, 0)) == 1  # one side per class, in both
