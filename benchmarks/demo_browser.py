@@ -16,6 +16,7 @@ here, where a busy machine changes a report, not a verdict: run it on a quiet ma
 import argparse
 import datetime
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -76,11 +77,15 @@ def main(argv=None):
                         continue
                     handle = next(handles)
                     driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", handle)
+                    position = (math.log(control.value, control.base) if hasattr(control, "base")
+                                else control.value)  # a log slider's range is in the exponent
                     try:
                         times = timed_moves(driver, image, handle, args.moves, seconds=20,
-                                            left_first=control.value >= control.max)
+                                            left_first=position >= control.max - control.step / 2)
                     except TimeoutException:
-                        row["sliders"][name] = {"ms": None, "note": "no new figure within 20 s"}
+                        row["sliders"][name] = {"ms": None, "note": "no new figure within 20 s", "handle_at": (
+                            handle.get_attribute("aria-valuenow")), "page_text": driver.find_element(
+                            By.TAG_NAME, "body").text[-300:]}
                         print(f"{lesson:16s} {number:4d} {name:12s} {'-':>9s} {'-':>7s}  (no new figure)")
                         continue
                     row["sliders"][name] = {"ms": [round(t, 1) for t in times]}
