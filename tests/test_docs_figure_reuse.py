@@ -36,3 +36,25 @@ def test_fresh_rendered_figures_are_copied_and_stale_ones_rendered(tmp_path, mon
     assert (gallery / "theory_fresh.png").read_bytes() == b"fresh.png"
     monkeypatch.setenv("LD_DOCS_FIGURES_FROM", str(tmp_path / "nowhere"))
     assert pages._reuse_rendered(entries, gallery, ["theory.fresh"]) == ["theory.fresh"]
+
+
+def test_a_gallery_image_older_than_a_source_change_is_drawn_again(tmp_path, monkeypatch):
+    """An incremental build once kept a gallery image drawn before its figure's code changed; now an image is
+    current only when it is newer than every source file and record."""
+    pages = _ld_pages()
+    newest = pages._newest_source()
+    entries = [types.SimpleNamespace(id=f"theory.{name}", filename=f"theory_{name}") for name in ("new", "old")]
+    for name, age in (("new", +60), ("old", -60)):
+        path = tmp_path / f"theory_{name}.png"
+        path.write_bytes(b"png")
+        os.utime(path, (newest + age, newest + age))
+    drawn = []
+    import figures.registry
+
+    monkeypatch.setattr(figures.registry, "render_many",
+                        lambda ids, folder, jobs, progress: drawn.extend(ids) or iter(()))
+    monkeypatch.setenv("LD_DOCS_FIGURES_FROM", str(tmp_path / "nowhere"))
+    monkeypatch.delenv("LD_DOCS_REFRESH_FIGURES", raising=False)
+    monkeypatch.delenv("LD_DOCS_FIGURES", raising=False)
+    pages._render_missing_figures(entries, tmp_path)
+    assert drawn == ["theory.old"]

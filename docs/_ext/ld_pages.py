@@ -3,7 +3,8 @@
 - ``api/``: one page per package of the theory registry (and its torch layer), listing every name of its
   ``__all__``; autosummary writes one page per name from its docstring.
 - ``gallery/``: every registered figure with its caption, source and the code that makes it. Figures are
-  rendered once into ``gallery/_images`` (set ``LD_DOCS_REFRESH_FIGURES=1`` to render them again); a figure that
+  rendered into ``gallery/_images`` and drawn again once a source file or record is newer than the image (set
+  ``LD_DOCS_REFRESH_FIGURES=1`` to render them all again); a figure that
   ``python -m figures --all`` rendered into ``figures_out/`` after the last change of the code and the records is
   copied from there instead (``LD_DOCS_FIGURES_FROM`` names another folder).
 - ``notebooks/``: the teaching notebooks, executed at their defaults by myst-nb.
@@ -218,7 +219,13 @@ def _render_missing_figures(entries, image_dir):
     if os.environ.get("LD_DOCS_FIGURES") == "skip":  # fast drafts of the text: the gallery shows no images
         return
     refresh = os.environ.get("LD_DOCS_REFRESH_FIGURES") == "1"
-    missing = [s.id for s in entries if refresh or not (image_dir / f"{s.filename}.png").exists()]
+    newest = _newest_source()  # an image older than a source or record change may be stale: draw it again
+
+    def current(entry):
+        image = image_dir / f"{entry.filename}.png"
+        return image.exists() and image.stat().st_mtime > newest
+
+    missing = [s.id for s in entries if refresh or not current(s)]
     missing = _reuse_rendered(entries, image_dir, missing)
     if not missing:
         return
