@@ -129,6 +129,14 @@ def format_value(value, log=False) -> str:
     return f"{value:.4g}"
 
 
+def _value_text(control, value) -> str:
+    """A control's value as the static page writes it: a list's label for its value, else :func:`format_value`
+    (powers of ten on a log slider)."""
+    if hasattr(control, "options"):
+        return str(dict((o[1], o[0]) if isinstance(o, tuple) else (o, o) for o in control.options)[value])
+    return format_value(value, hasattr(control, "base"))
+
+
 def parse_value(text, integer=False):
     """The number typed into a control's box, or a ValueError that says why it is refused.
 
@@ -528,7 +536,6 @@ class Demo:
         str
             A self-contained HTML fragment (frames inline).
         """
-        import base64
         import html
         import json
         import re
@@ -546,14 +553,10 @@ class Demo:
         def frame(values):
             key = repr(sorted(values.items()))
             if key not in index:
-                try:
-                    data = self._compute(**values)
-                except ValueError:
-                    index[key] = None
-                    return None
-                self._draw(data, values, None, False)
-                index[key] = len(frames)
-                frames.append(base64.b64encode(_png(self._canvas, palette=True)).decode("ascii"))
+                png = self._static_frame(values)
+                index[key] = None if png is None else len(frames)
+                if png is not None:
+                    frames.append(png)
             return index[key]
 
         default = frame(dict(self.defaults))
@@ -561,16 +564,14 @@ class Demo:
         for name, values in grid.items():
             control = self.controls[name]
             log = isinstance(control, w.FloatLogSlider)
-            shown = [str(dict((o[1], o[0]) if isinstance(o, tuple) else (o, o) for o in control.options)[v])
-                     if isinstance(control, w.Dropdown) else format_value(v, log) for v in values]
+            shown = [_value_text(control, v) for v in values]
             label = getattr(control, "ld_label", control.description) or name
             controls.append({"name": name, "label": math(label) + (" (log scale)" if log else ""), "shown": shown,
                              "start": values.index(self.defaults[name]), "hint": math(getattr(control, "hint", "")),
                              "frames": [frame({**self.defaults, name: v}) for v in values]})
-        # back to the live demo's own setting
-        self._draw(self._compute(**self.values), self.values, None, self.show_trace.value)
-        self.image.value = _png(self._canvas)
-        player = self._player = f"ld-static-{uuid.uuid4().hex[:8]}"
+        self._show_live()
+        player = f"ld-static-{uuid.uuid4().hex[:8]}"
+        self._player = (player, grid)  # the steps' buttons (StepButtons) drive this player on this grid
         rows = "".join(
             f"<div style='margin-bottom: 6px'><div style='font-size: 0.9em'>{c['label']}</div>"
             f"<input type='range' min='0' max='{len(c['shown']) - 1}' step='1' value='{c['start']}' "
@@ -605,6 +606,23 @@ class Demo:
                 f"input.value = positions[i]; input.parentNode.querySelector('.ld-static-value').textContent = "
                 f"texts[i]; }}); img.style.opacity = 1; img.src = 'data:image/png;base64,' + png; }};"
                 f"}})();</script></div>")
+
+    def _static_frame(self, values):
+        """The figure at ``values`` as a base64 palette PNG for a static page, or None where the compute refuses
+        them (the live figure is redrawn by :meth:`_show_live` afterwards)."""
+        import base64
+
+        try:
+            data = self._compute(**values)
+        except ValueError:
+            return None
+        self._draw(data, values, None, False)
+        return base64.b64encode(_png(self._canvas, palette=True)).decode("ascii")
+
+    def _show_live(self):
+        """Draw the live demo's own setting again, after frames for a static page were drawn on its canvas."""
+        self._draw(self._compute(**self.values), self.values, None, self.show_trace.value)
+        self.image.value = _png(self._canvas)
 
     def _layout_key(self) -> list:
         """What the layout depends on that a move can change: the length of each axes' longest y tick label (a
@@ -663,25 +681,21 @@ class StepButtons:
         ValueError
             If the demo's player has not been made yet (:meth:`Demo.static_html` comes first).
         """
-        import base64
         import html
         import json
         import math
 
         demo = self.demo
-        player = getattr(demo, "_player", None)
-        if player is None:
+        if getattr(demo, "_player", None) is None:
             raise ValueError("the demo's static player must be shown before its steps (Demo.static_html)")
-        grid = demo.static_grid()
+        player, grid = demo._player
         steps = []
         for values in self.steps.values():
             setting = {**demo.defaults, **values}
-            try:
-                data = demo._compute(**setting)
-            except ValueError:
+            png = demo._static_frame(setting)
+            if png is None:
                 steps.append(None)
                 continue
-            demo._draw(data, setting, None, False)
             positions, texts = [], []
             for name, options in grid.items():
                 value = setting[name]
@@ -692,14 +706,9 @@ class StepButtons:
                 position = (min(range(len(options)), key=lambda k: abs(scale(options[k]) - scale(value))) if numeric
                             else options.index(value))
                 positions.append(position)
-                if hasattr(control, "options"):
-                    labels = dict((o[1], o[0]) if isinstance(o, tuple) else (o, o) for o in control.options)
-                    texts.append(str(labels[value]))
-                else:
-                    texts.append(format_value(value, log) if numeric else str(value))
-            steps.append({"png": base64.b64encode(_png(demo._canvas, palette=True)).decode("ascii"),
-                          "positions": positions, "texts": texts})
-        demo._draw(demo._compute(**demo.values), demo.values, None, demo.show_trace.value)  # the live setting back
+                texts.append(_value_text(control, value))
+            steps.append({"png": png, "positions": positions, "texts": texts})
+        demo._show_live()
         row = f"{player}-steps"
         buttons = "".join(f"<button type='button' style='margin: 0 6px 6px 0'>{html.escape(text)}</button>"
                           for text in self.steps)
@@ -719,7 +728,7 @@ class StepButtons:
         from IPython.display import display
 
         bundle = self.widget._repr_mimebundle_()
-        if os.environ.get("LD_STATIC_DEMOS") == "1" and getattr(self.demo, "_player", None):
+        if os.environ.get("LD_STATIC_DEMOS") == "1" and getattr(self.demo, "_player", None) is not None:
             bundle["text/html"] = self.static_html()
         display(bundle, raw=True)
 

@@ -231,9 +231,11 @@ def test_step_buttons_set_each_step_live_and_show_its_precomputed_figure_in_the_
         steps.static_html()
     player = demo.static_html(points=5)
     page = steps.static_html()
-    assert demo._player in page and demo._player in player and "root.ldSet" in player
+    player_id = re.search(r"id='(ld-static-[0-9a-f]+)'", player).group(1)
+    assert f"getElementById('{player_id}')" in page and "root.ldSet" in player
     data = json.loads(re.search(r"const steps = (\[.*?\]);", page).group(1))
-    grid = demo.static_grid()
+    grid = demo.static_grid(points=5)  # the player's own grid, not the default one
+    assert len(grid["n"]) != len(demo.static_grid()["n"])
     # each step: its figure, and the player's sliders at the nearest grid positions with the exact values written
     assert [s["texts"] for s in data] == [["0.01", "10"], ["0.1", "64"]]
     assert data[0]["positions"] == [grid["slope"].index(1e-2), min(range(len(grid["n"])),
