@@ -1,7 +1,7 @@
 """Figures of the spherical view of normalised networks (Roburin et al. 2022; Roburin (thesis), Chapter 3, Theorem 4,
 and the bounds and equilibria derived in this project): effective learning rates and norms of the optimizers with the
 λ = 0 SGD bounds, the SGD + L2 equilibrium and the radius law of Adam w/o (abc) overlaid, AdaGradG against SGD
-(Fig 3.4 in small), the relaxation to equilibrium, and the collapse/burst cycles of GD with weight decay."""
+(Fig 3.4 (a) and (b) in small), the relaxation to equilibrium, and the collapse/burst cycles of GD with weight decay."""
 import math
 
 import numpy as np
@@ -10,6 +10,7 @@ from dynamics.lazy import lazy_module
 from .registry import figure
 from .style import COLORS, new_figure
 
+mlines = lazy_module("matplotlib.lines")
 mticker = lazy_module("matplotlib.ticker")
 sph = lazy_module("dynamics.spherical")
 
@@ -80,28 +81,37 @@ def effective_lr_and_norm(n_steps=100_000, dimension=64, grad_norm=1.0, learning
     return fig
 
 
-@figure("spherical.adagradg_vs_sgd", "Roburin (thesis), Fig 3.4 (in small), Theorem 4, App. C.1",
-        "Theorem 4 in small: the angle between the direction of SGD + L2 (η = 1e-2, λ = 1e-3, as in App. C.1) and "
-        "that of AdaGradG with the Theorem-4 parameters (β = (1−ηλ)⁴ ≈ 0.99996, η_AGG = (2β)^{-1/2} ≈ 0.7071, "
-        "v₀ = r₀⁴/(2η²√β)), solid, and that of element-wise AdaGrad with its learning rate matched at the first step, "
-        "dashed, for three radially invariant groups (BatchNorm linear probes, d = 27, 64 mini-batches of 32, "
-        "2e4 steps, identical batches). AdaGradG follows SGD to better than 1e-9 rad; AdaGrad, whose division "
-        "deforms the gradient, leaves it at once. The dotted line is the 1 − 1e-6 cosine-similarity level.")
+@figure("spherical.adagradg_vs_sgd", "Roburin (thesis), Fig 3.4 (a) and (b) (in small), Theorem 4, App. C.1",
+        "Theorem 4 in small, as in the two panels of Roburin (thesis), Fig 3.4: the angle between the direction of "
+        "SGD + L2 (η = 1e-2, λ = 1e-3, as in App. C.1) and that of AdaGradG with the Theorem-4 parameters "
+        "(β = (1−ηλ)⁴ ≈ 0.99996, η_AGG = (2β)^{-1/2} ≈ 0.7071, v₀ = r₀⁴/(2η²√β)), solid, and that of element-wise "
+        "AdaGrad with its learning rate matched at the first step, dashed, for three radially invariant groups "
+        "(colours; d = 27, 64 mini-batches of 32 Gaussian inputs with random ±1 labels, 2e4 steps, identical "
+        "batches). (a) BatchNorm linear probes (readout 2, bias 0.1), as the thesis's BatchNorm ResNet20; "
+        "(b) weight-normalised logistic probes (gain γ = 2), as its weight-normalised ResNet20. These are linear "
+        "probes on synthetic data, not ResNet20 on CIFAR10. In both panels AdaGradG follows SGD to better than "
+        "1e-9 rad; AdaGrad, whose division deforms the gradient, leaves it at once. The dotted line is the "
+        "1 − 1e-6 cosine-similarity level.")
 def adagradg_vs_sgd(n_steps=20_000, learning_rate=1e-2, weight_decay=1e-3, n_groups=3, dimension=27, seed=0):
-    fig, ax = new_figure(1, 1, width=6.0, height=3.8)
-    for color, (sgd, agg, ag) in zip(COLORS, sph.adagradg_vs_sgd_runs(n_steps, learning_rate, weight_decay, n_groups,
-                                                                      dimension, seed=seed)):
-        steps = sgd.direction_steps
-        near = np.array([sph.angle_between(a, b) for a, b in zip(sgd.directions, agg.directions)])
-        far = np.array([sph.angle_between(a, b) for a, b in zip(sgd.directions, ag.directions)])
-        ax.plot(steps[1:], near[1:], color=color)
-        ax.plot(steps[1:], far[1:], "--", color=color)
-    ax.plot([], [], color="0.3", label="SGD + L2 vs AdaGradG (Theorem 4)")
-    ax.plot([], [], "--", color="0.3", label="SGD + L2 vs element-wise AdaGrad")
-    ax.axhline(math.acos(1 - 1e-6), color="k", ls=":", lw=1, label="cosine similarity 1 − 1e-6")
-    ax.set(xscale="log", yscale="log", xlabel="step k", ylabel="angle between the directions (rad)",
-           title=f"{n_groups} radially invariant groups (colours)")
-    ax.legend(loc="center right")
+    fig, axes = new_figure(1, 2, width=10.0, height=4.0, sharey=True)
+    panels = (("batch", "(a) BatchNorm probes"), ("weight", r"(b) weight-normalised probes ($\gamma$ = 2)"))
+    for ax, (normalization, title) in zip(axes, panels):
+        runs = sph.adagradg_vs_sgd_runs(n_steps, learning_rate, weight_decay, n_groups, dimension, seed=seed,
+                                        normalization=normalization)
+        for color, (sgd, agg, ag) in zip(COLORS, runs):
+            steps = sgd.direction_steps
+            near = np.array([sph.angle_between(a, b) for a, b in zip(sgd.directions, agg.directions)])
+            far = np.array([sph.angle_between(a, b) for a, b in zip(sgd.directions, ag.directions)])
+            ax.plot(steps[1:], near[1:], color=color)
+            ax.plot(steps[1:], far[1:], "--", color=color)
+        ax.axhline(math.acos(1 - 1e-6), color="k", ls=":", lw=1, label="cosine similarity 1 − 1e-6")
+        ax.set(xscale="log", yscale="log", xlabel="step k", title=title)
+    axes[0].set_ylabel("angle between the directions (rad)")
+    handles = [mlines.Line2D([], [], color="0.3", label="SGD + L2 vs AdaGradG (Theorem 4)"),
+               mlines.Line2D([], [], color="0.3", ls="--", label="SGD + L2 vs element-wise AdaGrad"),
+               mlines.Line2D([], [], color="k", ls=":", lw=1, label="cosine similarity 1 − 1e-6")]
+    fig.legend(handles=handles, loc="outside lower center", ncols=3,
+               title=f"{n_groups} radially invariant groups (colours) per panel", title_fontsize=8)
     return fig
 
 

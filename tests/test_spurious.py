@@ -797,3 +797,19 @@ def test_pq_index_matches_the_power_means_for_tiny_p():
             mean = lambda r: (sum(x ** r for x in nonzero) / len(nonzero)) ** (1 / mpmath.mpf(r))  # noqa: E731
             exact = float(1 - mean(p) / mean(q))
         assert spur.pq_index(w, p, q) == pytest.approx(exact, rel=1e-10, abs=1e-15)
+
+
+@given(st.lists(st.floats(-1e3, 1e3), min_size=1, max_size=40))
+def test_max_drawdown_is_the_largest_fall_below_an_earlier_value(values):
+    """Against the O(n²) definition max over s <= t of x_s − x_t."""
+    brute = max(values[s] - values[t] for t in range(len(values)) for s in range(t + 1))
+    assert spur.max_drawdown(values) == pytest.approx(brute, abs=1e-9)
+    columns = np.stack([values, values[::-1]], axis=1)
+    assert spur.max_drawdown(columns, axis=0)[0] == pytest.approx(brute, abs=1e-9)
+
+
+def test_max_drawdown_refuses_empty_and_non_finite_series():
+    with pytest.raises(ValueError, match="at least one value"):
+        spur.max_drawdown([])
+    with pytest.raises(ValueError, match="finite"):
+        spur.max_drawdown([0.0, np.nan])

@@ -106,8 +106,13 @@ def _synthetic_sweep():
     for i, lr in enumerate(lrs):
         row = []
         for s in seeds:
-            values = {name: float(rng.uniform(0, 1) + i) for name in tt.PARITY_METRICS}
-            values.update(epochs_to_fit=10, learning_rate=lr, seed=s, fitted=True, bc_share_history=np.zeros((1, 1)))
+            values = {name: float(rng.uniform(0, 1) + i) for name in tt.PARITY_METRICS if name in tt.ParityRun._fields}
+            trace = rng.uniform(0, 1, 30 - 10 * i)
+            values.update(epochs_to_fit=10, learning_rate=lr, seed=s, fitted=True, bc_share_history=np.zeros((1, 1)),
+                          node_pruned_accuracy=np.sort(rng.uniform(0.5, 1, 10))[::-1],
+                          magnitude_pruned_accuracy=np.sort(rng.uniform(0.5, 1, 10))[::-1],
+                          bias_selectivity_history=trace, top_neuron_bias_selectivity=trace ** 0.5,
+                          landscape=rng.uniform(0, 1, (3, 9, 9)) * (3 - i))
             row.append(tt.ParityRun(**values))
         rows.append(tuple(row))
     return tt.ParitySweep(lrs, seeds, tuple(rows))

@@ -9,8 +9,10 @@ k = 0), and is exactly invariant: L(ρx) = L(x), so ⟨∇L(x), x⟩ = 0 and ∇
    equilibrium and the random-walk equilibrium of SGD-M + L2 are tested on it).
 3. A BatchNorm linear probe (1/B)Σ_b ℓ(a·BN(Sx)_b + c, t_b), ε = 0, logistic ℓ.
 4. Weight-normalised logistic regression mean_i log(1 + exp(−t_iγ⟨s_i, x⟩/‖x‖)).
+5. A weight-normalised logistic probe on mini-batches: the same loss on batch k mod n_batches.
 
-The numba kernels (``_kernels``) mirror these numpy reference implementations.
+The numba kernels (``_kernels``) mirror these numpy reference implementations (all but the mini-batch probe 5,
+which runs on ``simulate``'s numpy engine).
 """
 import math
 
@@ -21,7 +23,7 @@ from dynamics.numerics import (as_finite_array, require_array_in_range, require_
 from dynamics.numerics.random import counter_normals, stream_key
 from ._checks import require_weight_vector
 
-__all__ = ["BNLinearProbe", "RandomLinearLoss", "RayleighLoss", "WNLogistic"]
+__all__ = ["BNLinearProbe", "RandomLinearLoss", "RayleighLoss", "WNLogistic", "WNLogisticProbe"]
 
 RAYLEIGH, RANDOM_LINEAR, BN_PROBE, WN_LOGISTIC = 0, 1, 2, 3
 _EMPTY2 = np.zeros((0, 0))
@@ -324,3 +326,68 @@ class WNLogistic(_Loss):
 
     def _kernel_spec(self):
         return WN_LOGISTIC, _EMPTY2, self.S, self.labels, np.array([self.gamma]), 0
+
+
+class WNLogisticProbe(_Loss):
+    r"""A weight-normalised logistic probe on mini-batches
+    :math:`L_k(x) = \frac{1}{B} \sum_b \log(1 + \exp(-t_b \gamma \langle s_b, x \rangle / \lVert x \rVert))`,
+    over the samples :math:`(s_b, t_b)` of batch k mod n_batches.
+
+    The weight-normalised twin of :class:`BNLinearProbe` (Roburin (thesis), Fig 3.4 (b)): the feature
+    :math:`\gamma \langle s, x \rangle / \lVert x \rVert` has a fixed gain :math:`\gamma`, so :math:`L_k` is exactly
+    radially invariant. Per batch it is :class:`WNLogistic`:
+    :math:`\nabla L_k(x) = -(\gamma / r) \cdot \frac{1}{B} \sum_b \sigma(-m_b) t_b (s_b - \langle s_b, u \rangle u)`,
+    :math:`m_b = t_b \gamma \langle s_b, u \rangle`. It has no compiled kernel: run it with
+    ``simulate(..., engine="numpy")``.
+
+    Parameters
+    ----------
+    S : array_like, shape (B, d) or (n_batches, B, d)
+        The inputs of one batch, or of several (step k uses batch k mod n_batches); :math:`B \ge 1`.
+    targets : array_like, shape (B,) or (n_batches, B)
+        Labels :math:`\pm 1`.
+    gamma : float
+        The fixed weight-norm gain :math:`\gamma > 0`.
+
+    Examples
+    --------
+    >>> probe = WNLogisticProbe([[[1.0, 0.0], [0.0, 1.0]], [[1.0, 1.0], [1.0, -1.0]]], [[1.0, 1.0], [1.0, -1.0]], 2.0)
+    >>> round(probe.value([1.0, 1.0], k=0), 6), round(probe.value([3.0, 3.0], k=0), 6)   # invariant to the scale
+    (0.217622, 0.217622)
+    >>> round(probe.value([1.0, 1.0], k=3), 6)   # step 3 uses batch 1
+    0.375286
+    >>> abs(round(float(probe.grad([1.0, 2.0], k=1) @ [1.0, 2.0]), 12))   # tangent to x
+    0.0
+    """
+
+    def __init__(self, S, targets, gamma):
+        S = as_finite_array("S", S)
+        if S.ndim == 2:
+            S = S[None]
+        if S.ndim != 3 or S.shape[1] < 1 or S.shape[2] < 1:
+            raise ValueError(f"S must have shape (B, d) or (n_batches, B, d) with B, d >= 1, got {np.shape(S)}")
+        t = as_finite_array("targets", targets)
+        t = t[None] if t.ndim == 1 else t
+        if t.shape != S.shape[:2]:
+            raise ValueError(f"targets must have shape {S.shape[:2] if S.shape[0] > 1 else (S.shape[1],)} to "
+                             f"match S, got {np.shape(targets)}")
+        if not np.all(np.abs(t) == 1.0):
+            raise ValueError("targets must hold labels in {-1, +1}")
+        self.S, self.targets, self.gamma = S, t, require_positive("gamma", gamma)
+        self.dimension = S.shape[2]
+
+    def _margins(self, u, k):
+        S, t = self.S[k % self.S.shape[0]], self.targets[k % self.S.shape[0]]
+        return S, t, t * self.gamma * (S @ u)
+
+    def _value(self, u, k):
+        *_, margins = self._margins(u, k)
+        return float(np.mean(np.logaddexp(0.0, -margins)))
+
+    def _sphere_grad(self, u, k):
+        S, t, margins = self._margins(u, k)
+        g = -(self.gamma / t.size) * (S.T @ (t * sigmoid(-margins)))
+        return g - float(g @ u) * u
+
+    def _kernel_spec(self):
+        raise ValueError("engine: WNLogisticProbe has no compiled kernel; run it with simulate(..., engine='numpy')")

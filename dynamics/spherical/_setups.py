@@ -14,14 +14,16 @@ from typing import Dict, List, Optional, Union
 
 import numpy as np
 
-from dynamics.numerics import haar_orthogonal, require_integer, require_positive, rng_from
+from dynamics.numerics import haar_orthogonal, require_choice, require_integer, require_positive, rng_from
 from ._closed_forms import adagrad_matched_learning_rate, adagradg_equivalent_params
-from ._losses import BNLinearProbe, RandomLinearLoss, RayleighLoss
+from ._losses import BNLinearProbe, RandomLinearLoss, RayleighLoss, WNLogisticProbe
 from ._optimizers import SGD, AdaGrad, AdaGradG, Adam, AdamS, AdamSRT, AdamST
 from ._results import AdaGradGComparison, CollapseRun, OptimizerRun, OptimizerRunsConfig
 from ._simulate import simulate
 
 __all__ = ["adagradg_vs_sgd_runs", "collapse_run", "optimizer_runs"]
+
+NORMALIZATIONS = ("batch", "weight")
 
 
 def optimizer_runs(config: OptimizerRunsConfig = OptimizerRunsConfig(),
@@ -79,7 +81,8 @@ def optimizer_runs(config: OptimizerRunsConfig = OptimizerRunsConfig(),
 
 def adagradg_vs_sgd_runs(n_steps: int = 20_000, learning_rate: float = 1e-2, weight_decay: float = 1e-3,
                          n_groups: int = 3, dimension: int = 27, batch_size: int = 32,
-                         seed: Optional[Union[int, np.random.Generator]] = 0) -> List[AdaGradGComparison]:
+                         seed: Optional[Union[int, np.random.Generator]] = 0, *,
+                         normalization: str = "batch") -> List[AdaGradGComparison]:
     r"""Theorem 4 of Roburin et al. 2022 in small (thesis Fig 3.4, App. C.1): per radially invariant group, SGD + L2,
     AdaGradG with the matching parameters and element-wise AdaGrad, on identical batches.
 
@@ -122,11 +125,18 @@ def adagradg_vs_sgd_runs(n_steps: int = 20_000, learning_rate: float = 1e-2, wei
     """
     n_steps = require_integer("n_steps", n_steps, 0)
     n_groups = require_integer("n_groups", n_groups, 1)
+    normalization = require_choice("normalization", normalization, NORMALIZATIONS)
+    # The weight-normalised probe has no compiled loss kernel: it runs on simulate's numpy engine.
+    engine = "numba" if normalization == "batch" else "numpy"
     rng = rng_from(seed)
     out = []
     for _ in range(n_groups):
-        loss = BNLinearProbe(rng.standard_normal((64, batch_size, dimension)),
-                             np.sign(rng.standard_normal((64, batch_size))), readout=2.0, bias=0.1)
+        inputs = rng.standard_normal((64, batch_size, dimension))
+        targets = np.sign(rng.standard_normal((64, batch_size)))
+        if normalization == "batch":
+            loss = BNLinearProbe(inputs, targets, readout=2.0, bias=0.1)
+        else:
+            loss = WNLogisticProbe(inputs, targets, gamma=2.0)
         x0 = rng.standard_normal(dimension)
         r0 = float(np.linalg.norm(x0))
         params = adagradg_equivalent_params(learning_rate, weight_decay, r0)
@@ -134,10 +144,12 @@ def adagradg_vs_sgd_runs(n_steps: int = 20_000, learning_rate: float = 1e-2, wei
         matched = adagrad_matched_learning_rate(learning_rate, float(np.linalg.norm(g0)), dimension)
         every = max(n_steps // 400, 1)
         out.append(AdaGradGComparison(
-            simulate(SGD(learning_rate, weight_decay=weight_decay), loss, x0, n_steps, record_every=every),
+            simulate(SGD(learning_rate, weight_decay=weight_decay), loss, x0, n_steps, record_every=every,
+                     engine=engine),
             simulate(AdaGradG(params.learning_rate, params.beta, params.v0), loss, x0 / r0, n_steps,
-                     record_every=every),
-            simulate(AdaGrad(matched, weight_decay=weight_decay), loss, x0, n_steps, record_every=every)))
+                     record_every=every, engine=engine),
+            simulate(AdaGrad(matched, weight_decay=weight_decay), loss, x0, n_steps, record_every=every,
+                     engine=engine)))
     return out
 
 

@@ -39,7 +39,7 @@ from ._balancing import (balanced_sampling_weights, expand_by_counts, expected_u
                          group_counts, group_index, jtt_duplication_counts, reweighting_coverage,
                          subsample_to_smallest, subsampled_size, weighted_epoch_indices)
 from ._metrics import (PRUNE_FRACTIONS, ba_bc_mean_loss_ratio, bc_loss_share, class_selectivity,
-                       class_separation_r2, compressibility, group_accuracies, magnitude_pruning_masks,
+                       class_separation_r2, compressibility, group_accuracies, magnitude_pruning_masks, max_drawdown,
                        mean_class_selectivity, neuron_pruned_accuracies, neuron_pruning_masks, pq_index, prunability,
                        retention_ratios, sparsity, worst_group_accuracy)
 from ._proposition1 import (bc_ba_loss_ratio, bc_ba_loss_ratio_asymptote, bc_ba_loss_ratio_asymptote_from_logits,
@@ -67,7 +67,7 @@ __all__ = [
     "sparsity", "compressibility", "pq_index", "class_separation_r2", "class_selectivity", "mean_class_selectivity",
     "bc_loss_share", "ba_bc_mean_loss_ratio", "PRUNE_FRACTIONS", "retention_ratios", "prunability",
     "neuron_pruning_masks", "neuron_pruned_accuracies", "magnitude_pruning_masks", "group_accuracies",
-    "worst_group_accuracy",
+    "worst_group_accuracy", "max_drawdown",
     # balancing
     "group_index", "group_counts", "subsample_to_smallest", "subsampled_size", "balanced_sampling_weights",
     "weighted_epoch_indices", "expected_unique_fraction", "reweighting_coverage", "ReweightingCoverage",

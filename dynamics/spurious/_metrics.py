@@ -11,6 +11,8 @@ worst-group accuracy of Idrissi et al. 2022 (Pezeshki (thesis) §8.1).
 * BC loss share Σ_BC ℓ / Σ ℓ (the paper's "BC loss ratio", §6 and Fig. 12) and the BA/BC mean-loss ratio (§6);
 * κ-prunability (§3.2) as the *mean* of retention ratios over κ ∈ {0, 0.1, …, 0.9} (the paper says "sum", an
   erratum), with per-layer neuron pruning masks and per-matrix magnitude pruning masks;
+* the largest fall of a series below its running peak, this project's measure of the "resets" of a neuron's
+  spurious-feature utilisation (Fig. 28, bottom);
 * group and worst-group accuracy.
 """
 import math
@@ -439,6 +441,40 @@ def prunability(pruned_accuracies: ArrayLike, full_accuracy: float, chance: Opti
     0.75
     """
     return float(np.mean(retention_ratios(pruned_accuracies, full_accuracy, chance)))
+
+
+def max_drawdown(series: ArrayLike, axis: int = 0) -> Union[float, np.ndarray]:
+    r"""The largest fall of a series below its running maximum, :math:`\max_t (\max_{s \le t} x_s - x_t) \ge 0`.
+
+    This project's measure of the "resets" of Barsbey et al. 2025, Fig. 28 (bottom): a neuron whose
+    spurious-feature utilisation rises and is then knocked down by large updates has a large drawdown; one whose
+    utilisation only rises, or stays, has none.
+
+    Parameters
+    ----------
+    series : array_like
+        Finite values, at least one along ``axis``.
+    axis : int
+        The time axis. Default 0.
+
+    Returns
+    -------
+    float or ndarray
+        The drawdown of each series along ``axis`` (a float for a 1-D input).
+
+    Examples
+    --------
+    >>> float(max_drawdown([0.1, 0.5, 0.2, 0.6, 0.55]))
+    0.3
+    >>> max_drawdown([[0.0, 1.0], [1.0, 0.5], [2.0, 0.0]]).tolist()
+    [0.0, 1.0]
+    """
+    x = np.asarray(series, dtype=np.float64)
+    if x.ndim == 0 or x.size == 0 or not -x.ndim <= axis < x.ndim or x.shape[axis] == 0:
+        raise ValueError(f"series must have at least one value along axis {axis}, got shape {x.shape}")
+    if not np.all(np.isfinite(x)):
+        raise ValueError(f"series must be finite, got {int(np.sum(~np.isfinite(x)))} non-finite values")
+    return _scalar_if_0d((np.maximum.accumulate(x, axis=axis) - x).max(axis=axis))
 
 
 def _weight_list(weights):

@@ -21,7 +21,9 @@ from dynamics.numerics import require_choice
 PARITY_METRICS = ("unbiased_accuracy", "ba_accuracy", "bc_accuracy", "activation_sparsity",
                   "activation_compressibility", "activation_pq_index", "class_separation", "class_selectivity",
                   "bias_selectivity", "max_bc_loss_share", "mean_logit_gap", "epochs_to_fit", "node_prunability",
-                  "magnitude_prunability", "node_prunability_chance", "magnitude_prunability_chance")
+                  "magnitude_prunability", "node_prunability_chance", "magnitude_prunability_chance",
+                  "core_attribution_share", "spurious_attribution_share", "bias_selectivity_drawdown",
+                  "landscape_loss_rise")
 """The ``ParityRun`` fields that ``ParitySweep.metric`` tabulates."""
 
 
@@ -253,6 +255,24 @@ class ParityRun(NamedTuple):
     project's extension, not in the paper); the chance-corrected values
     are NaN when the full accuracy is at or below chance, and the PQ-index is NaN if every activation vector is zero.
     ``bc_share_history`` has shape (epochs_to_fit, n_batches_per_epoch).
+
+    For the paper's mechanism figures (this project's measurements, on the same runs):
+
+    * ``node_pruned_accuracy`` and ``magnitude_pruned_accuracy``, shape (len(PRUNE_FRACTIONS),): the unbiased
+      test accuracy with a fraction κ of each hidden layer's neurons (incoming-L2 node pruning, Fig. 20) or of each
+      matrix's weights (magnitude pruning, Fig. 21) set to zero;
+    * ``core_attribution_share`` and ``spurious_attribution_share``: the mean share of integrated-gradient
+      attribution (zero baseline, margin z₁ − z₀) on the core and on the spurious bits, over the 1000 test inputs
+      (Fig. 26 sets it beside the CSI);
+    * ``bias_selectivity_history``, shape (n_records,): the mean BSI of the penultimate neurons on the 1000 test
+      inputs every ``SELECTIVITY_EVERY`` SGD steps and at the stop; ``top_neuron_bias_selectivity`` the same for
+      the one neuron whose BSI peaks highest; ``bias_selectivity_drawdown`` the mean over neurons of each one's
+      largest fall below its running peak (:func:`dynamics.spurious.max_drawdown`; the "resets" of Fig. 28,
+      bottom);
+    * ``landscape``, shape (3, P, P): training cross-entropy, unbiased test accuracy and mean BSI at θ + a·d₁ +
+      b·d₂ for a, b on ``LANDSCAPE_COORDINATES``, with d₁, d₂ Gaussian directions normalised filter by filter (Li
+      et al. 2018; Fig. 9); ``landscape_loss_rise`` is the mean over the grid of the training loss above its
+      value at the centre (small: a wide minimum).
     """
 
     learning_rate: float
@@ -275,6 +295,21 @@ class ParityRun(NamedTuple):
     node_prunability_chance: float
     magnitude_prunability_chance: float
     bc_share_history: np.ndarray
+    node_pruned_accuracy: np.ndarray
+    magnitude_pruned_accuracy: np.ndarray
+    core_attribution_share: float
+    spurious_attribution_share: float
+    bias_selectivity_history: np.ndarray
+    top_neuron_bias_selectivity: np.ndarray
+    bias_selectivity_drawdown: float
+    landscape: np.ndarray
+
+    @property
+    def landscape_loss_rise(self) -> float:
+        """The mean over the landscape grid of the training loss above its value at the centre."""
+        loss = self.landscape[0]
+        centre = loss.shape[0] // 2
+        return float(np.mean(loss - loss[centre, centre]))
 
 
 class ParitySweep(NamedTuple):

@@ -11,7 +11,10 @@
   :func:`dynamics.spurious.torch_training.parity_lr_sweep` (Barsbey et al. 2025, Fig. 3, Table 1 parity row,
   Fig. 12): the parity task, FCN 20→200→200→2 (ReLU, no bias, PyTorch-default uniform init), plain SGD, batch
   100, trained to 100% training accuracy (cap 800 epochs), float32; every run records the metrics of
-  ``ParityRun``.
+  ``ParityRun``, among them those of the paper's mechanism figures: accuracy against the pruned fraction (Figs.
+  20-21), the attribution share on the core bits beside the CSI (Fig. 26), each penultimate neuron's bias
+  selectivity every ``SELECTIVITY_EVERY`` steps (Fig. 28, bottom) and loss, accuracy and BSI on a plane of
+  filter-normalised directions around the final weights (Fig. 9; Li et al. 2018).
   All seeds of one learning rate train as one batched model (stacked weights, ``bmm``, manual backpropagation),
   each member leaving the stack at its own stopping epoch: on CUDA this fills the GPU, on CPU it saves the
   per-step overhead.
@@ -42,6 +45,7 @@ from ._results import (PARITY_METRICS, BalancingToyConfig, GradientIdentity, Net
                        ParitySweep, ParitySweepConfig, ParityTaskConfig, SpuriousData, SpuriousRuleLogitsConfig, ToyRun,
                        TorchToyRun)
 from ._setups import PARITY_SEED_STREAMS, make_parity_task
+from .torch_experiments import _group_shares, integrated_gradients
 from ._toy_training import METHODS, N_GROUPS, toy_feature_scales
 from ._docs import fill_doc
 
@@ -132,8 +136,57 @@ def _accuracy(logits, labels):
     return (logits.argmax(dim=-1) == labels).to(DTYPE).mean(dim=-1)
 
 
-def _parity_metrics(weights, data, member, lr, seed, fitted, epochs, shares):
-    """Every recorded quantity of one member (index ``member`` of the stacked weights)."""
+#: SGD steps between two records of each penultimate neuron's bias selectivity over training (Fig. 28, bottom).
+SELECTIVITY_EVERY = 20
+#: The grid of the loss landscapes (Fig. 9): coordinates along each of the two filter-normalised directions.
+LANDSCAPE_COORDINATES = tuple(np.round(np.linspace(-1.0, 1.0, 9), 12))
+#: The random stream of the landscape directions, after the parity streams (which it leaves unchanged).
+_LANDSCAPE_STREAMS = PARITY_SEED_STREAMS + ("landscape",)
+
+
+def _selectivities(weights, x, bias_labels):
+    """Per member (rows of the stacked ``weights``), the BSI of every penultimate neuron on inputs ``x`` (M, n, d)
+    with bias labels ``bias_labels`` (one array per member): a list of (width,) arrays."""
+    with torch.no_grad():
+        hidden = to_numpy(relu_mlp(weights, x)[1][-1].to(DTYPE))
+    return [metrics.class_selectivity(h, b) for h, b in zip(hidden, bias_labels)]
+
+
+def _filter_normalised(W, rng):
+    """A Gaussian direction shaped like W (out, in) whose rows (each neuron's incoming weights, a "filter") have the
+    norms of W's rows (Li et al. 2018, filter normalisation): a dead row gets a zero direction."""
+    d = torch.as_tensor(rng.standard_normal(tuple(W.shape)), dtype=W.dtype, device=W.device)
+    return d * (W.norm(dim=1, keepdim=True) / d.norm(dim=1, keepdim=True))
+
+
+def _landscape(Ws, data, member, rng, subset_x, subset_b, chunk=9):
+    """Training cross-entropy, unbiased test accuracy and mean BSI of the penultimate layer (on the activation
+    subset) at θ + a·d₁ + b·d₂ over the grid of ``LANDSCAPE_COORDINATES`` (Barsbey et al. 2025, Fig. 9; the
+    filter-normalised plane of Li et al. 2018): an array (3, P, P) indexed [quantity, a, b]."""
+    d1, d2 = ([_filter_normalised(W[0], rng) for W in Ws] for _ in range(2))
+    grid = np.array(LANDSCAPE_COORDINATES)
+    coords = np.stack(np.meshgrid(grid, grid, indexing="ij"), axis=-1).reshape(-1, 2)
+    out = np.empty((3, coords.shape[0]))
+    x_train, y_train = data.x_train[member], data.y_train[member]
+    x_test, y_test = data.x_test[member], data.y_test[member]
+    for rows in np.array_split(np.arange(coords.shape[0]), max(1, coords.shape[0] // chunk)):
+        a = torch.as_tensor(coords[rows, 0], dtype=Ws[0].dtype, device=Ws[0].device)[:, None, None]
+        b = torch.as_tensor(coords[rows, 1], dtype=Ws[0].dtype, device=Ws[0].device)[:, None, None]
+        moved = [W[0][None] + a * u[None] + b * v[None] for W, u, v in zip(Ws, d1, d2)]
+        n = len(rows)
+        with torch.no_grad():
+            z = relu_mlp(moved, x_train[None].expand(n, -1, -1))[0].to(DTYPE)
+            loss = -torch.log_softmax(z, -1).gather(-1, y_train[None, :, None].expand(n, -1, 1))[..., 0].mean(1)
+            accuracy = _accuracy(relu_mlp(moved, x_test[None].expand(n, -1, -1))[0], y_test[None])
+        out[0, rows], out[1, rows] = to_numpy(loss), to_numpy(accuracy)
+        out[2, rows] = [float(np.mean(h)) for h in _selectivities(moved, subset_x[None].expand(n, -1, -1),
+                                                                    [subset_b] * n)]
+    return out.reshape(3, grid.size, grid.size)
+
+
+def _parity_metrics(weights, data, member, lr, seed, fitted, epochs, shares, selectivity, rng, n_core, n_spurious):
+    """Every recorded quantity of one member (index ``member`` of the stacked weights); ``selectivity`` is its list
+    of per-neuron BSI arrays over training, ``rng`` its landscape stream."""
     Ws = [W[member:member + 1] for W in weights]
     with torch.no_grad():
         logits, hiddens = relu_mlp(Ws, data.x_test[member:member + 1])
@@ -164,6 +217,11 @@ def _parity_metrics(weights, data, member, lr, seed, fitted, epochs, shares):
                                          data.y_test[member])))
     chance = 0.5
     corrected = lambda accs: (metrics.prunability(accs, full, chance=chance) if full > chance else float("nan"))
+    index = torch.as_tensor(data.test_subset[member], device=data.x_test.device)
+    subset_x, subset_b = data.x_test[member, index], b[data.test_subset[member]]
+    shares_ig = to_numpy(_group_shares(integrated_gradients(Ws, subset_x[None]), n_core, n_spurious)[0].to(DTYPE))
+    trace = np.array(selectivity + _selectivities(Ws, subset_x[None], [subset_b]))  # (records, width)
+    top = int(np.argmax(trace.max(axis=0)))
     history = np.array(shares, dtype=np.float64).reshape(len(shares), -1) if shares else np.zeros((0, 0))
     return ParityRun(
         learning_rate=float(lr), seed=int(seed), fitted=bool(fitted), epochs_to_fit=int(epochs),
@@ -178,7 +236,11 @@ def _parity_metrics(weights, data, member, lr, seed, fitted, epochs, shares):
         mean_logit_gap=float((z[:, 1] - z[:, 0]).abs().mean()),
         node_prunability=metrics.prunability(node, full), magnitude_prunability=metrics.prunability(magnitude, full),
         node_prunability_chance=corrected(node), magnitude_prunability_chance=corrected(magnitude),
-        bc_share_history=history)
+        bc_share_history=history, node_pruned_accuracy=np.array(node), magnitude_pruned_accuracy=np.array(magnitude),
+        core_attribution_share=float(shares_ig[0]), spurious_attribution_share=float(shares_ig[1]),
+        bias_selectivity_history=trace.mean(axis=1), top_neuron_bias_selectivity=trace[:, top],
+        bias_selectivity_drawdown=float(np.mean(metrics.max_drawdown(trace, axis=0))),
+        landscape=_landscape(Ws, data, member, rng, subset_x, subset_b))
 
 
 def _fits_training_set(weights, data, members, eval_order, chunk=1000):
@@ -207,7 +269,7 @@ def _train_parity_members(learning_rate, seeds, *, n_train, n_test, n_core, n_sp
     its first epoch with 100% training accuracy, or at the cap. Cached on disk by its arguments (and the package's
     source), so that claims, figures and test workers in other processes reuse the runs."""
     S = len(seeds)
-    streams = [seed_streams(s, PARITY_SEED_STREAMS) for s in seeds]
+    streams = [seed_streams(s, _LANDSCAPE_STREAMS) for s in seeds]
     data = _load_parity(streams, n_train, n_test, n_core, n_spurious, n_noise, bc_rate, n_activation_inputs, dtype,
                         device)
     dim = data.x_train.shape[-1]
@@ -218,6 +280,11 @@ def _train_parity_members(learning_rate, seeds, *, n_train, n_test, n_core, n_sp
     epochs_to_fit = [epoch_cap] * S
     fitted = [False] * S
     histories = [[] for _ in range(S)]
+    selectivity = [[] for _ in range(S)]
+    subset = torch.as_tensor(data.test_subset, device=device)
+    subset_x = data.x_test[torch.arange(S, device=device)[:, None], subset]  # (S, n_activation_inputs, dim)
+    subset_b = [to_numpy(data.b_test[s])[data.test_subset[s]] for s in range(S)]
+    step = 0
     n_batches = math.ceil(n_train / batch_size)
     bc_train = data.y_train != data.b_train
     active = list(range(S))  # members still training, in stack order
@@ -229,6 +296,11 @@ def _train_parity_members(learning_rate, seeds, *, n_train, n_test, n_core, n_sp
         losses_epoch = torch.zeros(len(active), n_batches, batch_size, dtype=dtype, device=device)
         bc_epoch = torch.zeros(len(active), n_batches, batch_size, dtype=torch.bool, device=device)
         for j in range(n_batches):
+            if step % SELECTIVITY_EVERY == 0:
+                for s, value in zip(active, _selectivities(weights, subset_x[members[:, 0]],
+                                                           [subset_b[s] for s in active])):
+                    selectivity[s].append(value)
+            step += 1
             idx = order[:, j * batch_size:(j + 1) * batch_size]
             losses, grads = relu_mlp_cross_entropy_gradients(weights, data.x_train[members, idx],
                                                              data.y_train[members, idx])
@@ -253,8 +325,8 @@ def _train_parity_members(learning_rate, seeds, *, n_train, n_test, n_core, n_sp
             weights = optimizer.keep(rows)
             active = [active[p] for p in keep]
     stacked = [torch.cat([snap[layer] for snap in snapshots]) for layer in range(len(weights))]
-    return [_parity_metrics(stacked, data, s, learning_rate, seeds[s], fitted[s], epochs_to_fit[s], histories[s])
-            for s in range(S)]
+    return [_parity_metrics(stacked, data, s, learning_rate, seeds[s], fitted[s], epochs_to_fit[s], histories[s],
+                            selectivity[s], streams[s].landscape, n_core, n_spurious) for s in range(S)]
 
 
 _PARITY_MEMO = {}
