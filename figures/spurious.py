@@ -165,6 +165,164 @@ def bc_share_vs_accuracy():
     return fig
 
 
+def _rate_colors(n_rates):
+    """One colour per learning rate of a sweep, darker = smaller η (as in spurious.bc_share_vs_accuracy)."""
+    return matplotlib.colormaps[SEQUENTIAL](np.linspace(0.0, 0.9, n_rates))
+
+
+_MECHANISM_SIZE = ("parity task at the paper's sizes (C = 6 core, S = 2 spurious, N = 12 noise bits, ρ = 0.1, 10000 "
+                   "training samples; FCN 20→200→200→2 without bias, SGD batch 100 to 100% training accuracy or 800 "
+                   "epochs, float32), η in {0.01, 0.03, 0.1, 0.3, 0.75}, 10 seeds: the runs of the parity sweep, "
+                   "drawn from the committed record (python -m verify --record NAME)")
+
+
+@figure("spurious.pruning_curves", "Barsbey et al. 2025, Figs. 20-21, Table 1 (prunability)",
+        "Retention of unbiased test accuracy, accuracy(κ)/accuracy(0), against the pruned fraction κ: (a) a "
+        "fraction κ of each hidden layer's neurons with the smallest incoming L2 norm (the paper's column pruning, "
+        "Fig. 20), (b) a fraction κ of each weight matrix's smallest-magnitude entries (Fig. 21). One line per "
+        "learning rate (seed mean, band: seed range); the dotted line is chance (0.5) over the unpruned "
+        "accuracy of the largest η. " + _MECHANISM_SIZE.replace("NAME", "spurious.pruning_curves") +
+        ". Below: the record's verdict against the paper.")
+def pruning_curves():
+    from .registry import record, verdict_line
+
+    saved = record("spurious.pruning_curves")
+    sweep = saved.result
+    kappa = np.array(spur.PRUNE_FRACTIONS)
+    fig, axes = new_figure(1, 2, width=9.6, height=3.8, sharey=True)
+    colors = _rate_colors(len(sweep.learning_rates))
+    for ax, field, title in ((axes[0], "node_pruned_accuracy", "(a) node (column) pruning"),
+                             (axes[1], "magnitude_pruned_accuracy", "(b) magnitude pruning")):
+        for i, (lr, color) in enumerate(zip(sweep.learning_rates, colors)):
+            retention = np.array([np.asarray(getattr(run, field)) / run.unbiased_accuracy for run in sweep.runs[i]])
+            ax.fill_between(kappa, retention.min(axis=0), retention.max(axis=0), color=color, alpha=0.15, lw=0)
+            ax.plot(kappa, retention.mean(axis=0), "o-", ms=3, color=color, label=rf"$\eta = {lr:g}$")
+        chance = 0.5 / np.mean([run.unbiased_accuracy for run in sweep.runs[-1]])
+        ax.axhline(chance, color="0.4", ls=":", lw=1)
+        ax.set(xlabel=r"pruned fraction $\kappa$", title=title)
+    axes[0].set_ylabel("accuracy retained, acc(κ) / acc(0)")
+    axes[1].legend(loc="lower left", fontsize=8)
+    verdict_line(fig, saved.verdict, saved.reduced)
+    return fig
+
+
+@figure("spurious.csi_attribution", "Barsbey et al. 2025, Fig. 26",
+        "The class-selectivity index (CSI) of the penultimate layer beside the share of integrated-gradient "
+        "attribution on the core bits (zero baseline, margin z₁ − z₀, 1000 unbiased test inputs). (a) Both against "
+        "the learning rate (seed means, bars: seed range; CSI on the left axis, the share on the right). (b) One "
+        "point per run, coloured by η, with the Spearman correlation. " +
+        _MECHANISM_SIZE.replace("NAME", "spurious.csi_attribution") + ". Below: the record's verdict against the paper.")
+def csi_attribution():
+    from scipy import stats
+    from .registry import record, verdict_line
+
+    saved = record("spurious.csi_attribution")
+    sweep = saved.result
+    lrs = np.array(sweep.learning_rates)
+    csi, core = sweep.metric("class_selectivity"), sweep.metric("core_attribution_share")
+    fig, (left, right) = new_figure(1, 2, width=9.6, height=3.8)
+    twin = left.twinx()
+    for ax, values, color, style, label in ((left, csi, COLORS[0], "o-", "CSI (left axis)"),
+                                            (twin, core, COLORS[1], "s--", "core attribution share (right axis)")):
+        mean = values.mean(axis=1)
+        ax.errorbar(lrs, mean, yerr=[mean - values.min(axis=1), values.max(axis=1) - mean], fmt=style, ms=4,
+                    color=color, capsize=2, label=label)
+        ax.tick_params(axis="y", colors=color)
+    left.set(xscale="log", xlabel=r"learning rate $\eta$", title="(a) against the learning rate")
+    left.set_ylabel("CSI", color=COLORS[0])
+    twin.set_ylabel("core attribution share", color=COLORS[1])
+    twin.grid(False)
+    twin.spines["right"].set_visible(True)
+    left.set_xticks(lrs, [f"{lr:g}" for lr in lrs])
+    left.minorticks_off()
+    handles = [h for ax in (left, twin) for h in ax.get_legend_handles_labels()[0]]
+    left.legend(handles, [h.get_label() for h in handles], loc="upper left", fontsize=7.5)
+    for i, (lr, color) in enumerate(zip(lrs, _rate_colors(lrs.size))):
+        right.scatter(csi[i], core[i], color=color, s=22, edgecolors="k", linewidths=0.4, label=rf"$\eta = {lr:g}$")
+    rho = stats.spearmanr(csi.ravel(), core.ravel()).statistic
+    right.set(xlabel="CSI", ylabel="core attribution share",
+              title=f"(b) one point per run: Spearman ρ = {rho:.2f}")
+    right.legend(loc="lower right", fontsize=7.5)
+    verdict_line(fig, saved.verdict, saved.reduced)
+    return fig
+
+
+@figure("spurious.neuron_resets", "Barsbey et al. 2025, Fig. 28 (bottom)",
+        "Spurious-feature utilisation of single neurons over training, measured as the bias-selectivity index (BSI) "
+        "on 1000 unbiased test inputs every 20 SGD steps. (a) For seed 0 at the smallest and the largest η: the "
+        "neuron whose BSI peaks highest (thick) and the mean over the 200 penultimate neurons (thin), against the "
+        "SGD step. (b) Per run, the mean over neurons of each one's largest fall below its running peak of BSI "
+        "(dots: seeds, line: their mean). " + _MECHANISM_SIZE.replace("NAME", "spurious.neuron_resets") +
+        ". Below: the record's verdict against the paper.")
+def neuron_resets():
+    from .registry import record, verdict_line
+
+    saved = record("spurious.neuron_resets")
+    sweep = saved.result
+    every = 20  # dynamics.spurious.torch_training.SELECTIVITY_EVERY, read without importing torch
+    lrs = np.array(sweep.learning_rates)
+    colors = _rate_colors(lrs.size)
+    fig, (left, right) = new_figure(1, 2, width=9.6, height=3.8)
+    for i in (0, lrs.size - 1):
+        run = sweep.runs[i][0]
+        steps = every * np.arange(run.top_neuron_bias_selectivity.size)
+        left.plot(steps, run.top_neuron_bias_selectivity, color=colors[i], lw=1.6,
+                  label=rf"$\eta = {lrs[i]:g}$: the most bias-selective neuron")
+        left.plot(steps, run.bias_selectivity_history, color=colors[i], lw=0.8, ls="--",
+                  label=rf"$\eta = {lrs[i]:g}$: mean over neurons")
+    left.set(xscale="symlog", xlabel="SGD step (log scale beyond 10)", ylabel="bias-selectivity index (BSI)",
+             title="(a) seed 0", ylim=(0, None))
+    left.legend(loc="upper right", fontsize=7)
+    drawdown = sweep.metric("bias_selectivity_drawdown")
+    jitter = np.exp(np.random.default_rng(0).uniform(-0.06, 0.06, drawdown.shape[1]))
+    for i, color in enumerate(colors):
+        right.plot(lrs[i] * jitter, drawdown[i], "o", ms=4, color=color, alpha=0.7, mec="none")
+    right.plot(lrs, drawdown.mean(axis=1), "-", color="0.2")
+    right.set(xscale="log", xlabel=r"learning rate $\eta$", ylabel="largest fall of BSI below its peak",
+              title="(b) mean over the neurons of a run")
+    right.set_xticks(lrs, [f"{lr:g}" for lr in lrs])
+    right.minorticks_off()
+    verdict_line(fig, saved.verdict, saved.reduced)
+    return fig
+
+
+@figure("spurious.loss_landscapes", "Barsbey et al. 2025, Fig. 9",
+        "Landscapes around the final weights θ of seed 0 at three learning rates (columns), on the plane θ + a·d₁ + "
+        "b·d₂ of two Gaussian directions normalised neuron by neuron (Li et al. 2018), a, b in [−1, 1]: training "
+        "cross-entropy (top, log colour scale), unbiased test accuracy (middle) and the mean bias-selectivity index "
+        "of the penultimate layer, the spurious-feature utilisation (bottom); one colour scale per row. " +
+        _MECHANISM_SIZE.replace("NAME", "spurious.loss_landscapes") + ". Below: the record's verdict, which reads the "
+        "planes of every run.")
+def loss_landscapes():
+    from .registry import record, verdict_line
+
+    saved = record("spurious.loss_landscapes")
+    sweep = saved.result
+    lrs = list(sweep.learning_rates)
+    columns = [0, len(lrs) // 2, len(lrs) - 1]
+    fig, axes = new_figure(3, 3, width=9.6, height=8.4, sharex=True, sharey=True)
+    planes = np.array([sweep.runs[i][0].landscape for i in columns])  # (column, quantity, a, b)
+    extent = (-1, 1, -1, 1)
+    rows = (("training loss", mcolors.LogNorm(vmin=planes[:, 0].min(), vmax=planes[:, 0].max()), "magma"),
+            ("unbiased accuracy", mcolors.Normalize(vmin=planes[:, 1].min(), vmax=planes[:, 1].max()), "viridis"),
+            ("mean BSI", mcolors.Normalize(vmin=planes[:, 2].min(), vmax=planes[:, 2].max()), "cividis"))
+    for r, (label, norm, cmap) in enumerate(rows):
+        for c, i in enumerate(columns):
+            ax = axes[r, c]
+            image = ax.imshow(planes[c, r].T, origin="lower", extent=extent, norm=norm, cmap=cmap)
+            ax.plot(0, 0, "+", color="w", ms=8)
+            ax.grid(False)
+            if r == 0:
+                ax.set_title(rf"$\eta = {lrs[i]:g}$")
+            if r == 2:
+                ax.set_xlabel("a (along d₁)")
+            if c == 0:
+                ax.set_ylabel("b (along d₂)")
+        fig.colorbar(image, ax=axes[r, :].tolist(), label=label, shrink=0.9)
+    verdict_line(fig, saved.verdict, saved.reduced)
+    return fig
+
+
 @figure("spurious.toy_worst_group_curves", "Pezeshki (thesis), §8.4, Ch. 8 Fig. 1",
         "The Chapter 8 linear toy (n = 400, d = 600 noise features, γ = (4, 1, 2), σ = 0.15, ρ_spu = 0.8; SGD lr "
         "1e-5, momentum 0.9, batch 100, no weight decay, 500 epochs; numpy trainer, seeds 0-2): test worst-group "

@@ -144,6 +144,44 @@ def test_parity_figures_plot_the_sweep(monkeypatch):
                                                                sweep.metric("unbiased_accuracy").ravel()]))
 
 
+def test_mechanism_figures_draw_their_record(monkeypatch):
+    """The four mechanism figures (Figs. 9, 20-21, 26, 28 bottom) draw the sweep of their record: a synthetic one
+    here, so that each drawn array can be compared with the record's."""
+    import types
+
+    import figures.registry
+    import figures.spurious as fs
+
+    sweep = _synthetic_sweep()
+    monkeypatch.setattr(figures.registry, "record", lambda name: types.SimpleNamespace(
+        result=sweep, verdict=("not reproduced", "a synthetic sweep"), reduced="a synthetic size"))
+    fig = fs.pruning_curves()
+    for ax, field in zip(fig.axes, ("node_pruned_accuracy", "magnitude_pruned_accuracy")):
+        drawn = [line for line in ax.lines if line.get_marker() == "o"]
+        assert len(drawn) == len(sweep.learning_rates)
+        for line, row in zip(drawn, sweep.runs):
+            expected = np.mean([getattr(run, field) / run.unbiased_accuracy for run in row], axis=0)
+            assert np.allclose(line.get_ydata(), expected)
+            assert np.allclose(line.get_xdata(), spur.PRUNE_FRACTIONS)
+    fig = fs.csi_attribution()
+    panel = next(ax for ax in fig.axes if ax.get_title().startswith("(b)"))
+    points = np.concatenate([c.get_offsets() for c in panel.collections])
+    assert np.allclose(points, np.column_stack([sweep.metric("class_selectivity").ravel(),
+                                                sweep.metric("core_attribution_share").ravel()]))
+    fig = fs.neuron_resets()
+    top = fig.axes[0].lines[0]
+    assert np.allclose(top.get_ydata(), sweep.runs[0][0].top_neuron_bias_selectivity)
+    assert np.allclose(top.get_xdata(), 20 * np.arange(sweep.runs[0][0].top_neuron_bias_selectivity.size))
+    assert tt.SELECTIVITY_EVERY == 20  # the figure's step spacing
+    assert np.allclose(fig.axes[1].lines[-1].get_ydata(), sweep.metric("bias_selectivity_drawdown").mean(axis=1))
+    fig = fs.loss_landscapes()
+    images = [ax.images[0].get_array() for ax in fig.axes if ax.images]
+    assert len(images) == 9
+    for r in range(3):
+        for c, i in enumerate((0, 1, 2)):
+            assert np.allclose(images[3 * r + c], sweep.runs[i][0].landscape[r].T)
+
+
 @pytest.mark.slow
 @pytest.mark.xfail(strict=False, reason="Barsbey et al. 2025 claim not reproduced on parity; see "
                    "docs/theory/spurious.md")

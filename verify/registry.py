@@ -73,6 +73,21 @@ def paired_bound(differences, level):
     return float(d.mean()), se, float(d.mean() + special.stdtrit(d.size - 1, level) * se)
 
 
+def rank_correlation_bound(x, y, level):
+    """(Spearman ρ, one-sided lower bound at ``level``) of paired observations: the Fisher transform
+    atanh ρ ± z·1.06/√(n − 3) of Fieller, Hartley & Pearson (1957), the usual normal approximation for ρ."""
+    import numpy as np
+    from scipy import special, stats
+
+    x, y = np.asarray(x, dtype=float).ravel(), np.asarray(y, dtype=float).ravel()
+    if x.size != y.size or x.size < 4 or not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        raise ValueError(f"x and y must hold the same number (>= 4) of finite values, got shapes {x.shape} and "
+                         f"{y.shape}")
+    rho = float(stats.spearmanr(x, y)[0])
+    z = math.atanh(min(max(rho, -0.999999), 0.999999))
+    return rho, float(math.tanh(z + special.ndtri(level) * 1.06 / math.sqrt(x.size - 3)))
+
+
 KINDS = ("identity", "bound", "limit", "theorem", "erratum", "crosscheck", "experiment")
 TORCH_KINDS = ("crosscheck", "experiment")  # claims that train torch models: they take a run context
 COSTS = ("fast", "slow")
