@@ -611,3 +611,73 @@ SPHERICAL_EXTREMES = [
 @pytest.mark.parametrize("call, expected", SPHERICAL_EXTREMES, ids=[str(k) for k in range(len(SPHERICAL_EXTREMES))])
 def test_closed_forms_at_extreme_inputs(call, expected):
     check_extreme_case(call, expected)
+
+
+# ------------------------------------------------------------------ the weight-normalised probe of Fig 3.4 (b)
+def _wn_probe(d=7, n_batches=3, batch=5, gamma=2.0, seed=0):
+    from dynamics.spherical import WNLogisticProbe
+
+    rng = np.random.default_rng(seed)
+    return WNLogisticProbe(rng.standard_normal((n_batches, batch, d)),
+                           np.sign(rng.standard_normal((n_batches, batch))), gamma), rng
+
+
+@pytest.mark.parametrize("k", [0, 1, 2, 4])
+def test_wn_probe_is_scale_invariant_tangent_and_matches_finite_differences(k):
+    loss, rng = _wn_probe()
+    x = rng.standard_normal(loss.dimension) * 1.7
+    g = loss.grad(x, k)
+    for scale in (1e-3, 0.5, 40.0):
+        assert loss.value(scale * x, k) == pytest.approx(loss.value(x, k), rel=1e-13)
+        assert np.allclose(loss.grad(scale * x, k), g / scale, rtol=1e-12, atol=0.0)  # (−1)-homogeneous
+    assert abs(float(g @ x)) <= 1e-14 * np.linalg.norm(g) * np.linalg.norm(x)
+    h = 1e-6 * np.linalg.norm(x)
+    fd = np.array([(loss.value(x + h * e, k) - loss.value(x - h * e, k)) / (2 * h) for e in np.eye(x.size)])
+    assert np.allclose(g, fd, rtol=1e-7, atol=1e-10 * np.linalg.norm(g))
+
+
+def test_wn_probe_is_wn_logistic_on_its_batch():
+    loss, rng = _wn_probe()
+    x = rng.standard_normal(loss.dimension)
+    for k in range(7):  # step k uses batch k mod 3
+        batch = sph.WNLogistic(loss.S[k % 3], loss.targets[k % 3], loss.gamma)
+        assert loss.value(x, k) == pytest.approx(batch.value(x), rel=1e-14)
+        assert np.allclose(loss.grad(x, k), batch.grad(x), rtol=1e-13, atol=1e-16)
+
+
+def test_wn_probe_runs_on_the_numpy_engine_only():
+    loss, rng = _wn_probe()
+    x0 = rng.standard_normal(loss.dimension)
+    run = sph.simulate(sph.SGD(0.1, weight_decay=1e-3), loss, x0, 20, engine="numpy")
+    assert run.radius.shape == (21,) and np.all(np.isfinite(run.radius))
+    with pytest.raises(ValueError, match="engine"):
+        sph.simulate(sph.SGD(0.1), loss, x0, 20)
+
+
+def test_wn_probe_bad_input():
+    from dynamics.spherical import WNLogisticProbe
+
+    with pytest.raises(ValueError, match="gamma must be > 0"):
+        WNLogisticProbe(np.ones((2, 2)), [1.0, -1.0], 0.0)
+    with pytest.raises(ValueError, match="targets must hold labels"):
+        WNLogisticProbe(np.ones((2, 2)), [1.0, 0.0], 2.0)
+    with pytest.raises(ValueError, match="targets must have shape"):
+        WNLogisticProbe(np.ones((3, 2, 2)), np.ones((2, 2)), 2.0)
+    with pytest.raises(ValueError, match="S must have shape"):
+        WNLogisticProbe(np.ones(4), [1.0], 2.0)
+    with pytest.raises(ValueError, match="x must have shape"):
+        WNLogisticProbe(np.ones((2, 2)), [1.0, -1.0], 2.0).grad(np.ones(3))
+
+
+def test_adagradg_vs_sgd_runs_normalization():
+    with pytest.raises(ValueError, match="normalization"):
+        sph.adagradg_vs_sgd_runs(n_steps=2, n_groups=1, normalization="layer")
+    batch = sph.adagradg_vs_sgd_runs(n_steps=50, n_groups=1, dimension=9, seed=1)[0]
+    assert np.array_equal(batch.sgd.radius,
+                          sph.adagradg_vs_sgd_runs(n_steps=50, n_groups=1, dimension=9, seed=1,
+                                                   normalization="batch")[0].sgd.radius)
+    sgd, agg, adagrad = sph.adagradg_vs_sgd_runs(n_steps=400, n_groups=1, dimension=9, seed=1,
+                                                 normalization="weight")[0]
+    assert not np.allclose(sgd.radius[:51], batch.sgd.radius)  # another loss on the same draws
+    assert max(sph.angle_between(a, b) for a, b in zip(sgd.directions, agg.directions)) < 1e-9
+    assert max(sph.angle_between(a, b) for a, b in zip(sgd.directions, adagrad.directions)) > 1e-3

@@ -7,6 +7,7 @@ import pytest
 
 import dynamics.spherical as sph
 from dynamics.numerics import haar_orthogonal
+from dynamics.spherical import WNLogisticProbe
 from figures import spherical as figs
 
 
@@ -39,23 +40,41 @@ def test_effective_lr_and_norm_plots_the_runs_and_closed_forms():
     assert _line(left, "SGD-M + L2: equilibrium").get_ydata()[0] == pytest.approx(eq_m.effective_learning_rate)
 
 
+def _theorem4_angles(loss, x0, n, eta, lam, engine):
+    """SGD + L2 and AdaGradG (Theorem-4 parameters) run here, every step recorded."""
+    r0 = float(np.linalg.norm(x0))
+    p = sph.adagradg_equivalent_params(eta, lam, r0)
+    sgd = sph.simulate(sph.SGD(eta, weight_decay=lam), loss, x0, n, record_every=1, engine=engine)
+    agg = sph.simulate(sph.AdaGradG(p.learning_rate, p.beta, p.v0), loss, x0 / r0, n, record_every=1, engine=engine)
+    return sgd, agg
+
+
 def test_adagradg_vs_sgd_plots_the_angles_between_the_runs():
     n, eta, lam, d = 400, 1e-2, 1e-3, 27
     fig = figs.adagradg_vs_sgd(n_steps=n, n_groups=1, dimension=d)
-    ax = fig.axes[0]
+    batch_panel, weight_panel = fig.axes[:2]
+    assert batch_panel.get_title().startswith("(a) BatchNorm") and weight_panel.get_title().startswith("(b) weight")
+    # (a): a BatchNorm probe; (b): a weight-normalised probe, on the same draws from seed 0
     rng = np.random.default_rng(0)
-    loss = sph.BNLinearProbe(rng.standard_normal((64, 32, d)), np.sign(rng.standard_normal((64, 32))), readout=2.0,
-                            bias=0.1)
-    x0 = rng.standard_normal(d)
-    r0 = float(np.linalg.norm(x0))
-    p = sph.adagradg_equivalent_params(eta, lam, r0)
-    sgd = sph.simulate(sph.SGD(eta, weight_decay=lam), loss, x0, n, record_every=1)
-    agg = sph.simulate(sph.AdaGradG(p.learning_rate, p.beta, p.v0), loss, x0 / r0, n, record_every=1)
-    line = ax.lines[0]
-    steps = np.asarray(line.get_xdata(), dtype=int)
-    expected = [sph.angle_between(sgd.directions[k], agg.directions[k]) for k in steps]
-    assert np.allclose(line.get_ydata(), expected, rtol=1e-9, atol=1e-17)
-    assert _line(ax, "cosine similarity 1 − 1e-6").get_ydata()[0] == pytest.approx(math.acos(1 - 1e-6))
+    inputs, targets, x0 = rng.standard_normal((64, 32, d)), np.sign(rng.standard_normal((64, 32))), rng.standard_normal(d)
+    panels = ((batch_panel, sph.BNLinearProbe(inputs, targets, readout=2.0, bias=0.1), "numba"),
+              (weight_panel, WNLogisticProbe(inputs, targets, gamma=2.0), "numpy"))
+    for ax, loss, engine in panels:
+        sgd, agg = _theorem4_angles(loss, x0, n, eta, lam, engine)
+        line = ax.lines[0]
+        steps = np.asarray(line.get_xdata(), dtype=int)
+        expected = [sph.angle_between(sgd.directions[k], agg.directions[k]) for k in steps]
+        assert np.allclose(line.get_ydata(), expected, rtol=1e-9, atol=1e-17)
+        g0 = loss.grad(x0, 0) + lam * x0
+        adagrad = sph.simulate(sph.AdaGrad(sph.adagrad_matched_learning_rate(eta, float(np.linalg.norm(g0)), d),
+                                           weight_decay=lam), loss, x0, n, record_every=1, engine=engine)
+        far = ax.lines[1]
+        assert far.get_linestyle() == "--"
+        expected = [sph.angle_between(sgd.directions[k], adagrad.directions[k]) for k in steps]
+        assert np.allclose(far.get_ydata(), expected, rtol=1e-9, atol=1e-17)
+        assert _line(ax, "cosine similarity 1 − 1e-6").get_ydata()[0] == pytest.approx(math.acos(1 - 1e-6))
+    # the two panels differ: the weight-normalised runs are not the BatchNorm runs again
+    assert not np.allclose(batch_panel.lines[1].get_ydata(), weight_panel.lines[1].get_ydata())
 
 
 def test_relaxation_plots_the_runs_and_the_laws():

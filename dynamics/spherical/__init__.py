@@ -52,7 +52,7 @@ from ._closed_forms import (adagrad_matched_learning_rate, adagradg_equivalent_p
                             sgdm_l2_relaxation, sgdm_l2_relaxation_steps)
 from ._geometry import (angle_between, exp_map, parallel_transport, rescale_R, tangential, transport_RT,
                         transport_T)
-from ._losses import BNLinearProbe, RandomLinearLoss, RayleighLoss, WNLogistic
+from ._losses import BNLinearProbe, RandomLinearLoss, RayleighLoss, WNLogistic, WNLogisticProbe
 from ._optimizers import SGD, SGDM, SGDMRT, AdaGrad, AdaGradG, Adam, AdamG, AdamS, AdamSRT, AdamST, AdamW
 from ._results import (AdaGradGComparison, AdaGradGParameters, AdaGradGVsSGDM2Config, AdamVariantsConfig,
                        AdamVariantsM2Config, CollapseRun, EffectiveLRBounds, Equilibrium, EquilibriumStatisticsConfig,
@@ -78,7 +78,7 @@ __all__ = [
     "GenericForm", "SGD", "SGDM", "SGDMRT", "Adam", "AdamW", "AdaGrad", "AdaGradG", "AdamS", "AdamST", "AdamSRT",
     "AdamG", "Trajectory", "simulate",
     # synthetic radially invariant losses
-    "RayleighLoss", "RandomLinearLoss", "BNLinearProbe", "WNLogistic",
+    "RayleighLoss", "RandomLinearLoss", "BNLinearProbe", "WNLogistic", "WNLogisticProbe",
     # experiment drivers
     "OptimizerRunsConfig", "OptimizerRun", "optimizer_runs", "AdaGradGComparison", "adagradg_vs_sgd_runs",
     "CollapseRun", "collapse_run",

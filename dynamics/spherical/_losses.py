@@ -345,7 +345,7 @@ class WNLogisticProbe(_Loss):
     S : array_like, shape (B, d) or (n_batches, B, d)
         The inputs of one batch, or of several (step k uses batch k mod n_batches); :math:`B \ge 1`.
     targets : array_like, shape (B,) or (n_batches, B)
-        Labels :math:`\pm 1`.
+        The labels :math:`t_b = \pm 1` of the inputs, batch by batch.
     gamma : float
         The fixed weight-norm gain :math:`\gamma > 0`.
 

@@ -5,7 +5,8 @@ Fig 3.4, Table 3.1, Eqs 3.25, 3.41-3.46).
   on one random linear loss with a constant gradient norm on the sphere (the effective learning rates and norms of
   Table 3.1);
 * :func:`dynamics.spherical.adagradg_vs_sgd_runs`: SGD + L2, AdaGradG with the matching parameters (Theorem 4 of
-  Roburin et al. 2022) and element-wise AdaGrad on BatchNorm linear probes (Fig 3.4 in small);
+  Roburin et al. 2022) and element-wise AdaGrad on BatchNorm linear probes or weight-normalised logistic probes
+  (Fig 3.4 (a) and (b) in small);
 * :func:`dynamics.spherical.collapse_run`: deterministic GD + L2 on a rotated Rayleigh quotient, whose norm collapses
   and bursts periodically (Lobacheva et al. 2021).
 """
@@ -83,16 +84,20 @@ def adagradg_vs_sgd_runs(n_steps: int = 20_000, learning_rate: float = 1e-2, wei
                          n_groups: int = 3, dimension: int = 27, batch_size: int = 32,
                          seed: Optional[Union[int, np.random.Generator]] = 0, *,
                          normalization: str = "batch") -> List[AdaGradGComparison]:
-    r"""Theorem 4 of Roburin et al. 2022 in small (thesis Fig 3.4, App. C.1): per radially invariant group, SGD + L2,
-    AdaGradG with the matching parameters and element-wise AdaGrad, on identical batches.
+    r"""Theorem 4 of Roburin et al. 2022 in small (thesis Fig 3.4 (a) and (b), App. C.1): per radially invariant
+    group, SGD + L2, AdaGradG with the matching parameters and element-wise AdaGrad, on identical batches.
 
-    Each group is a BatchNorm linear probe (64 mini-batches of ``batch_size`` Gaussian inputs of dimension
-    :math:`d`, random :math:`\pm 1` targets, readout 2, bias 0.1) with :math:`x_0 \sim \mathcal{N}(0, I_d)`. SGD + L2
-    runs from :math:`x_0`; AdaGradG with :func:`dynamics.spherical.adagradg_equivalent_params`
-    (:math:`\eta`, :math:`\lambda`, :math:`\lVert x_0 \rVert`) from :math:`u_0 = x_0 / \lVert x_0 \rVert`;
-    AdaGrad + L2 from :math:`x_0` with the learning rate of :func:`dynamics.spherical.adagrad_matched_learning_rate`
-    for the first gradient :math:`\nabla L(x_0) + \lambda x_0`. Directions are recorded every
-    max(n_steps // 400, 1) steps.
+    Each group has 64 mini-batches of ``batch_size`` Gaussian inputs of dimension :math:`d` with random
+    :math:`\pm 1` targets (step k uses batch k mod 64) and :math:`x_0 \sim \mathcal{N}(0, I_d)`. With
+    ``normalization="batch"`` the group is a BatchNorm linear probe (:class:`dynamics.spherical.BNLinearProbe`,
+    readout 2, bias 0.1; Fig 3.4 (a)); with ``"weight"`` a weight-normalised logistic probe
+    (:class:`dynamics.spherical.WNLogisticProbe`, gain :math:`\gamma = 2`; Fig 3.4 (b)), which has no compiled
+    kernel and runs on ``simulate``'s numpy engine (about 1 s per run of 2e4 steps). SGD + L2 runs from :math:`x_0`;
+    AdaGradG with :func:`dynamics.spherical.adagradg_equivalent_params` (:math:`\eta`, :math:`\lambda`,
+    :math:`\lVert x_0 \rVert`) from :math:`u_0 = x_0 / \lVert x_0 \rVert`; AdaGrad + L2 from :math:`x_0` with the
+    learning rate of :func:`dynamics.spherical.adagrad_matched_learning_rate` for the first gradient
+    :math:`\nabla L(x_0) + \lambda x_0`. Directions are recorded every max(n_steps // 400, 1) steps. Both kinds draw
+    the same numbers from ``seed``: the inputs, the targets, then :math:`x_0`, group by group.
 
     Parameters
     ----------
@@ -110,6 +115,9 @@ def adagradg_vs_sgd_runs(n_steps: int = 20_000, learning_rate: float = 1e-2, wei
         Samples per mini-batch, >= 2. Default 32.
     seed : None, int >= 0 or numpy.random.Generator, optional
         Seeds the data and the initial weights. Default 0.
+    normalization : {"batch", "weight"}, optional
+        The kind of group: BatchNorm probes (Fig 3.4 (a)) or weight-normalised probes (Fig 3.4 (b)). Default
+        ``"batch"``.
 
     Returns
     -------
@@ -121,6 +129,11 @@ def adagradg_vs_sgd_runs(n_steps: int = 20_000, learning_rate: float = 1e-2, wei
     >>> from dynamics.spherical import angle_between
     >>> sgd, adagradg, adagrad = adagradg_vs_sgd_runs(n_steps=200, n_groups=1)[0]
     >>> bool(angle_between(sgd.directions[-1], adagradg.directions[-1]) < 1e-9)
+    True
+    >>> sgd, adagradg, adagrad = adagradg_vs_sgd_runs(n_steps=200, n_groups=1, normalization="weight")[0]
+    >>> bool(angle_between(sgd.directions[-1], adagradg.directions[-1]) < 1e-9)
+    True
+    >>> bool(angle_between(sgd.directions[-1], adagrad.directions[-1]) > 1e-3)   # AdaGrad leaves SGD at once
     True
     """
     n_steps = require_integer("n_steps", n_steps, 0)
