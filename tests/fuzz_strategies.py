@@ -245,7 +245,7 @@ STRATEGIES = {
     "freeze_fast_at": st.one_of(st.none(), POSITIVE), "freeze_slow_at": st.one_of(st.none(), POSITIVE),
     "haar": BOOL, "log10_min": FLOAT, "log10_max": FLOAT, "loss_normalization": WORDS,
     "modulation": modulations(), "noise_variance": st.one_of(st.floats(0.0, 2.0), FLOAT),
-    "normalized_teacher": BOOL, "num": SMALL_INT, "output_penalty_schedule": ARRAY,
+    "normalization": WORDS, "normalized_teacher": BOOL, "num": SMALL_INT, "output_penalty_schedule": ARRAY,
     "per_group_learning_rate": BOOL, "preconditioner": st.one_of(st.none(), SPD), "strength": POSITIVE,
     "teacher_power": POSITIVE, "w": SIGNED_ARRAY, "w_hat": matrices(), "y": SIGNED_ARRAY, "n_test": SMALL_INT,
     "R": SIGNED_ARRAY, "Q": ARRAY, "factor": st.one_of(st.floats(0.1, 1.9), FLOAT),
@@ -293,7 +293,7 @@ STRATEGIES = {
     # spurious correlations and data balancing
     "logit_scale": POSITIVE, "ba_margins": ARRAY, "bc_margins": ARRAY, "log": BOOL, "logits": matrices(),
     "bias_labels": INT_ARRAY, "margins": SIGNED_ARRAY, "margin_grad_norm": POSITIVE, "core_grad_norms": ARRAY,
-    "spurious_grad_norms": ARRAY, "z": matrices(), "axis": st.sampled_from([-1, 0, 1, 5, "x"]),
+    "spurious_grad_norms": ARRAY, "z": matrices(), "axis": st.sampled_from([-1, 0, 1, 5, "x"]), "series": ARRAY,
     "keep_fraction": FRACTION, "prune_fraction": FRACTION, "representations": matrices(), "on_zero": WORDS,
     "activations": st.one_of(st.none(), matrices()), "losses": ARRAY, "is_bias_conflicting": st.one_of(
         st.lists(st.booleans(), min_size=1, max_size=6), ARRAY), "pruned_accuracies": ARRAY,
