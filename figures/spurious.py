@@ -198,10 +198,10 @@ def pruning_curves():
             ax.fill_between(kappa, retention.min(axis=0), retention.max(axis=0), color=color, alpha=0.15, lw=0)
             ax.plot(kappa, retention.mean(axis=0), "o-", ms=3, color=color, label=rf"$\eta = {lr:g}$")
         chance = 0.5 / np.mean([run.unbiased_accuracy for run in sweep.runs[-1]])
-        ax.axhline(chance, color="0.4", ls=":", lw=1)
+        ax.axhline(chance, color="0.4", ls=":", lw=1, label=rf"chance / acc(0) at $\eta = {sweep.learning_rates[-1]:g}$")
         ax.set(xlabel=r"pruned fraction $\kappa$", title=title)
     axes[0].set_ylabel("accuracy retained, acc(κ) / acc(0)")
-    axes[1].legend(loc="lower left", fontsize=8)
+    axes[1].legend(loc="center left", fontsize=8)
     verdict_line(fig, saved.verdict, saved.reduced)
     return fig
 
@@ -222,10 +222,11 @@ def csi_attribution():
     csi, core = sweep.metric("class_selectivity"), sweep.metric("core_attribution_share")
     fig, (left, right) = new_figure(1, 2, width=9.6, height=3.8)
     twin = left.twinx()
-    for ax, values, color, style, label in ((left, csi, COLORS[0], "o-", "CSI (left axis)"),
-                                            (twin, core, COLORS[1], "s--", "core attribution share (right axis)")):
+    for ax, values, color, style, label, shift in ((left, csi, COLORS[0], "o-", "CSI (left axis)", 0.97),
+                                                   (twin, core, COLORS[1], "s--", "core attribution share (right axis)",
+                                                    1.03)):
         mean = values.mean(axis=1)
-        ax.errorbar(lrs, mean, yerr=[mean - values.min(axis=1), values.max(axis=1) - mean], fmt=style, ms=4,
+        ax.errorbar(lrs * shift, mean, yerr=[mean - values.min(axis=1), values.max(axis=1) - mean], fmt=style, ms=4,
                     color=color, capsize=2, label=label)
         ax.tick_params(axis="y", colors=color)
     left.set(xscale="log", xlabel=r"learning rate $\eta$", title="(a) against the learning rate")
@@ -266,13 +267,13 @@ def neuron_resets():
     for i in (0, lrs.size - 1):
         run = sweep.runs[i][0]
         steps = every * np.arange(run.top_neuron_bias_selectivity.size)
-        left.plot(steps, run.top_neuron_bias_selectivity, color=colors[i], lw=1.6,
+        left.plot(steps[1:], run.top_neuron_bias_selectivity[1:], color=colors[i], lw=1.6,
                   label=rf"$\eta = {lrs[i]:g}$: the most bias-selective neuron")
-        left.plot(steps, run.bias_selectivity_history, color=colors[i], lw=0.8, ls="--",
+        left.plot(steps[1:], run.bias_selectivity_history[1:], color=colors[i], lw=0.8, ls="--",
                   label=rf"$\eta = {lrs[i]:g}$: mean over neurons")
-    left.set(xscale="symlog", xlabel="SGD step (log scale beyond 10)", ylabel="bias-selectivity index (BSI)",
-             title="(a) seed 0", ylim=(0, None))
-    left.legend(loc="upper right", fontsize=7)
+    left.set(xscale="log", xlabel="SGD step (log scale; the first reading, at step 0, left out)",
+             ylabel="bias-selectivity index (BSI)", title="(a) seed 0", ylim=(0, 0.95))
+    left.legend(loc="upper left", fontsize=7, ncol=2)
     drawdown = sweep.metric("bias_selectivity_drawdown")
     jitter = np.exp(np.random.default_rng(0).uniform(-0.06, 0.06, drawdown.shape[1]))
     for i, color in enumerate(colors):

@@ -170,8 +170,8 @@ def test_mechanism_figures_draw_their_record(monkeypatch):
                                                 sweep.metric("core_attribution_share").ravel()]))
     fig = fs.neuron_resets()
     top = fig.axes[0].lines[0]
-    assert np.allclose(top.get_ydata(), sweep.runs[0][0].top_neuron_bias_selectivity)
-    assert np.allclose(top.get_xdata(), 20 * np.arange(sweep.runs[0][0].top_neuron_bias_selectivity.size))
+    assert np.allclose(top.get_ydata(), sweep.runs[0][0].top_neuron_bias_selectivity[1:])
+    assert np.allclose(top.get_xdata(), 20 * np.arange(1, sweep.runs[0][0].top_neuron_bias_selectivity.size))
     assert tt.SELECTIVITY_EVERY == 20  # the figure's step spacing
     assert np.allclose(fig.axes[1].lines[-1].get_ydata(), sweep.metric("bias_selectivity_drawdown").mean(axis=1))
     fig = fs.loss_landscapes()
