@@ -1,5 +1,6 @@
 """Tests of the spherical experiments in miniature (dynamics.spherical.torch_experiments): the trainer of Roburin
 (thesis), Figs 3.6-3.7 and B.1-B.3 at a tiny size."""
+import importlib.util
 import math
 
 import numpy as np
@@ -306,3 +307,263 @@ def test_bad_input_of_helpers():
 def test_float32_runs():
     run = te.train_adam_variants(_tiny(("AdamSRT",)), (0,), dtype=torch.float32)
     assert np.all(np.isfinite(run.train_loss)) and math.isfinite(float(run.effective_learning_rate.max()))
+
+
+# ---------------------------------------------------------------- the convolutional net on the 8×8 digits
+def test_the_default_mlp_run_keeps_its_numbers():
+    """The fields that added the convolutional net and the digits (model, data) leave the MLP on Gaussian data as it
+    was: these numbers were computed before they existed (the record of Theorem 2's hypotheses relies on them)."""
+    config = AdamVariantsConfig(n_steps=12, eval_every=4, n_train=64, n_test=48, width=6, batch_size=16,
+                                spherical_every=3)
+    assert (config.model, config.data) == ("mlp", "gaussian")
+    run = te.train_adam_variants(config, (0, 3))
+    before_loss = [[0.8907742581750191, 0.9552510385354649], [1.037447478896075, 1.0578218699427193],
+                   [1.037447223084063, 1.0578312367453864], [0.9719836295905864, 0.9970476000120121],
+                   [1.032697723815205, 1.048515162729365], [1.0326132322915238, 1.0484125013280785],
+                   [1.0326117213889079, 1.0484098722860187]]
+    before_accuracy = [[0.3333333333333333, 0.3958333333333333], [0.375, 0.3541666666666667],
+                       [0.375, 0.3541666666666667], [0.375, 0.3333333333333333], [0.375, 0.375], [0.375, 0.375],
+                       [0.375, 0.375]]
+    before_rates = [0.5184409560962644, 0.08319955618448568, 0.08317265292765962, 0.16105903341286293,
+                   0.08428570794494705, 0.08454986175866906, 0.08456503468788942]
+    np.testing.assert_allclose(run.train_loss[:, :, -1], before_loss, rtol=1e-9, atol=0)
+    np.testing.assert_array_equal(run.test_accuracy[:, :, -1], before_accuracy)
+    np.testing.assert_allclose(run.effective_learning_rate[:, :, -1, :].sum(axis=(1, 2)), before_rates, rtol=1e-9,
+                               atol=0)
+    assert run.layer_names == ("layer1", "layer2")
+
+
+from dynamics.spherical.torch_models import bn_cnn2  # noqa: E402
+from dynamics.spherical.torch_training import digits_classification  # noqa: E402
+
+needs_sklearn = pytest.mark.skipif(importlib.util.find_spec("sklearn") is None,
+                                   reason="the digits need scikit-learn (pip install scikit-learn)")
+
+DIGITS_TINY = AdamVariantsConfig.digits_record()._replace(n_steps=5, eval_every=5, spherical_every=2, width=3,
+                                                           batch_size=16)
+
+
+@needs_sklearn
+def test_digits_split_shapes_classes_and_determinism():
+    split = digits_classification()
+    assert tuple(split.train.inputs.shape) == (1297, 1, 8, 8) and tuple(split.test.inputs.shape) == (500, 1, 8, 8)
+    assert split.train.inputs.dtype == torch.float64 and split.train.labels.dtype == torch.int64
+    assert float(split.train.inputs.min()) == 0.0 and float(split.train.inputs.max()) == 1.0
+    from sklearn.datasets import load_digits
+
+    shares = np.bincount(load_digits().target) / 1797
+    for part, n in ((split.train, 1297), (split.test, 500)):
+        counts = np.bincount(part.labels.numpy(), minlength=10)
+        assert counts.size == 10 and counts.sum() == n
+        assert np.all(np.abs(counts - n * shares) <= 1), counts  # stratified: each digit in its share of the set
+    # the two parts are disjoint draws from the set: counted as (pixels, label) pairs (the set holds a few exact
+    # duplicates), together they use no image more often than the set holds it
+    from collections import Counter
+
+    def pairs(pixels, labels):
+        return Counter(tuple(row) + (int(label),) for row, label in zip(np.round(pixels).astype(int), labels))
+
+    whole = pairs(load_digits().data, load_digits().target)
+    used = pairs(16 * split.train.inputs.reshape(-1, 64).numpy(), split.train.labels.numpy()) + pairs(
+        16 * split.test.inputs.reshape(-1, 64).numpy(), split.test.labels.numpy())
+    assert sum(used.values()) == 1797 and not used - whole
+    again = digits_classification()
+    assert torch.equal(again.train.inputs, split.train.inputs) and torch.equal(again.test.labels, split.test.labels)
+    other = digits_classification(seed=1)
+    assert not torch.equal(other.test.labels, split.test.labels)
+    small = digits_classification(300, 200, dtype=torch.float32)
+    assert tuple(small.train.inputs.shape) == (300, 1, 8, 8) and small.test.inputs.dtype == torch.float32
+
+
+@needs_sklearn
+@pytest.mark.parametrize("kwargs, name", [(dict(n_test=5), "n_test"), (dict(n_train=1500), "n_train"),
+                                          (dict(n_train=9), "n_train"), (dict(seed=None), "seed")])
+def test_digits_split_bad_sizes_name_the_parameter(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        digits_classification(**kwargs)
+
+
+def test_digits_split_without_scikit_learn_says_how_to_install_it(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "sklearn", None)
+    monkeypatch.setitem(sys.modules, "sklearn.datasets", None)
+    with pytest.raises(ImportError, match="pip install scikit-learn"):
+        digits_classification()
+
+
+@needs_sklearn
+@pytest.mark.parametrize("fields, name", [
+    (dict(model="resnet"), "model"),
+    (dict(data="cifar10"), "data"),
+    (dict(data="gaussian", n_features=16, n_classes=3), "data"),  # the conv net needs images
+    (dict(n_features=16), "n_features"),
+    (dict(n_classes=3), "n_classes"),
+    (dict(label_noise=0.2), "label_noise"),
+    (dict(n_train=1500), "n_train"),
+    (dict(n_test=5), "n_train and n_test"),
+])
+def test_bad_model_or_data_field_names_it(fields, name):
+    with pytest.raises(ValueError, match=name):
+        te.train_adam_variants(DIGITS_TINY._replace(**fields), (0,))
+
+
+def test_the_digits_record_size():
+    config = AdamVariantsConfig.digits_record()
+    assert (config.model, config.data, config.n_train, config.n_test, config.n_features, config.n_classes,
+            config.label_noise) == ("conv", "digits", 1297, 500, 64, 10, 0.0)
+    assert config.optimizers == te.OPTIMIZERS and set(dict(config.learning_rates)) == set(te.OPTIMIZERS)
+    assert eval(repr(config), {"AdamVariantsConfig": AdamVariantsConfig}) == config and hash(config)
+
+
+def _one_conv_model_run(name, seed, c):
+    """The trainer's protocol for one method and seed on one unstacked bn_cnn2 with its own optimizer, on the
+    digits: training losses, test accuracies and per-step records (reading, 4, layer), as _one_model_run."""
+    split = digits_classification(c.n_train, c.n_test)
+    x, y = split.train.inputs, split.train.labels
+    model = bn_cnn2(c.width, c.n_classes, seed=seed)
+    filters, rest = [model[0].weight, model[4].weight], [model[9].weight, model[9].bias]
+    eta, lam, betas, eps = dict(c.learning_rates)[name], c.weight_decay, c.betas, c.eps
+    if name == "SGD-M":
+        opt = torch.optim.SGD([{"params": filters, "weight_decay": lam}, {"params": rest}], lr=eta, momentum=0.9,
+                              foreach=False)
+    elif name in ("Adam", "AdamW"):
+        opt = getattr(torch.optim, name)([{"params": filters, "weight_decay": lam},
+                                          {"params": rest, "weight_decay": 0.0}], lr=eta, betas=betas, eps=eps,
+                                         foreach=False)
+    else:
+        opt = getattr(torch_optim, name)([{"params": filters, "channel_wise": True, "weight_decay": lam},
+                                          {"params": rest, "weight_decay": 0.0}], learning_rate=eta, betas=betas,
+                                         eps=eps)
+    gen, losses, accuracies, records = torch_generator(seed), [], [], []
+
+    def evaluate():
+        with torch.no_grad():
+            losses.append(float(torch.nn.functional.cross_entropy(model(x), y)))
+            right = model(split.test.inputs).argmax(dim=1) == split.test.labels
+            accuracies.append(float(right.double().mean()))
+
+    evaluate()
+    for k in range(c.n_steps):
+        idx = torch.randint(0, c.n_train, (c.batch_size,), generator=gen)
+        opt.zero_grad()
+        torch.nn.functional.cross_entropy(model(x[idx]), y[idx]).backward()
+        read = k % c.spherical_every == 0
+        if read and name in ("AdamST", "AdamSRT", "AdamG"):
+            scale = [w[0].numel() if name == "AdamG" else 1 for w in filters]
+            shadow = torch_optim.AdamS([{"params": [w], "lr": eta / math.sqrt(s), "eps": eps / math.sqrt(s),
+                                         "weight_decay": 0.0 if name == "AdamG" else lam}
+                                        for w, s in zip(filters, scale)], betas=betas, channel_wise=True)
+            for w, s in zip(filters, scale):
+                state = opt.state.get(w)
+                if state:
+                    shadow.state[w] = {"step": state["step"], "exp_avg": state["exp_avg"].clone(),
+                                       "exp_avg_sq": state["exp_avg_sq"] / s}
+            before = [w.detach().clone() for w in filters]
+            shadow.step()
+            rates = effective_learning_rates(shadow, filters)
+            with torch.no_grad():
+                for w, b in zip(filters, before):
+                    w.copy_(b)
+        opt.step()
+        if read:
+            if name not in ("AdamST", "AdamSRT", "AdamG"):
+                rates = effective_learning_rates(opt, filters)
+            record = []
+            for layer, w in enumerate(filters):
+                mask = rates.layer == layer
+                eta_e, radius = rates.effective_learning_rate[mask], rates.radius[mask]
+                sphere_grad = radius * w.grad.flatten(1).norm(dim=1).numpy()
+                record.append((np.median(eta_e), np.abs(1 - rates.A[mask] / eta_e).max(),
+                               np.tan(rates.angle[mask]).max(), ((eta_e * sphere_grad) ** 2).max()))
+            records.append(np.array(record).T)
+        if (k + 1) % c.eval_every == 0 or k + 1 == c.n_steps:
+            evaluate()
+    return np.array(losses), np.array(accuracies), np.array(records)
+
+
+@needs_sklearn
+def test_stacked_conv_trainer_equals_one_model_per_seed_and_method():
+    """On the digits, the seeds of a method trained as one stacked convolutional net (a grouped convolution per
+    layer, per-member BatchNorm statistics over the batch and the pixels, per-(member, filter) optimizer groups)
+    follow, for every method, the run of one bn_cnn2 per seed; the spherical quantities are read per filter."""
+    config = DIGITS_TINY._replace(eval_every=2)
+    seeds = (0, 4)
+    run = te.train_adam_variants(config, seeds)
+    assert run.layer_names == ("conv1", "conv2") and run.train_loss.shape == (7, 2, 4)
+    fields = ("effective_learning_rate", "max_radial_term", "max_tangent_step", "max_tan2_gradient")
+    for i, name in enumerate(te.OPTIMIZERS):
+        for j, seed in enumerate(seeds):
+            losses, accuracies, records = _one_conv_model_run(name, seed_int(seed), config)
+            np.testing.assert_allclose(run.train_loss[i, j], losses, rtol=1e-10, atol=0, err_msg=name)
+            np.testing.assert_array_equal(run.test_accuracy[i, j], accuracies, err_msg=name)
+            for q, field in enumerate(fields):
+                np.testing.assert_allclose(getattr(run, field)[i, j], records[:, q], rtol=1e-9, atol=0,
+                                           err_msg=f"{name} {field}")
+    # every seed sees the same split: the initial losses differ only through the initial networks
+    assert run.train_loss[0, 0, 0] != run.train_loss[0, 1, 0]
+
+
+@needs_sklearn
+def test_the_mlp_trains_on_the_flattened_digits():
+    run = te.train_adam_variants(DIGITS_TINY._replace(model="mlp", optimizers=("Adam",)), (0,))
+    assert run.layer_names == ("layer1", "layer2") and np.all(np.isfinite(run.train_loss))
+
+
+@needs_sklearn
+def test_bn_cnn2_filters_are_radially_invariant():
+    model = bn_cnn2(3, seed=0)
+    images = digits_classification(40, 10).train.inputs
+    before = model(images)
+    with torch.no_grad():
+        model[0].weight[1] *= 3.0  # one filter of each convolution rescaled
+        model[4].weight[2] *= 0.2
+    np.testing.assert_allclose(model(images).detach().numpy(), before.detach().numpy(), rtol=1e-10, atol=1e-12)
+    for kwargs, name in ((dict(width=0), "width"), (dict(image_size=6), "image_size"), (dict(n_classes=1), "n_classes"),
+                         (dict(in_channels=0), "in_channels")):
+        with pytest.raises(ValueError, match=name):
+            bn_cnn2(**kwargs)
+
+
+# ---------------------------------------------------------------- the record's verdict rule
+def _synthetic_training(speed, accuracy, n_seeds=5, n_evals=11):
+    """An AdamVariantsTraining whose per-seed speed (mean log-loss after step 0) and end-of-run accuracy are given
+    per method (dicts), with a small per-seed spread."""
+    from dynamics.spherical.torch_experiments import AdamVariantsTraining
+
+    names = te.OPTIMIZERS
+    rng = np.random.default_rng(0)
+    loss = np.empty((7, n_seeds, n_evals))
+    acc = np.empty((7, n_seeds, n_evals))
+    for i, name in enumerate(names):
+        jitter = 0.01 * rng.standard_normal(n_seeds)
+        loss[i] = np.exp(speed[name] + jitter)[:, None]
+        acc[i] = (accuracy[name] + 0.0005 * rng.standard_normal(n_seeds))[:, None]
+    return AdamVariantsTraining(names, np.arange(n_evals) * 100, loss, acc, ("conv1", "conv2"), np.array([1]),
+                                *(np.ones((7, n_seeds, 1, 2)) for _ in range(4)))
+
+
+def test_the_digits_verdict_grades_the_five_statements():
+    from verify.crosscheck import spherical as cs
+
+    # the thesis's ordering: (a) at Adam's speed; (ab) slower, most accurate; AdamW† fastest, least accurate;
+    # AdamG† faster than Adam; (abc) faster than (ab), less accurate
+    speed = {"SGD-M": -5.0, "Adam": -6.0, "AdamW": -9.0, "AdamG": -8.0, "AdamS": -6.02, "AdamST": -5.5,
+             "AdamSRT": -5.8}
+    accuracy = {"SGD-M": 0.99, "Adam": 0.980, "AdamW": 0.970, "AdamG": 0.985, "AdamS": 0.982, "AdamST": 0.995,
+                "AdamSRT": 0.990}
+    verdict = cs._digits_verdict(_synthetic_training(speed, accuracy))
+    assert verdict.status == "reproduced" and verdict.text.startswith("5 of 5"), verdict
+    # every statement reversed
+    reversed_speed = {"SGD-M": -5.0, "Adam": -6.0, "AdamW": -5.0, "AdamG": -5.0, "AdamS": -8.0, "AdamST": -7.0,
+                      "AdamSRT": -6.5}
+    reversed_accuracy = {"SGD-M": 0.99, "Adam": 0.990, "AdamW": 0.995, "AdamG": 0.985, "AdamS": 0.982,
+                         "AdamST": 0.970, "AdamSRT": 0.990}
+    verdict = cs._digits_verdict(_synthetic_training(reversed_speed, reversed_accuracy))
+    assert verdict.status == "not reproduced" and verdict.text.startswith("0 of 5"), verdict
+    # only AdamG† faster than Adam
+    mixed = dict(reversed_speed, AdamG=-9.0)
+    verdict = cs._digits_verdict(_synthetic_training(mixed, reversed_accuracy))
+    assert verdict.status == "partly reproduced" and "AdamG† speeds training up: yes" in verdict.text, verdict
+    summary = cs._digits_summary(_synthetic_training(speed, accuracy))
+    assert summary.count("final training loss") == 7 and "Adam w/o (ab)" in summary

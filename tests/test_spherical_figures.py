@@ -110,3 +110,40 @@ def test_periodic_collapse_plots_the_run_and_the_threshold():
     assert np.allclose(b.lines[0].get_ydata(), run.effective_learning_rate, rtol=1e-12)
     assert np.allclose(c.lines[0].get_ydata(), run.sphere_grad_norm, rtol=1e-12, atol=1e-300)
     assert b.lines[1].get_ydata()[0] == pytest.approx(loss.stability_threshold)
+
+
+def test_adam_variants_training_draws_its_record(monkeypatch):
+    """The figure of Figs 3.6-3.7 draws the record spherical.adam_variants (a tiny run of the record's trainer on the
+    digits stands in for it here), with the record's verdict under the panels."""
+    import types
+
+    pytest.importorskip("torch")
+    pytest.importorskip("sklearn")
+    import figures.registry
+    from dynamics.spherical import torch_experiments as te
+
+    config = sph.AdamVariantsConfig.digits_record()._replace(n_steps=6, eval_every=2, spherical_every=2, width=2,
+                                                             batch_size=16)
+    run = te.train_adam_variants(config, (0, 1))
+    asked = []
+
+    def record(name):
+        asked.append(name)
+        return types.SimpleNamespace(result=run, seeds=(0, 1), verdict=("partly reproduced", "a tiny stand-in"),
+                                     reduced="a tiny size")
+
+    monkeypatch.setattr(figures.registry, "record", record)
+    fig = figs.adam_variants_training()
+    assert asked == ["spherical.adam_variants"]
+    loss, _, rates_conv1 = fig.axes[:3]
+    accuracy = fig.axes[3]
+    for i, name in enumerate(run.optimizers):
+        label = figs._METHOD_LABELS[name]
+        line = _line(loss, label)
+        assert np.allclose(line.get_xdata(), run.eval_steps)
+        assert np.allclose(line.get_ydata(), run.train_loss[i].mean(axis=0))
+        assert np.allclose(accuracy.lines[i].get_ydata(), run.test_accuracy[i].mean(axis=0))
+        assert np.allclose(rates_conv1.lines[i].get_ydata(), run.effective_learning_rate[i, :, :, 0].mean(axis=0))
+        assert np.allclose(rates_conv1.lines[i].get_xdata(), run.spherical_steps)
+    assert "conv1" in rates_conv1.get_title()
+    assert any("partly reproduced: a tiny stand-in" in text.get_text() for text in fig.texts)

@@ -254,7 +254,7 @@ def make_record(name: str, device: str = "cpu", folder: Path = RECORDS) -> Path:
                "replay": {"config": encode(replay_config), "result": encode(replay)},
                "verdict": list(plan.judge(result))}
     versions = {}
-    for package in ("learning-dynamics", "numpy", "torch"):
+    for package in ("learning-dynamics", "numpy", "torch", "scikit-learn"):  # scikit-learn: the digits' split
         try:
             versions[package] = metadata.version(package)
         except metadata.PackageNotFoundError:

@@ -15,5 +15,8 @@ TABLE = SHARED.extended(
     eps='eps : float\n    :math:`\\varepsilon \\ge 0`.',
     learning_rate_weight_decay='learning_rate, weight_decay : float\n    :math:`\\eta > 0`, :math:`\\lambda > 0` with :math:`\\eta\\lambda < 1`.',
     dtype_torch='dtype : torch.dtype, optional\n    Floating dtype of the parameters. Default ``torch.float64``.',
+    dtype_images='dtype : torch.dtype, optional\n    Floating dtype of the images. Default ``torch.float64``.',
+    seed_torch_global="seed : None, int >= 0 or numpy.random.Generator, optional\n    Seeds torch's global generator. "
+                      "Default None: fresh entropy, not reproducible.",
 )
 fill_doc = TABLE.fill

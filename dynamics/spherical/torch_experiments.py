@@ -7,9 +7,14 @@ The network is :func:`dynamics.spherical.torch_models.bn_mlp2`, an MLP with two 
 followed by the :class:`dynamics.spherical.torch_models.BatchNorm` of the cross-checks (ε = 0), so every row of both
 hidden layers is exactly radially invariant; the data are
 :func:`dynamics.spherical.torch_training.gaussian_classification` (Gaussian inputs, a random linear teacher, random
-labels). The thesis trains ResNets on CIFAR and SVHN; a small MLP keeps a claim's run within seconds on a CPU. As in
+labels). The thesis trains ResNets on CIFAR and SVHN; a small MLP keeps a claim's run within seconds on a CPU. With
+``model="conv"`` and ``data="digits"`` the network is :func:`dynamics.spherical.torch_models.bn_cnn2`, two 3×3
+convolutions without bias each followed by the same BatchNorm (so every filter is exactly radially invariant), trained
+on a small real image set, the 8×8 handwritten digits (scikit-learn's load_digits, from the UCI data set), split once
+by :func:`dynamics.spherical.torch_training.digits_classification` and shared by every seed (the seed then draws the
+initialisation and the batch order, as the thesis's seeds on CIFAR10's fixed split). As in
 the thesis's protocol (§3.5.3), each method acts on the radially invariant weights only (the spherical variants with
-one group per row); the other parameters (the readout) get the same optimizer without
+one group per row or filter); the other parameters (the readout) get the same optimizer without
 the group-specific parts (element-wise Adam for the Adam family, SGD with momentum for SGD-M) and no weight decay.
 
 The seeds of one method are trained as one stacked model, member m being seed m's network, and the methods (each its
@@ -19,7 +24,10 @@ its bias (M, n_classes), each member's initialised as ``bn_mlp2`` initialises it
 batched product per layer on each member's own mini-batch (inputs (M, batch, n_features)), with the BatchNorm's
 statistics taken over each member's batch; the sum over members of their mean cross-entropies gives each member its
 own gradient. SGD-M, Adam and AdamW act element by element, so on each member as on that member alone; the spherical
-variants group the hidden weights by (member, row) (``channel_dims=[0, 1]``), one group per row of each member.
+variants group the hidden weights by (member, row) (``channel_dims=[0, 1]``), one group per row of each member. The
+convolutional net is stacked the same way: its filters W1 (M, width, 1, 3, 3) and W2 (M, 2·width, width, 3, 3) run
+as one grouped convolution (a group per member) on the members' images, each member's BatchNorm statistics taken over
+its own batch and the pixels, and a (member, filter) slice is one group.
 
 The effective learning rate of each step is read by :func:`dynamics.spherical.torch_state.effective_learning_rates`
 from the optimizer's state, with ``stacked=True``: it reads the filters of a stacked weight as its (member, row)
@@ -50,10 +58,10 @@ from dynamics.numerics import disk_cache, require_choice, require_in_range, requ
 from dynamics.numerics.torch_tools import on_device, seed_int, to_numpy, torch_generator
 from ._results import (ADAM_VARIANTS_OPTIMIZERS, AdamVariantsConfig, AdamVariantsTraining, ClassificationData,
                        TheoremTwoHypotheses)
-from .torch_models import bn_mlp2
+from .torch_models import bn_cnn2, bn_mlp2
 from .torch_optim import AdamG, AdamS, AdamSRT, AdamST
 from .torch_state import effective_learning_rates
-from .torch_training import gaussian_classification
+from .torch_training import DIGITS_SIZE, digits_classification, gaussian_classification
 from ._docs import fill_doc
 
 __all__ = ["AdamVariantsConfig", "AdamVariantsTraining", "TheoremTwoHypotheses", "train_adam_variants",
@@ -71,6 +79,9 @@ DEFAULT_LEARNING_RATES = {"SGD-M": 0.05, "Adam": 3e-3, "AdamW": 3e-3, "AdamG": 3
                           "AdamSRT": 3e-3}
 
 _LAYERS = ("layer1", "layer2")
+_CONV_LAYERS = ("conv1", "conv2")
+MODELS = ("mlp", "conv")
+DATA = ("gaussian", "digits")
 _ROW_DIMS = [0, 1]  # the dims of a stacked hidden weight (member, row, column) indexing its groups: one per row
 _SPHERICAL = {"AdamG": AdamG, "AdamS": AdamS, "AdamST": AdamST, "AdamSRT": AdamSRT}
 
@@ -84,6 +95,37 @@ def _stacked_bn_mlp2(seeds, n_features, width, n_classes, device, dtype):
             for same in zip(*(model.parameters() for model in models))]
 
 
+def _stacked_bn_cnn2(seeds, image_shape, width, n_classes, device, dtype):
+    """The parameters [W1, W2, W3, b3] of :func:`dynamics.spherical.torch_models.bn_cnn2` built for each seed,
+    stacked along a leading member axis: W1 (M, width, C, 3, 3), W2 (M, 2·width, width, 3, 3), W3 (M, n_classes,
+    8·width) for 8×8 images, b3 (M, n_classes)."""
+    channels, size, _ = image_shape
+    models = [bn_cnn2(width, n_classes, size, channels, seed=seed, device=device, dtype=dtype) for seed in seeds]
+    return [torch.stack([p.detach() for p in same]).requires_grad_()
+            for same in zip(*(model.parameters() for model in models))]
+
+
+def _stacked_network(model, seeds, input_shape, width, n_classes, device, dtype):
+    """The stacked parameters of the model ("mlp" or "conv") for inputs of ``input_shape`` (one sample's)."""
+    if model == "mlp":
+        return _stacked_bn_mlp2(seeds, input_shape[0], width, n_classes, device, dtype)
+    return _stacked_bn_cnn2(seeds, input_shape, width, n_classes, device, dtype)
+
+
+def _conv_block(h, W):
+    """Conv (3×3, padding 1, no bias) -> BatchNorm (ε = 0, per member over its batch and the pixels) -> ReLU ->
+    2×2 max-pool, each member with its own filters: h (M, batch, C, S, S), W (M, C_out, C, 3, 3); one grouped
+    convolution, a group per member."""
+    members, batch, channels, size, _ = h.shape
+    out = torch.nn.functional.conv2d(h.transpose(0, 1).reshape(batch, members * channels, size, size),
+                                     W.reshape(-1, channels, *W.shape[3:]), padding=1, groups=members)
+    out = out.reshape(batch, members, -1, size, size).transpose(0, 1)
+    centred = out - out.mean(dim=(1, 3, 4), keepdim=True)
+    out = torch.relu(centred / (centred ** 2).mean(dim=(1, 3, 4), keepdim=True).sqrt())
+    pooled = torch.nn.functional.max_pool2d(out.reshape(members * batch, -1, size, size), 2)
+    return pooled.reshape(members, batch, *pooled.shape[1:])
+
+
 def _batch_norm(h):
     """:class:`dynamics.spherical.torch_models.BatchNorm` (ε = 0, no affine map) of each member's batch: h is
     (members, batch, width), normalised over dim 1."""
@@ -92,15 +134,19 @@ def _batch_norm(h):
 
 
 def _forward(params, x):
-    """The logits (M, batch, n_classes) of the stacked bn_mlp2 on each member's inputs x (M, batch, n_features)."""
+    """The logits (M, batch, n_classes) of the stacked bn_mlp2 on each member's inputs x (M, batch, n_features), or
+    of the stacked bn_cnn2 (5-D filters) on each member's images x (M, batch, C, S, S)."""
     W1, W2, W3, b3 = params
+    if W1.dim() == 5:
+        h = _conv_block(_conv_block(x, W1), W2).flatten(2)
+        return torch.bmm(h, W3.transpose(1, 2)) + b3[:, None, :]
     h = torch.relu(_batch_norm(torch.bmm(x, W1.transpose(1, 2))))
     h = torch.relu(_batch_norm(torch.bmm(h, W2.transpose(1, 2))))
     return torch.bmm(h, W3.transpose(1, 2)) + b3[:, None, :]
 
 
 def _losses(params, x, labels):
-    """Each member's mean cross-entropy (M,) on its own inputs x (M, batch, n_features) and labels (M, batch)."""
+    """Each member's mean cross-entropy (M,) on its own inputs x (M, batch, ...) and labels (M, batch)."""
     logits = _forward(params, x)
     return torch.nn.functional.cross_entropy(logits.transpose(1, 2), labels, reduction="none").mean(dim=1)
 
@@ -153,16 +199,17 @@ def _spherical_record(rates, n_layers, grads):
 
 
 def _train_method(name, seeds, train, test, n_steps, batch_size, eval_every, spherical_every, width, n_classes,
-                  learning_rate, weight_decay, betas, eps):
+                  learning_rate, weight_decay, betas, eps, model):
     """Train all seeds of one method as one stacked model on their data (``train`` and ``test``: inputs (M, n,
-    n_features) and labels (M, n), member m holding seed m's). Returns the training losses and test accuracies
-    (M, n_evals) and the spherical records (M, n_readings, 4, n_layers)."""
-    n_members, n_train, n_features = train.inputs.shape
+    n_features) or images (M, n, C, S, S), and labels (M, n), member m holding seed m's). Returns the training
+    losses and test accuracies (M, n_evals) and the spherical records (M, n_readings, 4, n_layers)."""
+    n_members, n_train = train.inputs.shape[:2]
     dtype = train.inputs.dtype
-    params = _stacked_bn_mlp2(seeds, n_features, width, n_classes, train.inputs.device, dtype)
+    params = _stacked_network(model, seeds, tuple(train.inputs.shape[2:]), width, n_classes, train.inputs.device,
+                              dtype)
     filters, rest = params[:2], params[2:]
     optimizer = _optimizer(name, filters, rest, learning_rate, weight_decay, betas, eps)
-    layers = dict(zip(_LAYERS, filters))
+    layers = dict(zip(_CONV_LAYERS if model == "conv" else _LAYERS, filters))
     generators = [torch_generator(seed) for seed in seeds]
     members = torch.arange(n_members, device=train.inputs.device)[:, None]
     records = np.empty((n_members, len(range(0, n_steps, spherical_every)), 4, len(_LAYERS)))
@@ -200,7 +247,7 @@ def _train_method(name, seeds, train, test, n_steps, batch_size, eval_every, sph
             optimizer.step()
             rates = effective_learning_rates(optimizer, layers, stacked=True)
         if k % spherical_every == 0:
-            grads = [to_numpy(w.grad.detach().flatten(2).norm(dim=2)) for w in filters]  # (M, width) per layer
+            grads = [to_numpy(w.grad.detach().flatten(2).norm(dim=2)) for w in filters]  # (M, filters) per layer
             for m, member_rates in enumerate(rates):
                 records[m, k // spherical_every] = _spherical_record(member_rates, len(_LAYERS), [g[m] for g in grads])
         if (k + 1) % eval_every == 0 or k + 1 == n_steps:
@@ -208,20 +255,37 @@ def _train_method(name, seeds, train, test, n_steps, batch_size, eval_every, sph
     return np.stack(losses, axis=1), np.stack(accuracies, axis=1), records
 
 
+def _shared_digits(n_train, n_test, n_members, flat, device, dtype):
+    """The digits' training and held-out parts, the same for every member: (M, n, 1, 8, 8) images, or (M, n, 64)
+    pixel vectors for the MLP."""
+    split = digits_classification(n_train, n_test, device=device, dtype=dtype)
+
+    def stacked(part):
+        x = part.inputs.flatten(1) if flat else part.inputs
+        return ClassificationData(x.unsqueeze(0).repeat(n_members, *[1] * x.dim()),
+                                  part.labels.unsqueeze(0).repeat(n_members, 1))
+
+    return stacked(split.train), stacked(split.test)
+
+
 @on_device
 def _train(*, device, optimizers, seeds, n_steps, batch_size, eval_every, spherical_every, n_train, n_test,
-           n_features, n_classes, label_noise, widths, learning_rates, weight_decay, betas, eps, dtype):
-    data = [gaussian_classification(n_train + n_test, n_features, n_classes, label_noise, seed=seed, device=device,
-                                    dtype=dtype) for seed in seeds]
-    inputs, labels = torch.stack([d.inputs for d in data]), torch.stack([d.labels for d in data])
-    train = ClassificationData(inputs[:, :n_train], labels[:, :n_train])
-    test = ClassificationData(inputs[:, n_train:], labels[:, n_train:])
+           n_features, n_classes, label_noise, widths, learning_rates, weight_decay, betas, eps, dtype, model, data):
+    if data == "digits":
+        train, test = _shared_digits(n_train, n_test, len(seeds), model == "mlp", device, dtype)
+    else:
+        draws = [gaussian_classification(n_train + n_test, n_features, n_classes, label_noise, seed=seed,
+                                         device=device, dtype=dtype) for seed in seeds]
+        inputs, labels = torch.stack([d.inputs for d in draws]), torch.stack([d.labels for d in draws])
+        train = ClassificationData(inputs[:, :n_train], labels[:, :n_train])
+        test = ClassificationData(inputs[:, n_train:], labels[:, n_train:])
     runs = [_train_method(name, seeds, train, test, n_steps, batch_size, eval_every, spherical_every, widths[name],
-                          n_classes, learning_rates[name], weight_decay, betas, eps) for name in optimizers]
+                          n_classes, learning_rates[name], weight_decay, betas, eps, model) for name in optimizers]
     losses, accuracies, records = (np.stack([run[i] for run in runs]) for i in range(3))
     eval_steps = np.unique(np.r_[0, np.arange(eval_every, n_steps + 1, eval_every), n_steps])
     spherical_steps = np.arange(1, n_steps + 1, spherical_every)
-    return AdamVariantsTraining(tuple(optimizers), eval_steps, losses, accuracies, _LAYERS, spherical_steps,
+    return AdamVariantsTraining(tuple(optimizers), eval_steps, losses, accuracies,
+                                _CONV_LAYERS if model == "conv" else _LAYERS, spherical_steps,
                                 *(records[:, :, :, i] for i in range(4)))
 
 
@@ -247,14 +311,17 @@ def _pairs(name, value):
 @disk_cache(salt=torch.__version__)  # rendering a figure again reuses its training
 def train_adam_variants(config: AdamVariantsConfig = AdamVariantsConfig(), seeds: Sequence[Seed] = (0, 1, 2), *,
                         device: Device = "cpu", dtype: torch.dtype = torch.float64) -> AdamVariantsTraining:
-    """Train the BatchNorm MLP with each method and seed; record the training loss, the test accuracy, the per-layer
-    effective learning rate and Theorem 2's hypotheses (Roburin (thesis), Figs 3.6-3.7, B.1-B.3, in miniature).
+    """Train the BatchNorm MLP (or the BatchNorm convolutional net) with each method and seed; record the training
+    loss, the test accuracy, the per-layer effective learning rate and Theorem 2's hypotheses (Roburin (thesis), Figs
+    3.6-3.7, B.1-B.3, in miniature).
 
     Each seed draws its own data (``n_train + n_test`` points of
-    :func:`dynamics.spherical.torch_training.gaussian_classification`, split in two), initial network
-    (:func:`dynamics.spherical.torch_models.bn_mlp2` with ``width`` hidden units, or the method's own width from
-    ``widths``) and mini-batch sequence (drawn uniformly with replacement), shared by all methods. The methods act on
-    the two hidden layers' weights with ``weight_decay`` λ (coupled L2 for SGD-M, Adam, AdamS, AdamST and AdamSRT;
+    :func:`dynamics.spherical.torch_training.gaussian_classification`, split in two; with ``data="digits"`` every
+    seed shares the split of the 8×8 digits of :func:`dynamics.spherical.torch_training.digits_classification`),
+    initial network (:func:`dynamics.spherical.torch_models.bn_mlp2` with ``width`` hidden units, or with
+    ``model="conv"`` :func:`dynamics.spherical.torch_models.bn_cnn2` with ``width`` and 2·``width`` filters; a
+    method's own width from ``widths``) and mini-batch sequence (drawn uniformly with replacement), shared by all
+    methods. The methods act on the two hidden (or convolution) layers' weights with ``weight_decay`` λ (coupled L2 for SGD-M, Adam, AdamS, AdamST and AdamSRT;
     decoupled for AdamW; none for AdamG, which keeps the rows on the unit sphere); the readout gets the method's
     optimizer without weight decay (SGD with momentum 0.9 for SGD-M; Adam for the whole Adam family). Floats run in
     ``dtype``; the results are float64. The loss and accuracy are those of the network in training mode (BatchNorm
@@ -265,7 +332,8 @@ def train_adam_variants(config: AdamVariantsConfig = AdamVariantsConfig(), seeds
     config : AdamVariantsConfig, optional
         The methods, sizes and optimizers' settings (:class:`dynamics.spherical.AdamVariantsConfig`, whose
         attributes document each field and its range; ``.source()`` carries the thesis's ResNet20/CIFAR10 setting to
-        the MLP, ``.ci()`` is the claim's size). A bad field raises a ValueError naming it. Default
+        the MLP, ``.ci()`` is the claim's size, ``.digits_record()`` the record of Figs 3.6-3.7 on the digits). A bad
+        field raises a ValueError naming it. Default
         ``AdamVariantsConfig()``: all seven methods, 300 steps of 32 points, width 32, read every step.
     seeds : sequence of (int >= 0 or numpy.random.Generator), optional
         One run per seed (1 to 64 seeds). Default (0, 1, 2).
@@ -295,6 +363,13 @@ def train_adam_variants(config: AdamVariantsConfig = AdamVariantsConfig(), seeds
     >>> narrow = train_adam_variants(config._replace(widths=(("AdamSRT", 2),)), seeds=(0,))  # AdamSRT: width 2
     >>> bool((narrow.train_loss[0] == run.train_loss[0]).all())   # SGD-M keeps width 4
     True
+
+    The convolutional net on the digits (needs scikit-learn):
+
+    >>> digits = AdamVariantsConfig.digits_record()._replace(optimizers=("AdamST",), n_steps=2, eval_every=2, width=2)
+    >>> conv = train_adam_variants(digits, seeds=(0,))
+    >>> conv.layer_names, conv.test_accuracy.shape
+    (('conv1', 'conv2'), (1, 1, 2))
     """
     if not isinstance(config, AdamVariantsConfig):
         raise TypeError(f"config must be an AdamVariantsConfig, got {config!r}")
@@ -332,12 +407,27 @@ def train_adam_variants(config: AdamVariantsConfig = AdamVariantsConfig(), seeds
         raise ValueError(f"betas must be two numbers (β₁, β₂), got {betas!r}")
     betas = tuple(require_in_range(f"betas[{i}]", b, 0.0, 1.0, high_open=True) for i, b in enumerate(betas))
     eps = require_in_range("eps", config.eps, 0.0, 1.0, high_open=True)
+    model = require_choice("model", config.model, MODELS)
+    data = require_choice("data", config.data, DATA)
+    if model == "conv" and data != "digits":
+        raise ValueError(f"model='conv' trains on images: data must be 'digits', got {data!r}")
+    if data == "digits":
+        for field, value, wanted in (("n_features", n_features, 64), ("n_classes", n_classes, 10),
+                                     ("label_noise", label_noise, 0.0)):
+            if value != wanted:
+                raise ValueError(f"{field} must be {wanted:g} with data='digits' (the 8×8 digits of 10 classes, with "
+                                 f"their own labels), got {value:g}")
+        if n_test < 10 or n_train < 10 or n_train + n_test > DIGITS_SIZE:
+            raise ValueError(f"n_train and n_test must be at least 10 each and n_train + n_test at most "
+                             f"{DIGITS_SIZE} (the digits' images) with data='digits', got n_train = {n_train}, "
+                             f"n_test = {n_test}")
     if dtype not in (torch.float32, torch.float64):
         raise ValueError(f"dtype must be torch.float32 or torch.float64, got {dtype}")
     return _train(device=device, optimizers=optimizers, seeds=seeds, n_steps=n_steps, batch_size=batch_size,
                   eval_every=eval_every, spherical_every=spherical_every, n_train=n_train, n_test=n_test,
                   n_features=n_features, n_classes=n_classes, label_noise=label_noise, widths=widths,
-                  learning_rates=rates, weight_decay=weight_decay, betas=betas, eps=eps, dtype=dtype)
+                  learning_rates=rates, weight_decay=weight_decay, betas=betas, eps=eps, dtype=dtype, model=model,
+                  data=data)
 
 
 def theorem2_hypotheses(training: AdamVariantsTraining, first_step: int = 1) -> TheoremTwoHypotheses:

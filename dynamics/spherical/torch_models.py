@@ -9,7 +9,11 @@ Roburin et al. 2022) are exactly invariant, thanks to a batch normalisation with
   16, 3×3, no bias) -> BN2d -> ReLU -> global average pool -> Linear(16 -> 10); its groups are the conv filters
   (d = 27 and 144);
 * :func:`dynamics.spherical.torch_models.bn_mlp2`: the MLP with two BatchNorm hidden layers of the Adam-variants
-  experiment (:mod:`dynamics.spherical.torch_experiments`); every row of both hidden layers is a group.
+  experiment (:mod:`dynamics.spherical.torch_experiments`); every row of both hidden layers is a group;
+* :func:`dynamics.spherical.torch_models.bn_cnn2`: the convolutional net of the same experiment on the 8×8
+  handwritten digits, Conv(1 -> width, 3×3, no bias) -> BN2d -> ReLU -> max-pool 2 -> Conv(width -> 2·width, 3×3,
+  no bias) -> BN2d -> ReLU -> max-pool 2 -> Linear(8·width -> 10), both BatchNorms with ε = 0 and no affine map;
+  its groups are the conv filters (d = 9 and 9·width).
 
 Each builder seeds torch's global generator from ``seed``, works in float64 unless told otherwise and takes
 ``device=`` keyword-only. The cross-checks (:mod:`dynamics.spherical.torch_training`) and the experiments
@@ -25,7 +29,7 @@ from dynamics.numerics import require_integer, require_positive
 from dynamics.numerics.torch_tools import seed_int
 from ._docs import fill_doc
 
-__all__ = ["BatchNorm", "bn_mlp", "bn_mlp2", "conv_bn_net"]
+__all__ = ["BatchNorm", "bn_cnn2", "bn_mlp", "bn_mlp2", "conv_bn_net"]
 
 Seed = Optional[Union[int, np.random.Generator]]
 Device = Union[str, torch.device]
@@ -178,8 +182,7 @@ def bn_mlp2(n_features: int = 16, width: int = 32, n_classes: int = 3, *, seed: 
         Width of both hidden layers (the number of radially invariant rows of each), in [1, 4096]. Default 32.
     n_classes : int, optional
         Number of outputs, in [2, 1000]. Default 3.
-    seed : None, int >= 0 or numpy.random.Generator, optional
-        Seeds torch's global generator. Default None: fresh entropy, not reproducible.
+    %(seed_torch_global)s
     %(device)s
     %(dtype_torch)s
 
@@ -202,4 +205,63 @@ def bn_mlp2(n_features: int = 16, width: int = 32, n_classes: int = 3, *, seed: 
     model = torch.nn.Sequential(torch.nn.Linear(n_features, width, bias=False), BatchNorm(width), torch.nn.ReLU(),
                                 torch.nn.Linear(width, width, bias=False), BatchNorm(width), torch.nn.ReLU(),
                                 torch.nn.Linear(width, n_classes))
+    return model.to(device=device, dtype=dtype)
+
+
+@fill_doc
+def bn_cnn2(width: int = 16, n_classes: int = 10, image_size: int = 8, in_channels: int = 1, *, seed: Seed = None,
+            device: Device = "cpu", dtype: torch.dtype = torch.float64) -> torch.nn.Sequential:
+    """The convolutional network of the Adam-variants experiment on small images
+    (:func:`dynamics.spherical.torch_experiments.train_adam_variants` with ``model="conv"``): two convolutions without
+    bias, each followed by :class:`dynamics.spherical.torch_models.BatchNorm` (ε = 0, no affine map), a ReLU and a 2×2
+    max-pool, then a linear readout; every filter of both convolutions is exactly radially invariant.
+
+    The layers get torch's default initialisation after ``torch.manual_seed`` (which reseeds torch's global
+    generator). The model maps images (batch, in_channels, image_size, image_size), batch >= 2, to logits (batch,
+    n_classes). It is :func:`dynamics.spherical.torch_models.conv_bn_net` made for 8×8 grey images: one input
+    channel, no affine map (as :func:`dynamics.spherical.torch_models.bn_mlp2`, so that the readout is the only
+    parameter outside the spherical groups), twice as many filters in the second convolution, and pooling that keeps a
+    2×2 map for the readout instead of a global average.
+
+    Parameters
+    ----------
+    width : int, optional
+        Filters of the first convolution (the second has 2·width), in [1, 4096]. Default 16.
+    n_classes : int, optional
+        Number of outputs, in [2, 1000]. Default 10.
+    image_size : int, optional
+        Side of the square images in pixels, a multiple of 4 in [4, 4096]. Default 8.
+    in_channels : int, optional
+        Channels of the images, in [1, 64]. Default 1.
+    %(seed_torch_global)s
+    %(device)s
+    %(dtype_torch)s
+
+    Returns
+    -------
+    torch.nn.Sequential
+        ``[0]`` Conv2d(in_channels -> width, 3×3, padding=1, bias=False), ``[1]`` BatchNorm, ``[2]`` ReLU, ``[3]``
+        MaxPool2d(2), ``[4]`` Conv2d(width -> 2·width, 3×3, padding=1, bias=False), ``[5]`` BatchNorm, ``[6]`` ReLU,
+        ``[7]`` MaxPool2d(2), ``[8]`` Flatten, ``[9]`` Linear(2·width·(image_size/4)² -> n_classes).
+
+    Examples
+    --------
+    >>> model = bn_cnn2(4, seed=0)
+    >>> [tuple(p.shape) for p in model.parameters()]
+    [(4, 1, 3, 3), (8, 4, 3, 3), (10, 32), (10,)]
+    >>> tuple(model(torch.randn(5, 1, 8, 8, dtype=torch.float64)).shape)
+    (5, 10)
+    """
+    width = require_integer("width", width, 1, 4096)
+    n_classes = require_integer("n_classes", n_classes, 2, 1000)
+    image_size = require_integer("image_size", image_size, 4, 4096)
+    if image_size % 4:
+        raise ValueError(f"image_size must be a multiple of 4 (two 2×2 poolings), got {image_size}")
+    in_channels = require_integer("in_channels", in_channels, 1, 64)
+    torch.manual_seed(seed_int(seed))
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(in_channels, width, 3, padding=1, bias=False), BatchNorm(width), torch.nn.ReLU(),
+        torch.nn.MaxPool2d(2),
+        torch.nn.Conv2d(width, 2 * width, 3, padding=1, bias=False), BatchNorm(2 * width), torch.nn.ReLU(),
+        torch.nn.MaxPool2d(2), torch.nn.Flatten(), torch.nn.Linear(2 * width * (image_size // 4) ** 2, n_classes))
     return model.to(device=device, dtype=dtype)

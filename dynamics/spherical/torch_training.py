@@ -10,7 +10,11 @@
   (:func:`dynamics.spherical.torch_training.synthetic_images`); its groups are the conv filters (d = 27 and 144).
 
 The two data generators stay in the torch layer: they draw from a seeded ``torch.Generator``, whose stream numpy
-cannot reproduce, so a numpy version would change every seeded number.
+cannot reproduce, so a numpy version would change every seeded number. The Adam-variants experiment
+(:mod:`dynamics.spherical.torch_experiments`) also trains on a small real image set, the 8×8 handwritten digits
+(scikit-learn's load_digits, from the UCI data set), split by
+:func:`dynamics.spherical.torch_training.digits_classification` (scikit-learn, imported when it is called, holds the
+images: no download).
 
 Every function takes ``device=`` keyword-only (default ``"cpu"``), works in float64 unless told otherwise, seeds
 torch from ``seed`` and returns named results; the trainers run under :func:`dynamics.numerics.torch_tools.on_device`
@@ -33,7 +37,7 @@ from dynamics.numerics.torch_tools import as_tensor, on_device, seed_int, to_num
 from ._closed_forms import (adagrad_matched_learning_rate, adagradg_equivalent_params, li_arora_equivalent,
                             sgd_lambda0_sandwich)
 from ._results import (AdaGradGVsSGDM2Config, AdamVariantsM2Config, AdamVariantsResult, AnglesToSGD,
-                       ClassificationData, EquilibriumStatistics, EquilibriumStatisticsConfig, ExponentialLREquivalence,
+                       ClassificationData, ClassificationSplit, EquilibriumStatistics, EquilibriumStatisticsConfig, ExponentialLREquivalence,
                        PythagoreanResult, SphericalStepErrors)
 from ._step import spherical_step
 from .torch_models import bn_mlp, conv_bn_net
@@ -41,9 +45,9 @@ from .torch_optim import AdaGradG
 from ._docs import fill_doc
 
 __all__ = ["AdaGradGVsSGDM2Config", "AdamVariantsM2Config", "AdamVariantsResult", "AnglesToSGD",
-           "ClassificationData", "EquilibriumStatistics", "EquilibriumStatisticsConfig", "ExponentialLREquivalence",
+           "ClassificationData", "ClassificationSplit", "EquilibriumStatistics", "EquilibriumStatisticsConfig", "ExponentialLREquivalence",
            "PythagoreanResult", "SphericalStepErrors", "adagradg_vs_sgd_m2", "adam_variants_m2",
-           "equilibrium_statistics", "exponential_lr_pair", "gaussian_classification", "pythagorean_sgd",
+           "digits_classification", "equilibrium_statistics", "exponential_lr_pair", "gaussian_classification", "pythagorean_sgd",
            "spherical_step_vs_torch", "synthetic_images"]
 
 Seed = Optional[Union[int, np.random.Generator]]
@@ -101,6 +105,81 @@ def gaussian_classification(n_samples: int = 2048, n_features: int = 16, n_class
     return ClassificationData(x.to(device), labels.to(device))
 
 
+#: The number of images of scikit-learn's load_digits (8×8 handwritten digits, 10 classes).
+DIGITS_SIZE = 1797
+
+
+@fill_doc
+def digits_classification(n_train: int = 1297, n_test: int = 500, *, seed: Seed = 0, device: Device = "cpu",
+                          dtype: torch.dtype = torch.float64) -> ClassificationSplit:
+    """The 8×8 handwritten digits (scikit-learn's load_digits, from the UCI data set: 1797 images of 10 classes,
+    pixels 0-16) split into a training and a held-out part, stratified by class, pixels scaled to [0, 1].
+
+    The split is scikit-learn's ``train_test_split`` (stratified, ``random_state`` from ``seed``), taking ``n_test``
+    held-out images and ``n_train`` training images from the rest, so that the same arguments give the same split.
+    scikit-learn is imported when the function is called (it ships the images: nothing is downloaded).
+
+    Parameters
+    ----------
+    n_train : int, optional
+        Training images, in [10, 1797 - n_test]. Default 1297.
+    n_test : int, optional
+        Held-out images, in [10, 1787]. Default 500.
+    seed : int >= 0 or numpy.random.Generator, optional
+        Seeds the split (through ``numpy.random.default_rng``). Default 0.
+    %(device)s
+    %(dtype_images)s
+
+    Returns
+    -------
+    ClassificationSplit
+        ``train`` and ``test``, each a :class:`dynamics.spherical.torch_training.ClassificationData` of images, a
+        ``dtype`` tensor (n, 1, 8, 8) with values in [0, 1], and labels, an int64 tensor (n,) with values in 0-9.
+
+    Raises
+    ------
+    ImportError
+        If scikit-learn is not installed (``pip install scikit-learn``, or the project's [torch] extra).
+    ValueError
+        If ``n_train`` or ``n_test`` is out of range.
+
+    Examples
+    --------
+    >>> split = digits_classification()
+    >>> tuple(split.train.inputs.shape), tuple(split.test.inputs.shape)
+    ((1297, 1, 8, 8), (500, 1, 8, 8))
+    >>> counts = split.test.labels.bincount()            # stratified: about 50 of each digit
+    >>> len(counts), int(counts.min()) >= 48, int(counts.max()) <= 52
+    (10, True, True)
+    >>> float(split.train.inputs.min()), float(split.train.inputs.max())
+    (0.0, 1.0)
+    """
+    n_test = require_integer("n_test", n_test, 10, DIGITS_SIZE - 10)
+    n_train = require_integer("n_train", n_train, 10, DIGITS_SIZE - n_test)
+    if seed is None:
+        raise ValueError("seed must be an int >= 0 or a numpy.random.Generator (the split must be reproducible), "
+                         "got None")
+    try:
+        from sklearn.datasets import load_digits
+        from sklearn.model_selection import train_test_split
+    except ImportError as exc:
+        raise ImportError("digits_classification needs scikit-learn, which ships the 8×8 digits: pip install "
+                          "scikit-learn (or the project's [torch] extra)") from exc
+    images, labels = load_digits(return_X_y=True)
+    state = seed_int(seed) % 2 ** 32  # scikit-learn takes a 32-bit random_state
+    rest_x, test_x, rest_y, test_y = train_test_split(images, labels, test_size=n_test, stratify=labels,
+                                                      random_state=state)
+    if n_train < rest_x.shape[0]:
+        rest_x, _, rest_y, _ = train_test_split(rest_x, rest_y, train_size=n_train, stratify=rest_y,
+                                                random_state=state)
+
+    def part(x, y):
+        pixels = torch.as_tensor(np.asarray(x, dtype=np.float64) / 16.0, dtype=dtype).reshape(-1, 1, 8, 8)
+        return ClassificationData(pixels.to(device), torch.as_tensor(np.asarray(y), dtype=torch.int64).to(device))
+
+    return ClassificationSplit(part(rest_x, rest_y), part(test_x, test_y))
+
+
 @fill_doc
 def synthetic_images(n_samples: int = 256, size: int = 16, n_classes: int = 10, *, seed: Seed = None,
                      device: Device = "cpu", dtype: torch.dtype = torch.float64) -> ClassificationData:
@@ -123,8 +202,7 @@ def synthetic_images(n_samples: int = 256, size: int = 16, n_classes: int = 10, 
         Seeds the torch generator (through ``numpy.random.default_rng``; a Generator's stream advances once).
         Default None: fresh entropy, not reproducible.
     %(device)s
-    dtype : torch.dtype, optional
-        Floating dtype of the images. Default ``torch.float64``.
+    %(dtype_images)s
 
     Returns
     -------
