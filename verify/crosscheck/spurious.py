@@ -450,7 +450,7 @@ record_plan(RecordPlan(
     source_result="networks trained with larger learning rates keep more of their unbiased accuracy as a growing "
                   "fraction is pruned, by columns (Fig. 20) and by magnitude (Fig. 21); on the parity task Table 1's "
                   "prunability, the mean retention over κ = 0-0.9, spans 0.56-0.78 and rises with η",
-    judge=_pruning_verdict, summary=_pruning_summary, **_MECHANISM,
+    judge=_pruning_verdict, summary=_pruning_summary, ci_claim="spurious.parity_lr_accuracy", **_MECHANISM,
     reduced=PARITY_REDUCED + "; a fraction κ of each hidden layer's neurons (smallest incoming L2 norm) or of each "
                              "weight matrix's entries (smallest magnitude) set to zero" + _SAME_RUNS))
 
