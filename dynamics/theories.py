@@ -132,7 +132,7 @@ THEORIES: Tuple[Theory, ...] = (
             Source("Idrissi et al. 2022", "B. Y. Idrissi, M. Arjovsky, M. Pezeshki, D. Lopez-Paz", "2022",
                    "Simple data balancing achieves competitive worst-group-accuracy", "CLeaR 2022, arXiv:2110.14503"),
             _PEZESHKI_THESIS),
-           torch_modules=("torch_balancing", "torch_experiments", "torch_training")),
+           torch_modules=("torch_balancing", "torch_experiments", "torch_moon_star", "torch_training")),
 )
 
 CORE = Theory("numerics", "The numerics core",

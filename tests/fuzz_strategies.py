@@ -293,7 +293,7 @@ STRATEGIES = {
     # spurious correlations and data balancing
     "logit_scale": POSITIVE, "ba_margins": ARRAY, "bc_margins": ARRAY, "log": BOOL, "logits": matrices(),
     "bias_labels": INT_ARRAY, "margins": SIGNED_ARRAY, "margin_grad_norm": POSITIVE, "core_grad_norms": ARRAY,
-    "spurious_grad_norms": ARRAY, "z": matrices(), "axis": st.sampled_from([-1, 0, 1, 5, "x"]), "series": ARRAY,
+    "spurious_grad_norms": ARRAY, "z": matrices(), "axis": st.sampled_from([-1, 0, 1, 5, "x"]), "series": ARRAY, "image_size": SIZE,
     "keep_fraction": FRACTION, "prune_fraction": FRACTION, "representations": matrices(), "on_zero": WORDS,
     "activations": st.one_of(st.none(), matrices()), "losses": ARRAY, "is_bias_conflicting": st.one_of(
         st.lists(st.booleans(), min_size=1, max_size=6), ARRAY), "pruned_accuracies": ARRAY,

@@ -191,3 +191,45 @@ def test_prunability_rises_with_learning_rate():
     sweep = tt.parity_lr_sweep((0.03, 0.75), range(2), spur.ParitySweepConfig.ci())
     node = sweep.metric("node_prunability")
     assert node[1].mean() > node[0].mean()
+
+
+def test_moon_star_figure_draws_its_record(monkeypatch):
+    """spurious.moon_star draws its record: a synthetic one in its place, whose every seed's accuracy is a dot of
+    panel (b) and whose seed means are the short lines; panel (a) shows the generator's images of the four groups at
+    the record's image size."""
+    import types
+
+    import figures.registry
+    import figures.spurious as fs
+
+    from dynamics.spurious._results import MoonStarRuns
+    rng = np.random.default_rng(0)
+    shape = (2, 5)
+    runs = MoonStarRuns(np.array([0.01, 0.75]), tuple(range(5)), rng.uniform(0.6, 0.9, shape),
+                           rng.uniform(0.9, 1.0, shape), rng.uniform(0.3, 0.8, shape), np.ones(shape),
+                           rng.integers(5, 200, shape), np.ones(shape, dtype=bool), rng.uniform(0.2, 0.4, shape))
+    config = spur.MoonStarConfig.record()._replace(image_size=16)
+    monkeypatch.setattr(figures.registry, "record", lambda name: types.SimpleNamespace(
+        result=runs, config=config, verdict=("partly reproduced", "a synthetic record"), reduced="a synthetic size"))
+    fig = fs.moon_star()
+    images, accuracies = fig.axes
+    dots = [line for line in accuracies.lines if line.get_marker() == "o"]
+    means = [line for line in accuracies.lines if line.get_marker() in ("None", "", None)
+             and len(line.get_ydata()) == 2]
+    fields = ("unbiased_accuracy", "ba_accuracy", "bc_accuracy")
+    assert len(dots) == len(means) == 2 * len(fields)
+    for c in range(2):
+        for j, field in enumerate(fields):
+            values = getattr(runs, field)[c]
+            assert np.allclose(dots[c * len(fields) + j].get_ydata(), values)
+            assert np.allclose(means[c * len(fields) + j].get_ydata(), values.mean())
+    # panel (a): tile (group row i, column k) is the k-th image of the group in the generator's seed-0 draw
+    montage = np.ma.filled(images.images[0].get_array(), np.nan)
+    data = spur.make_moon_star_like(400, 0.5, 16, seed=0)
+    step = 17
+    for i, group in enumerate((3, 0, 2, 1)):
+        for k in range(2):
+            index = np.flatnonzero(data.group == group)[k]
+            assert np.array_equal(montage[i * step:i * step + 16, k * step:k * step + 16],
+                                  data.x[index].reshape(16, 16))
+    assert any("partly reproduced: a synthetic record" in text.get_text() for text in fig.texts)

@@ -38,6 +38,7 @@ Examples
 from ._balancing import (balanced_sampling_weights, expand_by_counts, expected_unique_fraction, gdro_update,
                          group_counts, group_index, jtt_duplication_counts, reweighting_coverage,
                          subsample_to_smallest, subsampled_size, weighted_epoch_indices)
+from ._moon_star import MOON_STAR_SEED_STREAMS, make_moon_star_like
 from ._metrics import (PRUNE_FRACTIONS, ba_bc_mean_loss_ratio, bc_loss_share, class_selectivity,
                        class_separation_r2, compressibility, group_accuracies, magnitude_pruning_masks, max_drawdown,
                        mean_class_selectivity, neuron_pruned_accuracies, neuron_pruning_masks, pq_index, prunability,
@@ -46,7 +47,8 @@ from ._proposition1 import (bc_ba_loss_ratio, bc_ba_loss_ratio_asymptote, bc_ba_
                             bc_ba_loss_ratio_bounds, bc_ba_loss_ratio_from_logits, scaled_binary_ce, softmax_ce)
 from ._proposition2 import scaled_ce_grad_norm, spurious_core_gradient_ratio, spurious_core_gradient_ratio_asymptote
 from ._results import (BalancingToyConfig, BalancingToyRuns, GdroStep, GradientRatioAsymptote, GroupCountTable,
-                       InterventionConfig, LossRatioAsymptote, LossRatioBounds, MarginGradients, ParitySweepConfig,
+                       InterventionConfig, LossRatioAsymptote, LossRatioBounds, MarginGradients, MoonStarConfig,
+                       ParitySweepConfig,
                        ParityTaskConfig, ParityTrainingConfig, ReweightingCoverage, SpuriousData,
                        SpuriousRuleLogitsConfig, ToyRun, ToySplits)
 from ._setups import (BALANCING_TOY_SEED_STREAMS, BALANCING_TOY_SIZE, BENCHMARK_GROUP_COUNTS, PARITY_SEED_STREAMS,
@@ -77,9 +79,10 @@ __all__ = [
     "toy_feature_scales", "core_error_probability", "BENCHMARK_GROUP_COUNTS", "GroupCountTable",
     "bias_decomposable_fixture", "linear_two_block_fixture", "balancing_toy_runs", "BalancingToyRuns",
     "BALANCING_TOY_SIZE", "PARITY_SEED_STREAMS", "BALANCING_TOY_SEED_STREAMS",
+    "make_moon_star_like", "MOON_STAR_SEED_STREAMS",
     # linear-toy trainer
     "train_balancing_toy", "ToyRun", "METHODS",
     # the experiments' configurations (their trainers: here and in the torch modules)
     "BalancingToyConfig", "ParityTaskConfig", "ParitySweepConfig", "ParityTrainingConfig", "InterventionConfig",
-    "SpuriousRuleLogitsConfig",
+    "SpuriousRuleLogitsConfig", "MoonStarConfig",
 ]

@@ -988,3 +988,125 @@ class BalancingToyConfig(NamedTuple):
         (400, 600, 100, 500)
         """
         return cls.source()._replace(n_samples=400, n_noise=600, batch_size=100)
+
+
+# ------------------------------------------------------------------------------------------ moon-star-like
+class MoonStarConfig(NamedTuple):
+    """Settings of the moon-star-like learning-rate experiment (Barsbey et al. 2025, Fig. 15 and Table 1, Moon-Star
+    row; the data set of Geirhos et al. 2020, which this project rebuilds "moon-star-like"), trained by
+    :func:`dynamics.spurious.torch_moon_star.moon_star_lr_runs`.
+
+    Data: :func:`dynamics.spurious.make_moon_star_like`, the training set at BC rate ``bc_rate``, the test set
+    unbiased (BC rate 0.5). Model: FCN image_size² → width → … → 2 (``depth`` hidden layers, ReLU, no bias,
+    PyTorch's default U(±1/√fan_in) initialisation). Update: plain SGD on the minibatch's mean cross-entropy, batches
+    of ``batch_size`` in a fresh permutation every epoch; a run stops at the end of its first epoch with 100%
+    training accuracy, or at ``epoch_cap``. The defaults are this project's CPU size of the claim (:meth:`ci`);
+    :meth:`record` is the size of the record. The learning rates and the seeds are the trainer's arguments.
+
+    Attributes
+    ----------
+    n_train : int, default 2000
+        Training images, in [2, 100000].
+    n_test : int, default 2000
+        Test images (unbiased), in [2, 100000].
+    image_size : int, default 16
+        Side of the square image in pixels, even, in [8, 128].
+    bc_rate : float, default 0.1
+        The training set's bias-conflicting rate ρ_train, in [0, 1].
+    width : int, default 100
+        Hidden units per layer, in [1, 4096].
+    depth : int, default 2
+        Hidden layers, in [1, 8].
+    batch_size : int, default 100
+        Minibatch size, in [1, 10000] (the last batch of an epoch may be smaller).
+    epoch_cap : int, default 100
+        The most epochs a run trains, in [1, 100000].
+    dtype : {"float32", "float64"}, default "float32"
+        Precision of the training (float32, PyTorch's default: this project's choice).
+
+    Examples
+    --------
+    >>> from dynamics.spurious import MoonStarConfig
+    >>> config = MoonStarConfig.record()
+    >>> config.n_train, config.image_size, config.width, config.batch_size
+    (10000, 32, 200, 100)
+    >>> MoonStarConfig.ci()._replace(epoch_cap=5).epoch_cap
+    5
+    """
+
+    n_train: int = 2000
+    n_test: int = 2000
+    image_size: int = 16
+    bc_rate: float = 0.1
+    width: int = 100
+    depth: int = 2
+    batch_size: int = 100
+    epoch_cap: int = 100
+    dtype: str = "float32"
+
+    @classmethod
+    def ci(cls) -> "MoonStarConfig":
+        """The CPU size of the experiment claim: 2000 training and 2000 test images of 16 × 16 pixels, FCN
+        256→100→100→2, batch 100, cap 100 epochs (2 learning rates × 6 seeds in well under a minute on one core).
+
+        Examples
+        --------
+        >>> config = MoonStarConfig.ci()
+        >>> config.n_train, config.image_size, config.width, config.epoch_cap
+        (2000, 16, 100, 100)
+        """
+        return cls()
+
+    @classmethod
+    def record(cls) -> "MoonStarConfig":
+        """The size of the record: 10000 training and 5000 test images of 32 × 32 pixels, ρ_train = 0.1, FCN
+        1024→200→200→2 without bias, plain SGD with batch 100 to 100% training accuracy (cap 600 epochs), float32.
+
+        The paper gives ρ_train = 0.1, ρ_test = 0.5, an FCN, SGD to 100% training accuracy and learning rates
+        0.01-0.75; it leaves open the image size, the rendering, the set sizes, the width and depth and the batch,
+        which take the sizes of the paper's parity experiment (10000 training samples, width 200, batch 100). The cap
+        is far above the epochs the runs need (on the record's 10 seeds η = 0.01 fitted in 154-302 epochs, η = 0.75 in
+        4-16), so that both learning rates are compared at 100% training accuracy.
+
+        Examples
+        --------
+        >>> config = MoonStarConfig.record()
+        >>> config.n_test, config.depth, config.epoch_cap, config.dtype
+        (5000, 2, 600, 'float32')
+        """
+        return cls(n_train=10000, n_test=5000, image_size=32, bc_rate=0.1, width=200, depth=2, batch_size=100,
+                   epoch_cap=600, dtype="float32")
+
+
+class MoonStarRuns(NamedTuple):
+    """Every (learning rate, seed) run of :func:`dynamics.spurious.torch_moon_star.moon_star_lr_runs`: arrays with
+    axes (learning rate, seed).
+
+    Attributes
+    ----------
+    learning_rates : ndarray, shape (L,)
+    seeds : tuple of int, length S
+    unbiased_accuracy : ndarray, shape (L, S)
+        Accuracy on the unbiased test set (BC rate 0.5), at the stop.
+    ba_accuracy, bc_accuracy : ndarray, shape (L, S)
+        Accuracy on the test set's bias-aligned (y = b) and bias-conflicting (y != b) images.
+    train_accuracy : ndarray, shape (L, S)
+        Accuracy on the training set at the stop (1 when fitted).
+    epochs_to_fit : ndarray of int64, shape (L, S)
+        Epochs trained: the first epoch at whose end the run classified every training image correctly, or the cap.
+    fitted : ndarray of bool, shape (L, S)
+        Whether the run reached 100% training accuracy within the cap.
+    class_selectivity : ndarray, shape (L, S)
+        Mean class-selectivity index (the CSI of Barsbey et al. 2025) of the penultimate layer's units on the test
+        set (:func:`dynamics.spurious.mean_class_selectivity`).
+    """
+
+    learning_rates: np.ndarray
+    seeds: tuple
+    unbiased_accuracy: np.ndarray
+    ba_accuracy: np.ndarray
+    bc_accuracy: np.ndarray
+    train_accuracy: np.ndarray
+    epochs_to_fit: np.ndarray
+    fitted: np.ndarray
+    class_selectivity: np.ndarray

@@ -1276,6 +1276,116 @@ def experiment_decision_maps(ctx):
                            f"{len(result.seeds)} seeds")
 
 
+# Moon-star-like (Barsbey et al. 2025, Fig. 15, Table 1 Moon-Star row; the data set of Geirhos et al. 2020, which the
+# paper does not render for its readers: dynamics.spurious.make_moon_star_like draws this project's own). Calibration
+# at the CI size (MoonStarConfig.ci(): 16 × 16 images, 2000 training and 2000 test images, FCN 256→100→100→2 without
+# bias, SGD batch 100, cap 100 epochs; CPU, seeds 100-107): per-seed paired gain acc(η = 0.75) − acc(η = 0.01) of
+# unbiased test accuracy mean 0.119, sd 0.026, all 8 positive (0.082 to 0.165). η = 0.01 stops at the cap at 96-98%
+# training accuracy, η = 0.75 fits in 13-21 epochs: at this size the claim compares a fitted network with one that is
+# not (the record trains both to 100%). With MOON_STAR_SEEDS = 6 the gain lies 0.119/0.026·√6 = 11 standard errors
+# out, beyond the one-sided t quantile 3.36 (level 0.01, 5 degrees of freedom); 6 seeds train in about 6-9 s on one
+# core. On CUDA the claim runs the record's size (32 × 32 images, 10000 training images, both learning rates trained
+# to 100% training accuracy), where the record's 10 seeds gave a gain of mean 0.0009, sd 0.00086 (8 positive, one
+# zero, one −0.0006): with 32 seeds 5.9 standard errors against the t quantile 2.45 (level 0.01, 31 degrees of
+# freedom); 16 seeds (4.2 against 2.60) would fail about one run in ten.
+MOON_STAR_SEEDS = 6
+MOON_STAR_LEVEL = 0.01
+MOON_STAR_RATES = (0.01, 0.75)  # the ends of the paper's range
+
+
+@experiment("spurious.experiment_moon_star", "Barsbey et al. 2025, Fig. 15, Table 1 (Moon-Star row)",
+            "Moon-star-like images (this project's rendering: a star or a crescent in one quadrant of a 16 × 16 "
+            "image, the quadrant pair agreeing with the class on 90% of the 2000 training images, an unbiased test "
+            "set of 2000), FCN 256→100→100→2 without bias, SGD batch 100, cap 100 epochs (CPU 6 seeds; CUDA 32 "
+            "seeds at the record's size, 32 × 32 images, 10000 training images, both learning rates trained to "
+            "100% training accuracy): unbiased test accuracy is higher at η = 0.75 than at η = 0.01, the one-sided "
+            "99% Student-t lower bound of the mean per-seed paired difference being > 0 (calibrated on 8 seeds: "
+            "mean 0.119, sd 0.026, all positive; 11 standard errors at 6 seeds; at the record's size: mean 0.0009, "
+            "sd 0.0009). On the CPU η = 0.01 stops at the cap short of 100% training accuracy (96-98%), so the "
+            "claim's gain is mostly the low learning rate's slower fitting; trained to 100% the gain is about a "
+            "tenth of a percentage point.")
+def experiment_moon_star(ctx):
+    from dynamics.spurious import torch_moon_star as tm
+
+    seeds = [ctx.run.seed(s) for s in range(ctx.size(cpu=MOON_STAR_SEEDS, cuda=32))]
+    config = ctx.size(cpu=spur.MoonStarConfig.ci(), cuda=spur.MoonStarConfig.record())
+    runs = tm.moon_star_lr_runs(config, seeds, learning_rates=MOON_STAR_RATES, device=ctx.device)
+    gain = runs.unbiased_accuracy[1] - runs.unbiased_accuracy[0]
+    mean, se, lower = paired_bound(gain, MOON_STAR_LEVEL)
+    return Check.predicate(lower, f"unbiased accuracy gain {mean:.3f} ± {se:.3f} (se) over {gain.size} seeds, 99% "
+                                  f"lower bound {lower:.3f}; per seed {np.round(gain, 3).tolist()}; seed means "
+                                  f"(η = 0.01, 0.75): unbiased {np.round(runs.unbiased_accuracy.mean(1), 3).tolist()}, "
+                                  f"BA {np.round(runs.ba_accuracy.mean(1), 3).tolist()}, BC "
+                                  f"{np.round(runs.bc_accuracy.mean(1), 3).tolist()}, CSI "
+                                  f"{np.round(runs.class_selectivity.mean(1), 3).tolist()} (not asserted), fitted "
+                                  f"{runs.fitted.mean(1).tolist()}")
+
+
+def moon_star_runs(config, seeds, *, device):
+    """The moon-star record's call of :func:`dynamics.spurious.torch_moon_star.moon_star_lr_runs`: η = 0.01 against
+    0.75, the ends of the paper's range."""
+    from dynamics.spurious import torch_moon_star as tm
+
+    return tm.moon_star_lr_runs(config, seeds, learning_rates=MOON_STAR_RATES, device=device)
+
+
+def _moon_star_verdict(result):
+    """Reproduced (Fig. 15, Table 1 Moon-Star row, the images being this project's): unbiased test accuracy is
+    higher at η = 0.75 than at η = 0.01, the one-sided lower bound of the mean per-seed gain being > 0 (level
+    0.05), by at least one percentage point (a seventh of the paper's 6.9-point spread over its learning rates);
+    partly: the direction only (lower bound > 0, or the mean gain > 0); else not. The one-point floor was added
+    after the record run had shown a gain of 0.09 points at 99.5% accuracy: it makes the rule stricter, not
+    looser."""
+    from ..records import Verdict
+
+    acc = result.unbiased_accuracy
+    gain, _, lower = paired_bound(acc[1] - acc[0], 0.05)
+    text = (f"unbiased test accuracy η = {result.learning_rates[0]:g} {acc[0].mean():.3f}, η = "
+            f"{result.learning_rates[1]:g} {acc[1].mean():.3f} (gain {gain:+.4f}, lower bound {lower:+.4f})")
+    if lower > 0 and gain >= 0.01:
+        return Verdict("reproduced", text)
+    if lower > 0 or gain > 0:
+        return Verdict("partly reproduced", text + "; the direction holds, but at the ceiling of accuracy the gain is "
+                                                  "below one percentage point")
+    return Verdict("not reproduced", text)
+
+
+def _moon_star_summary(result):
+    parts = []
+    for c, lr in enumerate(result.learning_rates):
+        parts.append(f"η = {lr:g}: unbiased accuracy {result.unbiased_accuracy[c].mean():.3f} ± "
+                     f"{result.unbiased_accuracy[c].std(ddof=1):.3f} (BA {result.ba_accuracy[c].mean():.3f}, BC "
+                     f"{result.bc_accuracy[c].mean():.3f}), CSI {result.class_selectivity[c].mean():.3f}, "
+                     f"{int(result.fitted[c].sum())} of {result.fitted.shape[1]} runs fitted (mean epochs "
+                     f"{result.epochs_to_fit[c].mean():.0f}, training accuracy at the stop "
+                     f"{result.train_accuracy[c].mean():.4f})")
+    return "; ".join(parts) + (" (mean ± sd over seeds; the paper's range over η = 0.01-0.75: 74.3-81.2%, CSI "
+                               "0.257-0.34)")
+
+
+MOON_STAR_CODE = ("dynamics.spurious.torch_moon_star", "dynamics.spurious._moon_star",
+                  "dynamics.numerics.torch_batched", "dynamics.numerics.torch_tools")
+
+record_plan(RecordPlan(
+    name="spurious.moon_star", source="Barsbey et al. 2025, Fig. 15, Table 1 (Moon-Star row)",
+    source_result="on the moon-star data set (Geirhos et al. 2020; ρ_train = 0.1, ρ_test = 0.5) an FCN trained "
+                  "with SGD at learning rates 0.01-0.75 reaches unbiased test accuracy 74.3-81.2%, rising with the "
+                  "learning rate (with prunability 0.954-0.971, activation compressibility 0.375-0.457, CSI "
+                  "0.257-0.34, class separation 0.2-0.326)",
+    trainer="verify.crosscheck.spurious:moon_star_runs", config=spur.MoonStarConfig.record(), seeds=tuple(range(10)),
+    code=MOON_STAR_CODE, judge=_moon_star_verdict, summary=_moon_star_summary,
+    replay=lambda config: config._replace(epoch_cap=1), replay_tolerance=1e-3,
+    tolerance_reason="float32 training: another CPU's BLAS rounds at 1e-7 relative, which over 1 epoch moves the "
+                     "mean CSI by far less than 1e-3 and can flip a few of the 5000 test predictions (2e-4 each)",
+    reduced="moon-star-like images of this project's rendering (the paper gives neither the image size nor the "
+            "rendering, so the accuracies are not comparable with Table 1's, only their direction): a filled "
+            "five-pointed star or a crescent, random size and rotation, in one quadrant of a 32 × 32 image; 10000 "
+            "training images at ρ = 0.1 and 5000 unbiased test images; FCN 1024→200→200→2 without bias, plain SGD "
+            "batch 100 to 100% training accuracy (cap 600 epochs; the set sizes, width and batch of the paper's "
+            "parity experiment), float32; η = 0.01 against 0.75, 10 seeds",
+    ci_claim="spurious.experiment_moon_star"))
+
+
 planted_bug("spurious: the parity sweep trains each learning rate at the other's (0.03 and 0.75 swapped)",
             "dynamics/spurious/torch_training.py", "optimizer = MemberOptimizer(weights, learning_rate)  # plain SGD",
             "optimizer = MemberOptimizer(weights, 0.78 - learning_rate)  # plain SGD",
