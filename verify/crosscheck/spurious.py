@@ -1401,3 +1401,6 @@ planted_bug("spurious: SUBG subsamples by class, not by group (group balancing o
             "kept = [subsample_to_smallest(lab if method == \"suby\" else lab, seed=r)",
             ("spurious.experiment_balancing_methods",))
 
+planted_bug("spurious: the moon-star trainer gives each member the other learning rate (member order reversed)",
+            "dynamics/spurious/torch_moon_star.py", "optimizer = MemberOptimizer(weights, lrs)  # plain SGD",
+            "optimizer = MemberOptimizer(weights, lrs[::-1])  # plain SGD", ("spurious.experiment_moon_star",))
