@@ -54,15 +54,12 @@ def test_seed_loop_equals_single_runs():
             np.testing.assert_allclose(getattr(both, field)[:, j], getattr(alone, field)[:, 0], rtol=1e-12, atol=0)
 
 
-def _one_model_run(name, seed, c):
-    """The trainer's protocol for one method and seed on one unstacked bn_mlp2 and its own optimizer (the per-model
+def _reference_run(name, seed, c, model, filters, rest, eta, x, y, x_test, y_test):
+    """The trainer's protocol for one method and seed on one unstacked model with its own optimizer (the per-model
     path the stacked trainer replaced): the training losses, test accuracies and per-step records (reading, 4,
-    layer) of AdamVariantsTraining."""
-    both = gaussian_classification(c.n_train + c.n_test, c.n_features, c.n_classes, c.label_noise, seed=seed)
-    x, y = both.inputs[:c.n_train], both.labels[:c.n_train]
-    model = bn_mlp2(c.n_features, c.width, c.n_classes, seed=seed)
-    filters, rest = [model[0].weight, model[3].weight], [model[6].weight, model[6].bias]
-    eta, lam, betas, eps = te.DEFAULT_LEARNING_RATES[name], c.weight_decay, c.betas, c.eps
+    layer) of AdamVariantsTraining. ``filters`` are the radially invariant weights (rows of a linear layer or
+    filters of a convolution), ``rest`` the other parameters."""
+    lam, betas, eps = c.weight_decay, c.betas, c.eps
     if name == "SGD-M":
         opt = torch.optim.SGD([{"params": filters, "weight_decay": lam}, {"params": rest}], lr=eta, momentum=0.9,
                               foreach=False)
@@ -79,7 +76,7 @@ def _one_model_run(name, seed, c):
     def evaluate():
         with torch.no_grad():
             losses.append(float(torch.nn.functional.cross_entropy(model(x), y)))
-            right = model(both.inputs[c.n_train:]).argmax(dim=1) == both.labels[c.n_train:]
+            right = model(x_test).argmax(dim=1) == y_test
             accuracies.append(float(right.double().mean()))
 
     evaluate()
@@ -88,7 +85,7 @@ def _one_model_run(name, seed, c):
         opt.zero_grad()
         torch.nn.functional.cross_entropy(model(x[idx]), y[idx]).backward()
         read = k % c.spherical_every == 0
-        if read and name in ("AdamST", "AdamSRT", "AdamG"):  # read on an AdamS taking the variant's step
+        if read and name in ("AdamST", "AdamSRT", "AdamG"):
             scale = [w[0].numel() if name == "AdamG" else 1 for w in filters]
             shadow = torch_optim.AdamS([{"params": [w], "lr": eta / math.sqrt(s), "eps": eps / math.sqrt(s),
                                          "weight_decay": 0.0 if name == "AdamG" else lam}
@@ -112,13 +109,22 @@ def _one_model_run(name, seed, c):
             for layer, w in enumerate(filters):
                 mask = rates.layer == layer
                 eta_e, radius = rates.effective_learning_rate[mask], rates.radius[mask]
-                sphere_grad = radius * w.grad.norm(dim=1).numpy()
+                sphere_grad = radius * w.grad.flatten(1).norm(dim=1).numpy()
                 record.append((np.median(eta_e), np.abs(1 - rates.A[mask] / eta_e).max(),
                                np.tan(rates.angle[mask]).max(), ((eta_e * sphere_grad) ** 2).max()))
             records.append(np.array(record).T)
         if (k + 1) % c.eval_every == 0 or k + 1 == c.n_steps:
             evaluate()
     return np.array(losses), np.array(accuracies), np.array(records)
+
+
+def _one_model_run(name, seed, c):
+    """_reference_run on one bn_mlp2 and the Gaussian points."""
+    both = gaussian_classification(c.n_train + c.n_test, c.n_features, c.n_classes, c.label_noise, seed=seed)
+    model = bn_mlp2(c.n_features, c.width, c.n_classes, seed=seed)
+    return _reference_run(name, seed, c, model, [model[0].weight, model[3].weight], [model[6].weight, model[6].bias],
+                          te.DEFAULT_LEARNING_RATES[name], both.inputs[:c.n_train], both.labels[:c.n_train],
+                          both.inputs[c.n_train:], both.labels[c.n_train:])
 
 
 def test_stacked_trainer_equals_one_model_per_seed_and_method():
@@ -417,69 +423,12 @@ def test_the_digits_record_size():
 
 
 def _one_conv_model_run(name, seed, c):
-    """The trainer's protocol for one method and seed on one unstacked bn_cnn2 with its own optimizer, on the
-    digits: training losses, test accuracies and per-step records (reading, 4, layer), as _one_model_run."""
+    """_reference_run on one bn_cnn2 and the digits."""
     split = digits_classification(c.n_train, c.n_test)
-    x, y = split.train.inputs, split.train.labels
     model = bn_cnn2(c.width, c.n_classes, seed=seed)
-    filters, rest = [model[0].weight, model[4].weight], [model[9].weight, model[9].bias]
-    eta, lam, betas, eps = dict(c.learning_rates)[name], c.weight_decay, c.betas, c.eps
-    if name == "SGD-M":
-        opt = torch.optim.SGD([{"params": filters, "weight_decay": lam}, {"params": rest}], lr=eta, momentum=0.9,
-                              foreach=False)
-    elif name in ("Adam", "AdamW"):
-        opt = getattr(torch.optim, name)([{"params": filters, "weight_decay": lam},
-                                          {"params": rest, "weight_decay": 0.0}], lr=eta, betas=betas, eps=eps,
-                                         foreach=False)
-    else:
-        opt = getattr(torch_optim, name)([{"params": filters, "channel_wise": True, "weight_decay": lam},
-                                          {"params": rest, "weight_decay": 0.0}], learning_rate=eta, betas=betas,
-                                         eps=eps)
-    gen, losses, accuracies, records = torch_generator(seed), [], [], []
-
-    def evaluate():
-        with torch.no_grad():
-            losses.append(float(torch.nn.functional.cross_entropy(model(x), y)))
-            right = model(split.test.inputs).argmax(dim=1) == split.test.labels
-            accuracies.append(float(right.double().mean()))
-
-    evaluate()
-    for k in range(c.n_steps):
-        idx = torch.randint(0, c.n_train, (c.batch_size,), generator=gen)
-        opt.zero_grad()
-        torch.nn.functional.cross_entropy(model(x[idx]), y[idx]).backward()
-        read = k % c.spherical_every == 0
-        if read and name in ("AdamST", "AdamSRT", "AdamG"):
-            scale = [w[0].numel() if name == "AdamG" else 1 for w in filters]
-            shadow = torch_optim.AdamS([{"params": [w], "lr": eta / math.sqrt(s), "eps": eps / math.sqrt(s),
-                                         "weight_decay": 0.0 if name == "AdamG" else lam}
-                                        for w, s in zip(filters, scale)], betas=betas, channel_wise=True)
-            for w, s in zip(filters, scale):
-                state = opt.state.get(w)
-                if state:
-                    shadow.state[w] = {"step": state["step"], "exp_avg": state["exp_avg"].clone(),
-                                       "exp_avg_sq": state["exp_avg_sq"] / s}
-            before = [w.detach().clone() for w in filters]
-            shadow.step()
-            rates = effective_learning_rates(shadow, filters)
-            with torch.no_grad():
-                for w, b in zip(filters, before):
-                    w.copy_(b)
-        opt.step()
-        if read:
-            if name not in ("AdamST", "AdamSRT", "AdamG"):
-                rates = effective_learning_rates(opt, filters)
-            record = []
-            for layer, w in enumerate(filters):
-                mask = rates.layer == layer
-                eta_e, radius = rates.effective_learning_rate[mask], rates.radius[mask]
-                sphere_grad = radius * w.grad.flatten(1).norm(dim=1).numpy()
-                record.append((np.median(eta_e), np.abs(1 - rates.A[mask] / eta_e).max(),
-                               np.tan(rates.angle[mask]).max(), ((eta_e * sphere_grad) ** 2).max()))
-            records.append(np.array(record).T)
-        if (k + 1) % c.eval_every == 0 or k + 1 == c.n_steps:
-            evaluate()
-    return np.array(losses), np.array(accuracies), np.array(records)
+    return _reference_run(name, seed, c, model, [model[0].weight, model[4].weight], [model[9].weight, model[9].bias],
+                          dict(c.learning_rates)[name], split.train.inputs, split.train.labels, split.test.inputs,
+                          split.test.labels)
 
 
 @needs_sklearn

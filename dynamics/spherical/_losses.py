@@ -204,6 +204,25 @@ class RandomLinearLoss(_Loss):
         return RANDOM_LINEAR, _EMPTY2, table, self.grad_norms, _EMPTY1, self.key
 
 
+def _batches(S, targets, min_batch):
+    """The mini-batches of a probe, checked: inputs S as (n_batches, B, d) (a single (B, d) batch gets the leading
+    axis) with B >= ``min_batch`` and d >= 1, and ±1 targets of shape (n_batches, B)."""
+    S = as_finite_array("S", S)
+    if S.ndim == 2:
+        S = S[None]
+    if S.ndim != 3 or S.shape[1] < min_batch or S.shape[2] < 1:
+        raise ValueError(f"S must have shape (B, d) or (n_batches, B, d) with B >= {min_batch} and d >= 1, got "
+                         f"{np.shape(S)}")
+    t = as_finite_array("targets", targets)
+    t = t[None] if t.ndim == 1 else t
+    if t.shape != S.shape[:2]:
+        raise ValueError(f"targets must have shape {S.shape[:2] if S.shape[0] > 1 else (S.shape[1],)} to "
+                         f"match S, got {np.shape(targets)}")
+    if not np.all(np.abs(t) == 1.0):
+        raise ValueError("targets must hold labels in {-1, +1}")
+    return S, t
+
+
 class BNLinearProbe(_Loss):
     r"""A BatchNorm linear probe
     :math:`L(x) = \frac{1}{B} \sum_b \log(1 + \exp(-t_b (a \cdot \mathrm{BN}(S x)_b + c)))`.
@@ -235,22 +254,10 @@ class BNLinearProbe(_Loss):
     """
 
     def __init__(self, S, targets, readout=1.0, bias=0.0):
-        S = as_finite_array("S", S)
-        if S.ndim == 2:
-            S = S[None]
-        if S.ndim != 3 or S.shape[1] < 2 or S.shape[2] < 1:
-            raise ValueError(f"S must have shape (B, d) or (n_batches, B, d) with B >= 2, got {np.shape(S)}")
-        t = as_finite_array("targets", targets)
-        t = t[None] if t.ndim == 1 else t
-        if t.shape != S.shape[:2]:
-            raise ValueError(f"targets must have shape {S.shape[:2] if S.shape[0] > 1 else (S.shape[1],)} to "
-                             f"match S, got {np.shape(targets)}")
-        if not np.all(np.abs(t) == 1.0):
-            raise ValueError("targets must hold labels in {-1, +1}")
-        self.S, self.targets = S, t
+        self.S, self.targets = _batches(S, targets, min_batch=2)
         self.readout = as_finite_array("readout", readout, ndim=0).item()
         self.bias = as_finite_array("bias", bias, ndim=0).item()
-        self.dimension = S.shape[2]
+        self.dimension = self.S.shape[2]
 
     def _forward(self, u, k):
         S, t = self.S[k % self.S.shape[0]], self.targets[k % self.S.shape[0]]
@@ -361,20 +368,9 @@ class WNLogisticProbe(_Loss):
     """
 
     def __init__(self, S, targets, gamma):
-        S = as_finite_array("S", S)
-        if S.ndim == 2:
-            S = S[None]
-        if S.ndim != 3 or S.shape[1] < 1 or S.shape[2] < 1:
-            raise ValueError(f"S must have shape (B, d) or (n_batches, B, d) with B, d >= 1, got {np.shape(S)}")
-        t = as_finite_array("targets", targets)
-        t = t[None] if t.ndim == 1 else t
-        if t.shape != S.shape[:2]:
-            raise ValueError(f"targets must have shape {S.shape[:2] if S.shape[0] > 1 else (S.shape[1],)} to "
-                             f"match S, got {np.shape(targets)}")
-        if not np.all(np.abs(t) == 1.0):
-            raise ValueError("targets must hold labels in {-1, +1}")
-        self.S, self.targets, self.gamma = S, t, require_positive("gamma", gamma)
-        self.dimension = S.shape[2]
+        self.S, self.targets = _batches(S, targets, min_batch=1)
+        self.gamma = require_positive("gamma", gamma)
+        self.dimension = self.S.shape[2]
 
     def _margins(self, u, k):
         S, t = self.S[k % self.S.shape[0]], self.targets[k % self.S.shape[0]]
