@@ -194,7 +194,8 @@ def pruning_curves():
     for ax, field, title in ((axes[0], "node_pruned_accuracy", "(a) node (column) pruning"),
                              (axes[1], "magnitude_pruned_accuracy", "(b) magnitude pruning")):
         for i, (lr, color) in enumerate(zip(sweep.learning_rates, colors)):
-            retention = np.array([np.asarray(getattr(run, field)) / run.unbiased_accuracy for run in sweep.runs[i]])
+            retention = np.array([spur.retention_ratios(getattr(run, field), run.unbiased_accuracy)
+                                  for run in sweep.runs[i]])
             ax.fill_between(kappa, retention.min(axis=0), retention.max(axis=0), color=color, alpha=0.15, lw=0)
             ax.plot(kappa, retention.mean(axis=0), "o-", ms=3, color=color, label=rf"$\eta = {lr:g}$")
         chance = 0.5 / np.mean([run.unbiased_accuracy for run in sweep.runs[-1]])

@@ -112,7 +112,8 @@ def _synthetic_sweep():
                           node_pruned_accuracy=np.sort(rng.uniform(0.5, 1, 10))[::-1],
                           magnitude_pruned_accuracy=np.sort(rng.uniform(0.5, 1, 10))[::-1],
                           bias_selectivity_history=trace, top_neuron_bias_selectivity=trace ** 0.5,
-                          landscape=rng.uniform(0, 1, (3, 9, 9)) * (3 - i))
+                          landscape=rng.uniform(0, 1, (3, 9, 9)) * (3 - i),
+                          unbiased_accuracy=0.6 + 0.1 * i + rng.uniform(0, 0.05))  # an accuracy, in (0, 1]
             row.append(tt.ParityRun(**values))
         rows.append(tuple(row))
     return tt.ParitySweep(lrs, seeds, tuple(rows))

@@ -312,7 +312,8 @@ def _extremes(sweep):
 
 def _retention(sweep, field):
     """Retention ratios accuracy(κ)/accuracy(0), (lr, seed, κ), of the pruned accuracies in ``field``."""
-    return np.array([[np.asarray(getattr(run, field)) / run.unbiased_accuracy for run in row] for row in sweep.runs])
+    return np.array([[spur.retention_ratios(getattr(run, field), run.unbiased_accuracy) for run in row]
+                     for row in sweep.runs])
 
 
 PRUNING_KINDS = (("node_pruned_accuracy", "node (column) pruning"), ("magnitude_pruned_accuracy", "magnitude pruning"))
